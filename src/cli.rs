@@ -1,0 +1,263 @@
+//! The command line, as clap derive types. No logic lives here: values are parsed into domain
+//! types by the commands that use them.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Plan upgrades of Python environments before anyone touches them.
+///
+/// Exit codes: 0 done (a plan was found, the check passed), 1 the user must act (no solution,
+/// a check failed, a policy rejected the plan), 2 the tool failed.
+#[derive(Debug, Parser)]
+#[command(name = "planner", version, about, long_about = None, max_term_width = 100)]
+pub struct Cli {
+    /// Silence warnings and progress bars (data on stdout is still written).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// The subcommand to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Propose an upgrade plan for an environment: what changes, what it breaks, safer
+    /// alternatives, and the pip/uv commands to carry it out.
+    Propose(ProposeArgs),
+    /// List the distributions installed in an environment.
+    Inventory(InventoryArgs),
+    /// Report broken requirements in an environment (like `pip check`, and more).
+    Check(CheckArgs),
+    /// Write a portable snapshot of an environment, or the script that makes one remotely.
+    Snapshot(SnapshotArgs),
+    /// Show installed distributions that have newer releases, and what holds them back.
+    Outdated(OutdatedArgs),
+    /// Resolve requirements against an index for a target Python and platform.
+    Resolve(ResolveArgs),
+}
+
+/// How data is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum OutputFormat {
+    /// A readable table (for humans).
+    #[default]
+    Text,
+    /// The documented JSON schema (for computers).
+    Json,
+}
+
+/// How a plan is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum PlanFormat {
+    /// For a terminal (for humans).
+    #[default]
+    Text,
+    /// The documented JSON schema (for computers).
+    Json,
+    /// For a pull request or a ticket.
+    Markdown,
+}
+
+/// Which environment to read.
+#[derive(Debug, Clone, Args, Default)]
+pub struct EnvArgs {
+    /// The virtual environment to read [default: $VIRTUAL_ENV, else ./.venv, else the python3
+    /// on PATH].
+    #[arg(long, value_name = "PATH", conflicts_with = "from_snapshot")]
+    pub venv: Option<PathBuf>,
+
+    /// Read the environment from a snapshot (`planner snapshot` output, or `pip inspect` output)
+    /// instead of a venv.
+    #[arg(long, value_name = "FILE")]
+    pub from_snapshot: Option<PathBuf>,
+
+    /// Plan for this Python version (X.Y or X.Y.Z) instead of the environment's own.
+    #[arg(long, value_name = "VERSION")]
+    pub python_version: Option<String>,
+
+    /// Plan for this platform instead of the environment's own, in uv's spelling
+    /// (e.g. `x86_64-manylinux_2_28`, `aarch64-apple-darwin`, `x86_64-pc-windows-msvc`).
+    #[arg(long, value_name = "PLATFORM")]
+    pub python_platform: Option<String>,
+}
+
+/// Where package metadata comes from.
+#[derive(Debug, Clone, Args, Default)]
+pub struct IndexArgs {
+    /// The package index (PEP 691 JSON or PEP 503 HTML; a local folder or file:// URL laid out
+    /// as a simple index also works) [env: PIP_INDEX_URL, UV_INDEX_URL, UV_DEFAULT_INDEX;
+    /// default: pip.conf, else the public index].
+    #[arg(long, value_name = "URL")]
+    pub index_url: Option<String>,
+
+    /// More indexes. Unlike pip, a name is taken from the first index that has it (uv's
+    /// first-index rule), which blocks dependency confusion [env: PIP_EXTRA_INDEX_URL,
+    /// UV_EXTRA_INDEX_URL].
+    #[arg(long, value_name = "URL")]
+    pub extra_index_url: Vec<String>,
+
+    /// The cache folder [env: PLANNER_CACHE_DIR; default: the platform's cache folder].
+    #[arg(long, value_name = "DIR", env = "PLANNER_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
+
+    /// Answer from the cache only; never touch the network.
+    #[arg(long, conflicts_with = "refresh")]
+    pub offline: bool,
+
+    /// Ignore cached index data and fetch again.
+    #[arg(long)]
+    pub refresh: bool,
+
+    /// Only use wheels for these packages (`:all:` for every package, `:none:` to reset).
+    #[arg(long, value_name = "PKG")]
+    pub only_binary: Vec<String>,
+
+    /// Never use wheels for these packages (`:all:` for every package, `:none:` to reset).
+    #[arg(long, value_name = "PKG")]
+    pub no_binary: Vec<String>,
+}
+
+/// Pre-release policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum PrereleaseMode {
+    /// Pre-releases only where a specifier names one or no final release matches (PEP 440).
+    #[default]
+    IfNecessary,
+    /// Pre-releases are ordinary candidates.
+    Allow,
+    /// Never pre-releases.
+    Disallow,
+}
+
+/// `planner inventory`.
+#[derive(Debug, Clone, Args)]
+pub struct InventoryArgs {
+    /// Which environment to read.
+    #[command(flatten)]
+    pub env: EnvArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
+}
+
+/// `planner check`.
+#[derive(Debug, Clone, Args)]
+pub struct CheckArgs {
+    /// Which environment to read.
+    #[command(flatten)]
+    pub env: EnvArgs,
+    /// Plan files (written by `planner propose`) whose accepted overrides are not reported.
+    #[arg(long, value_name = "PLAN")]
+    pub accept: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
+}
+
+/// `planner snapshot`.
+#[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["out", "script"])))]
+pub struct SnapshotArgs {
+    /// Which environment to read.
+    #[command(flatten)]
+    pub env: EnvArgs,
+    /// Write the snapshot to this file (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Print a standalone Python 3.8+ script that writes the same snapshot on another machine.
+    #[arg(long)]
+    pub script: bool,
+}
+
+/// `planner outdated`.
+#[derive(Debug, Clone, Args)]
+pub struct OutdatedArgs {
+    /// Which environment to read.
+    #[command(flatten)]
+    pub env: EnvArgs,
+    /// Where package metadata comes from.
+    #[command(flatten)]
+    pub index: IndexArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
+}
+
+/// `planner resolve`.
+#[derive(Debug, Clone, Args)]
+pub struct ResolveArgs {
+    /// Requirements (PEP 508).
+    #[arg(value_name = "REQ")]
+    pub requirements: Vec<String>,
+    /// Read requirements from a file.
+    #[arg(short = 'r', long = "requirement", value_name = "FILE")]
+    pub requirement_files: Vec<PathBuf>,
+    /// Constrain versions without adding requirements.
+    #[arg(short = 'c', long = "constraint", value_name = "FILE")]
+    pub constraint_files: Vec<PathBuf>,
+    /// Replace every requirement on a name with the one in this file (uv's overrides).
+    #[arg(long = "override", value_name = "FILE")]
+    pub override_files: Vec<PathBuf>,
+    /// Pre-release policy.
+    #[arg(long, value_enum, default_value_t)]
+    pub prerelease: PrereleaseMode,
+    /// Which environment to read.
+    #[command(flatten)]
+    pub env: EnvArgs,
+    /// Where package metadata comes from.
+    #[command(flatten)]
+    pub index: IndexArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
+}
+
+/// `planner propose`.
+#[derive(Debug, Clone, Args)]
+pub struct ProposeArgs {
+    /// What to upgrade (PEP 508: `triton==3.7.0`, `numpy>=2`; a bare name means the newest the
+    /// environment can take).
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<String>,
+    /// Upgrade everything that can move.
+    #[arg(long)]
+    pub all: bool,
+    /// Also offer a forced override when a target cannot be had otherwise.
+    #[arg(long)]
+    pub allow_override: bool,
+    /// A risk policy file (TOML) [default: policies/default.toml's built-in copy].
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Exit 1 when the recommended plan's risk is above this level.
+    #[arg(long, value_name = "LEVEL")]
+    pub max_risk: Option<String>,
+    /// Write the plan file, constraints, overrides, commands and verify script here.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Pre-release policy.
+    #[arg(long, value_enum, default_value_t)]
+    pub prerelease: PrereleaseMode,
+    /// Which environment to read.
+    #[command(flatten)]
+    pub env: EnvArgs,
+    /// Where package metadata comes from.
+    #[command(flatten)]
+    pub index: IndexArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: PlanFormat,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+}

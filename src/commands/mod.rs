@@ -1,0 +1,8 @@
+//! The subcommands: each wires the pipeline stages together for one job.
+
+pub mod check;
+pub mod inventory;
+pub mod outdated;
+pub mod propose;
+pub mod resolve;
+pub mod snapshot;

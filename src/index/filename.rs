@@ -1,0 +1,164 @@
+//! Wheel and sdist file names (PEP 427, PEP 625), with compressed tag sets expanded.
+
+use std::str::FromStr;
+
+use pep440_rs::Version;
+use pep508_rs::PackageName;
+
+use crate::tags::Tag;
+
+/// A release file name, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DistFilename {
+    /// `{name}-{ver}(-{build})?-{py}-{abi}-{plat}.whl`
+    Wheel(WheelFilename),
+    /// `{name}-{ver}.tar.gz` (or `.zip`, `.tar.bz2`, ...)
+    Sdist(SdistFilename),
+}
+
+impl DistFilename {
+    /// The normalized project name.
+    pub fn name(&self) -> &PackageName {
+        match self {
+            DistFilename::Wheel(w) => &w.name,
+            DistFilename::Sdist(s) => &s.name,
+        }
+    }
+
+    /// The version.
+    pub fn version(&self) -> &Version {
+        match self {
+            DistFilename::Wheel(w) => &w.version,
+            DistFilename::Sdist(s) => &s.version,
+        }
+    }
+}
+
+/// A wheel file name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WheelFilename {
+    /// The normalized project name.
+    pub name: PackageName,
+    /// The version.
+    pub version: Version,
+    /// The optional build tag: its number and the rest.
+    pub build: Option<(u64, String)>,
+    /// Every `python-abi-platform` triple the compressed tag set expands to.
+    pub tags: Vec<Tag>,
+}
+
+/// An sdist file name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SdistFilename {
+    /// The normalized project name.
+    pub name: PackageName,
+    /// The version.
+    pub version: Version,
+}
+
+/// Why a file name does not parse.
+#[derive(Debug, thiserror::Error, miette::Diagnostic, Clone, PartialEq, Eq)]
+#[error("`{filename}` is not a valid wheel or sdist file name: {reason}")]
+pub struct FilenameError {
+    /// The file name.
+    pub filename: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl FromStr for DistFilename {
+    type Err = FilenameError;
+    fn from_str(filename: &str) -> Result<Self, Self::Err> {
+        let err = |reason: &str| FilenameError {
+            filename: filename.to_string(),
+            reason: reason.to_string(),
+        };
+        if let Some(stem) = filename.strip_suffix(".whl") {
+            let parts: Vec<&str> = stem.split('-').collect();
+            let (name, version, build, py, abi, plat) = match parts.as_slice() {
+                [n, v, py, abi, plat] => (n, v, None, py, abi, plat),
+                [n, v, b, py, abi, plat] => (n, v, Some(*b), py, abi, plat),
+                _ => return Err(err("a wheel name has 5 or 6 dash-separated parts")),
+            };
+            let name = PackageName::from_str(name).map_err(|e| err(&e.to_string()))?;
+            let version = Version::from_str(version).map_err(|e| err(&e.to_string()))?;
+            let build = match build {
+                None => None,
+                Some(b) => {
+                    let digits: String = b.chars().take_while(char::is_ascii_digit).collect();
+                    let number = digits
+                        .parse::<u64>()
+                        .map_err(|_| err("a build tag must start with a digit"))?;
+                    Some((number, b[digits.len()..].to_string()))
+                }
+            };
+            let mut tags = Vec::new();
+            for p in py.split('.') {
+                for a in abi.split('.') {
+                    for pl in plat.split('.') {
+                        tags.push(Tag {
+                            interpreter: p.to_string(),
+                            abi: a.to_string(),
+                            platform: pl.to_string(),
+                        });
+                    }
+                }
+            }
+            return Ok(DistFilename::Wheel(WheelFilename {
+                name,
+                version,
+                build,
+                tags,
+            }));
+        }
+        let stem = [".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tgz", ".tar"]
+            .iter()
+            .find_map(|ext| filename.strip_suffix(ext))
+            .ok_or_else(|| err("unknown extension"))?;
+        // The version is after the last dash whose remainder parses as a version.
+        let (name, version) = stem
+            .rmatch_indices('-')
+            .find_map(|(i, _)| {
+                let version = Version::from_str(&stem[i + 1..]).ok()?;
+                let name = PackageName::from_str(&stem[..i]).ok()?;
+                Some((name, version))
+            })
+            .ok_or_else(|| err("no `-{version}` suffix"))?;
+        Ok(DistFilename::Sdist(SdistFilename { name, version }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expands_compressed_tag_sets() {
+        let f: DistFilename =
+            "triton-3.6.0-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl"
+                .parse()
+                .unwrap();
+        let DistFilename::Wheel(w) = f else { panic!() };
+        assert_eq!(w.name.as_ref(), "triton");
+        assert_eq!(w.version.to_string(), "3.6.0");
+        assert_eq!(w.tags.len(), 2);
+        assert_eq!(w.tags[1].to_string(), "cp312-cp312-manylinux_2_28_x86_64");
+    }
+
+    #[test]
+    fn parses_build_tags_and_sdists() {
+        let f: DistFilename = "foo_bar-1.0-1a-py3-none-any.whl".parse().unwrap();
+        let DistFilename::Wheel(w) = f else { panic!() };
+        assert_eq!(w.build, Some((1, "a".to_string())));
+        let f: DistFilename = "flash-linear-attention-0.5.1.tar.gz".parse().unwrap();
+        assert_eq!(f.name().as_ref(), "flash-linear-attention");
+        assert_eq!(f.version().to_string(), "0.5.1");
+        assert!("foo-1.0-py3-none.whl".parse::<DistFilename>().is_err());
+        assert!(
+            "foo-1.0-bad-py3-none-any.whl"
+                .parse::<DistFilename>()
+                .is_err()
+        );
+        assert!("foo.exe".parse::<DistFilename>().is_err());
+    }
+}

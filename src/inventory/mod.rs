@@ -1,0 +1,157 @@
+//! Stage 1: what is installed, and for which interpreter.
+//!
+//! In: a venv path, `$VIRTUAL_ENV`, `./.venv`, the `python3` on `PATH`, or a snapshot file
+//! (`planner snapshot` or `pip inspect` output). Out: an [`Inventory`]: the target
+//! [`Environment`] (marker environment, wheel tags, Python version) and every installed
+//! distribution with its metadata. Nothing here ever writes into the environment.
+
+use std::path::PathBuf;
+
+use pep440_rs::Version;
+use pep508_rs::{MarkerEnvironment, PackageName};
+use serde::{Deserialize, Serialize};
+
+use crate::metadata::CoreMetadata;
+use crate::tags::Tags;
+
+/// How the target environment's facts were learned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum EnvironmentOrigin {
+    /// By asking the environment's own interpreter.
+    Interpreter {
+        /// The interpreter that answered.
+        python: PathBuf,
+    },
+    /// From `pyvenv.cfg` and facts about this host, because no interpreter could run.
+    PyvenvCfg {
+        /// The `pyvenv.cfg` read.
+        path: PathBuf,
+    },
+    /// From a snapshot file.
+    Snapshot {
+        /// The snapshot read.
+        path: PathBuf,
+    },
+    /// Made up from `--python-version` / `--python-platform` alone (no environment read).
+    Synthesized,
+}
+
+/// The target interpreter: what markers evaluate against and which wheels fit.
+#[derive(Debug, Clone)]
+pub struct Environment {
+    /// The full Python version (`3.12.3`).
+    pub python_version: Version,
+    /// The PEP 508 marker environment.
+    pub markers: MarkerEnvironment,
+    /// Supported wheel tags, best first.
+    pub tags: Tags,
+    /// The site-packages folders read (empty for snapshots).
+    pub site_packages: Vec<PathBuf>,
+    /// `sys.prefix`, when known.
+    pub prefix: Option<PathBuf>,
+    /// How these facts were learned.
+    pub origin: EnvironmentOrigin,
+}
+
+/// Where an installed dist came from, per its `direct_url.json` (PEP 610).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum DirectUrl {
+    /// A local or remote archive (wheel or sdist file).
+    Archive {
+        /// The URL (credentials redacted).
+        url: String,
+        /// `archive_info.hash` or one of `hashes`, as `algo=hex`.
+        hash: Option<String>,
+    },
+    /// A local directory, possibly editable.
+    Directory {
+        /// The URL (`file://...`).
+        url: String,
+        /// `dir_info.editable`.
+        editable: bool,
+    },
+    /// A version-control checkout.
+    Vcs {
+        /// The repository URL (credentials redacted).
+        url: String,
+        /// `git`, `hg`, `bzr`, `svn`.
+        vcs: String,
+        /// The exact commit.
+        commit_id: String,
+        /// The revision the user asked for, if any.
+        requested_revision: Option<String>,
+    },
+}
+
+/// On-disk format of an installed dist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DistFormat {
+    /// `*.dist-info` (PEP 376/627).
+    DistInfo,
+    /// Legacy `*.egg-info`.
+    EggInfo,
+    /// Read from a snapshot, not from disk.
+    Snapshot,
+}
+
+/// One installed distribution.
+#[derive(Debug, Clone)]
+pub struct InstalledDist {
+    /// Its core metadata (name and version come from here, never from the folder name).
+    pub metadata: CoreMetadata,
+    /// `INSTALLER` (`pip`, `uv`, ...).
+    pub installer: Option<String>,
+    /// Whether `REQUESTED` exists (the user asked for it by name).
+    pub requested: bool,
+    /// `direct_url.json`, when it was not installed from an index.
+    pub direct_url: Option<DirectUrl>,
+    /// Top-level import names (`top_level.txt`, else derived from `RECORD`).
+    pub top_level: Vec<String>,
+    /// The metadata folder (or file) it was read from.
+    pub path: PathBuf,
+    /// The on-disk format.
+    pub format: DistFormat,
+}
+
+impl InstalledDist {
+    /// The normalized name.
+    pub fn name(&self) -> &PackageName {
+        &self.metadata.name
+    }
+
+    /// The installed version, local label included.
+    pub fn version(&self) -> &Version {
+        &self.metadata.version
+    }
+}
+
+/// A dist whose metadata could not be read; the rest of the inventory goes on without it.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnreadableDist {
+    /// The metadata folder.
+    pub path: PathBuf,
+    /// Why it could not be read.
+    pub reason: String,
+}
+
+/// Everything known about one environment.
+#[derive(Debug, Clone)]
+pub struct Inventory {
+    /// The interpreter facts.
+    pub environment: Environment,
+    /// Installed dists, sorted by name then version. A name can appear twice (a broken
+    /// environment); `planner check` reports that.
+    pub dists: Vec<InstalledDist>,
+    /// Dists that could not be read.
+    pub unreadable: Vec<UnreadableDist>,
+}
+
+impl Inventory {
+    /// The first installed dist with this name.
+    pub fn get(&self, name: &PackageName) -> Option<&InstalledDist> {
+        self.dists.iter().find(|dist| dist.name() == name)
+    }
+}

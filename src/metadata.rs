@@ -1,0 +1,302 @@
+//! Core metadata (`METADATA`, `PKG-INFO`, PEP 658 `.metadata` files) parsed into typed fields.
+//!
+//! In: the raw bytes of a core metadata file. Out: [`CoreMetadata`]. Used by the inventory (what
+//! is installed) and by the index client (what a release declares), so both read one format the
+//! same way.
+//!
+//! The format is RFC 822-style: headers, a blank line, then the description body. Multi-use
+//! fields repeat; continuation lines start with whitespace. Only the fields the planner needs
+//! are kept; unknown fields are ignored.
+
+use std::str::FromStr;
+
+use pep440_rs::{Version, VersionSpecifiers};
+use pep508_rs::{ExtraName, PackageName, Requirement};
+
+/// Metadata files larger than this are refused (a METADATA with an embedded README is rarely
+/// over 200 KiB; 8 MiB leaves room and still caps a hostile file).
+pub const MAX_METADATA_BYTES: usize = 8 * 1024 * 1024;
+
+/// The fields of a core metadata file that the planner reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoreMetadata {
+    /// `Metadata-Version`, as written (e.g. `2.4`).
+    pub metadata_version: String,
+    /// `Name`, normalized (PEP 503).
+    pub name: PackageName,
+    /// `Name` exactly as written.
+    pub display_name: String,
+    /// `Version`.
+    pub version: Version,
+    /// `Requires-Dist`, in file order.
+    pub requires_dist: Vec<Requirement>,
+    /// `Requires-Python`.
+    pub requires_python: Option<VersionSpecifiers>,
+    /// `Provides-Extra`, normalized (PEP 685).
+    pub provides_extra: Vec<ExtraName>,
+    /// `Dynamic` (PEP 643): fields whose values a build may change.
+    pub dynamic: Vec<String>,
+    /// `Summary`.
+    pub summary: Option<String>,
+}
+
+/// Why a metadata file could not be read.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum MetadataError {
+    /// The bytes are not UTF-8.
+    #[error("metadata is not valid UTF-8 (first bad byte at offset {offset})")]
+    NotUtf8 {
+        /// Offset of the first invalid byte.
+        offset: usize,
+    },
+    /// The file is larger than [`MAX_METADATA_BYTES`].
+    #[error("metadata is {size} bytes, over the {MAX_METADATA_BYTES}-byte limit")]
+    TooLarge {
+        /// The file's size.
+        size: usize,
+    },
+    /// A header holds control characters (other than tab).
+    #[error("field `{field}` holds control characters")]
+    ControlCharacters {
+        /// The header.
+        field: String,
+    },
+    /// A required field is absent.
+    #[error("no `{field}` field")]
+    MissingField {
+        /// The header.
+        field: &'static str,
+    },
+    /// A field's value does not parse.
+    #[error("invalid `{field}` value `{value}`: {message}")]
+    InvalidField {
+        /// The header.
+        field: &'static str,
+        /// The value as written.
+        value: String,
+        /// The parser's complaint.
+        message: String,
+    },
+}
+
+/// Parse the headers of an RFC 822-style file into `(field, value)` pairs, in file order.
+/// Continuation lines are unfolded; the body after the first blank line is skipped.
+pub fn parse_headers(text: &str) -> Vec<(String, String)> {
+    let mut headers: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.is_empty() {
+            break;
+        }
+        if line.starts_with([' ', '\t']) {
+            if let Some((_, value)) = headers.last_mut() {
+                value.push('\n');
+                value.push_str(line.trim());
+            }
+            continue;
+        }
+        if let Some((field, value)) = line.split_once(':') {
+            headers.push((field.trim().to_string(), value.trim().to_string()));
+        }
+    }
+    headers
+}
+
+impl CoreMetadata {
+    /// Parse a metadata file from bytes.
+    pub fn parse(bytes: &[u8]) -> Result<Self, MetadataError> {
+        if bytes.len() > MAX_METADATA_BYTES {
+            return Err(MetadataError::TooLarge { size: bytes.len() });
+        }
+        let text = std::str::from_utf8(bytes).map_err(|err| MetadataError::NotUtf8 {
+            offset: err.valid_up_to(),
+        })?;
+        Self::parse_str(text)
+    }
+
+    /// Parse a metadata file from text.
+    pub fn parse_str(text: &str) -> Result<Self, MetadataError> {
+        let headers = parse_headers(text);
+        let mut metadata_version = None;
+        let mut name = None;
+        let mut version = None;
+        let mut requires_dist = Vec::new();
+        let mut requires_python = None;
+        let mut provides_extra = Vec::new();
+        let mut dynamic = Vec::new();
+        let mut summary = None;
+
+        for (field, value) in &headers {
+            let lower = field.to_ascii_lowercase();
+            let checked = matches!(
+                lower.as_str(),
+                "name" | "version" | "requires-dist" | "requires-python" | "provides-extra"
+            );
+            if checked && value.chars().any(|c| c.is_control() && c != '\t') {
+                return Err(MetadataError::ControlCharacters {
+                    field: field.clone(),
+                });
+            }
+            match lower.as_str() {
+                "metadata-version" => metadata_version = Some(value.clone()),
+                "name" => name = Some(value.clone()),
+                "version" => version = Some(value.clone()),
+                "requires-dist" => {
+                    let requirement = Requirement::from_str(value).map_err(|err| {
+                        MetadataError::InvalidField {
+                            field: "Requires-Dist",
+                            value: value.clone(),
+                            message: err.message.to_string(),
+                        }
+                    })?;
+                    requires_dist.push(requirement);
+                }
+                "requires-python" => {
+                    let specifiers = parse_requires_python(value).map_err(|message| {
+                        MetadataError::InvalidField {
+                            field: "Requires-Python",
+                            value: value.clone(),
+                            message,
+                        }
+                    })?;
+                    requires_python = Some(specifiers);
+                }
+                "provides-extra" => {
+                    let extra =
+                        ExtraName::from_str(value).map_err(|err| MetadataError::InvalidField {
+                            field: "Provides-Extra",
+                            value: value.clone(),
+                            message: err.to_string(),
+                        })?;
+                    provides_extra.push(extra);
+                }
+                "dynamic" => dynamic.push(value.clone()),
+                "summary" => summary = Some(value.clone()),
+                _ => {}
+            }
+        }
+
+        let display_name = name.ok_or(MetadataError::MissingField { field: "Name" })?;
+        let name =
+            PackageName::from_str(&display_name).map_err(|err| MetadataError::InvalidField {
+                field: "Name",
+                value: display_name.clone(),
+                message: err.to_string(),
+            })?;
+        let version_text = version.ok_or(MetadataError::MissingField { field: "Version" })?;
+        let version =
+            Version::from_str(&version_text).map_err(|err| MetadataError::InvalidField {
+                field: "Version",
+                value: version_text.clone(),
+                message: err.to_string(),
+            })?;
+        Ok(CoreMetadata {
+            metadata_version: metadata_version.unwrap_or_default(),
+            name,
+            display_name,
+            version,
+            requires_dist,
+            requires_python,
+            provides_extra,
+            dynamic,
+            summary,
+        })
+    }
+
+    /// Whether `Requires-Dist` may be trusted without a build (PEP 643): metadata 2.2 or newer
+    /// and `Requires-Dist` not declared dynamic.
+    pub fn static_dependencies(&self) -> bool {
+        let at_least_2_2 =
+            Version::from_str(&self.metadata_version).is_ok_and(|v| v >= Version::new([2, 2]));
+        at_least_2_2
+            && !self
+                .dynamic
+                .iter()
+                .any(|field| field.eq_ignore_ascii_case("requires-dist"))
+    }
+}
+
+/// Parse a `Requires-Python` value, tolerating the trailing comma and stray spaces real
+/// metadata carries (`>=3.6,`).
+pub fn parse_requires_python(value: &str) -> Result<VersionSpecifiers, String> {
+    let trimmed = value.trim().trim_end_matches(',').trim();
+    VersionSpecifiers::from_str(trimmed).map_err(|err| err.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TORCH: &str = "Metadata-Version: 2.4\nName: torch\nVersion: 2.11.0+cu130\n\
+Summary: Tensors and Dynamic neural networks\nRequires-Python: >=3.10\n\
+Requires-Dist: filelock\nRequires-Dist: triton==3.6.0; platform_system == \"Linux\"\n\
+Requires-Dist: opt-einsum>=3.3; extra == \"opt-einsum\"\nProvides-Extra: opt-einsum\n\
+\nLong: description\nName: not-a-header\n";
+
+    #[test]
+    fn parses_the_fields_the_planner_reads() {
+        let metadata = CoreMetadata::parse(TORCH.as_bytes()).unwrap();
+        assert_eq!(metadata.name.as_ref(), "torch");
+        assert_eq!(metadata.version.to_string(), "2.11.0+cu130");
+        assert_eq!(metadata.requires_dist.len(), 3);
+        assert_eq!(metadata.requires_dist[1].name.as_ref(), "triton");
+        assert_eq!(
+            metadata.requires_python.as_ref().unwrap().to_string(),
+            ">=3.10"
+        );
+        assert_eq!(metadata.provides_extra[0].as_ref(), "opt-einsum");
+        assert!(metadata.static_dependencies());
+    }
+
+    #[test]
+    fn unfolds_continuation_lines_and_stops_at_the_body() {
+        let headers = parse_headers("A: one\n  two\nB: three\n\nC: body\n");
+        assert_eq!(
+            headers,
+            vec![
+                ("A".to_string(), "one\ntwo".to_string()),
+                ("B".to_string(), "three".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn names_the_bad_field() {
+        let err = CoreMetadata::parse(b"Name: x\nVersion: not a version\n").unwrap_err();
+        assert!(matches!(
+            err,
+            MetadataError::InvalidField {
+                field: "Version",
+                ..
+            }
+        ));
+        let err = CoreMetadata::parse(b"Name: x\nVersion: 1\nRequires-Dist: ???\n").unwrap_err();
+        assert!(matches!(
+            err,
+            MetadataError::InvalidField {
+                field: "Requires-Dist",
+                ..
+            }
+        ));
+        let err = CoreMetadata::parse(b"Version: 1\n").unwrap_err();
+        assert_eq!(err, MetadataError::MissingField { field: "Name" });
+        let err = CoreMetadata::parse(b"Name: x\xff\n").unwrap_err();
+        assert_eq!(err, MetadataError::NotUtf8 { offset: 7 });
+    }
+
+    #[test]
+    fn dynamic_dependencies_are_not_static() {
+        let text = "Metadata-Version: 2.2\nName: x\nVersion: 1\nDynamic: Requires-Dist\n";
+        assert!(!CoreMetadata::parse_str(text).unwrap().static_dependencies());
+        let text = "Metadata-Version: 2.1\nName: x\nVersion: 1\n";
+        assert!(!CoreMetadata::parse_str(text).unwrap().static_dependencies());
+    }
+
+    #[test]
+    fn tolerates_a_trailing_comma_in_requires_python() {
+        assert_eq!(
+            parse_requires_python(">=3.6,").unwrap().to_string(),
+            ">=3.6"
+        );
+    }
+}

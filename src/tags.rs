@@ -1,0 +1,122 @@
+//! Wheel compatibility tags (PEP 425) of a target environment, in priority order.
+//!
+//! In: the ordered tag list an interpreter reports (`packaging.tags.sys_tags()`), or one
+//! generated for `--python-version`/`--python-platform`. Out: [`Tags`], which ranks a wheel's
+//! tag triples: lower rank is better, `None` means the wheel cannot be installed.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+/// One `python-abi-platform` triple, e.g. `cp312-cp312-manylinux_2_28_x86_64`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Tag {
+    /// Interpreter tag (`cp312`, `py3`).
+    pub interpreter: String,
+    /// ABI tag (`cp312`, `abi3`, `none`).
+    pub abi: String,
+    /// Platform tag (`manylinux_2_28_x86_64`, `any`).
+    pub platform: String,
+}
+
+impl std::fmt::Display for Tag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}-{}", self.interpreter, self.abi, self.platform)
+    }
+}
+
+impl std::str::FromStr for Tag {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let mut parts = s.splitn(3, '-');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(i), Some(a), Some(p)) if !i.is_empty() && !a.is_empty() && !p.is_empty() => {
+                Ok(Tag {
+                    interpreter: i.to_string(),
+                    abi: a.to_string(),
+                    platform: p.to_string(),
+                })
+            }
+            _ => Err(format!("`{s}` is not a python-abi-platform tag")),
+        }
+    }
+}
+
+/// The tags an environment supports, best first.
+#[derive(Debug, Clone, Default)]
+pub struct Tags {
+    ordered: Vec<Tag>,
+    rank: HashMap<Tag, usize>,
+}
+
+impl Tags {
+    /// Tags in priority order (best first). Later duplicates are ignored.
+    pub fn new(ordered: Vec<Tag>) -> Self {
+        let mut rank = HashMap::with_capacity(ordered.len());
+        for (i, tag) in ordered.iter().enumerate() {
+            rank.entry(tag.clone()).or_insert(i);
+        }
+        Tags { ordered, rank }
+    }
+
+    /// The rank of one triple (0 is best), or `None` when it is not supported.
+    pub fn rank(&self, tag: &Tag) -> Option<usize> {
+        self.rank.get(tag).copied()
+    }
+
+    /// The best rank among a wheel's (expanded) tag triples, or `None` when none is supported.
+    pub fn best_rank<'a>(&self, tags: impl IntoIterator<Item = &'a Tag>) -> Option<usize> {
+        tags.into_iter().filter_map(|tag| self.rank(tag)).min()
+    }
+
+    /// The tags, best first.
+    pub fn as_slice(&self) -> &[Tag] {
+        &self.ordered
+    }
+
+    /// How many tags there are.
+    pub fn len(&self) -> usize {
+        self.ordered.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ordered.is_empty()
+    }
+}
+
+impl Serialize for Tags {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.ordered.iter().map(ToString::to_string))
+    }
+}
+
+impl<'de> Deserialize<'de> for Tags {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let strings = Vec::<String>::deserialize(deserializer)?;
+        let tags = strings
+            .iter()
+            .map(|s| s.parse::<Tag>().map_err(serde::de::Error::custom))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Tags::new(tags))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_best_first() {
+        let tags = Tags::new(vec![
+            "cp312-cp312-manylinux_2_28_x86_64".parse().unwrap(),
+            "cp312-abi3-manylinux_2_28_x86_64".parse().unwrap(),
+            "py3-none-any".parse().unwrap(),
+        ]);
+        let any: Tag = "py3-none-any".parse().unwrap();
+        let mac: Tag = "cp312-cp312-macosx_11_0_arm64".parse().unwrap();
+        assert_eq!(tags.rank(&any), Some(2));
+        assert_eq!(tags.rank(&mac), None);
+        assert_eq!(tags.best_rank([&mac, &any]), Some(2));
+    }
+}
