@@ -1,1 +1,7 @@
 //! Integration tests: one binary, one module per subcommand (see `common` for the harness).
+
+mod common;
+
+mod check;
+mod inventory;
+mod snapshot;
