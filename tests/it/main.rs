@@ -5,4 +5,5 @@ mod common;
 mod check;
 mod index;
 mod inventory;
+mod outdated;
 mod snapshot;
