@@ -1,9 +1,226 @@
 //! Errors of the index client.
+//!
+//! Every URL in here is already redacted (credentials shown as `****`): the error types hold
+//! strings made by [`super::auth::SecretUrl`]'s `Display`, never a raw URL. The type is `Clone`
+//! because one fetch can be awaited by several callers (the solver and a prefetch).
 
 /// Why the index could not answer.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, Clone, thiserror::Error, miette::Diagnostic)]
+#[non_exhaustive]
 pub enum IndexError {
     /// A file name on the index could not be parsed.
     #[error(transparent)]
     Filename(#[from] super::FilenameError),
+
+    /// The index refused the request (401/403).
+    #[error("{index} answered {status} for `{package}` ({url})")]
+    #[diagnostic(
+        code(planner::index::unauthorized),
+        help(
+            "the index needs credentials. Tried: {auth_sources}. Put them in the index URL \
+             (`https://user:token@host/simple`) or in ~/.netrc (`machine HOST login USER password TOKEN`)"
+        )
+    )]
+    Unauthorized {
+        /// The index (redacted).
+        index: String,
+        /// The project asked for.
+        package: String,
+        /// The URL fetched (redacted).
+        url: String,
+        /// 401 or 403.
+        status: u16,
+        /// Where credentials were looked for.
+        auth_sources: String,
+    },
+
+    /// The server answered an error status that retries did not cure.
+    #[error("{url} answered {status}{context}")]
+    #[diagnostic(
+        code(planner::index::status),
+        help("the index failed; try again later, or use `--offline` to answer from the cache")
+    )]
+    Status {
+        /// The URL fetched (redacted).
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// ` while fetching X`, or empty.
+        context: String,
+    },
+
+    /// A connection error, timeout, or a body cut short: retries did not cure it.
+    #[error("network error fetching {url}: {message}")]
+    #[diagnostic(
+        code(planner::index::network),
+        help(
+            "check the connection and the index URL; `--offline` answers from the cache. \
+             PLANNER_HTTP_TIMEOUT (seconds) and PLANNER_HTTP_RETRIES tune the client"
+        )
+    )]
+    Network {
+        /// The URL fetched (redacted).
+        url: String,
+        /// What went wrong.
+        message: String,
+    },
+
+    /// A project page that is not valid PEP 691 JSON / PEP 503 HTML.
+    #[error("invalid project page {url}: {message}")]
+    #[diagnostic(
+        code(planner::index::invalid_page),
+        help("the index served a page that is not a valid simple-repository page (PEP 503/691)")
+    )]
+    InvalidPage {
+        /// The page (redacted).
+        url: String,
+        /// What is wrong.
+        message: String,
+    },
+
+    /// The reply's `Content-Type` is neither PEP 691 JSON nor HTML.
+    #[error("{url} answered with content type `{content_type}`, not a simple-repository page")]
+    #[diagnostic(
+        code(planner::index::content_type),
+        help("is the index URL right? It should end in `/simple` (or `/simple/`)")
+    )]
+    ContentType {
+        /// The page (redacted).
+        url: String,
+        /// The content type received.
+        content_type: String,
+    },
+
+    /// A release's metadata could not be read or does not parse.
+    #[error("invalid metadata for {file} ({url}): {message}")]
+    #[diagnostic(
+        code(planner::index::metadata),
+        help("the release's metadata is broken; the planner skips versions it cannot read")
+    )]
+    Metadata {
+        /// The release file.
+        file: String,
+        /// Where the metadata came from (redacted).
+        url: String,
+        /// What is wrong.
+        message: String,
+    },
+
+    /// Metadata that names another project or version than the file it came with.
+    #[error("metadata of {file} says {found}, not {expected}")]
+    #[diagnostic(
+        code(planner::index::metadata_mismatch),
+        help("the index serves inconsistent metadata for this file; the version is not used")
+    )]
+    MetadataMismatch {
+        /// The release file.
+        file: String,
+        /// `name version` from the file name.
+        expected: String,
+        /// `name version` from the metadata.
+        found: String,
+    },
+
+    /// An sdist-only release whose dependencies are only known after a build.
+    #[error("metadata of {file} is unavailable without a build: {reason}")]
+    #[diagnostic(
+        code(planner::index::metadata_unavailable),
+        help("the planner never builds packages; this version cannot be planned for")
+    )]
+    MetadataUnavailable {
+        /// The release file.
+        file: String,
+        /// Why (e.g. `PKG-INFO is Metadata-Version 2.1`).
+        reason: String,
+    },
+
+    /// `--offline` and the cache lacks what was needed.
+    #[error("offline: {what} is not in the cache ({url})")]
+    #[diagnostic(
+        code(planner::index::offline),
+        help("run once without `--offline` to fill the cache (same --cache-dir)")
+    )]
+    Offline {
+        /// What was needed (`the page of torch`, `the metadata of x.whl`).
+        what: String,
+        /// The URL (redacted).
+        url: String,
+    },
+
+    /// A URL that cannot be used.
+    #[error("invalid index URL `{url}`: {message}")]
+    #[diagnostic(
+        code(planner::index::url),
+        help("index URLs look like `https://host/simple`, `file:///path/simple` or a folder path")
+    )]
+    InvalidUrl {
+        /// The URL (redacted).
+        url: String,
+        /// What is wrong.
+        message: String,
+    },
+
+    /// A redirect the planner refuses to follow.
+    #[error("refusing redirect from {from} to {to}: {reason}")]
+    #[diagnostic(
+        code(planner::index::redirect),
+        help("the index redirected somewhere unsafe; use the final URL directly if it is trusted")
+    )]
+    Redirect {
+        /// The URL fetched (redacted).
+        from: String,
+        /// Where it pointed (redacted).
+        to: String,
+        /// Why it is refused.
+        reason: String,
+    },
+
+    /// Index configuration that cannot be read (pip.conf, environment variables).
+    #[error("invalid index configuration in {source_name}: {message}")]
+    #[diagnostic(
+        code(planner::index::config),
+        help("fix or remove that setting; `--index-url` on the command line overrides it")
+    )]
+    Config {
+        /// Where the setting came from (a file or an environment variable).
+        source_name: String,
+        /// What is wrong.
+        message: String,
+    },
+
+    /// A local index file that cannot be read.
+    #[error("cannot read {path}: {message}")]
+    #[diagnostic(code(planner::index::io))]
+    Io {
+        /// The file.
+        path: String,
+        /// The OS error.
+        message: String,
+    },
+
+    /// A wheel whose zip structure is broken.
+    #[error("cannot read the wheel {file} ({url}): {message}")]
+    #[diagnostic(
+        code(planner::index::wheel),
+        help("the wheel on the index is not a valid zip archive")
+    )]
+    Wheel {
+        /// The wheel file name.
+        file: String,
+        /// Its URL (redacted).
+        url: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl IndexError {
+    /// Whether retrying the same request might succeed (connection errors, timeouts, 429, 5xx).
+    pub fn is_transient(&self) -> bool {
+        match self {
+            IndexError::Network { .. } => true,
+            IndexError::Status { status, .. } => *status == 429 || *status >= 500,
+            _ => false,
+        }
+    }
 }

@@ -27,15 +27,35 @@ pub trait IndexSource: Send + Sync {
     }
 }
 
+pub mod auth;
+pub mod cache;
+pub mod candidates;
+pub mod client;
+pub mod config;
 mod error;
 mod filename;
+pub mod local;
+pub mod metadata_fetch;
+pub mod parse;
 
+pub use candidates::{BinaryPolicy, Candidate, Unusable, candidates};
+pub use config::IndexLocation;
 pub use error::IndexError;
 pub use filename::{DistFilename, FilenameError, SdistFilename, WheelFilename};
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use pep440_rs::VersionSpecifiers;
+use tokio::sync::OnceCell;
+
+use self::auth::{AuthStore, Netrc, SecretUrl};
+use self::cache::{Bucket, Cache, EntryMeta};
+use self::client::{Client, ClientSettings, RequestOptions};
+use self::parse::ProjectPage;
+use crate::cli::IndexArgs;
+use crate::printer::Printer;
 
 /// Everything an index says about one project.
 #[derive(Debug, Clone)]
@@ -67,4 +87,507 @@ pub struct DistFile {
     pub size: Option<u64>,
     /// PEP 658/714: the index advertises a `.metadata` file (with these hashes, maybe empty).
     pub core_metadata: Option<BTreeMap<String, String>>,
+}
+
+/// What to build an [`Index`] from, once the configuration is resolved.
+#[derive(Debug, Clone, Default)]
+pub struct IndexSettings {
+    /// Indexes in search order (first-index-wins).
+    pub indexes: Vec<IndexLocation>,
+    /// The cache folder (`None`: uncached).
+    pub cache_dir: Option<PathBuf>,
+    /// Answer from the cache only.
+    pub offline: bool,
+    /// Ignore cached pages (and metadata) and fetch again.
+    pub refresh: bool,
+    /// HTTP tunables.
+    pub client: ClientSettings,
+    /// Credentials from netrc.
+    pub netrc: Netrc,
+    /// `--only-binary` / `--no-binary`.
+    pub binary: BinaryPolicy,
+}
+
+impl IndexSettings {
+    /// Resolve the command-line flags, the environment and pip.conf (the site pip.conf of
+    /// `venv`, else of `$VIRTUAL_ENV`).
+    pub fn from_args(args: &IndexArgs, venv: Option<&Path>) -> Result<IndexSettings, IndexError> {
+        let get = |key: &str| std::env::var(key).ok();
+        let read = |path: &Path| std::fs::read_to_string(path).ok();
+        let config = config::resolve(args, &get, &read, venv)?;
+        let cache_dir = args.cache_dir.clone().or_else(|| cache::default_dir(&get));
+        let home = get("HOME").map(PathBuf::from);
+        let netrc_env = get("NETRC").map(PathBuf::from);
+        Ok(IndexSettings {
+            indexes: config.indexes,
+            cache_dir,
+            offline: args.offline,
+            refresh: args.refresh,
+            client: ClientSettings::from_env(&get),
+            netrc: Netrc::load(home.as_deref(), netrc_env.as_deref()),
+            binary: BinaryPolicy::new(&args.only_binary, &args.no_binary),
+        })
+    }
+}
+
+type ProjectResult = Result<Option<Arc<Project>>, IndexError>;
+type MetadataResult = Result<Arc<CoreMetadata>, IndexError>;
+
+/// The configured indexes behind one cache: the [`IndexSource`] the solver and `outdated` use.
+///
+/// It owns a small tokio runtime; its synchronous methods block on it, and [`IndexSource::prefetch`]
+/// spawns fetches on it so that IO overlaps a synchronous caller's work.
+pub struct Index {
+    runtime: tokio::runtime::Runtime,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    indexes: Vec<IndexLocation>,
+    client: Client,
+    cache: Cache,
+    offline: bool,
+    refresh: bool,
+    binary: BinaryPolicy,
+    printer: Printer,
+    projects: Mutex<HashMap<PackageName, Arc<OnceCell<ProjectResult>>>>,
+    metadata: Mutex<HashMap<String, Arc<OnceCell<MetadataResult>>>>,
+    progress: Option<indicatif::ProgressBar>,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index")
+            .field("indexes", &self.inner.indexes)
+            .field("cache", &self.inner.cache.root())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Index {
+    /// Build from the command-line flags (plus environment and pip.conf).
+    pub fn from_args(args: &IndexArgs, printer: &Printer) -> Result<Index, IndexError> {
+        Index::new(IndexSettings::from_args(args, None)?, printer)
+    }
+
+    /// Build from resolved settings.
+    pub fn new(settings: IndexSettings, printer: &Printer) -> Result<Index, IndexError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("planner-index")
+            .enable_all()
+            .build()
+            .map_err(|e| IndexError::Io {
+                path: "(tokio runtime)".to_string(),
+                message: e.to_string(),
+            })?;
+        let secret_urls: Vec<SecretUrl> = settings
+            .indexes
+            .iter()
+            .filter_map(|i| match i {
+                IndexLocation::Http(u) => Some(u.clone()),
+                IndexLocation::Local(_) => None,
+            })
+            .collect();
+        let auth = AuthStore::new(&secret_urls, &settings.netrc);
+        let client = Client::new(auth, settings.client)?;
+        let progress = printer.progress().then(|| {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                Some(0),
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} reading the index {pos}/{len}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar
+        });
+        Ok(Index {
+            runtime,
+            inner: Arc::new(Inner {
+                indexes: settings.indexes,
+                client,
+                cache: Cache::new(settings.cache_dir, *printer),
+                offline: settings.offline,
+                refresh: settings.refresh,
+                binary: settings.binary,
+                printer: *printer,
+                projects: Mutex::new(HashMap::new()),
+                metadata: Mutex::new(HashMap::new()),
+                progress,
+            }),
+        })
+    }
+
+    /// The indexes, in search order.
+    pub fn indexes(&self) -> &[IndexLocation] {
+        &self.inner.indexes
+    }
+
+    /// The `--only-binary` / `--no-binary` policy.
+    pub fn binary_policy(&self) -> &BinaryPolicy {
+        &self.inner.binary
+    }
+
+    /// Fetch many projects at once (concurrently, bounded), in the given order.
+    pub fn projects(&self, names: &[PackageName]) -> Vec<ProjectResult> {
+        let inner = self.inner.clone();
+        let names = names.to_vec();
+        self.runtime.block_on(async move {
+            let tasks: Vec<_> = names
+                .into_iter()
+                .map(|name| {
+                    let inner = inner.clone();
+                    tokio::spawn(async move { inner.project(name).await })
+                })
+                .collect();
+            let mut out = Vec::with_capacity(tasks.len());
+            for task in tasks {
+                out.push(task.await.unwrap_or_else(|e| {
+                    Err(IndexError::Network {
+                        url: String::new(),
+                        message: format!("fetch task failed: {e}"),
+                    })
+                }));
+            }
+            out
+        })
+    }
+
+    /// Hide the progress bar (before printing results).
+    pub fn finish_progress(&self) {
+        if let Some(bar) = &self.inner.progress {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for Index {
+    fn drop(&mut self) {
+        self.finish_progress();
+    }
+}
+
+impl IndexSource for Index {
+    fn project(&self, name: &PackageName) -> Result<Option<Arc<Project>>, IndexError> {
+        let inner = self.inner.clone();
+        let name = name.clone();
+        self.runtime
+            .block_on(async move { inner.project(name).await })
+    }
+
+    fn metadata(
+        &self,
+        project: &Project,
+        file: &DistFile,
+    ) -> Result<Arc<CoreMetadata>, IndexError> {
+        let inner = self.inner.clone();
+        let project = project.name.clone();
+        let file = file.clone();
+        self.runtime
+            .block_on(async move { inner.metadata(project, file).await })
+    }
+
+    fn prefetch(&self, names: &[PackageName]) {
+        for name in names {
+            let inner = self.inner.clone();
+            let name = name.clone();
+            self.runtime.spawn(async move {
+                let _ = inner.project(name).await;
+            });
+        }
+    }
+}
+
+impl Inner {
+    fn started(&self) {
+        if let Some(bar) = &self.progress {
+            bar.inc_length(1);
+        }
+    }
+
+    fn finished(&self) {
+        if let Some(bar) = &self.progress {
+            bar.inc(1);
+        }
+    }
+
+    async fn project(self: Arc<Self>, name: PackageName) -> ProjectResult {
+        let cell = {
+            let mut map = self.projects.lock().unwrap_or_else(|e| e.into_inner());
+            map.entry(name.clone()).or_default().clone()
+        };
+        cell.get_or_init(|| async {
+            self.started();
+            let result = self.fetch_project(&name).await;
+            self.finished();
+            result
+        })
+        .await
+        .clone()
+    }
+
+    /// First-index-wins: the first index that has the name answers.
+    async fn fetch_project(&self, name: &PackageName) -> ProjectResult {
+        for index in &self.indexes {
+            let page = match index {
+                IndexLocation::Http(base) => self.http_page(base, name).await?,
+                IndexLocation::Local(root) => self.local_page(root, name)?,
+            };
+            if let Some(page) = page {
+                if !page.skipped.is_empty() {
+                    self.printer.warn(&format!(
+                        "{name} on {index}: {} file(s) skipped: {}",
+                        page.skipped.len(),
+                        page.skipped[0]
+                    ));
+                }
+                let mut files = page.files;
+                for file in &mut files {
+                    // Credentials never ride along in file URLs; the realm supplies them.
+                    let _ = file.url.set_username("");
+                    let _ = file.url.set_password(None);
+                }
+                return Ok(Some(Arc::new(Project {
+                    name: name.clone(),
+                    index: index.to_string(),
+                    files,
+                })));
+            }
+        }
+        Ok(None)
+    }
+
+    fn local_page(
+        &self,
+        root: &Path,
+        name: &PackageName,
+    ) -> Result<Option<ProjectPage>, IndexError> {
+        let Some(page) = local::read_page(root, name)? else {
+            return Ok(None);
+        };
+        let parsed = match page.format {
+            local::PageFormat::Json => parse::simple_json(&page.body, &page.base),
+            local::PageFormat::Html => parse::simple_html(&page.body, &page.base, Some(name)),
+        };
+        let parsed = parsed.map_err(|e| IndexError::InvalidPage {
+            url: page.base.to_string(),
+            message: e.0,
+        })?;
+        check_page_name(&parsed, name, page.base.as_ref())?;
+        Ok(Some(parsed))
+    }
+
+    async fn http_page(
+        &self,
+        base: &SecretUrl,
+        name: &PackageName,
+    ) -> Result<Option<ProjectPage>, IndexError> {
+        let url = base
+            .expose()
+            .join(&format!("{name}/"))
+            .map_err(|e| IndexError::InvalidUrl {
+                url: base.to_string(),
+                message: e.to_string(),
+            })?;
+        let secret = SecretUrl::new(url.clone());
+        let shown = secret.to_string();
+        let key = secret.cache_key();
+        let cached = if self.refresh {
+            None
+        } else {
+            self.cache.read(Bucket::Pages, &key)
+        };
+        let now = jiff::Timestamp::now().as_second();
+        if self.offline {
+            let Some((meta, body)) = cached else {
+                return Err(IndexError::Offline {
+                    what: format!("the project page of {name}"),
+                    url: shown,
+                });
+            };
+            return parse_page(&body, meta.content_type.as_deref(), &secret, name).map(Some);
+        }
+        if let Some((meta, body)) = &cached
+            && meta.is_fresh(now)
+            && let Ok(page) = parse_page(body, meta.content_type.as_deref(), &secret, name)
+        {
+            return Ok(Some(page));
+        }
+        let options = RequestOptions {
+            accept: Some(client::ACCEPT_SIMPLE),
+            etag: cached.as_ref().and_then(|(m, _)| m.etag.clone()),
+            last_modified: cached.as_ref().and_then(|(m, _)| m.last_modified.clone()),
+            range: None,
+        };
+        let reply = self.client.get(&url, &options).await?;
+        match reply.status {
+            304 => {
+                if let Some((mut meta, body)) = cached {
+                    meta.fetched_at = now;
+                    meta.max_age = reply.max_age.unwrap_or(meta.max_age);
+                    let page = parse_page(&body, meta.content_type.as_deref(), &secret, name)?;
+                    self.cache.write(Bucket::Pages, meta, &body);
+                    return Ok(Some(page));
+                }
+                Err(IndexError::Status {
+                    url: shown,
+                    status: 304,
+                    context: " to an unconditional request".to_string(),
+                })
+            }
+            200 => {
+                // The page must parse before it is cached.
+                let page_secret = SecretUrl::new(reply.url.clone());
+                let page = parse_page(
+                    &reply.body,
+                    reply.content_type.as_deref(),
+                    &page_secret,
+                    name,
+                )?;
+                self.cache.write(
+                    Bucket::Pages,
+                    EntryMeta {
+                        key,
+                        etag: reply.etag.clone(),
+                        last_modified: reply.last_modified.clone(),
+                        content_type: reply.content_type.clone(),
+                        fetched_at: now,
+                        max_age: reply.max_age.unwrap_or(0),
+                        len: 0,
+                        sha256: String::new(),
+                    },
+                    &reply.body,
+                );
+                Ok(Some(page))
+            }
+            404 | 410 => Ok(None),
+            401 | 403 => Err(IndexError::Unauthorized {
+                index: base.to_string(),
+                package: name.to_string(),
+                url: shown,
+                status: reply.status,
+                auth_sources: self.client.auth_sources(),
+            }),
+            status => Err(IndexError::Status {
+                url: shown,
+                status,
+                context: format!(" while fetching the project page of {name}"),
+            }),
+        }
+    }
+
+    async fn metadata(self: Arc<Self>, project: PackageName, file: DistFile) -> MetadataResult {
+        let key = format!(
+            "{}#{}",
+            auth::redact(&file.url),
+            file.hashes.get("sha256").map(String::as_str).unwrap_or("")
+        );
+        let cell = {
+            let mut map = self.metadata.lock().unwrap_or_else(|e| e.into_inner());
+            map.entry(key.clone()).or_default().clone()
+        };
+        let _ = project;
+        cell.get_or_init(|| async {
+            self.started();
+            let result = self.fetch_metadata(&key, &file).await;
+            self.finished();
+            result
+        })
+        .await
+        .clone()
+    }
+
+    async fn fetch_metadata(&self, key: &str, file: &DistFile) -> MetadataResult {
+        let local = file.url.scheme() == "file";
+        if !self.refresh
+            && !local
+            && let Some((_, body)) = self.cache.read(Bucket::Metadata, key)
+            && let Ok(metadata) = metadata_fetch::check(file, &file.url, &body)
+        {
+            return Ok(Arc::new(metadata));
+        }
+        if self.offline && !local {
+            return Err(IndexError::Offline {
+                what: format!("the metadata of {}", file.filename_str()),
+                url: auth::redact(&file.url),
+            });
+        }
+        let (bytes, metadata, _source) = metadata_fetch::fetch(&self.client, file).await?;
+        if !local {
+            self.cache.write(
+                Bucket::Metadata,
+                EntryMeta {
+                    key: key.to_string(),
+                    etag: None,
+                    last_modified: None,
+                    content_type: None,
+                    fetched_at: jiff::Timestamp::now().as_second(),
+                    max_age: u64::MAX / 4,
+                    len: 0,
+                    sha256: String::new(),
+                },
+                &bytes,
+            );
+        }
+        Ok(Arc::new(metadata))
+    }
+}
+
+impl DistFile {
+    /// The file name as the URL spells it.
+    pub fn filename_str(&self) -> String {
+        self.url
+            .path_segments()
+            .and_then(|mut s| s.next_back().map(str::to_string))
+            .unwrap_or_default()
+    }
+}
+
+/// A JSON page must name the project asked for.
+fn check_page_name(page: &ProjectPage, name: &PackageName, url: &str) -> Result<(), IndexError> {
+    if let Some(stated) = &page.name
+        && stated != name
+    {
+        return Err(IndexError::InvalidPage {
+            url: url.to_string(),
+            message: format!("the page is for `{stated}`, not `{name}`"),
+        });
+    }
+    Ok(())
+}
+
+/// Parse a page by its reply's `Content-Type` (PEP 691 negotiation).
+fn parse_page(
+    body: &[u8],
+    content_type: Option<&str>,
+    url: &SecretUrl,
+    name: &PackageName,
+) -> Result<ProjectPage, IndexError> {
+    let shown = url.to_string();
+    let base = url.without_credentials();
+    let json = match content_type {
+        Some("application/vnd.pypi.simple.v1+json") | Some("application/json") => true,
+        Some("application/vnd.pypi.simple.v1+html")
+        | Some("text/html")
+        | Some("application/xhtml+xml") => false,
+        None => body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{'),
+        Some(other) => {
+            return Err(IndexError::ContentType {
+                url: shown,
+                content_type: other.to_string(),
+            });
+        }
+    };
+    let parsed = if json {
+        parse::simple_json(body, &base)
+    } else {
+        parse::simple_html(body, &base, Some(name))
+    }
+    .map_err(|e| IndexError::InvalidPage {
+        url: shown.clone(),
+        message: e.0,
+    })?;
+    check_page_name(&parsed, name, &shown)?;
+    Ok(parsed)
 }

@@ -5,6 +5,15 @@
 //! [`Environment`] (marker environment, wheel tags, Python version) and every installed
 //! distribution with its metadata. Nothing here ever writes into the environment.
 
+pub mod check;
+mod direct_url;
+mod discover;
+mod error;
+pub mod graph;
+mod scan;
+pub mod snapshot;
+mod target;
+
 use std::path::PathBuf;
 
 use pep440_rs::Version;
@@ -12,7 +21,14 @@ use pep508_rs::{MarkerEnvironment, PackageName};
 use serde::{Deserialize, Serialize};
 
 use crate::metadata::CoreMetadata;
+use crate::printer::Printer;
 use crate::tags::Tags;
+
+pub use direct_url::redact_url;
+pub use discover::{load, load_venv};
+pub use error::InventoryError;
+pub use scan::scan_site_packages;
+pub use target::{Os, Platform, cpython_tags};
 
 /// How the target environment's facts were learned.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,6 +68,9 @@ pub struct Environment {
     pub prefix: Option<PathBuf>,
     /// How these facts were learned.
     pub origin: EnvironmentOrigin,
+    /// What had to be assumed or was overridden (a copied venv read from `pyvenv.cfg`, the
+    /// host's glibc, `--python-version`), for commands to print as notes.
+    pub notes: Vec<String>,
 }
 
 /// Where an installed dist came from, per its `direct_url.json` (PEP 610).
@@ -153,5 +172,39 @@ impl Inventory {
     /// The first installed dist with this name.
     pub fn get(&self, name: &PackageName) -> Option<&InstalledDist> {
         self.dists.iter().find(|dist| dist.name() == name)
+    }
+
+    /// Every installed dist with this name (more than one only in a broken environment).
+    pub fn all(&self, name: &PackageName) -> impl Iterator<Item = &InstalledDist> {
+        self.dists.iter().filter(move |dist| dist.name() == name)
+    }
+
+    /// Print the environment's notes and one warning per unreadable dist (naming its file).
+    /// Every command that reads an environment calls this once.
+    pub fn report(&self, printer: &Printer) {
+        for note in &self.environment.notes {
+            printer.note(&format!("note: {note}"));
+        }
+        for bad in &self.unreadable {
+            printer.warn(&format!("skipping {}: {}", bad.path.display(), bad.reason));
+        }
+    }
+}
+
+impl InstalledDist {
+    /// Whether it was installed from somewhere other than an index (a direct URL, a VCS
+    /// checkout, a local directory or an editable install): never upgrade it from the index.
+    pub fn is_unmanaged(&self) -> bool {
+        self.direct_url.is_some() || self.format == DistFormat::EggInfo
+    }
+
+    /// Where it came from, for tables: `index`, `git@<commit>`, `editable`, `dir`, `file`,
+    /// `egg-info`.
+    pub fn source_label(&self) -> String {
+        match (&self.direct_url, self.format) {
+            (Some(url), _) => url.label(),
+            (None, DistFormat::EggInfo) => "egg-info".to_string(),
+            (None, _) => "index".to_string(),
+        }
     }
 }

@@ -1,0 +1,412 @@
+//! Credentials and the URLs that carry them.
+//!
+//! In: index URLs as users write them (`https://user:token@host/simple`), `~/.netrc`
+//! (`$NETRC`). Out: a [`SecretUrl`] whose `Display`/`Debug` never shows a secret (`****`),
+//! credentials per [`Realm`] (scheme, host, port), and cache keys that carry no credentials.
+//!
+//! Rules (reliability.md items 13, 14, 33, 34): credentials are sent only to the realm they came
+//! with; a redirect to another realm drops them; a redirect from https to http is refused; a
+//! redacted URL is for people, never persisted as a usable URL.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use url::Url;
+
+/// Query parameters that carry signatures or tokens (presigned S3/GCS/Azure URLs).
+const SECRET_QUERY_KEYS: &[&str] = &[
+    "x-amz-signature",
+    "x-amz-credential",
+    "x-amz-security-token",
+    "sig",
+    "signature",
+    "token",
+    "access_token",
+];
+
+/// The origin credentials belong to: scheme, host and port.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Realm {
+    scheme: String,
+    host: String,
+    port: Option<u16>,
+}
+
+impl Realm {
+    /// The realm of a URL (`None` for URLs without a host, e.g. `file:`).
+    pub fn of(url: &Url) -> Option<Realm> {
+        Some(Realm {
+            scheme: url.scheme().to_string(),
+            host: url.host_str()?.to_ascii_lowercase(),
+            port: url.port_or_known_default(),
+        })
+    }
+}
+
+/// A username and password (either may be empty: a token is often the username alone).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Credentials {
+    /// The user name.
+    pub username: String,
+    /// The password, if any.
+    pub password: Option<String>,
+}
+
+impl fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Credentials(****)")
+    }
+}
+
+/// A URL that may hold credentials. Showing it (Display/Debug) masks them.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct SecretUrl(Url);
+
+impl SecretUrl {
+    /// Wrap a URL.
+    pub fn new(url: Url) -> Self {
+        SecretUrl(url)
+    }
+
+    /// The URL itself, credentials included: only for making requests.
+    pub fn expose(&self) -> &Url {
+        &self.0
+    }
+
+    /// The credentials in the URL's userinfo, percent-decoded.
+    pub fn credentials(&self) -> Option<Credentials> {
+        let username = percent_decode(self.0.username());
+        let password = self.0.password().map(percent_decode);
+        if username.is_empty() && password.is_none() {
+            return None;
+        }
+        Some(Credentials { username, password })
+    }
+
+    /// The URL with userinfo removed (what requests are sent to, with an auth header beside).
+    pub fn without_credentials(&self) -> Url {
+        strip_userinfo(&self.0)
+    }
+
+    /// A stable string with no credentials and no secret query values, for cache keys.
+    pub fn cache_key(&self) -> String {
+        redact(&self.0)
+    }
+}
+
+impl fmt::Display for SecretUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&redact(&self.0))
+    }
+}
+
+impl fmt::Debug for SecretUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SecretUrl({})", redact(&self.0))
+    }
+}
+
+/// A URL as text with userinfo replaced by `****` and secret query values masked.
+pub fn redact(url: &Url) -> String {
+    let mut shown = url.clone();
+    if !shown.username().is_empty() || shown.password().is_some() {
+        // A username alone is often a token, so it is masked too.
+        let _ = shown.set_username("****");
+        let _ = shown.set_password(None);
+    }
+    if shown.query().is_some() {
+        let pairs: Vec<(String, String)> = shown
+            .query_pairs()
+            .map(|(k, v)| {
+                let secret = SECRET_QUERY_KEYS.contains(&k.to_ascii_lowercase().as_str());
+                (
+                    k.into_owned(),
+                    if secret {
+                        "****".to_string()
+                    } else {
+                        v.into_owned()
+                    },
+                )
+            })
+            .collect();
+        shown.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    shown.to_string()
+}
+
+/// Redact every URL-looking credential in free text (error messages from libraries may echo
+/// a URL).
+pub fn redact_text(text: &str, secrets: &[&str]) -> String {
+    let mut out = text.to_string();
+    for secret in secrets.iter().filter(|s| !s.is_empty()) {
+        out = out.replace(secret, "****");
+    }
+    out
+}
+
+fn strip_userinfo(url: &Url) -> Url {
+    let mut url = url.clone();
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url
+}
+
+fn percent_decode(text: &str) -> String {
+    url::form_urlencoded::parse(format!("x={}", text.replace('+', "%2B")).as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_default()
+}
+
+/// Credentials from a netrc file, by machine.
+#[derive(Debug, Clone, Default)]
+pub struct Netrc {
+    machines: Vec<(String, Credentials)>,
+    default: Option<Credentials>,
+    /// The file read (for "auth sources tried" messages).
+    pub path: Option<PathBuf>,
+}
+
+impl Netrc {
+    /// Read `$NETRC`, else `~/.netrc`. A missing file gives an empty netrc; an unreadable one
+    /// too (credentials are optional).
+    pub fn load(home: Option<&Path>, netrc_env: Option<&Path>) -> Netrc {
+        let path = match (netrc_env, home) {
+            (Some(p), _) => p.to_path_buf(),
+            (None, Some(home)) => home.join(".netrc"),
+            (None, None) => return Netrc::default(),
+        };
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                let mut netrc = Netrc::parse(&text);
+                netrc.path = Some(path);
+                netrc
+            }
+            Err(_) => Netrc::default(),
+        }
+    }
+
+    /// Parse netrc text (`machine`, `login`, `password`, `default`; `macdef` blocks skipped).
+    pub fn parse(text: &str) -> Netrc {
+        let mut netrc = Netrc::default();
+        let mut tokens = Vec::new();
+        let mut lines = text.lines();
+        while let Some(line) = lines.next() {
+            let line = line.trim();
+            if line.starts_with('#') {
+                continue;
+            }
+            if line.starts_with("macdef") {
+                // A macro runs to the next blank line.
+                for l in lines.by_ref() {
+                    if l.trim().is_empty() {
+                        break;
+                    }
+                }
+                continue;
+            }
+            tokens.extend(line.split_whitespace().map(str::to_string));
+        }
+        let mut current: Option<(Option<String>, Credentials)> = None;
+        let flush = |current: &mut Option<(Option<String>, Credentials)>, netrc: &mut Netrc| {
+            if let Some((machine, creds)) = current.take() {
+                match machine {
+                    Some(m) => netrc.machines.push((m.to_ascii_lowercase(), creds)),
+                    None => netrc.default = Some(creds),
+                }
+            }
+        };
+        let empty = || Credentials {
+            username: String::new(),
+            password: None,
+        };
+        let mut iter = tokens.into_iter();
+        while let Some(token) = iter.next() {
+            match token.as_str() {
+                "machine" => {
+                    flush(&mut current, &mut netrc);
+                    current = iter.next().map(|m| (Some(m), empty()));
+                }
+                "default" => {
+                    flush(&mut current, &mut netrc);
+                    current = Some((None, empty()));
+                }
+                "login" => {
+                    if let (Some((_, c)), Some(v)) = (current.as_mut(), iter.next()) {
+                        c.username = v;
+                    }
+                }
+                "password" => {
+                    if let (Some((_, c)), Some(v)) = (current.as_mut(), iter.next()) {
+                        c.password = Some(v);
+                    }
+                }
+                "account" => {
+                    iter.next();
+                }
+                _ => {}
+            }
+        }
+        flush(&mut current, &mut netrc);
+        netrc
+    }
+
+    /// The credentials for a host (exact machine match first, then `default`).
+    pub fn get(&self, host: &str) -> Option<&Credentials> {
+        let host = host.to_ascii_lowercase();
+        self.machines
+            .iter()
+            .find(|(m, _)| *m == host)
+            .map(|(_, c)| c)
+            .or(self.default.as_ref())
+    }
+}
+
+/// Which credentials go with which realm: one entry per configured index.
+#[derive(Debug, Clone, Default)]
+pub struct AuthStore {
+    entries: Vec<(Realm, Credentials)>,
+    sources: Vec<String>,
+}
+
+impl AuthStore {
+    /// Credentials for the given index URLs: from their userinfo, else from netrc by host.
+    pub fn new(indexes: &[SecretUrl], netrc: &Netrc) -> AuthStore {
+        let mut store = AuthStore::default();
+        let mut saw_url = false;
+        for index in indexes {
+            let Some(realm) = Realm::of(index.expose()) else {
+                continue;
+            };
+            let creds = match index.credentials() {
+                Some(c) => {
+                    saw_url = true;
+                    Some(c)
+                }
+                None => netrc.get(&realm.host).cloned(),
+            };
+            if let Some(creds) = creds
+                && !store.entries.iter().any(|(r, _)| *r == realm)
+            {
+                store.entries.push((realm, creds));
+            }
+        }
+        if saw_url {
+            store
+                .sources
+                .push("credentials in the index URL".to_string());
+        }
+        match &netrc.path {
+            Some(p) => store.sources.push(format!("netrc file {}", p.display())),
+            None => store
+                .sources
+                .push("~/.netrc (absent or unreadable)".to_string()),
+        }
+        store
+    }
+
+    /// The credentials for a request URL: only when its realm is exactly one configured.
+    pub fn for_url(&self, url: &Url) -> Option<&Credentials> {
+        let realm = Realm::of(url)?;
+        self.entries
+            .iter()
+            .find(|(r, _)| *r == realm)
+            .map(|(_, c)| c)
+    }
+
+    /// Every secret held, for scrubbing library error messages.
+    pub fn secrets(&self) -> Vec<&str> {
+        self.entries
+            .iter()
+            .flat_map(|(_, c)| [Some(c.username.as_str()), c.password.as_deref()])
+            .flatten()
+            .filter(|s| s.len() >= 4)
+            .collect()
+    }
+
+    /// Where credentials were looked for, for 401/403 messages.
+    pub fn sources(&self) -> String {
+        self.sources.join(", ")
+    }
+}
+
+/// Why a redirect is not followed.
+pub fn check_redirect(from: &Url, to: &Url) -> Result<(), &'static str> {
+    if from.scheme() == "https" && to.scheme() == "http" {
+        return Err("https to http is a downgrade");
+    }
+    if !matches!(to.scheme(), "http" | "https") {
+        return Err("only http and https redirects are followed");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_masks_userinfo_and_signed_queries() {
+        let url = SecretUrl::new(
+            Url::parse("https://alice:s3cr3t@example.com/simple/?X-Amz-Signature=abc&page=2")
+                .unwrap(),
+        );
+        let shown = url.to_string();
+        assert_eq!(
+            shown,
+            "https://****@example.com/simple/?X-Amz-Signature=****&page=2"
+        );
+        assert!(!format!("{url:?}").contains("s3cr3t"));
+        let token_only = SecretUrl::new(Url::parse("https://tok3n@example.com/").unwrap());
+        assert_eq!(token_only.to_string(), "https://****@example.com/");
+        assert_eq!(
+            url.credentials().unwrap().password.as_deref(),
+            Some("s3cr3t")
+        );
+        assert_eq!(
+            url.without_credentials().as_str(),
+            "https://example.com/simple/?X-Amz-Signature=abc&page=2"
+        );
+    }
+
+    #[test]
+    fn percent_encoded_passwords_decode() {
+        let url = SecretUrl::new(Url::parse("https://u:p%40ss%2Bw@h.example/").unwrap());
+        assert_eq!(
+            url.credentials().unwrap().password.as_deref(),
+            Some("p@ss+w")
+        );
+    }
+
+    #[test]
+    fn netrc_by_machine_then_default() {
+        let netrc = Netrc::parse(
+            "# comment\nmachine Pkgs.Example.com login bob password pw1\n\
+             macdef init\ncd /\n\ndefault login anon password pw2\n",
+        );
+        assert_eq!(netrc.get("pkgs.example.com").unwrap().username, "bob");
+        assert_eq!(netrc.get("other").unwrap().password.as_deref(), Some("pw2"));
+    }
+
+    #[test]
+    fn credentials_stay_in_their_realm() {
+        let index = SecretUrl::new(Url::parse("https://u:pw@pkgs.example.com/simple/").unwrap());
+        let store = AuthStore::new(&[index], &Netrc::default());
+        let same = Url::parse("https://pkgs.example.com/files/x.whl").unwrap();
+        let other_port = Url::parse("https://pkgs.example.com:8443/files/x.whl").unwrap();
+        let other_scheme = Url::parse("http://pkgs.example.com/files/x.whl").unwrap();
+        let other_host = Url::parse("https://cdn.example.com/files/x.whl").unwrap();
+        assert!(store.for_url(&same).is_some());
+        assert!(store.for_url(&other_port).is_none());
+        assert!(store.for_url(&other_scheme).is_none());
+        assert!(store.for_url(&other_host).is_none());
+    }
+
+    #[test]
+    fn downgrades_are_refused() {
+        let https = Url::parse("https://a.example/").unwrap();
+        let http = Url::parse("http://a.example/").unwrap();
+        assert!(check_redirect(&https, &http).is_err());
+        assert!(check_redirect(&http, &https).is_ok());
+    }
+}

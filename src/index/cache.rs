@@ -1,0 +1,249 @@
+//! The on-disk cache of index replies.
+//!
+//! In: a bucket (pages, metadata), the redacted URL a reply came from, the reply's validators
+//! and body. Out: the same, later, when the entry is intact.
+//!
+//! Layout: `<root>/v1/<bucket>/<aa>/<sha256>`, where the hash is of the bucket and the
+//! *redacted* URL, so no server-chosen name or credential ever becomes a path (reliability 32,
+//! 34). Each entry is `planner-cache v1\n`, one JSON header line (the key, validators, fetch time,
+//! the body's length and SHA-256), then the body. An entry whose magic, key, length or checksum is
+//! wrong is treated as missing and refetched (item 29). Entries are written to a temp file in the
+//! same folder and renamed into place, so two planners at once see either the old or the new entry,
+//! never half of one (item 30). If the folder cannot be created or written (read-only, a file,
+//! disk full) the planner warns once and runs uncached (item 28).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::printer::Printer;
+
+const MAGIC: &[u8] = b"planner-cache v1\n";
+const SCHEMA: &str = "v1";
+
+/// What an entry holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bucket {
+    /// Project pages (revalidated).
+    Pages,
+    /// Core metadata of release files (immutable).
+    Metadata,
+}
+
+impl Bucket {
+    fn dir(self) -> &'static str {
+        match self {
+            Bucket::Pages => "pages",
+            Bucket::Metadata => "metadata",
+        }
+    }
+}
+
+/// The header of one entry.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct EntryMeta {
+    /// The redacted URL (checked on read against the one asked for).
+    pub key: String,
+    /// `ETag` of the reply.
+    pub etag: Option<String>,
+    /// `Last-Modified` of the reply.
+    pub last_modified: Option<String>,
+    /// `Content-Type` of the reply.
+    pub content_type: Option<String>,
+    /// When it was fetched or last revalidated (Unix seconds).
+    pub fetched_at: i64,
+    /// Seconds it stays fresh without revalidation.
+    pub max_age: u64,
+    /// Body length.
+    pub len: u64,
+    /// Body SHA-256, hex.
+    pub sha256: String,
+}
+
+impl EntryMeta {
+    /// Whether it may be used without asking the server.
+    pub fn is_fresh(&self, now: i64) -> bool {
+        now >= self.fetched_at && now - self.fetched_at < self.max_age as i64
+    }
+}
+
+/// A cache folder, or none (uncached).
+#[derive(Debug)]
+pub struct Cache {
+    root: Option<PathBuf>,
+    writable: AtomicBool,
+    printer: Printer,
+}
+
+impl Cache {
+    /// A cache at `root` (`None`: uncached).
+    pub fn new(root: Option<PathBuf>, printer: Printer) -> Cache {
+        Cache {
+            root,
+            writable: AtomicBool::new(true),
+            printer,
+        }
+    }
+
+    /// The folder, if caching.
+    pub fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+
+    fn path(&self, bucket: Bucket, key: &str) -> Option<PathBuf> {
+        let root = self.root.as_ref()?;
+        let mut hasher = Sha256::new();
+        hasher.update(bucket.dir().as_bytes());
+        hasher.update([0]);
+        hasher.update(key.as_bytes());
+        let hash = hex(&hasher.finalize());
+        Some(
+            root.join(SCHEMA)
+                .join(bucket.dir())
+                .join(&hash[..2])
+                .join(hash),
+        )
+    }
+
+    /// The entry for `key`, if present and intact.
+    pub fn read(&self, bucket: Bucket, key: &str) -> Option<(EntryMeta, Vec<u8>)> {
+        let path = self.path(bucket, key)?;
+        let bytes = std::fs::read(path).ok()?;
+        let rest = bytes.strip_prefix(MAGIC)?;
+        let newline = rest.iter().position(|&b| b == b'\n')?;
+        let meta: EntryMeta = serde_json::from_slice(&rest[..newline]).ok()?;
+        let body = &rest[newline + 1..];
+        if meta.key != key || meta.len != body.len() as u64 || meta.sha256 != sha256_hex(body) {
+            return None;
+        }
+        Some((meta, body.to_vec()))
+    }
+
+    /// Store an entry (the body's length and checksum are filled in). Failures turn caching
+    /// off with one warning.
+    pub fn write(&self, bucket: Bucket, mut meta: EntryMeta, body: &[u8]) {
+        if !self.writable.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some(path) = self.path(bucket, &meta.key) else {
+            return;
+        };
+        meta.len = body.len() as u64;
+        meta.sha256 = sha256_hex(body);
+        if let Err(err) = write_atomic(&path, &meta, body)
+            && self.writable.swap(false, Ordering::Relaxed)
+        {
+            let root = self.root.as_deref().unwrap_or(Path::new(""));
+            self.printer.warn(&format!(
+                "cannot write the cache at {} ({err}); running uncached",
+                root.display()
+            ));
+        }
+    }
+}
+
+fn write_atomic(path: &Path, meta: &EntryMeta, body: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(MAGIC)?;
+    serde_json::to_writer(&mut tmp, meta)?;
+    tmp.write_all(b"\n")?;
+    tmp.write_all(body)?;
+    tmp.as_file().sync_data()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Lower-case hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// SHA-256 of `bytes`, hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// The platform cache folder for planner: `$XDG_CACHE_HOME/planner` or `~/.cache/planner` on
+/// Linux, `~/Library/Caches/planner` on macOS, `%LOCALAPPDATA%\planner\cache` on Windows.
+pub fn default_dir(get: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let non_empty = |k: &str| get(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if cfg!(windows) {
+        return non_empty("LOCALAPPDATA").map(|d| d.join("planner").join("cache"));
+    }
+    if cfg!(target_os = "macos") {
+        return non_empty("HOME").map(|h| h.join("Library/Caches/planner"));
+    }
+    non_empty("XDG_CACHE_HOME")
+        .filter(|p| p.is_absolute())
+        .map(|d| d.join("planner"))
+        .or_else(|| non_empty("HOME").map(|h| h.join(".cache/planner")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(key: &str) -> EntryMeta {
+        EntryMeta {
+            key: key.to_string(),
+            etag: Some("\"e1\"".to_string()),
+            last_modified: None,
+            content_type: Some("application/json".to_string()),
+            fetched_at: 100,
+            max_age: 600,
+            len: 0,
+            sha256: String::new(),
+        }
+    }
+
+    #[test]
+    fn round_trips_and_rejects_corruption() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(Some(dir.path().to_path_buf()), Printer::new(true));
+        cache.write(Bucket::Pages, meta("https://x/simple/a/"), b"body");
+        let (m, body) = cache.read(Bucket::Pages, "https://x/simple/a/").unwrap();
+        assert_eq!(body, b"body");
+        assert!(m.is_fresh(200) && !m.is_fresh(800));
+        assert!(
+            cache
+                .read(Bucket::Metadata, "https://x/simple/a/")
+                .is_none()
+        );
+        // Flip one body byte: the checksum no longer matches.
+        let path = cache.path(Bucket::Pages, "https://x/simple/a/").unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        *bytes.last_mut().unwrap() ^= 1;
+        std::fs::write(&path, bytes).unwrap();
+        assert!(cache.read(Bucket::Pages, "https://x/simple/a/").is_none());
+        // A foreign file in place of an entry.
+        std::fs::write(&path, b"something else").unwrap();
+        assert!(cache.read(Bucket::Pages, "https://x/simple/a/").is_none());
+    }
+
+    #[test]
+    fn paths_are_hashes() {
+        let cache = Cache::new(Some(PathBuf::from("/c")), Printer::new(true));
+        let p = cache
+            .path(Bucket::Metadata, "https://h/../../etc/passwd")
+            .unwrap();
+        let name = p.file_name().unwrap().to_str().unwrap();
+        assert_eq!(name.len(), 64);
+        assert!(p.starts_with("/c/v1/metadata"));
+    }
+
+    #[test]
+    fn unwritable_cache_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("not-a-dir");
+        std::fs::write(&file, b"x").unwrap();
+        let cache = Cache::new(Some(file), Printer::new(true));
+        cache.write(Bucket::Pages, meta("k"), b"body");
+        assert!(!cache.writable.load(Ordering::Relaxed));
+        assert!(cache.read(Bucket::Pages, "k").is_none());
+    }
+}

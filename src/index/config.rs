@@ -1,0 +1,406 @@
+//! Which indexes to read, from the settings users already have.
+//!
+//! In: `--index-url` / `--extra-index-url`, the environment (`PIP_INDEX_URL`,
+//! `PIP_EXTRA_INDEX_URL`, `UV_DEFAULT_INDEX`, `UV_INDEX_URL`, `UV_INDEX`, `UV_EXTRA_INDEX_URL`,
+//! `PIP_CONFIG_FILE`) and pip.conf files (global, user, site). Out: an ordered list of
+//! [`IndexLocation`]s searched first-index-wins.
+//!
+//! Precedence for the default index: `--index-url`, then `PIP_INDEX_URL`, `UV_DEFAULT_INDEX`,
+//! `UV_INDEX_URL`, then pip.conf's `index-url`, then the public index. Extra indexes: the
+//! command line if given, else `PIP_EXTRA_INDEX_URL`, else `UV_INDEX` + `UV_EXTRA_INDEX_URL`, else
+//! pip.conf's `extra-index-url`. As in uv, extra indexes are searched before the default one,
+//! and a name is taken from the first index that has it (pip instead merges every index and takes
+//! the highest version, which lets a public upload shadow a private name).
+
+use std::path::{Path, PathBuf};
+
+use url::Url;
+
+use super::IndexError;
+use super::auth::{SecretUrl, redact};
+use crate::cli::IndexArgs;
+
+/// The public index, used when nothing else is configured.
+pub const DEFAULT_INDEX: &str = "https://pypi.org/simple/";
+
+/// One index to search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexLocation {
+    /// An http(s) index (its base URL ends in `/`).
+    Http(SecretUrl),
+    /// A local folder laid out as a simple index (`<root>/<name>/index.json|index.html`).
+    Local(PathBuf),
+}
+
+impl IndexLocation {
+    /// Parse a URL, a `file://` URL or a folder path.
+    pub fn parse(text: &str) -> Result<IndexLocation, IndexError> {
+        let text = text.trim();
+        let invalid = |message: String| IndexError::InvalidUrl {
+            url: Url::parse(text)
+                .map(|u| redact(&u))
+                .unwrap_or_else(|_| "(unparseable URL)".to_string()),
+            message,
+        };
+        match Url::parse(text) {
+            Ok(url) if url.scheme() == "file" => {
+                let path = url
+                    .to_file_path()
+                    .map_err(|()| invalid("not a local path".to_string()))?;
+                Ok(IndexLocation::Local(path))
+            }
+            Ok(mut url) if matches!(url.scheme(), "http" | "https") => {
+                if url.host_str().is_none_or(str::is_empty) {
+                    return Err(invalid("no host".to_string()));
+                }
+                if !url.path().ends_with('/') {
+                    let path = format!("{}/", url.path());
+                    url.set_path(&path);
+                }
+                url.set_fragment(None);
+                Ok(IndexLocation::Http(SecretUrl::new(url)))
+            }
+            Ok(url) if url.scheme().len() > 1 => {
+                Err(invalid(format!("unsupported scheme `{}`", url.scheme())))
+            }
+            // A bare path (a Windows drive letter parses as a one-letter scheme).
+            _ => {
+                if text.contains("://") {
+                    return Err(invalid("not a valid URL".to_string()));
+                }
+                let path = PathBuf::from(text);
+                let path = if path.is_absolute() {
+                    path
+                } else {
+                    std::env::current_dir()
+                        .map(|d| d.join(&path))
+                        .unwrap_or(path)
+                };
+                Ok(IndexLocation::Local(path))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for IndexLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IndexLocation::Http(url) => write!(f, "{url}"),
+            IndexLocation::Local(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// The resolved index configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexConfig {
+    /// Indexes in search order: extras first, the default last.
+    pub indexes: Vec<IndexLocation>,
+}
+
+/// The pip.conf files pip reads, in override order (later wins). `PIP_CONFIG_FILE` replaces
+/// the user file when it exists, as in pip.
+pub fn pip_conf_files(get: &dyn Fn(&str) -> Option<String>, venv: Option<&Path>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let env_file = get("PIP_CONFIG_FILE").map(PathBuf::from);
+    // Global.
+    let xdg_dirs = get("XDG_CONFIG_DIRS").unwrap_or_else(|| "/etc/xdg".to_string());
+    for dir in xdg_dirs.split(':').filter(|d| !d.is_empty()) {
+        files.push(Path::new(dir).join("pip").join("pip.conf"));
+    }
+    files.push(PathBuf::from("/etc/pip.conf"));
+    // User.
+    if !env_file.as_ref().is_some_and(|f| f.exists()) {
+        if let Some(home) = get("HOME") {
+            files.push(Path::new(&home).join(".pip").join("pip.conf"));
+        }
+        let config_home = get("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .or_else(|| get("HOME").map(|h| Path::new(&h).join(".config")));
+        if let Some(dir) = config_home {
+            files.push(dir.join("pip").join("pip.conf"));
+        }
+    }
+    // Site.
+    if let Some(venv) = venv
+        .map(Path::to_path_buf)
+        .or_else(|| get("VIRTUAL_ENV").map(PathBuf::from))
+    {
+        files.push(venv.join("pip.conf"));
+    }
+    if let Some(f) = env_file {
+        files.push(f);
+    }
+    files
+}
+
+/// `index-url` and `extra-index-url` from pip.conf text: `[global]`, overridden by `[install]`.
+fn pip_conf_values(text: &str) -> (Option<String>, Option<String>) {
+    let mut section = String::new();
+    let mut index: [Option<String>; 2] = [None, None];
+    let mut extra: [Option<String>; 2] = [None, None];
+    let mut last_key: Option<(usize, bool)> = None;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with(['#', ';']) {
+            continue;
+        }
+        if line.starts_with([' ', '\t']) {
+            // A continuation line (extra-index-url spread over lines).
+            if let Some((slot, is_extra)) = last_key {
+                let target = if is_extra { &mut extra } else { &mut index };
+                let value = target[slot].get_or_insert_with(String::new);
+                value.push('\n');
+                value.push_str(trimmed);
+            }
+            continue;
+        }
+        if let Some(name) = trimmed.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+            section = name.trim().to_ascii_lowercase();
+            last_key = None;
+            continue;
+        }
+        let Some((key, value)) = trimmed.split_once(['=', ':']) else {
+            continue;
+        };
+        let key = key.trim().to_ascii_lowercase().replace('_', "-");
+        let slot = match section.as_str() {
+            "global" => 0,
+            "install" => 1,
+            _ => {
+                last_key = None;
+                continue;
+            }
+        };
+        match key.as_str() {
+            "index-url" | "i" => {
+                index[slot] = Some(value.trim().to_string());
+                last_key = Some((slot, false));
+            }
+            "extra-index-url" => {
+                extra[slot] = Some(value.trim().to_string());
+                last_key = Some((slot, true));
+            }
+            _ => last_key = None,
+        }
+    }
+    let [g, i] = index;
+    let [ge, ie] = extra;
+    (i.or(g), ie.or(ge))
+}
+
+fn split_list(value: &str) -> Vec<String> {
+    value
+        .split_whitespace()
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Resolve the configuration. `get` reads environment variables; `read` reads a file (absent
+/// files give `None`).
+pub fn resolve(
+    args: &IndexArgs,
+    get: &dyn Fn(&str) -> Option<String>,
+    read: &dyn Fn(&Path) -> Option<String>,
+    venv: Option<&Path>,
+) -> Result<IndexConfig, IndexError> {
+    let env = |key: &str| get(key).filter(|v| !v.trim().is_empty());
+    let mut conf_index: Option<(String, String)> = None;
+    let mut conf_extra: Option<(String, String)> = None;
+    for file in pip_conf_files(get, venv) {
+        if let Some(text) = read(&file) {
+            let (index, extra) = pip_conf_values(&text);
+            let source = file.display().to_string();
+            if let Some(i) = index {
+                conf_index = Some((source.clone(), i));
+            }
+            if let Some(e) = extra {
+                conf_extra = Some((source, e));
+            }
+        }
+    }
+    let parse = |source: &str, text: &str| {
+        IndexLocation::parse(text).map_err(|e| match e {
+            IndexError::InvalidUrl { url, message } => IndexError::Config {
+                source_name: source.to_string(),
+                message: format!("`{url}`: {message}"),
+            },
+            other => other,
+        })
+    };
+    let default = if let Some(url) = &args.index_url {
+        parse("--index-url", url)?
+    } else if let Some(url) = env("PIP_INDEX_URL") {
+        parse("PIP_INDEX_URL", &url)?
+    } else if let Some(url) = env("UV_DEFAULT_INDEX") {
+        parse("UV_DEFAULT_INDEX", &url)?
+    } else if let Some(url) = env("UV_INDEX_URL") {
+        parse("UV_INDEX_URL", &url)?
+    } else if let Some((source, url)) = &conf_index {
+        parse(source, url)?
+    } else {
+        parse("the built-in default", DEFAULT_INDEX)?
+    };
+    let mut extras = Vec::new();
+    if !args.extra_index_url.is_empty() {
+        for url in &args.extra_index_url {
+            extras.push(parse("--extra-index-url", url)?);
+        }
+    } else if let Some(list) = env("PIP_EXTRA_INDEX_URL") {
+        for url in split_list(&list) {
+            extras.push(parse("PIP_EXTRA_INDEX_URL", &url)?);
+        }
+    } else if env("UV_INDEX").is_some() || env("UV_EXTRA_INDEX_URL").is_some() {
+        for key in ["UV_INDEX", "UV_EXTRA_INDEX_URL"] {
+            for url in split_list(&env(key).unwrap_or_default()) {
+                // UV_INDEX entries may be `name=url`.
+                let url = match url.split_once('=') {
+                    Some((name, rest)) if !name.contains(':') && !name.contains('/') => {
+                        rest.to_string()
+                    }
+                    _ => url,
+                };
+                extras.push(parse(key, &url)?);
+            }
+        }
+    } else if let Some((source, list)) = &conf_extra {
+        for url in split_list(list) {
+            extras.push(parse(source, &url)?);
+        }
+    }
+    let mut indexes = Vec::new();
+    for index in extras.into_iter().chain([default]) {
+        if !indexes.contains(&index) {
+            indexes.push(index);
+        }
+    }
+    Ok(IndexConfig { indexes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn run(
+        args: IndexArgs,
+        env: &[(&str, &str)],
+        files: &[(&str, &str)],
+    ) -> Result<Vec<String>, IndexError> {
+        let env: HashMap<String, String> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let files: HashMap<PathBuf, String> = files
+            .iter()
+            .map(|(k, v)| (PathBuf::from(k), v.to_string()))
+            .collect();
+        let get = |k: &str| env.get(k).cloned();
+        let read = |p: &Path| files.get(p).cloned();
+        Ok(resolve(&args, &get, &read, None)?
+            .indexes
+            .iter()
+            .map(ToString::to_string)
+            .collect())
+    }
+
+    #[test]
+    fn default_is_the_public_index() {
+        assert_eq!(
+            run(IndexArgs::default(), &[], &[]).unwrap(),
+            [DEFAULT_INDEX]
+        );
+    }
+
+    #[test]
+    fn command_line_beats_environment_beats_pip_conf() {
+        let conf = "[global]\nindex-url = https://conf.example/simple\nextra-index-url =\n  https://e1.example/simple\n  https://e2.example/simple\n";
+        let files = [("/home/u/.config/pip/pip.conf", conf)];
+        let home = [("HOME", "/home/u")];
+        assert_eq!(
+            run(IndexArgs::default(), &home, &files).unwrap(),
+            [
+                "https://e1.example/simple/",
+                "https://e2.example/simple/",
+                "https://conf.example/simple/"
+            ]
+        );
+        let env = [
+            ("HOME", "/home/u"),
+            ("PIP_INDEX_URL", "https://env.example/simple"),
+        ];
+        assert_eq!(
+            run(IndexArgs::default(), &env, &files)
+                .unwrap()
+                .last()
+                .unwrap(),
+            "https://env.example/simple/"
+        );
+        let args = IndexArgs {
+            index_url: Some("https://cli.example/simple".to_string()),
+            extra_index_url: vec!["https://x.example/simple".to_string()],
+            ..IndexArgs::default()
+        };
+        assert_eq!(
+            run(args, &env, &files).unwrap(),
+            ["https://x.example/simple/", "https://cli.example/simple/"]
+        );
+    }
+
+    #[test]
+    fn uv_variables_and_pip_config_file() {
+        let env = [
+            ("UV_DEFAULT_INDEX", "https://uv.example/simple"),
+            (
+                "UV_EXTRA_INDEX_URL",
+                "https://a.example/simple https://b.example/simple",
+            ),
+        ];
+        assert_eq!(
+            run(IndexArgs::default(), &env, &[]).unwrap(),
+            [
+                "https://a.example/simple/",
+                "https://b.example/simple/",
+                "https://uv.example/simple/"
+            ]
+        );
+        let files = [
+            (
+                "/home/u/.config/pip/pip.conf",
+                "[global]\nindex-url=https://user.example/s\n",
+            ),
+            (
+                "/tmp/pip.conf",
+                "[install]\nindex_url: https://envfile.example/s\n",
+            ),
+        ];
+        let env = [("HOME", "/home/u"), ("PIP_CONFIG_FILE", "/tmp/pip.conf")];
+        // PIP_CONFIG_FILE is read last; the user file is skipped only when it exists on disk.
+        assert_eq!(
+            run(IndexArgs::default(), &env, &files).unwrap(),
+            ["https://envfile.example/s/"]
+        );
+    }
+
+    #[test]
+    fn bad_urls_name_their_source_without_secrets() {
+        let env = [("PIP_INDEX_URL", "ftp://u:hunter22@x.example/simple")];
+        let err = run(IndexArgs::default(), &env, &[]).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("PIP_INDEX_URL"), "{text}");
+        assert!(!text.contains("hunter22"), "{text}");
+    }
+
+    #[test]
+    fn folders_and_file_urls_are_local() {
+        assert_eq!(
+            IndexLocation::parse("file:///srv/simple").unwrap(),
+            IndexLocation::Local(PathBuf::from("/srv/simple"))
+        );
+        assert_eq!(
+            IndexLocation::parse("/srv/simple").unwrap(),
+            IndexLocation::Local(PathBuf::from("/srv/simple"))
+        );
+    }
+}

@@ -1,0 +1,72 @@
+//! A local folder (or `file://` URL) laid out as a simple index.
+//!
+//! In: the folder and a project name. Out: the project page's bytes, its format and the URL
+//! relative links resolve against. Layout: `<root>/<name>/index.json` (PEP 691) or
+//! `<root>/<name>/index.html` (PEP 503), the layout `python -m http.server` serves and
+//! `testdata/index/simple` uses; release files and their `.metadata` files wherever the pages
+//! point (usually `<root>/../files/`).
+
+use std::path::Path;
+
+use pep508_rs::PackageName;
+use url::Url;
+
+use super::IndexError;
+
+/// The format of a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageFormat {
+    /// PEP 691 JSON.
+    Json,
+    /// PEP 503 HTML.
+    Html,
+}
+
+/// A page read from disk.
+#[derive(Debug, Clone)]
+pub struct LocalPage {
+    /// The bytes.
+    pub body: Vec<u8>,
+    /// The format.
+    pub format: PageFormat,
+    /// The page's URL (`file:///root/name/`), for relative links.
+    pub base: Url,
+}
+
+/// Read the page of `name` under `root`, if the folder has one.
+pub fn read_page(root: &Path, name: &PackageName) -> Result<Option<LocalPage>, IndexError> {
+    let dir = root.join(name.as_ref());
+    for (file, format) in [
+        ("index.json", PageFormat::Json),
+        ("index.html", PageFormat::Html),
+    ] {
+        let path = dir.join(file);
+        match std::fs::read(&path) {
+            Ok(body) => {
+                let base = Url::from_directory_path(&dir).map_err(|()| IndexError::Io {
+                    path: dir.display().to_string(),
+                    message: "not an absolute path".to_string(),
+                })?;
+                return Ok(Some(LocalPage { body, format, base }));
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) => {}
+            Err(e) => {
+                return Err(IndexError::Io {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                });
+            }
+        }
+    }
+    if !root.is_dir() {
+        return Err(IndexError::Io {
+            path: root.display().to_string(),
+            message: "the local index folder does not exist".to_string(),
+        });
+    }
+    Ok(None)
+}

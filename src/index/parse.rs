@@ -1,0 +1,511 @@
+//! Project pages parsed into [`DistFile`]s: PEP 691 JSON and PEP 503 HTML.
+//!
+//! In: the bytes of one project page and the URL it was fetched from (relative file URLs resolve
+//! against it). Out: a [`ProjectPage`]. These are pure functions: no IO, no clock.
+//!
+//! Quirks handled (tech-brief §3, reliability items 15-18, 22): `yanked` is `false` or a reason
+//! string; `core-metadata` is `true` or hashes, under three historic key names; `requires-python`
+//! is often null and sometimes malformed (`>=3.6,`); `#sha256=` fragments become hashes and are
+//! dropped from the URL; HTML attribute values are entity-escaped; `.egg` and unparseable file
+//! names are skipped with a note; files of another project are skipped.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use pep508_rs::PackageName;
+use serde::Deserialize;
+use url::Url;
+
+use super::{DistFile, DistFilename};
+use crate::metadata::parse_requires_python;
+
+/// A parsed project page.
+#[derive(Debug, Clone)]
+pub struct ProjectPage {
+    /// The name the page states (JSON `name`), when it states one.
+    pub name: Option<PackageName>,
+    /// The files, in page order, each parsed.
+    pub files: Vec<DistFile>,
+    /// Files skipped and why (to be shown as warnings).
+    pub skipped: Vec<String>,
+    /// `meta.api-version` / `pypi:repository-version`, when given.
+    pub api_version: Option<String>,
+}
+
+/// Why a page does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ParseError(pub String);
+
+#[derive(Deserialize)]
+struct JsonPage {
+    #[serde(default)]
+    meta: Option<JsonMeta>,
+    name: String,
+    files: Vec<JsonFile>,
+}
+
+#[derive(Deserialize)]
+struct JsonMeta {
+    #[serde(rename = "api-version")]
+    api_version: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum BoolOrString {
+    Bool(bool),
+    String(String),
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum BoolOrHashes {
+    Bool(bool),
+    Hashes(BTreeMap<String, String>),
+}
+
+#[derive(Deserialize)]
+struct JsonFile {
+    filename: String,
+    url: String,
+    #[serde(default)]
+    hashes: BTreeMap<String, String>,
+    #[serde(rename = "requires-python", default)]
+    requires_python: Option<String>,
+    #[serde(default)]
+    yanked: Option<BoolOrString>,
+    #[serde(rename = "upload-time", default)]
+    upload_time: Option<String>,
+    #[serde(default)]
+    size: Option<u64>,
+    #[serde(rename = "core-metadata", default)]
+    core_metadata: Option<BoolOrHashes>,
+    #[serde(rename = "dist-info-metadata", default)]
+    dist_info_metadata: Option<BoolOrHashes>,
+    #[serde(rename = "data-dist-info-metadata", default)]
+    data_dist_info_metadata: Option<BoolOrHashes>,
+}
+
+fn core_metadata(value: Option<BoolOrHashes>) -> Option<BTreeMap<String, String>> {
+    match value? {
+        BoolOrHashes::Bool(false) => None,
+        BoolOrHashes::Bool(true) => Some(BTreeMap::new()),
+        BoolOrHashes::Hashes(h) => Some(h),
+    }
+}
+
+/// Check the API version: major 1 only (PEP 629).
+fn check_api_version(version: Option<&str>) -> Result<(), ParseError> {
+    let Some(version) = version else {
+        return Ok(());
+    };
+    let major = version.split('.').next().unwrap_or("");
+    if major != "1" {
+        return Err(ParseError(format!(
+            "repository API version {version} is not supported (only 1.x)"
+        )));
+    }
+    Ok(())
+}
+
+/// Parse a PEP 691 JSON project page.
+pub fn simple_json(bytes: &[u8], base: &Url) -> Result<ProjectPage, ParseError> {
+    let page: JsonPage =
+        serde_json::from_slice(bytes).map_err(|e| ParseError(format!("invalid JSON: {e}")))?;
+    let api_version = page.meta.and_then(|m| m.api_version);
+    check_api_version(api_version.as_deref())?;
+    let name = PackageName::from_str(&page.name)
+        .map_err(|e| ParseError(format!("invalid project name `{}`: {e}", page.name)))?;
+    let mut files = Vec::with_capacity(page.files.len());
+    let mut skipped = Vec::new();
+    for file in page.files {
+        let raw = RawFile {
+            filename: file.filename,
+            href: file.url,
+            hashes: file.hashes,
+            requires_python: file.requires_python,
+            yanked: match file.yanked {
+                None | Some(BoolOrString::Bool(false)) => None,
+                Some(BoolOrString::Bool(true)) => Some(String::new()),
+                Some(BoolOrString::String(s)) => Some(s),
+            },
+            upload_time: file.upload_time,
+            size: file.size,
+            core_metadata: core_metadata(file.core_metadata)
+                .or_else(|| core_metadata(file.dist_info_metadata))
+                .or_else(|| core_metadata(file.data_dist_info_metadata)),
+        };
+        match raw.into_dist_file(base, Some(&name)) {
+            Ok(Some(f)) => files.push(f),
+            Ok(None) => {}
+            Err(why) => skipped.push(why),
+        }
+    }
+    Ok(ProjectPage {
+        name: Some(name),
+        files,
+        skipped,
+        api_version,
+    })
+}
+
+/// Parse a PEP 503 HTML project page. `expected` (the project asked for) filters out files of
+/// other projects, since HTML pages do not state their name reliably.
+pub fn simple_html(
+    bytes: &[u8],
+    base: &Url,
+    expected: Option<&PackageName>,
+) -> Result<ProjectPage, ParseError> {
+    let text = String::from_utf8_lossy(bytes);
+    let dom = tl::parse(&text, tl::ParserOptions::default())
+        .map_err(|e| ParseError(format!("invalid HTML: {e}")))?;
+    let parser = dom.parser();
+    let attr = |tag: &tl::HTMLTag, key: &str| -> Option<String> {
+        tag.attributes()
+            .get(key)
+            .flatten()
+            .map(|b| unescape_html(&b.as_utf8_str()))
+    };
+    let mut base = base.clone();
+    let mut api_version = None;
+    let mut anchors = Vec::new();
+    for node in dom.nodes() {
+        let Some(tag) = node.as_tag() else { continue };
+        let tag_name = tag.name().as_utf8_str().to_ascii_lowercase();
+        match tag_name.as_str() {
+            "base" => {
+                if let Some(href) = attr(tag, "href")
+                    && let Ok(u) = base.join(&href)
+                {
+                    base = u;
+                }
+            }
+            "meta" if attr(tag, "name").as_deref() == Some("pypi:repository-version") => {
+                api_version = attr(tag, "content");
+            }
+            "a" => anchors.push(tag),
+            _ => {}
+        }
+    }
+    check_api_version(api_version.as_deref())?;
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    for tag in anchors {
+        let Some(href) = attr(tag, "href") else {
+            continue;
+        };
+        let text = unescape_html(tag.inner_text(parser).trim());
+        // The file name is the last path segment of the URL; the link text is a fallback.
+        let from_url = Url::options()
+            .base_url(Some(&base))
+            .parse(&href)
+            .ok()
+            .and_then(|u| {
+                u.path_segments()
+                    .and_then(|mut s| s.next_back().map(str::to_string))
+            })
+            .map(|s| percent_decode(&s))
+            .filter(|s| !s.is_empty());
+        let filename = from_url.unwrap_or(text);
+        let yanked = attr(tag, "data-yanked");
+        let yanked = if tag.attributes().contains("data-yanked") {
+            Some(yanked.unwrap_or_default())
+        } else {
+            None
+        };
+        let core = ["data-core-metadata", "data-dist-info-metadata"]
+            .iter()
+            .find(|k| tag.attributes().contains(**k))
+            .and_then(|k| match attr(tag, k).as_deref() {
+                None | Some("true") | Some("") => Some(BTreeMap::new()),
+                Some("false") => None,
+                Some(v) => match v.split_once('=') {
+                    Some((algo, hex)) => {
+                        Some(BTreeMap::from([(algo.to_string(), hex.to_string())]))
+                    }
+                    None => Some(BTreeMap::new()),
+                },
+            });
+        let raw = RawFile {
+            filename,
+            href,
+            hashes: BTreeMap::new(),
+            requires_python: attr(tag, "data-requires-python"),
+            yanked,
+            upload_time: None,
+            size: None,
+            core_metadata: core,
+        };
+        match raw.into_dist_file(&base, expected) {
+            Ok(Some(f)) => files.push(f),
+            Ok(None) => {}
+            Err(why) => skipped.push(why),
+        }
+    }
+    Ok(ProjectPage {
+        name: None,
+        files,
+        skipped,
+        api_version,
+    })
+}
+
+struct RawFile {
+    filename: String,
+    href: String,
+    hashes: BTreeMap<String, String>,
+    requires_python: Option<String>,
+    yanked: Option<String>,
+    upload_time: Option<String>,
+    size: Option<u64>,
+    core_metadata: Option<BTreeMap<String, String>>,
+}
+
+impl RawFile {
+    /// `Ok(None)` for files skipped silently (`.egg`, `.exe`, other projects); `Err(why)` for
+    /// files skipped with a warning.
+    fn into_dist_file(
+        self,
+        base: &Url,
+        expected: Option<&PackageName>,
+    ) -> Result<Option<DistFile>, String> {
+        let filename = self.filename.trim();
+        if [".egg", ".exe", ".msi", ".rpm", ".deb", ".dmg"]
+            .iter()
+            .any(|ext| filename.ends_with(ext))
+        {
+            return Ok(None);
+        }
+        let parsed: DistFilename = match filename.parse() {
+            Ok(p) => p,
+            Err(e) => return Err(format!("{e}")),
+        };
+        if let Some(expected) = expected
+            && parsed.name() != expected
+        {
+            return Ok(None);
+        }
+        let mut url = Url::options()
+            .base_url(Some(base))
+            .parse(self.href.trim())
+            .map_err(|e| format!("{filename}: invalid URL: {e}"))?;
+        let mut hashes = self.hashes;
+        if let Some(fragment) = url.fragment().map(str::to_string) {
+            if let Some((algo, hex)) = fragment.split_once('=')
+                && !algo.is_empty()
+                && hex.chars().all(|c| c.is_ascii_hexdigit())
+            {
+                hashes
+                    .entry(algo.to_ascii_lowercase())
+                    .or_insert_with(|| hex.to_ascii_lowercase());
+            }
+            url.set_fragment(None);
+        }
+        let requires_python = match self.requires_python.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(text) => Some(parse_requires_python(text).map_err(|e| {
+                format!("{filename}: invalid requires-python `{text}` ({e}); file skipped")
+            })?),
+        };
+        let upload_time = self
+            .upload_time
+            .as_deref()
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok());
+        Ok(Some(DistFile {
+            filename: parsed,
+            url,
+            hashes,
+            requires_python,
+            yanked: self.yanked,
+            upload_time,
+            size: self.size,
+            core_metadata: self.core_metadata,
+        }))
+    }
+}
+
+/// Decode HTML character references (`&gt;`, `&#62;`, `&#x3e;` and the usual named ones).
+pub fn unescape_html(text: &str) -> String {
+    if !text.contains('&') {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let end = rest.find(';').filter(|&e| e <= 10);
+        let decoded = end.and_then(|e| {
+            let entity = &rest[1..e];
+            let c = match entity {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                "nbsp" => Some('\u{a0}'),
+                _ => {
+                    let num = entity.strip_prefix('#')?;
+                    let code = match num.strip_prefix(['x', 'X']) {
+                        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                        None => num.parse().ok()?,
+                    };
+                    char::from_u32(code)
+                }
+            }?;
+            Some((c, e + 1))
+        });
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &rest[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn percent_decode(text: &str) -> String {
+    if !text.contains('%') {
+        return text.to_string();
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && bytes[i + 1].is_ascii_hexdigit()
+            && bytes[i + 2].is_ascii_hexdigit()
+        {
+            let hex = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
+            out.push(hex(bytes[i + 1]) * 16 + hex(bytes[i + 2]));
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> Url {
+        Url::parse("https://index.example/simple/demo/").unwrap()
+    }
+
+    #[test]
+    fn json_page_with_every_quirk() {
+        let page = br#"{
+          "meta": {"api-version": "1.1", "_last-serial": 3},
+          "name": "Demo_Pkg",
+          "versions": ["0.12.01", "1.0", "2.0"],
+          "files": [
+            {"filename": "demo_pkg-1.0-py3-none-any.whl",
+             "url": "../../files/demo_pkg-1.0-py3-none-any.whl",
+             "hashes": {"sha256": "aa"}, "requires-python": ">=3.8,",
+             "yanked": "broken build", "upload-time": "2024-01-02T03:04:05.123456Z",
+             "size": 10, "core-metadata": {"sha256": "bb"}, "unknown-key": 1},
+            {"filename": "demo-pkg-2.0.tar.gz", "url": "https://files.example/demo-pkg-2.0.tar.gz",
+             "hashes": {}, "requires-python": null, "yanked": false, "dist-info-metadata": true},
+            {"filename": "demo_pkg-0.5-py2.7.egg", "url": "x.egg", "hashes": {}},
+            {"filename": "demo_pkg-bad.whl", "url": "y.whl", "hashes": {}},
+            {"filename": "demo_pkg-3.0.tar.gz", "url": "z.tar.gz", "hashes": {},
+             "requires-python": ">=3.8>"}
+          ]
+        }"#;
+        let parsed = simple_json(page, &base()).unwrap();
+        assert_eq!(parsed.name.unwrap().as_ref(), "demo-pkg");
+        assert_eq!(parsed.files.len(), 2);
+        let wheel = &parsed.files[0];
+        assert_eq!(
+            wheel.url.as_str(),
+            "https://index.example/files/demo_pkg-1.0-py3-none-any.whl"
+        );
+        assert_eq!(wheel.yanked.as_deref(), Some("broken build"));
+        assert_eq!(wheel.requires_python.as_ref().unwrap().to_string(), ">=3.8");
+        assert_eq!(wheel.core_metadata.as_ref().unwrap()["sha256"], "bb");
+        assert!(wheel.upload_time.is_some());
+        let sdist = &parsed.files[1];
+        assert_eq!(sdist.yanked, None);
+        assert_eq!(sdist.core_metadata, Some(BTreeMap::new()));
+        assert_eq!(parsed.skipped.len(), 2, "{:?}", parsed.skipped);
+        assert!(parsed.skipped[1].contains("requires-python"));
+    }
+
+    #[test]
+    fn json_errors_are_described() {
+        assert!(
+            simple_json(b"{not json", &base())
+                .unwrap_err()
+                .0
+                .starts_with("invalid JSON")
+        );
+        let v2 = br#"{"meta": {"api-version": "2.0"}, "name": "x", "files": []}"#;
+        assert!(simple_json(v2, &base()).unwrap_err().0.contains("2.0"));
+    }
+
+    #[test]
+    fn html_page_with_escapes_fragments_and_yanks() {
+        let page = br#"<!DOCTYPE html><html><head>
+          <meta name="pypi:repository-version" content="1.1"></head><body>
+          <a href="../../files/demo_pkg-1.0-py3-none-any.whl#sha256=ABCDEF"
+             data-requires-python="&gt;=3.8,&lt;4"
+             data-yanked="">
+             demo_pkg-1.0-py3-none-any.whl</a><br/>
+          <a href="https://files.example/demo-pkg-2.0.tar.gz#sha256=00ff" data-yanked="bad &amp; wrong"
+             data-dist-info-metadata="sha256=1234">demo-pkg-2.0.tar.gz</a>
+          <a href="../../files/other-1.0.tar.gz">other-1.0.tar.gz</a>
+          <a href="../../files/demo_pkg-1.1-cp312-cp312-manylinux_2_28_x86_64.whl" data-core-metadata="true">x</a>
+        </body></html>"#;
+        let name = PackageName::from_str("demo-pkg").unwrap();
+        let parsed = simple_html(page, &base(), Some(&name)).unwrap();
+        assert_eq!(parsed.api_version.as_deref(), Some("1.1"));
+        assert_eq!(parsed.files.len(), 3);
+        let wheel = &parsed.files[0];
+        assert_eq!(
+            wheel.url.as_str(),
+            "https://index.example/files/demo_pkg-1.0-py3-none-any.whl"
+        );
+        assert_eq!(wheel.hashes["sha256"], "abcdef");
+        assert_eq!(
+            wheel.requires_python.as_ref().unwrap().to_string(),
+            ">=3.8, <4"
+        );
+        assert_eq!(wheel.yanked.as_deref(), Some(""));
+        assert_eq!(wheel.core_metadata, None);
+        let sdist = &parsed.files[1];
+        assert_eq!(sdist.yanked.as_deref(), Some("bad & wrong"));
+        assert_eq!(sdist.core_metadata.as_ref().unwrap()["sha256"], "1234");
+        assert_eq!(parsed.files[2].core_metadata, Some(BTreeMap::new()));
+    }
+
+    #[test]
+    fn html_base_tag_moves_relative_urls() {
+        let page = br#"<html><head><base href="https://mirror.example/pkgs/"></head>
+          <a href="demo-1.0.tar.gz">demo-1.0.tar.gz</a></html>"#;
+        let parsed = simple_html(page, &base(), None).unwrap();
+        assert_eq!(
+            parsed.files[0].url.as_str(),
+            "https://mirror.example/pkgs/demo-1.0.tar.gz"
+        );
+    }
+
+    #[test]
+    fn unescapes_entities() {
+        assert_eq!(
+            unescape_html("&gt;=3.8&#44;&#x21;&bogus; &"),
+            ">=3.8,!&bogus; &"
+        );
+        assert_eq!(percent_decode("a%2Bb%zz"), "a+b%zz");
+    }
+}

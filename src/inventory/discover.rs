@@ -1,0 +1,545 @@
+//! Finding the environment and learning its interpreter's facts.
+//!
+//! In: [`EnvArgs`] (`--venv`, `--from-snapshot`, `--python-version`, `--python-platform`) and
+//! the process environment (`$VIRTUAL_ENV`, `./.venv`, `python3` on `PATH`). Out: an
+//! [`Inventory`]. The interpreter is asked once (`python -I -c PROBE --probe`, one subprocess)
+//! for markers, tags, site-packages and prefix; when it cannot run (a copied venv, a venv of
+//! another machine) `pyvenv.cfg` and host facts stand in, and a note says so.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::str::FromStr;
+use std::time::Duration;
+
+use pep440_rs::Version;
+use pep508_rs::{MarkerEnvironment, MarkerEnvironmentBuilder};
+use serde::Deserialize;
+
+use super::target::{self, Os, Platform};
+use super::{Environment, EnvironmentOrigin, Inventory, InventoryError, scan, snapshot};
+use crate::cli::EnvArgs;
+use crate::tags::{Tag, Tags};
+
+/// The probe (and snapshot) script, run by the environment's own interpreter.
+pub const PROBE_SCRIPT: &str = include_str!("probe.py");
+
+/// How long the interpreter may take to answer the probe.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What the probe prints.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ProbeOutput {
+    pub python_version: String,
+    pub prefix: PathBuf,
+    pub site_packages: Vec<PathBuf>,
+    pub markers: MarkerEnvironment,
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub tags_source: Option<String>,
+}
+
+/// Read the environment the arguments name, in this order: `--venv`, `--from-snapshot`,
+/// `$VIRTUAL_ENV`, `./.venv`, the `python3` on `PATH`; then apply `--python-version` and
+/// `--python-platform`.
+pub fn load(args: &EnvArgs) -> Result<Inventory, InventoryError> {
+    let inventory = if let Some(path) = &args.venv {
+        load_venv_from(path, "--venv")?
+    } else if let Some(path) = &args.from_snapshot {
+        snapshot::load(path)?
+    } else if let Some(path) = std::env::var_os("VIRTUAL_ENV").filter(|v| !v.is_empty()) {
+        load_venv_from(Path::new(&path), "$VIRTUAL_ENV")?
+    } else if Path::new(".venv").is_dir() {
+        load_venv_from(Path::new(".venv"), "./.venv")?
+    } else if let Some(python) = find_on_path("python3") {
+        load_interpreter(&python)?
+    } else {
+        return Err(InventoryError::NoEnvironment);
+    };
+    apply_overrides(
+        inventory,
+        args.python_version.as_deref(),
+        args.python_platform.as_deref(),
+    )
+}
+
+/// Read one virtual environment (no overrides applied).
+pub fn load_venv(path: &Path) -> Result<Inventory, InventoryError> {
+    load_venv_from(path, "--venv")
+}
+
+fn load_venv_from(path: &Path, from: &'static str) -> Result<Inventory, InventoryError> {
+    if !path.exists() {
+        return Err(InventoryError::NotFound {
+            path: path.to_path_buf(),
+            from,
+        });
+    }
+    let cfg = path.join("pyvenv.cfg");
+    let python = interpreter_of(path);
+    let layout_site_packages = layout_site_packages(path);
+    if !cfg.is_file() && python.is_none() && layout_site_packages.is_empty() {
+        return Err(InventoryError::NotAVenv {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut notes = Vec::new();
+    let environment = match python.as_deref().map(|p| (p, probe(p))) {
+        Some((python, Ok(out))) => environment_from_probe(python, out, Vec::new())?,
+        other => {
+            let why = match other {
+                Some((python, Err(reason))) => {
+                    format!(
+                        "its interpreter `{}` did not answer ({reason})",
+                        python.display()
+                    )
+                }
+                _ => "it has no interpreter (no bin/python)".to_string(),
+            };
+            notes.push(format!(
+                "`{}` was read without running Python: {why}; the Python version comes from \
+                 pyvenv.cfg and the platform from this host",
+                path.display()
+            ));
+            environment_from_pyvenv_cfg(path, &cfg, layout_site_packages, notes)?
+        }
+    };
+    let (dists, unreadable) = scan::scan_site_packages(&environment.site_packages)?;
+    Ok(Inventory {
+        environment,
+        dists,
+        unreadable,
+    })
+}
+
+/// Ask a bare interpreter (the `python3` on PATH) and read its site-packages.
+fn load_interpreter(python: &Path) -> Result<Inventory, InventoryError> {
+    let out = probe(python).map_err(|reason| InventoryError::ProbeFailed {
+        python: python.to_path_buf(),
+        reason,
+    })?;
+    let notes = vec![format!(
+        "no --venv, $VIRTUAL_ENV or ./.venv: reading the environment of `{}` on PATH",
+        python.display()
+    )];
+    let environment = environment_from_probe(python, out, notes)?;
+    let (dists, unreadable) = scan::scan_site_packages(&environment.site_packages)?;
+    Ok(Inventory {
+        environment,
+        dists,
+        unreadable,
+    })
+}
+
+/// The interpreter of a venv, if its file exists.
+fn interpreter_of(venv: &Path) -> Option<PathBuf> {
+    ["bin/python3", "bin/python", "Scripts/python.exe"]
+        .iter()
+        .map(|rel| venv.join(rel))
+        .find(|path| path.exists())
+}
+
+/// `lib/python*/site-packages` (and `lib64`, `Lib/site-packages`) as they lie on disk.
+fn layout_site_packages(venv: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for lib in ["lib", "lib64"] {
+        let Ok(entries) = std::fs::read_dir(venv.join(lib)) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with("python"))
+            .map(|entry| entry.path().join("site-packages"))
+            .filter(|path| path.is_dir())
+            .collect();
+        found.sort();
+        for path in found {
+            // lib64 is often a symlink to lib.
+            let real = path.canonicalize().unwrap_or_else(|_| path.clone());
+            if !out
+                .iter()
+                .any(|p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone()) == real)
+            {
+                out.push(path);
+            }
+        }
+    }
+    let windows = venv.join("Lib").join("site-packages");
+    if windows.is_dir() && !out.contains(&windows) {
+        out.push(windows);
+    }
+    out
+}
+
+/// Find an executable on `PATH`.
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Run the probe: one subprocess, `python -I -c SCRIPT --probe`.
+pub(crate) fn probe(python: &Path) -> Result<ProbeOutput, String> {
+    let mut child = Command::new(python)
+        .args(["-I", "-c", PROBE_SCRIPT, "--probe"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| err.to_string())?;
+    // Read both pipes on threads so a chatty interpreter cannot block; bound the wait.
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let out_thread = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(pipe) = stdout.as_mut() {
+            let _ = std::io::Read::read_to_end(pipe, &mut buf);
+        }
+        buf
+    });
+    let err_thread = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(pipe) = stderr.as_mut() {
+            let _ = std::io::Read::read_to_end(pipe, &mut buf);
+        }
+        buf
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait().map_err(|err| err.to_string())? {
+            Some(status) => break status,
+            None if started.elapsed() > PROBE_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("no answer within {}s", PROBE_TIMEOUT.as_secs()));
+            }
+            None => std::thread::sleep(Duration::from_millis(5)),
+        }
+    };
+    let stdout = out_thread.join().unwrap_or_default();
+    let stderr = err_thread.join().unwrap_or_default();
+    if !status.success() {
+        let last = String::from_utf8_lossy(&stderr)
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_string();
+        return Err(format!("exit status {status}: {last}"));
+    }
+    serde_json::from_slice(&stdout).map_err(|err| format!("unexpected probe output: {err}"))
+}
+
+fn environment_from_probe(
+    python: &Path,
+    out: ProbeOutput,
+    mut notes: Vec<String>,
+) -> Result<Environment, InventoryError> {
+    let python_version =
+        Version::from_str(&out.python_version).map_err(|err| InventoryError::UnknownPython {
+            path: python.to_path_buf(),
+            reason: format!("it reports version `{}`: {err}", out.python_version),
+        })?;
+    let tags: Vec<Tag> = out.tags.iter().filter_map(|t| t.parse().ok()).collect();
+    if out.tags_source.as_deref() == Some("fallback") {
+        notes.push(format!(
+            "`{}` has neither pip nor packaging; its wheel tags were generated by the probe",
+            python.display()
+        ));
+    }
+    Ok(Environment {
+        python_version,
+        markers: out.markers,
+        tags: Tags::new(tags),
+        site_packages: out.site_packages,
+        prefix: Some(out.prefix),
+        origin: EnvironmentOrigin::Interpreter {
+            python: python.to_path_buf(),
+        },
+        notes,
+    })
+}
+
+/// `key = value` lines of a `pyvenv.cfg`.
+fn read_pyvenv_cfg(path: &Path) -> Vec<(String, String)> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect()
+}
+
+fn environment_from_pyvenv_cfg(
+    venv: &Path,
+    cfg: &Path,
+    site_packages: Vec<PathBuf>,
+    mut notes: Vec<String>,
+) -> Result<Environment, InventoryError> {
+    let values = read_pyvenv_cfg(cfg);
+    let get = |key: &str| {
+        values
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    // uv writes `version_info`, venv writes `version`; both are the full version.
+    let from_cfg = get("version_info").or_else(|| get("version"));
+    let from_layout = site_packages.iter().find_map(|sp| {
+        let dir = sp.parent()?.file_name()?.to_str()?;
+        dir.strip_prefix("python").map(str::to_string)
+    });
+    let Some(version_text) = from_cfg.clone().or(from_layout) else {
+        return Err(InventoryError::UnknownPython {
+            path: venv.to_path_buf(),
+            reason: "its interpreter cannot run and pyvenv.cfg names no version".to_string(),
+        });
+    };
+    // Keep `3.12.3` (drop `3.12.3.final.0`-style suffixes some tools write).
+    let version_text = version_text
+        .split('.')
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(".");
+    let mut environment =
+        Environment::synthesize(&version_text, None).map_err(|err| match err {
+            InventoryError::InvalidPythonVersion { message, .. } => InventoryError::UnknownPython {
+                path: venv.to_path_buf(),
+                reason: format!("pyvenv.cfg version `{version_text}`: {message}"),
+            },
+            other => other,
+        })?;
+    if from_cfg.is_none() {
+        notes.push(format!(
+            "pyvenv.cfg names no version; Python {version_text} comes from the lib/ folder name"
+        ));
+    }
+    notes.append(&mut environment.notes);
+    environment.notes = notes;
+    environment.site_packages = site_packages;
+    environment.prefix = Some(venv.to_path_buf());
+    environment.origin = EnvironmentOrigin::PyvenvCfg {
+        path: cfg.to_path_buf(),
+    };
+    Ok(environment)
+}
+
+/// The platform the best-ranked tags describe (`manylinux_2_36_x86_64` → Linux glibc 2.36).
+pub(crate) fn platform_from_tags(tags: &Tags) -> Option<Platform> {
+    for tag in tags.as_slice() {
+        let p = tag.platform.as_str();
+        if let Some(rest) = p.strip_prefix("manylinux_") {
+            let mut parts = rest.splitn(3, '_');
+            let major = parts.next()?.parse().ok()?;
+            let minor = parts.next()?.parse().ok()?;
+            let arch = parts.next()?.to_string();
+            return Some(Platform {
+                os: Os::Manylinux { major, minor },
+                arch,
+            });
+        }
+        if let Some(rest) = p.strip_prefix("musllinux_") {
+            let mut parts = rest.splitn(3, '_');
+            let major = parts.next()?.parse().ok()?;
+            let minor = parts.next()?.parse().ok()?;
+            let arch = parts.next()?.to_string();
+            return Some(Platform {
+                os: Os::Musllinux { major, minor },
+                arch,
+            });
+        }
+        if let Some(rest) = p.strip_prefix("macosx_") {
+            let mut parts = rest.splitn(3, '_');
+            let major = parts.next()?.parse().ok()?;
+            let minor = parts.next()?.parse().ok()?;
+            let arch = match parts.next()? {
+                "arm64" => "aarch64",
+                other => other,
+            }
+            .to_string();
+            return Some(Platform {
+                os: Os::Macos { major, minor },
+                arch,
+            });
+        }
+        if let Some(arch) = p.strip_prefix("win_") {
+            let arch = match arch {
+                "arm64" => "aarch64",
+                _ => "x86_64",
+            };
+            return Some(Platform {
+                os: Os::Windows,
+                arch: arch.to_string(),
+            });
+        }
+        if p == "win32" {
+            return Some(Platform {
+                os: Os::Windows,
+                arch: "i686".to_string(),
+            });
+        }
+        if let Some(arch) = p.strip_prefix("linux_") {
+            return Some(Platform {
+                os: Os::Manylinux {
+                    major: target::GLIBC_FLOOR.0,
+                    minor: target::GLIBC_FLOOR.1,
+                },
+                arch: arch.to_string(),
+            });
+        }
+    }
+    None
+}
+
+/// Apply `--python-version` / `--python-platform` to a read environment: markers and tags are
+/// rebuilt for the target; the installed set is kept.
+pub fn apply_overrides(
+    mut inventory: Inventory,
+    python_version: Option<&str>,
+    python_platform: Option<&str>,
+) -> Result<Inventory, InventoryError> {
+    if python_version.is_none() && python_platform.is_none() {
+        return Ok(inventory);
+    }
+    let env = &inventory.environment;
+    let (full, major, minor) = match python_version {
+        Some(text) => target::parse_python_version(text)?,
+        None => {
+            let release = env.python_version.release();
+            let major = release.first().copied().unwrap_or(3);
+            let minor = release.get(1).copied().unwrap_or(0);
+            (env.python_version.clone(), major, minor)
+        }
+    };
+    let old_version = env.python_version.clone();
+    let mut notes = std::mem::take(&mut inventory.environment.notes);
+    let platform = match python_platform {
+        Some(text) => {
+            let platform = Platform::parse(text)?;
+            // Notes that asked for --python-platform are answered now.
+            notes.retain(|note| !note.contains("--python-platform"));
+            notes.push(format!("planning for platform `{text}`"));
+            Some(platform)
+        }
+        None => None,
+    };
+    if let Some(text) = python_version {
+        notes.push(format!(
+            "planning for Python {text} instead of the environment's {old_version}"
+        ));
+    }
+    let env = &inventory.environment;
+    let platform = match platform {
+        Some(platform) => platform,
+        None => match platform_from_tags(&env.tags) {
+            Some(platform) => platform,
+            None => Platform::from_markers(&env.markers, target::host_glibc())?,
+        },
+    };
+    let base = target::cpython_markers(&full, major, minor, &platform)?;
+    let markers = if python_platform.is_some() {
+        base
+    } else {
+        // Only the version changed: keep what the environment said about its platform.
+        let old = &env.markers;
+        let full_text = full.to_string();
+        let short = format!("{major}.{minor}");
+        MarkerEnvironment::try_from(MarkerEnvironmentBuilder {
+            implementation_name: old.implementation_name(),
+            implementation_version: &full_text,
+            os_name: old.os_name(),
+            platform_machine: old.platform_machine(),
+            platform_python_implementation: old.platform_python_implementation(),
+            platform_release: old.platform_release(),
+            platform_system: old.platform_system(),
+            platform_version: old.platform_version(),
+            python_full_version: &full_text,
+            python_version: &short,
+            sys_platform: old.sys_platform(),
+        })
+        .map_err(|err| InventoryError::InvalidPythonVersion {
+            version: full_text.clone(),
+            message: err.to_string(),
+        })?
+    };
+    let tags = target::cpython_tags(major, minor, &platform);
+    let environment = &mut inventory.environment;
+    environment.python_version = full;
+    environment.markers = markers;
+    environment.tags = tags;
+    environment.notes = notes;
+    Ok(inventory)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn platform_from_real_tags() {
+        let tags = Tags::new(vec![
+            "cp312-cp312-manylinux_2_36_x86_64".parse().unwrap(),
+            "py3-none-any".parse().unwrap(),
+        ]);
+        assert_eq!(
+            platform_from_tags(&tags),
+            Some(Platform {
+                os: Os::Manylinux {
+                    major: 2,
+                    minor: 36
+                },
+                arch: "x86_64".into()
+            })
+        );
+        let mac = Tags::new(vec!["cp312-cp312-macosx_14_0_arm64".parse().unwrap()]);
+        assert_eq!(
+            platform_from_tags(&mac).unwrap().os,
+            Os::Macos {
+                major: 14,
+                minor: 0
+            }
+        );
+    }
+
+    #[test]
+    fn missing_and_non_venv_paths_are_errors() {
+        let err = load_venv(Path::new("/nonexistent/planner-venv")).unwrap_err();
+        assert!(matches!(err, InventoryError::NotFound { .. }));
+        let dir = tempfile::tempdir().unwrap();
+        let err = load_venv(dir.path()).unwrap_err();
+        assert!(matches!(err, InventoryError::NotAVenv { .. }));
+    }
+
+    #[test]
+    fn pyvenv_cfg_fallback_and_overrides() {
+        let dir = tempfile::tempdir().unwrap();
+        let venv = dir.path();
+        std::fs::write(
+            venv.join("pyvenv.cfg"),
+            "home = /usr/bin\nversion_info = 3.12.3\n",
+        )
+        .unwrap();
+        let sp = venv.join("lib/python3.12/site-packages/x-1.dist-info");
+        std::fs::create_dir_all(&sp).unwrap();
+        std::fs::write(sp.join("METADATA"), "Name: x\nVersion: 1\n").unwrap();
+        let inventory = load_venv(venv).unwrap();
+        assert_eq!(inventory.environment.python_version.to_string(), "3.12.3");
+        assert!(matches!(
+            inventory.environment.origin,
+            EnvironmentOrigin::PyvenvCfg { .. }
+        ));
+        assert!(inventory.environment.notes[0].contains("without running Python"));
+        assert_eq!(inventory.dists.len(), 1);
+
+        let over =
+            apply_overrides(inventory, Some("3.13"), Some("aarch64-manylinux_2_28")).unwrap();
+        let env = &over.environment;
+        assert_eq!(env.markers.python_version().to_string(), "3.13");
+        assert_eq!(env.markers.platform_machine(), "aarch64");
+        assert_eq!(
+            env.tags.as_slice()[0].to_string(),
+            "cp313-cp313-manylinux_2_28_aarch64"
+        );
+        assert!(env.notes.iter().any(|n| n.contains("Python 3.13")));
+    }
+}

@@ -1,0 +1,145 @@
+//! Why an environment could not be read. A single bad dist is not an error (it is listed as
+//! unreadable and the rest goes on); these are the failures that stop the command (exit 2).
+
+use std::path::PathBuf;
+
+/// Why the inventory stage failed.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum InventoryError {
+    /// The `--venv` path (or `$VIRTUAL_ENV`) does not exist.
+    #[error("the environment `{}` does not exist", path.display())]
+    #[diagnostic(
+        code(planner::inventory::not_found),
+        help(
+            "pass the folder of a virtual environment (the one holding `pyvenv.cfg`) with --venv"
+        )
+    )]
+    NotFound {
+        /// The path given.
+        path: PathBuf,
+        /// Where the path came from (`--venv`, `$VIRTUAL_ENV`).
+        from: &'static str,
+    },
+
+    /// The path exists but holds no `pyvenv.cfg`, no interpreter and no site-packages.
+    #[error("`{}` is not a virtual environment (no pyvenv.cfg, no bin/python, no lib/python*/site-packages)", path.display())]
+    #[diagnostic(
+        code(planner::inventory::not_a_venv),
+        help(
+            "pass the venv's root folder (the one holding `pyvenv.cfg`), not its site-packages or bin/"
+        )
+    )]
+    NotAVenv {
+        /// The path given.
+        path: PathBuf,
+    },
+
+    /// No environment was named and none could be found.
+    #[error(
+        "no Python environment found: no --venv, no $VIRTUAL_ENV, no ./.venv, no python3 on PATH"
+    )]
+    #[diagnostic(
+        code(planner::inventory::no_environment),
+        help("pass --venv PATH, --from-snapshot FILE, or --python-version X.Y for a bare target")
+    )]
+    NoEnvironment,
+
+    /// The interpreter could not be asked and `pyvenv.cfg` does not say the Python version.
+    #[error("cannot tell the Python version of `{}`: {reason}", path.display())]
+    #[diagnostic(
+        code(planner::inventory::unknown_python),
+        help(
+            "pass --python-version X.Y[.Z] (and --python-platform) to say which Python the environment is for"
+        )
+    )]
+    UnknownPython {
+        /// The environment.
+        path: PathBuf,
+        /// What was tried.
+        reason: String,
+    },
+
+    /// The `python3` on PATH (the last discovery step) could not be asked.
+    #[error("could not ask `{}` about its environment: {reason}", python.display())]
+    #[diagnostic(
+        code(planner::inventory::probe_failed),
+        help("pass --venv PATH to read a virtual environment instead")
+    )]
+    ProbeFailed {
+        /// The interpreter.
+        python: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+
+    /// A folder could not be listed (permissions).
+    #[error("cannot read `{}`", path.display())]
+    #[diagnostic(
+        code(planner::inventory::io),
+        help("check that the folder exists and is readable by this user")
+    )]
+    Io {
+        /// The folder or file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// `--python-version` is not `X.Y` or `X.Y.Z`.
+    #[error("invalid Python version `{version}`: {message}")]
+    #[diagnostic(
+        code(planner::inventory::python_version),
+        help("write it as X.Y or X.Y.Z, e.g. --python-version 3.12")
+    )]
+    InvalidPythonVersion {
+        /// The text given.
+        version: String,
+        /// Why it was refused.
+        message: String,
+    },
+
+    /// `--python-platform` is not a platform the planner knows.
+    #[error("unknown Python platform `{platform}`")]
+    #[diagnostic(
+        code(planner::inventory::python_platform),
+        help(
+            "use uv's spelling: x86_64-manylinux_2_28, aarch64-manylinux_2_28, \
+             x86_64-unknown-linux-gnu (linux), aarch64-apple-darwin (macos), \
+             x86_64-apple-darwin, x86_64-pc-windows-msvc (windows)"
+        )
+    )]
+    UnknownPlatform {
+        /// The text given.
+        platform: String,
+    },
+
+    /// A snapshot file could not be read or is not a snapshot.
+    #[error("cannot read the snapshot `{}`: {message}", path.display())]
+    #[diagnostic(
+        code(planner::inventory::snapshot),
+        help(
+            "pass a file written by `planner snapshot --out`, by the `planner snapshot --script` script, or by `python -m pip inspect`"
+        )
+    )]
+    Snapshot {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+
+    /// A snapshot could not be written.
+    #[error("cannot write the snapshot to `{}`", path.display())]
+    #[diagnostic(
+        code(planner::inventory::write),
+        help("check that the folder exists and is writable")
+    )]
+    Write {
+        /// The target file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,297 @@
+//! The dependency graph of an installed set.
+//!
+//! In: an [`Inventory`]. Out: a [`DependencyGraph`] (petgraph), one node per installed dist and
+//! one edge per `Requires-Dist` whose marker holds in the inventory's environment. Extras are
+//! followed only where some installed dist asks for them (`torch` requiring
+//! `cuda-toolkit[cublas]` turns on `cuda-toolkit`'s `cublas` requirements), transitively.
+//! Requirements on names that are not installed are kept as [`MissingEdge`]s.
+//!
+//! Reverse queries answer "who requires triton, and with which specifier".
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use pep508_rs::{ExtraName, PackageName, Requirement};
+use petgraph::Direction;
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use super::{InstalledDist, Inventory};
+
+/// One requirement edge: `dependent` requires `dependency` through `requirement`.
+#[derive(Debug, Clone)]
+pub struct Edge<'a> {
+    /// The dist that declares the requirement.
+    pub dependent: &'a InstalledDist,
+    /// The requirement as declared.
+    pub requirement: &'a Requirement,
+    /// The installed dist the requirement names.
+    pub dependency: &'a InstalledDist,
+    /// The extra of `dependent` that turned this requirement on (`None`: a base requirement,
+    /// the ones `pip check` looks at).
+    pub via_extra: Option<ExtraName>,
+}
+
+/// A requirement (whose marker holds) on a name that is not installed.
+#[derive(Debug, Clone)]
+pub struct MissingEdge<'a> {
+    /// The dist that declares the requirement.
+    pub dependent: &'a InstalledDist,
+    /// The requirement as declared.
+    pub requirement: &'a Requirement,
+    /// The extra of `dependent` that turned it on, if any.
+    pub via_extra: Option<ExtraName>,
+}
+
+#[derive(Debug, Clone)]
+struct EdgeData {
+    requirement: usize,
+    via_extra: Option<ExtraName>,
+}
+
+/// The dependency graph: nodes are indexes into `inventory.dists`.
+#[derive(Debug)]
+pub struct DependencyGraph<'a> {
+    inventory: &'a Inventory,
+    graph: DiGraph<usize, EdgeData>,
+    /// The node of each name (the first dist of that name when there are duplicates).
+    nodes: HashMap<PackageName, NodeIndex>,
+    /// Dist index → node.
+    node_of_dist: Vec<NodeIndex>,
+    missing: Vec<(usize, usize, Option<ExtraName>)>,
+    extras: BTreeMap<PackageName, BTreeSet<ExtraName>>,
+}
+
+impl<'a> DependencyGraph<'a> {
+    /// Build the graph of an inventory in its own environment.
+    pub fn build(inventory: &'a Inventory) -> DependencyGraph<'a> {
+        let env = &inventory.environment.markers;
+        let mut graph = DiGraph::with_capacity(inventory.dists.len(), inventory.dists.len() * 4);
+        let mut nodes = HashMap::new();
+        let mut node_of_dist = Vec::with_capacity(inventory.dists.len());
+        for (i, dist) in inventory.dists.iter().enumerate() {
+            let node = graph.add_node(i);
+            node_of_dist.push(node);
+            nodes.entry(dist.name().clone()).or_insert(node);
+        }
+        let mut missing = Vec::new();
+        let mut extras: BTreeMap<PackageName, BTreeSet<ExtraName>> = BTreeMap::new();
+        // (dist index, extra): base requirements first, then each extra once it is asked for.
+        let mut work: VecDeque<(usize, Option<ExtraName>)> =
+            (0..inventory.dists.len()).map(|i| (i, None)).collect();
+        while let Some((i, extra)) = work.pop_front() {
+            let dist = &inventory.dists[i];
+            for (r, requirement) in dist.metadata.requires_dist.iter().enumerate() {
+                let holds = match &extra {
+                    None => requirement.evaluate_markers(env, &[]),
+                    // Only what the extra adds: base requirements were done in the base pass.
+                    Some(extra) => {
+                        requirement.evaluate_markers(env, std::slice::from_ref(extra))
+                            && !requirement.evaluate_markers(env, &[])
+                    }
+                };
+                if !holds {
+                    continue;
+                }
+                for asked in &requirement.extras {
+                    if extras
+                        .entry(requirement.name.clone())
+                        .or_default()
+                        .insert(asked.clone())
+                    {
+                        // Every dist of that name provides the extra's requirements.
+                        for (j, other) in inventory.dists.iter().enumerate() {
+                            if other.name() == &requirement.name {
+                                work.push_back((j, Some(asked.clone())));
+                            }
+                        }
+                    }
+                }
+                if &requirement.name == dist.name() {
+                    // `pkg[all]` requiring `pkg[a,b]`: only turns on extras.
+                    continue;
+                }
+                match nodes.get(&requirement.name) {
+                    Some(&target) => {
+                        graph.add_edge(
+                            node_of_dist[i],
+                            target,
+                            EdgeData {
+                                requirement: r,
+                                via_extra: extra.clone(),
+                            },
+                        );
+                    }
+                    None => missing.push((i, r, extra.clone())),
+                }
+            }
+        }
+        DependencyGraph {
+            inventory,
+            graph,
+            nodes,
+            node_of_dist,
+            missing,
+            extras,
+        }
+    }
+
+    /// The inventory the graph was built from.
+    pub fn inventory(&self) -> &'a Inventory {
+        self.inventory
+    }
+
+    /// The underlying petgraph graph; node weights are indexes into `inventory.dists`.
+    pub fn petgraph(&self) -> &DiGraph<usize, impl std::fmt::Debug> {
+        &self.graph
+    }
+
+    fn dist(&self, node: NodeIndex) -> &'a InstalledDist {
+        &self.inventory.dists[self.graph[node]]
+    }
+
+    fn edge(&self, edge: petgraph::graph::EdgeReference<'_, EdgeData>) -> Edge<'a> {
+        use petgraph::visit::EdgeRef;
+        let dependent = self.dist(edge.source());
+        let data = edge.weight();
+        Edge {
+            dependent,
+            requirement: &dependent.metadata.requires_dist[data.requirement],
+            dependency: self.dist(edge.target()),
+            via_extra: data.via_extra.clone(),
+        }
+    }
+
+    /// Every edge, sorted by dependent name, then dependency name.
+    pub fn edges(&self) -> Vec<Edge<'a>> {
+        let mut edges: Vec<Edge<'a>> = self
+            .graph
+            .edge_references()
+            .map(|edge| self.edge(edge))
+            .collect();
+        edges.sort_by(|a, b| {
+            (a.dependent.name(), a.dependency.name())
+                .cmp(&(b.dependent.name(), b.dependency.name()))
+        });
+        edges
+    }
+
+    /// Who requires `name`, and with which requirement (sorted by dependent name). A dist that
+    /// requires it twice (two markers) appears twice.
+    pub fn dependents(&self, name: &PackageName) -> Vec<(&'a InstalledDist, &'a Requirement)> {
+        self.dependent_edges(name)
+            .into_iter()
+            .map(|edge| (edge.dependent, edge.requirement))
+            .collect()
+    }
+
+    /// The edges into `name`, with the extra that turned each on.
+    pub fn dependent_edges(&self, name: &PackageName) -> Vec<Edge<'a>> {
+        let Some(&node) = self.nodes.get(name) else {
+            return Vec::new();
+        };
+        let mut out: Vec<Edge<'a>> = self
+            .graph
+            .edges_directed(node, Direction::Incoming)
+            .map(|edge| self.edge(edge))
+            .collect();
+        out.sort_by(|a, b| {
+            a.dependent
+                .name()
+                .cmp(b.dependent.name())
+                .then_with(|| a.requirement.to_string().cmp(&b.requirement.to_string()))
+        });
+        out
+    }
+
+    /// What `name` requires: each requirement whose marker holds, with the installed dist it
+    /// names (`None` when that is not installed). Sorted by requirement name.
+    pub fn dependencies(
+        &self,
+        name: &PackageName,
+    ) -> Vec<(&'a Requirement, Option<&'a InstalledDist>)> {
+        let Some(&node) = self.nodes.get(name) else {
+            return Vec::new();
+        };
+        let index = self.graph[node];
+        let mut out: Vec<(&'a Requirement, Option<&'a InstalledDist>)> = self
+            .graph
+            .edges_directed(node, Direction::Outgoing)
+            .map(|edge| {
+                let edge = self.edge(edge);
+                (edge.requirement, Some(edge.dependency))
+            })
+            .collect();
+        out.extend(
+            self.missing
+                .iter()
+                .filter(|(i, _, _)| *i == index)
+                .map(|(i, r, _)| (&self.inventory.dists[*i].metadata.requires_dist[*r], None)),
+        );
+        out.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        out
+    }
+
+    /// Every dist that depends on `name` directly or transitively, sorted by name.
+    pub fn transitive_dependents(&self, name: &PackageName) -> Vec<&'a InstalledDist> {
+        let Some(&start) = self.nodes.get(name) else {
+            return Vec::new();
+        };
+        let mut seen = vec![false; self.graph.node_count()];
+        seen[start.index()] = true;
+        let mut queue = VecDeque::from([start]);
+        let mut out = Vec::new();
+        while let Some(node) = queue.pop_front() {
+            for next in self.graph.neighbors_directed(node, Direction::Incoming) {
+                if !seen[next.index()] {
+                    seen[next.index()] = true;
+                    out.push(self.dist(next));
+                    queue.push_back(next);
+                }
+            }
+        }
+        out.sort_by(|a, b| a.name().cmp(b.name()));
+        out
+    }
+
+    /// How many dists depend on `name`, directly or transitively.
+    pub fn transitive_dependents_count(&self, name: &PackageName) -> usize {
+        self.transitive_dependents(name).len()
+    }
+
+    /// Requirements (whose markers hold) on names that are not installed, sorted by dependent.
+    pub fn missing(&self) -> Vec<MissingEdge<'a>> {
+        let mut out: Vec<MissingEdge<'a>> = self
+            .missing
+            .iter()
+            .map(|(i, r, extra)| {
+                let dependent = &self.inventory.dists[*i];
+                MissingEdge {
+                    dependent,
+                    requirement: &dependent.metadata.requires_dist[*r],
+                    via_extra: extra.clone(),
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            a.dependent
+                .name()
+                .cmp(b.dependent.name())
+                .then_with(|| a.requirement.name.cmp(&b.requirement.name))
+        });
+        out
+    }
+
+    /// The extras of `name` that some installed dist asks for (transitively).
+    pub fn requested_extras(&self, name: &PackageName) -> Vec<&ExtraName> {
+        self.extras
+            .get(name)
+            .map(|set| set.iter().collect())
+            .unwrap_or_default()
+    }
+
+    /// Whether this dist is the one the graph uses for its name (not a shadowed duplicate).
+    pub fn is_primary(&self, dist_index: usize) -> bool {
+        self.nodes
+            .get(self.inventory.dists[dist_index].name())
+            .is_some_and(|node| *node == self.node_of_dist[dist_index])
+    }
+}

@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""Report the facts the planner needs about this Python environment, as JSON on stdout.
+
+Two modes, one code path for the interpreter facts, so both always agree:
+
+  python3 this.py --probe         markers, wheel tags, site-packages, prefix, version
+  python3 this.py [--out FILE]    a full planner snapshot: the above plus every installed
+                                  distribution's metadata (what `planner snapshot --out` writes)
+
+Standard library only, Python 3.8+. Reads, never writes, the environment. Wheel tags come
+from pip's vendored `packaging` (or `packaging`) when importable, else from a generator that
+follows packaging.tags.sys_tags() for CPython.
+"""
+
+import json
+import os
+import platform
+import re
+import sys
+import sysconfig
+
+SNAPSHOT_FORMAT = "planner-snapshot"
+SNAPSHOT_VERSION = 1
+# Only these core metadata fields are kept; multi-use fields become lists (PEP 566 JSON keys).
+SINGLE_FIELDS = ("metadata-version", "name", "version", "summary", "requires-python")
+MULTI_FIELDS = ("requires-dist", "provides-extra", "dynamic")
+
+
+def marker_environment():
+    """The PEP 508 marker environment, as packaging.markers.default_environment() has it."""
+    impl = sys.implementation
+    iver = "{0.major}.{0.minor}.{0.micro}".format(impl.version)
+    if impl.version.releaselevel != "final":
+        iver += impl.version.releaselevel[0] + str(impl.version.serial)
+    return {
+        "implementation_name": impl.name,
+        "implementation_version": iver,
+        "os_name": os.name,
+        "platform_machine": platform.machine(),
+        "platform_python_implementation": platform.python_implementation(),
+        "platform_release": platform.release(),
+        "platform_system": platform.system(),
+        "platform_version": platform.version(),
+        "python_full_version": platform.python_version(),
+        "python_version": ".".join(platform.python_version_tuple()[:2]),
+        "sys_platform": sys.platform,
+    }
+
+
+def packaging_tags():
+    """sys_tags() from pip's vendored packaging or from packaging, else None."""
+    for module in ("pip._vendor.packaging.tags", "packaging.tags"):
+        try:
+            tags = __import__(module, fromlist=["sys_tags"])
+            return [str(tag) for tag in tags.sys_tags()], module
+        except Exception:  # noqa: BLE001 - any failure means: try the next source
+            continue
+    return None, None
+
+
+def _glibc_version():
+    try:
+        name, version = platform.libc_ver()
+        if name == "glibc":
+            major, minor = version.split(".")[:2]
+            return int(major), int(minor)
+    except Exception:  # noqa: BLE001
+        pass
+    return None
+
+
+def fallback_platforms():
+    """Platform tags best first, for CPython on Linux, macOS and Windows."""
+    plat = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    machine = platform.machine().lower()
+    if sys.platform.startswith("linux"):
+        arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
+        out = []
+        glibc = _glibc_version()
+        if glibc is not None:
+            floor = 4 if arch in ("x86_64", "i686") else 16
+            legacy = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}
+            for minor in range(glibc[1], floor, -1):
+                out.append("manylinux_2_%d_%s" % (minor, arch))
+                if minor in legacy:
+                    out.append("%s_%s" % (legacy[minor], arch))
+        out.append("linux_" + arch)
+        return out
+    if sys.platform == "darwin":
+        release = platform.mac_ver()[0] or "11.0"
+        major, minor = (int(x) for x in (release.split(".") + ["0"])[:2])
+        arch = "arm64" if machine == "arm64" else "x86_64"
+        formats = [arch, "universal2"] if arch == "arm64" else [arch, "intel", "fat64", "fat32", "universal2", "universal"]
+        out = []
+        if major >= 11:
+            for m in range(major, 10, -1):
+                out.extend("macosx_%d_0_%s" % (m, f) for f in formats)
+            for m in range(16, 3, -1):
+                out.extend("macosx_10_%d_%s" % (m, f) for f in (formats if arch == "x86_64" else ["universal2"]))
+        else:
+            for m in range(minor, -1, -1):
+                out.extend("macosx_10_%d_%s" % (m, f) for f in formats)
+        return out
+    return [plat]
+
+
+def fallback_tags():
+    """packaging.tags.sys_tags() order for CPython: cpXY-cpXY, abi3, none, older abi3, then
+    the pyXY-none tags and the -any tags."""
+    major, minor = sys.version_info[:2]
+    platforms = fallback_platforms()
+    cp = "cp%d%d" % (major, minor)
+    out = []
+    out += ["%s-%s-%s" % (cp, cp, p) for p in platforms]
+    out += ["%s-abi3-%s" % (cp, p) for p in platforms]
+    out += ["%s-none-%s" % (cp, p) for p in platforms]
+    for m in range(minor - 1, 1, -1):
+        out += ["cp%d%d-abi3-%s" % (major, m, p) for p in platforms]
+    pys = ["py%d%d" % (major, minor), "py%d" % major] + ["py%d%d" % (major, m) for m in range(minor - 1, -1, -1)]
+    for py in pys:
+        out += ["%s-none-%s" % (py, p) for p in platforms]
+    out.append("%s-none-any" % cp)
+    out += ["%s-none-any" % py for py in pys]
+    return out
+
+
+def site_packages():
+    """The folders distributions are installed into, in sys.path priority, deduplicated."""
+    paths = []
+    try:
+        import site
+
+        paths.extend(site.getsitepackages())
+    except Exception:  # noqa: BLE001 - old virtualenv's site.py lacks it
+        pass
+    for key in ("purelib", "platlib"):
+        paths.append(sysconfig.get_paths()[key])
+    out = []
+    seen = set()
+    for path in paths:
+        real = os.path.realpath(path)
+        if os.path.isdir(path) and real not in seen:
+            seen.add(real)
+            out.append(os.path.abspath(path))
+    return out
+
+
+def probe():
+    tags, source = packaging_tags()
+    return {
+        "python_version": platform.python_version(),
+        "executable": sys.executable,
+        "prefix": sys.prefix,
+        "site_packages": site_packages(),
+        "markers": marker_environment(),
+        "tags": tags if tags is not None else fallback_tags(),
+        "tags_source": source or "fallback",
+    }
+
+
+# ---- snapshot mode: every installed distribution ----
+
+
+def parse_headers(text):
+    """RFC 822-style headers: stop at the first blank line, unfold continuation lines."""
+    headers = []
+    for line in text.split("\n"):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if line == "":
+            break
+        if line[0] in " \t":
+            if headers:
+                headers[-1][1] += "\n" + line.strip()
+            continue
+        if ":" in line:
+            field, value = line.split(":", 1)
+            headers.append([field.strip(), value.strip()])
+    return headers
+
+
+def metadata_fields(text):
+    out = {}
+    for field, value in parse_headers(text):
+        key = field.lower()
+        if key in SINGLE_FIELDS and key not in out:
+            out[key.replace("-", "_")] = value
+        elif key in MULTI_FIELDS:
+            out.setdefault(key.replace("-", "_"), []).append(value)
+    return out
+
+
+def read_text(path):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def normalize(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def top_level(folder):
+    text = read_text(os.path.join(folder, "top_level.txt"))
+    if text is not None:
+        return sorted({line.strip() for line in text.splitlines() if line.strip()})
+    record = read_text(os.path.join(folder, "RECORD"))
+    names = set()
+    if record is not None:
+        for line in record.splitlines():
+            path = line.split(",", 1)[0].strip('"')
+            first = path.split("/", 1)[0]
+            if not first or first.endswith((".dist-info", ".data")) or first == "..":
+                continue
+            if "/" in path:
+                names.add(first)
+            elif first.endswith(".py"):
+                names.add(first[:-3])
+    return sorted(names)
+
+
+def read_dist(folder, entry):
+    path = os.path.join(folder, entry)
+    if entry.endswith(".dist-info"):
+        fmt, meta = "dist-info", os.path.join(path, "METADATA")
+    elif os.path.isdir(path):
+        fmt, meta = "egg-info", os.path.join(path, "PKG-INFO")
+    else:
+        fmt, meta = "egg-info", path
+    text = read_text(meta)
+    if text is None:
+        return None
+    fields = metadata_fields(text)
+    if "name" not in fields or "version" not in fields:
+        return None
+    dist = {"path": path, "format": fmt, "metadata": fields}
+    if fmt == "dist-info":
+        installer = read_text(os.path.join(path, "INSTALLER"))
+        dist["installer"] = installer.strip() if installer is not None and installer.strip() else None
+        dist["requested"] = os.path.exists(os.path.join(path, "REQUESTED"))
+        direct = read_text(os.path.join(path, "direct_url.json"))
+        try:
+            dist["direct_url"] = json.loads(direct) if direct is not None else None
+        except ValueError:
+            dist["direct_url"] = None
+        dist["top_level"] = top_level(path)
+    else:
+        dist["installer"] = None
+        dist["requested"] = False
+        dist["direct_url"] = None
+        dist["top_level"] = top_level(path) if os.path.isdir(path) else []
+        if os.path.isdir(path):
+            requires = read_text(os.path.join(path, "requires.txt"))
+            if requires is not None:
+                dist["egg_requires"] = requires
+    return dist
+
+
+def snapshot():
+    facts = probe()
+    dists = []
+    unreadable = []
+    for folder in facts["site_packages"]:
+        try:
+            entries = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if not (entry.endswith(".dist-info") or entry.endswith(".egg-info")):
+                continue
+            dist = read_dist(folder, entry)
+            if dist is None:
+                unreadable.append(os.path.join(folder, entry))
+            else:
+                dists.append(dist)
+    dists.sort(key=lambda d: (normalize(d["metadata"]["name"]), d["path"]))
+    facts.pop("tags_source", None)
+    return {
+        "format": SNAPSHOT_FORMAT,
+        "format_version": SNAPSHOT_VERSION,
+        "python_version": facts["python_version"],
+        "prefix": facts["prefix"],
+        "site_packages": facts["site_packages"],
+        "markers": facts["markers"],
+        "tags": facts["tags"],
+        "dists": dists,
+        "unreadable": sorted(unreadable),
+    }
+
+
+def main(argv):
+    if "--probe" in argv:
+        json.dump(probe(), sys.stdout)
+        return 0
+    data = json.dumps(snapshot(), indent=2, sort_keys=False) + "\n"
+    if "--out" in argv:
+        target = argv[argv.index("--out") + 1]
+        tmp = "%s.tmp%d" % (target, os.getpid())
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(data)
+        os.replace(tmp, target)
+    else:
+        sys.stdout.write(data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
