@@ -1,1 +1,4 @@
 //! Integration tests: one binary, one module per subcommand (see `common` for the harness).
+
+mod common;
+mod index;
