@@ -150,14 +150,14 @@ fn exit_status(proposal: &Proposal, max_risk: Option<RiskLevel>, printer: &Print
     let Some(best) = proposal.plans.first() else {
         return ExitStatus::UserActionRequired;
     };
-    if let Some(max) = max_risk {
-        if best.risk.level > max {
-            printer.warn(&format!(
-                "the recommended plan's risk is {} ({}/100), above --max-risk {max}",
-                best.risk.level, best.risk.score
-            ));
-            return ExitStatus::UserActionRequired;
-        }
+    if let Some(max) = max_risk
+        && best.risk.level > max
+    {
+        printer.warn(&format!(
+            "the recommended plan's risk is {} ({}/100), above --max-risk {max}",
+            best.risk.level, best.risk.score
+        ));
+        return ExitStatus::UserActionRequired;
     }
     ExitStatus::Success
 }

@@ -62,11 +62,17 @@ pub enum ProposeError {
     /// The solver failed for another reason than "no solution".
     #[error(transparent)]
     #[diagnostic(transparent)]
-    Solve(#[from] SolveError),
+    Solve(Box<SolveError>),
     /// The index failed.
     #[error(transparent)]
     #[diagnostic(transparent)]
     Index(#[from] IndexError),
+}
+
+impl From<SolveError> for ProposeError {
+    fn from(err: SolveError) -> Self {
+        ProposeError::Solve(Box::new(err))
+    }
 }
 
 /// Make a proposal.
@@ -134,7 +140,17 @@ impl Proposer<'_> {
 
         let mut plans = Vec::new();
         let mut conflict = None;
-        match self.solve(targets, &upgrade, vec![]) {
+        // Installed requirements that exclude every acceptable version of a target. The request
+        // "as asked" keeps them where they are (pinned), so that moving them is an alternative
+        // the user sees and chooses, not a side effect.
+        let scanned = self.blockers(targets, None)?;
+        let mut as_asked = targets.clone();
+        as_asked.extend(
+            scanned
+                .iter()
+                .map(|b| pin(&b.dependent, &b.dependent_version)),
+        );
+        match self.solve(&as_asked, &upgrade, vec![]) {
             Ok(resolution) => {
                 let planned = self.planned(&resolution)?;
                 let title = if self.request.all {
@@ -145,7 +161,7 @@ impl Proposer<'_> {
                 plans.push(self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?);
             }
             Err(SolveError::NoSolution(no_solution)) => {
-                let blockers = self.blockers(targets, &no_solution)?;
+                let blockers = self.blockers(targets, Some(&no_solution))?;
                 conflict = Some(Conflict {
                     explanation: no_solution.report.clone(),
                     blockers: blockers.clone(),
@@ -156,10 +172,10 @@ impl Proposer<'_> {
                 if let Some(plan) = self.newest_fitting(targets, &mut warnings)? {
                     plans.push(plan);
                 }
-                if self.request.allow_override {
-                    if let Some(plan) = self.forced(targets, &upgrade, &blockers)? {
-                        plans.push(plan);
-                    }
+                if self.request.allow_override
+                    && let Some(plan) = self.forced(targets, &upgrade, &blockers)?
+                {
+                    plans.push(plan);
                 }
             }
             Err(err) => return Err(err.into()),
@@ -235,11 +251,12 @@ impl Proposer<'_> {
     fn blockers(
         &self,
         targets: &[Requirement],
-        no_solution: &solve::NoSolution,
+        no_solution: Option<&solve::NoSolution>,
     ) -> Result<Vec<Blocker>, ProposeError> {
         let markers = &self.inventory.environment.markers;
         let from_facts: BTreeSet<(PackageName, PackageName)> = no_solution
-            .facts
+            .map(|n| n.facts.as_slice())
+            .unwrap_or_default()
             .iter()
             .filter_map(|fact| match fact {
                 solve::Fact::Requires {

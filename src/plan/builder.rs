@@ -151,6 +151,29 @@ impl<'a> PlanBuilder<'a> {
                     });
                 }
             }
+            // The installed version excluded a target's planned version: it moved to unblock it.
+            if reasons.is_empty()
+                && let Some(dist) = installed
+            {
+                for requirement in &dist.metadata.requires_dist {
+                    let Some(target) = targets.iter().find(|t| t.name == requirement.name) else {
+                        continue;
+                    };
+                    let Some(planned_target) = planned.dists.get(&target.name) else {
+                        continue;
+                    };
+                    if applies_with(requirement, markers, &[])
+                        && matches!(&requirement.version_or_url,
+                            Some(VersionOrUrl::VersionSpecifier(spec))
+                                if !spec.contains(&planned_target.version))
+                    {
+                        reasons.push(Reason::Unblocks {
+                            target: target.clone(),
+                            blocking: requirement.clone(),
+                        });
+                    }
+                }
+            }
             let is_forced = forced.contains(name);
             if let Some((_, _, _, replacement)) = planned
                 .overridden

@@ -52,6 +52,7 @@ pub(crate) fn linux_env(python: &str) -> Environment {
         site_packages: Vec::new(),
         prefix: None,
         origin: EnvironmentOrigin::Synthesized,
+        notes: Vec::new(),
     }
 }
 
