@@ -32,7 +32,7 @@ pub enum SolveError {
         package: PackageName,
         /// The index error.
         #[source]
-        source: IndexError,
+        source: Box<IndexError>,
     },
 
     /// A root requirement points at a URL; only index requirements are supported.
@@ -320,6 +320,11 @@ pub enum Unavailable {
     },
     /// It requires itself at another version.
     SelfConflict,
+    /// Every file's `requires-python` excludes the target.
+    RequiresPython {
+        /// The specifier.
+        specifier: String,
+    },
     /// Its metadata could not be read.
     Metadata {
         /// Why.
@@ -351,6 +356,9 @@ impl fmt::Display for Unavailable {
                 write!(f, "requires a direct URL (`{requirement}`)")
             }
             Unavailable::SelfConflict => f.write_str("requires another version of itself"),
+            Unavailable::RequiresPython { specifier } => {
+                write!(f, "requires Python {specifier}")
+            }
             Unavailable::Metadata { message } => {
                 write!(f, "has metadata that cannot be read ({message})")
             }

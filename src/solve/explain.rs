@@ -240,9 +240,9 @@ impl PythonFormatter<'_, '_> {
         }
     }
 
-    fn sorted_terms<'t>(
-        terms: &'t Map<Pkg, Term<Ranges<Version>>>,
-    ) -> Vec<(&'t Pkg, &'t Term<Ranges<Version>>)> {
+    fn sorted_terms(
+        terms: &Map<Pkg, Term<Ranges<Version>>>,
+    ) -> Vec<(&Pkg, &Term<Ranges<Version>>)> {
         let mut terms: Vec<_> = terms
             .iter()
             .filter(|(p, t)| !(matches!(p, Pkg::Root) && matches!(t, Term::Positive(_))))
@@ -639,8 +639,10 @@ fn blocker_hint(
         if scanned >= BLOCKER_SCAN {
             break;
         }
-        if matches!(entry.candidate, Candidate::Unusable(_))
-            || (entry.version.any_prerelease() && !prereleases)
+        if matches!(
+            entry.candidate,
+            Candidate::Unusable(_) | Candidate::RequiresPython(_)
+        ) || (entry.version.any_prerelease() && !prereleases)
         {
             continue;
         }

@@ -52,11 +52,10 @@ use pep440_rs::Version;
 use pep508_rs::{ExtraName, PackageName, Requirement};
 use serde::Serialize;
 
-use crate::index::{DistFile, IndexSource};
+use crate::index::{BinaryPolicy, DistFile, IndexSource};
 use crate::inventory::{Environment, InstalledDist};
 use crate::metadata::CoreMetadata;
 
-pub use candidates::{BinaryPolicy, PackageSet};
 pub use error::{Fact, FactPackage, Hint, HintKind, NoSolution, SolveError, Unavailable};
 pub use mem_index::MemIndex;
 pub use package::Pkg;

@@ -20,15 +20,15 @@ use pubgrub::{
     Dependencies, DependencyProvider, PackageResolutionStatistics, PubGrubError, Ranges,
 };
 
-use crate::index::{DistFilename, IndexSource};
+use crate::index::{IndexError, IndexSource};
 use crate::inventory::Environment;
 use crate::metadata::CoreMetadata;
 
-use super::candidates::{Candidate, VersionTable};
+use super::candidates::{Candidate, VersionEntry, VersionTable};
 use super::error::{SolveError, Unavailable};
 use super::package::Pkg;
 use super::ranges::{
-    is_exact_pin, names_prerelease, requires_python_to_ranges, specifiers_to_ranges,
+    is_exact_pin, names_prerelease, render, requires_python_to_ranges, specifiers_to_ranges,
 };
 use super::{
     OverriddenEdge, Override, PrereleaseMode, Resolution, Resolved, ResolvedSource, SolveRequest,
@@ -37,6 +37,9 @@ use super::{
 
 /// A dependency edge as pubgrub takes it.
 pub(crate) type Edge = (Pkg, Ranges<Version>);
+
+/// The dependency edges computed per decided (package, version).
+type EdgeCache = HashMap<(Pkg, Version), Arc<Vec<Edge>>>;
 
 /// The provider. See the module docs.
 pub(crate) struct Provider<'a> {
@@ -55,7 +58,7 @@ pub(crate) struct Provider<'a> {
     installed: HashMap<PackageName, Arc<CoreMetadata>>,
     tables: RefCell<HashMap<PackageName, Arc<VersionTable>>>,
     metadata: RefCell<HashMap<(PackageName, Version), Arc<CoreMetadata>>>,
-    edges: RefCell<HashMap<(Pkg, Version), Arc<Vec<Edge>>>>,
+    edges: RefCell<EdgeCache>,
     overridden: RefCell<Vec<OverriddenEdge>>,
     seen: RefCell<HashMap<Pkg, usize>>,
     prefetched: RefCell<HashSet<PackageName>>,
@@ -147,10 +150,9 @@ impl<'a> Provider<'a> {
             .project(name)
             .map_err(|source| SolveError::Index {
                 package: name.clone(),
-                source,
+                source: Box::new(source),
             })?;
         let table = Arc::new(VersionTable::build(
-            name,
             project,
             self.env,
             &self.request.binary,
@@ -205,24 +207,37 @@ impl<'a> Provider<'a> {
         let file = match &entry.candidate {
             Candidate::Installed { metadata, .. } => return Ok(Ok(metadata.clone())),
             Candidate::Unusable(reason) => return Ok(Err(reason.clone())),
-            Candidate::File { file } => *file,
+            Candidate::RequiresPython(spec) => {
+                return Ok(Err(Unavailable::RequiresPython {
+                    specifier: spec.to_string(),
+                }));
+            }
+            Candidate::File { file, .. } => file,
         };
         let key = (name.clone(), version.clone());
         if let Some(m) = self.metadata.borrow().get(&key) {
             return Ok(Ok(m.clone()));
         }
         let project = table.project.as_ref().expect("a file implies a project");
-        let dist_file = &project.files[file];
-        let metadata =
-            self.index
-                .metadata(project, dist_file)
-                .map_err(|source| SolveError::Index {
+        let metadata = match self.index.metadata(project, file) {
+            Ok(metadata) => metadata,
+            // Version-level problems make that version unusable; the rest is fatal.
+            Err(
+                err @ (IndexError::MetadataUnavailable { .. }
+                | IndexError::MetadataMismatch { .. }
+                | IndexError::Metadata { .. }),
+            ) => {
+                return Ok(Err(Unavailable::Metadata {
+                    message: err.to_string(),
+                }));
+            }
+            Err(source) => {
+                return Err(SolveError::Index {
                     package: name.clone(),
-                    source,
-                })?;
-        if matches!(dist_file.filename, DistFilename::Sdist(_)) && !metadata.static_dependencies() {
-            return Ok(Err(Unavailable::DynamicMetadata));
-        }
+                    source: Box::new(source),
+                });
+            }
+        };
         self.metadata.borrow_mut().insert(key, metadata.clone());
         Ok(Ok(metadata))
     }
@@ -235,12 +250,16 @@ impl<'a> Provider<'a> {
         metadata: Option<&CoreMetadata>,
     ) -> Ranges<Version> {
         let mut range = Ranges::full();
-        if let Some(entry) = table.get(version)
-            && let Some(file) = table.file(entry)
-            && let Some(rp) = &file.requires_python
-            && !matches!(entry.candidate, Candidate::Installed { .. })
-        {
-            range = range.intersection(&requires_python_to_ranges(rp));
+        match table.get(version).map(|e| &e.candidate) {
+            Some(Candidate::File { file, .. }) => {
+                if let Some(rp) = &file.requires_python {
+                    range = range.intersection(&requires_python_to_ranges(rp));
+                }
+            }
+            Some(Candidate::RequiresPython(rp)) => {
+                range = range.intersection(&requires_python_to_ranges(rp));
+            }
+            _ => {}
         }
         if let Some(rp) = metadata.and_then(|m| m.requires_python.as_ref()) {
             range = range.intersection(&requires_python_to_ranges(rp));
@@ -380,29 +399,36 @@ impl<'a> Provider<'a> {
         let Some(entry) = table.get(version) else {
             return Ok(Dependencies::Available(pin.into_iter().collect()));
         };
-        if extra.is_none() {
-            if let Candidate::Unusable(reason) = &entry.candidate {
+        match &entry.candidate {
+            Candidate::Unusable(reason) if extra.is_none() => {
                 return Ok(Dependencies::Unavailable(reason.clone()));
             }
-            if let Candidate::File { .. } = &entry.candidate
-                && let Some(file) = table.file(entry)
-                && let Some(reason) = &file.yanked
-                && !self.yank_allowed(name, version)
-            {
+            Candidate::File {
+                yanked: Some(reason),
+                ..
+            } if extra.is_none() && !self.yank_allowed(name, version) => {
                 return Ok(Dependencies::Unavailable(Unavailable::Yanked {
                     reason: reason.clone(),
                 }));
             }
-        } else if !matches!(
-            entry.candidate,
-            Candidate::File { .. } | Candidate::Installed { .. }
-        ) {
-            return Ok(Dependencies::Available(pin.into_iter().collect()));
+            Candidate::Unusable(_) => {
+                return Ok(Dependencies::Available(pin.into_iter().collect()));
+            }
+            _ => {}
         }
         // A file-level requires-python that excludes the target: say so without fetching
         // metadata.
         let file_python = self.python_range(&table, version, None);
-        if !file_python.contains(&self.python) {
+        if !file_python.contains(&self.python)
+            || matches!(entry.candidate, Candidate::RequiresPython(_))
+        {
+            if file_python.contains(&self.python) {
+                // The index's PEP 440 check and the release-only range disagree (a pre-release
+                // target Python); the version has no file either way.
+                return Ok(Dependencies::Unavailable(Unavailable::RequiresPython {
+                    specifier: render(&file_python).unwrap_or_default(),
+                }));
+            }
             let mut edges = pin;
             if extra.is_none() {
                 edges.push((Pkg::Python, file_python));
@@ -608,15 +634,13 @@ pub(crate) fn solve(
     for (pkg, version) in &chosen {
         if let Pkg::Dist(name) = pkg {
             let table = provider.table(name)?;
-            let source = match table.get(version).map(|e| &e.candidate) {
-                Some(Candidate::Installed { .. }) => ResolvedSource::Installed,
+            let source = match table.get(version) {
+                Some(VersionEntry {
+                    candidate: Candidate::Installed { .. },
+                    ..
+                }) => ResolvedSource::Installed,
                 Some(entry) => ResolvedSource::Index {
-                    file: table
-                        .file(&super::candidates::VersionEntry {
-                            version: version.clone(),
-                            candidate: entry.clone(),
-                        })
-                        .map(|f| Box::new(f.clone())),
+                    file: VersionTable::file(entry).map(|f| Box::new(f.clone())),
                 },
                 None => ResolvedSource::Index { file: None },
             };

@@ -117,7 +117,7 @@ fn lower_spec(bound: &Bound<Version>) -> Option<String> {
         Bound::Unbounded => None,
         Bound::Included(v) => Some(format!(">={}", clean(v))),
         Bound::Excluded(v) => {
-            if Version::max(&v).is_some() {
+            if Version::max(v).is_some() {
                 // `>V` is `strictly_higher_than(V.max0)`.
                 Some(format!(">{}", clean(v)))
             } else if v.is_local() || v.post().is_some() || v.dev().is_some() {
@@ -136,7 +136,7 @@ fn upper_spec(bound: &Bound<Version>) -> Option<String> {
         Bound::Unbounded => None,
         Bound::Included(v) => Some(format!("<={}", clean(v))),
         Bound::Excluded(v) => {
-            if Version::min(&v).is_some() {
+            if Version::min(v).is_some() {
                 Some(format!("<{}", clean(v)))
             } else if v.dev() == Some(0) && v.post().is_none() && v.pre().is_none() && !v.is_local()
             {
@@ -189,10 +189,10 @@ pub fn render(range: &Ranges<Version>) -> Option<String> {
         let first = &segments[0];
         let last = &segments[segments.len() - 1];
         let mut parts = Vec::new();
-        if let Some(single) = single_segment(&first.0, &last.1) {
-            if excluded.is_empty() {
-                return Some(single);
-            }
+        if excluded.is_empty()
+            && let Some(single) = single_segment(&first.0, &last.1)
+        {
+            return Some(single);
         }
         parts.extend(lower_spec(&first.0));
         parts.extend(excluded);

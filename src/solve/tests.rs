@@ -3,57 +3,15 @@
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
-use pep508_rs::{MarkerEnvironment, MarkerEnvironmentBuilder, PackageName, Requirement};
+use pep508_rs::{PackageName, Requirement};
 
 use super::mem_index::MemRelease;
 use super::*;
-use crate::inventory::{Environment, EnvironmentOrigin};
-use crate::tags::{Tag, Tags};
+use crate::inventory::Environment;
 
 /// CPython `python` on x86_64 manylinux_2_28.
 pub(crate) fn linux_env(python: &str) -> Environment {
-    let version = pep440_rs::Version::from_str(python).unwrap();
-    let release = version.release();
-    let short = format!("{}.{}", release[0], release[1]);
-    let markers = MarkerEnvironment::try_from(MarkerEnvironmentBuilder {
-        implementation_name: "cpython",
-        implementation_version: python,
-        os_name: "posix",
-        platform_machine: "x86_64",
-        platform_python_implementation: "CPython",
-        platform_release: "",
-        platform_system: "Linux",
-        platform_version: "",
-        python_full_version: python,
-        python_version: &short,
-        sys_platform: "linux",
-    })
-    .unwrap();
-    let cp = format!("cp{}{}", release[0], release[1]);
-    let mut tags = Vec::new();
-    for plat in [
-        "manylinux_2_28_x86_64",
-        "manylinux_2_17_x86_64",
-        "manylinux2014_x86_64",
-        "linux_x86_64",
-    ] {
-        tags.push(format!("{cp}-{cp}-{plat}"));
-        tags.push(format!("{cp}-abi3-{plat}"));
-        tags.push(format!("{cp}-none-{plat}"));
-        tags.push(format!("py3-none-{plat}"));
-    }
-    tags.push(format!("{cp}-none-any"));
-    tags.push("py3-none-any".to_string());
-    let tags: Vec<Tag> = tags.iter().map(|t| t.parse().unwrap()).collect();
-    Environment {
-        python_version: version,
-        markers,
-        tags: Tags::new(tags),
-        site_packages: Vec::new(),
-        prefix: None,
-        origin: EnvironmentOrigin::Synthesized,
-        notes: Vec::new(),
-    }
+    Environment::synthesize(python, Some("x86_64-manylinux_2_28")).unwrap()
 }
 
 fn req(s: &str) -> Requirement {

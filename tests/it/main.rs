@@ -1,5 +1,10 @@
 //! Integration tests: one binary, one module per subcommand (see `common` for the harness).
 
 mod common;
+
+mod check;
 mod index;
+mod inventory;
+mod outdated;
 mod propose;
+mod snapshot;
