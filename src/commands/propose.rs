@@ -34,7 +34,6 @@ use crate::render::commands::{self, CommandSettings};
 use crate::render::text::PlanCommands;
 use crate::render::{json, markdown, text, verify};
 use crate::risk::{Policy, RiskLevel};
-use crate::solve::BinaryPolicy;
 
 /// Run `planner propose`.
 pub fn run(args: &ProposeArgs, printer: &Printer) -> miette::Result<ExitStatus> {
@@ -60,8 +59,7 @@ pub fn run(args: &ProposeArgs, printer: &Printer) -> miette::Result<ExitStatus> 
     let policy = Policy::load(args.policy.as_deref())?;
     let inventory = inventory::load(&args.env)?;
     inventory.report(printer);
-    let binary = BinaryPolicy::from_pip_args(&args.index.only_binary, &args.index.no_binary)
-        .map_err(|message| miette!("--only-binary/--no-binary: {message}"))?;
+    let binary = crate::index::BinaryPolicy::new(&args.index.only_binary, &args.index.no_binary);
     let venv = inventory.environment.prefix.clone();
     let settings = IndexSettings::from_args(&args.index, venv.as_deref())?;
     let index_url = settings

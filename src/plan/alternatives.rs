@@ -29,11 +29,11 @@ use super::proposal::{
     Blocker, Conflict, EnvironmentSummary, HeldBack, PROPOSAL_SCHEMA, Plan, PlanKind, Proposal,
     Request,
 };
-use crate::index::{self, IndexError, IndexSource, Project};
+use crate::index::{self, BinaryPolicy, IndexError, IndexSource, Project};
 use crate::inventory::Inventory;
 use crate::risk::{Policy, Upstream};
 use crate::solve::{
-    self, BinaryPolicy, FactPackage, InstalledCandidate, Override, PrereleaseMode, Resolution,
+    self, FactPackage, InstalledCandidate, Override, PrereleaseMode, Resolution,
     ResolvedSource, SolveError, SolveRequest,
 };
 
@@ -309,11 +309,7 @@ impl Proposer<'_> {
 
     /// Usable versions of a project, newest first.
     fn candidates(&self, project: &Project) -> Vec<Version> {
-        let policy = index::BinaryPolicy::new(
-            &pip_args(&self.request.binary.only_binary),
-            &pip_args(&self.request.binary.no_binary),
-        );
-        index::candidates(project, &self.inventory.environment, &policy)
+        index::candidates(project, &self.inventory.environment, &self.request.binary)
             .into_iter()
             .filter(|c| c.is_usable())
             .map(|c| c.version)
@@ -639,15 +635,6 @@ impl Proposer<'_> {
             })
             .collect();
         Ok(PlannedEnvironment { dists, overridden })
-    }
-}
-
-fn pip_args(set: &solve::PackageSet) -> Vec<String> {
-    match set {
-        solve::PackageSet::All => vec![":all:".to_string()],
-        solve::PackageSet::Some(names) => names.iter().map(ToString::to_string).collect(),
-        #[allow(unreachable_patterns)]
-        _ => vec![],
     }
 }
 
