@@ -437,10 +437,12 @@ pub fn apply_overrides(
         },
     };
     let base = target::cpython_markers(&full, major, minor, &platform)?;
-    let markers = if python_platform.is_some() {
+    let same_platform = base.sys_platform() == env.markers.sys_platform()
+        && base.platform_machine() == env.markers.platform_machine();
+    let markers = if python_platform.is_some() && !same_platform {
         base
     } else {
-        // Only the version changed: keep what the environment said about its platform.
+        // The platform is the environment's own: keep what it said about it (release, ...).
         let old = &env.markers;
         let full_text = full.to_string();
         let short = format!("{major}.{minor}");

@@ -1,1 +1,9 @@
 //! Integration tests: one binary, one module per subcommand (see `common` for the harness).
+
+mod common;
+
+mod check;
+mod index;
+mod inventory;
+mod outdated;
+mod snapshot;

@@ -1,0 +1,271 @@
+//! `planner check` agrees with `pip check`: on the shared H200 fixture (nothing broken), on
+//! its forced-triton variant (one broken requirement), and on real venvs; plus what pip check
+//! does not say (duplicates, unreadable dists, direct URLs, local labels).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::common::{self, planner, venv};
+
+/// `(kind, dependent, dependency)` of pip check's lines: "X 1 requires Y, which is not
+/// installed." and "X 1 has requirement Y==2, but you have Y 3."
+fn pip_findings(text: &str) -> BTreeSet<(String, String, String)> {
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if line.contains(", which is not installed") {
+            out.insert((
+                "missing-dependency".into(),
+                format!("{} {}", norm(words[0]), words[1]),
+                norm(words[3].trim_end_matches(',')),
+            ));
+        } else if line.contains(" has requirement ") {
+            let have = line.rsplit("but you have ").next().unwrap();
+            let have: Vec<&str> = have.trim_end_matches('.').split_whitespace().collect();
+            out.insert((
+                "version-mismatch".into(),
+                format!("{} {}", norm(words[0]), words[1]),
+                format!("{} {}", norm(have[0]), have[1]),
+            ));
+        }
+    }
+    out
+}
+
+fn norm(name: &str) -> String {
+    name.to_ascii_lowercase().replace(['_', '.'], "-")
+}
+
+/// The same triples from `planner check --format json`, errors only (what pip reports).
+fn planner_findings(json: &serde_json::Value) -> BTreeSet<(String, String, String)> {
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["pip_check"] == true)
+        .map(|f| {
+            let dependent = format!(
+                "{} {}",
+                f["dependent"]["name"].as_str().unwrap(),
+                f["dependent"]["version"].as_str().unwrap()
+            );
+            let other = match f["kind"].as_str().unwrap() {
+                "missing-dependency" => f["dependency"].as_str().unwrap().to_string(),
+                _ => format!(
+                    "{} {}",
+                    f["installed"]["name"].as_str().unwrap(),
+                    f["installed"]["version"].as_str().unwrap()
+                ),
+            };
+            (f["kind"].as_str().unwrap().to_string(), dependent, other)
+        })
+        .collect()
+}
+
+#[test]
+fn h200_nothing_broken_like_pip() {
+    let Some(fixtures) = common::shared_fixtures_or_skip("h200_nothing_broken_like_pip") else {
+        return;
+    };
+    let oracle = std::fs::read_to_string(fixtures.join("h200-venv/oracle/pip-check.txt")).unwrap();
+    assert_eq!(oracle.trim(), "No broken requirements found.");
+    let run = planner(&["check", "--venv", "../shared/fixtures/h200-venv"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout.lines().next(), Some(oracle.trim()));
+    let json = planner(&[
+        "check",
+        "--venv",
+        "../shared/fixtures/h200-venv",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json.code, 0);
+    assert_eq!(json.json()["broken"], false);
+    assert!(planner_findings(&json.json()).is_empty());
+}
+
+/// The forced variant: h200-venv with triton-3.6.0.dist-info replaced by the overlay's
+/// triton-3.7.0.dist-info, built in a temp dir (the shared fixture is never touched).
+#[test]
+fn h200_forced_triton_exactly_the_pip_finding() {
+    let Some(fixtures) =
+        common::shared_fixtures_or_skip("h200_forced_triton_exactly_the_pip_finding")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let venv = dir.path().join("h200-forced");
+    copy_dir(&fixtures.join("h200-venv"), &venv);
+    let sp = venv.join("lib/python3.12/site-packages");
+    std::fs::remove_dir_all(sp.join("triton-3.6.0.dist-info")).unwrap();
+    copy_dir(
+        &fixtures.join("h200-forced-triton-3.7.0/site-packages-overlay/triton-3.7.0.dist-info"),
+        &sp.join("triton-3.7.0.dist-info"),
+    );
+    let venv = venv.to_str().unwrap();
+    let run = planner(&["check", "--venv", venv, "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = run.json();
+    assert_eq!(json["broken"], true);
+    let errors: Vec<&serde_json::Value> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    let finding = errors[0];
+    assert_eq!(finding["kind"], "version-mismatch");
+    assert_eq!(finding["dependent"]["name"], "torch");
+    assert_eq!(finding["dependent"]["version"], "2.11.0");
+    assert_eq!(finding["specifier"], "==3.6.0");
+    assert_eq!(finding["installed"]["name"], "triton");
+    assert_eq!(finding["installed"]["version"], "3.7.0");
+    let requirement: pep508_rs::Requirement =
+        finding["requirement"].as_str().unwrap().parse().unwrap();
+    let declared: pep508_rs::Requirement = "triton==3.6.0; platform_system == \"Linux\""
+        .parse()
+        .unwrap();
+    assert_eq!(requirement.to_string(), declared.to_string());
+    let oracle =
+        std::fs::read_to_string(fixtures.join("h200-forced-triton-3.7.0/oracle/pip-check.txt"))
+            .unwrap();
+    assert_eq!(planner_findings(&json), pip_findings(&oracle));
+    assert_eq!(pip_findings(&oracle).len(), 1);
+
+    let text = planner(&["check", "--venv", venv]);
+    assert_eq!(text.code, 1);
+    let filtered = text.stdout.replace(venv, "[VENV]");
+    insta::assert_snapshot!(filtered, @r"
+    Broken requirements found.
+
+    errors:
+      - torch 2.11.0 has requirement triton==3.6.0 ; platform_system == 'Linux', but you have triton 3.7.0
+    ");
+}
+
+#[test]
+fn canonical_stack_is_clean_and_says_what_is_unusual() {
+    let run = planner(&["check", "--venv", "testdata/venvs/canonical"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    insta::assert_snapshot!(run.stdout, @r"
+    No broken requirements found.
+
+    info:
+      - flash-linear-attention 0.5.1 was installed from git@0c5dc3f0a57e (https://github.com/fla-org/flash-linear-attention), not from an index; it is never upgraded from one
+      - torch 2.11.0+cu130 is a local build variant (+cu130); the public index may not have it
+    ");
+}
+
+#[test]
+fn broken_venv_findings() {
+    let run = planner(&[
+        "check",
+        "--venv",
+        "testdata/venvs/broken",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = run.json();
+    let kinds: Vec<(String, String)> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["severity"].as_str().unwrap().to_string(),
+                f["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let count = |s: &str, k: &str| kinds.iter().filter(|(a, b)| a == s && b == k).count();
+    assert_eq!(count("error", "duplicate-dist"), 1);
+    assert_eq!(count("error", "missing-dependency"), 1);
+    assert_eq!(count("error", "version-mismatch"), 1);
+    assert_eq!(
+        count("warning", "missing-dependency"),
+        1,
+        "the extra asked for by plugin"
+    );
+    assert_eq!(count("warning", "unreadable-dist"), 4);
+    assert_eq!(count("info", "local-version"), 1);
+    // Markers that do not hold (win-only on Linux) and extras nobody asks for are not findings.
+    let text = serde_json::to_string(&json).unwrap();
+    assert!(!text.contains("win-only"));
+    assert!(!text.contains("libmissing2"));
+    let text = planner(&["check", "--venv", "testdata/venvs/broken"]);
+    assert_eq!(text.code, 1);
+    insta::assert_snapshot!(text.stdout);
+}
+
+/// Real venvs: pip installs the test's own wheels; `pip check` and `planner check` agree,
+/// first on a clean venv, then on one broken with `--no-deps` installs.
+#[test]
+fn real_venvs_agree_with_pip_check() {
+    let Some(clean) = venv::clean_venv() else {
+        return;
+    };
+    let pip = clean.pip(&["check"]);
+    assert!(pip.status.success());
+    let run = planner(&[
+        "check",
+        "--venv",
+        clean.path.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(planner_findings(&run.json()).is_empty());
+    // `epsilon` came from a file path; `demo-pkg` has a local label.
+    let json = run.json();
+    let kinds: Vec<&str> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"not-from-index"), "{kinds:?}");
+    assert!(kinds.contains(&"local-version"), "{kinds:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let Some(broken) = venv::RealVenv::create(&dir.path().join("broken")) else {
+        return;
+    };
+    let wheels = venv::wheels();
+    let wheel = |file: &str| wheels.join(file).to_string_lossy().into_owned();
+    broken.pip_ok(&[
+        "install",
+        "--no-deps",
+        &wheel("alpha-1.0-py3-none-any.whl"),
+        &wheel("beta-1.0-py3-none-any.whl"),
+        &wheel("omega-1.0-py3-none-any.whl"),
+        &wheel("Demo_Pkg-0.1.0+local.7-py3-none-any.whl"),
+    ]);
+    let pip = broken.pip(&["check"]);
+    assert_eq!(pip.status.code(), Some(1));
+    let expected = pip_findings(&String::from_utf8_lossy(&pip.stdout));
+    assert_eq!(expected.len(), 3, "{expected:?}");
+    let run = planner(&[
+        "check",
+        "--venv",
+        broken.path.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 1);
+    assert_eq!(planner_findings(&run.json()), expected);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

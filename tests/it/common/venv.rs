@@ -1,0 +1,180 @@
+//! Real virtual environments for tests: `python3 -m venv` plus pip installing small wheels the
+//! test builds itself (zip files written by Python's `zipfile`; no network, `--no-index`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// Writes one wheel: argv = out_dir name version json({"requires": [...], "extras": [...]}).
+const MAKE_WHEEL: &str = r#"
+import base64, hashlib, json, os, re, sys, zipfile
+out, name, version, spec = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+dist = re.sub(r"[^A-Za-z0-9.+]+", "_", name)
+module = re.sub(r"[^A-Za-z0-9]+", "_", name).lower()
+info = "%s-%s.dist-info" % (dist, version)
+meta = ["Metadata-Version: 2.1", "Name: " + name, "Version: " + version, "Summary: test wheel " + name]
+meta += ["Requires-Dist: " + r for r in spec.get("requires", [])]
+meta += ["Provides-Extra: " + e for e in spec.get("extras", [])]
+files = {
+    module + "/__init__.py": "VERSION = %r\n" % version,
+    info + "/METADATA": "\n".join(meta) + "\n\n" + "A test wheel.\n",
+    info + "/WHEEL": "Wheel-Version: 1.0\nGenerator: planner-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    info + "/top_level.txt": module + "\n",
+}
+record = []
+for path, text in files.items():
+    data = text.encode()
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    record.append("%s,sha256=%s,%d" % (path, digest, len(data)))
+record.append(info + "/RECORD,,")
+files[info + "/RECORD"] = "\n".join(record) + "\n"
+target = os.path.join(out, "%s-%s-py3-none-any.whl" % (dist, version))
+with zipfile.ZipFile(target, "w") as zf:
+    for path, text in files.items():
+        zf.writestr(path, text)
+print(target)
+"#;
+
+/// The `python3` on PATH, if any.
+pub fn python3() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("python3"))
+        .find(|candidate| candidate.is_file())
+}
+
+fn check(output: &Output, what: &str) {
+    assert!(
+        output.status.success(),
+        "{what} failed:\nstdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Build a wheel into `dir`; returns its path.
+pub fn build_wheel(
+    dir: &Path,
+    name: &str,
+    version: &str,
+    requires: &[&str],
+    extras: &[&str],
+) -> PathBuf {
+    let spec = serde_json::json!({ "requires": requires, "extras": extras }).to_string();
+    let output = Command::new(python3().expect("python3"))
+        .args(["-c", MAKE_WHEEL])
+        .arg(dir)
+        .args([name, version, &spec])
+        .output()
+        .expect("run python3");
+    check(&output, "building a wheel");
+    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+}
+
+/// A real venv made by `python3 -m venv` (with pip).
+#[derive(Debug)]
+pub struct RealVenv {
+    /// The venv folder.
+    pub path: PathBuf,
+    /// Its interpreter.
+    pub python: PathBuf,
+}
+
+impl RealVenv {
+    /// Create a fresh venv at `path` (removed first).
+    pub fn create(path: &Path) -> Option<RealVenv> {
+        let python3 = python3()?;
+        let _ = std::fs::remove_dir_all(path);
+        let output = Command::new(&python3)
+            .args(["-m", "venv"])
+            .arg(path)
+            .output()
+            .ok()?;
+        if !output.status.success() {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!(
+                    "skipping: `python3 -m venv` failed: {}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+            return None;
+        }
+        Some(RealVenv {
+            path: path.to_path_buf(),
+            python: path.join("bin/python"),
+        })
+    }
+
+    /// Run `python -m pip ARGS` in the venv (no network, no version check).
+    pub fn pip(&self, args: &[&str]) -> Output {
+        Command::new(&self.python)
+            .args(["-m", "pip", "--disable-pip-version-check", "--no-input"])
+            .args(args)
+            .env("PIP_NO_INDEX", "1")
+            .env("PIP_NO_CACHE_DIR", "1")
+            .output()
+            .expect("run pip")
+    }
+
+    /// `pip ARGS`, which must succeed.
+    pub fn pip_ok(&self, args: &[&str]) -> String {
+        let output = self.pip(args);
+        check(&output, &format!("pip {}", args.join(" ")));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+}
+
+/// The wheels of the test world, built once.
+pub fn wheels() -> &'static Path {
+    static WHEELS: OnceLock<PathBuf> = OnceLock::new();
+    WHEELS.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("planner-test-wheels");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        build_wheel(
+            &dir,
+            "alpha",
+            "1.0",
+            &[
+                "beta>=2",
+                "gamma; extra == \"fast\"",
+                "zeta; sys_platform == \"win32\"",
+            ],
+            &["fast"],
+        );
+        build_wheel(
+            &dir,
+            "beta",
+            "2.1",
+            &["delta==1.0; python_version >= \"3\""],
+            &[],
+        );
+        build_wheel(&dir, "beta", "1.0", &[], &[]);
+        build_wheel(&dir, "delta", "1.0", &[], &[]);
+        build_wheel(&dir, "gamma", "0.5", &[], &[]);
+        build_wheel(&dir, "Demo_Pkg", "0.1.0+local.7", &["alpha[fast]>=1"], &[]);
+        build_wheel(&dir, "epsilon", "1.0", &[], &[]);
+        build_wheel(&dir, "omega", "1.0", &["missing-thing>=1", "delta"], &[]);
+        dir
+    })
+}
+
+/// A clean venv shared by the tests that only read it: alpha (and its closure, with the
+/// `fast` extra through Demo_Pkg), Demo_Pkg 0.1.0+local.7 (non-normalized name, local label),
+/// epsilon installed from a file path (direct_url.json). `None` when venvs cannot be made.
+pub fn clean_venv() -> Option<&'static RealVenv> {
+    static VENV: OnceLock<Option<RealVenv>> = OnceLock::new();
+    VENV.get_or_init(|| {
+        let wheels = wheels();
+        let venv = RealVenv::create(
+            &PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("planner-clean-venv"),
+        )?;
+        let find_links = wheels.to_string_lossy().into_owned();
+        venv.pip_ok(&["install", "--find-links", &find_links, "Demo_Pkg"]);
+        let epsilon = wheels.join("epsilon-1.0-py3-none-any.whl");
+        venv.pip_ok(&["install", &epsilon.to_string_lossy()]);
+        Some(venv)
+    })
+    .as_ref()
+}

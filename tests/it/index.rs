@@ -1,0 +1,706 @@
+//! The index client against a loopback server serving recorded real index data
+//! (`testdata/index`), in JSON and HTML, with and without `.metadata` files, with range reads,
+//! and with every fault issue 3 lists.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pep440_rs::Version;
+use pep508_rs::PackageName;
+use planner::index::client::ClientSettings;
+use planner::index::{
+    BinaryPolicy, Index, IndexError, IndexLocation, IndexSettings, IndexSource, Project, Unusable,
+    candidates,
+};
+use planner::printer::Printer;
+
+use crate::common::index_server::{Fault, IndexServer, PageMode, testdata_index};
+use crate::common::{TestContext, files_under};
+
+fn name(n: &str) -> PackageName {
+    PackageName::from_str(n).unwrap()
+}
+
+fn fast_client() -> ClientSettings {
+    ClientSettings {
+        read_timeout: Duration::from_secs(5),
+        connect_timeout: Duration::from_secs(5),
+        retries: 3,
+        backoff: Duration::from_millis(10),
+        ..ClientSettings::default()
+    }
+}
+
+fn index_with(
+    urls: &[String],
+    cache: Option<&Path>,
+    tweak: impl FnOnce(&mut IndexSettings),
+) -> Index {
+    let mut settings = IndexSettings {
+        indexes: urls
+            .iter()
+            .map(|u| IndexLocation::parse(u).unwrap())
+            .collect(),
+        cache_dir: cache.map(Path::to_path_buf),
+        client: fast_client(),
+        ..IndexSettings::default()
+    };
+    tweak(&mut settings);
+    Index::new(settings, &Printer::new(true)).unwrap()
+}
+
+fn index(url: &str) -> Index {
+    index_with(&[url.to_string()], None, |_| {})
+}
+
+fn project(index: &Index, n: &str) -> Arc<Project> {
+    index.project(&name(n)).unwrap().unwrap()
+}
+
+fn versions(p: &Project) -> Vec<String> {
+    let mut v: Vec<Version> = p
+        .files
+        .iter()
+        .map(|f| f.filename.version().clone())
+        .collect();
+    v.sort();
+    v.dedup();
+    v.iter().map(ToString::to_string).collect()
+}
+
+fn h200_tags() -> planner::tags::Tags {
+    planner::inventory::cpython_tags(
+        3,
+        12,
+        &planner::inventory::Platform::parse("x86_64-manylinux_2_28").unwrap(),
+    )
+}
+
+#[test]
+fn json_and_html_pages_agree() {
+    let server = IndexServer::recorded();
+    let json = project(&index(&server.url()), "torch");
+    server.set_mode(PageMode::HtmlOnly);
+    let html = project(&index(&server.url()), "Torch");
+    assert_eq!(versions(&json), versions(&html));
+    assert!(versions(&json).contains(&"2.11.0".to_string()));
+    for (a, b) in json.files.iter().zip(&html.files) {
+        assert_eq!(a.url, b.url);
+        assert_eq!(a.hashes, b.hashes);
+        assert_eq!(a.requires_python, b.requires_python);
+        assert_eq!(a.yanked, b.yanked);
+        assert!(a.url.fragment().is_none());
+    }
+    // The JSON request asked for PEP 691; the HTML-only server answered HTML anyway.
+    let asks = server.requests("/simple/torch/");
+    assert!(
+        asks.iter()
+            .all(|l| l.headers["accept"].starts_with("application/vnd.pypi.simple.v1+json"))
+    );
+}
+
+#[test]
+fn local_folder_and_file_url_serve_the_same_index() {
+    let root = testdata_index().join("simple");
+    let folder = index(root.to_str().unwrap());
+    let file_url = url::Url::from_directory_path(&root).unwrap().to_string();
+    let by_url = index(&file_url);
+    let a = project(&folder, "triton");
+    let b = project(&by_url, "triton");
+    assert_eq!(versions(&a), versions(&b));
+    for v in ["3.6.0", "3.7.0"] {
+        assert!(
+            versions(&a).contains(&v.to_string()),
+            "{v} in {:?}",
+            versions(&a)
+        );
+    }
+    // Metadata comes from the recorded .metadata files next to the pages.
+    let torch = project(&folder, "torch");
+    let file = torch
+        .files
+        .iter()
+        .find(|f| f.filename.version().to_string() == "2.11.0")
+        .unwrap();
+    let metadata = folder.metadata(&torch, file).unwrap();
+    assert!(
+        metadata
+            .requires_dist
+            .iter()
+            .any(|r| r.to_string().starts_with("triton==3.6.0")),
+        "{:?}",
+        metadata.requires_dist
+    );
+    assert!(folder.project(&name("no-such-project")).unwrap().is_none());
+}
+
+#[test]
+fn torch_2_12_pins_triton_3_7_in_the_recorded_index() {
+    let server = IndexServer::recorded();
+    let index = index(&server.url());
+    let torch = project(&index, "torch");
+    let c = candidates(
+        &torch,
+        &planner::inventory::Environment {
+            python_version: Version::from_str("3.12.3").unwrap(),
+            ..fake_env()
+        },
+        &BinaryPolicy::default(),
+    );
+    let v212 = c
+        .iter()
+        .find(|c| c.version.to_string() == "2.12.0")
+        .unwrap();
+    let file = v212.file.as_ref().expect("a cp312 manylinux wheel");
+    let metadata = index.metadata(&torch, file).unwrap();
+    assert!(
+        metadata
+            .requires_dist
+            .iter()
+            .any(|r| r.to_string().starts_with("triton==3.7.0"))
+    );
+}
+
+fn fake_env() -> planner::inventory::Environment {
+    let inventory =
+        planner::inventory::load_venv(&crate::common::shared_fixtures().join("h200-venv"))
+            .expect("the shared h200 fixture");
+    let mut env = inventory.environment;
+    env.tags = h200_tags();
+    env
+}
+
+#[test]
+fn candidates_follow_tags_and_requires_python() {
+    let server = IndexServer::recorded();
+    let index = index(&server.url());
+    let numpy = project(&index, "numpy");
+    let mut env = fake_env();
+    let c = candidates(&numpy, &env, &BinaryPolicy::default());
+    assert!(
+        c.windows(2).all(|w| w[0].version > w[1].version),
+        "newest first"
+    );
+    let best = c.iter().find(|c| c.is_usable()).unwrap();
+    let file = best.file.as_ref().unwrap().filename_str();
+    assert!(file.contains("cp312-cp312-manylinux"), "{file}");
+    // An old Python: requires-python excludes the newest numpy, and says so.
+    env.python_version = Version::from_str("3.8.10").unwrap();
+    let c = candidates(&numpy, &env, &BinaryPolicy::default());
+    assert!(
+        matches!(c[0].unusable, Some(Unusable::RequiresPython(_))),
+        "{:?}",
+        c[0].unusable
+    );
+    // --only-binary :all: against an sdist-only view.
+    let only = BinaryPolicy::new(&[":all:".to_string()], &["numpy".to_string()]);
+    let c = candidates(&numpy, &fake_env(), &only);
+    assert!(c.iter().all(|c| c.unusable != Some(Unusable::OnlySdist)));
+}
+
+#[test]
+fn range_reads_take_three_requests_for_torch() {
+    let server = IndexServer::recorded();
+    server.set_metadata_files(false);
+    let index = index(&server.url());
+    let torch = project(&index, "torch");
+    let file = torch
+        .files
+        .iter()
+        .find(|f| f.filename_str() == "torch-2.11.0-cp312-cp312-manylinux_2_28_x86_64.whl")
+        .unwrap();
+    let metadata = index.metadata(&torch, file).unwrap();
+    assert_eq!(metadata.version.to_string(), "2.11.0");
+    let recorded = std::fs::read(
+        testdata_index()
+            .join("files")
+            .join(format!("{}.metadata", file.filename_str())),
+    )
+    .unwrap();
+    assert_eq!(
+        *metadata,
+        planner::metadata::CoreMetadata::parse(&recorded).unwrap()
+    );
+    let wheel = server.requests(&format!("/files/{}", file.filename_str()));
+    let ranges: Vec<_> = wheel
+        .iter()
+        .filter(|l| !l.path.ends_with(".metadata"))
+        .collect();
+    assert!(ranges.iter().all(|l| l.headers.contains_key("range")));
+    assert!(
+        (2..=3).contains(&ranges.len()),
+        "{} range requests: {:?}",
+        ranges.len(),
+        ranges
+            .iter()
+            .map(|l| &l.headers["range"])
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn whole_wheel_when_the_server_ignores_ranges() {
+    let server = IndexServer::recorded();
+    server.set_metadata_files(false);
+    server.set_ranges(false);
+    let index = index(&server.url());
+    let packaging = project(&index, "packaging");
+    let wheel_name = std::fs::read_dir(testdata_index().join("wheels"))
+        .unwrap()
+        .flatten()
+        .find_map(|e| e.file_name().to_str().map(str::to_string))
+        .unwrap();
+    let file = packaging
+        .files
+        .iter()
+        .find(|f| f.filename_str() == wheel_name)
+        .unwrap();
+    let metadata = index.metadata(&packaging, file).unwrap();
+    assert_eq!(metadata.name.as_ref(), "packaging");
+    assert_eq!(&metadata.version, file.filename.version());
+}
+
+#[test]
+fn fault_500_is_retried() {
+    let server = IndexServer::recorded();
+    server.fault(
+        "/simple/requests/",
+        Fault::Status {
+            status: 500,
+            times: 2,
+        },
+    );
+    let p = project(&index(&server.url()), "requests");
+    assert!(!p.files.is_empty());
+    assert_eq!(server.requests("/simple/requests/").len(), 3);
+    // Persistent 5xx: the error names the URL and the status.
+    server.fault(
+        "/simple/numpy/",
+        Fault::Status {
+            status: 503,
+            times: 100,
+        },
+    );
+    let err = index(&server.url()).project(&name("numpy")).unwrap_err();
+    assert!(
+        matches!(err, IndexError::Status { status: 503, .. }),
+        "{err}"
+    );
+    assert_eq!(
+        server.requests("/simple/numpy/").len(),
+        4,
+        "1 try + 3 retries"
+    );
+}
+
+#[test]
+fn fault_429_honours_retry_after() {
+    let server = IndexServer::recorded();
+    server.fault(
+        "/simple/tqdm/",
+        Fault::TooMany {
+            retry_after: 1,
+            times: 1,
+        },
+    );
+    let p = project(&index(&server.url()), "tqdm");
+    assert!(!p.files.is_empty());
+    let log = server.requests("/simple/tqdm/");
+    assert_eq!(log.len(), 2);
+    let waited = log[1].at.duration_since(log[0].at);
+    assert!(waited >= Duration::from_millis(950), "waited {waited:?}");
+}
+
+#[test]
+fn fault_stall_times_out_as_a_network_error() {
+    let server = IndexServer::recorded();
+    server.fault("/simple/regex/", Fault::Stall(Duration::from_secs(3)));
+    let index = index_with(&[server.url()], None, |s| {
+        s.client.read_timeout = Duration::from_millis(300);
+        s.client.retries = 1;
+    });
+    let err = index.project(&name("regex")).unwrap_err();
+    assert!(matches!(err, IndexError::Network { .. }), "{err:?}");
+    assert!(err.to_string().contains("timed out"), "{err}");
+    assert_eq!(server.requests("/simple/regex/").len(), 2);
+}
+
+#[test]
+fn fault_truncated_body_is_a_network_error_and_never_cached() {
+    let server = IndexServer::recorded();
+    let ctx = TestContext::new();
+    server.fault("/simple/sympy/", Fault::Truncate { times: 10 });
+    let index1 = index_with(&[server.url()], Some(&ctx.cache()), |s| {
+        s.client.retries = 1
+    });
+    let err = index1.project(&name("sympy")).unwrap_err();
+    assert!(matches!(err, IndexError::Network { .. }), "{err:?}");
+    assert!(err.to_string().contains("sympy"), "{err}");
+    assert!(files_under(&ctx.cache()).is_empty(), "nothing cached");
+    // Once the server behaves, the page comes whole (retries cure a single cut too).
+    server.clear_faults();
+    server.fault("/simple/sympy/", Fault::Truncate { times: 1 });
+    let index2 = index_with(&[server.url()], Some(&ctx.cache()), |_| {});
+    assert!(!project(&index2, "sympy").files.is_empty());
+}
+
+#[test]
+fn fault_invalid_json_is_an_invalid_page() {
+    let server = IndexServer::recorded();
+    server.fault("/simple/mpmath/", Fault::InvalidJson);
+    let err = index(&server.url()).project(&name("mpmath")).unwrap_err();
+    assert!(matches!(err, IndexError::InvalidPage { .. }), "{err:?}");
+    assert!(err.to_string().contains("/simple/mpmath/"), "{err}");
+}
+
+#[test]
+fn fault_html_answered_to_a_json_request_falls_back_to_pep_503() {
+    let server = IndexServer::recorded();
+    server.set_mode(PageMode::HtmlOnly);
+    let p = project(&index(&server.url()), "filelock");
+    assert!(!p.files.is_empty());
+    assert!(p.files.iter().any(|f| f.requires_python.is_some()));
+}
+
+#[test]
+fn fault_wrong_name_in_metadata_is_rejected() {
+    let server = IndexServer::recorded();
+    let jinja = project(&index(&server.url()), "jinja2");
+    let file = jinja
+        .files
+        .iter()
+        .find(|f| f.filename_str().ends_with(".whl"))
+        .unwrap();
+    let other = b"Metadata-Version: 2.1\nName: evil-package\nVersion: 1.0\n".to_vec();
+    server.fault(
+        &format!("/files/{}.metadata", file.filename_str()),
+        Fault::Body(other),
+    );
+    // Without the advertised hash, so the name check (not the hash check) catches it.
+    let mut unadvertised = file.clone();
+    unadvertised.core_metadata = None;
+    let err = index(&server.url())
+        .metadata(&jinja, &unadvertised)
+        .unwrap_err();
+    assert!(
+        matches!(err, IndexError::MetadataMismatch { .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("evil-package"), "{err}");
+    // With the advertised hash, the hash check catches it first.
+    let err = index(&server.url()).metadata(&jinja, file).unwrap_err();
+    assert!(err.to_string().contains("sha256"), "{err}");
+}
+
+#[test]
+fn fault_redirect_to_another_host_drops_credentials() {
+    let first = IndexServer::recorded();
+    let second = IndexServer::recorded();
+    // `localhost` is another host than `127.0.0.1` to the client, so another realm.
+    first.fault(
+        "/simple/",
+        Fault::RedirectTo(second.url_as_localhost().replace("/simple/", "")),
+    );
+    let url = first.url_with_credentials("alice", "canary-pw-5f3e");
+    let p = project(&index(&url), "packaging");
+    assert!(!p.files.is_empty());
+    let sent = &first.requests("/simple/packaging/")[0];
+    assert!(
+        sent.headers.contains_key("authorization"),
+        "credentials go to their own realm"
+    );
+    let redirected = second.requests("/simple/packaging/");
+    assert_eq!(redirected.len(), 1);
+    assert!(
+        !redirected[0].headers.contains_key("authorization"),
+        "dropped on the other host"
+    );
+    assert!(!p.index.contains("canary"), "{}", p.index);
+}
+
+#[test]
+fn unauthorized_names_the_redacted_index_and_the_package() {
+    let server = IndexServer::recorded();
+    server.fault("/simple/", Fault::RequireAuth("Basic nope".to_string()));
+    let url = server.url_with_credentials("bob", "canary-pw-0a1b");
+    let err = index(&url).project(&name("requests")).unwrap_err();
+    let text = format!("{err} {err:?}");
+    assert!(
+        matches!(err, IndexError::Unauthorized { status: 401, .. }),
+        "{text}"
+    );
+    assert!(
+        text.contains("requests") && text.contains("****@127.0.0.1"),
+        "{text}"
+    );
+    assert!(!text.contains("canary-pw-0a1b"), "{text}");
+    assert_eq!(
+        server.requests("/simple/").len(),
+        1,
+        "no retry storm on 401"
+    );
+}
+
+#[test]
+fn first_index_wins() {
+    let private = IndexServer::start(&private_index());
+    let public = IndexServer::recorded();
+    let index = index_with(&[private.url(), public.url()], None, |_| {});
+    // `packaging` exists on both: the first index answers, the second is never asked.
+    let p = project(&index, "packaging");
+    assert_eq!(versions(&p), ["99.0"]);
+    assert!(public.requests("/simple/packaging/").is_empty());
+    // `tqdm` only on the second.
+    let p = project(&index, "tqdm");
+    assert!(p.index.contains(&public.url()));
+}
+
+/// A one-project index (`packaging 99.0`) in a temp folder, kept for the test run.
+fn private_index() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("planner-private-index-{}", std::process::id()));
+    let page = dir.join("simple/packaging");
+    std::fs::create_dir_all(&page).unwrap();
+    std::fs::write(
+        page.join("index.html"),
+        r#"<a href="../../files/packaging-99.0-py3-none-any.whl">packaging-99.0-py3-none-any.whl</a>"#,
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn cache_revalidates_with_etag_and_serves_offline() {
+    let server = IndexServer::recorded();
+    let ctx = TestContext::new();
+    let cache = ctx.cache();
+    assert!(
+        !project(
+            &index_with(&[server.url()], Some(&cache), |_| {}),
+            "networkx"
+        )
+        .files
+        .is_empty()
+    );
+    // Not fresh (no max-age): the second run revalidates and gets 304.
+    server.clear_log();
+    let again = project(
+        &index_with(&[server.url()], Some(&cache), |_| {}),
+        "networkx",
+    );
+    let log = server.requests("/simple/networkx/");
+    assert_eq!(log.len(), 1);
+    assert!(log[0].headers.contains_key("if-none-match"));
+    assert!(!again.files.is_empty());
+    // Offline: from the cache, no request at all; a missing page is a clear error.
+    server.clear_log();
+    let offline = index_with(&[server.url()], Some(&cache), |s| s.offline = true);
+    assert_eq!(versions(&project(&offline, "networkx")), versions(&again));
+    let err = offline.project(&name("fsspec")).unwrap_err();
+    assert!(matches!(err, IndexError::Offline { .. }), "{err:?}");
+    assert!(err.to_string().contains("fsspec"), "{err}");
+    assert!(server.log().is_empty());
+    // --refresh: no validators sent.
+    let refreshed = index_with(&[server.url()], Some(&cache), |s| s.refresh = true);
+    project(&refreshed, "networkx");
+    assert!(
+        !server.requests("/simple/networkx/")[0]
+            .headers
+            .contains_key("if-none-match")
+    );
+}
+
+#[test]
+fn fresh_pages_are_not_refetched_and_metadata_is_immutable() {
+    let server = IndexServer::recorded();
+    server.set_max_age(Some(600));
+    let ctx = TestContext::new();
+    let first = index_with(&[server.url()], Some(&ctx.cache()), |_| {});
+    let p = project(&first, "safetensors");
+    let file = p
+        .files
+        .iter()
+        .find(|f| f.filename_str().ends_with(".whl"))
+        .unwrap();
+    first.metadata(&p, file).unwrap();
+    server.clear_log();
+    let second = index_with(&[server.url()], Some(&ctx.cache()), |_| {});
+    let p = project(&second, "safetensors");
+    second.metadata(&p, file).unwrap();
+    assert!(server.log().is_empty(), "{:?}", server.log());
+}
+
+#[test]
+fn corrupt_cache_entries_are_refetched() {
+    let server = IndexServer::recorded();
+    server.set_max_age(Some(600));
+    let ctx = TestContext::new();
+    project(
+        &index_with(&[server.url()], Some(&ctx.cache()), |_| {}),
+        "tokenizers",
+    );
+    for file in files_under(&ctx.cache()) {
+        let mut bytes = std::fs::read(&file).unwrap();
+        let n = bytes.len();
+        bytes[n - 2] ^= 0x20;
+        std::fs::write(&file, bytes).unwrap();
+    }
+    server.clear_log();
+    let p = project(
+        &index_with(&[server.url()], Some(&ctx.cache()), |_| {}),
+        "tokenizers",
+    );
+    assert!(!p.files.is_empty());
+    assert_eq!(server.requests("/simple/tokenizers/").len(), 1);
+}
+
+#[test]
+fn unwritable_cache_runs_uncached() {
+    let server = IndexServer::recorded();
+    let ctx = TestContext::new();
+    let not_a_dir = ctx.dir.path().join("cache-file");
+    std::fs::write(&not_a_dir, b"x").unwrap();
+    let index = index_with(&[server.url()], Some(&not_a_dir), |_| {});
+    assert!(!project(&index, "pyyaml").files.is_empty());
+    assert_eq!(std::fs::read(&not_a_dir).unwrap(), b"x");
+}
+
+#[test]
+fn two_planners_share_one_cache() {
+    let server = IndexServer::recorded();
+    server.set_max_age(Some(600));
+    let ctx = TestContext::new();
+    let names = [
+        "torch",
+        "numpy",
+        "requests",
+        "jinja2",
+        "markupsafe",
+        "setuptools",
+    ];
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let url = server.url();
+            let cache = ctx.cache();
+            std::thread::spawn(move || {
+                let index = index_with(&[url], Some(&cache), |_| {});
+                let names: Vec<PackageName> = names.iter().map(|n| name(n)).collect();
+                index
+                    .projects(&names)
+                    .into_iter()
+                    .map(|r| r.unwrap().unwrap().files.len())
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert_eq!(results[0], results[1]);
+    // Every entry is intact: an offline run reads them all.
+    let offline = index_with(&[server.url()], Some(&ctx.cache()), |s| s.offline = true);
+    for n in names {
+        project(&offline, n);
+    }
+    assert!(
+        files_under(&ctx.cache())
+            .iter()
+            .all(|f| { !f.file_name().unwrap().to_string_lossy().starts_with(".tmp") })
+    );
+}
+
+#[test]
+fn sdist_pkg_info_is_trusted_only_when_static() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("simple/demo");
+    std::fs::create_dir_all(&page).unwrap();
+    std::fs::create_dir_all(dir.path().join("wheels")).unwrap();
+    let mut links = String::new();
+    for (version, meta_version, dynamic) in [
+        ("1.0", "2.2", ""),
+        ("2.0", "2.1", ""),
+        ("3.0", "2.4", "Dynamic: Requires-Dist\n"),
+    ] {
+        let pkg_info = format!(
+            "Metadata-Version: {meta_version}\nName: demo\nVersion: {version}\n{dynamic}Requires-Dist: packaging>=20\n"
+        );
+        let file = format!("demo-{version}.tar.gz");
+        std::fs::write(
+            dir.path().join("wheels").join(&file),
+            targz(&format!("demo-{version}/PKG-INFO"), pkg_info.as_bytes()),
+        )
+        .unwrap();
+        links.push_str(&format!("<a href=\"../../files/{file}\">{file}</a>\n"));
+    }
+    std::fs::write(page.join("index.html"), links).unwrap();
+    let server = IndexServer::start(dir.path());
+    let index = index(&server.url());
+    let demo = project(&index, "demo");
+    let by_version = |v: &str| {
+        demo.files
+            .iter()
+            .find(|f| f.filename.version().to_string() == v)
+            .unwrap()
+    };
+    let ok = index.metadata(&demo, by_version("1.0")).unwrap();
+    assert_eq!(ok.requires_dist[0].to_string(), "packaging>=20");
+    for (v, why) in [("2.0", "2.1"), ("3.0", "dynamic")] {
+        let err = index.metadata(&demo, by_version(v)).unwrap_err();
+        assert!(
+            matches!(err, IndexError::MetadataUnavailable { .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains(why), "{err}");
+    }
+}
+
+/// A .tar.gz with one member.
+fn targz(path: &str, data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut tar = Vec::new();
+    let mut h = [0u8; 512];
+    h[..path.len()].copy_from_slice(path.as_bytes());
+    h[100..108].copy_from_slice(b"0000644\0");
+    h[124..136].copy_from_slice(format!("{:011o}\0", data.len()).as_bytes());
+    h[156] = b'0';
+    h[257..263].copy_from_slice(b"ustar\0");
+    tar.extend(h);
+    tar.extend(data);
+    tar.extend(vec![0; (512 - data.len() % 512) % 512]);
+    tar.extend([0; 1024]);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&tar).unwrap();
+    gz.finish().unwrap()
+}
+
+#[cfg(feature = "live-index")]
+mod live {
+    //! Against the live public index (opt-in: `cargo test --features live-index`).
+    use super::*;
+
+    #[test]
+    fn live_torch_metadata_by_range_read() {
+        let index = index_with(
+            &[planner::index::config::DEFAULT_INDEX.to_string()],
+            None,
+            |_| {},
+        );
+        let torch = project(&index, "torch");
+        let file = torch
+            .files
+            .iter()
+            .find(|f| f.filename_str() == "torch-2.11.0-cp312-cp312-manylinux_2_28_x86_64.whl")
+            .unwrap();
+        let metadata = index.metadata(&torch, file).unwrap();
+        assert!(
+            metadata
+                .requires_dist
+                .iter()
+                .any(|r| r.to_string().starts_with("triton==3.6.0"))
+        );
+        let requests = project(&index, "requests");
+        assert!(
+            requests.files.iter().any(|f| f.yanked.is_some()),
+            "requests 2.32.0 is yanked"
+        );
+    }
+}

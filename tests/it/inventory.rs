@@ -1,0 +1,382 @@
+//! `planner inventory`: the shared H200 fixture against pip's own listing, the canonical and
+//! broken testdata venvs, a real venv against `pip inspect`, discovery and bad paths.
+
+use std::collections::BTreeSet;
+
+use crate::common::{self, planner, planner_in, venv};
+
+fn normalize(name: &str) -> String {
+    let mut out = String::new();
+    let mut sep = false;
+    for c in name.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            sep = true;
+        } else {
+            if sep && !out.is_empty() {
+                out.push('-');
+            }
+            sep = false;
+            out.push(c.to_ascii_lowercase());
+        }
+    }
+    out
+}
+
+fn names_versions(json: &serde_json::Value) -> BTreeSet<(String, String)> {
+    json["dists"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["name"].as_str().unwrap().to_string(),
+                d["version"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn h200_lists_the_same_197_dists_as_pip_list() {
+    let Some(fixtures) =
+        common::shared_fixtures_or_skip("h200_lists_the_same_197_dists_as_pip_list")
+    else {
+        return;
+    };
+    let run = planner(&[
+        "inventory",
+        "--venv",
+        "../shared/fixtures/h200-venv",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let ours = names_versions(&run.json());
+    let oracle: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures.join("h200-venv/oracle/pip-list.json")).unwrap(),
+    )
+    .unwrap();
+    let theirs: BTreeSet<(String, String)> = oracle
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                normalize(d["name"].as_str().unwrap()),
+                d["version"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(theirs.len(), 197);
+    assert_eq!(ours, theirs);
+    // No interpreter there: the pyvenv.cfg fallback, and a note saying so.
+    let json = run.json();
+    assert_eq!(json["environment"]["origin"]["kind"], "pyvenv-cfg");
+    assert_eq!(json["environment"]["python_version"], "3.12.3");
+    assert!(
+        run.stderr.contains("without running Python"),
+        "{}",
+        run.stderr
+    );
+    // The marker environment agrees with the machine's where the host can know it.
+    let markers: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures.join("h200-venv/oracle/markers.json")).unwrap(),
+    )
+    .unwrap();
+    for key in [
+        "python_full_version",
+        "python_version",
+        "implementation_name",
+        "sys_platform",
+    ] {
+        assert_eq!(json["environment"]["markers"][key], markers[key], "{key}");
+    }
+}
+
+#[test]
+fn h200_pip_inspect_snapshot_lists_the_same_dists() {
+    let Some(_) = common::shared_fixtures_or_skip("h200_pip_inspect_snapshot_lists_the_same_dists")
+    else {
+        return;
+    };
+    let from_venv = planner(&[
+        "inventory",
+        "--venv",
+        "../shared/fixtures/h200-venv",
+        "--format",
+        "json",
+    ]);
+    let from_inspect = planner(&[
+        "inventory",
+        "--from-snapshot",
+        "../shared/fixtures/h200-venv/oracle/pip-inspect.json",
+        "--python-platform",
+        "x86_64-manylinux_2_28",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(from_inspect.code, 0, "{}", from_inspect.stderr);
+    let (a, b) = (from_venv.json(), from_inspect.json());
+    assert_eq!(names_versions(&a), names_versions(&b));
+    // The same requirements, dist by dist.
+    for (x, y) in a["dists"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(b["dists"].as_array().unwrap())
+    {
+        assert_eq!(x["requires_dist"], y["requires_dist"], "{}", x["name"]);
+        assert_eq!(x["installer"], y["installer"], "{}", x["name"]);
+        assert_eq!(x["requested"], y["requested"], "{}", x["name"]);
+    }
+    let env = &b["environment"];
+    assert_eq!(env["origin"]["kind"], "snapshot");
+    assert_eq!(env["markers"]["platform_release"], "6.18.44-fc-v657-gpu");
+    assert_eq!(env["tags"][0], "cp312-cp312-manylinux_2_28_x86_64");
+}
+
+#[test]
+fn canonical_stack_keeps_local_labels_and_the_git_commit() {
+    let run = planner(&[
+        "inventory",
+        "--venv",
+        "testdata/venvs/canonical",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = run.json();
+    let dists = json["dists"].as_array().unwrap();
+    let get = |name: &str| dists.iter().find(|d| d["name"] == name).unwrap();
+    assert_eq!(get("torch")["version"], "2.11.0+cu130");
+    assert_eq!(get("triton")["version"], "3.6.0");
+    assert_eq!(get("transformers")["version"], "5.8.0");
+    let fla = get("flash-linear-attention");
+    assert_eq!(fla["version"], "0.5.1");
+    assert_eq!(fla["direct_url"]["kind"], "vcs");
+    assert_eq!(fla["direct_url"]["vcs"], "git");
+    assert!(fla["source"].as_str().unwrap().starts_with("git@"));
+    assert_eq!(get("torch")["top_level"][0], "functorch");
+    assert!(
+        get("torch")["requires_dist"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r.as_str().unwrap().starts_with("triton==3.6.0"))
+    );
+    // Deterministic ordering: sorted by normalized name.
+    let names: Vec<&str> = dists.iter().map(|d| d["name"].as_str().unwrap()).collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+}
+
+#[test]
+fn canonical_table() {
+    let run = planner(&["inventory", "--venv", "testdata/venvs/canonical"]);
+    assert_eq!(run.code, 0);
+    // The first line names the host's glibc; the table below it is what matters.
+    let table: String = run
+        .stdout
+        .lines()
+        .skip(1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    insta::assert_snapshot!(table);
+}
+
+#[test]
+fn broken_venv_lists_what_it_can_and_names_each_bad_file() {
+    let run = planner(&[
+        "inventory",
+        "--venv",
+        "testdata/venvs/broken",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = run.json();
+    let ours = names_versions(&json);
+    assert!(ours.contains(&("app".into(), "1.0".into())));
+    assert!(ours.contains(&("libok".into(), "1.0".into())));
+    assert!(ours.contains(&("libok".into(), "2.0".into())));
+    assert!(ours.contains(&("weird-name".into(), "2.0+local.1".into())));
+    assert!(ours.contains(&("old-egg".into(), "0.3".into())));
+    let unreadable: Vec<&str> = json["unreadable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(unreadable.len(), 4, "{unreadable:?}");
+    for bad in [
+        "nometa-1.0.dist-info",
+        "badversion-1.0.dist-info",
+        "badreq-1.0.dist-info",
+        "latin1-1.0.dist-info",
+    ] {
+        assert!(unreadable.iter().any(|p| p.ends_with(bad)), "{bad}");
+        assert!(
+            run.stderr
+                .lines()
+                .any(|l| l.starts_with("warning:") && l.contains(bad)),
+            "{bad} not warned about:\n{}",
+            run.stderr
+        );
+    }
+    let egg = json["dists"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "old-egg")
+        .unwrap();
+    assert_eq!(egg["format"], "egg-info");
+    assert_eq!(egg["requires_dist"][0], "libok>=1");
+}
+
+#[test]
+fn missing_and_non_venv_paths_exit_2_naming_the_path() {
+    let run = planner(&["inventory", "--venv", "testdata/venvs/no-such-venv"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("testdata/venvs/no-such-venv"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("does not exist"));
+    let run = planner(&["inventory", "--venv", "testdata"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("`testdata` is not a virtual environment"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn discovery_prefers_virtual_env_then_dot_venv() {
+    let dir = tempfile::tempdir().unwrap();
+    let canonical = common::repo_root().join("testdata/venvs/canonical");
+    // ./.venv in the working directory.
+    copy_dir(&canonical, &dir.path().join(".venv"));
+    let run = planner_in(dir.path(), &["inventory", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(names_versions(&run.json()).contains(&("torch".into(), "2.11.0+cu130".into())));
+    // $VIRTUAL_ENV wins over ./.venv.
+    let (mut command, _home) = common::planner_command();
+    let output = command
+        .current_dir(dir.path())
+        .env(
+            "VIRTUAL_ENV",
+            common::repo_root().join("testdata/venvs/broken"),
+        )
+        .args(["inventory", "--format", "json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(names_versions(&json).contains(&("app".into(), "1.0".into())));
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn overrides_rebuild_markers_and_tags() {
+    let run = planner(&[
+        "inventory",
+        "--venv",
+        "testdata/venvs/canonical",
+        "--python-version",
+        "3.13",
+        "--python-platform",
+        "aarch64-manylinux_2_28",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let env = &run.json()["environment"];
+    assert_eq!(env["markers"]["python_version"], "3.13");
+    assert_eq!(env["markers"]["platform_machine"], "aarch64");
+    assert_eq!(env["tags"][0], "cp313-cp313-manylinux_2_28_aarch64");
+    assert!(run.stderr.contains("planning for Python 3.13"));
+    let bad = planner(&[
+        "inventory",
+        "--venv",
+        "testdata/venvs/canonical",
+        "--python-platform",
+        "sparc-sun-solaris",
+    ]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("sparc-sun-solaris"));
+}
+
+/// A real venv made by `python3 -m venv` and pip: `planner inventory` agrees with
+/// `pip inspect` on every dist (name, version, installer, requested, direct URL, requires).
+#[test]
+fn real_venv_agrees_with_pip_inspect() {
+    let Some(venv) = venv::clean_venv() else {
+        return;
+    };
+    let inspect: serde_json::Value =
+        serde_json::from_str(&venv.pip_ok(&["inspect"])).expect("pip inspect JSON");
+    let run = planner(&[
+        "inventory",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = run.json();
+    assert_eq!(json["environment"]["origin"]["kind"], "interpreter");
+    assert_eq!(json["environment"]["markers"], inspect["environment"]);
+    let ours: Vec<&serde_json::Value> = json["dists"].as_array().unwrap().iter().collect();
+    let theirs = inspect["installed"].as_array().unwrap();
+    assert_eq!(ours.len(), theirs.len());
+    for item in theirs {
+        let meta = &item["metadata"];
+        let name = normalize(meta["name"].as_str().unwrap());
+        let dist = ours
+            .iter()
+            .find(|d| d["name"] == name.as_str())
+            .unwrap_or_else(|| panic!("{name} missing from planner inventory"));
+        assert_eq!(dist["display_name"], meta["name"], "{name}");
+        assert_eq!(dist["version"], meta["version"], "{name}");
+        assert_eq!(dist["installer"], item["installer"], "{name}");
+        assert_eq!(dist["requested"], item["requested"], "{name}");
+        assert_eq!(
+            dist["direct_url"].is_null(),
+            item.get("direct_url").is_none(),
+            "{name}"
+        );
+        let reqs = |v: &serde_json::Value| -> Vec<pep508_rs::Requirement> {
+            v.as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|r| r.as_str().unwrap().parse().unwrap())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            reqs(&dist["requires_dist"]),
+            reqs(&meta["requires_dist"]),
+            "{name}"
+        );
+    }
+    let demo = ours.iter().find(|d| d["name"] == "demo-pkg").unwrap();
+    assert_eq!(demo["version"], "0.1.0+local.7");
+    let epsilon = ours.iter().find(|d| d["name"] == "epsilon").unwrap();
+    assert_eq!(epsilon["source"], "file");
+}

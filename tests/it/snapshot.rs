@@ -1,0 +1,214 @@
+//! `planner snapshot`: `--out` and the `--script` script give equal snapshots of one real
+//! venv; snapshots and `pip inspect` output read back as the same inventory.
+
+use std::process::Command;
+
+use crate::common::{self, planner, venv};
+
+#[test]
+fn script_and_planner_write_equal_snapshots() {
+    let Some(venv) = venv::clean_venv() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("planner.json");
+    let run = planner(&[
+        "snapshot",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--out",
+        ours.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("wrote a snapshot of"));
+
+    let script = planner(&["snapshot", "--script"]);
+    assert_eq!(script.code, 0);
+    let script_path = dir.path().join("snapshot.py");
+    std::fs::write(&script_path, &script.stdout).unwrap();
+    let theirs = dir.path().join("script.json");
+    let output = Command::new(&venv.python)
+        .arg(&script_path)
+        .arg("--out")
+        .arg(&theirs)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let read = |path: &std::path::Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let (a, b) = (read(&ours), read(&theirs));
+    assert_eq!(a["format"], "planner-snapshot");
+    assert!(a["dists"].as_array().unwrap().len() >= 6);
+    // Both run in the same venv, so even the paths agree; normalize them anyway so the
+    // comparison is about content.
+    let root = venv.path.to_str().unwrap();
+    let normalize = |v: &serde_json::Value| -> serde_json::Value {
+        serde_json::from_str(&v.to_string().replace(root, "[VENV]")).unwrap()
+    };
+    // Equal as JSON values (key order inside objects may differ: Python keeps file order).
+    assert!(normalize(&a) == normalize(&b), "the two snapshots differ");
+}
+
+#[test]
+fn snapshot_reads_back_as_the_same_inventory() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("canonical.json");
+    let run = planner(&[
+        "snapshot",
+        "--venv",
+        "testdata/venvs/canonical",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let direct = planner(&[
+        "inventory",
+        "--venv",
+        "testdata/venvs/canonical",
+        "--format",
+        "json",
+    ])
+    .json();
+    let back = planner(&[
+        "inventory",
+        "--from-snapshot",
+        file.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(back.code, 0, "{}", back.stderr);
+    let back = back.json();
+    assert_eq!(back["environment"]["origin"]["kind"], "snapshot");
+    assert_eq!(back["environment"]["tags"], direct["environment"]["tags"]);
+    assert_eq!(
+        back["environment"]["markers"],
+        direct["environment"]["markers"]
+    );
+    let strip = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        v["dists"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let mut d = d.clone();
+                d.as_object_mut().unwrap().remove("format");
+                d
+            })
+            .collect()
+    };
+    assert_eq!(strip(&back), strip(&direct));
+    // check gives the same answer from the snapshot.
+    let check = planner(&["check", "--from-snapshot", file.to_str().unwrap()]);
+    assert_eq!(check.code, 0);
+    assert!(
+        check
+            .stdout
+            .contains("torch 2.11.0+cu130 is a local build variant")
+    );
+}
+
+#[test]
+fn real_pip_inspect_output_reads_as_the_venv() {
+    let Some(venv) = venv::clean_venv() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("inspect.json");
+    std::fs::write(&file, venv.pip_ok(&["inspect"])).unwrap();
+    let from_inspect = planner(&[
+        "inventory",
+        "--from-snapshot",
+        file.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(from_inspect.code, 0, "{}", from_inspect.stderr);
+    assert!(from_inspect.stderr.contains("pip inspect"));
+    let direct = planner(&[
+        "inventory",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--format",
+        "json",
+    ])
+    .json();
+    let inspect = from_inspect.json();
+    let key =
+        |v: &serde_json::Value| -> Vec<(String, String, serde_json::Value, serde_json::Value)> {
+            v["dists"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| {
+                    (
+                        d["name"].as_str().unwrap().to_string(),
+                        d["version"].as_str().unwrap().to_string(),
+                        d["requires_dist"].clone(),
+                        d["direct_url"].clone(),
+                    )
+                })
+                .collect()
+        };
+    assert_eq!(key(&inspect), key(&direct));
+    assert_eq!(
+        inspect["environment"]["markers"],
+        direct["environment"]["markers"]
+    );
+    // Tags were generated from the markers; the interpreter's own list agrees on the best one
+    // for pure-Python wheels.
+    let tags: Vec<&str> = inspect["environment"]["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(tags.contains(&"py3-none-any"));
+}
+
+#[test]
+fn script_is_valid_python_and_out_is_atomic() {
+    let Some(python) = venv::python3() else {
+        return;
+    };
+    let script = planner(&["snapshot", "--script"]).stdout;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("snapshot.py");
+    std::fs::write(&path, &script).unwrap();
+    let compiled = Command::new(python)
+        .args(["-m", "py_compile"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(compiled.status.success());
+    assert!(script.contains("Standard library only, Python 3.8+"));
+
+    // A target folder that does not exist: exit 2, nothing written.
+    let target = dir.path().join("missing/snap.json");
+    let run = planner(&[
+        "snapshot",
+        "--venv",
+        "testdata/venvs/canonical",
+        "--out",
+        target.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("cannot write the snapshot"),
+        "{}",
+        run.stderr
+    );
+    assert!(!target.exists());
+    // A bad snapshot names the file.
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"hello\": 1}").unwrap();
+    let run = planner(&["inventory", "--from-snapshot", bad.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("bad.json"));
+    let _ = common::repo_root();
+}
