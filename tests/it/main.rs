@@ -6,4 +6,5 @@ mod check;
 mod index;
 mod inventory;
 mod outdated;
+mod resolve;
 mod snapshot;

@@ -25,7 +25,16 @@ use proptest::prelude::*;
 const NAMES: [&str; 4] = ["a", "b", "c", "d"];
 const VERSIONS: [&str; 5] = ["1.0", "1.0+local", "1.5", "2.0", "3.0"];
 const SPECS: [&str; 10] = [
-    "", ">=2.0", "<2.0", "==1.0", "==2.0", "!=2.0", "<=1.0", ">1.0", "~=1.0", "==1.0+local",
+    "",
+    ">=2.0",
+    "<2.0",
+    "==1.0",
+    "==2.0",
+    "!=2.0",
+    "<=1.0",
+    ">1.0",
+    "~=1.0",
+    "==1.0+local",
 ];
 
 /// A generated registry: per package, per version, its requirements as (package, spec).
@@ -57,8 +66,10 @@ impl Registry {
         let mut out = String::from("let mut index = MemIndex::new();\n");
         for (&pkg, versions) in &self.releases {
             for (&ver, deps) in versions {
-                let reqs: Vec<String> =
-                    deps.iter().map(|&(p, s)| format!("{:?}", requirement(p, s))).collect();
+                let reqs: Vec<String> = deps
+                    .iter()
+                    .map(|&(p, s)| format!("{:?}", requirement(p, s)))
+                    .collect();
                 let _ = writeln!(
                     out,
                     "index.add({:?}, {:?}, &[{}]);",
@@ -68,8 +79,11 @@ impl Registry {
                 );
             }
         }
-        let root: Vec<String> =
-            self.root.iter().map(|&(p, s)| format!("{:?}", requirement(p, s))).collect();
+        let root: Vec<String> = self
+            .root
+            .iter()
+            .map(|&(p, s)| format!("{:?}", requirement(p, s)))
+            .collect();
         let _ = writeln!(out, "// root: [{}]", root.join(", "));
         out
     }
@@ -224,7 +238,10 @@ fn reachable(registry: &Registry, assignment: &BTreeMap<usize, usize>) -> BTreeS
         if !seen.insert(pkg) {
             continue;
         }
-        if let Some(deps) = assignment.get(&pkg).and_then(|v| registry.releases.get(&pkg)?.get(v)) {
+        if let Some(deps) = assignment
+            .get(&pkg)
+            .and_then(|v| registry.releases.get(&pkg)?.get(v))
+        {
             queue.extend(deps.iter().map(|(p, _)| *p));
         }
     }
@@ -236,9 +253,15 @@ fn reachable(registry: &Registry, assignment: &BTreeMap<usize, usize>) -> BTreeS
 fn local_versions_and_the_hull() {
     // `==1.0` takes `1.0+local` (the newest of the two); `!=1.0` takes neither.
     let mut index = MemIndex::new();
-    index.add("a", "1.0", &[]).add("a", "1.0+local", &[]).add("b", "1.0", &["a!=1.0"]);
+    index
+        .add("a", "1.0", &[])
+        .add("a", "1.0+local", &[])
+        .add("b", "1.0", &["a!=1.0"]);
     let request = |reqs: &[&str]| SolveRequest {
-        requirements: reqs.iter().map(|r| Requirement::from_str(r).unwrap()).collect(),
+        requirements: reqs
+            .iter()
+            .map(|r| Requirement::from_str(r).unwrap())
+            .collect(),
         ..SolveRequest::default()
     };
     let got = solve(&index, &env(), &request(&["a==1.0"])).unwrap();
