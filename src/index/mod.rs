@@ -130,6 +130,9 @@ impl IndexSettings {
     }
 }
 
+/// The content type a cached "404: no such project" is stored under.
+const NOT_FOUND: &str = "x-planner/not-found";
+
 type ProjectResult = Result<Option<Arc<Project>>, IndexError>;
 type MetadataResult = Result<Arc<CoreMetadata>, IndexError>;
 
@@ -406,13 +409,20 @@ impl Inner {
                     url: shown,
                 });
             };
+            if meta.content_type.as_deref() == Some(NOT_FOUND) {
+                return Ok(None);
+            }
             return parse_page(&body, meta.content_type.as_deref(), &secret, name).map(Some);
         }
         if let Some((meta, body)) = &cached
             && meta.is_fresh(now)
-            && let Ok(page) = parse_page(body, meta.content_type.as_deref(), &secret, name)
         {
-            return Ok(Some(page));
+            if meta.content_type.as_deref() == Some(NOT_FOUND) {
+                return Ok(None);
+            }
+            if let Ok(page) = parse_page(body, meta.content_type.as_deref(), &secret, name) {
+                return Ok(Some(page));
+            }
         }
         let options = RequestOptions {
             accept: Some(client::ACCEPT_SIMPLE),
@@ -423,7 +433,9 @@ impl Inner {
         let reply = self.client.get(&url, &options).await?;
         match reply.status {
             304 => {
-                if let Some((mut meta, body)) = cached {
+                if let Some((mut meta, body)) =
+                    cached.filter(|(m, _)| m.content_type.as_deref() != Some(NOT_FOUND))
+                {
                     meta.fetched_at = now;
                     meta.max_age = reply.max_age.unwrap_or(meta.max_age);
                     let page = parse_page(&body, meta.content_type.as_deref(), &secret, name)?;
@@ -461,7 +473,24 @@ impl Inner {
                 );
                 Ok(Some(page))
             }
-            404 | 410 => Ok(None),
+            404 | 410 => {
+                // Remembered so that `--offline` can say "not on the index" too.
+                self.cache.write(
+                    Bucket::Pages,
+                    EntryMeta {
+                        key,
+                        etag: None,
+                        last_modified: None,
+                        content_type: Some(NOT_FOUND.to_string()),
+                        fetched_at: now,
+                        max_age: reply.max_age.unwrap_or(0),
+                        len: 0,
+                        sha256: String::new(),
+                    },
+                    b"",
+                );
+                Ok(None)
+            }
             401 | 403 => Err(IndexError::Unauthorized {
                 index: base.to_string(),
                 package: name.to_string(),

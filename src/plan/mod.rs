@@ -1,1 +1,23 @@
-//! Stage placeholder: filled by its issue.
+//! Stage 4b: upgrade plans.
+//!
+//! In: the inventory, one or more solver resolutions (the plain request, "move the blockers",
+//! "newest that fits", a forced override), the conflict facts when the request had no solution,
+//! and a risk [`Policy`](crate::risk::Policy). Out: a [`Proposal`]: ranked [`Plan`]s, each a
+//! complete plan with every change old -> new and why, the overrides it needs, what holds targets
+//! back, and its [`RiskScore`](crate::risk::RiskScore). The plan file that `planner check
+//! --accept` reads is one [`Plan`] as JSON (schema in `docs/plan-json.md`).
+
+mod accept;
+mod alternatives;
+mod builder;
+mod proposal;
+#[cfg(test)]
+pub(crate) mod test_plans;
+
+pub use accept::{AcceptError, AcceptedOverrides};
+pub use alternatives::{ProposeError, ProposeRequest, propose};
+pub use builder::{PlanBuilder, PlanDist, PlannedEnvironment};
+pub use proposal::{
+    Action, Blocker, Change, Conflict, EnvironmentSummary, HeldBack, Override, PLAN_SCHEMA,
+    PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request,
+};

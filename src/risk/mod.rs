@@ -1,1 +1,21 @@
-//! Stage placeholder: filled by its issue.
+//! Stage 4a: how risky a plan is.
+//!
+//! In: typed facts about one plan ([`PlanFacts`]: each change old -> new with its release date,
+//! yanked status, wheel kind and dependents; each broken `Requires-Dist` edge of a forced override
+//! with whether any release of the dependent accepts the forced version) and a [`Policy`]
+//! (weights, level thresholds, coupled groups; `policies/default.toml` built in). Out: a
+//! [`RiskScore`]: 0-100, a [`RiskLevel`], and every [`RiskFactor`] itemized with its points, so a
+//! reviewer can argue with each one. Pure functions: no IO besides [`Policy::load`].
+//!
+//! The model is documented in `docs/risk-model.md`.
+
+mod assess;
+mod policy;
+mod risk_score;
+
+pub use assess::{
+    BrokenEdgeFacts, ChangeFacts, Dependents, Distance, PlanFacts, Upstream, assess,
+    pin_strictness, version_distance,
+};
+pub use policy::{CoupledGroup, Policy, PolicyError};
+pub use risk_score::{FactorKind, RiskFactor, RiskLevel, RiskScore};

@@ -1,1 +1,233 @@
-//! Stage placeholder: filled by its issue.
+//! Stage 3: pubgrub over the index and the installed set.
+//!
+//! In: an [`IndexSource`] (what the index offers), the target [`Environment`] (markers, wheel
+//! tags, Python version) and a [`SolveRequest`]: root requirements, constraints (narrow only,
+//! never add), overrides (replace the requirements on a name, on every edge or only on the edges
+//! from named dependents), the installed versions as preferences, the packages being upgraded,
+//! the pre-release and binary policies. Out: a [`Resolution`] (one version per distribution,
+//! where it comes from, who asked for it, which extras, and every edge an override replaced), or
+//! a [`SolveError`]; [`SolveError::NoSolution`] carries a [`NoSolution`]: a derivation in
+//! Python terms, hints a person can act on, and the same facts as typed data ([`Fact`]) for
+//! `propose` to find what blocks a target.
+//!
+//! # How packaging maps onto pubgrub
+//!
+//! - Packages ([`Pkg`]): `Root` (the requirements), `Python` (one version, the target's; every
+//!   release depends on it through its `Requires-Python`, file-level or in its metadata, so a
+//!   failure says "foo==2.0 requires Python>=3.12"), one per distribution, and one virtual
+//!   package per `name[extra]` pinned to its base's version.
+//! - Versions come from the index, plus the installed version (a candidate even when the index
+//!   lacks it, e.g. `2.11.0+cu130` from another index; its dependencies are then read from the
+//!   installed metadata). The installed version is chosen whenever the range allows it, unless the
+//!   package is in [`SolveRequest::upgrade`]; otherwise the newest allowed version.
+//! - `Requires-Dist` markers are evaluated against the target environment with the active extras.
+//! - A version is unusable (pubgrub's `Unavailable`, with the reason kept for the explanation)
+//!   when no file fits: no wheel for the target's tags and no sdist, only an sdist under
+//!   `--only-binary`, only wheels under `--no-binary`, every file yanked (PEP 592: yanked files
+//!   are used only for an exact `==`/`===` pin among the root requirements, constraints or
+//!   overrides), or sdist metadata that declares its dependencies dynamic.
+//! - Pre-releases ([`PrereleaseMode::IfNecessary`], as packse expects): a package's pre-releases
+//!   are candidates when a root requirement, constraint or override on it names a pre-release, or
+//!   when it has no final release at all.
+//! - Local versions: `==2.11.0` matches `2.11.0+cu130` ([`ranges`] explains the hull).
+//!
+//! Metadata of the packages a release depends on is prefetched through
+//! [`IndexSource::prefetch`] as soon as the release is read. A step and time budget
+//! ([`SolveLimits`]) stops pathological cases with [`SolveError::Budget`].
+
+mod candidates;
+mod error;
+mod explain;
+mod mem_index;
+mod package;
+mod provider;
+pub mod ranges;
+pub mod requirements_file;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use pep440_rs::Version;
+use pep508_rs::{ExtraName, PackageName, Requirement};
+use serde::Serialize;
+
+use crate::index::{BinaryPolicy, DistFile, IndexSource};
+use crate::inventory::{Environment, InstalledDist};
+use crate::metadata::CoreMetadata;
+
+pub use error::{Fact, FactPackage, Hint, HintKind, NoSolution, SolveError, Unavailable};
+pub use mem_index::{MemIndex, MemRelease};
+pub use package::Pkg;
+
+/// Which pre-releases are candidates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PrereleaseMode {
+    /// PEP 440 as packse reads it: a package's pre-releases are candidates when a root
+    /// requirement, constraint or override on it names a pre-release, or when it has no final
+    /// release at all.
+    #[default]
+    IfNecessary,
+    /// Pre-releases are ordinary candidates.
+    Allow,
+    /// Never a pre-release (an installed one stays a candidate).
+    Disallow,
+}
+
+impl From<crate::cli::PrereleaseMode> for PrereleaseMode {
+    fn from(mode: crate::cli::PrereleaseMode) -> Self {
+        match mode {
+            crate::cli::PrereleaseMode::IfNecessary => PrereleaseMode::IfNecessary,
+            crate::cli::PrereleaseMode::Allow => PrereleaseMode::Allow,
+            crate::cli::PrereleaseMode::Disallow => PrereleaseMode::Disallow,
+        }
+    }
+}
+
+/// An installed distribution offered to the solver: preferred when in range, and a candidate
+/// even when the index lacks its version.
+#[derive(Debug, Clone)]
+pub struct InstalledCandidate {
+    /// Its metadata (version and `Requires-Dist` are read from here).
+    pub metadata: Arc<CoreMetadata>,
+}
+
+impl InstalledCandidate {
+    /// The installed version.
+    pub fn version(&self) -> &Version {
+        &self.metadata.version
+    }
+}
+
+impl From<&InstalledDist> for InstalledCandidate {
+    fn from(dist: &InstalledDist) -> Self {
+        InstalledCandidate {
+            metadata: Arc::new(dist.metadata.clone()),
+        }
+    }
+}
+
+/// An override: replaces every requirement on `requirement.name` (uv's semantics).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Override {
+    /// The replacement (its marker is evaluated against the target, with the dependent's
+    /// active extras; when false, the edge is dropped).
+    pub requirement: Requirement,
+    /// `None`: every edge, root requirements included. `Some(names)`: only the edges from these
+    /// dependents.
+    pub only_from: Option<BTreeSet<PackageName>>,
+}
+
+/// The step and time budget of one solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SolveLimits {
+    /// Most version decisions (pubgrub `choose_version` calls).
+    pub max_steps: u64,
+    /// Most wall-clock time, metadata fetches included.
+    pub max_time: Duration,
+}
+
+impl Default for SolveLimits {
+    fn default() -> Self {
+        SolveLimits {
+            max_steps: 200_000,
+            max_time: Duration::from_secs(300),
+        }
+    }
+}
+
+/// What to solve.
+#[derive(Debug, Clone, Default)]
+pub struct SolveRequest {
+    /// Root requirements (markers evaluated against the target).
+    pub requirements: Vec<Requirement>,
+    /// Constraints: narrow the versions of a name when something requires it; never add it.
+    pub constraints: Vec<Requirement>,
+    /// Overrides: replace the requirements on a name.
+    pub overrides: Vec<Override>,
+    /// Installed versions: preferred when in range, and candidates even when the index lacks them.
+    pub preferences: BTreeMap<PackageName, InstalledCandidate>,
+    /// Exempt from the preference (being upgraded).
+    pub upgrade: BTreeSet<PackageName>,
+    /// Pre-release policy.
+    pub prerelease: PrereleaseMode,
+    /// `--only-binary` / `--no-binary`.
+    pub binary: BinaryPolicy,
+    /// Step and time budget.
+    pub limits: SolveLimits,
+}
+
+/// Where a chosen version comes from.
+#[derive(Debug, Clone)]
+pub enum ResolvedSource {
+    /// From the index; the file the target would install (`None` when unknown).
+    Index {
+        /// The chosen file.
+        file: Option<Box<DistFile>>,
+    },
+    /// The installed version, kept.
+    Installed,
+}
+
+/// Why a package is in the resolution.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(untagged)]
+pub enum Via {
+    /// A root requirement (`-r`, the command line).
+    #[serde(serialize_with = "serialize_root")]
+    Root,
+    /// A requirement of this resolved package.
+    Package(PackageName),
+}
+
+fn serialize_root<S: serde::Serializer>(s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str("<root>")
+}
+
+/// One resolved distribution.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The chosen version.
+    pub version: Version,
+    /// Where it comes from.
+    pub source: ResolvedSource,
+    /// Who requires it.
+    pub via: BTreeSet<Via>,
+    /// The extras requested of it.
+    pub extras: BTreeSet<ExtraName>,
+}
+
+/// A requirement an override replaced, on an edge of the resolution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OverriddenEdge {
+    /// The package whose requirement was replaced.
+    pub dependent: PackageName,
+    /// Its resolved version.
+    pub dependent_version: Version,
+    /// The requirement as it declares it.
+    pub original: Requirement,
+    /// What replaced it.
+    pub replacement: Requirement,
+}
+
+/// A successful resolution.
+#[derive(Debug, Clone, Default)]
+pub struct Resolution {
+    /// One entry per distribution, sorted by name.
+    pub packages: BTreeMap<PackageName, Resolved>,
+    /// Edges whose requirement an override replaced (only edges between resolved packages).
+    pub overridden: Vec<OverriddenEdge>,
+}
+
+/// Solve `request` for the target `env` against `index`.
+pub fn solve(
+    index: &dyn IndexSource,
+    env: &Environment,
+    request: &SolveRequest,
+) -> Result<Resolution, SolveError> {
+    provider::solve(index, env, request)
+}
+
+#[cfg(test)]
+mod tests;

@@ -5,4 +5,7 @@ mod common;
 mod check;
 mod index;
 mod inventory;
+mod outdated;
+mod propose;
+mod resolve;
 mod snapshot;

@@ -1,0 +1,281 @@
+//! The plan data model: [`Proposal`] (what `propose` prints) and [`Plan`] (one complete,
+//! installable plan; also the plan file). Every type serializes to the JSON schema documented in
+//! `docs/plan-json.md`; names and versions are typed, so the emitters re-serialize parsed values.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use pep440_rs::Version;
+use pep508_rs::{PackageName, Requirement};
+use serde::{Deserialize, Serialize};
+
+use crate::risk::RiskScore;
+
+/// `schema` of a proposal document.
+pub const PROPOSAL_SCHEMA: &str = "planner-proposal/1";
+/// `schema` of a plan file.
+pub const PLAN_SCHEMA: &str = "planner-plan/1";
+
+/// Everything `planner propose` found: the request, the conflict (if any) and the plans.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Proposal {
+    /// Always [`PROPOSAL_SCHEMA`].
+    pub schema: String,
+    /// The planner version that wrote it.
+    pub planner_version: String,
+    /// The environment planned for.
+    pub environment: EnvironmentSummary,
+    /// What was asked.
+    pub request: Request,
+    /// Why the request cannot be had as asked (`None` when it can).
+    pub conflict: Option<Conflict>,
+    /// Complete plans, best first (the first is the recommendation).
+    pub plans: Vec<Plan>,
+    /// Environment-wide warnings (unmanaged dists kept, unreadable dists, offline data).
+    pub warnings: Vec<String>,
+}
+
+/// The environment a proposal is for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnvironmentSummary {
+    /// Where it was read from (venv path or snapshot file).
+    pub source: String,
+    /// The target Python version.
+    pub python_version: String,
+    /// The target platform (`sys_platform` + `platform_machine`).
+    pub platform: String,
+    /// How many dists are installed.
+    pub dists: usize,
+}
+
+/// What the user asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Request {
+    /// Targets as parsed (PEP 508, re-serialized).
+    pub targets: Vec<Requirement>,
+    /// `--all`.
+    pub all: bool,
+    /// `--allow-override`.
+    pub allow_override: bool,
+    /// The risk policy's name.
+    pub policy: String,
+}
+
+/// Why a request has no solution as asked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conflict {
+    /// The solver's explanation, in Python terms.
+    pub explanation: String,
+    /// Installed requirements that exclude a target.
+    pub blockers: Vec<Blocker>,
+}
+
+/// An installed (or planned) `Requires-Dist` that holds a package back.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Blocker {
+    /// The dist that declares the requirement.
+    pub dependent: PackageName,
+    /// Its version.
+    pub dependent_version: Version,
+    /// The requirement as declared.
+    pub requirement: Requirement,
+}
+
+/// Which alternative a plan is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlanKind {
+    /// The request as asked, solved with the whole environment.
+    Upgrade,
+    /// The blockers move to releases that accept the target.
+    MoveBlockers,
+    /// The newest release of the target that fits without moving anything else it conflicts with.
+    NewestFitting,
+    /// The target as asked, with the violated edges overridden.
+    ForcedOverride,
+}
+
+impl PlanKind {
+    /// The kebab-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlanKind::Upgrade => "upgrade",
+            PlanKind::MoveBlockers => "move-blockers",
+            PlanKind::NewestFitting => "newest-fitting",
+            PlanKind::ForcedOverride => "forced-override",
+        }
+    }
+}
+
+impl fmt::Display for PlanKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One complete plan. Serialized alone, it is the plan file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Always [`PLAN_SCHEMA`].
+    pub schema: String,
+    /// Which alternative.
+    pub kind: PlanKind,
+    /// One line for humans.
+    pub title: String,
+    /// The targets this plan serves (as asked, or as adjusted: `triton==3.6.x` for
+    /// newest-fitting).
+    pub targets: Vec<Requirement>,
+    /// Every dist that changes, sorted by name.
+    pub changes: Vec<Change>,
+    /// The edges this plan overrides (forced plans only), each with its reason.
+    pub overrides: Vec<Override>,
+    /// Targets (or, with `--all`, dists) that do not reach their newest release, and why.
+    pub held_back: Vec<HeldBack>,
+    /// Every dist of the environment after the plan, except dists installed from outside the
+    /// index, which are kept as they are: the constraints the installers get.
+    pub pins: BTreeMap<PackageName, Version>,
+    /// Loud notes (an unmanaged or local build replaced by an index build, yanked releases).
+    pub warnings: Vec<String>,
+    /// The plan's risk.
+    pub risk: RiskScore,
+}
+
+/// What happens to one dist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Action {
+    /// To a newer version.
+    Upgrade,
+    /// To an older version.
+    Downgrade,
+    /// Newly installed.
+    Add,
+    /// Uninstalled.
+    Remove,
+    /// Same public version, another build (a `+cu130` local build for the index build).
+    Reinstall,
+}
+
+/// One dist's change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    /// The dist.
+    pub name: PackageName,
+    /// Installed version (`None`: added).
+    pub from: Option<Version>,
+    /// Planned version (`None`: removed).
+    pub to: Option<Version>,
+    /// What happens.
+    pub action: Action,
+    /// Why (at least one).
+    pub reasons: Vec<Reason>,
+    /// The new version violates a dependent's requirement (installed with an override).
+    pub forced: bool,
+    /// PEP 592 yank reason of the new release, when yanked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yanked: Option<String>,
+    /// Upload time of the new release, when the index says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upload_time: Option<jiff::Timestamp>,
+    /// Import names, when known from the installed dist (the verify script finds the rest).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub top_level: Vec<String>,
+}
+
+/// Why a dist changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Reason {
+    /// The user asked for it.
+    Requested {
+        /// The target.
+        requirement: Requirement,
+    },
+    /// `--all`: it can move, so it does.
+    UpgradeAll,
+    /// A planned dist needs the new version (its requirement excludes the old one).
+    RequiredBy {
+        /// The planned dist.
+        dependent: PackageName,
+        /// Its planned version.
+        dependent_version: Version,
+        /// Its requirement.
+        requirement: Requirement,
+    },
+    /// It blocks a target; its new version accepts the target.
+    Unblocks {
+        /// The target it unblocks.
+        target: Requirement,
+        /// Its old requirement that excluded the target.
+        blocking: Requirement,
+    },
+    /// Its installed version required another dist at a version the plan moves away from, so it
+    /// moves along (torchvision follows torch).
+    Follows {
+        /// The dist that moves.
+        package: PackageName,
+        /// Its planned version.
+        version: Version,
+        /// The installed version's requirement that excluded it.
+        requirement: Requirement,
+    },
+    /// Installed against a dependent's requirement (see the plan's overrides).
+    Override {
+        /// The requirement installed instead.
+        replacement: Requirement,
+    },
+    /// The solver moved it and no single requirement explains it (e.g. a preference).
+    Resolution,
+}
+
+/// One overridden edge, with its reason: what `planner check --accept` stops reporting.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Override {
+    /// The dist whose requirement is overridden.
+    pub dependent: PackageName,
+    /// Its version (the override is accepted for this version only).
+    pub dependent_version: Version,
+    /// The requirement as the dependent declares it.
+    pub requirement: Requirement,
+    /// The dist installed against it.
+    pub package: PackageName,
+    /// The version installed against it (the override is accepted for this version only).
+    pub version: Version,
+    /// The requirement that replaces it (what uv's overrides file holds).
+    pub replacement: Requirement,
+    /// Why it was accepted.
+    pub reason: String,
+}
+
+/// A package that does not reach its newest release.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeldBack {
+    /// The dist.
+    pub name: PackageName,
+    /// The newest release the index offers for this environment.
+    pub newest: Version,
+    /// The version the plan gives it (`None`: not installed).
+    pub planned: Option<Version>,
+    /// The requirements that exclude the newest release.
+    pub blockers: Vec<Blocker>,
+}
+
+impl Plan {
+    /// The change for `name`, if it changes.
+    pub fn change(&self, name: &PackageName) -> Option<&Change> {
+        self.changes.iter().find(|change| &change.name == name)
+    }
+
+    /// Names of the dists installed against a dependent's requirement.
+    pub fn overridden_packages(&self) -> Vec<&PackageName> {
+        let mut names: Vec<&PackageName> = self.overrides.iter().map(|o| &o.package).collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Whether the plan changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+}

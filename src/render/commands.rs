@@ -1,0 +1,267 @@
+//! The pip and uv commands (and their files) that carry one plan out.
+//!
+//! For a plan, both installers get the same files:
+//! - `constraints.txt`: every dist of the planned environment as `name==version` (the plan's
+//!   pins), except the overridden dists, whose pins would contradict their dependents;
+//! - `overrides.txt`: exactly the overridden requirements (`triton==3.7.0`), for uv.
+//!
+//! pip: `python -m pip install -c constraints.txt -- <changed pins>`, then, for the overridden
+//! dists only, `python -m pip install --force-reinstall --no-deps -- <forced pins>` (pip has no
+//! overrides; `--no-deps` keeps the rest of the environment as planned). Local-build switches
+//! (`2.11.0+cu130` to `2.11.0`) are reinstalled the same way, since pip counts the installed
+//! local build as satisfying `==2.11.0`. Removals are `pip uninstall -y`.
+//!
+//! uv: `uv pip install --python PY --constraints constraints.txt --overrides overrides.txt --
+//! <changed pins>`; removals with `uv pip uninstall`.
+//!
+//! Both refuse source builds (`--only-binary :all:`, `--no-build`) so no build code runs. Every
+//! token is quoted, names and versions are re-serialized from parsed values ([`safe`]), and
+//! requirements follow `--`.
+
+use std::fmt::Write as _;
+
+use pep508_rs::PackageName;
+
+use super::safe::{self, UnsafeValue};
+use crate::plan::{Action, Plan};
+
+/// How the commands are written.
+#[derive(Debug, Clone, Default)]
+pub struct CommandSettings {
+    /// The environment's interpreter (`/path/venv/bin/python`).
+    pub python: String,
+    /// `--index-url` to pass (checked: no credentials), when the user chose one.
+    pub index_url: Option<String>,
+    /// Where `constraints.txt` and `overrides.txt` are (`None`: the commands write them first).
+    pub files_dir: Option<String>,
+}
+
+/// One plan's install files and commands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstallFiles {
+    /// `constraints.txt`.
+    pub constraints: String,
+    /// `overrides.txt` (empty when nothing is overridden).
+    pub overrides: String,
+    /// pip commands, one argv per step (tokens unquoted).
+    pub pip: Vec<Vec<String>>,
+    /// uv commands, one argv per step (tokens unquoted).
+    pub uv: Vec<Vec<String>>,
+}
+
+/// The files and steps for one plan.
+pub fn install_files(plan: &Plan, settings: &CommandSettings) -> Result<InstallFiles, UnsafeValue> {
+    let overridden: Vec<&PackageName> = plan.overridden_packages();
+    let mut constraints =
+        String::from("# Constraints written by planner: every dist of the planned environment.\n");
+    for (name, version) in &plan.pins {
+        if overridden.contains(&name) {
+            continue;
+        }
+        constraints.push_str(&safe::pin(name, version)?);
+        constraints.push('\n');
+    }
+    let mut overrides = String::new();
+    for name in &overridden {
+        if let Some(version) = plan.pins.get(*name) {
+            overrides.push_str(&safe::pin(name, version)?);
+            overrides.push('\n');
+        }
+    }
+
+    let file = |name: &str| match &settings.files_dir {
+        Some(dir) => format!("{}/{name}", dir.trim_end_matches('/')),
+        None => name.to_string(),
+    };
+    let mut installs = Vec::new();
+    let mut forced = Vec::new();
+    let mut reinstall = Vec::new();
+    let mut removals = Vec::new();
+    for change in &plan.changes {
+        match (&change.to, change.action) {
+            (None, _) | (_, Action::Remove) => removals.push(safe::name(&change.name)?),
+            (Some(version), action) => {
+                let pin = safe::pin(&change.name, version)?;
+                if change.forced {
+                    forced.push(pin);
+                } else if action == Action::Reinstall {
+                    reinstall.push((safe::name(&change.name)?, pin));
+                } else {
+                    installs.push(pin);
+                }
+            }
+        }
+    }
+    let index: Vec<String> = match &settings.index_url {
+        Some(url) => vec!["--index-url".into(), safe::index_url(url)?],
+        None => vec![],
+    };
+
+    let python = settings.python.clone();
+    let mut pip = Vec::new();
+    let pip_base = || {
+        let mut argv = vec![
+            python.clone(),
+            "-m".into(),
+            "pip".into(),
+            "install".into(),
+            "--only-binary".into(),
+            ":all:".into(),
+        ];
+        argv.extend(index.iter().cloned());
+        argv
+    };
+    if !installs.is_empty() {
+        let mut argv = pip_base();
+        argv.extend(["-c".into(), file("constraints.txt"), "--".into()]);
+        argv.extend(installs.iter().cloned());
+        pip.push(argv);
+    }
+    let forced_like: Vec<String> = forced
+        .iter()
+        .cloned()
+        .chain(reinstall.iter().map(|(_, pin)| pin.clone()))
+        .collect();
+    if !forced_like.is_empty() {
+        let mut argv = pip_base();
+        argv.extend(["--force-reinstall".into(), "--no-deps".into(), "--".into()]);
+        argv.extend(forced_like);
+        pip.push(argv);
+    }
+    if !removals.is_empty() {
+        let mut argv = vec![
+            python.clone(),
+            "-m".into(),
+            "pip".into(),
+            "uninstall".into(),
+            "-y".into(),
+            "--".into(),
+        ];
+        argv.extend(removals.iter().cloned());
+        pip.push(argv);
+    }
+
+    let mut uv = Vec::new();
+    let uv_requirements: Vec<String> = installs
+        .iter()
+        .cloned()
+        .chain(forced.iter().cloned())
+        .chain(reinstall.iter().map(|(_, pin)| pin.clone()))
+        .collect();
+    if !uv_requirements.is_empty() {
+        let mut argv: Vec<String> = vec![
+            "uv".into(),
+            "pip".into(),
+            "install".into(),
+            "--python".into(),
+            python.clone(),
+            "--no-build".into(),
+        ];
+        argv.extend(index.iter().cloned());
+        argv.extend(["--constraints".into(), file("constraints.txt")]);
+        if !overrides.is_empty() {
+            argv.extend(["--overrides".into(), file("overrides.txt")]);
+        }
+        for (name, _) in &reinstall {
+            argv.extend(["--reinstall-package".into(), name.clone()]);
+        }
+        argv.push("--".into());
+        argv.extend(uv_requirements);
+        uv.push(argv);
+    }
+    if !removals.is_empty() {
+        let mut argv: Vec<String> = vec![
+            "uv".into(),
+            "pip".into(),
+            "uninstall".into(),
+            "--python".into(),
+            python.clone(),
+            "--".into(),
+        ];
+        argv.extend(removals.iter().cloned());
+        uv.push(argv);
+    }
+    Ok(InstallFiles {
+        constraints,
+        overrides,
+        pip,
+        uv,
+    })
+}
+
+/// One argv as a shell command line, every token quoted.
+pub fn shell_line(argv: &[String]) -> String {
+    argv.iter()
+        .map(|token| safe::quote(token))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Commands to paste when no `--out-dir` was given: they write the two files first.
+pub fn inline_steps(files: &InstallFiles, steps: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    let uses = |name: &str| steps.iter().flatten().any(|t| t == name);
+    for (name, content) in [
+        ("constraints.txt", &files.constraints),
+        ("overrides.txt", &files.overrides),
+    ] {
+        if uses(name) && !content.is_empty() {
+            let lines: Vec<String> = content
+                .lines()
+                .filter(|l| !l.starts_with('#'))
+                .map(safe::quote)
+                .collect();
+            let _ = writeln!(out, "printf '%s\\n' {} > {name}", lines.join(" "));
+        }
+    }
+    for step in steps {
+        out.push_str(&shell_line(step));
+        out.push('\n');
+    }
+    out
+}
+
+/// A standalone script (`install-pip.sh` / `install-uv.sh`) for one installer's steps. The
+/// files it names sit next to it; the interpreter comes from `$PLANNER_PYTHON` or the planned
+/// venv.
+pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> String {
+    let mut out = String::new();
+    out.push_str("#!/usr/bin/env bash\n");
+    let _ = writeln!(
+        out,
+        "# Written by planner: carry out one plan with {installer}. Review it before running."
+    );
+    out.push_str("set -euo pipefail\n");
+    out.push_str("HERE=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n");
+    let _ = writeln!(
+        out,
+        "PYTHON=\"${{PLANNER_PYTHON:-{}}}\"",
+        // The default is a quoted word inside a double-quoted expansion: quote it for the
+        // double-quoted context by escaping what double quotes interpret.
+        python_default
+            .replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('$', "\\$")
+            .replace('`', "\\`")
+    );
+    for step in steps {
+        let mut tokens = Vec::new();
+        for (i, token) in step.iter().enumerate() {
+            if token == python_default
+                && (i == 0 || step.get(i - 1).is_some_and(|t| t == "--python"))
+            {
+                tokens.push("\"$PYTHON\"".to_string());
+            } else if token == "constraints.txt" || token == "overrides.txt" {
+                tokens.push(format!("\"$HERE/{token}\""));
+            } else {
+                tokens.push(safe::quote(token));
+            }
+        }
+        out.push_str(&tokens.join(" "));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,204 @@
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use pep440_rs::Version;
+use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+
+use super::*;
+use crate::plan::test_plans;
+
+/// What a set of emitted commands and files installs, parsed back from their text.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct ParsedBack {
+    installs: BTreeMap<PackageName, Version>,
+    forced: BTreeMap<PackageName, Version>,
+    removals: Vec<PackageName>,
+    constraints: BTreeMap<PackageName, Version>,
+    overrides: BTreeMap<PackageName, Version>,
+}
+
+fn exact(requirement: &Requirement) -> Version {
+    let Some(VersionOrUrl::VersionSpecifier(spec)) = &requirement.version_or_url else {
+        panic!("not a pin: {requirement}");
+    };
+    assert_eq!(spec.len(), 1, "{requirement}");
+    assert_eq!(spec[0].operator(), &pep440_rs::Operator::Equal);
+    spec[0].version().clone()
+}
+
+fn parse_pins(text: &str) -> BTreeMap<PackageName, Version> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let req = Requirement::from_str(l).unwrap();
+            (req.name.clone(), exact(&req))
+        })
+        .collect()
+}
+
+fn parse_back(text: &str, files: &InstallFiles) -> ParsedBack {
+    let mut parsed = ParsedBack {
+        constraints: parse_pins(&files.constraints),
+        overrides: parse_pins(&files.overrides),
+        ..ParsedBack::default()
+    };
+    for line in text.lines() {
+        let Some(argv) = shlex::split(line) else {
+            panic!("does not split: {line}");
+        };
+        let Some(sep) = argv.iter().position(|t| t == "--") else {
+            continue;
+        };
+        let (options, requirements) = (&argv[..sep], &argv[sep + 1..]);
+        let uninstall = options.iter().any(|t| t == "uninstall");
+        let force = options.iter().any(|t| t == "--force-reinstall");
+        if force {
+            assert!(options.iter().any(|t| t == "--no-deps"));
+        }
+        for token in requirements {
+            if uninstall {
+                parsed.removals.push(PackageName::from_str(token).unwrap());
+                continue;
+            }
+            let req = Requirement::from_str(token).unwrap();
+            assert_eq!(req.to_string(), *token, "re-serialized form");
+            let target = if force {
+                &mut parsed.forced
+            } else {
+                &mut parsed.installs
+            };
+            target.insert(req.name.clone(), exact(&req));
+        }
+    }
+    parsed
+}
+
+fn settings() -> CommandSettings {
+    CommandSettings {
+        python: "/tmp/venv dir/bin/python".into(),
+        index_url: Some("http://127.0.0.1:8080/simple/".into()),
+        files_dir: None,
+    }
+}
+
+#[test]
+fn forced_plan_round_trips_for_pip_and_uv() {
+    let plan = test_plans::forced();
+    let files = install_files(&plan, &settings()).unwrap();
+    let pip = inline_steps(&files, &files.pip);
+    let back = parse_back(&pip, &files);
+    // pip: nothing ordinary to install; the forced dist alone, with --force-reinstall --no-deps.
+    assert!(back.installs.is_empty());
+    assert_eq!(
+        back.forced,
+        [(test_plans::n("triton"), test_plans::v("3.7.0"))].into()
+    );
+    // Constraints: the whole planned environment minus the overridden dist.
+    let mut expected = plan.pins.clone();
+    expected.remove(&test_plans::n("triton"));
+    assert_eq!(back.constraints, expected);
+    assert_eq!(back.overrides, back.forced);
+
+    let uv = inline_steps(&files, &files.uv);
+    let back = parse_back(&uv, &files);
+    assert_eq!(back.installs, back.overrides);
+    assert!(uv.contains("--overrides overrides.txt"));
+    insta::assert_snapshot!(pip, @"'/tmp/venv dir/bin/python' -m pip install --only-binary :all: --index-url http://127.0.0.1:8080/simple/ --force-reinstall --no-deps -- 'triton==3.7.0'");
+    insta::assert_snapshot!(uv, @r"
+    printf '%s\n' 'filelock==3.20.0' 'numpy==2.3.4' 'torch==2.11.0+cu130' > constraints.txt
+    printf '%s\n' 'triton==3.7.0' > overrides.txt
+    uv pip install --python '/tmp/venv dir/bin/python' --no-build --index-url http://127.0.0.1:8080/simple/ --constraints constraints.txt --overrides overrides.txt -- 'triton==3.7.0'
+    ");
+}
+
+#[test]
+fn move_blockers_plan_round_trips() {
+    let plan = test_plans::move_blockers();
+    let files = install_files(&plan, &settings()).unwrap();
+    for steps in [&files.pip, &files.uv] {
+        let back = parse_back(&inline_steps(&files, steps), &files);
+        let planned: BTreeMap<PackageName, Version> = plan
+            .changes
+            .iter()
+            .map(|c| (c.name.clone(), c.to.clone().unwrap()))
+            .collect();
+        assert_eq!(back.installs, planned);
+        assert!(back.forced.is_empty());
+        assert_eq!(back.constraints, plan.pins);
+        assert!(back.overrides.is_empty());
+    }
+}
+
+#[test]
+fn reinstall_and_removal_steps() {
+    let mut plan = test_plans::move_blockers();
+    plan.changes[0].to = Some(test_plans::v("2.11.0"));
+    plan.changes[0].action = crate::plan::Action::Reinstall;
+    plan.changes.push(crate::plan::Change {
+        name: test_plans::n("six"),
+        from: Some(test_plans::v("1.17.0")),
+        to: None,
+        action: crate::plan::Action::Remove,
+        reasons: vec![crate::plan::Reason::Resolution],
+        forced: false,
+        yanked: None,
+        upload_time: None,
+        top_level: vec![],
+    });
+    let files = install_files(&plan, &settings()).unwrap();
+    let back = parse_back(&inline_steps(&files, &files.pip), &files);
+    assert_eq!(
+        back.forced.keys().map(|k| k.as_ref()).collect::<Vec<_>>(),
+        ["torch"]
+    );
+    assert_eq!(back.removals, [test_plans::n("six")]);
+    let uv = inline_steps(&files, &files.uv);
+    assert!(uv.contains("--reinstall-package torch"));
+    assert!(uv.contains("uv pip uninstall --python '/tmp/venv dir/bin/python' -- six"));
+}
+
+#[test]
+fn credentials_never_reach_commands() {
+    let plan = test_plans::forced();
+    let mut s = settings();
+    s.index_url = Some("https://alice:hunter2@example.invalid/simple/".into());
+    let err = install_files(&plan, &s).unwrap_err();
+    assert!(!format!("{err:?}").contains("hunter2"));
+}
+
+#[test]
+fn scripts_quote_and_resolve_files_next_to_them() {
+    let plan = test_plans::forced();
+    let python = "/opt/my venv/$HOME/bin/python";
+    let files = install_files(
+        &plan,
+        &CommandSettings {
+            python: python.into(),
+            index_url: None,
+            files_dir: None,
+        },
+    )
+    .unwrap();
+    let script = script(&files.uv, python, "uv");
+    insta::assert_snapshot!(script, @r#"
+    #!/usr/bin/env bash
+    # Written by planner: carry out one plan with uv. Review it before running.
+    set -euo pipefail
+    HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+    PYTHON="${PLANNER_PYTHON:-/opt/my venv/\$HOME/bin/python}"
+    uv pip install --python "$PYTHON" --no-build --constraints "$HERE/constraints.txt" --overrides "$HERE/overrides.txt" -- 'triton==3.7.0'
+    "#);
+    // bash agrees that it is well formed, when bash is here.
+    if let Ok(out) = std::process::Command::new("bash")
+        .arg("-n")
+        .arg("-c")
+        .arg(&script)
+        .output()
+    {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -1,0 +1,167 @@
+//! Markdown for a pull request or a ticket: one section per plan, a table of changes, the
+//! itemized risk, and the commands in fenced blocks.
+
+use std::fmt::Write as _;
+
+use super::text::{PlanCommands, movement, reasons};
+use crate::plan::Proposal;
+
+/// Text safe inside a markdown table cell or paragraph: pipes, backticks, `<` (no HTML) and
+/// newlines escaped, control and bidi characters escaped.
+fn cell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in super::safe::terminal(text).chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '`' => out.push_str("\\`"),
+            '<' => out.push_str("&lt;"),
+            '\n' | '\r' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The whole proposal as markdown.
+pub fn render(proposal: &Proposal, commands: &[PlanCommands]) -> String {
+    let mut out = String::new();
+    let what = if proposal.request.all {
+        "--all".to_string()
+    } else {
+        proposal
+            .request
+            .targets
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let env = &proposal.environment;
+    let _ = writeln!(out, "## Upgrade proposal: {}\n", cell(&what));
+    let _ = writeln!(
+        out,
+        "Environment: {} (Python {}, {}, {} dists). Risk policy: {}.\n",
+        cell(&env.source),
+        env.python_version,
+        cell(&env.platform),
+        env.dists,
+        cell(&proposal.request.policy)
+    );
+    for warning in &proposal.warnings {
+        let _ = writeln!(out, "> **Warning:** {}\n", cell(warning));
+    }
+    if let Some(conflict) = &proposal.conflict {
+        let _ = writeln!(out, "### Why it cannot be done as asked\n");
+        out.push_str("```text\n");
+        for line in conflict.explanation.lines() {
+            let _ = writeln!(out, "{}", super::safe::terminal(line).replace("```", "'''"));
+        }
+        out.push_str("```\n\n");
+    }
+    if proposal.plans.is_empty() {
+        out.push_str("No plan found.\n");
+    }
+    for (i, plan) in proposal.plans.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "### Plan {}{}: {} ({})\n",
+            i + 1,
+            if i == 0 { " (recommended)" } else { "" },
+            cell(&plan.title),
+            plan.kind
+        );
+        let _ = writeln!(
+            out,
+            "**Risk: {}/100, {}**\n",
+            plan.risk.score, plan.risk.level
+        );
+        if !plan.changes.is_empty() {
+            out.push_str("| package | change | why |\n|---|---|---|\n");
+            for change in &plan.changes {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} |",
+                    change.name,
+                    cell(&movement(change)),
+                    cell(&reasons(change))
+                );
+            }
+            out.push('\n');
+        }
+        if !plan.overrides.is_empty() {
+            out.push_str("Overrides (each breaks a declared requirement):\n\n");
+            for o in &plan.overrides {
+                let _ = writeln!(
+                    out,
+                    "- {} {} requires `{}`; installs {} {} instead",
+                    o.dependent,
+                    o.dependent_version,
+                    cell(&o.requirement.to_string()).replace("\\`", "'"),
+                    o.package,
+                    o.version
+                );
+            }
+            out.push('\n');
+        }
+        for held in &plan.held_back {
+            let by: Vec<String> = held
+                .blockers
+                .iter()
+                .map(|b| {
+                    format!(
+                        "{} {} requires {}",
+                        b.dependent, b.dependent_version, b.requirement
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "- Held back: {} (newest {}): {}",
+                held.name,
+                held.newest,
+                cell(&by.join("; "))
+            );
+        }
+        for warning in &plan.warnings {
+            let _ = writeln!(out, "> **Warning:** {}\n", cell(warning));
+        }
+        if !plan.risk.factors.is_empty() {
+            out.push_str("| points | factor | detail |\n|---:|---|---|\n");
+            for factor in &plan.risk.factors {
+                let _ = writeln!(
+                    out,
+                    "| {:+} | {} | {} |",
+                    factor.points,
+                    factor.kind.key(),
+                    cell(&factor.detail)
+                );
+            }
+            out.push('\n');
+        }
+        if let Some(commands) = commands.get(i) {
+            for (label, body) in [("pip", &commands.pip), ("uv", &commands.uv)] {
+                if !body.is_empty() {
+                    let _ = writeln!(out, "With {label}:\n\n```sh\n{body}```\n");
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::test_plans;
+
+    #[test]
+    fn canonical_proposal_markdown() {
+        let md = render(&test_plans::proposal(), &[]);
+        insta::assert_snapshot!(md);
+    }
+
+    #[test]
+    fn cells_cannot_break_the_table() {
+        assert_eq!(cell("a|b`c<d>\ne"), "a\\|b\\`c&lt;d> e");
+    }
+}

@@ -1,0 +1,196 @@
+//! Checks and quoting for values that reach generated commands and scripts.
+
+use pep440_rs::Version;
+use pep508_rs::PackageName;
+
+/// Why a value may not be written into a command.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq, miette::Diagnostic)]
+pub enum UnsafeValue {
+    /// A name outside `^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`.
+    #[error("refusing to write the package name `{name}` into a command")]
+    #[diagnostic(help(
+        "names must be ASCII letters, digits, `.`, `_` and `-`, not starting with `-`"
+    ))]
+    Name {
+        /// The name, escaped.
+        name: String,
+    },
+    /// A version whose text holds anything but `[A-Za-z0-9.+!_-]`.
+    #[error("refusing to write the version `{version}` into a command")]
+    #[diagnostic(help("versions are written from their parsed PEP 440 form"))]
+    Version {
+        /// The version, escaped.
+        version: String,
+    },
+    /// A URL that holds credentials or characters outside printable ASCII.
+    #[error("refusing to write the index URL `{url}` into a command")]
+    #[diagnostic(help(
+        "credentials are never written into commands: put them in the installer's keyring, \
+         netrc or environment (PIP_INDEX_URL / UV_INDEX_URL) and pass the URL without them"
+    ))]
+    Url {
+        /// The URL, redacted.
+        url: String,
+    },
+}
+
+/// A name re-serialized from its parsed, normalized form, checked against the safe pattern.
+pub fn name(name: &PackageName) -> Result<String, UnsafeValue> {
+    let text = name.to_string();
+    let bytes = text.as_bytes();
+    let ok = !bytes.is_empty()
+        && bytes[0].is_ascii_alphanumeric()
+        && bytes[bytes.len() - 1].is_ascii_alphanumeric()
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if ok {
+        Ok(text)
+    } else {
+        Err(UnsafeValue::Name {
+            name: text.escape_default().to_string(),
+        })
+    }
+}
+
+/// A version re-serialized from its parsed form (normalized PEP 440, local label included).
+pub fn version(version: &Version) -> Result<String, UnsafeValue> {
+    let text = version.to_string();
+    if !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'!' | b'_' | b'-'))
+    {
+        Ok(text)
+    } else {
+        Err(UnsafeValue::Version {
+            version: text.escape_default().to_string(),
+        })
+    }
+}
+
+/// `name==version`, both re-serialized and checked.
+pub fn pin(package: &PackageName, v: &Version) -> Result<String, UnsafeValue> {
+    Ok(format!("{}=={}", name(package)?, version(v)?))
+}
+
+/// An index URL fit for a command: parsed, http(s) or file, no userinfo, printable ASCII.
+pub fn index_url(text: &str) -> Result<String, UnsafeValue> {
+    let redacted = || UnsafeValue::Url { url: redact(text) };
+    let url = url::Url::parse(text).map_err(|_| redacted())?;
+    if !matches!(url.scheme(), "http" | "https" | "file")
+        || !url.username().is_empty()
+        || url.password().is_some()
+    {
+        return Err(redacted());
+    }
+    let serialized = url.to_string();
+    if serialized.bytes().all(|b| b.is_ascii_graphic()) {
+        Ok(serialized)
+    } else {
+        Err(redacted())
+    }
+}
+
+/// A URL with any userinfo replaced by `****`.
+pub fn redact(text: &str) -> String {
+    match url::Url::parse(text) {
+        Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
+            let _ = url.set_username("****");
+            let _ = url.set_password(None);
+            url.to_string()
+        }
+        Ok(url) => url.to_string(),
+        Err(_) => text.escape_default().to_string(),
+    }
+}
+
+/// One POSIX shell token, single-quoted unless it is plainly safe.
+pub fn quote(token: &str) -> String {
+    if !token.is_empty()
+        && token.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b':' | b'@' | b',')
+        })
+    {
+        return token.to_string();
+    }
+    // shlex quotes everything that needs it; it refuses only NUL bytes, which no checked value
+    // holds. Fall back to plain single quotes, escaping embedded quotes.
+    shlex::try_quote(token)
+        .map(|q| q.into_owned())
+        .unwrap_or_else(|_| format!("'{}'", token.replace('\0', "").replace('\'', "'\\''")))
+}
+
+/// Text shown in a terminal: control and bidi characters escaped.
+pub fn terminal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n'
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+            || c == '\u{200e}'
+            || c == '\u{200f}'
+        {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    #[test]
+    fn names_and_versions_are_reserialized() {
+        let n = PackageName::from_str("Flash_Linear.Attention").unwrap();
+        assert_eq!(name(&n).unwrap(), "flash-linear-attention");
+        let v = Version::from_str("2.11.0+CU130").unwrap();
+        assert_eq!(version(&v).unwrap(), "2.11.0+cu130");
+        assert_eq!(
+            pin(&n, &Version::from_str("1.0-RC1").unwrap()).unwrap(),
+            "flash-linear-attention==1.0rc1"
+        );
+    }
+
+    #[test]
+    fn urls_with_credentials_are_refused_and_redacted() {
+        let err = index_url("https://user:s3cret@example.invalid/simple/").unwrap_err();
+        assert!(!err.to_string().contains("s3cret"));
+        assert!(err.to_string().contains("****"));
+        assert_eq!(
+            index_url("http://127.0.0.1:8080/simple/").unwrap(),
+            "http://127.0.0.1:8080/simple/"
+        );
+        assert!(index_url("ftp://example.invalid/").is_err());
+    }
+
+    #[test]
+    fn quoting_survives_the_shell() {
+        for token in [
+            "triton==3.7.0",
+            "numpy>=1,<2",
+            "a b",
+            "it's",
+            "$(rm -rf /)",
+            "`x`",
+            "-e",
+        ] {
+            let quoted = quote(token);
+            assert_eq!(
+                shlex::split(&quoted).unwrap(),
+                vec![token.to_string()],
+                "{quoted}"
+            );
+        }
+        assert_eq!(quote("numpy>=1,<2"), "'numpy>=1,<2'");
+    }
+
+    #[test]
+    fn terminal_escapes_bidi_and_controls() {
+        assert_eq!(terminal("a\u{202e}b\x1b[31m"), "a\\u{202e}b\\u{1b}[31m");
+    }
+}

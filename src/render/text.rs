@@ -1,0 +1,312 @@
+//! Text for a terminal. Colour only when the caller asks (a TTY without `NO_COLOR`); every
+//! value from metadata or the index is escaped for the terminal ([`safe::terminal`]).
+
+use std::fmt::Write as _;
+
+use super::safe::terminal;
+use crate::plan::{Action, Change, Plan, Proposal, Reason};
+use crate::risk::RiskLevel;
+
+/// The commands shown under each plan (same order as the proposal's plans).
+#[derive(Debug, Clone, Default)]
+pub struct PlanCommands {
+    /// pip commands, ready to paste.
+    pub pip: String,
+    /// uv commands, ready to paste.
+    pub uv: String,
+    /// The folder the plan's files were written to, when `--out-dir` was given.
+    pub dir: Option<String>,
+}
+
+struct Style {
+    color: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\u{1b}[{code}m{text}\u{1b}[0m")
+        } else {
+            text.to_string()
+        }
+    }
+    fn bold(&self, text: &str) -> String {
+        self.paint("1", text)
+    }
+    fn dim(&self, text: &str) -> String {
+        self.paint("2", text)
+    }
+    fn level(&self, level: RiskLevel, text: &str) -> String {
+        let code = match level {
+            RiskLevel::Low => "32",
+            RiskLevel::Medium => "33",
+            RiskLevel::High => "31",
+            RiskLevel::Critical => "1;31",
+        };
+        self.paint(code, text)
+    }
+}
+
+/// The whole proposal.
+pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> String {
+    let style = Style { color };
+    let mut out = String::new();
+    let env = &proposal.environment;
+    let what = if proposal.request.all {
+        "--all".to_string()
+    } else {
+        proposal
+            .request
+            .targets
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let _ = writeln!(
+        out,
+        "{} {} for {} (Python {}, {}, {} dists)",
+        style.bold("planner propose"),
+        terminal(&what),
+        terminal(&env.source),
+        env.python_version,
+        terminal(&env.platform),
+        env.dists
+    );
+    for warning in &proposal.warnings {
+        let _ = writeln!(
+            out,
+            "{} {}",
+            style.paint("33", "warning:"),
+            terminal(warning)
+        );
+    }
+    if let Some(conflict) = &proposal.conflict {
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "{}",
+            style.paint("1;31", "The request cannot be met as asked:")
+        );
+        for line in conflict.explanation.lines() {
+            let _ = writeln!(out, "  {}", terminal(line));
+        }
+        for blocker in &conflict.blockers {
+            let _ = writeln!(
+                out,
+                "  blocked by: {} {} requires {}",
+                blocker.dependent,
+                blocker.dependent_version,
+                terminal(&blocker.requirement.to_string())
+            );
+        }
+    }
+    if proposal.plans.is_empty() {
+        out.push('\n');
+        let _ = writeln!(out, "No plan found.");
+        if proposal.conflict.is_some() && !proposal.request.allow_override {
+            let _ = writeln!(
+                out,
+                "hint: `--allow-override` offers a forced plan that overrides exactly the blocking requirements, with its risk."
+            );
+        }
+    }
+    for (i, plan) in proposal.plans.iter().enumerate() {
+        out.push('\n');
+        plan_text(&mut out, &style, i + 1, i == 0, plan, commands.get(i));
+    }
+    out
+}
+
+fn plan_text(
+    out: &mut String,
+    style: &Style,
+    number: usize,
+    recommended: bool,
+    plan: &Plan,
+    commands: Option<&PlanCommands>,
+) {
+    let _ = writeln!(
+        out,
+        "{} {}{}: {}",
+        style.bold(&format!("Plan {number}")),
+        plan.kind,
+        if recommended { " (recommended)" } else { "" },
+        terminal(&plan.title)
+    );
+    let _ = writeln!(
+        out,
+        "  risk {} (policy {})",
+        style.level(
+            plan.risk.level,
+            &format!("{}/100 {}", plan.risk.score, plan.risk.level)
+        ),
+        terminal(&plan.risk.policy)
+    );
+    if plan.changes.is_empty() {
+        let _ = writeln!(out, "  no changes: the environment already satisfies it");
+    } else {
+        let _ = writeln!(out, "  changes:");
+        let width = plan
+            .changes
+            .iter()
+            .map(|c| c.name.as_ref().len())
+            .max()
+            .unwrap_or(0);
+        let moves: Vec<String> = plan.changes.iter().map(movement).collect();
+        let move_width = moves.iter().map(String::len).max().unwrap_or(0);
+        for (change, movement) in plan.changes.iter().zip(&moves) {
+            let _ = writeln!(
+                out,
+                "    {:<width$}  {:<move_width$}  {}",
+                change.name.as_ref(),
+                movement,
+                terminal(&reasons(change)),
+            );
+        }
+    }
+    if !plan.overrides.is_empty() {
+        let _ = writeln!(out, "  overrides (each breaks a declared requirement):");
+        for o in &plan.overrides {
+            let _ = writeln!(
+                out,
+                "    {} {} requires {}; installs {} {} instead",
+                o.dependent,
+                o.dependent_version,
+                terminal(&o.requirement.to_string()),
+                o.package,
+                o.version
+            );
+        }
+    }
+    for held in &plan.held_back {
+        let by: Vec<String> = held
+            .blockers
+            .iter()
+            .map(|b| {
+                format!(
+                    "{} {} requires {}",
+                    b.dependent, b.dependent_version, b.requirement
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "  held back: {} stays at {} (newest {}){}",
+            held.name,
+            held.planned
+                .as_ref()
+                .map_or_else(|| "not installed".to_string(), ToString::to_string),
+            held.newest,
+            if by.is_empty() {
+                String::new()
+            } else {
+                terminal(&format!(": {}", by.join("; ")))
+            }
+        );
+    }
+    for warning in &plan.warnings {
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            style.paint("1;33", "WARNING:"),
+            terminal(warning)
+        );
+    }
+    if !plan.risk.factors.is_empty() {
+        let _ = writeln!(out, "  risk factors:");
+        for factor in &plan.risk.factors {
+            let _ = writeln!(
+                out,
+                "    {:>+4}  {:<22} {}",
+                factor.points,
+                factor.kind.key(),
+                terminal(&factor.detail)
+            );
+        }
+    }
+    if let Some(commands) = commands {
+        if let Some(dir) = &commands.dir {
+            let _ = writeln!(out, "  files: {}", terminal(dir));
+        }
+        if !commands.pip.is_empty() {
+            let _ = writeln!(out, "  {}", style.dim("with pip:"));
+            for line in commands.pip.lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+        if !commands.uv.is_empty() {
+            let _ = writeln!(out, "  {}", style.dim("with uv:"));
+            for line in commands.uv.lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+    }
+}
+
+/// `3.6.0 -> 3.7.0`, `+ 1.0`, `- 1.0`.
+pub fn movement(change: &Change) -> String {
+    match (&change.from, &change.to) {
+        (Some(a), Some(b)) => format!("{a} -> {b}"),
+        (None, Some(b)) => format!("+ {b} (new)"),
+        (Some(a), None) => format!("- {a} (removed)"),
+        (None, None) => String::new(),
+    }
+}
+
+/// Why a dist changes, in one line.
+pub fn reasons(change: &Change) -> String {
+    let mut parts: Vec<String> = change
+        .reasons
+        .iter()
+        .map(|reason| match reason {
+            Reason::Requested { requirement } => format!("requested ({requirement})"),
+            Reason::UpgradeAll => "--all".to_string(),
+            Reason::RequiredBy {
+                dependent,
+                dependent_version,
+                requirement,
+            } => format!("required by {dependent} {dependent_version} ({requirement})"),
+            Reason::Unblocks { target, blocking } => {
+                format!("needed to unblock {target} (it required {blocking})")
+            }
+            Reason::Follows {
+                package,
+                version,
+                requirement,
+            } => format!("follows {package} {version} (it required {requirement})"),
+            Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
+            Reason::Resolution => "moved by the resolution".to_string(),
+        })
+        .collect();
+    if change.action == Action::Reinstall {
+        parts.push("another build of the same version".to_string());
+    }
+    parts.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::test_plans;
+
+    #[test]
+    fn canonical_proposal_text() {
+        let proposal = test_plans::proposal();
+        let text = render(&proposal, &[], false);
+        insta::assert_snapshot!(text);
+        assert!(!text.contains('\u{1b}'));
+        let colored = render(&proposal, &[], true);
+        assert!(colored.contains("\u{1b}[31m57/100 high\u{1b}[0m"));
+    }
+
+    #[test]
+    fn hostile_text_is_escaped() {
+        let mut proposal = test_plans::proposal();
+        proposal.plans[0]
+            .warnings
+            .push("evil\u{1b}[2J\u{202e}".into());
+        let text = render(&proposal, &[], false);
+        assert!(!text.contains('\u{202e}') && !text.contains("\u{1b}[2J"));
+    }
+}

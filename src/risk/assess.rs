@@ -1,0 +1,792 @@
+//! [`assess`]: typed facts about a plan in, an itemized [`RiskScore`] out.
+
+use std::collections::BTreeSet;
+
+use jiff::Timestamp;
+use pep440_rs::{Operator, Version, VersionSpecifier};
+use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+use serde::{Deserialize, Serialize};
+
+use super::policy::Policy;
+use super::risk_score::{FactorKind, RiskFactor, RiskScore};
+
+/// Everything the model needs to know about one plan.
+#[derive(Debug, Clone, Default)]
+pub struct PlanFacts {
+    /// Each dist that changes (upgrade, downgrade, addition, removal, reinstall).
+    pub changes: Vec<ChangeFacts>,
+    /// Each installed `Requires-Dist` a forced override breaks.
+    pub broken_edges: Vec<BrokenEdgeFacts>,
+    /// When the plan is made (for release age); `None` skips the age factor.
+    pub now: Option<Timestamp>,
+}
+
+/// One changed dist.
+#[derive(Debug, Clone)]
+pub struct ChangeFacts {
+    /// The dist.
+    pub name: PackageName,
+    /// Installed version (`None`: an addition).
+    pub from: Option<Version>,
+    /// Planned version (`None`: a removal).
+    pub to: Option<Version>,
+    /// The new version is forced by an override.
+    pub forced: bool,
+    /// How the installed dist was installed when not from an index (`vcs`, `directory`,
+    /// `archive`); `None` for index installs.
+    pub unmanaged_source: Option<String>,
+    /// Upload time of the new release.
+    pub released: Option<Timestamp>,
+    /// PEP 592 yank reason of the new release (`Some("")` when yanked without a reason).
+    pub yanked: Option<String>,
+    /// The new release ships platform-specific wheels (compiled code).
+    pub platform_specific: bool,
+    /// Installed dists that depend on this one.
+    pub dependents: Dependents,
+}
+
+/// Installed dists that depend on a changed one (reverse edges of the installed graph).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dependents {
+    /// Dists whose `Requires-Dist` names it (sorted).
+    pub direct: Vec<PackageName>,
+    /// How many more reach it only through others.
+    pub transitive: usize,
+}
+
+/// One broken `Requires-Dist` edge of a forced override.
+#[derive(Debug, Clone)]
+pub struct BrokenEdgeFacts {
+    /// The dist whose requirement is overridden (torch).
+    pub dependent: PackageName,
+    /// Its version (2.11.0+cu130).
+    pub dependent_version: Version,
+    /// The requirement as the dependent declares it (`triton==3.6.0; platform_system == "Linux"`).
+    pub requirement: Requirement,
+    /// The version the override installs instead (3.7.0).
+    pub forced_version: Version,
+    /// The dependent ships platform-specific wheels.
+    pub dependent_platform_specific: bool,
+    /// The forced dist ships platform-specific wheels.
+    pub forced_platform_specific: bool,
+    /// Whether any release of the dependent accepts the forced version.
+    pub upstream: Upstream,
+}
+
+/// Whether any release of the dependent accepts the forced version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Upstream {
+    /// These releases of the dependent accept it (newest first, a few).
+    Accepts {
+        /// The accepting releases.
+        versions: Vec<Version>,
+    },
+    /// No release on the index accepts it.
+    Never,
+    /// Not known (the index could not be asked).
+    Unknown,
+}
+
+/// How far a version is from a bound: which release segment differs first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Distance {
+    /// Only the third (or a later) segment, or pre/post/dev/local parts.
+    Patch,
+    /// The second segment.
+    Minor,
+    /// The first segment or the epoch.
+    Major,
+}
+
+impl Distance {
+    fn kind(self) -> FactorKind {
+        match self {
+            Distance::Patch => FactorKind::DistancePatch,
+            Distance::Minor => FactorKind::DistanceMinor,
+            Distance::Major => FactorKind::DistanceMajor,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Distance::Patch => "patch",
+            Distance::Minor => "minor",
+            Distance::Major => "major",
+        }
+    }
+}
+
+/// The first release segment at which two versions differ (epoch counts as major).
+pub fn version_distance(a: &Version, b: &Version) -> Distance {
+    if a.epoch() != b.epoch() {
+        return Distance::Major;
+    }
+    let (ra, rb) = (a.release(), b.release());
+    let len = ra.len().max(rb.len());
+    for i in 0..len {
+        let (x, y) = (
+            ra.get(i).copied().unwrap_or(0),
+            rb.get(i).copied().unwrap_or(0),
+        );
+        if x != y {
+            return level(i);
+        }
+    }
+    Distance::Patch
+}
+
+fn level(index: usize) -> Distance {
+    match index {
+        0 => Distance::Major,
+        1 => Distance::Minor,
+        _ => Distance::Patch,
+    }
+}
+
+/// The factor for a violated specifier clause, and how far outside it `version` is.
+pub fn pin_strictness(
+    clause: &VersionSpecifier,
+    version: &Version,
+) -> (FactorKind, Option<Distance>) {
+    let bound = clause.version();
+    match clause.operator() {
+        Operator::Equal | Operator::ExactEqual => {
+            (FactorKind::PinExact, Some(version_distance(bound, version)))
+        }
+        Operator::EqualStar => (
+            FactorKind::PinWildcard,
+            Some(version_distance(bound, version)),
+        ),
+        Operator::TildeEqual => (
+            FactorKind::PinCompatible,
+            Some(version_distance(bound, version)),
+        ),
+        Operator::LessThan | Operator::LessThanEqual => {
+            // Crossing `<2` leaves the 2.x line: the bound's last non-zero segment says which
+            // line was excluded, unless the version differs even earlier.
+            let release = bound.release();
+            let last_nonzero = release.iter().rposition(|&n| n != 0).unwrap_or(0);
+            let crossing = level(last_nonzero);
+            (
+                FactorKind::PinUpperBound,
+                Some(crossing.max(version_distance(bound, version))),
+            )
+        }
+        Operator::GreaterThan | Operator::GreaterThanEqual => (
+            FactorKind::PinLowerBound,
+            Some(version_distance(bound, version)),
+        ),
+        Operator::NotEqual | Operator::NotEqualStar => (FactorKind::PinExclusion, None),
+    }
+}
+
+/// Score a plan.
+pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
+    let mut factors = Vec::new();
+    let mut push = |kind: FactorKind, points: i32, package: &PackageName, detail: String| {
+        if points != 0 {
+            factors.push(RiskFactor {
+                kind,
+                points,
+                package: package.to_string(),
+                detail,
+            });
+        }
+    };
+
+    let mut edges: Vec<&BrokenEdgeFacts> = facts.broken_edges.iter().collect();
+    edges.sort_by(|a, b| {
+        (&a.dependent, &a.requirement.name).cmp(&(&b.dependent, &b.requirement.name))
+    });
+    for edge in edges {
+        let forced = &edge.requirement.name;
+        let edge_text = format!(
+            "{} {} requires {}, forced to {}",
+            edge.dependent,
+            edge.dependent_version,
+            requirement_text(&edge.requirement),
+            edge.forced_version
+        );
+        // The strictest violated clause decides the strictness and the distance.
+        let mut worst: Option<(i32, FactorKind, Option<Distance>, String)> = None;
+        if let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &edge.requirement.version_or_url {
+            for clause in specifiers.iter() {
+                if clause.contains(&edge.forced_version) {
+                    continue;
+                }
+                let (kind, distance) = pin_strictness(clause, &edge.forced_version);
+                let points = policy.weight(kind);
+                if worst.as_ref().is_none_or(|(p, ..)| points > *p) {
+                    worst = Some((points, kind, distance, clause.to_string()));
+                }
+            }
+        }
+        if let Some((points, kind, distance, clause)) = worst {
+            push(
+                kind,
+                points,
+                forced,
+                format!("{edge_text}: breaks `{clause}`"),
+            );
+            if let Some(distance) = distance {
+                push(
+                    distance.kind(),
+                    policy.weight(distance.kind()),
+                    forced,
+                    format!(
+                        "{} is a {} step outside `{clause}`",
+                        edge.forced_version,
+                        distance.word()
+                    ),
+                );
+            }
+        }
+        let group = policy.coupled_pair(&edge.dependent, forced).or_else(|| {
+            policy.coupled.iter().find(|group| {
+                group.compiled_dependents
+                    && group.contains(forced)
+                    && edge.dependent_platform_specific
+            })
+        });
+        if let Some(group) = group {
+            let reason = group
+                .reason
+                .as_deref()
+                .unwrap_or("declared coupled by the policy");
+            push(
+                FactorKind::CoupledPolicy,
+                policy.weight(FactorKind::CoupledPolicy),
+                forced,
+                format!("{} and {forced} are coupled: {reason}", edge.dependent),
+            );
+        } else if edge.dependent_platform_specific && edge.forced_platform_specific {
+            push(
+                FactorKind::CoupledBinary,
+                policy.weight(FactorKind::CoupledBinary),
+                forced,
+                format!(
+                    "{} and {forced} both ship platform-specific wheels",
+                    edge.dependent
+                ),
+            );
+        }
+        match &edge.upstream {
+            Upstream::Accepts { versions } => {
+                let list = versions
+                    .iter()
+                    .take(3)
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                push(
+                    FactorKind::UpstreamAccepts,
+                    policy.weight(FactorKind::UpstreamAccepts),
+                    forced,
+                    format!(
+                        "upstream moved: {} {list} accept{} {forced} {}",
+                        edge.dependent,
+                        if versions.len() == 1 { "s" } else { "" },
+                        edge.forced_version
+                    ),
+                );
+            }
+            Upstream::Never => push(
+                FactorKind::UpstreamNever,
+                policy.weight(FactorKind::UpstreamNever),
+                forced,
+                format!(
+                    "no release of {} on the index accepts {forced} {}",
+                    edge.dependent, edge.forced_version
+                ),
+            ),
+            Upstream::Unknown => {}
+        }
+    }
+
+    let mut changes: Vec<&ChangeFacts> = facts.changes.iter().collect();
+    changes.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut major_points = 0;
+    let mut groups_changed = BTreeSet::new();
+    for change in &changes {
+        let name = &change.name;
+        let mut risky = change.forced;
+        if let Some(to) = &change.to {
+            if let Some(reason) = &change.yanked {
+                let why = if reason.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", sanitize(reason))
+                };
+                push(
+                    FactorKind::Yanked,
+                    policy.weight(FactorKind::Yanked),
+                    name,
+                    format!("{name} {to} is yanked{why}"),
+                );
+            }
+            if let (Some(now), Some(released)) = (facts.now, change.released) {
+                let days = (now.as_second() - released.as_second()) / 86_400;
+                if days < policy.young_release_days {
+                    push(
+                        FactorKind::YoungRelease,
+                        policy.weight(FactorKind::YoungRelease),
+                        name,
+                        format!(
+                            "{name} {to} was released {days} day{} before this plan",
+                            if days == 1 { "" } else { "s" }
+                        ),
+                    );
+                }
+            }
+        }
+        match (&change.from, &change.to) {
+            (Some(from), Some(to)) => {
+                if let Some(source) = &change.unmanaged_source {
+                    risky = true;
+                    push(
+                        FactorKind::UnmanagedReplaced,
+                        policy.weight(FactorKind::UnmanagedReplaced),
+                        name,
+                        format!(
+                            "{name} {from} was installed from a {source}, not the index; {to} comes from the index"
+                        ),
+                    );
+                } else if from.is_local() && from.local() != to.local() {
+                    risky = true;
+                    push(
+                        FactorKind::LocalVariantSwitch,
+                        policy.weight(FactorKind::LocalVariantSwitch),
+                        name,
+                        format!("{name} {from} is a local build; {to} is a different build"),
+                    );
+                }
+                if to < from {
+                    risky = true;
+                    push(
+                        FactorKind::Downgrade,
+                        policy.weight(FactorKind::Downgrade),
+                        name,
+                        format!("{name} goes back from {from} to {to}"),
+                    );
+                } else if version_distance(from, to) == Distance::Major && !change.forced {
+                    risky = true;
+                    let points = policy
+                        .weight(FactorKind::MajorUpgrade)
+                        .min(policy.major_upgrade_cap - major_points)
+                        .max(0);
+                    major_points += points;
+                    push(
+                        FactorKind::MajorUpgrade,
+                        points,
+                        name,
+                        format!("{name} jumps a major version, {from} to {to}"),
+                    );
+                }
+            }
+            (Some(from), None) => {
+                risky = true;
+                push(
+                    FactorKind::Removal,
+                    policy.weight(FactorKind::Removal),
+                    name,
+                    format!("{name} {from} is removed"),
+                );
+            }
+            _ => {}
+        }
+        if !change.forced {
+            for (i, group) in policy.coupled.iter().enumerate() {
+                if group.contains(name) && !group.compiled_dependents {
+                    groups_changed.insert(i);
+                }
+            }
+        }
+        // Dependents weigh only where the change is outside what they declared they accept
+        // (a forced version, a local/unmanaged switch, a major jump, a downgrade, a removal):
+        // an ordinary upgrade inside every dependent's range is what they asked for.
+        if risky && !change.dependents.direct.is_empty() {
+            let cap = policy.dependents_cap;
+            let direct = (policy.weight(FactorKind::DirectDependent)
+                * change.dependents.direct.len() as i32)
+                .min(cap);
+            let names = change
+                .dependents
+                .direct
+                .iter()
+                .take(5)
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let more = change.dependents.direct.len().saturating_sub(5);
+            push(
+                FactorKind::DirectDependent,
+                direct,
+                name,
+                format!(
+                    "{} installed dist{} require{} {name}: {names}{}",
+                    change.dependents.direct.len(),
+                    if change.dependents.direct.len() == 1 {
+                        ""
+                    } else {
+                        "s"
+                    },
+                    if change.dependents.direct.len() == 1 {
+                        "s"
+                    } else {
+                        ""
+                    },
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                ),
+            );
+            let transitive = (policy.weight(FactorKind::TransitiveDependent)
+                * change.dependents.transitive as i32)
+                .min(cap - direct)
+                .max(0);
+            push(
+                FactorKind::TransitiveDependent,
+                transitive,
+                name,
+                format!(
+                    "{} more installed dist{} reach {name} through others",
+                    change.dependents.transitive,
+                    if change.dependents.transitive == 1 {
+                        ""
+                    } else {
+                        "s"
+                    }
+                ),
+            );
+        }
+    }
+    // One factor per distinct set of moved members; a set inside another one is the same
+    // stack moving (torch in [torch, torchvision] when [torch, triton] both move).
+    let mut moved_sets: Vec<(usize, Vec<&PackageName>)> = groups_changed
+        .into_iter()
+        .map(|i| {
+            let group = &policy.coupled[i];
+            let moved = changes
+                .iter()
+                .filter(|c| !c.forced && group.contains(&c.name))
+                .map(|c| &c.name)
+                .collect();
+            (i, moved)
+        })
+        .collect();
+    let snapshot = moved_sets.clone();
+    moved_sets.retain(|(i, set)| {
+        !snapshot.iter().any(|(j, other)| {
+            j != i && set.iter().all(|n| other.contains(n)) && (other.len() > set.len() || j < i)
+        })
+    });
+    for (i, moved) in moved_sets {
+        let group = &policy.coupled[i];
+        push(
+            FactorKind::CoupledStackChange,
+            policy.weight(FactorKind::CoupledStackChange),
+            moved[0],
+            format!(
+                "coupled group [{}] changes ({}): {}",
+                group.members.join(", "),
+                moved
+                    .iter()
+                    .map(|n| n.as_ref())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                group
+                    .reason
+                    .as_deref()
+                    .unwrap_or("declared coupled by the policy")
+            ),
+        );
+    }
+
+    let total: i32 = factors.iter().map(|f| f.points).sum();
+    let score = total.clamp(0, 100) as u8;
+    RiskScore {
+        score,
+        level: policy.level(score),
+        policy: policy.name.clone(),
+        factors,
+    }
+}
+
+/// A requirement without its marker (`triton==3.6.0`), for factor details.
+fn requirement_text(requirement: &Requirement) -> String {
+    let mut text = requirement.name.to_string();
+    if let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &requirement.version_or_url {
+        text.push_str(&specifiers.to_string());
+    }
+    text
+}
+
+/// Index-supplied text (a yank reason) with control and bidi characters replaced.
+fn sanitize(text: &str) -> String {
+    text.chars()
+        .take(200)
+        .map(|c| {
+            if c.is_control()
+                || ('\u{202a}'..='\u{202e}').contains(&c)
+                || ('\u{2066}'..='\u{2069}').contains(&c)
+            {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::risk::RiskLevel;
+    use std::str::FromStr;
+
+    fn v(s: &str) -> Version {
+        Version::from_str(s).unwrap()
+    }
+    fn n(s: &str) -> PackageName {
+        PackageName::from_str(s).unwrap()
+    }
+    fn req(s: &str) -> Requirement {
+        Requirement::from_str(s).unwrap()
+    }
+
+    fn change(name: &str, from: Option<&str>, to: Option<&str>) -> ChangeFacts {
+        ChangeFacts {
+            name: n(name),
+            from: from.map(v),
+            to: to.map(v),
+            forced: false,
+            unmanaged_source: None,
+            released: None,
+            yanked: None,
+            platform_specific: false,
+            dependents: Dependents::default(),
+        }
+    }
+
+    /// The canonical incident: torch 2.11.0+cu130 pins triton==3.6.0; forcing 3.7.0.
+    fn canonical_forced(upstream: Upstream) -> PlanFacts {
+        let mut triton = change("triton", Some("3.6.0"), Some("3.7.0"));
+        triton.forced = true;
+        triton.platform_specific = true;
+        triton.dependents = Dependents {
+            direct: vec![n("torch")],
+            transitive: 3,
+        };
+        PlanFacts {
+            changes: vec![triton],
+            broken_edges: vec![BrokenEdgeFacts {
+                dependent: n("torch"),
+                dependent_version: v("2.11.0+cu130"),
+                requirement: req("triton==3.6.0; platform_system == 'Linux'"),
+                forced_version: v("3.7.0"),
+                dependent_platform_specific: true,
+                forced_platform_specific: true,
+                upstream,
+            }],
+            now: None,
+        }
+    }
+
+    #[test]
+    fn distances() {
+        assert_eq!(version_distance(&v("3.6.0"), &v("3.7.0")), Distance::Minor);
+        assert_eq!(version_distance(&v("3.6.0"), &v("3.6.1")), Distance::Patch);
+        assert_eq!(version_distance(&v("3.6"), &v("4.0")), Distance::Major);
+        assert_eq!(version_distance(&v("3.6"), &v("3.6.0.1")), Distance::Patch);
+        assert_eq!(version_distance(&v("1!1.0"), &v("1.0")), Distance::Major);
+        let clause = |s: &str| VersionSpecifier::from_str(s).unwrap();
+        assert_eq!(
+            pin_strictness(&clause("<2"), &v("2.1")),
+            (FactorKind::PinUpperBound, Some(Distance::Major))
+        );
+        assert_eq!(
+            pin_strictness(&clause("<2.3"), &v("2.3.1")),
+            (FactorKind::PinUpperBound, Some(Distance::Minor))
+        );
+        assert_eq!(
+            pin_strictness(&clause("<=2.3.1"), &v("2.3.2")),
+            (FactorKind::PinUpperBound, Some(Distance::Patch))
+        );
+        assert_eq!(
+            pin_strictness(&clause("~=2.2"), &v("3.0")),
+            (FactorKind::PinCompatible, Some(Distance::Major))
+        );
+        assert_eq!(
+            pin_strictness(&clause("==2.3.*"), &v("2.4")),
+            (FactorKind::PinWildcard, Some(Distance::Minor))
+        );
+        assert_eq!(
+            pin_strictness(&clause("!=2.3"), &v("2.3")),
+            (FactorKind::PinExclusion, None)
+        );
+    }
+
+    #[test]
+    fn canonical_forced_override_is_high_and_itemized() {
+        let policy = Policy::builtin();
+        let score = assess(
+            &canonical_forced(Upstream::Accepts {
+                versions: vec![v("2.12.0")],
+            }),
+            &policy,
+        );
+        let kinds: Vec<FactorKind> = score.factors.iter().map(|f| f.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                FactorKind::PinExact,
+                FactorKind::DistanceMinor,
+                FactorKind::CoupledPolicy,
+                FactorKind::UpstreamAccepts,
+                FactorKind::DirectDependent,
+                FactorKind::TransitiveDependent,
+            ]
+        );
+        // 30 + 12 + 20 - 10 + 2 + 3
+        assert_eq!(score.score, 57);
+        assert_eq!(score.level, RiskLevel::High);
+        assert_eq!(
+            score.factors[0].detail,
+            "torch 2.11.0+cu130 requires triton==3.6.0, forced to 3.7.0: breaks `==3.6.0`"
+        );
+        let total: i32 = score.factors.iter().map(|f| f.points).sum();
+        assert_eq!(total, i32::from(score.score));
+    }
+
+    #[test]
+    fn never_accepted_is_riskier_than_upstream_moved() {
+        let policy = Policy::builtin();
+        let moved = assess(
+            &canonical_forced(Upstream::Accepts {
+                versions: vec![v("2.12.0")],
+            }),
+            &policy,
+        );
+        let never = assess(&canonical_forced(Upstream::Never), &policy);
+        let unknown = assess(&canonical_forced(Upstream::Unknown), &policy);
+        assert!(never.score > unknown.score && unknown.score > moved.score);
+        assert_eq!(never.score, 82);
+        assert_eq!(never.level, RiskLevel::Critical);
+    }
+
+    #[test]
+    fn binary_coupling_without_policy_pair() {
+        let mut policy = Policy::builtin();
+        policy.coupled.clear();
+        let score = assess(&canonical_forced(Upstream::Unknown), &policy);
+        assert!(
+            score
+                .factors
+                .iter()
+                .any(|f| f.kind == FactorKind::CoupledBinary)
+        );
+        assert!(
+            !score
+                .factors
+                .iter()
+                .any(|f| f.kind == FactorKind::CoupledPolicy)
+        );
+    }
+
+    #[test]
+    fn ordinary_changes() {
+        let policy = Policy::builtin();
+        let mut torch = change("torch", Some("2.11.0+cu130"), Some("2.12.0"));
+        torch.dependents = Dependents {
+            direct: vec![n("accelerate"), n("flash-linear-attention")],
+            transitive: 1,
+        };
+        let facts = PlanFacts {
+            changes: vec![
+                change("triton", Some("3.6.0"), Some("3.7.0")),
+                torch,
+                change("numpy", Some("1.26.4"), Some("2.1.0")),
+                change("six", Some("1.17.0"), None),
+                change("idna", Some("3.10"), Some("3.9")),
+                change("new-dep", None, Some("1.0")),
+            ],
+            broken_edges: vec![],
+            now: None,
+        };
+        let score = assess(&facts, &policy);
+        let summary: Vec<(FactorKind, i32, &str)> = score
+            .factors
+            .iter()
+            .map(|f| (f.kind, f.points, f.package.as_str()))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (FactorKind::Downgrade, 6, "idna"),
+                (FactorKind::MajorUpgrade, 10, "numpy"),
+                (FactorKind::Removal, 4, "six"),
+                (FactorKind::LocalVariantSwitch, 25, "torch"),
+                (FactorKind::DirectDependent, 4, "torch"),
+                (FactorKind::TransitiveDependent, 1, "torch"),
+                (FactorKind::CoupledStackChange, 8, "torch"),
+            ]
+        );
+        assert_eq!(score.score, 58);
+    }
+
+    #[test]
+    fn yanked_young_and_unmanaged() {
+        let policy = Policy::builtin();
+        let now = Timestamp::from_second(1_800_000_000).unwrap();
+        let mut a = change("a", Some("1.0"), Some("1.1"));
+        a.yanked = Some("broken\u{202e} build\n".into());
+        a.released = Some(Timestamp::from_second(1_800_000_000 - 3 * 86_400).unwrap());
+        let mut b = change("b", Some("0.5.1"), Some("0.5.2"));
+        b.unmanaged_source = Some("vcs".into());
+        b.released = Some(Timestamp::from_second(1_800_000_000 - 300 * 86_400).unwrap());
+        let score = assess(
+            &PlanFacts {
+                changes: vec![a, b],
+                broken_edges: vec![],
+                now: Some(now),
+            },
+            &policy,
+        );
+        let details: Vec<&str> = score.factors.iter().map(|f| f.detail.as_str()).collect();
+        assert_eq!(
+            details,
+            [
+                "a 1.1 is yanked (broken? build?)",
+                "a 1.1 was released 3 days before this plan",
+                "b 0.5.1 was installed from a vcs, not the index; 0.5.2 comes from the index",
+            ]
+        );
+        assert_eq!(score.score, 80);
+        assert_eq!(score.level, RiskLevel::Critical);
+    }
+
+    #[test]
+    fn score_is_clamped() {
+        let policy = Policy::builtin();
+        let mut changes = Vec::new();
+        for i in 0..20 {
+            let mut c = change(&format!("p{i}"), Some("1.0"), Some("1.1"));
+            c.yanked = Some(String::new());
+            changes.push(c);
+        }
+        let score = assess(
+            &PlanFacts {
+                changes,
+                broken_edges: vec![],
+                now: None,
+            },
+            &policy,
+        );
+        assert_eq!(score.score, 100);
+        let empty = assess(&PlanFacts::default(), &policy);
+        assert_eq!((empty.score, empty.level), (0, RiskLevel::Low));
+    }
+}

@@ -1,0 +1,165 @@
+//! [`RiskScore`]: the number, its level and the itemized factors behind it.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// A plan's risk: the sum of its factors' points, clamped to 0-100, and the level it reaches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RiskScore {
+    /// 0 (nothing to worry about) to 100.
+    pub score: u8,
+    /// The level the score reaches under the policy's thresholds.
+    pub level: RiskLevel,
+    /// The policy that weighed the factors.
+    pub policy: String,
+    /// Every factor with its points, in the order they were found (deterministic).
+    pub factors: Vec<RiskFactor>,
+}
+
+/// One reason for risk, with the points it added (negative points lower the score).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RiskFactor {
+    /// Which factor.
+    pub kind: FactorKind,
+    /// Points added to the score.
+    pub points: i32,
+    /// The package the factor is about.
+    pub package: String,
+    /// A sentence a reviewer can check (`torch 2.11.0 requires triton==3.6.0`).
+    pub detail: String,
+}
+
+/// Low, medium, high or critical.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RiskLevel {
+    /// Below the policy's `medium` threshold.
+    Low,
+    /// At least `medium`.
+    Medium,
+    /// At least `high`.
+    High,
+    /// At least `critical`.
+    Critical,
+}
+
+impl RiskLevel {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RiskLevel::Low => "low",
+            RiskLevel::Medium => "medium",
+            RiskLevel::High => "high",
+            RiskLevel::Critical => "critical",
+        }
+    }
+}
+
+impl fmt::Display for RiskLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for RiskLevel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "low" => Ok(RiskLevel::Low),
+            "medium" => Ok(RiskLevel::Medium),
+            "high" => Ok(RiskLevel::High),
+            "critical" => Ok(RiskLevel::Critical),
+            _ => Err(format!(
+                "`{s}` is not a risk level (low, medium, high, critical)"
+            )),
+        }
+    }
+}
+
+macro_rules! factor_kinds {
+    ($($(#[$doc:meta])* $variant:ident => $key:literal,)*) => {
+        /// Every factor the model can raise; the kebab-case name is the policy's weight key.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum FactorKind {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl FactorKind {
+            /// Every kind, in declaration order.
+            pub const ALL: &'static [FactorKind] = &[$(FactorKind::$variant,)*];
+
+            /// The policy key (and JSON name).
+            pub fn key(self) -> &'static str {
+                match self {
+                    $(FactorKind::$variant => $key,)*
+                }
+            }
+
+            /// The kind for a policy key.
+            pub fn from_key(key: &str) -> Option<FactorKind> {
+                match key {
+                    $($key => Some(FactorKind::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+factor_kinds! {
+    /// A broken `==X` / `===X`.
+    PinExact => "pin-exact",
+    /// A broken `~=X.Y`.
+    PinCompatible => "pin-compatible",
+    /// A broken `<X` / `<=X`.
+    PinUpperBound => "pin-upper-bound",
+    /// A broken `==X.*`.
+    PinWildcard => "pin-wildcard",
+    /// A broken `!=X`.
+    PinExclusion => "pin-exclusion",
+    /// A broken `>=X` / `>X`.
+    PinLowerBound => "pin-lower-bound",
+    /// The forced version differs from the pinned one in the last release segment.
+    DistancePatch => "distance-patch",
+    /// ... in the minor segment.
+    DistanceMinor => "distance-minor",
+    /// ... in the major segment (or the epoch).
+    DistanceMajor => "distance-major",
+    /// The policy declares the two sides of a broken edge coupled.
+    CoupledPolicy => "coupled-policy",
+    /// Both sides of a broken edge ship platform-specific wheels.
+    CoupledBinary => "coupled-binary",
+    /// Some release of the dependent accepts the forced version.
+    UpstreamAccepts => "upstream-accepts",
+    /// No release of the dependent accepts the forced version.
+    UpstreamNever => "upstream-never",
+    /// The new release is younger than the policy's `young-release-days`.
+    YoungRelease => "young-release",
+    /// The new release is yanked.
+    Yanked => "yanked",
+    /// Installed dists that require a changed dist directly.
+    DirectDependent => "direct-dependent",
+    /// Installed dists that reach a changed dist only through others.
+    TransitiveDependent => "transitive-dependent",
+    /// A local build (`+cu130`) replaced by a plain index build.
+    LocalVariantSwitch => "local-variant-switch",
+    /// A direct-URL / VCS / editable install replaced by an index build.
+    UnmanagedReplaced => "unmanaged-replaced",
+    /// An ordinary upgrade crosses a major version.
+    MajorUpgrade => "major-upgrade",
+    /// A dist moves to an older version.
+    Downgrade => "downgrade",
+    /// A dist is removed.
+    Removal => "removal",
+    /// A coupled group changes (without a broken edge).
+    CoupledStackChange => "coupled-stack-change",
+}
+
+impl fmt::Display for FactorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}

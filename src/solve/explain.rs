@@ -1,0 +1,697 @@
+//! Why there is no solution, in Python terms.
+//!
+//! In: pubgrub's derivation tree and the provider (for the versions each project has). Out: a
+//! [`NoSolution`]: the report, hints, the packages involved and the external facts as data.
+//!
+//! The passes, in the order uv applies them (see the tech brief, §2):
+//! 1. facts are collected from the raw tree (so "no versions of Y match" survives for `propose`);
+//! 2. "no versions" leaves over phantom ranges are dropped: what is left of `==V`'s hull once
+//!    `V` itself is ruled out (`>V, <V.post0.dev0`) holds no real version, and saying so helps
+//!    nobody (pubgrub's own `collapse_no_versions` is not used: it hides *why* a range is empty,
+//!    such as "only pre-releases match");
+//! 3. ranges are simplified against the versions that exist (a range holding one existing
+//!    version prints as `==v`; a dependent's range holding all of them as "all versions");
+//! 4. [`PythonFormatter`] phrases every incompatibility with PEP 440 specifiers, never raw
+//!    ranges, and sorts terms so the text is deterministic;
+//! 5. hints are derived from the facts: a pre-release would fit, Requires-Python excludes, only
+//!    yanked versions, a local variant exists, which versions of a blocker accept the request.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use pep440_rs::Version;
+use pep508_rs::{PackageName, VersionOrUrl};
+use pubgrub::{
+    DefaultStringReporter, DerivationTree, Derived, External, Map, Ranges, ReportFormatter,
+    Reporter, Term,
+};
+
+use super::candidates::Candidate;
+use super::error::{Fact, FactPackage, Hint, HintKind, NoSolution, SolveError, Unavailable};
+use super::package::Pkg;
+use super::provider::Provider;
+use super::ranges::{hull_upper, name_with_range, render, specifiers_to_ranges};
+
+type Tree = DerivationTree<Pkg, Ranges<Version>, Unavailable>;
+type Ext = External<Pkg, Ranges<Version>, Unavailable>;
+
+/// How many versions of a blocker are read to find those that accept a request.
+const BLOCKER_SCAN: usize = 30;
+
+/// Build the account of a failed resolution.
+pub(crate) fn explain(mut tree: Tree, provider: &Provider<'_>) -> Result<NoSolution, SolveError> {
+    let mut facts = Vec::new();
+    collect_facts(&tree, provider, &mut facts);
+    drop_phantoms(&mut tree, provider);
+    simplify(&mut tree, provider);
+    let formatter = PythonFormatter { provider };
+    let report = DefaultStringReporter::report_with_formatter(&tree, &formatter);
+    let report = tidy(&report);
+    let involved: BTreeSet<PackageName> = tree
+        .packages()
+        .into_iter()
+        .filter_map(|p| p.name().cloned())
+        .collect();
+    let hints = hints(&facts, provider)?;
+    Ok(NoSolution {
+        report,
+        hints,
+        involved,
+        facts,
+    })
+}
+
+/// Drop blank lines the default reporter puts between paragraphs, and trailing spaces.
+fn tidy(report: &str) -> String {
+    report
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn fact_package(pkg: &Pkg) -> FactPackage {
+    match pkg {
+        Pkg::Root => FactPackage::Root,
+        Pkg::Python => FactPackage::Python,
+        Pkg::Dist(name) => FactPackage::Dist {
+            name: name.clone(),
+            extra: None,
+        },
+        Pkg::Extra(name, extra) => FactPackage::Dist {
+            name: name.clone(),
+            extra: Some(extra.clone()),
+        },
+    }
+}
+
+fn collect_facts(tree: &Tree, provider: &Provider<'_>, out: &mut Vec<Fact>) {
+    match tree {
+        DerivationTree::Derived(derived) => {
+            collect_facts(&derived.cause1, provider, out);
+            collect_facts(&derived.cause2, provider, out);
+        }
+        DerivationTree::External(external) => {
+            let fact = match external {
+                External::NotRoot(..) => return,
+                External::FromDependencyOf(p, pr, d, dr) => {
+                    // The pin of `name[extra]` to `name` is plumbing, not a fact.
+                    if matches!((p, d), (Pkg::Extra(a, _), Pkg::Dist(b)) if a == b) {
+                        return;
+                    }
+                    Fact::Requires {
+                        dependent: fact_package(p),
+                        dependent_range: pr.clone(),
+                        dependency: fact_package(d),
+                        range: dr.clone(),
+                    }
+                }
+                External::NoVersions(p, r) if is_phantom(p, r, provider) => return,
+                External::NoVersions(p, r) => Fact::NoVersions {
+                    package: fact_package(p),
+                    range: r.clone(),
+                    not_found: is_not_found(p, provider),
+                },
+                External::Custom(p, r, reason) => Fact::Unavailable {
+                    package: fact_package(p),
+                    range: r.clone(),
+                    reason: reason.clone(),
+                },
+            };
+            if !out.contains(&fact) {
+                out.push(fact);
+            }
+        }
+    }
+}
+
+fn is_not_found(pkg: &Pkg, provider: &Provider<'_>) -> bool {
+    pkg.name()
+        .and_then(|n| provider.cached_table(n))
+        .is_some_and(|t| t.versions.is_empty() && t.project.is_none())
+}
+
+/// Versions of a distribution, ascending.
+fn known_versions(pkg: &Pkg, provider: &Provider<'_>) -> Option<Vec<Version>> {
+    let table = provider.cached_table(pkg.name()?)?;
+    Some(table.versions.iter().map(|e| e.version.clone()).collect())
+}
+
+/// Whether a "no versions" leaf over `range` says nothing: it holds only the gaps between a
+/// known version and the end of its hull, or everything but the known versions.
+fn is_phantom(pkg: &Pkg, range: &Ranges<Version>, provider: &Provider<'_>) -> bool {
+    let Some(versions) = known_versions(pkg, provider) else {
+        return false;
+    };
+    if versions.is_empty()
+        || range == &Ranges::empty()
+        || versions.iter().any(|v| range.contains(v))
+    {
+        return false;
+    }
+    // "No version other than the known ones": true and useless; the derivation names the
+    // known versions anyway.
+    let known = versions
+        .iter()
+        .fold(Ranges::empty(), |acc, v| acc.union(&super::ranges::hull(v)));
+    if range.union(&known) == Ranges::full() {
+        return true;
+    }
+    let gaps = versions
+        .iter()
+        .filter(|v| !v.is_local())
+        .fold(Ranges::empty(), |acc, v| {
+            acc.union(&Ranges::from_range_bounds((
+                std::ops::Bound::Excluded(v.clone()),
+                std::ops::Bound::Excluded(hull_upper(v)),
+            )))
+        });
+    range.subset_of(&gaps)
+}
+
+/// Replace every derivation that rests on a phantom "no versions" leaf by its other cause.
+fn drop_phantoms(tree: &mut Tree, provider: &Provider<'_>) {
+    let DerivationTree::Derived(derived) = tree else {
+        return;
+    };
+    let phantom = |t: &Tree| matches!(t, DerivationTree::External(External::NoVersions(p, r)) if is_phantom(p, r, provider));
+    if phantom(&derived.cause1) {
+        let mut other = (*derived.cause2).clone();
+        drop_phantoms(&mut other, provider);
+        *tree = other;
+    } else if phantom(&derived.cause2) {
+        let mut other = (*derived.cause1).clone();
+        drop_phantoms(&mut other, provider);
+        *tree = other;
+    } else {
+        drop_phantoms(Arc::make_mut(&mut derived.cause1), provider);
+        drop_phantoms(Arc::make_mut(&mut derived.cause2), provider);
+    }
+}
+
+fn simplify_range(range: &Ranges<Version>, pkg: &Pkg, provider: &Provider<'_>) -> Ranges<Version> {
+    let Some(versions) = known_versions(pkg, provider) else {
+        return range.clone();
+    };
+    let inside: Vec<&Version> = versions.iter().filter(|v| range.contains(v)).collect();
+    match inside.as_slice() {
+        [] => range.clone(),
+        [only] => Ranges::singleton((*only).clone()),
+        _ => range.simplify(versions.iter()),
+    }
+}
+
+fn simplify(tree: &mut Tree, provider: &Provider<'_>) {
+    match tree {
+        DerivationTree::External(external) => match external {
+            External::FromDependencyOf(p, pr, _, _) => {
+                *pr = simplify_range(pr, p, provider);
+            }
+            External::Custom(p, r, _) => {
+                *r = simplify_range(r, p, provider);
+            }
+            External::NoVersions(..) | External::NotRoot(..) => {}
+        },
+        DerivationTree::Derived(derived) => {
+            for (pkg, term) in derived.terms.iter_mut() {
+                if matches!(pkg, Pkg::Root | Pkg::Python) {
+                    continue;
+                }
+                *term = match term {
+                    Term::Positive(r) => Term::Positive(simplify_range(r, pkg, provider)),
+                    Term::Negative(r) => Term::Negative(simplify_range(r, pkg, provider)),
+                };
+            }
+            simplify(Arc::make_mut(&mut derived.cause1), provider);
+            simplify(Arc::make_mut(&mut derived.cause2), provider);
+        }
+    }
+}
+
+/// The report formatter: uv-style sentences in Python terms.
+struct PythonFormatter<'p, 'a> {
+    provider: &'p Provider<'a>,
+}
+
+impl PythonFormatter<'_, '_> {
+    fn versions(&self, pkg: &Pkg, range: &Ranges<Version>) -> String {
+        match pkg {
+            Pkg::Root => "your requirements".to_string(),
+            _ => match render(range) {
+                None => format!("all versions of {pkg}"),
+                Some(_) => name_with_range(&pkg.to_string(), range),
+            },
+        }
+    }
+
+    fn verb(pkg: &Pkg, range: &Ranges<Version>, singular: &str, plural: &str) -> String {
+        if !matches!(pkg, Pkg::Root) && render(range).is_none() {
+            plural.to_string()
+        } else {
+            singular.to_string()
+        }
+    }
+
+    fn sorted_terms(
+        terms: &Map<Pkg, Term<Ranges<Version>>>,
+    ) -> Vec<(&Pkg, &Term<Ranges<Version>>)> {
+        let mut terms: Vec<_> = terms
+            .iter()
+            .filter(|(p, t)| !(matches!(p, Pkg::Root) && matches!(t, Term::Positive(_))))
+            .collect();
+        terms.sort_by(|a, b| a.0.cmp(b.0));
+        terms
+    }
+}
+
+impl ReportFormatter<Pkg, Ranges<Version>, Unavailable> for PythonFormatter<'_, '_> {
+    type Output = String;
+
+    fn format_external(&self, external: &Ext) -> String {
+        match external {
+            External::NotRoot(..) => "we are solving your requirements".to_string(),
+            External::NoVersions(Pkg::Python, range) => format!(
+                "the target Python ({}) does not satisfy {}",
+                self.provider.python,
+                name_with_range("Python", range)
+            ),
+            External::NoVersions(pkg, range) => {
+                if is_not_found(pkg, self.provider) {
+                    return format!("{pkg} was not found in the package index");
+                }
+                let name = pkg.name();
+                let table = name.and_then(|n| self.provider.cached_table(n));
+                let pre: Vec<&Version> = table
+                    .as_ref()
+                    .map(|t| {
+                        t.versions
+                            .iter()
+                            .map(|e| &e.version)
+                            .filter(|v| v.any_prerelease() && range.contains(v))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let known: Vec<&Version> = table
+                    .as_ref()
+                    .map(|t| t.versions.iter().map(|e| &e.version).collect())
+                    .unwrap_or_default();
+                let base = match render(range) {
+                    None => format!("there is no usable version of {pkg}"),
+                    Some(_)
+                        if !known.is_empty()
+                            && known.len() <= 3
+                            && known.iter().all(|v| !range.contains(v)) =>
+                    {
+                        let list: Vec<String> =
+                            known.iter().map(|v| format!("{pkg}=={v}")).collect();
+                        let verb = if list.len() == 1 { "is" } else { "are" };
+                        format!("only {} {verb} available", list.join(" and "))
+                    }
+                    Some(_) => format!(
+                        "there is no version of {}",
+                        name_with_range(&pkg.to_string(), range)
+                    ),
+                };
+                if pre.is_empty() {
+                    base
+                } else {
+                    format!(
+                        "{base} (only pre-releases match, such as {}, and pre-releases are not allowed)",
+                        pre.iter()
+                            .rev()
+                            .take(2)
+                            .map(|v| format!("{pkg}=={v}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
+            }
+            External::Custom(pkg, range, reason) => {
+                format!("{} {reason}", self.versions(pkg, range))
+            }
+            External::FromDependencyOf(Pkg::Root, _, dep, range) => {
+                format!("you require {}", name_with_range(&dep.to_string(), range))
+            }
+            External::FromDependencyOf(pkg, prange, dep, drange) => {
+                let dependency = name_with_range(&dep.to_string(), drange);
+                let verb = if *dep == Pkg::Python {
+                    Self::verb(pkg, prange, "requires", "require")
+                } else {
+                    Self::verb(pkg, prange, "depends on", "depend on")
+                };
+                format!("{} {verb} {dependency}", self.versions(pkg, prange))
+            }
+        }
+    }
+
+    fn format_terms(&self, terms: &Map<Pkg, Term<Ranges<Version>>>) -> String {
+        let sorted = Self::sorted_terms(terms);
+        match sorted.as_slice() {
+            [] => "your requirements are unsatisfiable".to_string(),
+            [(pkg, Term::Positive(range))] => match render(range) {
+                None => format!("no version of {pkg} can be used"),
+                Some(_) => format!(
+                    "{} cannot be used",
+                    name_with_range(&pkg.to_string(), range)
+                ),
+            },
+            [(pkg, Term::Negative(range))] => match render(range) {
+                None => format!("{pkg} is required"),
+                Some(_) => format!("{} is required", name_with_range(&pkg.to_string(), range)),
+            },
+            [(p1, Term::Positive(r1)), (p2, Term::Negative(r2))]
+            | [(p2, Term::Negative(r2)), (p1, Term::Positive(r1))] => self.format_external(
+                &External::FromDependencyOf((*p1).clone(), r1.clone(), (*p2).clone(), r2.clone()),
+            ),
+            slice => {
+                let parts: Vec<String> = slice
+                    .iter()
+                    .map(|(p, t)| match t {
+                        Term::Positive(r) => self.versions(p, r),
+                        Term::Negative(r) => format!(
+                            "a version of {} outside {}",
+                            p,
+                            render(r).unwrap_or_else(|| "*".to_string())
+                        ),
+                    })
+                    .collect();
+                format!("{} are incompatible", parts.join(" and "))
+            }
+        }
+    }
+
+    fn explain_both_external(
+        &self,
+        e1: &Ext,
+        e2: &Ext,
+        terms: &Map<Pkg, Term<Ranges<Version>>>,
+    ) -> String {
+        format!(
+            "Because {} and {}, {}.",
+            self.format_external(e1),
+            self.format_external(e2),
+            self.format_terms(terms)
+        )
+    }
+
+    fn explain_both_ref(
+        &self,
+        id1: usize,
+        d1: &Derived<Pkg, Ranges<Version>, Unavailable>,
+        id2: usize,
+        d2: &Derived<Pkg, Ranges<Version>, Unavailable>,
+        terms: &Map<Pkg, Term<Ranges<Version>>>,
+    ) -> String {
+        format!(
+            "Because {} ({id1}) and {} ({id2}), {}.",
+            self.format_terms(&d1.terms),
+            self.format_terms(&d2.terms),
+            self.format_terms(terms)
+        )
+    }
+
+    fn explain_ref_and_external(
+        &self,
+        id: usize,
+        derived: &Derived<Pkg, Ranges<Version>, Unavailable>,
+        external: &Ext,
+        terms: &Map<Pkg, Term<Ranges<Version>>>,
+    ) -> String {
+        format!(
+            "Because {} ({id}) and {}, {}.",
+            self.format_terms(&derived.terms),
+            self.format_external(external),
+            self.format_terms(terms)
+        )
+    }
+
+    fn and_explain_external(
+        &self,
+        external: &Ext,
+        terms: &Map<Pkg, Term<Ranges<Version>>>,
+    ) -> String {
+        format!(
+            "And because {}, {}.",
+            self.format_external(external),
+            self.format_terms(terms)
+        )
+    }
+
+    fn and_explain_ref(
+        &self,
+        id: usize,
+        derived: &Derived<Pkg, Ranges<Version>, Unavailable>,
+        terms: &Map<Pkg, Term<Ranges<Version>>>,
+    ) -> String {
+        format!(
+            "And because {} ({id}), {}.",
+            self.format_terms(&derived.terms),
+            self.format_terms(terms)
+        )
+    }
+
+    fn and_explain_prior_and_external(
+        &self,
+        prior: &Ext,
+        external: &Ext,
+        terms: &Map<Pkg, Term<Ranges<Version>>>,
+    ) -> String {
+        format!(
+            "And because {} and {}, {}.",
+            self.format_external(prior),
+            self.format_external(external),
+            self.format_terms(terms)
+        )
+    }
+}
+
+/// The user's own range on each name (root requirements, after overrides and constraints).
+fn root_ranges(facts: &[Fact]) -> BTreeMap<PackageName, Ranges<Version>> {
+    let mut out = BTreeMap::new();
+    for fact in facts {
+        if let Fact::Requires {
+            dependent: FactPackage::Root,
+            dependency: FactPackage::Dist { name, extra: None },
+            range,
+            ..
+        } = fact
+        {
+            out.insert(name.clone(), range.clone());
+        }
+    }
+    out
+}
+
+fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveError> {
+    let mut hints: Vec<Hint> = Vec::new();
+    let mut push = |hint: Hint| {
+        if !hints.contains(&hint) {
+            hints.push(hint);
+        }
+    };
+    for fact in facts {
+        match fact {
+            Fact::NoVersions {
+                package: FactPackage::Python,
+                range,
+                ..
+            } => {
+                for requirer in facts.iter().filter_map(|f| match f {
+                    Fact::Requires {
+                        dependent: FactPackage::Dist { name, .. },
+                        dependent_range,
+                        dependency: FactPackage::Python,
+                        range: r,
+                    } if r == range => Some((name, dependent_range)),
+                    _ => None,
+                }) {
+                    let (name, versions) = requirer;
+                    push(Hint {
+                        kind: HintKind::RequiresPython,
+                        package: name.clone(),
+                        message: format!(
+                            "{} requires {}, but the target is Python {}; target a newer Python (--python-version) or pick a release of {name} that supports {}",
+                            name_with_range(name.as_ref(), versions),
+                            name_with_range("Python", range),
+                            provider.python,
+                            provider.python
+                        ),
+                    });
+                }
+            }
+            Fact::NoVersions {
+                package: FactPackage::Dist { name, .. },
+                range,
+                not_found,
+            } => {
+                if *not_found {
+                    push(Hint {
+                        kind: HintKind::NotFound,
+                        package: name.clone(),
+                        message: format!(
+                            "{name} is not on the configured index; check the name and --index-url / --extra-index-url"
+                        ),
+                    });
+                    continue;
+                }
+                let Some(table) = provider.cached_table(name) else {
+                    continue;
+                };
+                let pre: Vec<&Version> = table
+                    .versions
+                    .iter()
+                    .map(|e| &e.version)
+                    .filter(|v| v.any_prerelease() && range.contains(v))
+                    .collect();
+                if !pre.is_empty() && !provider.prereleases_allowed(name, &table) {
+                    let newest = pre[pre.len() - 1];
+                    push(Hint {
+                        kind: HintKind::Prerelease,
+                        package: name.clone(),
+                        message: format!(
+                            "pre-releases of {name} would fit ({name}=={newest}); allow them with `--prerelease allow`, or name one in a requirement (`{name}>={newest}`)"
+                        ),
+                    });
+                }
+                // A local variant of a version the range names.
+                let named: BTreeSet<Version> = range
+                    .iter()
+                    .flat_map(|(l, u)| [bound_version(l), bound_version(u)])
+                    .flatten()
+                    .map(|v| v.without_local())
+                    .collect();
+                for entry in &table.versions {
+                    let v = &entry.version;
+                    if v.is_local()
+                        && !range.contains(v)
+                        && named.contains(&v.clone().without_local())
+                    {
+                        push(Hint {
+                            kind: HintKind::LocalVersion,
+                            package: name.clone(),
+                            message: format!(
+                                "{name}=={v} exists, a local variant of {}, but {} does not admit it (`{name}=={}` would)",
+                                v.clone().without_local(),
+                                name_with_range(name.as_ref(), range),
+                                v.clone().without_local()
+                            ),
+                        });
+                    }
+                }
+            }
+            Fact::Unavailable {
+                package: FactPackage::Dist { name, .. },
+                range,
+                reason,
+            } => {
+                let what = name_with_range(name.as_ref(), range);
+                match reason {
+                    Unavailable::Yanked { .. } => push(Hint {
+                        kind: HintKind::Yanked,
+                        package: name.clone(),
+                        message: format!(
+                            "{what} is yanked; pin it exactly (`{what}`) among your requirements to use it anyway (PEP 592)"
+                        ),
+                    }),
+                    other => push(Hint {
+                        kind: HintKind::Unusable,
+                        package: name.clone(),
+                        message: format!("{what} {other}"),
+                    }),
+                }
+            }
+            _ => {}
+        }
+    }
+    // Blockers: a dependent whose requirement on N excludes what you ask for N.
+    let root = root_ranges(facts);
+    let mut scanned = BTreeSet::new();
+    for fact in facts {
+        let Fact::Requires {
+            dependent: FactPackage::Dist { name: blocker, .. },
+            dependency: FactPackage::Dist { name: target, .. },
+            range,
+            ..
+        } = fact
+        else {
+            continue;
+        };
+        let Some(wanted) = root.get(target) else {
+            continue;
+        };
+        if !range.is_disjoint(wanted) || !scanned.insert((blocker.clone(), target.clone())) {
+            continue;
+        }
+        if let Some(hint) = blocker_hint(provider, blocker, target, wanted)? {
+            push(hint);
+        }
+    }
+    Ok(hints)
+}
+
+fn bound_version(bound: &std::ops::Bound<Version>) -> Option<Version> {
+    match bound {
+        std::ops::Bound::Included(v) | std::ops::Bound::Excluded(v) => Some(v.clone()),
+        std::ops::Bound::Unbounded => None,
+    }
+}
+
+/// Which versions of `blocker` accept `target` in `wanted`.
+fn blocker_hint(
+    provider: &Provider<'_>,
+    blocker: &PackageName,
+    target: &PackageName,
+    wanted: &Ranges<Version>,
+) -> Result<Option<Hint>, SolveError> {
+    let table = provider.table(blocker)?;
+    let prereleases = provider.prereleases_allowed(blocker, &table);
+    let mut accepting = Vec::new();
+    let mut scanned = 0;
+    for entry in table.versions.iter().rev() {
+        if scanned >= BLOCKER_SCAN {
+            break;
+        }
+        if matches!(
+            entry.candidate,
+            Candidate::Unusable(_) | Candidate::RequiresPython(_)
+        ) || (entry.version.any_prerelease() && !prereleases)
+        {
+            continue;
+        }
+        scanned += 1;
+        let Ok(metadata) = provider.release_metadata(blocker, &table, &entry.version)? else {
+            continue;
+        };
+        let mut range = Ranges::full();
+        for r in &metadata.requires_dist {
+            if &r.name != target || !r.evaluate_markers(&provider.env.markers, &[]) {
+                continue;
+            }
+            if let Some(VersionOrUrl::VersionSpecifier(specs)) = &r.version_or_url {
+                range = range.intersection(&specifiers_to_ranges(specs));
+            }
+        }
+        if !range.is_disjoint(wanted) {
+            accepting.push(entry.version.clone());
+        }
+    }
+    let request = name_with_range(target.as_ref(), wanted);
+    let message = if accepting.is_empty() {
+        format!(
+            "no release of {blocker} (of the newest {scanned} usable) accepts {request}; an override would be needed"
+        )
+    } else {
+        let list: Vec<String> = accepting.iter().take(5).map(ToString::to_string).collect();
+        format!(
+            "{blocker} releases that accept {request}: {}{}",
+            list.join(", "),
+            if accepting.len() > 5 { ", ..." } else { "" }
+        )
+    };
+    Ok(Some(Hint {
+        kind: HintKind::BlockerVersions,
+        package: blocker.clone(),
+        message,
+    }))
+}

@@ -1,0 +1,238 @@
+//! pip-style requirements files (`-r`, `-c`, `--override`).
+//!
+//! In: a path. Out: [`RequirementsFile`]: the PEP 508 requirements it holds and the constraints
+//! it pulls in with `-c`. Supported: one requirement per line, `#` comments (whole-line, or after
+//! whitespace), blank lines, `\` line continuations, nested `-r FILE` / `--requirement FILE` and
+//! `-c FILE` / `--constraint FILE` (paths relative to the including file). Any other option
+//! (`-e`, `--index-url`, `--hash`, ...) is rejected with the file and line, never ignored.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use pep508_rs::Requirement;
+
+/// Nesting deeper than this is refused (a cycle guard besides the path check).
+const MAX_DEPTH: usize = 16;
+
+/// What a requirements file holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequirementsFile {
+    /// Requirements, in file order (nested files inlined).
+    pub requirements: Vec<Requirement>,
+    /// Constraints from `-c` lines.
+    pub constraints: Vec<Requirement>,
+}
+
+/// Why a requirements file cannot be read.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum RequirementsFileError {
+    /// The file cannot be read.
+    #[error("cannot read `{}`", path.display())]
+    #[diagnostic(code(planner::requirements::read))]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The IO error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line is not a requirement.
+    #[error("`{}` line {line}: {message}", path.display())]
+    #[diagnostic(
+        code(planner::requirements::line),
+        help(
+            "write one PEP 508 requirement per line (`numpy>=2,<3`); `-r FILE` and `-c FILE` are the only options understood"
+        )
+    )]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line (of the first physical line of a continued line).
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl RequirementsFile {
+    /// Read a file, following nested `-r` and `-c`.
+    pub fn read(path: &Path) -> Result<Self, RequirementsFileError> {
+        let mut out = RequirementsFile::default();
+        read_into(path, &mut out, false, &mut Vec::new())?;
+        Ok(out)
+    }
+
+    /// Parse file contents (`path` names it in errors and anchors nested paths).
+    pub fn parse(path: &Path, text: &str) -> Result<Self, RequirementsFileError> {
+        let mut out = RequirementsFile::default();
+        parse_into(path, text, &mut out, false, &mut vec![path.to_path_buf()])?;
+        Ok(out)
+    }
+}
+
+fn read_into(
+    path: &Path,
+    out: &mut RequirementsFile,
+    as_constraints: bool,
+    stack: &mut Vec<PathBuf>,
+) -> Result<(), RequirementsFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| RequirementsFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    stack.push(canonical);
+    let result = parse_into(path, &text, out, as_constraints, stack);
+    stack.pop();
+    result
+}
+
+fn parse_into(
+    path: &Path,
+    text: &str,
+    out: &mut RequirementsFile,
+    as_constraints: bool,
+    stack: &mut Vec<PathBuf>,
+) -> Result<(), RequirementsFileError> {
+    let err = |line: usize, message: String| RequirementsFileError::Line {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let mut logical = String::new();
+    let mut start = 0;
+    let physical: Vec<&str> = text.lines().collect();
+    for (i, raw) in physical.iter().enumerate() {
+        if logical.is_empty() {
+            start = i + 1;
+        }
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        if let Some(stripped) = raw.strip_suffix('\\') {
+            logical.push_str(stripped);
+            if i + 1 < physical.len() {
+                continue;
+            }
+        } else {
+            logical.push_str(raw);
+        }
+        let line = strip_comment(&logical).trim().to_string();
+        logical.clear();
+        if line.is_empty() {
+            continue;
+        }
+        if line.starts_with('-') {
+            let (option, value) = split_option(&line);
+            let nested_constraints = match option {
+                "-r" | "--requirement" => as_constraints,
+                "-c" | "--constraint" => true,
+                _ => {
+                    return Err(err(
+                        start,
+                        format!("the option `{option}` is not supported here"),
+                    ));
+                }
+            };
+            if value.is_empty() {
+                return Err(err(start, format!("`{option}` needs a file name")));
+            }
+            let nested = path
+                .parent()
+                .map_or_else(|| PathBuf::from(value), |dir| dir.join(value));
+            let canonical = nested.canonicalize().unwrap_or_else(|_| nested.clone());
+            if stack.contains(&canonical) || stack.len() >= MAX_DEPTH {
+                return Err(err(
+                    start,
+                    format!("`{value}` includes itself (directly or through other files)"),
+                ));
+            }
+            read_into(&nested, out, nested_constraints, stack)?;
+            continue;
+        }
+        let requirement = Requirement::from_str(&line).map_err(|e| {
+            err(
+                start,
+                format!("`{line}` is not a valid requirement: {}", e.message),
+            )
+        })?;
+        if as_constraints {
+            out.constraints.push(requirement);
+        } else {
+            out.requirements.push(requirement);
+        }
+    }
+    Ok(())
+}
+
+/// `# ...` at the start of a line or after whitespace starts a comment (pip's rule).
+fn strip_comment(line: &str) -> &str {
+    let bytes = line.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'#' && (i == 0 || bytes[i - 1].is_ascii_whitespace()) {
+            return &line[..i];
+        }
+    }
+    line
+}
+
+/// `-r file`, `-rfile`, `--requirement=file`, `--requirement file`.
+fn split_option(line: &str) -> (&str, &str) {
+    if let Some(rest) = line.strip_prefix("--") {
+        let end = rest
+            .find(|c: char| c == '=' || c.is_whitespace())
+            .map_or(line.len(), |i| i + 2);
+        let value = line[end..].trim_start_matches('=').trim();
+        return (&line[..end], value);
+    }
+    if line.len() >= 2 {
+        let (option, value) = line.split_at(2);
+        return (option, value.trim());
+    }
+    (line, "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_nested_files_continuations_and_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("base.txt"),
+            "# top comment\nnumpy>=2 \\\n  ,<3  # inline\n\n-c constraints.txt\n--requirement=more.txt\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("constraints.txt"), "torch==2.11.0\n").unwrap();
+        std::fs::write(
+            dir.path().join("more.txt"),
+            "requests[socks]; python_version >= '3.8'\n",
+        )
+        .unwrap();
+        let file = RequirementsFile::read(&dir.path().join("base.txt")).unwrap();
+        let reqs: Vec<String> = file.requirements.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            reqs,
+            [
+                "numpy>=2,<3",
+                "requests[socks] ; python_full_version >= '3.8'"
+            ]
+        );
+        assert_eq!(file.constraints[0].to_string(), "torch==2.11.0");
+    }
+
+    #[test]
+    fn rejects_unsupported_options_and_cycles() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.txt");
+        std::fs::write(&path, "numpy\n--index-url https://example.invalid/simple\n").unwrap();
+        let err = RequirementsFile::read(&path).unwrap_err().to_string();
+        assert!(err.contains("line 2"), "{err}");
+        assert!(err.contains("--index-url"), "{err}");
+        std::fs::write(&path, "-r r.txt\n").unwrap();
+        let err = RequirementsFile::read(&path).unwrap_err().to_string();
+        assert!(err.contains("includes itself"), "{err}");
+        std::fs::write(&path, "numpy>>2\n").unwrap();
+        let err = RequirementsFile::read(&path).unwrap_err().to_string();
+        assert!(err.contains("not a valid requirement"), "{err}");
+    }
+}

@@ -1,0 +1,291 @@
+//! Unit tests of the solver over a [`MemIndex`].
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use pep508_rs::{PackageName, Requirement};
+
+use super::mem_index::MemRelease;
+use super::*;
+use crate::inventory::Environment;
+
+/// CPython `python` on x86_64 manylinux_2_28.
+pub(crate) fn linux_env(python: &str) -> Environment {
+    Environment::synthesize(python, Some("x86_64-manylinux_2_28")).unwrap()
+}
+
+fn req(s: &str) -> Requirement {
+    Requirement::from_str(s).unwrap()
+}
+
+fn request(reqs: &[&str]) -> SolveRequest {
+    SolveRequest {
+        requirements: reqs.iter().map(|r| req(r)).collect(),
+        ..SolveRequest::default()
+    }
+}
+
+fn pins(resolution: &Resolution) -> BTreeMap<String, String> {
+    resolution
+        .packages
+        .iter()
+        .map(|(n, r)| (n.to_string(), r.version.to_string()))
+        .collect()
+}
+
+fn solved(index: &MemIndex, req: &SolveRequest) -> BTreeMap<String, String> {
+    pins(&solve(index, &linux_env("3.12.3"), req).unwrap())
+}
+
+fn unsolved(index: &MemIndex, req: &SolveRequest) -> NoSolution {
+    match solve(index, &linux_env("3.12.3"), req) {
+        Err(SolveError::NoSolution(n)) => *n,
+        other => panic!("expected no solution, got {other:?}"),
+    }
+}
+
+fn render_failure(failure: &NoSolution) -> String {
+    let mut out = failure.report.clone();
+    for hint in &failure.hints {
+        out.push_str(&format!("\nhint ({:?}): {}", hint.kind, hint.message));
+    }
+    out
+}
+
+fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+#[test]
+fn picks_newest_and_backtracks() {
+    let mut index = MemIndex::new();
+    index
+        .add("a", "1.0", &["b<2"])
+        .add("a", "2.0", &["b>=3"])
+        .add("b", "1.5", &[])
+        .add("b", "2.5", &[]);
+    assert_eq!(
+        solved(&index, &request(&["a"])),
+        map(&[("a", "1.0"), ("b", "1.5")])
+    );
+}
+
+#[test]
+fn torch_triton_conflict_names_the_pin_and_the_blocker_versions() {
+    let mut index = MemIndex::new();
+    index
+        .add(
+            "torch",
+            "2.11.0",
+            &["triton==3.6.0; platform_system == 'Linux'"],
+        )
+        .add(
+            "torch",
+            "2.12.0",
+            &["triton==3.7.0; platform_system == 'Linux'"],
+        )
+        .add("triton", "3.6.0", &[])
+        .add("triton", "3.7.0", &[]);
+    assert_eq!(
+        solved(&index, &request(&["torch", "triton==3.7.0"])),
+        map(&[("torch", "2.12.0"), ("triton", "3.7.0")])
+    );
+    let failure = unsolved(&index, &request(&["torch==2.11.0", "triton==3.7.0"]));
+    insta::assert_snapshot!(render_failure(&failure));
+    assert!(
+        failure
+            .involved
+            .contains(&PackageName::from_str("triton").unwrap())
+    );
+    let hint = failure
+        .hints
+        .iter()
+        .find(|h| h.kind == HintKind::BlockerVersions)
+        .expect("a blocker hint");
+    assert!(hint.message.contains("2.12.0"), "{}", hint.message);
+    assert!(failure.facts.iter().any(|f| matches!(f,
+        Fact::Requires { dependent: FactPackage::Dist { name, .. }, range, .. }
+            if name.as_ref() == "torch" && ranges::render(range).as_deref() == Some("==3.6.0"))));
+}
+
+#[test]
+fn overrides_replace_edges_and_are_recorded() {
+    let mut index = MemIndex::new();
+    index
+        .add("torch", "2.11.0", &["triton==3.6.0"])
+        .add("triton", "3.6.0", &[])
+        .add("triton", "3.7.0", &[]);
+    let mut r = request(&["torch==2.11.0", "triton==3.7.0"]);
+    r.overrides.push(Override {
+        requirement: req("triton==3.7.0"),
+        only_from: Some([PackageName::from_str("torch").unwrap()].into()),
+    });
+    let resolution = solve(&index, &linux_env("3.12.3"), &r).unwrap();
+    assert_eq!(
+        pins(&resolution),
+        map(&[("torch", "2.11.0"), ("triton", "3.7.0")])
+    );
+    assert_eq!(resolution.overridden.len(), 1);
+    let edge = &resolution.overridden[0];
+    assert_eq!(edge.dependent.as_ref(), "torch");
+    assert_eq!(edge.original.to_string(), "triton==3.6.0");
+    assert_eq!(edge.replacement.to_string(), "triton==3.7.0");
+    let via: Vec<String> = resolution.packages[&PackageName::from_str("triton").unwrap()]
+        .via
+        .iter()
+        .map(|v| format!("{v:?}"))
+        .collect();
+    assert_eq!(via.len(), 2, "{via:?}");
+}
+
+#[test]
+fn constraints_narrow_but_never_add() {
+    let mut index = MemIndex::new();
+    index
+        .add("a", "1.0", &["b"])
+        .add("b", "1.0", &[])
+        .add("b", "2.0", &[])
+        .add("c", "1.0", &[]);
+    let mut r = request(&["a"]);
+    r.constraints = vec![req("b<2"), req("c==1.0")];
+    assert_eq!(solved(&index, &r), map(&[("a", "1.0"), ("b", "1.0")]));
+}
+
+#[test]
+fn installed_version_is_preferred_and_kept_even_off_index() {
+    let mut index = MemIndex::new();
+    index
+        .add("torch", "2.11.0", &["triton==3.6.0"])
+        .add("torch", "2.12.0", &[])
+        .add("triton", "3.6.0", &[]);
+    let installed = crate::metadata::CoreMetadata::parse_str(
+        "Metadata-Version: 2.4\nName: torch\nVersion: 2.11.0+cu130\nRequires-Dist: triton==3.6.0\n",
+    )
+    .unwrap();
+    let mut r = request(&["torch"]);
+    r.preferences.insert(
+        PackageName::from_str("torch").unwrap(),
+        InstalledCandidate {
+            metadata: std::sync::Arc::new(installed),
+        },
+    );
+    let resolution = solve(&index, &linux_env("3.12.3"), &r).unwrap();
+    assert_eq!(
+        pins(&resolution),
+        map(&[("torch", "2.11.0+cu130"), ("triton", "3.6.0")])
+    );
+    assert!(matches!(
+        resolution.packages[&PackageName::from_str("torch").unwrap()].source,
+        ResolvedSource::Installed
+    ));
+    // `==2.11.0` matches the local version.
+    let mut pinned = r.clone();
+    pinned.requirements = vec![req("torch==2.11.0")];
+    assert_eq!(solved(&index, &pinned)["torch"], "2.11.0+cu130");
+    // Being upgraded: the newest wins.
+    r.upgrade.insert(PackageName::from_str("torch").unwrap());
+    assert_eq!(solved(&index, &r)["torch"], "2.12.0");
+}
+
+#[test]
+fn requires_python_is_named() {
+    let mut index = MemIndex::new();
+    index.add_release(MemRelease {
+        requires_python: Some(">=3.13".to_string()),
+        ..MemRelease::new("a", "2.0", &[])
+    });
+    let failure = unsolved(&index, &request(&["a"]));
+    insta::assert_snapshot!(render_failure(&failure));
+    assert_eq!(failure.hints[0].kind, HintKind::RequiresPython);
+}
+
+#[test]
+fn extras_follow_their_base_version() {
+    let mut index = MemIndex::new();
+    index.add_release(MemRelease {
+        provides_extra: vec!["x".to_string()],
+        ..MemRelease::new("a", "1.0", &["b==1; extra == 'x'"])
+    });
+    index.add("a", "2.0", &[]).add("b", "1", &[]);
+    assert_eq!(solved(&index, &request(&["a[x]"])), map(&[("a", "2.0")]));
+    assert_eq!(
+        solved(&index, &request(&["a[x]<2"])),
+        map(&[("a", "1.0"), ("b", "1")])
+    );
+    let resolution = solve(&index, &linux_env("3.12.3"), &request(&["a[x]<2"])).unwrap();
+    assert_eq!(
+        resolution.packages[&PackageName::from_str("a").unwrap()]
+            .extras
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn yanked_only_for_exact_pins_and_prereleases_when_named() {
+    let mut index = MemIndex::new();
+    index.add_release(MemRelease {
+        yanked: Some("broken".to_string()),
+        ..MemRelease::new("a", "2.0", &[])
+    });
+    index
+        .add("a", "1.0", &[])
+        .add("b", "1.0", &[])
+        .add("b", "2.0a1", &[]);
+    assert_eq!(solved(&index, &request(&["a"])), map(&[("a", "1.0")]));
+    assert_eq!(solved(&index, &request(&["a==2.0"])), map(&[("a", "2.0")]));
+    assert_eq!(solved(&index, &request(&["b"])), map(&[("b", "1.0")]));
+    assert_eq!(
+        solved(&index, &request(&["b>=2.0a1"])),
+        map(&[("b", "2.0a1")])
+    );
+    let failure = unsolved(&index, &request(&["b>1"]));
+    insta::assert_snapshot!(render_failure(&failure));
+    assert_eq!(failure.hints[0].kind, HintKind::Prerelease);
+    let failure = unsolved(&index, &request(&["a>1"]));
+    assert_eq!(
+        failure.hints[0].kind,
+        HintKind::Yanked,
+        "{:?}",
+        failure.hints
+    );
+}
+
+#[test]
+fn wheels_that_do_not_fit_make_a_version_unusable() {
+    let mut index = MemIndex::new();
+    index.add_release(MemRelease {
+        wheel_tags: Some(vec!["cp312-cp312-macosx_11_0_arm64".to_string()]),
+        ..MemRelease::new("a", "2.0", &[])
+    });
+    index.add("a", "1.0", &[]);
+    assert_eq!(solved(&index, &request(&["a"])), map(&[("a", "1.0")]));
+    let failure = unsolved(&index, &request(&["a==2.0"]));
+    insta::assert_snapshot!(render_failure(&failure));
+}
+
+#[test]
+fn missing_package_is_reported() {
+    let index = MemIndex::new();
+    let failure = unsolved(&index, &request(&["nope"]));
+    insta::assert_snapshot!(render_failure(&failure));
+    assert_eq!(failure.hints[0].kind, HintKind::NotFound);
+}
+
+#[test]
+fn budget_stops_with_a_partial_explanation() {
+    let mut index = MemIndex::new();
+    for i in 0..50 {
+        index.add("a", &format!("{i}.0"), &["b==0"]);
+        index.add("b", &format!("{}.0", i + 1), &[]);
+    }
+    let mut r = request(&["a", "b"]);
+    r.limits.max_steps = 10;
+    match solve(&index, &linux_env("3.12.3"), &r) {
+        Err(SolveError::Budget { steps, .. }) => assert!(steps > 10),
+        other => panic!("expected the budget to stop it: {other:?}"),
+    }
+}

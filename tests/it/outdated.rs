@@ -1,0 +1,267 @@
+//! `planner outdated` end to end: the binary against the loopback index server.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::index_server::{Fault, IndexServer};
+use crate::common::{TestContext, files_under, shared_fixtures};
+
+/// A venv on disk (no interpreter): `pyvenv.cfg` plus dist-info folders.
+fn fake_venv(root: &Path, dists: &[(&str, &str, &[&str], Option<&str>)]) -> PathBuf {
+    let venv = root.join("venv");
+    let site = venv.join("lib/python3.12/site-packages");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(
+        venv.join("pyvenv.cfg"),
+        "home = /usr/bin\nimplementation = CPython\nversion_info = 3.12.3\n\
+         include-system-site-packages = false\n",
+    )
+    .unwrap();
+    for (name, version, requires, direct_url) in dists {
+        let dir = site.join(format!("{}-{version}.dist-info", name.replace('-', "_")));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut metadata = format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n");
+        for r in *requires {
+            metadata.push_str(&format!("Requires-Dist: {r}\n"));
+        }
+        std::fs::write(dir.join("METADATA"), metadata).unwrap();
+        std::fs::write(dir.join("INSTALLER"), "pip\n").unwrap();
+        if let Some(url) = direct_url {
+            std::fs::write(dir.join("direct_url.json"), url).unwrap();
+        }
+    }
+    venv
+}
+
+fn small_venv(ctx: &TestContext) -> PathBuf {
+    fake_venv(
+        ctx.dir.path(),
+        &[
+            ("requests", "2.33.0", &["urllib3<3,>=1.26"], None),
+            ("urllib3", "2.6.0", &[], None),
+            ("capper", "1.0", &["urllib3<2.7"], None),
+            (
+                "mytool",
+                "0.1",
+                &[],
+                Some(
+                    r#"{"url": "https://example.invalid/mytool.git", "vcs_info": {"vcs": "git", "commit_id": "0123456789abcdef0123456789abcdef01234567"}}"#,
+                ),
+            ),
+        ],
+    )
+}
+
+fn json(out: &str) -> serde_json::Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn outdated_json_lists_newer_versions_and_what_holds_them_back() {
+    let server = IndexServer::recorded();
+    let ctx = TestContext::new();
+    let venv = small_venv(&ctx);
+    let out = ctx.run(&[
+        "outdated",
+        "--venv",
+        venv.to_str().unwrap(),
+        "--python-platform",
+        "x86_64-manylinux_2_28",
+        "--index-url",
+        &server.url(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let doc = json(&out.stdout);
+    assert_eq!(doc["schema"], "planner-outdated");
+    assert_eq!(doc["schema_version"], 1);
+    let packages = doc["packages"].as_array().unwrap();
+    let get = |n: &str| packages.iter().find(|p| p["name"] == n).unwrap().clone();
+    let requests = get("requests");
+    assert_eq!(requests["installed"], "2.33.0");
+    assert_eq!(requests["newest_compatible"], "2.34.2");
+    assert_eq!(requests["outdated"], true);
+    let urllib3 = get("urllib3");
+    assert_eq!(urllib3["newest_compatible"], "2.8.0");
+    assert_eq!(
+        urllib3["held_back_by"],
+        serde_json::json!([{"name": "capper", "version": "1.0", "specifier": "<2.7"}])
+    );
+    assert_eq!(urllib3["newest_allowed"], "2.6.3");
+    assert_eq!(doc["unmanaged"][0]["name"], "mytool");
+    assert_eq!(doc["not_found"][0]["name"], "capper");
+    assert!(
+        server.requests("/simple/mytool/").is_empty(),
+        "never compared"
+    );
+}
+
+#[test]
+fn outdated_text_on_the_h200_fixture() {
+    let server = IndexServer::recorded();
+    let ctx = TestContext::new();
+    let venv = shared_fixtures().join("h200-venv");
+    let out = ctx.run(&[
+        "outdated",
+        "--venv",
+        venv.to_str().unwrap(),
+        "--python-platform",
+        "x86_64-manylinux_2_28",
+        "--index-url",
+        &server.url(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let line = |name: &str| {
+        out.stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} row in\n{}", out.stdout))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // triton is capped by torch's exact pin; the row says so.
+    assert!(
+        line("triton").starts_with("triton 3.6.0 ")
+            && line("triton").contains("torch 2.11.0 (==3.6.0)"),
+        "{}",
+        line("triton")
+    );
+    insta::assert_snapshot!("h200_fixture_text", out.stdout);
+}
+
+#[test]
+fn outdated_offline_needs_a_warm_cache() {
+    let server = IndexServer::recorded();
+    let ctx = TestContext::new();
+    let venv = small_venv(&ctx);
+    let args = |offline: bool| {
+        let mut a = vec![
+            "outdated".to_string(),
+            "--venv".to_string(),
+            venv.to_str().unwrap().to_string(),
+            "--index-url".to_string(),
+            server.url(),
+        ];
+        if offline {
+            a.push("--offline".to_string());
+        }
+        a
+    };
+    let cold = ctx.run(&args(true).iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(cold.code, Some(2), "{}", cold.stderr);
+    assert!(cold.stderr.contains("offline"), "{}", cold.stderr);
+    assert!(cold.stderr.contains("not in the cache"), "{}", cold.stderr);
+    assert!(server.log().is_empty());
+    let warm = ctx.run(&args(false).iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(warm.code, Some(0), "{}", warm.stderr);
+    server.clear_log();
+    let offline = ctx.run(&args(true).iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(offline.code, Some(0), "{}", offline.stderr);
+    assert_eq!(offline.stdout, warm.stdout);
+    assert!(server.log().is_empty());
+}
+
+#[test]
+fn canary_password_never_leaks() {
+    const CANARY: &str = "canary-pw-9c4e1b";
+    let server = IndexServer::recorded();
+    // The server insists on exactly these credentials.
+    let basic = format!(
+        "Basic {}",
+        base64_encode(format!("alice:{CANARY}").as_bytes())
+    );
+    server.fault("/simple/", Fault::RequireAuth(basic));
+    let ctx = TestContext::new();
+    let venv = small_venv(&ctx);
+    let good = server.url_with_credentials("alice", CANARY);
+    let bad = server.url_with_credentials("alice", &format!("{CANARY}-wrong"));
+    let mut outputs = Vec::new();
+    for (url, format) in [
+        (&good, "json"),
+        (&good, "text"),
+        (&bad, "text"),
+        (&bad, "json"),
+    ] {
+        let out = ctx.run(&[
+            "outdated",
+            "--venv",
+            venv.to_str().unwrap(),
+            "--index-url",
+            url,
+            "--format",
+            format,
+        ]);
+        outputs.push(out);
+    }
+    assert_eq!(outputs[0].code, Some(0), "{}", outputs[0].stderr);
+    assert_eq!(outputs[2].code, Some(2), "{}", outputs[2].stderr);
+    assert!(outputs[2].stderr.contains("401"), "{}", outputs[2].stderr);
+    assert!(
+        outputs[2].stderr.contains("****@127.0.0.1"),
+        "{}",
+        outputs[2].stderr
+    );
+    for out in &outputs {
+        assert!(!out.stdout.contains(CANARY), "stdout: {}", out.stdout);
+        assert!(!out.stderr.contains(CANARY), "stderr: {}", out.stderr);
+    }
+    let cached = files_under(&ctx.cache());
+    assert!(!cached.is_empty());
+    for file in cached {
+        let bytes = std::fs::read(&file).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            !text.contains(CANARY),
+            "{} holds the password",
+            file.display()
+        );
+        assert!(!file.to_string_lossy().contains(CANARY));
+    }
+    // The credentials did reach the index (so the test proves something).
+    assert!(
+        server
+            .requests("/simple/requests/")
+            .iter()
+            .any(|l| l.headers.contains_key("authorization"))
+    );
+}
+
+fn base64_encode(bytes: &[u8]) -> String {
+    const TABLE: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(TABLE[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn quiet_silences_warnings_not_data() {
+    let server = IndexServer::recorded();
+    let ctx = TestContext::new();
+    let venv = small_venv(&ctx);
+    let out = ctx.run(&[
+        "-q",
+        "outdated",
+        "--venv",
+        venv.to_str().unwrap(),
+        "--index-url",
+        &server.url(),
+    ]);
+    assert_eq!(out.code, Some(0));
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+    assert!(out.stdout.contains("requests"), "{}", out.stdout);
+}
