@@ -33,8 +33,8 @@ use crate::index::{self, BinaryPolicy, IndexError, IndexSource, Project};
 use crate::inventory::Inventory;
 use crate::risk::{Policy, Upstream};
 use crate::solve::{
-    self, FactPackage, InstalledCandidate, Override, PrereleaseMode, Resolution,
-    ResolvedSource, SolveError, SolveRequest,
+    self, FactPackage, InstalledCandidate, Override, PrereleaseMode, Resolution, ResolvedSource,
+    SolveError, SolveRequest,
 };
 
 /// What `propose` was asked.
