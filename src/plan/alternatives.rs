@@ -156,7 +156,7 @@ impl Proposer<'_> {
                 let title = if self.request.all {
                     "Upgrade everything that can move".to_string()
                 } else {
-                    format!("Upgrade {}", join(targets))
+                    format!("As asked: {}", join(targets))
                 };
                 plans.push(self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?);
             }
@@ -166,17 +166,26 @@ impl Proposer<'_> {
                     explanation: no_solution.report.clone(),
                     blockers: blockers.clone(),
                 });
-                if let Some(plan) = self.move_blockers(targets, &upgrade, &blockers)? {
-                    plans.push(plan);
+                // An alternative that cannot be searched (the index lacks a release's metadata)
+                // is reported and skipped; the others still stand.
+                let mut keep = |kind: &str, found: Result<Option<Plan>, ProposeError>| match found {
+                    Ok(Some(plan)) => plans.push(plan),
+                    Ok(None) => {}
+                    Err(err) => warnings.push(format!(
+                        "the {kind} alternative could not be searched: {}",
+                        error_chain(&err)
+                    )),
+                };
+                keep(
+                    "move-the-blockers",
+                    self.move_blockers(targets, &upgrade, &blockers),
+                );
+                let mut notes = Vec::new();
+                keep("newest-fitting", self.newest_fitting(targets, &mut notes));
+                if self.request.allow_override {
+                    keep("forced-override", self.forced(targets, &upgrade, &blockers));
                 }
-                if let Some(plan) = self.newest_fitting(targets, &mut warnings)? {
-                    plans.push(plan);
-                }
-                if self.request.allow_override
-                    && let Some(plan) = self.forced(targets, &upgrade, &blockers)?
-                {
-                    plans.push(plan);
-                }
+                warnings.extend(notes);
             }
             Err(err) => return Err(err.into()),
         }
@@ -636,6 +645,18 @@ impl Proposer<'_> {
             .collect();
         Ok(PlannedEnvironment { dists, overridden })
     }
+}
+
+/// An error and its sources, on one line.
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 fn specifiers(requirement: &Requirement) -> Option<&VersionSpecifiers> {

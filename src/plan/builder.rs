@@ -184,6 +184,27 @@ impl<'a> PlanBuilder<'a> {
                     replacement: replacement.clone(),
                 });
             }
+            if reasons.is_empty()
+                && let Some(dist) = installed
+            {
+                for requirement in &dist.metadata.requires_dist {
+                    let Some(moved) = planned.dists.get(&requirement.name) else {
+                        continue;
+                    };
+                    if &requirement.name != name
+                        && applies_with(requirement, markers, &[])
+                        && matches!(&requirement.version_or_url,
+                            Some(VersionOrUrl::VersionSpecifier(spec))
+                                if !spec.contains(&moved.version))
+                    {
+                        reasons.push(Reason::Follows {
+                            package: requirement.name.clone(),
+                            version: moved.version.clone(),
+                            requirement: requirement.clone(),
+                        });
+                    }
+                }
+            }
             if reasons.is_empty() {
                 for (dependent, dist) in &planned.dists {
                     if dependent == name {

@@ -87,15 +87,29 @@ fn issue_5_canonical_incident_offline_on_shipped_data() {
     ] {
         assert!(factors.contains(&kind), "{factors:?}");
     }
-    if let Some(moved) = plans.iter().find(|p| p["kind"] == "move-blockers") {
-        let torch = moved["changes"]
+    // Move the blocker: torch 2.12.0 pins triton==3.7.0; it is the recommended plan.
+    let moved = &plans[0];
+    assert_eq!(moved["kind"], "move-blockers");
+    let change = |name: &str| {
+        moved["changes"]
             .as_array()
             .unwrap()
             .iter()
-            .find(|c| c["name"] == "torch")
-            .unwrap();
-        assert_eq!(torch["to"], "2.12.0");
-    }
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("{name} does not change: {moved:#}"))
+            .clone()
+    };
+    assert_eq!(change("torch")["from"], "2.11.0+cu130");
+    assert_eq!(change("torch")["to"], "2.12.0");
+    assert_eq!(change("torch")["reasons"][0]["kind"], "unblocks");
+    assert_eq!(change("triton")["to"], "3.7.0");
+    assert!(moved["risk"]["score"].as_u64() < forced["risk"]["score"].as_u64());
+    assert!(
+        moved["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("local build")
+    );
 }
 
 /// The text form explains the conflict and itemizes the forced plan's risk.
