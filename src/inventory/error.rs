@@ -40,7 +40,9 @@ pub enum InventoryError {
     )]
     #[diagnostic(
         code(planner::inventory::no_environment),
-        help("pass --venv PATH, --from-snapshot FILE, or --python-version X.Y for a bare target")
+        help(
+            "pass --venv PATH (a virtual environment) or --from-snapshot FILE (a snapshot or `pip inspect` output)"
+        )
     )]
     NoEnvironment,
 
