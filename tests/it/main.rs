@@ -7,4 +7,5 @@ mod index;
 mod inventory;
 mod outdated;
 mod propose;
+mod resolve;
 mod snapshot;
