@@ -16,15 +16,12 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// Run `planner check`.
 pub fn run(args: &CheckArgs, printer: &Printer) -> miette::Result<ExitStatus> {
-    if !args.accept.is_empty() {
-        miette::bail!(
-            help = "run `planner check` without --accept for now",
-            "--accept (plan files from `planner propose`) is not supported by this build yet"
-        );
-    }
+    // Plan files first: a bad --accept fails before the environment is read.
+    let accepted = crate::plan::AcceptedOverrides::load(&args.accept)?;
     let inventory = inventory::load(&args.env)?;
     inventory.report(printer);
-    let report = check::check(&inventory);
+    let mut report = check::check(&inventory);
+    report.accept(&accepted.edges());
     match args.format {
         OutputFormat::Json => {
             let mut text = serde_json::to_string_pretty(&to_json(&inventory, &report))

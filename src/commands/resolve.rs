@@ -69,8 +69,18 @@ pub fn run(args: &ResolveArgs, printer: &Printer) -> miette::Result<ExitStatus> 
             match args.format {
                 OutputFormat::Json => print_json(printer, &env, None, Some(&failure))?,
                 OutputFormat::Text => {
-                    let report = miette::Report::new(failure.diagnostic());
-                    printer.note(&format!("{report:?}"));
+                    // Not wrapped: a specifier split across lines (`!\n=2.0`) reads wrong.
+                    let handler = miette::GraphicalReportHandler::new_themed(if printer.color() {
+                        miette::GraphicalTheme::unicode()
+                    } else {
+                        miette::GraphicalTheme::unicode_nocolor()
+                    })
+                    .with_wrap_lines(false);
+                    let mut text = String::new();
+                    handler
+                        .render_report(&mut text, &failure.diagnostic())
+                        .into_diagnostic()?;
+                    printer.note(text.trim_end());
                 }
             }
             Ok(ExitStatus::UserActionRequired)

@@ -6,9 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-use pep440_rs::Version;
-use pep508_rs::{PackageName, Requirement};
-
 use super::proposal::{Override, PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan};
 
 /// Why a plan file could not be used.
@@ -91,25 +88,18 @@ impl AcceptedOverrides {
         Ok(())
     }
 
-    /// The accepted override that covers this broken edge, with the plan file that accepted it.
-    pub fn covering(
-        &self,
-        dependent: &PackageName,
-        dependent_version: &Version,
-        requirement: &Requirement,
-        installed: Option<&Version>,
-    ) -> Option<(&Override, &Path)> {
-        let installed = installed?;
+    /// The accepted edges, in the form `planner check` matches findings against.
+    pub fn edges(&self) -> Vec<crate::inventory::check::AcceptedEdge> {
         self.overrides
             .iter()
-            .find(|(o, _)| {
-                &o.dependent == dependent
-                    && &o.dependent_version == dependent_version
-                    && o.package == requirement.name
-                    && &o.version == installed
-                    && o.requirement.to_string() == requirement.to_string()
+            .map(|(o, _)| crate::inventory::check::AcceptedEdge {
+                dependent: o.dependent.clone(),
+                dependent_version: o.dependent_version.clone(),
+                requirement: o.requirement.to_string(),
+                dependency: o.package.clone(),
+                installed: o.version.clone(),
             })
-            .map(|(o, path)| (o, path.as_path()))
+            .collect()
     }
 
     /// How many overrides are accepted.

@@ -4,15 +4,16 @@
 //! every change, collects the loud warnings (a local or unmanaged build replaced by an index
 //! build, a yanked release) and turns it all into [`PlanFacts`] for the risk model.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::Timestamp;
 use pep440_rs::Version;
-use pep508_rs::{MarkerEnvironment, PackageName, Requirement, VersionOrUrl};
+use pep508_rs::{ExtraName, MarkerEnvironment, PackageName, Requirement, VersionOrUrl};
 
 use super::proposal::{
     Action, Blocker, Change, HeldBack, Override, PLAN_SCHEMA, Plan, PlanKind, Reason,
 };
+use crate::inventory::graph::DependencyGraph;
 use crate::inventory::{DirectUrl, Inventory};
 use crate::risk::{self, BrokenEdgeFacts, ChangeFacts, Dependents, PlanFacts, Policy, Upstream};
 
@@ -29,6 +30,8 @@ pub struct PlanDist {
     pub upload_time: Option<Timestamp>,
     /// The release ships platform-specific wheels.
     pub platform_specific: bool,
+    /// Extras requested of it (their requirements apply).
+    pub extras: Vec<ExtraName>,
 }
 
 /// The environment after a plan, as a solver resolution describes it.
@@ -46,53 +49,33 @@ pub struct PlanBuilder<'a> {
     inventory: &'a Inventory,
     policy: &'a Policy,
     now: Option<Timestamp>,
-    /// name -> installed dists that require it (markers evaluated).
-    reverse: BTreeMap<PackageName, BTreeSet<PackageName>>,
+    graph: DependencyGraph<'a>,
 }
 
 impl<'a> PlanBuilder<'a> {
     /// A builder; `now` dates releases for the age factor (`None` skips it).
     pub fn new(inventory: &'a Inventory, policy: &'a Policy, now: Option<Timestamp>) -> Self {
-        let markers = &inventory.environment.markers;
-        let mut reverse: BTreeMap<PackageName, BTreeSet<PackageName>> = BTreeMap::new();
-        for dist in &inventory.dists {
-            for requirement in &dist.metadata.requires_dist {
-                if applies(requirement, markers) && &requirement.name != dist.name() {
-                    reverse
-                        .entry(requirement.name.clone())
-                        .or_default()
-                        .insert(dist.name().clone());
-                }
-            }
-        }
         PlanBuilder {
             inventory,
             policy,
             now,
-            reverse,
+            graph: DependencyGraph::build(inventory),
         }
     }
 
     /// Installed dists that depend on `name`, directly and (counted) transitively.
     pub fn dependents(&self, name: &PackageName) -> Dependents {
-        let direct: BTreeSet<PackageName> = self.reverse.get(name).cloned().unwrap_or_default();
-        let mut seen: BTreeSet<&PackageName> = direct.iter().collect();
-        seen.insert(name);
-        let mut queue: VecDeque<&PackageName> = direct.iter().collect();
-        let mut transitive = 0;
-        while let Some(next) = queue.pop_front() {
-            if let Some(up) = self.reverse.get(next) {
-                for dependent in up {
-                    if seen.insert(dependent) {
-                        transitive += 1;
-                        queue.push_back(dependent);
-                    }
-                }
-            }
-        }
+        let direct: BTreeSet<PackageName> = self
+            .graph
+            .dependents(name)
+            .into_iter()
+            .map(|(dist, _)| dist.name().clone())
+            .filter(|dependent| dependent != name)
+            .collect();
+        let all = self.graph.transitive_dependents_count(name);
         Dependents {
+            transitive: all.saturating_sub(direct.len()),
             direct: direct.into_iter().collect(),
-            transitive,
         }
     }
 
@@ -133,7 +116,7 @@ impl<'a> PlanBuilder<'a> {
             let to = planned.dists.get(name);
             let unmanaged = installed.and_then(|d| d.direct_url.as_ref());
             match (installed, to) {
-                (Some(dist), Some(to)) if unmanaged.is_some() && dist.version() == &to.version => {
+                (Some(dist), Some(to)) if dist.is_unmanaged() && dist.version() == &to.version => {
                     // Kept as installed from outside the index: not pinned, never reinstalled.
                 }
                 (_, Some(to)) => {
@@ -168,6 +151,29 @@ impl<'a> PlanBuilder<'a> {
                     });
                 }
             }
+            // The installed version excluded a target's planned version: it moved to unblock it.
+            if reasons.is_empty()
+                && let Some(dist) = installed
+            {
+                for requirement in &dist.metadata.requires_dist {
+                    let Some(target) = targets.iter().find(|t| t.name == requirement.name) else {
+                        continue;
+                    };
+                    let Some(planned_target) = planned.dists.get(&target.name) else {
+                        continue;
+                    };
+                    if applies_with(requirement, markers, &[])
+                        && matches!(&requirement.version_or_url,
+                            Some(VersionOrUrl::VersionSpecifier(spec))
+                                if !spec.contains(&planned_target.version))
+                    {
+                        reasons.push(Reason::Unblocks {
+                            target: target.clone(),
+                            blocking: requirement.clone(),
+                        });
+                    }
+                }
+            }
             let is_forced = forced.contains(name);
             if let Some((_, _, _, replacement)) = planned
                 .overridden
@@ -178,13 +184,36 @@ impl<'a> PlanBuilder<'a> {
                     replacement: replacement.clone(),
                 });
             }
+            if reasons.is_empty()
+                && let Some(dist) = installed
+            {
+                for requirement in &dist.metadata.requires_dist {
+                    let Some(moved) = planned.dists.get(&requirement.name) else {
+                        continue;
+                    };
+                    if &requirement.name != name
+                        && applies_with(requirement, markers, &[])
+                        && matches!(&requirement.version_or_url,
+                            Some(VersionOrUrl::VersionSpecifier(spec))
+                                if !spec.contains(&moved.version))
+                    {
+                        reasons.push(Reason::Follows {
+                            package: requirement.name.clone(),
+                            version: moved.version.clone(),
+                            requirement: requirement.clone(),
+                        });
+                    }
+                }
+            }
             if reasons.is_empty() {
                 for (dependent, dist) in &planned.dists {
                     if dependent == name {
                         continue;
                     }
                     for requirement in &dist.requires_dist {
-                        if &requirement.name != name || !applies(requirement, markers) {
+                        if &requirement.name != name
+                            || !applies_with(requirement, markers, &dist.extras)
+                        {
                             continue;
                         }
                         let excludes_old = match (&from, &requirement.version_or_url) {
@@ -339,7 +368,7 @@ impl<'a> PlanBuilder<'a> {
         for (dependent, dist) in &planned.dists {
             for requirement in &dist.requires_dist {
                 if &requirement.name == name
-                    && applies(requirement, markers)
+                    && applies_with(requirement, markers, &dist.extras)
                     && matches!(&requirement.version_or_url,
                         Some(VersionOrUrl::VersionSpecifier(spec)) if !spec.contains(version))
                 {
@@ -356,7 +385,11 @@ impl<'a> PlanBuilder<'a> {
     }
 }
 
-/// Whether a requirement applies in this environment (no extras active).
-pub(crate) fn applies(requirement: &Requirement, markers: &MarkerEnvironment) -> bool {
-    requirement.marker.evaluate(markers, &[])
+/// Whether a requirement applies in this environment with these extras active.
+pub(crate) fn applies_with(
+    requirement: &Requirement,
+    markers: &MarkerEnvironment,
+    extras: &[ExtraName],
+) -> bool {
+    requirement.marker.evaluate(markers, extras)
 }

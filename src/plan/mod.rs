@@ -8,12 +8,14 @@
 //! --accept` reads is one [`Plan`] as JSON (schema in `docs/plan-json.md`).
 
 mod accept;
+mod alternatives;
 mod builder;
 mod proposal;
 #[cfg(test)]
 pub(crate) mod test_plans;
 
 pub use accept::{AcceptError, AcceptedOverrides};
+pub use alternatives::{ProposeError, ProposeRequest, propose};
 pub use builder::{PlanBuilder, PlanDist, PlannedEnvironment};
 pub use proposal::{
     Action, Blocker, Change, Conflict, EnvironmentSummary, HeldBack, Override, PLAN_SCHEMA,

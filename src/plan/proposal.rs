@@ -209,6 +209,16 @@ pub enum Reason {
         /// Its old requirement that excluded the target.
         blocking: Requirement,
     },
+    /// Its installed version required another dist at a version the plan moves away from, so it
+    /// moves along (torchvision follows torch).
+    Follows {
+        /// The dist that moves.
+        package: PackageName,
+        /// Its planned version.
+        version: Version,
+        /// The installed version's requirement that excluded it.
+        requirement: Requirement,
+    },
     /// Installed against a dependent's requirement (see the plan's overrides).
     Override {
         /// The requirement installed instead.

@@ -270,6 +270,11 @@ pub fn reasons(change: &Change) -> String {
             Reason::Unblocks { target, blocking } => {
                 format!("needed to unblock {target} (it required {blocking})")
             }
+            Reason::Follows {
+                package,
+                version,
+                requirement,
+            } => format!("follows {package} {version} (it required {requirement})"),
             Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
             Reason::Resolution => "moved by the resolution".to_string(),
         })

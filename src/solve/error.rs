@@ -127,7 +127,7 @@ impl NoSolution {
             Some(
                 self.hints
                     .iter()
-                    .map(|h| format!("hint: {}", h.message))
+                    .map(|h| h.message.clone())
                     .collect::<Vec<_>>()
                     .join("\n"),
             )
@@ -259,7 +259,9 @@ impl Serialize for Fact {
             } => {
                 map.serialize_entry("kind", "requires")?;
                 map.serialize_entry("dependent", &dependent.to_string())?;
-                map.serialize_entry("dependent_versions", &spec(dependent_range))?;
+                if *dependent != FactPackage::Root {
+                    map.serialize_entry("dependent_versions", &spec(dependent_range))?;
+                }
                 map.serialize_entry("dependency", &dependency.to_string())?;
                 map.serialize_entry("specifier", &spec(range))?;
             }

@@ -107,6 +107,7 @@ fn collect_facts(tree: &Tree, provider: &Provider<'_>, out: &mut Vec<Fact>) {
                         range: dr.clone(),
                     }
                 }
+                External::NoVersions(p, r) if is_phantom(p, r, provider) => return,
                 External::NoVersions(p, r) => Fact::NoVersions {
                     package: fact_package(p),
                     range: r.clone(),
@@ -137,13 +138,25 @@ fn known_versions(pkg: &Pkg, provider: &Provider<'_>) -> Option<Vec<Version>> {
     Some(table.versions.iter().map(|e| e.version.clone()).collect())
 }
 
-/// Whether `range` holds nothing but the gaps between a known version and the end of its hull.
+/// Whether a "no versions" leaf over `range` says nothing: it holds only the gaps between a
+/// known version and the end of its hull, or everything but the known versions.
 fn is_phantom(pkg: &Pkg, range: &Ranges<Version>, provider: &Provider<'_>) -> bool {
     let Some(versions) = known_versions(pkg, provider) else {
         return false;
     };
-    if range == &Ranges::empty() || versions.iter().any(|v| range.contains(v)) {
+    if versions.is_empty()
+        || range == &Ranges::empty()
+        || versions.iter().any(|v| range.contains(v))
+    {
         return false;
+    }
+    // "No version other than the known ones": true and useless; the derivation names the
+    // known versions anyway.
+    let known = versions
+        .iter()
+        .fold(Ranges::empty(), |acc, v| acc.union(&super::ranges::hull(v)));
+    if range.union(&known) == Ranges::full() {
+        return true;
     }
     let gaps = versions
         .iter()

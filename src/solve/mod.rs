@@ -57,7 +57,7 @@ use crate::inventory::{Environment, InstalledDist};
 use crate::metadata::CoreMetadata;
 
 pub use error::{Fact, FactPackage, Hint, HintKind, NoSolution, SolveError, Unavailable};
-pub use mem_index::MemIndex;
+pub use mem_index::{MemIndex, MemRelease};
 pub use package::Pkg;
 
 /// Which pre-releases are candidates.

@@ -115,7 +115,15 @@ fn is_hull(lower: &Version, upper: &Version) -> bool {
 fn lower_spec(bound: &Bound<Version>) -> Option<String> {
     match bound {
         Bound::Unbounded => None,
-        Bound::Included(v) => Some(format!(">={}", clean(v))),
+        Bound::Included(v) => {
+            if v.dev() == Some(0) && v.post() == Some(0) && !v.is_local() {
+                // The end of `V`'s hull: everything above `V` and its local variants. `>V`
+                // says that (PEP 440's `>V` would also drop `V.postN`; close enough for text).
+                Some(format!(">{}", v.clone().with_dev(None).with_post(None)))
+            } else {
+                Some(format!(">={}", clean(v)))
+            }
+        }
         Bound::Excluded(v) => {
             if Version::max(v).is_some() {
                 // `>V` is `strictly_higher_than(V.max0)`.
@@ -294,6 +302,8 @@ mod tests {
             (">=0", Some(">=0")),
             ("==2.0.0+foo", Some("==2.0.0+foo")),
             (">1.2.3.post0", Some(">=1.2.3.post1")),
+            ("~=1.0,!=1.0", Some(">1.0, <2")),
+            (">=1.0.post0.dev0", Some(">1.0")),
         ];
         for (spec, expected) in cases {
             assert_eq!(render(&r(spec)).as_deref(), expected, "{spec}");

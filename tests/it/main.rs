@@ -6,4 +6,6 @@ mod check;
 mod index;
 mod inventory;
 mod outdated;
+mod propose;
+mod resolve;
 mod snapshot;

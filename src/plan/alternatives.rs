@@ -1,0 +1,705 @@
+//! The search for plans: the request as asked, and when it cannot be had, the alternatives.
+//!
+//! Every solve is a whole-environment solve: the root requires every installed dist (preferred
+//! at its installed version), so each installed `Requires-Dist` stays in force and a plan never
+//! silently breaks a dist the user did not mention. Dists installed from outside the index
+//! (direct URL, VCS, editable, egg-info) are pinned to their installed version: never replaced.
+//!
+//! When a target cannot be had, the alternatives are, each a complete plan:
+//! 1. **move the blockers**: the dists whose requirements exclude the target are upgraded too
+//!    (the solver takes the newest releases that accept the target, and the rest of the
+//!    environment with them); when that fails, the dists the new failure involves join them, a
+//!    few rounds at most;
+//! 2. **the newest target that fits**: the target's name without its specifier;
+//! 3. **a forced override** (only with `--allow-override`): the target overrides the
+//!    requirements on its name only on the edges from the blockers (edge-scoped), and each
+//!    violated `Requires-Dist` is recorded with its dependent.
+//!
+//! Plans are ranked by risk (lowest first); ties keep the order above.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use jiff::Timestamp;
+use pep440_rs::{Operator, Version, VersionSpecifier, VersionSpecifiers};
+use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+
+use super::builder::{PlanBuilder, PlanDist, PlannedEnvironment, applies_with};
+use super::proposal::{
+    Blocker, Conflict, EnvironmentSummary, HeldBack, PROPOSAL_SCHEMA, Plan, PlanKind, Proposal,
+    Request,
+};
+use crate::index::{self, BinaryPolicy, IndexError, IndexSource, Project};
+use crate::inventory::Inventory;
+use crate::risk::{Policy, Upstream};
+use crate::solve::{
+    self, FactPackage, InstalledCandidate, Override, PrereleaseMode, Resolution, ResolvedSource,
+    SolveError, SolveRequest,
+};
+
+/// What `propose` was asked.
+#[derive(Debug, Clone, Default)]
+pub struct ProposeRequest {
+    /// Targets (PEP 508).
+    pub targets: Vec<Requirement>,
+    /// Upgrade everything that can move.
+    pub all: bool,
+    /// Offer a forced override when a target cannot be had otherwise.
+    pub allow_override: bool,
+    /// Pre-release policy.
+    pub prerelease: PrereleaseMode,
+    /// `--only-binary` / `--no-binary`.
+    pub binary: BinaryPolicy,
+    /// When the plan is made (release ages); `None` skips the age factor.
+    pub now: Option<Timestamp>,
+    /// Where the environment was read from (for the summary).
+    pub source: String,
+}
+
+/// Why no proposal could be made (a "no" is not an error: it is a proposal without plans).
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum ProposeError {
+    /// The solver failed for another reason than "no solution".
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Solve(Box<SolveError>),
+    /// The index failed.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Index(#[from] IndexError),
+}
+
+impl From<SolveError> for ProposeError {
+    fn from(err: SolveError) -> Self {
+        ProposeError::Solve(Box::new(err))
+    }
+}
+
+/// Make a proposal.
+pub fn propose(
+    index: &dyn IndexSource,
+    inventory: &Inventory,
+    policy: &Policy,
+    request: &ProposeRequest,
+) -> Result<Proposal, ProposeError> {
+    Proposer {
+        index,
+        inventory,
+        request,
+        builder: PlanBuilder::new(inventory, policy, request.now),
+    }
+    .run(policy)
+}
+
+struct Proposer<'a> {
+    index: &'a dyn IndexSource,
+    inventory: &'a Inventory,
+    request: &'a ProposeRequest,
+    builder: PlanBuilder<'a>,
+}
+
+impl Proposer<'_> {
+    fn run(&self, policy: &Policy) -> Result<Proposal, ProposeError> {
+        let mut warnings = Vec::new();
+        let mut seen = BTreeSet::new();
+        for dist in &self.inventory.dists {
+            if !seen.insert(dist.name().clone()) {
+                warnings.push(format!(
+                    "{} is installed twice; the plan keeps the first copy ({})",
+                    dist.name(),
+                    dist.path.display()
+                ));
+            } else if dist.is_unmanaged() {
+                warnings.push(format!(
+                    "{} {} was installed from {} and is kept as it is (never replaced from the index)",
+                    dist.name(),
+                    dist.version(),
+                    dist.source_label()
+                ));
+            }
+        }
+        for unreadable in &self.inventory.unreadable {
+            warnings.push(format!(
+                "{} could not be read ({}); its requirements are not planned for",
+                unreadable.path.display(),
+                unreadable.reason
+            ));
+        }
+        let targets = &self.request.targets;
+        let target_names: BTreeSet<PackageName> = targets.iter().map(|t| t.name.clone()).collect();
+        let mut upgrade = target_names.clone();
+        if self.request.all {
+            upgrade.extend(
+                self.inventory
+                    .dists
+                    .iter()
+                    .filter(|d| !d.is_unmanaged())
+                    .map(|d| d.name().clone()),
+            );
+        }
+
+        let mut plans = Vec::new();
+        let mut conflict = None;
+        // Installed requirements that exclude every acceptable version of a target. The request
+        // "as asked" keeps them where they are (pinned), so that moving them is an alternative
+        // the user sees and chooses, not a side effect.
+        let scanned = self.blockers(targets, None)?;
+        let mut as_asked = targets.clone();
+        as_asked.extend(
+            scanned
+                .iter()
+                .map(|b| pin(&b.dependent, &b.dependent_version)),
+        );
+        match self.solve(&as_asked, &upgrade, vec![]) {
+            Ok(resolution) => {
+                let planned = self.planned(&resolution)?;
+                let title = if self.request.all {
+                    "Upgrade everything that can move".to_string()
+                } else {
+                    format!("Upgrade {}", join(targets))
+                };
+                plans.push(self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?);
+            }
+            Err(SolveError::NoSolution(no_solution)) => {
+                let blockers = self.blockers(targets, Some(&no_solution))?;
+                conflict = Some(Conflict {
+                    explanation: no_solution.report.clone(),
+                    blockers: blockers.clone(),
+                });
+                // An alternative that cannot be searched (the index lacks a release's metadata)
+                // is reported and skipped; the others still stand.
+                let mut keep = |kind: &str, found: Result<Option<Plan>, ProposeError>| match found {
+                    Ok(Some(plan)) => plans.push(plan),
+                    Ok(None) => {}
+                    Err(err) => warnings.push(format!(
+                        "the {kind} alternative could not be searched: {}",
+                        error_chain(&err)
+                    )),
+                };
+                keep(
+                    "move-the-blockers",
+                    self.move_blockers(targets, &upgrade, &blockers),
+                );
+                let mut notes = Vec::new();
+                keep("newest-fitting", self.newest_fitting(targets, &mut notes));
+                if self.request.allow_override {
+                    keep("forced-override", self.forced(targets, &upgrade, &blockers));
+                }
+                warnings.extend(notes);
+            }
+            Err(err) => return Err(err.into()),
+        }
+        plans.sort_by_key(|plan| plan.risk.score);
+
+        let env = &self.inventory.environment;
+        Ok(Proposal {
+            schema: PROPOSAL_SCHEMA.to_string(),
+            planner_version: env!("CARGO_PKG_VERSION").to_string(),
+            environment: EnvironmentSummary {
+                source: self.request.source.clone(),
+                python_version: env.python_version.to_string(),
+                platform: format!(
+                    "{} {}",
+                    env.markers.sys_platform(),
+                    env.markers.platform_machine()
+                ),
+                dists: self.inventory.dists.len(),
+            },
+            request: Request {
+                targets: targets.clone(),
+                all: self.request.all,
+                allow_override: self.request.allow_override,
+                policy: policy.name.clone(),
+            },
+            conflict,
+            plans,
+            warnings,
+        })
+    }
+
+    /// One whole-environment solve.
+    fn solve(
+        &self,
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        overrides: Vec<Override>,
+    ) -> Result<Resolution, SolveError> {
+        let mut requirements = Vec::new();
+        let mut preferences = BTreeMap::new();
+        let mut seen = BTreeSet::new();
+        for dist in &self.inventory.dists {
+            if !seen.insert(dist.name().clone()) {
+                continue;
+            }
+            let requirement = if dist.is_unmanaged() {
+                pin(dist.name(), dist.version())
+            } else {
+                bare(dist.name())
+            };
+            requirements.push(requirement);
+            preferences.insert(dist.name().clone(), InstalledCandidate::from(dist));
+        }
+        requirements.extend(targets.iter().cloned());
+        solve::solve(
+            self.index,
+            &self.inventory.environment,
+            &SolveRequest {
+                requirements,
+                constraints: vec![],
+                overrides,
+                preferences,
+                upgrade: upgrade.clone(),
+                prerelease: self.request.prerelease,
+                binary: self.request.binary.clone(),
+                limits: Default::default(),
+            },
+        )
+    }
+
+    /// Installed requirements that exclude every acceptable version of a target.
+    fn blockers(
+        &self,
+        targets: &[Requirement],
+        no_solution: Option<&solve::NoSolution>,
+    ) -> Result<Vec<Blocker>, ProposeError> {
+        let markers = &self.inventory.environment.markers;
+        let from_facts: BTreeSet<(PackageName, PackageName)> = no_solution
+            .map(|n| n.facts.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|fact| match fact {
+                solve::Fact::Requires {
+                    dependent: FactPackage::Dist { name, .. },
+                    dependency: FactPackage::Dist { name: dep, .. },
+                    ..
+                } => Some((name.clone(), dep.clone())),
+                _ => None,
+            })
+            .collect();
+        let mut blockers = BTreeSet::new();
+        for target in targets {
+            let acceptable = self.acceptable_versions(target)?;
+            for dist in &self.inventory.dists {
+                for requirement in &dist.metadata.requires_dist {
+                    if requirement.name != target.name || !applies_with(requirement, markers, &[]) {
+                        continue;
+                    }
+                    let spec = match &requirement.version_or_url {
+                        Some(VersionOrUrl::VersionSpecifier(spec)) => spec,
+                        _ => continue,
+                    };
+                    let excludes_all = !acceptable.iter().any(|v| spec.contains(v));
+                    let named = from_facts.contains(&(dist.name().clone(), target.name.clone()));
+                    if excludes_all && (named || !acceptable.is_empty()) {
+                        blockers.insert(Blocker {
+                            dependent: dist.name().clone(),
+                            dependent_version: dist.version().clone(),
+                            requirement: requirement.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(blockers.into_iter().collect())
+    }
+
+    /// Versions on the index (usable for this environment) that satisfy a target.
+    fn acceptable_versions(&self, target: &Requirement) -> Result<Vec<Version>, ProposeError> {
+        let Some(project) = self.index.project(&target.name)? else {
+            return Ok(vec![]);
+        };
+        let spec = specifiers(target);
+        Ok(self
+            .candidates(&project)
+            .into_iter()
+            .filter(|v| spec.is_none_or(|s| s.contains(v)))
+            .collect())
+    }
+
+    /// Usable versions of a project, newest first.
+    fn candidates(&self, project: &Project) -> Vec<Version> {
+        index::candidates(project, &self.inventory.environment, &self.request.binary)
+            .into_iter()
+            .filter(|c| c.is_usable())
+            .map(|c| c.version)
+            .collect()
+    }
+
+    fn move_blockers(
+        &self,
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        blockers: &[Blocker],
+    ) -> Result<Option<Plan>, ProposeError> {
+        if blockers.is_empty() {
+            return Ok(None);
+        }
+        let mut moving = upgrade.clone();
+        moving.extend(blockers.iter().map(|b| b.dependent.clone()));
+        for _round in 0..4 {
+            match self.solve(targets, &moving, vec![]) {
+                Ok(resolution) => {
+                    let planned = self.planned(&resolution)?;
+                    let moved: Vec<String> = blockers
+                        .iter()
+                        .filter_map(|b| {
+                            let to = planned.dists.get(&b.dependent)?;
+                            (to.version != b.dependent_version).then(|| {
+                                format!("{} {} -> {}", b.dependent, b.dependent_version, to.version)
+                            })
+                        })
+                        .collect();
+                    if moved.is_empty() {
+                        return Ok(None);
+                    }
+                    let unblocked: Vec<(Blocker, Requirement)> = blockers
+                        .iter()
+                        .filter_map(|b| {
+                            targets
+                                .iter()
+                                .find(|t| t.name == b.requirement.name)
+                                .map(|t| (b.clone(), t.clone()))
+                        })
+                        .collect();
+                    let title = format!(
+                        "Move the blocker{}: {}",
+                        if moved.len() == 1 { "" } else { "s" },
+                        moved.join(", ")
+                    );
+                    return self
+                        .plan(PlanKind::MoveBlockers, title, targets, &planned, &unblocked)
+                        .map(Some);
+                }
+                Err(SolveError::NoSolution(no_solution)) => {
+                    let before = moving.len();
+                    moving.extend(
+                        no_solution
+                            .involved
+                            .iter()
+                            .filter(|name| {
+                                self.inventory
+                                    .get(name)
+                                    .is_some_and(|dist| !dist.is_unmanaged())
+                            })
+                            .cloned(),
+                    );
+                    if moving.len() == before {
+                        return Ok(None);
+                    }
+                }
+                Err(err) => return Err(err.into()),
+            }
+        }
+        Ok(None)
+    }
+
+    fn newest_fitting(
+        &self,
+        targets: &[Requirement],
+        notes: &mut Vec<String>,
+    ) -> Result<Option<Plan>, ProposeError> {
+        let relaxed: Vec<Requirement> = targets.iter().map(|t| bare(&t.name)).collect();
+        let names: BTreeSet<PackageName> = relaxed.iter().map(|t| t.name.clone()).collect();
+        let resolution = match self.solve(&relaxed, &names, vec![]) {
+            Ok(resolution) => resolution,
+            Err(SolveError::NoSolution(_)) => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        let planned = self.planned(&resolution)?;
+        let mut fitted = Vec::new();
+        let mut changed = false;
+        for target in targets {
+            let Some(dist) = planned.dists.get(&target.name) else {
+                continue;
+            };
+            let installed = self.inventory.get(&target.name).map(|d| d.version());
+            if installed != Some(&dist.version) {
+                changed = true;
+            } else {
+                notes.push(format!(
+                    "the newest {} that fits without moving anything else is {}, already installed",
+                    target.name, dist.version
+                ));
+            }
+            fitted.push(pin(&target.name, &dist.version));
+        }
+        if !changed {
+            return Ok(None);
+        }
+        let title = format!("Newest that fits: {}", join(&fitted));
+        self.plan(PlanKind::NewestFitting, title, &fitted, &planned, &[])
+            .map(Some)
+    }
+
+    fn forced(
+        &self,
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        blockers: &[Blocker],
+    ) -> Result<Option<Plan>, ProposeError> {
+        let overrides: Vec<Override> = targets
+            .iter()
+            .filter_map(|target| {
+                let from: BTreeSet<PackageName> = blockers
+                    .iter()
+                    .filter(|b| b.requirement.name == target.name)
+                    .map(|b| b.dependent.clone())
+                    .collect();
+                (!from.is_empty()).then(|| Override {
+                    requirement: target.clone(),
+                    only_from: Some(from),
+                })
+            })
+            .collect();
+        if overrides.is_empty() {
+            return Ok(None);
+        }
+        let resolution = match self.solve(targets, upgrade, overrides) {
+            Ok(resolution) => resolution,
+            Err(SolveError::NoSolution(_)) => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        let planned = self.planned(&resolution)?;
+        let title = format!(
+            "Force {} over {}",
+            join(targets),
+            planned
+                .overridden
+                .iter()
+                .map(|(dependent, version, requirement, _)| format!(
+                    "{dependent} {version}'s `{}`",
+                    requirement_text(requirement)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        self.plan(PlanKind::ForcedOverride, title, targets, &planned, &[])
+            .map(Some)
+    }
+
+    /// Build and score one plan, with what holds its targets back.
+    fn plan(
+        &self,
+        kind: PlanKind,
+        title: String,
+        targets: &[Requirement],
+        planned: &PlannedEnvironment,
+        unblocked: &[(Blocker, Requirement)],
+    ) -> Result<Plan, ProposeError> {
+        let mut held_back = Vec::new();
+        let names: Vec<(PackageName, Option<&VersionSpecifiers>)> = if self.request.all {
+            planned.dists.keys().map(|n| (n.clone(), None)).collect()
+        } else {
+            targets
+                .iter()
+                .map(|t| (t.name.clone(), specifiers(t)))
+                .collect()
+        };
+        for (name, spec) in names {
+            let Some(project) = self.index.project(&name)? else {
+                continue;
+            };
+            let Some(newest) = self.candidates(&project).into_iter().next() else {
+                continue;
+            };
+            // A target that excludes the newest release is not held back: it asked for less.
+            if spec.is_some_and(|s| !s.contains(&newest)) {
+                continue;
+            }
+            let planned_version = planned.dists.get(&name).map(|d| d.version.clone());
+            if planned_version
+                .as_ref()
+                .is_some_and(|v| v.clone().without_local() >= newest)
+            {
+                continue;
+            }
+            let blockers = self.builder.blockers(&name, &newest, planned);
+            if blockers.is_empty() && self.request.all {
+                continue;
+            }
+            held_back.push(HeldBack {
+                name,
+                newest,
+                planned: planned_version,
+                blockers,
+            });
+        }
+        let upstream = |dependent: &PackageName, package: &PackageName, version: &Version| {
+            self.upstream(dependent, package, version)
+        };
+        Ok(self.builder.build(
+            kind,
+            title,
+            targets,
+            planned,
+            unblocked,
+            self.request.all,
+            held_back,
+            &upstream,
+        ))
+    }
+
+    /// Whether any release of `dependent` on the index accepts `package` at `version`.
+    fn upstream(
+        &self,
+        dependent: &PackageName,
+        package: &PackageName,
+        version: &Version,
+    ) -> Upstream {
+        let markers = &self.inventory.environment.markers;
+        let Ok(Some(project)) = self.index.project(dependent) else {
+            return Upstream::Unknown;
+        };
+        let policy = index::BinaryPolicy::new(&[], &[]);
+        let candidates = index::candidates(&project, &self.inventory.environment, &policy);
+        let mut accepting = Vec::new();
+        let mut complete = true;
+        // Newest first; a bounded number of metadata reads.
+        for (i, candidate) in candidates.iter().enumerate() {
+            if i >= 40 {
+                complete = false;
+                break;
+            }
+            let Some(file) = &candidate.file else {
+                continue;
+            };
+            let Ok(metadata) = self.index.metadata(&project, file) else {
+                complete = false;
+                continue;
+            };
+            let accepts = metadata.requires_dist.iter().any(|r| {
+                &r.name == package
+                    && applies_with(r, markers, &[])
+                    && specifiers(r).is_none_or(|s| s.contains(version))
+            });
+            if accepts {
+                accepting.push(candidate.version.clone());
+                if accepting.len() >= 3 {
+                    break;
+                }
+            }
+        }
+        if !accepting.is_empty() {
+            Upstream::Accepts {
+                versions: accepting,
+            }
+        } else if complete {
+            Upstream::Never
+        } else {
+            Upstream::Unknown
+        }
+    }
+
+    /// A resolution as a planned environment (requirements, files, wheel kinds).
+    fn planned(&self, resolution: &Resolution) -> Result<PlannedEnvironment, ProposeError> {
+        let mut dists = BTreeMap::new();
+        for (name, resolved) in &resolution.packages {
+            let installed = self
+                .inventory
+                .get(name)
+                .filter(|d| d.version() == &resolved.version);
+            let project: Option<Arc<Project>> = self.index.project(name).unwrap_or(None);
+            let file = match &resolved.source {
+                ResolvedSource::Index { file } => file.as_deref().cloned(),
+                ResolvedSource::Installed => None,
+            };
+            let requires_dist = match (installed, &file, &project) {
+                (Some(dist), _, _) if file.is_none() => dist.metadata.requires_dist.clone(),
+                (_, Some(file), Some(project)) => {
+                    self.index.metadata(project, file)?.requires_dist.clone()
+                }
+                (Some(dist), _, _) => dist.metadata.requires_dist.clone(),
+                _ => vec![],
+            };
+            let platform_specific = project.as_ref().is_some_and(|p| {
+                p.files.iter().any(|f| {
+                    f.filename.version().clone().without_local()
+                        == resolved.version.clone().without_local()
+                        && matches!(&f.filename, index::DistFilename::Wheel(w)
+                            if w.tags.iter().any(|t| t.platform != "any"))
+                })
+            });
+            dists.insert(
+                name.clone(),
+                PlanDist {
+                    version: resolved.version.clone(),
+                    requires_dist,
+                    yanked: file.as_ref().and_then(|f| f.yanked.clone()),
+                    upload_time: file.as_ref().and_then(|f| f.upload_time),
+                    platform_specific,
+                    extras: resolved.extras.iter().cloned().collect(),
+                },
+            );
+        }
+        let overridden = resolution
+            .overridden
+            .iter()
+            .map(|edge| {
+                (
+                    edge.dependent.clone(),
+                    edge.dependent_version.clone(),
+                    edge.original.clone(),
+                    edge.replacement.clone(),
+                )
+            })
+            .collect();
+        Ok(PlannedEnvironment { dists, overridden })
+    }
+}
+
+/// An error and its sources, on one line.
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn specifiers(requirement: &Requirement) -> Option<&VersionSpecifiers> {
+    match &requirement.version_or_url {
+        Some(VersionOrUrl::VersionSpecifier(spec)) => Some(spec),
+        _ => None,
+    }
+}
+
+fn bare(name: &PackageName) -> Requirement {
+    Requirement {
+        name: name.clone(),
+        extras: vec![],
+        version_or_url: None,
+        marker: Default::default(),
+        origin: None,
+    }
+}
+
+fn pin(name: &PackageName, version: &Version) -> Requirement {
+    Requirement {
+        name: name.clone(),
+        extras: vec![],
+        version_or_url: Some(VersionOrUrl::VersionSpecifier(VersionSpecifiers::from(
+            VersionSpecifier::from_version(Operator::Equal, version.clone())
+                .expect("== accepts every version"),
+        ))),
+        marker: Default::default(),
+        origin: None,
+    }
+}
+
+fn requirement_text(requirement: &Requirement) -> String {
+    match specifiers(requirement) {
+        Some(spec) => format!("{}{}", requirement.name, spec),
+        None => requirement.name.to_string(),
+    }
+}
+
+fn join(requirements: &[Requirement]) -> String {
+    requirements
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,480 @@
+//! `planner propose`: the canonical incident on shipped data, plan files, `check --accept`, and
+//! the emitted commands run for real with pip in a fresh venv against a loopback index.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::index_server::IndexServer;
+use crate::common::{TestContext, run, shared_fixtures};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn canonical_venv() -> PathBuf {
+    repo().join("testdata/venvs/canonical")
+}
+
+fn shipped_index() -> String {
+    repo().join("testdata/index/simple").display().to_string()
+}
+
+fn python3() -> Option<PathBuf> {
+    let out = Command::new("python3")
+        .args(["-c", "import sys, venv, ensurepip; print(sys.executable)"])
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// The README's first command: the canonical incident, offline, on the shipped data.
+#[test]
+fn issue_5_canonical_incident_offline_on_shipped_data() {
+    if !canonical_venv().is_dir() {
+        return;
+    }
+    let ctx = TestContext::new();
+    let venv = canonical_venv().display().to_string();
+    let index = shipped_index();
+    let out = ctx.run(&[
+        "propose",
+        "triton==3.7.0",
+        "--allow-override",
+        "--venv",
+        &venv,
+        "--index-url",
+        &index,
+        "--offline",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let proposal = json(&out.stdout);
+    assert_eq!(proposal["schema"], "planner-proposal/1");
+    let conflict = &proposal["conflict"];
+    assert!(
+        conflict["explanation"]
+            .as_str()
+            .unwrap()
+            .contains("triton==3.7.0")
+    );
+    assert_eq!(conflict["blockers"][0]["dependent"], "torch");
+    let plans = proposal["plans"].as_array().unwrap();
+    let forced = plans
+        .iter()
+        .find(|p| p["kind"] == "forced-override")
+        .expect("a forced plan");
+    assert_eq!(forced["overrides"][0]["dependent"], "torch");
+    assert_eq!(forced["overrides"][0]["package"], "triton");
+    assert_eq!(forced["overrides"][0]["version"], "3.7.0");
+    let factors: Vec<&str> = forced["risk"]["factors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    for kind in [
+        "pin-exact",
+        "distance-minor",
+        "coupled-policy",
+        "upstream-accepts",
+    ] {
+        assert!(factors.contains(&kind), "{factors:?}");
+    }
+    // Move the blocker: torch 2.12.0 pins triton==3.7.0; it is the recommended plan.
+    let moved = &plans[0];
+    assert_eq!(moved["kind"], "move-blockers");
+    let change = |name: &str| {
+        moved["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("{name} does not change: {moved:#}"))
+            .clone()
+    };
+    assert_eq!(change("torch")["from"], "2.11.0+cu130");
+    assert_eq!(change("torch")["to"], "2.12.0");
+    assert_eq!(change("torch")["reasons"][0]["kind"], "unblocks");
+    assert_eq!(change("triton")["to"], "3.7.0");
+    assert!(moved["risk"]["score"].as_u64() < forced["risk"]["score"].as_u64());
+    assert!(
+        moved["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("local build")
+    );
+}
+
+/// The text form explains the conflict and itemizes the forced plan's risk.
+#[test]
+fn issue_5_canonical_incident_text() {
+    if !canonical_venv().is_dir() {
+        return;
+    }
+    let ctx = TestContext::new();
+    let venv = canonical_venv().display().to_string();
+    let out = ctx.run(&[
+        "propose",
+        "triton==3.7.0",
+        "--allow-override",
+        "--venv",
+        &venv,
+        "--index-url",
+        &shipped_index(),
+        "--offline",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("The request cannot be met as asked:"));
+    assert!(
+        out.stdout
+            .contains("blocked by: torch 2.11.0+cu130 requires triton==3.6.0")
+    );
+    assert!(out.stdout.contains("forced-override"));
+    assert!(out.stdout.contains("pin-exact"));
+    assert!(
+        out.stdout
+            .contains("--force-reinstall --no-deps -- 'triton==3.7.0'")
+    );
+    assert!(!out.stdout.contains('\u{1b}'), "no colour when not a TTY");
+    // Without --allow-override there is no forced plan.
+    let out = ctx.run(&[
+        "propose",
+        "triton==3.7.0",
+        "--venv",
+        &venv,
+        "--index-url",
+        &shipped_index(),
+        "--offline",
+    ]);
+    assert!(!out.stdout.contains("forced-override"), "{}", out.stdout);
+}
+
+/// The shared h200 fixture: the forced plan file makes `check --accept` accept exactly the
+/// broken torch -> triton edge of the forced-triton variant, and nothing else.
+#[test]
+fn issue_5_accepted_override_silences_exactly_that_edge() {
+    let fixtures = shared_fixtures();
+    let h200 = fixtures.join("h200-venv");
+    if !h200.is_dir() {
+        return;
+    }
+    let ctx = TestContext::new();
+    let out_dir = ctx.dir.path().join("out");
+    let out = ctx.run(&[
+        "propose",
+        "triton==3.7.0",
+        "--allow-override",
+        "--venv",
+        h200.to_str().unwrap(),
+        "--index-url",
+        &shipped_index(),
+        "--offline",
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let plans: Vec<PathBuf> = std::fs::read_dir(out_dir.join("plans"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let forced = plans
+        .iter()
+        .find(|p| p.to_string_lossy().ends_with("forced-override"))
+        .expect("forced plan folder");
+    for file in [
+        "plan.json",
+        "constraints.txt",
+        "overrides.txt",
+        "install-pip.sh",
+        "install-uv.sh",
+        "verify.py",
+    ] {
+        assert!(forced.join(file).is_file(), "{file}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(forced.join("overrides.txt")).unwrap(),
+        "triton==3.7.0\n"
+    );
+
+    // The forced variant of the venv: triton 3.7.0 under torch's triton==3.6.0.
+    let venv = ctx.dir.path().join("forced-venv");
+    copy_dir(&h200, &venv);
+    let site = venv.join("lib/python3.12/site-packages");
+    std::fs::remove_dir_all(site.join("triton-3.6.0.dist-info")).unwrap();
+    copy_dir(
+        &fixtures.join("h200-forced-triton-3.7.0/site-packages-overlay/triton-3.7.0.dist-info"),
+        &site.join("triton-3.7.0.dist-info"),
+    );
+    let venv_arg = venv.to_str().unwrap();
+    let plan = forced.join("plan.json");
+    let plan_arg = plan.to_str().unwrap();
+    let out = ctx.run(&["check", "--venv", venv_arg]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    let out = ctx.run(&["check", "--venv", venv_arg, "--accept", plan_arg]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("accepted by a plan"), "{}", out.stdout);
+
+    // A new break is still reported: triton moved on again, to a version nobody accepted.
+    let metadata = site.join("triton-3.7.0.dist-info/METADATA");
+    let text = std::fs::read_to_string(&metadata).unwrap();
+    std::fs::write(
+        &metadata,
+        text.replacen("Version: 3.7.0", "Version: 3.7.1", 1),
+    )
+    .unwrap();
+    let out = ctx.run(&["check", "--venv", venv_arg, "--accept", plan_arg]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+
+    // A proposal is not a plan file.
+    let proposal = out_dir.join("proposal.json");
+    let out = ctx.run(&[
+        "check",
+        "--venv",
+        venv_arg,
+        "--accept",
+        proposal.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr.contains("proposal"), "{}", out.stderr);
+}
+
+#[test]
+fn bad_input_is_explained() {
+    let ctx = TestContext::new();
+    let out = ctx.run(&["propose"]);
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr.contains("nothing to propose"), "{}", out.stderr);
+    let out = ctx.run(&["propose", "triton===;rm -rf /"]);
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr.contains("invalid target"), "{}", out.stderr);
+    let out = ctx.run(&["propose", "triton", "--max-risk", "extreme"]);
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr.contains("--max-risk"), "{}", out.stderr);
+    let out = ctx.run(&["propose", "triton", "--policy", "/nonexistent/policy.toml"]);
+    assert_eq!(out.code, Some(2));
+    assert!(
+        out.stderr.contains("/nonexistent/policy.toml"),
+        "{}",
+        out.stderr
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &dest);
+        } else {
+            std::fs::copy(entry.path(), dest).unwrap();
+        }
+    }
+}
+
+/// A real venv, a loopback index of real wheels, and the commands `propose` writes, run with
+/// pip: the environment ends at exactly the planned versions, and the generated verify.py
+/// passes.
+#[test]
+fn issue_5_emitted_pip_commands_produce_the_planned_versions() {
+    let Some(python) = python3() else {
+        return;
+    };
+    let ctx = TestContext::new();
+    let root = ctx.dir.path().join("index");
+    let status = Command::new(&python)
+        .arg(repo().join("tests/it/propose_index.py"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let server = IndexServer::start(&root);
+    let url = server.url();
+
+    let make_venv = |name: &str| -> PathBuf {
+        let venv = ctx.dir.path().join(name);
+        let out = Command::new(&python)
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = pip(&venv)
+            .args([
+                "install",
+                "--index-url",
+                &url,
+                "--only-binary",
+                ":all:",
+                "--",
+            ])
+            .args(["target==1.0", "blocker==1.0", "bystander==1.0"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        venv
+    };
+
+    for (kind, expected) in [
+        ("move-blockers", [("blocker", "2.0"), ("target", "2.0")]),
+        ("forced-override", [("blocker", "1.0"), ("target", "2.0")]),
+    ] {
+        let venv = make_venv(kind);
+        let out_dir = ctx.dir.path().join(format!("out-{kind}"));
+        let out = ctx.run(&[
+            "propose",
+            "target==2.0",
+            "--allow-override",
+            "--venv",
+            venv.to_str().unwrap(),
+            "--index-url",
+            &url,
+            "--out-dir",
+            out_dir.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+        let proposal = json(&out.stdout);
+        let (i, plan) = proposal["plans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p["kind"] == kind)
+            .unwrap_or_else(|| panic!("no {kind} plan: {}", out.stdout));
+        let dir = out_dir.join("plans").join(format!("{}-{kind}", i + 1));
+        // Run the pip script as written.
+        let out = Command::new("bash")
+            .arg(dir.join("install-pip.sh"))
+            .env("PIP_NO_CACHE_DIR", "1")
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let installed = installed_versions(&venv);
+        for (name, version) in expected {
+            assert_eq!(
+                installed.get(name).map(String::as_str),
+                Some(version),
+                "{kind}: {installed:?}"
+            );
+        }
+        assert_eq!(installed.get("bystander").map(String::as_str), Some("1.0"));
+        // Exactly the planned versions: every change in the plan landed.
+        for change in plan["changes"].as_array().unwrap() {
+            let name = change["name"].as_str().unwrap();
+            assert_eq!(
+                installed.get(name).map(String::as_str),
+                change["to"].as_str(),
+                "{kind}: {name}"
+            );
+        }
+        // The generated verification script agrees (pip check accepts the forced edge only
+        // because the plan records it).
+        let out = Command::new(venv.join("bin/python"))
+            .arg(dir.join("verify.py"))
+            .arg("--report")
+            .arg(ctx.dir.path().join(format!("verify-{kind}.json")))
+            .output()
+            .unwrap();
+        let report = json(&String::from_utf8_lossy(&out.stdout));
+        assert_eq!(out.status.code(), Some(0), "{report:#}");
+        assert_eq!(report["ok"], true);
+        let pip_check = report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "pip-check")
+            .unwrap();
+        assert_eq!(pip_check["status"], "pass", "{pip_check}");
+        if kind == "forced-override" {
+            assert_eq!(
+                pip_check["accepted"].as_array().unwrap().len(),
+                1,
+                "{pip_check}"
+            );
+            let venv_arg = venv.to_str().unwrap();
+            let out = ctx.run(&["check", "--venv", venv_arg]);
+            assert_eq!(out.code, Some(1), "{}", out.stdout);
+            let plan_file = dir.join("plan.json");
+            let out = ctx.run(&[
+                "check",
+                "--venv",
+                venv_arg,
+                "--accept",
+                plan_file.to_str().unwrap(),
+            ]);
+            assert_eq!(out.code, Some(0), "{}", out.stdout);
+        }
+        // verify.py fails when the environment is not what the plan says.
+        let out = pip(&venv)
+            .args([
+                "install",
+                "--index-url",
+                &url,
+                "--force-reinstall",
+                "--no-deps",
+                "--",
+                "target==1.0",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let out = Command::new(venv.join("bin/python"))
+            .arg(dir.join("verify.py"))
+            .arg("--no-imports")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+    }
+}
+
+fn pip(venv: &Path) -> Command {
+    let mut cmd = Command::new(venv.join("bin/python"));
+    cmd.args(["-m", "pip", "--disable-pip-version-check", "--no-cache-dir"]);
+    cmd
+}
+
+fn installed_versions(venv: &Path) -> std::collections::BTreeMap<String, String> {
+    let out = pip(venv)
+        .args(["list", "--format", "json"])
+        .output()
+        .unwrap();
+    let list = json(&String::from_utf8_lossy(&out.stdout));
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["name"].as_str().unwrap().to_lowercase(),
+                d["version"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[allow(dead_code)]
+fn unused(_: &dyn Fn() -> crate::common::Output) {
+    let _ = run;
+}

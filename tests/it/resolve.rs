@@ -1,0 +1,144 @@
+//! `planner resolve` end to end: the binary against the loopback server of recorded real index
+//! data (torch 2.11.0 pins `triton==3.6.0`).
+
+use crate::common::TestContext;
+use crate::common::index_server::IndexServer;
+
+fn resolve(ctx: &TestContext, server: &IndexServer, extra: &[&str]) -> crate::common::Output {
+    let url = server.url();
+    let mut args = vec![
+        "resolve",
+        "--index-url",
+        url.as_str(),
+        "--python-version",
+        "3.12",
+        "--python-platform",
+        "x86_64-manylinux_2_28",
+    ];
+    args.extend_from_slice(extra);
+    ctx.run(&args)
+}
+
+#[test]
+fn torch_pins_its_triton_and_the_explanation_names_it() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    let out = resolve(&ctx, &server, &["torch==2.11.0", "triton==3.7.0"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+    insta::assert_snapshot!("torch_triton_conflict_text", out.stderr);
+
+    let out = resolve(
+        &ctx,
+        &server,
+        &["--format", "json", "--", "torch==2.11.0", "triton==3.7.0"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["satisfiable"], false);
+    assert!(
+        doc["facts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["dependent"] == "torch"
+                && f["dependency"] == "triton"
+                && f["specifier"] == "==3.6.0"),
+        "{doc:#}"
+    );
+    assert_eq!(doc["hints"][0]["kind"], "blocker-versions");
+    insta::assert_snapshot!(
+        "torch_triton_conflict_json",
+        serde_json::to_string_pretty(&doc).unwrap()
+    );
+}
+
+#[test]
+fn compiles_torch_with_via_annotations() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    let out = resolve(&ctx, &server, &["torch==2.11.0"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("torch==2.11.0\n    # via (command line)\n")
+    );
+    assert!(out.stdout.contains("triton==3.6.0\n    # via torch\n"));
+    insta::assert_snapshot!("torch_compile_text", out.stdout);
+}
+
+#[test]
+fn requirement_constraint_and_override_files() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    let dir = ctx.dir.path();
+    std::fs::write(
+        dir.join("reqs.txt"),
+        "# the stack\ntorch==2.11.0 \\\n  # pinned\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("constraints.txt"), "filelock<4\n").unwrap();
+    std::fs::write(dir.join("overrides.txt"), "triton==3.7.0\n").unwrap();
+    let out = resolve(
+        &ctx,
+        &server,
+        &[
+            "-r",
+            "reqs.txt",
+            "-c",
+            "constraints.txt",
+            "--override",
+            "overrides.txt",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["packages"]["torch"], "2.11.0");
+    assert_eq!(doc["packages"]["triton"], "3.7.0");
+    assert!(
+        doc["packages"]["filelock"]
+            .as_str()
+            .unwrap()
+            .starts_with('3'),
+        "{doc:#}"
+    );
+    assert_eq!(doc["overridden"][0]["dependent"], "torch");
+    assert_eq!(
+        doc["overridden"][0]["original"],
+        "triton==3.6.0 ; platform_system == 'Linux'"
+    );
+    assert_eq!(doc["overridden"][0]["replacement"], "triton==3.7.0");
+    assert_eq!(doc["via"]["torch"][0], "<root>");
+}
+
+#[test]
+fn bad_input_is_an_error_naming_it() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    let out = resolve(&ctx, &server, &["torch>>2"]);
+    assert_eq!(out.code, Some(2));
+    assert!(
+        out.stderr.contains("`torch>>2` is not a valid requirement"),
+        "{}",
+        out.stderr
+    );
+
+    std::fs::write(ctx.dir.path().join("r.txt"), "torch\n-e .\n").unwrap();
+    let out = resolve(&ctx, &server, &["-r", "r.txt"]);
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr.contains("r.txt` line 2"), "{}", out.stderr);
+    assert!(out.stderr.contains("`-e`"), "{}", out.stderr);
+}
+
+#[test]
+fn unknown_project_exits_one_with_a_hint() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    let out = resolve(&ctx, &server, &["--format", "json", "no-such-project-here"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["satisfiable"], false);
+    assert_eq!(doc["hints"][0]["kind"], "not-found");
+}
