@@ -4,7 +4,7 @@
 //! generated for `--python-version`/`--python-platform`. Out: [`Tags`], which ranks a wheel's
 //! tag triples: lower rank is better, `None` means the wheel cannot be installed.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -46,13 +46,13 @@ impl std::str::FromStr for Tag {
 #[derive(Debug, Clone, Default)]
 pub struct Tags {
     ordered: Vec<Tag>,
-    rank: HashMap<Tag, usize>,
+    rank: FxHashMap<Tag, usize>,
 }
 
 impl Tags {
     /// Tags in priority order (best first). Later duplicates are ignored.
     pub fn new(ordered: Vec<Tag>) -> Self {
-        let mut rank = HashMap::with_capacity(ordered.len());
+        let mut rank = FxHashMap::with_capacity_and_hasher(ordered.len(), Default::default());
         for (i, tag) in ordered.iter().enumerate() {
             rank.entry(tag.clone()).or_insert(i);
         }

@@ -111,7 +111,7 @@ impl Cache {
     /// The entry for `key`, if present and intact.
     pub fn read(&self, bucket: Bucket, key: &str) -> Option<(EntryMeta, Vec<u8>)> {
         let path = self.path(bucket, key)?;
-        let bytes = std::fs::read(path).ok()?;
+        let mut bytes = std::fs::read(path).ok()?;
         let rest = bytes.strip_prefix(MAGIC)?;
         let newline = rest.iter().position(|&b| b == b'\n')?;
         let meta: EntryMeta = serde_json::from_slice(&rest[..newline]).ok()?;
@@ -119,7 +119,9 @@ impl Cache {
         if meta.key != key || meta.len != body.len() as u64 || meta.sha256 != sha256_hex(body) {
             return None;
         }
-        Some((meta, body.to_vec()))
+        // The body in place: no second copy of a multi-megabyte page.
+        bytes.drain(..MAGIC.len() + newline + 1);
+        Some((meta, bytes))
     }
 
     /// Store an entry (the body's length and checksum are filled in). Failures turn caching

@@ -90,7 +90,7 @@ pub struct DistFile {
 }
 
 /// What to build an [`Index`] from, once the configuration is resolved.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct IndexSettings {
     /// Indexes in search order (first-index-wins).
     pub indexes: Vec<IndexLocation>,
@@ -106,6 +106,27 @@ pub struct IndexSettings {
     pub netrc: Netrc,
     /// `--only-binary` / `--no-binary`.
     pub binary: BinaryPolicy,
+    /// How long a page stays fresh when the server sends no `Cache-Control` (seconds).
+    pub page_max_age: u64,
+}
+
+/// Pages without `Cache-Control` stay fresh this long: the public index's own `max-age`.
+/// Mirrors and private indexes often send no caching headers at all; `--refresh` bypasses it.
+pub const DEFAULT_PAGE_MAX_AGE: u64 = 600;
+
+impl Default for IndexSettings {
+    fn default() -> Self {
+        IndexSettings {
+            indexes: Vec::new(),
+            cache_dir: None,
+            offline: false,
+            refresh: false,
+            client: ClientSettings::default(),
+            netrc: Netrc::default(),
+            binary: BinaryPolicy::default(),
+            page_max_age: DEFAULT_PAGE_MAX_AGE,
+        }
+    }
 }
 
 impl IndexSettings {
@@ -126,9 +147,15 @@ impl IndexSettings {
             client: ClientSettings::from_env(&get),
             netrc: Netrc::load(home.as_deref(), netrc_env.as_deref()),
             binary: BinaryPolicy::new(&args.only_binary, &args.no_binary),
+            page_max_age: get("PLANNER_INDEX_TTL")
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(DEFAULT_PAGE_MAX_AGE),
         })
     }
 }
+
+/// The newest minor version of the simple repository API (PEP 629) this client knows.
+const SUPPORTED_API_MINOR: u32 = 1;
 
 /// The content type a cached "404: no such project" is stored under.
 const NOT_FOUND: &str = "x-planner/not-found";
@@ -156,6 +183,8 @@ struct Inner {
     projects: Mutex<HashMap<PackageName, Arc<OnceCell<ProjectResult>>>>,
     metadata: Mutex<HashMap<String, Arc<OnceCell<MetadataResult>>>>,
     progress: Option<indicatif::ProgressBar>,
+    warned: Mutex<std::collections::HashSet<String>>,
+    default_max_age: u64,
 }
 
 impl std::fmt::Debug for Index {
@@ -218,6 +247,8 @@ impl Index {
                 projects: Mutex::new(HashMap::new()),
                 metadata: Mutex::new(HashMap::new()),
                 progress,
+                warned: Mutex::new(std::collections::HashSet::new()),
+                default_max_age: settings.page_max_age,
             }),
         })
     }
@@ -303,6 +334,23 @@ impl IndexSource for Index {
 }
 
 impl Inner {
+    /// PEP 629: a newer minor API version is read anyway, with one warning per index.
+    fn warn_api_version(&self, index: &IndexLocation, version: Option<&str>) {
+        let minor = version
+            .and_then(|v| v.split('.').nth(1))
+            .and_then(|m| m.parse::<u32>().ok());
+        if minor.is_some_and(|m| m > SUPPORTED_API_MINOR) {
+            let mut warned = self.warned.lock().unwrap_or_else(|e| e.into_inner());
+            if warned.insert(index.to_string()) {
+                self.printer.warn(&format!(
+                    "{index} speaks repository API {}, newer than the 1.{SUPPORTED_API_MINOR} \
+                     planner knows; reading it anyway",
+                    version.unwrap_or_default()
+                ));
+            }
+        }
+    }
+
     fn started(&self) {
         if let Some(bar) = &self.progress {
             bar.inc_length(1);
@@ -338,6 +386,7 @@ impl Inner {
                 IndexLocation::Local(root) => self.local_page(root, name)?,
             };
             if let Some(page) = page {
+                self.warn_api_version(index, page.api_version.as_deref());
                 if !page.skipped.is_empty() {
                     self.printer.warn(&format!(
                         "{name} on {index}: {} file(s) skipped: {}",
@@ -465,7 +514,7 @@ impl Inner {
                         last_modified: reply.last_modified.clone(),
                         content_type: reply.content_type.clone(),
                         fetched_at: now,
-                        max_age: reply.max_age.unwrap_or(0),
+                        max_age: reply.max_age.unwrap_or(self.default_max_age),
                         len: 0,
                         sha256: String::new(),
                     },
@@ -483,7 +532,7 @@ impl Inner {
                         last_modified: None,
                         content_type: Some(NOT_FOUND.to_string()),
                         fetched_at: now,
-                        max_age: reply.max_age.unwrap_or(0),
+                        max_age: reply.max_age.unwrap_or(self.default_max_age),
                         len: 0,
                         sha256: String::new(),
                     },

@@ -9,6 +9,7 @@
 //! dropped from the URL; HTML attribute values are entity-escaped; `.egg` and unparseable file
 //! names are skipped with a note; files of another project are skipped.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
@@ -38,11 +39,12 @@ pub struct ProjectPage {
 pub struct ParseError(pub String);
 
 #[derive(Deserialize)]
-struct JsonPage {
+struct JsonPage<'a> {
     #[serde(default)]
     meta: Option<JsonMeta>,
     name: String,
-    files: Vec<JsonFile>,
+    #[serde(borrow)]
+    files: Vec<JsonFile<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -66,17 +68,19 @@ enum BoolOrHashes {
 }
 
 #[derive(Deserialize)]
-struct JsonFile {
-    filename: String,
-    url: String,
+struct JsonFile<'a> {
+    #[serde(borrow)]
+    filename: Cow<'a, str>,
+    #[serde(borrow)]
+    url: Cow<'a, str>,
     #[serde(default)]
     hashes: BTreeMap<String, String>,
-    #[serde(rename = "requires-python", default)]
-    requires_python: Option<String>,
+    #[serde(rename = "requires-python", default, borrow)]
+    requires_python: Option<Cow<'a, str>>,
     #[serde(default)]
     yanked: Option<BoolOrString>,
-    #[serde(rename = "upload-time", default)]
-    upload_time: Option<String>,
+    #[serde(rename = "upload-time", default, borrow)]
+    upload_time: Option<Cow<'a, str>>,
     #[serde(default)]
     size: Option<u64>,
     #[serde(rename = "core-metadata", default)]
@@ -228,10 +232,10 @@ pub fn simple_html(
                 },
             });
         let raw = RawFile {
-            filename,
-            href,
+            filename: Cow::Owned(filename),
+            href: Cow::Owned(href),
             hashes: BTreeMap::new(),
-            requires_python: attr(tag, "data-requires-python"),
+            requires_python: attr(tag, "data-requires-python").map(Cow::Owned),
             yanked,
             upload_time: None,
             size: None,
@@ -251,18 +255,18 @@ pub fn simple_html(
     })
 }
 
-struct RawFile {
-    filename: String,
-    href: String,
+struct RawFile<'a> {
+    filename: Cow<'a, str>,
+    href: Cow<'a, str>,
     hashes: BTreeMap<String, String>,
-    requires_python: Option<String>,
+    requires_python: Option<Cow<'a, str>>,
     yanked: Option<String>,
-    upload_time: Option<String>,
+    upload_time: Option<Cow<'a, str>>,
     size: Option<u64>,
     core_metadata: Option<BTreeMap<String, String>>,
 }
 
-impl RawFile {
+impl RawFile<'_> {
     /// `Ok(None)` for files skipped silently (`.egg`, `.exe`, other projects); `Err(why)` for
     /// files skipped with a warning.
     fn into_dist_file(

@@ -156,7 +156,7 @@ impl Proposer<'_> {
                 let title = if self.request.all {
                     "Upgrade everything that can move".to_string()
                 } else {
-                    format!("Upgrade {}", join(targets))
+                    format!("As asked: {}", join(targets))
                 };
                 plans.push(self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?);
             }

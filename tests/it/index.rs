@@ -473,6 +473,7 @@ fn private_index() -> PathBuf {
 #[test]
 fn cache_revalidates_with_etag_and_serves_offline() {
     let server = IndexServer::recorded();
+    server.set_max_age(Some(0));
     let ctx = TestContext::new();
     let cache = ctx.cache();
     assert!(
@@ -483,7 +484,7 @@ fn cache_revalidates_with_etag_and_serves_offline() {
         .files
         .is_empty()
     );
-    // Not fresh (no max-age): the second run revalidates and gets 304.
+    // Not fresh (max-age=0): the second run revalidates and gets 304.
     server.clear_log();
     let again = project(
         &index_with(&[server.url()], Some(&cache), |_| {}),
@@ -514,7 +515,7 @@ fn cache_revalidates_with_etag_and_serves_offline() {
 #[test]
 fn fresh_pages_are_not_refetched_and_metadata_is_immutable() {
     let server = IndexServer::recorded();
-    server.set_max_age(Some(600));
+    // No Cache-Control at all (like many mirrors): fresh for the default 10 minutes.
     let ctx = TestContext::new();
     let first = index_with(&[server.url()], Some(&ctx.cache()), |_| {});
     let p = project(&first, "safetensors");

@@ -183,6 +183,8 @@ fn canary_password_never_leaks() {
         (&bad, "text"),
         (&bad, "json"),
     ] {
+        // The bad-credential runs must reach the server, not the cache the good ones filled.
+        let refresh = if *url == bad { "--refresh" } else { "-q" };
         let out = ctx.run(&[
             "outdated",
             "--venv",
@@ -191,6 +193,7 @@ fn canary_password_never_leaks() {
             url,
             "--format",
             format,
+            refresh,
         ]);
         outputs.push(out);
     }
@@ -264,4 +267,126 @@ fn quiet_silences_warnings_not_data() {
     assert_eq!(out.code, Some(0));
     assert!(out.stderr.is_empty(), "{}", out.stderr);
     assert!(out.stdout.contains("requests"), "{}", out.stdout);
+}
+
+#[cfg(feature = "live-index")]
+mod live {
+    //! Against the live public index (opt-in: `cargo test --features live-index`): a real venv
+    //! made by `python3 -m venv`, old releases installed with its pip, then `planner outdated`
+    //! compared with `pip list --outdated`.
+
+    use super::*;
+    use std::collections::BTreeMap;
+    use std::process::Command;
+
+    fn pip_outdated(venv: &Path) -> BTreeMap<String, (String, String)> {
+        let out = Command::new(venv.join("bin/python"))
+            .args([
+                "-m",
+                "pip",
+                "list",
+                "--outdated",
+                "--format",
+                "json",
+                "--disable-pip-version-check",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        rows.iter()
+            .map(|r| {
+                let name = r["name"]
+                    .as_str()
+                    .unwrap()
+                    .to_ascii_lowercase()
+                    .replace('_', "-");
+                (
+                    name,
+                    (
+                        r["version"].as_str().unwrap().to_string(),
+                        r["latest_version"].as_str().unwrap().to_string(),
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    #[allow(clippy::print_stderr)] // the agreement figure, for the record
+    fn live_outdated_agrees_with_pip_list_outdated() {
+        let ctx = TestContext::new();
+        let venv = ctx.dir.path().join("venv");
+        let made = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let install = Command::new(venv.join("bin/python"))
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "requests==2.31.0",
+                "urllib3==1.26.18",
+                "idna==3.4",
+                "certifi==2023.7.22",
+                "charset-normalizer==3.2.0",
+                "packaging==23.1",
+                "six==1.16.0",
+                "tqdm==4.66.1",
+                "pyyaml==6.0.1",
+                "jinja2==3.1.2",
+                "markupsafe==2.1.3",
+                "filelock==3.12.2",
+                "typing-extensions==4.7.1",
+                "attrs==23.1.0",
+                "click==8.1.6",
+            ])
+            .status()
+            .unwrap();
+        assert!(install.success());
+        let expected = pip_outdated(&venv);
+        let out = ctx.run(&[
+            "outdated",
+            "--venv",
+            venv.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let ours: BTreeMap<String, (String, String)> = doc["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["outdated"] == true)
+            .map(|p| {
+                (
+                    p["name"].as_str().unwrap().to_string(),
+                    (
+                        p["installed"].as_str().unwrap().to_string(),
+                        p["newest_compatible"].as_str().unwrap().to_string(),
+                    ),
+                )
+            })
+            .collect();
+        let agree = expected
+            .iter()
+            .filter(|(n, v)| ours.get(*n) == Some(v))
+            .count();
+        eprintln!(
+            "outdated vs pip list --outdated: {agree} of {} pip rows agree; planner lists {}",
+            expected.len(),
+            ours.len()
+        );
+        assert_eq!(ours, expected);
+    }
 }
