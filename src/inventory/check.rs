@@ -410,3 +410,60 @@ fn local_label(version: &Version) -> Option<String> {
     let text = version.to_string();
     text.split_once('+').map(|(_, local)| local.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+
+    use super::*;
+    use crate::inventory::graph::tests::inventory;
+
+    #[test]
+    fn pip_semantics_for_locals_and_prereleases() {
+        let inv = inventory(&[
+            ("torch", "2.11.0+cu130", &["triton==3.6.0"], &[]),
+            ("triton", "3.6.0", &[], &[]),
+            ("vllm", "0.9", &["torch==2.11.0", "xformers>=0.1"], &[]),
+            ("xformers", "0.2rc1", &[], &[]),
+        ]);
+        let report = check(&inv);
+        // `==2.11.0` holds for 2.11.0+cu130; a pre-release satisfies `>=0.1` (pip allows it).
+        assert!(!report.broken(), "{report:#?}");
+        assert_eq!(report.findings.len(), 1);
+        assert!(matches!(report.findings[0], Finding::LocalVersion { .. }));
+    }
+
+    #[test]
+    fn accepted_edges_filter_exactly_that_finding() {
+        let inv = inventory(&[
+            (
+                "torch",
+                "2.11.0",
+                &["triton==3.6.0; platform_system == \"Linux\"", "filelock>=3"],
+                &[],
+            ),
+            ("triton", "3.7.0", &[], &[]),
+            ("filelock", "2.0", &[], &[]),
+        ]);
+        let mut report = check(&inv);
+        assert_eq!(report.of(Severity::Error).count(), 2);
+        let edge = AcceptedEdge {
+            dependent: PackageName::from_str("torch").unwrap(),
+            dependent_version: Version::from_str("2.11.0").unwrap(),
+            requirement: "triton==3.6.0; platform_system == \"Linux\"".into(),
+            dependency: PackageName::from_str("triton").unwrap(),
+            installed: Version::from_str("3.7.0").unwrap(),
+        };
+        // Another installed version is not what was accepted.
+        let other = AcceptedEdge {
+            installed: Version::from_str("3.8.0").unwrap(),
+            ..edge.clone()
+        };
+        report.accept(&[other]);
+        assert_eq!(report.accepted.len(), 0);
+        report.accept(&[edge]);
+        assert_eq!(report.accepted.len(), 1);
+        assert!(report.broken(), "filelock is still broken");
+        assert_eq!(report.of(Severity::Error).count(), 1);
+    }
+}

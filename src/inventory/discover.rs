@@ -309,6 +309,9 @@ fn environment_from_pyvenv_cfg(
             },
             other => other,
         })?;
+    if let (Some(note), Some(best)) = (notes.last_mut(), environment.tags.as_slice().first()) {
+        note.push_str(&format!(" (wheel platform `{}`)", best.platform));
+    }
     if from_cfg.is_none() {
         notes.push(format!(
             "pyvenv.cfg names no version; Python {version_text} comes from the lib/ folder name"

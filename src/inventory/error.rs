@@ -40,7 +40,9 @@ pub enum InventoryError {
     )]
     #[diagnostic(
         code(planner::inventory::no_environment),
-        help("pass --venv PATH, --from-snapshot FILE, or --python-version X.Y for a bare target")
+        help(
+            "pass --venv PATH (a virtual environment) or --from-snapshot FILE (a snapshot or `pip inspect` output)"
+        )
     )]
     NoEnvironment,
 
@@ -84,6 +86,17 @@ pub enum InventoryError {
         /// The OS error.
         #[source]
         source: std::io::Error,
+    },
+
+    /// Dists were installed or removed while the environment was read, twice in a row.
+    #[error("`{}` changed while it was being read", path.display())]
+    #[diagnostic(
+        code(planner::inventory::changed),
+        help("wait for the running install to finish, then run the planner again")
+    )]
+    ChangedDuringScan {
+        /// A metadata folder that disappeared.
+        path: PathBuf,
     },
 
     /// `--python-version` is not `X.Y` or `X.Y.Z`.

@@ -295,3 +295,127 @@ impl<'a> DependencyGraph<'a> {
             .is_some_and(|node| *node == self.node_of_dist[dist_index])
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::str::FromStr;
+
+    use super::*;
+    use crate::inventory::{DistFormat, Environment};
+    use crate::metadata::CoreMetadata;
+
+    /// An inventory on synthesized CPython 3.12 / x86_64 Linux from `(name, version,
+    /// requires, extras)`.
+    pub(crate) fn inventory(dists: &[(&str, &str, &[&str], &[&str])]) -> Inventory {
+        let environment = Environment::synthesize("3.12.3", Some("x86_64-manylinux_2_28")).unwrap();
+        let dists = dists
+            .iter()
+            .map(|(name, version, requires, extras)| {
+                let mut text = format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n");
+                for r in *requires {
+                    text.push_str(&format!("Requires-Dist: {r}\n"));
+                }
+                for e in *extras {
+                    text.push_str(&format!("Provides-Extra: {e}\n"));
+                }
+                InstalledDist {
+                    metadata: CoreMetadata::parse_str(&text).unwrap(),
+                    installer: Some("pip".into()),
+                    requested: false,
+                    direct_url: None,
+                    top_level: Vec::new(),
+                    path: format!("/sp/{name}-{version}.dist-info").into(),
+                    format: DistFormat::DistInfo,
+                }
+            })
+            .collect::<Vec<_>>();
+        let mut inventory = Inventory {
+            environment,
+            dists,
+            unreadable: Vec::new(),
+        };
+        crate::inventory::scan::sort_dists(&mut inventory.dists);
+        inventory
+    }
+
+    fn name(s: &str) -> PackageName {
+        PackageName::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn reverse_queries_name_the_specifier() {
+        let inv = inventory(&[
+            (
+                "torch",
+                "2.11.0+cu130",
+                &["triton==3.6.0; platform_system == \"Linux\"", "filelock"],
+                &[],
+            ),
+            ("triton", "3.6.0", &[], &[]),
+            (
+                "flash-linear-attention",
+                "0.5.1",
+                &["fla-core==0.5.1", "transformers>=4.45.0"],
+                &[],
+            ),
+            (
+                "fla-core",
+                "0.5.1",
+                &["einops", "torch>=2.5; extra == \"cuda\""],
+                &["cuda"],
+            ),
+            ("filelock", "3.0", &[], &[]),
+            ("einops", "0.8", &[], &[]),
+            ("winonly", "1", &["triton; sys_platform == \"win32\""], &[]),
+        ]);
+        let graph = DependencyGraph::build(&inv);
+        let who = graph.dependents(&name("triton"));
+        assert_eq!(who.len(), 1);
+        assert_eq!(who[0].0.name().as_ref(), "torch");
+        assert_eq!(
+            who[0].1.to_string(),
+            "triton==3.6.0 ; platform_system == 'Linux'"
+        );
+        // torch is required only through fla-core's `cuda` extra, which nobody asks for.
+        assert!(graph.dependents(&name("torch")).is_empty());
+        assert_eq!(graph.transitive_dependents_count(&name("einops")), 2);
+        let deps = graph.dependencies(&name("flash-linear-attention"));
+        assert_eq!(deps.len(), 2);
+        assert_eq!(deps[0].1.unwrap().name().as_ref(), "fla-core");
+        assert!(deps[1].1.is_none(), "transformers is not installed");
+        assert_eq!(graph.missing().len(), 1);
+    }
+
+    #[test]
+    fn extras_are_followed_transitively_only_when_asked_for() {
+        let inv = inventory(&[
+            ("app", "1", &["lib[fast]"], &[]),
+            (
+                "lib",
+                "1",
+                &[
+                    "speed; extra == \"fast\"",
+                    "slow; extra == \"slow\"",
+                    "lib[extra2]; extra == \"fast\"",
+                    "more; extra == \"extra2\"",
+                ],
+                &["fast", "slow", "extra2"],
+            ),
+            ("speed", "1", &[], &[]),
+            ("more", "1", &[], &[]),
+        ]);
+        let graph = DependencyGraph::build(&inv);
+        let extras: Vec<String> = graph
+            .requested_extras(&name("lib"))
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(extras, ["extra2", "fast"]);
+        let edge = &graph.dependent_edges(&name("more"))[0];
+        assert_eq!(edge.dependent.name().as_ref(), "lib");
+        assert_eq!(edge.via_extra.as_ref().unwrap().as_ref(), "extra2");
+        assert_eq!(graph.dependents(&name("speed")).len(), 1);
+        // `slow` is not asked for: not an edge, not missing.
+        assert!(graph.missing().is_empty());
+    }
+}

@@ -168,7 +168,7 @@ impl Platform {
                         arch,
                     },
                     Some(format!(
-                        "could not learn this host's glibc version from `ldd --version`; \
+                        "could not learn this host's glibc version (not a glibc system?); \
                          assuming manylinux_{}_{} (pass --python-platform to be exact)",
                         GLIBC_FLOOR.0, GLIBC_FLOOR.1
                     )),
@@ -333,8 +333,29 @@ fn parse_pair(text: &str, sep: char) -> Option<(u16, u16)> {
     Some((a.parse().ok()?, b.parse().ok()?))
 }
 
-/// The host's glibc version from `ldd --version` (first line ends in `2.36`).
+/// The host's glibc version: asked of the C library this process runs on
+/// (`gnu_get_libc_version`), else from `ldd --version` (first line ends in `2.36`).
 pub fn host_glibc() -> Option<(u16, u16)> {
+    static GLIBC: std::sync::OnceLock<Option<(u16, u16)>> = std::sync::OnceLock::new();
+    *GLIBC.get_or_init(|| linked_glibc().or_else(ldd_glibc))
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn linked_glibc() -> Option<(u16, u16)> {
+    unsafe extern "C" {
+        fn gnu_get_libc_version() -> *const std::ffi::c_char;
+    }
+    // SAFETY: glibc returns a pointer to a static, NUL-terminated version string.
+    let version = unsafe { std::ffi::CStr::from_ptr(gnu_get_libc_version()) };
+    parse_pair(version.to_str().ok()?, '.')
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn linked_glibc() -> Option<(u16, u16)> {
+    None
+}
+
+fn ldd_glibc() -> Option<(u16, u16)> {
     if std::env::consts::OS != "linux" {
         return None;
     }

@@ -11,7 +11,9 @@
 use std::cell::{Cell, RefCell};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use pep440_rs::Version;
@@ -62,6 +64,8 @@ pub(crate) struct Provider<'a> {
     overridden: RefCell<Vec<OverriddenEdge>>,
     seen: RefCell<HashMap<Pkg, usize>>,
     prefetched: RefCell<HashSet<PackageName>>,
+    /// Where to send likely-next releases for their metadata to be fetched in the background.
+    prefetch: Option<Sender<PrefetchJob>>,
     conflicts: RefCell<HashMap<Pkg, u32>>,
     steps: Cell<u64>,
     start: Instant,
@@ -72,6 +76,7 @@ impl<'a> Provider<'a> {
         index: &'a dyn IndexSource,
         env: &'a Environment,
         request: &'a SolveRequest,
+        prefetch: Option<Sender<PrefetchJob>>,
     ) -> Self {
         let no_extras: &[ExtraName] = &[];
         let mut overrides: HashMap<PackageName, Vec<&Override>> = HashMap::new();
@@ -134,6 +139,7 @@ impl<'a> Provider<'a> {
             overridden: RefCell::default(),
             seen: RefCell::default(),
             prefetched: RefCell::default(),
+            prefetch,
             conflicts: RefCell::default(),
             steps: Cell::new(0),
             start: Instant::now(),
@@ -357,18 +363,31 @@ impl<'a> Provider<'a> {
                 seen.entry(dep.clone()).or_insert(next);
             }
         }
-        let fresh: Vec<PackageName> = {
+        let fresh: Vec<(PackageName, Ranges<Version>)> = {
             let mut prefetched = self.prefetched.borrow_mut();
             let tables = self.tables.borrow();
             edges
                 .iter()
-                .filter_map(|(dep, _)| dep.name())
-                .filter(|name| !tables.contains_key(*name) && prefetched.insert((*name).clone()))
-                .cloned()
+                .filter_map(|(dep, range)| Some((dep.name()?, range)))
+                .filter(|(name, _)| {
+                    !tables.contains_key(*name) && prefetched.insert((*name).clone())
+                })
+                .map(|(name, range)| (name.clone(), range.clone()))
                 .collect()
         };
         if !fresh.is_empty() {
-            self.index.prefetch(&fresh);
+            let names: Vec<PackageName> = fresh.iter().map(|(n, _)| n.clone()).collect();
+            self.index.prefetch(&names);
+            if let Some(tx) = &self.prefetch {
+                for (name, range) in fresh {
+                    let preferred = self.preferred(&name).cloned();
+                    let _ = tx.send(PrefetchJob {
+                        name,
+                        range,
+                        preferred,
+                    });
+                }
+            }
         }
         self.edges
             .borrow_mut()
@@ -617,12 +636,77 @@ pub(crate) fn solve(
     env: &Environment,
     request: &SolveRequest,
 ) -> Result<Resolution, SolveError> {
-    let provider = Provider::new(index, env, request);
-    let selected = match pubgrub::resolve(&provider, Pkg::Root, Version::new([0])) {
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<PrefetchJob>();
+        let rx = Arc::new(Mutex::new(rx));
+        let done = Arc::new(AtomicBool::new(false));
+        for _ in 0..PREFETCH_WORKERS {
+            let rx = rx.clone();
+            let done = done.clone();
+            scope.spawn(move || {
+                loop {
+                    // The lock is held only while waiting for the next job.
+                    let job = match rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    match job {
+                        Ok(_) if done.load(Ordering::Relaxed) => return,
+                        Ok(job) => job.run(index, env, &request.binary),
+                        Err(_) => return,
+                    }
+                }
+            });
+        }
+        // Dropping the provider (and its sender) at the end stops the workers.
+        let provider = Provider::new(index, env, request, Some(tx));
+        let result = run(&provider);
+        done.store(true, Ordering::Relaxed);
+        result
+    })
+}
+
+/// How many threads fetch likely-next metadata while pubgrub works.
+const PREFETCH_WORKERS: usize = 8;
+
+/// "This package will probably be decided soon, in this range": fetch the metadata of the
+/// release the solver would likely pick, so that `get_dependencies` finds it cached. Only the
+/// index's cache is warmed; the solver's answers never depend on whether a job ran.
+pub(crate) struct PrefetchJob {
+    name: PackageName,
+    range: Ranges<Version>,
+    preferred: Option<Version>,
+}
+
+impl PrefetchJob {
+    fn run(&self, index: &dyn IndexSource, env: &Environment, binary: &crate::index::BinaryPolicy) {
+        if self
+            .preferred
+            .as_ref()
+            .is_some_and(|v| self.range.contains(v))
+        {
+            return; // the installed metadata is used
+        }
+        let Ok(Some(project)) = index.project(&self.name) else {
+            return;
+        };
+        let best = crate::index::candidates(&project, env, binary)
+            .into_iter()
+            .find(|c| {
+                c.is_usable() && !c.version.any_prerelease() && self.range.contains(&c.version)
+            });
+        if let Some(file) = best.and_then(|c| c.file) {
+            let _ = index.metadata(&project, &file);
+        }
+    }
+}
+
+fn run(provider: &Provider<'_>) -> Result<Resolution, SolveError> {
+    let selected = match pubgrub::resolve(provider, Pkg::Root, Version::new([0])) {
         Ok(selected) => selected,
         Err(PubGrubError::NoSolution(tree)) => {
             return Err(SolveError::NoSolution(Box::new(explain::explain(
-                tree, &provider,
+                tree, provider,
             )?)));
         }
         Err(PubGrubError::ErrorRetrievingDependencies { source, .. })

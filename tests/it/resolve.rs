@@ -142,3 +142,26 @@ fn unknown_project_exits_one_with_a_hint() {
     assert_eq!(doc["satisfiable"], false);
     assert_eq!(doc["hints"][0]["kind"], "not-found");
 }
+
+#[test]
+fn triton_3_7_needs_torch_2_12() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    let out = resolve(
+        &ctx,
+        &server,
+        &["--format", "json", "torch", "triton==3.7.0"],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["packages"]["torch"], "2.12.0", "{doc:#}");
+    assert_eq!(doc["packages"]["triton"], "3.7.0");
+    assert_eq!(doc["files"]["torch"]["source"], "index");
+    assert!(
+        doc["files"]["torch"]["filename"]
+            .as_str()
+            .unwrap()
+            .contains("manylinux_2_28_x86_64"),
+        "{doc:#}"
+    );
+}

@@ -9,6 +9,8 @@
 //! - "no solution" must be true: no assignment of versions (or absence) to the packages
 //!   satisfies the same checks.
 //!
+//! Some cases also mark one release as installed (a preference): the verdict must not change.
+//!
 //! Failing cases are printed as pasteable `MemIndex` code; proptest keeps them in
 //! `proptest-regressions/` (committed).
 
@@ -19,7 +21,7 @@ use std::str::FromStr;
 use pep440_rs::{Version, VersionSpecifiers};
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 use planner::inventory::Environment;
-use planner::solve::{MemIndex, SolveError, SolveRequest, solve};
+use planner::solve::{InstalledCandidate, MemIndex, SolveError, SolveRequest, solve};
 use proptest::prelude::*;
 
 const NAMES: [&str; 4] = ["a", "b", "c", "d"];
@@ -177,9 +179,12 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
 
     #[test]
-    fn every_answer_agrees_with_brute_force(registry in registry()) {
+    fn every_answer_agrees_with_brute_force(
+        registry in registry(),
+        installed in prop::option::of((0..NAMES.len(), 0..VERSIONS.len())),
+    ) {
         let index = registry.index();
-        let request = SolveRequest {
+        let mut request = SolveRequest {
             requirements: registry
                 .root
                 .iter()
@@ -187,6 +192,20 @@ proptest! {
                 .collect(),
             ..SolveRequest::default()
         };
+        // An installed release (one the registry has): preferred, never changes the verdict.
+        if let Some((pkg, ver)) = installed
+            && let Some(deps) = registry.releases.get(&pkg).and_then(|v| v.get(&ver))
+        {
+            let mut text = format!("Metadata-Version: 2.4\nName: {}\nVersion: {}\n", NAMES[pkg], VERSIONS[ver]);
+            for &(p, s) in deps {
+                text.push_str(&format!("Requires-Dist: {}\n", requirement(p, s)));
+            }
+            let metadata = planner::metadata::CoreMetadata::parse_str(&text).unwrap();
+            request.preferences.insert(
+                PackageName::from_str(NAMES[pkg]).unwrap(),
+                InstalledCandidate { metadata: std::sync::Arc::new(metadata) },
+            );
+        }
         match solve(&index, &env(), &request) {
             Ok(resolution) => {
                 let assignment: BTreeMap<usize, usize> = resolution

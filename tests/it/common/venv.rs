@@ -108,9 +108,17 @@ impl RealVenv {
 
     /// Run `python -m pip ARGS` in the venv (no network, no version check).
     pub fn pip(&self, args: &[&str]) -> Output {
-        Command::new(&self.python)
+        let mut command = Command::new(&self.python);
+        // Only the test's own wheels: no pip configuration from the host leaks in.
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("PIP_") {
+                command.env_remove(&key);
+            }
+        }
+        command
             .args(["-m", "pip", "--disable-pip-version-check", "--no-input"])
             .args(args)
+            .env("PIP_CONFIG_FILE", "/dev/null")
             .env("PIP_NO_INDEX", "1")
             .env("PIP_NO_CACHE_DIR", "1")
             .output()
