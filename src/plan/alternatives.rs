@@ -15,7 +15,8 @@
 //!    requirements on its name only on the edges from the blockers (edge-scoped), and each
 //!    violated `Requires-Dist` is recorded with its dependent.
 //!
-//! Plans are ranked by risk (lowest first); ties keep the order above.
+//! Plans that deliver the targets are ranked by risk (lowest first), then the newest that fits;
+//! ties keep the order above. The first plan is the recommendation.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -181,7 +182,10 @@ impl Proposer<'_> {
                     self.move_blockers(targets, &upgrade, &blockers),
                 );
                 let mut notes = Vec::new();
-                keep("newest-fitting", self.newest_fitting(targets, &mut notes));
+                keep(
+                    "newest-fitting",
+                    self.newest_fitting(targets, &blockers, &mut notes),
+                );
                 if self.request.allow_override {
                     keep("forced-override", self.forced(targets, &upgrade, &blockers));
                 }
@@ -189,7 +193,9 @@ impl Proposer<'_> {
             }
             Err(err) => return Err(err.into()),
         }
-        plans.sort_by_key(|plan| plan.risk.score);
+        // Plans that deliver the targets first, lowest risk first; the compromise (the newest
+        // that fits) after them, whatever its risk: the recommendation answers the request.
+        plans.sort_by_key(|plan| (plan.kind == PlanKind::NewestFitting, plan.risk.score));
 
         let env = &self.inventory.environment;
         Ok(Proposal {
@@ -240,12 +246,25 @@ impl Proposer<'_> {
             preferences.insert(dist.name().clone(), InstalledCandidate::from(dist));
         }
         requirements.extend(targets.iter().cloned());
+        // `--all` moves every dist up, never down: each stays at or above its installed version
+        // (the installed set itself satisfies that, so the constraint never makes a solvable
+        // request unsolvable; it stops the solver from trading a torch downgrade for a newer
+        // nvidia-* wheel).
+        let constraints: Vec<Requirement> = if self.request.all {
+            seen.iter()
+                .filter_map(|name| self.inventory.get(name))
+                .filter(|dist| !dist.is_unmanaged())
+                .map(|dist| at_least(dist.name(), dist.version()))
+                .collect()
+        } else {
+            vec![]
+        };
         solve::solve(
             self.index,
             &self.inventory.environment,
             &SolveRequest {
                 requirements,
-                constraints: vec![],
+                constraints,
                 overrides,
                 preferences,
                 upgrade: upgrade.clone(),
@@ -396,10 +415,17 @@ impl Proposer<'_> {
     fn newest_fitting(
         &self,
         targets: &[Requirement],
+        blockers: &[Blocker],
         notes: &mut Vec<String>,
     ) -> Result<Option<Plan>, ProposeError> {
-        let relaxed: Vec<Requirement> = targets.iter().map(|t| bare(&t.name)).collect();
+        // The target's name without its specifier; the blockers stay where they are.
+        let mut relaxed: Vec<Requirement> = targets.iter().map(|t| bare(&t.name)).collect();
         let names: BTreeSet<PackageName> = relaxed.iter().map(|t| t.name.clone()).collect();
+        relaxed.extend(
+            blockers
+                .iter()
+                .map(|b| pin(&b.dependent, &b.dependent_version)),
+        );
         let resolution = match self.solve(&relaxed, &names, vec![]) {
             Ok(resolution) => resolution,
             Err(SolveError::NoSolution(_)) => return Ok(None),
@@ -408,7 +434,7 @@ impl Proposer<'_> {
         let planned = self.planned(&resolution)?;
         let mut fitted = Vec::new();
         let mut changed = false;
-        for target in targets {
+        for target in targets.iter() {
             let Some(dist) = planned.dists.get(&target.name) else {
                 continue;
             };
@@ -683,6 +709,23 @@ fn pin(name: &PackageName, version: &Version) -> Requirement {
         version_or_url: Some(VersionOrUrl::VersionSpecifier(VersionSpecifiers::from(
             VersionSpecifier::from_version(Operator::Equal, version.clone())
                 .expect("== accepts every version"),
+        ))),
+        marker: Default::default(),
+        origin: None,
+    }
+}
+
+/// `name>=version` (the local label dropped: PEP 440 allows it only with `==`).
+fn at_least(name: &PackageName, version: &Version) -> Requirement {
+    Requirement {
+        name: name.clone(),
+        extras: vec![],
+        version_or_url: Some(VersionOrUrl::VersionSpecifier(VersionSpecifiers::from(
+            VersionSpecifier::from_version(
+                Operator::GreaterThanEqual,
+                version.clone().without_local(),
+            )
+            .expect(">= accepts a version without a local label"),
         ))),
         marker: Default::default(),
         origin: None,

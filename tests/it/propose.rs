@@ -131,6 +131,9 @@ fn issue_5_canonical_incident_text() {
         "--offline",
     ]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(&regex_escape(&repo().display().to_string()), "[REPO]");
+    settings.bind(|| insta::assert_snapshot!("canonical_incident_text", out.stdout));
     assert!(out.stdout.contains("The request cannot be met as asked:"));
     assert!(
         out.stdout
@@ -266,6 +269,18 @@ fn bad_input_is_explained() {
     );
 }
 
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if "\\.+*?()|[]{}^$#&-~".contains(c) {
+                vec!['\\', c]
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
@@ -359,9 +374,36 @@ fn issue_5_emitted_pip_commands_produce_the_planned_versions() {
             .find(|(_, p)| p["kind"] == kind)
             .unwrap_or_else(|| panic!("no {kind} plan: {}", out.stdout));
         let dir = out_dir.join("plans").join(format!("{}-{kind}", i + 1));
-        // Run the pip script as written.
-        let out = Command::new("bash")
-            .arg(dir.join("install-pip.sh"))
+        // Run what planner wrote: the pip script (move-blockers), or the pip commands the text
+        // output prints for pasting (forced-override).
+        let mut cmd = Command::new("bash");
+        if kind == "move-blockers" {
+            cmd.arg(dir.join("install-pip.sh"));
+        } else {
+            let text = ctx.run(&[
+                "propose",
+                "target==2.0",
+                "--allow-override",
+                "--venv",
+                venv.to_str().unwrap(),
+                "--index-url",
+                &url,
+            ]);
+            let section = text
+                .stdout
+                .split(&format!("{kind}:"))
+                .nth(1)
+                .and_then(|rest| rest.split("with pip:\n").nth(1))
+                .and_then(|rest| rest.split("  with uv:").next())
+                .unwrap_or_else(|| panic!("no pip commands: {}", text.stdout))
+                .to_string();
+            assert!(
+                section.contains("--force-reinstall --no-deps -- 'target==2.0'"),
+                "{section}"
+            );
+            cmd.args(["-euo", "pipefail", "-c", &section]);
+        }
+        let out = cmd
             .env("PIP_NO_CACHE_DIR", "1")
             .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
             .output()
