@@ -397,8 +397,12 @@ impl Inner {
                 let mut files = page.files;
                 for file in &mut files {
                     // Credentials never ride along in file URLs; the realm supplies them.
-                    let _ = file.url.set_username("");
-                    let _ = file.url.set_password(None);
+                    if file.url.has_authority()
+                        && (!file.url.username().is_empty() || file.url.password().is_some())
+                    {
+                        let _ = file.url.set_username("");
+                        let _ = file.url.set_password(None);
+                    }
                 }
                 return Ok(Some(Arc::new(Project {
                     name: name.clone(),
@@ -516,7 +520,7 @@ impl Inner {
                         fetched_at: now,
                         max_age: reply.max_age.unwrap_or(self.default_max_age),
                         len: 0,
-                        sha256: String::new(),
+                        crc32: 0,
                     },
                     &reply.body,
                 );
@@ -534,7 +538,7 @@ impl Inner {
                         fetched_at: now,
                         max_age: reply.max_age.unwrap_or(self.default_max_age),
                         len: 0,
-                        sha256: String::new(),
+                        crc32: 0,
                     },
                     b"",
                 );
@@ -603,7 +607,7 @@ impl Inner {
                     fetched_at: jiff::Timestamp::now().as_second(),
                     max_age: u64::MAX / 4,
                     len: 0,
-                    sha256: String::new(),
+                    crc32: 0,
                 },
                 &bytes,
             );
