@@ -525,6 +525,18 @@ impl Proposer<'_> {
             let Some(project) = self.index.project(&name)? else {
                 continue;
             };
+            let planned_version = planned.dists.get(&name).map(|d| d.version.clone());
+            // Cheap pre-check: no file newer than the planned version, nothing holds it back.
+            if let Some(planned) = &planned_version {
+                let public = planned.clone().without_local();
+                if project
+                    .files
+                    .iter()
+                    .all(|f| f.filename.version() <= &public)
+                {
+                    continue;
+                }
+            }
             let Some(newest) = self.candidates(&project).into_iter().next() else {
                 continue;
             };
@@ -637,12 +649,14 @@ impl Proposer<'_> {
                 (Some(dist), _, _) => dist.metadata.requires_dist.clone(),
                 _ => vec![],
             };
+            let public = resolved.version.clone().without_local();
             let platform_specific = project.as_ref().is_some_and(|p| {
                 p.files.iter().any(|f| {
-                    f.filename.version().clone().without_local()
-                        == resolved.version.clone().without_local()
-                        && matches!(&f.filename, index::DistFilename::Wheel(w)
-                            if w.tags.iter().any(|t| t.platform != "any"))
+                    matches!(&f.filename, index::DistFilename::Wheel(w)
+                        if w.tags.iter().any(|t| t.platform != "any")
+                            && (w.version == public
+                                || w.version.is_local()
+                                    && w.version.clone().without_local() == public))
                 })
             });
             dists.insert(

@@ -492,6 +492,105 @@ fn issue_5_emitted_pip_commands_produce_the_planned_versions() {
     }
 }
 
+/// The same plans carried out by the uv script, when `uv` is on PATH (it is not a test
+/// dependency; `pip install uv` provides it).
+#[test]
+fn issue_5_emitted_uv_commands_produce_the_planned_versions() {
+    let Some(python) = python3() else {
+        return;
+    };
+    let Ok(uv) = Command::new("uv").arg("--version").output() else {
+        return;
+    };
+    if !uv.status.success() {
+        return;
+    }
+    let ctx = TestContext::new();
+    let root = ctx.dir.path().join("index");
+    let status = Command::new(&python)
+        .arg(repo().join("tests/it/propose_index.py"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let server = IndexServer::start(&root);
+    let url = server.url();
+    for (kind, expected) in [
+        ("move-blockers", [("blocker", "2.0"), ("target", "2.0")]),
+        ("forced-override", [("blocker", "1.0"), ("target", "2.0")]),
+    ] {
+        let venv = ctx.dir.path().join(kind);
+        let out = Command::new(&python)
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let out = pip(&venv)
+            .args([
+                "install",
+                "-q",
+                "--index-url",
+                &url,
+                "--only-binary",
+                ":all:",
+                "--",
+            ])
+            .args(["target==1.0", "blocker==1.0", "bystander==1.0"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out_dir = ctx.dir.path().join(format!("out-{kind}"));
+        let out = ctx.run(&[
+            "propose",
+            "target==2.0",
+            "--allow-override",
+            "--venv",
+            venv.to_str().unwrap(),
+            "--index-url",
+            &url,
+            "--out-dir",
+            out_dir.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        let proposal = json(&out.stdout);
+        let i = proposal["plans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|p| p["kind"] == kind)
+            .unwrap();
+        let dir = out_dir.join("plans").join(format!("{}-{kind}", i + 1));
+        let out = Command::new("bash")
+            .arg(dir.join("install-uv.sh"))
+            .env("UV_CACHE_DIR", ctx.dir.path().join("uv-cache"))
+            .env("UV_NO_CONFIG", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let installed = installed_versions(&venv);
+        for (name, version) in expected {
+            assert_eq!(
+                installed.get(name).map(String::as_str),
+                Some(version),
+                "{kind}: {installed:?}"
+            );
+        }
+        assert_eq!(installed.get("bystander").map(String::as_str), Some("1.0"));
+    }
+}
+
 fn pip(venv: &Path) -> Command {
     let mut cmd = Command::new(venv.join("bin/python"));
     cmd.args(["-m", "pip", "--disable-pip-version-check", "--no-cache-dir"]);
