@@ -31,7 +31,9 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub fn run(args: &OutdatedArgs, printer: &Printer) -> miette::Result<ExitStatus> {
     let inventory = inventory::load(&args.env)?;
     inventory.report(printer);
-    let settings = IndexSettings::from_args(&args.index, args.env.venv.as_deref())?;
+    let mut settings = IndexSettings::from_args(&args.index, args.env.venv.as_deref())?;
+    // Only this environment's files matter here (plus one per version, for "newest on index").
+    settings.target_tags = Some(inventory.environment.tags.clone());
     let index = Index::new(settings, printer)?;
     let names: Vec<PackageName> = inventory
         .dists

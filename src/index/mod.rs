@@ -108,6 +108,10 @@ pub struct IndexSettings {
     pub binary: BinaryPolicy,
     /// How long a page stays fresh when the server sends no `Cache-Control` (seconds).
     pub page_max_age: u64,
+    /// Read pages for this target only: wheels whose tags it does not support are dropped,
+    /// except one per version (so every version is still listed, with a reason). `None` keeps
+    /// every file (what the solver and tests use by default).
+    pub target_tags: Option<crate::tags::Tags>,
 }
 
 /// Pages without `Cache-Control` stay fresh this long: the public index's own `max-age`.
@@ -125,6 +129,7 @@ impl Default for IndexSettings {
             netrc: Netrc::default(),
             binary: BinaryPolicy::default(),
             page_max_age: DEFAULT_PAGE_MAX_AGE,
+            target_tags: None,
         }
     }
 }
@@ -150,6 +155,7 @@ impl IndexSettings {
             page_max_age: get("PLANNER_INDEX_TTL")
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(DEFAULT_PAGE_MAX_AGE),
+            target_tags: None,
         })
     }
 }
@@ -185,6 +191,7 @@ struct Inner {
     progress: Option<indicatif::ProgressBar>,
     warned: Mutex<std::collections::HashSet<String>>,
     default_max_age: u64,
+    target_tags: Option<crate::tags::Tags>,
 }
 
 impl std::fmt::Debug for Index {
@@ -249,6 +256,7 @@ impl Index {
                 progress,
                 warned: Mutex::new(std::collections::HashSet::new()),
                 default_max_age: settings.page_max_age,
+                target_tags: settings.target_tags,
             }),
         })
     }
@@ -414,6 +422,12 @@ impl Inner {
         Ok(None)
     }
 
+    fn filter(&self) -> Option<parse::FileFilter<'_>> {
+        self.target_tags
+            .as_ref()
+            .map(|tags| parse::FileFilter { tags })
+    }
+
     fn local_page(
         &self,
         root: &Path,
@@ -423,8 +437,12 @@ impl Inner {
             return Ok(None);
         };
         let parsed = match page.format {
-            local::PageFormat::Json => parse::simple_json(&page.body, &page.base),
-            local::PageFormat::Html => parse::simple_html(&page.body, &page.base, Some(name)),
+            local::PageFormat::Json => {
+                parse::simple_json_filtered(&page.body, &page.base, self.filter())
+            }
+            local::PageFormat::Html => {
+                parse::simple_html_filtered(&page.body, &page.base, Some(name), self.filter())
+            }
         };
         let parsed = parsed.map_err(|e| IndexError::InvalidPage {
             url: page.base.to_string(),
@@ -465,7 +483,14 @@ impl Inner {
             if meta.content_type.as_deref() == Some(NOT_FOUND) {
                 return Ok(None);
             }
-            return parse_page(&body, meta.content_type.as_deref(), &secret, name).map(Some);
+            return parse_page(
+                &body,
+                meta.content_type.as_deref(),
+                &secret,
+                name,
+                self.filter(),
+            )
+            .map(Some);
         }
         if let Some((meta, body)) = &cached
             && meta.is_fresh(now)
@@ -473,7 +498,13 @@ impl Inner {
             if meta.content_type.as_deref() == Some(NOT_FOUND) {
                 return Ok(None);
             }
-            if let Ok(page) = parse_page(body, meta.content_type.as_deref(), &secret, name) {
+            if let Ok(page) = parse_page(
+                body,
+                meta.content_type.as_deref(),
+                &secret,
+                name,
+                self.filter(),
+            ) {
                 return Ok(Some(page));
             }
         }
@@ -491,7 +522,13 @@ impl Inner {
                 {
                     meta.fetched_at = now;
                     meta.max_age = reply.max_age.unwrap_or(meta.max_age);
-                    let page = parse_page(&body, meta.content_type.as_deref(), &secret, name)?;
+                    let page = parse_page(
+                        &body,
+                        meta.content_type.as_deref(),
+                        &secret,
+                        name,
+                        self.filter(),
+                    )?;
                     self.cache.write(Bucket::Pages, meta, &body);
                     return Ok(Some(page));
                 }
@@ -509,6 +546,7 @@ impl Inner {
                     reply.content_type.as_deref(),
                     &page_secret,
                     name,
+                    self.filter(),
                 )?;
                 self.cache.write(
                     Bucket::Pages,
@@ -645,6 +683,7 @@ fn parse_page(
     content_type: Option<&str>,
     url: &SecretUrl,
     name: &PackageName,
+    filter: Option<parse::FileFilter<'_>>,
 ) -> Result<ProjectPage, IndexError> {
     let shown = url.to_string();
     let base = url.without_credentials();
@@ -662,9 +701,9 @@ fn parse_page(
         }
     };
     let parsed = if json {
-        parse::simple_json(body, &base)
+        parse::simple_json_filtered(body, &base, filter)
     } else {
-        parse::simple_html(body, &base, Some(name))
+        parse::simple_html_filtered(body, &base, Some(name), filter)
     }
     .map_err(|e| IndexError::InvalidPage {
         url: shown.clone(),

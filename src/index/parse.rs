@@ -158,8 +158,46 @@ fn check_api_version(version: Option<&str>) -> Result<(), ParseError> {
     Ok(())
 }
 
+/// Keep only what one target environment can use, plus one wheel per version it cannot (so
+/// every version still shows, and why it is unusable). Pages of big projects list thousands of
+/// wheels for other platforms; dropping them before their URLs are parsed makes reading a page
+/// several times cheaper.
+#[derive(Debug, Clone, Copy)]
+pub struct FileFilter<'t> {
+    /// The target's supported tags.
+    pub tags: &'t crate::tags::Tags,
+}
+
+/// Per-page state of a [`FileFilter`].
+#[derive(Default)]
+struct FilterState {
+    represented: std::collections::HashSet<pep440_rs::Version>,
+}
+
+impl FileFilter<'_> {
+    /// Whether to keep a parsed file name.
+    fn keep(&self, name: &DistFilename, state: &mut FilterState) -> bool {
+        match name {
+            DistFilename::Sdist(_) => true,
+            DistFilename::Wheel(w) => {
+                self.tags.best_rank(&w.tags).is_some()
+                    || state.represented.insert(w.version.clone())
+            }
+        }
+    }
+}
+
 /// Parse a PEP 691 JSON project page.
 pub fn simple_json(bytes: &[u8], base: &Url) -> Result<ProjectPage, ParseError> {
+    simple_json_filtered(bytes, base, None)
+}
+
+/// [`simple_json`], keeping only the files a [`FileFilter`] keeps.
+pub fn simple_json_filtered(
+    bytes: &[u8],
+    base: &Url,
+    filter: Option<FileFilter<'_>>,
+) -> Result<ProjectPage, ParseError> {
     let page: JsonPage =
         serde_json::from_slice(bytes).map_err(|e| ParseError(format!("invalid JSON: {e}")))?;
     let api_version = page.meta.and_then(|m| m.api_version);
@@ -169,6 +207,7 @@ pub fn simple_json(bytes: &[u8], base: &Url) -> Result<ProjectPage, ParseError> 
     let mut files = Vec::with_capacity(page.files.len());
     let mut skipped = Vec::new();
     let mut memo = RequiresPythonMemo::default();
+    let mut state = FilterState::default();
     for file in page.files {
         let raw = RawFile {
             filename: file.filename,
@@ -186,7 +225,7 @@ pub fn simple_json(bytes: &[u8], base: &Url) -> Result<ProjectPage, ParseError> 
                 .or_else(|| core_metadata(file.dist_info_metadata))
                 .or_else(|| core_metadata(file.data_dist_info_metadata)),
         };
-        match raw.into_dist_file(base, Some(&name), &mut memo) {
+        match raw.into_dist_file(base, Some(&name), &mut memo, filter, &mut state) {
             Ok(Some(f)) => files.push(f),
             Ok(None) => {}
             Err(why) => skipped.push(why),
@@ -206,6 +245,16 @@ pub fn simple_html(
     bytes: &[u8],
     base: &Url,
     expected: Option<&PackageName>,
+) -> Result<ProjectPage, ParseError> {
+    simple_html_filtered(bytes, base, expected, None)
+}
+
+/// [`simple_html`], keeping only the files a [`FileFilter`] keeps.
+pub fn simple_html_filtered(
+    bytes: &[u8],
+    base: &Url,
+    expected: Option<&PackageName>,
+    filter: Option<FileFilter<'_>>,
 ) -> Result<ProjectPage, ParseError> {
     let text = String::from_utf8_lossy(bytes);
     let dom = tl::parse(&text, tl::ParserOptions::default())
@@ -242,6 +291,7 @@ pub fn simple_html(
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     let mut memo = RequiresPythonMemo::default();
+    let mut state = FilterState::default();
     for tag in anchors {
         let Some(href) = attr(tag, "href") else {
             continue;
@@ -288,7 +338,7 @@ pub fn simple_html(
             size: None,
             core_metadata: core,
         };
-        match raw.into_dist_file(&base, expected, &mut memo) {
+        match raw.into_dist_file(&base, expected, &mut memo, filter, &mut state) {
             Ok(Some(f)) => files.push(f),
             Ok(None) => {}
             Err(why) => skipped.push(why),
@@ -323,6 +373,8 @@ impl RawFile<'_> {
         base: &Url,
         expected: Option<&PackageName>,
         memo: &mut RequiresPythonMemo,
+        filter: Option<FileFilter<'_>>,
+        state: &mut FilterState,
     ) -> Result<Option<DistFile>, String> {
         let filename = self.filename.trim();
         if [".egg", ".exe", ".msi", ".rpm", ".deb", ".dmg"]
@@ -337,6 +389,11 @@ impl RawFile<'_> {
         };
         if let Some(expected) = expected
             && parsed.name() != expected
+        {
+            return Ok(None);
+        }
+        if let Some(filter) = filter
+            && !filter.keep(&parsed, state)
         {
             return Ok(None);
         }
@@ -500,6 +557,34 @@ mod tests {
         assert_eq!(sdist.core_metadata, Some(BTreeMap::new()));
         assert_eq!(parsed.skipped.len(), 2, "{:?}", parsed.skipped);
         assert!(parsed.skipped[1].contains("requires-python"));
+    }
+
+    #[test]
+    fn a_target_filter_keeps_one_foreign_wheel_per_version() {
+        let page = br#"{"meta": {"api-version": "1.1"}, "name": "demo", "files": [
+          {"filename": "demo-2.0-cp312-cp312-win_amd64.whl", "url": "a", "hashes": {}},
+          {"filename": "demo-2.0-cp312-cp312-macosx_11_0_arm64.whl", "url": "b", "hashes": {}},
+          {"filename": "demo-1.0-cp312-cp312-win_amd64.whl", "url": "c", "hashes": {}},
+          {"filename": "demo-1.0-cp312-cp312-manylinux_2_28_x86_64.whl", "url": "d", "hashes": {}},
+          {"filename": "demo-1.0.tar.gz", "url": "e", "hashes": {}}
+        ]}"#;
+        let tags =
+            crate::tags::Tags::new(vec!["cp312-cp312-manylinux_2_28_x86_64".parse().unwrap()]);
+        let all = simple_json(page, &base()).unwrap();
+        let kept = simple_json_filtered(page, &base(), Some(FileFilter { tags: &tags })).unwrap();
+        assert_eq!(all.files.len(), 5);
+        let urls: Vec<&str> = kept.files.iter().map(|f| f.url.path()).collect();
+        // 2.0 keeps one (foreign) wheel so the version is still listed; 1.0 keeps its
+        // compatible wheel, the sdist, and its first foreign wheel.
+        assert_eq!(
+            urls,
+            [
+                "/simple/demo/a",
+                "/simple/demo/c",
+                "/simple/demo/d",
+                "/simple/demo/e"
+            ]
+        );
     }
 
     #[test]
