@@ -289,3 +289,67 @@ fn budget_stops_with_a_partial_explanation() {
         other => panic!("expected the budget to stop it: {other:?}"),
     }
 }
+
+/// No line of a report says "a[x]==1.0 depends on a==1.0".
+fn assert_no_proxy_pin(failure: &NoSolution) {
+    for line in failure.report.lines() {
+        assert!(
+            !(line.contains("a[x]==1.0 depends on a==")
+                || line.contains("a[x] depend on a")
+                || line.contains("a[y] depend on a")),
+            "{}",
+            failure.report
+        );
+    }
+}
+
+#[test]
+fn extra_proxy_pins_are_folded_out_of_explanations() {
+    let mut index = MemIndex::new();
+    index.add_release(MemRelease {
+        provides_extra: vec!["x".to_string()],
+        ..MemRelease::new("a", "1.0", &["b>=2; extra == 'x'"])
+    });
+    index.add("b", "1.0", &[]);
+    let failure = unsolved(&index, &request(&["a[x]==1.0"]));
+    assert_no_proxy_pin(&failure);
+    insta::assert_snapshot!("extra_simple", render_failure(&failure));
+
+    // Two extras of one package that disagree, and an extra against a root pin.
+    let mut index = MemIndex::new();
+    for v in ["1.0", "2.0"] {
+        index.add_release(MemRelease {
+            provides_extra: vec!["x".to_string(), "y".to_string()],
+            ..MemRelease::new(
+                "a",
+                v,
+                &[&format!("c=={v}; extra == 'x'"), "d<2; extra == 'y'"],
+            )
+        });
+    }
+    index
+        .add("c", "1.0", &[])
+        .add("c", "2.0", &[])
+        .add("d", "1.0", &[])
+        .add("d", "2.0", &[]);
+    let failure = unsolved(&index, &request(&["a[x,y]", "c==2.0", "d>=2"]));
+    assert_no_proxy_pin(&failure);
+    insta::assert_snapshot!("extra_two", render_failure(&failure));
+    let failure = unsolved(&index, &request(&["a[x]>=2", "c<2"]));
+    assert_no_proxy_pin(&failure);
+    insta::assert_snapshot!("extra_range", render_failure(&failure));
+
+    // The conflict runs through the base package: the pin of `a[x]` to `a` carries it.
+    let mut index = MemIndex::new();
+    index.add_release(MemRelease {
+        provides_extra: vec!["x".to_string()],
+        ..MemRelease::new("a", "1.0", &["b>=2", "c; extra == 'x'"])
+    });
+    index.add("b", "1.0", &[]).add("c", "1.0", &[]);
+    let failure = unsolved(&index, &request(&["a[x]==1.0"]));
+    assert_no_proxy_pin(&failure);
+    insta::assert_snapshot!("extra_through_base", render_failure(&failure));
+    let failure = unsolved(&index, &request(&["a[x]", "a>1"]));
+    assert_no_proxy_pin(&failure);
+    insta::assert_snapshot!("extra_against_base", render_failure(&failure));
+}
