@@ -25,6 +25,12 @@ pub trait IndexSource: Send + Sync {
     fn prefetch(&self, names: &[PackageName]) {
         let _ = names;
     }
+
+    /// The project names the index can list cheaply (a local folder, an in-memory index), for
+    /// "did you mean" hints; `None` where listing would be costly (an HTTP index).
+    fn project_names(&self) -> Option<Vec<PackageName>> {
+        None
+    }
 }
 
 pub mod auth;
@@ -320,6 +326,17 @@ impl IndexSource for Index {
         let file = file.clone();
         self.runtime
             .block_on(async move { inner.metadata(project, file).await })
+    }
+
+    fn project_names(&self) -> Option<Vec<PackageName>> {
+        let mut names = Vec::new();
+        let mut listed = false;
+        for index in &self.inner.indexes {
+            if let IndexLocation::Local(root) = index {
+                listed |= local::list_projects(root, &mut names);
+            }
+        }
+        listed.then_some(names)
     }
 
     fn prefetch(&self, names: &[PackageName]) {

@@ -18,7 +18,8 @@
 //! 5. [`PythonFormatter`] phrases every incompatibility with PEP 440 specifiers, never raw
 //!    ranges, and sorts terms so the text is deterministic;
 //! 6. hints are derived from the facts: a pre-release would fit, Requires-Python excludes, only
-//!    yanked versions, a local variant exists, which versions of a blocker accept the request.
+//!    yanked versions, a local variant exists, which versions of a blocker accept the request,
+//!    and for a name the index does not have, the known names it may be a typo of.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -35,6 +36,7 @@ use super::error::{Fact, FactPackage, Hint, HintKind, NoSolution, SolveError, Un
 use super::package::Pkg;
 use super::provider::Provider;
 use super::ranges::{hull_upper, name_with_range, render, specifiers_to_ranges};
+use super::suggest;
 
 type Tree = DerivationTree<Pkg, Ranges<Version>, Unavailable>;
 type Ext = External<Pkg, Ranges<Version>, Unavailable>;
@@ -560,7 +562,38 @@ fn root_ranges(facts: &[Fact]) -> BTreeMap<PackageName, Ranges<Version>> {
     out
 }
 
+/// How many index lookups "did you mean" may spend on confusable spellings, per failure.
+const SUGGESTION_PROBES: usize = 8;
+
+/// Known names close to `missing` (see [`super::suggest`]); confusable spellings are looked up
+/// on the index while `probes` lasts.
+fn did_you_mean(
+    missing: &PackageName,
+    provider: &Provider<'_>,
+    probes: &mut usize,
+) -> Vec<PackageName> {
+    let (mut known, imports) = provider.known_names();
+    known.extend(provider.index.project_names().unwrap_or_default());
+    for variant in suggest::variants(missing) {
+        if *probes == 0 {
+            break;
+        }
+        if known.contains(&variant) || provider.cached_table(&variant).is_some() {
+            continue;
+        }
+        *probes -= 1;
+        // A failed lookup only means no suggestion.
+        if let Ok(table) = provider.table(&variant)
+            && table.project.is_some()
+        {
+            known.insert(variant);
+        }
+    }
+    suggest::suggest(missing, &known, &imports)
+}
+
 fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveError> {
+    let mut probes = SUGGESTION_PROBES;
     let mut hints: Vec<Hint> = Vec::new();
     let mut push = |hint: Hint| {
         if !hints.contains(&hint) {
@@ -594,6 +627,7 @@ fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveErro
                             provider.python,
                             provider.python
                         ),
+                        suggestions: Vec::new(),
                     });
                 }
             }
@@ -609,7 +643,24 @@ fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveErro
                         message: format!(
                             "{name} is not on the configured index; check the name and --index-url / --extra-index-url"
                         ),
+                        suggestions: Vec::new(),
                     });
+                    let suggestions = did_you_mean(name, provider, &mut probes);
+                    if !suggestions.is_empty() {
+                        let list: Vec<String> =
+                            suggestions.iter().map(|n| format!("`{n}`")).collect();
+                        let list = match list.as_slice() {
+                            [one] => one.clone(),
+                            [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+                            [] => String::new(),
+                        };
+                        push(Hint {
+                            kind: HintKind::DidYouMean,
+                            package: name.clone(),
+                            message: format!("did you mean {list} instead of `{name}`?"),
+                            suggestions,
+                        });
+                    }
                     continue;
                 }
                 let Some(table) = provider.cached_table(name) else {
@@ -629,6 +680,7 @@ fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveErro
                         message: format!(
                             "pre-releases of {name} would fit ({name}=={newest}); allow them with `--prerelease allow`, or name one in a requirement (`{name}>={newest}`)"
                         ),
+                        suggestions: Vec::new(),
                     });
                 }
                 // A local variant of a version the range names.
@@ -653,6 +705,7 @@ fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveErro
                                 name_with_range(name.as_ref(), range),
                                 v.clone().without_local()
                             ),
+                            suggestions: Vec::new(),
                         });
                     }
                 }
@@ -670,11 +723,13 @@ fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveErro
                         message: format!(
                             "{what} is yanked; pin it exactly (`{what}`) among your requirements to use it anyway (PEP 592)"
                         ),
+                        suggestions: Vec::new(),
                     }),
                     other => push(Hint {
                         kind: HintKind::Unusable,
                         package: name.clone(),
                         message: format!("{what} {other}"),
+                        suggestions: Vec::new(),
                     }),
                 }
             }
@@ -783,5 +838,6 @@ fn blocker_hint(
         kind: HintKind::BlockerVersions,
         package: blocker.clone(),
         message,
+        suggestions: Vec::new(),
     }))
 }

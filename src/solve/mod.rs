@@ -43,6 +43,7 @@ mod package;
 mod provider;
 pub mod ranges;
 pub mod requirements_file;
+mod suggest;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -91,6 +92,8 @@ impl From<crate::cli::PrereleaseMode> for PrereleaseMode {
 pub struct InstalledCandidate {
     /// Its metadata (version and `Requires-Dist` are read from here).
     pub metadata: Arc<CoreMetadata>,
+    /// Its top-level import names (`yaml` for `pyyaml`), for "did you mean" hints.
+    pub import_names: Vec<String>,
 }
 
 impl InstalledCandidate {
@@ -104,6 +107,7 @@ impl From<&InstalledDist> for InstalledCandidate {
     fn from(dist: &InstalledDist) -> Self {
         InstalledCandidate {
             metadata: Arc::new(dist.metadata.clone()),
+            import_names: dist.top_level.clone(),
         }
     }
 }

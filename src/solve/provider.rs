@@ -173,6 +173,57 @@ impl<'a> Provider<'a> {
         self.tables.borrow().get(name).cloned()
     }
 
+    /// The names known at this point, for "did you mean": projects the index answered for, the
+    /// requirements, constraints and overrides, what the releases read so far require, the
+    /// installed distributions and what they require (less the names the index is known not to have); and the installed import names
+    /// (lowercase) with their distributions.
+    pub(crate) fn known_names(
+        &self,
+    ) -> (
+        BTreeSet<PackageName>,
+        BTreeMap<String, BTreeSet<PackageName>>,
+    ) {
+        let tables = self.tables.borrow();
+        let mut known: BTreeSet<PackageName> = tables
+            .iter()
+            .filter(|(_, t)| t.project.is_some() || !t.versions.is_empty())
+            .map(|(n, _)| n.clone())
+            .collect();
+        let request = self.request;
+        let mut named: Vec<&PackageName> = request
+            .requirements
+            .iter()
+            .chain(&request.constraints)
+            .chain(request.overrides.iter().map(|o| &o.requirement))
+            .map(|r| &r.name)
+            .collect();
+        named.extend(request.preferences.keys());
+        // What the releases read so far require.
+        let seen = self.seen.borrow();
+        named.extend(seen.keys().filter_map(Pkg::name));
+        for c in request.preferences.values() {
+            named.extend(c.metadata.requires_dist.iter().map(|r| &r.name));
+        }
+        for name in named {
+            let missing = tables
+                .get(name)
+                .is_some_and(|t| t.project.is_none() && t.versions.is_empty());
+            if !missing {
+                known.insert(name.clone());
+            }
+        }
+        let mut imports: BTreeMap<String, BTreeSet<PackageName>> = BTreeMap::new();
+        for (name, c) in &request.preferences {
+            for import in &c.import_names {
+                imports
+                    .entry(import.to_lowercase())
+                    .or_default()
+                    .insert(name.clone());
+            }
+        }
+        (known, imports)
+    }
+
     /// Whether pre-releases of `name` are candidates.
     pub(crate) fn prereleases_allowed(&self, name: &PackageName, table: &VersionTable) -> bool {
         match self.request.prerelease {

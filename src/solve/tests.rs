@@ -170,6 +170,7 @@ fn installed_version_is_preferred_and_kept_even_off_index() {
         PackageName::from_str("torch").unwrap(),
         InstalledCandidate {
             metadata: std::sync::Arc::new(installed),
+            import_names: vec!["torch".to_string()],
         },
     );
     let resolution = solve(&index, &linux_env("3.12.3"), &r).unwrap();
@@ -352,4 +353,56 @@ fn extra_proxy_pins_are_folded_out_of_explanations() {
     let failure = unsolved(&index, &request(&["a[x]", "a>1"]));
     assert_no_proxy_pin(&failure);
     insta::assert_snapshot!("extra_against_base", render_failure(&failure));
+}
+
+#[test]
+fn missing_names_get_did_you_mean() {
+    let mut index = MemIndex::new();
+    index
+        .add("requests", "2.32.0", &["urllib3"])
+        .add("urllib3", "2.2.0", &[])
+        .add("python-dateutil", "2.9.0", &[])
+        .add("numpy", "2.0.0", &[]);
+    // A typo among the index's names.
+    let failure = unsolved(&index, &request(&["reqeusts", "numpy"]));
+    insta::assert_snapshot!("did_you_mean_typo", render_failure(&failure));
+    let hint = &failure.hints[1];
+    assert_eq!(hint.kind, HintKind::DidYouMean);
+    assert_eq!(
+        hint.suggestions,
+        vec![PackageName::from_str("requests").unwrap()]
+    );
+    // A PEP 503 confusable.
+    let failure = unsolved(&index, &request(&["dateutil"]));
+    assert_eq!(
+        failure.hints[1].suggestions,
+        vec![PackageName::from_str("python-dateutil").unwrap()]
+    );
+    // Nothing close: no guess.
+    let failure = unsolved(&index, &request(&["tensorflow"]));
+    assert_eq!(failure.hints.len(), 1, "{:?}", failure.hints);
+    assert_eq!(failure.hints[0].kind, HintKind::NotFound);
+    // An import name of an installed distribution.
+    let mut r = request(&["yaml"]);
+    r.preferences.insert(
+        PackageName::from_str("pyyaml").unwrap(),
+        InstalledCandidate {
+            metadata: std::sync::Arc::new(
+                crate::metadata::CoreMetadata::parse_str(
+                    "Metadata-Version: 2.4\nName: PyYAML\nVersion: 6.0.2\n",
+                )
+                .unwrap(),
+            ),
+            import_names: vec!["_yaml".to_string(), "yaml".to_string()],
+        },
+    );
+    let failure = unsolved(&index, &r);
+    assert_eq!(
+        failure.hints[1].suggestions,
+        vec![PackageName::from_str("pyyaml").unwrap()]
+    );
+    let json = serde_json::to_value(&failure.hints).unwrap();
+    assert_eq!(json[1]["kind"], "did-you-mean");
+    assert_eq!(json[1]["suggestions"][0], "pyyaml");
+    assert!(json[0].get("suggestions").is_none());
 }

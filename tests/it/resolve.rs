@@ -165,3 +165,27 @@ fn triton_3_7_needs_torch_2_12() {
         "{doc:#}"
     );
 }
+
+#[test]
+fn misspelt_names_get_did_you_mean() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    // A typo of a name torch requires (known once torch's metadata is read).
+    let out = resolve(
+        &ctx,
+        &server,
+        &["--format", "json", "torch==2.11.0", "tritn==3.6.0"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let hints = doc["hints"].as_array().unwrap();
+    assert_eq!(hints[0]["kind"], "not-found", "{doc:#}");
+    assert_eq!(hints[1]["kind"], "did-you-mean", "{doc:#}");
+    assert_eq!(hints[1]["package"], "tritn");
+    assert_eq!(hints[1]["suggestions"], serde_json::json!(["triton"]));
+
+    // A PEP 503 confusable the index is asked about (an HTTP index cannot list its names).
+    let out = resolve(&ctx, &server, &["dateutil"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    insta::assert_snapshot!("did_you_mean_text", out.stderr);
+}
