@@ -33,8 +33,8 @@ use super::ranges::{
     is_exact_pin, names_prerelease, render, requires_python_to_ranges, specifiers_to_ranges,
 };
 use super::{
-    OverriddenEdge, Override, PrereleaseMode, Resolution, Resolved, ResolvedSource, SolveRequest,
-    Via, explain,
+    Dependent, OverriddenEdge, Override, PrereleaseMode, Resolution, Resolved, ResolvedSource,
+    SolveRequest, Via, explain,
 };
 
 /// A dependency edge as pubgrub takes it.
@@ -353,12 +353,19 @@ impl<'a> Provider<'a> {
                             .map(|o| &o.requirement)
                             .filter(|r| r.evaluate_markers(&self.env.markers, extras))
                             .collect();
-                        if let Some(name) = dependent.name() {
+                        let who = match dependent {
+                            Pkg::Root => Some(Dependent::Root),
+                            Pkg::Dist(name) | Pkg::Extra(name, _) => Some(Dependent::Dist {
+                                name: name.clone(),
+                                version: dependent_version.clone(),
+                            }),
+                            Pkg::Python => None,
+                        };
+                        if let Some(who) = who {
                             for replacement in &applicable {
                                 if replacement.requirement != *original {
                                     self.overridden.borrow_mut().push(OverriddenEdge {
-                                        dependent: name.clone(),
-                                        dependent_version: dependent_version.clone(),
+                                        dependent: who.clone(),
                                         original: original.clone(),
                                         replacement: replacement.requirement.clone(),
                                     });
@@ -817,16 +824,25 @@ fn run(provider: &Provider<'_>) -> Result<Resolution, SolveError> {
         .overridden
         .borrow()
         .iter()
-        .filter(|edge| {
-            packages
-                .get(&edge.dependent)
-                .is_some_and(|r| r.version == edge.dependent_version)
+        .filter(|edge| match &edge.dependent {
+            Dependent::Root => true,
+            Dependent::Dist { name, version } => {
+                packages.get(name).is_some_and(|r| &r.version == version)
+            }
         })
         .cloned()
         .collect();
     overridden.sort_by(|a, b| {
-        (a.dependent.as_ref(), a.original.to_string())
-            .cmp(&(b.dependent.as_ref(), b.original.to_string()))
+        (
+            &a.dependent,
+            a.original.to_string(),
+            a.replacement.to_string(),
+        )
+            .cmp(&(
+                &b.dependent,
+                b.original.to_string(),
+                b.replacement.to_string(),
+            ))
     });
     overridden.dedup();
     Ok(Resolution {

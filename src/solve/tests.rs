@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
+use pep440_rs::Version;
 use pep508_rs::{PackageName, Requirement};
 
 use super::mem_index::MemRelease;
@@ -130,7 +131,13 @@ fn overrides_replace_edges_and_are_recorded() {
     );
     assert_eq!(resolution.overridden.len(), 1);
     let edge = &resolution.overridden[0];
-    assert_eq!(edge.dependent.as_ref(), "torch");
+    assert_eq!(
+        edge.dependent,
+        Dependent::Dist {
+            name: PackageName::from_str("torch").unwrap(),
+            version: Version::from_str("2.11.0").unwrap()
+        }
+    );
     assert_eq!(edge.original.to_string(), "triton==3.6.0");
     assert_eq!(edge.replacement.to_string(), "triton==3.7.0");
     let via: Vec<String> = resolution.packages[&PackageName::from_str("triton").unwrap()]
@@ -139,6 +146,59 @@ fn overrides_replace_edges_and_are_recorded() {
         .map(|v| format!("{v:?}"))
         .collect();
     assert_eq!(via.len(), 2, "{via:?}");
+}
+
+#[test]
+fn overrides_of_root_requirements_are_recorded_with_the_root_as_dependent() {
+    let mut index = MemIndex::new();
+    index
+        .add("torch", "2.11.0", &["triton==3.6.0"])
+        .add("triton", "3.6.0", &[])
+        .add("triton", "3.7.0", &[]);
+    let mut r = request(&["torch==2.11.0", "triton<3.7"]);
+    // On every edge: torch's `triton==3.6.0` and the user's own `triton<3.7`.
+    r.overrides.push(Override {
+        requirement: req("triton==3.7.0"),
+        only_from: None,
+    });
+    // Identical to the root requirement: nothing replaced.
+    r.overrides.push(Override {
+        requirement: req("torch==2.11.0"),
+        only_from: None,
+    });
+    let resolution = solve(&index, &linux_env("3.12.3"), &r).unwrap();
+    assert_eq!(
+        pins(&resolution),
+        map(&[("torch", "2.11.0"), ("triton", "3.7.0")])
+    );
+    let edges: Vec<(String, String, String)> = resolution
+        .overridden
+        .iter()
+        .map(|e| {
+            (
+                e.dependent.to_string(),
+                e.original.to_string(),
+                e.replacement.to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        edges,
+        vec![
+            (
+                "<root>".to_string(),
+                "triton<3.7".to_string(),
+                "triton==3.7.0".to_string()
+            ),
+            (
+                "torch==2.11.0".to_string(),
+                "triton==3.6.0".to_string(),
+                "triton==3.7.0".to_string()
+            ),
+        ]
+    );
+    assert_eq!(resolution.overridden[0].dependent, Dependent::Root);
+    assert_eq!(resolution.overridden[0].dependent.dist(), None);
 }
 
 #[test]

@@ -189,3 +189,35 @@ fn misspelt_names_get_did_you_mean() {
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     insta::assert_snapshot!("did_you_mean_text", out.stderr);
 }
+
+#[test]
+fn an_override_of_a_root_requirement_is_reported_with_the_root_as_dependent() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    std::fs::write(ctx.dir.path().join("overrides.txt"), "torch==2.11.0\n").unwrap();
+    let args = ["--override", "overrides.txt", "torch>=2.12"];
+    let out = resolve(&ctx, &server, &args);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("torch==2.11.0\n"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("# override: your requirement `torch>=2.12`, replaced by `torch==2.11.0`\n"),
+        "{}",
+        out.stdout
+    );
+    let mut json_args = vec!["--format", "json"];
+    json_args.extend_from_slice(&args);
+    let out = resolve(&ctx, &server, &json_args);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        doc["overridden"],
+        serde_json::json!([{
+            "dependent": "<root>",
+            "dependent_version": null,
+            "original": "torch>=2.12",
+            "replacement": "torch==2.11.0"
+        }]),
+        "{doc:#}"
+    );
+}
