@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::ExitStatus;
 use crate::cli::{CheckArgs, OutputFormat};
 use crate::inventory::check::{self, CheckReport, Finding, Severity};
-use crate::inventory::{self, Inventory};
+use crate::inventory::{self, Inventory, escape_for_terminal};
 use crate::printer::Printer;
 
 /// The `schema` value of `planner check --format json`.
@@ -109,13 +109,19 @@ pub fn render_text(report: &CheckReport) -> String {
         }
         out.push_str(&format!("\n{title}:\n"));
         for finding in findings {
-            out.push_str(&format!("  - {}\n", finding.message()));
+            out.push_str(&format!(
+                "  - {}\n",
+                escape_for_terminal(&finding.message())
+            ));
         }
     }
     if !report.accepted.is_empty() {
         out.push_str("\naccepted by a plan:\n");
         for finding in &report.accepted {
-            out.push_str(&format!("  - {}\n", finding.message()));
+            out.push_str(&format!(
+                "  - {}\n",
+                escape_for_terminal(&finding.message())
+            ));
         }
     }
     out

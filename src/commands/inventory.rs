@@ -212,7 +212,11 @@ pub fn render_text(inventory: &Inventory) -> String {
     let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
     out.push_str(&line(&rule.iter().map(String::as_str).collect::<Vec<_>>()));
     for row in &rows {
-        out.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
+        let cells: Vec<String> = row
+            .iter()
+            .map(|cell| inventory::escape_for_terminal(cell).into_owned())
+            .collect();
+        out.push_str(&line(&cells.iter().map(String::as_str).collect::<Vec<_>>()));
     }
     let unreadable = if inventory.unreadable.is_empty() {
         String::new()

@@ -88,6 +88,17 @@ pub enum InventoryError {
         source: std::io::Error,
     },
 
+    /// Dists were installed or removed while the environment was read, twice in a row.
+    #[error("`{}` changed while it was being read", path.display())]
+    #[diagnostic(
+        code(planner::inventory::changed),
+        help("wait for the running install to finish, then run the planner again")
+    )]
+    ChangedDuringScan {
+        /// A metadata folder that disappeared.
+        path: PathBuf,
+    },
+
     /// `--python-version` is not `X.Y` or `X.Y.Z`.
     #[error("invalid Python version `{version}`: {message}")]
     #[diagnostic(

@@ -208,3 +208,38 @@ impl InstalledDist {
         }
     }
 }
+
+/// Escape what must never reach a terminal verbatim from package data: control characters and
+/// bidirectional overrides (`\u{202e}` can make a line read differently from what it is).
+pub fn escape_for_terminal(text: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(bad) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if bad(c) {
+            out.push_str(&format!("\\u{{{:04x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_escapes_controls_and_bidi() {
+        assert_eq!(escape_for_terminal("plain"), "plain");
+        assert_eq!(
+            escape_for_terminal("a\u{202e}b\u{1b}[31m"),
+            "a\\u{202e}b\\u{001b}[31m"
+        );
+    }
+}

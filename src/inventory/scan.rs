@@ -68,6 +68,23 @@ pub(crate) fn candidates(site_packages: &[PathBuf]) -> Result<Vec<Candidate>, In
 pub fn scan_site_packages(
     site_packages: &[PathBuf],
 ) -> Result<(Vec<InstalledDist>, Vec<UnreadableDist>), InventoryError> {
+    // A metadata folder that vanished between listing and reading means an install ran
+    // meanwhile: read everything once more rather than return half an inventory.
+    let (dists, unreadable) = scan_once(site_packages)?;
+    let vanished = |bad: &[UnreadableDist]| bad.iter().find(|b| !b.path.exists()).cloned();
+    if vanished(&unreadable).is_none() {
+        return Ok((dists, unreadable));
+    }
+    let (dists, unreadable) = scan_once(site_packages)?;
+    match vanished(&unreadable) {
+        None => Ok((dists, unreadable)),
+        Some(bad) => Err(InventoryError::ChangedDuringScan { path: bad.path }),
+    }
+}
+
+fn scan_once(
+    site_packages: &[PathBuf],
+) -> Result<(Vec<InstalledDist>, Vec<UnreadableDist>), InventoryError> {
     let candidates = candidates(site_packages)?;
     let results = read_parallel(&candidates);
     let mut dists = Vec::with_capacity(results.len());

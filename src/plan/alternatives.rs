@@ -240,12 +240,25 @@ impl Proposer<'_> {
             preferences.insert(dist.name().clone(), InstalledCandidate::from(dist));
         }
         requirements.extend(targets.iter().cloned());
+        // `--all` moves every dist up, never down: each stays at or above its installed version
+        // (the installed set itself satisfies that, so the constraint never makes a solvable
+        // request unsolvable; it stops the solver from trading a torch downgrade for a newer
+        // nvidia-* wheel).
+        let constraints: Vec<Requirement> = if self.request.all {
+            seen.iter()
+                .filter_map(|name| self.inventory.get(name))
+                .filter(|dist| !dist.is_unmanaged())
+                .map(|dist| at_least(dist.name(), dist.version()))
+                .collect()
+        } else {
+            vec![]
+        };
         solve::solve(
             self.index,
             &self.inventory.environment,
             &SolveRequest {
                 requirements,
-                constraints: vec![],
+                constraints,
                 overrides,
                 preferences,
                 upgrade: upgrade.clone(),
@@ -686,6 +699,23 @@ fn pin(name: &PackageName, version: &Version) -> Requirement {
         version_or_url: Some(VersionOrUrl::VersionSpecifier(VersionSpecifiers::from(
             VersionSpecifier::from_version(Operator::Equal, version.clone())
                 .expect("== accepts every version"),
+        ))),
+        marker: Default::default(),
+        origin: None,
+    }
+}
+
+/// `name>=version` (the local label dropped: PEP 440 allows it only with `==`).
+fn at_least(name: &PackageName, version: &Version) -> Requirement {
+    Requirement {
+        name: name.clone(),
+        extras: vec![],
+        version_or_url: Some(VersionOrUrl::VersionSpecifier(VersionSpecifiers::from(
+            VersionSpecifier::from_version(
+                Operator::GreaterThanEqual,
+                version.clone().without_local(),
+            )
+            .expect(">= accepts a version without a local label"),
         ))),
         marker: Default::default(),
         origin: None,

@@ -380,3 +380,116 @@ fn real_venv_agrees_with_pip_inspect() {
     let epsilon = ours.iter().find(|d| d["name"] == "epsilon").unwrap();
     assert_eq!(epsilon["source"], "file");
 }
+
+/// The last discovery step: no --venv, no $VIRTUAL_ENV, no ./.venv: the python3 on PATH.
+#[test]
+fn discovery_falls_back_to_python3_on_path() {
+    let Some(venv) = venv::clean_venv() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (mut command, _home) = common::planner_command();
+    let path = std::env::join_paths(std::iter::once(venv.path.join("bin")).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let output = command
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .args(["inventory", "--format", "json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("on PATH"), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["environment"]["origin"]["kind"], "interpreter");
+    assert!(
+        json["environment"]["origin"]["python"]
+            .as_str()
+            .unwrap()
+            .starts_with(venv.path.to_str().unwrap())
+    );
+    assert!(names_versions(&json).contains(&("demo-pkg".into(), "0.1.0+local.7".into())));
+}
+
+/// The tags the planner synthesizes for a platform are the ones the interpreter's own
+/// `packaging.tags.sys_tags()` lists, in the same order; and so are the probe script's
+/// standard-library fallback's.
+#[test]
+fn synthesized_tags_equal_the_interpreters() {
+    let Some(venv) = venv::clean_venv() else {
+        return;
+    };
+    let venv_path = venv.path.to_str().unwrap();
+    let real = planner(&["inventory", "--venv", venv_path, "--format", "json"]).json();
+    let real_tags = real["environment"]["tags"].as_array().unwrap().clone();
+    let best = real_tags[0].as_str().unwrap();
+    // cp311-cp311-manylinux_2_36_x86_64 -> x86_64-manylinux_2_36
+    let platform = best.splitn(3, '-').nth(2).unwrap();
+    let (glibc, arch) = platform
+        .strip_prefix("manylinux_")
+        .map(|rest| {
+            let parts: Vec<&str> = rest.splitn(3, '_').collect();
+            (format!("{}_{}", parts[0], parts[1]), parts[2].to_string())
+        })
+        .expect("a manylinux host");
+    let target = format!("{arch}-manylinux_{glibc}");
+    let synthesized = planner(&[
+        "inventory",
+        "--venv",
+        venv_path,
+        "--python-platform",
+        &target,
+        "--format",
+        "json",
+    ])
+    .json();
+    // packaging < 22 (pip 23's vendored copy) does not list `cpXY-none-any`; newer
+    // packaging, and the planner, put it before `pyXY-none-any`. Compare without it.
+    let strip = |tags: &serde_json::Value| -> Vec<String> {
+        tags.as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap().to_string())
+            .filter(|t| !(t.starts_with("cp") && t.ends_with("-none-any")))
+            .collect()
+    };
+    let (ours, theirs) = (
+        strip(&synthesized["environment"]["tags"]),
+        strip(&real["environment"]["tags"]),
+    );
+    let first_difference = ours.iter().zip(&theirs).position(|(a, b)| a != b);
+    assert!(
+        ours.len() == theirs.len() && first_difference.is_none(),
+        "{} vs {} tags; first difference at {first_difference:?}: {:?} vs {:?}",
+        ours.len(),
+        theirs.len(),
+        first_difference.map(|i| &ours[i]),
+        first_difference.map(|i| &theirs[i]),
+    );
+
+    let script = common::repo_root().join("src/inventory/probe.py");
+    let check = r#"
+import runpy, sys
+ns = runpy.run_path(sys.argv[1])
+from pip._vendor.packaging import tags
+real = [str(t) for t in tags.sys_tags()]
+fallback = ns["fallback_tags"]()
+# packaging < 22 does not list cpXY-none-any (see above).
+if not any(t.startswith("cp") and t.endswith("-none-any") for t in real):
+    fallback = [t for t in fallback if not (t.startswith("cp") and t.endswith("-none-any"))]
+assert fallback == real, [(a, b) for a, b in zip(fallback, real) if a != b][:5] or (len(fallback), len(real))
+print(len(real))
+"#;
+    let output = std::process::Command::new(&venv.python)
+        .args(["-c", check])
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
