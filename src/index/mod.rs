@@ -350,6 +350,17 @@ impl IndexSource for Index {
     }
 }
 
+/// A parse error on one line: caret markers dropped, lines joined, no "file skipped" tail.
+fn one_line(text: &str) -> String {
+    let joined = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.chars().all(|c| matches!(c, '^' | '~' | ' ')))
+        .collect::<Vec<_>>()
+        .join(" ");
+    joined.trim_end_matches("; file skipped").replace(" )", ")")
+}
+
 impl Inner {
     /// PEP 629: a newer minor API version is read anyway, with one warning per index.
     fn warn_api_version(&self, index: &IndexLocation, version: Option<&str>) {
@@ -404,11 +415,15 @@ impl Inner {
             };
             if let Some(page) = page {
                 self.warn_api_version(index, page.api_version.as_deref());
-                if !page.skipped.is_empty() {
+                if let Some(first) = page.skipped.first() {
+                    // One line per project, however many files: live pages carry decades of
+                    // odd names (`sympy-0.7.2-py3.2.tar.gz`) and requires-python (`>= '2.7'`).
+                    let count = page.skipped.len();
                     self.printer.warn(&format!(
-                        "{name} on {index}: {} file(s) skipped: {}",
-                        page.skipped.len(),
-                        page.skipped[0]
+                        "{name}: ignored {count} file{} on {index} whose name or requires-python \
+                         cannot be read (e.g. {})",
+                        if count == 1 { "" } else { "s" },
+                        one_line(first)
                     ));
                 }
                 let mut files = page.files;

@@ -221,3 +221,51 @@ fn an_override_of_a_root_requirement_is_reported_with_the_root_as_dependent() {
         "{doc:#}"
     );
 }
+
+#[test]
+fn unreadable_files_on_a_page_make_one_warning_line_per_project() {
+    let ctx = TestContext::new();
+    let root = ctx.dir.path().join("index");
+    let simple = root.join("simple").join("demo");
+    let files = root.join("files");
+    std::fs::create_dir_all(&simple).unwrap();
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(
+        files.join("demo-1.0-py3-none-any.whl.metadata"),
+        "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        simple.join("index.html"),
+        r#"<!DOCTYPE html><html><body>
+<a href="../../files/demo-1.0-py3-none-any.whl" data-core-metadata="true">demo-1.0-py3-none-any.whl</a>
+<a href="../../files/demo-0.1-py3.2.tar.gz">demo-0.1-py3.2.tar.gz</a>
+<a href="../../files/demo-0.2.src.zip">demo-0.2.src.zip</a>
+<a href="../../files/demo-0.3-py3-none-any.whl" data-requires-python="&gt;= '2.7'">demo-0.3-py3-none-any.whl</a>
+</body></html>"#,
+    )
+    .unwrap();
+    let index = root.join("simple");
+    let out = ctx.run(&[
+        "resolve",
+        "--index-url",
+        index.to_str().unwrap(),
+        "--python-version",
+        "3.12",
+        "demo",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("demo==1.0\n"), "{}", out.stdout);
+    let warnings: Vec<&str> = out.stderr.lines().filter(|l| l.contains("demo")).collect();
+    assert_eq!(warnings.len(), 1, "{}", out.stderr);
+    assert!(
+        warnings[0].starts_with("warning: demo: ignored 3 files on "),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        warnings[0].contains("cannot be read (e.g. "),
+        "{}",
+        out.stderr
+    );
+}
