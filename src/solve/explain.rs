@@ -8,13 +8,15 @@
 //! 2. "no versions" leaves over phantom ranges are dropped: what is left of `==V`'s hull once
 //!    `V` itself is ruled out (`>V, <V.post0.dev0`) holds no real version, and saying so helps
 //!    nobody (pubgrub's own `collapse_no_versions` is not used: it hides *why* a range is empty,
-//!    such as "only pre-releases match");
+//!    such as "only pre-releases match"); "no version but the known ones" is kept for extras,
+//!    where it ties `name[extra]` to the base's versions once pass 3 folds the pin away;
 //! 3. the pins of `name[extra]` to `name` are folded away (uv's `collapse_proxies`): a derivation
 //!    that rests on "a[x]==1.0 depends on a==1.0" is replaced by its other cause, so the report
 //!    says "a[x]==1.0 depends on b>=2" and "a==1.0 depends on c<1", never the plumbing between;
-//!    A "no versions" leaf of an extra beside a fact about the same extra is merged into it;
+//!    then a "no versions" leaf of an extra beside a fact about the same extra is merged into it;
 //! 4. ranges are simplified against the versions that exist (a range holding one existing
-//!    version prints as `==v`; a dependent's range holding all of them as "all versions");
+//!    version prints as `==v`; a dependent's range holding all of them as "all versions"); then
+//!    a "no versions" leaf whose derivation merely restates its sibling is dropped;
 //! 5. [`PythonFormatter`] phrases every incompatibility with PEP 440 specifiers, never raw
 //!    ranges, and sorts terms so the text is deterministic;
 //! 6. hints are derived from the facts: a pre-release would fit, Requires-Python excludes, only
@@ -54,6 +56,7 @@ pub(crate) fn explain(mut tree: Tree, provider: &Provider<'_>) -> Result<NoSolut
     }
     merge_extra_no_versions(&mut tree);
     simplify(&mut tree, provider);
+    drop_restatements(&mut tree, provider);
     let formatter = PythonFormatter { provider };
     let report = DefaultStringReporter::report_with_formatter(&tree, &formatter);
     let report = tidy(&report);
@@ -306,6 +309,61 @@ fn simplify(tree: &mut Tree, provider: &Provider<'_>) {
             simplify(Arc::make_mut(&mut derived.cause2), provider);
         }
     }
+}
+
+/// A "no versions" leaf that, once ranges are simplified, only restates its sibling ("because
+/// there is no version of a <1 | >1, <2 and a==1.0 depends on b==1.0, a==1.0 depends on
+/// b==1.0") is dropped with its conclusion, which the sibling states already.
+fn drop_restatements(tree: &mut Tree, provider: &Provider<'_>) {
+    let DerivationTree::Derived(derived) = tree else {
+        return;
+    };
+    let restated = |other: &Tree| match other {
+        DerivationTree::Derived(d) => d.terms == derived.terms,
+        DerivationTree::External(e) => {
+            external_terms(e, provider).is_some_and(|t| t == derived.terms)
+        }
+    };
+    let replacement = match (&*derived.cause1, &*derived.cause2) {
+        (DerivationTree::External(External::NoVersions(..)), other)
+        | (other, DerivationTree::External(External::NoVersions(..)))
+            if restated(other) =>
+        {
+            Some(other.clone())
+        }
+        _ => None,
+    };
+    if let Some(mut other) = replacement {
+        drop_restatements(&mut other, provider);
+        *tree = other;
+        return;
+    }
+    drop_restatements(Arc::make_mut(&mut derived.cause1), provider);
+    drop_restatements(Arc::make_mut(&mut derived.cause2), provider);
+}
+
+/// The terms of the incompatibility an external fact stands for, simplified as [`simplify`]
+/// simplifies a derivation's.
+fn external_terms(
+    external: &Ext,
+    provider: &Provider<'_>,
+) -> Option<Map<Pkg, Term<Ranges<Version>>>> {
+    let simple = |pkg: &Pkg, range: &Ranges<Version>| match pkg {
+        Pkg::Root | Pkg::Python => range.clone(),
+        _ => simplify_range(range, pkg, provider),
+    };
+    let mut terms = Map::default();
+    match external {
+        External::FromDependencyOf(p, pr, d, dr) => {
+            terms.insert(p.clone(), Term::Positive(simple(p, pr)));
+            terms.insert(d.clone(), Term::Negative(simple(d, dr)));
+        }
+        External::Custom(p, r, _) => {
+            terms.insert(p.clone(), Term::Positive(simple(p, r)));
+        }
+        External::NoVersions(..) | External::NotRoot(..) => return None,
+    }
+    Some(terms)
 }
 
 /// The report formatter: uv-style sentences in Python terms.
@@ -589,6 +647,10 @@ fn did_you_mean(
             known.insert(variant);
         }
     }
+    // A name the user already requires is no alternative to another they require.
+    for required in &provider.request.requirements {
+        known.remove(&required.name);
+    }
     suggest::suggest(missing, &known, &imports)
 }
 
@@ -645,7 +707,13 @@ fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveErro
                         ),
                         suggestions: Vec::new(),
                     });
-                    let suggestions = did_you_mean(name, provider, &mut probes);
+                    // Only for names the user wrote: a typo in someone's metadata is not
+                    // theirs to fix.
+                    let suggestions = if provider.user_named(name) {
+                        did_you_mean(name, provider, &mut probes)
+                    } else {
+                        Vec::new()
+                    };
                     if !suggestions.is_empty() {
                         let list: Vec<String> =
                             suggestions.iter().map(|n| format!("`{n}`")).collect();

@@ -224,6 +224,17 @@ impl<'a> Provider<'a> {
         (known, imports)
     }
 
+    /// Whether the user wrote a requirement, constraint or override on `name`.
+    pub(crate) fn user_named(&self, name: &PackageName) -> bool {
+        let request = self.request;
+        request
+            .requirements
+            .iter()
+            .chain(&request.constraints)
+            .chain(request.overrides.iter().map(|o| &o.requirement))
+            .any(|r| &r.name == name)
+    }
+
     /// Whether pre-releases of `name` are candidates.
     pub(crate) fn prereleases_allowed(&self, name: &PackageName, table: &VersionTable) -> bool {
         match self.request.prerelease {

@@ -438,6 +438,10 @@ fn missing_names_get_did_you_mean() {
         failure.hints[1].suggestions,
         vec![PackageName::from_str("python-dateutil").unwrap()]
     );
+    // A typo in someone's metadata is not the user's to fix: no guess.
+    index.add("x", "1.0", &["reqeusts"]);
+    let failure = unsolved(&index, &request(&["x", "requests"]));
+    assert_eq!(failure.hints.len(), 1, "{:?}", failure.hints);
     // Nothing close: no guess.
     let failure = unsolved(&index, &request(&["tensorflow"]));
     assert_eq!(failure.hints.len(), 1, "{:?}", failure.hints);
@@ -465,4 +469,32 @@ fn missing_names_get_did_you_mean() {
     assert_eq!(json[1]["kind"], "did-you-mean");
     assert_eq!(json[1]["suggestions"][0], "pyyaml");
     assert!(json[0].get("suggestions").is_none());
+}
+
+#[test]
+fn a_no_versions_leaf_that_restates_its_sibling_is_dropped() {
+    // packse `dependency-excludes-range-of-compatible-versions`.
+    let mut index = MemIndex::new();
+    index
+        .add("a", "1.0.0", &["b==1.0.0"])
+        .add("a", "3.0.0", &["b==3.0.0"])
+        .add("b", "1.0.0", &[])
+        .add("b", "2.0.0", &[])
+        .add("b", "3.0.0", &[])
+        .add("c", "1.0.0", &["a<2.0.0"])
+        .add("c", "2.0.0", &["a>=3.0.0"]);
+    for v in ["2.0.0", "2.1.0", "2.2.0", "2.3.0"] {
+        index.add("a", v, &["b==2.0.0"]);
+    }
+    let failure = unsolved(&index, &request(&["a", "b>=2.0.0,<3.0.0", "c"]));
+    // Never "because there is no version of a <1.0.0 | ... and a==1.0.0 depends on b==1.0.0,
+    // a==1.0.0 depends on b==1.0.0".
+    for line in failure.report.lines() {
+        assert!(
+            !line.contains("there is no version of a"),
+            "{}",
+            failure.report
+        );
+    }
+    insta::assert_snapshot!(render_failure(&failure));
 }
