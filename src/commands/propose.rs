@@ -111,6 +111,7 @@ pub fn run(args: &ProposeArgs, printer: &Printer) -> miette::Result<ExitStatus> 
                 python: python.clone(),
                 index_url: index_url.clone(),
                 files_dir: files_dir.clone(),
+                constraints: dir.is_some(),
             },
         )?;
         if let Some(dir) = &dir {
@@ -211,6 +212,7 @@ fn write_plan_files(
             python: python.to_string(),
             index_url: index_url.map(str::to_string),
             files_dir: None,
+            constraints: true,
         },
     )?;
     write_atomic(&dir.join("plan.json"), json::to_json(plan).as_bytes())?;

@@ -3,10 +3,10 @@
 //! In: a bucket (pages, metadata), the redacted URL a reply came from, the reply's validators
 //! and body. Out: the same, later, when the entry is intact.
 //!
-//! Layout: `<root>/v1/<bucket>/<aa>/<sha256>`, where the hash is of the bucket and the
+//! Layout: `<root>/v2/<bucket>/<aa>/<sha256>`, where the hash is of the bucket and the
 //! *redacted* URL, so no server-chosen name or credential ever becomes a path (reliability 32,
-//! 34). Each entry is `planner-cache v1\n`, one JSON header line (the key, validators, fetch time,
-//! the body's length and SHA-256), then the body. An entry whose magic, key, length or checksum is
+//! 34). Each entry is `planner-cache v2\n`, one JSON header line (the key, validators, fetch time,
+//! the body's length and CRC-32), then the body. An entry whose magic, key, length or checksum is
 //! wrong is treated as missing and refetched (item 29). Entries are written to a temp file in the
 //! same folder and renamed into place, so two planners at once see either the old or the new entry,
 //! never half of one (item 30). If the folder cannot be created or written (read-only, a file,
@@ -21,8 +21,8 @@ use sha2::{Digest, Sha256};
 
 use crate::printer::Printer;
 
-const MAGIC: &[u8] = b"planner-cache v1\n";
-const SCHEMA: &str = "v1";
+const MAGIC: &[u8] = b"planner-cache v2\n";
+const SCHEMA: &str = "v2";
 
 /// What an entry holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,8 +59,9 @@ pub struct EntryMeta {
     pub max_age: u64,
     /// Body length.
     pub len: u64,
-    /// Body SHA-256, hex.
-    pub sha256: String,
+    /// Body CRC-32 (a checksum against corruption, cheap enough to check on every read of a
+    /// multi-megabyte page).
+    pub crc32: u32,
 }
 
 impl EntryMeta {
@@ -116,7 +117,7 @@ impl Cache {
         let newline = rest.iter().position(|&b| b == b'\n')?;
         let meta: EntryMeta = serde_json::from_slice(&rest[..newline]).ok()?;
         let body = &rest[newline + 1..];
-        if meta.key != key || meta.len != body.len() as u64 || meta.sha256 != sha256_hex(body) {
+        if meta.key != key || meta.len != body.len() as u64 || meta.crc32 != crc32fast::hash(body) {
             return None;
         }
         // The body in place: no second copy of a multi-megabyte page.
@@ -134,7 +135,7 @@ impl Cache {
             return;
         };
         meta.len = body.len() as u64;
-        meta.sha256 = sha256_hex(body);
+        meta.crc32 = crc32fast::hash(body);
         if let Err(err) = write_atomic(&path, &meta, body)
             && self.writable.swap(false, Ordering::Relaxed)
         {
@@ -199,7 +200,7 @@ mod tests {
             fetched_at: 100,
             max_age: 600,
             len: 0,
-            sha256: String::new(),
+            crc32: 0,
         }
     }
 
@@ -235,7 +236,7 @@ mod tests {
             .unwrap();
         let name = p.file_name().unwrap().to_str().unwrap();
         assert_eq!(name.len(), 64);
-        assert!(p.starts_with("/c/v1/metadata"));
+        assert!(p.starts_with("/c/v2/metadata"));
     }
 
     #[test]

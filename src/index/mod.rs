@@ -429,8 +429,12 @@ impl Inner {
                 let mut files = page.files;
                 for file in &mut files {
                     // Credentials never ride along in file URLs; the realm supplies them.
-                    let _ = file.url.set_username("");
-                    let _ = file.url.set_password(None);
+                    if file.url.has_authority()
+                        && (!file.url.username().is_empty() || file.url.password().is_some())
+                    {
+                        let _ = file.url.set_username("");
+                        let _ = file.url.set_password(None);
+                    }
                 }
                 return Ok(Some(Arc::new(Project {
                     name: name.clone(),
@@ -548,7 +552,7 @@ impl Inner {
                         fetched_at: now,
                         max_age: reply.max_age.unwrap_or(self.default_max_age),
                         len: 0,
-                        sha256: String::new(),
+                        crc32: 0,
                     },
                     &reply.body,
                 );
@@ -566,7 +570,7 @@ impl Inner {
                         fetched_at: now,
                         max_age: reply.max_age.unwrap_or(self.default_max_age),
                         len: 0,
-                        sha256: String::new(),
+                        crc32: 0,
                     },
                     b"",
                 );
@@ -635,7 +639,7 @@ impl Inner {
                     fetched_at: jiff::Timestamp::now().as_second(),
                     max_age: u64::MAX / 4,
                     len: 0,
-                    sha256: String::new(),
+                    crc32: 0,
                 },
                 &bytes,
             );

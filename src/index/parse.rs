@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
+use pep440_rs::VersionSpecifiers;
 use pep508_rs::PackageName;
 use serde::Deserialize;
 use url::Url;
@@ -53,18 +54,62 @@ struct JsonMeta {
     api_version: Option<String>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
+/// `false` or a reason (`yanked`). Hand-written rather than `#[serde(untagged)]`, which buffers
+/// every value and showed up in profiles of pages with thousands of files.
 enum BoolOrString {
     Bool(bool),
     String(String),
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
+/// `true`/`false` or `{algo: hex}` (`core-metadata`).
 enum BoolOrHashes {
     Bool(bool),
     Hashes(BTreeMap<String, String>),
+}
+
+impl<'de> Deserialize<'de> for BoolOrString {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = BoolOrString;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a boolean or a string")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(BoolOrString::Bool(v))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(BoolOrString::String(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for BoolOrHashes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = BoolOrHashes;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a boolean or a map of hashes")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(BoolOrHashes::Bool(v))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut hashes = BTreeMap::new();
+                while let Some((k, v)) = map.next_entry::<String, String>()? {
+                    hashes.insert(k, v);
+                }
+                Ok(BoolOrHashes::Hashes(hashes))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Deserialize)]
@@ -123,6 +168,7 @@ pub fn simple_json(bytes: &[u8], base: &Url) -> Result<ProjectPage, ParseError> 
         .map_err(|e| ParseError(format!("invalid project name `{}`: {e}", page.name)))?;
     let mut files = Vec::with_capacity(page.files.len());
     let mut skipped = Vec::new();
+    let mut memo = RequiresPythonMemo::default();
     for file in page.files {
         let raw = RawFile {
             filename: file.filename,
@@ -140,7 +186,7 @@ pub fn simple_json(bytes: &[u8], base: &Url) -> Result<ProjectPage, ParseError> 
                 .or_else(|| core_metadata(file.dist_info_metadata))
                 .or_else(|| core_metadata(file.data_dist_info_metadata)),
         };
-        match raw.into_dist_file(base, Some(&name)) {
+        match raw.into_dist_file(base, Some(&name), &mut memo) {
             Ok(Some(f)) => files.push(f),
             Ok(None) => {}
             Err(why) => skipped.push(why),
@@ -195,6 +241,7 @@ pub fn simple_html(
     check_api_version(api_version.as_deref())?;
     let mut files = Vec::new();
     let mut skipped = Vec::new();
+    let mut memo = RequiresPythonMemo::default();
     for tag in anchors {
         let Some(href) = attr(tag, "href") else {
             continue;
@@ -241,7 +288,7 @@ pub fn simple_html(
             size: None,
             core_metadata: core,
         };
-        match raw.into_dist_file(&base, expected) {
+        match raw.into_dist_file(&base, expected, &mut memo) {
             Ok(Some(f)) => files.push(f),
             Ok(None) => {}
             Err(why) => skipped.push(why),
@@ -254,6 +301,8 @@ pub fn simple_html(
         api_version,
     })
 }
+
+type RequiresPythonMemo = std::collections::HashMap<String, Result<VersionSpecifiers, String>>;
 
 struct RawFile<'a> {
     filename: Cow<'a, str>,
@@ -273,6 +322,7 @@ impl RawFile<'_> {
         self,
         base: &Url,
         expected: Option<&PackageName>,
+        memo: &mut RequiresPythonMemo,
     ) -> Result<Option<DistFile>, String> {
         let filename = self.filename.trim();
         if [".egg", ".exe", ".msi", ".rpm", ".deb", ".dmg"]
@@ -308,9 +358,15 @@ impl RawFile<'_> {
         }
         let requires_python = match self.requires_python.as_deref().map(str::trim) {
             None | Some("") => None,
-            Some(text) => Some(parse_requires_python(text).map_err(|e| {
-                format!("{filename}: invalid requires-python `{text}` ({e}); file skipped")
-            })?),
+            // Most files of a project share one value: parse each distinct one once.
+            Some(text) => Some(
+                memo.entry(text.to_string())
+                    .or_insert_with(|| parse_requires_python(text))
+                    .clone()
+                    .map_err(|e| {
+                        format!("{filename}: invalid requires-python `{text}` ({e}); file skipped")
+                    })?,
+            ),
         };
         let upload_time = self
             .upload_time

@@ -515,6 +515,37 @@ mod tests {
         assert!(matches!(err, InventoryError::NotAVenv { .. }));
     }
 
+    /// A venv whose interpreter exists but cannot answer (a copy from another machine):
+    /// the pyvenv.cfg fallback, and the note says why.
+    #[cfg(unix)]
+    #[test]
+    fn an_interpreter_that_fails_falls_back_to_pyvenv_cfg() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let venv = dir.path();
+        std::fs::write(venv.join("pyvenv.cfg"), "version = 3.11.9\n").unwrap();
+        std::fs::create_dir_all(venv.join("bin")).unwrap();
+        let python = venv.join("bin/python3");
+        std::fs::write(
+            &python,
+            "#!/bin/sh\necho 'cannot execute binary file' >&2\nexit 126\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::create_dir_all(venv.join("lib/python3.11/site-packages")).unwrap();
+        let inventory = load_venv(venv).unwrap();
+        let env = &inventory.environment;
+        assert_eq!(env.python_version.to_string(), "3.11.9");
+        assert!(matches!(env.origin, EnvironmentOrigin::PyvenvCfg { .. }));
+        assert!(env.notes[0].contains("did not answer"), "{:?}", env.notes);
+        assert!(
+            env.notes[0].contains("cannot execute binary file"),
+            "{:?}",
+            env.notes
+        );
+        assert!(inventory.dists.is_empty());
+    }
+
     #[test]
     fn pyvenv_cfg_fallback_and_overrides() {
         let dir = tempfile::tempdir().unwrap();

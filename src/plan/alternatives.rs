@@ -15,7 +15,8 @@
 //!    requirements on its name only on the edges from the blockers (edge-scoped), and each
 //!    violated `Requires-Dist` is recorded with its dependent.
 //!
-//! Plans are ranked by risk (lowest first); ties keep the order above.
+//! Plans that deliver the targets are ranked by risk (lowest first), then the newest that fits;
+//! ties keep the order above. The first plan is the recommendation.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -181,7 +182,10 @@ impl Proposer<'_> {
                     self.move_blockers(targets, &upgrade, &blockers),
                 );
                 let mut notes = Vec::new();
-                keep("newest-fitting", self.newest_fitting(targets, &mut notes));
+                keep(
+                    "newest-fitting",
+                    self.newest_fitting(targets, &blockers, &mut notes),
+                );
                 if self.request.allow_override {
                     keep("forced-override", self.forced(targets, &upgrade, &blockers));
                 }
@@ -189,7 +193,9 @@ impl Proposer<'_> {
             }
             Err(err) => return Err(err.into()),
         }
-        plans.sort_by_key(|plan| plan.risk.score);
+        // Plans that deliver the targets first, lowest risk first; the compromise (the newest
+        // that fits) after them, whatever its risk: the recommendation answers the request.
+        plans.sort_by_key(|plan| (plan.kind == PlanKind::NewestFitting, plan.risk.score));
 
         let env = &self.inventory.environment;
         Ok(Proposal {
@@ -409,10 +415,17 @@ impl Proposer<'_> {
     fn newest_fitting(
         &self,
         targets: &[Requirement],
+        blockers: &[Blocker],
         notes: &mut Vec<String>,
     ) -> Result<Option<Plan>, ProposeError> {
-        let relaxed: Vec<Requirement> = targets.iter().map(|t| bare(&t.name)).collect();
+        // The target's name without its specifier; the blockers stay where they are.
+        let mut relaxed: Vec<Requirement> = targets.iter().map(|t| bare(&t.name)).collect();
         let names: BTreeSet<PackageName> = relaxed.iter().map(|t| t.name.clone()).collect();
+        relaxed.extend(
+            blockers
+                .iter()
+                .map(|b| pin(&b.dependent, &b.dependent_version)),
+        );
         let resolution = match self.solve(&relaxed, &names, vec![]) {
             Ok(resolution) => resolution,
             Err(SolveError::NoSolution(_)) => return Ok(None),
@@ -421,7 +434,7 @@ impl Proposer<'_> {
         let planned = self.planned(&resolution)?;
         let mut fitted = Vec::new();
         let mut changed = false;
-        for target in targets {
+        for target in targets.iter() {
             let Some(dist) = planned.dists.get(&target.name) else {
                 continue;
             };
@@ -512,6 +525,18 @@ impl Proposer<'_> {
             let Some(project) = self.index.project(&name)? else {
                 continue;
             };
+            let planned_version = planned.dists.get(&name).map(|d| d.version.clone());
+            // Cheap pre-check: no file newer than the planned version, nothing holds it back.
+            if let Some(planned) = &planned_version {
+                let public = planned.clone().without_local();
+                if project
+                    .files
+                    .iter()
+                    .all(|f| f.filename.version() <= &public)
+                {
+                    continue;
+                }
+            }
             let Some(newest) = self.candidates(&project).into_iter().next() else {
                 continue;
             };
@@ -624,12 +649,14 @@ impl Proposer<'_> {
                 (Some(dist), _, _) => dist.metadata.requires_dist.clone(),
                 _ => vec![],
             };
+            let public = resolved.version.clone().without_local();
             let platform_specific = project.as_ref().is_some_and(|p| {
                 p.files.iter().any(|f| {
-                    f.filename.version().clone().without_local()
-                        == resolved.version.clone().without_local()
-                        && matches!(&f.filename, index::DistFilename::Wheel(w)
-                            if w.tags.iter().any(|t| t.platform != "any"))
+                    matches!(&f.filename, index::DistFilename::Wheel(w)
+                        if w.tags.iter().any(|t| t.platform != "any")
+                            && (w.version == public
+                                || w.version.is_local()
+                                    && w.version.clone().without_local() == public))
                 })
             });
             dists.insert(

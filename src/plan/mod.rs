@@ -13,6 +13,8 @@ mod builder;
 mod proposal;
 #[cfg(test)]
 pub(crate) mod test_plans;
+#[cfg(test)]
+mod tests;
 
 pub use accept::{AcceptError, AcceptedOverrides};
 pub use alternatives::{ProposeError, ProposeRequest, propose};

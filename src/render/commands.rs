@@ -34,6 +34,10 @@ pub struct CommandSettings {
     pub index_url: Option<String>,
     /// Where `constraints.txt` and `overrides.txt` are (`None`: the commands write them first).
     pub files_dir: Option<String>,
+    /// Pass `constraints.txt` (pins for the whole planned environment). Off for commands pasted
+    /// from a terminal without `--out-dir`: the changed pins alone reach the same environment,
+    /// because every other dist already satisfies the plan.
+    pub constraints: bool,
 }
 
 /// One plan's install files and commands.
@@ -113,7 +117,10 @@ pub fn install_files(plan: &Plan, settings: &CommandSettings) -> Result<InstallF
     };
     if !installs.is_empty() {
         let mut argv = pip_base();
-        argv.extend(["-c".into(), file("constraints.txt"), "--".into()]);
+        if settings.constraints {
+            argv.extend(["-c".into(), file("constraints.txt")]);
+        }
+        argv.push("--".into());
         argv.extend(installs.iter().cloned());
         pip.push(argv);
     }
@@ -158,7 +165,9 @@ pub fn install_files(plan: &Plan, settings: &CommandSettings) -> Result<InstallF
             "--no-build".into(),
         ];
         argv.extend(index.iter().cloned());
-        argv.extend(["--constraints".into(), file("constraints.txt")]);
+        if settings.constraints {
+            argv.extend(["--constraints".into(), file("constraints.txt")]);
+        }
         if !overrides.is_empty() {
             argv.extend(["--overrides".into(), file("overrides.txt")]);
         }

@@ -226,8 +226,20 @@ fn plan_text(
         }
     }
     if let Some(commands) = commands {
-        if let Some(dir) = &commands.dir {
-            let _ = writeln!(out, "  files: {}", terminal(dir));
+        match &commands.dir {
+            Some(dir) => {
+                let _ = writeln!(out, "  files: {}", terminal(dir));
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "  {}",
+                    style.dim(
+                        "(--out-dir DIR also writes constraints.txt for the whole environment, \
+                         the plan file, install scripts and verify.py)"
+                    )
+                );
+            }
         }
         if !commands.pip.is_empty() {
             let _ = writeln!(out, "  {}", style.dim("with pip:"));

@@ -131,6 +131,9 @@ fn issue_5_canonical_incident_text() {
         "--offline",
     ]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(&regex_escape(&repo().display().to_string()), "[REPO]");
+    settings.bind(|| insta::assert_snapshot!("canonical_incident_text", out.stdout));
     assert!(out.stdout.contains("The request cannot be met as asked:"));
     assert!(
         out.stdout
@@ -266,6 +269,18 @@ fn bad_input_is_explained() {
     );
 }
 
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if "\\.+*?()|[]{}^$#&-~".contains(c) {
+                vec!['\\', c]
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
@@ -359,9 +374,36 @@ fn issue_5_emitted_pip_commands_produce_the_planned_versions() {
             .find(|(_, p)| p["kind"] == kind)
             .unwrap_or_else(|| panic!("no {kind} plan: {}", out.stdout));
         let dir = out_dir.join("plans").join(format!("{}-{kind}", i + 1));
-        // Run the pip script as written.
-        let out = Command::new("bash")
-            .arg(dir.join("install-pip.sh"))
+        // Run what planner wrote: the pip script (move-blockers), or the pip commands the text
+        // output prints for pasting (forced-override).
+        let mut cmd = Command::new("bash");
+        if kind == "move-blockers" {
+            cmd.arg(dir.join("install-pip.sh"));
+        } else {
+            let text = ctx.run(&[
+                "propose",
+                "target==2.0",
+                "--allow-override",
+                "--venv",
+                venv.to_str().unwrap(),
+                "--index-url",
+                &url,
+            ]);
+            let section = text
+                .stdout
+                .split(&format!("{kind}:"))
+                .nth(1)
+                .and_then(|rest| rest.split("with pip:\n").nth(1))
+                .and_then(|rest| rest.split("  with uv:").next())
+                .unwrap_or_else(|| panic!("no pip commands: {}", text.stdout))
+                .to_string();
+            assert!(
+                section.contains("--force-reinstall --no-deps -- 'target==2.0'"),
+                "{section}"
+            );
+            cmd.args(["-euo", "pipefail", "-c", &section]);
+        }
+        let out = cmd
             .env("PIP_NO_CACHE_DIR", "1")
             .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
             .output()
@@ -447,6 +489,105 @@ fn issue_5_emitted_pip_commands_produce_the_planned_versions() {
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1));
+    }
+}
+
+/// The same plans carried out by the uv script, when `uv` is on PATH (it is not a test
+/// dependency; `pip install uv` provides it).
+#[test]
+fn issue_5_emitted_uv_commands_produce_the_planned_versions() {
+    let Some(python) = python3() else {
+        return;
+    };
+    let Ok(uv) = Command::new("uv").arg("--version").output() else {
+        return;
+    };
+    if !uv.status.success() {
+        return;
+    }
+    let ctx = TestContext::new();
+    let root = ctx.dir.path().join("index");
+    let status = Command::new(&python)
+        .arg(repo().join("tests/it/propose_index.py"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let server = IndexServer::start(&root);
+    let url = server.url();
+    for (kind, expected) in [
+        ("move-blockers", [("blocker", "2.0"), ("target", "2.0")]),
+        ("forced-override", [("blocker", "1.0"), ("target", "2.0")]),
+    ] {
+        let venv = ctx.dir.path().join(kind);
+        let out = Command::new(&python)
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let out = pip(&venv)
+            .args([
+                "install",
+                "-q",
+                "--index-url",
+                &url,
+                "--only-binary",
+                ":all:",
+                "--",
+            ])
+            .args(["target==1.0", "blocker==1.0", "bystander==1.0"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out_dir = ctx.dir.path().join(format!("out-{kind}"));
+        let out = ctx.run(&[
+            "propose",
+            "target==2.0",
+            "--allow-override",
+            "--venv",
+            venv.to_str().unwrap(),
+            "--index-url",
+            &url,
+            "--out-dir",
+            out_dir.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        let proposal = json(&out.stdout);
+        let i = proposal["plans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|p| p["kind"] == kind)
+            .unwrap();
+        let dir = out_dir.join("plans").join(format!("{}-{kind}", i + 1));
+        let out = Command::new("bash")
+            .arg(dir.join("install-uv.sh"))
+            .env("UV_CACHE_DIR", ctx.dir.path().join("uv-cache"))
+            .env("UV_NO_CONFIG", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let installed = installed_versions(&venv);
+        for (name, version) in expected {
+            assert_eq!(
+                installed.get(name).map(String::as_str),
+                Some(version),
+                "{kind}: {installed:?}"
+            );
+        }
+        assert_eq!(installed.get("bystander").map(String::as_str), Some("1.0"));
     }
 }
 

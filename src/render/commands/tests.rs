@@ -78,6 +78,7 @@ fn settings() -> CommandSettings {
         python: "/tmp/venv dir/bin/python".into(),
         index_url: Some("http://127.0.0.1:8080/simple/".into()),
         files_dir: None,
+        constraints: true,
     }
 }
 
@@ -176,6 +177,7 @@ fn scripts_quote_and_resolve_files_next_to_them() {
             python: python.into(),
             index_url: None,
             files_dir: None,
+            constraints: true,
         },
     )
     .unwrap();

@@ -1,0 +1,219 @@
+//! The alternatives search over a [`MemIndex`] and a synthetic inventory: each plan is checked
+//! against what a person would conclude by hand.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use pep508_rs::Requirement;
+
+use super::*;
+use crate::inventory::{DirectUrl, DistFormat, Environment, InstalledDist, Inventory};
+use crate::metadata::CoreMetadata;
+use crate::risk::{FactorKind, Policy};
+use crate::solve::MemIndex;
+
+fn installed(name: &str, version: &str, requires: &[&str]) -> InstalledDist {
+    let mut text = format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n");
+    for r in requires {
+        text.push_str(&format!("Requires-Dist: {r}\n"));
+    }
+    InstalledDist {
+        metadata: CoreMetadata::parse_str(&text).unwrap(),
+        installer: Some("pip".into()),
+        requested: true,
+        direct_url: None,
+        top_level: vec![name.replace('-', "_")],
+        path: PathBuf::from(format!("/venv/{name}-{version}.dist-info")),
+        format: DistFormat::DistInfo,
+    }
+}
+
+fn inventory(dists: Vec<InstalledDist>) -> Inventory {
+    Inventory {
+        environment: Environment::synthesize("3.12.3", Some("x86_64-manylinux_2_28")).unwrap(),
+        dists,
+        unreadable: vec![],
+    }
+}
+
+/// app 1.0 takes lib <1.6; app 2.0 pins lib==2.0; other wants lib>=1.
+fn world() -> (MemIndex, Inventory) {
+    let mut index = MemIndex::new();
+    index
+        .add("lib", "1.0", &[])
+        .add("lib", "1.5", &[])
+        .add("lib", "2.0", &[])
+        .add("app", "1.0", &["lib>=1.0,<1.6"])
+        .add("app", "2.0", &["lib==2.0"])
+        .add("other", "1.0", &["lib>=1"])
+        .add("other", "3.0", &["lib>=1"]);
+    let inv = inventory(vec![
+        installed("app", "1.0", &["lib>=1.0,<1.6"]),
+        installed("lib", "1.0", &[]),
+        installed("other", "1.0", &["lib>=1"]),
+    ]);
+    (index, inv)
+}
+
+fn request(targets: &[&str], allow_override: bool) -> ProposeRequest {
+    ProposeRequest {
+        targets: targets
+            .iter()
+            .map(|t| Requirement::from_str(t).unwrap())
+            .collect(),
+        allow_override,
+        source: "/venv".into(),
+        ..ProposeRequest::default()
+    }
+}
+
+fn versions(plan: &Plan) -> Vec<String> {
+    plan.changes
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} -> {}",
+                c.name,
+                c.from.as_ref().map_or("-".into(), ToString::to_string),
+                c.to.as_ref().map_or("-".into(), ToString::to_string)
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_blocked_target_gets_a_conflict_and_a_move_the_blocker_plan() {
+    let (index, inv) = world();
+    let policy = Policy::builtin();
+    let proposal = propose(&index, &inv, &policy, &request(&["lib==2.0"], false)).unwrap();
+    let conflict = proposal.conflict.as_ref().expect("a conflict");
+    assert_eq!(conflict.blockers.len(), 1);
+    assert_eq!(conflict.blockers[0].dependent.as_ref(), "app");
+    assert_eq!(
+        conflict.blockers[0].requirement.to_string(),
+        "lib>=1.0,<1.6"
+    );
+    let kinds: Vec<PlanKind> = proposal.plans.iter().map(|p| p.kind).collect();
+    assert_eq!(kinds, [PlanKind::MoveBlockers, PlanKind::NewestFitting]);
+    let moved = &proposal.plans[0];
+    assert_eq!(versions(moved), ["app 1.0 -> 2.0", "lib 1.0 -> 2.0"]);
+    assert!(matches!(
+        &moved.changes[0].reasons[0],
+        Reason::Unblocks { .. }
+    ));
+    assert!(matches!(
+        &moved.changes[1].reasons[0],
+        Reason::Requested { .. }
+    ));
+    // `other` was not asked about and does not need to move: it keeps its version.
+    assert_eq!(moved.pins[&test_plans::n("other")].to_string(), "1.0");
+    assert!(moved.overrides.is_empty());
+    // Without --allow-override there is no forced plan.
+    assert!(
+        proposal
+            .plans
+            .iter()
+            .all(|p| p.kind != PlanKind::ForcedOverride)
+    );
+}
+
+#[test]
+fn newest_fitting_keeps_the_blocker_where_it_is() {
+    let (index, inv) = world();
+    let policy = Policy::builtin();
+    let proposal = propose(&index, &inv, &policy, &request(&["lib==2.0"], false)).unwrap();
+    let fitting = proposal
+        .plans
+        .iter()
+        .find(|p| p.kind == PlanKind::NewestFitting)
+        .expect("a newest-fitting plan");
+    // app 1.0 takes lib <1.6: the newest lib that fits without moving app is 1.5.
+    assert_eq!(versions(fitting), ["lib 1.0 -> 1.5"]);
+    assert_eq!(fitting.targets[0].to_string(), "lib==1.5");
+}
+
+#[test]
+fn the_forced_plan_overrides_only_the_blocking_edge() {
+    let (index, inv) = world();
+    let policy = Policy::builtin();
+    let proposal = propose(&index, &inv, &policy, &request(&["lib==2.0"], true)).unwrap();
+    let forced = proposal
+        .plans
+        .iter()
+        .find(|p| p.kind == PlanKind::ForcedOverride)
+        .expect("a forced plan");
+    assert_eq!(versions(forced), ["lib 1.0 -> 2.0"]);
+    assert_eq!(forced.overrides.len(), 1);
+    let o = &forced.overrides[0];
+    assert_eq!(
+        (
+            o.dependent.as_ref(),
+            o.dependent_version.to_string().as_str()
+        ),
+        ("app", "1.0")
+    );
+    assert_eq!(o.requirement.to_string(), "lib>=1.0,<1.6");
+    assert_eq!(o.replacement.to_string(), "lib==2.0");
+    assert_eq!(o.version.to_string(), "2.0");
+    let kinds: Vec<FactorKind> = forced.risk.factors.iter().map(|f| f.kind).collect();
+    assert!(kinds.contains(&FactorKind::PinUpperBound));
+    assert!(kinds.contains(&FactorKind::DistanceMajor));
+    // app 2.0 accepts lib 2.0: upstream moved.
+    assert!(kinds.contains(&FactorKind::UpstreamAccepts));
+    // The safer plan ranks first.
+    assert_eq!(proposal.plans[0].kind, PlanKind::MoveBlockers);
+    assert!(proposal.plans[0].risk.score <= forced.risk.score);
+}
+
+#[test]
+fn a_plain_request_is_one_plan_without_conflict() {
+    let (index, inv) = world();
+    let policy = Policy::builtin();
+    let proposal = propose(&index, &inv, &policy, &request(&["other"], true)).unwrap();
+    assert!(proposal.conflict.is_none());
+    assert_eq!(proposal.plans.len(), 1);
+    assert_eq!(proposal.plans[0].kind, PlanKind::Upgrade);
+    assert_eq!(versions(&proposal.plans[0]), ["other 1.0 -> 3.0"]);
+    assert!(matches!(
+        proposal.plans[0].changes[0].reasons[0],
+        Reason::Requested { .. }
+    ));
+}
+
+#[test]
+fn all_never_downgrades_and_keeps_unmanaged_dists() {
+    let mut index = MemIndex::new();
+    index
+        .add("lib", "1.0", &[])
+        .add("lib", "2.0", &[])
+        .add("tool", "0.5", &["lib<2"])
+        .add("tool", "1.0", &[])
+        .add("git-dep", "9.0", &[]);
+    let mut git = installed("git-dep", "0.1", &["lib>=1"]);
+    git.direct_url = Some(DirectUrl::Vcs {
+        url: "https://example.invalid/git-dep.git".into(),
+        vcs: "git".into(),
+        commit_id: "0123456789abcdef".into(),
+        requested_revision: None,
+    });
+    let inv = inventory(vec![
+        git,
+        installed("lib", "1.0", &[]),
+        installed("tool", "1.0", &[]),
+    ]);
+    let policy = Policy::builtin();
+    let mut req = request(&[], false);
+    req.all = true;
+    let proposal = propose(&index, &inv, &policy, &req).unwrap();
+    let plan = &proposal.plans[0];
+    // tool 0.5 would allow... nothing newer; tool stays at 1.0 (never down to 0.5), lib moves up,
+    // and the git checkout is kept although the index has a "newer" git-dep 9.0.
+    assert_eq!(versions(plan), ["lib 1.0 -> 2.0"]);
+    assert!(!plan.pins.contains_key(&test_plans::n("git-dep")));
+    assert!(
+        proposal
+            .warnings
+            .iter()
+            .any(|w| w.contains("git-dep 0.1") && w.contains("never replaced"))
+    );
+}
