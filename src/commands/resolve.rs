@@ -22,8 +22,8 @@ use crate::inventory::{self, Environment};
 use crate::printer::Printer;
 use crate::solve::requirements_file::RequirementsFile;
 use crate::solve::{
-    Fact, Hint, NoSolution, Override, Resolution, ResolvedSource, SolveError, SolveRequest, Via,
-    solve,
+    Dependent, Fact, Hint, NoSolution, Override, Resolution, ResolvedSource, SolveError,
+    SolveRequest, Via, solve,
 };
 
 /// The `schema` value of `planner resolve --format json`.
@@ -191,9 +191,13 @@ fn render_text(env: &Environment, resolution: &Resolution, sources: &RootSources
         }
     }
     for edge in &resolution.overridden {
+        let who = match &edge.dependent {
+            Dependent::Root => "your requirement".to_string(),
+            Dependent::Dist { name, version } => format!("{name}=={version} requires"),
+        };
         out.push_str(&format!(
-            "# override: {}=={} requires `{}`, replaced by `{}`\n",
-            edge.dependent, edge.dependent_version, edge.original, edge.replacement
+            "# override: {who} `{}`, replaced by `{}`\n",
+            edge.original, edge.replacement
         ));
     }
     out
@@ -227,8 +231,10 @@ struct FileJson {
 
 #[derive(Debug, Serialize)]
 struct OverriddenJson {
+    /// `<root>` for a root requirement, else the distribution's name.
     dependent: String,
-    dependent_version: String,
+    /// `null` for a root requirement.
+    dependent_version: Option<String>,
     original: String,
     replacement: String,
 }
@@ -289,8 +295,11 @@ fn print_json(
             .overridden
             .iter()
             .map(|e| OverriddenJson {
-                dependent: e.dependent.to_string(),
-                dependent_version: e.dependent_version.to_string(),
+                dependent: match &e.dependent {
+                    Dependent::Root => "<root>".to_string(),
+                    Dependent::Dist { name, .. } => name.to_string(),
+                },
+                dependent_version: e.dependent.dist().map(|(_, v)| v.to_string()),
                 original: e.original.to_string(),
                 replacement: e.replacement.to_string(),
             })

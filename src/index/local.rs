@@ -70,3 +70,20 @@ pub fn read_page(root: &Path, name: &PackageName) -> Result<Option<LocalPage>, I
     }
     Ok(None)
 }
+
+/// Add the projects a local index folder holds (its sub-folders with a valid name) to `out`;
+/// `false` when the folder cannot be read.
+pub fn list_projects(root: &Path, out: &mut Vec<PackageName>) -> bool {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return false;
+    };
+    for entry in entries.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir())
+            && let Some(name) = entry.file_name().to_str()
+            && let Ok(name) = name.parse::<PackageName>()
+        {
+            out.push(name);
+        }
+    }
+    true
+}

@@ -25,6 +25,12 @@ pub trait IndexSource: Send + Sync {
     fn prefetch(&self, names: &[PackageName]) {
         let _ = names;
     }
+
+    /// The project names the index can list cheaply (a local folder, an in-memory index), for
+    /// "did you mean" hints; `None` where listing would be costly (an HTTP index).
+    fn project_names(&self) -> Option<Vec<PackageName>> {
+        None
+    }
 }
 
 pub mod auth;
@@ -330,6 +336,17 @@ impl IndexSource for Index {
             .block_on(async move { inner.metadata(project, file).await })
     }
 
+    fn project_names(&self) -> Option<Vec<PackageName>> {
+        let mut names = Vec::new();
+        let mut listed = false;
+        for index in &self.inner.indexes {
+            if let IndexLocation::Local(root) = index {
+                listed |= local::list_projects(root, &mut names);
+            }
+        }
+        listed.then_some(names)
+    }
+
     fn prefetch(&self, names: &[PackageName]) {
         for name in names {
             let inner = self.inner.clone();
@@ -339,6 +356,17 @@ impl IndexSource for Index {
             });
         }
     }
+}
+
+/// A parse error on one line: caret markers dropped, lines joined, no "file skipped" tail.
+fn one_line(text: &str) -> String {
+    let joined = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.chars().all(|c| matches!(c, '^' | '~' | ' ')))
+        .collect::<Vec<_>>()
+        .join(" ");
+    joined.trim_end_matches("; file skipped").replace(" )", ")")
 }
 
 impl Inner {
@@ -395,11 +423,15 @@ impl Inner {
             };
             if let Some(page) = page {
                 self.warn_api_version(index, page.api_version.as_deref());
-                if !page.skipped.is_empty() {
+                if let Some(first) = page.skipped.first() {
+                    // One line per project, however many files: live pages carry decades of
+                    // odd names (`sympy-0.7.2-py3.2.tar.gz`) and requires-python (`>= '2.7'`).
+                    let count = page.skipped.len();
                     self.printer.warn(&format!(
-                        "{name} on {index}: {} file(s) skipped: {}",
-                        page.skipped.len(),
-                        page.skipped[0]
+                        "{name}: ignored {count} file{} on {index} whose name or requires-python \
+                         cannot be read (e.g. {})",
+                        if count == 1 { "" } else { "s" },
+                        one_line(first)
                     ));
                 }
                 let mut files = page.files;

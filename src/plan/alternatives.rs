@@ -671,16 +671,19 @@ impl Proposer<'_> {
                 },
             );
         }
+        // Only edges between dists break an installed dist's requirement; a replaced root
+        // requirement (the plan's own target) is not a broken edge.
         let overridden = resolution
             .overridden
             .iter()
-            .map(|edge| {
-                (
-                    edge.dependent.clone(),
-                    edge.dependent_version.clone(),
+            .filter_map(|edge| {
+                let (dependent, version) = edge.dependent.dist()?;
+                Some((
+                    dependent.clone(),
+                    version.clone(),
                     edge.original.clone(),
                     edge.replacement.clone(),
-                )
+                ))
             })
             .collect();
         Ok(PlannedEnvironment { dists, overridden })

@@ -152,6 +152,8 @@ pub enum HintKind {
     BlockerVersions,
     /// A package is missing from the index.
     NotFound,
+    /// A package is missing from the index, and known names are close to it.
+    DidYouMean,
     /// Files exist but none fits the target.
     Unusable,
 }
@@ -165,6 +167,9 @@ pub struct Hint {
     pub package: PackageName,
     /// The hint in words.
     pub message: String,
+    /// For [`HintKind::DidYouMean`]: the names meant, closest first (empty otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<PackageName>,
 }
 
 /// A package as named in a [`Fact`].

@@ -8,19 +8,26 @@
 //! 2. "no versions" leaves over phantom ranges are dropped: what is left of `==V`'s hull once
 //!    `V` itself is ruled out (`>V, <V.post0.dev0`) holds no real version, and saying so helps
 //!    nobody (pubgrub's own `collapse_no_versions` is not used: it hides *why* a range is empty,
-//!    such as "only pre-releases match");
-//! 3. ranges are simplified against the versions that exist (a range holding one existing
-//!    version prints as `==v`; a dependent's range holding all of them as "all versions");
-//! 4. [`PythonFormatter`] phrases every incompatibility with PEP 440 specifiers, never raw
+//!    such as "only pre-releases match"); "no version but the known ones" is kept for extras,
+//!    where it ties `name[extra]` to the base's versions once pass 3 folds the pin away;
+//! 3. the pins of `name[extra]` to `name` are folded away (uv's `collapse_proxies`): a derivation
+//!    that rests on "a[x]==1.0 depends on a==1.0" is replaced by its other cause, so the report
+//!    says "a[x]==1.0 depends on b>=2" and "a==1.0 depends on c<1", never the plumbing between;
+//!    then a "no versions" leaf of an extra beside a fact about the same extra is merged into it;
+//! 4. ranges are simplified against the versions that exist (a range holding one existing
+//!    version prints as `==v`; a dependent's range holding all of them as "all versions"); then
+//!    a "no versions" leaf whose derivation merely restates its sibling is dropped;
+//! 5. [`PythonFormatter`] phrases every incompatibility with PEP 440 specifiers, never raw
 //!    ranges, and sorts terms so the text is deterministic;
-//! 5. hints are derived from the facts: a pre-release would fit, Requires-Python excludes, only
-//!    yanked versions, a local variant exists, which versions of a blocker accept the request.
+//! 6. hints are derived from the facts: a pre-release would fit, Requires-Python excludes, only
+//!    yanked versions, a local variant exists, which versions of a blocker accept the request,
+//!    and for a name the index does not have, the known names it may be a typo of.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use pep440_rs::Version;
-use pep508_rs::{PackageName, VersionOrUrl};
+use pep508_rs::{ExtraName, PackageName, VersionOrUrl};
 use pubgrub::{
     DefaultStringReporter, DerivationTree, Derived, External, Map, Ranges, ReportFormatter,
     Reporter, Term,
@@ -31,6 +38,7 @@ use super::error::{Fact, FactPackage, Hint, HintKind, NoSolution, SolveError, Un
 use super::package::Pkg;
 use super::provider::Provider;
 use super::ranges::{hull_upper, name_with_range, render, specifiers_to_ranges};
+use super::suggest;
 
 type Tree = DerivationTree<Pkg, Ranges<Version>, Unavailable>;
 type Ext = External<Pkg, Ranges<Version>, Unavailable>;
@@ -43,7 +51,12 @@ pub(crate) fn explain(mut tree: Tree, provider: &Provider<'_>) -> Result<NoSolut
     let mut facts = Vec::new();
     collect_facts(&tree, provider, &mut facts);
     drop_phantoms(&mut tree, provider);
+    if let Some(collapsed) = collapse_proxies(&tree) {
+        tree = collapsed;
+    }
+    merge_extra_no_versions(&mut tree);
     simplify(&mut tree, provider);
+    drop_restatements(&mut tree, provider);
     let formatter = PythonFormatter { provider };
     let report = DefaultStringReporter::report_with_formatter(&tree, &formatter);
     let report = tidy(&report);
@@ -155,7 +168,9 @@ fn is_phantom(pkg: &Pkg, range: &Ranges<Version>, provider: &Provider<'_>) -> bo
     let known = versions
         .iter()
         .fold(Ranges::empty(), |acc, v| acc.union(&super::ranges::hull(v)));
-    if range.union(&known) == Ranges::full() {
+    // (Not for `name[extra]`: with the pin to `name` folded away, "only a[x]==1.0 is available"
+    // is what ties the extra to the base's versions.)
+    if !matches!(pkg, Pkg::Extra(..)) && range.union(&known) == Ranges::full() {
         return true;
     }
     let gaps = versions
@@ -188,6 +203,73 @@ fn drop_phantoms(tree: &mut Tree, provider: &Provider<'_>) {
         drop_phantoms(Arc::make_mut(&mut derived.cause1), provider);
         drop_phantoms(Arc::make_mut(&mut derived.cause2), provider);
     }
+}
+
+/// Whether `tree` is the pin of `name[extra]` to `name` (plumbing, not a fact).
+fn is_proxy_pin(tree: &Tree) -> bool {
+    matches!(tree, DerivationTree::External(External::FromDependencyOf(Pkg::Extra(a, _), _, Pkg::Dist(b), _)) if a == b)
+}
+
+/// uv's `collapse_proxies`: every derivation with a proxy pin as one cause becomes its other
+/// cause; one with two pins as causes disappears (its parent keeps its other cause). `None`
+/// when nothing but pins is left (the caller keeps the tree as it was).
+fn collapse_proxies(tree: &Tree) -> Option<Tree> {
+    let DerivationTree::Derived(derived) = tree else {
+        return Some(tree.clone());
+    };
+    match (is_proxy_pin(&derived.cause1), is_proxy_pin(&derived.cause2)) {
+        (true, true) => None,
+        (true, false) => collapse_proxies(&derived.cause2),
+        (false, true) => collapse_proxies(&derived.cause1),
+        (false, false) => {
+            match (
+                collapse_proxies(&derived.cause1),
+                collapse_proxies(&derived.cause2),
+            ) {
+                (Some(cause1), Some(cause2)) => {
+                    let mut derived = derived.clone();
+                    derived.cause1 = Arc::new(cause1);
+                    derived.cause2 = Arc::new(cause2);
+                    Some(DerivationTree::Derived(derived))
+                }
+                (Some(cause), None) | (None, Some(cause)) => Some(cause),
+                (None, None) => None,
+            }
+        }
+    }
+}
+
+/// "Because only a[x]==1.0 and a[x]==2.0 are available and all versions of a[x] depend on d<2,
+/// all versions of a[x] depend on d<2" says one thing twice: a "no versions" leaf of an extra
+/// next to a fact about the same extra is merged into that fact (pubgrub's
+/// `merge_no_versions`, limited to this case so "only pre-releases match" is never hidden).
+fn merge_extra_no_versions(tree: &mut Tree) {
+    let DerivationTree::Derived(derived) = tree else {
+        return;
+    };
+    let merged = match (&*derived.cause1, &*derived.cause2) {
+        (DerivationTree::External(External::NoVersions(p, r)), DerivationTree::External(other))
+        | (DerivationTree::External(other), DerivationTree::External(External::NoVersions(p, r)))
+            if matches!(p, Pkg::Extra(..)) =>
+        {
+            match other {
+                External::FromDependencyOf(p1, r1, p2, r2) if p1 == p => Some(
+                    External::FromDependencyOf(p1.clone(), r1.union(r), p2.clone(), r2.clone()),
+                ),
+                External::Custom(p1, r1, reason) if p1 == p => {
+                    Some(External::Custom(p1.clone(), r1.union(r), reason.clone()))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    if let Some(external) = merged {
+        *tree = DerivationTree::External(external);
+        return;
+    }
+    merge_extra_no_versions(Arc::make_mut(&mut derived.cause1));
+    merge_extra_no_versions(Arc::make_mut(&mut derived.cause2));
 }
 
 fn simplify_range(range: &Ranges<Version>, pkg: &Pkg, provider: &Provider<'_>) -> Ranges<Version> {
@@ -227,6 +309,61 @@ fn simplify(tree: &mut Tree, provider: &Provider<'_>) {
             simplify(Arc::make_mut(&mut derived.cause2), provider);
         }
     }
+}
+
+/// A "no versions" leaf that, once ranges are simplified, only restates its sibling ("because
+/// there is no version of a <1 | >1, <2 and a==1.0 depends on b==1.0, a==1.0 depends on
+/// b==1.0") is dropped with its conclusion, which the sibling states already.
+fn drop_restatements(tree: &mut Tree, provider: &Provider<'_>) {
+    let DerivationTree::Derived(derived) = tree else {
+        return;
+    };
+    let restated = |other: &Tree| match other {
+        DerivationTree::Derived(d) => d.terms == derived.terms,
+        DerivationTree::External(e) => {
+            external_terms(e, provider).is_some_and(|t| t == derived.terms)
+        }
+    };
+    let replacement = match (&*derived.cause1, &*derived.cause2) {
+        (DerivationTree::External(External::NoVersions(..)), other)
+        | (other, DerivationTree::External(External::NoVersions(..)))
+            if restated(other) =>
+        {
+            Some(other.clone())
+        }
+        _ => None,
+    };
+    if let Some(mut other) = replacement {
+        drop_restatements(&mut other, provider);
+        *tree = other;
+        return;
+    }
+    drop_restatements(Arc::make_mut(&mut derived.cause1), provider);
+    drop_restatements(Arc::make_mut(&mut derived.cause2), provider);
+}
+
+/// The terms of the incompatibility an external fact stands for, simplified as [`simplify`]
+/// simplifies a derivation's.
+fn external_terms(
+    external: &Ext,
+    provider: &Provider<'_>,
+) -> Option<Map<Pkg, Term<Ranges<Version>>>> {
+    let simple = |pkg: &Pkg, range: &Ranges<Version>| match pkg {
+        Pkg::Root | Pkg::Python => range.clone(),
+        _ => simplify_range(range, pkg, provider),
+    };
+    let mut terms = Map::default();
+    match external {
+        External::FromDependencyOf(p, pr, d, dr) => {
+            terms.insert(p.clone(), Term::Positive(simple(p, pr)));
+            terms.insert(d.clone(), Term::Negative(simple(d, dr)));
+        }
+        External::Custom(p, r, _) => {
+            terms.insert(p.clone(), Term::Positive(simple(p, r)));
+        }
+        External::NoVersions(..) | External::NotRoot(..) => return None,
+    }
+    Some(terms)
 }
 
 /// The report formatter: uv-style sentences in Python terms.
@@ -483,7 +620,42 @@ fn root_ranges(facts: &[Fact]) -> BTreeMap<PackageName, Ranges<Version>> {
     out
 }
 
+/// How many index lookups "did you mean" may spend on confusable spellings, per failure.
+const SUGGESTION_PROBES: usize = 8;
+
+/// Known names close to `missing` (see [`super::suggest`]); confusable spellings are looked up
+/// on the index while `probes` lasts.
+fn did_you_mean(
+    missing: &PackageName,
+    provider: &Provider<'_>,
+    probes: &mut usize,
+) -> Vec<PackageName> {
+    let (mut known, imports) = provider.known_names();
+    known.extend(provider.index.project_names().unwrap_or_default());
+    for variant in suggest::variants(missing) {
+        if *probes == 0 {
+            break;
+        }
+        if known.contains(&variant) || provider.cached_table(&variant).is_some() {
+            continue;
+        }
+        *probes -= 1;
+        // A failed lookup only means no suggestion.
+        if let Ok(table) = provider.table(&variant)
+            && table.project.is_some()
+        {
+            known.insert(variant);
+        }
+    }
+    // A name the user already requires is no alternative to another they require.
+    for required in &provider.request.requirements {
+        known.remove(&required.name);
+    }
+    suggest::suggest(missing, &known, &imports)
+}
+
 fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveError> {
+    let mut probes = SUGGESTION_PROBES;
     let mut hints: Vec<Hint> = Vec::new();
     let mut push = |hint: Hint| {
         if !hints.contains(&hint) {
@@ -517,6 +689,7 @@ fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveErro
                             provider.python,
                             provider.python
                         ),
+                        suggestions: Vec::new(),
                     });
                 }
             }
@@ -532,7 +705,30 @@ fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveErro
                         message: format!(
                             "{name} is not on the configured index; check the name and --index-url / --extra-index-url"
                         ),
+                        suggestions: Vec::new(),
                     });
+                    // Only for names the user wrote: a typo in someone's metadata is not
+                    // theirs to fix.
+                    let suggestions = if provider.user_named(name) {
+                        did_you_mean(name, provider, &mut probes)
+                    } else {
+                        Vec::new()
+                    };
+                    if !suggestions.is_empty() {
+                        let list: Vec<String> =
+                            suggestions.iter().map(|n| format!("`{n}`")).collect();
+                        let list = match list.as_slice() {
+                            [one] => one.clone(),
+                            [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+                            [] => String::new(),
+                        };
+                        push(Hint {
+                            kind: HintKind::DidYouMean,
+                            package: name.clone(),
+                            message: format!("did you mean {list} instead of `{name}`?"),
+                            suggestions,
+                        });
+                    }
                     continue;
                 }
                 let Some(table) = provider.cached_table(name) else {
@@ -552,6 +748,7 @@ fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveErro
                         message: format!(
                             "pre-releases of {name} would fit ({name}=={newest}); allow them with `--prerelease allow`, or name one in a requirement (`{name}>={newest}`)"
                         ),
+                        suggestions: Vec::new(),
                     });
                 }
                 // A local variant of a version the range names.
@@ -576,6 +773,7 @@ fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveErro
                                 name_with_range(name.as_ref(), range),
                                 v.clone().without_local()
                             ),
+                            suggestions: Vec::new(),
                         });
                     }
                 }
@@ -593,11 +791,13 @@ fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveErro
                         message: format!(
                             "{what} is yanked; pin it exactly (`{what}`) among your requirements to use it anyway (PEP 592)"
                         ),
+                        suggestions: Vec::new(),
                     }),
                     other => push(Hint {
                         kind: HintKind::Unusable,
                         package: name.clone(),
                         message: format!("{what} {other}"),
+                        suggestions: Vec::new(),
                     }),
                 }
             }
@@ -609,7 +809,11 @@ fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveErro
     let mut scanned = BTreeSet::new();
     for fact in facts {
         let Fact::Requires {
-            dependent: FactPackage::Dist { name: blocker, .. },
+            dependent:
+                FactPackage::Dist {
+                    name: blocker,
+                    extra,
+                },
             dependency: FactPackage::Dist { name: target, .. },
             range,
             ..
@@ -620,10 +824,12 @@ fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveErro
         let Some(wanted) = root.get(target) else {
             continue;
         };
-        if !range.is_disjoint(wanted) || !scanned.insert((blocker.clone(), target.clone())) {
+        if !range.is_disjoint(wanted)
+            || !scanned.insert((blocker.clone(), extra.clone(), target.clone()))
+        {
             continue;
         }
-        if let Some(hint) = blocker_hint(provider, blocker, target, wanted)? {
+        if let Some(hint) = blocker_hint(provider, blocker, extra.as_ref(), target, wanted)? {
             push(hint);
         }
     }
@@ -637,15 +843,18 @@ fn bound_version(bound: &std::ops::Bound<Version>) -> Option<Version> {
     }
 }
 
-/// Which versions of `blocker` accept `target` in `wanted`.
+/// Which versions of `blocker` (with `extra`, when the requirement comes from `blocker[extra]`)
+/// accept `target` in `wanted`.
 fn blocker_hint(
     provider: &Provider<'_>,
     blocker: &PackageName,
+    extra: Option<&ExtraName>,
     target: &PackageName,
     wanted: &Ranges<Version>,
 ) -> Result<Option<Hint>, SolveError> {
     let table = provider.table(blocker)?;
     let prereleases = provider.prereleases_allowed(blocker, &table);
+    let extras: &[ExtraName] = extra.map(std::slice::from_ref).unwrap_or_default();
     let mut accepting = Vec::new();
     let mut scanned = 0;
     for entry in table.versions.iter().rev() {
@@ -665,7 +874,7 @@ fn blocker_hint(
         };
         let mut range = Ranges::full();
         for r in &metadata.requires_dist {
-            if &r.name != target || !r.evaluate_markers(&provider.env.markers, &[]) {
+            if &r.name != target || !r.evaluate_markers(&provider.env.markers, extras) {
                 continue;
             }
             if let Some(VersionOrUrl::VersionSpecifier(specs)) = &r.version_or_url {
@@ -677,14 +886,18 @@ fn blocker_hint(
         }
     }
     let request = name_with_range(target.as_ref(), wanted);
+    let shown = match extra {
+        Some(extra) => format!("{blocker}[{extra}]"),
+        None => blocker.to_string(),
+    };
     let message = if accepting.is_empty() {
         format!(
-            "no release of {blocker} (of the newest {scanned} usable) accepts {request}; an override would be needed"
+            "no release of {shown} (of the newest {scanned} usable) accepts {request}; an override would be needed"
         )
     } else {
         let list: Vec<String> = accepting.iter().take(5).map(ToString::to_string).collect();
         format!(
-            "{blocker} releases that accept {request}: {}{}",
+            "{shown} releases that accept {request}: {}{}",
             list.join(", "),
             if accepting.len() > 5 { ", ..." } else { "" }
         )
@@ -693,5 +906,6 @@ fn blocker_hint(
         kind: HintKind::BlockerVersions,
         package: blocker.clone(),
         message,
+        suggestions: Vec::new(),
     }))
 }

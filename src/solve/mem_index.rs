@@ -156,4 +156,8 @@ impl IndexSource for MemIndex {
             .cloned()
             .expect("every file of a MemIndex has metadata"))
     }
+
+    fn project_names(&self) -> Option<Vec<PackageName>> {
+        Some(self.projects.keys().cloned().collect())
+    }
 }

@@ -43,6 +43,7 @@ mod package;
 mod provider;
 pub mod ranges;
 pub mod requirements_file;
+mod suggest;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -91,6 +92,8 @@ impl From<crate::cli::PrereleaseMode> for PrereleaseMode {
 pub struct InstalledCandidate {
     /// Its metadata (version and `Requires-Dist` are read from here).
     pub metadata: Arc<CoreMetadata>,
+    /// Its top-level import names (`yaml` for `pyyaml`), for "did you mean" hints.
+    pub import_names: Vec<String>,
 }
 
 impl InstalledCandidate {
@@ -104,6 +107,7 @@ impl From<&InstalledDist> for InstalledCandidate {
     fn from(dist: &InstalledDist) -> Self {
         InstalledCandidate {
             metadata: Arc::new(dist.metadata.clone()),
+            import_names: dist.top_level.clone(),
         }
     }
 }
@@ -198,14 +202,47 @@ pub struct Resolved {
     pub extras: BTreeSet<ExtraName>,
 }
 
+/// Whose requirement an override replaced.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Dependent {
+    /// One of the user's own root requirements (the command line, `-r` files).
+    Root,
+    /// A requirement a resolved distribution declares (for `name[extra]`, the base's name).
+    Dist {
+        /// The distribution.
+        name: PackageName,
+        /// Its resolved version.
+        version: Version,
+    },
+}
+
+impl Dependent {
+    /// The distribution, when the edge starts at one.
+    pub fn dist(&self) -> Option<(&PackageName, &Version)> {
+        match self {
+            Dependent::Root => None,
+            Dependent::Dist { name, version } => Some((name, version)),
+        }
+    }
+}
+
+impl std::fmt::Display for Dependent {
+    /// `<root>` or `name==version`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dependent::Root => f.write_str("<root>"),
+            Dependent::Dist { name, version } => write!(f, "{name}=={version}"),
+        }
+    }
+}
+
 /// A requirement an override replaced, on an edge of the resolution.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OverriddenEdge {
-    /// The package whose requirement was replaced.
-    pub dependent: PackageName,
-    /// Its resolved version.
-    pub dependent_version: Version,
-    /// The requirement as it declares it.
+    /// Whose requirement was replaced: a resolved distribution, or the user's own requirements
+    /// (an override on every edge also replaces a root requirement on its name).
+    pub dependent: Dependent,
+    /// The requirement as declared.
     pub original: Requirement,
     /// What replaced it.
     pub replacement: Requirement,
@@ -216,7 +253,8 @@ pub struct OverriddenEdge {
 pub struct Resolution {
     /// One entry per distribution, sorted by name.
     pub packages: BTreeMap<PackageName, Resolved>,
-    /// Edges whose requirement an override replaced (only edges between resolved packages).
+    /// Edges whose requirement an override replaced: root requirements first, then edges
+    /// from resolved distributions (only at their resolved versions), sorted.
     pub overridden: Vec<OverriddenEdge>,
 }
 

@@ -33,8 +33,8 @@ use super::ranges::{
     is_exact_pin, names_prerelease, render, requires_python_to_ranges, specifiers_to_ranges,
 };
 use super::{
-    OverriddenEdge, Override, PrereleaseMode, Resolution, Resolved, ResolvedSource, SolveRequest,
-    Via, explain,
+    Dependent, OverriddenEdge, Override, PrereleaseMode, Resolution, Resolved, ResolvedSource,
+    SolveRequest, Via, explain,
 };
 
 /// A dependency edge as pubgrub takes it.
@@ -173,6 +173,68 @@ impl<'a> Provider<'a> {
         self.tables.borrow().get(name).cloned()
     }
 
+    /// The names known at this point, for "did you mean": projects the index answered for, the
+    /// requirements, constraints and overrides, what the releases read so far require, the
+    /// installed distributions and what they require (less the names the index is known not to have); and the installed import names
+    /// (lowercase) with their distributions.
+    pub(crate) fn known_names(
+        &self,
+    ) -> (
+        BTreeSet<PackageName>,
+        BTreeMap<String, BTreeSet<PackageName>>,
+    ) {
+        let tables = self.tables.borrow();
+        let mut known: BTreeSet<PackageName> = tables
+            .iter()
+            .filter(|(_, t)| t.project.is_some() || !t.versions.is_empty())
+            .map(|(n, _)| n.clone())
+            .collect();
+        let request = self.request;
+        let mut named: Vec<&PackageName> = request
+            .requirements
+            .iter()
+            .chain(&request.constraints)
+            .chain(request.overrides.iter().map(|o| &o.requirement))
+            .map(|r| &r.name)
+            .collect();
+        named.extend(request.preferences.keys());
+        // What the releases read so far require.
+        let seen = self.seen.borrow();
+        named.extend(seen.keys().filter_map(Pkg::name));
+        for c in request.preferences.values() {
+            named.extend(c.metadata.requires_dist.iter().map(|r| &r.name));
+        }
+        for name in named {
+            let missing = tables
+                .get(name)
+                .is_some_and(|t| t.project.is_none() && t.versions.is_empty());
+            if !missing {
+                known.insert(name.clone());
+            }
+        }
+        let mut imports: BTreeMap<String, BTreeSet<PackageName>> = BTreeMap::new();
+        for (name, c) in &request.preferences {
+            for import in &c.import_names {
+                imports
+                    .entry(import.to_lowercase())
+                    .or_default()
+                    .insert(name.clone());
+            }
+        }
+        (known, imports)
+    }
+
+    /// Whether the user wrote a requirement, constraint or override on `name`.
+    pub(crate) fn user_named(&self, name: &PackageName) -> bool {
+        let request = self.request;
+        request
+            .requirements
+            .iter()
+            .chain(&request.constraints)
+            .chain(request.overrides.iter().map(|o| &o.requirement))
+            .any(|r| &r.name == name)
+    }
+
     /// Whether pre-releases of `name` are candidates.
     pub(crate) fn prereleases_allowed(&self, name: &PackageName, table: &VersionTable) -> bool {
         match self.request.prerelease {
@@ -302,12 +364,19 @@ impl<'a> Provider<'a> {
                             .map(|o| &o.requirement)
                             .filter(|r| r.evaluate_markers(&self.env.markers, extras))
                             .collect();
-                        if let Some(name) = dependent.name() {
+                        let who = match dependent {
+                            Pkg::Root => Some(Dependent::Root),
+                            Pkg::Dist(name) | Pkg::Extra(name, _) => Some(Dependent::Dist {
+                                name: name.clone(),
+                                version: dependent_version.clone(),
+                            }),
+                            Pkg::Python => None,
+                        };
+                        if let Some(who) = who {
                             for replacement in &applicable {
                                 if replacement.requirement != *original {
                                     self.overridden.borrow_mut().push(OverriddenEdge {
-                                        dependent: name.clone(),
-                                        dependent_version: dependent_version.clone(),
+                                        dependent: who.clone(),
                                         original: original.clone(),
                                         replacement: replacement.requirement.clone(),
                                     });
@@ -766,16 +835,25 @@ fn run(provider: &Provider<'_>) -> Result<Resolution, SolveError> {
         .overridden
         .borrow()
         .iter()
-        .filter(|edge| {
-            packages
-                .get(&edge.dependent)
-                .is_some_and(|r| r.version == edge.dependent_version)
+        .filter(|edge| match &edge.dependent {
+            Dependent::Root => true,
+            Dependent::Dist { name, version } => {
+                packages.get(name).is_some_and(|r| &r.version == version)
+            }
         })
         .cloned()
         .collect();
     overridden.sort_by(|a, b| {
-        (a.dependent.as_ref(), a.original.to_string())
-            .cmp(&(b.dependent.as_ref(), b.original.to_string()))
+        (
+            &a.dependent,
+            a.original.to_string(),
+            a.replacement.to_string(),
+        )
+            .cmp(&(
+                &b.dependent,
+                b.original.to_string(),
+                b.replacement.to_string(),
+            ))
     });
     overridden.dedup();
     Ok(Resolution {

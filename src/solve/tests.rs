@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
+use pep440_rs::Version;
 use pep508_rs::{PackageName, Requirement};
 
 use super::mem_index::MemRelease;
@@ -130,7 +131,13 @@ fn overrides_replace_edges_and_are_recorded() {
     );
     assert_eq!(resolution.overridden.len(), 1);
     let edge = &resolution.overridden[0];
-    assert_eq!(edge.dependent.as_ref(), "torch");
+    assert_eq!(
+        edge.dependent,
+        Dependent::Dist {
+            name: PackageName::from_str("torch").unwrap(),
+            version: Version::from_str("2.11.0").unwrap()
+        }
+    );
     assert_eq!(edge.original.to_string(), "triton==3.6.0");
     assert_eq!(edge.replacement.to_string(), "triton==3.7.0");
     let via: Vec<String> = resolution.packages[&PackageName::from_str("triton").unwrap()]
@@ -139,6 +146,59 @@ fn overrides_replace_edges_and_are_recorded() {
         .map(|v| format!("{v:?}"))
         .collect();
     assert_eq!(via.len(), 2, "{via:?}");
+}
+
+#[test]
+fn overrides_of_root_requirements_are_recorded_with_the_root_as_dependent() {
+    let mut index = MemIndex::new();
+    index
+        .add("torch", "2.11.0", &["triton==3.6.0"])
+        .add("triton", "3.6.0", &[])
+        .add("triton", "3.7.0", &[]);
+    let mut r = request(&["torch==2.11.0", "triton<3.7"]);
+    // On every edge: torch's `triton==3.6.0` and the user's own `triton<3.7`.
+    r.overrides.push(Override {
+        requirement: req("triton==3.7.0"),
+        only_from: None,
+    });
+    // Identical to the root requirement: nothing replaced.
+    r.overrides.push(Override {
+        requirement: req("torch==2.11.0"),
+        only_from: None,
+    });
+    let resolution = solve(&index, &linux_env("3.12.3"), &r).unwrap();
+    assert_eq!(
+        pins(&resolution),
+        map(&[("torch", "2.11.0"), ("triton", "3.7.0")])
+    );
+    let edges: Vec<(String, String, String)> = resolution
+        .overridden
+        .iter()
+        .map(|e| {
+            (
+                e.dependent.to_string(),
+                e.original.to_string(),
+                e.replacement.to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        edges,
+        vec![
+            (
+                "<root>".to_string(),
+                "triton<3.7".to_string(),
+                "triton==3.7.0".to_string()
+            ),
+            (
+                "torch==2.11.0".to_string(),
+                "triton==3.6.0".to_string(),
+                "triton==3.7.0".to_string()
+            ),
+        ]
+    );
+    assert_eq!(resolution.overridden[0].dependent, Dependent::Root);
+    assert_eq!(resolution.overridden[0].dependent.dist(), None);
 }
 
 #[test]
@@ -170,6 +230,7 @@ fn installed_version_is_preferred_and_kept_even_off_index() {
         PackageName::from_str("torch").unwrap(),
         InstalledCandidate {
             metadata: std::sync::Arc::new(installed),
+            import_names: vec!["torch".to_string()],
         },
     );
     let resolution = solve(&index, &linux_env("3.12.3"), &r).unwrap();
@@ -288,4 +349,152 @@ fn budget_stops_with_a_partial_explanation() {
         Err(SolveError::Budget { steps, .. }) => assert!(steps > 10),
         other => panic!("expected the budget to stop it: {other:?}"),
     }
+}
+
+/// No line of a report says "a[x]==1.0 depends on a==1.0".
+fn assert_no_proxy_pin(failure: &NoSolution) {
+    for line in failure.report.lines() {
+        assert!(
+            !(line.contains("a[x]==1.0 depends on a==")
+                || line.contains("a[x] depend on a")
+                || line.contains("a[y] depend on a")),
+            "{}",
+            failure.report
+        );
+    }
+}
+
+#[test]
+fn extra_proxy_pins_are_folded_out_of_explanations() {
+    let mut index = MemIndex::new();
+    index.add_release(MemRelease {
+        provides_extra: vec!["x".to_string()],
+        ..MemRelease::new("a", "1.0", &["b>=2; extra == 'x'"])
+    });
+    index.add("b", "1.0", &[]);
+    let failure = unsolved(&index, &request(&["a[x]==1.0"]));
+    assert_no_proxy_pin(&failure);
+    insta::assert_snapshot!("extra_simple", render_failure(&failure));
+
+    // Two extras of one package that disagree, and an extra against a root pin.
+    let mut index = MemIndex::new();
+    for v in ["1.0", "2.0"] {
+        index.add_release(MemRelease {
+            provides_extra: vec!["x".to_string(), "y".to_string()],
+            ..MemRelease::new(
+                "a",
+                v,
+                &[&format!("c=={v}; extra == 'x'"), "d<2; extra == 'y'"],
+            )
+        });
+    }
+    index
+        .add("c", "1.0", &[])
+        .add("c", "2.0", &[])
+        .add("d", "1.0", &[])
+        .add("d", "2.0", &[]);
+    let failure = unsolved(&index, &request(&["a[x,y]", "c==2.0", "d>=2"]));
+    assert_no_proxy_pin(&failure);
+    insta::assert_snapshot!("extra_two", render_failure(&failure));
+    let failure = unsolved(&index, &request(&["a[x]>=2", "c<2"]));
+    assert_no_proxy_pin(&failure);
+    insta::assert_snapshot!("extra_range", render_failure(&failure));
+
+    // The conflict runs through the base package: the pin of `a[x]` to `a` carries it.
+    let mut index = MemIndex::new();
+    index.add_release(MemRelease {
+        provides_extra: vec!["x".to_string()],
+        ..MemRelease::new("a", "1.0", &["b>=2", "c; extra == 'x'"])
+    });
+    index.add("b", "1.0", &[]).add("c", "1.0", &[]);
+    let failure = unsolved(&index, &request(&["a[x]==1.0"]));
+    assert_no_proxy_pin(&failure);
+    insta::assert_snapshot!("extra_through_base", render_failure(&failure));
+    let failure = unsolved(&index, &request(&["a[x]", "a>1"]));
+    assert_no_proxy_pin(&failure);
+    insta::assert_snapshot!("extra_against_base", render_failure(&failure));
+}
+
+#[test]
+fn missing_names_get_did_you_mean() {
+    let mut index = MemIndex::new();
+    index
+        .add("requests", "2.32.0", &["urllib3"])
+        .add("urllib3", "2.2.0", &[])
+        .add("python-dateutil", "2.9.0", &[])
+        .add("numpy", "2.0.0", &[]);
+    // A typo among the index's names.
+    let failure = unsolved(&index, &request(&["reqeusts", "numpy"]));
+    insta::assert_snapshot!("did_you_mean_typo", render_failure(&failure));
+    let hint = &failure.hints[1];
+    assert_eq!(hint.kind, HintKind::DidYouMean);
+    assert_eq!(
+        hint.suggestions,
+        vec![PackageName::from_str("requests").unwrap()]
+    );
+    // A PEP 503 confusable.
+    let failure = unsolved(&index, &request(&["dateutil"]));
+    assert_eq!(
+        failure.hints[1].suggestions,
+        vec![PackageName::from_str("python-dateutil").unwrap()]
+    );
+    // A typo in someone's metadata is not the user's to fix: no guess.
+    index.add("x", "1.0", &["reqeusts"]);
+    let failure = unsolved(&index, &request(&["x", "requests"]));
+    assert_eq!(failure.hints.len(), 1, "{:?}", failure.hints);
+    // Nothing close: no guess.
+    let failure = unsolved(&index, &request(&["tensorflow"]));
+    assert_eq!(failure.hints.len(), 1, "{:?}", failure.hints);
+    assert_eq!(failure.hints[0].kind, HintKind::NotFound);
+    // An import name of an installed distribution.
+    let mut r = request(&["yaml"]);
+    r.preferences.insert(
+        PackageName::from_str("pyyaml").unwrap(),
+        InstalledCandidate {
+            metadata: std::sync::Arc::new(
+                crate::metadata::CoreMetadata::parse_str(
+                    "Metadata-Version: 2.4\nName: PyYAML\nVersion: 6.0.2\n",
+                )
+                .unwrap(),
+            ),
+            import_names: vec!["_yaml".to_string(), "yaml".to_string()],
+        },
+    );
+    let failure = unsolved(&index, &r);
+    assert_eq!(
+        failure.hints[1].suggestions,
+        vec![PackageName::from_str("pyyaml").unwrap()]
+    );
+    let json = serde_json::to_value(&failure.hints).unwrap();
+    assert_eq!(json[1]["kind"], "did-you-mean");
+    assert_eq!(json[1]["suggestions"][0], "pyyaml");
+    assert!(json[0].get("suggestions").is_none());
+}
+
+#[test]
+fn a_no_versions_leaf_that_restates_its_sibling_is_dropped() {
+    // packse `dependency-excludes-range-of-compatible-versions`.
+    let mut index = MemIndex::new();
+    index
+        .add("a", "1.0.0", &["b==1.0.0"])
+        .add("a", "3.0.0", &["b==3.0.0"])
+        .add("b", "1.0.0", &[])
+        .add("b", "2.0.0", &[])
+        .add("b", "3.0.0", &[])
+        .add("c", "1.0.0", &["a<2.0.0"])
+        .add("c", "2.0.0", &["a>=3.0.0"]);
+    for v in ["2.0.0", "2.1.0", "2.2.0", "2.3.0"] {
+        index.add("a", v, &["b==2.0.0"]);
+    }
+    let failure = unsolved(&index, &request(&["a", "b>=2.0.0,<3.0.0", "c"]));
+    // Never "because there is no version of a <1.0.0 | ... and a==1.0.0 depends on b==1.0.0,
+    // a==1.0.0 depends on b==1.0.0".
+    for line in failure.report.lines() {
+        assert!(
+            !line.contains("there is no version of a"),
+            "{}",
+            failure.report
+        );
+    }
+    insta::assert_snapshot!(render_failure(&failure));
 }

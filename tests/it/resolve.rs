@@ -165,3 +165,107 @@ fn triton_3_7_needs_torch_2_12() {
         "{doc:#}"
     );
 }
+
+#[test]
+fn misspelt_names_get_did_you_mean() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    // A typo of a name torch requires (known once torch's metadata is read).
+    let out = resolve(
+        &ctx,
+        &server,
+        &["--format", "json", "torch==2.11.0", "tritn==3.6.0"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let hints = doc["hints"].as_array().unwrap();
+    assert_eq!(hints[0]["kind"], "not-found", "{doc:#}");
+    assert_eq!(hints[1]["kind"], "did-you-mean", "{doc:#}");
+    assert_eq!(hints[1]["package"], "tritn");
+    assert_eq!(hints[1]["suggestions"], serde_json::json!(["triton"]));
+
+    // A PEP 503 confusable the index is asked about (an HTTP index cannot list its names).
+    let out = resolve(&ctx, &server, &["dateutil"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    insta::assert_snapshot!("did_you_mean_text", out.stderr);
+}
+
+#[test]
+fn an_override_of_a_root_requirement_is_reported_with_the_root_as_dependent() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    std::fs::write(ctx.dir.path().join("overrides.txt"), "torch==2.11.0\n").unwrap();
+    let args = ["--override", "overrides.txt", "torch>=2.12"];
+    let out = resolve(&ctx, &server, &args);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("torch==2.11.0\n"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("# override: your requirement `torch>=2.12`, replaced by `torch==2.11.0`\n"),
+        "{}",
+        out.stdout
+    );
+    let mut json_args = vec!["--format", "json"];
+    json_args.extend_from_slice(&args);
+    let out = resolve(&ctx, &server, &json_args);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        doc["overridden"],
+        serde_json::json!([{
+            "dependent": "<root>",
+            "dependent_version": null,
+            "original": "torch>=2.12",
+            "replacement": "torch==2.11.0"
+        }]),
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn unreadable_files_on_a_page_make_one_warning_line_per_project() {
+    let ctx = TestContext::new();
+    let root = ctx.dir.path().join("index");
+    let simple = root.join("simple").join("demo");
+    let files = root.join("files");
+    std::fs::create_dir_all(&simple).unwrap();
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(
+        files.join("demo-1.0-py3-none-any.whl.metadata"),
+        "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        simple.join("index.html"),
+        r#"<!DOCTYPE html><html><body>
+<a href="../../files/demo-1.0-py3-none-any.whl" data-core-metadata="true">demo-1.0-py3-none-any.whl</a>
+<a href="../../files/demo-0.1-py3.2.tar.gz">demo-0.1-py3.2.tar.gz</a>
+<a href="../../files/demo-0.2.src.zip">demo-0.2.src.zip</a>
+<a href="../../files/demo-0.3-py3-none-any.whl" data-requires-python="&gt;= '2.7'">demo-0.3-py3-none-any.whl</a>
+</body></html>"#,
+    )
+    .unwrap();
+    let index = root.join("simple");
+    let out = ctx.run(&[
+        "resolve",
+        "--index-url",
+        index.to_str().unwrap(),
+        "--python-version",
+        "3.12",
+        "demo",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("demo==1.0\n"), "{}", out.stdout);
+    let warnings: Vec<&str> = out.stderr.lines().filter(|l| l.contains("demo")).collect();
+    assert_eq!(warnings.len(), 1, "{}", out.stderr);
+    assert!(
+        warnings[0].starts_with("warning: demo: ignored 3 files on "),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        warnings[0].contains("cannot be read (e.g. "),
+        "{}",
+        out.stderr
+    );
+}

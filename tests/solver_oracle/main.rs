@@ -203,7 +203,10 @@ proptest! {
             let metadata = planner::metadata::CoreMetadata::parse_str(&text).unwrap();
             request.preferences.insert(
                 PackageName::from_str(NAMES[pkg]).unwrap(),
-                InstalledCandidate { metadata: std::sync::Arc::new(metadata) },
+                InstalledCandidate {
+                    metadata: std::sync::Arc::new(metadata),
+                    import_names: Vec::new(),
+                },
             );
         }
         match solve(&index, &env(), &request) {
