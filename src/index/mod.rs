@@ -198,6 +198,8 @@ struct Inner {
     warned: Mutex<std::collections::HashSet<String>>,
     default_max_age: u64,
     target_tags: Option<crate::tags::Tags>,
+    /// A digest of `target_tags`, for the cache keys of filtered pages.
+    target_key: Option<String>,
 }
 
 impl std::fmt::Debug for Index {
@@ -262,6 +264,11 @@ impl Index {
                 progress,
                 warned: Mutex::new(std::collections::HashSet::new()),
                 default_max_age: settings.page_max_age,
+                target_key: settings.target_tags.as_ref().map(|tags| {
+                    let text: Vec<String> =
+                        tags.as_slice().iter().map(ToString::to_string).collect();
+                    cache::sha256_hex(text.join(" ").as_bytes())[..16].to_string()
+                }),
                 target_tags: settings.target_tags,
             }),
         })
@@ -484,10 +491,63 @@ impl Inner {
         Ok(Some(parsed))
     }
 
+    /// A page from an http(s) index. With a target filter, the filtered page is cached beside
+    /// the whole one (keyed by the target's tags, fresh as long as the whole page is), so a
+    /// warm run reads a few kilobytes per project instead of re-parsing megabytes.
     async fn http_page(
         &self,
         base: &SecretUrl,
         name: &PackageName,
+    ) -> Result<Option<ProjectPage>, IndexError> {
+        let Some(target) = &self.target_key else {
+            return self.http_page_whole(base, name, &mut None).await;
+        };
+        let url = base
+            .expose()
+            .join(&format!("{name}/"))
+            .map_err(|e| IndexError::InvalidUrl {
+                url: base.to_string(),
+                message: e.to_string(),
+            })?;
+        let secret = SecretUrl::new(url);
+        let key = format!("{}#target={target}", secret.cache_key());
+        let now = jiff::Timestamp::now().as_second();
+        if !self.refresh
+            && let Some((meta, body)) = self.cache.read(Bucket::Pages, &key)
+            && (self.offline || meta.is_fresh(now))
+            && let Ok(page) = parse_page(&body, Some(PEP691_JSON), &secret, name, None)
+        {
+            return Ok(Some(page));
+        }
+        let mut freshness = None;
+        let page = self.http_page_whole(base, name, &mut freshness).await?;
+        if let (Some(page), Some((fetched_at, max_age))) = (&page, freshness) {
+            let body = page_json(name, &page.files);
+            self.cache.write(
+                Bucket::Pages,
+                EntryMeta {
+                    key,
+                    etag: None,
+                    last_modified: None,
+                    content_type: Some(PEP691_JSON.to_string()),
+                    fetched_at,
+                    max_age,
+                    len: 0,
+                    crc32: 0,
+                },
+                &body,
+            );
+        }
+        Ok(page)
+    }
+
+    /// The whole page (filtered when parsed, if a target is set); `freshness` receives the
+    /// page's fetch time and max-age when it was found.
+    async fn http_page_whole(
+        &self,
+        base: &SecretUrl,
+        name: &PackageName,
+        freshness: &mut Option<(i64, u64)>,
     ) -> Result<Option<ProjectPage>, IndexError> {
         let url = base
             .expose()
@@ -515,6 +575,7 @@ impl Inner {
             if meta.content_type.as_deref() == Some(NOT_FOUND) {
                 return Ok(None);
             }
+            *freshness = Some((meta.fetched_at, meta.max_age));
             return parse_page(
                 &body,
                 meta.content_type.as_deref(),
@@ -537,6 +598,7 @@ impl Inner {
                 name,
                 self.filter(),
             ) {
+                *freshness = Some((meta.fetched_at, meta.max_age));
                 return Ok(Some(page));
             }
         }
@@ -561,6 +623,7 @@ impl Inner {
                         name,
                         self.filter(),
                     )?;
+                    *freshness = Some((meta.fetched_at, meta.max_age));
                     self.cache.write(Bucket::Pages, meta, &body);
                     return Ok(Some(page));
                 }
@@ -594,6 +657,7 @@ impl Inner {
                     },
                     &reply.body,
                 );
+                *freshness = Some((now, reply.max_age.unwrap_or(self.default_max_age)));
                 Ok(Some(page))
             }
             404 | 410 => {
@@ -687,11 +751,11 @@ impl Inner {
 }
 
 impl DistFile {
-    /// The file name as the URL spells it.
+    /// The file name: the URL's last path segment, percent-decoded (`+` of local versions).
     pub fn filename_str(&self) -> String {
         self.url
             .path_segments()
-            .and_then(|mut s| s.next_back().map(str::to_string))
+            .and_then(|mut s| s.next_back().map(parse::percent_decode))
             .unwrap_or_default()
     }
 }
@@ -707,6 +771,48 @@ fn check_page_name(page: &ProjectPage, name: &PackageName, url: &str) -> Result<
         });
     }
     Ok(())
+}
+
+/// The PEP 691 JSON content type.
+const PEP691_JSON: &str = "application/vnd.pypi.simple.v1+json";
+
+/// A PEP 691 JSON page of these files (what the filtered-page cache stores).
+fn page_json(name: &PackageName, files: &[DistFile]) -> Vec<u8> {
+    let files: Vec<serde_json::Value> = files
+        .iter()
+        .map(|f| {
+            let mut o = serde_json::Map::new();
+            o.insert("filename".into(), f.filename_str().into());
+            o.insert("url".into(), f.url.as_str().into());
+            o.insert("hashes".into(), serde_json::json!(f.hashes));
+            if let Some(rp) = &f.requires_python {
+                o.insert("requires-python".into(), rp.to_string().into());
+            }
+            o.insert(
+                "yanked".into(),
+                match &f.yanked {
+                    None => false.into(),
+                    Some(reason) => reason.as_str().into(),
+                },
+            );
+            if let Some(size) = f.size {
+                o.insert("size".into(), size.into());
+            }
+            if let Some(t) = f.upload_time {
+                o.insert("upload-time".into(), t.to_string().into());
+            }
+            if let Some(h) = &f.core_metadata {
+                o.insert("core-metadata".into(), serde_json::json!(h));
+            }
+            serde_json::Value::Object(o)
+        })
+        .collect();
+    serde_json::to_vec(&serde_json::json!({
+        "meta": {"api-version": "1.1"},
+        "name": name.to_string(),
+        "files": files,
+    }))
+    .unwrap_or_default()
 }
 
 /// Parse a page by its reply's `Content-Type` (PEP 691 negotiation).

@@ -488,7 +488,8 @@ pub fn unescape_html(text: &str) -> String {
     out
 }
 
-fn percent_decode(text: &str) -> String {
+/// Decode `%XX` escapes (invalid ones are kept as written).
+pub(crate) fn percent_decode(text: &str) -> String {
     if !text.contains('%') {
         return text.to_string();
     }

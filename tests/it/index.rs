@@ -705,3 +705,49 @@ mod live {
         );
     }
 }
+
+#[test]
+fn filtered_pages_are_cached_for_their_target() {
+    let server = IndexServer::recorded();
+    let ctx = TestContext::new();
+    // A pure-Python target: numpy's cp312 wheels are all foreign to it.
+    let tags = || planner::tags::Tags::new(vec!["py3-none-any".parse().unwrap()]);
+    let target = |s: &mut IndexSettings| s.target_tags = Some(tags());
+    let first = index_with(&[server.url()], Some(&ctx.cache()), target);
+    let whole = project(&index(&server.url()), "numpy");
+    let filtered = project(&first, "numpy");
+    assert!(filtered.files.len() < whole.files.len());
+    assert_eq!(
+        versions(&filtered),
+        versions(&whole),
+        "every version stays listed"
+    );
+    assert_eq!(
+        files_under(&ctx.cache()).len(),
+        2,
+        "the whole page and the filtered one"
+    );
+    // A warm offline run reads the filtered entry and gets the same files.
+    server.clear_log();
+    let warm = index_with(&[server.url()], Some(&ctx.cache()), |s| {
+        target(s);
+        s.offline = true;
+    });
+    let again = project(&warm, "numpy");
+    let names = |p: &Project| {
+        p.files
+            .iter()
+            .map(|f| {
+                (
+                    f.filename_str(),
+                    f.url.clone(),
+                    f.hashes.clone(),
+                    f.requires_python.clone(),
+                    f.yanked.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&again), names(&filtered));
+    assert!(server.log().is_empty());
+}
