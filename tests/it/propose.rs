@@ -408,21 +408,7 @@ fn issue_5_emitted_pip_commands_produce_the_planned_versions() {
             .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let installed = installed_versions(&venv);
-        for (name, version) in expected {
-            assert_eq!(
-                installed.get(name).map(String::as_str),
-                Some(version),
-                "{kind}: {installed:?}"
-            );
-        }
-        assert_eq!(installed.get("bystander").map(String::as_str), Some("1.0"));
+        let installed = assert_installed(&venv, &out, kind, &expected);
         // Exactly the planned versions: every change in the plan landed.
         for change in plan["changes"].as_array().unwrap() {
             let name = change["name"].as_str().unwrap();
@@ -573,21 +559,7 @@ fn issue_5_emitted_uv_commands_produce_the_planned_versions() {
             .env("UV_NO_CONFIG", "1")
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let installed = installed_versions(&venv);
-        for (name, version) in expected {
-            assert_eq!(
-                installed.get(name).map(String::as_str),
-                Some(version),
-                "{kind}: {installed:?}"
-            );
-        }
-        assert_eq!(installed.get("bystander").map(String::as_str), Some("1.0"));
+        assert_installed(&venv, &out, kind, &expected);
     }
 }
 
@@ -595,6 +567,32 @@ fn pip(venv: &Path) -> Command {
     let mut cmd = Command::new(venv.join("bin/python"));
     cmd.args(["-m", "pip", "--disable-pip-version-check", "--no-cache-dir"]);
     cmd
+}
+
+/// Assert that an install command succeeded and left exactly the expected versions (and the
+/// untouched `bystander` at 1.0); return what is installed for further checks.
+fn assert_installed(
+    venv: &Path,
+    out: &std::process::Output,
+    kind: &str,
+    expected: &[(&str, &str)],
+) -> std::collections::BTreeMap<String, String> {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let installed = installed_versions(venv);
+    for (name, version) in expected {
+        assert_eq!(
+            installed.get(*name).map(String::as_str),
+            Some(*version),
+            "{kind}: {installed:?}"
+        );
+    }
+    assert_eq!(installed.get("bystander").map(String::as_str), Some("1.0"));
+    installed
 }
 
 fn installed_versions(venv: &Path) -> std::collections::BTreeMap<String, String> {
