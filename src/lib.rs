@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod clock;
 pub mod commands;
 pub mod exit_status;
 pub mod index;
@@ -35,6 +36,7 @@ use crate::printer::Printer;
 
 /// Run one parsed command line. Errors are returned for [`report_error`] to render.
 pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
+    clock::pin_from_env()?;
     let printer = Printer::new(cli.quiet);
     match cli.command {
         Command::Propose(args) => commands::propose::run(&args, &printer),

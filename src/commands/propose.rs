@@ -85,7 +85,7 @@ pub fn run(args: &ProposeArgs, printer: &Printer) -> miette::Result<ExitStatus> 
         allow_override: args.allow_override,
         prerelease: args.prerelease.into(),
         binary,
-        now: Some(jiff::Timestamp::now()),
+        now: Some(crate::clock::now()),
         source,
     };
     let proposal = plan::propose(&index, &inventory, &policy, &request)?;
