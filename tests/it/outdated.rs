@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::index_server::{Fault, IndexServer};
 use crate::common::{TestContext, files_under, shared_fixtures};
+use crate::planner_snapshot;
 
 /// A venv on disk (no interpreter): `pyvenv.cfg` plus dist-info folders.
 fn fake_venv(root: &Path, dists: &[(&str, &str, &[&str], Option<&str>)]) -> PathBuf {
@@ -127,7 +128,7 @@ fn outdated_text_on_the_h200_fixture() {
         "{}",
         line("triton")
     );
-    insta::assert_snapshot!("h200_fixture_text", out.stdout);
+    planner_snapshot!(ctx, "h200_fixture_text", out);
 }
 
 #[test]
