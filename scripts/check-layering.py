@@ -15,8 +15,9 @@ followed). Bare paths (`child::f()` in a parent) are not imports of another file
 Rule 1, the layers. Each top-level module has a rank (LAYERS below); a file may name modules of
 its own rank or lower, never a higher one:
 
-    0  foundation   exit_status, metadata, tags, printer, clock: shared types and helpers
-                    that know nothing of the pipeline
+    0  foundation   exit_status, metadata, tags, printer, clock, atomic (the one atomic
+                    file writer), terminal (the one terminal sanitizer): shared types and
+                    helpers that know nothing of the pipeline
     1  inventory    the installed set and the target interpreter
     2  index        what the package index offers
     3  solve        pubgrub over the index and the installed set
@@ -53,6 +54,8 @@ LAYERS: dict[str, int] = {
     "tags": 0,
     "printer": 0,
     "clock": 0,
+    "atomic": 0,
+    "terminal": 0,
     "inventory": 1,
     "index": 2,
     "solve": 3,

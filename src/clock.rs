@@ -1,6 +1,6 @@
 //! The clock: what "now" is for the index cache's freshness and fetch times and for the age of
-//! a release (the young-release risk factor). In: the `PLANNER_NOW` environment variable, read
-//! once by [`pin_from_env`] (an RFC 3339 timestamp such as `2026-12-01T00:00:00Z`). Out:
+//! a release (the young-release risk factor). In: the `PLANNER_NOW` environment variable, handed
+//! to [`pin`] by `run()` in src/lib.rs (an RFC 3339 timestamp such as `2026-12-01T00:00:00Z`). Out:
 //! [`now`], that pinned instant, or the wall clock when nothing is pinned. The integration
 //! tests pin it (tests/it/common/mod.rs) so that their output does not depend on the day they
 //! run. Waits on the network (`Retry-After` dates, timeouts) keep the wall clock.
@@ -22,14 +22,14 @@ pub struct ClockError {
     pub message: String,
 }
 
-/// Pin the clock to `PLANNER_NOW` when it is set (once per process; later calls keep the first).
-pub fn pin_from_env() -> Result<(), ClockError> {
-    let Some(value) = std::env::var_os("PLANNER_NOW") else {
+/// Pin the clock to `value`, the `PLANNER_NOW` variable, when it is set (once per process;
+/// later calls keep the first).
+pub fn pin(value: Option<&str>) -> Result<(), ClockError> {
+    let Some(value) = value else {
         return Ok(());
     };
-    let value = value.to_string_lossy().into_owned();
     let at: Timestamp = value.trim().parse().map_err(|e: jiff::Error| ClockError {
-        value: value.clone(),
+        value: value.to_string(),
         message: e.to_string(),
     })?;
     let _ = PINNED.set(at);
