@@ -15,6 +15,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod diff;
 pub mod exit_status;
 pub mod index;
 pub mod inventory;
@@ -22,6 +23,7 @@ pub mod metadata;
 pub mod plan;
 pub mod printer;
 pub mod render;
+pub mod review;
 pub mod risk;
 pub mod solve;
 pub mod tags;
@@ -43,6 +45,8 @@ pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
         Command::Snapshot(args) => commands::snapshot::run(&args, &printer),
         Command::Outdated(args) => commands::outdated::run(&args, &printer),
         Command::Resolve(args) => commands::resolve::run(&args, &printer),
+        Command::Review(args) => commands::review::run(&args, &printer),
+        Command::Diff(args) => commands::diff::run(&args, &printer),
     }
 }
 

@@ -11,8 +11,10 @@
 //! literal, never into code or comments; no credentials are ever written.
 
 pub mod commands;
+pub mod diff;
 pub mod json;
 pub mod markdown;
+pub mod review;
 pub mod safe;
 pub mod text;
 pub mod verify;
