@@ -10,14 +10,14 @@ use std::path::{Path, PathBuf};
 use miette::miette;
 
 use crate::ExitStatus;
-use crate::cli::{DiffArgs, EnvArgs, PlanFormat};
 use crate::diff::{self, since};
 use crate::inventory::{self, Inventory};
 use crate::printer::Printer;
 use crate::render::diff as render;
+use crate::settings::{DiffSettings, OutputFormat};
 
 /// Run `planner diff`.
-pub fn run(args: &DiffArgs, printer: &Printer) -> miette::Result<ExitStatus> {
+pub fn run(args: &DiffSettings, printer: &Printer) -> miette::Result<ExitStatus> {
     if let Some(when) = &args.since {
         return run_since(args, when, printer);
     }
@@ -36,9 +36,9 @@ pub fn run(args: &DiffArgs, printer: &Printer) -> miette::Result<ExitStatus> {
         &new,
     );
     printer.out(&match args.format {
-        PlanFormat::Text => render::text(&report),
-        PlanFormat::Json => render::json(&report),
-        PlanFormat::Markdown => render::markdown(&report),
+        OutputFormat::Text => render::text(&report),
+        OutputFormat::Json => render::json(&report)?,
+        OutputFormat::Markdown => render::markdown(&report),
     });
     Ok(if report.broken.is_empty() {
         ExitStatus::Success
@@ -47,11 +47,11 @@ pub fn run(args: &DiffArgs, printer: &Printer) -> miette::Result<ExitStatus> {
     })
 }
 
-fn run_since(args: &DiffArgs, when: &str, printer: &Printer) -> miette::Result<ExitStatus> {
+fn run_since(args: &DiffSettings, when: &str, printer: &Printer) -> miette::Result<ExitStatus> {
     let cutoff = since::parse_when(when, jiff::Timestamp::now())?;
     let (label, inventory) = match args.envs.as_slice() {
         [] => {
-            let inventory = inventory::load(&EnvArgs::default())?;
+            let inventory = inventory::load(&args.environment)?;
             inventory.report(printer);
             let label = inventory.environment.prefix.as_ref().map_or_else(
                 || "(this interpreter)".to_string(),
@@ -70,9 +70,9 @@ fn run_since(args: &DiffArgs, when: &str, printer: &Printer) -> miette::Result<E
     };
     let report = since::since(&label, &inventory, cutoff)?;
     printer.out(&match args.format {
-        PlanFormat::Text => render::since_text(&report),
-        PlanFormat::Json => render::json(&report),
-        PlanFormat::Markdown => render::since_markdown(&report),
+        OutputFormat::Text => render::since_text(&report),
+        OutputFormat::Json => render::json(&report)?,
+        OutputFormat::Markdown => render::since_markdown(&report),
     });
     Ok(if report.installed.iter().all(|i| i.broken.is_empty()) {
         ExitStatus::Success

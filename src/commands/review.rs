@@ -6,54 +6,36 @@
 //! at or above `--fail-on`, 2 the tool failed (not a git repository, an unknown revision, ...).
 //! The repository is only read (`git ls-tree`, `git cat-file`).
 
-use std::path::Path;
-use std::str::FromStr;
-
 use miette::miette;
 
 use crate::ExitStatus;
-use crate::cli::{ReviewArgs, ReviewFormat};
-use crate::index::{Index, IndexSettings};
 use crate::inventory::{self, Environment};
 use crate::plan::ProposeRequest;
 use crate::printer::Printer;
 use crate::render::review as render;
 use crate::review::analysis::{Analyzer, Target};
 use crate::review::git::Repo;
-use crate::risk::{Policy, RiskLevel};
+use crate::settings::{ReviewFormat, ReviewSettings};
 
 /// The Python version judged for when none is given.
 const DEFAULT_PYTHON: &str = "3.12";
 
 /// Run `planner review`.
-pub fn run(args: &ReviewArgs, printer: &Printer) -> miette::Result<ExitStatus> {
-    let fail_on = args
-        .fail_on
-        .as_deref()
-        .map(RiskLevel::from_str)
-        .transpose()
-        .map_err(|message| {
-            miette!(
-                help = "use low, medium, high or critical",
-                "--fail-on: {message}"
-            )
-        })?;
-    let policy = Policy::load(args.policy.as_deref())?;
-    let repo = Repo::open(args.path.as_deref().unwrap_or(Path::new(".")))?;
-    let head = repo.revision(&args.head)?;
-    let base = match &args.base {
+pub fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+    let repo = Repo::open(&settings.path)?;
+    let head = repo.revision(&settings.head)?;
+    let base = match &settings.base {
         Some(name) => repo.revision(name)?,
         None => repo.default_base(&head)?,
     };
-    let targets = targets(args, printer)?;
-    let settings = IndexSettings::from_args(&args.index, None)?;
-    let index = Index::new(settings, printer)?;
+    let targets = targets(settings, printer)?;
+    let index = crate::index::Index::new(settings.index.resolve(None)?, printer)?;
     let request = ProposeRequest {
         binary: index.binary_policy().clone(),
         now: Some(jiff::Timestamp::now()),
         ..ProposeRequest::default()
     };
-    let mut analyzer = Analyzer::new(&index, &policy, request);
+    let mut analyzer = Analyzer::new(&index, &settings.policy, request);
     let review = crate::review::review(&repo, &base, &head, &mut analyzer, &targets)?;
     index.finish_progress();
     for problem in &review.problems {
@@ -66,14 +48,14 @@ pub fn run(args: &ReviewArgs, printer: &Printer) -> miette::Result<ExitStatus> {
             problem.file, problem.message
         ));
     }
-    printer.out(&match args.format {
+    printer.out(&match settings.format {
         ReviewFormat::Text => render::text(&review),
-        ReviewFormat::Json => render::json(&review),
+        ReviewFormat::Json => render::json(&review)?,
         ReviewFormat::Markdown => render::markdown(&review),
         ReviewFormat::Github => render::github(&review),
-        ReviewFormat::Sarif => render::sarif(&review),
+        ReviewFormat::Sarif => render::sarif(&review)?,
     });
-    Ok(match fail_on {
+    Ok(match settings.fail_on {
         Some(level) if review.reaches(level) => {
             printer.warn(&format!(
                 "a finding's risk is at or above --fail-on {level}"
@@ -86,19 +68,12 @@ pub fn run(args: &ReviewArgs, printer: &Printer) -> miette::Result<ExitStatus> {
 
 /// The targets: the snapshot's real environment, or each `--python-version` with each
 /// `--python-platform`.
-fn targets(args: &ReviewArgs, printer: &Printer) -> miette::Result<Vec<Target>> {
-    if let Some(path) = &args.from_snapshot {
-        if args.python_versions.len() > 1 || args.python_platforms.len() > 1 {
-            return Err(miette!(
-                help =
-                    "review one snapshot for one target, or drop --from-snapshot to judge several",
-                "--from-snapshot takes at most one --python-version and one --python-platform"
-            ));
-        }
+fn targets(settings: &ReviewSettings, printer: &Printer) -> miette::Result<Vec<Target>> {
+    if let Some(path) = &settings.from_snapshot {
         let inventory = inventory::apply_overrides(
             inventory::snapshot::load(path)?,
-            args.python_versions.first().map(String::as_str),
-            args.python_platforms.first().map(String::as_str),
+            settings.python_versions.first(),
+            settings.python_platforms.first(),
         )?;
         inventory.report(printer);
         return Ok(vec![Target::Snapshot {
@@ -106,32 +81,33 @@ fn targets(args: &ReviewArgs, printer: &Printer) -> miette::Result<Vec<Target>> 
             inventory: Box::new(inventory),
         }]);
     }
-    let versions = if args.python_versions.is_empty() {
+    let default;
+    let versions = if settings.python_versions.is_empty() {
         printer.note(&format!(
             "note: no --python-version: judging for Python {DEFAULT_PYTHON}"
         ));
-        vec![DEFAULT_PYTHON.to_string()]
+        default = [DEFAULT_PYTHON.parse().map_err(|err| miette!("{err}"))?];
+        &default[..]
     } else {
-        args.python_versions.clone()
+        &settings.python_versions[..]
     };
-    let platforms: Vec<Option<&str>> = if args.python_platforms.is_empty() {
-        vec![None]
-    } else {
-        args.python_platforms
-            .iter()
-            .map(|p| Some(p.as_str()))
-            .collect()
-    };
+    let platforms: Vec<Option<&crate::inventory::TargetPlatform>> =
+        if settings.python_platforms.is_empty() {
+            vec![None]
+        } else {
+            settings.python_platforms.iter().map(Some).collect()
+        };
     let mut targets = Vec::new();
-    for version in &versions {
+    for version in versions {
         for platform in &platforms {
-            let environment = Environment::synthesize(version, *platform)?;
+            let environment = Environment::for_target(version, platform.map(|p| &p.platform))?;
             for note in &environment.notes {
                 printer.note(&format!("note: {note}"));
             }
             let label = format!(
-                "Python {version} {}",
-                platform.unwrap_or("(this host's platform)")
+                "Python {} {}",
+                version.given,
+                platform.map_or("(this host's platform)", |p| p.given.as_str())
             );
             targets.push(Target::Synthesized { label, environment });
         }

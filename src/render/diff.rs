@@ -4,9 +4,9 @@
 use std::fmt::Write as _;
 
 use super::markdown::cell;
-use super::safe::terminal;
 use crate::diff::since::SinceReport;
 use crate::diff::{ChangeKind, DistChange, EdgeChange, EnvDiff};
+use crate::terminal::escape;
 
 fn kind_text(kind: ChangeKind) -> &'static str {
     match kind {
@@ -51,7 +51,7 @@ pub fn text(diff: &EnvDiff) -> String {
     let mut out = format!("A: {}\nB: {}\n\n", diff.a, diff.b);
     if diff.is_empty() {
         out.push_str("No differences.\n");
-        return terminal(&out);
+        return escape(&out).into_owned();
     }
     let _ = writeln!(out, "{} dist(s) changed:", diff.changes.len());
     for change in &diff.changes {
@@ -68,11 +68,11 @@ pub fn text(diff: &EnvDiff) -> String {
             }
         }
     }
-    terminal(&out)
+    escape(&out).into_owned()
 }
 
 /// The documented JSON.
-pub fn json<T: serde::Serialize>(value: &T) -> String {
+pub fn json<T: serde::Serialize>(value: &T) -> Result<String, super::json::JsonError> {
     super::json::to_json(value)
 }
 
@@ -149,7 +149,7 @@ pub fn since_text(report: &SinceReport) -> String {
             let _ = writeln!(out, "    broke: {edge}");
         }
     }
-    terminal(&out)
+    escape(&out).into_owned()
 }
 
 /// `--since` as markdown.

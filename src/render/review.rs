@@ -1,4 +1,4 @@
-//! `planner review` output: text (for a terminal), JSON (`docs/review-json.md`), markdown (a
+//! `planner review` output: text (for a terminal), JSON (`docs/review.md`), markdown (a
 //! pull-request comment: a table worst first, collapsible details, the safer plan's commands),
 //! GitHub workflow annotations on the changed lines, and SARIF 2.1.0 for code scanning.
 //!
@@ -12,12 +12,12 @@ use serde_json::json;
 
 use super::commands::{self, CommandSettings};
 use super::markdown::cell;
-use super::safe::terminal;
 use super::text::movement;
 use crate::plan::{Blocker, Plan};
 use crate::review::analysis::TargetVerdict;
 use crate::review::{Finding, Review};
 use crate::risk::RiskLevel;
+use crate::terminal::escape;
 
 /// `low 12/100`, or `not judged`.
 fn level_text(finding: &Finding) -> String {
@@ -72,7 +72,7 @@ fn header(review: &Review) -> String {
 /// For a terminal.
 pub fn text(review: &Review) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}\n", terminal(&header(review)));
+    let _ = writeln!(out, "{}\n", escape(&header(review)));
     for finding in &review.findings {
         let pin = &finding.pin;
         let was = finding
@@ -88,9 +88,9 @@ pub fn text(review: &Review) -> String {
             pin.kind.label(),
             pin.requirement
         );
-        let _ = writeln!(out, "{}", terminal(&line));
+        let _ = writeln!(out, "{}", escape(&line));
         for verdict in &finding.targets {
-            let _ = write!(out, "{}", terminal(&verdict_text(verdict)));
+            let _ = write!(out, "{}", escape(&verdict_text(verdict)));
         }
         out.push('\n');
     }
@@ -99,7 +99,7 @@ pub fn text(review: &Review) -> String {
         let _ = writeln!(
             out,
             "{}",
-            terminal(&format!(
+            escape(&format!(
                 "not reviewed: {}{at}: {}",
                 problem.file, problem.message
             ))
@@ -143,7 +143,7 @@ fn verdict_text(v: &TargetVerdict) -> String {
 }
 
 /// The documented JSON.
-pub fn json(review: &Review) -> String {
+pub fn json(review: &Review) -> Result<String, super::json::JsonError> {
     super::json::to_json(review)
 }
 
@@ -357,7 +357,7 @@ fn sarif_level(level: Option<RiskLevel>) -> &'static str {
 }
 
 /// SARIF 2.1.0.
-pub fn sarif(review: &Review) -> String {
+pub fn sarif(review: &Review) -> Result<String, super::json::JsonError> {
     let rules: Vec<serde_json::Value> = RULES
         .iter()
         .map(|(id, name, text)| {
