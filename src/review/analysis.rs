@@ -24,7 +24,7 @@ use crate::index::IndexSource;
 use crate::inventory::{DistFormat, Environment, InstalledDist, Inventory};
 use crate::plan::{self, Blocker, Plan, PlanKind, ProposeRequest};
 use crate::risk::{Policy, RiskScore};
-use crate::solve::{self, ResolvedSource, SolveRequest, Via};
+use crate::solve::{self, SolveRequest, Via};
 
 /// One target a pin is judged for.
 #[derive(Debug, Clone)]
@@ -178,7 +178,7 @@ fn first_line(text: &str) -> &str {
 }
 
 /// Resolve `context` for `environment` and turn the resolution into an installed set whose
-/// metadata comes from the index (what `pip install` of the file would leave behind).
+/// metadata the resolution carries (what `pip install` of the file would leave behind).
 fn resolve_baseline(
     index: &dyn IndexSource,
     environment: &Environment,
@@ -197,31 +197,20 @@ fn resolve_baseline(
             first_line(&err.to_string())
         )
     })?;
-    let mut dists = Vec::new();
-    for (name, resolved) in &resolution.packages {
-        let ResolvedSource::Index { file: Some(file) } = &resolved.source else {
-            return Err(format!(
-                "{name} {} has no file on the index for this target",
-                resolved.version
-            ));
-        };
-        let project = index
-            .project(name)
-            .map_err(|err| err.to_string())?
-            .ok_or_else(|| format!("{name} is not on the index"))?;
-        let metadata = index
-            .metadata(&project, file)
-            .map_err(|err| format!("metadata of {name} {}: {err}", resolved.version))?;
-        dists.push(InstalledDist {
-            metadata: (*metadata).clone(),
+    // The resolution carries each chosen release's metadata: no index IO here.
+    let dists = resolution
+        .packages
+        .iter()
+        .map(|(name, resolved)| InstalledDist {
+            metadata: (*resolved.metadata).clone(),
             installer: None,
             requested: resolved.via.contains(&Via::Root),
             direct_url: None,
             top_level: Vec::new(),
             path: PathBuf::from(format!("<resolved {name}=={}>", resolved.version)),
             format: DistFormat::Snapshot,
-        });
-    }
+        })
+        .collect();
     Ok(Inventory {
         environment: environment.clone(),
         dists,
