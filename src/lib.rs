@@ -21,6 +21,7 @@ pub mod atomic;
 pub mod cli;
 pub mod clock;
 pub mod commands;
+pub mod diff;
 pub mod exit_status;
 pub mod index;
 pub mod inventory;
@@ -28,6 +29,7 @@ pub mod metadata;
 pub mod plan;
 pub mod printer;
 pub mod render;
+pub mod review;
 pub mod risk;
 pub mod settings;
 pub mod solve;
@@ -60,6 +62,8 @@ pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
         CommandSettings::Snapshot(s) => commands::snapshot::run(s, &printer),
         CommandSettings::Outdated(s) => commands::outdated::run(s, &printer),
         CommandSettings::Resolve(s) => commands::resolve::run(s, &printer),
+        CommandSettings::Review(s) => commands::review::run(s, &printer),
+        CommandSettings::Diff(s) => commands::diff::run(s, &printer),
     }
 }
 

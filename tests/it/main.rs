@@ -3,9 +3,11 @@
 mod common;
 
 mod check;
+mod diff;
 mod index;
 mod inventory;
 mod outdated;
 mod propose;
 mod resolve;
+mod review;
 mod snapshot;
