@@ -2,7 +2,8 @@
 //! risk, and the pip/uv commands and verification script for each plan.
 //!
 //! Output: text (default), JSON (`docs/plan-json.md`) or markdown. With `--out-dir DIR`, the
-//! files are written atomically (temp file in the same folder, then rename):
+//! files are written all together or not at all ([`crate::out_dir`]: staged, synced, renamed;
+//! Ctrl-C while staging leaves the previous files as they were):
 //!
 //! ```text
 //! DIR/proposal.json
@@ -17,17 +18,17 @@
 //! Exit codes: 0 a plan was found; 1 no plan, or the recommended plan's risk is above
 //! `--max-risk`; 2 the tool failed.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::str::FromStr;
 
-use miette::{Context, IntoDiagnostic, miette};
+use miette::{IntoDiagnostic, miette};
 use pep508_rs::{Requirement, VersionOrUrl};
 
 use crate::ExitStatus;
 use crate::cli::{PlanFormat, ProposeArgs};
 use crate::index::{Index, IndexLocation, IndexSettings};
 use crate::inventory;
+use crate::out_dir::OutFiles;
 use crate::plan::{self, Plan, Proposal, ProposeRequest};
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandSettings};
@@ -100,6 +101,7 @@ pub fn run(args: &ProposeArgs, printer: &Printer) -> miette::Result<ExitStatus> 
         None => None,
     };
     let mut shown = Vec::new();
+    let mut out_files = OutFiles::default();
     for (i, plan) in proposal.plans.iter().enumerate() {
         let dir = out_dir
             .as_ref()
@@ -114,8 +116,15 @@ pub fn run(args: &ProposeArgs, printer: &Printer) -> miette::Result<ExitStatus> 
                 constraints: dir.is_some(),
             },
         )?;
-        if let Some(dir) = &dir {
-            write_plan_files(dir, plan, &python, index_url.as_deref())?;
+        if dir.is_some() {
+            let relative = Path::new("plans").join(plan_dir_name(i, plan));
+            plan_files(
+                &mut out_files,
+                &relative,
+                plan,
+                &python,
+                index_url.as_deref(),
+            )?;
         }
         let paste = |steps: &[Vec<String>]| match &dir {
             Some(_) => steps
@@ -131,10 +140,8 @@ pub fn run(args: &ProposeArgs, printer: &Printer) -> miette::Result<ExitStatus> 
         });
     }
     if let Some(root) = &out_dir {
-        write_atomic(
-            &root.join("proposal.json"),
-            json::to_json(&proposal).as_bytes(),
-        )?;
+        out_files.add("proposal.json", json::to_json(&proposal));
+        out_files.commit(root)?;
     }
 
     match args.format {
@@ -196,16 +203,14 @@ fn plan_dir_name(i: usize, plan: &Plan) -> String {
     format!("{}-{}", i + 1, plan.kind)
 }
 
-/// Write one plan's files into `dir`.
-fn write_plan_files(
+/// One plan's files, under `dir` (relative to the output folder).
+fn plan_files(
+    out: &mut OutFiles,
     dir: &Path,
     plan: &Plan,
     python: &str,
     index_url: Option<&str>,
 ) -> miette::Result<()> {
-    std::fs::create_dir_all(dir)
-        .into_diagnostic()
-        .wrap_err_with(|| format!("cannot create `{}`", dir.display()))?;
     let files = commands::install_files(
         plan,
         &CommandSettings {
@@ -215,49 +220,17 @@ fn write_plan_files(
             constraints: true,
         },
     )?;
-    write_atomic(&dir.join("plan.json"), json::to_json(plan).as_bytes())?;
-    write_atomic(&dir.join("constraints.txt"), files.constraints.as_bytes())?;
-    write_atomic(&dir.join("overrides.txt"), files.overrides.as_bytes())?;
-    write_executable(
-        &dir.join("install-pip.sh"),
-        commands::script(&files.pip, python, "pip").as_bytes(),
-    )?;
-    write_executable(
-        &dir.join("install-uv.sh"),
-        commands::script(&files.uv, python, "uv").as_bytes(),
-    )?;
-    write_executable(&dir.join("verify.py"), verify::script(plan).as_bytes())?;
-    Ok(())
-}
-
-/// Write a file atomically: a temp file in the same folder, synced, then renamed over.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> miette::Result<()> {
-    persist(path, bytes, false)
-}
-
-fn write_executable(path: &Path, bytes: &[u8]) -> miette::Result<()> {
-    persist(path, bytes, true)
-}
-
-fn persist(path: &Path, bytes: &[u8], executable: bool) -> miette::Result<()> {
-    let dir: PathBuf = path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."));
-    let fail = |err: std::io::Error| miette!("cannot write `{}`: {err}", path.display());
-    let mut file = tempfile::NamedTempFile::new_in(&dir).map_err(fail)?;
-    file.write_all(bytes).map_err(fail)?;
-    file.as_file().sync_all().map_err(fail)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = if executable { 0o755 } else { 0o644 };
-        file.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(mode))
-            .map_err(fail)?;
-    }
-    #[cfg(not(unix))]
-    let _ = executable;
-    file.persist(path).map_err(|err| fail(err.error))?;
+    out.add(dir.join("plan.json"), json::to_json(plan));
+    out.add(dir.join("constraints.txt"), files.constraints.as_bytes());
+    out.add(dir.join("overrides.txt"), files.overrides.as_bytes());
+    out.add_executable(
+        dir.join("install-pip.sh"),
+        commands::script(&files.pip, python, "pip"),
+    );
+    out.add_executable(
+        dir.join("install-uv.sh"),
+        commands::script(&files.uv, python, "uv"),
+    );
+    out.add_executable(dir.join("verify.py"), verify::script(plan));
     Ok(())
 }

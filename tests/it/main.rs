@@ -4,8 +4,10 @@ mod common;
 
 mod check;
 mod index;
+mod interrupt;
 mod inventory;
 mod outdated;
 mod propose;
 mod resolve;
+mod secrets;
 mod snapshot;
