@@ -5,9 +5,9 @@
 //! renamed into place. An interrupt ([`crate::interrupt`]) before that point removes the staging
 //! folder and leaves the previous files as they were (reliability item 30).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::atomic::{self, Mode};
 use crate::interrupt::{self, Critical};
 
 /// Why the files were not written.
@@ -32,18 +32,19 @@ pub enum OutDirError {
 /// Files to write under one folder.
 #[derive(Debug, Default)]
 pub struct OutFiles {
-    files: Vec<(PathBuf, Vec<u8>, bool)>,
+    files: Vec<(PathBuf, Vec<u8>, Mode)>,
 }
 
 impl OutFiles {
     /// Add a file (`path` relative to the output folder).
     pub fn add(&mut self, path: impl Into<PathBuf>, bytes: impl Into<Vec<u8>>) {
-        self.files.push((path.into(), bytes.into(), false));
+        self.files.push((path.into(), bytes.into(), Mode::File));
     }
 
     /// Add an executable file (mode 755 on Unix).
     pub fn add_executable(&mut self, path: impl Into<PathBuf>, bytes: impl Into<Vec<u8>>) {
-        self.files.push((path.into(), bytes.into(), true));
+        self.files
+            .push((path.into(), bytes.into(), Mode::Executable));
     }
 
     /// Write every file under `root`: staged, synced, then renamed into place.
@@ -58,9 +59,12 @@ impl OutFiles {
             .prefix(".planner-staging-")
             .tempdir_in(root)
             .map_err(io(root))?;
-        for (relative, bytes, executable) in &self.files {
+        for (relative, bytes, mode) in &self.files {
             let path = staging.path().join(relative);
-            write_synced(&path, bytes, *executable).map_err(io(&root.join(relative)))?;
+            let parent = path.parent().unwrap_or(staging.path());
+            std::fs::create_dir_all(parent)
+                .and_then(|()| atomic::write(&path, bytes, *mode))
+                .map_err(io(&root.join(relative)))?;
             interrupt::test_write_delay();
             if critical.interrupted() {
                 // `staging` is removed on the way out; `critical` then exits 130.
@@ -80,23 +84,6 @@ impl OutFiles {
         drop(critical);
         Ok(())
     }
-}
-
-fn write_synced(path: &Path, bytes: &[u8], executable: bool) -> std::io::Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    let mut file = std::fs::File::create(path)?;
-    file.write_all(bytes)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = if executable { 0o755 } else { 0o644 };
-        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
-    }
-    #[cfg(not(unix))]
-    let _ = executable;
-    file.sync_all()
 }
 
 #[cfg(test)]

@@ -19,14 +19,9 @@
 //! `--max-risk`; 2 the tool failed.
 
 use std::path::Path;
-use std::str::FromStr;
-
-use miette::{IntoDiagnostic, miette};
-use pep508_rs::{Requirement, VersionOrUrl};
 
 use crate::ExitStatus;
-use crate::cli::{PlanFormat, ProposeArgs};
-use crate::index::{Index, IndexLocation, IndexSettings};
+use crate::index::{Index, IndexLocation};
 use crate::inventory;
 use crate::out_dir::OutFiles;
 use crate::plan::{self, Plan, Proposal, ProposeRequest};
@@ -34,35 +29,15 @@ use crate::printer::Printer;
 use crate::render::commands::{self, CommandSettings};
 use crate::render::text::PlanCommands;
 use crate::render::{json, markdown, text, verify};
-use crate::risk::{Policy, RiskLevel};
+use crate::risk::RiskLevel;
+use crate::settings::{OutputFormat, ProposeSettings};
 
 /// Run `planner propose`.
-pub fn run(args: &ProposeArgs, printer: &Printer) -> miette::Result<ExitStatus> {
-    if args.targets.is_empty() && !args.all {
-        return Err(miette!(
-            help = "name what to upgrade (`planner propose triton==3.7.0`, `planner propose numpy`), \
-                    or pass --all",
-            "nothing to propose: no target and no --all"
-        ));
-    }
-    let targets = parse_targets(&args.targets)?;
-    let max_risk = args
-        .max_risk
-        .as_deref()
-        .map(RiskLevel::from_str)
-        .transpose()
-        .map_err(|message| {
-            miette!(
-                help = "use low, medium, high or critical",
-                "--max-risk: {message}"
-            )
-        })?;
-    let policy = Policy::load(args.policy.as_deref())?;
-    let inventory = inventory::load(&args.env)?;
+pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+    let inventory = inventory::load(&args.environment)?;
     inventory.report(printer);
-    let binary = crate::index::BinaryPolicy::new(&args.index.only_binary, &args.index.no_binary);
     let venv = inventory.environment.prefix.clone();
-    let settings = IndexSettings::from_args(&args.index, venv.as_deref())?;
+    let settings = args.index.resolve(venv.as_deref())?;
     let index_url = settings
         .indexes
         .first()
@@ -74,32 +49,27 @@ pub fn run(args: &ProposeArgs, printer: &Printer) -> miette::Result<ExitStatus> 
                 .map(|u| u.to_string()),
         });
     let index = Index::new(settings, printer)?;
-    let source = match (&args.env.venv, &args.env.from_snapshot, &venv) {
-        (Some(path), _, _) | (None, Some(path), _) | (None, None, Some(path)) => {
-            path.display().to_string()
-        }
-        _ => "(this interpreter)".to_string(),
+    let source = match args.environment.source.named().or(venv.as_deref()) {
+        Some(path) => path.display().to_string(),
+        None => "(this interpreter)".to_string(),
     };
     let request = ProposeRequest {
-        targets,
+        targets: args.targets.clone(),
         all: args.all,
         allow_override: args.allow_override,
-        prerelease: args.prerelease.into(),
-        binary,
+        prerelease: args.prerelease,
+        binary: args.index.binary.clone(),
         now: Some(jiff::Timestamp::now()),
         source,
     };
-    let proposal = plan::propose(&index, &inventory, &policy, &request)?;
+    let proposal = plan::propose(&index, &inventory, &args.policy, &request)?;
     index.finish_progress();
 
     let python = match &venv {
         Some(prefix) => prefix.join("bin").join("python").display().to_string(),
         None => "python3".to_string(),
     };
-    let out_dir = match &args.out_dir {
-        Some(dir) => Some(std::path::absolute(dir).into_diagnostic()?),
-        None => None,
-    };
+    let out_dir = args.out_dir.as_ref();
     let mut shown = Vec::new();
     let mut out_files = OutFiles::default();
     for (i, plan) in proposal.plans.iter().enumerate() {
@@ -140,16 +110,16 @@ pub fn run(args: &ProposeArgs, printer: &Printer) -> miette::Result<ExitStatus> 
         });
     }
     if let Some(root) = &out_dir {
-        out_files.add("proposal.json", json::to_json(&proposal));
+        out_files.add("proposal.json", json::to_json(&proposal)?);
         out_files.commit(root)?;
     }
 
     match args.format {
-        PlanFormat::Text => printer.out(&text::render(&proposal, &shown, printer.color())),
-        PlanFormat::Json => printer.out(&json::to_json(&proposal)),
-        PlanFormat::Markdown => printer.out(&markdown::render(&proposal, &shown)),
+        OutputFormat::Text => printer.out(&text::render(&proposal, &shown, printer.color())),
+        OutputFormat::Json => printer.out(&json::to_json(&proposal)?),
+        OutputFormat::Markdown => printer.out(&markdown::render(&proposal, &shown)),
     }
-    Ok(exit_status(&proposal, max_risk, printer))
+    Ok(exit_status(&proposal, args.max_risk, printer))
 }
 
 fn exit_status(proposal: &Proposal, max_risk: Option<RiskLevel>, printer: &Printer) -> ExitStatus {
@@ -166,36 +136,6 @@ fn exit_status(proposal: &Proposal, max_risk: Option<RiskLevel>, printer: &Print
         return ExitStatus::UserActionRequired;
     }
     ExitStatus::Success
-}
-
-fn parse_targets(targets: &[String]) -> miette::Result<Vec<Requirement>> {
-    let mut parsed: Vec<Requirement> = Vec::new();
-    for text in targets {
-        let requirement = Requirement::from_str(text).map_err(|err| {
-            miette!(
-                help =
-                    "targets are PEP 508 requirements: `triton==3.7.0`, `numpy>=2`, `transformers`",
-                "invalid target `{}`: {err}",
-                text.escape_default()
-            )
-        })?;
-        if matches!(requirement.version_or_url, Some(VersionOrUrl::Url(_))) {
-            return Err(miette!(
-                help = "name a version instead and serve the file from an index",
-                "target `{}` is a direct URL; propose plans from an index only",
-                requirement.name
-            ));
-        }
-        if parsed.iter().any(|p| p.name == requirement.name) {
-            return Err(miette!(
-                help = "combine the specifiers into one target: `name>=1,<2`",
-                "`{}` is named twice among the targets",
-                requirement.name
-            ));
-        }
-        parsed.push(requirement);
-    }
-    Ok(parsed)
 }
 
 /// `1-move-blockers`.
@@ -220,7 +160,7 @@ fn plan_files(
             constraints: true,
         },
     )?;
-    out.add(dir.join("plan.json"), json::to_json(plan));
+    out.add(dir.join("plan.json"), json::to_json(plan)?);
     out.add(dir.join("constraints.txt"), files.constraints.as_bytes());
     out.add(dir.join("overrides.txt"), files.overrides.as_bytes());
     out.add_executable(
