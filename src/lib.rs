@@ -7,7 +7,9 @@
 //! 2. [`index`]: what the package index offers ([`index::IndexSource`]).
 //! 3. [`solve`]: pubgrub over the index and the installed set.
 //! 4. [`risk`] and [`plan`]: upgrade plans, forced overrides and their risk.
-//! 5. [`render`]: text, JSON, markdown, pip/uv commands and the verification script.
+//! 5. [`verify`]: what to check after a plan (imports of changed dists and their dependents,
+//!    the policy's smoke tests), and running the check.
+//! 6. [`render`]: text, JSON, markdown, pip/uv commands and the verification script.
 //!
 //! [`commands`] wires the stages into the subcommands; [`run`] dispatches.
 
@@ -25,6 +27,7 @@ pub mod render;
 pub mod risk;
 pub mod solve;
 pub mod tags;
+pub mod verify;
 
 use std::process::ExitCode;
 
@@ -43,6 +46,7 @@ pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
         Command::Snapshot(args) => commands::snapshot::run(&args, &printer),
         Command::Outdated(args) => commands::outdated::run(&args, &printer),
         Command::Resolve(args) => commands::resolve::run(&args, &printer),
+        Command::Verify(args) => commands::verify::run(&args, &printer),
     }
 }
 

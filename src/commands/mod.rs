@@ -6,3 +6,4 @@ pub mod outdated;
 pub mod propose;
 pub mod resolve;
 pub mod snapshot;
+pub mod verify;

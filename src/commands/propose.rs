@@ -115,7 +115,8 @@ pub fn run(args: &ProposeArgs, printer: &Printer) -> miette::Result<ExitStatus> 
             },
         )?;
         if let Some(dir) = &dir {
-            write_plan_files(dir, plan, &python, index_url.as_deref())?;
+            let spec = crate::verify::select(Some(plan), &inventory, &policy, false);
+            write_plan_files(dir, plan, &spec, &python, index_url.as_deref())?;
         }
         let paste = |steps: &[Vec<String>]| match &dir {
             Some(_) => steps
@@ -200,6 +201,7 @@ fn plan_dir_name(i: usize, plan: &Plan) -> String {
 fn write_plan_files(
     dir: &Path,
     plan: &Plan,
+    spec: &crate::verify::VerifySpec,
     python: &str,
     index_url: Option<&str>,
 ) -> miette::Result<()> {
@@ -226,7 +228,7 @@ fn write_plan_files(
         &dir.join("install-uv.sh"),
         commands::script(&files.uv, python, "uv").as_bytes(),
     )?;
-    write_executable(&dir.join("verify.py"), verify::script(plan).as_bytes())?;
+    write_executable(&dir.join("verify.py"), verify::script(spec).as_bytes())?;
     Ok(())
 }
 

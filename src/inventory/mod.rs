@@ -25,7 +25,7 @@ use crate::printer::Printer;
 use crate::tags::Tags;
 
 pub use direct_url::redact_url;
-pub use discover::{load, load_venv};
+pub use discover::{load, load_python, load_venv};
 pub use error::InventoryError;
 pub use scan::scan_site_packages;
 pub use target::{Os, Platform, cpython_tags};

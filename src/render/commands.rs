@@ -232,7 +232,9 @@ pub fn inline_steps(files: &InstallFiles, steps: &[Vec<String>]) -> String {
 
 /// A standalone script (`install-pip.sh` / `install-uv.sh`) for one installer's steps. The
 /// files it names sit next to it; the interpreter comes from `$PLANNER_PYTHON` or the planned
-/// venv.
+/// venv. With `--verify`, it first records `verify.py --baseline verify-baseline.json`, and after
+/// the steps runs `verify.py --compare` (report in `verify-report.json`), exiting 1 on a
+/// regression.
 pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> String {
     let mut out = String::new();
     out.push_str("#!/usr/bin/env bash\n");
@@ -242,6 +244,7 @@ pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> S
     );
     out.push_str("set -euo pipefail\n");
     out.push_str("HERE=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n");
+    out.push_str(VERIFY_ARGS);
     let _ = writeln!(
         out,
         "PYTHON=\"${{PLANNER_PYTHON:-{}}}\"",
@@ -253,6 +256,7 @@ pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> S
             .replace('$', "\\$")
             .replace('`', "\\`")
     );
+    out.push_str(VERIFY_BEFORE);
     for step in steps {
         let mut tokens = Vec::new();
         for (i, token) in step.iter().enumerate() {
@@ -269,8 +273,33 @@ pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> S
         out.push_str(&tokens.join(" "));
         out.push('\n');
     }
+    out.push_str(VERIFY_AFTER);
     out
 }
+
+/// `--verify` for the install scripts: parse it, then take the baseline.
+const VERIFY_ARGS: &str = r#"VERIFY=0
+for arg in "$@"; do
+  case "$arg" in
+    --verify) VERIFY=1 ;;
+    *) echo "usage: $0 [--verify]" >&2; exit 2 ;;
+  esac
+done
+"#;
+
+/// `--verify`, before the steps: record the baseline.
+const VERIFY_BEFORE: &str = r#"if [ "$VERIFY" = 1 ]; then
+  echo "verify: recording the baseline in $HERE/verify-baseline.json" >&2
+  "$PYTHON" "$HERE/verify.py" --baseline "$HERE/verify-baseline.json" >/dev/null
+fi
+"#;
+
+/// `--verify`, after the steps: compare with the baseline.
+const VERIFY_AFTER: &str = r#"if [ "$VERIFY" = 1 ]; then
+  echo "verify: comparing with the baseline; report in $HERE/verify-report.json" >&2
+  "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" >/dev/null
+fi
+"#;
 
 #[cfg(test)]
 mod tests;

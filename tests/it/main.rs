@@ -9,3 +9,4 @@ mod outdated;
 mod propose;
 mod resolve;
 mod snapshot;
+mod verify;
