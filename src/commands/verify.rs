@@ -12,28 +12,23 @@ use std::path::PathBuf;
 use miette::miette;
 
 use crate::ExitStatus;
-use crate::cli::{EnvArgs, OutputFormat, VerifyArgs};
 use crate::inventory::{self, EnvironmentOrigin};
 use crate::printer::Printer;
 use crate::render::verify as render;
-use crate::risk::Policy;
-use crate::verify::run::{self, RunOptions};
+use crate::settings::{OutputFormat, VerifySettings};
+use crate::verify::run;
 
 /// Run `planner verify`.
-pub fn run(args: &VerifyArgs, printer: &Printer) -> miette::Result<ExitStatus> {
+pub fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<ExitStatus> {
     // The plan and policy first: bad files fail before the environment is read.
     let plan = args
         .plan
         .as_deref()
         .map(crate::plan::read_plan)
         .transpose()?;
-    let policy = Policy::load(args.policy.as_deref())?;
     let inventory = match &args.python {
         Some(python) => inventory::load_python(python)?,
-        None => inventory::load(&EnvArgs {
-            venv: args.venv.clone(),
-            ..EnvArgs::default()
-        })?,
+        None => inventory::load(&args.environment)?,
     };
     inventory.report(printer);
     let python: PathBuf = match &inventory.environment.origin {
@@ -46,17 +41,9 @@ pub fn run(args: &VerifyArgs, printer: &Printer) -> miette::Result<ExitStatus> {
             ));
         }
     };
-    let spec = crate::verify::select(plan.as_ref(), &inventory, &policy, args.all);
+    let spec = crate::verify::select(plan.as_ref(), &inventory, &args.policy, args.all);
     let script = render::script(&spec);
-    let options = RunOptions {
-        baseline: args.baseline.clone(),
-        compare: args.compare.clone(),
-        report: args.report.clone(),
-        timeout: args.timeout,
-        jobs: args.jobs,
-        no_smoke: args.no_smoke,
-    };
-    let (report, document) = run::run(&python, &script, &options)?;
+    let (report, document) = run::run(&python, &script, &args.run)?;
     match args.format {
         OutputFormat::Json => {
             let mut text = serde_json::to_string_pretty(&document)
@@ -64,7 +51,9 @@ pub fn run(args: &VerifyArgs, printer: &Printer) -> miette::Result<ExitStatus> {
             text.push('\n');
             printer.out(&text);
         }
-        OutputFormat::Text => printer.out(&render::report_text(&report)),
+        OutputFormat::Text | OutputFormat::Markdown => {
+            printer.out(&render::report_text(&report));
+        }
     }
     Ok(if report.ok || report.mode == "baseline" {
         ExitStatus::Success

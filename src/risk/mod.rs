@@ -16,7 +16,7 @@ pub mod smoke;
 
 pub use assess::{
     BrokenEdgeFacts, ChangeFacts, Dependents, Distance, PlanFacts, Upstream, assess,
-    pin_strictness, version_distance,
+    pin_strictness, requirement_text, version_distance,
 };
 pub use policy::{CoupledGroup, Policy, PolicyError, glob_matches};
 pub use risk_score::{FactorKind, RiskFactor, RiskLevel, RiskScore};
