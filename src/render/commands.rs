@@ -233,8 +233,8 @@ pub fn inline_steps(files: &InstallFiles, steps: &[Vec<String>]) -> String {
 /// A standalone script (`install-pip.sh` / `install-uv.sh`) for one installer's steps. The
 /// files it names sit next to it; the interpreter comes from `$PLANNER_PYTHON` or the planned
 /// venv, the index URL from `$PLANNER_INDEX_URL` or the credential-free URL planned against, so
-/// credentials are read at run time (that variable, `~/.netrc`, a keyring), never written.
-/// venv. With `--verify`, it first records `verify.py --baseline verify-baseline.json`, and after
+/// credentials are read at run time (that variable, `~/.netrc`, a keyring), never written. With
+/// `--verify`, it first records `verify.py --baseline verify-baseline.json`, and after
 /// the steps runs `verify.py --compare` (report in `verify-report.json`), exiting 1 on a
 /// regression.
 pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> String {

@@ -13,7 +13,7 @@ fn repo() -> PathBuf {
 }
 
 fn python3() -> PathBuf {
-    crate::common::venv::python3().expect("these tests build real venvs: python3 must be on PATH")
+    crate::common::venv::python3().to_path_buf()
 }
 
 fn json(text: &str) -> serde_json::Value {
