@@ -60,7 +60,6 @@ use self::auth::{AuthStore, Netrc, SecretUrl};
 use self::cache::{Bucket, Cache, EntryMeta};
 use self::client::{Client, ClientSettings, RequestOptions};
 use self::parse::ProjectPage;
-use crate::cli::IndexArgs;
 use crate::printer::Printer;
 
 /// Everything an index says about one project.
@@ -140,32 +139,6 @@ impl Default for IndexSettings {
     }
 }
 
-impl IndexSettings {
-    /// Resolve the command-line flags, the environment and pip.conf (the site pip.conf of
-    /// `venv`, else of `$VIRTUAL_ENV`).
-    pub fn from_args(args: &IndexArgs, venv: Option<&Path>) -> Result<IndexSettings, IndexError> {
-        let get = |key: &str| std::env::var(key).ok();
-        let read = |path: &Path| std::fs::read_to_string(path).ok();
-        let config = config::resolve(args, &get, &read, venv)?;
-        let cache_dir = args.cache_dir.clone().or_else(|| cache::default_dir(&get));
-        let home = get("HOME").map(PathBuf::from);
-        let netrc_env = get("NETRC").map(PathBuf::from);
-        Ok(IndexSettings {
-            indexes: config.indexes,
-            cache_dir,
-            offline: args.offline,
-            refresh: args.refresh,
-            client: ClientSettings::from_env(&get),
-            netrc: Netrc::load(home.as_deref(), netrc_env.as_deref()),
-            binary: BinaryPolicy::new(&args.only_binary, &args.no_binary),
-            page_max_age: get("PLANNER_INDEX_TTL")
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or(DEFAULT_PAGE_MAX_AGE),
-            target_tags: None,
-        })
-    }
-}
-
 /// The newest minor version of the simple repository API (PEP 629) this client knows.
 const SUPPORTED_API_MINOR: u32 = 1;
 
@@ -212,11 +185,6 @@ impl std::fmt::Debug for Index {
 }
 
 impl Index {
-    /// Build from the command-line flags (plus environment and pip.conf).
-    pub fn from_args(args: &IndexArgs, printer: &Printer) -> Result<Index, IndexError> {
-        Index::new(IndexSettings::from_args(args, None)?, printer)
-    }
-
     /// Build from resolved settings.
     pub fn new(settings: IndexSettings, printer: &Printer) -> Result<Index, IndexError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()

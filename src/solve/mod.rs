@@ -76,16 +76,6 @@ pub enum PrereleaseMode {
     Disallow,
 }
 
-impl From<crate::cli::PrereleaseMode> for PrereleaseMode {
-    fn from(mode: crate::cli::PrereleaseMode) -> Self {
-        match mode {
-            crate::cli::PrereleaseMode::IfNecessary => PrereleaseMode::IfNecessary,
-            crate::cli::PrereleaseMode::Allow => PrereleaseMode::Allow,
-            crate::cli::PrereleaseMode::Disallow => PrereleaseMode::Disallow,
-        }
-    }
-}
-
 /// An installed distribution offered to the solver: preferred when in range, and a candidate
 /// even when the index lacks its version.
 #[derive(Debug, Clone)]
