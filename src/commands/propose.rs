@@ -59,7 +59,7 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         allow_override: args.allow_override,
         prerelease: args.prerelease,
         binary: args.index.binary.clone(),
-        now: Some(jiff::Timestamp::now()),
+        now: Some(crate::clock::now()),
         source,
     };
     let proposal = plan::propose(&index, &inventory, &args.policy, &request)?;

@@ -3,11 +3,13 @@
 mod common;
 
 mod check;
+mod diff;
 mod index;
 mod interrupt;
 mod inventory;
 mod outdated;
 mod propose;
 mod resolve;
+mod review;
 mod secrets;
 mod snapshot;
