@@ -343,20 +343,19 @@ pub struct ProposeArgs {
 
 /// A PEP 508 requirement (`resolve REQ`).
 fn requirement(text: &str) -> Result<Requirement, String> {
-    Requirement::from_str(text).map_err(|err| {
+    crate::metadata::parse_requirement(text).map_err(|message| {
         format!(
-            "`{text}` is not a valid requirement: {}\n  hint: write a PEP 508 requirement \
-             such as `numpy>=2,<3`",
-            err.message
+            "`{text}` is not a valid requirement: {message}\n  hint: write a PEP 508 \
+             requirement such as `numpy>=2,<3`"
         )
     })
 }
 
 /// A `propose` target: a PEP 508 requirement on an index release (no direct URL).
 fn target(text: &str) -> Result<Requirement, String> {
-    let requirement = Requirement::from_str(text).map_err(|err| {
+    let requirement = crate::metadata::parse_requirement(text).map_err(|message| {
         format!(
-            "invalid target: {err}\n  hint: targets are PEP 508 requirements: \
+            "invalid target `{text}`: {message}\n  hint: targets are PEP 508 requirements: \
              `triton==3.7.0`, `numpy>=2`, `transformers`"
         )
     })?;

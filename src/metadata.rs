@@ -142,11 +142,11 @@ impl CoreMetadata {
                 "name" => name = Some(value.clone()),
                 "version" => version = Some(value.clone()),
                 "requires-dist" => {
-                    let requirement = Requirement::from_str(value).map_err(|err| {
+                    let requirement = parse_requirement(value).map_err(|message| {
                         MetadataError::InvalidField {
                             field: "Requires-Dist",
                             value: value.clone(),
-                            message: err.message.to_string(),
+                            message,
                         }
                     })?;
                     requires_dist.push(requirement);
@@ -214,6 +214,23 @@ impl CoreMetadata {
                 .iter()
                 .any(|field| field.eq_ignore_ascii_case("requires-dist"))
     }
+}
+
+/// Parse a PEP 508 requirement. Every requirement planner reads goes through here: pep508_rs
+/// 0.9.2 panics on a name that ends in `.`, `-` or `_` followed by more text (`file.*`,
+/// `foo-==1`; found by `fuzz/run metadata`), so that case is refused first.
+pub fn parse_requirement(text: &str) -> Result<Requirement, String> {
+    let rest = text.trim_start();
+    let name_len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')))
+        .unwrap_or(rest.len());
+    let name = &rest[..name_len];
+    if name_len < rest.len() && name.ends_with(['.', '-', '_']) {
+        return Err(format!(
+            "package name `{name}` must end with an alphanumeric character"
+        ));
+    }
+    Requirement::from_str(text).map_err(|err| err.message.to_string())
 }
 
 /// Parse a `Requires-Python` value, tolerating the trailing comma and stray spaces real
@@ -290,6 +307,30 @@ Requires-Dist: opt-einsum>=3.3; extra == \"opt-einsum\"\nProvides-Extra: opt-ein
         assert!(!CoreMetadata::parse_str(text).unwrap().static_dependencies());
         let text = "Metadata-Version: 2.1\nName: x\nVersion: 1\n";
         assert!(!CoreMetadata::parse_str(text).unwrap().static_dependencies());
+    }
+
+    /// Found by `fuzz/run metadata` (fuzz/artifacts, now fuzz/corpus/metadata/regression-*):
+    /// pep508_rs panicked on these instead of returning an error.
+    #[test]
+    fn names_ending_in_punctuation_are_errors_not_panics() {
+        for text in [
+            "file.*ck",
+            "foo-==1",
+            "foo_ ; python_version > '3'",
+            "a.[x]",
+        ] {
+            assert!(parse_requirement(text).is_err(), "{text}");
+            let metadata = format!("Name: x\nVersion: 1\nRequires-Dist: {text}\n");
+            assert!(matches!(
+                CoreMetadata::parse_str(&metadata),
+                Err(MetadataError::InvalidField {
+                    field: "Requires-Dist",
+                    ..
+                })
+            ));
+        }
+        assert!(parse_requirement("a.b-c_d>=1").is_ok());
+        assert!(parse_requirement("foo-").is_err());
     }
 
     #[test]

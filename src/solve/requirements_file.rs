@@ -7,7 +7,6 @@
 //! (`-e`, `--index-url`, `--hash`, ...) is rejected with the file and line, never ignored.
 
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use pep508_rs::Requirement;
 
@@ -159,10 +158,10 @@ pub fn entries(path: &Path, text: &str) -> Result<Vec<Entry>, RequirementsFileEr
             });
             continue;
         }
-        let requirement = Requirement::from_str(&line).map_err(|e| {
+        let requirement = crate::metadata::parse_requirement(&line).map_err(|message| {
             err(
                 start,
-                format!("`{line}` is not a valid requirement: {}", e.message),
+                format!("`{line}` is not a valid requirement: {message}"),
             )
         })?;
         out.push(Entry::Requirement {

@@ -267,3 +267,23 @@ fn unreadable_files_on_a_page_make_one_warning_line_per_project() {
         out.stderr
     );
 }
+
+/// Found by `fuzz/run metadata`: pep508_rs panicked on a name ending in `-` followed by more
+/// text; the same text typed as a requirement or target panicked planner (exit 101).
+#[test]
+fn a_name_ending_in_punctuation_is_an_error_not_a_panic() {
+    let ctx = TestContext::new();
+    for args in [
+        &["resolve", "--offline", "foo-==1"][..],
+        &["propose", "--offline", "triton-==3.7.0"],
+    ] {
+        let out = ctx.run(args);
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("must end with an alphanumeric"),
+            "{}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    }
+}
