@@ -28,7 +28,7 @@ use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 use super::builder::{PlanBuilder, PlanDist, PlannedEnvironment, applies_with};
 use super::proposal::{
     Blocker, Conflict, EnvironmentSummary, HeldBack, PROPOSAL_SCHEMA, Plan, PlanKind, Proposal,
-    Request,
+    Reason, Request,
 };
 use crate::index::{self, BinaryPolicy, IndexError, IndexSource, Project};
 use crate::inventory::Inventory;
@@ -452,9 +452,25 @@ impl Proposer<'_> {
         if !changed {
             return Ok(None);
         }
-        let title = format!("Newest that fits: {}", join(&fitted));
-        self.plan(PlanKind::NewestFitting, title, &fitted, &planned, &[])
-            .map(Some)
+        let title = format!(
+            "Newest that fits: {} (asked: {})",
+            join(&fitted),
+            join(targets)
+        );
+        let mut plan = self.plan(PlanKind::NewestFitting, title, &fitted, &planned, &[])?;
+        // The fitted version is not what was asked: never label it "requested".
+        for change in &mut plan.changes {
+            for reason in &mut change.reasons {
+                if let Reason::Requested { requirement } = reason
+                    && let Some(asked) = targets.iter().find(|t| t.name == requirement.name)
+                {
+                    *reason = Reason::NewestFitting {
+                        asked: asked.clone(),
+                    };
+                }
+            }
+        }
+        Ok(Some(plan))
     }
 
     fn forced(
@@ -486,6 +502,10 @@ impl Proposer<'_> {
             Err(err) => return Err(err.into()),
         };
         let planned = self.planned(&resolution)?;
+        if planned.overridden.is_empty() {
+            // Nothing had to be forced: an honest plan says the same without the override.
+            return Ok(None);
+        }
         let title = format!(
             "Force {} over {}",
             join(targets),
@@ -672,12 +692,24 @@ impl Proposer<'_> {
             );
         }
         // Only edges between dists break an installed dist's requirement; a replaced root
-        // requirement (the plan's own target) is not a broken edge.
+        // requirement (the plan's own target) is not a broken edge, and neither is an edge the
+        // chosen version satisfies anyway (forcing urllib3 2.2.3 over `urllib3>=1.26,<3`).
         let overridden = resolution
             .overridden
             .iter()
             .filter_map(|edge| {
                 let (dependent, version) = edge.dependent.dist()?;
+                let chosen = dists
+                    .get(&edge.original.name)
+                    .map(|d: &PlanDist| &d.version)?;
+                let satisfied = match &edge.original.version_or_url {
+                    None => true,
+                    Some(VersionOrUrl::VersionSpecifier(spec)) => spec.contains(chosen),
+                    Some(VersionOrUrl::Url(_)) => false,
+                };
+                if satisfied {
+                    return None;
+                }
                 Some((
                     dependent.clone(),
                     version.clone(),

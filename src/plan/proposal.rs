@@ -224,6 +224,11 @@ pub enum Reason {
         /// The requirement installed instead.
         replacement: Requirement,
     },
+    /// The newest version that fits the environment, in place of a request that cannot be had.
+    NewestFitting {
+        /// What the user asked (which this version does not meet).
+        asked: Requirement,
+    },
     /// The solver moved it and no single requirement explains it (e.g. a preference).
     Resolution,
 }
@@ -258,6 +263,16 @@ pub struct HeldBack {
     pub planned: Option<Version>,
     /// The requirements that exclude the newest release.
     pub blockers: Vec<Blocker>,
+}
+
+impl Proposal {
+    /// Whether the recommended plan delivers the request (a plan that is not the newest-that-fits
+    /// compromise): the proposal's exit code is 0 only then.
+    pub fn meets_request(&self) -> bool {
+        self.plans
+            .first()
+            .is_some_and(|plan| plan.kind != PlanKind::NewestFitting)
+    }
 }
 
 impl Plan {

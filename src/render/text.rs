@@ -104,7 +104,12 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> St
     if proposal.plans.is_empty() {
         out.push('\n');
         let _ = writeln!(out, "No plan found.");
-        if proposal.conflict.is_some() && !proposal.request.allow_override {
+        if proposal
+            .conflict
+            .as_ref()
+            .is_some_and(|c| !c.blockers.is_empty())
+            && !proposal.request.allow_override
+        {
             let _ = writeln!(
                 out,
                 "hint: `--allow-override` offers a forced plan that overrides exactly the blocking requirements, with its risk."
@@ -113,7 +118,12 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> St
     }
     for (i, plan) in proposal.plans.iter().enumerate() {
         out.push('\n');
-        plan_text(&mut out, &style, i + 1, i == 0, plan, commands.get(i));
+        let label = match (i, proposal.meets_request()) {
+            (0, true) => " (recommended)",
+            (0, false) => " (the closest; it does NOT meet the request)",
+            _ => "",
+        };
+        plan_text(&mut out, &style, i + 1, label, plan, commands.get(i));
     }
     out
 }
@@ -122,7 +132,7 @@ fn plan_text(
     out: &mut String,
     style: &Style,
     number: usize,
-    recommended: bool,
+    label: &str,
     plan: &Plan,
     commands: Option<&PlanCommands>,
 ) {
@@ -131,7 +141,7 @@ fn plan_text(
         "{} {}{}: {}",
         style.bold(&format!("Plan {number}")),
         plan.kind,
-        if recommended { " (recommended)" } else { "" },
+        label,
         terminal(&plan.title)
     );
     let _ = writeln!(
@@ -288,6 +298,9 @@ pub fn reasons(change: &Change) -> String {
                 requirement,
             } => format!("follows {package} {version} (it required {requirement})"),
             Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
+            Reason::NewestFitting { asked } => {
+                format!("the newest that fits, NOT what was asked ({asked})")
+            }
             Reason::Resolution => "moved by the resolution".to_string(),
         })
         .collect();

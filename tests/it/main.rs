@@ -7,5 +7,6 @@ mod index;
 mod inventory;
 mod outdated;
 mod propose;
+mod propose_cases;
 mod resolve;
 mod snapshot;
