@@ -72,8 +72,12 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
     let proposal = plan::propose(&index, &inventory, &args.policy, &request)?;
     index.finish_progress();
 
+    // Absolute, so that the written scripts work from any directory.
     let python = match &venv {
-        Some(prefix) => prefix.join("bin").join("python").display().to_string(),
+        Some(prefix) => std::path::absolute(prefix.join("bin").join("python"))
+            .into_diagnostic()?
+            .display()
+            .to_string(),
         None => "python3".to_string(),
     };
     let out_dir = args.out_dir.as_ref();
@@ -117,6 +121,13 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         )?;
     }
 
+    // In text, the proposal's warnings are diagnostics: stderr, silenced by -q. JSON and
+    // markdown carry them as data (printed once, there).
+    if args.format == OutputFormat::Text {
+        for warning in &proposal.warnings {
+            printer.warn(warning);
+        }
+    }
     match args.format {
         OutputFormat::Text => printer.out(&text::render(&proposal, &shown, printer.color())),
         OutputFormat::Json => printer.out(&json::to_json(&proposal)?),

@@ -595,9 +595,9 @@ impl Proposer<'_> {
             {
                 continue;
             }
-            let blockers = self.builder.blockers(&name, &newest, planned);
-            if blockers.is_empty() && self.request.all {
-                continue;
+            let mut blockers = self.builder.blockers(&name, &newest, planned);
+            if blockers.is_empty() {
+                blockers = self.own_requirements_unmet(&name, &newest, planned)?;
             }
             held_back.push(HeldBack {
                 name,
@@ -621,6 +621,43 @@ impl Proposer<'_> {
             },
             &upstream,
         ))
+    }
+
+    /// The requirements of `name==newest` itself that the plan's versions do not meet (celery
+    /// 5.7.0 requires python-dateutil<4 where the plan keeps 4.0.0): why it is held back when
+    /// no planned dist excludes it. Unreadable metadata gives none.
+    fn own_requirements_unmet(
+        &self,
+        name: &PackageName,
+        newest: &Version,
+        planned: &PlannedEnvironment,
+    ) -> Result<Vec<Blocker>, ProposeError> {
+        let table = self.catalog.table(name)?;
+        let Ok(metadata) = self.catalog.release_metadata(name, &table, newest)? else {
+            return Ok(vec![]);
+        };
+        let markers = &self.inventory.environment.markers;
+        let extras = planned
+            .dists
+            .get(name)
+            .map(|d| d.extras.clone())
+            .unwrap_or_default();
+        Ok(metadata
+            .requires_dist
+            .iter()
+            .filter(|r| applies_with(r, markers, &extras))
+            .filter(|r| {
+                let Some(dist) = planned.dists.get(&r.name) else {
+                    return false;
+                };
+                specifiers(r).is_some_and(|spec| !spec.contains(&dist.version))
+            })
+            .map(|r| Blocker {
+                dependent: name.clone(),
+                dependent_version: newest.clone(),
+                requirement: r.clone(),
+            })
+            .collect())
     }
 
     /// Whether any release of `dependent` on the index declares that it accepts `package` at

@@ -73,14 +73,6 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> St
         terminal(&env.platform),
         env.dists
     );
-    for warning in &proposal.warnings {
-        let _ = writeln!(
-            out,
-            "{} {}",
-            style.paint("33", "warning:"),
-            terminal(warning)
-        );
-    }
     if let Some(conflict) = &proposal.conflict {
         out.push('\n');
         let _ = writeln!(
@@ -209,7 +201,7 @@ fn plan_text(
                 .map_or_else(|| "not installed".to_string(), ToString::to_string),
             held.newest,
             if by.is_empty() {
-                String::new()
+                ": no single requirement explains it".to_string()
             } else {
                 terminal(&format!(": {}", by.join("; "))).into_owned()
             }

@@ -28,6 +28,8 @@ struct Case {
     no_kind: Vec<String>,
     #[serde(default)]
     stderr: Option<String>,
+    #[serde(default)]
+    held_back: Option<Vec<String>>,
 }
 
 fn cases() -> Vec<Case> {
@@ -83,6 +85,9 @@ fn make_venv(root: &Path, pins: &[String]) -> RealVenv {
         let requires: Vec<&str> = requires.iter().map(String::as_str).collect();
         build_wheel(&wheels, name, version, &requires, &[]);
     }
+    if pins.is_empty() {
+        return venv;
+    }
     // By requirement through --find-links (no direct_url.json): installed "from an index".
     let links = wheels.display().to_string();
     let mut args = vec!["install", "--no-deps", "--quiet", "--find-links", &links];
@@ -104,6 +109,38 @@ fn changes(plan: &Value) -> Vec<String> {
                 c["name"].as_str().unwrap(),
                 show(&c["from"]),
                 show(&c["to"])
+            )
+        })
+        .collect()
+}
+
+/// `name planned (newest N): dependent version requires requirement; ...` for each held-back
+/// entry of a plan.
+fn held_back(plan: &Value) -> Vec<String> {
+    plan["held_back"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            let by: Vec<String> = h["blockers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| {
+                    format!(
+                        "{} {} requires {}",
+                        b["dependent"].as_str().unwrap(),
+                        b["dependent_version"].as_str().unwrap(),
+                        b["requirement"].as_str().unwrap()
+                    )
+                })
+                .collect();
+            format!(
+                "{} {} (newest {}): {}",
+                h["name"].as_str().unwrap(),
+                h["planned"].as_str().unwrap_or("-"),
+                h["newest"].as_str().unwrap(),
+                by.join("; ")
             )
         })
         .collect()
@@ -158,6 +195,15 @@ fn run_case(case: &Case, venv: &RealVenv, index: &str) -> Result<(), String> {
             context()
         ));
     }
+    if let Some(expected) = &case.held_back {
+        let got = first.map(held_back).unwrap_or_default();
+        if &got != expected {
+            return Err(format!(
+                "held back {got:?}, expected {expected:?}\n{}",
+                context()
+            ));
+        }
+    }
     for plan in &plans {
         if case.no_kind.iter().any(|k| plan["kind"] == k.as_str()) {
             return Err(format!(
@@ -200,5 +246,38 @@ fn corpus() {
         failures.len(),
         cases.len(),
         failures.join("\n")
+    );
+}
+
+/// Issue 9 item 7: `--offline` with a cache that lacks a page the solver needs fails (exit 2)
+/// saying how to fill the cache, never "retry with --offline".
+#[test]
+fn offline_cache_miss_never_suggests_offline() {
+    let root = tempfile::tempdir().unwrap();
+    let venv = make_venv(root.path(), &[]);
+    let server = IndexServer::start(&corpus_dir().join("index"));
+    let index = server.url();
+    let ctx = TestContext::new();
+    let venv_path = venv.path.display().to_string();
+    let base = ["--venv", venv_path.as_str(), "--index-url", index.as_str()];
+    let mut online = vec!["propose", "requests"];
+    online.extend(base);
+    let out = ctx.run(&online);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    // requests is cached now; its `socks` extra needs pysocks, which is not.
+    let mut offline = vec!["propose", "requests[socks]", "--offline"];
+    offline.extend(base);
+    let out = ctx.run(&offline);
+    assert_eq!(out.code, Some(2), "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("pysocks"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("run once without `--offline`"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("retry with --offline"),
+        "{}",
+        out.stderr
     );
 }
