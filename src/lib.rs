@@ -19,14 +19,19 @@
 
 pub mod atomic;
 pub mod cli;
+pub mod clock;
 pub mod commands;
+pub mod diff;
 pub mod exit_status;
 pub mod index;
+pub mod interrupt;
 pub mod inventory;
 pub mod metadata;
+pub mod out_dir;
 pub mod plan;
 pub mod printer;
 pub mod render;
+pub mod review;
 pub mod risk;
 pub mod settings;
 pub mod solve;
@@ -44,7 +49,9 @@ use crate::settings::{CommandSettings, EnvVars, Settings};
 /// Run one parsed command line: resolve its settings, then the command. Errors are returned for
 /// [`report_error`] to render.
 pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
-    let settings = Settings::resolve(cli, &EnvVars::from_process())?;
+    let env = EnvVars::from_process();
+    clock::pin(env.get("PLANNER_NOW").as_deref())?;
+    let settings = Settings::resolve(cli, &env)?;
     let printer = Printer::new(settings.quiet);
     if settings.show_settings {
         printer.out(&format!("{settings:#?}\n"));
@@ -57,6 +64,8 @@ pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
         CommandSettings::Snapshot(s) => commands::snapshot::run(s, &printer),
         CommandSettings::Outdated(s) => commands::outdated::run(s, &printer),
         CommandSettings::Resolve(s) => commands::resolve::run(s, &printer),
+        CommandSettings::Review(s) => commands::review::run(s, &printer),
+        CommandSettings::Diff(s) => commands::diff::run(s, &printer),
     }
 }
 

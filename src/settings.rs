@@ -17,7 +17,7 @@ use pep508_rs::Requirement;
 use crate::cli::{self, Cli, Command, EnvArgs, IndexArgs};
 use crate::index::client::ClientSettings;
 use crate::index::{BinaryPolicy, DEFAULT_PAGE_MAX_AGE, IndexError, IndexSettings, auth, cache};
-use crate::inventory::{EnvironmentSelection, EnvironmentSource};
+use crate::inventory::{EnvironmentSelection, EnvironmentSource, PythonVersion, TargetPlatform};
 use crate::risk::{Policy, RiskLevel};
 use crate::solve::PrereleaseMode;
 
@@ -104,6 +104,63 @@ pub enum CommandSettings {
     Outdated(OutdatedSettings),
     /// `planner resolve`.
     Resolve(ResolveSettings),
+    /// `planner review`.
+    Review(ReviewSettings),
+    /// `planner diff`.
+    Diff(DiffSettings),
+}
+
+/// How a review is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReviewFormat {
+    /// For people.
+    Text,
+    /// The documented JSON schema (`docs/review.md`).
+    Json,
+    /// A pull-request comment.
+    Markdown,
+    /// GitHub Actions workflow annotations.
+    Github,
+    /// SARIF 2.1.0.
+    Sarif,
+}
+
+/// `planner review`.
+#[derive(Debug)]
+pub struct ReviewSettings {
+    /// A folder inside the repository.
+    pub path: PathBuf,
+    /// `--base` (`None`: the merge base with the default branch).
+    pub base: Option<String>,
+    /// `--head`.
+    pub head: String,
+    /// `--python-version`, each.
+    pub python_versions: Vec<PythonVersion>,
+    /// `--python-platform`, each.
+    pub python_platforms: Vec<TargetPlatform>,
+    /// `--from-snapshot`.
+    pub from_snapshot: Option<PathBuf>,
+    /// The risk policy, loaded.
+    pub policy: Policy,
+    /// `--fail-on`.
+    pub fail_on: Option<RiskLevel>,
+    /// Where package metadata comes from.
+    pub index: IndexOptions,
+    /// Output format.
+    pub format: ReviewFormat,
+}
+
+/// `planner diff`.
+#[derive(Debug)]
+pub struct DiffSettings {
+    /// A and B (or, with `since`, at most one).
+    pub envs: Vec<PathBuf>,
+    /// `--since WHEN`, as given (parsed against the clock when the command runs).
+    pub since: Option<String>,
+    /// The environment `--since` reads when no path is given ($VIRTUAL_ENV, ./.venv, ...).
+    pub environment: EnvironmentSelection,
+    /// Output format.
+    pub format: OutputFormat,
 }
 
 /// Where package metadata comes from, before the environment is known: the flags and the
@@ -303,6 +360,13 @@ impl Settings {
                 index: IndexOptions::new(&args.index, env),
                 format: args.format.into(),
             }),
+            Command::Review(args) => CommandSettings::Review(review(args, env)?),
+            Command::Diff(args) => CommandSettings::Diff(DiffSettings {
+                envs: args.envs,
+                since: args.since,
+                environment: environment(&EnvArgs::default(), env),
+                format: args.format.into(),
+            }),
             Command::Outdated(args) => CommandSettings::Outdated(OutdatedSettings {
                 environment: environment(&args.env, env),
                 index: IndexOptions::new(&args.index, env),
@@ -381,6 +445,41 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
 }
 
 /// Each target names its package once (the parser refused direct URLs).
+fn review(args: cli::ReviewArgs, env: &EnvVars) -> miette::Result<ReviewSettings> {
+    if args.from_snapshot.is_some()
+        && (args.python_versions.len() > 1 || args.python_platforms.len() > 1)
+    {
+        return Err(miette!(
+            help = "review one snapshot for one target, or drop --from-snapshot to judge several",
+            "--from-snapshot takes at most one --python-version and one --python-platform"
+        ));
+    }
+    Ok(ReviewSettings {
+        path: args.path.unwrap_or_else(|| PathBuf::from(".")),
+        base: args.base,
+        head: args.head,
+        python_versions: args.python_versions,
+        python_platforms: args.python_platforms,
+        from_snapshot: args.from_snapshot,
+        policy: Policy::load(args.policy.as_deref())?,
+        fail_on: args.fail_on,
+        index: IndexOptions::new(&args.index, env),
+        format: args.format.into(),
+    })
+}
+
+impl From<cli::ReviewFormat> for ReviewFormat {
+    fn from(format: cli::ReviewFormat) -> Self {
+        match format {
+            cli::ReviewFormat::Text => ReviewFormat::Text,
+            cli::ReviewFormat::Json => ReviewFormat::Json,
+            cli::ReviewFormat::Markdown => ReviewFormat::Markdown,
+            cli::ReviewFormat::Github => ReviewFormat::Github,
+            cli::ReviewFormat::Sarif => ReviewFormat::Sarif,
+        }
+    }
+}
+
 fn check_targets(targets: &[Requirement]) -> miette::Result<()> {
     for (i, requirement) in targets.iter().enumerate() {
         if targets[..i].iter().any(|p| p.name == requirement.name) {

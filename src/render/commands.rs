@@ -232,7 +232,8 @@ pub fn inline_steps(files: &InstallFiles, steps: &[Vec<String>]) -> String {
 
 /// A standalone script (`install-pip.sh` / `install-uv.sh`) for one installer's steps. The
 /// files it names sit next to it; the interpreter comes from `$PLANNER_PYTHON` or the planned
-/// venv.
+/// venv, the index URL from `$PLANNER_INDEX_URL` or the credential-free URL planned against, so
+/// credentials are read at run time (that variable, `~/.netrc`, a keyring), never written.
 pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> String {
     let mut out = String::new();
     out.push_str("#!/usr/bin/env bash\n");
@@ -245,14 +246,24 @@ pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> S
     let _ = writeln!(
         out,
         "PYTHON=\"${{PLANNER_PYTHON:-{}}}\"",
-        // The default is a quoted word inside a double-quoted expansion: quote it for the
-        // double-quoted context by escaping what double quotes interpret.
-        python_default
-            .replace('\\', "\\\\")
-            .replace('"', "\\\"")
-            .replace('$', "\\$")
-            .replace('`', "\\`")
+        double_quoted(python_default)
     );
+    let index_url = steps.iter().find_map(|step| {
+        step.windows(2)
+            .find(|pair| pair[0] == "--index-url")
+            .map(|pair| pair[1].clone())
+    });
+    if let Some(url) = &index_url {
+        out.push_str(
+            "# No credentials are written here: pip and uv read them from ~/.netrc or a keyring at\n\
+             # run time, or set PLANNER_INDEX_URL to the index URL with them.\n",
+        );
+        let _ = writeln!(
+            out,
+            "INDEX_URL=\"${{PLANNER_INDEX_URL:-{}}}\"",
+            double_quoted(url)
+        );
+    }
     for step in steps {
         let mut tokens = Vec::new();
         for (i, token) in step.iter().enumerate() {
@@ -260,6 +271,8 @@ pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> S
                 && (i == 0 || step.get(i - 1).is_some_and(|t| t == "--python"))
             {
                 tokens.push("\"$PYTHON\"".to_string());
+            } else if i > 0 && step[i - 1] == "--index-url" && Some(token) == index_url.as_ref() {
+                tokens.push("\"$INDEX_URL\"".to_string());
             } else if token == "constraints.txt" || token == "overrides.txt" {
                 tokens.push(format!("\"$HERE/{token}\""));
             } else {
@@ -270,6 +283,16 @@ pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> S
         out.push('\n');
     }
     out
+}
+
+/// A value for a double-quoted shell context (the default of a `${VAR:-default}` expansion):
+/// what double quotes interpret is escaped.
+fn double_quoted(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('$', "\\$")
+        .replace('`', "\\`")
 }
 
 #[cfg(test)]

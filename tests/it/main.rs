@@ -3,10 +3,14 @@
 mod common;
 
 mod check;
+mod diff;
 mod index;
+mod interrupt;
 mod inventory;
 mod outdated;
 mod propose;
 mod propose_cases;
 mod resolve;
+mod review;
+mod secrets;
 mod snapshot;
