@@ -73,10 +73,13 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
 
     // Absolute, so that the written scripts work from any directory.
     let python = match &venv {
-        Some(prefix) => std::path::absolute(prefix.join("bin").join("python"))
-            .into_diagnostic()?
-            .display()
-            .to_string(),
+        Some(prefix) => {
+            let python = prefix.join("bin").join("python");
+            std::path::absolute(&python)
+                .unwrap_or(python)
+                .display()
+                .to_string()
+        }
         None => "python3".to_string(),
     };
     let out_dir = args.out_dir.as_ref();

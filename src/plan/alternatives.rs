@@ -190,6 +190,11 @@ impl Proposer<'_> {
                 conflict = Some(Conflict {
                     explanation: no_solution.report.clone(),
                     blockers: blockers.clone(),
+                    hints: no_solution
+                        .hints
+                        .iter()
+                        .map(|h| h.message.clone())
+                        .collect(),
                 });
                 // An alternative that cannot be searched (the index lacks a release's metadata)
                 // is reported and skipped; the others still stand.

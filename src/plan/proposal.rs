@@ -68,6 +68,9 @@ pub struct Conflict {
     pub explanation: String,
     /// Installed requirements that exclude a target.
     pub blockers: Vec<Blocker>,
+    /// What a person can change, in words (e.g. "did you mean triton instead of `tritonn`?").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<String>,
 }
 
 /// An installed (or planned) `Requires-Dist` that holds a package back.

@@ -83,6 +83,9 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> St
         for line in conflict.explanation.lines() {
             let _ = writeln!(out, "  {}", terminal(line));
         }
+        for hint in &conflict.hints {
+            let _ = writeln!(out, "  hint: {}", terminal(hint));
+        }
         for blocker in &conflict.blockers {
             let _ = writeln!(
                 out,
