@@ -14,3 +14,4 @@ mod resolve;
 mod review;
 mod secrets;
 mod snapshot;
+mod verify;
