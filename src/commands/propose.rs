@@ -53,8 +53,14 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         Some(path) => path.display().to_string(),
         None => "(this interpreter)".to_string(),
     };
+    let targets = applicable_targets(&args.targets, &inventory.environment.markers, printer);
+    if targets.is_empty() && !args.all {
+        // As pip does: every target was ignored, so there is nothing to plan; the plan below
+        // is the environment as it is.
+        printer.note("nothing to plan: no target applies to this environment");
+    }
     let request = ProposeRequest {
-        targets: args.targets.clone(),
+        targets,
         all: args.all,
         allow_override: args.allow_override,
         prerelease: args.prerelease,
@@ -65,8 +71,15 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
     let proposal = plan::propose(&index, &inventory, &args.policy, &request)?;
     index.finish_progress();
 
+    // Absolute, so that the written scripts work from any directory.
     let python = match &venv {
-        Some(prefix) => prefix.join("bin").join("python").display().to_string(),
+        Some(prefix) => {
+            let python = prefix.join("bin").join("python");
+            std::path::absolute(&python)
+                .unwrap_or(python)
+                .display()
+                .to_string()
+        }
         None => "python3".to_string(),
     };
     let out_dir = args.out_dir.as_ref();
@@ -116,6 +129,13 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         out_files.commit(root)?;
     }
 
+    // In text, the proposal's warnings are diagnostics: stderr, silenced by -q. JSON and
+    // markdown carry them as data (printed once, there).
+    if args.format == OutputFormat::Text {
+        for warning in &proposal.warnings {
+            printer.warn(warning);
+        }
+    }
     match args.format {
         OutputFormat::Text => printer.out(&text::render(&proposal, &shown, printer.color())),
         OutputFormat::Json => printer.out(&json::to_json(&proposal)?),
@@ -124,10 +144,43 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
     Ok(exit_status(&proposal, args.max_risk, printer))
 }
 
+/// The targets whose markers hold in this environment. The others are ignored with pip's own
+/// words on stderr ("Ignoring django: markers '...' don't match your environment").
+fn applicable_targets(
+    targets: &[pep508_rs::Requirement],
+    markers: &pep508_rs::MarkerEnvironment,
+    printer: &Printer,
+) -> Vec<pep508_rs::Requirement> {
+    targets
+        .iter()
+        .filter(|target| {
+            let applies = target.marker.evaluate(markers, &[]);
+            if !applies {
+                printer.note(&format!(
+                    "Ignoring {}: markers '{}' don't match your environment",
+                    target.name,
+                    target
+                        .marker
+                        .try_to_string()
+                        .unwrap_or_default()
+                        .replace('\'', "\"")
+                ));
+            }
+            applies
+        })
+        .cloned()
+        .collect()
+}
+
 fn exit_status(proposal: &Proposal, max_risk: Option<RiskLevel>, printer: &Printer) -> ExitStatus {
     let Some(best) = proposal.plans.first() else {
         return ExitStatus::UserActionRequired;
     };
+    if !proposal.meets_request() {
+        printer
+            .warn("the request cannot be met: the plan shown is the closest, not what was asked");
+        return ExitStatus::UserActionRequired;
+    }
     if let Some(max) = max_risk
         && best.risk.level > max
     {

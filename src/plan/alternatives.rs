@@ -29,7 +29,7 @@ use pubgrub::Ranges;
 use super::builder::{PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, applies_with};
 use super::proposal::{
     Blocker, Conflict, EnvironmentSummary, HeldBack, PROPOSAL_SCHEMA, Plan, PlanKind, Proposal,
-    Request,
+    Reason, Request,
 };
 use crate::index::{BinaryPolicy, IndexError, IndexSource};
 use crate::inventory::Inventory;
@@ -190,6 +190,11 @@ impl Proposer<'_> {
                 conflict = Some(Conflict {
                     explanation: no_solution.report.clone(),
                     blockers: blockers.clone(),
+                    hints: no_solution
+                        .hints
+                        .iter()
+                        .map(|h| h.message.clone())
+                        .collect(),
                 });
                 // An alternative that cannot be searched (the index lacks a release's metadata)
                 // is reported and skipped; the others still stand.
@@ -473,9 +478,25 @@ impl Proposer<'_> {
         if !changed {
             return Ok(None);
         }
-        let title = format!("Newest that fits: {}", join(&fitted));
-        self.plan(PlanKind::NewestFitting, title, &fitted, &planned, &[])
-            .map(Some)
+        let title = format!(
+            "Newest that fits: {} (asked: {})",
+            join(&fitted),
+            join(targets)
+        );
+        let mut plan = self.plan(PlanKind::NewestFitting, title, &fitted, &planned, &[])?;
+        // The fitted version is not what was asked: never label it "requested".
+        for change in &mut plan.changes {
+            for reason in &mut change.reasons {
+                if let Reason::Requested { requirement } = reason
+                    && let Some(asked) = targets.iter().find(|t| t.name == requirement.name)
+                {
+                    *reason = Reason::NewestFitting {
+                        asked: asked.clone(),
+                    };
+                }
+            }
+        }
+        Ok(Some(plan))
     }
 
     fn forced(
@@ -507,6 +528,10 @@ impl Proposer<'_> {
             Err(err) => return Err(err.into()),
         };
         let planned = self.planned(&resolution);
+        if planned.overridden.is_empty() {
+            // Nothing had to be forced: an honest plan says the same without the override.
+            return Ok(None);
+        }
         let title = format!(
             "Force {} over {}",
             join(targets),
@@ -575,9 +600,9 @@ impl Proposer<'_> {
             {
                 continue;
             }
-            let blockers = self.builder.blockers(&name, &newest, planned);
-            if blockers.is_empty() && self.request.all {
-                continue;
+            let mut blockers = self.builder.blockers(&name, &newest, planned);
+            if blockers.is_empty() {
+                blockers = self.own_requirements_unmet(&name, &newest, planned)?;
             }
             held_back.push(HeldBack {
                 name,
@@ -601,6 +626,43 @@ impl Proposer<'_> {
             },
             &upstream,
         ))
+    }
+
+    /// The requirements of `name==newest` itself that the plan's versions do not meet (celery
+    /// 5.7.0 requires python-dateutil<4 where the plan keeps 4.0.0): why it is held back when
+    /// no planned dist excludes it. Unreadable metadata gives none.
+    fn own_requirements_unmet(
+        &self,
+        name: &PackageName,
+        newest: &Version,
+        planned: &PlannedEnvironment,
+    ) -> Result<Vec<Blocker>, ProposeError> {
+        let table = self.catalog.table(name)?;
+        let Ok(metadata) = self.catalog.release_metadata(name, &table, newest)? else {
+            return Ok(vec![]);
+        };
+        let markers = &self.inventory.environment.markers;
+        let extras = planned
+            .dists
+            .get(name)
+            .map(|d| d.extras.clone())
+            .unwrap_or_default();
+        Ok(metadata
+            .requires_dist
+            .iter()
+            .filter(|r| applies_with(r, markers, &extras))
+            .filter(|r| {
+                let Some(dist) = planned.dists.get(&r.name) else {
+                    return false;
+                };
+                specifiers(r).is_some_and(|spec| !spec.contains(&dist.version))
+            })
+            .map(|r| Blocker {
+                dependent: name.clone(),
+                dependent_version: newest.clone(),
+                requirement: r.clone(),
+            })
+            .collect())
     }
 
     /// Whether any release of `dependent` on the index declares that it accepts `package` at
@@ -633,7 +695,7 @@ impl Proposer<'_> {
     /// A resolution as a planned environment: each release's requirements, file facts and wheel
     /// kind come with the resolution (no index reads here).
     fn planned(&self, resolution: &Resolution) -> PlannedEnvironment {
-        let dists = resolution
+        let dists: BTreeMap<PackageName, PlanDist> = resolution
             .packages
             .iter()
             .map(|(name, resolved)| {
@@ -653,11 +715,23 @@ impl Proposer<'_> {
             })
             .collect();
         // Only edges between dists break an installed dist's requirement; a replaced root
-        // requirement (the plan's own target) is not a broken edge.
+        // requirement (the plan's own target) is not a broken edge, and neither is an edge the
+        // chosen version satisfies anyway (forcing urllib3 2.2.3 over `urllib3>=1.26,<3`).
         let overridden = resolution
             .overridden
             .iter()
-            .filter(|edge| edge.dependent.dist().is_some())
+            .filter(|edge| {
+                let chosen = dists
+                    .get(&edge.original.name)
+                    .map(|d: &PlanDist| &d.version);
+                let satisfied = match (&edge.original.version_or_url, chosen) {
+                    (_, None) => false,
+                    (None, Some(_)) => true,
+                    (Some(VersionOrUrl::VersionSpecifier(spec)), Some(v)) => spec.contains(v),
+                    (Some(VersionOrUrl::Url(_)), Some(_)) => false,
+                };
+                edge.dependent.dist().is_some() && !satisfied
+            })
             .cloned()
             .collect();
         PlannedEnvironment { dists, overridden }

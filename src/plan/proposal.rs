@@ -68,6 +68,9 @@ pub struct Conflict {
     pub explanation: String,
     /// Installed requirements that exclude a target.
     pub blockers: Vec<Blocker>,
+    /// What a person can change, in words (e.g. "did you mean triton instead of `tritonn`?").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<String>,
 }
 
 /// An installed (or planned) `Requires-Dist` that holds a package back.
@@ -224,6 +227,11 @@ pub enum Reason {
         /// The requirement installed instead.
         replacement: Requirement,
     },
+    /// The newest version that fits the environment, in place of a request that cannot be had.
+    NewestFitting {
+        /// What the user asked (which this version does not meet).
+        asked: Requirement,
+    },
     /// The solver moved it and no single requirement explains it (e.g. a preference).
     Resolution,
 }
@@ -258,6 +266,16 @@ pub struct HeldBack {
     pub planned: Option<Version>,
     /// The requirements that exclude the newest release.
     pub blockers: Vec<Blocker>,
+}
+
+impl Proposal {
+    /// Whether the recommended plan delivers the request (a plan that is not the newest-that-fits
+    /// compromise): the proposal's exit code is 0 only then.
+    pub fn meets_request(&self) -> bool {
+        self.plans
+            .first()
+            .is_some_and(|plan| plan.kind != PlanKind::NewestFitting)
+    }
 }
 
 impl Plan {

@@ -192,6 +192,7 @@ pub(crate) fn proposal() -> Proposal {
                 dependent_version: v("2.11.0+cu130"),
                 requirement: r("triton==3.6.0; platform_system == \"Linux\""),
             }],
+            hints: vec![],
         }),
         plans: vec![move_blockers(), forced()],
         warnings: vec![],

@@ -70,7 +70,11 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands]) -> String {
             out,
             "### Plan {}{}: {} ({})\n",
             i + 1,
-            if i == 0 { " (recommended)" } else { "" },
+            match (i, proposal.meets_request()) {
+                (0, true) => " (recommended)",
+                (0, false) => " (the closest; it does NOT meet the request)",
+                _ => "",
+            },
             cell(&plan.title),
             plan.kind
         );

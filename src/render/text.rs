@@ -73,14 +73,6 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> St
         terminal(&env.platform),
         env.dists
     );
-    for warning in &proposal.warnings {
-        let _ = writeln!(
-            out,
-            "{} {}",
-            style.paint("33", "warning:"),
-            terminal(warning)
-        );
-    }
     if let Some(conflict) = &proposal.conflict {
         out.push('\n');
         let _ = writeln!(
@@ -90,6 +82,9 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> St
         );
         for line in conflict.explanation.lines() {
             let _ = writeln!(out, "  {}", terminal(line));
+        }
+        for hint in &conflict.hints {
+            let _ = writeln!(out, "  hint: {}", terminal(hint));
         }
         for blocker in &conflict.blockers {
             let _ = writeln!(
@@ -104,7 +99,12 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> St
     if proposal.plans.is_empty() {
         out.push('\n');
         let _ = writeln!(out, "No plan found.");
-        if proposal.conflict.is_some() && !proposal.request.allow_override {
+        if proposal
+            .conflict
+            .as_ref()
+            .is_some_and(|c| !c.blockers.is_empty())
+            && !proposal.request.allow_override
+        {
             let _ = writeln!(
                 out,
                 "hint: `--allow-override` offers a forced plan that overrides exactly the blocking requirements, with its risk."
@@ -113,7 +113,12 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> St
     }
     for (i, plan) in proposal.plans.iter().enumerate() {
         out.push('\n');
-        plan_text(&mut out, &style, i + 1, i == 0, plan, commands.get(i));
+        let label = match (i, proposal.meets_request()) {
+            (0, true) => " (recommended)",
+            (0, false) => " (the closest; it does NOT meet the request)",
+            _ => "",
+        };
+        plan_text(&mut out, &style, i + 1, label, plan, commands.get(i));
     }
     out
 }
@@ -122,7 +127,7 @@ fn plan_text(
     out: &mut String,
     style: &Style,
     number: usize,
-    recommended: bool,
+    label: &str,
     plan: &Plan,
     commands: Option<&PlanCommands>,
 ) {
@@ -131,7 +136,7 @@ fn plan_text(
         "{} {}{}: {}",
         style.bold(&format!("Plan {number}")),
         plan.kind,
-        if recommended { " (recommended)" } else { "" },
+        label,
         terminal(&plan.title)
     );
     let _ = writeln!(
@@ -199,7 +204,7 @@ fn plan_text(
                 .map_or_else(|| "not installed".to_string(), ToString::to_string),
             held.newest,
             if by.is_empty() {
-                String::new()
+                ": no single requirement explains it".to_string()
             } else {
                 terminal(&format!(": {}", by.join("; "))).into_owned()
             }
@@ -288,6 +293,9 @@ pub fn reasons(change: &Change) -> String {
                 requirement,
             } => format!("follows {package} {version} (it required {requirement})"),
             Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
+            Reason::NewestFitting { asked } => {
+                format!("the newest that fits, NOT what was asked ({asked})")
+            }
             Reason::Resolution => "moved by the resolution".to_string(),
         })
         .collect();

@@ -403,9 +403,15 @@ impl Release {
 }
 
 fn index_error(name: &PackageName, source: IndexError) -> SolveError {
+    let help = if matches!(source, IndexError::Offline { .. }) {
+        "run once without `--offline` to fill the cache (same --cache-dir)"
+    } else {
+        "check the index URL and the network, or retry with --offline to use the cache"
+    };
     SolveError::Index {
         package: name.clone(),
         source: Box::new(source),
+        help: help.to_string(),
     }
 }
 

@@ -23,16 +23,16 @@ pub enum SolveError {
 
     /// The index failed while the solver needed it.
     #[error("could not read `{package}` from the index")]
-    #[diagnostic(
-        code(planner::solve::index),
-        help("check the index URL and the network, or retry with --offline to use the cache")
-    )]
+    #[diagnostic(code(planner::solve::index))]
     Index {
         /// The project being read.
         package: PackageName,
         /// The index error.
         #[source]
         source: Box<IndexError>,
+        /// What to do: never "retry with --offline" when offline is what failed.
+        #[help]
+        help: String,
     },
 
     /// A root requirement points at a URL; only index requirements are supported.

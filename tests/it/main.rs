@@ -9,6 +9,7 @@ mod interrupt;
 mod inventory;
 mod outdated;
 mod propose;
+mod propose_cases;
 mod resolve;
 mod review;
 mod secrets;

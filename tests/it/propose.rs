@@ -128,6 +128,27 @@ fn issue_5_canonical_incident_text() {
             .contains("--force-reinstall --no-deps -- 'triton==3.7.0'")
     );
     assert!(!out.stdout.contains('\u{1b}'), "no colour when not a TTY");
+    // Issue 9 item 8: the proposal's warnings are diagnostics, on stderr only.
+    let kept = "flash-linear-attention 0.5.1 was installed from git";
+    assert!(out.stderr.contains(kept), "{}", out.stderr);
+    assert!(!out.stdout.contains(kept), "{}", out.stdout);
+    let mut quiet = vec!["-q"];
+    let args = [
+        "propose",
+        "triton==3.7.0",
+        "--venv",
+        &venv,
+        "--index-url",
+        &shipped_index(),
+        "--offline",
+    ];
+    quiet.extend(args);
+    let silent = ctx.run(&quiet);
+    assert!(
+        !silent.stderr.contains(kept),
+        "-q silences it: {}",
+        silent.stderr
+    );
     // Without --allow-override there is no forced plan.
     let out = ctx.run(&[
         "propose",

@@ -1,0 +1,282 @@
+//! The `testdata/propose-cases/` corpus: every wrong answer `propose` gave, one line each, run on
+//! recorded index data (loopback server) and real venvs made by `python3 -m venv` + pip.
+//! See `testdata/propose-cases/README.md` for the line format.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::TestContext;
+use crate::common::index_server::IndexServer;
+use crate::common::venv::{RealVenv, build_wheel};
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/propose-cases")
+}
+
+/// One corpus line.
+#[derive(Debug, serde::Deserialize)]
+struct Case {
+    case: String,
+    venv: Vec<String>,
+    args: Vec<String>,
+    exit: i32,
+    kind: Option<String>,
+    changes: Vec<String>,
+    #[serde(default)]
+    no_kind: Vec<String>,
+    #[serde(default)]
+    stderr: Option<String>,
+    #[serde(default)]
+    held_back: Option<Vec<String>>,
+}
+
+fn cases() -> Vec<Case> {
+    let path = corpus_dir().join("cases.jsonl");
+    let text = std::fs::read_to_string(&path).expect("read cases.jsonl");
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
+        .map(|(n, line)| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1))
+        })
+        .collect()
+}
+
+/// The recorded `Requires-Dist` of `name==version` (from its wheel's `.metadata`).
+fn recorded_requires(name: &str, version: &str) -> Vec<String> {
+    let files = corpus_dir().join("index/files");
+    let prefix = format!("{}-{version}-", name.replace('-', "_")).to_lowercase();
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&files)
+        .expect("index/files")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let file = p.file_name().unwrap().to_string_lossy().to_lowercase();
+            file.starts_with(&prefix) && file.ends_with(".whl.metadata")
+        })
+        .collect();
+    // A pure-Python wheel's metadata when there is one (the same Requires-Dist in practice).
+    found.sort_by_key(|p| !p.to_string_lossy().contains("-none-any"));
+    let path = found.first().unwrap_or_else(|| {
+        panic!(
+            "{name}=={version} is not recorded under {}",
+            files.display()
+        )
+    });
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .take_while(|line| !line.is_empty())
+        .filter_map(|line| line.strip_prefix("Requires-Dist: "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A real venv with one wheel per pin, each carrying its recorded requirements.
+fn make_venv(root: &Path, pins: &[String]) -> RealVenv {
+    let wheels = root.join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let venv = RealVenv::create(&root.join("venv"));
+    for pin in pins {
+        let (name, version) = pin.split_once("==").expect("pins are name==version");
+        let requires = recorded_requires(name, version);
+        let requires: Vec<&str> = requires.iter().map(String::as_str).collect();
+        build_wheel(&wheels, name, version, &requires, &[]);
+    }
+    if pins.is_empty() {
+        return venv;
+    }
+    // By requirement through --find-links (no direct_url.json): installed "from an index".
+    let links = wheels.display().to_string();
+    let mut args = vec!["install", "--no-deps", "--quiet", "--find-links", &links];
+    args.extend(pins.iter().map(String::as_str));
+    venv.pip_ok(&args);
+    venv
+}
+
+/// `name from -> to` for each change of a plan.
+fn changes(plan: &Value) -> Vec<String> {
+    let show = |v: &Value| v.as_str().unwrap_or("-").to_string();
+    plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} -> {}",
+                c["name"].as_str().unwrap(),
+                show(&c["from"]),
+                show(&c["to"])
+            )
+        })
+        .collect()
+}
+
+/// `name planned (newest N): dependent version requires requirement; ...` for each held-back
+/// entry of a plan.
+fn held_back(plan: &Value) -> Vec<String> {
+    plan["held_back"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            let by: Vec<String> = h["blockers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| {
+                    format!(
+                        "{} {} requires {}",
+                        b["dependent"].as_str().unwrap(),
+                        b["dependent_version"].as_str().unwrap(),
+                        b["requirement"].as_str().unwrap()
+                    )
+                })
+                .collect();
+            format!(
+                "{} {} (newest {}): {}",
+                h["name"].as_str().unwrap(),
+                h["planned"].as_str().unwrap_or("-"),
+                h["newest"].as_str().unwrap(),
+                by.join("; ")
+            )
+        })
+        .collect()
+}
+
+/// Run one case; `Err` says how its answer differs from the expected one.
+fn run_case(case: &Case, venv: &RealVenv, index: &str) -> Result<(), String> {
+    let ctx = TestContext::new();
+    let venv_path = venv.path.display().to_string();
+    let mut args = vec!["propose"];
+    args.extend(case.args.iter().map(String::as_str));
+    args.extend([
+        "--venv",
+        &venv_path,
+        "--index-url",
+        index,
+        "--format",
+        "json",
+    ]);
+    let out = ctx.run(&args);
+    let context = || format!("stdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
+    if out.code != Some(case.exit) {
+        return Err(format!(
+            "exit {:?}, expected {}\n{}",
+            out.code,
+            case.exit,
+            context()
+        ));
+    }
+    if let Some(text) = &case.stderr
+        && !out.stderr.contains(text.as_str())
+    {
+        return Err(format!("stderr lacks {text:?}\n{}", context()));
+    }
+    let proposal: Value = serde_json::from_str(&out.stdout)
+        .map_err(|e| format!("stdout is not JSON ({e})\n{}", context()))?;
+    let plans = proposal["plans"].as_array().cloned().unwrap_or_default();
+    let first = plans.first();
+    let kind = first.and_then(|p| p["kind"].as_str()).map(str::to_string);
+    if kind != case.kind {
+        return Err(format!(
+            "first plan {kind:?}, expected {:?}\n{}",
+            case.kind,
+            context()
+        ));
+    }
+    let got = first.map(changes).unwrap_or_default();
+    if got != case.changes {
+        return Err(format!(
+            "changes {got:?}, expected {:?}\n{}",
+            case.changes,
+            context()
+        ));
+    }
+    if let Some(expected) = &case.held_back {
+        let got = first.map(held_back).unwrap_or_default();
+        if &got != expected {
+            return Err(format!(
+                "held back {got:?}, expected {expected:?}\n{}",
+                context()
+            ));
+        }
+    }
+    for plan in &plans {
+        if case.no_kind.iter().any(|k| plan["kind"] == k.as_str()) {
+            return Err(format!(
+                "a {} plan was offered\n{}",
+                plan["kind"],
+                context()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every corpus line gives its expected answer (all lines run; the failures are listed).
+#[test]
+fn corpus() {
+    let cases = cases();
+    assert!(!cases.is_empty());
+    let mut by_venv: BTreeMap<Vec<String>, Vec<&Case>> = BTreeMap::new();
+    for case in &cases {
+        let mut pins = case.venv.clone();
+        pins.sort();
+        by_venv.entry(pins).or_default().push(case);
+    }
+    let server = IndexServer::start(&corpus_dir().join("index"));
+    let index = server.url();
+    let root = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for (n, (pins, cases)) in by_venv.iter().enumerate() {
+        let venv = make_venv(&root.path().join(n.to_string()), pins);
+        for case in cases {
+            if let Err(why) = run_case(case, &venv, &index) {
+                failures.push(format!("--- {}: {why}", case.case));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases give a wrong answer:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+/// Issue 9 item 7: `--offline` with a cache that lacks a page the solver needs fails (exit 2)
+/// saying how to fill the cache, never "retry with --offline".
+#[test]
+fn offline_cache_miss_never_suggests_offline() {
+    let root = tempfile::tempdir().unwrap();
+    let venv = make_venv(root.path(), &[]);
+    let server = IndexServer::start(&corpus_dir().join("index"));
+    let index = server.url();
+    let ctx = TestContext::new();
+    let venv_path = venv.path.display().to_string();
+    let base = ["--venv", venv_path.as_str(), "--index-url", index.as_str()];
+    let mut online = vec!["propose", "requests"];
+    online.extend(base);
+    let out = ctx.run(&online);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    // requests is cached now; its `socks` extra needs pysocks, which is not.
+    let mut offline = vec!["propose", "requests[socks]", "--offline"];
+    offline.extend(base);
+    let out = ctx.run(&offline);
+    assert_eq!(out.code, Some(2), "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("pysocks"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("run once without `--offline`"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("retry with --offline"),
+        "{}",
+        out.stderr
+    );
+}
