@@ -103,8 +103,23 @@ pub fn propose(
         inventory,
         request,
         builder: PlanBuilder::new(inventory, policy, request.now),
+        correspondences: policy
+            .coupled
+            .iter()
+            .flat_map(|group| group.correspondences(installed_names(inventory)))
+            .collect(),
     }
     .run(policy)
+}
+
+/// The installed, index-managed names (what a coupled group's correspondences may bind).
+fn installed_names(inventory: &Inventory) -> Vec<&PackageName> {
+    inventory
+        .dists
+        .iter()
+        .filter(|d| !d.is_unmanaged())
+        .map(|d| d.name())
+        .collect()
 }
 
 /// The search. Its index reads go through `catalog`; `index` is only handed to the solver.
@@ -114,6 +129,8 @@ struct Proposer<'a> {
     inventory: &'a Inventory,
     request: &'a ProposeRequest,
     builder: PlanBuilder<'a>,
+    /// The policy's version correspondences among installed coupled members.
+    correspondences: Vec<solve::Correspondence>,
 }
 
 impl Proposer<'_> {
@@ -300,6 +317,7 @@ impl Proposer<'_> {
                 prerelease: self.request.prerelease,
                 binary: self.request.binary.clone(),
                 limits: Default::default(),
+                correspondences: self.correspondences.clone(),
             },
         )
     }
