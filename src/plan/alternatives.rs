@@ -29,7 +29,7 @@ use pubgrub::Ranges;
 use super::builder::{PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, applies_with};
 use super::proposal::{
     Blocker, Conflict, EnvironmentSummary, HeldBack, PROPOSAL_SCHEMA, Plan, PlanKind, Proposal,
-    Request,
+    Request, UnmatchedMember,
 };
 use crate::index::{BinaryPolicy, IndexError, IndexSource};
 use crate::inventory::Inventory;
@@ -545,6 +545,34 @@ impl Proposer<'_> {
             .map(Some)
     }
 
+    /// The installed coupled members that have no usable release corresponding to `anchor` at
+    /// `newest` (the policy's `versions`): the reason the group stays where it is.
+    fn unmatched_members(
+        &self,
+        anchor: &PackageName,
+        newest: &Version,
+    ) -> Result<Vec<UnmatchedMember>, ProposeError> {
+        let mut out = Vec::new();
+        for c in self.correspondences.iter().filter(|c| &c.anchor == anchor) {
+            let range = c.template.range(newest);
+            let available = match self.catalog.project(&c.member)? {
+                Some(project) => self
+                    .catalog
+                    .usable_versions(&project)
+                    .iter()
+                    .any(|v| range.contains(v)),
+                None => false,
+            };
+            if !available {
+                out.push(UnmatchedMember {
+                    member: c.member.clone(),
+                    needs: c.template.specifier(newest).unwrap_or_default(),
+                });
+            }
+        }
+        Ok(out)
+    }
+
     /// Build and score one plan, with what holds its targets back.
     fn plan(
         &self,
@@ -597,11 +625,13 @@ impl Proposer<'_> {
             if blockers.is_empty() && self.request.all {
                 continue;
             }
+            let unmatched = self.unmatched_members(&name, &newest)?;
             held_back.push(HeldBack {
                 name,
                 newest,
                 planned: planned_version,
                 blockers,
+                unmatched,
             });
         }
         let upstream = |dependent: &PackageName, package: &PackageName, version: &Version| {
