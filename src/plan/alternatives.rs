@@ -29,7 +29,7 @@ use pubgrub::Ranges;
 use super::builder::{PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, applies_with};
 use super::proposal::{
     Blocker, Conflict, EnvironmentSummary, HeldBack, PROPOSAL_SCHEMA, Plan, PlanKind, Proposal,
-    Reason, Request,
+    Reason, Request, UnmatchedMember,
 };
 use crate::index::{BinaryPolicy, IndexError, IndexSource};
 use crate::inventory::Inventory;
@@ -103,8 +103,23 @@ pub fn propose(
         inventory,
         request,
         builder: PlanBuilder::new(inventory, policy, request.now),
+        correspondences: policy
+            .coupled
+            .iter()
+            .flat_map(|group| group.correspondences(installed_names(inventory)))
+            .collect(),
     }
     .run(policy)
+}
+
+/// The installed, index-managed names (what a coupled group's correspondences may bind).
+fn installed_names(inventory: &Inventory) -> Vec<&PackageName> {
+    inventory
+        .dists
+        .iter()
+        .filter(|d| !d.is_unmanaged())
+        .map(|d| d.name())
+        .collect()
 }
 
 /// The search. Its index reads go through `catalog`; `index` is only handed to the solver.
@@ -114,6 +129,8 @@ struct Proposer<'a> {
     inventory: &'a Inventory,
     request: &'a ProposeRequest,
     builder: PlanBuilder<'a>,
+    /// The policy's version correspondences among installed coupled members.
+    correspondences: Vec<solve::Correspondence>,
 }
 
 impl Proposer<'_> {
@@ -305,6 +322,7 @@ impl Proposer<'_> {
                 prerelease: self.request.prerelease,
                 binary: self.request.binary.clone(),
                 limits: Default::default(),
+                correspondences: self.correspondences.clone(),
             },
         )
     }
@@ -552,6 +570,34 @@ impl Proposer<'_> {
             .map(Some)
     }
 
+    /// The installed coupled members that have no usable release corresponding to `anchor` at
+    /// `newest` (the policy's `versions`): the reason the group stays where it is.
+    fn unmatched_members(
+        &self,
+        anchor: &PackageName,
+        newest: &Version,
+    ) -> Result<Vec<UnmatchedMember>, ProposeError> {
+        let mut out = Vec::new();
+        for c in self.correspondences.iter().filter(|c| &c.anchor == anchor) {
+            let range = c.template.range(newest);
+            let available = match self.catalog.project(&c.member)? {
+                Some(project) => self
+                    .catalog
+                    .usable_versions(&project)
+                    .iter()
+                    .any(|v| range.contains(v)),
+                None => false,
+            };
+            if !available {
+                out.push(UnmatchedMember {
+                    member: c.member.clone(),
+                    needs: c.template.specifier(newest).unwrap_or_default(),
+                });
+            }
+        }
+        Ok(out)
+    }
+
     /// Build and score one plan, with what holds its targets back.
     fn plan(
         &self,
@@ -604,11 +650,13 @@ impl Proposer<'_> {
             if blockers.is_empty() {
                 blockers = self.own_requirements_unmet(&name, &newest, planned)?;
             }
+            let unmatched = self.unmatched_members(&name, &newest)?;
             held_back.push(HeldBack {
                 name,
                 newest,
                 planned: planned_version,
                 blockers,
+                unmatched,
             });
         }
         let upstream = |dependent: &PackageName, package: &PackageName, version: &Version| {

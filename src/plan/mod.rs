@@ -21,5 +21,5 @@ pub use alternatives::{ProposeError, ProposeRequest, propose};
 pub use builder::{PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment};
 pub use proposal::{
     Action, Blocker, Change, Conflict, EnvironmentSummary, HeldBack, Override, PLAN_SCHEMA,
-    PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request,
+    PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request, UnmatchedMember,
 };

@@ -266,6 +266,39 @@ pub struct HeldBack {
     pub planned: Option<Version>,
     /// The requirements that exclude the newest release.
     pub blockers: Vec<Blocker>,
+    /// Coupled members (the policy's `versions`) with no release to go with the newest: why a
+    /// coupled group is held back as a whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unmatched: Vec<UnmatchedMember>,
+}
+
+/// A coupled member with no release that corresponds to its anchor's newest release.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnmatchedMember {
+    /// The member (torchaudio).
+    pub member: PackageName,
+    /// What the policy requires of it next to the anchor's newest release (`==2.15.*`).
+    pub needs: String,
+}
+
+impl HeldBack {
+    /// Why it stays, one line each: the requirements that exclude the newest release, then the
+    /// coupled members with no release to go with it.
+    pub fn reasons(&self) -> Vec<String> {
+        let blockers = self.blockers.iter().map(|b| {
+            format!(
+                "{} {} requires {}",
+                b.dependent, b.dependent_version, b.requirement
+            )
+        });
+        let unmatched = self.unmatched.iter().map(|u| {
+            format!(
+                "{} has no release {} to go with {} {} (coupled group)",
+                u.member, u.needs, self.name, self.newest
+            )
+        });
+        blockers.chain(unmatched).collect()
+    }
 }
 
 impl Proposal {

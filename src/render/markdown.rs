@@ -112,16 +112,7 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands]) -> String {
             out.push('\n');
         }
         for held in &plan.held_back {
-            let by: Vec<String> = held
-                .blockers
-                .iter()
-                .map(|b| {
-                    format!(
-                        "{} {} requires {}",
-                        b.dependent, b.dependent_version, b.requirement
-                    )
-                })
-                .collect();
+            let by = held.reasons();
             let _ = writeln!(
                 out,
                 "- Held back: {} (newest {}): {}",

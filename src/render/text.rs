@@ -185,16 +185,7 @@ fn plan_text(
         }
     }
     for held in &plan.held_back {
-        let by: Vec<String> = held
-            .blockers
-            .iter()
-            .map(|b| {
-                format!(
-                    "{} {} requires {}",
-                    b.dependent, b.dependent_version, b.requirement
-                )
-            })
-            .collect();
+        let by = held.reasons();
         let _ = writeln!(
             out,
             "  held back: {} stays at {} (newest {}){}",

@@ -8,9 +8,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 use pep508_rs::PackageName;
 use serde::Deserialize;
+
+use crate::solve::{Correspondence, VersionTemplate};
 
 use super::risk_score::{FactorKind, RiskLevel};
 use super::smoke::{self, SmokeFile, SmokeTest};
@@ -65,6 +68,12 @@ pub struct CoupledGroup {
     /// Why they are coupled (shown in factor details).
     #[serde(default)]
     pub reason: Option<String>,
+    /// The member whose version decides the others' (`torch`); needed with `versions`.
+    #[serde(default)]
+    pub anchor: Option<String>,
+    /// Member pattern -> how its version follows the anchor's (`torchvision = "0.{minor+15}"`).
+    #[serde(default)]
+    pub versions: BTreeMap<String, String>,
 }
 
 impl CoupledGroup {
@@ -73,6 +82,56 @@ impl CoupledGroup {
         self.members
             .iter()
             .any(|pattern| glob_matches(pattern, name.as_ref()))
+    }
+
+    /// The correspondences among `installed` names: for each installed member a `versions`
+    /// pattern matches, "it follows the anchor" (nothing when the anchor is not installed).
+    pub fn correspondences<'n>(
+        &self,
+        installed: impl IntoIterator<Item = &'n PackageName> + Clone,
+    ) -> Vec<Correspondence> {
+        let Some(anchor) = self.anchor.as_deref() else {
+            return Vec::new();
+        };
+        let Some(anchor) = installed.clone().into_iter().find(|n| n.as_ref() == anchor) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for name in installed {
+            if name == anchor {
+                continue;
+            }
+            let template = self
+                .versions
+                .iter()
+                .find(|(pattern, _)| glob_matches(pattern, name.as_ref()))
+                .and_then(|(_, template)| VersionTemplate::from_str(template).ok());
+            if let Some(template) = template {
+                out.push(Correspondence {
+                    anchor: anchor.clone(),
+                    member: name.clone(),
+                    template,
+                });
+            }
+        }
+        out
+    }
+
+    /// Why this group's `anchor`/`versions` cannot be used, if they cannot.
+    fn check_versions(&self) -> Result<(), String> {
+        if self.versions.is_empty() {
+            return Ok(());
+        }
+        let Some(anchor) = &self.anchor else {
+            return Err("`versions` needs an `anchor`".to_string());
+        };
+        if !self.members.iter().any(|m| m == anchor) {
+            return Err(format!("the anchor `{anchor}` is not one of the members"));
+        }
+        for (pattern, template) in &self.versions {
+            VersionTemplate::from_str(template).map_err(|e| format!("`{pattern}`: {e}"))?;
+        }
+        Ok(())
     }
 }
 
@@ -264,6 +323,14 @@ impl Policy {
             }
         }
         if let Some(coupled) = file.coupled {
+            for group in &coupled {
+                group
+                    .check_versions()
+                    .map_err(|message| PolicyError::Parse {
+                        path: path.to_string(),
+                        message: format!("coupled group [{}]: {message}", group.members.join(", ")),
+                    })?;
+            }
             policy.coupled = coupled;
         }
         if let Some(tables) = file.smoke {
@@ -337,6 +404,62 @@ mod tests {
             assert!(policy.weight(FactorKind::UpstreamAccepts) < 0);
         }
         assert!(ml.weight(FactorKind::PinExact) > default.weight(FactorKind::PinExact));
+    }
+
+    #[test]
+    fn builtin_groups_declare_version_correspondences() {
+        let installed: Vec<PackageName> = ["torch", "torchvision", "torchaudio", "jax", "jaxlib"]
+            .into_iter()
+            .chain(["jax-cuda13-plugin", "numpy"])
+            .map(name)
+            .collect();
+        for policy in [
+            Policy::builtin(),
+            Policy::load(Some(Path::new("ml-cuda"))).unwrap(),
+        ] {
+            let pairs: Vec<String> = policy
+                .coupled
+                .iter()
+                .flat_map(|g| g.correspondences(&installed))
+                .map(|c| format!("{} {} {}", c.anchor, c.member, c.template))
+                .collect();
+            assert_eq!(
+                pairs,
+                [
+                    "torch torchvision 0.{minor+15}",
+                    "torch torchaudio {major}.{minor}",
+                    "jax jaxlib {major}.{minor}.{micro}",
+                    "jax jax-cuda13-plugin {major}.{minor}.{micro}",
+                ],
+                "{}",
+                policy.name
+            );
+        }
+    }
+
+    #[test]
+    fn bad_correspondences_are_policy_errors() {
+        for (toml, says) in [
+            (
+                "[[coupled]]\nmembers = [\"a\", \"b\"]\nversions = { b = \"{major}\" }",
+                "needs an `anchor`",
+            ),
+            (
+                "[[coupled]]\nmembers = [\"a\", \"b\"]\nanchor = \"a\"\nversions = { b = \"{mjr}\" }",
+                "`b`",
+            ),
+            (
+                "[[coupled]]\nmembers = [\"a\", \"b\"]\nanchor = \"c\"\nversions = { b = \"{major}\" }",
+                "not one of the members",
+            ),
+        ] {
+            match Policy::from_toml_over(toml, "p.toml", None) {
+                Err(PolicyError::Parse { message, .. }) => {
+                    assert!(message.contains(says), "{message}")
+                }
+                other => panic!("{toml}: {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -46,6 +46,7 @@
 
 mod candidates;
 mod catalog;
+mod correspond;
 mod error;
 mod explain;
 mod mem_index;
@@ -70,6 +71,7 @@ use crate::inventory::{Environment, InstalledDist};
 use crate::metadata::CoreMetadata;
 
 pub use catalog::{AcceptingQuery, AcceptingReleases, Among, Catalog};
+pub use correspond::{Correspondence, VersionTemplate};
 pub use error::{Fact, FactPackage, Hint, HintKind, NoSolution, SolveError, Unavailable};
 pub use mem_index::{MemIndex, MemRelease};
 pub use package::Pkg;
@@ -163,6 +165,9 @@ pub struct SolveRequest {
     pub binary: BinaryPolicy,
     /// Step and time budget.
     pub limits: SolveLimits,
+    /// Coupled-group correspondences: every release of an anchor requires its members' matching
+    /// versions (members that are installed only).
+    pub correspondences: Vec<Correspondence>,
 }
 
 /// Where a chosen version comes from.

@@ -203,6 +203,18 @@ impl<'c, 'a> Provider<'c, 'a> {
         edges
     }
 
+    /// The member versions the policy pairs with `anchor` at `version` (`torchvision ==0.26.*`
+    /// next to torch 2.11), as edges of the anchor.
+    fn correspondence_edges(&self, anchor: &PackageName, version: &Version) -> Vec<Edge> {
+        self.rules
+            .request
+            .correspondences
+            .iter()
+            .filter(|c| &c.anchor == anchor && &c.member != anchor)
+            .map(|c| (Pkg::Dist(c.member.clone()), c.template.range(version)))
+            .collect()
+    }
+
     /// The edges recorded for a decided package (for `via`).
     pub(crate) fn recorded_edges(&self, pkg: &Pkg, version: &Version) -> Option<Arc<Vec<Edge>>> {
         self.edges
@@ -297,6 +309,9 @@ impl<'c, 'a> Provider<'c, 'a> {
         match self.edges(pkg, version, &requirements, &extras)? {
             Ok(more) => edges.extend(more),
             Err(reason) => return Ok(Dependencies::Unavailable(reason)),
+        }
+        if extra.is_none() {
+            edges.extend(self.correspondence_edges(name, version));
         }
         let edges = self.remember(pkg, version, edges);
         Ok(Dependencies::Available(edges.into_iter().collect()))

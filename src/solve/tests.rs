@@ -576,3 +576,46 @@ fn resolution_carries_metadata_and_wheel_kind() {
     let b = &resolution.packages[&PackageName::from_str("b").unwrap()];
     assert!(b.platform_specific, "a manylinux wheel");
 }
+
+/// torch 2.15 has no torchvision 0.30 on the index: the correspondence holds torch at the newest
+/// release whose torchvision and torchaudio exist, instead of pairing torch 2.15 with the
+/// torch-2.14 torchvision (whose metadata does not pin torch).
+#[test]
+fn correspondences_keep_a_coupled_group_consistent() {
+    let mut index = MemIndex::new();
+    index
+        .add("torch", "2.14.0", &[])
+        .add("torch", "2.15.0", &[])
+        .add("torchvision", "0.29.2", &[])
+        .add("torchaudio", "2.14.0", &[])
+        .add("torchaudio", "2.15.0", &[]);
+    let follows = |member: &str, template: &str| Correspondence {
+        anchor: PackageName::from_str("torch").unwrap(),
+        member: PackageName::from_str(member).unwrap(),
+        template: VersionTemplate::from_str(template).unwrap(),
+    };
+    let plain = request(&["torch", "torchvision", "torchaudio"]);
+    assert_eq!(solved(&index, &plain)["torch"], "2.15.0");
+    let coupled = SolveRequest {
+        correspondences: vec![
+            follows("torchvision", "0.{minor+15}"),
+            follows("torchaudio", "{major}.{minor}"),
+        ],
+        ..plain
+    };
+    assert_eq!(
+        solved(&index, &coupled),
+        map(&[
+            ("torch", "2.14.0"),
+            ("torchaudio", "2.14.0"),
+            ("torchvision", "0.29.2")
+        ])
+    );
+    // Pinning torch to 2.15 leaves no torchvision: the failure names it.
+    let pinned = SolveRequest {
+        requirements: vec![req("torch==2.15.0"), req("torchvision"), req("torchaudio")],
+        ..coupled
+    };
+    let report = render_failure(&unsolved(&index, &pinned));
+    assert!(report.contains("torchvision"), "{report}");
+}
