@@ -16,13 +16,17 @@ Rule 1, the layers. Each top-level module has a rank (LAYERS below); a file may 
 its own rank or lower, never a higher one:
 
     0  foundation   exit_status, metadata, tags, printer, clock, atomic (the one atomic
-                    file writer), terminal (the one terminal sanitizer): shared types and
+                    file writer), terminal (the one terminal sanitizer), interrupt (Ctrl-C),
+                    out_dir (an --out-dir written whole or not at all): shared types and
                     helpers that know nothing of the pipeline
     1  inventory    the installed set and the target interpreter
     2  index        what the package index offers
     3  solve        pubgrub over the index and the installed set
     4  risk         scoring a change against a policy
-    5  plan         upgrade plans, forced overrides, plan files
+    5  plan         upgrade plans, forced overrides, plan files; beside it, the analyses
+                    that read plans and inventories: verify (what a plan's verification
+                    checks), diff (two environments compared), review (pins in a change,
+                    judged through plan::propose)
     6  render       text, JSON, markdown, scripts of every command
     7  cli          clap types (may name domain types for its value parsers)
     8  settings     Settings::resolve(cli, env, config): typed settings for the stages
@@ -56,11 +60,16 @@ LAYERS: dict[str, int] = {
     "clock": 0,
     "atomic": 0,
     "terminal": 0,
+    "interrupt": 0,
+    "out_dir": 0,
     "inventory": 1,
     "index": 2,
     "solve": 3,
     "risk": 4,
     "plan": 5,
+    "verify": 5,
+    "diff": 5,
+    "review": 5,
     "render": 6,
     "cli": 7,
     "settings": 8,

@@ -10,6 +10,7 @@
 //! The model is documented in `docs/risk-model.md`.
 
 mod assess;
+mod glob;
 mod policy;
 mod risk_score;
 pub mod smoke;
@@ -18,5 +19,6 @@ pub use assess::{
     BrokenEdgeFacts, ChangeFacts, Dependents, Distance, PlanFacts, Upstream, assess,
     pin_strictness, requirement_text, version_distance,
 };
-pub use policy::{CoupledGroup, Policy, PolicyError, glob_matches};
+pub use glob::glob_matches;
+pub use policy::{CoupledGroup, Policy, PolicyError};
 pub use risk_score::{FactorKind, RiskFactor, RiskLevel, RiskScore};

@@ -15,6 +15,7 @@ use serde::Deserialize;
 
 use crate::solve::{Correspondence, VersionTemplate};
 
+use super::glob::glob_matches;
 use super::risk_score::{FactorKind, RiskLevel};
 use super::smoke::{self, SmokeFile, SmokeTest};
 
@@ -132,18 +133,6 @@ impl CoupledGroup {
             VersionTemplate::from_str(template).map_err(|e| format!("`{pattern}`: {e}"))?;
         }
         Ok(())
-    }
-}
-
-/// Whether a normalized name matches a pattern in which one `*` matches any run of characters.
-pub fn glob_matches(pattern: &str, name: &str) -> bool {
-    match pattern.split_once('*') {
-        Some((prefix, suffix)) => {
-            name.len() >= prefix.len() + suffix.len()
-                && name.starts_with(prefix)
-                && name.ends_with(suffix)
-        }
-        None => pattern == name,
     }
 }
 
@@ -334,7 +323,7 @@ impl Policy {
             policy.coupled = coupled;
         }
         if let Some(tables) = file.smoke {
-            policy.smoke = smoke::load(tables, path, dir)?;
+            policy.smoke = load_smoke(tables, path, dir)?;
         }
         Ok(policy)
     }
@@ -376,6 +365,48 @@ impl Policy {
             .iter()
             .filter(move |group| group.contains(name))
     }
+}
+
+/// Load the checks of a policy's `[[smoke]]` tables: relative to `dir` (a user's policy file's
+/// folder) when that file exists there, else the built-in check of that path.
+fn load_smoke(
+    tables: Vec<SmokeFile>,
+    policy_path: &str,
+    dir: Option<&Path>,
+) -> Result<Vec<SmokeTest>, PolicyError> {
+    let mut out: Vec<SmokeTest> = Vec::with_capacity(tables.len());
+    for table in tables {
+        if out.iter().any(|s| s.name == table.name) {
+            return Err(PolicyError::Smoke {
+                path: policy_path.to_string(),
+                name: table.name,
+                message: "two [[smoke]] tables have this name".to_string(),
+            });
+        }
+        let code = smoke::read_check(&table.check, dir).ok_or_else(|| PolicyError::Smoke {
+            path: policy_path.to_string(),
+            name: table.name.clone(),
+            message: format!(
+                "its check `{}` is neither a file next to the policy nor a built-in check ({})",
+                table.check,
+                smoke::BUILTIN_CHECKS
+                    .iter()
+                    .map(|(path, _)| *path)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        })?;
+        out.push(SmokeTest {
+            name: table.name,
+            package: table.package.to_lowercase(),
+            check: table.check,
+            code,
+            hardware: table.hardware,
+            timeout: table.timeout.max(1),
+            triggers: table.triggers,
+        });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

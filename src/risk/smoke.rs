@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::policy::{PolicyError, glob_matches};
+use super::glob::glob_matches;
 
 /// The built-in checks, by the path policies name them with.
 pub const BUILTIN_CHECKS: &[(&str, &str)] = &[
@@ -129,49 +129,7 @@ fn default_triggers() -> Vec<Trigger> {
     vec![Trigger::Package]
 }
 
-/// Load the checks of a policy's `[[smoke]]` tables: relative to `dir` (a user's policy file's
-/// folder) when that file exists there, else the built-in check of that path.
-pub(super) fn load(
-    tables: Vec<SmokeFile>,
-    policy_path: &str,
-    dir: Option<&Path>,
-) -> Result<Vec<SmokeTest>, PolicyError> {
-    let mut out: Vec<SmokeTest> = Vec::with_capacity(tables.len());
-    for table in tables {
-        if out.iter().any(|s| s.name == table.name) {
-            return Err(PolicyError::Smoke {
-                path: policy_path.to_string(),
-                name: table.name,
-                message: "two [[smoke]] tables have this name".to_string(),
-            });
-        }
-        let code = read_check(&table.check, dir).ok_or_else(|| PolicyError::Smoke {
-            path: policy_path.to_string(),
-            name: table.name.clone(),
-            message: format!(
-                "its check `{}` is neither a file next to the policy nor a built-in check ({})",
-                table.check,
-                BUILTIN_CHECKS
-                    .iter()
-                    .map(|(path, _)| *path)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        })?;
-        out.push(SmokeTest {
-            name: table.name,
-            package: table.package.to_lowercase(),
-            check: table.check,
-            code,
-            hardware: table.hardware,
-            timeout: table.timeout.max(1),
-            triggers: table.triggers,
-        });
-    }
-    Ok(out)
-}
-
-fn read_check(check: &str, dir: Option<&Path>) -> Option<String> {
+pub(super) fn read_check(check: &str, dir: Option<&Path>) -> Option<String> {
     if let Some(dir) = dir {
         let path: PathBuf = dir.join(check);
         if let Ok(code) = std::fs::read_to_string(&path) {
