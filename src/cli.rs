@@ -53,6 +53,10 @@ pub enum Command {
     Review(ReviewArgs),
     /// What changed between two environments, or in one environment since a time.
     Diff(DiffArgs),
+    /// Check that an environment still works after a plan (or any change): imports of the
+    /// changed dists and of everything that depends on them, where each module comes from,
+    /// `pip check` and the policy's smoke tests, run with the environment's own interpreter.
+    Verify(VerifyArgs),
 }
 
 /// How a review is printed.
@@ -392,4 +396,58 @@ mod tests {
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
     }
+}
+
+/// `planner verify`.
+#[derive(Debug, Clone, Args)]
+pub struct VerifyArgs {
+    /// The virtual environment to verify [default: $VIRTUAL_ENV, else ./.venv, else the python3
+    /// on PATH].
+    #[arg(long, value_name = "PATH", conflicts_with = "python")]
+    pub venv: Option<PathBuf>,
+
+    /// The interpreter whose environment to verify.
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+
+    /// The plan that was carried out (a plan.json written by `planner propose --out-dir`): its
+    /// versions, its changed dists and their dependents, its accepted overrides.
+    #[arg(long, value_name = "FILE", required_unless_present = "all")]
+    pub plan: Option<PathBuf>,
+
+    /// Check every installed dist's imports and every smoke test whose package is installed.
+    #[arg(long)]
+    pub all: bool,
+
+    /// The risk policy whose smoke tests run: `default`, `ml-cuda`, or a TOML file.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+
+    /// Record the checks as a baseline in FILE (before the plan is applied); exits 0.
+    #[arg(long, value_name = "FILE", conflicts_with = "compare")]
+    pub baseline: Option<PathBuf>,
+
+    /// Compare with a baseline recorded earlier: only regressions fail.
+    #[arg(long, value_name = "FILE")]
+    pub compare: Option<PathBuf>,
+
+    /// Also write the JSON report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+
+    /// Seconds one import may take [default: 180].
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<u32>,
+
+    /// Imports run at once [default: every core].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Skip the smoke tests.
+    #[arg(long)]
+    pub no_smoke: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
 }

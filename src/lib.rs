@@ -7,7 +7,9 @@
 //! 2. [`index`]: what the package index offers ([`index::IndexSource`]).
 //! 3. [`solve`]: pubgrub over the index and the installed set.
 //! 4. [`risk`] and [`plan`]: upgrade plans, forced overrides and their risk.
-//! 5. [`render`]: text, JSON, markdown, pip/uv commands and the verification script.
+//! 5. [`verify`]: what to check after a plan (imports of changed dists and their dependents,
+//!    the policy's smoke tests), and running the check.
+//! 6. [`render`]: text, JSON, markdown, pip/uv commands and the verification script.
 //!
 //! [`commands`] wires the stages into the subcommands; [`run`] dispatches.
 //!
@@ -37,6 +39,7 @@ pub mod settings;
 pub mod solve;
 pub mod tags;
 pub mod terminal;
+pub mod verify;
 
 use std::process::ExitCode;
 
@@ -66,6 +69,7 @@ pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
         CommandSettings::Resolve(s) => commands::resolve::run(s, &printer),
         CommandSettings::Review(s) => commands::review::run(s, &printer),
         CommandSettings::Diff(s) => commands::diff::run(s, &printer),
+        CommandSettings::Verify(s) => commands::verify::run(s, &printer),
     }
 }
 

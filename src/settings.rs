@@ -108,6 +108,8 @@ pub enum CommandSettings {
     Review(ReviewSettings),
     /// `planner diff`.
     Diff(DiffSettings),
+    /// `planner verify`.
+    Verify(VerifySettings),
 }
 
 /// How a review is printed.
@@ -345,6 +347,26 @@ pub struct SnapshotSettings {
     pub output: SnapshotOutput,
 }
 
+/// `planner verify`.
+#[derive(Debug)]
+pub struct VerifySettings {
+    /// Which environment to read (`--venv`, `$VIRTUAL_ENV`, discovery), unless `python` names
+    /// an interpreter.
+    pub environment: EnvironmentSelection,
+    /// `--python`.
+    pub python: Option<PathBuf>,
+    /// `--plan`.
+    pub plan: Option<PathBuf>,
+    /// `--all`.
+    pub all: bool,
+    /// The policy whose smoke tests run (`--policy`, else the built-in one), loaded.
+    pub policy: Policy,
+    /// What is passed through to `verify.py`.
+    pub run: crate::verify::run::RunOptions,
+    /// `--format`.
+    pub format: OutputFormat,
+}
+
 impl Settings {
     /// Resolve the command line against the environment and the config files.
     pub fn resolve(cli: Cli, env: &EnvVars) -> miette::Result<Settings> {
@@ -379,6 +401,28 @@ impl Settings {
             Command::Check(args) => CommandSettings::Check(CheckSettings {
                 environment: environment(&args.env, env),
                 accept: args.accept,
+                format: args.format.into(),
+            }),
+            Command::Verify(args) => CommandSettings::Verify(VerifySettings {
+                environment: environment(
+                    &EnvArgs {
+                        venv: args.venv,
+                        ..EnvArgs::default()
+                    },
+                    env,
+                ),
+                python: args.python,
+                plan: args.plan,
+                all: args.all,
+                policy: Policy::load(args.policy.as_deref())?,
+                run: crate::verify::run::RunOptions {
+                    baseline: args.baseline,
+                    compare: args.compare,
+                    report: args.report,
+                    timeout: args.timeout,
+                    jobs: args.jobs,
+                    no_smoke: args.no_smoke,
+                },
                 format: args.format.into(),
             }),
             Command::Snapshot(args) => CommandSettings::Snapshot(SnapshotSettings {

@@ -8,3 +8,4 @@ pub mod propose;
 pub mod resolve;
 pub mod review;
 pub mod snapshot;
+pub mod verify;

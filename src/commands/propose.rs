@@ -88,10 +88,12 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         )?;
         if dir.is_some() {
             let relative = Path::new("plans").join(plan_dir_name(i, plan));
+            let spec = crate::verify::select(Some(plan), &inventory, &args.policy, false);
             plan_files(
                 &mut out_files,
                 &relative,
                 plan,
+                &spec,
                 &python,
                 index_url.as_deref(),
             )?;
@@ -148,6 +150,7 @@ fn plan_files(
     out: &mut OutFiles,
     dir: &Path,
     plan: &Plan,
+    spec: &crate::verify::VerifySpec,
     python: &str,
     index_url: Option<&str>,
 ) -> miette::Result<()> {
@@ -171,6 +174,6 @@ fn plan_files(
         dir.join("install-uv.sh"),
         commands::script(&files.uv, python, "uv"),
     );
-    out.add_executable(dir.join("verify.py"), verify::script(plan));
+    out.add_executable(dir.join("verify.py"), verify::script(spec));
     Ok(())
 }

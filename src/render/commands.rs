@@ -233,7 +233,10 @@ pub fn inline_steps(files: &InstallFiles, steps: &[Vec<String>]) -> String {
 /// A standalone script (`install-pip.sh` / `install-uv.sh`) for one installer's steps. The
 /// files it names sit next to it; the interpreter comes from `$PLANNER_PYTHON` or the planned
 /// venv, the index URL from `$PLANNER_INDEX_URL` or the credential-free URL planned against, so
-/// credentials are read at run time (that variable, `~/.netrc`, a keyring), never written.
+/// credentials are read at run time (that variable, `~/.netrc`, a keyring), never written. With
+/// `--verify`, it first records `verify.py --baseline verify-baseline.json`, and after
+/// the steps runs `verify.py --compare` (report in `verify-report.json`), exiting 1 on a
+/// regression.
 pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> String {
     let mut out = String::new();
     out.push_str("#!/usr/bin/env bash\n");
@@ -243,6 +246,7 @@ pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> S
     );
     out.push_str("set -euo pipefail\n");
     out.push_str("HERE=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n");
+    out.push_str(VERIFY_ARGS);
     let _ = writeln!(
         out,
         "PYTHON=\"${{PLANNER_PYTHON:-{}}}\"",
@@ -264,6 +268,7 @@ pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> S
             double_quoted(url)
         );
     }
+    out.push_str(VERIFY_BEFORE);
     for step in steps {
         let mut tokens = Vec::new();
         for (i, token) in step.iter().enumerate() {
@@ -282,6 +287,7 @@ pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> S
         out.push_str(&tokens.join(" "));
         out.push('\n');
     }
+    out.push_str(VERIFY_AFTER);
     out
 }
 
@@ -294,6 +300,29 @@ fn double_quoted(value: &str) -> String {
         .replace('$', "\\$")
         .replace('`', "\\`")
 }
+/// `--verify` for the install scripts: parse it, then take the baseline.
+const VERIFY_ARGS: &str = r#"VERIFY=0
+for arg in "$@"; do
+  case "$arg" in
+    --verify) VERIFY=1 ;;
+    *) echo "usage: $0 [--verify]" >&2; exit 2 ;;
+  esac
+done
+"#;
+
+/// `--verify`, before the steps: record the baseline.
+const VERIFY_BEFORE: &str = r#"if [ "$VERIFY" = 1 ]; then
+  echo "verify: recording the baseline in $HERE/verify-baseline.json" >&2
+  "$PYTHON" "$HERE/verify.py" --baseline "$HERE/verify-baseline.json" >/dev/null
+fi
+"#;
+
+/// `--verify`, after the steps: compare with the baseline.
+const VERIFY_AFTER: &str = r#"if [ "$VERIFY" = 1 ]; then
+  echo "verify: comparing with the baseline; report in $HERE/verify-report.json" >&2
+  "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" >/dev/null
+fi
+"#;
 
 #[cfg(test)]
 mod tests;

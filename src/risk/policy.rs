@@ -2,8 +2,9 @@
 //!
 //! The built-in policy is `policies/default.toml`, compiled in. A user's policy file is read over
 //! it: a weight or threshold it leaves out keeps the default, and its `[[coupled]]` list (when it
-//! has one) replaces the default's. Unknown keys are errors, so a typo never silently weighs
-//! nothing.
+//! has one) replaces the default's, and so does its `[[smoke]]` list (the smoke tests
+//! `verify.py` runs, see [`super::smoke`]). Unknown keys are errors, so a typo never silently
+//! weighs nothing.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ use serde::Deserialize;
 use crate::solve::{Correspondence, VersionTemplate};
 
 use super::risk_score::{FactorKind, RiskLevel};
+use super::smoke::{self, SmokeFile, SmokeTest};
 
 /// The built-in default policy (`policies/default.toml`).
 pub const DEFAULT_POLICY: &str = include_str!("../../policies/default.toml");
@@ -38,6 +40,8 @@ pub struct Policy {
     pub young_release_days: i64,
     /// Groups of packages built against each other's binary interfaces.
     pub coupled: Vec<CoupledGroup>,
+    /// Smoke tests for the verification script.
+    pub smoke: Vec<SmokeTest>,
 }
 
 /// Level thresholds (inclusive minimum scores).
@@ -75,7 +79,9 @@ pub struct CoupledGroup {
 impl CoupledGroup {
     /// Whether `name` is a member.
     pub fn contains(&self, name: &PackageName) -> bool {
-        self.members.iter().any(|pattern| matches(pattern, name))
+        self.members
+            .iter()
+            .any(|pattern| glob_matches(pattern, name.as_ref()))
     }
 
     /// The correspondences among `installed` names: for each installed member a `versions`
@@ -98,7 +104,7 @@ impl CoupledGroup {
             let template = self
                 .versions
                 .iter()
-                .find(|(pattern, _)| matches(pattern, name))
+                .find(|(pattern, _)| glob_matches(pattern, name.as_ref()))
                 .and_then(|(_, template)| VersionTemplate::from_str(template).ok());
             if let Some(template) = template {
                 out.push(Correspondence {
@@ -129,9 +135,8 @@ impl CoupledGroup {
     }
 }
 
-/// Whether `name` matches `pattern` (one `*` matches any run of characters).
-fn matches(pattern: &str, name: &PackageName) -> bool {
-    let name = name.as_ref();
+/// Whether a normalized name matches a pattern in which one `*` matches any run of characters.
+pub fn glob_matches(pattern: &str, name: &str) -> bool {
     match pattern.split_once('*') {
         Some((prefix, suffix)) => {
             name.len() >= prefix.len() + suffix.len()
@@ -177,6 +182,17 @@ pub enum PolicyError {
         /// The known keys.
         known: String,
     },
+    /// A `[[smoke]]` table that cannot be used.
+    #[error("the policy file `{path}` has an unusable smoke test `{name}`")]
+    #[diagnostic(help("{message}"))]
+    Smoke {
+        /// The file.
+        path: String,
+        /// The smoke test's name.
+        name: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Thresholds out of order or above 100.
     #[error("the policy file `{path}` has thresholds out of order")]
     #[diagnostic(help("need 0 < medium < high < critical <= 100"))]
@@ -195,6 +211,7 @@ struct PolicyFile {
     weights: BTreeMap<String, i32>,
     settings: Option<SettingsFile>,
     coupled: Option<Vec<CoupledGroup>>,
+    smoke: Option<Vec<SmokeFile>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -229,13 +246,28 @@ impl Policy {
             path: path.to_path_buf(),
             source,
         })?;
-        Self::from_toml_over(&text, &path.display().to_string(), Some(base))
+        Self::from_toml_in(
+            &text,
+            &path.display().to_string(),
+            path.parent(),
+            Some(base),
+        )
     }
 
     /// Parse a policy's TOML over `base` (the built-in default when `None` is not given).
     pub fn from_toml_over(
         text: &str,
         path: &str,
+        base: Option<Policy>,
+    ) -> Result<Policy, PolicyError> {
+        Self::from_toml_in(text, path, None, base)
+    }
+
+    /// [`Policy::from_toml_over`], with smoke checks read relative to `dir` first.
+    fn from_toml_in(
+        text: &str,
+        path: &str,
+        dir: Option<&Path>,
         base: Option<Policy>,
     ) -> Result<Policy, PolicyError> {
         let file: PolicyFile = toml::from_str(text).map_err(|err| PolicyError::Parse {
@@ -254,6 +286,7 @@ impl Policy {
             major_upgrade_cap: 30,
             young_release_days: 14,
             coupled: Vec::new(),
+            smoke: Vec::new(),
         });
         policy.name = file.name.unwrap_or_else(|| path.to_string());
         if let Some(levels) = file.levels {
@@ -299,6 +332,9 @@ impl Policy {
                     })?;
             }
             policy.coupled = coupled;
+        }
+        if let Some(tables) = file.smoke {
+            policy.smoke = smoke::load(tables, path, dir)?;
         }
         Ok(policy)
     }

@@ -13,3 +13,4 @@ mod resolve;
 mod review;
 mod secrets;
 mod snapshot;
+mod verify;
