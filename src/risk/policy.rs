@@ -367,46 +367,17 @@ impl Policy {
     }
 }
 
-/// Load the checks of a policy's `[[smoke]]` tables: relative to `dir` (a user's policy file's
-/// folder) when that file exists there, else the built-in check of that path.
+/// Load the checks of a policy's `[[smoke]]` tables, naming the policy file in an error.
 fn load_smoke(
     tables: Vec<SmokeFile>,
     policy_path: &str,
     dir: Option<&Path>,
 ) -> Result<Vec<SmokeTest>, PolicyError> {
-    let mut out: Vec<SmokeTest> = Vec::with_capacity(tables.len());
-    for table in tables {
-        if out.iter().any(|s| s.name == table.name) {
-            return Err(PolicyError::Smoke {
-                path: policy_path.to_string(),
-                name: table.name,
-                message: "two [[smoke]] tables have this name".to_string(),
-            });
-        }
-        let code = smoke::read_check(&table.check, dir).ok_or_else(|| PolicyError::Smoke {
-            path: policy_path.to_string(),
-            name: table.name.clone(),
-            message: format!(
-                "its check `{}` is neither a file next to the policy nor a built-in check ({})",
-                table.check,
-                smoke::BUILTIN_CHECKS
-                    .iter()
-                    .map(|(path, _)| *path)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        })?;
-        out.push(SmokeTest {
-            name: table.name,
-            package: table.package.to_lowercase(),
-            check: table.check,
-            code,
-            hardware: table.hardware,
-            timeout: table.timeout.max(1),
-            triggers: table.triggers,
-        });
-    }
-    Ok(out)
+    smoke::load(tables, dir).map_err(|(name, message)| PolicyError::Smoke {
+        path: policy_path.to_string(),
+        name,
+        message,
+    })
 }
 
 #[cfg(test)]

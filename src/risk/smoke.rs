@@ -129,6 +129,45 @@ fn default_triggers() -> Vec<Trigger> {
     vec![Trigger::Package]
 }
 
+/// Load the checks of a policy's `[[smoke]]` tables: relative to `dir` (a user's policy file's
+/// folder) when that file exists there, else the built-in check of that path.
+pub(super) fn load(
+    tables: Vec<SmokeFile>,
+    dir: Option<&Path>,
+) -> Result<Vec<SmokeTest>, (String, String)> {
+    let mut out: Vec<SmokeTest> = Vec::with_capacity(tables.len());
+    for table in tables {
+        if out.iter().any(|s| s.name == table.name) {
+            return Err((
+                table.name,
+                "two [[smoke]] tables have this name".to_string(),
+            ));
+        }
+        let code = read_check(&table.check, dir).ok_or_else(|| {
+            let message = format!(
+                "its check `{}` is neither a file next to the policy nor a built-in check ({})",
+                table.check,
+                BUILTIN_CHECKS
+                    .iter()
+                    .map(|(path, _)| *path)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            (table.name.clone(), message)
+        })?;
+        out.push(SmokeTest {
+            name: table.name,
+            package: table.package.to_lowercase(),
+            check: table.check,
+            code,
+            hardware: table.hardware,
+            timeout: table.timeout.max(1),
+            triggers: table.triggers,
+        });
+    }
+    Ok(out)
+}
+
 pub(super) fn read_check(check: &str, dir: Option<&Path>) -> Option<String> {
     if let Some(dir) = dir {
         let path: PathBuf = dir.join(check);
