@@ -25,13 +25,13 @@ use jiff::Timestamp;
 use pep440_rs::{Operator, Version, VersionSpecifier, VersionSpecifiers};
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 
-use super::builder::{PlanBuilder, PlanDist, PlannedEnvironment, applies_with};
+use super::builder::{Oracle, PlanBuilder, PlanDist, PlannedEnvironment, applies_with};
 use super::proposal::{
     Blocker, Conflict, EnvironmentSummary, HeldBack, PROPOSAL_SCHEMA, Plan, PlanKind, Proposal,
     Request,
 };
 use crate::index::{self, BinaryPolicy, IndexError, IndexSource, Project};
-use crate::inventory::Inventory;
+use crate::inventory::{Inventory, extensions};
 use crate::risk::{Policy, Upstream};
 use crate::solve::{
     self, FactPackage, InstalledCandidate, Override, PrereleaseMode, Resolution, ResolvedSource,
@@ -99,7 +99,47 @@ struct Proposer<'a> {
     builder: PlanBuilder<'a>,
 }
 
+/// The index (release dates, other releases' requirements) and the installed files (compiled
+/// extensions), as the plan builder asks for them.
+impl Oracle for Proposer<'_> {
+    fn upstream(&self, dependent: &PackageName, package: &PackageName, version: &Version) -> Upstream {
+        self.upstream_releases(dependent, package, version)
+    }
+
+    fn links(&self, dependent: &PackageName, package: &PackageName) -> bool {
+        let (Some(dist), Some(target)) = (self.inventory.get(dependent), self.inventory.get(package))
+        else {
+            return false;
+        };
+        let modules = if target.top_level.is_empty() {
+            vec![package.as_ref().replace('-', "_")]
+        } else {
+            target.top_level.clone()
+        };
+        extensions::links_against(dist, &modules)
+    }
+
+    fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
+        self.first_upload(name, |v| v == version)
+    }
+
+    fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
+        self.first_upload(name, |v| v >= version && !v.any_prerelease())
+    }
+}
+
 impl Proposer<'_> {
+    /// The earliest upload time of the files of `name` whose version passes `wanted`.
+    fn first_upload(&self, name: &PackageName, wanted: impl Fn(&Version) -> bool) -> Option<Timestamp> {
+        let project = self.index.project(name).ok()??;
+        project
+            .files
+            .iter()
+            .filter(|f| wanted(f.filename.version()))
+            .filter_map(|f| f.upload_time)
+            .min()
+    }
+
     fn run(&self, policy: &Policy) -> Result<Proposal, ProposeError> {
         let mut warnings = Vec::new();
         let mut seen = BTreeSet::new();
@@ -562,9 +602,6 @@ impl Proposer<'_> {
                 blockers,
             });
         }
-        let upstream = |dependent: &PackageName, package: &PackageName, version: &Version| {
-            self.upstream(dependent, package, version)
-        };
         Ok(self.builder.build(
             kind,
             title,
@@ -573,12 +610,12 @@ impl Proposer<'_> {
             unblocked,
             self.request.all,
             held_back,
-            &upstream,
+            self,
         ))
     }
 
     /// Whether any release of `dependent` on the index accepts `package` at `version`.
-    fn upstream(
+    fn upstream_releases(
         &self,
         dependent: &PackageName,
         package: &PackageName,

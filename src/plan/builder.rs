@@ -44,6 +44,31 @@ pub struct PlannedEnvironment {
     pub overridden: Vec<(PackageName, Version, Requirement, Requirement)>,
 }
 
+/// What the builder asks beyond the plan itself: the index and the installed files.
+pub trait Oracle {
+    /// Whether any release of `dependent` accepts `package` at `version`.
+    fn upstream(&self, dependent: &PackageName, package: &PackageName, version: &Version)
+    -> Upstream;
+    /// Whether the installed `dependent`'s compiled extensions link against `package`.
+    fn links(&self, dependent: &PackageName, package: &PackageName) -> bool;
+    /// When `name` `version` was first uploaded (`None`: not known).
+    fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
+    /// When the first final release of `name` at or above `version` was uploaded.
+    fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
+}
+
+/// The first version of `version`'s major line: its release up to the first non-zero segment
+/// (`2.1.3` -> `2`, `0.38.6` -> `0.38`).
+pub fn line_floor(version: &Version) -> Version {
+    let release = version.release();
+    let cut = release
+        .iter()
+        .position(|&n| n != 0)
+        .unwrap_or(release.len().saturating_sub(1));
+    Version::new(release[..=cut.min(release.len().saturating_sub(1))].iter().copied())
+        .with_epoch(version.epoch())
+}
+
 /// Builds plans against one inventory under one policy.
 pub struct PlanBuilder<'a> {
     inventory: &'a Inventory,
@@ -79,11 +104,70 @@ impl<'a> PlanBuilder<'a> {
         }
     }
 
+    /// A change that crosses into a newer major line: which direct dependents were released
+    /// before that line began, and which of those link against it from compiled extensions.
+    fn line_crossing(&self, change: &mut ChangeFacts, oracle: &dyn Oracle) {
+        let (Some(from), Some(to)) = (&change.from, &change.to) else {
+            return;
+        };
+        let floor = line_floor(to);
+        if line_floor(from) >= floor {
+            return;
+        }
+        let Some(line_start) = oracle.first_release_from(&change.name, &floor) else {
+            return;
+        };
+        for dependent in &change.dependents.direct {
+            let Some(dist) = self.inventory.get(dependent) else {
+                continue;
+            };
+            if !oracle
+                .released(dependent, dist.version())
+                .is_some_and(|released| released < line_start)
+            {
+                continue;
+            }
+            if oracle.links(dependent, &change.name) {
+                change.abi_dependents.push(dependent.clone());
+            }
+            if !change.forced {
+                change.predating_dependents.push(dependent.clone());
+            }
+        }
+    }
+
+    /// Whether the clause `forced_version` violates is an upper bound declared before any
+    /// release it excludes existed.
+    fn defensive_bound(
+        &self,
+        dependent: &PackageName,
+        dependent_version: &Version,
+        requirement: &Requirement,
+        forced_version: &Version,
+        oracle: &dyn Oracle,
+    ) -> bool {
+        let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &requirement.version_or_url else {
+            return false;
+        };
+        let Some(bound) = specifiers.iter().find(|clause| {
+            matches!(
+                clause.operator(),
+                pep440_rs::Operator::LessThan | pep440_rs::Operator::LessThanEqual
+            ) && !clause.contains(forced_version)
+        }) else {
+            return false;
+        };
+        let excluded_since = oracle.first_release_from(&requirement.name, bound.version());
+        let released = oracle.released(dependent, dependent_version);
+        matches!((released, excluded_since), (Some(r), Some(e)) if r < e)
+    }
+
     /// Build one plan.
     ///
     /// `targets` are the requirements the plan serves; `unblocked` are the blockers this plan
     /// moves (move-blockers plans); `upstream` says, for a broken edge (dependent, package,
-    /// forced version), whether any release of the dependent accepts the forced version.
+    /// forced version), whether any release of the dependent accepts the forced version;
+    /// `oracle` answers what the index and the installed files say.
     #[allow(clippy::too_many_arguments)]
     pub fn build(
         &self,
@@ -94,7 +178,7 @@ impl<'a> PlanBuilder<'a> {
         unblocked: &[(Blocker, Requirement)],
         all: bool,
         held_back: Vec<HeldBack>,
-        upstream: &dyn Fn(&PackageName, &PackageName, &Version) -> Upstream,
+        oracle: &dyn Oracle,
     ) -> Plan {
         let markers = &self.inventory.environment.markers;
         let forced: BTreeSet<&PackageName> = planned
@@ -279,7 +363,10 @@ impl<'a> PlanBuilder<'a> {
                 yanked: to.and_then(|t| t.yanked.clone()),
                 platform_specific: to.is_some_and(|t| t.platform_specific),
                 dependents: self.dependents(name),
+                abi_dependents: Vec::new(),
+                predating_dependents: Vec::new(),
             });
+            self.line_crossing(change_facts.last_mut().expect("just pushed"), oracle);
             changes.push(Change {
                 name: name.clone(),
                 from,
@@ -329,7 +416,14 @@ impl<'a> PlanBuilder<'a> {
                     .dists
                     .get(package)
                     .is_some_and(|d| d.platform_specific),
-                upstream: upstream(dependent, package, &forced_version),
+                upstream: oracle.upstream(dependent, package, &forced_version),
+                defensive_bound: self.defensive_bound(
+                    dependent,
+                    dependent_version,
+                    requirement,
+                    &forced_version,
+                    oracle,
+                ),
             });
         }
         overrides.sort();

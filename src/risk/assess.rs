@@ -43,6 +43,13 @@ pub struct ChangeFacts {
     pub platform_specific: bool,
     /// Installed dists that depend on this one.
     pub dependents: Dependents,
+    /// Installed dependents whose compiled extensions link against this dist and were released
+    /// before the major line of the planned version began (empty unless the change crosses
+    /// into a newer major line).
+    pub abi_dependents: Vec<PackageName>,
+    /// Direct dependents released before the major line of the planned version began (empty
+    /// unless an unforced change crosses into a newer major line).
+    pub predating_dependents: Vec<PackageName>,
 }
 
 /// Installed dists that depend on a changed one (reverse edges of the installed graph).
@@ -71,6 +78,9 @@ pub struct BrokenEdgeFacts {
     pub forced_platform_specific: bool,
     /// Whether any release of the dependent accepts the forced version.
     pub upstream: Upstream,
+    /// The violated clause is an upper bound the dependent declared before any release it
+    /// excludes existed (a guess, not a known incompatibility).
+    pub defensive_bound: bool,
 }
 
 /// Whether any release of the dependent accepts the forced version.
@@ -302,6 +312,19 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
             ),
             Upstream::Unknown => {}
         }
+        if edge.defensive_bound {
+            push(
+                FactorKind::DefensiveBound,
+                policy.weight(FactorKind::DefensiveBound),
+                forced,
+                format!(
+                    "{} {} declared `{}` before any {forced} release it excludes existed",
+                    edge.dependent,
+                    edge.dependent_version,
+                    requirement_text(&edge.requirement)
+                ),
+            );
+        }
     }
 
     let mut changes: Vec<&ChangeFacts> = facts.changes.iter().collect();
@@ -394,6 +417,37 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
                 );
             }
             _ => {}
+        }
+        if let (Some(from), Some(to)) = (&change.from, &change.to) {
+            if !change.abi_dependents.is_empty() {
+                risky = true;
+                push(
+                    FactorKind::AbiBreak,
+                    policy.weight(FactorKind::AbiBreak),
+                    name,
+                    format!(
+                        "{} ship{} compiled extensions built against {name} before its {} line \
+                         existed; {from} -> {to} crosses that ABI boundary",
+                        list(&change.abi_dependents),
+                        if change.abi_dependents.len() == 1 { "s" } else { "" },
+                        to.release().first().copied().unwrap_or(0)
+                    ),
+                );
+            }
+            if !change.forced && !change.predating_dependents.is_empty() {
+                risky = true;
+                push(
+                    FactorKind::PredatesMajor,
+                    policy.weight(FactorKind::PredatesMajor),
+                    name,
+                    format!(
+                        "{} {} released before {name} {}.x existed: never tested with it",
+                        list(&change.predating_dependents),
+                        if change.predating_dependents.len() == 1 { "was" } else { "were" },
+                        to.release().first().copied().unwrap_or(0)
+                    ),
+                );
+            }
         }
         if !change.forced {
             for (i, group) in policy.coupled.iter().enumerate() {
@@ -505,6 +559,14 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
         );
     }
 
+    for factor in &mut factors {
+        if let Some(evidence) = policy.evidence.get(&factor.kind) {
+            factor.detail.push_str(&format!(
+                "; in the corpus, plans with this factor broke {} of {} times",
+                evidence.broke, evidence.of
+            ));
+        }
+    }
     let total: i32 = factors.iter().map(|f| f.points).sum();
     let score = total.clamp(0, 100) as u8;
     RiskScore {
@@ -513,6 +575,20 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
         policy: policy.name.clone(),
         factors,
     }
+}
+
+/// Names for a factor detail: the first five, then how many more.
+fn list(names: &[PackageName]) -> String {
+    let mut text = names
+        .iter()
+        .take(5)
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > 5 {
+        text.push_str(&format!(" and {} more", names.len() - 5));
+    }
+    text
 }
 
 /// A requirement without its marker (`triton==3.6.0`), for factor details.
@@ -568,6 +644,8 @@ mod tests {
             yanked: None,
             platform_specific: false,
             dependents: Dependents::default(),
+            abi_dependents: Vec::new(),
+            predating_dependents: Vec::new(),
         }
     }
 
@@ -590,6 +668,7 @@ mod tests {
                 dependent_platform_specific: true,
                 forced_platform_specific: true,
                 upstream,
+                defensive_bound: false,
             }],
             now: None,
         }
@@ -650,12 +729,16 @@ mod tests {
                 FactorKind::TransitiveDependent,
             ]
         );
-        // 30 + 12 + 20 - 10 + 2 + 3
-        assert_eq!(score.score, 57);
+        // 25 + 5 + 20 - 5 + 2 + 3
+        assert_eq!(score.score, 50);
         assert_eq!(score.level, RiskLevel::High);
-        assert_eq!(
-            score.factors[0].detail,
-            "torch 2.11.0+cu130 requires triton==3.6.0, forced to 3.7.0: breaks `==3.6.0`"
+        assert!(
+            score.factors[0].detail.starts_with(
+                "torch 2.11.0+cu130 requires triton==3.6.0, forced to 3.7.0: breaks `==3.6.0`; \
+                 in the corpus, plans with this factor broke "
+            ),
+            "{}",
+            score.factors[0].detail
         );
         let total: i32 = score.factors.iter().map(|f| f.points).sum();
         assert_eq!(total, i32::from(score.score));
@@ -673,8 +756,8 @@ mod tests {
         let never = assess(&canonical_forced(Upstream::Never), &policy);
         let unknown = assess(&canonical_forced(Upstream::Unknown), &policy);
         assert!(never.score > unknown.score && unknown.score > moved.score);
-        assert_eq!(never.score, 82);
-        assert_eq!(never.level, RiskLevel::Critical);
+        assert_eq!(never.score, 60);
+        assert_eq!(never.level, RiskLevel::High);
     }
 
     #[test]

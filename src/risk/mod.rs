@@ -17,5 +17,5 @@ pub use assess::{
     BrokenEdgeFacts, ChangeFacts, Dependents, Distance, PlanFacts, Upstream, assess,
     pin_strictness, version_distance,
 };
-pub use policy::{CoupledGroup, Policy, PolicyError};
+pub use policy::{CoupledGroup, Evidence, Policy, PolicyError};
 pub use risk_score::{FactorKind, RiskFactor, RiskLevel, RiskScore};

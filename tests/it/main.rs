@@ -8,4 +8,5 @@ mod inventory;
 mod outdated;
 mod propose;
 mod resolve;
+mod risk_corpus;
 mod snapshot;
