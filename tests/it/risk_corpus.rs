@@ -138,6 +138,7 @@ impl Oracle for Recorded<'_> {
             .then(|| self.dist(n).and_then(|d| d.line_released))
             .flatten()
     }
+}
 
 /// A case's score and measured outcome.
 #[derive(Debug)]
