@@ -102,12 +102,18 @@ struct Proposer<'a> {
 /// The index (release dates, other releases' requirements) and the installed files (compiled
 /// extensions), as the plan builder asks for them.
 impl Oracle for Proposer<'_> {
-    fn upstream(&self, dependent: &PackageName, package: &PackageName, version: &Version) -> Upstream {
+    fn upstream(
+        &self,
+        dependent: &PackageName,
+        package: &PackageName,
+        version: &Version,
+    ) -> Upstream {
         self.upstream_releases(dependent, package, version)
     }
 
     fn links(&self, dependent: &PackageName, package: &PackageName) -> bool {
-        let (Some(dist), Some(target)) = (self.inventory.get(dependent), self.inventory.get(package))
+        let (Some(dist), Some(target)) =
+            (self.inventory.get(dependent), self.inventory.get(package))
         else {
             return false;
         };
@@ -130,7 +136,11 @@ impl Oracle for Proposer<'_> {
 
 impl Proposer<'_> {
     /// The earliest upload time of the files of `name` whose version passes `wanted`.
-    fn first_upload(&self, name: &PackageName, wanted: impl Fn(&Version) -> bool) -> Option<Timestamp> {
+    fn first_upload(
+        &self,
+        name: &PackageName,
+        wanted: impl Fn(&Version) -> bool,
+    ) -> Option<Timestamp> {
         let project = self.index.project(name).ok()??;
         project
             .files

@@ -47,8 +47,12 @@ pub struct PlannedEnvironment {
 /// What the builder asks beyond the plan itself: the index and the installed files.
 pub trait Oracle {
     /// Whether any release of `dependent` accepts `package` at `version`.
-    fn upstream(&self, dependent: &PackageName, package: &PackageName, version: &Version)
-    -> Upstream;
+    fn upstream(
+        &self,
+        dependent: &PackageName,
+        package: &PackageName,
+        version: &Version,
+    ) -> Upstream;
     /// Whether the installed `dependent`'s compiled extensions link against `package`.
     fn links(&self, dependent: &PackageName, package: &PackageName) -> bool;
     /// When `name` `version` was first uploaded (`None`: not known).
@@ -65,8 +69,12 @@ pub fn line_floor(version: &Version) -> Version {
         .iter()
         .position(|&n| n != 0)
         .unwrap_or(release.len().saturating_sub(1));
-    Version::new(release[..=cut.min(release.len().saturating_sub(1))].iter().copied())
-        .with_epoch(version.epoch())
+    Version::new(
+        release[..=cut.min(release.len().saturating_sub(1))]
+            .iter()
+            .copied(),
+    )
+    .with_epoch(version.epoch())
 }
 
 /// Builds plans against one inventory under one policy.

@@ -429,7 +429,11 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
                         "{} ship{} compiled extensions built against {name} before its {} line \
                          existed; {from} -> {to} crosses that ABI boundary",
                         list(&change.abi_dependents),
-                        if change.abi_dependents.len() == 1 { "s" } else { "" },
+                        if change.abi_dependents.len() == 1 {
+                            "s"
+                        } else {
+                            ""
+                        },
                         to.release().first().copied().unwrap_or(0)
                     ),
                 );
@@ -443,7 +447,11 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
                     format!(
                         "{} {} released before {name} {}.x existed: never tested with it",
                         list(&change.predating_dependents),
-                        if change.predating_dependents.len() == 1 { "was" } else { "were" },
+                        if change.predating_dependents.len() == 1 {
+                            "was"
+                        } else {
+                            "were"
+                        },
                         to.release().first().copied().unwrap_or(0)
                     ),
                 );
