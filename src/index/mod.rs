@@ -479,7 +479,7 @@ impl Inner {
             })?;
         let secret = SecretUrl::new(url);
         let key = format!("{}#target={target}", secret.cache_key());
-        let now = jiff::Timestamp::now().as_second();
+        let now = crate::clock::now().as_second();
         if !self.refresh
             && let Some((meta, body)) = self.cache.read(Bucket::Pages, &key)
             && (self.offline || meta.is_fresh(now))
@@ -532,7 +532,7 @@ impl Inner {
         } else {
             self.cache.read(Bucket::Pages, &key)
         };
-        let now = jiff::Timestamp::now().as_second();
+        let now = crate::clock::now().as_second();
         if self.offline {
             let Some((meta, body)) = cached else {
                 return Err(IndexError::Offline {
@@ -706,7 +706,7 @@ impl Inner {
                     etag: None,
                     last_modified: None,
                     content_type: None,
-                    fetched_at: jiff::Timestamp::now().as_second(),
+                    fetched_at: crate::clock::now().as_second(),
                     max_age: u64::MAX / 4,
                     len: 0,
                     crc32: 0,

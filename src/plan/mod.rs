@@ -16,9 +16,9 @@ pub(crate) mod test_plans;
 #[cfg(test)]
 mod tests;
 
-pub use accept::{AcceptError, AcceptedOverrides};
+pub use accept::{AcceptError, AcceptedOverrides, read_plan};
 pub use alternatives::{ProposeError, ProposeRequest, propose};
-pub use builder::{Oracle, PlanBuilder, PlanDist, PlannedEnvironment, line_floor};
+pub use builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, line_floor};
 pub use proposal::{
     Action, Blocker, Change, Conflict, EnvironmentSummary, HeldBack, Override, PLAN_SCHEMA,
     PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request,

@@ -3,10 +3,15 @@
 mod common;
 
 mod check;
+mod diff;
 mod index;
+mod interrupt;
 mod inventory;
 mod outdated;
 mod propose;
 mod resolve;
+mod review;
 mod risk_corpus;
+mod secrets;
 mod snapshot;
+mod verify;

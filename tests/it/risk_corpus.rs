@@ -18,8 +18,11 @@ use jiff::Timestamp;
 use pep440_rs::Version;
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 use planner::inventory::{Inventory, snapshot};
-use planner::plan::{Oracle, PlanBuilder, PlanDist, PlanKind, PlannedEnvironment, line_floor};
+use planner::plan::{
+    Oracle, PlanBuilder, PlanDist, PlanKind, PlanSpec, PlannedEnvironment, line_floor,
+};
 use planner::risk::{Policy, RiskLevel, RiskScore, Upstream};
+use planner::solve::{Dependent, OverriddenEdge};
 use serde::Deserialize;
 
 fn corpus() -> PathBuf {
@@ -111,10 +114,10 @@ impl Oracle for Recorded<'_> {
 
     fn released(&self, n: &PackageName, version: &Version) -> Option<Timestamp> {
         let installed = self.inventory.get(n).map(|d| d.version());
-        if installed == Some(version) {
-            if let Some(t) = self.dist(n).and_then(|d| d.released) {
-                return Some(t);
-            }
+        if installed == Some(version)
+            && let Some(t) = self.dist(n).and_then(|d| d.released)
+        {
+            return Some(t);
         }
         self.case
             .broken
@@ -126,10 +129,10 @@ impl Oracle for Recorded<'_> {
     fn first_release_from(&self, n: &PackageName, version: &Version) -> Option<Timestamp> {
         for edge in self.edges(n) {
             let bounds = requirement(&edge.requirement);
-            if let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &bounds.version_or_url {
-                if specifiers.iter().any(|c| c.version() == version) {
-                    return edge.excluded_since;
-                }
+            if let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &bounds.version_or_url
+                && specifiers.iter().any(|c| c.version() == version)
+            {
+                return edge.excluded_since;
             }
         }
         let change = self.case.changes.iter().find(|c| name(&c.name) == *n)?;
@@ -216,12 +219,14 @@ fn score(case: &Case, policy: &Policy) -> Scored {
         );
     }
     for edge in &case.broken {
-        planned.overridden.push((
-            name(&edge.dependent),
-            Version::from_str(&edge.dependent_version).expect("recorded version"),
-            requirement(&edge.requirement),
-            requirement(&format!("{}=={}", edge.package, edge.version)),
-        ));
+        planned.overridden.push(OverriddenEdge {
+            dependent: Dependent::Dist {
+                name: name(&edge.dependent),
+                version: Version::from_str(&edge.dependent_version).expect("recorded version"),
+            },
+            original: requirement(&edge.requirement),
+            replacement: requirement(&format!("{}=={}", edge.package, edge.version)),
+        });
     }
     let oracle = Recorded {
         case,
@@ -235,17 +240,19 @@ fn score(case: &Case, policy: &Policy) -> Scored {
         .collect();
     let builder = PlanBuilder::new(&inventory, policy, None);
     let plan = builder.build(
-        if forced {
-            PlanKind::ForcedOverride
-        } else {
-            PlanKind::Upgrade
+        PlanSpec {
+            kind: if forced {
+                PlanKind::ForcedOverride
+            } else {
+                PlanKind::Upgrade
+            },
+            title: case.id.clone(),
+            targets: &targets,
+            planned: &planned,
+            unblocked: &[],
+            all: false,
+            held_back: Vec::new(),
         },
-        case.id.clone(),
-        &targets,
-        &planned,
-        &[],
-        false,
-        Vec::new(),
         &oracle,
     );
     Scored {
@@ -299,6 +306,7 @@ struct Figures {
 }
 
 #[test]
+#[allow(clippy::print_stderr)] // the scored table and the figures, for the record
 fn risk_corpus_scores_match_the_recorded_figures() {
     let policy = Policy::builtin();
     let cases = load_cases();
