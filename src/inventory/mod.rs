@@ -9,6 +9,7 @@ pub mod check;
 mod direct_url;
 mod discover;
 mod error;
+pub mod extensions;
 pub mod graph;
 mod probe;
 mod scan;

@@ -26,13 +26,13 @@ use pep440_rs::{Operator, Version, VersionSpecifier, VersionSpecifiers};
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 use pubgrub::Ranges;
 
-use super::builder::{PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, applies_with};
+use super::builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, applies_with};
 use super::proposal::{
     Blocker, Conflict, EnvironmentSummary, HeldBack, PROPOSAL_SCHEMA, Plan, PlanKind, Proposal,
     Reason, Request, UnmatchedMember,
 };
 use crate::index::{BinaryPolicy, IndexError, IndexSource};
-use crate::inventory::Inventory;
+use crate::inventory::{Inventory, extensions};
 use crate::metadata::CoreMetadata;
 use crate::risk::{Policy, Upstream, requirement_text};
 use crate::solve::{
@@ -131,6 +131,42 @@ struct Proposer<'a> {
     builder: PlanBuilder<'a>,
     /// The policy's version correspondences among installed coupled members.
     correspondences: Vec<solve::Correspondence>,
+}
+
+/// The index (through the catalog: release dates, other releases' requirements) and the
+/// installed files (compiled extensions), as the plan builder asks for them.
+impl Oracle for Proposer<'_> {
+    fn upstream(
+        &self,
+        dependent: &PackageName,
+        package: &PackageName,
+        version: &Version,
+    ) -> Upstream {
+        self.upstream_releases(dependent, package, version)
+    }
+
+    fn links(&self, dependent: &PackageName, package: &PackageName) -> bool {
+        let (Some(dist), Some(target)) =
+            (self.inventory.get(dependent), self.inventory.get(package))
+        else {
+            return false;
+        };
+        let modules = if target.top_level.is_empty() {
+            vec![package.as_ref().replace('-', "_")]
+        } else {
+            target.top_level.clone()
+        };
+        extensions::links_against(dist, &modules)
+    }
+
+    fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
+        self.catalog.first_upload(name, |v| v == version)
+    }
+
+    fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
+        self.catalog
+            .first_upload(name, |v| v >= version && !v.any_prerelease())
+    }
 }
 
 impl Proposer<'_> {
@@ -659,9 +695,6 @@ impl Proposer<'_> {
                 unmatched,
             });
         }
-        let upstream = |dependent: &PackageName, package: &PackageName, version: &Version| {
-            self.upstream(dependent, package, version)
-        };
         Ok(self.builder.build(
             PlanSpec {
                 kind,
@@ -672,7 +705,7 @@ impl Proposer<'_> {
                 all: self.request.all,
                 held_back,
             },
-            &upstream,
+            self,
         ))
     }
 
@@ -715,7 +748,7 @@ impl Proposer<'_> {
 
     /// Whether any release of `dependent` on the index declares that it accepts `package` at
     /// `version` (the catalog's [`Catalog::accepting_releases`] over every published release).
-    fn upstream(
+    fn upstream_releases(
         &self,
         dependent: &PackageName,
         package: &PackageName,

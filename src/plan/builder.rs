@@ -54,6 +54,39 @@ impl PlannedEnvironment {
     }
 }
 
+/// What the builder asks beyond the plan itself: the index and the installed files.
+pub trait Oracle {
+    /// Whether any release of `dependent` accepts `package` at `version`.
+    fn upstream(
+        &self,
+        dependent: &PackageName,
+        package: &PackageName,
+        version: &Version,
+    ) -> Upstream;
+    /// Whether the installed `dependent`'s compiled extensions link against `package`.
+    fn links(&self, dependent: &PackageName, package: &PackageName) -> bool;
+    /// When `name` `version` was first uploaded (`None`: not known).
+    fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
+    /// When the first final release of `name` at or above `version` was uploaded.
+    fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
+}
+
+/// The first version of `version`'s major line: its release up to the first non-zero segment
+/// (`2.1.3` -> `2`, `0.38.6` -> `0.38`).
+pub fn line_floor(version: &Version) -> Version {
+    let release = version.release();
+    let cut = release
+        .iter()
+        .position(|&n| n != 0)
+        .unwrap_or(release.len().saturating_sub(1));
+    Version::new(
+        release[..=cut.min(release.len().saturating_sub(1))]
+            .iter()
+            .copied(),
+    )
+    .with_epoch(version.epoch())
+}
+
 /// What one plan is built from (see [`PlanBuilder::build`]).
 #[derive(Debug, Clone)]
 pub struct PlanSpec<'p> {
@@ -109,13 +142,10 @@ impl<'a> PlanBuilder<'a> {
     }
 
     /// Build one plan and score it: the changes with their reasons and warnings, the pins, the
-    /// overrides, then the risk. `upstream` says, for a broken edge (dependent, package, forced
-    /// version), whether any release of the dependent accepts the forced version.
-    pub fn build(
-        &self,
-        spec: PlanSpec<'_>,
-        upstream: &dyn Fn(&PackageName, &PackageName, &Version) -> Upstream,
-    ) -> Plan {
+    /// overrides, then the risk. `oracle` answers what the index and the installed files say
+    /// (for a broken edge, whether any release of the dependent accepts the forced version;
+    /// release dates; which compiled extensions link against a changed dist).
+    pub fn build(&self, spec: PlanSpec<'_>, oracle: &dyn Oracle) -> Plan {
         let planned = spec.planned;
         let mut names: BTreeSet<&PackageName> = planned.dists.keys().collect();
         names.extend(self.inventory.dists.iter().map(|d| d.name()));
@@ -128,10 +158,10 @@ impl<'a> PlanBuilder<'a> {
                 continue;
             };
             warnings.extend(self.change_warnings(&change));
-            change_facts.push(self.change_facts(&change, planned));
+            change_facts.push(self.change_facts(&change, planned, oracle));
             changes.push(change);
         }
-        let (overrides, broken_edges) = self.overrides(&spec, upstream);
+        let (overrides, broken_edges) = self.overrides(&spec, oracle);
         let risk = risk::assess(
             &PlanFacts {
                 changes: change_facts,
@@ -380,10 +410,15 @@ impl<'a> PlanBuilder<'a> {
     }
 
     /// What the risk model needs of one change.
-    fn change_facts(&self, change: &Change, planned: &PlannedEnvironment) -> ChangeFacts {
+    fn change_facts(
+        &self,
+        change: &Change,
+        planned: &PlannedEnvironment,
+        oracle: &dyn Oracle,
+    ) -> ChangeFacts {
         let name = &change.name;
         let to = planned.dists.get(name);
-        ChangeFacts {
+        let mut facts = ChangeFacts {
             name: name.clone(),
             from: change.from.clone(),
             to: change.to.clone(),
@@ -393,14 +428,76 @@ impl<'a> PlanBuilder<'a> {
             yanked: to.and_then(|t| t.yanked.clone()),
             platform_specific: to.is_some_and(|t| t.platform_specific),
             dependents: self.dependents(name),
+            abi_dependents: Vec::new(),
+            predating_dependents: Vec::new(),
+        };
+        self.line_crossing(&mut facts, oracle);
+        facts
+    }
+
+    /// A change that crosses into a newer major line: which direct dependents were released
+    /// before that line began, and which of those link against it from compiled extensions.
+    fn line_crossing(&self, change: &mut ChangeFacts, oracle: &dyn Oracle) {
+        let (Some(from), Some(to)) = (&change.from, &change.to) else {
+            return;
+        };
+        let floor = line_floor(to);
+        if line_floor(from) >= floor {
+            return;
         }
+        let Some(line_start) = oracle.first_release_from(&change.name, &floor) else {
+            return;
+        };
+        for dependent in &change.dependents.direct {
+            let Some(dist) = self.inventory.get(dependent) else {
+                continue;
+            };
+            if oracle
+                .released(dependent, dist.version())
+                .is_none_or(|released| released >= line_start)
+            {
+                continue;
+            }
+            if oracle.links(dependent, &change.name) {
+                change.abi_dependents.push(dependent.clone());
+            }
+            if !change.forced {
+                change.predating_dependents.push(dependent.clone());
+            }
+        }
+    }
+
+    /// Whether the clause `forced_version` violates is an upper bound declared before any
+    /// release it excludes existed.
+    fn defensive_bound(
+        &self,
+        dependent: &PackageName,
+        dependent_version: &Version,
+        requirement: &Requirement,
+        forced_version: &Version,
+        oracle: &dyn Oracle,
+    ) -> bool {
+        let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &requirement.version_or_url else {
+            return false;
+        };
+        let Some(bound) = specifiers.iter().find(|clause| {
+            matches!(
+                clause.operator(),
+                pep440_rs::Operator::LessThan | pep440_rs::Operator::LessThanEqual
+            ) && !clause.contains(forced_version)
+        }) else {
+            return false;
+        };
+        let excluded_since = oracle.first_release_from(&requirement.name, bound.version());
+        let released = oracle.released(dependent, dependent_version);
+        matches!((released, excluded_since), (Some(r), Some(e)) if r < e)
     }
 
     /// The overrides a plan records (sorted) and the broken edges the risk model weighs.
     fn overrides(
         &self,
         spec: &PlanSpec<'_>,
-        upstream: &dyn Fn(&PackageName, &PackageName, &Version) -> Upstream,
+        oracle: &dyn Oracle,
     ) -> (Vec<Override>, Vec<BrokenEdgeFacts>) {
         let planned = spec.planned;
         let reason = format!(
@@ -439,7 +536,14 @@ impl<'a> PlanBuilder<'a> {
                 forced_version: forced_version.clone(),
                 dependent_platform_specific: platform_specific(dependent),
                 forced_platform_specific: platform_specific(package),
-                upstream: upstream(dependent, package, &forced_version),
+                upstream: oracle.upstream(dependent, package, &forced_version),
+                defensive_bound: self.defensive_bound(
+                    dependent,
+                    dependent_version,
+                    &edge.original,
+                    &forced_version,
+                    oracle,
+                ),
             });
         }
         overrides.sort();

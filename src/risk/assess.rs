@@ -43,6 +43,13 @@ pub struct ChangeFacts {
     pub platform_specific: bool,
     /// Installed dists that depend on this one.
     pub dependents: Dependents,
+    /// Installed dependents whose compiled extensions link against this dist and were released
+    /// before the major line of the planned version began (empty unless the change crosses
+    /// into a newer major line).
+    pub abi_dependents: Vec<PackageName>,
+    /// Direct dependents released before the major line of the planned version began (empty
+    /// unless an unforced change crosses into a newer major line).
+    pub predating_dependents: Vec<PackageName>,
 }
 
 /// Installed dists that depend on a changed one (reverse edges of the installed graph).
@@ -71,6 +78,9 @@ pub struct BrokenEdgeFacts {
     pub forced_platform_specific: bool,
     /// Whether any release of the dependent accepts the forced version.
     pub upstream: Upstream,
+    /// The violated clause is an upper bound the dependent declared before any release it
+    /// excludes existed (a guess, not a known incompatibility).
+    pub defensive_bound: bool,
 }
 
 /// Whether any release of the dependent accepts the forced version.
@@ -221,6 +231,7 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
         pin_factors(edge, policy, &mut factors);
         coupling_factor(edge, policy, &mut factors);
         upstream_factor(edge, policy, &mut factors);
+        defensive_bound_factor(edge, policy, &mut factors);
     }
     let mut changes: Vec<&ChangeFacts> = facts.changes.iter().collect();
     changes.sort_by(|a, b| a.name.cmp(&b.name));
@@ -236,6 +247,10 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
             risky |= direction_factor(change, from, to, policy, &mut major_points, &mut factors);
         }
         risky |= removal_factor(change, policy, &mut factors);
+        if let (Some(from), Some(to)) = (&change.from, &change.to) {
+            risky |= abi_break_factor(change, from, to, policy, &mut factors);
+            risky |= predates_major_factor(change, to, policy, &mut factors);
+        }
         // Dependents weigh only where the change is outside what they declared they accept
         // (a forced version, a local/unmanaged switch, a major jump, a downgrade, a removal):
         // an ordinary upgrade inside every dependent's range is what they asked for.
@@ -244,6 +259,7 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
         }
     }
     coupled_stack_factors(&changes, policy, &mut factors);
+    cite_evidence(policy, &mut factors);
 
     let total: i32 = factors.0.iter().map(|f| f.points).sum();
     let score = total.clamp(0, 100) as u8;
@@ -369,6 +385,26 @@ fn upstream_factor(edge: &BrokenEdgeFacts, policy: &Policy, factors: &mut Factor
         ),
         Upstream::Unknown => {}
     }
+}
+
+/// A broken edge whose violated upper bound was declared before any release it excludes
+/// existed (a defensive guess, not a known incompatibility).
+fn defensive_bound_factor(edge: &BrokenEdgeFacts, policy: &Policy, factors: &mut Factors) {
+    if !edge.defensive_bound {
+        return;
+    }
+    let forced = &edge.requirement.name;
+    factors.weighed(
+        policy,
+        FactorKind::DefensiveBound,
+        forced,
+        format!(
+            "{} {} declared `{}` before any {forced} release it excludes existed",
+            edge.dependent,
+            edge.dependent_version,
+            requirement_text(&edge.requirement)
+        ),
+    );
 }
 
 /// The new release is yanked.
@@ -500,6 +536,68 @@ fn removal_factor(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) 
     true
 }
 
+/// Dependents with compiled extensions built before the planned major line existed: the change
+/// crosses their ABI boundary. Whether it does.
+fn abi_break_factor(
+    change: &ChangeFacts,
+    from: &Version,
+    to: &Version,
+    policy: &Policy,
+    factors: &mut Factors,
+) -> bool {
+    if change.abi_dependents.is_empty() {
+        return false;
+    }
+    let name = &change.name;
+    factors.weighed(
+        policy,
+        FactorKind::AbiBreak,
+        name,
+        format!(
+            "{} ship{} compiled extensions built against {name} before its {} line \
+             existed; {from} -> {to} crosses that ABI boundary",
+            list(&change.abi_dependents),
+            if change.abi_dependents.len() == 1 {
+                "s"
+            } else {
+                ""
+            },
+            to.release().first().copied().unwrap_or(0)
+        ),
+    );
+    true
+}
+
+/// An unforced change into a major line first released after some direct dependents were:
+/// they were never tested with it. Whether it applied.
+fn predates_major_factor(
+    change: &ChangeFacts,
+    to: &Version,
+    policy: &Policy,
+    factors: &mut Factors,
+) -> bool {
+    if change.forced || change.predating_dependents.is_empty() {
+        return false;
+    }
+    let name = &change.name;
+    factors.weighed(
+        policy,
+        FactorKind::PredatesMajor,
+        name,
+        format!(
+            "{} {} released before {name} {}.x existed: never tested with it",
+            list(&change.predating_dependents),
+            if change.predating_dependents.len() == 1 {
+                "was"
+            } else {
+                "were"
+            },
+            to.release().first().copied().unwrap_or(0)
+        ),
+    );
+    true
+}
+
 /// The installed dists that depend on a risky change, directly and through others (together
 /// capped at `dependents-cap`).
 fn dependents_factors(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) {
@@ -607,6 +705,33 @@ fn coupled_stack_factors(changes: &[&ChangeFacts], policy: &Policy, factors: &mu
     }
 }
 
+/// Each factor's detail cites how often plans with it broke in the risk corpus (the policy's
+/// `[evidence]` table).
+fn cite_evidence(policy: &Policy, factors: &mut Factors) {
+    for factor in &mut factors.0 {
+        if let Some(evidence) = policy.evidence.get(&factor.kind) {
+            factor.detail.push_str(&format!(
+                "; in the corpus, plans with this factor broke {} of {} times",
+                evidence.broke, evidence.of
+            ));
+        }
+    }
+}
+
+/// Names for a factor detail: the first five, then how many more.
+fn list(names: &[PackageName]) -> String {
+    let mut text = names
+        .iter()
+        .take(5)
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > 5 {
+        text.push_str(&format!(" and {} more", names.len() - 5));
+    }
+    text
+}
+
 /// A requirement without its marker or extras (`triton==3.6.0`), for details and titles.
 pub fn requirement_text(requirement: &Requirement) -> String {
     let mut text = requirement.name.to_string();
@@ -651,6 +776,8 @@ mod tests {
             yanked: None,
             platform_specific: false,
             dependents: Dependents::default(),
+            abi_dependents: Vec::new(),
+            predating_dependents: Vec::new(),
         }
     }
 
@@ -673,6 +800,7 @@ mod tests {
                 dependent_platform_specific: true,
                 forced_platform_specific: true,
                 upstream,
+                defensive_bound: false,
             }],
             now: None,
         }
@@ -733,12 +861,16 @@ mod tests {
                 FactorKind::TransitiveDependent,
             ]
         );
-        // 30 + 12 + 20 - 10 + 2 + 3
-        assert_eq!(score.score, 57);
+        // 25 + 5 + 20 - 5 + 2 + 3
+        assert_eq!(score.score, 50);
         assert_eq!(score.level, RiskLevel::High);
-        assert_eq!(
-            score.factors[0].detail,
-            "torch 2.11.0+cu130 requires triton==3.6.0, forced to 3.7.0: breaks `==3.6.0`"
+        assert!(
+            score.factors[0].detail.starts_with(
+                "torch 2.11.0+cu130 requires triton==3.6.0, forced to 3.7.0: breaks `==3.6.0`; \
+                 in the corpus, plans with this factor broke "
+            ),
+            "{}",
+            score.factors[0].detail
         );
         let total: i32 = score.factors.iter().map(|f| f.points).sum();
         assert_eq!(total, i32::from(score.score));
@@ -756,8 +888,8 @@ mod tests {
         let never = assess(&canonical_forced(Upstream::Never), &policy);
         let unknown = assess(&canonical_forced(Upstream::Unknown), &policy);
         assert!(never.score > unknown.score && unknown.score > moved.score);
-        assert_eq!(never.score, 82);
-        assert_eq!(never.level, RiskLevel::Critical);
+        assert_eq!(never.score, 60);
+        assert_eq!(never.level, RiskLevel::High);
     }
 
     #[test]

@@ -41,8 +41,20 @@ pub struct Policy {
     pub young_release_days: i64,
     /// Groups of packages built against each other's binary interfaces.
     pub coupled: Vec<CoupledGroup>,
+    /// What the risk corpus measured for plans with each factor (cited in factor details).
+    pub evidence: BTreeMap<FactorKind, Evidence>,
     /// Smoke tests for the verification script.
     pub smoke: Vec<SmokeTest>,
+}
+
+/// How often plans with one factor broke in the risk corpus (`testdata/risk-corpus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    /// Plans with the factor that broke.
+    pub broke: u32,
+    /// Plans with the factor.
+    pub of: u32,
 }
 
 /// Level thresholds (inclusive minimum scores).
@@ -191,6 +203,19 @@ pub enum PolicyError {
     },
 }
 
+/// The factor a policy key names (`[weights]` and `[evidence]` keys).
+fn factor_kind(path: &str, key: &str) -> Result<FactorKind, PolicyError> {
+    FactorKind::from_key(key).ok_or_else(|| PolicyError::UnknownFactor {
+        path: path.to_string(),
+        key: key.to_string(),
+        known: FactorKind::ALL
+            .iter()
+            .map(|k| k.key())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct PolicyFile {
@@ -200,6 +225,8 @@ struct PolicyFile {
     weights: BTreeMap<String, i32>,
     settings: Option<SettingsFile>,
     coupled: Option<Vec<CoupledGroup>>,
+    #[serde(default)]
+    evidence: BTreeMap<String, Evidence>,
     smoke: Option<Vec<SmokeFile>>,
 }
 
@@ -275,6 +302,7 @@ impl Policy {
             major_upgrade_cap: 30,
             young_release_days: 14,
             coupled: Vec::new(),
+            evidence: BTreeMap::new(),
             smoke: Vec::new(),
         });
         policy.name = file.name.unwrap_or_else(|| path.to_string());
@@ -289,16 +317,7 @@ impl Policy {
             policy.thresholds = levels;
         }
         for (key, points) in file.weights {
-            let kind = FactorKind::from_key(&key).ok_or_else(|| PolicyError::UnknownFactor {
-                path: path.to_string(),
-                key: key.clone(),
-                known: FactorKind::ALL
-                    .iter()
-                    .map(|k| k.key())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })?;
-            policy.weights.insert(kind, points);
+            policy.weights.insert(factor_kind(path, &key)?, points);
         }
         if let Some(settings) = file.settings {
             if let Some(cap) = settings.dependents_cap {
@@ -310,6 +329,9 @@ impl Policy {
             if let Some(days) = settings.young_release_days {
                 policy.young_release_days = days;
             }
+        }
+        for (key, evidence) in file.evidence {
+            policy.evidence.insert(factor_kind(path, &key)?, evidence);
         }
         if let Some(coupled) = file.coupled {
             for group in &coupled {

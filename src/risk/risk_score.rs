@@ -156,6 +156,13 @@ factor_kinds! {
     Removal => "removal",
     /// A coupled group changes (without a broken edge).
     CoupledStackChange => "coupled-stack-change",
+    /// A dist crosses into a major line that a dependent's compiled extensions, built before
+    /// that line existed, link against (an ABI boundary).
+    AbiBreak => "abi-break",
+    /// An unforced change crosses into a major line first released after a dependent was.
+    PredatesMajor => "dependent-predates-major",
+    /// The violated upper bound was declared before any release it excludes existed.
+    DefensiveBound => "defensive-upper-bound",
 }
 
 impl fmt::Display for FactorKind {

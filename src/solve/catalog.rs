@@ -4,7 +4,7 @@
 //! In: the index, the target [`Environment`], the [`BinaryPolicy`] and the installed metadata
 //! (authoritative for the installed versions). Out: per project a [`VersionTable`] (what the
 //! target would install for each version), per release its [`CoreMetadata`], the names seen so
-//! far (for "did you mean"), and one query, [`Catalog::accepting_releases`]: which releases of a
+//! far (for "did you mean"), upload dates ([`Catalog::first_upload`]), and one query, [`Catalog::accepting_releases`]: which releases of a
 //! dependent accept some versions of a package. The explainer's blocker hints and the risk
 //! model's "upstream accepts" fact are both that query.
 //!
@@ -131,6 +131,22 @@ impl<'a> Catalog<'a> {
             .filter(|c| c.is_usable())
             .map(|c| c.version)
             .collect()
+    }
+
+    /// The earliest upload time of the files of `name` whose version passes `wanted` (`None`:
+    /// the index does not have it, or gives no upload times).
+    pub fn first_upload(
+        &self,
+        name: &PackageName,
+        wanted: impl Fn(&Version) -> bool,
+    ) -> Option<jiff::Timestamp> {
+        let project = self.index.project(name).ok()??;
+        project
+            .files
+            .iter()
+            .filter(|f| wanted(f.filename.version()))
+            .filter_map(|f| f.upload_time)
+            .min()
     }
 
     /// The version table of a project (fetched once).

@@ -12,6 +12,7 @@ mod propose;
 mod propose_cases;
 mod resolve;
 mod review;
+mod risk_corpus;
 mod secrets;
 mod snapshot;
 mod verify;

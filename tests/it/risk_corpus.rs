@@ -1,0 +1,413 @@
+//! The risk corpus (`testdata/risk-corpus/`, rebuilt by `scripts/risk-corpus`): real plans on
+//! real venvs with their measured outcomes, scored offline with the shipped default policy.
+//!
+//! Each case becomes the planned environment a solver would have handed the plan builder (the
+//! base venv's snapshot, the changes, the overridden requirements), and the builder scores it the
+//! way `planner propose` does, with the index and installed-file facts answered from the record.
+//! The test asserts the figures `docs/risk-model.md` reports (`figures.json`): the held-out and
+//! whole-corpus ROC AUC and the held-out confusion matrix at the `high` threshold, that no
+//! breaking forced override scores below `medium`, and that the policy's `[evidence]` table (the
+//! corpus citations in factor details) matches the corpus. `cargo test --test it risk_corpus -- --nocapture` prints every case's score.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use jiff::Timestamp;
+use pep440_rs::Version;
+use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+use planner::inventory::{Inventory, snapshot};
+use planner::plan::{
+    Oracle, PlanBuilder, PlanDist, PlanKind, PlanSpec, PlannedEnvironment, line_floor,
+};
+use planner::risk::{Policy, RiskLevel, RiskScore, Upstream};
+use planner::solve::{Dependent, OverriddenEdge};
+use serde::Deserialize;
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/risk-corpus")
+}
+
+/// One recorded case (`cases/<id>.json`; the fields the model reads).
+#[derive(Debug, Deserialize)]
+struct Case {
+    id: String,
+    base: String,
+    kind: String,
+    outcome: String,
+    changes: Vec<ChangeRecord>,
+    broken: Vec<BrokenRecord>,
+    dists: BTreeMap<String, DistRecord>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ChangeRecord {
+    name: String,
+    to: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct BrokenRecord {
+    dependent: String,
+    dependent_version: String,
+    requirement: String,
+    package: String,
+    version: String,
+    upstream: Upstream,
+    #[serde(default)]
+    dependent_released: Option<Timestamp>,
+    #[serde(default)]
+    excluded_since: Option<Timestamp>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct DistRecord {
+    #[serde(default)]
+    platform_specific: bool,
+    #[serde(default)]
+    yanked: Option<String>,
+    #[serde(default)]
+    requires_dist: Option<Vec<String>>,
+    #[serde(default)]
+    extension_refs: Vec<String>,
+    #[serde(default)]
+    released: Option<Timestamp>,
+    #[serde(default)]
+    line_released: Option<Timestamp>,
+}
+
+/// The index and installed-file facts of one case, answered from its record.
+struct Recorded<'a> {
+    case: &'a Case,
+    inventory: &'a Inventory,
+}
+
+impl Recorded<'_> {
+    fn dist(&self, n: &PackageName) -> Option<&DistRecord> {
+        self.case.dists.get(n.as_ref())
+    }
+
+    fn edges<'b>(&'b self, package: &'b PackageName) -> impl Iterator<Item = &'b BrokenRecord> {
+        self.case
+            .broken
+            .iter()
+            .filter(move |e| name(&e.package) == *package)
+    }
+}
+
+impl Oracle for Recorded<'_> {
+    fn upstream(&self, dependent: &PackageName, package: &PackageName, _: &Version) -> Upstream {
+        self.edges(package)
+            .find(|e| name(&e.dependent) == *dependent)
+            .map_or(Upstream::Unknown, |e| e.upstream.clone())
+    }
+
+    fn links(&self, dependent: &PackageName, package: &PackageName) -> bool {
+        let modules: Vec<String> = match self.inventory.get(package) {
+            Some(dist) if !dist.top_level.is_empty() => dist.top_level.clone(),
+            _ => vec![package.as_ref().replace('-', "_")],
+        };
+        self.dist(dependent)
+            .is_some_and(|d| d.extension_refs.iter().any(|r| modules.contains(r)))
+    }
+
+    fn released(&self, n: &PackageName, version: &Version) -> Option<Timestamp> {
+        let installed = self.inventory.get(n).map(|d| d.version());
+        if installed == Some(version)
+            && let Some(t) = self.dist(n).and_then(|d| d.released)
+        {
+            return Some(t);
+        }
+        self.case
+            .broken
+            .iter()
+            .find(|e| name(&e.dependent) == *n && e.dependent_version == version.to_string())
+            .and_then(|e| e.dependent_released)
+    }
+
+    fn first_release_from(&self, n: &PackageName, version: &Version) -> Option<Timestamp> {
+        for edge in self.edges(n) {
+            let bounds = requirement(&edge.requirement);
+            if let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &bounds.version_or_url
+                && specifiers.iter().any(|c| c.version() == version)
+            {
+                return edge.excluded_since;
+            }
+        }
+        let change = self.case.changes.iter().find(|c| name(&c.name) == *n)?;
+        let to = Version::from_str(change.to.as_ref()?).ok()?;
+        (line_floor(&to) == *version)
+            .then(|| self.dist(n).and_then(|d| d.line_released))
+            .flatten()
+    }
+}
+
+/// A case's score and measured outcome.
+#[derive(Debug)]
+struct Scored {
+    id: String,
+    forced: bool,
+    breaks: bool,
+    risk: RiskScore,
+}
+
+fn name(s: &str) -> PackageName {
+    PackageName::from_str(s).expect("a recorded name is valid")
+}
+
+fn requirement(s: &str) -> Requirement {
+    Requirement::from_str(s).unwrap_or_else(|e| panic!("recorded requirement `{s}`: {e}"))
+}
+
+fn load_cases() -> Vec<Case> {
+    let mut paths: Vec<PathBuf> = fs::read_dir(corpus().join("cases"))
+        .expect("testdata/risk-corpus/cases exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| {
+            let text = fs::read_to_string(p).expect("readable case");
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        })
+        .collect()
+}
+
+/// Score one case with the plan builder, as `planner propose` would.
+fn score(case: &Case, policy: &Policy) -> Scored {
+    let snapshot_path = corpus().join(format!("bases/{}.snapshot.json", case.base));
+    let inventory = snapshot::load(&snapshot_path).expect("the base snapshot loads");
+    let record = |n: &PackageName| case.dists.get(n.as_ref());
+    let mut planned = PlannedEnvironment::default();
+    for dist in &inventory.dists {
+        let n = dist.name().clone();
+        planned.dists.insert(
+            n.clone(),
+            PlanDist {
+                version: dist.version().clone(),
+                requires_dist: dist.metadata.requires_dist.clone(),
+                yanked: None,
+                upload_time: None,
+                platform_specific: record(&n).is_some_and(|r| r.platform_specific),
+                extras: Vec::new(),
+            },
+        );
+    }
+    for change in &case.changes {
+        let n = name(&change.name);
+        let Some(to) = &change.to else {
+            planned.dists.remove(&n);
+            continue;
+        };
+        let facts = record(&n);
+        planned.dists.insert(
+            n.clone(),
+            PlanDist {
+                version: Version::from_str(to).expect("recorded version"),
+                requires_dist: facts
+                    .and_then(|f| f.requires_dist.as_ref())
+                    .map(|r| r.iter().map(|s| requirement(s)).collect())
+                    .unwrap_or_default(),
+                yanked: facts.and_then(|f| f.yanked.clone()),
+                upload_time: None,
+                platform_specific: facts.is_some_and(|f| f.platform_specific),
+                extras: Vec::new(),
+            },
+        );
+    }
+    for edge in &case.broken {
+        planned.overridden.push(OverriddenEdge {
+            dependent: Dependent::Dist {
+                name: name(&edge.dependent),
+                version: Version::from_str(&edge.dependent_version).expect("recorded version"),
+            },
+            original: requirement(&edge.requirement),
+            replacement: requirement(&format!("{}=={}", edge.package, edge.version)),
+        });
+    }
+    let oracle = Recorded {
+        case,
+        inventory: &inventory,
+    };
+    let forced = case.kind == "forced";
+    let targets: Vec<Requirement> = case
+        .changes
+        .iter()
+        .filter_map(|c| Some(requirement(&format!("{}=={}", c.name, c.to.as_ref()?))))
+        .collect();
+    let builder = PlanBuilder::new(&inventory, policy, None);
+    let plan = builder.build(
+        PlanSpec {
+            kind: if forced {
+                PlanKind::ForcedOverride
+            } else {
+                PlanKind::Upgrade
+            },
+            title: case.id.clone(),
+            targets: &targets,
+            planned: &planned,
+            unblocked: &[],
+            all: false,
+            held_back: Vec::new(),
+        },
+        &oracle,
+    );
+    Scored {
+        id: case.id.clone(),
+        forced,
+        breaks: case.outcome == "breaks",
+        risk: plan.risk,
+    }
+}
+
+/// ROC AUC: the chance a random breaking case scores above a random working one (ties half).
+fn auc(scored: &[&Scored]) -> f64 {
+    let (mut wins, mut pairs) = (0.0, 0.0);
+    for b in scored.iter().filter(|s| s.breaks) {
+        for w in scored.iter().filter(|s| !s.breaks) {
+            pairs += 1.0;
+            wins += match b.risk.score.cmp(&w.risk.score) {
+                std::cmp::Ordering::Greater => 1.0,
+                std::cmp::Ordering::Equal => 0.5,
+                std::cmp::Ordering::Less => 0.0,
+            };
+        }
+    }
+    wins / pairs
+}
+
+/// The confusion matrix at a level: [true positives, false negatives, false positives, true
+/// negatives], a case being called "breaks" when it reaches the level.
+fn confusion(scored: &[&Scored], level: RiskLevel) -> [usize; 4] {
+    let mut m = [0; 4];
+    for s in scored {
+        let flagged = s.risk.level >= level;
+        let i = match (s.breaks, flagged) {
+            (true, true) => 0,
+            (true, false) => 1,
+            (false, true) => 2,
+            (false, false) => 3,
+        };
+        m[i] += 1;
+    }
+    m
+}
+
+/// The recorded split and figures (`figures.json`).
+#[derive(Debug, Deserialize)]
+struct Figures {
+    held_out: Vec<String>,
+    held_out_auc: f64,
+    all_auc: f64,
+    held_out_confusion_at_high: [usize; 4],
+}
+
+#[test]
+#[allow(clippy::print_stderr)] // the scored table and the figures, for the record
+fn risk_corpus_scores_match_the_recorded_figures() {
+    let policy = Policy::builtin();
+    let cases = load_cases();
+    assert!(
+        cases.len() >= 60,
+        "the corpus has {} cases, fewer than the 60 it is documented with",
+        cases.len()
+    );
+    let scored: Vec<Scored> = cases.iter().map(|c| score(c, &policy)).collect();
+    let figures: Figures = serde_json::from_str(
+        &fs::read_to_string(corpus().join("figures.json")).expect("figures.json"),
+    )
+    .expect("figures.json parses");
+    let held: Vec<&Scored> = scored
+        .iter()
+        .filter(|s| figures.held_out.contains(&s.id))
+        .collect();
+    assert_eq!(
+        held.len(),
+        figures.held_out.len(),
+        "every held-out id names a recorded case"
+    );
+    let all: Vec<&Scored> = scored.iter().collect();
+    let mut table = String::new();
+    for s in &scored {
+        let factors: Vec<String> = s
+            .risk
+            .factors
+            .iter()
+            .map(|f| format!("{}{:+}", f.kind.key(), f.points))
+            .collect();
+        table.push_str(&format!(
+            "{:>3} {:<8} {:<6} {:<6} {} {}: {}\n",
+            s.risk.score,
+            s.risk.level.as_str(),
+            if s.breaks { "BREAKS" } else { "works" },
+            if s.forced { "forced" } else { "upgr" },
+            if figures.held_out.contains(&s.id) {
+                "H"
+            } else {
+                "T"
+            },
+            s.id,
+            factors.join(" ")
+        ));
+    }
+    let (held_auc, all_auc) = (auc(&held), auc(&all));
+    let matrix = confusion(&held, RiskLevel::High);
+    eprintln!(
+        "{table}held-out AUC {held_auc:.3}, all AUC {all_auc:.3}, held-out confusion at high \
+         [TP FN FP TN] {matrix:?}, whole corpus {:?}",
+        confusion(&all, RiskLevel::High)
+    );
+    let evidence = evidence_table(&scored);
+    eprintln!("[evidence]\n{}", evidence.1);
+    let below_medium: Vec<&str> = scored
+        .iter()
+        .filter(|s| s.forced && s.breaks && s.risk.level < RiskLevel::Medium)
+        .map(|s| s.id.as_str())
+        .collect();
+    assert!(
+        below_medium.is_empty(),
+        "breaking overrides scored below medium: {below_medium:?}"
+    );
+    assert!(
+        (held_auc - figures.held_out_auc).abs() < 0.0005
+            && (all_auc - figures.all_auc).abs() < 0.0005,
+        "AUC held-out {held_auc:.3} / all {all_auc:.3} differ from the recorded {:.3} / {:.3}: \
+         update figures.json and docs/risk-model.md together",
+        figures.held_out_auc,
+        figures.all_auc
+    );
+    assert_eq!(matrix, figures.held_out_confusion_at_high);
+    let cited: BTreeMap<&'static str, (u32, u32)> = policy
+        .evidence
+        .iter()
+        .map(|(k, e)| (k.key(), (e.broke, e.of)))
+        .collect();
+    assert_eq!(
+        cited, evidence.0,
+        "policies/default.toml's [evidence] no longer matches the corpus; it is now:\n{}",
+        evidence.1
+    );
+}
+
+/// For each factor, how many corpus cases have it and how many of those broke (what the
+/// policy's `[evidence]` table cites), and the table as TOML.
+fn evidence_table(scored: &[Scored]) -> (BTreeMap<&'static str, (u32, u32)>, String) {
+    let mut counted: BTreeMap<&'static str, (u32, u32)> = BTreeMap::new();
+    for s in scored {
+        let kinds: std::collections::BTreeSet<&'static str> =
+            s.risk.factors.iter().map(|f| f.kind.key()).collect();
+        for kind in kinds {
+            let entry = counted.entry(kind).or_default();
+            entry.0 += u32::from(s.breaks);
+            entry.1 += 1;
+        }
+    }
+    let table = counted
+        .iter()
+        .map(|(k, (broke, of))| format!("{k} = {{ broke = {broke}, of = {of} }}\n"))
+        .collect();
+    (counted, table)
+}
