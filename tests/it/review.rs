@@ -269,7 +269,7 @@ fn issue_13_every_format_snapshot() {
 #[test]
 fn issue_13_fail_on_sets_the_exit_code() {
     let r = reviewed();
-    let high = r.run(&["--fail-on", "high", "--format", "github", "-q"]);
+    let high = r.run(&["--fail-on", "medium", "--format", "github", "-q"]);
     assert_eq!(high.code, Some(1), "{}", high.stderr);
     assert!(
         high.stdout.contains("::error file=pyproject.toml,line=10,"),
