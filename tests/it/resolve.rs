@@ -269,3 +269,50 @@ fn unreadable_files_on_a_page_make_one_warning_line_per_project() {
         out.stderr
     );
 }
+
+/// A local version's `+` is `%2B` in file URLs; the JSON names the file as it is called, as
+/// every other place that shows a file name does (the URL keeps its escape).
+#[test]
+fn json_file_names_are_percent_decoded() {
+    let ctx = TestContext::new();
+    let root = ctx.dir.path().join("index");
+    let simple = root.join("simple").join("demo");
+    let files = root.join("files");
+    std::fs::create_dir_all(&simple).unwrap();
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(
+        files.join("demo-1.0+cpu-py3-none-any.whl.metadata"),
+        "Metadata-Version: 2.1\nName: demo\nVersion: 1.0+cpu\n",
+    )
+    .unwrap();
+    std::fs::write(
+        simple.join("index.html"),
+        r#"<!DOCTYPE html><html><body>
+<a href="../../files/demo-1.0%2Bcpu-py3-none-any.whl" data-core-metadata="true">demo-1.0+cpu-py3-none-any.whl</a>
+</body></html>"#,
+    )
+    .unwrap();
+    let index = root.join("simple");
+    let out = ctx.run(&[
+        "resolve",
+        "--index-url",
+        index.to_str().unwrap(),
+        "--python-version",
+        "3.12",
+        "--format",
+        "json",
+        "demo",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["packages"]["demo"], "1.0+cpu", "{doc:#}");
+    let file = &doc["files"]["demo"];
+    assert_eq!(file["filename"], "demo-1.0+cpu-py3-none-any.whl", "{doc:#}");
+    assert!(
+        file["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/demo-1.0%2Bcpu-py3-none-any.whl"),
+        "{doc:#}"
+    );
+}
