@@ -146,7 +146,8 @@ pub fn redact_text(text: &str, secrets: &[&str]) -> String {
     out
 }
 
-fn strip_userinfo(url: &Url) -> Url {
+/// The URL with its userinfo (user name and password) removed.
+pub(crate) fn strip_userinfo(url: &Url) -> Url {
     let mut url = url.clone();
     let _ = url.set_username("");
     let _ = url.set_password(None);

@@ -269,11 +269,8 @@ impl Inner {
                 let mut files = page.files;
                 for file in &mut files {
                     // Credentials never ride along in file URLs; the realm supplies them.
-                    if file.url.has_authority()
-                        && (!file.url.username().is_empty() || file.url.password().is_some())
-                    {
-                        let _ = file.url.set_username("");
-                        let _ = file.url.set_password(None);
+                    if !file.url.username().is_empty() || file.url.password().is_some() {
+                        file.url = auth::strip_userinfo(&file.url);
                     }
                 }
                 return Ok(Some(Arc::new(Project {
