@@ -1,9 +1,15 @@
-//! The command line, as clap derive types. No logic lives here: values are parsed into domain
-//! types by the commands that use them.
+//! The command line, as clap derive types. No logic lives here: each value is parsed into its
+//! domain type by a clap value parser (a bad value is refused before anything runs, exit 2),
+//! and [`crate::settings`] turns these types into the settings the commands read.
 
 use std::path::PathBuf;
+use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use pep508_rs::{Requirement, VersionOrUrl};
+
+use crate::inventory::{PythonVersion, TargetPlatform};
+use crate::risk::RiskLevel;
 
 /// Plan upgrades of Python environments before anyone touches them.
 ///
@@ -15,6 +21,10 @@ pub struct Cli {
     /// Silence warnings and progress bars (data on stdout is still written).
     #[arg(short, long, global = true)]
     pub quiet: bool,
+
+    /// Print the resolved settings and stop (for debugging and tests).
+    #[arg(long, global = true, hide = true)]
+    pub show_settings: bool,
 
     /// The subcommand to run.
     #[command(subcommand)]
@@ -75,13 +85,13 @@ pub struct EnvArgs {
     pub from_snapshot: Option<PathBuf>,
 
     /// Plan for this Python version (X.Y or X.Y.Z) instead of the environment's own.
-    #[arg(long, value_name = "VERSION")]
-    pub python_version: Option<String>,
+    #[arg(long, value_name = "VERSION", value_parser = python_version)]
+    pub python_version: Option<PythonVersion>,
 
     /// Plan for this platform instead of the environment's own, in uv's spelling
     /// (e.g. `x86_64-manylinux_2_28`, `aarch64-apple-darwin`, `x86_64-pc-windows-msvc`).
-    #[arg(long, value_name = "PLATFORM")]
-    pub python_platform: Option<String>,
+    #[arg(long, value_name = "PLATFORM", value_parser = python_platform)]
+    pub python_platform: Option<TargetPlatform>,
 }
 
 /// Where package metadata comes from.
@@ -190,8 +200,8 @@ pub struct OutdatedArgs {
 #[derive(Debug, Clone, Args)]
 pub struct ResolveArgs {
     /// Requirements (PEP 508).
-    #[arg(value_name = "REQ")]
-    pub requirements: Vec<String>,
+    #[arg(value_name = "REQ", value_parser = requirement)]
+    pub requirements: Vec<Requirement>,
     /// Read requirements from a file.
     #[arg(short = 'r', long = "requirement", value_name = "FILE")]
     pub requirement_files: Vec<PathBuf>,
@@ -220,8 +230,8 @@ pub struct ResolveArgs {
 pub struct ProposeArgs {
     /// What to upgrade (PEP 508: `triton==3.7.0`, `numpy>=2`; a bare name means the newest the
     /// environment can take).
-    #[arg(value_name = "TARGET")]
-    pub targets: Vec<String>,
+    #[arg(value_name = "TARGET", value_parser = target)]
+    pub targets: Vec<Requirement>,
     /// Upgrade everything that can move.
     #[arg(long)]
     pub all: bool,
@@ -232,8 +242,8 @@ pub struct ProposeArgs {
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
     /// Exit 1 when the recommended plan's risk is above this level.
-    #[arg(long, value_name = "LEVEL")]
-    pub max_risk: Option<String>,
+    #[arg(long, value_name = "LEVEL", value_parser = RiskLevel::from_str)]
+    pub max_risk: Option<RiskLevel>,
     /// Write the plan file, constraints, overrides, commands and verify script here.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
@@ -249,6 +259,52 @@ pub struct ProposeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: PlanFormat,
+}
+
+/// A PEP 508 requirement (`resolve REQ`).
+fn requirement(text: &str) -> Result<Requirement, String> {
+    Requirement::from_str(text).map_err(|err| {
+        format!(
+            "`{text}` is not a valid requirement: {}\n  hint: write a PEP 508 requirement \
+             such as `numpy>=2,<3`",
+            err.message
+        )
+    })
+}
+
+/// A `propose` target: a PEP 508 requirement on an index release (no direct URL).
+fn target(text: &str) -> Result<Requirement, String> {
+    let requirement = Requirement::from_str(text).map_err(|err| {
+        format!(
+            "invalid target: {err}\n  hint: targets are PEP 508 requirements: \
+             `triton==3.7.0`, `numpy>=2`, `transformers`"
+        )
+    })?;
+    if matches!(requirement.version_or_url, Some(VersionOrUrl::Url(_))) {
+        return Err(format!(
+            "target `{}` is a direct URL; propose plans from an index only\n  hint: name a \
+             version instead and serve the file from an index",
+            requirement.name
+        ));
+    }
+    Ok(requirement)
+}
+
+/// `--python-version X.Y[.Z]`.
+fn python_version(text: &str) -> Result<PythonVersion, String> {
+    PythonVersion::from_str(text).map_err(|err| {
+        format!("{err}\n  hint: write it as X.Y or X.Y.Z, e.g. --python-version 3.12")
+    })
+}
+
+/// `--python-platform`, in uv's spelling.
+fn python_platform(text: &str) -> Result<TargetPlatform, String> {
+    TargetPlatform::from_str(text).map_err(|err| {
+        let help = miette::Diagnostic::help(&err)
+            .map(|help| format!("\n  hint: {help}"))
+            .unwrap_or_default();
+        format!("{err}{help}")
+    })
 }
 
 #[cfg(test)]

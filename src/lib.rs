@@ -10,9 +10,14 @@
 //! 5. [`render`]: text, JSON, markdown, pip/uv commands and the verification script.
 //!
 //! [`commands`] wires the stages into the subcommands; [`run`] dispatches.
+//!
+//! Leaf helpers every stage may use: [`metadata`] (core metadata), [`tags`] (wheel tags),
+//! [`terminal`] (the one terminal sanitizer), [`atomic`] (the one atomic file writer) and
+//! [`printer`] (stdout and stderr).
 
 #![warn(missing_docs)]
 
+pub mod atomic;
 pub mod cli;
 pub mod commands;
 pub mod exit_status;
@@ -23,26 +28,35 @@ pub mod plan;
 pub mod printer;
 pub mod render;
 pub mod risk;
+pub mod settings;
 pub mod solve;
 pub mod tags;
+pub mod terminal;
 
 use std::process::ExitCode;
 
 pub use exit_status::ExitStatus;
 
-use crate::cli::{Cli, Command};
+use crate::cli::Cli;
 use crate::printer::Printer;
+use crate::settings::{CommandSettings, EnvVars, Settings};
 
-/// Run one parsed command line. Errors are returned for [`report_error`] to render.
+/// Run one parsed command line: resolve its settings, then the command. Errors are returned for
+/// [`report_error`] to render.
 pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
-    let printer = Printer::new(cli.quiet);
-    match cli.command {
-        Command::Propose(args) => commands::propose::run(&args, &printer),
-        Command::Inventory(args) => commands::inventory::run(&args, &printer),
-        Command::Check(args) => commands::check::run(&args, &printer),
-        Command::Snapshot(args) => commands::snapshot::run(&args, &printer),
-        Command::Outdated(args) => commands::outdated::run(&args, &printer),
-        Command::Resolve(args) => commands::resolve::run(&args, &printer),
+    let settings = Settings::resolve(cli, &EnvVars::from_process())?;
+    let printer = Printer::new(settings.quiet);
+    if settings.show_settings {
+        printer.out(&format!("{settings:#?}\n"));
+        return Ok(ExitStatus::Success);
+    }
+    match &settings.command {
+        CommandSettings::Propose(s) => commands::propose::run(s, &printer),
+        CommandSettings::Inventory(s) => commands::inventory::run(s, &printer),
+        CommandSettings::Check(s) => commands::check::run(s, &printer),
+        CommandSettings::Snapshot(s) => commands::snapshot::run(s, &printer),
+        CommandSettings::Outdated(s) => commands::outdated::run(s, &printer),
+        CommandSettings::Resolve(s) => commands::resolve::run(s, &printer),
     }
 }
 

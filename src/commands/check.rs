@@ -1,128 +1,27 @@
 //! `planner check`: broken requirements (what `pip check` says) and more; exit 1 when
-//! something is broken. JSON schema: `docs/check-json.md`.
-
-use serde::Serialize;
+//! something is broken. Output: `render::check`.
 
 use crate::ExitStatus;
-use crate::cli::{CheckArgs, OutputFormat};
-use crate::inventory::check::{self, CheckReport, Finding, Severity};
-use crate::inventory::{self, Inventory, escape_for_terminal};
+use crate::inventory::{self, check};
 use crate::printer::Printer;
-
-/// The `schema` value of `planner check --format json`.
-pub const SCHEMA: &str = "planner-check";
-/// The `schema_version` of `planner check --format json`.
-pub const SCHEMA_VERSION: u32 = 1;
+use crate::render::{check as render, json};
+use crate::settings::{CheckSettings, OutputFormat};
 
 /// Run `planner check`.
-pub fn run(args: &CheckArgs, printer: &Printer) -> miette::Result<ExitStatus> {
+pub fn run(settings: &CheckSettings, printer: &Printer) -> miette::Result<ExitStatus> {
     // Plan files first: a bad --accept fails before the environment is read.
-    let accepted = crate::plan::AcceptedOverrides::load(&args.accept)?;
-    let inventory = inventory::load(&args.env)?;
+    let accepted = crate::plan::AcceptedOverrides::load(&settings.accept)?;
+    let inventory = inventory::load(&settings.environment)?;
     inventory.report(printer);
     let mut report = check::check(&inventory);
     report.accept(&accepted.edges());
-    match args.format {
-        OutputFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&to_json(&inventory, &report))
-                .map_err(|err| miette::miette!("cannot serialize the check report: {err}"))?;
-            text.push('\n');
-            printer.out(&text);
-        }
-        OutputFormat::Text => printer.out(&render_text(&report)),
+    match settings.format {
+        OutputFormat::Json => printer.out(&json::to_json(&render::to_json(&inventory, &report))?),
+        OutputFormat::Text | OutputFormat::Markdown => printer.out(&render::render_text(&report)),
     }
     Ok(if report.broken() {
         ExitStatus::UserActionRequired
     } else {
         ExitStatus::Success
     })
-}
-
-/// One finding in JSON: its fields plus `severity`, `pip_check` and `message`.
-#[derive(Debug, Serialize)]
-pub struct FindingJson<'a> {
-    /// `error`, `warning` or `info`.
-    pub severity: Severity,
-    /// Whether `pip check` reports it too.
-    pub pip_check: bool,
-    /// One line for humans.
-    pub message: String,
-    /// The typed finding (`kind` and its fields).
-    #[serde(flatten)]
-    pub finding: &'a Finding,
-}
-
-/// The JSON document of `planner check --format json`.
-#[derive(Debug, Serialize)]
-pub struct CheckJson<'a> {
-    /// Always `planner-check`.
-    pub schema: &'static str,
-    /// Always 1.
-    pub schema_version: u32,
-    /// Whether the check failed (exit 1).
-    pub broken: bool,
-    /// How many dists were checked.
-    pub dists: usize,
-    /// Findings, errors first.
-    pub findings: Vec<FindingJson<'a>>,
-    /// Findings a plan accepted.
-    pub accepted: Vec<FindingJson<'a>>,
-}
-
-fn finding_json(finding: &Finding) -> FindingJson<'_> {
-    FindingJson {
-        severity: finding.severity(),
-        pip_check: finding.pip_reports(),
-        message: finding.message(),
-        finding,
-    }
-}
-
-/// Build the JSON document.
-pub fn to_json<'a>(inventory: &Inventory, report: &'a CheckReport) -> CheckJson<'a> {
-    CheckJson {
-        schema: SCHEMA,
-        schema_version: SCHEMA_VERSION,
-        broken: report.broken(),
-        dists: inventory.dists.len(),
-        findings: report.findings.iter().map(finding_json).collect(),
-        accepted: report.accepted.iter().map(finding_json).collect(),
-    }
-}
-
-/// Human output: pip check's sentence first, then each severity's findings.
-pub fn render_text(report: &CheckReport) -> String {
-    let mut out = String::new();
-    if report.broken() {
-        out.push_str("Broken requirements found.\n");
-    } else {
-        out.push_str("No broken requirements found.\n");
-    }
-    for (severity, title) in [
-        (Severity::Error, "errors"),
-        (Severity::Warning, "warnings"),
-        (Severity::Info, "info"),
-    ] {
-        let findings: Vec<&Finding> = report.of(severity).collect();
-        if findings.is_empty() {
-            continue;
-        }
-        out.push_str(&format!("\n{title}:\n"));
-        for finding in findings {
-            out.push_str(&format!(
-                "  - {}\n",
-                escape_for_terminal(&finding.message())
-            ));
-        }
-    }
-    if !report.accepted.is_empty() {
-        out.push_str("\naccepted by a plan:\n");
-        for finding in &report.accepted {
-            out.push_str(&format!(
-                "  - {}\n",
-                escape_for_terminal(&finding.message())
-            ));
-        }
-    }
-    out
 }

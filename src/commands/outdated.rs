@@ -4,8 +4,8 @@
 //! from outside the index (direct URLs, VCS, editables, egg-info) are listed apart and never
 //! compared with index versions. JSON schema: `docs/outdated-json.md`.
 //!
-//! In: an [`Inventory`] and the index's [`Project`]s. Out: an [`OutdatedReport`], rendered as a
-//! table or JSON. Exit 0, or 2 when some projects could not be read from the index (the rest is
+//! In: an [`Inventory`] and the index's [`Project`]s. Out: an [`OutdatedReport`], rendered by
+//! `render::outdated` as a table or JSON. Exit 0, or 2 when some projects could not be read from the index (the rest is
 //! still printed).
 
 use std::collections::BTreeMap;
@@ -13,25 +13,24 @@ use std::sync::Arc;
 
 use pep440_rs::Version;
 use pep508_rs::{PackageName, VersionOrUrl};
-use serde::Serialize;
 
 use crate::ExitStatus;
-use crate::cli::{OutdatedArgs, OutputFormat};
-use crate::index::{BinaryPolicy, Index, IndexError, IndexSettings, Project, candidates};
+use crate::index::{BinaryPolicy, Index, IndexError, Project, candidates};
 use crate::inventory::graph::DependencyGraph;
 use crate::inventory::{self, InstalledDist, Inventory};
 use crate::printer::Printer;
-
-/// The `schema` value of `planner outdated --format json`.
-pub const SCHEMA: &str = "planner-outdated";
-/// The `schema_version` of `planner outdated --format json`.
-pub const SCHEMA_VERSION: u32 = 1;
+use crate::render::json;
+use crate::render::outdated::{
+    HeldBackBy, NameVersion, OutdatedReport, PackageError, PackageStatus, SCHEMA, SCHEMA_VERSION,
+    Unmanaged, render_text,
+};
+use crate::settings::{OutdatedSettings, OutputFormat};
 
 /// Run `planner outdated`.
-pub fn run(args: &OutdatedArgs, printer: &Printer) -> miette::Result<ExitStatus> {
-    let inventory = inventory::load(&args.env)?;
+pub fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+    let inventory = inventory::load(&args.environment)?;
     inventory.report(printer);
-    let mut settings = IndexSettings::from_args(&args.index, args.env.venv.as_deref())?;
+    let mut settings = args.index.resolve(args.environment.source.venv_flag())?;
     // Only this environment's files matter here (plus one per version, for "newest on index").
     settings.target_tags = Some(inventory.environment.tags.clone());
     let index = Index::new(settings, printer)?;
@@ -47,13 +46,8 @@ pub fn run(args: &OutdatedArgs, printer: &Printer) -> miette::Result<ExitStatus>
     let indexes: Vec<String> = index.indexes().iter().map(ToString::to_string).collect();
     let report = build_report(&inventory, &projects, index.binary_policy(), indexes);
     match args.format {
-        OutputFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&report)
-                .map_err(|err| miette::miette!("cannot serialize the outdated report: {err}"))?;
-            text.push('\n');
-            printer.out(&text);
-        }
-        OutputFormat::Text => printer.out(&render_text(&report)),
+        OutputFormat::Json => printer.out(&json::to_json(&report)?),
+        OutputFormat::Text | OutputFormat::Markdown => printer.out(&render_text(&report)),
     }
     // Freeing a hundred thousand parsed files costs a tenth of a warm run; the process is about
     // to exit, so leave that to the OS (as uv and ripgrep do with their big structures).
@@ -78,91 +72,6 @@ pub fn run(args: &OutdatedArgs, printer: &Printer) -> miette::Result<ExitStatus>
     Ok(ExitStatus::Error)
 }
 
-/// The whole report (also the JSON document).
-#[derive(Debug, Clone, Serialize)]
-pub struct OutdatedReport {
-    /// Always `planner-outdated`.
-    pub schema: &'static str,
-    /// Always 1.
-    pub schema_version: u32,
-    /// The target Python version.
-    pub python_version: String,
-    /// The indexes searched, in order (credentials redacted).
-    pub indexes: Vec<String>,
-    /// Every dist found on the index, sorted by name.
-    pub packages: Vec<PackageStatus>,
-    /// Dists installed from outside the index: never compared.
-    pub unmanaged: Vec<Unmanaged>,
-    /// Dists no configured index has.
-    pub not_found: Vec<NameVersion>,
-    /// Dists whose index page could not be read.
-    pub errors: Vec<PackageError>,
-}
-
-/// One dist compared with the index.
-#[derive(Debug, Clone, Serialize)]
-pub struct PackageStatus {
-    /// Normalized name.
-    pub name: String,
-    /// Installed version.
-    pub installed: String,
-    /// The newest final release this environment can install (tags, Requires-Python, not
-    /// yanked), or `null` when none can be.
-    pub newest_compatible: Option<String>,
-    /// The newest final release on the index, any platform (not yanked).
-    pub newest_on_index: Option<String>,
-    /// The newest compatible release that every installed dependent accepts.
-    pub newest_allowed: Option<String>,
-    /// Whether `newest_compatible` is newer than the installed version.
-    pub outdated: bool,
-    /// Installed dists whose requirements exclude `newest_compatible`.
-    pub held_back_by: Vec<HeldBackBy>,
-    /// Which index answered.
-    pub index: String,
-}
-
-/// An installed dist whose requirement caps another.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct HeldBackBy {
-    /// Its name.
-    pub name: String,
-    /// Its installed version.
-    pub version: String,
-    /// The requirement's version specifiers (e.g. `==2.11.0`).
-    pub specifier: String,
-}
-
-/// A dist installed from outside the index.
-#[derive(Debug, Clone, Serialize)]
-pub struct Unmanaged {
-    /// Name.
-    pub name: String,
-    /// Installed version.
-    pub installed: String,
-    /// Where it came from (`git@<commit>`, `editable`, `file`, `egg-info`).
-    pub source: String,
-}
-
-/// A name and version.
-#[derive(Debug, Clone, Serialize)]
-pub struct NameVersion {
-    /// Name.
-    pub name: String,
-    /// Installed version.
-    pub installed: String,
-}
-
-/// A dist whose page could not be read.
-#[derive(Debug, Clone, Serialize)]
-pub struct PackageError {
-    /// Name.
-    pub name: String,
-    /// Installed version.
-    pub installed: String,
-    /// The error (URLs redacted).
-    pub error: String,
-}
-
 /// Compare the inventory with the index pages.
 pub fn build_report(
     inventory: &Inventory,
@@ -175,7 +84,7 @@ pub fn build_report(
     let mut report = OutdatedReport {
         schema: SCHEMA,
         schema_version: SCHEMA_VERSION,
-        python_version: env.python_version.to_string(),
+        python_version: env.python_version.clone(),
         indexes,
         packages: Vec::new(),
         unmanaged: Vec::new(),
@@ -183,8 +92,8 @@ pub fn build_report(
         errors: Vec::new(),
     };
     for dist in &inventory.dists {
-        let name = dist.name().to_string();
-        let installed = dist.version().to_string();
+        let name = dist.name().clone();
+        let installed = dist.version().clone();
         if dist.is_unmanaged() {
             report.unmanaged.push(Unmanaged {
                 name,
@@ -247,8 +156,8 @@ fn compare(
                 && !specs.contains(newest)
             {
                 let entry = HeldBackBy {
-                    name: dependent.name().to_string(),
-                    version: dependent.version().to_string(),
+                    name: dependent.name().clone(),
+                    version: dependent.version().clone(),
                     specifier: specs.to_string(),
                 };
                 if !held_back_by.contains(&entry) {
@@ -260,123 +169,17 @@ fn compare(
     let newest_allowed = all
         .iter()
         .find(|c| c.is_usable() && is_final(&c.version) && accepts(&c.version))
-        .map(|c| c.version.to_string());
+        .map(|c| c.version.clone());
     PackageStatus {
-        name: dist.name().to_string(),
-        installed: dist.version().to_string(),
+        name: dist.name().clone(),
+        installed: dist.version().clone(),
         outdated: newest_compatible
             .as_ref()
             .is_some_and(|v| v > dist.version()),
-        newest_compatible: newest_compatible.map(|v| v.to_string()),
-        newest_on_index: newest_on_index.map(|v| v.to_string()),
+        newest_compatible,
+        newest_on_index,
         newest_allowed,
         held_back_by,
         index: project.index.clone(),
     }
-}
-
-/// The table for humans: outdated dists only (like `pip list --outdated`), then the dists not
-/// compared.
-pub fn render_text(report: &OutdatedReport) -> String {
-    let mut out = String::new();
-    let outdated: Vec<&PackageStatus> = report.packages.iter().filter(|p| p.outdated).collect();
-    if outdated.is_empty() {
-        out.push_str(&format!(
-            "All {} packages found on the index are up to date for Python {}.\n",
-            report.packages.len(),
-            report.python_version
-        ));
-    } else {
-        let mut rows = vec![[
-            "Package".to_string(),
-            "Installed".to_string(),
-            "Compatible".to_string(),
-            "Latest".to_string(),
-            "Held back by".to_string(),
-        ]];
-        for p in &outdated {
-            let held = p
-                .held_back_by
-                .iter()
-                .map(|h| format!("{} {} ({})", h.name, h.version, h.specifier))
-                .collect::<Vec<_>>()
-                .join(", ");
-            rows.push([
-                p.name.clone(),
-                p.installed.clone(),
-                p.newest_compatible.clone().unwrap_or_default(),
-                p.newest_on_index.clone().unwrap_or_default(),
-                held,
-            ]);
-        }
-        let widths: Vec<usize> = (0..4)
-            .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-            .collect();
-        for (n, row) in rows.iter().enumerate() {
-            let mut line = String::new();
-            for (i, cell) in row.iter().enumerate() {
-                if i < 4 {
-                    line.push_str(&format!("{cell:<width$}  ", width = widths[i]));
-                } else {
-                    line.push_str(cell);
-                }
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-            if n == 0 {
-                let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-                out.push_str(&format!("{}  {}\n", rule.join("  "), "-".repeat(12)));
-            }
-        }
-        let held = outdated
-            .iter()
-            .filter(|p| !p.held_back_by.is_empty())
-            .count();
-        out.push_str(&format!(
-            "\n{} of {} packages are outdated; {held} held back by installed requirements.\n",
-            outdated.len(),
-            report.packages.len()
-        ));
-    }
-    let newer_elsewhere: Vec<&PackageStatus> = report
-        .packages
-        .iter()
-        .filter(|p| {
-            let parse = |s: Option<&str>| s.and_then(|v| v.parse::<Version>().ok());
-            let on_index = parse(p.newest_on_index.as_deref());
-            !p.outdated
-                && on_index > parse(Some(&p.installed))
-                && on_index > parse(p.newest_compatible.as_deref())
-        })
-        .collect();
-    if !newer_elsewhere.is_empty() {
-        out.push_str("\nNewer on the index but not installable here (tags or Requires-Python):\n");
-        for p in newer_elsewhere {
-            out.push_str(&format!(
-                "  {} {} (index has {})\n",
-                p.name,
-                p.installed,
-                p.newest_on_index.as_deref().unwrap_or("")
-            ));
-        }
-    }
-    if !report.unmanaged.is_empty() {
-        out.push_str("\nInstalled from outside the index (not compared):\n");
-        for u in &report.unmanaged {
-            out.push_str(&format!("  {} {} ({})\n", u.name, u.installed, u.source));
-        }
-    }
-    if !report.not_found.is_empty() {
-        out.push_str("\nNot found on the index:\n");
-        for n in &report.not_found {
-            out.push_str(&format!("  {} {}\n", n.name, n.installed));
-        }
-    }
-    if !report.errors.is_empty() {
-        out.push_str("\nCould not be checked:\n");
-        for e in &report.errors {
-            out.push_str(&format!("  {} {}: {}\n", e.name, e.installed, e.error));
-        }
-    }
-    out
 }

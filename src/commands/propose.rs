@@ -17,51 +17,28 @@
 //! Exit codes: 0 a plan was found; 1 no plan, or the recommended plan's risk is above
 //! `--max-risk`; 2 the tool failed.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::str::FromStr;
+use std::path::Path;
 
 use miette::{Context, IntoDiagnostic, miette};
-use pep508_rs::{Requirement, VersionOrUrl};
 
 use crate::ExitStatus;
-use crate::cli::{PlanFormat, ProposeArgs};
-use crate::index::{Index, IndexLocation, IndexSettings};
+use crate::atomic;
+use crate::index::{Index, IndexLocation};
 use crate::inventory;
 use crate::plan::{self, Plan, Proposal, ProposeRequest};
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandSettings};
 use crate::render::text::PlanCommands;
 use crate::render::{json, markdown, text, verify};
-use crate::risk::{Policy, RiskLevel};
+use crate::risk::RiskLevel;
+use crate::settings::{OutputFormat, ProposeSettings};
 
 /// Run `planner propose`.
-pub fn run(args: &ProposeArgs, printer: &Printer) -> miette::Result<ExitStatus> {
-    if args.targets.is_empty() && !args.all {
-        return Err(miette!(
-            help = "name what to upgrade (`planner propose triton==3.7.0`, `planner propose numpy`), \
-                    or pass --all",
-            "nothing to propose: no target and no --all"
-        ));
-    }
-    let targets = parse_targets(&args.targets)?;
-    let max_risk = args
-        .max_risk
-        .as_deref()
-        .map(RiskLevel::from_str)
-        .transpose()
-        .map_err(|message| {
-            miette!(
-                help = "use low, medium, high or critical",
-                "--max-risk: {message}"
-            )
-        })?;
-    let policy = Policy::load(args.policy.as_deref())?;
-    let inventory = inventory::load(&args.env)?;
+pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+    let inventory = inventory::load(&args.environment)?;
     inventory.report(printer);
-    let binary = crate::index::BinaryPolicy::new(&args.index.only_binary, &args.index.no_binary);
     let venv = inventory.environment.prefix.clone();
-    let settings = IndexSettings::from_args(&args.index, venv.as_deref())?;
+    let settings = args.index.resolve(venv.as_deref())?;
     let index_url = settings
         .indexes
         .first()
@@ -73,32 +50,27 @@ pub fn run(args: &ProposeArgs, printer: &Printer) -> miette::Result<ExitStatus> 
                 .map(|u| u.to_string()),
         });
     let index = Index::new(settings, printer)?;
-    let source = match (&args.env.venv, &args.env.from_snapshot, &venv) {
-        (Some(path), _, _) | (None, Some(path), _) | (None, None, Some(path)) => {
-            path.display().to_string()
-        }
-        _ => "(this interpreter)".to_string(),
+    let source = match args.environment.source.named().or(venv.as_deref()) {
+        Some(path) => path.display().to_string(),
+        None => "(this interpreter)".to_string(),
     };
     let request = ProposeRequest {
-        targets,
+        targets: args.targets.clone(),
         all: args.all,
         allow_override: args.allow_override,
-        prerelease: args.prerelease.into(),
-        binary,
+        prerelease: args.prerelease,
+        binary: args.index.binary.clone(),
         now: Some(jiff::Timestamp::now()),
         source,
     };
-    let proposal = plan::propose(&index, &inventory, &policy, &request)?;
+    let proposal = plan::propose(&index, &inventory, &args.policy, &request)?;
     index.finish_progress();
 
     let python = match &venv {
         Some(prefix) => prefix.join("bin").join("python").display().to_string(),
         None => "python3".to_string(),
     };
-    let out_dir = match &args.out_dir {
-        Some(dir) => Some(std::path::absolute(dir).into_diagnostic()?),
-        None => None,
-    };
+    let out_dir = args.out_dir.as_ref();
     let mut shown = Vec::new();
     for (i, plan) in proposal.plans.iter().enumerate() {
         let dir = out_dir
@@ -131,18 +103,20 @@ pub fn run(args: &ProposeArgs, printer: &Printer) -> miette::Result<ExitStatus> 
         });
     }
     if let Some(root) = &out_dir {
-        write_atomic(
+        let text = json::to_json(&proposal)?;
+        write_file(
             &root.join("proposal.json"),
-            json::to_json(&proposal).as_bytes(),
+            text.as_bytes(),
+            atomic::Mode::File,
         )?;
     }
 
     match args.format {
-        PlanFormat::Text => printer.out(&text::render(&proposal, &shown, printer.color())),
-        PlanFormat::Json => printer.out(&json::to_json(&proposal)),
-        PlanFormat::Markdown => printer.out(&markdown::render(&proposal, &shown)),
+        OutputFormat::Text => printer.out(&text::render(&proposal, &shown, printer.color())),
+        OutputFormat::Json => printer.out(&json::to_json(&proposal)?),
+        OutputFormat::Markdown => printer.out(&markdown::render(&proposal, &shown)),
     }
-    Ok(exit_status(&proposal, max_risk, printer))
+    Ok(exit_status(&proposal, args.max_risk, printer))
 }
 
 fn exit_status(proposal: &Proposal, max_risk: Option<RiskLevel>, printer: &Printer) -> ExitStatus {
@@ -159,36 +133,6 @@ fn exit_status(proposal: &Proposal, max_risk: Option<RiskLevel>, printer: &Print
         return ExitStatus::UserActionRequired;
     }
     ExitStatus::Success
-}
-
-fn parse_targets(targets: &[String]) -> miette::Result<Vec<Requirement>> {
-    let mut parsed: Vec<Requirement> = Vec::new();
-    for text in targets {
-        let requirement = Requirement::from_str(text).map_err(|err| {
-            miette!(
-                help =
-                    "targets are PEP 508 requirements: `triton==3.7.0`, `numpy>=2`, `transformers`",
-                "invalid target `{}`: {err}",
-                text.escape_default()
-            )
-        })?;
-        if matches!(requirement.version_or_url, Some(VersionOrUrl::Url(_))) {
-            return Err(miette!(
-                help = "name a version instead and serve the file from an index",
-                "target `{}` is a direct URL; propose plans from an index only",
-                requirement.name
-            ));
-        }
-        if parsed.iter().any(|p| p.name == requirement.name) {
-            return Err(miette!(
-                help = "combine the specifiers into one target: `name>=1,<2`",
-                "`{}` is named twice among the targets",
-                requirement.name
-            ));
-        }
-        parsed.push(requirement);
-    }
-    Ok(parsed)
 }
 
 /// `1-move-blockers`.
@@ -215,49 +159,32 @@ fn write_plan_files(
             constraints: true,
         },
     )?;
-    write_atomic(&dir.join("plan.json"), json::to_json(plan).as_bytes())?;
-    write_atomic(&dir.join("constraints.txt"), files.constraints.as_bytes())?;
-    write_atomic(&dir.join("overrides.txt"), files.overrides.as_bytes())?;
-    write_executable(
-        &dir.join("install-pip.sh"),
-        commands::script(&files.pip, python, "pip").as_bytes(),
+    let (data, script) = (atomic::Mode::File, atomic::Mode::Executable);
+    write_file(
+        &dir.join("plan.json"),
+        json::to_json(plan)?.as_bytes(),
+        data,
     )?;
-    write_executable(
-        &dir.join("install-uv.sh"),
-        commands::script(&files.uv, python, "uv").as_bytes(),
+    write_file(
+        &dir.join("constraints.txt"),
+        files.constraints.as_bytes(),
+        data,
     )?;
-    write_executable(&dir.join("verify.py"), verify::script(plan).as_bytes())?;
+    write_file(&dir.join("overrides.txt"), files.overrides.as_bytes(), data)?;
+    let pip = commands::script(&files.pip, python, "pip");
+    write_file(&dir.join("install-pip.sh"), pip.as_bytes(), script)?;
+    let uv = commands::script(&files.uv, python, "uv");
+    write_file(&dir.join("install-uv.sh"), uv.as_bytes(), script)?;
+    write_file(
+        &dir.join("verify.py"),
+        verify::script(plan).as_bytes(),
+        script,
+    )?;
     Ok(())
 }
 
-/// Write a file atomically: a temp file in the same folder, synced, then renamed over.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> miette::Result<()> {
-    persist(path, bytes, false)
-}
-
-fn write_executable(path: &Path, bytes: &[u8]) -> miette::Result<()> {
-    persist(path, bytes, true)
-}
-
-fn persist(path: &Path, bytes: &[u8], executable: bool) -> miette::Result<()> {
-    let dir: PathBuf = path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."));
-    let fail = |err: std::io::Error| miette!("cannot write `{}`: {err}", path.display());
-    let mut file = tempfile::NamedTempFile::new_in(&dir).map_err(fail)?;
-    file.write_all(bytes).map_err(fail)?;
-    file.as_file().sync_all().map_err(fail)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = if executable { 0o755 } else { 0o644 };
-        file.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(mode))
-            .map_err(fail)?;
-    }
-    #[cfg(not(unix))]
-    let _ = executable;
-    file.persist(path).map_err(|err| fail(err.error))?;
-    Ok(())
+/// Write one output file atomically, naming it in the error.
+fn write_file(path: &Path, bytes: &[u8], mode: atomic::Mode) -> miette::Result<()> {
+    atomic::write(path, bytes, mode)
+        .map_err(|err| miette!("cannot write `{}`: {err}", path.display()))
 }

@@ -1,31 +1,38 @@
 //! `planner snapshot`: write a portable snapshot of an environment (`--out FILE`), or print
 //! the standalone Python script that writes the same snapshot elsewhere (`--script`).
-//! Schema: `docs/snapshot-json.md`.
+//! Schema: `docs/snapshot-json.md`; the document is written by `render::json`.
 
 use crate::ExitStatus;
-use crate::cli::SnapshotArgs;
-use crate::inventory::{self, snapshot};
+use crate::atomic;
+use crate::inventory::{self, InventoryError, snapshot};
 use crate::printer::Printer;
+use crate::render::json;
+use crate::settings::{SnapshotOutput, SnapshotSettings};
 
 /// Run `planner snapshot`.
-pub fn run(args: &SnapshotArgs, printer: &Printer) -> miette::Result<ExitStatus> {
-    if args.script {
+pub fn run(settings: &SnapshotSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+    if settings.output == SnapshotOutput::Script {
         printer.out(snapshot::script());
         return Ok(ExitStatus::Success);
     }
-    let inventory = inventory::load(&args.env)?;
+    let inventory = inventory::load(&settings.environment)?;
     inventory.report(printer);
-    let text = snapshot::to_json(&snapshot::build(&inventory)?);
-    match args.out.as_deref() {
-        Some(path) if path.as_os_str() != "-" => {
-            snapshot::write_atomic(path, &text)?;
+    let text = json::to_json(&snapshot::build(&inventory)?)?;
+    match &settings.output {
+        SnapshotOutput::File(path) => {
+            atomic::write(path, text.as_bytes(), atomic::Mode::File).map_err(|source| {
+                InventoryError::Write {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
             printer.note(&format!(
                 "wrote a snapshot of {} distributions to {}",
                 inventory.dists.len(),
                 path.display()
             ));
         }
-        _ => printer.out(&text),
+        SnapshotOutput::Stdout | SnapshotOutput::Script => printer.out(&text),
     }
     Ok(ExitStatus::Success)
 }

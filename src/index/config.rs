@@ -18,7 +18,6 @@ use url::Url;
 
 use super::IndexError;
 use super::auth::{SecretUrl, redact};
-use crate::cli::IndexArgs;
 
 /// The public index, used when nothing else is configured.
 pub const DEFAULT_INDEX: &str = "https://pypi.org/simple/";
@@ -197,10 +196,12 @@ fn split_list(value: &str) -> Vec<String> {
         .collect()
 }
 
-/// Resolve the configuration. `get` reads environment variables; `read` reads a file (absent
-/// files give `None`).
+/// Resolve the configuration from `--index-url` and `--extra-index-url` (as given), the
+/// environment and pip.conf. `get` reads environment variables; `read` reads a file (absent
+/// files give `None`); `venv` is the environment whose site pip.conf counts.
 pub fn resolve(
-    args: &IndexArgs,
+    index_url: Option<&str>,
+    extra_index_urls: &[String],
     get: &dyn Fn(&str) -> Option<String>,
     read: &dyn Fn(&Path) -> Option<String>,
     venv: Option<&Path>,
@@ -229,7 +230,7 @@ pub fn resolve(
             other => other,
         })
     };
-    let default = if let Some(url) = &args.index_url {
+    let default = if let Some(url) = index_url {
         parse("--index-url", url)?
     } else if let Some(url) = env("PIP_INDEX_URL") {
         parse("PIP_INDEX_URL", &url)?
@@ -243,8 +244,8 @@ pub fn resolve(
         parse("the built-in default", DEFAULT_INDEX)?
     };
     let mut extras = Vec::new();
-    if !args.extra_index_url.is_empty() {
-        for url in &args.extra_index_url {
+    if !extra_index_urls.is_empty() {
+        for url in extra_index_urls {
             extras.push(parse("--extra-index-url", url)?);
         }
     } else if let Some(list) = env("PIP_EXTRA_INDEX_URL") {
@@ -283,8 +284,15 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
+    /// The two command-line flags.
+    #[derive(Default)]
+    struct Flags {
+        index_url: Option<String>,
+        extra_index_url: Vec<String>,
+    }
+
     fn run(
-        args: IndexArgs,
+        args: Flags,
         env: &[(&str, &str)],
         files: &[(&str, &str)],
     ) -> Result<Vec<String>, IndexError> {
@@ -298,7 +306,8 @@ mod tests {
             .collect();
         let get = |k: &str| env.get(k).cloned();
         let read = |p: &Path| files.get(p).cloned();
-        Ok(resolve(&args, &get, &read, None)?
+        let (url, extras) = (args.index_url.as_deref(), &args.extra_index_url);
+        Ok(resolve(url, extras, &get, &read, None)?
             .indexes
             .iter()
             .map(ToString::to_string)
@@ -307,10 +316,7 @@ mod tests {
 
     #[test]
     fn default_is_the_public_index() {
-        assert_eq!(
-            run(IndexArgs::default(), &[], &[]).unwrap(),
-            [DEFAULT_INDEX]
-        );
+        assert_eq!(run(Flags::default(), &[], &[]).unwrap(), [DEFAULT_INDEX]);
     }
 
     #[test]
@@ -319,7 +325,7 @@ mod tests {
         let files = [("/home/u/.config/pip/pip.conf", conf)];
         let home = [("HOME", "/home/u")];
         assert_eq!(
-            run(IndexArgs::default(), &home, &files).unwrap(),
+            run(Flags::default(), &home, &files).unwrap(),
             [
                 "https://e1.example/simple/",
                 "https://e2.example/simple/",
@@ -331,16 +337,13 @@ mod tests {
             ("PIP_INDEX_URL", "https://env.example/simple"),
         ];
         assert_eq!(
-            run(IndexArgs::default(), &env, &files)
-                .unwrap()
-                .last()
-                .unwrap(),
+            run(Flags::default(), &env, &files).unwrap().last().unwrap(),
             "https://env.example/simple/"
         );
-        let args = IndexArgs {
+        let args = Flags {
             index_url: Some("https://cli.example/simple".to_string()),
             extra_index_url: vec!["https://x.example/simple".to_string()],
-            ..IndexArgs::default()
+            ..Flags::default()
         };
         assert_eq!(
             run(args, &env, &files).unwrap(),
@@ -358,7 +361,7 @@ mod tests {
             ),
         ];
         assert_eq!(
-            run(IndexArgs::default(), &env, &[]).unwrap(),
+            run(Flags::default(), &env, &[]).unwrap(),
             [
                 "https://a.example/simple/",
                 "https://b.example/simple/",
@@ -378,7 +381,7 @@ mod tests {
         let env = [("HOME", "/home/u"), ("PIP_CONFIG_FILE", "/tmp/pip.conf")];
         // PIP_CONFIG_FILE is read last; the user file is skipped only when it exists on disk.
         assert_eq!(
-            run(IndexArgs::default(), &env, &files).unwrap(),
+            run(Flags::default(), &env, &files).unwrap(),
             ["https://envfile.example/s/"]
         );
     }
@@ -386,7 +389,7 @@ mod tests {
     #[test]
     fn bad_urls_name_their_source_without_secrets() {
         let env = [("PIP_INDEX_URL", "ftp://u:hunter22@x.example/simple")];
-        let err = run(IndexArgs::default(), &env, &[]).unwrap_err();
+        let err = run(Flags::default(), &env, &[]).unwrap_err();
         let text = err.to_string();
         assert!(text.contains("PIP_INDEX_URL"), "{text}");
         assert!(!text.contains("hunter22"), "{text}");

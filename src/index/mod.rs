@@ -64,14 +64,12 @@ pub use http::Index;
 pub use urls::url_filename;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pep440_rs::VersionSpecifiers;
 
 use self::auth::Netrc;
 use self::client::ClientSettings;
-use crate::cli::IndexArgs;
-use crate::printer::Printer;
 
 /// Everything an index says about one project.
 #[derive(Debug, Clone)]
@@ -147,39 +145,6 @@ impl Default for IndexSettings {
             page_max_age: DEFAULT_PAGE_MAX_AGE,
             target_tags: None,
         }
-    }
-}
-
-impl IndexSettings {
-    /// Resolve the command-line flags, the environment and pip.conf (the site pip.conf of
-    /// `venv`, else of `$VIRTUAL_ENV`).
-    pub fn from_args(args: &IndexArgs, venv: Option<&Path>) -> Result<IndexSettings, IndexError> {
-        let get = |key: &str| std::env::var(key).ok();
-        let read = |path: &Path| std::fs::read_to_string(path).ok();
-        let config = config::resolve(args, &get, &read, venv)?;
-        let cache_dir = args.cache_dir.clone().or_else(|| cache::default_dir(&get));
-        let home = get("HOME").map(PathBuf::from);
-        let netrc_env = get("NETRC").map(PathBuf::from);
-        Ok(IndexSettings {
-            indexes: config.indexes,
-            cache_dir,
-            offline: args.offline,
-            refresh: args.refresh,
-            client: ClientSettings::from_env(&get),
-            netrc: Netrc::load(home.as_deref(), netrc_env.as_deref()),
-            binary: BinaryPolicy::new(&args.only_binary, &args.no_binary),
-            page_max_age: get("PLANNER_INDEX_TTL")
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or(DEFAULT_PAGE_MAX_AGE),
-            target_tags: None,
-        })
-    }
-}
-
-impl Index {
-    /// Build from the command-line flags (plus environment and pip.conf).
-    pub fn from_args(args: &IndexArgs, printer: &Printer) -> Result<Index, IndexError> {
-        Index::new(IndexSettings::from_args(args, None)?, printer)
     }
 }
 

@@ -1,64 +1,85 @@
 //! Finding the environment and learning its interpreter's facts.
 //!
-//! In: [`EnvArgs`] (`--venv`, `--from-snapshot`, `--python-version`, `--python-platform`) and
-//! the process environment (`$VIRTUAL_ENV`, `./.venv`, `python3` on `PATH`). Out: an
-//! [`Inventory`]. The interpreter is asked once (`python -I -c PROBE --probe`, one subprocess)
-//! for markers, tags, site-packages and prefix; when it cannot run (a copied venv, a venv of
-//! another machine) `pyvenv.cfg` and host facts stand in, and a note says so.
+//! In: an [`EnvironmentSelection`] (made from `--venv`, `--from-snapshot`, `$VIRTUAL_ENV`,
+//! `--python-version` and `--python-platform` by the settings layer) and, for discovery, the
+//! file system (`./.venv`, `python3` on `PATH`). Out: an [`Inventory`]. The interpreter is asked
+//! once (the [`probe`](super::probe), one subprocess) for markers, tags, site-packages and
+//! prefix; when it cannot run (a copied venv, a venv of another machine) `pyvenv.cfg` and host
+//! facts stand in, and a note says so.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::str::FromStr;
-use std::time::Duration;
 
 use pep440_rs::Version;
 use pep508_rs::{MarkerEnvironment, MarkerEnvironmentBuilder};
-use serde::Deserialize;
 
-use super::target::{self, Os, Platform};
+use super::probe::{ProbeOutput, probe};
+use super::target::{self, Os, Platform, PythonVersion, TargetPlatform};
 use super::{Environment, EnvironmentOrigin, Inventory, InventoryError, scan, snapshot};
-use crate::cli::EnvArgs;
 use crate::tags::{Tag, Tags};
 
-/// The probe (and snapshot) script, run by the environment's own interpreter.
-pub const PROBE_SCRIPT: &str = include_str!("probe.py");
-
-/// How long the interpreter may take to answer the probe.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// What the probe prints.
-#[derive(Debug, Deserialize)]
-pub(crate) struct ProbeOutput {
-    pub python_version: String,
-    pub prefix: PathBuf,
-    pub site_packages: Vec<PathBuf>,
-    pub markers: MarkerEnvironment,
-    pub tags: Vec<String>,
-    #[serde(default)]
-    pub tags_source: Option<String>,
+/// Which environment to read.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum EnvironmentSource {
+    /// `--venv PATH`.
+    Venv(PathBuf),
+    /// `--from-snapshot FILE`.
+    Snapshot(PathBuf),
+    /// The active virtual environment (`$VIRTUAL_ENV`).
+    ActiveVenv(PathBuf),
+    /// None named: `./.venv`, else the `python3` on `PATH`.
+    #[default]
+    Discover,
 }
 
-/// Read the environment the arguments name, in this order: `--venv`, `--from-snapshot`,
-/// `$VIRTUAL_ENV`, `./.venv`, the `python3` on `PATH`; then apply `--python-version` and
-/// `--python-platform`.
-pub fn load(args: &EnvArgs) -> Result<Inventory, InventoryError> {
-    let inventory = if let Some(path) = &args.venv {
-        load_venv_from(path, "--venv")?
-    } else if let Some(path) = &args.from_snapshot {
-        snapshot::load(path)?
-    } else if let Some(path) = std::env::var_os("VIRTUAL_ENV").filter(|v| !v.is_empty()) {
-        load_venv_from(Path::new(&path), "$VIRTUAL_ENV")?
-    } else if Path::new(".venv").is_dir() {
-        load_venv_from(Path::new(".venv"), "./.venv")?
-    } else if let Some(python) = find_on_path("python3") {
-        load_interpreter(&python)?
-    } else {
-        return Err(InventoryError::NoEnvironment);
+impl EnvironmentSource {
+    /// The path the user named on the command line (`--venv` or `--from-snapshot`).
+    pub fn named(&self) -> Option<&Path> {
+        match self {
+            EnvironmentSource::Venv(path) | EnvironmentSource::Snapshot(path) => Some(path),
+            EnvironmentSource::ActiveVenv(_) | EnvironmentSource::Discover => None,
+        }
+    }
+
+    /// The `--venv` path, if one was given.
+    pub fn venv_flag(&self) -> Option<&Path> {
+        match self {
+            EnvironmentSource::Venv(path) => Some(path),
+            _ => None,
+        }
+    }
+}
+
+/// The environment to read and the target to plan for instead of its own, all parsed.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EnvironmentSelection {
+    /// Where the installed set comes from.
+    pub source: EnvironmentSource,
+    /// `--python-version`.
+    pub python_version: Option<PythonVersion>,
+    /// `--python-platform`.
+    pub python_platform: Option<TargetPlatform>,
+}
+
+/// Read the selected environment (`--venv`, `--from-snapshot`, `$VIRTUAL_ENV`, else `./.venv`,
+/// else the `python3` on `PATH`), then apply `--python-version` and `--python-platform`.
+pub fn load(selection: &EnvironmentSelection) -> Result<Inventory, InventoryError> {
+    let inventory = match &selection.source {
+        EnvironmentSource::Venv(path) => load_venv_from(path, "--venv")?,
+        EnvironmentSource::Snapshot(path) => snapshot::load(path)?,
+        EnvironmentSource::ActiveVenv(path) => load_venv_from(path, "$VIRTUAL_ENV")?,
+        EnvironmentSource::Discover if Path::new(".venv").is_dir() => {
+            load_venv_from(Path::new(".venv"), "./.venv")?
+        }
+        EnvironmentSource::Discover => match find_on_path("python3") {
+            Some(python) => load_interpreter(&python)?,
+            None => return Err(InventoryError::NoEnvironment),
+        },
     };
     apply_overrides(
         inventory,
-        args.python_version.as_deref(),
-        args.python_platform.as_deref(),
+        selection.python_version.as_ref(),
+        selection.python_platform.as_ref(),
     )
 }
 
@@ -176,57 +197,6 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|dir| dir.join(name))
         .find(|candidate| candidate.is_file())
-}
-
-/// Run the probe: one subprocess, `python -I -c SCRIPT --probe`.
-pub(crate) fn probe(python: &Path) -> Result<ProbeOutput, String> {
-    let mut child = Command::new(python)
-        .args(["-I", "-c", PROBE_SCRIPT, "--probe"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|err| err.to_string())?;
-    // Read both pipes on threads so a chatty interpreter cannot block; bound the wait.
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
-    let out_thread = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(pipe) = stdout.as_mut() {
-            let _ = std::io::Read::read_to_end(pipe, &mut buf);
-        }
-        buf
-    });
-    let err_thread = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(pipe) = stderr.as_mut() {
-            let _ = std::io::Read::read_to_end(pipe, &mut buf);
-        }
-        buf
-    });
-    let started = std::time::Instant::now();
-    let status = loop {
-        match child.try_wait().map_err(|err| err.to_string())? {
-            Some(status) => break status,
-            None if started.elapsed() > PROBE_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("no answer within {}s", PROBE_TIMEOUT.as_secs()));
-            }
-            None => std::thread::sleep(Duration::from_millis(5)),
-        }
-    };
-    let stdout = out_thread.join().unwrap_or_default();
-    let stderr = err_thread.join().unwrap_or_default();
-    if !status.success() {
-        let last = String::from_utf8_lossy(&stderr)
-            .lines()
-            .last()
-            .unwrap_or("")
-            .to_string();
-        return Err(format!("exit status {status}: {last}"));
-    }
-    serde_json::from_slice(&stdout).map_err(|err| format!("unexpected probe output: {err}"))
 }
 
 fn environment_from_probe(
@@ -398,15 +368,15 @@ pub(crate) fn platform_from_tags(tags: &Tags) -> Option<Platform> {
 /// rebuilt for the target; the installed set is kept.
 pub fn apply_overrides(
     mut inventory: Inventory,
-    python_version: Option<&str>,
-    python_platform: Option<&str>,
+    python_version: Option<&PythonVersion>,
+    python_platform: Option<&TargetPlatform>,
 ) -> Result<Inventory, InventoryError> {
     if python_version.is_none() && python_platform.is_none() {
         return Ok(inventory);
     }
     let env = &inventory.environment;
     let (full, major, minor) = match python_version {
-        Some(text) => target::parse_python_version(text)?,
+        Some(version) => (version.full.clone(), version.major, version.minor),
         None => {
             let release = env.python_version.release();
             let major = release.first().copied().unwrap_or(3);
@@ -416,24 +386,19 @@ pub fn apply_overrides(
     };
     let old_version = env.python_version.clone();
     let mut notes = std::mem::take(&mut inventory.environment.notes);
-    let platform = match python_platform {
-        Some(text) => {
-            let platform = Platform::parse(text)?;
-            // Notes that asked for --python-platform are answered now.
-            notes.retain(|note| !note.contains("--python-platform"));
-            notes.push(format!("planning for platform `{text}`"));
-            Some(platform)
-        }
-        None => None,
-    };
-    if let Some(text) = python_version {
+    if let Some(target) = python_platform {
+        // Notes that asked for --python-platform are answered now.
+        notes.retain(|note| !note.contains("--python-platform"));
+        notes.push(format!("planning for platform `{target}`"));
+    }
+    if let Some(version) = python_version {
         notes.push(format!(
-            "planning for Python {text} instead of the environment's {old_version}"
+            "planning for Python {version} instead of the environment's {old_version}"
         ));
     }
     let env = &inventory.environment;
-    let platform = match platform {
-        Some(platform) => platform,
+    let platform = match python_platform {
+        Some(target) => target.platform.clone(),
         None => match platform_from_tags(&env.tags) {
             Some(platform) => platform,
             None => Platform::from_markers(&env.markers, target::host_glibc())?,
@@ -567,8 +532,9 @@ mod tests {
         assert!(inventory.environment.notes[0].contains("without running Python"));
         assert_eq!(inventory.dists.len(), 1);
 
-        let over =
-            apply_overrides(inventory, Some("3.13"), Some("aarch64-manylinux_2_28")).unwrap();
+        let version = PythonVersion::from_str("3.13").unwrap();
+        let platform = TargetPlatform::from_str("aarch64-manylinux_2_28").unwrap();
+        let over = apply_overrides(inventory, Some(&version), Some(&platform)).unwrap();
         let env = &over.environment;
         assert_eq!(env.markers.python_version().to_string(), "3.13");
         assert_eq!(env.markers.platform_machine(), "aarch64");

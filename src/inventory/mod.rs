@@ -10,6 +10,7 @@ mod direct_url;
 mod discover;
 mod error;
 pub mod graph;
+mod probe;
 mod scan;
 pub mod snapshot;
 mod target;
@@ -25,10 +26,10 @@ use crate::printer::Printer;
 use crate::tags::Tags;
 
 pub use direct_url::redact_url;
-pub use discover::{load, load_venv};
+pub use discover::{EnvironmentSelection, EnvironmentSource, load, load_venv};
 pub use error::InventoryError;
 pub use scan::scan_site_packages;
-pub use target::{Os, Platform, cpython_tags};
+pub use target::{Os, Platform, PythonVersion, TargetPlatform, cpython_tags};
 
 /// How the target environment's facts were learned.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -206,40 +207,5 @@ impl InstalledDist {
             (None, DistFormat::EggInfo) => "egg-info".to_string(),
             (None, _) => "index".to_string(),
         }
-    }
-}
-
-/// Escape what must never reach a terminal verbatim from package data: control characters and
-/// bidirectional overrides (`\u{202e}` can make a line read differently from what it is).
-pub fn escape_for_terminal(text: &str) -> std::borrow::Cow<'_, str> {
-    let bad = |c: char| {
-        (c.is_control() && c != '\n' && c != '\t')
-            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
-    if !text.chars().any(bad) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if bad(c) {
-            out.push_str(&format!("\\u{{{:04x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn terminal_escapes_controls_and_bidi() {
-        assert_eq!(escape_for_terminal("plain"), "plain");
-        assert_eq!(
-            escape_for_terminal("a\u{202e}b\u{1b}[31m"),
-            "a\\u{202e}b\\u{001b}[31m"
-        );
     }
 }

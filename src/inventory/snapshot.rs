@@ -10,15 +10,14 @@
 //! one reader serves both formats. The schema is documented in `docs/snapshot-json.md`.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use pep440_rs::Version;
-use pep508_rs::MarkerEnvironment;
+use pep508_rs::{MarkerEnvironment, PackageName};
 use serde::{Deserialize, Serialize};
 
-use super::discover::PROBE_SCRIPT;
+use super::probe::PROBE_SCRIPT;
 use super::scan::{self, Candidate};
 use super::target::{self, Platform};
 use super::{
@@ -282,10 +281,14 @@ pub fn build(inventory: &Inventory) -> Result<Snapshot, InventoryError> {
         }
         unreadable.extend(inventory.unreadable.iter().map(|u| path_string(&u.path)));
     }
-    dists.sort_by(|a, b| {
-        normalize(&a.metadata.name)
-            .cmp(&normalize(&b.metadata.name))
-            .then_with(|| a.path.cmp(&b.path))
+    // Names as written: sorted by their normalized form, as the Python script sorts them (a
+    // name that is no valid package name sorts by its lower-case text).
+    dists.sort_by_cached_key(|d| {
+        let name = &d.metadata.name;
+        let key = PackageName::from_str(name)
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| name.to_lowercase());
+        (key, d.path.clone())
     });
     unreadable.sort();
     Ok(Snapshot {
@@ -336,49 +339,6 @@ fn direct_url_json(url: &super::DirectUrl) -> serde_json::Value {
             serde_json::json!({ "url": url, "vcs_info": info })
         }
     }
-}
-
-/// PEP 503 normalization, as the Python script does it (`[-_.]+` → `-`, lowercase).
-fn normalize(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut sep = false;
-    for c in name.chars() {
-        if matches!(c, '-' | '_' | '.') {
-            sep = true;
-        } else {
-            if sep && !out.is_empty() {
-                out.push('-');
-            }
-            sep = false;
-            out.push(c.to_ascii_lowercase());
-        }
-    }
-    out
-}
-
-/// The snapshot as pretty JSON text (what `--out` writes and the script prints).
-pub fn to_json(snapshot: &Snapshot) -> String {
-    let mut text = serde_json::to_string_pretty(snapshot).unwrap_or_default();
-    text.push('\n');
-    text
-}
-
-/// Write text to a file atomically: a temporary file in the same folder, then a rename, so
-/// a reader never sees half a file.
-pub fn write_atomic(path: &Path, text: &str) -> Result<(), InventoryError> {
-    let err = |source| InventoryError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut file = tempfile::NamedTempFile::new_in(&dir).map_err(err)?;
-    file.write_all(text.as_bytes()).map_err(err)?;
-    file.as_file().sync_all().map_err(err)?;
-    file.persist(path).map_err(|e| err(e.error))?;
-    Ok(())
 }
 
 /// Read a snapshot file: a planner snapshot or `pip inspect` output.
@@ -652,12 +612,6 @@ mod tests {
     }
 
     #[test]
-    fn normalizes_like_pep_503() {
-        assert_eq!(normalize("Foo__Bar.baz"), "foo-bar-baz");
-        assert_eq!(normalize("typing_extensions"), "typing-extensions");
-    }
-
-    #[test]
     fn direct_url_json_parses_back() {
         let url = crate::inventory::DirectUrl::Vcs {
             url: "https://github.com/a/b".into(),
@@ -674,17 +628,5 @@ mod tests {
             direct_url::parse(&direct_url_json(&archive)).unwrap(),
             archive
         );
-    }
-
-    #[test]
-    fn atomic_write_replaces_whole_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("snap.json");
-        write_atomic(&path, "one").unwrap();
-        write_atomic(&path, "two").unwrap();
-        assert_eq!(fs::read_to_string(&path).unwrap(), "two");
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
-        let err = write_atomic(&dir.path().join("missing/snap.json"), "x").unwrap_err();
-        assert!(matches!(err, InventoryError::Write { .. }));
     }
 }

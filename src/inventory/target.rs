@@ -476,28 +476,99 @@ pub fn cpython_markers(
     })
 }
 
+/// `--python-version`: a plain CPython release, `X.Y` or `X.Y.Z`, parsed once at the boundary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PythonVersion {
+    /// The full version (`3.12` becomes `3.12.0`).
+    pub full: Version,
+    /// The major version.
+    pub major: u64,
+    /// The minor version.
+    pub minor: u64,
+    /// The text as given, for notes.
+    pub given: String,
+}
+
+impl FromStr for PythonVersion {
+    type Err = InventoryError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (full, major, minor) = parse_python_version(text)?;
+        Ok(PythonVersion {
+            full,
+            major,
+            minor,
+            given: text.to_string(),
+        })
+    }
+}
+
+impl std::fmt::Display for PythonVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.given)
+    }
+}
+
+/// `--python-platform`: a [`Platform`] and the spelling the user gave (for notes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetPlatform {
+    /// The parsed platform.
+    pub platform: Platform,
+    /// The text as given.
+    pub given: String,
+}
+
+impl FromStr for TargetPlatform {
+    type Err = InventoryError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(TargetPlatform {
+            platform: Platform::parse(text)?,
+            given: text.to_string(),
+        })
+    }
+}
+
+impl std::fmt::Display for TargetPlatform {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.given)
+    }
+}
+
 impl Environment {
     /// A target environment with no installed set, from `--python-version X.Y[.Z]` and
     /// uv-style `--python-platform` (the host when `None`: Linux glibc from `ldd --version`,
-    /// else the manylinux_2_17 floor, with a note saying so).
+    /// else the manylinux_2_17 floor, with a note saying so). A shorthand for
+    /// [`Environment::for_target`] that parses both texts.
     pub fn synthesize(
         python_version: &str,
         python_platform: Option<&str>,
     ) -> Result<Environment, InventoryError> {
-        let (full, major, minor) = parse_python_version(python_version)?;
+        let version = PythonVersion::from_str(python_version)?;
+        let platform = python_platform.map(Platform::parse).transpose()?;
+        Environment::for_target(&version, platform.as_ref())
+    }
+
+    /// A target environment with no installed set, for `version` on `platform` (the host when
+    /// `None`, with a note saying what was assumed).
+    pub fn for_target(
+        version: &PythonVersion,
+        platform: Option<&Platform>,
+    ) -> Result<Environment, InventoryError> {
         let mut notes = Vec::new();
-        let platform = match python_platform {
-            Some(text) => Platform::parse(text)?,
+        let platform = match platform {
+            Some(platform) => platform.clone(),
             None => {
                 let (platform, note) = Platform::host();
                 notes.extend(note);
                 platform
             }
         };
-        let markers = cpython_markers(&full, major, minor, &platform)?;
+        let (full, major, minor) = (&version.full, version.major, version.minor);
+        let markers = cpython_markers(full, major, minor, &platform)?;
         let tags = cpython_tags(major, minor, &platform);
         Ok(Environment {
-            python_version: full,
+            python_version: full.clone(),
             markers,
             tags,
             site_packages: Vec::new(),

@@ -18,24 +18,26 @@
 //! Plans that deliver the targets are ranked by risk (lowest first), then the newest that fits;
 //! ties keep the order above. The first plan is the recommendation.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use jiff::Timestamp;
 use pep440_rs::{Operator, Version, VersionSpecifier, VersionSpecifiers};
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+use pubgrub::Ranges;
 
-use super::builder::{PlanBuilder, PlanDist, PlannedEnvironment, applies_with};
+use super::builder::{PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, applies_with};
 use super::proposal::{
     Blocker, Conflict, EnvironmentSummary, HeldBack, PROPOSAL_SCHEMA, Plan, PlanKind, Proposal,
     Request,
 };
-use crate::index::{self, BinaryPolicy, IndexError, IndexSource, Project};
+use crate::index::{BinaryPolicy, IndexError, IndexSource};
 use crate::inventory::Inventory;
-use crate::risk::{Policy, Upstream};
+use crate::metadata::CoreMetadata;
+use crate::risk::{Policy, Upstream, requirement_text};
 use crate::solve::{
-    self, FactPackage, InstalledCandidate, Override, PrereleaseMode, Resolution, ResolvedSource,
-    SolveError, SolveRequest,
+    self, AcceptingQuery, Among, Catalog, FactPackage, InstalledCandidate, Override,
+    PrereleaseMode, Resolution, ResolvedSource, SolveError, SolveRequest,
 };
 
 /// What `propose` was asked.
@@ -83,8 +85,21 @@ pub fn propose(
     policy: &Policy,
     request: &ProposeRequest,
 ) -> Result<Proposal, ProposeError> {
+    let installed: HashMap<PackageName, Arc<CoreMetadata>> = inventory
+        .dists
+        .iter()
+        .rev() // the first copy of a name wins, as in the solves
+        .map(|d| (d.name().clone(), Arc::new(d.metadata.clone())))
+        .collect();
     Proposer {
         index,
+        catalog: Catalog::new(
+            index,
+            &inventory.environment,
+            &request.binary,
+            installed,
+            None,
+        ),
         inventory,
         request,
         builder: PlanBuilder::new(inventory, policy, request.now),
@@ -92,15 +107,19 @@ pub fn propose(
     .run(policy)
 }
 
+/// The search. Its index reads go through `catalog`; `index` is only handed to the solver.
 struct Proposer<'a> {
     index: &'a dyn IndexSource,
+    catalog: Catalog<'a>,
     inventory: &'a Inventory,
     request: &'a ProposeRequest,
     builder: PlanBuilder<'a>,
 }
 
 impl Proposer<'_> {
-    fn run(&self, policy: &Policy) -> Result<Proposal, ProposeError> {
+    /// What the inventory itself warns of: a name installed twice, an unmanaged dist kept as
+    /// it is, a dist that could not be read.
+    fn inventory_warnings(&self) -> Vec<String> {
         let mut warnings = Vec::new();
         let mut seen = BTreeSet::new();
         for dist in &self.inventory.dists {
@@ -126,6 +145,11 @@ impl Proposer<'_> {
                 unreadable.reason
             ));
         }
+        warnings
+    }
+
+    fn run(&self, policy: &Policy) -> Result<Proposal, ProposeError> {
+        let mut warnings = self.inventory_warnings();
         let targets = &self.request.targets;
         let target_names: BTreeSet<PackageName> = targets.iter().map(|t| t.name.clone()).collect();
         let mut upgrade = target_names.clone();
@@ -153,7 +177,7 @@ impl Proposer<'_> {
         );
         match self.solve(&as_asked, &upgrade, vec![]) {
             Ok(resolution) => {
-                let planned = self.planned(&resolution)?;
+                let planned = self.planned(&resolution);
                 let title = if self.request.all {
                     "Upgrade everything that can move".to_string()
                 } else {
@@ -197,20 +221,10 @@ impl Proposer<'_> {
         // that fits) after them, whatever its risk: the recommendation answers the request.
         plans.sort_by_key(|plan| (plan.kind == PlanKind::NewestFitting, plan.risk.score));
 
-        let env = &self.inventory.environment;
         Ok(Proposal {
             schema: PROPOSAL_SCHEMA.to_string(),
             planner_version: env!("CARGO_PKG_VERSION").to_string(),
-            environment: EnvironmentSummary {
-                source: self.request.source.clone(),
-                python_version: env.python_version.to_string(),
-                platform: format!(
-                    "{} {}",
-                    env.markers.sys_platform(),
-                    env.markers.platform_machine()
-                ),
-                dists: self.inventory.dists.len(),
-            },
+            environment: self.summary(),
             request: Request {
                 targets: targets.clone(),
                 all: self.request.all,
@@ -221,6 +235,21 @@ impl Proposer<'_> {
             plans,
             warnings,
         })
+    }
+
+    /// The environment the proposal is for.
+    fn summary(&self) -> EnvironmentSummary {
+        let env = &self.inventory.environment;
+        EnvironmentSummary {
+            source: self.request.source.clone(),
+            python_version: env.python_version.to_string(),
+            platform: format!(
+                "{} {}",
+                env.markers.sys_platform(),
+                env.markers.platform_machine()
+            ),
+            dists: self.inventory.dists.len(),
+        }
     }
 
     /// One whole-environment solve.
@@ -324,24 +353,16 @@ impl Proposer<'_> {
 
     /// Versions on the index (usable for this environment) that satisfy a target.
     fn acceptable_versions(&self, target: &Requirement) -> Result<Vec<Version>, ProposeError> {
-        let Some(project) = self.index.project(&target.name)? else {
+        let Some(project) = self.catalog.project(&target.name)? else {
             return Ok(vec![]);
         };
         let spec = specifiers(target);
         Ok(self
-            .candidates(&project)
+            .catalog
+            .usable_versions(&project)
             .into_iter()
             .filter(|v| spec.is_none_or(|s| s.contains(v)))
             .collect())
-    }
-
-    /// Usable versions of a project, newest first.
-    fn candidates(&self, project: &Project) -> Vec<Version> {
-        index::candidates(project, &self.inventory.environment, &self.request.binary)
-            .into_iter()
-            .filter(|c| c.is_usable())
-            .map(|c| c.version)
-            .collect()
     }
 
     fn move_blockers(
@@ -358,7 +379,7 @@ impl Proposer<'_> {
         for _round in 0..4 {
             match self.solve(targets, &moving, vec![]) {
                 Ok(resolution) => {
-                    let planned = self.planned(&resolution)?;
+                    let planned = self.planned(&resolution);
                     let moved: Vec<String> = blockers
                         .iter()
                         .filter_map(|b| {
@@ -431,7 +452,7 @@ impl Proposer<'_> {
             Err(SolveError::NoSolution(_)) => return Ok(None),
             Err(err) => return Err(err.into()),
         };
-        let planned = self.planned(&resolution)?;
+        let planned = self.planned(&resolution);
         let mut fitted = Vec::new();
         let mut changed = false;
         for target in targets.iter() {
@@ -485,17 +506,20 @@ impl Proposer<'_> {
             Err(SolveError::NoSolution(_)) => return Ok(None),
             Err(err) => return Err(err.into()),
         };
-        let planned = self.planned(&resolution)?;
+        let planned = self.planned(&resolution);
         let title = format!(
             "Force {} over {}",
             join(targets),
             planned
                 .overridden
                 .iter()
-                .map(|(dependent, version, requirement, _)| format!(
-                    "{dependent} {version}'s `{}`",
-                    requirement_text(requirement)
-                ))
+                .filter_map(|edge| {
+                    let (dependent, version) = edge.dependent.dist()?;
+                    Some(format!(
+                        "{dependent} {version}'s `{}`",
+                        requirement_text(&edge.original)
+                    ))
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         );
@@ -522,7 +546,7 @@ impl Proposer<'_> {
                 .collect()
         };
         for (name, spec) in names {
-            let Some(project) = self.index.project(&name)? else {
+            let Some(project) = self.catalog.project(&name)? else {
                 continue;
             };
             let planned_version = planned.dists.get(&name).map(|d| d.version.clone());
@@ -537,7 +561,7 @@ impl Proposer<'_> {
                     continue;
                 }
             }
-            let Some(newest) = self.candidates(&project).into_iter().next() else {
+            let Some(newest) = self.catalog.usable_versions(&project).into_iter().next() else {
                 continue;
             };
             // A target that excludes the newest release is not held back: it asked for less.
@@ -566,129 +590,85 @@ impl Proposer<'_> {
             self.upstream(dependent, package, version)
         };
         Ok(self.builder.build(
-            kind,
-            title,
-            targets,
-            planned,
-            unblocked,
-            self.request.all,
-            held_back,
+            PlanSpec {
+                kind,
+                title,
+                targets,
+                planned,
+                unblocked,
+                all: self.request.all,
+                held_back,
+            },
             &upstream,
         ))
     }
 
-    /// Whether any release of `dependent` on the index accepts `package` at `version`.
+    /// Whether any release of `dependent` on the index declares that it accepts `package` at
+    /// `version` (the catalog's [`Catalog::accepting_releases`] over every published release).
     fn upstream(
         &self,
         dependent: &PackageName,
         package: &PackageName,
         version: &Version,
     ) -> Upstream {
-        let markers = &self.inventory.environment.markers;
-        let Ok(Some(project)) = self.index.project(dependent) else {
-            return Upstream::Unknown;
-        };
-        let policy = index::BinaryPolicy::new(&[], &[]);
-        let candidates = index::candidates(&project, &self.inventory.environment, &policy);
-        let mut accepting = Vec::new();
-        let mut complete = true;
-        // Newest first; a bounded number of metadata reads.
-        for (i, candidate) in candidates.iter().enumerate() {
-            if i >= 40 {
-                complete = false;
-                break;
-            }
-            let Some(file) = &candidate.file else {
-                continue;
-            };
-            let Ok(metadata) = self.index.metadata(&project, file) else {
-                complete = false;
-                continue;
-            };
-            let accepts = metadata.requires_dist.iter().any(|r| {
-                &r.name == package
-                    && applies_with(r, markers, &[])
-                    && specifiers(r).is_none_or(|s| s.contains(version))
-            });
-            if accepts {
-                accepting.push(candidate.version.clone());
-                if accepting.len() >= 3 {
-                    break;
-                }
-            }
-        }
-        if !accepting.is_empty() {
-            Upstream::Accepts {
-                versions: accepting,
-            }
-        } else if complete {
-            Upstream::Never
-        } else {
-            Upstream::Unknown
+        let found = self.catalog.accepting_releases(&AcceptingQuery {
+            dependent,
+            extras: &[],
+            package,
+            wanted: &Ranges::singleton(version.clone()),
+            among: Among::Published,
+            read_at_most: UPSTREAM_SCAN,
+            enough: UPSTREAM_LISTED,
+        });
+        match found {
+            Ok(found) if !found.versions.is_empty() => Upstream::Accepts {
+                versions: found.versions,
+            },
+            Ok(found) if found.complete => Upstream::Never,
+            // The index could not be asked (or not fully): no upstream fact either way.
+            _ => Upstream::Unknown,
         }
     }
 
-    /// A resolution as a planned environment (requirements, files, wheel kinds).
-    fn planned(&self, resolution: &Resolution) -> Result<PlannedEnvironment, ProposeError> {
-        let mut dists = BTreeMap::new();
-        for (name, resolved) in &resolution.packages {
-            let installed = self
-                .inventory
-                .get(name)
-                .filter(|d| d.version() == &resolved.version);
-            let project: Option<Arc<Project>> = self.index.project(name).unwrap_or(None);
-            let file = match &resolved.source {
-                ResolvedSource::Index { file } => file.as_deref().cloned(),
-                ResolvedSource::Installed => None,
-            };
-            let requires_dist = match (installed, &file, &project) {
-                (Some(dist), _, _) if file.is_none() => dist.metadata.requires_dist.clone(),
-                (_, Some(file), Some(project)) => {
-                    self.index.metadata(project, file)?.requires_dist.clone()
-                }
-                (Some(dist), _, _) => dist.metadata.requires_dist.clone(),
-                _ => vec![],
-            };
-            let public = resolved.version.clone().without_local();
-            let platform_specific = project.as_ref().is_some_and(|p| {
-                p.files.iter().any(|f| {
-                    matches!(&f.filename, index::DistFilename::Wheel(w)
-                        if w.tags.iter().any(|t| t.platform != "any")
-                            && (w.version == public
-                                || w.version.is_local()
-                                    && w.version.clone().without_local() == public))
-                })
-            });
-            dists.insert(
-                name.clone(),
-                PlanDist {
+    /// A resolution as a planned environment: each release's requirements, file facts and wheel
+    /// kind come with the resolution (no index reads here).
+    fn planned(&self, resolution: &Resolution) -> PlannedEnvironment {
+        let dists = resolution
+            .packages
+            .iter()
+            .map(|(name, resolved)| {
+                let file = match &resolved.source {
+                    ResolvedSource::Index { file } => file.as_deref(),
+                    ResolvedSource::Installed => None,
+                };
+                let dist = PlanDist {
                     version: resolved.version.clone(),
-                    requires_dist,
-                    yanked: file.as_ref().and_then(|f| f.yanked.clone()),
-                    upload_time: file.as_ref().and_then(|f| f.upload_time),
-                    platform_specific,
+                    requires_dist: resolved.metadata.requires_dist.clone(),
+                    yanked: file.and_then(|f| f.yanked.clone()),
+                    upload_time: file.and_then(|f| f.upload_time),
+                    platform_specific: resolved.platform_specific,
                     extras: resolved.extras.iter().cloned().collect(),
-                },
-            );
-        }
+                };
+                (name.clone(), dist)
+            })
+            .collect();
         // Only edges between dists break an installed dist's requirement; a replaced root
         // requirement (the plan's own target) is not a broken edge.
         let overridden = resolution
             .overridden
             .iter()
-            .filter_map(|edge| {
-                let (dependent, version) = edge.dependent.dist()?;
-                Some((
-                    dependent.clone(),
-                    version.clone(),
-                    edge.original.clone(),
-                    edge.replacement.clone(),
-                ))
-            })
+            .filter(|edge| edge.dependent.dist().is_some())
+            .cloned()
             .collect();
-        Ok(PlannedEnvironment { dists, overridden })
+        PlannedEnvironment { dists, overridden }
     }
 }
+
+/// How many releases of a dependent are read for the "upstream accepts" fact, newest first.
+const UPSTREAM_SCAN: usize = 40;
+
+/// How many accepting releases are enough for it.
+const UPSTREAM_LISTED: usize = 3;
 
 /// An error and its sources, on one line.
 fn error_chain(err: &dyn std::error::Error) -> String {
@@ -746,13 +726,6 @@ fn at_least(name: &PackageName, version: &Version) -> Requirement {
         ))),
         marker: Default::default(),
         origin: None,
-    }
-}
-
-fn requirement_text(requirement: &Requirement) -> String {
-    match specifiers(requirement) {
-        Some(spec) => format!("{}{}", requirement.name, spec),
-        None => requirement.name.to_string(),
     }
 }
 

@@ -16,6 +16,7 @@ use super::proposal::{
 use crate::inventory::graph::DependencyGraph;
 use crate::inventory::{DirectUrl, Inventory};
 use crate::risk::{self, BrokenEdgeFacts, ChangeFacts, Dependents, PlanFacts, Policy, Upstream};
+use crate::solve::OverriddenEdge;
 
 /// One dist of a planned environment, as the solver chose it.
 #[derive(Debug, Clone)]
@@ -39,9 +40,37 @@ pub struct PlanDist {
 pub struct PlannedEnvironment {
     /// Every dist after the plan.
     pub dists: BTreeMap<PackageName, PlanDist>,
-    /// The edges overridden to get there (forced plans only): (dependent, its version, the
-    /// requirement it declares, the replacement).
-    pub overridden: Vec<(PackageName, Version, Requirement, Requirement)>,
+    /// The edges between dists overridden to get there (forced plans only): each dependent's
+    /// declared requirement and its replacement.
+    pub overridden: Vec<OverriddenEdge>,
+}
+
+impl PlannedEnvironment {
+    /// Whether an override forces the version of `name`.
+    pub fn is_forced(&self, name: &PackageName) -> bool {
+        self.overridden
+            .iter()
+            .any(|edge| &edge.original.name == name)
+    }
+}
+
+/// What one plan is built from (see [`PlanBuilder::build`]).
+#[derive(Debug, Clone)]
+pub struct PlanSpec<'p> {
+    /// The kind of plan.
+    pub kind: PlanKind,
+    /// Its one-line title.
+    pub title: String,
+    /// The requirements the plan serves.
+    pub targets: &'p [Requirement],
+    /// The environment after the plan.
+    pub planned: &'p PlannedEnvironment,
+    /// The blockers this plan moves, with the target each one held back (move-blockers plans).
+    pub unblocked: &'p [(Blocker, Requirement)],
+    /// `--all`: every dist may move.
+    pub all: bool,
+    /// What holds the targets back.
+    pub held_back: Vec<HeldBack>,
 }
 
 /// Builds plans against one inventory under one policy.
@@ -79,261 +108,30 @@ impl<'a> PlanBuilder<'a> {
         }
     }
 
-    /// Build one plan.
-    ///
-    /// `targets` are the requirements the plan serves; `unblocked` are the blockers this plan
-    /// moves (move-blockers plans); `upstream` says, for a broken edge (dependent, package,
-    /// forced version), whether any release of the dependent accepts the forced version.
-    #[allow(clippy::too_many_arguments)]
+    /// Build one plan and score it: the changes with their reasons and warnings, the pins, the
+    /// overrides, then the risk. `upstream` says, for a broken edge (dependent, package, forced
+    /// version), whether any release of the dependent accepts the forced version.
     pub fn build(
         &self,
-        kind: PlanKind,
-        title: String,
-        targets: &[Requirement],
-        planned: &PlannedEnvironment,
-        unblocked: &[(Blocker, Requirement)],
-        all: bool,
-        held_back: Vec<HeldBack>,
+        spec: PlanSpec<'_>,
         upstream: &dyn Fn(&PackageName, &PackageName, &Version) -> Upstream,
     ) -> Plan {
-        let markers = &self.inventory.environment.markers;
-        let forced: BTreeSet<&PackageName> = planned
-            .overridden
-            .iter()
-            .map(|(_, _, requirement, _)| &requirement.name)
-            .collect();
-
+        let planned = spec.planned;
         let mut names: BTreeSet<&PackageName> = planned.dists.keys().collect();
         names.extend(self.inventory.dists.iter().map(|d| d.name()));
 
         let mut changes = Vec::new();
         let mut warnings = Vec::new();
-        let mut pins = BTreeMap::new();
         let mut change_facts = Vec::new();
         for name in names {
-            let installed = self.inventory.get(name);
-            let from = installed.map(|d| d.version().clone());
-            let to = planned.dists.get(name);
-            let unmanaged = installed.and_then(|d| d.direct_url.as_ref());
-            match (installed, to) {
-                (Some(dist), Some(to)) if dist.is_unmanaged() && dist.version() == &to.version => {
-                    // Kept as installed from outside the index: not pinned, never reinstalled.
-                }
-                (_, Some(to)) => {
-                    pins.insert(name.clone(), to.version.clone());
-                }
-                _ => {}
-            }
-            let to_version = to.map(|t| t.version.clone());
-            if from == to_version {
-                continue;
-            }
-            let action = match (&from, &to_version) {
-                (None, Some(_)) => Action::Add,
-                (Some(_), None) => Action::Remove,
-                (Some(a), Some(b)) if a.clone().without_local() == b.clone().without_local() => {
-                    Action::Reinstall
-                }
-                (Some(a), Some(b)) if b < a => Action::Downgrade,
-                _ => Action::Upgrade,
-            };
-            let mut reasons = Vec::new();
-            if let Some(target) = targets.iter().find(|t| &t.name == name) {
-                reasons.push(Reason::Requested {
-                    requirement: target.clone(),
-                });
-            }
-            for (blocker, target) in unblocked {
-                if &blocker.dependent == name {
-                    reasons.push(Reason::Unblocks {
-                        target: target.clone(),
-                        blocking: blocker.requirement.clone(),
-                    });
-                }
-            }
-            // The installed version excluded a target's planned version: it moved to unblock it.
-            if reasons.is_empty()
-                && let Some(dist) = installed
-            {
-                for requirement in &dist.metadata.requires_dist {
-                    let Some(target) = targets.iter().find(|t| t.name == requirement.name) else {
-                        continue;
-                    };
-                    let Some(planned_target) = planned.dists.get(&target.name) else {
-                        continue;
-                    };
-                    if applies_with(requirement, markers, &[])
-                        && matches!(&requirement.version_or_url,
-                            Some(VersionOrUrl::VersionSpecifier(spec))
-                                if !spec.contains(&planned_target.version))
-                    {
-                        reasons.push(Reason::Unblocks {
-                            target: target.clone(),
-                            blocking: requirement.clone(),
-                        });
-                    }
-                }
-            }
-            let is_forced = forced.contains(name);
-            if let Some((_, _, _, replacement)) = planned
-                .overridden
-                .iter()
-                .find(|(_, _, requirement, _)| &requirement.name == name)
-            {
-                reasons.push(Reason::Override {
-                    replacement: replacement.clone(),
-                });
-            }
-            if reasons.is_empty()
-                && let Some(dist) = installed
-            {
-                for requirement in &dist.metadata.requires_dist {
-                    let Some(moved) = planned.dists.get(&requirement.name) else {
-                        continue;
-                    };
-                    if &requirement.name != name
-                        && applies_with(requirement, markers, &[])
-                        && matches!(&requirement.version_or_url,
-                            Some(VersionOrUrl::VersionSpecifier(spec))
-                                if !spec.contains(&moved.version))
-                    {
-                        reasons.push(Reason::Follows {
-                            package: requirement.name.clone(),
-                            version: moved.version.clone(),
-                            requirement: requirement.clone(),
-                        });
-                    }
-                }
-            }
-            if reasons.is_empty() {
-                for (dependent, dist) in &planned.dists {
-                    if dependent == name {
-                        continue;
-                    }
-                    for requirement in &dist.requires_dist {
-                        if &requirement.name != name
-                            || !applies_with(requirement, markers, &dist.extras)
-                        {
-                            continue;
-                        }
-                        let excludes_old = match (&from, &requirement.version_or_url) {
-                            (None, _) => true,
-                            (Some(old), Some(VersionOrUrl::VersionSpecifier(spec))) => {
-                                !spec.contains(old)
-                            }
-                            _ => false,
-                        };
-                        if excludes_old {
-                            reasons.push(Reason::RequiredBy {
-                                dependent: dependent.clone(),
-                                dependent_version: dist.version.clone(),
-                                requirement: requirement.clone(),
-                            });
-                        }
-                    }
-                }
-            }
-            if reasons.is_empty() {
-                reasons.push(if all {
-                    Reason::UpgradeAll
-                } else {
-                    Reason::Resolution
-                });
-            }
-            let unmanaged_source = unmanaged.map(|url| match url {
-                DirectUrl::Archive { .. } => "direct URL archive".to_string(),
-                DirectUrl::Directory { editable: true, .. } => "editable checkout".to_string(),
-                DirectUrl::Directory { .. } => "local directory".to_string(),
-                DirectUrl::Vcs { vcs, .. } => format!("{vcs} checkout"),
-            });
-            if let (Some(old), Some(new)) = (&from, &to_version) {
-                if let Some(source) = &unmanaged_source {
-                    warnings.push(format!(
-                        "{name} {old} was installed from a {source}, not from the index: this plan \
-                         REPLACES it with the index build {new}"
-                    ));
-                } else if old.is_local() && old.local() != new.local() {
-                    warnings.push(format!(
-                        "{name} {old} is a local build: this plan REPLACES it with the index build \
-                         {new}; make sure the index serves the variant you need"
-                    ));
-                }
-            }
-            if let (Some(new), Some(reason)) = (&to_version, to.and_then(|t| t.yanked.as_ref())) {
-                warnings.push(format!(
-                    "{name} {new} is yanked{}",
-                    if reason.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {}", reason.escape_default())
-                    }
-                ));
-            }
-            change_facts.push(ChangeFacts {
-                name: name.clone(),
-                from: from.clone(),
-                to: to_version.clone(),
-                forced: is_forced,
-                unmanaged_source,
-                released: to.and_then(|t| t.upload_time),
-                yanked: to.and_then(|t| t.yanked.clone()),
-                platform_specific: to.is_some_and(|t| t.platform_specific),
-                dependents: self.dependents(name),
-            });
-            changes.push(Change {
-                name: name.clone(),
-                from,
-                to: to_version,
-                action,
-                reasons,
-                forced: is_forced,
-                yanked: to.and_then(|t| t.yanked.clone()),
-                upload_time: to.and_then(|t| t.upload_time),
-                top_level: installed.map(|d| d.top_level.clone()).unwrap_or_default(),
-            });
-        }
-
-        let mut overrides = Vec::new();
-        let mut broken_edges = Vec::new();
-        for (dependent, dependent_version, requirement, replacement) in &planned.overridden {
-            let package = &requirement.name;
-            let Some(forced_version) = planned.dists.get(package).map(|d| d.version.clone()) else {
+            let Some(change) = self.change(name, &spec) else {
                 continue;
             };
-            overrides.push(Override {
-                dependent: dependent.clone(),
-                dependent_version: dependent_version.clone(),
-                requirement: requirement.clone(),
-                package: package.clone(),
-                version: forced_version.clone(),
-                replacement: replacement.clone(),
-                reason: format!(
-                    "forced by `planner propose --allow-override` for {}",
-                    targets
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            });
-            broken_edges.push(BrokenEdgeFacts {
-                dependent: dependent.clone(),
-                dependent_version: dependent_version.clone(),
-                requirement: requirement.clone(),
-                forced_version: forced_version.clone(),
-                dependent_platform_specific: planned
-                    .dists
-                    .get(dependent)
-                    .is_some_and(|d| d.platform_specific),
-                forced_platform_specific: planned
-                    .dists
-                    .get(package)
-                    .is_some_and(|d| d.platform_specific),
-                upstream: upstream(dependent, package, &forced_version),
-            });
+            warnings.extend(self.change_warnings(&change));
+            change_facts.push(self.change_facts(&change, planned));
+            changes.push(change);
         }
-        overrides.sort();
-
+        let (overrides, broken_edges) = self.overrides(&spec, upstream);
         let risk = risk::assess(
             &PlanFacts {
                 changes: change_facts,
@@ -344,16 +142,308 @@ impl<'a> PlanBuilder<'a> {
         );
         Plan {
             schema: PLAN_SCHEMA.to_string(),
-            kind,
-            title,
-            targets: targets.to_vec(),
+            kind: spec.kind,
+            title: spec.title,
+            targets: spec.targets.to_vec(),
             changes,
             overrides,
-            held_back,
-            pins,
+            held_back: spec.held_back,
+            pins: self.pins(planned),
             warnings,
             risk,
         }
+    }
+
+    /// Every planned version, except a dist kept as installed from outside the index (not
+    /// pinned, never reinstalled).
+    fn pins(&self, planned: &PlannedEnvironment) -> BTreeMap<PackageName, Version> {
+        planned
+            .dists
+            .iter()
+            .filter(|(name, to)| {
+                !self
+                    .inventory
+                    .get(name)
+                    .is_some_and(|dist| dist.is_unmanaged() && dist.version() == &to.version)
+            })
+            .map(|(name, to)| (name.clone(), to.version.clone()))
+            .collect()
+    }
+
+    /// The change of one dist (`None` when it stays as it is).
+    fn change(&self, name: &PackageName, spec: &PlanSpec<'_>) -> Option<Change> {
+        let installed = self.inventory.get(name);
+        let from = installed.map(|d| d.version().clone());
+        let to = spec.planned.dists.get(name);
+        let to_version = to.map(|t| t.version.clone());
+        if from == to_version {
+            return None;
+        }
+        let action = match (&from, &to_version) {
+            (None, Some(_)) => Action::Add,
+            (Some(_), None) => Action::Remove,
+            (Some(a), Some(b)) if a.clone().without_local() == b.clone().without_local() => {
+                Action::Reinstall
+            }
+            (Some(a), Some(b)) if b < a => Action::Downgrade,
+            _ => Action::Upgrade,
+        };
+        Some(Change {
+            name: name.clone(),
+            reasons: self.reasons(name, from.as_ref(), spec),
+            from,
+            to: to_version,
+            action,
+            forced: spec.planned.is_forced(name),
+            yanked: to.and_then(|t| t.yanked.clone()),
+            upload_time: to.and_then(|t| t.upload_time),
+            top_level: installed.map(|d| d.top_level.clone()).unwrap_or_default(),
+        })
+    }
+
+    /// Why a dist changes: asked for, moved to unblock a target, overridden, following a moved
+    /// requirement, required by a planned dist; else the resolution (or `--all`) moved it.
+    fn reasons(
+        &self,
+        name: &PackageName,
+        from: Option<&Version>,
+        spec: &PlanSpec<'_>,
+    ) -> Vec<Reason> {
+        let mut reasons = Vec::new();
+        if let Some(target) = spec.targets.iter().find(|t| &t.name == name) {
+            reasons.push(Reason::Requested {
+                requirement: target.clone(),
+            });
+        }
+        for (blocker, target) in spec.unblocked {
+            if &blocker.dependent == name {
+                reasons.push(Reason::Unblocks {
+                    target: target.clone(),
+                    blocking: blocker.requirement.clone(),
+                });
+            }
+        }
+        if reasons.is_empty() {
+            reasons = self.unblocks_reasons(name, spec);
+        }
+        if let Some(edge) = spec
+            .planned
+            .overridden
+            .iter()
+            .find(|edge| &edge.original.name == name)
+        {
+            reasons.push(Reason::Override {
+                replacement: edge.replacement.clone(),
+            });
+        }
+        if reasons.is_empty() {
+            reasons = self.follows_reasons(name, spec.planned);
+        }
+        if reasons.is_empty() {
+            reasons = self.required_by_reasons(name, from, spec.planned);
+        }
+        if reasons.is_empty() {
+            reasons.push(if spec.all {
+                Reason::UpgradeAll
+            } else {
+                Reason::Resolution
+            });
+        }
+        reasons
+    }
+
+    /// The installed version excluded a target's planned version: it moved to unblock it.
+    fn unblocks_reasons(&self, name: &PackageName, spec: &PlanSpec<'_>) -> Vec<Reason> {
+        let markers = &self.inventory.environment.markers;
+        let Some(dist) = self.inventory.get(name) else {
+            return Vec::new();
+        };
+        let mut reasons = Vec::new();
+        for requirement in &dist.metadata.requires_dist {
+            let Some(target) = spec.targets.iter().find(|t| t.name == requirement.name) else {
+                continue;
+            };
+            let Some(planned_target) = spec.planned.dists.get(&target.name) else {
+                continue;
+            };
+            if applies_with(requirement, markers, &[])
+                && excludes(requirement, &planned_target.version)
+            {
+                reasons.push(Reason::Unblocks {
+                    target: target.clone(),
+                    blocking: requirement.clone(),
+                });
+            }
+        }
+        reasons
+    }
+
+    /// The installed version requires a dist the plan moves outside that requirement.
+    fn follows_reasons(&self, name: &PackageName, planned: &PlannedEnvironment) -> Vec<Reason> {
+        let markers = &self.inventory.environment.markers;
+        let Some(dist) = self.inventory.get(name) else {
+            return Vec::new();
+        };
+        let mut reasons = Vec::new();
+        for requirement in &dist.metadata.requires_dist {
+            let Some(moved) = planned.dists.get(&requirement.name) else {
+                continue;
+            };
+            if &requirement.name != name
+                && applies_with(requirement, markers, &[])
+                && excludes(requirement, &moved.version)
+            {
+                reasons.push(Reason::Follows {
+                    package: requirement.name.clone(),
+                    version: moved.version.clone(),
+                    requirement: requirement.clone(),
+                });
+            }
+        }
+        reasons
+    }
+
+    /// A planned dist requires this one outside its installed version (or it is new).
+    fn required_by_reasons(
+        &self,
+        name: &PackageName,
+        from: Option<&Version>,
+        planned: &PlannedEnvironment,
+    ) -> Vec<Reason> {
+        let markers = &self.inventory.environment.markers;
+        let mut reasons = Vec::new();
+        for (dependent, dist) in &planned.dists {
+            if dependent == name {
+                continue;
+            }
+            for requirement in &dist.requires_dist {
+                if &requirement.name != name || !applies_with(requirement, markers, &dist.extras) {
+                    continue;
+                }
+                let excludes_old = match (from, &requirement.version_or_url) {
+                    (None, _) => true,
+                    (Some(old), Some(VersionOrUrl::VersionSpecifier(spec))) => !spec.contains(old),
+                    _ => false,
+                };
+                if excludes_old {
+                    reasons.push(Reason::RequiredBy {
+                        dependent: dependent.clone(),
+                        dependent_version: dist.version.clone(),
+                        requirement: requirement.clone(),
+                    });
+                }
+            }
+        }
+        reasons
+    }
+
+    /// How an unmanaged installed dist was installed (`None` for index installs).
+    fn unmanaged_source(&self, name: &PackageName) -> Option<String> {
+        let url = self.inventory.get(name)?.direct_url.as_ref()?;
+        Some(match url {
+            DirectUrl::Archive { .. } => "direct URL archive".to_string(),
+            DirectUrl::Directory { editable: true, .. } => "editable checkout".to_string(),
+            DirectUrl::Directory { .. } => "local directory".to_string(),
+            DirectUrl::Vcs { vcs, .. } => format!("{vcs} checkout"),
+        })
+    }
+
+    /// The loud warnings of one change: an unmanaged or local build replaced by an index
+    /// build, a yanked release.
+    fn change_warnings(&self, change: &Change) -> Vec<String> {
+        let name = &change.name;
+        let mut warnings = Vec::new();
+        if let (Some(old), Some(new)) = (&change.from, &change.to) {
+            if let Some(source) = self.unmanaged_source(name) {
+                warnings.push(format!(
+                    "{name} {old} was installed from a {source}, not from the index: this plan \
+                     REPLACES it with the index build {new}"
+                ));
+            } else if old.is_local() && old.local() != new.local() {
+                warnings.push(format!(
+                    "{name} {old} is a local build: this plan REPLACES it with the index build \
+                     {new}; make sure the index serves the variant you need"
+                ));
+            }
+        }
+        if let (Some(new), Some(reason)) = (&change.to, &change.yanked) {
+            warnings.push(format!(
+                "{name} {new} is yanked{}",
+                if reason.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", reason.escape_default())
+                }
+            ));
+        }
+        warnings
+    }
+
+    /// What the risk model needs of one change.
+    fn change_facts(&self, change: &Change, planned: &PlannedEnvironment) -> ChangeFacts {
+        let name = &change.name;
+        let to = planned.dists.get(name);
+        ChangeFacts {
+            name: name.clone(),
+            from: change.from.clone(),
+            to: change.to.clone(),
+            forced: change.forced,
+            unmanaged_source: self.unmanaged_source(name),
+            released: to.and_then(|t| t.upload_time),
+            yanked: to.and_then(|t| t.yanked.clone()),
+            platform_specific: to.is_some_and(|t| t.platform_specific),
+            dependents: self.dependents(name),
+        }
+    }
+
+    /// The overrides a plan records (sorted) and the broken edges the risk model weighs.
+    fn overrides(
+        &self,
+        spec: &PlanSpec<'_>,
+        upstream: &dyn Fn(&PackageName, &PackageName, &Version) -> Upstream,
+    ) -> (Vec<Override>, Vec<BrokenEdgeFacts>) {
+        let planned = spec.planned;
+        let reason = format!(
+            "forced by `planner propose --allow-override` for {}",
+            spec.targets
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let platform_specific =
+            |name: &PackageName| planned.dists.get(name).is_some_and(|d| d.platform_specific);
+        let mut overrides = Vec::new();
+        let mut broken_edges = Vec::new();
+        for edge in &planned.overridden {
+            let Some((dependent, dependent_version)) = edge.dependent.dist() else {
+                continue;
+            };
+            let package = &edge.original.name;
+            let Some(forced_version) = planned.dists.get(package).map(|d| d.version.clone()) else {
+                continue;
+            };
+            overrides.push(Override {
+                dependent: dependent.clone(),
+                dependent_version: dependent_version.clone(),
+                requirement: edge.original.clone(),
+                package: package.clone(),
+                version: forced_version.clone(),
+                replacement: edge.replacement.clone(),
+                reason: reason.clone(),
+            });
+            broken_edges.push(BrokenEdgeFacts {
+                dependent: dependent.clone(),
+                dependent_version: dependent_version.clone(),
+                requirement: edge.original.clone(),
+                forced_version: forced_version.clone(),
+                dependent_platform_specific: platform_specific(dependent),
+                forced_platform_specific: platform_specific(package),
+                upstream: upstream(dependent, package, &forced_version),
+            });
+        }
+        overrides.sort();
+        (overrides, broken_edges)
     }
 
     /// Planned (or installed) requirements on `name` that exclude `version`: what holds it back.
@@ -369,8 +459,7 @@ impl<'a> PlanBuilder<'a> {
             for requirement in &dist.requires_dist {
                 if &requirement.name == name
                     && applies_with(requirement, markers, &dist.extras)
-                    && matches!(&requirement.version_or_url,
-                        Some(VersionOrUrl::VersionSpecifier(spec)) if !spec.contains(version))
+                    && excludes(requirement, version)
                 {
                     blockers.push(Blocker {
                         dependent: dependent.clone(),
@@ -392,4 +481,11 @@ pub(crate) fn applies_with(
     extras: &[ExtraName],
 ) -> bool {
     requirement.marker.evaluate(markers, extras)
+}
+
+/// Whether a requirement's version specifiers exclude `version` (one without specifiers, or a
+/// URL, excludes nothing).
+fn excludes(requirement: &Requirement, version: &Version) -> bool {
+    matches!(&requirement.version_or_url,
+        Some(VersionOrUrl::VersionSpecifier(spec)) if !spec.contains(version))
 }

@@ -18,7 +18,7 @@ mod tests;
 
 pub use accept::{AcceptError, AcceptedOverrides};
 pub use alternatives::{ProposeError, ProposeRequest, propose};
-pub use builder::{PlanBuilder, PlanDist, PlannedEnvironment};
+pub use builder::{PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment};
 pub use proposal::{
     Action, Blocker, Change, Conflict, EnvironmentSummary, HeldBack, Override, PLAN_SCHEMA,
     PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request,

@@ -1,10 +1,23 @@
-//! JSON output: the documented schema (`docs/plan-json.md`), pretty-printed, stable key order.
+//! The one JSON writer: every `--format json` document, plan file and snapshot is written here,
+//! pretty-printed with a trailing newline, keys in the order the types declare them.
+//!
+//! In: any [`Serialize`] value (the documented schemas: `docs/*-json.md`). Out: the text, or a
+//! [`JsonError`] (a bug: every output type serializes; the command fails with exit 2).
 
 use serde::Serialize;
 
+/// A value that could not be written as JSON.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("cannot write the output as JSON: {source}")]
+#[diagnostic(code(planner::render::json))]
+pub struct JsonError {
+    #[source]
+    source: serde_json::Error,
+}
+
 /// Pretty JSON with a trailing newline.
-pub fn to_json<T: Serialize>(value: &T) -> String {
-    let mut text = serde_json::to_string_pretty(value).expect("plan types always serialize");
+pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, JsonError> {
+    let mut text = serde_json::to_string_pretty(value).map_err(|source| JsonError { source })?;
     text.push('\n');
-    text
+    Ok(text)
 }

@@ -10,7 +10,7 @@ use crate::plan::Proposal;
 /// newlines escaped, control and bidi characters escaped.
 fn cell(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in super::safe::terminal(text).chars() {
+    for c in crate::terminal::escape(text).chars() {
         match c {
             '|' => out.push_str("\\|"),
             '`' => out.push_str("\\`"),
@@ -54,7 +54,11 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands]) -> String {
         let _ = writeln!(out, "### Why it cannot be done as asked\n");
         out.push_str("```text\n");
         for line in conflict.explanation.lines() {
-            let _ = writeln!(out, "{}", super::safe::terminal(line).replace("```", "'''"));
+            let _ = writeln!(
+                out,
+                "{}",
+                crate::terminal::escape(line).replace("```", "'''")
+            );
         }
         out.push_str("```\n\n");
     }

@@ -121,24 +121,6 @@ pub fn quote(token: &str) -> String {
         .unwrap_or_else(|_| format!("'{}'", token.replace('\0', "").replace('\'', "'\\''")))
 }
 
-/// Text shown in a terminal: control and bidi characters escaped.
-pub fn terminal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() && c != '\n'
-            || ('\u{202a}'..='\u{202e}').contains(&c)
-            || ('\u{2066}'..='\u{2069}').contains(&c)
-            || c == '\u{200e}'
-            || c == '\u{200f}'
-        {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,10 +169,5 @@ mod tests {
             );
         }
         assert_eq!(quote("numpy>=1,<2"), "'numpy>=1,<2'");
-    }
-
-    #[test]
-    fn terminal_escapes_bidi_and_controls() {
-        assert_eq!(terminal("a\u{202e}b\x1b[31m"), "a\\u{202e}b\\u{1b}[31m");
     }
 }

@@ -1,11 +1,11 @@
 //! Text for a terminal. Colour only when the caller asks (a TTY without `NO_COLOR`); every
-//! value from metadata or the index is escaped for the terminal ([`safe::terminal`]).
+//! value from metadata or the index is escaped for the terminal ([`crate::terminal::escape`]).
 
 use std::fmt::Write as _;
 
-use super::safe::terminal;
 use crate::plan::{Action, Change, Plan, Proposal, Reason};
 use crate::risk::RiskLevel;
+use crate::terminal::escape as terminal;
 
 /// The commands shown under each plan (same order as the proposal's plans).
 #[derive(Debug, Clone, Default)]
@@ -201,7 +201,7 @@ fn plan_text(
             if by.is_empty() {
                 String::new()
             } else {
-                terminal(&format!(": {}", by.join("; ")))
+                terminal(&format!(": {}", by.join("; "))).into_owned()
             }
         );
     }

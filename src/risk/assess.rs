@@ -181,290 +181,391 @@ pub fn pin_strictness(
     }
 }
 
-/// Score a plan.
-pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
-    let mut factors = Vec::new();
-    let mut push = |kind: FactorKind, points: i32, package: &PackageName, detail: String| {
+/// The factors found so far; a factor worth no points is not listed.
+#[derive(Default)]
+struct Factors(Vec<RiskFactor>);
+
+impl Factors {
+    fn push(&mut self, kind: FactorKind, points: i32, package: &PackageName, detail: String) {
         if points != 0 {
-            factors.push(RiskFactor {
+            self.0.push(RiskFactor {
                 kind,
                 points,
                 package: package.to_string(),
                 detail,
             });
         }
-    };
+    }
 
+    /// The factor of `kind` at the policy's weight.
+    fn weighed(
+        &mut self,
+        policy: &Policy,
+        kind: FactorKind,
+        package: &PackageName,
+        detail: String,
+    ) {
+        self.push(kind, policy.weight(kind), package, detail);
+    }
+}
+
+/// Score a plan: the broken edges (sorted by dependent, then package), then the changes (sorted
+/// by name), then the coupled groups that move; each factor itemized in that order.
+pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
+    let mut factors = Factors::default();
     let mut edges: Vec<&BrokenEdgeFacts> = facts.broken_edges.iter().collect();
     edges.sort_by(|a, b| {
         (&a.dependent, &a.requirement.name).cmp(&(&b.dependent, &b.requirement.name))
     });
     for edge in edges {
-        let forced = &edge.requirement.name;
-        let edge_text = format!(
-            "{} {} requires {}, forced to {}",
-            edge.dependent,
-            edge.dependent_version,
-            requirement_text(&edge.requirement),
-            edge.forced_version
-        );
-        // The strictest violated clause decides the strictness and the distance.
-        let mut worst: Option<(i32, FactorKind, Option<Distance>, String)> = None;
-        if let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &edge.requirement.version_or_url {
-            for clause in specifiers.iter() {
-                if clause.contains(&edge.forced_version) {
-                    continue;
-                }
-                let (kind, distance) = pin_strictness(clause, &edge.forced_version);
-                let points = policy.weight(kind);
-                if worst.as_ref().is_none_or(|(p, ..)| points > *p) {
-                    worst = Some((points, kind, distance, clause.to_string()));
-                }
-            }
-        }
-        if let Some((points, kind, distance, clause)) = worst {
-            push(
-                kind,
-                points,
-                forced,
-                format!("{edge_text}: breaks `{clause}`"),
-            );
-            if let Some(distance) = distance {
-                push(
-                    distance.kind(),
-                    policy.weight(distance.kind()),
-                    forced,
-                    format!(
-                        "{} is a {} step outside `{clause}`",
-                        edge.forced_version,
-                        distance.word()
-                    ),
-                );
-            }
-        }
-        let group = policy.coupled_pair(&edge.dependent, forced).or_else(|| {
-            policy.coupled.iter().find(|group| {
-                group.compiled_dependents
-                    && group.contains(forced)
-                    && edge.dependent_platform_specific
-            })
-        });
-        if let Some(group) = group {
-            let reason = group
-                .reason
-                .as_deref()
-                .unwrap_or("declared coupled by the policy");
-            push(
-                FactorKind::CoupledPolicy,
-                policy.weight(FactorKind::CoupledPolicy),
-                forced,
-                format!("{} and {forced} are coupled: {reason}", edge.dependent),
-            );
-        } else if edge.dependent_platform_specific && edge.forced_platform_specific {
-            push(
-                FactorKind::CoupledBinary,
-                policy.weight(FactorKind::CoupledBinary),
-                forced,
-                format!(
-                    "{} and {forced} both ship platform-specific wheels",
-                    edge.dependent
-                ),
-            );
-        }
-        match &edge.upstream {
-            Upstream::Accepts { versions } => {
-                let list = versions
-                    .iter()
-                    .take(3)
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                push(
-                    FactorKind::UpstreamAccepts,
-                    policy.weight(FactorKind::UpstreamAccepts),
-                    forced,
-                    format!(
-                        "upstream moved: {} {list} accept{} {forced} {}",
-                        edge.dependent,
-                        if versions.len() == 1 { "s" } else { "" },
-                        edge.forced_version
-                    ),
-                );
-            }
-            Upstream::Never => push(
-                FactorKind::UpstreamNever,
-                policy.weight(FactorKind::UpstreamNever),
-                forced,
-                format!(
-                    "no release of {} on the index accepts {forced} {}",
-                    edge.dependent, edge.forced_version
-                ),
-            ),
-            Upstream::Unknown => {}
-        }
+        pin_factors(edge, policy, &mut factors);
+        coupling_factor(edge, policy, &mut factors);
+        upstream_factor(edge, policy, &mut factors);
     }
-
     let mut changes: Vec<&ChangeFacts> = facts.changes.iter().collect();
     changes.sort_by(|a, b| a.name.cmp(&b.name));
     let mut major_points = 0;
-    let mut groups_changed = BTreeSet::new();
     for change in &changes {
-        let name = &change.name;
-        let mut risky = change.forced;
         if let Some(to) = &change.to {
-            if let Some(reason) = &change.yanked {
-                let why = if reason.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", sanitize(reason))
-                };
-                push(
-                    FactorKind::Yanked,
-                    policy.weight(FactorKind::Yanked),
-                    name,
-                    format!("{name} {to} is yanked{why}"),
-                );
-            }
-            if let (Some(now), Some(released)) = (facts.now, change.released) {
-                let days = (now.as_second() - released.as_second()) / 86_400;
-                if days < policy.young_release_days {
-                    push(
-                        FactorKind::YoungRelease,
-                        policy.weight(FactorKind::YoungRelease),
-                        name,
-                        format!(
-                            "{name} {to} was released {days} day{} before this plan",
-                            if days == 1 { "" } else { "s" }
-                        ),
-                    );
-                }
-            }
+            yanked_factor(change, to, policy, &mut factors);
+            young_release_factor(change, to, facts.now, policy, &mut factors);
         }
-        match (&change.from, &change.to) {
-            (Some(from), Some(to)) => {
-                if let Some(source) = &change.unmanaged_source {
-                    risky = true;
-                    push(
-                        FactorKind::UnmanagedReplaced,
-                        policy.weight(FactorKind::UnmanagedReplaced),
-                        name,
-                        format!(
-                            "{name} {from} was installed from a {source}, not the index; {to} comes from the index"
-                        ),
-                    );
-                } else if from.is_local() && from.local() != to.local() {
-                    risky = true;
-                    push(
-                        FactorKind::LocalVariantSwitch,
-                        policy.weight(FactorKind::LocalVariantSwitch),
-                        name,
-                        format!("{name} {from} is a local build; {to} is a different build"),
-                    );
-                }
-                if to < from {
-                    risky = true;
-                    push(
-                        FactorKind::Downgrade,
-                        policy.weight(FactorKind::Downgrade),
-                        name,
-                        format!("{name} goes back from {from} to {to}"),
-                    );
-                } else if version_distance(from, to) == Distance::Major && !change.forced {
-                    risky = true;
-                    let points = policy
-                        .weight(FactorKind::MajorUpgrade)
-                        .min(policy.major_upgrade_cap - major_points)
-                        .max(0);
-                    major_points += points;
-                    push(
-                        FactorKind::MajorUpgrade,
-                        points,
-                        name,
-                        format!("{name} jumps a major version, {from} to {to}"),
-                    );
-                }
-            }
-            (Some(from), None) => {
-                risky = true;
-                push(
-                    FactorKind::Removal,
-                    policy.weight(FactorKind::Removal),
-                    name,
-                    format!("{name} {from} is removed"),
-                );
-            }
-            _ => {}
+        let mut risky = change.forced;
+        if let (Some(from), Some(to)) = (&change.from, &change.to) {
+            risky |= provenance_factor(change, from, to, policy, &mut factors);
+            risky |= direction_factor(change, from, to, policy, &mut major_points, &mut factors);
         }
-        if !change.forced {
-            for (i, group) in policy.coupled.iter().enumerate() {
-                if group.contains(name) && !group.compiled_dependents {
-                    groups_changed.insert(i);
-                }
-            }
-        }
+        risky |= removal_factor(change, policy, &mut factors);
         // Dependents weigh only where the change is outside what they declared they accept
         // (a forced version, a local/unmanaged switch, a major jump, a downgrade, a removal):
         // an ordinary upgrade inside every dependent's range is what they asked for.
-        if risky && !change.dependents.direct.is_empty() {
-            let cap = policy.dependents_cap;
-            let direct = (policy.weight(FactorKind::DirectDependent)
-                * change.dependents.direct.len() as i32)
-                .min(cap);
-            let names = change
-                .dependents
-                .direct
+        if risky {
+            dependents_factors(change, policy, &mut factors);
+        }
+    }
+    coupled_stack_factors(&changes, policy, &mut factors);
+
+    let total: i32 = factors.0.iter().map(|f| f.points).sum();
+    let score = total.clamp(0, 100) as u8;
+    RiskScore {
+        score,
+        level: policy.level(score),
+        policy: policy.name.clone(),
+        factors: factors.0,
+    }
+}
+
+/// A broken edge: how strict the violated clause is (the strictest one decides), and how far
+/// outside it the forced version lands.
+fn pin_factors(edge: &BrokenEdgeFacts, policy: &Policy, factors: &mut Factors) {
+    let forced = &edge.requirement.name;
+    let mut worst: Option<(i32, FactorKind, Option<Distance>, String)> = None;
+    if let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &edge.requirement.version_or_url {
+        for clause in specifiers.iter() {
+            if clause.contains(&edge.forced_version) {
+                continue;
+            }
+            let (kind, distance) = pin_strictness(clause, &edge.forced_version);
+            let points = policy.weight(kind);
+            if worst.as_ref().is_none_or(|(p, ..)| points > *p) {
+                worst = Some((points, kind, distance, clause.to_string()));
+            }
+        }
+    }
+    let Some((points, kind, distance, clause)) = worst else {
+        return;
+    };
+    let edge_text = format!(
+        "{} {} requires {}, forced to {}",
+        edge.dependent,
+        edge.dependent_version,
+        requirement_text(&edge.requirement),
+        edge.forced_version
+    );
+    factors.push(
+        kind,
+        points,
+        forced,
+        format!("{edge_text}: breaks `{clause}`"),
+    );
+    if let Some(distance) = distance {
+        factors.weighed(
+            policy,
+            distance.kind(),
+            forced,
+            format!(
+                "{} is a {} step outside `{clause}`",
+                edge.forced_version,
+                distance.word()
+            ),
+        );
+    }
+}
+
+/// A broken edge between coupled packages: declared by the policy, or else both sides ship
+/// compiled code.
+fn coupling_factor(edge: &BrokenEdgeFacts, policy: &Policy, factors: &mut Factors) {
+    let forced = &edge.requirement.name;
+    let group = policy.coupled_pair(&edge.dependent, forced).or_else(|| {
+        policy.coupled.iter().find(|group| {
+            group.compiled_dependents && group.contains(forced) && edge.dependent_platform_specific
+        })
+    });
+    if let Some(group) = group {
+        let reason = group
+            .reason
+            .as_deref()
+            .unwrap_or("declared coupled by the policy");
+        factors.weighed(
+            policy,
+            FactorKind::CoupledPolicy,
+            forced,
+            format!("{} and {forced} are coupled: {reason}", edge.dependent),
+        );
+    } else if edge.dependent_platform_specific && edge.forced_platform_specific {
+        factors.weighed(
+            policy,
+            FactorKind::CoupledBinary,
+            forced,
+            format!(
+                "{} and {forced} both ship platform-specific wheels",
+                edge.dependent
+            ),
+        );
+    }
+}
+
+/// A broken edge that some release of the dependent accepts (upstream moved), or none does.
+fn upstream_factor(edge: &BrokenEdgeFacts, policy: &Policy, factors: &mut Factors) {
+    let forced = &edge.requirement.name;
+    match &edge.upstream {
+        Upstream::Accepts { versions } => {
+            let list = versions
                 .iter()
-                .take(5)
+                .take(3)
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join(", ");
-            let more = change.dependents.direct.len().saturating_sub(5);
-            push(
-                FactorKind::DirectDependent,
-                direct,
-                name,
+            factors.weighed(
+                policy,
+                FactorKind::UpstreamAccepts,
+                forced,
                 format!(
-                    "{} installed dist{} require{} {name}: {names}{}",
-                    change.dependents.direct.len(),
-                    if change.dependents.direct.len() == 1 {
-                        ""
-                    } else {
-                        "s"
-                    },
-                    if change.dependents.direct.len() == 1 {
-                        "s"
-                    } else {
-                        ""
-                    },
-                    if more > 0 {
-                        format!(" and {more} more")
-                    } else {
-                        String::new()
-                    }
-                ),
-            );
-            let transitive = (policy.weight(FactorKind::TransitiveDependent)
-                * change.dependents.transitive as i32)
-                .min(cap - direct)
-                .max(0);
-            push(
-                FactorKind::TransitiveDependent,
-                transitive,
-                name,
-                format!(
-                    "{} more installed dist{} reach {name} through others",
-                    change.dependents.transitive,
-                    if change.dependents.transitive == 1 {
-                        ""
-                    } else {
-                        "s"
-                    }
+                    "upstream moved: {} {list} accept{} {forced} {}",
+                    edge.dependent,
+                    if versions.len() == 1 { "s" } else { "" },
+                    edge.forced_version
                 ),
             );
         }
+        Upstream::Never => factors.weighed(
+            policy,
+            FactorKind::UpstreamNever,
+            forced,
+            format!(
+                "no release of {} on the index accepts {forced} {}",
+                edge.dependent, edge.forced_version
+            ),
+        ),
+        Upstream::Unknown => {}
     }
-    // One factor per distinct set of moved members; a set inside another one is the same
-    // stack moving (torch in [torch, torchvision] when [torch, triton] both move).
+}
+
+/// The new release is yanked.
+fn yanked_factor(change: &ChangeFacts, to: &Version, policy: &Policy, factors: &mut Factors) {
+    let Some(reason) = &change.yanked else {
+        return;
+    };
+    let name = &change.name;
+    let why = if reason.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", sanitize(reason))
+    };
+    factors.weighed(
+        policy,
+        FactorKind::Yanked,
+        name,
+        format!("{name} {to} is yanked{why}"),
+    );
+}
+
+/// The new release is younger than the policy's `young-release-days`.
+fn young_release_factor(
+    change: &ChangeFacts,
+    to: &Version,
+    now: Option<Timestamp>,
+    policy: &Policy,
+    factors: &mut Factors,
+) {
+    let (Some(now), Some(released)) = (now, change.released) else {
+        return;
+    };
+    let days = (now.as_second() - released.as_second()) / 86_400;
+    if days < policy.young_release_days {
+        let name = &change.name;
+        factors.weighed(
+            policy,
+            FactorKind::YoungRelease,
+            name,
+            format!(
+                "{name} {to} was released {days} day{} before this plan",
+                if days == 1 { "" } else { "s" }
+            ),
+        );
+    }
+}
+
+/// An unmanaged install or a local build replaced by another build. Whether it applied.
+fn provenance_factor(
+    change: &ChangeFacts,
+    from: &Version,
+    to: &Version,
+    policy: &Policy,
+    factors: &mut Factors,
+) -> bool {
+    let name = &change.name;
+    if let Some(source) = &change.unmanaged_source {
+        factors.weighed(
+            policy,
+            FactorKind::UnmanagedReplaced,
+            name,
+            format!(
+                "{name} {from} was installed from a {source}, not the index; {to} comes from the index"
+            ),
+        );
+        true
+    } else if from.is_local() && from.local() != to.local() {
+        factors.weighed(
+            policy,
+            FactorKind::LocalVariantSwitch,
+            name,
+            format!("{name} {from} is a local build; {to} is a different build"),
+        );
+        true
+    } else {
+        false
+    }
+}
+
+/// A downgrade, or an unforced major upgrade (all of them together capped at
+/// `major-upgrade-cap`; `major_points` is what was given so far). Whether it applied.
+fn direction_factor(
+    change: &ChangeFacts,
+    from: &Version,
+    to: &Version,
+    policy: &Policy,
+    major_points: &mut i32,
+    factors: &mut Factors,
+) -> bool {
+    let name = &change.name;
+    if to < from {
+        factors.weighed(
+            policy,
+            FactorKind::Downgrade,
+            name,
+            format!("{name} goes back from {from} to {to}"),
+        );
+        true
+    } else if version_distance(from, to) == Distance::Major && !change.forced {
+        let points = policy
+            .weight(FactorKind::MajorUpgrade)
+            .min(policy.major_upgrade_cap - *major_points)
+            .max(0);
+        *major_points += points;
+        factors.push(
+            FactorKind::MajorUpgrade,
+            points,
+            name,
+            format!("{name} jumps a major version, {from} to {to}"),
+        );
+        true
+    } else {
+        false
+    }
+}
+
+/// The dist is removed. Whether it is.
+fn removal_factor(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) -> bool {
+    let (Some(from), None) = (&change.from, &change.to) else {
+        return false;
+    };
+    let name = &change.name;
+    factors.weighed(
+        policy,
+        FactorKind::Removal,
+        name,
+        format!("{name} {from} is removed"),
+    );
+    true
+}
+
+/// The installed dists that depend on a risky change, directly and through others (together
+/// capped at `dependents-cap`).
+fn dependents_factors(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) {
+    let dependents = &change.dependents;
+    if dependents.direct.is_empty() {
+        return;
+    }
+    let name = &change.name;
+    let cap = policy.dependents_cap;
+    let count = dependents.direct.len();
+    let direct = (policy.weight(FactorKind::DirectDependent) * count as i32).min(cap);
+    let names = dependents
+        .direct
+        .iter()
+        .take(5)
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = count.saturating_sub(5);
+    factors.push(
+        FactorKind::DirectDependent,
+        direct,
+        name,
+        format!(
+            "{count} installed dist{} require{} {name}: {names}{}",
+            if count == 1 { "" } else { "s" },
+            if count == 1 { "s" } else { "" },
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ),
+    );
+    let transitive = (policy.weight(FactorKind::TransitiveDependent)
+        * dependents.transitive as i32)
+        .min(cap - direct)
+        .max(0);
+    factors.push(
+        FactorKind::TransitiveDependent,
+        transitive,
+        name,
+        format!(
+            "{} more installed dist{} reach {name} through others",
+            dependents.transitive,
+            if dependents.transitive == 1 { "" } else { "s" }
+        ),
+    );
+}
+
+/// One factor per distinct set of moved members of a coupled group (unforced changes only); a
+/// set inside another one is the same stack moving (torch in [torch, torchvision] when [torch,
+/// triton] both move).
+fn coupled_stack_factors(changes: &[&ChangeFacts], policy: &Policy, factors: &mut Factors) {
+    let groups_changed: BTreeSet<usize> = changes
+        .iter()
+        .filter(|change| !change.forced)
+        .flat_map(|change| {
+            policy
+                .coupled
+                .iter()
+                .enumerate()
+                .filter(|(_, group)| group.contains(&change.name) && !group.compiled_dependents)
+                .map(|(i, _)| i)
+        })
+        .collect();
     let mut moved_sets: Vec<(usize, Vec<&PackageName>)> = groups_changed
         .into_iter()
         .map(|i| {
@@ -485,9 +586,9 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
     });
     for (i, moved) in moved_sets {
         let group = &policy.coupled[i];
-        push(
+        factors.weighed(
+            policy,
             FactorKind::CoupledStackChange,
-            policy.weight(FactorKind::CoupledStackChange),
             moved[0],
             format!(
                 "coupled group [{}] changes ({}): {}",
@@ -504,19 +605,10 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
             ),
         );
     }
-
-    let total: i32 = factors.iter().map(|f| f.points).sum();
-    let score = total.clamp(0, 100) as u8;
-    RiskScore {
-        score,
-        level: policy.level(score),
-        policy: policy.name.clone(),
-        factors,
-    }
 }
 
-/// A requirement without its marker (`triton==3.6.0`), for factor details.
-fn requirement_text(requirement: &Requirement) -> String {
+/// A requirement without its marker or extras (`triton==3.6.0`), for details and titles.
+pub fn requirement_text(requirement: &Requirement) -> String {
     let mut text = requirement.name.to_string();
     if let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &requirement.version_or_url {
         text.push_str(&specifiers.to_string());

@@ -15,7 +15,7 @@ mod risk_score;
 
 pub use assess::{
     BrokenEdgeFacts, ChangeFacts, Dependents, Distance, PlanFacts, Upstream, assess,
-    pin_strictness, version_distance,
+    pin_strictness, requirement_text, version_distance,
 };
 pub use policy::{CoupledGroup, Policy, PolicyError};
 pub use risk_score::{FactorKind, RiskFactor, RiskLevel, RiskScore};

@@ -2,7 +2,7 @@
 //!
 //! In: a [`Project`] listing, the target [`Environment`], the [`BinaryPolicy`] and the installed
 //! version (if any). Out: [`VersionTable`], every version sorted ascending, each with its
-//! [`Candidate`]. The file choice itself is the index's ([`crate::index::candidates`]: the best
+//! [`InstallChoice`]. The file choice itself is the index's ([`crate::index::candidates`]: the best
 //! compatible wheel, else the sdist; files whose `requires-python` admits the target first). Here
 //! its verdicts become solver terms: requires-python stays a dependency on Python (so a failure
 //! names it), yanked stays a file (PEP 592 allows it for an exact pin), the rest are reasons.
@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use pep440_rs::{Version, VersionSpecifiers};
 
-use crate::index::{BinaryPolicy, DistFile, Project, Unusable, candidates};
+use crate::index::{BinaryPolicy, DistFile, DistFilename, Project, Unusable, candidates};
 use crate::inventory::Environment;
 use crate::metadata::CoreMetadata;
 
@@ -20,7 +20,7 @@ use super::error::Unavailable;
 
 /// What the target would install for one version.
 #[derive(Debug, Clone)]
-pub enum Candidate {
+pub enum InstallChoice {
     /// The installed dist (its metadata is authoritative).
     Installed {
         /// Its metadata.
@@ -47,7 +47,7 @@ pub struct VersionEntry {
     /// The version.
     pub version: Version,
     /// What would be installed.
-    pub candidate: Candidate,
+    pub choice: InstallChoice,
 }
 
 /// Every version of one project.
@@ -72,13 +72,28 @@ impl VersionTable {
 
     /// The chosen index file of an entry, if any.
     pub fn file(entry: &VersionEntry) -> Option<&DistFile> {
-        match &entry.candidate {
-            Candidate::File { file, .. } => Some(file),
-            Candidate::Installed {
+        match &entry.choice {
+            InstallChoice::File { file, .. } => Some(file),
+            InstallChoice::Installed {
                 file: Some(file), ..
             } => Some(file),
             _ => None,
         }
+    }
+
+    /// Whether the release `version` ships platform-specific wheels (compiled code): a wheel
+    /// of its public version (or of a local variant of it) with a platform tag other than `any`.
+    pub fn platform_specific(&self, version: &Version) -> bool {
+        let public = version.clone().without_local();
+        self.project.as_ref().is_some_and(|p| {
+            p.files.iter().any(|f| {
+                matches!(&f.filename, DistFilename::Wheel(w)
+                    if w.tags.iter().any(|t| t.platform != "any")
+                        && (w.version == public
+                            || w.version.is_local()
+                                && w.version.clone().without_local() == public))
+            })
+        })
     }
 
     /// Build the table.
@@ -88,41 +103,45 @@ impl VersionTable {
         binary: &BinaryPolicy,
         installed: Option<&Arc<CoreMetadata>>,
     ) -> VersionTable {
-        let mut versions: BTreeMap<Version, Candidate> = BTreeMap::new();
+        let mut versions: BTreeMap<Version, InstallChoice> = BTreeMap::new();
         if let Some(project) = &project {
             for c in candidates(project, env, binary) {
-                let candidate = match (c.file, c.unusable) {
-                    (Some(file), None) => Candidate::File {
+                let choice = match (c.file, c.unusable) {
+                    (Some(file), None) => InstallChoice::File {
                         file: Box::new(file),
                         yanked: None,
                     },
-                    (Some(file), Some(Unusable::Yanked { reason })) => Candidate::File {
+                    (Some(file), Some(Unusable::Yanked { reason })) => InstallChoice::File {
                         file: Box::new(file),
                         yanked: Some(reason),
                     },
-                    (_, Some(Unusable::RequiresPython(spec))) => Candidate::RequiresPython(spec),
+                    (_, Some(Unusable::RequiresPython(spec))) => {
+                        InstallChoice::RequiresPython(spec)
+                    }
                     (_, Some(Unusable::NoCompatibleWheel { tags })) => {
-                        Candidate::Unusable(Unavailable::NoCompatibleWheel { offered: tags })
+                        InstallChoice::Unusable(Unavailable::NoCompatibleWheel { offered: tags })
                     }
-                    (_, Some(Unusable::OnlySdist)) => Candidate::Unusable(Unavailable::OnlyBinary),
+                    (_, Some(Unusable::OnlySdist)) => {
+                        InstallChoice::Unusable(Unavailable::OnlyBinary)
+                    }
                     (_, Some(Unusable::NoBinaryWithoutSdist)) => {
-                        Candidate::Unusable(Unavailable::NoBinary)
+                        InstallChoice::Unusable(Unavailable::NoBinary)
                     }
-                    (None, _) => Candidate::Unusable(Unavailable::NoCompatibleWheel {
+                    (None, _) => InstallChoice::Unusable(Unavailable::NoCompatibleWheel {
                         offered: Vec::new(),
                     }),
                 };
-                versions.insert(c.version, candidate);
+                versions.insert(c.version, choice);
             }
         }
         if let Some(metadata) = installed {
             let file = match versions.remove(&metadata.version) {
-                Some(Candidate::File { file, yanked: None }) => Some(file),
+                Some(InstallChoice::File { file, yanked: None }) => Some(file),
                 _ => None,
             };
             versions.insert(
                 metadata.version.clone(),
-                Candidate::Installed {
+                InstallChoice::Installed {
                     metadata: metadata.clone(),
                     file,
                 },
@@ -133,7 +152,7 @@ impl VersionTable {
             project,
             versions: versions
                 .into_iter()
-                .map(|(version, candidate)| VersionEntry { version, candidate })
+                .map(|(version, choice)| VersionEntry { version, choice })
                 .collect(),
             has_final,
         }

@@ -72,6 +72,17 @@ pub enum SolveError {
         /// What the solver was fighting over when it stopped.
         partial: String,
     },
+
+    /// The solver broke one of its own invariants (a bug in the planner).
+    #[error("internal solver error: {message}")]
+    #[diagnostic(
+        code(planner::solve::internal),
+        help("this is a bug in planner; please report it with the command line")
+    )]
+    Internal {
+        /// What went wrong.
+        message: String,
+    },
 }
 
 /// An account of why the requirements cannot all be met.

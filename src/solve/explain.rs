@@ -1,7 +1,9 @@
 //! Why there is no solution, in Python terms.
 //!
-//! In: pubgrub's derivation tree and the provider (for the versions each project has). Out: a
-//! [`NoSolution`]: the report, hints, the packages involved and the external facts as data.
+//! In: pubgrub's derivation tree, the [`Catalog`] (the versions each project has; the lookups a
+//! hint needs, such as "did you mean" probes and which releases of a blocker accept a request,
+//! go through it) and the request's [`Rules`]; never the provider. Out: a [`NoSolution`]: the
+//! report, hints, the packages involved and the external facts as data.
 //!
 //! The passes, in the order uv applies them (see the tech brief, §2):
 //! 1. facts are collected from the raw tree (so "no versions of Y match" survives for `propose`);
@@ -27,17 +29,17 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use pep440_rs::Version;
-use pep508_rs::{ExtraName, PackageName, VersionOrUrl};
+use pep508_rs::{ExtraName, PackageName};
 use pubgrub::{
     DefaultStringReporter, DerivationTree, Derived, External, Map, Ranges, ReportFormatter,
     Reporter, Term,
 };
 
-use super::candidates::Candidate;
+use super::catalog::{AcceptingQuery, Among, Catalog};
 use super::error::{Fact, FactPackage, Hint, HintKind, NoSolution, SolveError, Unavailable};
 use super::package::Pkg;
-use super::provider::Provider;
-use super::ranges::{hull_upper, name_with_range, render, specifiers_to_ranges};
+use super::ranges::{hull_upper, name_with_range, render};
+use super::rules::Rules;
 use super::suggest;
 
 type Tree = DerivationTree<Pkg, Ranges<Version>, Unavailable>;
@@ -46,18 +48,28 @@ type Ext = External<Pkg, Ranges<Version>, Unavailable>;
 /// How many versions of a blocker are read to find those that accept a request.
 const BLOCKER_SCAN: usize = 30;
 
+/// How many accepting versions a blocker hint lists (one more says "...").
+const BLOCKER_LISTED: usize = 5;
+
 /// Build the account of a failed resolution.
-pub(crate) fn explain(mut tree: Tree, provider: &Provider<'_>) -> Result<NoSolution, SolveError> {
+pub(crate) fn explain(
+    mut tree: Tree,
+    catalog: &Catalog<'_>,
+    rules: &Rules<'_>,
+) -> Result<NoSolution, SolveError> {
     let mut facts = Vec::new();
-    collect_facts(&tree, provider, &mut facts);
-    drop_phantoms(&mut tree, provider);
+    collect_facts(&tree, catalog, &mut facts);
+    drop_phantoms(&mut tree, catalog);
     if let Some(collapsed) = collapse_proxies(&tree) {
         tree = collapsed;
     }
     merge_extra_no_versions(&mut tree);
-    simplify(&mut tree, provider);
-    drop_restatements(&mut tree, provider);
-    let formatter = PythonFormatter { provider };
+    simplify(&mut tree, catalog);
+    drop_restatements(&mut tree, catalog);
+    let formatter = PythonFormatter {
+        catalog,
+        python: &rules.python,
+    };
     let report = DefaultStringReporter::report_with_formatter(&tree, &formatter);
     let report = tidy(&report);
     let involved: BTreeSet<PackageName> = tree
@@ -65,7 +77,7 @@ pub(crate) fn explain(mut tree: Tree, provider: &Provider<'_>) -> Result<NoSolut
         .into_iter()
         .filter_map(|p| p.name().cloned())
         .collect();
-    let hints = hints(&facts, provider)?;
+    let hints = hints(&facts, catalog, rules)?;
     Ok(NoSolution {
         report,
         hints,
@@ -99,11 +111,11 @@ fn fact_package(pkg: &Pkg) -> FactPackage {
     }
 }
 
-fn collect_facts(tree: &Tree, provider: &Provider<'_>, out: &mut Vec<Fact>) {
+fn collect_facts(tree: &Tree, catalog: &Catalog<'_>, out: &mut Vec<Fact>) {
     match tree {
         DerivationTree::Derived(derived) => {
-            collect_facts(&derived.cause1, provider, out);
-            collect_facts(&derived.cause2, provider, out);
+            collect_facts(&derived.cause1, catalog, out);
+            collect_facts(&derived.cause2, catalog, out);
         }
         DerivationTree::External(external) => {
             let fact = match external {
@@ -120,11 +132,11 @@ fn collect_facts(tree: &Tree, provider: &Provider<'_>, out: &mut Vec<Fact>) {
                         range: dr.clone(),
                     }
                 }
-                External::NoVersions(p, r) if is_phantom(p, r, provider) => return,
+                External::NoVersions(p, r) if is_phantom(p, r, catalog) => return,
                 External::NoVersions(p, r) => Fact::NoVersions {
                     package: fact_package(p),
                     range: r.clone(),
-                    not_found: is_not_found(p, provider),
+                    not_found: is_not_found(p, catalog),
                 },
                 External::Custom(p, r, reason) => Fact::Unavailable {
                     package: fact_package(p),
@@ -139,22 +151,22 @@ fn collect_facts(tree: &Tree, provider: &Provider<'_>, out: &mut Vec<Fact>) {
     }
 }
 
-fn is_not_found(pkg: &Pkg, provider: &Provider<'_>) -> bool {
+fn is_not_found(pkg: &Pkg, catalog: &Catalog<'_>) -> bool {
     pkg.name()
-        .and_then(|n| provider.cached_table(n))
+        .and_then(|n| catalog.cached_table(n))
         .is_some_and(|t| t.versions.is_empty() && t.project.is_none())
 }
 
 /// Versions of a distribution, ascending.
-fn known_versions(pkg: &Pkg, provider: &Provider<'_>) -> Option<Vec<Version>> {
-    let table = provider.cached_table(pkg.name()?)?;
+fn known_versions(pkg: &Pkg, catalog: &Catalog<'_>) -> Option<Vec<Version>> {
+    let table = catalog.cached_table(pkg.name()?)?;
     Some(table.versions.iter().map(|e| e.version.clone()).collect())
 }
 
 /// Whether a "no versions" leaf over `range` says nothing: it holds only the gaps between a
 /// known version and the end of its hull, or everything but the known versions.
-fn is_phantom(pkg: &Pkg, range: &Ranges<Version>, provider: &Provider<'_>) -> bool {
-    let Some(versions) = known_versions(pkg, provider) else {
+fn is_phantom(pkg: &Pkg, range: &Ranges<Version>, catalog: &Catalog<'_>) -> bool {
+    let Some(versions) = known_versions(pkg, catalog) else {
         return false;
     };
     if versions.is_empty()
@@ -186,22 +198,22 @@ fn is_phantom(pkg: &Pkg, range: &Ranges<Version>, provider: &Provider<'_>) -> bo
 }
 
 /// Replace every derivation that rests on a phantom "no versions" leaf by its other cause.
-fn drop_phantoms(tree: &mut Tree, provider: &Provider<'_>) {
+fn drop_phantoms(tree: &mut Tree, catalog: &Catalog<'_>) {
     let DerivationTree::Derived(derived) = tree else {
         return;
     };
-    let phantom = |t: &Tree| matches!(t, DerivationTree::External(External::NoVersions(p, r)) if is_phantom(p, r, provider));
+    let phantom = |t: &Tree| matches!(t, DerivationTree::External(External::NoVersions(p, r)) if is_phantom(p, r, catalog));
     if phantom(&derived.cause1) {
         let mut other = (*derived.cause2).clone();
-        drop_phantoms(&mut other, provider);
+        drop_phantoms(&mut other, catalog);
         *tree = other;
     } else if phantom(&derived.cause2) {
         let mut other = (*derived.cause1).clone();
-        drop_phantoms(&mut other, provider);
+        drop_phantoms(&mut other, catalog);
         *tree = other;
     } else {
-        drop_phantoms(Arc::make_mut(&mut derived.cause1), provider);
-        drop_phantoms(Arc::make_mut(&mut derived.cause2), provider);
+        drop_phantoms(Arc::make_mut(&mut derived.cause1), catalog);
+        drop_phantoms(Arc::make_mut(&mut derived.cause2), catalog);
     }
 }
 
@@ -272,8 +284,8 @@ fn merge_extra_no_versions(tree: &mut Tree) {
     merge_extra_no_versions(Arc::make_mut(&mut derived.cause2));
 }
 
-fn simplify_range(range: &Ranges<Version>, pkg: &Pkg, provider: &Provider<'_>) -> Ranges<Version> {
-    let Some(versions) = known_versions(pkg, provider) else {
+fn simplify_range(range: &Ranges<Version>, pkg: &Pkg, catalog: &Catalog<'_>) -> Ranges<Version> {
+    let Some(versions) = known_versions(pkg, catalog) else {
         return range.clone();
     };
     let inside: Vec<&Version> = versions.iter().filter(|v| range.contains(v)).collect();
@@ -284,14 +296,14 @@ fn simplify_range(range: &Ranges<Version>, pkg: &Pkg, provider: &Provider<'_>) -
     }
 }
 
-fn simplify(tree: &mut Tree, provider: &Provider<'_>) {
+fn simplify(tree: &mut Tree, catalog: &Catalog<'_>) {
     match tree {
         DerivationTree::External(external) => match external {
             External::FromDependencyOf(p, pr, _, _) => {
-                *pr = simplify_range(pr, p, provider);
+                *pr = simplify_range(pr, p, catalog);
             }
             External::Custom(p, r, _) => {
-                *r = simplify_range(r, p, provider);
+                *r = simplify_range(r, p, catalog);
             }
             External::NoVersions(..) | External::NotRoot(..) => {}
         },
@@ -301,12 +313,12 @@ fn simplify(tree: &mut Tree, provider: &Provider<'_>) {
                     continue;
                 }
                 *term = match term {
-                    Term::Positive(r) => Term::Positive(simplify_range(r, pkg, provider)),
-                    Term::Negative(r) => Term::Negative(simplify_range(r, pkg, provider)),
+                    Term::Positive(r) => Term::Positive(simplify_range(r, pkg, catalog)),
+                    Term::Negative(r) => Term::Negative(simplify_range(r, pkg, catalog)),
                 };
             }
-            simplify(Arc::make_mut(&mut derived.cause1), provider);
-            simplify(Arc::make_mut(&mut derived.cause2), provider);
+            simplify(Arc::make_mut(&mut derived.cause1), catalog);
+            simplify(Arc::make_mut(&mut derived.cause2), catalog);
         }
     }
 }
@@ -314,14 +326,14 @@ fn simplify(tree: &mut Tree, provider: &Provider<'_>) {
 /// A "no versions" leaf that, once ranges are simplified, only restates its sibling ("because
 /// there is no version of a <1 | >1, <2 and a==1.0 depends on b==1.0, a==1.0 depends on
 /// b==1.0") is dropped with its conclusion, which the sibling states already.
-fn drop_restatements(tree: &mut Tree, provider: &Provider<'_>) {
+fn drop_restatements(tree: &mut Tree, catalog: &Catalog<'_>) {
     let DerivationTree::Derived(derived) = tree else {
         return;
     };
     let restated = |other: &Tree| match other {
         DerivationTree::Derived(d) => d.terms == derived.terms,
         DerivationTree::External(e) => {
-            external_terms(e, provider).is_some_and(|t| t == derived.terms)
+            external_terms(e, catalog).is_some_and(|t| t == derived.terms)
         }
     };
     let replacement = match (&*derived.cause1, &*derived.cause2) {
@@ -334,23 +346,23 @@ fn drop_restatements(tree: &mut Tree, provider: &Provider<'_>) {
         _ => None,
     };
     if let Some(mut other) = replacement {
-        drop_restatements(&mut other, provider);
+        drop_restatements(&mut other, catalog);
         *tree = other;
         return;
     }
-    drop_restatements(Arc::make_mut(&mut derived.cause1), provider);
-    drop_restatements(Arc::make_mut(&mut derived.cause2), provider);
+    drop_restatements(Arc::make_mut(&mut derived.cause1), catalog);
+    drop_restatements(Arc::make_mut(&mut derived.cause2), catalog);
 }
 
 /// The terms of the incompatibility an external fact stands for, simplified as [`simplify`]
 /// simplifies a derivation's.
 fn external_terms(
     external: &Ext,
-    provider: &Provider<'_>,
+    catalog: &Catalog<'_>,
 ) -> Option<Map<Pkg, Term<Ranges<Version>>>> {
     let simple = |pkg: &Pkg, range: &Ranges<Version>| match pkg {
         Pkg::Root | Pkg::Python => range.clone(),
-        _ => simplify_range(range, pkg, provider),
+        _ => simplify_range(range, pkg, catalog),
     };
     let mut terms = Map::default();
     match external {
@@ -368,7 +380,9 @@ fn external_terms(
 
 /// The report formatter: uv-style sentences in Python terms.
 struct PythonFormatter<'p, 'a> {
-    provider: &'p Provider<'a>,
+    catalog: &'p Catalog<'a>,
+    /// The target Python, release only.
+    python: &'p Version,
 }
 
 impl PythonFormatter<'_, '_> {
@@ -410,15 +424,15 @@ impl ReportFormatter<Pkg, Ranges<Version>, Unavailable> for PythonFormatter<'_, 
             External::NotRoot(..) => "we are solving your requirements".to_string(),
             External::NoVersions(Pkg::Python, range) => format!(
                 "the target Python ({}) does not satisfy {}",
-                self.provider.python,
+                self.python,
                 name_with_range("Python", range)
             ),
             External::NoVersions(pkg, range) => {
-                if is_not_found(pkg, self.provider) {
+                if is_not_found(pkg, self.catalog) {
                     return format!("{pkg} was not found in the package index");
                 }
                 let name = pkg.name();
-                let table = name.and_then(|n| self.provider.cached_table(n));
+                let table = name.and_then(|n| self.catalog.cached_table(n));
                 let pre: Vec<&Version> = table
                     .as_ref()
                     .map(|t| {
@@ -624,189 +638,277 @@ fn root_ranges(facts: &[Fact]) -> BTreeMap<PackageName, Ranges<Version>> {
 const SUGGESTION_PROBES: usize = 8;
 
 /// Known names close to `missing` (see [`super::suggest`]); confusable spellings are looked up
-/// on the index while `probes` lasts.
+/// through the catalog while `probes` lasts.
 fn did_you_mean(
     missing: &PackageName,
-    provider: &Provider<'_>,
+    catalog: &Catalog<'_>,
+    rules: &Rules<'_>,
     probes: &mut usize,
 ) -> Vec<PackageName> {
-    let (mut known, imports) = provider.known_names();
-    known.extend(provider.index.project_names().unwrap_or_default());
+    let (mut known, imports) = known_names(catalog, rules);
+    known.extend(catalog.index_project_names().unwrap_or_default());
     for variant in suggest::variants(missing) {
         if *probes == 0 {
             break;
         }
-        if known.contains(&variant) || provider.cached_table(&variant).is_some() {
+        if known.contains(&variant) || catalog.cached_table(&variant).is_some() {
             continue;
         }
         *probes -= 1;
         // A failed lookup only means no suggestion.
-        if let Ok(table) = provider.table(&variant)
+        if let Ok(table) = catalog.table(&variant)
             && table.project.is_some()
         {
             known.insert(variant);
         }
     }
     // A name the user already requires is no alternative to another they require.
-    for required in &provider.request.requirements {
+    for required in &rules.request.requirements {
         known.remove(&required.name);
     }
     suggest::suggest(missing, &known, &imports)
 }
 
-fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveError> {
+/// The names known at this point, for "did you mean": what the catalog read or was asked for,
+/// the requirements, constraints and overrides, the installed distributions and what they
+/// require (less the names the index is known not to have); and the installed import names
+/// (lowercase) with their distributions.
+fn known_names(
+    catalog: &Catalog<'_>,
+    rules: &Rules<'_>,
+) -> (
+    BTreeSet<PackageName>,
+    BTreeMap<String, BTreeSet<PackageName>>,
+) {
+    let mut known = catalog.known_names();
+    let request = rules.request;
+    let mut named: Vec<&PackageName> = request
+        .requirements
+        .iter()
+        .chain(&request.constraints)
+        .chain(request.overrides.iter().map(|o| &o.requirement))
+        .map(|r| &r.name)
+        .collect();
+    named.extend(request.preferences.keys());
+    for c in request.preferences.values() {
+        named.extend(c.metadata.requires_dist.iter().map(|r| &r.name));
+    }
+    for name in named {
+        if !catalog.is_missing(name) {
+            known.insert(name.clone());
+        }
+    }
+    let mut imports: BTreeMap<String, BTreeSet<PackageName>> = BTreeMap::new();
+    for (name, c) in &request.preferences {
+        for import in &c.import_names {
+            imports
+                .entry(import.to_lowercase())
+                .or_default()
+                .insert(name.clone());
+        }
+    }
+    (known, imports)
+}
+
+/// The hints a person can act on, derived from the facts, in the order of the facts, then the
+/// blockers; without duplicates.
+fn hints(
+    facts: &[Fact],
+    catalog: &Catalog<'_>,
+    rules: &Rules<'_>,
+) -> Result<Vec<Hint>, SolveError> {
     let mut probes = SUGGESTION_PROBES;
     let mut hints: Vec<Hint> = Vec::new();
-    let mut push = |hint: Hint| {
-        if !hints.contains(&hint) {
-            hints.push(hint);
-        }
-    };
     for fact in facts {
-        match fact {
+        let found = match fact {
             Fact::NoVersions {
                 package: FactPackage::Python,
                 range,
                 ..
-            } => {
-                for requirer in facts.iter().filter_map(|f| match f {
-                    Fact::Requires {
-                        dependent: FactPackage::Dist { name, .. },
-                        dependent_range,
-                        dependency: FactPackage::Python,
-                        range: r,
-                    } if r == range => Some((name, dependent_range)),
-                    _ => None,
-                }) {
-                    let (name, versions) = requirer;
-                    push(Hint {
-                        kind: HintKind::RequiresPython,
-                        package: name.clone(),
-                        message: format!(
-                            "{} requires {}, but the target is Python {}; target a newer Python (--python-version) or pick a release of {name} that supports {}",
-                            name_with_range(name.as_ref(), versions),
-                            name_with_range("Python", range),
-                            provider.python,
-                            provider.python
-                        ),
-                        suggestions: Vec::new(),
-                    });
-                }
-            }
+            } => requires_python_hints(facts, range, &rules.python),
+            Fact::NoVersions {
+                package: FactPackage::Dist { name, .. },
+                not_found: true,
+                ..
+            } => not_found_hints(name, catalog, rules, &mut probes),
             Fact::NoVersions {
                 package: FactPackage::Dist { name, .. },
                 range,
-                not_found,
-            } => {
-                if *not_found {
-                    push(Hint {
-                        kind: HintKind::NotFound,
-                        package: name.clone(),
-                        message: format!(
-                            "{name} is not on the configured index; check the name and --index-url / --extra-index-url"
-                        ),
-                        suggestions: Vec::new(),
-                    });
-                    // Only for names the user wrote: a typo in someone's metadata is not
-                    // theirs to fix.
-                    let suggestions = if provider.user_named(name) {
-                        did_you_mean(name, provider, &mut probes)
-                    } else {
-                        Vec::new()
-                    };
-                    if !suggestions.is_empty() {
-                        let list: Vec<String> =
-                            suggestions.iter().map(|n| format!("`{n}`")).collect();
-                        let list = match list.as_slice() {
-                            [one] => one.clone(),
-                            [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
-                            [] => String::new(),
-                        };
-                        push(Hint {
-                            kind: HintKind::DidYouMean,
-                            package: name.clone(),
-                            message: format!("did you mean {list} instead of `{name}`?"),
-                            suggestions,
-                        });
-                    }
-                    continue;
-                }
-                let Some(table) = provider.cached_table(name) else {
-                    continue;
-                };
-                let pre: Vec<&Version> = table
-                    .versions
-                    .iter()
-                    .map(|e| &e.version)
-                    .filter(|v| v.any_prerelease() && range.contains(v))
-                    .collect();
-                if !pre.is_empty() && !provider.prereleases_allowed(name, &table) {
-                    let newest = pre[pre.len() - 1];
-                    push(Hint {
-                        kind: HintKind::Prerelease,
-                        package: name.clone(),
-                        message: format!(
-                            "pre-releases of {name} would fit ({name}=={newest}); allow them with `--prerelease allow`, or name one in a requirement (`{name}>={newest}`)"
-                        ),
-                        suggestions: Vec::new(),
-                    });
-                }
-                // A local variant of a version the range names.
-                let named: BTreeSet<Version> = range
-                    .iter()
-                    .flat_map(|(l, u)| [bound_version(l), bound_version(u)])
-                    .flatten()
-                    .map(|v| v.without_local())
-                    .collect();
-                for entry in &table.versions {
-                    let v = &entry.version;
-                    if v.is_local()
-                        && !range.contains(v)
-                        && named.contains(&v.clone().without_local())
-                    {
-                        push(Hint {
-                            kind: HintKind::LocalVersion,
-                            package: name.clone(),
-                            message: format!(
-                                "{name}=={v} exists, a local variant of {}, but {} does not admit it (`{name}=={}` would)",
-                                v.clone().without_local(),
-                                name_with_range(name.as_ref(), range),
-                                v.clone().without_local()
-                            ),
-                            suggestions: Vec::new(),
-                        });
-                    }
-                }
-            }
+                not_found: false,
+            } => no_versions_hints(name, range, catalog, rules),
             Fact::Unavailable {
                 package: FactPackage::Dist { name, .. },
                 range,
                 reason,
-            } => {
-                let what = name_with_range(name.as_ref(), range);
-                match reason {
-                    Unavailable::Yanked { .. } => push(Hint {
-                        kind: HintKind::Yanked,
-                        package: name.clone(),
-                        message: format!(
-                            "{what} is yanked; pin it exactly (`{what}`) among your requirements to use it anyway (PEP 592)"
-                        ),
-                        suggestions: Vec::new(),
-                    }),
-                    other => push(Hint {
-                        kind: HintKind::Unusable,
-                        package: name.clone(),
-                        message: format!("{what} {other}"),
-                        suggestions: Vec::new(),
-                    }),
-                }
-            }
-            _ => {}
+            } => vec![unavailable_hint(name, range, reason)],
+            _ => Vec::new(),
+        };
+        push_new(&mut hints, found);
+    }
+    let blockers = blocker_hints(facts, catalog, rules)?;
+    push_new(&mut hints, blockers);
+    Ok(hints)
+}
+
+fn push_new(hints: &mut Vec<Hint>, found: Vec<Hint>) {
+    for hint in found {
+        if !hints.contains(&hint) {
+            hints.push(hint);
         }
     }
-    // Blockers: a dependent whose requirement on N excludes what you ask for N.
+}
+
+fn hint(kind: HintKind, package: &PackageName, message: String) -> Hint {
+    Hint {
+        kind,
+        package: package.clone(),
+        message,
+        suggestions: Vec::new(),
+    }
+}
+
+/// The target Python is outside `range`: one hint per release that requires it.
+fn requires_python_hints(facts: &[Fact], range: &Ranges<Version>, python: &Version) -> Vec<Hint> {
+    facts
+        .iter()
+        .filter_map(|f| match f {
+            Fact::Requires {
+                dependent: FactPackage::Dist { name, .. },
+                dependent_range,
+                dependency: FactPackage::Python,
+                range: r,
+            } if r == range => Some((name, dependent_range)),
+            _ => None,
+        })
+        .map(|(name, versions)| {
+            hint(
+                HintKind::RequiresPython,
+                name,
+                format!(
+                    "{} requires {}, but the target is Python {python}; target a newer Python (--python-version) or pick a release of {name} that supports {python}",
+                    name_with_range(name.as_ref(), versions),
+                    name_with_range("Python", range),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The index does not have `name`: say so, and for a name the user wrote, what they may have
+/// meant (a typo in someone's metadata is not theirs to fix).
+fn not_found_hints(
+    name: &PackageName,
+    catalog: &Catalog<'_>,
+    rules: &Rules<'_>,
+    probes: &mut usize,
+) -> Vec<Hint> {
+    let mut hints = vec![hint(
+        HintKind::NotFound,
+        name,
+        format!(
+            "{name} is not on the configured index; check the name and --index-url / --extra-index-url"
+        ),
+    )];
+    let suggestions = if rules.user_named(name) {
+        did_you_mean(name, catalog, rules, probes)
+    } else {
+        Vec::new()
+    };
+    if !suggestions.is_empty() {
+        let list: Vec<String> = suggestions.iter().map(|n| format!("`{n}`")).collect();
+        let list = match list.as_slice() {
+            [one] => one.clone(),
+            [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+            [] => String::new(),
+        };
+        hints.push(Hint {
+            kind: HintKind::DidYouMean,
+            package: name.clone(),
+            message: format!("did you mean {list} instead of `{name}`?"),
+            suggestions,
+        });
+    }
+    hints
+}
+
+/// No version of `name` in `range`: a pre-release would fit, or a local variant of a version
+/// the range names exists.
+fn no_versions_hints(
+    name: &PackageName,
+    range: &Ranges<Version>,
+    catalog: &Catalog<'_>,
+    rules: &Rules<'_>,
+) -> Vec<Hint> {
+    let Some(table) = catalog.cached_table(name) else {
+        return Vec::new();
+    };
+    let mut hints = Vec::new();
+    let pre: Vec<&Version> = table
+        .versions
+        .iter()
+        .map(|e| &e.version)
+        .filter(|v| v.any_prerelease() && range.contains(v))
+        .collect();
+    if let Some(newest) = pre.last()
+        && !rules.prereleases_allowed(name, &table)
+    {
+        hints.push(hint(
+            HintKind::Prerelease,
+            name,
+            format!(
+                "pre-releases of {name} would fit ({name}=={newest}); allow them with `--prerelease allow`, or name one in a requirement (`{name}>={newest}`)"
+            ),
+        ));
+    }
+    // A local variant of a version the range names.
+    let named: BTreeSet<Version> = range
+        .iter()
+        .flat_map(|(l, u)| [bound_version(l), bound_version(u)])
+        .flatten()
+        .map(|v| v.without_local())
+        .collect();
+    for entry in &table.versions {
+        let v = &entry.version;
+        let public = v.clone().without_local();
+        if v.is_local() && !range.contains(v) && named.contains(&public) {
+            hints.push(hint(
+                HintKind::LocalVersion,
+                name,
+                format!(
+                    "{name}=={v} exists, a local variant of {public}, but {} does not admit it (`{name}=={public}` would)",
+                    name_with_range(name.as_ref(), range),
+                ),
+            ));
+        }
+    }
+    hints
+}
+
+/// Versions of `name` in `range` are unusable for `reason`.
+fn unavailable_hint(name: &PackageName, range: &Ranges<Version>, reason: &Unavailable) -> Hint {
+    let what = name_with_range(name.as_ref(), range);
+    match reason {
+        Unavailable::Yanked { .. } => hint(
+            HintKind::Yanked,
+            name,
+            format!(
+                "{what} is yanked; pin it exactly (`{what}`) among your requirements to use it anyway (PEP 592)"
+            ),
+        ),
+        other => hint(HintKind::Unusable, name, format!("{what} {other}")),
+    }
+}
+
+/// Blockers: a dependent whose requirement on N excludes what you ask for N; one hint per
+/// (dependent, extra, N).
+fn blocker_hints(
+    facts: &[Fact],
+    catalog: &Catalog<'_>,
+    rules: &Rules<'_>,
+) -> Result<Vec<Hint>, SolveError> {
     let root = root_ranges(facts);
     let mut scanned = BTreeSet::new();
+    let mut hints = Vec::new();
     for fact in facts {
         let Fact::Requires {
             dependent:
@@ -829,9 +931,14 @@ fn hints(facts: &[Fact], provider: &Provider<'_>) -> Result<Vec<Hint>, SolveErro
         {
             continue;
         }
-        if let Some(hint) = blocker_hint(provider, blocker, extra.as_ref(), target, wanted)? {
-            push(hint);
-        }
+        hints.push(blocker_hint(
+            catalog,
+            rules,
+            blocker,
+            extra.as_ref(),
+            target,
+            wanted,
+        )?);
     }
     Ok(hints)
 }
@@ -844,68 +951,54 @@ fn bound_version(bound: &std::ops::Bound<Version>) -> Option<Version> {
 }
 
 /// Which versions of `blocker` (with `extra`, when the requirement comes from `blocker[extra]`)
-/// accept `target` in `wanted`.
+/// accept `target` in `wanted`: the releases the target could move it to, the catalog's
+/// [`Catalog::accepting_releases`].
 fn blocker_hint(
-    provider: &Provider<'_>,
+    catalog: &Catalog<'_>,
+    rules: &Rules<'_>,
     blocker: &PackageName,
     extra: Option<&ExtraName>,
     target: &PackageName,
     wanted: &Ranges<Version>,
-) -> Result<Option<Hint>, SolveError> {
-    let table = provider.table(blocker)?;
-    let prereleases = provider.prereleases_allowed(blocker, &table);
-    let extras: &[ExtraName] = extra.map(std::slice::from_ref).unwrap_or_default();
-    let mut accepting = Vec::new();
-    let mut scanned = 0;
-    for entry in table.versions.iter().rev() {
-        if scanned >= BLOCKER_SCAN {
-            break;
-        }
-        if matches!(
-            entry.candidate,
-            Candidate::Unusable(_) | Candidate::RequiresPython(_)
-        ) || (entry.version.any_prerelease() && !prereleases)
-        {
-            continue;
-        }
-        scanned += 1;
-        let Ok(metadata) = provider.release_metadata(blocker, &table, &entry.version)? else {
-            continue;
-        };
-        let mut range = Ranges::full();
-        for r in &metadata.requires_dist {
-            if &r.name != target || !r.evaluate_markers(&provider.env.markers, extras) {
-                continue;
-            }
-            if let Some(VersionOrUrl::VersionSpecifier(specs)) = &r.version_or_url {
-                range = range.intersection(&specifiers_to_ranges(specs));
-            }
-        }
-        if !range.is_disjoint(wanted) {
-            accepting.push(entry.version.clone());
-        }
-    }
+) -> Result<Hint, SolveError> {
+    let table = catalog.table(blocker)?;
+    let found = catalog.accepting_releases(&AcceptingQuery {
+        dependent: blocker,
+        extras: extra.map(std::slice::from_ref).unwrap_or_default(),
+        package: target,
+        wanted,
+        among: Among::Installable {
+            prereleases: rules.prereleases_allowed(blocker, &table),
+        },
+        read_at_most: BLOCKER_SCAN,
+        enough: BLOCKER_LISTED + 1,
+    })?;
     let request = name_with_range(target.as_ref(), wanted);
     let shown = match extra {
         Some(extra) => format!("{blocker}[{extra}]"),
         None => blocker.to_string(),
     };
-    let message = if accepting.is_empty() {
+    let message = if found.versions.is_empty() {
         format!(
-            "no release of {shown} (of the newest {scanned} usable) accepts {request}; an override would be needed"
+            "no release of {shown} (of the newest {} usable) accepts {request}; an override would be needed",
+            found.read
         )
     } else {
-        let list: Vec<String> = accepting.iter().take(5).map(ToString::to_string).collect();
+        let list: Vec<String> = found
+            .versions
+            .iter()
+            .take(BLOCKER_LISTED)
+            .map(ToString::to_string)
+            .collect();
         format!(
             "{shown} releases that accept {request}: {}{}",
             list.join(", "),
-            if accepting.len() > 5 { ", ..." } else { "" }
+            if found.versions.len() > BLOCKER_LISTED {
+                ", ..."
+            } else {
+                ""
+            }
         )
     };
-    Ok(Some(Hint {
-        kind: HintKind::BlockerVersions,
-        package: blocker.clone(),
-        message,
-        suggestions: Vec::new(),
-    }))
+    Ok(hint(HintKind::BlockerVersions, blocker, message))
 }

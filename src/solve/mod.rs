@@ -34,8 +34,18 @@
 //! Metadata of the packages a release depends on is prefetched through
 //! [`IndexSource::prefetch`] as soon as the release is read. A step and time budget
 //! ([`SolveLimits`]) stops pathological cases with [`SolveError::Budget`].
+//!
+//! # The parts, by role (none imports another of the same rank)
+//!
+//! - `catalog`: the [`Catalog`], the only code that asks the index (version tables, release
+//!   metadata, prefetch) and the [`Catalog::accepting_releases`] query;
+//! - `rules`: what the request allows (overrides, constraints, pre-releases, yanked pins);
+//! - `provider`: the pubgrub `DependencyProvider` over the catalog and the rules;
+//! - `resolve`: the loop (pubgrub, prefetch threads) and the [`Resolution`] it builds;
+//! - `explain`: a failure in Python terms, from the catalog and the rules, never the provider.
 
 mod candidates;
+mod catalog;
 mod error;
 mod explain;
 mod mem_index;
@@ -43,6 +53,8 @@ mod package;
 mod provider;
 pub mod ranges;
 pub mod requirements_file;
+mod resolve;
+mod rules;
 mod suggest;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -57,6 +69,7 @@ use crate::index::{BinaryPolicy, DistFile, IndexSource};
 use crate::inventory::{Environment, InstalledDist};
 use crate::metadata::CoreMetadata;
 
+pub use catalog::{AcceptingQuery, AcceptingReleases, Among, Catalog};
 pub use error::{Fact, FactPackage, Hint, HintKind, NoSolution, SolveError, Unavailable};
 pub use mem_index::{MemIndex, MemRelease};
 pub use package::Pkg;
@@ -74,16 +87,6 @@ pub enum PrereleaseMode {
     Allow,
     /// Never a pre-release (an installed one stays a candidate).
     Disallow,
-}
-
-impl From<crate::cli::PrereleaseMode> for PrereleaseMode {
-    fn from(mode: crate::cli::PrereleaseMode) -> Self {
-        match mode {
-            crate::cli::PrereleaseMode::IfNecessary => PrereleaseMode::IfNecessary,
-            crate::cli::PrereleaseMode::Allow => PrereleaseMode::Allow,
-            crate::cli::PrereleaseMode::Disallow => PrereleaseMode::Disallow,
-        }
-    }
 }
 
 /// An installed distribution offered to the solver: preferred when in range, and a candidate
@@ -196,6 +199,10 @@ pub struct Resolved {
     pub version: Version,
     /// Where it comes from.
     pub source: ResolvedSource,
+    /// Its core metadata (the installed copy for [`ResolvedSource::Installed`]).
+    pub metadata: Arc<CoreMetadata>,
+    /// The release ships platform-specific wheels (compiled code).
+    pub platform_specific: bool,
     /// Who requires it.
     pub via: BTreeSet<Via>,
     /// The extras requested of it.
@@ -264,7 +271,7 @@ pub fn solve(
     env: &Environment,
     request: &SolveRequest,
 ) -> Result<Resolution, SolveError> {
-    provider::solve(index, env, request)
+    resolve::solve(index, env, request)
 }
 
 #[cfg(test)]

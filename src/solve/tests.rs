@@ -498,3 +498,81 @@ fn a_no_versions_leaf_that_restates_its_sibling_is_dropped() {
     }
     insta::assert_snapshot!(render_failure(&failure));
 }
+
+/// One query, two purposes: the releases a dependent could move to (a release without the
+/// requirement accepts) and the published evidence (only a declared requirement accepts); the
+/// intersection of a release's applicable requirements decides, and the read limit makes the
+/// answer incomplete.
+#[test]
+fn accepting_releases_serves_hints_and_upstream_evidence() {
+    let mut index = MemIndex::new();
+    index
+        .add("torch", "2.10.0", &[])
+        .add("torch", "2.11.0", &["triton==3.6.0"])
+        .add("torch", "2.12.0", &["triton>=3.7", "triton<3.7.1"])
+        .add("torch", "2.13.0", &["triton>=3.7", "triton<3.7"])
+        .add("triton", "3.6.0", &[])
+        .add("triton", "3.7.0", &[]);
+    let env = linux_env("3.12.3");
+    let binary = crate::index::BinaryPolicy::default();
+    let catalog = catalog::Catalog::new(&index, &env, &binary, Default::default(), None);
+    let (torch, triton) = (
+        PackageName::from_str("torch").unwrap(),
+        PackageName::from_str("triton").unwrap(),
+    );
+    let wanted = pubgrub::Ranges::singleton(Version::from_str("3.7.0").unwrap());
+    let ask = |among, read_at_most, enough| {
+        catalog
+            .accepting_releases(&AcceptingQuery {
+                dependent: &torch,
+                extras: &[],
+                package: &triton,
+                wanted: &wanted,
+                among,
+                read_at_most,
+                enough,
+            })
+            .unwrap()
+    };
+    let versions = |found: &AcceptingReleases| -> Vec<String> {
+        found.versions.iter().map(ToString::to_string).collect()
+    };
+    let movable = ask(Among::Installable { prereleases: false }, 30, 6);
+    assert_eq!(versions(&movable), ["2.12.0", "2.10.0"]);
+    assert!(movable.complete);
+    let evidence = ask(Among::Published, 40, 3);
+    assert_eq!(versions(&evidence), ["2.12.0"]);
+    assert_eq!((evidence.read, evidence.complete), (4, true));
+    let cut = ask(Among::Published, 1, 3);
+    assert!(cut.versions.is_empty() && !cut.complete, "{cut:?}");
+    let unknown = PackageName::from_str("nope").unwrap();
+    let missing = catalog
+        .accepting_releases(&AcceptingQuery {
+            dependent: &unknown,
+            extras: &[],
+            package: &triton,
+            wanted: &wanted,
+            among: Among::Published,
+            read_at_most: 40,
+            enough: 3,
+        })
+        .unwrap();
+    assert!(missing.versions.is_empty() && !missing.complete);
+}
+
+/// Each resolved release carries its metadata and wheel kind, so later stages read no index.
+#[test]
+fn resolution_carries_metadata_and_wheel_kind() {
+    let mut index = MemIndex::new();
+    index.add("a", "1.0", &["b<2"]).add_release(MemRelease {
+        wheel_tags: Some(vec!["cp312-cp312-manylinux_2_28_x86_64".to_string()]),
+        ..MemRelease::new("b", "1.5", &[])
+    });
+    let resolution = solve(&index, &linux_env("3.12.3"), &request(&["a"])).unwrap();
+    let a = &resolution.packages[&PackageName::from_str("a").unwrap()];
+    assert_eq!(a.metadata.version.to_string(), "1.0");
+    assert_eq!(a.metadata.requires_dist, vec![req("b<2")]);
+    assert!(!a.platform_specific, "a pure-Python wheel");
+    let b = &resolution.packages[&PackageName::from_str("b").unwrap()];
+    assert!(b.platform_specific, "a manylinux wheel");
+}

@@ -6,20 +6,9 @@ use std::collections::BTreeSet;
 use crate::common::{self, planner, planner_in, venv};
 
 fn normalize(name: &str) -> String {
-    let mut out = String::new();
-    let mut sep = false;
-    for c in name.chars() {
-        if matches!(c, '-' | '_' | '.') {
-            sep = true;
-        } else {
-            if sep && !out.is_empty() {
-                out.push('-');
-            }
-            sep = false;
-            out.push(c.to_ascii_lowercase());
-        }
-    }
-    out
+    name.parse::<pep508_rs::PackageName>()
+        .unwrap_or_else(|err| panic!("`{name}` is not a package name: {err}"))
+        .to_string()
 }
 
 fn names_versions(json: &serde_json::Value) -> BTreeSet<(String, String)> {

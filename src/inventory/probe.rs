@@ -1,0 +1,88 @@
+//! The probe: the one Python script the planner runs in an environment (and prints for
+//! `planner snapshot --script`), and the subprocess that runs it.
+//!
+//! In: an interpreter path. Out: [`ProbeOutput`] (version, prefix, site-packages, markers and
+//! wheel tags), or why the interpreter did not answer. [`PROBE_SCRIPT`] is also the standalone
+//! snapshot script, so the facts a remote snapshot records are the ones a local read learns.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use pep508_rs::MarkerEnvironment;
+use serde::Deserialize;
+
+/// The probe (and snapshot) script, run by the environment's own interpreter.
+pub const PROBE_SCRIPT: &str = include_str!("probe.py");
+
+/// How long the interpreter may take to answer the probe.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What the probe prints.
+#[derive(Debug, Deserialize)]
+pub struct ProbeOutput {
+    /// `platform.python_version()`.
+    pub python_version: String,
+    /// `sys.prefix`.
+    pub prefix: PathBuf,
+    /// The site-packages folders on `sys.path`.
+    pub site_packages: Vec<PathBuf>,
+    /// The PEP 508 marker environment.
+    pub markers: MarkerEnvironment,
+    /// Supported wheel tags, best first.
+    pub tags: Vec<String>,
+    /// `fallback` when neither pip nor packaging could be imported.
+    #[serde(default)]
+    pub tags_source: Option<String>,
+}
+
+/// Run the probe: one subprocess, `python -I -c SCRIPT --probe`.
+pub fn probe(python: &Path) -> Result<ProbeOutput, String> {
+    let mut child = Command::new(python)
+        .args(["-I", "-c", PROBE_SCRIPT, "--probe"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| err.to_string())?;
+    // Read both pipes on threads so a chatty interpreter cannot block; bound the wait.
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let out_thread = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(pipe) = stdout.as_mut() {
+            let _ = std::io::Read::read_to_end(pipe, &mut buf);
+        }
+        buf
+    });
+    let err_thread = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(pipe) = stderr.as_mut() {
+            let _ = std::io::Read::read_to_end(pipe, &mut buf);
+        }
+        buf
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait().map_err(|err| err.to_string())? {
+            Some(status) => break status,
+            None if started.elapsed() > PROBE_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("no answer within {}s", PROBE_TIMEOUT.as_secs()));
+            }
+            None => std::thread::sleep(Duration::from_millis(5)),
+        }
+    };
+    let stdout = out_thread.join().unwrap_or_default();
+    let stderr = err_thread.join().unwrap_or_default();
+    if !status.success() {
+        let last = String::from_utf8_lossy(&stderr)
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_string();
+        return Err(format!("exit status {status}: {last}"));
+    }
+    serde_json::from_slice(&stdout).map_err(|err| format!("unexpected probe output: {err}"))
+}

@@ -1,0 +1,204 @@
+//! `planner outdated` output: the report (also the JSON document of `docs/outdated-json.md`)
+//! and its table for people.
+//!
+//! In: an [`OutdatedReport`], typed (names and versions parsed; JSON writes them normalized).
+//! Out: text ([`render_text`]); the JSON is the report itself, through [`super::json`].
+
+use pep440_rs::Version;
+use pep508_rs::PackageName;
+use serde::Serialize;
+
+/// The `schema` value of `planner outdated --format json`.
+pub const SCHEMA: &str = "planner-outdated";
+/// The `schema_version` of `planner outdated --format json`.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The whole report (also the JSON document).
+#[derive(Debug, Clone, Serialize)]
+pub struct OutdatedReport {
+    /// Always `planner-outdated`.
+    pub schema: &'static str,
+    /// Always 1.
+    pub schema_version: u32,
+    /// The target Python version.
+    pub python_version: Version,
+    /// The indexes searched, in order (credentials redacted).
+    pub indexes: Vec<String>,
+    /// Every dist found on the index, sorted by name.
+    pub packages: Vec<PackageStatus>,
+    /// Dists installed from outside the index: never compared.
+    pub unmanaged: Vec<Unmanaged>,
+    /// Dists no configured index has.
+    pub not_found: Vec<NameVersion>,
+    /// Dists whose index page could not be read.
+    pub errors: Vec<PackageError>,
+}
+
+/// One dist compared with the index.
+#[derive(Debug, Clone, Serialize)]
+pub struct PackageStatus {
+    /// Normalized name.
+    pub name: PackageName,
+    /// Installed version.
+    pub installed: Version,
+    /// The newest final release this environment can install (tags, Requires-Python, not
+    /// yanked), or `null` when none can be.
+    pub newest_compatible: Option<Version>,
+    /// The newest final release on the index, any platform (not yanked).
+    pub newest_on_index: Option<Version>,
+    /// The newest compatible release that every installed dependent accepts.
+    pub newest_allowed: Option<Version>,
+    /// Whether `newest_compatible` is newer than the installed version.
+    pub outdated: bool,
+    /// Installed dists whose requirements exclude `newest_compatible`.
+    pub held_back_by: Vec<HeldBackBy>,
+    /// Which index answered.
+    pub index: String,
+}
+
+/// An installed dist whose requirement caps another.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct HeldBackBy {
+    /// Its name.
+    pub name: PackageName,
+    /// Its installed version.
+    pub version: Version,
+    /// The requirement's version specifiers (e.g. `==2.11.0`).
+    pub specifier: String,
+}
+
+/// A dist installed from outside the index.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unmanaged {
+    /// Name.
+    pub name: PackageName,
+    /// Installed version.
+    pub installed: Version,
+    /// Where it came from (`git@<commit>`, `editable`, `file`, `egg-info`).
+    pub source: String,
+}
+
+/// A name and version.
+#[derive(Debug, Clone, Serialize)]
+pub struct NameVersion {
+    /// Name.
+    pub name: PackageName,
+    /// Installed version.
+    pub installed: Version,
+}
+
+/// A dist whose page could not be read.
+#[derive(Debug, Clone, Serialize)]
+pub struct PackageError {
+    /// Name.
+    pub name: PackageName,
+    /// Installed version.
+    pub installed: Version,
+    /// The error (URLs redacted).
+    pub error: String,
+}
+
+/// The table for humans: outdated dists only (like `pip list --outdated`), then the dists not
+/// compared.
+pub fn render_text(report: &OutdatedReport) -> String {
+    let mut out = String::new();
+    let outdated: Vec<&PackageStatus> = report.packages.iter().filter(|p| p.outdated).collect();
+    if outdated.is_empty() {
+        out.push_str(&format!(
+            "All {} packages found on the index are up to date for Python {}.\n",
+            report.packages.len(),
+            report.python_version
+        ));
+    } else {
+        let mut rows = vec![[
+            "Package".to_string(),
+            "Installed".to_string(),
+            "Compatible".to_string(),
+            "Latest".to_string(),
+            "Held back by".to_string(),
+        ]];
+        for p in &outdated {
+            let held = p
+                .held_back_by
+                .iter()
+                .map(|h| format!("{} {} ({})", h.name, h.version, h.specifier))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let version = |v: &Option<Version>| v.as_ref().map(ToString::to_string);
+            rows.push([
+                p.name.to_string(),
+                p.installed.to_string(),
+                version(&p.newest_compatible).unwrap_or_default(),
+                version(&p.newest_on_index).unwrap_or_default(),
+                held,
+            ]);
+        }
+        let widths: Vec<usize> = (0..4)
+            .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+            .collect();
+        for (n, row) in rows.iter().enumerate() {
+            let mut line = String::new();
+            for (i, cell) in row.iter().enumerate() {
+                if i < 4 {
+                    line.push_str(&format!("{cell:<width$}  ", width = widths[i]));
+                } else {
+                    line.push_str(cell);
+                }
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+            if n == 0 {
+                let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+                out.push_str(&format!("{}  {}\n", rule.join("  "), "-".repeat(12)));
+            }
+        }
+        let held = outdated
+            .iter()
+            .filter(|p| !p.held_back_by.is_empty())
+            .count();
+        out.push_str(&format!(
+            "\n{} of {} packages are outdated; {held} held back by installed requirements.\n",
+            outdated.len(),
+            report.packages.len()
+        ));
+    }
+    let newer_elsewhere: Vec<&PackageStatus> = report
+        .packages
+        .iter()
+        .filter(|p| {
+            let on_index = p.newest_on_index.as_ref();
+            !p.outdated && on_index > Some(&p.installed) && on_index > p.newest_compatible.as_ref()
+        })
+        .collect();
+    if !newer_elsewhere.is_empty() {
+        out.push_str("\nNewer on the index but not installable here (tags or Requires-Python):\n");
+        for p in newer_elsewhere {
+            let on_index = p.newest_on_index.as_ref().map(ToString::to_string);
+            out.push_str(&format!(
+                "  {} {} (index has {})\n",
+                p.name,
+                p.installed,
+                on_index.unwrap_or_default()
+            ));
+        }
+    }
+    if !report.unmanaged.is_empty() {
+        out.push_str("\nInstalled from outside the index (not compared):\n");
+        for u in &report.unmanaged {
+            out.push_str(&format!("  {} {} ({})\n", u.name, u.installed, u.source));
+        }
+    }
+    if !report.not_found.is_empty() {
+        out.push_str("\nNot found on the index:\n");
+        for n in &report.not_found {
+            out.push_str(&format!("  {} {}\n", n.name, n.installed));
+        }
+    }
+    if !report.errors.is_empty() {
+        out.push_str("\nCould not be checked:\n");
+        for e in &report.errors {
+            out.push_str(&format!("  {} {}: {}\n", e.name, e.installed, e.error));
+        }
+    }
+    out
+}

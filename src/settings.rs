@@ -1,0 +1,552 @@
+//! The settings layer: where the command line ends.
+//!
+//! In: the parsed command line ([`Cli`], clap types; values such as targets, `--max-risk`,
+//! `--python-version` and `--python-platform` are already domain types, parsed by clap's value
+//! parsers in `cli.rs`), the process environment ([`EnvVars`]) and the config files (the risk
+//! policy file here; pip.conf in [`IndexOptions::resolve`], because the site pip.conf belongs to
+//! the environment read). Out: [`Settings`], one typed struct per command that the commands and
+//! stages read. No type from `cli.rs` goes further than this module.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use miette::{IntoDiagnostic, miette};
+use pep508_rs::Requirement;
+
+use crate::cli::{self, Cli, Command, EnvArgs, IndexArgs};
+use crate::index::client::ClientSettings;
+use crate::index::{BinaryPolicy, DEFAULT_PAGE_MAX_AGE, IndexError, IndexSettings, auth, cache};
+use crate::inventory::{EnvironmentSelection, EnvironmentSource};
+use crate::risk::{Policy, RiskLevel};
+use crate::solve::PrereleaseMode;
+
+/// A snapshot of the process environment, taken once; everything that reads a variable reads
+/// it from here (tests pass their own).
+#[derive(Clone, Default)]
+pub struct EnvVars {
+    vars: HashMap<OsString, OsString>,
+}
+
+impl EnvVars {
+    /// The variables of this process.
+    pub fn from_process() -> EnvVars {
+        EnvVars {
+            vars: std::env::vars_os().collect(),
+        }
+    }
+
+    /// The given variables only.
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> EnvVars {
+        EnvVars {
+            vars: pairs
+                .into_iter()
+                .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+                .collect(),
+        }
+    }
+
+    /// A variable's value, when it is set and valid Unicode.
+    pub fn get(&self, key: &str) -> Option<String> {
+        self.vars
+            .get(std::ffi::OsStr::new(key))?
+            .to_str()
+            .map(str::to_string)
+    }
+
+    /// A variable's raw value (paths need not be Unicode).
+    pub fn get_os(&self, key: &str) -> Option<&OsString> {
+        self.vars.get(std::ffi::OsStr::new(key))
+    }
+}
+
+impl std::fmt::Debug for EnvVars {
+    // Values may hold credentials (index URLs); never print them.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "EnvVars({} variables)", self.vars.len())
+    }
+}
+
+/// How data is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// For people.
+    Text,
+    /// The documented JSON schema.
+    Json,
+    /// For a pull request or a ticket (`propose` only).
+    Markdown,
+}
+
+/// Everything one run reads.
+#[derive(Debug)]
+pub struct Settings {
+    /// `-q`: silence warnings and progress.
+    pub quiet: bool,
+    /// `--show-settings` (hidden): print these settings and stop.
+    pub show_settings: bool,
+    /// The subcommand's settings.
+    pub command: CommandSettings,
+}
+
+/// One subcommand's settings.
+#[derive(Debug)]
+pub enum CommandSettings {
+    /// `planner propose`.
+    Propose(ProposeSettings),
+    /// `planner inventory`.
+    Inventory(InventorySettings),
+    /// `planner check`.
+    Check(CheckSettings),
+    /// `planner snapshot`.
+    Snapshot(SnapshotSettings),
+    /// `planner outdated`.
+    Outdated(OutdatedSettings),
+    /// `planner resolve`.
+    Resolve(ResolveSettings),
+}
+
+/// Where package metadata comes from, before the environment is known: the flags and the
+/// environment; [`IndexOptions::resolve`] adds pip.conf and builds [`IndexSettings`].
+#[derive(Clone)]
+pub struct IndexOptions {
+    /// `--index-url`.
+    pub index_url: Option<String>,
+    /// `--extra-index-url`.
+    pub extra_index_urls: Vec<String>,
+    /// `--cache-dir` / `$PLANNER_CACHE_DIR`.
+    pub cache_dir: Option<PathBuf>,
+    /// `--offline`.
+    pub offline: bool,
+    /// `--refresh`.
+    pub refresh: bool,
+    /// `--only-binary` / `--no-binary`, built once.
+    pub binary: BinaryPolicy,
+    /// The environment the index settings read.
+    pub env: EnvVars,
+}
+
+impl std::fmt::Debug for IndexOptions {
+    // URLs given on the command line may carry credentials: print them redacted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let redact = |text: &String| match url::Url::parse(text) {
+            Ok(url) => auth::redact(&url),
+            Err(_) => text.clone(),
+        };
+        f.debug_struct("IndexOptions")
+            .field("index_url", &self.index_url.as_ref().map(redact))
+            .field(
+                "extra_index_urls",
+                &self.extra_index_urls.iter().map(redact).collect::<Vec<_>>(),
+            )
+            .field("cache_dir", &self.cache_dir)
+            .field("offline", &self.offline)
+            .field("refresh", &self.refresh)
+            .field("binary", &self.binary)
+            .field("env", &self.env)
+            .finish()
+    }
+}
+
+impl IndexOptions {
+    fn new(args: &IndexArgs, env: &EnvVars) -> IndexOptions {
+        IndexOptions {
+            index_url: args.index_url.clone(),
+            extra_index_urls: args.extra_index_url.clone(),
+            cache_dir: args.cache_dir.clone(),
+            offline: args.offline,
+            refresh: args.refresh,
+            binary: BinaryPolicy::new(&args.only_binary, &args.no_binary),
+            env: env.clone(),
+        }
+    }
+
+    /// The index settings: these options, the environment variables and pip.conf (the site
+    /// pip.conf of `venv`, else of `$VIRTUAL_ENV`).
+    pub fn resolve(&self, venv: Option<&Path>) -> Result<IndexSettings, IndexError> {
+        let get = |key: &str| self.env.get(key);
+        let read = |path: &Path| std::fs::read_to_string(path).ok();
+        let config = crate::index::config::resolve(
+            self.index_url.as_deref(),
+            &self.extra_index_urls,
+            &get,
+            &read,
+            venv,
+        )?;
+        let home = get("HOME").map(PathBuf::from);
+        let netrc_env = get("NETRC").map(PathBuf::from);
+        Ok(IndexSettings {
+            indexes: config.indexes,
+            cache_dir: self.cache_dir.clone().or_else(|| cache::default_dir(&get)),
+            offline: self.offline,
+            refresh: self.refresh,
+            client: ClientSettings::from_env(&get),
+            netrc: auth::Netrc::load(home.as_deref(), netrc_env.as_deref()),
+            binary: self.binary.clone(),
+            page_max_age: get("PLANNER_INDEX_TTL")
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(DEFAULT_PAGE_MAX_AGE),
+            target_tags: None,
+        })
+    }
+}
+
+/// `planner propose`.
+#[derive(Debug)]
+pub struct ProposeSettings {
+    /// What to upgrade, parsed, each name once, none a direct URL.
+    pub targets: Vec<Requirement>,
+    /// `--all`.
+    pub all: bool,
+    /// `--allow-override`.
+    pub allow_override: bool,
+    /// The risk policy (`--policy FILE`, else the built-in one), loaded.
+    pub policy: Policy,
+    /// `--max-risk`.
+    pub max_risk: Option<RiskLevel>,
+    /// `--out-dir`, made absolute.
+    pub out_dir: Option<PathBuf>,
+    /// `--prerelease`.
+    pub prerelease: PrereleaseMode,
+    /// Which environment to read.
+    pub environment: EnvironmentSelection,
+    /// Where package metadata comes from.
+    pub index: IndexOptions,
+    /// `--format`.
+    pub format: OutputFormat,
+}
+
+/// `planner resolve`.
+#[derive(Debug)]
+pub struct ResolveSettings {
+    /// Requirements given as arguments, parsed.
+    pub requirements: Vec<Requirement>,
+    /// `-r FILE`.
+    pub requirement_files: Vec<PathBuf>,
+    /// `-c FILE`.
+    pub constraint_files: Vec<PathBuf>,
+    /// `--override FILE`.
+    pub override_files: Vec<PathBuf>,
+    /// `--prerelease`.
+    pub prerelease: PrereleaseMode,
+    /// The target: synthesized, or read from an environment.
+    pub environment: EnvironmentSelection,
+    /// Where package metadata comes from.
+    pub index: IndexOptions,
+    /// `--format`.
+    pub format: OutputFormat,
+}
+
+/// `planner outdated`.
+#[derive(Debug)]
+pub struct OutdatedSettings {
+    /// Which environment to read.
+    pub environment: EnvironmentSelection,
+    /// Where package metadata comes from.
+    pub index: IndexOptions,
+    /// `--format`.
+    pub format: OutputFormat,
+}
+
+/// `planner inventory`.
+#[derive(Debug)]
+pub struct InventorySettings {
+    /// Which environment to read.
+    pub environment: EnvironmentSelection,
+    /// `--format`.
+    pub format: OutputFormat,
+}
+
+/// `planner check`.
+#[derive(Debug)]
+pub struct CheckSettings {
+    /// Which environment to read.
+    pub environment: EnvironmentSelection,
+    /// `--accept PLAN` files.
+    pub accept: Vec<PathBuf>,
+    /// `--format`.
+    pub format: OutputFormat,
+}
+
+/// Where `planner snapshot` writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotOutput {
+    /// `--script`: print the standalone script instead.
+    Script,
+    /// `--out -`.
+    Stdout,
+    /// `--out FILE`.
+    File(PathBuf),
+}
+
+/// `planner snapshot`.
+#[derive(Debug)]
+pub struct SnapshotSettings {
+    /// Which environment to read.
+    pub environment: EnvironmentSelection,
+    /// Where the snapshot goes.
+    pub output: SnapshotOutput,
+}
+
+impl Settings {
+    /// Resolve the command line against the environment and the config files.
+    pub fn resolve(cli: Cli, env: &EnvVars) -> miette::Result<Settings> {
+        let command = match cli.command {
+            Command::Propose(args) => CommandSettings::Propose(propose(args, env)?),
+            Command::Resolve(args) => CommandSettings::Resolve(ResolveSettings {
+                requirements: args.requirements,
+                requirement_files: args.requirement_files,
+                constraint_files: args.constraint_files,
+                override_files: args.override_files,
+                prerelease: args.prerelease.into(),
+                environment: environment(&args.env, env),
+                index: IndexOptions::new(&args.index, env),
+                format: args.format.into(),
+            }),
+            Command::Outdated(args) => CommandSettings::Outdated(OutdatedSettings {
+                environment: environment(&args.env, env),
+                index: IndexOptions::new(&args.index, env),
+                format: args.format.into(),
+            }),
+            Command::Inventory(args) => CommandSettings::Inventory(InventorySettings {
+                environment: environment(&args.env, env),
+                format: args.format.into(),
+            }),
+            Command::Check(args) => CommandSettings::Check(CheckSettings {
+                environment: environment(&args.env, env),
+                accept: args.accept,
+                format: args.format.into(),
+            }),
+            Command::Snapshot(args) => CommandSettings::Snapshot(SnapshotSettings {
+                environment: environment(&args.env, env),
+                output: match (args.script, args.out) {
+                    (true, _) => SnapshotOutput::Script,
+                    (false, Some(path)) if path.as_os_str() != "-" => SnapshotOutput::File(path),
+                    (false, _) => SnapshotOutput::Stdout,
+                },
+            }),
+        };
+        Ok(Settings {
+            quiet: cli.quiet,
+            show_settings: cli.show_settings,
+            command,
+        })
+    }
+}
+
+/// The environment selection: `--venv`, `--from-snapshot`, `$VIRTUAL_ENV`, else discovery.
+fn environment(args: &EnvArgs, env: &EnvVars) -> EnvironmentSelection {
+    let source = if let Some(path) = &args.venv {
+        EnvironmentSource::Venv(path.clone())
+    } else if let Some(path) = &args.from_snapshot {
+        EnvironmentSource::Snapshot(path.clone())
+    } else if let Some(path) = env.get_os("VIRTUAL_ENV").filter(|v| !v.is_empty()) {
+        EnvironmentSource::ActiveVenv(PathBuf::from(path))
+    } else {
+        EnvironmentSource::Discover
+    };
+    EnvironmentSelection {
+        source,
+        python_version: args.python_version.clone(),
+        python_platform: args.python_platform.clone(),
+    }
+}
+
+fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSettings> {
+    if args.targets.is_empty() && !args.all {
+        return Err(miette!(
+            help = "name what to upgrade (`planner propose triton==3.7.0`, `planner propose numpy`), \
+                    or pass --all",
+            "nothing to propose: no target and no --all"
+        ));
+    }
+    check_targets(&args.targets)?;
+    let policy = Policy::load(args.policy.as_deref())?;
+    let out_dir = match &args.out_dir {
+        Some(dir) => Some(std::path::absolute(dir).into_diagnostic()?),
+        None => None,
+    };
+    Ok(ProposeSettings {
+        environment: environment(&args.env, env),
+        index: IndexOptions::new(&args.index, env),
+        targets: args.targets,
+        all: args.all,
+        allow_override: args.allow_override,
+        policy,
+        max_risk: args.max_risk,
+        out_dir,
+        prerelease: args.prerelease.into(),
+        format: args.format.into(),
+    })
+}
+
+/// Each target names its package once (the parser refused direct URLs).
+fn check_targets(targets: &[Requirement]) -> miette::Result<()> {
+    for (i, requirement) in targets.iter().enumerate() {
+        if targets[..i].iter().any(|p| p.name == requirement.name) {
+            return Err(miette!(
+                help = "combine the specifiers into one target: `name>=1,<2`",
+                "`{}` is named twice among the targets",
+                requirement.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl From<cli::PrereleaseMode> for PrereleaseMode {
+    fn from(mode: cli::PrereleaseMode) -> Self {
+        match mode {
+            cli::PrereleaseMode::IfNecessary => PrereleaseMode::IfNecessary,
+            cli::PrereleaseMode::Allow => PrereleaseMode::Allow,
+            cli::PrereleaseMode::Disallow => PrereleaseMode::Disallow,
+        }
+    }
+}
+
+impl From<cli::OutputFormat> for OutputFormat {
+    fn from(format: cli::OutputFormat) -> Self {
+        match format {
+            cli::OutputFormat::Text => OutputFormat::Text,
+            cli::OutputFormat::Json => OutputFormat::Json,
+        }
+    }
+}
+
+impl From<cli::PlanFormat> for OutputFormat {
+    fn from(format: cli::PlanFormat) -> Self {
+        match format {
+            cli::PlanFormat::Text => OutputFormat::Text,
+            cli::PlanFormat::Json => OutputFormat::Json,
+            cli::PlanFormat::Markdown => OutputFormat::Markdown,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn resolve(args: &[&str], env: &[(&str, &str)]) -> miette::Result<Settings> {
+        let cli = Cli::try_parse_from(std::iter::once("planner").chain(args.iter().copied()))
+            .map_err(|err| miette!("{err}"))?;
+        Settings::resolve(cli, &EnvVars::from_pairs(env.iter().copied()))
+    }
+
+    #[test]
+    fn the_environment_is_chosen_at_the_boundary() {
+        let settings = resolve(&["inventory"], &[("VIRTUAL_ENV", "/v")]).unwrap();
+        let CommandSettings::Inventory(inventory) = settings.command else {
+            panic!("not inventory");
+        };
+        assert_eq!(
+            inventory.environment.source,
+            EnvironmentSource::ActiveVenv("/v".into())
+        );
+        let settings = resolve(&["inventory", "--venv", "/w"], &[("VIRTUAL_ENV", "/v")]).unwrap();
+        let CommandSettings::Inventory(inventory) = settings.command else {
+            panic!("not inventory");
+        };
+        assert_eq!(
+            inventory.environment.source,
+            EnvironmentSource::Venv("/w".into())
+        );
+        let settings = resolve(&["inventory"], &[("VIRTUAL_ENV", "")]).unwrap();
+        let CommandSettings::Inventory(inventory) = settings.command else {
+            panic!("not inventory");
+        };
+        assert_eq!(inventory.environment.source, EnvironmentSource::Discover);
+    }
+
+    #[test]
+    fn values_are_domain_types_or_refused_by_the_parser() {
+        let settings = resolve(
+            &[
+                "propose",
+                "numpy>=2",
+                "--max-risk",
+                "HIGH",
+                "--python-version",
+                "3.12",
+                "--python-platform",
+                "aarch64-manylinux_2_28",
+            ],
+            &[],
+        )
+        .unwrap();
+        let CommandSettings::Propose(propose) = settings.command else {
+            panic!("not propose");
+        };
+        assert_eq!(propose.targets[0].name.as_ref(), "numpy");
+        assert_eq!(propose.max_risk, Some(RiskLevel::High));
+        let version = propose.environment.python_version.unwrap();
+        assert_eq!(version.full.to_string(), "3.12.0");
+        assert_eq!(
+            propose.environment.python_platform.unwrap().platform.arch,
+            "aarch64"
+        );
+        for bad in [
+            &["propose", "numpy", "--max-risk", "extreme"][..],
+            &["propose", "numpy>>2"],
+            &["resolve", "torch>>2"],
+            &["inventory", "--python-version", "3"],
+            &["inventory", "--python-platform", "sparc-sun-solaris"],
+        ] {
+            let err = resolve(bad, &[]).unwrap_err().to_string();
+            assert!(err.contains("invalid value"), "{bad:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn targets_are_checked_as_a_whole() {
+        let err = resolve(&["propose"], &[]).unwrap_err();
+        assert!(err.to_string().contains("nothing to propose"));
+        let err = resolve(&["propose", "numpy", "NumPy>=2"], &[]).unwrap_err();
+        assert!(err.to_string().contains("named twice"), "{err}");
+        let err = resolve(&["propose", "x @ https://example.invalid/x.whl"], &[]).unwrap_err();
+        assert!(err.to_string().contains("direct URL"), "{err}");
+    }
+
+    #[test]
+    fn index_settings_read_the_captured_environment() {
+        let settings = resolve(
+            &["outdated", "--only-binary", ":all:"],
+            &[
+                ("PIP_INDEX_URL", "https://env.example/simple"),
+                ("PLANNER_INDEX_TTL", "5"),
+                ("HOME", "/nonexistent-home"),
+            ],
+        )
+        .unwrap();
+        let CommandSettings::Outdated(outdated) = settings.command else {
+            panic!("not outdated");
+        };
+        let index = outdated.index.resolve(None).unwrap();
+        assert_eq!(index.indexes[0].to_string(), "https://env.example/simple/");
+        assert_eq!(index.page_max_age, 5);
+        assert_eq!(index.binary, outdated.index.binary);
+    }
+
+    #[test]
+    fn shown_settings_hide_credentials() {
+        let settings = resolve(
+            &[
+                "outdated",
+                "--index-url",
+                "https://me:s3cret@example.invalid/simple/",
+            ],
+            &[(
+                "PIP_EXTRA_INDEX_URL",
+                "https://you:hunter2@example.invalid/",
+            )],
+        )
+        .unwrap();
+        let shown = format!("{settings:#?}");
+        assert!(shown.contains("example.invalid"), "{shown}");
+        assert!(
+            !shown.contains("s3cret") && !shown.contains("hunter2"),
+            "{shown}"
+        );
+    }
+}

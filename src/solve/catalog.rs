@@ -1,0 +1,464 @@
+//! The catalog: what the index offers, read once per solve; the only code here that asks the
+//! [`IndexSource`].
+//!
+//! In: the index, the target [`Environment`], the [`BinaryPolicy`] and the installed metadata
+//! (authoritative for the installed versions). Out: per project a [`VersionTable`] (what the
+//! target would install for each version), per release its [`CoreMetadata`], the names seen so
+//! far (for "did you mean"), and one query, [`Catalog::accepting_releases`]: which releases of a
+//! dependent accept some versions of a package. The explainer's blocker hints and the risk
+//! model's "upstream accepts" fact are both that query.
+//!
+//! The provider calls in through `&self` from pubgrub's single thread, so the caches are
+//! `RefCell`s. Prefetch ([`PrefetchJob`], run by [`prefetch_worker`] threads) only warms the
+//! index's own cache: no answer here depends on whether a job ran.
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Mutex};
+
+use pep440_rs::Version;
+use pep508_rs::{ExtraName, PackageName, VersionOrUrl};
+use pubgrub::Ranges;
+
+use crate::index::{self, BinaryPolicy, IndexError, IndexSource, Project};
+use crate::inventory::Environment;
+use crate::metadata::CoreMetadata;
+
+use super::candidates::{InstallChoice, VersionTable};
+use super::error::{SolveError, Unavailable};
+use super::ranges::specifiers_to_ranges;
+
+/// The index as one solve (or one proposal) reads it. See the module docs.
+pub struct Catalog<'a> {
+    index: &'a dyn IndexSource,
+    env: &'a Environment,
+    binary: &'a BinaryPolicy,
+    installed: HashMap<PackageName, Arc<CoreMetadata>>,
+    tables: RefCell<HashMap<PackageName, Arc<VersionTable>>>,
+    metadata: RefCell<HashMap<(PackageName, Version), Arc<CoreMetadata>>>,
+    /// Names asked for (prefetched) before their table was read.
+    requested: RefCell<HashSet<PackageName>>,
+    /// Where to send likely-next releases for their metadata to be fetched in the background.
+    prefetch: Option<Sender<PrefetchJob>>,
+}
+
+/// Which releases of a dependent [`Catalog::accepting_releases`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Among {
+    /// The releases the target could move the dependent to: usable under the catalog's binary
+    /// policy and Python, the installed version included, pre-releases only when `prereleases`.
+    /// A release that does not require the package accepts every version of it.
+    Installable {
+        /// Whether pre-releases of the dependent count.
+        prereleases: bool,
+    },
+    /// Every release on the index that has a file, whatever the target could install (any
+    /// format, any Python): evidence that upstream declared the combination. Only a declared
+    /// requirement accepts.
+    Published,
+}
+
+/// Which releases of `dependent` accept `package` in `wanted`.
+#[derive(Debug, Clone)]
+pub struct AcceptingQuery<'q> {
+    /// The dependent (torch).
+    pub dependent: &'q PackageName,
+    /// The dependent's active extras (their requirements apply too).
+    pub extras: &'q [ExtraName],
+    /// The package it requires (triton).
+    pub package: &'q PackageName,
+    /// The versions of `package` asked about (accepting means admitting one of them).
+    pub wanted: &'q Ranges<Version>,
+    /// Which releases are read.
+    pub among: Among,
+    /// At most this many releases are read, newest first.
+    pub read_at_most: usize,
+    /// Stop once this many accept.
+    pub enough: usize,
+}
+
+/// The answer to an [`AcceptingQuery`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AcceptingReleases {
+    /// The accepting releases, newest first.
+    pub versions: Vec<Version>,
+    /// How many releases were read.
+    pub read: usize,
+    /// Every candidate release was read (no limit reached, no metadata missing, the index lists
+    /// the dependent): an empty answer means none accepts.
+    pub complete: bool,
+}
+
+impl<'a> Catalog<'a> {
+    /// A catalog over `index` for the target `env`; `installed` metadata stands in for the
+    /// index's at the installed versions; `prefetch` receives likely-next releases.
+    pub(crate) fn new(
+        index: &'a dyn IndexSource,
+        env: &'a Environment,
+        binary: &'a BinaryPolicy,
+        installed: HashMap<PackageName, Arc<CoreMetadata>>,
+        prefetch: Option<Sender<PrefetchJob>>,
+    ) -> Self {
+        Catalog {
+            index,
+            env,
+            binary,
+            installed,
+            tables: RefCell::default(),
+            metadata: RefCell::default(),
+            requested: RefCell::default(),
+            prefetch,
+        }
+    }
+
+    /// The target environment.
+    pub(crate) fn env(&self) -> &'a Environment {
+        self.env
+    }
+
+    /// The listing of a project (`None` when no configured index has it).
+    pub fn project(&self, name: &PackageName) -> Result<Option<Arc<Project>>, IndexError> {
+        self.index.project(name)
+    }
+
+    /// The usable versions of a project for the target under the catalog's binary policy
+    /// (not yanked, Python admitted), newest first.
+    pub fn usable_versions(&self, project: &Project) -> Vec<Version> {
+        index::candidates(project, self.env, self.binary)
+            .into_iter()
+            .filter(|c| c.is_usable())
+            .map(|c| c.version)
+            .collect()
+    }
+
+    /// The version table of a project (fetched once).
+    pub(crate) fn table(&self, name: &PackageName) -> Result<Arc<VersionTable>, SolveError> {
+        if let Some(table) = self.tables.borrow().get(name) {
+            return Ok(table.clone());
+        }
+        let project = self
+            .index
+            .project(name)
+            .map_err(|source| index_error(name, source))?;
+        let table = Arc::new(VersionTable::build(
+            project,
+            self.env,
+            self.binary,
+            self.installed.get(name),
+        ));
+        self.tables.borrow_mut().insert(name.clone(), table.clone());
+        Ok(table)
+    }
+
+    /// The table if it was already fetched (no IO).
+    pub(crate) fn cached_table(&self, name: &PackageName) -> Option<Arc<VersionTable>> {
+        self.tables.borrow().get(name).cloned()
+    }
+
+    /// Whether the index is known not to have `name` (its table was read and is empty).
+    pub(crate) fn is_missing(&self, name: &PackageName) -> bool {
+        self.tables
+            .borrow()
+            .get(name)
+            .is_some_and(|t| t.project.is_none() && t.versions.is_empty())
+    }
+
+    /// The projects the index answered for, and the names asked for so far that it is not
+    /// known to lack.
+    pub(crate) fn known_names(&self) -> BTreeSet<PackageName> {
+        let mut known: BTreeSet<PackageName> = self
+            .tables
+            .borrow()
+            .iter()
+            .filter(|(_, t)| t.project.is_some() || !t.versions.is_empty())
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in self.requested.borrow().iter() {
+            if !self.is_missing(name) {
+                known.insert(name.clone());
+            }
+        }
+        known
+    }
+
+    /// The project names the index can list cheaply (see [`IndexSource::project_names`]).
+    pub(crate) fn index_project_names(&self) -> Option<Vec<PackageName>> {
+        self.index.project_names()
+    }
+
+    /// The metadata of one release: the installed copy, or the index's for the chosen file.
+    pub(crate) fn release_metadata(
+        &self,
+        name: &PackageName,
+        table: &VersionTable,
+        version: &Version,
+    ) -> Result<Result<Arc<CoreMetadata>, Unavailable>, SolveError> {
+        let Some(entry) = table.get(version) else {
+            return Ok(Err(Unavailable::Metadata {
+                message: format!("the index lists no {name}=={version}"),
+            }));
+        };
+        let file = match &entry.choice {
+            InstallChoice::Installed { metadata, .. } => return Ok(Ok(metadata.clone())),
+            InstallChoice::Unusable(reason) => return Ok(Err(reason.clone())),
+            InstallChoice::RequiresPython(spec) => {
+                return Ok(Err(Unavailable::RequiresPython {
+                    specifier: spec.to_string(),
+                }));
+            }
+            InstallChoice::File { file, .. } => file,
+        };
+        let key = (name.clone(), version.clone());
+        if let Some(m) = self.metadata.borrow().get(&key) {
+            return Ok(Ok(m.clone()));
+        }
+        let project = table.project.as_ref().expect("a file implies a project");
+        let metadata = match self.index.metadata(project, file) {
+            Ok(metadata) => metadata,
+            // Version-level problems make that version unusable; the rest is fatal.
+            Err(
+                err @ (IndexError::MetadataUnavailable { .. }
+                | IndexError::MetadataMismatch { .. }
+                | IndexError::Metadata { .. }),
+            ) => {
+                return Ok(Err(Unavailable::Metadata {
+                    message: err.to_string(),
+                }));
+            }
+            Err(source) => return Err(index_error(name, source)),
+        };
+        self.metadata.borrow_mut().insert(key, metadata.clone());
+        Ok(Ok(metadata))
+    }
+
+    /// Ask for the projects of these edges (name and range) whose tables were not read yet:
+    /// their listings and, for the release `preferred` does not cover, its metadata, in the
+    /// background. Each name is asked for once.
+    pub(crate) fn prefetch<'e>(
+        &self,
+        edges: impl Iterator<Item = (&'e PackageName, &'e Ranges<Version>)>,
+        preferred: impl Fn(&PackageName) -> Option<Version>,
+    ) {
+        let fresh: Vec<(PackageName, Ranges<Version>)> = {
+            let mut requested = self.requested.borrow_mut();
+            let tables = self.tables.borrow();
+            edges
+                .filter(|(name, _)| {
+                    !tables.contains_key(*name) && requested.insert((*name).clone())
+                })
+                .map(|(name, range)| (name.clone(), range.clone()))
+                .collect()
+        };
+        if fresh.is_empty() {
+            return;
+        }
+        let names: Vec<PackageName> = fresh.iter().map(|(n, _)| n.clone()).collect();
+        self.index.prefetch(&names);
+        if let Some(tx) = &self.prefetch {
+            for (name, range) in fresh {
+                let preferred = preferred(&name);
+                let _ = tx.send(PrefetchJob {
+                    name,
+                    range,
+                    preferred,
+                });
+            }
+        }
+    }
+
+    /// Which releases of a dependent accept some versions of a package (see [`AcceptingQuery`]).
+    /// Metadata a release lacks leaves it out (and the answer incomplete); other index failures
+    /// are errors.
+    pub fn accepting_releases(
+        &self,
+        query: &AcceptingQuery<'_>,
+    ) -> Result<AcceptingReleases, SolveError> {
+        let mut found = AcceptingReleases {
+            complete: true,
+            ..AcceptingReleases::default()
+        };
+        let releases = match query.among {
+            Among::Installable { prereleases } => self.installable(query.dependent, prereleases)?,
+            Among::Published => match self.published(query.dependent)? {
+                Some(releases) => releases,
+                None => return Ok(AcceptingReleases::default()),
+            },
+        };
+        for release in releases {
+            if found.read >= query.read_at_most {
+                found.complete = false;
+                break;
+            }
+            found.read += 1;
+            let metadata = match release.metadata(self)? {
+                Some(metadata) => metadata,
+                None => {
+                    found.complete = false;
+                    continue;
+                }
+            };
+            let accepts = match self.declared_range(&metadata, query) {
+                Some(range) => !range.is_disjoint(query.wanted),
+                None => matches!(query.among, Among::Installable { .. }),
+            };
+            if accepts {
+                found.versions.push(release.version);
+                if found.versions.len() >= query.enough {
+                    break;
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// What `metadata` declares on the query's package: the intersection of its requirements
+    /// that apply (`None` when none does).
+    fn declared_range(
+        &self,
+        metadata: &CoreMetadata,
+        query: &AcceptingQuery<'_>,
+    ) -> Option<Ranges<Version>> {
+        let mut declared: Option<Ranges<Version>> = None;
+        for r in &metadata.requires_dist {
+            if &r.name != query.package || !r.evaluate_markers(&self.env.markers, query.extras) {
+                continue;
+            }
+            let range = declared.get_or_insert_with(Ranges::full);
+            if let Some(VersionOrUrl::VersionSpecifier(specs)) = &r.version_or_url {
+                *range = range.intersection(&specifiers_to_ranges(specs));
+            }
+        }
+        declared
+    }
+
+    /// The releases of `name` the target could install, newest first.
+    fn installable(
+        &self,
+        name: &PackageName,
+        prereleases: bool,
+    ) -> Result<Vec<Release>, SolveError> {
+        let table = self.table(name)?;
+        Ok(table
+            .versions
+            .iter()
+            .rev()
+            .filter(|entry| {
+                !matches!(
+                    entry.choice,
+                    InstallChoice::Unusable(_) | InstallChoice::RequiresPython(_)
+                ) && (prereleases || !entry.version.any_prerelease())
+            })
+            .map(|entry| Release {
+                version: entry.version.clone(),
+                from: ReleaseFrom::Table(name.clone(), table.clone()),
+            })
+            .collect())
+    }
+
+    /// Every release of `name` on the index with a file, newest first (`None`: not listed).
+    fn published(&self, name: &PackageName) -> Result<Option<Vec<Release>>, SolveError> {
+        let Some(project) = self.index.project(name).map_err(|e| index_error(name, e))? else {
+            return Ok(None);
+        };
+        let any_format = BinaryPolicy::default();
+        Ok(Some(
+            index::candidates(&project, self.env, &any_format)
+                .into_iter()
+                .filter_map(|c| {
+                    Some(Release {
+                        version: c.version,
+                        from: ReleaseFrom::File(project.clone(), Box::new(c.file?)),
+                    })
+                })
+                .collect(),
+        ))
+    }
+}
+
+/// One release [`Catalog::accepting_releases`] reads, and where its metadata comes from.
+struct Release {
+    version: Version,
+    from: ReleaseFrom,
+}
+
+enum ReleaseFrom {
+    /// The solve's table (the installed copy, or the chosen file, cached).
+    Table(PackageName, Arc<VersionTable>),
+    /// This file on the index.
+    File(Arc<Project>, Box<index::DistFile>),
+}
+
+impl Release {
+    /// Its metadata; `None` when the release has none to read.
+    fn metadata(&self, catalog: &Catalog<'_>) -> Result<Option<Arc<CoreMetadata>>, SolveError> {
+        match &self.from {
+            ReleaseFrom::Table(name, table) => {
+                Ok(catalog.release_metadata(name, table, &self.version)?.ok())
+            }
+            ReleaseFrom::File(project, file) => Ok(catalog.index.metadata(project, file).ok()),
+        }
+    }
+}
+
+fn index_error(name: &PackageName, source: IndexError) -> SolveError {
+    SolveError::Index {
+        package: name.clone(),
+        source: Box::new(source),
+    }
+}
+
+/// "This package will probably be decided soon, in this range": fetch the metadata of the
+/// release the solver would likely pick, so that the solver finds it cached. Only the index's
+/// cache is warmed; the solver's answers never depend on whether a job ran.
+pub(crate) struct PrefetchJob {
+    name: PackageName,
+    range: Ranges<Version>,
+    preferred: Option<Version>,
+}
+
+impl PrefetchJob {
+    fn run(&self, index: &dyn IndexSource, env: &Environment, binary: &BinaryPolicy) {
+        if self
+            .preferred
+            .as_ref()
+            .is_some_and(|v| self.range.contains(v))
+        {
+            return; // the installed metadata is used
+        }
+        let Ok(Some(project)) = index.project(&self.name) else {
+            return;
+        };
+        let best = index::candidates(&project, env, binary)
+            .into_iter()
+            .find(|c| {
+                c.is_usable() && !c.version.any_prerelease() && self.range.contains(&c.version)
+            });
+        if let Some(file) = best.and_then(|c| c.file) {
+            let _ = index.metadata(&project, &file);
+        }
+    }
+}
+
+/// One prefetch thread: runs jobs from `jobs` until the channel closes or `done` is set.
+pub(crate) fn prefetch_worker(
+    index: &dyn IndexSource,
+    env: &Environment,
+    binary: &BinaryPolicy,
+    jobs: &Mutex<Receiver<PrefetchJob>>,
+    done: &AtomicBool,
+) {
+    loop {
+        // The lock is held only while waiting for the next job.
+        let job = match jobs.lock() {
+            Ok(rx) => rx.recv(),
+            Err(_) => return,
+        };
+        match job {
+            Ok(_) if done.load(Ordering::Relaxed) => return,
+            Ok(job) => job.run(index, env, binary),
+            Err(_) => return,
+        }
+    }
+}

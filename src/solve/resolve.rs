@@ -1,0 +1,186 @@
+//! The resolve loop: runs pubgrub over the provider, with prefetch threads beside it, and turns
+//! its answer into a [`Resolution`] or a [`SolveError`].
+//!
+//! In: the index, the target environment and a [`SolveRequest`]. Out: a [`Resolution`] (each
+//! chosen release with its metadata, its file and whether it is platform-specific, who requires
+//! it, its extras, and the edges overrides replaced), or the failure worded by
+//! [`super::explain`] from the catalog and the request.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use pep440_rs::Version;
+use pep508_rs::PackageName;
+use pubgrub::PubGrubError;
+
+use crate::index::IndexSource;
+use crate::inventory::Environment;
+
+use super::candidates::{InstallChoice, VersionTable};
+use super::catalog::{Catalog, PrefetchJob, prefetch_worker};
+use super::error::{SolveError, Unavailable};
+use super::explain;
+use super::package::Pkg;
+use super::provider::Provider;
+use super::rules::Rules;
+use super::{Dependent, OverriddenEdge, Resolution, Resolved, ResolvedSource, SolveRequest, Via};
+
+/// How many threads fetch likely-next metadata while pubgrub works.
+const PREFETCH_WORKERS: usize = 8;
+
+/// Solve `request` for the target `env` against `index`.
+pub(crate) fn solve(
+    index: &dyn IndexSource,
+    env: &Environment,
+    request: &SolveRequest,
+) -> Result<Resolution, SolveError> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<PrefetchJob>();
+        let rx = Arc::new(Mutex::new(rx));
+        let done = Arc::new(AtomicBool::new(false));
+        for _ in 0..PREFETCH_WORKERS {
+            let rx = rx.clone();
+            let done = done.clone();
+            scope.spawn(move || prefetch_worker(index, env, &request.binary, &rx, &done));
+        }
+        let rules = Rules::new(request, env);
+        let installed = rules.installed.clone();
+        // Dropping the catalog (and its sender) at the end stops the workers.
+        let catalog = Catalog::new(index, env, &request.binary, installed, Some(tx));
+        let result = run(&catalog, &rules);
+        done.store(true, Ordering::Relaxed);
+        result
+    })
+}
+
+fn run(catalog: &Catalog<'_>, rules: &Rules<'_>) -> Result<Resolution, SolveError> {
+    let provider = Provider::new(catalog, rules);
+    let selected = match pubgrub::resolve(&provider, Pkg::Root, Version::new([0])) {
+        Ok(selected) => selected,
+        Err(PubGrubError::NoSolution(tree)) => {
+            return Err(SolveError::NoSolution(Box::new(explain::explain(
+                tree, catalog, rules,
+            )?)));
+        }
+        Err(PubGrubError::ErrorRetrievingDependencies { source, .. })
+        | Err(PubGrubError::ErrorChoosingVersion { source, .. })
+        | Err(PubGrubError::ErrorInShouldCancel(source)) => return Err(source),
+    };
+    let chosen: HashMap<Pkg, Version> = selected.into_iter().collect();
+    let mut packages = BTreeMap::new();
+    for (pkg, version) in &chosen {
+        if let Pkg::Dist(name) = pkg {
+            packages.insert(name.clone(), resolved(catalog, name, version)?);
+        }
+    }
+    record_via(&provider, &chosen, &mut packages);
+    let overridden = kept_overrides(provider.overridden(), &packages);
+    Ok(Resolution {
+        packages,
+        overridden,
+    })
+}
+
+/// One chosen release, with what later stages need of it (read from the catalog's caches: the
+/// solver read its metadata to decide it).
+fn resolved(
+    catalog: &Catalog<'_>,
+    name: &PackageName,
+    version: &Version,
+) -> Result<Resolved, SolveError> {
+    let table = catalog.table(name)?;
+    let source = match table.get(version) {
+        Some(entry) if matches!(entry.choice, InstallChoice::Installed { .. }) => {
+            ResolvedSource::Installed
+        }
+        Some(entry) => ResolvedSource::Index {
+            file: VersionTable::file(entry).map(|f| Box::new(f.clone())),
+        },
+        None => ResolvedSource::Index { file: None },
+    };
+    let metadata = catalog
+        .release_metadata(name, &table, version)?
+        .map_err(|reason| chosen_without_metadata(name, version, reason))?;
+    Ok(Resolved {
+        version: version.clone(),
+        source,
+        metadata,
+        platform_specific: table.platform_specific(version),
+        via: BTreeSet::new(),
+        extras: BTreeSet::new(),
+    })
+}
+
+/// A chosen release always had its metadata read (its dependencies come from it); this is the
+/// error should that ever not hold.
+fn chosen_without_metadata(
+    name: &PackageName,
+    version: &Version,
+    reason: Unavailable,
+) -> SolveError {
+    SolveError::Internal {
+        message: format!("{name}=={version} was chosen but its metadata is unavailable: {reason}"),
+    }
+}
+
+/// Who requires each package (`via`) and the extras asked of it, from the recorded edges.
+fn record_via(
+    provider: &Provider<'_, '_>,
+    chosen: &HashMap<Pkg, Version>,
+    packages: &mut BTreeMap<PackageName, Resolved>,
+) {
+    for (pkg, version) in chosen {
+        if let Pkg::Extra(name, extra) = pkg
+            && let Some(resolved) = packages.get_mut(name)
+        {
+            resolved.extras.insert(extra.clone());
+        }
+        let Some(edges) = provider.recorded_edges(pkg, version) else {
+            continue;
+        };
+        let via = match pkg {
+            Pkg::Root => Via::Root,
+            Pkg::Dist(name) | Pkg::Extra(name, _) => Via::Package(name.clone()),
+            Pkg::Python => continue,
+        };
+        for (dep, _) in edges.iter() {
+            if let Some(dep_name) = dep.name()
+                && pkg.name() != Some(dep_name)
+                && let Some(resolved) = packages.get_mut(dep_name)
+            {
+                resolved.via.insert(via.clone());
+            }
+        }
+    }
+}
+
+/// The overridden edges of the root and of the resolved versions, sorted, without duplicates.
+fn kept_overrides(
+    overridden: Vec<OverriddenEdge>,
+    packages: &BTreeMap<PackageName, Resolved>,
+) -> Vec<OverriddenEdge> {
+    let mut kept: Vec<OverriddenEdge> = overridden
+        .into_iter()
+        .filter(|edge| match &edge.dependent {
+            Dependent::Root => true,
+            Dependent::Dist { name, version } => {
+                packages.get(name).is_some_and(|r| &r.version == version)
+            }
+        })
+        .collect();
+    kept.sort_by(|a, b| {
+        (
+            &a.dependent,
+            a.original.to_string(),
+            a.replacement.to_string(),
+        )
+            .cmp(&(
+                &b.dependent,
+                b.original.to_string(),
+                b.replacement.to_string(),
+            ))
+    });
+    kept.dedup();
+    kept
+}

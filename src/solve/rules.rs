@@ -1,0 +1,141 @@
+//! The rules a [`SolveRequest`] sets, read once: which overrides and constraints apply to a
+//! name, which pre-releases and yanked releases may be used, which version is preferred.
+//!
+//! In: the request and the target [`Environment`]. Out: [`Rules`], plain lookups with no IO and
+//! no cache, shared by the provider (to answer pubgrub) and the explainer (to word a failure the
+//! way the solver decided it).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use pep440_rs::Version;
+use pep508_rs::{ExtraName, PackageName, Requirement, VersionOrUrl};
+use pubgrub::Ranges;
+
+use crate::inventory::Environment;
+use crate::metadata::CoreMetadata;
+
+use super::candidates::VersionTable;
+use super::ranges::{is_exact_pin, names_prerelease, specifiers_to_ranges};
+use super::{Override, PrereleaseMode, SolveRequest};
+
+/// The request's rules, by name. See the module docs.
+pub(crate) struct Rules<'a> {
+    /// The request itself.
+    pub(crate) request: &'a SolveRequest,
+    /// The target Python, release only (`3.12.0`).
+    pub(crate) python: Version,
+    /// Overrides by the name they replace.
+    pub(crate) overrides: HashMap<PackageName, Vec<&'a Override>>,
+    /// Constraint ranges per name (markers already evaluated).
+    pub(crate) constraints: HashMap<PackageName, Ranges<Version>>,
+    /// Names whose root requirements, constraints or overrides name a pre-release.
+    explicit_prerelease: HashSet<PackageName>,
+    /// Exact pins (`==`, `===`) among root requirements, constraints and overrides.
+    pins: HashMap<PackageName, Vec<Ranges<Version>>>,
+    /// The installed metadata per name (the request's preferences).
+    pub(crate) installed: HashMap<PackageName, Arc<CoreMetadata>>,
+}
+
+impl<'a> Rules<'a> {
+    /// Read the rules of `request` for the target `env`.
+    pub(crate) fn new(request: &'a SolveRequest, env: &Environment) -> Self {
+        let mut overrides: HashMap<PackageName, Vec<&Override>> = HashMap::new();
+        for o in &request.overrides {
+            overrides
+                .entry(o.requirement.name.clone())
+                .or_default()
+                .push(o);
+        }
+        let mut explicit_prerelease = HashSet::new();
+        let mut pins: HashMap<PackageName, Vec<Ranges<Version>>> = HashMap::new();
+        for r in explicit(request) {
+            if let Some(VersionOrUrl::VersionSpecifier(specs)) = &r.version_or_url {
+                if names_prerelease(specs) {
+                    explicit_prerelease.insert(r.name.clone());
+                }
+                if is_exact_pin(specs) {
+                    pins.entry(r.name.clone())
+                        .or_default()
+                        .push(specifiers_to_ranges(specs));
+                }
+            }
+        }
+        let installed = request
+            .preferences
+            .iter()
+            .map(|(name, c)| (name.clone(), c.metadata.clone()))
+            .collect();
+        Rules {
+            request,
+            python: env.python_version.only_release(),
+            overrides,
+            constraints: constraint_ranges(request, env),
+            explicit_prerelease,
+            pins,
+            installed,
+        }
+    }
+
+    /// Whether the user wrote a requirement, constraint or override on `name`.
+    pub(crate) fn user_named(&self, name: &PackageName) -> bool {
+        explicit(self.request).any(|r| &r.name == name)
+    }
+
+    /// Whether pre-releases of `name` are candidates.
+    pub(crate) fn prereleases_allowed(&self, name: &PackageName, table: &VersionTable) -> bool {
+        match self.request.prerelease {
+            PrereleaseMode::Allow => true,
+            PrereleaseMode::Disallow => false,
+            PrereleaseMode::IfNecessary => {
+                self.explicit_prerelease.contains(name) || !table.has_final
+            }
+        }
+    }
+
+    /// Whether a yanked `name==version` may be used (PEP 592: an exact pin asks for it).
+    pub(crate) fn yank_allowed(&self, name: &PackageName, version: &Version) -> bool {
+        self.pins
+            .get(name)
+            .is_some_and(|ranges| ranges.iter().any(|r| r.contains(version)))
+    }
+
+    /// The installed version of `name`, unless it is being upgraded.
+    pub(crate) fn preferred(&self, name: &PackageName) -> Option<&Version> {
+        if self.request.upgrade.contains(name) {
+            return None;
+        }
+        self.installed.get(name).map(|m| &m.version)
+    }
+}
+
+/// The root requirements, constraints and overrides: what the user wrote.
+fn explicit(request: &SolveRequest) -> impl Iterator<Item = &Requirement> {
+    request
+        .requirements
+        .iter()
+        .chain(&request.constraints)
+        .chain(request.overrides.iter().map(|o| &o.requirement))
+}
+
+/// The constraints whose markers hold, intersected per name.
+fn constraint_ranges(
+    request: &SolveRequest,
+    env: &Environment,
+) -> HashMap<PackageName, Ranges<Version>> {
+    let no_extras: &[ExtraName] = &[];
+    let mut constraints: HashMap<PackageName, Ranges<Version>> = HashMap::new();
+    for c in &request.constraints {
+        if !c.evaluate_markers(&env.markers, no_extras) {
+            continue;
+        }
+        if let Some(VersionOrUrl::VersionSpecifier(specs)) = &c.version_or_url {
+            let range = specifiers_to_ranges(specs);
+            let entry = constraints
+                .entry(c.name.clone())
+                .or_insert_with(Ranges::full);
+            *entry = entry.intersection(&range);
+        }
+    }
+    constraints
+}
