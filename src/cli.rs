@@ -47,6 +47,86 @@ pub enum Command {
     Outdated(OutdatedArgs),
     /// Resolve requirements against an index for a target Python and platform.
     Resolve(ResolveArgs),
+    /// Review the forced and pinned versions a change adds (pyproject.toml, requirements and
+    /// constraints files, lock files, pip install lines in Dockerfiles and scripts): what each
+    /// breaks, its risk, and the safer plan.
+    Review(ReviewArgs),
+    /// What changed between two environments, or in one environment since a time.
+    Diff(DiffArgs),
+    /// Check that an environment still works after a plan (or any change): imports of the
+    /// changed dists and of everything that depends on them, where each module comes from,
+    /// `pip check` and the policy's smoke tests, run with the environment's own interpreter.
+    Verify(VerifyArgs),
+}
+
+/// How a review is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ReviewFormat {
+    /// For a terminal (for humans).
+    #[default]
+    Text,
+    /// The documented JSON schema (for computers).
+    Json,
+    /// A pull-request comment.
+    Markdown,
+    /// GitHub Actions workflow annotations on the changed lines.
+    Github,
+    /// SARIF 2.1.0 (code scanning).
+    Sarif,
+}
+
+/// `planner review`.
+#[derive(Debug, Clone, Args)]
+pub struct ReviewArgs {
+    /// A folder inside the git repository to review [default: the current folder].
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+    /// The revision to compare against [default: the merge base of --head with the default
+    /// branch: origin/HEAD, else main, else master].
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
+    /// The revision under review.
+    #[arg(long, value_name = "REF", default_value = "HEAD")]
+    pub head: String,
+    /// Judge for this Python version (X.Y or X.Y.Z); repeat for several targets.
+    #[arg(long = "python-version", value_name = "VERSION", value_parser = python_version)]
+    pub python_versions: Vec<PythonVersion>,
+    /// Judge for this platform, in uv's spelling (`x86_64-manylinux_2_28`); repeat for several
+    /// targets (each version with each platform).
+    #[arg(long = "python-platform", value_name = "PLATFORM", value_parser = python_platform)]
+    pub python_platforms: Vec<TargetPlatform>,
+    /// Judge against the real environment of this snapshot (`planner snapshot` or `pip
+    /// inspect` output) instead of resolving each file's other requirements.
+    #[arg(long, value_name = "FILE")]
+    pub from_snapshot: Option<PathBuf>,
+    /// A risk policy file (TOML) [default: the built-in policies/default.toml].
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Exit 1 when a finding's risk is at or above this level (low, medium, high, critical).
+    #[arg(long, value_name = "LEVEL", value_parser = RiskLevel::from_str)]
+    pub fail_on: Option<RiskLevel>,
+    /// Where package metadata comes from.
+    #[command(flatten)]
+    pub index: IndexArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: ReviewFormat,
+}
+
+/// `planner diff`.
+#[derive(Debug, Clone, Args)]
+pub struct DiffArgs {
+    /// A and B: each a venv, a `planner snapshot` file or `pip inspect` output. With --since,
+    /// one environment at most [default: $VIRTUAL_ENV, else ./.venv].
+    #[arg(value_name = "ENV", num_args = 0..=2)]
+    pub envs: Vec<PathBuf>,
+    /// What was installed or replaced since WHEN (a date, a timestamp, or a duration such as
+    /// 3d, 12h), from the install records' file times.
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: PlanFormat,
 }
 
 /// How data is printed.
@@ -316,4 +396,58 @@ mod tests {
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
     }
+}
+
+/// `planner verify`.
+#[derive(Debug, Clone, Args)]
+pub struct VerifyArgs {
+    /// The virtual environment to verify [default: $VIRTUAL_ENV, else ./.venv, else the python3
+    /// on PATH].
+    #[arg(long, value_name = "PATH", conflicts_with = "python")]
+    pub venv: Option<PathBuf>,
+
+    /// The interpreter whose environment to verify.
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+
+    /// The plan that was carried out (a plan.json written by `planner propose --out-dir`): its
+    /// versions, its changed dists and their dependents, its accepted overrides.
+    #[arg(long, value_name = "FILE", required_unless_present = "all")]
+    pub plan: Option<PathBuf>,
+
+    /// Check every installed dist's imports and every smoke test whose package is installed.
+    #[arg(long)]
+    pub all: bool,
+
+    /// The risk policy whose smoke tests run: `default`, `ml-cuda`, or a TOML file.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+
+    /// Record the checks as a baseline in FILE (before the plan is applied); exits 0.
+    #[arg(long, value_name = "FILE", conflicts_with = "compare")]
+    pub baseline: Option<PathBuf>,
+
+    /// Compare with a baseline recorded earlier: only regressions fail.
+    #[arg(long, value_name = "FILE")]
+    pub compare: Option<PathBuf>,
+
+    /// Also write the JSON report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+
+    /// Seconds one import may take [default: 180].
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<u32>,
+
+    /// Imports run at once [default: every core].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Skip the smoke tests.
+    #[arg(long)]
+    pub no_smoke: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
 }

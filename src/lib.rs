@@ -7,7 +7,9 @@
 //! 2. [`index`]: what the package index offers ([`index::IndexSource`]).
 //! 3. [`solve`]: pubgrub over the index and the installed set.
 //! 4. [`risk`] and [`plan`]: upgrade plans, forced overrides and their risk.
-//! 5. [`render`]: text, JSON, markdown, pip/uv commands and the verification script.
+//! 5. [`verify`]: what to check after a plan (imports of changed dists and their dependents,
+//!    the policy's smoke tests), and running the check.
+//! 6. [`render`]: text, JSON, markdown, pip/uv commands and the verification script.
 //!
 //! [`commands`] wires the stages into the subcommands; [`run`] dispatches.
 //!
@@ -19,19 +21,25 @@
 
 pub mod atomic;
 pub mod cli;
+pub mod clock;
 pub mod commands;
+pub mod diff;
 pub mod exit_status;
 pub mod index;
+pub mod interrupt;
 pub mod inventory;
 pub mod metadata;
+pub mod out_dir;
 pub mod plan;
 pub mod printer;
 pub mod render;
+pub mod review;
 pub mod risk;
 pub mod settings;
 pub mod solve;
 pub mod tags;
 pub mod terminal;
+pub mod verify;
 
 use std::process::ExitCode;
 
@@ -44,7 +52,9 @@ use crate::settings::{CommandSettings, EnvVars, Settings};
 /// Run one parsed command line: resolve its settings, then the command. Errors are returned for
 /// [`report_error`] to render.
 pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
-    let settings = Settings::resolve(cli, &EnvVars::from_process())?;
+    let env = EnvVars::from_process();
+    clock::pin(env.get("PLANNER_NOW").as_deref())?;
+    let settings = Settings::resolve(cli, &env)?;
     let printer = Printer::new(settings.quiet);
     if settings.show_settings {
         printer.out(&format!("{settings:#?}\n"));
@@ -57,6 +67,9 @@ pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
         CommandSettings::Snapshot(s) => commands::snapshot::run(s, &printer),
         CommandSettings::Outdated(s) => commands::outdated::run(s, &printer),
         CommandSettings::Resolve(s) => commands::resolve::run(s, &printer),
+        CommandSettings::Review(s) => commands::review::run(s, &printer),
+        CommandSettings::Diff(s) => commands::diff::run(s, &printer),
+        CommandSettings::Verify(s) => commands::verify::run(s, &printer),
     }
 }
 

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    planner::interrupt::install();
     let cli = planner::cli::Cli::parse();
     match planner::run(cli) {
         Ok(status) => status.into(),

@@ -17,7 +17,7 @@ use pep508_rs::Requirement;
 use crate::cli::{self, Cli, Command, EnvArgs, IndexArgs};
 use crate::index::client::ClientSettings;
 use crate::index::{BinaryPolicy, DEFAULT_PAGE_MAX_AGE, IndexError, IndexSettings, auth, cache};
-use crate::inventory::{EnvironmentSelection, EnvironmentSource};
+use crate::inventory::{EnvironmentSelection, EnvironmentSource, PythonVersion, TargetPlatform};
 use crate::risk::{Policy, RiskLevel};
 use crate::solve::PrereleaseMode;
 
@@ -104,6 +104,65 @@ pub enum CommandSettings {
     Outdated(OutdatedSettings),
     /// `planner resolve`.
     Resolve(ResolveSettings),
+    /// `planner review`.
+    Review(ReviewSettings),
+    /// `planner diff`.
+    Diff(DiffSettings),
+    /// `planner verify`.
+    Verify(VerifySettings),
+}
+
+/// How a review is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReviewFormat {
+    /// For people.
+    Text,
+    /// The documented JSON schema (`docs/review.md`).
+    Json,
+    /// A pull-request comment.
+    Markdown,
+    /// GitHub Actions workflow annotations.
+    Github,
+    /// SARIF 2.1.0.
+    Sarif,
+}
+
+/// `planner review`.
+#[derive(Debug)]
+pub struct ReviewSettings {
+    /// A folder inside the repository.
+    pub path: PathBuf,
+    /// `--base` (`None`: the merge base with the default branch).
+    pub base: Option<String>,
+    /// `--head`.
+    pub head: String,
+    /// `--python-version`, each.
+    pub python_versions: Vec<PythonVersion>,
+    /// `--python-platform`, each.
+    pub python_platforms: Vec<TargetPlatform>,
+    /// `--from-snapshot`.
+    pub from_snapshot: Option<PathBuf>,
+    /// The risk policy, loaded.
+    pub policy: Policy,
+    /// `--fail-on`.
+    pub fail_on: Option<RiskLevel>,
+    /// Where package metadata comes from.
+    pub index: IndexOptions,
+    /// Output format.
+    pub format: ReviewFormat,
+}
+
+/// `planner diff`.
+#[derive(Debug)]
+pub struct DiffSettings {
+    /// A and B (or, with `since`, at most one).
+    pub envs: Vec<PathBuf>,
+    /// `--since WHEN`, as given (parsed against the clock when the command runs).
+    pub since: Option<String>,
+    /// The environment `--since` reads when no path is given ($VIRTUAL_ENV, ./.venv, ...).
+    pub environment: EnvironmentSelection,
+    /// Output format.
+    pub format: OutputFormat,
 }
 
 /// Where package metadata comes from, before the environment is known: the flags and the
@@ -288,6 +347,26 @@ pub struct SnapshotSettings {
     pub output: SnapshotOutput,
 }
 
+/// `planner verify`.
+#[derive(Debug)]
+pub struct VerifySettings {
+    /// Which environment to read (`--venv`, `$VIRTUAL_ENV`, discovery), unless `python` names
+    /// an interpreter.
+    pub environment: EnvironmentSelection,
+    /// `--python`.
+    pub python: Option<PathBuf>,
+    /// `--plan`.
+    pub plan: Option<PathBuf>,
+    /// `--all`.
+    pub all: bool,
+    /// The policy whose smoke tests run (`--policy`, else the built-in one), loaded.
+    pub policy: Policy,
+    /// What is passed through to `verify.py`.
+    pub run: crate::verify::run::RunOptions,
+    /// `--format`.
+    pub format: OutputFormat,
+}
+
 impl Settings {
     /// Resolve the command line against the environment and the config files.
     pub fn resolve(cli: Cli, env: &EnvVars) -> miette::Result<Settings> {
@@ -303,6 +382,13 @@ impl Settings {
                 index: IndexOptions::new(&args.index, env),
                 format: args.format.into(),
             }),
+            Command::Review(args) => CommandSettings::Review(review(args, env)?),
+            Command::Diff(args) => CommandSettings::Diff(DiffSettings {
+                envs: args.envs,
+                since: args.since,
+                environment: environment(&EnvArgs::default(), env),
+                format: args.format.into(),
+            }),
             Command::Outdated(args) => CommandSettings::Outdated(OutdatedSettings {
                 environment: environment(&args.env, env),
                 index: IndexOptions::new(&args.index, env),
@@ -315,6 +401,28 @@ impl Settings {
             Command::Check(args) => CommandSettings::Check(CheckSettings {
                 environment: environment(&args.env, env),
                 accept: args.accept,
+                format: args.format.into(),
+            }),
+            Command::Verify(args) => CommandSettings::Verify(VerifySettings {
+                environment: environment(
+                    &EnvArgs {
+                        venv: args.venv,
+                        ..EnvArgs::default()
+                    },
+                    env,
+                ),
+                python: args.python,
+                plan: args.plan,
+                all: args.all,
+                policy: Policy::load(args.policy.as_deref())?,
+                run: crate::verify::run::RunOptions {
+                    baseline: args.baseline,
+                    compare: args.compare,
+                    report: args.report,
+                    timeout: args.timeout,
+                    jobs: args.jobs,
+                    no_smoke: args.no_smoke,
+                },
                 format: args.format.into(),
             }),
             Command::Snapshot(args) => CommandSettings::Snapshot(SnapshotSettings {
@@ -381,6 +489,41 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
 }
 
 /// Each target names its package once (the parser refused direct URLs).
+fn review(args: cli::ReviewArgs, env: &EnvVars) -> miette::Result<ReviewSettings> {
+    if args.from_snapshot.is_some()
+        && (args.python_versions.len() > 1 || args.python_platforms.len() > 1)
+    {
+        return Err(miette!(
+            help = "review one snapshot for one target, or drop --from-snapshot to judge several",
+            "--from-snapshot takes at most one --python-version and one --python-platform"
+        ));
+    }
+    Ok(ReviewSettings {
+        path: args.path.unwrap_or_else(|| PathBuf::from(".")),
+        base: args.base,
+        head: args.head,
+        python_versions: args.python_versions,
+        python_platforms: args.python_platforms,
+        from_snapshot: args.from_snapshot,
+        policy: Policy::load(args.policy.as_deref())?,
+        fail_on: args.fail_on,
+        index: IndexOptions::new(&args.index, env),
+        format: args.format.into(),
+    })
+}
+
+impl From<cli::ReviewFormat> for ReviewFormat {
+    fn from(format: cli::ReviewFormat) -> Self {
+        match format {
+            cli::ReviewFormat::Text => ReviewFormat::Text,
+            cli::ReviewFormat::Json => ReviewFormat::Json,
+            cli::ReviewFormat::Markdown => ReviewFormat::Markdown,
+            cli::ReviewFormat::Github => ReviewFormat::Github,
+            cli::ReviewFormat::Sarif => ReviewFormat::Sarif,
+        }
+    }
+}
+
 fn check_targets(targets: &[Requirement]) -> miette::Result<()> {
     for (i, requirement) in targets.iter().enumerate() {
         if targets[..i].iter().any(|p| p.name == requirement.name) {

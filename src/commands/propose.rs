@@ -2,7 +2,8 @@
 //! risk, and the pip/uv commands and verification script for each plan.
 //!
 //! Output: text (default), JSON (`docs/plan-json.md`) or markdown. With `--out-dir DIR`, the
-//! files are written atomically (temp file in the same folder, then rename):
+//! files are written all together or not at all ([`crate::out_dir`]: staged, synced, renamed;
+//! Ctrl-C while staging leaves the previous files as they were):
 //!
 //! ```text
 //! DIR/proposal.json
@@ -19,12 +20,10 @@
 
 use std::path::Path;
 
-use miette::{Context, IntoDiagnostic, miette};
-
 use crate::ExitStatus;
-use crate::atomic;
 use crate::index::{Index, IndexLocation};
 use crate::inventory;
+use crate::out_dir::OutFiles;
 use crate::plan::{self, Plan, Proposal, ProposeRequest};
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandSettings};
@@ -60,7 +59,7 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         allow_override: args.allow_override,
         prerelease: args.prerelease,
         binary: args.index.binary.clone(),
-        now: Some(jiff::Timestamp::now()),
+        now: Some(crate::clock::now()),
         source,
     };
     let proposal = plan::propose(&index, &inventory, &args.policy, &request)?;
@@ -72,6 +71,7 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
     };
     let out_dir = args.out_dir.as_ref();
     let mut shown = Vec::new();
+    let mut out_files = OutFiles::default();
     for (i, plan) in proposal.plans.iter().enumerate() {
         let dir = out_dir
             .as_ref()
@@ -86,8 +86,17 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
                 constraints: dir.is_some(),
             },
         )?;
-        if let Some(dir) = &dir {
-            write_plan_files(dir, plan, &python, index_url.as_deref())?;
+        if dir.is_some() {
+            let relative = Path::new("plans").join(plan_dir_name(i, plan));
+            let spec = crate::verify::select(Some(plan), &inventory, &args.policy, false);
+            plan_files(
+                &mut out_files,
+                &relative,
+                plan,
+                &spec,
+                &python,
+                index_url.as_deref(),
+            )?;
         }
         let paste = |steps: &[Vec<String>]| match &dir {
             Some(_) => steps
@@ -103,12 +112,8 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         });
     }
     if let Some(root) = &out_dir {
-        let text = json::to_json(&proposal)?;
-        write_file(
-            &root.join("proposal.json"),
-            text.as_bytes(),
-            atomic::Mode::File,
-        )?;
+        out_files.add("proposal.json", json::to_json(&proposal)?);
+        out_files.commit(root)?;
     }
 
     match args.format {
@@ -140,16 +145,15 @@ fn plan_dir_name(i: usize, plan: &Plan) -> String {
     format!("{}-{}", i + 1, plan.kind)
 }
 
-/// Write one plan's files into `dir`.
-fn write_plan_files(
+/// One plan's files, under `dir` (relative to the output folder).
+fn plan_files(
+    out: &mut OutFiles,
     dir: &Path,
     plan: &Plan,
+    spec: &crate::verify::VerifySpec,
     python: &str,
     index_url: Option<&str>,
 ) -> miette::Result<()> {
-    std::fs::create_dir_all(dir)
-        .into_diagnostic()
-        .wrap_err_with(|| format!("cannot create `{}`", dir.display()))?;
     let files = commands::install_files(
         plan,
         &CommandSettings {
@@ -159,32 +163,17 @@ fn write_plan_files(
             constraints: true,
         },
     )?;
-    let (data, script) = (atomic::Mode::File, atomic::Mode::Executable);
-    write_file(
-        &dir.join("plan.json"),
-        json::to_json(plan)?.as_bytes(),
-        data,
-    )?;
-    write_file(
-        &dir.join("constraints.txt"),
-        files.constraints.as_bytes(),
-        data,
-    )?;
-    write_file(&dir.join("overrides.txt"), files.overrides.as_bytes(), data)?;
-    let pip = commands::script(&files.pip, python, "pip");
-    write_file(&dir.join("install-pip.sh"), pip.as_bytes(), script)?;
-    let uv = commands::script(&files.uv, python, "uv");
-    write_file(&dir.join("install-uv.sh"), uv.as_bytes(), script)?;
-    write_file(
-        &dir.join("verify.py"),
-        verify::script(plan).as_bytes(),
-        script,
-    )?;
+    out.add(dir.join("plan.json"), json::to_json(plan)?);
+    out.add(dir.join("constraints.txt"), files.constraints.as_bytes());
+    out.add(dir.join("overrides.txt"), files.overrides.as_bytes());
+    out.add_executable(
+        dir.join("install-pip.sh"),
+        commands::script(&files.pip, python, "pip"),
+    );
+    out.add_executable(
+        dir.join("install-uv.sh"),
+        commands::script(&files.uv, python, "uv"),
+    );
+    out.add_executable(dir.join("verify.py"), verify::script(spec));
     Ok(())
-}
-
-/// Write one output file atomically, naming it in the error.
-fn write_file(path: &Path, bytes: &[u8], mode: atomic::Mode) -> miette::Result<()> {
-    atomic::write(path, bytes, mode)
-        .map_err(|err| miette!("cannot write `{}`: {err}", path.display()))
 }

@@ -343,7 +343,6 @@ mod tests {
         let args = Flags {
             index_url: Some("https://cli.example/simple".to_string()),
             extra_index_url: vec!["https://x.example/simple".to_string()],
-            ..Flags::default()
         };
         assert_eq!(
             run(args, &env, &files).unwrap(),

@@ -52,9 +52,9 @@ pub mod local;
 pub mod metadata_fetch;
 pub mod parse;
 mod progress;
-mod sdist;
+pub mod sdist;
 mod urls;
-mod zip;
+pub mod zip;
 
 pub use candidates::{BinaryPolicy, Candidate, Unusable, candidates};
 pub use config::IndexLocation;

@@ -29,7 +29,7 @@ pub(super) fn pkg_info(name: &str, bytes: &[u8]) -> Result<Option<Vec<u8>>, Stri
 }
 
 /// Read one member of a tar stream (ustar, GNU long names and pax paths).
-fn tar_member(
+pub fn tar_member(
     mut reader: impl Read,
     want: impl Fn(&str) -> bool,
 ) -> Result<Option<Vec<u8>>, String> {

@@ -189,10 +189,7 @@ pub(super) fn extract(local: &[u8], entry: &ZipEntry) -> Result<Vec<u8>, String>
 }
 
 /// Read one member of an in-memory zip by a predicate on its name.
-pub(super) fn zip_member(
-    bytes: &[u8],
-    want: impl Fn(&str) -> bool,
-) -> Result<Option<Vec<u8>>, String> {
+pub fn zip_member(bytes: &[u8], want: impl Fn(&str) -> bool) -> Result<Option<Vec<u8>>, String> {
     let window = Window {
         offset: 0,
         bytes: bytes.to_vec(),

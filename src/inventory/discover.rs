@@ -132,6 +132,11 @@ fn load_venv_from(path: &Path, from: &'static str) -> Result<Inventory, Inventor
     })
 }
 
+/// Read the environment of one interpreter (`--python`).
+pub fn load_python(python: &Path) -> Result<Inventory, InventoryError> {
+    load_interpreter(python)
+}
+
 /// Ask a bare interpreter (the `python3` on PATH) and read its site-packages.
 fn load_interpreter(python: &Path) -> Result<Inventory, InventoryError> {
     let out = probe(python).map_err(|reason| InventoryError::ProbeFailed {

@@ -26,7 +26,9 @@ use crate::printer::Printer;
 use crate::tags::Tags;
 
 pub use direct_url::redact_url;
-pub use discover::{EnvironmentSelection, EnvironmentSource, load, load_venv};
+pub use discover::{
+    EnvironmentSelection, EnvironmentSource, apply_overrides, load, load_python, load_venv,
+};
 pub use error::InventoryError;
 pub use scan::scan_site_packages;
 pub use target::{Os, Platform, PythonVersion, TargetPlatform, cpython_tags};

@@ -343,13 +343,22 @@ fn direct_url_json(url: &super::DirectUrl) -> serde_json::Value {
 
 /// Read a snapshot file: a planner snapshot or `pip inspect` output.
 pub fn load(path: &Path) -> Result<Inventory, InventoryError> {
+    let bytes = fs::read(path).map_err(|err| InventoryError::Snapshot {
+        path: path.to_path_buf(),
+        message: err.to_string(),
+    })?;
+    parse(path, &bytes)
+}
+
+/// The inventory in the bytes of a snapshot file (`path` names it in errors): a planner
+/// snapshot or `pip inspect` output.
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Inventory, InventoryError> {
     let bad = |message: String| InventoryError::Snapshot {
         path: path.to_path_buf(),
         message,
     };
-    let bytes = fs::read(path).map_err(|err| bad(err.to_string()))?;
     let value: serde_json::Value =
-        serde_json::from_slice(&bytes).map_err(|err| bad(format!("not JSON: {err}")))?;
+        serde_json::from_slice(bytes).map_err(|err| bad(format!("not JSON: {err}")))?;
     if value.get("format").and_then(|v| v.as_str()) == Some(FORMAT) {
         let version = value.get("format_version").and_then(|v| v.as_u64());
         if version != Some(FORMAT_VERSION) {

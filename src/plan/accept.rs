@@ -66,23 +66,7 @@ impl AcceptedOverrides {
 
     /// Add the overrides of one plan file's JSON text.
     pub fn add_json(&mut self, text: &str, path: &Path) -> Result<(), AcceptError> {
-        let invalid = |message: String| AcceptError::Invalid {
-            path: path.to_path_buf(),
-            message,
-        };
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|err| invalid(err.to_string()))?;
-        match value.get("schema").and_then(|s| s.as_str()) {
-            Some(PLAN_SCHEMA) => {}
-            Some(PROPOSAL_SCHEMA) => {
-                return Err(AcceptError::Proposal {
-                    path: path.to_path_buf(),
-                });
-            }
-            Some(other) => return Err(invalid(format!("unknown schema `{other}`"))),
-            None => return Err(invalid("no `schema` field".to_string())),
-        }
-        let plan: Plan = serde_json::from_value(value).map_err(|err| invalid(err.to_string()))?;
+        let plan = parse_plan(text, path)?;
         self.overrides
             .extend(plan.overrides.into_iter().map(|o| (o, path.to_path_buf())));
         Ok(())
@@ -111,4 +95,34 @@ impl AcceptedOverrides {
     pub fn is_empty(&self) -> bool {
         self.overrides.is_empty()
     }
+}
+
+/// Read one plan file (`planner propose --out-dir` writes one per plan).
+pub fn read_plan(path: &Path) -> Result<Plan, AcceptError> {
+    let text = std::fs::read_to_string(path).map_err(|source| AcceptError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_plan(&text, path)
+}
+
+/// Parse a plan file's JSON text; a proposal or another schema is an error naming the file.
+fn parse_plan(text: &str, path: &Path) -> Result<Plan, AcceptError> {
+    let invalid = |message: String| AcceptError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|err| invalid(err.to_string()))?;
+    match value.get("schema").and_then(|s| s.as_str()) {
+        Some(PLAN_SCHEMA) => {}
+        Some(PROPOSAL_SCHEMA) => {
+            return Err(AcceptError::Proposal {
+                path: path.to_path_buf(),
+            });
+        }
+        Some(other) => return Err(invalid(format!("unknown schema `{other}`"))),
+        None => return Err(invalid("no `schema` field".to_string())),
+    }
+    serde_json::from_value(value).map_err(|err| invalid(err.to_string()))
 }

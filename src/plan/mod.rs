@@ -16,7 +16,7 @@ pub(crate) mod test_plans;
 #[cfg(test)]
 mod tests;
 
-pub use accept::{AcceptError, AcceptedOverrides};
+pub use accept::{AcceptError, AcceptedOverrides, read_plan};
 pub use alternatives::{ProposeError, ProposeRequest, propose};
 pub use builder::{PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment};
 pub use proposal::{

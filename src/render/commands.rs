@@ -232,7 +232,11 @@ pub fn inline_steps(files: &InstallFiles, steps: &[Vec<String>]) -> String {
 
 /// A standalone script (`install-pip.sh` / `install-uv.sh`) for one installer's steps. The
 /// files it names sit next to it; the interpreter comes from `$PLANNER_PYTHON` or the planned
-/// venv.
+/// venv, the index URL from `$PLANNER_INDEX_URL` or the credential-free URL planned against, so
+/// credentials are read at run time (that variable, `~/.netrc`, a keyring), never written. With
+/// `--verify`, it first records `verify.py --baseline verify-baseline.json`, and after
+/// the steps runs `verify.py --compare` (report in `verify-report.json`), exiting 1 on a
+/// regression.
 pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> String {
     let mut out = String::new();
     out.push_str("#!/usr/bin/env bash\n");
@@ -242,17 +246,29 @@ pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> S
     );
     out.push_str("set -euo pipefail\n");
     out.push_str("HERE=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n");
+    out.push_str(VERIFY_ARGS);
     let _ = writeln!(
         out,
         "PYTHON=\"${{PLANNER_PYTHON:-{}}}\"",
-        // The default is a quoted word inside a double-quoted expansion: quote it for the
-        // double-quoted context by escaping what double quotes interpret.
-        python_default
-            .replace('\\', "\\\\")
-            .replace('"', "\\\"")
-            .replace('$', "\\$")
-            .replace('`', "\\`")
+        double_quoted(python_default)
     );
+    let index_url = steps.iter().find_map(|step| {
+        step.windows(2)
+            .find(|pair| pair[0] == "--index-url")
+            .map(|pair| pair[1].clone())
+    });
+    if let Some(url) = &index_url {
+        out.push_str(
+            "# No credentials are written here: pip and uv read them from ~/.netrc or a keyring at\n\
+             # run time, or set PLANNER_INDEX_URL to the index URL with them.\n",
+        );
+        let _ = writeln!(
+            out,
+            "INDEX_URL=\"${{PLANNER_INDEX_URL:-{}}}\"",
+            double_quoted(url)
+        );
+    }
+    out.push_str(VERIFY_BEFORE);
     for step in steps {
         let mut tokens = Vec::new();
         for (i, token) in step.iter().enumerate() {
@@ -260,6 +276,8 @@ pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> S
                 && (i == 0 || step.get(i - 1).is_some_and(|t| t == "--python"))
             {
                 tokens.push("\"$PYTHON\"".to_string());
+            } else if i > 0 && step[i - 1] == "--index-url" && Some(token) == index_url.as_ref() {
+                tokens.push("\"$INDEX_URL\"".to_string());
             } else if token == "constraints.txt" || token == "overrides.txt" {
                 tokens.push(format!("\"$HERE/{token}\""));
             } else {
@@ -269,8 +287,42 @@ pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> S
         out.push_str(&tokens.join(" "));
         out.push('\n');
     }
+    out.push_str(VERIFY_AFTER);
     out
 }
+
+/// A value for a double-quoted shell context (the default of a `${VAR:-default}` expansion):
+/// what double quotes interpret is escaped.
+fn double_quoted(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('$', "\\$")
+        .replace('`', "\\`")
+}
+/// `--verify` for the install scripts: parse it, then take the baseline.
+const VERIFY_ARGS: &str = r#"VERIFY=0
+for arg in "$@"; do
+  case "$arg" in
+    --verify) VERIFY=1 ;;
+    *) echo "usage: $0 [--verify]" >&2; exit 2 ;;
+  esac
+done
+"#;
+
+/// `--verify`, before the steps: record the baseline.
+const VERIFY_BEFORE: &str = r#"if [ "$VERIFY" = 1 ]; then
+  echo "verify: recording the baseline in $HERE/verify-baseline.json" >&2
+  "$PYTHON" "$HERE/verify.py" --baseline "$HERE/verify-baseline.json" >/dev/null
+fi
+"#;
+
+/// `--verify`, after the steps: compare with the baseline.
+const VERIFY_AFTER: &str = r#"if [ "$VERIFY" = 1 ]; then
+  echo "verify: comparing with the baseline; report in $HERE/verify-report.json" >&2
+  "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" >/dev/null
+fi
+"#;
 
 #[cfg(test)]
 mod tests;

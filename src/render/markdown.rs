@@ -8,7 +8,7 @@ use crate::plan::Proposal;
 
 /// Text safe inside a markdown table cell or paragraph: pipes, backticks, `<` (no HTML) and
 /// newlines escaped, control and bidi characters escaped.
-fn cell(text: &str) -> String {
+pub(crate) fn cell(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in crate::terminal::escape(text).chars() {
         match c {

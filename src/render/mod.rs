@@ -16,11 +16,13 @@
 
 pub mod check;
 pub mod commands;
+pub mod diff;
 pub mod inventory;
 pub mod json;
 pub mod markdown;
 pub mod outdated;
 pub mod resolve;
+pub mod review;
 pub mod safe;
 pub mod text;
 pub mod verify;

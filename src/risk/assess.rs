@@ -616,21 +616,12 @@ pub fn requirement_text(requirement: &Requirement) -> String {
     text
 }
 
-/// Index-supplied text (a yank reason) with control and bidi characters replaced.
+/// Index-supplied text (a yank reason) for a one-line detail: at most 200 characters, its lines
+/// joined by spaces, escaped for the terminal by the one sanitizer ([`crate::terminal::escape`]).
 fn sanitize(text: &str) -> String {
-    text.chars()
-        .take(200)
-        .map(|c| {
-            if c.is_control()
-                || ('\u{202a}'..='\u{202e}').contains(&c)
-                || ('\u{2066}'..='\u{2069}').contains(&c)
-            {
-                '?'
-            } else {
-                c
-            }
-        })
-        .collect()
+    let short: String = text.chars().take(200).collect();
+    let line = short.split_whitespace().collect::<Vec<_>>().join(" ");
+    crate::terminal::escape(&line).into_owned()
 }
 
 #[cfg(test)]
@@ -851,7 +842,7 @@ mod tests {
         assert_eq!(
             details,
             [
-                "a 1.1 is yanked (broken? build?)",
+                "a 1.1 is yanked (broken\\u{202e} build)",
                 "a 1.1 was released 3 days before this plan",
                 "b 0.5.1 was installed from a vcs, not the index; 0.5.2 comes from the index",
             ]

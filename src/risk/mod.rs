@@ -12,10 +12,11 @@
 mod assess;
 mod policy;
 mod risk_score;
+pub mod smoke;
 
 pub use assess::{
     BrokenEdgeFacts, ChangeFacts, Dependents, Distance, PlanFacts, Upstream, assess,
     pin_strictness, requirement_text, version_distance,
 };
-pub use policy::{CoupledGroup, Policy, PolicyError};
+pub use policy::{CoupledGroup, Policy, PolicyError, glob_matches};
 pub use risk_score::{FactorKind, RiskFactor, RiskLevel, RiskScore};

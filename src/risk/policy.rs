@@ -2,8 +2,9 @@
 //!
 //! The built-in policy is `policies/default.toml`, compiled in. A user's policy file is read over
 //! it: a weight or threshold it leaves out keeps the default, and its `[[coupled]]` list (when it
-//! has one) replaces the default's. Unknown keys are errors, so a typo never silently weighs
-//! nothing.
+//! has one) replaces the default's, and so does its `[[smoke]]` list (the smoke tests
+//! `verify.py` runs, see [`super::smoke`]). Unknown keys are errors, so a typo never silently
+//! weighs nothing.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,7 @@ use pep508_rs::PackageName;
 use serde::Deserialize;
 
 use super::risk_score::{FactorKind, RiskLevel};
+use super::smoke::{self, SmokeFile, SmokeTest};
 
 /// The built-in default policy (`policies/default.toml`).
 pub const DEFAULT_POLICY: &str = include_str!("../../policies/default.toml");
@@ -35,6 +37,8 @@ pub struct Policy {
     pub young_release_days: i64,
     /// Groups of packages built against each other's binary interfaces.
     pub coupled: Vec<CoupledGroup>,
+    /// Smoke tests for the verification script.
+    pub smoke: Vec<SmokeTest>,
 }
 
 /// Level thresholds (inclusive minimum scores).
@@ -66,17 +70,21 @@ pub struct CoupledGroup {
 impl CoupledGroup {
     /// Whether `name` is a member.
     pub fn contains(&self, name: &PackageName) -> bool {
-        let name = name.as_ref();
         self.members
             .iter()
-            .any(|pattern| match pattern.split_once('*') {
-                Some((prefix, suffix)) => {
-                    name.len() >= prefix.len() + suffix.len()
-                        && name.starts_with(prefix)
-                        && name.ends_with(suffix)
-                }
-                None => pattern == name,
-            })
+            .any(|pattern| glob_matches(pattern, name.as_ref()))
+    }
+}
+
+/// Whether a normalized name matches a pattern in which one `*` matches any run of characters.
+pub fn glob_matches(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('*') {
+        Some((prefix, suffix)) => {
+            name.len() >= prefix.len() + suffix.len()
+                && name.starts_with(prefix)
+                && name.ends_with(suffix)
+        }
+        None => pattern == name,
     }
 }
 
@@ -115,6 +123,17 @@ pub enum PolicyError {
         /// The known keys.
         known: String,
     },
+    /// A `[[smoke]]` table that cannot be used.
+    #[error("the policy file `{path}` has an unusable smoke test `{name}`")]
+    #[diagnostic(help("{message}"))]
+    Smoke {
+        /// The file.
+        path: String,
+        /// The smoke test's name.
+        name: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Thresholds out of order or above 100.
     #[error("the policy file `{path}` has thresholds out of order")]
     #[diagnostic(help("need 0 < medium < high < critical <= 100"))]
@@ -133,6 +152,7 @@ struct PolicyFile {
     weights: BTreeMap<String, i32>,
     settings: Option<SettingsFile>,
     coupled: Option<Vec<CoupledGroup>>,
+    smoke: Option<Vec<SmokeFile>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -167,13 +187,28 @@ impl Policy {
             path: path.to_path_buf(),
             source,
         })?;
-        Self::from_toml_over(&text, &path.display().to_string(), Some(base))
+        Self::from_toml_in(
+            &text,
+            &path.display().to_string(),
+            path.parent(),
+            Some(base),
+        )
     }
 
     /// Parse a policy's TOML over `base` (the built-in default when `None` is not given).
     pub fn from_toml_over(
         text: &str,
         path: &str,
+        base: Option<Policy>,
+    ) -> Result<Policy, PolicyError> {
+        Self::from_toml_in(text, path, None, base)
+    }
+
+    /// [`Policy::from_toml_over`], with smoke checks read relative to `dir` first.
+    fn from_toml_in(
+        text: &str,
+        path: &str,
+        dir: Option<&Path>,
         base: Option<Policy>,
     ) -> Result<Policy, PolicyError> {
         let file: PolicyFile = toml::from_str(text).map_err(|err| PolicyError::Parse {
@@ -192,6 +227,7 @@ impl Policy {
             major_upgrade_cap: 30,
             young_release_days: 14,
             coupled: Vec::new(),
+            smoke: Vec::new(),
         });
         policy.name = file.name.unwrap_or_else(|| path.to_string());
         if let Some(levels) = file.levels {
@@ -229,6 +265,9 @@ impl Policy {
         }
         if let Some(coupled) = file.coupled {
             policy.coupled = coupled;
+        }
+        if let Some(tables) = file.smoke {
+            policy.smoke = smoke::load(tables, path, dir)?;
         }
         Ok(policy)
     }

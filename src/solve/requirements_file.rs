@@ -87,18 +87,35 @@ fn read_into(
     result
 }
 
-fn parse_into(
-    path: &Path,
-    text: &str,
-    out: &mut RequirementsFile,
-    as_constraints: bool,
-    stack: &mut Vec<PathBuf>,
-) -> Result<(), RequirementsFileError> {
+/// One logical line of a requirements file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// A PEP 508 requirement.
+    Requirement {
+        /// The 1-based line (of the first physical line of a continued line).
+        line: usize,
+        /// The requirement.
+        requirement: Requirement,
+    },
+    /// `-r FILE` (`constraint: false`) or `-c FILE` (`constraint: true`).
+    Include {
+        /// The 1-based line.
+        line: usize,
+        /// Whether it is a `-c` include.
+        constraint: bool,
+        /// The file name as written (relative to the including file).
+        value: String,
+    },
+}
+
+/// The entries of one file's text, without following includes (`path` names it in errors).
+pub fn entries(path: &Path, text: &str) -> Result<Vec<Entry>, RequirementsFileError> {
     let err = |line: usize, message: String| RequirementsFileError::Line {
         path: path.to_path_buf(),
         line,
         message,
     };
+    let mut out = Vec::new();
     let mut logical = String::new();
     let mut start = 0;
     let physical: Vec<&str> = text.lines().collect();
@@ -122,8 +139,8 @@ fn parse_into(
         }
         if line.starts_with('-') {
             let (option, value) = split_option(&line);
-            let nested_constraints = match option {
-                "-r" | "--requirement" => as_constraints,
+            let constraint = match option {
+                "-r" | "--requirement" => false,
                 "-c" | "--constraint" => true,
                 _ => {
                     return Err(err(
@@ -135,17 +152,11 @@ fn parse_into(
             if value.is_empty() {
                 return Err(err(start, format!("`{option}` needs a file name")));
             }
-            let nested = path
-                .parent()
-                .map_or_else(|| PathBuf::from(value), |dir| dir.join(value));
-            let canonical = nested.canonicalize().unwrap_or_else(|_| nested.clone());
-            if stack.contains(&canonical) || stack.len() >= MAX_DEPTH {
-                return Err(err(
-                    start,
-                    format!("`{value}` includes itself (directly or through other files)"),
-                ));
-            }
-            read_into(&nested, out, nested_constraints, stack)?;
+            out.push(Entry::Include {
+                line: start,
+                constraint,
+                value: value.to_string(),
+            });
             continue;
         }
         let requirement = Requirement::from_str(&line).map_err(|e| {
@@ -154,17 +165,57 @@ fn parse_into(
                 format!("`{line}` is not a valid requirement: {}", e.message),
             )
         })?;
-        if as_constraints {
-            out.constraints.push(requirement);
-        } else {
-            out.requirements.push(requirement);
+        out.push(Entry::Requirement {
+            line: start,
+            requirement,
+        });
+    }
+    Ok(out)
+}
+
+fn parse_into(
+    path: &Path,
+    text: &str,
+    out: &mut RequirementsFile,
+    as_constraints: bool,
+    stack: &mut Vec<PathBuf>,
+) -> Result<(), RequirementsFileError> {
+    for entry in entries(path, text)? {
+        match entry {
+            Entry::Requirement { requirement, .. } => {
+                if as_constraints {
+                    out.constraints.push(requirement);
+                } else {
+                    out.requirements.push(requirement);
+                }
+            }
+            Entry::Include {
+                line,
+                constraint,
+                value,
+            } => {
+                let nested = path
+                    .parent()
+                    .map_or_else(|| PathBuf::from(&value), |dir| dir.join(&value));
+                let canonical = nested.canonicalize().unwrap_or_else(|_| nested.clone());
+                if stack.contains(&canonical) || stack.len() >= MAX_DEPTH {
+                    return Err(RequirementsFileError::Line {
+                        path: path.to_path_buf(),
+                        line,
+                        message: format!(
+                            "`{value}` includes itself (directly or through other files)"
+                        ),
+                    });
+                }
+                read_into(&nested, out, as_constraints || constraint, stack)?;
+            }
         }
     }
     Ok(())
 }
 
 /// `# ...` at the start of a line or after whitespace starts a comment (pip's rule).
-fn strip_comment(line: &str) -> &str {
+pub fn strip_comment(line: &str) -> &str {
     let bytes = line.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
         if b == b'#' && (i == 0 || bytes[i - 1].is_ascii_whitespace()) {
@@ -175,7 +226,7 @@ fn strip_comment(line: &str) -> &str {
 }
 
 /// `-r file`, `-rfile`, `--requirement=file`, `--requirement file`.
-fn split_option(line: &str) -> (&str, &str) {
+pub fn split_option(line: &str) -> (&str, &str) {
     if let Some(rest) = line.strip_prefix("--") {
         let end = rest
             .find(|c: char| c == '=' || c.is_whitespace())

@@ -3,9 +3,9 @@
 //! does not say (duplicates, unreadable dists, direct URLs, local labels).
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
-use crate::common::{self, planner, venv};
+use crate::common::{TestContext, copy_dir, normalized, regex_escape, shared_fixtures, venv};
+use crate::planner_snapshot;
 
 /// `(kind, dependent, dependency)` of pip check's lines: "X 1 requires Y, which is not
 /// installed." and "X 1 has requirement Y==2, but you have Y 3."
@@ -16,24 +16,20 @@ fn pip_findings(text: &str) -> BTreeSet<(String, String, String)> {
         if line.contains(", which is not installed") {
             out.insert((
                 "missing-dependency".into(),
-                format!("{} {}", norm(words[0]), words[1]),
-                norm(words[3].trim_end_matches(',')),
+                format!("{} {}", normalized(words[0]), words[1]),
+                normalized(words[3].trim_end_matches(',')),
             ));
         } else if line.contains(" has requirement ") {
             let have = line.rsplit("but you have ").next().unwrap();
             let have: Vec<&str> = have.trim_end_matches('.').split_whitespace().collect();
             out.insert((
                 "version-mismatch".into(),
-                format!("{} {}", norm(words[0]), words[1]),
-                format!("{} {}", norm(have[0]), have[1]),
+                format!("{} {}", normalized(words[0]), words[1]),
+                format!("{} {}", normalized(have[0]), have[1]),
             ));
         }
     }
     out
-}
-
-fn norm(name: &str) -> String {
-    name.to_ascii_lowercase().replace(['_', '.'], "-")
 }
 
 /// The same triples from `planner check --format json`, errors only (what pip reports).
@@ -64,22 +60,17 @@ fn planner_findings(json: &serde_json::Value) -> BTreeSet<(String, String, Strin
 
 #[test]
 fn h200_nothing_broken_like_pip() {
-    let Some(fixtures) = common::shared_fixtures_or_skip("h200_nothing_broken_like_pip") else {
-        return;
-    };
+    let fixtures = shared_fixtures();
     let oracle = std::fs::read_to_string(fixtures.join("h200-venv/oracle/pip-check.txt")).unwrap();
     assert_eq!(oracle.trim(), "No broken requirements found.");
-    let run = planner(&["check", "--venv", "../shared/fixtures/h200-venv"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let ctx = TestContext::new();
+    let h200 = fixtures.join("h200-venv");
+    let h200 = h200.to_str().unwrap();
+    let run = ctx.run(&["check", "--venv", h200]);
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.stdout.lines().next(), Some(oracle.trim()));
-    let json = planner(&[
-        "check",
-        "--venv",
-        "../shared/fixtures/h200-venv",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(json.code, 0);
+    let json = ctx.run(&["check", "--venv", h200, "--format", "json"]);
+    assert_eq!(json.code, Some(0));
     assert_eq!(json.json()["broken"], false);
     assert!(planner_findings(&json.json()).is_empty());
 }
@@ -88,13 +79,9 @@ fn h200_nothing_broken_like_pip() {
 /// triton-3.7.0.dist-info, built in a temp dir (the shared fixture is never touched).
 #[test]
 fn h200_forced_triton_exactly_the_pip_finding() {
-    let Some(fixtures) =
-        common::shared_fixtures_or_skip("h200_forced_triton_exactly_the_pip_finding")
-    else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let venv = dir.path().join("h200-forced");
+    let fixtures = shared_fixtures();
+    let mut ctx = TestContext::new();
+    let venv = ctx.path().join("h200-forced");
     copy_dir(&fixtures.join("h200-venv"), &venv);
     let sp = venv.join("lib/python3.12/site-packages");
     std::fs::remove_dir_all(sp.join("triton-3.6.0.dist-info")).unwrap();
@@ -103,8 +90,8 @@ fn h200_forced_triton_exactly_the_pip_finding() {
         &sp.join("triton-3.7.0.dist-info"),
     );
     let venv = venv.to_str().unwrap();
-    let run = planner(&["check", "--venv", venv, "--format", "json"]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
+    let run = ctx.run(&["check", "--venv", venv, "--format", "json"]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
     let json = run.json();
     assert_eq!(json["broken"], true);
     let errors: Vec<&serde_json::Value> = json["findings"]
@@ -133,40 +120,50 @@ fn h200_forced_triton_exactly_the_pip_finding() {
     assert_eq!(planner_findings(&json), pip_findings(&oracle));
     assert_eq!(pip_findings(&oracle).len(), 1);
 
-    let text = planner(&["check", "--venv", venv]);
-    assert_eq!(text.code, 1);
-    let filtered = text.stdout.replace(venv, "[VENV]");
-    insta::assert_snapshot!(filtered, @r"
+    let text = ctx.run(&["check", "--venv", venv]);
+    ctx.filter(&regex_escape(venv), "[VENV]");
+    planner_snapshot!(ctx, text, @r"
+    exit_code: 1
+    ----- stdout -----
     Broken requirements found.
 
     errors:
       - torch 2.11.0 has requirement triton==3.6.0 ; platform_system == 'Linux', but you have triton 3.7.0
+
+    ----- stderr -----
+    note: `[VENV]` was read without running Python: it has no interpreter (no bin/python); the Python version comes from pyvenv.cfg and the platform from this host (wheel platform `manylinux_[GLIBC]_x86_64`)
     ");
 }
 
 #[test]
 fn canonical_stack_is_clean_and_says_what_is_unusual() {
-    let run = planner(&["check", "--venv", "testdata/venvs/canonical"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    insta::assert_snapshot!(run.stdout, @r"
+    let ctx = TestContext::in_repo();
+    let run = ctx.run(&["check", "--venv", "testdata/venvs/canonical"]);
+    planner_snapshot!(ctx, run, @r"
+    exit_code: 0
+    ----- stdout -----
     No broken requirements found.
 
     info:
       - flash-linear-attention 0.5.1 was installed from git@0c5dc3f0a57e (https://github.com/fla-org/flash-linear-attention), not from an index; it is never upgraded from one
       - torch 2.11.0+cu130 is a local build variant (+cu130); the public index may not have it
+
+    ----- stderr -----
+    note: `testdata/venvs/canonical` was read without running Python: it has no interpreter (no bin/python); the Python version comes from pyvenv.cfg and the platform from this host (wheel platform `manylinux_[GLIBC]_x86_64`)
     ");
 }
 
 #[test]
 fn broken_venv_findings() {
-    let run = planner(&[
+    let ctx = TestContext::in_repo();
+    let run = ctx.run(&[
         "check",
         "--venv",
         "testdata/venvs/broken",
         "--format",
         "json",
     ]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
     let json = run.json();
     let kinds: Vec<(String, String)> = json["findings"]
         .as_array()
@@ -194,28 +191,26 @@ fn broken_venv_findings() {
     let text = serde_json::to_string(&json).unwrap();
     assert!(!text.contains("win-only"));
     assert!(!text.contains("libmissing2"));
-    let text = planner(&["check", "--venv", "testdata/venvs/broken"]);
-    assert_eq!(text.code, 1);
-    insta::assert_snapshot!(text.stdout);
+    let text = ctx.run(&["check", "--venv", "testdata/venvs/broken"]);
+    planner_snapshot!(ctx, text);
 }
 
 /// Real venvs: pip installs the test's own wheels; `pip check` and `planner check` agree,
 /// first on a clean venv, then on one broken with `--no-deps` installs.
 #[test]
 fn real_venvs_agree_with_pip_check() {
-    let Some(clean) = venv::clean_venv() else {
-        return;
-    };
+    let clean = venv::clean_venv();
     let pip = clean.pip(&["check"]);
     assert!(pip.status.success());
-    let run = planner(&[
+    let ctx = TestContext::new();
+    let run = ctx.run(&[
         "check",
         "--venv",
         clean.path.to_str().unwrap(),
         "--format",
         "json",
     ]);
-    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
     assert!(planner_findings(&run.json()).is_empty());
     // `epsilon` came from a file path; `demo-pkg` has a local label.
     let json = run.json();
@@ -228,10 +223,7 @@ fn real_venvs_agree_with_pip_check() {
     assert!(kinds.contains(&"not-from-index"), "{kinds:?}");
     assert!(kinds.contains(&"local-version"), "{kinds:?}");
 
-    let dir = tempfile::tempdir().unwrap();
-    let Some(broken) = venv::RealVenv::create(&dir.path().join("broken")) else {
-        return;
-    };
+    let broken = venv::RealVenv::create(&ctx.path().join("broken"));
     let wheels = venv::wheels();
     let wheel = |file: &str| wheels.join(file).to_string_lossy().into_owned();
     broken.pip_ok(&[
@@ -246,26 +238,13 @@ fn real_venvs_agree_with_pip_check() {
     assert_eq!(pip.status.code(), Some(1));
     let expected = pip_findings(&String::from_utf8_lossy(&pip.stdout));
     assert_eq!(expected.len(), 3, "{expected:?}");
-    let run = planner(&[
+    let run = ctx.run(&[
         "check",
         "--venv",
         broken.path.to_str().unwrap(),
         "--format",
         "json",
     ]);
-    assert_eq!(run.code, 1);
+    assert_eq!(run.code, Some(1));
     assert_eq!(planner_findings(&run.json()), expected);
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }

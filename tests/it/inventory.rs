@@ -3,13 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::common::{self, planner, planner_in, venv};
-
-fn normalize(name: &str) -> String {
-    name.parse::<pep508_rs::PackageName>()
-        .unwrap_or_else(|err| panic!("`{name}` is not a package name: {err}"))
-        .to_string()
-}
+use crate::common::{self, TestContext, copy_dir, normalized, run, shared_fixtures, venv};
+use crate::planner_snapshot;
 
 fn names_versions(json: &serde_json::Value) -> BTreeSet<(String, String)> {
     json["dists"]
@@ -27,19 +22,16 @@ fn names_versions(json: &serde_json::Value) -> BTreeSet<(String, String)> {
 
 #[test]
 fn h200_lists_the_same_197_dists_as_pip_list() {
-    let Some(fixtures) =
-        common::shared_fixtures_or_skip("h200_lists_the_same_197_dists_as_pip_list")
-    else {
-        return;
-    };
-    let run = planner(&[
+    let fixtures = shared_fixtures();
+    let ctx = TestContext::new();
+    let run = ctx.run(&[
         "inventory",
         "--venv",
-        "../shared/fixtures/h200-venv",
+        fixtures.join("h200-venv").to_str().unwrap(),
         "--format",
         "json",
     ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
     let ours = names_versions(&run.json());
     let oracle: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(fixtures.join("h200-venv/oracle/pip-list.json")).unwrap(),
@@ -51,7 +43,7 @@ fn h200_lists_the_same_197_dists_as_pip_list() {
         .iter()
         .map(|d| {
             (
-                normalize(d["name"].as_str().unwrap()),
+                normalized(d["name"].as_str().unwrap()),
                 d["version"].as_str().unwrap().to_string(),
             )
         })
@@ -84,27 +76,25 @@ fn h200_lists_the_same_197_dists_as_pip_list() {
 
 #[test]
 fn h200_pip_inspect_snapshot_lists_the_same_dists() {
-    let Some(_) = common::shared_fixtures_or_skip("h200_pip_inspect_snapshot_lists_the_same_dists")
-    else {
-        return;
-    };
-    let from_venv = planner(&[
+    let h200 = shared_fixtures().join("h200-venv");
+    let ctx = TestContext::new();
+    let from_venv = ctx.run(&[
         "inventory",
         "--venv",
-        "../shared/fixtures/h200-venv",
+        h200.to_str().unwrap(),
         "--format",
         "json",
     ]);
-    let from_inspect = planner(&[
+    let from_inspect = ctx.run(&[
         "inventory",
         "--from-snapshot",
-        "../shared/fixtures/h200-venv/oracle/pip-inspect.json",
+        h200.join("oracle/pip-inspect.json").to_str().unwrap(),
         "--python-platform",
         "x86_64-manylinux_2_28",
         "--format",
         "json",
     ]);
-    assert_eq!(from_inspect.code, 0, "{}", from_inspect.stderr);
+    assert_eq!(from_inspect.code, Some(0), "{}", from_inspect.stderr);
     let (a, b) = (from_venv.json(), from_inspect.json());
     assert_eq!(names_versions(&a), names_versions(&b));
     // The same requirements, dist by dist.
@@ -126,14 +116,15 @@ fn h200_pip_inspect_snapshot_lists_the_same_dists() {
 
 #[test]
 fn canonical_stack_keeps_local_labels_and_the_git_commit() {
-    let run = planner(&[
+    let ctx = TestContext::in_repo();
+    let run = ctx.run(&[
         "inventory",
         "--venv",
         "testdata/venvs/canonical",
         "--format",
         "json",
     ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
     let json = run.json();
     let dists = json["dists"].as_array().unwrap();
     let get = |name: &str| dists.iter().find(|d| d["name"] == name).unwrap();
@@ -162,28 +153,22 @@ fn canonical_stack_keeps_local_labels_and_the_git_commit() {
 
 #[test]
 fn canonical_table() {
-    let run = planner(&["inventory", "--venv", "testdata/venvs/canonical"]);
-    assert_eq!(run.code, 0);
-    // The first line names the host's glibc; the table below it is what matters.
-    let table: String = run
-        .stdout
-        .lines()
-        .skip(1)
-        .map(|l| format!("{l}\n"))
-        .collect();
-    insta::assert_snapshot!(table);
+    let ctx = TestContext::in_repo();
+    let run = ctx.run(&["inventory", "--venv", "testdata/venvs/canonical"]);
+    planner_snapshot!(ctx, run);
 }
 
 #[test]
 fn broken_venv_lists_what_it_can_and_names_each_bad_file() {
-    let run = planner(&[
+    let ctx = TestContext::in_repo();
+    let run = ctx.run(&[
         "inventory",
         "--venv",
         "testdata/venvs/broken",
         "--format",
         "json",
     ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
     let json = run.json();
     let ours = names_versions(&json);
     assert!(ours.contains(&("app".into(), "1.0".into())));
@@ -225,16 +210,17 @@ fn broken_venv_lists_what_it_can_and_names_each_bad_file() {
 
 #[test]
 fn missing_and_non_venv_paths_exit_2_naming_the_path() {
-    let run = planner(&["inventory", "--venv", "testdata/venvs/no-such-venv"]);
-    assert_eq!(run.code, 2);
+    let ctx = TestContext::in_repo();
+    let run = ctx.run(&["inventory", "--venv", "testdata/venvs/no-such-venv"]);
+    assert_eq!(run.code, Some(2));
     assert!(
         run.stderr.contains("testdata/venvs/no-such-venv"),
         "{}",
         run.stderr
     );
     assert!(run.stderr.contains("does not exist"));
-    let run = planner(&["inventory", "--venv", "testdata"]);
-    assert_eq!(run.code, 2);
+    let run = ctx.run(&["inventory", "--venv", "testdata"]);
+    assert_eq!(run.code, Some(2));
     assert!(
         run.stderr
             .contains("`testdata` is not a virtual environment"),
@@ -245,44 +231,29 @@ fn missing_and_non_venv_paths_exit_2_naming_the_path() {
 
 #[test]
 fn discovery_prefers_virtual_env_then_dot_venv() {
-    let dir = tempfile::tempdir().unwrap();
+    let ctx = TestContext::new();
     let canonical = common::repo_root().join("testdata/venvs/canonical");
-    // ./.venv in the working directory.
-    copy_dir(&canonical, &dir.path().join(".venv"));
-    let run = planner_in(dir.path(), &["inventory", "--format", "json"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    // ./.venv in the working directory (the context's temp dir).
+    copy_dir(&canonical, &ctx.path().join(".venv"));
+    let run = ctx.run(&["inventory", "--format", "json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(names_versions(&run.json()).contains(&("torch".into(), "2.11.0+cu130".into())));
     // $VIRTUAL_ENV wins over ./.venv.
-    let (mut command, _home) = common::planner_command();
-    let output = command
-        .current_dir(dir.path())
-        .env(
-            "VIRTUAL_ENV",
-            common::repo_root().join("testdata/venvs/broken"),
-        )
-        .args(["inventory", "--format", "json"])
-        .output()
-        .unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert!(names_versions(&json).contains(&("app".into(), "1.0".into())));
-}
-
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
+    let output = common::run(
+        ctx.command()
+            .env(
+                "VIRTUAL_ENV",
+                common::repo_root().join("testdata/venvs/broken"),
+            )
+            .args(["inventory", "--format", "json"]),
+    );
+    assert!(names_versions(&output.json()).contains(&("app".into(), "1.0".into())));
 }
 
 #[test]
 fn overrides_rebuild_markers_and_tags() {
-    let run = planner(&[
+    let ctx = TestContext::in_repo();
+    let run = ctx.run(&[
         "inventory",
         "--venv",
         "testdata/venvs/canonical",
@@ -293,20 +264,20 @@ fn overrides_rebuild_markers_and_tags() {
         "--format",
         "json",
     ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
     let env = &run.json()["environment"];
     assert_eq!(env["markers"]["python_version"], "3.13");
     assert_eq!(env["markers"]["platform_machine"], "aarch64");
     assert_eq!(env["tags"][0], "cp313-cp313-manylinux_2_28_aarch64");
     assert!(run.stderr.contains("planning for Python 3.13"));
-    let bad = planner(&[
+    let bad = ctx.run(&[
         "inventory",
         "--venv",
         "testdata/venvs/canonical",
         "--python-platform",
         "sparc-sun-solaris",
     ]);
-    assert_eq!(bad.code, 2);
+    assert_eq!(bad.code, Some(2));
     assert!(bad.stderr.contains("sparc-sun-solaris"));
 }
 
@@ -314,19 +285,17 @@ fn overrides_rebuild_markers_and_tags() {
 /// `pip inspect` on every dist (name, version, installer, requested, direct URL, requires).
 #[test]
 fn real_venv_agrees_with_pip_inspect() {
-    let Some(venv) = venv::clean_venv() else {
-        return;
-    };
+    let venv = venv::clean_venv();
     let inspect: serde_json::Value =
         serde_json::from_str(&venv.pip_ok(&["inspect"])).expect("pip inspect JSON");
-    let run = planner(&[
+    let run = TestContext::new().run(&[
         "inventory",
         "--venv",
         venv.path.to_str().unwrap(),
         "--format",
         "json",
     ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
     let json = run.json();
     assert_eq!(json["environment"]["origin"]["kind"], "interpreter");
     assert_eq!(json["environment"]["markers"], inspect["environment"]);
@@ -335,7 +304,7 @@ fn real_venv_agrees_with_pip_inspect() {
     assert_eq!(ours.len(), theirs.len());
     for item in theirs {
         let meta = &item["metadata"];
-        let name = normalize(meta["name"].as_str().unwrap());
+        let name = normalized(meta["name"].as_str().unwrap());
         let dist = ours
             .iter()
             .find(|d| d["name"] == name.as_str())
@@ -373,25 +342,20 @@ fn real_venv_agrees_with_pip_inspect() {
 /// The last discovery step: no --venv, no $VIRTUAL_ENV, no ./.venv: the python3 on PATH.
 #[test]
 fn discovery_falls_back_to_python3_on_path() {
-    let Some(venv) = venv::clean_venv() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let (mut command, _home) = common::planner_command();
+    let venv = venv::clean_venv();
+    let ctx = TestContext::new();
     let path = std::env::join_paths(std::iter::once(venv.path.join("bin")).chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
     .unwrap();
-    let output = command
-        .current_dir(dir.path())
+    let output = run(ctx
+        .command()
         .env("PATH", path)
-        .args(["inventory", "--format", "json"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
+        .args(["inventory", "--format", "json"]));
+    let stderr = &output.stderr;
+    assert_eq!(output.code, Some(0), "{stderr}");
     assert!(stderr.contains("on PATH"), "{stderr}");
-    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let json = output.json();
     assert_eq!(json["environment"]["origin"]["kind"], "interpreter");
     assert!(
         json["environment"]["origin"]["python"]
@@ -407,11 +371,12 @@ fn discovery_falls_back_to_python3_on_path() {
 /// standard-library fallback's.
 #[test]
 fn synthesized_tags_equal_the_interpreters() {
-    let Some(venv) = venv::clean_venv() else {
-        return;
-    };
+    let venv = venv::clean_venv();
+    let ctx = TestContext::new();
     let venv_path = venv.path.to_str().unwrap();
-    let real = planner(&["inventory", "--venv", venv_path, "--format", "json"]).json();
+    let real = ctx
+        .run(&["inventory", "--venv", venv_path, "--format", "json"])
+        .json();
     let real_tags = real["environment"]["tags"].as_array().unwrap().clone();
     let best = real_tags[0].as_str().unwrap();
     // cp311-cp311-manylinux_2_36_x86_64 -> x86_64-manylinux_2_36
@@ -424,16 +389,17 @@ fn synthesized_tags_equal_the_interpreters() {
         })
         .expect("a manylinux host");
     let target = format!("{arch}-manylinux_{glibc}");
-    let synthesized = planner(&[
-        "inventory",
-        "--venv",
-        venv_path,
-        "--python-platform",
-        &target,
-        "--format",
-        "json",
-    ])
-    .json();
+    let synthesized = ctx
+        .run(&[
+            "inventory",
+            "--venv",
+            venv_path,
+            "--python-platform",
+            &target,
+            "--format",
+            "json",
+        ])
+        .json();
     // packaging < 22 (pip 23's vendored copy) does not list `cpXY-none-any`; newer
     // packaging, and the planner, put it before `pyXY-none-any`. Compare without it.
     let strip = |tags: &serde_json::Value| -> Vec<String> {

@@ -3,9 +3,14 @@
 mod common;
 
 mod check;
+mod diff;
 mod index;
+mod interrupt;
 mod inventory;
 mod outdated;
 mod propose;
 mod resolve;
+mod review;
+mod secrets;
 mod snapshot;
+mod verify;

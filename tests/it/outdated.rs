@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::index_server::{Fault, IndexServer};
-use crate::common::{TestContext, files_under, shared_fixtures};
+use crate::common::{TestContext, files_under, run, shared_fixtures};
+use crate::planner_snapshot;
 
 /// A venv on disk (no interpreter): `pyvenv.cfg` plus dist-info folders.
 fn fake_venv(root: &Path, dists: &[(&str, &str, &[&str], Option<&str>)]) -> PathBuf {
@@ -127,7 +128,7 @@ fn outdated_text_on_the_h200_fixture() {
         "{}",
         line("triton")
     );
-    insta::assert_snapshot!("h200_fixture_text", out.stdout);
+    planner_snapshot!(ctx, "h200_fixture_text", out);
 }
 
 #[test]
@@ -249,6 +250,35 @@ fn base64_encode(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// The index cache's freshness reads the pinned clock (`PLANNER_NOW`, src/clock.rs): a page
+/// served with `max-age=600` is fresh a minute after it was fetched and stale an hour after,
+/// whatever the wall clock says.
+#[test]
+fn cache_freshness_follows_the_pinned_clock() {
+    let server = IndexServer::recorded();
+    server.set_max_age(Some(600));
+    let ctx = TestContext::new();
+    let venv = small_venv(&ctx);
+    let venv = venv.to_str().unwrap();
+    let url = server.url();
+    let at = |now: &str| {
+        let out = run(ctx.command().env("PLANNER_NOW", now).args([
+            "outdated",
+            "--venv",
+            venv,
+            "--index-url",
+            &url,
+        ]));
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        let asked = server.requests("/simple/").len();
+        server.clear_log();
+        asked
+    };
+    assert!(at("2026-12-01T00:00:00Z") > 0);
+    assert_eq!(at("2026-12-01T00:01:00Z"), 0, "fresh a minute later");
+    assert!(at("2026-12-01T01:00:00Z") > 0, "stale an hour later");
 }
 
 #[test]

@@ -5,28 +5,18 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::common::index_server::IndexServer;
-use crate::common::{TestContext, run, shared_fixtures};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::{Output, TestContext, copy_dir, repo_root, run, shared_fixtures, skip, venv};
+use crate::planner_snapshot;
 
 fn canonical_venv() -> PathBuf {
-    repo().join("testdata/venvs/canonical")
+    repo_root().join("testdata/venvs/canonical")
 }
 
 fn shipped_index() -> String {
-    repo().join("testdata/index/simple").display().to_string()
-}
-
-fn python3() -> Option<PathBuf> {
-    let out = Command::new("python3")
-        .args(["-c", "import sys, venv, ensurepip; print(sys.executable)"])
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+    repo_root()
+        .join("testdata/index/simple")
+        .display()
+        .to_string()
 }
 
 fn json(text: &str) -> serde_json::Value {
@@ -36,9 +26,6 @@ fn json(text: &str) -> serde_json::Value {
 /// The README's first command: the canonical incident, offline, on the shipped data.
 #[test]
 fn issue_5_canonical_incident_offline_on_shipped_data() {
-    if !canonical_venv().is_dir() {
-        return;
-    }
     let ctx = TestContext::new();
     let venv = canonical_venv().display().to_string();
     let index = shipped_index();
@@ -115,9 +102,6 @@ fn issue_5_canonical_incident_offline_on_shipped_data() {
 /// The text form explains the conflict and itemizes the forced plan's risk.
 #[test]
 fn issue_5_canonical_incident_text() {
-    if !canonical_venv().is_dir() {
-        return;
-    }
     let ctx = TestContext::new();
     let venv = canonical_venv().display().to_string();
     let out = ctx.run(&[
@@ -131,9 +115,7 @@ fn issue_5_canonical_incident_text() {
         "--offline",
     ]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let mut settings = insta::Settings::clone_current();
-    settings.add_filter(&regex_escape(&repo().display().to_string()), "[REPO]");
-    settings.bind(|| insta::assert_snapshot!("canonical_incident_text", out.stdout));
+    planner_snapshot!(ctx, "canonical_incident_text", out);
     assert!(out.stdout.contains("The request cannot be met as asked:"));
     assert!(
         out.stdout
@@ -165,9 +147,6 @@ fn issue_5_canonical_incident_text() {
 fn issue_5_accepted_override_silences_exactly_that_edge() {
     let fixtures = shared_fixtures();
     let h200 = fixtures.join("h200-venv");
-    if !h200.is_dir() {
-        return;
-    }
     let ctx = TestContext::new();
     let out_dir = ctx.dir.path().join("out");
     let out = ctx.run(&[
@@ -248,6 +227,57 @@ fn issue_5_accepted_override_silences_exactly_that_edge() {
     assert!(out.stderr.contains("proposal"), "{}", out.stderr);
 }
 
+/// The clock the harness pins (`PLANNER_NOW`, src/clock.rs) is the one the risk model reads:
+/// days after torch 2.12.0 and triton 3.7.0 were uploaded (2026-05-13 and 2026-05-07 in the
+/// recorded index) they are young releases; on the harness's date they are not. A `PLANNER_NOW`
+/// that is not a timestamp is an error naming it.
+#[test]
+fn pinned_clock_reaches_the_release_age_factor() {
+    let ctx = TestContext::new();
+    let venv = canonical_venv().display().to_string();
+    let index = shipped_index();
+    let args = [
+        "propose",
+        "triton==3.7.0",
+        "--venv",
+        &venv,
+        "--index-url",
+        &index,
+        "--offline",
+        "--format",
+        "json",
+    ];
+    let young = |out: &Output| -> Vec<String> {
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        out.json()["plans"][0]["risk"]["factors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kind"] == "young-release")
+            .map(|f| f["detail"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(young(&ctx.run(&args)), Vec::<String>::new());
+    let early = run(ctx
+        .command()
+        .env("PLANNER_NOW", "2026-05-16T00:00:00Z")
+        .args(args));
+    assert_eq!(
+        young(&early),
+        [
+            "torch 2.12.0 was released 2 days before this plan",
+            "triton 3.7.0 was released 8 days before this plan"
+        ]
+    );
+    let bad = run(ctx.command().env("PLANNER_NOW", "yesterday").args(args));
+    assert_eq!(bad.code, Some(2));
+    assert!(
+        bad.stderr.contains("PLANNER_NOW=`yesterday`"),
+        "{}",
+        bad.stderr
+    );
+}
+
 #[test]
 fn bad_input_is_explained() {
     let ctx = TestContext::new();
@@ -269,43 +299,16 @@ fn bad_input_is_explained() {
     );
 }
 
-fn regex_escape(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            if "\\.+*?()|[]{}^$#&-~".contains(c) {
-                vec!['\\', c]
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let dest = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &dest);
-        } else {
-            std::fs::copy(entry.path(), dest).unwrap();
-        }
-    }
-}
-
 /// A real venv, a loopback index of real wheels, and the commands `propose` writes, run with
 /// pip: the environment ends at exactly the planned versions, and the generated verify.py
 /// passes.
 #[test]
 fn issue_5_emitted_pip_commands_produce_the_planned_versions() {
-    let Some(python) = python3() else {
-        return;
-    };
+    let python = venv::python3();
     let ctx = TestContext::new();
     let root = ctx.dir.path().join("index");
-    let status = Command::new(&python)
-        .arg(repo().join("tests/it/propose_index.py"))
+    let status = Command::new(python)
+        .arg(repo_root().join("tests/it/propose_index.py"))
         .arg(&root)
         .status()
         .unwrap();
@@ -315,7 +318,7 @@ fn issue_5_emitted_pip_commands_produce_the_planned_versions() {
 
     let make_venv = |name: &str| -> PathBuf {
         let venv = ctx.dir.path().join(name);
-        let out = Command::new(&python)
+        let out = Command::new(python)
             .args(["-m", "venv"])
             .arg(&venv)
             .output()
@@ -482,19 +485,23 @@ fn issue_5_emitted_pip_commands_produce_the_planned_versions() {
 /// dependency; `pip install uv` provides it).
 #[test]
 fn issue_5_emitted_uv_commands_produce_the_planned_versions() {
-    let Some(python) = python3() else {
-        return;
-    };
-    let Ok(uv) = Command::new("uv").arg("--version").output() else {
-        return;
-    };
-    if !uv.status.success() {
+    // uv is not a test dependency (CI may lack it): without it the test says so and stops.
+    if !Command::new("uv")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success())
+    {
+        skip(
+            "issue_5_emitted_uv_commands_produce_the_planned_versions",
+            "uv not on PATH",
+        );
         return;
     }
+    let python = venv::python3();
     let ctx = TestContext::new();
     let root = ctx.dir.path().join("index");
-    let status = Command::new(&python)
-        .arg(repo().join("tests/it/propose_index.py"))
+    let status = Command::new(python)
+        .arg(repo_root().join("tests/it/propose_index.py"))
         .arg(&root)
         .status()
         .unwrap();
@@ -506,7 +513,7 @@ fn issue_5_emitted_uv_commands_produce_the_planned_versions() {
         ("forced-override", [("blocker", "1.0"), ("target", "2.0")]),
     ] {
         let venv = ctx.dir.path().join(kind);
-        let out = Command::new(&python)
+        let out = Command::new(python)
             .args(["-m", "venv"])
             .arg(&venv)
             .output()
@@ -611,9 +618,4 @@ fn installed_versions(venv: &Path) -> std::collections::BTreeMap<String, String>
             )
         })
         .collect()
-}
-
-#[allow(dead_code)]
-fn unused(_: &dyn Fn() -> crate::common::Output) {
-    let _ = run;
 }

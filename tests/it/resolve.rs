@@ -3,6 +3,7 @@
 
 use crate::common::TestContext;
 use crate::common::index_server::IndexServer;
+use crate::planner_snapshot;
 
 fn resolve(ctx: &TestContext, server: &IndexServer, extra: &[&str]) -> crate::common::Output {
     let url = server.url();
@@ -26,7 +27,7 @@ fn torch_pins_its_triton_and_the_explanation_names_it() {
     let out = resolve(&ctx, &server, &["torch==2.11.0", "triton==3.7.0"]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     assert!(out.stdout.is_empty());
-    insta::assert_snapshot!("torch_triton_conflict_text", out.stderr);
+    planner_snapshot!(ctx, "torch_triton_conflict_text", out);
 
     let out = resolve(
         &ctx,
@@ -47,10 +48,7 @@ fn torch_pins_its_triton_and_the_explanation_names_it() {
         "{doc:#}"
     );
     assert_eq!(doc["hints"][0]["kind"], "blocker-versions");
-    insta::assert_snapshot!(
-        "torch_triton_conflict_json",
-        serde_json::to_string_pretty(&doc).unwrap()
-    );
+    planner_snapshot!(ctx, "torch_triton_conflict_json", out);
 }
 
 #[test]
@@ -64,7 +62,7 @@ fn compiles_torch_with_via_annotations() {
             .contains("torch==2.11.0\n    # via (command line)\n")
     );
     assert!(out.stdout.contains("triton==3.6.0\n    # via torch\n"));
-    insta::assert_snapshot!("torch_compile_text", out.stdout);
+    planner_snapshot!(ctx, "torch_compile_text", out);
 }
 
 #[test]
@@ -187,7 +185,7 @@ fn misspelt_names_get_did_you_mean() {
     // A PEP 503 confusable the index is asked about (an HTTP index cannot list its names).
     let out = resolve(&ctx, &server, &["dateutil"]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
-    insta::assert_snapshot!("did_you_mean_text", out.stderr);
+    planner_snapshot!(ctx, "did_you_mean_text", out);
 }
 
 #[test]

@@ -3,30 +3,29 @@
 
 use std::process::Command;
 
-use crate::common::{self, planner, venv};
+use crate::common::{TestContext, venv};
 
 #[test]
 fn script_and_planner_write_equal_snapshots() {
-    let Some(venv) = venv::clean_venv() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let ours = dir.path().join("planner.json");
-    let run = planner(&[
+    let venv = venv::clean_venv();
+    let ctx = TestContext::new();
+    let dir = ctx.path();
+    let ours = dir.join("planner.json");
+    let run = ctx.run(&[
         "snapshot",
         "--venv",
         venv.path.to_str().unwrap(),
         "--out",
         ours.to_str().unwrap(),
     ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(run.stderr.contains("wrote a snapshot of"));
 
-    let script = planner(&["snapshot", "--script"]);
-    assert_eq!(script.code, 0);
-    let script_path = dir.path().join("snapshot.py");
+    let script = ctx.run(&["snapshot", "--script"]);
+    assert_eq!(script.code, Some(0));
+    let script_path = dir.join("snapshot.py");
     std::fs::write(&script_path, &script.stdout).unwrap();
-    let theirs = dir.path().join("script.json");
+    let theirs = dir.join("script.json");
     let output = Command::new(&venv.python)
         .arg(&script_path)
         .arg("--out")
@@ -57,32 +56,33 @@ fn script_and_planner_write_equal_snapshots() {
 
 #[test]
 fn snapshot_reads_back_as_the_same_inventory() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("canonical.json");
-    let run = planner(&[
+    let ctx = TestContext::in_repo();
+    let file = ctx.path().join("canonical.json");
+    let run = ctx.run(&[
         "snapshot",
         "--venv",
         "testdata/venvs/canonical",
         "--out",
         file.to_str().unwrap(),
     ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let direct = planner(&[
-        "inventory",
-        "--venv",
-        "testdata/venvs/canonical",
-        "--format",
-        "json",
-    ])
-    .json();
-    let back = planner(&[
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let direct = ctx
+        .run(&[
+            "inventory",
+            "--venv",
+            "testdata/venvs/canonical",
+            "--format",
+            "json",
+        ])
+        .json();
+    let back = ctx.run(&[
         "inventory",
         "--from-snapshot",
         file.to_str().unwrap(),
         "--format",
         "json",
     ]);
-    assert_eq!(back.code, 0, "{}", back.stderr);
+    assert_eq!(back.code, Some(0), "{}", back.stderr);
     let back = back.json();
     assert_eq!(back["environment"]["origin"]["kind"], "snapshot");
     assert_eq!(back["environment"]["tags"], direct["environment"]["tags"]);
@@ -104,8 +104,8 @@ fn snapshot_reads_back_as_the_same_inventory() {
     };
     assert_eq!(strip(&back), strip(&direct));
     // check gives the same answer from the snapshot.
-    let check = planner(&["check", "--from-snapshot", file.to_str().unwrap()]);
-    assert_eq!(check.code, 0);
+    let check = ctx.run(&["check", "--from-snapshot", file.to_str().unwrap()]);
+    assert_eq!(check.code, Some(0));
     assert!(
         check
             .stdout
@@ -115,29 +115,28 @@ fn snapshot_reads_back_as_the_same_inventory() {
 
 #[test]
 fn real_pip_inspect_output_reads_as_the_venv() {
-    let Some(venv) = venv::clean_venv() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("inspect.json");
+    let venv = venv::clean_venv();
+    let ctx = TestContext::new();
+    let file = ctx.path().join("inspect.json");
     std::fs::write(&file, venv.pip_ok(&["inspect"])).unwrap();
-    let from_inspect = planner(&[
+    let from_inspect = ctx.run(&[
         "inventory",
         "--from-snapshot",
         file.to_str().unwrap(),
         "--format",
         "json",
     ]);
-    assert_eq!(from_inspect.code, 0, "{}", from_inspect.stderr);
+    assert_eq!(from_inspect.code, Some(0), "{}", from_inspect.stderr);
     assert!(from_inspect.stderr.contains("pip inspect"));
-    let direct = planner(&[
-        "inventory",
-        "--venv",
-        venv.path.to_str().unwrap(),
-        "--format",
-        "json",
-    ])
-    .json();
+    let direct = ctx
+        .run(&[
+            "inventory",
+            "--venv",
+            venv.path.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .json();
     let inspect = from_inspect.json();
     let key =
         |v: &serde_json::Value| -> Vec<(String, String, serde_json::Value, serde_json::Value)> {
@@ -173,12 +172,11 @@ fn real_pip_inspect_output_reads_as_the_venv() {
 
 #[test]
 fn script_is_valid_python_and_out_is_atomic() {
-    let Some(python) = venv::python3() else {
-        return;
-    };
-    let script = planner(&["snapshot", "--script"]).stdout;
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("snapshot.py");
+    let python = venv::python3();
+    let ctx = TestContext::in_repo();
+    let script = ctx.run(&["snapshot", "--script"]).stdout;
+    let dir = ctx.path();
+    let path = dir.join("snapshot.py");
     std::fs::write(&path, &script).unwrap();
     let compiled = Command::new(python)
         .args(["-m", "py_compile"])
@@ -189,15 +187,15 @@ fn script_is_valid_python_and_out_is_atomic() {
     assert!(script.contains("Standard library only, Python 3.8+"));
 
     // A target folder that does not exist: exit 2, nothing written.
-    let target = dir.path().join("missing/snap.json");
-    let run = planner(&[
+    let target = dir.join("missing/snap.json");
+    let run = ctx.run(&[
         "snapshot",
         "--venv",
         "testdata/venvs/canonical",
         "--out",
         target.to_str().unwrap(),
     ]);
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code, Some(2));
     assert!(
         run.stderr.contains("cannot write the snapshot"),
         "{}",
@@ -205,10 +203,9 @@ fn script_is_valid_python_and_out_is_atomic() {
     );
     assert!(!target.exists());
     // A bad snapshot names the file.
-    let bad = dir.path().join("bad.json");
+    let bad = dir.join("bad.json");
     std::fs::write(&bad, "{\"hello\": 1}").unwrap();
-    let run = planner(&["inventory", "--from-snapshot", bad.to_str().unwrap()]);
-    assert_eq!(run.code, 2);
+    let run = ctx.run(&["inventory", "--from-snapshot", bad.to_str().unwrap()]);
+    assert_eq!(run.code, Some(2));
     assert!(run.stderr.contains("bad.json"));
-    let _ = common::repo_root();
 }

@@ -368,7 +368,7 @@ impl Inner {
         }
         let (bytes, metadata, _source) = metadata_fetch::fetch(&self.client, file).await?;
         if !local {
-            let fetched_at = jiff::Timestamp::now().as_second();
+            let fetched_at = crate::clock::now().as_second();
             let meta = entry(key.to_string(), None, fetched_at, u64::MAX / 4);
             self.cache.write(Bucket::Metadata, meta, &bytes);
         }

@@ -56,7 +56,7 @@ impl Inner {
         };
         let secret = page_url(base, name)?;
         let key = format!("{}#target={target}", secret.cache_key());
-        let now = jiff::Timestamp::now().as_second();
+        let now = crate::clock::now().as_second();
         if !self.refresh
             && let Some((meta, body)) = self.cache.read(Bucket::Pages, &key)
             && (self.offline || meta.is_fresh(now))
@@ -88,7 +88,7 @@ impl Inner {
             key: url.cache_key(),
             url,
             name,
-            now: jiff::Timestamp::now().as_second(),
+            now: crate::clock::now().as_second(),
         };
         let cached = if self.refresh {
             None

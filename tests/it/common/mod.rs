@@ -1,13 +1,26 @@
-//! The shared test harness: run the `planner` binary in isolation (cleared environment,
-//! private HOME and cache) and a loopback index server ([`index_server`]).
+//! The one test harness: [`TestContext`] runs the `planner` binary in isolation (cleared
+//! environment, private HOME and cache, a pinned clock) and [`planner_snapshot!`] records a
+//! run (exit code, stdout, stderr) with insta, through the context's filters for temp paths,
+//! the repository, loopback ports, versions and times. Plus the fixtures every module uses:
+//! [`index_server`] (a loopback index) and [`venv`] (real venvs made by `python3 -m venv`).
+//!
+//! A test never passes silently when what it needs is missing: [`shared_fixtures`] and
+//! [`venv::clean_venv`] panic saying what is absent; a test whose tool is optional says on
+//! stderr that it was skipped ([`skip`]).
 
 #![allow(dead_code)]
 
 pub mod index_server;
 pub mod venv;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The instant every run of the binary sees as "now" (`PLANNER_NOW`, read by src/clock.rs):
+/// after the newest upload in `testdata/index`, so release ages and cache freshness do not
+/// depend on the day the tests run.
+pub const NOW: &str = "2026-12-01T00:00:00Z";
 
 /// What a run of the binary produced.
 #[derive(Debug)]
@@ -20,10 +33,39 @@ pub struct Output {
     pub stderr: String,
 }
 
-/// An isolated place to run the binary: a temp dir with `home/` and `cache/`.
+impl Output {
+    /// Parse stdout as JSON (panics with both streams when it is not).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|err| {
+            panic!(
+                "stdout is not JSON ({err}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    /// The run as [`planner_snapshot!`] records it (before filtering).
+    pub fn snapshot(&self) -> String {
+        let code = self
+            .code
+            .map_or_else(|| "(killed by a signal)".to_string(), |c| c.to_string());
+        format!(
+            "exit_code: {code}\n----- stdout -----\n{}\n----- stderr -----\n{}",
+            self.stdout, self.stderr
+        )
+    }
+}
+
+/// An isolated place to run the binary: a temp dir holding `home/` (HOME) and `cache/`
+/// (`PLANNER_CACHE_DIR`), removed on drop; the environment is cleared but for PATH.
 pub struct TestContext {
-    /// The temp dir (removed on drop).
+    /// The temp dir.
     pub dir: tempfile::TempDir,
+    /// Where the binary runs: the temp dir, or the repository root for tests that name
+    /// `testdata/...` relatively (as their snapshots show it).
+    cwd: PathBuf,
+    /// Extra insta filters of this test, applied before the common ones.
+    filters: Vec<(String, String)>,
 }
 
 impl Default for TestContext {
@@ -33,11 +75,29 @@ impl Default for TestContext {
 }
 
 impl TestContext {
-    /// A fresh context.
+    /// A fresh context; the binary runs in its temp dir.
     pub fn new() -> TestContext {
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::create_dir_all(dir.path().join("home")).unwrap();
-        TestContext { dir }
+        let cwd = dir.path().to_path_buf();
+        TestContext {
+            dir,
+            cwd,
+            filters: Vec::new(),
+        }
+    }
+
+    /// A fresh context whose binary runs from the repository root.
+    pub fn in_repo() -> TestContext {
+        TestContext {
+            cwd: repo_root(),
+            ..TestContext::new()
+        }
+    }
+
+    /// The temp dir.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
     }
 
     /// The private HOME.
@@ -50,15 +110,23 @@ impl TestContext {
         self.dir.path().join("cache")
     }
 
-    /// The binary with a cleared environment: PATH, HOME and PLANNER_CACHE_DIR only.
+    /// Redact `regex` as `replacement` in this test's snapshots (before the common filters).
+    pub fn filter(&mut self, regex: &str, replacement: &str) {
+        self.filters
+            .push((regex.to_string(), replacement.to_string()));
+    }
+
+    /// The binary with a cleared environment: PATH, HOME, PLANNER_CACHE_DIR, PLANNER_NOW and
+    /// NO_COLOR only.
     pub fn command(&self) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_planner"));
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home())
             .env("PLANNER_CACHE_DIR", self.cache())
+            .env("PLANNER_NOW", NOW)
             .env("NO_COLOR", "1")
-            .current_dir(self.dir.path());
+            .current_dir(&self.cwd);
         cmd
     }
 
@@ -66,6 +134,61 @@ impl TestContext {
     pub fn run(&self, args: &[&str]) -> Output {
         run(self.command().args(args))
     }
+
+    /// The insta settings of [`planner_snapshot!`]: this test's filters, then the shared
+    /// fixtures (`[FIXTURES]`), temp paths (`[TMP]`, `[TARGET_TMP]`), the repository
+    /// (`[REPO]`), the host's glibc (`[GLIBC]`), loopback ports (`[PORT]`), the planner's
+    /// version (`[VERSION]`) and durations (`[TIME]`).
+    pub fn insta_settings(&self) -> insta::Settings {
+        let mut settings = insta::Settings::clone_current();
+        for (regex, replacement) in &self.filters {
+            settings.add_filter(regex, replacement.clone());
+        }
+        for (path, label) in [
+            (shared_fixtures_path(), "[FIXTURES]"),
+            (self.dir.path().to_path_buf(), "[TMP]"),
+            (PathBuf::from(env!("CARGO_TARGET_TMPDIR")), "[TARGET_TMP]"),
+            (repo_root(), "[REPO]"),
+        ] {
+            let real = path.canonicalize().unwrap_or_else(|_| path.clone());
+            for path in [real, path] {
+                settings.add_filter(&regex_escape(&path.to_string_lossy()), label);
+            }
+        }
+        settings.add_filter(r"/tmp/\.tmp[A-Za-z0-9]+", "[TMP]");
+        // The host's glibc, where the planner reports the host's own platform.
+        settings.add_filter(
+            r"(wheel platform `manylinux_|best tag \w+-\w+-manylinux_)\d+_\d+",
+            "${1}[GLIBC]",
+        );
+        settings.add_filter(r"(127\.0\.0\.1|localhost):\d+", "$1:[PORT]");
+        settings.add_filter(
+            &format!(
+                r#"(planner_version": "|planner[/ ]){}\b"#,
+                regex_escape(env!("CARGO_PKG_VERSION"))
+            ),
+            "$1[VERSION]",
+        );
+        settings.add_filter(r"\b\d+(\.\d+)?(ms|s)\b", "[TIME]");
+        settings
+    }
+}
+
+/// Snapshot a run of the binary (exit code, stdout, stderr) through the context's filters:
+/// `planner_snapshot!(ctx, output)` (named after the test), `planner_snapshot!(ctx, "name",
+/// output)`, or `planner_snapshot!(ctx, output, @"inline")`.
+#[macro_export]
+macro_rules! planner_snapshot {
+    ($ctx:expr, $name:literal, $output:expr) => {{
+        let text = $output.snapshot();
+        $ctx.insta_settings()
+            .bind(|| insta::assert_snapshot!($name, text));
+    }};
+    ($ctx:expr, $output:expr $(, @$inline:literal)?) => {{
+        let text = $output.snapshot();
+        $ctx.insta_settings()
+            .bind(|| insta::assert_snapshot!(text $(, @$inline)?));
+    }};
 }
 
 /// Run a prepared command and collect its output.
@@ -78,9 +201,35 @@ pub fn run(cmd: &mut Command) -> Output {
     }
 }
 
-/// The shared fixtures folder (`../shared/fixtures` next to the repository).
+/// The repository root (where Cargo.toml is).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The shared fixtures: `$PLANNER_SHARED_FIXTURES`, else `../shared/fixtures` next to the
+/// repository (where CI has them). A test that needs them fails when they are absent, saying so.
 pub fn shared_fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures")
+    let path = shared_fixtures_path();
+    assert!(
+        path.join("h200-venv").is_dir() && path.join("h200-forced-triton-3.7.0").is_dir(),
+        "this test needs the shared fixtures (h200-venv, h200-forced-triton-3.7.0) at {}; \
+         CI checks them out next to the repository (set PLANNER_SHARED_FIXTURES to use \
+         another copy)",
+        path.display()
+    );
+    path
+}
+
+fn shared_fixtures_path() -> PathBuf {
+    std::env::var_os("PLANNER_SHARED_FIXTURES")
+        .map_or_else(|| repo_root().join("../shared/fixtures"), PathBuf::from)
+}
+
+/// Say on the test binary's stderr that the running test is skipped and why. It bypasses the
+/// test harness's capture (a captured `eprintln!` of a passing test is never shown), so the
+/// line appears in `cargo test`'s output.
+pub fn skip(test: &str, why: &str) {
+    let _ = writeln!(std::io::stderr(), "{test}: skipped: {why}");
 }
 
 /// Every file under `dir`, recursively.
@@ -100,92 +249,36 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-// ---- helpers of the inventory/check/snapshot tests ----
-
-/// The repository root (where Cargo.toml is).
-pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+/// A project name normalized as the planner prints it (PEP 503: lower case, runs of `-_.` as
+/// one `-`), by the same type the planner uses.
+pub fn normalized(name: &str) -> String {
+    name.parse::<pep508_rs::PackageName>()
+        .unwrap_or_else(|e| panic!("`{name}` is not a project name: {e}"))
+        .to_string()
 }
 
-/// `../shared/fixtures` next to the repository, or `None` (and a note on stderr saying the
-/// test is skipped) when it is absent.
-pub fn shared_fixtures_or_skip(test: &str) -> Option<PathBuf> {
-    let path = repo_root().join("../shared/fixtures");
-    if path.join("h200-venv").is_dir() {
-        Some(path)
-    } else {
-        #[allow(clippy::print_stderr)]
-        {
-            eprintln!(
-                "skipping {test}: ../shared/fixtures is absent (shared fixtures not checked out)"
-            );
+/// Copy a folder recursively (fixtures are never modified in place).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
         }
-        None
     }
 }
 
-/// What one run of the binary did.
-#[derive(Debug)]
-pub struct Run {
-    /// The exit code.
-    pub code: i32,
-    /// stdout as text.
-    pub stdout: String,
-    /// stderr as text.
-    pub stderr: String,
-}
-
-impl Run {
-    /// Parse stdout as JSON.
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|err| {
-            panic!(
-                "stdout is not JSON ({err}):\n{}\nstderr:\n{}",
-                self.stdout, self.stderr
-            )
-        })
+/// `text` as a regex matching itself.
+pub fn regex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
     }
-}
-
-/// A `planner` command with a clean environment: only PATH survives; HOME and the cache are
-/// private temp folders (kept alive by the returned guard).
-pub fn planner_command() -> (Command, tempfile::TempDir) {
-    let home = tempfile::tempdir().expect("temp home");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_planner"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home.path())
-        .env("PLANNER_CACHE_DIR", home.path().join("cache"))
-        .env("NO_COLOR", "1")
-        .current_dir(repo_root());
-    (command, home)
-}
-
-/// Run `planner ARGS` from the repository root.
-pub fn planner(args: &[&str]) -> Run {
-    planner_in(&repo_root(), args)
-}
-
-/// Run `planner ARGS` from `cwd`.
-pub fn planner_in(cwd: &Path, args: &[&str]) -> Run {
-    let (mut command, _home) = planner_command();
-    let output = command
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .expect("run planner");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
-}
-
-/// insta filters for temp paths.
-pub fn filters() -> Vec<(&'static str, &'static str)> {
-    vec![
-        (r"/tmp/\.tmp[A-Za-z0-9]+", "[TMP]"),
-        (r"/var/folders/[^ \n]+/T/\.tmp[A-Za-z0-9]+", "[TMP]"),
-    ]
+    out
 }

@@ -1,5 +1,7 @@
 //! Real virtual environments for tests: `python3 -m venv` plus pip installing small wheels the
 //! test builds itself (zip files written by Python's `zipfile`; no network, `--no-index`).
+//! CI has python3 with venv and ensurepip, so a test that needs them fails when they are
+//! missing ([`python3`] says what is absent); it never passes without running.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -35,12 +37,27 @@ with zipfile.ZipFile(target, "w") as zf:
 print(target)
 "#;
 
-/// The `python3` on PATH, if any.
-pub fn python3() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("python3"))
-        .find(|candidate| candidate.is_file())
+/// The interpreter of `python3` on PATH, which can make venvs with pip (`venv` and
+/// `ensurepip` import); panics saying so when there is none.
+pub fn python3() -> &'static Path {
+    static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let found = PYTHON.get_or_init(|| {
+        let out = Command::new("python3")
+            .args(["-c", "import sys, venv, ensurepip; print(sys.executable)"])
+            .output()
+            .map_err(|e| format!("python3 is not on PATH ({e})"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "python3 cannot make venvs with pip (install python3-venv): {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+    });
+    match found {
+        Ok(path) => path,
+        Err(why) => panic!("this test needs python3 with venv and ensurepip: {why}"),
+    }
 }
 
 fn check(output: &Output, what: &str) {
@@ -61,7 +78,7 @@ pub fn build_wheel(
     extras: &[&str],
 ) -> PathBuf {
     let spec = serde_json::json!({ "requires": requires, "extras": extras }).to_string();
-    let output = Command::new(python3().expect("python3"))
+    let output = Command::new(python3())
         .args(["-c", MAKE_WHEEL])
         .arg(dir)
         .args([name, version, &spec])
@@ -82,28 +99,18 @@ pub struct RealVenv {
 
 impl RealVenv {
     /// Create a fresh venv at `path` (removed first).
-    pub fn create(path: &Path) -> Option<RealVenv> {
-        let python3 = python3()?;
+    pub fn create(path: &Path) -> RealVenv {
         let _ = std::fs::remove_dir_all(path);
-        let output = Command::new(&python3)
+        let output = Command::new(python3())
             .args(["-m", "venv"])
             .arg(path)
             .output()
-            .ok()?;
-        if !output.status.success() {
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!(
-                    "skipping: `python3 -m venv` failed: {}",
-                    String::from_utf8_lossy(&output.stderr)
-                );
-            }
-            return None;
-        }
-        Some(RealVenv {
+            .expect("run python3 -m venv");
+        check(&output, "`python3 -m venv`");
+        RealVenv {
             path: path.to_path_buf(),
             python: path.join("bin/python"),
-        })
+        }
     }
 
     /// Run `python -m pip ARGS` in the venv (no network, no version check).
@@ -170,19 +177,18 @@ pub fn wheels() -> &'static Path {
 
 /// A clean venv shared by the tests that only read it: alpha (and its closure, with the
 /// `fast` extra through Demo_Pkg), Demo_Pkg 0.1.0+local.7 (non-normalized name, local label),
-/// epsilon installed from a file path (direct_url.json). `None` when venvs cannot be made.
-pub fn clean_venv() -> Option<&'static RealVenv> {
-    static VENV: OnceLock<Option<RealVenv>> = OnceLock::new();
+/// epsilon installed from a file path (direct_url.json).
+pub fn clean_venv() -> &'static RealVenv {
+    static VENV: OnceLock<RealVenv> = OnceLock::new();
     VENV.get_or_init(|| {
         let wheels = wheels();
         let venv = RealVenv::create(
             &PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("planner-clean-venv"),
-        )?;
+        );
         let find_links = wheels.to_string_lossy().into_owned();
         venv.pip_ok(&["install", "--find-links", &find_links, "Demo_Pkg"]);
         let epsilon = wheels.join("epsilon-1.0-py3-none-any.whl");
         venv.pip_ok(&["install", &epsilon.to_string_lossy()]);
-        Some(venv)
+        venv
     })
-    .as_ref()
 }

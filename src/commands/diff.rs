@@ -1,0 +1,99 @@
+//! `planner diff A B` and `planner diff --since WHEN [A]`: what changed between two
+//! environments, or in one since a time (from its install records' file times).
+//!
+//! Output: text, JSON (`docs/diff-json.md`) or markdown (`render::diff`). Exit codes: 0 done
+//! and no requirement became broken, 1 a requirement became broken (B against A, or by a dist
+//! installed since WHEN), 2 the tool failed. Environments are only read.
+
+use std::path::{Path, PathBuf};
+
+use miette::miette;
+
+use crate::ExitStatus;
+use crate::diff::{self, since};
+use crate::inventory::{self, Inventory};
+use crate::printer::Printer;
+use crate::render::diff as render;
+use crate::settings::{DiffSettings, OutputFormat};
+
+/// Run `planner diff`.
+pub fn run(args: &DiffSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+    if let Some(when) = &args.since {
+        return run_since(args, when, printer);
+    }
+    let [a, b] = args.envs.as_slice() else {
+        return Err(miette!(
+            help = "`planner diff A B` (each a venv, a snapshot or pip inspect output), or `planner diff --since 3d [A]`",
+            "diff needs two environments (got {})",
+            args.envs.len()
+        ));
+    };
+    let (old, new) = (read(a, printer)?, read(b, printer)?);
+    let report = diff::diff(
+        &a.display().to_string(),
+        &old,
+        &b.display().to_string(),
+        &new,
+    );
+    printer.out(&match args.format {
+        OutputFormat::Text => render::text(&report),
+        OutputFormat::Json => render::json(&report)?,
+        OutputFormat::Markdown => render::markdown(&report),
+    });
+    Ok(if report.broken.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::UserActionRequired
+    })
+}
+
+fn run_since(args: &DiffSettings, when: &str, printer: &Printer) -> miette::Result<ExitStatus> {
+    let cutoff = since::parse_when(when, jiff::Timestamp::now())?;
+    let (label, inventory) = match args.envs.as_slice() {
+        [] => {
+            let inventory = inventory::load(&args.environment)?;
+            inventory.report(printer);
+            let label = inventory.environment.prefix.as_ref().map_or_else(
+                || "(this interpreter)".to_string(),
+                |p| p.display().to_string(),
+            );
+            (label, inventory)
+        }
+        [one] => (one.display().to_string(), read(one, printer)?),
+        _ => {
+            return Err(miette!(
+                help = "`planner diff --since 3d VENV`",
+                "--since reads one environment (got {})",
+                args.envs.len()
+            ));
+        }
+    };
+    let report = since::since(&label, &inventory, cutoff)?;
+    printer.out(&match args.format {
+        OutputFormat::Text => render::since_text(&report),
+        OutputFormat::Json => render::json(&report)?,
+        OutputFormat::Markdown => render::since_markdown(&report),
+    });
+    Ok(if report.installed.iter().all(|i| i.broken.is_empty()) {
+        ExitStatus::Success
+    } else {
+        ExitStatus::UserActionRequired
+    })
+}
+
+/// A venv (a folder) or a snapshot / `pip inspect` file.
+fn read(path: &Path, printer: &Printer) -> miette::Result<Inventory> {
+    let inventory = if path.is_dir() {
+        inventory::load_venv(path)?
+    } else if path.is_file() {
+        inventory::snapshot::load(path)?
+    } else {
+        return Err(miette!(
+            help = "pass a venv folder, a `planner snapshot` file or `pip inspect` output",
+            "`{}` does not exist",
+            PathBuf::from(path).display()
+        ));
+    };
+    inventory.report(printer);
+    Ok(inventory)
+}

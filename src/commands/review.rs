@@ -1,0 +1,116 @@
+//! `planner review`: the forced and pinned versions the head adds or changes against the base,
+//! each judged on every target with `propose`'s plan stage and risk model.
+//!
+//! Output: text, JSON (`docs/review-json.md`), markdown, GitHub annotations or SARIF 2.1.0
+//! (`render::review`). Exit codes: 0 reviewed (nothing at or above `--fail-on`), 1 a finding is
+//! at or above `--fail-on`, 2 the tool failed (not a git repository, an unknown revision, ...).
+//! The repository is only read (`git ls-tree`, `git cat-file`).
+
+use miette::miette;
+
+use crate::ExitStatus;
+use crate::inventory::{self, Environment};
+use crate::plan::ProposeRequest;
+use crate::printer::Printer;
+use crate::render::review as render;
+use crate::review::analysis::{Analyzer, Target};
+use crate::review::git::Repo;
+use crate::settings::{ReviewFormat, ReviewSettings};
+
+/// The Python version judged for when none is given.
+const DEFAULT_PYTHON: &str = "3.12";
+
+/// Run `planner review`.
+pub fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+    let repo = Repo::open(&settings.path)?;
+    let head = repo.revision(&settings.head)?;
+    let base = match &settings.base {
+        Some(name) => repo.revision(name)?,
+        None => repo.default_base(&head)?,
+    };
+    let targets = targets(settings, printer)?;
+    let index = crate::index::Index::new(settings.index.resolve(None)?, printer)?;
+    let request = ProposeRequest {
+        binary: index.binary_policy().clone(),
+        now: Some(jiff::Timestamp::now()),
+        ..ProposeRequest::default()
+    };
+    let mut analyzer = Analyzer::new(&index, &settings.policy, request);
+    let review = crate::review::review(&repo, &base, &head, &mut analyzer, &targets)?;
+    index.finish_progress();
+    for problem in &review.problems {
+        let at = problem
+            .line
+            .map(|l| format!(" line {l}"))
+            .unwrap_or_default();
+        printer.warn(&format!(
+            "`{}`{at} was not reviewed: {}",
+            problem.file, problem.message
+        ));
+    }
+    printer.out(&match settings.format {
+        ReviewFormat::Text => render::text(&review),
+        ReviewFormat::Json => render::json(&review)?,
+        ReviewFormat::Markdown => render::markdown(&review),
+        ReviewFormat::Github => render::github(&review),
+        ReviewFormat::Sarif => render::sarif(&review)?,
+    });
+    Ok(match settings.fail_on {
+        Some(level) if review.reaches(level) => {
+            printer.warn(&format!(
+                "a finding's risk is at or above --fail-on {level}"
+            ));
+            ExitStatus::UserActionRequired
+        }
+        _ => ExitStatus::Success,
+    })
+}
+
+/// The targets: the snapshot's real environment, or each `--python-version` with each
+/// `--python-platform`.
+fn targets(settings: &ReviewSettings, printer: &Printer) -> miette::Result<Vec<Target>> {
+    if let Some(path) = &settings.from_snapshot {
+        let inventory = inventory::apply_overrides(
+            inventory::snapshot::load(path)?,
+            settings.python_versions.first(),
+            settings.python_platforms.first(),
+        )?;
+        inventory.report(printer);
+        return Ok(vec![Target::Snapshot {
+            label: path.display().to_string(),
+            inventory: Box::new(inventory),
+        }]);
+    }
+    let default;
+    let versions = if settings.python_versions.is_empty() {
+        printer.note(&format!(
+            "note: no --python-version: judging for Python {DEFAULT_PYTHON}"
+        ));
+        default = [DEFAULT_PYTHON.parse().map_err(|err| miette!("{err}"))?];
+        &default[..]
+    } else {
+        &settings.python_versions[..]
+    };
+    let platforms: Vec<Option<&crate::inventory::TargetPlatform>> =
+        if settings.python_platforms.is_empty() {
+            vec![None]
+        } else {
+            settings.python_platforms.iter().map(Some).collect()
+        };
+    let mut targets = Vec::new();
+    for version in versions {
+        for platform in &platforms {
+            let environment = Environment::for_target(version, platform.map(|p| &p.platform))?;
+            for note in &environment.notes {
+                printer.note(&format!("note: {note}"));
+            }
+            let label = format!(
+                "Python {} {}",
+                version.given,
+                platform.map_or("(this host's platform)", |p| p.given.as_str())
+            );
+            targets.push(Target::Synthesized { label, environment });
+        }
+    }
+    Ok(targets)
+}

@@ -1,0 +1,63 @@
+//! `planner verify`: does the environment still work after a plan (or any change)?
+//!
+//! Reads the environment (`--venv`, `--python`, or the usual discovery), the plan file
+//! (`--plan`), and the policy's smoke tests; selects what to check ([`crate::verify::select`]),
+//! writes `verify.py` to a temp file, runs it with the environment's own interpreter and renders
+//! its report: text, or JSON (`docs/verify.md`). Exit codes: 0 every check passed or was skipped
+//! (with `--compare`: nothing regressed; with `--baseline`: recorded), 1 a check failed, 2 the
+//! tool or the script failed.
+
+use std::path::PathBuf;
+
+use miette::miette;
+
+use crate::ExitStatus;
+use crate::inventory::{self, EnvironmentOrigin};
+use crate::printer::Printer;
+use crate::render::verify as render;
+use crate::settings::{OutputFormat, VerifySettings};
+use crate::verify::run;
+
+/// Run `planner verify`.
+pub fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<ExitStatus> {
+    // The plan and policy first: bad files fail before the environment is read.
+    let plan = args
+        .plan
+        .as_deref()
+        .map(crate::plan::read_plan)
+        .transpose()?;
+    let inventory = match &args.python {
+        Some(python) => inventory::load_python(python)?,
+        None => inventory::load(&args.environment)?,
+    };
+    inventory.report(printer);
+    let python: PathBuf = match &inventory.environment.origin {
+        EnvironmentOrigin::Interpreter { python } => python.clone(),
+        _ => {
+            return Err(miette!(
+                help = "verify runs the environment's own interpreter: pass --venv DIR with a \
+                        working bin/python, or --python PATH",
+                "the environment has no interpreter that answers"
+            ));
+        }
+    };
+    let spec = crate::verify::select(plan.as_ref(), &inventory, &args.policy, args.all);
+    let script = render::script(&spec);
+    let (report, document) = run::run(&python, &script, &args.run)?;
+    match args.format {
+        OutputFormat::Json => {
+            let mut text = serde_json::to_string_pretty(&document)
+                .map_err(|err| miette!("cannot serialize the verify report: {err}"))?;
+            text.push('\n');
+            printer.out(&text);
+        }
+        OutputFormat::Text | OutputFormat::Markdown => {
+            printer.out(&render::report_text(&report));
+        }
+    }
+    Ok(if report.ok || report.mode == "baseline" {
+        ExitStatus::Success
+    } else {
+        ExitStatus::UserActionRequired
+    })
+}

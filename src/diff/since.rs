@@ -1,0 +1,215 @@
+//! `planner diff --since WHEN`: what was installed or replaced in one environment since then,
+//! reconstructed from the install records' file times (each dist-info folder, its `RECORD` and
+//! `INSTALLER`), newest first, each with the broken edges it introduced.
+//!
+//! This is a reconstruction, not a history: a removed dist leaves no record, a replaced one
+//! leaves only its new version, and copying or touching the folders changes the times.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::SystemTime;
+
+use jiff::{SignedDuration, Timestamp};
+use serde::Serialize;
+
+use super::{DistState, EdgeChange, broken_edges};
+use crate::inventory::{DistFormat, Inventory};
+
+/// `schema` of `planner diff --since --format json`.
+pub const SINCE_SCHEMA: &str = "planner-diff-since/1";
+
+/// What the caveat says, in every output.
+pub const CAVEAT: &str = "reconstructed from install-record file times (dist-info folder, RECORD, \
+INSTALLER): removed dists and replaced versions leave no trace, and copying or touching the \
+environment changes the times";
+
+/// Why `--since` cannot answer.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum SinceError {
+    /// `WHEN` is neither a date, a timestamp nor a duration.
+    #[error(
+        "`{0}` is not a date (2025-11-30), a timestamp (2025-11-30T12:00:00Z) or a duration (3d, 12h, 90m, 2w)"
+    )]
+    #[diagnostic(code(planner::diff::since))]
+    BadWhen(String),
+    /// The environment has no install records (a snapshot).
+    #[error("`{0}` is a snapshot: it has no install records, so --since needs a venv")]
+    #[diagnostic(
+        code(planner::diff::since_snapshot),
+        help("pass the venv itself, or compare two snapshots with `planner diff A B`")
+    )]
+    NoRecords(String),
+}
+
+/// One dist installed or replaced since `WHEN`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Installed {
+    /// The dist.
+    pub name: String,
+    /// What is installed now.
+    pub now: DistState,
+    /// The newest of the folder's, `RECORD`'s and `INSTALLER`'s modification times.
+    pub installed_at: Timestamp,
+    /// Broken edges it introduced: broken now, and it is the newer of the edge's two ends.
+    pub broken: Vec<EdgeChange>,
+}
+
+/// The answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct SinceReport {
+    /// Always [`SINCE_SCHEMA`].
+    pub schema: &'static str,
+    /// The environment.
+    pub environment: String,
+    /// The cut-off.
+    pub since: Timestamp,
+    /// What this is reconstructed from ([`CAVEAT`]).
+    pub caveat: &'static str,
+    /// Newest first.
+    pub installed: Vec<Installed>,
+}
+
+/// Parse `WHEN` relative to `now`: `3d`, `12h`, `90m`, `2w`, `45s`, a date or a timestamp.
+pub fn parse_when(text: &str, now: Timestamp) -> Result<Timestamp, SinceError> {
+    let bad = || SinceError::BadWhen(text.escape_default().to_string());
+    let trimmed = text.trim();
+    if let Some(unit) = trimmed.chars().last().filter(char::is_ascii_alphabetic) {
+        let number = &trimmed[..trimmed.len() - 1];
+        if let Ok(n) = number.parse::<i64>() {
+            let secs = match unit {
+                's' => 1,
+                'm' => 60,
+                'h' => 3600,
+                'd' => 86_400,
+                'w' => 7 * 86_400,
+                _ => return Err(bad()),
+            };
+            let span = SignedDuration::from_secs(n.checked_mul(secs).ok_or_else(bad)?);
+            return now.checked_sub(span).map_err(|_| bad());
+        }
+    }
+    if let Ok(ts) = Timestamp::from_str(trimmed) {
+        return Ok(ts);
+    }
+    if let Ok(date) = jiff::civil::Date::from_str(trimmed) {
+        return date
+            .to_zoned(jiff::tz::TimeZone::system())
+            .map(|z| z.timestamp())
+            .map_err(|_| bad());
+    }
+    Err(bad())
+}
+
+/// When a dist was installed: the newest of its folder's, `RECORD`'s and `INSTALLER`'s times.
+pub fn install_time(dist_info: &Path) -> Option<Timestamp> {
+    let times = [
+        dist_info.to_path_buf(),
+        dist_info.join("RECORD"),
+        dist_info.join("INSTALLER"),
+    ]
+    .into_iter()
+    .filter_map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+    .max()?;
+    Timestamp::try_from(times).ok().or_else(|| {
+        let secs = times.duration_since(SystemTime::UNIX_EPOCH).ok()?.as_secs();
+        Timestamp::from_second(i64::try_from(secs).ok()?).ok()
+    })
+}
+
+/// What was installed or replaced in `inventory` since `since`.
+pub fn since(
+    label: &str,
+    inventory: &Inventory,
+    since: Timestamp,
+) -> Result<SinceReport, SinceError> {
+    if inventory
+        .dists
+        .iter()
+        .all(|d| d.format == DistFormat::Snapshot)
+        && !inventory.dists.is_empty()
+    {
+        return Err(SinceError::NoRecords(label.to_string()));
+    }
+    let times: Vec<(usize, Timestamp)> = inventory
+        .dists
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| install_time(&d.path).map(|t| (i, t)))
+        .collect();
+    let time_of = |name: &str| {
+        times
+            .iter()
+            .find(|(i, _)| inventory.dists[*i].name().as_ref() == name)
+            .map(|(_, t)| *t)
+    };
+    let edges = broken_edges(inventory);
+    let mut installed: Vec<Installed> = times
+        .iter()
+        .filter(|(_, t)| *t >= since)
+        .map(|(i, t)| {
+            let dist = &inventory.dists[*i];
+            let name = dist.name().to_string();
+            let broken = edges
+                .values()
+                .filter(|e| {
+                    let dependent = e.dependent.split(' ').next().unwrap_or_default();
+                    let ends = [dependent, e.dependency.as_str()];
+                    // The edge belongs to the newer of its ends (a missing end counts as old).
+                    ends.contains(&name.as_str())
+                        && ends
+                            .iter()
+                            .filter_map(|n| time_of(n))
+                            .all(|other| other <= *t)
+                })
+                .cloned()
+                .collect();
+            Installed {
+                name,
+                now: DistState::of(dist),
+                installed_at: *t,
+                broken,
+            }
+        })
+        .collect();
+    installed.sort_by(|a, b| {
+        b.installed_at
+            .cmp(&a.installed_at)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    Ok(SinceReport {
+        schema: SINCE_SCHEMA,
+        environment: label.to_string(),
+        since,
+        caveat: CAVEAT,
+        installed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_dates_and_timestamps() {
+        let now: Timestamp = "2026-01-10T00:00:00Z".parse().unwrap();
+        assert_eq!(
+            parse_when("3d", now).unwrap().to_string(),
+            "2026-01-07T00:00:00Z"
+        );
+        assert_eq!(
+            parse_when("12h", now).unwrap().to_string(),
+            "2026-01-09T12:00:00Z"
+        );
+        assert_eq!(
+            parse_when("2w", now).unwrap().to_string(),
+            "2025-12-27T00:00:00Z"
+        );
+        assert_eq!(
+            parse_when("2026-01-01T06:00:00Z", now).unwrap().to_string(),
+            "2026-01-01T06:00:00Z"
+        );
+        assert!(parse_when("2026-01-01", now).is_ok());
+        assert!(parse_when("yesterday", now).is_err());
+        assert!(parse_when("3y", now).is_err());
+    }
+}

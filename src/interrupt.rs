@@ -1,0 +1,104 @@
+//! Ctrl-C (SIGINT) and SIGTERM: exit 130 at once, except while output files are being written.
+//!
+//! In: the signals, after [`install`]. Out: the process exits 130 (as shells report a SIGINT),
+//! or, inside a [`Critical`] section, the section learns of the interrupt, throws away what it
+//! staged, and the command exits 130 with the previous files intact (reliability item 30).
+//!
+//! Nothing else needs to clean up: cache entries and output files are written to a temp file
+//! and renamed, so an exit at any other point leaves either the old or the new file, never half
+//! of one.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// The exit code after an interrupt (128 + SIGINT).
+pub const EXIT_CODE: u8 = 130;
+
+const RUNNING: u8 = 0;
+const CRITICAL: u8 = 1;
+const INTERRUPTED: u8 = 2;
+const EXITING: u8 = 3;
+
+static STATE: AtomicU8 = AtomicU8::new(RUNNING);
+
+/// Handle SIGINT and SIGTERM on a thread of their own. Call once, first thing in `main`.
+pub fn install() {
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+    ]) else {
+        // Without a handler the default applies: the signal ends the process.
+        return;
+    };
+    std::thread::spawn(move || {
+        for _ in signals.forever() {
+            on_signal();
+        }
+    });
+}
+
+#[allow(clippy::exit)]
+fn on_signal() {
+    loop {
+        match STATE.compare_exchange(RUNNING, EXITING, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) => std::process::exit(i32::from(EXIT_CODE)),
+            Err(CRITICAL) => {
+                if STATE
+                    .compare_exchange(CRITICAL, INTERRUPTED, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+                {
+                    return;
+                }
+            }
+            // Already interrupted or exiting.
+            Err(_) => return,
+        }
+    }
+}
+
+/// A section that must not be cut short (writing a set of output files). While one is held, an
+/// interrupt is recorded instead of acted on; the holder checks [`Critical::interrupted`] and
+/// rolls back. Dropping it exits 130 if an interrupt arrived after the last check.
+#[derive(Debug)]
+pub struct Critical(());
+
+impl Critical {
+    /// Enter the section. If an interrupt is already ending the process, this never returns.
+    pub fn enter() -> Critical {
+        while STATE
+            .compare_exchange(RUNNING, CRITICAL, Ordering::SeqCst, Ordering::SeqCst)
+            .is_err()
+        {
+            // Another section is held (the planner writes from one thread, so this is the
+            // process exiting): wait for it.
+            std::thread::park_timeout(std::time::Duration::from_millis(10));
+        }
+        Critical(())
+    }
+
+    /// Whether an interrupt arrived since the section was entered.
+    pub fn interrupted(&self) -> bool {
+        STATE.load(Ordering::SeqCst) == INTERRUPTED
+    }
+}
+
+impl Drop for Critical {
+    #[allow(clippy::exit)]
+    fn drop(&mut self) {
+        if STATE.swap(RUNNING, Ordering::SeqCst) == INTERRUPTED {
+            STATE.store(EXITING, Ordering::SeqCst);
+            std::process::exit(i32::from(EXIT_CODE));
+        }
+    }
+}
+
+/// Slow each staged output file down by `PLANNER_TEST_WRITE_DELAY_MS` milliseconds, so tests can
+/// interrupt a run while it writes. Debug builds only; release builds ignore the variable.
+pub fn test_write_delay() {
+    if cfg!(debug_assertions)
+        && let Some(ms) = std::env::var("PLANNER_TEST_WRITE_DELAY_MS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}

@@ -1,0 +1,183 @@
+//! `planner diff` output: text, JSON (`docs/diff-json.md`) and markdown, for a diff of two
+//! environments and for `--since` (which always says it reconstructs history from file times).
+
+use std::fmt::Write as _;
+
+use super::markdown::cell;
+use crate::diff::since::SinceReport;
+use crate::diff::{ChangeKind, DistChange, EdgeChange, EnvDiff};
+use crate::terminal::escape;
+
+fn kind_text(kind: ChangeKind) -> &'static str {
+    match kind {
+        ChangeKind::Added => "added",
+        ChangeKind::Removed => "removed",
+        ChangeKind::Upgraded => "upgraded",
+        ChangeKind::Downgraded => "downgraded",
+        ChangeKind::SourceChanged => "source changed",
+    }
+}
+
+fn side(change: &DistChange, from: bool) -> String {
+    let state = if from { &change.from } else { &change.to };
+    match state {
+        Some(s) if s.source == "index" => s.version.clone(),
+        Some(s) => format!("{} ({})", s.version, s.source),
+        None => "-".to_string(),
+    }
+}
+
+fn change_line(change: &DistChange) -> String {
+    let details = if change.details.is_empty() {
+        String::new()
+    } else {
+        format!("  [{}]", change.details.join("; "))
+    };
+    format!(
+        "{:<15} {} {} -> {}{details}",
+        kind_text(change.kind),
+        change.name,
+        side(change, true),
+        side(change, false)
+    )
+}
+
+fn edge_line(edge: &EdgeChange) -> String {
+    edge.message.clone()
+}
+
+/// For a terminal.
+pub fn text(diff: &EnvDiff) -> String {
+    let mut out = format!("A: {}\nB: {}\n\n", diff.a, diff.b);
+    if diff.is_empty() {
+        out.push_str("No differences.\n");
+        return escape(&out).into_owned();
+    }
+    let _ = writeln!(out, "{} dist(s) changed:", diff.changes.len());
+    for change in &diff.changes {
+        let _ = writeln!(out, "  {}", change_line(change));
+    }
+    for (title, edges) in [
+        ("became broken", &diff.broken),
+        ("became satisfied", &diff.satisfied),
+    ] {
+        if !edges.is_empty() {
+            let _ = writeln!(out, "\nRequirements that {title} ({}):", edges.len());
+            for edge in edges {
+                let _ = writeln!(out, "  {}", edge_line(edge));
+            }
+        }
+    }
+    escape(&out).into_owned()
+}
+
+/// The documented JSON.
+pub fn json<T: serde::Serialize>(value: &T) -> Result<String, super::json::JsonError> {
+    super::json::to_json(value)
+}
+
+/// For a pull request or a ticket.
+pub fn markdown(diff: &EnvDiff) -> String {
+    let mut out = format!(
+        "## Environment diff\n\nA: `{}`  \nB: `{}`\n\n",
+        cell(&diff.a),
+        cell(&diff.b)
+    );
+    if diff.is_empty() {
+        out.push_str("No differences.\n");
+        return out;
+    }
+    out.push_str("| change | package | A | B | details |\n|---|---|---|---|---|\n");
+    for c in &diff.changes {
+        let _ = writeln!(
+            out,
+            "| {} | `{}` | {} | {} | {} |",
+            kind_text(c.kind),
+            c.name,
+            cell(&side(c, true)),
+            cell(&side(c, false)),
+            cell(&c.details.join("; "))
+        );
+    }
+    for (title, edges) in [
+        ("Became broken", &diff.broken),
+        ("Became satisfied", &diff.satisfied),
+    ] {
+        if !edges.is_empty() {
+            let _ = writeln!(out, "\n**{title}**\n");
+            for edge in edges {
+                let _ = writeln!(out, "- {}", cell(&edge_line(edge)));
+            }
+        }
+    }
+    out
+}
+
+fn since_rows(report: &SinceReport) -> Vec<(String, String, String, Vec<String>)> {
+    report
+        .installed
+        .iter()
+        .map(|i| {
+            let source = if i.now.source == "index" {
+                String::new()
+            } else {
+                format!(" ({})", i.now.source)
+            };
+            let installer = i.now.installer.clone().unwrap_or_else(|| "?".to_string());
+            (
+                i.installed_at.strftime("%Y-%m-%d %H:%M:%S UTC").to_string(),
+                format!("{} {}{source}", i.name, i.now.version),
+                installer,
+                i.broken.iter().map(edge_line).collect(),
+            )
+        })
+        .collect()
+}
+
+/// `--since` for a terminal.
+pub fn since_text(report: &SinceReport) -> String {
+    let mut out = format!(
+        "Installed or replaced in {} since {}, newest first.\nNote: {}.\n\n",
+        report.environment, report.since, report.caveat
+    );
+    if report.installed.is_empty() {
+        out.push_str("Nothing.\n");
+    }
+    for (when, what, installer, broken) in since_rows(report) {
+        let _ = writeln!(out, "{when}  {what}  by {installer}");
+        for edge in broken {
+            let _ = writeln!(out, "    broke: {edge}");
+        }
+    }
+    escape(&out).into_owned()
+}
+
+/// `--since` as markdown.
+pub fn since_markdown(report: &SinceReport) -> String {
+    let mut out = format!(
+        "## Installed or replaced since {}\n\n`{}`, newest first.\n\n> {}.\n\n",
+        report.since,
+        cell(&report.environment),
+        report.caveat
+    );
+    if report.installed.is_empty() {
+        out.push_str("Nothing.\n");
+        return out;
+    }
+    out.push_str("| installed at | package | by | broke |\n|---|---|---|---|\n");
+    for (when, what, installer, broken) in since_rows(report) {
+        let broke = if broken.is_empty() {
+            "-".to_string()
+        } else {
+            broken.join("; ")
+        };
+        let _ = writeln!(
+            out,
+            "| {when} | {} | {} | {} |",
+            cell(&what),
+            cell(&installer),
+            cell(&broke)
+        );
+    }
+    out
+}

@@ -1,0 +1,418 @@
+//! `planner review` output: text (for a terminal), JSON (`docs/review.md`), markdown (a
+//! pull-request comment: a table worst first, collapsible details, the safer plan's commands),
+//! GitHub workflow annotations on the changed lines, and SARIF 2.1.0 for code scanning.
+//!
+//! Every value from the reviewed files is untrusted: it is escaped for the terminal, for
+//! markdown cells, for workflow-command properties and data, and serialized by serde in JSON
+//! and SARIF; commands are built from the parsed plan by `render::commands`.
+
+use std::fmt::Write as _;
+
+use serde_json::json;
+
+use super::commands::{self, CommandSettings};
+use super::markdown::cell;
+use super::text::movement;
+use crate::plan::{Blocker, Plan};
+use crate::review::analysis::TargetVerdict;
+use crate::review::{Finding, Review};
+use crate::risk::RiskLevel;
+use crate::terminal::escape;
+
+/// `low 12/100`, or `not judged`.
+fn level_text(finding: &Finding) -> String {
+    match (finding.level, finding.score) {
+        (Some(level), Some(score)) => format!("{level} {score}/100"),
+        _ => "not judged".to_string(),
+    }
+}
+
+fn blocker_text(b: &Blocker) -> String {
+    format!(
+        "{} {} requires {}",
+        b.dependent, b.dependent_version, b.requirement
+    )
+}
+
+fn changes_text(plan: &Plan) -> String {
+    plan.changes
+        .iter()
+        .map(|c| format!("{} {}", c.name, movement(c)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The pip commands of a plan, one per line (values re-serialized and quoted).
+fn plan_commands(plan: &Plan) -> String {
+    let settings = CommandSettings {
+        python: "python3".to_string(),
+        index_url: None,
+        files_dir: None,
+        constraints: false,
+    };
+    match commands::install_files(plan, &settings) {
+        Ok(files) => commands::inline_steps(&files, &files.pip),
+        Err(err) => format!("# not printed: {err}\n"),
+    }
+}
+
+fn header(review: &Review) -> String {
+    let short = |c: &str| c.chars().take(12).collect::<String>();
+    format!(
+        "{} forced or pinned version(s) added or changed: base {} ({}) -> head {} ({}); judged for {}",
+        review.findings.len(),
+        review.base.name,
+        short(&review.base.commit),
+        review.head.name,
+        short(&review.head.commit),
+        review.targets.join(", ")
+    )
+}
+
+/// For a terminal.
+pub fn text(review: &Review) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}\n", escape(&header(review)));
+    for finding in &review.findings {
+        let pin = &finding.pin;
+        let was = finding
+            .was
+            .as_ref()
+            .map(|w| format!(" (was {w})"))
+            .unwrap_or_default();
+        let line = format!(
+            "{:<16} {}:{}  {}  {}{was}",
+            level_text(finding).to_uppercase(),
+            pin.file,
+            pin.line,
+            pin.kind.label(),
+            pin.requirement
+        );
+        let _ = writeln!(out, "{}", escape(&line));
+        for verdict in &finding.targets {
+            let _ = write!(out, "{}", escape(&verdict_text(verdict)));
+        }
+        out.push('\n');
+    }
+    for problem in &review.problems {
+        let at = problem.line.map(|l| format!(":{l}")).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{}",
+            escape(&format!(
+                "not reviewed: {}{at}: {}",
+                problem.file, problem.message
+            ))
+        );
+    }
+    out
+}
+
+fn verdict_text(v: &TargetVerdict) -> String {
+    let mut out = format!("  on {}:\n", v.target);
+    if let Some(note) = &v.note {
+        let _ = writeln!(out, "    not judged: {note}");
+    }
+    for b in &v.breaks {
+        let _ = writeln!(out, "    breaks: {}", blocker_text(b));
+    }
+    for b in &v.narrows {
+        let _ = writeln!(out, "    narrows: {}", blocker_text(b));
+    }
+    if let Some(risk) = &v.risk {
+        let _ = writeln!(
+            out,
+            "    risk: {} {}/100 ({} policy)",
+            risk.level, risk.score, risk.policy
+        );
+        for factor in &risk.factors {
+            let _ = writeln!(out, "      {:+4}  {}", factor.points, factor.detail);
+        }
+    }
+    if let Some(plan) = &v.safer {
+        let _ = writeln!(
+            out,
+            "    safer: {} (risk {} {}/100): {}",
+            plan.title,
+            plan.risk.level,
+            plan.risk.score,
+            changes_text(plan)
+        );
+    }
+    out
+}
+
+/// The documented JSON.
+pub fn json(review: &Review) -> Result<String, super::json::JsonError> {
+    super::json::to_json(review)
+}
+
+/// A pull-request comment.
+pub fn markdown(review: &Review) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "## planner review\n");
+    let _ = writeln!(out, "{}\n", cell(&header(review)));
+    if review.findings.is_empty() {
+        let _ = writeln!(out, "No forced or pinned versions were added or changed.\n");
+    } else {
+        out.push_str(
+            "| risk | where | pin | kind | breaks | safer plan |\n|---|---|---|---|---|---|\n",
+        );
+        for f in &review.findings {
+            let breaks: Vec<String> = f
+                .targets
+                .iter()
+                .flat_map(|v| v.breaks.iter().map(blocker_text))
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let safer = f
+                .targets
+                .iter()
+                .find_map(|v| v.safer.as_ref())
+                .map(|p| format!("{} ({} {}/100)", p.title, p.risk.level, p.risk.score))
+                .unwrap_or_else(|| "-".to_string());
+            let _ = writeln!(
+                out,
+                "| **{}** | `{}:{}` | `{}` | {} | {} | {} |",
+                cell(&level_text(f)),
+                cell(&f.pin.file),
+                f.pin.line,
+                cell(&f.pin.requirement.to_string()),
+                f.pin.kind.label(),
+                if breaks.is_empty() {
+                    "-".to_string()
+                } else {
+                    cell(&breaks.join("; "))
+                },
+                cell(&safer)
+            );
+        }
+        out.push('\n');
+    }
+    for f in &review.findings {
+        markdown_details(&mut out, f);
+    }
+    if !review.problems.is_empty() {
+        out.push_str("**Not reviewed** (could not be parsed; the rest was):\n\n");
+        for p in &review.problems {
+            let at = p.line.map(|l| format!(":{l}")).unwrap_or_default();
+            let _ = writeln!(out, "- `{}{at}`: {}", cell(&p.file), cell(&p.message));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn markdown_details(out: &mut String, f: &Finding) {
+    let _ = writeln!(
+        out,
+        "<details><summary><code>{}</code> at <code>{}:{}</code>: {}</summary>\n",
+        cell(&f.pin.requirement.to_string()),
+        cell(&f.pin.file),
+        f.pin.line,
+        cell(&level_text(f))
+    );
+    for v in &f.targets {
+        let _ = writeln!(out, "**{}**\n", cell(&v.target));
+        if let Some(note) = &v.note {
+            let _ = writeln!(out, "- not judged: {}", cell(note));
+        }
+        for b in &v.breaks {
+            let _ = writeln!(out, "- breaks: {}", cell(&blocker_text(b)));
+        }
+        for b in &v.narrows {
+            let _ = writeln!(out, "- narrows: {}", cell(&blocker_text(b)));
+        }
+        if let Some(risk) = &v.risk {
+            let _ = writeln!(out, "\n| points | factor |\n|---:|---|");
+            for factor in &risk.factors {
+                let _ = writeln!(out, "| {:+} | {} |", factor.points, cell(&factor.detail));
+            }
+            let _ = writeln!(
+                out,
+                "| **{}** | **{}** ({} policy) |",
+                risk.score,
+                risk.level,
+                cell(&risk.policy)
+            );
+        }
+        if let Some(plan) = &v.safer {
+            let _ = writeln!(
+                out,
+                "\nSafer: **{}** (risk {} {}/100): {}\n\n```sh\n{}```",
+                cell(&plan.title),
+                plan.risk.level,
+                plan.risk.score,
+                cell(&changes_text(plan)),
+                plan_commands(plan)
+            );
+        }
+        out.push('\n');
+    }
+    out.push_str("</details>\n\n");
+}
+
+/// Escape workflow-command data (`%`, CR, LF).
+fn gh_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escape a workflow-command property (data escapes plus `:` and `,`).
+fn gh_property(text: &str) -> String {
+    gh_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+fn gh_level(level: Option<RiskLevel>) -> &'static str {
+    match level {
+        Some(RiskLevel::High | RiskLevel::Critical) => "error",
+        Some(RiskLevel::Medium) | None => "warning",
+        Some(RiskLevel::Low) => "notice",
+    }
+}
+
+/// One sentence per finding for annotations and SARIF.
+fn finding_message(f: &Finding) -> String {
+    let mut parts = vec![format!(
+        "{} {} ({}).",
+        f.pin.kind.label(),
+        f.pin.requirement,
+        level_text(f)
+    )];
+    for v in &f.targets {
+        let mut bits = Vec::new();
+        bits.extend(
+            v.breaks
+                .iter()
+                .map(|b| format!("breaks {}", blocker_text(b))),
+        );
+        if let Some(plan) = &v.safer {
+            bits.push(format!("safer: {}: {}", plan.title, changes_text(plan)));
+        }
+        if let Some(note) = &v.note {
+            bits.push(format!("not judged: {note}"));
+        }
+        if !bits.is_empty() {
+            parts.push(format!("On {}: {}.", v.target, bits.join("; ")));
+        }
+    }
+    parts.join(" ")
+}
+
+/// GitHub workflow annotations, one per finding, on its line.
+pub fn github(review: &Review) -> String {
+    let mut out = String::new();
+    for f in &review.findings {
+        let title = format!("planner: {} ({})", f.pin.requirement, level_text(f));
+        let _ = writeln!(
+            out,
+            "::{} file={},line={},title={}::{}",
+            gh_level(f.level),
+            gh_property(&f.pin.file),
+            f.pin.line,
+            gh_property(&title),
+            gh_data(&finding_message(f))
+        );
+    }
+    for p in &review.problems {
+        let line = p.line.map(|l| format!(",line={l}")).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "::warning file={}{line},title={}::{}",
+            gh_property(&p.file),
+            gh_property("planner: not reviewed"),
+            gh_data(&p.message)
+        );
+    }
+    out
+}
+
+/// The SARIF rules: (id, name, description).
+const RULES: [(&str, &str, &str); 3] = [
+    (
+        "planner/breaks-requirement",
+        "PinBreaksRequirement",
+        "A forced or pinned version violates another package's declared requirement.",
+    ),
+    (
+        "planner/pinned-version",
+        "PinnedVersion",
+        "A forced or pinned version was added or changed; it breaks nothing declared.",
+    ),
+    (
+        "planner/unparsable-file",
+        "UnparsableFile",
+        "A dependency file could not be parsed, so its pins were not reviewed.",
+    ),
+];
+
+fn sarif_level(level: Option<RiskLevel>) -> &'static str {
+    match level {
+        Some(RiskLevel::High | RiskLevel::Critical) => "error",
+        Some(RiskLevel::Medium) | None => "warning",
+        Some(RiskLevel::Low) => "note",
+    }
+}
+
+/// SARIF 2.1.0.
+pub fn sarif(review: &Review) -> Result<String, super::json::JsonError> {
+    let rules: Vec<serde_json::Value> = RULES
+        .iter()
+        .map(|(id, name, text)| {
+            json!({
+                "id": id,
+                "name": name,
+                "shortDescription": {"text": text},
+                "fullDescription": {"text": text},
+                "help": {"text": "See docs/review.md: each finding carries the requirement it breaks, its risk and the safer plan."},
+                "defaultConfiguration": {"level": "warning"}
+            })
+        })
+        .collect();
+    let location = |file: &str, line: Option<usize>| {
+        let mut physical = json!({"artifactLocation": {"uri": file, "uriBaseId": "%SRCROOT%"}});
+        if let Some(line) = line {
+            physical["region"] = json!({"startLine": line});
+        }
+        json!([{"physicalLocation": physical}])
+    };
+    let mut results = Vec::new();
+    for f in &review.findings {
+        let rule = usize::from(!f.breaks());
+        results.push(json!({
+            "ruleId": RULES[rule].0,
+            "ruleIndex": rule,
+            "level": sarif_level(f.level),
+            "message": {"text": finding_message(f)},
+            "locations": location(&f.pin.file, Some(f.pin.line)),
+            "partialFingerprints": {"plannerPin/v1": format!("{}:{}:{}", f.pin.file, f.pin.kind.label(), f.pin.requirement)},
+            "properties": {"risk-level": f.level, "risk-score": f.score, "kind": f.pin.kind}
+        }));
+    }
+    for p in &review.problems {
+        results.push(json!({
+            "ruleId": RULES[2].0,
+            "ruleIndex": 2,
+            "level": "warning",
+            "message": {"text": p.message},
+            "locations": location(&p.file, p.line)
+        }));
+    }
+    let doc = json!({
+        "$schema": "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "planner",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules
+            }},
+            "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "the repository's top level"}}},
+            "properties": {"base": review.base.commit, "head": review.head.commit},
+            "results": results
+        }]
+    });
+    super::json::to_json(&doc)
+}

@@ -1,0 +1,211 @@
+
+# ---- the checks ---------------------------------------------------------------------------------
+
+_VERSION = re.compile(
+    r"^\s*v?(?:(?P<epoch>[0-9]+)!)?(?P<release>[0-9]+(?:\.[0-9]+)*)"
+    r"(?P<pre>[-_.]?(?P<pre_l>a|b|c|rc|alpha|beta|pre|preview)[-_.]?(?P<pre_n>[0-9]+)?)?"
+    r"(?P<post>(?:-(?P<post_n1>[0-9]+))|(?:[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>[0-9]+)?))?"
+    r"(?P<dev>[-_.]?(?P<dev_l>dev)[-_.]?(?P<dev_n>[0-9]+)?)?"
+    r"(?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$",
+    re.IGNORECASE,
+)
+_PRE = {"a": "a", "alpha": "a", "b": "b", "beta": "b", "c": "rc", "rc": "rc", "pre": "rc", "preview": "rc"}
+
+
+def canonical_version(text):
+    """PEP 440 normal form, trailing zeros dropped, so `2.12` equals `2.12.0`."""
+    m = _VERSION.match(text or "")
+    if not m:
+        return (text or "").strip().lower()
+    release = [int(x) for x in m.group("release").split(".")]
+    while len(release) > 1 and release[-1] == 0:
+        release.pop()
+    out = ""
+    if m.group("epoch") and int(m.group("epoch")):
+        out += "%d!" % int(m.group("epoch"))
+    out += ".".join(str(x) for x in release)
+    if m.group("pre"):
+        out += _PRE[m.group("pre_l").lower()] + str(int(m.group("pre_n") or 0))
+    if m.group("post"):
+        out += ".post" + str(int(m.group("post_n1") or m.group("post_n2") or 0))
+    if m.group("dev"):
+        out += ".dev" + str(int(m.group("dev_n") or 0))
+    if m.group("local"):
+        out += "+" + ".".join(re.split(r"[-_.]", m.group("local").lower()))
+    return out
+
+
+def check(name, kind, status, package=None, **fields):
+    entry = {"name": name, "kind": kind, "status": status, "package": package}
+    entry.update({k: v for k, v in fields.items() if v is not None})
+    return entry
+
+
+def check_versions(installed):
+    out = []
+    for expect in SPEC["expect"]:
+        name, wanted = expect["name"], expect["version"]
+        found = installed.version(name)
+        if wanted is None:
+            ok = found is None
+            detail = None if ok else "still installed (%s)" % found
+        else:
+            ok = found is not None and canonical_version(found) == canonical_version(wanted)
+            detail = None if ok else ("not installed" if found is None else "found %s" % found)
+        out.append(check("version:" + name, "version", "pass" if ok else "fail", name,
+                         expected=wanted, found=found, error=detail))
+    return out
+
+
+def import_jobs(installed, baseline_mode):
+    """(module, dist, why, via, is_subpackage) to import, and checks for dists with nothing to import."""
+    jobs, out, seen = [], [], set()
+    for target in SPEC["dists"]:
+        name = target["name"]
+        dist = installed.get(name)
+        if dist is None:
+            status = "skip" if baseline_mode or target["why"] == "changed" else "fail"
+            out.append(check("import:" + name, "import", status, name, why=target["why"],
+                             error="not installed" if status == "fail" else None,
+                             detail="not installed" if status == "skip" else None))
+            continue
+        modules = dist_modules(dist, target.get("subpackages", False))
+        if not modules:
+            out.append(check("import:" + name, "import", "skip", name, why=target["why"],
+                             detail="no importable module in its RECORD"))
+        for module, sub in modules:
+            if module not in seen:
+                seen.add(module)
+                jobs.append((module, name, target["why"], target.get("via"), sub))
+    return jobs, out
+
+
+def judge_import(installed, job, result):
+    module, name, why, via, sub = job
+    fields = {"why": why, "via": via, "s": result.get("s"), "file": result.get("file")}
+    if not result["ok"]:
+        missing = result.get("missing")
+        if sub and missing_is_optional(installed, missing):
+            return check("import:" + module, "import", "skip", name, missing=missing.split(".")[0],
+                         detail="needs `%s`, which no installed dist provides (an optional dependency)"
+                         % missing.split(".")[0], **fields)
+        return check("import:" + module, "import", "fail", name, error=result["error"], **fields)
+    wrong = provenance(installed, name, module, result)
+    if wrong:
+        return check("import:" + module, "import", "fail", name, error=wrong, **fields)
+    return check("import:" + module, "import", "pass", name, **fields)
+
+
+def check_imports(installed, timeout, jobs_count, baseline_mode, say):
+    jobs, out = import_jobs(installed, baseline_mode)
+    installed.owners(sys.executable)  # build the RECORD index once, before the threads need it
+    installed.top_names()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs_count)) as pool:
+        futures = {pool.submit(probe_import, job[0], timeout): job for job in jobs}
+        for future in concurrent.futures.as_completed(futures):
+            entry = judge_import(installed, futures[future], future.result())
+            say(entry)
+            out.append(entry)
+    return out
+
+
+_BROKEN = re.compile(r"^(?P<dep>\S+) (?P<depver>\S+) has requirement (?P<req>.+), but you have (?P<pkg>\S+) (?P<ver>\S+)\.$")
+
+
+def _accepted(line):
+    m = _BROKEN.match(line)
+    if not m:
+        return False
+    return any(canonical_name(m.group("dep")) == o["dependent"]
+               and canonical_version(m.group("depver")) == canonical_version(o["dependent_version"])
+               and canonical_name(m.group("pkg")) == o["package"]
+               and canonical_version(m.group("ver")) == canonical_version(o["version"])
+               for o in SPEC["overrides"])
+
+
+def check_pip(timeout):
+    if importlib.util.find_spec("pip") is None:
+        return check("pip-check", "pip-check", "skip", detail="pip is not installed in this environment")
+    code, out, err, seconds = run_child([sys.executable, "-m", "pip", "check", "--disable-pip-version-check"], timeout)
+    if code is None:
+        return check("pip-check", "pip-check", "fail", s=seconds, error="timed out after %gs" % timeout)
+    lines = [l.strip() for l in out.splitlines() if l.strip() and not l.startswith("No broken requirements")]
+    accepted = [l for l in lines if _accepted(l)]
+    broken = [l for l in lines if l not in accepted]
+    if code != 0 and not lines:
+        broken = [last_line(err) or "pip check exited %d" % code]
+    return check("pip-check", "pip-check", "fail" if broken else "pass", s=seconds, broken=broken,
+                 accepted=accepted, error="; ".join(broken) if broken else None,
+                 detail=("%d accepted override(s)" % len(accepted)) if accepted and not broken else None)
+
+
+CUDA_PROBE = r'''
+import ctypes, json
+for lib in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
+    try:
+        cuda = ctypes.CDLL(lib)
+    except OSError:
+        continue
+    rc = cuda.cuInit(0)
+    if rc != 0:
+        print(json.dumps([0, "the CUDA driver did not initialize (cuInit returned %d)" % rc])); break
+    n = ctypes.c_int(0)
+    cuda.cuDeviceGetCount(ctypes.byref(n))
+    print(json.dumps([n.value, "%d CUDA device(s) (driver %s)" % (n.value, lib)])); break
+else:
+    print(json.dumps([0, "no CUDA driver (libcuda) on this machine"]))
+'''
+
+
+def cuda_devices():
+    """How many CUDA devices the driver sees (asked in a child process: a broken driver may hang)."""
+    code, out, err, _ = run_child([sys.executable, "-c", CUDA_PROBE], 60)
+    try:
+        count, detail = json.loads(last_line(out))
+        return {"devices": count, "detail": detail}
+    except (ValueError, TypeError):
+        return {"devices": 0, "detail": "the CUDA probe failed: " + (last_line(err) or "no answer")}
+
+
+def _matches(pattern, name):
+    head, star, tail = pattern.partition("*")
+    if not star:
+        return pattern == name
+    return len(name) >= len(head) + len(tail) and name.startswith(head) and name.endswith(tail)
+
+
+def run_smoke(installed, smoke, cuda, tmp):
+    name = "smoke:" + smoke["name"]
+    fields = {"why": smoke.get("why"), "hardware": smoke["hardware"]}
+    present = sorted(n for n in installed.dists if _matches(smoke["package"], n))
+    if not present:
+        return check(name, "smoke", "skip", smoke["package"], detail="%s is not installed" % smoke["package"], **fields)
+    package = present[0]
+    if smoke["hardware"] == "cuda" and not cuda["devices"]:
+        return check(name, "smoke", "skip", package, detail="needs a CUDA device: " + cuda["detail"], **fields)
+    path = os.path.join(tmp, re.sub(r"[^A-Za-z0-9_]", "_", smoke["name"]) + ".py")
+    with open(path, "w") as f:
+        f.write(smoke["code"])
+    code, out, err, seconds = run_child([sys.executable, path], smoke["timeout"])
+    fields["s"] = seconds
+    if code is None:
+        return check(name, "smoke", "fail", package, error="timed out after %gs" % smoke["timeout"], **fields)
+    if code == 77:
+        return check(name, "smoke", "skip", package, detail=last_line(out) or "skipped by the check", **fields)
+    if code != 0:
+        why = ("killed by signal %d" % -code) if code < 0 else ("exit %d" % code)
+        return check(name, "smoke", "fail", package, error=last_line(err) or last_line(out) or why, **fields)
+    return check(name, "smoke", "pass", package, detail=last_line(out) or None, **fields)
+
+
+def check_smoke(installed, say):
+    if not SPEC["smoke"]:
+        return [], None
+    cuda = cuda_devices() if any(s["hardware"] == "cuda" for s in SPEC["smoke"]) else None
+    out = []
+    with tempfile.TemporaryDirectory(prefix="planner-verify-") as tmp:
+        for smoke in SPEC["smoke"]:
+            entry = run_smoke(installed, smoke, cuda or {"devices": 0, "detail": ""}, tmp)
+            say(entry)
+            out.append(entry)
+    return out, cuda

@@ -1,0 +1,244 @@
+
+# ---- installed dists, their modules and who owns which file -------------------------------------
+
+# Not library code: tests, and the examples/scripts/docs folders some dists ship at the top
+# level by mistake (e3nn's `examples`, botorch's `scripts`), whose imports need tools that are
+# not installed.
+_TEST_NAMES = ("test", "tests", "testing", "conftest", "setup", "__main__", "examples", "example",
+               "scripts", "docs", "doc", "benchmarks", "benchmark", "tutorials")
+
+
+def canonical_name(name):
+    return re.sub(r"[-_.]+", "-", name or "").lower()
+
+
+def _public(name):
+    return (name.isidentifier() and not name.startswith("_") and name not in _TEST_NAMES
+            and not name.startswith("test_"))
+
+
+_EXTENSIONS = tuple(s for s in importlib.machinery.EXTENSION_SUFFIXES if s not in (".so", ".pyd"))
+
+
+def _module_name(part):
+    """`x.py` / `x.cpython-312-x86_64-linux-gnu.so` / `x.abi3.so` -> `x`; else None (a plain
+    `libx.so` is a shared library, not a module)."""
+    if part.endswith(".py"):
+        return part[:-3]
+    for suffix in _EXTENSIONS:
+        if part.endswith(suffix):
+            return part[: -len(suffix)]
+    return None
+
+
+class Installed:
+    """Every dist importlib.metadata sees, and the owners of each file their RECORDs list."""
+
+    def __init__(self):
+        self.dists = {}
+        for dist in importlib.metadata.distributions():
+            name = canonical_name(dist.metadata["Name"] or "")
+            if name:
+                self.dists.setdefault(name, []).append(dist)
+        self._owners = None
+        self._tops = None
+        self._real_dirs = {}
+
+    def top_names(self):
+        """Every top-level import name some installed dist ships."""
+        if self._tops is None:
+            self._tops = set()
+            for dists in self.dists.values():
+                for dist in dists:
+                    for file in dist.files or []:
+                        if file.parts:
+                            self._tops.add(_module_name(file.parts[0]) if len(file.parts) == 1 else file.parts[0])
+                    text = dist.read_text("top_level.txt") or ""
+                    self._tops.update(n.strip() for n in text.splitlines())
+        return self._tops
+
+    def get(self, name):
+        found = self.dists.get(canonical_name(name))
+        return found[0] if found else None
+
+    def version(self, name):
+        dist = self.get(name)
+        return dist.version if dist is not None else None
+
+    def _real(self, path):
+        head, tail = os.path.split(os.path.abspath(path))
+        real = self._real_dirs.get(head)
+        if real is None:
+            real = self._real_dirs[head] = os.path.realpath(head)
+        return os.path.join(real, tail)
+
+    def owners(self, path):
+        """[(dist name, dist-info path, recorded hash)] of every RECORD that lists `path`."""
+        if self._owners is None:
+            self._owners = {}
+            for name, dists in self.dists.items():
+                for dist in dists:
+                    for file in dist.files or []:
+                        if file.parts and file.parts[-1].endswith((".py", ".so", ".pyd")):
+                            key = self._real(str(dist.locate_file(file)))
+                            digest = file.hash.value if file.hash else None
+                            self._owners.setdefault(key, []).append((name, _dist_path(dist), digest))
+        return self._owners.get(self._real(path), [])
+
+
+def _dist_path(dist):
+    path = getattr(dist, "_path", None)
+    return str(path) if path is not None else canonical_name(dist.metadata["Name"])
+
+
+def _is_editable(dist):
+    text = dist.read_text("direct_url.json")
+    if not text:
+        return False
+    try:
+        return bool(json.loads(text).get("dir_info", {}).get("editable"))
+    except ValueError:
+        return False
+
+
+def dist_modules(dist, subpackages):
+    """Import names of a dist from its RECORD, as sorted (module, is_subpackage) pairs: top-level
+    modules and packages (a namespace package's children instead of the namespace), and with
+    `subpackages` their first-level public modules and subpackages. Private and test names are
+    skipped."""
+    files = [f.parts for f in (dist.files or []) if f.parts]
+    if not files:
+        text = dist.read_text("top_level.txt") or ""
+        return sorted((n.strip(), False) for n in text.splitlines() if _public(n.strip()))
+    modules, subs, dirs, inits, children = set(), set(), set(), set(), {}
+    for parts in files:
+        first = parts[0]
+        if first.endswith((".dist-info", ".egg-info", ".data")) or first in ("..", "__pycache__", "bin"):
+            continue
+        if len(parts) == 1:
+            name = _module_name(first)
+            if name and _public(name):
+                modules.add(name)
+            continue
+        if not _public(first):
+            continue
+        dirs.add(first)
+        if len(parts) == 2 and parts[1] == "__init__.py":
+            inits.add(first)
+        elif len(parts) == 2:
+            child = _module_name(parts[1])
+            if child and _public(child):
+                children.setdefault(first, set()).add(child)
+        elif len(parts) == 3 and parts[2] == "__init__.py" and _public(parts[1]):
+            children.setdefault(first, set()).add(parts[1])
+    for top in dirs:
+        if top in inits:
+            modules.add(top)
+            if subpackages:
+                subs.update("%s.%s" % (top, c) for c in children.get(top, ()))
+        else:
+            # A namespace package (no __init__.py of its own): its children are what imports.
+            modules.update("%s.%s" % (top, c) for c in children.get(top, ()))
+    return sorted([(m, False) for m in modules] + [(m, True) for m in subs - modules])
+
+
+def module_files(dist, module):
+    """The files of `dist` that `module` may resolve to."""
+    want = module.split(".")
+    out = []
+    for f in dist.files or []:
+        parts = list(f.parts)
+        if parts[-1] == "__init__.py" and parts[:-1] == want:
+            out.append(str(dist.locate_file(f)))
+        elif parts[:-1] == want[:-1] and _module_name(parts[-1]) == want[-1]:
+            out.append(str(dist.locate_file(f)))
+    return out
+
+
+# ---- one import per child process ----------------------------------------------------------------
+
+PROBE = r'''
+import importlib, json, sys, traceback
+name = sys.argv[1]
+try:
+    module = importlib.import_module(name)
+except BaseException as exc:
+    lines = traceback.format_exception_only(type(exc), exc)
+    missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
+    sys.stdout.write("\nPLANNER-PROBE " + json.dumps({"ok": False, "error": "".join(lines).strip().splitlines()[-1][:600], "missing": missing}) + "\n")
+    sys.exit(0)
+sys.stdout.write("\nPLANNER-PROBE " + json.dumps({"ok": True, "file": getattr(module, "__file__", None), "path": list(getattr(module, "__path__", None) or [])}) + "\n")
+'''
+
+
+def run_child(argv, timeout, cwd=None):
+    """Run argv in its own process group; kill the whole group on timeout.
+    Returns (returncode or None on timeout, stdout, stderr, seconds)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, errors="replace", cwd=cwd, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        out, err = proc.communicate()
+        return None, out, err, round(time.monotonic() - start, 2)
+    return proc.returncode, out, err, round(time.monotonic() - start, 2)
+
+
+def last_line(text):
+    # A banner line (`=====`) says nothing: the last line with a word in it.
+    lines = [l.strip() for l in (text or "").strip().splitlines() if re.search(r"[A-Za-z0-9]", l)]
+    return lines[-1][:600] if lines else ""
+
+
+def probe_import(module, timeout):
+    code, out, err, seconds = run_child([sys.executable, "-c", PROBE, module], timeout)
+    if code is None:
+        return {"ok": False, "s": seconds, "error": "timed out after %gs (the import hangs)" % timeout}
+    marker = [l for l in out.splitlines() if l.startswith("PLANNER-PROBE ")]
+    if not marker:
+        why = ("killed by signal %d" % -code) if code < 0 else ("exit %d" % code)
+        return {"ok": False, "s": seconds, "error": "%s: %s" % (why, last_line(err) or last_line(out) or "no output")}
+    result = json.loads(marker[-1][len("PLANNER-PROBE "):])
+    result["s"] = seconds
+    return result
+
+
+def provenance(installed, dist_name, module, result):
+    """None when the module comes from `dist_name`'s own files; else why not (naming paths)."""
+    dist = installed.get(dist_name)
+    if dist is None or not dist.files:
+        return None
+    if _is_editable(dist):
+        return None
+    expected = module_files(dist, module)
+    file = result.get("file")
+    if not file:
+        paths = result.get("path") or []
+        if not paths:
+            return "resolved to a module without a file (expected %s)" % (expected[0] if expected else "a file of " + dist_name)
+        # A namespace package: every portion must be inside the dists' site-packages.
+        return None
+    owners = installed.owners(file)
+    mine = [o for o in owners if o[0] == canonical_name(dist_name)]
+    if not mine:
+        who = ("owned by %s (%s)" % (owners[0][0], owners[0][1])) if owners else "listed in no installed dist's RECORD"
+        return "shadowed: resolves to %s, %s; %s installs it at %s" % (
+            file, who, dist_name, expected[0] if expected else "(not found in its RECORD)")
+    others = [o for o in owners if o[0] != canonical_name(dist_name) and (o[2] is None or o[2] != mine[0][2])]
+    if others:
+        return "shadowed: %s is shipped by %s (%s) and by %s (%s) with different contents" % (
+            file, dist_name, mine[0][1], others[0][0], others[0][1])
+    return None
+
+
+def missing_is_optional(installed, missing):
+    """A ModuleNotFoundError for a top-level name no installed dist provides: an optional
+    dependency of a submodule, not a break."""
+    if not missing:
+        return False
+    return missing.split(".")[0] not in installed.top_names()

@@ -1,0 +1,134 @@
+
+# ---- before and after, the report ---------------------------------------------------------------
+
+
+def compare(checks, baseline):
+    """Mark each failure as a regression (it did not fail before) or pre-existing."""
+    before = {c["name"]: c for c in baseline.get("checks", [])}
+    for entry in checks:
+        old = before.get(entry["name"])
+        entry["before"] = old["status"] if old else None
+        if entry["kind"] == "pip-check" and old and entry["status"] == "fail":
+            known = set(old.get("broken", []))
+            entry["pre_existing"] = [l for l in entry.get("broken", []) if l in known]
+            entry["broken"] = [l for l in entry.get("broken", []) if l not in known]
+            entry["regression"] = bool(entry["broken"])
+            if not entry["broken"]:
+                entry["error"] = "; ".join(entry["pre_existing"])
+        elif entry["status"] == "fail":
+            entry["regression"] = not (old and old["status"] == "fail")
+        elif entry["status"] == "skip" and entry.get("missing") and old and old["status"] == "pass":
+            # It imported before; now a module it needs is gone.
+            entry["status"], entry["regression"] = "fail", True
+            entry["error"] = "imported before the change; now %s" % entry.pop("detail")
+
+
+def summarize(checks, mode):
+    failed = [c for c in checks if c["status"] == "fail"]
+    regressions = [c for c in failed if c.get("regression")]
+    summary = {
+        "checks": len(checks),
+        "passed": sum(c["status"] == "pass" for c in checks),
+        "failed": len(failed),
+        "skipped": sum(c["status"] == "skip" for c in checks),
+    }
+    if mode == "compare":
+        summary["regressions"] = len(regressions)
+        summary["pre_existing"] = len(failed) - len(regressions)
+        ok = not regressions
+    else:
+        ok = not failed
+    listed = [{"check": c["name"], "package": c.get("package"), "error": c.get("error") or "failed",
+               **({"regression": bool(c.get("regression"))} if mode == "compare" else {})} for c in failed]
+    return ok, summary, listed
+
+
+def write_atomic(path, text):
+    tmp = "%s.tmp%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Verify that an environment still works.")
+    parser.add_argument("--report", help="also write the JSON report to this file")
+    modes = parser.add_mutually_exclusive_group()
+    modes.add_argument("--baseline", metavar="FILE", help="record the checks before the plan is applied")
+    modes.add_argument("--compare", metavar="FILE", help="compare with a baseline recorded earlier")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds per import")
+    parser.add_argument("--jobs", type=int, default=None, help="imports run at once [all cores]")
+    parser.add_argument("--no-imports", action="store_true", help="skip the import checks")
+    parser.add_argument("--no-smoke", "--no-gpu", action="store_true", help="skip the smoke tests")
+    parser.add_argument("--quiet", action="store_true", help="print nothing on stderr")
+    args = parser.parse_args()
+    mode = "baseline" if args.baseline else "compare" if args.compare else "check"
+    baseline = None
+    if args.compare:
+        with open(args.compare) as f:
+            baseline = json.load(f)
+
+    def say(entry):
+        if not args.quiet and entry["status"] != "pass":
+            text = entry.get("error") or entry.get("detail") or ""
+            sys.stderr.write("%s %s%s\n" % ("FAIL" if entry["status"] == "fail" else "skip", entry["name"],
+                                             ": " + text if text else ""))
+
+    start = time.monotonic()
+    installed = Installed()
+    checks = [] if mode == "baseline" else check_versions(installed)
+    for entry in checks:
+        say(entry)
+    if not args.no_imports:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        timeout = args.timeout or SPEC["import_timeout"]
+        checks += check_imports(installed, timeout, args.jobs or cores, mode == "baseline", say)
+    if SPEC["pip_check"]:
+        entry = check_pip(300)
+        say(entry)
+        checks.append(entry)
+    cuda = None
+    if not args.no_smoke:
+        smoke, cuda = check_smoke(installed, say)
+        checks += smoke
+    order = {"version": 0, "import": 1, "pip-check": 2, "smoke": 3}
+    checks.sort(key=lambda c: (order[c["kind"]], c["name"]))
+    if baseline is not None:
+        compare(checks, baseline)
+    ok, summary, failed = summarize(checks, mode)
+    result = {
+        "schema": "planner-verify/2",
+        "mode": mode,
+        "plan": SPEC["plan"],
+        "all": SPEC["all"],
+        "python": sys.version.split()[0],
+        "executable": sys.executable,
+        "site_packages": sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}),
+        "cuda": cuda,
+        "seconds": round(time.monotonic() - start, 2),
+        "ok": ok,
+        "summary": summary,
+        "failed": failed,
+        "checks": checks,
+    }
+    text = json.dumps(result, indent=1) + "\n"
+    for path in (args.baseline, args.report):
+        if path:
+            write_atomic(path, text)
+    if not args.quiet:
+        extra = (", %d regression(s), %d failing before" % (summary["regressions"], summary["pre_existing"])
+                 if mode == "compare" else "")
+        sys.stderr.write("%d passed, %d failed, %d skipped%s (%.1fs)\n" % (
+            summary["passed"], summary["failed"], summary["skipped"], extra, result["seconds"]))
+    sys.stdout.write(text)
+    return 0 if ok or mode == "baseline" else 1
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as exc:  # the script itself failed, not a check
+        sys.stderr.write("verify.py failed: %r\n" % (exc,))
+        sys.exit(2)

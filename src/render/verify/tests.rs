@@ -1,0 +1,146 @@
+use super::*;
+use crate::plan::test_plans;
+use crate::risk::Policy;
+
+/// The interpreter the script tests run (CI has one; a missing one fails the test).
+fn python() -> &'static str {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        ok,
+        "these tests run the generated script: python3 must be on PATH"
+    );
+    "python3"
+}
+
+fn canonical_inventory() -> crate::inventory::Inventory {
+    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/venvs/canonical");
+    crate::inventory::load_venv(&venv).unwrap()
+}
+
+fn spec_of(plan: &crate::plan::Plan) -> VerifySpec {
+    crate::verify::select(
+        Some(plan),
+        &canonical_inventory(),
+        &Policy::builtin(),
+        false,
+    )
+}
+
+/// Load the script as a module (main() does not run) and evaluate `expr` on it.
+fn eval(script: &str, expr: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("verify.py");
+    std::fs::write(&path, script).unwrap();
+    let probe = format!(
+        "import importlib.util, json, sys\n\
+         spec = importlib.util.spec_from_file_location('v', sys.argv[1])\n\
+         m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n\
+         sys.stdout.write(json.dumps({expr}))"
+    );
+    let out = std::process::Command::new(python())
+        .args(["-c", &probe])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn literal_is_printable_ascii_and_round_trips() {
+    let nasty = "a'''b\\c\"d\ne\u{2028}f\u{202e}g\u{1F600}h</script>";
+    let json = serde_json::to_string(&nasty).unwrap();
+    let literal = python_string_literal(&json);
+    assert!(
+        literal.bytes().all(|b| (0x20..0x7f).contains(&b)),
+        "{literal}"
+    );
+    let inner: String = serde_json::from_str(&literal).unwrap();
+    let back: String = serde_json::from_str(&inner).unwrap();
+    assert_eq!(back, nasty);
+}
+
+/// Hostile text in every string field reaches Python intact and never becomes code.
+#[test]
+fn hostile_plan_data_stays_data() {
+    let mut plan = test_plans::forced();
+    let nasty = "x''' + __import__('os').system('echo PWNED') + '''\\\n#\u{2028}\u{202e}\"";
+    plan.title = nasty.to_string();
+    plan.overrides[0].reason = nasty.to_string();
+    let mut spec = spec_of(&plan);
+    spec.smoke[0].code = nasty.to_string();
+    let script = script(&spec);
+    assert!(!script.contains("__SPEC_JSON__"));
+    assert!(
+        script
+            .lines()
+            .all(|l| !l.starts_with('#') || !l.contains("PWNED"))
+    );
+    let out = std::process::Command::new(python())
+        .args(["-c", "import ast, sys; ast.parse(sys.stdin.read())"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child.stdin.take().unwrap().write_all(script.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let back = eval(&script, "m.SPEC");
+    assert!(!back.contains("PWNED\n"));
+    let back: serde_json::Value = serde_json::from_str(&back).unwrap();
+    assert_eq!(back, serde_json::to_value(&spec).unwrap());
+    assert_eq!(back["plan"]["title"], nasty);
+    assert_eq!(back["smoke"][0]["code"], nasty);
+}
+
+#[test]
+fn canonical_version_matches_pep440() {
+    let script = script(&spec_of(&test_plans::forced()));
+    let pairs = "[('2.12', '2.12.0'), ('1.0-RC1', '1.0rc1'), ('2.11.0+CU_130', '2.11.0+cu.130'), \
+                 ('1.0.post2', '1.0-2'), ('v1!2.0.dev', '1!2.dev0')]";
+    let same = eval(
+        &script,
+        &format!("all(m.canonical_version(a) == m.canonical_version(b) for a, b in {pairs})"),
+    );
+    assert_eq!(same, "true");
+    let differ = eval(
+        &script,
+        "[m.canonical_version('3.6.0') != m.canonical_version('3.7.0'), \
+         m.canonical_version('2.11.0') != m.canonical_version('2.11.0+cu130')]",
+    );
+    assert_eq!(differ, "[true, true]");
+}
+
+/// The script of the canonical incident's forced plan (triton 3.7.0 over torch's pin), on the
+/// canonical venv: triton, torch (whose pin is overridden) and everything that reaches triton
+/// are imported; the torch and triton smoke tests are embedded as data.
+#[test]
+fn canonical_forced_plan_script() {
+    let spec = spec_of(&test_plans::forced());
+    let names: Vec<String> = spec
+        .dists
+        .iter()
+        .map(|d| format!("{} {:?}", d.name, d.why))
+        .collect();
+    assert!(names.contains(&"triton Changed".to_string()), "{names:?}");
+    assert!(
+        names.contains(&"torch OverriddenDependent".to_string()),
+        "{names:?}"
+    );
+    insta::assert_snapshot!(script(&spec));
+}

@@ -1,0 +1,236 @@
+//! Requirements and constraints files read from a revision, with `-r` / `-c` includes followed
+//! inside the same revision (paths relative to the including file).
+
+use std::path::Path;
+
+use pep508_rs::Requirement;
+
+use super::pins::{ParseProblem, Pin, PinKind, has_specifier, is_exact};
+use crate::solve::requirements_file::{Entry, entries};
+
+/// Nesting deeper than this is refused.
+const MAX_DEPTH: usize = 16;
+
+/// Reads files of one revision by path (from the top level); `None` when absent.
+pub trait Tree {
+    /// The text of `path`, or `None` when the revision has no such file.
+    fn text(&self, path: &str) -> Option<String>;
+}
+
+/// What one root file (and everything it includes) pins.
+#[derive(Debug, Default)]
+pub struct FileSet {
+    /// Pins and constraints, each with file and line.
+    pub pins: Vec<Pin>,
+    /// Every requirement (not constraint) reached: the context the pins resolve with.
+    pub requirements: Vec<Requirement>,
+    /// Every file read (the root and its includes).
+    pub files: Vec<String>,
+}
+
+/// Read `root` and its includes. `constraint`: the root itself is a constraints file.
+pub fn read(
+    tree: &dyn Tree,
+    root: &str,
+    constraint: bool,
+    problems: &mut Vec<ParseProblem>,
+) -> FileSet {
+    let mut set = FileSet::default();
+    let mut stack = Vec::new();
+    walk(tree, root, constraint, None, &mut stack, &mut set, problems);
+    let context = set.requirements.clone();
+    for pin in &mut set.pins {
+        pin.context = context
+            .iter()
+            .filter(|r| r.name != pin.requirement.name)
+            .cloned()
+            .collect();
+    }
+    set
+}
+
+fn walk(
+    tree: &dyn Tree,
+    file: &str,
+    constraint: bool,
+    from: Option<(&str, usize)>,
+    stack: &mut Vec<String>,
+    set: &mut FileSet,
+    problems: &mut Vec<ParseProblem>,
+) {
+    let Some(text) = tree.text(file) else {
+        let (file, line) = from.map_or((file, None), |(f, l)| (f, Some(l)));
+        problems.push(ParseProblem {
+            file: file.to_string(),
+            line,
+            message: "includes a file that is not in this revision".to_string(),
+        });
+        return;
+    };
+    let parsed = match entries(Path::new(file), &text) {
+        Ok(parsed) => parsed,
+        Err(crate::solve::requirements_file::RequirementsFileError::Line {
+            line, message, ..
+        }) => {
+            problems.push(ParseProblem {
+                file: file.to_string(),
+                line: Some(line),
+                message,
+            });
+            return;
+        }
+        Err(err) => {
+            problems.push(ParseProblem {
+                file: file.to_string(),
+                line: None,
+                message: err.to_string(),
+            });
+            return;
+        }
+    };
+    if !set.files.iter().any(|f| f == file) {
+        set.files.push(file.to_string());
+    }
+    stack.push(file.to_string());
+    for entry in parsed {
+        match entry {
+            Entry::Requirement { line, requirement } => {
+                let kind = if constraint {
+                    has_specifier(&requirement).then_some(PinKind::Constraint)
+                } else {
+                    is_exact(&requirement).then_some(PinKind::RequirementsPin)
+                };
+                if !constraint {
+                    set.requirements.push(requirement.clone());
+                }
+                if let Some(kind) = kind {
+                    set.pins.push(Pin {
+                        file: file.to_string(),
+                        line,
+                        kind,
+                        requirement,
+                        flags: Vec::new(),
+                        context: Vec::new(),
+                    });
+                }
+            }
+            Entry::Include {
+                line,
+                constraint: nested_constraint,
+                value,
+            } => {
+                let nested = join(file, &value);
+                if stack.contains(&nested) || stack.len() >= MAX_DEPTH {
+                    problems.push(ParseProblem {
+                        file: file.to_string(),
+                        line: Some(line),
+                        message: format!(
+                            "`{value}` includes itself (directly or through other files)"
+                        ),
+                    });
+                    continue;
+                }
+                walk(
+                    tree,
+                    &nested,
+                    constraint || nested_constraint,
+                    Some((file, line)),
+                    stack,
+                    set,
+                    problems,
+                );
+            }
+        }
+    }
+    stack.pop();
+}
+
+/// `value` relative to the folder of `file`, both repository paths; `..` and `.` resolved.
+pub fn join(file: &str, value: &str) -> String {
+    let mut parts: Vec<&str> = if value.starts_with('/') {
+        Vec::new()
+    } else {
+        let mut dir: Vec<&str> = file.split('/').collect();
+        dir.pop();
+        dir
+    };
+    for part in value.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    struct Files(BTreeMap<&'static str, &'static str>);
+
+    impl Tree for Files {
+        fn text(&self, path: &str) -> Option<String> {
+            self.0.get(path).map(|t| (*t).to_string())
+        }
+    }
+
+    #[test]
+    fn follows_includes_inside_the_revision() {
+        let tree = Files(BTreeMap::from([
+            (
+                "app/requirements.txt",
+                "torch==2.11.0\nnumpy>=2\n-c ../pins/gpu.txt\n-r extra.txt\n",
+            ),
+            ("pins/gpu.txt", "# forced\ntriton==3.7.0\n"),
+            ("app/extra.txt", "filelock==4.2.12\n"),
+        ]));
+        let mut problems = Vec::new();
+        let set = read(&tree, "app/requirements.txt", false, &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        let found: Vec<(String, usize, PinKind)> = set
+            .pins
+            .iter()
+            .map(|p| (p.file.clone(), p.line, p.kind))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "app/requirements.txt".to_string(),
+                    1,
+                    PinKind::RequirementsPin
+                ),
+                ("pins/gpu.txt".to_string(), 2, PinKind::Constraint),
+                ("app/extra.txt".to_string(), 1, PinKind::RequirementsPin),
+            ]
+        );
+        // The constraint resolves with the requirements, never with itself.
+        let context: Vec<String> = set.pins[1]
+            .context
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(context, ["torch==2.11.0", "numpy>=2", "filelock==4.2.12"]);
+    }
+
+    #[test]
+    fn bad_lines_and_missing_includes_are_reported_with_their_line() {
+        let tree = Files(BTreeMap::from([
+            ("requirements.txt", "torch==2.11.0\n-c missing.txt\n"),
+            ("constraints.txt", "ok==1\nnot a requirement!\n"),
+        ]));
+        let mut problems = Vec::new();
+        read(&tree, "requirements.txt", false, &mut problems);
+        read(&tree, "constraints.txt", true, &mut problems);
+        assert_eq!(problems[0].file, "requirements.txt");
+        assert_eq!(problems[0].line, Some(2));
+        assert_eq!(problems[1].file, "constraints.txt");
+        assert_eq!(problems[1].line, Some(2));
+    }
+}

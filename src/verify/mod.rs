@@ -1,0 +1,274 @@
+//! Stage 5: what to verify after a plan (or any change), and running the check.
+//!
+//! In: an [`Inventory`] (the environment before the plan, or as it is now), optionally a
+//! [`Plan`], the [`Policy`]'s smoke tests, and `--all`. Out: a [`VerifySpec`], the data
+//! `verify.py` embeds ([`crate::render::verify`] writes the script): the versions the plan must
+//! have landed, the overrides `pip check` accepts, every dist whose modules are imported (each
+//! changed dist, each dependent whose requirement the plan overrides, every installed dist that
+//! depends on a changed dist directly or transitively; with `--all`, every installed dist) and
+//! the smoke tests the changes trigger. [`run`] runs a script with the environment's interpreter
+//! and reads back its [`report`].
+
+pub mod report;
+pub mod run;
+
+use std::collections::BTreeMap;
+
+use pep440_rs::Version;
+use pep508_rs::PackageName;
+use serde::Serialize;
+
+use crate::inventory::Inventory;
+use crate::inventory::graph::DependencyGraph;
+use crate::plan::{Override, Plan, PlanKind};
+use crate::risk::Policy;
+use crate::risk::smoke::{Hardware, SmokeTest, Trigger};
+
+pub use report::{CheckStatus, VerifyReport};
+
+/// `schema` of the embedded spec.
+pub const SPEC_SCHEMA: &str = "planner-verify-spec/1";
+
+/// Seconds one import may take before it is killed and failed.
+pub const IMPORT_TIMEOUT: u32 = 180;
+
+/// What `verify.py` checks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VerifySpec {
+    /// Always [`SPEC_SCHEMA`].
+    pub schema: &'static str,
+    /// The plan verified, if any.
+    pub plan: Option<PlanRef>,
+    /// `--all`: every installed dist and every smoke test whose package is installed.
+    pub all: bool,
+    /// Versions the plan must have landed (`None`: removed).
+    pub expect: Vec<Expect>,
+    /// The overrides `pip check` accepts.
+    pub overrides: Vec<Override>,
+    /// The dists whose modules are imported, sorted by name.
+    pub dists: Vec<DistTarget>,
+    /// Run `pip check`.
+    pub pip_check: bool,
+    /// Seconds per import.
+    pub import_timeout: u32,
+    /// The smoke tests selected, in policy order.
+    pub smoke: Vec<SmokeRef>,
+}
+
+/// The plan a spec verifies.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanRef {
+    /// Which alternative.
+    pub kind: PlanKind,
+    /// Its title.
+    pub title: String,
+}
+
+/// A version the plan must have landed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Expect {
+    /// The dist.
+    pub name: PackageName,
+    /// The planned version (`None`: removed).
+    pub version: Option<Version>,
+}
+
+/// Why a dist's modules are imported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Why {
+    /// The plan changes it.
+    Changed,
+    /// The plan overrides its declared requirement.
+    OverriddenDependent,
+    /// It depends on a changed dist, directly or transitively.
+    Dependent,
+    /// `--all`.
+    Installed,
+}
+
+/// One dist to import.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DistTarget {
+    /// The dist.
+    pub name: PackageName,
+    /// Why.
+    pub why: Why,
+    /// The changed dist that put it here (dependents and overridden dependents).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<PackageName>,
+    /// Also import its first-level public subpackages (changed and overridden-dependent dists).
+    pub subpackages: bool,
+}
+
+/// One selected smoke test, with its check's source as data.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SmokeRef {
+    /// The test's name.
+    pub name: String,
+    /// The package it exercises (may hold one `*`).
+    pub package: String,
+    /// What it needs.
+    pub hardware: Hardware,
+    /// Seconds before it is killed.
+    pub timeout: u32,
+    /// Why it was selected.
+    pub why: String,
+    /// The check's Python source.
+    pub code: String,
+}
+
+/// Select what to verify. `plan` is checked against `inventory` as it was before the plan (or
+/// as it is, for `planner verify`); with `all`, every installed dist and smoke test joins.
+pub fn select(
+    plan: Option<&Plan>,
+    inventory: &Inventory,
+    policy: &Policy,
+    all: bool,
+) -> VerifySpec {
+    let graph = DependencyGraph::build(inventory);
+    let mut dists: BTreeMap<PackageName, DistTarget> = BTreeMap::new();
+    let mut add = |name: &PackageName, why: Why, via: Option<&PackageName>| {
+        dists.entry(name.clone()).or_insert_with(|| DistTarget {
+            name: name.clone(),
+            why,
+            via: via.cloned(),
+            subpackages: matches!(why, Why::Changed | Why::OverriddenDependent),
+        });
+    };
+    if let Some(plan) = plan {
+        for change in plan.changes.iter().filter(|c| c.to.is_some()) {
+            add(&change.name, Why::Changed, None);
+        }
+        for edge in &plan.overrides {
+            add(
+                &edge.dependent,
+                Why::OverriddenDependent,
+                Some(&edge.package),
+            );
+        }
+        for change in &plan.changes {
+            for dependent in graph.transitive_dependents(&change.name) {
+                let removed = plan
+                    .change(dependent.name())
+                    .is_some_and(|c| c.to.is_none());
+                if !removed {
+                    add(dependent.name(), Why::Dependent, Some(&change.name));
+                }
+            }
+        }
+    }
+    if all {
+        for dist in &inventory.dists {
+            add(dist.name(), Why::Installed, None);
+        }
+    }
+    VerifySpec {
+        schema: SPEC_SCHEMA,
+        plan: plan.map(|p| PlanRef {
+            kind: p.kind,
+            title: p.title.clone(),
+        }),
+        all,
+        expect: plan
+            .map(|p| {
+                p.changes
+                    .iter()
+                    .map(|c| Expect {
+                        name: c.name.clone(),
+                        version: c.to.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        overrides: plan.map(|p| p.overrides.clone()).unwrap_or_default(),
+        dists: dists.into_values().collect(),
+        pip_check: true,
+        import_timeout: IMPORT_TIMEOUT,
+        smoke: select_smoke(plan, &graph, policy, all),
+    }
+}
+
+fn select_smoke(
+    plan: Option<&Plan>,
+    graph: &DependencyGraph<'_>,
+    policy: &Policy,
+    all: bool,
+) -> Vec<SmokeRef> {
+    let installed: Vec<&PackageName> = graph
+        .inventory()
+        .dists
+        .iter()
+        .map(|d| d.name())
+        .chain(
+            plan.into_iter()
+                .flat_map(|p| p.changes.iter().map(|c| &c.name)),
+        )
+        .collect();
+    let mut out = Vec::new();
+    for smoke in &policy.smoke {
+        let targets: Vec<&PackageName> = installed
+            .iter()
+            .copied()
+            .filter(|name| smoke.matches(name.as_ref()))
+            .collect();
+        let why = plan
+            .and_then(|plan| trigger(plan, graph, policy, smoke, &targets))
+            .or_else(|| {
+                (all && !targets.is_empty()).then(|| format!("--all: {} is installed", targets[0]))
+            });
+        if let Some(why) = why {
+            out.push(SmokeRef {
+                name: smoke.name.clone(),
+                package: smoke.package.clone(),
+                hardware: smoke.hardware,
+                timeout: smoke.timeout,
+                why,
+                code: smoke.code.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// The first change that triggers `smoke`, as a reason.
+fn trigger(
+    plan: &Plan,
+    graph: &DependencyGraph<'_>,
+    policy: &Policy,
+    smoke: &SmokeTest,
+    targets: &[&PackageName],
+) -> Option<String> {
+    for change in &plan.changes {
+        let name = &change.name;
+        for kind in &smoke.triggers {
+            let hit = match kind {
+                Trigger::Package => targets.contains(&name),
+                Trigger::Dependents => graph
+                    .dependencies(name)
+                    .iter()
+                    .any(|(req, _)| smoke.matches(req.name.as_ref())),
+                Trigger::Dependencies => graph
+                    .transitive_dependents(name)
+                    .iter()
+                    .any(|d| smoke.matches(d.name().as_ref())),
+                Trigger::Coupled => targets
+                    .iter()
+                    .any(|t| policy.coupled_pair(name, t).is_some()),
+            };
+            if hit {
+                let how = match kind {
+                    Trigger::Package => String::new(),
+                    Trigger::Dependents => format!(" (it requires {})", smoke.package),
+                    Trigger::Dependencies => format!(" (a dependency of {})", smoke.package),
+                    Trigger::Coupled => format!(" (coupled with {})", smoke.package),
+                };
+                return Some(format!("{name} changes{how}"));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

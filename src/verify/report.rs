@@ -1,0 +1,142 @@
+//! The report `verify.py` prints (schema `planner-verify/2`, documented in `docs/verify.md`).
+//!
+//! In: the script's JSON. Out: a typed [`VerifyReport`] for rendering and the exit status. Only
+//! the fields planner reads are typed; `--format json` prints the whole document.
+
+use serde::{Deserialize, Serialize};
+
+/// `schema` of a report.
+pub const REPORT_SCHEMA: &str = "planner-verify/2";
+
+/// One report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerifyReport {
+    /// Always [`REPORT_SCHEMA`].
+    pub schema: String,
+    /// `check`, `baseline` or `compare`.
+    pub mode: String,
+    /// The plan verified (kind and title), if any.
+    pub plan: Option<PlanInfo>,
+    /// `--all`.
+    #[serde(default)]
+    pub all: bool,
+    /// The interpreter's version.
+    pub python: String,
+    /// The interpreter.
+    pub executable: String,
+    /// What the CUDA driver said (`None` when no selected smoke test needs CUDA).
+    pub cuda: Option<Cuda>,
+    /// Wall seconds.
+    pub seconds: f64,
+    /// Nothing failed (with `--compare`: nothing regressed).
+    pub ok: bool,
+    /// Counts.
+    pub summary: Summary,
+    /// Every failed check, with its package and the last line of its error.
+    pub failed: Vec<Failed>,
+    /// Every check.
+    pub checks: Vec<Check>,
+}
+
+/// The plan a report is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanInfo {
+    /// The plan kind.
+    pub kind: String,
+    /// Its title.
+    pub title: String,
+}
+
+/// The CUDA driver's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cuda {
+    /// Devices seen.
+    pub devices: u32,
+    /// What the probe said.
+    pub detail: String,
+}
+
+/// Counts of a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Checks run.
+    pub checks: usize,
+    /// Passed.
+    pub passed: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Skipped.
+    pub skipped: usize,
+    /// Failures that did not fail in the baseline (`--compare` only).
+    #[serde(default)]
+    pub regressions: Option<usize>,
+    /// Failures that already failed in the baseline (`--compare` only).
+    #[serde(default)]
+    pub pre_existing: Option<usize>,
+}
+
+/// One failed check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failed {
+    /// The check's name (`import:pandas`).
+    pub check: String,
+    /// The dist it belongs to.
+    pub package: Option<String>,
+    /// The last line of its error.
+    pub error: String,
+    /// With `--compare`: whether it passed (or did not run) before.
+    #[serde(default)]
+    pub regression: Option<bool>,
+}
+
+/// A check's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckStatus {
+    /// It ran and passed.
+    Pass,
+    /// It ran and failed.
+    Fail,
+    /// It could not run here (no CUDA device, not installed); never counted as passed.
+    Skip,
+}
+
+/// One check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    /// `version:NAME`, `import:MODULE`, `pip-check` or `smoke:NAME`.
+    pub name: String,
+    /// `version`, `import`, `pip-check` or `smoke`.
+    pub kind: String,
+    /// The outcome.
+    pub status: CheckStatus,
+    /// The dist it belongs to.
+    pub package: Option<String>,
+    /// Why it was selected (imports: `changed`, `overridden-dependent`, `dependent`,
+    /// `installed`; smoke tests: the triggering change).
+    #[serde(default)]
+    pub why: Option<String>,
+    /// The last line of its error (failures).
+    #[serde(default)]
+    pub error: Option<String>,
+    /// What it found (passes and skips).
+    #[serde(default)]
+    pub detail: Option<String>,
+}
+
+impl VerifyReport {
+    /// Parse the script's JSON.
+    pub fn parse(text: &str) -> Result<(VerifyReport, serde_json::Value), String> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        if value.get("schema").and_then(|s| s.as_str()) != Some(REPORT_SCHEMA) {
+            return Err(format!("not a `{REPORT_SCHEMA}` report"));
+        }
+        let report = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+        Ok((report, value))
+    }
+
+    /// Skipped checks.
+    pub fn skipped(&self) -> impl Iterator<Item = &Check> {
+        self.checks.iter().filter(|c| c.status == CheckStatus::Skip)
+    }
+}

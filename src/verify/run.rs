@@ -1,0 +1,111 @@
+//! Running a verification script with an environment's interpreter.
+//!
+//! In: the interpreter, the script's text and [`RunOptions`]. Out: the parsed report. The script
+//! is written to a temp file (removed afterwards) and run with `--quiet`; its exit status 0 or 1
+//! both carry a report, anything else is the script failing.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::report::VerifyReport;
+
+/// Options passed through to `verify.py`.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// `--baseline FILE`: record the checks before a plan is applied.
+    pub baseline: Option<PathBuf>,
+    /// `--compare FILE`: compare with a recorded baseline.
+    pub compare: Option<PathBuf>,
+    /// `--report FILE`: also write the report there.
+    pub report: Option<PathBuf>,
+    /// `--timeout S`: seconds per import.
+    pub timeout: Option<u32>,
+    /// `--jobs N`: imports at once.
+    pub jobs: Option<usize>,
+    /// `--no-smoke`.
+    pub no_smoke: bool,
+}
+
+/// Why a verification could not run.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum VerifyError {
+    /// The temp script could not be written.
+    #[error("cannot write the verification script to a temp file")]
+    Write(#[source] std::io::Error),
+    /// The interpreter could not be started.
+    #[error("cannot run `{}`", python.display())]
+    #[diagnostic(help("pass --venv DIR or --python PATH naming a working interpreter"))]
+    Spawn {
+        /// The interpreter.
+        python: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The script itself failed (exit 2, a crash, or output that is not a report).
+    #[error("the verification script failed under `{}`: {message}", python.display())]
+    #[diagnostic(help("{stderr}"))]
+    Script {
+        /// The interpreter.
+        python: PathBuf,
+        /// What went wrong.
+        message: String,
+        /// The end of its stderr.
+        stderr: String,
+    },
+}
+
+/// Run `script` with `python`; returns the report and its JSON document.
+pub fn run(
+    python: &Path,
+    script: &str,
+    options: &RunOptions,
+) -> Result<(VerifyReport, serde_json::Value), VerifyError> {
+    let mut file = tempfile::Builder::new()
+        .prefix("planner-verify-")
+        .suffix(".py")
+        .tempfile()
+        .map_err(VerifyError::Write)?;
+    file.write_all(script.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(VerifyError::Write)?;
+    let mut command = Command::new(python);
+    command.arg(file.path()).arg("--quiet");
+    for (flag, path) in [
+        ("--baseline", &options.baseline),
+        ("--compare", &options.compare),
+        ("--report", &options.report),
+    ] {
+        if let Some(path) = path {
+            command.arg(flag).arg(path);
+        }
+    }
+    if let Some(timeout) = options.timeout {
+        command.arg("--timeout").arg(timeout.to_string());
+    }
+    if let Some(jobs) = options.jobs {
+        command.arg("--jobs").arg(jobs.to_string());
+    }
+    if options.no_smoke {
+        command.arg("--no-smoke");
+    }
+    let output = command.output().map_err(|source| VerifyError::Spawn {
+        python: python.to_path_buf(),
+        source,
+    })?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+    let fail = |message: String| VerifyError::Script {
+        python: python.to_path_buf(),
+        message,
+        stderr: tail.iter().rev().copied().collect::<Vec<_>>().join("\n"),
+    };
+    match output.status.code() {
+        Some(0 | 1) => {}
+        Some(code) => return Err(fail(format!("exit {code}"))),
+        None => return Err(fail("killed by a signal".to_string())),
+    }
+    VerifyReport::parse(&String::from_utf8_lossy(&output.stdout))
+        .map_err(|message| fail(format!("its output is not a report: {message}")))
+}

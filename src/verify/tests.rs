@@ -1,0 +1,180 @@
+use std::str::FromStr;
+
+use pep508_rs::PackageName;
+
+use super::*;
+use crate::inventory::graph::tests::inventory;
+use crate::plan::test_plans::{self, n, v};
+use crate::plan::{Action, Change, Reason};
+
+fn change(name: &str, from: &str, to: &str) -> Change {
+    Change {
+        name: n(name),
+        from: Some(v(from)),
+        to: Some(v(to)),
+        action: Action::Upgrade,
+        reasons: vec![Reason::Resolution],
+        forced: false,
+        yanked: None,
+        upload_time: None,
+        top_level: Vec::new(),
+    }
+}
+
+fn plan_changing(changes: Vec<Change>) -> Plan {
+    let mut plan = test_plans::forced();
+    plan.changes = changes;
+    plan.overrides.clear();
+    plan
+}
+
+fn world() -> Inventory {
+    inventory(&[
+        ("typing-extensions", "4.14.1", &[], &[]),
+        (
+            "typing-inspection",
+            "0.4.1",
+            &["typing-extensions>=4.12.0"],
+            &[],
+        ),
+        ("pydantic", "2.11.0", &["typing-inspection>=0.4.0"], &[]),
+        ("app", "1.0", &["pydantic"], &[]),
+        ("bystander", "1.0", &[], &[]),
+        ("numpy", "2.3.4", &[], &[]),
+        ("pandas", "2.3.3", &["numpy>=1.26"], &[]),
+        ("sympy", "1.14.0", &[], &[]),
+        (
+            "torch",
+            "2.11.0+cu130",
+            &["sympy>=1.13.3", "triton==3.6.0"],
+            &[],
+        ),
+        ("triton", "3.6.0", &[], &[]),
+    ])
+}
+
+fn whys(spec: &VerifySpec) -> Vec<(String, Why, Option<String>, bool)> {
+    spec.dists
+        .iter()
+        .map(|d| {
+            (
+                d.name.to_string(),
+                d.why,
+                d.via.as_ref().map(PackageName::to_string),
+                d.subpackages,
+            )
+        })
+        .collect()
+}
+
+fn smoke_names(spec: &VerifySpec) -> Vec<&str> {
+    spec.smoke.iter().map(|s| s.name.as_str()).collect()
+}
+
+#[test]
+fn a_forced_downgrade_imports_the_changed_dist_the_overridden_dependent_and_every_dependent() {
+    let inv = world();
+    let mut plan = plan_changing(vec![change("typing-extensions", "4.14.1", "4.6.0")]);
+    plan.overrides = vec![crate::plan::Override {
+        dependent: n("typing-inspection"),
+        dependent_version: v("0.4.1"),
+        requirement: pep508_rs::Requirement::from_str("typing-extensions>=4.12.0").unwrap(),
+        package: n("typing-extensions"),
+        version: v("4.6.0"),
+        replacement: pep508_rs::Requirement::from_str("typing-extensions==4.6.0").unwrap(),
+        reason: "test".into(),
+    }];
+    let spec = select(Some(&plan), &inv, &Policy::builtin(), false);
+    let te = Some("typing-extensions".to_string());
+    assert_eq!(
+        whys(&spec),
+        [
+            ("app".into(), Why::Dependent, te.clone(), false),
+            ("pydantic".into(), Why::Dependent, te.clone(), false),
+            ("typing-extensions".into(), Why::Changed, None, true),
+            (
+                "typing-inspection".into(),
+                Why::OverriddenDependent,
+                te,
+                true
+            ),
+        ]
+    );
+    assert_eq!(spec.expect[0].version, Some(v("4.6.0")));
+    assert_eq!(spec.overrides.len(), 1);
+    assert!(spec.smoke.is_empty(), "{:?}", smoke_names(&spec));
+}
+
+#[test]
+fn smoke_tests_follow_their_triggers() {
+    let inv = world();
+    let policy = Policy::builtin();
+    let select_for = |name: &str| {
+        let plan = plan_changing(vec![change(name, "1.0", "2.0")]);
+        let spec = select(Some(&plan), &inv, &policy, false);
+        (
+            smoke_names(&spec).join(","),
+            spec.smoke.first().map(|s| s.why.clone()),
+        )
+    };
+    // numpy changes: its C-API check (package); pandas changes: it requires numpy (dependents).
+    assert_eq!(select_for("numpy").0, "numpy-c-api");
+    let (names, why) = select_for("pandas");
+    assert_eq!(names, "numpy-c-api");
+    assert_eq!(why.unwrap(), "pandas changes (it requires numpy)");
+    // sympy is a dependency of torch: every torch test; not triton's.
+    let (names, why) = select_for("sympy");
+    assert_eq!(
+        names,
+        "torch-cuda,torch-cuda-label,torch-compile,flex-attention"
+    );
+    assert_eq!(why.unwrap(), "sympy changes (a dependency of torch)");
+    // triton: its own tests, and torch's (coupled).
+    let (names, _) = select_for("triton");
+    assert_eq!(
+        names,
+        "torch-cuda,torch-cuda-label,torch-compile,flex-attention,triton-kernel,triton-autotune"
+    );
+    // torch: its own, and triton's (torch is triton's dependent).
+    assert!(select_for("torch").0.contains("triton-kernel"));
+    assert_eq!(select_for("bystander").0, "");
+    // jax and cupy are not installed: never selected, even by --all.
+    let spec = select(None, &inv, &policy, true);
+    assert_eq!(
+        smoke_names(&spec),
+        [
+            "torch-cuda",
+            "torch-cuda-label",
+            "torch-compile",
+            "flex-attention",
+            "triton-kernel",
+            "triton-autotune",
+            "numpy-c-api"
+        ]
+    );
+    assert_eq!(spec.dists.len(), inv.dists.len());
+    assert!(
+        spec.dists
+            .iter()
+            .all(|d| d.why == Why::Installed && !d.subpackages)
+    );
+}
+
+#[test]
+fn removed_dists_are_not_imported_but_their_dependents_are() {
+    let inv = world();
+    let mut removal = change("pydantic", "2.11.0", "2.11.0");
+    removal.to = None;
+    removal.action = Action::Remove;
+    let spec = select(
+        Some(&plan_changing(vec![removal])),
+        &inv,
+        &Policy::builtin(),
+        false,
+    );
+    assert_eq!(
+        whys(&spec),
+        [("app".into(), Why::Dependent, Some("pydantic".into()), false)]
+    );
+    assert_eq!(spec.expect[0].version, None);
+}

@@ -1,0 +1,247 @@
+//! `planner diff`: the shared h200 fixture against its forced-triton variant (exactly the
+//! triton change and the one broken edge), real venvs made by the tests (a downgrade that breaks
+//! a requirement, a local label lost), and `--since` from install-record file times.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use crate::common::venv::{RealVenv, build_wheel, wheels};
+use crate::common::{TestContext, shared_fixtures};
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// The forced variant of h200-venv, built in `dir` (the shared fixture is never touched).
+fn forced_h200(dir: &Path) -> (PathBuf, PathBuf) {
+    let fixtures = shared_fixtures();
+    let original = fixtures.join("h200-venv");
+    assert!(
+        original.is_dir(),
+        "the shared fixture {} is missing",
+        original.display()
+    );
+    let venv = dir.join("h200-forced");
+    copy_dir(&original, &venv);
+    let sp = venv.join("lib/python3.12/site-packages");
+    std::fs::remove_dir_all(sp.join("triton-3.6.0.dist-info")).unwrap();
+    copy_dir(
+        &fixtures.join("h200-forced-triton-3.7.0/site-packages-overlay/triton-3.7.0.dist-info"),
+        &sp.join("triton-3.7.0.dist-info"),
+    );
+    (original, venv)
+}
+
+#[test]
+fn issue_13_h200_against_forced_names_exactly_the_triton_change_and_the_broken_edge() {
+    let ctx = TestContext::new();
+    let (a, b) = forced_h200(ctx.dir.path());
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let out = ctx.run(&["diff", a, b, "--format", "json", "-q"]);
+    assert_eq!(
+        out.code,
+        Some(1),
+        "a requirement became broken: {}",
+        out.stderr
+    );
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(json["schema"], "planner-diff/1");
+    let changes = json["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(changes[0]["name"], "triton");
+    assert_eq!(changes[0]["kind"], "upgraded");
+    assert_eq!(changes[0]["from"]["version"], "3.6.0");
+    assert_eq!(changes[0]["to"]["version"], "3.7.0");
+    let broken = json["broken"].as_array().unwrap();
+    assert_eq!(broken.len(), 1, "{broken:#?}");
+    assert_eq!(broken[0]["dependent"], "torch 2.11.0");
+    assert_eq!(broken[0]["dependency"], "triton");
+    assert_eq!(broken[0]["installed"], "3.7.0");
+    assert!(
+        broken[0]["requirement"]
+            .as_str()
+            .unwrap()
+            .starts_with("triton==3.6.0")
+    );
+    assert_eq!(json["satisfied"].as_array().unwrap().len(), 0);
+
+    // The other way round, the same edge becomes satisfied and nothing breaks.
+    let back = ctx.run(&["diff", b, a, "--format", "json", "-q"]);
+    assert_eq!(back.code, Some(0), "{}", back.stderr);
+    let back: serde_json::Value = serde_json::from_str(&back.stdout).unwrap();
+    assert_eq!(back["changes"][0]["kind"], "downgraded");
+    assert_eq!(back["satisfied"].as_array().unwrap().len(), 1);
+    assert_eq!(back["broken"].as_array().unwrap().len(), 0);
+
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(
+        &crate::review::regex_escape(&ctx.dir.path().display().to_string()),
+        "[TMP]",
+    );
+    settings.add_filter(
+        &crate::review::regex_escape(&shared_fixtures().display().to_string()),
+        "[FIXTURES]",
+    );
+    for format in ["text", "markdown"] {
+        let out = ctx.run(&["diff", a, b, "--format", format, "-q"]);
+        settings.bind(|| insta::assert_snapshot!(format!("diff_h200_forced_{format}"), out.stdout));
+    }
+}
+
+/// Set the modification time of every install record in `site` to `when`.
+fn age_records(site: &Path, when: SystemTime) {
+    for entry in std::fs::read_dir(site).unwrap().flatten() {
+        let path = entry.path();
+        if !path.to_string_lossy().ends_with(".dist-info") {
+            continue;
+        }
+        for file in [path.join("RECORD"), path.join("INSTALLER"), path.clone()] {
+            if let Ok(handle) = std::fs::File::open(&file) {
+                handle.set_modified(when).unwrap();
+            }
+        }
+    }
+}
+
+fn site_packages(venv: &RealVenv) -> PathBuf {
+    let lib = venv.path.join("lib");
+    let python = std::fs::read_dir(&lib)
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("python"))
+        .expect("lib/pythonX.Y");
+    python.path().join("site-packages")
+}
+
+#[test]
+fn issue_13_real_venvs_diff_and_since() {
+    let ctx = TestContext::new();
+    let venv = RealVenv::create(&ctx.dir.path().join("venv"));
+    let links = wheels().to_string_lossy().into_owned();
+    venv.pip_ok(&["install", "--no-index", "--find-links", &links, "Demo_Pkg"]);
+    let snapshot = ctx.dir.path().join("before.json");
+    let path = venv.path.to_str().unwrap();
+    let snap = ctx.run(&[
+        "snapshot",
+        "--venv",
+        path,
+        "--out",
+        snapshot.to_str().unwrap(),
+    ]);
+    assert_eq!(snap.code, Some(0), "{}", snap.stderr);
+    // Everything so far happened "ten days ago".
+    let ten_days_ago = SystemTime::now() - Duration::from_secs(10 * 86_400);
+    age_records(&site_packages(&venv), ten_days_ago);
+
+    // The change: beta downgraded below alpha's `beta>=2`, Demo_Pkg loses its local label.
+    let extra = ctx.dir.path().join("wheels");
+    std::fs::create_dir_all(&extra).unwrap();
+    let plain = build_wheel(&extra, "Demo_Pkg", "0.1.0", &["alpha[fast]>=1"], &[]);
+    venv.pip_ok(&["install", "--no-index", "--find-links", &links, "beta==1.0"]);
+    venv.pip_ok(&[
+        "install",
+        "--no-index",
+        "--no-deps",
+        "--force-reinstall",
+        plain.to_str().unwrap(),
+    ]);
+
+    let out = ctx.run(&[
+        "diff",
+        snapshot.to_str().unwrap(),
+        path,
+        "--format",
+        "json",
+        "-q",
+    ]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let changes: Vec<(String, String, Vec<String>)> = json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["kind"].as_str().unwrap().to_string(),
+                c["details"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| d.as_str().unwrap().to_string())
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            ("beta".to_string(), "downgraded".to_string(), vec![]),
+            (
+                "demo-pkg".to_string(),
+                "source-changed".to_string(),
+                vec![
+                    "local label +local.7 lost".to_string(),
+                    "source index -> file".to_string()
+                ]
+            ),
+        ]
+    );
+    let broken = json["broken"].as_array().unwrap();
+    assert_eq!(broken.len(), 1, "{broken:#?}");
+    assert_eq!(broken[0]["dependent"], "alpha 1.0");
+    assert_eq!(broken[0]["dependency"], "beta");
+    // beta 1.0 no longer needs delta: nothing else changed, nothing became satisfied.
+    assert_eq!(json["satisfied"].as_array().unwrap().len(), 0);
+
+    // --since: only what the change touched, newest first, with the edge beta broke.
+    let since = ctx.run(&["diff", "--since", "3d", path, "--format", "json", "-q"]);
+    assert_eq!(since.code, Some(1), "{}", since.stderr);
+    let json: serde_json::Value = serde_json::from_str(&since.stdout).unwrap();
+    assert!(json["caveat"].as_str().unwrap().contains("file times"));
+    let installed: Vec<&str> = json["installed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(installed, ["demo-pkg", "beta"]);
+    assert_eq!(json["installed"][1]["broken"][0]["dependent"], "alpha 1.0");
+    assert_eq!(json["installed"][0]["broken"].as_array().unwrap().len(), 0);
+    let text = ctx.run(&["diff", "--since", "3d", path, "-q"]);
+    assert!(
+        text.stdout
+            .contains("reconstructed from install-record file times"),
+        "{}",
+        text.stdout
+    );
+    // Eleven days back, the whole venv shows up.
+    let all = ctx.run(&["diff", "--since", "11d", path, "--format", "json", "-q"]);
+    let all: serde_json::Value = serde_json::from_str(&all.stdout).unwrap();
+    assert!(all["installed"].as_array().unwrap().len() >= 6, "{all:#}");
+
+    // A snapshot has no install records; a bad WHEN is named.
+    let snap_since = ctx.run(&["diff", "--since", "3d", snapshot.to_str().unwrap()]);
+    assert_eq!(snap_since.code, Some(2));
+    assert!(
+        snap_since.stderr.contains("needs a venv"),
+        "{}",
+        snap_since.stderr
+    );
+    let bad = ctx.run(&["diff", "--since", "yesterday", path]);
+    assert_eq!(bad.code, Some(2));
+    assert!(
+        bad.stderr.contains("`yesterday` is not a date"),
+        "{}",
+        bad.stderr
+    );
+}

@@ -1,0 +1,284 @@
+//! Secrets in every output (issue 15 item 3, reliability items 13, 15, 34): a canary password
+//! given every way planner accepts credentials (URL userinfo, `~/.netrc`, `PIP_INDEX_URL`,
+//! `UV_INDEX_URL`) reaches the index, and appears nowhere else: not on stdout or stderr of any
+//! command in any format, not in plan files, install scripts, verify.py, snapshots or the cache.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::index_server::{Fault, IndexServer};
+use crate::common::{Output, TestContext, files_under};
+
+const CANARY: &str = "canary-pw-51f0e7";
+
+fn canonical_venv() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/venvs/canonical")
+}
+
+/// How the credentials are handed over.
+#[derive(Debug, Clone, Copy)]
+enum Source {
+    /// `--index-url http://alice:CANARY@host/simple/`
+    UrlUserinfo,
+    /// `machine 127.0.0.1 login alice password CANARY` in `~/.netrc`, a plain `--index-url`.
+    Netrc,
+    /// `PIP_INDEX_URL` with userinfo, no flag.
+    PipIndexUrl,
+    /// `UV_INDEX_URL` with userinfo, no flag.
+    UvIndexUrl,
+}
+
+struct Setup {
+    ctx: TestContext,
+    /// `--index-url` arguments (empty when the URL comes from the environment).
+    index_args: Vec<String>,
+    /// Environment variables for every run.
+    env: Vec<(String, String)>,
+}
+
+fn setup(server: &IndexServer, source: Source, password: &str) -> Setup {
+    let ctx = TestContext::new();
+    let with_password = server.url_with_credentials("alice", password);
+    let (index_args, env) = match source {
+        Source::UrlUserinfo => (vec!["--index-url".to_string(), with_password], vec![]),
+        Source::Netrc => {
+            std::fs::write(
+                ctx.home().join(".netrc"),
+                format!("machine 127.0.0.1\n  login alice\n  password {password}\n"),
+            )
+            .unwrap();
+            (vec!["--index-url".to_string(), server.url()], vec![])
+        }
+        Source::PipIndexUrl => (vec![], vec![("PIP_INDEX_URL".to_string(), with_password)]),
+        Source::UvIndexUrl => (vec![], vec![("UV_INDEX_URL".to_string(), with_password)]),
+    };
+    Setup {
+        ctx,
+        index_args,
+        env,
+    }
+}
+
+impl Setup {
+    fn run(&self, args: &[&str]) -> Output {
+        let mut cmd = self.ctx.command();
+        cmd.args(args);
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        crate::common::run(&mut cmd)
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.ctx.dir.path().join(name).display().to_string()
+    }
+}
+
+/// Every command, every output format, `--out-dir`, snapshots in and out, `check --accept`.
+/// Returns each run's argv and output.
+fn every_command(setup: &Setup) -> Vec<(Vec<String>, Output)> {
+    let venv = canonical_venv().display().to_string();
+    let out_dir = setup.path("out");
+    let snapshot = setup.path("snapshot.json");
+    let plan = format!("{out_dir}/plans/2-forced-override/plan.json");
+    let (venv, out_dir, snapshot, plan) = (&*venv, &*out_dir, &*snapshot, &*plan);
+    let index: Vec<&str> = setup.index_args.iter().map(String::as_str).collect();
+    let index = &index[..];
+    let propose = ["propose", "triton==3.7.0", "--allow-override"];
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    for format in ["text", "json", "markdown"] {
+        runs.push([&propose[..], &["--venv", venv, "--format", format], index].concat());
+    }
+    runs.push([&propose[..], &["--venv", venv, "--out-dir", out_dir], index].concat());
+    for format in ["text", "json"] {
+        runs.push([&["outdated", "--venv", venv, "--format", format][..], index].concat());
+        runs.push(
+            [
+                &[
+                    "resolve",
+                    "--python-version",
+                    "3.12",
+                    "--python-platform",
+                    "x86_64-manylinux_2_28",
+                    "--format",
+                    format,
+                ][..],
+                index,
+                &["--", "torch==2.12.0", "triton==3.7.0"],
+            ]
+            .concat(),
+        );
+        runs.push(vec!["inventory", "--venv", venv, "--format", format]);
+        runs.push(vec![
+            "check", "--venv", venv, "--format", format, "--accept", plan,
+        ]);
+    }
+    runs.push(vec!["snapshot", "--venv", venv, "--out", snapshot]);
+    runs.push(vec!["snapshot", "--script"]);
+    runs.push([&propose[..], &["--from-snapshot", snapshot], index].concat());
+    runs.into_iter()
+        .map(|argv| {
+            let out = setup.run(&argv);
+            (argv.iter().map(|s| s.to_string()).collect(), out)
+        })
+        .collect()
+}
+
+/// No output, and no file the runs left (the cache, plan files, scripts, snapshots), holds the
+/// canary; the one file that must (the user's own `.netrc`) is skipped.
+fn assert_no_canary(setup: &Setup, runs: &[(Vec<String>, Output)]) {
+    for (argv, out) in runs {
+        assert!(
+            !out.stdout.contains(CANARY),
+            "{argv:?} stdout: {}",
+            out.stdout
+        );
+        assert!(
+            !out.stderr.contains(CANARY),
+            "{argv:?} stderr: {}",
+            out.stderr
+        );
+    }
+    let netrc = setup.ctx.home().join(".netrc");
+    let files: Vec<PathBuf> = files_under(setup.ctx.dir.path())
+        .into_iter()
+        .filter(|f| *f != netrc)
+        .collect();
+    for file in &files {
+        let text = String::from_utf8_lossy(&std::fs::read(file).unwrap()).into_owned();
+        assert!(
+            !text.contains(CANARY),
+            "{} holds the canary",
+            file.display()
+        );
+        assert!(!file.to_string_lossy().contains(CANARY));
+    }
+}
+
+fn require_auth(server: &IndexServer) {
+    let basic = format!(
+        "Basic {}",
+        base64_encode(format!("alice:{CANARY}").as_bytes())
+    );
+    server.fault("/", Fault::RequireAuth(basic));
+}
+
+#[test]
+fn canary_password_appears_in_no_output_of_any_command() {
+    assert!(
+        canonical_venv().is_dir(),
+        "testdata/venvs/canonical is missing"
+    );
+    for source in [
+        Source::UrlUserinfo,
+        Source::Netrc,
+        Source::PipIndexUrl,
+        Source::UvIndexUrl,
+    ] {
+        let server = IndexServer::recorded();
+        require_auth(&server);
+        let setup = setup(&server, source, CANARY);
+        let runs = every_command(&setup);
+        for (argv, out) in &runs {
+            // Each command did its work (so the index, behind auth, answered): 0, or 1 where
+            // `check` finds the canonical venv's broken pins.
+            assert!(
+                matches!(out.code, Some(0) | Some(1)),
+                "{source:?} {argv:?}: exit {:?}\n{}",
+                out.code,
+                out.stderr
+            );
+        }
+        // The credentials did reach the index, each way they were given.
+        let authorized = server
+            .log()
+            .iter()
+            .filter(|l| l.headers.contains_key("authorization"))
+            .count();
+        assert!(authorized > 0, "{source:?}: no request carried credentials");
+        let out_dir = setup.ctx.dir.path().join("out");
+        let scripts = files_under(&out_dir);
+        assert!(
+            scripts.iter().any(|f| f.ends_with("install-pip.sh"))
+                && scripts.iter().any(|f| f.ends_with("install-uv.sh"))
+                && scripts.iter().any(|f| f.ends_with("verify.py")),
+            "{source:?}: --out-dir wrote {scripts:?}"
+        );
+        assert_no_canary(&setup, &runs);
+        assert_scripts_read_credentials_at_run_time(&out_dir, &server);
+    }
+}
+
+/// The install scripts name the index without its credentials and take the URL (with
+/// credentials) from `$PLANNER_INDEX_URL` at run time; pip and uv also read `~/.netrc` then.
+fn assert_scripts_read_credentials_at_run_time(out_dir: &Path, server: &IndexServer) {
+    for file in files_under(out_dir) {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("install-") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            text.contains(&format!(
+                "INDEX_URL=\"${{PLANNER_INDEX_URL:-{}}}\"",
+                server.url()
+            )),
+            "{}:\n{text}",
+            file.display()
+        );
+        assert!(
+            text.contains("--index-url \"$INDEX_URL\""),
+            "{}:\n{text}",
+            file.display()
+        );
+        assert!(!text.contains("alice"), "{}:\n{text}", file.display());
+    }
+}
+
+/// Wrong credentials: every index-reading command fails naming the index with `****` in place
+/// of the userinfo, and still never prints the (wrong) password.
+#[test]
+fn rejected_credentials_are_reported_without_them() {
+    let server = IndexServer::recorded();
+    require_auth(&server);
+    let wrong = format!("{CANARY}-wrong");
+    for source in [Source::UrlUserinfo, Source::Netrc, Source::PipIndexUrl] {
+        let setup = setup(&server, source, &wrong);
+        let venv = canonical_venv().display().to_string();
+        let venv = venv.as_str();
+        let index: Vec<&str> = setup.index_args.iter().map(String::as_str).collect();
+        let mut runs = Vec::new();
+        for args in [
+            &["propose", "triton==3.7.0", "--venv", venv][..],
+            &["outdated", "--venv", venv, "--format", "json"],
+            &["resolve", "--python-version", "3.12", "triton"],
+        ] {
+            let argv: Vec<&str> = [args, &index[..]].concat();
+            let out = setup.run(&argv);
+            assert_eq!(out.code, Some(2), "{source:?} {argv:?}: {}", out.stderr);
+            assert!(out.stderr.contains("401"), "{source:?}: {}", out.stderr);
+            runs.push((argv.iter().map(|s| s.to_string()).collect(), out));
+        }
+        assert_no_canary(&setup, &runs);
+    }
+}
+
+fn base64_encode(bytes: &[u8]) -> String {
+    const TABLE: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(TABLE[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,552 @@
+//! `planner verify`, `verify.py` and `install-*.sh --verify` on real venvs built here (no GPU):
+//! a real forced downgrade whose dependents break at import, a hanging import, shadowed modules,
+//! a pre-existing failure kept apart from regressions, and CUDA checks skipped without CUDA.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::index_server::IndexServer;
+use crate::common::{Output, TestContext};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn python3() -> PathBuf {
+    crate::common::venv::python3().to_path_buf()
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|err| panic!("not JSON ({err}):\n{text}"))
+}
+
+/// pip of a venv, with no configuration from the host.
+fn pip(venv: &Path) -> Command {
+    let mut cmd = Command::new(venv.join("bin/python"));
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("PIP_") {
+            cmd.env_remove(&key);
+        }
+    }
+    cmd.args(["-m", "pip", "--disable-pip-version-check", "--no-input"])
+        .env("PIP_CONFIG_FILE", "/dev/null")
+        .env("PIP_NO_CACHE_DIR", "1");
+    cmd
+}
+
+/// A loopback index of `synthetic` wheels (see `verify_world.py`) plus real ones from
+/// `testdata/verify/wheels`, and a venv with `install` installed from it.
+struct World {
+    ctx: TestContext,
+    server: IndexServer,
+    venv: PathBuf,
+}
+
+impl World {
+    fn new(synthetic: serde_json::Value, real: &[&str], install: &[&str]) -> World {
+        let ctx = TestContext::new();
+        let root = ctx.dir.path().join("index");
+        let spec = ctx.dir.path().join("wheels.json");
+        std::fs::write(&spec, synthetic.to_string()).unwrap();
+        let out = Command::new(python3())
+            .arg(repo().join("tests/it/verify_world.py"))
+            .arg(&root)
+            .arg(&spec)
+            .args(
+                real.iter()
+                    .map(|w| repo().join("testdata/verify/wheels").join(w)),
+            )
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let server = IndexServer::start(&root);
+        let venv = ctx.dir.path().join("venv");
+        let out = Command::new(python3())
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = pip(&venv)
+            .args([
+                "install",
+                "--index-url",
+                &server.url(),
+                "--only-binary",
+                ":all:",
+                "--",
+            ])
+            .args(install)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        World { ctx, server, venv }
+    }
+
+    fn venv(&self) -> &str {
+        self.venv.to_str().unwrap()
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.ctx.run(args)
+    }
+}
+
+fn check<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name}: {report:#}"))
+}
+
+fn failed<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    report["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == name)
+        .unwrap_or_else(|| panic!("{name} is not among the failed: {:#}", report["failed"]))
+}
+
+/// The real break, and how it was found: typing-inspection 0.4.1 declares
+/// `typing-extensions>=4.12.0`. Forcing typing-extensions 4.6.0 under it (planned with
+/// `--allow-override`, installed by the plan's own `install-pip.sh`) passes the old verify.py:
+/// the version landed, `import typing_extensions` and even `import typing_inspection` work, and
+/// `pip check` reports only the accepted override. But `typing_inspection.typing_objects` (and
+/// `.introspection`) do `from typing_extensions import ... TypeIs ...`, a name added in
+/// typing-extensions 4.10: found by installing the two real wheels into a fresh venv and
+/// importing each first-level module of typing_inspection. `app` (a dist built here that uses
+/// typing_objects) is the dependent of the dependent, `legacy` was broken before any plan.
+#[test]
+fn issue_10_a_forced_downgrade_breaks_dependents_and_verify_names_every_one() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "app", "version": "1.0", "requires": ["typing-inspection"],
+             "files": {"app/__init__.py": "from typing_inspection import typing_objects\n"}},
+            {"name": "legacy", "version": "1.0", "requires": ["typing-extensions"],
+             "files": {"legacy/__init__.py": "raise RuntimeError('legacy was broken before any plan')\n"}},
+            {"name": "bystander", "version": "1.0", "files": {"bystander/__init__.py": ""}},
+        ]),
+        &[
+            "typing_extensions-4.6.0-py3-none-any.whl",
+            "typing_extensions-4.14.1-py3-none-any.whl",
+            "typing_inspection-0.4.1-py3-none-any.whl",
+        ],
+        &[
+            "typing-extensions==4.14.1",
+            "typing-inspection==0.4.1",
+            "app",
+            "legacy",
+            "bystander",
+        ],
+    );
+    // Nothing applied yet: a baseline and a comparison agree; legacy fails in both, so it is
+    // pre-existing, not a regression (exit 0).
+    let before = world.ctx.dir.path().join("all-before.json");
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--baseline",
+        before.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--compare",
+        before.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("failing before too (not blamed on the plan):\n  FAIL import:legacy (legacy): RuntimeError: legacy was broken before any plan"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("0 regression(s), 1 failing before"),
+        "{}",
+        out.stdout
+    );
+
+    // The forced plan, written and applied by its own script with --verify.
+    let out_dir = world.ctx.dir.path().join("plan");
+    let out = world.run(&[
+        "propose",
+        "typing-extensions==4.6.0",
+        "--allow-override",
+        "--venv",
+        world.venv(),
+        "--index-url",
+        &world.server.url(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let proposal = json(&out.stdout);
+    let (i, _) = proposal["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p["kind"] == "forced-override")
+        .unwrap_or_else(|| panic!("no forced plan: {}", out.stdout));
+    let dir = out_dir
+        .join("plans")
+        .join(format!("{}-forced-override", i + 1));
+    let out = Command::new("bash")
+        .arg(dir.join("install-pip.sh"))
+        .arg("--verify")
+        .env("PIP_NO_CACHE_DIR", "1")
+        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+        .current_dir(world.ctx.dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let report = json(&std::fs::read_to_string(dir.join("verify-report.json")).unwrap());
+    assert_eq!(report["mode"], "compare");
+    assert_eq!(report["ok"], false);
+    // The version landed and pip check accepts exactly the plan's override: what the old
+    // script checked, and passed.
+    assert_eq!(
+        check(&report, "version:typing-extensions")["status"],
+        "pass"
+    );
+    let pip_check = check(&report, "pip-check");
+    assert_eq!(pip_check["status"], "pass", "{pip_check}");
+    assert_eq!(pip_check["accepted"].as_array().unwrap().len(), 1);
+    assert_eq!(check(&report, "import:typing_inspection")["status"], "pass");
+    // Every broken import is named, with its package and last error line, as a regression.
+    for (name, package) in [
+        (
+            "import:typing_inspection.typing_objects",
+            "typing-inspection",
+        ),
+        (
+            "import:typing_inspection.introspection",
+            "typing-inspection",
+        ),
+        ("import:app", "app"),
+    ] {
+        let f = failed(&report, name);
+        assert_eq!(f["package"], package, "{f}");
+        assert_eq!(f["regression"], true, "{f}");
+        assert!(
+            f["error"]
+                .as_str()
+                .unwrap()
+                .contains("cannot import name 'TypeIs'"),
+            "{f}"
+        );
+        assert!(stderr.contains(&format!("FAIL {name}")), "{stderr}");
+    }
+    assert_eq!(check(&report, "import:app")["why"], "dependent");
+    assert_eq!(
+        check(&report, "import:typing_inspection.typing_objects")["why"],
+        "overridden-dependent"
+    );
+    assert_eq!(failed(&report, "import:legacy")["regression"], false);
+    assert_eq!(
+        report["summary"]["regressions"], 3,
+        "{:#}",
+        report["failed"]
+    );
+    assert_eq!(report["summary"]["pre_existing"], 1);
+    assert!(
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["name"] != "import:bystander")
+    );
+
+    // planner verify says the same, as text and JSON.
+    let plan = dir.join("plan.json");
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--plan",
+        plan.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("FAIL import:app (app): ImportError: cannot import name 'TypeIs' from 'typing_extensions'"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("FAIL import:typing_inspection.typing_objects (typing-inspection)"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains(": FAILED"), "{}", out.stdout);
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--plan",
+        plan.to_str().unwrap(),
+        "--format",
+        "json",
+        "--compare",
+        dir.join("verify-baseline.json").to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let report = json(&out.stdout);
+    assert_eq!(report["schema"], "planner-verify/2");
+    assert_eq!(report["summary"]["regressions"], 3);
+
+    // Back to 4.14.1: the same plan's check now fails on the version only, and the imports pass.
+    let out = pip(&world.venv)
+        .args([
+            "install",
+            "--index-url",
+            &world.server.url(),
+            "--",
+            "typing-extensions==4.14.1",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--plan",
+        plan.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let report = json(&out.stdout);
+    let names: Vec<&str> = report["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["check"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["version:typing-extensions", "import:legacy"],
+        "{:#}",
+        report["failed"]
+    );
+}
+
+/// `--all`: a hanging import times out and the run goes on; a module in the working directory
+/// and two dists shipping one top-level name fail naming both paths; identical namespace stubs
+/// (`nvidia/__init__.py`) shipped by several dists do not; smoke tests from a user's policy: a CUDA check is skipped
+/// without CUDA (never passed), a failing check names its error.
+#[test]
+fn issue_10_all_hangs_shadows_and_smoke_tests() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "sleepy", "version": "1.0", "files": {"sleepy/__init__.py": "import time\ntime.sleep(600)\n"}},
+            {"name": "alpha", "version": "1.0", "files": {"alpha/__init__.py": "X = 1\n"}},
+            {"name": "triton", "version": "3.6.0", "files": {"triton/__init__.py": "WHO = 'triton'\n"}},
+            {"name": "pytorch-triton", "version": "3.6.0", "files": {"triton/__init__.py": "WHO = 'pytorch-triton'\n"}},
+            {"name": "nvidia-a", "version": "1.0", "files": {"nvidia/__init__.py": "", "nvidia/a/__init__.py": ""}},
+            {"name": "nvidia-b", "version": "1.0", "files": {"nvidia/__init__.py": "", "nvidia/b/__init__.py": ""}},
+            {"name": "gadget", "version": "1.0", "files": {"gadget/__init__.py": "", "gadget/_private.py": "raise ImportError('private')\n", "gadget/tests/__init__.py": "raise ImportError('tests')\n"}},
+        ]),
+        &[],
+        &[
+            "sleepy",
+            "alpha",
+            "triton",
+            "pytorch-triton",
+            "nvidia-a",
+            "nvidia-b",
+            "gadget",
+        ],
+    );
+    let policy_dir = world.ctx.dir.path().join("policy");
+    std::fs::create_dir_all(policy_dir.join("checks")).unwrap();
+    for (file, code) in [
+        ("gpu.py", "print('ran on a GPU')\n"),
+        ("cpu.py", "import gadget\nprint('gadget works')\n"),
+        ("broken.py", "raise SystemExit('gadget is broken')\n"),
+        (
+            "skip.py",
+            "import sys\nprint('nothing to test here')\nsys.exit(77)\n",
+        ),
+    ] {
+        std::fs::write(policy_dir.join("checks").join(file), code).unwrap();
+    }
+    let mut toml = String::new();
+    for (name, file, hardware) in [
+        ("gadget-gpu", "gpu.py", "cuda"),
+        ("gadget-cpu", "cpu.py", "none"),
+        ("gadget-broken", "broken.py", "none"),
+        ("gadget-skip", "skip.py", "none"),
+        ("absent-gpu", "gpu.py", "none"),
+    ] {
+        let package = if name == "absent-gpu" {
+            "not-installed"
+        } else {
+            "gadget"
+        };
+        toml.push_str(&format!("[[smoke]]\nname = \"{name}\"\npackage = \"{package}\"\ncheck = \"checks/{file}\"\nhardware = \"{hardware}\"\ntimeout = 30\n\n"));
+    }
+    let policy = policy_dir.join("policy.toml");
+    std::fs::write(&policy, toml).unwrap();
+    // A stray module in the working directory.
+    std::fs::write(world.ctx.dir.path().join("alpha.py"), "X = 'stray'\n").unwrap();
+
+    let start = std::time::Instant::now();
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--policy",
+        policy.to_str().unwrap(),
+        "--timeout",
+        "5",
+        "--format",
+        "json",
+    ]);
+    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    let report = json(&out.stdout);
+    let sleepy = failed(&report, "import:sleepy");
+    assert!(
+        sleepy["error"]
+            .as_str()
+            .unwrap()
+            .contains("timed out after 5s"),
+        "{sleepy}"
+    );
+    let alpha = failed(&report, "import:alpha")["error"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let stray = world.ctx.dir.path().join("alpha.py");
+    assert!(
+        alpha.contains(&format!("resolves to {}", stray.display())),
+        "{alpha}"
+    );
+    assert!(alpha.contains("alpha/__init__.py"), "{alpha}");
+    let triton = failed(&report, "import:triton")["error"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        triton.contains("triton/__init__.py is shipped by"),
+        "{triton}"
+    );
+    assert!(
+        triton.contains("pytorch-triton") && triton.contains("triton-3.6.0.dist-info"),
+        "{triton}"
+    );
+    for ok in ["import:nvidia", "import:gadget", "smoke:gadget-cpu"] {
+        assert_eq!(
+            check(&report, ok)["status"],
+            "pass",
+            "{}",
+            check(&report, ok)
+        );
+    }
+    assert!(
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["name"] != "import:gadget.tests" && c["name"] != "import:gadget._private")
+    );
+    // Without a CUDA device the driver probe says so, and the CUDA check is skipped, not passed.
+    let gpu = check(&report, "smoke:gadget-gpu");
+    if report["cuda"]["devices"] == 0 {
+        assert_eq!(gpu["status"], "skip", "{gpu}");
+        assert!(
+            gpu["detail"]
+                .as_str()
+                .unwrap()
+                .starts_with("needs a CUDA device"),
+            "{gpu}"
+        );
+    } else {
+        assert_eq!(gpu["status"], "pass", "{gpu}");
+    }
+    assert_eq!(
+        failed(&report, "smoke:gadget-broken")["error"],
+        "gadget is broken"
+    );
+    assert_eq!(
+        check(&report, "smoke:gadget-skip")["detail"],
+        "nothing to test here"
+    );
+    assert!(
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["name"] != "smoke:absent-gpu")
+    );
+    assert_eq!(
+        report["failed"].as_array().unwrap().len(),
+        4,
+        "{:#}",
+        report["failed"]
+    );
+
+    // The text report names each failure with its package and skips as skips.
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--policy",
+        policy.to_str().unwrap(),
+        "--timeout",
+        "5",
+        "--no-smoke",
+    ]);
+    assert_eq!(out.code, Some(1));
+    assert!(
+        out.stdout
+            .contains("FAIL import:sleepy (sleepy): timed out after 5s"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("FAIL import:triton (pytorch-triton): shadowed:"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn issue_10_verify_explains_bad_input() {
+    let ctx = TestContext::new();
+    let out = ctx.run(&["verify", "--venv", "/nonexistent/venv", "--all"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("/nonexistent/venv"), "{}", out.stderr);
+    let out = ctx.run(&["verify", "--venv", "/nonexistent/venv"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("--plan"), "{}", out.stderr);
+    let bad = ctx.dir.path().join("plan.json");
+    std::fs::write(&bad, "{\"schema\": \"planner-proposal/1\"}").unwrap();
+    let out = ctx.run(&["verify", "--plan", bad.to_str().unwrap()]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("plan.json"), "{}", out.stderr);
+    // A venv whose interpreter does not run (the canonical test venv has none).
+    let canonical = repo().join("testdata/venvs/canonical");
+    let out = ctx.run(&["verify", "--venv", canonical.to_str().unwrap(), "--all"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("no interpreter"), "{}", out.stderr);
+}
