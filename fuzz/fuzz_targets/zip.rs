@@ -2,7 +2,7 @@
 //! no huge allocation, and never more than the metadata size cap returned.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use planner::index::metadata_fetch::zip_member;
+use planner::index::zip::zip_member;
 use planner::metadata::MAX_METADATA_BYTES;
 
 fuzz_target!(|data: &[u8]| {

@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 
 use url::Url;
 
+use super::urls::percent_decode;
+
 /// Query parameters that carry signatures or tokens (presigned S3/GCS/Azure URLs).
 const SECRET_QUERY_KEYS: &[&str] = &[
     "x-amz-signature",
@@ -144,18 +146,12 @@ pub fn redact_text(text: &str, secrets: &[&str]) -> String {
     out
 }
 
-fn strip_userinfo(url: &Url) -> Url {
+/// The URL with its userinfo (user name and password) removed.
+pub(crate) fn strip_userinfo(url: &Url) -> Url {
     let mut url = url.clone();
     let _ = url.set_username("");
     let _ = url.set_password(None);
     url
-}
-
-fn percent_decode(text: &str) -> String {
-    url::form_urlencoded::parse(format!("x={}", text.replace('+', "%2B")).as_bytes())
-        .next()
-        .map(|(_, v)| v.into_owned())
-        .unwrap_or_default()
 }
 
 /// Credentials from a netrc file, by machine.

@@ -200,106 +200,111 @@ impl Client {
             })?;
         let mut current = SecretUrl::new(url.clone()).without_credentials();
         for _ in 0..10 {
-            let mut request = self.http.get(current.clone());
-            if let Some(accept) = options.accept {
-                request = request.header(header::ACCEPT, accept);
-            }
-            match options.range {
-                Some(ByteRange::Suffix(n)) => {
-                    request = request.header(header::RANGE, format!("bytes=-{n}"));
-                }
-                Some(ByteRange::Span(start, end)) => {
-                    request = request.header(
-                        header::RANGE,
-                        format!("bytes={start}-{}", end.saturating_sub(1)),
-                    );
-                }
-                None => {}
-            }
-            if let Some(etag) = &options.etag {
-                request = request.header(header::IF_NONE_MATCH, etag);
-            }
-            if let Some(lm) = &options.last_modified {
-                request = request.header(header::IF_MODIFIED_SINCE, lm);
-            }
-            // Credentials only for their own realm (the first hop's userinfo included).
-            let creds = SecretUrl::new(url.clone())
-                .credentials()
-                .filter(|_| same_origin(url, &current))
-                .or_else(|| self.auth.for_url(&current).cloned());
-            if let Some(creds) = creds {
-                request = request.basic_auth(creds.username, creds.password);
-            }
-            let response = request
+            let response = self
+                .request(url, &current, options)
                 .send()
                 .await
                 .map_err(|e| self.network(&current, &e))?;
             let status = response.status().as_u16();
             if (300..400).contains(&status) && status != 304 {
-                let location = response
-                    .headers()
-                    .get(header::LOCATION)
-                    .and_then(|v| v.to_str().ok())
-                    .ok_or_else(|| IndexError::Network {
-                        url: redact(&current),
-                        message: format!("redirect {status} without a Location"),
-                    })?;
-                let next = current.join(location).map_err(|e| IndexError::Network {
-                    url: redact(&current),
-                    message: format!("bad redirect Location: {e}"),
-                })?;
-                check_redirect(&current, &next).map_err(|reason| IndexError::Redirect {
-                    from: redact(&current),
-                    to: redact(&next),
-                    reason: reason.to_string(),
-                })?;
-                current = SecretUrl::new(next).without_credentials();
+                current = redirect_target(&current, status, &response)?;
                 continue;
             }
-            let headers = response.headers().clone();
-            let expected_len = if response.headers().contains_key(header::CONTENT_ENCODING) {
-                None
-            } else {
-                response.content_length()
-            };
-            let body = response
-                .bytes()
-                .await
-                .map_err(|e| self.network(&current, &e))?;
-            if let Some(expected) = expected_len
-                && (body.len() as u64) < expected
-            {
-                return Err(IndexError::Network {
-                    url: redact(&current),
-                    message: format!(
-                        "body cut short: {} of {expected} bytes received",
-                        body.len()
-                    ),
-                });
-            }
-            return Ok(Attempt {
-                retry_after: retry_after(&headers),
-                reply: Reply {
-                    status,
-                    url: current,
-                    content_type: header_str(&headers, header::CONTENT_TYPE).map(|ct| {
-                        ct.split(';')
-                            .next()
-                            .unwrap_or("")
-                            .trim()
-                            .to_ascii_lowercase()
-                    }),
-                    etag: header_str(&headers, header::ETAG),
-                    last_modified: header_str(&headers, header::LAST_MODIFIED),
-                    max_age: max_age(&headers),
-                    range: content_range(&headers),
-                    body: body.to_vec(),
-                },
-            });
+            return self.attempt(current, status, response).await;
         }
         Err(IndexError::Network {
             url: redact(url),
             message: "too many redirects".to_string(),
+        })
+    }
+
+    /// The request for one hop (`current`) of a fetch that began at `first`.
+    fn request(
+        &self,
+        first: &Url,
+        current: &Url,
+        options: &RequestOptions,
+    ) -> reqwest::RequestBuilder {
+        let mut request = self.http.get(current.clone());
+        if let Some(accept) = options.accept {
+            request = request.header(header::ACCEPT, accept);
+        }
+        match options.range {
+            Some(ByteRange::Suffix(n)) => {
+                request = request.header(header::RANGE, format!("bytes=-{n}"));
+            }
+            Some(ByteRange::Span(start, end)) => {
+                request = request.header(
+                    header::RANGE,
+                    format!("bytes={start}-{}", end.saturating_sub(1)),
+                );
+            }
+            None => {}
+        }
+        if let Some(etag) = &options.etag {
+            request = request.header(header::IF_NONE_MATCH, etag);
+        }
+        if let Some(lm) = &options.last_modified {
+            request = request.header(header::IF_MODIFIED_SINCE, lm);
+        }
+        // Credentials only for their own realm (the first hop's userinfo included).
+        let creds = SecretUrl::new(first.clone())
+            .credentials()
+            .filter(|_| same_origin(first, current))
+            .or_else(|| self.auth.for_url(current).cloned());
+        if let Some(creds) = creds {
+            request = request.basic_auth(creds.username, creds.password);
+        }
+        request
+    }
+
+    /// A final (non-redirect) response read whole: a body shorter than its `Content-Length` is
+    /// a network error.
+    async fn attempt(
+        &self,
+        current: Url,
+        status: u16,
+        response: reqwest::Response,
+    ) -> Result<Attempt, IndexError> {
+        let headers = response.headers().clone();
+        let expected_len = if response.headers().contains_key(header::CONTENT_ENCODING) {
+            None
+        } else {
+            response.content_length()
+        };
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| self.network(&current, &e))?;
+        if let Some(expected) = expected_len
+            && (body.len() as u64) < expected
+        {
+            return Err(IndexError::Network {
+                url: redact(&current),
+                message: format!(
+                    "body cut short: {} of {expected} bytes received",
+                    body.len()
+                ),
+            });
+        }
+        Ok(Attempt {
+            retry_after: retry_after(&headers),
+            reply: Reply {
+                status,
+                url: current,
+                content_type: header_str(&headers, header::CONTENT_TYPE).map(|ct| {
+                    ct.split(';')
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .to_ascii_lowercase()
+                }),
+                etag: header_str(&headers, header::ETAG),
+                last_modified: header_str(&headers, header::LAST_MODIFIED),
+                max_age: max_age(&headers),
+                range: content_range(&headers),
+                body: body.to_vec(),
+            },
         })
     }
 
@@ -324,6 +329,33 @@ impl Client {
 struct Attempt {
     reply: Reply,
     retry_after: Option<Duration>,
+}
+
+/// Where a redirect from `current` leads, once it is checked (no https -> http, a Location
+/// that parses).
+fn redirect_target(
+    current: &Url,
+    status: u16,
+    response: &reqwest::Response,
+) -> Result<Url, IndexError> {
+    let location = response
+        .headers()
+        .get(header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .ok_or_else(|| IndexError::Network {
+            url: redact(current),
+            message: format!("redirect {status} without a Location"),
+        })?;
+    let next = current.join(location).map_err(|e| IndexError::Network {
+        url: redact(current),
+        message: format!("bad redirect Location: {e}"),
+    })?;
+    check_redirect(current, &next).map_err(|reason| IndexError::Redirect {
+        from: redact(current),
+        to: redact(&next),
+        reason: reason.to_string(),
+    })?;
+    Ok(SecretUrl::new(next).without_credentials())
 }
 
 fn same_origin(a: &Url, b: &Url) -> bool {

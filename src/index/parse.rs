@@ -1,7 +1,8 @@
 //! Project pages parsed into [`DistFile`]s: PEP 691 JSON and PEP 503 HTML.
 //!
 //! In: the bytes of one project page and the URL it was fetched from (relative file URLs resolve
-//! against it). Out: a [`ProjectPage`]. These are pure functions: no IO, no clock.
+//! against it). Out: a [`ProjectPage`]. And back: [`simple_json_page`] writes files as a PEP 691
+//! page (what the filtered-page cache stores). These are pure functions: no IO, no clock.
 //!
 //! Quirks handled (tech-brief §3, reliability items 15-18, 22): `yanked` is `false` or a reason
 //! string; `core-metadata` is `true` or hashes, under three historic key names; `requires-python`
@@ -18,6 +19,7 @@ use pep508_rs::PackageName;
 use serde::Deserialize;
 use url::Url;
 
+use super::urls::url_filename;
 use super::{DistFile, DistFilename};
 use crate::metadata::parse_requires_python;
 
@@ -239,6 +241,46 @@ pub fn simple_json_filtered(
     })
 }
 
+/// Write a PEP 691 JSON page of these files: what the filtered-page cache stores, read back by
+/// [`simple_json`] into the same files.
+pub fn simple_json_page(name: &PackageName, files: &[DistFile]) -> Vec<u8> {
+    let files: Vec<serde_json::Value> = files.iter().map(json_file).collect();
+    serde_json::to_vec(&serde_json::json!({
+        "meta": {"api-version": "1.1"},
+        "name": name.to_string(),
+        "files": files,
+    }))
+    .unwrap_or_default()
+}
+
+/// One file of a PEP 691 page.
+fn json_file(f: &DistFile) -> serde_json::Value {
+    let mut o = serde_json::Map::new();
+    o.insert("filename".into(), f.filename_str().into());
+    o.insert("url".into(), f.url.as_str().into());
+    o.insert("hashes".into(), serde_json::json!(f.hashes));
+    if let Some(rp) = &f.requires_python {
+        o.insert("requires-python".into(), rp.to_string().into());
+    }
+    o.insert(
+        "yanked".into(),
+        match &f.yanked {
+            None => false.into(),
+            Some(reason) => reason.as_str().into(),
+        },
+    );
+    if let Some(size) = f.size {
+        o.insert("size".into(), size.into());
+    }
+    if let Some(t) = f.upload_time {
+        o.insert("upload-time".into(), t.to_string().into());
+    }
+    if let Some(h) = &f.core_metadata {
+        o.insert("core-metadata".into(), serde_json::json!(h));
+    }
+    serde_json::Value::Object(o)
+}
+
 /// Parse a PEP 503 HTML project page. `expected` (the project asked for) filters out files of
 /// other projects, since HTML pages do not state their name reliably.
 pub fn simple_html(
@@ -302,11 +344,7 @@ pub fn simple_html_filtered(
             .base_url(Some(&base))
             .parse(&href)
             .ok()
-            .and_then(|u| {
-                u.path_segments()
-                    .and_then(|mut s| s.next_back().map(str::to_string))
-            })
-            .map(|s| percent_decode(&s))
+            .map(|u| url_filename(&u))
             .filter(|s| !s.is_empty());
         let filename = from_url.unwrap_or(text);
         let yanked = attr(tag, "data-yanked");
@@ -488,31 +526,6 @@ pub fn unescape_html(text: &str) -> String {
     out
 }
 
-/// Decode `%XX` escapes (invalid ones are kept as written).
-pub(crate) fn percent_decode(text: &str) -> String {
-    if !text.contains('%') {
-        return text.to_string();
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && bytes[i + 1].is_ascii_hexdigit()
-            && bytes[i + 2].is_ascii_hexdigit()
-        {
-            let hex = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
-            out.push(hex(bytes[i + 1]) * 16 + hex(bytes[i + 2]));
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -558,6 +571,30 @@ mod tests {
         assert_eq!(sdist.core_metadata, Some(BTreeMap::new()));
         assert_eq!(parsed.skipped.len(), 2, "{:?}", parsed.skipped);
         assert!(parsed.skipped[1].contains("requires-python"));
+    }
+
+    #[test]
+    fn a_written_page_reads_back_as_the_same_files() {
+        let page = br#"{
+          "meta": {"api-version": "1.1"}, "name": "demo",
+          "files": [
+            {"filename": "demo-1.0+cpu-py3-none-any.whl",
+             "url": "../../files/demo-1.0%2Bcpu-py3-none-any.whl",
+             "hashes": {"sha256": "aa"}, "requires-python": ">=3.8",
+             "yanked": "broken build", "upload-time": "2024-01-02T03:04:05Z",
+             "size": 10, "core-metadata": {"sha256": "bb"}},
+            {"filename": "demo-2.0.tar.gz", "url": "https://files.example/demo-2.0.tar.gz",
+             "hashes": {}, "yanked": true, "core-metadata": true}
+          ]
+        }"#;
+        let first = simple_json(page, &base()).unwrap();
+        let name = first.name.clone().unwrap();
+        let written = simple_json_page(&name, &first.files);
+        let again = simple_json(&written, &base()).unwrap();
+        assert_eq!(again.name, Some(name));
+        assert_eq!(first.files.len(), 2);
+        assert_eq!(format!("{:?}", again.files), format!("{:?}", first.files));
+        assert!(again.skipped.is_empty(), "{:?}", again.skipped);
     }
 
     #[test]
@@ -652,6 +689,5 @@ mod tests {
             unescape_html("&gt;=3.8&#44;&#x21;&bogus; &"),
             ">=3.8,!&bogus; &"
         );
-        assert_eq!(percent_decode("a%2Bb%zz"), "a+b%zz");
     }
 }

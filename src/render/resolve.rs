@@ -145,11 +145,10 @@ pub fn to_json(
                 },
                 ResolvedSource::Index { file } => FileJson {
                     source: "index",
-                    filename: file.as_ref().and_then(|f| {
-                        f.url
-                            .path_segments()
-                            .and_then(|mut s| s.next_back().map(str::to_string))
-                    }),
+                    filename: file
+                        .as_ref()
+                        .map(|f| f.filename_str())
+                        .filter(|name| !name.is_empty()),
                     url: file.as_ref().map(|f| crate::index::auth::redact(&f.url)),
                     sha256: file.as_ref().and_then(|f| f.hashes.get("sha256").cloned()),
                 },

@@ -223,27 +223,14 @@ fn an_override_of_a_root_requirement_is_reported_with_the_root_as_dependent() {
 #[test]
 fn unreadable_files_on_a_page_make_one_warning_line_per_project() {
     let ctx = TestContext::new();
-    let root = ctx.dir.path().join("index");
-    let simple = root.join("simple").join("demo");
-    let files = root.join("files");
-    std::fs::create_dir_all(&simple).unwrap();
-    std::fs::create_dir_all(&files).unwrap();
-    std::fs::write(
-        files.join("demo-1.0-py3-none-any.whl.metadata"),
-        "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        simple.join("index.html"),
-        r#"<!DOCTYPE html><html><body>
-<a href="../../files/demo-1.0-py3-none-any.whl" data-core-metadata="true">demo-1.0-py3-none-any.whl</a>
+    let index = demo_index(
+        &ctx,
+        "1.0",
+        r#"<a href="../../files/demo-1.0-py3-none-any.whl" data-core-metadata="true">demo-1.0-py3-none-any.whl</a>
 <a href="../../files/demo-0.1-py3.2.tar.gz">demo-0.1-py3.2.tar.gz</a>
 <a href="../../files/demo-0.2.src.zip">demo-0.2.src.zip</a>
-<a href="../../files/demo-0.3-py3-none-any.whl" data-requires-python="&gt;= '2.7'">demo-0.3-py3-none-any.whl</a>
-</body></html>"#,
-    )
-    .unwrap();
-    let index = root.join("simple");
+<a href="../../files/demo-0.3-py3-none-any.whl" data-requires-python="&gt;= '2.7'">demo-0.3-py3-none-any.whl</a>"#,
+    );
     let out = ctx.run(&[
         "resolve",
         "--index-url",
@@ -286,4 +273,59 @@ fn a_name_ending_in_punctuation_is_an_error_not_a_panic() {
         );
         assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     }
+}
+
+/// A local version's `+` is `%2B` in file URLs; the JSON names the file as it is called, as
+/// every other place that shows a file name does (the URL keeps its escape).
+#[test]
+fn json_file_names_are_percent_decoded() {
+    let ctx = TestContext::new();
+    let index = demo_index(
+        &ctx,
+        "1.0+cpu",
+        r#"<a href="../../files/demo-1.0%2Bcpu-py3-none-any.whl" data-core-metadata="true">demo-1.0+cpu-py3-none-any.whl</a>"#,
+    );
+    let out = ctx.run(&[
+        "resolve",
+        "--index-url",
+        index.to_str().unwrap(),
+        "--python-version",
+        "3.12",
+        "--format",
+        "json",
+        "demo",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["packages"]["demo"], "1.0+cpu", "{doc:#}");
+    let file = &doc["files"]["demo"];
+    assert_eq!(file["filename"], "demo-1.0+cpu-py3-none-any.whl", "{doc:#}");
+    assert!(
+        file["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/demo-1.0%2Bcpu-py3-none-any.whl"),
+        "{doc:#}"
+    );
+}
+
+/// A local index under the test's folder: `simple/demo/index.html` with these links, and the
+/// metadata of `demo-{version}-py3-none-any.whl` in `files/`. Returns the `simple` folder.
+fn demo_index(ctx: &TestContext, version: &str, links: &str) -> std::path::PathBuf {
+    let root = ctx.dir.path().join("index");
+    let simple = root.join("simple").join("demo");
+    let files = root.join("files");
+    std::fs::create_dir_all(&simple).unwrap();
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(
+        files.join(format!("demo-{version}-py3-none-any.whl.metadata")),
+        format!("Metadata-Version: 2.1\nName: demo\nVersion: {version}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        simple.join("index.html"),
+        format!("<!DOCTYPE html><html><body>\n{links}\n</body></html>"),
+    )
+    .unwrap();
+    root.join("simple")
 }

@@ -1,0 +1,391 @@
+//! The [`Index`]: the configured indexes behind one cache, as an [`IndexSource`].
+//!
+//! In: [`IndexSettings`] (index locations in search order, cache folder, offline/refresh, HTTP
+//! tunables, credentials, an optional target to filter pages by) and a [`Printer`]. Out: shared
+//! [`Project`] listings and [`CoreMetadata`], each fetched at most once per run however many
+//! callers ask, with the first index that has a name answering for it (first-index-wins).
+//!
+//! The index owns a small tokio runtime: its synchronous methods block on it, and
+//! [`IndexSource::prefetch`] spawns fetches on it so that IO overlaps a synchronous caller's work.
+//! How a page is fetched and cached (freshness, revalidation, remembered 404s, the filtered-page
+//! cache) is in `pages`; the order of metadata sources is in `super::metadata_fetch`.
+
+mod pages;
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use pep508_rs::PackageName;
+use tokio::sync::OnceCell;
+
+use super::auth::{self, AuthStore, SecretUrl};
+use super::cache::{self, Bucket, Cache, EntryMeta};
+use super::client::Client;
+use super::parse::{self, ProjectPage};
+use super::progress::Progress;
+use super::{
+    BinaryPolicy, DistFile, IndexError, IndexLocation, IndexSettings, IndexSource, Project, local,
+    metadata_fetch,
+};
+use crate::metadata::CoreMetadata;
+use crate::printer::Printer;
+
+/// The newest minor version of the simple repository API (PEP 629) this client knows.
+const SUPPORTED_API_MINOR: u32 = 1;
+
+type ProjectResult = Result<Option<Arc<Project>>, IndexError>;
+type MetadataResult = Result<Arc<CoreMetadata>, IndexError>;
+
+/// The configured indexes behind one cache: the [`IndexSource`] the solver and `outdated` use.
+///
+/// It owns a small tokio runtime; its synchronous methods block on it, and [`IndexSource::prefetch`]
+/// spawns fetches on it so that IO overlaps a synchronous caller's work.
+pub struct Index {
+    runtime: tokio::runtime::Runtime,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    indexes: Vec<IndexLocation>,
+    client: Client,
+    cache: Cache,
+    offline: bool,
+    refresh: bool,
+    binary: BinaryPolicy,
+    printer: Printer,
+    projects: Mutex<HashMap<PackageName, Arc<OnceCell<ProjectResult>>>>,
+    metadata: Mutex<HashMap<String, Arc<OnceCell<MetadataResult>>>>,
+    progress: Progress,
+    warned: Mutex<HashSet<String>>,
+    default_max_age: u64,
+    target_tags: Option<crate::tags::Tags>,
+    /// A digest of `target_tags`, for the cache keys of filtered pages.
+    target_key: Option<String>,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index")
+            .field("indexes", &self.inner.indexes)
+            .field("cache", &self.inner.cache.root())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Index {
+    /// Build from resolved settings.
+    pub fn new(settings: IndexSettings, printer: &Printer) -> Result<Index, IndexError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("planner-index")
+            .enable_all()
+            .build()
+            .map_err(|e| IndexError::Io {
+                path: "(tokio runtime)".to_string(),
+                message: e.to_string(),
+            })?;
+        let secret_urls: Vec<SecretUrl> = settings
+            .indexes
+            .iter()
+            .filter_map(|i| match i {
+                IndexLocation::Http(u) => Some(u.clone()),
+                IndexLocation::Local(_) => None,
+            })
+            .collect();
+        let auth = AuthStore::new(&secret_urls, &settings.netrc);
+        let client = Client::new(auth, settings.client)?;
+        Ok(Index {
+            runtime,
+            inner: Arc::new(Inner {
+                indexes: settings.indexes,
+                client,
+                cache: Cache::new(settings.cache_dir, *printer),
+                offline: settings.offline,
+                refresh: settings.refresh,
+                binary: settings.binary,
+                printer: *printer,
+                projects: Mutex::new(HashMap::new()),
+                metadata: Mutex::new(HashMap::new()),
+                progress: Progress::new(printer),
+                warned: Mutex::new(HashSet::new()),
+                default_max_age: settings.page_max_age,
+                target_key: settings.target_tags.as_ref().map(target_key),
+                target_tags: settings.target_tags,
+            }),
+        })
+    }
+
+    /// The indexes, in search order.
+    pub fn indexes(&self) -> &[IndexLocation] {
+        &self.inner.indexes
+    }
+
+    /// The `--only-binary` / `--no-binary` policy.
+    pub fn binary_policy(&self) -> &BinaryPolicy {
+        &self.inner.binary
+    }
+
+    /// Fetch many projects at once (concurrently, bounded), in the given order.
+    pub fn projects(&self, names: &[PackageName]) -> Vec<ProjectResult> {
+        let inner = self.inner.clone();
+        let names = names.to_vec();
+        self.runtime.block_on(async move {
+            let tasks: Vec<_> = names
+                .into_iter()
+                .map(|name| {
+                    let inner = inner.clone();
+                    tokio::spawn(async move { inner.project(name).await })
+                })
+                .collect();
+            let mut out = Vec::with_capacity(tasks.len());
+            for task in tasks {
+                out.push(task.await.unwrap_or_else(|e| {
+                    Err(IndexError::Network {
+                        url: String::new(),
+                        message: format!("fetch task failed: {e}"),
+                    })
+                }));
+            }
+            out
+        })
+    }
+
+    /// Hide the progress bar (before printing results).
+    pub fn finish_progress(&self) {
+        self.inner.progress.clear();
+    }
+}
+
+/// A short digest of a target's tags: the cache-key suffix of pages filtered for it.
+fn target_key(tags: &crate::tags::Tags) -> String {
+    let text: Vec<String> = tags.as_slice().iter().map(ToString::to_string).collect();
+    cache::sha256_hex(text.join(" ").as_bytes())[..16].to_string()
+}
+
+impl Drop for Index {
+    fn drop(&mut self) {
+        self.finish_progress();
+    }
+}
+
+impl IndexSource for Index {
+    fn project(&self, name: &PackageName) -> Result<Option<Arc<Project>>, IndexError> {
+        let inner = self.inner.clone();
+        let name = name.clone();
+        self.runtime
+            .block_on(async move { inner.project(name).await })
+    }
+
+    fn metadata(
+        &self,
+        project: &Project,
+        file: &DistFile,
+    ) -> Result<Arc<CoreMetadata>, IndexError> {
+        let inner = self.inner.clone();
+        let project = project.name.clone();
+        let file = file.clone();
+        self.runtime
+            .block_on(async move { inner.metadata(project, file).await })
+    }
+
+    fn project_names(&self) -> Option<Vec<PackageName>> {
+        let mut names = Vec::new();
+        let mut listed = false;
+        for index in &self.inner.indexes {
+            if let IndexLocation::Local(root) = index {
+                listed |= local::list_projects(root, &mut names);
+            }
+        }
+        listed.then_some(names)
+    }
+
+    fn prefetch(&self, names: &[PackageName]) {
+        for name in names {
+            let inner = self.inner.clone();
+            let name = name.clone();
+            self.runtime.spawn(async move {
+                let _ = inner.project(name).await;
+            });
+        }
+    }
+}
+
+/// A parse error on one line: caret markers dropped, lines joined, no "file skipped" tail.
+fn one_line(text: &str) -> String {
+    let joined = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.chars().all(|c| matches!(c, '^' | '~' | ' ')))
+        .collect::<Vec<_>>()
+        .join(" ");
+    joined.trim_end_matches("; file skipped").replace(" )", ")")
+}
+
+impl Inner {
+    /// PEP 629: a newer minor API version is read anyway, with one warning per index.
+    fn warn_api_version(&self, index: &IndexLocation, version: Option<&str>) {
+        let minor = version
+            .and_then(|v| v.split('.').nth(1))
+            .and_then(|m| m.parse::<u32>().ok());
+        if minor.is_some_and(|m| m > SUPPORTED_API_MINOR) {
+            let mut warned = self.warned.lock().unwrap_or_else(|e| e.into_inner());
+            if warned.insert(index.to_string()) {
+                self.printer.warn(&format!(
+                    "{index} speaks repository API {}, newer than the 1.{SUPPORTED_API_MINOR} \
+                     planner knows; reading it anyway",
+                    version.unwrap_or_default()
+                ));
+            }
+        }
+    }
+
+    /// One project, fetched once per run (concurrent callers share the fetch).
+    async fn project(self: Arc<Self>, name: PackageName) -> ProjectResult {
+        let cell = {
+            let mut map = self.projects.lock().unwrap_or_else(|e| e.into_inner());
+            map.entry(name.clone()).or_default().clone()
+        };
+        cell.get_or_init(|| async {
+            self.progress.started();
+            let result = self.fetch_project(&name).await;
+            self.progress.finished();
+            result
+        })
+        .await
+        .clone()
+    }
+
+    /// First-index-wins: the first index that has the name answers.
+    async fn fetch_project(&self, name: &PackageName) -> ProjectResult {
+        for index in &self.indexes {
+            let page = match index {
+                IndexLocation::Http(base) => self.http_page(base, name).await?,
+                IndexLocation::Local(root) => self.local_page(root, name)?,
+            };
+            if let Some(page) = page {
+                self.warn_api_version(index, page.api_version.as_deref());
+                self.warn_skipped(name, index, &page.skipped);
+                let mut files = page.files;
+                for file in &mut files {
+                    // Credentials never ride along in file URLs; the realm supplies them.
+                    if !file.url.username().is_empty() || file.url.password().is_some() {
+                        file.url = auth::strip_userinfo(&file.url);
+                    }
+                }
+                return Ok(Some(Arc::new(Project {
+                    name: name.clone(),
+                    index: index.to_string(),
+                    files,
+                })));
+            }
+        }
+        Ok(None)
+    }
+
+    /// One line per project, however many files: live pages carry decades of odd names
+    /// (`sympy-0.7.2-py3.2.tar.gz`) and requires-python (`>= '2.7'`).
+    fn warn_skipped(&self, name: &PackageName, index: &IndexLocation, skipped: &[String]) {
+        if let Some(first) = skipped.first() {
+            let count = skipped.len();
+            self.printer.warn(&format!(
+                "{name}: ignored {count} file{} on {index} whose name or requires-python \
+                 cannot be read (e.g. {})",
+                if count == 1 { "" } else { "s" },
+                one_line(first)
+            ));
+        }
+    }
+
+    fn filter(&self) -> Option<parse::FileFilter<'_>> {
+        self.target_tags
+            .as_ref()
+            .map(|tags| parse::FileFilter { tags })
+    }
+
+    fn local_page(
+        &self,
+        root: &Path,
+        name: &PackageName,
+    ) -> Result<Option<ProjectPage>, IndexError> {
+        let Some(page) = local::read_page(root, name)? else {
+            return Ok(None);
+        };
+        let parsed = match page.format {
+            local::PageFormat::Json => {
+                parse::simple_json_filtered(&page.body, &page.base, self.filter())
+            }
+            local::PageFormat::Html => {
+                parse::simple_html_filtered(&page.body, &page.base, Some(name), self.filter())
+            }
+        };
+        let parsed = parsed.map_err(|e| IndexError::InvalidPage {
+            url: page.base.to_string(),
+            message: e.0,
+        })?;
+        pages::check_page_name(&parsed, name, page.base.as_ref())?;
+        Ok(Some(parsed))
+    }
+
+    /// One release's metadata, fetched once per run (keyed by URL and sha256).
+    async fn metadata(self: Arc<Self>, project: PackageName, file: DistFile) -> MetadataResult {
+        let key = format!(
+            "{}#{}",
+            auth::redact(&file.url),
+            file.hashes.get("sha256").map(String::as_str).unwrap_or("")
+        );
+        let cell = {
+            let mut map = self.metadata.lock().unwrap_or_else(|e| e.into_inner());
+            map.entry(key.clone()).or_default().clone()
+        };
+        let _ = project;
+        cell.get_or_init(|| async {
+            self.progress.started();
+            let result = self.fetch_metadata(&key, &file).await;
+            self.progress.finished();
+            result
+        })
+        .await
+        .clone()
+    }
+
+    /// Metadata from the cache (immutable once fetched; files of a local index are read
+    /// directly), else from the index in the order `metadata_fetch` documents.
+    async fn fetch_metadata(&self, key: &str, file: &DistFile) -> MetadataResult {
+        let local = file.url.scheme() == "file";
+        if !self.refresh
+            && !local
+            && let Some((_, body)) = self.cache.read(Bucket::Metadata, key)
+            && let Ok(metadata) = metadata_fetch::check(file, &file.url, &body)
+        {
+            return Ok(Arc::new(metadata));
+        }
+        if self.offline && !local {
+            return Err(IndexError::Offline {
+                what: format!("the metadata of {}", file.filename_str()),
+                url: auth::redact(&file.url),
+            });
+        }
+        let (bytes, metadata, _source) = metadata_fetch::fetch(&self.client, file).await?;
+        if !local {
+            let fetched_at = crate::clock::now().as_second();
+            let meta = entry(key.to_string(), None, fetched_at, u64::MAX / 4);
+            self.cache.write(Bucket::Metadata, meta, &bytes);
+        }
+        Ok(Arc::new(metadata))
+    }
+}
+
+/// A cache header with no validators (`len` and `crc32` are filled in by the cache on write).
+fn entry(key: String, content_type: Option<String>, fetched_at: i64, max_age: u64) -> EntryMeta {
+    EntryMeta {
+        key,
+        etag: None,
+        last_modified: None,
+        content_type,
+        fetched_at,
+        max_age,
+        len: 0,
+        crc32: 0,
+    }
+}
