@@ -48,6 +48,7 @@ pub fn run(args: &DiffSettings, printer: &Printer) -> miette::Result<ExitStatus>
 }
 
 fn run_since(args: &DiffSettings, when: &str, printer: &Printer) -> miette::Result<ExitStatus> {
+    // The wall clock, not `clock::now()`: the cutoff is compared with real file times.
     let cutoff = since::parse_when(when, jiff::Timestamp::now())?;
     let (label, inventory) = match args.envs.as_slice() {
         [] => {

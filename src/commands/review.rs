@@ -32,7 +32,7 @@ pub fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Result<ExitS
     let index = crate::index::Index::new(settings.index.resolve(None)?, printer)?;
     let request = ProposeRequest {
         binary: index.binary_policy().clone(),
-        now: Some(jiff::Timestamp::now()),
+        now: Some(crate::clock::now()),
         ..ProposeRequest::default()
     };
     let mut analyzer = Analyzer::new(&index, &settings.policy, request);
