@@ -230,7 +230,26 @@ pub fn parse_requirement(text: &str) -> Result<Requirement, String> {
             "package name `{name}` must end with an alphanumeric character"
         ));
     }
+    if let Some(extra) = bad_extra(&rest[name_len..]) {
+        return Err(format!(
+            "extra name `{extra}` must end with an alphanumeric character"
+        ));
+    }
     Requirement::from_str(text).map_err(|err| err.message.to_string())
+}
+
+/// An extra in `[a, b_]` (right after the name) that ends in `.`, `-` or `_`: pep508_rs 0.9.2
+/// panics on those too (`torch[cuda_]`; found by `fuzz/run metadata`).
+fn bad_extra(after_name: &str) -> Option<&str> {
+    let list = after_name.trim_start().strip_prefix('[')?;
+    let list = list.split(']').next().unwrap_or(list);
+    list.split(',').map(str::trim_start).find_map(|extra| {
+        let len = extra
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')))
+            .unwrap_or(extra.len());
+        let name = &extra[..len];
+        name.ends_with(['.', '-', '_']).then_some(name)
+    })
 }
 
 /// Parse a `Requires-Python` value, tolerating the trailing comma and stray spaces real
@@ -311,6 +330,15 @@ Requires-Dist: opt-einsum>=3.3; extra == \"opt-einsum\"\nProvides-Extra: opt-ein
 
     /// Found by `fuzz/run metadata` (fuzz/artifacts, now fuzz/corpus/metadata/regression-*):
     /// pep508_rs panicked on these instead of returning an error.
+    #[test]
+    fn extras_ending_in_punctuation_are_errors_not_panics() {
+        for text in ["torch[cuda_]", "foo[a, b-] >=1", "foo [x.,y]"] {
+            let err = parse_requirement(text).unwrap_err();
+            assert!(err.contains("extra name"), "{text}: {err}");
+        }
+        assert!(parse_requirement("foo[a_b, c] >=1").is_ok());
+    }
+
     #[test]
     fn names_ending_in_punctuation_are_errors_not_panics() {
         for text in [
