@@ -65,16 +65,7 @@ impl World {
         );
         let server = IndexServer::start(&root);
         let venv = ctx.dir.path().join("venv");
-        let out = Command::new(python3())
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::common::venv::RealVenv::create(&venv);
         let out = pip(&venv)
             .args([
                 "install",
