@@ -318,6 +318,11 @@ pub struct ProposeArgs {
     /// Also offer a forced override when a target cannot be had otherwise.
     #[arg(long)]
     pub allow_override: bool,
+    /// Also plan with source distributions (sdists), which the printed commands then build.
+    /// Without it, plans use wheels only, as the commands install them (`--only-binary :all:`,
+    /// `uv --no-build`), and `--no-binary` is refused.
+    #[arg(long)]
+    pub allow_build: bool,
     /// A risk policy file (TOML) [default: policies/default.toml's built-in copy].
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,

@@ -65,6 +65,7 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         allow_override: args.allow_override,
         prerelease: args.prerelease,
         binary: args.index.binary.clone(),
+        allow_build: args.allow_build,
         now: Some(crate::clock::now()),
         source,
     };
@@ -97,6 +98,7 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
                 index_url: index_url.clone(),
                 files_dir: files_dir.clone(),
                 constraints: dir.is_some(),
+                allow_build: args.allow_build,
             },
         )?;
         if dir.is_some() {
@@ -109,6 +111,7 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
                 &spec,
                 &python,
                 index_url.as_deref(),
+                args.allow_build,
             )?;
         }
         let paste = |steps: &[Vec<String>]| match &dir {
@@ -206,6 +209,7 @@ fn plan_files(
     spec: &crate::verify::VerifySpec,
     python: &str,
     index_url: Option<&str>,
+    allow_build: bool,
 ) -> miette::Result<()> {
     let files = commands::install_files(
         plan,
@@ -214,6 +218,7 @@ fn plan_files(
             index_url: index_url.map(str::to_string),
             files_dir: None,
             constraints: true,
+            allow_build,
         },
     )?;
     out.add(dir.join("plan.json"), json::to_json(plan)?);

@@ -59,6 +59,7 @@ pub(crate) fn forced() -> Plan {
             yanked: None,
             upload_time: None,
             top_level: vec!["triton".into()],
+            repair: false,
         }],
         overrides: vec![Override {
             dependent: n("torch"),
@@ -133,6 +134,7 @@ pub(crate) fn move_blockers() -> Plan {
                 yanked: None,
                 upload_time: None,
                 top_level: vec!["torch".into(), "functorch".into()],
+                repair: false,
             },
             Change {
                 name: n("triton"),
@@ -146,6 +148,7 @@ pub(crate) fn move_blockers() -> Plan {
                 yanked: None,
                 upload_time: None,
                 top_level: vec!["triton".into()],
+                repair: false,
             },
         ],
         overrides: vec![],
@@ -183,8 +186,10 @@ pub(crate) fn proposal() -> Proposal {
             targets: vec![r("triton==3.7.0")],
             all: false,
             allow_override: true,
+            allow_build: false,
             policy: "default".into(),
         },
+        already_broken: vec![],
         conflict: Some(Conflict {
             explanation: "Because torch==2.11.0+cu130 depends on triton==3.6.0 and you require triton==3.7.0, we can conclude that your requirements are unsatisfiable.".into(),
             blockers: vec![Blocker {
