@@ -693,9 +693,13 @@ fn did_you_mean(
             known.insert(variant);
         }
     }
-    // A name the user already requires is no alternative to another they require.
+    // A name the user already requires is no alternative to another they require; an installed
+    // one is (`propose reqeusts` in a venv with requests: the root requires every installed
+    // dist, and the user meant that one).
     for required in &rules.request.requirements {
-        known.remove(&required.name);
+        if !rules.request.preferences.contains_key(&required.name) {
+            known.remove(&required.name);
+        }
     }
     suggest::suggest(missing, &known, &imports)
 }

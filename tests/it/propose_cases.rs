@@ -215,6 +215,10 @@ fn run_case(case: &Case, venv: &RealVenv, index: &str) -> Result<(), String> {
     {
         return Err(format!("stderr lacks {text:?}\n{}", context()));
     }
+    if case.exit == 2 {
+        // The tool refused or failed: no proposal to compare, only the exit code and stderr.
+        return Ok(());
+    }
     let proposal: Value = serde_json::from_str(&out.stdout)
         .map_err(|e| format!("stdout is not JSON ({e})\n{}", context()))?;
     let plans = proposal["plans"].as_array().cloned().unwrap_or_default();
