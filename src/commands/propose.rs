@@ -164,8 +164,8 @@ fn load_own_target(selection: &EnvironmentSelection) -> miette::Result<inventory
     )?;
     let (was, is) = (&own.environment.markers, &planned.environment.markers);
     let python_differs = was.python_version() != is.python_version();
-    let platform_differs = was.sys_platform() != is.sys_platform()
-        || was.platform_machine() != is.platform_machine();
+    let platform_differs =
+        was.sys_platform() != is.sys_platform() || was.platform_machine() != is.platform_machine();
     if !python_differs && !platform_differs {
         return Ok(planned);
     }

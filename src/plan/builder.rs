@@ -315,6 +315,17 @@ impl<'a> PlanBuilder<'a> {
         if reasons.is_empty() {
             reasons = self.required_by_reasons(name, from, spec.planned);
         }
+        // Under --all every installed dist moves because it was asked to: "billiard is required
+        // by celery 5.7.0" and "celery follows billiard 4.3.2" would explain each by the other.
+        // A repair stays a repair; a dist the plan adds keeps what requires it.
+        if spec.all
+            && from.is_some()
+            && reasons
+                .iter()
+                .all(|r| matches!(r, Reason::Follows { .. } | Reason::RequiredBy { .. }))
+        {
+            reasons.clear();
+        }
         if reasons.is_empty() {
             reasons.push(if spec.all {
                 Reason::UpgradeAll

@@ -168,6 +168,33 @@ fn untrue_reasons(plan: &Value) -> Result<(), String> {
             .iter()
             .any(|c| c["name"] == name && c["to"].as_str() == Some(version))
     };
+    // No two changes explain each other ("billiard: required by celery 5.7.0", "celery:
+    // follows billiard 4.3.2").
+    let explained_by = |change: &Value| -> Vec<String> {
+        change["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| match r["kind"].as_str() {
+                Some("follows") => r["package"].as_str().map(str::to_string),
+                Some("required-by") => r["dependent"].as_str().map(str::to_string),
+                _ => None,
+            })
+            .collect()
+    };
+    for a in changes {
+        for b in changes {
+            let (a_name, b_name) = (a["name"].as_str().unwrap(), b["name"].as_str().unwrap());
+            if explained_by(a).iter().any(|n| n == b_name)
+                && explained_by(b).iter().any(|n| n == a_name)
+            {
+                return Err(format!(
+                    "{}: {a_name} and {b_name} give each other as the reason",
+                    plan["kind"]
+                ));
+            }
+        }
+    }
     for change in changes {
         for reason in change["reasons"].as_array().unwrap() {
             let (name, version) = match reason["kind"].as_str() {
