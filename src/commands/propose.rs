@@ -24,7 +24,7 @@ use crate::ExitStatus;
 use crate::index::{Index, IndexLocation};
 use crate::inventory::{self, EnvironmentSelection};
 use crate::out_dir::OutFiles;
-use crate::plan::{self, Plan, Proposal, ProposeRequest};
+use crate::plan::{self, Plan, PlanCommandLines, Proposal, ProposeRequest};
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandSettings};
 use crate::render::text::PlanCommands;
@@ -86,7 +86,8 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
     let out_dir = args.out_dir.as_ref();
     let mut shown = Vec::new();
     let mut out_files = OutFiles::default();
-    for (i, plan) in proposal.plans.iter().enumerate() {
+    let mut proposal = proposal;
+    for (i, plan) in proposal.plans.iter_mut().enumerate() {
         let dir = out_dir
             .as_ref()
             .map(|root| root.join("plans").join(plan_dir_name(i, plan)));
@@ -101,6 +102,7 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
                 allow_build: args.allow_build,
             },
         )?;
+        plan.commands = Some(command_lines(&files, dir.is_none()));
         if dir.is_some() {
             let relative = Path::new("plans").join(plan_dir_name(i, plan));
             let spec = crate::verify::select(Some(plan), &inventory, &args.policy, false);
@@ -239,6 +241,29 @@ fn exit_status(proposal: &Proposal, max_risk: Option<RiskLevel>, printer: &Print
         return ExitStatus::UserActionRequired;
     }
     ExitStatus::Success
+}
+
+/// A plan's commands as data (`propose --format json`): each step's argv, and, when no
+/// `--out-dir` wrote them, the files the steps name.
+fn command_lines(files: &commands::InstallFiles, inline: bool) -> PlanCommandLines {
+    let steps = files.pip.iter().chain(&files.uv).flatten();
+    let uses = |name: &str| steps.clone().any(|token| token == name);
+    let mut named = std::collections::BTreeMap::new();
+    if inline {
+        for (name, content) in [
+            ("constraints.txt", &files.constraints),
+            ("overrides.txt", &files.overrides),
+        ] {
+            if uses(name) {
+                named.insert(name.to_string(), content.clone());
+            }
+        }
+    }
+    PlanCommandLines {
+        pip: files.pip.clone(),
+        uv: files.uv.clone(),
+        files: named,
+    }
 }
 
 /// `1-move-blockers`.

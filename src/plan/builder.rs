@@ -223,6 +223,7 @@ impl<'a> PlanBuilder<'a> {
             pins: self.pins(planned),
             warnings,
             risk,
+            commands: None,
         }
     }
 

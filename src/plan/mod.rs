@@ -21,5 +21,6 @@ pub use alternatives::{ProposeError, ProposeRequest, propose};
 pub use builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, line_floor};
 pub use proposal::{
     Action, Blocker, BrokenEdge, Change, Conflict, EnvironmentSummary, HeldBack, Override,
-    PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request, UnmatchedMember,
+    PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan, PlanCommandLines, PlanKind, Proposal, Reason, Request,
+    UnmatchedMember,
 };

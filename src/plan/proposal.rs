@@ -175,6 +175,23 @@ pub struct Plan {
     pub warnings: Vec<String>,
     /// The plan's risk.
     pub risk: RiskScore,
+    /// The commands that carry it out, as `propose` printed them (`None` until rendered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commands: Option<PlanCommandLines>,
+}
+
+/// One plan's install commands, each an argv (tokens unquoted; join them quoted for a shell),
+/// and the files they read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanCommandLines {
+    /// pip steps, in order.
+    pub pip: Vec<Vec<String>>,
+    /// uv steps, in order.
+    pub uv: Vec<Vec<String>>,
+    /// The files the steps name, by the name used in them, when `propose` did not write them
+    /// (`--out-dir` not given): write them first (`constraints.txt`, `overrides.txt`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<String, String>,
 }
 
 /// What happens to one dist.

@@ -110,6 +110,7 @@ pub(crate) fn forced() -> Plan {
                 },
             ],
         },
+        commands: None,
     }
 }
 
@@ -168,6 +169,7 @@ pub(crate) fn move_blockers() -> Plan {
                 detail: "torch 2.11.0+cu130 is a local build; 2.12.0 is a different build".into(),
             }],
         },
+        commands: None,
     }
 }
 
