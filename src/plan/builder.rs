@@ -69,6 +69,12 @@ pub trait Oracle {
     fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
     /// When the first final release of `name` at or above `version` was uploaded.
     fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
+    /// The paths the planned release `name==version` installs (its wheel's file list), when
+    /// they can be had; `None` otherwise.
+    fn installs(&self, name: &PackageName, version: &Version) -> Option<Vec<String>> {
+        let _ = (name, version);
+        None
+    }
 }
 
 /// Mark the changes that serve only edges broken before the plan: a [`Reason::Repairs`], or
@@ -191,6 +197,11 @@ impl<'a> PlanBuilder<'a> {
             changes.push(change);
         }
         mark_repairs(&mut changes);
+        warnings.extend(super::modules::removed_module_warnings(
+            self.inventory,
+            &changes,
+            oracle,
+        ));
         let mut title = spec.title.clone();
         let repairs: Vec<&str> = changes
             .iter()

@@ -10,6 +10,7 @@
 mod accept;
 mod alternatives;
 mod builder;
+mod modules;
 mod proposal;
 #[cfg(test)]
 pub(crate) mod test_plans;
