@@ -44,7 +44,10 @@ pub fn imports_module(dist: &InstalledDist, module: &str) -> Option<String> {
 fn imports(line: &str, module: &str) -> bool {
     let names_it = |name: &str| {
         let name = name.trim();
-        name == module || name.strip_prefix(module).is_some_and(|r| r.starts_with('.'))
+        name == module
+            || name
+                .strip_prefix(module)
+                .is_some_and(|r| r.starts_with('.'))
     };
     let line = line.trim_start();
     if let Some(rest) = line.strip_prefix("from ") {

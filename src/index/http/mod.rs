@@ -26,8 +26,7 @@ use super::parse::{self, ProjectPage};
 use super::progress::Progress;
 use super::{
     BinaryPolicy, DistFile, DistFilename, IndexError, IndexLocation, IndexSettings, IndexSource,
-    Project, local,
-    metadata_fetch,
+    Project, local, metadata_fetch,
 };
 use crate::metadata::CoreMetadata;
 use crate::printer::Printer;
@@ -379,7 +378,9 @@ impl Inner {
         if self.offline && !local {
             return None;
         }
-        let members = metadata_fetch::wheel_members(&self.client, &file).await.ok()?;
+        let members = metadata_fetch::wheel_members(&self.client, &file)
+            .await
+            .ok()?;
         if !local {
             let fetched_at = crate::clock::now().as_second();
             let meta = entry(key, None, fetched_at, u64::MAX / 4);
