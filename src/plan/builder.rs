@@ -10,6 +10,7 @@ use jiff::Timestamp;
 use pep440_rs::Version;
 use pep508_rs::{ExtraName, MarkerEnvironment, PackageName, Requirement, VersionOrUrl};
 
+use super::modules::removed_module_warnings;
 use super::proposal::{
     Action, Blocker, Change, HeldBack, Override, PLAN_SCHEMA, Plan, PlanKind, Reason,
 };
@@ -197,10 +198,10 @@ impl<'a> PlanBuilder<'a> {
             changes.push(change);
         }
         mark_repairs(&mut changes);
-        warnings.extend(super::modules::removed_module_warnings(
+        warnings.extend(removed_module_warnings(
             self.inventory,
             &changes,
-            oracle,
+            &|name, version| oracle.installs(name, version),
         ));
         let mut title = spec.title.clone();
         let repairs: Vec<&str> = changes

@@ -1,8 +1,8 @@
 //! Modules a plan takes away: a changed dist whose new release no longer installs a top-level
 //! module that installed dists import (setuptools 81+ dropping `pkg_resources`).
 //!
-//! In: the inventory, a plan's changes and the [`Oracle`] (which lists what the planned release's
-//! wheel installs, from its zip's file list). Out: one warning per dropped module that some
+//! In: the inventory, a plan's changes and what a planned release's wheel installs (its zip's
+//! file list, as the plan builder's oracle reads it). Out: one warning per dropped module that some
 //! installed dist imports, naming the importers.
 //!
 //! The installed side is the dist's `top_level.txt`, else the first path components of its
@@ -17,7 +17,8 @@ use std::collections::BTreeSet;
 
 use pep508_rs::PackageName;
 
-use super::builder::Oracle;
+use pep440_rs::Version;
+
 use super::proposal::Change;
 use crate::inventory::Inventory;
 use crate::inventory::imports::imports_module;
@@ -25,12 +26,15 @@ use crate::inventory::imports::imports_module;
 /// How many importers a warning names.
 const IMPORTERS_LISTED: usize = 5;
 
+/// What a planned release installs (`name`, `version` -> its wheel's paths), when known.
+pub(crate) type Installs<'a> = &'a dyn Fn(&PackageName, &Version) -> Option<Vec<String>>;
+
 /// One warning per top-level module a changed dist stops installing while installed dists
 /// import it.
 pub(crate) fn removed_module_warnings(
     inventory: &Inventory,
     changes: &[Change],
-    oracle: &dyn Oracle,
+    installs: Installs<'_>,
 ) -> Vec<String> {
     let mut warnings = Vec::new();
     for change in changes {
@@ -43,13 +47,13 @@ pub(crate) fn removed_module_warnings(
         if installed.top_level.is_empty() {
             continue;
         }
-        let Some(members) = oracle.installs(&change.name, to) else {
+        let Some(members) = installs(&change.name, to) else {
             continue;
         };
         let after = top_level_of(&members);
         for module in &installed.top_level {
             if after.contains(module)
-                || provided_elsewhere(inventory, changes, oracle, &change.name, module)
+                || provided_elsewhere(inventory, changes, installs, &change.name, module)
             {
                 continue;
             }
@@ -101,7 +105,7 @@ fn top_level_of(members: &[String]) -> BTreeSet<String> {
 fn provided_elsewhere(
     inventory: &Inventory,
     changes: &[Change],
-    oracle: &dyn Oracle,
+    installs: Installs<'_>,
     dropping: &PackageName,
     module: &str,
 ) -> bool {
@@ -113,9 +117,7 @@ fn provided_elsewhere(
     kept || changes.iter().any(|c| {
         &c.name != dropping
             && c.to.as_ref().is_some_and(|to| {
-                oracle
-                    .installs(&c.name, to)
-                    .is_some_and(|members| top_level_of(&members).contains(module))
+                installs(&c.name, to).is_some_and(|members| top_level_of(&members).contains(module))
             })
     })
 }
