@@ -94,6 +94,19 @@ impl Index {
             })
             .collect();
         let auth = AuthStore::new(&secret_urls, &settings.netrc);
+        for (i, index) in settings.indexes.iter().enumerate() {
+            log::debug!("index {}: {index}", i + 1);
+        }
+        match &settings.cache_dir {
+            Some(dir) => log::debug!(
+                "cache {}{}{}",
+                dir.display(),
+                if settings.offline { " (--offline)" } else { "" },
+                if settings.refresh { " (--refresh)" } else { "" }
+            ),
+            None => log::debug!("no cache folder: nothing is cached"),
+        }
+        log::debug!("credentials looked for in: {}", auth.sources());
         let client = Client::new(auth, settings.client)?;
         Ok(Index {
             runtime,
