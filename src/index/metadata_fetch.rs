@@ -264,13 +264,18 @@ async fn wheel_metadata(
             cd
         }
     };
-    let entries = parse_central_directory(&cd, eocd.entries).map_err(zip_err)?;
+    let entries = parse_central_directory(&cd, eocd.entries, eocd.cd_offset).map_err(zip_err)?;
     let entry = pick_metadata(&entries, file)
         .ok_or_else(|| zip_err("no *.dist-info/METADATA".to_string()))?;
-    if entry.uncompressed_size > MAX_METADATA_BYTES as u64 {
+    // Checked before anything is fetched: the sizes are the file's word, and the range read
+    // below asks for `compressed_size` bytes. Deflate never grows data by more than a few bytes
+    // per 16 KiB block, so a compressed size well over the cap is a lie.
+    if entry.uncompressed_size > MAX_METADATA_BYTES as u64
+        || entry.compressed_size > MAX_METADATA_BYTES as u64 + 1024
+    {
         return Err(zip_err(format!(
-            "METADATA is {} bytes",
-            entry.uncompressed_size
+            "METADATA is {} bytes ({} compressed), over the {MAX_METADATA_BYTES}-byte limit",
+            entry.uncompressed_size, entry.compressed_size
         )));
     }
     // The local header has its own extra field length; read generously.
