@@ -251,11 +251,13 @@ impl Client {
         if let Some(lm) = &options.last_modified {
             request = request.header(header::IF_MODIFIED_SINCE, lm);
         }
-        // Credentials only for their own realm (the first hop's userinfo included).
-        let creds = SecretUrl::new(first.clone())
-            .credentials()
-            .filter(|_| same_origin(first, current))
-            .or_else(|| self.auth.for_url(current).cloned());
+        // Credentials only for their own realm: the configured index's (its URL, netrc or
+        // keyring), else the first hop's userinfo.
+        let creds = self.auth.for_url(current).cloned().or_else(|| {
+            SecretUrl::new(first.clone())
+                .credentials()
+                .filter(|_| same_origin(first, current))
+        });
         if let Some(creds) = creds {
             request = request.basic_auth(creds.username, creds.password);
         }

@@ -93,7 +93,7 @@ impl Index {
                 IndexLocation::Local(_) => None,
             })
             .collect();
-        let auth = AuthStore::new(&secret_urls, &settings.netrc);
+        let auth = AuthStore::new(&secret_urls, &settings.netrc, settings.keyring);
         for (i, index) in settings.indexes.iter().enumerate() {
             log::debug!("index {}: {index}", i + 1);
         }
