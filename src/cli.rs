@@ -216,6 +216,21 @@ pub struct IndexArgs {
     /// Never use wheels for these packages (`:all:` for every package, `:none:` to reset).
     #[arg(long, value_name = "PKG")]
     pub no_binary: Vec<String>,
+
+    /// Ask the `keyring` command for index credentials not in the URL or ~/.netrc, as pip and
+    /// uv do (`keyring get URL USER`) [env: PIP_KEYRING_PROVIDER, UV_KEYRING_PROVIDER; default:
+    /// disabled].
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub keyring_provider: Option<KeyringProvider>,
+}
+
+/// Where index credentials may also come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KeyringProvider {
+    /// Never ask a keyring.
+    Disabled,
+    /// Run the `keyring` command found on PATH.
+    Subprocess,
 }
 
 /// Pre-release policy.

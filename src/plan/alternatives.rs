@@ -88,6 +88,7 @@ pub fn propose(
     policy: &Policy,
     request: &ProposeRequest,
 ) -> Result<Proposal, ProposeError> {
+    let _stage = crate::logging::Stage::start("plan");
     let installed: HashMap<PackageName, Arc<CoreMetadata>> = inventory
         .dists
         .iter()
