@@ -376,6 +376,22 @@ fn risk_corpus_scores_match_the_recorded_figures() {
         table(&all, &figures.held_out),
         confusion(&all, RiskLevel::High)
     );
+    // The ABI signal in both directions: pandas 1.5.3's extensions, built before numpy 2, break
+    // under it; scipy 1.13.1 was released before numpy 2.0.0 too, but declares `numpy<2.3`
+    // (built against its release candidate), and works.
+    let kinds = |id: &str| -> Vec<FactorKind> {
+        let case = scored
+            .iter()
+            .find(|s| s.id == id)
+            .expect("the case is recorded");
+        case.risk.factors.iter().map(|f| f.kind).collect()
+    };
+    assert!(kinds("pandas153-numpy-2.0.2").contains(&FactorKind::AbiBreak));
+    let scipy = kinds("scipy113-numpy-2.0.2");
+    assert!(
+        !scipy.contains(&FactorKind::AbiBreak) && !scipy.contains(&FactorKind::PredatesMajor),
+        "{scipy:?}"
+    );
     let counted = evidence_counts(&scored, &policy);
     eprintln!("[evidence]\n{}", evidence_toml(&counted));
     let below_medium: Vec<&str> = scored
