@@ -73,6 +73,20 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> St
         terminal(&env.platform),
         env.dists
     );
+    if !proposal.already_broken.is_empty() {
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "{}",
+            style.paint(
+                "1;33",
+                "The environment is already broken (before any plan):"
+            )
+        );
+        for edge in &proposal.already_broken {
+            let _ = writeln!(out, "  {}", terminal(&edge.to_string()));
+        }
+    }
     if let Some(conflict) = &proposal.conflict {
         out.push('\n');
         let _ = writeln!(
@@ -151,7 +165,6 @@ fn plan_text(
     if plan.changes.is_empty() {
         let _ = writeln!(out, "  no changes: the environment already satisfies it");
     } else {
-        let _ = writeln!(out, "  changes:");
         let width = plan
             .changes
             .iter()
@@ -160,14 +173,30 @@ fn plan_text(
             .unwrap_or(0);
         let moves: Vec<String> = plan.changes.iter().map(movement).collect();
         let move_width = moves.iter().map(String::len).max().unwrap_or(0);
-        for (change, movement) in plan.changes.iter().zip(&moves) {
-            let _ = writeln!(
-                out,
-                "    {:<width$}  {:<move_width$}  {}",
-                change.name.as_ref(),
-                movement,
-                terminal(&reasons(change)),
-            );
+        // What the request needs first, then what repairs the environment as it was.
+        for (repair, heading) in [
+            (false, "changes:"),
+            (true, "repairs (edges broken before this plan):"),
+        ] {
+            let rows: Vec<(&Change, &String)> = plan
+                .changes
+                .iter()
+                .zip(&moves)
+                .filter(|(c, _)| c.repair == repair)
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "  {heading}");
+            for (change, movement) in rows {
+                let _ = writeln!(
+                    out,
+                    "    {:<width$}  {:<move_width$}  {}",
+                    change.name.as_ref(),
+                    movement,
+                    terminal(&reasons(change)),
+                );
+            }
         }
     }
     if !plan.overrides.is_empty() {
@@ -283,6 +312,28 @@ pub fn reasons(change: &Change) -> String {
                 version,
                 requirement,
             } => format!("follows {package} {version} (it required {requirement})"),
+            Reason::Repairs {
+                dependent,
+                dependent_version,
+                requirement,
+                installed,
+            } => {
+                let whose = if dependent == &change.name {
+                    "its".to_string()
+                } else {
+                    format!("{dependent} {dependent_version}'s")
+                };
+                match installed {
+                    Some(v) => format!(
+                        "repairs {whose} {requirement} ({} {v} was installed)",
+                        requirement.name
+                    ),
+                    None => format!(
+                        "repairs {whose} {requirement} ({} was missing)",
+                        requirement.name
+                    ),
+                }
+            }
             Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
             Reason::NewestFitting { asked } => {
                 format!("the newest that fits, NOT what was asked ({asked})")
