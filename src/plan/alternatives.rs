@@ -212,6 +212,7 @@ impl Proposer<'_> {
 
     fn run(&self, policy: &Policy) -> Result<Proposal, ProposeError> {
         let mut warnings = self.inventory_warnings();
+        let already_broken = self.already_broken();
         let targets = &self.request.targets;
         let target_names: BTreeSet<PackageName> = targets.iter().map(|t| t.name.clone()).collect();
         let mut upgrade = target_names.clone();
@@ -245,7 +246,17 @@ impl Proposer<'_> {
                 } else {
                     format!("As asked: {}", join(targets))
                 };
-                plans.push(self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?);
+                let plan = self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?;
+                let repairs = plan.changes.iter().any(|c| c.repair);
+                plans.push(plan);
+                if repairs && !self.request.all {
+                    plans.extend(self.keep_broken(
+                        &as_asked,
+                        targets,
+                        &upgrade,
+                        &already_broken,
+                    )?);
+                }
             }
             Err(SolveError::NoSolution(no_solution)) => {
                 let blockers = self.blockers(targets, Some(&no_solution))?;
@@ -295,11 +306,56 @@ impl Proposer<'_> {
                 allow_build: self.request.allow_build,
                 policy: policy.name.clone(),
             },
-            already_broken: self.already_broken(),
+            already_broken,
             conflict,
             plans,
             warnings,
         })
+    }
+
+    /// The request as asked, leaving the edges broken before the plan as they are (what pip
+    /// does): each broken requirement is overridden, on its dependent's edge only, by the
+    /// installed version. Offered beside an as-asked plan that repairs them. `None` when no edge
+    /// is broken by a version (a missing dependency cannot be kept missing by an override) or
+    /// there is no such plan.
+    fn keep_broken(
+        &self,
+        as_asked: &[Requirement],
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        broken: &[BrokenEdge],
+    ) -> Result<Option<Plan>, ProposeError> {
+        let mut kept: BTreeMap<PackageName, (Version, BTreeSet<PackageName>)> = BTreeMap::new();
+        for edge in broken {
+            if let Some(installed) = &edge.installed {
+                kept.entry(edge.requirement.name.clone())
+                    .or_insert_with(|| (installed.clone(), BTreeSet::new()))
+                    .1
+                    .insert(edge.dependent.clone());
+            }
+        }
+        if kept.is_empty() {
+            return Ok(None);
+        }
+        let overrides = kept
+            .iter()
+            .map(|(name, (version, from))| Override {
+                requirement: pin(name, version),
+                only_from: Some(from.clone()),
+            })
+            .collect();
+        let resolution = match self.solve(as_asked, upgrade, overrides) {
+            Ok(resolution) => resolution,
+            Err(SolveError::NoSolution(_)) => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        let planned = self.planned(&resolution);
+        let title = format!(
+            "As asked: {}, leaving the environment as broken as it was",
+            join(targets)
+        );
+        self.plan(PlanKind::Upgrade, title, targets, &planned, &[])
+            .map(Some)
     }
 
     /// The installed requirements the installed set does not meet (what `pip check` reports),

@@ -631,6 +631,15 @@ impl<'a> PlanBuilder<'a> {
             let Some(forced_version) = planned.dists.get(package).map(|d| d.version.clone()) else {
                 continue;
             };
+            // An edge broken before the plan, which the plan keeps as installed.
+            let kept = self
+                .inventory
+                .get(package)
+                .is_some_and(|d| d.version() == &forced_version)
+                && self
+                    .inventory
+                    .get(dependent)
+                    .is_some_and(|d| d.version() == dependent_version);
             overrides.push(Override {
                 dependent: dependent.clone(),
                 dependent_version: dependent_version.clone(),
@@ -638,7 +647,11 @@ impl<'a> PlanBuilder<'a> {
                 package: package.clone(),
                 version: forced_version.clone(),
                 replacement: edge.replacement.clone(),
-                reason: reason.clone(),
+                reason: if kept {
+                    "broken before the plan; kept as installed".to_string()
+                } else {
+                    reason.clone()
+                },
             });
             broken_edges.push(BrokenEdgeFacts {
                 dependent: dependent.clone(),

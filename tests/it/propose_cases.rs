@@ -42,6 +42,9 @@ struct Case {
     /// The proposal's `already_broken` edges, each `dependent version requires REQ`, when given.
     #[serde(default)]
     already_broken: Option<Vec<String>>,
+    /// The plans after the first, each `kind: change; change`, when given.
+    #[serde(default)]
+    others: Option<Vec<String>>,
 }
 
 fn cases() -> Vec<Case> {
@@ -391,6 +394,19 @@ fn run_case(case: &Case, venv: &RealVenv, index: &str) -> Result<(), String> {
         if &got != expected {
             return Err(format!(
                 "already broken {got:?}, expected {expected:?}\n{}",
+                context()
+            ));
+        }
+    }
+    if let Some(expected) = &case.others {
+        let got: Vec<String> = plans
+            .iter()
+            .skip(1)
+            .map(|p| format!("{}: {}", p["kind"].as_str().unwrap(), changes(p).join("; ")))
+            .collect();
+        if &got != expected {
+            return Err(format!(
+                "other plans {got:?}, expected {expected:?}\n{}",
                 context()
             ));
         }
