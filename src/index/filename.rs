@@ -1,5 +1,6 @@
 //! Wheel and sdist file names (PEP 427, PEP 625), with compressed tag sets expanded.
 
+use std::collections::HashMap;
 use std::str::FromStr;
 
 use pep440_rs::Version;
@@ -69,19 +70,36 @@ pub struct FilenameError {
 impl FromStr for DistFilename {
     type Err = FilenameError;
     fn from_str(filename: &str) -> Result<Self, Self::Err> {
+        FilenameMemo::default().parse(filename)
+    }
+}
+
+/// Parses file names of one page, each distinct name, version and wheel tag set once: a page
+/// lists the same few of each on hundreds of files (a release's wheels share a version, a
+/// platform's wheels share a tag set), and versions and names are shared, not copied.
+#[derive(Default)]
+pub struct FilenameMemo {
+    names: HashMap<String, PackageName>,
+    versions: HashMap<String, Version>,
+    tags: HashMap<String, Vec<Tag>>,
+}
+
+impl FilenameMemo {
+    /// Parse one file name (`.whl`, or an sdist extension).
+    pub fn parse(&mut self, filename: &str) -> Result<DistFilename, FilenameError> {
         let err = |reason: &str| FilenameError {
             filename: filename.to_string(),
             reason: reason.to_string(),
         };
         if let Some(stem) = filename.strip_suffix(".whl") {
             let parts: Vec<&str> = stem.split('-').collect();
-            let (name, version, build, py, abi, plat) = match parts.as_slice() {
-                [n, v, py, abi, plat] => (n, v, None, py, abi, plat),
-                [n, v, b, py, abi, plat] => (n, v, Some(*b), py, abi, plat),
+            let (name, version, build, tag_text) = match parts.as_slice() {
+                [n, v, _, _, _] => (n, v, None, &stem[n.len() + v.len() + 2..]),
+                [n, v, b, _, _, _] => (n, v, Some(*b), &stem[n.len() + v.len() + b.len() + 3..]),
                 _ => return Err(err("a wheel name has 5 or 6 dash-separated parts")),
             };
-            let name = PackageName::from_str(name).map_err(|e| err(&e.to_string()))?;
-            let version = Version::from_str(version).map_err(|e| err(&e.to_string()))?;
+            let name = self.name(name).map_err(|e| err(&e))?;
+            let version = self.version(version).map_err(|e| err(&e))?;
             let build = match build {
                 None => None,
                 Some(b) => {
@@ -92,18 +110,7 @@ impl FromStr for DistFilename {
                     Some((number, b[digits.len()..].to_string()))
                 }
             };
-            let mut tags = Vec::new();
-            for p in py.split('.') {
-                for a in abi.split('.') {
-                    for pl in plat.split('.') {
-                        tags.push(Tag {
-                            interpreter: p.to_string(),
-                            abi: a.to_string(),
-                            platform: pl.to_string(),
-                        });
-                    }
-                }
-            }
+            let tags = self.tags(tag_text);
             return Ok(DistFilename::Wheel(WheelFilename {
                 name,
                 version,
@@ -119,12 +126,57 @@ impl FromStr for DistFilename {
         let (name, version) = stem
             .rmatch_indices('-')
             .find_map(|(i, _)| {
-                let version = Version::from_str(&stem[i + 1..]).ok()?;
-                let name = PackageName::from_str(&stem[..i]).ok()?;
+                let version = self.version(&stem[i + 1..]).ok()?;
+                let name = self.name(&stem[..i]).ok()?;
                 Some((name, version))
             })
             .ok_or_else(|| err("no `-{version}` suffix"))?;
         Ok(DistFilename::Sdist(SdistFilename { name, version }))
+    }
+
+    fn name(&mut self, text: &str) -> Result<PackageName, String> {
+        if let Some(name) = self.names.get(text) {
+            return Ok(name.clone());
+        }
+        let name = PackageName::from_str(text).map_err(|e| e.to_string())?;
+        self.names.insert(text.to_string(), name.clone());
+        Ok(name)
+    }
+
+    fn version(&mut self, text: &str) -> Result<Version, String> {
+        if let Some(version) = self.versions.get(text) {
+            return Ok(version.clone());
+        }
+        let version = Version::from_str(text).map_err(|e| e.to_string())?;
+        self.versions.insert(text.to_string(), version.clone());
+        Ok(version)
+    }
+
+    /// Every `python-abi-platform` triple a compressed tag set (`py-abi-plat`) expands to.
+    fn tags(&mut self, text: &str) -> Vec<Tag> {
+        if let Some(tags) = self.tags.get(text) {
+            return tags.clone();
+        }
+        let mut parts = text.splitn(3, '-');
+        let (py, abi, plat) = (
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+        );
+        let mut tags = Vec::new();
+        for p in py.split('.') {
+            for a in abi.split('.') {
+                for pl in plat.split('.') {
+                    tags.push(Tag {
+                        interpreter: p.to_string(),
+                        abi: a.to_string(),
+                        platform: pl.to_string(),
+                    });
+                }
+            }
+        }
+        self.tags.insert(text.to_string(), tags.clone());
+        tags
     }
 }
 

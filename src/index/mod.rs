@@ -44,6 +44,7 @@ pub mod auth;
 pub mod cache;
 pub mod candidates;
 pub mod client;
+mod compact;
 pub mod config;
 mod error;
 mod filename;

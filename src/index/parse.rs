@@ -1,8 +1,8 @@
 //! Project pages parsed into [`DistFile`]s: PEP 691 JSON and PEP 503 HTML.
 //!
 //! In: the bytes of one project page and the URL it was fetched from (relative file URLs resolve
-//! against it). Out: a [`ProjectPage`]. And back: [`simple_json_page`] writes files as a PEP 691
-//! page (what the filtered-page cache stores). These are pure functions: no IO, no clock.
+//! against it). Out: a [`ProjectPage`] (which `super::compact` stores). These are pure
+//! functions: no IO, no clock.
 //!
 //! Quirks handled (tech-brief §3, reliability items 15-18, 22): `yanked` is `false` or a reason
 //! string; `core-metadata` is `true` or hashes, under three historic key names; `requires-python`
@@ -19,6 +19,7 @@ use pep508_rs::PackageName;
 use serde::Deserialize;
 use url::Url;
 
+use super::filename::FilenameMemo;
 use super::urls::url_filename;
 use super::{DistFile, DistFilename};
 use crate::metadata::parse_requires_python;
@@ -172,13 +173,13 @@ pub struct FileFilter<'t> {
 
 /// Per-page state of a [`FileFilter`].
 #[derive(Default)]
-struct FilterState {
+pub(super) struct FilterState {
     represented: std::collections::HashSet<pep440_rs::Version>,
 }
 
 impl FileFilter<'_> {
     /// Whether to keep a parsed file name.
-    fn keep(&self, name: &DistFilename, state: &mut FilterState) -> bool {
+    pub(super) fn keep(&self, name: &DistFilename, state: &mut FilterState) -> bool {
         match name {
             DistFilename::Sdist(_) => true,
             DistFilename::Wheel(w) => {
@@ -208,7 +209,7 @@ pub fn simple_json_filtered(
         .map_err(|e| ParseError(format!("invalid project name `{}`: {e}", page.name)))?;
     let mut files = Vec::with_capacity(page.files.len());
     let mut skipped = Vec::new();
-    let mut memo = RequiresPythonMemo::default();
+    let mut memo = PageMemo::default();
     let mut state = FilterState::default();
     for file in page.files {
         let raw = RawFile {
@@ -239,46 +240,6 @@ pub fn simple_json_filtered(
         skipped,
         api_version,
     })
-}
-
-/// Write a PEP 691 JSON page of these files: what the filtered-page cache stores, read back by
-/// [`simple_json`] into the same files.
-pub fn simple_json_page(name: &PackageName, files: &[DistFile]) -> Vec<u8> {
-    let files: Vec<serde_json::Value> = files.iter().map(json_file).collect();
-    serde_json::to_vec(&serde_json::json!({
-        "meta": {"api-version": "1.1"},
-        "name": name.to_string(),
-        "files": files,
-    }))
-    .unwrap_or_default()
-}
-
-/// One file of a PEP 691 page.
-fn json_file(f: &DistFile) -> serde_json::Value {
-    let mut o = serde_json::Map::new();
-    o.insert("filename".into(), f.filename_str().into());
-    o.insert("url".into(), f.url.as_str().into());
-    o.insert("hashes".into(), serde_json::json!(f.hashes));
-    if let Some(rp) = &f.requires_python {
-        o.insert("requires-python".into(), rp.to_string().into());
-    }
-    o.insert(
-        "yanked".into(),
-        match &f.yanked {
-            None => false.into(),
-            Some(reason) => reason.as_str().into(),
-        },
-    );
-    if let Some(size) = f.size {
-        o.insert("size".into(), size.into());
-    }
-    if let Some(t) = f.upload_time {
-        o.insert("upload-time".into(), t.to_string().into());
-    }
-    if let Some(h) = &f.core_metadata {
-        o.insert("core-metadata".into(), serde_json::json!(h));
-    }
-    serde_json::Value::Object(o)
 }
 
 /// Parse a PEP 503 HTML project page. `expected` (the project asked for) filters out files of
@@ -332,7 +293,7 @@ pub fn simple_html_filtered(
     check_api_version(api_version.as_deref())?;
     let mut files = Vec::new();
     let mut skipped = Vec::new();
-    let mut memo = RequiresPythonMemo::default();
+    let mut memo = PageMemo::default();
     let mut state = FilterState::default();
     for tag in anchors {
         let Some(href) = attr(tag, "href") else {
@@ -390,7 +351,13 @@ pub fn simple_html_filtered(
     })
 }
 
-type RequiresPythonMemo = std::collections::HashMap<String, Result<VersionSpecifiers, String>>;
+/// What one page parses once however many files repeat it: requires-python values and file
+/// name parts.
+#[derive(Default)]
+struct PageMemo {
+    python: std::collections::HashMap<String, Result<VersionSpecifiers, String>>,
+    names: FilenameMemo,
+}
 
 struct RawFile<'a> {
     filename: Cow<'a, str>,
@@ -410,7 +377,7 @@ impl RawFile<'_> {
         self,
         base: &Url,
         expected: Option<&PackageName>,
-        memo: &mut RequiresPythonMemo,
+        memo: &mut PageMemo,
         filter: Option<FileFilter<'_>>,
         state: &mut FilterState,
     ) -> Result<Option<DistFile>, String> {
@@ -421,7 +388,7 @@ impl RawFile<'_> {
         {
             return Ok(None);
         }
-        let parsed: DistFilename = match filename.parse() {
+        let parsed: DistFilename = match memo.names.parse(filename) {
             Ok(p) => p,
             Err(e) => return Err(format!("{e}")),
         };
@@ -455,7 +422,8 @@ impl RawFile<'_> {
             None | Some("") => None,
             // Most files of a project share one value: parse each distinct one once.
             Some(text) => Some(
-                memo.entry(text.to_string())
+                memo.python
+                    .entry(text.to_string())
                     .or_insert_with(|| parse_requires_python(text))
                     .clone()
                     .map_err(|e| {
@@ -571,30 +539,6 @@ mod tests {
         assert_eq!(sdist.core_metadata, Some(BTreeMap::new()));
         assert_eq!(parsed.skipped.len(), 2, "{:?}", parsed.skipped);
         assert!(parsed.skipped[1].contains("requires-python"));
-    }
-
-    #[test]
-    fn a_written_page_reads_back_as_the_same_files() {
-        let page = br#"{
-          "meta": {"api-version": "1.1"}, "name": "demo",
-          "files": [
-            {"filename": "demo-1.0+cpu-py3-none-any.whl",
-             "url": "../../files/demo-1.0%2Bcpu-py3-none-any.whl",
-             "hashes": {"sha256": "aa"}, "requires-python": ">=3.8",
-             "yanked": "broken build", "upload-time": "2024-01-02T03:04:05Z",
-             "size": 10, "core-metadata": {"sha256": "bb"}},
-            {"filename": "demo-2.0.tar.gz", "url": "https://files.example/demo-2.0.tar.gz",
-             "hashes": {}, "yanked": true, "core-metadata": true}
-          ]
-        }"#;
-        let first = simple_json(page, &base()).unwrap();
-        let name = first.name.clone().unwrap();
-        let written = simple_json_page(&name, &first.files);
-        let again = simple_json(&written, &base()).unwrap();
-        assert_eq!(again.name, Some(name));
-        assert_eq!(first.files.len(), 2);
-        assert_eq!(format!("{:?}", again.files), format!("{:?}", first.files));
-        assert!(again.skipped.is_empty(), "{:?}", again.skipped);
     }
 
     #[test]

@@ -221,7 +221,7 @@ fn an_override_of_a_root_requirement_is_reported_with_the_root_as_dependent() {
 }
 
 #[test]
-fn unreadable_files_on_a_page_make_one_warning_line_per_project() {
+fn unreadable_files_on_a_page_are_skipped_without_a_word() {
     let ctx = TestContext::new();
     let index = demo_index(
         &ctx,
@@ -241,18 +241,8 @@ fn unreadable_files_on_a_page_make_one_warning_line_per_project() {
     ]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(out.stdout.contains("demo==1.0\n"), "{}", out.stdout);
-    let warnings: Vec<&str> = out.stderr.lines().filter(|l| l.contains("demo")).collect();
-    assert_eq!(warnings.len(), 1, "{}", out.stderr);
-    assert!(
-        warnings[0].starts_with("warning: demo: ignored 3 files on "),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        warnings[0].contains("cannot be read (e.g. "),
-        "{}",
-        out.stderr
-    );
+    // pip and uv skip them silently; so does planner at normal verbosity (-v shows them).
+    assert!(!out.stderr.contains("demo"), "{}", out.stderr);
 }
 
 /// Found by `fuzz/run metadata`: pep508_rs panicked on a name ending in `-` followed by more
