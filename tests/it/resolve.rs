@@ -241,8 +241,32 @@ fn unreadable_files_on_a_page_are_skipped_without_a_word() {
     ]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(out.stdout.contains("demo==1.0\n"), "{}", out.stdout);
-    // pip and uv skip them silently; so does planner at normal verbosity (-v shows them).
+    // pip and uv skip them silently; so does planner at normal verbosity.
     assert!(!out.stderr.contains("demo"), "{}", out.stderr);
+    // -v shows them: one debug line for the project, however many files.
+    let args = [
+        "-v",
+        "resolve",
+        "--index-url",
+        index.to_str().unwrap(),
+        "--python-version",
+        "3.12",
+        "demo",
+    ];
+    let verbose = ctx.run(&args);
+    assert_eq!(verbose.stdout, out.stdout);
+    let notes: Vec<&str> = verbose
+        .stderr
+        .lines()
+        .filter(|l| l.contains("demo: ignored"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{}", verbose.stderr);
+    assert!(notes[0].contains(" DEBUG "), "{}", verbose.stderr);
+    assert!(
+        notes[0].contains("ignored 3 files on "),
+        "{}",
+        verbose.stderr
+    );
 }
 
 /// Found by `fuzz/run metadata`: pep508_rs panicked on a name ending in `-` followed by more
