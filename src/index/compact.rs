@@ -21,7 +21,7 @@ use pep508_rs::PackageName;
 use url::Url;
 
 use super::filename::FilenameMemo;
-use super::parse::{FileFilter, FilterState, ProjectPage};
+use super::parse::{FileFilter, FileView, ProjectPage};
 use super::{DistFile, DistFilename};
 use crate::metadata::parse_requires_python;
 
@@ -76,8 +76,21 @@ pub fn encode(page: &ProjectPage) -> Vec<u8> {
     w.0
 }
 
-/// Read a page back, keeping only the files `filter` keeps (checked on the file name, before
-/// anything else of the file is read). `None` when the bytes are not this format.
+/// One file's record, its fields still in the entry's bytes.
+struct Record<'a> {
+    filename: &'a str,
+    url: &'a str,
+    hashes: Reader<'a>,
+    requires_python: Option<&'a str>,
+    yanked: Option<&'a str>,
+    upload_time: Option<jiff::Timestamp>,
+    size: Option<u64>,
+    core_metadata: Option<Reader<'a>>,
+}
+
+/// Read a page back, keeping only the files `filter` keeps: the records are walked once
+/// (borrowed, nothing built), the filter decides on their names, and only the files kept are
+/// built. `None` when the bytes are not this format.
 pub fn decode(bytes: &[u8], filter: Option<FileFilter<'_>>) -> Option<ProjectPage> {
     let mut r = Reader { bytes, pos: 0 };
     if r.u8()? != FORMAT {
@@ -92,25 +105,33 @@ pub fn decode(bytes: &[u8], filter: Option<FileFilter<'_>>) -> Option<ProjectPag
         .map(|_| r.str().map(str::to_string))
         .collect::<Option<Vec<_>>>()?;
     let count = r.u32()? as usize;
-    let mut files = Vec::with_capacity(count.min(bytes.len() / 8));
-    let mut names = FilenameMemo::default();
-    let mut pythons: HashMap<&str, VersionSpecifiers> = HashMap::new();
-    let mut state = FilterState::default();
+    let mut records = Vec::with_capacity(count.min(bytes.len() / 8));
     for _ in 0..count {
-        let filename = names.parse(r.str()?).ok()?;
-        let url = r.str()?;
-        let hashes = r.map()?;
-        let requires_python = r.opt_str()?;
-        let yanked = r.opt_str()?;
-        let upload_time = r.opt_timestamp()?;
-        let size = r.opt_u64()?;
-        let core_metadata = if r.u8()? == 1 { Some(r.map()?) } else { None };
-        if let Some(filter) = filter
-            && !filter.keep(&filename, &mut state)
-        {
-            continue;
+        records.push(r.record()?);
+    }
+    if r.pos != bytes.len() {
+        return None;
+    }
+    let mut names = FilenameMemo::default();
+    let keep = match filter {
+        None => vec![true; records.len()],
+        Some(filter) => {
+            let peeked = records
+                .iter()
+                .map(|rec| names.peek(rec.filename))
+                .collect::<Option<Vec<_>>>()?;
+            let views: Vec<FileView<'_>> = peeked
+                .iter()
+                .zip(&records)
+                .map(|((v, tags), rec)| (v, tags.as_deref(), rec.upload_time, rec.yanked.is_some()))
+                .collect();
+            filter.mask(&views)
         }
-        let requires_python = match requires_python {
+    };
+    let mut pythons: HashMap<&str, VersionSpecifiers> = HashMap::new();
+    let mut files = Vec::with_capacity(keep.iter().filter(|k| **k).count());
+    for (rec, _) in records.into_iter().zip(keep).filter(|(_, k)| *k) {
+        let requires_python = match rec.requires_python {
             None => None,
             Some(text) => Some(match pythons.get(text) {
                 Some(spec) => spec.clone(),
@@ -122,17 +143,20 @@ pub fn decode(bytes: &[u8], filter: Option<FileFilter<'_>>) -> Option<ProjectPag
             }),
         };
         files.push(DistFile {
-            filename,
-            url: Url::parse(url).ok()?,
-            hashes,
+            filename: names.parse(rec.filename).ok()?,
+            url: Url::parse(rec.url).ok()?,
+            hashes: rec.hashes.clone().map()?,
             requires_python,
-            yanked: yanked.map(str::to_string),
-            upload_time,
-            size,
-            core_metadata,
+            yanked: rec.yanked.map(str::to_string),
+            upload_time: rec.upload_time,
+            size: rec.size,
+            core_metadata: match rec.core_metadata {
+                Some(mut h) => Some(h.map()?),
+                None => None,
+            },
         });
     }
-    (r.pos == bytes.len()).then_some(ProjectPage {
+    Some(ProjectPage {
         name,
         files,
         skipped,
@@ -201,6 +225,7 @@ impl Writer {
     }
 }
 
+#[derive(Clone)]
 struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
@@ -250,6 +275,41 @@ impl<'a> Reader<'a> {
             _ => None,
         }
     }
+    /// One file's record (see [`encode`]); its maps are left unread, to be read if it is kept.
+    fn record(&mut self) -> Option<Record<'a>> {
+        let filename = self.str()?;
+        let url = self.str()?;
+        let hashes = self.clone();
+        self.skip_map()?;
+        let requires_python = self.opt_str()?;
+        let yanked = self.opt_str()?;
+        let upload_time = self.opt_timestamp()?;
+        let size = self.opt_u64()?;
+        let core_metadata = if self.u8()? == 1 {
+            let at = self.clone();
+            self.skip_map()?;
+            Some(at)
+        } else {
+            None
+        };
+        Some(Record {
+            filename,
+            url,
+            hashes,
+            requires_python,
+            yanked,
+            upload_time,
+            size,
+            core_metadata,
+        })
+    }
+    fn skip_map(&mut self) -> Option<()> {
+        for _ in 0..self.u32()? {
+            self.str()?;
+            self.str()?;
+        }
+        Some(())
+    }
     fn map(&mut self) -> Option<BTreeMap<String, String>> {
         (0..self.u32()?)
             .map(|_| Some((self.str()?.to_string(), self.str()?.to_string())))
@@ -272,6 +332,8 @@ mod tests {
          "size": 10, "core-metadata": {"sha256": "bb"}},
         {"filename": "demo-2.0-cp312-cp312-win_amd64.whl", "url": "w.whl", "hashes": {}},
         {"filename": "demo-2.0-cp312-cp312-macosx_11_0_arm64.whl", "url": "m.whl", "hashes": {}},
+        {"filename": "demo-2.0-cp39-cp39-win32.whl", "url": "w39.whl", "hashes": {}},
+        {"filename": "demo-2.0-cp310-cp310-win32.whl", "url": "w310.whl", "hashes": {}},
         {"filename": "demo-2.0.tar.gz", "url": "https://files.example/demo-2.0.tar.gz",
          "hashes": {}, "yanked": true, "core-metadata": true},
         {"filename": "Demo-3.0-1b-py2.py3-none-manylinux1_x86_64.manylinux_2_5_x86_64.whl",
@@ -289,7 +351,7 @@ mod tests {
         let page = parse::simple_json(PAGE, &base()).unwrap();
         let again = decode(&encode(&page), None).unwrap();
         assert_eq!(format!("{again:?}"), format!("{page:?}"));
-        assert_eq!(again.files.len(), 5);
+        assert_eq!(again.files.len(), 7);
         assert_eq!(again.skipped.len(), 1);
     }
 
@@ -302,7 +364,8 @@ mod tests {
         let direct = parse::simple_json_filtered(PAGE, &base(), filter).unwrap();
         let read = decode(&encode(&page), filter).unwrap();
         assert_eq!(format!("{:?}", read.files), format!("{:?}", direct.files));
-        assert_eq!(read.files.len(), 4);
+        // Of 2.0's four foreign wheels, cp39's tag is not among the three a reason names.
+        assert_eq!(read.files.len(), 6);
     }
 
     #[test]

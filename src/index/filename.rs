@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use pep440_rs::Version;
 use pep508_rs::PackageName;
@@ -81,7 +82,7 @@ impl FromStr for DistFilename {
 pub struct FilenameMemo {
     names: HashMap<String, PackageName>,
     versions: HashMap<String, Version>,
-    tags: HashMap<String, Vec<Tag>>,
+    tags: HashMap<String, Arc<[Tag]>>,
 }
 
 impl FilenameMemo {
@@ -92,12 +93,7 @@ impl FilenameMemo {
             reason: reason.to_string(),
         };
         if let Some(stem) = filename.strip_suffix(".whl") {
-            let parts: Vec<&str> = stem.split('-').collect();
-            let (name, version, build, tag_text) = match parts.as_slice() {
-                [n, v, _, _, _] => (n, v, None, &stem[n.len() + v.len() + 2..]),
-                [n, v, b, _, _, _] => (n, v, Some(*b), &stem[n.len() + v.len() + b.len() + 3..]),
-                _ => return Err(err("a wheel name has 5 or 6 dash-separated parts")),
-            };
+            let (name, version, build, tag_text) = wheel_parts(stem).map_err(err)?;
             let name = self.name(name).map_err(|e| err(&e))?;
             let version = self.version(version).map_err(|e| err(&e))?;
             let build = match build {
@@ -110,7 +106,7 @@ impl FilenameMemo {
                     Some((number, b[digits.len()..].to_string()))
                 }
             };
-            let tags = self.tags(tag_text);
+            let tags = self.tags(tag_text).to_vec();
             return Ok(DistFilename::Wheel(WheelFilename {
                 name,
                 version,
@@ -118,10 +114,27 @@ impl FilenameMemo {
                 tags,
             }));
         }
+        self.sdist(filename).map(DistFilename::Sdist).map_err(err)
+    }
+
+    /// The version and (for a wheel) the tags of a file name, sharing what earlier names of the
+    /// page parsed, without building the rest; `None` where [`FilenameMemo::parse`] would fail.
+    pub fn peek(&mut self, filename: &str) -> Option<(Version, Option<Arc<[Tag]>>)> {
+        match filename.strip_suffix(".whl") {
+            Some(stem) => {
+                let (name, version, _, tag_text) = wheel_parts(stem).ok()?;
+                self.name(name).ok()?;
+                Some((self.version(version).ok()?, Some(self.tags(tag_text))))
+            }
+            None => Some((self.sdist(filename).ok()?.version, None)),
+        }
+    }
+
+    fn sdist(&mut self, filename: &str) -> Result<SdistFilename, &'static str> {
         let stem = [".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tgz", ".tar"]
             .iter()
             .find_map(|ext| filename.strip_suffix(ext))
-            .ok_or_else(|| err("unknown extension"))?;
+            .ok_or("unknown extension")?;
         // The version is after the last dash whose remainder parses as a version.
         let (name, version) = stem
             .rmatch_indices('-')
@@ -130,8 +143,8 @@ impl FilenameMemo {
                 let name = self.name(&stem[..i]).ok()?;
                 Some((name, version))
             })
-            .ok_or_else(|| err("no `-{version}` suffix"))?;
-        Ok(DistFilename::Sdist(SdistFilename { name, version }))
+            .ok_or("no `-{version}` suffix")?;
+        Ok(SdistFilename { name, version })
     }
 
     fn name(&mut self, text: &str) -> Result<PackageName, String> {
@@ -153,7 +166,7 @@ impl FilenameMemo {
     }
 
     /// Every `python-abi-platform` triple a compressed tag set (`py-abi-plat`) expands to.
-    fn tags(&mut self, text: &str) -> Vec<Tag> {
+    fn tags(&mut self, text: &str) -> Arc<[Tag]> {
         if let Some(tags) = self.tags.get(text) {
             return tags.clone();
         }
@@ -175,8 +188,21 @@ impl FilenameMemo {
                 }
             }
         }
+        let tags: Arc<[Tag]> = tags.into();
         self.tags.insert(text.to_string(), tags.clone());
         tags
+    }
+}
+
+/// A wheel stem's name, version, build tag and compressed tag set (`py-abi-plat`).
+type WheelParts<'s> = (&'s str, &'s str, Option<&'s str>, &'s str);
+
+fn wheel_parts(stem: &str) -> Result<WheelParts<'_>, &'static str> {
+    let parts: Vec<&str> = stem.split('-').collect();
+    match parts.as_slice() {
+        [n, v, _, _, _] => Ok((n, v, None, &stem[n.len() + v.len() + 2..])),
+        [n, v, b, _, _, _] => Ok((n, v, Some(b), &stem[n.len() + v.len() + b.len() + 3..])),
+        _ => Err("a wheel name has 5 or 6 dash-separated parts"),
     }
 }
 

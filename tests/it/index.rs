@@ -752,12 +752,12 @@ mod live {
 fn one_compact_entry_per_page_serves_every_target() {
     let server = IndexServer::recorded();
     let ctx = TestContext::new();
-    // A pure-Python target: numpy's cp312 wheels are all foreign to it.
+    // A pure-Python target: charset-normalizer's compiled wheels are foreign to it.
     let tags = || planner::tags::Tags::new(vec!["py3-none-any".parse().unwrap()]);
     let target = |s: &mut IndexSettings| s.target_tags = Some(tags());
     let first = index_with(&[server.url()], Some(&ctx.cache()), target);
-    let whole = project(&index(&server.url()), "numpy");
-    let filtered = project(&first, "numpy");
+    let whole = project(&index(&server.url()), "charset-normalizer");
+    let filtered = project(&first, "charset-normalizer");
     assert!(filtered.files.len() < whole.files.len());
     assert_eq!(
         versions(&filtered),
@@ -775,7 +775,7 @@ fn one_compact_entry_per_page_serves_every_target() {
         target(s);
         s.offline = true;
     });
-    let again = project(&warm, "numpy");
+    let again = project(&warm, "charset-normalizer");
     let names = |p: &Project| {
         p.files
             .iter()
@@ -792,6 +792,9 @@ fn one_compact_entry_per_page_serves_every_target() {
     };
     assert_eq!(names(&again), names(&filtered));
     let offline = index_with(&[server.url()], Some(&ctx.cache()), |s| s.offline = true);
-    assert_eq!(names(&project(&offline, "numpy")), names(&whole));
+    assert_eq!(
+        names(&project(&offline, "charset-normalizer")),
+        names(&whole)
+    );
     assert!(server.log().is_empty());
 }
