@@ -33,6 +33,15 @@ pub trait IndexSource: Send + Sync {
         let _ = names;
     }
 
+    /// The paths a wheel installs (its zip's file list, read by range requests), or `None` when
+    /// they cannot be had cheaply: not a wheel, `--offline` with nothing cached, an index that
+    /// serves no wheel files (a recorded folder of metadata only), or a source that does not
+    /// implement it.
+    fn wheel_members(&self, file: &DistFile) -> Option<Vec<String>> {
+        let _ = file;
+        None
+    }
+
     /// The project names the index can list cheaply (a local folder, an in-memory index), for
     /// "did you mean" hints; `None` where listing would be costly (an HTTP index).
     fn project_names(&self) -> Option<Vec<PackageName>> {
@@ -49,6 +58,7 @@ pub mod config;
 mod error;
 mod filename;
 mod http;
+pub mod keyring;
 pub mod local;
 pub mod metadata_fetch;
 pub mod parse;
@@ -119,6 +129,8 @@ pub struct IndexSettings {
     pub client: ClientSettings,
     /// Credentials from netrc.
     pub netrc: Netrc,
+    /// `--keyring-provider`: where credentials not in the URL or netrc are looked for.
+    pub keyring: keyring::KeyringProvider,
     /// `--only-binary` / `--no-binary`.
     pub binary: BinaryPolicy,
     /// How long a page stays fresh when the server sends no `Cache-Control` (seconds).
@@ -142,6 +154,7 @@ impl Default for IndexSettings {
             refresh: false,
             client: ClientSettings::default(),
             netrc: Netrc::default(),
+            keyring: keyring::KeyringProvider::default(),
             binary: BinaryPolicy::default(),
             page_max_age: DEFAULT_PAGE_MAX_AGE,
             target_tags: None,

@@ -85,9 +85,15 @@ impl Inner {
             && c.meta.is_fresh(request.now)
         {
             if c.not_found() {
+                log::debug!("{name}: not on {base} (remembered 404 in the cache, fresh)");
                 return Ok(None);
             }
             if c.page.is_some() {
+                log::debug!(
+                    "{name}: {base} answered from the cache (fresh, {}s old of {}s)",
+                    request.now - c.meta.fetched_at,
+                    c.meta.max_age
+                );
                 return Ok(cached.and_then(|c| c.page));
             }
         }
@@ -140,6 +146,11 @@ impl Inner {
                 };
                 meta.fetched_at = request.now;
                 meta.max_age = reply.max_age.unwrap_or(meta.max_age);
+                log::debug!(
+                    "{}: {} answered 304, the cached page is current",
+                    request.name,
+                    request.base
+                );
                 self.cache.write(Bucket::Pages, meta, &body);
                 Ok(Some(page))
             }
@@ -150,6 +161,7 @@ impl Inner {
                 let not_found = Some(NOT_FOUND.to_string());
                 let meta = entry(request.key.clone(), not_found, request.now, max_age);
                 self.cache.write(Bucket::Pages, meta, b"");
+                log::debug!("{}: not on {}", request.name, request.base);
                 Ok(None)
             }
             401 | 403 => Err(IndexError::Unauthorized {
@@ -178,6 +190,14 @@ impl Inner {
         let content_type = reply.content_type.as_deref();
         let page = parse_page(&reply.body, content_type, &page_url, request.name, None)?;
         let body = compact::encode(&page);
+        let max_age = reply.max_age.unwrap_or(self.default_max_age);
+        log::debug!(
+            "{}: {} answered ({} files, {}, fresh for {max_age}s)",
+            request.name,
+            request.base,
+            page.files.len(),
+            content_type.unwrap_or("no content type")
+        );
         let meta = EntryMeta {
             etag: reply.etag.clone(),
             last_modified: reply.last_modified.clone(),
@@ -185,7 +205,7 @@ impl Inner {
                 request.key.clone(),
                 Some(COMPACT.to_string()),
                 request.now,
-                reply.max_age.unwrap_or(self.default_max_age),
+                max_age,
             )
         };
         self.cache.write(Bucket::Pages, meta, &body);
@@ -206,11 +226,18 @@ fn offline_page(
     request: &PageRequest<'_>,
     cached: Option<Cached>,
 ) -> Result<Option<ProjectPage>, IndexError> {
+    let (name, base) = (request.name, request.base);
     match cached {
-        Some(c) if c.not_found() => Ok(None),
+        Some(c) if c.not_found() => {
+            log::debug!("{name}: not on {base} (cached 404, --offline)");
+            Ok(None)
+        }
         Some(Cached {
             page: Some(page), ..
-        }) => Ok(Some(page)),
+        }) => {
+            log::debug!("{name}: {base} answered from the cache (--offline)");
+            Ok(Some(page))
+        }
         _ => Err(IndexError::Offline {
             what: format!("the project page of {}", request.name),
             url: request.url.to_string(),
