@@ -37,7 +37,9 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
     let inventory = load_own_target(&args.environment)?;
     inventory.report(printer);
     let venv = inventory.environment.prefix.clone();
-    let settings = args.index.resolve(venv.as_deref())?;
+    let mut settings = args.index.resolve(venv.as_deref())?;
+    // Only the files that can change an answer for this environment are read (`FileFilter`).
+    settings.target_tags = Some(inventory.environment.tags.clone());
     let index_url = settings
         .indexes
         .first()

@@ -53,6 +53,7 @@ pub mod auth;
 pub mod cache;
 pub mod candidates;
 pub mod client;
+mod compact;
 pub mod config;
 mod error;
 mod filename;
@@ -134,9 +135,9 @@ pub struct IndexSettings {
     pub binary: BinaryPolicy,
     /// How long a page stays fresh when the server sends no `Cache-Control` (seconds).
     pub page_max_age: u64,
-    /// Read pages for this target only: wheels whose tags it does not support are dropped,
-    /// except one per version (so every version is still listed, with a reason). `None` keeps
-    /// every file (what the solver and tests use by default).
+    /// Read pages for this target only: files that cannot change an answer for it are dropped
+    /// on reading (`parse::FileFilter` says which are kept; every version stays listed). `None`
+    /// keeps every file.
     pub target_tags: Option<crate::tags::Tags>,
 }
 

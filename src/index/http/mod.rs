@@ -20,7 +20,7 @@ use pep508_rs::PackageName;
 use tokio::sync::OnceCell;
 
 use super::auth::{self, AuthStore, SecretUrl};
-use super::cache::{self, Bucket, Cache, EntryMeta};
+use super::cache::{Bucket, Cache, EntryMeta};
 use super::client::Client;
 use super::parse::{self, ProjectPage};
 use super::progress::Progress;
@@ -60,8 +60,6 @@ struct Inner {
     warned: Mutex<HashSet<String>>,
     default_max_age: u64,
     target_tags: Option<crate::tags::Tags>,
-    /// A digest of `target_tags`, for the cache keys of filtered pages.
-    target_key: Option<String>,
 }
 
 impl std::fmt::Debug for Index {
@@ -123,7 +121,6 @@ impl Index {
                 progress: Progress::new(printer),
                 warned: Mutex::new(HashSet::new()),
                 default_max_age: settings.page_max_age,
-                target_key: settings.target_tags.as_ref().map(target_key),
                 target_tags: settings.target_tags,
             }),
         })
@@ -168,12 +165,6 @@ impl Index {
     pub fn finish_progress(&self) {
         self.inner.progress.clear();
     }
-}
-
-/// A short digest of a target's tags: the cache-key suffix of pages filtered for it.
-fn target_key(tags: &crate::tags::Tags) -> String {
-    let text: Vec<String> = tags.as_slice().iter().map(ToString::to_string).collect();
-    cache::sha256_hex(text.join(" ").as_bytes())[..16].to_string()
 }
 
 impl Drop for Index {
@@ -285,7 +276,7 @@ impl Inner {
         for (i, index) in self.indexes.iter().enumerate() {
             if let Some(page) = self.page(index, name).await? {
                 self.warn_api_version(index, page.api_version.as_deref());
-                self.warn_skipped(name, index, &page.skipped);
+                self.note_skipped(name, index, &page.skipped);
                 self.warn_shadowed(name, index, &self.indexes[i + 1..])
                     .await;
                 let mut files = page.files;
@@ -344,17 +335,18 @@ impl Inner {
         }
     }
 
-    /// One line per project, however many files: live pages carry decades of odd names
-    /// (`sympy-0.7.2-py3.2.tar.gz`) and requires-python (`>= '2.7'`).
-    fn warn_skipped(&self, name: &PackageName, index: &IndexLocation, skipped: &[String]) {
+    /// One line per project, however many files, at debug level only (`-v`): live pages carry
+    /// decades of odd names (`sympy-0.7.2-py3.2.tar.gz`) and requires-python (`>= '2.7'`), which
+    /// pip and uv skip without a word.
+    fn note_skipped(&self, name: &PackageName, index: &IndexLocation, skipped: &[String]) {
         if let Some(first) = skipped.first() {
             let count = skipped.len();
-            self.printer.warn(&format!(
+            log::debug!(
                 "{name}: ignored {count} file{} on {index} whose name or requires-python \
                  cannot be read (e.g. {})",
                 if count == 1 { "" } else { "s" },
                 one_line(first)
-            ));
+            );
         }
     }
 
