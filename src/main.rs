@@ -15,5 +15,7 @@ fn main() -> ExitCode {
 
 // Reading an index materializes ~100k file entries for a 200-dist environment; mimalloc halves
 // the CPU of a warm `planner outdated` against the system allocator (scripts/bench-outdated).
+// Built without transparent huge pages (`no_thp`): with them the kernel zeroed whole 2 MiB
+// pages on first touch and a warm resolve's peak memory more than doubled (docs/performance.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
