@@ -18,6 +18,7 @@ use crate::cli::{self, Cli, Command, EnvArgs, IndexArgs};
 use crate::index::client::ClientSettings;
 use crate::index::{BinaryPolicy, DEFAULT_PAGE_MAX_AGE, IndexError, IndexSettings, auth, cache};
 use crate::inventory::{EnvironmentSelection, EnvironmentSource, PythonVersion, TargetPlatform};
+use crate::plan::LayerChoice;
 use crate::risk::{Policy, RiskLevel};
 use crate::solve::PrereleaseMode;
 
@@ -257,6 +258,8 @@ pub struct ProposeSettings {
     pub targets: Vec<Requirement>,
     /// `--all`.
     pub all: bool,
+    /// `--all --layer`: one layer of a layered `--all` (`None`: every layer but `everything`).
+    pub layer: Option<LayerChoice>,
     /// `--allow-override`.
     pub allow_override: bool,
     /// The risk policy (`--policy FILE`, else the built-in one), loaded.
@@ -469,6 +472,13 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
         ));
     }
     check_targets(&args.targets)?;
+    if args.layer.is_some() && !args.targets.is_empty() {
+        return Err(miette!(
+            help = "drop the targets to see the layers of `--all`, or drop --layer to plan the \
+                    targets with everything else that can move",
+            "--layer picks a layer of `propose --all` without targets"
+        ));
+    }
     let policy = Policy::load(args.policy.as_deref())?;
     let out_dir = match &args.out_dir {
         Some(dir) => Some(std::path::absolute(dir).into_diagnostic()?),
@@ -479,6 +489,7 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
         index: IndexOptions::new(&args.index, env),
         targets: args.targets,
         all: args.all,
+        layer: args.layer,
         allow_override: args.allow_override,
         policy,
         max_risk: args.max_risk,

@@ -62,6 +62,7 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
     let request = ProposeRequest {
         targets,
         all: args.all,
+        layer: args.layer,
         allow_override: args.allow_override,
         prerelease: args.prerelease,
         binary: args.index.binary.clone(),

@@ -104,6 +104,9 @@ pub struct PlanSpec<'p> {
     pub all: bool,
     /// What holds the targets back.
     pub held_back: Vec<HeldBack>,
+    /// The pins of the layer this plan is built on (a layered `--all`): a change to the base's
+    /// version is the base's, scored there, not here.
+    pub base: Option<&'p BTreeMap<PackageName, Version>>,
 }
 
 /// Builds plans against one inventory under one policy.
@@ -158,7 +161,12 @@ impl<'a> PlanBuilder<'a> {
                 continue;
             };
             warnings.extend(self.change_warnings(&change));
-            change_facts.push(self.change_facts(&change, planned, oracle));
+            let in_base = spec
+                .base
+                .is_some_and(|base| base.get(&change.name) == change.to.as_ref());
+            if !in_base {
+                change_facts.push(self.change_facts(&change, planned, oracle));
+            }
             changes.push(change);
         }
         let (overrides, broken_edges) = self.overrides(&spec, oracle);
@@ -181,6 +189,7 @@ impl<'a> PlanBuilder<'a> {
             pins: self.pins(planned),
             warnings,
             risk,
+            layer: None,
         }
     }
 

@@ -10,6 +10,7 @@
 mod accept;
 mod alternatives;
 mod builder;
+mod layers;
 mod proposal;
 #[cfg(test)]
 pub(crate) mod test_plans;
@@ -19,7 +20,9 @@ mod tests;
 pub use accept::{AcceptError, AcceptedOverrides, read_plan};
 pub use alternatives::{ProposeError, ProposeRequest, propose};
 pub use builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, line_floor};
+pub use layers::{Stack, Stacks, crosses_line, next_line};
 pub use proposal::{
-    Action, Blocker, Change, Conflict, EnvironmentSummary, HeldBack, Override, PLAN_SCHEMA,
-    PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request, UnmatchedMember,
+    Action, Blocker, Change, Conflict, EnvironmentSummary, HeldBack, Layer, LayerChoice, LayerKind,
+    NeededMove, Override, PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request,
+    UnmatchedMember, Waiting,
 };

@@ -109,6 +109,7 @@ pub(crate) fn forced() -> Plan {
                 },
             ],
         },
+        layer: None,
     }
 }
 
@@ -165,6 +166,7 @@ pub(crate) fn move_blockers() -> Plan {
                 detail: "torch 2.11.0+cu130 is a local build; 2.12.0 is a different build".into(),
             }],
         },
+        layer: None,
     }
 }
 
