@@ -15,6 +15,7 @@ use super::proposal::{
 };
 use crate::inventory::graph::DependencyGraph;
 use crate::inventory::{DirectUrl, Inventory};
+pub use crate::risk::line_floor;
 use crate::risk::{self, BrokenEdgeFacts, ChangeFacts, Dependents, PlanFacts, Policy, Upstream};
 use crate::solve::OverriddenEdge;
 
@@ -69,22 +70,6 @@ pub trait Oracle {
     fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
     /// When the first final release of `name` at or above `version` was uploaded.
     fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
-}
-
-/// The first version of `version`'s major line: its release up to the first non-zero segment
-/// (`2.1.3` -> `2`, `0.38.6` -> `0.38`).
-pub fn line_floor(version: &Version) -> Version {
-    let release = version.release();
-    let cut = release
-        .iter()
-        .position(|&n| n != 0)
-        .unwrap_or(release.len().saturating_sub(1));
-    Version::new(
-        release[..=cut.min(release.len().saturating_sub(1))]
-            .iter()
-            .copied(),
-    )
-    .with_epoch(version.epoch())
 }
 
 /// What one plan is built from (see [`PlanBuilder::build`]).
@@ -440,13 +425,20 @@ impl<'a> PlanBuilder<'a> {
             abi_dependents: Vec::new(),
             predating_dependents: Vec::new(),
         };
-        self.line_crossing(&mut facts, oracle);
+        self.line_crossing(&mut facts, planned, oracle);
         facts
     }
 
     /// A change that crosses into a newer major line: which direct dependents were released
     /// before that line began, and which of those link against it from compiled extensions.
-    fn line_crossing(&self, change: &mut ChangeFacts, oracle: &dyn Oracle) {
+    /// A dependent the plan moves too is judged by the release it moves to (jax moving with
+    /// jaxlib is a jax released for the new line), not by the installed one.
+    fn line_crossing(
+        &self,
+        change: &mut ChangeFacts,
+        planned: &PlannedEnvironment,
+        oracle: &dyn Oracle,
+    ) {
         let (Some(from), Some(to)) = (&change.from, &change.to) else {
             return;
         };
@@ -461,8 +453,12 @@ impl<'a> PlanBuilder<'a> {
             let Some(dist) = self.inventory.get(dependent) else {
                 continue;
             };
+            let version = planned
+                .dists
+                .get(dependent)
+                .map_or(dist.version(), |d| &d.version);
             if oracle
-                .released(dependent, dist.version())
+                .released(dependent, version)
                 .is_none_or(|released| released >= line_start)
             {
                 continue;
