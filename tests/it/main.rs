@@ -10,6 +10,7 @@ mod inventory;
 mod outdated;
 mod propose;
 mod propose_cases;
+mod propose_layers;
 mod resolve;
 mod review;
 mod risk_corpus;
