@@ -17,7 +17,8 @@ its own rank or lower, never a higher one:
 
     0  foundation   exit_status, metadata, tags, printer, clock, atomic (the one atomic
                     file writer), terminal (the one terminal sanitizer), interrupt (Ctrl-C),
-                    out_dir (an --out-dir written whole or not at all): shared types and
+                    out_dir (an --out-dir written whole or not at all), logging (-v on
+                    stderr, secrets masked): shared types and
                     helpers that know nothing of the pipeline
     1  inventory    the installed set and the target interpreter
     2  index        what the package index offers
@@ -62,6 +63,7 @@ LAYERS: dict[str, int] = {
     "terminal": 0,
     "interrupt": 0,
     "out_dir": 0,
+    "logging": 0,
     "inventory": 1,
     "index": 2,
     "solve": 3,

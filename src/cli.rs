@@ -23,6 +23,11 @@ pub struct Cli {
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
+    /// Log what is read, which index and cache entry answered, which metadata source was used
+    /// and how long each stage took, on stderr; -vv for more (credentials are masked).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+
     /// Print the resolved settings and stop (for debugging and tests).
     #[arg(long, global = true, hide = true)]
     pub show_settings: bool,

@@ -14,8 +14,8 @@
 //! [`commands`] wires the stages into the subcommands; [`run`] dispatches.
 //!
 //! Leaf helpers every stage may use: [`metadata`] (core metadata), [`tags`] (wheel tags),
-//! [`terminal`] (the one terminal sanitizer), [`atomic`] (the one atomic file writer) and
-//! [`printer`] (stdout and stderr).
+//! [`terminal`] (the one terminal sanitizer), [`atomic`] (the one atomic file writer),
+//! [`printer`] (stdout and stderr) and [`logging`] (`-v` diagnostics on stderr).
 
 #![warn(missing_docs)]
 
@@ -28,6 +28,7 @@ pub mod exit_status;
 pub mod index;
 pub mod interrupt;
 pub mod inventory;
+pub mod logging;
 pub mod metadata;
 pub mod out_dir;
 pub mod plan;
@@ -55,6 +56,13 @@ pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
     let env = EnvVars::from_process();
     clock::pin(env.get("PLANNER_NOW").as_deref())?;
     let settings = Settings::resolve(cli, &env)?;
+    logging::init(settings.verbose, settings.quiet);
+    log::debug!(
+        "planner {} {}",
+        env!("CARGO_PKG_VERSION"),
+        settings.command.name()
+    );
+    let _timer = logging::Stage::start(settings.command.name());
     let printer = Printer::new(settings.quiet);
     if settings.show_settings {
         printer.out(&format!("{settings:#?}\n"));

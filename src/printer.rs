@@ -32,9 +32,9 @@ impl Printer {
         self.quiet
     }
 
-    /// Whether a progress bar may be drawn on stderr.
+    /// Whether a progress bar may be drawn on stderr (not under `-v`: it would garble the log).
     pub fn progress(&self) -> bool {
-        !self.quiet && io::stderr().is_terminal()
+        !self.quiet && !crate::logging::verbose() && io::stderr().is_terminal()
     }
 
     /// Write data to stdout. A closed pipe is ignored.

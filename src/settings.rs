@@ -84,6 +84,8 @@ pub enum OutputFormat {
 pub struct Settings {
     /// `-q`: silence warnings and progress.
     pub quiet: bool,
+    /// `-v` (1), `-vv` (2), ...: how much [`crate::logging`] writes on stderr.
+    pub verbose: u8,
     /// `--show-settings` (hidden): print these settings and stop.
     pub show_settings: bool,
     /// The subcommand's settings.
@@ -111,6 +113,23 @@ pub enum CommandSettings {
     Diff(DiffSettings),
     /// `planner verify`.
     Verify(VerifySettings),
+}
+
+impl CommandSettings {
+    /// The subcommand's name, as typed.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CommandSettings::Propose(_) => "propose",
+            CommandSettings::Inventory(_) => "inventory",
+            CommandSettings::Check(_) => "check",
+            CommandSettings::Snapshot(_) => "snapshot",
+            CommandSettings::Outdated(_) => "outdated",
+            CommandSettings::Resolve(_) => "resolve",
+            CommandSettings::Review(_) => "review",
+            CommandSettings::Diff(_) => "diff",
+            CommandSettings::Verify(_) => "verify",
+        }
+    }
 }
 
 /// How a review is printed.
@@ -439,6 +458,7 @@ impl Settings {
         };
         Ok(Settings {
             quiet: cli.quiet,
+            verbose: cli.verbose,
             show_settings: cli.show_settings,
             command,
         })

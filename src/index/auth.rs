@@ -54,6 +54,16 @@ pub struct Credentials {
     pub password: Option<String>,
 }
 
+impl Credentials {
+    /// Mask these credentials in every later log line ([`crate::logging`]).
+    pub fn register_secrets(&self) {
+        crate::logging::register_secret(&self.username);
+        if let Some(password) = &self.password {
+            crate::logging::register_secret(password);
+        }
+    }
+}
+
 impl fmt::Debug for Credentials {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Credentials(****)")
@@ -136,15 +146,7 @@ pub fn redact(url: &Url) -> String {
     shown.to_string()
 }
 
-/// Redact every URL-looking credential in free text (error messages from libraries may echo
-/// a URL).
-pub fn redact_text(text: &str, secrets: &[&str]) -> String {
-    let mut out = text.to_string();
-    for secret in secrets.iter().filter(|s| !s.is_empty()) {
-        out = out.replace(secret, "****");
-    }
-    out
-}
+pub use crate::logging::redact_text;
 
 /// The URL with its userinfo (user name and password) removed.
 pub(crate) fn strip_userinfo(url: &Url) -> Url {
@@ -176,6 +178,9 @@ impl Netrc {
             Ok(text) => {
                 let mut netrc = Netrc::parse(&text);
                 netrc.path = Some(path);
+                let all = netrc.machines.iter().map(|(_, c)| c);
+                all.chain(&netrc.default)
+                    .for_each(Credentials::register_secrets);
                 netrc
             }
             Err(_) => Netrc::default(),
@@ -284,6 +289,7 @@ impl AuthStore {
             if let Some(creds) = creds
                 && !store.entries.iter().any(|(r, _)| *r == realm)
             {
+                creds.register_secrets();
                 store.entries.push((realm, creds));
             }
         }

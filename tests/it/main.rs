@@ -7,6 +7,7 @@ mod diff;
 mod index;
 mod interrupt;
 mod inventory;
+mod logging;
 mod outdated;
 mod propose;
 mod propose_cases;
