@@ -496,9 +496,12 @@ fn layer_title(
     planned: &BTreeMap<PackageName, super::builder::PlanDist>,
     installed: &BTreeMap<PackageName, Version>,
 ) -> String {
-    let moved: Vec<String> = spec
-        .free
-        .iter()
+    // The anchor (`torch` of `torch-stack`) first, then the other members by name.
+    let anchor = spec.name.trim_end_matches("-stack");
+    let mut names: Vec<&PackageName> = spec.free.iter().collect();
+    names.sort_by_key(|n| (n.as_ref() != anchor, (*n).clone()));
+    let moved: Vec<String> = names
+        .into_iter()
         .filter_map(|name| {
             let from = installed.get(name)?;
             let to = &planned.get(name)?.version;

@@ -186,6 +186,7 @@ pub(crate) fn proposal() -> Proposal {
             all: false,
             allow_override: true,
             policy: "default".into(),
+            layer: None,
         },
         conflict: Some(Conflict {
             explanation: "Because torch==2.11.0+cu130 depends on triton==3.6.0 and you require triton==3.7.0, we can conclude that your requirements are unsatisfiable.".into(),
