@@ -105,8 +105,9 @@ pub struct ReviewArgs {
     /// inspect` output) instead of resolving each file's other requirements.
     #[arg(long, value_name = "FILE")]
     pub from_snapshot: Option<PathBuf>,
-    /// A risk policy file (TOML) [default: the built-in policies/default.toml].
-    #[arg(long, value_name = "FILE")]
+    /// The risk policy: a built-in one by name (`default`, `ml-cuda`), or a TOML file read over
+    /// the default [default: default].
+    #[arg(long, value_name = "NAME|FILE")]
     pub policy: Option<PathBuf>,
     /// Exit 1 when a finding's risk is at or above this level (low, medium, high, critical).
     #[arg(long, value_name = "LEVEL", value_parser = RiskLevel::from_str)]
@@ -170,11 +171,13 @@ pub struct EnvArgs {
     #[arg(long, value_name = "FILE")]
     pub from_snapshot: Option<PathBuf>,
 
-    /// Plan for this Python version (X.Y or X.Y.Z) instead of the environment's own.
+    /// Target this Python version (X.Y or X.Y.Z) instead of the environment's own: its markers
+    /// and wheel tags (`propose` refuses a Python its environment's interpreter is not).
     #[arg(long, value_name = "VERSION", value_parser = python_version)]
     pub python_version: Option<PythonVersion>,
 
-    /// Plan for this platform instead of the environment's own, in uv's spelling
+    /// Target this platform instead of the environment's own (`propose` refuses one its
+    /// environment's interpreter is not), in uv's spelling
     /// (e.g. `x86_64-manylinux_2_28`, `aarch64-apple-darwin`, `x86_64-pc-windows-msvc`).
     #[arg(long, value_name = "PLATFORM", value_parser = python_platform)]
     pub python_platform: Option<TargetPlatform>,
@@ -195,7 +198,7 @@ pub struct IndexArgs {
     #[arg(long, value_name = "URL")]
     pub extra_index_url: Vec<String>,
 
-    /// The cache folder [env: PLANNER_CACHE_DIR; default: the platform's cache folder].
+    /// The cache folder [default: the platform's cache folder].
     #[arg(long, value_name = "DIR", env = "PLANNER_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,
 
@@ -214,6 +217,21 @@ pub struct IndexArgs {
     /// Never use wheels for these packages (`:all:` for every package, `:none:` to reset).
     #[arg(long, value_name = "PKG")]
     pub no_binary: Vec<String>,
+
+    /// Ask the `keyring` command for index credentials not in the URL or ~/.netrc, as pip and
+    /// uv do (`keyring get URL USER`) [env: PIP_KEYRING_PROVIDER, UV_KEYRING_PROVIDER; default:
+    /// disabled].
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub keyring_provider: Option<KeyringProvider>,
+}
+
+/// Where index credentials may also come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KeyringProvider {
+    /// Never ask a keyring.
+    Disabled,
+    /// Run the `keyring` command found on PATH.
+    Subprocess,
 }
 
 /// Pre-release policy.
@@ -328,10 +346,17 @@ pub struct ProposeArgs {
     /// Also offer a forced override when a target cannot be had otherwise.
     #[arg(long)]
     pub allow_override: bool,
-    /// A risk policy file (TOML) [default: policies/default.toml's built-in copy].
-    #[arg(long, value_name = "FILE")]
+    /// Also plan with source distributions (sdists), which the printed commands then build.
+    /// Without it, plans use wheels only, as the commands install them (`--only-binary :all:`,
+    /// `uv --no-build`), and `--no-binary` is refused.
+    #[arg(long)]
+    pub allow_build: bool,
+    /// The risk policy: a built-in one by name (`default`, `ml-cuda`), or a TOML file read over
+    /// the default [default: default].
+    #[arg(long, value_name = "NAME|FILE")]
     pub policy: Option<PathBuf>,
-    /// Exit 1 when the recommended plan's risk is above this level.
+    /// Exit 1 when the recommended plan's risk is above this level (low, medium, high,
+    /// critical).
     #[arg(long, value_name = "LEVEL", value_parser = RiskLevel::from_str)]
     pub max_risk: Option<RiskLevel>,
     /// Write the plan file, constraints, overrides, commands and verify script here.

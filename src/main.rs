@@ -5,6 +5,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     planner::interrupt::install();
+    planner::install_error_hook();
     let cli = planner::cli::Cli::parse();
     match planner::run(cli) {
         Ok(status) => status.into(),

@@ -218,8 +218,36 @@ impl CoreMetadata {
 
 /// Parse a PEP 508 requirement. Every requirement planner reads goes through here: pep508_rs
 /// 0.9.2 panics on a name that ends in `.`, `-` or `_` followed by more text (`file.*`,
-/// `foo-==1`; found by `fuzz/run metadata`), so that case is refused first.
+/// `foo-==1`; found by `fuzz/run metadata`), so that case is refused first. A requirement whose
+/// written form would not parse back is refused too ([`writes_back`]): planner writes
+/// requirements into commands and plan files from their parsed form.
 pub fn parse_requirement(text: &str) -> Result<Requirement, String> {
+    let requirement = parse_requirement_unchecked(text)?;
+    // Only a marker value holding a single quote breaks the writer (below), and such a value is
+    // written in double quotes, so text without both quote kinds needs no second parse.
+    if text.contains('\'') && text.contains('"') {
+        writes_back(&requirement)?;
+    }
+    Ok(requirement)
+}
+
+/// pep508_rs 0.9.2 writes every marker value in single quotes, so a value holding one
+/// (`platform_release == "5.15'x"`) is written as text that no longer parses, or parses to
+/// something else (found by `fuzz/run requirement`). Such a requirement is refused rather than
+/// written wrongly into a command.
+fn writes_back(requirement: &Requirement) -> Result<(), String> {
+    let written = requirement.to_string();
+    match parse_requirement_unchecked(&written) {
+        Ok(again) if again.to_string() == written => Ok(()),
+        _ => Err(
+            "a marker value holds a single quote (`'`), which planner cannot write back into a \
+             command safely; no real environment marker has one"
+                .to_string(),
+        ),
+    }
+}
+
+fn parse_requirement_unchecked(text: &str) -> Result<Requirement, String> {
     let rest = text.trim_start();
     let name_len = rest
         .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')))
@@ -262,6 +290,21 @@ pub fn parse_requires_python(value: &str) -> Result<VersionSpecifiers, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn requirements_that_would_not_write_back_are_refused() {
+        // pep508_rs writes `'5.15'x'` for this value: text that does not parse.
+        let err = parse_requirement(r#"a; platform_release == "5.15'x""#).unwrap_err();
+        assert!(err.contains("single quote"), "{err}");
+        let err = parse_requirement(r#"a; "y'" in platform_release"#).unwrap_err();
+        assert!(err.contains("single quote"), "{err}");
+        // Double quotes inside single quotes write back (pep508_rs keeps single quotes).
+        let ok = parse_requirement(r#"a; platform_release == 'x"y'"#).unwrap();
+        assert_eq!(parse_requirement(&ok.to_string()).unwrap(), ok);
+        // Ordinary markers in either quote style are untouched.
+        let ok = parse_requirement(r#"torch>=2; sys_platform == "linux" and extra == 'cu'"#);
+        assert!(ok.is_ok(), "{ok:?}");
+    }
 
     const TORCH: &str = "Metadata-Version: 2.4\nName: torch\nVersion: 2.11.0+cu130\n\
 Summary: Tensors and Dynamic neural networks\nRequires-Python: >=3.10\n\

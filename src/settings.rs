@@ -16,6 +16,7 @@ use pep508_rs::Requirement;
 
 use crate::cli::{self, Cli, Command, EnvArgs, IndexArgs};
 use crate::index::client::ClientSettings;
+use crate::index::keyring::KeyringProvider;
 use crate::index::{BinaryPolicy, DEFAULT_PAGE_MAX_AGE, IndexError, IndexSettings, auth, cache};
 use crate::inventory::{EnvironmentSelection, EnvironmentSource, PythonVersion, TargetPlatform};
 use crate::plan::LayerChoice;
@@ -201,6 +202,8 @@ pub struct IndexOptions {
     pub refresh: bool,
     /// `--only-binary` / `--no-binary`, built once.
     pub binary: BinaryPolicy,
+    /// `--keyring-provider`, else `PIP_KEYRING_PROVIDER` / `UV_KEYRING_PROVIDER`.
+    pub keyring: KeyringProvider,
     /// The environment the index settings read.
     pub env: EnvVars,
 }
@@ -222,6 +225,7 @@ impl std::fmt::Debug for IndexOptions {
             .field("offline", &self.offline)
             .field("refresh", &self.refresh)
             .field("binary", &self.binary)
+            .field("keyring", &self.keyring)
             .field("env", &self.env)
             .finish()
     }
@@ -236,6 +240,7 @@ impl IndexOptions {
             offline: args.offline,
             refresh: args.refresh,
             binary: BinaryPolicy::new(&args.only_binary, &args.no_binary),
+            keyring: keyring_provider(args.keyring_provider, env),
             env: env.clone(),
         }
     }
@@ -261,12 +266,32 @@ impl IndexOptions {
             refresh: self.refresh,
             client: ClientSettings::from_env(&get),
             netrc: auth::Netrc::load(home.as_deref(), netrc_env.as_deref()),
+            keyring: self.keyring,
             binary: self.binary.clone(),
             page_max_age: get("PLANNER_INDEX_TTL")
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(DEFAULT_PAGE_MAX_AGE),
             target_tags: None,
         })
+    }
+}
+
+/// `--keyring-provider`, else `PIP_KEYRING_PROVIDER` / `UV_KEYRING_PROVIDER`. pip's `auto` and
+/// `import` mean the keyring Python package; planner cannot import it, so they ask the `keyring`
+/// command instead, which reads the same store.
+fn keyring_provider(flag: Option<cli::KeyringProvider>, env: &EnvVars) -> KeyringProvider {
+    if let Some(flag) = flag {
+        return match flag {
+            cli::KeyringProvider::Disabled => KeyringProvider::Disabled,
+            cli::KeyringProvider::Subprocess => KeyringProvider::Subprocess,
+        };
+    }
+    let value = env
+        .get("PIP_KEYRING_PROVIDER")
+        .or_else(|| env.get("UV_KEYRING_PROVIDER"));
+    match value.as_deref().map(str::trim) {
+        Some("subprocess" | "auto" | "import") => KeyringProvider::Subprocess,
+        _ => KeyringProvider::Disabled,
     }
 }
 
@@ -281,6 +306,8 @@ pub struct ProposeSettings {
     pub layer: Option<LayerChoice>,
     /// `--allow-override`.
     pub allow_override: bool,
+    /// `--allow-build`: plans may use sdists (else `index.binary` is `--only-binary :all:`).
+    pub allow_build: bool,
     /// The risk policy (`--policy FILE`, else the built-in one), loaded.
     pub policy: Policy,
     /// `--max-risk`.
@@ -504,13 +531,26 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
         Some(dir) => Some(std::path::absolute(dir).into_diagnostic()?),
         None => None,
     };
+    let mut index = IndexOptions::new(&args.index, env);
+    if !args.allow_build {
+        if !args.index.no_binary.is_empty() {
+            return Err(miette!(
+                help = "add --allow-build to plan with source distributions (the commands then \
+                        build them), or drop --no-binary",
+                "--no-binary needs --allow-build: propose plans with wheels only by default"
+            ));
+        }
+        // The rule the printed commands install under (`--only-binary :all:`, `--no-build`).
+        index.binary = BinaryPolicy::new(&[":all:".to_string()], &[]);
+    }
     Ok(ProposeSettings {
         environment: environment(&args.env, env),
-        index: IndexOptions::new(&args.index, env),
+        index,
         targets: args.targets,
         all: args.all,
         layer: args.layer,
         allow_override: args.allow_override,
+        allow_build: args.allow_build,
         policy,
         max_risk: args.max_risk,
         out_dir,

@@ -25,9 +25,9 @@ use std::path::Path;
 
 use crate::ExitStatus;
 use crate::index::{Index, IndexLocation};
-use crate::inventory;
+use crate::inventory::{self, EnvironmentSelection};
 use crate::out_dir::OutFiles;
-use crate::plan::{self, Plan, Proposal, ProposeRequest};
+use crate::plan::{self, Plan, PlanCommandLines, Proposal, ProposeRequest};
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandSettings};
 use crate::render::text::PlanCommands;
@@ -37,7 +37,7 @@ use crate::settings::{OutputFormat, ProposeSettings};
 
 /// Run `planner propose`.
 pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStatus> {
-    let inventory = inventory::load(&args.environment)?;
+    let inventory = load_own_target(&args.environment)?;
     inventory.report(printer);
     let venv = inventory.environment.prefix.clone();
     let settings = args.index.resolve(venv.as_deref())?;
@@ -69,6 +69,7 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         allow_override: args.allow_override,
         prerelease: args.prerelease,
         binary: args.index.binary.clone(),
+        allow_build: args.allow_build,
         now: Some(crate::clock::now()),
         source,
     };
@@ -89,7 +90,8 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
     let out_dir = args.out_dir.as_ref();
     let mut shown = Vec::new();
     let mut out_files = OutFiles::default();
-    for (i, plan) in proposal.plans.iter().enumerate() {
+    let mut proposal = proposal;
+    for (i, plan) in proposal.plans.iter_mut().enumerate() {
         let dir = out_dir
             .as_ref()
             .map(|root| root.join("plans").join(plan_dir_name(i, plan)));
@@ -101,8 +103,10 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
                 index_url: index_url.clone(),
                 files_dir: files_dir.clone(),
                 constraints: dir.is_some(),
+                allow_build: args.allow_build,
             },
         )?;
+        plan.commands = Some(command_lines(&files, dir.is_none()));
         if dir.is_some() {
             let relative = Path::new("plans").join(plan_dir_name(i, plan));
             let spec = crate::verify::select(Some(plan), &inventory, &args.policy, false);
@@ -113,6 +117,7 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
                 &spec,
                 &python,
                 index_url.as_deref(),
+                args.allow_build,
             )?;
         }
         let paste = |steps: &[Vec<String>]| match &dir {
@@ -164,6 +169,51 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
     Ok(exit_status(&proposal, args.max_risk, printer))
 }
 
+/// The environment, refusing `--python-version` / `--python-platform` when they name another
+/// Python or platform than its own: a plan changes the environment it reads, and its commands
+/// install with that environment's interpreter, so a plan for Python 3.12 made from a 3.10 venv
+/// would hand pip wheels it refuses. (A patch release of the same X.Y is the same target.)
+fn load_own_target(selection: &EnvironmentSelection) -> miette::Result<inventory::Inventory> {
+    let own = inventory::load(&EnvironmentSelection {
+        python_version: None,
+        python_platform: None,
+        ..selection.clone()
+    })?;
+    let planned = inventory::apply_overrides(
+        own.clone(),
+        selection.python_version.as_ref(),
+        selection.python_platform.as_ref(),
+    )?;
+    let (was, is) = (&own.environment.markers, &planned.environment.markers);
+    let python_differs = was.python_version() != is.python_version();
+    let platform_differs =
+        was.sys_platform() != is.sys_platform() || was.platform_machine() != is.platform_machine();
+    if !python_differs && !platform_differs {
+        return Ok(planned);
+    }
+    let asked = match (python_differs, platform_differs) {
+        (true, true) => format!(
+            "Python {} on {} {}",
+            is.python_version(),
+            is.sys_platform(),
+            is.platform_machine()
+        ),
+        (true, false) => format!("Python {}", is.python_version()),
+        _ => format!("{} {}", is.sys_platform(), is.platform_machine()),
+    };
+    Err(miette::miette!(
+        help = "drop --python-version / --python-platform to plan for this environment; to plan \
+                for another Python or platform, read an environment of it (`--venv` of such a \
+                venv, or `--from-snapshot` of one), or resolve requirements for it with \
+                `planner resolve --python-version X.Y REQ...`",
+        "propose plans for the environment it reads, whose interpreter is Python {} on {} {}; \
+         a plan for {asked} cannot be installed with it",
+        own.environment.python_version,
+        was.sys_platform(),
+        was.platform_machine()
+    ))
+}
+
 /// The targets whose markers hold in this environment. The others are ignored with pip's own
 /// words on stderr ("Ignoring django: markers '...' don't match your environment").
 fn applicable_targets(
@@ -213,6 +263,29 @@ fn exit_status(proposal: &Proposal, max_risk: Option<RiskLevel>, printer: &Print
     ExitStatus::Success
 }
 
+/// A plan's commands as data (`propose --format json`): each step's argv, and, when no
+/// `--out-dir` wrote them, the files the steps name.
+fn command_lines(files: &commands::InstallFiles, inline: bool) -> PlanCommandLines {
+    let steps = files.pip.iter().chain(&files.uv).flatten();
+    let uses = |name: &str| steps.clone().any(|token| token == name);
+    let mut named = std::collections::BTreeMap::new();
+    if inline {
+        for (name, content) in [
+            ("constraints.txt", &files.constraints),
+            ("overrides.txt", &files.overrides),
+        ] {
+            if uses(name) {
+                named.insert(name.to_string(), content.clone());
+            }
+        }
+    }
+    PlanCommandLines {
+        pip: files.pip.clone(),
+        uv: files.uv.clone(),
+        files: named,
+    }
+}
+
 /// `1-move-blockers`; a layer's plan `1-safe`, `2-torch-stack`.
 fn plan_dir_name(i: usize, plan: &Plan) -> String {
     match &plan.layer {
@@ -229,6 +302,7 @@ fn plan_files(
     spec: &crate::verify::VerifySpec,
     python: &str,
     index_url: Option<&str>,
+    allow_build: bool,
 ) -> miette::Result<()> {
     let files = commands::install_files(
         plan,
@@ -237,6 +311,7 @@ fn plan_files(
             index_url: index_url.map(str::to_string),
             files_dir: None,
             constraints: true,
+            allow_build,
         },
     )?;
     out.add(dir.join("plan.json"), json::to_json(plan)?);

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use url::Url;
 
+use super::keyring::KeyringProvider;
 use super::urls::percent_decode;
 
 /// Query parameters that carry signatures or tokens (presigned S3/GCS/Azure URLs).
@@ -271,20 +272,36 @@ pub struct AuthStore {
 }
 
 impl AuthStore {
-    /// Credentials for the given index URLs: from their userinfo, else from netrc by host.
-    pub fn new(indexes: &[SecretUrl], netrc: &Netrc) -> AuthStore {
+    /// Credentials for the given index URLs: from their userinfo (a password in it), else from
+    /// netrc by host, else (with `--keyring-provider subprocess`) from the `keyring` command.
+    pub fn new(indexes: &[SecretUrl], netrc: &Netrc, keyring: KeyringProvider) -> AuthStore {
         let mut store = AuthStore::default();
         let mut saw_url = false;
+        let mut asked_keyring = false;
         for index in indexes {
             let Some(realm) = Realm::of(index.expose()) else {
                 continue;
             };
-            let creds = match index.credentials() {
-                Some(c) => {
-                    saw_url = true;
-                    Some(c)
+            let in_url = index.credentials();
+            let use_keyring = keyring == KeyringProvider::Subprocess
+                && in_url.as_ref().is_none_or(|c| c.password.is_none());
+            let creds = if use_keyring {
+                // A user name alone in the URL is what keyring is asked about (pip, uv); when
+                // keyring knows nothing, it is still sent (it may be a token).
+                let user = in_url.as_ref().map(|c| c.username.as_str());
+                netrc.get(&realm.host).cloned().or_else(|| {
+                    asked_keyring = true;
+                    super::keyring::fetch(&index.without_credentials(), user)
+                        .or_else(|| in_url.clone())
+                })
+            } else {
+                match in_url {
+                    Some(c) => {
+                        saw_url = true;
+                        Some(c)
+                    }
+                    None => netrc.get(&realm.host).cloned(),
                 }
-                None => netrc.get(&realm.host).cloned(),
             };
             if let Some(creds) = creds
                 && !store.entries.iter().any(|(r, _)| *r == realm)
@@ -304,6 +321,15 @@ impl AuthStore {
                 .sources
                 .push("~/.netrc (absent or unreadable)".to_string()),
         }
+        store.sources.push(match (keyring, asked_keyring) {
+            (KeyringProvider::Disabled, _) => {
+                "no keyring (--keyring-provider subprocess asks the `keyring` command)".to_string()
+            }
+            (KeyringProvider::Subprocess, true) => "the `keyring` command".to_string(),
+            (KeyringProvider::Subprocess, false) => {
+                "the `keyring` command (not asked: credentials were found before it)".to_string()
+            }
+        });
         store
     }
 
@@ -393,7 +419,7 @@ mod tests {
     #[test]
     fn credentials_stay_in_their_realm() {
         let index = SecretUrl::new(Url::parse("https://u:pw@pkgs.example.com/simple/").unwrap());
-        let store = AuthStore::new(&[index], &Netrc::default());
+        let store = AuthStore::new(&[index], &Netrc::default(), KeyringProvider::Disabled);
         let same = Url::parse("https://pkgs.example.com/files/x.whl").unwrap();
         let other_port = Url::parse("https://pkgs.example.com:8443/files/x.whl").unwrap();
         let other_scheme = Url::parse("http://pkgs.example.com/files/x.whl").unwrap();

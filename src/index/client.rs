@@ -159,11 +159,14 @@ impl Client {
     /// Fetch a URL (http, https or file), retrying transient failures.
     pub async fn get(&self, url: &Url, options: &RequestOptions) -> Result<Reply, IndexError> {
         if url.scheme() == "file" {
+            log::trace!("read {url} (range {:?})", options.range);
             return read_file(url, options.range);
         }
         let mut attempt = 0;
         loop {
+            let started = std::time::Instant::now();
             let result = self.get_once(url, options).await;
+            log_reply(url, options, &result, started.elapsed());
             let retry_after = match &result {
                 Ok(a) if a.reply.status == 429 || a.reply.status >= 500 => Some(a.retry_after),
                 Ok(_) => None,
@@ -183,6 +186,7 @@ impl Client {
         }
     }
 
+    /// The delay before retry number `attempt` (exponential, jittered, at most 10 s).
     fn backoff(&self, attempt: u32) -> Duration {
         let base = self.settings.backoff.as_secs_f64() * f64::from(1u32 << attempt.min(6));
         let jitter = 0.5 + fastrand::f64();
@@ -247,11 +251,13 @@ impl Client {
         if let Some(lm) = &options.last_modified {
             request = request.header(header::IF_MODIFIED_SINCE, lm);
         }
-        // Credentials only for their own realm (the first hop's userinfo included).
-        let creds = SecretUrl::new(first.clone())
-            .credentials()
-            .filter(|_| same_origin(first, current))
-            .or_else(|| self.auth.for_url(current).cloned());
+        // Credentials only for their own realm: the configured index's (its URL, netrc or
+        // keyring), else the first hop's userinfo.
+        let creds = self.auth.for_url(current).cloned().or_else(|| {
+            SecretUrl::new(first.clone())
+                .credentials()
+                .filter(|_| same_origin(first, current))
+        });
         if let Some(creds) = creds {
             request = request.basic_auth(creds.username, creds.password);
         }
@@ -323,6 +329,35 @@ impl Client {
             url: redact(url),
             message: redact_text(&message, &self.auth.secrets()),
         }
+    }
+}
+
+/// One request's line in the `-v` log: method, URL (redacted), range, status, size, time.
+fn log_reply(
+    url: &Url,
+    options: &RequestOptions,
+    result: &Result<Attempt, IndexError>,
+    took: Duration,
+) {
+    let range = match options.range {
+        Some(ByteRange::Suffix(n)) => format!(" (last {n} bytes)"),
+        Some(ByteRange::Span(a, b)) => format!(" (bytes {a}-{b})"),
+        None => String::new(),
+    };
+    let conditional = if options.etag.is_some() || options.last_modified.is_some() {
+        " (revalidating)"
+    } else {
+        ""
+    };
+    match result {
+        Ok(a) => log::debug!(
+            "GET {}{range}{conditional}: {} ({} bytes, {:.3}s)",
+            redact(url),
+            a.reply.status,
+            a.reply.body.len(),
+            took.as_secs_f64()
+        ),
+        Err(e) => log::debug!("GET {}{range}: {e}", redact(url)),
     }
 }
 

@@ -198,6 +198,29 @@ pub enum IndexError {
         message: String,
     },
 
+    /// A downloaded wheel or sdist whose hash is not the one the index published.
+    #[error("{file} ({url}): {algorithm} {actual} differs from the index's {expected}")]
+    #[diagnostic(
+        code(planner::index::hash_mismatch),
+        help(
+            "the file is not the one the index lists (a tampering proxy, a mirror out of step, or a \
+             corrupted download); nothing was cached. Try again; if it persists, report it to the \
+             index's operators"
+        )
+    )]
+    HashMismatch {
+        /// The file name.
+        file: String,
+        /// Its URL (redacted).
+        url: String,
+        /// `sha256`, `sha384` or `sha512`.
+        algorithm: String,
+        /// The index's hash.
+        expected: String,
+        /// The downloaded bytes' hash.
+        actual: String,
+    },
+
     /// A wheel whose zip structure is broken.
     #[error("cannot read the wheel {file} ({url}): {message}")]
     #[diagnostic(

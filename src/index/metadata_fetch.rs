@@ -15,11 +15,17 @@
 //! 4. Sdists: `PKG-INFO` out of the archive (read by `super::sdist`), trusted only when it is
 //!    Metadata-Version >= 2.2 and `Requires-Dist` is not `Dynamic` (PEP 643); nothing is ever
 //!    built.
+//!
+//! Every whole file downloaded (a wheel whose server ignores `Range`, an sdist) is checked against
+//! the index's hash before anything is read from it ([`verify_download`]); a mismatch is an error
+//! and nothing is cached. Range reads cannot be hashed (only part of the file is read); the
+//! METADATA they yield is still checked against the file's name and version.
 
+use sha2::{Digest, Sha256, Sha384, Sha512};
 use url::Url;
 
 use super::auth::redact;
-use super::cache::sha256_hex;
+use super::cache::{hex, sha256_hex};
 use super::client::{ByteRange, Client, Reply, RequestOptions};
 use super::zip::{Window, ZipEntry, extract, find_eocd, lookup, parse_central_directory};
 use super::{DistFile, DistFilename, IndexError};
@@ -43,6 +49,17 @@ pub enum MetadataSource {
     WholeWheel,
     /// An sdist's PKG-INFO.
     SdistPkgInfo,
+}
+
+impl std::fmt::Display for MetadataSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            MetadataSource::MetadataFile => "the PEP 658 .metadata file",
+            MetadataSource::RangeRead => "range reads of the wheel",
+            MetadataSource::WholeWheel => "the whole wheel (the server ignores Range)",
+            MetadataSource::SdistPkgInfo => "the sdist's PKG-INFO",
+        })
+    }
 }
 
 /// Fetch, parse and check the metadata of `file`. Returns the raw bytes (for caching) with the
@@ -105,6 +122,39 @@ pub async fn fetch(
             Ok((bytes, metadata, MetadataSource::SdistPkgInfo))
         }
     }
+}
+
+/// Check a whole downloaded `file` against the strongest hash the index published for it
+/// (sha512, sha384, sha256). A file the index gives no such hash for is logged and accepted (pip
+/// does the same without `--require-hashes`).
+pub fn verify_download(file: &DistFile, bytes: &[u8]) -> Result<(), IndexError> {
+    let digest = |algorithm: &str| match algorithm {
+        "sha512" => hex(&Sha512::digest(bytes)),
+        "sha384" => hex(&Sha384::digest(bytes)),
+        _ => hex(&Sha256::digest(bytes)),
+    };
+    let Some((algorithm, expected)) = ["sha512", "sha384", "sha256"]
+        .into_iter()
+        .find_map(|a| file.hashes.get(a).map(|h| (a, h)))
+    else {
+        log::debug!(
+            "{}: the index gives no sha256/384/512 hash; the download is not checked",
+            file.filename_str()
+        );
+        return Ok(());
+    };
+    let actual = digest(algorithm);
+    if !actual.eq_ignore_ascii_case(expected) {
+        return Err(IndexError::HashMismatch {
+            file: file.filename_str(),
+            url: redact(&file.url),
+            algorithm: algorithm.to_string(),
+            expected: expected.clone(),
+            actual,
+        });
+    }
+    log::debug!("{}: {algorithm} matches the index", file.filename_str());
+    Ok(())
 }
 
 fn status_error(url: &Url, status: u16, name: &str) -> IndexError {
@@ -173,6 +223,17 @@ async fn wheel_metadata(
             MetadataSource::RangeRead,
         ),
         // No range support: the server sent the whole wheel.
+        _ if tail.status == 200 => {
+            verify_download(file, &tail.body)?;
+            (
+                tail.body.len() as u64,
+                Window {
+                    offset: 0,
+                    bytes: tail.body,
+                },
+                MetadataSource::WholeWheel,
+            )
+        }
         _ => (
             tail.body.len() as u64,
             Window {
@@ -203,13 +264,18 @@ async fn wheel_metadata(
             cd
         }
     };
-    let entries = parse_central_directory(&cd, eocd.entries).map_err(zip_err)?;
+    let entries = parse_central_directory(&cd, eocd.entries, eocd.cd_offset).map_err(zip_err)?;
     let entry = pick_metadata(&entries, file)
         .ok_or_else(|| zip_err("no *.dist-info/METADATA".to_string()))?;
-    if entry.uncompressed_size > MAX_METADATA_BYTES as u64 {
+    // Checked before anything is fetched: the sizes are the file's word, and the range read
+    // below asks for `compressed_size` bytes. Deflate never grows data by more than a few bytes
+    // per 16 KiB block, so a compressed size well over the cap is a lie.
+    if entry.uncompressed_size > MAX_METADATA_BYTES as u64
+        || entry.compressed_size > MAX_METADATA_BYTES as u64 + 1024
+    {
         return Err(zip_err(format!(
-            "METADATA is {} bytes",
-            entry.uncompressed_size
+            "METADATA is {} bytes ({} compressed), over the {MAX_METADATA_BYTES}-byte limit",
+            entry.uncompressed_size, entry.compressed_size
         )));
     }
     // The local header has its own extra field length; read generously.
@@ -225,6 +291,7 @@ async fn wheel_metadata(
             )
             .await?;
             if reply.status == 200 {
+                verify_download(file, &reply.body)?;
                 source = MetadataSource::WholeWheel;
             }
             let w = window_of(reply, entry.local_offset);
@@ -298,6 +365,7 @@ async fn sdist_pkg_info(client: &Client, file: &DistFile) -> Result<Vec<u8>, Ind
             reason: "the sdist is too large to read its PKG-INFO".to_string(),
         });
     }
+    verify_download(file, &reply.body)?;
     match super::sdist::pkg_info(&name, &reply.body) {
         Ok(Some(bytes)) => Ok(bytes),
         Ok(None) => Err(IndexError::MetadataUnavailable {

@@ -48,6 +48,7 @@ pub mod config;
 mod error;
 mod filename;
 mod http;
+pub mod keyring;
 pub mod local;
 pub mod metadata_fetch;
 pub mod parse;
@@ -118,6 +119,8 @@ pub struct IndexSettings {
     pub client: ClientSettings,
     /// Credentials from netrc.
     pub netrc: Netrc,
+    /// `--keyring-provider`: where credentials not in the URL or netrc are looked for.
+    pub keyring: keyring::KeyringProvider,
     /// `--only-binary` / `--no-binary`.
     pub binary: BinaryPolicy,
     /// How long a page stays fresh when the server sends no `Cache-Control` (seconds).
@@ -141,6 +144,7 @@ impl Default for IndexSettings {
             refresh: false,
             client: ClientSettings::default(),
             netrc: Netrc::default(),
+            keyring: keyring::KeyringProvider::default(),
             binary: BinaryPolicy::default(),
             page_max_age: DEFAULT_PAGE_MAX_AGE,
             target_tags: None,

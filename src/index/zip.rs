@@ -4,6 +4,12 @@
 //! In: bytes of a zip, whole or as [`Window`]s of a remote file (range reads); out: the
 //! [`Eocd`], the [`ZipEntry`]s, one member's bytes. Errors are plain strings that the caller
 //! wraps with the file and URL. No IO: `metadata_fetch` decides which bytes to fetch.
+//!
+//! Nothing the file declares is trusted: every offset and size is checked for overflow and
+//! against the bytes that hold it (the central directory lies before the end record, a member's
+//! data before the central directory, a zip64 field inside its extra block), the entry count
+//! against the entries actually present, a member's size against [`MAX_METADATA_BYTES`] before
+//! anything is allocated or fetched, and the extracted bytes against the declared size and CRC-32.
 
 use std::io::Read;
 
@@ -18,8 +24,8 @@ pub(super) struct Window {
 impl Window {
     /// The `len` bytes at `start` of the file, when this window holds them all.
     pub(super) fn get(&self, start: u64, len: u64) -> Option<&[u8]> {
-        let from = start.checked_sub(self.offset)? as usize;
-        let to = from.checked_add(len as usize)?;
+        let from = usize::try_from(start.checked_sub(self.offset)?).ok()?;
+        let to = from.checked_add(usize::try_from(len).ok()?)?;
         self.bytes.get(from..to)
     }
 }
@@ -30,13 +36,15 @@ pub(super) fn lookup(windows: &[Window], start: u64, len: u64) -> Option<&[u8]> 
 }
 
 fn u16_at(b: &[u8], i: usize) -> Option<u64> {
-    Some(u16::from_le_bytes(b.get(i..i + 2)?.try_into().ok()?) as u64)
+    Some(u16::from_le_bytes(b.get(i..i.checked_add(2)?)?.try_into().ok()?) as u64)
 }
 fn u32_at(b: &[u8], i: usize) -> Option<u64> {
-    Some(u32::from_le_bytes(b.get(i..i + 4)?.try_into().ok()?) as u64)
+    Some(u32::from_le_bytes(b.get(i..i.checked_add(4)?)?.try_into().ok()?) as u64)
 }
 fn u64_at(b: &[u8], i: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?))
+    Some(u64::from_le_bytes(
+        b.get(i..i.checked_add(8)?)?.try_into().ok()?,
+    ))
 }
 
 /// The end-of-central-directory facts.
@@ -64,6 +72,8 @@ pub(super) fn find_eocd(window: &Window, total: u64) -> Result<Eocd, String> {
         cd_size: u32_at(b, pos + 12).ok_or_else(short)?,
         cd_offset: u32_at(b, pos + 16).ok_or_else(short)?,
     };
+    // The file offset the central directory must end by: the end record (or the zip64 record).
+    let mut cd_limit = window.offset + pos as u64;
     let is_zip64 = eocd.entries == 0xffff
         || eocd.cd_size == 0xffff_ffff
         || eocd.cd_offset == 0xffff_ffff
@@ -74,6 +84,13 @@ pub(super) fn find_eocd(window: &Window, total: u64) -> Result<Eocd, String> {
             return Err("zip64 locator missing".to_string());
         }
         let record = u64_at(b, loc + 8).ok_or_else(short)?;
+        if record
+            .checked_add(56)
+            .is_none_or(|end| end > window.offset + loc as u64)
+        {
+            return Err("zip64 end record does not lie before its locator".to_string());
+        }
+        cd_limit = record;
         let rec = window
             .get(record, 56)
             .ok_or("zip64 end record outside the bytes read")?;
@@ -89,9 +106,16 @@ pub(super) fn find_eocd(window: &Window, total: u64) -> Result<Eocd, String> {
     if eocd
         .cd_offset
         .checked_add(eocd.cd_size)
-        .is_none_or(|end| end > total)
+        .is_none_or(|end| end > total || end > cd_limit)
     {
         return Err("central directory outside the file".to_string());
+    }
+    // Each entry takes at least 46 bytes: a count the directory cannot hold is a lie.
+    if eocd.entries > eocd.cd_size / 46 {
+        return Err(format!(
+            "{} entries declared in a {}-byte central directory",
+            eocd.entries, eocd.cd_size
+        ));
     }
     Ok(eocd)
 }
@@ -109,83 +133,152 @@ pub struct ZipEntry {
     pub uncompressed_size: u64,
     /// Offset of the local header.
     pub local_offset: u64,
+    /// CRC-32 of the uncompressed data.
+    pub crc32: u32,
 }
 
-/// The first `count` entries of a central directory (zip64 sizes and offsets applied).
-pub(super) fn parse_central_directory(cd: &[u8], count: u64) -> Result<Vec<ZipEntry>, String> {
-    let short = || "central directory cut short".to_string();
+/// The `count` entries of a central directory (zip64 sizes and offsets applied). Fewer entries
+/// than declared is an error, and so is an entry whose data would not lie before `cd_offset`
+/// (where the directory starts).
+pub(super) fn parse_central_directory(
+    cd: &[u8],
+    count: u64,
+    cd_offset: u64,
+) -> Result<Vec<ZipEntry>, String> {
     let mut entries = Vec::new();
     let mut i = 0;
-    while i + 46 <= cd.len() && (entries.len() as u64) < count {
-        if cd[i..i + 4] != [0x50, 0x4b, 0x01, 0x02] {
-            return Err("bad central directory entry".to_string());
+    while (entries.len() as u64) < count {
+        let (entry, len) = central_entry(cd, i)?;
+        let data_end = entry
+            .local_offset
+            .checked_add(30)
+            .and_then(|e| e.checked_add(entry.compressed_size));
+        if data_end.is_none_or(|end| end > cd_offset) {
+            return Err(format!(
+                "entry `{}` claims data beyond the central directory",
+                entry.name.escape_default()
+            ));
         }
-        let method = u16_at(cd, i + 10).ok_or_else(short)? as u16;
-        let mut compressed_size = u32_at(cd, i + 20).ok_or_else(short)?;
-        let mut uncompressed_size = u32_at(cd, i + 24).ok_or_else(short)?;
-        let name_len = u16_at(cd, i + 28).ok_or_else(short)? as usize;
-        let extra_len = u16_at(cd, i + 30).ok_or_else(short)? as usize;
-        let comment_len = u16_at(cd, i + 32).ok_or_else(short)? as usize;
-        let mut local_offset = u32_at(cd, i + 42).ok_or_else(short)?;
-        let name = cd.get(i + 46..i + 46 + name_len).ok_or_else(short)?;
-        let extra = cd
-            .get(i + 46 + name_len..i + 46 + name_len + extra_len)
-            .ok_or_else(short)?;
-        // The zip64 extra field holds the 0xffffffff fields, in this order.
-        let mut j = 0;
-        while j + 4 <= extra.len() {
-            let id = u16_at(extra, j).unwrap_or(0);
-            let size = u16_at(extra, j + 2).unwrap_or(0) as usize;
-            if id == 1 {
-                let mut k = j + 4;
-                for field in [
-                    &mut uncompressed_size,
-                    &mut compressed_size,
-                    &mut local_offset,
-                ] {
-                    if *field == 0xffff_ffff {
-                        *field = u64_at(extra, k).ok_or_else(short)?;
-                        k += 8;
-                    }
-                }
-            }
-            j += 4 + size;
-        }
-        entries.push(ZipEntry {
-            name: String::from_utf8_lossy(name).into_owned(),
-            method,
-            compressed_size,
-            uncompressed_size,
-            local_offset,
-        });
-        i += 46 + name_len + extra_len + comment_len;
+        entries.push(entry);
+        i += len;
     }
     Ok(entries)
 }
 
-/// The data of `entry`, given bytes starting at its local header.
+/// The central directory entry at `i` and its length in bytes.
+fn central_entry(cd: &[u8], i: usize) -> Result<(ZipEntry, usize), String> {
+    let short = || "central directory cut short (fewer entries than declared)".to_string();
+    if cd.get(i..i + 4).ok_or_else(short)? != [0x50, 0x4b, 0x01, 0x02] {
+        return Err("bad central directory entry".to_string());
+    }
+    let field = |at: usize, width: usize| match width {
+        2 => u16_at(cd, i + at),
+        _ => u32_at(cd, i + at),
+    };
+    let method = field(10, 2).ok_or_else(short)? as u16;
+    let crc32 = field(16, 4).ok_or_else(short)? as u32;
+    let mut compressed_size = field(20, 4).ok_or_else(short)?;
+    let mut uncompressed_size = field(24, 4).ok_or_else(short)?;
+    let name_len = field(28, 2).ok_or_else(short)? as usize;
+    let extra_len = field(30, 2).ok_or_else(short)? as usize;
+    let comment_len = field(32, 2).ok_or_else(short)? as usize;
+    let mut local_offset = field(42, 4).ok_or_else(short)?;
+    let name = cd.get(i + 46..i + 46 + name_len).ok_or_else(short)?;
+    let extra_start = i + 46 + name_len;
+    let extra = cd
+        .get(extra_start..extra_start + extra_len)
+        .ok_or_else(short)?;
+    apply_zip64(
+        extra,
+        [
+            &mut uncompressed_size,
+            &mut compressed_size,
+            &mut local_offset,
+        ],
+    )?;
+    let entry = ZipEntry {
+        name: String::from_utf8_lossy(name).into_owned(),
+        method,
+        compressed_size,
+        uncompressed_size,
+        local_offset,
+        crc32,
+    };
+    Ok((entry, 46 + name_len + extra_len + comment_len))
+}
+
+/// The zip64 extra field (id 1) holds, in this order, the 64-bit value of each field that is
+/// 0xffffffff; each must lie inside the field's own declared block.
+fn apply_zip64(extra: &[u8], fields: [&mut u64; 3]) -> Result<(), String> {
+    let mut j = 0;
+    while j + 4 <= extra.len() {
+        let id = u16_at(extra, j).unwrap_or(0);
+        let size = u16_at(extra, j + 2).unwrap_or(0) as usize;
+        let block = extra
+            .get(j + 4..j + 4 + size)
+            .ok_or("extra field runs past its entry")?;
+        if id == 1 {
+            let mut k = 0;
+            for field in fields {
+                if *field == 0xffff_ffff {
+                    *field = u64_at(block, k).ok_or("zip64 extra field cut short")?;
+                    k += 8;
+                }
+            }
+            return Ok(());
+        }
+        j += 4 + size;
+    }
+    Ok(())
+}
+
+/// The data of `entry`, given bytes starting at its local header: at most
+/// [`MAX_METADATA_BYTES`], and exactly the declared size with the declared CRC-32.
 pub(super) fn extract(local: &[u8], entry: &ZipEntry) -> Result<Vec<u8>, String> {
+    if entry.uncompressed_size > MAX_METADATA_BYTES as u64 {
+        return Err(format!(
+            "`{}` is {} bytes, over the {MAX_METADATA_BYTES}-byte limit",
+            entry.name.escape_default(),
+            entry.uncompressed_size
+        ));
+    }
     if local.get(..4) != Some(&[0x50, 0x4b, 0x03, 0x04][..]) {
         return Err("bad local file header".to_string());
     }
     let name_len = u16_at(local, 26).ok_or("local header cut short")? as usize;
     let extra_len = u16_at(local, 28).ok_or("local header cut short")? as usize;
     let start = 30 + name_len + extra_len;
-    let data = local
-        .get(start..start + entry.compressed_size as usize)
+    let data = usize::try_from(entry.compressed_size)
+        .ok()
+        .and_then(|len| local.get(start..start.checked_add(len)?))
         .ok_or("entry data cut short")?;
-    match entry.method {
-        0 => Ok(data.to_vec()),
+    let out = match entry.method {
+        0 => data.to_vec(),
         8 => {
             let mut out = Vec::with_capacity(entry.uncompressed_size as usize);
             flate2::read::DeflateDecoder::new(data)
-                .take(MAX_METADATA_BYTES as u64 + 1)
+                .take(entry.uncompressed_size + 1)
                 .read_to_end(&mut out)
                 .map_err(|e| format!("cannot inflate METADATA: {e}"))?;
-            Ok(out)
+            out
         }
-        m => Err(format!("unsupported compression method {m}")),
+        m => return Err(format!("unsupported compression method {m}")),
+    };
+    if out.len() as u64 != entry.uncompressed_size {
+        return Err(format!(
+            "`{}` holds {} bytes, not the {} its entry declares",
+            entry.name.escape_default(),
+            out.len(),
+            entry.uncompressed_size
+        ));
     }
+    if crc32fast::hash(&out) != entry.crc32 {
+        return Err(format!(
+            "`{}` fails its CRC-32 check",
+            entry.name.escape_default()
+        ));
+    }
+    Ok(out)
 }
 
 /// Read one member of an in-memory zip by a predicate on its name.
@@ -198,12 +291,13 @@ pub fn zip_member(bytes: &[u8], want: impl Fn(&str) -> bool) -> Result<Option<Ve
     let cd = window
         .get(eocd.cd_offset, eocd.cd_size)
         .ok_or("central directory outside the file")?;
-    let entries = parse_central_directory(cd, eocd.entries)?;
+    let entries = parse_central_directory(cd, eocd.entries, eocd.cd_offset)?;
     let Some(entry) = entries.iter().find(|e| want(&e.name)) else {
         return Ok(None);
     };
-    let local = bytes
-        .get(entry.local_offset as usize..)
+    let local = usize::try_from(entry.local_offset)
+        .ok()
+        .and_then(|offset| bytes.get(offset..))
         .ok_or("entry outside the file")?;
     extract(local, entry).map(Some)
 }
@@ -230,7 +324,9 @@ mod tests {
             let mut local = vec![0x50, 0x4b, 0x03, 0x04];
             local.extend([20, 0, 0, 0]);
             local.extend(method.to_le_bytes());
-            local.extend([0; 8]); // time, date, crc
+            let crc = crc32fast::hash(data);
+            local.extend([0; 4]); // time, date
+            local.extend(crc.to_le_bytes());
             local.extend((stored.len() as u32).to_le_bytes());
             local.extend((data.len() as u32).to_le_bytes());
             local.extend((name.len() as u16).to_le_bytes());
@@ -241,7 +337,8 @@ mod tests {
             out.extend(&stored);
             let mut c = vec![0x50, 0x4b, 0x01, 0x02, 20, 0, 20, 0, 0, 0];
             c.extend(method.to_le_bytes());
-            c.extend([0; 8]);
+            c.extend([0; 4]); // time, date
+            c.extend(crc.to_le_bytes());
             let extra: Vec<u8> = if zip64 {
                 let mut e = vec![1, 0, 24, 0];
                 e.extend((data.len() as u64).to_le_bytes());
@@ -318,5 +415,78 @@ mod tests {
         let n = zip.len();
         zip[n - 6] = 0xff; // central directory offset beyond the file
         assert!(zip_member(&zip, |_| true).is_err());
+    }
+
+    /// A one-member zip and the offset of its central directory entry.
+    fn one_member(zip64: bool) -> (Vec<u8>, usize) {
+        let zip = make_zip(&[("a-1.dist-info/METADATA", META, true)], zip64);
+        let cd = (0..zip.len())
+            .find(|&i| zip[i..].starts_with(&[0x50, 0x4b, 0x01, 0x02]))
+            .unwrap();
+        (zip, cd)
+    }
+
+    fn put_u32(zip: &mut [u8], at: usize, v: u32) {
+        zip[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    fn refused(zip: &[u8], why: &str) {
+        let err = zip_member(zip, |_| true).unwrap_err();
+        assert!(err.contains(why), "`{err}` does not say `{why}`");
+    }
+
+    /// Each declared value the reader checks, lied about once: an error naming the lie, never a
+    /// panic, an abort on a huge allocation, or wrong bytes returned.
+    #[test]
+    fn declared_sizes_offsets_and_counts_are_not_trusted() {
+        let (good, cd) = one_member(false);
+        assert_eq!(zip_member(&good, |_| true).unwrap().as_deref(), Some(META));
+        let n = good.len();
+        // More entries declared than the directory holds.
+        let err = parse_central_directory(&good[cd..n - 22], 2, cd as u64).unwrap_err();
+        assert!(err.contains("fewer entries than declared"), "{err}");
+        // An absurd count for the directory's size.
+        let mut zip = good.clone();
+        zip[n - 12..n - 10].copy_from_slice(&0xfffeu16.to_le_bytes());
+        refused(&zip, "entries declared");
+        // A member whose data would run into the central directory.
+        let mut zip = good.clone();
+        put_u32(&mut zip, cd + 20, 0x7fff_0000);
+        refused(&zip, "beyond the central directory");
+        // A huge declared size: refused before any allocation.
+        let mut zip = good.clone();
+        put_u32(&mut zip, cd + 24, 0xffff_fffe);
+        refused(&zip, "over the");
+        // A declared size smaller than the data.
+        let mut zip = good.clone();
+        put_u32(&mut zip, cd + 24, META.len() as u32 - 1);
+        refused(&zip, "not the");
+        // A wrong CRC-32.
+        let mut zip = good.clone();
+        zip[cd + 16] ^= 0xff;
+        refused(&zip, "CRC-32");
+        // A central directory that would end after the end record.
+        let mut zip = good.clone();
+        put_u32(&mut zip, n - 10, (n - cd) as u32);
+        refused(&zip, "outside the file");
+    }
+
+    #[test]
+    fn zip64_fields_are_checked_too() {
+        let (good, cd) = one_member(true);
+        assert_eq!(zip_member(&good, |_| true).unwrap().as_deref(), Some(META));
+        let extra = cd + 46 + "a-1.dist-info/METADATA".len();
+        // A zip64 compressed size of u64::MAX (overflowed offsets once).
+        let mut zip = good.clone();
+        zip[extra + 12..extra + 20].copy_from_slice(&u64::MAX.to_le_bytes());
+        refused(&zip, "beyond the central directory");
+        // The zip64 block declares fewer bytes than the fields it must hold.
+        let mut zip = good.clone();
+        zip[extra + 2..extra + 4].copy_from_slice(&8u16.to_le_bytes());
+        refused(&zip, "zip64 extra field cut short");
+        // The block declares more bytes than the entry's extra field has.
+        let mut zip = good.clone();
+        zip[extra + 2..extra + 4].copy_from_slice(&200u16.to_le_bytes());
+        refused(&zip, "runs past its entry");
     }
 }

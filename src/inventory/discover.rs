@@ -15,7 +15,10 @@ use pep508_rs::{MarkerEnvironment, MarkerEnvironmentBuilder};
 
 use super::probe::{ProbeOutput, probe};
 use super::target::{self, Os, Platform, PythonVersion, TargetPlatform};
-use super::{Environment, EnvironmentOrigin, Inventory, InventoryError, scan, snapshot};
+use super::{
+    Environment, EnvironmentOrigin, InstalledDist, Inventory, InventoryError, UnreadableDist, scan,
+    snapshot,
+};
 use crate::tags::{Tag, Tags};
 
 /// Which environment to read.
@@ -64,6 +67,7 @@ pub struct EnvironmentSelection {
 /// Read the selected environment (`--venv`, `--from-snapshot`, `$VIRTUAL_ENV`, else `./.venv`,
 /// else the `python3` on `PATH`), then apply `--python-version` and `--python-platform`.
 pub fn load(selection: &EnvironmentSelection) -> Result<Inventory, InventoryError> {
+    let _stage = crate::logging::Stage::start("inventory");
     let inventory = match &selection.source {
         EnvironmentSource::Venv(path) => load_venv_from(path, "--venv")?,
         EnvironmentSource::Snapshot(path) => snapshot::load(path)?,
@@ -124,12 +128,36 @@ fn load_venv_from(path: &Path, from: &'static str) -> Result<Inventory, Inventor
             environment_from_pyvenv_cfg(path, &cfg, layout_site_packages, notes)?
         }
     };
-    let (dists, unreadable) = scan::scan_site_packages(&environment.site_packages)?;
+    let (dists, unreadable) = scan_logged(&environment)?;
     Ok(Inventory {
         environment,
         dists,
         unreadable,
     })
+}
+
+/// Scan the environment's site-packages folders, saying what was read on the `-v` log.
+fn scan_logged(
+    environment: &Environment,
+) -> Result<(Vec<InstalledDist>, Vec<UnreadableDist>), InventoryError> {
+    log::debug!(
+        "Python {} ({:?}); reading {}",
+        environment.python_version,
+        environment.origin,
+        environment
+            .site_packages
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let (dists, unreadable) = scan::scan_site_packages(&environment.site_packages)?;
+    log::debug!(
+        "{} distributions read, {} unreadable",
+        dists.len(),
+        unreadable.len()
+    );
+    Ok((dists, unreadable))
 }
 
 /// Read the environment of one interpreter (`--python`).
@@ -148,7 +176,7 @@ fn load_interpreter(python: &Path) -> Result<Inventory, InventoryError> {
         python.display()
     )];
     let environment = environment_from_probe(python, out, notes)?;
-    let (dists, unreadable) = scan::scan_site_packages(&environment.site_packages)?;
+    let (dists, unreadable) = scan_logged(&environment)?;
     Ok(Inventory {
         environment,
         dists,

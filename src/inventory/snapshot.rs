@@ -343,6 +343,7 @@ fn direct_url_json(url: &super::DirectUrl) -> serde_json::Value {
 
 /// Read a snapshot file: a planner snapshot or `pip inspect` output.
 pub fn load(path: &Path) -> Result<Inventory, InventoryError> {
+    log::debug!("reading the snapshot {}", path.display());
     let bytes = fs::read(path).map_err(|err| InventoryError::Snapshot {
         path: path.to_path_buf(),
         message: err.to_string(),

@@ -28,15 +28,16 @@ use pubgrub::Ranges;
 
 use super::builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, applies_with};
 use super::proposal::{
-    Blocker, Conflict, EnvironmentSummary, HeldBack, Layer, LayerChoice, LayerKind,
+    Blocker, BrokenEdge, Conflict, EnvironmentSummary, HeldBack, Layer, LayerChoice, LayerKind,
     PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request, UnmatchedMember,
 };
 use crate::index::{BinaryPolicy, IndexError, IndexSource};
+use crate::inventory::check::{self, Finding};
 use crate::inventory::{Inventory, extensions};
 use crate::metadata::CoreMetadata;
 use crate::risk::{Policy, Upstream, requirement_text};
 use crate::solve::{
-    self, AcceptingQuery, Among, Catalog, FactPackage, InstalledCandidate, Override,
+    self, AcceptingQuery, Among, Catalog, FactPackage, HintKind, InstalledCandidate, Override,
     PrereleaseMode, Resolution, ResolvedSource, SolveError, SolveRequest,
 };
 
@@ -54,8 +55,10 @@ pub struct ProposeRequest {
     pub allow_override: bool,
     /// Pre-release policy.
     pub prerelease: PrereleaseMode,
-    /// `--only-binary` / `--no-binary`.
+    /// `--only-binary` / `--no-binary` (`--only-binary :all:` unless builds are allowed).
     pub binary: BinaryPolicy,
+    /// `--allow-build`: sdists may be planned (and built by the commands).
+    pub allow_build: bool,
     /// When the plan is made (release ages); `None` skips the age factor.
     pub now: Option<Timestamp>,
     /// Where the environment was read from (for the summary).
@@ -88,6 +91,7 @@ pub fn propose(
     policy: &Policy,
     request: &ProposeRequest,
 ) -> Result<Proposal, ProposeError> {
+    let _stage = crate::logging::Stage::start("plan");
     let installed: HashMap<PackageName, Arc<CoreMetadata>> = inventory
         .dists
         .iter()
@@ -252,11 +256,7 @@ impl Proposer<'_> {
                 conflict = Some(Conflict {
                     explanation: no_solution.report.clone(),
                     blockers: blockers.clone(),
-                    hints: no_solution
-                        .hints
-                        .iter()
-                        .map(|h| h.message.clone())
-                        .collect(),
+                    hints: self.conflict_hints(&no_solution.hints),
                 });
                 // An alternative that cannot be searched (the index lacks a release's metadata)
                 // is reported and skipped; the others still stand.
@@ -317,13 +317,67 @@ impl Proposer<'_> {
                 targets: self.request.targets.clone(),
                 all: self.request.all,
                 allow_override: self.request.allow_override,
+                allow_build: self.request.allow_build,
                 policy: policy.name.clone(),
                 layer: self.request.layer.filter(|_| self.request.all),
             },
+            already_broken: self.already_broken(),
             conflict,
             plans,
             warnings,
         }
+    }
+
+    /// The installed requirements the installed set does not meet (what `pip check` reports),
+    /// each once: the plans repair them.
+    fn already_broken(&self) -> Vec<BrokenEdge> {
+        let report = check::check(self.inventory);
+        let mut edges: Vec<BrokenEdge> = report
+            .findings
+            .iter()
+            .filter(|finding| finding.pip_reports())
+            .filter_map(|finding| {
+                let (dependent, requirement, installed) = match finding {
+                    Finding::MissingDependency {
+                        dependent,
+                        requirement,
+                        ..
+                    } => (dependent, requirement, None),
+                    Finding::VersionMismatch {
+                        dependent,
+                        requirement,
+                        installed,
+                        ..
+                    } => (dependent, requirement, Some(installed.version.clone())),
+                    _ => return None,
+                };
+                Some(BrokenEdge {
+                    dependent: dependent.name.clone(),
+                    dependent_version: dependent.version.clone(),
+                    requirement: crate::metadata::parse_requirement(requirement).ok()?,
+                    installed,
+                })
+            })
+            .collect();
+        edges.dedup();
+        edges
+    }
+
+    /// The solver's hints, in words for `propose`: a release ruled out only because it needs a
+    /// build says how to allow one.
+    fn conflict_hints(&self, hints: &[solve::Hint]) -> Vec<String> {
+        hints
+            .iter()
+            .map(|h| match h.kind {
+                HintKind::BinaryPolicy if !self.request.allow_build => format!(
+                    "{}; planner plans with wheels only, as the commands it prints install \
+                     (`--only-binary :all:`, `uv --no-build`): `--allow-build` plans with source \
+                     distributions, built at install",
+                    h.message
+                ),
+                _ => h.message.clone(),
+            })
+            .collect()
     }
 
     /// The environment the proposal is for.

@@ -72,6 +72,35 @@ pub trait Oracle {
     fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
 }
 
+/// Mark the changes that serve only edges broken before the plan: a [`Reason::Repairs`], or
+/// required by (or following) another repair, and nothing else.
+fn mark_repairs(changes: &mut [Change]) {
+    loop {
+        let repaired: BTreeSet<PackageName> = changes
+            .iter()
+            .filter(|c| c.repair)
+            .map(|c| c.name.clone())
+            .collect();
+        let mut more = false;
+        for change in changes.iter_mut().filter(|c| !c.repair) {
+            let repair = !change.reasons.is_empty()
+                && change.reasons.iter().all(|reason| match reason {
+                    Reason::Repairs { .. } => true,
+                    Reason::RequiredBy { dependent, .. } => repaired.contains(dependent),
+                    Reason::Follows { package, .. } => repaired.contains(package),
+                    _ => false,
+                });
+            if repair {
+                change.repair = true;
+                more = true;
+            }
+        }
+        if !more {
+            return;
+        }
+    }
+}
+
 /// What one plan is built from (see [`PlanBuilder::build`]).
 #[derive(Debug, Clone)]
 pub struct PlanSpec<'p> {
@@ -154,6 +183,19 @@ impl<'a> PlanBuilder<'a> {
             }
             changes.push(change);
         }
+        mark_repairs(&mut changes);
+        let mut title = spec.title.clone();
+        let repairs: Vec<&str> = changes
+            .iter()
+            .filter(|c| c.repair)
+            .map(|c| c.name.as_ref())
+            .collect();
+        if !repairs.is_empty() {
+            title = format!(
+                "{title}; also repairs the already broken environment: {}",
+                repairs.join(", ")
+            );
+        }
         let (overrides, broken_edges) = self.overrides(&spec, oracle);
         let risk = risk::assess(
             &PlanFacts {
@@ -166,7 +208,7 @@ impl<'a> PlanBuilder<'a> {
         Plan {
             schema: PLAN_SCHEMA.to_string(),
             kind: spec.kind,
-            title: spec.title,
+            title,
             targets: spec.targets.to_vec(),
             changes,
             overrides,
@@ -175,6 +217,7 @@ impl<'a> PlanBuilder<'a> {
             warnings,
             risk,
             layer: None,
+            commands: None,
         }
     }
 
@@ -222,6 +265,7 @@ impl<'a> PlanBuilder<'a> {
             yanked: to.and_then(|t| t.yanked.clone()),
             upload_time: to.and_then(|t| t.upload_time),
             top_level: installed.map(|d| d.top_level.clone()).unwrap_or_default(),
+            repair: false,
         })
     }
 
@@ -265,6 +309,17 @@ impl<'a> PlanBuilder<'a> {
         }
         if reasons.is_empty() {
             reasons = self.required_by_reasons(name, from, spec.planned);
+        }
+        // Under --all every installed dist moves because it was asked to: "billiard is required
+        // by celery 5.7.0" and "celery follows billiard 4.3.2" would explain each by the other.
+        // A repair stays a repair; a dist the plan adds keeps what requires it.
+        if spec.all
+            && from.is_some()
+            && reasons
+                .iter()
+                .all(|r| matches!(r, Reason::Follows { .. } | Reason::RequiredBy { .. }))
+        {
+            reasons.clear();
         }
         if reasons.is_empty() {
             reasons.push(if spec.all {
@@ -317,6 +372,18 @@ impl<'a> PlanBuilder<'a> {
                 && applies_with(requirement, markers, &[])
                 && excludes(requirement, &moved.version)
             {
+                // The required dist does not move: the requirement was broken before the plan.
+                if let Some(installed) = self.inventory.get(&requirement.name)
+                    && installed.version() == &moved.version
+                {
+                    reasons.push(Reason::Repairs {
+                        dependent: name.clone(),
+                        dependent_version: dist.version().clone(),
+                        requirement: requirement.clone(),
+                        installed: Some(moved.version.clone()),
+                    });
+                    continue;
+                }
                 reasons.push(Reason::Follows {
                     package: requirement.name.clone(),
                     version: moved.version.clone(),
@@ -349,7 +416,20 @@ impl<'a> PlanBuilder<'a> {
                     (Some(old), Some(VersionOrUrl::VersionSpecifier(spec))) => !spec.contains(old),
                     _ => false,
                 };
-                if excludes_old {
+                // The dependent stays as installed and its requirement already excluded what
+                // was installed: the edge was broken before the plan, which repairs it.
+                let unchanged = self
+                    .inventory
+                    .get(dependent)
+                    .is_some_and(|d| d.version() == &dist.version);
+                if excludes_old && unchanged && applies_with(requirement, markers, &[]) {
+                    reasons.push(Reason::Repairs {
+                        dependent: dependent.clone(),
+                        dependent_version: dist.version.clone(),
+                        requirement: requirement.clone(),
+                        installed: from.cloned(),
+                    });
+                } else if excludes_old {
                     reasons.push(Reason::RequiredBy {
                         dependent: dependent.clone(),
                         dependent_version: dist.version.clone(),

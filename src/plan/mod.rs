@@ -22,7 +22,7 @@ pub use alternatives::{ProposeError, ProposeRequest, propose};
 pub use builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, line_floor};
 pub use layers::{Stack, Stacks, crosses_line, next_line};
 pub use proposal::{
-    Action, Blocker, Change, Conflict, EnvironmentSummary, HeldBack, Layer, LayerChoice, LayerKind,
-    NeededMove, Override, PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request,
-    UnmatchedMember, Waiting,
+    Action, Blocker, BrokenEdge, Change, Conflict, EnvironmentSummary, HeldBack, Layer,
+    LayerChoice, LayerKind, NeededMove, Override, PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan,
+    PlanCommandLines, PlanKind, Proposal, Reason, Request, UnmatchedMember, Waiting,
 };

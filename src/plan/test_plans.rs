@@ -59,6 +59,7 @@ pub(crate) fn forced() -> Plan {
             yanked: None,
             upload_time: None,
             top_level: vec!["triton".into()],
+            repair: false,
         }],
         overrides: vec![Override {
             dependent: n("torch"),
@@ -110,6 +111,7 @@ pub(crate) fn forced() -> Plan {
             ],
         },
         layer: None,
+        commands: None,
     }
 }
 
@@ -134,6 +136,7 @@ pub(crate) fn move_blockers() -> Plan {
                 yanked: None,
                 upload_time: None,
                 top_level: vec!["torch".into(), "functorch".into()],
+                repair: false,
             },
             Change {
                 name: n("triton"),
@@ -147,6 +150,7 @@ pub(crate) fn move_blockers() -> Plan {
                 yanked: None,
                 upload_time: None,
                 top_level: vec!["triton".into()],
+                repair: false,
             },
         ],
         overrides: vec![],
@@ -167,6 +171,7 @@ pub(crate) fn move_blockers() -> Plan {
             }],
         },
         layer: None,
+        commands: None,
     }
 }
 
@@ -185,9 +190,11 @@ pub(crate) fn proposal() -> Proposal {
             targets: vec![r("triton==3.7.0")],
             all: false,
             allow_override: true,
+            allow_build: false,
             policy: "default".into(),
             layer: None,
         },
+        already_broken: vec![],
         conflict: Some(Conflict {
             explanation: "Because torch==2.11.0+cu130 depends on triton==3.6.0 and you require triton==3.7.0, we can conclude that your requirements are unsatisfiable.".into(),
             blockers: vec![Blocker {

@@ -73,6 +73,20 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> St
         terminal(&env.platform),
         env.dists
     );
+    if !proposal.already_broken.is_empty() {
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "{}",
+            style.paint(
+                "1;33",
+                "The environment is already broken (before any plan):"
+            )
+        );
+        for edge in &proposal.already_broken {
+            let _ = writeln!(out, "  {}", terminal(&edge.to_string()));
+        }
+    }
     if let Some(conflict) = &proposal.conflict {
         out.push('\n');
         let _ = writeln!(
@@ -151,8 +165,33 @@ fn plan_text(
     if plan.changes.is_empty() {
         let _ = writeln!(out, "  no changes: the environment already satisfies it");
     } else {
-        let _ = writeln!(out, "  changes:");
-        changes_text(out, plan.changes.iter());
+        let width = plan
+            .changes
+            .iter()
+            .map(|c| c.name.as_ref().len())
+            .max()
+            .unwrap_or(0);
+        let moves: Vec<String> = plan.changes.iter().map(movement).collect();
+        let move_width = moves.iter().map(String::len).max().unwrap_or(0);
+        // What the request needs first, then what repairs the environment as it was.
+        for (repair, heading) in [
+            (false, "changes:"),
+            (true, "repairs (edges broken before this plan):"),
+        ] {
+            let rows: Vec<(&Change, &String)> = plan
+                .changes
+                .iter()
+                .zip(&moves)
+                .filter(|(c, _)| c.repair == repair)
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "  {heading}");
+            for (change, movement) in rows {
+                change_row(out, change, movement, width, move_width);
+            }
+        }
     }
     if !plan.overrides.is_empty() {
         let _ = writeln!(out, "  overrides (each breaks a declared requirement):");
@@ -212,14 +251,19 @@ pub(super) fn changes_text<'c>(
     let moves: Vec<String> = changes.clone().map(movement).collect();
     let move_width = moves.iter().map(String::len).max().unwrap_or(0);
     for (change, movement) in changes.zip(&moves) {
-        let _ = writeln!(
-            out,
-            "    {:<width$}  {:<move_width$}  {}",
-            change.name.as_ref(),
-            movement,
-            terminal(&reasons(change)),
-        );
+        change_row(out, change, movement, width, move_width);
     }
+}
+
+/// One change in columns: name, movement, reasons.
+fn change_row(out: &mut String, change: &Change, movement: &str, width: usize, move_width: usize) {
+    let _ = writeln!(
+        out,
+        "    {:<width$}  {:<move_width$}  {}",
+        change.name.as_ref(),
+        movement,
+        terminal(&reasons(change)),
+    );
 }
 
 /// The itemized risk.
@@ -300,6 +344,28 @@ pub fn reasons(change: &Change) -> String {
                 version,
                 requirement,
             } => format!("follows {package} {version} (it required {requirement})"),
+            Reason::Repairs {
+                dependent,
+                dependent_version,
+                requirement,
+                installed,
+            } => {
+                let whose = if dependent == &change.name {
+                    "its".to_string()
+                } else {
+                    format!("{dependent} {dependent_version}'s")
+                };
+                match installed {
+                    Some(v) => format!(
+                        "repairs {whose} {requirement} ({} {v} was installed)",
+                        requirement.name
+                    ),
+                    None => format!(
+                        "repairs {whose} {requirement} ({} was missing)",
+                        requirement.name
+                    ),
+                }
+            }
             Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
             Reason::NewestFitting { asked } => {
                 format!("the newest that fits, NOT what was asked ({asked})")

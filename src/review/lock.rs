@@ -1,8 +1,6 @@
 //! Lock files: `uv.lock` (`[[package]]`) and `pylock.toml` (PEP 751, `[[packages]]`). Every
 //! locked version is a pin; the project itself (an editable, virtual or directory source) is not.
 
-use std::str::FromStr;
-
 use pep508_rs::Requirement;
 use serde::Deserialize;
 use toml::Spanned;
@@ -54,7 +52,7 @@ pub fn pins(file: &str, text: &str, kind: PinKind, problems: &mut Vec<ParseProbl
             continue;
         };
         let text_req = format!("{}=={}", package.name.get_ref(), version.get_ref());
-        match Requirement::from_str(&text_req) {
+        match crate::metadata::parse_requirement(&text_req) {
             Ok(requirement) => pins.push(Pin {
                 file: file.to_string(),
                 line: line_of(text, version.span().start),
@@ -69,7 +67,7 @@ pub fn pins(file: &str, text: &str, kind: PinKind, problems: &mut Vec<ParseProbl
                 message: format!(
                     "`{}` is not a valid pin: {}",
                     text_req.escape_default(),
-                    err.message
+                    err
                 ),
             }),
         }

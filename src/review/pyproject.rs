@@ -3,13 +3,13 @@
 //! `[project.optional-dependencies]` and `[dependency-groups]`.
 
 use std::collections::BTreeMap;
-use std::str::FromStr;
 
 use pep508_rs::Requirement;
 use serde::Deserialize;
 use toml::Spanned;
 
 use super::pins::{ParseProblem, Pin, PinKind, is_exact, line_of};
+use crate::metadata::parse_requirement;
 
 #[derive(Debug, Default, Deserialize)]
 struct PyProject {
@@ -80,7 +80,7 @@ pub fn pins(file: &str, text: &str, problems: &mut Vec<ParseProblem>) -> Vec<Pin
     let context: Vec<Requirement> = project
         .dependencies
         .iter()
-        .filter_map(|s| Requirement::from_str(s.get_ref()).ok())
+        .filter_map(|s| parse_requirement(s.get_ref()).ok())
         .collect();
     for entry in &project.dependencies {
         reader.entry(entry, PinKind::ProjectPin, true);
@@ -140,7 +140,7 @@ struct Reader<'a> {
 impl Reader<'_> {
     fn entry(&mut self, entry: &Spanned<String>, kind: PinKind, exact_only: bool) {
         let line = line_of(self.text, entry.span().start);
-        let requirement = match Requirement::from_str(entry.get_ref()) {
+        let requirement = match parse_requirement(entry.get_ref()) {
             Ok(requirement) => requirement,
             Err(err) => {
                 self.problems.push(ParseProblem {
@@ -149,7 +149,7 @@ impl Reader<'_> {
                     message: format!(
                         "`{}` is not a valid requirement: {}",
                         entry.get_ref().escape_default(),
-                        err.message
+                        err
                     ),
                 });
                 return;

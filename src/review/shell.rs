@@ -8,6 +8,7 @@ use pep508_rs::Requirement;
 
 use super::pins::{ParseProblem, Pin, PinKind, is_exact};
 use crate::index::DistFilename;
+use crate::metadata::parse_requirement;
 
 /// Dockerfile instructions (anything else is a malformed instruction).
 const INSTRUCTIONS: &[&str] = &[
@@ -306,12 +307,12 @@ fn requirement_of(arg: &str) -> Option<Requirement> {
     if arg.ends_with(".whl") {
         let filename = arg.rsplit('/').next()?;
         let parsed = DistFilename::from_str(filename).ok()?;
-        return Requirement::from_str(&format!("{}=={}", parsed.name(), parsed.version())).ok();
+        return parse_requirement(&format!("{}=={}", parsed.name(), parsed.version())).ok();
     }
     if arg.contains('$') || arg.contains('/') || arg == "." {
         return None;
     }
-    Requirement::from_str(arg).ok()
+    parse_requirement(arg).ok()
 }
 
 /// Split a shell command line into commands (`&&`, `||`, `;`, `|`), each as argv; `None` when

@@ -1,6 +1,7 @@
 //! [`assess`]: typed facts about a plan in, an itemized [`RiskScore`] out.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 
 use jiff::Timestamp;
 use pep440_rs::{Operator, Version, VersionSpecifier};
@@ -509,12 +510,21 @@ fn direction_factor(
             .min(policy.major_upgrade_cap - *major_points)
             .max(0);
         *major_points += points;
-        factors.push(
-            FactorKind::MajorUpgrade,
+        let mut detail = format!("{name} jumps a major version, {from} to {to}");
+        if points < policy.weight(FactorKind::MajorUpgrade) {
+            let _ = write!(
+                detail,
+                " ({points} points: the major upgrades together count at most {})",
+                policy.major_upgrade_cap
+            );
+        }
+        // Listed even at 0 points: the cap limits the score, never what the reviewer sees.
+        factors.0.push(RiskFactor {
+            kind: FactorKind::MajorUpgrade,
             points,
-            name,
-            format!("{name} jumps a major version, {from} to {to}"),
-        );
+            package: name.to_string(),
+            detail,
+        });
         true
     } else {
         false
@@ -966,6 +976,46 @@ mod tests {
             ]
         );
         assert_eq!(score.score, 58);
+    }
+
+    /// Issue 9 item 7: the cap limits the points of major upgrades, never which are listed.
+    #[test]
+    fn capped_major_upgrades_are_all_listed() {
+        let policy = Policy::builtin();
+        let facts = PlanFacts {
+            changes: vec![
+                change("numpy", Some("1.26.4"), Some("2.1.0")),
+                change("redis", Some("4.6.0"), Some("8.0.0")),
+                change("setuptools", Some("65.5.0"), Some("84.0.0")),
+                change("urllib3", Some("1.26.20"), Some("2.8.0")),
+            ],
+            broken_edges: vec![],
+            now: None,
+        };
+        let score = assess(&facts, &policy);
+        let summary: Vec<(i32, &str)> = score
+            .factors
+            .iter()
+            .filter(|f| f.kind == FactorKind::MajorUpgrade)
+            .map(|f| (f.points, f.package.as_str()))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (10, "numpy"),
+                (10, "redis"),
+                (10, "setuptools"),
+                (0, "urllib3")
+            ]
+        );
+        assert_eq!(i32::from(score.score), policy.major_upgrade_cap);
+        assert!(
+            score.factors[3]
+                .detail
+                .contains("(0 points: the major upgrades together count at most 30)"),
+            "{}",
+            score.factors[3].detail
+        );
     }
 
     #[test]

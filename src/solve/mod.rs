@@ -276,6 +276,7 @@ pub fn solve(
     env: &Environment,
     request: &SolveRequest,
 ) -> Result<Resolution, SolveError> {
+    let _stage = crate::logging::Stage::start("solve");
     resolve::solve(index, env, request)
 }
 

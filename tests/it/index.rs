@@ -448,10 +448,12 @@ fn first_index_wins() {
     let private = IndexServer::start(&private_index());
     let public = IndexServer::recorded();
     let index = index_with(&[private.url(), public.url()], None, |_| {});
-    // `packaging` exists on both: the first index answers, the second is never asked.
+    // `packaging` exists on both: the first index answers; the second is asked only to warn
+    // about the name being on both (dependency confusion), its files are not used.
     let p = project(&index, "packaging");
     assert_eq!(versions(&p), ["99.0"]);
-    assert!(public.requests("/simple/packaging/").is_empty());
+    assert!(p.index.contains(&private.url()));
+    assert_eq!(public.requests("/simple/packaging/").len(), 1);
     // `tqdm` only on the second.
     let p = project(&index, "tqdm");
     assert!(p.index.contains(&public.url()));
@@ -750,4 +752,120 @@ fn filtered_pages_are_cached_for_their_target() {
     };
     assert_eq!(names(&again), names(&filtered));
     assert!(server.log().is_empty());
+}
+
+/// A temp index serving `file` (bytes) under `name`'s page, linked with `hash` as its sha256.
+fn index_serving(project: &str, file: &str, bytes: &[u8], hash: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("simple").join(project);
+    std::fs::create_dir_all(&page).unwrap();
+    std::fs::create_dir_all(dir.path().join("wheels")).unwrap();
+    std::fs::write(dir.path().join("wheels").join(file), bytes).unwrap();
+    std::fs::write(
+        page.join("index.html"),
+        format!("<a href=\"../../files/{file}#sha256={hash}\">{file}</a>\n"),
+    )
+    .unwrap();
+    dir
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Reliability: every whole download is checked against the index's hash. A wheel whose server
+/// ignores `Range` (so the whole file is read) and an sdist (always whole) with a hash that does
+/// not match are refused with an error naming the file and URL, and nothing is cached; with the
+/// right hash the same bytes are accepted (so the check is what refuses them).
+#[test]
+fn whole_downloads_are_checked_against_the_index_hash() {
+    let wheel_name = "packaging-26.4-py3-none-any.whl";
+    let wheel = std::fs::read(testdata_index().join("wheels").join(wheel_name)).unwrap();
+    let sdist = targz(
+        "demo-1.0/PKG-INFO",
+        b"Metadata-Version: 2.2\nName: demo\nVersion: 1.0\nRequires-Dist: packaging>=20\n",
+    );
+    let cases = [
+        ("packaging", wheel_name, &wheel),
+        ("demo", "demo-1.0.tar.gz", &sdist),
+    ];
+    for (project_name, file_name, bytes) in cases {
+        let wrong = "0".repeat(64);
+        let dir = index_serving(project_name, file_name, bytes, &wrong);
+        let server = IndexServer::start(dir.path());
+        server.set_metadata_files(false);
+        server.set_ranges(false);
+        let cache = tempfile::tempdir().unwrap();
+        let index = index_with(&[server.url()], Some(cache.path()), |_| {});
+        let p = project(&index, project_name);
+        let err = index.metadata(&p, &p.files[0]).unwrap_err();
+        assert!(matches!(err, IndexError::HashMismatch { .. }), "{err:?}");
+        let shown = err.to_string();
+        assert!(
+            shown.contains(file_name) && shown.contains(&server.origin()),
+            "{shown}"
+        );
+        assert!(shown.contains(&wrong), "{shown}");
+        let cached: Vec<_> = files_under(cache.path())
+            .into_iter()
+            .filter(|f| f.to_string_lossy().contains("metadata"))
+            .collect();
+        assert!(
+            cached.is_empty(),
+            "a refused download was cached: {cached:?}"
+        );
+
+        let dir = index_serving(project_name, file_name, bytes, &sha256(bytes));
+        let server = IndexServer::start(dir.path());
+        server.set_metadata_files(false);
+        server.set_ranges(false);
+        let index = index_with(&[server.url()], None, |_| {});
+        let p = project(&index, project_name);
+        let metadata = index.metadata(&p, &p.files[0]).unwrap();
+        assert_eq!(metadata.name.as_ref(), project_name);
+    }
+}
+
+/// Dependency confusion: a name on two configured indexes is warned about, naming both; a name
+/// on one index only is not.
+#[test]
+fn a_name_on_two_indexes_is_warned_about() {
+    let private = IndexServer::start(&private_index());
+    let public = IndexServer::recorded();
+    let ctx = TestContext::new();
+    // Extra indexes are searched first (uv's order): the private one answers for `packaging`.
+    let run = |req: &str| {
+        ctx.run(&[
+            "resolve",
+            req,
+            "--python-version",
+            "3.12",
+            "--python-platform",
+            "x86_64-manylinux_2_28",
+            "--index-url",
+            &public.url(),
+            "--extra-index-url",
+            &private.url(),
+        ])
+    };
+    let out = run("packaging");
+    let warning = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("more than one configured index"))
+        .unwrap_or_else(|| panic!("no dependency-confusion warning:\n{}", out.stderr));
+    assert!(
+        warning.contains(&format!("{} answers", private.url())) && warning.contains(&public.url()),
+        "{warning}"
+    );
+    let out = run("tqdm");
+    assert!(
+        !out.stderr.contains("more than one configured index"),
+        "{}",
+        out.stderr
+    );
 }

@@ -1,7 +1,9 @@
 //! Secrets in every output (issue 15 item 3, reliability items 13, 15, 34): a canary password
 //! given every way planner accepts credentials (URL userinfo, `~/.netrc`, `PIP_INDEX_URL`,
-//! `UV_INDEX_URL`) reaches the index, and appears nowhere else: not on stdout or stderr of any
-//! command in any format, not in plan files, install scripts, verify.py, snapshots or the cache.
+//! `UV_INDEX_URL`, a `keyring` command on PATH with `--keyring-provider subprocess`) reaches the
+//! index, and appears nowhere else: not on stdout or stderr of any command in any format, with
+//! or without `-v` / `-vv`, not in plan files, install scripts, verify.py, snapshots or the
+//! cache.
 
 use std::path::{Path, PathBuf};
 
@@ -25,6 +27,9 @@ enum Source {
     PipIndexUrl,
     /// `UV_INDEX_URL` with userinfo, no flag.
     UvIndexUrl,
+    /// `--keyring-provider subprocess --index-url http://alice@host/simple/`: a real `keyring`
+    /// executable (a shell script) first on PATH answers `keyring get URL alice`.
+    Keyring,
 }
 
 struct Setup {
@@ -50,12 +55,50 @@ fn setup(server: &IndexServer, source: Source, password: &str) -> Setup {
         }
         Source::PipIndexUrl => (vec![], vec![("PIP_INDEX_URL".to_string(), with_password)]),
         Source::UvIndexUrl => (vec![], vec![("UV_INDEX_URL".to_string(), with_password)]),
+        Source::Keyring => {
+            let user_only = server.url().replacen("://", "://alice@", 1);
+            let path = keyring_on_path(&ctx, &server.url(), password);
+            (
+                vec![
+                    "--index-url".to_string(),
+                    user_only,
+                    "--keyring-provider".to_string(),
+                    "subprocess".to_string(),
+                ],
+                vec![("PATH".to_string(), path)],
+            )
+        }
     };
     Setup {
         ctx,
         index_args,
         env,
     }
+}
+
+/// A `keyring` executable in a folder of its own that answers `keyring get SERVICE alice` with
+/// `password` for the index URL (and fails for anything else, as keyring does when it knows
+/// nothing); it logs each call's arguments to `keyring.log` beside it. Returns a PATH with that
+/// folder first.
+fn keyring_on_path(ctx: &TestContext, index_url: &str, password: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = ctx.dir.path().join("keyring-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("keyring");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$@\" >> '{log}'\n\
+             if [ \"$1\" = get ] && [ \"$2\" = '{index_url}' ] && [ \"$3\" = alice ]; then\n\
+             printf '%s\\n' '{password}'\nexit 0\nfi\n\
+             echo 'no such credential' >&2\nexit 1\n",
+            log = bin.join("keyring.log").display(),
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = std::env::var("PATH").unwrap_or_default();
+    format!("{}:{path}", bin.display())
 }
 
 impl Setup {
@@ -73,9 +116,9 @@ impl Setup {
     }
 }
 
-/// Every command, every output format, `--out-dir`, snapshots in and out, `check --accept`.
-/// Returns each run's argv and output.
-fn every_command(setup: &Setup) -> Vec<(Vec<String>, Output)> {
+/// Every command, every output format, `--out-dir`, snapshots in and out, `check --accept`,
+/// each with `verbosity` (`""`, `-v` or `-vv`) first. Returns each run's argv and output.
+fn every_command(setup: &Setup, verbosity: &str) -> Vec<(Vec<String>, Output)> {
     let venv = canonical_venv().display().to_string();
     let out_dir = setup.path("out");
     let snapshot = setup.path("snapshot.json");
@@ -117,6 +160,11 @@ fn every_command(setup: &Setup) -> Vec<(Vec<String>, Output)> {
     runs.push([&propose[..], &["--from-snapshot", snapshot], index].concat());
     runs.into_iter()
         .map(|argv| {
+            let argv: Vec<&str> = [verbosity]
+                .into_iter()
+                .filter(|v| !v.is_empty())
+                .chain(argv)
+                .collect();
             let out = setup.run(&argv);
             (argv.iter().map(|s| s.to_string()).collect(), out)
         })
@@ -124,7 +172,8 @@ fn every_command(setup: &Setup) -> Vec<(Vec<String>, Output)> {
 }
 
 /// No output, and no file the runs left (the cache, plan files, scripts, snapshots), holds the
-/// canary; the one file that must (the user's own `.netrc`) is skipped.
+/// canary; the files that must (the user's own `.netrc`, the test's `keyring` script) are
+/// skipped.
 fn assert_no_canary(setup: &Setup, runs: &[(Vec<String>, Output)]) {
     for (argv, out) in runs {
         assert!(
@@ -139,9 +188,10 @@ fn assert_no_canary(setup: &Setup, runs: &[(Vec<String>, Output)]) {
         );
     }
     let netrc = setup.ctx.home().join(".netrc");
+    let keyring = setup.ctx.dir.path().join("keyring-bin/keyring");
     let files: Vec<PathBuf> = files_under(setup.ctx.dir.path())
         .into_iter()
-        .filter(|f| *f != netrc)
+        .filter(|f| *f != netrc && *f != keyring)
         .collect();
     for file in &files {
         let text = String::from_utf8_lossy(&std::fs::read(file).unwrap()).into_owned();
@@ -173,11 +223,25 @@ fn canary_password_appears_in_no_output_of_any_command() {
         Source::Netrc,
         Source::PipIndexUrl,
         Source::UvIndexUrl,
+        Source::Keyring,
     ] {
         let server = IndexServer::recorded();
         require_auth(&server);
         let setup = setup(&server, source, CANARY);
-        let runs = every_command(&setup);
+        // `-vv` logs every record `-v` does and more; one source also runs plain and `-v`.
+        let verbosities: &[&str] = match source {
+            Source::UrlUserinfo => &["", "-v", "-vv"],
+            _ => &["", "-vv"],
+        };
+        let runs: Vec<_> = verbosities
+            .iter()
+            .flat_map(|v| every_command(&setup, v))
+            .collect();
+        let verbose = runs.iter().filter(|(argv, _)| argv[0] == "-vv");
+        assert!(
+            verbose.clone().any(|(_, out)| out.stderr.contains("DEBUG")),
+            "{source:?}: -vv logged nothing"
+        );
         for (argv, out) in &runs {
             // Each command did its work (so the index, behind auth, answered): 0, or 1 where
             // `check` finds the canonical venv's broken pins.
@@ -205,6 +269,16 @@ fn canary_password_appears_in_no_output_of_any_command() {
         );
         assert_no_canary(&setup, &runs);
         assert_scripts_read_credentials_at_run_time(&out_dir, &server);
+        if let Source::Keyring = source {
+            // Asked as pip and uv ask: the index URL as the service, the URL's user name.
+            let log = setup.ctx.dir.path().join("keyring-bin/keyring.log");
+            let log = std::fs::read_to_string(log).unwrap();
+            assert!(
+                log.lines()
+                    .any(|l| l == format!("get {} alice", server.url())),
+                "{log}"
+            );
+        }
     }
 }
 
@@ -281,4 +355,34 @@ fn base64_encode(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// Without `--keyring-provider subprocess` (or `PIP_KEYRING_PROVIDER` / `UV_KEYRING_PROVIDER`)
+/// the `keyring` command is never run, as in pip and uv: the index answers 401. With
+/// `UV_KEYRING_PROVIDER=subprocess` it is.
+#[test]
+fn keyring_is_asked_only_when_enabled() {
+    let server = IndexServer::recorded();
+    require_auth(&server);
+    let setup = setup(&server, Source::Keyring, CANARY);
+    let flagless: Vec<&str> = setup.index_args[..2].iter().map(String::as_str).collect();
+    let argv = [
+        &["resolve", "--python-version", "3.12", "triton"][..],
+        &flagless,
+    ]
+    .concat();
+    let out = setup.run(&argv);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("401"), "{}", out.stderr);
+    let log = setup.ctx.dir.path().join("keyring-bin/keyring.log");
+    assert!(!log.exists(), "keyring was run without being enabled");
+
+    let mut cmd = setup.ctx.command();
+    cmd.args(&argv).env("UV_KEYRING_PROVIDER", "subprocess");
+    for (k, v) in &setup.env {
+        cmd.env(k, v);
+    }
+    let out = crate::common::run(&mut cmd);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(log.exists());
 }

@@ -93,7 +93,20 @@ impl Index {
                 IndexLocation::Local(_) => None,
             })
             .collect();
-        let auth = AuthStore::new(&secret_urls, &settings.netrc);
+        let auth = AuthStore::new(&secret_urls, &settings.netrc, settings.keyring);
+        for (i, index) in settings.indexes.iter().enumerate() {
+            log::debug!("index {}: {index}", i + 1);
+        }
+        match &settings.cache_dir {
+            Some(dir) => log::debug!(
+                "cache {}{}{}",
+                dir.display(),
+                if settings.offline { " (--offline)" } else { "" },
+                if settings.refresh { " (--refresh)" } else { "" }
+            ),
+            None => log::debug!("no cache folder: nothing is cached"),
+        }
+        log::debug!("credentials looked for in: {}", auth.sources());
         let client = Client::new(auth, settings.client)?;
         Ok(Index {
             runtime,
@@ -256,16 +269,15 @@ impl Inner {
         .clone()
     }
 
-    /// First-index-wins: the first index that has the name answers.
+    /// First-index-wins: the first index that has the name answers. When more indexes are
+    /// configured, the later ones are asked too, to warn when the name is on several.
     async fn fetch_project(&self, name: &PackageName) -> ProjectResult {
-        for index in &self.indexes {
-            let page = match index {
-                IndexLocation::Http(base) => self.http_page(base, name).await?,
-                IndexLocation::Local(root) => self.local_page(root, name)?,
-            };
-            if let Some(page) = page {
+        for (i, index) in self.indexes.iter().enumerate() {
+            if let Some(page) = self.page(index, name).await? {
                 self.warn_api_version(index, page.api_version.as_deref());
                 self.warn_skipped(name, index, &page.skipped);
+                self.warn_shadowed(name, index, &self.indexes[i + 1..])
+                    .await;
                 let mut files = page.files;
                 for file in &mut files {
                     // Credentials never ride along in file URLs; the realm supplies them.
@@ -281,6 +293,45 @@ impl Inner {
             }
         }
         Ok(None)
+    }
+
+    /// The project page of `name` on one index (`None`: not there).
+    async fn page(
+        &self,
+        index: &IndexLocation,
+        name: &PackageName,
+    ) -> Result<Option<ProjectPage>, IndexError> {
+        match index {
+            IndexLocation::Http(base) => self.http_page(base, name).await,
+            IndexLocation::Local(root) => self.local_page(root, name),
+        }
+    }
+
+    /// Dependency confusion: warn when `name`, answered by `used`, is also on one of `later`
+    /// (whose copy is ignored). A later index that cannot be asked is logged, not an error.
+    async fn warn_shadowed(
+        &self,
+        name: &PackageName,
+        used: &IndexLocation,
+        later: &[IndexLocation],
+    ) {
+        let mut also = Vec::new();
+        for other in later {
+            match self.page(other, name).await {
+                Ok(Some(_)) => also.push(other.to_string()),
+                Ok(None) => {}
+                Err(e) => log::debug!("{name}: could not check {other} for the same name: {e}"),
+            }
+        }
+        if !also.is_empty() {
+            self.printer.warn(&format!(
+                "{name} is on more than one configured index: {used} answers for it (the first \
+                 index that has it) and the copy on {} is ignored. Check that {used} is the one \
+                 you mean: a same-named project on another index is how dependency confusion \
+                 attacks work",
+                also.join(", ")
+            ));
+        }
     }
 
     /// One line per project, however many files: live pages carry decades of odd names
@@ -309,8 +360,10 @@ impl Inner {
         name: &PackageName,
     ) -> Result<Option<ProjectPage>, IndexError> {
         let Some(page) = local::read_page(root, name)? else {
+            log::debug!("{name}: not in the local index {}", root.display());
             return Ok(None);
         };
+        log::debug!("{name}: read {}", page.base);
         let parsed = match page.format {
             local::PageFormat::Json => {
                 parse::simple_json_filtered(&page.body, &page.base, self.filter())
@@ -358,6 +411,7 @@ impl Inner {
             && let Some((_, body)) = self.cache.read(Bucket::Metadata, key)
             && let Ok(metadata) = metadata_fetch::check(file, &file.url, &body)
         {
+            log::debug!("{}: metadata from the cache", file.filename_str());
             return Ok(Arc::new(metadata));
         }
         if self.offline && !local {
@@ -366,7 +420,8 @@ impl Inner {
                 url: auth::redact(&file.url),
             });
         }
-        let (bytes, metadata, _source) = metadata_fetch::fetch(&self.client, file).await?;
+        let (bytes, metadata, source) = metadata_fetch::fetch(&self.client, file).await?;
+        log::debug!("{}: metadata from {source}", file.filename_str());
         if !local {
             let fetched_at = crate::clock::now().as_second();
             let meta = entry(key.to_string(), None, fetched_at, u64::MAX / 4);

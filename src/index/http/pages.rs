@@ -62,6 +62,7 @@ impl Inner {
             && (self.offline || meta.is_fresh(now))
             && let Ok(page) = parse_page(&body, Some(PEP691_JSON), &secret, name, None)
         {
+            log::debug!("{name}: {base} answered from the cache (page filtered for the target)");
             return Ok(Some(page));
         }
         let mut freshness = None;
@@ -102,9 +103,15 @@ impl Inner {
             && meta.is_fresh(request.now)
         {
             if meta.content_type.as_deref() == Some(NOT_FOUND) {
+                log::debug!("{name}: not on {base} (remembered 404 in the cache, fresh)");
                 return Ok(None);
             }
             if let Ok(page) = self.parse_cached(&request, meta, body) {
+                log::debug!(
+                    "{name}: {base} answered from the cache (fresh, {}s old of {}s)",
+                    request.now - meta.fetched_at,
+                    meta.max_age
+                );
                 *freshness = Some((meta.fetched_at, meta.max_age));
                 return Ok(Some(page));
             }
@@ -133,8 +140,18 @@ impl Inner {
             });
         };
         if meta.content_type.as_deref() == Some(NOT_FOUND) {
+            log::debug!(
+                "{}: not on {} (cached 404, --offline)",
+                request.name,
+                request.base
+            );
             return Ok(None);
         }
+        log::debug!(
+            "{}: {} answered from the cache (--offline)",
+            request.name,
+            request.base
+        );
         *freshness = Some((meta.fetched_at, meta.max_age));
         self.parse_cached(request, &meta, &body).map(Some)
     }
@@ -178,6 +195,11 @@ impl Inner {
                 meta.fetched_at = request.now;
                 meta.max_age = reply.max_age.unwrap_or(meta.max_age);
                 let page = self.parse_cached(request, &meta, &body)?;
+                log::debug!(
+                    "{}: {} answered 304, the cached page is current",
+                    request.name,
+                    request.base
+                );
                 *freshness = Some((meta.fetched_at, meta.max_age));
                 self.cache.write(Bucket::Pages, meta, &body);
                 Ok(Some(page))
@@ -189,6 +211,7 @@ impl Inner {
                 let not_found = Some(NOT_FOUND.to_string());
                 let meta = entry(request.key.clone(), not_found, request.now, max_age);
                 self.cache.write(Bucket::Pages, meta, b"");
+                log::debug!("{}: not on {}", request.name, request.base);
                 Ok(None)
             }
             401 | 403 => Err(IndexError::Unauthorized {
@@ -234,6 +257,13 @@ impl Inner {
             )
         };
         self.cache.write(Bucket::Pages, meta, &reply.body);
+        log::debug!(
+            "{}: {} answered ({} files, {}, fresh for {max_age}s)",
+            request.name,
+            request.base,
+            page.files.len(),
+            content_type.unwrap_or("no content type")
+        );
         *freshness = Some((request.now, max_age));
         Ok(page)
     }
