@@ -237,12 +237,20 @@ impl Proposer<'_> {
                 continue;
             };
             let line_end = next_line(installed);
+            // Each version's first upload, in one pass over the files.
+            let mut uploaded: BTreeMap<&Version, jiff::Timestamp> = BTreeMap::new();
+            for file in &project.files {
+                if let Some(at) = file.upload_time {
+                    let first = uploaded.entry(file.filename.version()).or_insert(at);
+                    *first = (*first).min(at);
+                }
+            }
             let mut young = Vec::new();
             for version in self.catalog.usable_versions(&project) {
                 if &version <= installed || version >= line_end {
                     continue;
                 }
-                let Some(released) = self.catalog.first_upload(name, |v| v == &version) else {
+                let Some(&released) = uploaded.get(&version) else {
                     continue;
                 };
                 let days = (now.as_second() - released.as_second()) / 86_400;
