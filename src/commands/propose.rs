@@ -87,10 +87,47 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         }
         None => "python3".to_string(),
     };
+    let mut proposal = proposal;
+    let shown = plan_outputs(
+        &mut proposal,
+        args,
+        &inventory,
+        &python,
+        index_url.as_deref(),
+    )?;
+
+    // In text, the proposal's warnings are diagnostics: stderr, silenced by -q. JSON and
+    // markdown carry them as data (printed once, there).
+    if args.format == OutputFormat::Text {
+        for warning in &proposal.warnings {
+            printer.warn(warning);
+        }
+    }
+    let layered = layers::is_layered(&proposal);
+    match args.format {
+        OutputFormat::Text if layered => {
+            printer.out(&layers::text(&proposal, &shown, printer.color()))
+        }
+        OutputFormat::Text => printer.out(&text::render(&proposal, &shown, printer.color())),
+        OutputFormat::Json => printer.out(&json::to_json(&proposal)?),
+        OutputFormat::Markdown if layered => printer.out(&layers::markdown(&proposal, &shown)),
+        OutputFormat::Markdown => printer.out(&markdown::render(&proposal, &shown)),
+    }
+    Ok(exit_status(&proposal, args.max_risk, printer))
+}
+
+/// Each plan's commands (put into the plan, for JSON, and returned as text to show), and with
+/// `--out-dir` its files and `proposal.json`, written all together.
+fn plan_outputs(
+    proposal: &mut Proposal,
+    args: &ProposeSettings,
+    inventory: &inventory::Inventory,
+    python: &str,
+    index_url: Option<&str>,
+) -> miette::Result<Vec<PlanCommands>> {
     let out_dir = args.out_dir.as_ref();
     let mut shown = Vec::new();
     let mut out_files = OutFiles::default();
-    let mut proposal = proposal;
     for (i, plan) in proposal.plans.iter_mut().enumerate() {
         let dir = out_dir
             .as_ref()
@@ -99,8 +136,8 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         let files = commands::install_files(
             plan,
             &CommandSettings {
-                python: python.clone(),
-                index_url: index_url.clone(),
+                python: python.to_string(),
+                index_url: index_url.map(str::to_string),
                 files_dir: files_dir.clone(),
                 constraints: dir.is_some(),
                 allow_build: args.allow_build,
@@ -109,14 +146,14 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         plan.commands = Some(command_lines(&files, dir.is_none()));
         if dir.is_some() {
             let relative = Path::new("plans").join(plan_dir_name(i, plan));
-            let spec = crate::verify::select(Some(plan), &inventory, &args.policy, false);
+            let spec = crate::verify::select(Some(plan), inventory, &args.policy, false);
             plan_files(
                 &mut out_files,
                 &relative,
                 plan,
                 &spec,
-                &python,
-                index_url.as_deref(),
+                python,
+                index_url,
                 args.allow_build,
             )?;
         }
@@ -133,11 +170,10 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
             dir: files_dir,
         });
     }
-    let layered = layers::is_layered(&proposal);
     if let Some(root) = &out_dir {
-        if layered {
+        if layers::is_layered(proposal) {
             for (i, plan) in proposal.plans.iter().enumerate() {
-                let body = layers::pull_request(&proposal, i, plan, shown.get(i));
+                let body = layers::pull_request(proposal, i, plan, shown.get(i));
                 out_files.add(
                     Path::new("plans")
                         .join(plan_dir_name(i, plan))
@@ -146,27 +182,10 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
                 );
             }
         }
-        out_files.add("proposal.json", json::to_json(&proposal)?);
+        out_files.add("proposal.json", json::to_json(&*proposal)?);
         out_files.commit(root)?;
     }
-
-    // In text, the proposal's warnings are diagnostics: stderr, silenced by -q. JSON and
-    // markdown carry them as data (printed once, there).
-    if args.format == OutputFormat::Text {
-        for warning in &proposal.warnings {
-            printer.warn(warning);
-        }
-    }
-    match args.format {
-        OutputFormat::Text if layered => {
-            printer.out(&layers::text(&proposal, &shown, printer.color()))
-        }
-        OutputFormat::Text => printer.out(&text::render(&proposal, &shown, printer.color())),
-        OutputFormat::Json => printer.out(&json::to_json(&proposal)?),
-        OutputFormat::Markdown if layered => printer.out(&layers::markdown(&proposal, &shown)),
-        OutputFormat::Markdown => printer.out(&markdown::render(&proposal, &shown)),
-    }
-    Ok(exit_status(&proposal, args.max_risk, printer))
+    Ok(shown)
 }
 
 /// The environment, refusing `--python-version` / `--python-platform` when they name another

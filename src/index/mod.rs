@@ -33,6 +33,15 @@ pub trait IndexSource: Send + Sync {
         let _ = names;
     }
 
+    /// The paths a wheel installs (its zip's file list, read by range requests), or `None` when
+    /// they cannot be had cheaply: not a wheel, `--offline` with nothing cached, an index that
+    /// serves no wheel files (a recorded folder of metadata only), or a source that does not
+    /// implement it.
+    fn wheel_members(&self, file: &DistFile) -> Option<Vec<String>> {
+        let _ = file;
+        None
+    }
+
     /// The project names the index can list cheaply (a local folder, an in-memory index), for
     /// "did you mean" hints; `None` where listing would be costly (an HTTP index).
     fn project_names(&self) -> Option<Vec<PackageName>> {

@@ -11,6 +11,7 @@ mod discover;
 mod error;
 pub mod extensions;
 pub mod graph;
+pub mod imports;
 mod probe;
 mod scan;
 pub mod snapshot;

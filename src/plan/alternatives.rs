@@ -170,6 +170,11 @@ impl Oracle for Proposer<'_> {
         self.catalog.first_upload(name, |v| v == version)
     }
 
+    fn installs(&self, name: &PackageName, version: &Version) -> Option<Vec<String>> {
+        let file = self.catalog.chosen_file(name, version)?;
+        self.index.wheel_members(&file)
+    }
+
     fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
         self.catalog
             .first_upload(name, |v| v >= version && !v.any_prerelease())

@@ -10,6 +10,7 @@ use jiff::Timestamp;
 use pep440_rs::Version;
 use pep508_rs::{ExtraName, MarkerEnvironment, PackageName, Requirement, VersionOrUrl};
 
+use super::modules::removed_module_warnings;
 use super::proposal::{
     Action, Blocker, Change, HeldBack, Override, PLAN_SCHEMA, Plan, PlanKind, Reason,
 };
@@ -70,6 +71,12 @@ pub trait Oracle {
     fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
     /// When the first final release of `name` at or above `version` was uploaded.
     fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
+    /// The paths the planned release `name==version` installs (its wheel's file list), when
+    /// they can be had; `None` otherwise.
+    fn installs(&self, name: &PackageName, version: &Version) -> Option<Vec<String>> {
+        let _ = (name, version);
+        None
+    }
 }
 
 /// Mark the changes that serve only edges broken before the plan: a [`Reason::Repairs`], or
@@ -184,6 +191,11 @@ impl<'a> PlanBuilder<'a> {
             changes.push(change);
         }
         mark_repairs(&mut changes);
+        warnings.extend(removed_module_warnings(
+            self.inventory,
+            &changes,
+            &|name, version| oracle.installs(name, version),
+        ));
         let mut title = spec.title.clone();
         let repairs: Vec<&str> = changes
             .iter()

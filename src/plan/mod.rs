@@ -11,6 +11,7 @@ mod accept;
 mod alternatives;
 mod builder;
 mod layers;
+mod modules;
 mod proposal;
 #[cfg(test)]
 pub(crate) mod test_plans;

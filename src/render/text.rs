@@ -394,6 +394,67 @@ mod tests {
         assert!(colored.contains("\u{1b}[31m57/100 high\u{1b}[0m"));
     }
 
+    /// Issue 9 item 5: a broken environment is named, and repairs are listed apart.
+    #[test]
+    fn already_broken_and_repairs_are_apart() {
+        use crate::plan::{BrokenEdge, Reason};
+        let v = |s: &str| s.parse::<pep440_rs::Version>().unwrap();
+        let r = |s: &str| crate::metadata::parse_requirement(s).unwrap();
+        let mut proposal = test_plans::proposal();
+        proposal.already_broken.push(BrokenEdge {
+            dependent: "requests".parse().unwrap(),
+            dependent_version: v("2.25.1"),
+            requirement: r("chardet<5,>=3.0.2"),
+            installed: Some(v("5.2.0")),
+        });
+        let plan = &mut proposal.plans[0];
+        let mut repair = plan.changes[0].clone();
+        repair.name = "requests".parse().unwrap();
+        repair.from = Some(v("2.25.1"));
+        repair.to = Some(v("2.34.2"));
+        repair.repair = true;
+        repair.forced = false;
+        repair.reasons = vec![Reason::Repairs {
+            dependent: "requests".parse().unwrap(),
+            dependent_version: v("2.25.1"),
+            requirement: r("chardet<5,>=3.0.2"),
+            installed: Some(v("5.2.0")),
+        }];
+        plan.changes.push(repair);
+        let text = render(&proposal, &[], false);
+        assert!(
+            text.contains(
+                "The environment is already broken (before any plan):\n  requests 2.25.1 \
+                 requires chardet>=3.0.2,<5, but chardet 5.2.0 is installed\n"
+            ),
+            "{text}"
+        );
+        let repairs = text
+            .split("repairs (edges broken before this plan):\n")
+            .nth(1)
+            .expect("a repairs section");
+        let first: Vec<&str> = repairs
+            .lines()
+            .next()
+            .unwrap()
+            .split("  ")
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        assert_eq!(
+            first,
+            [
+                "requests",
+                "2.25.1 -> 2.34.2",
+                "repairs its chardet>=3.0.2,<5 (chardet 5.2.0 was installed)"
+            ],
+            "{text}"
+        );
+        // Not among the changes the request needs.
+        let changes = text.split("repairs (edges").next().unwrap();
+        assert!(!changes.contains("requests  "), "{text}");
+    }
+
     #[test]
     fn hostile_text_is_escaped() {
         let mut proposal = test_plans::proposal();

@@ -4,7 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::common::{TestContext, copy_dir, normalized, regex_escape, shared_fixtures, venv};
+use crate::common::{
+    TestContext, copy_dir, normalized, regex_escape, repo_root, shared_fixtures, venv,
+};
 use crate::planner_snapshot;
 
 /// `(kind, dependent, dependency)` of pip check's lines: "X 1 requires Y, which is not
@@ -283,6 +285,15 @@ fn readme_accept_example_works_on_shipped_data() {
     // The folder the README names.
     let plan = out_dir.join("plans/2-forced-override/plan.json");
     assert!(plan.is_file(), "{}", out.stdout);
+    // `--venv` was relative: the scripts name the interpreter by its absolute path, so they work
+    // from any directory.
+    let python = repo_root().join("testdata/venvs/canonical/bin/python");
+    for script in ["install-pip.sh", "install-uv.sh"] {
+        let text =
+            std::fs::read_to_string(out_dir.join("plans/2-forced-override").join(script)).unwrap();
+        let default = format!("PYTHON=\"${{PLANNER_PYTHON:-{}}}\"", python.display());
+        assert!(text.contains(&default), "{script}:\n{text}");
+    }
     let forced = "testdata/venvs/canonical-forced";
     let out = ctx.run(&["check", "--venv", forced]);
     assert_eq!(out.code, Some(1), "{}", out.stdout);

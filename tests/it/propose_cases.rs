@@ -213,6 +213,58 @@ fn untrue_reasons(plan: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// Every plan's JSON carries the pip and uv commands (issue 9 item 8), with the interpreter by
+/// its absolute path, and they install under the rule the plan was made with: wheels only
+/// (`--only-binary :all:`, `--no-build`) unless `--allow-build` (issue 9 item 4).
+fn command_rule(plan: &Value, allow_build: bool) -> Result<(), String> {
+    let commands = &plan["commands"];
+    let steps = |tool: &str| -> Vec<Vec<String>> {
+        commands[tool]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|step| {
+                step.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t.as_str().unwrap().to_string())
+                    .collect()
+            })
+            .collect()
+    };
+    let (pip, uv) = (steps("pip"), steps("uv"));
+    let changes = !plan["changes"].as_array().unwrap().is_empty();
+    if changes && (pip.is_empty() || uv.is_empty()) {
+        return Err(format!(
+            "{}: no pip or uv commands in the JSON",
+            plan["kind"]
+        ));
+    }
+    for step in pip
+        .iter()
+        .filter(|s| s.get(3).is_some_and(|t| t == "install"))
+    {
+        if !step[0].starts_with('/') {
+            return Err(format!("pip runs a relative interpreter: {step:?}"));
+        }
+        let wheels_only = step
+            .windows(2)
+            .any(|w| w[0] == "--only-binary" && w[1] == ":all:");
+        if wheels_only == allow_build {
+            return Err(format!("pip step against the plan's build rule: {step:?}"));
+        }
+    }
+    for step in uv
+        .iter()
+        .filter(|s| s.get(2).is_some_and(|t| t == "install"))
+    {
+        if step.contains(&"--no-build".to_string()) == allow_build {
+            return Err(format!("uv step against the plan's build rule: {step:?}"));
+        }
+    }
+    Ok(())
+}
+
 /// Run one case; `Err` says how its answer differs from the expected one.
 fn run_case(case: &Case, venv: &RealVenv, index: &str) -> Result<(), String> {
     let ctx = TestContext::new();
@@ -343,8 +395,10 @@ fn run_case(case: &Case, venv: &RealVenv, index: &str) -> Result<(), String> {
             ));
         }
     }
+    let allow_build = proposal["request"]["allow_build"] == true;
     for plan in &plans {
         untrue_reasons(plan).map_err(|why| format!("{why}\n{}", context()))?;
+        command_rule(plan, allow_build).map_err(|why| format!("{why}\n{}", context()))?;
     }
     for plan in &plans {
         if case.no_kind.iter().any(|k| plan["kind"] == k.as_str()) {

@@ -25,8 +25,8 @@ use super::client::Client;
 use super::parse::{self, ProjectPage};
 use super::progress::Progress;
 use super::{
-    BinaryPolicy, DistFile, IndexError, IndexLocation, IndexSettings, IndexSource, Project, local,
-    metadata_fetch,
+    BinaryPolicy, DistFile, DistFilename, IndexError, IndexLocation, IndexSettings, IndexSource,
+    Project, local, metadata_fetch,
 };
 use crate::metadata::CoreMetadata;
 use crate::printer::Printer;
@@ -200,6 +200,16 @@ impl IndexSource for Index {
         let file = file.clone();
         self.runtime
             .block_on(async move { inner.metadata(project, file).await })
+    }
+
+    fn wheel_members(&self, file: &DistFile) -> Option<Vec<String>> {
+        if !matches!(file.filename, DistFilename::Wheel(_)) {
+            return None;
+        }
+        let inner = self.inner.clone();
+        let file = file.clone();
+        self.runtime
+            .block_on(async move { inner.wheel_members(file).await })
     }
 
     fn project_names(&self) -> Option<Vec<PackageName>> {
@@ -400,6 +410,37 @@ impl Inner {
         })
         .await
         .clone()
+    }
+
+    /// A wheel's file list: from the cache (immutable per URL and hash), else by range reads
+    /// (never `--offline`). A failure is `None`: the list only adds a warning to a plan.
+    async fn wheel_members(&self, file: DistFile) -> Option<Vec<String>> {
+        let key = format!(
+            "{}#{}#members",
+            auth::redact(&file.url),
+            file.hashes.get("sha256").map(String::as_str).unwrap_or("")
+        );
+        let local = file.url.scheme() == "file";
+        if !self.refresh
+            && !local
+            && let Some((_, body)) = self.cache.read(Bucket::Metadata, &key)
+        {
+            let text = String::from_utf8_lossy(&body);
+            return Some(text.lines().map(str::to_string).collect());
+        }
+        if self.offline && !local {
+            return None;
+        }
+        let members = metadata_fetch::wheel_members(&self.client, &file)
+            .await
+            .ok()?;
+        if !local {
+            let fetched_at = crate::clock::now().as_second();
+            let meta = entry(key, None, fetched_at, u64::MAX / 4);
+            self.cache
+                .write(Bucket::Metadata, meta, members.join("\n").as_bytes());
+        }
+        Some(members)
     }
 
     /// Metadata from the cache (immutable once fetched; files of a local index are read
