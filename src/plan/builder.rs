@@ -15,7 +15,7 @@ use super::proposal::{
     Action, Blocker, Change, HeldBack, Override, PLAN_SCHEMA, Plan, PlanKind, Reason,
 };
 use crate::inventory::graph::DependencyGraph;
-use crate::inventory::{DirectUrl, Inventory};
+use crate::inventory::{DirectUrl, InstalledDist, Inventory};
 pub use crate::risk::line_floor;
 use crate::risk::{self, BrokenEdgeFacts, ChangeFacts, Dependents, PlanFacts, Policy, Upstream};
 use crate::solve::OverriddenEdge;
@@ -552,6 +552,7 @@ impl<'a> PlanBuilder<'a> {
             if oracle
                 .released(dependent, version)
                 .is_none_or(|released| released >= line_start)
+                || self.declares_line(dist, &change.name, &floor)
             {
                 continue;
             }
@@ -562,6 +563,24 @@ impl<'a> PlanBuilder<'a> {
                 change.predating_dependents.push(dependent.clone());
             }
         }
+    }
+
+    /// Whether `dist` declares an upper bound on `package` above the floor of a major line
+    /// (scipy 1.13.1's `numpy<2.3` reaches into numpy's 2 line): it was built knowing that line,
+    /// even though released before the line's first final release.
+    fn declares_line(&self, dist: &InstalledDist, package: &PackageName, floor: &Version) -> bool {
+        let markers = &self.inventory.environment.markers;
+        dist.metadata.requires_dist.iter().any(|requirement| {
+            &requirement.name == package
+                && applies_with(requirement, markers, &[])
+                && matches!(&requirement.version_or_url,
+                Some(VersionOrUrl::VersionSpecifier(specifiers)) if specifiers.iter().any(|c| {
+                    matches!(
+                        c.operator(),
+                        pep440_rs::Operator::LessThan | pep440_rs::Operator::LessThanEqual
+                    ) && c.version() > floor
+                }))
+        })
     }
 
     /// Whether the clause `forced_version` violates is an upper bound declared before any

@@ -66,12 +66,10 @@ fn issue_5_canonical_incident_offline_on_shipped_data() {
         .iter()
         .map(|f| f["kind"].as_str().unwrap())
         .collect();
-    for kind in [
-        "pin-exact",
-        "distance-minor",
-        "coupled-policy",
-        "upstream-accepts",
-    ] {
+    // upstream-accepts (torch 2.12.0 accepts triton 3.7.0) weighs 0 in the default policy: the
+    // corpus found no signal in it, so it is not itemized; the move-the-blocker plan below is
+    // where that release shows.
+    for kind in ["pin-exact", "distance-minor", "coupled-policy"] {
         assert!(factors.contains(&kind), "{factors:?}");
     }
     // Move the blocker: torch 2.12.0 pins triton==3.7.0; it is the recommended plan.
