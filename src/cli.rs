@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use pep508_rs::{Requirement, VersionOrUrl};
 
 use crate::inventory::{PythonVersion, TargetPlatform};
+use crate::plan::LayerChoice;
 use crate::risk::RiskLevel;
 
 /// Plan upgrades of Python environments before anyone touches them.
@@ -335,9 +336,13 @@ pub struct ProposeArgs {
     /// environment can take).
     #[arg(value_name = "TARGET", value_parser = target)]
     pub targets: Vec<Requirement>,
-    /// Upgrade everything that can move.
+    /// Upgrade everything that can move, in layers: the safe one (recommended), one plan per
+    /// coupled group, one per major upgrade.
     #[arg(long)]
     pub all: bool,
+    /// With --all: only this layer (`safe`, `group`, `major`, or `everything` at once).
+    #[arg(long, value_name = "LAYER", requires = "all", value_parser = LayerChoice::from_str)]
+    pub layer: Option<LayerChoice>,
     /// Also offer a forced override when a target cannot be had otherwise.
     #[arg(long)]
     pub allow_override: bool,

@@ -19,6 +19,7 @@ use crate::index::client::ClientSettings;
 use crate::index::keyring::KeyringProvider;
 use crate::index::{BinaryPolicy, DEFAULT_PAGE_MAX_AGE, IndexError, IndexSettings, auth, cache};
 use crate::inventory::{EnvironmentSelection, EnvironmentSource, PythonVersion, TargetPlatform};
+use crate::plan::LayerChoice;
 use crate::risk::{Policy, RiskLevel};
 use crate::solve::PrereleaseMode;
 
@@ -301,6 +302,8 @@ pub struct ProposeSettings {
     pub targets: Vec<Requirement>,
     /// `--all`.
     pub all: bool,
+    /// `--all --layer`: one layer of a layered `--all` (`None`: every layer but `everything`).
+    pub layer: Option<LayerChoice>,
     /// `--allow-override`.
     pub allow_override: bool,
     /// `--allow-build`: plans may use sdists (else `index.binary` is `--only-binary :all:`).
@@ -516,6 +519,13 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
         ));
     }
     check_targets(&args.targets)?;
+    if args.layer.is_some() && !args.targets.is_empty() {
+        return Err(miette!(
+            help = "drop the targets to see the layers of `--all`, or drop --layer to plan the \
+                    targets with everything else that can move",
+            "--layer picks a layer of `propose --all` without targets"
+        ));
+    }
     let policy = Policy::load(args.policy.as_deref())?;
     let out_dir = match &args.out_dir {
         Some(dir) => Some(std::path::absolute(dir).into_diagnostic()?),
@@ -538,6 +548,7 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
         index,
         targets: args.targets,
         all: args.all,
+        layer: args.layer,
         allow_override: args.allow_override,
         allow_build: args.allow_build,
         policy,

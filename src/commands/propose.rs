@@ -15,6 +15,9 @@
 //! DIR/plans/<n>-<kind>/verify.py         stdlib-only post-upgrade checks
 //! ```
 //!
+//! A layered `--all` names each folder after its layer (`1-safe`, `2-torch-stack`,
+//! `3-major-huggingface-hub`) and adds `pr.md`, the layer's pull request body.
+//!
 //! Exit codes: 0 a plan was found; 1 no plan, or the recommended plan's risk is above
 //! `--max-risk`; 2 the tool failed.
 
@@ -28,7 +31,7 @@ use crate::plan::{self, Plan, PlanCommandLines, Proposal, ProposeRequest};
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandSettings};
 use crate::render::text::PlanCommands;
-use crate::render::{json, markdown, text, verify};
+use crate::render::{json, layers, markdown, text, verify};
 use crate::risk::RiskLevel;
 use crate::settings::{OutputFormat, ProposeSettings};
 
@@ -64,6 +67,7 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
     let request = ProposeRequest {
         targets,
         all: args.all,
+        layer: args.layer,
         allow_override: args.allow_override,
         prerelease: args.prerelease,
         binary: args.index.binary.clone(),
@@ -101,9 +105,14 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
             printer.warn(warning);
         }
     }
+    let layered = layers::is_layered(&proposal);
     match args.format {
+        OutputFormat::Text if layered => {
+            printer.out(&layers::text(&proposal, &shown, printer.color()))
+        }
         OutputFormat::Text => printer.out(&text::render(&proposal, &shown, printer.color())),
         OutputFormat::Json => printer.out(&json::to_json(&proposal)?),
+        OutputFormat::Markdown if layered => printer.out(&layers::markdown(&proposal, &shown)),
         OutputFormat::Markdown => printer.out(&markdown::render(&proposal, &shown)),
     }
     Ok(exit_status(&proposal, args.max_risk, printer))
@@ -164,6 +173,17 @@ fn plan_outputs(
         });
     }
     if let Some(root) = &out_dir {
+        if layers::is_layered(proposal) {
+            for (i, plan) in proposal.plans.iter().enumerate() {
+                let body = layers::pull_request(proposal, i, plan, shown.get(i));
+                out_files.add(
+                    Path::new("plans")
+                        .join(plan_dir_name(i, plan))
+                        .join("pr.md"),
+                    body,
+                );
+            }
+        }
         out_files.add("proposal.json", json::to_json(&*proposal)?);
         out_files.commit(root)?;
     }
@@ -287,9 +307,12 @@ fn command_lines(files: &commands::InstallFiles, inline: bool) -> PlanCommandLin
     }
 }
 
-/// `1-move-blockers`.
+/// `1-move-blockers`; a layer's plan `1-safe`, `2-torch-stack`.
 fn plan_dir_name(i: usize, plan: &Plan) -> String {
-    format!("{}-{}", i + 1, plan.kind)
+    match &plan.layer {
+        Some(layer) => format!("{}-{}", i + 1, layer.name),
+        None => format!("{}-{}", i + 1, plan.kind),
+    }
 }
 
 /// One plan's files, under `dir` (relative to the output folder).

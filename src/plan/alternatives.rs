@@ -28,8 +28,8 @@ use pubgrub::Ranges;
 
 use super::builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, applies_with};
 use super::proposal::{
-    Blocker, BrokenEdge, Conflict, EnvironmentSummary, HeldBack, PROPOSAL_SCHEMA, Plan, PlanKind,
-    Proposal, Reason, Request, UnmatchedMember,
+    Blocker, BrokenEdge, Conflict, EnvironmentSummary, HeldBack, Layer, LayerChoice, LayerKind,
+    PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request, UnmatchedMember,
 };
 use crate::index::{BinaryPolicy, IndexError, IndexSource};
 use crate::inventory::check::{self, Finding};
@@ -48,6 +48,9 @@ pub struct ProposeRequest {
     pub targets: Vec<Requirement>,
     /// Upgrade everything that can move.
     pub all: bool,
+    /// With `all` and no targets: which layers (`None`: safe, group and major; see
+    /// [`super::layers`]).
+    pub layer: Option<LayerChoice>,
     /// Offer a forced override when a target cannot be had otherwise.
     pub allow_override: bool,
     /// Pre-release policy.
@@ -127,11 +130,11 @@ fn installed_names(inventory: &Inventory) -> Vec<&PackageName> {
 }
 
 /// The search. Its index reads go through `catalog`; `index` is only handed to the solver.
-struct Proposer<'a> {
+pub(super) struct Proposer<'a> {
     index: &'a dyn IndexSource,
-    catalog: Catalog<'a>,
-    inventory: &'a Inventory,
-    request: &'a ProposeRequest,
+    pub(super) catalog: Catalog<'a>,
+    pub(super) inventory: &'a Inventory,
+    pub(super) request: &'a ProposeRequest,
     builder: PlanBuilder<'a>,
     /// The policy's version correspondences among installed coupled members.
     correspondences: Vec<solve::Correspondence>,
@@ -226,6 +229,12 @@ impl Proposer<'_> {
             );
         }
 
+        // A layered `--all` (no targets): safe, group and major plans, or one layer of them.
+        let layered = self.request.all && targets.is_empty();
+        if layered && self.request.layer != Some(LayerKind::Everything) {
+            let plans = self.layered(policy, &upgrade, &mut warnings)?;
+            return Ok(self.proposal(policy, None, plans, warnings));
+        }
         let mut plans = Vec::new();
         let mut conflict = None;
         // Installed requirements that exclude every acceptable version of a target. The request
@@ -294,23 +303,45 @@ impl Proposer<'_> {
         // Plans that deliver the targets first, lowest risk first; the compromise (the newest
         // that fits) after them, whatever its risk: the recommendation answers the request.
         plans.sort_by_key(|plan| (plan.kind == PlanKind::NewestFitting, plan.risk.score));
+        if layered {
+            for plan in &mut plans {
+                plan.layer = Some(Layer {
+                    kind: LayerKind::Everything,
+                    name: "everything".into(),
+                    base: None,
+                    own: plan.changes.iter().map(|c| c.name.clone()).collect(),
+                    moves: vec![],
+                });
+            }
+        }
+        Ok(self.proposal(policy, conflict, plans, warnings))
+    }
 
-        Ok(Proposal {
+    /// The proposal document around the plans found.
+    fn proposal(
+        &self,
+        policy: &Policy,
+        conflict: Option<Conflict>,
+        plans: Vec<Plan>,
+        warnings: Vec<String>,
+    ) -> Proposal {
+        Proposal {
             schema: PROPOSAL_SCHEMA.to_string(),
             planner_version: env!("CARGO_PKG_VERSION").to_string(),
             environment: self.summary(),
             request: Request {
-                targets: targets.clone(),
+                targets: self.request.targets.clone(),
                 all: self.request.all,
                 allow_override: self.request.allow_override,
                 allow_build: self.request.allow_build,
                 policy: policy.name.clone(),
+                layer: self.request.layer.filter(|_| self.request.all),
             },
             already_broken,
             conflict,
             plans,
             warnings,
-        })
+        }
     }
 
     /// The request as asked, leaving the edges broken before the plan as they are (what pip
@@ -432,6 +463,17 @@ impl Proposer<'_> {
         upgrade: &BTreeSet<PackageName>,
         overrides: Vec<Override>,
     ) -> Result<Resolution, SolveError> {
+        self.solve_with(targets, upgrade, overrides, vec![])
+    }
+
+    /// One whole-environment solve with `extra` constraints (a layer's bounds).
+    pub(super) fn solve_with(
+        &self,
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        overrides: Vec<Override>,
+        extra: Vec<Requirement>,
+    ) -> Result<Resolution, SolveError> {
         let mut requirements = Vec::new();
         let mut preferences = BTreeMap::new();
         let mut seen = BTreeSet::new();
@@ -452,7 +494,7 @@ impl Proposer<'_> {
         // (the installed set itself satisfies that, so the constraint never makes a solvable
         // request unsolvable; it stops the solver from trading a torch downgrade for a newer
         // nvidia-* wheel).
-        let constraints: Vec<Requirement> = if self.request.all {
+        let mut constraints: Vec<Requirement> = if self.request.all {
             seen.iter()
                 .filter_map(|name| self.inventory.get(name))
                 .filter(|dist| !dist.is_unmanaged())
@@ -461,6 +503,7 @@ impl Proposer<'_> {
         } else {
             vec![]
         };
+        constraints.extend(extra);
         solve::solve(
             self.index,
             &self.inventory.environment,
@@ -758,6 +801,20 @@ impl Proposer<'_> {
         planned: &PlannedEnvironment,
         unblocked: &[(Blocker, Requirement)],
     ) -> Result<Plan, ProposeError> {
+        self.plan_on(kind, title, targets, planned, unblocked, None)
+    }
+
+    /// [`Self::plan`] on top of a base layer's pins (changes to the base's versions are not
+    /// scored here).
+    pub(super) fn plan_on(
+        &self,
+        kind: PlanKind,
+        title: String,
+        targets: &[Requirement],
+        planned: &PlannedEnvironment,
+        unblocked: &[(Blocker, Requirement)],
+        base: Option<&BTreeMap<PackageName, Version>>,
+    ) -> Result<Plan, ProposeError> {
         let mut held_back = Vec::new();
         let names: Vec<(PackageName, Option<&VersionSpecifiers>)> = if self.request.all {
             planned.dists.keys().map(|n| (n.clone(), None)).collect()
@@ -808,6 +865,9 @@ impl Proposer<'_> {
                 planned: planned_version,
                 blockers,
                 unmatched,
+                needs: vec![],
+                see: None,
+                waiting: None,
             });
         }
         Ok(self.builder.build(
@@ -819,6 +879,7 @@ impl Proposer<'_> {
                 unblocked,
                 all: self.request.all,
                 held_back,
+                base,
             },
             self,
         ))
@@ -890,7 +951,7 @@ impl Proposer<'_> {
 
     /// A resolution as a planned environment: each release's requirements, file facts and wheel
     /// kind come with the resolution (no index reads here).
-    fn planned(&self, resolution: &Resolution) -> PlannedEnvironment {
+    pub(super) fn planned(&self, resolution: &Resolution) -> PlannedEnvironment {
         let dists: BTreeMap<PackageName, PlanDist> = resolution
             .packages
             .iter()
@@ -969,7 +1030,7 @@ fn bare(name: &PackageName) -> Requirement {
     }
 }
 
-fn pin(name: &PackageName, version: &Version) -> Requirement {
+pub(super) fn pin(name: &PackageName, version: &Version) -> Requirement {
     Requirement {
         name: name.clone(),
         extras: vec![],

@@ -16,6 +16,7 @@ use super::proposal::{
 };
 use crate::inventory::graph::DependencyGraph;
 use crate::inventory::{DirectUrl, InstalledDist, Inventory};
+pub use crate::risk::line_floor;
 use crate::risk::{self, BrokenEdgeFacts, ChangeFacts, Dependents, PlanFacts, Policy, Upstream};
 use crate::solve::OverriddenEdge;
 
@@ -107,22 +108,6 @@ fn mark_repairs(changes: &mut [Change]) {
     }
 }
 
-/// The first version of `version`'s major line: its release up to the first non-zero segment
-/// (`2.1.3` -> `2`, `0.38.6` -> `0.38`).
-pub fn line_floor(version: &Version) -> Version {
-    let release = version.release();
-    let cut = release
-        .iter()
-        .position(|&n| n != 0)
-        .unwrap_or(release.len().saturating_sub(1));
-    Version::new(
-        release[..=cut.min(release.len().saturating_sub(1))]
-            .iter()
-            .copied(),
-    )
-    .with_epoch(version.epoch())
-}
-
 /// What one plan is built from (see [`PlanBuilder::build`]).
 #[derive(Debug, Clone)]
 pub struct PlanSpec<'p> {
@@ -140,6 +125,9 @@ pub struct PlanSpec<'p> {
     pub all: bool,
     /// What holds the targets back.
     pub held_back: Vec<HeldBack>,
+    /// The pins of the layer this plan is built on (a layered `--all`): a change to the base's
+    /// version is the base's, scored there, not here.
+    pub base: Option<&'p BTreeMap<PackageName, Version>>,
 }
 
 /// Builds plans against one inventory under one policy.
@@ -194,7 +182,12 @@ impl<'a> PlanBuilder<'a> {
                 continue;
             };
             warnings.extend(self.change_warnings(&change));
-            change_facts.push(self.change_facts(&change, planned, oracle));
+            let in_base = spec
+                .base
+                .is_some_and(|base| base.get(&change.name) == change.to.as_ref());
+            if !in_base {
+                change_facts.push(self.change_facts(&change, planned, oracle));
+            }
             changes.push(change);
         }
         mark_repairs(&mut changes);
@@ -235,6 +228,7 @@ impl<'a> PlanBuilder<'a> {
             pins: self.pins(planned),
             warnings,
             risk,
+            layer: None,
             commands: None,
         }
     }
@@ -523,13 +517,20 @@ impl<'a> PlanBuilder<'a> {
             abi_dependents: Vec::new(),
             predating_dependents: Vec::new(),
         };
-        self.line_crossing(&mut facts, oracle);
+        self.line_crossing(&mut facts, planned, oracle);
         facts
     }
 
     /// A change that crosses into a newer major line: which direct dependents were released
     /// before that line began, and which of those link against it from compiled extensions.
-    fn line_crossing(&self, change: &mut ChangeFacts, oracle: &dyn Oracle) {
+    /// A dependent the plan moves too is judged by the release it moves to (jax moving with
+    /// jaxlib is a jax released for the new line), not by the installed one.
+    fn line_crossing(
+        &self,
+        change: &mut ChangeFacts,
+        planned: &PlannedEnvironment,
+        oracle: &dyn Oracle,
+    ) {
         let (Some(from), Some(to)) = (&change.from, &change.to) else {
             return;
         };
@@ -544,8 +545,12 @@ impl<'a> PlanBuilder<'a> {
             let Some(dist) = self.inventory.get(dependent) else {
                 continue;
             };
+            let version = planned
+                .dists
+                .get(dependent)
+                .map_or(dist.version(), |d| &d.version);
             if oracle
-                .released(dependent, dist.version())
+                .released(dependent, version)
                 .is_none_or(|released| released >= line_start)
                 || self.declares_line(dist, &change.name, &floor)
             {

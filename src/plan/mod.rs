@@ -10,6 +10,7 @@
 mod accept;
 mod alternatives;
 mod builder;
+mod layers;
 mod modules;
 mod proposal;
 #[cfg(test)]
@@ -20,8 +21,9 @@ mod tests;
 pub use accept::{AcceptError, AcceptedOverrides, read_plan};
 pub use alternatives::{ProposeError, ProposeRequest, propose};
 pub use builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, line_floor};
+pub use layers::{Stack, Stacks, crosses_line, next_line};
 pub use proposal::{
-    Action, Blocker, BrokenEdge, Change, Conflict, EnvironmentSummary, HeldBack, Override,
-    PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan, PlanCommandLines, PlanKind, Proposal, Reason, Request,
-    UnmatchedMember,
+    Action, Blocker, BrokenEdge, Change, Conflict, EnvironmentSummary, HeldBack, Layer,
+    LayerChoice, LayerKind, NeededMove, Override, PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan,
+    PlanCommandLines, PlanKind, Proposal, Reason, Request, UnmatchedMember, Waiting,
 };

@@ -66,6 +66,10 @@ pub struct Request {
     pub allow_build: bool,
     /// The risk policy's name.
     pub policy: String,
+    /// `--all --layer`: which layers were asked for (`None`: the default, every layer but
+    /// `everything`; absent without `--all`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<LayerChoice>,
 }
 
 /// An installed requirement the installed set does not meet.
@@ -175,9 +179,82 @@ pub struct Plan {
     pub warnings: Vec<String>,
     /// The plan's risk.
     pub risk: RiskScore,
+    /// Which layer of a layered `--all` this plan is (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<Layer>,
     /// The commands that carry it out, as `propose` printed them (`None` until rendered).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commands: Option<PlanCommandLines>,
+}
+
+/// The layers of `propose --all` (`--layer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LayerKind {
+    /// Upgrades inside their major line that move no coupled group and drag nothing heavy.
+    Safe,
+    /// One coupled group (the torch stack, the jax stack) moved, on top of the safe layer.
+    Group,
+    /// One package into a newer major line, on top of the safe layer.
+    Major,
+    /// Everything that can move, at once (the unlayered `--all`).
+    Everything,
+}
+
+/// Which layers `--all --layer` asks for.
+pub type LayerChoice = LayerKind;
+
+impl LayerKind {
+    /// The kebab-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LayerKind::Safe => "safe",
+            LayerKind::Group => "group",
+            LayerKind::Major => "major",
+            LayerKind::Everything => "everything",
+        }
+    }
+}
+
+impl fmt::Display for LayerKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for LayerKind {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "safe" => Ok(LayerKind::Safe),
+            "group" => Ok(LayerKind::Group),
+            "major" => Ok(LayerKind::Major),
+            "everything" => Ok(LayerKind::Everything),
+            other => Err(format!(
+                "`{other}` is not a layer\n  hint: --layer safe, group, major or everything"
+            )),
+        }
+    }
+}
+
+/// A plan's place among the layers of `propose --all`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layer {
+    /// Which kind of layer.
+    pub kind: LayerKind,
+    /// Its name: `safe`, `torch-stack`, `major-huggingface-hub`, `everything` (also the plan's
+    /// folder name under `--out-dir`).
+    pub name: String,
+    /// The layer it is built on (`safe`): the base's changes are in this plan's pins and
+    /// commands too, and scored there, not here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// The changes this layer makes beyond its base (all of them when it has no base).
+    pub own: Vec<PackageName>,
+    /// What the layer is about: the coupled group's installed members, or the one package that
+    /// crosses into a new major line.
+    pub moves: Vec<PackageName>,
 }
 
 /// One plan's install commands, each an argv (tokens unquoted; join them quoted for a shell),
@@ -338,6 +415,41 @@ pub struct HeldBack {
     /// coupled group is held back as a whole.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unmatched: Vec<UnmatchedMember>,
+    /// Heavy packages (coupled members) its newest release would drag along: why a layered
+    /// `--all` holds a light package back instead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<NeededMove>,
+    /// The layer plan where it moves (`torch-stack`, `major-huggingface-hub`), when one does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub see: Option<String>,
+    /// The newest release inside its major line is younger than the policy's
+    /// `young-release-days`: the safe layer waits for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<Waiting>,
+}
+
+/// A release the safe layer waits for: too young for the policy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Waiting {
+    /// The release (the newest inside the dist's major line).
+    pub version: Version,
+    /// How many days ago it was uploaded.
+    pub days: i64,
+    /// The policy's `young-release-days`.
+    pub min_days: i64,
+}
+
+/// A heavy package that would have to move for a held-back package to reach its newest release.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NeededMove {
+    /// The heavy package (torch).
+    pub name: PackageName,
+    /// Its version now.
+    pub from: Version,
+    /// The newest release of it that accepts the held-back package's newest (`None`: none does).
+    pub to: Option<Version>,
+    /// Its requirement that excludes the newest release (`setuptools<82`).
+    pub requirement: Requirement,
 }
 
 /// A coupled member with no release that corresponds to its anchor's newest release.
@@ -365,7 +477,35 @@ impl HeldBack {
                 u.member, u.needs, self.name, self.newest
             )
         });
-        blockers.chain(unmatched).collect()
+        let needs = self.needs.iter().map(|n| {
+            let to = n.to.as_ref().map_or_else(
+                || "a release that accepts it (none has)".to_string(),
+                ToString::to_string,
+            );
+            format!(
+                "moving it needs {} {} -> {} ({} {} requires {})",
+                n.name, n.from, to, n.name, n.from, n.requirement
+            )
+        });
+        let waiting = self.waiting.iter().map(|w| {
+            format!(
+                "{} was released {} day{} ago; the safe layer takes releases at least {} days old",
+                w.version,
+                w.days,
+                if w.days == 1 { "" } else { "s" },
+                w.min_days
+            )
+        });
+        let see = self.see.iter().map(|s| format!("see the {s} plan"));
+        if self.needs.is_empty() {
+            blockers
+                .chain(unmatched)
+                .chain(waiting)
+                .chain(see)
+                .collect()
+        } else {
+            needs.chain(unmatched).chain(waiting).chain(see).collect()
+        }
     }
 }
 

@@ -110,6 +110,7 @@ pub(crate) fn forced() -> Plan {
                 },
             ],
         },
+        layer: None,
         commands: None,
     }
 }
@@ -169,6 +170,7 @@ pub(crate) fn move_blockers() -> Plan {
                 detail: "torch 2.11.0+cu130 is a local build; 2.12.0 is a different build".into(),
             }],
         },
+        layer: None,
         commands: None,
     }
 }
@@ -190,6 +192,7 @@ pub(crate) fn proposal() -> Proposal {
             allow_override: true,
             allow_build: false,
             policy: "default".into(),
+            layer: None,
         },
         already_broken: vec![],
         conflict: Some(Conflict {

@@ -210,6 +210,21 @@ fn all_never_downgrades_and_keeps_unmanaged_dists() {
     let policy = Policy::builtin();
     let mut req = request(&[], false);
     req.all = true;
+    // In layers: lib 2.0 is a new major line, so the safe layer keeps lib 1.0 and one major
+    // plan moves it; the git checkout is in neither.
+    let layered = propose(&index, &inv, &policy, &req).unwrap();
+    let names: Vec<&str> = layered
+        .plans
+        .iter()
+        .map(|p| p.layer.as_ref().unwrap().name.as_str())
+        .collect();
+    assert_eq!(names, ["safe", "major-lib"]);
+    assert!(versions(&layered.plans[0]).is_empty());
+    assert_eq!(versions(&layered.plans[1]), ["lib 1.0 -> 2.0"]);
+    for plan in &layered.plans {
+        assert!(!plan.pins.contains_key(&test_plans::n("git-dep")));
+    }
+    req.layer = Some(crate::plan::LayerKind::Everything);
     let proposal = propose(&index, &inv, &policy, &req).unwrap();
     let plan = &proposal.plans[0];
     // tool 0.5 would allow... nothing newer; tool stays at 1.0 (never down to 0.5), lib moves up,

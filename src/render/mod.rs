@@ -2,7 +2,8 @@
 //!
 //! Every command's output is built here. For `propose`: a [`Proposal`](crate::plan::Proposal)
 //! (or one [`Plan`](crate::plan::Plan)) becomes text for a terminal ([`text`], colour only when
-//! asked), markdown for a pull request or a ticket ([`markdown`]), the pip and uv commands and
+//! asked), markdown for a pull request or a ticket ([`markdown`]; a layered `--all` in
+//! [`layers`]: one pull request body per layer), the pip and uv commands and
 //! files that carry a plan out ([`commands`]), and the post-upgrade verification script
 //! ([`verify`]). The other commands' text and JSON documents: [`inventory`], [`check`],
 //! [`outdated`] and [`resolve`] (`snapshot` writes its data type as it is). Every JSON document
@@ -19,6 +20,7 @@ pub mod commands;
 pub mod diff;
 pub mod inventory;
 pub mod json;
+pub mod layers;
 pub mod markdown;
 pub mod outdated;
 pub mod resolve;

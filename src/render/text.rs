@@ -18,25 +18,25 @@ pub struct PlanCommands {
     pub dir: Option<String>,
 }
 
-struct Style {
-    color: bool,
+pub(super) struct Style {
+    pub(super) color: bool,
 }
 
 impl Style {
-    fn paint(&self, code: &str, text: &str) -> String {
+    pub(super) fn paint(&self, code: &str, text: &str) -> String {
         if self.color {
             format!("\u{1b}[{code}m{text}\u{1b}[0m")
         } else {
             text.to_string()
         }
     }
-    fn bold(&self, text: &str) -> String {
+    pub(super) fn bold(&self, text: &str) -> String {
         self.paint("1", text)
     }
-    fn dim(&self, text: &str) -> String {
+    pub(super) fn dim(&self, text: &str) -> String {
         self.paint("2", text)
     }
-    fn level(&self, level: RiskLevel, text: &str) -> String {
+    pub(super) fn level(&self, level: RiskLevel, text: &str) -> String {
         let code = match level {
             RiskLevel::Low => "32",
             RiskLevel::Medium => "33",
@@ -189,13 +189,7 @@ fn plan_text(
             }
             let _ = writeln!(out, "  {heading}");
             for (change, movement) in rows {
-                let _ = writeln!(
-                    out,
-                    "    {:<width$}  {:<move_width$}  {}",
-                    change.name.as_ref(),
-                    movement,
-                    terminal(&reasons(change)),
-                );
+                change_row(out, change, movement, width, move_width);
             }
         }
     }
@@ -238,6 +232,42 @@ fn plan_text(
             terminal(warning)
         );
     }
+    factors_text(out, plan);
+    if let Some(commands) = commands {
+        commands_text(out, style, commands);
+    }
+}
+
+/// One line per change: name, movement, reasons, in columns.
+pub(super) fn changes_text<'c>(
+    out: &mut String,
+    changes: impl Iterator<Item = &'c Change> + Clone,
+) {
+    let width = changes
+        .clone()
+        .map(|c| c.name.as_ref().len())
+        .max()
+        .unwrap_or(0);
+    let moves: Vec<String> = changes.clone().map(movement).collect();
+    let move_width = moves.iter().map(String::len).max().unwrap_or(0);
+    for (change, movement) in changes.zip(&moves) {
+        change_row(out, change, movement, width, move_width);
+    }
+}
+
+/// One change in columns: name, movement, reasons.
+fn change_row(out: &mut String, change: &Change, movement: &str, width: usize, move_width: usize) {
+    let _ = writeln!(
+        out,
+        "    {:<width$}  {:<move_width$}  {}",
+        change.name.as_ref(),
+        movement,
+        terminal(&reasons(change)),
+    );
+}
+
+/// The itemized risk.
+pub(super) fn factors_text(out: &mut String, plan: &Plan) {
     if !plan.risk.factors.is_empty() {
         let _ = writeln!(out, "  risk factors:");
         for factor in &plan.risk.factors {
@@ -250,33 +280,35 @@ fn plan_text(
             );
         }
     }
-    if let Some(commands) = commands {
-        match &commands.dir {
-            Some(dir) => {
-                let _ = writeln!(out, "  files: {}", terminal(dir));
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "  {}",
-                    style.dim(
-                        "(--out-dir DIR also writes constraints.txt for the whole environment, \
-                         the plan file, install scripts and verify.py)"
-                    )
-                );
-            }
+}
+
+/// Where the plan's files are, and its pip and uv commands.
+pub(super) fn commands_text(out: &mut String, style: &Style, commands: &PlanCommands) {
+    match &commands.dir {
+        Some(dir) => {
+            let _ = writeln!(out, "  files: {}", terminal(dir));
         }
-        if !commands.pip.is_empty() {
-            let _ = writeln!(out, "  {}", style.dim("with pip:"));
-            for line in commands.pip.lines() {
-                let _ = writeln!(out, "    {line}");
-            }
+        None => {
+            let _ = writeln!(
+                out,
+                "  {}",
+                style.dim(
+                    "(--out-dir DIR also writes constraints.txt for the whole environment, \
+                     the plan file, install scripts and verify.py)"
+                )
+            );
         }
-        if !commands.uv.is_empty() {
-            let _ = writeln!(out, "  {}", style.dim("with uv:"));
-            for line in commands.uv.lines() {
-                let _ = writeln!(out, "    {line}");
-            }
+    }
+    if !commands.pip.is_empty() {
+        let _ = writeln!(out, "  {}", style.dim("with pip:"));
+        for line in commands.pip.lines() {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
+    if !commands.uv.is_empty() {
+        let _ = writeln!(out, "  {}", style.dim("with uv:"));
+        for line in commands.uv.lines() {
+            let _ = writeln!(out, "    {line}");
         }
     }
 }

@@ -121,6 +121,7 @@ impl<'a> Analyzer<'a> {
             targets: vec![pin.requirement.clone()],
             allow_override: true,
             all: false,
+            layer: None,
             source: target.label().to_string(),
             ..self.request.clone()
         };

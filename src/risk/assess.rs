@@ -602,7 +602,7 @@ fn predates_major_factor(
             } else {
                 "were"
             },
-            to.release().first().copied().unwrap_or(0)
+            line_floor(to)
         ),
     );
     true
@@ -777,6 +777,22 @@ fn sanitize(text: &str) -> String {
     let short: String = text.chars().take(200).collect();
     let line = short.split_whitespace().collect::<Vec<_>>().join(" ");
     crate::terminal::escape(&line).into_owned()
+}
+
+/// The first version of `version`'s major line: its release up to the first non-zero segment
+/// (`2.1.3` -> `2`, `0.38.6` -> `0.38`).
+pub fn line_floor(version: &Version) -> Version {
+    let release = version.release();
+    let cut = release
+        .iter()
+        .position(|&n| n != 0)
+        .unwrap_or(release.len().saturating_sub(1));
+    Version::new(
+        release[..=cut.min(release.len().saturating_sub(1))]
+            .iter()
+            .copied(),
+    )
+    .with_epoch(version.epoch())
 }
 
 #[cfg(test)]

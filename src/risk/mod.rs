@@ -16,7 +16,7 @@ mod risk_score;
 pub mod smoke;
 
 pub use assess::{
-    BrokenEdgeFacts, ChangeFacts, Dependents, Distance, PlanFacts, Upstream, assess,
+    BrokenEdgeFacts, ChangeFacts, Dependents, Distance, PlanFacts, Upstream, assess, line_floor,
     pin_strictness, requirement_text, version_distance,
 };
 pub use glob::glob_matches;

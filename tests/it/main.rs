@@ -11,6 +11,7 @@ mod logging;
 mod outdated;
 mod propose;
 mod propose_cases;
+mod propose_layers;
 mod resolve;
 mod review;
 mod risk_corpus;

@@ -1,8 +1,9 @@
 """Build a tiny simple index (testdata/index layout) of real, installable wheels.
 
-Usage: python3 propose_index.py ROOT
+Usage: python3 propose_index.py ROOT [RELEASES_JSON]
 Projects: target 1.0/2.0, blocker 1.0 (target==1.0) / 2.0 (target==2.0), bystander 1.0
-(target>=1.0). Each wheel holds one module named after the project.
+(target>=1.0); or RELEASES_JSON, a list of [name, version, [requirement, ...]]. Each wheel holds
+one module named after the project.
 """
 import base64, hashlib, io, json, os, sys, zipfile
 
@@ -38,11 +39,11 @@ def wheel(name, version, requires):
     return buf.getvalue(), metadata.encode()
 
 
-def main(root):
+def main(root, releases=RELEASES):
     pages = {}
     for sub in ("simple", "files", "wheels"):
         os.makedirs(os.path.join(root, sub), exist_ok=True)
-    for name, version, requires in RELEASES:
+    for name, version, requires in releases:
         data, metadata = wheel(name, version, requires)
         filename = "%s-%s-py3-none-any.whl" % (name, version)
         with open(os.path.join(root, "wheels", filename), "wb") as f:
@@ -72,4 +73,4 @@ def main(root):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], json.loads(sys.argv[2]) if len(sys.argv) > 2 else RELEASES)

@@ -252,6 +252,7 @@ fn score(case: &Case, policy: &Policy) -> Scored {
             unblocked: &[],
             all: false,
             held_back: Vec::new(),
+            base: None,
         },
         &oracle,
     );

@@ -1,0 +1,623 @@
+//! Layered `propose --all`: plans a team can review and roll back one at a time.
+//!
+//! In: the inventory, the policy's coupled groups and the request's `--layer`. Out: the plans of
+//! a layered `--all`, each a complete [`Plan`] with its [`Layer`]:
+//!
+//! - **safe**: every index-managed dist moves to the newest release inside its major line (for
+//!   `0.x`, the first non-zero segment: [`line_floor`]); every *heavy* dist (an installed member
+//!   of a coupled group of the policy) stays where it is. A light dist whose newest release would
+//!   drag a heavy one along is held back, with the heavy move it needs ([`NeededMove`]);
+//! - **group**, one per *stack*: the safe layer's bounds, with one stack's members free (the
+//!   torch stack: torch, every member of a coupled group with torch, triton, the CUDA libraries
+//!   under `ml-cuda`; the jax stack). The solver keeps each group's version correspondence, so a
+//!   stack moves together or not at all;
+//! - **major**, one per light dist whose newest release is in a newer major line: the safe
+//!   layer's bounds with that one dist's line bound lifted;
+//! - **everything**: the unlayered `--all` (every dist, every line, at once).
+//!
+//! A group or major plan is built *on top of* the safe layer: its pins and commands hold the safe
+//! layer's versions too, its [`Layer::own`] names what it adds, and its risk scores only those.
+//! A layer that changes nothing beyond its base is not offered; the safe layer's held-back lines
+//! say why (and name the plan where a held-back dist moves).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pep440_rs::{Operator, Version, VersionSpecifier};
+use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+use pubgrub::Ranges;
+
+use super::alternatives::{ProposeError, Proposer, pin};
+use super::builder::line_floor;
+use super::proposal::{
+    HeldBack, Layer, LayerChoice, LayerKind, NeededMove, Plan, PlanKind, Waiting,
+};
+use crate::inventory::Inventory;
+use crate::risk::Policy;
+use crate::solve::{AcceptingQuery, Among, PrereleaseMode, SolveError};
+
+/// The heavy dists of an environment and the stacks they move in.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stacks {
+    /// Installed members of the policy's coupled groups: never moved by the safe layer.
+    pub heavy: BTreeSet<PackageName>,
+    /// The stacks, each moved by one group plan.
+    pub stacks: Vec<Stack>,
+}
+
+/// Installed dists that move together in one group plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stack {
+    /// `torch-stack`.
+    pub name: String,
+    /// Its installed members.
+    pub members: BTreeSet<PackageName>,
+}
+
+impl Stacks {
+    /// The stacks of the `installed` (index-managed) names under `policy`: first one per
+    /// anchored group whose anchor is installed (the anchor and every installed member of any
+    /// group that contains the anchor), then one per remaining group for its members no earlier
+    /// stack holds. Groups of one pattern (numpy's compiled dependents) make nothing heavy: a
+    /// numpy patch release is an ordinary upgrade; its new major line is a major plan.
+    pub fn new(policy: &Policy, installed: &BTreeSet<PackageName>) -> Stacks {
+        let groups: Vec<_> = policy
+            .coupled
+            .iter()
+            .filter(|g| g.members.len() >= 2 && !g.compiled_dependents)
+            .collect();
+        let heavy: BTreeSet<PackageName> = installed
+            .iter()
+            .filter(|n| groups.iter().any(|g| g.contains(n)))
+            .cloned()
+            .collect();
+        let mut stacks = Vec::new();
+        let mut covered = BTreeSet::new();
+        for group in &groups {
+            let Some(anchor) = group
+                .anchor
+                .as_deref()
+                .and_then(|a| installed.iter().find(|n| n.as_ref() == a))
+            else {
+                continue;
+            };
+            let members: BTreeSet<PackageName> = heavy
+                .iter()
+                .filter(|n| groups.iter().any(|g| g.contains(anchor) && g.contains(n)))
+                .cloned()
+                .collect();
+            covered.extend(members.iter().cloned());
+            stacks.push(Stack {
+                name: format!("{anchor}-stack"),
+                members,
+            });
+        }
+        for group in &groups {
+            let members: BTreeSet<PackageName> = heavy
+                .iter()
+                .filter(|n| group.contains(n) && !covered.contains(*n))
+                .cloned()
+                .collect();
+            let Some(first) = members.first() else {
+                continue;
+            };
+            let name = format!("{first}-stack");
+            covered.extend(members.iter().cloned());
+            stacks.push(Stack { name, members });
+        }
+        Stacks { heavy, stacks }
+    }
+}
+
+/// The first version of the major line after `version`'s (`2.1.3` -> `3`, `0.38.6` -> `0.39`).
+pub fn next_line(version: &Version) -> Version {
+    let floor = line_floor(version);
+    let mut release = floor.release().to_vec();
+    if let Some(last) = release.last_mut() {
+        *last += 1;
+    }
+    Version::new(release).with_epoch(version.epoch())
+}
+
+/// Whether `to` is in a newer major line than `from`.
+pub fn crosses_line(from: &Version, to: &Version) -> bool {
+    to >= &next_line(from)
+}
+
+/// The index-managed installed dists, first copy of each name.
+fn managed(inventory: &Inventory) -> BTreeMap<PackageName, Version> {
+    let mut out = BTreeMap::new();
+    for dist in inventory.dists.iter().filter(|d| !d.is_unmanaged()) {
+        out.entry(dist.name().clone())
+            .or_insert_with(|| dist.version().clone());
+    }
+    out
+}
+
+/// What every layer starts from: the installed versions, the stacks, and the young releases
+/// the safe layer waits for.
+struct Bounds {
+    installed: BTreeMap<PackageName, Version>,
+    stacks: Stacks,
+    /// Per light dist, its releases inside its major line younger than `young-release-days`.
+    young: BTreeMap<PackageName, Vec<(Version, i64)>>,
+    young_days: i64,
+}
+
+/// One layer to solve: what is free of the safe layer's bounds.
+struct LayerSpec {
+    kind: LayerKind,
+    name: String,
+    /// Heavy dists freed of their pin, or light dists freed of their line bound.
+    free: BTreeSet<PackageName>,
+}
+
+impl Proposer<'_> {
+    /// The plans of a layered `--all`, safe first (the recommendation), then the group plans
+    /// and the major plans, each lowest risk first. `warnings` gets what could not be planned.
+    pub(super) fn layered(
+        &self,
+        policy: &Policy,
+        upgrade: &BTreeSet<PackageName>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Vec<Plan>, ProposeError> {
+        let installed = managed(self.inventory);
+        let names: BTreeSet<PackageName> = installed.keys().cloned().collect();
+        let stacks = Stacks::new(policy, &names);
+        let mut bounds = Bounds {
+            young: BTreeMap::new(),
+            young_days: policy.young_release_days,
+            installed,
+            stacks,
+        };
+        bounds.young = self.young_releases(&bounds)?;
+        let choice = self.request.layer;
+        let safe_spec = LayerSpec {
+            kind: LayerKind::Safe,
+            name: "safe".into(),
+            free: BTreeSet::new(),
+        };
+        let Some(mut safe) = self.layer_plan(&safe_spec, &bounds, upgrade, None)? else {
+            warnings.push(
+                "the safe layer has no solution: the installed environment does not satisfy its \
+                 own requirements (see `planner check`)"
+                    .into(),
+            );
+            return Ok(vec![]);
+        };
+        let mut groups = Vec::new();
+        for stack in &bounds.stacks.stacks {
+            let spec = LayerSpec {
+                kind: LayerKind::Group,
+                name: stack.name.clone(),
+                free: stack.members.clone(),
+            };
+            groups.extend(self.layer_plan(&spec, &bounds, upgrade, Some(&safe))?);
+        }
+        let mut majors = Vec::new();
+        for name in self.major_candidates(&safe, &bounds)? {
+            let spec = LayerSpec {
+                kind: LayerKind::Major,
+                name: format!("major-{name}"),
+                free: BTreeSet::from([name]),
+            };
+            majors.extend(self.layer_plan(&spec, &bounds, upgrade, Some(&safe))?);
+        }
+        groups.sort_by_key(|p| p.risk.score);
+        majors.sort_by_key(|p| p.risk.score);
+        let others: Vec<&Plan> = groups.iter().chain(&majors).collect();
+        self.explain_held_back(&mut safe, &others, &bounds)?;
+        let mut plans = Vec::new();
+        if shows(choice, LayerKind::Safe) {
+            plans.push(safe);
+        }
+        if shows(choice, LayerKind::Group) {
+            plans.extend(groups);
+        }
+        if shows(choice, LayerKind::Major) {
+            plans.extend(majors);
+        }
+        Ok(plans)
+    }
+
+    /// Per light dist, its releases above the installed one and inside its major line that are
+    /// younger than the policy's `young-release-days` (none when the plan has no clock).
+    fn young_releases(
+        &self,
+        bounds: &Bounds,
+    ) -> Result<BTreeMap<PackageName, Vec<(Version, i64)>>, ProposeError> {
+        let mut out = BTreeMap::new();
+        let Some(now) = self.request.now else {
+            return Ok(out);
+        };
+        for (name, installed) in &bounds.installed {
+            if bounds.stacks.heavy.contains(name) {
+                continue;
+            }
+            let Some(project) = self.catalog.project(name)? else {
+                continue;
+            };
+            let line_end = next_line(installed);
+            // Each version's first upload, in one pass over the files.
+            let mut uploaded: BTreeMap<&Version, jiff::Timestamp> = BTreeMap::new();
+            for file in &project.files {
+                if let Some(at) = file.upload_time {
+                    let first = uploaded.entry(file.filename.version()).or_insert(at);
+                    *first = (*first).min(at);
+                }
+            }
+            let mut young = Vec::new();
+            for version in self.catalog.usable_versions(&project) {
+                if &version <= installed || version >= line_end {
+                    continue;
+                }
+                let Some(&released) = uploaded.get(&version) else {
+                    continue;
+                };
+                let days = (now.as_second() - released.as_second()) / 86_400;
+                if days < bounds.young_days {
+                    young.push((version, days));
+                }
+            }
+            if !young.is_empty() {
+                out.insert(name.clone(), young);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The safe layer's bounds, less what `spec` frees: heavy dists at their installed version,
+    /// light ones below their next major line and never on a release younger than the policy's
+    /// `young-release-days`.
+    fn layer_bounds(spec: &LayerSpec, bounds: &Bounds) -> Vec<Requirement> {
+        bounds
+            .installed
+            .iter()
+            .filter(|(name, _)| !spec.free.contains(*name))
+            .map(|(name, version)| {
+                if bounds.stacks.heavy.contains(name) {
+                    return pin(name, version);
+                }
+                let mut specs = vec![
+                    VersionSpecifier::from_version(Operator::LessThan, next_line(version))
+                        .expect("< accepts a version without a local label"),
+                ];
+                specs.extend(bounds.young.get(name).into_iter().flatten().filter_map(
+                    |(young, _)| {
+                        VersionSpecifier::from_version(Operator::NotEqual, young.clone()).ok()
+                    },
+                ));
+                bounded(name, specs)
+            })
+            .collect()
+    }
+
+    /// Solve and build one layer's plan; `None` when it has no solution or (on a base) changes
+    /// nothing beyond it.
+    fn layer_plan(
+        &self,
+        spec: &LayerSpec,
+        bounds: &Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        base: Option<&Plan>,
+    ) -> Result<Option<Plan>, ProposeError> {
+        let constraints = Self::layer_bounds(spec, bounds);
+        let resolution = match self.solve_with(&[], upgrade, vec![], constraints) {
+            Ok(resolution) => resolution,
+            Err(SolveError::NoSolution(_)) => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        let planned = self.planned(&resolution);
+        let base_pins = base.map(|b| &b.pins);
+        let title = layer_title(spec, &planned.dists, &bounds.installed);
+        let mut plan = self.plan_on(PlanKind::Upgrade, title, &[], &planned, &[], base_pins)?;
+        let own: Vec<PackageName> = plan
+            .changes
+            .iter()
+            .filter(|c| base_pins.is_none_or(|pins| pins.get(&c.name) != c.to.as_ref()))
+            .map(|c| c.name.clone())
+            .collect();
+        if base.is_some() {
+            if own.is_empty() {
+                return Ok(None);
+            }
+            // Only what this layer is about is held back here; the rest is the safe layer's.
+            plan.held_back.retain(|h| spec.free.contains(&h.name));
+        }
+        plan.layer = Some(Layer {
+            kind: spec.kind,
+            name: spec.name.clone(),
+            base: base.and_then(|b| b.layer.as_ref()).map(|l| l.name.clone()),
+            own,
+            moves: spec.free.iter().cloned().collect(),
+        });
+        Ok(Some(plan))
+    }
+
+    /// Light dists whose newest final release is in a newer major line than the safe layer
+    /// gives them.
+    fn major_candidates(
+        &self,
+        safe: &Plan,
+        bounds: &Bounds,
+    ) -> Result<Vec<PackageName>, ProposeError> {
+        let mut out = Vec::new();
+        for (name, version) in &bounds.installed {
+            if bounds.stacks.heavy.contains(name) {
+                continue;
+            }
+            let Some(project) = self.catalog.project(name)? else {
+                continue;
+            };
+            let now = safe.pins.get(name).unwrap_or(version);
+            let newest = self
+                .catalog
+                .usable_versions(&project)
+                .into_iter()
+                .find(|v| !v.any_prerelease());
+            if newest.is_some_and(|newest| crosses_line(now, &newest)) {
+                out.push(name.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    /// The safe layer's held-back lines: a light dist held by a heavy dependent gets the heavy
+    /// move it needs; one whose newest release in its line is too young says so; a dist that
+    /// moves in another layer's plan names it. Pre-releases the solver would not take are not
+    /// "newest".
+    fn explain_held_back(
+        &self,
+        safe: &mut Plan,
+        others: &[&Plan],
+        bounds: &Bounds,
+    ) -> Result<(), ProposeError> {
+        let mut kept = Vec::new();
+        for mut held in std::mem::take(&mut safe.held_back) {
+            if !self.newest_final(&mut held)? {
+                continue;
+            }
+            held.see = others
+                .iter()
+                .find(|p| moves(p, &held.name))
+                .and_then(|p| p.layer.as_ref())
+                .map(|l| l.name.clone());
+            if !bounds.stacks.heavy.contains(&held.name) {
+                held.needs = self.needed_moves(&held, &bounds.stacks)?;
+                if held.see.is_none() {
+                    held.see = held.needs.iter().find_map(|n| {
+                        others
+                            .iter()
+                            .find(|p| moves(p, &n.name))
+                            .and_then(|p| p.layer.as_ref())
+                            .map(|l| l.name.clone())
+                    });
+                }
+                held.waiting = waiting(&held, bounds);
+            }
+            kept.push(held);
+        }
+        safe.held_back = kept;
+        Ok(())
+    }
+
+    /// Make `held.newest` the newest release the solver would take (a pre-release only under
+    /// `--prerelease allow` or when the planned version is one); `false` when that is no newer
+    /// than the plan's.
+    fn newest_final(&self, held: &mut HeldBack) -> Result<bool, ProposeError> {
+        let takes_pre = self.request.prerelease == PrereleaseMode::Allow
+            || held.planned.as_ref().is_some_and(Version::any_prerelease);
+        if held.newest.any_prerelease() && !takes_pre {
+            let Some(project) = self.catalog.project(&held.name)? else {
+                return Ok(false);
+            };
+            let Some(newest) = self
+                .catalog
+                .usable_versions(&project)
+                .into_iter()
+                .find(|v| !v.any_prerelease())
+            else {
+                return Ok(false);
+            };
+            held.newest = newest;
+        }
+        Ok(held.planned.as_ref().is_none_or(|p| p < &held.newest))
+    }
+
+    /// For each heavy dependent whose requirement keeps `held` from its newest release: the
+    /// newest release of that dependent that accepts it.
+    fn needed_moves(
+        &self,
+        held: &HeldBack,
+        stacks: &Stacks,
+    ) -> Result<Vec<NeededMove>, ProposeError> {
+        let mut out = Vec::new();
+        for blocker in held
+            .blockers
+            .iter()
+            .filter(|b| stacks.heavy.contains(&b.dependent))
+        {
+            let found = self
+                .catalog
+                .accepting_releases(&AcceptingQuery {
+                    dependent: &blocker.dependent,
+                    extras: &[],
+                    package: &held.name,
+                    wanted: &Ranges::singleton(held.newest.clone()),
+                    among: Among::Installable { prereleases: false },
+                    read_at_most: NEEDED_SCAN,
+                    enough: 1,
+                })
+                .map_err(|err| ProposeError::Solve(Box::new(err)))?;
+            out.push(NeededMove {
+                name: blocker.dependent.clone(),
+                from: blocker.dependent_version.clone(),
+                to: found
+                    .versions
+                    .into_iter()
+                    .find(|v| v > &blocker.dependent_version),
+                requirement: blocker.requirement.clone(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// The release `held` waits for when nothing else explains it: the newest inside its line, when
+/// too young.
+fn waiting(held: &HeldBack, bounds: &Bounds) -> Option<Waiting> {
+    if !held.blockers.is_empty() || !held.needs.is_empty() || held.see.is_some() {
+        return None;
+    }
+    let (version, days) = bounds.young.get(&held.name)?.first()?.clone();
+    Some(Waiting {
+        version,
+        days,
+        min_days: bounds.young_days,
+    })
+}
+
+/// `name` with `specs` as one requirement.
+fn bounded(name: &PackageName, specs: Vec<VersionSpecifier>) -> Requirement {
+    Requirement {
+        name: name.clone(),
+        extras: vec![],
+        version_or_url: Some(VersionOrUrl::VersionSpecifier(specs.into_iter().collect())),
+        marker: Default::default(),
+        origin: None,
+    }
+}
+
+/// How many releases of a heavy dependent are read for "the release that accepts it".
+const NEEDED_SCAN: usize = 30;
+
+/// Whether `plan` is the layer that moves `name` (its stack, or its major line).
+fn moves(plan: &Plan, name: &PackageName) -> bool {
+    plan.layer
+        .as_ref()
+        .is_some_and(|l| l.moves.contains(name) && l.own.contains(name))
+}
+
+/// "Safe layer: upgrades inside their major line ...", "Move the torch stack: torch 2.11.0 ->
+/// 2.12.0, ...", "huggingface-hub 1.33.0 -> 2.4.0 (a new major line)".
+fn layer_title(
+    spec: &LayerSpec,
+    planned: &BTreeMap<PackageName, super::builder::PlanDist>,
+    installed: &BTreeMap<PackageName, Version>,
+) -> String {
+    // The anchor (`torch` of `torch-stack`) first, then the other members by name.
+    let anchor = spec.name.trim_end_matches("-stack");
+    let mut names: Vec<&PackageName> = spec.free.iter().collect();
+    names.sort_by_key(|n| (n.as_ref() != anchor, (*n).clone()));
+    let moved: Vec<String> = names
+        .into_iter()
+        .filter_map(|name| {
+            let from = installed.get(name)?;
+            let to = &planned.get(name)?.version;
+            (to != from).then(|| format!("{name} {from} -> {to}"))
+        })
+        .collect();
+    match spec.kind {
+        LayerKind::Safe => "Safe layer: upgrades inside their major line; no coupled group moves, \
+                            nothing heavy is dragged along"
+            .to_string(),
+        LayerKind::Group => {
+            let shown: Vec<&str> = moved.iter().take(4).map(String::as_str).collect();
+            let more = moved.len().saturating_sub(shown.len());
+            let stack = spec.name.trim_end_matches("-stack");
+            match more {
+                0 => format!("Move the {stack} stack: {}", shown.join(", ")),
+                n => format!("Move the {stack} stack: {} and {n} more", shown.join(", ")),
+            }
+        }
+        LayerKind::Major => format!("{} (a new major line)", moved.join(", ")),
+        LayerKind::Everything => "Upgrade everything that can move".to_string(),
+    }
+}
+
+/// Which layers `choice` shows (`None`: all but `everything`).
+pub fn shows(choice: Option<LayerChoice>, kind: LayerKind) -> bool {
+    match choice {
+        None => kind != LayerKind::Everything,
+        Some(c) => c == kind,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    fn v(s: &str) -> Version {
+        Version::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn next_lines() {
+        assert_eq!(next_line(&v("2.1.3")), v("3"));
+        assert_eq!(next_line(&v("0.38.6")), v("0.39"));
+        assert_eq!(next_line(&v("0.0.5")), v("0.0.6"));
+        assert_eq!(next_line(&v("2.11.0+cu130")), v("3"));
+        assert!(crosses_line(&v("81.0.0"), &v("84.2.1")));
+        assert!(!crosses_line(&v("1.33.0"), &v("1.99")));
+        assert!(crosses_line(&v("0.11.2"), &v("0.12.0.1")));
+    }
+
+    fn names(list: &[&str]) -> BTreeSet<PackageName> {
+        list.iter()
+            .map(|n| PackageName::from_str(n).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn stacks_follow_the_policy() {
+        let installed = names(&[
+            "torch",
+            "torchvision",
+            "triton",
+            "nvidia-cublas",
+            "jax",
+            "jaxlib",
+            "jax-cuda13-plugin",
+            "cupy-cuda13x",
+            "numpy",
+            "setuptools",
+        ]);
+        let ml = Policy::load(Some(std::path::Path::new("ml-cuda"))).unwrap();
+        let stacks = Stacks::new(&ml, &installed);
+        let by_name: BTreeMap<&str, Vec<&str>> = stacks
+            .stacks
+            .iter()
+            .map(|s| {
+                (
+                    s.name.as_str(),
+                    s.members.iter().map(|n| n.as_ref()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            by_name["torch-stack"],
+            ["nvidia-cublas", "torch", "torchvision", "triton"]
+        );
+        assert_eq!(by_name["jax-stack"], ["jax", "jax-cuda13-plugin", "jaxlib"]);
+        assert_eq!(by_name["cupy-cuda13x-stack"], ["cupy-cuda13x"]);
+        assert!(
+            !stacks
+                .heavy
+                .contains(&PackageName::from_str("numpy").unwrap())
+        );
+        assert!(
+            !stacks
+                .heavy
+                .contains(&PackageName::from_str("setuptools").unwrap())
+        );
+        // The default policy couples torch with its domain libraries and triton only.
+        let default = Policy::builtin();
+        let stacks = Stacks::new(&default, &installed);
+        assert_eq!(stacks.stacks[0].name, "torch-stack");
+        assert!(
+            !stacks
+                .heavy
+                .contains(&PackageName::from_str("nvidia-cublas").unwrap())
+        );
+    }
+}

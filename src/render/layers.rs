@@ -1,0 +1,326 @@
+//! A layered `propose --all` ([`crate::plan::Layer`] on every plan) as text and as markdown pull
+//! request bodies, one per layer.
+//!
+//! Text: the layers in one table (the safe one recommended), then each plan with only its own
+//! changes (a group or major plan is built on top of the safe layer, whose changes its pins and
+//! commands also hold), the held-back lines grouped by why, the itemized risk and the commands.
+//! Markdown: one pull request body per layer, as a bot would open them, separated by `---`
+//! (and, with `--out-dir`, each plan folder's `pr.md`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::markdown::cell;
+use super::text::{
+    PlanCommands, Style, changes_text, commands_text, factors_text, movement, reasons,
+};
+use crate::plan::{Change, HeldBack, Plan, Proposal};
+use crate::terminal::escape as terminal;
+
+/// Whether `proposal` is a layered `--all` (every plan carries its layer).
+pub fn is_layered(proposal: &Proposal) -> bool {
+    !proposal.plans.is_empty() && proposal.plans.iter().all(|p| p.layer.is_some())
+}
+
+/// The layers for a terminal.
+pub fn text(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> String {
+    let style = Style { color };
+    let mut out = String::new();
+    let env = &proposal.environment;
+    let _ = writeln!(
+        out,
+        "{} --all for {} (Python {}, {}, {} dists), in layers",
+        style.bold("planner propose"),
+        terminal(&env.source),
+        env.python_version,
+        terminal(&env.platform),
+        env.dists
+    );
+    out.push('\n');
+    let width = proposal
+        .plans
+        .iter()
+        .map(|p| layer_name(p).len())
+        .max()
+        .unwrap_or(0);
+    for (i, plan) in proposal.plans.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  {}. {:<width$}  {:<18}  {}",
+            i + 1,
+            layer_name(plan),
+            style.level(
+                plan.risk.level,
+                &format!("{}/100 {}", plan.risk.score, plan.risk.level)
+            ),
+            summary(plan)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  {}",
+        style.dim(
+            "apply the first (safe) layer first: every other plan is built on top of it; \
+             --layer everything plans every upgrade at once"
+        )
+    );
+    for (i, plan) in proposal.plans.iter().enumerate() {
+        out.push('\n');
+        plan_text(&mut out, &style, i, plan, commands.get(i));
+    }
+    out
+}
+
+fn layer_name(plan: &Plan) -> &str {
+    plan.layer.as_ref().map_or("", |l| l.name.as_str())
+}
+
+/// `53 changes`, `5 changes on top of safe`.
+fn summary(plan: &Plan) -> String {
+    let Some(layer) = &plan.layer else {
+        return String::new();
+    };
+    let n = layer.own.len();
+    let changes = format!("{n} change{}", if n == 1 { "" } else { "s" });
+    match &layer.base {
+        Some(base) => format!("{changes} on top of {base}: {}", terminal(&plan.title)),
+        None => format!("{changes}: {}", terminal(&plan.title)),
+    }
+}
+
+/// The plan's own changes (beyond its base).
+fn own_changes(plan: &Plan) -> Vec<&Change> {
+    let own = plan.layer.as_ref().map(|l| &l.own);
+    plan.changes
+        .iter()
+        .filter(|c| own.is_none_or(|own| own.contains(&c.name)))
+        .collect()
+}
+
+fn plan_text(
+    out: &mut String,
+    style: &Style,
+    i: usize,
+    plan: &Plan,
+    commands: Option<&PlanCommands>,
+) {
+    let _ = writeln!(
+        out,
+        "{} {}{}: {}",
+        style.bold(&format!("Plan {}", i + 1)),
+        layer_name(plan),
+        if i == 0 { " (recommended)" } else { "" },
+        terminal(&plan.title)
+    );
+    let _ = writeln!(
+        out,
+        "  risk {} (policy {})",
+        style.level(
+            plan.risk.level,
+            &format!("{}/100 {}", plan.risk.score, plan.risk.level)
+        ),
+        terminal(&plan.risk.policy)
+    );
+    if let Some(base) = plan.layer.as_ref().and_then(|l| l.base.as_ref()) {
+        let _ = writeln!(
+            out,
+            "  on top of the {base} layer: its changes are in this plan's pins and commands \
+             (and scored there); below, this layer's own"
+        );
+    }
+    let own = own_changes(plan);
+    if own.is_empty() {
+        let _ = writeln!(out, "  no changes: the environment already satisfies it");
+    } else {
+        let _ = writeln!(out, "  changes:");
+        changes_text(out, own.iter().copied());
+    }
+    for line in held_back_lines(&plan.held_back) {
+        let _ = writeln!(out, "  held back: {}", terminal(&line));
+    }
+    for warning in &plan.warnings {
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            style.paint("1;33", "WARNING:"),
+            terminal(warning)
+        );
+    }
+    factors_text(out, plan);
+    if let Some(commands) = commands {
+        commands_text(out, style, commands);
+    }
+}
+
+/// The held-back lines, grouped: what moves in another layer's plan (one line per plan), what
+/// waits for age (one line), what one dependent pins (one line per dependent), then the rest
+/// one by one.
+pub fn held_back_lines(held_back: &[HeldBack]) -> Vec<String> {
+    let mut elsewhere: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut young = Vec::new();
+    let mut young_days = 0;
+    let mut pinned: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut lines = Vec::new();
+    for held in held_back {
+        let at = held
+            .planned
+            .as_ref()
+            .map_or_else(|| "not installed".to_string(), ToString::to_string);
+        if let (Some(see), true) = (&held.see, held.needs.is_empty()) {
+            elsewhere
+                .entry(see)
+                .or_default()
+                .push(format!("{} {at} (newest {})", held.name, held.newest));
+        } else if let (Some(w), true) = (&held.waiting, held.needs.is_empty()) {
+            young_days = w.min_days;
+            young.push(format!("{} {} ({} days)", held.name, w.version, w.days));
+        } else if let ([blocker], true) = (
+            held.blockers.as_slice(),
+            held.unmatched.is_empty() && held.needs.is_empty(),
+        ) && blocker.dependent != held.name
+        {
+            pinned
+                .entry(format!(
+                    "{} {}",
+                    blocker.dependent, blocker.dependent_version
+                ))
+                .or_default()
+                .push(format!("{} {at} (newest {})", held.name, held.newest));
+        } else {
+            let by = held.reasons();
+            lines.push(format!(
+                "{} stays at {at} (newest {}): {}",
+                held.name,
+                held.newest,
+                if by.is_empty() {
+                    "no single requirement explains it".to_string()
+                } else {
+                    by.join("; ")
+                }
+            ));
+        }
+    }
+    let mut out: Vec<String> = pinned
+        .into_iter()
+        .map(|(by, names)| format!("{by}'s requirements hold {}", names.join(", ")))
+        .collect();
+    out.extend(lines);
+    if !young.is_empty() {
+        out.push(format!(
+            "released fewer than {young_days} days ago (the safe layer waits): {}",
+            young.join(", ")
+        ));
+    }
+    out.extend(
+        elsewhere
+            .into_iter()
+            .map(|(see, names)| format!("moves in the {see} plan: {}", names.join(", "))),
+    );
+    out
+}
+
+/// One pull request body per layer, separated by `---`.
+pub fn markdown(proposal: &Proposal, commands: &[PlanCommands]) -> String {
+    proposal
+        .plans
+        .iter()
+        .enumerate()
+        .map(|(i, plan)| pull_request(proposal, i, plan, commands.get(i)))
+        .collect::<Vec<_>>()
+        .join("\n---\n\n")
+}
+
+/// The pull request body for one layer (also `pr.md` in its plan folder).
+pub fn pull_request(
+    proposal: &Proposal,
+    i: usize,
+    plan: &Plan,
+    commands: Option<&PlanCommands>,
+) -> String {
+    let mut out = String::new();
+    let env = &proposal.environment;
+    let _ = writeln!(
+        out,
+        "<!-- planner propose --all, layer {} of {}: {} -->",
+        i + 1,
+        proposal.plans.len(),
+        cell(layer_name(plan))
+    );
+    let _ = writeln!(
+        out,
+        "## {}: {}\n",
+        cell(layer_name(plan)),
+        cell(&plan.title)
+    );
+    let _ = writeln!(
+        out,
+        "**Risk: {}/100, {}** (policy {}){}. Environment: {} (Python {}, {}, {} dists).\n",
+        plan.risk.score,
+        plan.risk.level,
+        cell(&plan.risk.policy),
+        if i == 0 { "; recommended first" } else { "" },
+        cell(&env.source),
+        env.python_version,
+        cell(&env.platform),
+        env.dists
+    );
+    if let Some(base) = plan.layer.as_ref().and_then(|l| l.base.as_ref()) {
+        let _ = writeln!(
+            out,
+            "Built on top of the **{}** layer: merge that one first. Its changes are in this \
+             plan's constraints and commands too, and scored there; the table lists this \
+             layer's own.\n",
+            cell(base)
+        );
+    }
+    let own = own_changes(plan);
+    if !own.is_empty() {
+        out.push_str("| package | change | why |\n|---|---|---|\n");
+        for change in own {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                change.name,
+                cell(&movement(change)),
+                cell(&reasons(change))
+            );
+        }
+        out.push('\n');
+    }
+    let held = held_back_lines(&plan.held_back);
+    if !held.is_empty() {
+        out.push_str("<details><summary>Held back</summary>\n\n");
+        for line in held {
+            let _ = writeln!(out, "- {}", cell(&line));
+        }
+        out.push_str("\n</details>\n\n");
+    }
+    for warning in &plan.warnings {
+        let _ = writeln!(out, "> **Warning:** {}\n", cell(warning));
+    }
+    if !plan.risk.factors.is_empty() {
+        out.push_str("| points | factor | detail |\n|---:|---|---|\n");
+        for factor in &plan.risk.factors {
+            let _ = writeln!(
+                out,
+                "| {:+} | {} | {} |",
+                factor.points,
+                factor.kind.key(),
+                cell(&factor.detail)
+            );
+        }
+        out.push('\n');
+    }
+    if let Some(commands) = commands {
+        for (label, body) in [("pip", &commands.pip), ("uv", &commands.uv)] {
+            if !body.is_empty() {
+                let _ = writeln!(out, "With {label}:\n\n```sh\n{body}```\n");
+            }
+        }
+    }
+    out.push_str(
+        "After applying: run the plan folder's `verify.py` with the environment's interpreter \
+         (`propose --all --out-dir DIR` writes it), or `install-pip.sh --verify`.\n",
+    );
+    out
+}

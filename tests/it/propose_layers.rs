@@ -1,0 +1,602 @@
+//! `planner propose --all` in layers (issue 12): the shared h200 fixture against the recorded
+//! index data in `testdata/layers/` (served by the loopback index), and real venvs where a
+//! low-value package's release needs a pinned heavy one to move.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::index_server::IndexServer;
+use crate::common::{TestContext, repo_root, shared_fixtures, venv};
+
+fn layers_index() -> IndexServer {
+    IndexServer::start(&repo_root().join("testdata/layers/index"))
+}
+
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// The plan whose layer is `name`.
+fn layer<'p>(proposal: &'p Value, name: &str) -> &'p Value {
+    proposal["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["layer"]["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} layer in {:#}", layer_names(proposal).join(", ")))
+}
+
+fn layer_names(proposal: &Value) -> Vec<String> {
+    proposal["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["layer"]["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn pin<'p>(plan: &'p Value, name: &str) -> &'p str {
+    plan["pins"][name]
+        .as_str()
+        .unwrap_or_else(|| panic!("{name} is not pinned"))
+}
+
+fn changed(plan: &Value, name: &str) -> bool {
+    plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["name"] == name)
+}
+
+/// The release segments of a version (local label and pre/post parts dropped).
+fn release(version: &str) -> Vec<u64> {
+    version
+        .split('+')
+        .next()
+        .unwrap()
+        .split('.')
+        .map_while(|s| s.parse().ok())
+        .collect()
+}
+
+/// The major line of a version: its release up to the first non-zero segment.
+fn line(version: &str) -> Vec<u64> {
+    let r = release(version);
+    let cut = r.iter().position(|&n| n != 0).unwrap_or(r.len() - 1);
+    r[..=cut].to_vec()
+}
+
+/// Every plan keeps the torch domain libraries and the jax stack on one release line.
+fn assert_coupled_groups_consistent(plan: &Value) {
+    let title = &plan["title"];
+    if let Some(torch) = plan["pins"]["torch"].as_str() {
+        let minor = release(torch)[1];
+        if let Some(vision) = plan["pins"]["torchvision"].as_str() {
+            assert_eq!(
+                release(vision)[..2],
+                [0, minor + 15],
+                "{title}: torchvision {vision} with torch {torch}"
+            );
+        }
+        if let Some(audio) = plan["pins"]["torchaudio"].as_str() {
+            assert_eq!(
+                release(audio)[..2],
+                release(torch)[..2],
+                "{title}: torchaudio {audio} with torch {torch}"
+            );
+        }
+    }
+    if let Some(jax) = plan["pins"]["jax"].as_str() {
+        for member in ["jaxlib", "jax-cuda13-plugin", "jax-cuda13-pjrt"] {
+            if let Some(v) = plan["pins"][member].as_str() {
+                assert_eq!(v, jax, "{title}: {member} {v} with jax {jax}");
+            }
+        }
+    }
+}
+
+fn propose_h200(ctx: &TestContext, server: &IndexServer, extra: &[&str]) -> crate::common::Output {
+    let venv = shared_fixtures().join("h200-venv");
+    let mut args = vec![
+        "propose",
+        "--all",
+        "--venv",
+        venv.to_str().unwrap(),
+        "--index-url",
+    ];
+    let url = server.url();
+    args.push(&url);
+    args.extend_from_slice(extra);
+    ctx.run(&args)
+}
+
+/// The h200 fixture's `--all` on recorded data: a safe layer that moves no coupled group and
+/// crosses no major line, scored low; the torch and jax stacks and each major upgrade on their
+/// own; every plan keeps the coupled groups consistent; setuptools held back with the torch move
+/// it would need.
+#[test]
+fn issue_12_h200_layers_on_recorded_data() {
+    let ctx = TestContext::new();
+    let server = layers_index();
+    for policy in ["ml-cuda", "default"] {
+        let out = propose_h200(&ctx, &server, &["--policy", policy, "--format", "json"]);
+        assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+        let proposal = json(&out.stdout);
+        let safe = &proposal["plans"][0];
+        assert_eq!(safe["layer"]["name"], "safe", "{policy}");
+        assert!(
+            ["low", "medium"].contains(&safe["risk"]["level"].as_str().unwrap()),
+            "{policy}: {:#}",
+            safe["risk"]
+        );
+        for (name, version) in [
+            ("torch", "2.11.0"),
+            ("triton", "3.6.0"),
+            ("torchvision", "0.26.0"),
+            ("torchaudio", "2.11.0"),
+            ("jax", "0.11.2"),
+            ("jaxlib", "0.11.2"),
+            ("jax-cuda13-plugin", "0.11.2"),
+            ("cuda-toolkit", "13.0.2"),
+        ] {
+            assert_eq!(
+                pin(safe, name),
+                version,
+                "{policy}: safe layer moves {name}"
+            );
+        }
+        for change in safe["changes"].as_array().unwrap() {
+            if let (Some(from), Some(to)) = (change["from"].as_str(), change["to"].as_str()) {
+                assert_eq!(
+                    line(from),
+                    line(to),
+                    "{policy}: safe layer crosses a major line: {change}"
+                );
+            }
+        }
+        let setuptools = safe["held_back"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["name"] == "setuptools")
+            .expect("setuptools is held back");
+        assert_eq!(setuptools["planned"], "81.0.0");
+        assert_eq!(setuptools["needs"][0]["name"], "torch");
+        assert_eq!(setuptools["needs"][0]["from"], "2.11.0");
+        assert_eq!(setuptools["needs"][0]["to"], "2.15.0");
+
+        let names = layer_names(&proposal);
+        for plan in proposal["plans"].as_array().unwrap() {
+            assert_coupled_groups_consistent(plan);
+            if plan["layer"]["kind"] != "safe" {
+                assert_eq!(plan["layer"]["base"], "safe");
+                // Built on top of the safe layer: its versions, except what the layer moves.
+                let own: Vec<&str> = plan["layer"]["own"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|n| n.as_str().unwrap())
+                    .collect();
+                for (name, version) in safe["pins"].as_object().unwrap() {
+                    if !own.contains(&name.as_str()) {
+                        assert_eq!(&plan["pins"][name], version, "{}: {name}", plan["title"]);
+                    }
+                }
+            }
+        }
+        // The torch stack cannot move torch: torchaudio has no release after 2.11; the stack
+        // moves together or not at all (torch, torchvision and triton stay together).
+        let torch_stack = layer(&proposal, "torch-stack");
+        for member in ["torch", "torchvision", "triton"] {
+            assert!(
+                !changed(torch_stack, member),
+                "{policy}: {member} moves alone"
+            );
+        }
+        let torch = torch_stack["held_back"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["name"] == "torch")
+            .expect("torch is held back in the torch-stack plan");
+        assert!(
+            torch["unmatched"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|u| u["member"] == "torchaudio" && u["needs"] == "==2.15.*"),
+            "{torch:#}"
+        );
+        let jax = layer(&proposal, "jax-stack");
+        for member in ["jax", "jaxlib", "jax-cuda13-plugin", "jax-cuda13-pjrt"] {
+            assert_eq!(pin(jax, member), "0.12.0.1", "{policy}: jax stack {member}");
+        }
+        for major in ["major-huggingface-hub", "major-multidict", "major-filelock"] {
+            let plan = layer(&proposal, major);
+            let name = major.trim_start_matches("major-");
+            let change = plan["changes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["name"] == name)
+                .unwrap();
+            assert_ne!(
+                line(change["from"].as_str().unwrap()),
+                line(change["to"].as_str().unwrap())
+            );
+            assert!(
+                !changed(plan, "torch") && !changed(plan, "jax"),
+                "{policy}: {major}"
+            );
+        }
+        assert!(names.iter().all(|n| n != "everything"), "{names:?}");
+    }
+}
+
+/// The text names the heavy move a light package needs, in the issue's words, and the layers
+/// with the safe one recommended; `--layer` picks one; `everything` is the unlayered plan.
+#[test]
+fn issue_12_h200_layers_explained() {
+    let ctx = TestContext::new();
+    let server = layers_index();
+    let out = propose_h200(&ctx, &server, &["--policy", "ml-cuda"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    for expected in [
+        "  1. safe ",
+        "Plan 1 safe (recommended): Safe layer",
+        "setuptools stays at 81.0.0 (newest 84.2.1): moving it needs torch 2.11.0 -> 2.15.0 \
+         (torch 2.11.0 requires setuptools<82)",
+        "torch stays at 2.11.0 (newest 2.15.0): torchvision 0.26.0 requires torch==2.11.0; \
+         torchaudio has no release ==2.15.* to go with torch 2.15.0 (coupled group)",
+        "moves in the jax-stack plan: jax 0.11.2 (newest 0.12.0.1)",
+        "moves in the major-huggingface-hub plan: huggingface-hub 1.33.0 (newest 2.4.0)",
+        "on top of the safe layer",
+    ] {
+        assert!(
+            out.stdout.contains(expected),
+            "missing {expected:?} in\n{}",
+            out.stdout
+        );
+    }
+
+    let out = propose_h200(&ctx, &server, &["--layer", "major", "--format", "json"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let proposal = json(&out.stdout);
+    assert_eq!(proposal["request"]["layer"], "major");
+    assert!(
+        proposal["plans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["layer"]["kind"] == "major")
+    );
+
+    let out = propose_h200(
+        &ctx,
+        &server,
+        &["--layer", "everything", "--format", "json"],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let proposal = json(&out.stdout);
+    let plans = proposal["plans"].as_array().unwrap();
+    assert_eq!(plans.len(), 1);
+    assert_eq!(plans[0]["layer"]["kind"], "everything");
+    assert_coupled_groups_consistent(&plans[0]);
+
+    let out = propose_h200(&ctx, &server, &["--layer", "group", "--format", "markdown"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stdout
+            .starts_with("<!-- planner propose --all, layer 1 of 2: "),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("\n---\n\n<!-- planner propose --all, layer 2 of 2: ")
+    );
+    assert!(
+        out.stdout.contains("## torch-stack: Move the torch stack"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("## jax-stack: Move the jax stack"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("Built on top of the **safe** layer"));
+
+    let out = ctx.run(&["propose", "numpy", "--layer", "safe", "--all"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("--layer picks a layer of `propose --all` without targets"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// A small world of real wheels where a build tool's next patch needs torch to move.
+const WORLD: &str = r#"[
+ ["torch", "2.11.0", ["triton==3.6.0", "buildtool<81.1"]],
+ ["torch", "2.12.0", ["triton==3.7.0", "buildtool>=81"]],
+ ["triton", "3.6.0", []],
+ ["triton", "3.7.0", []],
+ ["torchvision", "0.26.0", ["torch==2.11.0"]],
+ ["torchvision", "0.27.0", ["torch==2.12.0"]],
+ ["torchaudio", "2.11.0", ["torch"]],
+ ["buildtool", "81.0.0", []],
+ ["buildtool", "81.1.0", []],
+ ["helper", "1.0.0", []],
+ ["helper", "1.1.0", []],
+ ["helper", "2.0.0", []]
+]"#;
+
+fn pip(venv: &Path) -> Command {
+    let mut cmd = Command::new(venv.join("bin/python"));
+    cmd.args(["-m", "pip", "--disable-pip-version-check", "--no-cache-dir"]);
+    cmd
+}
+
+fn installed(venv: &Path) -> BTreeMap<String, String> {
+    let out = pip(venv)
+        .args(["list", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&String::from_utf8_lossy(&out.stdout))
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["name"].as_str().unwrap().to_lowercase(),
+                d["version"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// A real venv (python3 -m venv + pip) with `pins` from the world's loopback index.
+fn world_venv(ctx: &TestContext, url: &str, name: &str, pins: &[&str]) -> PathBuf {
+    let path = ctx.dir.path().join(name);
+    let out = Command::new(venv::python3())
+        .args(["-m", "venv"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = pip(&path)
+        .args([
+            "install",
+            "-q",
+            "--index-url",
+            url,
+            "--only-binary",
+            ":all:",
+            "--",
+        ])
+        .args(pins)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    path
+}
+
+fn world(ctx: &TestContext) -> IndexServer {
+    let root = ctx.dir.path().join("index");
+    let status = Command::new(venv::python3())
+        .arg(repo_root().join("tests/it/propose_index.py"))
+        .arg(&root)
+        .arg(WORLD)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    IndexServer::start(&root)
+}
+
+/// buildtool 81.1.0 needs torch 2.12.0 (torch 2.11.0 requires buildtool<81.1): the safe layer
+/// holds buildtool back and says so, the torch-stack plan moves torch, torchvision and triton
+/// together (and buildtool with them), the major plan takes helper 2. Applied for real with the
+/// written scripts, safe first, each plan gives exactly its pins.
+#[test]
+fn issue_12_light_package_does_not_drag_torch() {
+    let ctx = TestContext::new();
+    let server = world(&ctx);
+    let url = server.url();
+    let venv = world_venv(
+        &ctx,
+        &url,
+        "venv",
+        &[
+            "torch==2.11.0",
+            "triton==3.6.0",
+            "torchvision==0.26.0",
+            "buildtool==81.0.0",
+            "helper==1.0.0",
+        ],
+    );
+    let out_dir = ctx.dir.path().join("plans");
+    let out = ctx.run(&[
+        "propose",
+        "--all",
+        "--venv",
+        venv.to_str().unwrap(),
+        "--index-url",
+        &url,
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let proposal = json(&out.stdout);
+    assert_eq!(
+        layer_names(&proposal),
+        ["safe", "torch-stack", "major-helper"]
+    );
+    let safe = layer(&proposal, "safe");
+    assert_eq!(pin(safe, "torch"), "2.11.0");
+    assert_eq!(pin(safe, "buildtool"), "81.0.0");
+    assert_eq!(pin(safe, "helper"), "1.1.0");
+    let held = &safe["held_back"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "buildtool")
+        .unwrap();
+    assert_eq!(held["needs"][0]["name"], "torch");
+    assert_eq!(held["needs"][0]["to"], "2.12.0");
+    assert_eq!(held["see"], "torch-stack");
+    let stack = layer(&proposal, "torch-stack");
+    for (name, version) in [
+        ("torch", "2.12.0"),
+        ("triton", "3.7.0"),
+        ("torchvision", "0.27.0"),
+        ("buildtool", "81.1.0"),
+        ("helper", "1.1.0"),
+    ] {
+        assert_eq!(pin(stack, name), version, "torch-stack {name}");
+    }
+    assert_eq!(pin(layer(&proposal, "major-helper"), "helper"), "2.0.0");
+    assert_eq!(pin(layer(&proposal, "major-helper"), "torch"), "2.11.0");
+
+    // The text says it as the issue asks.
+    let text = ctx.run(&[
+        "propose",
+        "--all",
+        "--venv",
+        venv.to_str().unwrap(),
+        "--index-url",
+        &url,
+    ]);
+    assert!(
+        text.stdout.contains(
+            "buildtool stays at 81.0.0 (newest 81.1.0): moving it needs torch 2.11.0 -> 2.12.0 \
+             (torch 2.11.0 requires buildtool<81.1); see the torch-stack plan"
+        ),
+        "{}",
+        text.stdout
+    );
+    // Without layers (`everything`), buildtool's patch drags torch along: the issue's bug.
+    let everything = ctx.run(&[
+        "propose",
+        "--all",
+        "--layer",
+        "everything",
+        "--venv",
+        venv.to_str().unwrap(),
+        "--index-url",
+        &url,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        pin(&json(&everything.stdout)["plans"][0], "torch"),
+        "2.12.0"
+    );
+
+    // Apply: the safe layer, then the torch stack on top of it, with the written scripts.
+    for (dir, plan) in [("1-safe", safe), ("2-torch-stack", stack)] {
+        let script = out_dir.join("plans").join(dir).join("install-pip.sh");
+        assert!(out_dir.join("plans").join(dir).join("pr.md").is_file());
+        let out = Command::new(&script).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{dir}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let now = installed(&venv);
+        for (name, version) in plan["pins"].as_object().unwrap() {
+            assert_eq!(
+                now.get(name).map(String::as_str),
+                version.as_str(),
+                "{dir}: {name}"
+            );
+        }
+    }
+    let check = ctx.run(&["check", "--venv", venv.to_str().unwrap()]);
+    assert_eq!(check.code, Some(0), "{}", check.stdout);
+}
+
+/// torchaudio has no release for torch 2.12: the torch stack is held back as a whole (no
+/// torch-stack plan), and the safe layer names the member without a matching release.
+#[test]
+fn issue_12_coupled_group_held_back_whole() {
+    let ctx = TestContext::new();
+    let server = world(&ctx);
+    let url = server.url();
+    let venv = world_venv(
+        &ctx,
+        &url,
+        "venv",
+        &[
+            "torch==2.11.0",
+            "triton==3.6.0",
+            "torchvision==0.26.0",
+            "torchaudio==2.11.0",
+            "buildtool==81.0.0",
+            "helper==1.0.0",
+        ],
+    );
+    let out = ctx.run(&[
+        "propose",
+        "--all",
+        "--venv",
+        venv.to_str().unwrap(),
+        "--index-url",
+        &url,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let proposal = json(&out.stdout);
+    assert_eq!(layer_names(&proposal), ["safe", "major-helper"]);
+    let safe = layer(&proposal, "safe");
+    let torch = safe["held_back"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "torch")
+        .unwrap();
+    assert_eq!(torch["unmatched"][0]["member"], "torchaudio");
+    assert_eq!(torch["unmatched"][0]["needs"], "==2.12.*");
+    let held = safe["held_back"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "buildtool")
+        .unwrap();
+    assert_eq!(held["needs"][0]["to"], "2.12.0");
+    assert!(held.get("see").is_none(), "no plan moves torch: {held:#}");
+}
+
+/// The consistency check above fails on the plan the issue reported (torch 2.15.0 with
+/// torchvision 0.29.2 and torchaudio 2.11.1).
+#[test]
+#[should_panic(expected = "torchvision 0.29.2 with torch 2.15.0")]
+fn issue_12_coupled_check_fails_on_the_reported_plan() {
+    let plan = json(
+        r#"{"title": "Upgrade everything that can move",
+            "pins": {"torch": "2.15.0", "torchvision": "0.29.2", "torchaudio": "2.11.1"}}"#,
+    );
+    assert_coupled_groups_consistent(&plan);
+}
