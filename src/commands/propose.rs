@@ -22,7 +22,7 @@ use std::path::Path;
 
 use crate::ExitStatus;
 use crate::index::{Index, IndexLocation};
-use crate::inventory;
+use crate::inventory::{self, EnvironmentOrigin};
 use crate::out_dir::OutFiles;
 use crate::plan::{self, Plan, Proposal, ProposeRequest};
 use crate::printer::Printer;
@@ -68,13 +68,27 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         now: Some(crate::clock::now()),
         source,
     };
-    let proposal = plan::propose(&index, &inventory, &args.policy, &request)?;
+    let mut proposal = plan::propose(&index, &inventory, &args.policy, &request)?;
+    let pep668 = inventory.environment.externally_managed().map(pep668_note);
+    proposal
+        .warnings
+        .extend(pep668.iter().map(|lines| lines.join(" ")));
     index.finish_progress();
 
-    // Absolute, so that the written scripts work from any directory.
+    // Absolute, so that the written scripts work from any directory. A bare interpreter's
+    // prefix often has no `bin/python` (Debian's /usr has python3 only): the interpreter that
+    // answered is named then.
+    let answered = match &inventory.environment.origin {
+        EnvironmentOrigin::Interpreter { python, .. } => Some(python.clone()),
+        _ => None,
+    };
     let python = match &venv {
         Some(prefix) => {
             let python = prefix.join("bin").join("python");
+            let python = match answered {
+                Some(answered) if !python.exists() => answered,
+                _ => python,
+            };
             std::path::absolute(&python)
                 .unwrap_or(python)
                 .display()
@@ -109,6 +123,7 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
                 &spec,
                 &python,
                 index_url.as_deref(),
+                pep668.as_deref().unwrap_or_default(),
             )?;
         }
         let paste = |steps: &[Vec<String>]| match &dir {
@@ -142,6 +157,26 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         OutputFormat::Markdown => printer.out(&markdown::render(&proposal, &shown)),
     }
     Ok(exit_status(&proposal, args.max_risk, printer))
+}
+
+/// PEP 668: what the proposal and each install script say about an externally managed
+/// environment. planner does not add `--break-system-packages` to the commands it writes: that
+/// flag lets pip overwrite files the distributor's package manager owns, a choice for the user
+/// to make knowingly, never one a plan makes for them. Without it the commands fail at once with
+/// pip's `externally-managed-environment` error, changing nothing.
+fn pep668_note(marker: &Path) -> Vec<String> {
+    vec![
+        format!(
+            "this environment is externally managed (PEP 668: {} exists): pip and uv refuse \
+             to install into it, so the commands below stop before changing anything.",
+            marker.display()
+        ),
+        "Apply the plan in a virtual environment (`python3 -m venv --system-site-packages`), \
+         or use the distributor's package manager; planner does not add \
+         `--break-system-packages`, which lets pip overwrite the distributor's files: add it \
+         yourself only if you accept that."
+            .to_string(),
+    ]
 }
 
 /// The targets whose markers hold in this environment. The others are ignored with pip's own
@@ -206,6 +241,7 @@ fn plan_files(
     spec: &crate::verify::VerifySpec,
     python: &str,
     index_url: Option<&str>,
+    notes: &[String],
 ) -> miette::Result<()> {
     let files = commands::install_files(
         plan,
@@ -221,11 +257,11 @@ fn plan_files(
     out.add(dir.join("overrides.txt"), files.overrides.as_bytes());
     out.add_executable(
         dir.join("install-pip.sh"),
-        commands::script(&files.pip, python, "pip"),
+        commands::script(&files.pip, python, "pip", notes),
     );
     out.add_executable(
         dir.join("install-uv.sh"),
-        commands::script(&files.uv, python, "uv"),
+        commands::script(&files.uv, python, "uv", notes),
     );
     out.add_executable(dir.join("verify.py"), verify::script(spec));
     Ok(())
