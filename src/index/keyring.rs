@@ -7,14 +7,23 @@
 //! The protocol (pip's `KeyRingCliProvider`, uv's `fetch_subprocess`): `keyring get SERVICE
 //! USERNAME` prints the password; without a user name, `keyring get SERVICE --mode creds` (keyring
 //! 25.2 and later) prints the user name and the password on two lines. SERVICE is the index URL
-//! first, then its `host[:port]`. The command runs with stdin closed; its stderr is kept for the
-//! `-v` log (redacted), never shown raw.
+//! first, then its `host[:port]`. The command runs with stdin closed and at most [`TIMEOUT`] (a
+//! keyring waiting for a GUI unlock must not hang a CI run); at most [`MAX_OUTPUT`] bytes of its
+//! output are read; its stdout is never logged, its stderr only redacted under `-v`.
 
-use std::process::{Command, Stdio};
+use std::io::Read;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use url::Url;
 
 use super::auth::Credentials;
+
+/// How long one `keyring get` may take.
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How much of its stdout and stderr is read.
+pub const MAX_OUTPUT: u64 = 64 * 1024;
 
 /// Which keyring provider to ask.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -47,12 +56,7 @@ fn ask(service: &str, username: Option<&str>) -> Option<Credentials> {
         Some(user) => command.arg(user),
         None => command.args(["--mode", "creds"]),
     };
-    let output = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output();
-    let output = match output {
+    let output = match run_bounded(&mut command) {
         Ok(output) => output,
         Err(err) => {
             log::debug!("keyring: cannot run `keyring` ({err})");
@@ -84,6 +88,57 @@ fn ask(service: &str, username: Option<&str>) -> Option<Credentials> {
         }
     );
     Some(credentials)
+}
+
+/// Run `command` with stdin closed, killing it after [`TIMEOUT`]; read at most [`MAX_OUTPUT`]
+/// bytes of each stream (a child that writes more blocks, and is killed at the timeout).
+fn run_bounded(command: &mut Command) -> std::io::Result<Output> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let pipe = |p: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(p) = p {
+                let _ = p.take(MAX_OUTPUT).read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let stdout = pipe(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = pipe(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if started.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("`keyring` did not answer within {}s", TIMEOUT.as_secs()),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Ok(Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
 }
 
 /// `keyring get`'s output: the password alone (a user name was given), else the user name and
