@@ -1,8 +1,9 @@
 //! `--keyring-provider subprocess`: credentials from the `keyring` command, asked the way pip
 //! and uv ask it.
 //!
-//! In: an index URL (no password in it) and the user name its userinfo gives, if any. Out:
-//! [`Credentials`], or `None` when `keyring` is missing, fails or knows nothing.
+//! In: an index URL (no password in it) and the user name its userinfo gives, if any. Out: a
+//! user name and password (registered with [`crate::logging`] for masking), or `None` when
+//! `keyring` is missing, fails or knows nothing.
 //!
 //! The protocol (pip's `KeyRingCliProvider`, uv's `fetch_subprocess`): `keyring get SERVICE
 //! USERNAME` prints the password; without a user name, `keyring get SERVICE --mode creds` (keyring
@@ -16,8 +17,6 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use url::Url;
-
-use super::auth::Credentials;
 
 /// How long one `keyring get` may take.
 pub const TIMEOUT: Duration = Duration::from_secs(30);
@@ -37,7 +36,7 @@ pub enum KeyringProvider {
 
 /// Credentials for `index` (its URL without userinfo and its user name, if any) from the
 /// `keyring` command: the URL as the service first, then its host.
-pub fn fetch(index: &Url, username: Option<&str>) -> Option<Credentials> {
+pub fn fetch(index: &Url, username: Option<&str>) -> Option<(String, String)> {
     let host = index.host_str()?;
     let host = match index.port() {
         Some(port) => format!("{host}:{port}"),
@@ -49,7 +48,7 @@ pub fn fetch(index: &Url, username: Option<&str>) -> Option<Credentials> {
 }
 
 /// One `keyring get` call.
-fn ask(service: &str, username: Option<&str>) -> Option<Credentials> {
+fn ask(service: &str, username: Option<&str>) -> Option<(String, String)> {
     let mut command = Command::new("keyring");
     command.arg("get").arg(service);
     match username {
@@ -78,7 +77,8 @@ fn ask(service: &str, username: Option<&str>) -> Option<Credentials> {
     }
     let stdout = String::from_utf8(output.stdout).ok()?;
     let credentials = parse(&stdout, username)?;
-    credentials.register_secrets();
+    crate::logging::register_secret(&credentials.0);
+    crate::logging::register_secret(&credentials.1);
     log::debug!(
         "keyring get {service}: credentials for {}",
         if username.is_some() {
@@ -143,7 +143,7 @@ fn run_bounded(command: &mut Command) -> std::io::Result<Output> {
 
 /// `keyring get`'s output: the password alone (a user name was given), else the user name and
 /// the password on two lines.
-fn parse(stdout: &str, username: Option<&str>) -> Option<Credentials> {
+fn parse(stdout: &str, username: Option<&str>) -> Option<(String, String)> {
     let (username, password) = match username {
         Some(user) => (user, stdout.trim_end_matches(['\n', '\r'])),
         None => {
@@ -154,10 +154,7 @@ fn parse(stdout: &str, username: Option<&str>) -> Option<Credentials> {
     if username.is_empty() && password.is_empty() {
         return None;
     }
-    Some(Credentials {
-        username: username.to_string(),
-        password: Some(password.to_string()),
-    })
+    Some((username.to_string(), password.to_string()))
 }
 
 #[cfg(test)]
@@ -167,15 +164,9 @@ mod tests {
     #[test]
     fn output_is_a_password_or_two_lines() {
         let c = parse("s3cret\n", Some("alice")).unwrap();
-        assert_eq!(
-            (c.username.as_str(), c.password.as_deref()),
-            ("alice", Some("s3cret"))
-        );
+        assert_eq!(c, ("alice".to_string(), "s3cret".to_string()));
         let c = parse("bob\nt0ken\n", None).unwrap();
-        assert_eq!(
-            (c.username.as_str(), c.password.as_deref()),
-            ("bob", Some("t0ken"))
-        );
+        assert_eq!(c, ("bob".to_string(), "t0ken".to_string()));
         assert!(parse("bob\n", None).is_none());
         assert!(parse("", None).is_none());
     }
