@@ -263,7 +263,33 @@ fn parse_requirement_unchecked(text: &str) -> Result<Requirement, String> {
             "extra name `{extra}` must end with an alphanumeric character"
         ));
     }
+    if let Some(c) = non_ascii_in_marker(text) {
+        return Err(format!(
+            "the marker holds `{}` outside a quoted value; markers are ASCII there",
+            c.escape_unicode()
+        ));
+    }
     Requirement::from_str(text).map_err(|err| err.message.to_string())
+}
+
+/// A non-ASCII character in the marker (after the first `;` outside quotes) but outside a quoted
+/// value: pep508_rs 0.9.2 panics slicing its error message when one follows a complete
+/// expression (`a; extra == "x"é`; found by `fuzz/run requirement`). Quoted values may hold any
+/// character.
+fn non_ascii_in_marker(text: &str) -> Option<char> {
+    let mut quote = None;
+    let mut in_marker = false;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, ';') => in_marker = true,
+            (None, c) if in_marker && !c.is_ascii() => return Some(c),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// An extra in `[a, b_]` (right after the name) that ends in `.`, `-` or `_`: pep508_rs 0.9.2
@@ -290,6 +316,20 @@ pub fn parse_requires_python(value: &str) -> Result<VersionSpecifiers, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn non_ascii_after_a_marker_expression_is_an_error_not_a_panic() {
+        for text in [
+            "a; extra == \"x\"\u{e9}",
+            "a; python_version >= \"3\" \u{162}",
+            "fastai>=2.4; extra == \"fas\"\u{162}_/\u{162}@ https://u/'//p$:t\"",
+        ] {
+            let err = parse_requirement(text).unwrap_err();
+            assert!(err.contains("outside a quoted value"), "{text}: {err}");
+        }
+        // Inside a quoted value any character is fine.
+        assert!(parse_requirement("a; platform_release == \"\u{e9}\"").is_ok());
+    }
 
     #[test]
     fn requirements_that_would_not_write_back_are_refused() {
