@@ -104,8 +104,9 @@ pub struct ReviewArgs {
     /// inspect` output) instead of resolving each file's other requirements.
     #[arg(long, value_name = "FILE")]
     pub from_snapshot: Option<PathBuf>,
-    /// A risk policy file (TOML) [default: the built-in policies/default.toml].
-    #[arg(long, value_name = "FILE")]
+    /// The risk policy: a built-in one by name (`default`, `ml-cuda`), or a TOML file read over
+    /// the default [default: default].
+    #[arg(long, value_name = "NAME|FILE")]
     pub policy: Option<PathBuf>,
     /// Exit 1 when a finding's risk is at or above this level (low, medium, high, critical).
     #[arg(long, value_name = "LEVEL", value_parser = RiskLevel::from_str)]
@@ -169,11 +170,13 @@ pub struct EnvArgs {
     #[arg(long, value_name = "FILE")]
     pub from_snapshot: Option<PathBuf>,
 
-    /// Plan for this Python version (X.Y or X.Y.Z) instead of the environment's own.
+    /// Target this Python version (X.Y or X.Y.Z) instead of the environment's own: its markers
+    /// and wheel tags (`propose` refuses a Python its environment's interpreter is not).
     #[arg(long, value_name = "VERSION", value_parser = python_version)]
     pub python_version: Option<PythonVersion>,
 
-    /// Plan for this platform instead of the environment's own, in uv's spelling
+    /// Target this platform instead of the environment's own (`propose` refuses one its
+    /// environment's interpreter is not), in uv's spelling
     /// (e.g. `x86_64-manylinux_2_28`, `aarch64-apple-darwin`, `x86_64-pc-windows-msvc`).
     #[arg(long, value_name = "PLATFORM", value_parser = python_platform)]
     pub python_platform: Option<TargetPlatform>,
@@ -194,7 +197,7 @@ pub struct IndexArgs {
     #[arg(long, value_name = "URL")]
     pub extra_index_url: Vec<String>,
 
-    /// The cache folder [env: PLANNER_CACHE_DIR; default: the platform's cache folder].
+    /// The cache folder [default: the platform's cache folder].
     #[arg(long, value_name = "DIR", env = "PLANNER_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,
 
@@ -338,10 +341,17 @@ pub struct ProposeArgs {
     /// Also offer a forced override when a target cannot be had otherwise.
     #[arg(long)]
     pub allow_override: bool,
-    /// A risk policy file (TOML) [default: policies/default.toml's built-in copy].
-    #[arg(long, value_name = "FILE")]
+    /// Also plan with source distributions (sdists), which the printed commands then build.
+    /// Without it, plans use wheels only, as the commands install them (`--only-binary :all:`,
+    /// `uv --no-build`), and `--no-binary` is refused.
+    #[arg(long)]
+    pub allow_build: bool,
+    /// The risk policy: a built-in one by name (`default`, `ml-cuda`), or a TOML file read over
+    /// the default [default: default].
+    #[arg(long, value_name = "NAME|FILE")]
     pub policy: Option<PathBuf>,
-    /// Exit 1 when the recommended plan's risk is above this level.
+    /// Exit 1 when the recommended plan's risk is above this level (low, medium, high,
+    /// critical).
     #[arg(long, value_name = "LEVEL", value_parser = RiskLevel::from_str)]
     pub max_risk: Option<RiskLevel>,
     /// Write the plan file, constraints, overrides, commands and verify script here.

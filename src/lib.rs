@@ -81,6 +81,20 @@ pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
     }
 }
 
+/// Install miette's report handler for this process: as miette's default, except that text is
+/// wrapped at spaces only, so a flag such as `--python-version` is never split at its hyphen.
+pub fn install_error_hook() {
+    // Only fails when a hook is already set (then that one stays).
+    let _ = miette::set_hook(Box::new(|_| {
+        Box::new(
+            miette::MietteHandlerOpts::new()
+                .word_splitter(textwrap::WordSplitter::NoHyphenation)
+                .break_words(false)
+                .build(),
+        )
+    }));
+}
+
 /// Render an error with miette on stderr and return exit code 2.
 #[allow(clippy::print_stderr)]
 pub fn report_error(report: &miette::Report) -> ExitCode {

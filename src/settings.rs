@@ -303,6 +303,8 @@ pub struct ProposeSettings {
     pub all: bool,
     /// `--allow-override`.
     pub allow_override: bool,
+    /// `--allow-build`: plans may use sdists (else `index.binary` is `--only-binary :all:`).
+    pub allow_build: bool,
     /// The risk policy (`--policy FILE`, else the built-in one), loaded.
     pub policy: Policy,
     /// `--max-risk`.
@@ -519,12 +521,25 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
         Some(dir) => Some(std::path::absolute(dir).into_diagnostic()?),
         None => None,
     };
+    let mut index = IndexOptions::new(&args.index, env);
+    if !args.allow_build {
+        if !args.index.no_binary.is_empty() {
+            return Err(miette!(
+                help = "add --allow-build to plan with source distributions (the commands then \
+                        build them), or drop --no-binary",
+                "--no-binary needs --allow-build: propose plans with wheels only by default"
+            ));
+        }
+        // The rule the printed commands install under (`--only-binary :all:`, `--no-build`).
+        index.binary = BinaryPolicy::new(&[":all:".to_string()], &[]);
+    }
     Ok(ProposeSettings {
         environment: environment(&args.env, env),
-        index: IndexOptions::new(&args.index, env),
+        index,
         targets: args.targets,
         all: args.all,
         allow_override: args.allow_override,
+        allow_build: args.allow_build,
         policy,
         max_risk: args.max_risk,
         out_dir,

@@ -12,7 +12,8 @@ pub fn run(settings: &CheckSettings, printer: &Printer) -> miette::Result<ExitSt
     // Plan files first: a bad --accept fails before the environment is read.
     let accepted = crate::plan::AcceptedOverrides::load(&settings.accept)?;
     let inventory = inventory::load(&settings.environment)?;
-    inventory.report(printer);
+    // The unreadable dists are findings in the report (stdout): not said again on stderr.
+    inventory.report_notes(printer);
     let mut report = check::check(&inventory);
     report.accept(&accepted.edges());
     match settings.format {

@@ -31,7 +31,7 @@ pub fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<ExitSta
     let inventory = inventory::load(&args.environment)?;
     inventory.report(printer);
     let mut settings = args.index.resolve(args.environment.source.venv_flag())?;
-    // Only this environment's files matter here (plus one per version, for "newest on index").
+    // Only the files that can change an answer for this environment are read (`FileFilter`).
     settings.target_tags = Some(inventory.environment.tags.clone());
     let index = Index::new(settings, printer)?;
     let names: Vec<PackageName> = inventory

@@ -22,9 +22,9 @@ use std::path::Path;
 
 use crate::ExitStatus;
 use crate::index::{Index, IndexLocation};
-use crate::inventory::{self, EnvironmentOrigin};
+use crate::inventory::{self, EnvironmentOrigin, EnvironmentSelection};
 use crate::out_dir::OutFiles;
-use crate::plan::{self, Plan, Proposal, ProposeRequest};
+use crate::plan::{self, Plan, PlanCommandLines, Proposal, ProposeRequest};
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandSettings};
 use crate::render::text::PlanCommands;
@@ -34,10 +34,12 @@ use crate::settings::{OutputFormat, ProposeSettings};
 
 /// Run `planner propose`.
 pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStatus> {
-    let inventory = inventory::load(&args.environment)?;
+    let inventory = load_own_target(&args.environment)?;
     inventory.report(printer);
     let venv = inventory.environment.prefix.clone();
-    let settings = args.index.resolve(venv.as_deref())?;
+    let mut settings = args.index.resolve(venv.as_deref())?;
+    // Only the files that can change an answer for this environment are read (`FileFilter`).
+    settings.target_tags = Some(inventory.environment.tags.clone());
     let index_url = settings
         .indexes
         .first()
@@ -65,6 +67,7 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         allow_override: args.allow_override,
         prerelease: args.prerelease,
         binary: args.index.binary.clone(),
+        allow_build: args.allow_build,
         now: Some(crate::clock::now()),
         source,
     };
@@ -96,10 +99,45 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         }
         None => "python3".to_string(),
     };
+    let shown = plan_outputs(
+        &mut proposal,
+        args,
+        &inventory,
+        &python,
+        index_url.as_deref(),
+    )?;
+
+    // In text, the proposal's warnings are diagnostics: stderr, silenced by -q. JSON and
+    // markdown carry them as data (printed once, there).
+    if args.format == OutputFormat::Text {
+        for warning in &proposal.warnings {
+            printer.warn(warning);
+        }
+    }
+    match args.format {
+        OutputFormat::Text => printer.out(&text::render(&proposal, &shown, printer.color())),
+        OutputFormat::Json => printer.out(&json::to_json(&proposal)?),
+        OutputFormat::Markdown => printer.out(&markdown::render(&proposal, &shown)),
+    }
+    Ok(exit_status(&proposal, args.max_risk, printer))
+}
+
+/// Each plan's commands (put into the plan, for JSON, and returned as text to show), and with
+/// `--out-dir` its files and `proposal.json`, written all together.
+fn plan_outputs(
+    proposal: &mut Proposal,
+    args: &ProposeSettings,
+    inventory: &inventory::Inventory,
+    python: &str,
+    index_url: Option<&str>,
+) -> miette::Result<Vec<PlanCommands>> {
+    let pep668 = (inventory.environment.externally_managed())
+        .map(pep668_note)
+        .unwrap_or_default();
     let out_dir = args.out_dir.as_ref();
     let mut shown = Vec::new();
     let mut out_files = OutFiles::default();
-    for (i, plan) in proposal.plans.iter().enumerate() {
+    for (i, plan) in proposal.plans.iter_mut().enumerate() {
         let dir = out_dir
             .as_ref()
             .map(|root| root.join("plans").join(plan_dir_name(i, plan)));
@@ -107,23 +145,26 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         let files = commands::install_files(
             plan,
             &CommandSettings {
-                python: python.clone(),
-                index_url: index_url.clone(),
+                python: python.to_string(),
+                index_url: index_url.map(str::to_string),
                 files_dir: files_dir.clone(),
                 constraints: dir.is_some(),
+                allow_build: args.allow_build,
             },
         )?;
+        plan.commands = Some(command_lines(&files, dir.is_none()));
         if dir.is_some() {
             let relative = Path::new("plans").join(plan_dir_name(i, plan));
-            let spec = crate::verify::select(Some(plan), &inventory, &args.policy, false);
+            let spec = crate::verify::select(Some(plan), inventory, &args.policy, false);
             plan_files(
                 &mut out_files,
                 &relative,
                 plan,
                 &spec,
-                &python,
-                index_url.as_deref(),
-                pep668.as_deref().unwrap_or_default(),
+                python,
+                index_url,
+                args.allow_build,
+                &pep668,
             )?;
         }
         let paste = |steps: &[Vec<String>]| match &dir {
@@ -140,23 +181,55 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         });
     }
     if let Some(root) = &out_dir {
-        out_files.add("proposal.json", json::to_json(&proposal)?);
+        out_files.add("proposal.json", json::to_json(&*proposal)?);
         out_files.commit(root)?;
     }
+    Ok(shown)
+}
 
-    // In text, the proposal's warnings are diagnostics: stderr, silenced by -q. JSON and
-    // markdown carry them as data (printed once, there).
-    if args.format == OutputFormat::Text {
-        for warning in &proposal.warnings {
-            printer.warn(warning);
-        }
+/// The environment, refusing `--python-version` / `--python-platform` when they name another
+/// Python or platform than its own: a plan changes the environment it reads, and its commands
+/// install with that environment's interpreter, so a plan for Python 3.12 made from a 3.10 venv
+/// would hand pip wheels it refuses. (A patch release of the same X.Y is the same target.)
+fn load_own_target(selection: &EnvironmentSelection) -> miette::Result<inventory::Inventory> {
+    let own = inventory::load(&EnvironmentSelection {
+        python_version: None,
+        python_platform: None,
+        ..selection.clone()
+    })?;
+    let planned = inventory::apply_overrides(
+        own.clone(),
+        selection.python_version.as_ref(),
+        selection.python_platform.as_ref(),
+    )?;
+    let (was, is) = (&own.environment.markers, &planned.environment.markers);
+    let python_differs = was.python_version() != is.python_version();
+    let platform_differs =
+        was.sys_platform() != is.sys_platform() || was.platform_machine() != is.platform_machine();
+    if !python_differs && !platform_differs {
+        return Ok(planned);
     }
-    match args.format {
-        OutputFormat::Text => printer.out(&text::render(&proposal, &shown, printer.color())),
-        OutputFormat::Json => printer.out(&json::to_json(&proposal)?),
-        OutputFormat::Markdown => printer.out(&markdown::render(&proposal, &shown)),
-    }
-    Ok(exit_status(&proposal, args.max_risk, printer))
+    let asked = match (python_differs, platform_differs) {
+        (true, true) => format!(
+            "Python {} on {} {}",
+            is.python_version(),
+            is.sys_platform(),
+            is.platform_machine()
+        ),
+        (true, false) => format!("Python {}", is.python_version()),
+        _ => format!("{} {}", is.sys_platform(), is.platform_machine()),
+    };
+    Err(miette::miette!(
+        help = "drop --python-version / --python-platform to plan for this environment; to plan \
+                for another Python or platform, read an environment of it (`--venv` of such a \
+                venv, or `--from-snapshot` of one), or resolve requirements for it with \
+                `planner resolve --python-version X.Y REQ...`",
+        "propose plans for the environment it reads, whose interpreter is Python {} on {} {}; \
+         a plan for {asked} cannot be installed with it",
+        own.environment.python_version,
+        was.sys_platform(),
+        was.platform_machine()
+    ))
 }
 
 /// PEP 668: what the proposal and each install script say about an externally managed
@@ -228,12 +301,37 @@ fn exit_status(proposal: &Proposal, max_risk: Option<RiskLevel>, printer: &Print
     ExitStatus::Success
 }
 
+/// A plan's commands as data (`propose --format json`): each step's argv, and, when no
+/// `--out-dir` wrote them, the files the steps name.
+fn command_lines(files: &commands::InstallFiles, inline: bool) -> PlanCommandLines {
+    let steps = files.pip.iter().chain(&files.uv).flatten();
+    let uses = |name: &str| steps.clone().any(|token| token == name);
+    let mut named = std::collections::BTreeMap::new();
+    if inline {
+        for (name, content) in [
+            ("constraints.txt", &files.constraints),
+            ("overrides.txt", &files.overrides),
+        ] {
+            if uses(name) {
+                named.insert(name.to_string(), content.clone());
+            }
+        }
+    }
+    PlanCommandLines {
+        pip: files.pip.clone(),
+        uv: files.uv.clone(),
+        files: named,
+    }
+}
+
 /// `1-move-blockers`.
 fn plan_dir_name(i: usize, plan: &Plan) -> String {
     format!("{}-{}", i + 1, plan.kind)
 }
 
-/// One plan's files, under `dir` (relative to the output folder).
+/// One plan's files, under `dir` (relative to the output folder). `notes` head the install
+/// scripts as comments (the PEP 668 note).
+#[allow(clippy::too_many_arguments)] // each is one plain input of the files written
 fn plan_files(
     out: &mut OutFiles,
     dir: &Path,
@@ -241,6 +339,7 @@ fn plan_files(
     spec: &crate::verify::VerifySpec,
     python: &str,
     index_url: Option<&str>,
+    allow_build: bool,
     notes: &[String],
 ) -> miette::Result<()> {
     let files = commands::install_files(
@@ -250,6 +349,7 @@ fn plan_files(
             index_url: index_url.map(str::to_string),
             files_dir: None,
             constraints: true,
+            allow_build,
         },
     )?;
     out.add(dir.join("plan.json"), json::to_json(plan)?);

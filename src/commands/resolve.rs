@@ -26,9 +26,11 @@ use crate::solve::{Override, SolveError, SolveRequest, solve};
 pub fn run(settings: &ResolveSettings, printer: &Printer) -> miette::Result<ExitStatus> {
     let (request, root_files) = build_request(settings)?;
     let env = target(settings, printer)?;
-    let index_settings = settings
+    let mut index_settings = settings
         .index
         .resolve(settings.environment.source.venv_flag())?;
+    // Only the files that can change an answer for the target are read (`FileFilter`).
+    index_settings.target_tags = Some(env.tags.clone());
     let index = Index::new(index_settings, printer)?;
     let request = SolveRequest {
         binary: index.binary_policy().clone(),

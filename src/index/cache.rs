@@ -27,7 +27,7 @@ const SCHEMA: &str = "v2";
 /// What an entry holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bucket {
-    /// Project pages (revalidated).
+    /// Project pages, compact (revalidated).
     Pages,
     /// Core metadata of release files (immutable).
     Metadata,
@@ -36,7 +36,9 @@ pub enum Bucket {
 impl Bucket {
     fn dir(self) -> &'static str {
         match self {
-            Bucket::Pages => "pages",
+            // Project pages in their compact form (`super::compact`); until then, whole pages
+            // were kept under `pages` and parsed on every read.
+            Bucket::Pages => "projects",
             Bucket::Metadata => "metadata",
         }
     }

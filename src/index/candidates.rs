@@ -110,7 +110,7 @@ pub enum Unusable {
         /// A few of the wheels' tags, for the message.
         tags: Vec<String>,
     },
-    /// Only an sdist exists and the package is `--only-binary`.
+    /// No wheel fits, an sdist exists, and the package is `--only-binary`.
     OnlySdist,
     /// Only wheels exist and the package is `--no-binary`.
     NoBinaryWithoutSdist,
@@ -136,7 +136,9 @@ impl std::fmt::Display for Unusable {
                     tags.join(", ")
                 )
             }
-            Unusable::OnlySdist => f.write_str("only an sdist, and binaries are required"),
+            Unusable::OnlySdist => f.write_str(
+                "no wheel for this environment, only an sdist, and binaries are required",
+            ),
             Unusable::NoBinaryWithoutSdist => {
                 f.write_str("only wheels, and --no-binary forbids them")
             }
@@ -235,12 +237,13 @@ fn choose(
     }
     fitting.sort_by_key(|(rank, build, _)| (*rank, *build));
     if fitting.is_empty() {
-        let unusable = if has_wheel && allowed.binary {
+        // An sdist the policy forbids is the way out (a build), so it is named first.
+        let unusable = if has_sdist && !allowed.source {
+            Unusable::OnlySdist
+        } else if has_wheel && allowed.binary {
             Unusable::NoCompatibleWheel {
                 tags: wheel_tags.into_iter().take(3).collect(),
             }
-        } else if has_sdist && !allowed.source {
-            Unusable::OnlySdist
         } else if has_wheel && !allowed.binary {
             Unusable::NoBinaryWithoutSdist
         } else {

@@ -419,18 +419,24 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     Some(Duration::from_secs(secs.max(0) as u64))
 }
 
+/// How long a reply stays fresh (RFC 9111 §4.2): `Cache-Control: max-age` less the `Age` a
+/// shared cache already kept it; `no-store` / `no-cache` give 0 (revalidate every time).
+/// `s-maxage` is for shared caches and is ignored, as a private client must.
 fn max_age(headers: &HeaderMap) -> Option<u64> {
     let value = header_str(headers, header::CACHE_CONTROL)?.to_ascii_lowercase();
-    let mut age = None;
+    let mut max_age = None;
     for directive in value.split(',').map(str::trim) {
         if directive == "no-store" || directive == "no-cache" {
             return Some(0);
         }
         if let Some(n) = directive.strip_prefix("max-age=") {
-            age = n.trim_matches('"').parse().ok();
+            max_age = n.trim_matches('"').parse::<u64>().ok();
         }
     }
-    age
+    let age = header_str(headers, header::AGE)
+        .and_then(|a| a.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    max_age.map(|m| m.saturating_sub(age))
 }
 
 fn content_range(headers: &HeaderMap) -> Option<(u64, Option<u64>)> {
@@ -503,6 +509,17 @@ mod tests {
         );
         assert_eq!(retry_after(&h), Some(Duration::from_secs(7)));
         assert_eq!(max_age(&h), Some(600));
+        // A shared cache kept it 550 s already: 50 s are left; past its age, none.
+        h.insert(header::AGE, HeaderValue::from_static("550"));
+        assert_eq!(max_age(&h), Some(50));
+        h.insert(header::AGE, HeaderValue::from_static("900"));
+        assert_eq!(max_age(&h), Some(0));
+        h.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("max-age=60, no-cache"),
+        );
+        assert_eq!(max_age(&h), Some(0));
+        h.remove(header::AGE);
         assert_eq!(content_range(&h), Some((100, Some(5000))));
         h.insert(
             header::RETRY_AFTER,

@@ -1,6 +1,8 @@
 //! Wheel and sdist file names (PEP 427, PEP 625), with compressed tag sets expanded.
 
+use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use pep440_rs::Version;
 use pep508_rs::PackageName;
@@ -69,19 +71,31 @@ pub struct FilenameError {
 impl FromStr for DistFilename {
     type Err = FilenameError;
     fn from_str(filename: &str) -> Result<Self, Self::Err> {
+        FilenameMemo::default().parse(filename)
+    }
+}
+
+/// Parses file names of one page, each distinct name, version and wheel tag set once: a page
+/// lists the same few of each on hundreds of files (a release's wheels share a version, a
+/// platform's wheels share a tag set), and versions and names are shared, not copied.
+#[derive(Default)]
+pub struct FilenameMemo {
+    names: HashMap<String, PackageName>,
+    versions: HashMap<String, Version>,
+    tags: HashMap<String, Arc<[Tag]>>,
+}
+
+impl FilenameMemo {
+    /// Parse one file name (`.whl`, or an sdist extension).
+    pub fn parse(&mut self, filename: &str) -> Result<DistFilename, FilenameError> {
         let err = |reason: &str| FilenameError {
             filename: filename.to_string(),
             reason: reason.to_string(),
         };
         if let Some(stem) = filename.strip_suffix(".whl") {
-            let parts: Vec<&str> = stem.split('-').collect();
-            let (name, version, build, py, abi, plat) = match parts.as_slice() {
-                [n, v, py, abi, plat] => (n, v, None, py, abi, plat),
-                [n, v, b, py, abi, plat] => (n, v, Some(*b), py, abi, plat),
-                _ => return Err(err("a wheel name has 5 or 6 dash-separated parts")),
-            };
-            let name = PackageName::from_str(name).map_err(|e| err(&e.to_string()))?;
-            let version = Version::from_str(version).map_err(|e| err(&e.to_string()))?;
+            let (name, version, build, tag_text) = wheel_parts(stem).map_err(err)?;
+            let name = self.name(name).map_err(|e| err(&e))?;
+            let version = self.version(version).map_err(|e| err(&e))?;
             let build = match build {
                 None => None,
                 Some(b) => {
@@ -92,18 +106,7 @@ impl FromStr for DistFilename {
                     Some((number, b[digits.len()..].to_string()))
                 }
             };
-            let mut tags = Vec::new();
-            for p in py.split('.') {
-                for a in abi.split('.') {
-                    for pl in plat.split('.') {
-                        tags.push(Tag {
-                            interpreter: p.to_string(),
-                            abi: a.to_string(),
-                            platform: pl.to_string(),
-                        });
-                    }
-                }
-            }
+            let tags = self.tags(tag_text).to_vec();
             return Ok(DistFilename::Wheel(WheelFilename {
                 name,
                 version,
@@ -111,20 +114,95 @@ impl FromStr for DistFilename {
                 tags,
             }));
         }
+        self.sdist(filename).map(DistFilename::Sdist).map_err(err)
+    }
+
+    /// The version and (for a wheel) the tags of a file name, sharing what earlier names of the
+    /// page parsed, without building the rest; `None` where [`FilenameMemo::parse`] would fail.
+    pub fn peek(&mut self, filename: &str) -> Option<(Version, Option<Arc<[Tag]>>)> {
+        match filename.strip_suffix(".whl") {
+            Some(stem) => {
+                let (name, version, _, tag_text) = wheel_parts(stem).ok()?;
+                self.name(name).ok()?;
+                Some((self.version(version).ok()?, Some(self.tags(tag_text))))
+            }
+            None => Some((self.sdist(filename).ok()?.version, None)),
+        }
+    }
+
+    fn sdist(&mut self, filename: &str) -> Result<SdistFilename, &'static str> {
         let stem = [".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tgz", ".tar"]
             .iter()
             .find_map(|ext| filename.strip_suffix(ext))
-            .ok_or_else(|| err("unknown extension"))?;
+            .ok_or("unknown extension")?;
         // The version is after the last dash whose remainder parses as a version.
         let (name, version) = stem
             .rmatch_indices('-')
             .find_map(|(i, _)| {
-                let version = Version::from_str(&stem[i + 1..]).ok()?;
-                let name = PackageName::from_str(&stem[..i]).ok()?;
+                let version = self.version(&stem[i + 1..]).ok()?;
+                let name = self.name(&stem[..i]).ok()?;
                 Some((name, version))
             })
-            .ok_or_else(|| err("no `-{version}` suffix"))?;
-        Ok(DistFilename::Sdist(SdistFilename { name, version }))
+            .ok_or("no `-{version}` suffix")?;
+        Ok(SdistFilename { name, version })
+    }
+
+    fn name(&mut self, text: &str) -> Result<PackageName, String> {
+        if let Some(name) = self.names.get(text) {
+            return Ok(name.clone());
+        }
+        let name = PackageName::from_str(text).map_err(|e| e.to_string())?;
+        self.names.insert(text.to_string(), name.clone());
+        Ok(name)
+    }
+
+    fn version(&mut self, text: &str) -> Result<Version, String> {
+        if let Some(version) = self.versions.get(text) {
+            return Ok(version.clone());
+        }
+        let version = Version::from_str(text).map_err(|e| e.to_string())?;
+        self.versions.insert(text.to_string(), version.clone());
+        Ok(version)
+    }
+
+    /// Every `python-abi-platform` triple a compressed tag set (`py-abi-plat`) expands to.
+    fn tags(&mut self, text: &str) -> Arc<[Tag]> {
+        if let Some(tags) = self.tags.get(text) {
+            return tags.clone();
+        }
+        let mut parts = text.splitn(3, '-');
+        let (py, abi, plat) = (
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+        );
+        let mut tags = Vec::new();
+        for p in py.split('.') {
+            for a in abi.split('.') {
+                for pl in plat.split('.') {
+                    tags.push(Tag {
+                        interpreter: p.to_string(),
+                        abi: a.to_string(),
+                        platform: pl.to_string(),
+                    });
+                }
+            }
+        }
+        let tags: Arc<[Tag]> = tags.into();
+        self.tags.insert(text.to_string(), tags.clone());
+        tags
+    }
+}
+
+/// A wheel stem's name, version, build tag and compressed tag set (`py-abi-plat`).
+type WheelParts<'s> = (&'s str, &'s str, Option<&'s str>, &'s str);
+
+fn wheel_parts(stem: &str) -> Result<WheelParts<'_>, &'static str> {
+    let parts: Vec<&str> = stem.split('-').collect();
+    match parts.as_slice() {
+        [n, v, _, _, _] => Ok((n, v, None, &stem[n.len() + v.len() + 2..])),
+        [n, v, b, _, _, _] => Ok((n, v, Some(b), &stem[n.len() + v.len() + b.len() + 3..])),
+        _ => Err("a wheel name has 5 or 6 dash-separated parts"),
     }
 }
 

@@ -207,13 +207,20 @@ async fn range(client: &Client, file: &DistFile, r: ByteRange) -> Result<Reply, 
     }
 }
 
-/// METADATA out of a wheel: range reads when the server honours them, else the whole file.
-async fn wheel_metadata(
+/// The paths a wheel holds (its zip central directory, by the same range reads as its
+/// metadata): what installing it puts into site-packages.
+pub async fn wheel_members(client: &Client, file: &DistFile) -> Result<Vec<String>, IndexError> {
+    let (_, _, entries, _) = central_directory(client, file).await?;
+    Ok(entries.into_iter().map(|e| e.name).collect())
+}
+
+/// A wheel's size, the windows read so far, its central directory entries, and how it was read.
+async fn central_directory(
     client: &Client,
     file: &DistFile,
-) -> Result<(Vec<u8>, MetadataSource), IndexError> {
+) -> Result<(u64, Vec<Window>, Vec<ZipEntry>, MetadataSource), IndexError> {
     let tail = range(client, file, ByteRange::Suffix(TAIL)).await?;
-    let (total, window, mut source) = match (tail.status, tail.range) {
+    let (total, window, source) = match (tail.status, tail.range) {
         (206, Some((offset, Some(total)))) => (
             total,
             Window {
@@ -265,6 +272,16 @@ async fn wheel_metadata(
         }
     };
     let entries = parse_central_directory(&cd, eocd.entries, eocd.cd_offset).map_err(zip_err)?;
+    Ok((total, windows, entries, source))
+}
+
+/// METADATA out of a wheel: range reads when the server honours them, else the whole file.
+async fn wheel_metadata(
+    client: &Client,
+    file: &DistFile,
+) -> Result<(Vec<u8>, MetadataSource), IndexError> {
+    let (total, windows, entries, mut source) = central_directory(client, file).await?;
+    let zip_err = |m: String| wheel_error(file, m);
     let entry = pick_metadata(&entries, file)
         .ok_or_else(|| zip_err("no *.dist-info/METADATA".to_string()))?;
     // Checked before anything is fetched: the sizes are the file's word, and the range read

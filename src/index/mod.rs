@@ -33,6 +33,15 @@ pub trait IndexSource: Send + Sync {
         let _ = names;
     }
 
+    /// The paths a wheel installs (its zip's file list, read by range requests), or `None` when
+    /// they cannot be had cheaply: not a wheel, `--offline` with nothing cached, an index that
+    /// serves no wheel files (a recorded folder of metadata only), or a source that does not
+    /// implement it.
+    fn wheel_members(&self, file: &DistFile) -> Option<Vec<String>> {
+        let _ = file;
+        None
+    }
+
     /// The project names the index can list cheaply (a local folder, an in-memory index), for
     /// "did you mean" hints; `None` where listing would be costly (an HTTP index).
     fn project_names(&self) -> Option<Vec<PackageName>> {
@@ -44,6 +53,7 @@ pub mod auth;
 pub mod cache;
 pub mod candidates;
 pub mod client;
+mod compact;
 pub mod config;
 mod error;
 mod filename;
@@ -125,9 +135,9 @@ pub struct IndexSettings {
     pub binary: BinaryPolicy,
     /// How long a page stays fresh when the server sends no `Cache-Control` (seconds).
     pub page_max_age: u64,
-    /// Read pages for this target only: wheels whose tags it does not support are dropped,
-    /// except one per version (so every version is still listed, with a reason). `None` keeps
-    /// every file (what the solver and tests use by default).
+    /// Read pages for this target only: files that cannot change an answer for it are dropped
+    /// on reading (`parse::FileFilter` says which are kept; every version stays listed). `None`
+    /// keeps every file.
     pub target_tags: Option<crate::tags::Tags>,
 }
 

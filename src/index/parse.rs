@@ -1,8 +1,8 @@
 //! Project pages parsed into [`DistFile`]s: PEP 691 JSON and PEP 503 HTML.
 //!
 //! In: the bytes of one project page and the URL it was fetched from (relative file URLs resolve
-//! against it). Out: a [`ProjectPage`]. And back: [`simple_json_page`] writes files as a PEP 691
-//! page (what the filtered-page cache stores). These are pure functions: no IO, no clock.
+//! against it). Out: a [`ProjectPage`] (which `super::compact` stores). These are pure
+//! functions: no IO, no clock.
 //!
 //! Quirks handled (tech-brief §3, reliability items 15-18, 22): `yanked` is `false` or a reason
 //! string; `core-metadata` is `true` or hashes, under three historic key names; `requires-python`
@@ -11,7 +11,7 @@
 //! names are skipped with a note; files of another project are skipped.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
 
 use pep440_rs::VersionSpecifiers;
@@ -19,6 +19,7 @@ use pep508_rs::PackageName;
 use serde::Deserialize;
 use url::Url;
 
+use super::filename::FilenameMemo;
 use super::urls::url_filename;
 use super::{DistFile, DistFilename};
 use crate::metadata::parse_requires_python;
@@ -160,32 +161,103 @@ fn check_api_version(version: Option<&str>) -> Result<(), ParseError> {
     Ok(())
 }
 
-/// Keep only what one target environment can use, plus one wheel per version it cannot (so
-/// every version still shows, and why it is unusable). Pages of big projects list thousands of
-/// wheels for other platforms; dropping them before their URLs are parsed makes reading a page
-/// several times cheaper.
+/// Keep only the files that can change an answer for one target environment. Pages of big
+/// projects list thousands of wheels for other platforms (pydantic-core: 15,000 files, about two
+/// of each release for one target); dropping them before anything else of them is read makes a
+/// warm run read a few percent of the files.
+///
+/// Kept, per version: every wheel the target supports and every sdist (what
+/// `super::candidates` chooses from); the foreign wheels whose first tag is among the version's
+/// three smallest (the tags a "no wheel for this environment" reason names, so reasons read the
+/// same); the earliest-uploaded file (release dates) and the first file not yanked (the newest
+/// release on the index). So every version stays listed, and whatever is computed from the
+/// files for this target comes out as it would from the whole page.
 #[derive(Debug, Clone, Copy)]
 pub struct FileFilter<'t> {
     /// The target's supported tags.
     pub tags: &'t crate::tags::Tags,
 }
 
-/// Per-page state of a [`FileFilter`].
-#[derive(Default)]
-struct FilterState {
-    represented: std::collections::HashSet<pep440_rs::Version>,
-}
+/// What [`FileFilter::mask`] reads of one file: its version, its wheel tags (`None`: an sdist),
+/// upload time and whether it is yanked.
+pub(super) type FileView<'f> = (
+    &'f pep440_rs::Version,
+    Option<&'f [crate::tags::Tag]>,
+    Option<jiff::Timestamp>,
+    bool,
+);
 
 impl FileFilter<'_> {
-    /// Whether to keep a parsed file name.
-    fn keep(&self, name: &DistFilename, state: &mut FilterState) -> bool {
-        match name {
-            DistFilename::Sdist(_) => true,
-            DistFilename::Wheel(w) => {
-                self.tags.best_rank(&w.tags).is_some()
-                    || state.represented.insert(w.version.clone())
+    /// Which of these files to keep (see the type's docs).
+    pub(super) fn mask(&self, files: &[FileView<'_>]) -> Vec<bool> {
+        type FirstTag<'f> = (&'f str, &'f str, &'f str);
+        #[derive(Default)]
+        struct PerVersion<'f> {
+            foreign: BTreeSet<FirstTag<'f>>,
+            earliest: Option<(jiff::Timestamp, usize)>,
+            not_yanked: Option<usize>,
+        }
+        fn first_tag(tags: &[crate::tags::Tag]) -> Option<FirstTag<'_>> {
+            tags.first()
+                .map(|t| (t.interpreter.as_str(), t.abi.as_str(), t.platform.as_str()))
+        }
+        let mut keep = vec![false; files.len()];
+        let mut versions: std::collections::HashMap<&pep440_rs::Version, PerVersion<'_>> =
+            std::collections::HashMap::new();
+        for (i, (version, tags, upload, yanked)) in files.iter().enumerate() {
+            let acc = versions.entry(*version).or_default();
+            match tags {
+                None => keep[i] = true,
+                Some(tags) if self.tags.best_rank(tags.iter()).is_some() => keep[i] = true,
+                Some(tags) => {
+                    if let Some(first) = first_tag(tags) {
+                        acc.foreign.insert(first);
+                        if acc.foreign.len() > 3 {
+                            acc.foreign.pop_last();
+                        }
+                    }
+                }
+            }
+            if let Some(t) = upload
+                && acc.earliest.is_none_or(|(e, _)| *t < e)
+            {
+                acc.earliest = Some((*t, i));
+            }
+            if !yanked && acc.not_yanked.is_none() {
+                acc.not_yanked = Some(i);
             }
         }
+        for (i, (version, tags, _, _)) in files.iter().enumerate() {
+            let acc = &versions[version];
+            keep[i] |= acc.earliest.is_some_and(|(_, e)| e == i)
+                || acc.not_yanked == Some(i)
+                || tags
+                    .and_then(first_tag)
+                    .is_some_and(|first| acc.foreign.contains(&first));
+        }
+        keep
+    }
+
+    /// Drop the files [`FileFilter::mask`] does not keep.
+    pub fn retain(&self, files: &mut Vec<DistFile>) {
+        let views: Vec<FileView<'_>> = files
+            .iter()
+            .map(|f| {
+                let tags = match &f.filename {
+                    DistFilename::Wheel(w) => Some(w.tags.as_slice()),
+                    DistFilename::Sdist(_) => None,
+                };
+                (
+                    f.filename.version(),
+                    tags,
+                    f.upload_time,
+                    f.yanked.is_some(),
+                )
+            })
+            .collect();
+        let keep = self.mask(&views);
+        let mut kept = keep.iter();
+        files.retain(|_| kept.next().copied().unwrap_or(true));
     }
 }
 
@@ -208,8 +280,7 @@ pub fn simple_json_filtered(
         .map_err(|e| ParseError(format!("invalid project name `{}`: {e}", page.name)))?;
     let mut files = Vec::with_capacity(page.files.len());
     let mut skipped = Vec::new();
-    let mut memo = RequiresPythonMemo::default();
-    let mut state = FilterState::default();
+    let mut memo = PageMemo::default();
     for file in page.files {
         let raw = RawFile {
             filename: file.filename,
@@ -227,11 +298,14 @@ pub fn simple_json_filtered(
                 .or_else(|| core_metadata(file.dist_info_metadata))
                 .or_else(|| core_metadata(file.data_dist_info_metadata)),
         };
-        match raw.into_dist_file(base, Some(&name), &mut memo, filter, &mut state) {
+        match raw.into_dist_file(base, Some(&name), &mut memo) {
             Ok(Some(f)) => files.push(f),
             Ok(None) => {}
             Err(why) => skipped.push(why),
         }
+    }
+    if let Some(filter) = filter {
+        filter.retain(&mut files);
     }
     Ok(ProjectPage {
         name: Some(name),
@@ -239,46 +313,6 @@ pub fn simple_json_filtered(
         skipped,
         api_version,
     })
-}
-
-/// Write a PEP 691 JSON page of these files: what the filtered-page cache stores, read back by
-/// [`simple_json`] into the same files.
-pub fn simple_json_page(name: &PackageName, files: &[DistFile]) -> Vec<u8> {
-    let files: Vec<serde_json::Value> = files.iter().map(json_file).collect();
-    serde_json::to_vec(&serde_json::json!({
-        "meta": {"api-version": "1.1"},
-        "name": name.to_string(),
-        "files": files,
-    }))
-    .unwrap_or_default()
-}
-
-/// One file of a PEP 691 page.
-fn json_file(f: &DistFile) -> serde_json::Value {
-    let mut o = serde_json::Map::new();
-    o.insert("filename".into(), f.filename_str().into());
-    o.insert("url".into(), f.url.as_str().into());
-    o.insert("hashes".into(), serde_json::json!(f.hashes));
-    if let Some(rp) = &f.requires_python {
-        o.insert("requires-python".into(), rp.to_string().into());
-    }
-    o.insert(
-        "yanked".into(),
-        match &f.yanked {
-            None => false.into(),
-            Some(reason) => reason.as_str().into(),
-        },
-    );
-    if let Some(size) = f.size {
-        o.insert("size".into(), size.into());
-    }
-    if let Some(t) = f.upload_time {
-        o.insert("upload-time".into(), t.to_string().into());
-    }
-    if let Some(h) = &f.core_metadata {
-        o.insert("core-metadata".into(), serde_json::json!(h));
-    }
-    serde_json::Value::Object(o)
 }
 
 /// Parse a PEP 503 HTML project page. `expected` (the project asked for) filters out files of
@@ -332,8 +366,7 @@ pub fn simple_html_filtered(
     check_api_version(api_version.as_deref())?;
     let mut files = Vec::new();
     let mut skipped = Vec::new();
-    let mut memo = RequiresPythonMemo::default();
-    let mut state = FilterState::default();
+    let mut memo = PageMemo::default();
     for tag in anchors {
         let Some(href) = attr(tag, "href") else {
             continue;
@@ -376,11 +409,14 @@ pub fn simple_html_filtered(
             size: None,
             core_metadata: core,
         };
-        match raw.into_dist_file(&base, expected, &mut memo, filter, &mut state) {
+        match raw.into_dist_file(&base, expected, &mut memo) {
             Ok(Some(f)) => files.push(f),
             Ok(None) => {}
             Err(why) => skipped.push(why),
         }
+    }
+    if let Some(filter) = filter {
+        filter.retain(&mut files);
     }
     Ok(ProjectPage {
         name: None,
@@ -390,7 +426,13 @@ pub fn simple_html_filtered(
     })
 }
 
-type RequiresPythonMemo = std::collections::HashMap<String, Result<VersionSpecifiers, String>>;
+/// What one page parses once however many files repeat it: requires-python values and file
+/// name parts.
+#[derive(Default)]
+struct PageMemo {
+    python: std::collections::HashMap<String, Result<VersionSpecifiers, String>>,
+    names: FilenameMemo,
+}
 
 struct RawFile<'a> {
     filename: Cow<'a, str>,
@@ -410,9 +452,7 @@ impl RawFile<'_> {
         self,
         base: &Url,
         expected: Option<&PackageName>,
-        memo: &mut RequiresPythonMemo,
-        filter: Option<FileFilter<'_>>,
-        state: &mut FilterState,
+        memo: &mut PageMemo,
     ) -> Result<Option<DistFile>, String> {
         let filename = self.filename.trim();
         if [".egg", ".exe", ".msi", ".rpm", ".deb", ".dmg"]
@@ -421,17 +461,12 @@ impl RawFile<'_> {
         {
             return Ok(None);
         }
-        let parsed: DistFilename = match filename.parse() {
+        let parsed: DistFilename = match memo.names.parse(filename) {
             Ok(p) => p,
             Err(e) => return Err(format!("{e}")),
         };
         if let Some(expected) = expected
             && parsed.name() != expected
-        {
-            return Ok(None);
-        }
-        if let Some(filter) = filter
-            && !filter.keep(&parsed, state)
         {
             return Ok(None);
         }
@@ -455,7 +490,8 @@ impl RawFile<'_> {
             None | Some("") => None,
             // Most files of a project share one value: parse each distinct one once.
             Some(text) => Some(
-                memo.entry(text.to_string())
+                memo.python
+                    .entry(text.to_string())
                     .or_insert_with(|| parse_requires_python(text))
                     .clone()
                     .map_err(|e| {
@@ -574,55 +610,107 @@ mod tests {
     }
 
     #[test]
-    fn a_written_page_reads_back_as_the_same_files() {
-        let page = br#"{
-          "meta": {"api-version": "1.1"}, "name": "demo",
-          "files": [
-            {"filename": "demo-1.0+cpu-py3-none-any.whl",
-             "url": "../../files/demo-1.0%2Bcpu-py3-none-any.whl",
-             "hashes": {"sha256": "aa"}, "requires-python": ">=3.8",
-             "yanked": "broken build", "upload-time": "2024-01-02T03:04:05Z",
-             "size": 10, "core-metadata": {"sha256": "bb"}},
-            {"filename": "demo-2.0.tar.gz", "url": "https://files.example/demo-2.0.tar.gz",
-             "hashes": {}, "yanked": true, "core-metadata": true}
-          ]
-        }"#;
-        let first = simple_json(page, &base()).unwrap();
-        let name = first.name.clone().unwrap();
-        let written = simple_json_page(&name, &first.files);
-        let again = simple_json(&written, &base()).unwrap();
-        assert_eq!(again.name, Some(name));
-        assert_eq!(first.files.len(), 2);
-        assert_eq!(format!("{:?}", again.files), format!("{:?}", first.files));
-        assert!(again.skipped.is_empty(), "{:?}", again.skipped);
-    }
-
-    #[test]
-    fn a_target_filter_keeps_one_foreign_wheel_per_version() {
+    fn a_target_filter_keeps_what_reasons_dates_and_newest_need() {
         let page = br#"{"meta": {"api-version": "1.1"}, "name": "demo", "files": [
-          {"filename": "demo-2.0-cp312-cp312-win_amd64.whl", "url": "a", "hashes": {}},
+          {"filename": "demo-2.0-cp312-cp312-win_amd64.whl", "url": "a", "hashes": {},
+           "upload-time": "2024-01-01T00:00:00Z"},
           {"filename": "demo-2.0-cp312-cp312-macosx_11_0_arm64.whl", "url": "b", "hashes": {}},
-          {"filename": "demo-1.0-cp312-cp312-win_amd64.whl", "url": "c", "hashes": {}},
-          {"filename": "demo-1.0-cp312-cp312-manylinux_2_28_x86_64.whl", "url": "d", "hashes": {}},
-          {"filename": "demo-1.0.tar.gz", "url": "e", "hashes": {}}
+          {"filename": "demo-2.0-cp311-cp311-win_amd64.whl", "url": "b2", "hashes": {}},
+          {"filename": "demo-2.0-cp310-cp310-win_amd64.whl", "url": "b3", "hashes": {}},
+          {"filename": "demo-2.0-cp39-cp39-win_amd64.whl", "url": "b4", "hashes": {}},
+          {"filename": "demo-1.0-cp312-cp312-win_amd64.whl", "url": "c", "hashes": {},
+           "yanked": "bad"},
+          {"filename": "demo-1.0-cp312-cp312-manylinux_2_28_x86_64.whl", "url": "d", "hashes": {},
+           "yanked": "bad"},
+          {"filename": "demo-1.0-cp38-cp38-win32.whl", "url": "d2", "hashes": {}},
+          {"filename": "demo-1.0.tar.gz", "url": "e", "hashes": {}, "yanked": "bad"}
         ]}"#;
         let tags =
             crate::tags::Tags::new(vec!["cp312-cp312-manylinux_2_28_x86_64".parse().unwrap()]);
         let all = simple_json(page, &base()).unwrap();
         let kept = simple_json_filtered(page, &base(), Some(FileFilter { tags: &tags })).unwrap();
-        assert_eq!(all.files.len(), 5);
+        assert_eq!(all.files.len(), 9);
         let urls: Vec<&str> = kept.files.iter().map(|f| f.url.path()).collect();
-        // 2.0 keeps one (foreign) wheel so the version is still listed; 1.0 keeps its
-        // compatible wheel, the sdist, and its first foreign wheel.
+        // 2.0: the earliest upload (a) and the three smallest foreign first tags (cp310, cp311,
+        // cp312-macosx; cp312-win is `a`, cp39 sorts after them). 1.0: its compatible wheel and
+        // sdist, its smallest foreign tags (cp312-win, cp38), the first file not yanked (d2).
         assert_eq!(
             urls,
             [
                 "/simple/demo/a",
+                "/simple/demo/b",
+                "/simple/demo/b2",
+                "/simple/demo/b3",
                 "/simple/demo/c",
                 "/simple/demo/d",
+                "/simple/demo/d2",
                 "/simple/demo/e"
             ]
         );
+    }
+
+    /// On every recorded page and a few targets, the filtered page answers as the whole one:
+    /// the same candidates (file, reason) per version, release dates and newest release.
+    #[test]
+    fn filtered_pages_answer_as_whole_pages_on_the_recorded_index() {
+        use crate::index::candidates::{BinaryPolicy, candidates_for};
+        use crate::inventory::{Platform, cpython_tags};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/index/simple");
+        let targets: Vec<(crate::tags::Tags, pep440_rs::Version)> = [
+            (3, 12, "x86_64-manylinux_2_28"),
+            (3, 9, "aarch64-apple-darwin"),
+            (3, 13, "x86_64-pc-windows-msvc"),
+        ]
+        .iter()
+        .map(|(major, minor, platform)| {
+            let tags = cpython_tags(*major, *minor, &Platform::parse(platform).unwrap());
+            (tags, format!("{major}.{minor}.0").parse().unwrap())
+        })
+        .collect();
+        let policies = [
+            BinaryPolicy::default(),
+            BinaryPolicy::new(&[":all:".to_string()], &[]),
+            BinaryPolicy::new(&[], &[":all:".to_string()]),
+        ];
+        let mut pages = 0;
+        for entry in std::fs::read_dir(&root).unwrap() {
+            let dir = entry.unwrap().path();
+            let Ok(bytes) = std::fs::read(dir.join("index.json")) else {
+                continue;
+            };
+            let url = Url::from_directory_path(&dir).unwrap();
+            let whole = simple_json(&bytes, &url).unwrap();
+            let name = whole.name.clone().unwrap();
+            let project = |files: Vec<DistFile>| super::super::Project {
+                name: name.clone(),
+                index: String::new(),
+                files,
+            };
+            for (tags, python) in &targets {
+                let filter = Some(FileFilter { tags });
+                let kept = simple_json_filtered(&bytes, &url, filter).unwrap();
+                let (w, k) = (project(whole.files.clone()), project(kept.files));
+                for policy in &policies {
+                    let a = candidates_for(&w, tags, python, policy);
+                    let b = candidates_for(&k, tags, python, policy);
+                    assert_eq!(format!("{a:?}"), format!("{b:?}"), "{}", dir.display());
+                }
+                let summary = |p: &super::super::Project| {
+                    let mut by_version = BTreeMap::new();
+                    for f in &p.files {
+                        let e = by_version
+                            .entry(f.filename.version().clone())
+                            .or_insert((None, false));
+                        e.0 = e.0.into_iter().chain(f.upload_time).min();
+                        e.1 |= f.yanked.is_none();
+                    }
+                    by_version
+                };
+                assert_eq!(summary(&w), summary(&k), "{}", dir.display());
+            }
+            pages += 1;
+        }
+        assert!(pages > 100, "only {pages} recorded pages");
     }
 
     #[test]

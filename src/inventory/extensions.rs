@@ -61,7 +61,7 @@ fn is_extension(path: &str) -> bool {
     file.ends_with(".so") || file.ends_with(".pyd") || file.contains(".so.")
 }
 
-fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
+pub(super) fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
     let mut bytes = Vec::new();
     File::open(path)
         .ok()?

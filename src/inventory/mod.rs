@@ -11,6 +11,7 @@ mod discover;
 mod error;
 pub mod extensions;
 pub mod graph;
+pub mod imports;
 mod probe;
 mod scan;
 pub mod snapshot;
@@ -202,11 +203,17 @@ impl Inventory {
     /// Print the environment's notes and one warning per unreadable dist (naming its file).
     /// Every command that reads an environment calls this once.
     pub fn report(&self, printer: &Printer) {
-        for note in &self.environment.notes {
-            printer.note(&format!("note: {note}"));
-        }
+        self.report_notes(printer);
         for bad in &self.unreadable {
             printer.warn(&format!("skipping {}: {}", bad.path.display(), bad.reason));
+        }
+    }
+
+    /// The notes about the environment only, for a command whose output lists the unreadable
+    /// dists as data (`check`): each is said once, there.
+    pub fn report_notes(&self, printer: &Printer) {
+        for note in &self.environment.notes {
+            printer.note(&format!("note: {note}"));
         }
     }
 }

@@ -28,15 +28,16 @@ use pubgrub::Ranges;
 
 use super::builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, applies_with};
 use super::proposal::{
-    Blocker, Conflict, EnvironmentSummary, HeldBack, PROPOSAL_SCHEMA, Plan, PlanKind, Proposal,
-    Reason, Request, UnmatchedMember,
+    Blocker, BrokenEdge, Conflict, EnvironmentSummary, HeldBack, PROPOSAL_SCHEMA, Plan, PlanKind,
+    Proposal, Reason, Request, UnmatchedMember,
 };
 use crate::index::{BinaryPolicy, IndexError, IndexSource};
+use crate::inventory::check::{self, Finding};
 use crate::inventory::{Inventory, extensions};
 use crate::metadata::CoreMetadata;
 use crate::risk::{Policy, Upstream, requirement_text};
 use crate::solve::{
-    self, AcceptingQuery, Among, Catalog, FactPackage, InstalledCandidate, Override,
+    self, AcceptingQuery, Among, Catalog, FactPackage, HintKind, InstalledCandidate, Override,
     PrereleaseMode, Resolution, ResolvedSource, SolveError, SolveRequest,
 };
 
@@ -51,8 +52,10 @@ pub struct ProposeRequest {
     pub allow_override: bool,
     /// Pre-release policy.
     pub prerelease: PrereleaseMode,
-    /// `--only-binary` / `--no-binary`.
+    /// `--only-binary` / `--no-binary` (`--only-binary :all:` unless builds are allowed).
     pub binary: BinaryPolicy,
+    /// `--allow-build`: sdists may be planned (and built by the commands).
+    pub allow_build: bool,
     /// When the plan is made (release ages); `None` skips the age factor.
     pub now: Option<Timestamp>,
     /// Where the environment was read from (for the summary).
@@ -164,6 +167,11 @@ impl Oracle for Proposer<'_> {
         self.catalog.first_upload(name, |v| v == version)
     }
 
+    fn installs(&self, name: &PackageName, version: &Version) -> Option<Vec<String>> {
+        let file = self.catalog.chosen_file(name, version)?;
+        self.index.wheel_members(&file)
+    }
+
     fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
         self.catalog
             .first_upload(name, |v| v >= version && !v.any_prerelease())
@@ -204,6 +212,7 @@ impl Proposer<'_> {
 
     fn run(&self, policy: &Policy) -> Result<Proposal, ProposeError> {
         let mut warnings = self.inventory_warnings();
+        let already_broken = self.already_broken();
         let targets = &self.request.targets;
         let target_names: BTreeSet<PackageName> = targets.iter().map(|t| t.name.clone()).collect();
         let mut upgrade = target_names.clone();
@@ -237,18 +246,24 @@ impl Proposer<'_> {
                 } else {
                     format!("As asked: {}", join(targets))
                 };
-                plans.push(self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?);
+                let plan = self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?;
+                let repairs = plan.changes.iter().any(|c| c.repair);
+                plans.push(plan);
+                if repairs && !self.request.all {
+                    plans.extend(self.keep_broken(
+                        &as_asked,
+                        targets,
+                        &upgrade,
+                        &already_broken,
+                    )?);
+                }
             }
             Err(SolveError::NoSolution(no_solution)) => {
                 let blockers = self.blockers(targets, Some(&no_solution))?;
                 conflict = Some(Conflict {
                     explanation: no_solution.report.clone(),
                     blockers: blockers.clone(),
-                    hints: no_solution
-                        .hints
-                        .iter()
-                        .map(|h| h.message.clone())
-                        .collect(),
+                    hints: self.conflict_hints(&no_solution.hints),
                 });
                 // An alternative that cannot be searched (the index lacks a release's metadata)
                 // is reported and skipped; the others still stand.
@@ -288,12 +303,111 @@ impl Proposer<'_> {
                 targets: targets.clone(),
                 all: self.request.all,
                 allow_override: self.request.allow_override,
+                allow_build: self.request.allow_build,
                 policy: policy.name.clone(),
             },
+            already_broken,
             conflict,
             plans,
             warnings,
         })
+    }
+
+    /// The request as asked, leaving the edges broken before the plan as they are (what pip
+    /// does): each broken requirement is overridden, on its dependent's edge only, by the
+    /// installed version. Offered beside an as-asked plan that repairs them. `None` when no edge
+    /// is broken by a version (a missing dependency cannot be kept missing by an override) or
+    /// there is no such plan.
+    fn keep_broken(
+        &self,
+        as_asked: &[Requirement],
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        broken: &[BrokenEdge],
+    ) -> Result<Option<Plan>, ProposeError> {
+        let mut kept: BTreeMap<PackageName, (Version, BTreeSet<PackageName>)> = BTreeMap::new();
+        for edge in broken {
+            if let Some(installed) = &edge.installed {
+                kept.entry(edge.requirement.name.clone())
+                    .or_insert_with(|| (installed.clone(), BTreeSet::new()))
+                    .1
+                    .insert(edge.dependent.clone());
+            }
+        }
+        if kept.is_empty() {
+            return Ok(None);
+        }
+        let overrides = kept
+            .iter()
+            .map(|(name, (version, from))| Override {
+                requirement: pin(name, version),
+                only_from: Some(from.clone()),
+            })
+            .collect();
+        let resolution = match self.solve(as_asked, upgrade, overrides) {
+            Ok(resolution) => resolution,
+            Err(SolveError::NoSolution(_)) => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        let planned = self.planned(&resolution);
+        let title = format!(
+            "As asked: {}, leaving the environment as broken as it was",
+            join(targets)
+        );
+        self.plan(PlanKind::Upgrade, title, targets, &planned, &[])
+            .map(Some)
+    }
+
+    /// The installed requirements the installed set does not meet (what `pip check` reports),
+    /// each once: the plans repair them.
+    fn already_broken(&self) -> Vec<BrokenEdge> {
+        let report = check::check(self.inventory);
+        let mut edges: Vec<BrokenEdge> = report
+            .findings
+            .iter()
+            .filter(|finding| finding.pip_reports())
+            .filter_map(|finding| {
+                let (dependent, requirement, installed) = match finding {
+                    Finding::MissingDependency {
+                        dependent,
+                        requirement,
+                        ..
+                    } => (dependent, requirement, None),
+                    Finding::VersionMismatch {
+                        dependent,
+                        requirement,
+                        installed,
+                        ..
+                    } => (dependent, requirement, Some(installed.version.clone())),
+                    _ => return None,
+                };
+                Some(BrokenEdge {
+                    dependent: dependent.name.clone(),
+                    dependent_version: dependent.version.clone(),
+                    requirement: crate::metadata::parse_requirement(requirement).ok()?,
+                    installed,
+                })
+            })
+            .collect();
+        edges.dedup();
+        edges
+    }
+
+    /// The solver's hints, in words for `propose`: a release ruled out only because it needs a
+    /// build says how to allow one.
+    fn conflict_hints(&self, hints: &[solve::Hint]) -> Vec<String> {
+        hints
+            .iter()
+            .map(|h| match h.kind {
+                HintKind::BinaryPolicy if !self.request.allow_build => format!(
+                    "{}; planner plans with wheels only, as the commands it prints install \
+                     (`--only-binary :all:`, `uv --no-build`): `--allow-build` plans with source \
+                     distributions, built at install",
+                    h.message
+                ),
+                _ => h.message.clone(),
+            })
+            .collect()
     }
 
     /// The environment the proposal is for.

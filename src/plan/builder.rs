@@ -10,11 +10,12 @@ use jiff::Timestamp;
 use pep440_rs::Version;
 use pep508_rs::{ExtraName, MarkerEnvironment, PackageName, Requirement, VersionOrUrl};
 
+use super::modules::removed_module_warnings;
 use super::proposal::{
     Action, Blocker, Change, HeldBack, Override, PLAN_SCHEMA, Plan, PlanKind, Reason,
 };
 use crate::inventory::graph::DependencyGraph;
-use crate::inventory::{DirectUrl, Inventory};
+use crate::inventory::{DirectUrl, InstalledDist, Inventory};
 use crate::risk::{self, BrokenEdgeFacts, ChangeFacts, Dependents, PlanFacts, Policy, Upstream};
 use crate::solve::OverriddenEdge;
 
@@ -69,6 +70,41 @@ pub trait Oracle {
     fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
     /// When the first final release of `name` at or above `version` was uploaded.
     fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
+    /// The paths the planned release `name==version` installs (its wheel's file list), when
+    /// they can be had; `None` otherwise.
+    fn installs(&self, name: &PackageName, version: &Version) -> Option<Vec<String>> {
+        let _ = (name, version);
+        None
+    }
+}
+
+/// Mark the changes that serve only edges broken before the plan: a [`Reason::Repairs`], or
+/// required by (or following) another repair, and nothing else.
+fn mark_repairs(changes: &mut [Change]) {
+    loop {
+        let repaired: BTreeSet<PackageName> = changes
+            .iter()
+            .filter(|c| c.repair)
+            .map(|c| c.name.clone())
+            .collect();
+        let mut more = false;
+        for change in changes.iter_mut().filter(|c| !c.repair) {
+            let repair = !change.reasons.is_empty()
+                && change.reasons.iter().all(|reason| match reason {
+                    Reason::Repairs { .. } => true,
+                    Reason::RequiredBy { dependent, .. } => repaired.contains(dependent),
+                    Reason::Follows { package, .. } => repaired.contains(package),
+                    _ => false,
+                });
+            if repair {
+                change.repair = true;
+                more = true;
+            }
+        }
+        if !more {
+            return;
+        }
+    }
 }
 
 /// The first version of `version`'s major line: its release up to the first non-zero segment
@@ -161,6 +197,24 @@ impl<'a> PlanBuilder<'a> {
             change_facts.push(self.change_facts(&change, planned, oracle));
             changes.push(change);
         }
+        mark_repairs(&mut changes);
+        warnings.extend(removed_module_warnings(
+            self.inventory,
+            &changes,
+            &|name, version| oracle.installs(name, version),
+        ));
+        let mut title = spec.title.clone();
+        let repairs: Vec<&str> = changes
+            .iter()
+            .filter(|c| c.repair)
+            .map(|c| c.name.as_ref())
+            .collect();
+        if !repairs.is_empty() {
+            title = format!(
+                "{title}; also repairs the already broken environment: {}",
+                repairs.join(", ")
+            );
+        }
         let (overrides, broken_edges) = self.overrides(&spec, oracle);
         let risk = risk::assess(
             &PlanFacts {
@@ -173,7 +227,7 @@ impl<'a> PlanBuilder<'a> {
         Plan {
             schema: PLAN_SCHEMA.to_string(),
             kind: spec.kind,
-            title: spec.title,
+            title,
             targets: spec.targets.to_vec(),
             changes,
             overrides,
@@ -181,6 +235,7 @@ impl<'a> PlanBuilder<'a> {
             pins: self.pins(planned),
             warnings,
             risk,
+            commands: None,
         }
     }
 
@@ -228,6 +283,7 @@ impl<'a> PlanBuilder<'a> {
             yanked: to.and_then(|t| t.yanked.clone()),
             upload_time: to.and_then(|t| t.upload_time),
             top_level: installed.map(|d| d.top_level.clone()).unwrap_or_default(),
+            repair: false,
         })
     }
 
@@ -271,6 +327,17 @@ impl<'a> PlanBuilder<'a> {
         }
         if reasons.is_empty() {
             reasons = self.required_by_reasons(name, from, spec.planned);
+        }
+        // Under --all every installed dist moves because it was asked to: "billiard is required
+        // by celery 5.7.0" and "celery follows billiard 4.3.2" would explain each by the other.
+        // A repair stays a repair; a dist the plan adds keeps what requires it.
+        if spec.all
+            && from.is_some()
+            && reasons
+                .iter()
+                .all(|r| matches!(r, Reason::Follows { .. } | Reason::RequiredBy { .. }))
+        {
+            reasons.clear();
         }
         if reasons.is_empty() {
             reasons.push(if spec.all {
@@ -323,6 +390,18 @@ impl<'a> PlanBuilder<'a> {
                 && applies_with(requirement, markers, &[])
                 && excludes(requirement, &moved.version)
             {
+                // The required dist does not move: the requirement was broken before the plan.
+                if let Some(installed) = self.inventory.get(&requirement.name)
+                    && installed.version() == &moved.version
+                {
+                    reasons.push(Reason::Repairs {
+                        dependent: name.clone(),
+                        dependent_version: dist.version().clone(),
+                        requirement: requirement.clone(),
+                        installed: Some(moved.version.clone()),
+                    });
+                    continue;
+                }
                 reasons.push(Reason::Follows {
                     package: requirement.name.clone(),
                     version: moved.version.clone(),
@@ -355,7 +434,20 @@ impl<'a> PlanBuilder<'a> {
                     (Some(old), Some(VersionOrUrl::VersionSpecifier(spec))) => !spec.contains(old),
                     _ => false,
                 };
-                if excludes_old {
+                // The dependent stays as installed and its requirement already excluded what
+                // was installed: the edge was broken before the plan, which repairs it.
+                let unchanged = self
+                    .inventory
+                    .get(dependent)
+                    .is_some_and(|d| d.version() == &dist.version);
+                if excludes_old && unchanged && applies_with(requirement, markers, &[]) {
+                    reasons.push(Reason::Repairs {
+                        dependent: dependent.clone(),
+                        dependent_version: dist.version.clone(),
+                        requirement: requirement.clone(),
+                        installed: from.cloned(),
+                    });
+                } else if excludes_old {
                     reasons.push(Reason::RequiredBy {
                         dependent: dependent.clone(),
                         dependent_version: dist.version.clone(),
@@ -455,6 +547,7 @@ impl<'a> PlanBuilder<'a> {
             if oracle
                 .released(dependent, dist.version())
                 .is_none_or(|released| released >= line_start)
+                || self.declares_line(dist, &change.name, &floor)
             {
                 continue;
             }
@@ -465,6 +558,24 @@ impl<'a> PlanBuilder<'a> {
                 change.predating_dependents.push(dependent.clone());
             }
         }
+    }
+
+    /// Whether `dist` declares an upper bound on `package` above the floor of a major line
+    /// (scipy 1.13.1's `numpy<2.3` reaches into numpy's 2 line): it was built knowing that line,
+    /// even though released before the line's first final release.
+    fn declares_line(&self, dist: &InstalledDist, package: &PackageName, floor: &Version) -> bool {
+        let markers = &self.inventory.environment.markers;
+        dist.metadata.requires_dist.iter().any(|requirement| {
+            &requirement.name == package
+                && applies_with(requirement, markers, &[])
+                && matches!(&requirement.version_or_url,
+                Some(VersionOrUrl::VersionSpecifier(specifiers)) if specifiers.iter().any(|c| {
+                    matches!(
+                        c.operator(),
+                        pep440_rs::Operator::LessThan | pep440_rs::Operator::LessThanEqual
+                    ) && c.version() > floor
+                }))
+        })
     }
 
     /// Whether the clause `forced_version` violates is an upper bound declared before any
@@ -520,6 +631,15 @@ impl<'a> PlanBuilder<'a> {
             let Some(forced_version) = planned.dists.get(package).map(|d| d.version.clone()) else {
                 continue;
             };
+            // An edge broken before the plan, which the plan keeps as installed.
+            let kept = self
+                .inventory
+                .get(package)
+                .is_some_and(|d| d.version() == &forced_version)
+                && self
+                    .inventory
+                    .get(dependent)
+                    .is_some_and(|d| d.version() == dependent_version);
             overrides.push(Override {
                 dependent: dependent.clone(),
                 dependent_version: dependent_version.clone(),
@@ -527,7 +647,11 @@ impl<'a> PlanBuilder<'a> {
                 package: package.clone(),
                 version: forced_version.clone(),
                 replacement: edge.replacement.clone(),
-                reason: reason.clone(),
+                reason: if kept {
+                    "broken before the plan; kept as installed".to_string()
+                } else {
+                    reason.clone()
+                },
             });
             broken_edges.push(BrokenEdgeFacts {
                 dependent: dependent.clone(),

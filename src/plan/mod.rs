@@ -10,6 +10,7 @@
 mod accept;
 mod alternatives;
 mod builder;
+mod modules;
 mod proposal;
 #[cfg(test)]
 pub(crate) mod test_plans;
@@ -20,6 +21,7 @@ pub use accept::{AcceptError, AcceptedOverrides, read_plan};
 pub use alternatives::{ProposeError, ProposeRequest, propose};
 pub use builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, line_floor};
 pub use proposal::{
-    Action, Blocker, Change, Conflict, EnvironmentSummary, HeldBack, Override, PLAN_SCHEMA,
-    PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request, UnmatchedMember,
+    Action, Blocker, BrokenEdge, Change, Conflict, EnvironmentSummary, HeldBack, Override,
+    PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan, PlanCommandLines, PlanKind, Proposal, Reason, Request,
+    UnmatchedMember,
 };

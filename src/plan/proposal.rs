@@ -27,6 +27,10 @@ pub struct Proposal {
     pub environment: EnvironmentSummary,
     /// What was asked.
     pub request: Request,
+    /// Requirements of installed dists that the installed set did not meet before any plan
+    /// (what `pip check` reports): the plans repair them, and say so.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub already_broken: Vec<BrokenEdge>,
     /// Why the request cannot be had as asked (`None` when it can).
     pub conflict: Option<Conflict>,
     /// Complete plans, best first (the first is the recommendation).
@@ -58,8 +62,38 @@ pub struct Request {
     pub all: bool,
     /// `--allow-override`.
     pub allow_override: bool,
+    /// `--allow-build`: plans may use source distributions (the commands then build them).
+    #[serde(default)]
+    pub allow_build: bool,
     /// The risk policy's name.
     pub policy: String,
+}
+
+/// An installed requirement the installed set does not meet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokenEdge {
+    /// The dist that declares the requirement.
+    pub dependent: PackageName,
+    /// Its installed version.
+    pub dependent_version: Version,
+    /// The requirement as declared.
+    pub requirement: Requirement,
+    /// The installed version of the required dist (`None`: not installed).
+    pub installed: Option<Version>,
+}
+
+impl fmt::Display for BrokenEdge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} requires {}, ",
+            self.dependent, self.dependent_version, self.requirement
+        )?;
+        match &self.installed {
+            Some(v) => write!(f, "but {} {v} is installed", self.requirement.name),
+            None => write!(f, "but {} is not installed", self.requirement.name),
+        }
+    }
 }
 
 /// Why a request has no solution as asked.
@@ -144,6 +178,23 @@ pub struct Plan {
     pub warnings: Vec<String>,
     /// The plan's risk.
     pub risk: RiskScore,
+    /// The commands that carry it out, as `propose` printed them (`None` until rendered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commands: Option<PlanCommandLines>,
+}
+
+/// One plan's install commands, each an argv (tokens unquoted; join them quoted for a shell),
+/// and the files they read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanCommandLines {
+    /// pip steps, in order.
+    pub pip: Vec<Vec<String>>,
+    /// uv steps, in order.
+    pub uv: Vec<Vec<String>>,
+    /// The files the steps name, by the name used in them, when `propose` did not write them
+    /// (`--out-dir` not given): write them first (`constraints.txt`, `overrides.txt`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<String, String>,
 }
 
 /// What happens to one dist.
@@ -183,6 +234,10 @@ pub struct Change {
     /// Upload time of the new release, when the index says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upload_time: Option<jiff::Timestamp>,
+    /// A repair: the change serves no target, only edges that were broken before the plan
+    /// (its reasons are [`Reason::Repairs`], or follow another repair).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub repair: bool,
     /// Import names, when known from the installed dist (the verify script finds the rest).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub top_level: Vec<String>,
@@ -229,6 +284,19 @@ pub enum Reason {
         /// The installed version's requirement that excluded it.
         #[serde(deserialize_with = "crate::metadata::de_requirement")]
         requirement: Requirement,
+    },
+    /// The environment was broken before the plan: an installed dist's requirement was not met
+    /// by what is installed, and this change repairs that edge (requests 2.25.1 requires
+    /// `chardet<5` while chardet 5.2.0 is installed: requests moves on).
+    Repairs {
+        /// The installed dist whose requirement was broken.
+        dependent: PackageName,
+        /// Its installed version.
+        dependent_version: Version,
+        /// The broken requirement.
+        requirement: Requirement,
+        /// The installed version of the required dist (`None`: not installed).
+        installed: Option<Version>,
     },
     /// Installed against a dependent's requirement (see the plan's overrides).
     Override {

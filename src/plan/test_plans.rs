@@ -59,6 +59,7 @@ pub(crate) fn forced() -> Plan {
             yanked: None,
             upload_time: None,
             top_level: vec!["triton".into()],
+            repair: false,
         }],
         overrides: vec![Override {
             dependent: n("torch"),
@@ -109,6 +110,7 @@ pub(crate) fn forced() -> Plan {
                 },
             ],
         },
+        commands: None,
     }
 }
 
@@ -133,6 +135,7 @@ pub(crate) fn move_blockers() -> Plan {
                 yanked: None,
                 upload_time: None,
                 top_level: vec!["torch".into(), "functorch".into()],
+                repair: false,
             },
             Change {
                 name: n("triton"),
@@ -146,6 +149,7 @@ pub(crate) fn move_blockers() -> Plan {
                 yanked: None,
                 upload_time: None,
                 top_level: vec!["triton".into()],
+                repair: false,
             },
         ],
         overrides: vec![],
@@ -165,6 +169,7 @@ pub(crate) fn move_blockers() -> Plan {
                 detail: "torch 2.11.0+cu130 is a local build; 2.12.0 is a different build".into(),
             }],
         },
+        commands: None,
     }
 }
 
@@ -183,8 +188,10 @@ pub(crate) fn proposal() -> Proposal {
             targets: vec![r("triton==3.7.0")],
             all: false,
             allow_override: true,
+            allow_build: false,
             policy: "default".into(),
         },
+        already_broken: vec![],
         conflict: Some(Conflict {
             explanation: "Because torch==2.11.0+cu130 depends on triton==3.6.0 and you require triton==3.7.0, we can conclude that your requirements are unsatisfiable.".into(),
             blockers: vec![Blocker {

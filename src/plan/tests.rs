@@ -135,7 +135,13 @@ fn newest_fitting_keeps_the_blocker_where_it_is() {
 #[test]
 fn the_forced_plan_overrides_only_the_blocking_edge() {
     let (index, inv) = world();
-    let policy = Policy::builtin();
+    // upstream-accepts weighs 0 in the default; weigh it so that the factor is itemized.
+    let policy = Policy::from_toml_over(
+        "[weights]\nupstream-accepts = -5\n",
+        "test.toml",
+        Some(Policy::builtin()),
+    )
+    .unwrap();
     let proposal = propose(&index, &inv, &policy, &request(&["lib==2.0"], true)).unwrap();
     let forced = proposal
         .plans

@@ -14,7 +14,9 @@
 //! uv: `uv pip install --python PY --constraints constraints.txt --overrides overrides.txt --
 //! <changed pins>`; removals with `uv pip uninstall`.
 //!
-//! Both refuse source builds (`--only-binary :all:`, `--no-build`) so no build code runs. Every
+//! Both refuse source builds (`--only-binary :all:`, `--no-build`) so no build code runs, the
+//! rule `propose` plans under; `propose --allow-build` plans with sdists, and its commands
+//! then leave both switches out. Every
 //! token is quoted, names and versions are re-serialized from parsed values ([`safe`]), and
 //! requirements follow `--`.
 
@@ -38,6 +40,9 @@ pub struct CommandSettings {
     /// from a terminal without `--out-dir`: the changed pins alone reach the same environment,
     /// because every other dist already satisfies the plan.
     pub constraints: bool,
+    /// `propose --allow-build`: the commands may build sdists (no `--only-binary :all:`, no
+    /// `--no-build`), as the plan was made with them.
+    pub allow_build: bool,
 }
 
 /// One plan's install files and commands.
@@ -104,14 +109,10 @@ pub fn install_files(plan: &Plan, settings: &CommandSettings) -> Result<InstallF
     let python = settings.python.clone();
     let mut pip = Vec::new();
     let pip_base = || {
-        let mut argv = vec![
-            python.clone(),
-            "-m".into(),
-            "pip".into(),
-            "install".into(),
-            "--only-binary".into(),
-            ":all:".into(),
-        ];
+        let mut argv = vec![python.clone(), "-m".into(), "pip".into(), "install".into()];
+        if !settings.allow_build {
+            argv.extend(["--only-binary".into(), ":all:".into()]);
+        }
         argv.extend(index.iter().cloned());
         argv
     };
@@ -162,8 +163,10 @@ pub fn install_files(plan: &Plan, settings: &CommandSettings) -> Result<InstallF
             "install".into(),
             "--python".into(),
             python.clone(),
-            "--no-build".into(),
         ];
+        if !settings.allow_build {
+            argv.push("--no-build".into());
+        }
         argv.extend(index.iter().cloned());
         if settings.constraints {
             argv.extend(["--constraints".into(), file("constraints.txt")]);

@@ -50,6 +50,16 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands]) -> String {
     for warning in &proposal.warnings {
         let _ = writeln!(out, "> **Warning:** {}\n", cell(warning));
     }
+    if !proposal.already_broken.is_empty() {
+        let _ = writeln!(
+            out,
+            "### The environment is already broken (before any plan)\n"
+        );
+        for edge in &proposal.already_broken {
+            let _ = writeln!(out, "- {}", cell(&edge.to_string()));
+        }
+        out.push('\n');
+    }
     if let Some(conflict) = &proposal.conflict {
         let _ = writeln!(out, "### Why it cannot be done as asked\n");
         out.push_str("```text\n");
@@ -91,7 +101,11 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands]) -> String {
                     "| {} | {} | {} |",
                     change.name,
                     cell(&movement(change)),
-                    cell(&reasons(change))
+                    cell(&if change.repair {
+                        format!("repair (broken before the plan): {}", reasons(change))
+                    } else {
+                        reasons(change)
+                    })
                 );
             }
             out.push('\n');

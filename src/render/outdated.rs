@@ -110,10 +110,14 @@ pub fn render_text(report: &OutdatedReport) -> String {
             report.python_version
         ));
     } else {
+        // "Can move to": the newest release every installed dependent accepts (what an upgrade
+        // of this dist alone reaches); "Newest here": the newest this Python and platform can
+        // install; "Latest": the newest on the index for any platform.
         let mut rows = vec![[
             "Package".to_string(),
             "Installed".to_string(),
-            "Compatible".to_string(),
+            "Can move to".to_string(),
+            "Newest here".to_string(),
             "Latest".to_string(),
             "Held back by".to_string(),
         ]];
@@ -125,21 +129,27 @@ pub fn render_text(report: &OutdatedReport) -> String {
                 .collect::<Vec<_>>()
                 .join(", ");
             let version = |v: &Option<Version>| v.as_ref().map(ToString::to_string);
+            let can_move = p
+                .newest_allowed
+                .as_ref()
+                .filter(|v| *v > &p.installed)
+                .map_or_else(|| "-".to_string(), ToString::to_string);
             rows.push([
                 p.name.to_string(),
                 p.installed.to_string(),
+                can_move,
                 version(&p.newest_compatible).unwrap_or_default(),
                 version(&p.newest_on_index).unwrap_or_default(),
                 held,
             ]);
         }
-        let widths: Vec<usize> = (0..4)
+        let widths: Vec<usize> = (0..5)
             .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
             .collect();
         for (n, row) in rows.iter().enumerate() {
             let mut line = String::new();
             for (i, cell) in row.iter().enumerate() {
-                if i < 4 {
+                if i < 5 {
                     line.push_str(&format!("{cell:<width$}  ", width = widths[i]));
                 } else {
                     line.push_str(cell);

@@ -49,6 +49,7 @@ fn plan_commands(plan: &Plan) -> String {
         index_url: None,
         files_dir: None,
         constraints: false,
+        allow_build: false,
     };
     match commands::install_files(plan, &settings) {
         Ok(files) => commands::inline_steps(&files, &files.pip),

@@ -73,6 +73,20 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> St
         terminal(&env.platform),
         env.dists
     );
+    if !proposal.already_broken.is_empty() {
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "{}",
+            style.paint(
+                "1;33",
+                "The environment is already broken (before any plan):"
+            )
+        );
+        for edge in &proposal.already_broken {
+            let _ = writeln!(out, "  {}", terminal(&edge.to_string()));
+        }
+    }
     if let Some(conflict) = &proposal.conflict {
         out.push('\n');
         let _ = writeln!(
@@ -151,7 +165,6 @@ fn plan_text(
     if plan.changes.is_empty() {
         let _ = writeln!(out, "  no changes: the environment already satisfies it");
     } else {
-        let _ = writeln!(out, "  changes:");
         let width = plan
             .changes
             .iter()
@@ -160,14 +173,30 @@ fn plan_text(
             .unwrap_or(0);
         let moves: Vec<String> = plan.changes.iter().map(movement).collect();
         let move_width = moves.iter().map(String::len).max().unwrap_or(0);
-        for (change, movement) in plan.changes.iter().zip(&moves) {
-            let _ = writeln!(
-                out,
-                "    {:<width$}  {:<move_width$}  {}",
-                change.name.as_ref(),
-                movement,
-                terminal(&reasons(change)),
-            );
+        // What the request needs first, then what repairs the environment as it was.
+        for (repair, heading) in [
+            (false, "changes:"),
+            (true, "repairs (edges broken before this plan):"),
+        ] {
+            let rows: Vec<(&Change, &String)> = plan
+                .changes
+                .iter()
+                .zip(&moves)
+                .filter(|(c, _)| c.repair == repair)
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "  {heading}");
+            for (change, movement) in rows {
+                let _ = writeln!(
+                    out,
+                    "    {:<width$}  {:<move_width$}  {}",
+                    change.name.as_ref(),
+                    movement,
+                    terminal(&reasons(change)),
+                );
+            }
         }
     }
     if !plan.overrides.is_empty() {
@@ -283,6 +312,28 @@ pub fn reasons(change: &Change) -> String {
                 version,
                 requirement,
             } => format!("follows {package} {version} (it required {requirement})"),
+            Reason::Repairs {
+                dependent,
+                dependent_version,
+                requirement,
+                installed,
+            } => {
+                let whose = if dependent == &change.name {
+                    "its".to_string()
+                } else {
+                    format!("{dependent} {dependent_version}'s")
+                };
+                match installed {
+                    Some(v) => format!(
+                        "repairs {whose} {requirement} ({} {v} was installed)",
+                        requirement.name
+                    ),
+                    None => format!(
+                        "repairs {whose} {requirement} ({} was missing)",
+                        requirement.name
+                    ),
+                }
+            }
             Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
             Reason::NewestFitting { asked } => {
                 format!("the newest that fits, NOT what was asked ({asked})")
@@ -309,6 +360,67 @@ mod tests {
         assert!(!text.contains('\u{1b}'));
         let colored = render(&proposal, &[], true);
         assert!(colored.contains("\u{1b}[31m57/100 high\u{1b}[0m"));
+    }
+
+    /// Issue 9 item 5: a broken environment is named, and repairs are listed apart.
+    #[test]
+    fn already_broken_and_repairs_are_apart() {
+        use crate::plan::{BrokenEdge, Reason};
+        let v = |s: &str| s.parse::<pep440_rs::Version>().unwrap();
+        let r = |s: &str| crate::metadata::parse_requirement(s).unwrap();
+        let mut proposal = test_plans::proposal();
+        proposal.already_broken.push(BrokenEdge {
+            dependent: "requests".parse().unwrap(),
+            dependent_version: v("2.25.1"),
+            requirement: r("chardet<5,>=3.0.2"),
+            installed: Some(v("5.2.0")),
+        });
+        let plan = &mut proposal.plans[0];
+        let mut repair = plan.changes[0].clone();
+        repair.name = "requests".parse().unwrap();
+        repair.from = Some(v("2.25.1"));
+        repair.to = Some(v("2.34.2"));
+        repair.repair = true;
+        repair.forced = false;
+        repair.reasons = vec![Reason::Repairs {
+            dependent: "requests".parse().unwrap(),
+            dependent_version: v("2.25.1"),
+            requirement: r("chardet<5,>=3.0.2"),
+            installed: Some(v("5.2.0")),
+        }];
+        plan.changes.push(repair);
+        let text = render(&proposal, &[], false);
+        assert!(
+            text.contains(
+                "The environment is already broken (before any plan):\n  requests 2.25.1 \
+                 requires chardet>=3.0.2,<5, but chardet 5.2.0 is installed\n"
+            ),
+            "{text}"
+        );
+        let repairs = text
+            .split("repairs (edges broken before this plan):\n")
+            .nth(1)
+            .expect("a repairs section");
+        let first: Vec<&str> = repairs
+            .lines()
+            .next()
+            .unwrap()
+            .split("  ")
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        assert_eq!(
+            first,
+            [
+                "requests",
+                "2.25.1 -> 2.34.2",
+                "repairs its chardet>=3.0.2,<5 (chardet 5.2.0 was installed)"
+            ],
+            "{text}"
+        );
+        // Not among the changes the request needs.
+        let changes = text.split("repairs (edges").next().unwrap();
+        assert!(!changes.contains("requests  "), "{text}");
     }
 
     #[test]

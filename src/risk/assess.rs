@@ -1,6 +1,7 @@
 //! [`assess`]: typed facts about a plan in, an itemized [`RiskScore`] out.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 
 use jiff::Timestamp;
 use pep440_rs::{Operator, Version, VersionSpecifier};
@@ -509,12 +510,21 @@ fn direction_factor(
             .min(policy.major_upgrade_cap - *major_points)
             .max(0);
         *major_points += points;
-        factors.push(
-            FactorKind::MajorUpgrade,
+        let mut detail = format!("{name} jumps a major version, {from} to {to}");
+        if points < policy.weight(FactorKind::MajorUpgrade) {
+            let _ = write!(
+                detail,
+                " ({points} points: the major upgrades together count at most {})",
+                policy.major_upgrade_cap
+            );
+        }
+        // Listed even at 0 points: the cap limits the score, never what the reviewer sees.
+        factors.0.push(RiskFactor {
+            kind: FactorKind::MajorUpgrade,
             points,
-            name,
-            format!("{name} jumps a major version, {from} to {to}"),
-        );
+            package: name.to_string(),
+            detail,
+        });
         true
     } else {
         false
@@ -705,16 +715,36 @@ fn coupled_stack_factors(changes: &[&ChangeFacts], policy: &Policy, factors: &mu
     }
 }
 
-/// Each factor's detail cites how often plans with it broke in the risk corpus (the policy's
-/// `[evidence]` table).
+/// Each factor's detail cites how often plans of its shape broke in the risk corpus (the
+/// policy's `[evidence]` table): the most specific shape that names the factor and that the
+/// factors raised on the same package have.
 fn cite_evidence(policy: &Policy, factors: &mut Factors) {
+    let mut on_package: BTreeMap<String, BTreeSet<FactorKind>> = BTreeMap::new();
+    for factor in &factors.0 {
+        on_package
+            .entry(factor.package.clone())
+            .or_default()
+            .insert(factor.kind);
+    }
     for factor in &mut factors.0 {
-        if let Some(evidence) = policy.evidence.get(&factor.kind) {
-            factor.detail.push_str(&format!(
-                "; in the corpus, plans with this factor broke {} of {} times",
-                evidence.broke, evidence.of
-            ));
-        }
+        let kinds = &on_package[&factor.package];
+        let cited = policy
+            .evidence
+            .iter()
+            .filter(|(shape, _)| shape.with.contains(&factor.kind) && shape.matches(kinds))
+            .max_by_key(|(shape, _)| (shape.specificity(), std::cmp::Reverse(*shape)));
+        let Some((shape, evidence)) = cited else {
+            continue;
+        };
+        let what = if shape.specificity() == 1 {
+            "plans with this factor".to_string()
+        } else {
+            format!("plans of this shape ({} on one package)", shape.words())
+        };
+        factor.detail.push_str(&format!(
+            "; in the corpus, {what} broke {} of {} times",
+            evidence.broke, evidence.of
+        ));
     }
 }
 
@@ -856,13 +886,13 @@ mod tests {
                 FactorKind::PinExact,
                 FactorKind::DistanceMinor,
                 FactorKind::CoupledPolicy,
-                FactorKind::UpstreamAccepts,
                 FactorKind::DirectDependent,
                 FactorKind::TransitiveDependent,
             ]
         );
-        // 25 + 5 + 20 - 5 + 2 + 3
-        assert_eq!(score.score, 50);
+        // 25 + 15 + 20 + 3 + 2 * 3; upstream-accepts weighs 0 in the default (the corpus found
+        // no signal in it), so it is not itemized.
+        assert_eq!(score.score, 69);
         assert_eq!(score.level, RiskLevel::High);
         assert!(
             score.factors[0].detail.starts_with(
@@ -876,9 +906,114 @@ mod tests {
         assert_eq!(total, i32::from(score.score));
     }
 
+    /// An upper bound forced past, with or without the bound being defensive.
+    fn upper_bound_forced(defensive: bool) -> PlanFacts {
+        let mut urllib3 = change("urllib3", Some("1.26.20"), Some("2.2.3"));
+        urllib3.forced = true;
+        PlanFacts {
+            changes: vec![urllib3],
+            broken_edges: vec![BrokenEdgeFacts {
+                dependent: n("requests"),
+                dependent_version: v("2.25.1"),
+                requirement: req("urllib3<1.27,>=1.21.1"),
+                forced_version: v("2.2.3"),
+                dependent_platform_specific: false,
+                forced_platform_specific: false,
+                upstream: Upstream::Unknown,
+                defensive_bound: defensive,
+            }],
+            now: None,
+        }
+    }
+
+    #[test]
+    fn factors_cite_the_most_specific_corpus_shape() {
+        let policy = Policy::from_toml_over(
+            r#"
+            [evidence]
+            pin-upper-bound = { broke = 9, of = 30 }
+            "pin-upper-bound+defensive-upper-bound" = { broke = 2, of = 14 }
+            "pin-upper-bound+!defensive-upper-bound" = { broke = 7, of = 16 }
+            distance-major = { broke = 11, of = 28 }
+            "#,
+            "test.toml",
+            Some(Policy::builtin()),
+        )
+        .unwrap();
+        let detail = |facts: &PlanFacts, kind: FactorKind| {
+            let score = assess(facts, &policy);
+            score
+                .factors
+                .iter()
+                .find(|f| f.kind == kind)
+                .map(|f| f.detail.clone())
+                .unwrap()
+        };
+        let defensive = upper_bound_forced(true);
+        assert!(
+            detail(&defensive, FactorKind::PinUpperBound).ends_with(
+                "; in the corpus, plans of this shape (pin-upper-bound and defensive-upper-bound \
+                 on one package) broke 2 of 14 times"
+            ),
+            "{}",
+            detail(&defensive, FactorKind::PinUpperBound)
+        );
+        // The defensive factor itself is named by the shape too, so it cites the same count.
+        assert!(detail(&defensive, FactorKind::DefensiveBound).ends_with("broke 2 of 14 times"));
+        let declared = upper_bound_forced(false);
+        assert!(
+            detail(&declared, FactorKind::PinUpperBound).ends_with(
+                "plans of this shape (pin-upper-bound without defensive-upper-bound on one \
+                 package) broke 7 of 16 times"
+            ),
+            "{}",
+            detail(&declared, FactorKind::PinUpperBound)
+        );
+        assert!(
+            detail(&declared, FactorKind::DistanceMajor)
+                .ends_with("; in the corpus, plans with this factor broke 11 of 28 times")
+        );
+    }
+
+    #[test]
+    fn an_evidence_shape_must_name_a_present_factor() {
+        let err = Policy::from_toml_over(
+            "[evidence]\n\"!pin-exact\" = { broke = 1, of = 2 }\n",
+            "test.toml",
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, crate::risk::PolicyError::Parse { .. }),
+            "{err:?}"
+        );
+        let err = Policy::from_toml_over(
+            "[evidence]\n\"pin-exact+!no-such\" = { broke = 1, of = 2 }\n",
+            "test.toml",
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, crate::risk::PolicyError::UnknownFactor { .. }),
+            "{err:?}"
+        );
+    }
+
     #[test]
     fn never_accepted_is_riskier_than_upstream_moved() {
-        let policy = Policy::builtin();
+        // The default weighs upstream-accepts 0: moved and unknown score the same there.
+        let builtin = Policy::builtin();
+        let score = |upstream, policy: &Policy| assess(&canonical_forced(upstream), policy).score;
+        let moved = || Upstream::Accepts {
+            versions: vec![v("2.12.0")],
+        };
+        assert_eq!(score(moved(), &builtin), score(Upstream::Unknown, &builtin));
+        let policy = Policy::from_toml_over(
+            "[weights]\nupstream-accepts = -5\n",
+            "test.toml",
+            Some(builtin),
+        )
+        .unwrap();
         let moved = assess(
             &canonical_forced(Upstream::Accepts {
                 versions: vec![v("2.12.0")],
@@ -888,7 +1023,7 @@ mod tests {
         let never = assess(&canonical_forced(Upstream::Never), &policy);
         let unknown = assess(&canonical_forced(Upstream::Unknown), &policy);
         assert!(never.score > unknown.score && unknown.score > moved.score);
-        assert_eq!(never.score, 60);
+        assert_eq!(never.score, 74);
         assert_eq!(never.level, RiskLevel::High);
     }
 
@@ -944,12 +1079,52 @@ mod tests {
                 (FactorKind::MajorUpgrade, 10, "numpy"),
                 (FactorKind::Removal, 4, "six"),
                 (FactorKind::LocalVariantSwitch, 25, "torch"),
-                (FactorKind::DirectDependent, 4, "torch"),
-                (FactorKind::TransitiveDependent, 1, "torch"),
+                (FactorKind::DirectDependent, 6, "torch"),
+                (FactorKind::TransitiveDependent, 2, "torch"),
                 (FactorKind::CoupledStackChange, 8, "torch"),
             ]
         );
-        assert_eq!(score.score, 58);
+        assert_eq!(score.score, 61);
+    }
+
+    /// Issue 9 item 7: the cap limits the points of major upgrades, never which are listed.
+    #[test]
+    fn capped_major_upgrades_are_all_listed() {
+        let policy = Policy::builtin();
+        let facts = PlanFacts {
+            changes: vec![
+                change("numpy", Some("1.26.4"), Some("2.1.0")),
+                change("redis", Some("4.6.0"), Some("8.0.0")),
+                change("setuptools", Some("65.5.0"), Some("84.0.0")),
+                change("urllib3", Some("1.26.20"), Some("2.8.0")),
+            ],
+            broken_edges: vec![],
+            now: None,
+        };
+        let score = assess(&facts, &policy);
+        let summary: Vec<(i32, &str)> = score
+            .factors
+            .iter()
+            .filter(|f| f.kind == FactorKind::MajorUpgrade)
+            .map(|f| (f.points, f.package.as_str()))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (10, "numpy"),
+                (10, "redis"),
+                (10, "setuptools"),
+                (0, "urllib3")
+            ]
+        );
+        assert_eq!(i32::from(score.score), policy.major_upgrade_cap);
+        assert!(
+            score.factors[3]
+                .detail
+                .contains("(0 points: the major upgrades together count at most 30)"),
+            "{}",
+            score.factors[3].detail
+        );
     }
 
     #[test]

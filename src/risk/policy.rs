@@ -6,7 +6,7 @@
 //! `verify.py` runs, see [`super::smoke`]). Unknown keys are errors, so a typo never silently
 //! weighs nothing.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -41,20 +41,65 @@ pub struct Policy {
     pub young_release_days: i64,
     /// Groups of packages built against each other's binary interfaces.
     pub coupled: Vec<CoupledGroup>,
-    /// What the risk corpus measured for plans with each factor (cited in factor details).
-    pub evidence: BTreeMap<FactorKind, Evidence>,
+    /// What the risk corpus measured for plans of each shape (cited in factor details).
+    pub evidence: BTreeMap<Shape, Evidence>,
     /// Smoke tests for the verification script.
     pub smoke: Vec<SmokeTest>,
 }
 
-/// How often plans with one factor broke in the risk corpus (`testdata/risk-corpus`).
+/// How often plans of one shape broke in the risk corpus (`testdata/risk-corpus`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Evidence {
-    /// Plans with the factor that broke.
+    /// Plans of the shape that broke.
     pub broke: u32,
-    /// Plans with the factor.
+    /// Plans of the shape.
     pub of: u32,
+}
+
+/// The shape of a plan an `[evidence]` key names: factors raised on one package together
+/// (`pin-upper-bound+defensive-upper-bound`), or one of them without another
+/// (`pin-upper-bound+!defensive-upper-bound`); a single factor key is the plain shape.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Shape {
+    /// Factors all raised on the package (at least one).
+    pub with: Vec<FactorKind>,
+    /// Factors none of which is raised on it.
+    pub without: Vec<FactorKind>,
+}
+
+impl Shape {
+    /// Whether the factors raised on one package have this shape.
+    pub fn matches(&self, kinds: &BTreeSet<FactorKind>) -> bool {
+        self.with.iter().all(|k| kinds.contains(k))
+            && !self.without.iter().any(|k| kinds.contains(k))
+    }
+
+    /// How specific it is (more conditions cite before fewer).
+    pub fn specificity(&self) -> usize {
+        self.with.len() + self.without.len()
+    }
+
+    /// The policy key (`pin-upper-bound+!defensive-upper-bound`).
+    pub fn key(&self) -> String {
+        let with = self.with.iter().map(|k| k.key().to_string());
+        let without = self.without.iter().map(|k| format!("!{}", k.key()));
+        with.chain(without).collect::<Vec<_>>().join("+")
+    }
+
+    /// Words for a factor detail (`pin-upper-bound and defensive-upper-bound`).
+    pub fn words(&self) -> String {
+        let mut text = self
+            .with
+            .iter()
+            .map(|k| k.key())
+            .collect::<Vec<_>>()
+            .join(" and ");
+        for kind in &self.without {
+            text.push_str(&format!(" without {}", kind.key()));
+        }
+        text
+    }
 }
 
 /// Level thresholds (inclusive minimum scores).
@@ -203,7 +248,7 @@ pub enum PolicyError {
     },
 }
 
-/// The factor a policy key names (`[weights]` and `[evidence]` keys).
+/// The factor a policy key names (`[weights]` keys, and the parts of `[evidence]` keys).
 fn factor_kind(path: &str, key: &str) -> Result<FactorKind, PolicyError> {
     FactorKind::from_key(key).ok_or_else(|| PolicyError::UnknownFactor {
         path: path.to_string(),
@@ -214,6 +259,28 @@ fn factor_kind(path: &str, key: &str) -> Result<FactorKind, PolicyError> {
             .collect::<Vec<_>>()
             .join(", "),
     })
+}
+
+/// The shape an `[evidence]` key names: factor keys joined by `+`, those that must be absent
+/// prefixed with `!`.
+fn shape(path: &str, key: &str) -> Result<Shape, PolicyError> {
+    let mut shape = Shape {
+        with: Vec::new(),
+        without: Vec::new(),
+    };
+    for part in key.split('+').map(str::trim) {
+        match part.strip_prefix('!') {
+            Some(absent) => shape.without.push(factor_kind(path, absent)?),
+            None => shape.with.push(factor_kind(path, part)?),
+        }
+    }
+    if shape.with.is_empty() {
+        return Err(PolicyError::Parse {
+            path: path.to_string(),
+            message: format!("[evidence] `{key}` names no factor that is present"),
+        });
+    }
+    Ok(shape)
 }
 
 #[derive(Debug, Deserialize)]
@@ -331,7 +398,7 @@ impl Policy {
             }
         }
         for (key, evidence) in file.evidence {
-            policy.evidence.insert(factor_kind(path, &key)?, evidence);
+            policy.evidence.insert(shape(path, &key)?, evidence);
         }
         if let Some(coupled) = file.coupled {
             for group in &coupled {
@@ -425,8 +492,9 @@ mod tests {
                     policy.name
                 );
             }
-            assert!(policy.weight(FactorKind::UpstreamAccepts) < 0);
+            assert!(policy.weight(FactorKind::UpstreamAccepts) <= 0);
         }
+        assert!(ml.weight(FactorKind::UpstreamAccepts) < 0);
         assert!(ml.weight(FactorKind::PinExact) > default.weight(FactorKind::PinExact));
     }
 

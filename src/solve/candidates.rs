@@ -61,6 +61,18 @@ pub struct VersionTable {
     pub has_final: bool,
 }
 
+impl VersionEntry {
+    /// Whether the binary policy alone rules this release out (only an sdist under
+    /// `--only-binary`, only wheels under `--no-binary`): known from the listing, so the solver
+    /// never tries it, and a failure names the policy once instead of once per release.
+    pub fn excluded_by_binary_policy(&self) -> bool {
+        matches!(
+            self.choice,
+            InstallChoice::Unusable(Unavailable::OnlyBinary | Unavailable::NoBinary)
+        )
+    }
+}
+
 impl VersionTable {
     /// The entry for `version`.
     pub fn get(&self, version: &Version) -> Option<&VersionEntry> {

@@ -22,7 +22,7 @@ use pep440_rs::Version;
 use pep508_rs::{ExtraName, PackageName, VersionOrUrl};
 use pubgrub::Ranges;
 
-use crate::index::{self, BinaryPolicy, IndexError, IndexSource, Project};
+use crate::index::{self, BinaryPolicy, DistFile, IndexError, IndexSource, Project};
 use crate::inventory::Environment;
 use crate::metadata::CoreMetadata;
 
@@ -202,6 +202,14 @@ impl<'a> Catalog<'a> {
     /// The project names the index can list cheaply (see [`IndexSource::project_names`]).
     pub(crate) fn index_project_names(&self) -> Option<Vec<PackageName>> {
         self.index.project_names()
+    }
+
+    /// The index file the solver would install for `name==version` (`None`: not on the index,
+    /// or no file fits).
+    pub fn chosen_file(&self, name: &PackageName, version: &Version) -> Option<DistFile> {
+        let table = self.table(name).ok()?;
+        let entry = table.get(version)?;
+        VersionTable::file(entry).cloned()
     }
 
     /// The metadata of one release: the installed copy, or the index's for the chosen file.

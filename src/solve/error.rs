@@ -167,6 +167,8 @@ pub enum HintKind {
     DidYouMean,
     /// Files exist but none fits the target.
     Unusable,
+    /// Files exist, but the binary policy rules them out (only sdists under `--only-binary`).
+    BinaryPolicy,
 }
 
 /// One thing a person can change.
@@ -325,7 +327,7 @@ pub enum Unavailable {
         /// The wheel tags offered (a few).
         offered: Vec<String>,
     },
-    /// Only an sdist, under `--only-binary`.
+    /// No wheel fits and only an sdist would, under `--only-binary`.
     OnlyBinary,
     /// Only wheels, under `--no-binary`.
     NoBinary,
@@ -364,7 +366,9 @@ impl fmt::Display for Unavailable {
                 f.write_str(" and no source distribution")
             }
             Unavailable::OnlyBinary => {
-                f.write_str("has only a source distribution, which --only-binary forbids")
+                f.write_str(
+                "has no wheel for this environment, only a source distribution, which --only-binary forbids",
+            )
             }
             Unavailable::NoBinary => f.write_str("has only wheels, which --no-binary forbids"),
             Unavailable::DynamicMetadata => f.write_str(

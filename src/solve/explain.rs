@@ -35,6 +35,7 @@ use pubgrub::{
     Reporter, Term,
 };
 
+use super::candidates::{InstallChoice, VersionEntry, VersionTable};
 use super::catalog::{AcceptingQuery, Among, Catalog};
 use super::error::{Fact, FactPackage, Hint, HintKind, NoSolution, SolveError, Unavailable};
 use super::package::Pkg;
@@ -438,10 +439,16 @@ impl ReportFormatter<Pkg, Ranges<Version>, Unavailable> for PythonFormatter<'_, 
                     .map(|t| {
                         t.versions
                             .iter()
+                            .filter(|e| !e.excluded_by_binary_policy())
                             .map(|e| &e.version)
                             .filter(|v| v.any_prerelease() && range.contains(v))
                             .collect()
                     })
+                    .unwrap_or_default();
+                let policy = table
+                    .as_ref()
+                    .and_then(|t| binary_policy_note(t, range))
+                    .map(|note| format!(" ({note})"))
                     .unwrap_or_default();
                 let known: Vec<&Version> = table
                     .as_ref()
@@ -465,10 +472,10 @@ impl ReportFormatter<Pkg, Ranges<Version>, Unavailable> for PythonFormatter<'_, 
                     ),
                 };
                 if pre.is_empty() {
-                    base
+                    format!("{base}{policy}")
                 } else {
                     format!(
-                        "{base} (only pre-releases match, such as {}, and pre-releases are not allowed)",
+                        "{base}{policy} (only pre-releases match, such as {}, and pre-releases are not allowed)",
                         pre.iter()
                             .rev()
                             .take(2)
@@ -634,8 +641,32 @@ fn root_ranges(facts: &[Fact]) -> BTreeMap<PackageName, Ranges<Version>> {
     out
 }
 
-/// How many index lookups "did you mean" may spend on confusable spellings, per failure.
-const SUGGESTION_PROBES: usize = 8;
+/// The releases of a table in `range` that the binary policy alone rules out, in words: "67
+/// releases (newest 4.3.0) have only a source distribution, which --only-binary forbids".
+fn binary_policy_note(table: &VersionTable, range: &Ranges<Version>) -> Option<String> {
+    let excluded: Vec<&VersionEntry> = table
+        .versions
+        .iter()
+        .filter(|e| e.excluded_by_binary_policy() && range.contains(&e.version))
+        .collect();
+    let newest = excluded.last()?;
+    let InstallChoice::Unusable(reason) = &newest.choice else {
+        return None;
+    };
+    Some(match excluded.as_slice() {
+        [one] => format!("{} {reason}", one.version),
+        many => format!(
+            "{} releases (newest {}) {}",
+            many.len(),
+            newest.version,
+            reason.to_string().replacen("has ", "have ", 1)
+        ),
+    })
+}
+
+/// How many index lookups "did you mean" may spend on confusable spellings and typos, per
+/// failure (only on the failure path; each is one small page or a 404).
+const SUGGESTION_PROBES: usize = 16;
 
 /// Known names close to `missing` (see [`super::suggest`]); confusable spellings are looked up
 /// through the catalog while `probes` lasts.
@@ -662,9 +693,13 @@ fn did_you_mean(
             known.insert(variant);
         }
     }
-    // A name the user already requires is no alternative to another they require.
+    // A name the user already requires is no alternative to another they require; an installed
+    // one is (`propose reqeusts` in a venv with requests: the root requires every installed
+    // dist, and the user meant that one).
     for required in &rules.request.requirements {
-        known.remove(&required.name);
+        if !rules.request.preferences.contains_key(&required.name) {
+            known.remove(&required.name);
+        }
     }
     suggest::suggest(missing, &known, &imports)
 }
@@ -843,9 +878,17 @@ fn no_versions_hints(
         return Vec::new();
     };
     let mut hints = Vec::new();
+    if let Some(note) = binary_policy_note(&table, range) {
+        hints.push(hint(
+            HintKind::BinaryPolicy,
+            name,
+            format!("{}: {note}", name_with_range(name.as_ref(), range)),
+        ));
+    }
     let pre: Vec<&Version> = table
         .versions
         .iter()
+        .filter(|e| !e.excluded_by_binary_policy())
         .map(|e| &e.version)
         .filter(|v| v.any_prerelease() && range.contains(v))
         .collect();

@@ -403,6 +403,7 @@ impl DependencyProvider for Provider<'_, '_> {
                     .rev()
                     .find(|entry| {
                         range.contains(&entry.version)
+                            && !entry.excluded_by_binary_policy()
                             && (prereleases
                                 || !entry.version.any_prerelease()
                                 || Some(&entry.version) == installed)

@@ -153,8 +153,32 @@ pub(crate) fn suggest<'a>(
     out
 }
 
+/// The commonest typos undone, for an index that cannot list its names (HTTP): a doubled
+/// letter typed once more (`tritonn` -> `triton`), then two neighbours swapped (`reqeusts` ->
+/// `requests`). A missing or wrong letter is not tried (too many spellings to ask about).
+fn typo_variants(name: &str) -> Vec<String> {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = Vec::new();
+    for i in 1..chars.len() {
+        if chars[i] == chars[i - 1] && chars[i].is_alphanumeric() {
+            let mut v = chars.clone();
+            v.remove(i);
+            out.push(v.into_iter().collect());
+        }
+    }
+    for i in 1..chars.len() {
+        if chars[i] != chars[i - 1] {
+            let mut v = chars.clone();
+            v.swap(i, i - 1);
+            out.push(v.into_iter().collect());
+        }
+    }
+    out
+}
+
 /// Confusable spellings of `missing` worth one index lookup each: with a `python-`/`py`
-/// prefix added or dropped, without separators, with a `-python` suffix dropped.
+/// prefix added or dropped, without separators, with a `-python` suffix dropped; then the
+/// commonest typos undone ([`typo_variants`]).
 pub(crate) fn variants(missing: &PackageName) -> Vec<PackageName> {
     let name = missing.as_ref();
     let mut out: Vec<String> = Vec::new();
@@ -184,6 +208,7 @@ pub(crate) fn variants(missing: &PackageName) -> Vec<PackageName> {
     if name.contains('-') {
         out.push(squashed(name));
     }
+    out.extend(typo_variants(name));
     let mut seen = BTreeSet::new();
     out.into_iter()
         .filter_map(|n| PackageName::from_str(&n).ok())
@@ -255,18 +280,25 @@ mod tests {
 
     #[test]
     fn variants_are_few_and_distinct() {
+        let first = |n: &str, k: usize| variants(&name(n)).into_iter().take(k).collect::<Vec<_>>();
         assert_eq!(
-            variants(&name("dateutil")),
+            first("dateutil", 2),
             names(&["python-dateutil", "pydateutil"])
         );
         assert_eq!(
-            variants(&name("python-dateutil")),
+            first("python-dateutil", 2),
             names(&["dateutil", "pythondateutil"])
         );
-        assert_eq!(variants(&name("pyyaml")), names(&["yaml"]));
+        assert_eq!(first("pyyaml", 2), names(&["yaml", "pyaml"]));
         assert_eq!(
-            variants(&name("scikit-learn")),
+            first("scikit-learn", 3),
             names(&["python-scikit-learn", "pyscikit-learn", "scikitlearn"])
         );
+        // The typos: a doubled letter typed once more, then neighbours swapped.
+        assert_eq!(
+            first("tritonn", 3),
+            names(&["python-tritonn", "pytritonn", "triton"])
+        );
+        assert!(variants(&name("reqeusts")).contains(&name("requests")));
     }
 }

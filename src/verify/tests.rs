@@ -18,6 +18,7 @@ fn change(name: &str, from: &str, to: &str) -> Change {
         yanked: None,
         upload_time: None,
         top_level: Vec::new(),
+        repair: false,
     }
 }
 

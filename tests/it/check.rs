@@ -4,7 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::common::{TestContext, copy_dir, normalized, regex_escape, shared_fixtures, venv};
+use crate::common::{
+    TestContext, copy_dir, normalized, regex_escape, repo_root, shared_fixtures, venv,
+};
 use crate::planner_snapshot;
 
 /// `(kind, dependent, dependency)` of pip check's lines: "X 1 requires Y, which is not
@@ -192,6 +194,17 @@ fn broken_venv_findings() {
     assert!(!text.contains("win-only"));
     assert!(!text.contains("libmissing2"));
     let text = ctx.run(&["check", "--venv", "testdata/venvs/broken"]);
+    // Issue 9 item 8: an unreadable dist-info is a finding on stdout, said once (not on stderr
+    // again).
+    assert!(
+        text.stdout
+            .contains("nometa-1.0.dist-info could not be read")
+    );
+    assert!(
+        !text.stderr.contains("nometa-1.0.dist-info"),
+        "{}",
+        text.stderr
+    );
     planner_snapshot!(ctx, text);
 }
 
@@ -247,4 +260,51 @@ fn real_venvs_agree_with_pip_check() {
     ]);
     assert_eq!(run.code, Some(1));
     assert_eq!(planner_findings(&run.json()), expected);
+}
+
+/// Issue 9 item 8: the README's `check --accept` example works on shipped data: the forced plan
+/// of the canonical incident, written by the README's own `propose --out-dir` command, accepts
+/// exactly the broken edge of `testdata/venvs/canonical-forced`, which fails without it.
+#[test]
+fn readme_accept_example_works_on_shipped_data() {
+    let ctx = TestContext::in_repo();
+    let out_dir = ctx.dir.path().join("plan");
+    let out = ctx.run(&[
+        "propose",
+        "triton==3.7.0",
+        "--allow-override",
+        "--venv",
+        "testdata/venvs/canonical",
+        "--index-url",
+        "testdata/index/simple",
+        "--offline",
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    // The folder the README names.
+    let plan = out_dir.join("plans/2-forced-override/plan.json");
+    assert!(plan.is_file(), "{}", out.stdout);
+    // `--venv` was relative: the scripts name the interpreter by its absolute path, so they work
+    // from any directory.
+    let python = repo_root().join("testdata/venvs/canonical/bin/python");
+    for script in ["install-pip.sh", "install-uv.sh"] {
+        let text =
+            std::fs::read_to_string(out_dir.join("plans/2-forced-override").join(script)).unwrap();
+        let default = format!("PYTHON=\"${{PLANNER_PYTHON:-{}}}\"", python.display());
+        assert!(text.contains(&default), "{script}:\n{text}");
+    }
+    let forced = "testdata/venvs/canonical-forced";
+    let out = ctx.run(&["check", "--venv", forced]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    assert!(out.stdout.contains("triton==3.6.0"), "{}", out.stdout);
+    let out = ctx.run(&[
+        "check",
+        "--venv",
+        forced,
+        "--accept",
+        plan.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("accepted by a plan"), "{}", out.stdout);
 }

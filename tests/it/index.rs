@@ -534,6 +534,48 @@ fn fresh_pages_are_not_refetched_and_metadata_is_immutable() {
     assert!(server.log().is_empty(), "{:?}", server.log());
 }
 
+/// Requests for one page made by a second online run on a warm cache, under the given page
+/// headers (the first run fills the cache; `refresh` sets `--refresh` on the second).
+fn second_run_requests(headers: &[(&str, &str)], refresh: bool) -> Vec<bool> {
+    let server = IndexServer::recorded();
+    server.set_page_headers(headers);
+    let ctx = TestContext::new();
+    project(
+        &index_with(&[server.url()], Some(&ctx.cache()), |_| {}),
+        "networkx",
+    );
+    server.clear_log();
+    let again = index_with(&[server.url()], Some(&ctx.cache()), |s| s.refresh = refresh);
+    assert!(!project(&again, "networkx").files.is_empty());
+    // One entry per request: whether it carried a validator (a revalidation).
+    server
+        .requests("/simple/networkx/")
+        .iter()
+        .map(|r| r.headers.contains_key("if-none-match"))
+        .collect()
+}
+
+#[test]
+fn http_freshness_follows_cache_control_and_age() {
+    // Inside max-age: no request at all; --refresh still asks, unconditionally.
+    assert_eq!(
+        second_run_requests(&[("Cache-Control", "max-age=600")], false),
+        [false; 0]
+    );
+    assert_eq!(
+        second_run_requests(&[("Cache-Control", "max-age=600")], true),
+        [false]
+    );
+    // A shared cache already held it past max-age (`Age`): stale on arrival, revalidated.
+    let aged = [("Cache-Control", "public, max-age=600"), ("Age", "600")];
+    assert_eq!(second_run_requests(&aged, false), [true]);
+    let young = [("Cache-Control", "public, max-age=600"), ("Age", "30")];
+    assert_eq!(second_run_requests(&young, false), [false; 0]);
+    // no-cache: stored, but revalidated on every use.
+    let no_cache = [("Cache-Control", "no-cache, max-age=600")];
+    assert_eq!(second_run_requests(&no_cache, false), [true]);
+}
+
 #[test]
 fn corrupt_cache_entries_are_refetched() {
     let server = IndexServer::recorded();
@@ -709,15 +751,15 @@ mod live {
 }
 
 #[test]
-fn filtered_pages_are_cached_for_their_target() {
+fn one_compact_entry_per_page_serves_every_target() {
     let server = IndexServer::recorded();
     let ctx = TestContext::new();
-    // A pure-Python target: numpy's cp312 wheels are all foreign to it.
+    // A pure-Python target: charset-normalizer's compiled wheels are foreign to it.
     let tags = || planner::tags::Tags::new(vec!["py3-none-any".parse().unwrap()]);
     let target = |s: &mut IndexSettings| s.target_tags = Some(tags());
     let first = index_with(&[server.url()], Some(&ctx.cache()), target);
-    let whole = project(&index(&server.url()), "numpy");
-    let filtered = project(&first, "numpy");
+    let whole = project(&index(&server.url()), "charset-normalizer");
+    let filtered = project(&first, "charset-normalizer");
     assert!(filtered.files.len() < whole.files.len());
     assert_eq!(
         versions(&filtered),
@@ -726,16 +768,16 @@ fn filtered_pages_are_cached_for_their_target() {
     );
     assert_eq!(
         files_under(&ctx.cache()).len(),
-        2,
-        "the whole page and the filtered one"
+        1,
+        "one entry: the whole page's compact form, filtered on reading"
     );
-    // A warm offline run reads the filtered entry and gets the same files.
+    // A warm offline run reads it and gets the same files; without a target, every file.
     server.clear_log();
     let warm = index_with(&[server.url()], Some(&ctx.cache()), |s| {
         target(s);
         s.offline = true;
     });
-    let again = project(&warm, "numpy");
+    let again = project(&warm, "charset-normalizer");
     let names = |p: &Project| {
         p.files
             .iter()
@@ -751,6 +793,11 @@ fn filtered_pages_are_cached_for_their_target() {
             .collect::<Vec<_>>()
     };
     assert_eq!(names(&again), names(&filtered));
+    let offline = index_with(&[server.url()], Some(&ctx.cache()), |s| s.offline = true);
+    assert_eq!(
+        names(&project(&offline, "charset-normalizer")),
+        names(&whole)
+    );
     assert!(server.log().is_empty());
 }
 

@@ -200,7 +200,7 @@ fn a_cache_entry_cut_short_is_detected_and_fetched_again() {
     // A crash (or a full disk) left every cached page cut short.
     let pages: Vec<PathBuf> = files_under(&ctx.cache())
         .into_iter()
-        .filter(|p| p.components().any(|c| c.as_os_str() == "pages"))
+        .filter(|p| p.components().any(|c| c.as_os_str() == "projects"))
         .collect();
     assert!(!pages.is_empty());
     for page in &pages {

@@ -30,6 +30,21 @@ struct Case {
     stderr: Option<String>,
     #[serde(default)]
     held_back: Option<Vec<String>>,
+    /// A text the conflict (explanation and hints) must contain.
+    #[serde(default)]
+    conflict: Option<String>,
+    /// Texts the text rendering (`--format text`, stdout) must not contain.
+    #[serde(default)]
+    text_lacks: Vec<String>,
+    /// The first plan's repair changes (names), when given.
+    #[serde(default)]
+    repairs: Option<Vec<String>>,
+    /// The proposal's `already_broken` edges, each `dependent version requires REQ`, when given.
+    #[serde(default)]
+    already_broken: Option<Vec<String>>,
+    /// The plans after the first, each `kind: change; change`, when given.
+    #[serde(default)]
+    others: Option<Vec<String>>,
 }
 
 fn cases() -> Vec<Case> {
@@ -146,6 +161,113 @@ fn held_back(plan: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Every plan of every case: a reason names what really happens in the plan. A change that
+/// "follows" a dist or is "required by" one names a dist the plan moves (or adds) to that
+/// version; the reason a change "follows chardet 5.2.0" is false when chardet does not move.
+fn untrue_reasons(plan: &Value) -> Result<(), String> {
+    let changes = plan["changes"].as_array().unwrap();
+    let moves_to = |name: &str, version: &str| {
+        changes
+            .iter()
+            .any(|c| c["name"] == name && c["to"].as_str() == Some(version))
+    };
+    // No two changes explain each other ("billiard: required by celery 5.7.0", "celery:
+    // follows billiard 4.3.2").
+    let explained_by = |change: &Value| -> Vec<String> {
+        change["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| match r["kind"].as_str() {
+                Some("follows") => r["package"].as_str().map(str::to_string),
+                Some("required-by") => r["dependent"].as_str().map(str::to_string),
+                _ => None,
+            })
+            .collect()
+    };
+    for a in changes {
+        for b in changes {
+            let (a_name, b_name) = (a["name"].as_str().unwrap(), b["name"].as_str().unwrap());
+            if explained_by(a).iter().any(|n| n == b_name)
+                && explained_by(b).iter().any(|n| n == a_name)
+            {
+                return Err(format!(
+                    "{}: {a_name} and {b_name} give each other as the reason",
+                    plan["kind"]
+                ));
+            }
+        }
+    }
+    for change in changes {
+        for reason in change["reasons"].as_array().unwrap() {
+            let (name, version) = match reason["kind"].as_str() {
+                Some("follows") => (&reason["package"], &reason["version"]),
+                _ => continue,
+            };
+            let (name, version) = (name.as_str().unwrap(), version.as_str().unwrap());
+            if !moves_to(name, version) {
+                return Err(format!(
+                    "{} {}: \"follows {name} {version}\", but the plan does not move {name}",
+                    plan["kind"], change["name"]
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every plan's JSON carries the pip and uv commands (issue 9 item 8), with the interpreter by
+/// its absolute path, and they install under the rule the plan was made with: wheels only
+/// (`--only-binary :all:`, `--no-build`) unless `--allow-build` (issue 9 item 4).
+fn command_rule(plan: &Value, allow_build: bool) -> Result<(), String> {
+    let commands = &plan["commands"];
+    let steps = |tool: &str| -> Vec<Vec<String>> {
+        commands[tool]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|step| {
+                step.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t.as_str().unwrap().to_string())
+                    .collect()
+            })
+            .collect()
+    };
+    let (pip, uv) = (steps("pip"), steps("uv"));
+    let changes = !plan["changes"].as_array().unwrap().is_empty();
+    if changes && (pip.is_empty() || uv.is_empty()) {
+        return Err(format!(
+            "{}: no pip or uv commands in the JSON",
+            plan["kind"]
+        ));
+    }
+    for step in pip
+        .iter()
+        .filter(|s| s.get(3).is_some_and(|t| t == "install"))
+    {
+        if !step[0].starts_with('/') {
+            return Err(format!("pip runs a relative interpreter: {step:?}"));
+        }
+        let wheels_only = step
+            .windows(2)
+            .any(|w| w[0] == "--only-binary" && w[1] == ":all:");
+        if wheels_only == allow_build {
+            return Err(format!("pip step against the plan's build rule: {step:?}"));
+        }
+    }
+    for step in uv
+        .iter()
+        .filter(|s| s.get(2).is_some_and(|t| t == "install"))
+    {
+        if step.contains(&"--no-build".to_string()) == allow_build {
+            return Err(format!("uv step against the plan's build rule: {step:?}"));
+        }
+    }
+    Ok(())
+}
+
 /// Run one case; `Err` says how its answer differs from the expected one.
 fn run_case(case: &Case, venv: &RealVenv, index: &str) -> Result<(), String> {
     let ctx = TestContext::new();
@@ -170,10 +292,22 @@ fn run_case(case: &Case, venv: &RealVenv, index: &str) -> Result<(), String> {
             context()
         ));
     }
+    // Diagnostics are wrapped to the terminal: compare with the line breaks (and miette's
+    // margin) folded into single spaces.
+    let fold = |text: &str| {
+        text.replace('│', " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     if let Some(text) = &case.stderr
-        && !out.stderr.contains(text.as_str())
+        && !fold(&out.stderr).contains(&fold(text))
     {
         return Err(format!("stderr lacks {text:?}\n{}", context()));
+    }
+    if case.exit == 2 {
+        // The tool refused or failed: no proposal to compare, only the exit code and stderr.
+        return Ok(());
     }
     let proposal: Value = serde_json::from_str(&out.stdout)
         .map_err(|e| format!("stdout is not JSON ({e})\n{}", context()))?;
@@ -203,6 +337,84 @@ fn run_case(case: &Case, venv: &RealVenv, index: &str) -> Result<(), String> {
                 context()
             ));
         }
+    }
+    if let Some(text) = &case.conflict {
+        let conflict = &proposal["conflict"];
+        let mut words = conflict["explanation"].as_str().unwrap_or("").to_string();
+        for hint in conflict["hints"].as_array().into_iter().flatten() {
+            words.push('\n');
+            words.push_str(hint.as_str().unwrap_or(""));
+        }
+        if !words.contains(text.as_str()) {
+            return Err(format!("the conflict lacks {text:?}\n{}", context()));
+        }
+    }
+    if !case.text_lacks.is_empty() {
+        let mut text_args = args.clone();
+        text_args.truncate(text_args.len() - 2);
+        let out = ctx.run(&text_args);
+        for lacks in &case.text_lacks {
+            if out.stdout.contains(lacks.as_str()) {
+                return Err(format!(
+                    "the text output has {lacks:?}\nstdout:\n{}",
+                    out.stdout
+                ));
+            }
+        }
+    }
+    if let Some(expected) = &case.repairs {
+        let got: Vec<String> = first
+            .and_then(|p| p["changes"].as_array())
+            .into_iter()
+            .flatten()
+            .filter(|c| c["repair"] == true)
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect();
+        if &got != expected {
+            return Err(format!(
+                "repairs {got:?}, expected {expected:?}\n{}",
+                context()
+            ));
+        }
+    }
+    if let Some(expected) = &case.already_broken {
+        let got: Vec<String> = proposal["already_broken"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| {
+                format!(
+                    "{} {} requires {}",
+                    e["dependent"].as_str().unwrap(),
+                    e["dependent_version"].as_str().unwrap(),
+                    e["requirement"].as_str().unwrap()
+                )
+            })
+            .collect();
+        if &got != expected {
+            return Err(format!(
+                "already broken {got:?}, expected {expected:?}\n{}",
+                context()
+            ));
+        }
+    }
+    if let Some(expected) = &case.others {
+        let got: Vec<String> = plans
+            .iter()
+            .skip(1)
+            .map(|p| format!("{}: {}", p["kind"].as_str().unwrap(), changes(p).join("; ")))
+            .collect();
+        if &got != expected {
+            return Err(format!(
+                "other plans {got:?}, expected {expected:?}\n{}",
+                context()
+            ));
+        }
+    }
+    let allow_build = proposal["request"]["allow_build"] == true;
+    for plan in &plans {
+        untrue_reasons(plan).map_err(|why| format!("{why}\n{}", context()))?;
+        command_rule(plan, allow_build).map_err(|why| format!("{why}\n{}", context()))?;
     }
     for plan in &plans {
         if case.no_kind.iter().any(|k| plan["kind"] == k.as_str()) {

@@ -272,8 +272,7 @@ fn issue_13_fail_on_sets_the_exit_code() {
     let high = r.run(&["--fail-on", "medium", "--format", "github", "-q"]);
     assert_eq!(high.code, Some(1), "{}", high.stderr);
     assert!(
-        high.stdout
-            .contains("::warning file=pyproject.toml,line=10,"),
+        high.stdout.contains("::error file=pyproject.toml,line=10,"),
         "{}",
         high.stdout
     );
@@ -472,7 +471,7 @@ fn issue_13_docs_workflow_command_runs() {
     assert_eq!(
         out.stdout
             .lines()
-            .filter(|l| l.starts_with("::warning "))
+            .filter(|l| l.starts_with("::error "))
             .count(),
         3,
         "{}",

@@ -20,13 +20,13 @@ use pep508_rs::PackageName;
 use tokio::sync::OnceCell;
 
 use super::auth::{self, AuthStore, SecretUrl};
-use super::cache::{self, Bucket, Cache, EntryMeta};
+use super::cache::{Bucket, Cache, EntryMeta};
 use super::client::Client;
 use super::parse::{self, ProjectPage};
 use super::progress::Progress;
 use super::{
-    BinaryPolicy, DistFile, IndexError, IndexLocation, IndexSettings, IndexSource, Project, local,
-    metadata_fetch,
+    BinaryPolicy, DistFile, DistFilename, IndexError, IndexLocation, IndexSettings, IndexSource,
+    Project, local, metadata_fetch,
 };
 use crate::metadata::CoreMetadata;
 use crate::printer::Printer;
@@ -60,8 +60,6 @@ struct Inner {
     warned: Mutex<HashSet<String>>,
     default_max_age: u64,
     target_tags: Option<crate::tags::Tags>,
-    /// A digest of `target_tags`, for the cache keys of filtered pages.
-    target_key: Option<String>,
 }
 
 impl std::fmt::Debug for Index {
@@ -123,7 +121,6 @@ impl Index {
                 progress: Progress::new(printer),
                 warned: Mutex::new(HashSet::new()),
                 default_max_age: settings.page_max_age,
-                target_key: settings.target_tags.as_ref().map(target_key),
                 target_tags: settings.target_tags,
             }),
         })
@@ -170,12 +167,6 @@ impl Index {
     }
 }
 
-/// A short digest of a target's tags: the cache-key suffix of pages filtered for it.
-fn target_key(tags: &crate::tags::Tags) -> String {
-    let text: Vec<String> = tags.as_slice().iter().map(ToString::to_string).collect();
-    cache::sha256_hex(text.join(" ").as_bytes())[..16].to_string()
-}
-
 impl Drop for Index {
     fn drop(&mut self) {
         self.finish_progress();
@@ -200,6 +191,16 @@ impl IndexSource for Index {
         let file = file.clone();
         self.runtime
             .block_on(async move { inner.metadata(project, file).await })
+    }
+
+    fn wheel_members(&self, file: &DistFile) -> Option<Vec<String>> {
+        if !matches!(file.filename, DistFilename::Wheel(_)) {
+            return None;
+        }
+        let inner = self.inner.clone();
+        let file = file.clone();
+        self.runtime
+            .block_on(async move { inner.wheel_members(file).await })
     }
 
     fn project_names(&self) -> Option<Vec<PackageName>> {
@@ -275,7 +276,7 @@ impl Inner {
         for (i, index) in self.indexes.iter().enumerate() {
             if let Some(page) = self.page(index, name).await? {
                 self.warn_api_version(index, page.api_version.as_deref());
-                self.warn_skipped(name, index, &page.skipped);
+                self.note_skipped(name, index, &page.skipped);
                 self.warn_shadowed(name, index, &self.indexes[i + 1..])
                     .await;
                 let mut files = page.files;
@@ -334,17 +335,18 @@ impl Inner {
         }
     }
 
-    /// One line per project, however many files: live pages carry decades of odd names
-    /// (`sympy-0.7.2-py3.2.tar.gz`) and requires-python (`>= '2.7'`).
-    fn warn_skipped(&self, name: &PackageName, index: &IndexLocation, skipped: &[String]) {
+    /// One line per project, however many files, at debug level only (`-v`): live pages carry
+    /// decades of odd names (`sympy-0.7.2-py3.2.tar.gz`) and requires-python (`>= '2.7'`), which
+    /// pip and uv skip without a word.
+    fn note_skipped(&self, name: &PackageName, index: &IndexLocation, skipped: &[String]) {
         if let Some(first) = skipped.first() {
             let count = skipped.len();
-            self.printer.warn(&format!(
+            log::debug!(
                 "{name}: ignored {count} file{} on {index} whose name or requires-python \
                  cannot be read (e.g. {})",
                 if count == 1 { "" } else { "s" },
                 one_line(first)
-            ));
+            );
         }
     }
 
@@ -400,6 +402,37 @@ impl Inner {
         })
         .await
         .clone()
+    }
+
+    /// A wheel's file list: from the cache (immutable per URL and hash), else by range reads
+    /// (never `--offline`). A failure is `None`: the list only adds a warning to a plan.
+    async fn wheel_members(&self, file: DistFile) -> Option<Vec<String>> {
+        let key = format!(
+            "{}#{}#members",
+            auth::redact(&file.url),
+            file.hashes.get("sha256").map(String::as_str).unwrap_or("")
+        );
+        let local = file.url.scheme() == "file";
+        if !self.refresh
+            && !local
+            && let Some((_, body)) = self.cache.read(Bucket::Metadata, &key)
+        {
+            let text = String::from_utf8_lossy(&body);
+            return Some(text.lines().map(str::to_string).collect());
+        }
+        if self.offline && !local {
+            return None;
+        }
+        let members = metadata_fetch::wheel_members(&self.client, &file)
+            .await
+            .ok()?;
+        if !local {
+            let fetched_at = crate::clock::now().as_second();
+            let meta = entry(key, None, fetched_at, u64::MAX / 4);
+            self.cache
+                .write(Bucket::Metadata, meta, members.join("\n").as_bytes());
+        }
+        Some(members)
     }
 
     /// Metadata from the cache (immutable once fetched; files of a local index are read

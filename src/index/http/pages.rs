@@ -4,12 +4,13 @@
 //! refresh, the default max-age, an optional target filter). Out: the parsed [`ProjectPage`], or
 //! `None` when the index does not have the project.
 //!
-//! Policy: a cached page fresh by its `max-age` (the server's `Cache-Control`, else
-//! `IndexSettings::page_max_age`) is used as is; a stale one is revalidated with `ETag` /
-//! `Last-Modified` (a 304 refreshes it); a page is cached only once it parses; a 404/410 is
-//! remembered, so `--offline` can say "not on the index" too; `--offline` answers from the cache
-//! alone and `--refresh` ignores it. With a target filter, the filtered page is cached beside the
-//! whole one as PEP 691 JSON (keyed by the target's tags, fresh as long as the whole page is).
+//! What is cached is not the page but its compact form (`super::super::compact`): a page is
+//! parsed once, when it changes, and every later run reads the files back without parsing JSON
+//! or HTML (the target filter applies on reading). Policy: a cached page fresh by its `max-age`
+//! (the server's `Cache-Control` less its `Age`, else `IndexSettings::page_max_age`) is used as
+//! is; a stale one is revalidated with `ETag` / `Last-Modified` (a 304 refreshes it); a page is
+//! cached only once it parses; a 404/410 is remembered, so `--offline` can say "not on the index"
+//! too; `--offline` answers from the cache alone and `--refresh` ignores it.
 
 use pep508_rs::PackageName;
 use url::Url;
@@ -19,16 +20,17 @@ use crate::index::IndexError;
 use crate::index::auth::SecretUrl;
 use crate::index::cache::{Bucket, EntryMeta};
 use crate::index::client::{self, Reply, RequestOptions};
+use crate::index::compact;
 use crate::index::parse::{self, ProjectPage};
 
 /// The content type a cached "404: no such project" is stored under.
 const NOT_FOUND: &str = "x-planner/not-found";
 
+/// The content type of a cached page in the compact form.
+const COMPACT: &str = "x-planner/compact-page";
+
 /// The PEP 691 JSON content type.
 const PEP691_JSON: &str = "application/vnd.pypi.simple.v1+json";
-
-/// When a page was fetched (Unix seconds) and how long it stays fresh (seconds).
-type Freshness = Option<(i64, u64)>;
 
 /// One page asked of one index.
 struct PageRequest<'a> {
@@ -42,46 +44,26 @@ struct PageRequest<'a> {
     now: i64,
 }
 
+/// A cache entry as read: its header, body, and the page the body holds (`None`: a remembered
+/// 404, or a body that is not a compact page).
+struct Cached {
+    meta: EntryMeta,
+    body: Vec<u8>,
+    page: Option<ProjectPage>,
+}
+
+impl Cached {
+    fn not_found(&self) -> bool {
+        self.meta.content_type.as_deref() == Some(NOT_FOUND)
+    }
+}
+
 impl Inner {
-    /// A page from an http(s) index. With a target filter, the filtered page is cached beside
-    /// the whole one (keyed by the target's tags, fresh as long as the whole page is), so a
-    /// warm run reads a few kilobytes per project instead of re-parsing megabytes.
+    /// A page from an http(s) index (filtered for the target, if one is set).
     pub(super) async fn http_page(
         &self,
         base: &SecretUrl,
         name: &PackageName,
-    ) -> Result<Option<ProjectPage>, IndexError> {
-        let Some(target) = &self.target_key else {
-            return self.http_page_whole(base, name, &mut None).await;
-        };
-        let secret = page_url(base, name)?;
-        let key = format!("{}#target={target}", secret.cache_key());
-        let now = crate::clock::now().as_second();
-        if !self.refresh
-            && let Some((meta, body)) = self.cache.read(Bucket::Pages, &key)
-            && (self.offline || meta.is_fresh(now))
-            && let Ok(page) = parse_page(&body, Some(PEP691_JSON), &secret, name, None)
-        {
-            log::debug!("{name}: {base} answered from the cache (page filtered for the target)");
-            return Ok(Some(page));
-        }
-        let mut freshness = None;
-        let page = self.http_page_whole(base, name, &mut freshness).await?;
-        if let (Some(page), Some((fetched_at, max_age))) = (&page, freshness) {
-            let body = parse::simple_json_page(name, &page.files);
-            let meta = entry(key, Some(PEP691_JSON.to_string()), fetched_at, max_age);
-            self.cache.write(Bucket::Pages, meta, &body);
-        }
-        Ok(page)
-    }
-
-    /// The whole page (filtered when parsed, if a target is set); `freshness` receives the
-    /// page's fetch time and max-age when it was found.
-    async fn http_page_whole(
-        &self,
-        base: &SecretUrl,
-        name: &PackageName,
-        freshness: &mut Freshness,
     ) -> Result<Option<ProjectPage>, IndexError> {
         let url = page_url(base, name)?;
         let request = PageRequest {
@@ -94,82 +76,50 @@ impl Inner {
         let cached = if self.refresh {
             None
         } else {
-            self.cache.read(Bucket::Pages, &request.key)
+            self.read_cached(&request.key)
         };
         if self.offline {
-            return self.offline_page(&request, cached, freshness);
+            return offline_page(&request, cached);
         }
-        if let Some((meta, body)) = &cached
-            && meta.is_fresh(request.now)
+        if let Some(c) = &cached
+            && c.meta.is_fresh(request.now)
         {
-            if meta.content_type.as_deref() == Some(NOT_FOUND) {
+            if c.not_found() {
                 log::debug!("{name}: not on {base} (remembered 404 in the cache, fresh)");
                 return Ok(None);
             }
-            if let Ok(page) = self.parse_cached(&request, meta, body) {
+            if c.page.is_some() {
                 log::debug!(
                     "{name}: {base} answered from the cache (fresh, {}s old of {}s)",
-                    request.now - meta.fetched_at,
-                    meta.max_age
+                    request.now - c.meta.fetched_at,
+                    c.meta.max_age
                 );
-                *freshness = Some((meta.fetched_at, meta.max_age));
-                return Ok(Some(page));
+                return Ok(cached.and_then(|c| c.page));
             }
         }
+        // Validators only for an entry that can answer a 304.
+        let validators = cached
+            .as_ref()
+            .filter(|c| c.page.is_some())
+            .map(|c| &c.meta);
         let options = RequestOptions {
             accept: Some(client::ACCEPT_SIMPLE),
-            etag: cached.as_ref().and_then(|(m, _)| m.etag.clone()),
-            last_modified: cached.as_ref().and_then(|(m, _)| m.last_modified.clone()),
+            etag: validators.and_then(|m| m.etag.clone()),
+            last_modified: validators.and_then(|m| m.last_modified.clone()),
             range: None,
         };
         let reply = self.client.get(request.url.expose(), &options).await?;
-        self.page_reply(&request, reply, cached, freshness)
+        self.page_reply(&request, reply, cached)
     }
 
-    /// `--offline`: the cached page, whatever its age, or an error saying it is not cached.
-    fn offline_page(
-        &self,
-        request: &PageRequest<'_>,
-        cached: Option<(EntryMeta, Vec<u8>)>,
-        freshness: &mut Freshness,
-    ) -> Result<Option<ProjectPage>, IndexError> {
-        let Some((meta, body)) = cached else {
-            return Err(IndexError::Offline {
-                what: format!("the project page of {}", request.name),
-                url: request.url.to_string(),
-            });
+    /// The cached entry of a page, its body decoded when it is a page.
+    fn read_cached(&self, key: &str) -> Option<Cached> {
+        let (meta, body) = self.cache.read(Bucket::Pages, key)?;
+        let page = match meta.content_type.as_deref() {
+            Some(COMPACT) => compact::decode(&body, self.filter()),
+            _ => None,
         };
-        if meta.content_type.as_deref() == Some(NOT_FOUND) {
-            log::debug!(
-                "{}: not on {} (cached 404, --offline)",
-                request.name,
-                request.base
-            );
-            return Ok(None);
-        }
-        log::debug!(
-            "{}: {} answered from the cache (--offline)",
-            request.name,
-            request.base
-        );
-        *freshness = Some((meta.fetched_at, meta.max_age));
-        self.parse_cached(request, &meta, &body).map(Some)
-    }
-
-    fn parse_cached(
-        &self,
-        request: &PageRequest<'_>,
-        meta: &EntryMeta,
-        body: &[u8],
-    ) -> Result<ProjectPage, IndexError> {
-        let content_type = meta.content_type.as_deref();
-        parse_page(
-            body,
-            content_type,
-            &request.url,
-            request.name,
-            self.filter(),
-        )
+        Some(Cached { meta, body, page })
     }
 
     /// What the server's reply to a page request means.
@@ -177,14 +127,16 @@ impl Inner {
         &self,
         request: &PageRequest<'_>,
         reply: Reply,
-        cached: Option<(EntryMeta, Vec<u8>)>,
-        freshness: &mut Freshness,
+        cached: Option<Cached>,
     ) -> Result<Option<ProjectPage>, IndexError> {
         let shown = request.url.to_string();
         match reply.status {
             304 => {
-                let Some((mut meta, body)) =
-                    cached.filter(|(m, _)| m.content_type.as_deref() != Some(NOT_FOUND))
+                let Some(Cached {
+                    mut meta,
+                    body,
+                    page: Some(page),
+                }) = cached
                 else {
                     return Err(IndexError::Status {
                         url: shown,
@@ -194,17 +146,15 @@ impl Inner {
                 };
                 meta.fetched_at = request.now;
                 meta.max_age = reply.max_age.unwrap_or(meta.max_age);
-                let page = self.parse_cached(request, &meta, &body)?;
                 log::debug!(
                     "{}: {} answered 304, the cached page is current",
                     request.name,
                     request.base
                 );
-                *freshness = Some((meta.fetched_at, meta.max_age));
                 self.cache.write(Bucket::Pages, meta, &body);
                 Ok(Some(page))
             }
-            200 => self.fresh_page(request, reply, freshness).map(Some),
+            200 => self.fresh_page(request, reply).map(Some),
             404 | 410 => {
                 // Remembered so that `--offline` can say "not on the index" too.
                 let max_age = reply.max_age.unwrap_or(self.default_max_age);
@@ -229,34 +179,18 @@ impl Inner {
         }
     }
 
-    /// A 200: the page must parse before it is cached.
+    /// A 200: the whole page must parse before its compact form is cached; the target filter
+    /// applies to what is returned, not to what is cached.
     fn fresh_page(
         &self,
         request: &PageRequest<'_>,
         reply: Reply,
-        freshness: &mut Freshness,
     ) -> Result<ProjectPage, IndexError> {
         let page_url = SecretUrl::new(reply.url.clone());
         let content_type = reply.content_type.as_deref();
-        let page = parse_page(
-            &reply.body,
-            content_type,
-            &page_url,
-            request.name,
-            self.filter(),
-        )?;
+        let page = parse_page(&reply.body, content_type, &page_url, request.name, None)?;
+        let body = compact::encode(&page);
         let max_age = reply.max_age.unwrap_or(self.default_max_age);
-        let meta = EntryMeta {
-            etag: reply.etag.clone(),
-            last_modified: reply.last_modified.clone(),
-            ..entry(
-                request.key.clone(),
-                reply.content_type.clone(),
-                request.now,
-                max_age,
-            )
-        };
-        self.cache.write(Bucket::Pages, meta, &reply.body);
         log::debug!(
             "{}: {} answered ({} files, {}, fresh for {max_age}s)",
             request.name,
@@ -264,8 +198,50 @@ impl Inner {
             page.files.len(),
             content_type.unwrap_or("no content type")
         );
-        *freshness = Some((request.now, max_age));
-        Ok(page)
+        let meta = EntryMeta {
+            etag: reply.etag.clone(),
+            last_modified: reply.last_modified.clone(),
+            ..entry(
+                request.key.clone(),
+                Some(COMPACT.to_string()),
+                request.now,
+                max_age,
+            )
+        };
+        self.cache.write(Bucket::Pages, meta, &body);
+        match self.filter() {
+            None => Ok(page),
+            Some(filter) => {
+                compact::decode(&body, Some(filter)).ok_or_else(|| IndexError::InvalidPage {
+                    url: page_url.to_string(),
+                    message: "the page does not survive its own compact form".to_string(),
+                })
+            }
+        }
+    }
+}
+
+/// `--offline`: the cached page, whatever its age, or an error saying it is not cached.
+fn offline_page(
+    request: &PageRequest<'_>,
+    cached: Option<Cached>,
+) -> Result<Option<ProjectPage>, IndexError> {
+    let (name, base) = (request.name, request.base);
+    match cached {
+        Some(c) if c.not_found() => {
+            log::debug!("{name}: not on {base} (cached 404, --offline)");
+            Ok(None)
+        }
+        Some(Cached {
+            page: Some(page), ..
+        }) => {
+            log::debug!("{name}: {base} answered from the cache (--offline)");
+            Ok(Some(page))
+        }
+        _ => Err(IndexError::Offline {
+            what: format!("the project page of {}", request.name),
+            url: request.url.to_string(),
+        }),
     }
 }
 

@@ -79,6 +79,7 @@ fn settings() -> CommandSettings {
         index_url: Some("http://127.0.0.1:8080/simple/".into()),
         files_dir: None,
         constraints: true,
+        allow_build: false,
     }
 }
 
@@ -145,6 +146,7 @@ fn reinstall_and_removal_steps() {
         yanked: None,
         upload_time: None,
         top_level: vec![],
+        repair: false,
     });
     let files = install_files(&plan, &settings()).unwrap();
     let back = parse_back(&inline_steps(&files, &files.pip), &files);
@@ -178,6 +180,7 @@ fn scripts_quote_and_resolve_files_next_to_them() {
             index_url: None,
             files_dir: None,
             constraints: true,
+            allow_build: false,
         },
     )
     .unwrap();

@@ -66,6 +66,8 @@ struct State {
     metadata_files: bool,
     ranges: bool,
     max_age: Option<u64>,
+    /// Headers sent as they are with every page reply (200 and 304), after `max_age`'s.
+    page_headers: Vec<(String, String)>,
     faults: Vec<(String, Fault)>,
     log: Vec<Logged>,
 }
@@ -87,6 +89,7 @@ impl IndexServer {
             metadata_files: true,
             ranges: true,
             max_age: None,
+            page_headers: Vec::new(),
             faults: Vec::new(),
             log: Vec::new(),
         }));
@@ -148,6 +151,14 @@ impl IndexServer {
     /// `Cache-Control: max-age` on pages.
     pub fn set_max_age(&self, secs: Option<u64>) {
         self.state.lock().unwrap().max_age = secs;
+    }
+
+    /// Send these headers (e.g. `Cache-Control`, `Age`) with every page reply, 200 or 304.
+    pub fn set_page_headers(&self, headers: &[(&str, &str)]) {
+        self.state.lock().unwrap().page_headers = headers
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
     }
 
     /// Inject a fault on paths starting with `prefix`.
@@ -376,6 +387,7 @@ fn serve(path: &str, headers: &HashMap<String, String>, st: &State) -> Response 
         if headers.get("if-none-match") == Some(&etag) {
             let mut r = Response::status(304);
             r.headers.push(("ETag".to_string(), etag));
+            r.headers.extend(st.page_headers.iter().cloned());
             return r;
         }
         let mut r = Response::with(200, content_type, body);
@@ -386,6 +398,7 @@ fn serve(path: &str, headers: &HashMap<String, String>, st: &State) -> Response 
                 format!("max-age={age}, public"),
             ));
         }
+        r.headers.extend(st.page_headers.iter().cloned());
         return r;
     }
     let Some(file) = path.strip_prefix("/files/") else {

@@ -17,12 +17,14 @@ info = "%s-%s.dist-info" % (dist, version)
 meta = ["Metadata-Version: 2.1", "Name: " + name, "Version: " + version, "Summary: test wheel " + name]
 meta += ["Requires-Dist: " + r for r in spec.get("requires", [])]
 meta += ["Provides-Extra: " + e for e in spec.get("extras", [])]
-files = {
-    module + "/__init__.py": "VERSION = %r\n" % version,
+code = spec.get("files") or {module + "/__init__.py": "VERSION = %r\n" % version}
+top = sorted({p.split("/")[0].removesuffix(".py") for p in code})
+files = dict(code)
+files.update({
     info + "/METADATA": "\n".join(meta) + "\n\n" + "A test wheel.\n",
     info + "/WHEEL": "Wheel-Version: 1.0\nGenerator: planner-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    info + "/top_level.txt": module + "\n",
-}
+    info + "/top_level.txt": "\n".join(top) + "\n",
+})
 record = []
 for path, text in files.items():
     data = text.encode()
@@ -77,7 +79,25 @@ pub fn build_wheel(
     requires: &[&str],
     extras: &[&str],
 ) -> PathBuf {
-    let spec = serde_json::json!({ "requires": requires, "extras": extras }).to_string();
+    build_wheel_with_files(dir, name, version, requires, extras, &[])
+}
+
+/// [`build_wheel`] with these files (path in the wheel, text) in place of its one module; its
+/// `top_level.txt` lists their first path components.
+pub fn build_wheel_with_files(
+    dir: &Path,
+    name: &str,
+    version: &str,
+    requires: &[&str],
+    extras: &[&str],
+    files: &[(&str, &str)],
+) -> PathBuf {
+    let files: serde_json::Map<String, serde_json::Value> = files
+        .iter()
+        .map(|(path, text)| (path.to_string(), serde_json::Value::from(*text)))
+        .collect();
+    let spec =
+        serde_json::json!({ "requires": requires, "extras": extras, "files": files }).to_string();
     let output = Command::new(python3())
         .args(["-c", MAKE_WHEEL])
         .arg(dir)
