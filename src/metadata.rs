@@ -231,6 +231,24 @@ pub fn parse_requirement(text: &str) -> Result<Requirement, String> {
     Ok(requirement)
 }
 
+/// Serde: a requirement read from a file (plan files, `check --accept`) through
+/// [`parse_requirement`], never pep508_rs's own `Deserialize` (which panics where it does).
+pub fn de_requirement<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Requirement, D::Error> {
+    let text = <String as serde::Deserialize>::deserialize(d)?;
+    parse_requirement(&text).map_err(serde::de::Error::custom)
+}
+
+/// Serde: a list of requirements, each through [`parse_requirement`].
+pub fn de_requirements<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<Requirement>, D::Error> {
+    let texts = <Vec<String> as serde::Deserialize>::deserialize(d)?;
+    texts
+        .iter()
+        .map(|t| parse_requirement(t).map_err(serde::de::Error::custom))
+        .collect()
+}
+
 /// pep508_rs 0.9.2 writes every marker value in single quotes, so a value holding one
 /// (`platform_release == "5.15'x"`) is written as text that no longer parses, or parses to
 /// something else (found by `fuzz/run requirement`). Such a requirement is refused rather than
@@ -263,7 +281,41 @@ fn parse_requirement_unchecked(text: &str) -> Result<Requirement, String> {
             "extra name `{extra}` must end with an alphanumeric character"
         ));
     }
+    if !text.is_ascii() {
+        // pep508_rs 0.9.2 panics slicing its error message inside a non-ASCII character
+        // (`a; extra == "x"é`; found by `fuzz/run requirement`). The same text with each such
+        // character made ASCII parses or fails the same way without that risk; once it parses,
+        // the structure (where the quotes are) is known, and only quoted values may hold
+        // non-ASCII.
+        let ascii: String = text
+            .chars()
+            .map(|c| if c.is_ascii() { c } else { 'x' })
+            .collect();
+        // The ASCII copy passes the same name and extra checks (`duxé_` becomes `duxx_`).
+        parse_requirement_unchecked(&ascii)?;
+        if let Some(c) = non_ascii_outside_quotes(text) {
+            return Err(format!(
+                "`{}` outside a quoted value; requirements are ASCII there",
+                c.escape_unicode()
+            ));
+        }
+    }
     Requirement::from_str(text).map_err(|err| err.message.to_string())
+}
+
+/// A non-ASCII character outside a quoted value (text whose structure already parsed).
+fn non_ascii_outside_quotes(text: &str) -> Option<char> {
+    let mut quote = None;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, c) if !c.is_ascii() => return Some(c),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// An extra in `[a, b_]` (right after the name) that ends in `.`, `-` or `_`: pep508_rs 0.9.2
@@ -290,6 +342,41 @@ pub fn parse_requires_python(value: &str) -> Result<VersionSpecifiers, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn non_ascii_after_a_marker_expression_is_an_error_not_a_panic() {
+        for text in [
+            "a; extra == \"x\"\u{e9}",
+            "a; python_version >= \"3\" \u{162}",
+            "fastai>=2.4; extra == \"fas\"\u{162}_/\u{162}@ https://u/'//p$:t\"",
+        ] {
+            let err = parse_requirement(text).unwrap_err();
+            assert!(!err.is_empty(), "{text}");
+        }
+        // Inside a quoted value any character is fine.
+        assert!(parse_requirement("a; platform_release == \"\u{e9}\"").is_ok());
+        // The second input the fuzzer found: quotes that only pep508_rs's parse can place.
+        assert!(parse_requirement("du\u{e9}_ x").is_err());
+        let text = "ducdbk; extra == \"testdd(dxtra == \"fas.n.,0Xfa.s:/u/'//p$:\"\u{162}_/\u{162}@ https://u/'//p$d\"";
+        assert!(parse_requirement(text).is_err());
+    }
+
+    #[test]
+    fn requirements_in_files_go_through_parse_requirement() {
+        #[derive(serde::Deserialize)]
+        struct File {
+            #[serde(deserialize_with = "de_requirement")]
+            _one: Requirement,
+            #[serde(deserialize_with = "de_requirements")]
+            _many: Vec<Requirement>,
+        }
+        // pep508_rs's own Deserialize panics on `nvidia-` (found by `fuzz/run plan_accept`).
+        let err = serde_json::from_str::<File>(r#"{"_one": "nvidia-==1", "_many": []}"#);
+        assert!(err.is_err());
+        let err = serde_json::from_str::<File>(r#"{"_one": "a", "_many": ["b", "c_[x]"]}"#);
+        assert!(err.is_err());
+        assert!(serde_json::from_str::<File>(r#"{"_one": "a>=1", "_many": ["b"]}"#).is_ok());
+    }
 
     #[test]
     fn requirements_that_would_not_write_back_are_refused() {

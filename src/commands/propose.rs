@@ -25,7 +25,7 @@ use std::path::Path;
 
 use crate::ExitStatus;
 use crate::index::{Index, IndexLocation};
-use crate::inventory::{self, EnvironmentSelection};
+use crate::inventory::{self, EnvironmentOrigin, EnvironmentSelection};
 use crate::out_dir::OutFiles;
 use crate::plan::{self, Plan, PlanCommandLines, Proposal, ProposeRequest};
 use crate::printer::Printer;
@@ -75,13 +75,27 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         now: Some(crate::clock::now()),
         source,
     };
-    let proposal = plan::propose(&index, &inventory, &args.policy, &request)?;
+    let mut proposal = plan::propose(&index, &inventory, &args.policy, &request)?;
+    let pep668 = inventory.environment.externally_managed().map(pep668_note);
+    proposal
+        .warnings
+        .extend(pep668.iter().map(|lines| lines.join(" ")));
     index.finish_progress();
 
-    // Absolute, so that the written scripts work from any directory.
+    // Absolute, so that the written scripts work from any directory. A bare interpreter's
+    // prefix often has no `bin/python` (Debian's /usr has python3 only): the interpreter that
+    // answered is named then.
+    let answered = match &inventory.environment.origin {
+        EnvironmentOrigin::Interpreter { python, .. } => Some(python.clone()),
+        _ => None,
+    };
     let python = match &venv {
         Some(prefix) => {
             let python = prefix.join("bin").join("python");
+            let python = match answered {
+                Some(answered) if !python.exists() => answered,
+                _ => python,
+            };
             std::path::absolute(&python)
                 .unwrap_or(python)
                 .display()
@@ -89,7 +103,6 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
         }
         None => "python3".to_string(),
     };
-    let mut proposal = proposal;
     let shown = plan_outputs(
         &mut proposal,
         args,
@@ -127,6 +140,9 @@ fn plan_outputs(
     python: &str,
     index_url: Option<&str>,
 ) -> miette::Result<Vec<PlanCommands>> {
+    let pep668 = (inventory.environment.externally_managed())
+        .map(pep668_note)
+        .unwrap_or_default();
     let out_dir = args.out_dir.as_ref();
     let mut shown = Vec::new();
     let mut out_files = OutFiles::default();
@@ -157,6 +173,7 @@ fn plan_outputs(
                 python,
                 index_url,
                 args.allow_build,
+                &pep668,
             )?;
         }
         let paste = |steps: &[Vec<String>]| match &dir {
@@ -233,6 +250,26 @@ fn load_own_target(selection: &EnvironmentSelection) -> miette::Result<inventory
         was.sys_platform(),
         was.platform_machine()
     ))
+}
+
+/// PEP 668: what the proposal and each install script say about an externally managed
+/// environment. planner does not add `--break-system-packages` to the commands it writes: that
+/// flag lets pip overwrite files the distributor's package manager owns, a choice for the user
+/// to make knowingly, never one a plan makes for them. Without it the commands fail at once with
+/// pip's `externally-managed-environment` error, changing nothing.
+fn pep668_note(marker: &Path) -> Vec<String> {
+    vec![
+        format!(
+            "this environment is externally managed (PEP 668: {} exists): pip and uv refuse \
+             to install into it, so the commands below stop before changing anything.",
+            marker.display()
+        ),
+        "Apply the plan in a virtual environment (`python3 -m venv --system-site-packages`), \
+         or use the distributor's package manager; planner does not add \
+         `--break-system-packages`, which lets pip overwrite the distributor's files: add it \
+         yourself only if you accept that."
+            .to_string(),
+    ]
 }
 
 /// The targets whose markers hold in this environment. The others are ignored with pip's own
@@ -315,7 +352,9 @@ fn plan_dir_name(i: usize, plan: &Plan) -> String {
     }
 }
 
-/// One plan's files, under `dir` (relative to the output folder).
+/// One plan's files, under `dir` (relative to the output folder). `notes` head the install
+/// scripts as comments (the PEP 668 note).
+#[allow(clippy::too_many_arguments)] // each is one plain input of the files written
 fn plan_files(
     out: &mut OutFiles,
     dir: &Path,
@@ -324,6 +363,7 @@ fn plan_files(
     python: &str,
     index_url: Option<&str>,
     allow_build: bool,
+    notes: &[String],
 ) -> miette::Result<()> {
     let files = commands::install_files(
         plan,
@@ -340,11 +380,11 @@ fn plan_files(
     out.add(dir.join("overrides.txt"), files.overrides.as_bytes());
     out.add_executable(
         dir.join("install-pip.sh"),
-        commands::script(&files.pip, python, "pip"),
+        commands::script(&files.pip, python, "pip", notes),
     );
     out.add_executable(
         dir.join("install-uv.sh"),
-        commands::script(&files.uv, python, "uv"),
+        commands::script(&files.uv, python, "uv", notes),
     );
     out.add_executable(dir.join("verify.py"), verify::script(spec));
     Ok(())

@@ -32,7 +32,7 @@ pub fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<ExitStatu
     };
     inventory.report(printer);
     let python: PathBuf = match &inventory.environment.origin {
-        EnvironmentOrigin::Interpreter { python } => python.clone(),
+        EnvironmentOrigin::Interpreter { python, .. } => python.clone(),
         _ => {
             return Err(miette!(
                 help = "verify runs the environment's own interpreter: pass --venv DIR with a \

@@ -292,6 +292,10 @@ impl AuthStore {
                 netrc.get(&realm.host).cloned().or_else(|| {
                     asked_keyring = true;
                     super::keyring::fetch(&index.without_credentials(), user)
+                        .map(|(username, password)| Credentials {
+                            username,
+                            password: Some(password),
+                        })
                         .or_else(|| in_url.clone())
                 })
             } else {

@@ -1,20 +1,28 @@
 //! `--keyring-provider subprocess`: credentials from the `keyring` command, asked the way pip
 //! and uv ask it.
 //!
-//! In: an index URL (no password in it) and the user name its userinfo gives, if any. Out:
-//! [`Credentials`], or `None` when `keyring` is missing, fails or knows nothing.
+//! In: an index URL (no password in it) and the user name its userinfo gives, if any. Out: a
+//! user name and password (registered with [`crate::logging`] for masking), or `None` when
+//! `keyring` is missing, fails or knows nothing.
 //!
 //! The protocol (pip's `KeyRingCliProvider`, uv's `fetch_subprocess`): `keyring get SERVICE
 //! USERNAME` prints the password; without a user name, `keyring get SERVICE --mode creds` (keyring
 //! 25.2 and later) prints the user name and the password on two lines. SERVICE is the index URL
-//! first, then its `host[:port]`. The command runs with stdin closed; its stderr is kept for the
-//! `-v` log (redacted), never shown raw.
+//! first, then its `host[:port]`. The command runs with stdin closed and at most [`TIMEOUT`] (a
+//! keyring waiting for a GUI unlock must not hang a CI run); at most [`MAX_OUTPUT`] bytes of its
+//! output are read; its stdout is never logged, its stderr only redacted under `-v`.
 
-use std::process::{Command, Stdio};
+use std::io::Read;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use url::Url;
 
-use super::auth::Credentials;
+/// How long one `keyring get` may take.
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How much of its stdout and stderr is read.
+pub const MAX_OUTPUT: u64 = 64 * 1024;
 
 /// Which keyring provider to ask.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -28,7 +36,7 @@ pub enum KeyringProvider {
 
 /// Credentials for `index` (its URL without userinfo and its user name, if any) from the
 /// `keyring` command: the URL as the service first, then its host.
-pub fn fetch(index: &Url, username: Option<&str>) -> Option<Credentials> {
+pub fn fetch(index: &Url, username: Option<&str>) -> Option<(String, String)> {
     let host = index.host_str()?;
     let host = match index.port() {
         Some(port) => format!("{host}:{port}"),
@@ -40,19 +48,14 @@ pub fn fetch(index: &Url, username: Option<&str>) -> Option<Credentials> {
 }
 
 /// One `keyring get` call.
-fn ask(service: &str, username: Option<&str>) -> Option<Credentials> {
+fn ask(service: &str, username: Option<&str>) -> Option<(String, String)> {
     let mut command = Command::new("keyring");
     command.arg("get").arg(service);
     match username {
         Some(user) => command.arg(user),
         None => command.args(["--mode", "creds"]),
     };
-    let output = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output();
-    let output = match output {
+    let output = match run_bounded(&mut command) {
         Ok(output) => output,
         Err(err) => {
             log::debug!("keyring: cannot run `keyring` ({err})");
@@ -74,7 +77,8 @@ fn ask(service: &str, username: Option<&str>) -> Option<Credentials> {
     }
     let stdout = String::from_utf8(output.stdout).ok()?;
     let credentials = parse(&stdout, username)?;
-    credentials.register_secrets();
+    crate::logging::register_secret(&credentials.0);
+    crate::logging::register_secret(&credentials.1);
     log::debug!(
         "keyring get {service}: credentials for {}",
         if username.is_some() {
@@ -86,9 +90,60 @@ fn ask(service: &str, username: Option<&str>) -> Option<Credentials> {
     Some(credentials)
 }
 
+/// Run `command` with stdin closed, killing it after [`TIMEOUT`]; read at most [`MAX_OUTPUT`]
+/// bytes of each stream (a child that writes more blocks, and is killed at the timeout).
+fn run_bounded(command: &mut Command) -> std::io::Result<Output> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let pipe = |p: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(p) = p {
+                let _ = p.take(MAX_OUTPUT).read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let stdout = pipe(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = pipe(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if started.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("`keyring` did not answer within {}s", TIMEOUT.as_secs()),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Ok(Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
+}
+
 /// `keyring get`'s output: the password alone (a user name was given), else the user name and
 /// the password on two lines.
-fn parse(stdout: &str, username: Option<&str>) -> Option<Credentials> {
+fn parse(stdout: &str, username: Option<&str>) -> Option<(String, String)> {
     let (username, password) = match username {
         Some(user) => (user, stdout.trim_end_matches(['\n', '\r'])),
         None => {
@@ -99,10 +154,7 @@ fn parse(stdout: &str, username: Option<&str>) -> Option<Credentials> {
     if username.is_empty() && password.is_empty() {
         return None;
     }
-    Some(Credentials {
-        username: username.to_string(),
-        password: Some(password.to_string()),
-    })
+    Some((username.to_string(), password.to_string()))
 }
 
 #[cfg(test)]
@@ -112,15 +164,9 @@ mod tests {
     #[test]
     fn output_is_a_password_or_two_lines() {
         let c = parse("s3cret\n", Some("alice")).unwrap();
-        assert_eq!(
-            (c.username.as_str(), c.password.as_deref()),
-            ("alice", Some("s3cret"))
-        );
+        assert_eq!(c, ("alice".to_string(), "s3cret".to_string()));
         let c = parse("bob\nt0ken\n", None).unwrap();
-        assert_eq!(
-            (c.username.as_str(), c.password.as_deref()),
-            ("bob", Some("t0ken"))
-        );
+        assert_eq!(c, ("bob".to_string(), "t0ken".to_string()));
         assert!(parse("bob\n", None).is_none());
         assert!(parse("", None).is_none());
     }

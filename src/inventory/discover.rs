@@ -257,6 +257,7 @@ fn environment_from_probe(
         prefix: Some(out.prefix),
         origin: EnvironmentOrigin::Interpreter {
             python: python.to_path_buf(),
+            externally_managed: out.externally_managed,
         },
         notes,
     })

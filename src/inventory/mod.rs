@@ -17,7 +17,7 @@ mod scan;
 pub mod snapshot;
 mod target;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use pep440_rs::Version;
 use pep508_rs::{MarkerEnvironment, PackageName};
@@ -43,6 +43,9 @@ pub enum EnvironmentOrigin {
     Interpreter {
         /// The interpreter that answered.
         python: PathBuf,
+        /// PEP 668: the `EXTERNALLY-MANAGED` file that marks this interpreter's packages as the
+        /// distributor's (pip refuses to install there). Never set for a virtual environment.
+        externally_managed: Option<PathBuf>,
     },
     /// From `pyvenv.cfg` and facts about this host, because no interpreter could run.
     PyvenvCfg {
@@ -171,6 +174,19 @@ pub struct Inventory {
     pub dists: Vec<InstalledDist>,
     /// Dists that could not be read.
     pub unreadable: Vec<UnreadableDist>,
+}
+
+impl Environment {
+    /// PEP 668: the `EXTERNALLY-MANAGED` file of the interpreter read, when it has one (a
+    /// virtual environment never does; snapshots do not record it).
+    pub fn externally_managed(&self) -> Option<&Path> {
+        match &self.origin {
+            EnvironmentOrigin::Interpreter {
+                externally_managed, ..
+            } => externally_managed.as_deref(),
+            _ => None,
+        }
+    }
 }
 
 impl Inventory {

@@ -145,6 +145,21 @@ def site_packages():
     return out
 
 
+def externally_managed():
+    """The PEP 668 EXTERNALLY-MANAGED file that applies, as pip finds it, else None.
+
+    A virtual environment is never externally managed; otherwise the marker is the file of that
+    name in the standard library folder.
+    """
+    if sys.prefix != getattr(sys, "base_prefix", sys.prefix):
+        return None
+    try:
+        marker = os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")
+    except Exception:  # noqa: BLE001 - a broken sysconfig means: not known to be managed
+        return None
+    return os.path.abspath(marker) if os.path.isfile(marker) else None
+
+
 def probe():
     tags, source = packaging_tags()
     return {
@@ -155,6 +170,7 @@ def probe():
         "markers": marker_environment(),
         "tags": tags if tags is not None else fallback_tags(),
         "tags_source": source or "fallback",
+        "externally_managed": externally_managed(),
     }
 
 

@@ -34,6 +34,9 @@ pub struct ProbeOutput {
     /// `fallback` when neither pip nor packaging could be imported.
     #[serde(default)]
     pub tags_source: Option<String>,
+    /// The PEP 668 `EXTERNALLY-MANAGED` file that applies (never for a venv).
+    #[serde(default)]
+    pub externally_managed: Option<PathBuf>,
 }
 
 /// Run the probe: one subprocess, `python -I -c SCRIPT --probe`.

@@ -56,6 +56,7 @@ pub struct EnvironmentSummary {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Request {
     /// Targets as parsed (PEP 508, re-serialized).
+    #[serde(deserialize_with = "crate::metadata::de_requirements")]
     pub targets: Vec<Requirement>,
     /// `--all`.
     pub all: bool,
@@ -119,6 +120,7 @@ pub struct Blocker {
     /// Its version.
     pub dependent_version: Version,
     /// The requirement as declared.
+    #[serde(deserialize_with = "crate::metadata::de_requirement")]
     pub requirement: Requirement,
 }
 
@@ -165,6 +167,7 @@ pub struct Plan {
     pub title: String,
     /// The targets this plan serves (as asked, or as adjusted: `triton==3.6.x` for
     /// newest-fitting).
+    #[serde(deserialize_with = "crate::metadata::de_requirements")]
     pub targets: Vec<Requirement>,
     /// Every dist that changes, sorted by name.
     pub changes: Vec<Change>,
@@ -324,6 +327,7 @@ pub enum Reason {
     /// The user asked for it.
     Requested {
         /// The target.
+        #[serde(deserialize_with = "crate::metadata::de_requirement")]
         requirement: Requirement,
     },
     /// `--all`: it can move, so it does.
@@ -335,13 +339,16 @@ pub enum Reason {
         /// Its planned version.
         dependent_version: Version,
         /// Its requirement.
+        #[serde(deserialize_with = "crate::metadata::de_requirement")]
         requirement: Requirement,
     },
     /// It blocks a target; its new version accepts the target.
     Unblocks {
         /// The target it unblocks.
+        #[serde(deserialize_with = "crate::metadata::de_requirement")]
         target: Requirement,
         /// Its old requirement that excluded the target.
+        #[serde(deserialize_with = "crate::metadata::de_requirement")]
         blocking: Requirement,
     },
     /// Its installed version required another dist at a version the plan moves away from, so it
@@ -352,6 +359,7 @@ pub enum Reason {
         /// Its planned version.
         version: Version,
         /// The installed version's requirement that excluded it.
+        #[serde(deserialize_with = "crate::metadata::de_requirement")]
         requirement: Requirement,
     },
     /// The environment was broken before the plan: an installed dist's requirement was not met
@@ -370,11 +378,13 @@ pub enum Reason {
     /// Installed against a dependent's requirement (see the plan's overrides).
     Override {
         /// The requirement installed instead.
+        #[serde(deserialize_with = "crate::metadata::de_requirement")]
         replacement: Requirement,
     },
     /// The newest version that fits the environment, in place of a request that cannot be had.
     NewestFitting {
         /// What the user asked (which this version does not meet).
+        #[serde(deserialize_with = "crate::metadata::de_requirement")]
         asked: Requirement,
     },
     /// The solver moved it and no single requirement explains it (e.g. a preference).
@@ -389,12 +399,14 @@ pub struct Override {
     /// Its version (the override is accepted for this version only).
     pub dependent_version: Version,
     /// The requirement as the dependent declares it.
+    #[serde(deserialize_with = "crate::metadata::de_requirement")]
     pub requirement: Requirement,
     /// The dist installed against it.
     pub package: PackageName,
     /// The version installed against it (the override is accepted for this version only).
     pub version: Version,
     /// The requirement that replaces it (what uv's overrides file holds).
+    #[serde(deserialize_with = "crate::metadata::de_requirement")]
     pub replacement: Requirement,
     /// Why it was accepted.
     pub reason: String,

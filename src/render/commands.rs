@@ -239,14 +239,25 @@ pub fn inline_steps(files: &InstallFiles, steps: &[Vec<String>]) -> String {
 /// credentials are read at run time (that variable, `~/.netrc`, a keyring), never written. With
 /// `--verify`, it first records `verify.py --baseline verify-baseline.json`, and after
 /// the steps runs `verify.py --compare` (report in `verify-report.json`), exiting 1 on a
-/// regression.
-pub fn script(steps: &[Vec<String>], python_default: &str, installer: &str) -> String {
+/// regression. `notes` become comment lines under the header (the PEP 668 note).
+pub fn script(
+    steps: &[Vec<String>],
+    python_default: &str,
+    installer: &str,
+    notes: &[String],
+) -> String {
     let mut out = String::new();
     out.push_str("#!/usr/bin/env bash\n");
     let _ = writeln!(
         out,
         "# Written by planner: carry out one plan with {installer}. Review it before running."
     );
+    for note in notes {
+        // One comment line per note line: a newline in a note cannot end the comment.
+        for line in note.lines() {
+            let _ = writeln!(out, "# {line}");
+        }
+    }
     out.push_str("set -euo pipefail\n");
     out.push_str("HERE=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n");
     out.push_str(VERIFY_ARGS);

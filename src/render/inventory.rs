@@ -138,7 +138,7 @@ pub fn to_json(inventory: &Inventory) -> InventoryJson<'_> {
 /// One line about the target environment, for human output.
 pub fn describe_environment(env: &Environment) -> String {
     let origin = match &env.origin {
-        EnvironmentOrigin::Interpreter { python } => format!("asked {}", python.display()),
+        EnvironmentOrigin::Interpreter { python, .. } => format!("asked {}", python.display()),
         EnvironmentOrigin::PyvenvCfg { path } => format!("from {}", path.display()),
         EnvironmentOrigin::Snapshot { path } => format!("snapshot {}", path.display()),
         EnvironmentOrigin::Synthesized => "synthesized".to_string(),

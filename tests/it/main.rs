@@ -9,6 +9,7 @@ mod interrupt;
 mod inventory;
 mod logging;
 mod outdated;
+mod pep668;
 mod propose;
 mod propose_cases;
 mod propose_layers;

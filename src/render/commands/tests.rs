@@ -184,7 +184,7 @@ fn scripts_quote_and_resolve_files_next_to_them() {
         },
     )
     .unwrap();
-    let script = script(&files.uv, python, "uv");
+    let script = script(&files.uv, python, "uv", &[]);
     insta::assert_snapshot!(script, @r#"
     #!/usr/bin/env bash
     # Written by planner: carry out one plan with uv. Review it before running.
