@@ -337,7 +337,7 @@ impl Proposer<'_> {
                 policy: policy.name.clone(),
                 layer: self.request.layer.filter(|_| self.request.all),
             },
-            already_broken,
+            already_broken: self.already_broken(),
             conflict,
             plans,
             warnings,
