@@ -11,9 +11,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::markdown::cell;
-use super::text::{
-    PlanCommands, Style, changes_text, commands_text, factors_text, movement, reasons,
-};
+use super::markdown::plan_tail_markdown;
+use super::text::{PlanCommands, Style, changes_text, movement, plan_tail_text, reasons};
 use crate::plan::{Change, HeldBack, Plan, Proposal};
 use crate::terminal::escape as terminal;
 
@@ -138,18 +137,7 @@ fn plan_text(
     for line in held_back_lines(&plan.held_back) {
         let _ = writeln!(out, "  held back: {}", terminal(&line));
     }
-    for warning in &plan.warnings {
-        let _ = writeln!(
-            out,
-            "  {} {}",
-            style.paint("1;33", "WARNING:"),
-            terminal(warning)
-        );
-    }
-    factors_text(out, plan);
-    if let Some(commands) = commands {
-        commands_text(out, style, commands);
-    }
+    plan_tail_text(out, style, plan, commands);
 }
 
 /// The held-back lines, grouped: what moves in another layer's plan (one line per plan), what
@@ -295,29 +283,7 @@ pub fn pull_request(
         }
         out.push_str("\n</details>\n\n");
     }
-    for warning in &plan.warnings {
-        let _ = writeln!(out, "> **Warning:** {}\n", cell(warning));
-    }
-    if !plan.risk.factors.is_empty() {
-        out.push_str("| points | factor | detail |\n|---:|---|---|\n");
-        for factor in &plan.risk.factors {
-            let _ = writeln!(
-                out,
-                "| {:+} | {} | {} |",
-                factor.points,
-                factor.kind.key(),
-                cell(&factor.detail)
-            );
-        }
-        out.push('\n');
-    }
-    if let Some(commands) = commands {
-        for (label, body) in [("pip", &commands.pip), ("uv", &commands.uv)] {
-            if !body.is_empty() {
-                let _ = writeln!(out, "With {label}:\n\n```sh\n{body}```\n");
-            }
-        }
-    }
+    plan_tail_markdown(&mut out, plan, commands);
     out.push_str(
         "After applying: run the plan folder's `verify.py` with the environment's interpreter \
          (`propose --all --out-dir DIR` writes it), or `install-pip.sh --verify`.\n",

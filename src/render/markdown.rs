@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::text::{PlanCommands, movement, reasons};
-use crate::plan::Proposal;
+use crate::plan::{Plan, Proposal};
 
 /// Text safe inside a markdown table cell or paragraph: pipes, backticks, `<` (no HTML) and
 /// newlines escaped, control and bidi characters escaped.
@@ -135,31 +135,37 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands]) -> String {
                 cell(&by.join("; "))
             );
         }
-        for warning in &plan.warnings {
-            let _ = writeln!(out, "> **Warning:** {}\n", cell(warning));
+        plan_tail_markdown(&mut out, plan, commands.get(i));
+    }
+    out
+}
+
+/// What closes every plan in markdown: its warnings, its risk factors as a table and, when
+/// written, its commands.
+pub(super) fn plan_tail_markdown(out: &mut String, plan: &Plan, commands: Option<&PlanCommands>) {
+    for warning in &plan.warnings {
+        let _ = writeln!(out, "> **Warning:** {}\n", cell(warning));
+    }
+    if !plan.risk.factors.is_empty() {
+        out.push_str("| points | factor | detail |\n|---:|---|---|\n");
+        for factor in &plan.risk.factors {
+            let _ = writeln!(
+                out,
+                "| {:+} | {} | {} |",
+                factor.points,
+                factor.kind.key(),
+                cell(&factor.detail)
+            );
         }
-        if !plan.risk.factors.is_empty() {
-            out.push_str("| points | factor | detail |\n|---:|---|---|\n");
-            for factor in &plan.risk.factors {
-                let _ = writeln!(
-                    out,
-                    "| {:+} | {} | {} |",
-                    factor.points,
-                    factor.kind.key(),
-                    cell(&factor.detail)
-                );
-            }
-            out.push('\n');
-        }
-        if let Some(commands) = commands.get(i) {
-            for (label, body) in [("pip", &commands.pip), ("uv", &commands.uv)] {
-                if !body.is_empty() {
-                    let _ = writeln!(out, "With {label}:\n\n```sh\n{body}```\n");
-                }
+        out.push('\n');
+    }
+    if let Some(commands) = commands {
+        for (label, body) in [("pip", &commands.pip), ("uv", &commands.uv)] {
+            if !body.is_empty() {
+                let _ = writeln!(out, "With {label}:\n\n```sh\n{body}```\n");
             }
         }
     }
-    out
 }
 
 #[cfg(test)]

@@ -224,6 +224,17 @@ fn plan_text(
             }
         );
     }
+    plan_tail_text(out, style, plan, commands);
+}
+
+/// What closes every plan in text: its warnings, its risk factors and, when written, its
+/// commands.
+pub(super) fn plan_tail_text(
+    out: &mut String,
+    style: &Style,
+    plan: &Plan,
+    commands: Option<&PlanCommands>,
+) {
     for warning in &plan.warnings {
         let _ = writeln!(
             out,
