@@ -295,10 +295,52 @@ async fn wheel_metadata(
             entry.uncompressed_size, entry.compressed_size
         )));
     }
+    let data = read_entry(client, file, total, &windows, entry, &mut source).await?;
+    Ok((data, source))
+}
+
+/// One member of a wheel (`jinja2/__init__.py`), by the same range reads as its metadata;
+/// `None` when the wheel has no such member. At most `cap` bytes uncompressed.
+pub async fn wheel_member(
+    client: &Client,
+    file: &DistFile,
+    path: &str,
+    cap: u64,
+) -> Result<Option<Vec<u8>>, IndexError> {
+    let (total, windows, entries, mut source) = central_directory(client, file).await?;
+    let Some(entry) = entries.iter().find(|e| e.name == path) else {
+        return Ok(None);
+    };
+    if entry.uncompressed_size > cap || entry.compressed_size > cap + 1024 {
+        return Err(wheel_error(
+            file,
+            format!(
+                "{path} is {} bytes, over the {cap}-byte limit",
+                entry.uncompressed_size
+            ),
+        ));
+    }
+    read_entry(client, file, total, &windows, entry, &mut source)
+        .await
+        .map(Some)
+}
+
+/// The uncompressed bytes of one central-directory entry: from the windows read so far, else
+/// by one more range read (a server that sends the whole wheel instead has it checked against
+/// its hash, and `source` says so).
+async fn read_entry(
+    client: &Client,
+    file: &DistFile,
+    total: u64,
+    windows: &[Window],
+    entry: &ZipEntry,
+    source: &mut MetadataSource,
+) -> Result<Vec<u8>, IndexError> {
+    let zip_err = |m: String| wheel_error(file, m);
     // The local header has its own extra field length; read generously.
     let want = 30 + entry.name.len() as u64 + 1024 + entry.compressed_size;
     let want = want.min(total.saturating_sub(entry.local_offset));
-    let local = match lookup(&windows, entry.local_offset, want) {
+    let local = match lookup(windows, entry.local_offset, want) {
         Some(bytes) => bytes.to_vec(),
         None => {
             let reply = range(
@@ -309,7 +351,7 @@ async fn wheel_metadata(
             .await?;
             if reply.status == 200 {
                 verify_download(file, &reply.body)?;
-                source = MetadataSource::WholeWheel;
+                *source = MetadataSource::WholeWheel;
             }
             let w = window_of(reply, entry.local_offset);
             w.get(entry.local_offset, want)
@@ -317,8 +359,7 @@ async fn wheel_metadata(
                 .to_vec()
         }
     };
-    let data = extract(&local, entry).map_err(zip_err)?;
-    Ok((data, source))
+    extract(&local, entry).map_err(zip_err)
 }
 
 fn window_of(reply: Reply, asked: u64) -> Window {

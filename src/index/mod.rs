@@ -42,6 +42,14 @@ pub trait IndexSource: Send + Sync {
         None
     }
 
+    /// One file of a wheel (`jinja2/__init__.py`), read by range requests like its file list,
+    /// or `None` when it cannot be had cheaply (as for [`IndexSource::wheel_members`]), the
+    /// wheel has no such member, or it is larger than `cap` bytes.
+    fn wheel_member(&self, file: &DistFile, path: &str, cap: u64) -> Option<Vec<u8>> {
+        let _ = (file, path, cap);
+        None
+    }
+
     /// The project names the index can list cheaply (a local folder, an in-memory index), for
     /// "did you mean" hints; `None` where listing would be costly (an HTTP index).
     fn project_names(&self) -> Option<Vec<PackageName>> {

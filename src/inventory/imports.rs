@@ -5,9 +5,18 @@
 //! module (`import pkg_resources`, `import pkg_resources.extern as x`, `from pkg_resources
 //! import ...`, `import os, pkg_resources`), at any indentation (inside `try:` too).
 //!
+//! [`import_statements`] and [`import_uses`] read every absolute import statement of some
+//! modules with what it imports (`from jinja2 import Markup, escape`: module `jinja2`, names
+//! `Markup`, `escape`) and how it is guarded: statements under `if`/`elif`/`else`/`match` or in an
+//! `except` handler run only sometimes and are left out; one in a `try:` body is guarded by what
+//! its handlers catch ([`ImportGuard`]). [`module_words`] says which names a module's source
+//! mentions at all, and whether it is open (a star import or a module `__getattr__`).
+//!
 //! What it cannot see: imports spelled at run time (`importlib.import_module("...")`,
 //! `__import__`), imports in compiled extensions or in byte code without sources, statements
 //! split over lines with backslashes, and dists read from a snapshot (no files).
+
+use std::collections::BTreeSet;
 
 use memchr::memmem;
 
@@ -15,7 +24,7 @@ use super::extensions::read_capped;
 use super::{DistFormat, InstalledDist};
 
 /// At most this many bytes are read from one source file.
-const MAX_FILE_BYTES: u64 = 4 << 20;
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
 
 /// The first `.py` file of `dist` (its path in `RECORD`) that imports `module`.
 pub fn imports_module(dist: &InstalledDist, module: &str) -> Option<String> {
@@ -63,6 +72,402 @@ fn imports(line: &str, module: &str) -> bool {
     false
 }
 
+/// What a `try:` around an import statement catches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ImportGuard {
+    /// Nothing: a failing import fails the importing module.
+    None,
+    /// Only `ModuleNotFoundError`: a missing module is caught, a missing name
+    /// (`from click import _unicodefun`, an `ImportError`) is not.
+    MissingModule,
+    /// `ImportError`, `Exception`, `BaseException` or everything.
+    Any,
+}
+
+/// One absolute import statement of a module (`import a.b`, `from a.b import x, y`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportStatement {
+    /// Its first line (1-based).
+    pub line: usize,
+    /// The module imported or imported from (`a.b`).
+    pub module: String,
+    /// The names a `from` import takes (empty for `import a.b`; `*` left out).
+    pub names: Vec<String>,
+    /// What catches its failure.
+    pub guard: ImportGuard,
+}
+
+/// One import statement of an installed dist's file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportUse {
+    /// The importing dist and its version.
+    pub dist: pep508_rs::PackageName,
+    /// Its version.
+    pub version: pep440_rs::Version,
+    /// The file (its path in `RECORD`).
+    pub file: String,
+    /// The statement.
+    pub statement: ImportStatement,
+}
+
+/// The import statements of `modules` (top-level names) in the `.py` files of `dist`, at most
+/// one per distinct (module, names, guard).
+pub fn import_uses(dist: &InstalledDist, modules: &BTreeSet<String>) -> Vec<ImportUse> {
+    let mut uses: Vec<ImportUse> = Vec::new();
+    let Some(site) = dist.path.parent() else {
+        return uses;
+    };
+    if dist.format != DistFormat::DistInfo || modules.is_empty() {
+        return uses;
+    }
+    let Ok(record) = std::fs::read_to_string(dist.path.join("RECORD")) else {
+        return uses;
+    };
+    let finders: Vec<memmem::Finder<'_>> = modules
+        .iter()
+        .map(|m| memmem::Finder::new(m.as_bytes()))
+        .collect();
+    for path in record
+        .lines()
+        .map(|line| line.split(',').next().unwrap_or("").trim_matches('"'))
+        .filter(|path| path.ends_with(".py") && !path.split('/').any(|part| part == ".."))
+        .filter(|path| {
+            // Vendored copies of other libraries and tests are not the dist's own code paths
+            // (pip's `_vendor/pyparsing/diagram` imports jinja2).
+            let mut folders = path.split('/').rev().skip(1);
+            !folders.any(|f| {
+                matches!(
+                    f,
+                    "test" | "tests" | "testing" | "_vendor" | "vendor" | "_vendored"
+                )
+            })
+        })
+    {
+        let Some(bytes) = read_capped(&site.join(path), MAX_FILE_BYTES) else {
+            continue;
+        };
+        if !finders.iter().any(|f| f.find(&bytes).is_some()) {
+            continue;
+        }
+        for statement in import_statements(&String::from_utf8_lossy(&bytes), modules) {
+            let seen = uses.iter().any(|u| {
+                u.statement.module == statement.module
+                    && u.statement.names == statement.names
+                    && u.statement.guard == statement.guard
+            });
+            if !seen {
+                uses.push(ImportUse {
+                    dist: dist.name().clone(),
+                    version: dist.version().clone(),
+                    file: path.to_string(),
+                    statement,
+                });
+            }
+        }
+    }
+    uses
+}
+
+/// The paths an installed dist's `RECORD` lists (`None` without one: a snapshot, an egg).
+pub fn record_paths(dist: &InstalledDist) -> Option<Vec<String>> {
+    if dist.format != DistFormat::DistInfo {
+        return None;
+    }
+    let record = std::fs::read_to_string(dist.path.join("RECORD")).ok()?;
+    Some(
+        record
+            .lines()
+            .map(|line| {
+                line.split(',')
+                    .next()
+                    .unwrap_or("")
+                    .trim_matches('"')
+                    .to_string()
+            })
+            .filter(|path| !path.is_empty())
+            .collect(),
+    )
+}
+
+/// One installed file of a dist (a path its `RECORD` lists), at most 4 MiB.
+pub fn read_installed(dist: &InstalledDist, path: &str) -> Option<Vec<u8>> {
+    if path.split('/').any(|part| part == "..") {
+        return None;
+    }
+    read_capped(&dist.path.parent()?.join(path), MAX_FILE_BYTES)
+}
+
+/// One logical line: its indentation, its text without the comment, its first line (1-based).
+struct Logical {
+    indent: usize,
+    text: String,
+    line: usize,
+}
+
+/// The logical lines of Python source: bracketed and backslash-continued lines joined,
+/// triple-quoted strings and comments left out (a line that opens a string is cut there).
+fn logical_lines(source: &str) -> Vec<Logical> {
+    let mut out: Vec<Logical> = Vec::new();
+    let mut in_string: Option<&str> = None;
+    let mut pending: Option<Logical> = None;
+    let mut depth: i32 = 0;
+    for (i, raw) in source.lines().enumerate() {
+        let mut line = raw;
+        if let Some(quote) = in_string {
+            match line.find(quote) {
+                Some(at) => {
+                    in_string = None;
+                    line = &line[at + 3..];
+                    if pending.is_none() {
+                        continue; // the rest of the closing line is not a statement start
+                    }
+                }
+                None => continue,
+            }
+        }
+        let (code, opens) = strip_line(line);
+        if let Some(quote) = opens {
+            in_string = Some(quote);
+        }
+        depth += code.matches(['(', '[', '{']).count() as i32
+            - code.matches([')', ']', '}']).count() as i32;
+        let continued = depth > 0 || code.trim_end().ends_with('\\');
+        let text = code.trim_end().trim_end_matches('\\').trim();
+        match pending.as_mut() {
+            Some(p) => {
+                p.text.push(' ');
+                p.text.push_str(text);
+            }
+            None => {
+                pending = Some(Logical {
+                    indent: line.len() - line.trim_start().len(),
+                    text: text.to_string(),
+                    line: i + 1,
+                });
+            }
+        }
+        if !continued || opens.is_some() {
+            depth = 0;
+            if let Some(p) = pending.take()
+                && !p.text.is_empty()
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.extend(pending.filter(|p| !p.text.is_empty()));
+    out
+}
+
+/// A line without its comment and without a triple-quoted string it opens (and that string's
+/// quote, when it does not close on the line). Single-quoted strings are kept.
+fn strip_line(line: &str) -> (&str, Option<&'static str>) {
+    let bytes = line.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match quote {
+            Some(_) if b == b'\\' => i += 1,
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'#' => return (&line[..i], None),
+            None if b == b'"' || b == b'\'' => {
+                let delimiter = if b == b'"' { "\"\"\"" } else { "'''" };
+                if line[i..].starts_with(delimiter) {
+                    match line[i + 3..].find(delimiter) {
+                        Some(end) => i += 3 + end + 2,
+                        None => return (&line[..i], Some(delimiter)),
+                    }
+                } else {
+                    quote = Some(b);
+                }
+            }
+            None => {}
+        }
+        i += 1;
+    }
+    (line, None)
+}
+
+/// The block a header line opens, for the statements inside it.
+#[derive(Clone, Copy)]
+enum Block {
+    /// Runs whenever the enclosing code runs (`def`, `class`, `with`, `for`, `while`, `finally`).
+    Runs,
+    /// Runs only sometimes (`if`, `elif`, `else`, `except`, `match`, `case`).
+    Sometimes,
+    /// A `try:` body, guarded by what its handlers catch.
+    Try(ImportGuard),
+}
+
+/// What a handler line (`except (ImportError, AttributeError) as e:`) catches of an import.
+fn handler_guard(text: &str) -> ImportGuard {
+    let rest = text.trim_start_matches("except").trim_start_matches('*');
+    let rest = rest.split(" as ").next().unwrap_or(rest);
+    let names: Vec<&str> = rest
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if names.is_empty()
+        || names
+            .iter()
+            .any(|n| matches!(*n, "ImportError" | "Exception" | "BaseException"))
+    {
+        ImportGuard::Any
+    } else if names.contains(&"ModuleNotFoundError") {
+        ImportGuard::MissingModule
+    } else {
+        ImportGuard::None
+    }
+}
+
+/// The block a logical line opens, if it is a compound statement's header.
+fn header(lines: &[Logical], at: usize) -> Option<Block> {
+    let text = &lines[at].text;
+    if !text.ends_with(':') {
+        return None;
+    }
+    let word = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("");
+    let word = if word == "async" {
+        text[5..].trim_start().split(' ').next().unwrap_or("")
+    } else {
+        word
+    };
+    match word {
+        "if" | "elif" | "else" | "except" | "match" | "case" => Some(Block::Sometimes),
+        "def" | "class" | "with" | "for" | "while" | "finally" => Some(Block::Runs),
+        "try" => {
+            let indent = lines[at].indent;
+            let guard = lines[at + 1..]
+                .iter()
+                .filter(|l| l.indent <= indent)
+                .take_while(|l| {
+                    l.indent == indent
+                        && ["except", "else", "finally"]
+                            .iter()
+                            .any(|k| l.text.starts_with(k))
+                })
+                .filter(|l| l.text.starts_with("except"))
+                .map(|l| handler_guard(&l.text))
+                .max()
+                .unwrap_or(ImportGuard::None);
+            Some(Block::Try(guard))
+        }
+        _ => None,
+    }
+}
+
+/// The absolute import statements of `modules` (top-level names) in Python source, leaving
+/// out those that run only sometimes (under `if`/`elif`/`else`/`match`, in `except`).
+pub fn import_statements(source: &str, modules: &BTreeSet<String>) -> Vec<ImportStatement> {
+    let lines = logical_lines(source);
+    let mut out = Vec::new();
+    let mut open: Vec<(usize, Block)> = Vec::new();
+    for (at, logical) in lines.iter().enumerate() {
+        while open
+            .last()
+            .is_some_and(|(indent, _)| *indent >= logical.indent)
+        {
+            open.pop();
+        }
+        let sometimes = open.iter().any(|(_, b)| matches!(b, Block::Sometimes));
+        if !sometimes {
+            let guard = open
+                .iter()
+                .filter_map(|(_, b)| match b {
+                    Block::Try(g) => Some(*g),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(ImportGuard::None);
+            out.extend(
+                parse_import(&logical.text, modules)
+                    .into_iter()
+                    .map(|(module, names)| ImportStatement {
+                        line: logical.line,
+                        module,
+                        names,
+                        guard,
+                    }),
+            );
+        }
+        if let Some(block) = header(&lines, at) {
+            open.push((logical.indent, block));
+        }
+    }
+    out
+}
+
+/// The (module, names) an import statement imports of `modules`.
+fn parse_import(text: &str, modules: &BTreeSet<String>) -> Vec<(String, Vec<String>)> {
+    let ours = |module: &str| modules.contains(module.split('.').next().unwrap_or(""));
+    let is_path = |m: &str| {
+        !m.is_empty()
+            && m.split('.')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'))
+    };
+    if let Some(rest) = text.strip_prefix("from ") {
+        let mut parts = rest.splitn(2, " import ");
+        let (module, names) = (parts.next().unwrap_or("").trim(), parts.next());
+        let Some(names) = names else {
+            return Vec::new();
+        };
+        if !is_path(module) || !ours(module) {
+            return Vec::new();
+        }
+        let names: Vec<String> = names
+            .trim()
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .split(',')
+            .filter_map(|n| n.split_whitespace().next())
+            .filter(|n| *n != "*" && is_path(n))
+            .map(str::to_string)
+            .collect();
+        return vec![(module.to_string(), names)];
+    }
+    if let Some(rest) = text.strip_prefix("import ") {
+        return rest
+            .split(',')
+            .filter_map(|part| part.split_whitespace().next())
+            .filter(|m| is_path(m) && ours(m))
+            .map(|m| (m.to_string(), Vec::new()))
+            .collect();
+    }
+    Vec::new()
+}
+
+/// Which of some names a module's source mentions, and whether any name may come from
+/// elsewhere.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModuleWords {
+    /// The asked names the source mentions as whole words (anywhere: code, strings, comments).
+    pub words: BTreeSet<String>,
+    /// The module has a star import or a module-level `__getattr__`: a name it does not mention
+    /// may still be importable from it.
+    pub open: bool,
+}
+
+/// [`ModuleWords`] of `source` for the `asked` names.
+pub fn module_words(source: &str, asked: &BTreeSet<String>) -> ModuleWords {
+    let mut words = BTreeSet::new();
+    for word in source.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        if asked.contains(word) {
+            words.insert(word.to_string());
+        }
+    }
+    let open = source.lines().any(|line| {
+        let t = line.trim_start();
+        (t.starts_with("from ") && t.trim_end().ends_with("import *"))
+            || line.starts_with("def __getattr__")
+    });
+    ModuleWords { words, open }
+}
+
 #[cfg(test)]
 mod tests {
     use super::imports;
@@ -88,5 +493,147 @@ mod tests {
         ] {
             assert!(!imports(line, "pkg_resources"), "{line}");
         }
+    }
+}
+
+#[cfg(test)]
+mod statement_tests {
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    use super::{ImportGuard, import_statements, module_words};
+
+    fn real(path: &str) -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/imports")
+            .join(path);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    fn set(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn statements(source: &str, module: &str) -> Vec<(usize, String, Vec<String>, ImportGuard)> {
+        import_statements(source, &set(&[module]))
+            .into_iter()
+            .map(|s| (s.line, s.module, s.names, s.guard))
+            .collect()
+    }
+
+    #[test]
+    fn black_22_1_imports_click_unicodefun_under_a_module_not_found_guard() {
+        // The same statements Python's ast reads (testdata/risk-corpus/cases/
+        // black221-click-8.1.7.json, `imports`): `from click import _unicodefun` inside
+        // `try: ... except ModuleNotFoundError`, which a missing *name* is not.
+        let got = statements(&real("black-22.1.0/black/__init__.py"), "click");
+        let want = vec![
+            (34, "click".to_string(), vec![], ImportGuard::None),
+            (
+                35,
+                "click.core".to_string(),
+                vec!["ParameterSource".to_string()],
+                ImportGuard::None,
+            ),
+            (
+                1408,
+                "click".to_string(),
+                vec!["core".to_string()],
+                ImportGuard::MissingModule,
+            ),
+            (
+                1409,
+                "click".to_string(),
+                vec!["_unicodefun".to_string()],
+                ImportGuard::MissingModule,
+            ),
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn flask_1_1_2_imports_markup_and_escape_from_jinja2() {
+        let got = statements(&real("flask-1.1.2/flask/__init__.py"), "jinja2");
+        assert_eq!(
+            got,
+            vec![
+                (
+                    14,
+                    "jinja2".to_string(),
+                    vec!["escape".to_string()],
+                    ImportGuard::None
+                ),
+                (
+                    15,
+                    "jinja2".to_string(),
+                    vec!["Markup".to_string()],
+                    ImportGuard::None
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn jinja2_3_1_no_longer_mentions_markup_and_escape() {
+        let asked = set(&["Markup", "escape", "Environment"]);
+        let old = module_words(&real("jinja2-3.0.3/jinja2/__init__.py"), &asked);
+        let new = module_words(&real("jinja2-3.1.4/jinja2/__init__.py"), &asked);
+        assert_eq!(old.words, asked);
+        assert_eq!(new.words, set(&["Environment"]));
+        assert!(!old.open && !new.open);
+    }
+
+    #[test]
+    fn guards_and_conditions() {
+        let source = "\
+import os
+try:
+    import click.termui
+except ImportError:
+    pass
+try:
+    from click import style
+except (ModuleNotFoundError, OSError) as e:
+    style = None
+if TYPE_CHECKING:
+    from click import Context
+else:
+    import click.parser
+def f():
+    from click import (
+        echo,  # a comment
+        secho as s,
+    )
+    x = \"\"\"
+from click import not_code
+\"\"\"
+class C:
+    import click.core
+from click.testing import *
+from .click import relative
+";
+        assert_eq!(
+            statements(source, "click"),
+            vec![
+                (3, "click.termui".to_string(), vec![], ImportGuard::Any),
+                (
+                    7,
+                    "click".to_string(),
+                    vec!["style".to_string()],
+                    ImportGuard::MissingModule
+                ),
+                (
+                    15,
+                    "click".to_string(),
+                    vec!["echo".to_string(), "secho".to_string()],
+                    ImportGuard::None
+                ),
+                (23, "click.core".to_string(), vec![], ImportGuard::None),
+                (24, "click.testing".to_string(), vec![], ImportGuard::None),
+            ]
+        );
+        let open = module_words("from ._x import *\n", &set(&["a"]));
+        assert!(open.open && open.words.is_empty());
+        assert!(module_words("def __getattr__(name):\n    pass\n", &set(&[])).open);
     }
 }

@@ -33,6 +33,7 @@ use super::proposal::{
 };
 use crate::index::{BinaryPolicy, IndexError, IndexSource};
 use crate::inventory::check::{self, Finding};
+use crate::inventory::imports::{self, ImportUse, ModuleWords};
 use crate::inventory::{Inventory, extensions};
 use crate::metadata::CoreMetadata;
 use crate::risk::{Policy, Upstream, requirement_text};
@@ -115,6 +116,7 @@ pub fn propose(
             .iter()
             .flat_map(|group| group.correspondences(installed_names(inventory)))
             .collect(),
+        import_uses: std::cell::RefCell::default(),
     }
     .run(policy)
 }
@@ -138,6 +140,8 @@ pub(super) struct Proposer<'a> {
     builder: PlanBuilder<'a>,
     /// The policy's version correspondences among installed coupled members.
     correspondences: Vec<solve::Correspondence>,
+    /// The import statements of each changed dist's modules read so far (installed files).
+    import_uses: std::cell::RefCell<BTreeMap<PackageName, Vec<ImportUse>>>,
 }
 
 /// The index (through the catalog: release dates, other releases' requirements) and the
@@ -178,6 +182,52 @@ impl Oracle for Proposer<'_> {
     fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
         self.catalog
             .first_upload(name, |v| v >= version && !v.any_prerelease())
+    }
+
+    fn import_uses(&self, package: &PackageName) -> Vec<ImportUse> {
+        if let Some(uses) = self.import_uses.borrow().get(package) {
+            return uses.clone();
+        }
+        let modules: BTreeSet<String> = match self.inventory.get(package) {
+            Some(dist) if !dist.top_level.is_empty() => dist.top_level.iter().cloned().collect(),
+            _ => BTreeSet::from([package.as_ref().replace('-', "_")]),
+        };
+        let uses: Vec<ImportUse> = self
+            .inventory
+            .dists
+            .iter()
+            .filter(|d| d.name() != package)
+            .flat_map(|d| imports::import_uses(d, &modules))
+            .collect();
+        self.import_uses
+            .borrow_mut()
+            .insert(package.clone(), uses.clone());
+        uses
+    }
+
+    fn installed_files(&self, name: &PackageName) -> Option<Vec<String>> {
+        imports::record_paths(self.inventory.get(name)?)
+    }
+
+    fn module_words(
+        &self,
+        name: &PackageName,
+        version: &Version,
+        path: &str,
+        asked: &BTreeSet<String>,
+    ) -> Option<ModuleWords> {
+        let bytes = match self.inventory.get(name) {
+            Some(dist) if dist.version() == version => imports::read_installed(dist, path)?,
+            _ => {
+                let file = self.catalog.chosen_file(name, version)?;
+                self.index
+                    .wheel_member(&file, path, imports::MAX_FILE_BYTES)?
+            }
+        };
+        Some(imports::module_words(
+            &String::from_utf8_lossy(&bytes),
+            asked,
+        ))
     }
 }
 

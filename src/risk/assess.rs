@@ -51,6 +51,9 @@ pub struct ChangeFacts {
     /// Direct dependents released before the major line of the planned version began (empty
     /// unless an unforced change crosses into a newer major line).
     pub predating_dependents: Vec<PackageName>,
+    /// Import statements of installed files that the new release breaks: a module or a name
+    /// it no longer has (one sentence each, naming the file).
+    pub missing_imports: Vec<String>,
 }
 
 /// Installed dists that depend on a changed one (reverse edges of the installed graph).
@@ -252,6 +255,7 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
             risky |= abi_break_factor(change, from, to, policy, &mut factors);
             risky |= predates_major_factor(change, to, policy, &mut factors);
         }
+        risky |= missing_import_factor(change, policy, &mut factors);
         // Dependents weigh only where the change is outside what they declared they accept
         // (a forced version, a local/unmanaged switch, a major jump, a downgrade, a removal):
         // an ordinary upgrade inside every dependent's range is what they asked for.
@@ -608,6 +612,20 @@ fn predates_major_factor(
     true
 }
 
+/// Installed files import a module or a name the new release no longer has. Whether they do.
+fn missing_import_factor(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) -> bool {
+    if change.missing_imports.is_empty() {
+        return false;
+    }
+    factors.weighed(
+        policy,
+        FactorKind::ImportTargetMissing,
+        &change.name,
+        change.missing_imports.join("; "),
+    );
+    true
+}
+
 /// The installed dists that depend on a risky change, directly and through others (together
 /// capped at `dependents-cap`).
 fn dependents_factors(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) {
@@ -627,21 +645,17 @@ fn dependents_factors(change: &ChangeFacts, policy: &Policy, factors: &mut Facto
         .collect::<Vec<_>>()
         .join(", ");
     let more = count.saturating_sub(5);
-    factors.push(
-        FactorKind::DirectDependent,
-        direct,
-        name,
-        format!(
-            "{count} installed dist{} require{} {name}: {names}{}",
-            if count == 1 { "" } else { "s" },
-            if count == 1 { "s" } else { "" },
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        ),
+    let detail = format!(
+        "{count} installed dist{} require{} {name}: {names}{}",
+        if count == 1 { "" } else { "s" },
+        if count == 1 { "s" } else { "" },
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
     );
+    factors.push(FactorKind::DirectDependent, direct, name, detail);
     let transitive = (policy.weight(FactorKind::TransitiveDependent)
         * dependents.transitive as i32)
         .min(cap - direct)
@@ -824,6 +838,7 @@ mod tests {
             dependents: Dependents::default(),
             abi_dependents: Vec::new(),
             predating_dependents: Vec::new(),
+            missing_imports: Vec::new(),
         }
     }
 

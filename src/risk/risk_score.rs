@@ -163,6 +163,8 @@ factor_kinds! {
     PredatesMajor => "dependent-predates-major",
     /// The violated upper bound was declared before any release it excludes existed.
     DefensiveBound => "defensive-upper-bound",
+    /// An installed dist's file imports a module or a name the new release no longer has.
+    ImportTargetMissing => "import-target-missing",
 }
 
 impl fmt::Display for FactorKind {

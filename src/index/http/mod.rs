@@ -203,6 +203,17 @@ impl IndexSource for Index {
             .block_on(async move { inner.wheel_members(file).await })
     }
 
+    fn wheel_member(&self, file: &DistFile, path: &str, cap: u64) -> Option<Vec<u8>> {
+        if !matches!(file.filename, DistFilename::Wheel(_)) {
+            return None;
+        }
+        let inner = self.inner.clone();
+        let file = file.clone();
+        let path = path.to_string();
+        self.runtime
+            .block_on(async move { inner.wheel_member(file, &path, cap).await })
+    }
+
     fn project_names(&self) -> Option<Vec<PackageName>> {
         let mut names = Vec::new();
         let mut listed = false;
@@ -433,6 +444,35 @@ impl Inner {
                 .write(Bucket::Metadata, meta, members.join("\n").as_bytes());
         }
         Some(members)
+    }
+
+    /// One member of a wheel: from the cache (immutable per URL, hash and path), else by range
+    /// reads (never `--offline`). A failure is `None`: the member only informs a risk factor.
+    async fn wheel_member(&self, file: DistFile, path: &str, cap: u64) -> Option<Vec<u8>> {
+        let key = format!(
+            "{}#{}#member#{path}",
+            auth::redact(&file.url),
+            file.hashes.get("sha256").map(String::as_str).unwrap_or("")
+        );
+        let local = file.url.scheme() == "file";
+        if !self.refresh
+            && !local
+            && let Some((_, body)) = self.cache.read(Bucket::Metadata, &key)
+        {
+            return Some(body);
+        }
+        if self.offline && !local {
+            return None;
+        }
+        let bytes = metadata_fetch::wheel_member(&self.client, &file, path, cap)
+            .await
+            .ok()??;
+        if !local {
+            let fetched_at = crate::clock::now().as_second();
+            let meta = entry(key, None, fetched_at, u64::MAX / 4);
+            self.cache.write(Bucket::Metadata, meta, &bytes);
+        }
+        Some(bytes)
     }
 
     /// Metadata from the cache (immutable once fetched; files of a local index are read
