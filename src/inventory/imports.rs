@@ -16,6 +16,7 @@
 //! `__import__`), imports in compiled extensions or in byte code without sources, statements
 //! split over lines with backslashes, and dists read from a snapshot (no files).
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use memchr::memmem;
@@ -73,7 +74,7 @@ fn imports(line: &str, module: &str) -> bool {
 }
 
 /// What a `try:` around an import statement catches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ImportGuard {
     /// Nothing: a failing import fails the importing module.
     None,
@@ -113,27 +114,73 @@ pub struct ImportUse {
 /// The import statements of `modules` (top-level names) in the `.py` files of `dist`, at most
 /// one per distinct (module, names, guard).
 pub fn import_uses(dist: &InstalledDist, modules: &BTreeSet<String>) -> Vec<ImportUse> {
-    let mut uses: Vec<ImportUse> = Vec::new();
+    if modules.is_empty() {
+        return Vec::new();
+    }
+    scan(dist, own_sources(dist).into_iter(), modules)
+}
+
+/// The `.py` files of `dist` that have a line starting with `import` or `from` naming a
+/// top-level module, and those modules: a cheap first pass over every file (no parsing), so
+/// that [`import_uses_in`] parses only the files that import a changed dist.
+pub fn imported_modules(dist: &InstalledDist) -> Vec<(String, BTreeSet<String>)> {
+    let mut out = Vec::new();
     let Some(site) = dist.path.parent() else {
-        return uses;
+        return out;
     };
-    if dist.format != DistFormat::DistInfo || modules.is_empty() {
-        return uses;
+    for path in own_sources(dist) {
+        let Some(bytes) = read_capped(&site.join(&path), MAX_FILE_BYTES) else {
+            continue;
+        };
+        let mut tops = BTreeSet::new();
+        for line in String::from_utf8_lossy(&bytes).lines() {
+            let line = line.trim_start();
+            let names: Vec<&str> = if let Some(rest) = line.strip_prefix("from ") {
+                rest.split_whitespace().next().into_iter().collect()
+            } else if let Some(rest) = line.strip_prefix("import ") {
+                rest.split(',')
+                    .filter_map(|p| p.split_whitespace().next())
+                    .collect()
+            } else {
+                continue;
+            };
+            for name in names {
+                let top = name.split('.').next().unwrap_or("");
+                if !top.is_empty() {
+                    tops.insert(top.to_string());
+                }
+            }
+        }
+        if !tops.is_empty() {
+            out.push((path, tops));
+        }
+    }
+    out
+}
+
+/// [`import_uses`] over some of the dist's files only (paths as `RECORD` lists them).
+pub fn import_uses_in(
+    dist: &InstalledDist,
+    paths: &[&str],
+    modules: &BTreeSet<String>,
+) -> Vec<ImportUse> {
+    scan(dist, paths.iter().map(|p| p.to_string()), modules)
+}
+
+/// The `.py` files a dist's `RECORD` lists, less vendored copies of other libraries and tests
+/// (not the dist's own code paths: pip's `_vendor/pyparsing/diagram` imports jinja2).
+fn own_sources(dist: &InstalledDist) -> Vec<String> {
+    if dist.format != DistFormat::DistInfo {
+        return Vec::new();
     }
     let Ok(record) = std::fs::read_to_string(dist.path.join("RECORD")) else {
-        return uses;
+        return Vec::new();
     };
-    let finders: Vec<memmem::Finder<'_>> = modules
-        .iter()
-        .map(|m| memmem::Finder::new(m.as_bytes()))
-        .collect();
-    for path in record
+    record
         .lines()
         .map(|line| line.split(',').next().unwrap_or("").trim_matches('"'))
         .filter(|path| path.ends_with(".py") && !path.split('/').any(|part| part == ".."))
         .filter(|path| {
-            // Vendored copies of other libraries and tests are not the dist's own code paths
-            // (pip's `_vendor/pyparsing/diagram` imports jinja2).
             let mut folders = path.split('/').rev().skip(1);
             !folders.any(|f| {
                 matches!(
@@ -142,24 +189,42 @@ pub fn import_uses(dist: &InstalledDist, modules: &BTreeSet<String>) -> Vec<Impo
                 )
             })
         })
-    {
-        let Some(bytes) = read_capped(&site.join(path), MAX_FILE_BYTES) else {
+        .map(str::to_string)
+        .collect()
+}
+
+fn scan(
+    dist: &InstalledDist,
+    paths: impl Iterator<Item = String>,
+    modules: &BTreeSet<String>,
+) -> Vec<ImportUse> {
+    let mut uses: Vec<ImportUse> = Vec::new();
+    let Some(site) = dist.path.parent() else {
+        return uses;
+    };
+    let finders: Vec<memmem::Finder<'_>> = modules
+        .iter()
+        .map(|m| memmem::Finder::new(m.as_bytes()))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    for path in paths {
+        let Some(bytes) = read_capped(&site.join(&path), MAX_FILE_BYTES) else {
             continue;
         };
         if !finders.iter().any(|f| f.find(&bytes).is_some()) {
             continue;
         }
         for statement in import_statements(&String::from_utf8_lossy(&bytes), modules) {
-            let seen = uses.iter().any(|u| {
-                u.statement.module == statement.module
-                    && u.statement.names == statement.names
-                    && u.statement.guard == statement.guard
-            });
-            if !seen {
+            let key = (
+                statement.module.clone(),
+                statement.names.clone(),
+                statement.guard,
+            );
+            if seen.insert(key) {
                 uses.push(ImportUse {
                     dist: dist.name().clone(),
                     version: dist.version().clone(),
-                    file: path.to_string(),
+                    file: path.clone(),
                     statement,
                 });
             }
@@ -198,18 +263,18 @@ pub fn read_installed(dist: &InstalledDist, path: &str) -> Option<Vec<u8>> {
 }
 
 /// One logical line: its indentation, its text without the comment, its first line (1-based).
-struct Logical {
+struct Logical<'a> {
     indent: usize,
-    text: String,
+    text: Cow<'a, str>,
     line: usize,
 }
 
 /// The logical lines of Python source: bracketed and backslash-continued lines joined,
 /// triple-quoted strings and comments left out (a line that opens a string is cut there).
-fn logical_lines(source: &str) -> Vec<Logical> {
-    let mut out: Vec<Logical> = Vec::new();
+fn logical_lines(source: &str) -> Vec<Logical<'_>> {
+    let mut out: Vec<Logical<'_>> = Vec::new();
     let mut in_string: Option<&str> = None;
-    let mut pending: Option<Logical> = None;
+    let mut pending: Option<Logical<'_>> = None;
     let mut depth: i32 = 0;
     for (i, raw) in source.lines().enumerate() {
         let mut line = raw;
@@ -229,19 +294,25 @@ fn logical_lines(source: &str) -> Vec<Logical> {
         if let Some(quote) = opens {
             in_string = Some(quote);
         }
-        depth += code.matches(['(', '[', '{']).count() as i32
-            - code.matches([')', ']', '}']).count() as i32;
+        for b in code.bytes() {
+            match b {
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => depth -= 1,
+                _ => {}
+            }
+        }
         let continued = depth > 0 || code.trim_end().ends_with('\\');
         let text = code.trim_end().trim_end_matches('\\').trim();
         match pending.as_mut() {
             Some(p) => {
-                p.text.push(' ');
-                p.text.push_str(text);
+                let joined = p.text.to_mut();
+                joined.push(' ');
+                joined.push_str(text);
             }
             None => {
                 pending = Some(Logical {
                     indent: line.len() - line.trim_start().len(),
-                    text: text.to_string(),
+                    text: Cow::Borrowed(text),
                     line: i + 1,
                 });
             }
@@ -263,6 +334,9 @@ fn logical_lines(source: &str) -> Vec<Logical> {
 /// quote, when it does not close on the line). Single-quoted strings are kept.
 fn strip_line(line: &str) -> (&str, Option<&'static str>) {
     let bytes = line.as_bytes();
+    if memchr::memchr3(b'#', b'"', b'\'', bytes).is_none() {
+        return (line, None);
+    }
     let mut quote: Option<u8> = None;
     let mut i = 0;
     while i < bytes.len() {
@@ -323,7 +397,7 @@ fn handler_guard(text: &str) -> ImportGuard {
 }
 
 /// The block a logical line opens, if it is a compound statement's header.
-fn header(lines: &[Logical], at: usize) -> Option<Block> {
+fn header(lines: &[Logical<'_>], at: usize) -> Option<Block> {
     let text = &lines[at].text;
     if !text.ends_with(':') {
         return None;

@@ -116,6 +116,7 @@ pub fn propose(
             .iter()
             .flat_map(|group| group.correspondences(installed_names(inventory)))
             .collect(),
+        import_index: std::cell::OnceCell::new(),
         import_uses: std::cell::RefCell::default(),
     }
     .run(policy)
@@ -140,7 +141,10 @@ pub(super) struct Proposer<'a> {
     builder: PlanBuilder<'a>,
     /// The policy's version correspondences among installed coupled members.
     correspondences: Vec<solve::Correspondence>,
-    /// The import statements of each changed dist's modules read so far (installed files).
+    /// Which installed `.py` files import each top-level module: (dist index, path), read once
+    /// when a plan first asks.
+    import_index: std::cell::OnceCell<BTreeMap<String, Vec<(usize, String)>>>,
+    /// The import statements of each changed dist's modules read so far.
     import_uses: std::cell::RefCell<BTreeMap<PackageName, Vec<ImportUse>>>,
 }
 
@@ -188,16 +192,35 @@ impl Oracle for Proposer<'_> {
         if let Some(uses) = self.import_uses.borrow().get(package) {
             return uses.clone();
         }
+        // One cheap pass over every installed `.py` file, the first time a plan asks; then
+        // only the files that import the changed dist's modules are parsed.
+        let index = self.import_index.get_or_init(|| {
+            let mut index: BTreeMap<String, Vec<(usize, String)>> = BTreeMap::new();
+            for (i, dist) in self.inventory.dists.iter().enumerate() {
+                for (path, tops) in imports::imported_modules(dist) {
+                    for top in tops {
+                        index.entry(top).or_default().push((i, path.clone()));
+                    }
+                }
+            }
+            index
+        });
         let modules: BTreeSet<String> = match self.inventory.get(package) {
             Some(dist) if !dist.top_level.is_empty() => dist.top_level.iter().cloned().collect(),
             _ => BTreeSet::from([package.as_ref().replace('-', "_")]),
         };
-        let uses: Vec<ImportUse> = self
-            .inventory
-            .dists
-            .iter()
-            .filter(|d| d.name() != package)
-            .flat_map(|d| imports::import_uses(d, &modules))
+        let mut files: BTreeMap<usize, BTreeSet<&str>> = BTreeMap::new();
+        for (i, path) in modules.iter().filter_map(|m| index.get(m)).flatten() {
+            files.entry(*i).or_default().insert(path);
+        }
+        let uses: Vec<ImportUse> = files
+            .into_iter()
+            .map(|(i, paths)| (&self.inventory.dists[i], paths))
+            .filter(|(dist, _)| dist.name() != package)
+            .flat_map(|(dist, paths)| {
+                let paths: Vec<&str> = paths.into_iter().collect();
+                imports::import_uses_in(dist, &paths, &modules)
+            })
             .collect();
         self.import_uses
             .borrow_mut()
