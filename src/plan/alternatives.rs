@@ -27,6 +27,7 @@ use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 use pubgrub::Ranges;
 
 use super::builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, applies_with};
+use super::modules::top_level_of;
 use super::proposal::{
     Blocker, BrokenEdge, Conflict, EnvironmentSummary, HeldBack, Layer, LayerChoice, LayerKind,
     PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request, UnmatchedMember,
@@ -119,8 +120,8 @@ pub fn propose(
     .run(policy)
 }
 
-/// Per release, the paths its wheel installs (`None`: cannot be had cheaply).
-type WheelMembers = HashMap<(PackageName, Version), Option<Vec<String>>>;
+/// Per release, the top-level modules its wheel installs (`None`: cannot be had cheaply).
+type WheelMembers = HashMap<(PackageName, Version), Option<Arc<BTreeSet<String>>>>;
 
 /// What every whole-environment solve of a proposal starts from, built once: the root
 /// requirements (every installed dist: index-managed ones by name, the others pinned), the
@@ -192,7 +193,7 @@ pub(super) struct Proposer<'a> {
     correspondences: Vec<solve::Correspondence>,
     /// What every solve starts from.
     whole: WholeEnvironment,
-    /// What each planned release's wheel installs, read once (every plan asks again).
+    /// The modules each planned release's wheel installs, read once (every plan asks again).
     installs: Mutex<WheelMembers>,
 }
 
@@ -226,17 +227,18 @@ impl Oracle for Proposer<'_> {
         self.catalog.first_upload(name, |v| v == version)
     }
 
-    fn installs(&self, name: &PackageName, version: &Version) -> Option<Vec<String>> {
+    fn installs(&self, name: &PackageName, version: &Version) -> Option<Arc<BTreeSet<String>>> {
         let key = (name.clone(), version.clone());
         if let Some(known) = self.lock_installs().get(&key) {
             return known.clone();
         }
-        let members = self
+        let modules = self
             .catalog
             .chosen_file(name, version)
-            .and_then(|file| self.index.wheel_members(&file));
-        self.lock_installs().insert(key, members.clone());
-        members
+            .and_then(|file| self.index.wheel_members(&file))
+            .map(|members| Arc::new(top_level_of(&members)));
+        self.lock_installs().insert(key, modules.clone());
+        modules
     }
 
     fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
