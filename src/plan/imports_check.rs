@@ -5,7 +5,7 @@
 //!
 //! In: the import statements of the changed dist's modules in the other installed dists' files
 //! ([`crate::inventory::imports`], through the [`Oracle`]), the installed release's files
-//! (`RECORD`) and the planned release's (its wheel's file list), and what the imported module's
+//! (`RECORD`) and the planned release's (its wheel's file list, [`Oracle::wheel_files`]), and what the imported module's
 //! source mentions in each (the installed file; one member of the planned wheel, read by range
 //! requests). Out: one sentence per import that will fail, naming the importing file.
 //!
@@ -39,7 +39,8 @@ pub(crate) fn missing_imports(
     if uses.is_empty() {
         return Vec::new();
     }
-    let (Some(old), Some(new)) = (oracle.installed_files(name), oracle.installs(name, to)) else {
+    let (Some(old), Some(new)) = (oracle.installed_files(name), oracle.wheel_files(name, to))
+    else {
         return Vec::new();
     };
     let mut words = Words {

@@ -191,7 +191,7 @@ impl Oracle for Recorded<'_> {
         self.case.imports.get(n.as_ref())?.old_members.clone()
     }
 
-    fn installs(&self, n: &PackageName, version: &Version) -> Option<Vec<String>> {
+    fn wheel_files(&self, n: &PackageName, version: &Version) -> Option<Vec<String>> {
         let change = self.case.changes.iter().find(|c| name(&c.name) == *n)?;
         (change.to.as_deref() == Some(version.to_string().as_str()))
             .then(|| self.case.imports.get(n.as_ref())?.new_members.clone())
