@@ -5,7 +5,6 @@
 //! build, a yanked release) and turns it all into [`PlanFacts`] for the risk model.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 use jiff::Timestamp;
 use pep440_rs::Version;
@@ -13,14 +12,15 @@ use pep508_rs::{ExtraName, MarkerEnvironment, PackageName, Requirement, VersionO
 
 use super::imports_check;
 use super::modules::{ImportersMemo, removed_module_warnings};
+pub use super::oracle::Oracle;
 use super::proposal::{
     Action, Blocker, Change, HeldBack, Override, PLAN_SCHEMA, Plan, PlanKind, Reason,
 };
 use crate::inventory::graph::DependencyGraph;
-use crate::inventory::imports::{ImportUse, ModuleWords};
+use crate::inventory::imports::ImportUse;
 use crate::inventory::{DirectUrl, InstalledDist, Inventory};
 pub use crate::risk::line_floor;
-use crate::risk::{self, BrokenEdgeFacts, ChangeFacts, Dependents, PlanFacts, Policy, Upstream};
+use crate::risk::{self, BrokenEdgeFacts, ChangeFacts, Dependents, PlanFacts, Policy};
 use crate::solve::OverriddenEdge;
 
 /// One dist of a planned environment, as the solver chose it.
@@ -56,58 +56,6 @@ impl PlannedEnvironment {
         self.overridden
             .iter()
             .any(|edge| &edge.original.name == name)
-    }
-}
-
-/// What the builder asks beyond the plan itself: the index and the installed files.
-pub trait Oracle {
-    /// Whether any release of `dependent` accepts `package` at `version`.
-    fn upstream(
-        &self,
-        dependent: &PackageName,
-        package: &PackageName,
-        version: &Version,
-    ) -> Upstream;
-    /// Whether the installed `dependent`'s compiled extensions link against `package`.
-    fn links(&self, dependent: &PackageName, package: &PackageName) -> bool;
-    /// When `name` `version` was first uploaded (`None`: not known).
-    fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
-    /// When the first final release of `name` at or above `version` was uploaded.
-    fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
-    /// The top-level modules the planned release `name==version` installs (its wheel's file
-    /// list, read by [`super::modules::top_level_of`]), when they can be had; `None` otherwise.
-    fn installs(&self, name: &PackageName, version: &Version) -> Option<Arc<BTreeSet<String>>> {
-        let _ = (name, version);
-        None
-    }
-    /// Every path the planned release `name==version`'s wheel holds (its file list), when it
-    /// can be had; `None` otherwise.
-    fn wheel_files(&self, name: &PackageName, version: &Version) -> Option<Vec<String>> {
-        let _ = (name, version);
-        None
-    }
-    /// The import statements of `package`'s top-level modules in the other installed dists'
-    /// files (empty when the files cannot be read: a snapshot).
-    fn import_uses(&self, package: &PackageName) -> Vec<ImportUse> {
-        let _ = package;
-        Vec::new()
-    }
-    /// The paths the installed `name` holds (its `RECORD`), when known.
-    fn installed_files(&self, name: &PackageName) -> Option<Vec<String>> {
-        let _ = name;
-        None
-    }
-    /// What the module file `path` of `name` `version` mentions of `asked`: the installed copy
-    /// when `version` is installed, else the planned release's wheel member.
-    fn module_words(
-        &self,
-        name: &PackageName,
-        version: &Version,
-        path: &str,
-        asked: &BTreeSet<String>,
-    ) -> Option<ModuleWords> {
-        let _ = (name, version, path, asked);
-        None
     }
 }
 

@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use pep440_rs::Version;
 use pep508_rs::PackageName;
 
-use super::builder::Oracle;
+use super::oracle::Oracle;
 use crate::inventory::imports::{ImportGuard, ImportUse, ModuleWords};
 
 /// At most this many failing imports are named per change.

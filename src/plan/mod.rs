@@ -13,6 +13,7 @@ mod builder;
 mod imports_check;
 mod layers;
 mod modules;
+mod oracle;
 mod proposal;
 #[cfg(test)]
 pub(crate) mod test_plans;
