@@ -203,7 +203,8 @@ struct Row {
 }
 
 impl Row {
-    fn read(bytes: &[u8], files: usize, tag_sets: usize, pythons: usize) -> Option<Row> {
+    fn read(bytes: &[u8], files: usize, tag_sets: &[&str], pythons: &[&str]) -> Option<Row> {
+        let (tag_sets, pythons) = (tag_sets.len(), pythons.len());
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
         let (version, tags, python, flags) = (u32_at(0), u32_at(4), u32_at(8), bytes[12]);
         let secs = i64::from_le_bytes(bytes[13..21].try_into().ok()?);
@@ -244,23 +245,32 @@ pub fn decode(bytes: &[u8], filter: Option<FileFilter<'_>>) -> Option<ProjectPag
         records,
     } = Sections::read(bytes)?;
     let count = rows.len() / ROW;
-    let rows = rows
-        .chunks_exact(ROW)
-        .map(|row| Row::read(row, count, tag_texts.len(), python_texts.len()))
-        .collect::<Option<Vec<_>>>()?;
+    let row = |i: usize| {
+        Row::read(
+            &rows[i * ROW..(i + 1) * ROW],
+            count,
+            &tag_texts,
+            &python_texts,
+        )
+    };
     let mut names = FilenameMemo::default();
     let keep = match filter {
-        None => vec![true; rows.len()],
+        None => (0..count)
+            .map(|i| row(i).map(|_| true))
+            .collect::<Option<_>>()?,
         Some(filter) => {
             let sets: Vec<Arc<[Tag]>> = tag_texts.iter().map(|t| names.tags(t)).collect();
             let sets: Vec<&[Tag]> = sets.iter().map(|s| &**s).collect();
-            let views: Vec<FileView> = rows.iter().map(|row| row.view).collect();
+            let views = (0..count)
+                .map(|i| row(i).map(|r| r.view))
+                .collect::<Option<Vec<_>>>()?;
             filter.mask(&sets, &views)
         }
     };
     let mut pythons: Vec<Option<VersionSpecifiers>> = vec![None; python_texts.len()];
     let mut files = Vec::with_capacity(keep.iter().filter(|k| **k).count());
-    for (row, _) in rows.iter().zip(keep).filter(|(_, k)| *k) {
+    for i in (0..count).filter(|i| keep[*i]) {
+        let row = row(i)?;
         let requires_python = match python_texts.get(row.python as usize) {
             None => None,
             Some(text) => {
