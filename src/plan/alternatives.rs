@@ -19,7 +19,7 @@
 //! ties keep the order above. The first plan is the recommendation.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use jiff::Timestamp;
 use pep440_rs::{Operator, Version, VersionSpecifier, VersionSpecifiers};
@@ -27,6 +27,7 @@ use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 use pubgrub::Ranges;
 
 use super::builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, applies_with};
+use super::modules::top_level_of;
 use super::proposal::{
     Blocker, BrokenEdge, Conflict, EnvironmentSummary, HeldBack, Layer, LayerChoice, LayerKind,
     PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request, UnmatchedMember,
@@ -37,8 +38,8 @@ use crate::inventory::{Inventory, extensions};
 use crate::metadata::CoreMetadata;
 use crate::risk::{Policy, Upstream, requirement_text};
 use crate::solve::{
-    self, AcceptingQuery, Among, Catalog, FactPackage, HintKind, InstalledCandidate, Override,
-    PrereleaseMode, Resolution, ResolvedSource, SolveError, SolveRequest,
+    self, AcceptingQuery, Among, Catalog, CatalogCore, FactPackage, HintKind, InstalledCandidate,
+    Override, PrereleaseMode, Resolution, ResolvedSource, SolveError, SolveRequest,
 };
 
 /// What `propose` was asked.
@@ -92,21 +93,19 @@ pub fn propose(
     request: &ProposeRequest,
 ) -> Result<Proposal, ProposeError> {
     let _stage = crate::logging::Stage::start("plan");
-    let installed: HashMap<PackageName, Arc<CoreMetadata>> = inventory
-        .dists
+    let whole = WholeEnvironment::new(inventory, request.all);
+    // Every solve of the proposal prefers the same installed set under the same policy, so
+    // they share one core: each project's table and each release's metadata are read once.
+    let installed: HashMap<PackageName, Arc<CoreMetadata>> = whole
+        .preferences
         .iter()
-        .rev() // the first copy of a name wins, as in the solves
-        .map(|d| (d.name().clone(), Arc::new(d.metadata.clone())))
+        .map(|(name, c)| (name.clone(), c.metadata.clone()))
         .collect();
+    let core = CatalogCore::new(index, &inventory.environment, &request.binary, installed);
     Proposer {
         index,
-        catalog: Catalog::new(
-            index,
-            &inventory.environment,
-            &request.binary,
-            installed,
-            None,
-        ),
+        core: &core,
+        catalog: Catalog::new(&core, None),
         inventory,
         request,
         builder: PlanBuilder::new(inventory, policy, request.now),
@@ -115,8 +114,60 @@ pub fn propose(
             .iter()
             .flat_map(|group| group.correspondences(installed_names(inventory)))
             .collect(),
+        whole,
+        installs: Mutex::default(),
     }
     .run(policy)
+}
+
+/// Per release, the top-level modules its wheel installs (`None`: cannot be had cheaply).
+type WheelMembers = HashMap<(PackageName, Version), Option<Arc<BTreeSet<String>>>>;
+
+/// What every whole-environment solve of a proposal starts from, built once: the root
+/// requirements (every installed dist: index-managed ones by name, the others pinned), the
+/// installed versions as preferences, and under `--all` the floors (each dist at or above its
+/// installed version).
+struct WholeEnvironment {
+    requirements: Vec<Requirement>,
+    preferences: BTreeMap<PackageName, InstalledCandidate>,
+    floors: Vec<Requirement>,
+}
+
+impl WholeEnvironment {
+    fn new(inventory: &Inventory, all: bool) -> Self {
+        let mut requirements = Vec::new();
+        let mut preferences = BTreeMap::new();
+        let mut floors = Vec::new();
+        for dist in &inventory.dists {
+            if preferences.contains_key(dist.name()) {
+                continue; // the first copy of a name wins
+            }
+            let requirement = if dist.is_unmanaged() {
+                pin(dist.name(), dist.version())
+            } else {
+                bare(dist.name())
+            };
+            requirements.push(requirement);
+            preferences.insert(dist.name().clone(), InstalledCandidate::from(dist));
+        }
+        // `--all` moves every dist up, never down: each stays at or above its installed
+        // version (the installed set itself satisfies that, so the constraint never makes a
+        // solvable request unsolvable; it stops the solver from trading a torch downgrade for
+        // a newer nvidia-* wheel).
+        if all {
+            floors = preferences
+                .keys()
+                .filter_map(|name| inventory.get(name))
+                .filter(|dist| !dist.is_unmanaged())
+                .map(|dist| at_least(dist.name(), dist.version()))
+                .collect();
+        }
+        WholeEnvironment {
+            requirements,
+            preferences,
+            floors,
+        }
+    }
 }
 
 /// The installed, index-managed names (what a coupled group's correspondences may bind).
@@ -132,12 +183,18 @@ fn installed_names(inventory: &Inventory) -> Vec<&PackageName> {
 /// The search. Its index reads go through `catalog`; `index` is only handed to the solver.
 pub(super) struct Proposer<'a> {
     index: &'a dyn IndexSource,
+    /// What the index offers, shared by every solve (see [`CatalogCore`]).
+    core: &'a CatalogCore<'a>,
     pub(super) catalog: Catalog<'a>,
     pub(super) inventory: &'a Inventory,
     pub(super) request: &'a ProposeRequest,
     builder: PlanBuilder<'a>,
     /// The policy's version correspondences among installed coupled members.
     correspondences: Vec<solve::Correspondence>,
+    /// What every solve starts from.
+    whole: WholeEnvironment,
+    /// The modules each planned release's wheel installs, read once (every plan asks again).
+    installs: Mutex<WheelMembers>,
 }
 
 /// The index (through the catalog: release dates, other releases' requirements) and the
@@ -170,9 +227,18 @@ impl Oracle for Proposer<'_> {
         self.catalog.first_upload(name, |v| v == version)
     }
 
-    fn installs(&self, name: &PackageName, version: &Version) -> Option<Vec<String>> {
-        let file = self.catalog.chosen_file(name, version)?;
-        self.index.wheel_members(&file)
+    fn installs(&self, name: &PackageName, version: &Version) -> Option<Arc<BTreeSet<String>>> {
+        let key = (name.clone(), version.clone());
+        if let Some(known) = self.lock_installs().get(&key) {
+            return known.clone();
+        }
+        let modules = self
+            .catalog
+            .chosen_file(name, version)
+            .and_then(|file| self.index.wheel_members(&file))
+            .map(|members| Arc::new(top_level_of(&members)));
+        self.lock_installs().insert(key, modules.clone());
+        modules
     }
 
     fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
@@ -182,6 +248,10 @@ impl Oracle for Proposer<'_> {
 }
 
 impl Proposer<'_> {
+    fn lock_installs(&self) -> std::sync::MutexGuard<'_, WheelMembers> {
+        self.installs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// What the inventory itself warns of: a name installed twice, an unmanaged dist kept as
     /// it is, a dist that could not be read.
     fn inventory_warnings(&self) -> Vec<String> {
@@ -474,44 +544,17 @@ impl Proposer<'_> {
         overrides: Vec<Override>,
         extra: Vec<Requirement>,
     ) -> Result<Resolution, SolveError> {
-        let mut requirements = Vec::new();
-        let mut preferences = BTreeMap::new();
-        let mut seen = BTreeSet::new();
-        for dist in &self.inventory.dists {
-            if !seen.insert(dist.name().clone()) {
-                continue;
-            }
-            let requirement = if dist.is_unmanaged() {
-                pin(dist.name(), dist.version())
-            } else {
-                bare(dist.name())
-            };
-            requirements.push(requirement);
-            preferences.insert(dist.name().clone(), InstalledCandidate::from(dist));
-        }
+        let mut requirements = self.whole.requirements.clone();
         requirements.extend(targets.iter().cloned());
-        // `--all` moves every dist up, never down: each stays at or above its installed version
-        // (the installed set itself satisfies that, so the constraint never makes a solvable
-        // request unsolvable; it stops the solver from trading a torch downgrade for a newer
-        // nvidia-* wheel).
-        let mut constraints: Vec<Requirement> = if self.request.all {
-            seen.iter()
-                .filter_map(|name| self.inventory.get(name))
-                .filter(|dist| !dist.is_unmanaged())
-                .map(|dist| at_least(dist.name(), dist.version()))
-                .collect()
-        } else {
-            vec![]
-        };
+        let mut constraints = self.whole.floors.clone();
         constraints.extend(extra);
-        solve::solve(
-            self.index,
-            &self.inventory.environment,
+        solve::solve_on(
+            self.core,
             &SolveRequest {
                 requirements,
                 constraints,
                 overrides,
-                preferences,
+                preferences: self.whole.preferences.clone(),
                 upgrade: upgrade.clone(),
                 prerelease: self.request.prerelease,
                 binary: self.request.binary.clone(),
@@ -577,8 +620,9 @@ impl Proposer<'_> {
         Ok(self
             .catalog
             .usable_versions(&project)
-            .into_iter()
+            .iter()
             .filter(|v| spec.is_none_or(|s| s.contains(v)))
+            .cloned()
             .collect())
     }
 
@@ -840,7 +884,7 @@ impl Proposer<'_> {
                     continue;
                 }
             }
-            let Some(newest) = self.catalog.usable_versions(&project).into_iter().next() else {
+            let Some(newest) = self.catalog.usable_versions(&project).first().cloned() else {
                 continue;
             };
             // A target that excludes the newest release is not held back: it asked for less.

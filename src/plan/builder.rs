@@ -5,12 +5,13 @@
 //! build, a yanked release) and turns it all into [`PlanFacts`] for the risk model.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use jiff::Timestamp;
 use pep440_rs::Version;
 use pep508_rs::{ExtraName, MarkerEnvironment, PackageName, Requirement, VersionOrUrl};
 
-use super::modules::removed_module_warnings;
+use super::modules::{ImportersMemo, removed_module_warnings};
 use super::proposal::{
     Action, Blocker, Change, HeldBack, Override, PLAN_SCHEMA, Plan, PlanKind, Reason,
 };
@@ -71,9 +72,9 @@ pub trait Oracle {
     fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
     /// When the first final release of `name` at or above `version` was uploaded.
     fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
-    /// The paths the planned release `name==version` installs (its wheel's file list), when
-    /// they can be had; `None` otherwise.
-    fn installs(&self, name: &PackageName, version: &Version) -> Option<Vec<String>> {
+    /// The top-level modules the planned release `name==version` installs (its wheel's file
+    /// list, read by [`super::modules::top_level_of`]), when they can be had; `None` otherwise.
+    fn installs(&self, name: &PackageName, version: &Version) -> Option<Arc<BTreeSet<String>>> {
         let _ = (name, version);
         None
     }
@@ -136,6 +137,7 @@ pub struct PlanBuilder<'a> {
     policy: &'a Policy,
     now: Option<Timestamp>,
     graph: DependencyGraph<'a>,
+    importers: ImportersMemo,
 }
 
 impl<'a> PlanBuilder<'a> {
@@ -146,6 +148,7 @@ impl<'a> PlanBuilder<'a> {
             policy,
             now,
             graph: DependencyGraph::build(inventory),
+            importers: ImportersMemo::default(),
         }
     }
 
@@ -195,6 +198,7 @@ impl<'a> PlanBuilder<'a> {
             self.inventory,
             &changes,
             &|name, version| oracle.installs(name, version),
+            &self.importers,
         ));
         let mut title = spec.title.clone();
         let repairs: Vec<&str> = changes

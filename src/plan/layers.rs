@@ -246,16 +246,16 @@ impl Proposer<'_> {
                 }
             }
             let mut young = Vec::new();
-            for version in self.catalog.usable_versions(&project) {
-                if &version <= installed || version >= line_end {
+            for version in self.catalog.usable_versions(&project).iter() {
+                if version <= installed || version >= &line_end {
                     continue;
                 }
-                let Some(&released) = uploaded.get(&version) else {
+                let Some(&released) = uploaded.get(version) else {
                     continue;
                 };
                 let days = (now.as_second() - released.as_second()) / 86_400;
                 if days < bounds.young_days {
-                    young.push((version, days));
+                    young.push((version.clone(), days));
                 }
             }
             if !young.is_empty() {
@@ -352,8 +352,9 @@ impl Proposer<'_> {
             let newest = self
                 .catalog
                 .usable_versions(&project)
-                .into_iter()
-                .find(|v| !v.any_prerelease());
+                .iter()
+                .find(|v| !v.any_prerelease())
+                .cloned();
             if newest.is_some_and(|newest| crosses_line(now, &newest)) {
                 out.push(name.clone());
             }
@@ -413,8 +414,9 @@ impl Proposer<'_> {
             let Some(newest) = self
                 .catalog
                 .usable_versions(&project)
-                .into_iter()
+                .iter()
                 .find(|v| !v.any_prerelease())
+                .cloned()
             else {
                 return Ok(false);
             };

@@ -13,7 +13,8 @@
 //! module dropped inside a package (`setuptools.extern`), and the imports
 //! [`crate::inventory::imports`] cannot see (spelled at run time, compiled code).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
 
 use pep508_rs::PackageName;
 
@@ -26,8 +27,30 @@ use crate::inventory::imports::imports_module;
 /// How many importers a warning names.
 const IMPORTERS_LISTED: usize = 5;
 
-/// What a planned release installs (`name`, `version` -> its wheel's paths), when known.
-pub(crate) type Installs<'a> = &'a dyn Fn(&PackageName, &Version) -> Option<Vec<String>>;
+/// The top-level modules a planned release installs (`name`, `version` -> [`top_level_of`] its
+/// wheel's paths), when known.
+pub(crate) type Installs<'a> = &'a dyn Fn(&PackageName, &Version) -> Option<Arc<BTreeSet<String>>>;
+
+/// Which installed dists import a module, looked up once per (dropping dist, module) however
+/// many plans ask (each lookup reads installed source files).
+#[derive(Debug, Default)]
+pub(crate) struct ImportersMemo {
+    found: Mutex<HashMap<(PackageName, String), Vec<String>>>,
+}
+
+impl ImportersMemo {
+    /// [`importers`], remembered.
+    fn get(&self, inventory: &Inventory, dropping: &PackageName, module: &str) -> Vec<String> {
+        let key = (dropping.clone(), module.to_string());
+        let lock = || self.found.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = lock().get(&key) {
+            return found.clone();
+        }
+        let found = importers(inventory, dropping, module);
+        lock().insert(key, found.clone());
+        found
+    }
+}
 
 /// One warning per top-level module a changed dist stops installing while installed dists
 /// import it.
@@ -35,6 +58,7 @@ pub(crate) fn removed_module_warnings(
     inventory: &Inventory,
     changes: &[Change],
     installs: Installs<'_>,
+    memo: &ImportersMemo,
 ) -> Vec<String> {
     let mut warnings = Vec::new();
     for change in changes {
@@ -47,17 +71,16 @@ pub(crate) fn removed_module_warnings(
         if installed.top_level.is_empty() {
             continue;
         }
-        let Some(members) = installs(&change.name, to) else {
+        let Some(after) = installs(&change.name, to) else {
             continue;
         };
-        let after = top_level_of(&members);
         for module in &installed.top_level {
             if after.contains(module)
                 || provided_elsewhere(inventory, changes, installs, &change.name, module)
             {
                 continue;
             }
-            let importers = importers(inventory, &change.name, module);
+            let importers = memo.get(inventory, &change.name, module);
             if importers.is_empty() {
                 continue;
             }
@@ -85,7 +108,7 @@ pub(crate) fn removed_module_warnings(
 
 /// The top-level import names a wheel installs: its folders (less `*.dist-info` and `*.data`)
 /// and its top-level modules (`six.py`, `_cffi_backend.cpython-312-x86_64-linux-gnu.so`).
-fn top_level_of(members: &[String]) -> BTreeSet<String> {
+pub(crate) fn top_level_of(members: &[String]) -> BTreeSet<String> {
     members
         .iter()
         .filter_map(|path| match path.split_once('/') {
@@ -117,7 +140,7 @@ fn provided_elsewhere(
     kept || changes.iter().any(|c| {
         &c.name != dropping
             && c.to.as_ref().is_some_and(|to| {
-                installs(&c.name, to).is_some_and(|members| top_level_of(&members).contains(module))
+                installs(&c.name, to).is_some_and(|modules| modules.contains(module))
             })
     })
 }

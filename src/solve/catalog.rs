@@ -30,14 +30,35 @@ use super::candidates::{InstallChoice, VersionTable};
 use super::error::{SolveError, Unavailable};
 use super::ranges::specifiers_to_ranges;
 
-/// The index as one solve (or one proposal) reads it. See the module docs.
-pub struct Catalog<'a> {
+/// What the index offers for one target, binary policy and installed set, read once and kept:
+/// the version tables, the parsed release metadata and the usable versions per project.
+///
+/// One core serves every solve of a proposal (each solve's [`Catalog`] borrows it) and the
+/// prefetch threads, which build tables and parse metadata into it while pubgrub works, so the
+/// solver finds them done. It holds only what the index says; what one solve has seen (its
+/// "did you mean" names, the tables its explanation may use) stays in that solve's [`Catalog`],
+/// so no answer depends on which solves ran before or what was prefetched.
+pub struct CatalogCore<'a> {
     index: &'a dyn IndexSource,
     env: &'a Environment,
     binary: &'a BinaryPolicy,
     installed: HashMap<PackageName, Arc<CoreMetadata>>,
-    tables: RefCell<HashMap<PackageName, Arc<VersionTable>>>,
-    metadata: RefCell<HashMap<(PackageName, Version), Arc<CoreMetadata>>>,
+    /// Per project, its table once built (the inner lock is held while it is built, so a
+    /// second reader waits for it instead of building it again).
+    tables: Mutex<HashMap<PackageName, TableSlot>>,
+    metadata: Mutex<HashMap<(PackageName, Version), Arc<CoreMetadata>>>,
+    usable: Mutex<HashMap<PackageName, Arc<[Version]>>>,
+}
+
+/// One project's table, once built.
+type TableSlot = Arc<Mutex<Option<Arc<VersionTable>>>>;
+
+/// The index as one solve (or one proposal) reads it, over a [`CatalogCore`]. See the module
+/// docs.
+pub struct Catalog<'a> {
+    core: &'a CatalogCore<'a>,
+    /// The projects whose tables this catalog read (what its explanations may look at).
+    read: RefCell<HashSet<PackageName>>,
     /// Names asked for (prefetched) before their table was read.
     requested: RefCell<HashSet<PackageName>>,
     /// Where to send likely-next releases for their metadata to be fetched in the background.
@@ -91,26 +112,49 @@ pub struct AcceptingReleases {
     pub complete: bool,
 }
 
-impl<'a> Catalog<'a> {
-    /// A catalog over `index` for the target `env`; `installed` metadata stands in for the
-    /// index's at the installed versions; `prefetch` receives likely-next releases.
-    pub(crate) fn new(
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl<'a> CatalogCore<'a> {
+    /// A core over `index` for the target `env`; `installed` metadata stands in for the index's
+    /// at the installed versions.
+    pub fn new(
         index: &'a dyn IndexSource,
         env: &'a Environment,
         binary: &'a BinaryPolicy,
         installed: HashMap<PackageName, Arc<CoreMetadata>>,
-        prefetch: Option<Sender<PrefetchJob>>,
     ) -> Self {
-        Catalog {
+        CatalogCore {
             index,
             env,
             binary,
             installed,
-            tables: RefCell::default(),
-            metadata: RefCell::default(),
-            requested: RefCell::default(),
-            prefetch,
+            tables: Mutex::default(),
+            metadata: Mutex::default(),
+            usable: Mutex::default(),
         }
+    }
+
+    /// Whether a solve of `binary` with these installed versions preferred reads the index as
+    /// this core does (same policy, same installed metadata).
+    pub(crate) fn serves(
+        &self,
+        binary: &BinaryPolicy,
+        installed: &HashMap<PackageName, Arc<CoreMetadata>>,
+    ) -> bool {
+        self.binary == binary
+            && self.installed.len() == installed.len()
+            && installed.iter().all(|(name, theirs)| {
+                self.installed
+                    .get(name)
+                    .is_some_and(|ours| Arc::ptr_eq(ours, theirs) || ours == theirs)
+            })
+    }
+
+    /// The index this core reads.
+    pub(crate) fn index(&self) -> &'a dyn IndexSource {
+        self.index
     }
 
     /// The target environment.
@@ -118,40 +162,11 @@ impl<'a> Catalog<'a> {
         self.env
     }
 
-    /// The listing of a project (`None` when no configured index has it).
-    pub fn project(&self, name: &PackageName) -> Result<Option<Arc<Project>>, IndexError> {
-        self.index.project(name)
-    }
-
-    /// The usable versions of a project for the target under the catalog's binary policy
-    /// (not yanked, Python admitted), newest first.
-    pub fn usable_versions(&self, project: &Project) -> Vec<Version> {
-        index::candidates(project, self.env, self.binary)
-            .into_iter()
-            .filter(|c| c.is_usable())
-            .map(|c| c.version)
-            .collect()
-    }
-
-    /// The earliest upload time of the files of `name` whose version passes `wanted` (`None`:
-    /// the index does not have it, or gives no upload times).
-    pub fn first_upload(
-        &self,
-        name: &PackageName,
-        wanted: impl Fn(&Version) -> bool,
-    ) -> Option<jiff::Timestamp> {
-        let project = self.index.project(name).ok()??;
-        project
-            .files
-            .iter()
-            .filter(|f| wanted(f.filename.version()))
-            .filter_map(|f| f.upload_time)
-            .min()
-    }
-
-    /// The version table of a project (fetched once).
+    /// The version table of a project (built once, whoever asks first).
     pub(crate) fn table(&self, name: &PackageName) -> Result<Arc<VersionTable>, SolveError> {
-        if let Some(table) = self.tables.borrow().get(name) {
+        let slot = lock(&self.tables).entry(name.clone()).or_default().clone();
+        let mut slot = lock(&slot);
+        if let Some(table) = slot.as_ref() {
             return Ok(table.clone());
         }
         let project = self
@@ -164,55 +179,35 @@ impl<'a> Catalog<'a> {
             self.binary,
             self.installed.get(name),
         ));
-        self.tables.borrow_mut().insert(name.clone(), table.clone());
+        *slot = Some(table.clone());
         Ok(table)
     }
 
-    /// The table if it was already fetched (no IO).
-    pub(crate) fn cached_table(&self, name: &PackageName) -> Option<Arc<VersionTable>> {
-        self.tables.borrow().get(name).cloned()
+    /// The table if it was already built (no IO).
+    fn built_table(&self, name: &PackageName) -> Option<Arc<VersionTable>> {
+        let slot = lock(&self.tables).get(name)?.clone();
+        lock(&slot).clone()
     }
 
-    /// Whether the index is known not to have `name` (its table was read and is empty).
-    pub(crate) fn is_missing(&self, name: &PackageName) -> bool {
-        self.tables
-            .borrow()
-            .get(name)
-            .is_some_and(|t| t.project.is_none() && t.versions.is_empty())
-    }
-
-    /// The projects the index answered for, and the names asked for so far that it is not
-    /// known to lack.
-    pub(crate) fn known_names(&self) -> BTreeSet<PackageName> {
-        let mut known: BTreeSet<PackageName> = self
-            .tables
-            .borrow()
-            .iter()
-            .filter(|(_, t)| t.project.is_some() || !t.versions.is_empty())
-            .map(|(n, _)| n.clone())
-            .collect();
-        for name in self.requested.borrow().iter() {
-            if !self.is_missing(name) {
-                known.insert(name.clone());
-            }
+    /// The usable versions of a project for the target under the core's binary policy (not
+    /// yanked, Python admitted), newest first; worked out once per project.
+    pub fn usable_versions(&self, project: &Project) -> Arc<[Version]> {
+        if let Some(versions) = lock(&self.usable).get(&project.name) {
+            return versions.clone();
         }
-        known
+        let versions: Arc<[Version]> = index::candidates(project, self.env, self.binary)
+            .into_iter()
+            .filter(|c| c.is_usable())
+            .map(|c| c.version)
+            .collect();
+        lock(&self.usable)
+            .entry(project.name.clone())
+            .or_insert(versions)
+            .clone()
     }
 
-    /// The project names the index can list cheaply (see [`IndexSource::project_names`]).
-    pub(crate) fn index_project_names(&self) -> Option<Vec<PackageName>> {
-        self.index.project_names()
-    }
-
-    /// The index file the solver would install for `name==version` (`None`: not on the index,
-    /// or no file fits).
-    pub fn chosen_file(&self, name: &PackageName, version: &Version) -> Option<DistFile> {
-        let table = self.table(name).ok()?;
-        let entry = table.get(version)?;
-        VersionTable::file(entry).cloned()
-    }
-
-    /// The metadata of one release: the installed copy, or the index's for the chosen file.
+    /// The metadata of one release: the installed copy, or the index's for the chosen file
+    /// (parsed once, whoever asks first).
     pub(crate) fn release_metadata(
         &self,
         name: &PackageName,
@@ -235,7 +230,7 @@ impl<'a> Catalog<'a> {
             InstallChoice::File { file, .. } => file,
         };
         let key = (name.clone(), version.clone());
-        if let Some(m) = self.metadata.borrow().get(&key) {
+        if let Some(m) = lock(&self.metadata).get(&key) {
             return Ok(Ok(m.clone()));
         }
         let project = table.project.as_ref().expect("a file implies a project");
@@ -253,8 +248,120 @@ impl<'a> Catalog<'a> {
             }
             Err(source) => return Err(index_error(name, source)),
         };
-        self.metadata.borrow_mut().insert(key, metadata.clone());
+        lock(&self.metadata).insert(key, metadata.clone());
         Ok(Ok(metadata))
+    }
+}
+
+impl<'a> Catalog<'a> {
+    /// A catalog over `core`; `prefetch` receives likely-next releases.
+    pub(crate) fn new(core: &'a CatalogCore<'a>, prefetch: Option<Sender<PrefetchJob>>) -> Self {
+        Catalog {
+            core,
+            read: RefCell::default(),
+            requested: RefCell::default(),
+            prefetch,
+        }
+    }
+
+    /// The target environment.
+    pub(crate) fn env(&self) -> &'a Environment {
+        self.core.env
+    }
+
+    /// The listing of a project (`None` when no configured index has it).
+    pub fn project(&self, name: &PackageName) -> Result<Option<Arc<Project>>, IndexError> {
+        self.core.index.project(name)
+    }
+
+    /// The usable versions of a project for the target under the catalog's binary policy
+    /// (not yanked, Python admitted), newest first.
+    pub fn usable_versions(&self, project: &Project) -> Arc<[Version]> {
+        self.core.usable_versions(project)
+    }
+
+    /// The earliest upload time of the files of `name` whose version passes `wanted` (`None`:
+    /// the index does not have it, or gives no upload times).
+    pub fn first_upload(
+        &self,
+        name: &PackageName,
+        wanted: impl Fn(&Version) -> bool,
+    ) -> Option<jiff::Timestamp> {
+        let project = self.core.index.project(name).ok()??;
+        project
+            .files
+            .iter()
+            .filter(|f| wanted(f.filename.version()))
+            .filter_map(|f| f.upload_time)
+            .min()
+    }
+
+    /// The version table of a project (fetched once).
+    pub(crate) fn table(&self, name: &PackageName) -> Result<Arc<VersionTable>, SolveError> {
+        let table = self.core.table(name)?;
+        if !self.read.borrow().contains(name) {
+            self.read.borrow_mut().insert(name.clone());
+        }
+        Ok(table)
+    }
+
+    /// The table if this catalog already read it (no IO).
+    pub(crate) fn cached_table(&self, name: &PackageName) -> Option<Arc<VersionTable>> {
+        if !self.read.borrow().contains(name) {
+            return None;
+        }
+        self.core.built_table(name)
+    }
+
+    /// Whether the index is known not to have `name` (its table was read and is empty).
+    pub(crate) fn is_missing(&self, name: &PackageName) -> bool {
+        self.cached_table(name)
+            .is_some_and(|t| t.project.is_none() && t.versions.is_empty())
+    }
+
+    /// The projects the index answered for, and the names asked for so far that it is not
+    /// known to lack.
+    pub(crate) fn known_names(&self) -> BTreeSet<PackageName> {
+        let mut known: BTreeSet<PackageName> = self
+            .read
+            .borrow()
+            .iter()
+            .filter(|n| {
+                self.core
+                    .built_table(n)
+                    .is_some_and(|t| t.project.is_some() || !t.versions.is_empty())
+            })
+            .cloned()
+            .collect();
+        for name in self.requested.borrow().iter() {
+            if !self.is_missing(name) {
+                known.insert(name.clone());
+            }
+        }
+        known
+    }
+
+    /// The project names the index can list cheaply (see [`IndexSource::project_names`]).
+    pub(crate) fn index_project_names(&self) -> Option<Vec<PackageName>> {
+        self.core.index.project_names()
+    }
+
+    /// The index file the solver would install for `name==version` (`None`: not on the index,
+    /// or no file fits).
+    pub fn chosen_file(&self, name: &PackageName, version: &Version) -> Option<DistFile> {
+        let table = self.table(name).ok()?;
+        let entry = table.get(version)?;
+        VersionTable::file(entry).cloned()
+    }
+
+    /// The metadata of one release: the installed copy, or the index's for the chosen file.
+    pub(crate) fn release_metadata(
+        &self,
+        name: &PackageName,
+        table: &VersionTable,
+        version: &Version,
+    ) -> Result<Result<Arc<CoreMetadata>, Unavailable>, SolveError> {
+        self.core.release_metadata(name, table, version)
     }
 
     /// Ask for the projects of these edges (name and range) whose tables were not read yet:
@@ -267,19 +374,24 @@ impl<'a> Catalog<'a> {
     ) {
         let fresh: Vec<(PackageName, Ranges<Version>)> = {
             let mut requested = self.requested.borrow_mut();
-            let tables = self.tables.borrow();
+            let read = self.read.borrow();
             edges
-                .filter(|(name, _)| {
-                    !tables.contains_key(*name) && requested.insert((*name).clone())
-                })
+                .filter(|(name, _)| !read.contains(*name) && requested.insert((*name).clone()))
                 .map(|(name, range)| (name.clone(), range.clone()))
                 .collect()
         };
         if fresh.is_empty() {
             return;
         }
-        let names: Vec<PackageName> = fresh.iter().map(|(n, _)| n.clone()).collect();
-        self.index.prefetch(&names);
+        // Pages another solve on the same core already read need no fetch.
+        let names: Vec<PackageName> = fresh
+            .iter()
+            .filter(|(n, _)| self.core.built_table(n).is_none())
+            .map(|(n, _)| n.clone())
+            .collect();
+        if !names.is_empty() {
+            self.core.index.prefetch(&names);
+        }
         if let Some(tx) = &self.prefetch {
             for (name, range) in fresh {
                 let preferred = preferred(&name);
@@ -346,7 +458,8 @@ impl<'a> Catalog<'a> {
     ) -> Option<Ranges<Version>> {
         let mut declared: Option<Ranges<Version>> = None;
         for r in &metadata.requires_dist {
-            if &r.name != query.package || !r.evaluate_markers(&self.env.markers, query.extras) {
+            if &r.name != query.package || !r.evaluate_markers(&self.core.env.markers, query.extras)
+            {
                 continue;
             }
             let range = declared.get_or_insert_with(Ranges::full);
@@ -383,12 +496,17 @@ impl<'a> Catalog<'a> {
 
     /// Every release of `name` on the index with a file, newest first (`None`: not listed).
     fn published(&self, name: &PackageName) -> Result<Option<Vec<Release>>, SolveError> {
-        let Some(project) = self.index.project(name).map_err(|e| index_error(name, e))? else {
+        let Some(project) = self
+            .core
+            .index
+            .project(name)
+            .map_err(|e| index_error(name, e))?
+        else {
             return Ok(None);
         };
         let any_format = BinaryPolicy::default();
         Ok(Some(
-            index::candidates(&project, self.env, &any_format)
+            index::candidates(&project, self.core.env, &any_format)
                 .into_iter()
                 .filter_map(|c| {
                     Some(Release {
@@ -421,7 +539,7 @@ impl Release {
             ReleaseFrom::Table(name, table) => {
                 Ok(catalog.release_metadata(name, table, &self.version)?.ok())
             }
-            ReleaseFrom::File(project, file) => Ok(catalog.index.metadata(project, file).ok()),
+            ReleaseFrom::File(project, file) => Ok(catalog.core.index.metadata(project, file).ok()),
         }
     }
 }
@@ -449,7 +567,7 @@ pub(crate) struct PrefetchJob {
 }
 
 impl PrefetchJob {
-    fn run(&self, index: &dyn IndexSource, env: &Environment, binary: &BinaryPolicy) {
+    fn run(&self, core: &CatalogCore<'_>) {
         if self
             .preferred
             .as_ref()
@@ -457,25 +575,24 @@ impl PrefetchJob {
         {
             return; // the installed metadata is used
         }
-        let Ok(Some(project)) = index.project(&self.name) else {
+        let Ok(table) = core.table(&self.name) else {
             return;
         };
-        let best = index::candidates(&project, env, binary)
-            .into_iter()
-            .find(|c| {
-                c.is_usable() && !c.version.any_prerelease() && self.range.contains(&c.version)
-            });
-        if let Some(file) = best.and_then(|c| c.file) {
-            let _ = index.metadata(&project, &file);
+        // The newest usable final release in range, as the solver would likely pick it.
+        let best = table.versions.iter().rev().find(|entry| {
+            matches!(entry.choice, InstallChoice::File { yanked: None, .. })
+                && !entry.version.any_prerelease()
+                && self.range.contains(&entry.version)
+        });
+        if let Some(entry) = best {
+            let _ = core.release_metadata(&self.name, &table, &entry.version);
         }
     }
 }
 
 /// One prefetch thread: runs jobs from `jobs` until the channel closes or `done` is set.
 pub(crate) fn prefetch_worker(
-    index: &dyn IndexSource,
-    env: &Environment,
-    binary: &BinaryPolicy,
+    core: &CatalogCore<'_>,
     jobs: &Mutex<Receiver<PrefetchJob>>,
     done: &AtomicBool,
 ) {
@@ -487,7 +604,7 @@ pub(crate) fn prefetch_worker(
         };
         match job {
             Ok(_) if done.load(Ordering::Relaxed) => return,
-            Ok(job) => job.run(index, env, binary),
+            Ok(job) => job.run(core),
             Err(_) => return,
         }
     }

@@ -70,7 +70,7 @@ use crate::index::{BinaryPolicy, DistFile, IndexSource};
 use crate::inventory::{Environment, InstalledDist};
 use crate::metadata::CoreMetadata;
 
-pub use catalog::{AcceptingQuery, AcceptingReleases, Among, Catalog};
+pub use catalog::{AcceptingQuery, AcceptingReleases, Among, Catalog, CatalogCore};
 pub use correspond::{Correspondence, VersionTemplate};
 pub use error::{Fact, FactPackage, Hint, HintKind, NoSolution, SolveError, Unavailable};
 pub use mem_index::{MemIndex, MemRelease};
@@ -278,6 +278,15 @@ pub fn solve(
 ) -> Result<Resolution, SolveError> {
     let _stage = crate::logging::Stage::start("solve");
     resolve::solve(index, env, request)
+}
+
+/// Solve `request` over a [`CatalogCore`] shared with other solves (of one proposal): the
+/// version tables and metadata they read are reused, and what this solve reads is kept for
+/// them. The answer is the one [`solve`] gives; a core that reads the index otherwise than the
+/// request would (another binary policy or installed set) is not used.
+pub fn solve_on(core: &CatalogCore<'_>, request: &SolveRequest) -> Result<Resolution, SolveError> {
+    let _stage = crate::logging::Stage::start("solve");
+    resolve::solve_on(core, request)
 }
 
 #[cfg(test)]

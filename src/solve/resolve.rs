@@ -18,12 +18,12 @@ use crate::index::IndexSource;
 use crate::inventory::Environment;
 
 use super::candidates::{InstallChoice, VersionTable};
-use super::catalog::{Catalog, PrefetchJob, prefetch_worker};
+use super::catalog::{Catalog, CatalogCore, PrefetchJob, prefetch_worker};
 use super::error::{SolveError, Unavailable};
 use super::explain;
 use super::package::Pkg;
 use super::provider::Provider;
-use super::rules::Rules;
+use super::rules::{self, Rules};
 use super::{Dependent, OverriddenEdge, Resolution, Resolved, ResolvedSource, SolveRequest, Via};
 
 /// How many threads fetch likely-next metadata while pubgrub works.
@@ -35,6 +35,27 @@ pub(crate) fn solve(
     env: &Environment,
     request: &SolveRequest,
 ) -> Result<Resolution, SolveError> {
+    let core = CatalogCore::new(index, env, &request.binary, rules::installed(request));
+    solve_on(&core, request)
+}
+
+/// Solve `request` over `core` (its tables and metadata, and what this solve adds to them).
+/// The core must read the index as the request does (see [`CatalogCore::serves`]); when it does
+/// not, a core of the request's own is used.
+pub(crate) fn solve_on(
+    core: &CatalogCore<'_>,
+    request: &SolveRequest,
+) -> Result<Resolution, SolveError> {
+    let rules = Rules::new(request, core.env());
+    if !core.serves(&request.binary, &rules.installed) {
+        let own = CatalogCore::new(
+            core.index(),
+            core.env(),
+            &request.binary,
+            rules.installed.clone(),
+        );
+        return solve_on(&own, request);
+    }
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel::<PrefetchJob>();
         let rx = Arc::new(Mutex::new(rx));
@@ -42,12 +63,10 @@ pub(crate) fn solve(
         for _ in 0..PREFETCH_WORKERS {
             let rx = rx.clone();
             let done = done.clone();
-            scope.spawn(move || prefetch_worker(index, env, &request.binary, &rx, &done));
+            scope.spawn(move || prefetch_worker(core, &rx, &done));
         }
-        let rules = Rules::new(request, env);
-        let installed = rules.installed.clone();
         // Dropping the catalog (and its sender) at the end stops the workers.
-        let catalog = Catalog::new(index, env, &request.binary, installed, Some(tx));
+        let catalog = Catalog::new(core, Some(tx));
         let result = run(&catalog, &rules);
         done.store(true, Ordering::Relaxed);
         result

@@ -61,11 +61,6 @@ impl<'a> Rules<'a> {
                 }
             }
         }
-        let installed = request
-            .preferences
-            .iter()
-            .map(|(name, c)| (name.clone(), c.metadata.clone()))
-            .collect();
         Rules {
             request,
             python: env.python_version.only_release(),
@@ -73,7 +68,7 @@ impl<'a> Rules<'a> {
             constraints: constraint_ranges(request, env),
             explicit_prerelease,
             pins,
-            installed,
+            installed: installed(request),
         }
     }
 
@@ -107,6 +102,15 @@ impl<'a> Rules<'a> {
         }
         self.installed.get(name).map(|m| &m.version)
     }
+}
+
+/// The installed metadata per name: the request's preferences.
+pub(crate) fn installed(request: &SolveRequest) -> HashMap<PackageName, Arc<CoreMetadata>> {
+    request
+        .preferences
+        .iter()
+        .map(|(name, c)| (name.clone(), c.metadata.clone()))
+        .collect()
 }
 
 /// The root requirements, constraints and overrides: what the user wrote.

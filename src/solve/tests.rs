@@ -515,7 +515,8 @@ fn accepting_releases_serves_hints_and_upstream_evidence() {
         .add("triton", "3.7.0", &[]);
     let env = linux_env("3.12.3");
     let binary = crate::index::BinaryPolicy::default();
-    let catalog = catalog::Catalog::new(&index, &env, &binary, Default::default(), None);
+    let core = catalog::CatalogCore::new(&index, &env, &binary, Default::default());
+    let catalog = catalog::Catalog::new(&core, None);
     let (torch, triton) = (
         PackageName::from_str("torch").unwrap(),
         PackageName::from_str("triton").unwrap(),
