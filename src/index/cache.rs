@@ -113,14 +113,23 @@ impl Cache {
 
     /// The entry for `key`, if present and intact.
     pub fn read(&self, bucket: Bucket, key: &str) -> Option<(EntryMeta, Body)> {
+        let (meta, body) = self.read_framed(bucket, key)?;
+        body.is_intact(&meta).then_some((meta, body))
+    }
+
+    /// The entry for `key`, if present and of its stated length, its checksum not verified: for
+    /// a body that carries checksums of its own and is read in parts (a compact page, whose
+    /// reader checks each part it uses), so that a warm run does not read a whole
+    /// multi-megabyte page to use a few of its files. Anything else is checked with
+    /// [`Body::is_intact`] before use.
+    pub fn read_framed(&self, bucket: Bucket, key: &str) -> Option<(EntryMeta, Body)> {
         let path = self.path(bucket, key)?;
         let bytes = Stored::read(&path)?;
         let rest = bytes.strip_prefix(MAGIC)?;
         let newline = memchr::memchr(b'\n', rest)?;
         let meta: EntryMeta = serde_json::from_slice(&rest[..newline]).ok()?;
         let start = MAGIC.len() + newline + 1;
-        let body = &bytes[start..];
-        if meta.key != key || meta.len != body.len() as u64 || meta.crc32 != crc32fast::hash(body) {
+        if meta.key != key || meta.len != (bytes.len() - start) as u64 {
             return None;
         }
         Some((meta, Body { bytes, start }))
@@ -150,7 +159,8 @@ impl Cache {
 }
 
 /// Entries at least this large are mapped rather than read: a copy of a multi-megabyte page
-/// costs fresh memory the kernel must zero first; a small one is cheaper to read than to map.
+/// costs fresh memory the kernel must zero first, and a mapped page is read only where it is
+/// used; a small entry is cheaper to read than to map.
 const MAP_AT: u64 = 64 * 1024;
 
 /// An entry's bytes: mapped from its file, or read into memory.
@@ -170,8 +180,8 @@ impl Stored {
         }
         // SAFETY: entries are never written in place: every write goes to a temp file renamed
         // over the entry, so a mapped file keeps its bytes while mapped (a run that replaces an
-        // entry replaces the name, not the inode). The checksum is verified before any use.
-        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.ok()?;
+        // entry replaces the name, not the inode). Checksums are verified before any use.
+        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
         Some(Stored::Mapped(map))
     }
 }
@@ -191,6 +201,13 @@ impl std::ops::Deref for Stored {
 pub struct Body {
     bytes: Stored,
     start: usize,
+}
+
+impl Body {
+    /// Whether the body matches its header's checksum.
+    pub fn is_intact(&self, meta: &EntryMeta) -> bool {
+        meta.crc32 == crc32fast::hash(self)
+    }
 }
 
 impl std::ops::Deref for Body {

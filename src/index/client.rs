@@ -10,7 +10,7 @@
 //! its `Content-Length` is a network error.
 
 use std::io::{Read, Seek, SeekFrom};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use reqwest::header::{self, HeaderMap, HeaderValue};
@@ -123,7 +123,9 @@ pub struct Reply {
 /// The fetcher: one reqwest client, credentials by realm, a bound on requests in flight.
 #[derive(Clone)]
 pub struct Client {
-    http: reqwest::Client,
+    /// Built on the first request: building it loads the system's root certificates, a tenth
+    /// of a warm `--offline` run that never makes a request.
+    http: Arc<OnceLock<Result<reqwest::Client, String>>>,
     auth: Arc<AuthStore>,
     settings: ClientSettings,
     permits: Arc<Semaphore>,
@@ -132,22 +134,30 @@ pub struct Client {
 impl Client {
     /// A client with these credentials and settings.
     pub fn new(auth: AuthStore, settings: ClientSettings) -> Result<Client, IndexError> {
-        let http = reqwest::Client::builder()
-            .user_agent(concat!("planner/", env!("CARGO_PKG_VERSION")))
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(settings.connect_timeout)
-            .read_timeout(settings.read_timeout)
-            .pool_max_idle_per_host(settings.concurrency)
-            .build()
-            .map_err(|e| IndexError::Network {
-                url: "(client setup)".to_string(),
-                message: e.to_string(),
-            })?;
         Ok(Client {
-            http,
+            http: Arc::new(OnceLock::new()),
             auth: Arc::new(auth),
             permits: Arc::new(Semaphore::new(settings.concurrency)),
             settings,
+        })
+    }
+
+    /// The reqwest client, built on first use.
+    fn http(&self) -> Result<&reqwest::Client, IndexError> {
+        let settings = &self.settings;
+        let built = self.http.get_or_init(|| {
+            reqwest::Client::builder()
+                .user_agent(concat!("planner/", env!("CARGO_PKG_VERSION")))
+                .redirect(reqwest::redirect::Policy::none())
+                .connect_timeout(settings.connect_timeout)
+                .read_timeout(settings.read_timeout)
+                .pool_max_idle_per_host(settings.concurrency)
+                .build()
+                .map_err(|e| e.to_string())
+        });
+        built.as_ref().map_err(|message| IndexError::Network {
+            url: "(client setup)".to_string(),
+            message: message.clone(),
         })
     }
 
@@ -202,10 +212,11 @@ impl Client {
                 url: redact(url),
                 message: "client shut down".to_string(),
             })?;
+        let http = self.http()?;
         let mut current = SecretUrl::new(url.clone()).without_credentials();
         for _ in 0..10 {
             let response = self
-                .request(url, &current, options)
+                .request(http, url, &current, options)
                 .send()
                 .await
                 .map_err(|e| self.network(&current, &e))?;
@@ -225,11 +236,12 @@ impl Client {
     /// The request for one hop (`current`) of a fetch that began at `first`.
     fn request(
         &self,
+        http: &reqwest::Client,
         first: &Url,
         current: &Url,
         options: &RequestOptions,
     ) -> reqwest::RequestBuilder {
-        let mut request = self.http.get(current.clone());
+        let mut request = http.get(current.clone());
         if let Some(accept) = options.accept {
             request = request.header(header::ACCEPT, accept);
         }

@@ -36,11 +36,18 @@ impl FileUrl {
     /// Whether the URL holds a user name or password, read off the text: in a serialized URL
     /// the authority runs from `://` to the next `/`, `?` or `#`, and userinfo ends at its `@`.
     pub fn has_userinfo(&self) -> bool {
-        let Some((_, rest)) = self.text.split_once("://") else {
+        let text = self.text.as_bytes();
+        let Some(at) = memchr::memmem::find(text, b"://") else {
             return false;
         };
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        authority.contains('@')
+        for &b in &text[at + 3..] {
+            match b {
+                b'@' => return true,
+                b'/' | b'?' | b'#' => return false,
+                _ => {}
+            }
+        }
+        false
     }
 }
 
