@@ -12,7 +12,6 @@
 //! `RefCell`s. Prefetch ([`PrefetchJob`], run by [`prefetch_worker`] threads) only warms the
 //! index's own cache: no answer here depends on whether a job ran.
 
-use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
@@ -58,9 +57,9 @@ type TableSlot = Arc<Mutex<Option<Arc<VersionTable>>>>;
 pub struct Catalog<'a> {
     core: &'a CatalogCore<'a>,
     /// The projects whose tables this catalog read (what its explanations may look at).
-    read: RefCell<HashSet<PackageName>>,
+    read: Mutex<HashSet<PackageName>>,
     /// Names asked for (prefetched) before their table was read.
-    requested: RefCell<HashSet<PackageName>>,
+    requested: Mutex<HashSet<PackageName>>,
     /// Where to send likely-next releases for their metadata to be fetched in the background.
     prefetch: Option<Sender<PrefetchJob>>,
 }
@@ -189,6 +188,11 @@ impl<'a> CatalogCore<'a> {
         lock(&slot).clone()
     }
 
+    /// Whether the index's metadata of `name==version` was read already.
+    fn has_metadata(&self, name: &PackageName, version: &Version) -> bool {
+        lock(&self.metadata).contains_key(&(name.clone(), version.clone()))
+    }
+
     /// The usable versions of a project for the target under the core's binary policy (not
     /// yanked, Python admitted), newest first; worked out once per project.
     pub fn usable_versions(&self, project: &Project) -> Arc<[Version]> {
@@ -258,8 +262,8 @@ impl<'a> Catalog<'a> {
     pub(crate) fn new(core: &'a CatalogCore<'a>, prefetch: Option<Sender<PrefetchJob>>) -> Self {
         Catalog {
             core,
-            read: RefCell::default(),
-            requested: RefCell::default(),
+            read: Mutex::default(),
+            requested: Mutex::default(),
             prefetch,
         }
     }
@@ -299,15 +303,16 @@ impl<'a> Catalog<'a> {
     /// The version table of a project (fetched once).
     pub(crate) fn table(&self, name: &PackageName) -> Result<Arc<VersionTable>, SolveError> {
         let table = self.core.table(name)?;
-        if !self.read.borrow().contains(name) {
-            self.read.borrow_mut().insert(name.clone());
+        let mut read = lock(&self.read);
+        if !read.contains(name) {
+            read.insert(name.clone());
         }
         Ok(table)
     }
 
     /// The table if this catalog already read it (no IO).
     pub(crate) fn cached_table(&self, name: &PackageName) -> Option<Arc<VersionTable>> {
-        if !self.read.borrow().contains(name) {
+        if !lock(&self.read).contains(name) {
             return None;
         }
         self.core.built_table(name)
@@ -322,18 +327,17 @@ impl<'a> Catalog<'a> {
     /// The projects the index answered for, and the names asked for so far that it is not
     /// known to lack.
     pub(crate) fn known_names(&self) -> BTreeSet<PackageName> {
-        let mut known: BTreeSet<PackageName> = self
-            .read
-            .borrow()
-            .iter()
+        let read: Vec<PackageName> = lock(&self.read).iter().cloned().collect();
+        let mut known: BTreeSet<PackageName> = read
+            .into_iter()
             .filter(|n| {
                 self.core
                     .built_table(n)
                     .is_some_and(|t| t.project.is_some() || !t.versions.is_empty())
             })
-            .cloned()
             .collect();
-        for name in self.requested.borrow().iter() {
+        let requested: Vec<PackageName> = lock(&self.requested).iter().cloned().collect();
+        for name in &requested {
             if !self.is_missing(name) {
                 known.insert(name.clone());
             }
@@ -373,8 +377,8 @@ impl<'a> Catalog<'a> {
         preferred: impl Fn(&PackageName) -> Option<Version>,
     ) {
         let fresh: Vec<(PackageName, Ranges<Version>)> = {
-            let mut requested = self.requested.borrow_mut();
-            let read = self.read.borrow();
+            let mut requested = lock(&self.requested);
+            let read = lock(&self.read);
             edges
                 .filter(|(name, _)| !read.contains(*name) && requested.insert((*name).clone()))
                 .map(|(name, range)| (name.clone(), range.clone()))
@@ -395,11 +399,14 @@ impl<'a> Catalog<'a> {
         if let Some(tx) = &self.prefetch {
             for (name, range) in fresh {
                 let preferred = preferred(&name);
-                let _ = tx.send(PrefetchJob {
+                let job = PrefetchJob {
                     name,
                     range,
                     preferred,
-                });
+                };
+                if !job.settled(self.core) {
+                    let _ = tx.send(job);
+                }
             }
         }
     }
@@ -567,25 +574,49 @@ pub(crate) struct PrefetchJob {
 }
 
 impl PrefetchJob {
-    fn run(&self, core: &CatalogCore<'_>) {
-        if self
-            .preferred
+    /// The installed version is in range: its metadata is at hand.
+    fn takes_installed(&self) -> bool {
+        self.preferred
             .as_ref()
             .is_some_and(|v| self.range.contains(v))
-        {
-            return; // the installed metadata is used
+    }
+
+    /// The newest usable final release in range, as the solver would likely pick it.
+    fn best<'t>(&self, table: &'t VersionTable) -> Option<&'t Version> {
+        table
+            .versions
+            .iter()
+            .rev()
+            .find(|entry| {
+                matches!(entry.choice, InstallChoice::File { yanked: None, .. })
+                    && !entry.version.any_prerelease()
+                    && self.range.contains(&entry.version)
+            })
+            .map(|entry| &entry.version)
+    }
+
+    /// Whether the core already has what the job would fetch (another solve on it did), so
+    /// that it need not be sent.
+    fn settled(&self, core: &CatalogCore<'_>) -> bool {
+        if self.takes_installed() {
+            return true;
+        }
+        let Some(table) = core.built_table(&self.name) else {
+            return false;
+        };
+        self.best(&table)
+            .is_none_or(|version| core.has_metadata(&self.name, version))
+    }
+
+    fn run(&self, core: &CatalogCore<'_>) {
+        if self.takes_installed() {
+            return;
         }
         let Ok(table) = core.table(&self.name) else {
             return;
         };
-        // The newest usable final release in range, as the solver would likely pick it.
-        let best = table.versions.iter().rev().find(|entry| {
-            matches!(entry.choice, InstallChoice::File { yanked: None, .. })
-                && !entry.version.any_prerelease()
-                && self.range.contains(&entry.version)
-        });
-        if let Some(entry) = best {
-            let _ = core.release_metadata(&self.name, &table, &entry.version);
+        if let Some(version) = self.best(&table) {
+            let _ = core.release_metadata(&self.name, &table, version);
         }
     }
 }
