@@ -46,8 +46,14 @@ pub struct CatalogCore<'a> {
     /// second reader waits for it instead of building it again).
     tables: Mutex<HashMap<PackageName, TableSlot>>,
     metadata: Mutex<HashMap<(PackageName, Version), Arc<CoreMetadata>>>,
+    /// The metadata of the published releases [`Catalog::accepting_releases`] read (any
+    /// format, one file per version), `None` where the index has none.
+    published: Mutex<HashMap<(PackageName, Version), PublishedMetadata>>,
     usable: Mutex<HashMap<PackageName, Arc<[Version]>>>,
 }
+
+/// A published release's metadata (`None`: the index has none to read).
+type PublishedMetadata = Option<Arc<CoreMetadata>>;
 
 /// One project's table, once built.
 type TableSlot = Arc<Mutex<Option<Arc<VersionTable>>>>;
@@ -131,6 +137,7 @@ impl<'a> CatalogCore<'a> {
             installed,
             tables: Mutex::default(),
             metadata: Mutex::default(),
+            published: Mutex::default(),
             usable: Mutex::default(),
         }
     }
@@ -429,10 +436,14 @@ impl<'a> Catalog<'a> {
                 None => return Ok(AcceptingReleases::default()),
             },
         };
-        for release in releases {
+        for (i, release) in releases.iter().enumerate() {
             if found.read >= query.read_at_most {
                 found.complete = false;
                 break;
+            }
+            if i % READ_AHEAD == 0 {
+                let end = (i + READ_AHEAD).min(query.read_at_most).min(releases.len());
+                self.read_ahead(&releases[i..end]);
             }
             found.read += 1;
             let metadata = match release.metadata(self)? {
@@ -447,13 +458,31 @@ impl<'a> Catalog<'a> {
                 None => matches!(query.among, Among::Installable { .. }),
             };
             if accepts {
-                found.versions.push(release.version);
+                found.versions.push(release.version.clone());
                 if found.versions.len() >= query.enough {
                     break;
                 }
             }
         }
         Ok(found)
+    }
+
+    /// Fetch the metadata of `releases` not at hand yet, all at once (one thread each): the
+    /// query then reads them in order from the caches, as it would have fetched them one by one
+    /// (an unsatisfiable request's hint reads up to 30 torch releases). Failures are left for
+    /// the query to meet in order.
+    fn read_ahead(&self, releases: &[Release]) {
+        let missing: Vec<&Release> = releases.iter().filter(|r| !r.at_hand(self)).collect();
+        if missing.len() < 2 {
+            return;
+        }
+        std::thread::scope(|scope| {
+            for release in missing {
+                scope.spawn(move || {
+                    let _ = release.metadata(self);
+                });
+            }
+        });
     }
 
     /// What `metadata` declares on the query's package: the intersection of its requirements
@@ -526,6 +555,9 @@ impl<'a> Catalog<'a> {
     }
 }
 
+/// How many releases [`Catalog::accepting_releases`] fetches at once, ahead of reading them.
+const READ_AHEAD: usize = 8;
+
 /// One release [`Catalog::accepting_releases`] reads, and where its metadata comes from.
 struct Release {
     version: Version,
@@ -546,7 +578,29 @@ impl Release {
             ReleaseFrom::Table(name, table) => {
                 Ok(catalog.release_metadata(name, table, &self.version)?.ok())
             }
-            ReleaseFrom::File(project, file) => Ok(catalog.core.index.metadata(project, file).ok()),
+            ReleaseFrom::File(project, file) => {
+                let key = (project.name.clone(), self.version.clone());
+                if let Some(known) = lock(&catalog.core.published).get(&key) {
+                    return Ok(known.clone());
+                }
+                let metadata = catalog.core.index.metadata(project, file).ok();
+                lock(&catalog.core.published).insert(key, metadata.clone());
+                Ok(metadata)
+            }
+        }
+    }
+
+    /// Whether its metadata (or the lack of it) is known without asking the index.
+    fn at_hand(&self, catalog: &Catalog<'_>) -> bool {
+        match &self.from {
+            ReleaseFrom::Table(name, table) => {
+                !table
+                    .get(&self.version)
+                    .is_some_and(|entry| matches!(entry.choice, InstallChoice::File { .. }))
+                    || catalog.core.has_metadata(name, &self.version)
+            }
+            ReleaseFrom::File(project, _) => lock(&catalog.core.published)
+                .contains_key(&(project.name.clone(), self.version.clone())),
         }
     }
 }
