@@ -112,19 +112,18 @@ impl Cache {
     }
 
     /// The entry for `key`, if present and intact.
-    pub fn read(&self, bucket: Bucket, key: &str) -> Option<(EntryMeta, Vec<u8>)> {
+    pub fn read(&self, bucket: Bucket, key: &str) -> Option<(EntryMeta, Body)> {
         let path = self.path(bucket, key)?;
-        let mut bytes = std::fs::read(path).ok()?;
+        let bytes = Stored::read(&path)?;
         let rest = bytes.strip_prefix(MAGIC)?;
-        let newline = rest.iter().position(|&b| b == b'\n')?;
+        let newline = memchr::memchr(b'\n', rest)?;
         let meta: EntryMeta = serde_json::from_slice(&rest[..newline]).ok()?;
-        let body = &rest[newline + 1..];
+        let start = MAGIC.len() + newline + 1;
+        let body = &bytes[start..];
         if meta.key != key || meta.len != body.len() as u64 || meta.crc32 != crc32fast::hash(body) {
             return None;
         }
-        // The body in place: no second copy of a multi-megabyte page.
-        bytes.drain(..MAGIC.len() + newline + 1);
-        Some((meta, bytes))
+        Some((meta, Body { bytes, start }))
     }
 
     /// Store an entry (the body's length and checksum are filled in). Failures turn caching
@@ -147,6 +146,57 @@ impl Cache {
                 root.display()
             ));
         }
+    }
+}
+
+/// Entries at least this large are mapped rather than read: a copy of a multi-megabyte page
+/// costs fresh memory the kernel must zero first; a small one is cheaper to read than to map.
+const MAP_AT: u64 = 64 * 1024;
+
+/// An entry's bytes: mapped from its file, or read into memory.
+enum Stored {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl Stored {
+    fn read(path: &Path) -> Option<Stored> {
+        let mut file = std::fs::File::open(path).ok()?;
+        let len = file.metadata().ok()?.len();
+        if len < MAP_AT {
+            let mut bytes = Vec::with_capacity(len as usize);
+            std::io::Read::read_to_end(&mut file, &mut bytes).ok()?;
+            return Some(Stored::Read(bytes));
+        }
+        // SAFETY: entries are never written in place: every write goes to a temp file renamed
+        // over the entry, so a mapped file keeps its bytes while mapped (a run that replaces an
+        // entry replaces the name, not the inode). The checksum is verified before any use.
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.ok()?;
+        Some(Stored::Mapped(map))
+    }
+}
+
+impl std::ops::Deref for Stored {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Stored::Mapped(map) => map,
+            Stored::Read(bytes) => bytes,
+        }
+    }
+}
+
+/// The body of an entry read back (checked against its length and checksum), in place in the
+/// entry's bytes: no second copy of a multi-megabyte page.
+pub struct Body {
+    bytes: Stored,
+    start: usize,
+}
+
+impl std::ops::Deref for Body {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes[self.start..]
     }
 }
 
@@ -212,7 +262,7 @@ mod tests {
         let cache = Cache::new(Some(dir.path().to_path_buf()), Printer::new(true));
         cache.write(Bucket::Pages, meta("https://x/simple/a/"), b"body");
         let (m, body) = cache.read(Bucket::Pages, "https://x/simple/a/").unwrap();
-        assert_eq!(body, b"body");
+        assert_eq!(&*body, b"body");
         assert!(m.is_fresh(200) && !m.is_fresh(800));
         assert!(
             cache
@@ -228,6 +278,26 @@ mod tests {
         // A foreign file in place of an entry.
         std::fs::write(&path, b"something else").unwrap();
         assert!(cache.read(Bucket::Pages, "https://x/simple/a/").is_none());
+    }
+
+    #[test]
+    fn large_entries_are_mapped_and_checked_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(Some(dir.path().to_path_buf()), Printer::new(true));
+        let body: Vec<u8> = (0..MAP_AT as usize * 2).map(|i| (i % 251) as u8).collect();
+        cache.write(Bucket::Pages, meta("k"), &body);
+        let (_, read) = cache.read(Bucket::Pages, "k").unwrap();
+        assert!(matches!(read.bytes, Stored::Mapped(_)));
+        assert_eq!(&*read, &body[..]);
+        drop(read);
+        let path = cache.path(Bucket::Pages, "k").unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(cache.read(Bucket::Pages, "k").is_none());
+        std::fs::write(&path, &bytes[..middle]).unwrap();
+        assert!(cache.read(Bucket::Pages, "k").is_none());
     }
 
     #[test]

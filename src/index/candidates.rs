@@ -215,7 +215,7 @@ fn choose(
                 if !allowed.binary {
                     continue;
                 }
-                match tags.best_rank(&w.tags) {
+                match tags.best_rank(w.tags.iter()) {
                     Some(rank) => {
                         let build = w.build.as_ref().map_or(0, |(n, _)| *n as i64);
                         fitting.push((rank, -build, file));
@@ -300,7 +300,9 @@ mod tests {
     fn file(name: &str, requires_python: Option<&str>, yanked: Option<&str>) -> DistFile {
         DistFile {
             filename: name.parse().unwrap(),
-            url: url::Url::parse(&format!("https://x.example/{name}")).unwrap(),
+            url: url::Url::parse(&format!("https://x.example/{name}"))
+                .unwrap()
+                .into(),
             hashes: BTreeMap::new(),
             requires_python: requires_python.map(|r| r.parse().unwrap()),
             yanked: yanked.map(str::to_string),

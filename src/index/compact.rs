@@ -2,158 +2,275 @@
 //!
 //! In: a [`ProjectPage`] parsed once from PEP 691 JSON or PEP 503 HTML, when the page changes.
 //! Out: the same page read back with no JSON or HTML parsing, no URL joining and no entity
-//! decoding: a flat run of length-prefixed fields, each file's values already resolved
-//! (absolute URL without its fragment, hashes, trimmed requires-python, yanked reason, upload
-//! time, size, core-metadata hashes). Values repeated across a page (versions, wheel tag sets,
-//! requires-python) are parsed once per page on reading.
+//! decoding, each file's values already resolved (absolute URL without its fragment, hashes,
+//! trimmed requires-python, yanked reason, upload time, size, core-metadata hashes).
+//!
+//! Laid out for a reader that keeps a few files of many (a target filter keeps about two of
+//! pydantic-core's 15,000): the distinct wheel tag sets and requires-python values in tables,
+//! then one fixed-size row per file holding what the filter decides on (a version id, a tag-set
+//! id, yanked, upload time), then the rest of each file in a record of length-prefixed fields
+//! that is read only when the file is kept. So a warm read parses each distinct tag set once,
+//! decides on integers, and reads, checks as UTF-8 and builds only the files kept.
 //!
 //! Why hand-laid rather than `rkyv` (uv's choice): the solver works on owned [`DistFile`]s, so
-//! an archived view would still be copied out field by field; a format of a version byte and
-//! length-prefixed strings is ~150 lines, adds no dependency (CI builds on 2 cores), and the
-//! cache already frames every entry with a length and a CRC-32 and renames it into place
-//! (`super::cache`). A body that does not decode (another format version, a bug) is a cache
-//! miss: the page is fetched again.
+//! an archived view would still be copied out field by field; this format adds no dependency
+//! (CI builds on 2 cores), and the cache already frames every entry with a length and a CRC-32
+//! and renames it into place (`super::cache`). A body that does not decode (another format
+//! version, an id out of its table, a bug) is a cache miss: the page is fetched again.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use pep440_rs::VersionSpecifiers;
+use pep440_rs::{Version, VersionSpecifiers};
 use pep508_rs::PackageName;
-use url::Url;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::filename::FilenameMemo;
 use super::parse::{FileFilter, FileView, ProjectPage};
-use super::{DistFile, DistFilename};
+use super::{DistFile, DistFilename, FileUrl};
 use crate::metadata::parse_requires_python;
+use crate::tags::Tag;
 
 /// Bumped whenever the layout changes; an entry of another version reads as missing.
-const FORMAT: u8 = 1;
+const FORMAT: u8 = 2;
 
-/// Write a parsed page in the compact form.
+/// The bytes of one file's row: version id, tag-set id, requires-python id (u32 each), flags
+/// (u8), upload time (i64 seconds, u32 nanoseconds), the offset of its record (u32).
+const ROW: usize = 29;
+
+/// An id that points nowhere: an sdist's tag set, a file without requires-python.
+const NONE: u32 = u32::MAX;
+
+/// Row flags.
+const YANKED: u8 = 1;
+const UPLOADED: u8 = 2;
+
+/// Write a parsed page in the compact form: the page's name, API version and skipped files; a
+/// table of its distinct wheel tag sets and one of its distinct requires-python values; one
+/// fixed-size row per file (ids into the tables, one id per distinct version, yanked, upload
+/// time: all the target filter reads); then per file a record of the rest (name, URL, hashes,
+/// yanked reason, size, core-metadata hashes), which a reader visits only for the files it keeps.
 pub fn encode(page: &ProjectPage) -> Vec<u8> {
-    let mut w = Writer(Vec::with_capacity(64 + page.files.len() * 200));
-    w.0.push(FORMAT);
-    w.opt_str(page.name.as_ref().map(AsRef::as_ref));
-    w.opt_str(page.api_version.as_deref());
-    w.u32(page.skipped.len() as u32);
-    for s in &page.skipped {
-        w.str(s);
-    }
-    w.u32(page.files.len() as u32);
+    let mut versions: HashMap<&Version, u32> = HashMap::default();
+    let mut tag_sets = Table::default();
+    let mut pythons = Table::default();
+    let mut rows = Vec::with_capacity(page.files.len() * ROW);
+    let mut records = Writer(Vec::with_capacity(page.files.len() * 160));
     for f in &page.files {
-        w.str(&filename_text(&f.filename));
-        w.str(f.url.as_str());
-        w.map(&f.hashes);
-        w.opt_str(
-            f.requires_python
-                .as_ref()
-                .map(ToString::to_string)
-                .as_deref(),
-        );
-        w.opt_str(f.yanked.as_deref());
-        match f.upload_time {
-            Some(t) => {
-                w.0.push(1);
-                w.0.extend_from_slice(&t.as_second().to_le_bytes());
-                w.0.extend_from_slice(&t.subsec_nanosecond().to_le_bytes());
-            }
-            None => w.0.push(0),
+        let next = versions.len() as u32;
+        let version = *versions.entry(f.filename.version()).or_insert(next);
+        let tags = match &f.filename {
+            DistFilename::Wheel(w) => tag_sets.id(tag_set_text(&w.tags)),
+            DistFilename::Sdist(_) => NONE,
+        };
+        let python = match &f.requires_python {
+            Some(spec) => pythons.id(spec.to_string()),
+            None => NONE,
+        };
+        let mut flags = 0;
+        if f.yanked.is_some() {
+            flags |= YANKED;
         }
+        let (secs, nanos) = match f.upload_time {
+            Some(t) => {
+                flags |= UPLOADED;
+                (t.as_second(), t.subsec_nanosecond())
+            }
+            None => (0, 0),
+        };
+        rows.extend_from_slice(&version.to_le_bytes());
+        rows.extend_from_slice(&tags.to_le_bytes());
+        rows.extend_from_slice(&python.to_le_bytes());
+        rows.push(flags);
+        rows.extend_from_slice(&secs.to_le_bytes());
+        rows.extend_from_slice(&nanos.to_le_bytes());
+        rows.extend_from_slice(&(records.0.len() as u32).to_le_bytes());
+        records.str(&filename_text(&f.filename));
+        records.str(f.url.as_str());
+        records.map(&f.hashes);
+        records.opt_str(f.yanked.as_deref());
         match f.size {
             Some(s) => {
-                w.0.push(1);
-                w.0.extend_from_slice(&s.to_le_bytes());
+                records.0.push(1);
+                records.0.extend_from_slice(&s.to_le_bytes());
             }
-            None => w.0.push(0),
+            None => records.0.push(0),
         }
         match &f.core_metadata {
             Some(h) => {
-                w.0.push(1);
-                w.map(h);
+                records.0.push(1);
+                records.map(h);
             }
-            None => w.0.push(0),
+            None => records.0.push(0),
         }
     }
+    let mut w = Writer(Vec::with_capacity(64 + rows.len() + records.0.len()));
+    w.0.push(FORMAT);
+    w.opt_str(page.name.as_ref().map(AsRef::as_ref));
+    w.opt_str(page.api_version.as_deref());
+    w.strs(&page.skipped);
+    w.strs(&tag_sets.texts);
+    w.strs(&pythons.texts);
+    w.u32(page.files.len() as u32);
+    w.0.extend_from_slice(&rows);
+    w.u32(records.0.len() as u32);
+    w.0.extend_from_slice(&records.0);
     w.0
 }
 
-/// One file's record, its fields still in the entry's bytes.
-struct Record<'a> {
-    filename: &'a str,
-    url: &'a str,
-    hashes: Reader<'a>,
-    requires_python: Option<&'a str>,
-    yanked: Option<&'a str>,
-    upload_time: Option<jiff::Timestamp>,
-    size: Option<u64>,
-    core_metadata: Option<Reader<'a>>,
+/// Distinct strings, each with its id (its place).
+#[derive(Default)]
+struct Table {
+    ids: HashMap<String, u32>,
+    texts: Vec<String>,
 }
 
-/// Read a page back, keeping only the files `filter` keeps: the records are walked once
-/// (borrowed, nothing built), the filter decides on their names, and only the files kept are
+impl Table {
+    fn id(&mut self, text: String) -> u32 {
+        if let Some(id) = self.ids.get(&text) {
+            return *id;
+        }
+        let id = self.texts.len() as u32;
+        self.texts.push(text.clone());
+        self.ids.insert(text, id);
+        id
+    }
+}
+
+/// The parts of an entry (see [`encode`]), the rows and records still bytes.
+struct Sections<'a> {
+    name: Option<PackageName>,
+    api_version: Option<String>,
+    skipped: Vec<String>,
+    tag_texts: Vec<&'a str>,
+    python_texts: Vec<&'a str>,
+    rows: &'a [u8],
+    records: &'a [u8],
+}
+
+impl<'a> Sections<'a> {
+    /// `None` when the bytes are not this format.
+    fn read(bytes: &'a [u8]) -> Option<Sections<'a>> {
+        let mut r = Reader { bytes, pos: 0 };
+        if r.u8()? != FORMAT {
+            return None;
+        }
+        let name = match r.opt_str()? {
+            Some(n) => Some(n.parse::<PackageName>().ok()?),
+            None => None,
+        };
+        let api_version = r.opt_str()?.map(str::to_string);
+        let skipped = r.strs()?.into_iter().map(str::to_string).collect();
+        let tag_texts = r.strs()?;
+        let python_texts = r.strs()?;
+        let count = r.u32()? as usize;
+        let rows = r.take(count.checked_mul(ROW)?)?;
+        let records_len = r.u32()? as usize;
+        let records = r.take(records_len)?;
+        (r.pos == bytes.len()).then_some(Sections {
+            name,
+            api_version,
+            skipped,
+            tag_texts,
+            python_texts,
+            rows,
+            records,
+        })
+    }
+}
+
+/// One file's row (see [`encode`]), its ids checked against the tables.
+struct Row {
+    view: FileView,
+    python: u32,
+    record: usize,
+}
+
+impl Row {
+    fn read(bytes: &[u8], files: usize, tag_sets: usize, pythons: usize) -> Option<Row> {
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        let (version, tags, python, flags) = (u32_at(0), u32_at(4), u32_at(8), bytes[12]);
+        let secs = i64::from_le_bytes(bytes[13..21].try_into().ok()?);
+        let nanos = u32_at(21) as i32;
+        let in_table = |id: u32, len: usize| id == NONE || (id as usize) < len;
+        if version as usize >= files || !in_table(tags, tag_sets) || !in_table(python, pythons) {
+            return None;
+        }
+        let upload = match flags & UPLOADED {
+            0 => None,
+            _ => Some(jiff::Timestamp::new(secs, nanos).ok()?),
+        };
+        Some(Row {
+            view: FileView {
+                version,
+                tags: (tags != NONE).then_some(tags),
+                upload,
+                yanked: flags & YANKED != 0,
+            },
+            python,
+            record: u32_at(25) as usize,
+        })
+    }
+}
+
+/// Read a page back, keeping only the files `filter` keeps: the filter decides on the rows
+/// alone (integers: no file name is read), and only the records of the files kept are read and
 /// built. `None` when the bytes are not this format.
 pub fn decode(bytes: &[u8], filter: Option<FileFilter<'_>>) -> Option<ProjectPage> {
-    let mut r = Reader { bytes, pos: 0 };
-    if r.u8()? != FORMAT {
-        return None;
-    }
-    let name = match r.opt_str()? {
-        Some(n) => Some(n.parse::<PackageName>().ok()?),
-        None => None,
-    };
-    let api_version = r.opt_str()?.map(str::to_string);
-    let skipped = (0..r.u32()?)
-        .map(|_| r.str().map(str::to_string))
+    let Sections {
+        name,
+        api_version,
+        skipped,
+        tag_texts,
+        python_texts,
+        rows,
+        records,
+    } = Sections::read(bytes)?;
+    let count = rows.len() / ROW;
+    let rows = rows
+        .chunks_exact(ROW)
+        .map(|row| Row::read(row, count, tag_texts.len(), python_texts.len()))
         .collect::<Option<Vec<_>>>()?;
-    let count = r.u32()? as usize;
-    let mut records = Vec::with_capacity(count.min(bytes.len() / 8));
-    for _ in 0..count {
-        records.push(r.record()?);
-    }
-    if r.pos != bytes.len() {
-        return None;
-    }
     let mut names = FilenameMemo::default();
     let keep = match filter {
-        None => vec![true; records.len()],
+        None => vec![true; rows.len()],
         Some(filter) => {
-            let peeked = records
-                .iter()
-                .map(|rec| names.peek(rec.filename))
-                .collect::<Option<Vec<_>>>()?;
-            let views: Vec<FileView<'_>> = peeked
-                .iter()
-                .zip(&records)
-                .map(|((v, tags), rec)| (v, tags.as_deref(), rec.upload_time, rec.yanked.is_some()))
-                .collect();
-            filter.mask(&views)
+            let sets: Vec<Arc<[Tag]>> = tag_texts.iter().map(|t| names.tags(t)).collect();
+            let sets: Vec<&[Tag]> = sets.iter().map(|s| &**s).collect();
+            let views: Vec<FileView> = rows.iter().map(|row| row.view).collect();
+            filter.mask(&sets, &views)
         }
     };
-    let mut pythons: HashMap<&str, VersionSpecifiers> = HashMap::new();
+    let mut pythons: Vec<Option<VersionSpecifiers>> = vec![None; python_texts.len()];
     let mut files = Vec::with_capacity(keep.iter().filter(|k| **k).count());
-    for (rec, _) in records.into_iter().zip(keep).filter(|(_, k)| *k) {
-        let requires_python = match rec.requires_python {
+    for (row, _) in rows.iter().zip(keep).filter(|(_, k)| *k) {
+        let requires_python = match python_texts.get(row.python as usize) {
             None => None,
-            Some(text) => Some(match pythons.get(text) {
-                Some(spec) => spec.clone(),
-                None => {
-                    let spec = parse_requires_python(text).ok()?;
-                    pythons.insert(text, spec.clone());
-                    spec
+            Some(text) => {
+                let slot = &mut pythons[row.python as usize];
+                if slot.is_none() {
+                    *slot = Some(parse_requires_python(text).ok()?);
                 }
-            }),
+                slot.clone()
+            }
+        };
+        let mut rec = Reader {
+            bytes: records,
+            pos: row.record,
         };
         files.push(DistFile {
-            filename: names.parse(rec.filename).ok()?,
-            url: Url::parse(rec.url).ok()?,
-            hashes: rec.hashes.clone().map()?,
-            requires_python,
-            yanked: rec.yanked.map(str::to_string),
-            upload_time: rec.upload_time,
-            size: rec.size,
-            core_metadata: match rec.core_metadata {
-                Some(mut h) => Some(h.map()?),
-                None => None,
+            filename: names.parse(rec.str()?).ok()?,
+            url: FileUrl::from_serialized(rec.str()?),
+            hashes: rec.map()?,
+            yanked: rec.opt_str()?.map(str::to_string),
+            size: rec.opt_u64()?,
+            core_metadata: match rec.u8()? {
+                0 => None,
+                1 => Some(rec.map()?),
+                _ => return None,
             },
+            requires_python,
+            upload_time: row.view.upload,
         });
     }
     Some(ProjectPage {
@@ -165,36 +282,43 @@ pub fn decode(bytes: &[u8], filter: Option<FileFilter<'_>>) -> Option<ProjectPag
 }
 
 /// A file name that parses back to `name` (the page's own spelling is not kept: a JSON page may
-/// name a file apart from its URL, and only the parsed parts matter). Wheel tag sets are
-/// compressed back (`py3.py2-none-any`): the expansion is a cartesian product, so each part's
-/// values in first-seen order give it back in the same order.
+/// name a file apart from its URL, and only the parsed parts matter).
 fn filename_text(name: &DistFilename) -> String {
     match name {
         DistFilename::Sdist(s) => format!("{}-{}.tar.gz", s.name, s.version),
         DistFilename::Wheel(w) => {
-            let mut parts: [Vec<&str>; 3] = Default::default();
-            for t in &w.tags {
-                for (seen, value) in parts.iter_mut().zip([&t.interpreter, &t.abi, &t.platform]) {
-                    if !seen.contains(&value.as_str()) {
-                        seen.push(value);
-                    }
-                }
-            }
             let build = w
                 .build
                 .as_ref()
                 .map(|(n, rest)| format!("-{n}{rest}"))
                 .unwrap_or_default();
             format!(
-                "{}-{}{build}-{}-{}-{}.whl",
+                "{}-{}{build}-{}.whl",
                 w.name.as_ref().replace('-', "_"),
                 w.version,
-                parts[0].join("."),
-                parts[1].join("."),
-                parts[2].join(".")
+                tag_set_text(&w.tags)
             )
         }
     }
+}
+
+/// A wheel's tag set compressed back (`py3.py2-none-any`): the expansion is a cartesian
+/// product, so each part's values in first-seen order give it back in the same order.
+fn tag_set_text(tags: &[Tag]) -> String {
+    let mut parts: [Vec<&str>; 3] = Default::default();
+    for t in tags {
+        for (seen, value) in parts.iter_mut().zip([&t.interpreter, &t.abi, &t.platform]) {
+            if !seen.contains(&value.as_str()) {
+                seen.push(value);
+            }
+        }
+    }
+    format!(
+        "{}-{}-{}",
+        parts[0].join("."),
+        parts[1].join("."),
+        parts[2].join(".")
+    )
 }
 
 struct Writer(Vec<u8>);
@@ -214,6 +338,12 @@ impl Writer {
                 self.str(s);
             }
             None => self.0.push(0),
+        }
+    }
+    fn strs(&mut self, list: &[String]) {
+        self.u32(list.len() as u32);
+        for s in list {
+            self.str(s);
         }
     }
     fn map(&mut self, m: &BTreeMap<String, String>) {
@@ -264,51 +394,13 @@ impl<'a> Reader<'a> {
             _ => None,
         }
     }
-    fn opt_timestamp(&mut self) -> Option<Option<jiff::Timestamp>> {
-        match self.u8()? {
-            0 => Some(None),
-            1 => {
-                let secs = self.u64()? as i64;
-                let nanos = u32::from_le_bytes(self.take(4)?.try_into().ok()?) as i32;
-                Some(Some(jiff::Timestamp::new(secs, nanos).ok()?))
-            }
-            _ => None,
+    fn strs(&mut self) -> Option<Vec<&'a str>> {
+        let count = self.u32()? as usize;
+        let mut list = Vec::with_capacity(count.min(self.bytes.len() / 4));
+        for _ in 0..count {
+            list.push(self.str()?);
         }
-    }
-    /// One file's record (see [`encode`]); its maps are left unread, to be read if it is kept.
-    fn record(&mut self) -> Option<Record<'a>> {
-        let filename = self.str()?;
-        let url = self.str()?;
-        let hashes = self.clone();
-        self.skip_map()?;
-        let requires_python = self.opt_str()?;
-        let yanked = self.opt_str()?;
-        let upload_time = self.opt_timestamp()?;
-        let size = self.opt_u64()?;
-        let core_metadata = if self.u8()? == 1 {
-            let at = self.clone();
-            self.skip_map()?;
-            Some(at)
-        } else {
-            None
-        };
-        Some(Record {
-            filename,
-            url,
-            hashes,
-            requires_python,
-            yanked,
-            upload_time,
-            size,
-            core_metadata,
-        })
-    }
-    fn skip_map(&mut self) -> Option<()> {
-        for _ in 0..self.u32()? {
-            self.str()?;
-            self.str()?;
-        }
-        Some(())
+        Some(list)
     }
     fn map(&mut self) -> Option<BTreeMap<String, String>> {
         (0..self.u32()?)
@@ -321,6 +413,7 @@ impl<'a> Reader<'a> {
 mod tests {
     use super::*;
     use crate::index::parse;
+    use url::Url;
 
     const PAGE: &[u8] = br#"{
       "meta": {"api-version": "1.1"}, "name": "demo",
@@ -376,9 +469,16 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(decode(&longer, None).is_none());
-        let mut other = bytes;
+        let mut other = bytes.clone();
         other[0] = FORMAT + 1;
         assert!(decode(&other, None).is_none());
+        // A row whose tag-set id points past the table (the first row follows the tables and
+        // the file count; its tag-set id is its second field).
+        let rows = Sections::read(&bytes).unwrap().rows;
+        let rows_at = rows.as_ptr() as usize - bytes.as_ptr() as usize;
+        let mut wild = bytes.clone();
+        wild[rows_at + 4..rows_at + 8].copy_from_slice(&1000u32.to_le_bytes());
+        assert!(decode(&wild, None).is_none());
         assert!(decode(b"{\"name\": \"demo\"}", None).is_none());
     }
 }

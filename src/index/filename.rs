@@ -1,11 +1,11 @@
 //! Wheel and sdist file names (PEP 427, PEP 625), with compressed tag sets expanded.
 
-use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::Arc;
 
 use pep440_rs::Version;
 use pep508_rs::PackageName;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::tags::Tag;
 
@@ -45,8 +45,9 @@ pub struct WheelFilename {
     pub version: Version,
     /// The optional build tag: its number and the rest.
     pub build: Option<(u64, String)>,
-    /// Every `python-abi-platform` triple the compressed tag set expands to.
-    pub tags: Vec<Tag>,
+    /// Every `python-abi-platform` triple the compressed tag set expands to (shared by the
+    /// wheels of a page with the same tag set).
+    pub tags: Arc<[Tag]>,
 }
 
 /// An sdist file name.
@@ -106,7 +107,7 @@ impl FilenameMemo {
                     Some((number, b[digits.len()..].to_string()))
                 }
             };
-            let tags = self.tags(tag_text).to_vec();
+            let tags = self.tags(tag_text);
             return Ok(DistFilename::Wheel(WheelFilename {
                 name,
                 version,
@@ -115,19 +116,6 @@ impl FilenameMemo {
             }));
         }
         self.sdist(filename).map(DistFilename::Sdist).map_err(err)
-    }
-
-    /// The version and (for a wheel) the tags of a file name, sharing what earlier names of the
-    /// page parsed, without building the rest; `None` where [`FilenameMemo::parse`] would fail.
-    pub fn peek(&mut self, filename: &str) -> Option<(Version, Option<Arc<[Tag]>>)> {
-        match filename.strip_suffix(".whl") {
-            Some(stem) => {
-                let (name, version, _, tag_text) = wheel_parts(stem).ok()?;
-                self.name(name).ok()?;
-                Some((self.version(version).ok()?, Some(self.tags(tag_text))))
-            }
-            None => Some((self.sdist(filename).ok()?.version, None)),
-        }
     }
 
     fn sdist(&mut self, filename: &str) -> Result<SdistFilename, &'static str> {
@@ -166,7 +154,7 @@ impl FilenameMemo {
     }
 
     /// Every `python-abi-platform` triple a compressed tag set (`py-abi-plat`) expands to.
-    fn tags(&mut self, text: &str) -> Arc<[Tag]> {
+    pub fn tags(&mut self, text: &str) -> Arc<[Tag]> {
         if let Some(tags) = self.tags.get(text) {
             return tags.clone();
         }

@@ -70,7 +70,7 @@ pub async fn fetch(
 ) -> Result<(Vec<u8>, CoreMetadata, MetadataSource), IndexError> {
     let name = file.filename_str();
     // 1 + 2: the `.metadata` file, advertised or not.
-    let mut metadata_url = file.url.clone();
+    let mut metadata_url = (*file.url).clone();
     metadata_url.set_path(&format!("{}.metadata", file.url.path()));
     let reply = client
         .get(&metadata_url, &RequestOptions::default())

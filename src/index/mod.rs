@@ -72,7 +72,7 @@ pub use config::IndexLocation;
 pub use error::IndexError;
 pub use filename::{DistFilename, FilenameError, SdistFilename, WheelFilename};
 pub use http::Index;
-pub use urls::url_filename;
+pub use urls::{FileUrl, url_filename};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -98,8 +98,8 @@ pub struct Project {
 pub struct DistFile {
     /// The parsed file name (name, version, tags).
     pub filename: DistFilename,
-    /// Where to fetch it (absolute, fragment removed).
-    pub url: url::Url,
+    /// Where to fetch it (absolute, fragment removed), parsed when first used.
+    pub url: FileUrl,
     /// Hashes by algorithm (`sha256` -> hex).
     pub hashes: BTreeMap<String, String>,
     /// `requires-python` / `data-requires-python`.

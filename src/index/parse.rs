@@ -11,7 +11,9 @@
 //! names are skipped with a note; files of another project are skipped.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap as HashMap;
 use std::str::FromStr;
 
 use pep440_rs::VersionSpecifiers;
@@ -178,84 +180,138 @@ pub struct FileFilter<'t> {
     pub tags: &'t crate::tags::Tags,
 }
 
-/// What [`FileFilter::mask`] reads of one file: its version, its wheel tags (`None`: an sdist),
-/// upload time and whether it is yanked.
-pub(super) type FileView<'f> = (
-    &'f pep440_rs::Version,
-    Option<&'f [crate::tags::Tag]>,
-    Option<jiff::Timestamp>,
-    bool,
-);
+/// What [`FileFilter::mask`] reads of one file: its version and wheel tag set as ids into the
+/// page's tables (equal ids: equal versions, equal tag sets; `tags: None`: an sdist), its upload
+/// time and whether it is yanked. Ids let the compact reader filter a page of thousands of files
+/// without parsing or hashing any of their names.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FileView {
+    pub version: u32,
+    pub tags: Option<u32>,
+    pub upload: Option<jiff::Timestamp>,
+    pub yanked: bool,
+}
+
+/// What [`FileFilter::mask`] gathers of one version: the three smallest first tags of its
+/// foreign wheels (as ranks among the page's first tags), its earliest upload and its first
+/// file not yanked.
+#[derive(Debug, Clone, Copy, Default)]
+struct PerVersion {
+    foreign: [u32; 3],
+    foreign_len: usize,
+    earliest: Option<(jiff::Timestamp, usize)>,
+    not_yanked: Option<usize>,
+}
+
+impl PerVersion {
+    /// Add a foreign first tag, keeping the three smallest distinct ones.
+    fn add_foreign(&mut self, rank: u32) {
+        let held = &self.foreign[..self.foreign_len];
+        if held.contains(&rank) {
+            return;
+        }
+        let at = held.partition_point(|r| *r < rank);
+        if at >= 3 {
+            return;
+        }
+        self.foreign.copy_within(at..2, at + 1);
+        self.foreign[at] = rank;
+        self.foreign_len = (self.foreign_len + 1).min(3);
+    }
+
+    fn names_foreign(&self, rank: u32) -> bool {
+        self.foreign[..self.foreign_len].contains(&rank)
+    }
+}
 
 impl FileFilter<'_> {
-    /// Which of these files to keep (see the type's docs).
-    pub(super) fn mask(&self, files: &[FileView<'_>]) -> Vec<bool> {
+    /// Which of these files to keep (see the type's docs); `tag_sets` are the wheel tag sets the
+    /// views' `tags` ids point to.
+    pub(super) fn mask(&self, tag_sets: &[&[crate::tags::Tag]], files: &[FileView]) -> Vec<bool> {
         type FirstTag<'f> = (&'f str, &'f str, &'f str);
-        #[derive(Default)]
-        struct PerVersion<'f> {
-            foreign: BTreeSet<FirstTag<'f>>,
-            earliest: Option<(jiff::Timestamp, usize)>,
-            not_yanked: Option<usize>,
-        }
         fn first_tag(tags: &[crate::tags::Tag]) -> Option<FirstTag<'_>> {
             tags.first()
                 .map(|t| (t.interpreter.as_str(), t.abi.as_str(), t.platform.as_str()))
         }
+        // Per tag set: whether the target supports it, and its first tag's rank among the
+        // page's distinct first tags (so "the three smallest" compares integers).
+        let mut firsts: Vec<FirstTag<'_>> = tag_sets.iter().filter_map(|t| first_tag(t)).collect();
+        firsts.sort_unstable();
+        firsts.dedup();
+        let sets: Vec<(bool, Option<u32>)> = tag_sets
+            .iter()
+            .map(|t| {
+                let rank = first_tag(t).and_then(|f| firsts.binary_search(&f).ok());
+                (
+                    self.tags.best_rank(t.iter()).is_some(),
+                    rank.map(|r| r as u32),
+                )
+            })
+            .collect();
+        let set = |id: Option<u32>| id.and_then(|i| sets.get(i as usize)).copied();
+        let count = files
+            .iter()
+            .map(|f| f.version as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut versions = vec![PerVersion::default(); count];
         let mut keep = vec![false; files.len()];
-        let mut versions: std::collections::HashMap<&pep440_rs::Version, PerVersion<'_>> =
-            std::collections::HashMap::new();
-        for (i, (version, tags, upload, yanked)) in files.iter().enumerate() {
-            let acc = versions.entry(*version).or_default();
-            match tags {
-                None => keep[i] = true,
-                Some(tags) if self.tags.best_rank(tags.iter()).is_some() => keep[i] = true,
-                Some(tags) => {
-                    if let Some(first) = first_tag(tags) {
-                        acc.foreign.insert(first);
-                        if acc.foreign.len() > 3 {
-                            acc.foreign.pop_last();
-                        }
-                    }
-                }
+        for (i, file) in files.iter().enumerate() {
+            let acc = &mut versions[file.version as usize];
+            match (file.tags, set(file.tags)) {
+                (None, _) => keep[i] = true,
+                (Some(_), Some((true, _))) => keep[i] = true,
+                (Some(_), Some((false, Some(rank)))) => acc.add_foreign(rank),
+                (Some(_), _) => {}
             }
-            if let Some(t) = upload
-                && acc.earliest.is_none_or(|(e, _)| *t < e)
+            if let Some(t) = file.upload
+                && acc.earliest.is_none_or(|(e, _)| t < e)
             {
-                acc.earliest = Some((*t, i));
+                acc.earliest = Some((t, i));
             }
-            if !yanked && acc.not_yanked.is_none() {
+            if !file.yanked && acc.not_yanked.is_none() {
                 acc.not_yanked = Some(i);
             }
         }
-        for (i, (version, tags, _, _)) in files.iter().enumerate() {
-            let acc = &versions[version];
+        for (i, file) in files.iter().enumerate() {
+            let acc = &versions[file.version as usize];
             keep[i] |= acc.earliest.is_some_and(|(_, e)| e == i)
                 || acc.not_yanked == Some(i)
-                || tags
-                    .and_then(first_tag)
-                    .is_some_and(|first| acc.foreign.contains(&first));
+                || set(file.tags)
+                    .and_then(|(_, rank)| rank)
+                    .is_some_and(|rank| acc.names_foreign(rank));
         }
         keep
     }
 
     /// Drop the files [`FileFilter::mask`] does not keep.
     pub fn retain(&self, files: &mut Vec<DistFile>) {
-        let views: Vec<FileView<'_>> = files
+        let mut versions: HashMap<&pep440_rs::Version, u32> = HashMap::default();
+        let mut tag_ids: HashMap<&[crate::tags::Tag], u32> = HashMap::default();
+        let mut tag_sets: Vec<&[crate::tags::Tag]> = Vec::new();
+        let views: Vec<FileView> = files
             .iter()
             .map(|f| {
+                let next = versions.len() as u32;
+                let version = *versions.entry(f.filename.version()).or_insert(next);
                 let tags = match &f.filename {
-                    DistFilename::Wheel(w) => Some(w.tags.as_slice()),
+                    DistFilename::Wheel(w) => {
+                        Some(*tag_ids.entry(&w.tags[..]).or_insert_with(|| {
+                            tag_sets.push(&w.tags[..]);
+                            tag_sets.len() as u32 - 1
+                        }))
+                    }
                     DistFilename::Sdist(_) => None,
                 };
-                (
-                    f.filename.version(),
+                FileView {
+                    version,
                     tags,
-                    f.upload_time,
-                    f.yanked.is_some(),
-                )
+                    upload: f.upload_time,
+                    yanked: f.yanked.is_some(),
+                }
             })
             .collect();
-        let keep = self.mask(&views);
+        let keep = self.mask(&tag_sets, &views);
         let mut kept = keep.iter();
         files.retain(|_| kept.next().copied().unwrap_or(true));
     }
@@ -430,7 +486,7 @@ pub fn simple_html_filtered(
 /// name parts.
 #[derive(Default)]
 struct PageMemo {
-    python: std::collections::HashMap<String, Result<VersionSpecifiers, String>>,
+    python: HashMap<String, Result<VersionSpecifiers, String>>,
     names: FilenameMemo,
 }
 
@@ -505,7 +561,7 @@ impl RawFile<'_> {
             .and_then(|t| t.parse::<jiff::Timestamp>().ok());
         Ok(Some(DistFile {
             filename: parsed,
-            url,
+            url: url.into(),
             hashes,
             requires_python,
             yanked: self.yanked,

@@ -119,7 +119,7 @@ impl MemIndex {
             self.metadata.insert(url.to_string(), metadata.clone());
             files.push(DistFile {
                 filename: parsed,
-                url,
+                url: url.into(),
                 hashes: BTreeMap::new(),
                 requires_python: requires_python.clone(),
                 yanked: release.yanked.clone(),

@@ -282,8 +282,8 @@ impl Inner {
                 let mut files = page.files;
                 for file in &mut files {
                     // Credentials never ride along in file URLs; the realm supplies them.
-                    if !file.url.username().is_empty() || file.url.password().is_some() {
-                        file.url = auth::strip_userinfo(&file.url);
+                    if file.url.has_userinfo() {
+                        file.url = auth::strip_userinfo(&file.url).into();
                     }
                 }
                 return Ok(Some(Arc::new(Project {
@@ -412,7 +412,7 @@ impl Inner {
             auth::redact(&file.url),
             file.hashes.get("sha256").map(String::as_str).unwrap_or("")
         );
-        let local = file.url.scheme() == "file";
+        let local = file.url.as_str().starts_with("file:");
         if !self.refresh
             && !local
             && let Some((_, body)) = self.cache.read(Bucket::Metadata, &key)
@@ -438,7 +438,7 @@ impl Inner {
     /// Metadata from the cache (immutable once fetched; files of a local index are read
     /// directly), else from the index in the order `metadata_fetch` documents.
     async fn fetch_metadata(&self, key: &str, file: &DistFile) -> MetadataResult {
-        let local = file.url.scheme() == "file";
+        let local = file.url.as_str().starts_with("file:");
         if !self.refresh
             && !local
             && let Some((_, body)) = self.cache.read(Bucket::Metadata, key)

@@ -18,7 +18,7 @@ use url::Url;
 use super::{Inner, entry};
 use crate::index::IndexError;
 use crate::index::auth::SecretUrl;
-use crate::index::cache::{Bucket, EntryMeta};
+use crate::index::cache::{Body, Bucket, EntryMeta};
 use crate::index::client::{self, Reply, RequestOptions};
 use crate::index::compact;
 use crate::index::parse::{self, ProjectPage};
@@ -48,7 +48,7 @@ struct PageRequest<'a> {
 /// 404, or a body that is not a compact page).
 struct Cached {
     meta: EntryMeta,
-    body: Vec<u8>,
+    body: Body,
     page: Option<ProjectPage>,
 }
 
