@@ -21,6 +21,8 @@
 //! say why (and name the plan where a held-back dist moves).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pep440_rs::{Operator, Version, VersionSpecifier};
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
@@ -184,23 +186,34 @@ impl Proposer<'_> {
             );
             return Ok(vec![]);
         };
-        let mut groups = Vec::new();
-        for stack in &bounds.stacks.stacks {
-            let spec = LayerSpec {
+        let mut specs: Vec<LayerSpec> = bounds
+            .stacks
+            .stacks
+            .iter()
+            .map(|stack| LayerSpec {
                 kind: LayerKind::Group,
                 name: stack.name.clone(),
                 free: stack.members.clone(),
-            };
-            groups.extend(self.layer_plan(&spec, &bounds, upgrade, Some(&safe))?);
-        }
-        let mut majors = Vec::new();
-        for name in self.major_candidates(&safe, &bounds)? {
-            let spec = LayerSpec {
-                kind: LayerKind::Major,
-                name: format!("major-{name}"),
-                free: BTreeSet::from([name]),
-            };
-            majors.extend(self.layer_plan(&spec, &bounds, upgrade, Some(&safe))?);
+            })
+            .collect();
+        specs.extend(
+            self.major_candidates(&safe, &bounds)?
+                .into_iter()
+                .map(|name| LayerSpec {
+                    kind: LayerKind::Major,
+                    name: format!("major-{name}"),
+                    free: BTreeSet::from([name]),
+                }),
+        );
+        let (mut groups, mut majors) = (Vec::new(), Vec::new());
+        for (spec, plan) in specs
+            .iter()
+            .zip(self.layer_plans(&specs, &bounds, upgrade, &safe)?)
+        {
+            match spec.kind {
+                LayerKind::Group => groups.extend(plan),
+                _ => majors.extend(plan),
+            }
         }
         groups.sort_by_key(|p| p.risk.score);
         majors.sort_by_key(|p| p.risk.score);
@@ -287,6 +300,48 @@ impl Proposer<'_> {
                     },
                 ));
                 bounded(name, specs)
+            })
+            .collect()
+    }
+
+    /// The plans of `specs` on top of `base`, in their order: each [`Self::layer_plan`] is
+    /// independent of the others, so they are solved on as many threads as there are cores
+    /// (each takes the next spec not yet taken). The first error, in spec order, is returned.
+    fn layer_plans(
+        &self,
+        specs: &[LayerSpec],
+        bounds: &Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        base: &Plan,
+    ) -> Result<Vec<Option<Plan>>, ProposeError> {
+        type Slot = Mutex<Option<Result<Option<Plan>, ProposeError>>>;
+        let slots: Vec<Slot> = specs.iter().map(|_| Mutex::new(None)).collect();
+        let next = AtomicUsize::new(0);
+        let work = || {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(spec) = specs.get(i) else {
+                    return;
+                };
+                let plan = self.layer_plan(spec, bounds, upgrade, Some(base));
+                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(plan);
+            }
+        };
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(specs.len());
+        std::thread::scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(work);
+            }
+            work();
+        });
+        slots
+            .into_iter()
+            .map(|slot| {
+                slot.into_inner()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .expect("every spec is taken by a thread that finishes it")
             })
             .collect()
     }

@@ -12,7 +12,6 @@
 //! `RefCell`s. Prefetch ([`PrefetchJob`], run by [`prefetch_worker`] threads) only warms the
 //! index's own cache: no answer here depends on whether a job ran.
 
-use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
@@ -47,8 +46,14 @@ pub struct CatalogCore<'a> {
     /// second reader waits for it instead of building it again).
     tables: Mutex<HashMap<PackageName, TableSlot>>,
     metadata: Mutex<HashMap<(PackageName, Version), Arc<CoreMetadata>>>,
+    /// The metadata of the published releases [`Catalog::accepting_releases`] read (any
+    /// format, one file per version), `None` where the index has none.
+    published: Mutex<HashMap<(PackageName, Version), PublishedMetadata>>,
     usable: Mutex<HashMap<PackageName, Arc<[Version]>>>,
 }
+
+/// A published release's metadata (`None`: the index has none to read).
+type PublishedMetadata = Option<Arc<CoreMetadata>>;
 
 /// One project's table, once built.
 type TableSlot = Arc<Mutex<Option<Arc<VersionTable>>>>;
@@ -58,9 +63,9 @@ type TableSlot = Arc<Mutex<Option<Arc<VersionTable>>>>;
 pub struct Catalog<'a> {
     core: &'a CatalogCore<'a>,
     /// The projects whose tables this catalog read (what its explanations may look at).
-    read: RefCell<HashSet<PackageName>>,
+    read: Mutex<HashSet<PackageName>>,
     /// Names asked for (prefetched) before their table was read.
-    requested: RefCell<HashSet<PackageName>>,
+    requested: Mutex<HashSet<PackageName>>,
     /// Where to send likely-next releases for their metadata to be fetched in the background.
     prefetch: Option<Sender<PrefetchJob>>,
 }
@@ -132,6 +137,7 @@ impl<'a> CatalogCore<'a> {
             installed,
             tables: Mutex::default(),
             metadata: Mutex::default(),
+            published: Mutex::default(),
             usable: Mutex::default(),
         }
     }
@@ -187,6 +193,11 @@ impl<'a> CatalogCore<'a> {
     fn built_table(&self, name: &PackageName) -> Option<Arc<VersionTable>> {
         let slot = lock(&self.tables).get(name)?.clone();
         lock(&slot).clone()
+    }
+
+    /// Whether the index's metadata of `name==version` was read already.
+    fn has_metadata(&self, name: &PackageName, version: &Version) -> bool {
+        lock(&self.metadata).contains_key(&(name.clone(), version.clone()))
     }
 
     /// The usable versions of a project for the target under the core's binary policy (not
@@ -258,8 +269,8 @@ impl<'a> Catalog<'a> {
     pub(crate) fn new(core: &'a CatalogCore<'a>, prefetch: Option<Sender<PrefetchJob>>) -> Self {
         Catalog {
             core,
-            read: RefCell::default(),
-            requested: RefCell::default(),
+            read: Mutex::default(),
+            requested: Mutex::default(),
             prefetch,
         }
     }
@@ -299,15 +310,16 @@ impl<'a> Catalog<'a> {
     /// The version table of a project (fetched once).
     pub(crate) fn table(&self, name: &PackageName) -> Result<Arc<VersionTable>, SolveError> {
         let table = self.core.table(name)?;
-        if !self.read.borrow().contains(name) {
-            self.read.borrow_mut().insert(name.clone());
+        let mut read = lock(&self.read);
+        if !read.contains(name) {
+            read.insert(name.clone());
         }
         Ok(table)
     }
 
     /// The table if this catalog already read it (no IO).
     pub(crate) fn cached_table(&self, name: &PackageName) -> Option<Arc<VersionTable>> {
-        if !self.read.borrow().contains(name) {
+        if !lock(&self.read).contains(name) {
             return None;
         }
         self.core.built_table(name)
@@ -322,18 +334,17 @@ impl<'a> Catalog<'a> {
     /// The projects the index answered for, and the names asked for so far that it is not
     /// known to lack.
     pub(crate) fn known_names(&self) -> BTreeSet<PackageName> {
-        let mut known: BTreeSet<PackageName> = self
-            .read
-            .borrow()
-            .iter()
+        let read: Vec<PackageName> = lock(&self.read).iter().cloned().collect();
+        let mut known: BTreeSet<PackageName> = read
+            .into_iter()
             .filter(|n| {
                 self.core
                     .built_table(n)
                     .is_some_and(|t| t.project.is_some() || !t.versions.is_empty())
             })
-            .cloned()
             .collect();
-        for name in self.requested.borrow().iter() {
+        let requested: Vec<PackageName> = lock(&self.requested).iter().cloned().collect();
+        for name in &requested {
             if !self.is_missing(name) {
                 known.insert(name.clone());
             }
@@ -373,8 +384,8 @@ impl<'a> Catalog<'a> {
         preferred: impl Fn(&PackageName) -> Option<Version>,
     ) {
         let fresh: Vec<(PackageName, Ranges<Version>)> = {
-            let mut requested = self.requested.borrow_mut();
-            let read = self.read.borrow();
+            let mut requested = lock(&self.requested);
+            let read = lock(&self.read);
             edges
                 .filter(|(name, _)| !read.contains(*name) && requested.insert((*name).clone()))
                 .map(|(name, range)| (name.clone(), range.clone()))
@@ -395,11 +406,14 @@ impl<'a> Catalog<'a> {
         if let Some(tx) = &self.prefetch {
             for (name, range) in fresh {
                 let preferred = preferred(&name);
-                let _ = tx.send(PrefetchJob {
+                let job = PrefetchJob {
                     name,
                     range,
                     preferred,
-                });
+                };
+                if !job.settled(self.core) {
+                    let _ = tx.send(job);
+                }
             }
         }
     }
@@ -422,10 +436,14 @@ impl<'a> Catalog<'a> {
                 None => return Ok(AcceptingReleases::default()),
             },
         };
-        for release in releases {
+        for (i, release) in releases.iter().enumerate() {
             if found.read >= query.read_at_most {
                 found.complete = false;
                 break;
+            }
+            if i % READ_AHEAD == 0 {
+                let end = (i + READ_AHEAD).min(query.read_at_most).min(releases.len());
+                self.read_ahead(&releases[i..end]);
             }
             found.read += 1;
             let metadata = match release.metadata(self)? {
@@ -440,13 +458,31 @@ impl<'a> Catalog<'a> {
                 None => matches!(query.among, Among::Installable { .. }),
             };
             if accepts {
-                found.versions.push(release.version);
+                found.versions.push(release.version.clone());
                 if found.versions.len() >= query.enough {
                     break;
                 }
             }
         }
         Ok(found)
+    }
+
+    /// Fetch the metadata of `releases` not at hand yet, all at once (one thread each): the
+    /// query then reads them in order from the caches, as it would have fetched them one by one
+    /// (an unsatisfiable request's hint reads up to 30 torch releases). Failures are left for
+    /// the query to meet in order.
+    fn read_ahead(&self, releases: &[Release]) {
+        let missing: Vec<&Release> = releases.iter().filter(|r| !r.at_hand(self)).collect();
+        if missing.len() < 2 {
+            return;
+        }
+        std::thread::scope(|scope| {
+            for release in missing {
+                scope.spawn(move || {
+                    let _ = release.metadata(self);
+                });
+            }
+        });
     }
 
     /// What `metadata` declares on the query's package: the intersection of its requirements
@@ -519,6 +555,9 @@ impl<'a> Catalog<'a> {
     }
 }
 
+/// How many releases [`Catalog::accepting_releases`] fetches at once, ahead of reading them.
+const READ_AHEAD: usize = 8;
+
 /// One release [`Catalog::accepting_releases`] reads, and where its metadata comes from.
 struct Release {
     version: Version,
@@ -539,7 +578,29 @@ impl Release {
             ReleaseFrom::Table(name, table) => {
                 Ok(catalog.release_metadata(name, table, &self.version)?.ok())
             }
-            ReleaseFrom::File(project, file) => Ok(catalog.core.index.metadata(project, file).ok()),
+            ReleaseFrom::File(project, file) => {
+                let key = (project.name.clone(), self.version.clone());
+                if let Some(known) = lock(&catalog.core.published).get(&key) {
+                    return Ok(known.clone());
+                }
+                let metadata = catalog.core.index.metadata(project, file).ok();
+                lock(&catalog.core.published).insert(key, metadata.clone());
+                Ok(metadata)
+            }
+        }
+    }
+
+    /// Whether its metadata (or the lack of it) is known without asking the index.
+    fn at_hand(&self, catalog: &Catalog<'_>) -> bool {
+        match &self.from {
+            ReleaseFrom::Table(name, table) => {
+                !table
+                    .get(&self.version)
+                    .is_some_and(|entry| matches!(entry.choice, InstallChoice::File { .. }))
+                    || catalog.core.has_metadata(name, &self.version)
+            }
+            ReleaseFrom::File(project, _) => lock(&catalog.core.published)
+                .contains_key(&(project.name.clone(), self.version.clone())),
         }
     }
 }
@@ -567,25 +628,49 @@ pub(crate) struct PrefetchJob {
 }
 
 impl PrefetchJob {
-    fn run(&self, core: &CatalogCore<'_>) {
-        if self
-            .preferred
+    /// The installed version is in range: its metadata is at hand.
+    fn takes_installed(&self) -> bool {
+        self.preferred
             .as_ref()
             .is_some_and(|v| self.range.contains(v))
-        {
-            return; // the installed metadata is used
+    }
+
+    /// The newest usable final release in range, as the solver would likely pick it.
+    fn best<'t>(&self, table: &'t VersionTable) -> Option<&'t Version> {
+        table
+            .versions
+            .iter()
+            .rev()
+            .find(|entry| {
+                matches!(entry.choice, InstallChoice::File { yanked: None, .. })
+                    && !entry.version.any_prerelease()
+                    && self.range.contains(&entry.version)
+            })
+            .map(|entry| &entry.version)
+    }
+
+    /// Whether the core already has what the job would fetch (another solve on it did), so
+    /// that it need not be sent.
+    fn settled(&self, core: &CatalogCore<'_>) -> bool {
+        if self.takes_installed() {
+            return true;
+        }
+        let Some(table) = core.built_table(&self.name) else {
+            return false;
+        };
+        self.best(&table)
+            .is_none_or(|version| core.has_metadata(&self.name, version))
+    }
+
+    fn run(&self, core: &CatalogCore<'_>) {
+        if self.takes_installed() {
+            return;
         }
         let Ok(table) = core.table(&self.name) else {
             return;
         };
-        // The newest usable final release in range, as the solver would likely pick it.
-        let best = table.versions.iter().rev().find(|entry| {
-            matches!(entry.choice, InstallChoice::File { yanked: None, .. })
-                && !entry.version.any_prerelease()
-                && self.range.contains(&entry.version)
-        });
-        if let Some(entry) = best {
-            let _ = core.release_metadata(&self.name, &table, &entry.version);
+        if let Some(version) = self.best(&table) {
+            let _ = core.release_metadata(&self.name, &table, version);
         }
     }
 }
