@@ -85,6 +85,14 @@ impl std::fmt::Debug for FileUrl {
     }
 }
 
+/// The URL's serialization, as [`Url`] displays it (credentials included: redact before showing
+/// it to a user).
+impl std::fmt::Display for FileUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// Decode `%XX` escapes; invalid ones (`%zz`, a trailing `%`) are kept as written, and `+`
 /// stays `+` (URL paths and userinfo are not form data).
 pub fn percent_decode(text: &str) -> String {
@@ -132,6 +140,7 @@ mod tests {
             );
             assert_eq!(*lazy, url);
             assert_eq!(FileUrl::from(url.clone()).as_str(), url.as_str());
+            assert_eq!(lazy.to_string(), url.to_string());
         }
     }
 
