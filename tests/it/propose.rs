@@ -643,6 +643,25 @@ fn installed_versions(venv: &Path) -> std::collections::BTreeMap<String, String>
 /// installed dist imports is flagged in the plan (setuptools dropping `pkg_resources`), naming
 /// the importer; the module it keeps is not. Real venv, real wheels served from a local index
 /// folder (their file lists read from the zips).
+/// A simple-index folder under `root/index` serving each `(project, wheel)`: a page per project
+/// linking to its wheel under `files/`.
+fn wheel_folder_index(root: &Path, wheels: &[(&str, &PathBuf)]) -> PathBuf {
+    let index = root.join("index");
+    for (project, wheel) in wheels {
+        let file = wheel.file_name().unwrap().to_str().unwrap();
+        let page = index.join("simple").join(project);
+        std::fs::create_dir_all(&page).unwrap();
+        std::fs::write(
+            page.join("index.html"),
+            format!("<html><body><a href=\"../../files/{file}\">{file}</a></body></html>\n"),
+        )
+        .unwrap();
+        std::fs::create_dir_all(index.join("files")).unwrap();
+        std::fs::copy(wheel, index.join("files").join(file)).unwrap();
+    }
+    index
+}
+
 #[test]
 fn a_dropped_module_that_installed_dists_import_is_flagged() {
     let root = tempfile::tempdir().unwrap();
@@ -669,19 +688,10 @@ fn a_dropped_module_that_installed_dists_import_is_flagged() {
         "needs-pkgr==1.0",
     ]);
     // The index: fakesetup 2.0 and needs-pkgr 1.0, as wheels in a simple-index folder.
-    let index = root.path().join("index");
-    for (project, wheel) in [("fakesetup", &new_wheel), ("needs-pkgr", &needs)] {
-        let file = wheel.file_name().unwrap().to_str().unwrap();
-        let page = index.join("simple").join(project);
-        std::fs::create_dir_all(&page).unwrap();
-        std::fs::write(
-            page.join("index.html"),
-            format!("<html><body><a href=\"../../files/{file}\">{file}</a></body></html>\n"),
-        )
-        .unwrap();
-        std::fs::create_dir_all(index.join("files")).unwrap();
-        std::fs::copy(wheel, index.join("files").join(file)).unwrap();
-    }
+    let index = wheel_folder_index(
+        root.path(),
+        &[("fakesetup", &new_wheel), ("needs-pkgr", &needs)],
+    );
     let ctx = TestContext::new();
     let out = ctx.run(&[
         "propose",
@@ -771,19 +781,7 @@ fn an_import_the_new_release_breaks_is_a_risk_factor() {
         "clk==1.0",
         "blk==1.0",
     ]);
-    let index = root.path().join("index");
-    for (project, wheel) in [("clk", &new_wheel), ("blk", &blk)] {
-        let file = wheel.file_name().unwrap().to_str().unwrap();
-        let page = index.join("simple").join(project);
-        std::fs::create_dir_all(&page).unwrap();
-        std::fs::write(
-            page.join("index.html"),
-            format!("<html><body><a href=\"../../files/{file}\">{file}</a></body></html>\n"),
-        )
-        .unwrap();
-        std::fs::create_dir_all(index.join("files")).unwrap();
-        std::fs::copy(wheel, index.join("files").join(file)).unwrap();
-    }
+    let index = wheel_folder_index(root.path(), &[("clk", &new_wheel), ("blk", &blk)]);
     let ctx = TestContext::new();
     let out = ctx.run(&[
         "propose",
