@@ -5,7 +5,7 @@
 //! module (`import pkg_resources`, `import pkg_resources.extern as x`, `from pkg_resources
 //! import ...`, `import os, pkg_resources`), at any indentation (inside `try:` too).
 //!
-//! [`import_statements`] and [`import_uses`] read every absolute import statement of some
+//! [`import_statements`] and [`import_uses_in`] read every absolute import statement of some
 //! modules with what it imports (`from jinja2 import Markup, escape`: module `jinja2`, names
 //! `Markup`, `escape`) and how it is guarded: statements under `if`/`elif`/`else`/`match` or in an
 //! `except` handler run only sometimes and are left out; one in a `try:` body is guarded by what
@@ -111,15 +111,6 @@ pub struct ImportUse {
     pub statement: ImportStatement,
 }
 
-/// The import statements of `modules` (top-level names) in the `.py` files of `dist`, at most
-/// one per distinct (module, names, guard).
-pub fn import_uses(dist: &InstalledDist, modules: &BTreeSet<String>) -> Vec<ImportUse> {
-    if modules.is_empty() {
-        return Vec::new();
-    }
-    scan(dist, own_sources(dist).into_iter(), modules)
-}
-
 /// The `.py` files of `dist` that have a line starting with `import` or `from` naming a
 /// top-level module, and those modules: a cheap first pass over every file (no parsing), so
 /// that [`import_uses_in`] parses only the files that import a changed dist.
@@ -179,7 +170,8 @@ fn first_word(text: &[u8]) -> Option<&[u8]> {
         .find(|word| !word.is_empty())
 }
 
-/// [`import_uses`] over some of the dist's files only (paths as `RECORD` lists them).
+/// The import statements of `modules` (top-level names) in the given `.py` files of `dist` (paths
+/// as `RECORD` lists them), at most one per distinct (module, names, guard).
 pub fn import_uses_in(
     dist: &InstalledDist,
     paths: &[&str],
