@@ -258,7 +258,7 @@ impl FileFilter<'_> {
         let set = |id: Option<u32>| id.and_then(|i| sets.get(i as usize)).copied();
         let mut versions: Vec<PerVersion> = Vec::new();
         let mut keep = vec![false; count];
-        for i in 0..count {
+        for (i, kept) in keep.iter_mut().enumerate() {
             let file = file(i)?;
             let at = file.version as usize;
             if at >= versions.len() {
@@ -266,8 +266,8 @@ impl FileFilter<'_> {
             }
             let acc = &mut versions[at];
             match (file.tags, set(file.tags)) {
-                (None, _) => keep[i] = true,
-                (Some(_), Some((true, _))) => keep[i] = true,
+                (None, _) => *kept = true,
+                (Some(_), Some((true, _))) => *kept = true,
                 (Some(_), Some((false, Some(rank)))) => acc.add_foreign(rank),
                 (Some(_), _) => {}
             }
