@@ -430,10 +430,10 @@ impl<'a> Reader<'a> {
         Some(list)
     }
     fn map(&mut self) -> Option<Hashes> {
-        (0..self.u32()?)
+        let pairs = (0..self.u32()?)
             .map(|_| Some((self.str()?, self.str()?)))
-            .collect::<Option<Vec<_>>>()
-            .map(Hashes::from_iter)
+            .collect::<Option<Vec<_>>>()?;
+        Some(pairs.into_iter().collect())
     }
 }
 
