@@ -34,7 +34,7 @@ use super::filename::{FilenameMemo, build_tag};
 use super::parse::{FileFilter, FileView, ProjectPage};
 use super::{DistFile, DistFilename, FileUrl, Hashes, SdistFilename, WheelFilename};
 use crate::metadata::parse_requires_python;
-use crate::tags::Tag;
+use crate::tags::{Tag, compress_set};
 
 /// Bumped whenever the layout changes; an entry of another version reads as missing.
 const FORMAT: u8 = 4;
@@ -67,7 +67,7 @@ pub fn encode(page: &ProjectPage) -> Vec<u8> {
         let next = versions.len() as u32;
         let version = *versions.entry(f.filename.version()).or_insert(next);
         let tags = match &f.filename {
-            DistFilename::Wheel(w) => tag_sets.id(tag_set_text(&w.tags)),
+            DistFilename::Wheel(w) => tag_sets.id(compress_set(&w.tags)),
             DistFilename::Sdist(_) => NONE,
         };
         let python = match &f.requires_python {
@@ -328,13 +328,7 @@ pub fn decode(bytes: &[u8], filter: Option<FileFilter<'_>>) -> Option<ProjectPag
         None => (0..count)
             .map(|i| row(i).map(|_| true))
             .collect::<Option<_>>()?,
-        Some(filter) => {
-            let sets: Vec<Arc<[Tag]>> = (0..lens.tag_sets as u32)
-                .map(|id| parsed.tags(id))
-                .collect();
-            let sets: Vec<&[Tag]> = sets.iter().map(|s| &**s).collect();
-            filter.mask(&sets, count, |i| row(i).map(|r| r.view))?
-        }
+        Some(filter) => filter.mask(&sections.tag_texts, count, |i| row(i).map(|r| r.view))?,
     };
     let mut files = Vec::with_capacity(keep.iter().filter(|k| **k).count());
     for i in (0..count).filter(|i| keep[*i]) {
@@ -392,25 +386,6 @@ fn parse_stem(text: &str) -> Option<Stem> {
     let version = parts.next()?.parse::<Version>().ok()?;
     let build = parts.next().map(build_tag).transpose().ok()?;
     parts.next().is_none().then_some((name, version, build))
-}
-
-/// A wheel's tag set compressed back (`py3.py2-none-any`): the expansion is a cartesian
-/// product, so each part's values in first-seen order give it back in the same order.
-fn tag_set_text(tags: &[Tag]) -> String {
-    let mut parts: [Vec<&str>; 3] = Default::default();
-    for t in tags {
-        for (seen, value) in parts.iter_mut().zip([&t.interpreter, &t.abi, &t.platform]) {
-            if !seen.contains(&value.as_str()) {
-                seen.push(value);
-            }
-        }
-    }
-    format!(
-        "{}-{}-{}",
-        parts[0].join("."),
-        parts[1].join("."),
-        parts[2].join(".")
-    )
 }
 
 struct Writer(Vec<u8>);

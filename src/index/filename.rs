@@ -149,12 +149,7 @@ impl FilenameMemo {
         if let Some(tags) = self.tags.get(text) {
             return tags.clone();
         }
-        let mut parts = text.splitn(3, '-');
-        let (py, abi, plat) = (
-            parts.next().unwrap_or(""),
-            parts.next().unwrap_or(""),
-            parts.next().unwrap_or(""),
-        );
+        let [py, abi, plat] = crate::tags::split_set(text);
         let mut tags = Vec::new();
         for p in py.split('.') {
             for a in abi.split('.') {
