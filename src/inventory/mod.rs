@@ -190,9 +190,15 @@ impl Environment {
 }
 
 impl Inventory {
-    /// The first installed dist with this name.
+    /// The first installed dist with this name. A binary search, as `dists` is sorted by name
+    /// (a plan looks up every planned name, for each of a proposal's plans); an inventory put
+    /// together unsorted still answers, by a scan when the search finds nothing.
     pub fn get(&self, name: &PackageName) -> Option<&InstalledDist> {
-        self.dists.iter().find(|dist| dist.name() == name)
+        let at = self.dists.partition_point(|dist| dist.name() < name);
+        match self.dists.get(at) {
+            Some(dist) if dist.name() == name => Some(dist),
+            _ => self.dists.iter().find(|dist| dist.name() == name),
+        }
     }
 
     /// Every installed dist with this name (more than one only in a broken environment).
