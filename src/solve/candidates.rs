@@ -7,18 +7,19 @@
 //! its verdicts become solver terms: requires-python stays a dependency on Python (so a failure
 //! names it), yanked stays a file (PEP 592 allows it for an exact pin), the rest are reasons.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use pep440_rs::{Version, VersionSpecifiers};
 
-use crate::index::{BinaryPolicy, DistFile, DistFilename, Project, Unusable, candidates};
+use crate::index::candidates::{Choice, VersionGroups, choose};
+use crate::index::{BinaryPolicy, DistFile, DistFilename, Project, Unusable};
 use crate::inventory::Environment;
 use crate::metadata::CoreMetadata;
 
 use super::error::Unavailable;
 
-/// What the target would install for one version.
+/// What the target would install for one version. Files are named by their index in the
+/// table's [`Project`] listing ([`VersionTable::file`] reads them), so a table copies no file.
 #[derive(Debug, Clone)]
 pub enum InstallChoice {
     /// The installed dist (its metadata is authoritative).
@@ -26,12 +27,12 @@ pub enum InstallChoice {
         /// Its metadata.
         metadata: Arc<CoreMetadata>,
         /// The index file of the same version, when the index has one that fits.
-        file: Option<Box<DistFile>>,
+        file: Option<usize>,
     },
     /// A file from the index.
     File {
         /// The file.
-        file: Box<DistFile>,
+        file: usize,
         /// PEP 592: every fitting file is yanked, with this reason.
         yanked: Option<String>,
     },
@@ -47,7 +48,7 @@ pub struct VersionEntry {
     /// The version.
     pub version: Version,
     /// What would be installed.
-    pub choice: InstallChoice,
+    choice: InstallChoice,
 }
 
 /// Every version of one project.
@@ -61,18 +62,6 @@ pub struct VersionTable {
     pub has_final: bool,
 }
 
-impl VersionEntry {
-    /// Whether the binary policy alone rules this release out (only an sdist under
-    /// `--only-binary`, only wheels under `--no-binary`): known from the listing, so the solver
-    /// never tries it, and a failure names the policy once instead of once per release.
-    pub fn excluded_by_binary_policy(&self) -> bool {
-        matches!(
-            self.choice,
-            InstallChoice::Unusable(Unavailable::OnlyBinary | Unavailable::NoBinary)
-        )
-    }
-}
-
 impl VersionTable {
     /// The entry for `version`.
     pub fn get(&self, version: &Version) -> Option<&VersionEntry> {
@@ -82,15 +71,36 @@ impl VersionTable {
             .map(|i| &self.versions[i])
     }
 
+    /// What the target would install for an entry of this table.
+    pub fn choice<'t>(&'t self, entry: &'t VersionEntry) -> &'t InstallChoice {
+        &entry.choice
+    }
+
+    /// Whether the binary policy alone rules an entry out (only an sdist under
+    /// `--only-binary`, only wheels under `--no-binary`): known from the listing, so the solver
+    /// never tries it, and a failure names the policy once instead of once per release.
+    pub fn excluded_by_binary_policy(&self, entry: &VersionEntry) -> bool {
+        matches!(
+            self.choice(entry),
+            InstallChoice::Unusable(Unavailable::OnlyBinary | Unavailable::NoBinary)
+        )
+    }
+
     /// The chosen index file of an entry, if any.
-    pub fn file(entry: &VersionEntry) -> Option<&DistFile> {
-        match &entry.choice {
-            InstallChoice::File { file, .. } => Some(file),
-            InstallChoice::Installed {
+    pub fn file(&self, entry: &VersionEntry) -> Option<&DistFile> {
+        match self.choice(entry) {
+            InstallChoice::File { file, .. }
+            | InstallChoice::Installed {
                 file: Some(file), ..
-            } => Some(file),
+            } => Some(self.listed_file(*file)),
             _ => None,
         }
+    }
+
+    /// A file of the listing, by index.
+    pub fn listed_file(&self, index: usize) -> &DistFile {
+        let project = self.project.as_ref().expect("a file implies a project");
+        &project.files[index]
     }
 
     /// Whether the release `version` ships platform-specific wheels (compiled code): a wheel
@@ -115,58 +125,68 @@ impl VersionTable {
         binary: &BinaryPolicy,
         installed: Option<&Arc<CoreMetadata>>,
     ) -> VersionTable {
-        let mut versions: BTreeMap<Version, InstallChoice> = BTreeMap::new();
+        let mut versions: Vec<VersionEntry> = Vec::new();
         if let Some(project) = &project {
-            for c in candidates(project, env, binary) {
-                let choice = match (c.file, c.unusable) {
-                    (Some(file), None) => InstallChoice::File {
-                        file: Box::new(file),
-                        yanked: None,
-                    },
-                    (Some(file), Some(Unusable::Yanked { reason })) => InstallChoice::File {
-                        file: Box::new(file),
-                        yanked: Some(reason),
-                    },
-                    (_, Some(Unusable::RequiresPython(spec))) => {
-                        InstallChoice::RequiresPython(spec)
-                    }
-                    (_, Some(Unusable::NoCompatibleWheel { tags })) => {
-                        InstallChoice::Unusable(Unavailable::NoCompatibleWheel { offered: tags })
-                    }
-                    (_, Some(Unusable::OnlySdist)) => {
-                        InstallChoice::Unusable(Unavailable::OnlyBinary)
-                    }
-                    (_, Some(Unusable::NoBinaryWithoutSdist)) => {
-                        InstallChoice::Unusable(Unavailable::NoBinary)
-                    }
-                    (None, _) => InstallChoice::Unusable(Unavailable::NoCompatibleWheel {
-                        offered: Vec::new(),
-                    }),
-                };
-                versions.insert(c.version, choice);
+            let groups = VersionGroups::new(project);
+            let allowed = binary.allowed(&project.name);
+            versions.reserve(groups.len() + 1);
+            for group in 0..groups.len() {
+                let choice = choose(
+                    project,
+                    groups.files(group),
+                    &env.tags,
+                    &env.python_version,
+                    allowed,
+                );
+                versions.push(VersionEntry {
+                    version: groups.version(project, group).clone(),
+                    choice: install_choice(choice),
+                });
             }
         }
         if let Some(metadata) = installed {
-            let file = match versions.remove(&metadata.version) {
-                Some(InstallChoice::File { file, yanked: None }) => Some(file),
+            let at = versions.binary_search_by(|e| e.version.cmp(&metadata.version));
+            let file = match at.map(|i| &versions[i].choice) {
+                Ok(InstallChoice::File { file, yanked: None }) => Some(*file),
                 _ => None,
             };
-            versions.insert(
-                metadata.version.clone(),
-                InstallChoice::Installed {
+            let entry = VersionEntry {
+                version: metadata.version.clone(),
+                choice: InstallChoice::Installed {
                     metadata: metadata.clone(),
                     file,
                 },
-            );
+            };
+            match at {
+                Ok(i) => versions[i] = entry,
+                Err(i) => versions.insert(i, entry),
+            }
         }
-        let has_final = versions.keys().any(|v| !v.any_prerelease());
+        let has_final = versions.iter().any(|e| !e.version.any_prerelease());
         VersionTable {
             project,
-            versions: versions
-                .into_iter()
-                .map(|(version, choice)| VersionEntry { version, choice })
-                .collect(),
+            versions,
             has_final,
         }
+    }
+}
+
+/// The index's verdict on a version as a solver term.
+fn install_choice(choice: Choice) -> InstallChoice {
+    match (choice.file, choice.unusable) {
+        (Some(file), None) => InstallChoice::File { file, yanked: None },
+        (Some(file), Some(Unusable::Yanked { reason })) => InstallChoice::File {
+            file,
+            yanked: Some(reason),
+        },
+        (_, Some(Unusable::RequiresPython(spec))) => InstallChoice::RequiresPython(spec),
+        (_, Some(Unusable::NoCompatibleWheel { tags })) => {
+            InstallChoice::Unusable(Unavailable::NoCompatibleWheel { offered: tags })
+        }
+        (_, Some(Unusable::OnlySdist)) => InstallChoice::Unusable(Unavailable::OnlyBinary),
+        (_, Some(Unusable::NoBinaryWithoutSdist)) => InstallChoice::Unusable(Unavailable::NoBinary),
+        (None, _) => InstallChoice::Unusable(Unavailable::NoCompatibleWheel {
+            offered: Vec::new(),
+        }),
     }
 }

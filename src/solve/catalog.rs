@@ -230,7 +230,7 @@ impl<'a> CatalogCore<'a> {
                 message: format!("the index lists no {name}=={version}"),
             }));
         };
-        let file = match &entry.choice {
+        let file = match table.choice(entry) {
             InstallChoice::Installed { metadata, .. } => return Ok(Ok(metadata.clone())),
             InstallChoice::Unusable(reason) => return Ok(Err(reason.clone())),
             InstallChoice::RequiresPython(spec) => {
@@ -238,7 +238,7 @@ impl<'a> CatalogCore<'a> {
                     specifier: spec.to_string(),
                 }));
             }
-            InstallChoice::File { file, .. } => file,
+            InstallChoice::File { file, .. } => table.listed_file(*file),
         };
         let key = (name.clone(), version.clone());
         if let Some(m) = lock(&self.metadata).get(&key) {
@@ -362,7 +362,7 @@ impl<'a> Catalog<'a> {
     pub fn chosen_file(&self, name: &PackageName, version: &Version) -> Option<DistFile> {
         let table = self.table(name).ok()?;
         let entry = table.get(version)?;
-        VersionTable::file(entry).cloned()
+        table.file(entry).cloned()
     }
 
     /// The metadata of one release: the installed copy, or the index's for the chosen file.
@@ -519,7 +519,7 @@ impl<'a> Catalog<'a> {
             .rev()
             .filter(|entry| {
                 !matches!(
-                    entry.choice,
+                    table.choice(entry),
                     InstallChoice::Unusable(_) | InstallChoice::RequiresPython(_)
                 ) && (prereleases || !entry.version.any_prerelease())
             })
@@ -541,13 +541,13 @@ impl<'a> Catalog<'a> {
             return Ok(None);
         };
         let any_format = BinaryPolicy::default();
+        let env = self.core.env;
         Ok(Some(
-            index::candidates(&project, self.core.env, &any_format)
-                .into_iter()
-                .filter_map(|c| {
+            index::candidates::choices(&project, &env.tags, &env.python_version, &any_format)
+                .filter_map(|(version, choice)| {
                     Some(Release {
-                        version: c.version,
-                        from: ReleaseFrom::File(project.clone(), Box::new(c.file?)),
+                        version: version.clone(),
+                        from: ReleaseFrom::File(project.clone(), choice.file?),
                     })
                 })
                 .collect(),
@@ -567,8 +567,8 @@ struct Release {
 enum ReleaseFrom {
     /// The solve's table (the installed copy, or the chosen file, cached).
     Table(PackageName, Arc<VersionTable>),
-    /// This file on the index.
-    File(Arc<Project>, Box<index::DistFile>),
+    /// This file on the index (an index into the listing's files).
+    File(Arc<Project>, usize),
 }
 
 impl Release {
@@ -583,7 +583,11 @@ impl Release {
                 if let Some(known) = lock(&catalog.core.published).get(&key) {
                     return Ok(known.clone());
                 }
-                let metadata = catalog.core.index.metadata(project, file).ok();
+                let metadata = catalog
+                    .core
+                    .index
+                    .metadata(project, &project.files[*file])
+                    .ok();
                 lock(&catalog.core.published).insert(key, metadata.clone());
                 Ok(metadata)
             }
@@ -596,7 +600,7 @@ impl Release {
             ReleaseFrom::Table(name, table) => {
                 !table
                     .get(&self.version)
-                    .is_some_and(|entry| matches!(entry.choice, InstallChoice::File { .. }))
+                    .is_some_and(|entry| matches!(table.choice(entry), InstallChoice::File { .. }))
                     || catalog.core.has_metadata(name, &self.version)
             }
             ReleaseFrom::File(project, _) => lock(&catalog.core.published)
@@ -642,8 +646,10 @@ impl PrefetchJob {
             .iter()
             .rev()
             .find(|entry| {
-                matches!(entry.choice, InstallChoice::File { yanked: None, .. })
-                    && !entry.version.any_prerelease()
+                matches!(
+                    table.choice(entry),
+                    InstallChoice::File { yanked: None, .. }
+                ) && !entry.version.any_prerelease()
                     && self.range.contains(&entry.version)
             })
             .map(|entry| &entry.version)
