@@ -398,7 +398,7 @@ impl Inner {
         let key = format!(
             "{}#{}",
             auth::redact(&file.url),
-            file.hashes.get("sha256").map(String::as_str).unwrap_or("")
+            file.hashes.get("sha256").unwrap_or("")
         );
         let cell = {
             let mut map = self.metadata.lock().unwrap_or_else(|e| e.into_inner());
@@ -421,7 +421,7 @@ impl Inner {
         let key = format!(
             "{}#{}#members",
             auth::redact(&file.url),
-            file.hashes.get("sha256").map(String::as_str).unwrap_or("")
+            file.hashes.get("sha256").unwrap_or("")
         );
         let local = file.url.as_str().starts_with("file:");
         if !self.refresh
@@ -452,7 +452,7 @@ impl Inner {
         let key = format!(
             "{}#{}#member#{path}",
             auth::redact(&file.url),
-            file.hashes.get("sha256").map(String::as_str).unwrap_or("")
+            file.hashes.get("sha256").unwrap_or("")
         );
         let local = file.url.scheme() == "file";
         if !self.refresh
