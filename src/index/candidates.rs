@@ -373,8 +373,6 @@ pub fn choose(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use super::*;
 
     fn file(name: &str, requires_python: Option<&str>, yanked: Option<&str>) -> DistFile {
