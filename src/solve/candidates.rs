@@ -126,6 +126,29 @@ impl VersionTable {
         })
     }
 
+    /// The listed versions the target can use as the index offers them (a file that fits, not
+    /// yanked, Python admitted: [`crate::index::Candidate::is_usable`]), newest first, spelled
+    /// as the listing spells them, whatever is installed.
+    pub fn listed_usable(&self) -> impl Iterator<Item = &Version> {
+        self.versions.iter().rev().filter_map(|entry| {
+            let usable = matches!(
+                self.choice(entry),
+                InstallChoice::File { yanked: None, .. }
+                    | InstallChoice::Installed { file: Some(_), .. }
+            );
+            match &entry.origin {
+                Origin::Listed(_) if usable => Some(&entry.version),
+                Origin::Installed {
+                    group: Some(group), ..
+                } if usable => {
+                    let project = self.project.as_ref()?;
+                    Some(self.groups.version(project, *group as usize))
+                }
+                _ => None,
+            }
+        })
+    }
+
     /// The index's verdict on one group of files.
     fn listed_choice(&self, group: u32) -> InstallChoice {
         let project = self.project.as_ref().expect("a group implies a project");
@@ -313,6 +336,12 @@ mod tests {
                         entry.version
                     );
                 }
+                let usable: Vec<&Version> = expected
+                    .iter()
+                    .filter(|c| c.is_usable())
+                    .map(|c| &c.version)
+                    .collect();
+                assert_eq!(table.listed_usable().collect::<Vec<_>>(), usable);
                 let has_final = expected.iter().any(|c| !c.version.any_prerelease());
                 assert_eq!(table.has_final, has_final);
                 installed_entry_keeps_a_usable_file(&project, &target, policy, &expected);
@@ -355,5 +384,11 @@ mod tests {
             file.map(|f| &project.files[f]).map(|f| &f.url),
             usable.map(|f| &f.url)
         );
+        let listed: Vec<&Version> = expected
+            .iter()
+            .filter(|c| c.is_usable())
+            .map(|c| &c.version)
+            .collect();
+        assert_eq!(table.listed_usable().collect::<Vec<_>>(), listed);
     }
 }

@@ -209,11 +209,23 @@ impl<'a> CatalogCore<'a> {
         if let Some(versions) = lock(&self.usable).get(&project.name) {
             return versions.clone();
         }
-        let versions: Arc<[Version]> = index::candidates(project, self.env, self.binary)
-            .into_iter()
-            .filter(|c| c.is_usable())
-            .map(|c| c.version)
-            .collect();
+        // The project's table when it lists this very page (its choices are shared with the
+        // solver), else the index's candidates: the same answer.
+        let versions: Arc<[Version]> = match self.table(&project.name) {
+            Ok(table)
+                if table
+                    .project
+                    .as_deref()
+                    .is_some_and(|p| std::ptr::eq(p, project)) =>
+            {
+                table.listed_usable().cloned().collect()
+            }
+            _ => index::candidates(project, self.env, self.binary)
+                .into_iter()
+                .filter(|c| c.is_usable())
+                .map(|c| c.version)
+                .collect(),
+        };
         lock(&self.usable)
             .entry(project.name.clone())
             .or_insert(versions)
