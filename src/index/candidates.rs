@@ -2,7 +2,9 @@
 //!
 //! In: a [`Project`], the target [`Environment`] (wheel tags, Python version) and a
 //! [`BinaryPolicy`] (`--only-binary`/`--no-binary`, pip semantics). Out: one [`Candidate`] per
-//! version, newest first (PEP 440 order), with the best usable file or the reason none fits.
+//! version, newest first (PEP 440 order), with the best usable file or the reason none fits;
+//! or, for callers that choose version by version, the files grouped by version
+//! ([`VersionGroups`]) and the choice for one of them ([`choose`]).
 //!
 //! This is data, not policy: pre-releases are listed like any version, and yanked versions keep
 //! their file (with [`Unusable::Yanked`]) so the solver can allow an exact pin (PEP 592).

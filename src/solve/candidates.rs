@@ -2,9 +2,9 @@
 //!
 //! In: a [`Project`] listing, the target [`Environment`], the [`BinaryPolicy`] and the installed
 //! version (if any). Out: [`VersionTable`], every version sorted ascending, each with its
-//! [`InstallChoice`]. The file choice itself is the index's ([`crate::index::candidates`]: the best
-//! compatible wheel, else the sdist; files whose `requires-python` admits the target first). Here
-//! its verdicts become solver terms: requires-python stays a dependency on Python (so a failure
+//! [`InstallChoice`], worked out when first asked ([`VersionTable::choice`]). The file choice
+//! itself is the index's ([`crate::index::candidates`]: the best compatible wheel, else the sdist;
+//! files whose `requires-python` admits the target first). Here its verdicts become solver terms: requires-python stays a dependency on Python (so a failure
 //! names it), yanked stays a file (PEP 592 allows it for an exact pin), the rest are reasons.
 
 use std::sync::{Arc, OnceLock};
