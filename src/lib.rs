@@ -43,12 +43,29 @@ pub mod terminal;
 pub mod verify;
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use exit_status::ExitStatus;
 
 use crate::cli::Cli;
 use crate::printer::Printer;
 use crate::settings::{CommandSettings, EnvVars, Settings};
+
+/// Set by [`end_process_after_run`].
+static ENDS_AFTER_RUN: AtomicBool = AtomicBool::new(false);
+
+/// Say that the process ends (with `_exit`) as soon as [`run`] returns, as the `planner` binary
+/// does: what a run builds for its own use (the solver's version tables and the listings they
+/// hold) is then left to the system instead of being taken apart piece by piece. Library users
+/// and tests, which go on after a run, do not call it, and everything is dropped as usual.
+pub fn end_process_after_run() {
+    ENDS_AFTER_RUN.store(true, Ordering::Relaxed);
+}
+
+/// Whether [`end_process_after_run`] was called.
+pub(crate) fn process_ends_after_run() -> bool {
+    ENDS_AFTER_RUN.load(Ordering::Relaxed)
+}
 
 /// Run one parsed command line: resolve its settings, then the command. Errors are returned for
 /// [`report_error`] to render.

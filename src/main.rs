@@ -7,6 +7,7 @@ use planner::ExitStatus;
 fn main() {
     planner::interrupt::install();
     planner::install_error_hook();
+    planner::end_process_after_run();
     let cli = planner::cli::Cli::parse();
     let status = match planner::run(cli) {
         Ok(status) => status,

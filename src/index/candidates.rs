@@ -2,12 +2,14 @@
 //!
 //! In: a [`Project`], the target [`Environment`] (wheel tags, Python version) and a
 //! [`BinaryPolicy`] (`--only-binary`/`--no-binary`, pip semantics). Out: one [`Candidate`] per
-//! version, newest first (PEP 440 order), with the best usable file or the reason none fits.
+//! version, newest first (PEP 440 order), with the best usable file or the reason none fits;
+//! or, for callers that choose version by version, the files grouped by version
+//! ([`VersionGroups`]) and the choice for one of them ([`choose`]).
 //!
 //! This is data, not policy: pre-releases are listed like any version, and yanked versions keep
 //! their file (with [`Unusable::Yanked`]) so the solver can allow an exact pin (PEP 592).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::str::FromStr;
 
 use pep440_rs::{Version, VersionSpecifiers};
@@ -149,20 +151,21 @@ impl std::fmt::Display for Unusable {
     }
 }
 
-/// One version of a project, as the target environment sees it.
+/// One version of a project, as the target environment sees it (borrowing its file from the
+/// [`Project`]).
 #[derive(Debug, Clone)]
-pub struct Candidate {
+pub struct Candidate<'p> {
     /// The version.
     pub version: Version,
     /// The file to use: the best-ranked compatible wheel, else the sdist. Set for yanked
     /// versions too; `None` when no file fits the tags and the binary policy, or when
     /// requires-python excludes every fitting file.
-    pub file: Option<DistFile>,
+    pub file: Option<&'p DistFile>,
     /// Why the version cannot be used as is (`None`: usable).
     pub unusable: Option<Unusable>,
 }
 
-impl Candidate {
+impl Candidate<'_> {
     /// Usable without any exception (not yanked, fits the environment).
     pub fn is_usable(&self) -> bool {
         self.unusable.is_none()
@@ -170,46 +173,128 @@ impl Candidate {
 }
 
 /// Every version of `project`, newest first, with its best file for `env` under `policy`.
-pub fn candidates(project: &Project, env: &Environment, policy: &BinaryPolicy) -> Vec<Candidate> {
+pub fn candidates<'p>(
+    project: &'p Project,
+    env: &Environment,
+    policy: &BinaryPolicy,
+) -> Vec<Candidate<'p>> {
     candidates_for(project, &env.tags, &env.python_version, policy)
 }
 
 /// [`candidates`] with the environment's parts given separately.
-pub fn candidates_for(
-    project: &Project,
+pub fn candidates_for<'p>(
+    project: &'p Project,
     tags: &Tags,
     python: &Version,
     policy: &BinaryPolicy,
-) -> Vec<Candidate> {
-    let allowed = policy.allowed(&project.name);
-    let mut by_version: BTreeMap<&Version, Vec<&DistFile>> = BTreeMap::new();
-    for file in &project.files {
-        by_version
-            .entry(file.filename.version())
-            .or_default()
-            .push(file);
-    }
-    by_version
-        .into_iter()
-        .rev()
-        .map(|(version, files)| choose(version, &files, tags, python, allowed))
+) -> Vec<Candidate<'p>> {
+    choices(project, tags, python, policy)
+        .map(|(version, choice)| Candidate {
+            version: version.clone(),
+            file: choice.file.map(|i| &project.files[i]),
+            unusable: choice.unusable,
+        })
         .collect()
 }
 
-fn choose(
-    version: &Version,
-    files: &[&DistFile],
+/// [`candidates_for`] with each file named by its index in `project.files`.
+pub fn choices<'p>(
+    project: &'p Project,
+    tags: &Tags,
+    python: &Version,
+    policy: &BinaryPolicy,
+) -> impl Iterator<Item = (&'p Version, Choice)> {
+    let allowed = policy.allowed(&project.name);
+    let groups = VersionGroups::new(project);
+    (0..groups.len()).rev().map(move |group| {
+        let choice = choose(project, groups.files(group), tags, python, allowed);
+        (groups.version(project, group), choice)
+    })
+}
+
+/// A project's files grouped by version: versions ascending (PEP 440 order; versions that
+/// compare equal are one group, named as its first file names it), each version's files in the
+/// project's order. What [`candidates`] and the solver's version tables choose from.
+#[derive(Debug, Clone, Default)]
+pub struct VersionGroups {
+    /// Indices into the project's files, sorted by version (a stable sort).
+    order: Vec<u32>,
+    /// Where each group starts in `order`, then the end of `order`.
+    starts: Vec<u32>,
+}
+
+impl VersionGroups {
+    /// Group `project`'s files.
+    pub fn new(project: &Project) -> VersionGroups {
+        let files = &project.files;
+        let version = |i: u32| files[i as usize].filename.version();
+        let count = u32::try_from(files.len()).expect("fewer than 2^32 files in a project");
+        let mut order: Vec<u32> = (0..count).collect();
+        // Stable and adaptive: pages list a version's files together, so the runs are long.
+        order.sort_by(|a, b| version(*a).cmp(version(*b)));
+        let mut starts = Vec::new();
+        for (at, pair) in order.windows(2).enumerate() {
+            if version(pair[0]) != version(pair[1]) {
+                starts.push(at as u32 + 1);
+            }
+        }
+        if !order.is_empty() {
+            starts.insert(0, 0);
+            starts.push(count);
+        }
+        VersionGroups { order, starts }
+    }
+
+    /// How many versions there are.
+    pub fn len(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The files of one group (indices into the project's files), in the project's order.
+    pub fn files(&self, group: usize) -> &[u32] {
+        &self.order[self.starts[group] as usize..self.starts[group + 1] as usize]
+    }
+
+    /// The version of one group, as its first file names it.
+    pub fn version<'p>(&self, project: &'p Project, group: usize) -> &'p Version {
+        project.files[self.files(group)[0] as usize]
+            .filename
+            .version()
+    }
+}
+
+/// The verdict on one version: its file (an index into the project's files) and why it cannot
+/// be used as is, as in [`Candidate`].
+#[derive(Debug, Clone)]
+pub struct Choice {
+    /// The chosen file's index in the project's files.
+    pub file: Option<usize>,
+    /// Why the version cannot be used as is (`None`: usable).
+    pub unusable: Option<Unusable>,
+}
+
+/// Choose among one version's `files` (indices into `project.files`, in the project's order).
+pub fn choose(
+    project: &Project,
+    files: &[u32],
     tags: &Tags,
     python: &Version,
     allowed: AllowedFormats,
-) -> Candidate {
+) -> Choice {
+    let file = |i: usize| &project.files[i];
     // Files that fit the tags and the policy, best first: wheels by tag rank (then build tag,
     // higher first), then sdists.
-    let mut fitting: Vec<(usize, i64, &DistFile)> = Vec::new();
+    let mut fitting: Vec<(usize, i64, usize)> = Vec::new();
     let mut wheel_tags = BTreeSet::new();
     let (mut has_wheel, mut has_sdist) = (false, false);
-    for file in files {
-        match &file.filename {
+    for &i in files {
+        let i = i as usize;
+        match &file(i).filename {
             DistFilename::Wheel(w) => {
                 has_wheel = true;
                 if !allowed.binary {
@@ -218,7 +303,7 @@ fn choose(
                 match tags.best_rank(w.tags.iter()) {
                     Some(rank) => {
                         let build = w.build.as_ref().map_or(0, |(n, _)| *n as i64);
-                        fitting.push((rank, -build, file));
+                        fitting.push((rank, -build, i));
                     }
                     None => {
                         if let Some(t) = w.tags.first() {
@@ -230,7 +315,7 @@ fn choose(
             DistFilename::Sdist(_) => {
                 has_sdist = true;
                 if allowed.source {
-                    fitting.push((usize::MAX, 0, file));
+                    fitting.push((usize::MAX, 0, i));
                 }
             }
         }
@@ -249,45 +334,40 @@ fn choose(
         } else {
             Unusable::NoCompatibleWheel { tags: Vec::new() }
         };
-        return Candidate {
-            version: version.clone(),
+        return Choice {
             file: None,
             unusable: Some(unusable),
         };
     }
-    let python_ok = |f: &DistFile| {
-        f.requires_python
+    let python_ok = |i: usize| {
+        file(i)
+            .requires_python
             .as_ref()
             .is_none_or(|spec| spec.contains(python))
     };
-    let in_python: Vec<&DistFile> = fitting
-        .iter()
-        .map(|(_, _, f)| *f)
-        .filter(|f| python_ok(f))
-        .collect();
-    if in_python.is_empty() {
-        let spec = fitting[0]
-            .2
+    let mut in_python = fitting.iter().map(|(_, _, i)| *i).filter(|i| python_ok(*i));
+    let Some(first) = in_python.next() else {
+        let spec = file(fitting[0].2)
             .requires_python
             .clone()
             .unwrap_or_else(|| VersionSpecifiers::from_iter([]));
-        return Candidate {
-            version: version.clone(),
+        return Choice {
             file: None,
             unusable: Some(Unusable::RequiresPython(spec)),
         };
-    }
-    match in_python.iter().find(|f| f.yanked.is_none()) {
-        Some(file) => Candidate {
-            version: version.clone(),
-            file: Some((*file).clone()),
+    };
+    match std::iter::once(first)
+        .chain(in_python)
+        .find(|i| file(*i).yanked.is_none())
+    {
+        Some(i) => Choice {
+            file: Some(i),
             unusable: None,
         },
-        None => Candidate {
-            version: version.clone(),
-            file: Some(in_python[0].clone()),
+        None => Choice {
+            file: Some(first),
             unusable: Some(Unusable::Yanked {
-                reason: in_python[0].yanked.clone().unwrap_or_default(),
+                reason: file(first).yanked.clone().unwrap_or_default(),
             }),
         },
     }

@@ -439,7 +439,7 @@ impl ReportFormatter<Pkg, Ranges<Version>, Unavailable> for PythonFormatter<'_, 
                     .map(|t| {
                         t.versions
                             .iter()
-                            .filter(|e| !e.excluded_by_binary_policy())
+                            .filter(|e| !t.excluded_by_binary_policy(e))
                             .map(|e| &e.version)
                             .filter(|v| v.any_prerelease() && range.contains(v))
                             .collect()
@@ -647,10 +647,10 @@ fn binary_policy_note(table: &VersionTable, range: &Ranges<Version>) -> Option<S
     let excluded: Vec<&VersionEntry> = table
         .versions
         .iter()
-        .filter(|e| e.excluded_by_binary_policy() && range.contains(&e.version))
+        .filter(|e| table.excluded_by_binary_policy(e) && range.contains(&e.version))
         .collect();
     let newest = excluded.last()?;
-    let InstallChoice::Unusable(reason) = &newest.choice else {
+    let InstallChoice::Unusable(reason) = table.choice(newest) else {
         return None;
     };
     Some(match excluded.as_slice() {
@@ -888,7 +888,7 @@ fn no_versions_hints(
     let pre: Vec<&Version> = table
         .versions
         .iter()
-        .filter(|e| !e.excluded_by_binary_policy())
+        .filter(|e| !table.excluded_by_binary_policy(e))
         .map(|e| &e.version)
         .filter(|v| v.any_prerelease() && range.contains(v))
         .collect();

@@ -77,9 +77,10 @@ impl<'c, 'a> Provider<'c, 'a> {
         metadata: Option<&CoreMetadata>,
     ) -> Ranges<Version> {
         let mut range = Ranges::full();
-        match table.get(version).map(|e| &e.choice) {
+        let entry = table.get(version);
+        match entry.map(|e| table.choice(e)) {
             Some(InstallChoice::File { file, .. }) => {
-                if let Some(rp) = &file.requires_python {
+                if let Some(rp) = &table.listed_file(*file).requires_python {
                     range = range.intersection(&requires_python_to_ranges(rp));
                 }
             }
@@ -238,7 +239,7 @@ impl<'c, 'a> Provider<'c, 'a> {
         let Some(entry) = table.get(version) else {
             return Ok(Dependencies::Available(pin.into_iter().collect()));
         };
-        match &entry.choice {
+        match table.choice(entry) {
             InstallChoice::Unusable(reason) if extra.is_none() => {
                 return Ok(Dependencies::Unavailable(reason.clone()));
             }
@@ -259,7 +260,7 @@ impl<'c, 'a> Provider<'c, 'a> {
         // metadata.
         let file_python = self.python_range(&table, version, None);
         if !file_python.contains(&self.rules.python)
-            || matches!(entry.choice, InstallChoice::RequiresPython(_))
+            || matches!(table.choice(entry), InstallChoice::RequiresPython(_))
         {
             if file_python.contains(&self.rules.python) {
                 // The index's PEP 440 check and the release-only range disagree (a pre-release
@@ -403,7 +404,7 @@ impl DependencyProvider for Provider<'_, '_> {
                     .rev()
                     .find(|entry| {
                         range.contains(&entry.version)
-                            && !entry.excluded_by_binary_policy()
+                            && !table.excluded_by_binary_policy(entry)
                             && (prereleases
                                 || !entry.version.any_prerelease()
                                 || Some(&entry.version) == installed)

@@ -17,7 +17,7 @@ use pubgrub::PubGrubError;
 use crate::index::IndexSource;
 use crate::inventory::Environment;
 
-use super::candidates::{InstallChoice, VersionTable};
+use super::candidates::InstallChoice;
 use super::catalog::{Catalog, CatalogCore, PrefetchJob, prefetch_worker};
 use super::error::{SolveError, Unavailable};
 use super::explain;
@@ -110,11 +110,11 @@ fn resolved(
 ) -> Result<Resolved, SolveError> {
     let table = catalog.table(name)?;
     let source = match table.get(version) {
-        Some(entry) if matches!(entry.choice, InstallChoice::Installed { .. }) => {
+        Some(entry) if matches!(table.choice(entry), InstallChoice::Installed { .. }) => {
             ResolvedSource::Installed
         }
         Some(entry) => ResolvedSource::Index {
-            file: VersionTable::file(entry).map(|f| Box::new(f.clone())),
+            file: table.file(entry).map(|f| Box::new(f.clone())),
         },
         None => ResolvedSource::Index { file: None },
     };

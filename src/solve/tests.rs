@@ -620,3 +620,23 @@ fn correspondences_keep_a_coupled_group_consistent() {
     let report = render_failure(&unsolved(&index, &pinned));
     assert!(report.contains("torchvision"), "{report}");
 }
+
+/// A library run (the process goes on) drops a core's tables, so the listings they held are
+/// the index's alone again; only the binary, which ends with the run, leaves them.
+#[test]
+fn a_dropped_core_lets_go_of_its_listings() {
+    let mut index = MemIndex::new();
+    index.add("demo", "1.0", &[]).add("demo", "2.0", &[]);
+    let env = linux_env("3.12.3");
+    let binary = crate::index::BinaryPolicy::default();
+    let demo = PackageName::from_str("demo").unwrap();
+    let listing = index.project(&demo).unwrap().unwrap();
+    assert!(!crate::process_ends_after_run());
+    let core = catalog::CatalogCore::new(&index, &env, &binary, Default::default());
+    let table = core.table(&demo).unwrap();
+    assert_eq!(table.versions.len(), 2);
+    drop(table);
+    assert_eq!(Arc::strong_count(&listing), 3, "index, test, table");
+    drop(core);
+    assert_eq!(Arc::strong_count(&listing), 2, "index and test");
+}
