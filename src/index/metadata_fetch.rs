@@ -7,7 +7,9 @@
 //!
 //! The order (docs/index.md, "Metadata without downloads"):
 //! 1. The PEP 658 `<file>.metadata`, checked against the advertised hash; asked for even when not
-//!    advertised, since the public index serves many unadvertised ones.
+//!    advertised, since some indexes serve unadvertised ones. A remote wheel whose `.metadata`
+//!    is not advertised is tried by range reads (2) first, as uv does, and goes through this
+//!    order only when they give no metadata that checks (see [`fetch`]).
 //! 2. Wheels: a range read of the zip's tail, its central directory and the
 //!    `*.dist-info/METADATA` entry (1-3 requests, even for a 500 MB wheel); the zip itself is
 //!    read by `super::zip`.
@@ -64,7 +66,39 @@ impl std::fmt::Display for MetadataSource {
 
 /// Fetch, parse and check the metadata of `file`. Returns the raw bytes (for caching) with the
 /// parsed form.
+///
+/// A wheel on a remote index that does not advertise its `.metadata` file is read by range
+/// reads first, as uv does: asking for an unadvertised `.metadata` costs a request, and where
+/// the index has none (half of the wheels on the index reachable here) a slow 404, before the
+/// range reads it ends in anyway. When the range reads do not give metadata that checks (the
+/// server ignores `Range`, the wheel is not served, the zip is bad), the files are read in the
+/// order above, so the answer is the one that order gives.
 pub async fn fetch(
+    client: &Client,
+    file: &DistFile,
+) -> Result<(Vec<u8>, CoreMetadata, MetadataSource), IndexError> {
+    let ranges_first = matches!(file.filename, DistFilename::Wheel(_))
+        && file.core_metadata.is_none()
+        && file.url.scheme() != "file";
+    if ranges_first {
+        let name = file.filename_str();
+        match probe_wheel_metadata(client, file).await {
+            Ok(Some((bytes, source))) => match check(file, &file.url, &bytes) {
+                Ok(metadata) => return Ok((bytes, metadata, source)),
+                Err(e) => log::debug!("{name}: range reads: {e}; trying the .metadata file"),
+            },
+            Ok(None) => {
+                log::debug!("{name}: the server ignores Range; trying the .metadata file")
+            }
+            Err(e) => log::debug!("{name}: range reads: {e}; trying the .metadata file"),
+        }
+    }
+    fetch_in_order(client, file).await
+}
+
+/// Metadata in the documented order: the `.metadata` file, advertised or not, then the wheel
+/// or the sdist.
+async fn fetch_in_order(
     client: &Client,
     file: &DistFile,
 ) -> Result<(Vec<u8>, CoreMetadata, MetadataSource), IndexError> {
@@ -192,11 +226,23 @@ fn wheel_error(file: &DistFile, message: impl Into<String>) -> IndexError {
 }
 
 async fn range(client: &Client, file: &DistFile, r: ByteRange) -> Result<Reply, IndexError> {
+    range_of(client, file, r, false).await
+}
+
+/// A range of `file`; with `partial_only`, a server that would send the whole file instead
+/// answers a 200 with its body left unread.
+async fn range_of(
+    client: &Client,
+    file: &DistFile,
+    r: ByteRange,
+    partial_only: bool,
+) -> Result<Reply, IndexError> {
     let reply = client
         .get(
             &file.url,
             &RequestOptions {
                 range: Some(r),
+                partial_only,
                 ..RequestOptions::default()
             },
         )
@@ -214,13 +260,27 @@ pub async fn wheel_members(client: &Client, file: &DistFile) -> Result<Vec<Strin
     Ok(entries.into_iter().map(|e| e.name).collect())
 }
 
+/// The central directory of a wheel read whole or by range reads, as [`tail`] and
+/// [`directory`] read it.
+type Directory = (u64, Vec<Window>, Vec<ZipEntry>, MetadataSource);
+
 /// A wheel's size, the windows read so far, its central directory entries, and how it was read.
-async fn central_directory(
+async fn central_directory(client: &Client, file: &DistFile) -> Result<Directory, IndexError> {
+    let (total, window, source) = tail(client, file, false)
+        .await?
+        .ok_or_else(|| wheel_error(file, "no reply to the range read"))?;
+    directory(client, file, total, window, source).await
+}
+
+/// A wheel's size and last [`TAIL`] bytes (all of it when the server ignores `Range`, checked
+/// against the index's hash); `None` when `partial_only` and the server ignores `Range`.
+async fn tail(
     client: &Client,
     file: &DistFile,
-) -> Result<(u64, Vec<Window>, Vec<ZipEntry>, MetadataSource), IndexError> {
-    let tail = range(client, file, ByteRange::Suffix(TAIL)).await?;
-    let (total, window, source) = match (tail.status, tail.range) {
+    partial_only: bool,
+) -> Result<Option<(u64, Window, MetadataSource)>, IndexError> {
+    let tail = range_of(client, file, ByteRange::Suffix(TAIL), partial_only).await?;
+    Ok(Some(match (tail.status, tail.range) {
         (206, Some((offset, Some(total)))) => (
             total,
             Window {
@@ -229,7 +289,8 @@ async fn central_directory(
             },
             MetadataSource::RangeRead,
         ),
-        // No range support: the server sent the whole wheel.
+        // No range support: the server sent (or would send) the whole wheel.
+        _ if tail.status == 200 && partial_only => return Ok(None),
         _ if tail.status == 200 => {
             verify_download(file, &tail.body)?;
             (
@@ -249,7 +310,18 @@ async fn central_directory(
             },
             MetadataSource::WholeWheel,
         ),
-    };
+    }))
+}
+
+/// The central directory entries of a wheel `total` bytes long whose last bytes are `window`:
+/// from that window, else by one more range read.
+async fn directory(
+    client: &Client,
+    file: &DistFile,
+    total: u64,
+    window: Window,
+    source: MetadataSource,
+) -> Result<Directory, IndexError> {
     let zip_err = |m: String| wheel_error(file, m);
     let eocd = find_eocd(&window, total).map_err(zip_err)?;
     let mut windows = vec![window];
@@ -280,7 +352,29 @@ async fn wheel_metadata(
     client: &Client,
     file: &DistFile,
 ) -> Result<(Vec<u8>, MetadataSource), IndexError> {
-    let (total, windows, entries, mut source) = central_directory(client, file).await?;
+    let directory = central_directory(client, file).await?;
+    metadata_entry(client, file, directory).await
+}
+
+/// METADATA out of a wheel by range reads only; `None` when the server ignores `Range` (the
+/// whole wheel is not downloaded).
+async fn probe_wheel_metadata(
+    client: &Client,
+    file: &DistFile,
+) -> Result<Option<(Vec<u8>, MetadataSource)>, IndexError> {
+    let Some((total, window, source)) = tail(client, file, true).await? else {
+        return Ok(None);
+    };
+    let directory = directory(client, file, total, window, source).await?;
+    metadata_entry(client, file, directory).await.map(Some)
+}
+
+/// The METADATA entry of a wheel whose central directory has been read.
+async fn metadata_entry(
+    client: &Client,
+    file: &DistFile,
+    (total, windows, entries, mut source): Directory,
+) -> Result<(Vec<u8>, MetadataSource), IndexError> {
     let zip_err = |m: String| wheel_error(file, m);
     let entry = pick_metadata(&entries, file)
         .ok_or_else(|| zip_err("no *.dist-info/METADATA".to_string()))?;
