@@ -23,6 +23,9 @@
 //! and nothing is cached. Range reads cannot be hashed (only part of the file is read); the
 //! METADATA they yield is still checked against the file's name and version.
 
+use std::collections::HashMap;
+
+use pep508_rs::PackageName;
 use sha2::{Digest, Sha256, Sha384, Sha512};
 use url::Url;
 
@@ -36,6 +39,9 @@ use crate::metadata::{CoreMetadata, MAX_METADATA_BYTES};
 /// How many bytes the first range read takes from a wheel's end (the EOCD, and for most wheels
 /// the whole central directory and the METADATA entry too).
 const TAIL: u64 = 64 * 1024;
+
+/// The most a learned first range read takes ([`TailHints`]).
+const MAX_TAIL: u64 = 4 * 1024 * 1024;
 
 /// Sdists larger than this are not downloaded for their PKG-INFO.
 const MAX_SDIST_BYTES: usize = 256 * 1024 * 1024;
@@ -64,8 +70,41 @@ impl std::fmt::Display for MetadataSource {
     }
 }
 
+/// How many bytes the first range read of a project's next wheel takes, learned from the
+/// project's wheels read so far in this run: a wheel whose central directory (and METADATA)
+/// lay in its last N bytes makes the next read take about N, so that one request instead of
+/// three reads a torch wheel of another release (its central directory alone is 1.2 MB; an
+/// unsatisfiable request's hint reads up to 30 of them). Only the number of requests depends
+/// on it, never what is read from them.
+#[derive(Debug, Default)]
+pub struct TailHints(std::sync::Mutex<HashMap<PackageName, u64>>);
+
+impl TailHints {
+    fn tail(&self, file: &DistFile) -> u64 {
+        let hints = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        hints.get(file.filename.name()).copied().unwrap_or(TAIL)
+    }
+
+    /// A wheel `total` bytes long was read by ranges and its reads needed the bytes from each
+    /// of `offsets` to the end.
+    fn learn(&self, file: &DistFile, total: u64, offsets: &[u64]) {
+        let Some(needed) = offsets
+            .iter()
+            .map(|o| total.saturating_sub(*o))
+            .filter(|n| *n <= MAX_TAIL)
+            .max()
+        else {
+            return;
+        };
+        // A margin for the next release's growth.
+        let tail = (needed + needed / 4 + 4096).clamp(TAIL, MAX_TAIL);
+        let mut hints = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        hints.insert(file.filename.name().clone(), tail);
+    }
+}
+
 /// Fetch, parse and check the metadata of `file`. Returns the raw bytes (for caching) with the
-/// parsed form.
+/// parsed form. The first range read of a wheel takes what `hints` say.
 ///
 /// A wheel on a remote index that does not advertise its `.metadata` file is read by range
 /// reads first, as uv does: asking for an unadvertised `.metadata` costs a request, and where
@@ -76,13 +115,14 @@ impl std::fmt::Display for MetadataSource {
 pub async fn fetch(
     client: &Client,
     file: &DistFile,
+    hints: &TailHints,
 ) -> Result<(Vec<u8>, CoreMetadata, MetadataSource), IndexError> {
     let ranges_first = matches!(file.filename, DistFilename::Wheel(_))
         && file.core_metadata.is_none()
         && file.url.scheme() != "file";
     if ranges_first {
         let name = file.filename_str();
-        match probe_wheel_metadata(client, file).await {
+        match probe_wheel_metadata(client, file, hints).await {
             Ok(Some((bytes, source))) => match check(file, &file.url, &bytes) {
                 Ok(metadata) => return Ok((bytes, metadata, source)),
                 Err(e) => log::debug!("{name}: range reads: {e}; trying the .metadata file"),
@@ -93,7 +133,7 @@ pub async fn fetch(
             Err(e) => log::debug!("{name}: range reads: {e}; trying the .metadata file"),
         }
     }
-    fetch_in_order(client, file).await
+    fetch_in_order(client, file, hints).await
 }
 
 /// Metadata in the documented order: the `.metadata` file, advertised or not, then the wheel
@@ -101,6 +141,7 @@ pub async fn fetch(
 async fn fetch_in_order(
     client: &Client,
     file: &DistFile,
+    hints: &TailHints,
 ) -> Result<(Vec<u8>, CoreMetadata, MetadataSource), IndexError> {
     let name = file.filename_str();
     // 1 + 2: the `.metadata` file, advertised or not.
@@ -129,7 +170,7 @@ async fn fetch_in_order(
     }
     match &file.filename {
         DistFilename::Wheel(_) => {
-            let (bytes, source) = wheel_metadata(client, file).await?;
+            let (bytes, source) = wheel_metadata(client, file, hints).await?;
             let metadata = check(file, &file.url, &bytes)?;
             Ok((bytes, metadata, source))
         }
@@ -256,30 +297,44 @@ async fn range_of(
 /// The paths a wheel holds (its zip central directory, by the same range reads as its
 /// metadata): what installing it puts into site-packages.
 pub async fn wheel_members(client: &Client, file: &DistFile) -> Result<Vec<String>, IndexError> {
-    let (_, _, entries, _) = central_directory(client, file).await?;
-    Ok(entries.into_iter().map(|e| e.name).collect())
+    let directory = central_directory(client, file, TAIL).await?;
+    Ok(directory.entries.into_iter().map(|e| e.name).collect())
 }
 
 /// The central directory of a wheel read whole or by range reads, as [`tail`] and
 /// [`directory`] read it.
-type Directory = (u64, Vec<Window>, Vec<ZipEntry>, MetadataSource);
+struct Directory {
+    /// The wheel's size.
+    total: u64,
+    /// The bytes read so far.
+    windows: Vec<Window>,
+    /// Where the central directory starts.
+    cd_offset: u64,
+    entries: Vec<ZipEntry>,
+    source: MetadataSource,
+}
 
-/// A wheel's size, the windows read so far, its central directory entries, and how it was read.
-async fn central_directory(client: &Client, file: &DistFile) -> Result<Directory, IndexError> {
-    let (total, window, source) = tail(client, file, false)
+/// A wheel's central directory, its first range read taking the last `tail` bytes.
+async fn central_directory(
+    client: &Client,
+    file: &DistFile,
+    tail_len: u64,
+) -> Result<Directory, IndexError> {
+    let (total, window, source) = tail(client, file, tail_len, false)
         .await?
         .ok_or_else(|| wheel_error(file, "no reply to the range read"))?;
     directory(client, file, total, window, source).await
 }
 
-/// A wheel's size and last [`TAIL`] bytes (all of it when the server ignores `Range`, checked
+/// A wheel's size and last `len` bytes (all of it when the server ignores `Range`, checked
 /// against the index's hash); `None` when `partial_only` and the server ignores `Range`.
 async fn tail(
     client: &Client,
     file: &DistFile,
+    len: u64,
     partial_only: bool,
 ) -> Result<Option<(u64, Window, MetadataSource)>, IndexError> {
-    let tail = range_of(client, file, ByteRange::Suffix(TAIL), partial_only).await?;
+    let tail = range_of(client, file, ByteRange::Suffix(len), partial_only).await?;
     Ok(Some(match (tail.status, tail.range) {
         (206, Some((offset, Some(total)))) => (
             total,
@@ -344,16 +399,23 @@ async fn directory(
         }
     };
     let entries = parse_central_directory(&cd, eocd.entries, eocd.cd_offset).map_err(zip_err)?;
-    Ok((total, windows, entries, source))
+    Ok(Directory {
+        total,
+        windows,
+        cd_offset: eocd.cd_offset,
+        entries,
+        source,
+    })
 }
 
 /// METADATA out of a wheel: range reads when the server honours them, else the whole file.
 async fn wheel_metadata(
     client: &Client,
     file: &DistFile,
+    hints: &TailHints,
 ) -> Result<(Vec<u8>, MetadataSource), IndexError> {
-    let directory = central_directory(client, file).await?;
-    metadata_entry(client, file, directory).await
+    let directory = central_directory(client, file, hints.tail(file)).await?;
+    metadata_entry(client, file, directory, hints).await
 }
 
 /// METADATA out of a wheel by range reads only; `None` when the server ignores `Range` (the
@@ -361,20 +423,32 @@ async fn wheel_metadata(
 async fn probe_wheel_metadata(
     client: &Client,
     file: &DistFile,
+    hints: &TailHints,
 ) -> Result<Option<(Vec<u8>, MetadataSource)>, IndexError> {
-    let Some((total, window, source)) = tail(client, file, true).await? else {
+    let Some((total, window, source)) = tail(client, file, hints.tail(file), true).await? else {
         return Ok(None);
     };
     let directory = directory(client, file, total, window, source).await?;
-    metadata_entry(client, file, directory).await.map(Some)
+    metadata_entry(client, file, directory, hints)
+        .await
+        .map(Some)
 }
 
-/// The METADATA entry of a wheel whose central directory has been read.
+/// The METADATA entry of a wheel whose central directory has been read (what range reads
+/// needed is learned into `hints`).
 async fn metadata_entry(
     client: &Client,
     file: &DistFile,
-    (total, windows, entries, mut source): Directory,
+    directory: Directory,
+    hints: &TailHints,
 ) -> Result<(Vec<u8>, MetadataSource), IndexError> {
+    let Directory {
+        total,
+        windows,
+        cd_offset,
+        entries,
+        mut source,
+    } = directory;
     let zip_err = |m: String| wheel_error(file, m);
     let entry = pick_metadata(&entries, file)
         .ok_or_else(|| zip_err("no *.dist-info/METADATA".to_string()))?;
@@ -390,6 +464,9 @@ async fn metadata_entry(
         )));
     }
     let data = read_entry(client, file, total, &windows, entry, &mut source).await?;
+    if source == MetadataSource::RangeRead {
+        hints.learn(file, total, &[cd_offset, entry.local_offset]);
+    }
     Ok((data, source))
 }
 
@@ -401,7 +478,13 @@ pub async fn wheel_member(
     path: &str,
     cap: u64,
 ) -> Result<Option<Vec<u8>>, IndexError> {
-    let (total, windows, entries, mut source) = central_directory(client, file).await?;
+    let Directory {
+        total,
+        windows,
+        entries,
+        mut source,
+        ..
+    } = central_directory(client, file, TAIL).await?;
     let Some(entry) = entries.iter().find(|e| e.name == path) else {
         return Ok(None);
     };

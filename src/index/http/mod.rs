@@ -60,6 +60,7 @@ struct Inner {
     warned: Mutex<HashSet<String>>,
     default_max_age: u64,
     target_tags: Option<crate::tags::Tags>,
+    tail_hints: metadata_fetch::TailHints,
 }
 
 impl std::fmt::Debug for Index {
@@ -122,6 +123,7 @@ impl Index {
                 warned: Mutex::new(HashSet::new()),
                 default_max_age: settings.page_max_age,
                 target_tags: settings.target_tags,
+                tail_hints: metadata_fetch::TailHints::default(),
             }),
         })
     }
@@ -493,7 +495,8 @@ impl Inner {
                 url: auth::redact(&file.url),
             });
         }
-        let (bytes, metadata, source) = metadata_fetch::fetch(&self.client, file).await?;
+        let (bytes, metadata, source) =
+            metadata_fetch::fetch(&self.client, file, &self.tail_hints).await?;
         log::debug!("{}: metadata from {source}", file.filename_str());
         if !local {
             let fetched_at = crate::clock::now().as_second();
