@@ -110,7 +110,7 @@ impl Inner {
             partial_only: false,
         };
         let reply = self.client.get(request.url.expose(), &options).await?;
-        self.page_reply(&request, reply, cached)
+        super::off_runtime(|| self.page_reply(&request, reply, cached))
     }
 
     /// The cached entry of a page, its body decoded when it is a page.
