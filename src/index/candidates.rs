@@ -303,7 +303,7 @@ mod tests {
             url: url::Url::parse(&format!("https://x.example/{name}"))
                 .unwrap()
                 .into(),
-            hashes: BTreeMap::new(),
+            hashes: Default::default(),
             requires_python: requires_python.map(|r| r.parse().unwrap()),
             yanked: yanked.map(str::to_string),
             upload_time: None,

@@ -24,7 +24,6 @@
 //! and renames it into place (`super::cache`). A body that does not decode (another format
 //! version, an id out of its table, a bug) is a cache miss: the page is fetched again.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use pep440_rs::{Version, VersionSpecifiers};
@@ -33,7 +32,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::filename::FilenameMemo;
 use super::parse::{FileFilter, FileView, ProjectPage};
-use super::{DistFile, DistFilename, FileUrl};
+use super::{DistFile, DistFilename, FileUrl, Hashes};
 use crate::metadata::parse_requires_python;
 use crate::tags::Tag;
 
@@ -261,10 +260,7 @@ pub fn decode(bytes: &[u8], filter: Option<FileFilter<'_>>) -> Option<ProjectPag
         Some(filter) => {
             let sets: Vec<Arc<[Tag]>> = tag_texts.iter().map(|t| names.tags(t)).collect();
             let sets: Vec<&[Tag]> = sets.iter().map(|s| &**s).collect();
-            let views = (0..count)
-                .map(|i| row(i).map(|r| r.view))
-                .collect::<Option<Vec<_>>>()?;
-            filter.mask(&sets, &views)
+            filter.mask(&sets, count, |i| row(i).map(|r| r.view))?
         }
     };
     let mut pythons: Vec<Option<VersionSpecifiers>> = vec![None; python_texts.len()];
@@ -377,9 +373,9 @@ impl Writer {
             self.str(s);
         }
     }
-    fn map(&mut self, m: &BTreeMap<String, String>) {
-        self.u32(m.len() as u32);
-        for (k, v) in m {
+    fn map(&mut self, m: &Hashes) {
+        self.u32(m.iter().count() as u32);
+        for (k, v) in m.iter() {
             self.str(k);
             self.str(v);
         }
@@ -433,10 +429,11 @@ impl<'a> Reader<'a> {
         }
         Some(list)
     }
-    fn map(&mut self) -> Option<BTreeMap<String, String>> {
+    fn map(&mut self) -> Option<Hashes> {
         (0..self.u32()?)
-            .map(|_| Some((self.str()?.to_string(), self.str()?.to_string())))
-            .collect()
+            .map(|_| Some((self.str()?, self.str()?)))
+            .collect::<Option<Vec<_>>>()
+            .map(Hashes::from_iter)
     }
 }
 

@@ -224,7 +224,7 @@ pub fn verify_download(file: &DistFile, bytes: &[u8]) -> Result<(), IndexError> 
             file: file.filename_str(),
             url: redact(&file.url),
             algorithm: algorithm.to_string(),
-            expected: expected.clone(),
+            expected: expected.to_string(),
             actual,
         });
     }

@@ -65,6 +65,7 @@ mod compact;
 pub mod config;
 mod error;
 mod filename;
+mod hashes;
 mod http;
 pub mod keyring;
 pub mod local;
@@ -79,10 +80,10 @@ pub use candidates::{BinaryPolicy, Candidate, Unusable, candidates};
 pub use config::IndexLocation;
 pub use error::IndexError;
 pub use filename::{DistFilename, FilenameError, SdistFilename, WheelFilename};
+pub use hashes::Hashes;
 pub use http::Index;
 pub use urls::{FileUrl, url_filename};
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use pep440_rs::VersionSpecifiers;
@@ -109,7 +110,7 @@ pub struct DistFile {
     /// Where to fetch it (absolute, fragment removed), parsed when first used.
     pub url: FileUrl,
     /// Hashes by algorithm (`sha256` -> hex).
-    pub hashes: BTreeMap<String, String>,
+    pub hashes: Hashes,
     /// `requires-python` / `data-requires-python`.
     pub requires_python: Option<VersionSpecifiers>,
     /// PEP 592: `Some(reason)` when yanked (the reason may be empty).
@@ -119,7 +120,7 @@ pub struct DistFile {
     /// Size in bytes, when the index says.
     pub size: Option<u64>,
     /// PEP 658/714: the index advertises a `.metadata` file (with these hashes, maybe empty).
-    pub core_metadata: Option<BTreeMap<String, String>>,
+    pub core_metadata: Option<Hashes>,
 }
 
 /// What to build an [`Index`] from, once the configuration is resolved.

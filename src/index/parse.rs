@@ -225,9 +225,16 @@ impl PerVersion {
 }
 
 impl FileFilter<'_> {
-    /// Which of these files to keep (see the type's docs); `tag_sets` are the wheel tag sets the
-    /// views' `tags` ids point to.
-    pub(super) fn mask(&self, tag_sets: &[&[crate::tags::Tag]], files: &[FileView]) -> Vec<bool> {
+    /// Which of a page's `count` files to keep (see the type's docs); `file(i)` views the i-th
+    /// (it is called twice per file, so that no vector of every file's view is built: a page of
+    /// 15,000 files would allocate it afresh), and `tag_sets` are the wheel tag sets the views'
+    /// `tags` ids point to. `None` when a file cannot be viewed.
+    pub(super) fn mask(
+        &self,
+        tag_sets: &[&[crate::tags::Tag]],
+        count: usize,
+        file: impl Fn(usize) -> Option<FileView>,
+    ) -> Option<Vec<bool>> {
         type FirstTag<'f> = (&'f str, &'f str, &'f str);
         fn first_tag(tags: &[crate::tags::Tag]) -> Option<FirstTag<'_>> {
             tags.first()
@@ -249,18 +256,18 @@ impl FileFilter<'_> {
             })
             .collect();
         let set = |id: Option<u32>| id.and_then(|i| sets.get(i as usize)).copied();
-        let count = files
-            .iter()
-            .map(|f| f.version as usize + 1)
-            .max()
-            .unwrap_or(0);
-        let mut versions = vec![PerVersion::default(); count];
-        let mut keep = vec![false; files.len()];
-        for (i, file) in files.iter().enumerate() {
-            let acc = &mut versions[file.version as usize];
+        let mut versions: Vec<PerVersion> = Vec::new();
+        let mut keep = vec![false; count];
+        for (i, kept) in keep.iter_mut().enumerate() {
+            let file = file(i)?;
+            let at = file.version as usize;
+            if at >= versions.len() {
+                versions.resize(at + 1, PerVersion::default());
+            }
+            let acc = &mut versions[at];
             match (file.tags, set(file.tags)) {
-                (None, _) => keep[i] = true,
-                (Some(_), Some((true, _))) => keep[i] = true,
+                (None, _) => *kept = true,
+                (Some(_), Some((true, _))) => *kept = true,
                 (Some(_), Some((false, Some(rank)))) => acc.add_foreign(rank),
                 (Some(_), _) => {}
             }
@@ -273,15 +280,16 @@ impl FileFilter<'_> {
                 acc.not_yanked = Some(i);
             }
         }
-        for (i, file) in files.iter().enumerate() {
+        for (i, kept) in keep.iter_mut().enumerate() {
+            let file = file(i)?;
             let acc = &versions[file.version as usize];
-            keep[i] |= acc.earliest.is_some_and(|(_, e)| e == i)
+            *kept |= acc.earliest.is_some_and(|(_, e)| e == i)
                 || acc.not_yanked == Some(i)
                 || set(file.tags)
                     .and_then(|(_, rank)| rank)
                     .is_some_and(|rank| acc.names_foreign(rank));
         }
-        keep
+        Some(keep)
     }
 
     /// Drop the files [`FileFilter::mask`] does not keep.
@@ -311,7 +319,9 @@ impl FileFilter<'_> {
                 }
             })
             .collect();
-        let keep = self.mask(&tag_sets, &views);
+        let Some(keep) = self.mask(&tag_sets, views.len(), |i| views.get(i).copied()) else {
+            return; // every index has a view: not reached
+        };
         let mut kept = keep.iter();
         files.retain(|_| kept.next().copied().unwrap_or(true));
     }
@@ -562,12 +572,12 @@ impl RawFile<'_> {
         Ok(Some(DistFile {
             filename: parsed,
             url: url.into(),
-            hashes,
+            hashes: hashes.into(),
             requires_python,
             yanked: self.yanked,
             upload_time,
             size: self.size,
-            core_metadata: self.core_metadata,
+            core_metadata: self.core_metadata.map(Into::into),
         }))
     }
 }
@@ -621,6 +631,7 @@ pub fn unescape_html(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::Hashes;
 
     fn base() -> Url {
         Url::parse("https://index.example/simple/demo/").unwrap()
@@ -656,11 +667,14 @@ mod tests {
         );
         assert_eq!(wheel.yanked.as_deref(), Some("broken build"));
         assert_eq!(wheel.requires_python.as_ref().unwrap().to_string(), ">=3.8");
-        assert_eq!(wheel.core_metadata.as_ref().unwrap()["sha256"], "bb");
+        assert_eq!(
+            wheel.core_metadata.as_ref().unwrap().get("sha256"),
+            Some("bb")
+        );
         assert!(wheel.upload_time.is_some());
         let sdist = &parsed.files[1];
         assert_eq!(sdist.yanked, None);
-        assert_eq!(sdist.core_metadata, Some(BTreeMap::new()));
+        assert_eq!(sdist.core_metadata, Some(Hashes::default()));
         assert_eq!(parsed.skipped.len(), 2, "{:?}", parsed.skipped);
         assert!(parsed.skipped[1].contains("requires-python"));
     }
@@ -803,7 +817,7 @@ mod tests {
             wheel.url.as_str(),
             "https://index.example/files/demo_pkg-1.0-py3-none-any.whl"
         );
-        assert_eq!(wheel.hashes["sha256"], "abcdef");
+        assert_eq!(wheel.hashes.get("sha256"), Some("abcdef"));
         assert_eq!(
             wheel.requires_python.as_ref().unwrap().to_string(),
             ">=3.8, <4"
@@ -812,8 +826,11 @@ mod tests {
         assert_eq!(wheel.core_metadata, None);
         let sdist = &parsed.files[1];
         assert_eq!(sdist.yanked.as_deref(), Some("bad & wrong"));
-        assert_eq!(sdist.core_metadata.as_ref().unwrap()["sha256"], "1234");
-        assert_eq!(parsed.files[2].core_metadata, Some(BTreeMap::new()));
+        assert_eq!(
+            sdist.core_metadata.as_ref().unwrap().get("sha256"),
+            Some("1234")
+        );
+        assert_eq!(parsed.files[2].core_metadata, Some(Hashes::default()));
     }
 
     #[test]

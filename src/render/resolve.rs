@@ -150,7 +150,9 @@ pub fn to_json(
                         .map(|f| f.filename_str())
                         .filter(|name| !name.is_empty()),
                     url: file.as_ref().map(|f| crate::index::auth::redact(&f.url)),
-                    sha256: file.as_ref().and_then(|f| f.hashes.get("sha256").cloned()),
+                    sha256: file
+                        .as_ref()
+                        .and_then(|f| f.hashes.get("sha256").map(str::to_string)),
                 },
             };
             doc.files.insert(key, file);

@@ -120,7 +120,7 @@ impl MemIndex {
             files.push(DistFile {
                 filename: parsed,
                 url: url.into(),
-                hashes: BTreeMap::new(),
+                hashes: Default::default(),
                 requires_python: requires_python.clone(),
                 yanked: release.yanked.clone(),
                 upload_time: None,

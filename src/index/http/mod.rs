@@ -400,7 +400,7 @@ impl Inner {
         let key = format!(
             "{}#{}",
             auth::redact(&file.url),
-            file.hashes.get("sha256").map(String::as_str).unwrap_or("")
+            file.hashes.get("sha256").unwrap_or("")
         );
         let cell = {
             let mut map = self.metadata.lock().unwrap_or_else(|e| e.into_inner());
@@ -423,7 +423,7 @@ impl Inner {
         let key = format!(
             "{}#{}#members",
             auth::redact(&file.url),
-            file.hashes.get("sha256").map(String::as_str).unwrap_or("")
+            file.hashes.get("sha256").unwrap_or("")
         );
         let local = file.url.as_str().starts_with("file:");
         if !self.refresh
@@ -456,7 +456,7 @@ impl Inner {
         let key = format!(
             "{}#{}#member#{path}",
             auth::redact(&file.url),
-            file.hashes.get("sha256").map(String::as_str).unwrap_or("")
+            file.hashes.get("sha256").unwrap_or("")
         );
         let local = file.url.scheme() == "file";
         if !self.refresh
