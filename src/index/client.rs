@@ -338,7 +338,7 @@ impl Client {
             });
         }
         let mut reply = Reply::unread(current, status, &headers);
-        reply.body = body.to_vec();
+        reply.body = Vec::from(body);
         Ok(Attempt {
             retry_after: retry_after(&headers),
             reply,

@@ -380,25 +380,19 @@ async fn directory(
     let zip_err = |m: String| wheel_error(file, m);
     let eocd = find_eocd(&window, total).map_err(zip_err)?;
     let mut windows = vec![window];
-    let cd = match lookup(&windows, eocd.cd_offset, eocd.cd_size) {
-        Some(cd) => cd.to_vec(),
-        None => {
-            let reply = range(
-                client,
-                file,
-                ByteRange::Span(eocd.cd_offset, eocd.cd_offset + eocd.cd_size),
-            )
-            .await?;
-            let w = window_of(reply, eocd.cd_offset);
-            let cd = w
-                .get(eocd.cd_offset, eocd.cd_size)
-                .ok_or_else(|| zip_err("central directory short".to_string()))?
-                .to_vec();
-            windows.push(w);
-            cd
-        }
-    };
-    let entries = parse_central_directory(&cd, eocd.entries, eocd.cd_offset).map_err(zip_err)?;
+    if lookup(&windows, eocd.cd_offset, eocd.cd_size).is_none() {
+        let reply = range(
+            client,
+            file,
+            ByteRange::Span(eocd.cd_offset, eocd.cd_offset + eocd.cd_size),
+        )
+        .await?;
+        windows.push(window_of(reply, eocd.cd_offset));
+    }
+    // Parsed where it lies (a torch wheel's directory is 1.2 MB), not copied out first.
+    let cd = lookup(&windows, eocd.cd_offset, eocd.cd_size)
+        .ok_or_else(|| zip_err("central directory short".to_string()))?;
+    let entries = parse_central_directory(cd, eocd.entries, eocd.cd_offset).map_err(zip_err)?;
     Ok(Directory {
         total,
         windows,
