@@ -42,21 +42,85 @@ impl std::str::FromStr for Tag {
     }
 }
 
+/// A compressed tag set's three parts (`py2.py3`, `none`, `any`); a missing part is empty.
+pub fn split_set(set: &str) -> [&str; 3] {
+    let mut parts = set.splitn(3, '-');
+    [(); 3].map(|_| parts.next().unwrap_or(""))
+}
+
+/// The first triple a compressed tag set expands to: each part's first value.
+pub fn first_of_set(set: &str) -> (&str, &str, &str) {
+    fn first(part: &str) -> &str {
+        part.split('.').next().unwrap_or("")
+    }
+    let [py, abi, plat] = split_set(set);
+    (first(py), first(abi), first(plat))
+}
+
+/// A tag set compressed (`py3.py2-none-any`): each part's values in first-seen order, so a
+/// cartesian product expands back to the same triples in the same order.
+pub fn compress_set(tags: &[Tag]) -> String {
+    let mut parts: [Vec<&str>; 3] = Default::default();
+    for t in tags {
+        for (seen, value) in parts.iter_mut().zip([&t.interpreter, &t.abi, &t.platform]) {
+            if !seen.contains(&value.as_str()) {
+                seen.push(value);
+            }
+        }
+    }
+    format!(
+        "{}-{}-{}",
+        parts[0].join("."),
+        parts[1].join("."),
+        parts[2].join(".")
+    )
+}
+
 /// The tags an environment supports, best first.
 #[derive(Debug, Clone, Default)]
 pub struct Tags {
     ordered: Vec<Tag>,
     rank: FxHashMap<Tag, usize>,
+    /// The same ranks keyed by each tag's text (`cp312-cp312-manylinux_2_28_x86_64`), so a
+    /// compressed tag set is ranked off its text ([`Tags::best_rank_of_set`]).
+    rank_by_text: FxHashMap<String, usize>,
 }
 
 impl Tags {
     /// Tags in priority order (best first). Later duplicates are ignored.
     pub fn new(ordered: Vec<Tag>) -> Self {
         let mut rank = FxHashMap::with_capacity_and_hasher(ordered.len(), Default::default());
+        let mut rank_by_text = FxHashMap::default();
         for (i, tag) in ordered.iter().enumerate() {
             rank.entry(tag.clone()).or_insert(i);
+            rank_by_text.entry(tag.to_string()).or_insert(i);
         }
-        Tags { ordered, rank }
+        Tags {
+            ordered,
+            rank,
+            rank_by_text,
+        }
+    }
+
+    /// [`Tags::best_rank`] of the triples a wheel's compressed tag set (`py2.py3-none-any`)
+    /// expands to, read off the text: a page's filter ranks every distinct tag set of the page
+    /// (hundreds for some), most of which no kept file uses, so none is built as tags.
+    pub fn best_rank_of_set(&self, set: &str) -> Option<usize> {
+        let [py, abi, plat] = split_set(set);
+        let mut text = String::new();
+        let mut best: Option<usize> = None;
+        for p in py.split('.') {
+            for a in abi.split('.') {
+                for pl in plat.split('.') {
+                    text.clear();
+                    text.extend([p, "-", a, "-", pl]);
+                    if let Some(&rank) = self.rank_by_text.get(text.as_str()) {
+                        best = Some(best.map_or(rank, |b| b.min(rank)));
+                    }
+                }
+            }
+        }
+        best
     }
 
     /// The rank of one triple (0 is best), or `None` when it is not supported.
@@ -105,6 +169,52 @@ impl<'de> Deserialize<'de> for Tags {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_compressed_set_ranks_as_its_expanded_tags() {
+        let tags = Tags::new(
+            [
+                "cp312-cp312-manylinux_2_28_x86_64",
+                "cp312-abi3-manylinux_2_17_x86_64",
+                "py3-none-any",
+            ]
+            .iter()
+            .map(|t| t.parse().unwrap())
+            .collect(),
+        );
+        for set in [
+            "cp312-cp312-manylinux_2_17_x86_64.manylinux_2_28_x86_64",
+            "cp39.cp312-abi3-manylinux_2_17_x86_64",
+            "py2.py3-none-any",
+            "cp311-cp311-win_amd64",
+        ] {
+            let name = format!("demo-1.0-{set}.whl");
+            let Ok(crate::index::DistFilename::Wheel(wheel)) = name.parse() else {
+                panic!("{name} parses");
+            };
+            let expanded = wheel.tags;
+            assert_eq!(
+                tags.best_rank_of_set(set),
+                tags.best_rank(expanded.iter()),
+                "{set}"
+            );
+            let first = &expanded[0];
+            assert_eq!(
+                first_of_set(set),
+                (
+                    first.interpreter.as_str(),
+                    first.abi.as_str(),
+                    first.platform.as_str()
+                )
+            );
+            assert_eq!(compress_set(&expanded), set);
+        }
+        assert_eq!(
+            tags.best_rank_of_set("cp312-cp312-manylinux_2_17_x86_64.manylinux_2_28_x86_64"),
+            Some(0)
+        );
+        assert_eq!(tags.best_rank_of_set("cp311-cp311-win_amd64"), None);
+    }
 
     #[test]
     fn ranks_best_first() {

@@ -109,7 +109,10 @@ fn targets(settings: &ReviewSettings, printer: &Printer) -> miette::Result<Vec<T
                 version.given,
                 platform.map_or("(this host's platform)", |p| p.given.as_str())
             );
-            targets.push(Target::Synthesized { label, environment });
+            targets.push(Target::Synthesized {
+                label,
+                environment: Box::new(environment),
+            });
         }
     }
     Ok(targets)

@@ -30,19 +30,19 @@ use pep440_rs::{Version, VersionSpecifiers};
 use pep508_rs::PackageName;
 use rustc_hash::FxHashMap as HashMap;
 
-use super::filename::FilenameMemo;
+use super::filename::{FilenameMemo, build_tag};
 use super::parse::{FileFilter, FileView, ProjectPage};
-use super::{DistFile, DistFilename, FileUrl, Hashes};
+use super::{DistFile, DistFilename, FileUrl, Hashes, SdistFilename, WheelFilename};
 use crate::metadata::parse_requires_python;
-use crate::tags::Tag;
+use crate::tags::{Tag, compress_set};
 
 /// Bumped whenever the layout changes; an entry of another version reads as missing.
-const FORMAT: u8 = 3;
+const FORMAT: u8 = 4;
 
-/// The bytes of one file's row: version id, tag-set id, requires-python id (u32 each), flags
-/// (u8), upload time (i64 seconds, u32 nanoseconds), the offset of its record and the record's
-/// CRC-32 (u32 each).
-const ROW: usize = 33;
+/// The bytes of one file's row: version id, tag-set id, requires-python id, file-name stem id
+/// (u32 each), flags (u8), upload time (i64 seconds, u32 nanoseconds), the offset of its record
+/// and the record's CRC-32 (u32 each).
+const ROW: usize = 37;
 
 /// An id that points nowhere: an sdist's tag set, a file without requires-python.
 const NONE: u32 = u32::MAX;
@@ -60,19 +60,21 @@ pub fn encode(page: &ProjectPage) -> Vec<u8> {
     let mut versions: HashMap<&Version, u32> = HashMap::default();
     let mut tag_sets = Table::default();
     let mut pythons = Table::default();
+    let mut stems = Table::default();
     let mut rows = Vec::with_capacity(page.files.len() * ROW);
     let mut records = Writer(Vec::with_capacity(page.files.len() * 160));
     for f in &page.files {
         let next = versions.len() as u32;
         let version = *versions.entry(f.filename.version()).or_insert(next);
         let tags = match &f.filename {
-            DistFilename::Wheel(w) => tag_sets.id(tag_set_text(&w.tags)),
+            DistFilename::Wheel(w) => tag_sets.id(compress_set(&w.tags)),
             DistFilename::Sdist(_) => NONE,
         };
         let python = match &f.requires_python {
             Some(spec) => pythons.id(spec.to_string()),
             None => NONE,
         };
+        let stem = stems.id(stem_text(&f.filename));
         let mut flags = 0;
         if f.yanked.is_some() {
             flags |= YANKED;
@@ -87,12 +89,12 @@ pub fn encode(page: &ProjectPage) -> Vec<u8> {
         rows.extend_from_slice(&version.to_le_bytes());
         rows.extend_from_slice(&tags.to_le_bytes());
         rows.extend_from_slice(&python.to_le_bytes());
+        rows.extend_from_slice(&stem.to_le_bytes());
         rows.push(flags);
         rows.extend_from_slice(&secs.to_le_bytes());
         rows.extend_from_slice(&nanos.to_le_bytes());
         let record_at = records.0.len();
         rows.extend_from_slice(&(record_at as u32).to_le_bytes());
-        records.str(&filename_text(&f.filename));
         records.str(f.url.as_str());
         records.map(&f.hashes);
         records.opt_str(f.yanked.as_deref());
@@ -119,6 +121,7 @@ pub fn encode(page: &ProjectPage) -> Vec<u8> {
     w.strs(&page.skipped);
     w.strs(&tag_sets.texts);
     w.strs(&pythons.texts);
+    w.strs(&stems.texts);
     w.u32(page.files.len() as u32);
     w.0.extend_from_slice(&rows);
     let head = crc32fast::hash(&w.0);
@@ -154,6 +157,7 @@ struct Sections<'a> {
     skipped: Vec<String>,
     tag_texts: Vec<&'a str>,
     python_texts: Vec<&'a str>,
+    stem_texts: Vec<&'a str>,
     rows: &'a [u8],
     records: &'a [u8],
 }
@@ -173,6 +177,7 @@ impl<'a> Sections<'a> {
         let skipped = r.strs()?.into_iter().map(str::to_string).collect();
         let tag_texts = r.strs()?;
         let python_texts = r.strs()?;
+        let stem_texts = r.strs()?;
         let count = r.u32()? as usize;
         let rows = r.take(count.checked_mul(ROW)?)?;
         let head = crc32fast::hash(&bytes[..r.pos]);
@@ -187,6 +192,7 @@ impl<'a> Sections<'a> {
             skipped,
             tag_texts,
             python_texts,
+            stem_texts,
             rows,
             records,
         })
@@ -197,19 +203,33 @@ impl<'a> Sections<'a> {
 struct Row {
     view: FileView,
     python: u32,
+    stem: u32,
     record: usize,
     crc32: u32,
 }
 
+/// How many entries each table of a page holds, to check a row's ids against.
+#[derive(Clone, Copy)]
+struct Lens {
+    files: usize,
+    tag_sets: usize,
+    pythons: usize,
+    stems: usize,
+}
+
 impl Row {
-    fn read(bytes: &[u8], files: usize, tag_sets: &[&str], pythons: &[&str]) -> Option<Row> {
-        let (tag_sets, pythons) = (tag_sets.len(), pythons.len());
+    fn read(bytes: &[u8], lens: Lens) -> Option<Row> {
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
-        let (version, tags, python, flags) = (u32_at(0), u32_at(4), u32_at(8), bytes[12]);
-        let secs = i64::from_le_bytes(bytes[13..21].try_into().ok()?);
-        let nanos = u32_at(21) as i32;
+        let (version, tags, python, stem) = (u32_at(0), u32_at(4), u32_at(8), u32_at(12));
+        let flags = bytes[16];
+        let secs = i64::from_le_bytes(bytes[17..25].try_into().ok()?);
+        let nanos = u32_at(25) as i32;
         let in_table = |id: u32, len: usize| id == NONE || (id as usize) < len;
-        if version as usize >= files || !in_table(tags, tag_sets) || !in_table(python, pythons) {
+        if version as usize >= lens.files
+            || (stem as usize) >= lens.stems
+            || !in_table(tags, lens.tag_sets)
+            || !in_table(python, lens.pythons)
+        {
             return None;
         }
         let upload = match flags & UPLOADED {
@@ -224,8 +244,68 @@ impl Row {
                 yanked: flags & YANKED != 0,
             },
             python,
-            record: u32_at(25) as usize,
-            crc32: u32_at(29),
+            stem,
+            record: u32_at(29) as usize,
+            crc32: u32_at(33),
+        })
+    }
+}
+
+/// A page's tables, each entry parsed when a kept file first uses it (tag sets all at once
+/// when a filter reads them): file names are built from their parts, not parsed from text.
+struct Parsed<'a> {
+    tag_texts: &'a [&'a str],
+    python_texts: &'a [&'a str],
+    stem_texts: &'a [&'a str],
+    memo: FilenameMemo,
+    pythons: Vec<Option<VersionSpecifiers>>,
+    stems: Vec<Option<Stem>>,
+}
+
+/// A file name's parts other than its wheel tags: name, version, build tag.
+type Stem = (PackageName, Version, Option<(u64, String)>);
+
+impl<'a> Parsed<'a> {
+    fn new(sections: &'a Sections<'a>) -> Parsed<'a> {
+        Parsed {
+            tag_texts: &sections.tag_texts,
+            python_texts: &sections.python_texts,
+            stem_texts: &sections.stem_texts,
+            memo: FilenameMemo::default(),
+            pythons: vec![None; sections.python_texts.len()],
+            stems: vec![None; sections.stem_texts.len()],
+        }
+    }
+
+    fn tags(&mut self, id: u32) -> Arc<[Tag]> {
+        self.memo.tags(self.tag_texts[id as usize])
+    }
+
+    fn requires_python(&mut self, id: u32) -> Option<Option<VersionSpecifiers>> {
+        let Some(text) = self.python_texts.get(id as usize) else {
+            return Some(None);
+        };
+        let slot = &mut self.pythons[id as usize];
+        if slot.is_none() {
+            *slot = Some(parse_requires_python(text).ok()?);
+        }
+        Some(slot.clone())
+    }
+
+    fn filename(&mut self, row: &Row) -> Option<DistFilename> {
+        let slot = &mut self.stems[row.stem as usize];
+        if slot.is_none() {
+            *slot = Some(parse_stem(self.stem_texts[row.stem as usize])?);
+        }
+        let (name, version, build) = slot.clone()?;
+        Some(match row.view.tags {
+            Some(tags) => DistFilename::Wheel(WheelFilename {
+                name,
+                version,
+                build,
+                tags: self.tags(tags),
+            }),
+            None => DistFilename::Sdist(SdistFilename { name, version }),
         })
     }
 }
@@ -234,118 +314,78 @@ impl Row {
 /// alone (integers: no file name is read), and only the records of the files kept are read and
 /// built. `None` when the bytes are not this format.
 pub fn decode(bytes: &[u8], filter: Option<FileFilter<'_>>) -> Option<ProjectPage> {
-    let Sections {
-        name,
-        api_version,
-        skipped,
-        tag_texts,
-        python_texts,
-        rows,
-        records,
-    } = Sections::read(bytes)?;
-    let count = rows.len() / ROW;
-    let row = |i: usize| {
-        Row::read(
-            &rows[i * ROW..(i + 1) * ROW],
-            count,
-            &tag_texts,
-            &python_texts,
-        )
+    let sections = Sections::read(bytes)?;
+    let lens = Lens {
+        files: sections.rows.len() / ROW,
+        tag_sets: sections.tag_texts.len(),
+        pythons: sections.python_texts.len(),
+        stems: sections.stem_texts.len(),
     };
-    let mut names = FilenameMemo::default();
+    let count = lens.files;
+    let row = |i: usize| Row::read(&sections.rows[i * ROW..(i + 1) * ROW], lens);
+    let mut parsed = Parsed::new(&sections);
     let keep = match filter {
         None => (0..count)
             .map(|i| row(i).map(|_| true))
             .collect::<Option<_>>()?,
-        Some(filter) => {
-            let sets: Vec<Arc<[Tag]>> = tag_texts.iter().map(|t| names.tags(t)).collect();
-            let sets: Vec<&[Tag]> = sets.iter().map(|s| &**s).collect();
-            filter.mask(&sets, count, |i| row(i).map(|r| r.view))?
-        }
+        Some(filter) => filter.mask(&sections.tag_texts, count, |i| row(i).map(|r| r.view))?,
     };
-    let mut pythons: Vec<Option<VersionSpecifiers>> = vec![None; python_texts.len()];
     let mut files = Vec::with_capacity(keep.iter().filter(|k| **k).count());
     for i in (0..count).filter(|i| keep[*i]) {
         let row = row(i)?;
-        let requires_python = match python_texts.get(row.python as usize) {
-            None => None,
-            Some(text) => {
-                let slot = &mut pythons[row.python as usize];
-                if slot.is_none() {
-                    *slot = Some(parse_requires_python(text).ok()?);
-                }
-                slot.clone()
-            }
-        };
-        let mut rec = Reader {
-            bytes: records,
-            pos: row.record,
-        };
-        let file = DistFile {
-            filename: names.parse(rec.str()?).ok()?,
-            url: FileUrl::from_serialized(rec.str()?),
-            hashes: rec.map()?,
-            yanked: rec.opt_str()?.map(str::to_string),
-            size: rec.opt_u64()?,
-            core_metadata: match rec.u8()? {
-                0 => None,
-                1 => Some(rec.map()?),
-                _ => return None,
-            },
-            requires_python,
-            upload_time: row.view.upload,
-        };
-        if crc32fast::hash(&records[row.record..rec.pos]) != row.crc32 {
-            return None;
-        }
-        files.push(file);
+        files.push(read_file(&row, sections.records, &mut parsed)?);
     }
     Some(ProjectPage {
-        name,
+        name: sections.name,
         files,
-        skipped,
-        api_version,
+        skipped: sections.skipped,
+        api_version: sections.api_version,
     })
 }
 
-/// A file name that parses back to `name` (the page's own spelling is not kept: a JSON page may
-/// name a file apart from its URL, and only the parsed parts matter).
-fn filename_text(name: &DistFilename) -> String {
+/// One kept file: its name and requires-python from the tables, the rest from its record
+/// (checked against the row's CRC-32).
+fn read_file(row: &Row, records: &[u8], parsed: &mut Parsed<'_>) -> Option<DistFile> {
+    let mut rec = Reader {
+        bytes: records,
+        pos: row.record,
+    };
+    let file = DistFile {
+        filename: parsed.filename(row)?,
+        url: FileUrl::from_serialized(rec.str()?),
+        hashes: rec.map()?,
+        yanked: rec.opt_str()?.map(str::to_string),
+        size: rec.opt_u64()?,
+        core_metadata: match rec.u8()? {
+            0 => None,
+            1 => Some(rec.map()?),
+            _ => return None,
+        },
+        requires_python: parsed.requires_python(row.python)?,
+        upload_time: row.view.upload,
+    };
+    (crc32fast::hash(&records[row.record..rec.pos]) == row.crc32).then_some(file)
+}
+
+/// A file name's stem as the stem table keeps it: name, version and (for a wheel with one)
+/// build tag, one per line; read back by [`parse_stem`].
+fn stem_text(name: &DistFilename) -> String {
     match name {
-        DistFilename::Sdist(s) => format!("{}-{}.tar.gz", s.name, s.version),
-        DistFilename::Wheel(w) => {
-            let build = w
-                .build
-                .as_ref()
-                .map(|(n, rest)| format!("-{n}{rest}"))
-                .unwrap_or_default();
-            format!(
-                "{}-{}{build}-{}.whl",
-                w.name.as_ref().replace('-', "_"),
-                w.version,
-                tag_set_text(&w.tags)
-            )
-        }
+        DistFilename::Sdist(s) => format!("{}\n{}", s.name, s.version),
+        DistFilename::Wheel(w) => match &w.build {
+            None => format!("{}\n{}", w.name, w.version),
+            Some((n, rest)) => format!("{}\n{}\n{n}{rest}", w.name, w.version),
+        },
     }
 }
 
-/// A wheel's tag set compressed back (`py3.py2-none-any`): the expansion is a cartesian
-/// product, so each part's values in first-seen order give it back in the same order.
-fn tag_set_text(tags: &[Tag]) -> String {
-    let mut parts: [Vec<&str>; 3] = Default::default();
-    for t in tags {
-        for (seen, value) in parts.iter_mut().zip([&t.interpreter, &t.abi, &t.platform]) {
-            if !seen.contains(&value.as_str()) {
-                seen.push(value);
-            }
-        }
-    }
-    format!(
-        "{}-{}-{}",
-        parts[0].join("."),
-        parts[1].join("."),
-        parts[2].join(".")
-    )
+/// The parts [`stem_text`] wrote; `None` when they do not parse.
+fn parse_stem(text: &str) -> Option<Stem> {
+    let mut parts = text.split('\n');
+    let name = parts.next()?.parse::<PackageName>().ok()?;
+    let version = parts.next()?.parse::<Version>().ok()?;
+    let build = parts.next().map(build_tag).transpose().ok()?;
+    parts.next().is_none().then_some((name, version, build))
 }
 
 struct Writer(Vec<u8>);
@@ -430,10 +470,10 @@ impl<'a> Reader<'a> {
         Some(list)
     }
     fn map(&mut self) -> Option<Hashes> {
-        (0..self.u32()?)
+        let pairs = (0..self.u32()?)
             .map(|_| Some((self.str()?, self.str()?)))
-            .collect::<Option<Vec<_>>>()
-            .map(Hashes::from_iter)
+            .collect::<Option<Vec<_>>>()?;
+        Some(pairs.into_iter().collect())
     }
 }
 
@@ -501,10 +541,14 @@ mod tests {
         // keep (see above).
         let sections = Sections::read(&bytes).unwrap();
         let row = &sections.rows[3 * ROW..4 * ROW];
-        let offset = u32::from_le_bytes(row[25..29].try_into().unwrap()) as usize;
+        let offset = u32::from_le_bytes(row[29..33].try_into().unwrap()) as usize;
         let at = sections.records.as_ptr() as usize - bytes.as_ptr() as usize + offset + 4;
         let mut flipped = bytes.clone();
-        assert_eq!(flipped[at], b'd');
+        assert_eq!(
+            &flipped[at..at + 4],
+            b"http",
+            "the record starts with the URL"
+        );
         flipped[at] ^= 1;
         assert_eq!(decode(&flipped, filter).unwrap().files.len(), kept);
         assert!(decode(&flipped, None).is_none());

@@ -97,16 +97,7 @@ impl FilenameMemo {
             let (name, version, build, tag_text) = wheel_parts(stem).map_err(err)?;
             let name = self.name(name).map_err(|e| err(&e))?;
             let version = self.version(version).map_err(|e| err(&e))?;
-            let build = match build {
-                None => None,
-                Some(b) => {
-                    let digits: String = b.chars().take_while(char::is_ascii_digit).collect();
-                    let number = digits
-                        .parse::<u64>()
-                        .map_err(|_| err("a build tag must start with a digit"))?;
-                    Some((number, b[digits.len()..].to_string()))
-                }
-            };
+            let build = build.map(build_tag).transpose().map_err(err)?;
             let tags = self.tags(tag_text);
             return Ok(DistFilename::Wheel(WheelFilename {
                 name,
@@ -158,12 +149,7 @@ impl FilenameMemo {
         if let Some(tags) = self.tags.get(text) {
             return tags.clone();
         }
-        let mut parts = text.splitn(3, '-');
-        let (py, abi, plat) = (
-            parts.next().unwrap_or(""),
-            parts.next().unwrap_or(""),
-            parts.next().unwrap_or(""),
-        );
+        let [py, abi, plat] = crate::tags::split_set(text);
         let mut tags = Vec::new();
         for p in py.split('.') {
             for a in abi.split('.') {
@@ -184,6 +170,15 @@ impl FilenameMemo {
 
 /// A wheel stem's name, version, build tag and compressed tag set (`py-abi-plat`).
 type WheelParts<'s> = (&'s str, &'s str, Option<&'s str>, &'s str);
+
+/// A wheel's build tag: its leading number and the rest (`1a` -> `(1, "a")`).
+pub(super) fn build_tag(text: &str) -> Result<(u64, String), &'static str> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let number = text[..digits]
+        .parse::<u64>()
+        .map_err(|_| "a build tag must start with a digit")?;
+    Ok((number, text[digits..].to_string()))
+}
 
 fn wheel_parts(stem: &str) -> Result<WheelParts<'_>, &'static str> {
     let parts: Vec<&str> = stem.split('-').collect();

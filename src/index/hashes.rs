@@ -2,27 +2,26 @@
 //!
 //! In: pairs from a page (JSON `hashes`, a URL's `#sha256=` fragment, `core-metadata` hashes) or
 //! the page cache. Out: [`Hashes`], looked up by algorithm. A file has one or two digests, so
-//! they are kept as a sorted slice: the pages a resolve reads hold thousands of files, and a
-//! `BTreeMap` spent a node of over 500 bytes on each.
+//! they are kept in one short string: the pages a resolve reads hold thousands of files, and a
+//! `BTreeMap` spent a node of over 500 bytes and three allocations on each.
 
 use std::collections::BTreeMap;
 
-/// Digests by algorithm, sorted by algorithm, one per algorithm.
+/// Digests by algorithm, sorted by algorithm, one per algorithm: kept as one string of
+/// `algorithm=digest` lines (one allocation per file; neither part holds `=` or a newline, see
+/// [`Hashes::from_iter`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Hashes(Box<[(Box<str>, Box<str>)]>);
+pub struct Hashes(Box<str>);
 
 impl Hashes {
     /// The digest for `algorithm` (`sha256`), if listed.
     pub fn get(&self, algorithm: &str) -> Option<&str> {
-        self.0
-            .binary_search_by(|(a, _)| (**a).cmp(algorithm))
-            .ok()
-            .map(|i| &*self.0[i].1)
+        self.iter().find(|(a, _)| *a == algorithm).map(|(_, d)| d)
     }
 
     /// `(algorithm, digest)` pairs, by algorithm.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.0.iter().map(|(a, d)| (&**a, &**d))
+        self.0.split('\n').filter_map(|line| line.split_once('='))
     }
 
     /// Whether no digest is listed.
@@ -31,17 +30,31 @@ impl Hashes {
     }
 }
 
-impl<K: Into<Box<str>>, V: Into<Box<str>>> FromIterator<(K, V)> for Hashes {
-    /// Later pairs win over earlier ones of the same algorithm (as inserting into a map).
+impl<K: AsRef<str>, V: AsRef<str>> FromIterator<(K, V)> for Hashes {
+    /// Later pairs win over earlier ones of the same algorithm (as inserting into a map). A
+    /// pair whose algorithm is empty or holds `=` or a newline, or whose digest holds a
+    /// newline, names no digest anyone can check and is left out.
     fn from_iter<I: IntoIterator<Item = (K, V)>>(pairs: I) -> Hashes {
-        let mut list: Vec<(Box<str>, Box<str>)> = pairs
+        let mut list: Vec<(K, V)> = pairs
             .into_iter()
-            .map(|(a, d)| (a.into(), d.into()))
+            .filter(|(a, d)| {
+                let (a, d) = (a.as_ref(), d.as_ref());
+                !a.is_empty() && !a.contains(['=', '\n']) && !d.contains('\n')
+            })
             .collect();
         list.reverse();
-        list.sort_by(|a, b| a.0.cmp(&b.0)); // stable: the last given stays first
-        list.dedup_by(|later, kept| later.0 == kept.0);
-        Hashes(list.into_boxed_slice())
+        list.sort_by(|x, y| x.0.as_ref().cmp(y.0.as_ref())); // stable: the last given stays first
+        list.dedup_by(|later, kept| later.0.as_ref() == kept.0.as_ref());
+        let mut text = String::new();
+        for (a, d) in &list {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(a.as_ref());
+            text.push('=');
+            text.push_str(d.as_ref());
+        }
+        Hashes(text.into_boxed_str())
     }
 }
 
@@ -68,6 +81,16 @@ mod tests {
             [("md5", "bb"), ("sha256", "cc")]
         );
         assert!(Hashes::default().is_empty());
+        let odd: Hashes = [
+            ("", "aa"),
+            ("a=b", "cc"),
+            ("x\ny", "dd"),
+            ("md5", "e\nf"),
+            ("sha1", "a=b"),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(odd.iter().collect::<Vec<_>>(), [("sha1", "a=b")]);
         let map = BTreeMap::from([
             ("sha256".to_string(), "cc".to_string()),
             ("md5".into(), "bb".into()),

@@ -25,6 +25,7 @@ use super::filename::FilenameMemo;
 use super::urls::url_filename;
 use super::{DistFile, DistFilename};
 use crate::metadata::parse_requires_python;
+use crate::tags::{compress_set, first_of_set};
 
 /// A parsed project page.
 #[derive(Debug, Clone)]
@@ -231,26 +232,22 @@ impl FileFilter<'_> {
     /// `tags` ids point to. `None` when a file cannot be viewed.
     pub(super) fn mask(
         &self,
-        tag_sets: &[&[crate::tags::Tag]],
+        tag_sets: &[&str],
         count: usize,
         file: impl Fn(usize) -> Option<FileView>,
     ) -> Option<Vec<bool>> {
-        type FirstTag<'f> = (&'f str, &'f str, &'f str);
-        fn first_tag(tags: &[crate::tags::Tag]) -> Option<FirstTag<'_>> {
-            tags.first()
-                .map(|t| (t.interpreter.as_str(), t.abi.as_str(), t.platform.as_str()))
-        }
-        // Per tag set: whether the target supports it, and its first tag's rank among the
-        // page's distinct first tags (so "the three smallest" compares integers).
-        let mut firsts: Vec<FirstTag<'_>> = tag_sets.iter().filter_map(|t| first_tag(t)).collect();
+        // Per tag set (compressed text, read without building tags): whether the target
+        // supports it, and its first tag's rank among the page's distinct first tags (so "the
+        // three smallest" compares integers).
+        let mut firsts: Vec<_> = tag_sets.iter().map(|t| first_of_set(t)).collect();
         firsts.sort_unstable();
         firsts.dedup();
         let sets: Vec<(bool, Option<u32>)> = tag_sets
             .iter()
             .map(|t| {
-                let rank = first_tag(t).and_then(|f| firsts.binary_search(&f).ok());
+                let rank = firsts.binary_search(&first_of_set(t)).ok();
                 (
-                    self.tags.best_rank(t.iter()).is_some(),
+                    self.tags.best_rank_of_set(t).is_some(),
                     rank.map(|r| r as u32),
                 )
             })
@@ -296,7 +293,7 @@ impl FileFilter<'_> {
     pub fn retain(&self, files: &mut Vec<DistFile>) {
         let mut versions: HashMap<&pep440_rs::Version, u32> = HashMap::default();
         let mut tag_ids: HashMap<&[crate::tags::Tag], u32> = HashMap::default();
-        let mut tag_sets: Vec<&[crate::tags::Tag]> = Vec::new();
+        let mut tag_sets: Vec<String> = Vec::new();
         let views: Vec<FileView> = files
             .iter()
             .map(|f| {
@@ -305,7 +302,7 @@ impl FileFilter<'_> {
                 let tags = match &f.filename {
                     DistFilename::Wheel(w) => {
                         Some(*tag_ids.entry(&w.tags[..]).or_insert_with(|| {
-                            tag_sets.push(&w.tags[..]);
+                            tag_sets.push(compress_set(&w.tags));
                             tag_sets.len() as u32 - 1
                         }))
                     }
@@ -319,6 +316,7 @@ impl FileFilter<'_> {
                 }
             })
             .collect();
+        let tag_sets: Vec<&str> = tag_sets.iter().map(String::as_str).collect();
         let Some(keep) = self.mask(&tag_sets, views.len(), |i| views.get(i).copied()) else {
             return; // every index has a view: not reached
         };

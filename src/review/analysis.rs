@@ -34,7 +34,7 @@ pub enum Target {
         /// `3.12 x86_64-manylinux_2_28`.
         label: String,
         /// Its markers and tags.
-        environment: Environment,
+        environment: Box<Environment>,
     },
     /// The installed set of a real environment (`--from-snapshot`).
     Snapshot {
