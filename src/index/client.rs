@@ -97,6 +97,10 @@ pub struct RequestOptions {
     pub etag: Option<String>,
     /// `If-Modified-Since`.
     pub last_modified: Option<String>,
+    /// With `range`: when the server ignores it and answers 200 (the whole file), leave the
+    /// body unread (the reply's body is empty): the caller has a cheaper way to the same bytes
+    /// than downloading a whole wheel.
+    pub partial_only: bool,
 }
 
 /// A complete reply.
@@ -118,6 +122,28 @@ pub struct Reply {
     pub range: Option<(u64, Option<u64>)>,
     /// The body, complete.
     pub body: Vec<u8>,
+}
+
+impl Reply {
+    /// The reply's status and headers, with an empty body.
+    fn unread(url: Url, status: u16, headers: &HeaderMap) -> Reply {
+        Reply {
+            status,
+            url,
+            content_type: header_str(headers, header::CONTENT_TYPE).map(|ct| {
+                ct.split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_ascii_lowercase()
+            }),
+            etag: header_str(headers, header::ETAG),
+            last_modified: header_str(headers, header::LAST_MODIFIED),
+            max_age: max_age(headers),
+            range: content_range(headers),
+            body: Vec::new(),
+        }
+    }
 }
 
 /// The fetcher: one reqwest client, credentials by realm, a bound on requests in flight.
@@ -225,6 +251,12 @@ impl Client {
                 current = redirect_target(&current, status, &response)?;
                 continue;
             }
+            if status == 200 && options.partial_only && options.range.is_some() {
+                return Ok(Attempt {
+                    retry_after: None,
+                    reply: Reply::unread(current, status, response.headers()),
+                });
+            }
             return self.attempt(current, status, response).await;
         }
         Err(IndexError::Network {
@@ -305,24 +337,11 @@ impl Client {
                 ),
             });
         }
+        let mut reply = Reply::unread(current, status, &headers);
+        reply.body = Vec::from(body);
         Ok(Attempt {
             retry_after: retry_after(&headers),
-            reply: Reply {
-                status,
-                url: current,
-                content_type: header_str(&headers, header::CONTENT_TYPE).map(|ct| {
-                    ct.split(';')
-                        .next()
-                        .unwrap_or("")
-                        .trim()
-                        .to_ascii_lowercase()
-                }),
-                etag: header_str(&headers, header::ETAG),
-                last_modified: header_str(&headers, header::LAST_MODIFIED),
-                max_age: max_age(&headers),
-                range: content_range(&headers),
-                body: body.to_vec(),
-            },
+            reply,
         })
     }
 

@@ -7,7 +7,9 @@
 //!
 //! The order (docs/index.md, "Metadata without downloads"):
 //! 1. The PEP 658 `<file>.metadata`, checked against the advertised hash; asked for even when not
-//!    advertised, since the public index serves many unadvertised ones.
+//!    advertised, since some indexes serve unadvertised ones. A remote wheel whose `.metadata`
+//!    is not advertised is tried by range reads (2) first, as uv does, and goes through this
+//!    order only when they give no metadata that checks (see [`fetch`]).
 //! 2. Wheels: a range read of the zip's tail, its central directory and the
 //!    `*.dist-info/METADATA` entry (1-3 requests, even for a 500 MB wheel); the zip itself is
 //!    read by `super::zip`.
@@ -21,6 +23,9 @@
 //! and nothing is cached. Range reads cannot be hashed (only part of the file is read); the
 //! METADATA they yield is still checked against the file's name and version.
 
+use std::collections::HashMap;
+
+use pep508_rs::PackageName;
 use sha2::{Digest, Sha256, Sha384, Sha512};
 use url::Url;
 
@@ -34,6 +39,9 @@ use crate::metadata::{CoreMetadata, MAX_METADATA_BYTES};
 /// How many bytes the first range read takes from a wheel's end (the EOCD, and for most wheels
 /// the whole central directory and the METADATA entry too).
 const TAIL: u64 = 64 * 1024;
+
+/// The most a learned first range read takes ([`TailHints`]).
+const MAX_TAIL: u64 = 4 * 1024 * 1024;
 
 /// Sdists larger than this are not downloaded for their PKG-INFO.
 const MAX_SDIST_BYTES: usize = 256 * 1024 * 1024;
@@ -62,11 +70,78 @@ impl std::fmt::Display for MetadataSource {
     }
 }
 
+/// How many bytes the first range read of a project's next wheel takes, learned from the
+/// project's wheels read so far in this run: a wheel whose central directory (and METADATA)
+/// lay in its last N bytes makes the next read take about N, so that one request instead of
+/// three reads a torch wheel of another release (its central directory alone is 1.2 MB; an
+/// unsatisfiable request's hint reads up to 30 of them). Only the number of requests depends
+/// on it, never what is read from them.
+#[derive(Debug, Default)]
+pub struct TailHints(std::sync::Mutex<HashMap<PackageName, u64>>);
+
+impl TailHints {
+    fn tail(&self, file: &DistFile) -> u64 {
+        let hints = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        hints.get(file.filename.name()).copied().unwrap_or(TAIL)
+    }
+
+    /// A wheel `total` bytes long was read by ranges and its reads needed the bytes from each
+    /// of `offsets` to the end.
+    fn learn(&self, file: &DistFile, total: u64, offsets: &[u64]) {
+        let Some(needed) = offsets
+            .iter()
+            .map(|o| total.saturating_sub(*o))
+            .filter(|n| *n <= MAX_TAIL)
+            .max()
+        else {
+            return;
+        };
+        // A margin for the next release's growth.
+        let tail = (needed + needed / 4 + 4096).clamp(TAIL, MAX_TAIL);
+        let mut hints = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        hints.insert(file.filename.name().clone(), tail);
+    }
+}
+
 /// Fetch, parse and check the metadata of `file`. Returns the raw bytes (for caching) with the
-/// parsed form.
+/// parsed form. The first range read of a wheel takes what `hints` say.
+///
+/// A wheel on a remote index that does not advertise its `.metadata` file is read by range
+/// reads first, as uv does: asking for an unadvertised `.metadata` costs a request, and where
+/// the index has none (half of the wheels on the index reachable here) a slow 404, before the
+/// range reads it ends in anyway. When the range reads do not give metadata that checks (the
+/// server ignores `Range`, the wheel is not served, the zip is bad), the files are read in the
+/// order above, so the answer is the one that order gives.
 pub async fn fetch(
     client: &Client,
     file: &DistFile,
+    hints: &TailHints,
+) -> Result<(Vec<u8>, CoreMetadata, MetadataSource), IndexError> {
+    let ranges_first = matches!(file.filename, DistFilename::Wheel(_))
+        && file.core_metadata.is_none()
+        && file.url.scheme() != "file";
+    if ranges_first {
+        let name = file.filename_str();
+        match probe_wheel_metadata(client, file, hints).await {
+            Ok(Some((bytes, source))) => match check(file, &file.url, &bytes) {
+                Ok(metadata) => return Ok((bytes, metadata, source)),
+                Err(e) => log::debug!("{name}: range reads: {e}; trying the .metadata file"),
+            },
+            Ok(None) => {
+                log::debug!("{name}: the server ignores Range; trying the .metadata file")
+            }
+            Err(e) => log::debug!("{name}: range reads: {e}; trying the .metadata file"),
+        }
+    }
+    fetch_in_order(client, file, hints).await
+}
+
+/// Metadata in the documented order: the `.metadata` file, advertised or not, then the wheel
+/// or the sdist.
+async fn fetch_in_order(
+    client: &Client,
+    file: &DistFile,
+    hints: &TailHints,
 ) -> Result<(Vec<u8>, CoreMetadata, MetadataSource), IndexError> {
     let name = file.filename_str();
     // 1 + 2: the `.metadata` file, advertised or not.
@@ -95,7 +170,7 @@ pub async fn fetch(
     }
     match &file.filename {
         DistFilename::Wheel(_) => {
-            let (bytes, source) = wheel_metadata(client, file).await?;
+            let (bytes, source) = wheel_metadata(client, file, hints).await?;
             let metadata = check(file, &file.url, &bytes)?;
             Ok((bytes, metadata, source))
         }
@@ -192,11 +267,23 @@ fn wheel_error(file: &DistFile, message: impl Into<String>) -> IndexError {
 }
 
 async fn range(client: &Client, file: &DistFile, r: ByteRange) -> Result<Reply, IndexError> {
+    range_of(client, file, r, false).await
+}
+
+/// A range of `file`; with `partial_only`, a server that would send the whole file instead
+/// answers a 200 with its body left unread.
+async fn range_of(
+    client: &Client,
+    file: &DistFile,
+    r: ByteRange,
+    partial_only: bool,
+) -> Result<Reply, IndexError> {
     let reply = client
         .get(
             &file.url,
             &RequestOptions {
                 range: Some(r),
+                partial_only,
                 ..RequestOptions::default()
             },
         )
@@ -210,17 +297,45 @@ async fn range(client: &Client, file: &DistFile, r: ByteRange) -> Result<Reply, 
 /// The paths a wheel holds (its zip central directory, by the same range reads as its
 /// metadata): what installing it puts into site-packages.
 pub async fn wheel_members(client: &Client, file: &DistFile) -> Result<Vec<String>, IndexError> {
-    let (_, _, entries, _) = central_directory(client, file).await?;
-    Ok(entries.into_iter().map(|e| e.name).collect())
+    let directory = central_directory(client, file, TAIL).await?;
+    Ok(directory.entries.into_iter().map(|e| e.name).collect())
 }
 
-/// A wheel's size, the windows read so far, its central directory entries, and how it was read.
+/// The central directory of a wheel read whole or by range reads, as [`tail`] and
+/// [`directory`] read it.
+struct Directory {
+    /// The wheel's size.
+    total: u64,
+    /// The bytes read so far.
+    windows: Vec<Window>,
+    /// Where the central directory starts.
+    cd_offset: u64,
+    entries: Vec<ZipEntry>,
+    source: MetadataSource,
+}
+
+/// A wheel's central directory, its first range read taking the last `tail` bytes.
 async fn central_directory(
     client: &Client,
     file: &DistFile,
-) -> Result<(u64, Vec<Window>, Vec<ZipEntry>, MetadataSource), IndexError> {
-    let tail = range(client, file, ByteRange::Suffix(TAIL)).await?;
-    let (total, window, source) = match (tail.status, tail.range) {
+    tail_len: u64,
+) -> Result<Directory, IndexError> {
+    let (total, window, source) = tail(client, file, tail_len, false)
+        .await?
+        .ok_or_else(|| wheel_error(file, "no reply to the range read"))?;
+    directory(client, file, total, window, source).await
+}
+
+/// A wheel's size and last `len` bytes (all of it when the server ignores `Range`, checked
+/// against the index's hash); `None` when `partial_only` and the server ignores `Range`.
+async fn tail(
+    client: &Client,
+    file: &DistFile,
+    len: u64,
+    partial_only: bool,
+) -> Result<Option<(u64, Window, MetadataSource)>, IndexError> {
+    let tail = range_of(client, file, ByteRange::Suffix(len), partial_only).await?;
+    Ok(Some(match (tail.status, tail.range) {
         (206, Some((offset, Some(total)))) => (
             total,
             Window {
@@ -229,7 +344,8 @@ async fn central_directory(
             },
             MetadataSource::RangeRead,
         ),
-        // No range support: the server sent the whole wheel.
+        // No range support: the server sent (or would send) the whole wheel.
+        _ if tail.status == 200 && partial_only => return Ok(None),
         _ if tail.status == 200 => {
             verify_download(file, &tail.body)?;
             (
@@ -249,38 +365,84 @@ async fn central_directory(
             },
             MetadataSource::WholeWheel,
         ),
-    };
+    }))
+}
+
+/// The central directory entries of a wheel `total` bytes long whose last bytes are `window`:
+/// from that window, else by one more range read.
+async fn directory(
+    client: &Client,
+    file: &DistFile,
+    total: u64,
+    window: Window,
+    source: MetadataSource,
+) -> Result<Directory, IndexError> {
     let zip_err = |m: String| wheel_error(file, m);
     let eocd = find_eocd(&window, total).map_err(zip_err)?;
     let mut windows = vec![window];
-    let cd = match lookup(&windows, eocd.cd_offset, eocd.cd_size) {
-        Some(cd) => cd.to_vec(),
-        None => {
-            let reply = range(
-                client,
-                file,
-                ByteRange::Span(eocd.cd_offset, eocd.cd_offset + eocd.cd_size),
-            )
-            .await?;
-            let w = window_of(reply, eocd.cd_offset);
-            let cd = w
-                .get(eocd.cd_offset, eocd.cd_size)
-                .ok_or_else(|| zip_err("central directory short".to_string()))?
-                .to_vec();
-            windows.push(w);
-            cd
-        }
-    };
-    let entries = parse_central_directory(&cd, eocd.entries, eocd.cd_offset).map_err(zip_err)?;
-    Ok((total, windows, entries, source))
+    if lookup(&windows, eocd.cd_offset, eocd.cd_size).is_none() {
+        let reply = range(
+            client,
+            file,
+            ByteRange::Span(eocd.cd_offset, eocd.cd_offset + eocd.cd_size),
+        )
+        .await?;
+        windows.push(window_of(reply, eocd.cd_offset));
+    }
+    // Parsed where it lies (a torch wheel's directory is 1.2 MB), not copied out first.
+    let cd = lookup(&windows, eocd.cd_offset, eocd.cd_size)
+        .ok_or_else(|| zip_err("central directory short".to_string()))?;
+    let entries = parse_central_directory(cd, eocd.entries, eocd.cd_offset).map_err(zip_err)?;
+    Ok(Directory {
+        total,
+        windows,
+        cd_offset: eocd.cd_offset,
+        entries,
+        source,
+    })
 }
 
 /// METADATA out of a wheel: range reads when the server honours them, else the whole file.
 async fn wheel_metadata(
     client: &Client,
     file: &DistFile,
+    hints: &TailHints,
 ) -> Result<(Vec<u8>, MetadataSource), IndexError> {
-    let (total, windows, entries, mut source) = central_directory(client, file).await?;
+    let directory = central_directory(client, file, hints.tail(file)).await?;
+    metadata_entry(client, file, directory, hints).await
+}
+
+/// METADATA out of a wheel by range reads only; `None` when the server ignores `Range` (the
+/// whole wheel is not downloaded).
+async fn probe_wheel_metadata(
+    client: &Client,
+    file: &DistFile,
+    hints: &TailHints,
+) -> Result<Option<(Vec<u8>, MetadataSource)>, IndexError> {
+    let Some((total, window, source)) = tail(client, file, hints.tail(file), true).await? else {
+        return Ok(None);
+    };
+    let directory = directory(client, file, total, window, source).await?;
+    metadata_entry(client, file, directory, hints)
+        .await
+        .map(Some)
+}
+
+/// The METADATA entry of a wheel whose central directory has been read (what range reads
+/// needed is learned into `hints`).
+async fn metadata_entry(
+    client: &Client,
+    file: &DistFile,
+    directory: Directory,
+    hints: &TailHints,
+) -> Result<(Vec<u8>, MetadataSource), IndexError> {
+    let Directory {
+        total,
+        windows,
+        cd_offset,
+        entries,
+        mut source,
+    } = directory;
     let zip_err = |m: String| wheel_error(file, m);
     let entry = pick_metadata(&entries, file)
         .ok_or_else(|| zip_err("no *.dist-info/METADATA".to_string()))?;
@@ -296,6 +458,9 @@ async fn wheel_metadata(
         )));
     }
     let data = read_entry(client, file, total, &windows, entry, &mut source).await?;
+    if source == MetadataSource::RangeRead {
+        hints.learn(file, total, &[cd_offset, entry.local_offset]);
+    }
     Ok((data, source))
 }
 
@@ -307,7 +472,13 @@ pub async fn wheel_member(
     path: &str,
     cap: u64,
 ) -> Result<Option<Vec<u8>>, IndexError> {
-    let (total, windows, entries, mut source) = central_directory(client, file).await?;
+    let Directory {
+        total,
+        windows,
+        entries,
+        mut source,
+        ..
+    } = central_directory(client, file, TAIL).await?;
     let Some(entry) = entries.iter().find(|e| e.name == path) else {
         return Ok(None);
     };

@@ -52,6 +52,9 @@ pub struct CatalogCore<'a> {
     /// format, one file per version), `None` where the index has none.
     published: Mutex<HashMap<(PackageName, Version), PublishedMetadata>>,
     usable: Mutex<HashMap<PackageName, Arc<[Version]>>>,
+    /// The names prefetch jobs were sent for because a prefetched release depends on them
+    /// ([`PrefetchJob::spread`]), each once.
+    spread: Mutex<HashSet<PackageName>>,
 }
 
 /// A published release's metadata (`None`: the index has none to read).
@@ -142,6 +145,7 @@ impl<'a> CatalogCore<'a> {
             metadata: Mutex::default(),
             published: Mutex::default(),
             usable: Mutex::default(),
+            spread: Mutex::default(),
         }
     }
 
@@ -441,6 +445,7 @@ impl<'a> Catalog<'a> {
                     name,
                     range,
                     preferred,
+                    spread: tx.clone(),
                 };
                 if !job.settled(self.core) {
                     let _ = tx.send(job);
@@ -467,53 +472,48 @@ impl<'a> Catalog<'a> {
                 None => return Ok(AcceptingReleases::default()),
             },
         };
-        for (i, release) in releases.iter().enumerate() {
-            if found.read >= query.read_at_most {
-                found.complete = false;
-                break;
-            }
-            if i % READ_AHEAD == 0 {
-                let end = (i + READ_AHEAD).min(query.read_at_most).min(releases.len());
-                self.read_ahead(&releases[i..end]);
-            }
-            found.read += 1;
-            let metadata = match release.metadata(self)? {
-                Some(metadata) => metadata,
-                None => {
+        let ahead = query.read_at_most.min(releases.len());
+        std::thread::scope(|scope| {
+            // The metadata of the next READ_AHEAD releases not at hand is fetched in the
+            // background (one thread each) while the query reads them in order, as it would
+            // have fetched them one by one (an unsatisfiable request's hint reads up to 30
+            // torch releases). Failures are left for the query to meet in order.
+            let mut sent = 0;
+            for (i, release) in releases.iter().enumerate() {
+                if found.read >= query.read_at_most {
                     found.complete = false;
-                    continue;
-                }
-            };
-            let accepts = match self.declared_range(&metadata, query) {
-                Some(range) => !range.is_disjoint(query.wanted),
-                None => matches!(query.among, Among::Installable { .. }),
-            };
-            if accepts {
-                found.versions.push(release.version.clone());
-                if found.versions.len() >= query.enough {
                     break;
                 }
+                while sent < ahead.min(i + READ_AHEAD) {
+                    let next = &releases[sent];
+                    if sent > i && !next.at_hand(self) {
+                        scope.spawn(move || {
+                            let _ = next.metadata(self);
+                        });
+                    }
+                    sent += 1;
+                }
+                found.read += 1;
+                let metadata = match release.metadata(self)? {
+                    Some(metadata) => metadata,
+                    None => {
+                        found.complete = false;
+                        continue;
+                    }
+                };
+                let accepts = match self.declared_range(&metadata, query) {
+                    Some(range) => !range.is_disjoint(query.wanted),
+                    None => matches!(query.among, Among::Installable { .. }),
+                };
+                if accepts {
+                    found.versions.push(release.version.clone());
+                    if found.versions.len() >= query.enough {
+                        break;
+                    }
+                }
             }
-        }
-        Ok(found)
-    }
-
-    /// Fetch the metadata of `releases` not at hand yet, all at once (one thread each): the
-    /// query then reads them in order from the caches, as it would have fetched them one by one
-    /// (an unsatisfiable request's hint reads up to 30 torch releases). Failures are left for
-    /// the query to meet in order.
-    fn read_ahead(&self, releases: &[Release]) {
-        let missing: Vec<&Release> = releases.iter().filter(|r| !r.at_hand(self)).collect();
-        if missing.len() < 2 {
-            return;
-        }
-        std::thread::scope(|scope| {
-            for release in missing {
-                scope.spawn(move || {
-                    let _ = release.metadata(self);
-                });
-            }
-        });
+            Ok(found)
+        })
     }
 
     /// What `metadata` declares on the query's package: the intersection of its requirements
@@ -587,7 +587,7 @@ impl<'a> Catalog<'a> {
 }
 
 /// How many releases [`Catalog::accepting_releases`] fetches at once, ahead of reading them.
-const READ_AHEAD: usize = 8;
+const READ_AHEAD: usize = 16;
 
 /// One release [`Catalog::accepting_releases`] reads, and where its metadata comes from.
 struct Release {
@@ -660,6 +660,8 @@ pub(crate) struct PrefetchJob {
     name: PackageName,
     range: Ranges<Version>,
     preferred: Option<Version>,
+    /// Where jobs for the release's own dependencies go ([`PrefetchJob::spread`]).
+    spread: Sender<PrefetchJob>,
 }
 
 impl PrefetchJob {
@@ -699,15 +701,68 @@ impl PrefetchJob {
             .is_none_or(|version| core.has_metadata(&self.name, version))
     }
 
-    fn run(&self, core: &CatalogCore<'_>) {
+    fn run(&self, core: &CatalogCore<'_>, done: &AtomicBool) {
         if self.takes_installed() {
             return;
         }
         let Ok(table) = core.table(&self.name) else {
             return;
         };
-        if let Some(version) = self.best(&table) {
-            let _ = core.release_metadata(&self.name, &table, version);
+        let Some(version) = self.best(&table) else {
+            return;
+        };
+        if let Ok(Ok(metadata)) = core.release_metadata(&self.name, &table, version)
+            && !done.load(Ordering::Relaxed)
+        {
+            self.spread(core, &metadata);
+        }
+    }
+
+    /// The release this job fetched will likely be picked, so its dependencies will likely be
+    /// asked for next: fetch their listings now and send a job for each (once per name; not
+    /// the installed ones, whose metadata is at hand). Without this, a dependency's page waits
+    /// until pubgrub reaches the release, which on a cold run it may do only after waiting
+    /// for other pages. Requirements under an extra are left to the solver.
+    fn spread(&self, core: &CatalogCore<'_>, metadata: &CoreMetadata) {
+        let fresh: Vec<(PackageName, Ranges<Version>)> = {
+            let mut spread = lock(&core.spread);
+            metadata
+                .requires_dist
+                .iter()
+                .filter(|r| {
+                    r.evaluate_markers(&core.env.markers, &[])
+                        && !core.installed.contains_key(&r.name)
+                })
+                .filter_map(|r| {
+                    let range = match &r.version_or_url {
+                        None => Ranges::full(),
+                        Some(VersionOrUrl::VersionSpecifier(specs)) => specifiers_to_ranges(specs),
+                        Some(VersionOrUrl::Url(_)) => return None,
+                    };
+                    spread
+                        .insert(r.name.clone())
+                        .then(|| (r.name.clone(), range))
+                })
+                .collect()
+        };
+        let names: Vec<PackageName> = fresh
+            .iter()
+            .filter(|(n, _)| core.built_table(n).is_none())
+            .map(|(n, _)| n.clone())
+            .collect();
+        if !names.is_empty() {
+            core.index.prefetch(&names);
+        }
+        for (name, range) in fresh {
+            let job = PrefetchJob {
+                name,
+                range,
+                preferred: None,
+                spread: self.spread.clone(),
+            };
+            if !job.settled(core) {
+                let _ = self.spread.send(job);
+            }
         }
     }
 }
@@ -726,7 +781,7 @@ pub(crate) fn prefetch_worker(
         };
         match job {
             Ok(_) if done.load(Ordering::Relaxed) => return,
-            Ok(job) => job.run(core),
+            Ok(job) => job.run(core, done),
             Err(_) => return,
         }
     }

@@ -262,6 +262,78 @@ fn whole_wheel_when_the_server_ignores_ranges() {
     assert_eq!(&metadata.version, file.filename.version());
 }
 
+/// The recorded packaging wheel (served whole, with ranges) and its project.
+fn packaging_wheel(index: &Index) -> (Arc<Project>, planner::index::DistFile) {
+    let packaging = project(index, "packaging");
+    let wheel_name = std::fs::read_dir(testdata_index().join("wheels"))
+        .unwrap()
+        .flatten()
+        .find_map(|e| e.file_name().to_str().map(str::to_string))
+        .unwrap();
+    let file = packaging
+        .files
+        .iter()
+        .find(|f| f.filename_str() == wheel_name)
+        .unwrap()
+        .clone();
+    (packaging, file)
+}
+
+#[test]
+fn unadvertised_metadata_of_a_wheel_is_read_by_ranges_without_asking_for_it() {
+    let server = IndexServer::recorded();
+    let index = index(&server.url());
+    let (packaging, mut file) = packaging_wheel(&index);
+    // The server has the `.metadata` file but the page does not say so.
+    file.core_metadata = None;
+    let metadata = index.metadata(&packaging, &file).unwrap();
+    assert_eq!(&metadata.version, file.filename.version());
+    let asked = server.requests(&format!("/files/{}", file.filename_str()));
+    assert!(!asked.is_empty());
+    assert!(
+        asked
+            .iter()
+            .all(|l| !l.path.ends_with(".metadata") && l.headers.contains_key("range")),
+        "{:?}",
+        asked.iter().map(|l| &l.path).collect::<Vec<_>>()
+    );
+    let recorded = std::fs::read(
+        testdata_index()
+            .join("files")
+            .join(format!("{}.metadata", file.filename_str())),
+    )
+    .unwrap();
+    assert_eq!(
+        *metadata,
+        planner::metadata::CoreMetadata::parse(&recorded).unwrap()
+    );
+}
+
+#[test]
+fn unadvertised_metadata_is_asked_for_when_the_server_ignores_ranges() {
+    let server = IndexServer::recorded();
+    server.set_ranges(false);
+    let index = index(&server.url());
+    let (packaging, mut file) = packaging_wheel(&index);
+    file.core_metadata = None;
+    let metadata = index.metadata(&packaging, &file).unwrap();
+    assert_eq!(&metadata.version, file.filename.version());
+    // One range read (answered with the whole file, left unread), then the `.metadata` file:
+    // the wheel is not downloaded a second time.
+    let asked: Vec<String> = server
+        .requests(&format!("/files/{}", file.filename_str()))
+        .iter()
+        .map(|l| l.path.clone())
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            format!("/files/{}", file.filename_str()),
+            format!("/files/{}.metadata", file.filename_str())
+        ]
+    );
+}
+
 #[test]
 fn fault_500_is_retried() {
     let server = IndexServer::recorded();

@@ -60,6 +60,7 @@ struct Inner {
     warned: Mutex<HashSet<String>>,
     default_max_age: u64,
     target_tags: Option<crate::tags::Tags>,
+    tail_hints: metadata_fetch::TailHints,
 }
 
 impl std::fmt::Debug for Index {
@@ -122,6 +123,7 @@ impl Index {
                 warned: Mutex::new(HashSet::new()),
                 default_max_age: settings.page_max_age,
                 target_tags: settings.target_tags,
+                tail_hints: metadata_fetch::TailHints::default(),
             }),
         })
     }
@@ -440,8 +442,10 @@ impl Inner {
         if !local {
             let fetched_at = crate::clock::now().as_second();
             let meta = entry(key, None, fetched_at, u64::MAX / 4);
-            self.cache
-                .write(Bucket::Metadata, meta, members.join("\n").as_bytes());
+            off_runtime(|| {
+                self.cache
+                    .write(Bucket::Metadata, meta, members.join("\n").as_bytes())
+            });
         }
         Some(members)
     }
@@ -470,7 +474,7 @@ impl Inner {
         if !local {
             let fetched_at = crate::clock::now().as_second();
             let meta = entry(key, None, fetched_at, u64::MAX / 4);
-            self.cache.write(Bucket::Metadata, meta, &bytes);
+            off_runtime(|| self.cache.write(Bucket::Metadata, meta, &bytes));
         }
         Some(bytes)
     }
@@ -493,15 +497,24 @@ impl Inner {
                 url: auth::redact(&file.url),
             });
         }
-        let (bytes, metadata, source) = metadata_fetch::fetch(&self.client, file).await?;
+        let (bytes, metadata, source) =
+            metadata_fetch::fetch(&self.client, file, &self.tail_hints).await?;
         log::debug!("{}: metadata from {source}", file.filename_str());
         if !local {
             let fetched_at = crate::clock::now().as_second();
             let meta = entry(key.to_string(), None, fetched_at, u64::MAX / 4);
-            self.cache.write(Bucket::Metadata, meta, &bytes);
+            off_runtime(|| self.cache.write(Bucket::Metadata, meta, &bytes));
         }
         Ok(Arc::new(metadata))
     }
+}
+
+/// Blocking work on a runtime worker (parsing a fresh page, writing and syncing a cache
+/// entry: a few ms each, 200 of them in a cold resolve) run so that it does not hold up the
+/// runtime's two workers: their other requests keep flowing meanwhile (`block_in_place` hands
+/// the worker's queue to another thread for the duration).
+pub(super) fn off_runtime<T>(work: impl FnOnce() -> T) -> T {
+    tokio::task::block_in_place(work)
 }
 
 /// A cache header with no validators (`len` and `crc32` are filled in by the cache on write).

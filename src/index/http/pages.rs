@@ -107,9 +107,10 @@ impl Inner {
             etag: validators.and_then(|m| m.etag.clone()),
             last_modified: validators.and_then(|m| m.last_modified.clone()),
             range: None,
+            partial_only: false,
         };
         let reply = self.client.get(request.url.expose(), &options).await?;
-        self.page_reply(&request, reply, cached)
+        super::off_runtime(|| self.page_reply(&request, reply, cached))
     }
 
     /// The cached entry of a page, its body decoded when it is a page.
