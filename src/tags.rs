@@ -171,52 +171,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_compressed_set_ranks_as_its_expanded_tags() {
-        let tags = Tags::new(
-            [
-                "cp312-cp312-manylinux_2_28_x86_64",
-                "cp312-abi3-manylinux_2_17_x86_64",
-                "py3-none-any",
-            ]
-            .iter()
-            .map(|t| t.parse().unwrap())
-            .collect(),
-        );
-        for set in [
-            "cp312-cp312-manylinux_2_17_x86_64.manylinux_2_28_x86_64",
-            "cp39.cp312-abi3-manylinux_2_17_x86_64",
-            "py2.py3-none-any",
-            "cp311-cp311-win_amd64",
-        ] {
-            let name = format!("demo-1.0-{set}.whl");
-            let Ok(crate::index::DistFilename::Wheel(wheel)) = name.parse() else {
-                panic!("{name} parses");
-            };
-            let expanded = wheel.tags;
-            assert_eq!(
-                tags.best_rank_of_set(set),
-                tags.best_rank(expanded.iter()),
-                "{set}"
-            );
-            let first = &expanded[0];
-            assert_eq!(
-                first_of_set(set),
-                (
-                    first.interpreter.as_str(),
-                    first.abi.as_str(),
-                    first.platform.as_str()
-                )
-            );
-            assert_eq!(compress_set(&expanded), set);
-        }
-        assert_eq!(
-            tags.best_rank_of_set("cp312-cp312-manylinux_2_17_x86_64.manylinux_2_28_x86_64"),
-            Some(0)
-        );
-        assert_eq!(tags.best_rank_of_set("cp311-cp311-win_amd64"), None);
-    }
-
-    #[test]
     fn ranks_best_first() {
         let tags = Tags::new(vec![
             "cp312-cp312-manylinux_2_28_x86_64".parse().unwrap(),
