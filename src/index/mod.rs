@@ -50,6 +50,13 @@ pub trait IndexSource: Send + Sync {
         None
     }
 
+    /// Whether reading from this source may wait on the network: `false` for `--offline`, local
+    /// folders and in-memory indexes, whose reads are work for the CPU alone. The solver sizes
+    /// its background readers by it (threads beyond the cores only cost when nothing waits).
+    fn waits_on_network(&self) -> bool {
+        true
+    }
+
     /// The project names the index can list cheaply (a local folder, an in-memory index), for
     /// "did you mean" hints; `None` where listing would be costly (an HTTP index).
     fn project_names(&self) -> Option<Vec<PackageName>> {

@@ -473,8 +473,13 @@ impl<'a> Catalog<'a> {
             },
         };
         let ahead = query.read_at_most.min(releases.len());
+        // Reading ahead hides network waits; with none to hide, its threads only cost.
+        let window = match self.core.index().waits_on_network() {
+            true => READ_AHEAD,
+            false => 0,
+        };
         std::thread::scope(|scope| {
-            // The metadata of the next READ_AHEAD releases not at hand is fetched in the
+            // The metadata of the next `window` releases not at hand is fetched in the
             // background (one thread each) while the query reads them in order, as it would
             // have fetched them one by one (an unsatisfiable request's hint reads up to 30
             // torch releases). Failures are left for the query to meet in order.
@@ -484,7 +489,7 @@ impl<'a> Catalog<'a> {
                     found.complete = false;
                     break;
                 }
-                while sent < ahead.min(i + READ_AHEAD) {
+                while sent < ahead.min(i + window) {
                     let next = &releases[sent];
                     if sent > i && !next.at_hand(self) {
                         scope.spawn(move || {

@@ -141,6 +141,10 @@ impl MemIndex {
 }
 
 impl IndexSource for MemIndex {
+    fn waits_on_network(&self) -> bool {
+        false
+    }
+
     fn project(&self, name: &PackageName) -> Result<Option<Arc<Project>>, IndexError> {
         Ok(self.projects.get(name).cloned())
     }

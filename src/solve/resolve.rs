@@ -26,8 +26,19 @@ use super::provider::Provider;
 use super::rules::{self, Rules};
 use super::{Dependent, OverriddenEdge, Resolution, Resolved, ResolvedSource, SolveRequest, Via};
 
-/// How many threads fetch likely-next metadata while pubgrub works.
+/// How many threads fetch likely-next metadata while pubgrub works, when reads wait on the
+/// network; otherwise one per core (reading a warm cache is work for the CPU: more threads
+/// than cores only add their stacks and allocator heaps, about a tenth of a warm resolve).
 const PREFETCH_WORKERS: usize = 8;
+
+/// The background readers for `index` (see [`PREFETCH_WORKERS`]).
+fn prefetch_workers(index: &dyn IndexSource) -> usize {
+    if index.waits_on_network() {
+        PREFETCH_WORKERS
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(PREFETCH_WORKERS))
+    }
+}
 
 /// Solve `request` for the target `env` against `index`.
 pub(crate) fn solve(
@@ -60,7 +71,7 @@ pub(crate) fn solve_on(
         let (tx, rx) = std::sync::mpsc::channel::<PrefetchJob>();
         let rx = Arc::new(Mutex::new(rx));
         let done = Arc::new(AtomicBool::new(false));
-        for _ in 0..PREFETCH_WORKERS {
+        for _ in 0..prefetch_workers(core.index()) {
             let rx = rx.clone();
             let done = done.clone();
             scope.spawn(move || prefetch_worker(core, &rx, &done));

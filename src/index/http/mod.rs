@@ -176,6 +176,15 @@ impl Drop for Index {
 }
 
 impl IndexSource for Index {
+    fn waits_on_network(&self) -> bool {
+        !self.inner.offline
+            && self
+                .inner
+                .indexes
+                .iter()
+                .any(|index| matches!(index, IndexLocation::Http(_)))
+    }
+
     fn project(&self, name: &PackageName) -> Result<Option<Arc<Project>>, IndexError> {
         let inner = self.inner.clone();
         let name = name.clone();
