@@ -48,6 +48,16 @@ pub fn split_set(set: &str) -> [&str; 3] {
     [(); 3].map(|_| parts.next().unwrap_or(""))
 }
 
+/// Every `(python, abi, platform)` triple a compressed tag set expands to (the cartesian
+/// product of its parts' dot-separated values), in order.
+pub fn expand_set(set: &str) -> impl Iterator<Item = (&str, &str, &str)> {
+    let [py, abi, plat] = split_set(set);
+    py.split('.').flat_map(move |p| {
+        abi.split('.')
+            .flat_map(move |a| plat.split('.').map(move |pl| (p, a, pl)))
+    })
+}
+
 /// The first triple a compressed tag set expands to: each part's first value.
 pub fn first_of_set(set: &str) -> (&str, &str, &str) {
     fn first(part: &str) -> &str {
@@ -106,21 +116,14 @@ impl Tags {
     /// expands to, read off the text: a page's filter ranks every distinct tag set of the page
     /// (hundreds for some), most of which no kept file uses, so none is built as tags.
     pub fn best_rank_of_set(&self, set: &str) -> Option<usize> {
-        let [py, abi, plat] = split_set(set);
         let mut text = String::new();
-        let mut best: Option<usize> = None;
-        for p in py.split('.') {
-            for a in abi.split('.') {
-                for pl in plat.split('.') {
-                    text.clear();
-                    text.extend([p, "-", a, "-", pl]);
-                    if let Some(&rank) = self.rank_by_text.get(text.as_str()) {
-                        best = Some(best.map_or(rank, |b| b.min(rank)));
-                    }
-                }
-            }
-        }
-        best
+        expand_set(set)
+            .filter_map(|(p, a, pl)| {
+                text.clear();
+                text.extend([p, "-", a, "-", pl]);
+                self.rank_by_text.get(text.as_str()).copied()
+            })
+            .min()
     }
 
     /// The rank of one triple (0 is best), or `None` when it is not supported.

@@ -149,20 +149,13 @@ impl FilenameMemo {
         if let Some(tags) = self.tags.get(text) {
             return tags.clone();
         }
-        let [py, abi, plat] = crate::tags::split_set(text);
-        let mut tags = Vec::new();
-        for p in py.split('.') {
-            for a in abi.split('.') {
-                for pl in plat.split('.') {
-                    tags.push(Tag {
-                        interpreter: p.to_string(),
-                        abi: a.to_string(),
-                        platform: pl.to_string(),
-                    });
-                }
-            }
-        }
-        let tags: Arc<[Tag]> = tags.into();
+        let tags: Arc<[Tag]> = crate::tags::expand_set(text)
+            .map(|(p, a, pl)| Tag {
+                interpreter: p.to_string(),
+                abi: a.to_string(),
+                platform: pl.to_string(),
+            })
+            .collect();
         self.tags.insert(text.to_string(), tags.clone());
         tags
     }

@@ -474,9 +474,10 @@ impl<'a> Catalog<'a> {
         };
         let ahead = query.read_at_most.min(releases.len());
         // Reading ahead hides network waits; with none to hide, its threads only cost.
-        let window = match self.core.index().waits_on_network() {
-            true => READ_AHEAD,
-            false => 0,
+        let window = if self.core.index().waits_on_network() {
+            READ_AHEAD
+        } else {
+            0
         };
         std::thread::scope(|scope| {
             // The metadata of the next `window` releases not at hand is fetched in the
