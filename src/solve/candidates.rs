@@ -336,12 +336,10 @@ mod tests {
                         entry.version
                     );
                 }
-                let usable: Vec<&Version> = expected
-                    .iter()
-                    .filter(|c| c.is_usable())
-                    .map(|c| &c.version)
-                    .collect();
-                assert_eq!(table.listed_usable().collect::<Vec<_>>(), usable);
+                assert_eq!(
+                    table.listed_usable().collect::<Vec<_>>(),
+                    usable_versions(&expected)
+                );
                 let has_final = expected.iter().any(|c| !c.version.any_prerelease());
                 assert_eq!(table.has_final, has_final);
                 installed_entry_keeps_a_usable_file(&project, &target, policy, &expected);
@@ -384,11 +382,18 @@ mod tests {
             file.map(|f| &project.files[f]).map(|f| &f.url),
             usable.map(|f| &f.url)
         );
-        let listed: Vec<&Version> = expected
+        assert_eq!(
+            table.listed_usable().collect::<Vec<_>>(),
+            usable_versions(expected)
+        );
+    }
+
+    /// The versions of these candidates that can be installed, newest first.
+    fn usable_versions<'c>(expected: &'c [crate::index::Candidate<'_>]) -> Vec<&'c Version> {
+        expected
             .iter()
             .filter(|c| c.is_usable())
             .map(|c| &c.version)
-            .collect();
-        assert_eq!(table.listed_usable().collect::<Vec<_>>(), listed);
+            .collect()
     }
 }

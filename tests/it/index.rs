@@ -246,23 +246,13 @@ fn whole_wheel_when_the_server_ignores_ranges() {
     server.set_metadata_files(false);
     server.set_ranges(false);
     let index = index(&server.url());
-    let packaging = project(&index, "packaging");
-    let wheel_name = std::fs::read_dir(testdata_index().join("wheels"))
-        .unwrap()
-        .flatten()
-        .find_map(|e| e.file_name().to_str().map(str::to_string))
-        .unwrap();
-    let file = packaging
-        .files
-        .iter()
-        .find(|f| f.filename_str() == wheel_name)
-        .unwrap();
-    let metadata = index.metadata(&packaging, file).unwrap();
+    let (packaging, file) = packaging_wheel(&index);
+    let metadata = index.metadata(&packaging, &file).unwrap();
     assert_eq!(metadata.name.as_ref(), "packaging");
     assert_eq!(&metadata.version, file.filename.version());
 }
 
-/// The recorded packaging wheel (served whole, with ranges) and its project.
+/// The recorded packaging wheel and its project.
 fn packaging_wheel(index: &Index) -> (Arc<Project>, planner::index::DistFile) {
     let packaging = project(index, "packaging");
     let wheel_name = std::fs::read_dir(testdata_index().join("wheels"))
