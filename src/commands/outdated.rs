@@ -134,9 +134,9 @@ fn compare(
         .map(|c| c.version.clone());
     let newest_on_index = project
         .files
-        .iter()
-        .filter(|f| f.yanked.is_none() && is_final(f.filename.version()))
-        .map(|f| f.filename.version())
+        .heads()
+        .filter(|f| !f.yanked && is_final(f.version))
+        .map(|f| f.version)
         .max()
         .cloned();
     // Requirements of installed dependents (whose markers hold) on this name.

@@ -208,6 +208,19 @@ impl Body {
     pub fn is_intact(&self, meta: &EntryMeta) -> bool {
         meta.crc32 == crc32fast::hash(self)
     }
+
+    /// Let the kernel take back the pages of a mapped body read so far: they stay in the page
+    /// cache, and a later read maps them again. For a body kept to read a few parts of later
+    /// (the records of a compact page's kept files), so that what was read once to decode it
+    /// does not stay in the process's resident memory.
+    pub fn release_resident(&self) {
+        if let Stored::Mapped(map) = &self.bytes {
+            // SAFETY: the mapping is read-only and shared, of a file that is never written in
+            // place (see `Stored::read`): MADV_DONTNEED only drops its page table entries, and
+            // a later read maps the same bytes again from the file.
+            let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
+    }
 }
 
 impl std::ops::Deref for Body {

@@ -15,7 +15,7 @@ use std::str::FromStr;
 use pep440_rs::{Version, VersionSpecifiers};
 use pep508_rs::PackageName;
 
-use super::{DistFile, DistFilename, Project};
+use super::{DistFile, Project};
 use crate::inventory::Environment;
 use crate::tags::Tags;
 
@@ -227,7 +227,7 @@ impl VersionGroups {
     /// Group `project`'s files.
     pub fn new(project: &Project) -> VersionGroups {
         let files = &project.files;
-        let version = |i: u32| files[i as usize].filename.version();
+        let version = |i: u32| files.head(i as usize).version;
         let count = u32::try_from(files.len()).expect("fewer than 2^32 files in a project");
         let mut order: Vec<u32> = (0..count).collect();
         // Stable and adaptive: pages list a version's files together, so the runs are long.
@@ -262,9 +262,7 @@ impl VersionGroups {
 
     /// The version of one group, as its first file names it.
     pub fn version<'p>(&self, project: &'p Project, group: usize) -> &'p Version {
-        project.files[self.files(group)[0] as usize]
-            .filename
-            .version()
+        project.files.head(self.files(group)[0] as usize).version
     }
 }
 
@@ -286,7 +284,7 @@ pub fn choose(
     python: &Version,
     allowed: AllowedFormats,
 ) -> Choice {
-    let file = |i: usize| &project.files[i];
+    let file = |i: usize| project.files.head(i);
     // Files that fit the tags and the policy, best first: wheels by tag rank (then build tag,
     // higher first), then sdists.
     let mut fitting: Vec<(usize, i64, usize)> = Vec::new();
@@ -294,25 +292,26 @@ pub fn choose(
     let (mut has_wheel, mut has_sdist) = (false, false);
     for &i in files {
         let i = i as usize;
-        match &file(i).filename {
-            DistFilename::Wheel(w) => {
+        let head = file(i);
+        match head.tags {
+            Some(wheel) => {
                 has_wheel = true;
                 if !allowed.binary {
                     continue;
                 }
-                match tags.best_rank(w.tags.iter()) {
+                match tags.best_rank(wheel.iter()) {
                     Some(rank) => {
-                        let build = w.build.as_ref().map_or(0, |(n, _)| *n as i64);
+                        let build = head.build.map_or(0, |(n, _)| *n as i64);
                         fitting.push((rank, -build, i));
                     }
                     None => {
-                        if let Some(t) = w.tags.first() {
+                        if let Some(t) = wheel.first() {
                             wheel_tags.insert(t.to_string());
                         }
                     }
                 }
             }
-            DistFilename::Sdist(_) => {
+            None => {
                 has_sdist = true;
                 if allowed.source {
                     fitting.push((usize::MAX, 0, i));
@@ -342,14 +341,13 @@ pub fn choose(
     let python_ok = |i: usize| {
         file(i)
             .requires_python
-            .as_ref()
             .is_none_or(|spec| spec.contains(python))
     };
     let mut in_python = fitting.iter().map(|(_, _, i)| *i).filter(|i| python_ok(*i));
     let Some(first) = in_python.next() else {
         let spec = file(fitting[0].2)
             .requires_python
-            .clone()
+            .cloned()
             .unwrap_or_else(|| VersionSpecifiers::from_iter([]));
         return Choice {
             file: None,
@@ -358,7 +356,7 @@ pub fn choose(
     };
     match std::iter::once(first)
         .chain(in_python)
-        .find(|i| file(*i).yanked.is_none())
+        .find(|i| !file(*i).yanked)
     {
         Some(i) => Choice {
             file: Some(i),
@@ -367,7 +365,7 @@ pub fn choose(
         None => Choice {
             file: Some(first),
             unusable: Some(Unusable::Yanked {
-                reason: file(first).yanked.clone().unwrap_or_default(),
+                reason: project.files[first].yanked.clone().unwrap_or_default(),
             }),
         },
     }
@@ -404,7 +402,7 @@ mod tests {
         Project {
             name: PackageName::from_str("demo").unwrap(),
             index: "https://x.example/simple".to_string(),
-            files,
+            files: files.into(),
         }
     }
 

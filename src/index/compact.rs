@@ -24,20 +24,22 @@
 //! and renames it into place (`super::cache`). A body that does not decode (another format
 //! version, an id out of its table, a bug) is a cache miss: the page is fetched again.
 
-use std::sync::Arc;
+use std::ops::Deref;
+use std::sync::{Arc, OnceLock};
 
 use pep440_rs::{Version, VersionSpecifiers};
 use pep508_rs::PackageName;
 use rustc_hash::FxHashMap as HashMap;
 
 use super::filename::{FilenameMemo, build_tag};
+use super::files::{FileHead, Files};
 use super::parse::{FileFilter, FileView, ProjectPage};
 use super::{DistFile, DistFilename, FileUrl, Hashes, SdistFilename, WheelFilename};
 use crate::metadata::parse_requires_python;
 use crate::tags::{Tag, compress_set};
 
 /// Bumped whenever the layout changes; an entry of another version reads as missing.
-const FORMAT: u8 = 4;
+const FORMAT: u8 = 5;
 
 /// The bytes of one file's row: version id, tag-set id, requires-python id, file-name stem id
 /// (u32 each), flags (u8), upload time (i64 seconds, u32 nanoseconds), the offset of its record
@@ -96,7 +98,7 @@ pub fn encode(page: &ProjectPage) -> Vec<u8> {
         let record_at = records.0.len();
         rows.extend_from_slice(&(record_at as u32).to_le_bytes());
         records.str(f.url.as_str());
-        records.map(&f.hashes);
+        records.str(f.hashes.as_stored());
         records.opt_str(f.yanked.as_deref());
         match f.size {
             Some(s) => {
@@ -105,13 +107,7 @@ pub fn encode(page: &ProjectPage) -> Vec<u8> {
             }
             None => records.0.push(0),
         }
-        match &f.core_metadata {
-            Some(h) => {
-                records.0.push(1);
-                records.map(h);
-            }
-            None => records.0.push(0),
-        }
+        records.opt_str(f.core_metadata.as_ref().map(Hashes::as_stored));
         rows.extend_from_slice(&crc32fast::hash(&records.0[record_at..]).to_le_bytes());
     }
     let mut w = Writer(Vec::with_capacity(64 + rows.len() + records.0.len()));
@@ -160,6 +156,8 @@ struct Sections<'a> {
     stem_texts: Vec<&'a str>,
     rows: &'a [u8],
     records: &'a [u8],
+    /// Where `records` starts in the bytes.
+    records_at: usize,
 }
 
 impl<'a> Sections<'a> {
@@ -185,6 +183,7 @@ impl<'a> Sections<'a> {
             return None;
         }
         let records_len = r.u32()? as usize;
+        let records_at = r.pos;
         let records = r.take(records_len)?;
         (r.pos == bytes.len()).then_some(Sections {
             name,
@@ -195,6 +194,7 @@ impl<'a> Sections<'a> {
             stem_texts,
             rows,
             records,
+            records_at,
         })
     }
 }
@@ -251,70 +251,238 @@ impl Row {
     }
 }
 
-/// A page's tables, each entry parsed when a kept file first uses it (tag sets all at once
-/// when a filter reads them): file names are built from their parts, not parsed from text.
-struct Parsed<'a> {
-    tag_texts: &'a [&'a str],
-    python_texts: &'a [&'a str],
-    stem_texts: &'a [&'a str],
+/// A page's tables as the kept rows use them: each entry a kept row names parsed once, when
+/// the page is decoded, and given a dense id (file names are built from their parts, not
+/// parsed from text).
+struct Tables<'a> {
+    sections: &'a Sections<'a>,
     memo: FilenameMemo,
-    pythons: Vec<Option<VersionSpecifiers>>,
-    stems: Vec<Option<Stem>>,
+    /// Per table entry: its dense id, or [`NONE`] while no kept row has used it.
+    stem_ids: Vec<u32>,
+    tag_ids: Vec<u32>,
+    python_ids: Vec<u32>,
+    stems: Vec<Stem>,
+    tags: Vec<Arc<[Tag]>>,
+    pythons: Vec<VersionSpecifiers>,
 }
 
 /// A file name's parts other than its wheel tags: name, version, build tag.
 type Stem = (PackageName, Version, Option<(u64, String)>);
 
-impl<'a> Parsed<'a> {
-    fn new(sections: &'a Sections<'a>) -> Parsed<'a> {
-        Parsed {
-            tag_texts: &sections.tag_texts,
-            python_texts: &sections.python_texts,
-            stem_texts: &sections.stem_texts,
+/// The dense id of table entry `id` (`NONE` stays `NONE`), made with `make` on first use;
+/// `None` when `make` fails.
+fn dense<T>(
+    ids: &mut [u32],
+    values: &mut Vec<T>,
+    id: u32,
+    make: impl FnOnce() -> Option<T>,
+) -> Option<u32> {
+    if id == NONE {
+        return Some(NONE);
+    }
+    let slot = &mut ids[id as usize];
+    if *slot == NONE {
+        values.push(make()?);
+        *slot = values.len() as u32 - 1;
+    }
+    Some(*slot)
+}
+
+impl<'a> Tables<'a> {
+    fn new(sections: &'a Sections<'a>) -> Tables<'a> {
+        Tables {
+            sections,
             memo: FilenameMemo::default(),
-            pythons: vec![None; sections.python_texts.len()],
-            stems: vec![None; sections.stem_texts.len()],
+            stem_ids: vec![NONE; sections.stem_texts.len()],
+            tag_ids: vec![NONE; sections.tag_texts.len()],
+            python_ids: vec![NONE; sections.python_texts.len()],
+            stems: Vec::new(),
+            tags: Vec::new(),
+            pythons: Vec::new(),
         }
     }
 
-    fn tags(&mut self, id: u32) -> Arc<[Tag]> {
-        self.memo.tags(self.tag_texts[id as usize])
-    }
-
-    fn requires_python(&mut self, id: u32) -> Option<Option<VersionSpecifiers>> {
-        let Some(text) = self.python_texts.get(id as usize) else {
-            return Some(None);
-        };
-        let slot = &mut self.pythons[id as usize];
-        if slot.is_none() {
-            *slot = Some(parse_requires_python(text).ok()?);
-        }
-        Some(slot.clone())
-    }
-
-    fn filename(&mut self, row: &Row) -> Option<DistFilename> {
-        let slot = &mut self.stems[row.stem as usize];
-        if slot.is_none() {
-            *slot = Some(parse_stem(self.stem_texts[row.stem as usize])?);
-        }
-        let (name, version, build) = slot.clone()?;
-        Some(match row.view.tags {
-            Some(tags) => DistFilename::Wheel(WheelFilename {
-                name,
-                version,
-                build,
-                tags: self.tags(tags),
-            }),
-            None => DistFilename::Sdist(SdistFilename { name, version }),
+    /// A kept row with dense ids: `None` when its stem or requires-python does not parse.
+    fn kept(&mut self, row: &Row) -> Option<KeptRow> {
+        let s = self.sections;
+        let stem = dense(&mut self.stem_ids, &mut self.stems, row.stem, || {
+            parse_stem(s.stem_texts[row.stem as usize])
+        })?;
+        let memo = &mut self.memo;
+        let tags = dense(
+            &mut self.tag_ids,
+            &mut self.tags,
+            row.view.tags.unwrap_or(NONE),
+            || Some(memo.tags(s.tag_texts[row.view.tags? as usize])),
+        )?;
+        let python = dense(&mut self.python_ids, &mut self.pythons, row.python, || {
+            parse_requires_python(s.python_texts[row.python as usize]).ok()
+        })?;
+        Some(KeptRow {
+            stem,
+            tags,
+            python,
+            yanked: row.view.yanked,
+            upload: row.view.upload,
+            record: row.record as u32,
         })
     }
 }
 
+/// A kept file's row, its ids dense ids into the [`LazyPage`]'s tables.
+struct KeptRow {
+    stem: u32,
+    tags: u32,
+    python: u32,
+    yanked: bool,
+    upload: Option<jiff::Timestamp>,
+    record: u32,
+}
+
+/// The bytes a page was read from (a mapped or read cache entry, a fresh page's compact form).
+type Bytes = Arc<dyn Deref<Target = [u8]> + Send + Sync>;
+
+/// The kept files of a decoded page: their rows and the table entries they use, parsed, and
+/// the bytes their records are in. Every kept record was checked when the page was decoded
+/// (its CRC-32, its fields, its yanked flag against its row's), so a file is built on first
+/// access and building it cannot fail.
+pub(super) struct LazyPage {
+    bytes: Bytes,
+    records_at: usize,
+    rows: Vec<KeptRow>,
+    stems: Vec<Stem>,
+    tags: Vec<Arc<[Tag]>>,
+    pythons: Vec<VersionSpecifiers>,
+    files: Box<[OnceLock<DistFile>]>,
+    strip_userinfo: bool,
+}
+
+impl LazyPage {
+    pub(super) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// What the version tables read of the `i`-th kept file: from its row and the tables.
+    pub(super) fn head(&self, i: usize) -> FileHead<'_> {
+        let row = &self.rows[i];
+        let (_, version, build) = &self.stems[row.stem as usize];
+        let tags = (row.tags != NONE).then(|| &self.tags[row.tags as usize][..]);
+        FileHead {
+            version,
+            tags,
+            build: build.as_ref().filter(|_| tags.is_some()),
+            requires_python: (row.python != NONE).then(|| &self.pythons[row.python as usize]),
+            yanked: row.yanked,
+            upload_time: row.upload,
+        }
+    }
+
+    /// The `i`-th kept file, built on first access.
+    pub(super) fn file(&self, i: usize) -> &DistFile {
+        self.files[i].get_or_init(|| self.build(i))
+    }
+
+    /// Every kept file, built.
+    pub(super) fn files(&self) -> impl Iterator<Item = &DistFile> {
+        (0..self.len()).map(|i| self.file(i))
+    }
+
+    /// Every kept file, built, and the page let go.
+    pub(super) fn into_files(self) -> Vec<DistFile> {
+        (0..self.len())
+            .map(|i| match self.files[i].get() {
+                Some(file) => file.clone(),
+                None => self.build(i),
+            })
+            .collect()
+    }
+
+    /// See [`super::Files::strip_userinfo`].
+    pub(super) fn strip_userinfo(&mut self) {
+        self.strip_userinfo = true;
+        for file in self.files.iter_mut().filter_map(OnceLock::get_mut) {
+            super::files::strip_userinfo(file);
+        }
+    }
+
+    fn build(&self, i: usize) -> DistFile {
+        let row = &self.rows[i];
+        let (rec, _) = Record::read(&self.bytes[self.records_at..], row.record as usize)
+            .expect("every kept record was checked when the page was decoded");
+        let (name, version, build) = self.stems[row.stem as usize].clone();
+        let filename = match row.tags {
+            NONE => DistFilename::Sdist(SdistFilename { name, version }),
+            tags => DistFilename::Wheel(WheelFilename {
+                name,
+                version,
+                build,
+                tags: self.tags[tags as usize].clone(),
+            }),
+        };
+        let mut file = DistFile {
+            filename,
+            url: FileUrl::from_serialized(rec.url),
+            hashes: Hashes::from_stored(rec.hashes),
+            requires_python: (row.python != NONE)
+                .then(|| self.pythons[row.python as usize].clone()),
+            yanked: rec.yanked.map(str::to_string),
+            upload_time: row.upload,
+            size: rec.size,
+            core_metadata: rec.core_metadata.map(Hashes::from_stored),
+        };
+        if self.strip_userinfo {
+            super::files::strip_userinfo(&mut file);
+        }
+        file
+    }
+}
+
+/// The fields of one file's record (see [`encode`]), borrowed.
+struct Record<'a> {
+    url: &'a str,
+    hashes: &'a str,
+    yanked: Option<&'a str>,
+    size: Option<u64>,
+    core_metadata: Option<&'a str>,
+}
+
+impl<'a> Record<'a> {
+    /// The record at `at` of `records` and where it ends; `None` when it does not read.
+    fn read(records: &'a [u8], at: usize) -> Option<(Record<'a>, usize)> {
+        let mut rec = Reader {
+            bytes: records,
+            pos: at,
+        };
+        let record = Record {
+            url: rec.str()?,
+            hashes: rec.str()?,
+            yanked: rec.opt_str()?,
+            size: rec.opt_u64()?,
+            core_metadata: rec.opt_str()?,
+        };
+        Some((record, rec.pos))
+    }
+
+    /// The record of a row, checked: it reads, its CRC-32 is the row's, and it is yanked when
+    /// the row says so.
+    fn check(records: &[u8], row: &Row) -> Option<()> {
+        let (record, end) = Record::read(records, row.record)?;
+        (crc32fast::hash(&records[row.record..end]) == row.crc32
+            && record.yanked.is_some() == row.view.yanked)
+            .then_some(())
+    }
+}
+
 /// Read a page back, keeping only the files `filter` keeps: the filter decides on the rows
-/// alone (integers: no file name is read), and only the records of the files kept are read and
-/// built. `None` when the bytes are not this format.
-pub fn decode(bytes: &[u8], filter: Option<FileFilter<'_>>) -> Option<ProjectPage> {
-    let sections = Sections::read(bytes)?;
+/// alone (integers: no file name is read), and only the records of the files kept are read
+/// and checked. The files are built when first read ([`LazyPage`]). `None` when the bytes are
+/// not this format, or a kept file's row, record or table entries do not read.
+pub fn decode<B>(bytes: Arc<B>, filter: Option<FileFilter<'_>>) -> Option<ProjectPage>
+where
+    B: Deref<Target = [u8]> + Send + Sync + 'static,
+{
+    let bytes: Bytes = bytes;
+    let sections = Sections::read(&bytes)?;
     let lens = Lens {
         files: sections.rows.len() / ROW,
         tag_sets: sections.tag_texts.len(),
@@ -323,48 +491,41 @@ pub fn decode(bytes: &[u8], filter: Option<FileFilter<'_>>) -> Option<ProjectPag
     };
     let count = lens.files;
     let row = |i: usize| Row::read(&sections.rows[i * ROW..(i + 1) * ROW], lens);
-    let mut parsed = Parsed::new(&sections);
     let keep = match filter {
         None => (0..count)
             .map(|i| row(i).map(|_| true))
             .collect::<Option<_>>()?,
         Some(filter) => filter.mask(&sections.tag_texts, count, |i| row(i).map(|r| r.view))?,
     };
-    let mut files = Vec::with_capacity(keep.iter().filter(|k| **k).count());
+    let mut tables = Tables::new(&sections);
+    let mut rows = Vec::with_capacity(keep.iter().filter(|k| **k).count());
     for i in (0..count).filter(|i| keep[*i]) {
         let row = row(i)?;
-        files.push(read_file(&row, sections.records, &mut parsed)?);
+        Record::check(sections.records, &row)?;
+        rows.push(tables.kept(&row)?);
     }
+    let Tables {
+        stems,
+        tags,
+        pythons,
+        ..
+    } = tables;
+    let page = LazyPage {
+        bytes: bytes.clone(),
+        records_at: sections.records_at,
+        files: rows.iter().map(|_| OnceLock::new()).collect(),
+        rows,
+        stems,
+        tags,
+        pythons,
+        strip_userinfo: false,
+    };
     Some(ProjectPage {
         name: sections.name,
-        files,
+        files: Files::lazy(page),
         skipped: sections.skipped,
         api_version: sections.api_version,
     })
-}
-
-/// One kept file: its name and requires-python from the tables, the rest from its record
-/// (checked against the row's CRC-32).
-fn read_file(row: &Row, records: &[u8], parsed: &mut Parsed<'_>) -> Option<DistFile> {
-    let mut rec = Reader {
-        bytes: records,
-        pos: row.record,
-    };
-    let file = DistFile {
-        filename: parsed.filename(row)?,
-        url: FileUrl::from_serialized(rec.str()?),
-        hashes: rec.map()?,
-        yanked: rec.opt_str()?.map(str::to_string),
-        size: rec.opt_u64()?,
-        core_metadata: match rec.u8()? {
-            0 => None,
-            1 => Some(rec.map()?),
-            _ => return None,
-        },
-        requires_python: parsed.requires_python(row.python)?,
-        upload_time: row.view.upload,
-    };
-    (crc32fast::hash(&records[row.record..rec.pos]) == row.crc32).then_some(file)
 }
 
 /// A file name's stem as the stem table keeps it: name, version and (for a wheel with one)
@@ -411,13 +572,6 @@ impl Writer {
         self.u32(list.len() as u32);
         for s in list {
             self.str(s);
-        }
-    }
-    fn map(&mut self, m: &Hashes) {
-        self.u32(m.iter().count() as u32);
-        for (k, v) in m.iter() {
-            self.str(k);
-            self.str(v);
         }
     }
 }
@@ -469,12 +623,6 @@ impl<'a> Reader<'a> {
         }
         Some(list)
     }
-    fn map(&mut self) -> Option<Hashes> {
-        let pairs = (0..self.u32()?)
-            .map(|_| Some((self.str()?, self.str()?)))
-            .collect::<Option<Vec<_>>>()?;
-        Some(pairs.into_iter().collect())
-    }
 }
 
 #[cfg(test)]
@@ -510,7 +658,7 @@ mod tests {
     #[test]
     fn a_page_reads_back_as_the_same_page() {
         let page = parse::simple_json(PAGE, &base()).unwrap();
-        let again = decode(&encode(&page), None).unwrap();
+        let again = decode(Arc::new(encode(&page)), None).unwrap();
         assert_eq!(format!("{again:?}"), format!("{page:?}"));
         assert_eq!(again.files.len(), 7);
         assert_eq!(again.skipped.len(), 1);
@@ -523,54 +671,95 @@ mod tests {
             crate::tags::Tags::new(vec!["cp312-cp312-manylinux_2_28_x86_64".parse().unwrap()]);
         let filter = Some(FileFilter { tags: &tags });
         let direct = parse::simple_json_filtered(PAGE, &base(), filter).unwrap();
-        let read = decode(&encode(&page), filter).unwrap();
+        let read = decode(Arc::new(encode(&page)), filter).unwrap();
         assert_eq!(format!("{:?}", read.files), format!("{:?}", direct.files));
         // Of 2.0's four foreign wheels, cp39's tag is not among the three a reason names.
         assert_eq!(read.files.len(), 6);
     }
 
-    #[test]
-    fn a_record_is_checked_when_it_is_read() {
-        let page = parse::simple_json(PAGE, &base()).unwrap();
-        let bytes = encode(&page);
-        let tags =
-            crate::tags::Tags::new(vec!["cp312-cp312-manylinux_2_28_x86_64".parse().unwrap()]);
-        let filter = Some(FileFilter { tags: &tags });
-        let kept = decode(&bytes, filter).unwrap().files.len();
-        // Flip a byte of the cp39 wheel's record (the fourth file), which the filter does not
-        // keep (see above).
-        let sections = Sections::read(&bytes).unwrap();
-        let row = &sections.rows[3 * ROW..4 * ROW];
+    /// `bytes` with one byte of the `file`-th file's record flipped (its URL's first byte).
+    fn flip_record(bytes: &[u8], file: usize) -> Vec<u8> {
+        let sections = Sections::read(bytes).unwrap();
+        let row = &sections.rows[file * ROW..(file + 1) * ROW];
         let offset = u32::from_le_bytes(row[29..33].try_into().unwrap()) as usize;
-        let at = sections.records.as_ptr() as usize - bytes.as_ptr() as usize + offset + 4;
-        let mut flipped = bytes.clone();
+        let at = sections.records_at + offset + 4;
+        let mut flipped = bytes.to_vec();
         assert_eq!(
             &flipped[at..at + 4],
             b"http",
             "the record starts with the URL"
         );
         flipped[at] ^= 1;
-        assert_eq!(decode(&flipped, filter).unwrap().files.len(), kept);
-        assert!(decode(&flipped, None).is_none());
+        flipped
+    }
+
+    #[test]
+    fn a_record_is_checked_when_its_file_is_kept() {
+        let page = parse::simple_json(PAGE, &base()).unwrap();
+        let bytes = encode(&page);
+        let tags =
+            crate::tags::Tags::new(vec!["cp312-cp312-manylinux_2_28_x86_64".parse().unwrap()]);
+        let filter = Some(FileFilter { tags: &tags });
+        let kept = decode(Arc::new(bytes.clone()), filter).unwrap().files.len();
+        // The cp39 wheel (the fourth file) is not kept (see above): its record is not read.
+        let flipped = flip_record(&bytes, 3);
+        assert_eq!(
+            decode(Arc::new(flipped.clone()), filter)
+                .unwrap()
+                .files
+                .len(),
+            kept
+        );
+        assert!(decode(Arc::new(flipped), None).is_none());
+        // The win_amd64 wheel (the second file) is kept, though nothing reads it: its record
+        // is checked when the page is decoded (a cache miss then), not when it is first read.
+        let flipped = flip_record(&bytes, 1);
+        assert!(decode(Arc::new(flipped), filter).is_none());
+    }
+
+    #[test]
+    fn files_are_built_when_read_and_answer_as_built_files() {
+        let page = parse::simple_json(PAGE, &base()).unwrap();
+        let read = decode(Arc::new(encode(&page)), None).unwrap();
+        for (i, file) in page.files.iter().enumerate() {
+            let (lazy, built) = (read.files.head(i), FileHead::of(file));
+            assert_eq!(format!("{lazy:?}"), format!("{built:?}"));
+            assert_eq!(format!("{:?}", read.files[i]), format!("{file:?}"));
+        }
+        // Credentials are dropped from a file's URL whether it was built before or after.
+        let mut page = page;
+        page.files = (0..page.files.len())
+            .map(|i| {
+                let mut f = page.files[i].clone();
+                f.url = url::Url::parse("https://u:p@files.example/f.whl")
+                    .unwrap()
+                    .into();
+                f
+            })
+            .collect();
+        let mut read = decode(Arc::new(encode(&page)), None).unwrap();
+        assert!(read.files[0].url.has_userinfo());
+        read.files.strip_userinfo();
+        assert!(read.files.iter().all(|f| !f.url.has_userinfo()));
     }
 
     #[test]
     fn anything_else_is_not_a_page() {
         let page = parse::simple_json(PAGE, &base()).unwrap();
         let bytes = encode(&page);
-        assert!(decode(&bytes[..bytes.len() - 1], None).is_none());
+        assert!(decode(Arc::new(bytes[..bytes.len() - 1].to_vec()), None).is_none());
         let mut longer = bytes.clone();
         longer.push(0);
-        assert!(decode(&longer, None).is_none());
+        assert!(decode(Arc::new(longer.clone()), None).is_none());
         let mut other = bytes.clone();
         other[0] = FORMAT + 1;
-        assert!(decode(&other, None).is_none());
+        assert!(decode(Arc::new(other.clone()), None).is_none());
         // A row changed (its tag-set id pointing past the table): the head checksum fails.
         let rows = Sections::read(&bytes).unwrap().rows;
         let rows_at = rows.as_ptr() as usize - bytes.as_ptr() as usize;
         let mut wild = bytes.clone();
         wild[rows_at + 4..rows_at + 8].copy_from_slice(&1000u32.to_le_bytes());
-        assert!(decode(&wild, None).is_none());
-        assert!(decode(b"{\"name\": \"demo\"}", None).is_none());
+        assert!(decode(Arc::new(wild.clone()), None).is_none());
+        assert!(decode(Arc::new(b"{\"name\": \"demo\"}".to_vec()), None).is_none());
     }
 }

@@ -28,6 +28,19 @@ impl Hashes {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// The stored text: `algorithm=digest` lines, as [`Hashes::from_stored`] reads it back.
+    pub(super) fn as_stored(&self) -> &str {
+        &self.0
+    }
+
+    /// Digests from the text [`Hashes::as_stored`] gave (the page cache keeps it under a
+    /// checksum): one allocation, nothing sorted or re-escaped. A text that is not of that form
+    /// reads as lines a lookup skips (no `=`) or as digests that match no file, never as a
+    /// digest that was not listed.
+    pub(super) fn from_stored(text: &str) -> Hashes {
+        Hashes(text.into())
+    }
 }
 
 impl<K: AsRef<str>, V: AsRef<str>> FromIterator<(K, V)> for Hashes {

@@ -72,6 +72,7 @@ mod compact;
 pub mod config;
 mod error;
 mod filename;
+mod files;
 mod hashes;
 mod http;
 pub mod keyring;
@@ -87,6 +88,7 @@ pub use candidates::{BinaryPolicy, Candidate, Unusable, candidates};
 pub use config::IndexLocation;
 pub use error::IndexError;
 pub use filename::{DistFilename, FilenameError, SdistFilename, WheelFilename};
+pub use files::{FileHead, Files};
 pub use hashes::Hashes;
 pub use http::Index;
 pub use urls::{FileUrl, url_filename};
@@ -105,8 +107,9 @@ pub struct Project {
     pub name: PackageName,
     /// The index it came from, credentials redacted (for messages).
     pub index: String,
-    /// Its files, each parsed; files whose names do not parse are skipped with a warning.
-    pub files: Vec<DistFile>,
+    /// Its files, each parsed (built on first access when read from the page cache); files
+    /// whose names do not parse are skipped.
+    pub files: Files,
 }
 
 /// One release file.

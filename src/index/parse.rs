@@ -23,7 +23,7 @@ use url::Url;
 
 use super::filename::FilenameMemo;
 use super::urls::url_filename;
-use super::{DistFile, DistFilename};
+use super::{DistFile, DistFilename, Files};
 use crate::metadata::parse_requires_python;
 use crate::tags::{compress_set, first_of_set};
 
@@ -32,8 +32,9 @@ use crate::tags::{compress_set, first_of_set};
 pub struct ProjectPage {
     /// The name the page states (JSON `name`), when it states one.
     pub name: Option<PackageName>,
-    /// The files, in page order, each parsed.
-    pub files: Vec<DistFile>,
+    /// The files, in page order, each parsed (built on first access when read from the page
+    /// cache).
+    pub files: Files,
     /// Files skipped and why (to be shown as warnings).
     pub skipped: Vec<String>,
     /// `meta.api-version` / `pypi:repository-version`, when given.
@@ -373,7 +374,7 @@ pub fn simple_json_filtered(
     }
     Ok(ProjectPage {
         name: Some(name),
-        files,
+        files: files.into(),
         skipped,
         api_version,
     })
@@ -484,7 +485,7 @@ pub fn simple_html_filtered(
     }
     Ok(ProjectPage {
         name: None,
-        files,
+        files: files.into(),
         skipped,
         api_version,
     })
@@ -749,19 +750,25 @@ mod tests {
             let url = Url::from_directory_path(&dir).unwrap();
             let whole = simple_json(&bytes, &url).unwrap();
             let name = whole.name.clone().unwrap();
-            let project = |files: Vec<DistFile>| super::super::Project {
+            let project = |files: Files| super::super::Project {
                 name: name.clone(),
                 index: String::new(),
                 files,
             };
+            let compact = std::sync::Arc::new(super::super::compact::encode(&whole));
             for (tags, python) in &targets {
                 let filter = Some(FileFilter { tags });
                 let kept = simple_json_filtered(&bytes, &url, filter).unwrap();
                 let (w, k) = (project(whole.files.clone()), project(kept.files));
+                // The same page read back from its compact form, its files built on demand.
+                let read = super::super::compact::decode(compact.clone(), filter).unwrap();
+                let r = project(read.files);
                 for policy in &policies {
                     let a = candidates_for(&w, tags, python, policy);
                     let b = candidates_for(&k, tags, python, policy);
                     assert_eq!(format!("{a:?}"), format!("{b:?}"), "{}", dir.display());
+                    let c = candidates_for(&r, tags, python, policy);
+                    assert_eq!(format!("{b:?}"), format!("{c:?}"), "{}", dir.display());
                 }
                 let summary = |p: &super::super::Project| {
                     let mut by_version = BTreeMap::new();

@@ -959,11 +959,7 @@ impl Proposer<'_> {
             // Cheap pre-check: no file newer than the planned version, nothing holds it back.
             if let Some(planned) = &planned_version {
                 let public = planned.clone().without_local();
-                if project
-                    .files
-                    .iter()
-                    .all(|f| f.filename.version() <= &public)
-                {
+                if project.files.heads().all(|f| f.version <= &public) {
                     continue;
                 }
             }

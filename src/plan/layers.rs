@@ -252,9 +252,9 @@ impl Proposer<'_> {
             let line_end = next_line(installed);
             // Each version's first upload, in one pass over the files.
             let mut uploaded: BTreeMap<&Version, jiff::Timestamp> = BTreeMap::new();
-            for file in &project.files {
+            for file in project.files.heads() {
                 if let Some(at) = file.upload_time {
-                    let first = uploaded.entry(file.filename.version()).or_insert(at);
+                    let first = uploaded.entry(file.version).or_insert(at);
                     *first = (*first).min(at);
                 }
             }

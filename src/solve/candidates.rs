@@ -12,7 +12,7 @@ use std::sync::{Arc, OnceLock};
 use pep440_rs::{Version, VersionSpecifiers};
 
 use crate::index::candidates::{AllowedFormats, Choice, VersionGroups, choose};
-use crate::index::{BinaryPolicy, DistFile, DistFilename, Project, Unusable};
+use crate::index::{BinaryPolicy, DistFile, Project, Unusable};
 use crate::inventory::Environment;
 use crate::metadata::CoreMetadata;
 use crate::tags::Tags;
@@ -189,12 +189,11 @@ impl VersionTable {
     pub fn platform_specific(&self, version: &Version) -> bool {
         let public = version.clone().without_local();
         self.project.as_ref().is_some_and(|p| {
-            p.files.iter().any(|f| {
-                matches!(&f.filename, DistFilename::Wheel(w)
-                    if w.tags.iter().any(|t| t.platform != "any")
-                        && (w.version == public
-                            || w.version.is_local()
-                                && w.version.clone().without_local() == public))
+            p.files.heads().any(|f| {
+                f.tags
+                    .is_some_and(|tags| tags.iter().any(|t| t.platform != "any"))
+                    && (*f.version == public
+                        || f.version.is_local() && f.version.clone().without_local() == public)
             })
         })
     }

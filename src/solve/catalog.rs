@@ -336,8 +336,8 @@ impl<'a> Catalog<'a> {
         let project = self.core.index.project(name).ok()??;
         project
             .files
-            .iter()
-            .filter(|f| wanted(f.filename.version()))
+            .heads()
+            .filter(|f| wanted(f.version))
             .filter_map(|f| f.upload_time)
             .min()
     }

@@ -110,7 +110,7 @@ impl MemIndex {
         let mut files: Vec<DistFile> = self
             .projects
             .get(&name)
-            .map(|p| p.files.clone())
+            .map(|p| p.files.iter().cloned().collect())
             .unwrap_or_default();
         for filename in filenames {
             let parsed = DistFilename::from_str(&filename).expect("valid fixture file name");
@@ -133,7 +133,7 @@ impl MemIndex {
             Arc::new(Project {
                 name,
                 index: "memory".to_string(),
-                files,
+                files: files.into(),
             }),
         );
         self

@@ -302,12 +302,8 @@ impl Inner {
                 self.warn_shadowed(name, index, &self.indexes[i + 1..])
                     .await;
                 let mut files = page.files;
-                for file in &mut files {
-                    // Credentials never ride along in file URLs; the realm supplies them.
-                    if file.url.has_userinfo() {
-                        file.url = auth::strip_userinfo(&file.url).into();
-                    }
-                }
+                // Credentials never ride along in file URLs; the realm supplies them.
+                files.strip_userinfo();
                 return Ok(Some(Arc::new(Project {
                     name: name.clone(),
                     index: index.to_string(),

@@ -12,6 +12,8 @@
 //! cached only once it parses; a 404/410 is remembered, so `--offline` can say "not on the index"
 //! too; `--offline` answers from the cache alone and `--refresh` ignores it.
 
+use std::sync::Arc;
+
 use pep508_rs::PackageName;
 use url::Url;
 
@@ -48,7 +50,7 @@ struct PageRequest<'a> {
 /// 404, or a body that is not a compact page).
 struct Cached {
     meta: EntryMeta,
-    body: Body,
+    body: Arc<Body>,
     page: Option<ProjectPage>,
 }
 
@@ -118,8 +120,14 @@ impl Inner {
     /// page of 15,000 files reads only the files it keeps; anything else is checked whole.
     fn read_cached(&self, key: &str) -> Option<Cached> {
         let (meta, body) = self.cache.read_framed(Bucket::Pages, key)?;
+        let body = Arc::new(body);
         let page = match meta.content_type.as_deref() {
-            Some(COMPACT) => Some(compact::decode(&body, self.filter())?),
+            Some(COMPACT) => {
+                let page = compact::decode(body.clone(), self.filter())?;
+                // The page keeps the entry for its files' records, a few of which are read.
+                body.release_resident();
+                Some(page)
+            }
             _ if body.is_intact(&meta) => None,
             _ => return None,
         };
@@ -216,10 +224,15 @@ impl Inner {
         match self.filter() {
             None => Ok(page),
             Some(filter) => {
-                compact::decode(&body, Some(filter)).ok_or_else(|| IndexError::InvalidPage {
-                    url: page_url.to_string(),
-                    message: "the page does not survive its own compact form".to_string(),
-                })
+                let mut page = compact::decode(Arc::new(body), Some(filter)).ok_or_else(|| {
+                    IndexError::InvalidPage {
+                        url: page_url.to_string(),
+                        message: "the page does not survive its own compact form".to_string(),
+                    }
+                })?;
+                // Built now: the whole compact page is in memory, not mapped.
+                page.files = page.files.into_built();
+                Ok(page)
             }
         }
     }
