@@ -224,23 +224,44 @@ pub struct VersionGroups {
 }
 
 impl VersionGroups {
-    /// Group `project`'s files.
+    /// Group `project`'s files: the versions their keys name ([`super::Files::version_keys`])
+    /// ranked by one stable sort, then the files placed by rank (a counting sort: stable, so
+    /// each version's files stay in the project's order).
     pub fn new(project: &Project) -> VersionGroups {
-        let files = &project.files;
-        let version = |i: u32| files.head(i as usize).version;
-        let count = u32::try_from(files.len()).expect("fewer than 2^32 files in a project");
-        let mut order: Vec<u32> = (0..count).collect();
-        // Stable and adaptive: pages list a version's files together, so the runs are long.
-        order.sort_by(|a, b| version(*a).cmp(version(*b)));
-        let mut starts = Vec::new();
-        for (at, pair) in order.windows(2).enumerate() {
-            if version(pair[0]) != version(pair[1]) {
-                starts.push(at as u32 + 1);
+        let (keys, versions) = project.files.version_keys();
+        u32::try_from(keys.len()).expect("fewer than 2^32 files in a project");
+        let mut by_version: Vec<u32> = (0..versions.len() as u32).collect();
+        by_version.sort_by(|a, b| versions[*a as usize].cmp(versions[*b as usize]));
+        // Each key's rank: equal versions share one.
+        let mut rank = vec![0u32; versions.len()];
+        let mut ranks = 0u32;
+        for (at, key) in by_version.iter().enumerate() {
+            if at > 0 && versions[by_version[at - 1] as usize] != versions[*key as usize] {
+                ranks += 1;
             }
+            rank[*key as usize] = ranks;
         }
-        if !order.is_empty() {
-            starts.insert(0, 0);
-            starts.push(count);
+        // Every key names at least one file, so every rank is a non-empty group.
+        let mut starts = vec![
+            0u32;
+            if keys.is_empty() {
+                0
+            } else {
+                ranks as usize + 2
+            }
+        ];
+        for key in &keys {
+            starts[rank[*key as usize] as usize + 1] += 1;
+        }
+        for at in 1..starts.len() {
+            starts[at] += starts[at - 1];
+        }
+        let mut next = starts.clone();
+        let mut order = vec![0u32; keys.len()];
+        for (file, key) in keys.iter().enumerate() {
+            let slot = &mut next[rank[*key as usize] as usize];
+            order[*slot as usize] = file as u32;
+            *slot += 1;
         }
         VersionGroups { order, starts }
     }

@@ -3,20 +3,24 @@
 //! In: a [`ProjectPage`] parsed once from PEP 691 JSON or PEP 503 HTML, when the page changes.
 //! Out: the same page read back with no JSON or HTML parsing, no URL joining and no entity
 //! decoding, each file's values already resolved (absolute URL without its fragment, hashes,
-//! trimmed requires-python, yanked reason, upload time, size, core-metadata hashes).
+//! trimmed requires-python, yanked reason, upload time, size, core-metadata hashes), its files
+//! built when first read ([`LazyPage`] behind [`Files`]).
 //!
 //! Laid out for a reader that keeps a few files of many (a target filter keeps about two of
 //! pydantic-core's 15,000): the distinct wheel tag sets and requires-python values in tables,
 //! then one fixed-size row per file holding what the filter decides on (a version id, a tag-set
 //! id, yanked, upload time), then the rest of each file in a record of length-prefixed fields
 //! that is read only when the file is kept. So a warm read parses each distinct tag set once,
-//! decides on integers, and reads, checks as UTF-8 and builds only the files kept.
+//! decides on integers, and checks only the records of the files kept; the version tables read
+//! the rows and tables ([`FileHead`]), and a file is built only when something asks for it (the
+//! few a resolve names).
 //!
 //! Checksums: one CRC-32 over everything before the records, and one per record, kept in its
-//! row; a reader checks the first and the records it reads. The cache does not check the whole
-//! body of a compact page on reading (`Cache::read_framed`): every byte used is still checked,
-//! and a page cut short still fails its length check, but a warm run no longer reads all of a
-//! multi-megabyte page to use a few of its files.
+//! row; a reader checks the first and the records of the files it keeps, when it decodes the
+//! page (so a corrupt entry is a cache miss, and building a file later cannot fail). The cache
+//! does not check the whole body of a compact page on reading (`Cache::read_framed`): every
+//! byte used is still checked, and a page cut short still fails its length check, but a warm
+//! run no longer reads all of a multi-megabyte page to use a few of its files.
 //!
 //! Why hand-laid rather than `rkyv` (uv's choice): the solver works on owned [`DistFile`]s, so
 //! an archived view would still be copied out field by field; this format adds no dependency
@@ -54,10 +58,11 @@ const YANKED: u8 = 1;
 const UPLOADED: u8 = 2;
 
 /// Write a parsed page in the compact form: the page's name, API version and skipped files; a
-/// table of its distinct wheel tag sets and one of its distinct requires-python values; one
-/// fixed-size row per file (ids into the tables, one id per distinct version, yanked, upload
-/// time: all the target filter reads); then per file a record of the rest (name, URL, hashes,
-/// yanked reason, size, core-metadata hashes), which a reader visits only for the files it keeps.
+/// table of its distinct wheel tag sets, one of its distinct requires-python values and one of
+/// its file-name stems; one fixed-size row per file (ids into the tables, one id per distinct
+/// version, yanked, upload time: all the target filter reads); then per file a record of the
+/// rest (URL, hashes as their stored text, yanked reason, size, core-metadata hashes), which a
+/// reader visits only for the files it keeps.
 pub fn encode(page: &ProjectPage) -> Vec<u8> {
     let mut versions: HashMap<&Version, u32> = HashMap::default();
     let mut tag_sets = Table::default();
@@ -375,6 +380,14 @@ impl LazyPage {
             yanked: row.yanked,
             upload_time: row.upload,
         }
+    }
+
+    /// See [`Files::version_keys`]: the kept rows' stems.
+    pub(super) fn version_keys(&self) -> (Vec<u32>, Vec<&Version>) {
+        (
+            self.rows.iter().map(|r| r.stem).collect(),
+            self.stems.iter().map(|(_, version, _)| version).collect(),
+        )
     }
 
     /// The `i`-th kept file, built on first access.

@@ -103,6 +103,20 @@ impl Files {
         }
     }
 
+    /// Files with equal versions, cheaply: per file a key, and per key its version (files with
+    /// equal keys have equal versions; keys with equal versions may differ). A cached page's
+    /// keys are its file-name stems (a few per version), so its files are grouped by comparing
+    /// a few hundred versions rather than sorting thousands of files by version.
+    pub fn version_keys(&self) -> (Vec<u32>, Vec<&Version>) {
+        match &self.0 {
+            Repr::Built(files) => (
+                (0..files.len() as u32).collect(),
+                files.iter().map(|f| f.filename.version()).collect(),
+            ),
+            Repr::Lazy(page) => page.version_keys(),
+        }
+    }
+
     /// Every file's head, in order.
     pub fn heads(&self) -> impl DoubleEndedIterator<Item = FileHead<'_>> + ExactSizeIterator {
         (0..self.len()).map(|i| self.head(i))

@@ -34,10 +34,9 @@ impl Hashes {
         &self.0
     }
 
-    /// Digests from the text [`Hashes::as_stored`] gave (the page cache keeps it under a
-    /// checksum): one allocation, nothing sorted or re-escaped. A text that is not of that form
-    /// reads as lines a lookup skips (no `=`) or as digests that match no file, never as a
-    /// digest that was not listed.
+    /// Digests from the text [`Hashes::as_stored`] gave, read back from the page cache (whose
+    /// per-record CRC-32 vouches that it is that text): one allocation, nothing sorted or
+    /// re-escaped, as a warm read builds it for every file it names.
     pub(super) fn from_stored(text: &str) -> Hashes {
         Hashes(text.into())
     }
