@@ -358,7 +358,9 @@ pub(super) struct LazyPage {
     stems: Vec<Stem>,
     tags: Vec<Arc<[Tag]>>,
     pythons: Vec<VersionSpecifiers>,
-    files: Box<[OnceLock<DistFile>]>,
+    /// The files built so far, each boxed: a slot is 16 bytes, so a page of thousands of kept
+    /// files, of which a few are built, does not set aside (and touch) room for every file.
+    files: Box<[OnceLock<Box<DistFile>>]>,
     strip_userinfo: bool,
 }
 
@@ -392,7 +394,7 @@ impl LazyPage {
 
     /// The `i`-th kept file, built on first access.
     pub(super) fn file(&self, i: usize) -> &DistFile {
-        self.files[i].get_or_init(|| self.build(i))
+        self.files[i].get_or_init(|| Box::new(self.build(i)))
     }
 
     /// Every kept file, built.
@@ -401,10 +403,11 @@ impl LazyPage {
     }
 
     /// Every kept file, built, and the page let go.
-    pub(super) fn into_files(self) -> Vec<DistFile> {
-        (0..self.len())
-            .map(|i| match self.files[i].get() {
-                Some(file) => file.clone(),
+    pub(super) fn into_files(mut self) -> Vec<DistFile> {
+        let built = std::mem::take(&mut self.files);
+        (built.into_vec().into_iter().enumerate())
+            .map(|(i, file)| match file.into_inner() {
+                Some(file) => *file,
                 None => self.build(i),
             })
             .collect()
