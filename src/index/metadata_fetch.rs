@@ -40,6 +40,9 @@ use crate::metadata::{CoreMetadata, MAX_METADATA_BYTES};
 /// the whole central directory and the METADATA entry too).
 const TAIL: u64 = 64 * 1024;
 
+/// How many bytes [`head`] reads from a large wheel's start.
+const HEAD: u64 = 128 * 1024;
+
 /// The most a learned first range read takes ([`TailHints`]).
 const MAX_TAIL: u64 = 4 * 1024 * 1024;
 
@@ -85,6 +88,12 @@ impl TailHints {
         hints.get(file.filename.name()).copied().unwrap_or(TAIL)
     }
 
+    /// Whether the project's wheels are known to take more than one small range read (a
+    /// wheel of it read earlier in this run needed more than [`TAIL`] bytes from its end).
+    fn is_large(&self, file: &DistFile) -> bool {
+        self.tail(file) > TAIL
+    }
+
     /// A wheel `total` bytes long was read by ranges and its reads needed the bytes from each
     /// of `offsets` to the end.
     fn learn(&self, file: &DistFile, total: u64, offsets: &[u64]) {
@@ -111,7 +120,9 @@ impl TailHints {
 /// the index has none (half of the wheels on the index reachable here) a slow 404, before the
 /// range reads it ends in anyway. When the range reads do not give metadata that checks (the
 /// server ignores `Range`, the wheel is not served, the zip is bad), the files are read in the
-/// order above, so the answer is the one that order gives.
+/// order above, so the answer is the one that order gives. A wheel of a project whose wheels
+/// are known to be large races its `.metadata` file with the range reads
+/// ([`race_metadata_file`]): both are the same METADATA (PEP 658), whichever arrives first.
 pub async fn fetch(
     client: &Client,
     file: &DistFile,
@@ -121,19 +132,72 @@ pub async fn fetch(
         && file.core_metadata.is_none()
         && file.url.scheme() != "file";
     if ranges_first {
-        let name = file.filename_str();
-        match probe_wheel_metadata(client, file, hints).await {
-            Ok(Some((bytes, source))) => match check(file, &file.url, &bytes) {
-                Ok(metadata) => return Ok((bytes, metadata, source)),
-                Err(e) => log::debug!("{name}: range reads: {e}; trying the .metadata file"),
-            },
-            Ok(None) => {
-                log::debug!("{name}: the server ignores Range; trying the .metadata file")
-            }
-            Err(e) => log::debug!("{name}: range reads: {e}; trying the .metadata file"),
+        let found = if hints.is_large(file) {
+            race_metadata_file(client, file, hints).await
+        } else {
+            by_ranges(client, file, hints).await
+        };
+        if let Some(found) = found {
+            return Ok(found);
         }
     }
     fetch_in_order(client, file, hints).await
+}
+
+/// Metadata by range reads only, checked against the file; `None` (logged) when they give none
+/// that checks.
+async fn by_ranges(
+    client: &Client,
+    file: &DistFile,
+    hints: &TailHints,
+) -> Option<(Vec<u8>, CoreMetadata, MetadataSource)> {
+    let name = file.filename_str();
+    match probe_wheel_metadata(client, file, hints).await {
+        Ok(Some((bytes, source))) => match check(file, &file.url, &bytes) {
+            Ok(metadata) => return Some((bytes, metadata, source)),
+            Err(e) => log::debug!("{name}: range reads: {e}; trying the .metadata file"),
+        },
+        Ok(None) => log::debug!("{name}: the server ignores Range; trying the .metadata file"),
+        Err(e) => log::debug!("{name}: range reads: {e}; trying the .metadata file"),
+    }
+    None
+}
+
+/// A wheel of a project whose wheels take more than one small range read (a central directory
+/// of megabytes, as torch's): its unadvertised `.metadata` file is asked for beside the range
+/// reads, and the first to give metadata that checks wins; the other's requests are dropped
+/// (cancelled). On the index reachable here about half the `.metadata` files are served, in
+/// one round trip of ~30 KB, where the range reads of a torch wheel move ~2 MB in one or two.
+/// `None` when the range reads give nothing that checks (the `.metadata` file may not have
+/// answered yet): the caller then reads in the documented order, as without the race.
+async fn race_metadata_file(
+    client: &Client,
+    file: &DistFile,
+    hints: &TailHints,
+) -> Option<(Vec<u8>, CoreMetadata, MetadataSource)> {
+    let served = async {
+        let url = metadata_file_url(file);
+        match client.get(&url, &RequestOptions::default()).await {
+            Ok(reply) if reply.status == 200 => match check(file, &url, &reply.body) {
+                Ok(metadata) => return (reply.body, metadata, MetadataSource::MetadataFile),
+                Err(e) => log::debug!("{}: {e}", file.filename_str()),
+            },
+            _ => {}
+        }
+        // Not served (or not usable): the range reads decide.
+        std::future::pending().await
+    };
+    tokio::select! {
+        found = served => Some(found),
+        found = by_ranges(client, file, hints) => found,
+    }
+}
+
+/// Where a file's PEP 658 `.metadata` file would be.
+fn metadata_file_url(file: &DistFile) -> Url {
+    let mut url = (*file.url).clone();
+    url.set_path(&format!("{}.metadata", file.url.path()));
+    url
 }
 
 /// Metadata in the documented order: the `.metadata` file, advertised or not, then the wheel
@@ -145,8 +209,7 @@ async fn fetch_in_order(
 ) -> Result<(Vec<u8>, CoreMetadata, MetadataSource), IndexError> {
     let name = file.filename_str();
     // 1 + 2: the `.metadata` file, advertised or not.
-    let mut metadata_url = (*file.url).clone();
-    metadata_url.set_path(&format!("{}.metadata", file.url.path()));
+    let metadata_url = metadata_file_url(file);
     let reply = client
         .get(&metadata_url, &RequestOptions::default())
         .await?;
@@ -419,13 +482,32 @@ async fn probe_wheel_metadata(
     file: &DistFile,
     hints: &TailHints,
 ) -> Result<Option<(Vec<u8>, MetadataSource)>, IndexError> {
-    let Some((total, window, source)) = tail(client, file, hints.tail(file), true).await? else {
+    let tail_len = hints.tail(file);
+    let (tail, head) = if hints.is_large(file) {
+        tokio::join!(tail(client, file, tail_len, true), head(client, file))
+    } else {
+        (tail(client, file, tail_len, true).await, None)
+    };
+    let Some((total, window, source)) = tail? else {
         return Ok(None);
     };
-    let directory = directory(client, file, total, window, source).await?;
+    let mut directory = directory(client, file, total, window, source).await?;
+    directory.windows.extend(head);
     metadata_entry(client, file, directory, hints)
         .await
         .map(Some)
+}
+
+/// The first [`HEAD`] bytes of a wheel (`None` when the server does not send just them, or the
+/// read fails: the head only spares a request). Read beside the tail of a large wheel, it holds
+/// the METADATA of a wheel whose `.dist-info` comes first (torch before 2.7: ~11 KB at
+/// 33-64 KB into a 700 MB file), which would otherwise take one more round trip after the
+/// central directory. Which entry is METADATA is still the central directory's word.
+async fn head(client: &Client, file: &DistFile) -> Option<Window> {
+    match range_of(client, file, ByteRange::Span(0, HEAD), true).await {
+        Ok(reply) if reply.status == 206 => Some(window_of(reply, 0)),
+        _ => None,
+    }
 }
 
 /// The METADATA entry of a wheel whose central directory has been read (what range reads

@@ -33,6 +33,13 @@ pub trait IndexSource: Send + Sync {
         let _ = names;
     }
 
+    /// A hint that the metadata of this file will be asked for soon; fetch it in the
+    /// background, where nothing waits for it (a later [`IndexSource::metadata`] of the same
+    /// file shares the fetch).
+    fn prefetch_metadata(&self, project: &Project, file: &DistFile) {
+        let _ = (project, file);
+    }
+
     /// The paths a wheel installs (its zip's file list, read by range requests), or `None` when
     /// they cannot be had cheaply: not a wheel, `--offline` with nothing cached, an index that
     /// serves no wheel files (a recorded folder of metadata only), or a source that does not

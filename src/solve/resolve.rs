@@ -78,15 +78,23 @@ pub(crate) fn solve_on(
         }
         // Dropping the catalog (and its sender) at the end stops the workers.
         let catalog = Catalog::new(core, Some(tx));
-        let result = run(&catalog, &rules);
+        let result = run(&catalog, &rules, &done);
         done.store(true, Ordering::Relaxed);
         result
     })
 }
 
-fn run(catalog: &Catalog<'_>, rules: &Rules<'_>) -> Result<Resolution, SolveError> {
+/// Solve, then explain a failure; `done` stops the prefetch workers once pubgrub has ended
+/// (what they would fetch next no solve uses; an explanation's reads go first).
+fn run(
+    catalog: &Catalog<'_>,
+    rules: &Rules<'_>,
+    done: &AtomicBool,
+) -> Result<Resolution, SolveError> {
     let provider = Provider::new(catalog, rules);
-    let selected = match pubgrub::resolve(&provider, Pkg::Root, Version::new([0])) {
+    let solved = pubgrub::resolve(&provider, Pkg::Root, Version::new([0]));
+    done.store(true, Ordering::Relaxed);
+    let selected = match solved {
         Ok(selected) => selected,
         Err(PubGrubError::NoSolution(tree)) => {
             return Err(SolveError::NoSolution(Box::new(explain::explain(

@@ -561,6 +561,86 @@ fn accepting_releases_serves_hints_and_upstream_evidence() {
     assert!(missing.versions.is_empty() && !missing.complete);
 }
 
+/// A [`MemIndex`] that says it waits on the network and records which release files it was
+/// asked to read and which to fetch in the background.
+struct Networked {
+    index: MemIndex,
+    read: std::sync::Mutex<Vec<String>>,
+    prefetched: std::sync::Mutex<Vec<String>>,
+}
+
+impl crate::index::IndexSource for Networked {
+    fn project(
+        &self,
+        name: &PackageName,
+    ) -> Result<Option<std::sync::Arc<crate::index::Project>>, crate::index::IndexError> {
+        self.index.project(name)
+    }
+
+    fn metadata(
+        &self,
+        project: &crate::index::Project,
+        file: &crate::index::DistFile,
+    ) -> Result<std::sync::Arc<crate::metadata::CoreMetadata>, crate::index::IndexError> {
+        self.read
+            .lock()
+            .unwrap()
+            .push(file.filename.version().to_string());
+        self.index.metadata(project, file)
+    }
+
+    fn prefetch_metadata(&self, _: &crate::index::Project, file: &crate::index::DistFile) {
+        let version = file.filename.version().to_string();
+        self.prefetched.lock().unwrap().push(version);
+    }
+}
+
+/// Over the network, the releases a query reads ahead are handed to the index to fetch in the
+/// background; the query itself reads only the releases it gets to, and waits for no other.
+#[test]
+fn accepting_releases_reads_ahead_through_the_index_and_stops_at_enough() {
+    let mut index = MemIndex::new();
+    for minor in 0..8 {
+        index.add("torch", &format!("2.{minor}.0"), &["triton==3.7.0"]);
+    }
+    index.add("triton", "3.7.0", &[]);
+    let index = Networked {
+        index,
+        read: Default::default(),
+        prefetched: Default::default(),
+    };
+    let env = linux_env("3.12.3");
+    let binary = crate::index::BinaryPolicy::default();
+    let core = catalog::CatalogCore::new(&index, &env, &binary, Default::default());
+    let catalog = catalog::Catalog::new(&core, None);
+    let (torch, triton) = (
+        PackageName::from_str("torch").unwrap(),
+        PackageName::from_str("triton").unwrap(),
+    );
+    let found = catalog
+        .accepting_releases(&AcceptingQuery {
+            dependent: &torch,
+            extras: &[],
+            package: &triton,
+            wanted: &pubgrub::Ranges::singleton(Version::from_str("3.7.0").unwrap()),
+            among: Among::Installable { prereleases: false },
+            read_at_most: 30,
+            enough: 2,
+        })
+        .unwrap();
+    let versions: Vec<String> = found.versions.iter().map(ToString::to_string).collect();
+    assert_eq!(versions, ["2.7.0", "2.6.0"]);
+    assert_eq!(*index.read.lock().unwrap(), ["2.7.0", "2.6.0"]);
+    let mut prefetched = index.prefetched.lock().unwrap().clone();
+    prefetched.sort();
+    assert_eq!(
+        prefetched,
+        [
+            "2.0.0", "2.1.0", "2.2.0", "2.3.0", "2.4.0", "2.5.0", "2.6.0"
+        ]
+    );
+}
+
 /// Each resolved release carries its metadata and wheel kind, so later stages read no index.
 #[test]
 fn resolution_carries_metadata_and_wheel_kind() {

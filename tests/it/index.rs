@@ -324,6 +324,130 @@ fn unadvertised_metadata_is_asked_for_when_the_server_ignores_ranges() {
     );
 }
 
+/// An index of one project, `bigwheel`, whose wheels are laid out as torch's before 2.7:
+/// `.dist-info` first (METADATA in the first kilobytes), then 3,000 members, so that the central
+/// directory (~200 KB) is larger than the first range read. Written by Python's `zipfile`; the
+/// `.metadata` files beside them hold the same METADATA.
+fn dist_info_first_index(root: &Path, versions: &[&str]) {
+    let script = r#"
+import os, sys, zipfile
+root, versions = sys.argv[1], sys.argv[2:]
+for d in ("simple/bigwheel", "wheels", "files"):
+    os.makedirs(os.path.join(root, d), exist_ok=True)
+links = []
+for v in versions:
+    name = f"bigwheel-{v}-py3-none-any.whl"
+    meta = f"Metadata-Version: 2.1\nName: bigwheel\nVersion: {v}\nRequires-Dist: packaging>=2{v[0]}\n\n".encode()
+    with zipfile.ZipFile(os.path.join(root, "wheels", name), "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(f"bigwheel-{v}.dist-info/METADATA", meta)
+        zf.writestr(f"bigwheel-{v}.dist-info/WHEEL", "Wheel-Version: 1.0\nTag: py3-none-any\n")
+        for i in range(3000):
+            zf.writestr(f"bigwheel/m{i:04}.py", f"x = {i}\n")
+        zf.writestr(f"bigwheel-{v}.dist-info/RECORD", "")
+    with open(os.path.join(root, "files", name + ".metadata"), "wb") as f:
+        f.write(meta)
+    links.append(f'<a href="../../files/{name}">{name}</a><br />')
+with open(os.path.join(root, "simple/bigwheel/index.html"), "w") as f:
+    f.write("<!DOCTYPE html><html><body>" + "".join(links) + "</body></html>")
+"#;
+    let status = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(root)
+        .args(versions)
+        .status()
+        .expect("python3 runs");
+    assert!(status.success());
+}
+
+/// The range requests (their `Range` headers) and `.metadata` requests made for one file.
+fn reads_of(server: &IndexServer, file: &str) -> (Vec<String>, usize) {
+    let asked = server.requests(&format!("/files/{file}"));
+    let ranges = asked
+        .iter()
+        .filter(|l| !l.path.ends_with(".metadata"))
+        .map(|l| l.headers.get("range").cloned().unwrap_or_default())
+        .collect();
+    let metadata_files = asked
+        .iter()
+        .filter(|l| l.path.ends_with(".metadata"))
+        .count();
+    (ranges, metadata_files)
+}
+
+#[test]
+fn a_second_large_wheel_reads_its_head_with_the_tail_and_asks_for_its_metadata_file() {
+    let dir = tempfile::tempdir().unwrap();
+    dist_info_first_index(dir.path(), &["2.0", "1.0"]);
+    let server = IndexServer::start(dir.path());
+    // No `.metadata` files: the range reads must give the answer, in a known number of reads.
+    server.set_metadata_files(false);
+    let index = index(&server.url());
+    let big = project(&index, "bigwheel");
+    let wheel = |v: &str| {
+        big.files
+            .iter()
+            .find(|f| f.filename.version().to_string() == v)
+            .unwrap()
+            .clone()
+    };
+    for v in ["2.0", "1.0"] {
+        let metadata = index.metadata(&big, &wheel(v)).unwrap();
+        assert_eq!(metadata.version.to_string(), v);
+        let recorded = std::fs::read(
+            dir.path()
+                .join("files")
+                .join(format!("bigwheel-{v}-py3-none-any.whl.metadata")),
+        )
+        .unwrap();
+        assert_eq!(
+            *metadata,
+            planner::metadata::CoreMetadata::parse(&recorded).unwrap()
+        );
+    }
+    // The first wheel: the tail, the central directory, METADATA at the start; no `.metadata`.
+    let (first, asked) = reads_of(&server, "bigwheel-2.0-py3-none-any.whl");
+    assert_eq!(first.len(), 3, "{first:?}");
+    assert_eq!(asked, 0);
+    // The second: its `.metadata` file (404 here) beside one learned tail that holds the whole
+    // central directory and the head that holds METADATA; no third round trip.
+    let (second, asked) = reads_of(&server, "bigwheel-1.0-py3-none-any.whl");
+    assert_eq!(asked, 1);
+    let mut second = second;
+    second.sort();
+    assert_eq!(second.len(), 2, "{second:?}");
+    assert!(second[0].starts_with("bytes=-"), "{second:?}");
+    assert_eq!(second[1], "bytes=0-131071");
+}
+
+#[test]
+fn a_second_large_wheel_takes_its_metadata_file_or_its_ranges_with_one_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    dist_info_first_index(dir.path(), &["2.0", "1.0"]);
+    let server = IndexServer::start(dir.path());
+    let index = index(&server.url());
+    let big = project(&index, "bigwheel");
+    for file in big.files.iter() {
+        let metadata = index.metadata(&big, file).unwrap();
+        assert_eq!(&metadata.version, file.filename.version());
+        let requires: Vec<String> = metadata
+            .requires_dist
+            .iter()
+            .map(|r| r.to_string())
+            .collect();
+        assert_eq!(
+            requires,
+            [format!(
+                "packaging>=2{}",
+                &metadata.version.to_string()[..1]
+            )]
+        );
+    }
+    // The first wheel is not raced (nothing is known of the project yet); the second is.
+    assert_eq!(reads_of(&server, "bigwheel-2.0-py3-none-any.whl").1, 0);
+    assert_eq!(reads_of(&server, "bigwheel-1.0-py3-none-any.whl").1, 1);
+}
+
 #[test]
 fn fault_500_is_retried() {
     let server = IndexServer::recorded();

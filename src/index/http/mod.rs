@@ -204,6 +204,15 @@ impl IndexSource for Index {
             .block_on(async move { inner.metadata(project, file).await })
     }
 
+    fn prefetch_metadata(&self, project: &Project, file: &DistFile) {
+        let inner = self.inner.clone();
+        let project = project.name.clone();
+        let file = file.clone();
+        self.runtime.spawn(async move {
+            let _ = inner.metadata(project, file).await;
+        });
+    }
+
     fn wheel_members(&self, file: &DistFile) -> Option<Vec<String>> {
         if !matches!(file.filename, DistFilename::Wheel(_)) {
             return None;
