@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use libfuzzer_sys::fuzz_target;
 use pep440_rs::{Version, VersionSpecifiers};
-use planner::metadata::{parse_requirement, parse_requires_python};
+use planner::metadata::{CoreMetadata, parse_requirement, parse_requires_python};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -47,4 +47,21 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(again, version, "`{text}` -> `{written}`");
     }
     let _ = parse_requires_python(text);
+    requires_dist_agrees(text);
 });
+
+/// A metadata file reads its `Requires-Dist` values in parts, with a marker memo: twice the same
+/// value (the second from the memo) must give what one parse of the whole gives.
+fn requires_dist_agrees(text: &str) {
+    if text != text.trim() || text.chars().any(char::is_control) {
+        return; // not a header value as written (the metadata reader trims and refuses those)
+    }
+    let file = format!("Name: a\nVersion: 1\nRequires-Dist: {text}\nRequires-Dist: {text}\n");
+    match (parse_requirement(text), CoreMetadata::parse_str(&file)) {
+        (Ok(whole), Ok(metadata)) => {
+            assert_eq!(metadata.requires_dist, vec![whole.clone(), whole], "`{text}`")
+        }
+        (Err(_), Err(_)) => {}
+        (whole, metadata) => panic!("`{text}`: {whole:?} as a whole, {metadata:?} in a file"),
+    }
+}

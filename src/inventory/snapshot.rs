@@ -70,6 +70,7 @@ impl MetadataFields {
         let mut fields = MetadataFields::default();
         let (mut name, mut version) = (None, None);
         for (field, value) in parse_headers(text) {
+            let value = value.into_owned();
             match field.to_ascii_lowercase().as_str() {
                 "metadata-version" if fields.metadata_version.is_none() => {
                     fields.metadata_version = Some(value);
