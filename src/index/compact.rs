@@ -4,7 +4,7 @@
 //! Out: the same page read back with no JSON or HTML parsing, no URL joining and no entity
 //! decoding, each file's values already resolved (absolute URL without its fragment, hashes,
 //! trimmed requires-python, yanked reason, upload time, size, core-metadata hashes), its files
-//! built when first read ([`LazyPage`] behind [`Files`]).
+//! built when first read ([`LazyPage`], a [`LazyFiles`] behind [`Files`]).
 //!
 //! Laid out for a reader that keeps a few files of many (a target filter keeps about two of
 //! pydantic-core's 15,000): the distinct wheel tag sets and requires-python values in tables,
@@ -36,7 +36,7 @@ use pep508_rs::PackageName;
 use rustc_hash::FxHashMap as HashMap;
 
 use super::filename::{FilenameMemo, build_tag};
-use super::files::{FileHead, Files};
+use super::files::{FileHead, Files, LazyFiles};
 use super::parse::{FileFilter, FileView, ProjectPage};
 use super::{DistFile, DistFilename, FileUrl, Hashes, SdistFilename, WheelFilename};
 use crate::metadata::parse_requires_python;
@@ -364,13 +364,13 @@ pub(super) struct LazyPage {
     strip_userinfo: bool,
 }
 
-impl LazyPage {
-    pub(super) fn len(&self) -> usize {
+impl LazyFiles for LazyPage {
+    fn len(&self) -> usize {
         self.rows.len()
     }
 
     /// What the version tables read of the `i`-th kept file: from its row and the tables.
-    pub(super) fn head(&self, i: usize) -> FileHead<'_> {
+    fn head(&self, i: usize) -> FileHead<'_> {
         let row = &self.rows[i];
         let (_, version, build) = &self.stems[row.stem as usize];
         let tags = (row.tags != NONE).then(|| &self.tags[row.tags as usize][..]);
@@ -385,25 +385,18 @@ impl LazyPage {
     }
 
     /// See [`Files::version_keys`]: the kept rows' stems.
-    pub(super) fn version_keys(&self) -> (Vec<u32>, Vec<&Version>) {
+    fn version_keys(&self) -> (Vec<u32>, Vec<&Version>) {
         (
             self.rows.iter().map(|r| r.stem).collect(),
             self.stems.iter().map(|(_, version, _)| version).collect(),
         )
     }
 
-    /// The `i`-th kept file, built on first access.
-    pub(super) fn file(&self, i: usize) -> &DistFile {
+    fn file(&self, i: usize) -> &DistFile {
         self.files[i].get_or_init(|| Box::new(self.build(i)))
     }
 
-    /// Every kept file, built.
-    pub(super) fn files(&self) -> impl Iterator<Item = &DistFile> {
-        (0..self.len()).map(|i| self.file(i))
-    }
-
-    /// Every kept file, built, and the page let go.
-    pub(super) fn into_files(mut self) -> Vec<DistFile> {
+    fn take_files(&mut self) -> Vec<DistFile> {
         let built = std::mem::take(&mut self.files);
         (built.into_vec().into_iter().enumerate())
             .map(|(i, file)| match file.into_inner() {
@@ -413,14 +406,15 @@ impl LazyPage {
             .collect()
     }
 
-    /// See [`super::Files::strip_userinfo`].
-    pub(super) fn strip_userinfo(&mut self) {
+    fn strip_userinfo(&mut self) {
         self.strip_userinfo = true;
         for file in self.files.iter_mut().filter_map(OnceLock::get_mut) {
             super::files::strip_userinfo(file);
         }
     }
+}
 
+impl LazyPage {
     fn build(&self, i: usize) -> DistFile {
         let row = &self.rows[i];
         let (rec, _) = Record::read(&self.bytes[self.records_at..], row.record as usize)
@@ -646,6 +640,77 @@ mod tests {
     use super::*;
     use crate::index::parse;
     use url::Url;
+
+    /// On every recorded page and a few targets, the filtered page and its compact form read back
+    /// answer as the whole page: the same candidates (file, reason) per version, release dates and
+    /// newest release. (Here, not in `parse`, because it reads the compact form.)
+    #[test]
+    fn filtered_pages_answer_as_whole_pages_on_the_recorded_index() {
+        use crate::index::candidates::{BinaryPolicy, candidates_for};
+        use crate::inventory::{Platform, cpython_tags};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/index/simple");
+        let targets: Vec<(crate::tags::Tags, pep440_rs::Version)> = [
+            (3, 12, "x86_64-manylinux_2_28"),
+            (3, 9, "aarch64-apple-darwin"),
+            (3, 13, "x86_64-pc-windows-msvc"),
+        ]
+        .iter()
+        .map(|(major, minor, platform)| {
+            let tags = cpython_tags(*major, *minor, &Platform::parse(platform).unwrap());
+            (tags, format!("{major}.{minor}.0").parse().unwrap())
+        })
+        .collect();
+        let policies = [
+            BinaryPolicy::default(),
+            BinaryPolicy::new(&[":all:".to_string()], &[]),
+            BinaryPolicy::new(&[], &[":all:".to_string()]),
+        ];
+        let mut pages = 0;
+        for entry in std::fs::read_dir(&root).unwrap() {
+            let dir = entry.unwrap().path();
+            let Ok(bytes) = std::fs::read(dir.join("index.json")) else {
+                continue;
+            };
+            let url = Url::from_directory_path(&dir).unwrap();
+            let whole = parse::simple_json(&bytes, &url).unwrap();
+            let name = whole.name.clone().unwrap();
+            let project = |files: Files| crate::index::Project {
+                name: name.clone(),
+                index: String::new(),
+                files,
+            };
+            let compact = std::sync::Arc::new(encode(&whole));
+            for (tags, python) in &targets {
+                let filter = Some(FileFilter { tags });
+                let kept = parse::simple_json_filtered(&bytes, &url, filter).unwrap();
+                let (w, k) = (project(whole.files.clone()), project(kept.files));
+                // The same page read back from its compact form, its files built on demand.
+                let read = decode(compact.clone(), filter).unwrap();
+                let r = project(read.files);
+                for policy in &policies {
+                    let a = candidates_for(&w, tags, python, policy);
+                    let b = candidates_for(&k, tags, python, policy);
+                    assert_eq!(format!("{a:?}"), format!("{b:?}"), "{}", dir.display());
+                    let c = candidates_for(&r, tags, python, policy);
+                    assert_eq!(format!("{b:?}"), format!("{c:?}"), "{}", dir.display());
+                }
+                let summary = |p: &crate::index::Project| {
+                    let mut by_version = std::collections::BTreeMap::new();
+                    for f in &p.files {
+                        let e = by_version
+                            .entry(f.filename.version().clone())
+                            .or_insert((None, false));
+                        e.0 = e.0.into_iter().chain(f.upload_time).min();
+                        e.1 |= f.yanked.is_none();
+                    }
+                    by_version
+                };
+                assert_eq!(summary(&w), summary(&k), "{}", dir.display());
+            }
+            pages += 1;
+        }
+        assert!(pages > 100, "only {pages} recorded pages");
+    }
 
     const PAGE: &[u8] = br#"{
       "meta": {"api-version": "1.1"}, "name": "demo",

@@ -1,7 +1,7 @@
 //! A project's files, each built when first read.
 //!
 //! In: the files of a page parsed from JSON or HTML (built already), or the kept rows of a page
-//! read from the cache (`super::compact::LazyPage`: the mapped entry, checked when it was
+//! read from the cache (a [`LazyFiles`]: the page cache's compact form, checked when it was
 //! decoded). Out: [`Files`], read by index like a slice of [`DistFile`]s, and [`FileHead`]s:
 //! what the version tables decide on (version, wheel tags and build tag, requires-python,
 //! yanked, upload time), read off the rows without building the file.
@@ -17,7 +17,6 @@ use std::sync::Arc;
 
 use pep440_rs::{Version, VersionSpecifiers};
 
-use super::compact::LazyPage;
 use super::{DistFile, DistFilename};
 use crate::tags::Tag;
 
@@ -30,7 +29,25 @@ enum Repr {
     /// Parsed from a page, or put together (a local folder, an in-memory index, tests).
     Built(Vec<DistFile>),
     /// Read from the page cache: built on first access.
-    Lazy(Arc<LazyPage>),
+    Lazy(Arc<dyn LazyFiles>),
+}
+
+/// A page whose files are built when first read: the page cache's compact form
+/// (`super::compact`), which checked every kept record when it decoded the page, so building a
+/// file cannot fail.
+pub(super) trait LazyFiles: Send + Sync {
+    /// How many files there are.
+    fn len(&self) -> usize;
+    /// What the version tables read of the `i`-th file, without building it.
+    fn head(&self, i: usize) -> FileHead<'_>;
+    /// See [`Files::version_keys`].
+    fn version_keys(&self) -> (Vec<u32>, Vec<&Version>);
+    /// The `i`-th file, built on first access.
+    fn file(&self, i: usize) -> &DistFile;
+    /// Every file, built, taken out.
+    fn take_files(&mut self) -> Vec<DistFile>;
+    /// Drop any user name or password from every file's URL, now or when the file is built.
+    fn strip_userinfo(&mut self);
 }
 
 /// What the version tables read of a file without building it.
@@ -70,7 +87,7 @@ impl<'a> FileHead<'a> {
 
 impl Files {
     /// Files read from the page cache, built when first read.
-    pub(super) fn lazy(page: LazyPage) -> Files {
+    pub(super) fn lazy(page: impl LazyFiles + 'static) -> Files {
         Files(Repr::Lazy(Arc::new(page)))
     }
 
@@ -134,9 +151,9 @@ impl Files {
     /// whose compact form is not kept mapped but held in memory whole).
     pub(super) fn into_built(self) -> Files {
         match self.0 {
-            Repr::Lazy(page) => match Arc::try_unwrap(page) {
-                Ok(page) => Files(Repr::Built(page.into_files())),
-                Err(page) => Files(Repr::Built(page.files().cloned().collect())),
+            Repr::Lazy(mut page) => match Arc::get_mut(&mut page) {
+                Some(page) => Files(Repr::Built(page.take_files())),
+                None => Files(Repr::Built(built(&*page))),
             },
             built => Files(built),
         }
@@ -151,13 +168,18 @@ impl Files {
                 Some(page) => page.strip_userinfo(),
                 // Shared already (not the case where pages are read): build a copy.
                 None => {
-                    let mut files: Vec<DistFile> = page.files().cloned().collect();
+                    let mut files = built(&**page);
                     files.iter_mut().for_each(strip_userinfo);
                     self.0 = Repr::Built(files);
                 }
             },
         }
     }
+}
+
+/// A copy of every file of a shared lazy page, each built.
+fn built(page: &dyn LazyFiles) -> Vec<DistFile> {
+    (0..page.len()).map(|i| page.file(i).clone()).collect()
 }
 
 /// Drop a file URL's user name and password, if it has any.
