@@ -106,6 +106,18 @@ pub fn parse_headers(text: &str) -> Vec<(&str, Cow<'_, str>)> {
     headers
 }
 
+/// The fields [`CoreMetadata`] reads, in lower case (field names match in any case).
+const READ_FIELDS: [&str; 8] = [
+    "metadata-version",
+    "name",
+    "version",
+    "requires-dist",
+    "requires-python",
+    "provides-extra",
+    "dynamic",
+    "summary",
+];
+
 impl CoreMetadata {
     /// Parse a metadata file from bytes.
     pub fn parse(bytes: &[u8]) -> Result<Self, MetadataError> {
@@ -133,9 +145,11 @@ impl CoreMetadata {
 
         for (field, value) in &headers {
             let value: &str = value;
-            let lower = field.to_ascii_lowercase();
+            let Some(lower) = READ_FIELDS.iter().find(|f| f.eq_ignore_ascii_case(field)) else {
+                continue;
+            };
             let checked = matches!(
-                lower.as_str(),
+                *lower,
                 "name" | "version" | "requires-dist" | "requires-python" | "provides-extra"
             );
             if checked && value.chars().any(|c| c.is_control() && c != '\t') {
@@ -143,7 +157,7 @@ impl CoreMetadata {
                     field: field.to_string(),
                 });
             }
-            match lower.as_str() {
+            match *lower {
                 "metadata-version" => metadata_version = Some(value.to_string()),
                 "name" => name = Some(value.to_string()),
                 "version" => version = Some(value.to_string()),

@@ -4,8 +4,9 @@
 //! generated for `--python-version`/`--python-platform`. Out: [`Tags`], which ranks a wheel's
 //! tag triples: lower rank is better, `None` means the wheel cannot be installed.
 
-use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 /// One `python-abi-platform` triple, e.g. `cp312-cp312-manylinux_2_28_x86_64`.
@@ -86,9 +87,14 @@ pub fn compress_set(tags: &[Tag]) -> String {
     )
 }
 
-/// The tags an environment supports, best first.
+/// The tags an environment supports, best first. Cloned freely (the tables are shared): an
+/// environment's set holds a few thousand tags, and the index settings and each solver catalog
+/// keep one.
 #[derive(Debug, Clone, Default)]
-pub struct Tags {
+pub struct Tags(Arc<Tables>);
+
+#[derive(Debug, Default)]
+struct Tables {
     ordered: Vec<Tag>,
     rank: FxHashMap<Tag, usize>,
     /// The same ranks keyed by each tag's text (`cp312-cp312-manylinux_2_28_x86_64`), so a
@@ -105,11 +111,11 @@ impl Tags {
             rank.entry(tag.clone()).or_insert(i);
             rank_by_text.entry(tag.to_string()).or_insert(i);
         }
-        Tags {
+        Tags(Arc::new(Tables {
             ordered,
             rank,
             rank_by_text,
-        }
+        }))
     }
 
     /// [`Tags::best_rank`] of the triples a wheel's compressed tag set (`py2.py3-none-any`)
@@ -121,14 +127,14 @@ impl Tags {
             .filter_map(|(p, a, pl)| {
                 text.clear();
                 text.extend([p, "-", a, "-", pl]);
-                self.rank_by_text.get(text.as_str()).copied()
+                self.0.rank_by_text.get(text.as_str()).copied()
             })
             .min()
     }
 
     /// The rank of one triple (0 is best), or `None` when it is not supported.
     pub fn rank(&self, tag: &Tag) -> Option<usize> {
-        self.rank.get(tag).copied()
+        self.0.rank.get(tag).copied()
     }
 
     /// The best rank among a wheel's (expanded) tag triples, or `None` when none is supported.
@@ -138,23 +144,23 @@ impl Tags {
 
     /// The tags, best first.
     pub fn as_slice(&self) -> &[Tag] {
-        &self.ordered
+        &self.0.ordered
     }
 
     /// How many tags there are.
     pub fn len(&self) -> usize {
-        self.ordered.len()
+        self.0.ordered.len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.ordered.is_empty()
+        self.0.ordered.is_empty()
     }
 }
 
 impl Serialize for Tags {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.ordered.iter().map(ToString::to_string))
+        serializer.collect_seq(self.0.ordered.iter().map(ToString::to_string))
     }
 }
 
