@@ -720,6 +720,53 @@ fn fresh_pages_are_not_refetched_and_metadata_is_immutable() {
     assert!(server.log().is_empty(), "{:?}", server.log());
 }
 
+/// The metadata cache keeps a file's header block, not its description, and a second run reads
+/// the same metadata from it without a request.
+#[test]
+fn cached_metadata_keeps_the_headers_and_reads_back_the_same() {
+    let server = IndexServer::recorded();
+    let ctx = TestContext::new();
+    let first = index_with(&[server.url()], Some(&ctx.cache()), |_| {});
+    let p = project(&first, "safetensors");
+    let file = p
+        .files
+        .iter()
+        .find(|f| {
+            f.filename_str()
+                == "safetensors-0.5.2-cp38-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+        })
+        .unwrap()
+        .clone();
+    let fetched = first.metadata(&p, &file).unwrap();
+    let recorded = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/index/files")
+            .join(format!("{}.metadata", file.filename_str())),
+    )
+    .unwrap();
+    let (headers, description) = recorded.split_once("\n\n").unwrap();
+    assert!(
+        description.len() > 500,
+        "the recorded file has a description"
+    );
+    let stored: Vec<String> = files_under(&ctx.cache())
+        .iter()
+        .map(|f| String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned())
+        .filter(|body| body.contains("Name: safetensors"))
+        .collect();
+    assert_eq!(stored.len(), 1);
+    assert!(
+        stored[0].ends_with(&format!("{headers}\n\n")),
+        "{}",
+        stored[0]
+    );
+    server.clear_log();
+    let second = index_with(&[server.url()], Some(&ctx.cache()), |_| {});
+    let p = project(&second, "safetensors");
+    assert_eq!(second.metadata(&p, &file).unwrap(), fetched);
+    assert!(server.log().is_empty(), "{:?}", server.log());
+}
+
 /// Requests for one page made by a second online run on a warm cache, under the given page
 /// headers (the first run fills the cache; `refresh` sets `--refresh` on the second).
 fn second_run_requests(headers: &[(&str, &str)], refresh: bool) -> Vec<bool> {

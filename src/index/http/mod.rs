@@ -517,7 +517,9 @@ impl Inner {
         if !local {
             let fetched_at = crate::clock::now().as_second();
             let meta = entry(key.to_string(), None, fetched_at, u64::MAX / 4);
-            off_runtime(|| self.cache.write(Bucket::Metadata, meta, &bytes));
+            // The headers only: the description is never read (`metadata::header_block`).
+            let headers = crate::metadata::header_block(&bytes);
+            off_runtime(|| self.cache.write(Bucket::Metadata, meta, headers));
         }
         Ok(Arc::new(metadata))
     }
