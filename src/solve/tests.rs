@@ -499,6 +499,23 @@ fn a_no_versions_leaf_that_restates_its_sibling_is_dropped() {
     insta::assert_snapshot!(render_failure(&failure));
 }
 
+/// A catalog over `index` for a CPython 3.12 Linux target, handed to `f` with the names of the
+/// accepting-releases tests' dependent (torch) and package (triton).
+fn with_torch_catalog<R>(
+    index: &dyn IndexSource,
+    f: impl FnOnce(&catalog::Catalog<'_>, &PackageName, &PackageName) -> R,
+) -> R {
+    let env = linux_env("3.12.3");
+    let binary = crate::index::BinaryPolicy::default();
+    let core = catalog::CatalogCore::new(index, &env, &binary, Default::default());
+    let catalog = catalog::Catalog::new(&core, None);
+    let (torch, triton) = (
+        PackageName::from_str("torch").unwrap(),
+        PackageName::from_str("triton").unwrap(),
+    );
+    f(&catalog, &torch, &triton)
+}
+
 /// One query, two purposes: the releases a dependent could move to (a release without the
 /// requirement accepts) and the published evidence (only a declared requirement accepts); the
 /// intersection of a release's applicable requirements decides, and the read limit makes the
@@ -513,52 +530,46 @@ fn accepting_releases_serves_hints_and_upstream_evidence() {
         .add("torch", "2.13.0", &["triton>=3.7", "triton<3.7"])
         .add("triton", "3.6.0", &[])
         .add("triton", "3.7.0", &[]);
-    let env = linux_env("3.12.3");
-    let binary = crate::index::BinaryPolicy::default();
-    let core = catalog::CatalogCore::new(&index, &env, &binary, Default::default());
-    let catalog = catalog::Catalog::new(&core, None);
-    let (torch, triton) = (
-        PackageName::from_str("torch").unwrap(),
-        PackageName::from_str("triton").unwrap(),
-    );
-    let wanted = pubgrub::Ranges::singleton(Version::from_str("3.7.0").unwrap());
-    let ask = |among, read_at_most, enough| {
-        catalog
+    with_torch_catalog(&index, |catalog, torch, triton| {
+        let wanted = pubgrub::Ranges::singleton(Version::from_str("3.7.0").unwrap());
+        let ask = |among, read_at_most, enough| {
+            catalog
+                .accepting_releases(&AcceptingQuery {
+                    dependent: torch,
+                    extras: &[],
+                    package: triton,
+                    wanted: &wanted,
+                    among,
+                    read_at_most,
+                    enough,
+                })
+                .unwrap()
+        };
+        let versions = |found: &AcceptingReleases| -> Vec<String> {
+            found.versions.iter().map(ToString::to_string).collect()
+        };
+        let movable = ask(Among::Installable { prereleases: false }, 30, 6);
+        assert_eq!(versions(&movable), ["2.12.0", "2.10.0"]);
+        assert!(movable.complete);
+        let evidence = ask(Among::Published, 40, 3);
+        assert_eq!(versions(&evidence), ["2.12.0"]);
+        assert_eq!((evidence.read, evidence.complete), (4, true));
+        let cut = ask(Among::Published, 1, 3);
+        assert!(cut.versions.is_empty() && !cut.complete, "{cut:?}");
+        let unknown = PackageName::from_str("nope").unwrap();
+        let missing = catalog
             .accepting_releases(&AcceptingQuery {
-                dependent: &torch,
+                dependent: &unknown,
                 extras: &[],
-                package: &triton,
+                package: triton,
                 wanted: &wanted,
-                among,
-                read_at_most,
-                enough,
+                among: Among::Published,
+                read_at_most: 40,
+                enough: 3,
             })
-            .unwrap()
-    };
-    let versions = |found: &AcceptingReleases| -> Vec<String> {
-        found.versions.iter().map(ToString::to_string).collect()
-    };
-    let movable = ask(Among::Installable { prereleases: false }, 30, 6);
-    assert_eq!(versions(&movable), ["2.12.0", "2.10.0"]);
-    assert!(movable.complete);
-    let evidence = ask(Among::Published, 40, 3);
-    assert_eq!(versions(&evidence), ["2.12.0"]);
-    assert_eq!((evidence.read, evidence.complete), (4, true));
-    let cut = ask(Among::Published, 1, 3);
-    assert!(cut.versions.is_empty() && !cut.complete, "{cut:?}");
-    let unknown = PackageName::from_str("nope").unwrap();
-    let missing = catalog
-        .accepting_releases(&AcceptingQuery {
-            dependent: &unknown,
-            extras: &[],
-            package: &triton,
-            wanted: &wanted,
-            among: Among::Published,
-            read_at_most: 40,
-            enough: 3,
-        })
-        .unwrap();
-    assert!(missing.versions.is_empty() && !missing.complete);
+            .unwrap();
+        assert!(missing.versions.is_empty() && !missing.complete);
+    });
 }
 
 /// A [`MemIndex`] that says it waits on the network and records which release files it was
@@ -609,36 +620,30 @@ fn accepting_releases_reads_ahead_through_the_index_and_stops_at_enough() {
         read: Default::default(),
         prefetched: Default::default(),
     };
-    let env = linux_env("3.12.3");
-    let binary = crate::index::BinaryPolicy::default();
-    let core = catalog::CatalogCore::new(&index, &env, &binary, Default::default());
-    let catalog = catalog::Catalog::new(&core, None);
-    let (torch, triton) = (
-        PackageName::from_str("torch").unwrap(),
-        PackageName::from_str("triton").unwrap(),
-    );
-    let found = catalog
-        .accepting_releases(&AcceptingQuery {
-            dependent: &torch,
-            extras: &[],
-            package: &triton,
-            wanted: &pubgrub::Ranges::singleton(Version::from_str("3.7.0").unwrap()),
-            among: Among::Installable { prereleases: false },
-            read_at_most: 30,
-            enough: 2,
-        })
-        .unwrap();
-    let versions: Vec<String> = found.versions.iter().map(ToString::to_string).collect();
-    assert_eq!(versions, ["2.7.0", "2.6.0"]);
-    assert_eq!(*index.read.lock().unwrap(), ["2.7.0", "2.6.0"]);
-    let mut prefetched = index.prefetched.lock().unwrap().clone();
-    prefetched.sort();
-    assert_eq!(
-        prefetched,
-        [
-            "2.0.0", "2.1.0", "2.2.0", "2.3.0", "2.4.0", "2.5.0", "2.6.0"
-        ]
-    );
+    with_torch_catalog(&index, |catalog, torch, triton| {
+        let found = catalog
+            .accepting_releases(&AcceptingQuery {
+                dependent: torch,
+                extras: &[],
+                package: triton,
+                wanted: &pubgrub::Ranges::singleton(Version::from_str("3.7.0").unwrap()),
+                among: Among::Installable { prereleases: false },
+                read_at_most: 30,
+                enough: 2,
+            })
+            .unwrap();
+        let versions: Vec<String> = found.versions.iter().map(ToString::to_string).collect();
+        assert_eq!(versions, ["2.7.0", "2.6.0"]);
+        assert_eq!(*index.read.lock().unwrap(), ["2.7.0", "2.6.0"]);
+        let mut prefetched = index.prefetched.lock().unwrap().clone();
+        prefetched.sort();
+        assert_eq!(
+            prefetched,
+            [
+                "2.0.0", "2.1.0", "2.2.0", "2.3.0", "2.4.0", "2.5.0", "2.6.0"
+            ]
+        );
+    });
 }
 
 /// Each resolved release carries its metadata and wheel kind, so later stages read no index.

@@ -213,16 +213,7 @@ fn range_reads_take_three_requests_for_torch() {
         .unwrap();
     let metadata = index.metadata(&torch, file).unwrap();
     assert_eq!(metadata.version.to_string(), "2.11.0");
-    let recorded = std::fs::read(
-        testdata_index()
-            .join("files")
-            .join(format!("{}.metadata", file.filename_str())),
-    )
-    .unwrap();
-    assert_eq!(
-        *metadata,
-        planner::metadata::CoreMetadata::parse(&recorded).unwrap()
-    );
+    assert_is_recorded(&metadata, &testdata_index(), &file.filename_str());
     let wheel = server.requests(&format!("/files/{}", file.filename_str()));
     let ranges: Vec<_> = wheel
         .iter()
@@ -250,6 +241,21 @@ fn whole_wheel_when_the_server_ignores_ranges() {
     let metadata = index.metadata(&packaging, &file).unwrap();
     assert_eq!(metadata.name.as_ref(), "packaging");
     assert_eq!(&metadata.version, file.filename.version());
+}
+
+/// The `.metadata` file recorded for the file `name` under `root/files`.
+fn recorded_metadata(root: &Path, name: &str) -> Vec<u8> {
+    std::fs::read(root.join("files").join(format!("{name}.metadata"))).unwrap()
+}
+
+/// `metadata` is what the `.metadata` file recorded for `name` under `root/files` says.
+fn assert_is_recorded(metadata: &planner::metadata::CoreMetadata, root: &Path, name: &str) {
+    let recorded = recorded_metadata(root, name);
+    assert_eq!(
+        *metadata,
+        planner::metadata::CoreMetadata::parse(&recorded).unwrap(),
+        "{name}"
+    );
 }
 
 /// The recorded packaging wheel and its project.
@@ -287,16 +293,7 @@ fn unadvertised_metadata_of_a_wheel_is_read_by_ranges_without_asking_for_it() {
         "{:?}",
         asked.iter().map(|l| &l.path).collect::<Vec<_>>()
     );
-    let recorded = std::fs::read(
-        testdata_index()
-            .join("files")
-            .join(format!("{}.metadata", file.filename_str())),
-    )
-    .unwrap();
-    assert_eq!(
-        *metadata,
-        planner::metadata::CoreMetadata::parse(&recorded).unwrap()
-    );
+    assert_is_recorded(&metadata, &testdata_index(), &file.filename_str());
 }
 
 #[test]
@@ -394,15 +391,10 @@ fn a_second_large_wheel_reads_its_head_with_the_tail_and_asks_for_its_metadata_f
     for v in ["2.0", "1.0"] {
         let metadata = index.metadata(&big, &wheel(v)).unwrap();
         assert_eq!(metadata.version.to_string(), v);
-        let recorded = std::fs::read(
-            dir.path()
-                .join("files")
-                .join(format!("bigwheel-{v}-py3-none-any.whl.metadata")),
-        )
-        .unwrap();
-        assert_eq!(
-            *metadata,
-            planner::metadata::CoreMetadata::parse(&recorded).unwrap()
+        assert_is_recorded(
+            &metadata,
+            dir.path(),
+            &format!("bigwheel-{v}-py3-none-any.whl"),
         );
     }
     // The first wheel: the tail, the central directory, METADATA at the start; no `.metadata`.
@@ -738,12 +730,8 @@ fn cached_metadata_keeps_the_headers_and_reads_back_the_same() {
         .unwrap()
         .clone();
     let fetched = first.metadata(&p, &file).unwrap();
-    let recorded = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("testdata/index/files")
-            .join(format!("{}.metadata", file.filename_str())),
-    )
-    .unwrap();
+    let recorded =
+        String::from_utf8(recorded_metadata(&testdata_index(), &file.filename_str())).unwrap();
     let (headers, description) = recorded.split_once("\n\n").unwrap();
     assert!(
         description.len() > 500,
