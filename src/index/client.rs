@@ -172,6 +172,8 @@ impl Client {
     fn http(&self) -> Result<&reqwest::Client, IndexError> {
         let settings = &self.settings;
         let built = self.http.get_or_init(|| {
+            // The process-wide TLS provider (ring); installed already by an earlier client.
+            let _ = rustls::crypto::ring::default_provider().install_default();
             reqwest::Client::builder()
                 .user_agent(concat!("planner/", env!("CARGO_PKG_VERSION")))
                 .redirect(reqwest::redirect::Policy::none())
