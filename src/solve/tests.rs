@@ -351,6 +351,27 @@ fn budget_stops_with_a_partial_explanation() {
     }
 }
 
+#[test]
+fn a_package_with_no_version_left_is_decided_first() {
+    // torch 2.11.0 pins triton 3.6.0 and the request asks for triton 3.7.0 too. Once 2.11.0 is
+    // ruled out, `torch==2.11.0` leaves only local versions, none published: deciding torch
+    // then fails at once. Deciding triton first (as before) took two more decisions and, on a
+    // live index, a metadata fetch the answer never used.
+    let mut index = MemIndex::new();
+    index.add("torch", "2.11.0", &["triton==3.6.0"]);
+    index.add("triton", "3.6.0", &[]);
+    index.add("triton", "3.7.0", &[]);
+    let mut r = request(&["torch==2.11.0", "triton==3.7.0"]);
+    // The root, torch 2.11.0, then torch with nothing left.
+    r.limits.max_steps = 3;
+    let failure = unsolved(&index, &r);
+    assert!(
+        failure.report.contains("triton==3.6.0"),
+        "{}",
+        failure.report
+    );
+}
+
 /// No line of a report says "a[x]==1.0 depends on a==1.0".
 fn assert_no_proxy_pin(failure: &NoSolution) {
     for line in failure.report.lines() {
