@@ -32,7 +32,10 @@ use url::Url;
 use super::auth::redact;
 use super::cache::{hex, sha256_hex};
 use super::client::{ByteRange, Client, Reply, RequestOptions};
-use super::zip::{Window, ZipEntry, extract, find_eocd, lookup, parse_central_directory};
+use super::zip::{
+    Eocd, Window, ZipEntry, extract, find_eocd, lookup, parse_central_directory,
+    parse_central_directory_prefix,
+};
 use super::{DistFile, DistFilename, IndexError};
 use crate::metadata::{CoreMetadata, MAX_METADATA_BYTES};
 
@@ -40,8 +43,18 @@ use crate::metadata::{CoreMetadata, MAX_METADATA_BYTES};
 /// the whole central directory and the METADATA entry too).
 const TAIL: u64 = 64 * 1024;
 
+/// A wheel the index lists at this size or more is read as a large one from the start
+/// ([`TailHints::is_large`]): its `.metadata` file is raced with the range reads, and its head
+/// is read beside its tail. torch's first wheel read by a solve (530 MB) then costs one round
+/// trip where its central directory (1.2 MB) and METADATA took three.
+const LARGE_WHEEL: u64 = 64 * 1024 * 1024;
+
 /// How many bytes [`head`] reads from a large wheel's start.
 const HEAD: u64 = 128 * 1024;
+
+/// How many bytes of a large wheel's central directory are read first when its `.dist-info`
+/// comes first ([`large_wheel_metadata`]); torch 2.5's METADATA entry lies in the first 1 KB.
+const CD_PREFIX: u64 = 64 * 1024;
 
 /// The most a learned first range read takes ([`TailHints`]).
 const MAX_TAIL: u64 = 4 * 1024 * 1024;
@@ -88,10 +101,11 @@ impl TailHints {
         hints.get(file.filename.name()).copied().unwrap_or(TAIL)
     }
 
-    /// Whether the project's wheels are known to take more than one small range read (a
-    /// wheel of it read earlier in this run needed more than [`TAIL`] bytes from its end).
+    /// Whether `file` is a large wheel: the index lists it at [`LARGE_WHEEL`] bytes or more,
+    /// or a wheel of its project read earlier in this run needed more than [`TAIL`] bytes from
+    /// its end (a central directory of megabytes).
     fn is_large(&self, file: &DistFile) -> bool {
-        self.tail(file) > TAIL
+        file.size.is_some_and(|size| size >= LARGE_WHEEL) || self.tail(file) > TAIL
     }
 
     /// A wheel `total` bytes long was read by ranges and its reads needed the bytes from each
@@ -482,20 +496,180 @@ async fn probe_wheel_metadata(
     file: &DistFile,
     hints: &TailHints,
 ) -> Result<Option<(Vec<u8>, MetadataSource)>, IndexError> {
-    let tail_len = hints.tail(file);
-    let (tail, head) = if hints.is_large(file) {
-        tokio::join!(tail(client, file, tail_len, true), head(client, file))
-    } else {
-        (tail(client, file, tail_len, true).await, None)
-    };
-    let Some((total, window, source)) = tail? else {
+    if hints.is_large(file) {
+        return large_wheel_metadata(client, file, hints).await;
+    }
+    let Some((total, window, source)) = tail(client, file, hints.tail(file), true).await? else {
         return Ok(None);
     };
-    let mut directory = directory(client, file, total, window, source).await?;
-    directory.windows.extend(head);
+    let directory = directory(client, file, total, window, source).await?;
     metadata_entry(client, file, directory, hints)
         .await
         .map(Some)
+}
+
+/// METADATA of a large wheel ([`TailHints::is_large`]) by range reads only (`None`: the
+/// server ignores `Range`).
+///
+/// Its last [`TAIL`] bytes (the end record) and its first [`HEAD`] are read at once. A wheel
+/// whose `.dist-info` comes first (torch before 2.7) has METADATA in the head and its entry at
+/// the start of the central directory: when the tail does not hold the directory, its first
+/// [`CD_PREFIX`] bytes are read ([`ends`]), and the first entry there that is the file's
+/// METADATA is the directory's first such entry, the one [`pick_metadata`] takes (~250 KB moved
+/// instead of ~2.3 MB). Any other wheel (or one whose entry is not in that prefix) reads its
+/// whole directory ([`with_directory`]) and goes on as a small wheel does.
+async fn large_wheel_metadata(
+    client: &Client,
+    file: &DistFile,
+    hints: &TailHints,
+) -> Result<Option<(Vec<u8>, MetadataSource)>, IndexError> {
+    let (said, heard) = tokio::sync::watch::channel(Layout::Unknown);
+    let head_read = async {
+        let head = head(client, file).await;
+        let _ = said.send(if head.as_ref().is_some_and(holds_dist_info_metadata) {
+            Layout::DistInfoFirst
+        } else {
+            Layout::Other
+        });
+        head
+    };
+    let (ends, head) = tokio::join!(ends(client, file, heard), head_read);
+    let Some(Ends {
+        total,
+        tail,
+        source,
+        eocd,
+        prefix,
+    }) = ends?
+    else {
+        return Ok(None);
+    };
+    let mut windows: Vec<Window> = head.into_iter().collect();
+    if let Some(prefix) = prefix {
+        windows.push(prefix);
+        if let Some(found) = metadata_from_prefix(client, file, total, &windows, eocd).await? {
+            return Ok(Some((found, source)));
+        }
+    }
+    let Some(window) = with_directory(client, file, hints, total, tail, eocd).await? else {
+        return Ok(None);
+    };
+    let mut directory = directory(client, file, total, window, source).await?;
+    directory.windows.extend(windows);
+    metadata_entry(client, file, directory, hints)
+        .await
+        .map(Some)
+}
+
+/// Where a large wheel's head says its `.dist-info` lies ([`large_wheel_metadata`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// The head is not read yet.
+    Unknown,
+    /// The head holds a `.dist-info/METADATA` entry's name.
+    DistInfoFirst,
+    /// Anything else (the head read failed, too).
+    Other,
+}
+
+/// What [`ends`] read of a large wheel.
+struct Ends {
+    total: u64,
+    tail: Window,
+    source: MetadataSource,
+    eocd: Eocd,
+    /// The first [`CD_PREFIX`] bytes of the central directory, when read.
+    prefix: Option<Window>,
+}
+
+/// A large wheel's last [`TAIL`] bytes, then, when they do not hold the central directory,
+/// its first [`CD_PREFIX`] bytes: read at once, not after the head (often the slower read of
+/// an old file), and given up as soon as `layout` says the `.dist-info` does not come first.
+/// `None`: the server ignores `Range`.
+async fn ends(
+    client: &Client,
+    file: &DistFile,
+    mut layout: tokio::sync::watch::Receiver<Layout>,
+) -> Result<Option<Ends>, IndexError> {
+    let Some((total, tail, source)) = tail(client, file, TAIL, true).await? else {
+        return Ok(None);
+    };
+    let eocd = find_eocd(&tail, total).map_err(|m| wheel_error(file, m))?;
+    let prefix = if tail.get(eocd.cd_offset, eocd.cd_size).is_some() {
+        None
+    } else {
+        let end = eocd.cd_offset + eocd.cd_size.min(CD_PREFIX);
+        tokio::select! {
+            biased;
+            Ok(_) = layout.wait_for(|l| *l == Layout::Other) => None,
+            prefix = partial(client, file, eocd.cd_offset, end) => prefix?,
+        }
+    };
+    Ok(Some(Ends {
+        total,
+        tail,
+        source,
+        eocd,
+        prefix,
+    }))
+}
+
+/// `tail` (the last bytes of a wheel `total` bytes long) as it is when it holds the whole
+/// central directory, else extended back by one range read over the directory and the bytes
+/// before it where METADATA lies when the `.dist-info` comes last: behind RECORD, whose size is
+/// about the directory's, or as far back as [`TailHints`] learned (`None`: the server ignores
+/// `Range`).
+async fn with_directory(
+    client: &Client,
+    file: &DistFile,
+    hints: &TailHints,
+    total: u64,
+    tail: Window,
+    eocd: Eocd,
+) -> Result<Option<Window>, IndexError> {
+    if tail.get(eocd.cd_offset, eocd.cd_size).is_some() {
+        return Ok(Some(tail));
+    }
+    let start = total
+        .saturating_sub(hints.tail(file))
+        .min(eocd.cd_offset.saturating_sub(eocd.cd_size));
+    let Some(mut window) = partial(client, file, start, tail.offset).await? else {
+        return Ok(None);
+    };
+    window.bytes.extend_from_slice(&tail.bytes);
+    Ok(Some(window))
+}
+
+/// The file's METADATA when the first central directory entries in `windows` (read from
+/// `eocd.cd_offset`) include it, read from the windows or by one more range read.
+async fn metadata_from_prefix(
+    client: &Client,
+    file: &DistFile,
+    total: u64,
+    windows: &[Window],
+    eocd: Eocd,
+) -> Result<Option<Vec<u8>>, IndexError> {
+    let zip_err = |m: String| wheel_error(file, m);
+    let Some(prefix) = windows.iter().find_map(|w| w.rest(eocd.cd_offset)) else {
+        return Ok(None);
+    };
+    let entries =
+        parse_central_directory_prefix(prefix, eocd.entries, eocd.cd_offset).map_err(zip_err)?;
+    let Some(entry) = exact_metadata(&entries, file) else {
+        return Ok(None);
+    };
+    check_metadata_size(file, entry)?;
+    let mut source = MetadataSource::RangeRead;
+    read_entry(client, file, total, windows, entry, &mut source)
+        .await
+        .map(Some)
+}
+
+/// Whether a window holds the name of a top-level `.dist-info/METADATA` entry (only which bytes
+/// to read next depends on it; the central directory still says which entry is METADATA).
+fn holds_dist_info_metadata(window: &Window) -> bool {
+    let needle = b".dist-info/METADATA";
+    window.offset == 0 && window.bytes.windows(needle.len()).any(|w| w == needle)
 }
 
 /// The first [`HEAD`] bytes of a wheel (`None` when the server does not send just them, or the
@@ -528,22 +702,30 @@ async fn metadata_entry(
     let zip_err = |m: String| wheel_error(file, m);
     let entry = pick_metadata(&entries, file)
         .ok_or_else(|| zip_err("no *.dist-info/METADATA".to_string()))?;
-    // Checked before anything is fetched: the sizes are the file's word, and the range read
-    // below asks for `compressed_size` bytes. Deflate never grows data by more than a few bytes
-    // per 16 KiB block, so a compressed size well over the cap is a lie.
-    if entry.uncompressed_size > MAX_METADATA_BYTES as u64
-        || entry.compressed_size > MAX_METADATA_BYTES as u64 + 1024
-    {
-        return Err(zip_err(format!(
-            "METADATA is {} bytes ({} compressed), over the {MAX_METADATA_BYTES}-byte limit",
-            entry.uncompressed_size, entry.compressed_size
-        )));
-    }
+    check_metadata_size(file, entry)?;
     let data = read_entry(client, file, total, &windows, entry, &mut source).await?;
     if source == MetadataSource::RangeRead {
         hints.learn(file, total, &[cd_offset, entry.local_offset]);
     }
     Ok((data, source))
+}
+
+/// Checked before anything is fetched: the sizes are the file's word, and the range read of
+/// the entry asks for `compressed_size` bytes. Deflate never grows data by more than a few bytes
+/// per 16 KiB block, so a compressed size well over the cap is a lie.
+fn check_metadata_size(file: &DistFile, entry: &ZipEntry) -> Result<(), IndexError> {
+    if entry.uncompressed_size > MAX_METADATA_BYTES as u64
+        || entry.compressed_size > MAX_METADATA_BYTES as u64 + 1024
+    {
+        return Err(wheel_error(
+            file,
+            format!(
+                "METADATA is {} bytes ({} compressed), over the {MAX_METADATA_BYTES}-byte limit",
+                entry.uncompressed_size, entry.compressed_size
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// One member of a wheel (`jinja2/__init__.py`), by the same range reads as its metadata;
@@ -615,6 +797,18 @@ async fn read_entry(
     extract(&local, entry).map_err(zip_err)
 }
 
+/// Bytes `start..end` of `file` as a window, when the server sends just them (`None` when it
+/// would send the whole file instead).
+async fn partial(
+    client: &Client,
+    file: &DistFile,
+    start: u64,
+    end: u64,
+) -> Result<Option<Window>, IndexError> {
+    let reply = range_of(client, file, ByteRange::Span(start, end), true).await?;
+    Ok((reply.status == 206).then(|| window_of(reply, start)))
+}
+
 fn window_of(reply: Reply, asked: u64) -> Window {
     match (reply.status, reply.range) {
         (206, Some((offset, _))) => Window {
@@ -635,31 +829,38 @@ fn window_of(reply: Reply, asked: u64) -> Window {
 /// The `{name}-{version}.dist-info/METADATA` entry (top level), preferring the one whose folder
 /// matches the file's name and version.
 fn pick_metadata<'a>(entries: &'a [ZipEntry], file: &DistFile) -> Option<&'a ZipEntry> {
-    let candidates: Vec<&ZipEntry> = entries
-        .iter()
-        .filter(|e| {
-            e.name
-                .strip_suffix(".dist-info/METADATA")
-                .is_some_and(|dir| !dir.contains('/'))
+    exact_metadata(entries, file)
+        .or_else(|| {
+            let prefix = normalize(file.filename.name().as_ref());
+            metadata_entries(entries)
+                .find(|e| normalize(&e.name).starts_with(&format!("{prefix}_")))
         })
-        .collect();
-    let normalize = |s: &str| s.to_ascii_lowercase().replace(['-', '.'], "_");
+        .or_else(|| metadata_entries(entries).next())
+}
+
+/// The first `{name}-{version}.dist-info/METADATA` entry whose folder matches the file's name
+/// and version.
+fn exact_metadata<'a>(entries: &'a [ZipEntry], file: &DistFile) -> Option<&'a ZipEntry> {
     let wanted = normalize(&format!(
         "{}-{}",
         file.filename.name().as_ref().replace('-', "_"),
         file.filename.version()
     ));
-    candidates
-        .iter()
+    metadata_entries(entries)
         .find(|e| normalize(e.name.trim_end_matches(".dist-info/METADATA")) == wanted)
-        .or_else(|| {
-            let prefix = normalize(file.filename.name().as_ref());
-            candidates
-                .iter()
-                .find(|e| normalize(&e.name).starts_with(&format!("{prefix}_")))
-        })
-        .or(candidates.first())
-        .copied()
+}
+
+/// The top-level `*.dist-info/METADATA` entries, in directory order.
+fn metadata_entries(entries: &[ZipEntry]) -> impl Iterator<Item = &ZipEntry> {
+    entries.iter().filter(|e| {
+        e.name
+            .strip_suffix(".dist-info/METADATA")
+            .is_some_and(|dir| !dir.contains('/'))
+    })
+}
+
+fn normalize(s: &str) -> String {
+    s.to_ascii_lowercase().replace(['-', '.'], "_")
 }
 
 /// PKG-INFO of an sdist (`.tar.gz` or `.zip`): the whole archive is fetched (sdists are small),

@@ -28,6 +28,12 @@ impl Window {
         let to = from.checked_add(usize::try_from(len).ok()?)?;
         self.bytes.get(from..to)
     }
+
+    /// The bytes from `start` to the window's end, when the window holds the byte at `start`.
+    pub(super) fn rest(&self, start: u64) -> Option<&[u8]> {
+        let from = usize::try_from(start.checked_sub(self.offset)?).ok()?;
+        self.bytes.get(from..).filter(|rest| !rest.is_empty())
+    }
 }
 
 /// The `len` bytes at `start`, from whichever window holds them.
@@ -145,9 +151,34 @@ pub(super) fn parse_central_directory(
     count: u64,
     cd_offset: u64,
 ) -> Result<Vec<ZipEntry>, String> {
+    entries_in(cd, count, cd_offset, false)
+}
+
+/// The entries wholly inside `prefix`, the first bytes of a central directory of `count`
+/// entries that starts at `cd_offset`: checked as [`parse_central_directory`] checks them, and
+/// in the same order, so the first entry of a kind found here is the directory's first.
+pub(super) fn parse_central_directory_prefix(
+    prefix: &[u8],
+    count: u64,
+    cd_offset: u64,
+) -> Result<Vec<ZipEntry>, String> {
+    entries_in(prefix, count, cd_offset, true)
+}
+
+/// Up to `count` entries from the start of `cd`; with `prefix`, stopping at the first entry
+/// `cd` does not hold whole instead of failing on it.
+fn entries_in(
+    cd: &[u8],
+    count: u64,
+    cd_offset: u64,
+    prefix: bool,
+) -> Result<Vec<ZipEntry>, String> {
     let mut entries = Vec::new();
     let mut i = 0;
     while (entries.len() as u64) < count {
+        if prefix && !holds_entry(cd, i) {
+            break;
+        }
         let (entry, len) = central_entry(cd, i)?;
         let data_end = entry
             .local_offset
@@ -163,6 +194,16 @@ pub(super) fn parse_central_directory(
         i += len;
     }
     Ok(entries)
+}
+
+/// Whether `cd` holds the whole central directory entry at `i` (its fixed part and the name,
+/// extra field and comment it declares).
+fn holds_entry(cd: &[u8], i: usize) -> bool {
+    let len = |at: usize| u16_at(cd, i + at).map(|n| n as usize);
+    match (len(28), len(30), len(32)) {
+        (Some(name), Some(extra), Some(comment)) => i + 46 + name + extra + comment <= cd.len(),
+        _ => false,
+    }
 }
 
 /// The central directory entry at `i` and its length in bytes.
@@ -406,6 +447,58 @@ mod tests {
             let got = zip_member(&zip, |n| n.ends_with(".dist-info/METADATA")).unwrap();
             assert_eq!(got.as_deref(), Some(META), "zip64={zip64}");
         }
+    }
+
+    #[test]
+    fn a_directory_prefix_gives_the_whole_entries_it_holds_in_order() {
+        for zip64 in [false, true] {
+            let names: Vec<String> = (0..40).map(|i| format!("demo/m{i:02}.py")).collect();
+            let members: Vec<(&str, &[u8], bool)> =
+                names.iter().map(|n| (n.as_str(), META, true)).collect();
+            let zip = make_zip(&members, zip64);
+            let eocd = find_eocd(
+                &Window {
+                    offset: 0,
+                    bytes: zip.clone(),
+                },
+                zip.len() as u64,
+            )
+            .unwrap();
+            let (start, len) = (eocd.cd_offset as usize, eocd.cd_size as usize);
+            let whole =
+                parse_central_directory(&zip[start..start + len], eocd.entries, eocd.cd_offset)
+                    .unwrap();
+            assert_eq!(whole.len(), 40);
+            // Every cut, including one inside an entry's fixed part or name: the entries wholly
+            // before it, the same as the whole directory's first ones; never an error.
+            for cut in 0..=len {
+                let prefix = &zip[start..start + cut];
+                let got =
+                    parse_central_directory_prefix(prefix, eocd.entries, eocd.cd_offset).unwrap();
+                let mut end = 0;
+                let fits = whole
+                    .iter()
+                    .take_while(|e| {
+                        end += 46 + e.name.len() + if zip64 { 28 } else { 0 };
+                        end <= cut
+                    })
+                    .count();
+                assert_eq!(got, whole[..fits], "zip64={zip64} cut={cut}");
+            }
+        }
+        // What the whole parse rejects inside the prefix, the prefix parse rejects too.
+        let mut zip = make_zip(&[("a-1.dist-info/METADATA", META, true)], false);
+        let eocd = find_eocd(
+            &Window {
+                offset: 0,
+                bytes: zip.clone(),
+            },
+            zip.len() as u64,
+        )
+        .unwrap();
+        zip[eocd.cd_offset as usize] = b'X';
+        let cd = &zip[eocd.cd_offset as usize..];
+        assert!(parse_central_directory_prefix(cd, eocd.entries, eocd.cd_offset).is_err());
     }
 
     #[test]
