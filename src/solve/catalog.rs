@@ -27,7 +27,7 @@ use crate::metadata::CoreMetadata;
 
 use super::candidates::{InstallChoice, Target, VersionTable};
 use super::error::{SolveError, Unavailable};
-use super::ranges::specifiers_to_ranges;
+use super::ranges::{is_pin, specifiers_to_ranges};
 
 /// What the index offers for one target, binary policy and installed set, read once and kept:
 /// the version tables, the parsed release metadata and the usable versions per project.
@@ -740,6 +740,7 @@ impl PrefetchJob {
         };
         if let Ok(Ok(metadata)) = core.release_metadata(&self.name, &table, version)
             && !done.load(Ordering::Relaxed)
+            && !is_pin(&self.range)
         {
             self.spread(core, &metadata);
         }
@@ -747,7 +748,9 @@ impl PrefetchJob {
 
     /// The release this job fetched will likely be picked, so its dependencies will likely be
     /// asked for next: fetch their listings now and send a job for each (once per name; not
-    /// the installed ones, whose metadata is at hand). Without this, a dependency's page waits
+    /// the installed ones, whose metadata is at hand). Not for a pin (`torch==2.11.0`): the
+    /// solver reads a pinned release at once and prefetches its dependencies itself, unless
+    /// they end the solve in a conflict. Without this, a dependency's page waits
     /// until pubgrub reaches the release, which on a cold run it may do only after waiting
     /// for other pages. Requirements under an extra are left to the solver.
     fn spread(&self, core: &CatalogCore<'_>, metadata: &CoreMetadata) {

@@ -45,6 +45,9 @@ pub(crate) struct Provider<'c, 'a> {
     overridden: RefCell<Vec<OverriddenEdge>>,
     seen: RefCell<HashMap<Pkg, usize>>,
     conflicts: RefCell<HashMap<Pkg, u32>>,
+    /// Edges of the releases read since pubgrub last chose a version (see
+    /// [`Provider::send_prefetch`]).
+    unsent: RefCell<Vec<Arc<Vec<Edge>>>>,
     steps: Cell<u64>,
     start: Instant,
 }
@@ -59,6 +62,7 @@ impl<'c, 'a> Provider<'c, 'a> {
             overridden: RefCell::default(),
             seen: RefCell::default(),
             conflicts: RefCell::default(),
+            unsent: RefCell::default(),
             steps: Cell::new(0),
             start: Instant::now(),
         }
@@ -192,15 +196,11 @@ impl<'c, 'a> Provider<'c, 'a> {
                 seen.entry(dep.clone()).or_insert(next);
             }
         }
-        self.catalog.prefetch(
-            edges
-                .iter()
-                .filter_map(|(dep, range)| Some((dep.name()?, range))),
-            |name| self.rules.preferred(name).cloned(),
-        );
+        let shared = Arc::new(edges.clone());
+        self.unsent.borrow_mut().push(shared.clone());
         self.edges
             .borrow_mut()
-            .insert((pkg.clone(), version.clone()), Arc::new(edges.clone()));
+            .insert((pkg.clone(), version.clone()), shared);
         edges
     }
 
@@ -318,6 +318,25 @@ impl<'c, 'a> Provider<'c, 'a> {
         Ok(Dependencies::Available(edges.into_iter().collect()))
     }
 
+    /// Prefetch the edges of the releases read since the last call. Called when pubgrub
+    /// chooses its next version (before that version's table is built), not when it reads a
+    /// release's dependencies, and not when the package to choose is [`Provider::doomed`]: a
+    /// release whose dependencies end the solve in a conflict (`torch==2.11.0 triton==3.7.0`)
+    /// then fetches nothing more, where sending at once started a dozen page and metadata reads
+    /// the answer never used, beside the unsatisfiable request's hint reads. Otherwise the
+    /// next choice comes microseconds later. (A prefetch job for a pin does not spread to its
+    /// release's dependencies either: [`PrefetchJob`].)
+    fn send_prefetch(&self) {
+        let unsent = std::mem::take(&mut *self.unsent.borrow_mut());
+        self.catalog.prefetch(
+            unsent
+                .iter()
+                .flat_map(|edges| edges.iter())
+                .filter_map(|(dep, range)| Some((dep.name()?, range))),
+            |name| self.rules.preferred(name).cloned(),
+        );
+    }
+
     /// Whether `package` is pinned to one release (a `==` range, some of its versions maybe
     /// ruled out) of which no version is left: its table is at hand and lists none in `range`,
     /// nor is the installed version in it. Such a package is decided first: it fails at once,
@@ -331,14 +350,10 @@ impl<'c, 'a> Provider<'c, 'a> {
     /// solves enough to cost 7% more decisions there. Versions only, not which files are usable:
     /// that would build files for packages never decided.
     fn doomed(&self, package: &Pkg, range: &Ranges<Version>) -> bool {
-        use std::ops::Bound::{Excluded, Included};
         let (Pkg::Dist(name) | Pkg::Extra(name, _)) = package else {
             return false;
         };
-        let one_release = matches!(range.bounding_range(),
-            Some((Included(a) | Excluded(a), Excluded(b)))
-                if a.release() == b.release() && super::ranges::hull_upper(a) == *b);
-        one_release
+        super::ranges::is_pin(range)
             && !self
                 .rules
                 .preferred(name)
@@ -412,6 +427,9 @@ impl DependencyProvider for Provider<'_, '_> {
         range: &Ranges<Version>,
     ) -> Result<Option<Version>, SolveError> {
         self.steps.set(self.steps.get() + 1);
+        if !self.doomed(package, range) {
+            self.send_prefetch();
+        }
         match package {
             Pkg::Root => {
                 let root = Version::new([0]);

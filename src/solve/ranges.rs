@@ -15,6 +15,15 @@ use std::ops::Bound;
 use pep440_rs::{Operator, Version, VersionSpecifier, VersionSpecifiers};
 use pubgrub::Ranges;
 
+/// Whether `range` lies inside one release's hull (`==2.11.0`, maybe with some of its versions
+/// ruled out): a pin.
+pub fn is_pin(range: &Ranges<Version>) -> bool {
+    use std::ops::Bound::{Excluded, Included};
+    matches!(range.bounding_range(),
+        Some((Included(a) | Excluded(a), Excluded(b)))
+            if a.release() == b.release() && hull_upper(a) == *b)
+}
+
 /// The smallest version greater than `version` and every `version+local`.
 pub fn hull_upper(version: &Version) -> Version {
     let public = version.clone().without_local();

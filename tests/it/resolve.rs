@@ -28,6 +28,11 @@ fn torch_pins_its_triton_and_the_explanation_names_it() {
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     assert!(out.stdout.is_empty());
     planner_snapshot!(ctx, "torch_triton_conflict_text", out);
+    // torch 2.11.0's dependencies end the solve in a conflict: none of them is fetched.
+    for dependency in ["jinja2", "networkx", "sympy", "filelock", "fsspec"] {
+        let asked = server.requests(&format!("/simple/{dependency}/"));
+        assert!(asked.is_empty(), "{dependency} was fetched: {asked:?}");
+    }
 
     let out = resolve(
         &ctx,
