@@ -548,7 +548,7 @@ async fn large_wheel_metadata(
     if let Some(prefix) = prefix {
         windows.push(prefix);
         if let Some(found) = metadata_from_prefix(client, file, total, &windows, eocd).await? {
-            return Ok(Some((found, source)));
+            return Ok(Some(found));
         }
     }
     let Some(window) = with_directory(client, file, hints, total, tail, eocd).await? else {
@@ -640,15 +640,16 @@ async fn with_directory(
     Ok(Some(window))
 }
 
-/// The file's METADATA when the first central directory entries in `windows` (read from
-/// `eocd.cd_offset`) include it, read from the windows or by one more range read.
+/// The file's METADATA, and where it came from, when the first central directory entries in
+/// `windows` (read from `eocd.cd_offset`) include it: read from the windows or by one more
+/// range read.
 async fn metadata_from_prefix(
     client: &Client,
     file: &DistFile,
     total: u64,
     windows: &[Window],
     eocd: Eocd,
-) -> Result<Option<Vec<u8>>, IndexError> {
+) -> Result<Option<(Vec<u8>, MetadataSource)>, IndexError> {
     let zip_err = |m: String| wheel_error(file, m);
     let Some(prefix) = windows.iter().find_map(|w| w.rest(eocd.cd_offset)) else {
         return Ok(None);
@@ -660,9 +661,8 @@ async fn metadata_from_prefix(
     };
     check_metadata_size(file, entry)?;
     let mut source = MetadataSource::RangeRead;
-    read_entry(client, file, total, windows, entry, &mut source)
-        .await
-        .map(Some)
+    let data = read_entry(client, file, total, windows, entry, &mut source).await?;
+    Ok(Some((data, source)))
 }
 
 /// Whether a window holds the name of a top-level `.dist-info/METADATA` entry (only which bytes
