@@ -449,6 +449,15 @@ mod tests {
         }
     }
 
+    /// The end record of a whole in-memory zip.
+    fn eocd_of(zip: &[u8]) -> Eocd {
+        let window = Window {
+            offset: 0,
+            bytes: zip.to_vec(),
+        };
+        find_eocd(&window, zip.len() as u64).unwrap()
+    }
+
     #[test]
     fn a_directory_prefix_gives_the_whole_entries_it_holds_in_order() {
         for zip64 in [false, true] {
@@ -456,14 +465,7 @@ mod tests {
             let members: Vec<(&str, &[u8], bool)> =
                 names.iter().map(|n| (n.as_str(), META, true)).collect();
             let zip = make_zip(&members, zip64);
-            let eocd = find_eocd(
-                &Window {
-                    offset: 0,
-                    bytes: zip.clone(),
-                },
-                zip.len() as u64,
-            )
-            .unwrap();
+            let eocd = eocd_of(&zip);
             let (start, len) = (eocd.cd_offset as usize, eocd.cd_size as usize);
             let whole =
                 parse_central_directory(&zip[start..start + len], eocd.entries, eocd.cd_offset)
@@ -488,14 +490,7 @@ mod tests {
         }
         // What the whole parse rejects inside the prefix, the prefix parse rejects too.
         let mut zip = make_zip(&[("a-1.dist-info/METADATA", META, true)], false);
-        let eocd = find_eocd(
-            &Window {
-                offset: 0,
-                bytes: zip.clone(),
-            },
-            zip.len() as u64,
-        )
-        .unwrap();
+        let eocd = eocd_of(&zip);
         zip[eocd.cd_offset as usize] = b'X';
         let cd = &zip[eocd.cd_offset as usize..];
         assert!(parse_central_directory_prefix(cd, eocd.entries, eocd.cd_offset).is_err());

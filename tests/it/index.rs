@@ -828,11 +828,21 @@ fn fresh_pages_are_not_refetched_and_metadata_is_immutable() {
         .find(|f| f.filename_str().ends_with(".whl"))
         .unwrap();
     first.metadata(&p, file).unwrap();
+    read_again_without_a_request(&server, &ctx.cache(), file);
+}
+
+/// `file`'s metadata read by a second index on the same `cache`, which must make no request.
+fn read_again_without_a_request(
+    server: &IndexServer,
+    cache: &Path,
+    file: &planner::index::DistFile,
+) -> Arc<planner::metadata::CoreMetadata> {
     server.clear_log();
-    let second = index_with(&[server.url()], Some(&ctx.cache()), |_| {});
-    let p = project(&second, "safetensors");
-    second.metadata(&p, file).unwrap();
+    let second = index_with(&[server.url()], Some(cache), |_| {});
+    let p = project(&second, file.filename.name().as_ref());
+    let metadata = second.metadata(&p, file).unwrap();
     assert!(server.log().is_empty(), "{:?}", server.log());
+    metadata
 }
 
 /// The metadata cache keeps a file's header block, not its description, and a second run reads
@@ -871,11 +881,10 @@ fn cached_metadata_keeps_the_headers_and_reads_back_the_same() {
         "{}",
         stored[0]
     );
-    server.clear_log();
-    let second = index_with(&[server.url()], Some(&ctx.cache()), |_| {});
-    let p = project(&second, "safetensors");
-    assert_eq!(second.metadata(&p, &file).unwrap(), fetched);
-    assert!(server.log().is_empty(), "{:?}", server.log());
+    assert_eq!(
+        read_again_without_a_request(&server, &ctx.cache(), &file),
+        fetched
+    );
 }
 
 /// Requests for one page made by a second online run on a warm cache, under the given page
