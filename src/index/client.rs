@@ -7,9 +7,12 @@
 //! flight; connection errors, timeouts, cut-short bodies, 429 and 5xx are retried with
 //! exponential backoff and jitter, honouring `Retry-After`; redirects are followed by hand so
 //! credentials go only to their own realm and https never downgrades to http; a body shorter than
-//! its `Content-Length` is a network error.
+//! its `Content-Length` is a network error. A caller may hedge a request ([`Client::get_hedged`]):
+//! not answered after a short delay, it is sent once more and the first good answer is used.
 
+use std::future::Future;
 use std::io::{Read, Seek, SeekFrom};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -146,6 +149,13 @@ impl Reply {
     }
 }
 
+/// A hedged request ([`Client::get_hedged`]) is sent again after this long without an answer at
+/// the least...
+const HEDGE_FLOOR: Duration = Duration::from_millis(20);
+/// ... and at the least this many times the fastest reply of the run (its round trip), so that
+/// on a distant index only the stragglers are sent twice.
+const HEDGE_ROUND_TRIPS: u32 = 3;
+
 /// The fetcher: one reqwest client, credentials by realm, a bound on requests in flight.
 #[derive(Clone)]
 pub struct Client {
@@ -155,6 +165,8 @@ pub struct Client {
     auth: Arc<AuthStore>,
     settings: ClientSettings,
     permits: Arc<Semaphore>,
+    /// The fastest HTTP reply so far, in microseconds (`u64::MAX` before the first).
+    fastest: Arc<AtomicU64>,
 }
 
 impl Client {
@@ -165,6 +177,7 @@ impl Client {
             auth: Arc::new(auth),
             permits: Arc::new(Semaphore::new(settings.concurrency)),
             settings,
+            fastest: Arc::new(AtomicU64::new(u64::MAX)),
         })
     }
 
@@ -204,7 +217,12 @@ impl Client {
         loop {
             let started = std::time::Instant::now();
             let result = self.get_once(url, options).await;
-            log_reply(url, options, &result, started.elapsed());
+            let took = started.elapsed();
+            log_reply(url, options, &result, took);
+            if result.is_ok() {
+                let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+                self.fastest.fetch_min(micros, Ordering::Relaxed);
+            }
             let retry_after = match &result {
                 Ok(a) if a.reply.status == 429 || a.reply.status >= 500 => Some(a.retry_after),
                 Ok(_) => None,
@@ -222,6 +240,37 @@ impl Client {
                 _ => return result.map(|r| r.reply),
             }
         }
+    }
+
+    /// [`Client::get`], sent a second time when no answer has come after the hedge delay (20 ms,
+    /// or three times the run's fastest reply if that is longer); the first good reply is used
+    /// and the other request dropped. For small range reads of wheels, whose time is the
+    /// server's latency: the public index answers a range of an older file in 60-190 ms (a
+    /// recent one in 5-25 ms), the same range asked twice at once comes back at the earlier of
+    /// two such draws, and the slowest of a dozen reads decides when an unsatisfiable request's
+    /// hint is done (docs/performance.md, "Hedged range reads").
+    pub async fn get_hedged(
+        &self,
+        url: &Url,
+        options: &RequestOptions,
+    ) -> Result<Reply, IndexError> {
+        let first = self.get(url, options);
+        tokio::pin!(first);
+        tokio::select! {
+            reply = &mut first => return reply,
+            () = tokio::time::sleep(self.hedge_delay()) => {}
+        }
+        log::debug!(
+            "GET {}{}: no answer yet, sent again",
+            redact(url),
+            range_text(options.range)
+        );
+        first_ok(first, self.get(url, options)).await
+    }
+
+    fn hedge_delay(&self) -> Duration {
+        let fastest = Duration::from_micros(self.fastest.load(Ordering::Relaxed));
+        HEDGE_FLOOR.max(fastest.saturating_mul(HEDGE_ROUND_TRIPS))
     }
 
     /// The delay before retry number `attempt` (exponential, jittered, at most 10 s).
@@ -366,17 +415,41 @@ impl Client {
 }
 
 /// One request's line in the `-v` log: method, URL (redacted), range, status, size, time.
+/// The first of two futures to succeed; an error counts only when the other failed too (the
+/// later error is returned).
+async fn first_ok<T, E>(
+    a: impl Future<Output = Result<T, E>>,
+    b: impl Future<Output = Result<T, E>>,
+) -> Result<T, E> {
+    tokio::pin!(a, b);
+    tokio::select! {
+        r = &mut a => match r {
+            Ok(v) => Ok(v),
+            Err(_) => b.await,
+        },
+        r = &mut b => match r {
+            Ok(v) => Ok(v),
+            Err(_) => a.await,
+        },
+    }
+}
+
+/// How the log shows a request's range (` (last 65536 bytes)`; empty without one).
+fn range_text(range: Option<ByteRange>) -> String {
+    match range {
+        Some(ByteRange::Suffix(n)) => format!(" (last {n} bytes)"),
+        Some(ByteRange::Span(a, b)) => format!(" (bytes {a}-{b})"),
+        None => String::new(),
+    }
+}
+
 fn log_reply(
     url: &Url,
     options: &RequestOptions,
     result: &Result<Attempt, IndexError>,
     took: Duration,
 ) {
-    let range = match options.range {
-        Some(ByteRange::Suffix(n)) => format!(" (last {n} bytes)"),
-        Some(ByteRange::Span(a, b)) => format!(" (bytes {a}-{b})"),
-        None => String::new(),
-    };
+    let range = range_text(options.range);
     let conditional = if options.etag.is_some() || options.last_modified.is_some() {
         " (revalidating)"
     } else {
@@ -527,6 +600,28 @@ fn read_file(url: &Url, range: Option<ByteRange>) -> Result<Reply, IndexError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`first_ok`]: the first success wins, an error waits for the other, two errors give the
+    /// later one.
+    #[test]
+    fn the_first_good_answer_of_two_is_used() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let after = |ms: u64, r: Result<u8, u8>| async move {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            r
+        };
+        let never = || std::future::pending::<Result<u8, u8>>();
+        rt.block_on(async {
+            assert_eq!(first_ok(after(1, Err(1)), after(5, Ok(2))).await, Ok(2));
+            assert_eq!(first_ok(after(5, Ok(1)), after(1, Err(2))).await, Ok(1));
+            assert_eq!(first_ok(never(), after(1, Ok(2))).await, Ok(2));
+            assert_eq!(first_ok(after(1, Ok(1)), never()).await, Ok(1));
+            assert_eq!(first_ok(after(1, Err(1)), after(5, Err(2))).await, Err(2));
+        });
+    }
 
     #[test]
     fn header_helpers() {

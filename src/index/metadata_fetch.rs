@@ -12,7 +12,8 @@
 //!    order only when they give no metadata that checks (see [`fetch`]).
 //! 2. Wheels: a range read of the zip's tail, its central directory and the
 //!    `*.dist-info/METADATA` entry (1-3 requests, even for a 500 MB wheel); the zip itself is
-//!    read by `super::zip`.
+//!    read by `super::zip`. A read of at most 128 KiB that has no answer after the hedge delay
+//!    is sent once more ([`Client::get_hedged`]).
 //! 3. Wheels, when the server ignores `Range`: the whole wheel, read the same way.
 //! 4. Sdists: `PKG-INFO` out of the archive (read by `super::sdist`), trusted only when it is
 //!    Metadata-Version >= 2.2 and `Requires-Dist` is not `Dynamic` (PEP 643); nothing is ever
@@ -355,16 +356,21 @@ async fn range_of(
     r: ByteRange,
     partial_only: bool,
 ) -> Result<Reply, IndexError> {
-    let reply = client
-        .get(
-            &file.url,
-            &RequestOptions {
-                range: Some(r),
-                partial_only,
-                ..RequestOptions::default()
-            },
-        )
-        .await?;
+    let options = RequestOptions {
+        range: Some(r),
+        partial_only,
+        ..RequestOptions::default()
+    };
+    // A small read takes the server's latency, not the transfer: a straggler is sent again.
+    let small = match r {
+        ByteRange::Suffix(n) => n <= HEAD,
+        ByteRange::Span(start, end) => end.saturating_sub(start) <= HEAD,
+    };
+    let reply = if small {
+        client.get_hedged(&file.url, &options).await?
+    } else {
+        client.get(&file.url, &options).await?
+    };
     match reply.status {
         200 | 206 => Ok(reply),
         status => Err(status_error(&file.url, status, &file.filename_str())),

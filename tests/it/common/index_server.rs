@@ -36,6 +36,8 @@ pub enum Fault {
     TooMany { retry_after: u64, times: usize },
     /// Wait this long before answering (once per request, always).
     Stall(Duration),
+    /// Wait this long before answering, the next `times` requests only.
+    StallFirst { stall: Duration, times: usize },
     /// Announce a longer `Content-Length` than the body sent, the next `times` requests.
     Truncate { times: usize },
     /// Serve this body with a JSON content type.
@@ -317,6 +319,10 @@ fn respond(
                 return (r, None);
             }
             Fault::Stall(d) => stall = Some(*d),
+            Fault::StallFirst { stall: d, times } if *times > 0 => {
+                *times -= 1;
+                stall = Some(*d);
+            }
             Fault::Truncate { times } if *times > 0 => {
                 *times -= 1;
                 truncate = true;
