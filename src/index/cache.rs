@@ -3,14 +3,17 @@
 //! In: a bucket (pages, metadata), the redacted URL a reply came from, the reply's validators
 //! and body. Out: the same, later, when the entry is intact.
 //!
-//! Layout: `<root>/v2/<bucket>/<aa>/<sha256>`, where the hash is of the bucket and the
-//! *redacted* URL, so no server-chosen name or credential ever becomes a path (reliability 32,
-//! 34). Each entry is `planner-cache v2\n`, one JSON header line (the key, validators, fetch time,
-//! the body's length and CRC-32), then the body. An entry whose magic, key, length or checksum is
-//! wrong is treated as missing and refetched (item 29). Entries are written to a temp file in the
-//! same folder and renamed into place, so two planners at once see either the old or the new entry,
-//! never half of one (item 30). If the folder cannot be created or written (read-only, a file,
-//! disk full) the planner warns once and runs uncached (item 28).
+//! Layout: `<root>/v3/<bucket>/<sha256>`, where the hash is of the bucket and the *redacted*
+//! URL, so no server-chosen name or credential ever becomes a path (reliability 32, 34). One
+//! folder per bucket: v2 put each entry in a folder named by its hash's first two digits, so a
+//! cold run created a folder for nearly every entry it wrote (docs/performance.md, "One cache
+//! folder per bucket"). Each entry is `planner-cache v3\n`, one JSON header line (the key,
+//! validators, fetch time, the body's length and CRC-32), then the body. An entry whose magic,
+//! key, length or checksum is wrong is treated as missing and refetched (item 29). Entries are
+//! written to a temp file in the same folder and renamed into place, so two planners at once
+//! see either the old or the new entry, never half of one (item 30). If the folder cannot be
+//! created or written (read-only, a file, disk full) the planner warns once and runs uncached
+//! (item 28).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -21,8 +24,8 @@ use sha2::{Digest, Sha256};
 
 use crate::printer::Printer;
 
-const MAGIC: &[u8] = b"planner-cache v2\n";
-const SCHEMA: &str = "v2";
+const MAGIC: &[u8] = b"planner-cache v3\n";
+const SCHEMA: &str = "v3";
 
 /// What an entry holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,12 +106,7 @@ impl Cache {
         hasher.update([0]);
         hasher.update(key.as_bytes());
         let hash = hex(&hasher.finalize());
-        Some(
-            root.join(SCHEMA)
-                .join(bucket.dir())
-                .join(&hash[..2])
-                .join(hash),
-        )
+        Some(root.join(SCHEMA).join(bucket.dir()).join(hash))
     }
 
     /// The entry for `key`, if present and intact.
@@ -338,7 +336,7 @@ mod tests {
             .unwrap();
         let name = p.file_name().unwrap().to_str().unwrap();
         assert_eq!(name.len(), 64);
-        assert!(p.starts_with("/c/v2/metadata"));
+        assert_eq!(p.parent(), Some(Path::new("/c/v3/metadata")));
     }
 
     #[test]
