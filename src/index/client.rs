@@ -243,8 +243,9 @@ impl Client {
     }
 
     /// [`Client::get`], sent a second time when no answer has come after the hedge delay (20 ms,
-    /// or three times the run's fastest reply if that is longer); the first good reply is used
-    /// and the other request dropped. For small range reads of wheels, whose time is the
+    /// or three times the run's fastest reply if that is longer; never before the run's first
+    /// reply, when the round trip is not known); the first good reply is used and the other
+    /// request dropped. For small range reads of wheels, whose time is the
     /// server's latency: the public index answers a range of an older file in 60-190 ms (a
     /// recent one in 5-25 ms), the same range asked twice at once comes back at the earlier of
     /// two such draws, and the slowest of a dozen reads decides when an unsatisfiable request's
@@ -254,11 +255,14 @@ impl Client {
         url: &Url,
         options: &RequestOptions,
     ) -> Result<Reply, IndexError> {
+        let Some(delay) = self.hedge_delay() else {
+            return self.get(url, options).await;
+        };
         let first = self.get(url, options);
         tokio::pin!(first);
         tokio::select! {
             reply = &mut first => return reply,
-            () = tokio::time::sleep(self.hedge_delay()) => {}
+            () = tokio::time::sleep(delay) => {}
         }
         log::debug!(
             "GET {}{}: no answer yet, sent again",
@@ -268,9 +272,12 @@ impl Client {
         first_ok(first, self.get(url, options)).await
     }
 
-    fn hedge_delay(&self) -> Duration {
-        let fastest = Duration::from_micros(self.fastest.load(Ordering::Relaxed));
-        HEDGE_FLOOR.max(fastest.saturating_mul(HEDGE_ROUND_TRIPS))
+    /// How long a hedged request waits before it is sent again (`None`: no reply yet).
+    fn hedge_delay(&self) -> Option<Duration> {
+        let fastest = self.fastest.load(Ordering::Relaxed);
+        (fastest != u64::MAX).then(|| {
+            HEDGE_FLOOR.max(Duration::from_micros(fastest).saturating_mul(HEDGE_ROUND_TRIPS))
+        })
     }
 
     /// The delay before retry number `attempt` (exponential, jittered, at most 10 s).
@@ -414,7 +421,6 @@ impl Client {
     }
 }
 
-/// One request's line in the `-v` log: method, URL (redacted), range, status, size, time.
 /// The first of two futures to succeed; an error counts only when the other failed too (the
 /// later error is returned).
 async fn first_ok<T, E>(
@@ -443,6 +449,7 @@ fn range_text(range: Option<ByteRange>) -> String {
     }
 }
 
+/// One request's line in the `-v` log: method, URL (redacted), range, status, size, time.
 fn log_reply(
     url: &Url,
     options: &RequestOptions,
@@ -621,6 +628,17 @@ mod tests {
             assert_eq!(first_ok(after(1, Ok(1)), never()).await, Ok(1));
             assert_eq!(first_ok(after(1, Err(1)), after(5, Err(2))).await, Err(2));
         });
+    }
+
+    /// No hedge before the first reply; then 20 ms, or three round trips on a distant index.
+    #[test]
+    fn the_hedge_waits_for_the_round_trip() {
+        let client = Client::new(AuthStore::default(), ClientSettings::default()).unwrap();
+        assert_eq!(client.hedge_delay(), None);
+        client.fastest.fetch_min(2_000, Ordering::Relaxed);
+        assert_eq!(client.hedge_delay(), Some(Duration::from_millis(20)));
+        client.fastest.store(50_000, Ordering::Relaxed);
+        assert_eq!(client.hedge_delay(), Some(Duration::from_millis(150)));
     }
 
     #[test]
