@@ -12,8 +12,9 @@
 //!    order only when they give no metadata that checks (see [`fetch`]).
 //! 2. Wheels: a range read of the zip's tail, its central directory and the
 //!    `*.dist-info/METADATA` entry (1-3 requests, even for a 500 MB wheel); the zip itself is
-//!    read by `super::zip`. A read of at most 128 KiB that has no answer after the hedge delay
-//!    is sent once more ([`Client::get_hedged`]).
+//!    read by `super::zip`. A read of at most 128 KiB that takes only the range (not a whole
+//!    wheel from a server that ignores `Range`) and has no answer after the hedge delay is sent
+//!    once more ([`Client::get_hedged`]).
 //! 3. Wheels, when the server ignores `Range`: the whole wheel, read the same way.
 //! 4. Sdists: `PKG-INFO` out of the archive (read by `super::sdist`), trusted only when it is
 //!    Metadata-Version >= 2.2 and `Requires-Dist` is not `Dynamic` (PEP 643); nothing is ever
@@ -362,11 +363,13 @@ async fn range_of(
         ..RequestOptions::default()
     };
     // A small read takes the server's latency, not the transfer: a straggler is sent again.
+    // Only when a server that ignores `Range` is not read whole: two whole-wheel downloads
+    // would race otherwise.
     let small = match r {
         ByteRange::Suffix(n) => n <= HEAD,
         ByteRange::Span(start, end) => end.saturating_sub(start) <= HEAD,
     };
-    let reply = if small {
+    let reply = if small && partial_only {
         client.get_hedged(&file.url, &options).await?
     } else {
         client.get(&file.url, &options).await?

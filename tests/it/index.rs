@@ -542,6 +542,27 @@ fn a_stalled_range_read_is_sent_again_and_the_first_answer_used() {
     );
 }
 
+/// A read that downloads the wheel whole when the server ignores `Range` (its file list) is
+/// never sent twice, however long the answer takes: two whole downloads would race.
+#[test]
+fn a_read_that_may_download_a_whole_wheel_is_not_sent_twice() {
+    let server = IndexServer::recorded();
+    server.set_ranges(false);
+    let index = index(&server.url());
+    let (_, file) = packaging_wheel(&index);
+    let path = format!("/files/{}", file.filename_str());
+    let stall = Duration::from_millis(500);
+    server.fault(&path, Fault::StallFirst { stall, times: 1 });
+    let members = index.wheel_members(&file).expect("the wheel's file list");
+    assert!(members.iter().any(|m| m.ends_with(".dist-info/METADATA")));
+    let asked: Vec<_> = server
+        .requests(&path)
+        .into_iter()
+        .filter(|l| !l.path.ends_with(".metadata"))
+        .collect();
+    assert_eq!(asked.len(), 1, "one whole download, waited for");
+}
+
 /// A large wheel's range reads, sorted by what they read.
 struct Reads {
     /// Reads of the first 64 KiB of the central directory.
