@@ -38,6 +38,8 @@ pub enum Fault {
     Stall(Duration),
     /// Wait this long before answering, the next `times` requests only.
     StallFirst { stall: Duration, times: usize },
+    /// Wait this long before answering a request with a `Range` header (always).
+    StallRanges(Duration),
     /// Announce a longer `Content-Length` than the body sent, the next `times` requests.
     Truncate { times: usize },
     /// Serve this body with a JSON content type.
@@ -323,6 +325,7 @@ fn respond(
                 *times -= 1;
                 stall = Some(*d);
             }
+            Fault::StallRanges(d) if headers.contains_key("range") => stall = Some(*d),
             Fault::Truncate { times } if *times > 0 => {
                 *times -= 1;
                 truncate = true;
