@@ -337,6 +337,56 @@ impl<'c, 'a> Provider<'c, 'a> {
         );
     }
 
+    /// The version of `package` in `range` pubgrub decides on next (`None`: none is left).
+    fn choose(
+        &self,
+        package: &Pkg,
+        range: &Ranges<Version>,
+    ) -> Result<Option<Version>, SolveError> {
+        match package {
+            Pkg::Root => {
+                let root = Version::new([0]);
+                Ok(range.contains(&root).then_some(root))
+            }
+            Pkg::Python => Ok(range
+                .contains(&self.rules.python)
+                .then(|| self.rules.python.clone())),
+            Pkg::Dist(name) | Pkg::Extra(name, _) => {
+                let table = self.catalog.table(name)?;
+                Ok(self.pick(name, &table, range))
+            }
+        }
+    }
+
+    /// The version of `name` in `range` to try: the preferred one (installed or locked), else
+    /// the newest usable; `None` when none is left.
+    fn pick(
+        &self,
+        name: &PackageName,
+        table: &VersionTable,
+        range: &Ranges<Version>,
+    ) -> Option<Version> {
+        if let Some(preferred) = self.rules.preferred(name)
+            && range.contains(preferred)
+        {
+            return Some(preferred.clone());
+        }
+        let prereleases = self.rules.prereleases_allowed(name, table);
+        let installed = self.rules.installed.get(name).map(|m| &m.version);
+        table
+            .versions
+            .iter()
+            .rev()
+            .find(|entry| {
+                range.contains(&entry.version)
+                    && !table.excluded_by_binary_policy(entry)
+                    && (prereleases
+                        || !entry.version.any_prerelease()
+                        || Some(&entry.version) == installed)
+            })
+            .map(|entry| entry.version.clone())
+    }
+
     /// Whether `package` is pinned to one release (a `==` range, some of its versions maybe
     /// ruled out) of which no version is left: its table is at hand and lists none in `range`,
     /// nor is the installed version in it. Such a package is decided first: it fails at once,
@@ -430,37 +480,7 @@ impl DependencyProvider for Provider<'_, '_> {
         if !self.doomed(package, range) {
             self.send_prefetch();
         }
-        match package {
-            Pkg::Root => {
-                let root = Version::new([0]);
-                Ok(range.contains(&root).then_some(root))
-            }
-            Pkg::Python => Ok(range
-                .contains(&self.rules.python)
-                .then(|| self.rules.python.clone())),
-            Pkg::Dist(name) | Pkg::Extra(name, _) => {
-                let table = self.catalog.table(name)?;
-                if let Some(preferred) = self.rules.preferred(name)
-                    && range.contains(preferred)
-                {
-                    return Ok(Some(preferred.clone()));
-                }
-                let prereleases = self.rules.prereleases_allowed(name, &table);
-                let installed = self.rules.installed.get(name).map(|m| &m.version);
-                Ok(table
-                    .versions
-                    .iter()
-                    .rev()
-                    .find(|entry| {
-                        range.contains(&entry.version)
-                            && !table.excluded_by_binary_policy(entry)
-                            && (prereleases
-                                || !entry.version.any_prerelease()
-                                || Some(&entry.version) == installed)
-                    })
-                    .map(|entry| entry.version.clone()))
-            }
-        }
+        self.choose(package, range)
     }
 
     fn get_dependencies(
