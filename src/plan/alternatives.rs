@@ -113,7 +113,7 @@ pub fn propose(
         correspondences: policy
             .coupled
             .iter()
-            .flat_map(|group| group.correspondences(installed_names(inventory)))
+            .flat_map(|group| group.correspondences(&policy.name, installed_names(inventory)))
             .collect(),
         whole,
         installs: Mutex::default(),
@@ -631,6 +631,13 @@ impl Proposer<'_> {
         requirements.extend(targets.iter().cloned());
         let mut constraints = self.whole.floors.clone();
         constraints.extend(extra);
+        let asked: BTreeSet<&PackageName> = self.request.targets.iter().map(|t| &t.name).collect();
+        let installed_roots = requirements
+            .iter()
+            .map(|r| &r.name)
+            .filter(|name| !asked.contains(name))
+            .cloned()
+            .collect();
         solve::solve_on(
             self.core,
             &SolveRequest {
@@ -643,6 +650,7 @@ impl Proposer<'_> {
                 binary: self.request.binary.clone(),
                 limits: Default::default(),
                 correspondences: self.correspondences.clone(),
+                installed_roots,
             },
         )
     }

@@ -700,6 +700,7 @@ fn correspondences_keep_a_coupled_group_consistent() {
         anchor: PackageName::from_str("torch").unwrap(),
         member: PackageName::from_str(member).unwrap(),
         template: VersionTemplate::from_str(template).unwrap(),
+        policy: "default".into(),
     };
     let plain = request(&["torch", "torchvision", "torchaudio"]);
     assert_eq!(solved(&index, &plain)["torch"], "2.15.0");
