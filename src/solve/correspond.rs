@@ -204,8 +204,8 @@ impl Correspondence {
 /// The anchor versions the policy adds as a requirement of one member release, or `None` where
 /// the release's own metadata speaks for itself (see the module docs).
 ///
-/// `declared` is the release's own requirement on the anchor under the target's markers (`None`:
-/// silent), `cpython_bound` whether the release ships wheels built against one CPython's ABI
+/// `declared` is the release's own requirement on the anchor under the target's markers (`None`
+/// or a bare name without a version: silent), `cpython_bound` whether the release ships wheels built against one CPython's ABI
 /// (`cp312-cp312-manylinux...`; a `py3-none-<platform>` or pure build is not), `anchors` the
 /// anchor's known releases.
 pub fn policy_range(
@@ -216,7 +216,8 @@ pub fn policy_range(
     anchors: &[Version],
 ) -> Option<Ranges<Version>> {
     let policy = correspondence.template.anchors_for(member, anchors);
-    match declared {
+    // A bare name (`torch`, no version) says nothing about which anchor release: silent.
+    match declared.filter(|d| **d != Ranges::full()) {
         None => Some(policy),
         Some(_) if !cpython_bound => None,
         Some(declared) => anchors
@@ -304,6 +305,10 @@ mod tests {
             "a declared pin inside the rule needs no rule"
         );
         assert!(policy_range(&audio, &v2111, None, false, &torch).is_some());
+        assert!(
+            policy_range(&audio, &v2111, Some(&Ranges::full()), false, &torch).is_some(),
+            "a bare `torch` says nothing about which release"
+        );
     }
 
     #[test]

@@ -1038,6 +1038,21 @@ fn blocker_hints(
     Ok(hints)
 }
 
+/// The first [`BLOCKER_LISTED`] versions, then "..." when there are more.
+fn listed(versions: &[Version]) -> String {
+    let list: Vec<String> = versions
+        .iter()
+        .take(BLOCKER_LISTED)
+        .map(ToString::to_string)
+        .collect();
+    let more = if versions.len() > BLOCKER_LISTED {
+        ", ..."
+    } else {
+        ""
+    };
+    format!("{}{more}", list.join(", "))
+}
+
 fn bound_version(bound: &std::ops::Bound<Version>) -> Option<Version> {
     match bound {
         std::ops::Bound::Included(v) | std::ops::Bound::Excluded(v) => Some(v.clone()),
@@ -1073,26 +1088,21 @@ fn blocker_hint(
         Some(extra) => format!("{blocker}[{extra}]"),
         None => blocker.to_string(),
     };
-    let message = if found.versions.is_empty() {
+    let message = if found.versions.is_empty() && found.silent.is_empty() {
         format!(
             "no release of {shown} (of the newest {} usable) accepts {request}; an override would be needed",
             found.read
         )
-    } else {
-        let list: Vec<String> = found
-            .versions
-            .iter()
-            .take(BLOCKER_LISTED)
-            .map(ToString::to_string)
-            .collect();
+    } else if found.versions.is_empty() {
         format!(
-            "{shown} releases that accept {request}: {}{}",
-            list.join(", "),
-            if found.versions.len() > BLOCKER_LISTED {
-                ", ..."
-            } else {
-                ""
-            }
+            "no release of {shown} (of the newest {} usable) accepts {request}; {} do not require {target} under this Python and platform",
+            found.read,
+            listed(&found.silent)
+        )
+    } else {
+        format!(
+            "{shown} releases that accept {request}: {}",
+            listed(&found.versions)
         )
     };
     Ok(hint(HintKind::BlockerVersions, blocker, message))

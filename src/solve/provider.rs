@@ -212,22 +212,25 @@ impl<'c, 'a> Provider<'c, 'a> {
 
     /// The coupled-group rules on `name` as a member, as edges of this release on its anchors
     /// (see [`policy_range`]: only where the release's own metadata is silent about the anchor
-    /// or looser than its binary coupling). `edges` are the release's metadata edges.
+    /// or looser than its binary coupling). `requirements` are the release's own (markers
+    /// evaluated), before constraints narrow them.
     fn coupling_edges(
         &self,
         name: &PackageName,
         version: &Version,
         table: &VersionTable,
-        edges: &[Edge],
+        requirements: &[&Requirement],
     ) -> Result<Vec<Edge>, SolveError> {
         let mut out = Vec::new();
         let rules = self.rules.request.correspondences.iter();
         for c in rules.filter(|c| &c.member == name && &c.anchor != name) {
-            let anchor = Pkg::Dist(c.anchor.clone());
-            let declared = edges
+            let declared = requirements
                 .iter()
-                .filter(|(p, _)| *p == anchor)
-                .map(|(_, r)| r.clone())
+                .filter(|r| r.name == c.anchor)
+                .map(|r| match &r.version_or_url {
+                    Some(VersionOrUrl::VersionSpecifier(specs)) => specifiers_to_ranges(specs),
+                    _ => Ranges::full(),
+                })
                 .reduce(|a, b| a.intersection(&b));
             let anchors: Vec<Version> = self
                 .catalog
@@ -241,7 +244,7 @@ impl<'c, 'a> Provider<'c, 'a> {
                 self.coupled
                     .borrow_mut()
                     .insert((name.clone(), version.clone()));
-                out.push((anchor, range));
+                out.push((Pkg::Dist(c.anchor.clone()), range));
             }
         }
         Ok(out)
@@ -349,7 +352,7 @@ impl<'c, 'a> Provider<'c, 'a> {
             Err(reason) => return Ok(Dependencies::Unavailable(reason)),
         }
         if extra.is_none() {
-            let coupling = self.coupling_edges(name, version, &table, &edges)?;
+            let coupling = self.coupling_edges(name, version, &table, &requirements)?;
             edges.extend(coupling);
         }
         let edges = self.remember(pkg, version, edges);
