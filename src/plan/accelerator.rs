@@ -1,7 +1,8 @@
 //! Accelerator lines: which CUDA line a dist belongs to, and whether a plan leaves the installed
 //! line for another.
 //!
-//! In: the inventory, the planned environment and the plan's changes. Out:
+//! In: the inventory, the planned environment (its names, and the names its dists require under
+//! the target's markers) and the plan's changes. Out:
 //! [`AcceleratorSwitch`] facts for the risk model (what the plan brings of the new line, and the
 //! installed libraries of the old line that nothing requires after it).
 //!
@@ -13,7 +14,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use pep440_rs::{LocalSegment, Version};
 use pep508_rs::PackageName;
 
-use super::builder::{PlannedEnvironment, applies_with};
 use super::proposal::Change;
 use crate::inventory::Inventory;
 use crate::risk::AcceleratorSwitch;
@@ -64,7 +64,7 @@ fn cuda_major(digits: &str) -> Option<u32> {
 /// switch) or the plan stays on the installed lines.
 pub(crate) fn switches(
     inventory: &Inventory,
-    planned: &PlannedEnvironment,
+    planned: &Planned<'_>,
     changes: &[Change],
 ) -> Vec<AcceleratorSwitch> {
     let installed: BTreeSet<u32> = inventory
@@ -105,28 +105,25 @@ pub(crate) fn switches(
         .collect()
 }
 
+/// The planned environment as this module reads it.
+pub(crate) struct Planned<'p> {
+    /// Every dist after the plan.
+    pub(crate) names: BTreeSet<&'p PackageName>,
+    /// Every name a planned dist requires (markers and extras evaluated).
+    pub(crate) required: BTreeSet<&'p PackageName>,
+}
+
 /// Installed dists of the `lines` given that no dist of the planned environment requires.
 fn orphaned(
     inventory: &Inventory,
-    planned: &PlannedEnvironment,
+    planned: &Planned<'_>,
     lines: &BTreeSet<u32>,
 ) -> Vec<PackageName> {
-    let markers = &inventory.environment.markers;
-    let required: BTreeSet<&PackageName> = planned
-        .dists
-        .values()
-        .flat_map(|dist| {
-            dist.requires_dist
-                .iter()
-                .filter(|r| applies_with(r, markers, &dist.extras))
-                .map(|r| &r.name)
-        })
-        .collect();
     inventory
         .dists
         .iter()
         .filter(|d| line_of(d.name(), d.version()).is_some_and(|l| lines.contains(&l)))
-        .filter(|d| planned.dists.contains_key(d.name()) && !required.contains(d.name()))
+        .filter(|d| planned.names.contains(d.name()) && !planned.required.contains(d.name()))
         .map(|d| d.name().clone())
         .collect::<BTreeSet<_>>()
         .into_iter()

@@ -496,17 +496,18 @@ impl Proposer<'_> {
         Ok(self.proposal(policy, conflict, plans, warnings))
     }
 
-    /// What the request as asked is solved within, beside the whole environment: for a bare
-    /// target (a name without a version, "the newest that fits"), nothing installed goes back
-    /// and the installed members of coupled groups the target is not in stay where they are
-    /// (`propose setuptools` never moves the torch stack; `propose torch` may).
+    /// What the request as asked is solved within, beside the whole environment: for bare
+    /// targets (names without a version, "the newest that fits"), the installed members of
+    /// coupled groups no target is in stay where they are (`propose setuptools` never moves the
+    /// torch stack; `propose torch` may). Other dists may still move either way, as the request
+    /// needs (`propose celery` takes python-dateutil back to the version celery pins).
     fn as_asked_bounds(&self, policy: &Policy, targets: &[Requirement]) -> Vec<Requirement> {
         if self.request.all || targets.iter().any(|t| t.version_or_url.is_some()) {
             return Vec::new();
         }
-        let mut bounds = self.floors(targets);
         let asked =
             |group: &crate::risk::CoupledGroup| targets.iter().any(|t| group.contains(&t.name));
+        let mut bounds = Vec::new();
         for group in policy
             .coupled
             .iter()
@@ -1027,18 +1028,31 @@ impl Proposer<'_> {
         blockers: &[Blocker],
         notes: &mut Vec<String>,
     ) -> Result<Option<Plan>, ProposeError> {
-        // The target's name without its specifier; the blockers stay where they are.
-        let mut relaxed: Vec<Requirement> = targets.iter().map(|t| bare(&t.name)).collect();
-        let names: BTreeSet<PackageName> = relaxed.iter().map(|t| t.name.clone()).collect();
-        relaxed.extend(
-            blockers
-                .iter()
-                .map(|b| pin(&b.dependent, &b.dependent_version)),
-        );
-        let resolution = match self.solve(&relaxed, &names, vec![]) {
-            Ok(resolution) => resolution,
-            Err(SolveError::NoSolution(_)) => return Ok(None),
-            Err(err) => return Err(err.into()),
+        // The target's name without its specifier; the blockers stay where they are. One
+        // target with a version asked gets the release closest to it that fits, when there is
+        // one other than the installed (`sympy==1.13.1` under torch's `sympy>=1.13.3`: 1.13.3).
+        let kept: Vec<Requirement> = blockers
+            .iter()
+            .map(|b| pin(&b.dependent, &b.dependent_version))
+            .collect();
+        let names: BTreeSet<PackageName> = targets.iter().map(|t| t.name.clone()).collect();
+        let closest = self.closest_fitting(targets, &kept, &names)?;
+        let word = if closest.is_some() {
+            "Closest"
+        } else {
+            "Newest"
+        };
+        let resolution = match closest {
+            Some(resolution) => resolution,
+            None => {
+                let mut relaxed: Vec<Requirement> = targets.iter().map(|t| bare(&t.name)).collect();
+                relaxed.extend(kept);
+                match self.solve(&relaxed, &names, vec![]) {
+                    Ok(resolution) => resolution,
+                    Err(SolveError::NoSolution(_)) => return Ok(None),
+                    Err(err) => return Err(err.into()),
+                }
+            }
         };
         let planned = self.planned(&resolution);
         let mut fitted = Vec::new();
@@ -1062,7 +1076,7 @@ impl Proposer<'_> {
             return Ok(None);
         }
         let title = format!(
-            "Newest that fits: {} (asked: {})",
+            "{word} that fits: {} (asked: {})",
             join(&fitted),
             join(targets)
         );
@@ -1080,6 +1094,59 @@ impl Proposer<'_> {
             }
         }
         Ok(Some(plan))
+    }
+
+    /// For one target pinned to one version (`==X`), the solve of the release nearest to it (in release
+    /// order) that fits with the blockers kept, other than the installed one; a few tried at most.
+    fn closest_fitting(
+        &self,
+        targets: &[Requirement],
+        kept: &[Requirement],
+        names: &BTreeSet<PackageName>,
+    ) -> Result<Option<Resolution>, ProposeError> {
+        let [target] = targets else {
+            return Ok(None);
+        };
+        // Only an exact version asked has a "closest": a range that no fitting release meets
+        // has no point to measure from.
+        let Some(spec) = specifiers(target).filter(|s| {
+            s.len() == 1
+                && matches!(
+                    s.iter().next().map(|s| *s.operator()),
+                    Some(Operator::Equal)
+                )
+        }) else {
+            return Ok(None);
+        };
+        let Some(project) = self.catalog.project(&target.name)? else {
+            return Ok(None);
+        };
+        let installed = self.inventory.get(&target.name).map(|d| d.version());
+        let mut versions: Vec<Version> = self.catalog.usable_versions(&project).to_vec();
+        versions.sort();
+        // Where the request sits in release order: its first matching version, or where its
+        // lower bound would go.
+        let at = versions
+            .iter()
+            .position(|v| spec.contains(v))
+            .unwrap_or_else(|| versions.partition_point(|v| !spec.iter().all(|s| s.contains(v))));
+        let mut order: Vec<(usize, &Version)> = versions
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| Some(*v) != installed && !spec.contains(v))
+            .map(|(i, v)| (i.abs_diff(at), v))
+            .collect();
+        order.sort();
+        for (_, version) in order.into_iter().take(CLOSEST_TRIED) {
+            let mut asked = vec![pin(&target.name, version)];
+            asked.extend(kept.iter().cloned());
+            match self.solve(&asked, names, vec![]) {
+                Ok(resolution) => return Ok(Some(resolution)),
+                Err(SolveError::NoSolution(_)) => continue,
+                Err(err) => return Err(err.into()),
+            }
+        }
+        Ok(None)
     }
 
     fn forced(
@@ -1454,6 +1521,9 @@ fn as_requested(plan: &mut Plan, targets: &[Requirement]) {
     }
 }
 
+/// How many releases near a request are tried for the closest that fits.
+const CLOSEST_TRIED: usize = 6;
+
 /// How many newer release lines of a held-back bare target are tried, newest first.
 const LINES_TRIED: usize = 3;
 
@@ -1484,7 +1554,7 @@ fn switches_accelerator(plan: &Plan) -> bool {
     plan.risk
         .factors
         .iter()
-        .any(|f| f.kind == crate::risk::FactorKind::AcceleratorSwitch)
+        .any(|f| f.kind == crate::risk::FactorKind::AcceleratorLineSwitch)
 }
 
 fn bare(name: &PackageName) -> Requirement {

@@ -137,6 +137,27 @@ impl<'a> PlanBuilder<'a> {
         }
     }
 
+    /// The planned environment as the accelerator-line check reads it.
+    fn accelerator_view<'p>(
+        &self,
+        planned: &'p PlannedEnvironment,
+    ) -> super::accelerator::Planned<'p> {
+        let markers = &self.inventory.environment.markers;
+        super::accelerator::Planned {
+            names: planned.dists.keys().collect(),
+            required: planned
+                .dists
+                .values()
+                .flat_map(|dist| {
+                    dist.requires_dist
+                        .iter()
+                        .filter(|r| applies_with(r, markers, &dist.extras))
+                        .map(|r| &r.name)
+                })
+                .collect(),
+        }
+    }
+
     /// Installed dists that depend on `name`, directly and (counted) transitively.
     pub fn dependents(&self, name: &PackageName) -> Dependents {
         let direct: BTreeSet<PackageName> = self
@@ -198,7 +219,8 @@ impl<'a> PlanBuilder<'a> {
             );
         }
         let (overrides, broken_edges) = self.overrides(&spec, oracle);
-        let accelerator_switches = super::accelerator::switches(self.inventory, planned, &changes);
+        let accelerator_switches =
+            super::accelerator::switches(self.inventory, &self.accelerator_view(planned), &changes);
         for switch in &accelerator_switches {
             warnings.push(accelerator_warning(switch));
         }

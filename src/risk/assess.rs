@@ -748,7 +748,7 @@ fn accelerator_factor(switch: &AcceleratorSwitch, policy: &Policy, factors: &mut
             short_list(&orphaned)
         );
     }
-    factors.weighed(policy, FactorKind::AcceleratorSwitch, &package, detail);
+    factors.weighed(policy, FactorKind::AcceleratorLineSwitch, &package, detail);
 }
 
 /// A coupled member whose own metadata decided its version next to the planned anchor.

@@ -166,7 +166,7 @@ factor_kinds! {
     /// An installed dist's file imports a module or a name the new release no longer has.
     ImportTargetMissing => "import-target-missing",
     /// The plan leaves the installed accelerator line (CUDA 13) for another (CUDA 12).
-    AcceleratorSwitch => "accelerator-line-switch",
+    AcceleratorLineSwitch => "accelerator-line-switch",
     /// A coupled member's own metadata, not the policy's rule, paired it with the anchor.
     CoupledMemberDeclared => "coupled-member-declared",
 }
