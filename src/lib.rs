@@ -15,11 +15,13 @@
 //!
 //! Leaf helpers every stage may use: [`metadata`] (core metadata), [`tags`] (wheel tags),
 //! [`terminal`] (the one terminal sanitizer), [`atomic`] (the one atomic file writer),
+//! [`bounded`] (the one capped reader of local files),
 //! [`printer`] (stdout and stderr) and [`logging`] (`-v` diagnostics on stderr).
 
 #![warn(missing_docs)]
 
 pub mod atomic;
+pub mod bounded;
 pub mod cli;
 pub mod clock;
 pub mod commands;

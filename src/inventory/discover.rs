@@ -203,7 +203,9 @@ fn layout_site_packages(venv: &Path) -> Vec<PathBuf> {
             .filter_map(Result::ok)
             .filter(|entry| entry.file_name().to_string_lossy().starts_with("python"))
             .map(|entry| entry.path().join("site-packages"))
-            .filter(|path| path.is_dir())
+            // A site-packages that is there but leads nowhere (a dangling symlink, a loop) is
+            // kept, so that reading it fails saying why instead of listing no dists.
+            .filter(|path| path.is_dir() || std::fs::symlink_metadata(path).is_ok())
             .collect();
         found.sort();
         for path in found {

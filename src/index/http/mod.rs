@@ -388,7 +388,7 @@ impl Inner {
         root: &Path,
         name: &PackageName,
     ) -> Result<Option<ProjectPage>, IndexError> {
-        let Some(page) = local::read_page(root, name)? else {
+        let Some(page) = local::read_page(root, name, self.client.max_page_bytes())? else {
             log::debug!("{name}: not in the local index {}", root.display());
             return Ok(None);
         };
