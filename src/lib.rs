@@ -117,6 +117,8 @@ pub fn install_error_hook() {
 /// Render an error with miette on stderr and return exit code 2.
 #[allow(clippy::print_stderr)]
 pub fn report_error(report: &miette::Report) -> ExitCode {
-    eprintln!("{report:?}");
+    // Every text escaped on its way out (`terminal::clean`): an error quotes what it read.
+    let clean = miette::Report::new(terminal::clean(report.as_ref()));
+    eprintln!("{clean:?}");
     ExitStatus::Error.into()
 }

@@ -267,7 +267,7 @@ fn environment_from_probe(
 
 /// `key = value` lines of a `pyvenv.cfg`.
 fn read_pyvenv_cfg(path: &Path) -> Vec<(String, String)> {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(text) = crate::bounded::read_text(path, 1 << 20) else {
         return Vec::new();
     };
     text.lines()
@@ -311,7 +311,11 @@ fn environment_from_pyvenv_cfg(
         Environment::synthesize(&version_text, None).map_err(|err| match err {
             InventoryError::InvalidPythonVersion { message, .. } => InventoryError::UnknownPython {
                 path: venv.to_path_buf(),
-                reason: format!("pyvenv.cfg version `{version_text}`: {message}"),
+                reason: format!(
+                    "pyvenv.cfg version `{}`: {}",
+                    crate::terminal::field(&version_text),
+                    crate::terminal::field(&message)
+                ),
             },
             other => other,
         })?;

@@ -811,6 +811,42 @@ fn the_run_budget_ends_stalled_requests() {
     assert!(server.requests("/simple/sympy/").is_empty());
 }
 
+/// Issue 25: `file://` links on a remote http index were followed (`file:///etc/shadow` opened,
+/// and the error told whether it existed; a FIFO behind one hung planner), and a `javascript:`
+/// href failed the whole page. Now only the http(s) files are listed; the others are skipped,
+/// with one `-v` note, and never opened.
+#[test]
+fn an_http_index_links_only_to_http_files() {
+    let server = IndexServer::recorded();
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo-1.0.tar.gz");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let page = serde_json::json!({
+        "meta": {"api-version": "1.1"},
+        "name": "mpmath",
+        "files": [
+            {"filename": "mpmath-1.0.0.tar.gz", "url": "file:///etc/shadow", "hashes": {}},
+            {"filename": "mpmath-1.1.0.tar.gz", "url": format!("file://{}", fifo.display()), "hashes": {}},
+            {"filename": "mpmath-1.2.0.tar.gz", "url": "javascript:alert(1)", "hashes": {}},
+            {"filename": "mpmath-1.3.0-py3-none-any.whl",
+             "url": "../../files/mpmath-1.3.0-py3-none-any.whl", "hashes": {}},
+        ]
+    });
+    server.fault(
+        "/simple/mpmath/",
+        Fault::Body(serde_json::to_vec(&page).unwrap()),
+    );
+    let index = index(&server.url());
+    let mpmath = project(&index, "mpmath");
+    let urls: Vec<&str> = mpmath.files.iter().map(|f| f.url.as_str()).collect();
+    assert_eq!(urls.len(), 1, "{urls:?}");
+    assert!(urls[0].starts_with("http://127.0.0.1:"), "{urls:?}");
+    // The one file left reads as usual.
+    let metadata = index.metadata(&mpmath, &mpmath.files[0]).unwrap();
+    assert_eq!(metadata.name.as_ref(), "mpmath");
+}
+
 #[test]
 fn fault_truncated_body_is_a_network_error_and_never_cached() {
     let server = IndexServer::recorded();
