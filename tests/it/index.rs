@@ -769,7 +769,9 @@ fn a_trickling_page_fails_at_its_deadline() {
     let server = IndexServer::recorded();
     server.fault("/simple/regex/", Fault::Drip(Duration::from_millis(20)));
     let index = index_with(&[server.url()], None, |s| {
-        s.client.read_timeout = Duration::from_millis(400);
+        // Long beside the 20 ms between bytes, so that a loaded machine never makes one gap a
+        // read timeout (a retried network error): the deadline is what ends it.
+        s.client.read_timeout = Duration::from_secs(2);
     });
     let started = std::time::Instant::now();
     let err = index.project(&name("regex")).unwrap_err();
@@ -778,7 +780,7 @@ fn a_trickling_page_fails_at_its_deadline() {
     let text = err.to_string();
     assert!(text.contains("/simple/regex/"), "{text}");
     assert!(text.contains("bytes of the body received"), "{text}");
-    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert!(took < Duration::from_secs(30), "{took:?}");
     assert_eq!(server.requests("/simple/regex/").len(), 1);
     let help = miette::Diagnostic::help(&err).unwrap().to_string();
     assert!(help.contains("PLANNER_HTTP_TIMEOUT"), "{help}");
