@@ -80,6 +80,15 @@ pub enum ProposeError {
     Index(#[from] IndexError),
 }
 
+/// Whether an alternative failed because the index did (never a release's own metadata: the
+/// solver takes such a release as unusable and goes on).
+fn index_failed(err: &ProposeError) -> bool {
+    match err {
+        ProposeError::Solve(solve) => matches!(**solve, SolveError::Index { .. }),
+        ProposeError::Index(_) => true,
+    }
+}
+
 impl From<SolveError> for ProposeError {
     fn from(err: SolveError) -> Self {
         ProposeError::Solve(Box::new(err))
@@ -443,11 +452,17 @@ impl Proposer<'_> {
                     blockers: blockers.clone(),
                     hints: self.conflict_hints(&no_solution.hints),
                 });
-                // An alternative that cannot be searched (the index lacks a release's metadata)
-                // is reported and skipped; the others still stand.
+                // An alternative that cannot be searched is reported and skipped; the others
+                // still stand. But the index failing (`--offline` without an entry, a cache entry
+                // cut short, the network, a cap or a deadline) is the tool failing, exit 2 as the
+                // docs say, not "no plan found" (issue 25).
+                let mut failed = None;
                 let mut keep = |kind: &str, found: Result<Option<Plan>, ProposeError>| match found {
                     Ok(Some(plan)) => plans.push(plan),
                     Ok(None) => {}
+                    Err(err) if index_failed(&err) => {
+                        failed.get_or_insert(err);
+                    }
                     Err(err) => warnings.push(format!(
                         "the {kind} alternative could not be searched: {}",
                         error_chain(&err)
@@ -464,6 +479,9 @@ impl Proposer<'_> {
                 );
                 if self.request.allow_override {
                     keep("forced-override", self.forced(targets, &upgrade, &blockers));
+                }
+                if let Some(err) = failed {
+                    return Err(err);
                 }
                 warnings.extend(notes);
             }

@@ -677,15 +677,21 @@ impl Release {
 }
 
 fn index_error(name: &PackageName, source: IndexError) -> SolveError {
-    let help = if matches!(source, IndexError::Offline { .. }) {
-        "run once without `--offline` to fill the cache (same --cache-dir)"
-    } else {
-        "check the index URL and the network, or retry with --offline to use the cache"
+    let help = match &source {
+        IndexError::Offline { .. } => {
+            "run once without `--offline` to fill the cache (same --cache-dir)".to_string()
+        }
+        // A cap or a deadline: the error's own hint names the setting that moves it.
+        IndexError::TooLarge { .. } | IndexError::TimedOut { .. } => {
+            miette::Diagnostic::help(&source).map_or_else(String::new, |h| h.to_string())
+        }
+        _ => "check the index URL and the network, or retry with --offline to use the cache"
+            .to_string(),
     };
     SolveError::Index {
         package: name.clone(),
         source: Box::new(source),
-        help: help.to_string(),
+        help,
     }
 }
 
