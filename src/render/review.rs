@@ -15,7 +15,7 @@ use super::markdown::cell;
 use super::text::movement;
 use crate::plan::{Blocker, Plan};
 use crate::review::analysis::TargetVerdict;
-use crate::review::{Finding, Review};
+use crate::review::{Finding, Review, Unresolved};
 use crate::risk::RiskLevel;
 use crate::terminal::escape;
 
@@ -57,6 +57,19 @@ fn plan_commands(plan: &Plan) -> String {
     }
 }
 
+/// `DOES NOT RESOLVE requirements.txt on Python 3.12 ...: why`.
+fn unresolved_text(u: &Unresolved) -> String {
+    let base = if u.at_base {
+        " (nor at the base)"
+    } else {
+        " (the base did)"
+    };
+    format!(
+        "DOES NOT RESOLVE {} on {}{base}: {}",
+        u.environment, u.target, u.reason
+    )
+}
+
 fn header(review: &Review) -> String {
     let short = |c: &str| c.chars().take(12).collect::<String>();
     format!(
@@ -74,6 +87,9 @@ fn header(review: &Review) -> String {
 pub fn text(review: &Review) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}\n", escape(&header(review)));
+    for u in &review.unresolved {
+        let _ = writeln!(out, "{}\n", escape(&unresolved_text(u)));
+    }
     for finding in &review.findings {
         let pin = &finding.pin;
         let was = finding
@@ -114,6 +130,9 @@ fn verdict_text(v: &TargetVerdict) -> String {
     if let Some(note) = &v.note {
         let _ = writeln!(out, "    not judged: {note}");
     }
+    if let Some(remark) = &v.remark {
+        let _ = writeln!(out, "    {remark}");
+    }
     for b in &v.breaks {
         let _ = writeln!(out, "    breaks: {}", blocker_text(b));
     }
@@ -153,6 +172,9 @@ pub fn markdown(review: &Review) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## planner review\n");
     let _ = writeln!(out, "{}\n", cell(&header(review)));
+    for u in &review.unresolved {
+        let _ = writeln!(out, "**{}**\n", cell(&unresolved_text(u)));
+    }
     if review.findings.is_empty() {
         let _ = writeln!(out, "No forced or pinned versions were added or changed.\n");
     } else {
@@ -218,6 +240,9 @@ fn markdown_details(out: &mut String, f: &Finding) {
         let _ = writeln!(out, "**{}**\n", cell(&v.target));
         if let Some(note) = &v.note {
             let _ = writeln!(out, "- not judged: {}", cell(note));
+        }
+        if let Some(remark) = &v.remark {
+            let _ = writeln!(out, "- {}", cell(remark));
         }
         for b in &v.breaks {
             let _ = writeln!(out, "- breaks: {}", cell(&blocker_text(b)));
@@ -305,6 +330,16 @@ fn finding_message(f: &Finding) -> String {
 /// GitHub workflow annotations, one per finding, on its line.
 pub fn github(review: &Review) -> String {
     let mut out = String::new();
+    for u in &review.unresolved {
+        let _ = writeln!(
+            out,
+            "::{} file={},title={}::{}",
+            if u.at_base { "warning" } else { "error" },
+            gh_property(&u.file),
+            gh_property("planner: does not resolve"),
+            gh_data(&unresolved_text(u))
+        );
+    }
     for f in &review.findings {
         let title = format!("planner: {} ({})", f.pin.requirement, level_text(f));
         let _ = writeln!(
@@ -331,7 +366,7 @@ pub fn github(review: &Review) -> String {
 }
 
 /// The SARIF rules: (id, name, description).
-const RULES: [(&str, &str, &str); 3] = [
+const RULES: [(&str, &str, &str); 4] = [
     (
         "planner/breaks-requirement",
         "PinBreaksRequirement",
@@ -346,6 +381,11 @@ const RULES: [(&str, &str, &str); 3] = [
         "planner/unparsable-file",
         "UnparsableFile",
         "A dependency file could not be parsed, so its pins were not reviewed.",
+    ),
+    (
+        "planner/unresolvable",
+        "Unresolvable",
+        "The requirements a file declares do not resolve together with the head's pins.",
     ),
 ];
 
@@ -390,6 +430,15 @@ pub fn sarif(review: &Review) -> Result<String, super::json::JsonError> {
             "locations": location(&f.pin.file, Some(f.pin.line)),
             "partialFingerprints": {"plannerPin/v1": format!("{}:{}:{}", f.pin.file, f.pin.kind.label(), f.pin.requirement)},
             "properties": {"risk-level": f.level, "risk-score": f.score, "kind": f.pin.kind}
+        }));
+    }
+    for u in &review.unresolved {
+        results.push(json!({
+            "ruleId": RULES[3].0,
+            "ruleIndex": 3,
+            "level": if u.at_base { "warning" } else { "error" },
+            "message": {"text": unresolved_text(u)},
+            "locations": location(&u.file, None)
         }));
     }
     for p in &review.problems {

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use self::analysis::{Analyzer, Target, TargetVerdict};
+use self::analysis::{Analyzer, Sibling, Target, TargetVerdict};
 use self::git::{GitError, Repo, Revision};
 use self::pins::{ParseProblem, Pin};
 use crate::risk::RiskLevel;
@@ -81,6 +81,8 @@ pub struct Review {
     pub targets: Vec<String>,
     /// Pins the head adds or changes, worst first.
     pub findings: Vec<Finding>,
+    /// Files whose environment the head does not resolve (the gate fails on a new one).
+    pub unresolved: Vec<Unresolved>,
     /// Files (or lines) of the head that could not be parsed; the rest was still reviewed.
     pub problems: Vec<ParseProblem>,
 }
@@ -101,6 +103,21 @@ pub fn changed_pins(base: &[Pin], head: &[Pin]) -> Vec<(Pin, Option<String>)> {
         .collect()
 }
 
+/// A file's environment that the head cannot resolve on a target: the gate fails on it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unresolved {
+    /// The file that declares it.
+    pub file: String,
+    /// The environment: the file, or the install line that names the files.
+    pub environment: String,
+    /// The target.
+    pub target: String,
+    /// Why it does not resolve (the solver's explanation, first line).
+    pub reason: String,
+    /// Whether the base did not resolve it either (the change did not cause it).
+    pub at_base: bool,
+}
+
 /// Review `head` against `base`.
 pub fn review(
     repo: &Repo,
@@ -111,11 +128,16 @@ pub fn review(
 ) -> Result<Review, GitError> {
     let old = scan::scan(repo, base)?;
     let new = scan::scan(repo, head)?;
-    let mut findings: Vec<Finding> = changed_pins(&old.pins, &new.pins)
-        .into_iter()
+    let changed = changed_pins(&old.pins, &new.pins);
+    let unresolved = unresolved(&changed, &old, analyzer, targets);
+    let mut findings: Vec<Finding> = changed
+        .iter()
         .map(|(pin, was)| {
-            let verdicts: Vec<TargetVerdict> =
-                targets.iter().map(|t| analyzer.judge(&pin, t)).collect();
+            let siblings = siblings(pin, &changed);
+            let verdicts: Vec<TargetVerdict> = targets
+                .iter()
+                .map(|t| analyzer.judge(pin, &siblings, t))
+                .collect();
             let worst = verdicts
                 .iter()
                 .filter_map(|v| v.risk.as_ref())
@@ -123,8 +145,8 @@ pub fn review(
             Finding {
                 level: worst.map(|r| r.level),
                 score: worst.map(|r| r.score),
-                pin,
-                was,
+                pin: pin.clone(),
+                was: was.clone(),
                 targets: verdicts,
             }
         })
@@ -140,11 +162,81 @@ pub fn review(
         head: head.into(),
         targets: targets.iter().map(|t| t.label().to_string()).collect(),
         findings,
+        unresolved,
         problems: new.problems,
     })
 }
 
+/// The other changed pins of `pin`'s environment, each with the base's requirement on its name.
+fn siblings(pin: &Pin, changed: &[(Pin, Option<String>)]) -> Vec<Sibling> {
+    changed
+        .iter()
+        .filter(|(other, _)| other.context.root == pin.context.root && other.key() != pin.key())
+        .map(|(other, was)| Sibling {
+            pin: other.clone(),
+            was: was
+                .as_deref()
+                .and_then(|w| crate::metadata::parse_requirement(w).ok()),
+        })
+        .collect()
+}
+
+/// Every environment a changed pin takes part in that the head does not resolve as a whole, on
+/// each synthesized target (a snapshot is a real environment, judged pin by pin).
+fn unresolved(
+    changed: &[(Pin, Option<String>)],
+    old: &scan::Scan,
+    analyzer: &mut Analyzer<'_>,
+    targets: &[Target],
+) -> Vec<Unresolved> {
+    let mut contexts: Vec<&pins::Context> = Vec::new();
+    for (pin, _) in changed {
+        if pin.context.resolves_whole && !contexts.iter().any(|c| c.root == pin.context.root) {
+            contexts.push(&pin.context);
+        }
+    }
+    let mut out = Vec::new();
+    for target in targets {
+        let Target::Synthesized { label, environment } = target else {
+            continue;
+        };
+        for context in &contexts {
+            let Err(reason) = analyzer.resolves(label, environment, context) else {
+                continue;
+            };
+            let at_base = old
+                .context(&context.root)
+                .is_some_and(|c| analyzer.resolves(label, environment, c).is_err());
+            out.push(Unresolved {
+                file: context
+                    .root
+                    .split(": pip install")
+                    .next()
+                    .unwrap_or(&context.root)
+                    .to_string(),
+                environment: context.root.clone(),
+                target: label.clone(),
+                reason: reason
+                    .trim_start_matches(analysis::NOT_RESOLVED)
+                    .to_string(),
+                at_base,
+            });
+        }
+    }
+    out
+}
+
 impl Review {
+    /// Pins that could not be judged on any target.
+    pub fn unjudged(&self) -> usize {
+        self.findings.iter().filter(|f| f.level.is_none()).count()
+    }
+
+    /// Environments the head made unresolvable (the base resolved them).
+    pub fn newly_unresolved(&self) -> usize {
+        self.unresolved.iter().filter(|u| !u.at_base).count()
+    }
+
     /// Whether a finding reaches `level`.
     pub fn reaches(&self, level: RiskLevel) -> bool {
         self.findings

@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use pep508_rs::Requirement;
 
-use super::pins::{ParseProblem, Pin, PinKind, is_exact};
+use super::pins::{Context, ParseProblem, Pin, PinKind, Role, is_exact};
 use crate::index::DistFilename;
 use crate::metadata::parse_requirement;
 
@@ -97,7 +97,7 @@ pub struct Install {
 pub fn dockerfile_pins(
     file: &str,
     text: &str,
-    includes: &mut Vec<(String, bool)>,
+    includes: &mut Vec<Vec<(String, bool)>>,
     problems: &mut Vec<ParseProblem>,
 ) -> Vec<Pin> {
     let mut commands = Vec::new();
@@ -144,7 +144,7 @@ pub fn dockerfile_pins(
 pub fn script_pins(
     file: &str,
     text: &str,
-    includes: &mut Vec<(String, bool)>,
+    includes: &mut Vec<Vec<(String, bool)>>,
     problems: &mut Vec<ParseProblem>,
 ) -> Vec<Pin> {
     let mut commands = Vec::new();
@@ -172,18 +172,36 @@ fn unbalanced(file: &str, logical: &Logical) -> ParseProblem {
 fn pins_of(
     file: &str,
     commands: &[(Logical, Vec<Vec<String>>)],
-    includes: &mut Vec<(String, bool)>,
+    includes: &mut Vec<Vec<(String, bool)>>,
 ) -> Vec<Pin> {
     let mut pins = Vec::new();
-    let mut context: Vec<Requirement> = Vec::new();
+    // What the earlier install lines left: their requirements, and what they forced
+    // (`--no-deps` / `--force-reinstall` replace the version, whatever requires it).
+    let mut before = Context {
+        root: file.to_string(),
+        ..Context::default()
+    };
     for (logical, argvs) in commands {
         let mut cursor = 0;
         for argv in argvs {
             let Some(install) = parse_install(argv) else {
                 continue;
             };
-            includes.extend(install.files.iter().cloned());
+            if !install.files.is_empty() {
+                includes.push(install.files.clone());
+            }
             let forced = !install.flags.is_empty();
+            let mut after = before.clone();
+            for (_, requirement) in &install.requirements {
+                let role = if forced {
+                    Role::Override
+                } else {
+                    Role::Requirement
+                };
+                after = after
+                    .without(&requirement.name)
+                    .with(role, requirement.clone());
+            }
             for (_, requirement) in &install.requirements {
                 let token = requirement.name.to_string();
                 let line = line_for(logical, &token, &mut cursor);
@@ -193,26 +211,17 @@ fn pins_of(
                     is_exact(requirement).then_some(PinKind::PipPin)
                 };
                 if let Some(kind) = kind.filter(|_| super::pins::has_specifier(requirement)) {
-                    let mut own = context.clone();
-                    own.extend(
-                        install
-                            .requirements
-                            .iter()
-                            .map(|(_, r)| r.clone())
-                            .filter(|r| r.name != requirement.name),
-                    );
-                    own.retain(|r| r.name != requirement.name);
                     pins.push(Pin {
                         file: file.to_string(),
                         line,
                         kind,
                         requirement: requirement.clone(),
                         flags: install.flags.clone(),
-                        context: own,
+                        context: after.clone(),
                     });
                 }
             }
-            context.extend(install.requirements.iter().map(|(_, r)| r.clone()));
+            before = after;
         }
     }
     pins
@@ -554,7 +563,12 @@ mod tests {
                 ),
             ]
         );
-        let context: Vec<String> = pins[1].context.iter().map(ToString::to_string).collect();
+        let context: Vec<String> = pins[1]
+            .context
+            .requirements
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_eq!(context, ["torch==2.11.0", "numpy"]);
     }
 
