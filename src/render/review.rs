@@ -106,10 +106,35 @@ pub fn text(review: &Review) -> String {
             pin.requirement
         );
         let _ = writeln!(out, "{}", escape(&line));
+        for also in &finding.also {
+            let _ = writeln!(
+                out,
+                "{}",
+                escape(&format!(
+                    "  also at {}:{} ({})",
+                    also.file,
+                    also.line,
+                    also.kind.label()
+                ))
+            );
+        }
         for verdict in &finding.targets {
             let _ = write!(out, "{}", escape(&verdict_text(verdict)));
         }
         out.push('\n');
+    }
+    for pin in &review.removed {
+        let _ = writeln!(
+            out,
+            "{}",
+            escape(&format!(
+                "removed: {}:{}  {}  {}",
+                pin.file,
+                pin.line,
+                pin.kind.label(),
+                pin.requirement
+            ))
+        );
     }
     for problem in &review.problems {
         let at = problem.line.map(|l| format!(":{l}")).unwrap_or_default();
@@ -195,9 +220,14 @@ pub fn markdown(review: &Review) -> String {
                 .find_map(|v| v.safer.as_ref())
                 .map(|p| format!("{} ({} {}/100)", p.title, p.risk.level, p.risk.score))
                 .unwrap_or_else(|| "-".to_string());
+            let also: String = f
+                .also
+                .iter()
+                .map(|a| format!(" (also `{}:{}`)", cell(&a.file), a.line))
+                .collect();
             let _ = writeln!(
                 out,
-                "| **{}** | `{}:{}` | `{}` | {} | {} | {} |",
+                "| **{}** | `{}:{}`{also} | `{}` | {} | {} | {} |",
                 cell(&level_text(f)),
                 cell(&f.pin.file),
                 f.pin.line,
@@ -215,6 +245,20 @@ pub fn markdown(review: &Review) -> String {
     }
     for f in &review.findings {
         markdown_details(&mut out, f);
+    }
+    if !review.removed.is_empty() {
+        out.push_str("**Removed pins**:\n\n");
+        for pin in &review.removed {
+            let _ = writeln!(
+                out,
+                "- `{}` ({}, was at `{}:{}`)",
+                cell(&pin.requirement.to_string()),
+                pin.kind.label(),
+                cell(&pin.file),
+                pin.line
+            );
+        }
+        out.push('\n');
     }
     if !review.problems.is_empty() {
         out.push_str("**Not reviewed** (could not be parsed; the rest was):\n\n");

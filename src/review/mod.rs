@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use self::analysis::{Analyzer, Sibling, Target, TargetVerdict};
 use self::git::{GitError, Repo, Revision};
-use self::pins::{ParseProblem, Pin};
+use self::pins::{ParseProblem, Pin, PinKind};
 use crate::risk::RiskLevel;
 
 /// `schema` of `planner review --format json`.
@@ -59,6 +59,10 @@ pub struct Finding {
     pub score: Option<u8>,
     /// One verdict per target.
     pub targets: Vec<TargetVerdict>,
+    /// The same pin written elsewhere and merged into this finding (the `uv.lock` entry of a
+    /// `pyproject.toml` pin).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<Pin>,
 }
 
 impl Finding {
@@ -81,6 +85,8 @@ pub struct Review {
     pub targets: Vec<String>,
     /// Pins the head adds or changes, worst first.
     pub findings: Vec<Finding>,
+    /// Pins of the base that the head drops.
+    pub removed: Vec<Pin>,
     /// Files whose environment the head does not resolve (the gate fails on a new one).
     pub unresolved: Vec<Unresolved>,
     /// Files (or lines) of the head that could not be parsed; the rest was still reviewed.
@@ -130,7 +136,7 @@ pub fn review(
     let new = scan::scan(repo, head)?;
     let changed = changed_pins(&old.pins, &new.pins);
     let unresolved = unresolved(&changed, &old, analyzer, targets);
-    let mut findings: Vec<Finding> = changed
+    let findings: Vec<Finding> = changed
         .iter()
         .map(|(pin, was)| {
             let siblings = siblings(pin, &changed);
@@ -148,9 +154,11 @@ pub fn review(
                 pin: pin.clone(),
                 was: was.clone(),
                 targets: verdicts,
+                also: Vec::new(),
             }
         })
         .collect();
+    let mut findings = merge_lock_duplicates(findings);
     findings.sort_by(|a, b| {
         (b.level, b.score, b.breaks())
             .cmp(&(a.level, a.score, a.breaks()))
@@ -162,9 +170,59 @@ pub fn review(
         head: head.into(),
         targets: targets.iter().map(|t| t.label().to_string()).collect(),
         findings,
+        removed: removed_pins(&old.pins, &new.pins),
         unresolved,
         problems: new.problems,
     })
+}
+
+/// Pins of `base` that `head` drops: no pin of the same file, kind and name is left (a changed
+/// version is a finding with `was`, not a removal).
+pub fn removed_pins(base: &[Pin], head: &[Pin]) -> Vec<Pin> {
+    base.iter()
+        .filter(|b| {
+            !head
+                .iter()
+                .any(|h| h.file == b.file && h.kind == b.kind && h.name() == b.name())
+        })
+        .cloned()
+        .collect()
+}
+
+/// A lock entry that repeats a changed pin of the project file beside it (same folder, same
+/// requirement) is merged into that finding (`also`); the worse verdict stands.
+fn merge_lock_duplicates(findings: Vec<Finding>) -> Vec<Finding> {
+    let folder = |file: &str| file.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
+    let is_lock = |f: &Finding| matches!(f.pin.kind, PinKind::UvLock | PinKind::Pylock);
+    let (locks, mut out): (Vec<Finding>, Vec<Finding>) = findings.into_iter().partition(is_lock);
+    for lock in locks {
+        let twin = out.iter_mut().find(|f| {
+            folder(&f.pin.file) == folder(&lock.pin.file)
+                && f.pin.name() == lock.pin.name()
+                && same_version(&f.pin, &lock.pin)
+        });
+        match twin {
+            Some(twin) => {
+                if (lock.level, lock.score) > (twin.level, twin.score) {
+                    twin.level = lock.level;
+                    twin.score = lock.score;
+                    twin.targets = lock.targets;
+                }
+                twin.also.push(lock.pin);
+            }
+            None => out.push(lock),
+        }
+    }
+    out
+}
+
+/// Whether two pins name the same version (`==X`, markers aside).
+fn same_version(a: &Pin, b: &Pin) -> bool {
+    let version = |p: &Pin| match &p.requirement.version_or_url {
+        Some(pep508_rs::VersionOrUrl::VersionSpecifier(s)) => s.to_string(),
+        _ => String::new(),
+    };
+    version(a) == version(b)
 }
 
 /// The other changed pins of `pin`'s environment, each with the base's requirement on its name.

@@ -785,10 +785,19 @@ fn issue_26_uv_lock_with_manifest_override_is_judged() {
     );
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     let json = out.json();
-    let lock_pin = finding(&json, "uv.lock", "idna==2.4");
-    assert_eq!(broken_dependents(lock_pin), ["requests"], "{lock_pin:#}");
+    // The lock entry repeats the override: one finding, both places.
     let override_pin = finding(&json, "pyproject.toml", "idna==2.4");
-    assert_eq!(broken_dependents(override_pin), ["requests"]);
+    assert_eq!(
+        broken_dependents(override_pin),
+        ["requests"],
+        "{override_pin:#}"
+    );
+    assert_eq!(
+        override_pin["also"][0]["file"], "uv.lock",
+        "{override_pin:#}"
+    );
+    assert_eq!(override_pin["also"][0]["kind"], "uv-lock");
+    assert_eq!(json["findings"].as_array().unwrap().len(), 1, "{json:#}");
     // Under its override the lock resolves: nothing is reported unresolvable.
     assert_eq!(json["unresolved"].as_array().unwrap().len(), 0, "{json:#}");
 }
@@ -862,5 +871,53 @@ fn issue_26_base_equal_to_head_is_an_error_and_unjudged_pins_can_fail_the_gate()
         gated.stderr.contains("could not be judged"),
         "{}",
         gated.stderr
+    );
+}
+
+#[test]
+fn issue_26_uv_lock_entry_alone_is_judged_and_removed_pins_are_listed() {
+    let lock = uv_file("uv.lock");
+    // A lock-only downgrade (no pyproject change), and a dropped requirements pin.
+    let head_lock = lock.replace(
+        "name = \"idna\"\nversion = \"3.20\"",
+        "name = \"idna\"\nversion = \"2.4\"",
+    );
+    let ctx = TestContext::new();
+    let server = review_index();
+    let repo = layout(
+        ctx.dir.path(),
+        &[
+            ("pyproject.toml", &uv_file("pyproject.toml")),
+            ("uv.lock", &lock),
+            (
+                "tools/requirements.txt",
+                "requests==2.34.2\nurllib3==2.7.0\n",
+            ),
+        ],
+        &[
+            ("uv.lock", &head_lock),
+            ("tools/requirements.txt", "requests==2.34.2\n"),
+        ],
+    );
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &["--format", "json", "--fail-on", "medium"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let lock_pin = finding(&json, "uv.lock", "idna==2.4");
+    assert_eq!(broken_dependents(lock_pin), ["requests"], "{lock_pin:#}");
+    assert_eq!(lock_pin["was"], "idna==3.20");
+    let removed = json["removed"].as_array().unwrap();
+    assert_eq!(removed.len(), 1, "{json:#}");
+    assert_eq!(removed[0]["requirement"], "urllib3==2.7.0");
+    let text = review_layout(&ctx, &repo, &server, &[]);
+    assert!(
+        text.stdout
+            .contains("removed: tools/requirements.txt:2  requirements pin  urllib3==2.7.0"),
+        "{}",
+        text.stdout
     );
 }
