@@ -8,6 +8,7 @@
 //! [`Review`], findings worst first; `render::review` prints it.
 
 pub mod analysis;
+pub mod ci;
 pub mod git;
 pub mod lock;
 pub mod pins;
@@ -15,6 +16,7 @@ pub mod pyproject;
 pub mod requirements;
 pub mod scan;
 pub mod shell;
+pub mod vars;
 
 use std::collections::BTreeMap;
 

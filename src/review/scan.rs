@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use super::pins::{Context, ParseProblem, Pin, PinKind};
 use super::requirements::{self, Tree};
-use super::{lock, pyproject, shell};
+use super::{ci, lock, pyproject, shell};
 
 /// What one revision pins.
 #[derive(Debug, Default)]
@@ -31,6 +31,8 @@ enum FileKind {
     Pylock,
     Dockerfile,
     Script,
+    CiYaml,
+    Makefile,
 }
 
 fn classify(path: &str) -> Option<FileKind> {
@@ -55,8 +57,57 @@ fn classify(path: &str) -> Option<FileKind> {
             FileKind::Dockerfile
         }
         n if n.ends_with(".sh") || n.ends_with(".bash") => FileKind::Script,
+        ".gitlab-ci.yml" | ".gitlab-ci.yaml" => FileKind::CiYaml,
+        n if path.starts_with(".github/workflows/")
+            && (n.ends_with(".yml") || n.ends_with(".yaml")) =>
+        {
+            FileKind::CiYaml
+        }
+        "makefile" | "gnumakefile" => FileKind::Makefile,
+        n if n.ends_with(".mk") => FileKind::Makefile,
         _ => return None,
     })
+}
+
+/// Extensionless files read to look for a shell shebang, at most (a bound on `git` reads in a
+/// large repository).
+const MAX_SHEBANG_CANDIDATES: usize = 200;
+
+/// An extensionless file outside dot-folders whose name is not a known non-script.
+fn may_be_script(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let known = [
+        "license",
+        "licence",
+        "readme",
+        "copying",
+        "authors",
+        "notice",
+        "owners",
+        "codeowners",
+        "changelog",
+        "version",
+        "makefile",
+    ];
+    !name.contains('.')
+        && !path.split('/').any(|part| part.starts_with('.'))
+        && !known.contains(&name.to_ascii_lowercase().as_str())
+}
+
+/// `#!/bin/sh`, `#!/usr/bin/env bash`, ... on the first line.
+fn is_shell_script(text: &str) -> bool {
+    let Some(first) = text.lines().next().and_then(|l| l.strip_prefix("#!")) else {
+        return false;
+    };
+    let mut words = first.split_whitespace();
+    let program = words.next().unwrap_or("");
+    let program = if program.ends_with("/env") {
+        words.find(|w| !w.starts_with('-')).unwrap_or("")
+    } else {
+        program
+    };
+    let base = program.rsplit('/').next().unwrap_or(program);
+    matches!(base, "sh" | "bash" | "dash" | "zsh" | "ksh" | "ash")
 }
 
 struct RevTree<'a> {
@@ -79,9 +130,28 @@ pub fn scan(repo: &Repo, rev: &Revision) -> Result<Scan, GitError> {
     let mut scan = Scan::default();
     let mut reached = BTreeSet::new();
     let mut constraints = Vec::new();
+    let mut candidates = 0;
     for path in repo.files(rev)? {
-        let Some(kind) = classify(&path) else {
-            continue;
+        let kind = match classify(&path) {
+            Some(kind) => kind,
+            None if may_be_script(&path) && candidates < MAX_SHEBANG_CANDIDATES => {
+                candidates += 1;
+                let Some(text) = file_text(repo, rev, &path, &mut Scan::default())? else {
+                    continue;
+                };
+                if is_shell_script(&text) {
+                    scan_file(
+                        &tree,
+                        &path,
+                        FileKind::Script,
+                        &text,
+                        &mut scan,
+                        &mut reached,
+                    );
+                }
+                continue;
+            }
+            None => continue,
         };
         if kind == FileKind::Constraints {
             constraints.push(path);
@@ -181,6 +251,8 @@ fn scan_file(
         FileKind::Pylock => lock::pins(path, text, PinKind::Pylock, problems),
         FileKind::Dockerfile => shell::dockerfile_pins(path, text, &mut includes, problems),
         FileKind::Script => shell::script_pins(path, text, &mut includes, problems),
+        FileKind::CiYaml => ci::workflow_pins(path, text, &mut includes, problems),
+        FileKind::Makefile => ci::makefile_pins(path, text, &mut includes, problems),
     };
     let context = pins.first().map(|p| p.context.clone()).unwrap_or_default();
     scan.add(pins, context);
@@ -233,5 +305,15 @@ mod tests {
         assert_eq!(classify("scripts/setup.sh"), Some(FileKind::Script));
         assert_eq!(classify("pylock.gpu.toml"), Some(FileKind::Pylock));
         assert_eq!(classify("README.md"), None);
+        assert_eq!(classify(".github/workflows/ci.yml"), Some(FileKind::CiYaml));
+        assert_eq!(classify(".gitlab-ci.yml"), Some(FileKind::CiYaml));
+        assert_eq!(classify("docker/ci.yml"), None);
+        assert_eq!(classify("Makefile"), Some(FileKind::Makefile));
+        assert_eq!(classify("mk/gpu.mk"), Some(FileKind::Makefile));
+        assert!(may_be_script("bin/setup-gpu"));
+        assert!(!may_be_script("LICENSE") && !may_be_script(".git-hooks/x"));
+        assert!(is_shell_script("#!/usr/bin/env bash\npip install x\n"));
+        assert!(is_shell_script("#!/bin/sh -e\n"));
+        assert!(!is_shell_script("#!/usr/bin/env python3\n"));
     }
 }

@@ -921,3 +921,62 @@ fn issue_26_uv_lock_entry_alone_is_judged_and_removed_pins_are_listed() {
         text.stdout
     );
 }
+
+#[test]
+fn issue_26_arg_defaults_shebang_scripts_ci_files_and_makefiles_are_scanned() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    let repo = layout(
+        ctx.dir.path(),
+        &[(
+            "Dockerfile",
+            "FROM python:3.12-slim\nRUN pip install torch==2.11.0\n",
+        )],
+        &[
+            (
+                "Dockerfile",
+                "FROM python:3.12-slim\nARG TRITON_VERSION=3.7.0\nARG NCCL\nRUN pip install torch==2.11.0\nRUN pip install --force-reinstall --no-deps \"triton==${TRITON_VERSION}\"\nRUN pip install --no-deps \"nvidia-nccl-cu13==${NCCL}\"\n",
+            ),
+            (
+                "bin/setup-gpu",
+                "#!/usr/bin/env bash\nset -e\npip install --no-deps triton==3.7.0\n",
+            ),
+            (
+                ".github/workflows/gpu.yml",
+                "on: push\njobs:\n  gpu:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n          pip install --no-deps triton==3.7.0\n",
+            ),
+            ("Makefile", "gpu:\n\tpip install --no-deps triton==3.7.0\n"),
+        ],
+    );
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &["--format", "json", "--fail-on", "medium"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let arg = finding(&json, "Dockerfile", "triton==3.7.0");
+    assert_eq!(arg["pin"]["line"], 5);
+    assert_eq!(broken_dependents(arg), ["torch"], "{arg:#}");
+    for (file, line) in [
+        ("bin/setup-gpu", 3),
+        (".github/workflows/gpu.yml", 7),
+        ("Makefile", 2),
+    ] {
+        let f = finding(&json, file, "triton==3.7.0");
+        assert_eq!(f["pin"]["line"], line, "{f:#}");
+        assert_eq!(f["pin"]["kind"], "pip-force");
+    }
+    // A version left as a variable is a problem with its line, never silently skipped.
+    let problems = json["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{json:#}");
+    assert_eq!(problems[0]["file"], "Dockerfile");
+    assert_eq!(problems[0]["line"], 6);
+    assert!(
+        problems[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("variable")
+    );
+}
