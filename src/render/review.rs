@@ -57,6 +57,56 @@ fn plan_commands(plan: &Plan) -> String {
     }
 }
 
+/// The safer plan in the terms of a uv project's own files, for a pin of `pyproject.toml` or
+/// `uv.lock`: which declarations to drop or raise, then `uv lock` (`None` for other files, whose
+/// safer plan is its pip commands).
+fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<Vec<String>> {
+    use crate::review::pins::PinKind;
+    let pin = &finding.pin;
+    let pyproject = match pin.kind {
+        PinKind::UvOverride | PinKind::UvConstraint | PinKind::ProjectPin | PinKind::GroupPin => {
+            pin.file.clone()
+        }
+        PinKind::UvLock => pin.file.replace("uv.lock", "pyproject.toml"),
+        _ => return None,
+    };
+    let mut steps = Vec::new();
+    let table = match pin.kind {
+        PinKind::UvOverride => Some("[tool.uv] override-dependencies"),
+        PinKind::UvConstraint => Some("[tool.uv] constraint-dependencies"),
+        _ => None,
+    };
+    if let Some(table) = table {
+        steps.push(format!(
+            "in {pyproject}, drop `{}` from {table}",
+            pin.requirement
+        ));
+    }
+    for blocker in &verdict.breaks {
+        let Some(change) = plan.changes.iter().find(|c| c.name == blocker.dependent) else {
+            continue;
+        };
+        if let Some(to) = &change.to {
+            steps.push(format!(
+                "in {pyproject}, require `{}=={to}` where it names {} (now {})",
+                change.name, change.name, blocker.dependent_version
+            ));
+        }
+    }
+    let others: Vec<String> = plan
+        .changes
+        .iter()
+        .filter(|c| !verdict.breaks.iter().any(|b| b.dependent == c.name))
+        .map(|c| format!("{} {}", c.name, movement(c)))
+        .collect();
+    let mut lock = "run `uv lock`, then `uv sync`".to_string();
+    if !others.is_empty() {
+        lock.push_str(&format!(" (it moves {})", others.join(", ")));
+    }
+    steps.push(lock);
+    Some(steps)
+}
+
 /// `DOES NOT RESOLVE requirements.txt on Python 3.12 ...: why`.
 fn unresolved_text(u: &Unresolved) -> String {
     let base = if u.at_base {
@@ -120,6 +170,13 @@ pub fn text(review: &Review) -> String {
         }
         for verdict in &finding.targets {
             let _ = write!(out, "{}", escape(&verdict_text(verdict)));
+            let steps = verdict
+                .safer
+                .as_ref()
+                .and_then(|plan| uv_steps(finding, plan, verdict));
+            for step in steps.unwrap_or_default() {
+                let _ = writeln!(out, "{}", escape(&format!("      - {step}")));
+            }
         }
         out.push('\n');
     }
@@ -310,13 +367,22 @@ fn markdown_details(out: &mut String, f: &Finding) {
         if let Some(plan) = &v.safer {
             let _ = writeln!(
                 out,
-                "\nSafer: **{}** (risk {} {}/100): {}\n\n```sh\n{}```",
+                "\nSafer: **{}** (risk {} {}/100): {}\n",
                 cell(&plan.title),
                 plan.risk.level,
                 plan.risk.score,
                 cell(&changes_text(plan)),
-                plan_commands(plan)
             );
+            match uv_steps(f, plan, v) {
+                Some(steps) => {
+                    for (i, step) in steps.iter().enumerate() {
+                        let _ = writeln!(out, "{}. {}", i + 1, cell(step));
+                    }
+                }
+                None => {
+                    let _ = writeln!(out, "```sh\n{}```", plan_commands(plan));
+                }
+            }
         }
         out.push('\n');
     }

@@ -241,6 +241,38 @@ fn siblings(pin: &Pin, changed: &[(Pin, Option<String>)]) -> Vec<Sibling> {
         .collect()
 }
 
+/// The solver's reason, with what the file declares on each name the reason finds no version
+/// left for (`idna<none>`: a requirement and a constraint that exclude each other).
+fn with_declarations(reason: &str, context: &pins::Context) -> String {
+    let mut out = reason.to_string();
+    let roles = [
+        ("requirement", &context.requirements),
+        ("constraint", &context.constraints),
+        ("override", &context.overrides),
+    ];
+    let mut names: Vec<&pep508_rs::PackageName> = roles
+        .iter()
+        .flat_map(|(_, list)| list.iter().map(|r| &r.name))
+        .collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        if !reason.contains(&format!("{name}<none>")) {
+            continue;
+        }
+        let declared: Vec<String> = roles
+            .iter()
+            .flat_map(|(role, list)| {
+                list.iter()
+                    .filter(|r| &r.name == name)
+                    .map(move |r| format!("{role} {r}"))
+            })
+            .collect();
+        out.push_str(&format!(" ({name}: {})", declared.join(", ")));
+    }
+    out
+}
+
 /// Every environment a changed pin takes part in that the head does not resolve as a whole, on
 /// each synthesized target (a snapshot is a real environment, judged pin by pin).
 fn unresolved(
@@ -276,9 +308,10 @@ fn unresolved(
                     .to_string(),
                 environment: context.root.clone(),
                 target: label.clone(),
-                reason: reason
-                    .trim_start_matches(analysis::NOT_RESOLVED)
-                    .to_string(),
+                reason: with_declarations(
+                    reason.trim_start_matches(analysis::NOT_RESOLVED),
+                    context,
+                ),
                 at_base,
             });
         }

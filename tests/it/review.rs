@@ -980,3 +980,31 @@ fn issue_26_arg_defaults_shebang_scripts_ci_files_and_makefiles_are_scanned() {
             .contains("variable")
     );
 }
+
+#[test]
+fn issue_26_safer_plan_of_a_uv_override_is_in_the_projects_terms() {
+    let r = reviewed();
+    let out = r.run(&["-q"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let block: String = out
+        .stdout
+        .split("\n\n")
+        .find(|b| b.contains("pyproject.toml:10  uv override"))
+        .expect("the override's finding")
+        .to_string();
+    for step in [
+        "- in pyproject.toml, drop `triton==3.7.0` from [tool.uv] override-dependencies",
+        "- in pyproject.toml, require `torch==2.12.0` where it names torch (now 2.11.0)",
+        "- run `uv lock`, then `uv sync`",
+    ] {
+        assert!(block.contains(step), "{step} in:\n{block}");
+    }
+    // The Dockerfile's forced install keeps its pip commands (markdown) and no uv steps.
+    let docker: String = out
+        .stdout
+        .split("\n\n")
+        .find(|b| b.contains("docker/Dockerfile:4"))
+        .unwrap()
+        .to_string();
+    assert!(!docker.contains("uv lock"), "{docker}");
+}
