@@ -1248,6 +1248,34 @@ impl Proposer<'_> {
         Ok(out)
     }
 
+    /// Whether a usable release of `member` declares its own range on `anchor` that accepts
+    /// `version` and is CPython-independent, so that its metadata, not the coupled-group rule,
+    /// decides (torchaudio 2.11.1, `torch>=2.11`, next to torch 2.15.0).
+    fn member_speaks_for(
+        &self,
+        member: &PackageName,
+        anchor: &PackageName,
+        version: &Version,
+    ) -> Result<bool, ProposeError> {
+        let found = self
+            .catalog
+            .accepting_releases(&AcceptingQuery {
+                dependent: member,
+                extras: &[],
+                package: anchor,
+                wanted: &Ranges::singleton(version.clone()),
+                among: Among::Installable { prereleases: false },
+                read_at_most: 10,
+                enough: 3,
+            })
+            .map_err(|err| ProposeError::Solve(Box::new(err)))?;
+        let table = self
+            .catalog
+            .table(member)
+            .map_err(|err| ProposeError::Solve(Box::new(err)))?;
+        Ok(found.versions.iter().any(|v| !table.cpython_bound(v)))
+    }
+
     /// Build and score one plan, with what holds its targets back.
     fn plan(
         &self,
@@ -1310,7 +1338,14 @@ impl Proposer<'_> {
             if blockers.is_empty() {
                 blockers = self.own_requirements_unmet(&name, &newest, planned)?;
             }
-            let unmatched = self.unmatched_members(&name, &newest)?;
+            let mut unmatched = self.unmatched_members(&name, &newest)?;
+            // A member whose own release accepts the newest anchor does not hold it back.
+            let mut speaks = Vec::new();
+            for u in &unmatched {
+                speaks.push(self.member_speaks_for(&u.member, &name, &newest)?);
+            }
+            let mut speaks = speaks.into_iter();
+            unmatched.retain(|_| !speaks.next().unwrap_or(false));
             held_back.push(HeldBack {
                 name,
                 newest,

@@ -337,6 +337,9 @@ impl<'a> PlanBuilder<'a> {
             reasons = self.follows_reasons(name, spec.planned);
         }
         if reasons.is_empty() {
+            reasons = self.coupled_rule_reasons(name, spec.planned);
+        }
+        if reasons.is_empty() {
             reasons = self.required_by_reasons(name, from, spec.planned);
         }
         // Under --all every installed dist moves because it was asked to: "billiard is required
@@ -417,6 +420,44 @@ impl<'a> PlanBuilder<'a> {
                     package: requirement.name.clone(),
                     version: moved.version.clone(),
                     requirement: requirement.clone(),
+                });
+            }
+        }
+        reasons
+    }
+
+    /// A coupled-group rule paired the installed version with its anchor's installed line, and
+    /// the anchor moves off it.
+    fn coupled_rule_reasons(
+        &self,
+        name: &PackageName,
+        planned: &PlannedEnvironment,
+    ) -> Vec<Reason> {
+        let Some(dist) = self.inventory.get(name) else {
+            return Vec::new();
+        };
+        let names: Vec<&PackageName> = self.inventory.dists.iter().map(|d| d.name()).collect();
+        let rules = self
+            .policy
+            .coupled
+            .iter()
+            .flat_map(|g| g.correspondences(&self.policy.name, names.iter().copied()));
+        let mut reasons = Vec::new();
+        for c in rules.filter(|c| &c.member == name) {
+            let (Some(anchor), Some(moved)) =
+                (self.inventory.get(&c.anchor), planned.dists.get(&c.anchor))
+            else {
+                continue;
+            };
+            let paired = c.template.range(anchor.version()).contains(dist.version());
+            if paired
+                && &moved.version != anchor.version()
+                && !c.template.range(&moved.version).contains(dist.version())
+            {
+                reasons.push(Reason::CoupledRule {
+                    anchor: c.anchor.clone(),
+                    version: moved.version.clone(),
+                    rule: c.rule_text(),
                 });
             }
         }

@@ -367,6 +367,18 @@ pub enum Reason {
         #[serde(deserialize_with = "crate::metadata::de_requirement")]
         requirement: Requirement,
     },
+    /// A coupled-group rule of the policy (not the installed release's metadata) paired the
+    /// installed version with the anchor's installed line, and the plan moves the anchor
+    /// (torchaudio 2.11.0, which declares nothing on torch, next to torch 2.11 -> 2.12).
+    CoupledRule {
+        /// The anchor that moves (torch).
+        anchor: PackageName,
+        /// Its planned version.
+        version: Version,
+        /// The rule, in words (`the coupled-group rule `torchaudio = "{major}.{minor}"` of
+        /// policy `default``).
+        rule: String,
+    },
     /// The environment was broken before the plan: an installed dist's requirement was not met
     /// by what is installed, and this change repairs that edge (requests 2.25.1 requires
     /// `chardet<5` while chardet 5.2.0 is installed: requests moves on).

@@ -385,6 +385,11 @@ pub fn reasons(change: &Change) -> String {
                     ),
                 }
             }
+            Reason::CoupledRule {
+                anchor,
+                version,
+                rule,
+            } => format!("follows {anchor} {version} ({rule})"),
             Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
             Reason::NewestFitting { asked } => {
                 format!("the newest that fits, NOT what was asked ({asked})")

@@ -80,8 +80,9 @@ pub struct Catalog<'a> {
 pub enum Among {
     /// The releases the target could move the dependent to: usable under the catalog's binary
     /// policy and Python, the installed version included, pre-releases only when `prereleases`.
-    /// A release that does not require the package under the target's markers is listed apart
-    /// ([`AcceptingReleases::silent`]): it does not "accept" the version, it ignores the package.
+    /// A release that does not require the package under the target's markers, or names it
+    /// without a version, is listed apart ([`AcceptingReleases::silent`]): it does not "accept"
+    /// the version, it says nothing about it.
     Installable {
         /// Whether pre-releases of the dependent count.
         prereleases: bool,
@@ -508,7 +509,13 @@ impl<'a> Catalog<'a> {
                     continue;
                 }
             };
-            let accepts = match self.declared_range(&metadata, query) {
+            let installable = matches!(query.among, Among::Installable { .. });
+            // Under `Installable`, a bare name (no version) says nothing about which release it
+            // takes: listed with the silent ones, never as accepting.
+            let declared = self
+                .declared_range(&metadata, query)
+                .filter(|range| !(installable && *range == Ranges::full()));
+            let accepts = match declared {
                 Some(range) => !range.is_disjoint(query.wanted),
                 None => {
                     if matches!(query.among, Among::Installable { .. }) {

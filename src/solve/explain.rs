@@ -443,6 +443,25 @@ impl PythonFormatter<'_, '_> {
         }
     }
 
+    /// The constraints written on `dep`, for a clause they empty (` (constraint idna==2.4)`).
+    fn constraint_text(&self, dep: &Pkg) -> String {
+        let Some(name) = dep.name() else {
+            return String::new();
+        };
+        let written: Vec<String> = self
+            .request
+            .constraints
+            .iter()
+            .filter(|c| &c.name == name)
+            .map(ToString::to_string)
+            .collect();
+        if written.is_empty() {
+            String::new()
+        } else {
+            format!(" (constraint {})", written.join(", "))
+        }
+    }
+
     /// The coupled-group rule behind an edge of `pkg` in `prange` on `dep`, when a rule (not
     /// the release's metadata) put it there: "the coupled-group rule `jaxlib = ...` of policy
     /// `default`".
@@ -535,6 +554,20 @@ impl ReportFormatter<Pkg, Ranges<Version>, Unavailable> for PythonFormatter<'_, 
             }
             External::FromDependencyOf(Pkg::Root, _, dep, range) => {
                 self.root_dependency(dep, range)
+            }
+            External::FromDependencyOf(pkg, prange, dep, drange) if drange.is_empty() => {
+                let who = match pkg {
+                    Pkg::Root => "you require".to_string(),
+                    _ => format!(
+                        "{} {}",
+                        self.versions(pkg, prange),
+                        Self::verb(pkg, prange, "depends on", "depend on")
+                    ),
+                };
+                format!(
+                    "{who} {dep} in a range the constraints on {dep} exclude entirely{}",
+                    self.constraint_text(dep)
+                )
             }
             External::FromDependencyOf(pkg, prange, dep, drange) => {
                 if let Some(rule) = self.coupling_rule(pkg, prange, dep) {

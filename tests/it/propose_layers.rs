@@ -74,8 +74,8 @@ fn line(version: &str) -> Vec<u64> {
 fn declared_coupling(plan: &Value, member: &str) -> bool {
     plan["risk"]["factors"]
         .as_array()
-        .unwrap()
-        .iter()
+        .into_iter()
+        .flatten()
         .any(|f| f["kind"] == "coupled-member-declared" && f["package"].as_str() == Some(member))
 }
 
