@@ -10,6 +10,7 @@ use jiff::Timestamp;
 use pep440_rs::Version;
 use pep508_rs::{ExtraName, MarkerEnvironment, PackageName, Requirement, VersionOrUrl};
 
+use super::clash;
 use super::imports_check;
 use super::modules::{ImportersMemo, removed_module_warnings};
 pub use super::oracle::Oracle;
@@ -173,6 +174,14 @@ impl<'a> PlanBuilder<'a> {
             changes.push(change);
         }
         mark_repairs(&mut changes);
+        for clash in clash::clashes(self.inventory, &changes, oracle) {
+            let Some(facts) = change_facts.iter_mut().find(|f| f.name == clash.planned) else {
+                continue; // the base layer's change, warned of there
+            };
+            let sentence = clash.sentence();
+            warnings.push(sentence.clone());
+            facts.module_clashes.push(sentence);
+        }
         warnings.extend(removed_module_warnings(
             self.inventory,
             &changes,
@@ -500,6 +509,7 @@ impl<'a> PlanBuilder<'a> {
             abi_dependents: Vec::new(),
             predating_dependents: Vec::new(),
             missing_imports: Vec::new(),
+            module_clashes: Vec::new(),
         };
         if let (Some(from), Some(to)) = (&change.from, &change.to) {
             self.missing_imports(&mut facts, (from, to), planned, oracle);

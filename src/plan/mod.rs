@@ -10,6 +10,7 @@
 mod accept;
 mod alternatives;
 mod builder;
+mod clash;
 mod imports_check;
 mod layers;
 mod modules;

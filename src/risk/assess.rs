@@ -54,6 +54,9 @@ pub struct ChangeFacts {
     /// Import statements of installed files that the new release breaks: a module or a name
     /// it no longer has (one sentence each, naming the file).
     pub missing_imports: Vec<String>,
+    /// The plan leaves this dist's planned release and another dist shipping the same
+    /// top-level module (one sentence each, naming both dists and the module).
+    pub module_clashes: Vec<String>,
 }
 
 /// Installed dists that depend on a changed one (reverse edges of the installed graph).
@@ -256,6 +259,7 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
             risky |= predates_major_factor(change, to, policy, &mut factors);
         }
         risky |= missing_import_factor(change, policy, &mut factors);
+        risky |= module_clash_factor(change, policy, &mut factors);
         // Dependents weigh only where the change is outside what they declared they accept
         // (a forced version, a local/unmanaged switch, a major jump, a downgrade, a removal):
         // an ordinary upgrade inside every dependent's range is what they asked for.
@@ -626,6 +630,21 @@ fn missing_import_factor(change: &ChangeFacts, policy: &Policy, factors: &mut Fa
     true
 }
 
+/// The planned release and another dist would both ship one top-level module. Whether they
+/// would.
+fn module_clash_factor(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) -> bool {
+    if change.module_clashes.is_empty() {
+        return false;
+    }
+    factors.weighed(
+        policy,
+        FactorKind::ModuleClash,
+        &change.name,
+        change.module_clashes.join("; "),
+    );
+    true
+}
+
 /// The installed dists that depend on a risky change, directly and through others (together
 /// capped at `dependents-cap`).
 fn dependents_factors(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) {
@@ -839,6 +858,7 @@ mod tests {
             abi_dependents: Vec::new(),
             predating_dependents: Vec::new(),
             missing_imports: Vec::new(),
+            module_clashes: Vec::new(),
         }
     }
 

@@ -165,6 +165,8 @@ factor_kinds! {
     DefensiveBound => "defensive-upper-bound",
     /// An installed dist's file imports a module or a name the new release no longer has.
     ImportTargetMissing => "import-target-missing",
+    /// The plan leaves two dists shipping the same top-level module (one overwrites the other).
+    ModuleClash => "module-clash",
 }
 
 impl fmt::Display for FactorKind {

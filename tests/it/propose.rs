@@ -814,3 +814,87 @@ fn an_import_the_new_release_breaks_is_a_risk_factor() {
     );
     assert_eq!(factors[0]["points"], 60);
 }
+
+/// Issue 23 item 5 with both file lists known (a real venv's `RECORD`, the planned wheels' file
+/// lists read from the index): benchy 2.0 swaps its `cpuinf` dependency for the fork `cpuinf2`,
+/// which installs the same `cpuinf/` files as the installed cpuinf 1.0: a `module-clash`
+/// factor and a warning naming both dists, the module and a file both install. The namespace
+/// `ns/` that benchy 2.0's new `nsb` shares with the installed `nsa` (no file in common) is not a
+/// clash.
+#[test]
+fn a_module_two_dists_would_ship_is_a_risk_factor() {
+    let root = tempfile::tempdir().unwrap();
+    let wheels = root.path().join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let cpuinf_files = [
+        ("cpuinf/__init__.py", "from .core import info\n"),
+        ("cpuinf/core.py", "def info():\n    return {}\n"),
+    ];
+    let cpuinf = venv::build_wheel_with_files(&wheels, "cpuinf", "1.0", &[], &[], &cpuinf_files);
+    let cpuinf2 = venv::build_wheel_with_files(&wheels, "cpuinf2", "1.0", &[], &[], &cpuinf_files);
+    let nsa =
+        venv::build_wheel_with_files(&wheels, "nsa", "1.0", &[], &[], &[("ns/a/__init__.py", "")]);
+    let nsb =
+        venv::build_wheel_with_files(&wheels, "nsb", "1.0", &[], &[], &[("ns/b/__init__.py", "")]);
+    let bench = [("benchy/__init__.py", "")];
+    venv::build_wheel_with_files(&wheels, "benchy", "1.0", &["cpuinf"], &[], &bench);
+    let benchy2 =
+        venv::build_wheel_with_files(&wheels, "benchy", "2.0", &["cpuinf2", "nsb"], &[], &bench);
+    let venv = venv::RealVenv::create(&root.path().join("venv"));
+    let links = wheels.display().to_string();
+    venv.pip_ok(&[
+        "install",
+        "--no-deps",
+        "--quiet",
+        "--find-links",
+        &links,
+        "cpuinf==1.0",
+        "nsa==1.0",
+        "benchy==1.0",
+    ]);
+    let index = wheel_folder_index(
+        root.path(),
+        &[
+            ("benchy", &benchy2),
+            ("cpuinf", &cpuinf),
+            ("cpuinf2", &cpuinf2),
+            ("nsa", &nsa),
+            ("nsb", &nsb),
+        ],
+    );
+    let ctx = TestContext::new();
+    let out = ctx.run(&[
+        "propose",
+        "benchy",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        index.join("simple").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let plan = &json["plans"][0];
+    assert_eq!(plan["pins"]["cpuinf2"], "1.0", "{}", out.stdout);
+    assert_eq!(plan["pins"]["nsb"], "1.0", "{}", out.stdout);
+    let expected = "cpuinf2 1.0 and the installed cpuinf 1.0 both ship the module `cpuinf` \
+                    (both install cpuinf/core.py): installed together, one overwrites the \
+                    other's files and uninstalling either deletes them";
+    let factors: Vec<&serde_json::Value> = plan["risk"]["factors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "module-clash")
+        .collect();
+    assert_eq!(factors.len(), 1, "{}", out.stdout);
+    assert_eq!(factors[0]["package"], "cpuinf2");
+    assert_eq!(factors[0]["detail"], expected);
+    assert_eq!(factors[0]["points"], 40);
+    assert_eq!(
+        plan["warnings"],
+        serde_json::json!([expected]),
+        "{}",
+        out.stdout
+    );
+}
