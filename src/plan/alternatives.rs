@@ -308,6 +308,14 @@ impl Oracle for Proposer<'_> {
         imports::record_paths(self.inventory.get(name)?)
     }
 
+    fn wheel_text(&self, name: &PackageName, version: &Version, path: &str) -> Option<String> {
+        let file = self.catalog.chosen_file(name, version)?;
+        let bytes = self
+            .index
+            .wheel_member(&file, path, imports::MAX_FILE_BYTES)?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
     fn module_words(
         &self,
         name: &PackageName,

@@ -14,6 +14,7 @@ use super::clash;
 use super::imports_check;
 use super::modules::{ImportersMemo, removed_module_warnings};
 pub use super::oracle::Oracle;
+use super::planned_imports::{PlannedImportsMemo, missing_planned_imports};
 use super::proposal::{
     Action, Blocker, Change, HeldBack, Override, PLAN_SCHEMA, Plan, PlanKind, Reason,
 };
@@ -118,6 +119,7 @@ pub struct PlanBuilder<'a> {
     now: Option<Timestamp>,
     graph: DependencyGraph<'a>,
     importers: ImportersMemo,
+    planned_imports: PlannedImportsMemo,
 }
 
 impl<'a> PlanBuilder<'a> {
@@ -129,6 +131,7 @@ impl<'a> PlanBuilder<'a> {
             now,
             graph: DependencyGraph::build(inventory),
             importers: ImportersMemo::default(),
+            planned_imports: PlannedImportsMemo::default(),
         }
     }
 
@@ -181,6 +184,18 @@ impl<'a> PlanBuilder<'a> {
             let sentence = clash.sentence();
             warnings.push(sentence.clone());
             facts.module_clashes.push(sentence);
+        }
+        let missing = missing_planned_imports(
+            self.inventory,
+            planned,
+            &changes,
+            oracle,
+            &self.planned_imports,
+        );
+        for facts in &mut change_facts {
+            if let Some(found) = missing.get(&facts.name) {
+                facts.planned_imports_missing = found.clone();
+            }
         }
         warnings.extend(removed_module_warnings(
             self.inventory,
@@ -510,6 +525,7 @@ impl<'a> PlanBuilder<'a> {
             predating_dependents: Vec::new(),
             missing_imports: Vec::new(),
             module_clashes: Vec::new(),
+            planned_imports_missing: Vec::new(),
         };
         if let (Some(from), Some(to)) = (&change.from, &change.to) {
             self.missing_imports(&mut facts, (from, to), planned, oracle);

@@ -15,6 +15,7 @@ mod imports_check;
 mod layers;
 mod modules;
 mod oracle;
+mod planned_imports;
 mod proposal;
 #[cfg(test)]
 pub(crate) mod test_plans;

@@ -57,6 +57,9 @@ pub struct ChangeFacts {
     /// The plan leaves this dist's planned release and another dist shipping the same
     /// top-level module (one sentence each, naming both dists and the module).
     pub module_clashes: Vec<String>,
+    /// Module-level imports of the planned release itself (moved back or added) of modules no
+    /// dist of the planned environment installs (one sentence each, naming the file and line).
+    pub planned_imports_missing: Vec<String>,
 }
 
 /// Installed dists that depend on a changed one (reverse edges of the installed graph).
@@ -260,6 +263,7 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
         }
         risky |= missing_import_factor(change, policy, &mut factors);
         risky |= module_clash_factor(change, policy, &mut factors);
+        risky |= planned_import_factor(change, policy, &mut factors);
         // Dependents weigh only where the change is outside what they declared they accept
         // (a forced version, a local/unmanaged switch, a major jump, a downgrade, a removal):
         // an ordinary upgrade inside every dependent's range is what they asked for.
@@ -645,6 +649,21 @@ fn module_clash_factor(change: &ChangeFacts, policy: &Policy, factors: &mut Fact
     true
 }
 
+/// The planned release imports a module the planned environment does not install. Whether it
+/// does.
+fn planned_import_factor(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) -> bool {
+    if change.planned_imports_missing.is_empty() {
+        return false;
+    }
+    factors.weighed(
+        policy,
+        FactorKind::PlannedImportMissing,
+        &change.name,
+        change.planned_imports_missing.join("; "),
+    );
+    true
+}
+
 /// The installed dists that depend on a risky change, directly and through others (together
 /// capped at `dependents-cap`).
 fn dependents_factors(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) {
@@ -859,6 +878,7 @@ mod tests {
             predating_dependents: Vec::new(),
             missing_imports: Vec::new(),
             module_clashes: Vec::new(),
+            planned_imports_missing: Vec::new(),
         }
     }
 

@@ -167,6 +167,9 @@ factor_kinds! {
     ImportTargetMissing => "import-target-missing",
     /// The plan leaves two dists shipping the same top-level module (one overwrites the other).
     ModuleClash => "module-clash",
+    /// A release the plan moves back or adds imports, at module level, a module no dist of the
+    /// planned environment installs.
+    PlannedImportMissing => "planned-import-missing",
 }
 
 impl fmt::Display for FactorKind {

@@ -898,3 +898,81 @@ fn a_module_two_dists_would_ship_is_a_risk_factor() {
         out.stdout
     );
 }
+
+/// Issue 23 item 6: what a release the plan moves back imports, checked against the planned
+/// environment. tb 2.0 (a downgrade from 2.1) runs `import pkg_resx` at module level in
+/// `tb/main.py`, which its `__init__.py` imports; no dist of the planned environment installs
+/// `pkg_resx` (the tensorboard 2.20.0 / setuptools 84 `pkg_resources` shape): a
+/// `planned-import-missing` factor naming the file and line. Its import of `numpyish` (installed
+/// by `numpy-ish-lib`, a name that does not say so), its guarded and in-function imports, and
+/// the standard library stay silent.
+#[test]
+fn an_import_the_planned_release_cannot_satisfy_is_a_risk_factor() {
+    let root = tempfile::tempdir().unwrap();
+    let wheels = root.path().join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let lib = venv::build_wheel_with_files(
+        &wheels,
+        "numpy-ish-lib",
+        "1.0",
+        &[],
+        &[],
+        &[("numpyish/__init__.py", "")],
+    );
+    venv::build_wheel_with_files(&wheels, "tb", "2.1", &[], &[], &[("tb/__init__.py", "")]);
+    let old = [
+        (
+            "tb/__init__.py",
+            "from __future__ import annotations\nfrom tb import main\n",
+        ),
+        (
+            "tb/main.py",
+            "import os, sys\nimport pkg_resx\nfrom numpyish import thing\nfrom . import util\n\
+             try:\n    import optional_mod\nexcept ImportError:\n    optional_mod = None\n\n\
+             def later():\n    import never_checked\n",
+        ),
+        ("tb/util.py", "import json\n"),
+    ];
+    let tb2 = venv::build_wheel_with_files(&wheels, "tb", "2.0", &[], &[], &old);
+    let venv = venv::RealVenv::create(&root.path().join("venv"));
+    let links = wheels.display().to_string();
+    venv.pip_ok(&[
+        "install",
+        "--no-deps",
+        "--quiet",
+        "--find-links",
+        &links,
+        "tb==2.1",
+        "numpy-ish-lib==1.0",
+    ]);
+    let index = wheel_folder_index(root.path(), &[("tb", &tb2), ("numpy-ish-lib", &lib)]);
+    let ctx = TestContext::new();
+    let out = ctx.run(&[
+        "propose",
+        "tb<2.1",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        index.join("simple").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let plan = &json["plans"][0];
+    assert_eq!(plan["pins"]["tb"], "2.0", "{}", out.stdout);
+    let factors: Vec<&serde_json::Value> = plan["risk"]["factors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "planned-import-missing")
+        .collect();
+    assert_eq!(factors.len(), 1, "{}", out.stdout);
+    assert_eq!(factors[0]["package"], "tb");
+    assert_eq!(
+        factors[0]["detail"],
+        "tb 2.0 imports `pkg_resx` (tb/main.py, line 2), which no dist of the planned \
+         environment installs"
+    );
+    assert_eq!(factors[0]["points"], 50);
+}
