@@ -14,6 +14,7 @@ mod clash;
 mod imports_check;
 mod layers;
 mod modules;
+mod no_release;
 mod oracle;
 mod planned_imports;
 mod proposal;
