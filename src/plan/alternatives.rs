@@ -185,7 +185,7 @@ fn installed_names(inventory: &Inventory) -> Vec<&PackageName> {
 
 /// The search. Its index reads go through `catalog`; `index` is only handed to the solver.
 pub(super) struct Proposer<'a> {
-    index: &'a dyn IndexSource,
+    pub(super) index: &'a dyn IndexSource,
     /// What the index offers, shared by every solve (see [`CatalogCore`]).
     core: &'a CatalogCore<'a>,
     pub(super) catalog: Catalog<'a>,
@@ -604,12 +604,17 @@ impl Proposer<'_> {
                 h.kind != HintKind::BlockerVersions || moot.iter().all(|b| b.dependent != h.package)
             })
             .map(|h| match h.kind {
-                HintKind::BinaryPolicy if !self.request.allow_build => format!(
-                    "{}; planner plans with wheels only, as the commands it prints install \
-                     (`--only-binary :all:`, `uv --no-build`): `--allow-build` plans with source \
-                     distributions, built at install",
-                    h.message
-                ),
+                HintKind::BinaryPolicy if !self.request.allow_build => {
+                    match self.build_would_not_help(&h.package) {
+                        Some(why) => format!("{}; {why}", h.message),
+                        None => format!(
+                            "{}; planner plans with wheels only, as the commands it prints \
+                             install (`--only-binary :all:`, `uv --no-build`): `--allow-build` \
+                             plans with source distributions, built at install",
+                            h.message
+                        ),
+                    }
+                }
                 _ => h.message.clone(),
             })
             .collect()

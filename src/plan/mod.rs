@@ -9,6 +9,7 @@
 
 mod accept;
 mod alternatives;
+mod build_hint;
 mod builder;
 mod clash;
 mod imports_check;

@@ -976,3 +976,71 @@ fn an_import_the_planned_release_cannot_satisfy_is_a_risk_factor() {
     );
     assert_eq!(factors[0]["points"], 50);
 }
+
+/// Issue 23 item 7: a target with only sdists whose metadata is not static (flash-attn: every
+/// release an sdist with `Metadata-Version: 2.1`) is not pointed to `--allow-build`, which could
+/// not help: the hint says so once, with why.
+#[test]
+fn allow_build_is_not_offered_where_it_cannot_help() {
+    let root = tempfile::tempdir().unwrap();
+    let index = root.path().join("index");
+    let page = index.join("simple").join("fakeattn");
+    std::fs::create_dir_all(&page).unwrap();
+    std::fs::create_dir_all(index.join("files")).unwrap();
+    let sdist = index.join("files").join("fakeattn-2.8.3.tar.gz");
+    let script = r#"
+import io, sys, tarfile
+path = sys.argv[1]
+pkg_info = b"Metadata-Version: 2.1\nName: fakeattn\nVersion: 2.8.3\n"
+with tarfile.open(path, "w:gz") as tar:
+    for name, data in [("fakeattn-2.8.3/PKG-INFO", pkg_info), ("fakeattn-2.8.3/setup.py", b"")]:
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+"#;
+    let status = std::process::Command::new("python3")
+        .args(["-c", script, sdist.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::write(
+        page.join("index.html"),
+        "<html><body><a href=\"../../files/fakeattn-2.8.3.tar.gz\">fakeattn-2.8.3.tar.gz</a>\
+         </body></html>\n",
+    )
+    .unwrap();
+    let venv = venv::RealVenv::create(&root.path().join("venv"));
+    let ctx = TestContext::new();
+    let out = ctx.run(&[
+        "propose",
+        "fakeattn",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        index.join("simple").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let hints: Vec<&str> = json["conflict"]["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| h.as_str())
+        .collect();
+    assert_eq!(hints.len(), 1, "{hints:?}");
+    assert!(
+        hints[0].contains(
+            "`--allow-build` would not help either: planner reads an sdist's requirements only \
+             from static metadata, and fakeattn's newest sdist has none"
+        ),
+        "{}",
+        hints[0]
+    );
+    assert!(
+        !hints[0].contains("`--allow-build` plans with"),
+        "{}",
+        hints[0]
+    );
+}
