@@ -1,6 +1,7 @@
 //! `planner outdated`: for each installed dist, the installed version, the newest this
 //! environment can install (wheel tags and Requires-Python), the newest on the index, and which
-//! installed dists hold it back (their requirements exclude the newer version). Dists installed
+//! installed dists hold it back (their requirements exclude the newer version); "Can move to" is
+//! a release whose own requirements the installed versions meet too. Dists installed
 //! from outside the index (direct URLs, VCS, editables, egg-info) are listed apart and never
 //! compared with index versions. JSON schema: `docs/outdated-json.md`.
 //!
@@ -15,14 +16,14 @@ use pep440_rs::Version;
 use pep508_rs::{PackageName, VersionOrUrl};
 
 use crate::ExitStatus;
-use crate::index::{BinaryPolicy, Index, IndexError, Project, candidates};
+use crate::index::{BinaryPolicy, DistFile, Index, IndexError, IndexSource, Project, candidates};
 use crate::inventory::graph::DependencyGraph;
 use crate::inventory::{self, InstalledDist, Inventory};
 use crate::printer::Printer;
 use crate::render::json;
 use crate::render::outdated::{
-    HeldBackBy, NameVersion, OutdatedReport, PackageError, PackageStatus, SCHEMA, SCHEMA_VERSION,
-    Unmanaged, render_text,
+    HeldBackBy, NameVersion, Needs, OutdatedReport, PackageError, PackageStatus, SCHEMA,
+    SCHEMA_VERSION, Unmanaged, render_text,
 };
 use crate::settings::{OutdatedSettings, OutputFormat};
 
@@ -44,7 +45,14 @@ pub fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<ExitSta
         names.iter().cloned().zip(index.projects(&names)).collect();
     index.finish_progress();
     let indexes: Vec<String> = index.indexes().iter().map(ToString::to_string).collect();
-    let report = build_report(&inventory, &projects, index.binary_policy(), indexes);
+    let mut report = build_report(&inventory, &projects, index.binary_policy(), indexes);
+    check_own_requirements(
+        &mut report,
+        &inventory,
+        &projects,
+        &index,
+        index.binary_policy(),
+    );
     match args.format {
         OutputFormat::Json => printer.out(&json::to_json(&report)?),
         OutputFormat::Text | OutputFormat::Markdown => printer.out(&render_text(&report)),
@@ -180,6 +188,123 @@ fn compare(
         newest_on_index,
         newest_allowed,
         held_back_by,
+        needs: Vec::new(),
         index: project.index.clone(),
     }
+}
+
+/// How many releases above the installed one (that the dependents accept) are read for their
+/// own requirements, newest first.
+const OWN_SCAN: usize = 8;
+
+/// "Can move to" is a release that an upgrade of the dist alone reaches: the dependents accept
+/// it (see [`compare`]) and its own requirements accept the installed versions (torchvision
+/// 0.29.2 requires `torch>=2.14`: with torch 2.11.0 it cannot be had alone). Each candidate's
+/// metadata is read (prefetched for every package first); the first that fits, newest first,
+/// is `newest_allowed`, and what the newest one read needs is `needs`. A release whose metadata
+/// cannot be read ends the scan as the answer (checked against the dependents only).
+fn check_own_requirements(
+    report: &mut OutdatedReport,
+    inventory: &Inventory,
+    projects: &BTreeMap<PackageName, Result<Option<Arc<Project>>, IndexError>>,
+    index: &dyn IndexSource,
+    policy: &BinaryPolicy,
+) {
+    let env = &inventory.environment;
+    // Per package with a newer release: its row, its project and the releases to read.
+    type Scan = (usize, Arc<Project>, Vec<(Version, DistFile)>);
+    let mut scans: Vec<Scan> = Vec::new();
+    for (i, status) in report.packages.iter().enumerate() {
+        let Some(Ok(Some(project))) = projects.get(&status.name) else {
+            continue;
+        };
+        let Some(dist) = inventory.get(&status.name) else {
+            continue;
+        };
+        let Some(allowed) = status
+            .newest_allowed
+            .as_ref()
+            .filter(|v| *v > dist.version())
+        else {
+            continue;
+        };
+        let accepted: Vec<(Version, DistFile)> = candidates(project, env, policy)
+            .into_iter()
+            .filter(|c| c.is_usable() && !c.version.any_prerelease())
+            .filter(|c| &c.version <= allowed && &c.version > dist.version())
+            .filter(|c| dependents_accept(inventory, dist, &c.version))
+            .filter_map(|c| Some((c.version.clone(), c.file?.clone())))
+            .take(OWN_SCAN)
+            .collect();
+        if let Some((_, file)) = accepted.first() {
+            index.prefetch_metadata(project, file);
+        }
+        scans.push((i, project.clone(), accepted));
+    }
+    for (i, project, accepted) in scans {
+        let mut needs = Vec::new();
+        let mut found = None;
+        for (version, file) in &accepted {
+            let Ok(metadata) = index.metadata(&project, file) else {
+                // Unknown is not "held back": the dependents' answer stands, unchecked.
+                found = Some(version.clone());
+                break;
+            };
+            let unmet = unmet_requirements(inventory, &project.name, version, &metadata);
+            if unmet.is_empty() {
+                found = Some(version.clone());
+                break;
+            }
+            if needs.is_empty() {
+                needs = unmet;
+            }
+        }
+        let status = &mut report.packages[i];
+        status.newest_allowed = found;
+        status.needs = needs;
+    }
+}
+
+/// Whether every installed dependent's requirement on `dist` (markers true here) accepts
+/// `version`.
+fn dependents_accept(inventory: &Inventory, dist: &InstalledDist, version: &Version) -> bool {
+    let markers = &inventory.environment.markers;
+    inventory.dists.iter().all(|d| {
+        d.metadata.requires_dist.iter().all(|r| {
+            &r.name != dist.name()
+                || !r.marker.evaluate(markers, &[])
+                || match &r.version_or_url {
+                    Some(VersionOrUrl::VersionSpecifier(specs)) => specs.contains(version),
+                    _ => true,
+                }
+        })
+    })
+}
+
+/// The requirements of `name==version` (markers true here, no extras) on installed dists that
+/// the installed versions do not meet.
+fn unmet_requirements(
+    inventory: &Inventory,
+    name: &PackageName,
+    version: &Version,
+    metadata: &crate::metadata::CoreMetadata,
+) -> Vec<Needs> {
+    let markers = &inventory.environment.markers;
+    metadata
+        .requires_dist
+        .iter()
+        .filter(|r| &r.name != name && r.marker.evaluate(markers, &[]))
+        .filter_map(|r| {
+            let installed = inventory.get(&r.name)?;
+            let Some(VersionOrUrl::VersionSpecifier(specs)) = &r.version_or_url else {
+                return None;
+            };
+            (!specs.contains(installed.version())).then(|| Needs {
+                release: version.clone(),
+                name: r.name.clone(),
+                installed: installed.version().clone(),
+                specifier: specs.to_string(),
+            })
+        })
+        .collect()
 }

@@ -297,6 +297,18 @@ pub struct Choice {
     pub unusable: Option<Unusable>,
 }
 
+/// A few of the wheels' tags for a message, one per interpreter (`cp310`, `cp311`, ... `cp314`),
+/// at most 5: the first tags in sorted order would all be `cp310` variants and hide that
+/// `cp311`-`cp314` wheels exist.
+fn offered_tags(tags: &BTreeSet<String>) -> Vec<String> {
+    let mut interpreters = BTreeSet::new();
+    tags.iter()
+        .filter(|t| interpreters.insert(t.split('-').next().unwrap_or("")))
+        .take(5)
+        .cloned()
+        .collect()
+}
+
 /// Choose among one version's `files` (indices into `project.files`, in the project's order).
 pub fn choose(
     project: &Project,
@@ -347,7 +359,7 @@ pub fn choose(
             Unusable::OnlySdist
         } else if has_wheel && allowed.binary {
             Unusable::NoCompatibleWheel {
-                tags: wheel_tags.into_iter().take(3).collect(),
+                tags: offered_tags(&wheel_tags),
             }
         } else if has_wheel && !allowed.binary {
             Unusable::NoBinaryWithoutSdist
@@ -459,6 +471,34 @@ mod tests {
             })
         );
         assert!(c[2].file.as_ref().unwrap().url.as_str().contains("abi3"));
+    }
+
+    /// Issue 23 item 7: the no-wheel message names one tag per interpreter, not the first three
+    /// tags in sorted order (all cp310 variants while cp311-cp314 wheels exist).
+    #[test]
+    fn no_wheel_tags_name_every_interpreter() {
+        let mut files = Vec::new();
+        for py in ["cp310", "cp311", "cp312", "cp313", "cp314"] {
+            for plat in ["macosx_11_0_arm64", "manylinux_2_34_aarch64", "win_amd64"] {
+                let name = format!("demo-1.0-{py}-{py}-{plat}.whl");
+                files.push(file(&name, None, None));
+            }
+        }
+        let p = project(files);
+        let c = candidates_for(&p, &tags(), &py(), &BinaryPolicy::default());
+        let Some(Unusable::NoCompatibleWheel { tags }) = &c[0].unusable else {
+            panic!("{:?}", c[0].unusable);
+        };
+        assert_eq!(
+            tags,
+            &[
+                "cp310-cp310-macosx_11_0_arm64",
+                "cp311-cp311-macosx_11_0_arm64",
+                "cp312-cp312-macosx_11_0_arm64",
+                "cp313-cp313-macosx_11_0_arm64",
+                "cp314-cp314-macosx_11_0_arm64",
+            ]
+        );
     }
 
     #[test]

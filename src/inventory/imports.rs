@@ -472,7 +472,7 @@ pub fn import_statements(source: &str, modules: &BTreeSet<String>) -> Vec<Import
                 .max()
                 .unwrap_or(ImportGuard::None);
             out.extend(
-                parse_import(&logical.text, modules)
+                parse_import(&logical.text, &|top| modules.contains(top))
                     .into_iter()
                     .map(|(module, names)| ImportStatement {
                         line: logical.line,
@@ -490,8 +490,8 @@ pub fn import_statements(source: &str, modules: &BTreeSet<String>) -> Vec<Import
 }
 
 /// The (module, names) an import statement imports of `modules`.
-fn parse_import(text: &str, modules: &BTreeSet<String>) -> Vec<(String, Vec<String>)> {
-    let ours = |module: &str| modules.contains(module.split('.').next().unwrap_or(""));
+fn parse_import(text: &str, wanted: &dyn Fn(&str) -> bool) -> Vec<(String, Vec<String>)> {
+    let ours = |module: &str| wanted(module.split('.').next().unwrap_or(""));
     let is_path = |m: &str| {
         !m.is_empty()
             && m.split('.')
@@ -528,6 +528,52 @@ fn parse_import(text: &str, modules: &BTreeSet<String>) -> Vec<(String, Vec<Stri
     Vec::new()
 }
 
+/// The import statements at a module's top level (no indent: outside every `def`, `class`,
+/// `if` and `try`), which run whenever the module is imported, of any module. A relative import
+/// is resolved against `package`, the dotted package the file is in (`from . import x` in
+/// `tb/main.py` is `tb`, names `x`); one that climbs above it is left out.
+pub fn unconditional_imports(source: &str, package: &str) -> Vec<ImportStatement> {
+    let mut out = Vec::new();
+    for logical in logical_lines(source).iter().filter(|l| l.indent == 0) {
+        let text = resolve_relative(&logical.text, package);
+        let Some(text) = text.as_deref() else {
+            continue;
+        };
+        out.extend(
+            parse_import(text, &|_| true)
+                .into_iter()
+                .map(|(module, names)| ImportStatement {
+                    line: logical.line,
+                    module,
+                    names,
+                    guard: ImportGuard::None,
+                }),
+        );
+    }
+    out
+}
+
+/// `from .x import y` in `package` as `from package.x import y`; other lines as they are;
+/// `None` for a relative import that climbs above `package`.
+fn resolve_relative<'a>(text: &'a str, package: &str) -> Option<Cow<'a, str>> {
+    let Some(rest) = text.strip_prefix("from .") else {
+        return Some(Cow::Borrowed(text));
+    };
+    let dots = 1 + rest.bytes().take_while(|&b| b == b'.').count();
+    let rest = &rest[dots - 1..];
+    let parts: Vec<&str> = package.split('.').collect();
+    let keep = parts.len().checked_sub(dots - 1).filter(|&k| k > 0)?;
+    let base = parts[..keep].join(".");
+    let (module, names) = rest.split_once(" import ")?;
+    let module = module.trim();
+    let full = if module.is_empty() {
+        base
+    } else {
+        format!("{base}.{module}")
+    };
+    Some(Cow::Owned(format!("from {full} import {names}")))
+}
+
 /// Which of some names a module's source mentions, and whether any name may come from
 /// elsewhere.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -558,6 +604,29 @@ pub fn module_words(source: &str, asked: &BTreeSet<String>) -> ModuleWords {
 #[cfg(test)]
 mod tests {
     use super::imports;
+
+    #[test]
+    fn unconditional_imports_are_the_module_level_ones() {
+        let source = "import os, pkg_resources\nfrom .default import x\nfrom .. import up\n\
+                      from . import lazy as _lazy\ntry:\n    import opt\nexcept ImportError:\n    \
+                      pass\nif X:\n    import sometimes\ndef f():\n    import later\n";
+        let found: Vec<(String, Vec<String>)> = super::unconditional_imports(source, "tb.sub")
+            .into_iter()
+            .map(|s| (s.module, s.names))
+            .collect();
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            found,
+            [
+                ("os".to_string(), vec![]),
+                ("pkg_resources".to_string(), vec![]),
+                ("tb.sub.default".to_string(), names(&["x"])),
+                ("tb".to_string(), names(&["up"])),
+                ("tb.sub".to_string(), names(&["lazy"])),
+            ]
+        );
+        assert!(super::unconditional_imports("from .. import x\n", "tb").is_empty());
+    }
 
     #[test]
     fn import_statements_of_a_module_and_its_submodules() {

@@ -194,7 +194,7 @@ fn installed_names(inventory: &Inventory) -> Vec<&PackageName> {
 
 /// The search. Its index reads go through `catalog`; `index` is only handed to the solver.
 pub(super) struct Proposer<'a> {
-    index: &'a dyn IndexSource,
+    pub(super) index: &'a dyn IndexSource,
     /// What the index offers, shared by every solve (see [`CatalogCore`]).
     core: &'a CatalogCore<'a>,
     pub(super) catalog: Catalog<'a>,
@@ -315,6 +315,14 @@ impl Oracle for Proposer<'_> {
 
     fn installed_files(&self, name: &PackageName) -> Option<Vec<String>> {
         imports::record_paths(self.inventory.get(name)?)
+    }
+
+    fn wheel_text(&self, name: &PackageName, version: &Version, path: &str) -> Option<String> {
+        let file = self.catalog.chosen_file(name, version)?;
+        let bytes = self
+            .index
+            .wheel_member(&file, path, imports::MAX_FILE_BYTES)?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 
     fn module_words(
@@ -446,11 +454,19 @@ impl Proposer<'_> {
                 }
             }
             Err(SolveError::NoSolution(no_solution)) => {
-                let blockers = self.blockers(targets, Some(&no_solution))?;
+                // A target no release matches has no blockers (see `no_release`).
+                let unmatched = self.targets_without_release(targets)?;
+                let nothing = |name: &PackageName| unmatched.iter().any(|(n, _)| n == name);
+                let (blockers, moot): (Vec<Blocker>, Vec<Blocker>) = self
+                    .blockers(targets, Some(&no_solution))?
+                    .into_iter()
+                    .partition(|b| !nothing(&b.requirement.name));
+                let mut hints: Vec<String> = unmatched.iter().map(|(_, h)| h.clone()).collect();
+                hints.extend(self.conflict_hints(&no_solution.hints, &moot));
                 conflict = Some(Conflict {
                     explanation: no_solution.report.clone(),
                     blockers: blockers.clone(),
-                    hints: self.conflict_hints(&no_solution.hints),
+                    hints,
                 });
                 // An alternative that cannot be searched is reported and skipped; the others
                 // still stand. But the index failing (`--offline` without an entry, a cache entry
@@ -777,16 +793,26 @@ impl Proposer<'_> {
 
     /// The solver's hints, in words for `propose`: a release ruled out only because it needs a
     /// build says how to allow one.
-    fn conflict_hints(&self, hints: &[solve::Hint]) -> Vec<String> {
+    /// A blocker-versions hint about a `moot` blocker (of a target no release matches) is left
+    /// out.
+    fn conflict_hints(&self, hints: &[solve::Hint], moot: &[Blocker]) -> Vec<String> {
         hints
             .iter()
+            .filter(|h| {
+                h.kind != HintKind::BlockerVersions || moot.iter().all(|b| b.dependent != h.package)
+            })
             .map(|h| match h.kind {
-                HintKind::BinaryPolicy if !self.request.allow_build => format!(
-                    "{}; planner plans with wheels only, as the commands it prints install \
-                     (`--only-binary :all:`, `uv --no-build`): `--allow-build` plans with source \
-                     distributions, built at install",
-                    h.message
-                ),
+                HintKind::BinaryPolicy if !self.request.allow_build => {
+                    match self.build_would_not_help(&h.package) {
+                        Some(why) => format!("{}; {why}", h.message),
+                        None => format!(
+                            "{}; planner plans with wheels only, as the commands it prints \
+                             install (`--only-binary :all:`, `uv --no-build`): `--allow-build` \
+                             plans with source distributions, built at install",
+                            h.message
+                        ),
+                    }
+                }
                 _ => h.message.clone(),
             })
             .collect()
@@ -1099,11 +1125,16 @@ impl Proposer<'_> {
             join(targets)
         );
         let mut plan = self.plan(PlanKind::NewestFitting, title, &fitted, &planned, &[])?;
-        // The fitted version is not what was asked: never label it "requested".
+        // A fitted version that is not what was asked is never labelled "requested"; one that
+        // meets its target (the other targets of a request that cannot be had whole) is.
         for change in &mut plan.changes {
+            let to = change.to.clone();
             for reason in &mut change.reasons {
                 if let Reason::Requested { requirement } = reason
                     && let Some(asked) = targets.iter().find(|t| t.name == requirement.name)
+                    && !to
+                        .as_ref()
+                        .is_some_and(|v| specifiers(asked).is_none_or(|spec| spec.contains(v)))
                 {
                     *reason = Reason::NewestFitting {
                         asked: asked.clone(),

@@ -10,9 +10,11 @@ use jiff::Timestamp;
 use pep440_rs::Version;
 use pep508_rs::{ExtraName, MarkerEnvironment, PackageName, Requirement, VersionOrUrl};
 
+use super::clash;
 use super::imports_check;
 use super::modules::{ImportersMemo, removed_module_warnings};
 pub use super::oracle::Oracle;
+use super::planned_imports::{PlannedImportsMemo, missing_planned_imports};
 use super::proposal::{
     Action, Blocker, Change, HeldBack, Override, PLAN_SCHEMA, Plan, PlanKind, Reason,
 };
@@ -123,6 +125,7 @@ pub struct PlanBuilder<'a> {
     now: Option<Timestamp>,
     graph: DependencyGraph<'a>,
     importers: ImportersMemo,
+    planned_imports: PlannedImportsMemo,
 }
 
 impl<'a> PlanBuilder<'a> {
@@ -134,6 +137,7 @@ impl<'a> PlanBuilder<'a> {
             now,
             graph: DependencyGraph::build(inventory),
             importers: ImportersMemo::default(),
+            planned_imports: PlannedImportsMemo::default(),
         }
     }
 
@@ -200,6 +204,26 @@ impl<'a> PlanBuilder<'a> {
             changes.push(change);
         }
         mark_repairs(&mut changes);
+        for clash in clash::clashes(self.inventory, &changes, oracle) {
+            let Some(facts) = change_facts.iter_mut().find(|f| f.name == clash.planned) else {
+                continue; // the base layer's change, warned of there
+            };
+            let sentence = clash.sentence();
+            warnings.push(sentence.clone());
+            facts.module_clashes.push(sentence);
+        }
+        let missing = missing_planned_imports(
+            self.inventory,
+            planned,
+            &changes,
+            oracle,
+            &self.planned_imports,
+        );
+        for facts in &mut change_facts {
+            if let Some(found) = missing.get(&facts.name) {
+                facts.planned_imports_missing = found.clone();
+            }
+        }
         warnings.extend(removed_module_warnings(
             self.inventory,
             &changes,
@@ -575,6 +599,8 @@ impl<'a> PlanBuilder<'a> {
             abi_dependents: Vec::new(),
             predating_dependents: Vec::new(),
             missing_imports: Vec::new(),
+            module_clashes: Vec::new(),
+            planned_imports_missing: Vec::new(),
         };
         if let (Some(from), Some(to)) = (&change.from, &change.to) {
             self.missing_imports(&mut facts, (from, to), planned, oracle);

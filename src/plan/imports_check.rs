@@ -164,7 +164,7 @@ pub(crate) fn has_module(files: &[String], module: &str) -> bool {
 }
 
 /// The source file of the module `a.b` in a file list: `a/b/__init__.py` or `a/b.py`.
-fn module_file(files: &[String], module: &str) -> Option<String> {
+pub(crate) fn module_file(files: &[String], module: &str) -> Option<String> {
     let path = module.replace('.', "/");
     [format!("{path}/__init__.py"), format!("{path}.py")]
         .into_iter()

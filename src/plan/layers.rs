@@ -29,9 +29,10 @@ use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 use pubgrub::Ranges;
 
 use super::alternatives::{ProposeError, Proposer, pin};
-use super::builder::line_floor;
+use super::builder::{PlannedEnvironment, line_floor};
+use super::clash::{self, Clash};
 use super::proposal::{
-    HeldBack, Layer, LayerChoice, LayerKind, NeededMove, Plan, PlanKind, Waiting,
+    Blocker, HeldBack, Layer, LayerChoice, LayerKind, NeededMove, Plan, PlanKind, Waiting,
 };
 use crate::inventory::Inventory;
 use crate::risk::Policy;
@@ -143,6 +144,9 @@ struct Bounds {
     /// Per light dist, its releases inside its major line younger than `young-release-days`.
     young: BTreeMap<PackageName, Vec<(Version, i64)>>,
     young_days: i64,
+    /// What the safe layer keeps out (a dist whose modules clash with a kept installed one's):
+    /// every layer on top of it keeps it out too.
+    kept_out: Vec<Requirement>,
 }
 
 /// One layer to solve: what is free of the safe layer's bounds.
@@ -170,6 +174,7 @@ impl Proposer<'_> {
             young_days: policy.young_release_days,
             installed,
             stacks,
+            kept_out: Vec::new(),
         };
         bounds.young = self.young_releases(&bounds)?;
         let choice = self.request.layer;
@@ -178,7 +183,7 @@ impl Proposer<'_> {
             name: "safe".into(),
             free: BTreeSet::new(),
         };
-        let Some(mut safe) = self.layer_plan(&safe_spec, &bounds, upgrade, None)? else {
+        let Some((mut safe, kept_out)) = self.safe_layer(&safe_spec, &bounds, upgrade)? else {
             warnings.push(
                 "the safe layer has no solution: the installed environment does not satisfy its \
                  own requirements (see `planner check`)"
@@ -186,6 +191,7 @@ impl Proposer<'_> {
             );
             return Ok(vec![]);
         };
+        bounds.kept_out = kept_out;
         let mut specs: Vec<LayerSpec> = bounds
             .stacks
             .stacks
@@ -301,6 +307,7 @@ impl Proposer<'_> {
                 ));
                 bounded(name, specs)
             })
+            .chain(bounds.kept_out.iter().cloned())
             .collect()
     }
 
@@ -323,7 +330,7 @@ impl Proposer<'_> {
                 let Some(spec) = specs.get(i) else {
                     return;
                 };
-                let plan = self.layer_plan(spec, bounds, upgrade, Some(base));
+                let plan = self.layer_plan(spec, bounds, upgrade, base);
                 *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(plan);
             }
         };
@@ -346,46 +353,141 @@ impl Proposer<'_> {
             .collect()
     }
 
-    /// Solve and build one layer's plan; `None` when it has no solution or (on a base) changes
-    /// nothing beyond it.
+    /// Solve and build one layer's plan on top of `base`; `None` when it has no solution or
+    /// changes nothing beyond its base.
     fn layer_plan(
         &self,
         spec: &LayerSpec,
         bounds: &Bounds,
         upgrade: &BTreeSet<PackageName>,
-        base: Option<&Plan>,
+        base: &Plan,
     ) -> Result<Option<Plan>, ProposeError> {
         let constraints = Self::layer_bounds(spec, bounds);
+        let Some((_, plan)) = self.layer_build(spec, bounds, upgrade, Some(base), constraints)?
+        else {
+            return Ok(None);
+        };
+        Ok(finish_layer(spec, plan, Some(base)))
+    }
+
+    /// The safe layer's plan (`None`: no solution) and the dists it keeps out: a dist it would
+    /// add whose modules clash with a kept installed dist's ([`Self::without_clashes`]).
+    fn safe_layer(
+        &self,
+        spec: &LayerSpec,
+        bounds: &Bounds,
+        upgrade: &BTreeSet<PackageName>,
+    ) -> Result<Option<(Plan, Vec<Requirement>)>, ProposeError> {
+        let constraints = Self::layer_bounds(spec, bounds);
+        let Some(built) = self.layer_build(spec, bounds, upgrade, None, constraints)? else {
+            return Ok(None);
+        };
+        let (kept_out, plan) = self.without_clashes(spec, bounds, upgrade, built)?;
+        Ok(finish_layer(spec, plan, None).map(|plan| (plan, kept_out)))
+    }
+
+    /// One solve of a layer under `constraints` and its plan; `None` when it has no solution.
+    fn layer_build(
+        &self,
+        spec: &LayerSpec,
+        bounds: &Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        base: Option<&Plan>,
+        constraints: Vec<Requirement>,
+    ) -> Result<Option<(PlannedEnvironment, Plan)>, ProposeError> {
         let resolution = match self.solve_with(&[], upgrade, vec![], constraints) {
             Ok(resolution) => resolution,
             Err(SolveError::NoSolution(_)) => return Ok(None),
             Err(err) => return Err(err.into()),
         };
         let planned = self.planned(&resolution);
-        let base_pins = base.map(|b| &b.pins);
         let title = layer_title(spec, &planned.dists, &bounds.installed);
-        let mut plan = self.plan_on(PlanKind::Upgrade, title, &[], &planned, &[], base_pins)?;
-        let own: Vec<PackageName> = plan
-            .changes
-            .iter()
-            .filter(|c| base_pins.is_none_or(|pins| pins.get(&c.name) != c.to.as_ref()))
-            .map(|c| c.name.clone())
-            .collect();
-        if base.is_some() {
-            if own.is_empty() {
-                return Ok(None);
+        let plan = self.plan_on(
+            PlanKind::Upgrade,
+            title,
+            &[],
+            &planned,
+            &[],
+            base.map(|b| &b.pins),
+        )?;
+        Ok(Some((planned, plan)))
+    }
+
+    /// The safe layer without module clashes: a dist it adds that would ship a module a kept
+    /// installed dist ships (`py-cpuinfo2` next to `py-cpuinfo`) is kept out by a re-solve, so
+    /// what pulled it in stays where it is (a few rounds at most). Each dist kept out is a
+    /// warning naming the clash and what it holds back, and a blocker of the held-back newest
+    /// release that required it. Where no solution keeps it out, the plan keeps the clash and
+    /// its `module-clash` factor.
+    fn without_clashes(
+        &self,
+        spec: &LayerSpec,
+        bounds: &Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        mut current: (PlannedEnvironment, Plan),
+    ) -> Result<(Vec<Requirement>, Plan), ProposeError> {
+        let mut constraints = Vec::new();
+        let mut kept_out: Vec<(Clash, Vec<Blocker>)> = Vec::new();
+        for _round in 0..3 {
+            let newcomers: Vec<Clash> = clash::clashes(self.inventory, &current.1.changes, self)
+                .into_iter()
+                .filter(|c| c.other_kept && self.inventory.get(&c.planned).is_none())
+                .collect();
+            if newcomers.is_empty() {
+                break;
             }
-            // Only what this layer is about is held back here; the rest is the safe layer's.
-            plan.held_back.retain(|h| spec.free.contains(&h.name));
+            let mut tighter = constraints.clone();
+            tighter.extend(newcomers.iter().map(|c| clash::absent(&c.planned)));
+            let mut all = Self::layer_bounds(spec, bounds);
+            all.extend(tighter.iter().cloned());
+            let Some(next) = self.layer_build(spec, bounds, upgrade, None, all)? else {
+                break;
+            };
+            let markers = &self.inventory.environment.markers;
+            for clash in newcomers {
+                let pullers = clash::pullers(&current.0, &clash.planned, markers);
+                kept_out.push((clash, pullers));
+            }
+            constraints = tighter;
+            current = next;
         }
-        plan.layer = Some(Layer {
-            kind: spec.kind,
-            name: spec.name.clone(),
-            base: base.and_then(|b| b.layer.as_ref()).map(|l| l.name.clone()),
-            own,
-            moves: spec.free.iter().cloned().collect(),
-        });
-        Ok(Some(plan))
+        let plan = &mut current.1;
+        for (clash, pullers) in kept_out {
+            let held: Vec<String> = pullers
+                .iter()
+                .map(|b| {
+                    let stays = current
+                        .0
+                        .dists
+                        .get(&b.dependent)
+                        .map_or_else(|| "out".to_string(), |d| format!("at {}", d.version));
+                    format!(
+                        "{} {} requires it ({}); {} stays {stays}",
+                        b.dependent, b.dependent_version, b.requirement, b.dependent
+                    )
+                })
+                .collect();
+            plan.warnings.push(format!(
+                "the safe layer keeps {} out: {}; {}",
+                clash.planned,
+                clash.sentence(),
+                if held.is_empty() {
+                    "the solver found a plan without it".to_string()
+                } else {
+                    held.join("; ")
+                }
+            ));
+            for blocker in pullers {
+                if let Some(h) = plan
+                    .held_back
+                    .iter_mut()
+                    .find(|h| h.name == blocker.dependent && h.newest == blocker.dependent_version)
+                {
+                    h.blockers.push(blocker);
+                }
+            }
+        }
+        Ok((constraints, current.1))
     }
 
     /// Light dists whose newest final release is in a newer major line than the safe layer
@@ -521,6 +623,32 @@ impl Proposer<'_> {
         }
         Ok(out)
     }
+}
+
+/// A built layer plan with its [`Layer`]: what it adds beyond `base` (`None` when that is
+/// nothing), and only the held-back lines this layer is about (the rest are the safe layer's).
+fn finish_layer(spec: &LayerSpec, mut plan: Plan, base: Option<&Plan>) -> Option<Plan> {
+    let base_pins = base.map(|b| &b.pins);
+    let own: Vec<PackageName> = plan
+        .changes
+        .iter()
+        .filter(|c| base_pins.is_none_or(|pins| pins.get(&c.name) != c.to.as_ref()))
+        .map(|c| c.name.clone())
+        .collect();
+    if base.is_some() {
+        if own.is_empty() {
+            return None;
+        }
+        plan.held_back.retain(|h| spec.free.contains(&h.name));
+    }
+    plan.layer = Some(Layer {
+        kind: spec.kind,
+        name: spec.name.clone(),
+        base: base.and_then(|b| b.layer.as_ref()).map(|l| l.name.clone()),
+        own,
+        moves: spec.free.iter().cloned().collect(),
+    });
+    Some(plan)
 }
 
 /// The release `held` waits for when nothing else explains it: the newest inside its line, when

@@ -10,11 +10,15 @@
 mod accelerator;
 mod accept;
 mod alternatives;
+mod build_hint;
 mod builder;
+mod clash;
 mod imports_check;
 mod layers;
 mod modules;
+mod no_release;
 mod oracle;
+mod planned_imports;
 mod proposal;
 #[cfg(test)]
 pub(crate) mod test_plans;

@@ -53,6 +53,12 @@ pub trait Oracle {
         let _ = name;
         None
     }
+    /// The text of the file `path` in the planned release `name==version`'s wheel (read by range
+    /// requests, at most [`crate::inventory::imports::MAX_FILE_BYTES`]), when it can be had.
+    fn wheel_text(&self, name: &PackageName, version: &Version, path: &str) -> Option<String> {
+        let _ = (name, version, path);
+        None
+    }
     /// What the module file `path` of `name` `version` mentions of `asked`: the installed copy
     /// when `version` is installed, else the planned release's wheel member.
     fn module_words(

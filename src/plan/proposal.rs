@@ -526,14 +526,37 @@ impl HeldBack {
             )
         });
         let see = self.see.iter().map(|s| format!("see the {s} plan"));
+        // A newest release that is a pre-release is not taken unless asked for: the reason when
+        // nothing else holds it.
+        let nothing_else = self.blockers.is_empty()
+            && self.unmatched.is_empty()
+            && self.needs.is_empty()
+            && self.waiting.is_none()
+            && self.see.is_none();
+        let prerelease = (nothing_else
+            && self.newest.any_prerelease()
+            && !self.planned.as_ref().is_some_and(Version::any_prerelease))
+        .then(|| {
+            format!(
+                "{} is a pre-release, planned only with `--prerelease allow` (or a target that \
+                 names a pre-release)",
+                self.newest
+            )
+        });
         if self.needs.is_empty() {
             blockers
                 .chain(unmatched)
                 .chain(waiting)
                 .chain(see)
+                .chain(prerelease)
                 .collect()
         } else {
-            needs.chain(unmatched).chain(waiting).chain(see).collect()
+            needs
+                .chain(unmatched)
+                .chain(waiting)
+                .chain(see)
+                .chain(prerelease)
+                .collect()
         }
     }
 }

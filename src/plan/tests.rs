@@ -238,3 +238,91 @@ fn all_never_downgrades_and_keeps_unmanaged_dists() {
             .any(|w| w.contains("git-dep 0.1") && w.contains("never replaced"))
     );
 }
+
+/// Issue 23 item 7: the newest release being a pre-release is the reason it is held back (not
+/// "no single requirement explains it").
+#[test]
+fn a_newest_pre_release_is_named_as_the_reason() {
+    let mut index = MemIndex::new();
+    index.add("proto", "1.0", &[]).add("proto", "1.1rc1", &[]);
+    let inv = inventory(vec![installed("proto", "1.0", &[])]);
+    let proposal = propose(
+        &index,
+        &inv,
+        &Policy::builtin(),
+        &request(&["proto"], false),
+    )
+    .unwrap();
+    let held = &proposal.plans[0].held_back;
+    assert_eq!(held.len(), 1, "{held:?}");
+    assert_eq!(
+        held[0].reasons(),
+        [
+            "1.1rc1 is a pre-release, planned only with `--prerelease allow` (or a target that names \
+          a pre-release)"
+        ]
+    );
+}
+
+/// Issue 23 item 7: in a newest-that-fits plan, a target the fitted version meets stays
+/// "requested" (was: "tool 1.1 ... NOT what was asked (tool==1.1)").
+#[test]
+fn a_fitted_version_that_meets_its_target_is_requested() {
+    let (mut index, mut inv) = world();
+    index.add("tool", "1.0", &[]).add("tool", "1.1", &[]);
+    inv.dists.push(installed("tool", "1.0", &[]));
+    // No lib 1.6 exists; app 1.0 caps lib <1.6: the newest that fits is lib 1.5, tool 1.1.
+    let proposal = propose(
+        &index,
+        &inv,
+        &Policy::builtin(),
+        &request(&["lib==1.6", "tool==1.1"], false),
+    )
+    .unwrap();
+    let fitted = proposal
+        .plans
+        .iter()
+        .find(|p| p.kind == PlanKind::NewestFitting)
+        .expect("a newest-fitting plan");
+    let tool = fitted.change(&test_plans::n("tool")).expect("tool moves");
+    assert!(
+        matches!(&tool.reasons[..], [Reason::Requested { .. }]),
+        "{:?}",
+        tool.reasons
+    );
+    let lib = fitted.change(&test_plans::n("lib")).expect("lib moves");
+    assert!(
+        matches!(&lib.reasons[..], [Reason::NewestFitting { .. }]),
+        "{:?}",
+        lib.reasons
+    );
+}
+
+/// Issue 23 item 7: a target no release matches (`lib>=3`, newest 2.0) names no blocker and
+/// offers no override, and the conflict says no release matches.
+#[test]
+fn a_target_no_release_matches_blames_nobody() {
+    let (index, inv) = world();
+    let proposal = propose(
+        &index,
+        &inv,
+        &Policy::builtin(),
+        &request(&["lib>=3"], true),
+    )
+    .unwrap();
+    let conflict = proposal.conflict.as_ref().expect("a conflict");
+    assert!(conflict.blockers.is_empty(), "{:?}", conflict.blockers);
+    assert_eq!(
+        conflict.hints,
+        [
+            "no release of lib on the index matches lib>=3 (the newest this environment can install \
+          is 2.0): no blocker holds it back, and neither moving one nor an override can deliver it"
+        ]
+    );
+    assert!(
+        proposal
+            .plans
+            .iter()
+            .all(|p| p.kind != PlanKind::ForcedOverride)
+    );
+}

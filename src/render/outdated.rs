@@ -46,12 +46,18 @@ pub struct PackageStatus {
     pub newest_compatible: Option<Version>,
     /// The newest final release on the index, any platform (not yanked).
     pub newest_on_index: Option<Version>,
-    /// The newest compatible release that every installed dependent accepts.
+    /// The newest compatible release that every installed dependent accepts and whose own
+    /// requirements the installed versions meet (what an upgrade of this dist alone reaches).
     pub newest_allowed: Option<Version>,
     /// Whether `newest_compatible` is newer than the installed version.
     pub outdated: bool,
     /// Installed dists whose requirements exclude `newest_compatible`.
     pub held_back_by: Vec<HeldBackBy>,
+    /// The requirements of the newest release the installed dependents accept (above
+    /// `newest_allowed`) that the installed versions do not meet: torchvision 0.29.2's
+    /// `torch>=2.14` with torch 2.11.0 installed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<Needs>,
     /// Which index answered.
     pub index: String,
 }
@@ -64,6 +70,19 @@ pub struct HeldBackBy {
     /// Its installed version.
     pub version: Version,
     /// The requirement's version specifiers (e.g. `==2.11.0`).
+    pub specifier: String,
+}
+
+/// A requirement of a newer release that an installed version does not meet.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Needs {
+    /// The newer release that declares it.
+    pub release: Version,
+    /// The required dist.
+    pub name: PackageName,
+    /// Its installed version.
+    pub installed: Version,
+    /// The requirement's version specifiers (e.g. `>=2.14`).
     pub specifier: String,
 }
 
@@ -126,6 +145,12 @@ pub fn render_text(report: &OutdatedReport) -> String {
                 .held_back_by
                 .iter()
                 .map(|h| format!("{} {} ({})", h.name, h.version, h.specifier))
+                .chain(p.needs.iter().map(|n| {
+                    format!(
+                        "{} {} needs {}{} ({} installed)",
+                        p.name, n.release, n.name, n.specifier, n.installed
+                    )
+                }))
                 .collect::<Vec<_>>()
                 .join(", ");
             let version = |v: &Option<Version>| v.as_ref().map(ToString::to_string);
@@ -164,7 +189,7 @@ pub fn render_text(report: &OutdatedReport) -> String {
         }
         let held = outdated
             .iter()
-            .filter(|p| !p.held_back_by.is_empty())
+            .filter(|p| !p.held_back_by.is_empty() || !p.needs.is_empty())
             .count();
         out.push_str(&format!(
             "\n{} of {} packages are outdated; {held} held back by installed requirements.\n",

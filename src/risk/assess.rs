@@ -95,6 +95,12 @@ pub struct ChangeFacts {
     /// Import statements of installed files that the new release breaks: a module or a name
     /// it no longer has (one sentence each, naming the file).
     pub missing_imports: Vec<String>,
+    /// The plan leaves this dist's planned release and another dist shipping the same
+    /// top-level module (one sentence each, naming both dists and the module).
+    pub module_clashes: Vec<String>,
+    /// Module-level imports of the planned release itself (moved back or added) of modules no
+    /// dist of the planned environment installs (one sentence each, naming the file and line).
+    pub planned_imports_missing: Vec<String>,
 }
 
 /// Installed dists that depend on a changed one (reverse edges of the installed graph).
@@ -278,7 +284,8 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
         upstream_factor(edge, policy, &mut factors);
         defensive_bound_factor(edge, policy, &mut factors);
     }
-    let mut changes: Vec<&ChangeFacts> = facts.changes.iter().collect();
+    let lockstep = lockstep_dedup(&facts.changes, policy);
+    let mut changes: Vec<&ChangeFacts> = lockstep.iter().collect();
     changes.sort_by(|a, b| a.name.cmp(&b.name));
     let mut major_points = 0;
     for change in &changes {
@@ -297,6 +304,8 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
             risky |= predates_major_factor(change, to, policy, &mut factors);
         }
         risky |= missing_import_factor(change, policy, &mut factors);
+        risky |= module_clash_factor(change, policy, &mut factors);
+        risky |= planned_import_factor(change, policy, &mut factors);
         // Dependents weigh only where the change is outside what they declared they accept
         // (a forced version, a local/unmanaged switch, a major jump, a downgrade, a removal):
         // an ordinary upgrade inside every dependent's range is what they asked for.
@@ -673,6 +682,86 @@ fn missing_import_factor(change: &ChangeFacts, policy: &Policy, factors: &mut Fa
     true
 }
 
+/// The changes with each lockstep group's dependents counted once (jax 0.11.2 -> 0.12.0.1 moves
+/// jaxlib with it: chex, numpyro and optax depend on both, and jax itself on jaxlib). A lockstep
+/// group is a coupled group with version correspondences (`versions`): its members move as one.
+/// The anchor (else the first moving member by name) keeps its dependents; every other moving
+/// member drops those already counted and the group's own members.
+fn lockstep_dedup(changes: &[ChangeFacts], policy: &Policy) -> Vec<ChangeFacts> {
+    let mut out: Vec<ChangeFacts> = changes.to_vec();
+    for group in policy
+        .coupled
+        .iter()
+        .filter(|g| !g.versions.is_empty() && !g.compiled_dependents)
+    {
+        let mut moving: Vec<usize> = (0..out.len())
+            .filter(|&i| group.contains(&out[i].name) && out[i].from.is_some())
+            .collect();
+        if moving.len() < 2 {
+            continue;
+        }
+        moving.sort_by_key(|&i| {
+            (
+                group.anchor.as_deref() != Some(out[i].name.as_ref()),
+                out[i].name.clone(),
+            )
+        });
+        let mut counted: BTreeSet<PackageName> = BTreeSet::new();
+        for (n, &i) in moving.iter().enumerate() {
+            let change = &mut out[i];
+            if n > 0 {
+                let keep = |d: &PackageName| !counted.contains(d) && !group.contains(d);
+                let direct: Vec<PackageName> = change
+                    .dependents
+                    .direct
+                    .iter()
+                    .filter(|d| keep(d))
+                    .cloned()
+                    .collect();
+                if direct.is_empty() {
+                    change.dependents.transitive = 0;
+                }
+                change.dependents.direct = direct;
+                change.predating_dependents.retain(|d| keep(d));
+                change.abi_dependents.retain(|d| keep(d));
+            }
+            counted.extend(change.dependents.direct.iter().cloned());
+            counted.extend(change.predating_dependents.iter().cloned());
+        }
+    }
+    out
+}
+
+/// The planned release and another dist would both ship one top-level module. Whether they
+/// would.
+fn module_clash_factor(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) -> bool {
+    if change.module_clashes.is_empty() {
+        return false;
+    }
+    factors.weighed(
+        policy,
+        FactorKind::ModuleClash,
+        &change.name,
+        change.module_clashes.join("; "),
+    );
+    true
+}
+
+/// The planned release imports a module the planned environment does not install. Whether it
+/// does.
+fn planned_import_factor(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) -> bool {
+    if change.planned_imports_missing.is_empty() {
+        return false;
+    }
+    factors.weighed(
+        policy,
+        FactorKind::PlannedImportMissing,
+        &change.name,
+        change.planned_imports_missing.join("; "),
+    );
+    true
+}
+
 /// The installed dists that depend on a risky change, directly and through others (together
 /// capped at `dependents-cap`).
 fn dependents_factors(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) {
@@ -944,6 +1033,8 @@ mod tests {
             abi_dependents: Vec::new(),
             predating_dependents: Vec::new(),
             missing_imports: Vec::new(),
+            module_clashes: Vec::new(),
+            planned_imports_missing: Vec::new(),
         }
     }
 
@@ -1181,6 +1272,78 @@ mod tests {
                 .factors
                 .iter()
                 .any(|f| f.kind == FactorKind::CoupledPolicy)
+        );
+    }
+
+    #[test]
+    /// Issue 23 item 7: jax and jaxlib move in lockstep (a coupled group with `versions`): the
+    /// dependents both have (and jax, a member, as jaxlib's dependent) count once, on jax.
+    fn lockstep_members_count_dependents_once() {
+        let policy = Policy::builtin();
+        let mut jax = change("jax", Some("0.11.2"), Some("0.12.0.1"));
+        jax.dependents = Dependents {
+            direct: vec![n("chex"), n("flax"), n("optax")],
+            transitive: 2,
+        };
+        jax.predating_dependents = vec![n("chex"), n("flax"), n("optax")];
+        let mut jaxlib = change("jaxlib", Some("0.11.2"), Some("0.12.0.1"));
+        jaxlib.dependents = Dependents {
+            direct: vec![n("chex"), n("jax"), n("optax")],
+            transitive: 6,
+        };
+        jaxlib.predating_dependents = vec![n("chex"), n("optax")];
+        let facts = PlanFacts {
+            changes: vec![jaxlib, jax],
+            broken_edges: vec![],
+            now: None,
+            ..Default::default()
+        };
+        let score = assess(&facts, &policy);
+        let on_jaxlib: Vec<FactorKind> = score
+            .factors
+            .iter()
+            .filter(|f| f.package == "jaxlib")
+            .map(|f| f.kind)
+            .collect();
+        assert!(on_jaxlib.is_empty(), "{:#?}", score.factors);
+        let on_jax: Vec<(FactorKind, i32)> = score
+            .factors
+            .iter()
+            .filter(|f| f.package == "jax")
+            .map(|f| (f.kind, f.points))
+            .collect();
+        assert_eq!(
+            on_jax,
+            [
+                (FactorKind::PredatesMajor, 30),
+                (FactorKind::DirectDependent, 9),
+                (FactorKind::TransitiveDependent, 4),
+                (FactorKind::CoupledStackChange, 8),
+            ]
+        );
+        // A member with dependents of its own keeps those.
+        let mut jaxlib = change("jaxlib", Some("0.11.2"), Some("0.12.0.1"));
+        jaxlib.predating_dependents = vec![n("chex"), n("numpyro")];
+        jaxlib.dependents.direct = vec![n("chex"), n("numpyro")];
+        let mut jax = change("jax", Some("0.11.2"), Some("0.12.0.1"));
+        jax.predating_dependents = vec![n("chex")];
+        jax.dependents.direct = vec![n("chex")];
+        let facts = PlanFacts {
+            changes: vec![jax, jaxlib],
+            broken_edges: vec![],
+            now: None,
+            ..Default::default()
+        };
+        let score = assess(&facts, &policy);
+        let predates = score
+            .factors
+            .iter()
+            .find(|f| f.package == "jaxlib" && f.kind == FactorKind::PredatesMajor)
+            .expect("numpyro still counts on jaxlib");
+        assert!(
+            predates.detail.starts_with("numpyro was released"),
+            "{}",
+            predates.detail
         );
     }
 

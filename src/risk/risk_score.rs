@@ -80,11 +80,11 @@ impl FromStr for RiskLevel {
 
 macro_rules! factor_kinds {
     ($($(#[$doc:meta])* $variant:ident => $key:literal,)*) => {
-        /// Every factor the model can raise; the kebab-case name is the policy's weight key.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-        #[serde(rename_all = "kebab-case")]
+        /// Every factor the model can raise; its name (the policy's weight key) is also its
+        /// JSON name and the one the text and docs use.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
         pub enum FactorKind {
-            $($(#[$doc])* $variant,)*
+            $($(#[$doc])* #[serde(rename = $key)] $variant,)*
         }
 
         impl FactorKind {
@@ -169,10 +169,51 @@ factor_kinds! {
     AcceleratorLineSwitch => "accelerator-line-switch",
     /// A coupled member's own metadata, not the policy's rule, paired it with the anchor.
     CoupledMemberDeclared => "coupled-member-declared",
+    /// The plan leaves two dists shipping the same top-level module (one overwrites the other).
+    ModuleClash => "module-clash",
+    /// A release the plan moves back or adds imports, at module level, a module no dist of the
+    /// planned environment installs.
+    PlannedImportMissing => "planned-import-missing",
+}
+
+/// A plan file written before the JSON names were the policy keys still reads.
+impl<'de> Deserialize<'de> for FactorKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        let key = match name.as_str() {
+            "predates-major" => "dependent-predates-major",
+            "defensive-bound" => "defensive-upper-bound",
+            other => other,
+        };
+        FactorKind::from_key(key)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown risk factor `{name}`")))
+    }
 }
 
 impl fmt::Display for FactorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.key())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FactorKind;
+
+    /// One name everywhere: the JSON `kind` of a factor is its policy key (`PredatesMajor` was
+    /// `predates-major` in JSON and `dependent-predates-major` in the text, docs and policies).
+    #[test]
+    fn json_names_are_the_policy_keys() {
+        for kind in FactorKind::ALL {
+            let json = serde_json::to_string(kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.key()));
+            assert_eq!(serde_json::from_str::<FactorKind>(&json).unwrap(), *kind);
+        }
+        assert_eq!(
+            serde_json::to_string(&FactorKind::PredatesMajor).unwrap(),
+            "\"dependent-predates-major\""
+        );
+        let old: FactorKind = serde_json::from_str("\"predates-major\"").unwrap();
+        assert_eq!(old, FactorKind::PredatesMajor);
     }
 }

@@ -421,6 +421,74 @@ mod live {
     }
 }
 
+/// Issue 23 item 6: "Can move to" checks the candidate's own requirements against the installed
+/// versions (the h200 fixture on the recorded index of `testdata/layers`): torchvision 0.29.2
+/// requires `torch>=2.14.0` (torch 2.11.0 installed) and every release between needs a newer
+/// torch too; jax-cuda13-plugin 0.12.0.1 requires the jax-cuda13-pjrt 0.12.0.1 that the plugin
+/// 0.11.2 installed holds back itself. Neither can move alone; the row says what it needs.
+#[test]
+fn can_move_to_checks_the_candidates_own_requirements() {
+    let server = IndexServer::start(&crate::common::repo_root().join("testdata/layers/index"));
+    let ctx = TestContext::new();
+    let venv = shared_fixtures().join("h200-venv");
+    let args = [
+        "outdated",
+        "--venv",
+        venv.to_str().unwrap(),
+        "--python-platform",
+        "x86_64-manylinux_2_28",
+        "--index-url",
+        &server.url(),
+    ];
+    let out = ctx.run(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let report = json(&out.stdout);
+    let row = |name: &str| {
+        report["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+            .clone()
+    };
+    let vision = row("torchvision");
+    assert_eq!(vision["newest_compatible"], "0.29.2");
+    assert_eq!(
+        vision["newest_allowed"],
+        serde_json::Value::Null,
+        "{vision:#}"
+    );
+    assert_eq!(
+        vision["needs"],
+        serde_json::json!([{"release": "0.29.2", "name": "torch", "installed": "2.11.0",
+                            "specifier": ">=2.14.0"}])
+    );
+    let plugin = row("jax-cuda13-plugin");
+    assert_eq!(
+        plugin["newest_allowed"],
+        serde_json::Value::Null,
+        "{plugin:#}"
+    );
+    assert_eq!(plugin["needs"][0]["name"], "jax-cuda13-pjrt");
+    // A candidate whose own requirements hold is still offered.
+    assert_eq!(row("absl-py")["newest_allowed"], "2.5.1");
+
+    let out = ctx.run(&args);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("torchvision "))
+        .unwrap();
+    let cells: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(cells[2], "-", "{line}");
+    assert!(
+        line.ends_with("torchvision 0.29.2 needs torch>=2.14.0 (2.11.0 installed)"),
+        "{line}"
+    );
+}
+
 /// Issue 25: ESC and newlines from an index page's project `name` and `meta.api-version`, and
 /// from pyvenv.cfg's `version_info`, reached the terminal raw (stderr, and `outdated`'s stdout).
 /// Each now goes through the terminal sanitizer: no control character is printed, and no field

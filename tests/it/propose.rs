@@ -815,6 +815,236 @@ fn an_import_the_new_release_breaks_is_a_risk_factor() {
     assert_eq!(factors[0]["points"], 60);
 }
 
+/// Issue 23 item 5 with both file lists known (a real venv's `RECORD`, the planned wheels' file
+/// lists read from the index): benchy 2.0 swaps its `cpuinf` dependency for the fork `cpuinf2`,
+/// which installs the same `cpuinf/` files as the installed cpuinf 1.0: a `module-clash`
+/// factor and a warning naming both dists, the module and a file both install. The namespace
+/// `ns/` that benchy 2.0's new `nsb` shares with the installed `nsa` (no file in common) is not a
+/// clash.
+#[test]
+fn a_module_two_dists_would_ship_is_a_risk_factor() {
+    let root = tempfile::tempdir().unwrap();
+    let wheels = root.path().join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let cpuinf_files = [
+        ("cpuinf/__init__.py", "from .core import info\n"),
+        ("cpuinf/core.py", "def info():\n    return {}\n"),
+    ];
+    let cpuinf = venv::build_wheel_with_files(&wheels, "cpuinf", "1.0", &[], &[], &cpuinf_files);
+    let cpuinf2 = venv::build_wheel_with_files(&wheels, "cpuinf2", "1.0", &[], &[], &cpuinf_files);
+    let nsa =
+        venv::build_wheel_with_files(&wheels, "nsa", "1.0", &[], &[], &[("ns/a/__init__.py", "")]);
+    let nsb =
+        venv::build_wheel_with_files(&wheels, "nsb", "1.0", &[], &[], &[("ns/b/__init__.py", "")]);
+    let bench = [("benchy/__init__.py", "")];
+    venv::build_wheel_with_files(&wheels, "benchy", "1.0", &["cpuinf"], &[], &bench);
+    let benchy2 =
+        venv::build_wheel_with_files(&wheels, "benchy", "2.0", &["cpuinf2", "nsb"], &[], &bench);
+    let venv = venv::RealVenv::create(&root.path().join("venv"));
+    let links = wheels.display().to_string();
+    venv.pip_ok(&[
+        "install",
+        "--no-deps",
+        "--quiet",
+        "--find-links",
+        &links,
+        "cpuinf==1.0",
+        "nsa==1.0",
+        "benchy==1.0",
+    ]);
+    let index = wheel_folder_index(
+        root.path(),
+        &[
+            ("benchy", &benchy2),
+            ("cpuinf", &cpuinf),
+            ("cpuinf2", &cpuinf2),
+            ("nsa", &nsa),
+            ("nsb", &nsb),
+        ],
+    );
+    let ctx = TestContext::new();
+    let out = ctx.run(&[
+        "propose",
+        "benchy",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        index.join("simple").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let plan = &json["plans"][0];
+    assert_eq!(plan["pins"]["cpuinf2"], "1.0", "{}", out.stdout);
+    assert_eq!(plan["pins"]["nsb"], "1.0", "{}", out.stdout);
+    let expected = "cpuinf2 1.0 and the installed cpuinf 1.0 both ship the module `cpuinf` \
+                    (both install cpuinf/core.py): installed together, one overwrites the \
+                    other's files and uninstalling either deletes them";
+    let factors: Vec<&serde_json::Value> = plan["risk"]["factors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "module-clash")
+        .collect();
+    assert_eq!(factors.len(), 1, "{}", out.stdout);
+    assert_eq!(factors[0]["package"], "cpuinf2");
+    assert_eq!(factors[0]["detail"], expected);
+    assert_eq!(factors[0]["points"], 40);
+    assert_eq!(
+        plan["warnings"],
+        serde_json::json!([expected]),
+        "{}",
+        out.stdout
+    );
+}
+
+/// Issue 23 item 6: what a release the plan moves back imports, checked against the planned
+/// environment. tb 2.0 (a downgrade from 2.1) runs `import pkg_resx` at module level in
+/// `tb/main.py`, which its `__init__.py` imports; no dist of the planned environment installs
+/// `pkg_resx` (the tensorboard 2.20.0 / setuptools 84 `pkg_resources` shape): a
+/// `planned-import-missing` factor naming the file and line. Its import of `numpyish` (installed
+/// by `numpy-ish-lib`, a name that does not say so), its guarded and in-function imports, and
+/// the standard library stay silent.
+#[test]
+fn an_import_the_planned_release_cannot_satisfy_is_a_risk_factor() {
+    let root = tempfile::tempdir().unwrap();
+    let wheels = root.path().join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let lib = venv::build_wheel_with_files(
+        &wheels,
+        "numpy-ish-lib",
+        "1.0",
+        &[],
+        &[],
+        &[("numpyish/__init__.py", "")],
+    );
+    venv::build_wheel_with_files(&wheels, "tb", "2.1", &[], &[], &[("tb/__init__.py", "")]);
+    let old = [
+        (
+            "tb/__init__.py",
+            "from __future__ import annotations\nfrom tb import main\n",
+        ),
+        (
+            "tb/main.py",
+            "import os, sys\nimport pkg_resx\nfrom numpyish import thing\nfrom . import util\n\
+             try:\n    import optional_mod\nexcept ImportError:\n    optional_mod = None\n\n\
+             def later():\n    import never_checked\n",
+        ),
+        ("tb/util.py", "import json\n"),
+    ];
+    let tb2 = venv::build_wheel_with_files(&wheels, "tb", "2.0", &[], &[], &old);
+    let venv = venv::RealVenv::create(&root.path().join("venv"));
+    let links = wheels.display().to_string();
+    venv.pip_ok(&[
+        "install",
+        "--no-deps",
+        "--quiet",
+        "--find-links",
+        &links,
+        "tb==2.1",
+        "numpy-ish-lib==1.0",
+    ]);
+    let index = wheel_folder_index(root.path(), &[("tb", &tb2), ("numpy-ish-lib", &lib)]);
+    let ctx = TestContext::new();
+    let out = ctx.run(&[
+        "propose",
+        "tb<2.1",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        index.join("simple").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let plan = &json["plans"][0];
+    assert_eq!(plan["pins"]["tb"], "2.0", "{}", out.stdout);
+    let factors: Vec<&serde_json::Value> = plan["risk"]["factors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "planned-import-missing")
+        .collect();
+    assert_eq!(factors.len(), 1, "{}", out.stdout);
+    assert_eq!(factors[0]["package"], "tb");
+    assert_eq!(
+        factors[0]["detail"],
+        "tb 2.0 imports `pkg_resx` (tb/main.py, line 2), which no dist of the planned \
+         environment installs"
+    );
+    assert_eq!(factors[0]["points"], 50);
+}
+
+/// Issue 23 item 7: a target with only sdists whose metadata is not static (flash-attn: every
+/// release an sdist with `Metadata-Version: 2.1`) is not pointed to `--allow-build`, which could
+/// not help: the hint says so once, with why.
+#[test]
+fn allow_build_is_not_offered_where_it_cannot_help() {
+    let root = tempfile::tempdir().unwrap();
+    let index = root.path().join("index");
+    let page = index.join("simple").join("fakeattn");
+    std::fs::create_dir_all(&page).unwrap();
+    std::fs::create_dir_all(index.join("files")).unwrap();
+    let sdist = index.join("files").join("fakeattn-2.8.3.tar.gz");
+    let script = r#"
+import io, sys, tarfile
+path = sys.argv[1]
+pkg_info = b"Metadata-Version: 2.1\nName: fakeattn\nVersion: 2.8.3\n"
+with tarfile.open(path, "w:gz") as tar:
+    for name, data in [("fakeattn-2.8.3/PKG-INFO", pkg_info), ("fakeattn-2.8.3/setup.py", b"")]:
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+"#;
+    let status = std::process::Command::new("python3")
+        .args(["-c", script, sdist.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::write(
+        page.join("index.html"),
+        "<html><body><a href=\"../../files/fakeattn-2.8.3.tar.gz\">fakeattn-2.8.3.tar.gz</a>\
+         </body></html>\n",
+    )
+    .unwrap();
+    let venv = venv::RealVenv::create(&root.path().join("venv"));
+    let ctx = TestContext::new();
+    let out = ctx.run(&[
+        "propose",
+        "fakeattn",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        index.join("simple").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let hints: Vec<&str> = json["conflict"]["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| h.as_str())
+        .collect();
+    assert_eq!(hints.len(), 1, "{hints:?}");
+    assert!(
+        hints[0].contains(
+            "`--allow-build` would not help either: planner reads an sdist's requirements only \
+             from static metadata, and fakeattn's newest sdist has none"
+        ),
+        "{}",
+        hints[0]
+    );
+    assert!(
+        !hints[0].contains("`--allow-build` plans with"),
+        "{}",
+        hints[0]
+    );
+}
+
 /// Issue 25: `--offline` with one cache entry cut short (7 of 20 `kill -9` trials left one)
 /// exited 1 with `plans: []`, as if no plan existed; the docs say the tool failed (exit 2,
 /// naming what is missing). A run online then repairs the entry.

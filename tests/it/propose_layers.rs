@@ -253,7 +253,8 @@ fn issue_12_h200_layers_explained() {
         "Plan 1 safe (recommended): Safe layer",
         "setuptools stays at 81.0.0 (newest 84.2.1): moving it needs torch 2.11.0 -> 2.15.0 \
          (torch 2.11.0 requires setuptools<82)",
-        "  2. torch-stack ",
+        // Its position follows the risk order (jax's lockstep members count dependents once).
+        ". torch-stack ",
         "held back: moves in the torch-stack plan: cuda-bindings 13.3.1 (newest 13.5.0)",
         "moves in the jax-stack plan: jax 0.11.2 (newest 0.12.0.1)",
         "moves in the major-huggingface-hub plan: huggingface-hub 1.33.0 (newest 2.4.0)",
@@ -602,4 +603,89 @@ fn issue_12_coupled_check_fails_on_the_reported_plan() {
             "pins": {"torch": "2.15.0", "torchvision": "0.29.2", "torchaudio": "2.11.1"}}"#,
     );
     assert_coupled_groups_consistent(&plan);
+}
+
+/// Issue 23 item 5: pytest-benchmark 5.3 requires `py-cpuinfo2`, whose wheel (recorded whole in
+/// `testdata/layers/index/wheels/`) installs `cpuinfo/`, the module the installed `py-cpuinfo`
+/// ships. The safe layer keeps py-cpuinfo2 out (pytest-benchmark stays at 5.2.3) and says why;
+/// no layer on top of it brings it back; the unlayered plan, which has it, carries a
+/// `module-clash` factor and a warning naming both dists and the module.
+#[test]
+fn issue_23_safe_layer_keeps_a_module_clash_out() {
+    let ctx = TestContext::new();
+    let server = layers_index();
+    let out = propose_h200(&ctx, &server, &["--format", "json"]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let proposal = json(&out.stdout);
+    let safe = layer(&proposal, "safe");
+    assert_eq!(pin(safe, "pytest-benchmark"), "5.2.3");
+    let warning = safe["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|w| w.starts_with("the safe layer keeps py-cpuinfo2 out"))
+        .unwrap_or_else(|| panic!("no clash warning in {:#}", safe["warnings"]));
+    for part in [
+        "py-cpuinfo2 10.1.1 and the installed py-cpuinfo 9.0.0 both ship the module `cpuinfo`",
+        "pytest-benchmark 5.3.1 requires it (py-cpuinfo2>=10.1); pytest-benchmark stays at 5.2.3",
+    ] {
+        assert!(warning.contains(part), "{part:?} not in {warning}");
+    }
+    // The held-back line names the requirement (the newest release's own, unmet by the plan).
+    let held = safe["held_back"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "pytest-benchmark")
+        .expect("pytest-benchmark is held back");
+    assert_eq!(
+        held["blockers"][0]["dependent_version"], "5.3.1",
+        "{held:#}"
+    );
+    assert_eq!(held["blockers"][0]["requirement"], "py-cpuinfo2>=10.1");
+    for plan in proposal["plans"].as_array().unwrap() {
+        assert!(
+            plan["pins"].get("py-cpuinfo2").is_none(),
+            "{}",
+            plan["title"]
+        );
+        let factors = plan["risk"]["factors"].as_array().unwrap();
+        assert!(factors.iter().all(|f| f["kind"] != "module-clash"));
+    }
+
+    let out = propose_h200(
+        &ctx,
+        &server,
+        &["--layer", "everything", "--format", "json"],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let proposal = json(&out.stdout);
+    let plan = &proposal["plans"][0];
+    assert_eq!(pin(plan, "py-cpuinfo2"), "10.1.1");
+    let clash: Vec<&Value> = plan["risk"]["factors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "module-clash")
+        .collect();
+    assert_eq!(clash.len(), 1, "{:#}", plan["risk"]);
+    assert_eq!(clash[0]["package"], "py-cpuinfo2");
+    let detail = clash[0]["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(
+            "py-cpuinfo2 10.1.1 and the installed py-cpuinfo 9.0.0 both ship the module \
+             `cpuinfo` (py-cpuinfo's top_level.txt)"
+        ),
+        "{detail}"
+    );
+    assert!(
+        plan["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().is_some_and(|w| w.starts_with(detail))),
+        "{:#}",
+        plan["warnings"]
+    );
 }

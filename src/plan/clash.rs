@@ -1,0 +1,262 @@
+//! Module clashes: a plan that leaves two dists shipping the same top-level module
+//! (pytest-benchmark 5.3.1 pulls in `py-cpuinfo2`, whose wheel installs `cpuinfo/`, next to the
+//! installed `py-cpuinfo`, which ships `cpuinfo/` too). Installed for real, one overwrites the
+//! other's files, `import cpuinfo` gets whichever came last, and uninstalling either later
+//! deletes files the other still needs.
+//!
+//! In: the inventory, a plan's changes and the [`Oracle`] (what each planned release's wheel
+//! installs: [`Oracle::installs`], [`Oracle::wheel_files`]; an installed dist's `RECORD`:
+//! [`Oracle::installed_files`]). Out: one [`Clash`] per (planned dist, other dist, module).
+//!
+//! Which dists are compared: every dist the plan adds or changes, against each installed dist
+//! the plan keeps as it is and against the other planned dists. A namespace package shared by
+//! design (`nvidia/`, `google/`, `jax_plugins/`) is not a clash: with both file lists known, a
+//! clash is a file both ship other than an `__init__.py` (and `__pycache__`); with only the
+//! installed `top_level.txt` (a venv copied without `RECORD`), it is a module exactly one installed
+//! dist declares and the planned wheel ships as a regular module (`cpuinfo/__init__.py`,
+//! `cpuinfo.py`, an extension). Unknown (a release whose file list cannot be had) is silent.
+
+use std::collections::BTreeSet;
+
+use pep440_rs::{Operator, Version, VersionSpecifier, VersionSpecifiers};
+use pep508_rs::{MarkerEnvironment, PackageName, Requirement, VersionOrUrl};
+
+use super::builder::{PlannedEnvironment, applies_with};
+use super::oracle::Oracle;
+use super::proposal::{Blocker, Change};
+use crate::inventory::Inventory;
+
+/// Two dists that would both ship `module` after the plan.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Clash {
+    /// The dist the plan adds or changes (`py-cpuinfo2`).
+    pub(crate) planned: PackageName,
+    /// Its planned version.
+    pub(crate) version: Version,
+    /// The other dist (`py-cpuinfo`).
+    pub(crate) other: PackageName,
+    /// Its version after the plan.
+    pub(crate) other_version: Version,
+    /// Whether the other dist is installed and kept as it is (else the plan adds or changes it).
+    pub(crate) other_kept: bool,
+    /// The top-level module both ship.
+    pub(crate) module: String,
+    /// A file both ship (`cpuinfo/cpuinfo.py`), when both file lists are known; else how the
+    /// other's side is known (`top_level.txt`).
+    pub(crate) evidence: String,
+}
+
+impl Clash {
+    /// The sentence for a plan's warning and its risk factor.
+    pub(crate) fn sentence(&self) -> String {
+        format!(
+            "{} {} and {} {} {} both ship the module `{}` ({}): installed together, one \
+             overwrites the other's files and uninstalling either deletes them",
+            self.planned,
+            self.version,
+            if self.other_kept {
+                "the installed"
+            } else {
+                "the planned"
+            },
+            self.other,
+            self.other_version,
+            self.module,
+            self.evidence
+        )
+    }
+}
+
+/// The clashes a plan's `changes` leave, sorted.
+pub(crate) fn clashes(
+    inventory: &Inventory,
+    changes: &[Change],
+    oracle: &dyn Oracle,
+) -> Vec<Clash> {
+    let changed: BTreeSet<&PackageName> = changes.iter().map(|c| &c.name).collect();
+    let planned: Vec<(&PackageName, &Version)> = changes
+        .iter()
+        .filter_map(|c| Some((&c.name, c.to.as_ref()?)))
+        .collect();
+    let mut found = BTreeSet::new();
+    for (i, &(name, version)) in planned.iter().enumerate() {
+        let Some(modules) = oracle.installs(name, version) else {
+            continue;
+        };
+        let mut files: Option<Option<Vec<String>>> = None;
+        let mut own_files = || {
+            files
+                .get_or_insert_with(|| oracle.wheel_files(name, version))
+                .clone()
+        };
+        for module in modules.iter() {
+            for dist in inventory.dists.iter().filter(|d| {
+                d.name() != name
+                    && !changed.contains(d.name())
+                    && d.top_level.iter().any(|m| m == module)
+            }) {
+                let evidence = match (own_files(), oracle.installed_files(dist.name())) {
+                    (Some(ours), Some(theirs)) => shared_file(&ours, &theirs, module),
+                    (Some(ours), None) => {
+                        let declaring = inventory
+                            .dists
+                            .iter()
+                            .filter(|d| d.top_level.iter().any(|m| m == module))
+                            .count();
+                        (declaring == 1 && regular_module(&ours, module))
+                            .then(|| format!("{}'s top_level.txt", dist.name()))
+                    }
+                    (None, _) => None,
+                };
+                if let Some(evidence) = evidence {
+                    found.insert(Clash {
+                        planned: name.clone(),
+                        version: version.clone(),
+                        other: dist.name().clone(),
+                        other_version: dist.version().clone(),
+                        other_kept: true,
+                        module: module.clone(),
+                        evidence,
+                    });
+                }
+            }
+            for &(other, other_version) in &planned[i + 1..] {
+                if !oracle
+                    .installs(other, other_version)
+                    .is_some_and(|m| m.contains(module))
+                {
+                    continue;
+                }
+                let (Some(ours), Some(theirs)) =
+                    (own_files(), oracle.wheel_files(other, other_version))
+                else {
+                    continue;
+                };
+                if let Some(evidence) = shared_file(&ours, &theirs, module) {
+                    found.insert(Clash {
+                        planned: name.clone(),
+                        version: version.clone(),
+                        other: other.clone(),
+                        other_version: other_version.clone(),
+                        other_kept: false,
+                        module: module.clone(),
+                        evidence,
+                    });
+                }
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
+/// A constraint no release of `name` meets (`name<0.dev0`, below every version): a solve under
+/// it keeps `name` out of the environment.
+pub(crate) fn absent(name: &PackageName) -> Requirement {
+    let floor = Version::new([0]).with_dev(Some(0));
+    Requirement {
+        name: name.clone(),
+        extras: vec![],
+        version_or_url: Some(VersionOrUrl::VersionSpecifier(VersionSpecifiers::from(
+            VersionSpecifier::from_version(Operator::LessThan, floor)
+                .expect("< accepts a version without a local label"),
+        ))),
+        marker: Default::default(),
+        origin: None,
+    }
+}
+
+/// The planned dists whose requirements (those whose markers hold) name `newcomer`: what pulled
+/// it into `planned`.
+pub(crate) fn pullers(
+    planned: &PlannedEnvironment,
+    newcomer: &PackageName,
+    markers: &MarkerEnvironment,
+) -> Vec<Blocker> {
+    planned
+        .dists
+        .iter()
+        .flat_map(|(name, dist)| {
+            dist.requires_dist
+                .iter()
+                .filter(|r| &r.name == newcomer && applies_with(r, markers, &dist.extras))
+                .map(|r| Blocker {
+                    dependent: name.clone(),
+                    dependent_version: dist.version.clone(),
+                    requirement: r.clone(),
+                })
+        })
+        .collect()
+}
+
+/// A file under `module` that both lists hold, other than an `__init__.py` (a namespace's
+/// marker, shared by design) or bytecode: `cpuinfo/cpuinfo.py`.
+fn shared_file(ours: &[String], theirs: &[String], module: &str) -> Option<String> {
+    let theirs: BTreeSet<&str> = theirs.iter().map(String::as_str).collect();
+    ours.iter()
+        .filter(|path| in_module(path, module))
+        .filter(|path| !path.ends_with("/__init__.py") && !path.contains("/__pycache__/"))
+        .find(|path| theirs.contains(path.as_str()))
+        .map(|path| format!("both install {path}"))
+}
+
+/// Whether `path` belongs to the top-level `module`: `m/...`, `m.py`, `m.<tag>.so`.
+fn in_module(path: &str, module: &str) -> bool {
+    path.strip_prefix(module).is_some_and(|rest| {
+        rest.starts_with('/')
+            || rest == ".py"
+            || (rest.starts_with('.')
+                && !rest.contains('/')
+                && (rest.ends_with(".so") || rest.ends_with(".pyd")))
+    })
+}
+
+/// Whether a wheel ships `module` as a regular module (not a namespace contribution): its
+/// package's `__init__.py`, a `module.py`, or an extension.
+fn regular_module(files: &[String], module: &str) -> bool {
+    let init = format!("{module}/__init__.py");
+    files
+        .iter()
+        .any(|path| path == &init || (!path.contains('/') && in_module(path, module)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(paths: &[&str]) -> Vec<String> {
+        paths.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_shared_file_is_a_clash_a_shared_namespace_is_not() {
+        let cpuinfo2 = list(&[
+            "cpuinfo/__init__.py",
+            "cpuinfo/cpuinfo.py",
+            "py_cpuinfo2-10.1.1.dist-info/RECORD",
+        ]);
+        let cpuinfo = list(&[
+            "cpuinfo/__init__.py",
+            "cpuinfo/__pycache__/cpuinfo.cpython-312.pyc",
+            "cpuinfo/cpuinfo.py",
+            "py_cpuinfo-9.0.0.dist-info/RECORD",
+        ]);
+        assert_eq!(
+            shared_file(&cpuinfo2, &cpuinfo, "cpuinfo").as_deref(),
+            Some("both install cpuinfo/cpuinfo.py")
+        );
+        let cublas = list(&["nvidia/__init__.py", "nvidia/cublas/lib/libcublas.so.13"]);
+        let cudnn = list(&["nvidia/__init__.py", "nvidia/cudnn/lib/libcudnn.so.9"]);
+        assert_eq!(shared_file(&cublas, &cudnn, "nvidia"), None);
+        assert!(regular_module(&cpuinfo2, "cpuinfo"));
+        assert!(regular_module(&list(&["six.py"]), "six"));
+        assert!(regular_module(
+            &list(&["_cffi_backend.cpython-312-x86_64-linux-gnu.so"]),
+            "_cffi_backend"
+        ));
+        assert!(!regular_module(
+            &list(&["google/protobuf/__init__.py"]),
+            "google"
+        ));
+        assert!(!in_module("cpuinfo2/x.py", "cpuinfo"));
+    }
+}

@@ -1,0 +1,47 @@
+//! A target that no release on the index matches (`numpy>=3` while numpy's newest is 2.5.5):
+//! nothing blocks it, so no blocker is named, no move or override is offered for it, and the
+//! conflict says so in place of "an override would be needed".
+//!
+//! In: the request's targets and the catalog. Out: per such target, its name and the hint.
+
+use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+
+use super::alternatives::{ProposeError, Proposer};
+use crate::risk::requirement_text;
+
+impl Proposer<'_> {
+    /// The targets with usable releases on the index, none of which matches the target's
+    /// specifiers, each with its hint.
+    pub(super) fn targets_without_release(
+        &self,
+        targets: &[Requirement],
+    ) -> Result<Vec<(PackageName, String)>, ProposeError> {
+        let mut out = Vec::new();
+        for target in targets {
+            let Some(VersionOrUrl::VersionSpecifier(spec)) = &target.version_or_url else {
+                continue;
+            };
+            let Some(project) = self.catalog.project(&target.name)? else {
+                continue;
+            };
+            let usable = self.catalog.usable_versions(&project);
+            let Some(newest) = usable.first() else {
+                continue; // no usable release at all: the solver's hints say why
+            };
+            if usable.iter().any(|v| spec.contains(v)) {
+                continue;
+            }
+            out.push((
+                target.name.clone(),
+                format!(
+                    "no release of {} on the index matches {} (the newest this environment can \
+                     install is {newest}): no blocker holds it back, and neither moving one nor \
+                     an override can deliver it",
+                    target.name,
+                    requirement_text(target)
+                ),
+            ));
+        }
+        Ok(out)
+    }
+}

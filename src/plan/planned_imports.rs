@@ -1,0 +1,313 @@
+//! Imports a planned release itself makes that the planned environment cannot satisfy (the
+//! reverse of `import-target-missing`): a protobuf downgrade moves tensorboard back to 2.20.0,
+//! whose `tensorboard/default.py` runs `import pkg_resources`, a module the installed setuptools
+//! 84 no longer has; `tensorboard.program` fails after the plan.
+//!
+//! In: a plan's changes, its planned environment, the inventory and the [`Oracle`] (the planned
+//! wheel's file list and a few of its files, read by range requests; what each planned dist
+//! installs). Out: per changed dist, one sentence per top-level module it imports that no
+//! dist of the planned environment installs, naming the file and line.
+//!
+//! Bounded on purpose: only releases the plan moves backwards or adds (an older release is
+//! where imports of removed modules live: `pkg_resources`, `distutils`, `imp`); of each, at most
+//! [`FILES_READ`] of its own modules: its packages' `__init__.py` and the modules its console
+//! scripts run, then the package modules those import; only module-level imports (outside every
+//! `def`, `if`, `try`), of modules that are not the release's own and not the standard library
+//! (`stdlib_modules.txt`). What a planned dist installs is its installed `top_level.txt` when it
+//! stays as installed, else its planned wheel's file list; when some dist's modules cannot be
+//! had, nothing is flagged (it might provide the module).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::{Arc, LazyLock, Mutex};
+
+use pep440_rs::Version;
+use pep508_rs::PackageName;
+
+use super::builder::PlannedEnvironment;
+use super::imports_check::module_file;
+use super::modules::top_level_of;
+use super::oracle::Oracle;
+use super::proposal::{Action, Change};
+use crate::inventory::Inventory;
+use crate::inventory::imports::unconditional_imports;
+
+/// At most this many of a release's own module files are read.
+const FILES_READ: usize = 12;
+
+/// At most this many failing imports are named per change.
+const LISTED: usize = 3;
+
+/// The standard library's top-level modules.
+static STDLIB: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
+    include_str!("stdlib_modules.txt")
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+});
+
+/// One module-level import of a module that is neither the release's own nor the standard
+/// library's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ForeignImport {
+    /// The top-level module (`pkg_resources`).
+    top: String,
+    /// The module as written (`pkg_resources.extern`).
+    module: String,
+    /// The file (`tensorboard/default.py`) and line.
+    file: String,
+    line: usize,
+}
+
+/// Per planned release, its foreign imports.
+type ForeignImports = HashMap<(PackageName, Version), Arc<Vec<ForeignImport>>>;
+
+/// The foreign imports of each planned release, read once however many plans ask.
+#[derive(Debug, Default)]
+pub(crate) struct PlannedImportsMemo {
+    found: Mutex<ForeignImports>,
+}
+
+impl PlannedImportsMemo {
+    fn get(
+        &self,
+        name: &PackageName,
+        version: &Version,
+        oracle: &dyn Oracle,
+    ) -> Arc<Vec<ForeignImport>> {
+        let key = (name.clone(), version.clone());
+        let lock = || self.found.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = lock().get(&key) {
+            return found.clone();
+        }
+        let found = Arc::new(foreign_imports(name, version, oracle));
+        lock().insert(key, found.clone());
+        found
+    }
+}
+
+/// Per changed dist, the sentences for its imports that the planned environment cannot satisfy.
+pub(crate) fn missing_planned_imports(
+    inventory: &Inventory,
+    planned: &PlannedEnvironment,
+    changes: &[Change],
+    oracle: &dyn Oracle,
+    memo: &PlannedImportsMemo,
+) -> BTreeMap<PackageName, Vec<String>> {
+    let mut candidates: Vec<(&PackageName, &Version, Arc<Vec<ForeignImport>>)> = Vec::new();
+    for change in changes {
+        let Some(to) = &change.to else { continue };
+        if matches!(change.action, Action::Downgrade | Action::Add) {
+            let found = memo.get(&change.name, to, oracle);
+            if !found.is_empty() {
+                candidates.push((&change.name, to, found));
+            }
+        }
+    }
+    if candidates.is_empty() {
+        return BTreeMap::new();
+    }
+    let Some(provided) = provided(inventory, planned, oracle, &candidates) else {
+        return BTreeMap::new();
+    };
+    let mut out = BTreeMap::new();
+    for (name, version, imports) in candidates {
+        let mut seen = BTreeSet::new();
+        let mut found: Vec<String> = imports
+            .iter()
+            .filter(|i| !provided.contains(&i.top) && seen.insert(i.top.clone()))
+            .map(|i| {
+                format!(
+                    "{name} {version} imports `{}` ({}, line {}), which no dist of the planned \
+                     environment installs",
+                    i.module, i.file, i.line
+                )
+            })
+            .collect();
+        if found.is_empty() {
+            continue;
+        }
+        let more = found.len().saturating_sub(LISTED);
+        found.truncate(LISTED);
+        if more > 0 {
+            found.push(format!("and {more} more"));
+        }
+        out.insert(name.clone(), found);
+    }
+    out
+}
+
+/// The top-level modules the planned environment installs, when every dist's can be known
+/// enough to rule the candidates' imports in or out; `None` when an import might come from a
+/// dist whose modules cannot be had.
+fn provided(
+    inventory: &Inventory,
+    planned: &PlannedEnvironment,
+    oracle: &dyn Oracle,
+    candidates: &[(&PackageName, &Version, Arc<Vec<ForeignImport>>)],
+) -> Option<BTreeSet<String>> {
+    let mut provided: BTreeSet<String> = BTreeSet::new();
+    let mut unknown = Vec::new();
+    for (name, dist) in &planned.dists {
+        let kept = inventory
+            .get(name)
+            .filter(|d| d.version() == &dist.version && !d.top_level.is_empty());
+        match kept {
+            Some(installed) => provided.extend(installed.top_level.iter().cloned()),
+            None => unknown.push((name, &dist.version)),
+        }
+        if name.as_ref() == "setuptools" {
+            provided.insert("distutils".into()); // its `_distutils_hack` provides it
+        }
+    }
+    let python = &inventory.environment.python_version;
+    if python
+        .release()
+        .get(..2)
+        .is_some_and(|r| r < [3, 12].as_slice())
+    {
+        provided.insert("distutils".into());
+    }
+    let guess = |name: &PackageName| name.as_ref().replace('-', "_");
+    let open = |provided: &BTreeSet<String>| {
+        candidates
+            .iter()
+            .flat_map(|(_, _, imports)| imports.iter())
+            .any(|i| !provided.contains(&i.top))
+    };
+    let mut guessed = provided.clone();
+    guessed.extend(unknown.iter().map(|(name, _)| guess(name)));
+    if !open(&guessed) {
+        return Some(guessed);
+    }
+    // Some import is not provided as far as names go: ask what the other dists install.
+    for (name, version) in unknown {
+        provided.extend(oracle.installs(name, version)?.iter().cloned());
+    }
+    Some(provided)
+}
+
+/// A release's module-level imports of modules that are not its own and not the standard
+/// library's, from at most [`FILES_READ`] of its own files.
+fn foreign_imports(
+    name: &PackageName,
+    version: &Version,
+    oracle: &dyn Oracle,
+) -> Vec<ForeignImport> {
+    let Some(files) = oracle.wheel_files(name, version) else {
+        return Vec::new();
+    };
+    let own = top_level_of(&files);
+    let mut queue: VecDeque<String> = own.iter().filter_map(|m| module_file(&files, m)).collect();
+    queue.extend(
+        script_modules(name, version, &files, oracle)
+            .iter()
+            .filter_map(|m| module_file(&files, m)),
+    );
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut out = Vec::new();
+    let mut read = 0;
+    while let Some(path) = queue.pop_front() {
+        if read == FILES_READ {
+            break;
+        }
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        read += 1;
+        let Some(text) = oracle.wheel_text(name, version, &path) else {
+            continue;
+        };
+        for statement in unconditional_imports(&text, &package_of(&path)) {
+            let top = statement.module.split('.').next().unwrap_or("").to_string();
+            if own.contains(&top) {
+                let submodules = statement
+                    .names
+                    .iter()
+                    .map(|n| format!("{}.{n}", statement.module));
+                for module in std::iter::once(statement.module.clone()).chain(submodules) {
+                    if let Some(file) = module_file(&files, &module)
+                        && !seen.contains(&file)
+                    {
+                        queue.push_back(file);
+                    }
+                }
+            } else if !STDLIB.contains(top.as_str()) && !top.is_empty() {
+                out.push(ForeignImport {
+                    top,
+                    module: statement.module,
+                    file: path.clone(),
+                    line: statement.line,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The modules a wheel's console and GUI scripts run (`tensorboard = tensorboard.main:run_main`
+/// in its `entry_points.txt`).
+fn script_modules(
+    name: &PackageName,
+    version: &Version,
+    files: &[String],
+    oracle: &dyn Oracle,
+) -> Vec<String> {
+    let Some(path) = files.iter().find(|f| {
+        f.ends_with("/entry_points.txt")
+            && f.split('/')
+                .next()
+                .is_some_and(|d| d.ends_with(".dist-info"))
+    }) else {
+        return Vec::new();
+    };
+    let Some(text) = oracle.wheel_text(name, version, path) else {
+        return Vec::new();
+    };
+    let mut section = "";
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if let Some(s) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            section = s;
+        } else if matches!(section, "console_scripts" | "gui_scripts")
+            && let Some((_, target)) = line.split_once('=')
+        {
+            let module = target.split(':').next().unwrap_or("").trim();
+            if !module.is_empty() {
+                out.push(module.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The dotted package a module file is in: `a/b/__init__.py` and `a/b/c.py` are in `a.b`.
+fn package_of(path: &str) -> String {
+    let dir = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+    dir.replace('/', ".")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packages_and_the_standard_library() {
+        assert_eq!(package_of("tb/plugins/base.py"), "tb.plugins");
+        assert_eq!(package_of("tb/__init__.py"), "tb");
+        assert_eq!(package_of("six.py"), "");
+        for stdlib in [
+            "os",
+            "sys",
+            "abc",
+            "__future__",
+            "tomllib",
+            "_ctypes",
+            "asyncore",
+        ] {
+            assert!(STDLIB.contains(stdlib), "{stdlib}");
+        }
+        for not in ["pkg_resources", "numpy", "setuptools", "distutils"] {
+            assert!(!STDLIB.contains(not), "{not}");
+        }
+    }
+}
