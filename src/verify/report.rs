@@ -26,6 +26,9 @@ pub struct VerifyReport {
     pub executable: String,
     /// What the CUDA driver said (`None` when no selected smoke test needs CUDA).
     pub cuda: Option<Cuda>,
+    /// `--all`: the time budget of the imports below the top level, and what it left out.
+    #[serde(default)]
+    pub budget: Option<Budget>,
     /// Wall seconds.
     pub seconds: f64,
     /// Nothing failed (with `--compare`: nothing regressed).
@@ -54,6 +57,17 @@ pub struct Cuda {
     pub devices: u32,
     /// What the probe said.
     pub detail: String,
+}
+
+/// How far `--all` went below the top level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Budget {
+    /// The seconds allowed.
+    pub seconds: f64,
+    /// Imports below the top level that ran.
+    pub deep_imported: usize,
+    /// Imports below the top level left out when the budget was spent.
+    pub deep_left: usize,
 }
 
 /// Counts of a report.

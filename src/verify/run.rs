@@ -25,6 +25,12 @@ pub struct RunOptions {
     pub jobs: Option<usize>,
     /// `--no-smoke`.
     pub no_smoke: bool,
+    /// `--budget S`: with `--all`, seconds for the imports below the top level.
+    pub budget: Option<u32>,
+    /// `--no-fork`: every import in a fresh interpreter.
+    pub no_fork: bool,
+    /// `--test CMD`, each: the user's own checks.
+    pub tests: Vec<String>,
 }
 
 /// Why a verification could not run.
@@ -89,6 +95,15 @@ pub fn run(
     }
     if options.no_smoke {
         command.arg("--no-smoke");
+    }
+    if let Some(budget) = options.budget {
+        command.arg("--budget").arg(budget.to_string());
+    }
+    if options.no_fork {
+        command.arg("--no-fork");
+    }
+    for test in &options.tests {
+        command.arg(format!("--test={test}"));
     }
     let output = command.output().map_err(|source| VerifyError::Spawn {
         python: python.to_path_buf(),

@@ -541,3 +541,140 @@ fn issue_10_verify_explains_bad_input() {
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert!(out.stderr.contains("no interpreter"), "{}", out.stderr);
 }
+
+/// The venv of a break below the imported modules (celery 5.2.7 under billiard 4: `import
+/// celery.concurrency` works, `celery/concurrency/asynpool.py` does `from billiard.compat import
+/// buf_t`, gone in billiard 4): `worker` 1.0 requires `lib<2`, and only `worker/pool/fast.py`,
+/// two levels down, imports the name lib 2.0 dropped.
+fn deep_break_world() -> World {
+    World::new(
+        serde_json::json!([
+            {"name": "lib", "version": "1.0",
+             "files": {"lib/__init__.py": "", "lib/compat.py": "buf_t = 1\nother = 2\n"}},
+            {"name": "lib", "version": "2.0",
+             "files": {"lib/__init__.py": "", "lib/compat.py": "other = 2\n"}},
+            {"name": "worker", "version": "1.0", "requires": ["lib<2"],
+             "files": {"worker/__init__.py": "", "worker/pool/__init__.py": "",
+                       "worker/pool/fast.py": "from lib.compat import buf_t\n",
+                       "worker/pool/slow.py": "import lib\n"}},
+        ]),
+        &[],
+        &["lib==1.0", "worker"],
+    )
+}
+
+/// Runs a plan's verify.py with the venv's interpreter; returns (exit code, report).
+fn run_script(world: &World, script: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = Command::new(world.venv.join("bin/python"))
+        .arg(script)
+        .args(args)
+        .current_dir(world.ctx.dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    (out.status.code(), json(&stdout))
+}
+
+#[test]
+fn issue_24_a_break_two_levels_below_the_top_is_imported_and_fails_forked_or_not() {
+    let world = deep_break_world();
+    let out_dir = world.ctx.dir.path().join("plan");
+    let out = world.run(&[
+        "propose",
+        "lib==2.0",
+        "--allow-override",
+        "--venv",
+        world.venv(),
+        "--index-url",
+        &world.server.url(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let proposal = json(&out.stdout);
+    let plans = proposal["plans"].as_array().unwrap();
+    let i = plans
+        .iter()
+        .position(|p| p["kind"] == "forced-override")
+        .unwrap_or_else(|| panic!("no forced plan: {}", out.stdout));
+    let factors = plans[i]["risk"]["factors"].as_array().unwrap();
+    assert!(
+        factors.iter().any(|f| f["kind"] == "import-target-missing"
+            && f["detail"]
+                .as_str()
+                .unwrap()
+                .contains("worker/pool/fast.py")),
+        "{factors:#?}"
+    );
+    let dir = out_dir
+        .join("plans")
+        .join(format!("{}-forced-override", i + 1));
+    let script = dir.join("verify.py");
+    // Before the change every module imports, forked or not.
+    for mode in [&[][..], &["--no-fork"][..]] {
+        let (code, report) = run_script(&world, &script, &[&["--no-smoke"][..], mode].concat());
+        assert_eq!(
+            check(&report, "import:worker.pool.fast")["status"],
+            "pass",
+            "{report:#}"
+        );
+        assert_eq!(
+            code,
+            Some(1),
+            "only the version check fails before: {report:#}"
+        );
+        assert_eq!(report["failed"].as_array().unwrap().len(), 1, "{report:#}");
+    }
+    // The forced install, as the plan's script does it.
+    let out = pip(&world.venv)
+        .args([
+            "install",
+            "--index-url",
+            &world.server.url(),
+            "--no-deps",
+            "--",
+            "lib==2.0",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    for mode in [&[][..], &["--no-fork"][..]] {
+        let (code, report) = run_script(&world, &script, &[&["--no-smoke"][..], mode].concat());
+        assert_eq!(code, Some(1), "{report:#}");
+        let fast = failed(&report, "import:worker.pool.fast");
+        assert!(
+            fast["error"]
+                .as_str()
+                .unwrap()
+                .contains("cannot import name 'buf_t' from 'lib.compat'"),
+            "{fast}"
+        );
+        let entry = check(&report, "import:worker.pool.fast");
+        assert_eq!(entry["uses"], "lib", "{entry}");
+        assert_eq!(entry["cited"], true, "{entry}");
+        assert_eq!(check(&report, "import:worker.pool.slow")["status"], "pass");
+        assert_eq!(check(&report, "import:worker")["status"], "pass");
+        assert_eq!(
+            report["fork"]["used"],
+            mode.is_empty(),
+            "{:#}",
+            report["fork"]
+        );
+    }
+    // `planner verify --all` goes as deep, and says its budget.
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    let report = json(&out.stdout);
+    failed(&report, "import:worker.pool.fast");
+    assert_eq!(report["budget"]["seconds"], 60, "{:#}", report["budget"]);
+    assert_eq!(report["budget"]["deep_left"], 0);
+}

@@ -58,8 +58,18 @@ def check_versions(installed):
 
 
 def import_jobs(installed, baseline_mode):
-    """(module, dist, why, via, is_subpackage) to import, and checks for dists with nothing to import."""
+    """Imports to run (dicts: module, dist, why, via, sub, uses, cited), and checks for dists with
+    nothing to import."""
     jobs, out, seen = [], [], set()
+
+    def add(module, name, target, sub, deep=None):
+        if module in seen:
+            return
+        seen.add(module)
+        jobs.append({"module": module, "dist": name, "why": target["why"], "via": target.get("via"),
+                     "sub": sub, "uses": deep and deep["imports"], "cited": deep and deep.get("cited"),
+                     "deep": bool(deep), "budgeted": bool(deep) and target["why"] == "installed"})
+
     for target in SPEC["dists"]:
         name = target["name"]
         dist = installed.get(name)
@@ -74,15 +84,19 @@ def import_jobs(installed, baseline_mode):
             out.append(check("import:" + name, "import", "skip", name, why=target["why"],
                              detail="no importable module in its RECORD"))
         for module, sub in modules:
-            if module not in seen:
-                seen.add(module)
-                jobs.append((module, name, target["why"], target.get("via"), sub))
+            add(module, name, target, sub)
+        for deep in target.get("deep", []):
+            # A changed dist's own module that a dependent imports: only where this release has it
+            # (one it dropped fails the dependent's import, which names it).
+            if canonical_name(deep["imports"]) != canonical_name(name) or module_files(dist, deep["module"]):
+                add(deep["module"], name, target, True, deep)
     return jobs, out
 
 
 def judge_import(installed, job, result):
-    module, name, why, via, sub = job
-    fields = {"why": why, "via": via, "s": result.get("s"), "file": result.get("file")}
+    module, name, sub = job["module"], job["dist"], job["sub"]
+    fields = {"why": job["why"], "via": job["via"], "uses": job["uses"], "cited": job["cited"] or None,
+              "s": result.get("s"), "file": result.get("file")}
     if not result["ok"]:
         missing = result.get("missing")
         if sub and missing_is_optional(installed, missing):
@@ -96,17 +110,41 @@ def judge_import(installed, job, result):
     return check("import:" + module, "import", "pass", name, **fields)
 
 
-def check_imports(installed, timeout, jobs_count, baseline_mode, say):
+def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True, budget=None):
+    """Every import job, through warm fork servers; deep imports of `--all` only while `budget`
+    seconds last. Returns (checks, what the budget left out or None)."""
     jobs, out = import_jobs(installed, baseline_mode)
+    jobs.sort(key=lambda j: (j["budgeted"] and budget is not None, j["dist"], j["module"]))
     installed.owners(sys.executable)  # build the RECORD index once, before the threads need it
     installed.top_names()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs_count)) as pool:
-        futures = {pool.submit(probe_import, job[0], timeout): job for job in jobs}
-        for future in concurrent.futures.as_completed(futures):
-            entry = judge_import(installed, futures[future], future.result())
-            say(entry)
-            out.append(entry)
-    return out
+    importer = Importer(installed, jobs, timeout, fork)
+    start = time.monotonic()
+    left_out = []
+
+    def one(job):
+        if job["budgeted"] and budget is not None and time.monotonic() - start > budget:
+            left_out.append(job["module"])
+            return None
+        return importer.run(job)
+
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs_count)) as pool:
+            futures = {pool.submit(one, job): job for job in jobs}
+            for future in concurrent.futures.as_completed(futures):
+                result = future.result()
+                if result is None:
+                    importer.skipped(futures[future])
+                    continue
+                entry = judge_import(installed, futures[future], result)
+                say(entry)
+                out.append(entry)
+    finally:
+        importer.close()
+    spent = None
+    if budget is not None:
+        spent = {"seconds": budget, "deep_imported": sum(1 for j in jobs if j["budgeted"]) - len(left_out),
+                 "deep_left": len(left_out), "left_out": sorted(left_out)[:50]}
+    return out, spent, importer.notes
 
 
 _BROKEN = re.compile(r"^(?P<dep>\S+) (?P<depver>\S+) has requirement (?P<req>.+), but you have (?P<pkg>\S+) (?P<ver>\S+)\.$")
@@ -196,6 +234,32 @@ def run_smoke(installed, smoke, cuda, tmp):
         why = ("killed by signal %d" % -code) if code < 0 else ("exit %d" % code)
         return check(name, "smoke", "fail", package, error=last_line(err) or last_line(out) or why, **fields)
     return check(name, "smoke", "pass", package, detail=last_line(out) or None, **fields)
+
+
+def run_test(command, timeout):
+    """The user's own check (`--test CMD`), run by the shell with the environment's bin/ first on
+    PATH: exit 0 passes."""
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    start = time.monotonic()
+    proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, errors="replace", env=env, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.communicate()
+        return check("test:" + command, "test", "fail", s=round(time.monotonic() - start, 2),
+                     error="timed out after %gs" % timeout)
+    seconds = round(time.monotonic() - start, 2)
+    if proc.returncode != 0:
+        why = ("killed by signal %d" % -proc.returncode) if proc.returncode < 0 else ("exit %d" % proc.returncode)
+        tail = last_line(err) or last_line(out)
+        return check("test:" + command, "test", "fail", s=seconds, error=why + (": " + tail if tail else ""))
+    return check("test:" + command, "test", "pass", s=seconds, detail=last_line(out) or None)
 
 
 def check_smoke(installed, say):

@@ -58,8 +58,16 @@ def main():
     modes.add_argument("--compare", metavar="FILE", help="compare with a baseline recorded earlier")
     parser.add_argument("--timeout", type=float, default=None, help="seconds per import")
     parser.add_argument("--jobs", type=int, default=None, help="imports run at once [all cores]")
+    parser.add_argument("--budget", type=float, default=None,
+                        help="with --all: seconds for the imports below the top level [%s]" % SPEC.get("budget"))
+    parser.add_argument("--no-fork", action="store_true",
+                        help="import each module in a fresh interpreter, not forked from a warm parent")
     parser.add_argument("--no-imports", action="store_true", help="skip the import checks")
     parser.add_argument("--no-smoke", "--no-gpu", action="store_true", help="skip the smoke tests")
+    parser.add_argument("--test", action="append", default=[], metavar="CMD",
+                        help="your own check, run by the shell before and after (repeatable): a command that "
+                             "passed in the baseline and fails now is a regression")
+    parser.add_argument("--test-timeout", type=float, default=3600, help="seconds per --test command [3600]")
     parser.add_argument("--quiet", action="store_true", help="print nothing on stderr")
     args = parser.parse_args()
     mode = "baseline" if args.baseline else "compare" if args.compare else "check"
@@ -79,10 +87,14 @@ def main():
     checks = [] if mode == "baseline" else check_versions(installed)
     for entry in checks:
         say(entry)
+    budget, fork_notes = None, {}
     if not args.no_imports:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         timeout = args.timeout or SPEC["import_timeout"]
-        checks += check_imports(installed, timeout, args.jobs or cores, mode == "baseline", say)
+        seconds = args.budget if args.budget is not None else SPEC.get("budget")
+        imports, budget, fork_notes = check_imports(installed, timeout, args.jobs or cores, mode == "baseline", say,
+                                                    fork=not args.no_fork, budget=seconds)
+        checks += imports
     if SPEC["pip_check"]:
         entry = check_pip(300)
         say(entry)
@@ -91,7 +103,11 @@ def main():
     if not args.no_smoke:
         smoke, cuda = check_smoke(installed, say)
         checks += smoke
-    order = {"version": 0, "import": 1, "pip-check": 2, "smoke": 3}
+    for command in args.test:
+        entry = run_test(command, args.test_timeout)
+        say(entry)
+        checks.append(entry)
+    order = {"version": 0, "import": 1, "pip-check": 2, "smoke": 3, "test": 4}
     checks.sort(key=lambda c: (order[c["kind"]], c["name"]))
     if baseline is not None:
         compare(checks, baseline)
@@ -105,6 +121,8 @@ def main():
         "executable": sys.executable,
         "site_packages": sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}),
         "cuda": cuda,
+        "budget": budget,
+        "fork": {"used": not args.no_fork and hasattr(os, "fork"), "not_forked": fork_notes},
         "seconds": round(time.monotonic() - start, 2),
         "ok": ok,
         "summary": summary,
