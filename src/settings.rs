@@ -474,6 +474,7 @@ impl Settings {
                     budget: args.budget,
                     no_fork: args.no_fork,
                     tests: args.tests,
+                    baseline_file: None,
                 },
                 format: args.format.into(),
             }),

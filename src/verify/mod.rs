@@ -81,6 +81,9 @@ pub struct Expect {
     pub name: PackageName,
     /// The planned version (`None`: removed).
     pub version: Option<Version>,
+    /// The version before the plan (`None`: added): a run that finds every change still at it
+    /// runs before the change and records the baseline.
+    pub from: Option<Version>,
 }
 
 /// Why a dist's modules are imported.
@@ -193,6 +196,7 @@ pub fn select(
                     .map(|c| Expect {
                         name: c.name.clone(),
                         version: c.to.clone(),
+                        from: c.from.clone(),
                     })
                     .collect()
             })

@@ -31,6 +31,9 @@ pub struct RunOptions {
     pub no_fork: bool,
     /// `--test CMD`, each: the user's own checks.
     pub tests: Vec<String>,
+    /// `--baseline-file FILE`: where a run before the change records the baseline by itself and
+    /// a run after it finds it (next to the plan file).
+    pub baseline_file: Option<PathBuf>,
 }
 
 /// Why a verification could not run.
@@ -82,6 +85,7 @@ pub fn run(
         ("--baseline", &options.baseline),
         ("--compare", &options.compare),
         ("--report", &options.report),
+        ("--baseline-file", &options.baseline_file),
     ] {
         if let Some(path) = path {
             command.arg(flag).arg(path);

@@ -678,3 +678,167 @@ fn issue_24_a_break_two_levels_below_the_top_is_imported_and_fails_forked_or_not
     assert_eq!(report["budget"]["seconds"], 60, "{:#}", report["budget"]);
     assert_eq!(report["budget"]["deep_left"], 0);
 }
+
+/// False failures that are facts of the environment, not of the plan, on a real venv: a
+/// submodule that needs a dist its dist declares only under an extra (`fastapi.templating`: "jinja2
+/// must be installed", jinja2 being in fastapi's `all` extra), one for another platform
+/// (`winreg`), next to one that needs a dist declared unconditionally and missing (a break:
+/// still a failure). Before the change a plain verify.py records the baseline by itself; after it,
+/// it compares with it by itself; without one it says what it could not compare.
+#[test]
+fn issue_24_optional_and_platform_imports_skip_and_the_baseline_is_automatic() {
+    let files = serde_json::json!({
+        "web/__init__.py": "",
+        "web/templating.py": "try:\n    import tmpl\nexcept ModuleNotFoundError:\n    tmpl = None\nif tmpl is None:\n    raise ImportError('tmpl must be installed to use Templates')\n",
+        "web/testclient.py": "import httpclient\n",
+        "web/winstuff.py": "import winreg\n",
+        "web/core_user.py": "import corelib\n",
+    });
+    let requires = serde_json::json!([
+        "corelib",
+        "tmpl ; extra == 'full'",
+        "httpclient ; extra == 'all'"
+    ]);
+    let world = World::new(
+        serde_json::json!([
+            {"name": "web", "version": "1.0", "requires": requires, "files": files},
+            {"name": "web", "version": "1.1", "requires": requires, "files": files},
+            {"name": "corelib", "version": "1.0", "files": {"corelib/__init__.py": ""}},
+        ]),
+        &[],
+        &["web==1.0"],
+    );
+    // corelib, which web requires, goes missing (as a broken environment has it).
+    let out = pip(&world.venv)
+        .args(["uninstall", "--yes", "corelib"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let out_dir = world.ctx.dir.path().join("plan");
+    let out = world.run(&[
+        "propose",
+        "web==1.1",
+        "--venv",
+        world.venv(),
+        "--index-url",
+        &world.server.url(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(
+        out.code == Some(0) || out.code == Some(1),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    let dir = out_dir.join("plans").join("1-upgrade");
+    let script = dir.join("verify.py");
+    let baseline = dir.join("verify-baseline.json");
+    // Before the change: recorded as the baseline, by itself.
+    let (code, before) = run_script(&world, &script, &["--no-smoke"]);
+    assert_eq!(code, Some(1), "the version has not landed: {before:#}");
+    assert_eq!(
+        before["baseline"]["recorded"], true,
+        "{:#}",
+        before["baseline"]
+    );
+    assert!(baseline.exists());
+    for (name, detail) in [
+        (
+            "import:web.templating",
+            "needs the optional `tmpl` (web declares it only under its extra full)",
+        ),
+        (
+            "import:web.testclient",
+            "needs the optional `httpclient` (web declares it only under its extra all)",
+        ),
+        (
+            "import:web.winstuff",
+            "`winreg` exists only on Windows (a module for another platform)",
+        ),
+    ] {
+        let entry = check(&before, name);
+        assert_eq!(entry["status"], "skip", "{entry}");
+        assert_eq!(entry["detail"], detail, "{entry}");
+    }
+    // A dist it requires unconditionally is missing: a failure, never a skip.
+    let core = failed(&before, "import:web.core_user");
+    assert!(
+        core["error"]
+            .as_str()
+            .unwrap()
+            .contains("No module named 'corelib'"),
+        "{core}"
+    );
+    // Half the change (corelib, which the plan adds back, left out), then a plain run: compared
+    // with the baseline by itself; the version that did not land is a regression even though
+    // it failed in the baseline too, and the missing corelib failed before.
+    let install = |pins: &[&str]| {
+        let out = pip(&world.venv)
+            .args([
+                "install",
+                "--index-url",
+                &world.server.url(),
+                "--no-deps",
+                "--",
+            ])
+            .args(pins)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+    };
+    install(&["web==1.1"]);
+    let (code, after) = run_script(&world, &script, &["--no-smoke"]);
+    assert_eq!(code, Some(1), "{after:#}");
+    assert_eq!(after["mode"], "compare");
+    assert_eq!(after["baseline"]["automatic"], true);
+    assert_eq!(failed(&after, "version:corelib")["regression"], true);
+    assert_eq!(failed(&after, "import:web.core_user")["regression"], false);
+    // pip check names web 1.1 now (a line the baseline did not have).
+    assert_eq!(failed(&after, "pip-check")["regression"], true);
+    assert_eq!(after["summary"]["regressions"], 2, "{:#}", after["failed"]);
+    // The whole change: nothing fails.
+    install(&["corelib==1.0"]);
+    let (code, after) = run_script(&world, &script, &["--no-smoke"]);
+    assert_eq!(code, Some(0), "{after:#}");
+    assert_eq!(check(&after, "import:web.core_user")["status"], "pass");
+    assert_eq!(check(&after, "import:web.templating")["status"], "skip");
+    install(&["web==1.1"]);
+    let out = pip(&world.venv)
+        .args(["uninstall", "--yes", "corelib"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    // Without a baseline, a plain run says which failures it could not compare.
+    std::fs::remove_file(&baseline).unwrap();
+    let (code, plain) = run_script(&world, &script, &["--no-smoke"]);
+    assert_eq!(code, Some(1), "{plain:#}");
+    let uncompared: Vec<&str> = plain["uncompared"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        uncompared,
+        ["import:web.core_user", "pip-check"],
+        "{plain:#}"
+    );
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--plan",
+        dir.join("plan.json").to_str().unwrap(),
+        "--no-smoke",
+    ]);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("2 failure(s) could not be compared with a baseline"),
+        "{}",
+        out.stdout
+    );
+}

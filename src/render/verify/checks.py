@@ -93,21 +93,141 @@ def import_jobs(installed, baseline_mode):
     return jobs, out
 
 
+# Modules that exist on one platform only: an import that needs one elsewhere is not a break.
+_PLATFORM_ONLY = dict(
+    [(m, "win32") for m in ("winreg", "_winreg", "_winapi", "msvcrt", "_msi", "winsound", "nt", "_overlapped",
+                             "win32api", "win32con", "win32file", "win32event", "win32process", "win32pipe",
+                             "win32security", "win32service", "pywintypes", "pythoncom", "win32com", "wmi")]
+    + [(m, "darwin") for m in ("_scproxy", "Foundation", "AppKit", "objc", "CoreFoundation", "Quartz", "Cocoa")])
+_PLATFORM_NAMES = {"win32": "Windows", "darwin": "macOS"}
+# Import names that differ from their dist's name, for telling a required dist from an optional one.
+_DIST_OF = {"yaml": "pyyaml", "PIL": "pillow", "cv2": "opencv-python", "sklearn": "scikit-learn",
+            "bs4": "beautifulsoup4", "attr": "attrs", "dateutil": "python-dateutil", "jwt": "pyjwt",
+            "dotenv": "python-dotenv", "magic": "python-magic", "OpenSSL": "pyopenssl", "Crypto": "pycryptodome",
+            "serial": "pyserial", "zmq": "pyzmq", "git": "gitpython", "psycopg2": "psycopg2-binary"}
+
+
+def declared(dist):
+    """{canonical name: None when required unconditionally, else the extras it is declared under}."""
+    out = {}
+    for text in (dist.requires or []) if dist is not None else []:
+        m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", text)
+        if not m:
+            continue
+        name = canonical_name(m.group(1))
+        extras = re.findall(r"extra\s*==\s*[\'\"]([^\'\"]+)[\'\"]", text.partition(";")[2])
+        if not extras:
+            out[name] = None
+        elif out.get(name, ()) is not None:
+            out[name] = sorted(set(out.get(name) or []) | set(extras))
+    return out
+
+
+def optional_reason(installed, job, result):
+    """(what is missing, why) when a failed import needs what this environment does not have and
+    the importer does not require: a module for another platform, a dist the importer declares only
+    under an extra (or not at all). None: the failure is a break."""
+    changed = {canonical_name(e["name"]) for e in SPEC["expect"]}
+    needs = declared(installed.get(job["dist"]))
+    missing = (result.get("missing") or "").split(".")[0]
+    if missing:
+        platform = _PLATFORM_ONLY.get(missing)
+        if platform and not sys.platform.startswith(platform):
+            return missing, "`%s` exists only on %s (a module for another platform)" % (missing, _PLATFORM_NAMES[platform])
+        name = canonical_name(_DIST_OF.get(missing, missing))
+        if missing in installed.top_names() or name in changed or (name in needs and needs[name] is None):
+            return None
+        if needs.get(name):
+            return missing, "needs the optional `%s` (%s declares it only under its extra%s %s)" % (
+                missing, job["dist"], "s" if len(needs[name]) > 1 else "", ", ".join(needs[name]))
+        return missing, "needs `%s`, which no installed dist provides and %s does not require (an optional dependency)" % (
+            missing, job["dist"])
+    words = {canonical_name(w) for w in re.findall(r"[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]", result.get("text") or result.get("error") or "")}
+    for name, extras in sorted(needs.items()):
+        if extras and name in words and name not in changed and installed.get(name) is None:
+            return name, "needs the optional `%s` (%s declares it only under its extra%s %s)" % (
+                name, job["dist"], "s" if len(extras) > 1 else "", ", ".join(extras))
+    return None
+
+
 def judge_import(installed, job, result):
-    module, name, sub = job["module"], job["dist"], job["sub"]
+    module, name = job["module"], job["dist"]
     fields = {"why": job["why"], "via": job["via"], "uses": job["uses"], "cited": job["cited"] or None,
-              "s": result.get("s"), "file": result.get("file")}
+              "s": result.get("s"), "file": result.get("file"), "django": result.get("django")}
     if not result["ok"]:
-        missing = result.get("missing")
-        if sub and missing_is_optional(installed, missing):
-            return check("import:" + module, "import", "skip", name, missing=missing.split(".")[0],
-                         detail="needs `%s`, which no installed dist provides (an optional dependency)"
-                         % missing.split(".")[0], **fields)
+        if result.get("django_skip"):
+            return check("import:" + module, "import", "skip", name,
+                         detail="needs a configured Django project even under a minimal settings.configure(): "
+                         + result["error"], **fields)
+        optional = optional_reason(installed, job, result)
+        if optional:
+            return check("import:" + module, "import", "skip", name, missing=optional[0], detail=optional[1], **fields)
         return check("import:" + module, "import", "fail", name, error=result["error"], **fields)
     wrong = provenance(installed, name, module, result)
     if wrong:
         return check("import:" + module, "import", "fail", name, error=wrong, **fields)
-    return check("import:" + module, "import", "pass", name, **fields)
+    detail = "; ".join(d for d in (
+        "imported under a minimal Django configuration (settings.configure())" if result.get("django") else None,
+        "cannot be imported first (a circular import): imported after the other modules of its package"
+        if result.get("after_siblings") else None) if d) or None
+    return check("import:" + module, "import", "pass", name, detail=detail, **fields)
+
+
+_DJANGO_UNCONFIGURED = re.compile(r"ImproperlyConfigured|AppRegistryNotReady|Apps aren't loaded|INSTALLED_APPS|"
+                                  r"settings are not configured|DJANGO_SETTINGS_MODULE")
+
+
+def django_apps(installed, job):
+    """INSTALLED_APPS for importing `job`'s module under a minimal Django configuration: the
+    contrib apps, and the module's own packages that are apps (have models or an AppConfig)."""
+    apps = ["django.contrib.contenttypes", "django.contrib.auth", "django.contrib.sessions",
+            "django.contrib.messages", "django.contrib.staticfiles", "django.contrib.admin"]
+    dist = installed.get(job["dist"])
+    files = {"/".join(f.parts) for f in (dist.files or [])} if dist is not None else set()
+    parts = job["module"].split(".")
+    for i in range(1, len(parts) + 1):
+        package = "/".join(parts[:i])
+        if {package + "/models.py", package + "/apps.py", package + "/models/__init__.py"} & files:
+            apps.append(".".join(parts[:i]))
+    return apps
+
+
+def siblings(installed, job):
+    """The other modules of `job`'s package (from its dist's RECORD), for a module that cannot be
+    imported first: `django.db.backends.base.operations` is a circular import unless
+    `django.db.backends.base.base` came before it, as it does in real use."""
+    dist = installed.get(job["dist"])
+    package = job["module"].split(".")[:-1]
+    out = set()
+    for f in (dist.files or []) if dist is not None else []:
+        parts = list(f.parts)
+        if parts[:-1] == package and _module_name(parts[-1]) not in (None, "__init__", job["module"].split(".")[-1]):
+            out.add(".".join(package + [_module_name(parts[-1])]))
+    return sorted(m for m in out if all(p.isidentifier() for p in m.split(".")))
+
+
+def retry_circular(installed, job, result, timeout):
+    """A submodule whose import fails as a circular import of itself, imported again after the
+    other modules of its package: that result, marked `after_siblings`."""
+    text = result.get("text") or result.get("error") or ""
+    if result["ok"] or "partially initialized module '%s'" % job["module"] not in text or "." not in job["module"]:
+        return result
+    again = probe_import(job["module"], timeout, first=siblings(installed, job))
+    again["after_siblings"] = True
+    return again
+
+
+def retry_under_django(installed, job, result, timeout):
+    """A module that failed because Django has no settings, imported again under a minimal
+    configuration: its result then, marked `django` (passed) or `django_skip` (still needs a
+    project's settings)."""
+    if result["ok"] or installed.get("django") is None or not _DJANGO_UNCONFIGURED.search(result.get("text") or result.get("error") or ""):
+        return result
+    again = probe_import(job["module"], timeout, django_apps=django_apps(installed, job))
+    again["django"] = True
+    if not again["ok"] and _DJANGO_UNCONFIGURED.search(again.get("text") or again.get("error") or ""):
+        again["django_skip"] = True
+    return again
 
 
 def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True, budget=None):

@@ -9,8 +9,8 @@
 # not use it) or started threads is not forked from: its modules are imported in fresh
 # interpreters, as they are with --no-fork, where fork() is missing, or when a server dies.
 
-SERVER = r'''
-import importlib, json, os, select, signal, sys, time, traceback
+SERVER = IMPORT_ONE + r'''
+import os, select, signal, time
 out = os.dup(1)
 os.dup2(2, 1)
 warm = json.loads(sys.argv[1])
@@ -47,14 +47,7 @@ def child(name, result_w, noise_w):
     os.dup2(devnull, 0)
     os.dup2(noise_w, 1)
     os.dup2(noise_w, 2)
-    try:
-        module = importlib.import_module(name)
-        result = {"ok": True, "file": getattr(module, "__file__", None),
-                  "path": list(getattr(module, "__path__", None) or [])}
-    except BaseException as exc:
-        lines = traceback.format_exception_only(type(exc), exc)
-        missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
-        result = {"ok": False, "error": "".join(lines).strip().splitlines()[-1][:600], "missing": missing}
+    result = import_one(name)
     data = (json.dumps(result) + "\n").encode()
     while data:
         data = data[os.write(result_w, data):]
@@ -264,6 +257,8 @@ class Importer:
             result = self._server(job["dist"]).run(job["module"], self.timeout)
         if result is None:
             result = probe_import(job["module"], self.timeout)
+        result = retry_under_django(self.installed, job, result, self.timeout)
+        result = retry_circular(self.installed, job, result, self.timeout)
         self.skipped(job)
         return result
 

@@ -126,6 +126,30 @@ pub fn report_text(report: &VerifyReport) -> String {
             );
         }
     }
+    if let Some(baseline) = &report.baseline {
+        if baseline.recorded {
+            let _ = writeln!(
+                out,
+                "the plan's changes are not installed yet: this run is recorded as the baseline in {}; \
+                 apply the plan, then verify again to compare",
+                baseline.file
+            );
+        } else if baseline.automatic && baseline.compared {
+            let _ = writeln!(
+                out,
+                "compared with the baseline recorded before the change ({})",
+                baseline.file
+            );
+        }
+    }
+    if !report.uncompared.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} failure(s) could not be compared with a baseline (none was recorded before the \
+             change): they may have failed before too",
+            report.uncompared.len()
+        );
+    }
     if let Some(budget) = &report.budget {
         let _ = writeln!(
             out,
