@@ -489,6 +489,11 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub no_fork: bool,
 
+    /// No automatic baseline: neither record one when the plan's changes are not installed yet
+    /// nor compare with the one next to the plan.
+    #[arg(long, conflicts_with_all = ["baseline", "compare"])]
+    pub plain: bool,
+
     /// Your own check (a test suite, a training smoke step), run by the shell: with --baseline
     /// and --compare, a command that passed before and fails after is a regression. Repeatable.
     #[arg(long = "test", value_name = "CMD")]

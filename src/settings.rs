@@ -473,6 +473,7 @@ impl Settings {
                     no_smoke: args.no_smoke,
                     budget: args.budget,
                     no_fork: args.no_fork,
+                    plain: args.plain,
                     tests: args.tests,
                     baseline_file: None,
                 },

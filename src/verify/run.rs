@@ -29,6 +29,8 @@ pub struct RunOptions {
     pub budget: Option<u32>,
     /// `--no-fork`: every import in a fresh interpreter.
     pub no_fork: bool,
+    /// `--plain`: no automatic baseline.
+    pub plain: bool,
     /// `--test CMD`, each: the user's own checks.
     pub tests: Vec<String>,
     /// `--baseline-file FILE`: where a run before the change records the baseline by itself and
@@ -105,6 +107,9 @@ pub fn run(
     }
     if options.no_fork {
         command.arg("--no-fork");
+    }
+    if options.plain {
+        command.arg("--plain");
     }
     for test in &options.tests {
         command.arg(format!("--test={test}"));
