@@ -842,3 +842,53 @@ fn issue_24_optional_and_platform_imports_skip_and_the_baseline_is_automatic() {
         out.stdout
     );
 }
+
+/// The corpus of live cases (`testdata/verify-cases`, rebuilt by `scripts/verify-cases` on real
+/// venvs from the live index): every recorded case's verdict is the one reality gave, the checks
+/// it exists for failed or skipped, and the forked and fresh-interpreter runs agreed. This proves
+/// the recording; the mechanisms are tested on venvs built here (the other issue_24 tests).
+#[test]
+fn issue_24_recorded_cases_agree_with_reality() {
+    let dir = repo().join("testdata/verify-cases");
+    let cases = json(&std::fs::read_to_string(dir.join("cases.json")).unwrap());
+    for case in cases.as_array().unwrap() {
+        let id = case["id"].as_str().unwrap();
+        let path = dir.join("recorded").join(format!("{id}.json"));
+        let recorded = json(
+            &std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{id}: no recording ({e}): run scripts/verify-cases")),
+        );
+        let expected = &case["expected"];
+        assert_eq!(recorded["agrees"], true, "{id}: {:#}", recorded["problems"]);
+        assert_eq!(recorded["after"]["ok"], expected["ok"], "{id}");
+        assert_eq!(
+            recorded["reality"]["exit"] == 0,
+            expected["reality_works"].as_bool().unwrap(),
+            "{id}: {:#}",
+            recorded["reality"]
+        );
+        assert_eq!(recorded["before"]["mode"], "check", "{id}");
+        assert_eq!(
+            recorded["after"]["mode"], "compare",
+            "{id}: compared by itself"
+        );
+        for name in expected["must_fail"].as_array().into_iter().flatten() {
+            let name = name.as_str().unwrap();
+            assert!(
+                recorded["after"]["failed"].get(name).is_some(),
+                "{id}: {name}"
+            );
+            assert!(
+                recorded["after_no_fork"]["failed"].get(name).is_some(),
+                "{id}: {name}"
+            );
+        }
+        for name in expected["must_skip"].as_array().into_iter().flatten() {
+            let name = name.as_str().unwrap();
+            assert!(
+                recorded["after"]["skipped"].get(name).is_some(),
+                "{id}: {name}"
+            );
+        }
+    }
+}

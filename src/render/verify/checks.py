@@ -383,13 +383,17 @@ def run_test(command, timeout):
 
 
 def check_smoke(installed, say):
+    """Every selected smoke test, at most 4 at once (they run beside the imports)."""
     if not SPEC["smoke"]:
         return [], None
     cuda = cuda_devices() if any(s["hardware"] == "cuda" for s in SPEC["smoke"]) else None
     out = []
     with tempfile.TemporaryDirectory(prefix="planner-verify-") as tmp:
-        for smoke in SPEC["smoke"]:
-            entry = run_smoke(installed, smoke, cuda or {"devices": 0, "detail": ""}, tmp)
-            say(entry)
-            out.append(entry)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+            futures = [pool.submit(run_smoke, installed, smoke, cuda or {"devices": 0, "detail": ""}, tmp)
+                       for smoke in SPEC["smoke"]]
+            for future in futures:
+                entry = future.result()
+                say(entry)
+                out.append(entry)
     return out, cuda

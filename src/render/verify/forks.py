@@ -5,8 +5,8 @@
 # dist gets a server: a fresh interpreter that first imports the dist's top-level modules and the
 # top-level modules of the dists it requires (its heavy common imports), then forks one child per
 # module to import. A child is its own process group, killed whole on timeout, and reports like a
-# fresh probe. A server whose warm imports initialized CUDA (libcuda mapped: a forked child could
-# not use it) or started threads is not forked from: its modules are imported in fresh
+# fresh probe. A server whose warm imports initialized CUDA (cuInit ran: a forked child could not
+# use it) or started threads is not forked from: its modules are imported in fresh
 # interpreters, as they are with --no-fork, where fork() is missing, or when a server dies.
 
 SERVER = IMPORT_ONE + r'''
@@ -23,10 +23,19 @@ for name in warm:
 tainted = None
 try:
     with open("/proc/self/maps") as maps:
-        if any("libcuda.so" in line for line in maps):
-            tainted = "its warm imports loaded the CUDA driver"
+        mapped = [l.split()[-1] for l in maps if "libcuda.so" in l]
 except OSError:
-    pass
+    mapped = []
+if mapped:
+    # Loaded (torch maps it at import) is not initialized: cuDeviceGetCount answers
+    # CUDA_ERROR_NOT_INITIALIZED (3) until cuInit ran, and a forked child may still init CUDA.
+    import ctypes
+    try:
+        count = ctypes.c_int(0)
+        if ctypes.CDLL(mapped[0]).cuDeviceGetCount(ctypes.byref(count)) != 3:
+            tainted = "its warm imports initialized the CUDA driver"
+    except (OSError, AttributeError):
+        tainted = "its warm imports loaded a CUDA driver that cannot be asked"
 if tainted is None and "threading" in sys.modules and sys.modules["threading"].active_count() > 1:
     tainted = "its warm imports started threads"
 
@@ -229,9 +238,11 @@ class Importer:
     def __init__(self, installed, jobs, timeout, fork):
         self.installed, self.timeout = installed, timeout
         self.fork = fork and hasattr(os, "fork") and sys.platform != "win32"
+        # One server per dist and phase (the budgeted imports of --all run after all others: a
+        # server kept for them would stay alive, torch loaded, through the whole first phase).
         self.left = {}
         for job in jobs:
-            self.left[job["dist"]] = self.left.get(job["dist"], 0) + 1
+            self.left[self._key(job)] = self.left.get(self._key(job), 0) + 1
         self.by_dist = {}
         for job in jobs:
             self.by_dist.setdefault(job["dist"], []).append(job)
@@ -239,11 +250,16 @@ class Importer:
         self.lock = threading.Lock()
         self.notes = {}
 
-    def _server(self, dist):
+    @staticmethod
+    def _key(job):
+        return (job["dist"], job.get("budgeted", False))
+
+    def _server(self, job):
+        dist = job["dist"]
         with self.lock:
-            entry = self.servers.get(dist)
+            entry = self.servers.get(self._key(job))
             if entry is None:
-                entry = self.servers[dist] = [threading.Lock(), None]
+                entry = self.servers[self._key(job)] = [threading.Lock(), None]
         with entry[0]:
             if entry[1] is None:
                 entry[1] = ForkServer(warm_imports(self.installed, dist, self.by_dist[dist]), self.timeout)
@@ -254,7 +270,7 @@ class Importer:
     def run(self, job):
         result = None
         if self.fork:
-            result = self._server(job["dist"]).run(job["module"], self.timeout)
+            result = self._server(job).run(job["module"], self.timeout)
         if result is None:
             result = probe_import(job["module"], self.timeout)
         result = retry_under_django(self.installed, job, result, self.timeout)
@@ -265,9 +281,9 @@ class Importer:
     def skipped(self, job):
         """`job` is done (or will not run): its dist's server closes after its last one."""
         with self.lock:
-            self.left[job["dist"]] -= 1
-            done = self.left[job["dist"]] == 0
-            entry = self.servers.get(job["dist"]) if done else None
+            self.left[self._key(job)] -= 1
+            done = self.left[self._key(job)] == 0
+            entry = self.servers.get(self._key(job)) if done else None
         if entry is not None and entry[1] is not None:
             entry[1].close()
 

@@ -115,6 +115,9 @@ def main():
     checks = [] if mode == "baseline" else check_versions(installed)
     for entry in checks:
         say(entry)
+    # The smoke tests run beside the imports (the GPU ones mostly wait on the device).
+    smoke_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    smoke_future = None if args.no_smoke else smoke_pool.submit(check_smoke, installed, say)
     budget, fork_notes = None, {}
     if not args.no_imports:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -128,9 +131,10 @@ def main():
         say(entry)
         checks.append(entry)
     cuda = None
-    if not args.no_smoke:
-        smoke, cuda = check_smoke(installed, say)
+    if smoke_future is not None:
+        smoke, cuda = smoke_future.result()
         checks += smoke
+    smoke_pool.shutdown()
     for command in args.test:
         entry = run_test(command, args.test_timeout)
         say(entry)
