@@ -488,6 +488,24 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub no_smoke: bool,
 
+    /// With --all: seconds the imports below the top level may take together [default: 60].
+    #[arg(long, value_name = "SECONDS")]
+    pub budget: Option<u32>,
+
+    /// Import each module in a fresh interpreter, not forked from a warm parent per dist.
+    #[arg(long)]
+    pub no_fork: bool,
+
+    /// No automatic baseline: neither record one when the plan's changes are not installed yet
+    /// nor compare with the one next to the plan.
+    #[arg(long, conflicts_with_all = ["baseline", "compare"])]
+    pub plain: bool,
+
+    /// Your own check (a test suite, a training smoke step), run by the shell: with --baseline
+    /// and --compare, a command that passed before and fails after is a regression. Repeatable.
+    #[arg(long = "test", value_name = "CMD")]
+    pub tests: Vec<String>,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,

@@ -43,7 +43,15 @@ pub fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<ExitStatu
     };
     let spec = crate::verify::select(plan.as_ref(), &inventory, &args.policy, args.all);
     let script = render::script(&spec);
-    let (report, document) = run::run(&python, &script, &args.run)?;
+    let mut options = args.run.clone();
+    // The baseline a run before the change records by itself sits next to the plan, where
+    // `install-*.sh --verify` writes it too.
+    options.baseline_file = args.plan.as_deref().map(|plan| {
+        plan.parent()
+            .unwrap_or(std::path::Path::new("."))
+            .join("verify-baseline.json")
+    });
+    let (report, document) = run::run(&python, &script, &options)?;
     match args.format {
         OutputFormat::Json => {
             let mut text = serde_json::to_string_pretty(&document)

@@ -239,7 +239,7 @@ pub fn inline_steps(files: &InstallFiles, steps: &[Vec<String>]) -> String {
 /// credentials are read at run time (that variable, `~/.netrc`, a keyring), never written. With
 /// `--verify`, it first records `verify.py --baseline verify-baseline.json`, and after
 /// the steps runs `verify.py --compare` (report in `verify-report.json`), exiting 1 on a
-/// regression. `notes` become comment lines under the header (the PEP 668 note).
+/// regression; each `--test CMD` (implying `--verify`) is passed to both runs. `notes` become comment lines under the header (the PEP 668 note).
 pub fn script(
     steps: &[Vec<String>],
     python_default: &str,
@@ -304,25 +304,30 @@ pub fn script(
 
 /// `--verify` for the install scripts: parse it, then take the baseline.
 const VERIFY_ARGS: &str = r#"VERIFY=0
-for arg in "$@"; do
-  case "$arg" in
+TESTS=()
+while [ "$#" -gt 0 ]; do
+  case "$1" in
     --verify) VERIFY=1 ;;
-    *) echo "usage: $0 [--verify]" >&2; exit 2 ;;
+    --test) [ "$#" -ge 2 ] || { echo "$0: --test needs a command" >&2; exit 2; }
+      TESTS+=("--test=$2"); VERIFY=1; shift ;;
+    --test=*) TESTS+=("$1"); VERIFY=1 ;;
+    *) echo "usage: $0 [--verify] [--test CMD]..." >&2; exit 2 ;;
   esac
+  shift
 done
 "#;
 
 /// `--verify`, before the steps: record the baseline.
 const VERIFY_BEFORE: &str = r#"if [ "$VERIFY" = 1 ]; then
   echo "verify: recording the baseline in $HERE/verify-baseline.json" >&2
-  "$PYTHON" "$HERE/verify.py" --baseline "$HERE/verify-baseline.json" >/dev/null
+  "$PYTHON" "$HERE/verify.py" --baseline "$HERE/verify-baseline.json" ${TESTS[@]+"${TESTS[@]}"} >/dev/null
 fi
 "#;
 
 /// `--verify`, after the steps: compare with the baseline.
 const VERIFY_AFTER: &str = r#"if [ "$VERIFY" = 1 ]; then
   echo "verify: comparing with the baseline; report in $HERE/verify-report.json" >&2
-  "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" >/dev/null
+  "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" ${TESTS[@]+"${TESTS[@]}"} >/dev/null
 fi
 "#;
 

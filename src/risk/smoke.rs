@@ -50,6 +50,18 @@ pub const BUILTIN_CHECKS: &[(&str, &str)] = &[
         "smoke/numpy_capi.py",
         include_str!("../../policies/smoke/numpy_capi.py"),
     ),
+    (
+        "smoke/flask_sqlalchemy_app.py",
+        include_str!("../../policies/smoke/flask_sqlalchemy_app.py"),
+    ),
+    (
+        "smoke/django_check.py",
+        include_str!("../../policies/smoke/django_check.py"),
+    ),
+    (
+        "smoke/fastapi_request.py",
+        include_str!("../../policies/smoke/fastapi_request.py"),
+    ),
 ];
 
 /// What a smoke test needs to run at all; without it the test is "skip", never "pass".

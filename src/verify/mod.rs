@@ -9,10 +9,12 @@
 //! the smoke tests the changes trigger. [`run`] runs a script with the environment's interpreter
 //! and reads back its [`report`].
 
+pub mod deep;
 pub mod report;
 pub mod run;
 
 use std::collections::BTreeMap;
+use std::str::FromStr as _;
 
 use pep440_rs::Version;
 use pep508_rs::PackageName;
@@ -24,6 +26,8 @@ use crate::plan::{Override, Plan, PlanKind};
 use crate::risk::Policy;
 use crate::risk::smoke::{Hardware, SmokeTest, Trigger};
 
+pub use deep::DeepModule;
+
 pub use report::{CheckStatus, VerifyReport};
 
 /// `schema` of the embedded spec.
@@ -31,6 +35,10 @@ pub const SPEC_SCHEMA: &str = "planner-verify-spec/1";
 
 /// Seconds one import may take before it is killed and failed.
 pub const IMPORT_TIMEOUT: u32 = 180;
+
+/// `--all`: seconds the imports below the top level may take together (they run after every
+/// top-level and first-level import; what is left when it is spent is listed, not run).
+pub const ALL_DEEP_BUDGET: u32 = 60;
 
 /// What `verify.py` checks.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -51,6 +59,8 @@ pub struct VerifySpec {
     pub pip_check: bool,
     /// Seconds per import.
     pub import_timeout: u32,
+    /// `--all`: seconds for the imports below the top level ([`ALL_DEEP_BUDGET`]).
+    pub budget: Option<u32>,
     /// The smoke tests selected, in policy order.
     pub smoke: Vec<SmokeRef>,
 }
@@ -71,6 +81,9 @@ pub struct Expect {
     pub name: PackageName,
     /// The planned version (`None`: removed).
     pub version: Option<Version>,
+    /// The version before the plan (`None`: added): a run that finds every change still at it
+    /// runs before the change and records the baseline.
+    pub from: Option<Version>,
 }
 
 /// Why a dist's modules are imported.
@@ -99,6 +112,10 @@ pub struct DistTarget {
     pub via: Option<PackageName>,
     /// Also import its first-level public subpackages (changed and overridden-dependent dists).
     pub subpackages: bool,
+    /// Modules below the top level that import a changed dist (or, for a changed dist, its
+    /// modules that such files import), found by the static import analysis ([`deep`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deep: Vec<DeepModule>,
 }
 
 /// One selected smoke test, with its check's source as data.
@@ -134,6 +151,7 @@ pub fn select(
             why,
             via: via.cloned(),
             subpackages: matches!(why, Why::Changed | Why::OverriddenDependent),
+            deep: Vec::new(),
         });
     };
     if let Some(plan) = plan {
@@ -163,6 +181,7 @@ pub fn select(
             add(dist.name(), Why::Installed, None);
         }
     }
+    add_deep_modules(plan, &graph, all, &mut dists);
     VerifySpec {
         schema: SPEC_SCHEMA,
         plan: plan.map(|p| PlanRef {
@@ -177,6 +196,7 @@ pub fn select(
                     .map(|c| Expect {
                         name: c.name.clone(),
                         version: c.to.clone(),
+                        from: c.from.clone(),
                     })
                     .collect()
             })
@@ -185,7 +205,81 @@ pub fn select(
         dists: dists.into_values().collect(),
         pip_check: true,
         import_timeout: IMPORT_TIMEOUT,
+        budget: all.then_some(ALL_DEEP_BUDGET),
         smoke: select_smoke(plan, &graph, policy, all),
+    }
+}
+
+/// Every dist's modules that import a changed dist (with `all`, a dist it requires), and the
+/// changed dists' modules those files import; the files the plan's `import-target-missing`
+/// factors cite are always among them.
+fn add_deep_modules(
+    plan: Option<&Plan>,
+    graph: &DependencyGraph<'_>,
+    all: bool,
+    dists: &mut BTreeMap<PackageName, DistTarget>,
+) {
+    let inventory = graph.inventory();
+    let tops_of = |names: &mut dyn Iterator<Item = &PackageName>| -> deep::ChangedTops {
+        names
+            .filter_map(|name| inventory.get(name))
+            .flat_map(|d| {
+                d.top_level
+                    .iter()
+                    .map(move |t| (t.clone(), d.name().clone()))
+            })
+            .collect()
+    };
+    let changed = plan
+        .map(|p| tops_of(&mut p.changes.iter().map(|c| &c.name)))
+        .unwrap_or_default();
+    let mut found: BTreeMap<PackageName, Vec<DeepModule>> = BTreeMap::new();
+    for target in dists.values() {
+        let Some(dist) = inventory.get(&target.name) else {
+            continue;
+        };
+        let mut tops = changed.clone();
+        if all {
+            let requires = graph.dependencies(dist.name());
+            tops.extend(tops_of(
+                &mut requires.iter().filter_map(|(_, d)| d.map(|d| d.name())),
+            ));
+        }
+        let (own, theirs) = deep::importing_modules(dist, &tops);
+        found.entry(target.name.clone()).or_default().extend(own);
+        if target.why != Why::Installed {
+            for (name, modules) in theirs {
+                found.entry(name).or_default().extend(modules);
+            }
+        }
+    }
+    for (dist_name, file) in plan.map(|p| deep::cited_files(&p.risk)).unwrap_or_default() {
+        let Some(dist) = PackageName::from_str(&dist_name)
+            .ok()
+            .and_then(|name| inventory.get(&name))
+        else {
+            continue;
+        };
+        if let Some(module) = deep::module_of_path(&file, &dist.top_level) {
+            found
+                .entry(dist.name().clone())
+                .or_default()
+                .push(DeepModule {
+                    imports: plan
+                        .and_then(|p| p.risk.factors.iter().find(|f| f.detail.contains(&file)))
+                        .and_then(|f| PackageName::from_str(&f.package).ok())
+                        .unwrap_or_else(|| dist.name().clone()),
+                    module,
+                    file,
+                    cited: true,
+                });
+        }
+    }
+    for (name, mut modules) in found {
+        if let Some(target) = dists.get_mut(&name) {
+            target.deep.append(&mut modules);
+            deep::dedup(&mut target.deep);
+        }
     }
 }
 

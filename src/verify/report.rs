@@ -26,6 +26,15 @@ pub struct VerifyReport {
     pub executable: String,
     /// What the CUDA driver said (`None` when no selected smoke test needs CUDA).
     pub cuda: Option<Cuda>,
+    /// The baseline used or recorded by itself (`None`: none).
+    #[serde(default)]
+    pub baseline: Option<BaselineInfo>,
+    /// Failures that could not be compared with a baseline (a plain run after the change).
+    #[serde(default)]
+    pub uncompared: Vec<String>,
+    /// `--all`: the time budget of the imports below the top level, and what it left out.
+    #[serde(default)]
+    pub budget: Option<Budget>,
     /// Wall seconds.
     pub seconds: f64,
     /// Nothing failed (with `--compare`: nothing regressed).
@@ -54,6 +63,30 @@ pub struct Cuda {
     pub devices: u32,
     /// What the probe said.
     pub detail: String,
+}
+
+/// The baseline of a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaselineInfo {
+    /// Where it is.
+    pub file: String,
+    /// This run recorded it (the plan's changes were not installed yet).
+    pub recorded: bool,
+    /// This run compared with it.
+    pub compared: bool,
+    /// Found or recorded by itself, not asked for with `--baseline`/`--compare`.
+    pub automatic: bool,
+}
+
+/// How far `--all` went below the top level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Budget {
+    /// The seconds allowed.
+    pub seconds: f64,
+    /// Imports below the top level that ran.
+    pub deep_imported: usize,
+    /// Imports below the top level left out when the budget was spent.
+    pub deep_left: usize,
 }
 
 /// Counts of a report.

@@ -25,6 +25,17 @@ pub struct RunOptions {
     pub jobs: Option<usize>,
     /// `--no-smoke`.
     pub no_smoke: bool,
+    /// `--budget S`: with `--all`, seconds for the imports below the top level.
+    pub budget: Option<u32>,
+    /// `--no-fork`: every import in a fresh interpreter.
+    pub no_fork: bool,
+    /// `--plain`: no automatic baseline.
+    pub plain: bool,
+    /// `--test CMD`, each: the user's own checks.
+    pub tests: Vec<String>,
+    /// `--baseline-file FILE`: where a run before the change records the baseline by itself and
+    /// a run after it finds it (next to the plan file).
+    pub baseline_file: Option<PathBuf>,
 }
 
 /// Why a verification could not run.
@@ -76,6 +87,7 @@ pub fn run(
         ("--baseline", &options.baseline),
         ("--compare", &options.compare),
         ("--report", &options.report),
+        ("--baseline-file", &options.baseline_file),
     ] {
         if let Some(path) = path {
             command.arg(flag).arg(path);
@@ -89,6 +101,18 @@ pub fn run(
     }
     if options.no_smoke {
         command.arg("--no-smoke");
+    }
+    if let Some(budget) = options.budget {
+        command.arg("--budget").arg(budget.to_string());
+    }
+    if options.no_fork {
+        command.arg("--no-fork");
+    }
+    if options.plain {
+        command.arg("--plain");
+    }
+    for test in &options.tests {
+        command.arg(format!("--test={test}"));
     }
     let output = command.output().map_err(|source| VerifyError::Spawn {
         python: python.to_path_buf(),

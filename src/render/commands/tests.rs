@@ -191,22 +191,27 @@ fn scripts_quote_and_resolve_files_next_to_them() {
     set -euo pipefail
     HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
     VERIFY=0
-    for arg in "$@"; do
-      case "$arg" in
+    TESTS=()
+    while [ "$#" -gt 0 ]; do
+      case "$1" in
         --verify) VERIFY=1 ;;
-        *) echo "usage: $0 [--verify]" >&2; exit 2 ;;
+        --test) [ "$#" -ge 2 ] || { echo "$0: --test needs a command" >&2; exit 2; }
+          TESTS+=("--test=$2"); VERIFY=1; shift ;;
+        --test=*) TESTS+=("$1"); VERIFY=1 ;;
+        *) echo "usage: $0 [--verify] [--test CMD]..." >&2; exit 2 ;;
       esac
+      shift
     done
     PYTHON_DEFAULT='/opt/my venv/$HOME/bin/python'
     PYTHON="${PLANNER_PYTHON:-$PYTHON_DEFAULT}"
     if [ "$VERIFY" = 1 ]; then
       echo "verify: recording the baseline in $HERE/verify-baseline.json" >&2
-      "$PYTHON" "$HERE/verify.py" --baseline "$HERE/verify-baseline.json" >/dev/null
+      "$PYTHON" "$HERE/verify.py" --baseline "$HERE/verify-baseline.json" ${TESTS[@]+"${TESTS[@]}"} >/dev/null
     fi
     uv pip install --python "$PYTHON" --no-build --constraints "$HERE/constraints.txt" --overrides "$HERE/overrides.txt" -- 'triton==3.7.0'
     if [ "$VERIFY" = 1 ]; then
       echo "verify: comparing with the baseline; report in $HERE/verify-report.json" >&2
-      "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" >/dev/null
+      "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" ${TESTS[@]+"${TESTS[@]}"} >/dev/null
     fi
     "#);
     // bash agrees that it is well formed, when bash is here.

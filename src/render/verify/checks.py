@@ -58,8 +58,18 @@ def check_versions(installed):
 
 
 def import_jobs(installed, baseline_mode):
-    """(module, dist, why, via, is_subpackage) to import, and checks for dists with nothing to import."""
+    """Imports to run (dicts: module, dist, why, via, sub, uses, cited), and checks for dists with
+    nothing to import."""
     jobs, out, seen = [], [], set()
+
+    def add(module, name, target, sub, deep=None):
+        if module in seen:
+            return
+        seen.add(module)
+        jobs.append({"module": module, "dist": name, "why": target["why"], "via": target.get("via"),
+                     "sub": sub, "uses": deep and deep["imports"], "cited": deep and deep.get("cited"),
+                     "deep": bool(deep), "budgeted": bool(deep) and target["why"] == "installed"})
+
     for target in SPEC["dists"]:
         name = target["name"]
         dist = installed.get(name)
@@ -74,39 +84,187 @@ def import_jobs(installed, baseline_mode):
             out.append(check("import:" + name, "import", "skip", name, why=target["why"],
                              detail="no importable module in its RECORD"))
         for module, sub in modules:
-            if module not in seen:
-                seen.add(module)
-                jobs.append((module, name, target["why"], target.get("via"), sub))
+            add(module, name, target, sub)
+        for deep in target.get("deep", []):
+            # A changed dist's own module that a dependent imports: only where this release has it
+            # (one it dropped fails the dependent's import, which names it).
+            if canonical_name(deep["imports"]) != canonical_name(name) or module_files(dist, deep["module"]):
+                add(deep["module"], name, target, True, deep)
     return jobs, out
 
 
+# Modules that exist on one platform only: an import that needs one elsewhere is not a break.
+_PLATFORM_ONLY = dict(
+    [(m, "win32") for m in ("winreg", "_winreg", "_winapi", "msvcrt", "_msi", "winsound", "nt", "_overlapped",
+                             "win32api", "win32con", "win32file", "win32event", "win32process", "win32pipe",
+                             "win32security", "win32service", "pywintypes", "pythoncom", "win32com", "wmi")]
+    + [(m, "darwin") for m in ("_scproxy", "Foundation", "AppKit", "objc", "CoreFoundation", "Quartz", "Cocoa")])
+_PLATFORM_NAMES = {"win32": "Windows", "darwin": "macOS"}
+# Import names that differ from their dist's name, for telling a required dist from an optional one.
+_DIST_OF = {"yaml": "pyyaml", "PIL": "pillow", "cv2": "opencv-python", "sklearn": "scikit-learn",
+            "bs4": "beautifulsoup4", "attr": "attrs", "dateutil": "python-dateutil", "jwt": "pyjwt",
+            "dotenv": "python-dotenv", "magic": "python-magic", "OpenSSL": "pyopenssl", "Crypto": "pycryptodome",
+            "serial": "pyserial", "zmq": "pyzmq", "git": "gitpython", "psycopg2": "psycopg2-binary"}
+
+
+def declared(dist):
+    """{canonical name: None when required unconditionally, else the extras it is declared under}."""
+    out = {}
+    for text in (dist.requires or []) if dist is not None else []:
+        m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", text)
+        if not m:
+            continue
+        name = canonical_name(m.group(1))
+        extras = re.findall(r"extra\s*==\s*[\'\"]([^\'\"]+)[\'\"]", text.partition(";")[2])
+        if not extras:
+            out[name] = None
+        elif out.get(name, ()) is not None:
+            out[name] = sorted(set(out.get(name) or []) | set(extras))
+    return out
+
+
+def optional_reason(installed, job, result):
+    """(what is missing, why) when a failed import needs what this environment does not have and
+    the importer does not require: a module for another platform, a dist the importer declares only
+    under an extra (or not at all). None: the failure is a break."""
+    changed = {canonical_name(e["name"]) for e in SPEC["expect"]}
+    needs = declared(installed.get(job["dist"]))
+    missing = (result.get("missing") or "").split(".")[0]
+    if missing:
+        platform = _PLATFORM_ONLY.get(missing)
+        if platform and not sys.platform.startswith(platform):
+            return missing, "`%s` exists only on %s (a module for another platform)" % (missing, _PLATFORM_NAMES[platform])
+        name = canonical_name(_DIST_OF.get(missing, missing))
+        if missing in installed.top_names() or name in changed or (name in needs and needs[name] is None):
+            return None
+        if needs.get(name):
+            return missing, "needs the optional `%s` (%s declares it only under its extra%s %s)" % (
+                missing, job["dist"], "s" if len(needs[name]) > 1 else "", ", ".join(needs[name]))
+        return missing, "needs `%s`, which no installed dist provides and %s does not require (an optional dependency)" % (
+            missing, job["dist"])
+    words = {canonical_name(w) for w in re.findall(r"[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]", result.get("text") or result.get("error") or "")}
+    for name, extras in sorted(needs.items()):
+        if extras and name in words and name not in changed and installed.get(name) is None:
+            return name, "needs the optional `%s` (%s declares it only under its extra%s %s)" % (
+                name, job["dist"], "s" if len(extras) > 1 else "", ", ".join(extras))
+    return None
+
+
 def judge_import(installed, job, result):
-    module, name, why, via, sub = job
-    fields = {"why": why, "via": via, "s": result.get("s"), "file": result.get("file")}
+    module, name = job["module"], job["dist"]
+    fields = {"why": job["why"], "via": job["via"], "uses": job["uses"], "cited": job["cited"] or None,
+              "s": result.get("s"), "file": result.get("file"), "django": result.get("django")}
     if not result["ok"]:
-        missing = result.get("missing")
-        if sub and missing_is_optional(installed, missing):
-            return check("import:" + module, "import", "skip", name, missing=missing.split(".")[0],
-                         detail="needs `%s`, which no installed dist provides (an optional dependency)"
-                         % missing.split(".")[0], **fields)
+        if result.get("django_skip"):
+            return check("import:" + module, "import", "skip", name,
+                         detail="needs a configured Django project even under a minimal settings.configure(): "
+                         + result["error"], **fields)
+        optional = optional_reason(installed, job, result)
+        if optional:
+            return check("import:" + module, "import", "skip", name, missing=optional[0], detail=optional[1], **fields)
         return check("import:" + module, "import", "fail", name, error=result["error"], **fields)
     wrong = provenance(installed, name, module, result)
     if wrong:
         return check("import:" + module, "import", "fail", name, error=wrong, **fields)
-    return check("import:" + module, "import", "pass", name, **fields)
+    detail = "; ".join(d for d in (
+        "imported under a minimal Django configuration (settings.configure())" if result.get("django") else None,
+        "cannot be imported first (a circular import): imported after the other modules of its package"
+        if result.get("after_siblings") else None) if d) or None
+    return check("import:" + module, "import", "pass", name, detail=detail, **fields)
 
 
-def check_imports(installed, timeout, jobs_count, baseline_mode, say):
+_DJANGO_UNCONFIGURED = re.compile(r"ImproperlyConfigured|AppRegistryNotReady|Apps aren't loaded|INSTALLED_APPS|"
+                                  r"settings are not configured|DJANGO_SETTINGS_MODULE")
+
+
+def django_apps(installed, job):
+    """INSTALLED_APPS for importing `job`'s module under a minimal Django configuration: the
+    contrib apps, and the module's own packages that are apps (have models or an AppConfig)."""
+    apps = ["django.contrib.contenttypes", "django.contrib.auth", "django.contrib.sessions",
+            "django.contrib.messages", "django.contrib.staticfiles", "django.contrib.admin"]
+    dist = installed.get(job["dist"])
+    files = {"/".join(f.parts) for f in (dist.files or [])} if dist is not None else set()
+    parts = job["module"].split(".")
+    for i in range(1, len(parts) + 1):
+        package = "/".join(parts[:i])
+        if {package + "/models.py", package + "/apps.py", package + "/models/__init__.py"} & files:
+            apps.append(".".join(parts[:i]))
+    return apps
+
+
+def siblings(installed, job):
+    """The other modules of `job`'s package (from its dist's RECORD), for a module that cannot be
+    imported first: `django.db.backends.base.operations` is a circular import unless
+    `django.db.backends.base.base` came before it, as it does in real use."""
+    dist = installed.get(job["dist"])
+    package = job["module"].split(".")[:-1]
+    out = set()
+    for f in (dist.files or []) if dist is not None else []:
+        parts = list(f.parts)
+        if parts[:-1] == package and _module_name(parts[-1]) not in (None, "__init__", job["module"].split(".")[-1]):
+            out.add(".".join(package + [_module_name(parts[-1])]))
+    return sorted(m for m in out if all(p.isidentifier() for p in m.split(".")))
+
+
+def retry_circular(installed, job, result, timeout):
+    """A submodule whose import fails as a circular import of itself, imported again after the
+    other modules of its package: that result, marked `after_siblings`."""
+    text = result.get("text") or result.get("error") or ""
+    if result["ok"] or "partially initialized module '%s'" % job["module"] not in text or "." not in job["module"]:
+        return result
+    again = probe_import(job["module"], timeout, first=siblings(installed, job))
+    again["after_siblings"] = True
+    return again
+
+
+def retry_under_django(installed, job, result, timeout):
+    """A module that failed because Django has no settings, imported again under a minimal
+    configuration: its result then, marked `django` (passed) or `django_skip` (still needs a
+    project's settings)."""
+    if result["ok"] or installed.get("django") is None or not _DJANGO_UNCONFIGURED.search(result.get("text") or result.get("error") or ""):
+        return result
+    again = probe_import(job["module"], timeout, django_apps=django_apps(installed, job))
+    again["django"] = True
+    if not again["ok"] and _DJANGO_UNCONFIGURED.search(again.get("text") or again.get("error") or ""):
+        again["django_skip"] = True
+    return again
+
+
+def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True, budget=None):
+    """Every import job, through warm fork servers; deep imports of `--all` only while `budget`
+    seconds last. Returns (checks, what the budget left out or None)."""
     jobs, out = import_jobs(installed, baseline_mode)
+    jobs.sort(key=lambda j: (j["budgeted"] and budget is not None, j["dist"], j["module"]))
     installed.owners(sys.executable)  # build the RECORD index once, before the threads need it
     installed.top_names()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs_count)) as pool:
-        futures = {pool.submit(probe_import, job[0], timeout): job for job in jobs}
-        for future in concurrent.futures.as_completed(futures):
-            entry = judge_import(installed, futures[future], future.result())
-            say(entry)
-            out.append(entry)
-    return out
+    importer = Importer(installed, jobs, timeout, fork)
+    start = time.monotonic()
+    left_out = []
+
+    def one(job):
+        if job["budgeted"] and budget is not None and time.monotonic() - start > budget:
+            left_out.append(job["module"])
+            return None
+        return importer.run(job)
+
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs_count)) as pool:
+            futures = {pool.submit(one, job): job for job in jobs}
+            for future in concurrent.futures.as_completed(futures):
+                result = future.result()
+                if result is None:
+                    importer.skipped(futures[future])
+                    continue
+                entry = judge_import(installed, futures[future], result)
+                say(entry)
+                out.append(entry)
+    finally:
+        importer.close()
+    spent = None
+    if budget is not None:
+        spent = {"seconds": budget, "deep_imported": sum(1 for j in jobs if j["budgeted"]) - len(left_out),
+                 "deep_left": len(left_out), "left_out": sorted(left_out)[:50]}
+    return out, spent, importer.notes
 
 
 _BROKEN = re.compile(r"^(?P<dep>\S+) (?P<depver>\S+) has requirement (?P<req>.+), but you have (?P<pkg>\S+) (?P<ver>\S+)\.$")
@@ -198,14 +356,44 @@ def run_smoke(installed, smoke, cuda, tmp):
     return check(name, "smoke", "pass", package, detail=last_line(out) or None, **fields)
 
 
+def run_test(command, timeout):
+    """The user's own check (`--test CMD`), run by the shell with the environment's bin/ first on
+    PATH: exit 0 passes."""
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    start = time.monotonic()
+    proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, errors="replace", env=env, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.communicate()
+        return check("test:" + command, "test", "fail", s=round(time.monotonic() - start, 2),
+                     error="timed out after %gs" % timeout)
+    seconds = round(time.monotonic() - start, 2)
+    if proc.returncode != 0:
+        why = ("killed by signal %d" % -proc.returncode) if proc.returncode < 0 else ("exit %d" % proc.returncode)
+        tail = last_line(err) or last_line(out)
+        return check("test:" + command, "test", "fail", s=seconds, error=why + (": " + tail if tail else ""))
+    return check("test:" + command, "test", "pass", s=seconds, detail=last_line(out) or None)
+
+
 def check_smoke(installed, say):
+    """Every selected smoke test, at most 4 at once (they run beside the imports)."""
     if not SPEC["smoke"]:
         return [], None
     cuda = cuda_devices() if any(s["hardware"] == "cuda" for s in SPEC["smoke"]) else None
     out = []
     with tempfile.TemporaryDirectory(prefix="planner-verify-") as tmp:
-        for smoke in SPEC["smoke"]:
-            entry = run_smoke(installed, smoke, cuda or {"devices": 0, "detail": ""}, tmp)
-            say(entry)
-            out.append(entry)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+            futures = [pool.submit(run_smoke, installed, smoke, cuda or {"devices": 0, "detail": ""}, tmp)
+                       for smoke in SPEC["smoke"]]
+            for future in futures:
+                entry = future.result()
+                say(entry)
+                out.append(entry)
     return out, cuda

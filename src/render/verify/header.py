@@ -35,6 +35,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 
 # What to verify, as one JSON literal (written by a JSON encoder; never interpolated into code).

@@ -157,17 +157,51 @@ def module_files(dist, module):
 
 # ---- one import per child process ----------------------------------------------------------------
 
-PROBE = r'''
-import importlib, json, sys, traceback
-name = sys.argv[1]
-try:
-    module = importlib.import_module(name)
-except BaseException as exc:
-    lines = traceback.format_exception_only(type(exc), exc)
-    missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
-    sys.stdout.write("\nPLANNER-PROBE " + json.dumps({"ok": False, "error": "".join(lines).strip().splitlines()[-1][:600], "missing": missing}) + "\n")
-    sys.exit(0)
-sys.stdout.write("\nPLANNER-PROBE " + json.dumps({"ok": True, "file": getattr(module, "__file__", None), "path": list(getattr(module, "__path__", None) or [])}) + "\n")
+# One import and its outcome: the code both a fresh interpreter (PROBE) and a forked child of a
+# warm parent (SERVER, below) run. `django_apps`: configure Django first (settings.configure() with
+# an in-memory database and these INSTALLED_APPS), for modules that need settings to import.
+IMPORT_ONE = r'''
+import importlib, json, re, sys, traceback
+
+def _describe(exc):
+    text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    lines = text.splitlines() or [type(exc).__name__]
+    head = re.compile(r"^([\w.]*\.)?%s(:|$)" % re.escape(type(exc).__name__))
+    shown = next((l for l in lines if head.match(l)), lines[-1])
+    return shown[:600], text[:2000]
+
+def _configure_django(apps):
+    import django
+    from django.conf import settings
+    settings.configure(
+        INSTALLED_APPS=apps, SECRET_KEY="planner-verify", USE_TZ=True, ROOT_URLCONF=[],
+        DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}},
+        DEFAULT_AUTO_FIELD="django.db.models.AutoField",
+        TEMPLATES=[{"BACKEND": "django.template.backends.django.DjangoTemplates", "APP_DIRS": True}])
+    django.setup()
+
+def import_one(name, django_apps=None, first=()):
+    try:
+        if django_apps is not None:
+            _configure_django(django_apps)
+        for other in first:
+            try:
+                importlib.import_module(other)
+            except BaseException:
+                pass
+        module = importlib.import_module(name)
+    except BaseException as exc:
+        shown, text = _describe(exc)
+        return {"ok": False, "error": shown, "text": text,
+                "missing": exc.name if isinstance(exc, ModuleNotFoundError) else None}
+    return {"ok": True, "file": getattr(module, "__file__", None),
+            "path": list(getattr(module, "__path__", None) or [])}
+'''
+
+PROBE = IMPORT_ONE + r'''
+options = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
+result = import_one(sys.argv[1], options.get("django_apps"), options.get("first", ()))
+sys.stdout.write("\nPLANNER-PROBE " + json.dumps(result) + "\n")
 '''
 
 
@@ -195,8 +229,11 @@ def last_line(text):
     return lines[-1][:600] if lines else ""
 
 
-def probe_import(module, timeout):
-    code, out, err, seconds = run_child([sys.executable, "-c", PROBE, module], timeout)
+def probe_import(module, timeout, **options):
+    """`module` imported in a fresh interpreter; `options`: django_apps (configure Django first),
+    first (modules to import before it, failures ignored)."""
+    argv = [sys.executable, "-c", PROBE, module, json.dumps(options)]
+    code, out, err, seconds = run_child(argv, timeout)
     if code is None:
         return {"ok": False, "s": seconds, "error": "timed out after %gs (the import hangs)" % timeout}
     marker = [l for l in out.splitlines() if l.startswith("PLANNER-PROBE ")]
@@ -234,11 +271,3 @@ def provenance(installed, dist_name, module, result):
         return "shadowed: %s is shipped by %s (%s) and by %s (%s) with different contents" % (
             file, dist_name, mine[0][1], others[0][0], others[0][1])
     return None
-
-
-def missing_is_optional(installed, missing):
-    """A ModuleNotFoundError for a top-level name no installed dist provides: an optional
-    dependency of a submodule, not a break."""
-    if not missing:
-        return False
-    return missing.split(".")[0] not in installed.top_names()

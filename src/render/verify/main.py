@@ -16,9 +16,11 @@ def compare(checks, baseline):
             if not entry["broken"]:
                 entry["error"] = "; ".join(entry["pre_existing"])
         elif entry["status"] == "fail":
-            entry["regression"] = not (old and old["status"] == "fail")
-        elif entry["status"] == "skip" and entry.get("missing") and old and old["status"] == "pass":
-            # It imported before; now a module it needs is gone.
+            # A version that has not landed is the plan's failure, whatever the baseline says.
+            entry["regression"] = entry["kind"] == "version" or not (old and old["status"] == "fail")
+        elif (entry["status"] == "skip" and entry.get("missing") and old and old["status"] == "pass"
+              and entry["missing"] in baseline.get("top_names", [entry["missing"]])):
+            # It imported before, with the module it now misses installed: the change took it away.
             entry["status"], entry["regression"] = "fail", True
             entry["error"] = "imported before the change; now %s" % entry.pop("detail")
 
@@ -43,6 +45,24 @@ def summarize(checks, mode):
     return ok, summary, listed
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def automatic_baseline(installed, path):
+    """"record" when the plan's changes are not installed yet (every changed dist still at its
+    version before the plan): this run becomes the baseline; "compare" when a baseline recorded
+    so exists; None otherwise (or without a plan)."""
+    if not SPEC["expect"]:
+        return None
+    before = all((installed.version(e["name"]) is None) if e.get("from") is None
+                 else (installed.version(e["name"]) is not None
+                       and canonical_version(installed.version(e["name"])) == canonical_version(e["from"]))
+                 for e in SPEC["expect"])
+    if before:
+        return "record"
+    return "compare" if os.path.exists(path) else None
+
+
 def write_atomic(path, text):
     tmp = "%s.tmp%d" % (path, os.getpid())
     with open(tmp, "w") as f:
@@ -58,10 +78,27 @@ def main():
     modes.add_argument("--compare", metavar="FILE", help="compare with a baseline recorded earlier")
     parser.add_argument("--timeout", type=float, default=None, help="seconds per import")
     parser.add_argument("--jobs", type=int, default=None, help="imports run at once [all cores]")
+    parser.add_argument("--budget", type=float, default=None,
+                        help="with --all: seconds for the imports below the top level [%s]" % SPEC.get("budget"))
+    parser.add_argument("--no-fork", action="store_true",
+                        help="import each module in a fresh interpreter, not forked from a warm parent")
     parser.add_argument("--no-imports", action="store_true", help="skip the import checks")
     parser.add_argument("--no-smoke", "--no-gpu", action="store_true", help="skip the smoke tests")
+    parser.add_argument("--test", action="append", default=[], metavar="CMD",
+                        help="your own check, run by the shell before and after (repeatable): a command that "
+                             "passed in the baseline and fails now is a regression")
+    parser.add_argument("--test-timeout", type=float, default=3600, help="seconds per --test command [3600]")
+    parser.add_argument("--baseline-file", metavar="FILE", default=os.path.join(HERE, "verify-baseline.json"),
+                        help="where a run before the change records the baseline automatically, and where a run "
+                             "after it finds it [verify-baseline.json next to this script]")
+    parser.add_argument("--plain", action="store_true",
+                        help="no automatic baseline: do not record one before the change, nor compare with one after")
     parser.add_argument("--quiet", action="store_true", help="print nothing on stderr")
     args = parser.parse_args()
+    installed = Installed()
+    auto = None if args.baseline or args.compare or args.plain else automatic_baseline(installed, args.baseline_file)
+    if auto == "compare":
+        args.compare = args.baseline_file
     mode = "baseline" if args.baseline else "compare" if args.compare else "check"
     baseline = None
     if args.compare:
@@ -75,23 +112,34 @@ def main():
                                              ": " + text if text else ""))
 
     start = time.monotonic()
-    installed = Installed()
     checks = [] if mode == "baseline" else check_versions(installed)
     for entry in checks:
         say(entry)
+    # The smoke tests run beside the imports (the GPU ones mostly wait on the device).
+    smoke_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    smoke_future = None if args.no_smoke else smoke_pool.submit(check_smoke, installed, say)
+    budget, fork_notes = None, {}
     if not args.no_imports:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         timeout = args.timeout or SPEC["import_timeout"]
-        checks += check_imports(installed, timeout, args.jobs or cores, mode == "baseline", say)
+        seconds = args.budget if args.budget is not None else SPEC.get("budget")
+        imports, budget, fork_notes = check_imports(installed, timeout, args.jobs or cores, mode == "baseline", say,
+                                                    fork=not args.no_fork, budget=seconds)
+        checks += imports
     if SPEC["pip_check"]:
         entry = check_pip(300)
         say(entry)
         checks.append(entry)
     cuda = None
-    if not args.no_smoke:
-        smoke, cuda = check_smoke(installed, say)
+    if smoke_future is not None:
+        smoke, cuda = smoke_future.result()
         checks += smoke
-    order = {"version": 0, "import": 1, "pip-check": 2, "smoke": 3}
+    smoke_pool.shutdown()
+    for command in args.test:
+        entry = run_test(command, args.test_timeout)
+        say(entry)
+        checks.append(entry)
+    order = {"version": 0, "import": 1, "pip-check": 2, "smoke": 3, "test": 4}
     checks.sort(key=lambda c: (order[c["kind"]], c["name"]))
     if baseline is not None:
         compare(checks, baseline)
@@ -99,27 +147,49 @@ def main():
     result = {
         "schema": "planner-verify/2",
         "mode": mode,
+        "baseline": {"file": os.path.abspath(args.baseline_file), "recorded": auto == "record",
+                     "compared": mode == "compare", "automatic": auto is not None}
+        if auto or args.compare else None,
+        "uncompared": [c["check"] for c in failed if c["check"].split(":")[0] != "version"]
+        if mode == "check" and auto != "record" else [],
         "plan": SPEC["plan"],
         "all": SPEC["all"],
         "python": sys.version.split()[0],
         "executable": sys.executable,
         "site_packages": sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}),
         "cuda": cuda,
+        "budget": budget,
+        "fork": {"used": not args.no_fork and hasattr(os, "fork"), "not_forked": fork_notes},
         "seconds": round(time.monotonic() - start, 2),
         "ok": ok,
         "summary": summary,
         "failed": failed,
         "checks": checks,
+        "top_names": sorted(n for n in installed.top_names() if n),
     }
     text = json.dumps(result, indent=1) + "\n"
-    for path in (args.baseline, args.report):
+    for path in (args.baseline, args.report, args.baseline_file if auto == "record" else None):
         if path:
-            write_atomic(path, text)
+            try:
+                write_atomic(path, text)
+            except OSError as exc:
+                if path != args.baseline_file or args.baseline:
+                    raise
+                sys.stderr.write("verify.py: cannot record the baseline in %s: %s\n" % (path, exc))
     if not args.quiet:
         extra = (", %d regression(s), %d failing before" % (summary["regressions"], summary["pre_existing"])
                  if mode == "compare" else "")
         sys.stderr.write("%d passed, %d failed, %d skipped%s (%.1fs)\n" % (
             summary["passed"], summary["failed"], summary["skipped"], extra, result["seconds"]))
+        if auto == "record":
+            sys.stderr.write("the plan's changes are not installed yet: this run is recorded as the baseline in %s; "
+                             "apply the plan, then run verify.py again to compare\n" % args.baseline_file)
+        elif auto == "compare":
+            sys.stderr.write("compared with the baseline recorded before the change (%s)\n" % args.baseline_file)
+        elif result["uncompared"]:
+            sys.stderr.write("%d failure(s) could not be compared with a baseline (none was recorded before the "
+                             "change: run verify.py before applying the plan, or --baseline FILE): they may have "
+                             "failed before too\n" % len(result["uncompared"]))
     sys.stdout.write(text)
     return 0 if ok or mode == "baseline" else 1
 

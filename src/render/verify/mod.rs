@@ -18,6 +18,7 @@ use crate::verify::{VerifyReport, VerifySpec};
 const TEMPLATE: &str = concat!(
     include_str!("header.py"),
     include_str!("imports.py"),
+    include_str!("forks.py"),
     include_str!("checks.py"),
     include_str!("main.py"),
 );
@@ -124,6 +125,46 @@ pub fn report_text(report: &VerifyReport) -> String {
                 check.detail.as_deref().unwrap_or("")
             );
         }
+    }
+    if let Some(baseline) = &report.baseline {
+        if baseline.recorded {
+            let _ = writeln!(
+                out,
+                "the plan's changes are not installed yet: this run is recorded as the baseline in {}; \
+                 apply the plan, then verify again to compare",
+                baseline.file
+            );
+        } else if baseline.automatic && baseline.compared {
+            let _ = writeln!(
+                out,
+                "compared with the baseline recorded before the change ({})",
+                baseline.file
+            );
+        }
+    }
+    if !report.uncompared.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} failure(s) could not be compared with a baseline (none was recorded before the \
+             change): they may have failed before too",
+            report.uncompared.len()
+        );
+    }
+    if let Some(budget) = &report.budget {
+        let _ = writeln!(
+            out,
+            "below the top level: {} module(s) imported within the {} s budget{}",
+            budget.deep_imported,
+            budget.seconds,
+            if budget.deep_left > 0 {
+                format!(
+                    ", {} left unchecked when it was spent (--budget S for more)",
+                    budget.deep_left
+                )
+            } else {
+                String::new()
+            }
+        );
     }
     let s = &report.summary;
     let imports_skipped = report.skipped().filter(|c| c.kind == "import").count();

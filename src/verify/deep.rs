@@ -1,0 +1,203 @@
+//! Modules below the top level that verification imports: the files the static import analysis
+//! finds importing a changed dist.
+//!
+//! In: an installed dist read from disk (its `RECORD` and sources, through
+//! [`crate::inventory::imports`]), the top-level module names of the dists that change (each with
+//! its dist), and the files a plan's `import-target-missing` factors cite. Out: one
+//! [`DeepModule`] per importing file, as an import name (`celery/concurrency/asynpool.py` ->
+//! `celery.concurrency.asynpool`), and the changed dists' own modules those files import
+//! (`billiard.compat`).
+//!
+//! A file becomes a module only when every part of its path is an identifier and its first part
+//! is one of the dist's top-level names (scripts, `__main__.py` and `setup.py` are left out;
+//! tests and vendored copies are never read). What it cannot see is what
+//! [`crate::inventory::imports`] cannot: imports spelled at run time or made by compiled code.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pep508_rs::PackageName;
+use serde::Serialize;
+
+use crate::inventory::InstalledDist;
+use crate::inventory::imports::{import_uses_in, imported_modules};
+use crate::risk::{FactorKind, RiskScore};
+
+/// One module below the top level to import, and the evidence for it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct DeepModule {
+    /// The import name (`celery.concurrency.asynpool`).
+    pub module: String,
+    /// The changed dist whose modules it imports (for a changed dist's own module: itself).
+    pub imports: PackageName,
+    /// The file that says so (its path in `RECORD`): the importing file.
+    pub file: String,
+    /// A risk factor of the plan (`import-target-missing`) cites this file.
+    pub cited: bool,
+}
+
+/// The changed dists' top-level module names, each with its dist.
+pub type ChangedTops = BTreeMap<String, PackageName>;
+
+/// The modules of `dist` whose sources import one of `tops`, and the modules of the changed
+/// dists those sources import (keyed by the changed dist).
+pub fn importing_modules(
+    dist: &InstalledDist,
+    tops: &ChangedTops,
+) -> (Vec<DeepModule>, BTreeMap<PackageName, Vec<DeepModule>>) {
+    let mut own = Vec::new();
+    let mut theirs: BTreeMap<PackageName, Vec<DeepModule>> = BTreeMap::new();
+    if tops.is_empty() {
+        return (own, theirs);
+    }
+    let files: Vec<(String, String, BTreeSet<String>)> = imported_modules(dist)
+        .into_iter()
+        .filter_map(|(path, imported)| {
+            let hit: BTreeSet<String> = imported
+                .into_iter()
+                .filter(|top| tops.contains_key(top) && !dist.top_level.contains(top))
+                .collect();
+            let module = module_of_path(&path, &dist.top_level)?;
+            (!hit.is_empty()).then_some((path, module, hit))
+        })
+        .collect();
+    for (path, module, hit) in &files {
+        for top in hit {
+            own.push(DeepModule {
+                module: module.clone(),
+                imports: tops[top].clone(),
+                file: path.clone(),
+                cited: false,
+            });
+        }
+    }
+    let paths: Vec<&str> = files.iter().map(|(p, _, _)| p.as_str()).collect();
+    let wanted: BTreeSet<String> = files.iter().flat_map(|(_, _, h)| h.clone()).collect();
+    for import in import_uses_in(dist, &paths, &wanted) {
+        let module = import.statement.module;
+        let top = module.split('.').next().unwrap_or_default().to_string();
+        if module.contains('.') {
+            theirs
+                .entry(tops[&top].clone())
+                .or_default()
+                .push(DeepModule {
+                    imports: tops[&top].clone(),
+                    module,
+                    file: import.file,
+                    cited: false,
+                });
+        }
+    }
+    dedup(&mut own);
+    for list in theirs.values_mut() {
+        dedup(list);
+    }
+    (own, theirs)
+}
+
+/// One entry per module (the first file found), sorted.
+pub fn dedup(list: &mut Vec<DeepModule>) {
+    list.sort();
+    list.dedup_by(|b, a| {
+        if a.module == b.module {
+            a.cited |= b.cited;
+            true
+        } else {
+            false
+        }
+    });
+}
+
+/// `celery/concurrency/asynpool.py` -> `celery.concurrency.asynpool`, `a/b/__init__.py` ->
+/// `a.b`, when the path is a module of a dist with these top-level names.
+pub fn module_of_path(path: &str, top_level: &[String]) -> Option<String> {
+    let stem = path.strip_suffix(".py")?;
+    let mut parts: Vec<&str> = stem.split('/').collect();
+    if parts.last() == Some(&"__init__") {
+        parts.pop();
+    }
+    let first = *parts.first()?;
+    let identifier = |p: &&str| {
+        !p.is_empty()
+            && !p.starts_with(|c: char| c.is_ascii_digit())
+            && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    let bad_leaf = matches!(
+        *parts.last()?,
+        "__main__" | "setup" | "conftest" | "__init__"
+    );
+    (top_level.iter().any(|t| t == first) && parts.iter().all(identifier) && !bad_leaf)
+        .then(|| parts.join("."))
+}
+
+/// The files the plan's `import-target-missing` factors cite, as (importing dist, file):
+/// `celery 5.2.7 (celery/concurrency/asynpool.py, line 29) imports ...`.
+pub fn cited_files(risk: &RiskScore) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for factor in risk
+        .factors
+        .iter()
+        .filter(|f| f.kind == FactorKind::ImportTargetMissing)
+    {
+        for sentence in factor.detail.split("; ") {
+            let Some((head, rest)) = sentence.split_once(" (") else {
+                continue;
+            };
+            let Some((file, _)) = rest.split_once(", line ") else {
+                continue;
+            };
+            if let Some(dist) = head.split_whitespace().next() {
+                out.push((dist.to_string(), file.to_string()));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_become_module_names_of_the_dists_packages_only() {
+        let tops = vec!["celery".to_string()];
+        for (path, want) in [
+            (
+                "celery/concurrency/asynpool.py",
+                Some("celery.concurrency.asynpool"),
+            ),
+            ("celery/concurrency/__init__.py", Some("celery.concurrency")),
+            ("celery/__init__.py", Some("celery")),
+            ("celery/__main__.py", None),
+            ("celery/bin/celery-x.py", None),
+            ("celery/static/app.js", None),
+            ("other/x.py", None),
+            ("celery/3rd/x.py", None),
+        ] {
+            assert_eq!(module_of_path(path, &tops).as_deref(), want, "{path}");
+        }
+    }
+
+    #[test]
+    fn cited_files_are_read_from_import_target_missing_sentences() {
+        let risk: RiskScore = serde_json::from_value(serde_json::json!({
+            "score": 100, "level": "critical", "policy": "default",
+            "factors": [
+                {"kind": "import-target-missing", "points": 60, "package": "billiard",
+                 "detail": "celery 5.2.7 (celery/concurrency/asynpool.py, line 29) imports `buf_t` from `billiard.compat`, which billiard 4.3.2 does not have; flask 1.1.2 (flask/__init__.py, line 14) imports `escape` from `jinja2`, which jinja2 3.1.4 does not have; and 2 more"},
+                {"kind": "direct-dependent", "points": 3, "package": "billiard",
+                 "detail": "1 installed dist requires billiard: celery (x.py, line 3)"}
+            ]
+        }))
+        .unwrap();
+        assert_eq!(
+            cited_files(&risk),
+            vec![
+                (
+                    "celery".to_string(),
+                    "celery/concurrency/asynpool.py".to_string()
+                ),
+                ("flask".to_string(), "flask/__init__.py".to_string()),
+            ]
+        );
+    }
+}
