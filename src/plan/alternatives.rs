@@ -19,25 +19,25 @@
 //! ties keep the order above. The first plan is the recommendation.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use jiff::Timestamp;
 use pep440_rs::{Operator, Version, VersionSpecifier, VersionSpecifiers};
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 use pubgrub::Ranges;
 
-use super::builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, applies_with};
-use super::modules::top_level_of;
+use super::builder::{PlanBuilder, PlanSpec};
+use super::oracle::IndexAndFiles;
+use super::planned::{PlanDist, PlannedEnvironment, applies_with};
 use super::proposal::{
     Blocker, BrokenEdge, Conflict, EnvironmentSummary, HeldBack, Layer, LayerChoice, LayerKind,
     PROPOSAL_SCHEMA, Plan, PlanKind, Proposal, Reason, Request, UnmatchedMember,
 };
 use crate::index::{BinaryPolicy, IndexError, IndexSource};
+use crate::inventory::Inventory;
 use crate::inventory::check::{self, Finding};
-use crate::inventory::imports::{self, ImportUse, ModuleWords};
-use crate::inventory::{Inventory, extensions};
 use crate::metadata::CoreMetadata;
-use crate::risk::{DeclaredCoupling, Policy, Upstream, requirement_text};
+use crate::risk::{DeclaredCoupling, Policy, requirement_text};
 use crate::solve::{
     self, AcceptingQuery, Among, Catalog, CatalogCore, FactPackage, HintKind, InstalledCandidate,
     Override, PrereleaseMode, Resolution, ResolvedSource, SolveError, SolveRequest,
@@ -113,9 +113,8 @@ pub fn propose(
         .collect();
     let core = CatalogCore::new(index, &inventory.environment, &request.binary, installed);
     Proposer {
-        index,
         core: &core,
-        catalog: Catalog::new(&core, None),
+        evidence: IndexAndFiles::new(index, Catalog::new(&core, None), inventory),
         inventory,
         request,
         builder: PlanBuilder::new(inventory, policy, request.now),
@@ -125,15 +124,9 @@ pub fn propose(
             .flat_map(|group| group.correspondences(&policy.name, installed_names(inventory)))
             .collect(),
         whole,
-        installs: Mutex::default(),
-        import_index: std::sync::OnceLock::new(),
-        import_uses: Mutex::default(),
     }
     .run(policy)
 }
-
-/// Per release, the top-level modules its wheel installs (`None`: cannot be had cheaply).
-type WheelMembers = HashMap<(PackageName, Version), Option<Arc<BTreeSet<String>>>>;
 
 /// What every whole-environment solve of a proposal starts from, built once: the root
 /// requirements (every installed dist: index-managed ones by name, the others pinned), the
@@ -192,12 +185,12 @@ fn installed_names(inventory: &Inventory) -> Vec<&PackageName> {
         .collect()
 }
 
-/// The search. Its index reads go through `catalog`; `index` is only handed to the solver.
+/// The search. Its index reads go through the evidence's catalog; the solver gets the core.
 pub(super) struct Proposer<'a> {
-    pub(super) index: &'a dyn IndexSource,
     /// What the index offers, shared by every solve (see [`CatalogCore`]).
     core: &'a CatalogCore<'a>,
-    pub(super) catalog: Catalog<'a>,
+    /// The index (through the catalog) and the installed files, as the plan builder asks.
+    pub(super) evidence: IndexAndFiles<'a>,
     pub(super) inventory: &'a Inventory,
     pub(super) request: &'a ProposeRequest,
     builder: PlanBuilder<'a>,
@@ -205,153 +198,9 @@ pub(super) struct Proposer<'a> {
     correspondences: Vec<solve::Correspondence>,
     /// What every solve starts from.
     whole: WholeEnvironment,
-    /// The modules each planned release's wheel installs, read once (every plan asks again).
-    installs: Mutex<WheelMembers>,
-    /// Which installed `.py` files import each top-level module: (dist index, path), read once
-    /// when a plan first asks.
-    import_index: std::sync::OnceLock<BTreeMap<String, Vec<(usize, String)>>>,
-    /// The import statements of each changed dist's modules read so far.
-    import_uses: Mutex<BTreeMap<PackageName, Vec<ImportUse>>>,
-}
-
-/// The index (through the catalog: release dates, other releases' requirements) and the
-/// installed files (compiled extensions), as the plan builder asks for them.
-impl Oracle for Proposer<'_> {
-    fn upstream(
-        &self,
-        dependent: &PackageName,
-        package: &PackageName,
-        version: &Version,
-    ) -> Upstream {
-        self.upstream_releases(dependent, package, version)
-    }
-
-    fn links(&self, dependent: &PackageName, package: &PackageName) -> bool {
-        let (Some(dist), Some(target)) =
-            (self.inventory.get(dependent), self.inventory.get(package))
-        else {
-            return false;
-        };
-        let modules = if target.top_level.is_empty() {
-            vec![package.as_ref().replace('-', "_")]
-        } else {
-            target.top_level.clone()
-        };
-        extensions::links_against(dist, &modules)
-    }
-
-    fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
-        self.catalog.first_upload(name, |v| v == version)
-    }
-
-    fn installs(&self, name: &PackageName, version: &Version) -> Option<Arc<BTreeSet<String>>> {
-        let key = (name.clone(), version.clone());
-        if let Some(known) = self.lock_installs().get(&key) {
-            return known.clone();
-        }
-        let modules = self
-            .catalog
-            .chosen_file(name, version)
-            .and_then(|file| self.index.wheel_members(&file))
-            .map(|members| Arc::new(top_level_of(&members)));
-        self.lock_installs().insert(key, modules.clone());
-        modules
-    }
-
-    fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
-        self.catalog
-            .first_upload(name, |v| v >= version && !v.any_prerelease())
-    }
-
-    fn import_uses(&self, package: &PackageName) -> Vec<ImportUse> {
-        if let Some(uses) = self
-            .import_uses
-            .lock()
-            .ok()
-            .and_then(|m| m.get(package).cloned())
-        {
-            return uses;
-        }
-        // One cheap pass over every installed `.py` file, the first time a plan asks; then
-        // only the files that import the changed dist's modules are parsed.
-        let index = self.import_index.get_or_init(|| {
-            let mut index: BTreeMap<String, Vec<(usize, String)>> = BTreeMap::new();
-            for (i, dist) in self.inventory.dists.iter().enumerate() {
-                for (path, tops) in imports::imported_modules(dist) {
-                    for top in tops {
-                        index.entry(top).or_default().push((i, path.clone()));
-                    }
-                }
-            }
-            index
-        });
-        let modules: BTreeSet<String> = match self.inventory.get(package) {
-            Some(dist) if !dist.top_level.is_empty() => dist.top_level.iter().cloned().collect(),
-            _ => BTreeSet::from([package.as_ref().replace('-', "_")]),
-        };
-        let mut files: BTreeMap<usize, BTreeSet<&str>> = BTreeMap::new();
-        for (i, path) in modules.iter().filter_map(|m| index.get(m)).flatten() {
-            files.entry(*i).or_default().insert(path);
-        }
-        let uses: Vec<ImportUse> = files
-            .into_iter()
-            .map(|(i, paths)| (&self.inventory.dists[i], paths))
-            .filter(|(dist, _)| dist.name() != package)
-            .flat_map(|(dist, paths)| {
-                let paths: Vec<&str> = paths.into_iter().collect();
-                imports::import_uses_in(dist, &paths, &modules)
-            })
-            .collect();
-        if let Ok(mut memo) = self.import_uses.lock() {
-            memo.insert(package.clone(), uses.clone());
-        }
-        uses
-    }
-
-    fn wheel_files(&self, name: &PackageName, version: &Version) -> Option<Vec<String>> {
-        let file = self.catalog.chosen_file(name, version)?;
-        self.index.wheel_members(&file)
-    }
-
-    fn installed_files(&self, name: &PackageName) -> Option<Vec<String>> {
-        imports::record_paths(self.inventory.get(name)?)
-    }
-
-    fn wheel_text(&self, name: &PackageName, version: &Version, path: &str) -> Option<String> {
-        let file = self.catalog.chosen_file(name, version)?;
-        let bytes = self
-            .index
-            .wheel_member(&file, path, imports::MAX_FILE_BYTES)?;
-        Some(String::from_utf8_lossy(&bytes).into_owned())
-    }
-
-    fn module_words(
-        &self,
-        name: &PackageName,
-        version: &Version,
-        path: &str,
-        asked: &BTreeSet<String>,
-    ) -> Option<ModuleWords> {
-        let bytes = match self.inventory.get(name) {
-            Some(dist) if dist.version() == version => imports::read_installed(dist, path)?,
-            _ => {
-                let file = self.catalog.chosen_file(name, version)?;
-                self.index
-                    .wheel_member(&file, path, imports::MAX_FILE_BYTES)?
-            }
-        };
-        Some(imports::module_words(
-            &String::from_utf8_lossy(&bytes),
-            asked,
-        ))
-    }
 }
 
 impl Proposer<'_> {
-    fn lock_installs(&self) -> std::sync::MutexGuard<'_, WheelMembers> {
-        self.installs.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// What the inventory itself warns of: a name installed twice, an unmanaged dist kept as
     /// it is, a dist that could not be read.
     fn inventory_warnings(&self) -> Vec<String> {
@@ -651,11 +500,12 @@ impl Proposer<'_> {
         name: &PackageName,
         installed: &Version,
     ) -> Result<Vec<Version>, ProposeError> {
-        let Some(project) = self.catalog.project(name)? else {
+        let Some(project) = self.evidence.catalog.project(name)? else {
             return Ok(Vec::new());
         };
         let mut lines: BTreeMap<(u64, u64), Version> = BTreeMap::new();
         for v in self
+            .evidence
             .catalog
             .usable_versions(&project)
             .iter()
@@ -928,11 +778,12 @@ impl Proposer<'_> {
 
     /// Versions on the index (usable for this environment) that satisfy a target.
     fn acceptable_versions(&self, target: &Requirement) -> Result<Vec<Version>, ProposeError> {
-        let Some(project) = self.catalog.project(&target.name)? else {
+        let Some(project) = self.evidence.catalog.project(&target.name)? else {
             return Ok(vec![]);
         };
         let spec = specifiers(target);
         Ok(self
+            .evidence
             .catalog
             .usable_versions(&project)
             .iter()
@@ -1167,11 +1018,11 @@ impl Proposer<'_> {
         }) else {
             return Ok(None);
         };
-        let Some(project) = self.catalog.project(&target.name)? else {
+        let Some(project) = self.evidence.catalog.project(&target.name)? else {
             return Ok(None);
         };
         let installed = self.inventory.get(&target.name).map(|d| d.version());
-        let mut versions: Vec<Version> = self.catalog.usable_versions(&project).to_vec();
+        let mut versions: Vec<Version> = self.evidence.catalog.usable_versions(&project).to_vec();
         versions.sort();
         // Where the request sits in release order: its first matching version, or where its
         // lower bound would go.
@@ -1261,8 +1112,9 @@ impl Proposer<'_> {
         let mut out = Vec::new();
         for c in self.correspondences.iter().filter(|c| &c.anchor == anchor) {
             let range = c.template.range(newest);
-            let available = match self.catalog.project(&c.member)? {
+            let available = match self.evidence.catalog.project(&c.member)? {
                 Some(project) => self
+                    .evidence
                     .catalog
                     .usable_versions(&project)
                     .iter()
@@ -1289,6 +1141,7 @@ impl Proposer<'_> {
         version: &Version,
     ) -> Result<bool, ProposeError> {
         let found = self
+            .evidence
             .catalog
             .accepting_releases(&AcceptingQuery {
                 dependent: member,
@@ -1301,6 +1154,7 @@ impl Proposer<'_> {
             })
             .map_err(|err| ProposeError::Solve(Box::new(err)))?;
         let table = self
+            .evidence
             .catalog
             .table(member)
             .map_err(|err| ProposeError::Solve(Box::new(err)))?;
@@ -1340,7 +1194,7 @@ impl Proposer<'_> {
                 .collect()
         };
         for (name, spec) in names {
-            let Some(project) = self.catalog.project(&name)? else {
+            let Some(project) = self.evidence.catalog.project(&name)? else {
                 continue;
             };
             let planned_version = planned.dists.get(&name).map(|d| d.version.clone());
@@ -1351,7 +1205,13 @@ impl Proposer<'_> {
                     continue;
                 }
             }
-            let Some(newest) = self.catalog.usable_versions(&project).first().cloned() else {
+            let Some(newest) = self
+                .evidence
+                .catalog
+                .usable_versions(&project)
+                .first()
+                .cloned()
+            else {
                 continue;
             };
             // A target that excludes the newest release is not held back: it asked for less.
@@ -1400,7 +1260,7 @@ impl Proposer<'_> {
                 base,
                 declared_couplings: self.declared_couplings(planned)?,
             },
-            self,
+            &self.evidence,
         ))
     }
 
@@ -1461,8 +1321,12 @@ impl Proposer<'_> {
         newest: &Version,
         planned: &PlannedEnvironment,
     ) -> Result<Vec<Blocker>, ProposeError> {
-        let table = self.catalog.table(name)?;
-        let Ok(metadata) = self.catalog.release_metadata(name, &table, newest)? else {
+        let table = self.evidence.catalog.table(name)?;
+        let Ok(metadata) = self
+            .evidence
+            .catalog
+            .release_metadata(name, &table, newest)?
+        else {
             return Ok(vec![]);
         };
         let markers = &self.inventory.environment.markers;
@@ -1487,33 +1351,6 @@ impl Proposer<'_> {
                 requirement: r.clone(),
             })
             .collect())
-    }
-
-    /// Whether any release of `dependent` on the index declares that it accepts `package` at
-    /// `version` (the catalog's [`Catalog::accepting_releases`] over every published release).
-    fn upstream_releases(
-        &self,
-        dependent: &PackageName,
-        package: &PackageName,
-        version: &Version,
-    ) -> Upstream {
-        let found = self.catalog.accepting_releases(&AcceptingQuery {
-            dependent,
-            extras: &[],
-            package,
-            wanted: &Ranges::singleton(version.clone()),
-            among: Among::Published,
-            read_at_most: UPSTREAM_SCAN,
-            enough: UPSTREAM_LISTED,
-        });
-        match found {
-            Ok(found) if !found.versions.is_empty() => Upstream::Accepts {
-                versions: found.versions,
-            },
-            Ok(found) if found.complete => Upstream::Never,
-            // The index could not be asked (or not fully): no upstream fact either way.
-            _ => Upstream::Unknown,
-        }
     }
 
     /// A resolution as a planned environment: each release's requirements, file facts and wheel
@@ -1561,12 +1398,6 @@ impl Proposer<'_> {
         PlannedEnvironment { dists, overridden }
     }
 }
-
-/// How many releases of a dependent are read for the "upstream accepts" fact, newest first.
-const UPSTREAM_SCAN: usize = 40;
-
-/// How many accepting releases are enough for it.
-const UPSTREAM_LISTED: usize = 3;
 
 /// An error and its sources, on one line.
 fn error_chain(err: &dyn std::error::Error) -> String {

@@ -14,7 +14,7 @@ impl Proposer<'_> {
     /// Why `--allow-build` would not help `name`: its newest non-yanked sdist's metadata cannot
     /// be read without a build. `None` when it can (or there is no sdist, or the index fails).
     pub(super) fn build_would_not_help(&self, name: &PackageName) -> Option<String> {
-        let project = self.catalog.project(name).ok()??;
+        let project = self.evidence.catalog.project(name).ok()??;
         let files = &project.files;
         let newest = (0..files.len())
             .filter(|&i| {
@@ -23,7 +23,7 @@ impl Proposer<'_> {
             })
             .max_by(|&a, &b| files.head(a).version.cmp(files.head(b).version))?;
         let file = &files[newest];
-        let err = self.index.metadata(&project, file).err()?;
+        let err = self.evidence.index.metadata(&project, file).err()?;
         let text = err.to_string();
         text.contains("without a build").then(|| {
             format!(

@@ -8,12 +8,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::Timestamp;
 use pep440_rs::Version;
-use pep508_rs::{ExtraName, MarkerEnvironment, PackageName, Requirement, VersionOrUrl};
+use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 
 use super::clash;
 use super::imports_check;
 use super::modules::{ImportersMemo, removed_module_warnings};
 pub use super::oracle::Oracle;
+use super::planned::applies_with;
+pub use super::planned::{PlanDist, PlannedEnvironment};
 use super::planned_imports::{PlannedImportsMemo, missing_planned_imports};
 use super::proposal::{
     Action, Blocker, Change, HeldBack, Override, PLAN_SCHEMA, Plan, PlanKind, Reason,
@@ -26,43 +28,6 @@ use crate::risk::{
     self, AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, PlanFacts,
     Policy,
 };
-use crate::solve::OverriddenEdge;
-
-/// One dist of a planned environment, as the solver chose it.
-#[derive(Debug, Clone)]
-pub struct PlanDist {
-    /// The chosen version.
-    pub version: Version,
-    /// `Requires-Dist` of that version (unevaluated; the builder evaluates markers).
-    pub requires_dist: Vec<Requirement>,
-    /// PEP 592 yank reason, when the chosen release is yanked.
-    pub yanked: Option<String>,
-    /// Upload time of the chosen release.
-    pub upload_time: Option<Timestamp>,
-    /// The release ships platform-specific wheels.
-    pub platform_specific: bool,
-    /// Extras requested of it (their requirements apply).
-    pub extras: Vec<ExtraName>,
-}
-
-/// The environment after a plan, as a solver resolution describes it.
-#[derive(Debug, Clone, Default)]
-pub struct PlannedEnvironment {
-    /// Every dist after the plan.
-    pub dists: BTreeMap<PackageName, PlanDist>,
-    /// The edges between dists overridden to get there (forced plans only): each dependent's
-    /// declared requirement and its replacement.
-    pub overridden: Vec<OverriddenEdge>,
-}
-
-impl PlannedEnvironment {
-    /// Whether an override forces the version of `name`.
-    pub fn is_forced(&self, name: &PackageName) -> bool {
-        self.overridden
-            .iter()
-            .any(|edge| &edge.original.name == name)
-    }
-}
 
 /// Mark the changes that serve only edges broken before the plan: a [`Reason::Repairs`], or
 /// required by (or following) another repair, and nothing else.
@@ -842,14 +807,6 @@ fn accelerator_warning(switch: &AcceleratorSwitch) -> String {
         ));
     }
     text
-}
-
-pub(crate) fn applies_with(
-    requirement: &Requirement,
-    markers: &MarkerEnvironment,
-    extras: &[ExtraName],
-) -> bool {
-    requirement.marker.evaluate(markers, extras)
 }
 
 /// Whether a requirement's version specifiers exclude `version` (one without specifiers, or a

@@ -21,8 +21,8 @@ use std::collections::BTreeSet;
 use pep440_rs::{Operator, Version, VersionSpecifier, VersionSpecifiers};
 use pep508_rs::{MarkerEnvironment, PackageName, Requirement, VersionOrUrl};
 
-use super::builder::{PlannedEnvironment, applies_with};
 use super::oracle::Oracle;
+use super::planned::{PlannedEnvironment, applies_with};
 use super::proposal::{Blocker, Change};
 use crate::inventory::Inventory;
 

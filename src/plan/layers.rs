@@ -29,8 +29,9 @@ use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 use pubgrub::Ranges;
 
 use super::alternatives::{ProposeError, Proposer, pin};
-use super::builder::{PlannedEnvironment, line_floor};
+use super::builder::line_floor;
 use super::clash::{self, Clash};
+use super::planned::PlannedEnvironment;
 use super::proposal::{
     Blocker, HeldBack, Layer, LayerChoice, LayerKind, NeededMove, Plan, PlanKind, Waiting,
 };
@@ -252,7 +253,7 @@ impl Proposer<'_> {
             if bounds.stacks.heavy.contains(name) {
                 continue;
             }
-            let Some(project) = self.catalog.project(name)? else {
+            let Some(project) = self.evidence.catalog.project(name)? else {
                 continue;
             };
             let line_end = next_line(installed);
@@ -265,7 +266,7 @@ impl Proposer<'_> {
                 }
             }
             let mut young = Vec::new();
-            for version in self.catalog.usable_versions(&project).iter() {
+            for version in self.evidence.catalog.usable_versions(&project).iter() {
                 if version <= installed || version >= &line_end {
                     continue;
                 }
@@ -429,10 +430,11 @@ impl Proposer<'_> {
         let mut constraints = Vec::new();
         let mut kept_out: Vec<(Clash, Vec<Blocker>)> = Vec::new();
         for _round in 0..3 {
-            let newcomers: Vec<Clash> = clash::clashes(self.inventory, &current.1.changes, self)
-                .into_iter()
-                .filter(|c| c.other_kept && self.inventory.get(&c.planned).is_none())
-                .collect();
+            let newcomers: Vec<Clash> =
+                clash::clashes(self.inventory, &current.1.changes, &self.evidence)
+                    .into_iter()
+                    .filter(|c| c.other_kept && self.inventory.get(&c.planned).is_none())
+                    .collect();
             if newcomers.is_empty() {
                 break;
             }
@@ -502,11 +504,12 @@ impl Proposer<'_> {
             if bounds.stacks.heavy.contains(name) {
                 continue;
             }
-            let Some(project) = self.catalog.project(name)? else {
+            let Some(project) = self.evidence.catalog.project(name)? else {
                 continue;
             };
             let now = safe.pins.get(name).unwrap_or(version);
             let newest = self
+                .evidence
                 .catalog
                 .usable_versions(&project)
                 .iter()
@@ -565,10 +568,11 @@ impl Proposer<'_> {
         let takes_pre = self.request.prerelease == PrereleaseMode::Allow
             || held.planned.as_ref().is_some_and(Version::any_prerelease);
         if held.newest.any_prerelease() && !takes_pre {
-            let Some(project) = self.catalog.project(&held.name)? else {
+            let Some(project) = self.evidence.catalog.project(&held.name)? else {
                 return Ok(false);
             };
             let Some(newest) = self
+                .evidence
                 .catalog
                 .usable_versions(&project)
                 .iter()
@@ -596,6 +600,7 @@ impl Proposer<'_> {
             .filter(|b| stacks.heavy.contains(&b.dependent))
         {
             let found = self
+                .evidence
                 .catalog
                 .accepting_releases(&AcceptingQuery {
                     dependent: &blocker.dependent,
@@ -690,7 +695,7 @@ fn moves(plan: &Plan, name: &PackageName) -> bool {
 /// 2.12.0, ...", "huggingface-hub 1.33.0 -> 2.4.0 (a new major line)".
 fn layer_title(
     spec: &LayerSpec,
-    planned: &BTreeMap<PackageName, super::builder::PlanDist>,
+    planned: &BTreeMap<PackageName, super::planned::PlanDist>,
     installed: &BTreeMap<PackageName, Version>,
 ) -> String {
     // The anchor (`torch` of `torch-stack`) first, then the other members by name.

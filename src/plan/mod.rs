@@ -18,6 +18,7 @@ mod layers;
 mod modules;
 mod no_release;
 mod oracle;
+mod planned;
 mod planned_imports;
 mod proposal;
 #[cfg(test)]

@@ -21,10 +21,10 @@ impl Proposer<'_> {
             let Some(VersionOrUrl::VersionSpecifier(spec)) = &target.version_or_url else {
                 continue;
             };
-            let Some(project) = self.catalog.project(&target.name)? else {
+            let Some(project) = self.evidence.catalog.project(&target.name)? else {
                 continue;
             };
-            let usable = self.catalog.usable_versions(&project);
+            let usable = self.evidence.catalog.usable_versions(&project);
             let Some(newest) = usable.first() else {
                 continue; // no usable release at all: the solver's hints say why
             };

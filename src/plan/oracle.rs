@@ -2,18 +2,25 @@
 //! upload dates, wheel file lists; the installed files: extensions, imports, RECORD).
 //!
 //! In: a dist name and version per question. Out: the answer, or `None` / empty where it cannot
-//! be had (offline with nothing cached, a snapshot without files). Implemented by the proposer
-//! over the index and the venv, and by the risk corpus test over recorded answers.
+//! be had (offline with nothing cached, a snapshot without files). Implemented by
+//! [`IndexAndFiles`] over the index and the venv (the proposer's evidence, with what it has read
+//! so far), and by the risk corpus test over recorded answers.
 
-use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use jiff::Timestamp;
 use pep440_rs::Version;
 use pep508_rs::PackageName;
 
-use crate::inventory::imports::{ImportUse, ModuleWords};
+use pubgrub::Ranges;
+
+use super::modules::top_level_of;
+use crate::index::IndexSource;
+use crate::inventory::imports::{self, ImportUse, ModuleWords};
+use crate::inventory::{Inventory, extensions};
 use crate::risk::Upstream;
+use crate::solve::{AcceptingQuery, Among, Catalog};
 
 /// What the builder asks beyond the plan itself: the index and the installed files.
 pub trait Oracle {
@@ -70,5 +77,213 @@ pub trait Oracle {
     ) -> Option<ModuleWords> {
         let _ = (name, version, path, asked);
         None
+    }
+}
+
+/// Per release, the top-level modules its wheel installs (`None`: cannot be had cheaply).
+type WheelMembers = HashMap<(PackageName, Version), Option<Arc<BTreeSet<String>>>>;
+
+/// What the index and the installed files say, as the plan builder asks ([`Oracle`]): the
+/// proposal's catalog (release dates, other releases' requirements, chosen files), the index
+/// (wheel members, range reads) and the inventory (compiled extensions, `.py` imports, RECORD),
+/// with what has been read from wheels and installed files so far, each read once.
+pub(super) struct IndexAndFiles<'a> {
+    /// The index, for wheel members (the catalog chooses the file).
+    pub(super) index: &'a dyn IndexSource,
+    /// What the index offers, read through the proposal's shared core.
+    pub(super) catalog: Catalog<'a>,
+    inventory: &'a Inventory,
+    /// The modules each planned release's wheel installs, read once (every plan asks again).
+    installs: Mutex<WheelMembers>,
+    /// Which installed `.py` files import each top-level module: (dist index, path), read once
+    /// when a plan first asks.
+    import_index: OnceLock<BTreeMap<String, Vec<(usize, String)>>>,
+    /// The import statements of each changed dist's modules read so far.
+    import_uses: Mutex<BTreeMap<PackageName, Vec<ImportUse>>>,
+}
+
+impl<'a> IndexAndFiles<'a> {
+    /// Evidence over `index` (through `catalog`) and `inventory`, nothing read yet.
+    pub(super) fn new(
+        index: &'a dyn IndexSource,
+        catalog: Catalog<'a>,
+        inventory: &'a Inventory,
+    ) -> Self {
+        IndexAndFiles {
+            index,
+            catalog,
+            inventory,
+            installs: Mutex::default(),
+            import_index: OnceLock::new(),
+            import_uses: Mutex::default(),
+        }
+    }
+
+    fn lock_installs(&self) -> std::sync::MutexGuard<'_, WheelMembers> {
+        self.installs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether any release of `dependent` on the index declares that it accepts `package` at
+    /// `version` (the catalog's [`Catalog::accepting_releases`] over every published release).
+    pub(super) fn upstream_releases(
+        &self,
+        dependent: &PackageName,
+        package: &PackageName,
+        version: &Version,
+    ) -> Upstream {
+        let found = self.catalog.accepting_releases(&AcceptingQuery {
+            dependent,
+            extras: &[],
+            package,
+            wanted: &Ranges::singleton(version.clone()),
+            among: Among::Published,
+            read_at_most: UPSTREAM_SCAN,
+            enough: UPSTREAM_LISTED,
+        });
+        match found {
+            Ok(found) if !found.versions.is_empty() => Upstream::Accepts {
+                versions: found.versions,
+            },
+            Ok(found) if found.complete => Upstream::Never,
+            // The index could not be asked (or not fully): no upstream fact either way.
+            _ => Upstream::Unknown,
+        }
+    }
+}
+
+/// How many releases of a dependent are read for the "upstream accepts" fact, newest first.
+const UPSTREAM_SCAN: usize = 40;
+
+/// How many accepting releases are enough for it.
+const UPSTREAM_LISTED: usize = 3;
+
+impl Oracle for IndexAndFiles<'_> {
+    fn upstream(
+        &self,
+        dependent: &PackageName,
+        package: &PackageName,
+        version: &Version,
+    ) -> Upstream {
+        self.upstream_releases(dependent, package, version)
+    }
+
+    fn links(&self, dependent: &PackageName, package: &PackageName) -> bool {
+        let (Some(dist), Some(target)) =
+            (self.inventory.get(dependent), self.inventory.get(package))
+        else {
+            return false;
+        };
+        let modules = if target.top_level.is_empty() {
+            vec![package.as_ref().replace('-', "_")]
+        } else {
+            target.top_level.clone()
+        };
+        extensions::links_against(dist, &modules)
+    }
+
+    fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
+        self.catalog.first_upload(name, |v| v == version)
+    }
+
+    fn installs(&self, name: &PackageName, version: &Version) -> Option<Arc<BTreeSet<String>>> {
+        let key = (name.clone(), version.clone());
+        if let Some(known) = self.lock_installs().get(&key) {
+            return known.clone();
+        }
+        let modules = self
+            .catalog
+            .chosen_file(name, version)
+            .and_then(|file| self.index.wheel_members(&file))
+            .map(|members| Arc::new(top_level_of(&members)));
+        self.lock_installs().insert(key, modules.clone());
+        modules
+    }
+
+    fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
+        self.catalog
+            .first_upload(name, |v| v >= version && !v.any_prerelease())
+    }
+
+    fn import_uses(&self, package: &PackageName) -> Vec<ImportUse> {
+        if let Some(uses) = self
+            .import_uses
+            .lock()
+            .ok()
+            .and_then(|m| m.get(package).cloned())
+        {
+            return uses;
+        }
+        // One cheap pass over every installed `.py` file, the first time a plan asks; then
+        // only the files that import the changed dist's modules are parsed.
+        let index = self.import_index.get_or_init(|| {
+            let mut index: BTreeMap<String, Vec<(usize, String)>> = BTreeMap::new();
+            for (i, dist) in self.inventory.dists.iter().enumerate() {
+                for (path, tops) in imports::imported_modules(dist) {
+                    for top in tops {
+                        index.entry(top).or_default().push((i, path.clone()));
+                    }
+                }
+            }
+            index
+        });
+        let modules: BTreeSet<String> = match self.inventory.get(package) {
+            Some(dist) if !dist.top_level.is_empty() => dist.top_level.iter().cloned().collect(),
+            _ => BTreeSet::from([package.as_ref().replace('-', "_")]),
+        };
+        let mut files: BTreeMap<usize, BTreeSet<&str>> = BTreeMap::new();
+        for (i, path) in modules.iter().filter_map(|m| index.get(m)).flatten() {
+            files.entry(*i).or_default().insert(path);
+        }
+        let uses: Vec<ImportUse> = files
+            .into_iter()
+            .map(|(i, paths)| (&self.inventory.dists[i], paths))
+            .filter(|(dist, _)| dist.name() != package)
+            .flat_map(|(dist, paths)| {
+                let paths: Vec<&str> = paths.into_iter().collect();
+                imports::import_uses_in(dist, &paths, &modules)
+            })
+            .collect();
+        if let Ok(mut memo) = self.import_uses.lock() {
+            memo.insert(package.clone(), uses.clone());
+        }
+        uses
+    }
+
+    fn wheel_files(&self, name: &PackageName, version: &Version) -> Option<Vec<String>> {
+        let file = self.catalog.chosen_file(name, version)?;
+        self.index.wheel_members(&file)
+    }
+
+    fn installed_files(&self, name: &PackageName) -> Option<Vec<String>> {
+        imports::record_paths(self.inventory.get(name)?)
+    }
+
+    fn wheel_text(&self, name: &PackageName, version: &Version, path: &str) -> Option<String> {
+        let file = self.catalog.chosen_file(name, version)?;
+        let bytes = self
+            .index
+            .wheel_member(&file, path, imports::MAX_FILE_BYTES)?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    fn module_words(
+        &self,
+        name: &PackageName,
+        version: &Version,
+        path: &str,
+        asked: &BTreeSet<String>,
+    ) -> Option<ModuleWords> {
+        let bytes = match self.inventory.get(name) {
+            Some(dist) if dist.version() == version => imports::read_installed(dist, path)?,
+            _ => {
+                let file = self.catalog.chosen_file(name, version)?;
+                self.index
+                    .wheel_member(&file, path, imports::MAX_FILE_BYTES)?
+            }
+        };
+        Some(imports::module_words(
+            &String::from_utf8_lossy(&bytes),
+            asked,
+        ))
     }
 }

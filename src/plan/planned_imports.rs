@@ -23,10 +23,10 @@ use std::sync::{Arc, LazyLock, Mutex};
 use pep440_rs::Version;
 use pep508_rs::PackageName;
 
-use super::builder::PlannedEnvironment;
 use super::imports_check::module_file;
 use super::modules::top_level_of;
 use super::oracle::Oracle;
+use super::planned::PlannedEnvironment;
 use super::proposal::{Action, Change};
 use crate::inventory::Inventory;
 use crate::inventory::imports::unconditional_imports;
