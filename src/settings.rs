@@ -114,6 +114,8 @@ pub enum CommandSettings {
     Diff(DiffSettings),
     /// `planner verify`.
     Verify(VerifySettings),
+    /// `planner try`.
+    Try(TrySettings),
 }
 
 impl CommandSettings {
@@ -129,6 +131,7 @@ impl CommandSettings {
             CommandSettings::Review(_) => "review",
             CommandSettings::Diff(_) => "diff",
             CommandSettings::Verify(_) => "verify",
+            CommandSettings::Try(_) => "try",
         }
     }
 }
@@ -416,6 +419,31 @@ pub struct VerifySettings {
     pub format: OutputFormat,
 }
 
+/// `planner try`.
+#[derive(Debug)]
+pub struct TrySettings {
+    /// The plan file or plan folder.
+    pub plan: PathBuf,
+    /// `--venv`.
+    pub venv: Option<PathBuf>,
+    /// `--python`.
+    pub python: Option<PathBuf>,
+    /// `$VIRTUAL_ENV`, when set: the venv used when neither flag nor the plan names one.
+    pub active_venv: Option<PathBuf>,
+    /// `--test` command lines.
+    pub tests: Vec<String>,
+    /// `--keep DIR`.
+    pub keep: Option<PathBuf>,
+    /// `--index-url`.
+    pub index_url: Option<String>,
+    /// The policy whose smoke tests run, loaded.
+    pub policy: Policy,
+    /// `--timeout`, `--jobs`, `--no-smoke` for `verify.py`.
+    pub run: crate::verify::run::RunOptions,
+    /// `--format`.
+    pub format: OutputFormat,
+}
+
 impl Settings {
     /// Resolve the command line against the environment and the config files.
     pub fn resolve(cli: Cli, env: &EnvVars) -> miette::Result<Settings> {
@@ -471,6 +499,27 @@ impl Settings {
                     timeout: args.timeout,
                     jobs: args.jobs,
                     no_smoke: args.no_smoke,
+                    activate: None,
+                },
+                format: args.format.into(),
+            }),
+            Command::Try(args) => CommandSettings::Try(TrySettings {
+                plan: args.plan,
+                venv: args.venv,
+                python: args.python,
+                active_venv: env
+                    .get_os("VIRTUAL_ENV")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from),
+                tests: args.tests,
+                keep: args.keep,
+                index_url: args.index_url,
+                policy: Policy::load(args.policy.as_deref())?,
+                run: crate::verify::run::RunOptions {
+                    timeout: args.timeout,
+                    jobs: args.jobs,
+                    no_smoke: args.no_smoke,
+                    ..Default::default()
                 },
                 format: args.format.into(),
             }),

@@ -27,4 +27,5 @@ pub mod resolve;
 pub mod review;
 pub mod safe;
 pub mod text;
+pub mod trial;
 pub mod verify;

@@ -25,6 +25,22 @@ pub struct RunOptions {
     pub jobs: Option<usize>,
     /// `--no-smoke`.
     pub no_smoke: bool,
+    /// Run with this venv activated ([`activate`]): `planner try` verifies its copy so.
+    pub activate: Option<PathBuf>,
+}
+
+/// Run `command` as if `venv` were activated: `VIRTUAL_ENV` names it and its `bin/` heads
+/// `PATH`, so `python` and the tools a check or a test starts are the venv's own.
+pub fn activate(command: &mut Command, venv: &Path) {
+    let bin = venv.join("bin");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let joined = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path)))
+        .unwrap_or(path);
+    command
+        .env("VIRTUAL_ENV", venv)
+        .env("PATH", joined)
+        .env_remove("PYTHONHOME")
+        .env_remove("CONDA_PREFIX");
 }
 
 /// Why a verification could not run.
@@ -89,6 +105,9 @@ pub fn run(
     }
     if options.no_smoke {
         command.arg("--no-smoke");
+    }
+    if let Some(venv) = &options.activate {
+        activate(&mut command, venv);
     }
     let output = command.output().map_err(|source| VerifyError::Spawn {
         python: python.to_path_buf(),
