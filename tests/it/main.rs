@@ -18,4 +18,5 @@ mod review;
 mod risk_corpus;
 mod secrets;
 mod snapshot;
+mod try_;
 mod verify;
