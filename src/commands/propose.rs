@@ -13,6 +13,8 @@
 //! DIR/plans/<n>-<kind>/install-pip.sh
 //! DIR/plans/<n>-<kind>/install-uv.sh
 //! DIR/plans/<n>-<kind>/verify.py         stdlib-only post-upgrade checks
+//! DIR/plans/<n>-<kind>/rollback-pip.sh   put back what the plan changes, adds or removes
+//! DIR/plans/<n>-<kind>/rollback-uv.sh
 //! ```
 //!
 //! A layered `--all` names each folder after its layer (`1-safe`, `2-torch-stack`,
@@ -31,7 +33,7 @@ use crate::plan::{self, Plan, PlanCommandLines, Proposal, ProposeRequest};
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandSettings};
 use crate::render::text::PlanCommands;
-use crate::render::{json, layers, markdown, text, verify};
+use crate::render::{json, layers, markdown, rollback, text, verify};
 use crate::risk::RiskLevel;
 use crate::settings::{OutputFormat, ProposeSettings};
 
@@ -169,6 +171,7 @@ fn plan_outputs(
                 &mut out_files,
                 &relative,
                 plan,
+                inventory,
                 &spec,
                 python,
                 index_url,
@@ -359,22 +362,30 @@ fn plan_files(
     out: &mut OutFiles,
     dir: &Path,
     plan: &Plan,
+    inventory: &inventory::Inventory,
     spec: &crate::verify::VerifySpec,
     python: &str,
     index_url: Option<&str>,
     allow_build: bool,
     notes: &[String],
 ) -> miette::Result<()> {
-    let files = commands::install_files(
-        plan,
-        &CommandSettings {
-            python: python.to_string(),
-            index_url: index_url.map(str::to_string),
-            files_dir: None,
-            constraints: true,
-            allow_build,
-        },
-    )?;
+    let settings = CommandSettings {
+        python: python.to_string(),
+        index_url: index_url.map(str::to_string),
+        files_dir: None,
+        constraints: true,
+        allow_build,
+    };
+    let files = commands::install_files(plan, &settings)?;
+    let back = rollback::rollback(plan, inventory, &settings)?;
+    out.add_executable(
+        dir.join("rollback-pip.sh"),
+        rollback::script(&back, &back.pip, python, "pip"),
+    );
+    out.add_executable(
+        dir.join("rollback-uv.sh"),
+        rollback::script(&back, &back.uv, python, "uv"),
+    );
     out.add(dir.join("plan.json"), json::to_json(plan)?);
     out.add(dir.join("constraints.txt"), files.constraints.as_bytes());
     out.add(dir.join("overrides.txt"), files.overrides.as_bytes());

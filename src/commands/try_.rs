@@ -187,22 +187,27 @@ fn venv_of_interpreter(python: &Path) -> Option<PathBuf> {
     venv.join("pyvenv.cfg").is_file().then_some(venv)
 }
 
-/// A change whose installed version is not the plan's `from`, said in words.
+/// The changes whose installed version is not the plan's `from`, said in words.
 fn drift(plan: &Plan, inventory: &Inventory) -> Option<String> {
-    plan.changes.iter().find_map(|change| {
-        let installed = inventory.get(&change.name).map(|d| d.version().clone());
-        (installed != change.from).then(|| {
-            let was = change
-                .from
-                .as_ref()
-                .map_or("not installed".to_string(), |v| v.to_string());
-            let is = installed.map_or("not installed".to_string(), |v| v.to_string());
-            format!(
-                "{} is {is} there, the plan was made from {was}",
-                change.name
-            )
+    let at = |v: Option<&pep440_rs::Version>| {
+        v.map_or("not installed".to_string(), |v| format!("at {v}"))
+    };
+    let drifted: Vec<String> = plan
+        .changes
+        .iter()
+        .filter_map(|change| {
+            let installed = inventory.get(&change.name).map(|d| d.version());
+            (installed != change.from.as_ref()).then(|| {
+                format!(
+                    "{} is {} there, but {} when the plan was made",
+                    change.name,
+                    at(installed),
+                    at(change.from.as_ref())
+                )
+            })
         })
-    })
+        .collect();
+    (!drifted.is_empty()).then(|| drifted.join("; "))
 }
 
 /// The plan's steps for the copy's interpreter, with `constraints.txt` and `overrides.txt`

@@ -284,42 +284,52 @@ pub fn script(
     }
     out.push_str(VERIFY_BEFORE);
     for step in steps {
-        let mut tokens = Vec::new();
-        for (i, token) in step.iter().enumerate() {
-            if token == python_default
-                && (i == 0 || step.get(i - 1).is_some_and(|t| t == "--python"))
-            {
-                tokens.push("\"$PYTHON\"".to_string());
-            } else if i > 0 && step[i - 1] == "--index-url" && Some(token) == index_url.as_ref() {
-                tokens.push("\"$INDEX_URL\"".to_string());
-            } else if token == "constraints.txt" || token == "overrides.txt" {
-                tokens.push(format!("\"$HERE/{token}\""));
-            } else {
-                tokens.push(safe::quote(token));
-            }
-        }
-        out.push_str(&tokens.join(" "));
+        out.push_str(&script_step(step, python_default, index_url.as_deref()));
         out.push('\n');
     }
-    out.push_str(VERIFY_AFTER);
+    out.push_str(&VERIFY_AFTER.replace("INSTALLER", installer));
     out
+}
+
+/// One step as a script line: the interpreter as `"$PYTHON"`, the index URL as `"$INDEX_URL"`,
+/// the plan's files as `"$HERE/..."`, every other token quoted.
+pub(super) fn script_step(
+    step: &[String],
+    python_default: &str,
+    index_url: Option<&str>,
+) -> String {
+    let mut tokens = Vec::new();
+    for (i, token) in step.iter().enumerate() {
+        if token == python_default && (i == 0 || step.get(i - 1).is_some_and(|t| t == "--python")) {
+            tokens.push("\"$PYTHON\"".to_string());
+        } else if i > 0 && step[i - 1] == "--index-url" && Some(token.as_str()) == index_url {
+            tokens.push("\"$INDEX_URL\"".to_string());
+        } else if token == "constraints.txt" || token == "overrides.txt" {
+            tokens.push(format!("\"$HERE/{token}\""));
+        } else {
+            tokens.push(safe::quote(token));
+        }
+    }
+    tokens.join(" ")
 }
 
 /// A value for a double-quoted shell context (the default of a `${VAR:-default}` expansion):
 /// what double quotes interpret is escaped.
-fn double_quoted(value: &str) -> String {
+pub(super) fn double_quoted(value: &str) -> String {
     value
         .replace('\\', "\\\\")
         .replace('"', "\\\"")
         .replace('$', "\\$")
         .replace('`', "\\`")
 }
-/// `--verify` for the install scripts: parse it, then take the baseline.
+/// `--verify` and `--rollback-on-regression` (which implies it) for the install scripts.
 const VERIFY_ARGS: &str = r#"VERIFY=0
+ROLLBACK=0
 for arg in "$@"; do
   case "$arg" in
     --verify) VERIFY=1 ;;
-    *) echo "usage: $0 [--verify]" >&2; exit 2 ;;
+    --rollback-on-regression) VERIFY=1; ROLLBACK=1 ;;
+    *) echo "usage: $0 [--verify] [--rollback-on-regression]" >&2; exit 2 ;;
   esac
 done
 "#;
@@ -331,10 +341,23 @@ const VERIFY_BEFORE: &str = r#"if [ "$VERIFY" = 1 ]; then
 fi
 "#;
 
-/// `--verify`, after the steps: compare with the baseline.
+/// `--verify`, after the steps: compare with the baseline; on a regression (exit 1) print the
+/// rollback command, or with `--rollback-on-regression` run it (`INSTALLER` is replaced).
 const VERIFY_AFTER: &str = r#"if [ "$VERIFY" = 1 ]; then
   echo "verify: comparing with the baseline; report in $HERE/verify-report.json" >&2
-  "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" >/dev/null
+  STATUS=0
+  "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" >/dev/null || STATUS=$?
+  if [ "$STATUS" = 1 ]; then
+    if [ "$ROLLBACK" = 1 ]; then
+      echo "verify: the plan regressed; rolling back with $HERE/rollback-INSTALLER.sh" >&2
+      bash "$HERE/rollback-INSTALLER.sh"
+      echo "verify: rolled back; the regressions are in $HERE/verify-report.json" >&2
+    else
+      echo "verify: the plan regressed (see $HERE/verify-report.json); to put the environment back:" >&2
+      printf '  bash %q\n' "$HERE/rollback-INSTALLER.sh" >&2
+    fi
+  fi
+  exit "$STATUS"
 fi
 "#;
 

@@ -2,7 +2,8 @@
 //! forced downgrade whose dependent breaks at import and fails a `--test`, an install that
 //! fails halfway, and a Ctrl-C while a test runs. After every run the original venv's whole
 //! tree (paths, contents, modes, mtimes, link targets) is hashed and compared with before, and
-//! the copy is gone.
+//! the copy is gone. Then the rollback scripts of the plan folders, run for real: apply, roll
+//! back, and `pip list` / `pip check` equal to before.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
@@ -137,7 +138,9 @@ impl World {
             {"name": "app", "version": "1.0", "requires": ["lib>=2"],
              "files": {"app/__init__.py": "from lib import new\n"}},
             {"name": "tool", "version": "1.0", "files": {"tool/__init__.py": "V = 1\n"}},
-            {"name": "tool", "version": "1.1", "files": {"tool/__init__.py": "V = 2\n"}},
+            {"name": "tool", "version": "1.1", "requires": ["helper"],
+             "files": {"tool/__init__.py": "V = 2\n"}},
+            {"name": "helper", "version": "1.0", "files": {"helper/__init__.py": ""}},
         ]);
         std::fs::write(&spec, wheels.to_string()).unwrap();
         let out = Command::new(crate::common::venv::python3())
@@ -412,7 +415,7 @@ fn issue_27_try_explains_what_it_cannot_try() {
         .collect::<Vec<_>>()
         .join(" ");
     assert!(
-        words.contains("tool is 1.1 there, the plan was made from 1.0"),
+        words.contains("tool is at 1.1 there, but at 1.0 when the plan was made"),
         "{stderr}"
     );
     world.assert_no_copy_left();
@@ -435,4 +438,123 @@ fn issue_27_try_explains_what_it_cannot_try() {
         .collect::<Vec<_>>()
         .join(" ");
     assert!(words.contains("is not a virtual environment"), "{stderr}");
+}
+
+/// `bash SCRIPT ARGS` with a clean environment; (exit code, stderr).
+fn bash(world: &World, path: &str, script: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new("bash")
+        .arg(script)
+        .args(args)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", world.ctx.home())
+        .env("PIP_CONFIG_FILE", "/dev/null")
+        .env("PIP_NO_CACHE_DIR", "1")
+        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `pip list --format json` and `pip check` of the venv.
+fn pip_state(venv: &Path) -> (serde_json::Value, String) {
+    let run = |args: &[&str]| {
+        let out = Command::new(venv.join("bin/python"))
+            .args(["-m", "pip", "--disable-pip-version-check"])
+            .args(args)
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let list = serde_json::from_str(&run(&["list", "--format", "json"])).unwrap();
+    (list, run(&["check"]))
+}
+
+#[test]
+fn issue_27_rollback_scripts_put_back_exactly_what_the_plan_changed() {
+    let world = World::new();
+    // tool 1.0 -> 1.1 (an upgrade), helper added, lib 2.0 -> 1.0 forced under app.
+    let plan = world.propose(
+        &["tool==1.1", "lib==1.0", "--allow-override"],
+        "forced-override",
+    );
+    let before = pip_state(&world.venv);
+    let mut runs = vec![("pip", path_without_uv())];
+    if uv_on_path() {
+        runs.push(("uv", std::env::var("PATH").unwrap()));
+    }
+    for (installer, path) in runs {
+        let (code, stderr) = bash(
+            &world,
+            &path,
+            &plan.join(format!("install-{installer}.sh")),
+            &[],
+        );
+        assert_eq!(code, Some(0), "{installer}: {stderr}");
+        let applied = pip_state(&world.venv);
+        assert_ne!(applied.0, before.0, "{installer}: the plan changed nothing");
+        assert!(applied.1.contains("lib"), "{installer}: {}", applied.1);
+        let (code, stderr) = bash(
+            &world,
+            &path,
+            &plan.join(format!("rollback-{installer}.sh")),
+            &[],
+        );
+        assert_eq!(code, Some(0), "{installer}: {stderr}");
+        assert_eq!(
+            pip_state(&world.venv),
+            before,
+            "{installer}: after the rollback"
+        );
+
+        // --rollback-on-regression: the forced lib breaks app, so the script rolls back.
+        let (code, stderr) = bash(
+            &world,
+            &path,
+            &plan.join(format!("install-{installer}.sh")),
+            &["--rollback-on-regression"],
+        );
+        assert_eq!(code, Some(1), "{installer}: {stderr}");
+        assert!(
+            stderr.contains("the plan regressed; rolling back"),
+            "{stderr}"
+        );
+        assert_eq!(
+            pip_state(&world.venv),
+            before,
+            "{installer}: after --rollback-on-regression"
+        );
+
+        // --verify alone prints the command and leaves the environment as the plan made it.
+        let (code, stderr) = bash(
+            &world,
+            &path,
+            &plan.join(format!("install-{installer}.sh")),
+            &["--verify"],
+        );
+        assert_eq!(code, Some(1), "{installer}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "bash {}",
+                plan.join(format!("rollback-{installer}.sh")).display()
+            )),
+            "{stderr}"
+        );
+        let (code, stderr) = bash(
+            &world,
+            &path,
+            &plan.join(format!("rollback-{installer}.sh")),
+            &[],
+        );
+        assert_eq!(code, Some(0), "{installer}: {stderr}");
+        assert_eq!(
+            pip_state(&world.venv),
+            before,
+            "{installer}: after the printed rollback"
+        );
+    }
 }

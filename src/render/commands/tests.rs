@@ -191,10 +191,12 @@ fn scripts_quote_and_resolve_files_next_to_them() {
     set -euo pipefail
     HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
     VERIFY=0
+    ROLLBACK=0
     for arg in "$@"; do
       case "$arg" in
         --verify) VERIFY=1 ;;
-        *) echo "usage: $0 [--verify]" >&2; exit 2 ;;
+        --rollback-on-regression) VERIFY=1; ROLLBACK=1 ;;
+        *) echo "usage: $0 [--verify] [--rollback-on-regression]" >&2; exit 2 ;;
       esac
     done
     PYTHON="${PLANNER_PYTHON:-/opt/my venv/\$HOME/bin/python}"
@@ -205,7 +207,19 @@ fn scripts_quote_and_resolve_files_next_to_them() {
     uv pip install --python "$PYTHON" --no-build --constraints "$HERE/constraints.txt" --overrides "$HERE/overrides.txt" -- 'triton==3.7.0'
     if [ "$VERIFY" = 1 ]; then
       echo "verify: comparing with the baseline; report in $HERE/verify-report.json" >&2
-      "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" >/dev/null
+      STATUS=0
+      "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" >/dev/null || STATUS=$?
+      if [ "$STATUS" = 1 ]; then
+        if [ "$ROLLBACK" = 1 ]; then
+          echo "verify: the plan regressed; rolling back with $HERE/rollback-uv.sh" >&2
+          bash "$HERE/rollback-uv.sh"
+          echo "verify: rolled back; the regressions are in $HERE/verify-report.json" >&2
+        else
+          echo "verify: the plan regressed (see $HERE/verify-report.json); to put the environment back:" >&2
+          printf '  bash %q\n' "$HERE/rollback-uv.sh" >&2
+        fi
+      fi
+      exit "$STATUS"
     fi
     "#);
     // bash agrees that it is well formed, when bash is here.
