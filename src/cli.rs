@@ -365,6 +365,17 @@ pub struct ProposeArgs {
     /// Write the plan file, constraints, overrides, commands and verify script here.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// Try each plan in a throw-away copy of the venv (as `planner try` does) and show what it
+    /// measured beside its risk; recommends the lowest-risk plan that measured clean.
+    #[arg(long = "try")]
+    pub try_plans: bool,
+    /// Try only the first N plans (implies --try).
+    #[arg(long, value_name = "N")]
+    pub try_top: Option<usize>,
+    /// With --try: a test command run with `sh -c` in each copy before and after its plan;
+    /// repeat for more.
+    #[arg(long = "test", value_name = "CMD")]
+    pub tests: Vec<String>,
     /// Pre-release policy.
     #[arg(long, value_enum, default_value_t)]
     pub prerelease: PrereleaseMode,

@@ -298,6 +298,17 @@ fn keyring_provider(flag: Option<cli::KeyringProvider>, env: &EnvVars) -> Keyrin
     }
 }
 
+/// `propose --try`.
+#[derive(Debug)]
+pub struct ProposeTrial {
+    /// `--try-top N`: only the first N plans (`None`: every plan).
+    pub top: Option<usize>,
+    /// `--test` command lines.
+    pub tests: Vec<String>,
+    /// Passed through to `verify.py`.
+    pub run: crate::verify::run::RunOptions,
+}
+
 /// `planner propose`.
 #[derive(Debug)]
 pub struct ProposeSettings {
@@ -317,6 +328,8 @@ pub struct ProposeSettings {
     pub max_risk: Option<RiskLevel>,
     /// `--out-dir`, made absolute.
     pub out_dir: Option<PathBuf>,
+    /// `--try` / `--try-top N`: try the plans in copies of the venv.
+    pub trial: Option<ProposeTrial>,
     /// `--prerelease`.
     pub prerelease: PrereleaseMode,
     /// Which environment to read.
@@ -592,6 +605,17 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
         // The rule the printed commands install under (`--only-binary :all:`, `--no-build`).
         index.binary = BinaryPolicy::new(&[":all:".to_string()], &[]);
     }
+    if !args.tests.is_empty() && !args.try_plans && args.try_top.is_none() {
+        return Err(miette!(
+            help = "add --try (or --try-top N) to run the tests in a copy of the venv per plan",
+            "--test runs only with --try"
+        ));
+    }
+    let trial = (args.try_plans || args.try_top.is_some()).then(|| ProposeTrial {
+        top: args.try_top,
+        tests: args.tests.clone(),
+        run: crate::verify::run::RunOptions::default(),
+    });
     Ok(ProposeSettings {
         environment: environment(&args.env, env),
         index,
@@ -603,6 +627,7 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
         policy,
         max_risk: args.max_risk,
         out_dir,
+        trial,
         prerelease: args.prerelease.into(),
         format: args.format.into(),
     })

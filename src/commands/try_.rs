@@ -24,7 +24,7 @@ use crate::printer::Printer;
 use crate::render::commands::{self, CommandSettings};
 use crate::render::trial as render;
 use crate::settings::{OutputFormat, TrySettings};
-use crate::trial::{self, Installer, TrialInput, TrialOutcome, VenvCopy, Verdict};
+use crate::trial::{self, Installer, TrialInput, TrialOutcome, Tried, VenvCopy, Verdict};
 
 /// Run `planner try`.
 pub fn run(args: &TrySettings, printer: &Printer) -> miette::Result<ExitStatus> {
@@ -32,22 +32,68 @@ pub fn run(args: &TrySettings, printer: &Printer) -> miette::Result<ExitStatus> 
     let plan = crate::plan::read_plan(&plan_file)?;
     let original = original_venv(args, &plan)?;
     let critical = Critical::enter();
+    let tried = try_plan(
+        &plan,
+        &original,
+        &TrialSettings {
+            tests: &args.tests,
+            keep: args.keep.as_deref(),
+            index_url: args.index_url.as_deref(),
+            policy: &args.policy,
+            run: &args.run,
+        },
+        &critical,
+        printer,
+    )?;
+    let report = render::TryReport::new(&plan, &plan_file, &original, tried);
+    match args.format {
+        OutputFormat::Json => printer.out(&crate::render::json::to_json(&report)?),
+        OutputFormat::Markdown => printer.out(&render::markdown(&report)),
+        OutputFormat::Text => printer.out(&render::text(&report)),
+    }
+    Ok(exit_status(&report))
+}
+
+/// What trying one plan needs besides the plan and the venv.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TrialSettings<'a> {
+    /// `--test` command lines.
+    pub tests: &'a [String],
+    /// `--keep DIR`.
+    pub keep: Option<&'a Path>,
+    /// `--index-url` (else the plan's own).
+    pub index_url: Option<&'a str>,
+    /// The policy whose smoke tests run.
+    pub policy: &'a crate::risk::Policy,
+    /// Passed through to `verify.py`.
+    pub run: &'a crate::verify::run::RunOptions,
+}
+
+/// Copy `original`, try `plan` in the copy, remove the copy (unless kept). An interrupt inside
+/// `critical` ends it with [`trial::TrialError::Interrupted`] after the copy is removed.
+pub(crate) fn try_plan(
+    plan: &Plan,
+    original: &Path,
+    settings: &TrialSettings<'_>,
+    critical: &Critical,
+    printer: &Printer,
+) -> miette::Result<Tried> {
     let changed: Vec<PackageName> = plan.changes.iter().map(|c| c.name.clone()).collect();
-    let copy = VenvCopy::make(&original, &changed, args.keep.as_deref())?;
+    let copy = VenvCopy::make(original, &changed, settings.keep)?;
     printer.note(&render::copy_line(&copy));
     if critical.interrupted() {
         return Err(trial::TrialError::Interrupted.into());
     }
     let inventory = inventory::load_venv(&copy.root)?;
-    if let Some(drift) = drift(&plan, &inventory) {
+    if let Some(drift) = drift(plan, &inventory) {
         return Err(miette!(
             help = "make the plan again from the environment as it is now (`planner propose`)",
-            "`{}` no longer matches the plan `{}`: {drift}",
+            "`{}` no longer matches the plan ({}): {drift}",
             original.display(),
-            plan_file.display()
+            plan.title
         ));
     }
-    let spec = crate::verify::select(Some(&plan), &inventory, &args.policy, false);
+    let spec = crate::verify::select(Some(plan), &inventory, settings.policy, false);
     let script = crate::render::verify::script(&spec);
     let work = tempfile::Builder::new()
         .prefix("planner-try-work-")
@@ -58,7 +104,7 @@ pub fn run(args: &TrySettings, printer: &Printer) -> miette::Result<ExitStatus> 
     } else {
         Installer::Pip
     };
-    let steps = install_steps(&plan, args, &copy, installer, work.path())?;
+    let steps = install_steps(plan, settings.index_url, &copy, installer, work.path())?;
     let outcome = if installer == Installer::Pip && inventory.get(&pip_name()).is_none() {
         not_tried(
             installer,
@@ -72,38 +118,36 @@ pub fn run(args: &TrySettings, printer: &Printer) -> miette::Result<ExitStatus> 
                 script: &script,
                 installer,
                 steps: &steps,
-                tests: &args.tests,
-                verify: args.run.clone(),
+                tests: settings.tests,
+                verify: settings.run.clone(),
                 work: work.path(),
             },
-            &critical,
+            critical,
         )?
     };
-    let original_check = trial::OriginalCheck {
-        checked: copy.linked_count(),
-        changed: copy.linked_changed(),
+    let tried = Tried {
+        outcome,
+        copy_path: copy.kept().then(|| copy.root.clone()),
+        copy: copy.stats.clone(),
+        original: trial::OriginalCheck {
+            checked: copy.linked_count(),
+            changed: copy.linked_changed(),
+        },
     };
-    let report =
-        render::TryReport::new(&plan, &plan_file, &original, &copy, outcome, original_check);
-    match args.format {
-        OutputFormat::Json => printer.out(&crate::render::json::to_json(&report)?),
-        OutputFormat::Markdown => printer.out(&render::markdown(&report)),
-        OutputFormat::Text => printer.out(&render::text(&report)),
-    }
     if copy.kept() {
         printer.note(&format!("the copy is kept in {}", copy.root.display()));
     } else {
         copy.discard()
             .map_err(|err| miette!("cannot remove the copy: {err}"))?;
     }
-    Ok(exit_status(&report))
+    Ok(tried)
 }
 
 fn exit_status(report: &render::TryReport<'_>) -> ExitStatus {
-    if !report.original.changed.is_empty() {
+    if !report.tried.original.changed.is_empty() {
         return ExitStatus::Error;
     }
-    match report.outcome.verdict {
+    match report.tried.outcome.verdict {
         Verdict::Clean => ExitStatus::Success,
         Verdict::Regressed => ExitStatus::UserActionRequired,
         Verdict::NotTried => ExitStatus::Error,
@@ -215,13 +259,13 @@ fn drift(plan: &Plan, inventory: &Inventory) -> Option<String> {
 /// (read from its commands), unless `--index-url` names another index.
 fn install_steps(
     plan: &Plan,
-    args: &TrySettings,
+    index_url: Option<&str>,
     copy: &VenvCopy,
     installer: Installer,
     work: &Path,
 ) -> miette::Result<Vec<Vec<String>>> {
     let planned: Vec<&Vec<String>> = plan.commands.iter().flat_map(|c| c.pip.iter()).collect();
-    let index_url = args.index_url.clone().or_else(|| {
+    let index_url = index_url.map(str::to_string).or_else(|| {
         planned.iter().find_map(|step| {
             step.windows(2)
                 .find(|pair| pair[0] == "--index-url")

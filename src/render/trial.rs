@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::plan::{Plan, PlanKind};
+use crate::plan::{Plan, PlanKind, Proposal};
 use crate::risk::RiskLevel;
 use crate::terminal::escape;
-use crate::trial::{CopyStats, OriginalCheck, TRY_SCHEMA, TrialOutcome, VenvCopy, Verdict};
+use crate::trial::{TRY_SCHEMA, Tried, VenvCopy, Verdict};
 
 /// The `planner-try/1` document.
 #[derive(Debug, Serialize)]
@@ -24,13 +24,9 @@ pub struct TryReport<'a> {
     pub plan: PlanInfo<'a>,
     /// The venv the copy was made of.
     pub environment: PathBuf,
-    /// How the copy was made; `path` only when kept.
-    pub copy: CopyInfo,
-    /// The trial.
+    /// The trial, its copy and the original's check.
     #[serde(flatten)]
-    pub outcome: TrialOutcome,
-    /// The original's hard-linked files afterwards.
-    pub original: OriginalCheck,
+    pub tried: Tried,
 }
 
 /// The plan, as the report names it.
@@ -50,26 +46,9 @@ pub struct PlanInfo<'a> {
     pub changes: usize,
 }
 
-/// The copy.
-#[derive(Debug, Serialize)]
-pub struct CopyInfo {
-    /// Where it is kept (`--keep`), else null: it was removed.
-    pub path: Option<PathBuf>,
-    /// What making it did.
-    #[serde(flatten)]
-    pub stats: CopyStats,
-}
-
 impl<'a> TryReport<'a> {
     /// The report of one trial.
-    pub fn new(
-        plan: &'a Plan,
-        file: &Path,
-        original: &Path,
-        copy: &VenvCopy,
-        outcome: TrialOutcome,
-        check: OriginalCheck,
-    ) -> TryReport<'a> {
+    pub fn new(plan: &'a Plan, file: &Path, original: &Path, tried: Tried) -> TryReport<'a> {
         TryReport {
             schema: TRY_SCHEMA,
             plan: PlanInfo {
@@ -81,42 +60,29 @@ impl<'a> TryReport<'a> {
                 changes: plan.changes.len(),
             },
             environment: original.to_path_buf(),
-            copy: CopyInfo {
-                path: copy.kept().then(|| copy.root.clone()),
-                stats: copy.stats.clone(),
-            },
-            outcome,
-            original: check,
+            tried,
         }
     }
 
-    /// "0 regressions in 41 checks and 2 tests, 12.3s" (or why it was not tried).
+    /// See [`Tried::summary`].
     pub fn summary(&self) -> String {
-        let o = &self.outcome;
-        match o.verdict {
-            Verdict::NotTried => format!(
-                "not tried: {}",
-                o.reason.as_deref().unwrap_or("(no reason given)")
-            ),
-            _ => format!(
-                "{} regression(s) in {} checks and {} test(s), {:.1}s",
-                o.regressions.len(),
-                o.verify.map_or(0, |s| s.checks),
-                o.tests.len(),
-                o.seconds
-            ),
-        }
+        self.tried.summary()
     }
 
     fn verdict_word(&self) -> &'static str {
-        if !self.original.changed.is_empty() {
-            return "THE ORIGINAL WAS WRITTEN";
-        }
-        match self.outcome.verdict {
-            Verdict::Clean => "clean",
-            Verdict::Regressed => "REGRESSED",
-            Verdict::NotTried => "NOT TRIED",
-        }
+        verdict_word(&self.tried)
+    }
+}
+
+/// `clean`, `REGRESSED`, `NOT TRIED`, or that the original was written.
+pub fn verdict_word(tried: &Tried) -> &'static str {
+    if !tried.original.changed.is_empty() {
+        return "THE ORIGINAL WAS WRITTEN";
+    }
+    match tried.outcome.verdict {
+        Verdict::Clean => "clean",
+        Verdict::Regressed => "REGRESSED",
+        Verdict::NotTried => "NOT TRIED",
     }
 }
 
@@ -143,7 +109,7 @@ pub fn copy_line(copy: &VenvCopy) -> String {
 /// The report for a terminal.
 pub fn text(report: &TryReport<'_>) -> String {
     let mut out = String::new();
-    let o = &report.outcome;
+    let o = &report.tried.outcome;
     let _ = writeln!(
         out,
         "try {} ({}), risk {}/100 {}, in a copy of {}",
@@ -153,7 +119,7 @@ pub fn text(report: &TryReport<'_>) -> String {
         report.plan.level,
         escape(&report.environment.display().to_string())
     );
-    let c = &report.copy.stats;
+    let c = &report.tried.copy;
     let _ = writeln!(
         out,
         "  copy: {:?}, {} files ({} linked, {} copied) in {:.2}s",
@@ -232,17 +198,17 @@ pub fn text(report: &TryReport<'_>) -> String {
 
 fn original_line(report: &TryReport<'_>) -> String {
     let env = escape(&report.environment.display().to_string()).into_owned();
-    if report.original.changed.is_empty() {
+    if report.tried.original.changed.is_empty() {
         format!(
             "the original {env} was not written ({} hard-linked files checked)\n",
-            report.original.checked
+            report.tried.original.checked
         )
     } else {
         let mut out = format!(
             "WARNING: {} file(s) of the original {env} changed through a hard link:\n",
-            report.original.changed.len()
+            report.tried.original.changed.len()
         );
-        for path in report.original.changed.iter().take(20) {
+        for path in report.tried.original.changed.iter().take(20) {
             let _ = writeln!(out, "  {}", escape(&path.display().to_string()));
         }
         out
@@ -284,7 +250,7 @@ fn cell(text: &str) -> String {
 /// The report as markdown (a pull request comment or a ticket).
 pub fn markdown(report: &TryReport<'_>) -> String {
     let mut out = String::new();
-    let o = &report.outcome;
+    let o = &report.tried.outcome;
     let _ = writeln!(
         out,
         "### planner try: {} ({})\n",
@@ -301,7 +267,7 @@ pub fn markdown(report: &TryReport<'_>) -> String {
         report.plan.level
     );
     let _ = writeln!(out, "| measured | {} |", cell(&report.summary()));
-    let c = &report.copy.stats;
+    let c = &report.tried.copy;
     let _ = writeln!(
         out,
         "| copy | {:?}: {} files, {} linked, {} copied, {:.2}s |",
@@ -311,13 +277,16 @@ pub fn markdown(report: &TryReport<'_>) -> String {
     let _ = writeln!(
         out,
         "| original | {} |",
-        if report.original.changed.is_empty() {
+        if report.tried.original.changed.is_empty() {
             format!(
                 "not written ({} linked files checked)",
-                report.original.checked
+                report.tried.original.checked
             )
         } else {
-            format!("**{} file(s) changed**", report.original.changed.len())
+            format!(
+                "**{} file(s) changed**",
+                report.tried.original.changed.len()
+            )
         }
     );
     if !o.regressions.is_empty() {
@@ -339,6 +308,114 @@ pub fn markdown(report: &TryReport<'_>) -> String {
                     .map_or("not run".into(), |a| a.status_text())
             );
         }
+    }
+    out
+}
+
+/// `propose --try`: the plan the measurements recommend, the lowest risk that measured clean
+/// (ties: the proposal's order). `None` when none did.
+pub fn recommended(proposal: &Proposal, tried: &[Option<Tried>]) -> Option<usize> {
+    proposal
+        .plans
+        .iter()
+        .zip(tried)
+        .enumerate()
+        .filter(|(_, (_, t))| t.as_ref().is_some_and(Tried::clean))
+        .min_by_key(|(i, (plan, _))| (plan.risk.score, *i))
+        .map(|(i, _)| i)
+}
+
+/// `propose --try --format json`: the proposal with `tried` in each plan tried (the trial
+/// without the whole verify report) and `tried_recommendation` (1-based, or null).
+pub fn proposal_json(
+    proposal: &Proposal,
+    tried: &[Option<Tried>],
+) -> Result<serde_json::Value, serde_json::Error> {
+    let mut value = serde_json::to_value(proposal)?;
+    if let Some(plans) = value.get_mut("plans").and_then(|p| p.as_array_mut()) {
+        for (plan, one) in plans.iter_mut().zip(tried) {
+            if let (Some(object), Some(one)) = (plan.as_object_mut(), one) {
+                let mut one = one.clone();
+                one.outcome.report = None;
+                let mut measured = serde_json::to_value(&one)?;
+                measured["summary"] = one.summary().into();
+                object.insert("tried".into(), measured);
+            }
+        }
+    }
+    value["tried_recommendation"] = recommended(proposal, tried).map(|i| i + 1).into();
+    Ok(value)
+}
+
+/// `propose --try`: each plan's risk beside what it measured, and the recommendation.
+pub fn proposal_text(proposal: &Proposal, tried: &[Option<Tried>]) -> String {
+    let mut out =
+        String::from("\nMeasured in throw-away copies of the environment (planner try):\n");
+    for (i, (plan, one)) in proposal.plans.iter().zip(tried).enumerate() {
+        let measured = match one {
+            Some(one) => format!("{}: {}", verdict_word(one), one.summary()),
+            None => "not tried (--try-top)".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "  Plan {} {:<16} risk {:>3}/100 {:<8}  tried: {}",
+            i + 1,
+            plan.kind.to_string(),
+            plan.risk.score,
+            plan.risk.level.to_string(),
+            escape(&measured)
+        );
+        for r in one
+            .iter()
+            .flat_map(|o| o.outcome.regressions.iter().take(5))
+        {
+            let _ = writeln!(out, "      FAIL {}", escape(r));
+        }
+    }
+    match recommended(proposal, tried) {
+        Some(i) => {
+            let _ = writeln!(
+                out,
+                "Recommended after trying: Plan {} ({}), the lowest-risk plan that measured clean.",
+                i + 1,
+                proposal.plans[i].kind
+            );
+        }
+        None => out.push_str("No plan tried measured clean: none is recommended.\n"),
+    }
+    out
+}
+
+/// `propose --try --format markdown`: the same as a table.
+pub fn proposal_markdown(proposal: &Proposal, tried: &[Option<Tried>]) -> String {
+    let mut out = String::from(
+        "\n### Measured in throw-away copies (planner try)\n\n| plan | risk | tried |\n|---|---|---|\n",
+    );
+    for (i, (plan, one)) in proposal.plans.iter().zip(tried).enumerate() {
+        let measured = match one {
+            Some(one) => format!("{}: {}", verdict_word(one), one.summary()),
+            None => "not tried".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "| {} {} | {}/100 {} | {} |",
+            i + 1,
+            plan.kind,
+            plan.risk.score,
+            plan.risk.level,
+            cell(&measured)
+        );
+    }
+    match recommended(proposal, tried) {
+        Some(i) => {
+            let _ = writeln!(
+                out,
+                "\n**Recommended after trying:** plan {} ({}), the lowest-risk plan that measured clean.",
+                i + 1,
+                proposal.plans[i].kind
+            );
+        }
+        None => out.push_str("\n**No plan tried measured clean.**\n"),
     }
     out
 }

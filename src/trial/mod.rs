@@ -121,6 +121,45 @@ pub struct TrialOutcome {
     pub seconds: f64,
 }
 
+/// A trial with its copy: what `planner try` and `propose --try` report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Tried {
+    /// The trial.
+    #[serde(flatten)]
+    pub outcome: TrialOutcome,
+    /// Where the copy is kept (`--keep`), else null: it was removed.
+    pub copy_path: Option<PathBuf>,
+    /// How the copy was made.
+    pub copy: CopyStats,
+    /// The original's hard-linked files afterwards.
+    pub original: OriginalCheck,
+}
+
+impl Tried {
+    /// "0 regression(s) in 41 checks and 2 test(s), 12.3s" (or why it was not tried).
+    pub fn summary(&self) -> String {
+        let o = &self.outcome;
+        match o.verdict {
+            Verdict::NotTried => format!(
+                "not tried: {}",
+                o.reason.as_deref().unwrap_or("(no reason given)")
+            ),
+            _ => format!(
+                "{} regression(s) in {} checks and {} test(s), {:.1}s",
+                o.regressions.len(),
+                o.verify.map_or(0, |s| s.checks),
+                o.tests.len(),
+                o.seconds
+            ),
+        }
+    }
+
+    /// Applied and nothing regressed, and the original is as it was.
+    pub fn clean(&self) -> bool {
+        self.outcome.verdict == Verdict::Clean && self.original.changed.is_empty()
+    }
+}
+
 /// One install step.
 #[derive(Debug, Clone, Serialize)]
 pub struct Step {

@@ -558,3 +558,56 @@ fn issue_27_rollback_scripts_put_back_exactly_what_the_plan_changed() {
         );
     }
 }
+
+#[test]
+fn issue_27_propose_try_measures_each_plan_and_recommends_the_lowest_risk_clean_one() {
+    let world = World::new();
+    let before = tree(&world.venv);
+    let propose = |args: &[&str]| {
+        let output = world
+            .command(&std::env::var("PATH").unwrap())
+            .args(["propose", "--venv", world.venv.to_str().unwrap()])
+            .args(["--index-url", &world.server.url(), "--format", "json"])
+            .args(args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let json: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+            panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&output.stderr))
+        });
+        (output.status.code(), json)
+    };
+    let (code, json) = propose(&["tool==1.1", "--try", "--test", "python -c 'import tool'"]);
+    assert_eq!(code, Some(0), "{json:#}");
+    let tried = &json["plans"][0]["tried"];
+    assert_eq!(tried["verdict"], "clean", "{json:#}");
+    assert_eq!(tried["tests"][0]["after"]["exit"], 0);
+    assert!(
+        tried["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("0 regression(s) in "),
+        "{tried:#}"
+    );
+    assert_eq!(json["tried_recommendation"], 1);
+
+    let (code, json) = propose(&["lib==1.0", "--allow-override", "--try-top", "5"]);
+    assert_eq!(code, Some(1), "{json:#}");
+    let forced = json["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["kind"] == "forced-override")
+        .expect("a forced plan");
+    assert_eq!(forced["tried"]["verdict"], "regressed", "{forced:#}");
+    assert!(
+        forced["tried"]["regressions"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("import:app (app)"),
+        "{forced:#}"
+    );
+    assert!(json["tried_recommendation"].is_null(), "{json:#}");
+    assert_same_tree(&before, &world.venv, "after propose --try");
+    world.assert_no_copy_left();
+}
