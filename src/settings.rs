@@ -329,7 +329,7 @@ pub struct ProposeSettings {
     /// `--out-dir`, made absolute.
     pub out_dir: Option<PathBuf>,
     /// `--try` / `--try-top N`: try the plans in copies of the venv.
-    pub trial: Option<ProposeTrial>,
+    pub trial: Option<Box<ProposeTrial>>,
     /// `--prerelease`.
     pub prerelease: PrereleaseMode,
     /// Which environment to read.
@@ -611,10 +611,12 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
             "--test runs only with --try"
         ));
     }
-    let trial = (args.try_plans || args.try_top.is_some()).then(|| ProposeTrial {
-        top: args.try_top,
-        tests: args.tests.clone(),
-        run: crate::verify::run::RunOptions::default(),
+    let trial = (args.try_plans || args.try_top.is_some()).then(|| {
+        Box::new(ProposeTrial {
+            top: args.try_top,
+            tests: args.tests.clone(),
+            run: crate::verify::run::RunOptions::default(),
+        })
     });
     Ok(ProposeSettings {
         environment: environment(&args.env, env),
