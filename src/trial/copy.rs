@@ -84,6 +84,13 @@ pub enum CopyError {
         /// The error.
         source: io::Error,
     },
+    /// `--keep DIR` is inside the environment copied.
+    #[error("`{}` is inside the environment being copied", path.display())]
+    #[diagnostic(help("--keep names a new folder outside the venv"))]
+    KeepInside {
+        /// The folder.
+        path: PathBuf,
+    },
     /// `--keep DIR` exists and is not empty.
     #[error("`{}` already exists and is not empty", path.display())]
     #[diagnostic(help("--keep names a new folder for the copy"))]
@@ -112,6 +119,11 @@ impl VenvCopy {
         let original = std::path::absolute(original).map_err(io_err(original))?;
         let (root, temp) = match keep {
             Some(dir) => {
+                if std::path::absolute(dir).is_ok_and(|d| d.starts_with(&original)) {
+                    return Err(CopyError::KeepInside {
+                        path: dir.to_path_buf(),
+                    });
+                }
                 if fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
                     return Err(CopyError::KeepExists {
                         path: dir.to_path_buf(),
@@ -522,6 +534,11 @@ mod tests {
             PathBuf::from("/usr/bin/python3")
         );
         assert!(copy.linked_changed().is_empty());
+        assert!(matches!(
+            VenvCopy::make(&venv, &[], Some(&venv.join("inside"))),
+            Err(CopyError::KeepInside { .. })
+        ));
+        assert!(!venv.join("inside").exists());
         assert!(copy.kept());
         copy.discard().unwrap();
         assert!(!keep.exists());
