@@ -16,7 +16,8 @@ Rule 1, the layers. Each top-level module has a rank (LAYERS below); a file may 
 its own rank or lower, never a higher one:
 
     0  foundation   exit_status, metadata, tags, printer, clock, atomic (the one atomic
-                    file writer), terminal (the one terminal sanitizer), interrupt (Ctrl-C),
+                    file writer), bounded (the one capped reader of local files),
+                    terminal (the one terminal sanitizer), interrupt (Ctrl-C),
                     out_dir (an --out-dir written whole or not at all), logging (-v on
                     stderr, secrets masked): shared types and
                     helpers that know nothing of the pipeline
@@ -60,6 +61,7 @@ LAYERS: dict[str, int] = {
     "printer": 0,
     "clock": 0,
     "atomic": 0,
+    "bounded": 0,
     "terminal": 0,
     "interrupt": 0,
     "out_dir": 0,

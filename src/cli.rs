@@ -112,15 +112,22 @@ pub struct ReviewArgs {
     /// the default [default: default].
     #[arg(long, value_name = "NAME|FILE")]
     pub policy: Option<PathBuf>,
-    /// Exit 1 when a finding's risk is at or above this level (low, medium, high, critical).
+    /// Exit 1 when a finding's risk is at or above this level (low, medium, high, critical),
+    /// or when the head makes a file's requirements unresolvable.
     #[arg(long, value_name = "LEVEL", value_parser = RiskLevel::from_str)]
     pub fail_on: Option<RiskLevel>,
+    /// Exit 1 as well when a changed pin could not be judged on any target.
+    #[arg(long)]
+    pub fail_on_unjudged: bool,
     /// Where package metadata comes from.
     #[command(flatten)]
     pub index: IndexArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: ReviewFormat,
+    /// Also write SARIF 2.1.0 to this file (the same review; for code scanning).
+    #[arg(long, value_name = "FILE")]
+    pub sarif_file: Option<PathBuf>,
 }
 
 /// `planner diff`.

@@ -16,11 +16,13 @@
 //!
 //! Leaf helpers every stage may use: [`metadata`] (core metadata), [`tags`] (wheel tags),
 //! [`terminal`] (the one terminal sanitizer), [`atomic`] (the one atomic file writer),
+//! [`bounded`] (the one capped reader of local files),
 //! [`printer`] (stdout and stderr) and [`logging`] (`-v` diagnostics on stderr).
 
 #![warn(missing_docs)]
 
 pub mod atomic;
+pub mod bounded;
 pub mod cli;
 pub mod clock;
 pub mod commands;
@@ -118,6 +120,8 @@ pub fn install_error_hook() {
 /// Render an error with miette on stderr and return exit code 2.
 #[allow(clippy::print_stderr)]
 pub fn report_error(report: &miette::Report) -> ExitCode {
-    eprintln!("{report:?}");
+    // Every text escaped on its way out (`terminal::clean`): an error quotes what it read.
+    let clean = miette::Report::new(terminal::clean(report.as_ref()));
+    eprintln!("{clean:?}");
     ExitStatus::Error.into()
 }

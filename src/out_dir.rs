@@ -2,7 +2,10 @@
 //!
 //! In: relative paths and their bytes. Out: the files under the output folder. Everything is
 //! first written and synced in a staging folder inside it; only when every file is there are they
-//! renamed into place. An interrupt ([`crate::interrupt`]) before that point removes the staging
+//! renamed into place. Each top-level entry written (`proposal.json`, the `plans` folder) replaces
+//! the previous one whole: a folder of the last run is moved aside and removed, so no plan folder
+//! of an earlier proposal stays beside the new ones (issue 25); entries planner does not write are
+//! left alone. An interrupt ([`crate::interrupt`]) before that point removes the staging
 //! folder and leaves the previous files as they were (reliability item 30).
 
 use std::path::{Path, PathBuf};
@@ -47,6 +50,19 @@ impl OutFiles {
             .push((path.into(), bytes.into(), Mode::Executable));
     }
 
+    /// The distinct first components of the paths, in order.
+    fn top_level(&self) -> Vec<&std::ffi::OsStr> {
+        let mut tops = Vec::new();
+        for (relative, _, _) in &self.files {
+            if let Some(std::path::Component::Normal(top)) = relative.components().next()
+                && !tops.contains(&top)
+            {
+                tops.push(top);
+            }
+        }
+        tops
+    }
+
     /// Write every file under `root`: staged, synced, then renamed into place.
     pub fn commit(&self, root: &Path) -> Result<(), OutDirError> {
         let io = |path: &Path| {
@@ -73,13 +89,26 @@ impl OutFiles {
                 });
             }
         }
-        for (relative, _, _) in &self.files {
-            let target = root.join(relative);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent).map_err(io(parent))?;
+        let previous = staging.path().join(".previous");
+        std::fs::create_dir(&previous).map_err(io(&previous))?;
+        for top in self.top_level() {
+            let target = root.join(top);
+            let aside = previous.join(top);
+            let moved = std::fs::symlink_metadata(&target).is_ok();
+            if moved {
+                std::fs::rename(&target, &aside).map_err(io(&target))?;
             }
-            std::fs::rename(staging.path().join(relative), &target).map_err(io(&target))?;
+            if let Err(source) = std::fs::rename(staging.path().join(top), &target) {
+                if moved {
+                    let _ = std::fs::rename(&aside, &target);
+                }
+                return Err(OutDirError::Io {
+                    path: target,
+                    source,
+                });
+            }
         }
+        // The previous entries go with the staging folder.
         drop(staging);
         drop(critical);
         Ok(())
@@ -89,6 +118,45 @@ impl OutFiles {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 25: a reused out-dir kept the previous proposal's plan folders beside the new ones.
+    /// Now what planner writes replaces the previous copy whole; other entries stay.
+    #[test]
+    fn a_reused_folder_holds_this_run_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut first = OutFiles::default();
+        first.add("proposal.json", "1");
+        first.add("plans/1-old/plan.json", "old");
+        first.add("plans/2-old/plan.json", "old");
+        first.commit(dir.path()).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        let mut second = OutFiles::default();
+        second.add("proposal.json", "2");
+        second.add("plans/1-new/plan.json", "new");
+        second.commit(dir.path()).unwrap();
+        let mut plans: Vec<String> = std::fs::read_dir(dir.path().join("plans"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        plans.sort();
+        assert_eq!(plans, ["1-new"]);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("proposal.json")).unwrap(),
+            "2"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
+            "mine"
+        );
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            !names.iter().any(|n| n.starts_with(".planner-staging-")),
+            "{names:?}"
+        );
+    }
 
     #[test]
     fn writes_every_file_and_leaves_no_staging_folder() {

@@ -53,14 +53,14 @@ impl Printer {
             } else {
                 "warning"
             };
-            eprintln!("{prefix}: {text}");
+            eprintln!("{prefix}: {}", crate::terminal::escape(text));
         }
     }
 
     /// A note on stderr, unless quiet.
     pub fn note(&self, text: &str) {
         if !self.quiet {
-            eprintln!("{text}");
+            eprintln!("{}", crate::terminal::escape(text));
         }
     }
 }

@@ -170,10 +170,14 @@ pub struct ReviewSettings {
     pub policy: Policy,
     /// `--fail-on`.
     pub fail_on: Option<RiskLevel>,
+    /// `--fail-on-unjudged`.
+    pub fail_on_unjudged: bool,
     /// Where package metadata comes from.
     pub index: IndexOptions,
     /// Output format.
     pub format: ReviewFormat,
+    /// `--sarif-file`: SARIF written there too.
+    pub sarif_file: Option<PathBuf>,
 }
 
 /// `planner diff`.
@@ -654,8 +658,10 @@ fn review(args: cli::ReviewArgs, env: &EnvVars) -> miette::Result<ReviewSettings
         from_snapshot: args.from_snapshot,
         policy: Policy::load(args.policy.as_deref())?,
         fail_on: args.fail_on,
+        fail_on_unjudged: args.fail_on_unjudged,
         index: IndexOptions::new(&args.index, env),
         format: args.format.into(),
+        sarif_file: args.sarif_file,
     })
 }
 

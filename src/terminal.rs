@@ -3,7 +3,11 @@
 //! In: any text. Out: the same text with control characters (except `\n`) and the bidirectional
 //! marks and overrides escaped as `\u{..}`, so a hostile `Summary` or yank reason can neither
 //! move the cursor nor make a line read differently from what it is (`\u{202e}`). Every stage
-//! and every renderer that puts outside text on a terminal uses [`escape`].
+//! and every renderer that puts outside text on a terminal uses [`escape`]; a single field from
+//! an index or an environment (a page's project name, `meta.api-version`, pyvenv.cfg's
+//! `version_info`) set inside a line of planner's own uses [`field`], which escapes newlines too,
+//! so it cannot start a line that reads as planner's. Errors are escaped as a whole on their way
+//! out ([`clean`], used by `report_error`), warnings and notes by the printer.
 
 use std::borrow::Cow;
 
@@ -29,6 +33,82 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// One field of outside text inside a line: [`escape`], and `\n` written as `\u{a}` too.
+pub fn field(text: &str) -> Cow<'_, str> {
+    if !text.contains('\n') {
+        return escape(text);
+    }
+    Cow::Owned(escape(text).replace('\n', "\\u{a}"))
+}
+
+/// An error as it will be shown, every text in it escaped: its message, help and code, and each
+/// error of its source chain (miette renders this in place of the original, so no error, however
+/// it was built, puts a raw control character on the terminal).
+pub fn clean(diagnostic: &dyn miette::Diagnostic) -> Clean {
+    let mut chain = Vec::new();
+    let mut source = diagnostic.source();
+    while let Some(err) = source {
+        chain.push(escape(&err.to_string()).into_owned());
+        source = err.source();
+    }
+    let mut clean: Option<Clean> = None;
+    for message in chain.into_iter().rev() {
+        clean = Some(Clean {
+            message,
+            code: None,
+            help: None,
+            source: clean.map(Box::new),
+        });
+    }
+    Clean {
+        message: escape(&diagnostic.to_string()).into_owned(),
+        code: diagnostic
+            .code()
+            .map(|c| escape(&c.to_string()).into_owned()),
+        help: diagnostic
+            .help()
+            .map(|h| escape(&h.to_string()).into_owned()),
+        source: clean.map(Box::new),
+    }
+}
+
+/// An error with every text escaped ([`clean`]).
+#[derive(Debug)]
+pub struct Clean {
+    message: String,
+    code: Option<String>,
+    help: Option<String>,
+    source: Option<Box<Clean>>,
+}
+
+impl std::fmt::Display for Clean {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Clean {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|s| s as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl miette::Diagnostic for Clean {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.code
+            .as_ref()
+            .map(|c| Box::new(c) as Box<dyn std::fmt::Display>)
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,5 +125,32 @@ mod tests {
             escape("\u{200f}\u{2066}x\u{2069}"),
             "\\u{200f}\\u{2066}x\\u{2069}"
         );
+        // A field cannot start a line of its own.
+        assert_eq!(field("1.1\nerror: fake"), "1.1\\u{a}error: fake");
+        assert!(matches!(field("3.12.3"), Cow::Borrowed("3.12.3")));
+        // Escaping twice changes nothing more.
+        assert_eq!(escape(&escape("a\x1b[31m")), escape("a\x1b[31m"));
+    }
+
+    /// Every text of an error and its sources is escaped, the code and help kept.
+    #[test]
+    fn errors_are_cleaned_whole() {
+        #[derive(Debug, thiserror::Error, miette::Diagnostic)]
+        #[error("outer \x1b[2J{0}")]
+        #[diagnostic(code(planner::x), help("help \u{202e}"))]
+        struct Outer(String, #[source] Inner);
+        #[derive(Debug, thiserror::Error)]
+        #[error("inner \x1b]0;title\x07")]
+        struct Inner;
+        let clean = clean(&Outer("name".to_string(), Inner));
+        let shown = format!("{:?}", miette::Report::new(clean));
+        assert!(
+            !shown.contains('\x1b') && !shown.contains('\x07'),
+            "{shown}"
+        );
+        assert!(shown.contains("outer \\u{1b}[2Jname"), "{shown}");
+        assert!(shown.contains("inner \\u{1b}]0;title\\u{7}"), "{shown}");
+        assert!(shown.contains("help \\u{202e}"), "{shown}");
+        assert!(shown.contains("planner::x"), "{shown}");
     }
 }

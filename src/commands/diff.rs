@@ -49,11 +49,15 @@ pub fn run(args: &DiffSettings, printer: &Printer) -> miette::Result<ExitStatus>
 
 fn run_since(args: &DiffSettings, when: &str, printer: &Printer) -> miette::Result<ExitStatus> {
     // The wall clock, not `clock::now()`: the cutoff is compared with real file times.
-    let cutoff = since::parse_when(when, jiff::Timestamp::now())?;
+    let (cutoff, how) =
+        since::parse_when_in(when, jiff::Timestamp::now(), &jiff::tz::TimeZone::system())?;
+    if let Some(how) = how {
+        printer.note(&format!("note: {how}"));
+    }
     let (label, inventory) = match args.envs.as_slice() {
         [] => {
             let inventory = inventory::load(&args.environment)?;
-            inventory.report(printer);
+            report(&inventory, printer);
             let label = inventory.environment.prefix.as_ref().map_or_else(
                 || "(this interpreter)".to_string(),
                 |p| p.display().to_string(),
@@ -95,6 +99,43 @@ fn read(path: &Path, printer: &Printer) -> miette::Result<Inventory> {
             PathBuf::from(path).display()
         ));
     };
-    inventory.report(printer);
+    report(&inventory, printer);
     Ok(inventory)
+}
+
+/// The inventory's notes and skipped dists, without advice to pass flags `diff` does not take
+/// (a `pip inspect` file's note asks for `--python-platform`; diff compares metadata, which the
+/// wheel tags do not change).
+fn report(inventory: &Inventory, printer: &Printer) {
+    for note in &inventory.environment.notes {
+        printer.note(&format!("note: {}", without_flag_advice(note)));
+    }
+    for bad in &inventory.unreadable {
+        printer.warn(&format!("skipping {}: {}", bad.path.display(), bad.reason));
+    }
+}
+
+/// `text (pass --flag ...)` -> `text`.
+fn without_flag_advice(note: &str) -> String {
+    let mut out = note.to_string();
+    while let Some(start) = out.find(" (pass --") {
+        let Some(len) = out[start..].find(')') else {
+            break;
+        };
+        out.replace_range(start..start + len + 1, "");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn flag_advice_is_dropped() {
+        assert_eq!(
+            super::without_flag_advice(
+                "`x.json` is `pip inspect` output: tags generated for CPython 3.12 on linux (pass --python-platform to be exact)"
+            ),
+            "`x.json` is `pip inspect` output: tags generated for CPython 3.12 on linux"
+        );
+    }
 }

@@ -29,7 +29,7 @@ use crate::ExitStatus;
 use crate::index::{Index, IndexLocation};
 use crate::inventory::{self, EnvironmentOrigin, EnvironmentSelection};
 use crate::out_dir::OutFiles;
-use crate::plan::{self, Plan, PlanCommandLines, Proposal, ProposeRequest};
+use crate::plan::{self, Plan, PlanCommandLines, PlanKind, Proposal, ProposeRequest};
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandSettings};
 use crate::render::text::PlanCommands;
@@ -374,8 +374,22 @@ fn exit_status(proposal: &Proposal, max_risk: Option<RiskLevel>, printer: &Print
         return ExitStatus::UserActionRequired;
     };
     if !proposal.meets_request() {
-        printer
-            .warn("the request cannot be met: the plan shown is the closest, not what was asked");
+        match proposal
+            .plans
+            .iter()
+            .position(|p| p.kind != PlanKind::NewestFitting)
+        {
+            Some(i) => printer.warn(&format!(
+                "the recommended plan is the closest that fits, not what was asked; plan {} \
+                 delivers the request at risk {}/100 {}",
+                i + 1,
+                proposal.plans[i].risk.score,
+                proposal.plans[i].risk.level
+            )),
+            None => printer.warn(
+                "the request cannot be met: the plan shown is the closest, not what was asked",
+            ),
+        }
         return ExitStatus::UserActionRequired;
     }
     if let Some(max) = max_risk

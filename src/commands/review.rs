@@ -13,6 +13,7 @@ use crate::inventory::{self, Environment};
 use crate::plan::ProposeRequest;
 use crate::printer::Printer;
 use crate::render::review as render;
+use crate::review::Review;
 use crate::review::analysis::{Analyzer, Target};
 use crate::review::git::Repo;
 use crate::settings::{ReviewFormat, ReviewSettings};
@@ -28,6 +29,15 @@ pub fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Result<ExitS
         Some(name) => repo.revision(name)?,
         None => repo.default_base(&head)?,
     };
+    if base.commit == head.commit {
+        return Err(miette!(
+            help = "fetch the base branch (`git fetch origin main`; in CI check out with fetch-depth: 0) or pass --base with the pull request's base commit",
+            "the base `{}` and the head `{}` are the same commit ({}): there is nothing to review",
+            base.name,
+            head.name,
+            head.commit
+        ));
+    }
     let targets = targets(settings, printer)?;
     let index = crate::index::Index::new(settings.index.resolve(None)?, printer)?;
     let request = ProposeRequest {
@@ -48,6 +58,17 @@ pub fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Result<ExitS
             problem.file, problem.message
         ));
     }
+    for unresolved in &review.unresolved {
+        let when = if unresolved.at_base {
+            " (nor at the base)"
+        } else {
+            ""
+        };
+        printer.warn(&format!(
+            "`{}` does not resolve on {}{when}: {}",
+            unresolved.file, unresolved.target, unresolved.reason
+        ));
+    }
     printer.out(&match settings.format {
         ReviewFormat::Text => render::text(&review),
         ReviewFormat::Json => render::json(&review)?,
@@ -55,15 +76,42 @@ pub fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Result<ExitS
         ReviewFormat::Github => render::github(&review),
         ReviewFormat::Sarif => render::sarif(&review)?,
     });
-    Ok(match settings.fail_on {
-        Some(level) if review.reaches(level) => {
-            printer.warn(&format!(
-                "a finding's risk is at or above --fail-on {level}"
-            ));
-            ExitStatus::UserActionRequired
+    if let Some(path) = &settings.sarif_file {
+        let sarif = render::sarif(&review)?;
+        crate::atomic::write(path, sarif.as_bytes(), crate::atomic::Mode::File)
+            .map_err(|err| miette!("cannot write the SARIF file `{}`: {err}", path.display()))?;
+    }
+    Ok(gate(settings, &review, printer))
+}
+
+/// Exit 1 when the review trips the gate: a finding at or above `--fail-on`, a file the head
+/// made unresolvable (with `--fail-on`), a pin not judged anywhere (`--fail-on-unjudged`).
+fn gate(settings: &ReviewSettings, review: &Review, printer: &Printer) -> ExitStatus {
+    let mut reasons = Vec::new();
+    if let Some(level) = settings.fail_on {
+        if review.reaches(level) {
+            reasons.push(format!("a finding's risk is at or above --fail-on {level}"));
         }
-        _ => ExitStatus::Success,
-    })
+        let unresolved = review.newly_unresolved();
+        if unresolved > 0 {
+            reasons.push(format!(
+                "{unresolved} file(s) no longer resolve with the head's pins"
+            ));
+        }
+    }
+    let unjudged = review.unjudged();
+    if settings.fail_on_unjudged && unjudged > 0 {
+        reasons.push(format!(
+            "{unjudged} changed pin(s) could not be judged (--fail-on-unjudged)"
+        ));
+    }
+    if reasons.is_empty() {
+        return ExitStatus::Success;
+    }
+    for reason in reasons {
+        printer.warn(&reason);
+    }
+    ExitStatus::UserActionRequired
 }
 
 /// The targets: the snapshot's real environment, or each `--python-version` with each

@@ -124,10 +124,11 @@ pub fn diff(a_label: &str, a: &Inventory, b_label: &str, b: &Inventory) -> EnvDi
     };
     let (old, new) = (first(a), first(b));
     let names: BTreeSet<&PackageName> = old.keys().chain(new.keys()).collect();
-    let changes = names
+    let mut changes: Vec<DistChange> = names
         .into_iter()
         .filter_map(|name| change(name, old.get(name), new.get(name)))
         .collect();
+    explain_added(&mut changes, b);
     let (broken_a, broken_b) = (broken_edges(a), broken_edges(b));
     EnvDiff {
         schema: DIFF_SCHEMA,
@@ -211,7 +212,40 @@ fn source_details(a: &InstalledDist, b: &InstalledDist) -> Vec<String> {
         };
         details.push(format!("{what} {sa} -> {sb}"));
     }
+    let installer = |d: &InstalledDist| {
+        d.installer
+            .as_deref()
+            .map(|i| i.trim().to_ascii_lowercase())
+    };
+    if let (Some(x), Some(y)) = (installer(a), installer(b))
+        && x != y
+    {
+        details.push(format!("installer {x} -> {y}"));
+    }
     details
+}
+
+/// Why each added dist is there: the dists of `b` that require it (markers evaluated on `b`).
+fn explain_added(changes: &mut [DistChange], b: &Inventory) {
+    let markers = &b.environment.markers;
+    for change in changes.iter_mut().filter(|c| c.kind == ChangeKind::Added) {
+        let mut via: Vec<String> = b
+            .dists
+            .iter()
+            .filter(|d| {
+                d.metadata
+                    .requires_dist
+                    .iter()
+                    .any(|r| r.name == change.name && r.evaluate_markers(markers, &[]))
+            })
+            .map(|d| d.name().to_string())
+            .collect();
+        via.sort();
+        via.dedup();
+        if !via.is_empty() {
+            change.details.push(format!("via {}", via.join(", ")));
+        }
+    }
 }
 
 /// The broken edges of an environment (what `pip check` reports), keyed for comparison.

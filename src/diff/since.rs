@@ -71,6 +71,16 @@ pub struct SinceReport {
 
 /// Parse `WHEN` relative to `now`: `3d`, `12h`, `90m`, `2w`, `45s`, a date or a timestamp.
 pub fn parse_when(text: &str, now: Timestamp) -> Result<Timestamp, SinceError> {
+    parse_when_in(text, now, &jiff::tz::TimeZone::system()).map(|(at, _)| at)
+}
+
+/// [`parse_when`], with a date or a date-time without an offset read in `tz`; the second value
+/// says how such a time was read (`None` when `WHEN` named its own instant).
+pub fn parse_when_in(
+    text: &str,
+    now: Timestamp,
+    tz: &jiff::tz::TimeZone,
+) -> Result<(Timestamp, Option<String>), SinceError> {
     let bad = || SinceError::BadWhen(text.escape_default().to_string());
     let trimmed = text.trim();
     if let Some(unit) = trimmed.chars().last().filter(char::is_ascii_alphabetic) {
@@ -85,19 +95,29 @@ pub fn parse_when(text: &str, now: Timestamp) -> Result<Timestamp, SinceError> {
                 _ => return Err(bad()),
             };
             let span = SignedDuration::from_secs(n.checked_mul(secs).ok_or_else(bad)?);
-            return now.checked_sub(span).map_err(|_| bad());
+            return now.checked_sub(span).map(|t| (t, None)).map_err(|_| bad());
         }
     }
     if let Ok(ts) = Timestamp::from_str(trimmed) {
-        return Ok(ts);
+        return Ok((ts, None));
     }
-    if let Ok(date) = jiff::civil::Date::from_str(trimmed) {
-        return date
-            .to_zoned(jiff::tz::TimeZone::system())
-            .map(|z| z.timestamp())
-            .map_err(|_| bad());
-    }
-    Err(bad())
+    // A date alone is its midnight; a date-time keeps its time. Either is local time.
+    let civil = if trimmed.contains(['T', 't', ' ']) {
+        jiff::civil::DateTime::from_str(trimmed).map_err(|_| bad())?
+    } else {
+        jiff::civil::Date::from_str(trimmed)
+            .map_err(|_| bad())?
+            .to_datetime(jiff::civil::Time::midnight())
+    };
+    let zoned = civil.to_zoned(tz.clone()).map_err(|_| bad())?;
+    let name = tz.iana_name().unwrap_or("the system time zone");
+    let note = format!(
+        "`{}` has no UTC offset: read as local time in {name} ({}), {}",
+        text.escape_default(),
+        zoned.offset(),
+        zoned.timestamp()
+    );
+    Ok((zoned.timestamp(), Some(note)))
 }
 
 /// When a dist was installed: the newest of its folder's, `RECORD`'s and `INSTALLER`'s times.
@@ -209,6 +229,18 @@ mod tests {
             "2026-01-01T06:00:00Z"
         );
         assert!(parse_when("2026-01-01", now).is_ok());
+        // Without an offset: local time, the time of day kept, and said so.
+        let tz = jiff::tz::TimeZone::fixed(jiff::tz::offset(2));
+        let (at, note) = parse_when_in("2026-12-01T23:30:00", now, &tz).unwrap();
+        assert_eq!(at.to_string(), "2026-12-01T21:30:00Z");
+        assert!(note.unwrap().contains("local time"));
+        let (at, _) = parse_when_in("2026-12-01 23:30", now, &tz).unwrap();
+        assert_eq!(at.to_string(), "2026-12-01T21:30:00Z");
+        let (at, _) = parse_when_in("2026-12-01", now, &tz).unwrap();
+        assert_eq!(at.to_string(), "2026-11-30T22:00:00Z");
+        let (_, note) = parse_when_in("2026-12-01T23:30:00Z", now, &tz).unwrap();
+        assert!(note.is_none());
+        assert!(parse_when("2026-12-01T25:30:00", now).is_err());
         assert!(parse_when("yesterday", now).is_err());
         assert!(parse_when("3y", now).is_err());
     }

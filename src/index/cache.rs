@@ -169,7 +169,9 @@ enum Stored {
 
 impl Stored {
     fn read(path: &Path) -> Option<Stored> {
-        let mut file = std::fs::File::open(path).ok()?;
+        // A regular file only: anything else where an entry belongs is a miss (and replaced
+        // on the next write, `write_atomic`).
+        let mut file = crate::bounded::open_regular(path).ok()?;
         let len = file.metadata().ok()?.len();
         if len < MAP_AT {
             let mut bytes = Vec::with_capacity(len as usize);
@@ -228,6 +230,17 @@ impl std::ops::Deref for Body {
     }
 }
 
+/// Remove what is at an entry's path when it is not a regular file or a symlink (a folder, a
+/// FIFO: a rename cannot replace a folder, so every later run would miss that entry). The path
+/// is a hash inside the cache's own bucket folder, so nothing else is ever named by it.
+fn clear_non_file(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(m) if !m.is_file() && !m.file_type().is_symlink() => std::fs::remove_file(path),
+        _ => Ok(()),
+    }
+}
+
 fn write_atomic(path: &Path, meta: &EntryMeta, body: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
@@ -237,6 +250,7 @@ fn write_atomic(path: &Path, meta: &EntryMeta, body: &[u8]) -> std::io::Result<(
     tmp.write_all(b"\n")?;
     tmp.write_all(body)?;
     tmp.as_file().sync_data()?;
+    clear_non_file(path)?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
@@ -306,6 +320,29 @@ mod tests {
         // A foreign file in place of an entry.
         std::fs::write(&path, b"something else").unwrap();
         assert!(cache.read(Bucket::Pages, "https://x/simple/a/").is_none());
+    }
+
+    /// Issue 25: a folder (or a FIFO) where an entry belongs is a miss, never a hang, and the
+    /// next write replaces it; before, a folder there was never repaired and every later
+    /// `--offline` run failed.
+    #[test]
+    fn a_folder_or_fifo_where_an_entry_belongs_is_a_miss_and_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(Some(dir.path().to_path_buf()), Printer::new(true));
+        let key = "https://x/simple/a/";
+        cache.write(Bucket::Pages, meta(key), b"body");
+        let path = cache.path(Bucket::Pages, key).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir_all(path.join("inner")).unwrap();
+        assert!(cache.read(Bucket::Pages, key).is_none());
+        cache.write(Bucket::Pages, meta(key), b"body");
+        assert_eq!(&*cache.read(Bucket::Pages, key).unwrap().1, b"body");
+        std::fs::remove_file(&path).unwrap();
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(cache.read(Bucket::Pages, key).is_none());
+        cache.write(Bucket::Pages, meta(key), b"again");
+        assert_eq!(&*cache.read(Bucket::Pages, key).unwrap().1, b"again");
     }
 
     #[test]

@@ -9,9 +9,18 @@
 //! credentials go only to their own realm and https never downgrades to http; a body shorter than
 //! its `Content-Length` is a network error. A caller may hedge a request ([`Client::get_hedged`]):
 //! not answered after a short delay, it is sent once more and the first good answer is used.
+//!
+//! Bounds (issue 25; docs/index.md, "Limits"): every body is capped by what it is
+//! ([`BodyKind`]: a page, a `.metadata` file, a range, a whole download), refused on its
+//! `Content-Length` before a byte is read and cut off while streaming when it has none; a reply
+//! must be complete within twice `PLANNER_HTTP_TIMEOUT` plus one second per 64 KiB received (a
+//! trickle fails, a large body arriving steadily does not; a plain stall is the read timeout's,
+//! and retried); and the whole run's requests end at its
+//! network budget (`PLANNER_RUN_TIMEOUT`). Neither a cap nor a deadline is retried.
 
 use std::future::Future;
 use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -42,7 +51,34 @@ pub struct ClientSettings {
     pub backoff: Duration,
     /// The longest `Retry-After` honoured.
     pub max_retry_after: Duration,
+    /// The largest project page read (`PLANNER_MAX_PAGE_BYTES`).
+    pub max_page_bytes: u64,
+    /// The largest whole wheel or sdist downloaded (`PLANNER_MAX_DOWNLOAD_BYTES`).
+    pub max_download_bytes: u64,
+    /// The network budget of the whole run (`PLANNER_RUN_TIMEOUT`): no request is sent, and
+    /// none waited on, past it.
+    pub run_timeout: Duration,
 }
+
+/// What a reply's body is, which sets its size cap.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BodyKind {
+    /// A whole wheel or sdist (or a range a server answers with the whole file).
+    #[default]
+    Download,
+    /// A project page.
+    Page,
+    /// A PEP 658 `.metadata` file.
+    Metadata,
+    /// A whole sdist, read for its `PKG-INFO` (at most 256 MiB, or the download cap if lower).
+    Sdist,
+}
+
+/// The hint of a range answered with more bytes than asked for.
+const RANGE_HINT: &str = "the server sent more than the range asked for: the index is broken";
+
+/// Bodies arriving slower than this on average fail at their deadline ([`Client`]'s docs).
+const MIN_RATE: u64 = 64 * 1024;
 
 impl Default for ClientSettings {
     fn default() -> Self {
@@ -53,13 +89,18 @@ impl Default for ClientSettings {
             concurrency: 32,
             backoff: Duration::from_millis(250),
             max_retry_after: Duration::from_secs(60),
+            max_page_bytes: 64 * 1024 * 1024,
+            max_download_bytes: 2 * 1024 * 1024 * 1024,
+            run_timeout: Duration::from_secs(600),
         }
     }
 }
 
 impl ClientSettings {
-    /// Defaults overridden by `PLANNER_HTTP_TIMEOUT` (seconds, read and connect),
-    /// `PLANNER_HTTP_RETRIES` and `PLANNER_HTTP_CONCURRENCY`.
+    /// Defaults overridden by `PLANNER_HTTP_TIMEOUT` (seconds, read and connect, and the base
+    /// of each reply's deadline), `PLANNER_HTTP_RETRIES`, `PLANNER_HTTP_CONCURRENCY`,
+    /// `PLANNER_RUN_TIMEOUT` (seconds), `PLANNER_MAX_PAGE_BYTES` and
+    /// `PLANNER_MAX_DOWNLOAD_BYTES`.
     pub fn from_env(get: &dyn Fn(&str) -> Option<String>) -> ClientSettings {
         let mut settings = ClientSettings::default();
         if let Some(secs) = get("PLANNER_HTTP_TIMEOUT").and_then(|v| v.trim().parse::<f64>().ok())
@@ -76,7 +117,59 @@ impl ClientSettings {
         {
             settings.concurrency = n;
         }
+        if let Some(secs) = get("PLANNER_RUN_TIMEOUT").and_then(|v| v.trim().parse::<f64>().ok())
+            && secs > 0.0
+        {
+            settings.run_timeout = Duration::from_secs_f64(secs);
+        }
+        let bytes = |var: &str| get(var).and_then(|v| v.trim().parse::<u64>().ok());
+        if let Some(n) = bytes("PLANNER_MAX_PAGE_BYTES") {
+            settings.max_page_bytes = n;
+        }
+        if let Some(n) = bytes("PLANNER_MAX_DOWNLOAD_BYTES") {
+            settings.max_download_bytes = n;
+        }
         settings
+    }
+
+    /// The cap on a body of `kind` answering `range` with `status`: what it is, its limit and
+    /// the setting that raises it. A 206 is never more than the range asked for.
+    fn limit(
+        &self,
+        kind: BodyKind,
+        range: Option<ByteRange>,
+        status: u16,
+    ) -> (&'static str, u64, &'static str) {
+        match (status, range) {
+            (206, Some(ByteRange::Suffix(n))) => ("a range read", n, RANGE_HINT),
+            (206, Some(ByteRange::Span(a, b))) => ("a range read", b.saturating_sub(a), RANGE_HINT),
+            _ => match kind {
+                BodyKind::Page => (
+                    "the project page",
+                    self.max_page_bytes,
+                    "if the index really serves pages this large, raise PLANNER_MAX_PAGE_BYTES \
+                     (bytes)",
+                ),
+                BodyKind::Metadata => (
+                    "a .metadata file",
+                    crate::metadata::MAX_METADATA_BYTES as u64,
+                    "real METADATA is far smaller (an embedded README included), and the same \
+                     limit holds wherever planner reads METADATA: the index serves a broken file",
+                ),
+                BodyKind::Sdist => (
+                    "a whole sdist",
+                    self.max_download_bytes.min(256 * 1024 * 1024),
+                    "sdists are read for PKG-INFO only up to 256 MiB (less when \
+                     PLANNER_MAX_DOWNLOAD_BYTES is lower); this release cannot be planned for",
+                ),
+                BodyKind::Download => (
+                    "a whole download",
+                    self.max_download_bytes,
+                    "if the index really serves files this large, raise \
+                     PLANNER_MAX_DOWNLOAD_BYTES (bytes)",
+                ),
+            },
+        }
     }
 }
 
@@ -104,6 +197,8 @@ pub struct RequestOptions {
     /// body unread (the reply's body is empty): the caller has a cheaper way to the same bytes
     /// than downloading a whole wheel.
     pub partial_only: bool,
+    /// What the body is (its size cap).
+    pub body: BodyKind,
 }
 
 /// A complete reply.
@@ -167,6 +262,8 @@ pub struct Client {
     permits: Arc<Semaphore>,
     /// The fastest HTTP reply so far, in microseconds (`u64::MAX` before the first).
     fastest: Arc<AtomicU64>,
+    /// When the run's network budget ends ([`ClientSettings::run_timeout`]).
+    run_deadline: tokio::time::Instant,
 }
 
 impl Client {
@@ -176,6 +273,7 @@ impl Client {
             http: Arc::new(OnceLock::new()),
             auth: Arc::new(auth),
             permits: Arc::new(Semaphore::new(settings.concurrency)),
+            run_deadline: tokio::time::Instant::now() + settings.run_timeout,
             settings,
             fastest: Arc::new(AtomicU64::new(u64::MAX)),
         })
@@ -202,6 +300,11 @@ impl Client {
         })
     }
 
+    /// The largest project page read ([`ClientSettings::max_page_bytes`]).
+    pub fn max_page_bytes(&self) -> u64 {
+        self.settings.max_page_bytes
+    }
+
     /// Where credentials were looked for.
     pub fn auth_sources(&self) -> String {
         self.auth.sources()
@@ -211,7 +314,8 @@ impl Client {
     pub async fn get(&self, url: &Url, options: &RequestOptions) -> Result<Reply, IndexError> {
         if url.scheme() == "file" {
             log::trace!("read {url} (range {:?})", options.range);
-            return read_file(url, options.range);
+            let limit = self.settings.limit(options.body, None, 200);
+            return read_file(url, options.range, limit);
         }
         let mut attempt = 0;
         loop {
@@ -288,21 +392,24 @@ impl Client {
     }
 
     async fn get_once(&self, url: &Url, options: &RequestOptions) -> Result<Attempt, IndexError> {
-        let _permit = self
-            .permits
-            .acquire()
+        let _permit = tokio::time::timeout_at(self.run_deadline, self.permits.acquire())
             .await
+            .map_err(|_| self.run_spent(url, 0))?
             .map_err(|_| IndexError::Network {
                 url: redact(url),
                 message: "client shut down".to_string(),
             })?;
+        if tokio::time::Instant::now() >= self.run_deadline {
+            return Err(self.run_spent(url, 0));
+        }
         let http = self.http()?;
+        let started = tokio::time::Instant::now();
         let mut current = SecretUrl::new(url.clone()).without_credentials();
         for _ in 0..10 {
-            let response = self
-                .request(http, url, &current, options)
-                .send()
+            let send = self.request(http, url, &current, options).send();
+            let response = tokio::time::timeout_at(self.deadline(started, 0), send)
                 .await
+                .map_err(|_| self.deadline_passed(&current, started, 0))?
                 .map_err(|e| self.network(&current, &e))?;
             let status = response.status().as_u16();
             if (300..400).contains(&status) && status != 304 {
@@ -315,7 +422,9 @@ impl Client {
                     reply: Reply::unread(current, status, response.headers()),
                 });
             }
-            return self.attempt(current, status, response).await;
+            return self
+                .attempt(current, status, response, options, started)
+                .await;
         }
         Err(IndexError::Network {
             url: redact(url),
@@ -366,13 +475,15 @@ impl Client {
         request
     }
 
-    /// A final (non-redirect) response read whole: a body shorter than its `Content-Length` is
-    /// a network error.
+    /// A final (non-redirect) response read whole, within its cap and deadline: a body shorter
+    /// than its `Content-Length` is a network error.
     async fn attempt(
         &self,
         current: Url,
         status: u16,
         response: reqwest::Response,
+        options: &RequestOptions,
+        started: tokio::time::Instant,
     ) -> Result<Attempt, IndexError> {
         let headers = response.headers().clone();
         let expected_len = if response.headers().contains_key(header::CONTENT_ENCODING) {
@@ -380,10 +491,10 @@ impl Client {
         } else {
             response.content_length()
         };
-        let body = response
-            .bytes()
-            .await
-            .map_err(|e| self.network(&current, &e))?;
+        let limit = self.settings.limit(options.body, options.range, status);
+        let body = self
+            .read_body(&current, response, expected_len, limit, started)
+            .await?;
         if let Some(expected) = expected_len
             && (body.len() as u64) < expected
         {
@@ -396,11 +507,104 @@ impl Client {
             });
         }
         let mut reply = Reply::unread(current, status, &headers);
-        reply.body = Vec::from(body);
+        reply.body = body;
         Ok(Attempt {
             retry_after: retry_after(&headers),
             reply,
         })
+    }
+
+    /// A body read chunk by chunk: refused on a `Content-Length` over `limit`, cut off when the
+    /// bytes received pass it (a body with no length, or decompressing to more), and failed
+    /// when it is not complete by its deadline ([`Client::deadline`]).
+    async fn read_body(
+        &self,
+        url: &Url,
+        mut response: reqwest::Response,
+        expected_len: Option<u64>,
+        (what, limit, hint): (&'static str, u64, &'static str),
+        started: tokio::time::Instant,
+    ) -> Result<Vec<u8>, IndexError> {
+        let too_large = |seen: String| IndexError::TooLarge {
+            url: redact(url),
+            what: what.to_string(),
+            limit,
+            seen,
+            hint: hint.to_string(),
+        };
+        if let Some(len) = expected_len
+            && len > limit
+        {
+            return Err(too_large(format!("Content-Length: {len}")));
+        }
+        let capacity = expected_len.unwrap_or(0).min(limit).min(16 * 1024 * 1024);
+        let mut body = Vec::with_capacity(capacity as usize);
+        loop {
+            let received = body.len() as u64;
+            let chunk = tokio::time::timeout_at(self.deadline(started, received), response.chunk())
+                .await
+                .map_err(|_| self.deadline_passed(url, started, received))?
+                .map_err(|e| {
+                    let mut err = self.network(url, &e);
+                    if let IndexError::Network { message, .. } = &mut err {
+                        message.push_str(&format!(" ({received} bytes of the body received)"));
+                    }
+                    err
+                })?;
+            let Some(chunk) = chunk else {
+                return Ok(body);
+            };
+            if received + chunk.len() as u64 > limit {
+                return Err(too_large(format!(
+                    "{} bytes received before stopping",
+                    received + chunk.len() as u64
+                )));
+            }
+            body.extend_from_slice(&chunk);
+        }
+    }
+
+    /// When a reply begun at `started` with `received` body bytes so far must be complete: twice
+    /// the read timeout (so that a plain stall is the read timeout's, a retried network error),
+    /// plus a second per [`MIN_RATE`] bytes received, and never past the run's budget.
+    fn deadline(&self, started: tokio::time::Instant, received: u64) -> tokio::time::Instant {
+        let allowed = self.settings.read_timeout * 2 + Duration::from_secs(received / MIN_RATE);
+        (started + allowed).min(self.run_deadline)
+    }
+
+    /// The error for a reply not complete by [`Client::deadline`].
+    fn deadline_passed(
+        &self,
+        url: &Url,
+        started: tokio::time::Instant,
+        received: u64,
+    ) -> IndexError {
+        if tokio::time::Instant::now() >= self.run_deadline {
+            return self.run_spent(url, received);
+        }
+        IndexError::TimedOut {
+            url: redact(url),
+            message: format!(
+                "no complete reply after {:.1}s ({received} bytes of the body received; a reply \
+                 must come within {}s plus 1s per 64 KiB)",
+                started.elapsed().as_secs_f64(),
+                (self.settings.read_timeout * 2).as_secs_f64()
+            ),
+            knob: "PLANNER_HTTP_TIMEOUT".to_string(),
+        }
+    }
+
+    /// The error for a request the run's network budget ended.
+    fn run_spent(&self, url: &Url, received: u64) -> IndexError {
+        IndexError::TimedOut {
+            url: redact(url),
+            message: format!(
+                "the run's network budget of {}s is spent ({received} bytes of this reply \
+                 received)",
+                self.settings.run_timeout.as_secs_f64()
+            ),
+            knob: "PLANNER_RUN_TIMEOUT".to_string(),
+        }
     }
 
     fn network(&self, url: &Url, err: &reqwest::Error) -> IndexError {
@@ -560,8 +764,13 @@ fn content_range(headers: &HeaderMap) -> Option<(u64, Option<u64>)> {
     Some((start, total.trim().parse().ok()))
 }
 
-/// A `file:` URL read from disk, as if served (404 when absent).
-fn read_file(url: &Url, range: Option<ByteRange>) -> Result<Reply, IndexError> {
+/// A `file:` URL read from disk, as if served (404 when absent): a regular file only, its
+/// whole read capped by `limit` (what, bytes, setting) as a download would be.
+fn read_file(
+    url: &Url,
+    range: Option<ByteRange>,
+    (what, limit, hint): (&'static str, u64, &'static str),
+) -> Result<Reply, IndexError> {
     let path = url.to_file_path().map_err(|()| IndexError::InvalidUrl {
         url: redact(url),
         message: "not a local path".to_string(),
@@ -580,28 +789,43 @@ fn read_file(url: &Url, range: Option<ByteRange>) -> Result<Reply, IndexError> {
         range,
         body,
     };
-    let mut file = match std::fs::File::open(&path) {
-        Ok(f) if path.is_file() => f,
-        Ok(_) => return Ok(reply(404, Vec::new(), None)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(reply(404, Vec::new(), None));
-        }
-        Err(e) => return Err(io_err(e)),
+    let mut file = match crate::bounded::open_regular(&path) {
+        Ok(f) => f,
+        Err(e) if e.is_missing() => return Ok(reply(404, Vec::new(), None)),
+        Err(e) => return Err(local_error(&path, e)),
     };
     let total = file.metadata().map_err(io_err)?.len();
     let (start, end) = match range {
         None => {
-            let mut body = Vec::new();
-            file.read_to_end(&mut body).map_err(io_err)?;
+            let body = crate::bounded::read(&path, limit).map_err(|e| match e {
+                crate::bounded::ReadError::TooLarge { seen, limit } => IndexError::TooLarge {
+                    url: path.display().to_string(),
+                    what: what.to_string(),
+                    limit,
+                    seen: format!("{seen} bytes"),
+                    hint: hint.to_string(),
+                },
+                e => local_error(&path, e),
+            })?;
             return Ok(reply(200, body, None));
         }
         Some(ByteRange::Suffix(n)) => (total.saturating_sub(n), total),
         Some(ByteRange::Span(s, e)) => (s.min(total), e.min(total)),
     };
     file.seek(SeekFrom::Start(start)).map_err(io_err)?;
-    let mut body = vec![0; (end - start) as usize];
-    file.read_exact(&mut body).map_err(io_err)?;
+    let mut body = Vec::new();
+    file.take(end.saturating_sub(start))
+        .read_to_end(&mut body)
+        .map_err(io_err)?;
     Ok(reply(206, body, Some((start, Some(total)))))
+}
+
+/// A local file that cannot be read, in words (`is a FIFO (named pipe), not a regular file`).
+fn local_error(path: &Path, e: crate::bounded::ReadError) -> IndexError {
+    IndexError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -680,14 +904,23 @@ mod tests {
         let path = dir.path().join("f.bin");
         std::fs::write(&path, b"0123456789").unwrap();
         let url = Url::from_file_path(&path).unwrap();
-        let r = read_file(&url, Some(ByteRange::Suffix(3))).unwrap();
+        let limit = ("a whole download", 100, "PLANNER_MAX_DOWNLOAD_BYTES");
+        let r = read_file(&url, Some(ByteRange::Suffix(3)), limit).unwrap();
         assert_eq!(
             (r.status, r.body.as_slice(), r.range),
             (206, &b"789"[..], Some((7, Some(10))))
         );
-        let r = read_file(&url, Some(ByteRange::Span(2, 4))).unwrap();
+        let r = read_file(&url, Some(ByteRange::Span(2, 4)), limit).unwrap();
         assert_eq!(r.body, b"23");
         let missing = Url::from_file_path(dir.path().join("nope")).unwrap();
-        assert_eq!(read_file(&missing, None).unwrap().status, 404);
+        assert_eq!(read_file(&missing, None, limit).unwrap().status, 404);
+        // Over the cap: refused, naming the file and the setting.
+        let small = ("a whole download", 4, "PLANNER_MAX_DOWNLOAD_BYTES");
+        let err = read_file(&url, None, small).unwrap_err();
+        assert!(
+            matches!(err, IndexError::TooLarge { limit: 4, .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("f.bin"), "{err}");
     }
 }

@@ -65,6 +65,45 @@ pub enum IndexError {
         message: String,
     },
 
+    /// A reply larger than planner reads for its kind: refused when its `Content-Length` says
+    /// so, else as soon as the bytes received pass the limit (never retried).
+    #[error("{url}: {what} over the {limit}-byte limit ({seen})")]
+    #[diagnostic(
+        code(planner::index::too_large),
+        help("the reply was cut off there, unread and uncached; {hint}")
+    )]
+    TooLarge {
+        /// The URL fetched (redacted), or the local file.
+        url: String,
+        /// What was being read (`the project page`, `a .metadata file`, `a whole wheel`).
+        what: String,
+        /// The limit in bytes.
+        limit: u64,
+        /// What was seen: `Content-Length: N` or `N bytes received before stopping`.
+        seen: String,
+        /// What to do (the setting that raises the limit, where one does).
+        hint: String,
+    },
+
+    /// A reply not complete by its deadline (a server sending a trickle), or the run's own
+    /// network budget spent (never retried).
+    #[error("{url}: {message}")]
+    #[diagnostic(
+        code(planner::index::deadline),
+        help(
+            "the index answers too slowly; try again later, use `--offline` to answer from the \
+             cache, or allow more time with {knob} (seconds)"
+        )
+    )]
+    TimedOut {
+        /// The URL fetched (redacted).
+        url: String,
+        /// What ran out, with the bytes received.
+        message: String,
+        /// The setting that allows more time.
+        knob: String,
+    },
+
     /// A project page that is not valid PEP 691 JSON / PEP 503 HTML.
     #[error("invalid project page {url}: {message}")]
     #[diagnostic(

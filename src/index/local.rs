@@ -33,15 +33,21 @@ pub struct LocalPage {
     pub base: Url,
 }
 
-/// Read the page of `name` under `root`, if the folder has one.
-pub fn read_page(root: &Path, name: &PackageName) -> Result<Option<LocalPage>, IndexError> {
+/// Read the page of `name` under `root`, if the folder has one: a regular file of at most
+/// `limit` bytes (`PLANNER_MAX_PAGE_BYTES`), so a FIFO or `/dev/zero` there cannot hang the run
+/// or take its memory.
+pub fn read_page(
+    root: &Path,
+    name: &PackageName,
+    limit: u64,
+) -> Result<Option<LocalPage>, IndexError> {
     let dir = root.join(name.as_ref());
     for (file, format) in [
         ("index.json", PageFormat::Json),
         ("index.html", PageFormat::Html),
     ] {
         let path = dir.join(file);
-        match std::fs::read(&path) {
+        match crate::bounded::read(&path, limit) {
             Ok(body) => {
                 let base = Url::from_directory_path(&dir).map_err(|()| IndexError::Io {
                     path: dir.display().to_string(),
@@ -49,11 +55,19 @@ pub fn read_page(root: &Path, name: &PackageName) -> Result<Option<LocalPage>, I
                 })?;
                 return Ok(Some(LocalPage { body, format, base }));
             }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-                ) => {}
+            Err(crate::bounded::ReadError::NotFound) => {}
+            Err(crate::bounded::ReadError::Io(e))
+                if e.kind() == std::io::ErrorKind::NotADirectory => {}
+            Err(crate::bounded::ReadError::TooLarge { seen, limit }) => {
+                return Err(IndexError::TooLarge {
+                    url: path.display().to_string(),
+                    what: "the project page".to_string(),
+                    limit,
+                    seen: format!("{seen} bytes"),
+                    hint: "if the page really is this large, raise PLANNER_MAX_PAGE_BYTES (bytes)"
+                        .to_string(),
+                });
+            }
             Err(e) => {
                 return Err(IndexError::Io {
                     path: path.display().to_string(),

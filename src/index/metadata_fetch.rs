@@ -33,7 +33,7 @@ use url::Url;
 
 use super::auth::redact;
 use super::cache::{hex, sha256_hex};
-use super::client::{ByteRange, Client, Reply, RequestOptions};
+use super::client::{BodyKind, ByteRange, Client, Reply, RequestOptions};
 use super::zip::{
     Eocd, Window, ZipEntry, extract, find_eocd, lookup, parse_central_directory,
     parse_central_directory_prefix,
@@ -60,9 +60,6 @@ const CD_PREFIX: u64 = 64 * 1024;
 
 /// The most a learned first range read takes ([`TailHints`]).
 const MAX_TAIL: u64 = 4 * 1024 * 1024;
-
-/// Sdists larger than this are not downloaded for their PKG-INFO.
-const MAX_SDIST_BYTES: usize = 256 * 1024 * 1024;
 
 /// Where metadata came from (for tests and `-v` style notes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,7 +190,7 @@ async fn race_metadata_file(
 ) -> Option<(Vec<u8>, CoreMetadata, MetadataSource)> {
     let served = async {
         let url = metadata_file_url(file);
-        match client.get(&url, &RequestOptions::default()).await {
+        match client.get(&url, &metadata_file_options()).await {
             Ok(reply) if reply.status == 200 => match check(file, &url, &reply.body) {
                 Ok(metadata) => return (reply.body, metadata, MetadataSource::MetadataFile),
                 Err(e) => log::debug!("{}: {e}", file.filename_str()),
@@ -206,6 +203,14 @@ async fn race_metadata_file(
     tokio::select! {
         found = served => Some(found),
         found = by_ranges(client, file, hints) => found,
+    }
+}
+
+/// A request for a `.metadata` file (capped as METADATA is).
+fn metadata_file_options() -> RequestOptions {
+    RequestOptions {
+        body: BodyKind::Metadata,
+        ..RequestOptions::default()
     }
 }
 
@@ -226,9 +231,7 @@ async fn fetch_in_order(
     let name = file.filename_str();
     // 1 + 2: the `.metadata` file, advertised or not.
     let metadata_url = metadata_file_url(file);
-    let reply = client
-        .get(&metadata_url, &RequestOptions::default())
-        .await?;
+    let reply = client.get(&metadata_url, &metadata_file_options()).await?;
     match reply.status {
         200 => {
             if let Some(expected) = file.core_metadata.as_ref().and_then(|h| h.get("sha256")) {
@@ -876,15 +879,13 @@ fn normalize(s: &str) -> String {
 /// and only `<top>/PKG-INFO` is read.
 async fn sdist_pkg_info(client: &Client, file: &DistFile) -> Result<Vec<u8>, IndexError> {
     let name = file.filename_str();
-    let reply = client.get(&file.url, &RequestOptions::default()).await?;
+    let options = RequestOptions {
+        body: BodyKind::Sdist,
+        ..RequestOptions::default()
+    };
+    let reply = client.get(&file.url, &options).await?;
     if reply.status != 200 {
         return Err(status_error(&file.url, reply.status, &name));
-    }
-    if reply.body.len() > MAX_SDIST_BYTES {
-        return Err(IndexError::MetadataUnavailable {
-            file: name,
-            reason: "the sdist is too large to read its PKG-INFO".to_string(),
-        });
     }
     verify_download(file, &reply.body)?;
     match super::sdist::pkg_info(&name, &reply.body) {

@@ -9,6 +9,12 @@
 //! is often null and sometimes malformed (`>=3.6,`); `#sha256=` fragments become hashes and are
 //! dropped from the URL; HTML attribute values are entity-escaped; `.egg` and unparseable file
 //! names are skipped with a note; files of another project are skipped.
+//!
+//! The trust boundary (issue 25): a page fetched over http(s) links only to http(s) files; a
+//! page of a local index only to `file:` files inside the index's tree (the folder holding the
+//! simple folder, where `../files/` lies). Any other link (`file:///etc/shadow` on a remote
+//! page, `javascript:`, `data:`, a path that climbs out) skips that one file with a note (shown
+//! with `-v`), never the page. The rule is set by the URL the page came from, not by a `<base>`.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -21,6 +27,7 @@ use pep508_rs::PackageName;
 use serde::Deserialize;
 use url::Url;
 
+use super::auth::redact;
 use super::filename::FilenameMemo;
 use super::urls::url_filename;
 use super::{DistFile, DistFilename, Files};
@@ -159,7 +166,8 @@ fn check_api_version(version: Option<&str>) -> Result<(), ParseError> {
     let major = version.split('.').next().unwrap_or("");
     if major != "1" {
         return Err(ParseError(format!(
-            "repository API version {version} is not supported (only 1.x)"
+            "repository API version {} is not supported (only 1.x)",
+            crate::terminal::field(version)
         )));
     }
     Ok(())
@@ -341,11 +349,16 @@ pub fn simple_json_filtered(
         serde_json::from_slice(bytes).map_err(|e| ParseError(format!("invalid JSON: {e}")))?;
     let api_version = page.meta.and_then(|m| m.api_version);
     check_api_version(api_version.as_deref())?;
-    let name = PackageName::from_str(&page.name)
-        .map_err(|e| ParseError(format!("invalid project name `{}`: {e}", page.name)))?;
+    let name = PackageName::from_str(&page.name).map_err(|e| {
+        ParseError(format!(
+            "invalid project name `{}`: {}",
+            crate::terminal::field(&page.name),
+            crate::terminal::field(&e.to_string())
+        ))
+    })?;
     let mut files = Vec::with_capacity(page.files.len());
     let mut skipped = Vec::new();
-    let mut memo = PageMemo::default();
+    let mut memo = PageMemo::new(base);
     for file in page.files {
         let raw = RawFile {
             filename: file.filename,
@@ -407,6 +420,7 @@ pub fn simple_html_filtered(
             .flatten()
             .map(|b| unescape_html(&b.as_utf8_str()))
     };
+    let mut memo = PageMemo::new(base);
     let mut base = base.clone();
     let mut api_version = None;
     let mut anchors = Vec::new();
@@ -431,7 +445,6 @@ pub fn simple_html_filtered(
     check_api_version(api_version.as_deref())?;
     let mut files = Vec::new();
     let mut skipped = Vec::new();
-    let mut memo = PageMemo::default();
     for tag in anchors {
         let Some(href) = attr(tag, "href") else {
             continue;
@@ -492,11 +505,73 @@ pub fn simple_html_filtered(
 }
 
 /// What one page parses once however many files repeat it: requires-python values and file
-/// name parts.
-#[derive(Default)]
+/// name parts; and which links it may follow.
 struct PageMemo {
     python: HashMap<String, Result<VersionSpecifiers, String>>,
     names: FilenameMemo,
+    links: LinkPolicy,
+}
+
+impl PageMemo {
+    fn new(page: &Url) -> PageMemo {
+        PageMemo {
+            python: HashMap::default(),
+            names: FilenameMemo::default(),
+            links: LinkPolicy::of(page),
+        }
+    }
+}
+
+/// Which file links a page may give, set by where the page came from.
+#[derive(Debug, Clone)]
+enum LinkPolicy {
+    /// A page over http(s): http(s) links only.
+    Http,
+    /// A page of a local index at `<tree>/<simple>/<name>/`: `file:` links inside `<tree>`.
+    Local(std::path::PathBuf),
+    /// A page from anywhere else: no links.
+    None,
+}
+
+impl LinkPolicy {
+    fn of(page: &Url) -> LinkPolicy {
+        match page.scheme() {
+            "http" | "https" => LinkPolicy::Http,
+            "file" => match page.join("../../").ok().and_then(|u| u.to_file_path().ok()) {
+                Some(tree) => LinkPolicy::Local(tree),
+                None => LinkPolicy::None,
+            },
+            _ => LinkPolicy::None,
+        }
+    }
+
+    /// Why `link` may not be followed (`None`: it may).
+    fn refuses(&self, link: &Url) -> Option<String> {
+        match (self, link.scheme()) {
+            (LinkPolicy::Http, "http" | "https") => None,
+            (LinkPolicy::Http, scheme) => Some(format!(
+                "a {scheme}: link on an http(s) index (only http(s) links are followed)"
+            )),
+            (LinkPolicy::Local(tree), "file") => {
+                let inside = link.to_file_path().is_ok_and(|path| {
+                    path.starts_with(tree)
+                        && !path
+                            .components()
+                            .any(|c| matches!(c, std::path::Component::ParentDir))
+                });
+                (!inside).then(|| {
+                    format!(
+                        "a file: link outside the local index's folder {}",
+                        tree.display()
+                    )
+                })
+            }
+            (LinkPolicy::Local(_), scheme) => Some(format!(
+                "a {scheme}: link on a local index (only file: links inside it are followed)"
+            )),
+            (LinkPolicy::None, scheme) => Some(format!("a {scheme}: link")),
+        }
+    }
 }
 
 struct RawFile<'a> {
@@ -538,7 +613,13 @@ impl RawFile<'_> {
         let mut url = Url::options()
             .base_url(Some(base))
             .parse(self.href.trim())
-            .map_err(|e| format!("{filename}: invalid URL: {e}"))?;
+            .map_err(|e| format!("{filename}: invalid URL: {e}; file skipped"))?;
+        if let Some(why) = memo.links.refuses(&url) {
+            return Err(format!(
+                "{filename}: {} is {why}; file skipped",
+                redact(&url)
+            ));
+        }
         let mut hashes = self.hashes;
         if let Some(fragment) = url.fragment().map(str::to_string) {
             if let Some((algo, hex)) = fragment.split_once('=')
@@ -634,6 +715,74 @@ mod tests {
 
     fn base() -> Url {
         Url::parse("https://index.example/simple/demo/").unwrap()
+    }
+
+    /// Issue 25: an http(s) page links only to http(s) files, a local page only to files in
+    /// its index's folder; any other link skips that file with a note, never the page.
+    #[test]
+    fn links_outside_the_trust_boundary_skip_their_file_only() {
+        let json = |urls: &[&str]| {
+            let files: Vec<String> = urls
+                .iter()
+                .enumerate()
+                .map(|(i, u)| {
+                    format!(r#"{{"filename": "demo-1.{i}.tar.gz", "url": "{u}", "hashes": {{}}}}"#)
+                })
+                .collect();
+            format!(
+                r#"{{"meta": {{"api-version": "1.0"}}, "name": "demo", "files": [{}]}}"#,
+                files.join(",")
+            )
+        };
+        let hostile = [
+            "file:///etc/shadow",
+            "javascript:alert(1)",
+            "data:text/plain,x",
+            "ftp://h/demo-1.3.tar.gz",
+            "https://files.example/demo-1.4.tar.gz",
+        ];
+        let page = simple_json(json(&hostile).as_bytes(), &base()).unwrap();
+        let kept: Vec<&str> = page.files.iter().map(|f| f.url.as_str()).collect();
+        assert_eq!(kept, ["https://files.example/demo-1.4.tar.gz"]);
+        assert_eq!(page.skipped.len(), 4, "{:?}", page.skipped);
+        assert!(
+            page.skipped[0].contains("a file: link on an http(s) index"),
+            "{:?}",
+            page.skipped
+        );
+        assert!(
+            page.skipped[1].contains("a javascript: link"),
+            "{:?}",
+            page.skipped
+        );
+        // HTML: a <base> pointing at file:/// does not open the boundary.
+        let html = br#"<html><base href="file:///"><a href="etc/demo-1.0.tar.gz">x</a>
+            <a href="javascript:alert(1)">demo-1.1.tar.gz</a>
+            <a href="https://files.example/demo-1.2.tar.gz">demo-1.2.tar.gz</a></html>"#;
+        let page = simple_html(html, &base(), None).unwrap();
+        let kept: Vec<&str> = page.files.iter().map(|f| f.url.as_str()).collect();
+        assert_eq!(kept, ["https://files.example/demo-1.2.tar.gz"]);
+        assert_eq!(page.skipped.len(), 2, "{:?}", page.skipped);
+        // A local index at /idx/simple: files under /idx only.
+        let local = Url::parse("file:///idx/simple/demo/").unwrap();
+        let links = [
+            "../../files/demo-1.0.tar.gz",
+            "file:///idx/files/demo-1.1.tar.gz",
+            "../../../etc/demo-1.2.tar.gz",
+            "file:///idx/files/..%2F..%2Fetc/demo-1.3.tar.gz",
+            "https://files.example/demo-1.4.tar.gz",
+            "file:///etc/demo-1.5.tar.gz",
+        ];
+        let page = simple_json(json(&links).as_bytes(), &local).unwrap();
+        let kept: Vec<&str> = page.files.iter().map(|f| f.url.as_str()).collect();
+        assert_eq!(
+            kept,
+            [
+                "file:///idx/files/demo-1.0.tar.gz",
+                "file:///idx/files/demo-1.1.tar.gz"
+            ]
+        );
+        assert_eq!(page.skipped.len(), 4, "{:?}", page.skipped);
     }
 
     #[test]

@@ -203,7 +203,9 @@ fn layout_site_packages(venv: &Path) -> Vec<PathBuf> {
             .filter_map(Result::ok)
             .filter(|entry| entry.file_name().to_string_lossy().starts_with("python"))
             .map(|entry| entry.path().join("site-packages"))
-            .filter(|path| path.is_dir())
+            // A site-packages that is there but leads nowhere (a dangling symlink, a loop) is
+            // kept, so that reading it fails saying why instead of listing no dists.
+            .filter(|path| path.is_dir() || std::fs::symlink_metadata(path).is_ok())
             .collect();
         found.sort();
         for path in found {
@@ -265,7 +267,7 @@ fn environment_from_probe(
 
 /// `key = value` lines of a `pyvenv.cfg`.
 fn read_pyvenv_cfg(path: &Path) -> Vec<(String, String)> {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(text) = crate::bounded::read_text(path, 1 << 20) else {
         return Vec::new();
     };
     text.lines()
@@ -309,7 +311,11 @@ fn environment_from_pyvenv_cfg(
         Environment::synthesize(&version_text, None).map_err(|err| match err {
             InventoryError::InvalidPythonVersion { message, .. } => InventoryError::UnknownPython {
                 path: venv.to_path_buf(),
-                reason: format!("pyvenv.cfg version `{version_text}`: {message}"),
+                reason: format!(
+                    "pyvenv.cfg version `{}`: {}",
+                    crate::terminal::field(&version_text),
+                    crate::terminal::field(&message)
+                ),
             },
             other => other,
         })?;

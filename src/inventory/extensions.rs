@@ -7,8 +7,6 @@
 //! calls into another package's C API or generated code names it the same way. A dist read from
 //! a snapshot has no files, so the answer is "no" (not known): see `docs/risk-model.md`.
 
-use std::fs::File;
-use std::io::Read;
 use std::path::Path;
 
 use memchr::memmem;
@@ -29,7 +27,7 @@ pub fn links_against(dist: &InstalledDist, modules: &[String]) -> bool {
     let Some(site) = dist.path.parent() else {
         return false;
     };
-    let Ok(record) = std::fs::read_to_string(dist.path.join("RECORD")) else {
+    let Some(record) = super::scan::read_record(&dist.path) else {
         return false;
     };
     let finders: Vec<memmem::Finder<'_>> = modules
@@ -61,14 +59,10 @@ fn is_extension(path: &str) -> bool {
     file.ends_with(".so") || file.ends_with(".pyd") || file.contains(".so.")
 }
 
+/// The first `cap` bytes of an installed file (a regular file only: a FIFO listed in `RECORD`
+/// must not hang the scan).
 pub(super) fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
-    let mut bytes = Vec::new();
-    File::open(path)
-        .ok()?
-        .take(cap)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    Some(bytes)
+    crate::bounded::read_prefix(path, cap).ok()
 }
 
 /// Whether `bytes` hold the finder's name as a whole module path: not preceded by a name

@@ -33,7 +33,7 @@ pub fn imports_module(dist: &InstalledDist, module: &str) -> Option<String> {
         return None;
     }
     let site = dist.path.parent()?;
-    let record = std::fs::read_to_string(dist.path.join("RECORD")).ok()?;
+    let record = super::scan::read_record(&dist.path)?;
     let finder = memmem::Finder::new(module.as_bytes());
     record
         .lines()
@@ -186,7 +186,7 @@ fn own_sources(dist: &InstalledDist) -> Vec<String> {
     if dist.format != DistFormat::DistInfo {
         return Vec::new();
     }
-    let Ok(record) = std::fs::read_to_string(dist.path.join("RECORD")) else {
+    let Some(record) = super::scan::read_record(&dist.path) else {
         return Vec::new();
     };
     record
@@ -251,7 +251,7 @@ pub fn record_paths(dist: &InstalledDist) -> Option<Vec<String>> {
     if dist.format != DistFormat::DistInfo {
         return None;
     }
-    let record = std::fs::read_to_string(dist.path.join("RECORD")).ok()?;
+    let record = super::scan::read_record(&dist.path)?;
     Some(
         record
             .lines()

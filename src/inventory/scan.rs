@@ -26,7 +26,13 @@ pub(crate) fn candidates(site_packages: &[PathBuf]) -> Result<Vec<Candidate>, In
     for folder in site_packages {
         let entries = match fs::read_dir(folder) {
             Ok(entries) => entries,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
+            // Absent is fine (a layout without lib64); a symlink to nothing is not.
+            Err(err)
+                if err.kind() == std::io::ErrorKind::NotFound
+                    && fs::symlink_metadata(folder).is_err() =>
+            {
+                continue;
+            }
             Err(source) => {
                 return Err(InventoryError::Io {
                     path: folder.clone(),
@@ -71,7 +77,13 @@ pub fn scan_site_packages(
     // A metadata folder that vanished between listing and reading means an install ran
     // meanwhile: read everything once more rather than return half an inventory.
     let (dists, unreadable) = scan_once(site_packages)?;
-    let vanished = |bad: &[UnreadableDist]| bad.iter().find(|b| !b.path.exists()).cloned();
+    // Gone means the folder entry itself is gone: a dangling or looping symlink is still there
+    // (and listed as unreadable, saying so).
+    let vanished = |bad: &[UnreadableDist]| {
+        bad.iter()
+            .find(|b| fs::symlink_metadata(&b.path).is_err())
+            .cloned()
+    };
     if vanished(&unreadable).is_none() {
         return Ok((dists, unreadable));
     }
@@ -136,20 +148,29 @@ fn read_parallel(candidates: &[Candidate]) -> Vec<Result<InstalledDist, String>>
     })
 }
 
-/// Read a file, refusing ones over the metadata size cap.
+/// The largest `RECORD` read (torch's is 2.5 MB).
+pub(crate) const MAX_RECORD_BYTES: u64 = 64 << 20;
+
+/// The largest `top_level.txt`, `INSTALLER` or `direct_url.json` read.
+const MAX_SMALL_FILE_BYTES: u64 = 1 << 20;
+
+/// Read a metadata file (a regular file only, at most the metadata size cap); the error names
+/// the file and says what it is instead (`METADATA is a device, not a regular file`).
 pub(crate) fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
-    let bytes = fs::read(path).map_err(|err| match err.kind() {
-        std::io::ErrorKind::NotFound => format!("no {}", file_name(path)),
-        _ => format!("cannot read {}: {err}", file_name(path)),
-    })?;
-    if bytes.len() > MAX_METADATA_BYTES {
-        return Err(format!(
-            "{} is {} bytes, over the {MAX_METADATA_BYTES}-byte limit",
-            file_name(path),
-            bytes.len()
-        ));
-    }
-    Ok(bytes)
+    read_limited(path, MAX_METADATA_BYTES as u64)
+}
+
+fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    crate::bounded::read(path, limit).map_err(|err| match err {
+        crate::bounded::ReadError::NotFound => format!("no {}", file_name(path)),
+        err => format!("{} {err}", file_name(path)),
+    })
+}
+
+/// A dist-info folder's `RECORD` as text (`None`: none, unreadable, not a regular file, over
+/// [`MAX_RECORD_BYTES`]).
+pub(crate) fn read_record(folder: &Path) -> Option<String> {
+    crate::bounded::read_text(&folder.join("RECORD"), MAX_RECORD_BYTES).ok()
 }
 
 fn file_name(path: &Path) -> String {
@@ -168,6 +189,12 @@ pub(crate) fn metadata_file(candidate: &Candidate) -> PathBuf {
 }
 
 fn read_dist(candidate: &Candidate) -> Result<InstalledDist, String> {
+    // A symlinked metadata folder that leads nowhere says so, not "no METADATA".
+    if let Err(err) = crate::bounded::stat(&candidate.path)
+        && !matches!(err, crate::bounded::ReadError::NotFound)
+    {
+        return Err(format!("{} {err}", file_name(&candidate.path)));
+    }
     let meta_path = metadata_file(candidate);
     let bytes = read_capped(&meta_path)?;
     let is_dir = candidate.path.is_dir();
@@ -191,13 +218,16 @@ fn read_dist(candidate: &Candidate) -> Result<InstalledDist, String> {
         }
     }
     let (installer, requested, direct_url) = if candidate.format == DistFormat::DistInfo {
-        let installer = fs::read(candidate.path.join("INSTALLER"))
+        let installer = read_limited(&candidate.path.join("INSTALLER"), MAX_SMALL_FILE_BYTES)
             .ok()
             .and_then(|bytes| String::from_utf8(bytes).ok())
             .map(|text| text.trim().to_string())
             .filter(|text| !text.is_empty());
         let requested = candidate.path.join("REQUESTED").exists();
-        let direct_url = match fs::read(candidate.path.join("direct_url.json")) {
+        let direct_url = match read_limited(
+            &candidate.path.join("direct_url.json"),
+            MAX_SMALL_FILE_BYTES,
+        ) {
             Ok(bytes) => Some(
                 direct_url::parse_bytes(&bytes).map_err(|err| format!("direct_url.json: {err}"))?,
             ),
@@ -225,7 +255,8 @@ fn read_dist(candidate: &Candidate) -> Result<InstalledDist, String> {
 
 /// Top-level import names: `top_level.txt`, else the first path components of `RECORD`.
 pub(crate) fn top_level(folder: &Path) -> Vec<String> {
-    if let Ok(text) = fs::read_to_string(folder.join("top_level.txt")) {
+    if let Ok(text) = crate::bounded::read_text(&folder.join("top_level.txt"), MAX_SMALL_FILE_BYTES)
+    {
         let mut names: Vec<String> = text
             .lines()
             .map(str::trim)
@@ -236,7 +267,7 @@ pub(crate) fn top_level(folder: &Path) -> Vec<String> {
         names.dedup();
         return names;
     }
-    let Ok(record) = fs::read_to_string(folder.join("RECORD")) else {
+    let Some(record) = read_record(folder) else {
         return Vec::new();
     };
     let mut names: Vec<String> = Vec::new();

@@ -37,7 +37,7 @@ use crate::inventory::check::{self, Finding};
 use crate::inventory::imports::{self, ImportUse, ModuleWords};
 use crate::inventory::{Inventory, extensions};
 use crate::metadata::CoreMetadata;
-use crate::risk::{Policy, Upstream, requirement_text};
+use crate::risk::{DeclaredCoupling, Policy, Upstream, requirement_text};
 use crate::solve::{
     self, AcceptingQuery, Among, Catalog, CatalogCore, FactPackage, HintKind, InstalledCandidate,
     Override, PrereleaseMode, Resolution, ResolvedSource, SolveError, SolveRequest,
@@ -80,6 +80,15 @@ pub enum ProposeError {
     Index(#[from] IndexError),
 }
 
+/// Whether an alternative failed because the index did (never a release's own metadata: the
+/// solver takes such a release as unusable and goes on).
+fn index_failed(err: &ProposeError) -> bool {
+    match err {
+        ProposeError::Solve(solve) => matches!(**solve, SolveError::Index { .. }),
+        ProposeError::Index(_) => true,
+    }
+}
+
 impl From<SolveError> for ProposeError {
     fn from(err: SolveError) -> Self {
         ProposeError::Solve(Box::new(err))
@@ -113,7 +122,7 @@ pub fn propose(
         correspondences: policy
             .coupled
             .iter()
-            .flat_map(|group| group.correspondences(installed_names(inventory)))
+            .flat_map(|group| group.correspondences(&policy.name, installed_names(inventory)))
             .collect(),
         whole,
         installs: Mutex::default(),
@@ -390,6 +399,8 @@ impl Proposer<'_> {
         }
         let mut plans = Vec::new();
         let mut conflict = None;
+        // A bare target held back by its own coupled stack, which a plan moves forward.
+        let mut own_stack = false;
         // Installed requirements that exclude every acceptable version of a target. The request
         // "as asked" keeps them where they are (pinned), so that moving them is an alternative
         // the user sees and chooses, not a side effect.
@@ -398,9 +409,11 @@ impl Proposer<'_> {
         as_asked.extend(
             scanned
                 .iter()
+                .filter(|b| !target_names.contains(&b.dependent))
                 .map(|b| pin(&b.dependent, &b.dependent_version)),
         );
-        match self.solve(&as_asked, &upgrade, vec![]) {
+        let bounds = self.as_asked_bounds(policy, targets);
+        match self.solve_with(&as_asked, &upgrade, vec![], bounds) {
             Ok(resolution) => {
                 let planned = self.planned(&resolution);
                 let title = if self.request.all {
@@ -410,6 +423,7 @@ impl Proposer<'_> {
                 };
                 let plan = self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?;
                 let repairs = plan.changes.iter().any(|c| c.repair);
+                let held: Vec<Blocker> = self.held_by_installed(targets, &plan);
                 plans.push(plan);
                 if repairs && !self.request.all {
                     plans.extend(self.keep_broken(
@@ -419,6 +433,17 @@ impl Proposer<'_> {
                         &already_broken,
                     )?);
                 }
+                // A bare target held back by installed dists: moving them forward is offered
+                // beside it (recommended only when they are the target's own coupled stack).
+                if !held.is_empty()
+                    && let Some(moved) = self.move_held_back(policy, targets, &upgrade, &held)?
+                {
+                    own_stack = self.moves_a_target(&moved)
+                        && held
+                            .iter()
+                            .all(|b| same_group(policy, &b.dependent, targets));
+                    plans.push(moved);
+                }
             }
             Err(SolveError::NoSolution(no_solution)) => {
                 let blockers = self.blockers(targets, Some(&no_solution))?;
@@ -427,11 +452,17 @@ impl Proposer<'_> {
                     blockers: blockers.clone(),
                     hints: self.conflict_hints(&no_solution.hints),
                 });
-                // An alternative that cannot be searched (the index lacks a release's metadata)
-                // is reported and skipped; the others still stand.
+                // An alternative that cannot be searched is reported and skipped; the others
+                // still stand. But the index failing (`--offline` without an entry, a cache entry
+                // cut short, the network, a cap or a deadline) is the tool failing, exit 2 as the
+                // docs say, not "no plan found" (issue 25).
+                let mut failed = None;
                 let mut keep = |kind: &str, found: Result<Option<Plan>, ProposeError>| match found {
                     Ok(Some(plan)) => plans.push(plan),
                     Ok(None) => {}
+                    Err(err) if index_failed(&err) => {
+                        failed.get_or_insert(err);
+                    }
                     Err(err) => warnings.push(format!(
                         "the {kind} alternative could not be searched: {}",
                         error_chain(&err)
@@ -449,13 +480,26 @@ impl Proposer<'_> {
                 if self.request.allow_override {
                     keep("forced-override", self.forced(targets, &upgrade, &blockers));
                 }
+                if let Some(err) = failed {
+                    return Err(err);
+                }
                 warnings.extend(notes);
             }
             Err(err) => return Err(err.into()),
         }
         // Plans that deliver the targets first, lowest risk first; the compromise (the newest
-        // that fits) after them, whatever its risk: the recommendation answers the request.
-        plans.sort_by_key(|plan| (plan.kind == PlanKind::NewestFitting, plan.risk.score));
+        // that fits) after them, whatever its risk: the recommendation answers the request. A
+        // plan that leaves the accelerator line comes after every plan that stays on it (the
+        // forced override and the newest that fits included); a plan that moves no target
+        // while another moves the target's own coupled stack comes after that one.
+        plans.sort_by_key(|plan| {
+            (
+                own_stack && !self.moves_a_target(plan),
+                switches_accelerator(plan),
+                plan.kind == PlanKind::NewestFitting,
+                plan.risk.score,
+            )
+        });
         if layered {
             for plan in &mut plans {
                 plan.layer = Some(Layer {
@@ -468,6 +512,160 @@ impl Proposer<'_> {
             }
         }
         Ok(self.proposal(policy, conflict, plans, warnings))
+    }
+
+    /// What the request as asked is solved within, beside the whole environment: for bare
+    /// targets (names without a version, "the newest that fits"), the installed members of
+    /// coupled groups no target is in stay where they are (`propose setuptools` never moves the
+    /// torch stack; `propose torch` may). Other dists may still move either way, as the request
+    /// needs (`propose celery` takes python-dateutil back to the version celery pins).
+    fn as_asked_bounds(&self, policy: &Policy, targets: &[Requirement]) -> Vec<Requirement> {
+        if self.request.all || targets.iter().any(|t| t.version_or_url.is_some()) {
+            return Vec::new();
+        }
+        let asked =
+            |group: &crate::risk::CoupledGroup| targets.iter().any(|t| group.contains(&t.name));
+        let mut bounds = Vec::new();
+        for group in policy
+            .coupled
+            .iter()
+            .filter(|g| !asked(g) && !g.compiled_dependents)
+        {
+            bounds.extend(
+                self.inventory
+                    .dists
+                    .iter()
+                    .filter(|d| !d.is_unmanaged() && group.contains(d.name()))
+                    .map(|d| pin(d.name(), d.version())),
+            );
+        }
+        bounds
+    }
+
+    /// The installed dists that hold a bare target of `plan` below its newest release (what a
+    /// move-the-blockers search can move forward).
+    fn held_by_installed(&self, targets: &[Requirement], plan: &Plan) -> Vec<Blocker> {
+        if self.request.all {
+            return Vec::new();
+        }
+        plan.held_back
+            .iter()
+            .filter(|h| {
+                targets
+                    .iter()
+                    .any(|t| t.name == h.name && t.version_or_url.is_none())
+            })
+            .flat_map(|h| h.blockers.iter().cloned())
+            .filter(|b| {
+                self.inventory
+                    .get(&b.dependent)
+                    .is_some_and(|d| !d.is_unmanaged())
+            })
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    }
+
+    /// Move forward what holds bare targets back: each bare target above its installed version
+    /// (its newest release line first, then older lines, a few at most), the blockers and the
+    /// installed members of the target's coupled groups free to move (`propose torch` moves
+    /// torch, torchvision and torchaudio together).
+    fn move_held_back(
+        &self,
+        policy: &Policy,
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        held: &[Blocker],
+    ) -> Result<Option<Plan>, ProposeError> {
+        let mut moving = upgrade.clone();
+        for group in policy.coupled.iter().filter(|g| !g.compiled_dependents) {
+            if targets.iter().any(|t| group.contains(&t.name)) {
+                moving.extend(
+                    self.inventory
+                        .dists
+                        .iter()
+                        .filter(|d| !d.is_unmanaged() && group.contains(d.name()))
+                        .map(|d| d.name().clone()),
+                );
+            }
+        }
+        for floors in self.forward_floors(targets)? {
+            if let Some(mut plan) = self.move_blockers_within(&floors, &moving, held, true)? {
+                plan.targets = targets.to_vec();
+                as_requested(&mut plan, targets);
+                return Ok(Some(plan));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The requirements a held-back search tries, most ambitious first: each bare target at or
+    /// above the first release of one of its newer lines (newest line first, three at most),
+    /// then only above its installed version.
+    fn forward_floors(
+        &self,
+        targets: &[Requirement],
+    ) -> Result<Vec<Vec<Requirement>>, ProposeError> {
+        let mut tiers: Vec<Vec<Requirement>> = vec![Vec::new(); LINES_TRIED + 1];
+        for target in targets {
+            let installed = match (&target.version_or_url, self.inventory.get(&target.name)) {
+                (None, Some(dist)) if !dist.is_unmanaged() => {
+                    dist.version().clone().without_local()
+                }
+                _ => {
+                    tiers.iter_mut().for_each(|t| t.push(target.clone()));
+                    continue;
+                }
+            };
+            let lines = self.newer_lines(&target.name, &installed)?;
+            for (i, tier) in tiers.iter_mut().enumerate() {
+                tier.push(match lines.get(i) {
+                    Some(first) if i < LINES_TRIED => at_least(&target.name, first),
+                    _ => above(&target.name, &installed),
+                });
+            }
+        }
+        tiers.dedup();
+        Ok(tiers)
+    }
+
+    /// The first release of each `major.minor` line newer than `installed`, newest line first.
+    fn newer_lines(
+        &self,
+        name: &PackageName,
+        installed: &Version,
+    ) -> Result<Vec<Version>, ProposeError> {
+        let Some(project) = self.catalog.project(name)? else {
+            return Ok(Vec::new());
+        };
+        let mut lines: BTreeMap<(u64, u64), Version> = BTreeMap::new();
+        for v in self
+            .catalog
+            .usable_versions(&project)
+            .iter()
+            .filter(|v| *v > installed)
+        {
+            let key = (
+                v.release().first().copied().unwrap_or(0),
+                v.release().get(1).copied().unwrap_or(0),
+            );
+            lines
+                .entry(key)
+                .and_modify(|first| {
+                    if v < first {
+                        *first = v.clone();
+                    }
+                })
+                .or_insert_with(|| v.clone());
+        }
+        Ok(lines.into_values().rev().collect())
+    }
+
+    /// Whether `plan` changes the version of a target.
+    fn moves_a_target(&self, plan: &Plan) -> bool {
+        plan.changes
+            .iter()
+            .any(|c| self.request.targets.iter().any(|t| t.name == c.name) && c.from != c.to)
     }
 
     /// The proposal document around the plans found.
@@ -631,6 +829,13 @@ impl Proposer<'_> {
         requirements.extend(targets.iter().cloned());
         let mut constraints = self.whole.floors.clone();
         constraints.extend(extra);
+        let asked: BTreeSet<&PackageName> = self.request.targets.iter().map(|t| &t.name).collect();
+        let installed_roots = requirements
+            .iter()
+            .map(|r| &r.name)
+            .filter(|name| !asked.contains(name))
+            .cloned()
+            .collect();
         solve::solve_on(
             self.core,
             &SolveRequest {
@@ -643,6 +848,7 @@ impl Proposer<'_> {
                 binary: self.request.binary.clone(),
                 limits: Default::default(),
                 correspondences: self.correspondences.clone(),
+                installed_roots,
             },
         )
     }
@@ -709,6 +915,9 @@ impl Proposer<'_> {
             .collect())
     }
 
+    /// Move the blockers forward: every index-managed installed dist stays at or above its
+    /// installed version. Only when no forward move exists, the blockers may go back (a
+    /// [`PlanKind::DowngradeBlockers`] plan, scored with its real costs).
     fn move_blockers(
         &self,
         targets: &[Requirement],
@@ -718,41 +927,40 @@ impl Proposer<'_> {
         if blockers.is_empty() {
             return Ok(None);
         }
+        let forward = self.move_blockers_within(targets, upgrade, blockers, true)?;
+        if forward.is_some() {
+            return Ok(forward);
+        }
+        self.move_blockers_within(targets, upgrade, blockers, false)
+    }
+
+    /// One move-the-blockers search: the blockers (and, a few rounds at most, the dists each
+    /// failure involves) are upgraded; `forward` keeps everything installed at or above its
+    /// installed version.
+    fn move_blockers_within(
+        &self,
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        blockers: &[Blocker],
+        forward: bool,
+    ) -> Result<Option<Plan>, ProposeError> {
+        let floors = if forward {
+            self.floors(targets)
+        } else {
+            Vec::new()
+        };
         let mut moving = upgrade.clone();
         moving.extend(blockers.iter().map(|b| b.dependent.clone()));
         for _round in 0..4 {
-            match self.solve(targets, &moving, vec![]) {
+            match self.solve_with(targets, &moving, vec![], floors.clone()) {
                 Ok(resolution) => {
                     let planned = self.planned(&resolution);
-                    let moved: Vec<String> = blockers
-                        .iter()
-                        .filter_map(|b| {
-                            let to = planned.dists.get(&b.dependent)?;
-                            (to.version != b.dependent_version).then(|| {
-                                format!("{} {} -> {}", b.dependent, b.dependent_version, to.version)
-                            })
-                        })
-                        .collect();
-                    if moved.is_empty() {
-                        return Ok(None);
-                    }
-                    let unblocked: Vec<(Blocker, Requirement)> = blockers
-                        .iter()
-                        .filter_map(|b| {
-                            targets
-                                .iter()
-                                .find(|t| t.name == b.requirement.name)
-                                .map(|t| (b.clone(), t.clone()))
-                        })
-                        .collect();
-                    let title = format!(
-                        "Move the blocker{}: {}",
-                        if moved.len() == 1 { "" } else { "s" },
-                        moved.join(", ")
-                    );
-                    return self
-                        .plan(PlanKind::MoveBlockers, title, targets, &planned, &unblocked)
-                        .map(Some);
+                    let kind = if forward {
+                        PlanKind::MoveBlockers
+                    } else {
+                        PlanKind::DowngradeBlockers
+                    };
+                    return self.blockers_plan(kind, targets, blockers, &planned);
                 }
                 Err(SolveError::NoSolution(no_solution)) => {
                     let before = moving.len();
@@ -777,24 +985,92 @@ impl Proposer<'_> {
         Ok(None)
     }
 
+    /// Every index-managed installed dist at or above its installed version, but the targets
+    /// (a target may ask for less).
+    fn floors(&self, targets: &[Requirement]) -> Vec<Requirement> {
+        let asked: BTreeSet<&PackageName> = targets.iter().map(|t| &t.name).collect();
+        self.whole
+            .preferences
+            .keys()
+            .filter(|name| !asked.contains(name))
+            .filter_map(|name| self.inventory.get(name))
+            .filter(|dist| !dist.is_unmanaged())
+            .map(|dist| at_least(dist.name(), dist.version()))
+            .collect()
+    }
+
+    /// The plan of a blockers search that solved: `None` when no blocker moved.
+    fn blockers_plan(
+        &self,
+        kind: PlanKind,
+        targets: &[Requirement],
+        blockers: &[Blocker],
+        planned: &PlannedEnvironment,
+    ) -> Result<Option<Plan>, ProposeError> {
+        let moved: Vec<String> = blockers
+            .iter()
+            .filter_map(|b| {
+                let to = planned.dists.get(&b.dependent)?;
+                (to.version != b.dependent_version)
+                    .then(|| format!("{} {} -> {}", b.dependent, b.dependent_version, to.version))
+            })
+            .collect();
+        if moved.is_empty() {
+            return Ok(None);
+        }
+        let unblocked: Vec<(Blocker, Requirement)> = blockers
+            .iter()
+            .filter_map(|b| {
+                targets
+                    .iter()
+                    .find(|t| t.name == b.requirement.name)
+                    .map(|t| (b.clone(), t.clone()))
+            })
+            .collect();
+        let verb = match kind {
+            PlanKind::DowngradeBlockers => "Downgrade",
+            _ => "Move",
+        };
+        let title = format!(
+            "{verb} the blocker{}: {}",
+            if moved.len() == 1 { "" } else { "s" },
+            moved.join(", ")
+        );
+        self.plan(kind, title, targets, planned, &unblocked)
+            .map(Some)
+    }
+
     fn newest_fitting(
         &self,
         targets: &[Requirement],
         blockers: &[Blocker],
         notes: &mut Vec<String>,
     ) -> Result<Option<Plan>, ProposeError> {
-        // The target's name without its specifier; the blockers stay where they are.
-        let mut relaxed: Vec<Requirement> = targets.iter().map(|t| bare(&t.name)).collect();
-        let names: BTreeSet<PackageName> = relaxed.iter().map(|t| t.name.clone()).collect();
-        relaxed.extend(
-            blockers
-                .iter()
-                .map(|b| pin(&b.dependent, &b.dependent_version)),
-        );
-        let resolution = match self.solve(&relaxed, &names, vec![]) {
-            Ok(resolution) => resolution,
-            Err(SolveError::NoSolution(_)) => return Ok(None),
-            Err(err) => return Err(err.into()),
+        // The target's name without its specifier; the blockers stay where they are. One
+        // target with a version asked gets the release closest to it that fits, when there is
+        // one other than the installed (`sympy==1.13.1` under torch's `sympy>=1.13.3`: 1.13.3).
+        let kept: Vec<Requirement> = blockers
+            .iter()
+            .map(|b| pin(&b.dependent, &b.dependent_version))
+            .collect();
+        let names: BTreeSet<PackageName> = targets.iter().map(|t| t.name.clone()).collect();
+        let closest = self.closest_fitting(targets, &kept, &names)?;
+        let word = if closest.is_some() {
+            "Closest"
+        } else {
+            "Newest"
+        };
+        let resolution = match closest {
+            Some(resolution) => resolution,
+            None => {
+                let mut relaxed: Vec<Requirement> = targets.iter().map(|t| bare(&t.name)).collect();
+                relaxed.extend(kept);
+                match self.solve(&relaxed, &names, vec![]) {
+                    Ok(resolution) => resolution,
+                    Err(SolveError::NoSolution(_)) => return Ok(None),
+                    Err(err) => return Err(err.into()),
+                }
+            }
         };
         let planned = self.planned(&resolution);
         let mut fitted = Vec::new();
@@ -818,7 +1094,7 @@ impl Proposer<'_> {
             return Ok(None);
         }
         let title = format!(
-            "Newest that fits: {} (asked: {})",
+            "{word} that fits: {} (asked: {})",
             join(&fitted),
             join(targets)
         );
@@ -836,6 +1112,59 @@ impl Proposer<'_> {
             }
         }
         Ok(Some(plan))
+    }
+
+    /// For one target pinned to one version (`==X`), the solve of the release nearest to it (in release
+    /// order) that fits with the blockers kept, other than the installed one; a few tried at most.
+    fn closest_fitting(
+        &self,
+        targets: &[Requirement],
+        kept: &[Requirement],
+        names: &BTreeSet<PackageName>,
+    ) -> Result<Option<Resolution>, ProposeError> {
+        let [target] = targets else {
+            return Ok(None);
+        };
+        // Only an exact version asked has a "closest": a range that no fitting release meets
+        // has no point to measure from.
+        let Some(spec) = specifiers(target).filter(|s| {
+            s.len() == 1
+                && matches!(
+                    s.iter().next().map(|s| *s.operator()),
+                    Some(Operator::Equal)
+                )
+        }) else {
+            return Ok(None);
+        };
+        let Some(project) = self.catalog.project(&target.name)? else {
+            return Ok(None);
+        };
+        let installed = self.inventory.get(&target.name).map(|d| d.version());
+        let mut versions: Vec<Version> = self.catalog.usable_versions(&project).to_vec();
+        versions.sort();
+        // Where the request sits in release order: its first matching version, or where its
+        // lower bound would go.
+        let at = versions
+            .iter()
+            .position(|v| spec.contains(v))
+            .unwrap_or_else(|| versions.partition_point(|v| !spec.iter().all(|s| s.contains(v))));
+        let mut order: Vec<(usize, &Version)> = versions
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| Some(*v) != installed && !spec.contains(v))
+            .map(|(i, v)| (i.abs_diff(at), v))
+            .collect();
+        order.sort();
+        for (_, version) in order.into_iter().take(CLOSEST_TRIED) {
+            let mut asked = vec![pin(&target.name, version)];
+            asked.extend(kept.iter().cloned());
+            match self.solve(&asked, names, vec![]) {
+                Ok(resolution) => return Ok(Some(resolution)),
+                Err(SolveError::NoSolution(_)) => continue,
+                Err(err) => return Err(err.into()),
+            }
+        }
+        Ok(None)
     }
 
     fn forced(
@@ -1003,9 +1332,58 @@ impl Proposer<'_> {
                 all: self.request.all,
                 held_back,
                 base,
+                declared_couplings: self.declared_couplings(planned)?,
             },
             self,
         ))
+    }
+
+    /// Coupled members whose planned release is not what the group's rule pairs with the planned
+    /// anchor (torchaudio 2.11.1 next to torch 2.12.0): their own metadata decided, as the solver
+    /// applies the rule everywhere else. Only where the plan moves one of the two.
+    fn declared_couplings(
+        &self,
+        planned: &PlannedEnvironment,
+    ) -> Result<Vec<DeclaredCoupling>, ProposeError> {
+        let markers = &self.inventory.environment.markers;
+        let unchanged = |name: &PackageName, version: &Version| {
+            self.inventory
+                .get(name)
+                .is_some_and(|d| d.version() == version)
+        };
+        let mut out = Vec::new();
+        for c in &self.correspondences {
+            let (Some(anchor), Some(member)) =
+                (planned.dists.get(&c.anchor), planned.dists.get(&c.member))
+            else {
+                continue;
+            };
+            if c.template.range(&anchor.version).contains(&member.version)
+                || unchanged(&c.anchor, &anchor.version) && unchanged(&c.member, &member.version)
+            {
+                continue;
+            }
+            let declared: Vec<String> = member
+                .requires_dist
+                .iter()
+                .filter(|r| r.name == c.anchor && applies_with(r, markers, &member.extras))
+                .map(requirement_text)
+                .collect();
+            if declared.is_empty() {
+                continue;
+            }
+            let unmatched = self.unmatched_members(&c.anchor, &anchor.version)?;
+            out.push(DeclaredCoupling {
+                member: c.member.clone(),
+                version: member.version.clone(),
+                anchor: c.anchor.clone(),
+                anchor_version: anchor.version.clone(),
+                declared: declared.join(", "),
+                rule_wants: c.template.specifier(&anchor.version).unwrap_or_default(),
+                rule_release_exists: !unmatched.iter().any(|u| u.member == c.member),
+            });
+        }
+        Ok(out)
     }
 
     /// The requirements of `name==newest` itself that the plan's versions do not meet (celery
@@ -1141,6 +1519,60 @@ fn specifiers(requirement: &Requirement) -> Option<&VersionSpecifiers> {
         Some(VersionOrUrl::VersionSpecifier(spec)) => Some(spec),
         _ => None,
     }
+}
+
+/// Word a plan's reasons with the targets as the user wrote them (a search that asked the
+/// solver for more, `torch>=2.15.0` for `torch`, never shows its own words as the request).
+fn as_requested(plan: &mut Plan, targets: &[Requirement]) {
+    for reason in plan.changes.iter_mut().flat_map(|c| c.reasons.iter_mut()) {
+        let (Reason::Requested { requirement }
+        | Reason::Unblocks {
+            target: requirement,
+            ..
+        }) = reason
+        else {
+            continue;
+        };
+        if let Some(asked) = targets.iter().find(|t| t.name == requirement.name) {
+            *requirement = asked.clone();
+        }
+    }
+}
+
+/// How many releases near a request are tried for the closest that fits.
+const CLOSEST_TRIED: usize = 6;
+
+/// How many newer release lines of a held-back bare target are tried, newest first.
+const LINES_TRIED: usize = 3;
+
+/// `name>version` (its public version): a bare target that must move forward.
+fn above(name: &PackageName, version: &Version) -> Requirement {
+    Requirement {
+        name: name.clone(),
+        extras: vec![],
+        version_or_url: Some(VersionOrUrl::VersionSpecifier(VersionSpecifiers::from(
+            VersionSpecifier::from_version(Operator::GreaterThan, version.clone().without_local())
+                .expect("> accepts a version without a local label"),
+        ))),
+        marker: Default::default(),
+        origin: None,
+    }
+}
+
+/// Whether `name` is in a coupled group with one of the targets.
+fn same_group(policy: &Policy, name: &PackageName, targets: &[Requirement]) -> bool {
+    policy
+        .coupled
+        .iter()
+        .any(|g| g.contains(name) && targets.iter().any(|t| g.contains(&t.name)))
+}
+
+/// Whether a plan carries the accelerator-line-switch factor.
+fn switches_accelerator(plan: &Plan) -> bool {
+    plan.risk
+        .factors
+        .iter()
+        .any(|f| f.kind == crate::risk::FactorKind::AcceleratorLineSwitch)
 }
 
 fn bare(name: &PackageName) -> Requirement {

@@ -20,7 +20,10 @@ use crate::inventory::graph::DependencyGraph;
 use crate::inventory::imports::ImportUse;
 use crate::inventory::{DirectUrl, InstalledDist, Inventory};
 pub use crate::risk::line_floor;
-use crate::risk::{self, BrokenEdgeFacts, ChangeFacts, Dependents, PlanFacts, Policy};
+use crate::risk::{
+    self, AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, PlanFacts,
+    Policy,
+};
 use crate::solve::OverriddenEdge;
 
 /// One dist of a planned environment, as the solver chose it.
@@ -108,6 +111,9 @@ pub struct PlanSpec<'p> {
     /// The pins of the layer this plan is built on (a layered `--all`): a change to the base's
     /// version is the base's, scored there, not here.
     pub base: Option<&'p BTreeMap<PackageName, Version>>,
+    /// Coupled members whose own metadata, not the policy's rule, paired them with the planned
+    /// anchor.
+    pub declared_couplings: Vec<DeclaredCoupling>,
 }
 
 /// Builds plans against one inventory under one policy.
@@ -128,6 +134,27 @@ impl<'a> PlanBuilder<'a> {
             now,
             graph: DependencyGraph::build(inventory),
             importers: ImportersMemo::default(),
+        }
+    }
+
+    /// The planned environment as the accelerator-line check reads it.
+    fn accelerator_view<'p>(
+        &self,
+        planned: &'p PlannedEnvironment,
+    ) -> super::accelerator::Planned<'p> {
+        let markers = &self.inventory.environment.markers;
+        super::accelerator::Planned {
+            names: planned.dists.keys().collect(),
+            required: planned
+                .dists
+                .values()
+                .flat_map(|dist| {
+                    dist.requires_dist
+                        .iter()
+                        .filter(|r| applies_with(r, markers, &dist.extras))
+                        .map(|r| &r.name)
+                })
+                .collect(),
         }
     }
 
@@ -192,11 +219,18 @@ impl<'a> PlanBuilder<'a> {
             );
         }
         let (overrides, broken_edges) = self.overrides(&spec, oracle);
+        let accelerator_switches =
+            super::accelerator::switches(self.inventory, &self.accelerator_view(planned), &changes);
+        for switch in &accelerator_switches {
+            warnings.push(accelerator_warning(switch));
+        }
         let risk = risk::assess(
             &PlanFacts {
                 changes: change_facts,
                 broken_edges,
                 now: self.now,
+                accelerator_switches,
+                declared_couplings: spec.declared_couplings.clone(),
             },
             self.policy,
         );
@@ -723,6 +757,26 @@ impl<'a> PlanBuilder<'a> {
 }
 
 /// Whether a requirement applies in this environment with these extras active.
+/// The warning a plan that switches accelerator lines carries beside its risk factor.
+fn accelerator_warning(switch: &AcceleratorSwitch) -> String {
+    let mut text = format!(
+        "this plan leaves {} for {} (it installs {} of {}): GPU nodes built for {} may not run it",
+        switch.from,
+        switch.to,
+        switch.brings.len(),
+        switch.to,
+        switch.from
+    );
+    if !switch.orphaned.is_empty() {
+        let names: Vec<&str> = switch.orphaned.iter().map(|n| n.as_ref()).collect();
+        text.push_str(&format!(
+            "; afterwards nothing requires {} (left installed; remove them with `pip uninstall`)",
+            names.join(", ")
+        ));
+    }
+    text
+}
+
 pub(crate) fn applies_with(
     requirement: &Requirement,
     markers: &MarkerEnvironment,

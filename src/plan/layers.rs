@@ -508,10 +508,14 @@ impl Proposer<'_> {
             out.push(NeededMove {
                 name: blocker.dependent.clone(),
                 from: blocker.dependent_version.clone(),
+                // A newer release that drops the requirement unblocks as well as one that
+                // accepts the version.
                 to: found
                     .versions
                     .into_iter()
-                    .find(|v| v > &blocker.dependent_version),
+                    .chain(found.silent)
+                    .filter(|v| v > &blocker.dependent_version)
+                    .max(),
                 requirement: blocker.requirement.clone(),
             });
         }

@@ -7,6 +7,7 @@
 //! back, and its [`RiskScore`](crate::risk::RiskScore). The plan file that `planner check
 //! --accept` reads is one [`Plan`] as JSON (schema in `docs/plan-json.md`).
 
+mod accelerator;
 mod accept;
 mod alternatives;
 mod builder;

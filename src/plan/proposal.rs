@@ -130,8 +130,12 @@ pub struct Blocker {
 pub enum PlanKind {
     /// The request as asked, solved with the whole environment.
     Upgrade,
-    /// The blockers move to releases that accept the target.
+    /// The blockers move forward to releases that accept the target (nothing installed goes
+    /// back).
     MoveBlockers,
+    /// The blockers go back to older releases that accept the target: offered only when no
+    /// forward move exists.
+    DowngradeBlockers,
     /// The newest release of the target that fits without moving anything else it conflicts with.
     NewestFitting,
     /// The target as asked, with the violated edges overridden.
@@ -144,6 +148,7 @@ impl PlanKind {
         match self {
             PlanKind::Upgrade => "upgrade",
             PlanKind::MoveBlockers => "move-blockers",
+            PlanKind::DowngradeBlockers => "downgrade-blockers",
             PlanKind::NewestFitting => "newest-fitting",
             PlanKind::ForcedOverride => "forced-override",
         }

@@ -261,11 +261,11 @@ pub fn script(
     out.push_str("set -euo pipefail\n");
     out.push_str("HERE=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n");
     out.push_str(VERIFY_ARGS);
-    let _ = writeln!(
-        out,
-        "PYTHON=\"${{PLANNER_PYTHON:-{}}}\"",
-        double_quoted(python_default)
-    );
+    // The defaults are plain single-quoted literals assigned first: inside `${VAR:-word}` bash
+    // parses quotes and braces of the word itself, so a `'` or `}` in a path there broke the
+    // script.
+    let _ = writeln!(out, "PYTHON_DEFAULT={}", safe::literal(python_default));
+    out.push_str("PYTHON=\"${PLANNER_PYTHON:-$PYTHON_DEFAULT}\"\n");
     let index_url = steps.iter().find_map(|step| {
         step.windows(2)
             .find(|pair| pair[0] == "--index-url")
@@ -276,11 +276,8 @@ pub fn script(
             "# No credentials are written here: pip and uv read them from ~/.netrc or a keyring at\n\
              # run time, or set PLANNER_INDEX_URL to the index URL with them.\n",
         );
-        let _ = writeln!(
-            out,
-            "INDEX_URL=\"${{PLANNER_INDEX_URL:-{}}}\"",
-            double_quoted(url)
-        );
+        let _ = writeln!(out, "INDEX_URL_DEFAULT={}", safe::literal(url));
+        out.push_str("INDEX_URL=\"${PLANNER_INDEX_URL:-$INDEX_URL_DEFAULT}\"\n");
     }
     out.push_str(VERIFY_BEFORE);
     for step in steps {
@@ -313,15 +310,6 @@ pub(super) fn script_step(
     tokens.join(" ")
 }
 
-/// A value for a double-quoted shell context (the default of a `${VAR:-default}` expansion):
-/// what double quotes interpret is escaped.
-pub(super) fn double_quoted(value: &str) -> String {
-    value
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('$', "\\$")
-        .replace('`', "\\`")
-}
 /// `--verify` and `--rollback-on-regression` (which implies it) for the install scripts.
 const VERIFY_ARGS: &str = r#"VERIFY=0
 ROLLBACK=0

@@ -207,7 +207,8 @@ pub fn render_text(report: &OutdatedReport) -> String {
     if !report.errors.is_empty() {
         out.push_str("\nCould not be checked:\n");
         for e in &report.errors {
-            out.push_str(&format!("  {} {}: {}\n", e.name, e.installed, e.error));
+            let error = crate::terminal::field(&e.error);
+            out.push_str(&format!("  {} {}: {error}\n", e.name, e.installed));
         }
     }
     out

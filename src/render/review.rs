@@ -15,7 +15,7 @@ use super::markdown::cell;
 use super::text::movement;
 use crate::plan::{Blocker, Plan};
 use crate::review::analysis::TargetVerdict;
-use crate::review::{Finding, Review};
+use crate::review::{Finding, Review, Unresolved};
 use crate::risk::RiskLevel;
 use crate::terminal::escape;
 
@@ -57,6 +57,69 @@ fn plan_commands(plan: &Plan) -> String {
     }
 }
 
+/// The safer plan in the terms of a uv project's own files, for a pin of `pyproject.toml` or
+/// `uv.lock`: which declarations to drop or raise, then `uv lock` (`None` for other files, whose
+/// safer plan is its pip commands).
+fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<Vec<String>> {
+    use crate::review::pins::PinKind;
+    let pin = &finding.pin;
+    let pyproject = match pin.kind {
+        PinKind::UvOverride | PinKind::UvConstraint | PinKind::ProjectPin | PinKind::GroupPin => {
+            pin.file.clone()
+        }
+        PinKind::UvLock => pin.file.replace("uv.lock", "pyproject.toml"),
+        _ => return None,
+    };
+    let mut steps = Vec::new();
+    let table = match pin.kind {
+        PinKind::UvOverride => Some("[tool.uv] override-dependencies"),
+        PinKind::UvConstraint => Some("[tool.uv] constraint-dependencies"),
+        _ => None,
+    };
+    if let Some(table) = table {
+        steps.push(format!(
+            "in {pyproject}, drop `{}` from {table}",
+            pin.requirement
+        ));
+    }
+    for blocker in &verdict.breaks {
+        let Some(change) = plan.changes.iter().find(|c| c.name == blocker.dependent) else {
+            continue;
+        };
+        if let Some(to) = &change.to {
+            steps.push(format!(
+                "in {pyproject}, require `{}=={to}` where it names {} (now {})",
+                change.name, change.name, blocker.dependent_version
+            ));
+        }
+    }
+    let others: Vec<String> = plan
+        .changes
+        .iter()
+        .filter(|c| !verdict.breaks.iter().any(|b| b.dependent == c.name))
+        .map(|c| format!("{} {}", c.name, movement(c)))
+        .collect();
+    let mut lock = "run `uv lock`, then `uv sync`".to_string();
+    if !others.is_empty() {
+        lock.push_str(&format!(" (it moves {})", others.join(", ")));
+    }
+    steps.push(lock);
+    Some(steps)
+}
+
+/// `DOES NOT RESOLVE requirements.txt on Python 3.12 ...: why`.
+fn unresolved_text(u: &Unresolved) -> String {
+    let base = if u.at_base {
+        " (nor at the base)"
+    } else {
+        " (the base did)"
+    };
+    format!(
+        "DOES NOT RESOLVE {} on {}{base}: {}",
+        u.environment, u.target, u.reason
+    )
+}
+
 fn header(review: &Review) -> String {
     let short = |c: &str| c.chars().take(12).collect::<String>();
     format!(
@@ -74,6 +137,9 @@ fn header(review: &Review) -> String {
 pub fn text(review: &Review) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}\n", escape(&header(review)));
+    for u in &review.unresolved {
+        let _ = writeln!(out, "{}\n", escape(&unresolved_text(u)));
+    }
     for finding in &review.findings {
         let pin = &finding.pin;
         let was = finding
@@ -90,10 +156,42 @@ pub fn text(review: &Review) -> String {
             pin.requirement
         );
         let _ = writeln!(out, "{}", escape(&line));
+        for also in &finding.also {
+            let _ = writeln!(
+                out,
+                "{}",
+                escape(&format!(
+                    "  also at {}:{} ({})",
+                    also.file,
+                    also.line,
+                    also.kind.label()
+                ))
+            );
+        }
         for verdict in &finding.targets {
             let _ = write!(out, "{}", escape(&verdict_text(verdict)));
+            let steps = verdict
+                .safer
+                .as_ref()
+                .and_then(|plan| uv_steps(finding, plan, verdict));
+            for step in steps.unwrap_or_default() {
+                let _ = writeln!(out, "{}", escape(&format!("      - {step}")));
+            }
         }
         out.push('\n');
+    }
+    for pin in &review.removed {
+        let _ = writeln!(
+            out,
+            "{}",
+            escape(&format!(
+                "removed: {}:{}  {}  {}",
+                pin.file,
+                pin.line,
+                pin.kind.label(),
+                pin.requirement
+            ))
+        );
     }
     for problem in &review.problems {
         let at = problem.line.map(|l| format!(":{l}")).unwrap_or_default();
@@ -113,6 +211,9 @@ fn verdict_text(v: &TargetVerdict) -> String {
     let mut out = format!("  on {}:\n", v.target);
     if let Some(note) = &v.note {
         let _ = writeln!(out, "    not judged: {note}");
+    }
+    if let Some(remark) = &v.remark {
+        let _ = writeln!(out, "    {remark}");
     }
     for b in &v.breaks {
         let _ = writeln!(out, "    breaks: {}", blocker_text(b));
@@ -153,6 +254,9 @@ pub fn markdown(review: &Review) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## planner review\n");
     let _ = writeln!(out, "{}\n", cell(&header(review)));
+    for u in &review.unresolved {
+        let _ = writeln!(out, "**{}**\n", cell(&unresolved_text(u)));
+    }
     if review.findings.is_empty() {
         let _ = writeln!(out, "No forced or pinned versions were added or changed.\n");
     } else {
@@ -173,9 +277,14 @@ pub fn markdown(review: &Review) -> String {
                 .find_map(|v| v.safer.as_ref())
                 .map(|p| format!("{} ({} {}/100)", p.title, p.risk.level, p.risk.score))
                 .unwrap_or_else(|| "-".to_string());
+            let also: String = f
+                .also
+                .iter()
+                .map(|a| format!(" (also `{}:{}`)", cell(&a.file), a.line))
+                .collect();
             let _ = writeln!(
                 out,
-                "| **{}** | `{}:{}` | `{}` | {} | {} | {} |",
+                "| **{}** | `{}:{}`{also} | `{}` | {} | {} | {} |",
                 cell(&level_text(f)),
                 cell(&f.pin.file),
                 f.pin.line,
@@ -193,6 +302,20 @@ pub fn markdown(review: &Review) -> String {
     }
     for f in &review.findings {
         markdown_details(&mut out, f);
+    }
+    if !review.removed.is_empty() {
+        out.push_str("**Removed pins**:\n\n");
+        for pin in &review.removed {
+            let _ = writeln!(
+                out,
+                "- `{}` ({}, was at `{}:{}`)",
+                cell(&pin.requirement.to_string()),
+                pin.kind.label(),
+                cell(&pin.file),
+                pin.line
+            );
+        }
+        out.push('\n');
     }
     if !review.problems.is_empty() {
         out.push_str("**Not reviewed** (could not be parsed; the rest was):\n\n");
@@ -219,6 +342,9 @@ fn markdown_details(out: &mut String, f: &Finding) {
         if let Some(note) = &v.note {
             let _ = writeln!(out, "- not judged: {}", cell(note));
         }
+        if let Some(remark) = &v.remark {
+            let _ = writeln!(out, "- {}", cell(remark));
+        }
         for b in &v.breaks {
             let _ = writeln!(out, "- breaks: {}", cell(&blocker_text(b)));
         }
@@ -241,13 +367,22 @@ fn markdown_details(out: &mut String, f: &Finding) {
         if let Some(plan) = &v.safer {
             let _ = writeln!(
                 out,
-                "\nSafer: **{}** (risk {} {}/100): {}\n\n```sh\n{}```",
+                "\nSafer: **{}** (risk {} {}/100): {}\n",
                 cell(&plan.title),
                 plan.risk.level,
                 plan.risk.score,
                 cell(&changes_text(plan)),
-                plan_commands(plan)
             );
+            match uv_steps(f, plan, v) {
+                Some(steps) => {
+                    for (i, step) in steps.iter().enumerate() {
+                        let _ = writeln!(out, "{}. {}", i + 1, cell(step));
+                    }
+                }
+                None => {
+                    let _ = writeln!(out, "```sh\n{}```", plan_commands(plan));
+                }
+            }
         }
         out.push('\n');
     }
@@ -305,6 +440,16 @@ fn finding_message(f: &Finding) -> String {
 /// GitHub workflow annotations, one per finding, on its line.
 pub fn github(review: &Review) -> String {
     let mut out = String::new();
+    for u in &review.unresolved {
+        let _ = writeln!(
+            out,
+            "::{} file={},title={}::{}",
+            if u.at_base { "warning" } else { "error" },
+            gh_property(&u.file),
+            gh_property("planner: does not resolve"),
+            gh_data(&unresolved_text(u))
+        );
+    }
     for f in &review.findings {
         let title = format!("planner: {} ({})", f.pin.requirement, level_text(f));
         let _ = writeln!(
@@ -331,7 +476,7 @@ pub fn github(review: &Review) -> String {
 }
 
 /// The SARIF rules: (id, name, description).
-const RULES: [(&str, &str, &str); 3] = [
+const RULES: [(&str, &str, &str); 4] = [
     (
         "planner/breaks-requirement",
         "PinBreaksRequirement",
@@ -346,6 +491,11 @@ const RULES: [(&str, &str, &str); 3] = [
         "planner/unparsable-file",
         "UnparsableFile",
         "A dependency file could not be parsed, so its pins were not reviewed.",
+    ),
+    (
+        "planner/unresolvable",
+        "Unresolvable",
+        "The requirements a file declares do not resolve together with the head's pins.",
     ),
 ];
 
@@ -390,6 +540,15 @@ pub fn sarif(review: &Review) -> Result<String, super::json::JsonError> {
             "locations": location(&f.pin.file, Some(f.pin.line)),
             "partialFingerprints": {"plannerPin/v1": format!("{}:{}:{}", f.pin.file, f.pin.kind.label(), f.pin.requirement)},
             "properties": {"risk-level": f.level, "risk-score": f.score, "kind": f.pin.kind}
+        }));
+    }
+    for u in &review.unresolved {
+        results.push(json!({
+            "ruleId": RULES[3].0,
+            "ruleIndex": 3,
+            "level": if u.at_base { "warning" } else { "error" },
+            "message": {"text": unresolved_text(u)},
+            "locations": location(&u.file, None)
         }));
     }
     for p in &review.problems {

@@ -176,22 +176,17 @@ pub fn script(
          removes, as it was when the plan was made. Review it before running."
     );
     out.push_str("set -euo pipefail\n");
-    let _ = writeln!(
-        out,
-        "PYTHON=\"${{PLANNER_PYTHON:-{}}}\"",
-        super::commands::double_quoted(python_default)
-    );
+    // As in the install scripts: the defaults are single-quoted literals assigned first.
+    let _ = writeln!(out, "PYTHON_DEFAULT={}", safe::literal(python_default));
+    out.push_str("PYTHON=\"${PLANNER_PYTHON:-$PYTHON_DEFAULT}\"\n");
     let index_url = steps.iter().find_map(|step| {
         step.windows(2)
             .find(|pair| pair[0] == "--index-url")
             .map(|pair| pair[1].clone())
     });
     if let Some(url) = &index_url {
-        let _ = writeln!(
-            out,
-            "INDEX_URL=\"${{PLANNER_INDEX_URL:-{}}}\"",
-            super::commands::double_quoted(url)
-        );
+        let _ = writeln!(out, "INDEX_URL_DEFAULT={}", safe::literal(url));
+        out.push_str("INDEX_URL=\"${PLANNER_INDEX_URL:-$INDEX_URL_DEFAULT}\"\n");
     }
     if !rollback.refused.is_empty() {
         out.push_str(

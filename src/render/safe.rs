@@ -121,6 +121,13 @@ pub fn quote(token: &str) -> String {
         .unwrap_or_else(|_| format!("'{}'", token.replace('\0', "").replace('\'', "'\\''")))
 }
 
+/// Any text as one POSIX shell word, always single-quoted (`'` written as `'\''`): every byte
+/// but NUL stands for itself there, newlines, `$`, `` ` ``, `"`, `\`, `}` included. For values
+/// assigned to a variable, where [`quote`]'s mixed quoting would be harder to read back.
+pub fn literal(text: &str) -> String {
+    format!("'{}'", text.replace('\0', "").replace('\'', "'\\''"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -281,10 +281,18 @@ fn change_row(out: &mut String, change: &Change, movement: &str, width: usize, m
 pub(super) fn factors_text(out: &mut String, plan: &Plan) {
     if !plan.risk.factors.is_empty() {
         let _ = writeln!(out, "  risk factors:");
+        let width = plan
+            .risk
+            .factors
+            .iter()
+            .map(|f| f.kind.key().len())
+            .max()
+            .unwrap_or(0)
+            .max(22);
         for factor in &plan.risk.factors {
             let _ = writeln!(
                 out,
-                "    {:>+4}  {:<22} {}",
+                "    {:>+4}  {:<width$} {}",
                 factor.points,
                 factor.kind.key(),
                 terminal(&factor.detail)

@@ -16,15 +16,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use pep440_rs::Operator;
-use pep508_rs::{Requirement, VersionOrUrl};
+use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 use serde::Serialize;
 
-use super::pins::Pin;
+use super::pins::{Context, Pin, Role};
 use crate::index::IndexSource;
 use crate::inventory::{DistFormat, Environment, InstalledDist, Inventory};
 use crate::plan::{self, Blocker, Plan, PlanKind, ProposeRequest};
-use crate::risk::{Policy, RiskScore};
-use crate::solve::{self, SolveRequest, Via};
+use crate::risk::{FactorKind, Policy, RiskScore};
+use crate::solve::{self, Override, SolveRequest, Via};
 
 /// One target a pin is judged for.
 #[derive(Debug, Clone)]
@@ -71,6 +71,20 @@ pub struct TargetVerdict {
     /// Why the pin could not be judged on this target, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// What the verdict rests on when that is not the whole file: the pin has no effect on this
+    /// target, or it was judged against the base's pins (the head's others do not resolve).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remark: Option<String>,
+}
+
+/// Another pin the head changes in the same environment, with the base's requirement on its
+/// name there (`None`: the head added it).
+#[derive(Debug, Clone)]
+pub struct Sibling {
+    /// The head's pin.
+    pub pin: Pin,
+    /// The base's requirement on the same name, when there was one.
+    pub was: Option<Requirement>,
 }
 
 /// Judges pins against an index; the environments a file's requirements make are solved once.
@@ -95,8 +109,11 @@ impl<'a> Analyzer<'a> {
         }
     }
 
-    /// Judge `pin` on `target`.
-    pub fn judge(&mut self, pin: &Pin, target: &Target) -> TargetVerdict {
+    /// Judge `pin` on `target`: against the environment the rest of its file makes (the other
+    /// pins applied); when that does not resolve (another new pin breaks it), against the
+    /// base's pins of the file with this one applied. `siblings`: the other pins the head
+    /// changes in the same environment.
+    pub fn judge(&mut self, pin: &Pin, siblings: &[Sibling], target: &Target) -> TargetVerdict {
         let mut verdict = TargetVerdict {
             target: target.label().to_string(),
             breaks: Vec::new(),
@@ -104,12 +121,19 @@ impl<'a> Analyzer<'a> {
             risk: None,
             safer: None,
             note: None,
+            remark: None,
         };
         let inventory = match target {
             Target::Snapshot { inventory, .. } => Arc::new((**inventory).clone()),
             Target::Synthesized { label, environment } => {
-                match self.baseline(label, environment, &pin.context) {
-                    Ok(inventory) => inventory,
+                if !pin.requirement.evaluate_markers(&environment.markers, &[]) {
+                    return self.no_effect(verdict, "its marker is false on this target");
+                }
+                match self.baseline_for(label, environment, pin, siblings) {
+                    Ok((inventory, remark)) => {
+                        verdict.remark = remark;
+                        inventory
+                    }
                     Err(note) => {
                         verdict.note = Some(note);
                         return verdict;
@@ -117,6 +141,24 @@ impl<'a> Analyzer<'a> {
                 }
             }
         };
+        if pin.role() == Role::Constraint && inventory.get(pin.name()).is_none() {
+            let why = format!(
+                "nothing on this target requires {}: the constraint has no effect",
+                pin.name()
+            );
+            return self.no_effect(verdict, &why);
+        }
+        self.plan(verdict, pin, &inventory, target)
+    }
+
+    /// Plan the pin on `inventory` as `propose --allow-override` would.
+    fn plan(
+        &mut self,
+        mut verdict: TargetVerdict,
+        pin: &Pin,
+        inventory: &Inventory,
+        target: &Target,
+    ) -> TargetVerdict {
         let request = ProposeRequest {
             targets: vec![pin.requirement.clone()],
             allow_override: true,
@@ -125,7 +167,7 @@ impl<'a> Analyzer<'a> {
             source: target.label().to_string(),
             ..self.request.clone()
         };
-        let proposal = match plan::propose(self.index, &inventory, self.policy, &request) {
+        let proposal = match plan::propose(self.index, inventory, self.policy, &request) {
             Ok(proposal) => proposal,
             Err(err) => {
                 verdict.note = Some(format!("could not be planned: {err}"));
@@ -133,7 +175,7 @@ impl<'a> Analyzer<'a> {
             }
         };
         let find = |kind: PlanKind| proposal.plans.iter().find(|p| p.kind == kind);
-        verdict.narrows = narrows(&inventory, pin);
+        verdict.narrows = narrows(inventory, pin);
         match &proposal.conflict {
             Some(conflict) => {
                 verdict.breaks = conflict.blockers.clone();
@@ -149,19 +191,77 @@ impl<'a> Analyzer<'a> {
             }
             None => verdict.risk = find(PlanKind::Upgrade).map(|p| p.risk.clone()),
         }
+        verdict.risk = verdict
+            .risk
+            .map(|risk| focus(risk, pin, inventory, self.policy));
         verdict
     }
 
-    /// The environment the rest of the file makes on this target (cached per requirement set).
+    /// Judged, with nothing to weigh: the pin changes nothing on this target.
+    fn no_effect(&self, mut verdict: TargetVerdict, why: &str) -> TargetVerdict {
+        verdict.risk = Some(RiskScore {
+            score: 0,
+            level: self.policy.level(0),
+            policy: self.policy.name.clone(),
+            factors: Vec::new(),
+        });
+        verdict.remark = Some(format!("no effect: {why}"));
+        verdict
+    }
+
+    /// The installed set the pin is judged against, with a remark when it is not the head's
+    /// file without the pin.
+    fn baseline_for(
+        &mut self,
+        label: &str,
+        environment: &Environment,
+        pin: &Pin,
+        siblings: &[Sibling],
+    ) -> Result<(Arc<Inventory>, Option<String>), String> {
+        let head = pin.context.without(pin.name());
+        let err = match self.baseline(label, environment, &head) {
+            Ok(inventory) => return Ok((inventory, None)),
+            Err(err) => err,
+        };
+        if siblings.is_empty() {
+            return Err(err);
+        }
+        let mut base = head;
+        for sibling in siblings {
+            base = base.without(sibling.pin.name());
+            if let Some(was) = &sibling.was {
+                base = base.with(sibling.pin.role(), was.clone());
+            }
+        }
+        let inventory = self
+            .baseline(label, environment, &base)
+            .map_err(|_| err.clone())?;
+        let remark = format!(
+            "judged against the base's pins of {} with this one applied (with all the head's pins it does not resolve: {})",
+            pin.context.root,
+            err.trim_start_matches(NOT_RESOLVED)
+        );
+        Ok((inventory, Some(remark)))
+    }
+
+    /// Whether `context` resolves on this target as a whole (`Err`: why not).
+    pub fn resolves(
+        &mut self,
+        label: &str,
+        environment: &Environment,
+        context: &Context,
+    ) -> Result<(), String> {
+        self.baseline(label, environment, context).map(|_| ())
+    }
+
+    /// The environment `context` makes on this target (cached per environment).
     fn baseline(
         &mut self,
         label: &str,
         environment: &Environment,
-        context: &[Requirement],
+        context: &Context,
     ) -> Result<Arc<Inventory>, String> {
-        let mut key: Vec<String> = context.iter().map(ToString::to_string).collect();
-        key.sort();
-        let entry = (label.to_string(), key);
+        let entry = (label.to_string(), context.key());
         if let Some(found) = self.baselines.get(&entry) {
             return found.clone();
         }
@@ -170,6 +270,9 @@ impl<'a> Analyzer<'a> {
         made
     }
 }
+
+/// How a baseline that does not resolve is explained (followed by the solver's first line).
+pub const NOT_RESOLVED: &str = "the file's other requirements do not resolve for this target: ";
 
 fn first_line(text: &str) -> &str {
     text.lines()
@@ -183,21 +286,26 @@ fn first_line(text: &str) -> &str {
 fn resolve_baseline(
     index: &dyn IndexSource,
     environment: &Environment,
-    context: &[Requirement],
+    context: &Context,
     template: &ProposeRequest,
 ) -> Result<Inventory, String> {
     let request = SolveRequest {
-        requirements: context.to_vec(),
+        requirements: context.requirements.clone(),
+        constraints: context.constraints.clone(),
+        overrides: context
+            .overrides
+            .iter()
+            .map(|requirement| Override {
+                requirement: requirement.clone(),
+                only_from: None,
+            })
+            .collect(),
         prerelease: template.prerelease,
         binary: template.binary.clone(),
         ..SolveRequest::default()
     };
-    let resolution = solve::solve(index, environment, &request).map_err(|err| {
-        format!(
-            "the file's other requirements do not resolve for this target: {}",
-            first_line(&err.to_string())
-        )
-    })?;
+    let resolution = solve::solve(index, environment, &request)
+        .map_err(|err| format!("{NOT_RESOLVED}{}", first_line(&err.to_string())))?;
     // The resolution carries each chosen release's metadata: no index IO here.
     let dists = resolution
         .packages
@@ -217,6 +325,57 @@ fn resolve_baseline(
         dists,
         unreadable: Vec::new(),
     })
+}
+
+/// The plan's risk, counting only the pin and what it forces: factors about packages the file
+/// had already forced out of their dependents' ranges (an override's repair, which the pin does
+/// not cause) and the release age of packages the plan newly installs besides the pin (its
+/// transitive dependencies, which a plain install takes as the index has them) are dropped, and
+/// the score and level recomputed under the same policy.
+fn focus(mut risk: RiskScore, pin: &Pin, inventory: &Inventory, policy: &Policy) -> RiskScore {
+    let forced_before = violated(inventory);
+    let pinned = pin.name().to_string();
+    risk.factors.retain(|factor| {
+        if factor.package == pinned {
+            return true;
+        }
+        let name = factor.package.as_str();
+        let installed = inventory.dists.iter().any(|d| d.name().as_ref() == name);
+        let repair = forced_before.iter().any(|n| n.as_ref() == name);
+        let young_dependency = !installed && factor.kind == FactorKind::YoungRelease;
+        !(repair || young_dependency)
+    });
+    let total: i32 = risk.factors.iter().map(|f| f.points).sum();
+    risk.score = total.clamp(0, 100) as u8;
+    risk.level = policy.level(risk.score);
+    risk
+}
+
+/// Installed packages whose version some installed dependent's requirement excludes.
+fn violated(inventory: &Inventory) -> Vec<PackageName> {
+    let markers = &inventory.environment.markers;
+    let mut out = Vec::new();
+    for dist in &inventory.dists {
+        for requirement in &dist.metadata.requires_dist {
+            if !requirement.evaluate_markers(markers, &[]) {
+                continue;
+            }
+            let Some(Some(VersionOrUrl::VersionSpecifier(specifiers))) = inventory
+                .get(&requirement.name)
+                .map(|_| requirement.version_or_url.as_ref())
+            else {
+                continue;
+            };
+            let version = inventory
+                .get(&requirement.name)
+                .map(|d| d.version().clone());
+            if version.is_some_and(|v| !specifiers.contains(&v)) && !out.contains(&requirement.name)
+            {
+                out.push(requirement.name.clone());
+            }
+        }
+    }
+    out
 }
 
 /// Requirements on the pinned name that accept the pinned version (exact pins only).

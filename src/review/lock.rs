@@ -5,12 +5,65 @@ use pep508_rs::Requirement;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::pins::{ParseProblem, Pin, PinKind, line_of};
+use super::pins::{Context, ParseProblem, Pin, PinKind, line_of};
 
 #[derive(Debug, Deserialize)]
 struct Lock {
     #[serde(default, alias = "packages")]
     package: Vec<Package>,
+    #[serde(default)]
+    manifest: Manifest,
+}
+
+/// `uv.lock` `[manifest]`: the overrides and constraints the lock was made under.
+#[derive(Debug, Default, Deserialize)]
+struct Manifest {
+    #[serde(default)]
+    overrides: Vec<LockRequirement>,
+    #[serde(default)]
+    constraints: Vec<LockRequirement>,
+}
+
+/// A requirement as `uv.lock` writes it (`{ name = "torch", specifier = "==2.11.0", marker = ".." }`).
+#[derive(Debug, Deserialize)]
+struct LockRequirement {
+    name: String,
+    #[serde(default)]
+    specifier: Option<String>,
+    #[serde(default)]
+    marker: Option<String>,
+    #[serde(default)]
+    extra: Vec<String>,
+}
+
+impl LockRequirement {
+    fn requirement(&self) -> Option<Requirement> {
+        let extras = if self.extra.is_empty() {
+            String::new()
+        } else {
+            format!("[{}]", self.extra.join(","))
+        };
+        let marker = self
+            .marker
+            .as_ref()
+            .map(|m| format!(" ; {m}"))
+            .unwrap_or_default();
+        let text = format!(
+            "{}{extras}{}{marker}",
+            self.name,
+            self.specifier.as_deref().unwrap_or("")
+        );
+        crate::metadata::parse_requirement(&text).ok()
+    }
+}
+
+/// `[package.metadata]` of the project: what it declares (`requires-dist`, `requires-dev`).
+#[derive(Debug, Default, Deserialize)]
+struct ProjectMetadata {
+    #[serde(default, rename = "requires-dist")]
+    requires_dist: Vec<LockRequirement>,
+    #[serde(default, rename = "requires-dev")]
+    requires_dev: std::collections::BTreeMap<String, Vec<LockRequirement>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -22,6 +75,8 @@ struct Package {
     source: Option<toml::Table>,
     #[serde(default)]
     directory: Option<toml::Value>,
+    #[serde(default)]
+    metadata: Option<ProjectMetadata>,
 }
 
 impl Package {
@@ -59,7 +114,7 @@ pub fn pins(file: &str, text: &str, kind: PinKind, problems: &mut Vec<ParseProbl
                 kind,
                 requirement,
                 flags: Vec::new(),
-                context: Vec::new(),
+                context: Context::default(),
             }),
             Err(err) => problems.push(ParseProblem {
                 file: file.to_string(),
@@ -72,15 +127,58 @@ pub fn pins(file: &str, text: &str, kind: PinKind, problems: &mut Vec<ParseProbl
             }),
         }
     }
-    let all: Vec<Requirement> = pins.iter().map(|p| p.requirement.clone()).collect();
+    let context = context(file, &lock, &pins);
     for pin in &mut pins {
-        pin.context = all
-            .iter()
-            .filter(|r| r.name != pin.requirement.name)
-            .cloned()
-            .collect();
+        pin.context = context.clone();
     }
     pins
+}
+
+/// What the lock installs: the project's declared requirements (and its `dev` group) as roots,
+/// each locked version as a constraint, and the `[manifest]` overrides and constraints. A name
+/// locked at two versions (a fork by marker) is left free. A lock without a project
+/// (`pylock.toml`) installs every locked version.
+fn context(file: &str, lock: &Lock, pins: &[Pin]) -> Context {
+    let mut counts = std::collections::BTreeMap::new();
+    for pin in pins {
+        *counts.entry(pin.name().clone()).or_insert(0) += 1;
+    }
+    let locked: Vec<Requirement> = pins
+        .iter()
+        .filter(|p| counts[p.name()] == 1)
+        .map(|p| p.requirement.clone())
+        .collect();
+    let manifest = |list: &[LockRequirement]| -> Vec<Requirement> {
+        list.iter()
+            .filter_map(LockRequirement::requirement)
+            .collect()
+    };
+    let mut context = Context {
+        root: file.to_string(),
+        overrides: manifest(&lock.manifest.overrides),
+        constraints: manifest(&lock.manifest.constraints),
+        resolves_whole: true,
+        ..Context::default()
+    };
+    let project = lock
+        .package
+        .iter()
+        .filter(|p| p.is_local_project())
+        .find_map(|p| p.metadata.as_ref());
+    match project {
+        Some(metadata) => {
+            let dev = metadata.requires_dev.get("dev").map(Vec::as_slice);
+            context.requirements = metadata
+                .requires_dist
+                .iter()
+                .chain(dev.unwrap_or_default())
+                .filter_map(LockRequirement::requirement)
+                .collect();
+            context.constraints.extend(locked);
+        }
+        None => context.requirements = locked,
+    }
+    context
 }
 
 #[cfg(test)]

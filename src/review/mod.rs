@@ -8,6 +8,7 @@
 //! [`Review`], findings worst first; `render::review` prints it.
 
 pub mod analysis;
+pub mod ci;
 pub mod git;
 pub mod lock;
 pub mod pins;
@@ -15,14 +16,15 @@ pub mod pyproject;
 pub mod requirements;
 pub mod scan;
 pub mod shell;
+pub mod vars;
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use self::analysis::{Analyzer, Target, TargetVerdict};
+use self::analysis::{Analyzer, Sibling, Target, TargetVerdict};
 use self::git::{GitError, Repo, Revision};
-use self::pins::{ParseProblem, Pin};
+use self::pins::{ParseProblem, Pin, PinKind};
 use crate::risk::RiskLevel;
 
 /// `schema` of `planner review --format json`.
@@ -59,6 +61,10 @@ pub struct Finding {
     pub score: Option<u8>,
     /// One verdict per target.
     pub targets: Vec<TargetVerdict>,
+    /// The same pin written elsewhere and merged into this finding (the `uv.lock` entry of a
+    /// `pyproject.toml` pin).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<Pin>,
 }
 
 impl Finding {
@@ -81,6 +87,10 @@ pub struct Review {
     pub targets: Vec<String>,
     /// Pins the head adds or changes, worst first.
     pub findings: Vec<Finding>,
+    /// Pins of the base that the head drops.
+    pub removed: Vec<Pin>,
+    /// Files whose environment the head does not resolve (the gate fails on a new one).
+    pub unresolved: Vec<Unresolved>,
     /// Files (or lines) of the head that could not be parsed; the rest was still reviewed.
     pub problems: Vec<ParseProblem>,
 }
@@ -101,6 +111,21 @@ pub fn changed_pins(base: &[Pin], head: &[Pin]) -> Vec<(Pin, Option<String>)> {
         .collect()
 }
 
+/// A file's environment that the head cannot resolve on a target: the gate fails on it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unresolved {
+    /// The file that declares it.
+    pub file: String,
+    /// The environment: the file, or the install line that names the files.
+    pub environment: String,
+    /// The target.
+    pub target: String,
+    /// Why it does not resolve (the solver's explanation, first line).
+    pub reason: String,
+    /// Whether the base did not resolve it either (the change did not cause it).
+    pub at_base: bool,
+}
+
 /// Review `head` against `base`.
 pub fn review(
     repo: &Repo,
@@ -111,11 +136,16 @@ pub fn review(
 ) -> Result<Review, GitError> {
     let old = scan::scan(repo, base)?;
     let new = scan::scan(repo, head)?;
-    let mut findings: Vec<Finding> = changed_pins(&old.pins, &new.pins)
-        .into_iter()
+    let changed = changed_pins(&old.pins, &new.pins);
+    let unresolved = unresolved(&changed, &old, analyzer, targets);
+    let findings: Vec<Finding> = changed
+        .iter()
         .map(|(pin, was)| {
-            let verdicts: Vec<TargetVerdict> =
-                targets.iter().map(|t| analyzer.judge(&pin, t)).collect();
+            let siblings = siblings(pin, &changed);
+            let verdicts: Vec<TargetVerdict> = targets
+                .iter()
+                .map(|t| analyzer.judge(pin, &siblings, t))
+                .collect();
             let worst = verdicts
                 .iter()
                 .filter_map(|v| v.risk.as_ref())
@@ -123,12 +153,14 @@ pub fn review(
             Finding {
                 level: worst.map(|r| r.level),
                 score: worst.map(|r| r.score),
-                pin,
-                was,
+                pin: pin.clone(),
+                was: was.clone(),
                 targets: verdicts,
+                also: Vec::new(),
             }
         })
         .collect();
+    let mut findings = merge_lock_duplicates(findings);
     findings.sort_by(|a, b| {
         (b.level, b.score, b.breaks())
             .cmp(&(a.level, a.score, a.breaks()))
@@ -140,11 +172,164 @@ pub fn review(
         head: head.into(),
         targets: targets.iter().map(|t| t.label().to_string()).collect(),
         findings,
+        removed: removed_pins(&old.pins, &new.pins),
+        unresolved,
         problems: new.problems,
     })
 }
 
+/// Pins of `base` that `head` drops: no pin of the same file, kind and name is left (a changed
+/// version is a finding with `was`, not a removal).
+pub fn removed_pins(base: &[Pin], head: &[Pin]) -> Vec<Pin> {
+    base.iter()
+        .filter(|b| {
+            !head
+                .iter()
+                .any(|h| h.file == b.file && h.kind == b.kind && h.name() == b.name())
+        })
+        .cloned()
+        .collect()
+}
+
+/// A lock entry that repeats a changed pin of the project file beside it (same folder, same
+/// requirement) is merged into that finding (`also`); the worse verdict stands.
+fn merge_lock_duplicates(findings: Vec<Finding>) -> Vec<Finding> {
+    let folder = |file: &str| file.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
+    let is_lock = |f: &Finding| matches!(f.pin.kind, PinKind::UvLock | PinKind::Pylock);
+    let (locks, mut out): (Vec<Finding>, Vec<Finding>) = findings.into_iter().partition(is_lock);
+    for lock in locks {
+        let twin = out.iter_mut().find(|f| {
+            folder(&f.pin.file) == folder(&lock.pin.file)
+                && f.pin.name() == lock.pin.name()
+                && same_version(&f.pin, &lock.pin)
+        });
+        match twin {
+            Some(twin) => {
+                if (lock.level, lock.score) > (twin.level, twin.score) {
+                    twin.level = lock.level;
+                    twin.score = lock.score;
+                    twin.targets = lock.targets;
+                }
+                twin.also.push(lock.pin);
+            }
+            None => out.push(lock),
+        }
+    }
+    out
+}
+
+/// Whether two pins name the same version (`==X`, markers aside).
+fn same_version(a: &Pin, b: &Pin) -> bool {
+    let version = |p: &Pin| match &p.requirement.version_or_url {
+        Some(pep508_rs::VersionOrUrl::VersionSpecifier(s)) => s.to_string(),
+        _ => String::new(),
+    };
+    version(a) == version(b)
+}
+
+/// The other changed pins of `pin`'s environment, each with the base's requirement on its name.
+fn siblings(pin: &Pin, changed: &[(Pin, Option<String>)]) -> Vec<Sibling> {
+    changed
+        .iter()
+        .filter(|(other, _)| other.context.root == pin.context.root && other.key() != pin.key())
+        .map(|(other, was)| Sibling {
+            pin: other.clone(),
+            was: was
+                .as_deref()
+                .and_then(|w| crate::metadata::parse_requirement(w).ok()),
+        })
+        .collect()
+}
+
+/// The solver's reason, with what the file declares on each name the reason finds no version
+/// left for (`idna<none>`: a requirement and a constraint that exclude each other).
+fn with_declarations(reason: &str, context: &pins::Context) -> String {
+    let mut out = reason.to_string();
+    let roles = [
+        ("requirement", &context.requirements),
+        ("constraint", &context.constraints),
+        ("override", &context.overrides),
+    ];
+    let mut names: Vec<&pep508_rs::PackageName> = roles
+        .iter()
+        .flat_map(|(_, list)| list.iter().map(|r| &r.name))
+        .collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        if !reason.contains(&format!("{name}<none>")) {
+            continue;
+        }
+        let declared: Vec<String> = roles
+            .iter()
+            .flat_map(|(role, list)| {
+                list.iter()
+                    .filter(|r| &r.name == name)
+                    .map(move |r| format!("{role} {r}"))
+            })
+            .collect();
+        out.push_str(&format!(" ({name}: {})", declared.join(", ")));
+    }
+    out
+}
+
+/// Every environment a changed pin takes part in that the head does not resolve as a whole, on
+/// each synthesized target (a snapshot is a real environment, judged pin by pin).
+fn unresolved(
+    changed: &[(Pin, Option<String>)],
+    old: &scan::Scan,
+    analyzer: &mut Analyzer<'_>,
+    targets: &[Target],
+) -> Vec<Unresolved> {
+    let mut contexts: Vec<&pins::Context> = Vec::new();
+    for (pin, _) in changed {
+        if pin.context.resolves_whole && !contexts.iter().any(|c| c.root == pin.context.root) {
+            contexts.push(&pin.context);
+        }
+    }
+    let mut out = Vec::new();
+    for target in targets {
+        let Target::Synthesized { label, environment } = target else {
+            continue;
+        };
+        for context in &contexts {
+            let Err(reason) = analyzer.resolves(label, environment, context) else {
+                continue;
+            };
+            let at_base = old
+                .context(&context.root)
+                .is_some_and(|c| analyzer.resolves(label, environment, c).is_err());
+            out.push(Unresolved {
+                file: context
+                    .root
+                    .split(": pip install")
+                    .next()
+                    .unwrap_or(&context.root)
+                    .to_string(),
+                environment: context.root.clone(),
+                target: label.clone(),
+                reason: with_declarations(
+                    reason.trim_start_matches(analysis::NOT_RESOLVED),
+                    context,
+                ),
+                at_base,
+            });
+        }
+    }
+    out
+}
+
 impl Review {
+    /// Pins that could not be judged on any target.
+    pub fn unjudged(&self) -> usize {
+        self.findings.iter().filter(|f| f.level.is_none()).count()
+    }
+
+    /// Environments the head made unresolvable (the base resolved them).
+    pub fn newly_unresolved(&self) -> usize {
+        self.unresolved.iter().filter(|u| !u.at_base).count()
+    }
+
     /// Whether a finding reaches `level`.
     pub fn reaches(&self, level: RiskLevel) -> bool {
         self.findings

@@ -74,10 +74,83 @@ pub struct Pin {
     /// The flags of a pip install line (`--force-reinstall`, `--no-deps`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
-    /// The other requirements the same file (or install line) resolves with: what the pin is
-    /// judged against when no snapshot of the real environment is given.
+    /// The environment the pin takes part in (the file's requirements, constraints and
+    /// overrides, the pin among them): what it is judged against when no snapshot of the real
+    /// environment is given.
     #[serde(skip)]
-    pub context: Vec<Requirement>,
+    pub context: Context,
+}
+
+/// An environment as a file declares it: what `pip install -r` / `uv sync` of it resolves.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Context {
+    /// The file that declares it (a requirements root, `pyproject.toml`, a lock, a Dockerfile
+    /// or script with the line of its install), from the repository's top level.
+    pub root: String,
+    /// Root requirements.
+    pub requirements: Vec<Requirement>,
+    /// Constraints (`-c`, `constraint-dependencies`, a lock's versions).
+    pub constraints: Vec<Requirement>,
+    /// Overrides (uv / pdm overrides, a lock's `[manifest]` overrides, forced installs).
+    pub overrides: Vec<Requirement>,
+    /// Whether the head must resolve it as a whole (a declared file; not a sequence of
+    /// install lines, where a later forced install replaces what an earlier one made).
+    pub resolves_whole: bool,
+}
+
+impl Context {
+    /// A context of root requirements only.
+    pub fn of(root: &str, requirements: Vec<Requirement>) -> Self {
+        Context {
+            root: root.to_string(),
+            requirements,
+            ..Context::default()
+        }
+    }
+
+    /// The same environment without anything it says about `name`.
+    pub fn without(&self, name: &PackageName) -> Context {
+        let keep = |list: &[Requirement]| -> Vec<Requirement> {
+            list.iter().filter(|r| &r.name != name).cloned().collect()
+        };
+        Context {
+            root: self.root.clone(),
+            requirements: keep(&self.requirements),
+            constraints: keep(&self.constraints),
+            overrides: keep(&self.overrides),
+            resolves_whole: self.resolves_whole,
+        }
+    }
+
+    /// The same environment with `requirement` added as `role`.
+    pub fn with(mut self, role: Role, requirement: Requirement) -> Context {
+        match role {
+            Role::Requirement => self.requirements.push(requirement),
+            Role::Constraint => self.constraints.push(requirement),
+            Role::Override => self.overrides.push(requirement),
+        }
+        self
+    }
+
+    /// Whether it declares nothing at all.
+    pub fn is_empty(&self) -> bool {
+        self.requirements.is_empty() && self.constraints.is_empty() && self.overrides.is_empty()
+    }
+
+    /// A stable key for caching the resolution of this environment.
+    pub fn key(&self) -> Vec<String> {
+        let mut key = Vec::new();
+        for (tag, list) in [
+            ("r", &self.requirements),
+            ("c", &self.constraints),
+            ("o", &self.overrides),
+        ] {
+            let mut part: Vec<String> = list.iter().map(|r| format!("{tag} {r}")).collect();
+            part.sort();
+            key.extend(part);
+        }
+        key
+    }
 }
 
 impl Pin {
@@ -86,10 +159,32 @@ impl Pin {
         &self.requirement.name
     }
 
+    /// Where it sits in the environment it takes part in: a root requirement, a constraint or
+    /// an override.
+    pub fn role(&self) -> Role {
+        match self.kind {
+            PinKind::UvConstraint | PinKind::Constraint => Role::Constraint,
+            PinKind::UvOverride | PinKind::PdmOverride | PinKind::PipForce => Role::Override,
+            PinKind::UvLock => Role::Constraint,
+            _ => Role::Requirement,
+        }
+    }
+
     /// What makes two pins the same across revisions.
     pub fn key(&self) -> (String, PinKind, String) {
         (self.file.clone(), self.kind, self.requirement.to_string())
     }
+}
+
+/// Where a pin sits in its environment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A root requirement (it is installed).
+    Requirement,
+    /// A constraint (it narrows a name something else requires; it never adds it).
+    Constraint,
+    /// An override (it replaces every requirement on the name).
+    Override,
 }
 
 /// A file that could not be parsed; the rest of the review goes on.

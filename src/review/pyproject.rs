@@ -8,7 +8,7 @@ use pep508_rs::Requirement;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::pins::{ParseProblem, Pin, PinKind, is_exact, line_of};
+use super::pins::{Context, ParseProblem, Pin, PinKind, is_exact, line_of};
 use crate::metadata::parse_requirement;
 
 #[derive(Debug, Default, Deserialize)]
@@ -77,37 +77,33 @@ pub fn pins(file: &str, text: &str, problems: &mut Vec<ParseProblem>) -> Vec<Pin
         pins: Vec::new(),
     };
     let project = doc.project.unwrap_or_default();
-    let context: Vec<Requirement> = project
-        .dependencies
-        .iter()
-        .filter_map(|s| parse_requirement(s.get_ref()).ok())
-        .collect();
-    for entry in &project.dependencies {
-        reader.entry(entry, PinKind::ProjectPin, true);
-    }
+    let deps = reader.list(&project.dependencies, PinKind::ProjectPin, true);
+    let mut sections = Vec::new();
     for entries in project.optional.values() {
-        for entry in entries {
-            reader.entry(entry, PinKind::ProjectPin, true);
-        }
+        sections.push(reader.list(entries, PinKind::ProjectPin, true));
     }
-    for entries in doc.dependency_groups.values() {
-        for entry in entries {
-            // `{include-group = "..."}` tables name no version.
-            if let toml::Value::String(value) = entry.get_ref() {
-                let spanned = Spanned::new(entry.span(), value.clone());
-                reader.entry(&spanned, PinKind::GroupPin, true);
-            }
+    let mut dev = Vec::new();
+    for (group, entries) in &doc.dependency_groups {
+        // `{include-group = "..."}` tables name no version.
+        let strings: Vec<Spanned<String>> = entries
+            .iter()
+            .filter_map(|entry| match entry.get_ref() {
+                toml::Value::String(value) => Some(Spanned::new(entry.span(), value.clone())),
+                _ => None,
+            })
+            .collect();
+        let section = reader.list(&strings, PinKind::GroupPin, true);
+        if group == "dev" {
+            dev = section.clone();
         }
+        sections.push(section);
     }
     let tool = doc.tool.unwrap_or_default();
     let uv = tool.uv.unwrap_or_default();
-    for entry in &uv.overrides {
-        reader.entry(entry, PinKind::UvOverride, false);
-    }
-    for entry in &uv.constraints {
-        reader.entry(entry, PinKind::UvConstraint, false);
-    }
+    let overrides = reader.list(&uv.overrides, PinKind::UvOverride, false);
+    let constraints = reader.list(&uv.constraints, PinKind::UvConstraint, false);
     let pdm = tool.pdm.and_then(|p| p.resolution).unwrap_or_default();
+    let mut pdm_entries = Vec::new();
     for (name, value) in &pdm.overrides {
         let spec = value.get_ref().trim();
         // pdm accepts a bare version (`"3.7.0"`) as well as a specifier.
@@ -116,16 +112,38 @@ pub fn pins(file: &str, text: &str, problems: &mut Vec<ParseProblem>) -> Vec<Pin
         } else {
             spec.to_string()
         };
-        let spanned = Spanned::new(value.span(), format!("{name}{spec}"));
-        reader.entry(&spanned, PinKind::PdmOverride, false);
+        pdm_entries.push(Spanned::new(value.span(), format!("{name}{spec}")));
     }
-    let mut pins = reader.pins;
-    for pin in &mut pins {
-        pin.context = context
+    let pdm_overrides = reader.list(&pdm_entries, PinKind::PdmOverride, false);
+    // What `uv sync` (`pdm install`) makes: the dependencies and the `dev` group, under the
+    // file's overrides and constraints; a pin of an extra or another group joins its own list.
+    let base = Context {
+        root: file.to_string(),
+        requirements: deps.iter().chain(&dev).map(|(r, _)| r.clone()).collect(),
+        constraints: constraints.iter().map(|(r, _)| r.clone()).collect(),
+        overrides: overrides
             .iter()
-            .filter(|r| r.name != pin.requirement.name)
-            .cloned()
-            .collect();
+            .chain(&pdm_overrides)
+            .map(|(r, _)| r.clone())
+            .collect(),
+        resolves_whole: true,
+    };
+    let mut pins = reader.pins;
+    for section in &sections {
+        let mut context = base.clone();
+        for (requirement, _) in section {
+            if !context.requirements.contains(requirement) {
+                context.requirements.push(requirement.clone());
+            }
+        }
+        for index in section.iter().filter_map(|(_, index)| *index) {
+            pins[index].context = context.clone();
+        }
+    }
+    for pin in &mut pins {
+        if pin.context.root.is_empty() {
+            pin.context = base.clone();
+        }
     }
     pins
 }
@@ -138,7 +156,25 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn entry(&mut self, entry: &Spanned<String>, kind: PinKind, exact_only: bool) {
+    /// Every entry that parses, each with the index of its pin in `pins` when it is one.
+    fn list(
+        &mut self,
+        entries: &[Spanned<String>],
+        kind: PinKind,
+        exact_only: bool,
+    ) -> Vec<(Requirement, Option<usize>)> {
+        entries
+            .iter()
+            .filter_map(|entry| self.entry(entry, kind, exact_only))
+            .collect()
+    }
+
+    fn entry(
+        &mut self,
+        entry: &Spanned<String>,
+        kind: PinKind,
+        exact_only: bool,
+    ) -> Option<(Requirement, Option<usize>)> {
         let line = line_of(self.text, entry.span().start);
         let requirement = match parse_requirement(entry.get_ref()) {
             Ok(requirement) => requirement,
@@ -152,7 +188,7 @@ impl Reader<'_> {
                         err
                     ),
                 });
-                return;
+                return None;
             }
         };
         let wanted = if exact_only {
@@ -160,16 +196,18 @@ impl Reader<'_> {
         } else {
             super::pins::has_specifier(&requirement)
         };
-        if wanted {
-            self.pins.push(Pin {
-                file: self.file.to_string(),
-                line,
-                kind,
-                requirement,
-                flags: Vec::new(),
-                context: Vec::new(),
-            });
+        if !wanted {
+            return Some((requirement, None));
         }
+        self.pins.push(Pin {
+            file: self.file.to_string(),
+            line,
+            kind,
+            requirement: requirement.clone(),
+            flags: Vec::new(),
+            context: Context::default(),
+        });
+        Some((requirement, Some(self.pins.len() - 1)))
     }
 }
 
@@ -213,7 +251,18 @@ requests = "2.32.3"
                 (16, PinKind::PdmOverride, "requests==2.32.3".to_string()),
             ]
         );
-        assert_eq!(pins[2].context[0].to_string(), "torch==2.11.0");
+        let context = &pins[2].context;
+        assert_eq!(context.requirements[0].to_string(), "torch==2.11.0");
+        assert_eq!(context.overrides[0].to_string(), "triton==3.7.0");
+        assert_eq!(context.constraints[0].to_string(), "numpy<3");
+        // The dev group's pin joins what `uv sync` installs.
+        assert!(
+            pins[1]
+                .context
+                .requirements
+                .iter()
+                .any(|r| r.to_string() == "filelock==4.2.12")
+        );
     }
 
     #[test]

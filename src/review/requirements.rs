@@ -1,12 +1,10 @@
 //! Requirements and constraints files read from a revision, with `-r` / `-c` includes followed
 //! inside the same revision (paths relative to the including file).
 
-use std::path::Path;
-
 use pep508_rs::Requirement;
 
-use super::pins::{ParseProblem, Pin, PinKind, has_specifier, is_exact};
-use crate::solve::requirements_file::{Entry, entries};
+use super::pins::{Context, ParseProblem, Pin, PinKind, has_specifier, is_exact};
+use crate::solve::requirements_file::{Entry, lines};
 
 /// Nesting deeper than this is refused.
 const MAX_DEPTH: usize = 16;
@@ -22,8 +20,9 @@ pub trait Tree {
 pub struct FileSet {
     /// Pins and constraints, each with file and line.
     pub pins: Vec<Pin>,
-    /// Every requirement (not constraint) reached: the context the pins resolve with.
-    pub requirements: Vec<Requirement>,
+    /// The environment the root declares: every requirement reached, every versioned constraint
+    /// (`-c` files, or the root itself when it is a constraints file).
+    pub context: Context,
     /// Every file read (the root and its includes).
     pub files: Vec<String>,
 }
@@ -36,15 +35,43 @@ pub fn read(
     problems: &mut Vec<ParseProblem>,
 ) -> FileSet {
     let mut set = FileSet::default();
+    set.context.root = root.to_string();
+    set.context.resolves_whole = true;
     let mut stack = Vec::new();
     walk(tree, root, constraint, None, &mut stack, &mut set, problems);
-    let context = set.requirements.clone();
+    let context = set.context.clone();
     for pin in &mut set.pins {
-        pin.context = context
-            .iter()
-            .filter(|r| r.name != pin.requirement.name)
-            .cloned()
-            .collect();
+        pin.context = context.clone();
+    }
+    set
+}
+
+/// Read `requirements` and `constraints` files as one environment (`pip install -r A -c B`),
+/// anchored at `root` (the install line that names them).
+pub fn read_together(
+    tree: &dyn Tree,
+    root: &str,
+    files: &[(String, bool)],
+    problems: &mut Vec<ParseProblem>,
+) -> FileSet {
+    let mut set = FileSet::default();
+    set.context.root = root.to_string();
+    set.context.resolves_whole = true;
+    for (file, constraint) in files {
+        let mut stack = Vec::new();
+        walk(
+            tree,
+            file,
+            *constraint,
+            None,
+            &mut stack,
+            &mut set,
+            problems,
+        );
+    }
+    let context = set.context.clone();
+    for pin in &mut set.pins {
+        pin.context = context.clone();
     }
     set
 }
@@ -67,58 +94,27 @@ fn walk(
         });
         return;
     };
-    let parsed = match entries(Path::new(file), &text) {
-        Ok(parsed) => parsed,
-        Err(crate::solve::requirements_file::RequirementsFileError::Line {
-            line, message, ..
-        }) => {
-            problems.push(ParseProblem {
-                file: file.to_string(),
-                line: Some(line),
-                message,
-            });
-            return;
-        }
-        Err(err) => {
-            problems.push(ParseProblem {
-                file: file.to_string(),
-                line: None,
-                message: err.to_string(),
-            });
-            return;
-        }
-    };
     if !set.files.iter().any(|f| f == file) {
         set.files.push(file.to_string());
     }
     stack.push(file.to_string());
-    for entry in parsed {
+    for entry in lines(&text) {
         match entry {
-            Entry::Requirement { line, requirement } => {
-                let kind = if constraint {
-                    has_specifier(&requirement).then_some(PinKind::Constraint)
-                } else {
-                    is_exact(&requirement).then_some(PinKind::RequirementsPin)
-                };
-                if !constraint {
-                    set.requirements.push(requirement.clone());
-                }
-                if let Some(kind) = kind {
-                    set.pins.push(Pin {
-                        file: file.to_string(),
-                        line,
-                        kind,
-                        requirement,
-                        flags: Vec::new(),
-                        context: Vec::new(),
-                    });
-                }
-            }
-            Entry::Include {
+            Err((line, message)) => problems.push(ParseProblem {
+                file: file.to_string(),
+                line: Some(line),
+                message,
+            }),
+            Ok(Entry::Requirement {
+                line, requirement, ..
+            }) => add_requirement(set, file, line, requirement, constraint),
+            // An editable project and file-wide options pin nothing.
+            Ok(Entry::Editable { .. } | Entry::Option { .. }) => {}
+            Ok(Entry::Include {
                 line,
                 constraint: nested_constraint,
                 value,
-            } => {
+            }) => {
                 let nested = join(file, &value);
                 if stack.contains(&nested) || stack.len() >= MAX_DEPTH {
                     problems.push(ParseProblem {
@@ -143,6 +139,37 @@ fn walk(
         }
     }
     stack.pop();
+}
+
+/// One requirement line: into the environment (as a requirement, or as a constraint when the
+/// file is one), and a pin when it pins (constraints: any version; requirements: exact).
+fn add_requirement(
+    set: &mut FileSet,
+    file: &str,
+    line: usize,
+    requirement: Requirement,
+    constraint: bool,
+) {
+    let kind = if constraint {
+        has_specifier(&requirement).then_some(PinKind::Constraint)
+    } else {
+        is_exact(&requirement).then_some(PinKind::RequirementsPin)
+    };
+    if !constraint {
+        set.context.requirements.push(requirement.clone());
+    } else if kind.is_some() {
+        set.context.constraints.push(requirement.clone());
+    }
+    if let Some(kind) = kind {
+        set.pins.push(Pin {
+            file: file.to_string(),
+            line,
+            kind,
+            requirement,
+            flags: Vec::new(),
+            context: Context::default(),
+        });
+    }
 }
 
 /// `value` relative to the folder of `file`, both repository paths; `..` and `.` resolved.
@@ -210,13 +237,19 @@ mod tests {
                 ("app/extra.txt".to_string(), 1, PinKind::RequirementsPin),
             ]
         );
-        // The constraint resolves with the requirements, never with itself.
-        let context: Vec<String> = set.pins[1]
-            .context
+        // The constraint resolves with the requirements of the file that reaches it.
+        let context = &set.pins[1].context;
+        let requirements: Vec<String> = context
+            .requirements
             .iter()
             .map(ToString::to_string)
             .collect();
-        assert_eq!(context, ["torch==2.11.0", "numpy>=2", "filelock==4.2.12"]);
+        assert_eq!(
+            requirements,
+            ["torch==2.11.0", "numpy>=2", "filelock==4.2.12"]
+        );
+        assert_eq!(context.constraints[0].to_string(), "triton==3.7.0");
+        assert_eq!(context.root, "app/requirements.txt");
     }
 
     #[test]

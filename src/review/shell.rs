@@ -6,7 +6,8 @@ use std::str::FromStr;
 
 use pep508_rs::Requirement;
 
-use super::pins::{ParseProblem, Pin, PinKind, is_exact};
+use super::pins::{Context, ParseProblem, Pin, PinKind, Role, is_exact};
+use super::vars::{self, Vars};
 use crate::index::DistFilename;
 use crate::metadata::parse_requirement;
 
@@ -91,18 +92,25 @@ pub struct Install {
     pub flags: Vec<String>,
     /// `-r FILE` / `-c FILE` values (file, is constraint), as written.
     pub files: Vec<(String, bool)>,
+    /// Requirements whose text still holds a variable (`triton==${TRITON_VERSION}`).
+    pub unresolved: Vec<String>,
 }
 
 /// The pins of a Dockerfile.
 pub fn dockerfile_pins(
     file: &str,
     text: &str,
-    includes: &mut Vec<(String, bool)>,
+    includes: &mut Vec<Vec<(String, bool)>>,
     problems: &mut Vec<ParseProblem>,
 ) -> Vec<Pin> {
     let mut commands = Vec::new();
+    let mut vars = Vars::new();
     for instruction in dockerfile_instructions(file, text, problems) {
         let (keyword, rest) = split_keyword(&instruction.text);
+        if keyword.eq_ignore_ascii_case("ARG") || keyword.eq_ignore_ascii_case("ENV") {
+            define(&mut vars, keyword, rest);
+            continue;
+        }
         if !INSTRUCTIONS.contains(&keyword.to_ascii_uppercase().as_str()) {
             problems.push(ParseProblem {
                 file: file.to_string(),
@@ -119,7 +127,7 @@ pub fn dockerfile_pins(
         }
         let body = Logical {
             lines: instruction.lines.clone(),
-            text: rest.to_string(),
+            text: vars::expand(rest, &vars),
         };
         if rest.trim_start().starts_with('[') {
             match serde_json::from_str::<Vec<String>>(rest.trim()) {
@@ -137,14 +145,45 @@ pub fn dockerfile_pins(
             None => problems.push(unbalanced(file, &body)),
         }
     }
-    pins_of(file, &commands, includes)
+    pins_of(file, &commands, includes, problems)
 }
 
-/// The pins of a shell script.
+/// `ARG NAME=default` / `ARG NAME` (a global default kept), `ENV NAME=value ...` / `ENV NAME value`.
+fn define(vars: &mut Vars, keyword: &str, rest: &str) {
+    let rest = rest.trim();
+    let words: Vec<String> = shlex::split(rest).unwrap_or_default();
+    let pairs: Vec<(String, String)> = words.iter().filter_map(|w| vars::assignment(w)).collect();
+    if !pairs.is_empty() {
+        for (name, value) in pairs {
+            let value = vars::expand(&value, vars);
+            vars.insert(name, value);
+        }
+    } else if let Some((name, value)) = rest
+        .split_once(char::is_whitespace)
+        .filter(|_| keyword.eq_ignore_ascii_case("ENV"))
+    {
+        let value = vars::expand(vars::unquote(value.trim()), vars);
+        vars.insert(name.to_string(), value);
+    }
+}
+
+/// The pins of a shell script (`vars`: what is assigned before it runs, e.g. a Makefile's
+/// variables; the script's own `NAME=value` / `export NAME=value` lines are added as read).
 pub fn script_pins(
     file: &str,
     text: &str,
-    includes: &mut Vec<(String, bool)>,
+    includes: &mut Vec<Vec<(String, bool)>>,
+    problems: &mut Vec<ParseProblem>,
+) -> Vec<Pin> {
+    script_pins_with(file, text, Vars::new(), includes, problems)
+}
+
+/// [`script_pins`] with variables already set.
+pub fn script_pins_with(
+    file: &str,
+    text: &str,
+    mut vars: Vars,
+    includes: &mut Vec<Vec<(String, bool)>>,
     problems: &mut Vec<ParseProblem>,
 ) -> Vec<Pin> {
     let mut commands = Vec::new();
@@ -153,12 +192,19 @@ pub fn script_pins(
             continue;
         }
         let code = strip_shell_comment(&logical.text);
-        match split_commands(code) {
+        let bare = code.trim().strip_prefix("export ").unwrap_or(code.trim());
+        if let Some((name, value)) = vars::assignment(bare).filter(|_| !bare.contains(' ')) {
+            let value = vars::expand(&value, &vars);
+            vars.insert(name, value);
+            continue;
+        }
+        let code = vars::expand(code, &vars);
+        match split_commands(&code) {
             Some(argvs) => commands.push((logical, argvs)),
             None => problems.push(unbalanced(file, &logical)),
         }
     }
-    pins_of(file, &commands, includes)
+    pins_of(file, &commands, includes, problems)
 }
 
 fn unbalanced(file: &str, logical: &Logical) -> ParseProblem {
@@ -172,18 +218,48 @@ fn unbalanced(file: &str, logical: &Logical) -> ParseProblem {
 fn pins_of(
     file: &str,
     commands: &[(Logical, Vec<Vec<String>>)],
-    includes: &mut Vec<(String, bool)>,
+    includes: &mut Vec<Vec<(String, bool)>>,
+    problems: &mut Vec<ParseProblem>,
 ) -> Vec<Pin> {
     let mut pins = Vec::new();
-    let mut context: Vec<Requirement> = Vec::new();
+    // What the earlier install lines left: their requirements, and what they forced
+    // (`--no-deps` / `--force-reinstall` replace the version, whatever requires it).
+    let mut before = Context {
+        root: file.to_string(),
+        ..Context::default()
+    };
     for (logical, argvs) in commands {
         let mut cursor = 0;
         for argv in argvs {
             let Some(install) = parse_install(argv) else {
                 continue;
             };
-            includes.extend(install.files.iter().cloned());
+            if !install.files.is_empty() {
+                includes.push(install.files.clone());
+            }
+            for word in &install.unresolved {
+                let line = line_for(logical, word.split('$').next().unwrap_or(word), &mut 0);
+                problems.push(ParseProblem {
+                    file: file.to_string(),
+                    line: Some(line),
+                    message: format!(
+                        "`{}` is installed with a version left as a variable (no ARG default, ENV or assignment in this file gives it a value): not judged",
+                        word.escape_default()
+                    ),
+                });
+            }
             let forced = !install.flags.is_empty();
+            let mut after = before.clone();
+            for (_, requirement) in &install.requirements {
+                let role = if forced {
+                    Role::Override
+                } else {
+                    Role::Requirement
+                };
+                after = after
+                    .without(&requirement.name)
+                    .with(role, requirement.clone());
+            }
             for (_, requirement) in &install.requirements {
                 let token = requirement.name.to_string();
                 let line = line_for(logical, &token, &mut cursor);
@@ -193,26 +269,17 @@ fn pins_of(
                     is_exact(requirement).then_some(PinKind::PipPin)
                 };
                 if let Some(kind) = kind.filter(|_| super::pins::has_specifier(requirement)) {
-                    let mut own = context.clone();
-                    own.extend(
-                        install
-                            .requirements
-                            .iter()
-                            .map(|(_, r)| r.clone())
-                            .filter(|r| r.name != requirement.name),
-                    );
-                    own.retain(|r| r.name != requirement.name);
                     pins.push(Pin {
                         file: file.to_string(),
                         line,
                         kind,
                         requirement: requirement.clone(),
                         flags: install.flags.clone(),
-                        context: own,
+                        context: after.clone(),
                     });
                 }
             }
-            context.extend(install.requirements.iter().map(|(_, r)| r.clone()));
+            before = after;
         }
     }
     pins
@@ -291,6 +358,9 @@ fn install_args(args: &[&str]) -> Install {
             }
             _ if VALUE_OPTIONS.contains(&arg) => i += 1,
             _ if arg.starts_with('-') => {}
+            _ if vars::has_variable(arg) && !arg.contains('/') => {
+                install.unresolved.push(arg.to_string());
+            }
             _ => {
                 if let Some(requirement) = requirement_of(arg) {
                     install.requirements.push((0, requirement));
@@ -554,7 +624,12 @@ mod tests {
                 ),
             ]
         );
-        let context: Vec<String> = pins[1].context.iter().map(ToString::to_string).collect();
+        let context: Vec<String> = pins[1]
+            .context
+            .requirements
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_eq!(context, ["torch==2.11.0", "numpy"]);
     }
 

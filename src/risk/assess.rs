@@ -20,6 +20,47 @@ pub struct PlanFacts {
     pub broken_edges: Vec<BrokenEdgeFacts>,
     /// When the plan is made (for release age); `None` skips the age factor.
     pub now: Option<Timestamp>,
+    /// Accelerator lines the plan leaves for another (CUDA 13 -> CUDA 12).
+    pub accelerator_switches: Vec<AcceleratorSwitch>,
+    /// Coupled members whose own metadata, not the policy's rule, decided their version next
+    /// to the planned anchor.
+    pub declared_couplings: Vec<DeclaredCoupling>,
+}
+
+/// A plan that takes the environment from one accelerator line to another: `nvidia-*-cu13`
+/// to `-cu12`, `+cu130` to `+cu121`, `jax-cuda13-*` to `jax-cuda12-*`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcceleratorSwitch {
+    /// The line installed (`CUDA 13`).
+    pub from: String,
+    /// The line the plan brings (`CUDA 12`).
+    pub to: String,
+    /// What the plan installs of the new line (`nvidia-cublas-cu12 12.1.3.1`, `torch 2.3.1+cu121`).
+    pub brings: Vec<String>,
+    /// Installed libraries of the old line that nothing requires after the plan (left behind,
+    /// orphaned).
+    pub orphaned: Vec<PackageName>,
+}
+
+/// A coupled member whose planned release declares its own range on the anchor, so the
+/// coupled-group rule was not applied (torchaudio 2.11.1, a `py3-none` build that declares
+/// `torch>=2.11`, next to torch 2.12.0, where the rule would want torchaudio 2.12.*).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredCoupling {
+    /// The member (torchaudio).
+    pub member: PackageName,
+    /// Its planned version (2.11.1).
+    pub version: Version,
+    /// The anchor and its planned version (torch 2.12.0).
+    pub anchor: PackageName,
+    /// The anchor's planned version.
+    pub anchor_version: Version,
+    /// What the member declares on the anchor (`torch>=2.11`).
+    pub declared: String,
+    /// What the rule would pair with the anchor (`==2.12.*`).
+    pub rule_wants: String,
+    /// Whether the index has any release of the member the rule pairs with the anchor.
+    pub rule_release_exists: bool,
 }
 
 /// One changed dist.
@@ -264,6 +305,12 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
         }
     }
     coupled_stack_factors(&changes, policy, &mut factors);
+    for switch in &facts.accelerator_switches {
+        accelerator_factor(switch, policy, &mut factors);
+    }
+    for coupling in &facts.declared_couplings {
+        declared_coupling_factor(coupling, policy, &mut factors);
+    }
     cite_evidence(policy, &mut factors);
 
     let total: i32 = factors.0.iter().map(|f| f.points).sum();
@@ -675,6 +722,64 @@ fn dependents_factors(change: &ChangeFacts, policy: &Policy, factors: &mut Facto
 /// One factor per distinct set of moved members of a coupled group (unforced changes only); a
 /// set inside another one is the same stack moving (torch in [torch, torchvision] when [torch,
 /// triton] both move).
+/// A plan that leaves the installed accelerator line for another: the libraries it brings and
+/// the ones it leaves behind with nothing requiring them.
+fn accelerator_factor(switch: &AcceleratorSwitch, policy: &Policy, factors: &mut Factors) {
+    let Some(first) = switch.brings.first() else {
+        return;
+    };
+    let package = first.split(' ').next().unwrap_or(first);
+    let Ok(package) = package.parse::<PackageName>() else {
+        return;
+    };
+    let mut detail = format!(
+        "the plan switches the accelerator line from {} to {}: it installs {}",
+        switch.from,
+        switch.to,
+        short_list(&switch.brings)
+    );
+    if !switch.orphaned.is_empty() {
+        let orphaned: Vec<String> = switch.orphaned.iter().map(ToString::to_string).collect();
+        let _ = write!(
+            detail,
+            "; it leaves {} of {} installed that nothing requires any more ({})",
+            orphaned.len(),
+            switch.from,
+            short_list(&orphaned)
+        );
+    }
+    factors.weighed(policy, FactorKind::AcceleratorLineSwitch, &package, detail);
+}
+
+/// A coupled member whose own metadata decided its version next to the planned anchor.
+fn declared_coupling_factor(coupling: &DeclaredCoupling, policy: &Policy, factors: &mut Factors) {
+    let DeclaredCoupling {
+        member,
+        version,
+        anchor,
+        anchor_version,
+        declared,
+        rule_wants,
+        rule_release_exists,
+    } = coupling;
+    let mut detail = format!(
+        "{member} {version} declares `{declared}` and is not built against one CPython, so its own metadata decides its pairing with {anchor} {anchor_version}; the coupled-group rule would want {member}{rule_wants}"
+    );
+    if !rule_release_exists {
+        let _ = write!(detail, ", and {member} has no such release");
+    }
+    factors.weighed(policy, FactorKind::CoupledMemberDeclared, member, detail);
+}
+
+/// At most five items, then how many more.
+fn short_list(items: &[String]) -> String {
+    let shown: Vec<&str> = items.iter().take(5).map(String::as_str).collect();
+    match items.len().saturating_sub(5) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
+}
+
 fn coupled_stack_factors(changes: &[&ChangeFacts], policy: &Policy, factors: &mut Factors) {
     let groups_changed: BTreeSet<usize> = changes
         .iter()
@@ -864,6 +969,7 @@ mod tests {
                 defensive_bound: false,
             }],
             now: None,
+            ..Default::default()
         }
     }
 
@@ -954,6 +1060,7 @@ mod tests {
                 defensive_bound: defensive,
             }],
             now: None,
+            ..Default::default()
         }
     }
 
@@ -1096,6 +1203,7 @@ mod tests {
             ],
             broken_edges: vec![],
             now: None,
+            ..Default::default()
         };
         let score = assess(&facts, &policy);
         let summary: Vec<(FactorKind, i32, &str)> = score
@@ -1131,6 +1239,7 @@ mod tests {
             ],
             broken_edges: vec![],
             now: None,
+            ..Default::default()
         };
         let score = assess(&facts, &policy);
         let summary: Vec<(i32, &str)> = score
@@ -1173,6 +1282,7 @@ mod tests {
                 changes: vec![a, b],
                 broken_edges: vec![],
                 now: Some(now),
+                ..Default::default()
             },
             &policy,
         );
@@ -1203,6 +1313,7 @@ mod tests {
                 changes,
                 broken_edges: vec![],
                 now: None,
+                ..Default::default()
             },
             &policy,
         );

@@ -16,8 +16,8 @@ mod risk_score;
 pub mod smoke;
 
 pub use assess::{
-    BrokenEdgeFacts, ChangeFacts, Dependents, Distance, PlanFacts, Upstream, assess, line_floor,
-    pin_strictness, requirement_text, version_distance,
+    AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, Distance,
+    PlanFacts, Upstream, assess, line_floor, pin_strictness, requirement_text, version_distance,
 };
 pub use glob::glob_matches;
 pub use policy::{CoupledGroup, Evidence, Policy, PolicyError, Shape};

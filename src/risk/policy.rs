@@ -146,6 +146,7 @@ impl CoupledGroup {
     /// pattern matches, "it follows the anchor" (nothing when the anchor is not installed).
     pub fn correspondences<'n>(
         &self,
+        policy: &str,
         installed: impl IntoIterator<Item = &'n PackageName> + Clone,
     ) -> Vec<Correspondence> {
         let Some(anchor) = self.anchor.as_deref() else {
@@ -169,6 +170,7 @@ impl CoupledGroup {
                     anchor: anchor.clone(),
                     member: name.clone(),
                     template,
+                    policy: policy.to_string(),
                 });
             }
         }
@@ -512,7 +514,7 @@ mod tests {
             let pairs: Vec<String> = policy
                 .coupled
                 .iter()
-                .flat_map(|g| g.correspondences(&installed))
+                .flat_map(|g| g.correspondences("default", &installed))
                 .map(|c| format!("{} {} {}", c.anchor, c.member, c.template))
                 .collect();
             assert_eq!(

@@ -165,6 +165,10 @@ factor_kinds! {
     DefensiveBound => "defensive-upper-bound",
     /// An installed dist's file imports a module or a name the new release no longer has.
     ImportTargetMissing => "import-target-missing",
+    /// The plan leaves the installed accelerator line (CUDA 13) for another (CUDA 12).
+    AcceleratorLineSwitch => "accelerator-line-switch",
+    /// A coupled member's own metadata, not the policy's rule, paired it with the anchor.
+    CoupledMemberDeclared => "coupled-member-declared",
 }
 
 impl fmt::Display for FactorKind {

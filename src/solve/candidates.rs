@@ -198,6 +198,22 @@ impl VersionTable {
         })
     }
 
+    /// Whether the release `version` ships wheels built against one CPython's ABI (a compiled
+    /// wheel whose ABI tag is not `none`: `cp312-cp312-manylinux_2_28_x86_64`, `abi3`). A
+    /// `py3-none-<platform>` build (torchaudio 2.11.1) is compiled but CPython-independent: it
+    /// links its own stable interface, so its declared requirements speak for its coupling.
+    pub fn cpython_bound(&self, version: &Version) -> bool {
+        let public = version.clone().without_local();
+        self.project.as_ref().is_some_and(|p| {
+            p.files.heads().any(|f| {
+                f.tags
+                    .is_some_and(|tags| tags.iter().any(|t| t.platform != "any" && t.abi != "none"))
+                    && (*f.version == public
+                        || f.version.is_local() && f.version.clone().without_local() == public)
+            })
+        })
+    }
+
     /// Build the table: every version of the listing, sorted, and the installed version.
     pub fn build(
         project: Option<Arc<Project>>,

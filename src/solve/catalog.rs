@@ -80,7 +80,8 @@ pub struct Catalog<'a> {
 pub enum Among {
     /// The releases the target could move the dependent to: usable under the catalog's binary
     /// policy and Python, the installed version included, pre-releases only when `prereleases`.
-    /// A release that does not require the package accepts every version of it.
+    /// A release that does not require the package under the target's markers is listed apart
+    /// ([`AcceptingReleases::silent`]): it does not "accept" the version, it ignores the package.
     Installable {
         /// Whether pre-releases of the dependent count.
         prereleases: bool,
@@ -113,8 +114,11 @@ pub struct AcceptingQuery<'q> {
 /// The answer to an [`AcceptingQuery`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AcceptingReleases {
-    /// The accepting releases, newest first.
+    /// The accepting releases (a declared requirement admits the version), newest first.
     pub versions: Vec<Version>,
+    /// Under [`Among::Installable`], the releases read that do not require the package at all
+    /// under the target's markers (torch 2.3.1 on CPython 3.12 and triton), newest first.
+    pub silent: Vec<Version>,
     /// How many releases were read.
     pub read: usize,
     /// Every candidate release was read (no limit reached, no metadata missing, the index lists
@@ -506,7 +510,12 @@ impl<'a> Catalog<'a> {
             };
             let accepts = match self.declared_range(&metadata, query) {
                 Some(range) => !range.is_disjoint(query.wanted),
-                None => matches!(query.among, Among::Installable { .. }),
+                None => {
+                    if matches!(query.among, Among::Installable { .. }) {
+                        found.silent.push(release.version.clone());
+                    }
+                    false
+                }
             };
             if accepts {
                 found.versions.push(release.version.clone());
@@ -668,15 +677,21 @@ impl Release {
 }
 
 fn index_error(name: &PackageName, source: IndexError) -> SolveError {
-    let help = if matches!(source, IndexError::Offline { .. }) {
-        "run once without `--offline` to fill the cache (same --cache-dir)"
-    } else {
-        "check the index URL and the network, or retry with --offline to use the cache"
+    let help = match &source {
+        IndexError::Offline { .. } => {
+            "run once without `--offline` to fill the cache (same --cache-dir)".to_string()
+        }
+        // A cap or a deadline: the error's own hint names the setting that moves it.
+        IndexError::TooLarge { .. } | IndexError::TimedOut { .. } => {
+            miette::Diagnostic::help(&source).map_or_else(String::new, |h| h.to_string())
+        }
+        _ => "check the index URL and the network, or retry with --offline to use the cache"
+            .to_string(),
     };
     SolveError::Index {
         package: name.clone(),
         source: Box::new(source),
-        help: help.to_string(),
+        help,
     }
 }
 

@@ -1,9 +1,17 @@
 //! Version correspondences inside a coupled group: "torchvision 0.(N+15) goes with torch 2.N".
 //!
 //! In: a [`VersionTemplate`] parsed from a policy (`"0.{minor+15}"`, `"{major}.{minor}"`,
-//! `"{release}"`) and the anchor's version. Out: the range of member versions that go with it
-//! (`==0.26.*`), which the provider adds as an edge of every anchor release, so the solver keeps
-//! the group consistent or backs the anchor off to a release whose members exist. The
+//! `"{release}"`), a member release and what its own metadata declares on the anchor. Out: the
+//! anchor versions the policy pairs with that member release (`torch ==2.11.*` next to
+//! torchvision 0.26.0), or nothing where the member's metadata speaks for itself.
+//!
+//! Policy refines the index's metadata, never contradicts it ([`policy_range`]): the rule is an
+//! edge of the *member* release on its anchor, added only where the release's metadata is silent
+//! about the anchor, or declares a range looser than its binary coupling (a build against one
+//! CPython's ABI that accepts anchor releases the rule does not pair with it). A
+//! CPython-independent build (`py3-none-manylinux_2_28_x86_64`, `py3-none-any`) that declares its own range on the anchor (torchaudio 2.11.1:
+//! `torch>=2.11`) speaks for itself. The anchor's own releases never gain an edge, so a member
+//! with no release on the anchor's line cannot freeze the stack or walk it backwards. The
 //! correspondences themselves live in `policies/*.toml`, never in code.
 
 use std::fmt;
@@ -90,6 +98,53 @@ impl fmt::Display for VersionTemplate {
 }
 
 impl VersionTemplate {
+    /// The deepest anchor segment the template reads (`None`: only literals; `Some(usize::MAX)`
+    /// for `{release}`).
+    fn depth(&self) -> Option<usize> {
+        self.segments
+            .iter()
+            .filter_map(|s| match s {
+                Segment::Literal(_) => None,
+                Segment::Anchor { index, .. } => Some(*index),
+                Segment::Release => Some(usize::MAX),
+            })
+            .max()
+    }
+
+    /// The anchor versions among `anchors` that `member` goes with, each widened to the line the
+    /// template reads (`==2.11.*` for `{major}.{minor}`; the exact release for `{release}`).
+    /// Empty when no listed anchor release pairs with `member`.
+    pub fn anchors_for<'v>(
+        &self,
+        member: &Version,
+        anchors: impl IntoIterator<Item = &'v Version>,
+    ) -> Ranges<Version> {
+        let Some(depth) = self.depth() else {
+            return Ranges::full();
+        };
+        let mut out = Ranges::empty();
+        for anchor in anchors {
+            if !self.range(anchor).contains(member) {
+                continue;
+            }
+            let release = anchor.release();
+            let line: Vec<String> = release
+                .iter()
+                .take(depth.saturating_add(1))
+                .map(u64::to_string)
+                .collect();
+            let spec = if depth == usize::MAX || line.len() < depth + 1 {
+                format!("=={}", line.join("."))
+            } else {
+                format!("=={}.*", line.join("."))
+            };
+            if let Ok(specs) = VersionSpecifiers::from_str(&spec) {
+                out = out.union(&specifiers_to_ranges(&specs));
+            }
+        }
+        out
+    }
+
     /// The specifier a member must meet next to `anchor` (`==0.26.*`), or `None` when the
     /// template gives a negative number for this anchor.
     pub fn specifier(&self, anchor: &Version) -> Option<String> {
@@ -131,6 +186,45 @@ pub struct Correspondence {
     pub member: PackageName,
     /// How the member's version follows.
     pub template: VersionTemplate,
+    /// The policy that declares it (its name, as shown with every score), for explanations.
+    pub policy: String,
+}
+
+impl Correspondence {
+    /// How the rule reads in an explanation: "the coupled-group rule `torchaudio =
+    /// "{major}.{minor}"` of policy `default`".
+    pub fn rule_text(&self) -> String {
+        format!(
+            "the coupled-group rule `{} = \"{}\"` of policy `{}`",
+            self.member, self.template, self.policy
+        )
+    }
+}
+
+/// The anchor versions the policy adds as a requirement of one member release, or `None` where
+/// the release's own metadata speaks for itself (see the module docs).
+///
+/// `declared` is the release's own requirement on the anchor under the target's markers (`None`
+/// or a bare name without a version: silent), `cpython_bound` whether the release ships wheels built against one CPython's ABI
+/// (`cp312-cp312-manylinux...`; a `py3-none-<platform>` or pure build is not), `anchors` the
+/// anchor's known releases.
+pub fn policy_range(
+    correspondence: &Correspondence,
+    member: &Version,
+    declared: Option<&Ranges<Version>>,
+    cpython_bound: bool,
+    anchors: &[Version],
+) -> Option<Ranges<Version>> {
+    let policy = correspondence.template.anchors_for(member, anchors);
+    // A bare name (`torch`, no version) says nothing about which anchor release: silent.
+    match declared.filter(|d| **d != Ranges::full()) {
+        None => Some(policy),
+        Some(_) if !cpython_bound => None,
+        Some(declared) => anchors
+            .iter()
+            .any(|a| declared.contains(a) && !policy.contains(a))
+            .then_some(policy),
+    }
 }
 
 #[cfg(test)]
@@ -157,6 +251,64 @@ mod tests {
             .range(&Version::from_str("2.11.0").unwrap());
         assert!(range.contains(&Version::from_str("0.26.0").unwrap()));
         assert!(!range.contains(&Version::from_str("0.29.2").unwrap()));
+    }
+
+    fn versions(list: &[&str]) -> Vec<Version> {
+        list.iter().map(|v| Version::from_str(v).unwrap()).collect()
+    }
+
+    fn follows(member: &str, template: &str) -> Correspondence {
+        Correspondence {
+            anchor: PackageName::from_str("torch").unwrap(),
+            member: PackageName::from_str(member).unwrap(),
+            template: VersionTemplate::from_str(template).unwrap(),
+            policy: "default".into(),
+        }
+    }
+
+    #[test]
+    fn the_anchor_lines_a_member_release_goes_with() {
+        let torch = versions(&["2.10.0", "2.11.0", "2.11.0+cu130", "2.12.0"]);
+        let vision = VersionTemplate::from_str("0.{minor+15}").unwrap();
+        let range = vision.anchors_for(&Version::from_str("0.26.0").unwrap(), &torch);
+        assert!(range.contains(&Version::from_str("2.11.0+cu130").unwrap()));
+        assert!(range.contains(&Version::from_str("2.11.3").unwrap()));
+        assert!(!range.contains(&Version::from_str("2.12.0").unwrap()));
+        let exact = VersionTemplate::from_str("{release}").unwrap();
+        let range = exact.anchors_for(
+            &Version::from_str("0.11.2").unwrap(),
+            &versions(&["0.11.2"]),
+        );
+        assert!(range.contains(&Version::from_str("0.11.2").unwrap()));
+        assert!(!range.contains(&Version::from_str("0.11.3").unwrap()));
+    }
+
+    /// Policy refines metadata, never contradicts it: a pure build that declares its own range
+    /// speaks for itself; a silent or looser compiled one gets the rule.
+    #[test]
+    fn metadata_speaks_where_it_can() {
+        let torch = versions(&["2.11.0", "2.12.0"]);
+        let audio = follows("torchaudio", "{major}.{minor}");
+        let v2111 = Version::from_str("2.11.1").unwrap();
+        let at_least_211 = Ranges::higher_than(Version::from_str("2.11").unwrap());
+        assert_eq!(
+            policy_range(&audio, &v2111, Some(&at_least_211), false, &torch),
+            None,
+            "a py3-none build declaring torch>=2.11"
+        );
+        let compiled = policy_range(&audio, &v2111, Some(&at_least_211), true, &torch).unwrap();
+        assert!(!compiled.contains(&Version::from_str("2.12.0").unwrap()));
+        let exact = Ranges::singleton(Version::from_str("2.11.0").unwrap());
+        assert_eq!(
+            policy_range(&audio, &v2111, Some(&exact), true, &torch),
+            None,
+            "a declared pin inside the rule needs no rule"
+        );
+        assert!(policy_range(&audio, &v2111, None, false, &torch).is_some());
+        assert!(
+            policy_range(&audio, &v2111, Some(&Ranges::full()), false, &torch).is_some(),
+            "a bare `torch` says nothing about which release"
+        );
     }
 
     #[test]

@@ -35,10 +35,12 @@ use pubgrub::{
     Reporter, Term,
 };
 
+use super::SolveRequest;
 use super::candidates::{InstallChoice, VersionEntry, VersionTable};
 use super::catalog::{AcceptingQuery, Among, Catalog};
 use super::error::{Fact, FactPackage, Hint, HintKind, NoSolution, SolveError, Unavailable};
 use super::package::Pkg;
+use super::provider::CoupledReleases;
 use super::ranges::{hull_upper, name_with_range, render};
 use super::rules::Rules;
 use super::suggest;
@@ -57,6 +59,7 @@ pub(crate) fn explain(
     mut tree: Tree,
     catalog: &Catalog<'_>,
     rules: &Rules<'_>,
+    coupled: &CoupledReleases,
 ) -> Result<NoSolution, SolveError> {
     let mut facts = Vec::new();
     collect_facts(&tree, catalog, &mut facts);
@@ -70,6 +73,8 @@ pub(crate) fn explain(
     let formatter = PythonFormatter {
         catalog,
         python: &rules.python,
+        request: rules.request,
+        coupled,
     };
     let report = DefaultStringReporter::report_with_formatter(&tree, &formatter);
     let report = tidy(&report);
@@ -384,6 +389,10 @@ struct PythonFormatter<'p, 'a> {
     catalog: &'p Catalog<'a>,
     /// The target Python, release only.
     python: &'p Version,
+    /// The request: which root requirements the user wrote, the coupled-group rules.
+    request: &'p SolveRequest,
+    /// Member releases whose edge on their anchor a coupled-group rule added.
+    coupled: &'p CoupledReleases,
 }
 
 impl PythonFormatter<'_, '_> {
@@ -414,6 +423,42 @@ impl PythonFormatter<'_, '_> {
             .collect();
         terms.sort_by(|a, b| a.0.cmp(b.0));
         terms
+    }
+}
+
+impl PythonFormatter<'_, '_> {
+    /// A root requirement in words: the user's ("you require"), or the installed environment's
+    /// (every installed dist stays; a blocker the request as asked keeps where it is).
+    fn root_dependency(&self, dep: &Pkg, range: &Ranges<Version>) -> String {
+        let installed = dep
+            .name()
+            .is_some_and(|n| self.request.installed_roots.contains(n));
+        match (installed, render(range)) {
+            (false, _) => format!("you require {}", name_with_range(&dep.to_string(), range)),
+            (true, None) => format!("{dep} is installed (every installed dist stays)"),
+            (true, Some(_)) => format!(
+                "{} stays as installed",
+                name_with_range(&dep.to_string(), range)
+            ),
+        }
+    }
+
+    /// The coupled-group rule behind an edge of `pkg` in `prange` on `dep`, when a rule (not
+    /// the release's metadata) put it there: "the coupled-group rule `jaxlib = ...` of policy
+    /// `default`".
+    fn coupling_rule(&self, pkg: &Pkg, prange: &Ranges<Version>, dep: &Pkg) -> Option<String> {
+        let (Pkg::Dist(member), Pkg::Dist(anchor)) = (pkg, dep) else {
+            return None;
+        };
+        let rule = self
+            .request
+            .correspondences
+            .iter()
+            .find(|c| &c.member == member && &c.anchor == anchor)?;
+        self.coupled
+            .iter()
+            .any(|(name, v)| name == member && prange.contains(v))
+            .then(|| rule.rule_text())
     }
 }
 
@@ -489,9 +534,16 @@ impl ReportFormatter<Pkg, Ranges<Version>, Unavailable> for PythonFormatter<'_, 
                 format!("{} {reason}", self.versions(pkg, range))
             }
             External::FromDependencyOf(Pkg::Root, _, dep, range) => {
-                format!("you require {}", name_with_range(&dep.to_string(), range))
+                self.root_dependency(dep, range)
             }
             External::FromDependencyOf(pkg, prange, dep, drange) => {
+                if let Some(rule) = self.coupling_rule(pkg, prange, dep) {
+                    return format!(
+                        "{rule} pairs {} with {}",
+                        self.versions(pkg, prange),
+                        name_with_range(&dep.to_string(), drange)
+                    );
+                }
                 let dependency = name_with_range(&dep.to_string(), drange);
                 let verb = if *dep == Pkg::Python {
                     Self::verb(pkg, prange, "requires", "require")
@@ -986,6 +1038,21 @@ fn blocker_hints(
     Ok(hints)
 }
 
+/// The first [`BLOCKER_LISTED`] versions, then "..." when there are more.
+fn listed(versions: &[Version]) -> String {
+    let list: Vec<String> = versions
+        .iter()
+        .take(BLOCKER_LISTED)
+        .map(ToString::to_string)
+        .collect();
+    let more = if versions.len() > BLOCKER_LISTED {
+        ", ..."
+    } else {
+        ""
+    };
+    format!("{}{more}", list.join(", "))
+}
+
 fn bound_version(bound: &std::ops::Bound<Version>) -> Option<Version> {
     match bound {
         std::ops::Bound::Included(v) | std::ops::Bound::Excluded(v) => Some(v.clone()),
@@ -1021,26 +1088,21 @@ fn blocker_hint(
         Some(extra) => format!("{blocker}[{extra}]"),
         None => blocker.to_string(),
     };
-    let message = if found.versions.is_empty() {
+    let message = if found.versions.is_empty() && found.silent.is_empty() {
         format!(
             "no release of {shown} (of the newest {} usable) accepts {request}; an override would be needed",
             found.read
         )
-    } else {
-        let list: Vec<String> = found
-            .versions
-            .iter()
-            .take(BLOCKER_LISTED)
-            .map(ToString::to_string)
-            .collect();
+    } else if found.versions.is_empty() {
         format!(
-            "{shown} releases that accept {request}: {}{}",
-            list.join(", "),
-            if found.versions.len() > BLOCKER_LISTED {
-                ", ..."
-            } else {
-                ""
-            }
+            "no release of {shown} (of the newest {} usable) accepts {request}; {} do not require {target} under this Python and platform",
+            found.read,
+            listed(&found.silent)
+        )
+    } else {
+        format!(
+            "{shown} releases that accept {request}: {}",
+            listed(&found.versions)
         )
     };
     Ok(hint(HintKind::BlockerVersions, blocker, message))

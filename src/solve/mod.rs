@@ -165,9 +165,14 @@ pub struct SolveRequest {
     pub binary: BinaryPolicy,
     /// Step and time budget.
     pub limits: SolveLimits,
-    /// Coupled-group correspondences: every release of an anchor requires its members' matching
-    /// versions (members that are installed only).
+    /// Coupled-group correspondences (members that are installed only): a member release whose
+    /// metadata is silent about its anchor, or looser than its binary coupling, requires the
+    /// anchor releases the rule pairs with it (`solve::correspond`).
     pub correspondences: Vec<Correspondence>,
+    /// Root requirements that come from the installed environment, not from the user (every
+    /// installed dist, a blocker the request as asked keeps): explanations say "stays as
+    /// installed" for them, never "you require".
+    pub installed_roots: BTreeSet<PackageName>,
 }
 
 /// Where a chosen version comes from.

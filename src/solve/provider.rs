@@ -11,7 +11,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::cmp::Reverse;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -24,6 +24,7 @@ use crate::metadata::CoreMetadata;
 
 use super::candidates::{InstallChoice, VersionTable};
 use super::catalog::Catalog;
+use super::correspond::policy_range;
 use super::error::{SolveError, Unavailable};
 use super::package::Pkg;
 use super::ranges::{render, requires_python_to_ranges, specifiers_to_ranges};
@@ -36,6 +37,9 @@ pub(crate) type Edge = (Pkg, Ranges<Version>);
 /// The dependency edges computed per decided (package, version).
 type EdgeCache = HashMap<(Pkg, Version), Arc<Vec<Edge>>>;
 
+/// Member releases whose edge on their anchor a coupled-group rule added.
+pub(crate) type CoupledReleases = HashSet<(PackageName, Version)>;
+
 /// The provider. See the module docs.
 pub(crate) struct Provider<'c, 'a> {
     catalog: &'c Catalog<'a>,
@@ -43,6 +47,7 @@ pub(crate) struct Provider<'c, 'a> {
     env: &'a Environment,
     edges: RefCell<EdgeCache>,
     overridden: RefCell<Vec<OverriddenEdge>>,
+    coupled: RefCell<CoupledReleases>,
     seen: RefCell<HashMap<Pkg, usize>>,
     conflicts: RefCell<HashMap<Pkg, u32>>,
     /// Edges of the releases read since pubgrub last chose a version (see
@@ -60,6 +65,7 @@ impl<'c, 'a> Provider<'c, 'a> {
             env: catalog.env(),
             edges: RefCell::default(),
             overridden: RefCell::default(),
+            coupled: RefCell::default(),
             seen: RefCell::default(),
             conflicts: RefCell::default(),
             unsent: RefCell::default(),
@@ -204,16 +210,50 @@ impl<'c, 'a> Provider<'c, 'a> {
         edges
     }
 
-    /// The member versions the policy pairs with `anchor` at `version` (`torchvision ==0.26.*`
-    /// next to torch 2.11), as edges of the anchor.
-    fn correspondence_edges(&self, anchor: &PackageName, version: &Version) -> Vec<Edge> {
-        self.rules
-            .request
-            .correspondences
-            .iter()
-            .filter(|c| &c.anchor == anchor && &c.member != anchor)
-            .map(|c| (Pkg::Dist(c.member.clone()), c.template.range(version)))
-            .collect()
+    /// The coupled-group rules on `name` as a member, as edges of this release on its anchors
+    /// (see [`policy_range`]: only where the release's own metadata is silent about the anchor
+    /// or looser than its binary coupling). `requirements` are the release's own (markers
+    /// evaluated), before constraints narrow them.
+    fn coupling_edges(
+        &self,
+        name: &PackageName,
+        version: &Version,
+        table: &VersionTable,
+        requirements: &[&Requirement],
+    ) -> Result<Vec<Edge>, SolveError> {
+        let mut out = Vec::new();
+        let rules = self.rules.request.correspondences.iter();
+        for c in rules.filter(|c| &c.member == name && &c.anchor != name) {
+            let declared = requirements
+                .iter()
+                .filter(|r| r.name == c.anchor)
+                .map(|r| match &r.version_or_url {
+                    Some(VersionOrUrl::VersionSpecifier(specs)) => specifiers_to_ranges(specs),
+                    _ => Ranges::full(),
+                })
+                .reduce(|a, b| a.intersection(&b));
+            let anchors: Vec<Version> = self
+                .catalog
+                .table(&c.anchor)?
+                .versions
+                .iter()
+                .map(|e| e.version.clone())
+                .collect();
+            let bound = table.cpython_bound(version);
+            if let Some(range) = policy_range(c, version, declared.as_ref(), bound, &anchors) {
+                self.coupled
+                    .borrow_mut()
+                    .insert((name.clone(), version.clone()));
+                out.push((Pkg::Dist(c.anchor.clone()), range));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The member releases a coupled-group rule added an edge to (for the explanation, which
+    /// names such an edge as policy, never as the release's dependency).
+    pub(crate) fn coupled(&self) -> CoupledReleases {
+        self.coupled.borrow().clone()
     }
 
     /// The edges recorded for a decided package (for `via`).
@@ -312,7 +352,8 @@ impl<'c, 'a> Provider<'c, 'a> {
             Err(reason) => return Ok(Dependencies::Unavailable(reason)),
         }
         if extra.is_none() {
-            edges.extend(self.correspondence_edges(name, version));
+            let coupling = self.coupling_edges(name, version, &table, &requirements)?;
+            edges.extend(coupling);
         }
         let edges = self.remember(pkg, version, edges);
         Ok(Dependencies::Available(edges.into_iter().collect()))

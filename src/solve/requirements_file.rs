@@ -3,8 +3,11 @@
 //! In: a path. Out: [`RequirementsFile`]: the PEP 508 requirements it holds and the constraints
 //! it pulls in with `-c`. Supported: one requirement per line, `#` comments (whole-line, or after
 //! whitespace), blank lines, `\` line continuations, nested `-r FILE` / `--requirement FILE` and
-//! `-c FILE` / `--constraint FILE` (paths relative to the including file). Any other option
-//! (`-e`, `--index-url`, `--hash`, ...) is rejected with the file and line, never ignored.
+//! `-c FILE` / `--constraint FILE` (paths relative to the including file), and `--hash` after a
+//! requirement (hashes check downloads; they do not change what resolves). [`lines`] also reads
+//! `-e` and file-wide options (`--index-url`, `--pre`, ...) for readers that only list pins;
+//! [`RequirementsFile`] refuses them with the file and line (it cannot honour them), never
+//! ignores them.
 
 use std::path::{Path, PathBuf};
 
@@ -95,6 +98,24 @@ pub enum Entry {
         line: usize,
         /// The requirement.
         requirement: Requirement,
+        /// Its `--hash` values (`sha256:...`), as written.
+        hashes: Vec<String>,
+    },
+    /// `-e PATH` / `-e URL`: an editable install (a local project, not a pin).
+    Editable {
+        /// The 1-based line.
+        line: usize,
+        /// The path or URL as written.
+        value: String,
+    },
+    /// A file-wide option (`--index-url URL`, `--pre`, ...).
+    Option {
+        /// The 1-based line.
+        line: usize,
+        /// The option (`--index-url`).
+        option: String,
+        /// Its value (empty for a flag).
+        value: String,
     },
     /// `-r FILE` (`constraint: false`) or `-c FILE` (`constraint: true`).
     Include {
@@ -107,13 +128,50 @@ pub enum Entry {
     },
 }
 
+/// Options pip accepts on their own line of a requirements file (besides `-r`, `-c`, `-e`).
+const FILE_OPTIONS: &[&str] = &[
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "--no-index",
+    "-f",
+    "--find-links",
+    "--pre",
+    "--trusted-host",
+    "--use-feature",
+    "--require-hashes",
+    "--only-binary",
+    "--no-binary",
+    "--prefer-binary",
+    "--config-settings",
+];
+
+/// Options pip accepts after a requirement on its line.
+const REQUIREMENT_OPTIONS: &[&str] = &[
+    "--hash",
+    "--config-settings",
+    "--global-option",
+    "--install-option",
+];
+
 /// The entries of one file's text, without following includes (`path` names it in errors).
+/// The first line that is not understood is an error.
 pub fn entries(path: &Path, text: &str) -> Result<Vec<Entry>, RequirementsFileError> {
-    let err = |line: usize, message: String| RequirementsFileError::Line {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
+    lines(text)
+        .into_iter()
+        .map(|entry| {
+            entry.map_err(|(line, message)| RequirementsFileError::Line {
+                path: path.to_path_buf(),
+                line,
+                message,
+            })
+        })
+        .collect()
+}
+
+/// Every logical line of a file's text, each an [`Entry`] or the line and why it is not
+/// understood: one bad line does not hide the others.
+pub fn lines(text: &str) -> Vec<Result<Entry, (usize, String)>> {
     let mut out = Vec::new();
     let mut logical = String::new();
     let mut start = 0;
@@ -133,43 +191,81 @@ pub fn entries(path: &Path, text: &str) -> Result<Vec<Entry>, RequirementsFileEr
         }
         let line = strip_comment(&logical).trim().to_string();
         logical.clear();
-        if line.is_empty() {
-            continue;
+        if !line.is_empty() {
+            out.push(logical_line(start, &line));
         }
-        if line.starts_with('-') {
-            let (option, value) = split_option(&line);
-            let constraint = match option {
-                "-r" | "--requirement" => false,
-                "-c" | "--constraint" => true,
-                _ => {
-                    return Err(err(
-                        start,
-                        format!("the option `{option}` is not supported here"),
-                    ));
-                }
-            };
-            if value.is_empty() {
-                return Err(err(start, format!("`{option}` needs a file name")));
+    }
+    out
+}
+
+fn logical_line(start: usize, line: &str) -> Result<Entry, (usize, String)> {
+    if line.starts_with('-') {
+        let (option, value) = split_option(line);
+        let value = value.to_string();
+        let constraint = match option {
+            "-r" | "--requirement" => false,
+            "-c" | "--constraint" => true,
+            "-e" | "--editable" => return Ok(Entry::Editable { line: start, value }),
+            _ if FILE_OPTIONS.contains(&option) => {
+                return Ok(Entry::Option {
+                    line: start,
+                    option: option.to_string(),
+                    value,
+                });
             }
-            out.push(Entry::Include {
-                line: start,
-                constraint,
-                value: value.to_string(),
-            });
-            continue;
+            _ => {
+                return Err((
+                    start,
+                    format!("the option `{option}` is not supported here"),
+                ));
+            }
+        };
+        if value.is_empty() {
+            return Err((start, format!("`{option}` needs a file name")));
         }
-        let requirement = crate::metadata::parse_requirement(&line).map_err(|message| {
-            err(
-                start,
-                format!("`{line}` is not a valid requirement: {message}"),
-            )
-        })?;
-        out.push(Entry::Requirement {
+        return Ok(Entry::Include {
             line: start,
-            requirement,
+            constraint,
+            value,
         });
     }
-    Ok(out)
+    let (text, hashes) = requirement_options(line).map_err(|message| (start, message))?;
+    let requirement = crate::metadata::parse_requirement(text).map_err(|message| {
+        (
+            start,
+            format!("`{text}` is not a valid requirement: {message}"),
+        )
+    })?;
+    Ok(Entry::Requirement {
+        line: start,
+        requirement,
+        hashes,
+    })
+}
+
+/// A requirement line split into the requirement and the `--hash` values after it (other
+/// per-requirement options are dropped: they change how it builds, not what it is).
+fn requirement_options(line: &str) -> Result<(&str, Vec<String>), String> {
+    let Some(at) = line.find(" --").or_else(|| line.find("\t--")) else {
+        return Ok((line, Vec::new()));
+    };
+    let mut hashes = Vec::new();
+    let mut words = line[at..].split_whitespace();
+    while let Some(word) = words.next() {
+        let (option, value) = match word.split_once('=') {
+            Some((option, value)) => (option, value.to_string()),
+            None => (word, words.next().unwrap_or_default().to_string()),
+        };
+        if !REQUIREMENT_OPTIONS.contains(&option) {
+            return Err(format!(
+                "the option `{option}` is not supported after a requirement"
+            ));
+        }
+        if option == "--hash" {
+            hashes.push(value);
+        }
+    }
+    Ok((line[..at].trim(), hashes))
 }
 
 fn parse_into(
@@ -187,6 +283,12 @@ fn parse_into(
                 } else {
                     out.requirements.push(requirement);
                 }
+            }
+            Entry::Editable { line, .. } => {
+                return Err(unsupported(path, line, "-e"));
+            }
+            Entry::Option { line, option, .. } => {
+                return Err(unsupported(path, line, &option));
             }
             Entry::Include {
                 line,
@@ -211,6 +313,16 @@ fn parse_into(
         }
     }
     Ok(())
+}
+
+/// An option `resolve` cannot honour (an editable project, another index): refused, never
+/// ignored.
+fn unsupported(path: &Path, line: usize, option: &str) -> RequirementsFileError {
+    RequirementsFileError::Line {
+        path: path.to_path_buf(),
+        line,
+        message: format!("the option `{option}` is not supported here"),
+    }
 }
 
 /// `# ...` at the start of a line or after whitespace starts a comment (pip's rule).
@@ -284,5 +396,62 @@ mod tests {
         std::fs::write(&path, "numpy>>2\n").unwrap();
         let err = RequirementsFile::read(&path).unwrap_err().to_string();
         assert!(err.contains("not a valid requirement"), "{err}");
+    }
+
+    #[test]
+    fn reads_compiled_and_exported_files() {
+        // The shapes `uv pip compile --generate-hashes` and `uv export` write.
+        let text = "# This file was autogenerated by uv\n--index-url https://example.invalid/simple\n-e .\ncertifi==2026.10.19.post1 \\\n    --hash=sha256:aa \\\n    --hash=sha256:bb\n    # via requests\ncolorama==0.4.6 ; sys_platform == 'win32' \\\n    --hash=sha256:cc\nnot valid!\nidna==3.20 --hash sha256:dd\n";
+        let found = lines(text);
+        assert!(matches!(
+            &found[0],
+            Ok(Entry::Option { line: 2, option, .. }) if option == "--index-url"
+        ));
+        assert!(matches!(&found[1], Ok(Entry::Editable { line: 3, value }) if value == "."));
+        let Ok(Entry::Requirement {
+            line,
+            requirement,
+            hashes,
+        }) = &found[2]
+        else {
+            panic!("{found:?}");
+        };
+        assert_eq!(
+            (*line, requirement.to_string(), hashes.clone()),
+            (
+                4,
+                "certifi==2026.10.19.post1".to_string(),
+                vec!["sha256:aa".to_string(), "sha256:bb".to_string()]
+            )
+        );
+        let Ok(Entry::Requirement { requirement, .. }) = &found[3] else {
+            panic!("{found:?}");
+        };
+        assert_eq!(
+            requirement.to_string(),
+            "colorama==0.4.6 ; sys_platform == 'win32'"
+        );
+        // One bad line is reported with its line; the next is still read.
+        assert!(matches!(&found[4], Err((10, _))));
+        assert!(
+            matches!(&found[5], Ok(Entry::Requirement { hashes, .. }) if hashes == &["sha256:dd"])
+        );
+        // `resolve` cannot honour `--index-url` or `-e`: refused, with the line.
+        let err = RequirementsFile::parse(Path::new("r.txt"), &text.replace("not valid!\n", ""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 2") && err.contains("--index-url"),
+            "{err}"
+        );
+        // Hashes alone are fine for it.
+        let file =
+            RequirementsFile::parse(Path::new("r.txt"), "idna==3.20 \\\n  --hash=sha256:dd\n")
+                .unwrap();
+        assert_eq!(file.requirements[0].to_string(), "idna==3.20");
+        let err = RequirementsFile::parse(Path::new("r.txt"), "idna==3.20 --no-deps\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--no-deps"), "{err}");
     }
 }

@@ -98,7 +98,10 @@ fn run(
         Ok(selected) => selected,
         Err(PubGrubError::NoSolution(tree)) => {
             return Err(SolveError::NoSolution(Box::new(explain::explain(
-                tree, catalog, rules,
+                tree,
+                catalog,
+                rules,
+                &provider.coupled(),
             )?)));
         }
         Err(PubGrubError::ErrorRetrievingDependencies { source, .. })

@@ -291,7 +291,7 @@ fn readme_accept_example_works_on_shipped_data() {
     for script in ["install-pip.sh", "install-uv.sh"] {
         let text =
             std::fs::read_to_string(out_dir.join("plans/2-forced-override").join(script)).unwrap();
-        let default = format!("PYTHON=\"${{PLANNER_PYTHON:-{}}}\"", python.display());
+        let default = format!("PYTHON_DEFAULT='{}'\n", python.display());
         assert!(text.contains(&default), "{script}:\n{text}");
     }
     let forced = "testdata/venvs/canonical-forced";

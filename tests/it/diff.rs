@@ -245,3 +245,38 @@ fn issue_13_real_venvs_diff_and_since() {
         bad.stderr
     );
 }
+
+/// Issue 26: real `pip inspect` output before and after `pip install requests==2.34.2`
+/// (testdata/diff): each added dependency says what brought it; the note about the missing
+/// wheel tags suggests no flag `diff` does not take.
+#[test]
+fn issue_26_added_dists_say_why_and_notes_suggest_no_foreign_flags() {
+    let ctx = TestContext::new();
+    let data = crate::common::repo_root().join("testdata/diff");
+    let (a, b) = (
+        data.join("pip-inspect-before.json"),
+        data.join("pip-inspect-after.json"),
+    );
+    let out = ctx.run(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("added           urllib3 - -> 2.8.0  [via requests]"),
+        "{}",
+        out.stdout
+    );
+    // requests itself was asked for: nothing in B requires it.
+    assert!(
+        out.stdout
+            .contains("added           requests - -> 2.34.2\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.contains("`pip inspect` output"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("--python-platform"), "{}", out.stderr);
+    assert!(!out.stderr.contains("--venv"), "{}", out.stderr);
+}

@@ -689,6 +689,166 @@ fn fault_stall_times_out_as_a_network_error() {
     assert_eq!(server.requests("/simple/regex/").len(), 2);
 }
 
+/// The advertised `.metadata` file of jinja2's first wheel, and its project.
+fn jinja_wheel(server: &IndexServer) -> (Arc<Project>, planner::index::DistFile) {
+    let jinja = project(&index(&server.url()), "jinja2");
+    let file = jinja
+        .files
+        .iter()
+        .find(|f| f.filename_str().ends_with(".whl") && f.core_metadata.is_some())
+        .unwrap()
+        .clone();
+    (jinja, file)
+}
+
+/// Issue 25: a `.metadata` reply with no Content-Length and a body that never ends took
+/// `propose` to 23.7 GB in 90 s; it now stops at the METADATA cap (8 MiB), naming the URL and
+/// the bytes seen, and is not retried.
+#[test]
+fn an_endless_metadata_body_stops_at_the_cap() {
+    let server = IndexServer::recorded();
+    let (jinja, file) = jinja_wheel(&server);
+    let path = format!("/files/{}.metadata", file.filename_str());
+    server.fault(&path, Fault::EndlessBody);
+    let started = std::time::Instant::now();
+    let err = index(&server.url()).metadata(&jinja, &file).unwrap_err();
+    assert!(matches!(err, IndexError::TooLarge { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains(&path), "{text}");
+    assert!(text.contains("8388608-byte limit"), "{text}");
+    assert!(text.contains("bytes received before stopping"), "{text}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(server.requests(&path).len(), 1, "a cap is not retried");
+}
+
+/// A 4 GiB Content-Length is refused before a byte of the body is read; a page over its cap
+/// (here 1 MiB, `PLANNER_MAX_PAGE_BYTES`) too, and one with no length is cut off at it.
+#[test]
+fn oversized_replies_are_refused_on_their_length_or_cut_off() {
+    let server = IndexServer::recorded();
+    let (jinja, file) = jinja_wheel(&server);
+    let path = format!("/files/{}.metadata", file.filename_str());
+    server.fault(&path, Fault::HugeBody(4 << 30));
+    let err = index(&server.url()).metadata(&jinja, &file).unwrap_err();
+    assert!(
+        err.to_string().contains("Content-Length: 4294967296"),
+        "{err}"
+    );
+    server.fault("/simple/sympy/", Fault::HugeBody(3 << 30));
+    server.fault("/simple/mpmath/", Fault::EndlessBody);
+    let small = index_with(&[server.url()], None, |s| {
+        s.client.max_page_bytes = 1 << 20;
+    });
+    for (page, seen) in [
+        ("sympy", "Content-Length: 3221225472"),
+        ("mpmath", "bytes received before stopping"),
+    ] {
+        let err = small.project(&name(page)).unwrap_err();
+        assert!(matches!(err, IndexError::TooLarge { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(text.contains(&format!("/simple/{page}/")), "{text}");
+        assert!(
+            text.contains("the project page over the 1048576-byte limit"),
+            "{text}"
+        );
+        assert!(text.contains(seen), "{text}");
+        let help = miette::Diagnostic::help(&err).unwrap().to_string();
+        assert!(help.contains("PLANNER_MAX_PAGE_BYTES"), "{help}");
+    }
+}
+
+/// A page sent one byte at a time (each byte well inside the read timeout) fails at its
+/// deadline, naming the bytes received, and is not retried; without the deadline it would take
+/// its full length in seconds.
+#[test]
+fn a_trickling_page_fails_at_its_deadline() {
+    let server = IndexServer::recorded();
+    server.fault("/simple/regex/", Fault::Drip(Duration::from_millis(20)));
+    let index = index_with(&[server.url()], None, |s| {
+        // Long beside the 20 ms between bytes, so that a loaded machine never makes one gap a
+        // read timeout (a retried network error): the deadline is what ends it.
+        s.client.read_timeout = Duration::from_secs(2);
+    });
+    let started = std::time::Instant::now();
+    let err = index.project(&name("regex")).unwrap_err();
+    let took = started.elapsed();
+    assert!(matches!(err, IndexError::TimedOut { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("/simple/regex/"), "{text}");
+    assert!(text.contains("bytes of the body received"), "{text}");
+    assert!(took < Duration::from_secs(30), "{took:?}");
+    assert_eq!(server.requests("/simple/regex/").len(), 1);
+    let help = miette::Diagnostic::help(&err).unwrap().to_string();
+    assert!(help.contains("PLANNER_HTTP_TIMEOUT"), "{help}");
+}
+
+/// The run's network budget ends every request, however its server stalls and however many
+/// retries are left.
+#[test]
+fn the_run_budget_ends_stalled_requests() {
+    let server = IndexServer::recorded();
+    server.fault("/simple/", Fault::Stall(Duration::from_secs(4)));
+    let index = index_with(&[server.url()], None, |s| {
+        s.client.read_timeout = Duration::from_secs(10);
+        s.client.run_timeout = Duration::from_millis(700);
+    });
+    let started = std::time::Instant::now();
+    let err = index.project(&name("regex")).unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        err.to_string().contains("network budget of 0.7s is spent"),
+        "{err}"
+    );
+    // Later requests are not sent at all.
+    let err = index.project(&name("sympy")).unwrap_err();
+    assert!(matches!(err, IndexError::TimedOut { .. }), "{err:?}");
+    assert!(server.requests("/simple/sympy/").is_empty());
+}
+
+/// Issue 25: `file://` links on a remote http index were followed (`file:///etc/shadow` opened,
+/// and the error told whether it existed; a FIFO behind one hung planner), and a `javascript:`
+/// href failed the whole page. Now only the http(s) files are listed; the others are skipped,
+/// with one `-v` note, and never opened.
+#[test]
+fn an_http_index_links_only_to_http_files() {
+    let server = IndexServer::recorded();
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo-1.0.tar.gz");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let page = serde_json::json!({
+        "meta": {"api-version": "1.1"},
+        "name": "mpmath",
+        "files": [
+            {"filename": "mpmath-1.0.0.tar.gz", "url": "file:///etc/shadow", "hashes": {}},
+            {"filename": "mpmath-1.1.0.tar.gz", "url": format!("file://{}", fifo.display()), "hashes": {}},
+            {"filename": "mpmath-1.2.0.tar.gz", "url": "javascript:alert(1)", "hashes": {}},
+            {"filename": "mpmath-1.3.0-py3-none-any.whl",
+             "url": "../../files/mpmath-1.3.0-py3-none-any.whl", "hashes": {}},
+        ]
+    });
+    server.fault(
+        "/simple/mpmath/",
+        Fault::Body(serde_json::to_vec(&page).unwrap()),
+    );
+    let index = index(&server.url());
+    let mpmath = project(&index, "mpmath");
+    let urls: Vec<&str> = mpmath.files.iter().map(|f| f.url.as_str()).collect();
+    assert_eq!(urls.len(), 1, "{urls:?}");
+    assert!(urls[0].starts_with("http://127.0.0.1:"), "{urls:?}");
+    // The one file left reads as usual.
+    let metadata = index.metadata(&mpmath, &mpmath.files[0]).unwrap();
+    assert_eq!(metadata.name.as_ref(), "mpmath");
+}
+
 #[test]
 fn fault_truncated_body_is_a_network_error_and_never_cached() {
     let server = IndexServer::recorded();

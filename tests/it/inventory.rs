@@ -2,8 +2,11 @@
 //! broken testdata venvs, a real venv against `pip inspect`, discovery and bad paths.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
-use crate::common::{self, TestContext, copy_dir, normalized, run, shared_fixtures, venv};
+use crate::common::{
+    self, TestContext, copy_dir, files_under, normalized, repo_root, run, shared_fixtures, venv,
+};
 use crate::planner_snapshot;
 
 fn names_versions(json: &serde_json::Value) -> BTreeSet<(String, String)> {
@@ -447,4 +450,109 @@ print(len(real))
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// Issue 25: installed files that are not what they should be. A METADATA that is a symlink to
+/// `/dev/zero` took `inventory` to 10.1 GB in 30 s; a FIFO there hung it forever; a dangling
+/// or self-looping dist-info symlink made every command exit 2 with an untrue "changed while it
+/// was being read". Each is now one unreadable dist that says what it is, and the rest are
+/// listed; nothing in the venv changes.
+#[test]
+fn hostile_installed_files_are_named_not_read() {
+    let ctx = TestContext::new();
+    let venv = ctx.path().join("venv");
+    copy_dir(&repo_root().join("testdata/venvs/broken"), &venv);
+    let site = venv.join("lib/python3.12/site-packages");
+    let dist = |name: &str| {
+        let dir = site.join(name);
+        std::fs::create_dir(&dir).unwrap();
+        dir
+    };
+    std::os::unix::fs::symlink("/dev/zero", dist("zero-1.0.dist-info").join("METADATA")).unwrap();
+    let fifo = dist("fifo-1.0.dist-info").join("METADATA");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    // A RECORD and a top_level.txt that never end, beside a good METADATA.
+    let good = dist("endless-1.0.dist-info");
+    std::fs::write(
+        good.join("METADATA"),
+        "Metadata-Version: 2.1\nName: endless\nVersion: 1.0\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("/dev/zero", good.join("RECORD")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", good.join("top_level.txt")).unwrap();
+    std::os::unix::fs::symlink("nowhere-1.0.dist-info", site.join("dangling-1.0.dist-info"))
+        .unwrap();
+    std::os::unix::fs::symlink("loop-1.0.dist-info", site.join("loop-1.0.dist-info")).unwrap();
+    let before = files_under(&venv);
+    let started = std::time::Instant::now();
+    let run = ctx.run(&[
+        "inventory",
+        "--venv",
+        venv.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let json = run.json();
+    assert!(names_versions(&json).contains(&("endless".into(), "1.0".into())));
+    let reason = |dir: &str| {
+        json["unreadable"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|u| u["path"].as_str().unwrap().ends_with(dir))
+            .unwrap_or_else(|| panic!("{dir} not listed: {json}"))["reason"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        reason("zero-1.0.dist-info"),
+        "METADATA is a device, not a regular file"
+    );
+    assert_eq!(
+        reason("fifo-1.0.dist-info"),
+        "METADATA is a FIFO (named pipe), not a regular file"
+    );
+    assert_eq!(
+        reason("dangling-1.0.dist-info"),
+        "dangling-1.0.dist-info is a symlink to nowhere-1.0.dist-info, which does not exist"
+    );
+    assert_eq!(
+        reason("loop-1.0.dist-info"),
+        "loop-1.0.dist-info is a symlink loop (it leads back to itself)"
+    );
+    assert!(
+        !run.stderr.contains("changed while it was being read"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(files_under(&venv), before, "the venv is never modified");
+}
+
+/// A site-packages that is a symlink loop (or leads nowhere) is an error naming it, not
+/// "0 distributions" with exit 0.
+#[test]
+fn a_site_packages_that_leads_nowhere_is_an_error() {
+    let ctx = TestContext::new();
+    for (case, target) in [("loop", "site-packages"), ("dangling", "gone")] {
+        let venv = ctx.path().join(case);
+        copy_dir(&repo_root().join("testdata/venvs/broken"), &venv);
+        let lib = venv.join("lib/python3.12");
+        std::fs::remove_dir_all(lib.join("site-packages")).unwrap();
+        std::os::unix::fs::symlink(target, lib.join("site-packages")).unwrap();
+        let run = ctx.run(&["inventory", "--venv", venv.to_str().unwrap()]);
+        assert_eq!(run.code, Some(2), "{case}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stderr.contains("site-packages"),
+            "{case}: {}",
+            run.stderr
+        );
+    }
 }

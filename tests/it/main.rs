@@ -13,6 +13,7 @@ mod pep668;
 mod propose;
 mod propose_cases;
 mod propose_layers;
+mod propose_ml;
 mod resolve;
 mod review;
 mod risk_corpus;

@@ -420,3 +420,72 @@ mod live {
         assert_eq!(ours, expected);
     }
 }
+
+/// Issue 25: ESC and newlines from an index page's project `name` and `meta.api-version`, and
+/// from pyvenv.cfg's `version_info`, reached the terminal raw (stderr, and `outdated`'s stdout).
+/// Each now goes through the terminal sanitizer: no control character is printed, and no field
+/// starts a line of its own that reads as planner's.
+#[test]
+fn hostile_fields_from_the_index_and_the_venv_are_escaped() {
+    let server = IndexServer::recorded();
+    let ctx = TestContext::new();
+    let venv = small_venv(&ctx);
+    let page = |name: &str, api: &str| {
+        serde_json::to_vec(&serde_json::json!({
+            "meta": {"api-version": api}, "name": name, "files": []
+        }))
+        .unwrap()
+    };
+    server.fault(
+        "/simple/requests/",
+        Fault::Body(page("\u{1b}[2Jevil\nerror: forged line", "1.0")),
+    );
+    server.fault(
+        "/simple/urllib3/",
+        Fault::Body(page("urllib3", "\u{1b}]0;title\u{7}2.0\nerror: forged")),
+    );
+    let raw = |text: &str| text.contains('\u{1b}') || text.contains('\u{7}');
+    let forged = |text: &str| {
+        text.lines()
+            .any(|l| l.trim_start().starts_with("error: forged"))
+    };
+    for format in ["text", "json"] {
+        let out = ctx.run(&[
+            "outdated",
+            "--venv",
+            venv.to_str().unwrap(),
+            "--python-platform",
+            "x86_64-manylinux_2_28",
+            "--index-url",
+            &server.url(),
+            "--format",
+            format,
+        ]);
+        assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
+        for text in [&out.stdout, &out.stderr] {
+            assert!(
+                !raw(text) && !forged(text),
+                "{format}:\n{}\n{}",
+                out.stdout,
+                out.stderr
+            );
+        }
+        assert!(
+            out.stderr
+                .contains("\\u{1b}[2Jevil\\u{a}error: forged line"),
+            "{}",
+            out.stderr
+        );
+    }
+    // pyvenv.cfg's version, where no interpreter runs.
+    std::fs::write(
+        venv.join("pyvenv.cfg"),
+        "home = /nonexistent\nversion_info = 3.\u{1b}[2J\nerror: forged\n",
+    )
+    .unwrap();
+    std::fs::remove_dir_all(venv.join("lib")).unwrap();
+    let out = ctx.run(&["inventory", "--venv", venv.to_str().unwrap()]);
+    assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
+    assert!(!raw(&out.stderr) && !forged(&out.stderr), "{}", out.stderr);
+    assert!(out.stderr.contains("\\u{1b}[2J"), "{}", out.stderr);
+}

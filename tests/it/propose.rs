@@ -816,3 +816,54 @@ fn an_import_the_new_release_breaks_is_a_risk_factor() {
     );
     assert_eq!(factors[0]["points"], 60);
 }
+
+/// Issue 25: `--offline` with one cache entry cut short (7 of 20 `kill -9` trials left one)
+/// exited 1 with `plans: []`, as if no plan existed; the docs say the tool failed (exit 2,
+/// naming what is missing). A run online then repairs the entry.
+#[test]
+fn offline_with_a_cut_short_cache_entry_is_the_tool_failing() {
+    let server = IndexServer::recorded();
+    let ctx = TestContext::new();
+    let venv = canonical_venv().display().to_string();
+    let url = server.url();
+    let cache = ctx.cache().display().to_string();
+    let args = |offline: bool| {
+        let mut args = vec![
+            "propose",
+            "triton==3.7.0",
+            "--allow-override",
+            "--venv",
+            &venv,
+            "--index-url",
+            &url,
+            "--cache-dir",
+            &cache,
+            "--format",
+            "json",
+        ];
+        if offline {
+            args.push("--offline");
+        }
+        args
+    };
+    let out = ctx.run(&args(false));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    // Cut short the cached metadata of the triton wheel every alternative needs.
+    let entry = crate::common::files_under(&ctx.cache().join("v3/metadata"))
+        .into_iter()
+        .find(|f| {
+            std::fs::read(f)
+                .is_ok_and(|b| String::from_utf8_lossy(&b).contains("files/triton-3.7.0-"))
+        })
+        .expect("a cached triton 3.7.0 entry");
+    let bytes = std::fs::read(&entry).unwrap();
+    std::fs::write(&entry, &bytes[..bytes.len() / 2]).unwrap();
+    let out = ctx.run(&args(true));
+    assert_eq!(out.code, Some(2), "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("triton-3.7.0"), "{}", out.stderr);
+    assert!(out.stderr.contains("--offline"), "{}", out.stderr);
+    // Online, the entry is fetched again; offline then works.
+    assert_eq!(ctx.run(&args(false)).code, Some(0));
+    let out = ctx.run(&args(true));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+}

@@ -346,7 +346,15 @@ fn issue_13_sarif_is_valid() {
     let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_valid_sarif(&doc);
     let results = doc["runs"][0]["results"].as_array().unwrap();
-    assert_eq!(results.len(), 4);
+    // Four findings, and requirements.txt no longer resolving with the constraint.
+    assert_eq!(results.len(), 5);
+    assert_eq!(
+        results
+            .iter()
+            .filter(|r| r["ruleId"] == "planner/unresolvable")
+            .count(),
+        1
+    );
     assert_eq!(
         results
             .iter()
@@ -395,8 +403,8 @@ fn issue_13_bad_input_names_file_and_line_and_the_rest_is_reviewed() {
         "{}",
         out.stderr
     );
-    // The other findings still stand.
-    assert_eq!(json["findings"].as_array().unwrap().len(), 4);
+    // The other findings still stand, and the bad line does not hide the file's other pins.
+    assert_eq!(json["findings"].as_array().unwrap().len(), 5);
 
     let not_repo = r
         .ctx
@@ -452,11 +460,16 @@ fn issue_13_docs_workflow_command_runs() {
         .map(str::trim)
         .find(|l| l.starts_with("planner review ") && l.contains("--format github"))
         .expect("docs/review.md runs `planner review ... --format github`");
+    // Actions on the current runtime (node 24), and one run for both outputs.
+    for action in ["actions/checkout@v5", "actions/cache@v5", "upload-sarif@v4"] {
+        assert!(doc.contains(action), "docs/review.md uses {action}");
+    }
+    assert!(line.contains("--sarif-file"), "{line}");
     let r = reviewed();
     // The workflow's variables, as GitHub would set them for this pull request.
     let line = line
-        .replace("${{ github.event.pull_request.base.sha }}", "main")
-        .replace("${{ github.event.pull_request.head.sha }}", "pr");
+        .replace("\"$BASE_SHA\"", "main")
+        .replace("\"$HEAD_SHA\"", "pr");
     let mut args = shlex::split(&line).unwrap();
     assert_eq!(args.remove(0), "planner");
     args.extend(["--index-url".to_string(), r.server.url()]);
@@ -473,8 +486,525 @@ fn issue_13_docs_workflow_command_runs() {
             .lines()
             .filter(|l| l.starts_with("::error "))
             .count(),
-        3,
+        4,
         "{}",
         out.stdout
     );
+    // The same run wrote the SARIF the upload step reads.
+    let sarif = std::fs::read_to_string(r.repo.join("planner.sarif")).expect("--sarif-file");
+    let doc: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    assert_valid_sarif(&doc);
+    assert_eq!(doc["runs"][0]["results"].as_array().unwrap().len(), 5);
+}
+
+// Issue 26: every layout a team gates on, as a real repository; the requests/idna cases run on
+// the small recorded corpus under testdata/review/index (requests 2.34 requires idna>=2.5,<4;
+// idna 2.4 is recorded), the torch cases on testdata/index.
+
+/// A repository whose `main` has `base` and whose `pr` branch rewrites `head` on top.
+fn layout(root: &Path, base: &[(&str, &str)], head: &[(&str, &str)]) -> PathBuf {
+    let dir = root.join("layout");
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    for (path, text) in base {
+        write(&dir, path, text);
+    }
+    commit(&dir, "base");
+    git(&dir, &["checkout", "-q", "-b", "pr"]);
+    for (path, text) in head {
+        write(&dir, path, text);
+    }
+    commit(&dir, "pr");
+    dir
+}
+
+/// `planner review` of `main..pr` in `repo` against the index at `index` (a testdata folder).
+fn review_layout(
+    ctx: &TestContext,
+    repo: &Path,
+    server: &IndexServer,
+    extra: &[&str],
+) -> crate::common::Output {
+    let url = server.url();
+    let repo = repo.display().to_string();
+    let mut args = vec![
+        "review",
+        &repo,
+        "--base",
+        "main",
+        "--head",
+        "pr",
+        "--index-url",
+        &url,
+        "--python-version",
+        "3.12",
+        "--python-platform",
+        "x86_64-manylinux_2_28",
+    ];
+    args.extend_from_slice(extra);
+    ctx.run(&args)
+}
+
+fn review_index() -> IndexServer {
+    IndexServer::start(&repo_root().join("testdata/review/index"))
+}
+
+fn uv_file(name: &str) -> String {
+    std::fs::read_to_string(repo_root().join("testdata/review/uv").join(name)).unwrap()
+}
+
+/// The finding on `requirement` in the review's JSON.
+fn finding<'a>(
+    json: &'a serde_json::Value,
+    file: &str,
+    requirement: &str,
+) -> &'a serde_json::Value {
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["pin"]["file"] == file && f["pin"]["requirement"] == requirement)
+        .unwrap_or_else(|| panic!("no finding on {requirement} in {file}: {json:#}"))
+}
+
+fn broken_dependents(finding: &serde_json::Value) -> Vec<String> {
+    finding["targets"][0]["breaks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["dependent"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn issue_26_constraints_pin_breaks_what_reaches_it_and_trips_the_gate() {
+    let ctx = TestContext::new();
+    let server = review_index();
+    let repo = layout(
+        ctx.dir.path(),
+        &[
+            ("requirements.txt", "requests==2.34.2\n-c constraints.txt\n"),
+            ("constraints.txt", "# pins\n"),
+        ],
+        &[(
+            "constraints.txt",
+            "# pins\nidna==2.4\ncertifi==2026.10.18\n",
+        )],
+    );
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &["--format", "json", "--fail-on", "medium"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let idna = finding(&json, "constraints.txt", "idna==2.4");
+    assert_eq!(broken_dependents(idna), ["requests"], "{idna:#}");
+    assert!(
+        matches!(idna["level"].as_str(), Some("medium" | "high")),
+        "{idna:#}"
+    );
+    // The harmless constraint is judged too (against the base's pins with it applied).
+    let certifi = finding(&json, "constraints.txt", "certifi==2026.10.18");
+    assert_eq!(certifi["level"], "low", "{certifi:#}");
+    assert!(broken_dependents(certifi).is_empty());
+    assert!(
+        certifi["targets"][0]["remark"]
+            .as_str()
+            .unwrap()
+            .contains("base's pins of requirements.txt"),
+        "{certifi:#}"
+    );
+    // The head no longer resolves requirements.txt: said, with the reason, and it fails the gate.
+    let unresolved = json["unresolved"].as_array().unwrap();
+    assert_eq!(unresolved.len(), 1, "{json:#}");
+    assert_eq!(unresolved[0]["file"], "requirements.txt");
+    assert_eq!(unresolved[0]["at_base"], false);
+    assert!(
+        unresolved[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("requests")
+    );
+    assert!(out.stderr.contains("no longer resolve"), "{}", out.stderr);
+
+    // Only the harmless pin: judged low, the gate passes.
+    let ctx = TestContext::new();
+    let repo = layout(
+        ctx.dir.path(),
+        &[
+            ("requirements.txt", "requests==2.34.2\n-c constraints.txt\n"),
+            ("constraints.txt", "# pins\n"),
+        ],
+        &[("constraints.txt", "# pins\ncertifi==2026.10.18\n")],
+    );
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &["--fail-on", "medium", "--fail-on-unjudged"],
+    );
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("LOW"), "{}", out.stdout);
+}
+
+#[test]
+fn issue_26_constraints_file_beside_requirements_and_markers() {
+    let ctx = TestContext::new();
+    let server = review_index();
+    // Nothing names constraints.txt with `-c`: it goes with the requirements.txt beside it.
+    let repo = layout(
+        ctx.dir.path(),
+        &[
+            ("requirements.txt", "requests==2.34.2\n"),
+            ("constraints.txt", ""),
+        ],
+        &[(
+            "constraints.txt",
+            "idna==2.4 ; sys_platform == \"linux\"\nurllib3==2.7.0 ; sys_platform == \"win32\"\n",
+        )],
+    );
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &["--format", "json", "--fail-on", "medium"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let idna = finding(
+        &json,
+        "constraints.txt",
+        "idna==2.4 ; sys_platform == 'linux'",
+    );
+    assert_eq!(broken_dependents(idna), ["requests"], "{idna:#}");
+    // A marker that is false on the target: judged, no effect.
+    let urllib3 = finding(
+        &json,
+        "constraints.txt",
+        "urllib3==2.7.0 ; sys_platform == 'win32'",
+    );
+    assert_eq!(urllib3["level"], "low");
+    assert!(
+        urllib3["targets"][0]["remark"]
+            .as_str()
+            .unwrap()
+            .starts_with("no effect"),
+        "{urllib3:#}"
+    );
+}
+
+#[test]
+fn issue_26_compiled_requirements_with_hashes_are_reviewed() {
+    // Real `uv pip compile --generate-hashes` output (testdata/review/uv/compiled.txt).
+    let compiled = uv_file("compiled.txt");
+    let bumped = compiled.replace("idna==3.20 \\", "idna==2.4 \\");
+    assert_ne!(compiled, bumped);
+    let ctx = TestContext::new();
+    let server = review_index();
+    let repo = layout(
+        ctx.dir.path(),
+        &[("requirements.txt", &compiled)],
+        &[("requirements.txt", &bumped)],
+    );
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &["--format", "json", "--fail-on", "medium"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    assert_eq!(json["problems"].as_array().unwrap().len(), 0, "{json:#}");
+    let idna = finding(&json, "requirements.txt", "idna==2.4");
+    assert_eq!(broken_dependents(idna), ["requests"], "{idna:#}");
+    assert_eq!(idna["was"], "idna==3.20");
+}
+
+#[test]
+fn issue_26_uv_export_with_editable_and_two_new_pins_both_judged() {
+    // Real `uv export` output: `-e .`, hashes, `# via` comments.
+    let exported = uv_file("exported.txt");
+    assert!(exported.contains("\n-e .\n"));
+    let bumped = exported
+        .replace("idna==3.20 \\", "idna==2.4 \\")
+        .replace("certifi==2026.10.19.post1 \\", "certifi==2026.10.18 \\");
+    let ctx = TestContext::new();
+    let server = review_index();
+    let repo = layout(
+        ctx.dir.path(),
+        &[("requirements.txt", &exported)],
+        &[("requirements.txt", &bumped)],
+    );
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &["--format", "json", "--fail-on-unjudged"],
+    );
+    // No --fail-on: only --fail-on-unjudged, and both pins were judged.
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let json = out.json();
+    assert_eq!(json["problems"].as_array().unwrap().len(), 0, "{json:#}");
+    let idna = finding(&json, "requirements.txt", "idna==2.4");
+    assert_eq!(broken_dependents(idna), ["requests"]);
+    // The breaking pin does not make the other new pin "not judged".
+    let certifi = finding(&json, "requirements.txt", "certifi==2026.10.18");
+    assert!(certifi["level"].is_string(), "{certifi:#}");
+    assert!(certifi["targets"][0]["note"].is_null(), "{certifi:#}");
+}
+
+#[test]
+fn issue_26_uv_lock_with_manifest_override_is_judged() {
+    let pyproject = uv_file("pyproject.toml");
+    let lock = uv_file("uv.lock");
+    let head_pyproject =
+        format!("{pyproject}\n[tool.uv]\noverride-dependencies = [\"idna==2.4\"]\n");
+    // What `uv lock` writes for that override: the manifest, and idna at 2.4.
+    let head_lock = lock
+        .replacen(
+            "requires-python = \">=3.12\"\n",
+            "requires-python = \">=3.12\"\n\n[manifest]\noverrides = [{ name = \"idna\", specifier = \"==2.4\" }]\n",
+            1,
+        )
+        .replace("name = \"idna\"\nversion = \"3.20\"", "name = \"idna\"\nversion = \"2.4\"");
+    assert!(head_lock.contains("version = \"2.4\""));
+    let ctx = TestContext::new();
+    let server = review_index();
+    let repo = layout(
+        ctx.dir.path(),
+        &[("pyproject.toml", &pyproject), ("uv.lock", &lock)],
+        &[("pyproject.toml", &head_pyproject), ("uv.lock", &head_lock)],
+    );
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &["--format", "json", "--fail-on", "medium"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    // The lock entry repeats the override: one finding, both places.
+    let override_pin = finding(&json, "pyproject.toml", "idna==2.4");
+    assert_eq!(
+        broken_dependents(override_pin),
+        ["requests"],
+        "{override_pin:#}"
+    );
+    assert_eq!(
+        override_pin["also"][0]["file"], "uv.lock",
+        "{override_pin:#}"
+    );
+    assert_eq!(override_pin["also"][0]["kind"], "uv-lock");
+    assert_eq!(json["findings"].as_array().unwrap().len(), 1, "{json:#}");
+    // Under its override the lock resolves: nothing is reported unresolvable.
+    assert_eq!(json["unresolved"].as_array().unwrap().len(), 0, "{json:#}");
+}
+
+#[test]
+fn issue_26_dockerfile_two_forced_pins_both_judged_and_a_plain_pin_passes() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    let repo = layout(
+        ctx.dir.path(),
+        &[("Dockerfile", "FROM python:3.12-slim\n")],
+        &[(
+            "Dockerfile",
+            "FROM python:3.12-slim\nRUN pip install torch==2.11.0\nRUN pip install --no-deps triton==3.7.0\nRUN pip install --no-deps nvidia-nccl-cu13==2.29.7\n",
+        )],
+    );
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &["--format", "json", "--fail-on", "medium"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    for forced in ["triton==3.7.0", "nvidia-nccl-cu13==2.29.7"] {
+        let f = finding(&json, "Dockerfile", forced);
+        assert_eq!(broken_dependents(f), ["torch"], "{f:#}");
+    }
+    // The plain pin: only it and what it forces count (no release age of its dependencies).
+    let torch = finding(&json, "Dockerfile", "torch==2.11.0");
+    assert_eq!(torch["level"], "low", "{torch:#}");
+    let factors = torch["targets"][0]["risk"]["factors"].as_array().unwrap();
+    assert!(
+        factors
+            .iter()
+            .all(|f| f["kind"] != "young-release" || f["package"] == "torch"),
+        "{factors:#?}"
+    );
+}
+
+#[test]
+fn issue_26_base_equal_to_head_is_an_error_and_unjudged_pins_can_fail_the_gate() {
+    let ctx = TestContext::new();
+    let server = review_index();
+    let repo = layout(
+        ctx.dir.path(),
+        &[("requirements.txt", "requests==2.34.2\n")],
+        &[("requirements.txt", "requests==2.34.2\nidna==9.9.9\n")],
+    );
+    let url = server.url();
+    let same = ctx.run(&[
+        "review",
+        repo.to_str().unwrap(),
+        "--base",
+        "pr",
+        "--head",
+        "pr",
+        "--index-url",
+        &url,
+    ]);
+    assert_eq!(same.code, Some(2), "{}", same.stderr);
+    assert!(same.stderr.contains("same commit"), "{}", same.stderr);
+    assert!(same.stderr.contains("fetch"), "{}", same.stderr);
+    // idna 9.9.9 is on no index: not judged; exit 1 only with --fail-on-unjudged.
+    let plain = review_layout(&ctx, &repo, &server, &[]);
+    assert_eq!(plain.code, Some(0), "{}", plain.stderr);
+    assert!(plain.stdout.contains("NOT JUDGED"), "{}", plain.stdout);
+    let gated = review_layout(&ctx, &repo, &server, &["--fail-on-unjudged"]);
+    assert_eq!(gated.code, Some(1), "{}", gated.stderr);
+    assert!(
+        gated.stderr.contains("could not be judged"),
+        "{}",
+        gated.stderr
+    );
+}
+
+#[test]
+fn issue_26_uv_lock_entry_alone_is_judged_and_removed_pins_are_listed() {
+    let lock = uv_file("uv.lock");
+    // A lock-only downgrade (no pyproject change), and a dropped requirements pin.
+    let head_lock = lock.replace(
+        "name = \"idna\"\nversion = \"3.20\"",
+        "name = \"idna\"\nversion = \"2.4\"",
+    );
+    let ctx = TestContext::new();
+    let server = review_index();
+    let repo = layout(
+        ctx.dir.path(),
+        &[
+            ("pyproject.toml", &uv_file("pyproject.toml")),
+            ("uv.lock", &lock),
+            (
+                "tools/requirements.txt",
+                "requests==2.34.2\nurllib3==2.7.0\n",
+            ),
+        ],
+        &[
+            ("uv.lock", &head_lock),
+            ("tools/requirements.txt", "requests==2.34.2\n"),
+        ],
+    );
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &["--format", "json", "--fail-on", "medium"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let lock_pin = finding(&json, "uv.lock", "idna==2.4");
+    assert_eq!(broken_dependents(lock_pin), ["requests"], "{lock_pin:#}");
+    assert_eq!(lock_pin["was"], "idna==3.20");
+    let removed = json["removed"].as_array().unwrap();
+    assert_eq!(removed.len(), 1, "{json:#}");
+    assert_eq!(removed[0]["requirement"], "urllib3==2.7.0");
+    let text = review_layout(&ctx, &repo, &server, &[]);
+    assert!(
+        text.stdout
+            .contains("removed: tools/requirements.txt:2  requirements pin  urllib3==2.7.0"),
+        "{}",
+        text.stdout
+    );
+}
+
+#[test]
+fn issue_26_arg_defaults_shebang_scripts_ci_files_and_makefiles_are_scanned() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    let repo = layout(
+        ctx.dir.path(),
+        &[(
+            "Dockerfile",
+            "FROM python:3.12-slim\nRUN pip install torch==2.11.0\n",
+        )],
+        &[
+            (
+                "Dockerfile",
+                "FROM python:3.12-slim\nARG TRITON_VERSION=3.7.0\nARG NCCL\nRUN pip install torch==2.11.0\nRUN pip install --force-reinstall --no-deps \"triton==${TRITON_VERSION}\"\nRUN pip install --no-deps \"nvidia-nccl-cu13==${NCCL}\"\n",
+            ),
+            (
+                "bin/setup-gpu",
+                "#!/usr/bin/env bash\nset -e\npip install --no-deps triton==3.7.0\n",
+            ),
+            (
+                ".github/workflows/gpu.yml",
+                "on: push\njobs:\n  gpu:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n          pip install --no-deps triton==3.7.0\n",
+            ),
+            ("Makefile", "gpu:\n\tpip install --no-deps triton==3.7.0\n"),
+        ],
+    );
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &["--format", "json", "--fail-on", "medium"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let arg = finding(&json, "Dockerfile", "triton==3.7.0");
+    assert_eq!(arg["pin"]["line"], 5);
+    assert_eq!(broken_dependents(arg), ["torch"], "{arg:#}");
+    for (file, line) in [
+        ("bin/setup-gpu", 3),
+        (".github/workflows/gpu.yml", 7),
+        ("Makefile", 2),
+    ] {
+        let f = finding(&json, file, "triton==3.7.0");
+        assert_eq!(f["pin"]["line"], line, "{f:#}");
+        assert_eq!(f["pin"]["kind"], "pip-force");
+    }
+    // A version left as a variable is a problem with its line, never silently skipped.
+    let problems = json["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{json:#}");
+    assert_eq!(problems[0]["file"], "Dockerfile");
+    assert_eq!(problems[0]["line"], 6);
+    assert!(
+        problems[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("variable")
+    );
+}
+
+#[test]
+fn issue_26_safer_plan_of_a_uv_override_is_in_the_projects_terms() {
+    let r = reviewed();
+    let out = r.run(&["-q"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let block: String = out
+        .stdout
+        .split("\n\n")
+        .find(|b| b.contains("pyproject.toml:10  uv override"))
+        .expect("the override's finding")
+        .to_string();
+    for step in [
+        "- in pyproject.toml, drop `triton==3.7.0` from [tool.uv] override-dependencies",
+        "- in pyproject.toml, require `torch==2.12.0` where it names torch (now 2.11.0)",
+        "- run `uv lock`, then `uv sync`",
+    ] {
+        assert!(block.contains(step), "{step} in:\n{block}");
+    }
+    // The Dockerfile's forced install keeps its pip commands (markdown) and no uv steps.
+    let docker: String = out
+        .stdout
+        .split("\n\n")
+        .find(|b| b.contains("docker/Dockerfile:4"))
+        .unwrap()
+        .to_string();
+    assert!(!docker.contains("uv lock"), "{docker}");
 }

@@ -351,6 +351,7 @@ fn score(case: &Case, policy: &Policy) -> Scored {
             all: false,
             held_back: Vec::new(),
             base: None,
+            declared_couplings: Vec::new(),
         },
         &oracle,
     );

@@ -292,10 +292,8 @@ fn assert_scripts_read_credentials_at_run_time(out_dir: &Path, server: &IndexSer
         }
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(
-            text.contains(&format!(
-                "INDEX_URL=\"${{PLANNER_INDEX_URL:-{}}}\"",
-                server.url()
-            )),
+            text.contains(&format!("INDEX_URL_DEFAULT='{}'\n", server.url()))
+                && text.contains("INDEX_URL=\"${PLANNER_INDEX_URL:-$INDEX_URL_DEFAULT}\""),
             "{}:\n{text}",
             file.display()
         );

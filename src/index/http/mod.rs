@@ -279,7 +279,7 @@ impl Inner {
                 self.printer.warn(&format!(
                     "{index} speaks repository API {}, newer than the 1.{SUPPORTED_API_MINOR} \
                      planner knows; reading it anyway",
-                    version.unwrap_or_default()
+                    crate::terminal::field(version.unwrap_or_default())
                 ));
             }
         }
@@ -364,13 +364,14 @@ impl Inner {
 
     /// One line per project, however many files, at debug level only (`-v`): live pages carry
     /// decades of odd names (`sympy-0.7.2-py3.2.tar.gz`) and requires-python (`>= '2.7'`), which
-    /// pip and uv skip without a word.
+    /// pip and uv skip without a word; links outside the trust boundary (`parse`) are noted
+    /// here too.
     fn note_skipped(&self, name: &PackageName, index: &IndexLocation, skipped: &[String]) {
         if let Some(first) = skipped.first() {
             let count = skipped.len();
             log::debug!(
-                "{name}: ignored {count} file{} on {index} whose name or requires-python \
-                 cannot be read (e.g. {})",
+                "{name}: ignored {count} file{} on {index} whose name, link or requires-python \
+                 cannot be used (e.g. {})",
                 if count == 1 { "" } else { "s" },
                 one_line(first)
             );
@@ -388,7 +389,7 @@ impl Inner {
         root: &Path,
         name: &PackageName,
     ) -> Result<Option<ProjectPage>, IndexError> {
-        let Some(page) = local::read_page(root, name)? else {
+        let Some(page) = local::read_page(root, name, self.client.max_page_bytes())? else {
             log::debug!("{name}: not in the local index {}", root.display());
             return Ok(None);
         };

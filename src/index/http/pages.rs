@@ -110,6 +110,7 @@ impl Inner {
             last_modified: validators.and_then(|m| m.last_modified.clone()),
             range: None,
             partial_only: false,
+            body: client::BodyKind::Page,
         };
         let reply = self.client.get(request.url.expose(), &options).await?;
         super::off_runtime(|| self.page_reply(&request, reply, cached))

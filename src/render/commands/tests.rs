@@ -199,7 +199,8 @@ fn scripts_quote_and_resolve_files_next_to_them() {
         *) echo "usage: $0 [--verify] [--rollback-on-regression]" >&2; exit 2 ;;
       esac
     done
-    PYTHON="${PLANNER_PYTHON:-/opt/my venv/\$HOME/bin/python}"
+    PYTHON_DEFAULT='/opt/my venv/$HOME/bin/python'
+    PYTHON="${PLANNER_PYTHON:-$PYTHON_DEFAULT}"
     if [ "$VERIFY" = 1 ]; then
       echo "verify: recording the baseline in $HERE/verify-baseline.json" >&2
       "$PYTHON" "$HERE/verify.py" --baseline "$HERE/verify-baseline.json" >/dev/null
@@ -235,4 +236,113 @@ fn scripts_quote_and_resolve_files_next_to_them() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// Issue 25: install-pip.sh and install-uv.sh failed to parse when the venv path held `'`, and
+/// a `}` corrupted the `${PLANNER_PYTHON:-...}` default. Over paths with every troublesome byte
+/// (quotes, `}`, `$`, backticks, backslashes, spaces, a newline), each script parses (`bash -n`)
+/// and, run for real with a recording `python` at that path and a recording `uv` on PATH, hands
+/// the installer the path byte for byte.
+#[test]
+fn scripts_run_with_any_byte_in_the_paths() {
+    let Ok(bash) = which_bash() else {
+        panic!("bash is needed to check the generated scripts");
+    };
+    let plan = test_plans::forced();
+    let root = tempfile::tempdir().unwrap();
+    for (i, dir) in [
+        "it's",
+        "say \"hi\"",
+        "a}b{c",
+        "$HOME and $(touch pwned) and `touch pwned`",
+        "back\\slash",
+        "new\nline",
+        "all of '\"}$`\\ \t them",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let venv = root.path().join(format!("{i}-{dir}"));
+        let bin = venv.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let python = bin.join("python");
+        let record = root.path().join(format!("{i}.args"));
+        // The fake interpreter and uv write their argv, NUL-separated, where the test reads it.
+        let recorder = format!(
+            "#!/bin/sh\nfor a in \"$0\" \"$@\"; do printf '%s\\0' \"$a\"; done >> {}\n",
+            safe::literal(record.to_str().unwrap())
+        );
+        for exe in [&python, &bin.join("uv")] {
+            std::fs::write(exe, &recorder).unwrap();
+            let mut perms = std::fs::metadata(exe).unwrap().permissions();
+            std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+            std::fs::set_permissions(exe, perms).unwrap();
+        }
+        let python_text = python.to_str().unwrap();
+        let files = install_files(
+            &plan,
+            &CommandSettings {
+                python: python_text.into(),
+                index_url: Some("http://127.0.0.1:1/simple/it's/".into()),
+                files_dir: None,
+                constraints: true,
+                allow_build: false,
+            },
+        )
+        .unwrap();
+        let out_dir = venv.join("plan");
+        std::fs::create_dir_all(&out_dir).unwrap();
+        for (installer, steps) in [("pip", &files.pip), ("uv", &files.uv)] {
+            let text = script(steps, python_text, installer, &[]);
+            let path = out_dir.join(format!("install-{installer}.sh"));
+            std::fs::write(&path, &text).unwrap();
+            let parsed = std::process::Command::new(&bash)
+                .arg("-n")
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(
+                parsed.status.success(),
+                "{dir:?} {installer}: {}\n{text}",
+                String::from_utf8_lossy(&parsed.stderr)
+            );
+            let _ = std::fs::remove_file(&record);
+            let ran = std::process::Command::new(&bash)
+                .arg(&path)
+                .env_remove("PLANNER_PYTHON")
+                .env_remove("PLANNER_INDEX_URL")
+                .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+                .current_dir(root.path())
+                .output()
+                .unwrap();
+            assert!(
+                ran.status.success(),
+                "{dir:?} {installer}: {}\n{text}",
+                String::from_utf8_lossy(&ran.stderr)
+            );
+            let args = std::fs::read(&record).unwrap();
+            let args: Vec<&[u8]> = args.split(|b| *b == 0).filter(|a| !a.is_empty()).collect();
+            assert!(
+                args.contains(&python_text.as_bytes()),
+                "{dir:?} {installer}: the interpreter's path did not arrive whole: {:?}",
+                args.iter()
+                    .map(|a| String::from_utf8_lossy(a))
+                    .collect::<Vec<_>>()
+            );
+            assert!(
+                args.iter()
+                    .any(|a| *a == b"http://127.0.0.1:1/simple/it's/"),
+                "{dir:?} {installer}: {args:?}"
+            );
+            assert!(!root.path().join("pwned").exists() && !out_dir.join("pwned").exists());
+        }
+    }
+}
+
+fn which_bash() -> Result<std::path::PathBuf, ()> {
+    ["/bin/bash", "/usr/bin/bash"]
+        .iter()
+        .map(std::path::PathBuf::from)
+        .find(|p| p.is_file())
+        .ok_or(())
 }

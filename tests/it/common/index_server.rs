@@ -50,6 +50,22 @@ pub enum Fault {
     RedirectTo(String),
     /// 401 unless the request carries this `Authorization` header value.
     RequireAuth(String),
+    /// 200 with no `Content-Length` and a body that never ends (zeros, as fast as the client
+    /// takes them), until the client hangs up.
+    EndlessBody,
+    /// 200 announcing this `Content-Length`, then zeros as fast as the client takes them.
+    HugeBody(u64),
+    /// The real reply, its body sent one byte per this interval.
+    Drip(Duration),
+}
+
+/// How a reply's body is sent, beyond the plain write.
+#[derive(Debug, Clone, Copy)]
+enum Stream {
+    /// Zeros until the client hangs up; `Some(n)`: `Content-Length: n` is announced.
+    Zeros(Option<u64>),
+    /// The body, one byte per interval.
+    Drip(Duration),
 }
 
 /// One logged request.
@@ -209,6 +225,8 @@ struct Response {
     body: Vec<u8>,
     /// Announced length, when it differs from the body (truncation).
     content_length: Option<usize>,
+    /// Sent another way than one write.
+    stream: Option<Stream>,
 }
 
 impl Response {
@@ -218,6 +236,7 @@ impl Response {
             headers: Vec::new(),
             body: Vec::new(),
             content_length: None,
+            stream: None,
         }
     }
 
@@ -227,6 +246,7 @@ impl Response {
             headers: vec![("Content-Type".to_string(), content_type.to_string())],
             body,
             content_length: None,
+            stream: None,
         }
     }
 }
@@ -273,6 +293,9 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         for (k, v) in &response.headers {
             head.push_str(&format!("{k}: {v}\r\n"));
         }
+        if let Some(how) = response.stream {
+            return send_streamed(&mut stream, head, &response, how);
+        }
         let length = response.content_length.unwrap_or(response.body.len());
         head.push_str(&format!("Content-Length: {length}\r\n"));
         let close = response.content_length.is_some();
@@ -285,6 +308,42 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         stream.flush()?;
         if close {
             return Ok(());
+        }
+    }
+}
+
+/// A reply whose body is streamed ([`Stream`]); the connection is closed after it.
+fn send_streamed(
+    stream: &mut TcpStream,
+    mut head: String,
+    response: &Response,
+    how: Stream,
+) -> std::io::Result<()> {
+    match how {
+        Stream::Zeros(length) => {
+            if let Some(n) = length {
+                head.push_str(&format!("Content-Length: {n}\r\n"));
+            }
+            head.push_str("Connection: close\r\n\r\n");
+            stream.write_all(head.as_bytes())?;
+            let zeros = vec![0u8; 64 * 1024];
+            loop {
+                // Ends when the client hangs up (a write error).
+                stream.write_all(&zeros)?;
+            }
+        }
+        Stream::Drip(interval) => {
+            head.push_str(&format!(
+                "Content-Length: {}\r\nConnection: close\r\n\r\n",
+                response.body.len()
+            ));
+            stream.write_all(head.as_bytes())?;
+            for byte in &response.body {
+                stream.write_all(std::slice::from_ref(byte))?;
+                stream.flush()?;
+                thread::sleep(interval);
+            }
+            Ok(())
         }
     }
 }
@@ -304,6 +363,7 @@ fn respond(
     let mut truncate = false;
     let mut body_override = None;
     let mut invalid_json = false;
+    let mut streamed = None;
     for (prefix, fault) in st.faults.iter_mut() {
         if !path.starts_with(prefix.as_str()) {
             continue;
@@ -341,6 +401,9 @@ fn respond(
             Fault::RequireAuth(expected) if headers.get("authorization") != Some(expected) => {
                 return (Response::status(401), None);
             }
+            Fault::EndlessBody => streamed = Some(Stream::Zeros(None)),
+            Fault::HugeBody(n) => streamed = Some(Stream::Zeros(Some(*n))),
+            Fault::Drip(d) => streamed = Some(Stream::Drip(*d)),
             _ => {}
         }
     }
@@ -357,6 +420,18 @@ fn respond(
     let mut response = serve(path, headers, &st);
     if let Some(body) = body_override {
         response.body = body;
+    }
+    if let Some(how) = streamed {
+        if matches!(how, Stream::Zeros(_)) {
+            response = Response::with(200, "application/octet-stream", Vec::new());
+            if path.starts_with("/simple/") {
+                response.headers = vec![(
+                    "Content-Type".to_string(),
+                    "application/vnd.pypi.simple.v1+json".to_string(),
+                )];
+            }
+        }
+        response.stream = Some(how);
     }
     if truncate && response.body.len() > 10 {
         response.content_length = Some(response.body.len());

@@ -1,0 +1,159 @@
+//! Accelerator lines: which CUDA line a dist belongs to, and whether a plan leaves the installed
+//! line for another.
+//!
+//! In: the inventory, the planned environment (its names, and the names its dists require under
+//! the target's markers) and the plan's changes. Out:
+//! [`AcceleratorSwitch`] facts for the risk model (what the plan brings of the new line, and the
+//! installed libraries of the old line that nothing requires after it).
+//!
+//! A dist's line is read from its name (`nvidia-cublas-cu12`, `jax-cuda13-plugin`,
+//! `cupy-cuda12x`) or from its local label (`torch 2.11.0+cu130`): the CUDA major version.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pep440_rs::{LocalSegment, Version};
+use pep508_rs::PackageName;
+
+use super::proposal::Change;
+use crate::inventory::Inventory;
+use crate::risk::AcceleratorSwitch;
+
+/// The CUDA major version a dist is built for, from its name or its local label.
+pub(crate) fn line_of(name: &PackageName, version: &Version) -> Option<u32> {
+    name_line(name.as_ref()).or_else(|| label_line(version))
+}
+
+/// `...-cu12`, `...-cu130`, `...cuda13...`, `...cuda12x`: the CUDA major in a name.
+fn name_line(name: &str) -> Option<u32> {
+    for part in name.split('-') {
+        let digits = part
+            .strip_prefix("cuda")
+            .or_else(|| part.strip_prefix("cu"))
+            .map(|rest| rest.trim_end_matches('x'));
+        if let Some(major) = digits.and_then(cuda_major) {
+            return Some(major);
+        }
+    }
+    None
+}
+
+/// `+cu130`, `+cu121`: the CUDA major of a local label.
+fn label_line(version: &Version) -> Option<u32> {
+    version.local().iter().find_map(|segment| match segment {
+        LocalSegment::String(s) => s.strip_prefix("cu").and_then(cuda_major),
+        LocalSegment::Number(_) => None,
+    })
+}
+
+/// `12` -> 12, `130` -> 13, `118` -> 11; anything else is not a CUDA version.
+fn cuda_major(digits: &str) -> Option<u32> {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let major = match digits.len() {
+        1 | 2 => digits,
+        3 => &digits[..2],
+        _ => return None,
+    };
+    major.parse().ok().filter(|m| (9..=99).contains(m))
+}
+
+/// The accelerator lines the plan's changes bring that the installed environment does not
+/// have, each with what it brings and the old line's libraries left with nothing requiring them.
+/// Empty when the environment has no accelerator line (a CPU venv gains its first one: not a
+/// switch) or the plan stays on the installed lines.
+pub(crate) fn switches(
+    inventory: &Inventory,
+    planned: &Planned<'_>,
+    changes: &[Change],
+) -> Vec<AcceleratorSwitch> {
+    let installed: BTreeSet<u32> = inventory
+        .dists
+        .iter()
+        .filter_map(|d| line_of(d.name(), d.version()))
+        .collect();
+    if installed.is_empty() {
+        return Vec::new();
+    }
+    let mut brought: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    for change in changes {
+        let Some(to) = &change.to else { continue };
+        if let Some(line) = line_of(&change.name, to).filter(|l| !installed.contains(l)) {
+            brought
+                .entry(line)
+                .or_default()
+                .push(format!("{} {to}", change.name));
+        }
+    }
+    if brought.is_empty() {
+        return Vec::new();
+    }
+    let from = installed
+        .iter()
+        .map(|l| format!("CUDA {l}"))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let orphaned = orphaned(inventory, planned, &installed);
+    brought
+        .into_iter()
+        .map(|(line, brings)| AcceleratorSwitch {
+            from: from.clone(),
+            to: format!("CUDA {line}"),
+            brings,
+            orphaned: orphaned.clone(),
+        })
+        .collect()
+}
+
+/// The planned environment as this module reads it.
+pub(crate) struct Planned<'p> {
+    /// Every dist after the plan.
+    pub(crate) names: BTreeSet<&'p PackageName>,
+    /// Every name a planned dist requires (markers and extras evaluated).
+    pub(crate) required: BTreeSet<&'p PackageName>,
+}
+
+/// Installed dists of the `lines` given that no dist of the planned environment requires.
+fn orphaned(
+    inventory: &Inventory,
+    planned: &Planned<'_>,
+    lines: &BTreeSet<u32>,
+) -> Vec<PackageName> {
+    inventory
+        .dists
+        .iter()
+        .filter(|d| line_of(d.name(), d.version()).is_some_and(|l| lines.contains(&l)))
+        .filter(|d| planned.names.contains(d.name()) && !planned.required.contains(d.name()))
+        .map(|d| d.name().clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+
+    use super::*;
+
+    fn line(name: &str, version: &str) -> Option<u32> {
+        line_of(
+            &PackageName::from_str(name).unwrap(),
+            &Version::from_str(version).unwrap(),
+        )
+    }
+
+    #[test]
+    fn lines_come_from_names_and_local_labels() {
+        assert_eq!(line("nvidia-cublas-cu12", "12.1.3.1"), Some(12));
+        assert_eq!(line("nvidia-nccl-cu13", "2.29.7"), Some(13));
+        assert_eq!(line("jax-cuda13-plugin", "0.11.2"), Some(13));
+        assert_eq!(line("cupy-cuda12x", "13.6.0"), Some(12));
+        assert_eq!(line("torch", "2.11.0+cu130"), Some(13));
+        assert_eq!(line("torch", "2.3.1+cu121"), Some(12));
+        assert_eq!(line("torch", "2.12.0"), None);
+        assert_eq!(line("nvidia-cuda-runtime", "13.0.96"), None);
+        assert_eq!(line("cuda-bindings", "13.0.3"), None);
+        assert_eq!(line("curl-cffi", "0.7.0"), None);
+    }
+}

@@ -1,0 +1,140 @@
+//! Install lines in CI files and Makefiles: the shell commands of `.github/workflows/*.yml`
+//! (`run:`) and `.gitlab-ci.yml` (`script:`, `before_script:`, ...), and Makefile recipes.
+//!
+//! In: the file's text. Out: the same pins as a shell script's ([`shell::script_pins_with`]),
+//! on the file's own lines: every line that is not a command becomes blank, so line numbers
+//! stay those of the file. Only lines that name an installer are kept from YAML (the rest is
+//! YAML, not shell); a `\`-continued command keeps its continuation lines.
+
+use super::pins::{ParseProblem, Pin};
+use super::shell;
+use super::vars::{self, Vars};
+
+/// YAML keys whose value is shell.
+const SHELL_KEYS: &[&str] = &["run", "script", "before_script", "after_script", "command"];
+
+/// The pins of a GitHub workflow or GitLab CI file.
+pub fn workflow_pins(
+    file: &str,
+    text: &str,
+    includes: &mut Vec<Vec<(String, bool)>>,
+    problems: &mut Vec<ParseProblem>,
+) -> Vec<Pin> {
+    let mut script = String::new();
+    let mut continued = false;
+    for line in text.lines() {
+        let command = yaml_command(line);
+        let keep = continued || names_installer(command);
+        continued = keep && command.trim_end().ends_with('\\');
+        if keep {
+            script.push_str(command);
+        }
+        script.push('\n');
+    }
+    shell::script_pins(file, &script, includes, problems)
+}
+
+/// The shell text of one YAML line: indentation, list dashes, a shell key and quotes removed.
+fn yaml_command(line: &str) -> &str {
+    let mut text = line.trim_start();
+    while let Some(rest) = text.strip_prefix("- ") {
+        text = rest.trim_start();
+    }
+    for key in SHELL_KEYS {
+        if let Some(rest) = text.strip_prefix(key).and_then(|r| r.strip_prefix(':')) {
+            text = rest.trim_start();
+            break;
+        }
+    }
+    if matches!(text, "|" | "|-" | "|+" | ">" | ">-" | ">+") {
+        return "";
+    }
+    vars::unquote(text.trim_end())
+}
+
+fn names_installer(command: &str) -> bool {
+    command.contains("pip") && command.contains("install")
+}
+
+/// The pins of a Makefile: its recipe lines (tab-indented; `@`, `-`, `+` prefixes dropped,
+/// `$$` read as `$`), with its `NAME = value` / `:=` / `?=` variables expanded.
+pub fn makefile_pins(
+    file: &str,
+    text: &str,
+    includes: &mut Vec<Vec<(String, bool)>>,
+    problems: &mut Vec<ParseProblem>,
+) -> Vec<Pin> {
+    let mut vars = Vars::new();
+    let mut script = String::new();
+    for line in text.lines() {
+        if let Some(recipe) = line.strip_prefix('\t') {
+            let recipe = recipe.trim_start_matches(['@', '-', '+']);
+            let expanded = vars::expand(recipe, &vars).replace("$$", "$");
+            script.push_str(&expanded);
+        } else if let Some((name, value)) = make_assignment(line) {
+            let value = vars::expand(&value, &vars);
+            vars.insert(name, value);
+        }
+        script.push('\n');
+    }
+    shell::script_pins(file, &script, includes, problems)
+}
+
+/// `NAME = value`, `NAME := value`, `NAME ?= value`, `NAME ::= value`.
+fn make_assignment(line: &str) -> Option<(String, String)> {
+    if line.starts_with(char::is_whitespace) || line.trim_start().starts_with('#') {
+        return None;
+    }
+    let at = line.find('=')?;
+    let name = line[..at].trim_end_matches([':', '?', '+']).trim();
+    let value = line[at + 1..].trim();
+    let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    valid.then(|| (name.to_string(), value.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::pins::PinKind;
+
+    fn found(pins: &[Pin]) -> Vec<(usize, PinKind, String)> {
+        pins.iter()
+            .map(|p| (p.line, p.kind, p.requirement.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn github_and_gitlab_shell_lines() {
+        let workflow = "name: ci\non: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v5\n      - run: pip install torch==2.11.0\n      - name: force\n        run: |\n          echo \"it's here\"\n          pip install --no-deps \\\n            triton==3.7.0\n";
+        let mut problems = Vec::new();
+        let pins = workflow_pins("w.yml", workflow, &mut Vec::new(), &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            found(&pins),
+            [
+                (8, PinKind::PipPin, "torch==2.11.0".to_string()),
+                (13, PinKind::PipForce, "triton==3.7.0".to_string()),
+            ]
+        );
+        let gitlab = "test:\n  before_script:\n    - \"python -m pip install --force-reinstall filelock==3.32.5\"\n  script:\n    - pytest\n";
+        let pins = workflow_pins(".gitlab-ci.yml", gitlab, &mut Vec::new(), &mut problems);
+        assert_eq!(
+            found(&pins),
+            [(3, PinKind::PipForce, "filelock==3.32.5".to_string())]
+        );
+    }
+
+    #[test]
+    fn makefile_recipes_with_variables() {
+        let text = "TRITON ?= 3.7.0\nPIP := python3 -m pip\n\ngpu:\n\t@$(PIP) install --no-deps triton==$(TRITON)\n\tfor x in a; do echo $$x; done\nunset:\n\tpip install torch==$(TORCH)\n";
+        let mut problems = Vec::new();
+        let pins = makefile_pins("Makefile", text, &mut Vec::new(), &mut problems);
+        assert_eq!(
+            found(&pins),
+            [(5, PinKind::PipForce, "triton==3.7.0".to_string())]
+        );
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].line, Some(8));
+        assert!(problems[0].message.contains("variable"));
+    }
+}

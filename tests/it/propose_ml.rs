@@ -1,0 +1,242 @@
+//! `planner propose` on the ML stack (issue 23): the shared h200 fixture (torch 2.11.0 on CUDA
+//! 13, triton 3.6.0, torchvision 0.26.0, torchaudio 2.11.0) against the index data recorded in
+//! `testdata/layers/` on 2026-12-01, which holds the traps the live index had: older torch
+//! releases that declare no triton requirement on CPython 3.12 (2.3.1) or pin CUDA 12 libraries
+//! (2.3.1, 2.6.0, 2.9.1) with their whole closures, and torchaudio 2.11.1, a `py3-none` build
+//! that declares `torch>=2.11` (no torchaudio 2.12 exists). Each case here was a wrong answer
+//! on the live index before; the live corpus (`tests/live`, feature `live-index`) asks the same.
+
+use serde_json::Value;
+
+use crate::common::index_server::IndexServer;
+use crate::common::{TestContext, repo_root, shared_fixtures};
+
+fn propose(ctx: &TestContext, server: &IndexServer, args: &[&str]) -> (Option<i32>, Value) {
+    let venv = shared_fixtures().join("h200-venv");
+    let url = server.url();
+    let mut all = vec!["propose"];
+    all.extend_from_slice(args);
+    all.extend([
+        "--venv",
+        venv.to_str().unwrap(),
+        "--index-url",
+        &url,
+        "--format",
+        "json",
+    ]);
+    let out = ctx.run(&all);
+    let proposal = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", out.stdout, out.stderr));
+    (out.code, proposal)
+}
+
+fn layers_index() -> IndexServer {
+    IndexServer::start(&repo_root().join("testdata/layers/index"))
+}
+
+fn plans(proposal: &Value) -> &Vec<Value> {
+    proposal["plans"].as_array().unwrap()
+}
+
+fn pin<'p>(plan: &'p Value, name: &str) -> &'p str {
+    plan["pins"][name].as_str().unwrap_or("")
+}
+
+fn factor_kinds(plan: &Value) -> Vec<&str> {
+    plan["risk"]["factors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect()
+}
+
+fn changes_version(plan: &Value, name: &str) -> bool {
+    plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["name"] == name && c["from"] != c["to"])
+}
+
+/// The torch minor of a version (`2.11.0+cu130` -> 11).
+fn minor(version: &str) -> u64 {
+    version.split('.').nth(1).unwrap().parse().unwrap()
+}
+
+/// No plan ranked first goes back on torch or leaves CUDA 13.
+fn assert_recommendation_stays_on_the_line(proposal: &Value) {
+    let first = &plans(proposal)[0];
+    let torch = pin(first, "torch");
+    assert!(torch.is_empty() || minor(torch) >= 11, "{first:#}");
+    assert!(
+        !factor_kinds(first).contains(&"accelerator-line-switch"),
+        "{first:#}"
+    );
+}
+
+/// The canonical case: move torch forward to 2.12.0 with its stack, never back to 2.3.1 (which
+/// "accepts" triton 3.7.0 only by declaring no triton on CPython 3.12) or onto CUDA 12; the hint
+/// lists only a release that declares it accepts; the explanation never says the user required
+/// the torch they did not name.
+#[test]
+fn canonical_triton_moves_torch_forward() {
+    let ctx = TestContext::new();
+    let server = layers_index();
+    let (code, proposal) = propose(&ctx, &server, &["triton==3.7.0", "--allow-override"]);
+    assert_eq!(code, Some(0), "{proposal:#}");
+    let first = &plans(&proposal)[0];
+    assert_eq!(first["kind"], "move-blockers", "{first:#}");
+    assert_eq!(pin(first, "torch"), "2.12.0");
+    assert_eq!(pin(first, "torchvision"), "0.27.0");
+    assert_eq!(pin(first, "torchaudio"), "2.11.1");
+    assert_eq!(pin(first, "triton"), "3.7.0");
+    assert!(factor_kinds(first).contains(&"coupled-member-declared"));
+    assert_recommendation_stays_on_the_line(&proposal);
+    let conflict = &proposal["conflict"];
+    let hints = conflict["hints"].to_string();
+    assert!(hints.contains("accept triton==3.7.0: 2.12.0"), "{hints}");
+    assert!(!hints.contains("2.3.1"), "{hints}");
+    let explanation = conflict["explanation"].as_str().unwrap();
+    assert!(!explanation.contains("you require torch"), "{explanation}");
+    assert!(explanation.contains("stays as installed"), "{explanation}");
+}
+
+/// torch 2.12.0 gets a plan: torchaudio 2.11.1 declares `torch>=2.11` and speaks for itself; the
+/// policy's templates are never shown as torch's dependencies.
+#[test]
+fn torch_2_12_gets_a_plan_and_a_true_explanation() {
+    let ctx = TestContext::new();
+    let server = layers_index();
+    let (code, proposal) = propose(&ctx, &server, &["torch==2.12.0"]);
+    assert_eq!(code, Some(0), "{proposal:#}");
+    let first = &plans(&proposal)[0];
+    assert_eq!(pin(first, "torch"), "2.12.0", "{first:#}");
+    assert_eq!(pin(first, "torchvision"), "0.27.0");
+    assert_eq!(pin(first, "torchaudio"), "2.11.1");
+    let detail = first["risk"]["factors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "coupled-member-declared")
+        .unwrap_or_else(|| panic!("{first:#}"))["detail"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        detail.contains("torchaudio 2.11.1 declares `torch>=2.11`"),
+        "{detail}"
+    );
+    assert!(detail.contains("has no such release"), "{detail}");
+    let explanation = proposal["conflict"]["explanation"].as_str().unwrap();
+    assert!(
+        !explanation.contains("torch==2.12.0 depends on torchvision"),
+        "{explanation}"
+    );
+    assert!(
+        !explanation.contains("you require torch==2.11"),
+        "{explanation}"
+    );
+    assert!(
+        !explanation.contains("you require torchvision"),
+        "{explanation}"
+    );
+}
+
+/// Two targets that block each other move together.
+#[test]
+fn explicit_targets_move_together() {
+    let ctx = TestContext::new();
+    let server = layers_index();
+    let (code, proposal) = propose(&ctx, &server, &["triton==3.7.0", "torch==2.12.0"]);
+    assert_eq!(code, Some(0), "{proposal:#}");
+    let first = &plans(&proposal)[0];
+    assert_eq!(pin(first, "torch"), "2.12.0", "{first:#}");
+    assert_eq!(pin(first, "triton"), "3.7.0");
+    let explanation = proposal["conflict"]["explanation"].to_string();
+    assert!(
+        !explanation.contains("you require torch==2.11.0"),
+        "{explanation}"
+    );
+}
+
+/// A bare name outside the torch stack never moves it: setuptools stays at the newest that fits
+/// (torch 2.11.0 declares setuptools<82); the forward torch move is offered, not recommended.
+#[test]
+fn a_bare_name_leaves_the_torch_stack_alone() {
+    let ctx = TestContext::new();
+    let server = layers_index();
+    let (code, proposal) = propose(&ctx, &server, &["setuptools"]);
+    assert_eq!(code, Some(0), "{proposal:#}");
+    let first = &plans(&proposal)[0];
+    assert_eq!(first["kind"], "upgrade", "{first:#}");
+    assert!(!changes_version(first, "torch"), "{first:#}");
+    assert_recommendation_stays_on_the_line(&proposal);
+    for plan in plans(&proposal) {
+        let torch = pin(plan, "torch");
+        assert!(minor(torch) >= 11, "no plan goes back on torch: {plan:#}");
+    }
+}
+
+/// `propose torch`: held back by its own stack, it moves forward with it.
+#[test]
+fn a_bare_torch_moves_its_stack_forward() {
+    let ctx = TestContext::new();
+    let server = layers_index();
+    let (code, proposal) = propose(&ctx, &server, &["torch"]);
+    assert_eq!(code, Some(0), "{proposal:#}");
+    let first = &plans(&proposal)[0];
+    assert!(minor(pin(first, "torch")) > 11, "{first:#}");
+    assert!(changes_version(first, "torchvision"), "{first:#}");
+    let requested: Vec<&Value> = first["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["name"] == "torch")
+        .collect();
+    assert_eq!(
+        requested[0]["reasons"][0]["requirement"], "torch",
+        "the reason quotes the user's words: {first:#}"
+    );
+    assert_recommendation_stays_on_the_line(&proposal);
+}
+
+/// sympy==1.13.1 is below torch 2.11.0's `sympy>=1.13.3`: the closest that fits (1.13.3) is
+/// recommended; torch 2.6.0 (CUDA 12.4) is offered as a downgrade of the blocker, with the CUDA
+/// switch and the libraries it orphans named, and ranked after it.
+#[test]
+fn a_downgrade_request_gets_the_closest_that_fits_before_a_cuda_switch() {
+    let ctx = TestContext::new();
+    let server = layers_index();
+    let (code, proposal) = propose(&ctx, &server, &["sympy==1.13.1"]);
+    assert_eq!(
+        code,
+        Some(1),
+        "the recommendation is not what was asked: {proposal:#}"
+    );
+    let first = &plans(&proposal)[0];
+    assert_eq!(first["kind"], "newest-fitting", "{first:#}");
+    assert_eq!(pin(first, "sympy"), "1.13.3");
+    let downgrade = plans(&proposal)
+        .iter()
+        .find(|p| p["kind"] == "downgrade-blockers")
+        .unwrap_or_else(|| panic!("{proposal:#}"));
+    assert!(minor(pin(downgrade, "torch")) < 11);
+    let switch = downgrade["risk"]["factors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "accelerator-line-switch")
+        .unwrap_or_else(|| panic!("{downgrade:#}"));
+    let detail = switch["detail"].as_str().unwrap();
+    assert!(detail.contains("from CUDA 13 to CUDA 12"), "{detail}");
+    assert!(
+        detail.contains("nvidia-nccl-cu13"),
+        "orphans named: {detail}"
+    );
+    assert!(
+        !plans(&proposal)
+            .iter()
+            .any(|p| p["kind"] == "move-blockers")
+    );
+}
