@@ -72,6 +72,7 @@ LAYERS: dict[str, int] = {
     "risk": 4,
     "plan": 5,
     "verify": 5,
+    "trial": 5,
     "diff": 5,
     "review": 5,
     "render": 6,

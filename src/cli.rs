@@ -63,6 +63,9 @@ pub enum Command {
     /// changed dists and of everything that depends on them, where each module comes from,
     /// `pip check` and the policy's smoke tests, run with the environment's own interpreter.
     Verify(VerifyArgs),
+    /// Apply a plan in a throw-away copy of the environment and measure it (verification and
+    /// your tests, before and after) before anyone touches the real one.
+    Try(TryArgs),
 }
 
 /// How a review is printed.
@@ -369,6 +372,17 @@ pub struct ProposeArgs {
     /// Write the plan file, constraints, overrides, commands and verify script here.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// Try each plan in a throw-away copy of the venv (as `planner try` does) and show what it
+    /// measured beside its risk; recommends the lowest-risk plan that measured clean.
+    #[arg(long = "try")]
+    pub try_plans: bool,
+    /// Try only the first N plans (implies --try).
+    #[arg(long, value_name = "N")]
+    pub try_top: Option<usize>,
+    /// With --try: a test command run with `sh -c` in each copy before and after its plan;
+    /// repeat for more.
+    #[arg(long = "test", value_name = "CMD")]
+    pub tests: Vec<String>,
     /// Pre-release policy.
     #[arg(long, value_enum, default_value_t)]
     pub prerelease: PrereleaseMode,
@@ -509,4 +523,54 @@ pub struct VerifyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
+}
+
+/// `planner try`.
+#[derive(Debug, Clone, Args)]
+pub struct TryArgs {
+    /// The plan: a plan.json, or a plan folder written by `planner propose --out-dir`.
+    #[arg(value_name = "PLAN")]
+    pub plan: PathBuf,
+
+    /// The virtual environment to copy [default: the venv the plan was made for, else
+    /// $VIRTUAL_ENV, else ./.venv].
+    #[arg(long, value_name = "PATH", conflicts_with = "python")]
+    pub venv: Option<PathBuf>,
+
+    /// The interpreter whose environment to copy (a venv's bin/python).
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+
+    /// A test command, run with `sh -c` in the copy (activated) before and after the plan;
+    /// repeat for more. A test that passed before and fails after is a regression.
+    #[arg(long = "test", value_name = "CMD")]
+    pub tests: Vec<String>,
+
+    /// Make the copy in DIR (a new folder) and keep it afterwards.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+
+    /// The index to install from [default: the one the plan was made with].
+    #[arg(long, value_name = "URL")]
+    pub index_url: Option<String>,
+
+    /// The risk policy whose smoke tests run: `default`, `ml-cuda`, or a TOML file.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+
+    /// Seconds one import may take [default: 180].
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<u32>,
+
+    /// Imports run at once [default: every core].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Skip the smoke tests.
+    #[arg(long)]
+    pub no_smoke: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: PlanFormat,
 }

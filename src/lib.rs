@@ -8,7 +8,8 @@
 //! 3. [`solve`]: pubgrub over the index and the installed set.
 //! 4. [`risk`] and [`plan`]: upgrade plans, forced overrides and their risk.
 //! 5. [`verify`]: what to check after a plan (imports of changed dists and their dependents,
-//!    the policy's smoke tests), and running the check.
+//!    the policy's smoke tests), and running the check; [`trial`]: a plan applied and measured
+//!    in a throw-away copy of the environment.
 //! 6. [`render`]: text, JSON, markdown, pip/uv commands and the verification script.
 //!
 //! [`commands`] wires the stages into the subcommands; [`run`] dispatches.
@@ -42,6 +43,7 @@ pub mod settings;
 pub mod solve;
 pub mod tags;
 pub mod terminal;
+pub mod trial;
 pub mod verify;
 
 use std::process::ExitCode;
@@ -97,6 +99,7 @@ pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
         CommandSettings::Review(s) => commands::review::run(s, &printer),
         CommandSettings::Diff(s) => commands::diff::run(s, &printer),
         CommandSettings::Verify(s) => commands::verify::run(s, &printer),
+        CommandSettings::Try(s) => commands::try_::run(s, &printer),
     }
 }
 

@@ -114,6 +114,8 @@ pub enum CommandSettings {
     Diff(DiffSettings),
     /// `planner verify`.
     Verify(VerifySettings),
+    /// `planner try`.
+    Try(TrySettings),
 }
 
 impl CommandSettings {
@@ -129,6 +131,7 @@ impl CommandSettings {
             CommandSettings::Review(_) => "review",
             CommandSettings::Diff(_) => "diff",
             CommandSettings::Verify(_) => "verify",
+            CommandSettings::Try(_) => "try",
         }
     }
 }
@@ -299,6 +302,17 @@ fn keyring_provider(flag: Option<cli::KeyringProvider>, env: &EnvVars) -> Keyrin
     }
 }
 
+/// `propose --try`.
+#[derive(Debug)]
+pub struct ProposeTrial {
+    /// `--try-top N`: only the first N plans (`None`: every plan).
+    pub top: Option<usize>,
+    /// `--test` command lines.
+    pub tests: Vec<String>,
+    /// Passed through to `verify.py`.
+    pub run: crate::verify::run::RunOptions,
+}
+
 /// `planner propose`.
 #[derive(Debug)]
 pub struct ProposeSettings {
@@ -318,6 +332,8 @@ pub struct ProposeSettings {
     pub max_risk: Option<RiskLevel>,
     /// `--out-dir`, made absolute.
     pub out_dir: Option<PathBuf>,
+    /// `--try` / `--try-top N`: try the plans in copies of the venv.
+    pub trial: Option<Box<ProposeTrial>>,
     /// `--prerelease`.
     pub prerelease: PrereleaseMode,
     /// Which environment to read.
@@ -420,6 +436,31 @@ pub struct VerifySettings {
     pub format: OutputFormat,
 }
 
+/// `planner try`.
+#[derive(Debug)]
+pub struct TrySettings {
+    /// The plan file or plan folder.
+    pub plan: PathBuf,
+    /// `--venv`.
+    pub venv: Option<PathBuf>,
+    /// `--python`.
+    pub python: Option<PathBuf>,
+    /// `$VIRTUAL_ENV`, when set: the venv used when neither flag nor the plan names one.
+    pub active_venv: Option<PathBuf>,
+    /// `--test` command lines.
+    pub tests: Vec<String>,
+    /// `--keep DIR`.
+    pub keep: Option<PathBuf>,
+    /// `--index-url`.
+    pub index_url: Option<String>,
+    /// The policy whose smoke tests run, loaded.
+    pub policy: Policy,
+    /// `--timeout`, `--jobs`, `--no-smoke` for `verify.py`.
+    pub run: crate::verify::run::RunOptions,
+    /// `--format`.
+    pub format: OutputFormat,
+}
+
 impl Settings {
     /// Resolve the command line against the environment and the config files.
     pub fn resolve(cli: Cli, env: &EnvVars) -> miette::Result<Settings> {
@@ -480,6 +521,27 @@ impl Settings {
                     plain: args.plain,
                     tests: args.tests,
                     baseline_file: None,
+                    activate: None,
+                },
+                format: args.format.into(),
+            }),
+            Command::Try(args) => CommandSettings::Try(TrySettings {
+                plan: args.plan,
+                venv: args.venv,
+                python: args.python,
+                active_venv: env
+                    .get_os("VIRTUAL_ENV")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from),
+                tests: args.tests,
+                keep: args.keep,
+                index_url: args.index_url,
+                policy: Policy::load(args.policy.as_deref())?,
+                run: crate::verify::run::RunOptions {
+                    timeout: args.timeout,
+                    jobs: args.jobs,
+                    no_smoke: args.no_smoke,
+                    ..Default::default()
                 },
                 format: args.format.into(),
             }),
@@ -552,6 +614,19 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
         // The rule the printed commands install under (`--only-binary :all:`, `--no-build`).
         index.binary = BinaryPolicy::new(&[":all:".to_string()], &[]);
     }
+    if !args.tests.is_empty() && !args.try_plans && args.try_top.is_none() {
+        return Err(miette!(
+            help = "add --try (or --try-top N) to run the tests in a copy of the venv per plan",
+            "--test runs only with --try"
+        ));
+    }
+    let trial = (args.try_plans || args.try_top.is_some()).then(|| {
+        Box::new(ProposeTrial {
+            top: args.try_top,
+            tests: args.tests.clone(),
+            run: crate::verify::run::RunOptions::default(),
+        })
+    });
     Ok(ProposeSettings {
         environment: environment(&args.env, env),
         index,
@@ -563,6 +638,7 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
         policy,
         max_risk: args.max_risk,
         out_dir,
+        trial,
         prerelease: args.prerelease.into(),
         format: args.format.into(),
     })

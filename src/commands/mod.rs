@@ -8,4 +8,5 @@ pub mod propose;
 pub mod resolve;
 pub mod review;
 pub mod snapshot;
+pub mod try_;
 pub mod verify;

@@ -13,6 +13,8 @@
 //! DIR/plans/<n>-<kind>/install-pip.sh
 //! DIR/plans/<n>-<kind>/install-uv.sh
 //! DIR/plans/<n>-<kind>/verify.py         stdlib-only post-upgrade checks
+//! DIR/plans/<n>-<kind>/rollback-pip.sh   put back what the plan changes, adds or removes
+//! DIR/plans/<n>-<kind>/rollback-uv.sh
 //! ```
 //!
 //! A layered `--all` names each folder after its layer (`1-safe`, `2-torch-stack`,
@@ -31,7 +33,7 @@ use crate::plan::{self, Plan, PlanCommandLines, PlanKind, Proposal, ProposeReque
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandSettings};
 use crate::render::text::PlanCommands;
-use crate::render::{json, layers, markdown, text, verify};
+use crate::render::{json, layers, markdown, rollback, text, trial, verify};
 use crate::risk::RiskLevel;
 use crate::settings::{OutputFormat, ProposeSettings};
 
@@ -118,17 +120,83 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
             printer.warn(warning);
         }
     }
+    let tried = match &args.trial {
+        Some(trial) => try_plans(&proposal, venv.as_deref(), trial, &args.policy, printer)?,
+        None => Vec::new(),
+    };
     let layered = layers::is_layered(&proposal);
     match args.format {
         OutputFormat::Text if layered => {
             printer.out(&layers::text(&proposal, &shown, printer.color()))
         }
         OutputFormat::Text => printer.out(&text::render(&proposal, &shown, printer.color())),
+        OutputFormat::Json if !tried.is_empty() => {
+            let value = trial::proposal_json(&proposal, &tried)
+                .map_err(|err| miette::miette!("cannot serialize the proposal: {err}"))?;
+            printer.out(&json::to_json(&value)?)
+        }
         OutputFormat::Json => printer.out(&json::to_json(&proposal)?),
         OutputFormat::Markdown if layered => printer.out(&layers::markdown(&proposal, &shown)),
         OutputFormat::Markdown => printer.out(&markdown::render(&proposal, &shown)),
     }
+    if !tried.is_empty() {
+        match args.format {
+            OutputFormat::Text => printer.out(&trial::proposal_text(&proposal, &tried)),
+            OutputFormat::Markdown => printer.out(&trial::proposal_markdown(&proposal, &tried)),
+            OutputFormat::Json => {}
+        }
+        if trial::recommended(&proposal, &tried).is_none() {
+            printer.warn("no plan tried measured clean");
+            return Ok(ExitStatus::UserActionRequired);
+        }
+    }
     Ok(exit_status(&proposal, args.max_risk, printer))
+}
+
+/// `--try`: each plan (or the first N) tried in a copy of the venv, in order.
+fn try_plans(
+    proposal: &Proposal,
+    venv: Option<&Path>,
+    settings: &crate::settings::ProposeTrial,
+    policy: &crate::risk::Policy,
+    printer: &Printer,
+) -> miette::Result<Vec<Option<crate::trial::Tried>>> {
+    let Some(venv) = venv.filter(|v| v.join("pyvenv.cfg").is_file()) else {
+        return Err(miette::miette!(
+            help = "--try copies a virtual environment: pass --venv DIR (or drop --try)",
+            "--try needs a virtual environment to copy; this environment is not one"
+        ));
+    };
+    let critical = crate::interrupt::Critical::enter();
+    let top = settings.top.unwrap_or(usize::MAX);
+    let mut tried = Vec::new();
+    for (i, plan) in proposal.plans.iter().enumerate() {
+        if i >= top {
+            tried.push(None);
+            continue;
+        }
+        printer.note(&format!(
+            "trying plan {} ({}) in a copy of {}",
+            i + 1,
+            plan.kind,
+            venv.display()
+        ));
+        let one = super::try_::try_plan(
+            plan,
+            venv,
+            &super::try_::TrialSettings {
+                tests: &settings.tests,
+                keep: None,
+                index_url: None,
+                policy,
+                run: &settings.run,
+            },
+            &critical,
+            printer,
+        )?;
+        tried.push(Some(one));
+    }
+    Ok(tried)
 }
 
 /// Each plan's commands (put into the plan, for JSON, and returned as text to show), and with
@@ -169,6 +237,7 @@ fn plan_outputs(
                 &mut out_files,
                 &relative,
                 plan,
+                inventory,
                 &spec,
                 python,
                 index_url,
@@ -373,22 +442,30 @@ fn plan_files(
     out: &mut OutFiles,
     dir: &Path,
     plan: &Plan,
+    inventory: &inventory::Inventory,
     spec: &crate::verify::VerifySpec,
     python: &str,
     index_url: Option<&str>,
     allow_build: bool,
     notes: &[String],
 ) -> miette::Result<()> {
-    let files = commands::install_files(
-        plan,
-        &CommandSettings {
-            python: python.to_string(),
-            index_url: index_url.map(str::to_string),
-            files_dir: None,
-            constraints: true,
-            allow_build,
-        },
-    )?;
+    let settings = CommandSettings {
+        python: python.to_string(),
+        index_url: index_url.map(str::to_string),
+        files_dir: None,
+        constraints: true,
+        allow_build,
+    };
+    let files = commands::install_files(plan, &settings)?;
+    let back = rollback::rollback(plan, inventory, &settings)?;
+    out.add_executable(
+        dir.join("rollback-pip.sh"),
+        rollback::script(&back, &back.pip, python, "pip"),
+    );
+    out.add_executable(
+        dir.join("rollback-uv.sh"),
+        rollback::script(&back, &back.uv, python, "uv"),
+    );
     out.add(dir.join("plan.json"), json::to_json(plan)?);
     out.add(dir.join("constraints.txt"), files.constraints.as_bytes());
     out.add(dir.join("overrides.txt"), files.overrides.as_bytes());

@@ -227,7 +227,7 @@ fn layout_site_packages(venv: &Path) -> Vec<PathBuf> {
 }
 
 /// Find an executable on `PATH`.
-fn find_on_path(name: &str) -> Option<PathBuf> {
+pub fn find_on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join(name))

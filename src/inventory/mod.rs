@@ -29,7 +29,8 @@ use crate::tags::Tags;
 
 pub use direct_url::redact_url;
 pub use discover::{
-    EnvironmentSelection, EnvironmentSource, apply_overrides, load, load_python, load_venv,
+    EnvironmentSelection, EnvironmentSource, apply_overrides, find_on_path, load, load_python,
+    load_venv,
 };
 pub use error::InventoryError;
 pub use scan::scan_site_packages;

@@ -281,37 +281,47 @@ pub fn script(
     }
     out.push_str(VERIFY_BEFORE);
     for step in steps {
-        let mut tokens = Vec::new();
-        for (i, token) in step.iter().enumerate() {
-            if token == python_default
-                && (i == 0 || step.get(i - 1).is_some_and(|t| t == "--python"))
-            {
-                tokens.push("\"$PYTHON\"".to_string());
-            } else if i > 0 && step[i - 1] == "--index-url" && Some(token) == index_url.as_ref() {
-                tokens.push("\"$INDEX_URL\"".to_string());
-            } else if token == "constraints.txt" || token == "overrides.txt" {
-                tokens.push(format!("\"$HERE/{token}\""));
-            } else {
-                tokens.push(safe::quote(token));
-            }
-        }
-        out.push_str(&tokens.join(" "));
+        out.push_str(&script_step(step, python_default, index_url.as_deref()));
         out.push('\n');
     }
-    out.push_str(VERIFY_AFTER);
+    out.push_str(&VERIFY_AFTER.replace("INSTALLER", installer));
     out
 }
 
-/// `--verify` for the install scripts: parse it, then take the baseline.
+/// One step as a script line: the interpreter as `"$PYTHON"`, the index URL as `"$INDEX_URL"`,
+/// the plan's files as `"$HERE/..."`, every other token quoted.
+pub(super) fn script_step(
+    step: &[String],
+    python_default: &str,
+    index_url: Option<&str>,
+) -> String {
+    let mut tokens = Vec::new();
+    for (i, token) in step.iter().enumerate() {
+        if token == python_default && (i == 0 || step.get(i - 1).is_some_and(|t| t == "--python")) {
+            tokens.push("\"$PYTHON\"".to_string());
+        } else if i > 0 && step[i - 1] == "--index-url" && Some(token.as_str()) == index_url {
+            tokens.push("\"$INDEX_URL\"".to_string());
+        } else if token == "constraints.txt" || token == "overrides.txt" {
+            tokens.push(format!("\"$HERE/{token}\""));
+        } else {
+            tokens.push(safe::quote(token));
+        }
+    }
+    tokens.join(" ")
+}
+
+/// `--verify` and `--rollback-on-regression` (which implies it) for the install scripts.
 const VERIFY_ARGS: &str = r#"VERIFY=0
 TESTS=()
+ROLLBACK=0
 while [ "$#" -gt 0 ]; do
   case "$1" in
     --verify) VERIFY=1 ;;
+    --rollback-on-regression) VERIFY=1; ROLLBACK=1 ;;
     --test) [ "$#" -ge 2 ] || { echo "$0: --test needs a command" >&2; exit 2; }
       TESTS+=("--test=$2"); VERIFY=1; shift ;;
     --test=*) TESTS+=("$1"); VERIFY=1 ;;
-    *) echo "usage: $0 [--verify] [--test CMD]..." >&2; exit 2 ;;
+    *) echo "usage: $0 [--verify] [--rollback-on-regression] [--test CMD]..." >&2; exit 2 ;;
   esac
   shift
 done
@@ -324,10 +334,23 @@ const VERIFY_BEFORE: &str = r#"if [ "$VERIFY" = 1 ]; then
 fi
 "#;
 
-/// `--verify`, after the steps: compare with the baseline.
+/// `--verify`, after the steps: compare with the baseline; on a regression (exit 1) print the
+/// rollback command, or with `--rollback-on-regression` run it (`INSTALLER` is replaced).
 const VERIFY_AFTER: &str = r#"if [ "$VERIFY" = 1 ]; then
   echo "verify: comparing with the baseline; report in $HERE/verify-report.json" >&2
-  "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" ${TESTS[@]+"${TESTS[@]}"} >/dev/null
+  STATUS=0
+  "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" ${TESTS[@]+"${TESTS[@]}"} >/dev/null || STATUS=$?
+  if [ "$STATUS" = 1 ]; then
+    if [ "$ROLLBACK" = 1 ]; then
+      echo "verify: the plan regressed; rolling back with $HERE/rollback-INSTALLER.sh" >&2
+      bash "$HERE/rollback-INSTALLER.sh"
+      echo "verify: rolled back; the regressions are in $HERE/verify-report.json" >&2
+    else
+      echo "verify: the plan regressed (see $HERE/verify-report.json); to put the environment back:" >&2
+      printf '  bash %q\n' "$HERE/rollback-INSTALLER.sh" >&2
+    fi
+  fi
+  exit "$STATUS"
 fi
 "#;
 

@@ -25,6 +25,8 @@ pub mod markdown;
 pub mod outdated;
 pub mod resolve;
 pub mod review;
+pub mod rollback;
 pub mod safe;
 pub mod text;
+pub mod trial;
 pub mod verify;

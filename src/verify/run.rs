@@ -36,6 +36,22 @@ pub struct RunOptions {
     /// `--baseline-file FILE`: where a run before the change records the baseline by itself and
     /// a run after it finds it (next to the plan file).
     pub baseline_file: Option<PathBuf>,
+    /// Run with this venv activated ([`activate`]): `planner try` verifies its copy so.
+    pub activate: Option<PathBuf>,
+}
+
+/// Run `command` as if `venv` were activated: `VIRTUAL_ENV` names it and its `bin/` heads
+/// `PATH`, so `python` and the tools a check or a test starts are the venv's own.
+pub fn activate(command: &mut Command, venv: &Path) {
+    let bin = venv.join("bin");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let joined = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path)))
+        .unwrap_or(path);
+    command
+        .env("VIRTUAL_ENV", venv)
+        .env("PATH", joined)
+        .env_remove("PYTHONHOME")
+        .env_remove("CONDA_PREFIX");
 }
 
 /// Why a verification could not run.
@@ -113,6 +129,9 @@ pub fn run(
     }
     for test in &options.tests {
         command.arg(format!("--test={test}"));
+    }
+    if let Some(venv) = &options.activate {
+        activate(&mut command, venv);
     }
     let output = command.output().map_err(|source| VerifyError::Spawn {
         python: python.to_path_buf(),

@@ -19,4 +19,5 @@ mod review;
 mod risk_corpus;
 mod secrets;
 mod snapshot;
+mod try_;
 mod verify;

@@ -196,6 +196,8 @@ fn issue_5_accepted_override_silences_exactly_that_edge() {
         "install-pip.sh",
         "install-uv.sh",
         "verify.py",
+        "rollback-pip.sh",
+        "rollback-uv.sh",
     ] {
         assert!(forced.join(file).is_file(), "{file}");
     }

@@ -192,13 +192,15 @@ fn scripts_quote_and_resolve_files_next_to_them() {
     HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
     VERIFY=0
     TESTS=()
+    ROLLBACK=0
     while [ "$#" -gt 0 ]; do
       case "$1" in
         --verify) VERIFY=1 ;;
+        --rollback-on-regression) VERIFY=1; ROLLBACK=1 ;;
         --test) [ "$#" -ge 2 ] || { echo "$0: --test needs a command" >&2; exit 2; }
           TESTS+=("--test=$2"); VERIFY=1; shift ;;
         --test=*) TESTS+=("$1"); VERIFY=1 ;;
-        *) echo "usage: $0 [--verify] [--test CMD]..." >&2; exit 2 ;;
+        *) echo "usage: $0 [--verify] [--rollback-on-regression] [--test CMD]..." >&2; exit 2 ;;
       esac
       shift
     done
@@ -211,7 +213,19 @@ fn scripts_quote_and_resolve_files_next_to_them() {
     uv pip install --python "$PYTHON" --no-build --constraints "$HERE/constraints.txt" --overrides "$HERE/overrides.txt" -- 'triton==3.7.0'
     if [ "$VERIFY" = 1 ]; then
       echo "verify: comparing with the baseline; report in $HERE/verify-report.json" >&2
-      "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" ${TESTS[@]+"${TESTS[@]}"} >/dev/null
+      STATUS=0
+      "$PYTHON" "$HERE/verify.py" --compare "$HERE/verify-baseline.json" --report "$HERE/verify-report.json" ${TESTS[@]+"${TESTS[@]}"} >/dev/null || STATUS=$?
+      if [ "$STATUS" = 1 ]; then
+        if [ "$ROLLBACK" = 1 ]; then
+          echo "verify: the plan regressed; rolling back with $HERE/rollback-uv.sh" >&2
+          bash "$HERE/rollback-uv.sh"
+          echo "verify: rolled back; the regressions are in $HERE/verify-report.json" >&2
+        else
+          echo "verify: the plan regressed (see $HERE/verify-report.json); to put the environment back:" >&2
+          printf '  bash %q\n' "$HERE/rollback-uv.sh" >&2
+        fi
+      fi
+      exit "$STATUS"
     fi
     "#);
     // bash agrees that it is well formed, when bash is here.

@@ -1,0 +1,421 @@
+//! `planner try`'s report: the plan, the copy, what was installed, the comparison, the tests.
+//!
+//! In: the plan, the [`VenvCopy`] and the [`TrialOutcome`]. Out: a [`TryReport`] (the JSON
+//! document `planner-try/1`, documented in `docs/try.md`), and its text and markdown. Every
+//! outside string (errors, test output, paths) shown on a terminal goes through
+//! [`crate::terminal::escape`]; markdown cells through [`cell`].
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::plan::{Plan, PlanKind, Proposal};
+use crate::risk::RiskLevel;
+use crate::terminal::escape;
+use crate::trial::{TRY_SCHEMA, Tried, VenvCopy, Verdict};
+
+/// The `planner-try/1` document.
+#[derive(Debug, Serialize)]
+pub struct TryReport<'a> {
+    /// Always [`TRY_SCHEMA`].
+    pub schema: &'static str,
+    /// The plan tried.
+    pub plan: PlanInfo<'a>,
+    /// The venv the copy was made of.
+    pub environment: PathBuf,
+    /// The trial, its copy and the original's check.
+    #[serde(flatten)]
+    pub tried: Tried,
+}
+
+/// The plan, as the report names it.
+#[derive(Debug, Serialize)]
+pub struct PlanInfo<'a> {
+    /// The plan file.
+    pub file: PathBuf,
+    /// Its kind.
+    pub kind: PlanKind,
+    /// Its title.
+    pub title: &'a str,
+    /// The predicted risk score.
+    pub risk: u8,
+    /// Its level.
+    pub level: RiskLevel,
+    /// How many dists it changes.
+    pub changes: usize,
+}
+
+impl<'a> TryReport<'a> {
+    /// The report of one trial.
+    pub fn new(plan: &'a Plan, file: &Path, original: &Path, tried: Tried) -> TryReport<'a> {
+        TryReport {
+            schema: TRY_SCHEMA,
+            plan: PlanInfo {
+                file: file.to_path_buf(),
+                kind: plan.kind,
+                title: &plan.title,
+                risk: plan.risk.score,
+                level: plan.risk.level,
+                changes: plan.changes.len(),
+            },
+            environment: original.to_path_buf(),
+            tried,
+        }
+    }
+
+    /// See [`Tried::summary`].
+    pub fn summary(&self) -> String {
+        self.tried.summary()
+    }
+
+    fn verdict_word(&self) -> &'static str {
+        verdict_word(&self.tried)
+    }
+}
+
+/// `clean`, `REGRESSED`, `NOT TRIED`, or that the original was written.
+pub fn verdict_word(tried: &Tried) -> &'static str {
+    if !tried.original.changed.is_empty() {
+        return "THE ORIGINAL WAS WRITTEN";
+    }
+    match tried.outcome.verdict {
+        Verdict::Clean => "clean",
+        Verdict::Regressed => "REGRESSED",
+        Verdict::NotTried => "NOT TRIED",
+    }
+}
+
+/// The line `try` prints (stderr) once the copy exists.
+pub fn copy_line(copy: &VenvCopy) -> String {
+    let s = &copy.stats;
+    let how = match s.method {
+        crate::trial::CopyMethod::Reflink => "copy-on-write clones".to_string(),
+        crate::trial::CopyMethod::Hardlink => {
+            format!("{} hard links, {} real copies", s.linked, s.copied)
+        }
+        crate::trial::CopyMethod::Copy => "real copies (no hard link possible there)".to_string(),
+    };
+    format!(
+        "copied {} to {}: {} files ({how}, {:.1} MB written) in {:.2}s",
+        escape(&copy.original.display().to_string()),
+        escape(&copy.root.display().to_string()),
+        s.files,
+        s.bytes_copied as f64 / 1e6,
+        s.seconds
+    )
+}
+
+/// The report for a terminal.
+pub fn text(report: &TryReport<'_>) -> String {
+    let mut out = String::new();
+    let o = &report.tried.outcome;
+    let _ = writeln!(
+        out,
+        "try {} ({}), risk {}/100 {}, in a copy of {}",
+        report.plan.kind,
+        escape(report.plan.title),
+        report.plan.risk,
+        report.plan.level,
+        escape(&report.environment.display().to_string())
+    );
+    let c = &report.tried.copy;
+    let _ = writeln!(
+        out,
+        "  copy: {:?}, {} files ({} linked, {} copied) in {:.2}s",
+        c.method, c.files, c.linked, c.copied, c.seconds
+    )
+    .map(|()| ());
+    if let Some(b) = &o.baseline {
+        let _ = writeln!(
+            out,
+            "  baseline in the copy: {} checks, {} failing before the plan",
+            b.checks, b.failed
+        );
+    }
+    for step in &o.steps {
+        let _ = writeln!(
+            out,
+            "  {} {}: {} ({:.1}s)",
+            installer_word(o.installer),
+            escape(&step_label(&step.argv)),
+            step.ran.status_text(),
+            step.ran.seconds
+        );
+    }
+    for test in &o.tests {
+        let after = test
+            .after
+            .as_ref()
+            .map_or("not run".to_string(), |a| a.status_text());
+        let _ = writeln!(
+            out,
+            "  test `{}`: before {}, after {}",
+            escape(&test.command),
+            test.before.status_text(),
+            after
+        );
+    }
+    if !o.regressions.is_empty() {
+        out.push_str("regressions (passed before the plan, fail after it):\n");
+        for r in &o.regressions {
+            let _ = writeln!(out, "  FAIL {}", escape(r));
+        }
+    }
+    let before: Vec<_> = o
+        .failed
+        .iter()
+        .filter(|f| f.regression == Some(false))
+        .collect();
+    if !before.is_empty() {
+        let _ = writeln!(
+            out,
+            "failing before too (not blamed on the plan): {}",
+            before
+                .iter()
+                .map(|f| escape(&f.check).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if o.verdict == Verdict::NotTried
+        && let Some(step) = o.steps.last().filter(|s| !s.ran.ok())
+    {
+        out.push_str("  the failed step's output ends:\n");
+        for line in step.ran.tail.lines() {
+            let _ = writeln!(out, "    {}", escape(line));
+        }
+    }
+    let _ = writeln!(
+        out,
+        "tried: {}: {}",
+        escape(&report.summary()),
+        report.verdict_word()
+    );
+    out.push_str(&original_line(report));
+    out
+}
+
+fn original_line(report: &TryReport<'_>) -> String {
+    let env = escape(&report.environment.display().to_string()).into_owned();
+    if report.tried.original.changed.is_empty() {
+        format!(
+            "the original {env} was not written ({} hard-linked files checked)\n",
+            report.tried.original.checked
+        )
+    } else {
+        let mut out = format!(
+            "WARNING: {} file(s) of the original {env} changed through a hard link:\n",
+            report.tried.original.changed.len()
+        );
+        for path in report.tried.original.changed.iter().take(20) {
+            let _ = writeln!(out, "  {}", escape(&path.display().to_string()));
+        }
+        out
+    }
+}
+
+fn installer_word(installer: crate::trial::Installer) -> &'static str {
+    match installer {
+        crate::trial::Installer::Uv => "uv",
+        crate::trial::Installer::Pip => "pip",
+    }
+}
+
+/// `install --force-reinstall --no-deps sympy==1.12`: a step's verb, the flags that say what
+/// kind of step it is, and its requirements (the interpreter and file paths left out).
+fn step_label(argv: &[String]) -> String {
+    let verb = argv
+        .iter()
+        .find(|t| *t == "install" || *t == "uninstall")
+        .cloned()
+        .unwrap_or_default();
+    let flags = argv.iter().filter(|t| {
+        ["--force-reinstall", "--no-deps", "--reinstall-package"].contains(&t.as_str())
+    });
+    let requirements = argv.iter().skip_while(|t| *t != "--").skip(1);
+    std::iter::once(&verb)
+        .chain(flags)
+        .chain(requirements)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A markdown table cell: pipes and newlines cannot end it.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+/// The report as markdown (a pull request comment or a ticket).
+pub fn markdown(report: &TryReport<'_>) -> String {
+    let mut out = String::new();
+    let o = &report.tried.outcome;
+    let _ = writeln!(
+        out,
+        "### planner try: {} ({})\n",
+        cell(report.plan.title),
+        report.verdict_word()
+    );
+    let _ = writeln!(out, "| | |\n|---|---|");
+    let _ = writeln!(
+        out,
+        "| plan | {} (`{}`), risk {}/100 {} |",
+        report.plan.kind,
+        cell(&report.plan.file.display().to_string()),
+        report.plan.risk,
+        report.plan.level
+    );
+    let _ = writeln!(out, "| measured | {} |", cell(&report.summary()));
+    let c = &report.tried.copy;
+    let _ = writeln!(
+        out,
+        "| copy | {:?}: {} files, {} linked, {} copied, {:.2}s |",
+        c.method, c.files, c.linked, c.copied, c.seconds
+    );
+    let _ = writeln!(out, "| installer | {} |", installer_word(o.installer));
+    let _ = writeln!(
+        out,
+        "| original | {} |",
+        if report.tried.original.changed.is_empty() {
+            format!(
+                "not written ({} linked files checked)",
+                report.tried.original.checked
+            )
+        } else {
+            format!(
+                "**{} file(s) changed**",
+                report.tried.original.changed.len()
+            )
+        }
+    );
+    if !o.regressions.is_empty() {
+        out.push_str("\n**Regressions** (passed before the plan, fail after it):\n\n");
+        for r in &o.regressions {
+            let _ = writeln!(out, "- `{}`", r.replace('`', "'"));
+        }
+    }
+    if !o.tests.is_empty() {
+        out.push_str("\n| test | before | after |\n|---|---|---|\n");
+        for t in &o.tests {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} |",
+                cell(&t.command.replace('`', "'")),
+                t.before.status_text(),
+                t.after
+                    .as_ref()
+                    .map_or("not run".into(), |a| a.status_text())
+            );
+        }
+    }
+    out
+}
+
+/// `propose --try`: the plan the measurements recommend, the lowest risk that measured clean
+/// (ties: the proposal's order). `None` when none did.
+pub fn recommended(proposal: &Proposal, tried: &[Option<Tried>]) -> Option<usize> {
+    proposal
+        .plans
+        .iter()
+        .zip(tried)
+        .enumerate()
+        .filter(|(_, (_, t))| t.as_ref().is_some_and(Tried::clean))
+        .min_by_key(|(i, (plan, _))| (plan.risk.score, *i))
+        .map(|(i, _)| i)
+}
+
+/// `propose --try --format json`: the proposal with `tried` in each plan tried (the trial
+/// without the whole verify report) and `tried_recommendation` (1-based, or null).
+pub fn proposal_json(
+    proposal: &Proposal,
+    tried: &[Option<Tried>],
+) -> Result<serde_json::Value, serde_json::Error> {
+    let mut value = serde_json::to_value(proposal)?;
+    if let Some(plans) = value.get_mut("plans").and_then(|p| p.as_array_mut()) {
+        for (plan, one) in plans.iter_mut().zip(tried) {
+            if let (Some(object), Some(one)) = (plan.as_object_mut(), one) {
+                let mut one = one.clone();
+                one.outcome.report = None;
+                let mut measured = serde_json::to_value(&one)?;
+                measured["summary"] = one.summary().into();
+                object.insert("tried".into(), measured);
+            }
+        }
+    }
+    value["tried_recommendation"] = recommended(proposal, tried).map(|i| i + 1).into();
+    Ok(value)
+}
+
+/// `propose --try`: each plan's risk beside what it measured, and the recommendation.
+pub fn proposal_text(proposal: &Proposal, tried: &[Option<Tried>]) -> String {
+    let mut out =
+        String::from("\nMeasured in throw-away copies of the environment (planner try):\n");
+    for (i, (plan, one)) in proposal.plans.iter().zip(tried).enumerate() {
+        let measured = match one {
+            Some(one) => format!("{}: {}", verdict_word(one), one.summary()),
+            None => "not tried (--try-top)".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "  Plan {} {:<16} risk {:>3}/100 {:<8}  tried: {}",
+            i + 1,
+            plan.kind.to_string(),
+            plan.risk.score,
+            plan.risk.level.to_string(),
+            escape(&measured)
+        );
+        for r in one
+            .iter()
+            .flat_map(|o| o.outcome.regressions.iter().take(5))
+        {
+            let _ = writeln!(out, "      FAIL {}", escape(r));
+        }
+    }
+    match recommended(proposal, tried) {
+        Some(i) => {
+            let _ = writeln!(
+                out,
+                "Recommended after trying: Plan {} ({}), the lowest-risk plan that measured clean.",
+                i + 1,
+                proposal.plans[i].kind
+            );
+        }
+        None => out.push_str("No plan tried measured clean: none is recommended.\n"),
+    }
+    out
+}
+
+/// `propose --try --format markdown`: the same as a table.
+pub fn proposal_markdown(proposal: &Proposal, tried: &[Option<Tried>]) -> String {
+    let mut out = String::from(
+        "\n### Measured in throw-away copies (planner try)\n\n| plan | risk | tried |\n|---|---|---|\n",
+    );
+    for (i, (plan, one)) in proposal.plans.iter().zip(tried).enumerate() {
+        let measured = match one {
+            Some(one) => format!("{}: {}", verdict_word(one), one.summary()),
+            None => "not tried".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "| {} {} | {}/100 {} | {} |",
+            i + 1,
+            plan.kind,
+            plan.risk.score,
+            plan.risk.level,
+            cell(&measured)
+        );
+    }
+    match recommended(proposal, tried) {
+        Some(i) => {
+            let _ = writeln!(
+                out,
+                "\n**Recommended after trying:** plan {} ({}), the lowest-risk plan that measured clean.",
+                i + 1,
+                proposal.plans[i].kind
+            );
+        }
+        None => out.push_str("\n**No plan tried measured clean.**\n"),
+    }
+    out
+}

@@ -1,0 +1,546 @@
+//! The throw-away copy of a virtual environment that `planner try` applies a plan in.
+//!
+//! In: the original venv's root, the dists the plan changes or removes, and where the copy goes
+//! (a temp folder, or `--keep DIR`). Out: a [`VenvCopy`], removed when dropped unless kept.
+//!
+//! How each entry is copied (the original is only ever read):
+//! - **reflink** (`FICLONE`, btrfs/XFS/...) for every file when the filesystem has it: a true
+//!   copy-on-write copy, nothing shared;
+//! - otherwise a **hard link** for every file no step rewrites, and a **real copy** of what is
+//!   edited or may be: `pyvenv.cfg`, every file in `bin/` (scripts name the venv in their
+//!   shebangs and `activate`), the `.pth` files, and every file a changed dist's `RECORD`
+//!   lists (with its `.dist-info`), since the installer removes or replaces exactly those.
+//!   Text files among the real copies have the original's path replaced by the copy's;
+//! - symbolic links as links (retargeted when they point inside the original);
+//! - when no hard link can be made there (another filesystem), real copies of everything.
+//!
+//! pip and uv never write through an existing file: they unlink (or rename over) it first, so a
+//! hard-linked file in the copy is replaced, never edited. [`VenvCopy::linked_unchanged`] checks
+//! it afterwards: it compares each hard-linked file's size, mode and mtime with what they were.
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::fs;
+use std::io;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use pep508_rs::PackageName;
+use serde::Serialize;
+
+/// How the files were copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CopyMethod {
+    /// Copy-on-write clones of every file.
+    Reflink,
+    /// Hard links, with real copies of what is edited.
+    Hardlink,
+    /// Real copies of every file (no hard link could be made there).
+    Copy,
+}
+
+/// What making the copy did.
+#[derive(Debug, Clone, Serialize)]
+pub struct CopyStats {
+    /// How.
+    pub method: CopyMethod,
+    /// Regular files.
+    pub files: usize,
+    /// Of them hard-linked to the original.
+    pub linked: usize,
+    /// Of them copied (or cloned).
+    pub copied: usize,
+    /// Bytes copied (hard links excluded).
+    pub bytes_copied: u64,
+    /// Wall seconds.
+    pub seconds: f64,
+}
+
+/// A copy of a venv; removed on drop unless kept.
+#[derive(Debug)]
+pub struct VenvCopy {
+    /// The copy's root.
+    pub root: PathBuf,
+    /// The original's root.
+    pub original: PathBuf,
+    /// What making it did.
+    pub stats: CopyStats,
+    keep: bool,
+    /// Each hard-linked original file with (size, mode, mtime) when it was linked.
+    linked: Vec<(PathBuf, (u64, u32, i64, i64))>,
+    _temp: Option<tempfile::TempDir>,
+}
+
+/// Why the copy could not be made.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum CopyError {
+    /// Reading or writing failed.
+    #[error("cannot copy `{}`: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
+    /// `--keep DIR` is inside the environment copied.
+    #[error("`{}` is inside the environment being copied", path.display())]
+    #[diagnostic(help("--keep names a new folder outside the venv"))]
+    KeepInside {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// `--keep DIR` exists and is not empty.
+    #[error("`{}` already exists and is not empty", path.display())]
+    #[diagnostic(help("--keep names a new folder for the copy"))]
+    KeepExists {
+        /// The folder.
+        path: PathBuf,
+    },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> CopyError + '_ {
+    move |source| CopyError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl VenvCopy {
+    /// Copy the venv at `original`. `changed`: the dists the plan changes or removes (their
+    /// RECORD-listed files are real copies). `keep`: the folder to make the copy in and keep.
+    pub fn make(
+        original: &Path,
+        changed: &[PackageName],
+        keep: Option<&Path>,
+    ) -> Result<VenvCopy, CopyError> {
+        let started = Instant::now();
+        let original = std::path::absolute(original).map_err(io_err(original))?;
+        let (root, temp) = match keep {
+            Some(dir) => {
+                if std::path::absolute(dir).is_ok_and(|d| d.starts_with(&original)) {
+                    return Err(CopyError::KeepInside {
+                        path: dir.to_path_buf(),
+                    });
+                }
+                if fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
+                    return Err(CopyError::KeepExists {
+                        path: dir.to_path_buf(),
+                    });
+                }
+                fs::create_dir_all(dir).map_err(io_err(dir))?;
+                (std::path::absolute(dir).map_err(io_err(dir))?, None)
+            }
+            None => {
+                let temp = temp_dir_beside(&original)?;
+                (temp.path().join("venv"), Some(temp))
+            }
+        };
+        fs::create_dir_all(&root).map_err(io_err(&root))?;
+        let edited = edited_files(&original, changed);
+        let method = probe_method(&original, &root);
+        let mut copier = Copier {
+            original: &original,
+            root: &root,
+            method,
+            edited: &edited,
+            stats: CopyStats {
+                method,
+                files: 0,
+                linked: 0,
+                copied: 0,
+                bytes_copied: 0,
+                seconds: 0.0,
+            },
+            linked: Vec::new(),
+        };
+        copier.dir(&original, &root)?;
+        let mut stats = copier.stats;
+        let linked = copier.linked;
+        stats.seconds = started.elapsed().as_secs_f64();
+        log::debug!(
+            "copied {} to {} ({:?}: {} files, {} linked) in {:.3}s",
+            original.display(),
+            root.display(),
+            stats.method,
+            stats.files,
+            stats.linked,
+            stats.seconds
+        );
+        Ok(VenvCopy {
+            root,
+            original,
+            stats,
+            keep: keep.is_some(),
+            linked,
+            _temp: temp,
+        })
+    }
+
+    /// The copy's interpreter.
+    pub fn python(&self) -> PathBuf {
+        self.root.join("bin").join("python")
+    }
+
+    /// Whether the copy stays after the run (`--keep`).
+    pub fn kept(&self) -> bool {
+        self.keep
+    }
+
+    /// The hard-linked originals whose size, mode or mtime changed since they were linked
+    /// (written through a link: never by pip or uv; a `--test` that edits the environment in
+    /// place could).
+    pub fn linked_changed(&self) -> Vec<PathBuf> {
+        self.linked
+            .iter()
+            .filter(|(path, was)| fs::symlink_metadata(path).map(|m| stamp(&m)).ok() != Some(*was))
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+
+    /// How many hard-linked files [`VenvCopy::linked_changed`] checks.
+    pub fn linked_count(&self) -> usize {
+        self.linked.len()
+    }
+
+    /// Remove the copy now (also done on drop, unless kept).
+    pub fn discard(mut self) -> io::Result<()> {
+        self.keep = false;
+        remove_all(&self.root)
+    }
+}
+
+impl Drop for VenvCopy {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = remove_all(&self.root);
+        }
+    }
+}
+
+/// Remove a tree, retrying while a process that still runs in it creates files.
+fn remove_all(root: &Path) -> io::Result<()> {
+    let mut last = Ok(());
+    for _ in 0..5 {
+        last = match fs::remove_dir_all(root) {
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(()),
+            other => other,
+        };
+        if last.is_ok() {
+            return Ok(());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    last
+}
+
+fn stamp(meta: &fs::Metadata) -> (u64, u32, i64, i64) {
+    (meta.len(), meta.mode(), meta.mtime(), meta.mtime_nsec())
+}
+
+/// A temp folder on the original's filesystem when the temp dir is on another one (so hard
+/// links work): `$TMPDIR` first, else beside the venv (`.planner-try-*` in its parent).
+fn temp_dir_beside(original: &Path) -> Result<tempfile::TempDir, CopyError> {
+    let dev = |path: &Path| fs::metadata(path).map(|m| m.dev()).ok();
+    let temp = tempfile::Builder::new()
+        .prefix("planner-try-")
+        .tempdir()
+        .map_err(io_err(&std::env::temp_dir()))?;
+    if dev(temp.path()) == dev(original) {
+        return Ok(temp);
+    }
+    let beside = original.parent().and_then(|parent| {
+        tempfile::Builder::new()
+            .prefix(".planner-try-")
+            .tempdir_in(parent)
+            .ok()
+    });
+    Ok(beside.unwrap_or(temp))
+}
+
+/// Reflink when the filesystem clones, else hard links when they can be made, else copies.
+fn probe_method(original: &Path, dir: &Path) -> CopyMethod {
+    let Some(sample) = first_file(original) else {
+        return CopyMethod::Copy;
+    };
+    let target = dir.join(".planner-probe");
+    let _ = fs::remove_file(&target);
+    let method = if reflink_copy::reflink(&sample, &target).is_ok() {
+        CopyMethod::Reflink
+    } else if fs::hard_link(&sample, &target).is_ok() {
+        CopyMethod::Hardlink
+    } else {
+        CopyMethod::Copy
+    };
+    let _ = fs::remove_file(&target);
+    method
+}
+
+fn first_file(dir: &Path) -> Option<PathBuf> {
+    let cfg = dir.join("pyvenv.cfg");
+    if cfg.is_file() {
+        return Some(cfg);
+    }
+    fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.is_file())
+}
+
+/// The files the installer removes or replaces: each changed dist's `.dist-info` folder and
+/// every file its `RECORD` lists (absolute, under the original).
+fn edited_files(original: &Path, changed: &[PackageName]) -> HashSet<PathBuf> {
+    let mut out = HashSet::new();
+    for site in site_packages(original) {
+        let Ok(entries) = fs::read_dir(&site) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let file_name = entry.file_name();
+            let name = file_name.to_string_lossy();
+            let Some(stem) = name.strip_suffix(".dist-info") else {
+                continue;
+            };
+            let Some(dist) = stem
+                .split_once('-')
+                .and_then(|(n, _)| n.parse::<PackageName>().ok())
+            else {
+                continue;
+            };
+            if !changed.contains(&dist) {
+                continue;
+            }
+            let info = entry.path();
+            out.insert(info.clone());
+            if let Ok(record) = fs::read_to_string(info.join("RECORD")) {
+                for line in record.lines() {
+                    if let Some(path) = record_path(line) {
+                        out.insert(lexical_join(&site, path));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The path field of one RECORD line (CSV: quoted when it holds a comma).
+fn record_path(line: &str) -> Option<&str> {
+    let path = match line.strip_prefix('"') {
+        Some(rest) => rest.split_once('"')?.0,
+        None => line.split(',').next()?,
+    };
+    (!path.is_empty()).then_some(path)
+}
+
+/// `base/rel` with `..` and `.` resolved without touching the filesystem.
+fn lexical_join(base: &Path, rel: &str) -> PathBuf {
+    let mut out = base.to_path_buf();
+    for part in Path::new(rel).components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::Normal(p) => out.push(p),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `lib/python*/site-packages` folders of a venv (lib64 is usually a link to lib).
+fn site_packages(venv: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for lib in ["lib", "lib64"] {
+        let Ok(entries) = fs::read_dir(venv.join(lib)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let site = entry.path().join("site-packages");
+            if site.is_dir() && !out.iter().any(|p: &PathBuf| same_dir(p, &site)) {
+                out.push(site);
+            }
+        }
+    }
+    out
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+struct Copier<'a> {
+    original: &'a Path,
+    root: &'a Path,
+    method: CopyMethod,
+    edited: &'a HashSet<PathBuf>,
+    stats: CopyStats,
+    linked: Vec<(PathBuf, (u64, u32, i64, i64))>,
+}
+
+impl Copier<'_> {
+    fn dir(&mut self, from: &Path, to: &Path) -> Result<(), CopyError> {
+        match fs::create_dir(to) {
+            Err(err) if err.kind() != io::ErrorKind::AlreadyExists => {
+                return Err(io_err(to)(err));
+            }
+            _ => {}
+        }
+        for entry in fs::read_dir(from).map_err(io_err(from))? {
+            let entry = entry.map_err(io_err(from))?;
+            let path = entry.path();
+            let target = to.join(entry.file_name());
+            let kind = entry.file_type().map_err(io_err(&path))?;
+            if kind.is_symlink() {
+                self.symlink(&path, &target)?;
+            } else if kind.is_dir() {
+                self.dir(&path, &target)?;
+            } else if kind.is_file() {
+                self.file(&path, &target)?;
+            }
+            // Sockets, fifos and devices have no place in a venv: left out.
+        }
+        let mode = fs::metadata(from).map_err(io_err(from))?.permissions();
+        fs::set_permissions(to, mode).map_err(io_err(to))
+    }
+
+    fn symlink(&mut self, from: &Path, to: &Path) -> Result<(), CopyError> {
+        let target = fs::read_link(from).map_err(io_err(from))?;
+        let target = match target.strip_prefix(self.original) {
+            Ok(rest) if target.is_absolute() => self.root.join(rest),
+            _ => target,
+        };
+        std::os::unix::fs::symlink(&target, to).map_err(io_err(to))
+    }
+
+    fn file(&mut self, from: &Path, to: &Path) -> Result<(), CopyError> {
+        self.stats.files += 1;
+        let rewrite = self.rewritten(from);
+        if self.method == CopyMethod::Hardlink && !rewrite && !self.edited.contains(from) {
+            let meta = fs::symlink_metadata(from).map_err(io_err(from))?;
+            fs::hard_link(from, to).map_err(io_err(to))?;
+            self.stats.linked += 1;
+            self.linked.push((from.to_path_buf(), stamp(&meta)));
+            return Ok(());
+        }
+        self.stats.copied += 1;
+        if rewrite && let Some(text) = self.retargeted(from)? {
+            self.stats.bytes_copied += text.len() as u64;
+            fs::write(to, text).map_err(io_err(to))?;
+            let mode = fs::metadata(from)
+                .map_err(io_err(from))?
+                .permissions()
+                .mode();
+            return fs::set_permissions(to, fs::Permissions::from_mode(mode)).map_err(io_err(to));
+        }
+        if self.method == CopyMethod::Reflink && reflink_copy::reflink(from, to).is_ok() {
+            let mode = fs::metadata(from).map_err(io_err(from))?.permissions();
+            return fs::set_permissions(to, mode).map_err(io_err(to));
+        }
+        self.stats.bytes_copied += fs::copy(from, to).map_err(io_err(to))?;
+        Ok(())
+    }
+
+    /// Files that may name the venv's own path: `pyvenv.cfg`, `bin/*`, `*.pth`.
+    fn rewritten(&self, from: &Path) -> bool {
+        let rel = from.strip_prefix(self.original).unwrap_or(from);
+        rel == Path::new("pyvenv.cfg")
+            || rel.starts_with("bin")
+            || rel.extension() == Some(OsStr::new("pth"))
+    }
+
+    /// The file's text with the original's path replaced by the copy's, when it is text that
+    /// names it; `None` for binaries, large files and files that do not name it.
+    fn retargeted(&self, from: &Path) -> Result<Option<String>, CopyError> {
+        let meta = fs::metadata(from).map_err(io_err(from))?;
+        if meta.len() > 1 << 20 {
+            return Ok(None);
+        }
+        let bytes = fs::read(from).map_err(io_err(from))?;
+        let Ok(text) = String::from_utf8(bytes) else {
+            return Ok(None);
+        };
+        let original = self.original.to_string_lossy();
+        if text.contains('\0') || !text.contains(original.as_ref()) {
+            return Ok(None);
+        }
+        Ok(Some(
+            text.replace(original.as_ref(), &self.root.to_string_lossy()),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_paths_and_lexical_joins() {
+        assert_eq!(record_path("six.py,sha256=abc,123"), Some("six.py"));
+        assert_eq!(record_path("\"a,b.py\",sha256=x,1"), Some("a,b.py"));
+        assert_eq!(
+            lexical_join(
+                Path::new("/v/lib/python3.12/site-packages"),
+                "../../../bin/tool"
+            ),
+            PathBuf::from("/v/bin/tool")
+        );
+    }
+
+    #[test]
+    fn a_copy_links_what_is_not_edited_and_rewrites_the_venv_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let venv = dir.path().join("venv");
+        let site = venv.join("lib/python3.12/site-packages");
+        fs::create_dir_all(site.join("keep")).unwrap();
+        fs::create_dir_all(site.join("edit-1.0.dist-info")).unwrap();
+        fs::create_dir_all(venv.join("bin")).unwrap();
+        fs::write(site.join("keep/__init__.py"), "x = 1\n").unwrap();
+        fs::write(site.join("edit.py"), "y = 1\n").unwrap();
+        fs::write(
+            site.join("edit-1.0.dist-info/RECORD"),
+            "edit.py,,\nedit-1.0.dist-info/RECORD,,\n",
+        )
+        .unwrap();
+        let shebang = format!("#!{}/bin/python\nprint()\n", venv.display());
+        fs::write(venv.join("bin/tool"), &shebang).unwrap();
+        fs::write(venv.join("pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+        std::os::unix::fs::symlink("/usr/bin/python3", venv.join("bin/python")).unwrap();
+        let keep = dir.path().join("copy");
+        let name: PackageName = "edit".parse().unwrap();
+        let copy = VenvCopy::make(&venv, &[name], Some(&keep)).unwrap();
+        let ino = |p: &Path| fs::metadata(p).unwrap().ino();
+        let csite = keep.join("lib/python3.12/site-packages");
+        if copy.stats.method == CopyMethod::Hardlink {
+            assert_eq!(
+                ino(&csite.join("keep/__init__.py")),
+                ino(&site.join("keep/__init__.py"))
+            );
+            assert_eq!(copy.stats.linked, 1);
+        }
+        assert_ne!(ino(&csite.join("edit.py")), ino(&site.join("edit.py")));
+        assert_eq!(
+            fs::read_to_string(keep.join("bin/tool")).unwrap(),
+            format!("#!{}/bin/python\nprint()\n", keep.display())
+        );
+        assert_eq!(fs::read_to_string(venv.join("bin/tool")).unwrap(), shebang);
+        assert_eq!(
+            fs::read_link(keep.join("bin/python")).unwrap(),
+            PathBuf::from("/usr/bin/python3")
+        );
+        assert!(copy.linked_changed().is_empty());
+        assert!(matches!(
+            VenvCopy::make(&venv, &[], Some(&venv.join("inside"))),
+            Err(CopyError::KeepInside { .. })
+        ));
+        assert!(!venv.join("inside").exists());
+        assert!(copy.kept());
+        copy.discard().unwrap();
+        assert!(!keep.exists());
+    }
+}

@@ -1,0 +1,116 @@
+//! One child process of a trial (an install step, a `--test` command), run in the copy.
+//!
+//! In: the argv (or a shell command line), the copy to activate, and the interrupt flag. Out: a
+//! [`Ran`]: exit code, seconds, the end of its output. The child runs in a process group of its
+//! own, its stdout and stderr go to one temp file, and the parent polls it: on an interrupt the
+//! whole group is killed, so nothing keeps running in a copy about to be removed.
+
+use std::io::{Read as _, Seek as _};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::interrupt::Critical;
+
+/// Lines of output kept for the report.
+const TAIL_LINES: usize = 12;
+
+/// How one child ended.
+#[derive(Debug, Clone, Serialize)]
+pub struct Ran {
+    /// Its exit code (`None`: killed by a signal, or interrupted).
+    pub exit: Option<i32>,
+    /// Wall seconds.
+    pub seconds: f64,
+    /// The last lines of its stdout and stderr.
+    pub tail: String,
+    /// Ended because the run was interrupted.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+}
+
+impl Ran {
+    /// Exit 0.
+    pub fn ok(&self) -> bool {
+        self.exit == Some(0)
+    }
+
+    /// "exit 1", "killed by a signal".
+    pub fn status_text(&self) -> String {
+        match self.exit {
+            Some(0) => "passed".to_string(),
+            Some(code) => format!("exit {code}"),
+            None if self.interrupted => "interrupted".to_string(),
+            None => "killed by a signal".to_string(),
+        }
+    }
+}
+
+/// Run `argv` with `venv` activated.
+pub fn run_argv(argv: &[String], venv: &Path, critical: &Critical) -> std::io::Result<Ran> {
+    let (program, args) = argv
+        .split_first()
+        .ok_or_else(|| std::io::Error::other("an empty command"))?;
+    let mut command = Command::new(program);
+    command.args(args);
+    spawn_and_wait(command, venv, critical)
+}
+
+/// Run a shell command line (`sh -c`) with `venv` activated.
+pub fn run_shell(line: &str, venv: &Path, critical: &Critical) -> std::io::Result<Ran> {
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(line);
+    spawn_and_wait(command, venv, critical)
+}
+
+fn spawn_and_wait(mut command: Command, venv: &Path, critical: &Critical) -> std::io::Result<Ran> {
+    use std::os::unix::process::CommandExt as _;
+    crate::verify::run::activate(&mut command, venv);
+    let mut log = tempfile::tempfile()?;
+    command
+        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+        .env("PIP_NO_INPUT", "1")
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log.try_clone()?)
+        .process_group(0);
+    let started = Instant::now();
+    let mut child = command.spawn()?;
+    let group = child.id();
+    let (exit, interrupted) = loop {
+        if let Some(status) = child.try_wait()? {
+            break (status.code(), false);
+        }
+        if critical.interrupted() {
+            kill_group(group);
+            let _ = child.wait();
+            break (None, true);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    log.rewind()?;
+    let mut bytes = Vec::new();
+    log.read_to_end(&mut bytes)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+    Ok(Ran {
+        exit,
+        seconds,
+        tail,
+        interrupted,
+    })
+}
+
+/// SIGKILL a process group.
+fn kill_group(group: u32) {
+    if let Ok(pid) = i32::try_from(group) {
+        // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+}

@@ -1,0 +1,613 @@
+//! `planner try` on real venvs built here from a loopback index (no network): a clean plan, a
+//! forced downgrade whose dependent breaks at import and fails a `--test`, an install that
+//! fails halfway, and a Ctrl-C while a test runs. After every run the original venv's whole
+//! tree (paths, contents, modes, mtimes, link targets) is hashed and compared with before, and
+//! the copy is gone. Then the rollback scripts of the plan folders, run for real: apply, roll
+//! back, and `pip list` / `pip check` equal to before.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::TestContext;
+use crate::common::index_server::IndexServer;
+
+/// `python -m pip ARGS` in `venv` from the loopback index, with no configuration from the host.
+fn pip_ok(venv: &Path, args: &[&str]) {
+    let mut cmd = Command::new(venv.join("bin/python"));
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("PIP_") {
+            cmd.env_remove(&key);
+        }
+    }
+    let out = cmd
+        .args(["-m", "pip", "--disable-pip-version-check", "--no-input"])
+        .args(args)
+        .env("PIP_CONFIG_FILE", "/dev/null")
+        .env("PIP_NO_CACHE_DIR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "pip {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every entry under `root`: kind, mode, mtime (ns), size, and the bytes or the link target.
+fn tree(root: &Path) -> BTreeMap<PathBuf, (u32, i64, i64, u64, Vec<u8>)> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            let body = if meta.file_type().is_symlink() {
+                std::fs::read_link(&path)
+                    .unwrap()
+                    .into_os_string()
+                    .into_encoded_bytes()
+            } else if meta.is_file() {
+                std::fs::read(&path).unwrap()
+            } else {
+                stack.push(path.clone());
+                Vec::new()
+            };
+            let key = path.strip_prefix(root).unwrap().to_path_buf();
+            out.insert(
+                key,
+                (
+                    meta.mode(),
+                    meta.mtime(),
+                    meta.mtime_nsec(),
+                    meta.len(),
+                    body,
+                ),
+            );
+        }
+    }
+    let meta = std::fs::metadata(root).unwrap();
+    out.insert(
+        PathBuf::new(),
+        (meta.mode(), meta.mtime(), meta.mtime_nsec(), 0, Vec::new()),
+    );
+    out
+}
+
+fn assert_same_tree(
+    before: &BTreeMap<PathBuf, (u32, i64, i64, u64, Vec<u8>)>,
+    venv: &Path,
+    when: &str,
+) {
+    let after = tree(venv);
+    let changed: Vec<&PathBuf> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|k| before.get(*k) != after.get(*k))
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "{when}: the original venv changed: {changed:?}"
+    );
+}
+
+/// A PATH without uv (the pip path), or `None` when uv is not on PATH at all.
+fn path_without_uv() -> String {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|d| !d.join("uv").exists())
+        .collect();
+    std::env::join_paths(dirs)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn uv_on_path() -> bool {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).any(|d| d.join("uv").is_file())
+        && Command::new("uv")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+}
+
+/// lib 2.0 has `new`, lib 1.0 does not; app requires lib>=2 and imports `new`; tool is free.
+struct World {
+    ctx: TestContext,
+    server: IndexServer,
+    root: PathBuf,
+    venv: PathBuf,
+    tmp: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        let ctx = TestContext::new();
+        let root = ctx.path().join("index");
+        let spec = ctx.path().join("wheels.json");
+        let wheels = serde_json::json!([
+            {"name": "lib", "version": "1.0", "files": {"lib/__init__.py": "def old():\n    return 1\n"}},
+            {"name": "lib", "version": "2.0", "files": {"lib/__init__.py": "def old():\n    return 1\ndef new():\n    return 2\n"}},
+            {"name": "app", "version": "1.0", "requires": ["lib>=2"],
+             "files": {"app/__init__.py": "from lib import new\n"}},
+            {"name": "tool", "version": "1.0", "files": {"tool/__init__.py": "V = 1\n"}},
+            {"name": "tool", "version": "1.1", "requires": ["helper"],
+             "files": {"tool/__init__.py": "V = 2\n"}},
+            {"name": "helper", "version": "1.0", "files": {"helper/__init__.py": ""}},
+        ]);
+        std::fs::write(&spec, wheels.to_string()).unwrap();
+        let out = Command::new(crate::common::venv::python3())
+            .arg(repo().join("tests/it/verify_world.py"))
+            .arg(&root)
+            .arg(&spec)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let server = IndexServer::start(&root);
+        let venv = ctx.path().join("venv");
+        crate::common::venv::RealVenv::create(&venv);
+        pip_ok(
+            &venv,
+            &["install", "--index-url", &server.url(), "app", "tool==1.0"],
+        );
+        let tmp = ctx.path().join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
+        World {
+            ctx,
+            server,
+            root,
+            venv,
+            tmp,
+        }
+    }
+
+    fn command(&self, path: &str) -> Command {
+        let mut cmd = self.ctx.command();
+        cmd.env("PATH", path).env("TMPDIR", &self.tmp);
+        cmd
+    }
+
+    /// `propose ARGS --out-dir D`; the folder of the plan whose kind is `kind`.
+    fn propose(&self, args: &[&str], kind: &str) -> PathBuf {
+        let out = self.ctx.path().join(format!("plans-{}", args.join("-")));
+        let output = self.ctx.run(
+            &[
+                &["propose"],
+                args,
+                &[
+                    "--venv",
+                    self.venv.to_str().unwrap(),
+                    "--index-url",
+                    &self.server.url(),
+                    "--out-dir",
+                    out.to_str().unwrap(),
+                ],
+            ]
+            .concat(),
+        );
+        assert!(matches!(output.code, Some(0 | 1)), "{}", output.stderr);
+        let plans = out.join("plans");
+        std::fs::read_dir(&plans)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with(kind))
+            .unwrap_or_else(|| panic!("no {kind} plan:\n{}", output.stdout))
+    }
+
+    fn try_plan(
+        &self,
+        path: &str,
+        plan: &Path,
+        extra: &[&str],
+    ) -> (Option<i32>, serde_json::Value, String) {
+        let output = self
+            .command(path)
+            .args(["try", plan.to_str().unwrap(), "--format", "json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let json = serde_json::from_str(&stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}):\n{stdout}\nstderr:\n{stderr}"));
+        (output.status.code(), json, stderr)
+    }
+
+    fn assert_no_copy_left(&self) {
+        let left: Vec<_> = std::fs::read_dir(&self.tmp)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        assert!(left.is_empty(), "left behind in TMPDIR: {left:?}");
+    }
+}
+
+fn installers() -> Vec<(&'static str, String)> {
+    let mut out = vec![("pip", path_without_uv())];
+    if uv_on_path() {
+        out.push(("uv", std::env::var("PATH").unwrap()));
+    } else {
+        crate::common::skip("try with uv", "uv is not on PATH");
+    }
+    out
+}
+
+#[test]
+fn issue_27_try_measures_a_clean_plan_and_a_breaking_one_and_never_writes_the_original() {
+    let world = World::new();
+    let clean = world.propose(&["tool==1.1"], "upgrade");
+    let forced = world.propose(&["lib==1.0", "--allow-override"], "forced-override");
+    let before = tree(&world.venv);
+    for (installer, path) in installers() {
+        let (code, report, stderr) = world.try_plan(
+            &path,
+            &clean,
+            &[
+                "--test",
+                "python -c 'import tool; assert tool.V == 2, tool.V'",
+            ],
+        );
+        assert_eq!(code, Some(0), "{installer}: {report:#}\n{stderr}");
+        assert_eq!(report["schema"], "planner-try/1");
+        assert_eq!(report["verdict"], "clean");
+        assert_eq!(report["installer"], installer);
+        // The test measures the copy: tool 1.0 before the plan (fails), 1.1 after (passes).
+        assert_eq!(report["tests"][0]["before"]["exit"], 1, "{report:#}");
+        assert_eq!(report["tests"][0]["after"]["exit"], 0, "{report:#}");
+        assert_eq!(report["original"]["changed"], serde_json::json!([]));
+        assert!(report["original"]["checked"].as_u64().unwrap() > 0);
+        assert_same_tree(&before, &world.venv, "after a clean try");
+        world.assert_no_copy_left();
+
+        let (code, report, stderr) =
+            world.try_plan(&path, &forced, &["--test", "python -c 'import app'"]);
+        assert_eq!(code, Some(1), "{installer}: {report:#}\n{stderr}");
+        assert_eq!(report["verdict"], "regressed");
+        let regressions: Vec<&str> = report["regressions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        assert!(
+            regressions
+                .iter()
+                .any(|r| r.starts_with("import:app (app): ImportError: cannot import name 'new'")),
+            "{regressions:?}"
+        );
+        assert!(
+            regressions
+                .iter()
+                .any(|r| r.starts_with("test `python -c 'import app'`: exit 1")),
+            "{regressions:?}"
+        );
+        assert_same_tree(&before, &world.venv, "after a breaking try");
+        world.assert_no_copy_left();
+    }
+    // The real venv still has what it had.
+    let out = Command::new(world.venv.join("bin/python"))
+        .args(["-c", "import app, tool; print(tool.V)"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
+}
+
+#[test]
+fn issue_27_an_install_that_fails_halfway_is_not_tried_and_leaves_the_original() {
+    let world = World::new();
+    // Two pip steps: tool 1.1 (install), then lib 1.0 (forced); lib 1.0 is gone by then.
+    let plan = world.propose(
+        &["tool==1.1", "lib==1.0", "--allow-override"],
+        "forced-override",
+    );
+    std::fs::remove_file(world.root.join("wheels/lib-1.0-py3-none-any.whl")).unwrap();
+    let before = tree(&world.venv);
+    let keep = world.ctx.path().join("kept");
+    let (code, report, stderr) = world.try_plan(
+        &path_without_uv(),
+        &plan,
+        &["--keep", keep.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(2), "{report:#}\n{stderr}");
+    assert_eq!(report["verdict"], "not-tried");
+    let steps = report["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "{report:#}");
+    assert_eq!(steps[0]["ran"]["exit"], 0, "the first step ran: {report:#}");
+    assert_ne!(steps[1]["ran"]["exit"], 0);
+    assert!(
+        report["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("the plan could not be installed: step 2 of 2 failed"),
+        "{report:#}"
+    );
+    // The copy is halfway: tool 1.1 landed there, never in the original.
+    let kept_tool = std::fs::read_dir(keep.join("lib"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path()
+        .join("site-packages/tool/__init__.py");
+    assert_eq!(std::fs::read_to_string(kept_tool).unwrap(), "V = 2\n");
+    assert_same_tree(&before, &world.venv, "after a failed install");
+}
+
+#[test]
+fn issue_27_ctrl_c_while_a_test_runs_removes_the_copy_and_exits_130() {
+    let world = World::new();
+    let plan = world.propose(&["tool==1.1"], "upgrade");
+    let before = tree(&world.venv);
+    let marker = world.ctx.path().join("test-started");
+    let test = format!("touch '{}'; sleep 60", marker.display());
+    let mut child = world
+        .command(&path_without_uv())
+        .args(["try", plan.to_str().unwrap(), "--test", &test])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !marker.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the test never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let stopped = Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        assert!(
+            stopped.elapsed() < Duration::from_secs(20),
+            "planner did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(code, Some(130));
+    assert!(
+        stopped.elapsed() < Duration::from_secs(10),
+        "it waited for the test to end"
+    );
+    world.assert_no_copy_left();
+    assert_same_tree(&before, &world.venv, "after Ctrl-C");
+}
+
+#[test]
+fn issue_27_try_explains_what_it_cannot_try() {
+    let world = World::new();
+    let plan = world.propose(&["tool==1.1"], "upgrade");
+    // The venv moved on since the plan was made.
+    pip_ok(
+        &world.venv,
+        &["install", "--index-url", &world.server.url(), "tool==1.1"],
+    );
+    let output = world
+        .command(&path_without_uv())
+        .args(["try", plan.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let words = stderr
+        .replace('│', " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains("tool is at 1.1 there, but at 1.0 when the plan was made"),
+        "{stderr}"
+    );
+    world.assert_no_copy_left();
+    // Not a venv.
+    let output = world
+        .command(&path_without_uv())
+        .args([
+            "try",
+            plan.to_str().unwrap(),
+            "--venv",
+            world.root.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let words = stderr
+        .replace('│', " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(words.contains("is not a virtual environment"), "{stderr}");
+}
+
+/// `bash SCRIPT ARGS` with a clean environment; (exit code, stderr).
+fn bash(world: &World, path: &str, script: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new("bash")
+        .arg(script)
+        .args(args)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", world.ctx.home())
+        .env("PIP_CONFIG_FILE", "/dev/null")
+        .env("PIP_NO_CACHE_DIR", "1")
+        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `pip list --format json` and `pip check` of the venv.
+fn pip_state(venv: &Path) -> (serde_json::Value, String) {
+    let run = |args: &[&str]| {
+        let out = Command::new(venv.join("bin/python"))
+            .args(["-m", "pip", "--disable-pip-version-check"])
+            .args(args)
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let list = serde_json::from_str(&run(&["list", "--format", "json"])).unwrap();
+    (list, run(&["check"]))
+}
+
+#[test]
+fn issue_27_rollback_scripts_put_back_exactly_what_the_plan_changed() {
+    let world = World::new();
+    // tool 1.0 -> 1.1 (an upgrade), helper added, lib 2.0 -> 1.0 forced under app.
+    let plan = world.propose(
+        &["tool==1.1", "lib==1.0", "--allow-override"],
+        "forced-override",
+    );
+    let before = pip_state(&world.venv);
+    let mut runs = vec![("pip", path_without_uv())];
+    if uv_on_path() {
+        runs.push(("uv", std::env::var("PATH").unwrap()));
+    }
+    for (installer, path) in runs {
+        let (code, stderr) = bash(
+            &world,
+            &path,
+            &plan.join(format!("install-{installer}.sh")),
+            &[],
+        );
+        assert_eq!(code, Some(0), "{installer}: {stderr}");
+        let applied = pip_state(&world.venv);
+        assert_ne!(applied.0, before.0, "{installer}: the plan changed nothing");
+        assert!(applied.1.contains("lib"), "{installer}: {}", applied.1);
+        let (code, stderr) = bash(
+            &world,
+            &path,
+            &plan.join(format!("rollback-{installer}.sh")),
+            &[],
+        );
+        assert_eq!(code, Some(0), "{installer}: {stderr}");
+        assert_eq!(
+            pip_state(&world.venv),
+            before,
+            "{installer}: after the rollback"
+        );
+
+        // --rollback-on-regression: the forced lib breaks app, so the script rolls back.
+        let (code, stderr) = bash(
+            &world,
+            &path,
+            &plan.join(format!("install-{installer}.sh")),
+            &["--rollback-on-regression"],
+        );
+        assert_eq!(code, Some(1), "{installer}: {stderr}");
+        assert!(
+            stderr.contains("the plan regressed; rolling back"),
+            "{stderr}"
+        );
+        assert_eq!(
+            pip_state(&world.venv),
+            before,
+            "{installer}: after --rollback-on-regression"
+        );
+
+        // --verify alone prints the command and leaves the environment as the plan made it.
+        let (code, stderr) = bash(
+            &world,
+            &path,
+            &plan.join(format!("install-{installer}.sh")),
+            &["--verify"],
+        );
+        assert_eq!(code, Some(1), "{installer}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "bash {}",
+                plan.join(format!("rollback-{installer}.sh")).display()
+            )),
+            "{stderr}"
+        );
+        let (code, stderr) = bash(
+            &world,
+            &path,
+            &plan.join(format!("rollback-{installer}.sh")),
+            &[],
+        );
+        assert_eq!(code, Some(0), "{installer}: {stderr}");
+        assert_eq!(
+            pip_state(&world.venv),
+            before,
+            "{installer}: after the printed rollback"
+        );
+    }
+}
+
+#[test]
+fn issue_27_propose_try_measures_each_plan_and_recommends_the_lowest_risk_clean_one() {
+    let world = World::new();
+    let before = tree(&world.venv);
+    let propose = |args: &[&str]| {
+        let output = world
+            .command(&std::env::var("PATH").unwrap())
+            .args(["propose", "--venv", world.venv.to_str().unwrap()])
+            .args(["--index-url", &world.server.url(), "--format", "json"])
+            .args(args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let json: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+            panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&output.stderr))
+        });
+        (output.status.code(), json)
+    };
+    let (code, json) = propose(&["tool==1.1", "--try", "--test", "python -c 'import tool'"]);
+    assert_eq!(code, Some(0), "{json:#}");
+    let tried = &json["plans"][0]["tried"];
+    assert_eq!(tried["verdict"], "clean", "{json:#}");
+    assert_eq!(tried["tests"][0]["after"]["exit"], 0);
+    assert!(
+        tried["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("0 regression(s) in "),
+        "{tried:#}"
+    );
+    assert_eq!(json["tried_recommendation"], 1);
+
+    let (code, json) = propose(&["lib==1.0", "--allow-override", "--try-top", "5"]);
+    assert_eq!(code, Some(1), "{json:#}");
+    let forced = json["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["kind"] == "forced-override")
+        .expect("a forced plan");
+    assert_eq!(forced["tried"]["verdict"], "regressed", "{forced:#}");
+    assert!(
+        forced["tried"]["regressions"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("import:app (app)"),
+        "{forced:#}"
+    );
+    assert!(json["tried_recommendation"].is_null(), "{json:#}");
+    assert_same_tree(&before, &world.venv, "after propose --try");
+    world.assert_no_copy_left();
+}
