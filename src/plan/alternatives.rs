@@ -4,19 +4,25 @@
 //! at its installed version), so each installed `Requires-Dist` stays in force and a plan never
 //! silently breaks a dist the user did not mention. Dists installed from outside the index
 //! (direct URL, VCS, editable, egg-info) are pinned to their installed version: never replaced.
+//! A bare target (a name without a version) leaves the coupled groups it is not in where they
+//! are (`propose setuptools` never moves torch); one held back by installed dists also gets a
+//! forward move of them (its own coupled stack included, newest release line first).
 //!
 //! When a target cannot be had, the alternatives are, each a complete plan:
-//! 1. **move the blockers**: the dists whose requirements exclude the target are upgraded too
-//!    (the solver takes the newest releases that accept the target, and the rest of the
-//!    environment with them); when that fails, the dists the new failure involves join them, a
-//!    few rounds at most;
-//! 2. **the newest target that fits**: the target's name without its specifier;
+//! 1. **move the blockers** forward: the dists whose requirements exclude the target are
+//!    upgraded too, nothing installed goes back (when that fails, the dists the failure involves
+//!    join them, a few rounds at most); only when no forward move exists, **downgrade the
+//!    blockers**, scored with its real costs;
+//! 2. **the newest target that fits**: the target's name without its specifier (for an exact
+//!    pin, the closest release to it that fits);
 //! 3. **a forced override** (only with `--allow-override`): the target overrides the
 //!    requirements on its name only on the edges from the blockers (edge-scoped), and each
 //!    violated `Requires-Dist` is recorded with its dependent.
 //!
 //! Plans that deliver the targets are ranked by risk (lowest first), then the newest that fits;
-//! ties keep the order above. The first plan is the recommendation.
+//! a plan that leaves the accelerator line (CUDA 13 -> 12) comes after all of them. The first
+//! plan is the recommendation. What the plans' evidence reads from the index and the installed
+//! files is [`super::oracle::IndexAndFiles`].
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
