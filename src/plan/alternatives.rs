@@ -394,23 +394,31 @@ impl Proposer<'_> {
         if self.request.all || targets.iter().any(|t| t.version_or_url.is_some()) {
             return Vec::new();
         }
-        let asked =
-            |group: &crate::risk::CoupledGroup| targets.iter().any(|t| group.contains(&t.name));
-        let mut bounds = Vec::new();
-        for group in policy
+        self.stack_members(policy, targets, false)
+            .map(|d| pin(d.name(), d.version()))
+            .collect()
+    }
+
+    /// The installed, index-managed members of the coupled groups (not `compiled-dependents`
+    /// ones) that contain a target (`with_target`) or contain none.
+    fn stack_members<'s>(
+        &'s self,
+        policy: &'s Policy,
+        targets: &'s [Requirement],
+        with_target: bool,
+    ) -> impl Iterator<Item = &'s crate::inventory::InstalledDist> + 's {
+        policy
             .coupled
             .iter()
-            .filter(|g| !asked(g) && !g.compiled_dependents)
-        {
-            bounds.extend(
+            .filter(move |g| {
+                !g.compiled_dependents && targets.iter().any(|t| g.contains(&t.name)) == with_target
+            })
+            .flat_map(move |group| {
                 self.inventory
                     .dists
                     .iter()
-                    .filter(|d| !d.is_unmanaged() && group.contains(d.name()))
-                    .map(|d| pin(d.name(), d.version())),
-            );
-        }
-        bounds
+                    .filter(move |d| !d.is_unmanaged() && group.contains(d.name()))
+            })
     }
 
     /// The installed dists that hold a bare target of `plan` below its newest release (what a
@@ -449,17 +457,10 @@ impl Proposer<'_> {
         held: &[Blocker],
     ) -> Result<Option<Plan>, ProposeError> {
         let mut moving = upgrade.clone();
-        for group in policy.coupled.iter().filter(|g| !g.compiled_dependents) {
-            if targets.iter().any(|t| group.contains(&t.name)) {
-                moving.extend(
-                    self.inventory
-                        .dists
-                        .iter()
-                        .filter(|d| !d.is_unmanaged() && group.contains(d.name()))
-                        .map(|d| d.name().clone()),
-                );
-            }
-        }
+        moving.extend(
+            self.stack_members(policy, targets, true)
+                .map(|d| d.name().clone()),
+        );
         for floors in self.forward_floors(targets)? {
             if let Some(mut plan) = self.move_blockers_within(&floors, &moving, held, true)? {
                 plan.targets = targets.to_vec();
