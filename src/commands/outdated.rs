@@ -22,8 +22,8 @@ use crate::inventory::{self, InstalledDist, Inventory};
 use crate::printer::Printer;
 use crate::render::json;
 use crate::render::outdated::{
-    HeldBackBy, NameVersion, Needs, OutdatedReport, PackageError, PackageStatus, SCHEMA,
-    SCHEMA_VERSION, Unmanaged, render_text,
+    HeldBackBy, NameVersion, Needs, OutdatedReport, PackageError, PackageStatus, SCHEMA, Unmanaged,
+    render_text,
 };
 use crate::settings::{OutdatedSettings, OutputFormat};
 
@@ -91,7 +91,6 @@ pub fn build_report(
     let env = &inventory.environment;
     let mut report = OutdatedReport {
         schema: SCHEMA,
-        schema_version: SCHEMA_VERSION,
         python_version: env.python_version.clone(),
         indexes,
         packages: Vec::new(),

@@ -8,18 +8,14 @@ use pep440_rs::Version;
 use pep508_rs::PackageName;
 use serde::Serialize;
 
-/// The `schema` value of `planner outdated --format json`.
-pub const SCHEMA: &str = "planner-outdated";
-/// The `schema_version` of `planner outdated --format json`.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The `schema` value of `planner outdated --format json` (`docs/schemas/outdated.json`).
+pub const SCHEMA: &str = "planner-outdated/1";
 
 /// The whole report (also the JSON document).
 #[derive(Debug, Clone, Serialize)]
 pub struct OutdatedReport {
-    /// Always `planner-outdated`.
+    /// Always `planner-outdated/1`.
     pub schema: &'static str,
-    /// Always 1.
-    pub schema_version: u32,
     /// The target Python version.
     pub python_version: Version,
     /// The indexes searched, in order (credentials redacted).
