@@ -271,7 +271,7 @@ impl std::fmt::Debug for IndexOptions {
 }
 
 impl IndexOptions {
-    fn new(args: &IndexArgs, sources: &Sources<'_>) -> IndexOptions {
+    fn new(args: &IndexArgs, sources: &Sources<'_>) -> miette::Result<IndexOptions> {
         let env = sources.env;
         let config = sources.config.map(|c| &c.values);
         let (index_url, index_url_source) = sources.pick(
@@ -297,7 +297,10 @@ impl IndexOptions {
             "PLANNER_CACHE_DIR",
             config.and_then(|c| c.cache_dir.clone()),
         );
-        IndexOptions {
+        for url in index_url.iter().chain(&extra_index_urls.clone().unwrap_or_default()) {
+            check_index_location(url)?;
+        }
+        Ok(IndexOptions {
             index_url,
             index_url_source,
             extra_index_urls: extra_index_urls.unwrap_or_default(),
@@ -308,7 +311,7 @@ impl IndexOptions {
             binary: BinaryPolicy::new(&args.only_binary, &args.no_binary),
             keyring: keyring_provider(args.keyring_provider, env),
             env: env.clone(),
-        }
+        })
     }
 
     /// The index settings: these options, the environment variables and pip.conf (the site
@@ -345,6 +348,20 @@ impl IndexOptions {
             target_tags: None,
         })
     }
+}
+
+/// An index given as neither a URL nor an existing path (`--index-url 'not a url'`) is refused
+/// here, before it is read as a folder that does not exist for every package.
+fn check_index_location(text: &str) -> miette::Result<()> {
+    if url::Url::parse(text).is_ok() || Path::new(text).exists() {
+        return Ok(());
+    }
+    Err(miette!(
+        help = "pass an http(s) URL (`https://pkgs.example.com/simple/`), or the folder (or \
+                file:// URL) of a local simple index",
+        "the index `{}` is neither a URL nor an existing folder",
+        crate::terminal::field(text)
+    ))
 }
 
 /// `--keyring-provider`, else `PIP_KEYRING_PROVIDER` / `UV_KEYRING_PROVIDER`. pip's `auto` and
@@ -569,7 +586,7 @@ fn command(command: Command, sources: &Sources<'_>) -> miette::Result<CommandSet
             override_files: args.override_files,
             prerelease: args.prerelease.into(),
             environment: environment(&args.env, env),
-            index: IndexOptions::new(&args.index, sources),
+            index: IndexOptions::new(&args.index, sources)?,
             format: args.format.into(),
         }),
         Command::Review(args) => CommandSettings::Review(review(args, sources)?),
@@ -581,7 +598,7 @@ fn command(command: Command, sources: &Sources<'_>) -> miette::Result<CommandSet
         }),
         Command::Outdated(args) => CommandSettings::Outdated(OutdatedSettings {
             environment: environment(&args.env, env),
-            index: IndexOptions::new(&args.index, sources),
+            index: IndexOptions::new(&args.index, sources)?,
             format: args.format.into(),
         }),
         Command::Inventory(args) => CommandSettings::Inventory(InventorySettings {
@@ -908,7 +925,7 @@ fn propose(args: cli::ProposeArgs, sources: &Sources<'_>) -> miette::Result<Prop
         Some(dir) => Some(std::path::absolute(dir).into_diagnostic()?),
         None => None,
     };
-    let mut index = IndexOptions::new(&args.index, sources);
+    let mut index = IndexOptions::new(&args.index, sources)?;
     if !args.allow_build {
         if !args.index.no_binary.is_empty() {
             return Err(miette!(
@@ -970,7 +987,7 @@ fn review(args: cli::ReviewArgs, sources: &Sources<'_>) -> miette::Result<Review
         policy: sources.policy(args.policy.as_deref())?,
         fail_on: args.fail_on,
         fail_on_unjudged: args.fail_on_unjudged,
-        index: IndexOptions::new(&args.index, sources),
+        index: IndexOptions::new(&args.index, sources)?,
         format: args.format.into(),
         sarif_file: args.sarif_file,
     })
@@ -1033,12 +1050,13 @@ impl From<cli::PlanFormat> for OutputFormat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
 
     fn resolve(args: &[&str], env: &[(&str, &str)]) -> miette::Result<Settings> {
         let cli = Cli::try_parse_args_from(std::iter::once("planner").chain(args.iter().copied()))
             .map_err(|err| miette!("{err}"))?;
-        Settings::resolve(cli, &EnvVars::from_pairs(env.iter().copied()))
+        // No config file: a folder with none above it.
+        let none = std::path::Path::new("/");
+        Settings::resolve_in(cli, &EnvVars::from_pairs(env.iter().copied()), none)
     }
 
     #[test]
@@ -1133,6 +1151,110 @@ mod tests {
         assert_eq!(index.indexes[0].to_string(), "https://env.example/simple/");
         assert_eq!(index.page_max_age, 5);
         assert_eq!(index.binary, outdated.index.binary);
+    }
+
+    #[test]
+    fn colour_flag_beats_no_color_which_beats_force_color() {
+        let color = |args: &[&str], env: &[(&str, &str)]| {
+            let mut all = vec!["inventory"];
+            all.extend_from_slice(args);
+            resolve(&all, env).unwrap().color
+        };
+        assert_eq!(color(&[], &[]), ColorChoice::Auto);
+        assert_eq!(color(&[], &[("NO_COLOR", "1")]), ColorChoice::Never);
+        assert_eq!(color(&[], &[("NO_COLOR", "")]), ColorChoice::Auto);
+        assert_eq!(color(&[], &[("FORCE_COLOR", "1")]), ColorChoice::Always);
+        assert_eq!(color(&[], &[("FORCE_COLOR", "0")]), ColorChoice::Auto);
+        assert_eq!(color(&[], &[("CLICOLOR_FORCE", "1")]), ColorChoice::Always);
+        assert_eq!(
+            color(&[], &[("NO_COLOR", "1"), ("FORCE_COLOR", "1")]),
+            ColorChoice::Never
+        );
+        assert_eq!(
+            color(&["--color", "always"], &[("NO_COLOR", "1")]),
+            ColorChoice::Always
+        );
+        assert_eq!(
+            color(&["--color", "never"], &[("FORCE_COLOR", "1")]),
+            ColorChoice::Never
+        );
+    }
+
+    #[test]
+    fn diff_sides_keep_command_line_order() {
+        let settings = resolve(
+            &["diff", "--from-snapshot", "a.json", "b", "--python", "/p/python"],
+            &[],
+        )
+        .unwrap();
+        let CommandSettings::Diff(diff) = settings.command else {
+            panic!("not diff");
+        };
+        assert_eq!(
+            diff.envs,
+            [
+                DiffEnv::Source(EnvironmentSource::Snapshot("a.json".into())),
+                DiffEnv::Path("b".into()),
+                DiffEnv::Source(EnvironmentSource::Python("/p/python".into())),
+            ]
+        );
+        let settings = resolve(&["inventory", "--python", "/p/python"], &[]).unwrap();
+        let CommandSettings::Inventory(inventory) = settings.command else {
+            panic!("not inventory");
+        };
+        assert_eq!(
+            inventory.environment.source,
+            EnvironmentSource::Python("/p/python".into())
+        );
+    }
+
+    #[test]
+    fn config_values_lose_to_variables_and_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("planner.toml"),
+            "max-risk = 'low'\ncache-dir = 'c'\nindex-url = 'https://config.invalid/simple/'\n",
+        )
+        .unwrap();
+        let at = |args: &[&str], env: &[(&str, &str)]| {
+            let cli = Cli::try_parse_args_from(std::iter::once("planner").chain(args.iter().copied()))
+                .unwrap();
+            Settings::resolve_in(cli, &EnvVars::from_pairs(env.iter().copied()), dir.path())
+                .unwrap()
+        };
+        let settings = at(&["propose", "numpy"], &[]);
+        let CommandSettings::Propose(propose) = &settings.command else {
+            panic!("not propose");
+        };
+        assert_eq!(propose.max_risk, Some(RiskLevel::Low));
+        assert_eq!(propose.index.cache_dir, Some(dir.path().join("c")));
+        assert_eq!(
+            propose.index.index_url.as_deref(),
+            Some("https://config.invalid/simple/")
+        );
+        assert!(
+            settings.origins.iter().any(|o| o.starts_with("max-risk = low (from ")
+                && o.ends_with("planner.toml)")),
+            "{:?}",
+            settings.origins
+        );
+        let settings = at(
+            &["propose", "numpy", "--cache-dir", "/flag"],
+            &[
+                ("PLANNER_MAX_RISK", "high"),
+                ("PLANNER_CACHE_DIR", "/env"),
+                ("PIP_INDEX_URL", "https://env.invalid/simple/"),
+            ],
+        );
+        let CommandSettings::Propose(propose) = &settings.command else {
+            panic!("not propose");
+        };
+        assert_eq!(propose.max_risk, Some(RiskLevel::High));
+        assert_eq!(propose.index.cache_dir, Some(PathBuf::from("/flag")));
+        // The variable names the index: the index settings read it, not the config.
+        assert_eq!(propose.index.index_url, None);
+        let index = propose.index.resolve(None).unwrap();
+        assert_eq!(index.indexes[0].to_string(), "https://env.invalid/simple/");
     }
 
     #[test]

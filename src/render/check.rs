@@ -63,23 +63,27 @@ pub fn to_json<'a>(inventory: &Inventory, report: &'a CheckReport) -> CheckJson<
 }
 
 /// Human output: pip check's sentence first, then each severity's findings.
-pub fn render_text(report: &CheckReport) -> String {
+pub fn render_text(report: &CheckReport, color: bool) -> String {
+    use anstyle::{AnsiColor, Style};
+    let paint = |style: Style, text: &str| crate::printer::paint(color, style, text);
+    let (red, yellow) = (AnsiColor::Red.on_default(), AnsiColor::Yellow.on_default());
     let mut out = String::new();
     if report.broken() {
-        out.push_str("Broken requirements found.\n");
+        out.push_str(&paint(red.bold(), "Broken requirements found."));
     } else {
-        out.push_str("No broken requirements found.\n");
+        out.push_str(&paint(AnsiColor::Green.on_default(), "No broken requirements found."));
     }
-    for (severity, title) in [
-        (Severity::Error, "errors"),
-        (Severity::Warning, "warnings"),
-        (Severity::Info, "info"),
+    out.push('\n');
+    for (severity, title, style) in [
+        (Severity::Error, "errors:", red.bold()),
+        (Severity::Warning, "warnings:", yellow.bold()),
+        (Severity::Info, "info:", Style::new().bold()),
     ] {
         let findings: Vec<&Finding> = report.of(severity).collect();
         if findings.is_empty() {
             continue;
         }
-        out.push_str(&format!("\n{title}:\n"));
+        out.push_str(&format!("\n{}\n", paint(style, title)));
         for finding in findings {
             out.push_str(&format!(
                 "  - {}\n",

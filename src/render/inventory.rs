@@ -153,7 +153,7 @@ pub fn describe_environment(env: &Environment) -> String {
 }
 
 /// The table: name, version, installer, source, requested.
-pub fn render_text(inventory: &Inventory) -> String {
+pub fn render_text(inventory: &Inventory, color: bool) -> String {
     let headers = ["name", "version", "installer", "source", "requested"];
     let rows: Vec<[String; 5]> = inventory
         .dists
@@ -188,7 +188,8 @@ pub fn render_text(inventory: &Inventory) -> String {
         }
         line.trim_end().to_string() + "\n"
     };
-    out.push_str(&line(&headers));
+    let bold = anstyle::Style::new().bold();
+    out.push_str(&crate::printer::paint(color, bold, &line(&headers)));
     let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
     out.push_str(&line(&rule.iter().map(String::as_str).collect::<Vec<_>>()));
     for row in &rows {

@@ -115,7 +115,7 @@ pub struct PackageError {
 
 /// The table for humans: outdated dists only (like `pip list --outdated`), then the dists not
 /// compared.
-pub fn render_text(report: &OutdatedReport) -> String {
+pub fn render_text(report: &OutdatedReport, color: bool) -> String {
     let mut out = String::new();
     let outdated: Vec<&PackageStatus> = report.packages.iter().filter(|p| p.outdated).collect();
     if outdated.is_empty() {
@@ -176,7 +176,13 @@ pub fn render_text(report: &OutdatedReport) -> String {
                     line.push_str(cell);
                 }
             }
-            out.push_str(line.trim_end());
+            let line = line.trim_end();
+            if n == 0 {
+                let bold = anstyle::Style::new().bold();
+                out.push_str(&crate::printer::paint(color, bold, line));
+            } else {
+                out.push_str(line);
+            }
             out.push('\n');
             if n == 0 {
                 let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();

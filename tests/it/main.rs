@@ -18,6 +18,7 @@ mod resolve;
 mod review;
 mod risk_corpus;
 mod secrets;
+mod shipping;
 mod snapshot;
 mod try_;
 mod verify;

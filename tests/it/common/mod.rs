@@ -11,6 +11,7 @@
 #![allow(dead_code)]
 
 pub mod index_server;
+pub mod schema;
 pub mod venv;
 
 use std::io::Write;
@@ -36,6 +37,10 @@ pub struct Output {
 impl Output {
     /// Parse stdout as JSON (panics with both streams when it is not).
     pub fn json(&self) -> serde_json::Value {
+        if let Some(dir) = std::env::var_os("PLANNER_TEST_DUMP_JSON") {
+            let n = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+            let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{n}.json")), &self.stdout);
+        }
         serde_json::from_str(&self.stdout).unwrap_or_else(|err| {
             panic!(
                 "stdout is not JSON ({err}):\n{}\nstderr:\n{}",
