@@ -297,7 +297,10 @@ impl IndexOptions {
             "PLANNER_CACHE_DIR",
             config.and_then(|c| c.cache_dir.clone()),
         );
-        for url in index_url.iter().chain(&extra_index_urls.clone().unwrap_or_default()) {
+        for url in index_url
+            .iter()
+            .chain(&extra_index_urls.clone().unwrap_or_default())
+        {
             check_index_location(url)?;
         }
         Ok(IndexOptions {
@@ -1183,7 +1186,14 @@ mod tests {
     #[test]
     fn diff_sides_keep_command_line_order() {
         let settings = resolve(
-            &["diff", "--from-snapshot", "a.json", "b", "--python", "/p/python"],
+            &[
+                "diff",
+                "--from-snapshot",
+                "a.json",
+                "b",
+                "--python",
+                "/p/python",
+            ],
             &[],
         )
         .unwrap();
@@ -1217,8 +1227,9 @@ mod tests {
         )
         .unwrap();
         let at = |args: &[&str], env: &[(&str, &str)]| {
-            let cli = Cli::try_parse_args_from(std::iter::once("planner").chain(args.iter().copied()))
-                .unwrap();
+            let cli =
+                Cli::try_parse_args_from(std::iter::once("planner").chain(args.iter().copied()))
+                    .unwrap();
             Settings::resolve_in(cli, &EnvVars::from_pairs(env.iter().copied()), dir.path())
                 .unwrap()
         };
@@ -1233,8 +1244,10 @@ mod tests {
             Some("https://config.invalid/simple/")
         );
         assert!(
-            settings.origins.iter().any(|o| o.starts_with("max-risk = low (from ")
-                && o.ends_with("planner.toml)")),
+            settings
+                .origins
+                .iter()
+                .any(|o| o.starts_with("max-risk = low (from ") && o.ends_with("planner.toml)")),
             "{:?}",
             settings.origins
         );

@@ -55,7 +55,9 @@ pub fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<ExitSta
     );
     match args.format {
         OutputFormat::Json => printer.out(&json::to_json(&report)?),
-        OutputFormat::Text | OutputFormat::Markdown => printer.out(&render_text(&report, printer.color())),
+        OutputFormat::Text | OutputFormat::Markdown => {
+            printer.out(&render_text(&report, printer.color()))
+        }
     }
     // Freeing a hundred thousand parsed files costs a tenth of a warm run; the process is about
     // to exit, so leave that to the OS (as uv and ripgrep do with their big structures).

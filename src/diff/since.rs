@@ -32,7 +32,9 @@ pub enum SinceError {
     )]
     #[diagnostic(
         code(planner::diff::since),
-        help("a duration counts back from now (`--since 1d` for the last 24 hours, `--since 2w`); a date is read in this machine's time zone")
+        help(
+            "a duration counts back from now (`--since 1d` for the last 24 hours, `--since 2w`); a date is read in this machine's time zone"
+        )
     )]
     BadWhen(String),
     /// The environment has no install records (a snapshot).

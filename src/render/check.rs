@@ -71,7 +71,10 @@ pub fn render_text(report: &CheckReport, color: bool) -> String {
     if report.broken() {
         out.push_str(&paint(red.bold(), "Broken requirements found."));
     } else {
-        out.push_str(&paint(AnsiColor::Green.on_default(), "No broken requirements found."));
+        out.push_str(&paint(
+            AnsiColor::Green.on_default(),
+            "No broken requirements found.",
+        ));
     }
     out.push('\n');
     for (severity, title, style) in [

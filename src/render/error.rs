@@ -66,3 +66,29 @@ pub fn usage_to_json(message: &str) -> String {
     };
     super::json::to_json(&document).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_error_document_carries_message_code_help_and_causes_escaped() {
+        #[derive(Debug, thiserror::Error, miette::Diagnostic)]
+        #[error("outer \u{1b}[2J")]
+        #[diagnostic(code(planner::x), help("do this"))]
+        struct Outer(#[source] std::io::Error);
+        let err = Outer(std::io::Error::other("inner"));
+        let doc: serde_json::Value = serde_json::from_str(&to_json(&err, 2)).unwrap();
+        assert_eq!(doc["schema"], SCHEMA);
+        assert_eq!(doc["exit_code"], 2);
+        assert_eq!(doc["message"], "outer \\u{1b}[2J");
+        assert_eq!(doc["code"], "planner::x");
+        assert_eq!(doc["help"], "do this");
+        assert_eq!(doc["causes"], serde_json::json!(["inner"]));
+        let usage = usage_to_json("error: invalid value 'x'\n  hint: write y\n");
+        let doc: serde_json::Value = serde_json::from_str(&usage).unwrap();
+        assert_eq!(doc["message"], "invalid value 'x'");
+        assert_eq!(doc["help"], "hint: write y");
+        assert_eq!(doc["code"], "planner::usage");
+    }
+}

@@ -51,7 +51,10 @@ pub fn text(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> Stri
             // Padded before it is painted: escape codes have no width on a terminal.
             style.level(
                 plan.risk.level,
-                &format!("{:<18}", format!("{}/100 {}", plan.risk.score, plan.risk.level))
+                &format!(
+                    "{:<18}",
+                    format!("{}/100 {}", plan.risk.score, plan.risk.level)
+                )
             ),
             summary(plan)
         );

@@ -242,12 +242,7 @@ pub(super) fn plan_tail_text(
     commands: Option<&PlanCommands>,
 ) {
     for warning in &plan.warnings {
-        let _ = writeln!(
-            out,
-            "  {} {}",
-            style.warning("WARNING:"),
-            terminal(warning)
-        );
+        let _ = writeln!(out, "  {} {}", style.warning("WARNING:"), terminal(warning));
     }
     factors_text(out, plan);
     if let Some(commands) = commands {

@@ -32,7 +32,9 @@ pub enum RequirementsFileError {
     #[error("cannot read `{}`", path.display())]
     #[diagnostic(
         code(planner::requirements::read),
-        help("check the path of the -r/-c/--override file (relative paths are read from the current folder)")
+        help(
+            "check the path of the -r/-c/--override file (relative paths are read from the current folder)"
+        )
     )]
     Read {
         /// The file.

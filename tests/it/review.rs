@@ -459,10 +459,18 @@ fn issue_13_docs_workflow_command_runs() {
     // passes them (PLANNER_*), on the planner binary under test.
     let doc = std::fs::read_to_string(repo_root().join("docs/review.md")).unwrap();
     let action = std::fs::read_to_string(repo_root().join("action.yml")).unwrap();
-    for used in ["actions/checkout@v5", "upload-sarif@v4", "steps.planner.outputs.sarif-file"] {
+    for used in [
+        "actions/checkout@v5",
+        "upload-sarif@v4",
+        "steps.planner.outputs.sarif-file",
+    ] {
         assert!(doc.contains(used), "docs/review.md uses {used}");
     }
-    for used in ["actions/cache@v5", "scripts/action-review.sh", "PLANNER_FAIL_ON: ${{ inputs.fail-on }}"] {
+    for used in [
+        "actions/cache@v5",
+        "scripts/action-review.sh",
+        "PLANNER_FAIL_ON: ${{ inputs.fail-on }}",
+    ] {
         assert!(action.contains(used), "action.yml uses {used}");
     }
     let with = |key: &str| {
@@ -520,7 +528,8 @@ fn issue_13_docs_workflow_command_runs() {
     let said = std::fs::read_to_string(&outputs).unwrap();
     let sarif_file = r.repo.join("planner-review.sarif");
     assert!(
-        said.contains(&format!("sarif-file={}", sarif_file.display())) && said.contains("exit-code=1"),
+        said.contains(&format!("sarif-file={}", sarif_file.display()))
+            && said.contains("exit-code=1"),
         "{said}"
     );
     let sarif = std::fs::read_to_string(&sarif_file).expect("planner-review.sarif");

@@ -24,7 +24,7 @@ fn issue_28_completions_man_and_version_on_every_command() {
         assert_eq!(out.code, Some(0), "{}", out.stderr);
         assert!(out.stdout.contains(marker), "{shell}: {}", out.stdout);
         // Every subcommand and global flag is offered.
-        for word in ["propose", "review", "--color", "--from-snapshot"] {
+        for word in ["propose", "review", "color", "from-snapshot"] {
             assert!(out.stdout.contains(word), "{shell} lacks {word}");
         }
     }
@@ -38,20 +38,39 @@ fn issue_28_completions_man_and_version_on_every_command() {
     for page in ["planner.1", "planner-propose.1", "planner-diff.1"] {
         assert!(dir.join(page).is_file(), "{page} written");
     }
-    for command in [&["--version"][..], &["propose", "--version"], &["diff", "--version"]] {
+    for command in [
+        &["--version"][..],
+        &["propose", "--version"],
+        &["diff", "--version"],
+    ] {
         let out = ctx.run(command);
         assert_eq!(out.code, Some(0), "{command:?}");
-        assert!(out.stdout.contains(env!("CARGO_PKG_VERSION")), "{}", out.stdout);
+        assert!(
+            out.stdout.contains(env!("CARGO_PKG_VERSION")),
+            "{}",
+            out.stdout
+        );
     }
 }
 
 /// check, inventory and outdated with these variables and flags: each command's name, whether
 /// its stdout was coloured, and its text without escape codes.
-fn colour_runs(ctx: &TestContext, env: &[(&str, &str)], extra: &[&str]) -> Vec<(String, bool, String)> {
+fn colour_runs(
+    ctx: &TestContext,
+    env: &[(&str, &str)],
+    extra: &[&str],
+) -> Vec<(String, bool, String)> {
     let commands: [&[&str]; 3] = [
         &["check", "--venv", BROKEN],
         &["inventory", "--venv", CANONICAL],
-        &["outdated", "--venv", CANONICAL, "--index-url", INDEX, "--offline"],
+        &[
+            "outdated",
+            "--venv",
+            CANONICAL,
+            "--index-url",
+            INDEX,
+            "--offline",
+        ],
     ];
     commands
         .iter()
@@ -134,23 +153,54 @@ fn issue_28_config_file_and_precedence() {
     // The config's index and policy answer; its max-risk (low) fails the plan: exit 1.
     let out = propose(&[], &[]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
-    assert!(out.stderr.contains("setting policy = ml-cuda (from "), "{}", out.stderr);
-    assert!(out.stderr.contains("pyproject.toml [tool.planner])"), "{}", out.stderr);
-    assert!(out.stderr.contains("setting max-risk = low (from "), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("setting policy = ml-cuda (from "),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("pyproject.toml [tool.planner])"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("setting max-risk = low (from "),
+        "{}",
+        out.stderr
+    );
     assert_eq!(out.json()["request"]["policy"], "ml-cuda", "{}", out.stdout);
     // A variable beats the config; a flag beats the variable.
-    let out = propose(&[], &[("PLANNER_MAX_RISK", "critical"), ("PLANNER_POLICY", "default")]);
+    let out = propose(
+        &[],
+        &[
+            ("PLANNER_MAX_RISK", "critical"),
+            ("PLANNER_POLICY", "default"),
+        ],
+    );
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert!(out.stderr.contains("setting max-risk = critical (from PLANNER_MAX_RISK)"));
-    assert!(out.stderr.contains("setting policy = default (from PLANNER_POLICY)"));
+    assert!(
+        out.stderr
+            .contains("setting max-risk = critical (from PLANNER_MAX_RISK)")
+    );
+    assert!(
+        out.stderr
+            .contains("setting policy = default (from PLANNER_POLICY)")
+    );
     let out = propose(&["--max-risk", "low"], &[("PLANNER_MAX_RISK", "critical")]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
-    assert!(out.stderr.contains("setting max-risk = low (from --max-risk)"));
+    assert!(
+        out.stderr
+            .contains("setting max-risk = low (from --max-risk)")
+    );
     // A nearer planner.toml wins, and an unknown key is an error naming the file.
     std::fs::write(project.join("src/planner.toml"), "max-rsik = \"low\"\n").unwrap();
     let out = propose(&[], &[]);
     assert_eq!(out.code, Some(2));
-    assert!(out.stderr.contains("planner.toml") && out.stderr.contains("max-rsik"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("planner.toml") && out.stderr.contains("max-rsik"),
+        "{}",
+        out.stderr
+    );
     assert_valid(&out.json());
     // PLANNER_NO_CONFIG=1 reads none: the index is then the public one, which --offline
     // cannot read (exit 2), so the config was what answered above.
@@ -167,34 +217,87 @@ fn issue_28_every_command_json_validates() {
     let out_dir = ctx.path().join("plan");
     let snapshot = ctx.path().join("snap.json");
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["inventory", "--venv", CANONICAL, "--format", "json"], "planner-inventory/1"),
-        (vec!["check", "--venv", BROKEN, "--format", "json"], "planner-check/1"),
         (
-            vec!["outdated", "--venv", CANONICAL, "--index-url", INDEX, "--offline", "--format", "json"],
+            vec!["inventory", "--venv", CANONICAL, "--format", "json"],
+            "planner-inventory/1",
+        ),
+        (
+            vec!["check", "--venv", BROKEN, "--format", "json"],
+            "planner-check/1",
+        ),
+        (
+            vec![
+                "outdated",
+                "--venv",
+                CANONICAL,
+                "--index-url",
+                INDEX,
+                "--offline",
+                "--format",
+                "json",
+            ],
             "planner-outdated/1",
         ),
         (
             vec![
-                "resolve", "--python-version", "3.12", "--python-platform", "x86_64-manylinux_2_28",
-                "--index-url", INDEX, "--offline", "--format", "json", "torch==2.11.0", "triton==3.7.0",
+                "resolve",
+                "--python-version",
+                "3.12",
+                "--python-platform",
+                "x86_64-manylinux_2_28",
+                "--index-url",
+                INDEX,
+                "--offline",
+                "--format",
+                "json",
+                "torch==2.11.0",
+                "triton==3.7.0",
             ],
             "planner-resolve/1",
         ),
         (
             vec![
-                "propose", "triton==3.7.0", "--allow-override", "--venv", CANONICAL, "--index-url",
-                INDEX, "--offline", "--format", "json", "--out-dir", out_dir.to_str().unwrap(),
+                "propose",
+                "triton==3.7.0",
+                "--allow-override",
+                "--venv",
+                CANONICAL,
+                "--index-url",
+                INDEX,
+                "--offline",
+                "--format",
+                "json",
+                "--out-dir",
+                out_dir.to_str().unwrap(),
             ],
             "planner-proposal/1",
         ),
-        (vec!["snapshot", "--venv", CANONICAL, "--out", "-"], "planner-snapshot/1"),
         (
-            vec!["diff", CANONICAL, "testdata/venvs/canonical-forced", "--format", "json"],
+            vec!["snapshot", "--venv", CANONICAL, "--out", "-"],
+            "planner-snapshot/1",
+        ),
+        (
+            vec![
+                "diff",
+                CANONICAL,
+                "testdata/venvs/canonical-forced",
+                "--format",
+                "json",
+            ],
             "planner-diff/1",
         ),
-        (vec!["diff", "--since", "3d", CANONICAL, "--format", "json"], "planner-diff-since/1"),
-        (vec!["inventory", "--venv", "/nonexistent", "--format", "json"], "planner-error/1"),
-        (vec!["inventory", "--python-version", "3", "--format", "json"], "planner-error/1"),
+        (
+            vec!["diff", "--since", "3d", CANONICAL, "--format", "json"],
+            "planner-diff-since/1",
+        ),
+        (
+            vec!["inventory", "--venv", "/nonexistent", "--format", "json"],
+            "planner-error/1",
+        ),
+        (
+            vec!["inventory", "--python-version", "3", "--format", "json"],
+            "planner-error/1",
+        ),
     ];
     for (args, schema) in &cases {
         let out = ctx.run(args);
@@ -229,7 +332,13 @@ fn issue_28_every_command_json_validates() {
     let out = ctx.run(&["inventory", "--from-snapshot", snapshot.to_str().unwrap()]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let old = Path::new("testdata/risk-corpus/bases/black221.snapshot.json");
-    let out = ctx.run(&["check", "--from-snapshot", old.to_str().unwrap(), "--format", "json"]);
+    let out = ctx.run(&[
+        "check",
+        "--from-snapshot",
+        old.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     assert_ne!(out.code, Some(2), "{}", out.stderr);
 }
 
@@ -243,35 +352,70 @@ fn issue_28_errors_say_what_to_do() {
     let file = file.to_str().unwrap().to_string();
     ctx.filter(r"\(os error \d+\)", "(os error [N])");
     let runs: Vec<(&str, Vec<&str>)> = vec![
-        ("index_url_not_a_url", vec!["outdated", "--venv", CANONICAL, "--index-url", "not a url"]),
+        (
+            "index_url_not_a_url",
+            vec!["outdated", "--venv", CANONICAL, "--index-url", "not a url"],
+        ),
         (
             "out_dir_is_a_file",
             vec![
-                "propose", "triton==3.7.0", "--venv", CANONICAL, "--index-url", INDEX, "--offline",
-                "--out-dir", &file,
+                "propose",
+                "triton==3.7.0",
+                "--venv",
+                CANONICAL,
+                "--index-url",
+                INDEX,
+                "--offline",
+                "--out-dir",
+                &file,
             ],
         ),
-        ("requirement_file_missing", vec!["resolve", "-r", "missing.txt", "--python-version", "3.12"]),
-        ("since_yesterday", vec!["diff", "--since", "yesterday", CANONICAL]),
+        (
+            "requirement_file_missing",
+            vec!["resolve", "-r", "missing.txt", "--python-version", "3.12"],
+        ),
+        (
+            "since_yesterday",
+            vec!["diff", "--since", "yesterday", CANONICAL],
+        ),
         (
             "offline_local_index_missing",
             vec![
-                "resolve", "numpy", "--python-version", "3.12", "--offline", "--index-url",
+                "resolve",
+                "numpy",
+                "--python-version",
+                "3.12",
+                "--offline",
+                "--index-url",
                 "testdata/no-such-index",
             ],
         ),
-        ("policy_one_letter_off", vec!["propose", "numpy", "--venv", CANONICAL, "--policy", "ml-cudaa"]),
-        ("verify_names_plan_and_all", vec!["verify", "--venv", CANONICAL]),
+        (
+            "policy_one_letter_off",
+            vec![
+                "propose", "numpy", "--venv", CANONICAL, "--policy", "ml-cudaa",
+            ],
+        ),
+        (
+            "verify_names_plan_and_all",
+            vec!["verify", "--venv", CANONICAL],
+        ),
     ];
     for (name, args) in runs {
         let out = ctx.run(&args);
         assert_eq!(out.code, Some(2), "{name}: {}", out.stderr);
         assert!(
-            out.stderr.contains("help:") || out.stderr.contains("hint:") || out.stderr.contains("Usage:"),
+            out.stderr.contains("help:")
+                || out.stderr.contains("hint:")
+                || out.stderr.contains("Usage:"),
             "{name}: {}",
             out.stderr
         );
-        assert!(!out.stderr.contains("retry with --offline"), "{name}: {}", out.stderr);
+        assert!(
+            !out.stderr.contains("retry with --offline"),
+            "{name}: {}",
+            out.stderr
+        );
         let text = out.snapshot();
         ctx.insta_settings()
             .bind(|| insta::assert_snapshot!(name, text));
@@ -289,14 +433,24 @@ fn issue_28_pyvenv_cfg_version_and_the_interpreterless_note() {
     let out = ctx.run(&["inventory", "--venv", venv.to_str().unwrap()]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(
-        out.stderr.contains("pyvenv.cfg gives the Python version as `3.12`, without a micro version: read as 3.12.0"),
+        out.stderr.contains(
+            "pyvenv.cfg gives the Python version as `3.12`, without a micro version: read as 3.12.0"
+        ),
         "{}",
         out.stderr
     );
-    std::fs::write(venv.join("pyvenv.cfg"), "home = /usr/bin\nversion = 3.12.3\n").unwrap();
+    std::fs::write(
+        venv.join("pyvenv.cfg"),
+        "home = /usr/bin\nversion = 3.12.3\n",
+    )
+    .unwrap();
     let out = ctx.run(&["diff", venv.to_str().unwrap(), venv.to_str().unwrap()]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert!(!out.stderr.contains("without running Python"), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("without running Python"),
+        "{}",
+        out.stderr
+    );
     let out = ctx.run(&["inventory", "--venv", venv.to_str().unwrap(), "-v"]);
     assert_eq!(
         out.stderr.matches("without running Python").count(),
@@ -322,7 +476,13 @@ fn issue_28_environment_flags_everywhere() {
         assert!(!out.stderr.contains("on PATH"), "{command}: {}", out.stderr);
     }
     let snap = ctx.path().join("canonical.json");
-    let out = ctx.run(&["snapshot", "--venv", CANONICAL, "--out", snap.to_str().unwrap()]);
+    let out = ctx.run(&[
+        "snapshot",
+        "--venv",
+        CANONICAL,
+        "--out",
+        snap.to_str().unwrap(),
+    ]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let out = ctx.run(&[
         "diff",
@@ -335,8 +495,18 @@ fn issue_28_environment_flags_everywhere() {
     ]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     let doc = out.json();
-    assert!(doc["a"].as_str().is_some_and(|a| a.ends_with("canonical.json")), "{doc}");
-    assert!(doc["b"].as_str().is_some_and(|b| b.ends_with("canonical-forced")), "{doc}");
+    assert!(
+        doc["a"]
+            .as_str()
+            .is_some_and(|a| a.ends_with("canonical.json")),
+        "{doc}"
+    );
+    assert!(
+        doc["b"]
+            .as_str()
+            .is_some_and(|b| b.ends_with("canonical-forced")),
+        "{doc}"
+    );
     // The same sides the other way round.
     let out = ctx.run(&[
         "diff",
@@ -348,5 +518,34 @@ fn issue_28_environment_flags_everywhere() {
         "json",
     ]);
     let doc = out.json();
-    assert!(doc["a"].as_str().is_some_and(|a| a.ends_with("canonical-forced")), "{doc}");
+    assert!(
+        doc["a"]
+            .as_str()
+            .is_some_and(|a| a.ends_with("canonical-forced")),
+        "{doc}"
+    );
+}
+
+/// The documents recorded on the GPU machine (verify reports, a try report) validate against
+/// the published schemas too: the schemas describe what planner wrote on real environments,
+/// not only what the tests make.
+#[test]
+fn issue_28_recorded_documents_validate() {
+    let dir = repo_root().join("testdata/gpu");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        // verify's reports recorded before its schema 2 are not published documents.
+        if crate::common::schema::schema_name(&doc).is_some() && doc["schema"] != "planner-verify/1"
+        {
+            assert_valid(&doc);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 5, "{checked} recorded documents");
 }

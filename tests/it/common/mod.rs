@@ -35,18 +35,31 @@ pub struct Output {
 }
 
 impl Output {
-    /// Parse stdout as JSON (panics with both streams when it is not).
+    /// Parse stdout as JSON (panics with both streams when it is not), and validate a planner
+    /// document against its schema in docs/schemas.
     pub fn json(&self) -> serde_json::Value {
-        if let Some(dir) = std::env::var_os("PLANNER_TEST_DUMP_JSON") {
-            let n = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-            let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{n}.json")), &self.stdout);
-        }
-        serde_json::from_str(&self.stdout).unwrap_or_else(|err| {
+        let doc: serde_json::Value = serde_json::from_str(&self.stdout).unwrap_or_else(|err| {
             panic!(
                 "stdout is not JSON ({err}):\n{}\nstderr:\n{}",
                 self.stdout, self.stderr
             )
-        })
+        });
+        if let Some(dir) = std::env::var_os("PLANNER_TEST_DUMP_JSON") {
+            let n = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos();
+            let _ = std::fs::write(
+                std::path::Path::new(&dir).join(format!("{n}.json")),
+                &self.stdout,
+            );
+            return doc;
+        }
+        // Issue 28: every planner document a test reads is checked against its schema.
+        if schema::schema_name(&doc).is_some() {
+            schema::assert_valid(&doc);
+        }
+        doc
     }
 
     /// The run as [`planner_snapshot!`] records it (before filtering).
