@@ -387,7 +387,7 @@ fn issue_28_errors_say_what_to_do() {
                 "3.12",
                 "--offline",
                 "--index-url",
-                "testdata/no-such-index",
+                "README.md",
             ],
         ),
         (
@@ -548,4 +548,18 @@ fn issue_28_recorded_documents_validate() {
         }
     }
     assert!(checked >= 5, "{checked} recorded documents");
+}
+
+/// The validation can fail: a document of the wrong shape is refused (a check that cannot fail
+/// would prove nothing).
+#[test]
+#[should_panic(expected = "does not match docs/schemas/check.json")]
+fn issue_28_a_document_of_the_wrong_shape_is_refused() {
+    assert_valid(&serde_json::json!({
+        "schema": "planner-check/1",
+        "broken": "yes",
+        "dists": 3,
+        "findings": [],
+        "accepted": []
+    }));
 }

@@ -44,17 +44,6 @@ impl Output {
                 self.stdout, self.stderr
             )
         });
-        if let Some(dir) = std::env::var_os("PLANNER_TEST_DUMP_JSON") {
-            let n = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos();
-            let _ = std::fs::write(
-                std::path::Path::new(&dir).join(format!("{n}.json")),
-                &self.stdout,
-            );
-            return doc;
-        }
         // Issue 28: every planner document a test reads is checked against its schema.
         if schema::schema_name(&doc).is_some() {
             schema::assert_valid(&doc);
