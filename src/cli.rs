@@ -109,7 +109,8 @@ fn asks_for_json(args: &[std::ffi::OsString]) -> bool {
 /// command line.
 fn diff_sides(matches: &ArgMatches) -> Vec<DiffSide> {
     let mut sides: Vec<(usize, DiffSide)> = Vec::new();
-    let kinds: [(&str, fn(PathBuf) -> DiffSide); 4] = [
+    type Side = fn(PathBuf) -> DiffSide;
+    let kinds: [(&str, Side); 4] = [
         ("envs", DiffSide::Path),
         ("venv", DiffSide::Venv),
         ("from_snapshot", DiffSide::Snapshot),
