@@ -10,6 +10,7 @@
 pub mod analysis;
 pub mod ci;
 pub mod git;
+pub mod links;
 pub mod lock;
 pub mod pins;
 pub mod pyproject;
@@ -65,6 +66,12 @@ pub struct Finding {
     /// `pyproject.toml` pin).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<Pin>,
+    /// The pinned release's notes, compare link and age ([`links`]), for an exact pin.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<links::ReleaseLinks>,
+    /// The flagged line at the head commit on the repository's web home, when it is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permalink: Option<String>,
 }
 
 impl Finding {
@@ -157,6 +164,8 @@ pub fn review(
                 was: was.clone(),
                 targets: verdicts,
                 also: Vec::new(),
+                release: None,
+                permalink: None,
             }
         })
         .collect();

@@ -1097,3 +1097,119 @@ fn offline_with_a_cut_short_cache_entry_is_the_tool_failing() {
     let out = ctx.run(&args(true));
     assert_eq!(out.code, Some(0), "{}", out.stderr);
 }
+
+/// Issue 25: a venv whose path is not UTF-8 (`caf\xe9`, as a Latin-1 system names it). The
+/// written install, rollback and verify scripts name its interpreter by those exact bytes (a
+/// `$'...\xe9...'` word, not the lossy `caf\u{fffd}`, which names no file), and they run: the
+/// install script with `--verify` reaches the planned versions and verify.py passes there, the
+/// rollback script puts the old ones back.
+#[test]
+fn a_venv_at_a_non_utf8_path_gets_scripts_that_name_it_exactly() {
+    use std::os::unix::ffi::OsStrExt;
+    let python = venv::python3();
+    let ctx = TestContext::new();
+    let root = ctx.dir.path().join("index");
+    let status = Command::new(python)
+        .arg(repo_root().join("tests/it/propose_index.py"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let server = IndexServer::start(&root);
+    let url = server.url();
+    let venv = ctx
+        .dir
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9 venv"));
+    // `python3 -m venv` cannot write its activate scripts under a non-UTF-8 path (it encodes
+    // them as UTF-8), so the venv is made beside it and moved there: `bin/python` and
+    // site-packages follow the folder (Python finds them from pyvenv.cfg next to it).
+    let made = ctx.dir.path().join("made-venv");
+    let out = Command::new(python)
+        .args(["-m", "venv"])
+        .arg(&made)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::rename(&made, &venv).unwrap();
+    let out = pip(&venv)
+        .args([
+            "install",
+            "--index-url",
+            &url,
+            "--only-binary",
+            ":all:",
+            "--",
+        ])
+        .args(["target==1.0", "blocker==1.0", "bystander==1.0"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out_dir = ctx.dir.path().join("out");
+    let out = ctx
+        .command()
+        .args(["propose", "target==2.0", "--venv"])
+        .arg(&venv)
+        .args(["--index-url", &url, "--out-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = std::fs::read_dir(out_dir.join("plans"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("-move-blockers"))
+        .expect("a move-blockers plan");
+    for script in [
+        "install-pip.sh",
+        "install-uv.sh",
+        "rollback-pip.sh",
+        "rollback-uv.sh",
+    ] {
+        let text = std::fs::read_to_string(dir.join(script)).unwrap();
+        assert!(
+            text.contains(r"PYTHON_DEFAULT=$'") && text.contains(r"caf\xe9 venv/bin/python'"),
+            "{script}:\n{text}"
+        );
+        assert!(!text.contains('\u{fffd}'), "{script}:\n{text}");
+    }
+    let run_script = |script: &str, args: &[&str]| {
+        Command::new("bash")
+            .arg(dir.join(script))
+            .args(args)
+            .env_remove("PLANNER_PYTHON")
+            .env("PIP_NO_CACHE_DIR", "1")
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+            .output()
+            .unwrap()
+    };
+    let out = run_script("install-pip.sh", &["--verify"]);
+    assert_installed(
+        &venv,
+        &out,
+        "move-blockers",
+        &[("blocker", "2.0"), ("target", "2.0")],
+    );
+    let report = json(&std::fs::read_to_string(dir.join("verify-report.json")).unwrap());
+    assert_eq!(report["ok"], true, "{report:#}");
+    let out = run_script("rollback-pip.sh", &[]);
+    assert_installed(
+        &venv,
+        &out,
+        "rollback",
+        &[("blocker", "1.0"), ("target", "1.0")],
+    );
+}
