@@ -1213,3 +1213,111 @@ fn a_venv_at_a_non_utf8_path_gets_scripts_that_name_it_exactly() {
         &[("blocker", "1.0"), ("target", "1.0")],
     );
 }
+
+/// Issue 25 item 8: a bare-name target whose newest release cannot be had is held back with the
+/// real reason, as `resolve` gives it: `bad` 2.0's METADATA has an unreadable `Requires-Dist`;
+/// `needy` 2.0 requires `helper>=2`, which no release offers. Was: "no single requirement
+/// explains it" for both.
+#[test]
+fn a_held_back_target_says_why_its_newest_release_cannot_be_had() {
+    let root = tempfile::tempdir().unwrap();
+    let wheels = root.path().join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let built = [
+        ("bad", "1.0", vec![]),
+        ("bad", "2.0", vec!["not a valid requirement !!"]),
+        ("needy", "1.0", vec![]),
+        ("needy", "2.0", vec!["helper>=2"]),
+        ("helper", "1.0", vec![]),
+    ];
+    let index = root.path().join("index");
+    std::fs::create_dir_all(index.join("files")).unwrap();
+    let mut links: std::collections::BTreeMap<&str, String> = Default::default();
+    for (name, version, requires) in &built {
+        let wheel = venv::build_wheel(&wheels, name, version, requires, &[]);
+        let file = wheel.file_name().unwrap().to_str().unwrap().to_string();
+        std::fs::copy(&wheel, index.join("files").join(&file)).unwrap();
+        links
+            .entry(name)
+            .or_default()
+            .push_str(&format!("<a href=\"../../files/{file}\">{file}</a>\n"));
+    }
+    for (name, body) in &links {
+        let page = index.join("simple").join(name);
+        std::fs::create_dir_all(&page).unwrap();
+        std::fs::write(
+            page.join("index.html"),
+            format!("<html><body>{body}</body></html>"),
+        )
+        .unwrap();
+    }
+    let venv = venv::RealVenv::create(&root.path().join("venv"));
+    let find_links = wheels.display().to_string();
+    venv.pip_ok(&[
+        "install",
+        "--no-deps",
+        "--quiet",
+        "--find-links",
+        &find_links,
+        "bad==1.0",
+        "needy==1.0",
+    ]);
+    let ctx = TestContext::new();
+    let simple = index.join("simple");
+    let propose = |target: &str| {
+        ctx.run(&[
+            "propose",
+            target,
+            "--venv",
+            venv.path.to_str().unwrap(),
+            "--index-url",
+            simple.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+    };
+    let held = |out: &crate::common::Output| -> String {
+        assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+        let json = out.json();
+        let held = &json["plans"][0]["held_back"][0];
+        assert_eq!(held["newest"], "2.0", "{json:#}");
+        held["unavailable"].as_str().unwrap_or_default().to_string()
+    };
+    let bad = held(&propose("bad"));
+    assert!(
+        bad.starts_with("bad 2.0 has metadata that cannot be read")
+            && bad.contains("not a valid requirement !!"),
+        "{bad}"
+    );
+    let needy = held(&propose("needy"));
+    assert!(
+        needy.starts_with("needy 2.0 cannot be installed here: ") && needy.contains("helper>=2"),
+        "{needy}"
+    );
+    let resolve = ctx.run(&[
+        "resolve",
+        "needy==2.0",
+        "--index-url",
+        simple.to_str().unwrap(),
+        "--python-version",
+        "3.12",
+    ]);
+    assert_eq!(resolve.code, Some(1), "{}", resolve.stderr);
+    assert!(resolve.stderr.contains("helper>=2"), "{}", resolve.stderr);
+    // The text output says it on the held-back line.
+    let text = ctx.run(&[
+        "propose",
+        "needy",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        simple.to_str().unwrap(),
+    ]);
+    assert!(
+        text.stdout.contains(
+            "held back: needy stays at 1.0 (newest 2.0): needy 2.0 cannot be installed here"
+        ),
+        "{}",
+        text.stdout
+    );
+}
