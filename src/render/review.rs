@@ -346,7 +346,10 @@ pub fn markdown(review: &Review) -> String {
                 .collect();
             let place = format!("`{}:{}`", cell(&f.pin.file), f.pin.line);
             let place = match &f.permalink {
-                Some(url) if !url.contains(['<', '>', ' ']) => format!("[{place}](<{url}>)"),
+                // A `|` (a file name may hold one; URLs keep it) would end the table cell.
+                Some(url) if !url.contains(['<', '>', ' ', '|', '`']) => {
+                    format!("[{place}](<{url}>)")
+                }
                 _ => place,
             };
             let _ = writeln!(
