@@ -4,8 +4,9 @@
 //! In: a git repository and two revisions, read with `git` itself ([`git`]; no checkout, nothing
 //! written), and the targets to judge for. The finders ([`scan`]: [`pyproject`],
 //! [`requirements`], [`lock`], [`shell`]) list every pin of each revision with file and line;
-//! the pins the head adds or changes are judged by [`analysis`] through the plan stage. Out: a
-//! [`Review`], findings worst first; `render::review` prints it.
+//! the pins the head adds or changes are judged by [`analysis`] through the plan stage;
+//! [`links`] then adds what a reviewer opens next (the release's age, notes and compare link, a
+//! permalink to the line). Out: a [`Review`], findings worst first; `render::review` prints it.
 
 pub mod analysis;
 pub mod ci;
