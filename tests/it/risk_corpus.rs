@@ -17,7 +17,8 @@ use std::str::FromStr;
 use jiff::Timestamp;
 use pep440_rs::Version;
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
-use planner::inventory::imports::{ImportGuard, ImportStatement, ImportUse, ModuleWords};
+use planner::inventory::imports::{ImportGuard, ImportStatement, ImportUse};
+use planner::inventory::module_names::ModuleNames;
 use planner::inventory::{Inventory, snapshot};
 use planner::plan::{
     Oracle, PlanBuilder, PlanDist, PlanKind, PlanSpec, PlannedEnvironment, line_floor,
@@ -54,9 +55,9 @@ struct ImportRecord {
     #[serde(default)]
     new_members: Option<Vec<String>>,
     #[serde(default)]
-    old_sources: BTreeMap<String, WordsRecord>,
+    old_sources: BTreeMap<String, NamesRecord>,
     #[serde(default)]
-    new_sources: BTreeMap<String, WordsRecord>,
+    new_sources: BTreeMap<String, NamesRecord>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -71,9 +72,10 @@ struct UseRecord {
     guard: u8,
 }
 
+/// Which asked names a module binds (Python's `ast`, `module_facts` in scripts/risk-corpus).
 #[derive(Debug, Deserialize)]
-struct WordsRecord {
-    words: Vec<String>,
+struct NamesRecord {
+    defined: Vec<String>,
     open: bool,
 }
 
@@ -198,13 +200,13 @@ impl Oracle for Recorded<'_> {
             .flatten()
     }
 
-    fn module_words(
+    fn module_names(
         &self,
         n: &PackageName,
         version: &Version,
         path: &str,
         asked: &BTreeSet<String>,
-    ) -> Option<ModuleWords> {
+    ) -> Option<ModuleNames> {
         let record = self.case.imports.get(n.as_ref())?;
         let installed = self.inventory.get(n).map(|d| d.version()) == Some(version);
         let sources = if installed {
@@ -212,15 +214,15 @@ impl Oracle for Recorded<'_> {
         } else {
             &record.new_sources
         };
-        let words = sources.get(path)?;
-        Some(ModuleWords {
-            words: words
-                .words
+        let names = sources.get(path)?;
+        Some(ModuleNames {
+            defined: names
+                .defined
                 .iter()
                 .filter(|w| asked.contains(*w))
                 .cloned()
                 .collect(),
-            open: words.open,
+            open: names.open,
         })
     }
 
