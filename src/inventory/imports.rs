@@ -289,15 +289,19 @@ pub(super) fn logical_lines(source: &str) -> Vec<Logical<'_>> {
     let mut in_string: Option<&str> = None;
     let mut pending: Option<Logical<'_>> = None;
     let mut depth: i32 = 0;
+    let mut carried_quote: Option<u8> = None;
     for (i, raw) in source.lines().enumerate() {
         let mut line = raw;
         if let Some(quote) = in_string {
-            match line.find(quote) {
+            match find_closing(line, quote) {
                 Some(at) => {
                     in_string = None;
                     line = &line[at + 3..];
                     if pending.is_none() {
-                        continue; // the rest of the closing line is not a statement start
+                        // The rest of the closing line is not a statement start, but it may open
+                        // the next string (`''' + TEMPLATE + '''`).
+                        in_string = strip_line(line).1;
+                        continue;
                     }
                 }
                 None => continue,
@@ -307,7 +311,9 @@ pub(super) fn logical_lines(source: &str) -> Vec<Logical<'_>> {
         if let Some(quote) = opens {
             in_string = Some(quote);
         }
-        depth += bracket_change(code);
+        let (change, open) = bracket_change(code, carried_quote);
+        depth += change;
+        carried_quote = open;
         let continued = depth > 0 || code.trim_end().ends_with('\\');
         let text = code.trim_end().trim_end_matches('\\').trim();
         match pending.as_mut() {
@@ -337,6 +343,23 @@ pub(super) fn logical_lines(source: &str) -> Vec<Logical<'_>> {
     out
 }
 
+/// Where `quote` (a triple quote) first occurs in `line` unescaped (`\"""` inside a `"""`
+/// string is a quote, then the two that start the closing).
+fn find_closing(line: &str, quote: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' {
+            i += 2;
+        } else if bytes[i..].starts_with(quote.as_bytes()) {
+            return Some(i);
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
 /// A line without its comment and without a triple-quoted string it opens (and that string's
 /// quote, when it does not close on the line). Single-quoted strings are kept.
 fn strip_line(line: &str) -> (&str, Option<&'static str>) {
@@ -356,7 +379,7 @@ fn strip_line(line: &str) -> (&str, Option<&'static str>) {
             None if b == b'"' || b == b'\'' => {
                 let delimiter = if b == b'"' { "\"\"\"" } else { "'''" };
                 if line[i..].starts_with(delimiter) {
-                    match line[i + 3..].find(delimiter) {
+                    match find_closing(&line[i + 3..], delimiter) {
                         Some(end) => i += 3 + end + 2,
                         None => return (&line[..i], Some(delimiter)),
                     }
@@ -372,26 +395,51 @@ fn strip_line(line: &str) -> (&str, Option<&'static str>) {
 }
 
 /// How many brackets a line (without its comment) opens less those it closes, outside its
-/// single-quoted strings (`"("` opens none).
-fn bracket_change(code: &str) -> i32 {
+/// strings (`"("` opens none; triple-quoted ones that close on the line too), and the quote of a
+/// single-quoted string it leaves open (continued on the next line by a backslash). `open` is
+/// the quote of such a string the previous line left open.
+fn bracket_change(code: &str, open: Option<u8>) -> (i32, Option<u8>) {
+    let bytes = code.as_bytes();
     let mut depth = 0;
-    let mut quote: Option<u8> = None;
-    let mut escaped = false;
-    for b in code.bytes() {
-        match quote {
-            Some(_) if escaped => escaped = false,
-            Some(_) if b == b'\\' => escaped = true,
-            Some(q) if b == q => quote = None,
-            Some(_) => {}
-            None => match b {
-                b'"' | b'\'' => quote = Some(b),
-                b'(' | b'[' | b'{' => depth += 1,
-                b')' | b']' | b'}' => depth -= 1,
-                _ => {}
-            },
+    let mut i = 0;
+    let mut inside = open.map(|q| (q, 1));
+    loop {
+        if let Some((q, width)) = inside {
+            while i < bytes.len() {
+                if bytes[i] == b'\\' {
+                    i += 2;
+                } else if bytes[i] == q && (width == 1 || bytes[i..].starts_with(&[q, q, q])) {
+                    i += width;
+                    inside = None;
+                    break;
+                } else {
+                    i += 1;
+                }
+            }
+            if inside.is_some() {
+                return (depth, (width == 1).then_some(q));
+            }
         }
+        let Some(&b) = bytes.get(i) else {
+            return (depth, None);
+        };
+        match b {
+            b'"' | b'\'' => {
+                let width = if bytes[i..].starts_with(&[b, b, b]) {
+                    3
+                } else {
+                    1
+                };
+                inside = Some((b, width));
+                i += width;
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            _ => {}
+        }
+        i += 1;
     }
-    depth
 }
 
 /// The block a header line opens, for the statements inside it.

@@ -17,7 +17,12 @@
 //! The scan reads logical lines ([`super::imports::logical_lines`]: brackets and backslashes
 //! joined, comments and triple-quoted strings left out) and tokenizes each one; it is not a
 //! parser. It errs on the side of "present": a false "present" only hides a break, a false
-//! "absent" would report one that is not there.
+//! "absent" would report one that is not there. Measured against Python's `ast` (the rules of
+//! `module_facts` in scripts/risk-corpus) over the 8,594 `.py` files of five real venvs (Flask
+//! 2.0, FastAPI 0.95, Django 3.2 + DRF 3.12, pandas 1.5 + scikit-learn 1.2 + matplotlib 3.7 +
+//! numpy 1.24 with their dependencies, pip and setuptools): the open flag agreed on every file,
+//! the scan found 46 names `ast` does not bind (more "present") and missed none but three `_`s,
+//! which the `ast` side read from an `__all__` built inside a function.
 
 use std::collections::BTreeSet;
 
@@ -387,7 +392,10 @@ impl Scan {
     fn dynamic(&mut self, tokens: &[Tok<'_>]) {
         for (at, token) in tokens.iter().enumerate() {
             let rest = &tokens[at + 1..];
+            // a method (`obj.exec()`) is not the builtin
+            let method = at > 0 && tokens[at - 1] == Tok::Op(".");
             let writes = match token {
+                Tok::Name("globals" | "vars" | "exec") if method => false,
                 Tok::Name("globals" | "vars") => matches!(
                     rest,
                     [Tok::Op("("), Tok::Op(")"), Tok::Op("["), ..]
@@ -431,7 +439,7 @@ fn exec_in_module(rest: &[Tok<'_>]) -> bool {
         .unwrap_or(inner.len());
     let args = split_top(&inner[..end], ",");
     match args.as_slice() {
-        [_] => true,
+        [only] => !only.is_empty(),
         [_, second, ..] => matches!(second, [Tok::Name("globals"), Tok::Op("("), Tok::Op(")")]),
         _ => false,
     }
@@ -690,6 +698,9 @@ if TYPE_CHECKING:
             "def f():\n    module = __import__(name, globals(), locals(), [obj])\n",
             "def g():\n    exec(code, globs, locs)\n",
             "def h(obj):\n    obj.__dict__[self.__name__] = value\n",
+            // matplotlib 3.7's qt_compat.py and font_manager.py
+            "def _exec(obj):\n    obj.exec() if hasattr(obj, 'exec') else obj.exec_()\n",
+            "def f(self):\n    vars(self).update(vars(new_fm))\n",
         ] {
             assert!(!module_names(closed, &set(&["x"])).open, "{closed}");
         }
@@ -701,6 +712,43 @@ if TYPE_CHECKING:
         assert_eq!(
             defined(source, &["OPEN", "CLOSE", "after"]),
             set(&["OPEN", "CLOSE", "after"])
+        );
+    }
+
+    /// Strings that span lines do not swallow the definitions after them: a triple-quoted
+    /// string closed and reopened on one line (pygments' `''' + CSSFILE_TEMPLATE + '''`), an
+    /// escaped quote before the closing triple (numpy's f2py `\""""`), a triple-quoted string
+    /// closed on its own line with brackets in it, a single-quoted string continued by a
+    /// backslash (scipy's tests).
+    #[test]
+    fn strings_over_lines_do_not_swallow_what_follows() {
+        let source = [
+            "HEADER = '''\\",
+            "<style>",
+            "''' + TEMPLATE + '''",
+            "</style>",
+            "'''",
+            "FOOTER = '''\\",
+            "'''",
+            "rules = {",
+            "    'body': \"\"\"",
+            "  s = f(\\\"\"\"\" + version + \"\"\"\\\");",
+            "\"\"\",",
+            "}",
+            "HREF = re.compile(r\"\"\"href\\s*=\\s*['\"]?([^'\"> ]+)\"\"\", re.I)",
+            "def check():",
+            "    assert_((x <= 0), \"failed to find \\",
+            "                        the value %i\" % i)",
+            "class After:",
+            "    pass",
+        ]
+        .join("\n");
+        assert_eq!(
+            defined(
+                &source,
+                &["HEADER", "FOOTER", "rules", "HREF", "check", "After"]
+            ),
+            set(&["HEADER", "FOOTER", "rules", "HREF", "check", "After"])
         );
     }
 }
