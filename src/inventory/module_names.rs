@@ -125,13 +125,11 @@ fn tokenize(text: &str) -> Vec<Tok<'_>> {
             out.push(Tok::Other);
         } else {
             let rest = &text[i..];
+            let single = &rest[..rest.chars().next().map_or(1, char::len_utf8)];
             let op = LONG_OPS
                 .iter()
                 .find(|op| rest.starts_with(**op))
-                .map_or_else(
-                    || &rest[..rest.chars().next().map_or(1, char::len_utf8)],
-                    |op| op,
-                );
+                .map_or(single, |op| op);
             out.push(Tok::Op(op));
             i += op.len();
         }
@@ -229,7 +227,7 @@ impl Scan {
                 }
             }
             Some("import") => self.import(&tokens[1..]),
-            Some("from") => self.from_import(&tokens[1..]),
+            Some("from") => self.import_from(&tokens[1..]),
             Some("global" | "nonlocal") => self.globals(tokens),
             Some("type") if matches!(tokens.get(1), Some(Tok::Name(_))) => {
                 if let Some(Tok::Name(name)) = tokens.get(1) {
@@ -293,7 +291,7 @@ impl Scan {
     }
 
     /// `from x import a, b as c` binds `a` and `c`; `from x import *` opens the module.
-    fn from_import(&mut self, tokens: &[Tok<'_>]) {
+    fn import_from(&mut self, tokens: &[Tok<'_>]) {
         let Some(at) = tokens.iter().position(|t| *t == Tok::Name("import")) else {
             return;
         };
@@ -351,10 +349,11 @@ impl Scan {
             return;
         }
         match tokens {
-            [Tok::Name(name), Tok::Op(op), ..] if op.ends_with('=') || *op == ":" => {
-                if !matches!(*op, "==" | "!=" | "<=" | ">=") {
-                    self.bind(name);
-                }
+            [Tok::Name(name), Tok::Op(op), ..]
+                if (op.ends_with('=') || *op == ":")
+                    && !matches!(*op, "==" | "!=" | "<=" | ">=") =>
+            {
+                self.bind(name);
             }
             _ => {}
         }
