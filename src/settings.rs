@@ -197,6 +197,9 @@ pub struct ReviewSettings {
     pub format: ReviewFormat,
     /// `--sarif-file`: SARIF written there too.
     pub sarif_file: Option<PathBuf>,
+    /// The repository's web home from GitHub Actions (`GITHUB_SERVER_URL` and
+    /// `GITHUB_REPOSITORY`), for permalinks; else the command asks `git remote get-url origin`.
+    pub actions_repository: Option<(String, String)>,
 }
 
 /// One side of `planner diff`.
@@ -993,6 +996,9 @@ fn review(args: cli::ReviewArgs, sources: &Sources<'_>) -> miette::Result<Review
         index: IndexOptions::new(&args.index, sources)?,
         format: args.format.into(),
         sarif_file: args.sarif_file,
+        actions_repository: env
+            .get("GITHUB_SERVER_URL")
+            .zip(env.get("GITHUB_REPOSITORY")),
     })
 }
 
