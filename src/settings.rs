@@ -996,9 +996,10 @@ fn review(args: cli::ReviewArgs, sources: &Sources<'_>) -> miette::Result<Review
         index: IndexOptions::new(&args.index, sources)?,
         format: args.format.into(),
         sarif_file: args.sarif_file,
-        actions_repository: env
+        actions_repository: sources
+            .env
             .get("GITHUB_SERVER_URL")
-            .zip(env.get("GITHUB_REPOSITORY")),
+            .zip(sources.env.get("GITHUB_REPOSITORY")),
     })
 }
 
