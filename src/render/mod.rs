@@ -18,6 +18,7 @@
 pub mod check;
 pub mod commands;
 pub mod diff;
+pub mod error;
 pub mod inventory;
 pub mod json;
 pub mod layers;

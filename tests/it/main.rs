@@ -19,6 +19,7 @@ mod resolve;
 mod review;
 mod risk_corpus;
 mod secrets;
+mod shipping;
 mod snapshot;
 mod try_;
 mod verify;
