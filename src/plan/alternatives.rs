@@ -358,8 +358,26 @@ impl Proposer<'_> {
             }
             Err(err) => return Err(err.into()),
         }
+        // The lowest-risk plan that delivers the request but breaks installed dependents, as its
+        // own evidence says: the alternative that moves them along.
+        let breaking = plans
+            .iter()
+            .filter(|p| p.kind != PlanKind::NewestFitting && !p.breaks.is_empty())
+            .min_by_key(|p| p.risk.score);
+        if let Some(base) = breaking {
+            match self.move_dependents(base, targets, &upgrade) {
+                Ok(found) => plans.extend(found),
+                Err(err) if index_failed(&err) => return Err(err),
+                Err(err) => warnings.push(format!(
+                    "the move-dependents alternative could not be searched: {}",
+                    error_chain(&err)
+                )),
+            }
+        }
         // Plans that deliver the targets first, lowest risk first; the compromise (the newest
         // that fits) after them, whatever its risk: the recommendation answers the request. A
+        // plan whose own evidence predicts a break comes after every delivering plan whose
+        // evidence does not. A
         // plan that leaves the accelerator line comes after every plan that stays on it (the
         // forced override and the newest that fits included); a plan that moves no target
         // while another moves the target's own coupled stack comes after that one.
@@ -368,6 +386,7 @@ impl Proposer<'_> {
                 own_stack && !self.moves_a_target(plan),
                 switches_accelerator(plan),
                 plan.kind == PlanKind::NewestFitting,
+                plan.predicts_break(),
                 plan.risk.score,
             )
         });
@@ -871,7 +890,7 @@ impl Proposer<'_> {
 
     /// Every index-managed installed dist at or above its installed version, but the targets
     /// (a target may ask for less).
-    fn floors(&self, targets: &[Requirement]) -> Vec<Requirement> {
+    pub(super) fn floors(&self, targets: &[Requirement]) -> Vec<Requirement> {
         let asked: BTreeSet<&PackageName> = targets.iter().map(|t| &t.name).collect();
         self.whole
             .preferences

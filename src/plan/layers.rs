@@ -31,6 +31,7 @@ use pubgrub::Ranges;
 use super::alternatives::{ProposeError, Proposer, pin};
 use super::builder::line_floor;
 use super::clash::{self, Clash};
+use super::must_move::{fixing_requirement, moves_with_reasons};
 use super::planned::PlannedEnvironment;
 use super::proposal::{
     Blocker, HeldBack, Layer, LayerChoice, LayerKind, NeededMove, Plan, PlanKind, Waiting,
@@ -148,6 +149,13 @@ struct Bounds {
     /// What the safe layer keeps out (a dist whose modules clash with a kept installed one's):
     /// every layer on top of it keeps it out too.
     kept_out: Vec<Requirement>,
+    /// Dependents the safe layer takes along to their fixing release (a release made for what
+    /// the layer moves, [`super::must_move`]): every layer holds them inside that release's line,
+    /// at or above it.
+    along: BTreeMap<PackageName, Version>,
+    /// Dists the safe layer keeps at their installed version because their planned release
+    /// breaks a dependent no release fixes inside the layer (another layer moves them).
+    held: BTreeSet<PackageName>,
 }
 
 /// One layer to solve: what is free of the safe layer's bounds.
@@ -176,6 +184,8 @@ impl Proposer<'_> {
             installed,
             stacks,
             kept_out: Vec::new(),
+            along: BTreeMap::new(),
+            held: BTreeSet::new(),
         };
         bounds.young = self.young_releases(&bounds)?;
         let choice = self.request.layer;
@@ -184,7 +194,7 @@ impl Proposer<'_> {
             name: "safe".into(),
             free: BTreeSet::new(),
         };
-        let Some((mut safe, kept_out)) = self.safe_layer(&safe_spec, &bounds, upgrade)? else {
+        let Some((safe, kept_out)) = self.safe_layer(&safe_spec, &bounds, upgrade)? else {
             warnings.push(
                 "the safe layer has no solution: the installed environment does not satisfy its \
                  own requirements (see `planner check`)"
@@ -193,6 +203,7 @@ impl Proposer<'_> {
             return Ok(vec![]);
         };
         bounds.kept_out = kept_out;
+        let mut safe = self.safe_without_breaks(&safe_spec, &mut bounds, upgrade, safe)?;
         let mut specs: Vec<LayerSpec> = bounds
             .stacks
             .stacks
@@ -294,8 +305,12 @@ impl Proposer<'_> {
             .iter()
             .filter(|(name, _)| !spec.free.contains(*name))
             .map(|(name, version)| {
-                if bounds.stacks.heavy.contains(name) {
+                let held = spec.kind == LayerKind::Safe && bounds.held.contains(name);
+                if bounds.stacks.heavy.contains(name) || held {
                     return pin(name, version);
+                }
+                if let Some(fix) = bounds.along.get(name) {
+                    return fixing_requirement(name, fix, true);
                 }
                 let mut specs = vec![
                     VersionSpecifier::from_version(Operator::LessThan, next_line(version))
@@ -368,7 +383,98 @@ impl Proposer<'_> {
         else {
             return Ok(None);
         };
+        let plan = self.take_along(spec, bounds, upgrade, base, plan)?;
         Ok(finish_layer(spec, plan, Some(base)))
+    }
+
+    /// A layer whose own evidence says it breaks installed dependents takes them along to
+    /// their fixing releases (freed of their line bound, inside the fixing release's line), when
+    /// that solves and breaks nothing; else it stays as it is, its factors saying so.
+    fn take_along(
+        &self,
+        spec: &LayerSpec,
+        bounds: &Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        base: &Plan,
+        plan: Plan,
+    ) -> Result<Plan, ProposeError> {
+        let fixes = self.light_fixes(&plan, bounds)?;
+        if fixes.is_empty() {
+            return Ok(plan);
+        }
+        let wider = LayerSpec {
+            kind: spec.kind,
+            name: spec.name.clone(),
+            free: spec.free.iter().chain(fixes.keys()).cloned().collect(),
+        };
+        let mut constraints = Self::layer_bounds(&wider, bounds);
+        constraints.extend(
+            fixes
+                .iter()
+                .map(|(name, fix)| fixing_requirement(name, fix, true)),
+        );
+        match self.layer_build(&wider, bounds, upgrade, Some(base), constraints)? {
+            Some((_, mut fixed)) if fixed.breaks.is_empty() => {
+                moves_with_reasons(&mut fixed, &fixes, &plan.breaks);
+                Ok(fixed)
+            }
+            _ => Ok(plan),
+        }
+    }
+
+    /// The fixing releases of the light dependents `plan` breaks.
+    fn light_fixes(
+        &self,
+        plan: &Plan,
+        bounds: &Bounds,
+    ) -> Result<BTreeMap<PackageName, Version>, ProposeError> {
+        if plan.breaks.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let mut fixes = self.fixing_releases(&plan.breaks)?;
+        fixes.retain(|name, _| !bounds.stacks.heavy.contains(name));
+        Ok(fixes)
+    }
+
+    /// The safe layer, never breaking what its own evidence says it breaks: it takes the broken
+    /// dependents along to their fixing releases (every layer then holds them there), else it
+    /// keeps the changes that break them at their installed versions (the layer that frees
+    /// their line moves them) and says so. When neither solves, it stays as it is.
+    fn safe_without_breaks(
+        &self,
+        spec: &LayerSpec,
+        bounds: &mut Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        safe: Plan,
+    ) -> Result<Plan, ProposeError> {
+        if safe.breaks.is_empty() {
+            return Ok(safe);
+        }
+        let fixes = self.light_fixes(&safe, bounds)?;
+        if !fixes.is_empty() {
+            bounds.along = fixes.clone();
+            let constraints = Self::layer_bounds(spec, bounds);
+            if let Some((_, mut plan)) =
+                self.layer_build(spec, bounds, upgrade, None, constraints)?
+                && plan.breaks.is_empty()
+            {
+                moves_with_reasons(&mut plan, &fixes, &safe.breaks);
+                return Ok(finish_layer(spec, plan, None).unwrap_or(safe));
+            }
+            bounds.along.clear();
+        }
+        bounds.held = safe.breaks.iter().map(|b| b.package.clone()).collect();
+        let constraints = Self::layer_bounds(spec, bounds);
+        match self.layer_build(spec, bounds, upgrade, None, constraints)? {
+            Some((_, mut plan)) if plan.breaks.is_empty() => {
+                plan.warnings.extend(held_warnings(&safe, bounds));
+                Ok(finish_layer(spec, plan, None).unwrap_or(safe))
+            }
+            _ => {
+                bounds.held.clear();
+                Ok(safe)
+            }
+        }
     }
 
     /// The safe layer's plan (`None`: no solution) and the dists it keeps out: a dist it would
@@ -656,6 +762,39 @@ fn finish_layer(spec: &LayerSpec, mut plan: Plan, base: Option<&Plan>) -> Option
     Some(plan)
 }
 
+/// Why the safe layer keeps a dist where it is: its planned release in `unsafe_plan` breaks an
+/// installed dependent that no release fixes inside the layer.
+fn held_warnings(unsafe_plan: &Plan, bounds: &Bounds) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in &bounds.held {
+        let (Some(installed), Some(to)) = (bounds.installed.get(name), unsafe_plan.pins.get(name))
+        else {
+            continue;
+        };
+        let broken: BTreeSet<String> = unsafe_plan
+            .breaks
+            .iter()
+            .filter(|b| &b.package == name)
+            .map(|b| {
+                let version = bounds.installed.get(&b.dependent);
+                format!(
+                    "{} {}",
+                    b.dependent,
+                    version.map(ToString::to_string).unwrap_or_default()
+                )
+            })
+            .collect();
+        out.push(format!(
+            "the safe layer keeps {name} at {installed}: {name} {to} would break {} (compiled \
+             against, or importing, what {name} {to} no longer has), and no solution inside the \
+             safe layer moves {} to a release made for it",
+            broken.iter().cloned().collect::<Vec<_>>().join(", "),
+            if broken.len() == 1 { "it" } else { "them" },
+        ));
+    }
+    out
+}
+
 /// The release `held` waits for when nothing else explains it: the newest inside its line, when
 /// too young.
 fn waiting(held: &HeldBack, bounds: &Bounds) -> Option<Waiting> {
@@ -671,7 +810,7 @@ fn waiting(held: &HeldBack, bounds: &Bounds) -> Option<Waiting> {
 }
 
 /// `name` with `specs` as one requirement.
-fn bounded(name: &PackageName, specs: Vec<VersionSpecifier>) -> Requirement {
+pub(super) fn bounded(name: &PackageName, specs: Vec<VersionSpecifier>) -> Requirement {
     Requirement {
         name: name.clone(),
         extras: vec![],
