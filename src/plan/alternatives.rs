@@ -19,7 +19,11 @@
 //!    requirements on its name only on the edges from the blockers (edge-scoped), and each
 //!    violated `Requires-Dist` is recorded with its dependent.
 //!
-//! Plans that deliver the targets are ranked by risk (lowest first), then the newest that fits;
+//! Beside them, when the lowest-risk plan that delivers the request breaks installed dependents
+//! by its own evidence, **move what must move with it** ([`super::must_move`]).
+//!
+//! Plans that deliver the targets are ranked by risk (lowest first; one whose own factors
+//! predict a break after every one whose factors do not), then the newest that fits;
 //! a plan that leaves the accelerator line (CUDA 13 -> 12) comes after all of them. The first
 //! plan is the recommendation. What the plans' evidence reads from the index and the installed
 //! files is [`super::oracle::IndexAndFiles`].
