@@ -370,7 +370,9 @@ impl Proposer<'_> {
             .min_by_key(|p| p.risk.score);
         if let Some(base) = breaking {
             match self.move_dependents(base, targets, &upgrade) {
-                Ok(found) => plans.extend(found),
+                // The same environment as a plan already offered is not offered twice.
+                Ok(Some(found)) if plans.iter().all(|p| p.pins != found.pins) => plans.push(found),
+                Ok(_) => {}
                 Err(err) if index_failed(&err) => return Err(err),
                 Err(err) => warnings.push(format!(
                     "the move-dependents alternative could not be searched: {}",
