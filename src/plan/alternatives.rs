@@ -1514,6 +1514,17 @@ fn bare(name: &PackageName) -> Requirement {
     }
 }
 
+/// `name` with `specs` as one requirement.
+pub(super) fn bounded(name: &PackageName, specs: Vec<VersionSpecifier>) -> Requirement {
+    Requirement {
+        name: name.clone(),
+        extras: vec![],
+        version_or_url: Some(VersionOrUrl::VersionSpecifier(specs.into_iter().collect())),
+        marker: Default::default(),
+        origin: None,
+    }
+}
+
 pub(super) fn pin(name: &PackageName, version: &Version) -> Requirement {
     Requirement {
         name: name.clone(),

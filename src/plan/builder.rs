@@ -196,7 +196,10 @@ impl<'a> PlanBuilder<'a> {
         warnings.extend(removed_module_warnings(
             self.inventory,
             &changes,
-            oracle,
+            (
+                &|name, version| oracle.installs(name, version),
+                &|name, version, path| oracle.wheel_text(name, version, path),
+            ),
             &self.importers,
         ));
         let mut title = spec.title.clone();
@@ -815,6 +818,16 @@ fn plan_breaks(facts: &ChangeFacts, importers: &[PackageName]) -> Vec<Break> {
             how,
         })
         .collect()
+}
+
+/// The first version of the major line after `version`'s (`2.1.3` -> `3`, `0.38.6` -> `0.39`).
+pub fn next_line(version: &Version) -> Version {
+    let floor = line_floor(version);
+    let mut release = floor.release().to_vec();
+    if let Some(last) = release.last_mut() {
+        *last += 1;
+    }
+    Version::new(release).with_epoch(version.epoch())
 }
 
 fn accelerator_warning(switch: &AcceleratorSwitch) -> String {

@@ -4,7 +4,7 @@
 //! a layered `--all`, each a complete [`Plan`] with its [`Layer`]:
 //!
 //! - **safe**: every index-managed dist moves to the newest release inside its major line (for
-//!   `0.x`, the first non-zero segment: [`line_floor`]); every *heavy* dist (an installed member
+//!   `0.x`, the first non-zero segment: [`super::builder::line_floor`]); every *heavy* dist (an installed member
 //!   of a coupled group of the policy) stays where it is. A light dist whose newest release would
 //!   drag a heavy one along is held back, with the heavy move it needs ([`NeededMove`]);
 //! - **group**, one per *stack*: the safe layer's bounds, with one stack's members free (the
@@ -25,11 +25,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pep440_rs::{Operator, Version, VersionSpecifier};
-use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+use pep508_rs::{PackageName, Requirement};
 use pubgrub::Ranges;
 
-use super::alternatives::{ProposeError, Proposer, pin};
-use super::builder::line_floor;
+use super::alternatives::{ProposeError, Proposer, bounded, pin};
+use super::builder::next_line;
 use super::clash::{self, Clash};
 use super::must_move::{fixing_requirement, moves_with_reasons};
 use super::planned::PlannedEnvironment;
@@ -111,16 +111,6 @@ impl Stacks {
         }
         Stacks { heavy, stacks }
     }
-}
-
-/// The first version of the major line after `version`'s (`2.1.3` -> `3`, `0.38.6` -> `0.39`).
-pub fn next_line(version: &Version) -> Version {
-    let floor = line_floor(version);
-    let mut release = floor.release().to_vec();
-    if let Some(last) = release.last_mut() {
-        *last += 1;
-    }
-    Version::new(release).with_epoch(version.epoch())
 }
 
 /// Whether `to` is in a newer major line than `from`.
@@ -472,6 +462,18 @@ impl Proposer<'_> {
             }
             _ => {
                 bounds.held.clear();
+                let mut safe = safe;
+                let broken: BTreeSet<String> = safe
+                    .breaks
+                    .iter()
+                    .map(|b| b.dependent.to_string())
+                    .collect();
+                safe.warnings.push(format!(
+                    "this layer is NOT safe: its own evidence says it breaks {} (see its risk \
+                     factors), and no solution inside it moves them to a fixing release or keeps \
+                     the breaking change out",
+                    broken.into_iter().collect::<Vec<_>>().join(", ")
+                ));
                 Ok(safe)
             }
         }
@@ -807,17 +809,6 @@ fn waiting(held: &HeldBack, bounds: &Bounds) -> Option<Waiting> {
         days,
         min_days: bounds.young_days,
     })
-}
-
-/// `name` with `specs` as one requirement.
-pub(super) fn bounded(name: &PackageName, specs: Vec<VersionSpecifier>) -> Requirement {
-    Requirement {
-        name: name.clone(),
-        extras: vec![],
-        version_or_url: Some(VersionOrUrl::VersionSpecifier(specs.into_iter().collect())),
-        marker: Default::default(),
-        origin: None,
-    }
 }
 
 /// How many releases of a heavy dependent are read for "the release that accepts it".

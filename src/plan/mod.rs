@@ -29,8 +29,10 @@ mod tests;
 
 pub use accept::{AcceptError, AcceptedOverrides, read_plan};
 pub use alternatives::{ProposeError, ProposeRequest, propose};
-pub use builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, line_floor};
-pub use layers::{Stack, Stacks, crosses_line, next_line};
+pub use builder::{
+    Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, line_floor, next_line,
+};
+pub use layers::{Stack, Stacks, crosses_line};
 pub use proposal::{
     Action, Blocker, Break, BreakKind, BrokenEdge, Change, Conflict, EnvironmentSummary, HeldBack,
     Layer, LayerChoice, LayerKind, NeededMove, Override, PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan,

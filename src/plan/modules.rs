@@ -20,7 +20,6 @@ use pep508_rs::PackageName;
 
 use pep440_rs::Version;
 
-use super::oracle::Oracle;
 use super::proposal::Change;
 use crate::inventory::Inventory;
 use crate::inventory::imports::{imports_module, source_imports_module};
@@ -31,6 +30,9 @@ const IMPORTERS_LISTED: usize = 5;
 /// The top-level modules a planned release installs (`name`, `version` -> [`top_level_of`] its
 /// wheel's paths), when known.
 pub(crate) type Installs<'a> = &'a dyn Fn(&PackageName, &Version) -> Option<Arc<BTreeSet<String>>>;
+
+/// The text of a file of a planned release (`name`, `version`, path in its wheel), when known.
+pub(crate) type WheelText<'a> = &'a dyn Fn(&PackageName, &Version, &str) -> Option<String>;
 
 /// An installed dist that imports a module, and the first of its files that does.
 #[derive(Debug, Clone)]
@@ -68,10 +70,9 @@ impl ImportersMemo {
 pub(crate) fn removed_module_warnings(
     inventory: &Inventory,
     changes: &[Change],
-    oracle: &dyn Oracle,
+    (installs, wheel_text): (Installs<'_>, WheelText<'_>),
     memo: &ImportersMemo,
 ) -> Vec<String> {
-    let installs: Installs<'_> = &|name, version| oracle.installs(name, version);
     let mut warnings = Vec::new();
     for change in changes {
         let (Some(from), Some(to)) = (&change.from, &change.to) else {
@@ -95,7 +96,7 @@ pub(crate) fn removed_module_warnings(
             let importers: Vec<String> = memo
                 .get(inventory, &change.name, module)
                 .into_iter()
-                .filter_map(|importer| after_plan(importer, changes, oracle, module))
+                .filter_map(|importer| after_plan(importer, changes, wheel_text, module))
                 .collect();
             if importers.is_empty() {
                 continue;
@@ -183,7 +184,7 @@ fn importers(inventory: &Inventory, dropping: &PackageName, module: &str) -> Vec
 fn after_plan(
     importer: Importer,
     changes: &[Change],
-    oracle: &dyn Oracle,
+    wheel_text: WheelText<'_>,
     module: &str,
 ) -> Option<String> {
     let Importer {
@@ -195,7 +196,7 @@ fn after_plan(
         return Some(format!("{name} {version} ({file})"));
     };
     let to = change.to.as_ref()?;
-    match oracle.wheel_text(&name, to, &file) {
+    match wheel_text(&name, to, &file) {
         Some(text) if source_imports_module(&text, module) => Some(format!("{name} {to} ({file})")),
         Some(_) => None,
         None => Some(format!(

@@ -18,8 +18,8 @@ use jiff::Timestamp;
 use pep440_rs::{Operator, Version, VersionSpecifier};
 use pep508_rs::{PackageName, Requirement};
 
-use super::alternatives::{ProposeError, Proposer};
-use super::layers::next_line;
+use super::alternatives::{ProposeError, Proposer, bounded};
+use super::builder::next_line;
 use super::oracle::Oracle;
 use super::planned::PlannedEnvironment;
 use super::proposal::{Break, BreakKind, Plan, PlanKind, Reason};
@@ -35,19 +35,19 @@ fn minor_floor(version: &Version) -> Version {
     Version::new(release.iter().copied().take(2)).with_epoch(version.epoch())
 }
 
-/// `name>=fix` and, when `bounded`, below the next line of `fix`.
-pub(super) fn fixing_requirement(name: &PackageName, fix: &Version, bounded: bool) -> Requirement {
+/// `name>=fix` and, when `in_line`, below the next line of `fix`.
+pub(super) fn fixing_requirement(name: &PackageName, fix: &Version, in_line: bool) -> Requirement {
     let mut specs = vec![
         VersionSpecifier::from_version(Operator::GreaterThanEqual, fix.clone())
             .expect(">= accepts any version"),
     ];
-    if bounded {
+    if in_line {
         specs.push(
             VersionSpecifier::from_version(Operator::LessThan, next_line(fix))
                 .expect("< accepts a version without a local label"),
         );
     }
-    super::layers::bounded(name, specs)
+    bounded(name, specs)
 }
 
 impl Proposer<'_> {
@@ -148,12 +148,12 @@ impl Proposer<'_> {
         fixes: &BTreeMap<PackageName, Version>,
     ) -> Result<Option<PlannedEnvironment>, ProposeError> {
         moving.extend(fixes.keys().cloned());
-        for bounded in [true, false] {
+        for in_line in [true, false] {
             let mut requirements = targets.to_vec();
             requirements.extend(
                 fixes
                     .iter()
-                    .map(|(name, fix)| fixing_requirement(name, fix, bounded)),
+                    .map(|(name, fix)| fixing_requirement(name, fix, in_line)),
             );
             let mut moving = moving.clone();
             for _round in 0..4 {
