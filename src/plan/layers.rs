@@ -449,6 +449,7 @@ impl Proposer<'_> {
                 && plan.breaks.is_empty()
             {
                 moves_with_reasons(&mut plan, &fixes, &safe.breaks);
+                carry_kept_out(&safe, &mut plan);
                 return Ok(finish_layer(spec, plan, None).unwrap_or(safe));
             }
             bounds.along.clear();
@@ -457,6 +458,7 @@ impl Proposer<'_> {
         let constraints = Self::layer_bounds(spec, bounds);
         match self.layer_build(spec, bounds, upgrade, None, constraints)? {
             Some((_, mut plan)) if plan.breaks.is_empty() => {
+                carry_kept_out(&safe, &mut plan);
                 plan.warnings.extend(held_warnings(&safe, bounds));
                 Ok(finish_layer(spec, plan, None).unwrap_or(safe))
             }
@@ -762,6 +764,30 @@ fn finish_layer(spec: &LayerSpec, mut plan: Plan, base: Option<&Plan>) -> Option
         moves: spec.free.iter().cloned().collect(),
     });
     Some(plan)
+}
+
+/// What the first safe solve said of the dists it keeps out (the re-solve keeps them out too,
+/// through the bounds, and so cannot see them): its warnings and the blockers of the held-back
+/// newest releases that required them.
+fn carry_kept_out(first: &Plan, plan: &mut Plan) {
+    for warning in &first.warnings {
+        if warning.starts_with("the safe layer keeps") && !plan.warnings.contains(warning) {
+            plan.warnings.push(warning.clone());
+        }
+    }
+    for held in &mut plan.held_back {
+        if let Some(before) = first
+            .held_back
+            .iter()
+            .find(|h| h.name == held.name && h.newest == held.newest)
+        {
+            for blocker in &before.blockers {
+                if !held.blockers.contains(blocker) {
+                    held.blockers.push(blocker.clone());
+                }
+            }
+        }
+    }
 }
 
 /// Why the safe layer keeps a dist where it is: its planned release in `unsafe_plan` breaks an
