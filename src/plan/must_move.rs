@@ -128,7 +128,8 @@ impl Proposer<'_> {
             let mut plan =
                 self.plan_moving(PlanKind::MoveDependents, targets, &planned, &fixes, &seen)?;
             breaks = plan.breaks.clone();
-            plan.title = move_title(&plan, &fixes);
+            // The builder's title is empty but for what the plan also repairs.
+            plan.title = format!("{}{}", move_title(&plan, &fixes), plan.title);
             let done = breaks.is_empty();
             best = Some(plan);
             if done {
