@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::plan::{Action, Change, Plan, Proposal, Reason};
+use crate::plan::{Action, BreakKind, Change, Plan, Proposal, Reason};
 use crate::risk::RiskLevel;
 use crate::terminal::escape as terminal;
 
@@ -391,6 +391,20 @@ pub fn reasons(change: &Change) -> String {
                 version,
                 rule,
             } => format!("follows {anchor} {version} ({rule})"),
+            Reason::MovesWith {
+                package,
+                version,
+                how,
+            } => match how {
+                BreakKind::Abi => format!(
+                    "moves with {package} {version} (the installed release's compiled \
+                     extensions were built against an older {package} line)"
+                ),
+                BreakKind::Import => format!(
+                    "moves with {package} {version} (the installed release imports what \
+                     {package} {version} no longer has)"
+                ),
+            },
             Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
             Reason::NewestFitting { asked } => {
                 format!("the newest that fits, NOT what was asked ({asked})")
