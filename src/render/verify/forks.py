@@ -70,9 +70,14 @@ def child(name, result_w, noise_w):
     if time.monotonic() - begun < 30 and unforkable() is None:
         result["learned"] = [n for n in list(sys.modules) if n not in before and own_name(n)]
     if not result["ok"]:
-        stdlib = tuple(os.path.join(sysconfig.get_paths()[k], "") for k in ("stdlib", "platstdlib"))
+        # The standard library's code is in every traceback (a venv's platstdlib holds its
+        # site-packages: those are not the standard library).
+        paths = sysconfig.get_paths()
+        stdlib = tuple(os.path.join(paths[k], "") for k in ("stdlib", "platstdlib"))
+        site = tuple(os.path.join(paths[k], "") for k in ("purelib", "platlib"))
         inherited = {getattr(sys.modules.get(n), "__file__", None) for n in before}
-        result["via_parent"] = [f for f in result.pop("frames") if f in inherited and not f.startswith(stdlib)]
+        result["via_parent"] = [f for f in result.pop("frames") if f in inherited
+                                and (f.startswith(site) or not f.startswith(stdlib))]
     data = (json.dumps(result) + "\n").encode()
     while data:
         data = data[os.write(result_w, data):]
