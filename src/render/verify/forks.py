@@ -259,7 +259,12 @@ class ForkServer:
                 self.waiting.pop(rid, None)
                 self.usable = False
                 return None, "the warm parent died"
-        slot[0].wait()
+        # A child answers within `timeout` (the server kills it then); more means the server
+        # itself hangs (a learned import that blocks there): it is given up, the rest run fresh.
+        if not slot[0].wait(timeout + 120):
+            self.note = "the warm parent stopped answering"
+            self.kill()
+            return None, self.note
         result = slot[1]
         if result is None:
             return None, self.note
@@ -269,6 +274,14 @@ class ForkServer:
             return {"ok": False, "s": result["s"], "timeout": True,
                     "error": "timed out after %gs (the import hangs)" % timeout}, None
         return result, None
+
+    def kill(self):
+        with self.lock:
+            self.usable = False
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
 
     def close(self):
         with self.lock:
