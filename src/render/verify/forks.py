@@ -217,7 +217,8 @@ class ForkServer:
         self.stats = {}
         self.proc = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
         if not self.ready.wait(timeout):
             self.note = "the warm parent did not start within %gs" % timeout
             self.close()
@@ -298,6 +299,7 @@ class ForkServer:
             except OSError:
                 pass
             self.proc.wait()
+        self.reader.join(10)  # its last line (the counts) read before anyone asks for them
 
 
 class Importer:
