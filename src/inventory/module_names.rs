@@ -44,6 +44,8 @@ pub fn module_names(source: &str, asked: &BTreeSet<String>) -> ModuleNames {
     let mut scan = Scan::default();
     // (indent, whether the block is a `def`/`class` body)
     let mut blocks: Vec<(usize, bool)> = Vec::new();
+    let mut getattr: Option<Getattr> = None;
+    let mut getattr_defs = 0;
     for line in logical_lines(source) {
         while blocks
             .last()
@@ -53,6 +55,13 @@ pub fn module_names(source: &str, asked: &BTreeSet<String>) -> ModuleNames {
         }
         let in_scope = blocks.iter().any(|(_, scope)| *scope);
         let tokens = tokenize(&line.text);
+        if let Some(body) = getattr.as_mut().filter(|g| !g.ended) {
+            if line.indent > body.indent {
+                body.line(line.indent, &tokens);
+            } else {
+                body.ended = true;
+            }
+        }
         scan.dynamic(&tokens);
         let header = line.text.ends_with(':') && opens_block(&tokens);
         if in_scope {
@@ -62,12 +71,121 @@ pub fn module_names(source: &str, asked: &BTreeSet<String>) -> ModuleNames {
         }
         if header {
             let scope = matches!(first_keyword(&tokens), Some("def" | "class"));
+            if !in_scope && let Some(found) = Getattr::header(line.indent, &tokens) {
+                getattr = Some(found);
+                getattr_defs += 1;
+            }
             blocks.push((line.indent, scope));
         }
     }
+    // A module `__getattr__` defined once, that answers only names it compares with string
+    // literals and raises AttributeError for the rest, provides exactly those names.
+    let closed = getattr.filter(|g| getattr_defs == 1 && g.closed());
+    if let Some(getattr) = &closed {
+        scan.bound.extend(getattr.names.iter().cloned());
+    }
     ModuleNames {
         defined: scan.bound.intersection(asked).cloned().collect(),
-        open: scan.open || scan.bound.contains("__getattr__"),
+        open: scan.open || (scan.bound.contains("__getattr__") && closed.is_none()),
+    }
+}
+
+/// A module-level `def __getattr__(name)` read statement by statement: whether it is closed
+/// (each top-level statement of its body is an `if`/`elif` comparing the parameter with string
+/// literals, an import, or a last `raise AttributeError`) and the literals it answers for.
+/// Flask 3.1's `__init__.py` answers only `__version__` this way; numpy's and lazy loaders'
+/// answer for names kept in tables, and stay open.
+struct Getattr {
+    indent: usize,
+    param: String,
+    /// The indent of the body's top-level statements (the first line's).
+    body: Option<usize>,
+    names: BTreeSet<String>,
+    /// Every top-level statement so far fits the closed shape.
+    fits: bool,
+    /// The last top-level statement is `raise AttributeError ...`.
+    raises: bool,
+    /// A line at or left of the `def` came: the body is over.
+    ended: bool,
+}
+
+impl Getattr {
+    /// `def __getattr__(param ...):` at `indent`.
+    fn header(indent: usize, tokens: &[Tok<'_>]) -> Option<Self> {
+        let [
+            Tok::Name("def"),
+            Tok::Name("__getattr__"),
+            Tok::Op("("),
+            Tok::Name(param),
+            ..,
+        ] = tokens
+        else {
+            return None;
+        };
+        Some(Getattr {
+            indent,
+            param: (*param).to_string(),
+            body: None,
+            names: BTreeSet::new(),
+            fits: true,
+            raises: false,
+            ended: false,
+        })
+    }
+
+    fn closed(&self) -> bool {
+        self.fits && self.raises
+    }
+
+    /// One logical line of the body at `indent`.
+    fn line(&mut self, indent: usize, tokens: &[Tok<'_>]) {
+        let top = *self.body.get_or_insert(indent);
+        if indent > top {
+            return;
+        }
+        self.raises = matches!(
+            tokens,
+            [Tok::Name("raise"), Tok::Name("AttributeError"), ..]
+        );
+        let fits = match first_keyword(tokens) {
+            Some("if" | "elif") => {
+                let test = split_top(&tokens[1..], ":").first().copied().unwrap_or(&[]);
+                self.test(test)
+            }
+            Some("import" | "from") => true,
+            _ => self.raises,
+        };
+        self.fits &= fits;
+    }
+
+    /// `param == "a"`, `"a" == param` or `param in ("a", "b")`, joined by `or`: the literals
+    /// taken; anything else is not closed.
+    fn test(&mut self, test: &[Tok<'_>]) -> bool {
+        let param = Tok::Name(self.param.as_str());
+        let mut parts = test.split(|t| *t == Tok::Name("or"));
+        parts.all(|part| match part {
+            [p, Tok::Op("=="), Tok::Str(s)] | [Tok::Str(s), Tok::Op("=="), p] if *p == param => {
+                self.names.insert((*s).to_string());
+                true
+            }
+            [
+                p,
+                Tok::Name("in"),
+                Tok::Op("(" | "[" | "{"),
+                items @ ..,
+                Tok::Op(")" | "]" | "}"),
+            ] if *p == param => split_top(items, ",")
+                .into_iter()
+                .filter(|item| !item.is_empty())
+                .all(|item| match item {
+                    [Tok::Str(s)] => {
+                        self.names.insert((*s).to_string());
+                        true
+                    }
+                    _ => false,
+                }),
+            _ => false,
+        })
     }
 }
 
@@ -702,6 +820,39 @@ if TYPE_CHECKING:
             "def f(self):\n    vars(self).update(vars(new_fm))\n",
         ] {
             assert!(!module_names(closed, &set(&["x"])).open, "{closed}");
+        }
+    }
+
+    /// Flask 3.1's `__init__.py` answers only `__version__`; Flask 2.3's answered the names
+    /// 3.0 removed. A `__getattr__` that reads a table, or falls through to something else,
+    /// keeps the module open.
+    #[test]
+    fn a_getattr_that_answers_named_cases_only_provides_those() {
+        let flask_3_1 = "from .app import Flask as Flask\n\ndef __getattr__(name: str) -> t.Any:\n    if name == \"__version__\":\n        import importlib.metadata\n        import warnings\n\n        warnings.warn(\"gone\", DeprecationWarning, stacklevel=2)\n        return importlib.metadata.version(\"flask\")\n\n    raise AttributeError(name)\n";
+        let names = module_names(flask_3_1, &set(&["_app_ctx_stack", "__version__", "Flask"]));
+        assert!(!names.open);
+        assert_eq!(names.defined, set(&["__version__", "Flask"]));
+        let flask_2_3 = "def __getattr__(name):\n    if name == \"_app_ctx_stack\":\n        return _cv_app\n    elif name in (\"_request_ctx_stack\", \"escape\"):\n        return _other(name)\n    raise AttributeError(name)\n\ndef later(x):\n    if x: return 1\n";
+        let names = module_names(
+            flask_2_3,
+            &set(&["_app_ctx_stack", "_request_ctx_stack", "gone"]),
+        );
+        assert!(!names.open);
+        assert_eq!(
+            names.defined,
+            set(&["_app_ctx_stack", "_request_ctx_stack"])
+        );
+        for open in [
+            // a table, not literals
+            "def __getattr__(name):\n    if name in _deprecated:\n        return _deprecated[name]\n    raise AttributeError(name)\n",
+            // falls through to a lookup
+            "def __getattr__(name):\n    if name == \"x\":\n        return 1\n    return _lazy(name)\n",
+            // never raises
+            "def __getattr__(name):\n    if name == \"x\":\n        return 1\n",
+            // defined twice
+            "def __getattr__(name):\n    raise AttributeError(name)\nif X:\n    def __getattr__(name):\n        return 1\n",
+        ] {
+            assert!(module_names(open, &set(&["y"])).open, "{open}");
         }
     }
 

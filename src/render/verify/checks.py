@@ -150,6 +150,21 @@ def optional_reason(installed, job, result):
     return None
 
 
+def dropped_module(installed, job, result):
+    """Why a module of a changed dist that this release no longer ships is not a break of its
+    own: the import failed on the module itself, not on something it imports. Installed code
+    that imports it fails its own import, which names it. None otherwise."""
+    module, name = job["module"], job["dist"]
+    changed = {canonical_name(e["name"]) for e in SPEC["expect"]}
+    dist = installed.get(name)
+    if canonical_name(name) not in changed or dist is None or result.get("missing") != module:
+        return None
+    if module_files(dist, module):
+        return None
+    return "%s %s no longer ships `%s` (the installed code that imports it is checked on its own)" % (
+        name, dist.version, module)
+
+
 def judge_import(installed, job, result):
     module, name = job["module"], job["dist"]
     fields = {"why": job["why"], "via": job["via"], "uses": job["uses"], "cited": job["cited"] or None,
@@ -159,6 +174,9 @@ def judge_import(installed, job, result):
             return check("import:" + module, "import", "skip", name,
                          detail="needs a configured Django project even under a minimal settings.configure(): "
                          + result["error"], **fields)
+        dropped = dropped_module(installed, job, result)
+        if dropped:
+            return check("import:" + module, "import", "skip", name, detail=dropped, **fields)
         optional = optional_reason(installed, job, result)
         if optional:
             return check("import:" + module, "import", "skip", name, missing=optional[0], detail=optional[1], **fields)

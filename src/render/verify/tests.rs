@@ -144,3 +144,29 @@ fn canonical_forced_plan_script() {
     );
     insta::assert_snapshot!(script(&spec));
 }
+
+/// A module the changed dist's new release no longer ships (flask 3.1 dropped `flask.scaffold`)
+/// is skipped with the reason, not failed: installed code that imports it fails its own import.
+/// A module it still ships, or a failure on something the module imports, is judged as before.
+/// Read against the test interpreter's real `pip` dist.
+#[test]
+fn a_module_the_new_release_no_longer_ships_is_not_a_break_of_its_own() {
+    let script = script(&spec_of(&test_plans::forced()));
+    let judged = eval(
+        &script,
+        "(m.SPEC.update(expect=[{'name': 'pip'}]), \
+          [m.dropped_module(m.Installed(), {'module': mod, 'dist': dist}, {'missing': missing}) \
+           for mod, dist, missing in [('pip._gone', 'pip', 'pip._gone'), \
+                                      ('pip._internal', 'pip', 'pip._internal'), \
+                                      ('pip._gone', 'pip', 'six'), \
+                                      ('pip._gone', 'setuptools', 'pip._gone')]])[1]",
+    );
+    let judged: Vec<Option<String>> = serde_json::from_str(&judged).unwrap();
+    assert!(
+        judged[0].as_deref().is_some_and(
+            |why| why.starts_with("pip ") && why.contains("no longer ships `pip._gone`")
+        ),
+        "{judged:?}"
+    );
+    assert_eq!(judged[1..], [None, None, None], "{judged:?}");
+}
