@@ -1,0 +1,203 @@
+//! `planner bisect --good SNAPSHOT|--since WHEN (--test CMD | --verify)`: which of the changes
+//! since a known-good state broke the check.
+//!
+//! Finds the venv (`--venv`, `--python`, `$VIRTUAL_ENV`, `./.venv`), reads it and the good
+//! state (a snapshot, `pip inspect` output, a venv; `--since` reconstructs it from install
+//! records and the index's upload times), each venv in a throw-away copy (reading runs its
+//! interpreter, which must not run in the original), lists the changes (`diff`), and hands them
+//! to [`bisect::bisect`] with the check. The whole run is one interrupt critical section:
+//! Ctrl-C kills the running child, removes the copy and exits 130.
+//!
+//! Exit codes: 0 the culprits were found; 1 they were not (the good state fails too, nothing
+//! fails now, nothing changed, or no set could be isolated); 2 the tool failed.
+
+use std::path::{Path, PathBuf};
+
+use miette::miette;
+
+use crate::ExitStatus;
+use crate::bisect::{self, BisectInput, Universe, Verdict, state};
+use crate::commands::try_::{require_venv, venv_of_interpreter};
+use crate::interrupt::Critical;
+use crate::inventory::{self, Inventory};
+use crate::printer::Printer;
+use crate::render::bisect as render;
+use crate::settings::{BisectSettings, GoodState, OutputFormat};
+use crate::trial::{Installer, VenvCopy};
+
+/// Run `planner bisect`.
+pub fn run(args: &BisectSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+    let original = current_venv(args)?;
+    let critical = Critical::enter();
+    let now = read_venv(&original)?;
+    let (good, label) = match &args.good {
+        GoodState::File(path) => (read_good(path)?, path.display().to_string()),
+        GoodState::Since(when) => since::good_state(args, &original, &now, when, printer)?,
+    };
+    let changes = state::changes(&good, &now);
+    let universe = Universe::new(&good, &now).map_err(|why| miette!("{why}"))?;
+    let work = tempfile::Builder::new()
+        .prefix("planner-bisect-work-")
+        .tempdir()
+        .map_err(|err| miette!("cannot make a temp folder: {err}"))?;
+    let tests = check_commands(args, &now, &good, work.path())?;
+    let installer = installer(&now)?;
+    printer.note(&format!(
+        "{} change(s) since {}; each step reverts some in a copy of {} ({})",
+        changes.len(),
+        label,
+        original.display(),
+        match installer {
+            Installer::Uv => "uv",
+            Installer::Pip => "pip",
+        }
+    ));
+    let input = BisectInput {
+        original: &original,
+        tests: &tests,
+        installer,
+        index_url: args.index_url.as_deref(),
+        retries: args.retries,
+        timeout: args.timeout,
+        keep: args.keep.as_deref(),
+    };
+    let outcome = bisect::bisect(&changes, &universe, &input, &critical, &mut |step| {
+        printer.note(&render::step_line(step));
+    })?;
+    let report = render::BisectReport::new(
+        original,
+        label,
+        render::CheckInfo {
+            tests,
+            verify: args.verify,
+            retries: args.retries,
+            timeout: args.timeout.map(|t| t.as_secs()),
+        },
+        changes,
+        outcome,
+        args.index_url.as_deref(),
+    );
+    match args.format {
+        OutputFormat::Json => printer.out(&crate::render::json::to_json(&report)?),
+        OutputFormat::Markdown => printer.out(&render::markdown(&report)),
+        OutputFormat::Text => printer.out(&render::text(&report)),
+    }
+    Ok(if report.outcome.verdict == Verdict::Found {
+        ExitStatus::Success
+    } else {
+        ExitStatus::UserActionRequired
+    })
+}
+
+/// The venv that fails now: `--venv`, the venv of `--python`, `$VIRTUAL_ENV`, `./.venv`.
+fn current_venv(args: &BisectSettings) -> miette::Result<PathBuf> {
+    if let Some(venv) = &args.venv {
+        return require_venv(venv, "--venv");
+    }
+    if let Some(python) = &args.python {
+        return venv_of_interpreter(python).ok_or_else(|| {
+            miette!(
+                help = "bisect copies a virtual environment: pass --venv DIR, or --python with a \
+                        venv's bin/python",
+                "`{}` is not the interpreter of a virtual environment (no pyvenv.cfg beside \
+                 its bin/)",
+                python.display()
+            )
+        });
+    }
+    if let Some(venv) = &args.active_venv {
+        return require_venv(venv, "$VIRTUAL_ENV");
+    }
+    if Path::new(".venv/pyvenv.cfg").is_file() {
+        return Ok(PathBuf::from(".venv"));
+    }
+    Err(miette!(
+        help = "name it with --venv DIR (or --python DIR/bin/python)",
+        "which environment to bisect? $VIRTUAL_ENV is not set and there is no ./.venv"
+    ))
+}
+
+/// A venv's inventory, read in a throw-away copy (the probe runs the interpreter, and a `.pth`
+/// file may write bytecode); the dists' paths are the original's.
+fn read_venv(venv: &Path) -> miette::Result<Inventory> {
+    let copy = VenvCopy::make(venv, &[], None)?;
+    let mut inventory = inventory::load_venv(&copy.root)?;
+    for dist in &mut inventory.dists {
+        if let Ok(rest) = dist.path.strip_prefix(&copy.root) {
+            dist.path = copy.original.join(rest);
+        }
+    }
+    copy.discard()
+        .map_err(|err| miette!("cannot remove the copy: {err}"))?;
+    Ok(inventory)
+}
+
+/// `--good`: a venv (read in a copy), or a snapshot / `pip inspect` file.
+fn read_good(path: &Path) -> miette::Result<Inventory> {
+    if path.join("pyvenv.cfg").is_file() {
+        read_venv(path)
+    } else if path.is_file() {
+        Ok(inventory::snapshot::load(path)?)
+    } else {
+        Err(miette!(
+            help = "pass a `planner snapshot` file, `pip inspect` output or a venv folder",
+            "`{}` (--good) is neither a file nor a venv",
+            path.display()
+        ))
+    }
+}
+
+/// The check's command lines: `--test` as given; `--verify` adds the verification script of
+/// the dists both states have, run by the copy's `python`.
+fn check_commands(
+    args: &BisectSettings,
+    now: &Inventory,
+    good: &Inventory,
+    work: &Path,
+) -> miette::Result<Vec<String>> {
+    let mut tests = args.tests.clone();
+    if args.verify {
+        let mut both = now.clone();
+        both.dists.retain(|d| good.get(d.name()).is_some());
+        let spec = crate::verify::select(None, &both, &args.policy, false);
+        let script = work.join("verify.py");
+        std::fs::write(&script, crate::render::verify::script(&spec))
+            .map_err(|err| miette!("cannot write {}: {err}", script.display()))?;
+        tests.push(format!(
+            "python {} --quiet --plain",
+            crate::render::safe::quote(&script.display().to_string())
+        ));
+    }
+    Ok(tests)
+}
+
+/// uv when on PATH, else the venv's pip.
+fn installer(now: &Inventory) -> miette::Result<Installer> {
+    if inventory::find_on_path("uv").is_some() {
+        return Ok(Installer::Uv);
+    }
+    let pip = pep508_rs::PackageName::new("pip".to_string()).expect("a valid name");
+    if now.get(&pip).is_some() {
+        Ok(Installer::Pip)
+    } else {
+        Err(miette!(
+            help = "install uv, or pip into the venv",
+            "no uv on PATH and no pip in the environment: nothing can install the good versions"
+        ))
+    }
+}
+
+mod since {
+    //! `--since WHEN`: the good state reconstructed.
+    use super::*;
+
+    pub(super) fn good_state(
+        _args: &BisectSettings,
+        _original: &Path,
+        _now: &Inventory,
+        when: &str,
+        _printer: &Printer,
+    ) -> miette::Result<(Inventory, String)> {
+        Err(miette!("--since {when}: not yet"))
+    }
+}
