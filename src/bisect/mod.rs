@@ -15,6 +15,7 @@
 //! ([`crate::trial::exec`]), and removes the copy. [`search`] decides which sets to try.
 
 pub mod search;
+pub mod since;
 pub mod state;
 
 use std::collections::BTreeSet;

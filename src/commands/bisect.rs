@@ -30,9 +30,9 @@ pub fn run(args: &BisectSettings, printer: &Printer) -> miette::Result<ExitStatu
     let original = current_venv(args)?;
     let critical = Critical::enter();
     let now = read_venv(&original)?;
-    let (good, label) = match &args.good {
-        GoodState::File(path) => (read_good(path)?, path.display().to_string()),
-        GoodState::Since(when) => since::good_state(args, &original, &now, when, printer)?,
+    let (good, label, assumed) = match &args.good {
+        GoodState::File(path) => (read_good(path)?, path.display().to_string(), Vec::new()),
+        GoodState::Since(when) => since_state(args, &original, &now, when, printer)?,
     };
     let changes = state::changes(&good, &now);
     let universe = Universe::new(&good, &now).map_err(|why| miette!("{why}"))?;
@@ -77,6 +77,7 @@ pub fn run(args: &BisectSettings, printer: &Printer) -> miette::Result<ExitStatu
         outcome,
         args.index_url.as_deref(),
     );
+    let report = render::BisectReport { assumed, ..report };
     match args.format {
         OutputFormat::Json => printer.out(&crate::render::json::to_json(&report)?),
         OutputFormat::Markdown => printer.out(&render::markdown(&report)),
@@ -91,6 +92,11 @@ pub fn run(args: &BisectSettings, printer: &Printer) -> miette::Result<ExitStatu
 
 /// The venv that fails now: `--venv`, the venv of `--python`, `$VIRTUAL_ENV`, `./.venv`.
 fn current_venv(args: &BisectSettings) -> miette::Result<PathBuf> {
+    let venv = given_venv(args)?;
+    std::path::absolute(&venv).map_err(|err| miette!("`{}`: {err}", venv.display()))
+}
+
+fn given_venv(args: &BisectSettings) -> miette::Result<PathBuf> {
     if let Some(venv) = &args.venv {
         return require_venv(venv, "--venv");
     }
@@ -187,17 +193,39 @@ fn installer(now: &Inventory) -> miette::Result<Installer> {
     }
 }
 
-mod since {
-    //! `--since WHEN`: the good state reconstructed.
-    use super::*;
-
-    pub(super) fn good_state(
-        _args: &BisectSettings,
-        _original: &Path,
-        _now: &Inventory,
-        when: &str,
-        _printer: &Printer,
-    ) -> miette::Result<(Inventory, String)> {
-        Err(miette!("--since {when}: not yet"))
+/// `--since WHEN`: the good state reconstructed from install records and upload times.
+fn since_state(
+    args: &BisectSettings,
+    original: &Path,
+    now: &Inventory,
+    when: &str,
+    printer: &Printer,
+) -> miette::Result<(Inventory, String, Vec<String>)> {
+    // The wall clock, not `clock::now()`: the cut-off is compared with real file times.
+    let (cutoff, how) = crate::diff::since::parse_when_in(
+        when,
+        jiff::Timestamp::now(),
+        &jiff::tz::TimeZone::system(),
+    )?;
+    if let Some(how) = how {
+        printer.note(&format!("note: {how}"));
     }
+    let mut settings = args.index.resolve(Some(original))?;
+    settings.target_tags = Some(now.environment.tags.clone());
+    let index = crate::index::Index::new(settings, printer)?;
+    let reconstructed = bisect::since::reconstruct(now, cutoff, &index).map_err(|why| {
+        miette!(
+            help = "pass the good state itself with --good (a `planner snapshot` or `pip inspect` file)",
+            "--since {when}: {why}"
+        )
+    })?;
+    index.finish_progress();
+    for note in &reconstructed.notes {
+        printer.note(&format!("note: {note}"));
+    }
+    Ok((
+        reconstructed.good,
+        format!("the state before {cutoff} (--since {when}, reconstructed)"),
+        reconstructed.notes,
+    ))
 }

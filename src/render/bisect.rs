@@ -24,6 +24,9 @@ pub struct BisectReport {
     pub environment: PathBuf,
     /// Where the good state came from (`--good FILE`, or `--since WHEN` and its cut-off).
     pub good: String,
+    /// With `--since`: what the reconstruction assumed, one line per dist installed since.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assumed: Vec<String>,
     /// The check every step ran.
     pub check: CheckInfo,
     /// Every change between the good state and now.
@@ -79,6 +82,7 @@ impl BisectReport {
             schema: BISECT_SCHEMA,
             environment,
             good,
+            assumed: Vec::new(),
             check,
             changes,
             outcome,
@@ -228,6 +232,9 @@ pub fn text(report: &BisectReport) -> String {
         escape(&report.environment.display().to_string()),
         escape(&report.good)
     );
+    for line in &report.assumed {
+        let _ = writeln!(out, "  assumed: {}", escape(line));
+    }
     let _ = writeln!(
         out,
         "\n{} change(s) since the good state:",

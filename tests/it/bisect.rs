@@ -373,3 +373,114 @@ fn issue_29_bisect_explains_what_it_cannot_do() {
     assert_eq!(report["verdict"], "current-passes", "{report:#}");
     world.assert_no_copy_left();
 }
+
+#[test]
+fn issue_29_since_reconstructs_the_good_state_from_install_records_and_upload_times() {
+    let ctx = TestContext::new();
+    let root = ctx.path().join("index");
+    let spec = ctx.path().join("wheels.json");
+    let mut wheels = Vec::new();
+    for n in 1..=4 {
+        for (major, uploaded) in [(1, "2025-01-01T00:00:00Z"), (2, "2025-06-01T00:00:00Z")] {
+            wheels.push(serde_json::json!({
+                "name": format!("p{n}"),
+                "version": format!("{major}.0"),
+                "files": {format!("p{n}/__init__.py"): format!("def ok():\n    return {major}\n")},
+                "upload_time": uploaded,
+            }));
+        }
+    }
+    wheels.push(
+        serde_json::json!({"name": "extra", "version": "1.0", "files": {"extra/__init__.py": ""}}),
+    );
+    std::fs::write(&spec, serde_json::Value::Array(wheels).to_string()).unwrap();
+    let out = Command::new(crate::common::venv::python3())
+        .arg(repo().join("tests/it/verify_world.py"))
+        .arg(&root)
+        .arg(&spec)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let server = IndexServer::start(&root);
+    let venv = ctx.path().join("venv");
+    crate::common::venv::RealVenv::create(&venv);
+    let url = server.url();
+    pip_ok(
+        &venv,
+        &[
+            "install",
+            "--index-url",
+            &url,
+            "p1==1.0",
+            "p2==1.0",
+            "p3==1.0",
+            "p4==1.0",
+        ],
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let cutoff = jiff::Timestamp::now().to_string();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    pip_ok(
+        &venv,
+        &[
+            "install",
+            "--index-url",
+            &url,
+            "p2==2.0",
+            "p3==2.0",
+            "extra==1.0",
+        ],
+    );
+    let before = tree(&venv);
+    let tmp = ctx.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let output = ctx
+        .command()
+        .env("PATH", path_without_uv())
+        .env("TMPDIR", &tmp)
+        .args([
+            "bisect",
+            "--since",
+            &cutoff,
+            "--venv",
+            venv.to_str().unwrap(),
+        ])
+        .args(["--index-url", &url, "--format", "json"])
+        .args(["--test", "python -c 'import p3; assert p3.ok() == 1'"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let changes: Vec<String> = report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| format!("{} {} {}", c["name"], c["from"], c["to"]))
+        .collect();
+    assert_eq!(
+        changes,
+        vec![
+            r#""extra" null "1.0""#,
+            r#""p2" "1.0" "2.0""#,
+            r#""p3" "1.0" "2.0""#
+        ],
+        "{report:#}"
+    );
+    assert_eq!(culprits(&report), vec![pair("p3", "1.0", "2.0")]);
+    let assumed = report["assumed"].as_array().unwrap();
+    assert!(
+        assumed.iter().any(|a| a
+            .as_str()
+            .unwrap()
+            .starts_with("extra: 1.0 installed since, and no older release")),
+        "{assumed:?}"
+    );
+    assert_same_tree(&before, &venv, "after a bisect --since");
+    assert!(std::fs::read_dir(&tmp).unwrap().next().is_none());
+}
