@@ -7,9 +7,9 @@
 //! `--timeout`, `--keep`. Out: an [`Outcome`]: the verdict, the culprits (each `name`, `from`,
 //! `to`) and every step (what was reverted, the result, seconds).
 //!
-//! Each step asks the solver for the consistent state with a set of changes reverted (a
-//! reverted change takes what its old version needs with it; a set with no consistent state
-//! is skipped, and said), copies the venv ([`crate::trial::VenvCopy`]: the original is only
+//! Each step asks the solver for the consistent state with a set of changes applied and the
+//! rest reverted (a change and what its version needs move as one unit; a set with no
+//! consistent state is skipped, and said), copies the venv ([`crate::trial::VenvCopy`]: the original is only
 //! read), installs the good versions there and removes what was added (`--no-deps`: the
 //! solver chose the whole state), runs the check with the copy activated
 //! ([`crate::trial::exec`]), and removes the copy. [`search`] decides which sets to try.
@@ -72,12 +72,13 @@ pub enum StepResult {
 pub struct Step {
     /// 1, 2, ...
     pub step: usize,
-    /// The changes reverted in this state (names), those asked and those their old versions
-    /// need.
+    /// The changes reverted in this state (names): at their good versions (absent when added
+    /// since).
     pub reverted: Vec<String>,
-    /// Of them, the ones the solver added (what the reverted old versions need).
+    /// Changes the step meant to revert but kept as they are now, because a change it applies
+    /// needs them (the solver's unit).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub also_reverted: Vec<String>,
+    pub kept: Vec<String>,
     /// How it ended.
     pub result: StepResult,
     /// Wall seconds: copy, install, check (every attempt), removal.
@@ -89,7 +90,7 @@ pub struct Step {
     pub detail: Option<String>,
     /// Where the copy is kept (`--keep`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub kept: Option<PathBuf>,
+    pub copy: Option<PathBuf>,
 }
 
 /// The verdict.
@@ -130,6 +131,8 @@ pub struct Outcome {
     pub verdict: Verdict,
     /// The culprits (empty unless found).
     pub culprits: Vec<Culprit>,
+    /// Changes the culprits need (applied with them in every state that has them).
+    pub needed: Vec<Culprit>,
     /// Every smaller set of them is known to pass (run, or implied by a run).
     pub minimal: bool,
     /// Every step, in order.
@@ -179,39 +182,65 @@ pub fn bisect(
     if searchable.is_empty() {
         return Ok(outcome(Verdict::NoChanges, Vec::new(), false, steps));
     }
-    let found = search::Search::new(|applied: &search::Set| {
-        let revert: BTreeSet<usize> = searchable
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| !applied.contains(k))
-            .map(|(_, &i)| i)
-            .collect();
-        let step = run_step(changes, universe, &revert, input, critical, steps.len() + 1)?;
-        let answer = search::Answer {
-            applied: searchable
-                .iter()
-                .enumerate()
-                .filter(|(_, i)| !step.1.contains(i))
-                .map(|(k, _)| k)
-                .collect(),
-            fails: match step.0.result {
-                StepResult::Pass => Some(false),
-                StepResult::Fail | StepResult::Timeout => Some(true),
-                StepResult::Skipped => None,
-            },
+    let to_changes =
+        |set: &search::Set| -> BTreeSet<usize> { set.iter().map(|&k| searchable[k]).collect() };
+    let to_search = |set: &BTreeSet<usize>| -> search::Set {
+        (0..searchable.len())
+            .filter(|&k| set.contains(&searchable[k]))
+            .collect()
+    };
+    let mut answered: Vec<(search::Set, Option<bool>)> = Vec::new();
+    let found = search::Search::new(|asked: &search::Set| {
+        let asked_changes = to_changes(asked);
+        let target = universe.target(changes, &asked_changes);
+        let actual = match &target {
+            Ok(target) => to_search(&target.applied),
+            Err(_) => asked.clone(),
         };
-        on_step(&step.0);
-        steps.push(step.0);
-        Ok::<_, BisectError>(answer)
+        // The solver may land on a state already run (what the asked changes need).
+        if let Some((_, fails)) = answered.iter().find(|(set, _)| *set == actual) {
+            return Ok(search::Answer {
+                applied: actual,
+                fails: *fails,
+            });
+        }
+        let number = steps.len() + 1;
+        let step = match target {
+            Ok(target) => run_step(changes, &asked_changes, &target, input, critical, number)?,
+            Err(why) => skipped(changes, &asked_changes, number, why),
+        };
+        let fails = match step.result {
+            StepResult::Pass => Some(false),
+            StepResult::Fail | StepResult::Timeout => Some(true),
+            StepResult::Skipped => None,
+        };
+        answered.push((actual.clone(), fails));
+        on_step(&step);
+        steps.push(step);
+        Ok::<_, BisectError>(search::Answer {
+            applied: actual,
+            fails,
+        })
     })
     .run(searchable.len())?;
     Ok(match found {
         Found::Culprits { set, minimal } => {
-            let culprits = set
-                .iter()
-                .map(|&k| culprit(&changes[searchable[k]]))
-                .collect();
-            outcome(Verdict::Found, culprits, minimal, steps)
+            let culprits = to_changes(&set.iter().copied().collect());
+            let needed = universe
+                .target(changes, &culprits)
+                .map(|t| {
+                    t.applied
+                        .difference(&culprits)
+                        .filter(|&&i| changes[i].fixed.is_none())
+                        .map(|&i| culprit(&changes[i]))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let culprits = culprits.iter().map(|&i| culprit(&changes[i])).collect();
+            Outcome {
+                needed,
+                ..outcome(Verdict::Found, culprits, minimal, steps)
+            }
         }
         Found::GoodFails => outcome(Verdict::GoodFails, Vec::new(), false, steps),
         Found::GoodUnknown => outcome(Verdict::GoodUnknown, Vec::new(), false, steps),
@@ -225,6 +254,7 @@ fn outcome(verdict: Verdict, culprits: Vec<Culprit>, minimal: bool, steps: Vec<S
     Outcome {
         verdict,
         culprits,
+        needed: Vec::new(),
         minimal,
         steps,
         runs,
@@ -240,48 +270,57 @@ fn culprit(change: &Change) -> Culprit {
     }
 }
 
-/// One step: the consistent state for `revert`, built in a copy, checked. Returns the step
-/// and the changes really reverted.
+/// A step whose asked set has no consistent state: skipped, and why.
+fn skipped(changes: &[Change], asked: &BTreeSet<usize>, number: usize, why: String) -> Step {
+    Step {
+        step: number,
+        reverted: names(changes, |i| !asked.contains(&i)),
+        kept: Vec::new(),
+        result: StepResult::Skipped,
+        seconds: 0.0,
+        attempts: 0,
+        detail: Some(format!("no consistent state: {why}")),
+        copy: None,
+    }
+}
+
+/// The names of the revertable changes that `pick` picks.
+fn names(changes: &[Change], pick: impl Fn(usize) -> bool) -> Vec<String> {
+    (0..changes.len())
+        .filter(|&i| changes[i].fixed.is_none() && pick(i))
+        .map(|i| changes[i].name.to_string())
+        .collect()
+}
+
+/// One step: the `target` state (for the `asked` changes applied) built in a copy, checked.
 fn run_step(
     changes: &[Change],
-    universe: &Universe,
-    revert: &BTreeSet<usize>,
+    asked: &BTreeSet<usize>,
+    target: &state::Target,
     input: &BisectInput<'_>,
     critical: &Critical,
     number: usize,
-) -> Result<(Step, BTreeSet<usize>), BisectError> {
+) -> Result<Step, BisectError> {
     let started = Instant::now();
-    let names = |set: &BTreeSet<usize>| -> Vec<String> {
-        set.iter().map(|&i| changes[i].name.to_string()).collect()
-    };
+    let reverted: Vec<usize> = (0..changes.len())
+        .filter(|i| !target.applied.contains(i))
+        .collect();
     let mut step = Step {
         step: number,
-        reverted: names(revert),
-        also_reverted: Vec::new(),
+        reverted: names(changes, |i| !target.applied.contains(&i)),
+        kept: names(changes, |i| {
+            !asked.contains(&i) && target.applied.contains(&i)
+        }),
         result: StepResult::Skipped,
         seconds: 0.0,
         attempts: 0,
         detail: None,
-        kept: None,
+        copy: None,
     };
-    let target = match universe.target(changes, revert) {
-        Ok(target) => target,
-        Err(why) => {
-            step.detail = Some(format!("no consistent state: {why}"));
-            step.seconds = started.elapsed().as_secs_f64();
-            return Ok((step, revert.clone()));
-        }
-    };
-    step.reverted = names(&target.reverted);
-    step.also_reverted = names(&target.reverted.difference(revert).copied().collect());
     let keep = input.keep.map(|dir| dir.join(format!("step-{number}")));
-    let touched: Vec<_> = target
-        .reverted
-        .iter()
-        .map(|&i| changes[i].name.clone())
-        .collect();
+    let touched: Vec<_> = reverted.iter().map(|&i| changes[i].name.clone()).collect();
     let copy = VenvCopy::make(input.original, &touched, keep.as_deref())?;
-    let reverted: Vec<&Change> = target.reverted.iter().map(|&i| &changes[i]).collect();
+    let reverted: Vec<&Change> = reverted.iter().map(|&i| &changes[i]).collect();
     let built = install(&copy, &reverted, input, critical)?;
     if let Err(why) = built {
         step.detail = Some(why);
@@ -296,13 +335,13 @@ fn run_step(
         });
     }
     if copy.kept() {
-        step.kept = Some(copy.root.clone());
+        step.copy = Some(copy.root.clone());
     } else {
         copy.discard()
             .map_err(|err| BisectError::Io(format!("cannot remove the copy: {err}")))?;
     }
     step.seconds = started.elapsed().as_secs_f64();
-    Ok((step, target.reverted))
+    Ok(step)
 }
 
 /// Put the good versions of `reverted` into the copy (and take out what was added since).

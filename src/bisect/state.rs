@@ -3,12 +3,13 @@
 //!
 //! In: the good [`Inventory`] (a snapshot, `pip inspect` output, a venv, or one reconstructed by
 //! `--since`) and the current one. Out: the [`Change`]s ([`crate::diff::diff`]'s, each marked
-//! revertable or not), and for a set of changes to revert a [`Target`]: the state the solver
-//! finds over the two environments' own releases, where every reverted dist is at its good
-//! version, every other changed dist prefers its current one, and every unchanged dist stays.
-//! A reverted change takes what its old version needs with it (the solver moves those dists
-//! back too, and the target says so); a set that no choice of the two states makes consistent
-//! is an error that says why.
+//! revertable or not), and for a set of changes to apply a [`Target`]: the state the solver
+//! finds over the two environments' own releases, where every applied change is as it is now,
+//! every other changed dist prefers its good version, and every unchanged dist stays. A change
+//! and what its version needs move as one unit: a reverted change takes its old version's
+//! requirements with it where they can be had, and a change an applied one needs stays applied
+//! (the target says which); a set that no choice of the two states makes consistent is an
+//! error that says why.
 //!
 //! Requirements already broken in the environment that declares them (what `planner check`
 //! reports there) are left out of the universe: they are the user's state, not the bisect's to
@@ -106,12 +107,12 @@ pub struct Universe {
     now: BTreeMap<PackageName, CoreMetadata>,
 }
 
-/// The consistent state for one set of changes reverted.
+/// The consistent state for one set of changes applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
-    /// Every change reverted there (indices into the changes): those asked and those their
-    /// old versions need.
-    pub reverted: BTreeSet<usize>,
+    /// Every change applied there (indices into the changes): those asked, and those they
+    /// need; the others are reverted.
+    pub applied: BTreeSet<usize>,
 }
 
 impl Universe {
@@ -135,47 +136,47 @@ impl Universe {
         })
     }
 
-    /// The consistent state with `revert` reverted (indices into `changes`), or why there is
-    /// none. Fixed changes are never reverted.
-    pub fn target(&self, changes: &[Change], revert: &BTreeSet<usize>) -> Result<Target, String> {
+    /// The consistent state with the changes in `applied` (indices into `changes`) as they are
+    /// now and the others reverted where they can be: the solver keeps every applied change,
+    /// prefers the good version of every other one, and keeps one as it is now only when an
+    /// applied change needs it (a change and what its version needs move as one unit). A dist
+    /// removed since comes back unless its removal is applied; one added since is absent
+    /// unless applied or needed. `Err`: no consistent state, and why. Fixed changes are always
+    /// applied.
+    pub fn target(&self, changes: &[Change], applied: &BTreeSet<usize>) -> Result<Target, String> {
         let mut request = SolveRequest {
             prerelease: PrereleaseMode::Allow,
             ..SolveRequest::default()
         };
-        let changed: BTreeMap<&PackageName, usize> = changes
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (&c.name, i))
-            .collect();
+        let changed: BTreeSet<&PackageName> = changes.iter().map(|c| &c.name).collect();
         for (name, now) in &self.now {
-            if !changed.contains_key(name) {
+            if !changed.contains(name) {
                 request
                     .requirements
                     .push(exact(name, &now.version.to_string())?);
             }
         }
         for (i, change) in changes.iter().enumerate() {
-            let back = revert.contains(&i) && change.fixed.is_none();
+            let keep = applied.contains(&i) || change.fixed.is_some();
             let good = self.good.get(&change.name);
-            let now = self.now.get(&change.name);
-            match (back, good, now) {
-                (true, Some(good), _) => {
-                    request
-                        .requirements
-                        .push(exact(&change.name, &good.version.to_string())?);
-                }
-                // Added since: reverting it is its absence; what still needs it cannot stay.
-                (true, None, _) => request
-                    .constraints
-                    .push(parse(&format!("{}<0", change.name))?),
-                (false, good, Some(now)) => {
+            match (keep, good, self.now.get(&change.name)) {
+                (true, _, Some(now)) => request
+                    .requirements
+                    .push(exact(&change.name, &now.version.to_string())?),
+                // Removed since, and the removal applied: it stays out.
+                (true, _, None) => request.constraints.push(absent(&change.name)?),
+                (false, Some(good), Some(now)) => {
                     request.requirements.push(either(&change.name, good, now)?);
                     request
                         .preferences
-                        .insert(change.name.clone(), candidate(now));
+                        .insert(change.name.clone(), candidate(good));
                 }
-                // Removed since and kept removed: back only when a reverted dist needs it.
-                (false, _, None) => {}
+                // Removed since and reverted: back at its good version.
+                (false, Some(good), None) => request
+                    .requirements
+                    .push(exact(&change.name, &good.version.to_string())?),
+                // Added since and reverted: absent, unless an applied change needs it.
+                (false, None, _) => {}
             }
         }
         request.installed_roots.extend(self.now.keys().cloned());
@@ -189,14 +190,13 @@ impl Universe {
             .iter()
             .map(|(name, r)| (name, r.version.to_string()))
             .collect();
-        let mut reverted = BTreeSet::new();
-        for (i, change) in changes.iter().enumerate() {
-            let is = state.get(&change.name);
-            if is == change.from.as_ref() && is != change.to.as_ref() {
-                reverted.insert(i);
-            }
-        }
-        Ok(Target { reverted })
+        let applied = changes
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| state.get(&c.name) == c.to.as_ref())
+            .map(|(i, _)| i)
+            .collect();
+        Ok(Target { applied })
     }
 }
 
@@ -248,6 +248,12 @@ fn parse(text: &str) -> Result<Requirement, String> {
     Requirement::from_str(text).map_err(|err| format!("`{text}`: {err}"))
 }
 
+/// A constraint no version meets: `name` stays out unless something that must stay needs it
+/// (then there is no solution).
+fn absent(name: &PackageName) -> Result<Requirement, String> {
+    parse(&format!("{name}<0"))
+}
+
 fn exact(name: &PackageName, version: &str) -> Result<Requirement, String> {
     parse(&format!("{name}=={version}"))
 }
@@ -255,19 +261,14 @@ fn exact(name: &PackageName, version: &str) -> Result<Requirement, String> {
 /// `name` at its good or its current version (the universe holds no other).
 fn either(
     name: &PackageName,
-    good: Option<&CoreMetadata>,
+    good: &CoreMetadata,
     now: &CoreMetadata,
 ) -> Result<Requirement, String> {
-    match good {
-        None => exact(name, &now.version.to_string()),
-        Some(good) => {
-            let (lo, hi) = if good.version <= now.version {
-                (&good.version, &now.version)
-            } else {
-                (&now.version, &good.version)
-            };
-            let (lo, hi) = (lo.clone().without_local(), hi.clone().without_local());
-            parse(&format!("{name}>={lo},<={hi}"))
-        }
-    }
+    let (lo, hi) = if good.version <= now.version {
+        (&good.version, &now.version)
+    } else {
+        (&now.version, &good.version)
+    };
+    let (lo, hi) = (lo.clone().without_local(), hi.clone().without_local());
+    parse(&format!("{name}>={lo},<={hi}"))
 }

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::bisect::{BISECT_SCHEMA, Change, Outcome, Step, StepResult, Verdict};
+use crate::bisect::{BISECT_SCHEMA, Change, Culprit, Outcome, Step, StepResult, Verdict};
 use crate::render::safe::quote;
 use crate::terminal::escape;
 
@@ -136,28 +136,16 @@ pub fn step_line(step: &Step) -> String {
 }
 
 fn reverted_text(step: &Step) -> String {
-    let asked: Vec<&String> = step
-        .reverted
-        .iter()
-        .filter(|n| !step.also_reverted.contains(n))
-        .collect();
     let mut text = if step.reverted.is_empty() {
         "nothing reverted (as now)".to_string()
     } else {
-        format!(
-            "reverted {}",
-            asked
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+        format!("reverted {}", step.reverted.join(", "))
     };
-    if !step.also_reverted.is_empty() {
+    if !step.kept.is_empty() {
         let _ = write!(
             text,
-            " (+ {}, which the old versions need)",
-            step.also_reverted.join(", ")
+            " (kept {}: what the applied changes need)",
+            step.kept.join(", ")
         );
     }
     text
@@ -172,31 +160,42 @@ fn result_word(result: StepResult) -> &'static str {
     }
 }
 
+/// `name from -> to` (`(absent)` for a missing side).
+fn change_text(c: &Culprit) -> String {
+    let side = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".to_string());
+    format!("{} {} -> {}", c.name, side(&c.from), side(&c.to))
+}
+
 /// The verdict in one sentence.
 fn headline(report: &BisectReport) -> String {
     let o = &report.outcome;
-    let culprits: Vec<String> = o
-        .culprits
-        .iter()
-        .map(|c| {
-            let side = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".to_string());
-            format!("{} {} -> {}", c.name, side(&c.from), side(&c.to))
-        })
-        .collect();
+    let culprits: Vec<String> = o.culprits.iter().map(change_text).collect();
+    let needed = if o.needed.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (and what it needs, which comes with it as one unit: {})",
+            o.needed
+                .iter()
+                .map(change_text)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
     match o.verdict {
         Verdict::Found if culprits.len() == 1 => format!(
-            "The failure comes with {} alone: with only that change applied to the good state \
-             the check fails, with nothing applied it passes.",
+            "The failure comes with {} alone{needed}: with only that change applied to the good \
+             state the check fails, with nothing applied it passes.",
             culprits[0]
         ),
         Verdict::Found => format!(
-            "The failure comes with {} together: with only these applied to the good state the \
-             check fails{}.",
+            "The failure comes with {} together{needed}: with only these applied to the good \
+             state the check fails{}.",
             culprits.join(" and "),
             if o.minimal {
                 ", and with any one of them left out it passes"
             } else {
-                " (not every smaller set was run: they may not all be needed)"
+                " (not every smaller set could be built and run: they may not all be needed)"
             }
         ),
         Verdict::GoodFails => "The check fails in the good state too: the changes since then are \

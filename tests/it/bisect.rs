@@ -276,7 +276,8 @@ fn issue_29_a_flaky_check_is_retried() {
     world.assert_no_copy_left();
 }
 
-/// app / lib move together; plug (added) needs core 2 and breaks at import.
+/// app / lib move together (app 1.0 needs lib<2, 2.0 lib>=2); legacy 1.0 (removed since)
+/// needs core<2; plug 1.0 (added since) needs core>=2 and breaks at import.
 fn plugged() -> World {
     let wheels = serde_json::json!([
         {"name": "app", "version": "1.0", "requires": ["lib<2"], "files": {"app/__init__.py": ""}},
@@ -285,14 +286,17 @@ fn plugged() -> World {
         {"name": "lib", "version": "2.0", "files": {"lib/__init__.py": ""}},
         {"name": "core", "version": "1.0", "files": {"core/__init__.py": ""}},
         {"name": "core", "version": "2.0", "files": {"core/__init__.py": ""}},
+        {"name": "legacy", "version": "1.0", "requires": ["core<2"], "files": {"legacy/__init__.py": ""}},
         {"name": "plug", "version": "1.0", "requires": ["core>=2"],
          "files": {"plug/__init__.py": "raise RuntimeError('plug 1.0 breaks the run')\n"}},
     ]);
-    World::new(
+    let world = World::new(
         wheels,
-        &["app==1.0", "lib==1.0", "core==1.0"],
+        &["app==1.0", "lib==1.0", "core==1.0", "legacy==1.0"],
         &["app==2.0", "lib==2.0", "core==2.0", "plug==1.0"],
-    )
+    );
+    pip_ok(&world.venv, &["uninstall", "-y", "legacy"]);
+    world
 }
 
 #[test]
@@ -309,36 +313,45 @@ fn issue_29_a_subset_with_no_consistent_state_is_skipped_and_said() {
     let (code, report, stderr) = world.bisect_json(&["--test", &test]);
     assert_eq!(code, Some(0), "{report:#}\n{stderr}");
     let steps = report["steps"].as_array().unwrap();
-    // Keeping plug while core goes back to 1.0 has no consistent state: skipped, and why.
+    // Core 2.0 kept while legacy 1.0 (core<2) comes back has no consistent state: skipped,
+    // and why.
     let skipped: Vec<&serde_json::Value> =
         steps.iter().filter(|s| s["result"] == "skipped").collect();
     assert!(!skipped.is_empty(), "{report:#}");
     for step in &skipped {
         let detail = step["detail"].as_str().unwrap();
         assert!(detail.starts_with("no consistent state: "), "{detail}");
-        assert!(detail.contains("core"), "{detail}");
+        assert!(
+            detail.contains("legacy") && detail.contains("core"),
+            "{detail}"
+        );
         assert_eq!(step["attempts"], 0);
     }
-    // Reverting lib takes app with it (app 2.0 needs lib>=2): one unit, said.
+    // Applying app takes lib 2.0 with it (app 2.0 needs lib>=2): one unit, said.
     assert!(
         steps
             .iter()
-            .any(|s| s["also_reverted"] == serde_json::json!(["app"])),
+            .any(|s| s["kept"] == serde_json::json!(["lib"])),
         "{report:#}"
     );
-    // plug cannot come without core 2.0: the culprits are the two, and not proven minimal
-    // (plug alone cannot be built).
+    // plug needs core 2.0, which needs legacy gone: the culprits are plug and legacy's
+    // removal, with core as what they need; plug alone cannot be built, so not proven minimal.
     assert_eq!(
         culprits(&report),
-        vec![pair("core", "1.0", "2.0"), pair("plug", "-", "1.0")]
+        vec![pair("legacy", "1.0", "-"), pair("plug", "-", "1.0")],
+        "{report:#}"
     );
+    assert_eq!(report["needed"][0]["name"], "core", "{report:#}");
     assert_eq!(report["minimal"], false);
     assert_eq!(report["fix"]["remove"], serde_json::json!(["plug"]));
     assert_same_tree(&before, &world.venv, "after a bisect");
     world.assert_no_copy_left();
     // The real venv still has plug and its versions.
     let out = Command::new(world.venv.join("bin/python"))
-        .args(["-c", "import app, core; import importlib.metadata as m; print(m.version('app'), m.version('plug'))"])
+        .args([
+            "-c",
+            "import importlib.metadata as m; print(m.version('app'), m.version('plug'))",
+        ])
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "2.0 1.0");
