@@ -497,3 +497,57 @@ fn issue_29_since_reconstructs_the_good_state_from_install_records_and_upload_ti
     assert_same_tree(&before, &venv, "after a bisect --since");
     assert!(std::fs::read_dir(&tmp).unwrap().next().is_none());
 }
+
+/// The live case (docs/bisect.md): urllib3 2 breaks the check, but the good requests pins
+/// urllib3<2 and the new requests needs a newer certifi. Asking for urllib3 alone must test
+/// urllib3 with what it needs, never a state where the solver took urllib3 back (the first
+/// version of the search did, and named certifi, requests and urllib3 together).
+#[test]
+fn issue_29_a_culprit_that_needs_other_changes_is_named_with_them() {
+    let mut wheels = vec![
+        serde_json::json!({"name": "req", "version": "1.0", "requires": ["lib3<2", "cert>=1"], "files": {"req/__init__.py": ""}}),
+        serde_json::json!({"name": "req", "version": "2.0", "requires": ["lib3<3", "cert>=2"], "files": {"req/__init__.py": ""}}),
+        serde_json::json!({"name": "lib3", "version": "1.0", "files": {"lib3/__init__.py": "def retry(method_whitelist):\n    return 1\n"}}),
+        serde_json::json!({"name": "lib3", "version": "2.0", "files": {"lib3/__init__.py": "def retry(allowed_methods):\n    return 2\n"}}),
+        serde_json::json!({"name": "cert", "version": "1.0", "files": {"cert/__init__.py": ""}}),
+        serde_json::json!({"name": "cert", "version": "2.0", "files": {"cert/__init__.py": ""}}),
+    ];
+    for n in 1..=5 {
+        for major in [1, 2] {
+            wheels.push(serde_json::json!({
+                "name": format!("p{n}"), "version": format!("{major}.0"),
+                "files": {format!("p{n}/__init__.py"): ""},
+            }));
+        }
+    }
+    let mut good = vec!["req==1.0", "lib3==1.0", "cert==1.0"];
+    let mut now = vec!["req==2.0", "lib3==2.0", "cert==2.0"];
+    let (g, n): (Vec<String>, Vec<String>) = (1..=5)
+        .map(|i| (format!("p{i}==1.0"), format!("p{i}==2.0")))
+        .unzip();
+    good.extend(g.iter().map(String::as_str));
+    now.extend(n.iter().map(String::as_str));
+    let world = World::new(serde_json::Value::Array(wheels), &good, &now);
+    let before = tree(&world.venv);
+    let (code, report, stderr) = world.bisect_json(&[
+        "--test",
+        "python -c 'import lib3; lib3.retry(method_whitelist=1)'",
+    ]);
+    assert_eq!(code, Some(0), "{report:#}\n{stderr}");
+    assert_eq!(
+        culprits(&report),
+        vec![pair("lib3", "1.0", "2.0")],
+        "{report:#}"
+    );
+    let needed: Vec<&str> = report["needed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(needed, vec!["cert", "req"]);
+    assert_eq!(report["minimal"], true);
+    assert!(report["runs"].as_u64().unwrap() <= 5, "{report:#}");
+    assert_same_tree(&before, &world.venv, "after a bisect");
+    world.assert_no_copy_left();
+}
