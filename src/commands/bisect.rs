@@ -220,6 +220,18 @@ fn since_state(
         )
     })?;
     index.finish_progress();
+    let mut reconstructed = reconstructed;
+    if let Some(made) = crate::diff::since::install_time(&original.join("pyvenv.cfg"))
+        && made >= cutoff
+    {
+        reconstructed.notes.insert(
+            0,
+            format!(
+                "the venv itself was made at {made}, after the cut-off: everything in it counts \
+                 as installed since"
+            ),
+        );
+    }
     for note in &reconstructed.notes {
         printer.note(&format!("note: {note}"));
     }

@@ -198,6 +198,14 @@ fn headline(report: &BisectReport) -> String {
                 " (not every smaller set could be built and run: they may not all be needed)"
             }
         ),
+        Verdict::GoodFails if !report.assumed.is_empty() => {
+            "The check fails in the reconstructed good state too. --since can only guess each \
+             dist's earlier version (the newest older release uploaded before the cut-off; see \
+             `assumed`): an upgrade that jumped several releases is not undone by it. Pass the \
+             real good state with --good (a snapshot or `pip inspect` output) if you have one. \
+             Stopped."
+                .to_string()
+        }
         Verdict::GoodFails => "The check fails in the good state too: the changes since then are \
              not what broke it (or the check fails for another reason). Stopped."
             .to_string(),
