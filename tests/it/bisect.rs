@@ -551,3 +551,49 @@ fn issue_29_a_culprit_that_needs_other_changes_is_named_with_them() {
     assert_same_tree(&before, &world.venv, "after a bisect");
     world.assert_no_copy_left();
 }
+
+#[test]
+fn issue_29_ctrl_c_while_a_check_runs_removes_the_copy_and_exits_130() {
+    let world = eight();
+    let before = tree(&world.venv);
+    let marker = world.ctx.path().join("check-started");
+    let test = format!("touch '{}'; sleep 60", marker.display());
+    let mut child = world
+        .ctx
+        .command()
+        .env("PATH", path_without_uv())
+        .env("TMPDIR", &world.tmp)
+        .args(["bisect", "--good", world.good.to_str().unwrap()])
+        .args([
+            "--venv",
+            world.venv.to_str().unwrap(),
+            "--index-url",
+            &world.server.url(),
+        ])
+        .args(["--test", &test])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !marker.exists() {
+        assert!(started.elapsed().as_secs() < 120, "the check never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let stopped = std::time::Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        assert!(stopped.elapsed().as_secs() < 20, "planner did not stop");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(code, Some(130));
+    assert_same_tree(&before, &world.venv, "after Ctrl-C");
+    world.assert_no_copy_left();
+}
