@@ -40,7 +40,7 @@ pub fn run(args: &BisectSettings, printer: &Printer) -> miette::Result<ExitStatu
         .prefix("planner-bisect-work-")
         .tempdir()
         .map_err(|err| miette!("cannot make a temp folder: {err}"))?;
-    let tests = check_commands(args, &now, &good, work.path())?;
+    let tests = check_commands(args, &now, &good, &changes, work.path())?;
     let installer = installer(&now)?;
     printer.note(&format!(
         "{} change(s) since {}; each step reverts some in a copy of {} ({})",
@@ -153,19 +153,33 @@ fn read_good(path: &Path) -> miette::Result<Inventory> {
     }
 }
 
-/// The check's command lines: `--test` as given; `--verify` adds the verification script of
-/// the dists both states have, run by the copy's `python`.
+/// The check's command lines: `--test` as given; `--verify` adds the verification script
+/// (every import of the changed dists and of what depends on them, among the dists both states
+/// have; `pip check`; the policy's smoke tests for them), run by the copy's `python`.
 fn check_commands(
     args: &BisectSettings,
     now: &Inventory,
     good: &Inventory,
+    changes: &[state::Change],
     work: &Path,
 ) -> miette::Result<Vec<String>> {
     let mut tests = args.tests.clone();
     if args.verify {
+        let graph = crate::inventory::graph::DependencyGraph::build(now);
+        let mut wanted: std::collections::BTreeSet<pep508_rs::PackageName> =
+            changes.iter().map(|c| c.name.clone()).collect();
+        for change in changes {
+            wanted.extend(
+                graph
+                    .transitive_dependents(&change.name)
+                    .into_iter()
+                    .map(|d| d.name().clone()),
+            );
+        }
         let mut both = now.clone();
-        both.dists.retain(|d| good.get(d.name()).is_some());
-        let spec = crate::verify::select(None, &both, &args.policy, false);
+        both.dists
+            .retain(|d| good.get(d.name()).is_some() && wanted.contains(d.name()));
+        let spec = crate::verify::select(None, &both, &args.policy, true);
         let script = work.join("verify.py");
         std::fs::write(&script, crate::render::verify::script(&spec))
             .map_err(|err| miette!("cannot write {}: {err}", script.display()))?;

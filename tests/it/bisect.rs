@@ -384,6 +384,9 @@ fn issue_29_bisect_explains_what_it_cannot_do() {
     let (code, report, _) = world.bisect_json(&["--test", "true"]);
     assert_eq!(code, Some(1));
     assert_eq!(report["verdict"], "current-passes", "{report:#}");
+    // Found without searching every set: the state as it is now is run once the search
+    // needs what it assumed.
+    assert!(report["runs"].as_u64().unwrap() <= 6, "{report:#}");
     world.assert_no_copy_left();
 }
 
@@ -595,5 +598,36 @@ fn issue_29_ctrl_c_while_a_check_runs_removes_the_copy_and_exits_130() {
     };
     assert_eq!(code, Some(130));
     assert_same_tree(&before, &world.venv, "after Ctrl-C");
+    world.assert_no_copy_left();
+}
+
+#[test]
+fn issue_29_verify_as_the_check_finds_a_release_that_breaks_at_import() {
+    let mut wheels = Vec::new();
+    for name in ["alpha", "beta", "gamma"] {
+        for major in [1, 2] {
+            let code = if name == "beta" && major == 2 {
+                "from beta._speedups import fast\n".to_string()
+            } else {
+                format!("V = {major}\n")
+            };
+            wheels.push(serde_json::json!({
+                "name": name, "version": format!("{major}.0"),
+                "files": {format!("{name}/__init__.py"): code},
+            }));
+        }
+    }
+    let world = World::new(
+        serde_json::Value::Array(wheels),
+        &["alpha==1.0", "beta==1.0", "gamma==1.0"],
+        &["alpha==2.0", "beta==2.0", "gamma==2.0"],
+    );
+    let before = tree(&world.venv);
+    let (code, report, stderr) = world.bisect_json(&["--verify"]);
+    assert_eq!(code, Some(0), "{report:#}\n{stderr}");
+    assert_eq!(report["verdict"], "found", "{report:#}");
+    assert_eq!(culprits(&report), vec![pair("beta", "1.0", "2.0")]);
+    assert_eq!(report["check"]["verify"], true);
+    assert_same_tree(&before, &world.venv, "after a bisect --verify");
     world.assert_no_copy_left();
 }
