@@ -77,6 +77,7 @@ pub(crate) fn process_ends_after_run() -> bool {
 pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
     let env = EnvVars::from_process();
     clock::pin(env.get("PLANNER_NOW").as_deref())?;
+    metadata::set_max_bytes(env.get("PLANNER_MAX_METADATA_BYTES").as_deref())?;
     let settings = Settings::resolve(cli, &env)?;
     logging::init(settings.verbose, settings.quiet);
     log::debug!(

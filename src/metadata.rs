@@ -15,9 +15,51 @@ use pep440_rs::{Version, VersionSpecifiers};
 use pep508_rs::{ExtraName, MarkerTree, PackageName, Requirement};
 use rustc_hash::FxHashMap as HashMap;
 
-/// Metadata files larger than this are refused (a METADATA with an embedded README is rarely
-/// over 200 KiB; 8 MiB leaves room and still caps a hostile file).
-pub const MAX_METADATA_BYTES: usize = 8 * 1024 * 1024;
+/// Metadata files larger than this are refused unless `PLANNER_MAX_METADATA_BYTES` says otherwise
+/// (a METADATA with an embedded README is rarely over 200 KiB; 8 MiB leaves room and still caps
+/// a hostile file).
+pub const DEFAULT_MAX_METADATA_BYTES: usize = 8 * 1024 * 1024;
+
+static MAX_METADATA: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+/// The largest metadata file read anywhere (a PEP 658 `.metadata` file, a wheel's or sdist's
+/// member, an installed `METADATA`): [`DEFAULT_MAX_METADATA_BYTES`], or what [`set_max_bytes`]
+/// set for this process.
+pub fn max_bytes() -> usize {
+    MAX_METADATA
+        .get()
+        .copied()
+        .unwrap_or(DEFAULT_MAX_METADATA_BYTES)
+}
+
+/// `PLANNER_MAX_METADATA_BYTES` is set but is not a positive number of bytes.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("PLANNER_MAX_METADATA_BYTES=`{value}` is not a positive number of bytes")]
+#[diagnostic(help(
+    "use a byte count such as 16777216 (16 MiB), or unset it for the 8 MiB default"
+))]
+pub struct LimitError {
+    /// The value as set.
+    pub value: String,
+}
+
+/// Set the metadata cap from `PLANNER_MAX_METADATA_BYTES`, when it is set (once per process,
+/// by `run()` in src/lib.rs; later calls keep the first).
+pub fn set_max_bytes(value: Option<&str>) -> Result<(), LimitError> {
+    let Some(value) = value else {
+        return Ok(());
+    };
+    let bytes = value
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| LimitError {
+            value: crate::terminal::field(value).into_owned(),
+        })?;
+    let _ = MAX_METADATA.set(bytes);
+    Ok(())
+}
 
 /// The fields of a core metadata file that the planner reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +82,9 @@ pub struct CoreMetadata {
     pub dynamic: Vec<String>,
     /// `Summary`.
     pub summary: Option<String>,
+    /// `Project-URL` (`label, URL`) in file order, then `Home-page` as the label `Home-page`:
+    /// as written (untrusted: checked and escaped where they are shown).
+    pub project_urls: Vec<(String, String)>,
 }
 
 /// Why a metadata file could not be read.
@@ -51,11 +96,13 @@ pub enum MetadataError {
         /// Offset of the first invalid byte.
         offset: usize,
     },
-    /// The file is larger than [`MAX_METADATA_BYTES`].
-    #[error("metadata is {size} bytes, over the {MAX_METADATA_BYTES}-byte limit")]
+    /// The file is larger than [`max_bytes`].
+    #[error("metadata is {size} bytes, over the {limit}-byte limit (PLANNER_MAX_METADATA_BYTES)")]
     TooLarge {
         /// The file's size.
         size: usize,
+        /// The limit.
+        limit: usize,
     },
     /// A header holds control characters (other than tab).
     #[error("field `{field}` holds control characters")]
@@ -123,7 +170,7 @@ pub fn header_block(bytes: &[u8]) -> &[u8] {
 }
 
 /// The fields [`CoreMetadata`] reads, in lower case (field names match in any case).
-const READ_FIELDS: [&str; 8] = [
+const READ_FIELDS: [&str; 10] = [
     "metadata-version",
     "name",
     "version",
@@ -132,13 +179,19 @@ const READ_FIELDS: [&str; 8] = [
     "provides-extra",
     "dynamic",
     "summary",
+    "project-url",
+    "home-page",
 ];
 
 impl CoreMetadata {
     /// Parse a metadata file from bytes.
     pub fn parse(bytes: &[u8]) -> Result<Self, MetadataError> {
-        if bytes.len() > MAX_METADATA_BYTES {
-            return Err(MetadataError::TooLarge { size: bytes.len() });
+        let limit = max_bytes();
+        if bytes.len() > limit {
+            return Err(MetadataError::TooLarge {
+                size: bytes.len(),
+                limit,
+            });
         }
         let text = std::str::from_utf8(bytes).map_err(|err| MetadataError::NotUtf8 {
             offset: err.valid_up_to(),
@@ -157,6 +210,8 @@ impl CoreMetadata {
         let mut provides_extra = Vec::new();
         let mut dynamic = Vec::new();
         let mut summary = None;
+        let mut project_urls = Vec::new();
+        let mut home_page = None;
         let mut requirements = RequiresDist::default();
 
         for (field, value) in &headers {
@@ -208,6 +263,12 @@ impl CoreMetadata {
                 }
                 "dynamic" => dynamic.push(value.to_string()),
                 "summary" => summary = Some(value.to_string()),
+                "project-url" => {
+                    if let Some((label, url)) = value.split_once(',') {
+                        project_urls.push((label.trim().to_string(), url.trim().to_string()));
+                    }
+                }
+                "home-page" => home_page = Some(value.to_string()),
                 _ => {}
             }
         }
@@ -236,6 +297,10 @@ impl CoreMetadata {
             provides_extra,
             dynamic,
             summary,
+            project_urls: project_urls
+                .into_iter()
+                .chain(home_page.map(|url| ("Home-page".to_string(), url)))
+                .collect(),
         })
     }
 

@@ -181,6 +181,9 @@ pub struct ReviewSettings {
     pub format: ReviewFormat,
     /// `--sarif-file`: SARIF written there too.
     pub sarif_file: Option<PathBuf>,
+    /// The repository's web home from GitHub Actions (`GITHUB_SERVER_URL` and
+    /// `GITHUB_REPOSITORY`), for permalinks; else the command asks `git remote get-url origin`.
+    pub actions_repository: Option<(String, String)>,
 }
 
 /// `planner diff`.
@@ -753,6 +756,9 @@ fn review(args: cli::ReviewArgs, env: &EnvVars) -> miette::Result<ReviewSettings
         index: IndexOptions::new(&args.index, env),
         format: args.format.into(),
         sarif_file: args.sarif_file,
+        actions_repository: env
+            .get("GITHUB_SERVER_URL")
+            .zip(env.get("GITHUB_REPOSITORY")),
     })
 }
 

@@ -98,12 +98,9 @@ pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStat
                 Some(answered) if !python.exists() => answered,
                 _ => python,
             };
-            std::path::absolute(&python)
-                .unwrap_or(python)
-                .display()
-                .to_string()
+            std::path::absolute(&python).unwrap_or(python)
         }
-        None => "python3".to_string(),
+        None => std::path::PathBuf::from("python3"),
     };
     let shown = plan_outputs(
         &mut proposal,
@@ -205,7 +202,7 @@ fn plan_outputs(
     proposal: &mut Proposal,
     args: &ProposeSettings,
     inventory: &inventory::Inventory,
-    python: &str,
+    python: &Path,
     index_url: Option<&str>,
 ) -> miette::Result<Vec<PlanCommands>> {
     let pep668 = (inventory.environment.externally_managed())
@@ -222,7 +219,7 @@ fn plan_outputs(
         let files = commands::install_files(
             plan,
             &CommandSettings {
-                python: python.to_string(),
+                python: python.display().to_string(),
                 index_url: index_url.map(str::to_string),
                 files_dir: files_dir.clone(),
                 constraints: dir.is_some(),
@@ -444,13 +441,13 @@ fn plan_files(
     plan: &Plan,
     inventory: &inventory::Inventory,
     spec: &crate::verify::VerifySpec,
-    python: &str,
+    python: &Path,
     index_url: Option<&str>,
     allow_build: bool,
     notes: &[String],
 ) -> miette::Result<()> {
     let settings = CommandSettings {
-        python: python.to_string(),
+        python: python.display().to_string(),
         index_url: index_url.map(str::to_string),
         files_dir: None,
         constraints: true,

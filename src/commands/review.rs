@@ -16,6 +16,7 @@ use crate::render::review as render;
 use crate::review::Review;
 use crate::review::analysis::{Analyzer, Target};
 use crate::review::git::Repo;
+use crate::review::links::WebRepo;
 use crate::settings::{ReviewFormat, ReviewSettings};
 
 /// The Python version judged for when none is given.
@@ -46,7 +47,14 @@ pub fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Result<ExitS
         ..ProposeRequest::default()
     };
     let mut analyzer = Analyzer::new(&index, &settings.policy, request);
-    let review = crate::review::review(&repo, &base, &head, &mut analyzer, &targets)?;
+    let mut review = crate::review::review(&repo, &base, &head, &mut analyzer, &targets)?;
+    let web = match &settings.actions_repository {
+        Some((server, repository)) => WebRepo::from_actions(server, repository),
+        None => repo
+            .remote_url("origin")
+            .and_then(|url| WebRepo::from_remote(&url)),
+    };
+    crate::review::links::annotate(&mut review, &index, crate::clock::now(), web.as_ref());
     index.finish_progress();
     for problem in &review.problems {
         let at = problem

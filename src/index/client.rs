@@ -152,9 +152,10 @@ impl ClientSettings {
                 ),
                 BodyKind::Metadata => (
                     "a .metadata file",
-                    crate::metadata::MAX_METADATA_BYTES as u64,
+                    crate::metadata::max_bytes() as u64,
                     "real METADATA is far smaller (an embedded README included), and the same \
-                     limit holds wherever planner reads METADATA: the index serves a broken file",
+                     limit holds wherever planner reads METADATA: the index serves a broken file \
+                     (PLANNER_MAX_METADATA_BYTES raises the limit)",
                 ),
                 BodyKind::Sdist => (
                     "a whole sdist",

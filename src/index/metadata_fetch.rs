@@ -39,7 +39,7 @@ use super::zip::{
     parse_central_directory_prefix,
 };
 use super::{DistFile, DistFilename, IndexError};
-use crate::metadata::{CoreMetadata, MAX_METADATA_BYTES};
+use crate::metadata::CoreMetadata;
 
 /// How many bytes the first range read takes from a wheel's end (the EOCD, and for most wheels
 /// the whole central directory and the METADATA entry too).
@@ -726,13 +726,13 @@ async fn metadata_entry(
 /// the entry asks for `compressed_size` bytes. Deflate never grows data by more than a few bytes
 /// per 16 KiB block, so a compressed size well over the cap is a lie.
 fn check_metadata_size(file: &DistFile, entry: &ZipEntry) -> Result<(), IndexError> {
-    if entry.uncompressed_size > MAX_METADATA_BYTES as u64
-        || entry.compressed_size > MAX_METADATA_BYTES as u64 + 1024
-    {
+    let limit = crate::metadata::max_bytes() as u64;
+    if entry.uncompressed_size > limit || entry.compressed_size > limit + 1024 {
         return Err(wheel_error(
             file,
             format!(
-                "METADATA is {} bytes ({} compressed), over the {MAX_METADATA_BYTES}-byte limit",
+                "METADATA is {} bytes ({} compressed), over the {limit}-byte limit \
+                 (PLANNER_MAX_METADATA_BYTES)",
                 entry.uncompressed_size, entry.compressed_size
             ),
         ));

@@ -8,12 +8,10 @@
 //! Nothing the file declares is trusted: every offset and size is checked for overflow and
 //! against the bytes that hold it (the central directory lies before the end record, a member's
 //! data before the central directory, a zip64 field inside its extra block), the entry count
-//! against the entries actually present, a member's size against [`MAX_METADATA_BYTES`] before
+//! against the entries actually present, a member's size against [`crate::metadata::max_bytes`] before
 //! anything is allocated or fetched, and the extracted bytes against the declared size and CRC-32.
 
 use std::io::Read;
-
-use crate::metadata::MAX_METADATA_BYTES;
 
 /// A window of a remote file: `bytes` start at `offset`.
 pub(super) struct Window {
@@ -274,11 +272,12 @@ fn apply_zip64(extra: &[u8], fields: [&mut u64; 3]) -> Result<(), String> {
 }
 
 /// The data of `entry`, given bytes starting at its local header: at most
-/// [`MAX_METADATA_BYTES`], and exactly the declared size with the declared CRC-32.
+/// [`crate::metadata::max_bytes`], and exactly the declared size with the declared CRC-32.
 pub(super) fn extract(local: &[u8], entry: &ZipEntry) -> Result<Vec<u8>, String> {
-    if entry.uncompressed_size > MAX_METADATA_BYTES as u64 {
+    let limit = crate::metadata::max_bytes() as u64;
+    if entry.uncompressed_size > limit {
         return Err(format!(
-            "`{}` is {} bytes, over the {MAX_METADATA_BYTES}-byte limit",
+            "`{}` is {} bytes, over the {limit}-byte limit (PLANNER_MAX_METADATA_BYTES)",
             entry.name.escape_default(),
             entry.uncompressed_size
         ));

@@ -109,7 +109,18 @@ fn load_venv_from(path: &Path, from: &'static str) -> Result<Inventory, Inventor
     }
     let mut notes = Vec::new();
     let environment = match python.as_deref().map(|p| (p, probe(p))) {
-        Some((python, Ok(out))) => environment_from_probe(python, out, Vec::new())?,
+        Some((python, Ok(out))) => {
+            let mut environment = environment_from_probe(python, out, Vec::new())?;
+            // Python's own site module drops a site-packages that leads nowhere (a dangling
+            // symlink, a loop), so the interpreter never names it: read it anyway, so that the
+            // error says why instead of listing no dists.
+            for path in &layout_site_packages {
+                if !path.is_dir() && !environment.site_packages.contains(path) {
+                    environment.site_packages.push(path.clone());
+                }
+            }
+            environment
+        }
         other => {
             let why = match other {
                 Some((python, Err(reason))) => {

@@ -12,6 +12,7 @@ mod error;
 pub mod extensions;
 pub mod graph;
 pub mod imports;
+pub mod module_names;
 mod probe;
 mod scan;
 pub mod snapshot;

@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::{DistFormat, InstalledDist, InventoryError, UnreadableDist, direct_url};
-use crate::metadata::{CoreMetadata, MAX_METADATA_BYTES};
+use crate::metadata::{self, CoreMetadata};
 
 /// One metadata folder (or egg-info file) found in site-packages.
 #[derive(Debug, Clone)]
@@ -157,7 +157,7 @@ const MAX_SMALL_FILE_BYTES: u64 = 1 << 20;
 /// Read a metadata file (a regular file only, at most the metadata size cap); the error names
 /// the file and says what it is instead (`METADATA is a device, not a regular file`).
 pub(crate) fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
-    read_limited(path, MAX_METADATA_BYTES as u64)
+    read_limited(path, metadata::max_bytes() as u64)
 }
 
 fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {

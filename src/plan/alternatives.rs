@@ -1244,6 +1244,11 @@ impl Proposer<'_> {
             }
             let mut speaks = speaks.into_iter();
             unmatched.retain(|_| !speaks.next().unwrap_or(false));
+            let unavailable = if blockers.is_empty() && unmatched.is_empty() {
+                self.why_unavailable(&name, &newest)?
+            } else {
+                None
+            };
             held_back.push(HeldBack {
                 name,
                 newest,
@@ -1253,6 +1258,7 @@ impl Proposer<'_> {
                 needs: vec![],
                 see: None,
                 waiting: None,
+                unavailable,
             });
         }
         Ok(self.builder.build(
@@ -1358,6 +1364,43 @@ impl Proposer<'_> {
                 requirement: r.clone(),
             })
             .collect())
+    }
+
+    /// Why `name`'s newest release cannot be had when no requirement of the environment
+    /// excludes it: its metadata cannot be read (the reason the solver skipped it), or,
+    /// for named targets, the solver's explanation of `name==newest` on this environment (one
+    /// solve, only for a target held back with no other reason). `None`: nothing to add (a
+    /// pre-release, or a preference).
+    fn why_unavailable(
+        &self,
+        name: &PackageName,
+        newest: &Version,
+    ) -> Result<Option<String>, ProposeError> {
+        let table = self.evidence.catalog.table(name)?;
+        if let Err(reason) = self
+            .evidence
+            .catalog
+            .release_metadata(name, &table, newest)?
+        {
+            return Ok(Some(format!("{name} {newest} {reason}")));
+        }
+        if self.request.all || newest.any_prerelease() {
+            return Ok(None);
+        }
+        let upgrade = BTreeSet::from([name.clone()]);
+        match self.solve(&[pin(name, newest)], &upgrade, vec![]) {
+            Err(SolveError::NoSolution(no)) => Ok(Some(format!(
+                "{name} {newest} cannot be installed here: {}",
+                no.report
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ))),
+            Err(err @ SolveError::Index { .. }) => Err(err.into()),
+            _ => Ok(None),
+        }
     }
 
     /// A resolution as a planned environment: each release's requirements, file facts and wheel

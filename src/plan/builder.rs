@@ -143,6 +143,25 @@ impl<'a> PlanBuilder<'a> {
         }
     }
 
+    /// [`Self::dependents`] of `name` less those the plan moves to another release without an
+    /// override on them: the planned release requires what the plan installs (pydantic-core's
+    /// dependent pydantic, moved with it; fastapi moved to a release that accepts pydantic 2), so
+    /// it is not a dependent left with a change it did not ask for, and it is not counted again
+    /// for every lockstep member it pins.
+    fn staying_dependents(&self, name: &PackageName, planned: &PlannedEnvironment) -> Dependents {
+        let mut dependents = self.dependents(name);
+        let moves = |dependent: &PackageName| {
+            let installed = self.inventory.get(dependent).map(|d| d.version());
+            let overridden = planned
+                .overridden
+                .iter()
+                .any(|e| e.dependent.dist().is_some_and(|(d, _)| d == dependent));
+            !overridden && planned.dists.get(dependent).map(|d| &d.version) != installed
+        };
+        dependents.direct.retain(|d| !moves(d));
+        dependents
+    }
+
     /// Build one plan and score it: the changes with their reasons and warnings, the pins, the
     /// overrides, then the risk. `oracle` answers what the index and the installed files say
     /// (for a broken edge, whether any release of the dependent accepts the forced version;
@@ -164,7 +183,9 @@ impl<'a> PlanBuilder<'a> {
                 .base
                 .is_some_and(|base| base.get(&change.name) == change.to.as_ref());
             if !in_base {
-                change_facts.push(self.change_facts(&change, planned, oracle));
+                let mut facts = self.change_facts(&change, planned, oracle);
+                facts.requested = spec.all || spec.targets.iter().any(|t| t.name == change.name);
+                change_facts.push(facts);
             }
             changes.push(change);
         }
@@ -556,11 +577,12 @@ impl<'a> PlanBuilder<'a> {
             from: change.from.clone(),
             to: change.to.clone(),
             forced: change.forced,
+            requested: false,
             unmanaged_source: self.unmanaged_source(name),
             released: to.and_then(|t| t.upload_time),
             yanked: to.and_then(|t| t.yanked.clone()),
             platform_specific: to.is_some_and(|t| t.platform_specific),
-            dependents: self.dependents(name),
+            dependents: self.staying_dependents(name, planned),
             abi_dependents: Vec::new(),
             predating_dependents: Vec::new(),
             missing_imports: Vec::new(),
@@ -754,6 +776,7 @@ impl<'a> PlanBuilder<'a> {
                     &forced_version,
                     oracle,
                 ),
+                kept,
             });
         }
         overrides.sort();

@@ -6,13 +6,15 @@
 //! In: the import statements of the changed dist's modules in the other installed dists' files
 //! ([`crate::inventory::imports`], through the [`Oracle`]), the installed release's files
 //! (`RECORD`) and the planned release's (its wheel's file list, [`Oracle::wheel_files`]), and what the imported module's
-//! source mentions in each (the installed file; one member of the planned wheel, read by range
-//! requests). Out: one sentence per import that will fail, naming the importing file.
+//! module binds in each ([`crate::inventory::module_names`]: the installed file; one member of
+//! the planned wheel, read by range requests). Out: one sentence per import that will fail,
+//! naming the importing file.
 //!
 //! It flags only what is certain: a module the installed release has and the planned one does
-//! not; a name the installed module's source mentions while the planned module neither
-//! mentions it anywhere nor can hand it out otherwise (a star import, a module `__getattr__`)
-//! and has no submodule of that name. An import under `if`/`else`, in an `except` handler, or
+//! not; a name the installed module binds (or may hand out) while the planned module neither
+//! binds it (defines, imports or lists in `__all__`: a mention in a string or a comment does
+//! not count) nor can hand it out otherwise (a star import, a module `__getattr__`) and has no
+//! submodule of that name. An import under `if`/`else`, in an `except` handler, or
 //! inside a `try:` that catches what it would raise is left out. Unknown (a release whose files
 //! cannot be had, a snapshot without files) is silent.
 
@@ -22,7 +24,8 @@ use pep440_rs::Version;
 use pep508_rs::PackageName;
 
 use super::oracle::Oracle;
-use crate::inventory::imports::{ImportGuard, ImportUse, ModuleWords};
+use crate::inventory::imports::{ImportGuard, ImportUse};
+use crate::inventory::module_names::ModuleNames;
 
 /// At most this many failing imports are named per change.
 const LISTED: usize = 3;
@@ -43,7 +46,7 @@ pub(crate) fn missing_imports(
     else {
         return Vec::new();
     };
-    let mut words = Words {
+    let mut names = Names {
         name,
         oracle,
         seen: BTreeMap::new(),
@@ -62,7 +65,7 @@ pub(crate) fn missing_imports(
             let gone: Vec<&String> = statement
                 .names
                 .iter()
-                .filter(|n| name_gone(&old, &new, module, n, &asked, (from, to), &mut words))
+                .filter(|n| name_gone(&old, &new, module, n, &asked, (from, to), &mut names))
                 .collect();
             (!gone.is_empty()).then(|| {
                 format!(
@@ -91,25 +94,25 @@ pub(crate) fn missing_imports(
     found
 }
 
-/// What a release's module files mention, asked once per (version, file, names).
-struct Words<'a> {
+/// Which names a release's module files bind, asked once per (version, file, names).
+struct Names<'a> {
     name: &'a PackageName,
     oracle: &'a dyn Oracle,
-    seen: BTreeMap<(Version, String, BTreeSet<String>), Option<ModuleWords>>,
+    seen: BTreeMap<(Version, String, BTreeSet<String>), Option<ModuleNames>>,
 }
 
-impl Words<'_> {
+impl Names<'_> {
     fn of(
         &mut self,
         version: &Version,
         path: &str,
         asked: &BTreeSet<String>,
-    ) -> Option<&ModuleWords> {
+    ) -> Option<&ModuleNames> {
         let key = (version.clone(), path.to_string(), asked.clone());
         let (name, oracle) = (self.name, self.oracle);
         self.seen
             .entry(key)
-            .or_insert_with(|| oracle.module_words(name, version, path, asked))
+            .or_insert_with(|| oracle.module_names(name, version, path, asked))
             .as_ref()
     }
 }
@@ -122,7 +125,7 @@ fn name_gone(
     name: &str,
     asked: &BTreeSet<String>,
     (from, to): (&Version, &Version),
-    words: &mut Words<'_>,
+    names: &mut Names<'_>,
 ) -> bool {
     let submodule = format!("{module}.{name}");
     if has_module(new, &submodule) {
@@ -135,13 +138,13 @@ fn name_gone(
     else {
         return false;
     };
-    let mentioned_before = words
+    let defined_before = names
         .of(from, &old_file, asked)
-        .is_some_and(|w| w.words.contains(name));
-    mentioned_before
-        && words
+        .is_some_and(|w| w.defined.contains(name));
+    defined_before
+        && names
             .of(to, &new_file, asked)
-            .is_some_and(|w| !w.open && !w.words.contains(name))
+            .is_some_and(|w| !w.open && !w.defined.contains(name))
 }
 
 /// Whether a file list has the module `a.b`: `a/b.py`, `a/b/...` (a package, namespace or not),

@@ -17,7 +17,8 @@ use pubgrub::Ranges;
 
 use super::modules::top_level_of;
 use crate::index::IndexSource;
-use crate::inventory::imports::{self, ImportUse, ModuleWords};
+use crate::inventory::imports::{self, ImportUse};
+use crate::inventory::module_names::{self, ModuleNames};
 use crate::inventory::{Inventory, extensions};
 use crate::risk::Upstream;
 use crate::solve::{AcceptingQuery, Among, Catalog};
@@ -66,15 +67,16 @@ pub trait Oracle {
         let _ = (name, version, path);
         None
     }
-    /// What the module file `path` of `name` `version` mentions of `asked`: the installed copy
-    /// when `version` is installed, else the planned release's wheel member.
-    fn module_words(
+    /// Which of `asked` the module file `path` of `name` `version` binds (defines, imports or
+    /// lists in `__all__`): the installed copy when `version` is installed, else the planned
+    /// release's wheel member.
+    fn module_names(
         &self,
         name: &PackageName,
         version: &Version,
         path: &str,
         asked: &BTreeSet<String>,
-    ) -> Option<ModuleWords> {
+    ) -> Option<ModuleNames> {
         let _ = (name, version, path, asked);
         None
     }
@@ -266,13 +268,13 @@ impl Oracle for IndexAndFiles<'_> {
         Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 
-    fn module_words(
+    fn module_names(
         &self,
         name: &PackageName,
         version: &Version,
         path: &str,
         asked: &BTreeSet<String>,
-    ) -> Option<ModuleWords> {
+    ) -> Option<ModuleNames> {
         let bytes = match self.inventory.get(name) {
             Some(dist) if dist.version() == version => imports::read_installed(dist, path)?,
             _ => {
@@ -281,7 +283,7 @@ impl Oracle for IndexAndFiles<'_> {
                     .wheel_member(&file, path, imports::MAX_FILE_BYTES)?
             }
         };
-        Some(imports::module_words(
+        Some(module_names::module_names(
             &String::from_utf8_lossy(&bytes),
             asked,
         ))

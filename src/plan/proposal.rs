@@ -455,6 +455,11 @@ pub struct HeldBack {
     /// `young-release-days`: the safe layer waits for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting: Option<Waiting>,
+    /// Why the newest release cannot be installed here at all when no requirement of the
+    /// environment excludes it: its metadata cannot be read, or its own requirements cannot be
+    /// met (the solver's reason, as `resolve NAME==NEWEST` gives it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
 }
 
 /// A release the safe layer waits for: too young for the policy.
@@ -526,13 +531,15 @@ impl HeldBack {
             )
         });
         let see = self.see.iter().map(|s| format!("see the {s} plan"));
+        let unavailable = self.unavailable.iter().cloned();
         // A newest release that is a pre-release is not taken unless asked for: the reason when
         // nothing else holds it.
         let nothing_else = self.blockers.is_empty()
             && self.unmatched.is_empty()
             && self.needs.is_empty()
             && self.waiting.is_none()
-            && self.see.is_none();
+            && self.see.is_none()
+            && self.unavailable.is_none();
         let prerelease = (nothing_else
             && self.newest.any_prerelease()
             && !self.planned.as_ref().is_some_and(Version::any_prerelease))
@@ -548,6 +555,7 @@ impl HeldBack {
                 .chain(unmatched)
                 .chain(waiting)
                 .chain(see)
+                .chain(unavailable.clone())
                 .chain(prerelease)
                 .collect()
         } else {
@@ -555,6 +563,7 @@ impl HeldBack {
                 .chain(unmatched)
                 .chain(waiting)
                 .chain(see)
+                .chain(unavailable)
                 .chain(prerelease)
                 .collect()
         }

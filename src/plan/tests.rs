@@ -326,3 +326,33 @@ fn a_target_no_release_matches_blames_nobody() {
             .all(|p| p.kind != PlanKind::ForcedOverride)
     );
 }
+
+/// Issue 25 item 8: a bare-name target whose newest release's own requirements cannot be met
+/// (proto 2.0 needs `helper>=2`, which no release offers; nothing installed requires anything of
+/// proto) is held back with the solver's reason, as `resolve proto==2.0` gives it, not "no
+/// single requirement explains it".
+#[test]
+fn a_newest_release_whose_own_requirements_cannot_be_met_says_why() {
+    let mut index = MemIndex::new();
+    index
+        .add("proto", "1.0", &[])
+        .add("proto", "2.0", &["helper>=2"])
+        .add("helper", "1.0", &[]);
+    let inv = inventory(vec![installed("proto", "1.0", &[])]);
+    let proposal = propose(
+        &index,
+        &inv,
+        &Policy::builtin(),
+        &request(&["proto"], false),
+    )
+    .unwrap();
+    let held = &proposal.plans[0].held_back;
+    assert_eq!(held.len(), 1, "{held:?}");
+    let reasons = held[0].reasons();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert!(
+        reasons[0].starts_with("proto 2.0 cannot be installed here: ")
+            && reasons[0].contains("helper>=2"),
+        "{reasons:?}"
+    );
+}

@@ -21,6 +21,7 @@
 //! requirements follow `--`.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
 use pep508_rs::PackageName;
 
@@ -242,7 +243,7 @@ pub fn inline_steps(files: &InstallFiles, steps: &[Vec<String>]) -> String {
 /// regression; each `--test CMD` (implying `--verify`) is passed to both runs. `notes` become comment lines under the header (the PEP 668 note).
 pub fn script(
     steps: &[Vec<String>],
-    python_default: &str,
+    python_default: &Path,
     installer: &str,
     notes: &[String],
 ) -> String {
@@ -264,8 +265,15 @@ pub fn script(
     // The defaults are plain single-quoted literals assigned first: inside `${VAR:-word}` bash
     // parses quotes and braces of the word itself, so a `'` or `}` in a path there broke the
     // script.
-    let _ = writeln!(out, "PYTHON_DEFAULT={}", safe::literal(python_default));
+    // The path's own bytes (a venv path need not be UTF-8); the steps name it by its display
+    // form, which `script_step` replaces with `"$PYTHON"`.
+    let _ = writeln!(
+        out,
+        "PYTHON_DEFAULT={}",
+        safe::literal_os(python_default.as_os_str())
+    );
     out.push_str("PYTHON=\"${PLANNER_PYTHON:-$PYTHON_DEFAULT}\"\n");
+    let shown = python_default.display().to_string();
     let index_url = steps.iter().find_map(|step| {
         step.windows(2)
             .find(|pair| pair[0] == "--index-url")
@@ -281,7 +289,7 @@ pub fn script(
     }
     out.push_str(VERIFY_BEFORE);
     for step in steps {
-        out.push_str(&script_step(step, python_default, index_url.as_deref()));
+        out.push_str(&script_step(step, &shown, index_url.as_deref()));
         out.push('\n');
     }
     out.push_str(&VERIFY_AFTER.replace("INSTALLER", installer));

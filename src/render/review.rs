@@ -107,6 +107,62 @@ fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<V
     Some(steps)
 }
 
+/// `idna 2.4 was uploaded 2017-02-19 (3570 days ago)`, for an exact pin the index knows.
+fn release_text(f: &Finding) -> Option<String> {
+    let r = f.release.as_ref()?;
+    let name = f.pin.name();
+    Some(match (r.uploaded, r.age_days) {
+        (Some(at), Some(days)) => format!(
+            "{name} {} was uploaded {} ({days} day{} ago)",
+            r.version,
+            at.strftime("%Y-%m-%d"),
+            if days == 1 { "" } else { "s" }
+        ),
+        _ => format!("{name} {}: the index gives no upload time", r.version),
+    })
+}
+
+/// `compare v2.3...v2.4` and, when the tag names are a guess, what was guessed.
+fn compare_label(c: &crate::review::links::Compare) -> (String, Option<&'static str>) {
+    (
+        format!("compare {}...{}", c.from, c.to),
+        c.guessed
+            .then_some("tag names guessed as `vX`: the project's URLs show none; it may tag `X`"),
+    )
+}
+
+/// The links of a finding as `(label, url)`: release notes, the compare view, the line.
+fn finding_links(f: &Finding) -> Vec<(String, String)> {
+    let mut links = Vec::new();
+    if let Some(r) = &f.release {
+        for note in &r.notes {
+            links.push((note.label.clone(), note.url.clone()));
+        }
+        if let Some(c) = &r.compare {
+            let (label, guess) = compare_label(c);
+            let label = match guess {
+                Some(_) => format!("{label} (tags guessed)"),
+                None => label,
+            };
+            links.push((label, c.url.clone()));
+        }
+    }
+    if let Some(url) = &f.permalink {
+        links.push(("the line".to_string(), url.clone()));
+    }
+    links
+}
+
+/// A markdown link whose label and destination cannot break out of it (plain text when the URL
+/// holds what a `<...>` destination may not).
+fn md_link(label: &str, url: &str) -> String {
+    let label = cell(label).replace('[', "\\[").replace(']', "\\]");
+    if url.contains(['<', '>', ' ', '\n', '\r', '`']) {
+        return label;
+    }
+    format!("[{label}](<{url}>)")
+}
+
 /// `DOES NOT RESOLVE requirements.txt on Python 3.12 ...: why`.
 fn unresolved_text(u: &Unresolved) -> String {
     let base = if u.at_base {
@@ -167,6 +223,12 @@ pub fn text(review: &Review) -> String {
                     also.kind.label()
                 ))
             );
+        }
+        if let Some(release) = release_text(finding) {
+            let _ = writeln!(out, "{}", escape(&format!("  release: {release}")));
+        }
+        for (label, url) in finding_links(finding) {
+            let _ = writeln!(out, "{}", escape(&format!("  {label}: {url}")));
         }
         for verdict in &finding.targets {
             let _ = write!(out, "{}", escape(&verdict_text(verdict)));
@@ -282,12 +344,18 @@ pub fn markdown(review: &Review) -> String {
                 .iter()
                 .map(|a| format!(" (also `{}:{}`)", cell(&a.file), a.line))
                 .collect();
+            let place = format!("`{}:{}`", cell(&f.pin.file), f.pin.line);
+            let place = match &f.permalink {
+                // A `|` (a file name may hold one; URLs keep it) would end the table cell.
+                Some(url) if !url.contains(['<', '>', ' ', '|', '`']) => {
+                    format!("[{place}](<{url}>)")
+                }
+                _ => place,
+            };
             let _ = writeln!(
                 out,
-                "| **{}** | `{}:{}`{also} | `{}` | {} | {} | {} |",
+                "| **{}** | {place}{also} | `{}` | {} | {} | {} |",
                 cell(&level_text(f)),
-                cell(&f.pin.file),
-                f.pin.line,
                 cell(&f.pin.requirement.to_string()),
                 f.pin.kind.label(),
                 if breaks.is_empty() {
@@ -337,6 +405,24 @@ fn markdown_details(out: &mut String, f: &Finding) {
         f.pin.line,
         cell(&level_text(f))
     );
+    let links: Vec<String> = finding_links(f)
+        .iter()
+        .map(|(label, url)| md_link(label, url))
+        .collect();
+    if let Some(release) = release_text(f) {
+        let _ = writeln!(out, "Release: {}\n", cell(&release));
+    }
+    if !links.is_empty() {
+        let _ = writeln!(out, "Links: {}\n", links.join(" · "));
+    }
+    if let Some((_, Some(guess))) = f
+        .release
+        .as_ref()
+        .and_then(|r| r.compare.as_ref())
+        .map(compare_label)
+    {
+        let _ = writeln!(out, "_The compare link's {guess}._\n");
+    }
     for v in &f.targets {
         let _ = writeln!(out, "**{}**\n", cell(&v.target));
         if let Some(note) = &v.note {
@@ -433,6 +519,17 @@ fn finding_message(f: &Finding) -> String {
         if !bits.is_empty() {
             parts.push(format!("On {}: {}.", v.target, bits.join("; ")));
         }
+    }
+    if let Some(release) = release_text(f) {
+        parts.push(format!("{release}."));
+    }
+    let links: Vec<String> = finding_links(f)
+        .into_iter()
+        .filter(|(label, _)| label != "the line")
+        .map(|(label, url)| format!("{label} {url}"))
+        .collect();
+    if !links.is_empty() {
+        parts.push(format!("Links: {}", links.join(" , ")));
     }
     parts.join(" ")
 }

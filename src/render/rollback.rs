@@ -165,7 +165,7 @@ fn requirement(
 pub fn script(
     rollback: &Rollback,
     steps: &[Vec<String>],
-    python_default: &str,
+    python_default: &std::path::Path,
     installer: &str,
 ) -> String {
     let mut out = String::new();
@@ -177,7 +177,12 @@ pub fn script(
     );
     out.push_str("set -euo pipefail\n");
     // As in the install scripts: the defaults are single-quoted literals assigned first.
-    let _ = writeln!(out, "PYTHON_DEFAULT={}", safe::literal(python_default));
+    let _ = writeln!(
+        out,
+        "PYTHON_DEFAULT={}",
+        safe::literal_os(python_default.as_os_str())
+    );
+    let shown = python_default.display().to_string();
     out.push_str("PYTHON=\"${PLANNER_PYTHON:-$PYTHON_DEFAULT}\"\n");
     let index_url = steps.iter().find_map(|step| {
         step.windows(2)
@@ -203,7 +208,7 @@ pub fn script(
         return out;
     }
     for step in steps {
-        out.push_str(&script_step(step, python_default, index_url.as_deref()));
+        out.push_str(&script_step(step, &shown, index_url.as_deref()));
         out.push('\n');
     }
     out.push_str("echo 'rollback: done' >&2\n");

@@ -128,6 +128,27 @@ pub fn literal(text: &str) -> String {
     format!("'{}'", text.replace('\0', "").replace('\'', "'\\''"))
 }
 
+/// A path (any bytes but NUL) as one bash word that stands for exactly those bytes: [`literal`]
+/// when it is UTF-8, else an ANSI-C quoted `$'...'` word with every byte outside printable ASCII
+/// (and `'` and `\`) written as `\xHH`, so the script stays UTF-8 text and the venv path is
+/// carried byte for byte, not as its lossy display form. For bash scripts (`$'...'` is not POSIX
+/// sh).
+pub fn literal_os(text: &std::ffi::OsStr) -> String {
+    if let Some(text) = text.to_str() {
+        return literal(text);
+    }
+    let mut out = String::from("$'");
+    for &byte in text.as_encoded_bytes() {
+        match byte {
+            0 => {}
+            b' '..=b'~' if byte != b'\'' && byte != b'\\' => out.push(byte as char),
+            _ => out.push_str(&format!("\\x{byte:02x}")),
+        }
+    }
+    out.push('\'');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

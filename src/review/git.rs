@@ -170,6 +170,13 @@ impl Repo {
             .collect())
     }
 
+    /// The URL of the remote `name` (`git remote get-url`), when it has one.
+    pub fn remote_url(&self, name: &str) -> Option<String> {
+        let out = git_in(&self.root, &["remote", "get-url", "--", name]).ok()?;
+        let url = String::from_utf8(out.stdout).ok()?;
+        (out.status.success() && !url.trim().is_empty()).then(|| url.trim().to_string())
+    }
+
     /// The bytes of `path` at `rev`, or `None` when it does not exist there.
     pub fn read(&self, rev: &Revision, path: &str) -> Result<Option<Vec<u8>>, GitError> {
         let object = format!("{}:{path}", rev.commit);

@@ -4,12 +4,14 @@
 //! In: a git repository and two revisions, read with `git` itself ([`git`]; no checkout, nothing
 //! written), and the targets to judge for. The finders ([`scan`]: [`pyproject`],
 //! [`requirements`], [`lock`], [`shell`]) list every pin of each revision with file and line;
-//! the pins the head adds or changes are judged by [`analysis`] through the plan stage. Out: a
-//! [`Review`], findings worst first; `render::review` prints it.
+//! the pins the head adds or changes are judged by [`analysis`] through the plan stage;
+//! [`links`] then adds what a reviewer opens next (the release's age, notes and compare link, a
+//! permalink to the line). Out: a [`Review`], findings worst first; `render::review` prints it.
 
 pub mod analysis;
 pub mod ci;
 pub mod git;
+pub mod links;
 pub mod lock;
 pub mod pins;
 pub mod pyproject;
@@ -65,6 +67,12 @@ pub struct Finding {
     /// `pyproject.toml` pin).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<Pin>,
+    /// The pinned release's notes, compare link and age ([`links`]), for an exact pin.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<links::ReleaseLinks>,
+    /// The flagged line at the head commit on the repository's web home, when it is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permalink: Option<String>,
 }
 
 impl Finding {
@@ -157,6 +165,8 @@ pub fn review(
                 was: was.clone(),
                 targets: verdicts,
                 also: Vec::new(),
+                release: None,
+                permalink: None,
             }
         })
         .collect();

@@ -74,6 +74,9 @@ pub struct ChangeFacts {
     pub to: Option<Version>,
     /// The new version is forced by an override.
     pub forced: bool,
+    /// The request names this dist (a target, or every dist under `--all`): what the user asked
+    /// for, not what the resolution brought along.
+    pub requested: bool,
     /// How the installed dist was installed when not from an index (`vcs`, `directory`,
     /// `archive`); `None` for index installs.
     pub unmanaged_source: Option<String>,
@@ -132,6 +135,9 @@ pub struct BrokenEdgeFacts {
     /// The violated clause is an upper bound the dependent declared before any release it
     /// excludes existed (a guess, not a known incompatibility).
     pub defensive_bound: bool,
+    /// The edge was broken before the plan (both sides stay as installed): the plan keeps a
+    /// break, it does not make one.
+    pub kept: bool,
 }
 
 /// Whether any release of the dependent accepts the forced version.
@@ -279,6 +285,10 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
         (&a.dependent, &a.requirement.name).cmp(&(&b.dependent, &b.requirement.name))
     });
     for edge in edges {
+        if edge.kept {
+            kept_edge_factor(edge, policy, &mut factors);
+            continue;
+        }
         pin_factors(edge, policy, &mut factors);
         coupling_factor(edge, policy, &mut factors);
         upstream_factor(edge, policy, &mut factors);
@@ -287,11 +297,17 @@ pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
     let lockstep = lockstep_dedup(&facts.changes, policy);
     let mut changes: Vec<&ChangeFacts> = lockstep.iter().collect();
     changes.sort_by(|a, b| a.name.cmp(&b.name));
+    let young = young_requested(&changes, facts.now, policy);
     let mut major_points = 0;
     for change in &changes {
         if let Some(to) = &change.to {
             yanked_factor(change, to, policy, &mut factors);
-            young_release_factor(change, to, facts.now, policy, &mut factors);
+            if young
+                .first()
+                .is_some_and(|(first, ..)| first.name == change.name)
+            {
+                young_release_factor(&young, policy, &mut factors);
+            }
         }
         let mut risky = change.forced;
         if let (Some(from), Some(to)) = (&change.from, &change.to) {
@@ -487,30 +503,70 @@ fn yanked_factor(change: &ChangeFacts, to: &Version, policy: &Policy, factors: &
     );
 }
 
-/// The new release is younger than the policy's `young-release-days`.
-fn young_release_factor(
-    change: &ChangeFacts,
-    to: &Version,
+/// The requested changes whose new release is younger than the policy's `young-release-days`,
+/// with its age in days (by name). What the resolution brings along is not counted: it comes
+/// with what was asked for.
+fn young_requested<'c>(
+    changes: &[&'c ChangeFacts],
     now: Option<Timestamp>,
+    policy: &Policy,
+) -> Vec<(&'c ChangeFacts, &'c Version, i64)> {
+    let Some(now) = now else {
+        return Vec::new();
+    };
+    changes
+        .iter()
+        .filter(|c| c.requested)
+        .filter_map(|c| Some((*c, c.to.as_ref()?, c.released?)))
+        .map(|(c, to, released)| (c, to, (now.as_second() - released.as_second()) / 86_400))
+        .filter(|(.., days)| *days < policy.young_release_days)
+        .collect()
+}
+
+/// What the request asked for is younger than the policy's `young-release-days`: one factor
+/// per plan, however many requested releases are young.
+fn young_release_factor(
+    young: &[(&ChangeFacts, &Version, i64)],
     policy: &Policy,
     factors: &mut Factors,
 ) {
-    let (Some(now), Some(released)) = (now, change.released) else {
+    let Some((first, ..)) = young.first() else {
         return;
     };
-    let days = (now.as_second() - released.as_second()) / 86_400;
-    if days < policy.young_release_days {
-        let name = &change.name;
-        factors.weighed(
-            policy,
-            FactorKind::YoungRelease,
-            name,
-            format!(
-                "{name} {to} was released {days} day{} before this plan",
-                if days == 1 { "" } else { "s" }
-            ),
-        );
-    }
+    let days = |d: i64| format!("{d} day{}", if d == 1 { "" } else { "s" });
+    let detail = match young {
+        [(c, to, d)] => format!("{} {to} was released {} before this plan", c.name, days(*d)),
+        _ => format!(
+            "{} were released fewer than {} before this plan",
+            young
+                .iter()
+                .map(|(c, to, d)| format!("{} {to} ({})", c.name, days(*d)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            days(policy.young_release_days)
+        ),
+    };
+    factors.weighed(policy, FactorKind::YoungRelease, &first.name, detail);
+}
+
+/// An edge broken before the plan that the plan keeps: the dependent runs against a release it
+/// declares it does not support, now and after the plan. Scored as the break it is, not as an
+/// override the plan makes (no discount for a defensive bound, no credit for upstream).
+fn kept_edge_factor(edge: &BrokenEdgeFacts, policy: &Policy, factors: &mut Factors) {
+    factors.weighed(
+        policy,
+        FactorKind::KeptBrokenEdge,
+        &edge.requirement.name,
+        format!(
+            "{} {} requires {}, but {} {} is installed and the plan keeps it: broken before \
+             the plan, still broken after it",
+            edge.dependent,
+            edge.dependent_version,
+            requirement_text(&edge.requirement),
+            edge.requirement.name,
+            edge.forced_version
+        ),
+    );
 }
 
 /// An unmanaged install or a local build replaced by another build. Whether it applied.
@@ -1025,6 +1081,7 @@ mod tests {
             from: from.map(v),
             to: to.map(v),
             forced: false,
+            requested: true,
             unmanaged_source: None,
             released: None,
             yanked: None,
@@ -1058,6 +1115,7 @@ mod tests {
                 forced_platform_specific: true,
                 upstream,
                 defensive_bound: false,
+                kept: false,
             }],
             now: None,
             ..Default::default()
@@ -1149,6 +1207,7 @@ mod tests {
                 forced_platform_specific: false,
                 upstream: Upstream::Unknown,
                 defensive_bound: defensive,
+                kept: false,
             }],
             now: None,
             ..Default::default()
@@ -1460,6 +1519,106 @@ mod tests {
         );
         assert_eq!(score.score, 80);
         assert_eq!(score.level, RiskLevel::Critical);
+    }
+
+    /// Issue 31 item 4: `young-release` counts once per plan, for what the request asked for
+    /// (the pydantic>=2 move-blockers plan had four: annotated-doc, fastapi, pydantic and
+    /// pydantic-core, 40 points for a plan that works).
+    #[test]
+    fn young_release_counts_once_for_the_requested() {
+        let policy = Policy::builtin();
+        let day = 86_400;
+        let now = Timestamp::from_second(1_800_000_000).unwrap();
+        let young = |name: &str, to: &str, days: i64, requested: bool| {
+            let mut c = change(name, Some("0.0.1"), Some(to));
+            c.released = Some(Timestamp::from_second(1_800_000_000 - days * day).unwrap());
+            c.requested = requested;
+            c
+        };
+        let score = |changes: Vec<ChangeFacts>| {
+            assess(
+                &PlanFacts {
+                    changes,
+                    now: Some(now),
+                    ..Default::default()
+                },
+                &policy,
+            )
+        };
+        let plan = score(vec![
+            young("annotated-doc", "0.0.7", 13, false),
+            young("fastapi", "0.165.0", 13, false),
+            young("pydantic", "0.14.4", 12, true),
+            young("pydantic-core", "0.50.5", 12, false),
+        ]);
+        let details: Vec<(&str, i32)> = plan
+            .factors
+            .iter()
+            .map(|f| (f.detail.as_str(), f.points))
+            .collect();
+        assert_eq!(
+            details,
+            [("pydantic 0.14.4 was released 12 days before this plan", 10)]
+        );
+        let both = score(vec![young("a", "0.2", 1, true), young("b", "0.3", 3, true)]);
+        let details: Vec<(&str, i32)> = both
+            .factors
+            .iter()
+            .map(|f| (f.detail.as_str(), f.points))
+            .collect();
+        assert_eq!(
+            details,
+            [(
+                "a 0.2 (1 day), b 0.3 (3 days) were released fewer than 14 days before this plan",
+                10
+            )]
+        );
+        assert!(score(vec![young("c", "0.2", 1, false)]).factors.is_empty());
+    }
+
+    /// Issue 31 item 4: an edge broken before the plan and kept by it (fastapi 0.95.2's
+    /// `pydantic<2.0.0` over pydantic 2.5.3) scores as a break, at `high`, with no discount for
+    /// the bound having been declared before pydantic 2 existed.
+    #[test]
+    fn a_kept_broken_edge_scores_as_a_break() {
+        let policy = Policy::builtin();
+        let edge = |kept: bool| BrokenEdgeFacts {
+            dependent: n("fastapi"),
+            dependent_version: v("0.95.2"),
+            requirement: req("pydantic>=1.6.2,!=1.7,!=1.7.1,!=1.7.2,!=1.7.3,!=1.8,!=1.8.1,<2.0.0"),
+            forced_version: v("2.5.3"),
+            dependent_platform_specific: false,
+            forced_platform_specific: true,
+            upstream: Upstream::Never,
+            defensive_bound: true,
+            kept,
+        };
+        let score = |kept| {
+            assess(
+                &PlanFacts {
+                    broken_edges: vec![edge(kept)],
+                    ..Default::default()
+                },
+                &policy,
+            )
+        };
+        let forced = score(false);
+        assert_eq!(forced.score, 40, "{:?}", forced.factors);
+        let kept = score(true);
+        assert_eq!(
+            kept.factors
+                .iter()
+                .map(|f| (f.kind, f.points))
+                .collect::<Vec<_>>(),
+            [(FactorKind::KeptBrokenEdge, 50)]
+        );
+        assert_eq!(
+            kept.factors[0].detail,
+            "fastapi 0.95.2 requires pydantic>=1.6.2, !=1.7, !=1.7.1, !=1.7.2, !=1.7.3, !=1.8, \
+             !=1.8.1, <2.0.0, but pydantic 2.5.3 is installed and the plan keeps it: broken \
+             before the plan, still broken after it"
+        );
+        assert_eq!(kept.level, RiskLevel::High);
     }
 
     #[test]

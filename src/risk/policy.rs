@@ -480,6 +480,51 @@ mod tests {
         PackageName::from_str(s).unwrap()
     }
 
+    /// docs/risk-model.md's factor tables give each factor's points as the default policy
+    /// weighs it, and every `ml-cuda: N` they mention as that policy does; every factor has a
+    /// row.
+    #[test]
+    fn risk_model_docs_match_the_policies() {
+        let docs = include_str!("../../docs/risk-model.md");
+        let default = Policy::builtin();
+        let ml = Policy::load(Some(Path::new("ml-cuda"))).unwrap();
+        let mut documented = BTreeSet::new();
+        for row in docs.lines().filter(|l| l.starts_with("| `")) {
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            let Some(kind) = FactorKind::from_key(cells[1].trim_matches('`')) else {
+                continue;
+            };
+            let points = cells[2].trim_end_matches(" each");
+            assert_eq!(
+                points.parse::<i32>().ok(),
+                Some(default.weight(kind)),
+                "docs/risk-model.md gives {kind} `{points}`; policies/default.toml weighs it {}",
+                default.weight(kind)
+            );
+            let when = cells[3..].join("|").replace('`', "");
+            if let Some(at) = when.find("ml-cuda: ") {
+                let digits: String = when[at + 9..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '-')
+                    .collect();
+                assert_eq!(
+                    digits.parse::<i32>().ok(),
+                    Some(ml.weight(kind)),
+                    "docs/risk-model.md gives {kind} `ml-cuda: {digits}`; policies/ml-cuda.toml \
+                     weighs it {}",
+                    ml.weight(kind)
+                );
+            }
+            documented.insert(kind);
+        }
+        for kind in FactorKind::ALL {
+            assert!(
+                documented.contains(kind),
+                "docs/risk-model.md has no row for {kind}"
+            );
+        }
+    }
+
     #[test]
     fn builtin_policies_weigh_every_factor() {
         let default = Policy::builtin();

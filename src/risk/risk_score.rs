@@ -174,6 +174,8 @@ factor_kinds! {
     /// A release the plan moves back or adds imports, at module level, a module no dist of the
     /// planned environment installs.
     PlannedImportMissing => "planned-import-missing",
+    /// An installed requirement broken before the plan that the plan keeps as it is.
+    KeptBrokenEdge => "kept-broken-edge",
 }
 
 /// A plan file written before the JSON names were the policy keys still reads.

@@ -1490,3 +1490,39 @@ fn a_name_on_two_indexes_is_warned_about() {
         out.stderr
     );
 }
+
+/// Issue 25: the METADATA cap is tunable like the others (`PLANNER_MAX_METADATA_BYTES`): below
+/// jinja2's 2.6 KB `.metadata` file the run fails naming the limit and the variable; a value
+/// that is not a byte count is an error before anything is read; the default reads it.
+#[test]
+fn the_metadata_cap_is_set_by_its_variable() {
+    let server = IndexServer::recorded();
+    let ctx = crate::common::TestContext::new();
+    let resolve = |cap: Option<&str>| {
+        let mut cmd = ctx.command();
+        cmd.args(["resolve", "jinja2==3.1.6", "--index-url", &server.url()])
+            .args(["--python-version", "3.12"]);
+        if let Some(cap) = cap {
+            cmd.env("PLANNER_MAX_METADATA_BYTES", cap);
+        }
+        crate::common::run(&mut cmd)
+    };
+    let small = resolve(Some("1000"));
+    assert_eq!(small.code, Some(2), "{}", small.stderr);
+    assert!(small.stderr.contains("1000-byte limit"), "{}", small.stderr);
+    assert!(
+        small.stderr.contains("PLANNER_MAX_METADATA_BYTES"),
+        "{}",
+        small.stderr
+    );
+    let bad = resolve(Some("8 MiB"));
+    assert_eq!(bad.code, Some(2), "{}", bad.stderr);
+    assert!(
+        bad.stderr
+            .contains("PLANNER_MAX_METADATA_BYTES=`8 MiB` is not a positive number"),
+        "{}",
+        bad.stderr
+    );
+    let default = resolve(None);
+    assert_eq!(default.code, Some(0), "{}", default.stderr);
+}

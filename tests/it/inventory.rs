@@ -540,6 +540,43 @@ fn hostile_installed_files_are_named_not_read() {
 /// "0 distributions" with exit 0.
 #[test]
 fn a_site_packages_that_leads_nowhere_is_an_error() {
+    // A real venv whose interpreter answers: Python's site module leaves such a folder out, so
+    // the probe alone listed "0 distributions" with exit 0.
+    let ctx = TestContext::new();
+    for (case, target) in [("loop", "site-packages"), ("dangling", "gone")] {
+        let venv = ctx.path().join(format!("real-{case}"));
+        let out = std::process::Command::new(crate::common::venv::python3())
+            .args(["-m", "venv", "--without-pip"])
+            .arg(&venv)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lib = std::fs::read_dir(venv.join("lib"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        std::fs::remove_dir_all(lib.join("site-packages")).unwrap();
+        std::os::unix::fs::symlink(target, lib.join("site-packages")).unwrap();
+        let run = ctx.run(&["inventory", "--venv", venv.to_str().unwrap()]);
+        assert_eq!(
+            run.code,
+            Some(2),
+            "real {case}: {}{}",
+            run.stdout,
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("site-packages"),
+            "real {case}: {}",
+            run.stderr
+        );
+    }
     let ctx = TestContext::new();
     for (case, target) in [("loop", "site-packages"), ("dangling", "gone")] {
         let venv = ctx.path().join(case);

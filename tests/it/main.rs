@@ -15,6 +15,7 @@ mod propose;
 mod propose_cases;
 mod propose_layers;
 mod propose_ml;
+mod propose_web;
 mod resolve;
 mod review;
 mod risk_corpus;

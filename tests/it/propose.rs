@@ -1097,3 +1097,227 @@ fn offline_with_a_cut_short_cache_entry_is_the_tool_failing() {
     let out = ctx.run(&args(true));
     assert_eq!(out.code, Some(0), "{}", out.stderr);
 }
+
+/// Issue 25: a venv whose path is not UTF-8 (`caf\xe9`, as a Latin-1 system names it). The
+/// written install, rollback and verify scripts name its interpreter by those exact bytes (a
+/// `$'...\xe9...'` word, not the lossy `caf\u{fffd}`, which names no file), and they run: the
+/// install script with `--verify` reaches the planned versions and verify.py passes there, the
+/// rollback script puts the old ones back.
+#[test]
+fn a_venv_at_a_non_utf8_path_gets_scripts_that_name_it_exactly() {
+    use std::os::unix::ffi::OsStrExt;
+    let python = venv::python3();
+    let ctx = TestContext::new();
+    let root = ctx.dir.path().join("index");
+    let status = Command::new(python)
+        .arg(repo_root().join("tests/it/propose_index.py"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let server = IndexServer::start(&root);
+    let url = server.url();
+    let venv = ctx
+        .dir
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9 venv"));
+    // `python3 -m venv` cannot write its activate scripts under a non-UTF-8 path (it encodes
+    // them as UTF-8), so the venv is made beside it and moved there: `bin/python` and
+    // site-packages follow the folder (Python finds them from pyvenv.cfg next to it).
+    let made = ctx.dir.path().join("made-venv");
+    let out = Command::new(python)
+        .args(["-m", "venv"])
+        .arg(&made)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::rename(&made, &venv).unwrap();
+    let out = pip(&venv)
+        .args([
+            "install",
+            "--index-url",
+            &url,
+            "--only-binary",
+            ":all:",
+            "--",
+        ])
+        .args(["target==1.0", "blocker==1.0", "bystander==1.0"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out_dir = ctx.dir.path().join("out");
+    let out = ctx
+        .command()
+        .args(["propose", "target==2.0", "--venv"])
+        .arg(&venv)
+        .args(["--index-url", &url, "--out-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = std::fs::read_dir(out_dir.join("plans"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("-move-blockers"))
+        .expect("a move-blockers plan");
+    for script in [
+        "install-pip.sh",
+        "install-uv.sh",
+        "rollback-pip.sh",
+        "rollback-uv.sh",
+    ] {
+        let text = std::fs::read_to_string(dir.join(script)).unwrap();
+        assert!(
+            text.contains(r"PYTHON_DEFAULT=$'") && text.contains(r"caf\xe9 venv/bin/python'"),
+            "{script}:\n{text}"
+        );
+        assert!(!text.contains('\u{fffd}'), "{script}:\n{text}");
+    }
+    let run_script = |script: &str, args: &[&str]| {
+        Command::new("bash")
+            .arg(dir.join(script))
+            .args(args)
+            .env_remove("PLANNER_PYTHON")
+            .env("PIP_NO_CACHE_DIR", "1")
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+            .output()
+            .unwrap()
+    };
+    let out = run_script("install-pip.sh", &["--verify"]);
+    assert_installed(
+        &venv,
+        &out,
+        "move-blockers",
+        &[("blocker", "2.0"), ("target", "2.0")],
+    );
+    let report = json(&std::fs::read_to_string(dir.join("verify-report.json")).unwrap());
+    assert_eq!(report["ok"], true, "{report:#}");
+    let out = run_script("rollback-pip.sh", &[]);
+    assert_installed(
+        &venv,
+        &out,
+        "rollback",
+        &[("blocker", "1.0"), ("target", "1.0")],
+    );
+}
+
+/// Issue 25 item 8: a bare-name target whose newest release cannot be had is held back with the
+/// real reason, as `resolve` gives it: `bad` 2.0's METADATA has an unreadable `Requires-Dist`;
+/// `needy` 2.0 requires `helper>=2`, which no release offers. Was: "no single requirement
+/// explains it" for both.
+#[test]
+fn a_held_back_target_says_why_its_newest_release_cannot_be_had() {
+    let root = tempfile::tempdir().unwrap();
+    let wheels = root.path().join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let built = [
+        ("bad", "1.0", vec![]),
+        ("bad", "2.0", vec!["not a valid requirement !!"]),
+        ("needy", "1.0", vec![]),
+        ("needy", "2.0", vec!["helper>=2"]),
+        ("helper", "1.0", vec![]),
+    ];
+    let index = root.path().join("index");
+    std::fs::create_dir_all(index.join("files")).unwrap();
+    let mut links: std::collections::BTreeMap<&str, String> = Default::default();
+    for (name, version, requires) in &built {
+        let wheel = venv::build_wheel(&wheels, name, version, requires, &[]);
+        let file = wheel.file_name().unwrap().to_str().unwrap().to_string();
+        std::fs::copy(&wheel, index.join("files").join(&file)).unwrap();
+        links
+            .entry(name)
+            .or_default()
+            .push_str(&format!("<a href=\"../../files/{file}\">{file}</a>\n"));
+    }
+    for (name, body) in &links {
+        let page = index.join("simple").join(name);
+        std::fs::create_dir_all(&page).unwrap();
+        std::fs::write(
+            page.join("index.html"),
+            format!("<html><body>{body}</body></html>"),
+        )
+        .unwrap();
+    }
+    let venv = venv::RealVenv::create(&root.path().join("venv"));
+    let find_links = wheels.display().to_string();
+    venv.pip_ok(&[
+        "install",
+        "--no-deps",
+        "--quiet",
+        "--find-links",
+        &find_links,
+        "bad==1.0",
+        "needy==1.0",
+    ]);
+    let ctx = TestContext::new();
+    let simple = index.join("simple");
+    let propose = |target: &str| {
+        ctx.run(&[
+            "propose",
+            target,
+            "--venv",
+            venv.path.to_str().unwrap(),
+            "--index-url",
+            simple.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+    };
+    let held = |out: &crate::common::Output| -> String {
+        assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+        let json = out.json();
+        let held = &json["plans"][0]["held_back"][0];
+        assert_eq!(held["newest"], "2.0", "{json:#}");
+        held["unavailable"].as_str().unwrap_or_default().to_string()
+    };
+    let bad = held(&propose("bad"));
+    assert!(
+        bad.starts_with("bad 2.0 has metadata that cannot be read")
+            && bad.contains("not a valid requirement !!"),
+        "{bad}"
+    );
+    let needy = held(&propose("needy"));
+    assert!(
+        needy.starts_with("needy 2.0 cannot be installed here: ") && needy.contains("helper>=2"),
+        "{needy}"
+    );
+    let resolve = ctx.run(&[
+        "resolve",
+        "needy==2.0",
+        "--index-url",
+        simple.to_str().unwrap(),
+        "--python-version",
+        "3.12",
+    ]);
+    assert_eq!(resolve.code, Some(1), "{}", resolve.stderr);
+    assert!(resolve.stderr.contains("helper>=2"), "{}", resolve.stderr);
+    // The text output says it on the held-back line.
+    let text = ctx.run(&[
+        "propose",
+        "needy",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        simple.to_str().unwrap(),
+    ]);
+    assert!(
+        text.stdout.contains(
+            "held back: needy stays at 1.0 (newest 2.0): needy 2.0 cannot be installed here"
+        ),
+        "{}",
+        text.stdout
+    );
+}

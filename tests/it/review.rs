@@ -1008,3 +1008,91 @@ fn issue_26_safer_plan_of_a_uv_override_is_in_the_projects_terms() {
         .to_string();
     assert!(!docker.contains("uv lock"), "{docker}");
 }
+
+/// Issue 26 item 6: the comment a reviewer wants. Two bumps in a requirements file, judged on
+/// the recorded corpus: each finding names the release's age (its upload time on the index),
+/// its changelog (a `Project-URL` labelled so: charset-normalizer's), a compare link between
+/// the base's and the head's versions in the project's GitHub repository (tag names guessed as
+/// `vX` and said to be a guess: neither project's URLs shows a tag) and a permalink to the
+/// flagged line at the head commit: on the repository `origin` names, or, in GitHub Actions,
+/// on `GITHUB_SERVER_URL`/`GITHUB_REPOSITORY`.
+#[test]
+fn issue_26_release_notes_compare_links_age_and_permalinks() {
+    let ctx = TestContext::new();
+    let server = review_index();
+    let repo = layout(
+        ctx.dir.path(),
+        &[(
+            "requirements.txt",
+            "requests==2.34.2\nidna==3.19\ncharset-normalizer==3.5.2\n",
+        )],
+        &[(
+            "requirements.txt",
+            "requests==2.34.2\nidna==3.20\ncharset-normalizer==3.5.3\n",
+        )],
+    );
+    git(
+        &repo,
+        &["remote", "add", "origin", "git@github.com:acme/app.git"],
+    );
+    let settings = snapshot_settings(&repo);
+    for format in ["markdown", "github"] {
+        let out = review_layout(&ctx, &repo, &server, &["--format", format]);
+        assert_eq!(out.code, Some(0), "{format}: {}", out.stderr);
+        settings.bind(|| insta::assert_snapshot!(format!("review_links_{format}"), out.stdout));
+    }
+    let out = review_layout(&ctx, &repo, &server, &["--format", "json"]);
+    let json = out.json();
+    let head = git(&repo, &["rev-parse", "pr"]).trim().to_string();
+    let idna = finding(&json, "requirements.txt", "idna==3.20");
+    assert_eq!(
+        idna["permalink"],
+        format!("https://github.com/acme/app/blob/{head}/requirements.txt#L2")
+    );
+    let release = &idna["release"];
+    assert_eq!(release["version"], "3.20");
+    assert_eq!(release["was"], "3.19");
+    assert_eq!(release["uploaded"], "2026-09-17T14:11:03.168153Z");
+    assert_eq!(release["repository"], "https://github.com/kjd/idna");
+    assert_eq!(
+        release["compare"],
+        serde_json::json!({
+            "url": "https://github.com/kjd/idna/compare/v3.19...v3.20",
+            "from": "v3.19",
+            "to": "v3.20",
+            "guessed": true
+        })
+    );
+    let charset = finding(&json, "requirements.txt", "charset-normalizer==3.5.3");
+    assert_eq!(
+        charset["release"]["notes"],
+        serde_json::json!([{
+            "label": "Changelog",
+            "url": "https://github.com/jawah/charset_normalizer/blob/master/CHANGELOG.md"
+        }])
+    );
+    // In GitHub Actions the workflow's own repository wins over `origin`.
+    let out = ctx
+        .command()
+        .args(["review"])
+        .arg(&repo)
+        .args([
+            "--base",
+            "main",
+            "--head",
+            "pr",
+            "--index-url",
+            &server.url(),
+        ])
+        .args(["--python-version", "3.12", "--format", "json"])
+        .env("GITHUB_SERVER_URL", "https://github.com")
+        .env("GITHUB_REPOSITORY", "acme/app-fork")
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let idna = finding(&json, "requirements.txt", "idna==3.20");
+    assert_eq!(
+        idna["permalink"],
+        format!("https://github.com/acme/app-fork/blob/{head}/requirements.txt#L2")
+    );
+}

@@ -184,7 +184,7 @@ fn scripts_quote_and_resolve_files_next_to_them() {
         },
     )
     .unwrap();
-    let script = script(&files.uv, python, "uv", &[]);
+    let script = script(&files.uv, std::path::Path::new(python), "uv", &[]);
     insta::assert_snapshot!(script, @r#"
     #!/usr/bin/env bash
     # Written by planner: carry out one plan with uv. Review it before running.
@@ -255,19 +255,26 @@ fn scripts_run_with_any_byte_in_the_paths() {
     };
     let plan = test_plans::forced();
     let root = tempfile::tempdir().unwrap();
-    for (i, dir) in [
-        "it's",
-        "say \"hi\"",
-        "a}b{c",
-        "$HOME and $(touch pwned) and `touch pwned`",
-        "back\\slash",
-        "new\nline",
-        "all of '\"}$`\\ \t them",
+    use std::os::unix::ffi::OsStrExt;
+    let dirs: Vec<&std::ffi::OsStr> = [
+        &b"it's"[..],
+        b"say \"hi\"",
+        b"a}b{c",
+        b"$HOME and $(touch pwned) and `touch pwned`",
+        b"back\\slash",
+        b"new\nline",
+        b"all of '\"}$`\\ \t them",
+        // Not UTF-8 (Latin-1 `caf\xe9`, a lone continuation byte, `'` and `\` beside them):
+        // carried as these bytes, not as the lossy `caf\u{fffd}`.
+        b"caf\xe9 \x80'\\x41",
     ]
     .iter()
-    .enumerate()
-    {
-        let venv = root.path().join(format!("{i}-{dir}"));
+    .map(|b| std::ffi::OsStr::from_bytes(b))
+    .collect();
+    for (i, dir) in dirs.into_iter().enumerate() {
+        let mut name = std::ffi::OsString::from(format!("{i}-"));
+        name.push(dir);
+        let venv = root.path().join(name);
         let bin = venv.join("bin");
         std::fs::create_dir_all(&bin).unwrap();
         let python = bin.join("python");
@@ -283,11 +290,11 @@ fn scripts_run_with_any_byte_in_the_paths() {
             std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
             std::fs::set_permissions(exe, perms).unwrap();
         }
-        let python_text = python.to_str().unwrap();
+        let python_text = python.display().to_string();
         let files = install_files(
             &plan,
             &CommandSettings {
-                python: python_text.into(),
+                python: python_text.clone(),
                 index_url: Some("http://127.0.0.1:1/simple/it's/".into()),
                 files_dir: None,
                 constraints: true,
@@ -298,7 +305,7 @@ fn scripts_run_with_any_byte_in_the_paths() {
         let out_dir = venv.join("plan");
         std::fs::create_dir_all(&out_dir).unwrap();
         for (installer, steps) in [("pip", &files.pip), ("uv", &files.uv)] {
-            let text = script(steps, python_text, installer, &[]);
+            let text = script(steps, &python, installer, &[]);
             let path = out_dir.join(format!("install-{installer}.sh"));
             std::fs::write(&path, &text).unwrap();
             let parsed = std::process::Command::new(&bash)
@@ -316,7 +323,11 @@ fn scripts_run_with_any_byte_in_the_paths() {
                 .arg(&path)
                 .env_remove("PLANNER_PYTHON")
                 .env_remove("PLANNER_INDEX_URL")
-                .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+                .env("PATH", {
+                    let mut path = bin.clone().into_os_string();
+                    path.push(":/usr/bin:/bin");
+                    path
+                })
                 .current_dir(root.path())
                 .output()
                 .unwrap();
@@ -328,7 +339,7 @@ fn scripts_run_with_any_byte_in_the_paths() {
             let args = std::fs::read(&record).unwrap();
             let args: Vec<&[u8]> = args.split(|b| *b == 0).filter(|a| !a.is_empty()).collect();
             assert!(
-                args.contains(&python_text.as_bytes()),
+                args.contains(&python.as_os_str().as_bytes()),
                 "{dir:?} {installer}: the interpreter's path did not arrive whole: {:?}",
                 args.iter()
                     .map(|a| String::from_utf8_lossy(a))

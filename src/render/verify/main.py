@@ -167,7 +167,7 @@ def main():
         "checks": checks,
         "top_names": sorted(n for n in installed.top_names() if n),
     }
-    text = json.dumps(result, indent=1) + "\n"
+    text = json.dumps(json_safe(result), indent=1) + "\n"
     for path in (args.baseline, args.report, args.baseline_file if auto == "record" else None):
         if path:
             try:
@@ -192,6 +192,25 @@ def main():
                              "failed before too\n" % len(result["uncompared"]))
     sys.stdout.write(text)
     return 0 if ok or mode == "baseline" else 1
+
+
+def json_safe(value):
+    """`value` with each string's undecodable bytes (a path that is not UTF-8, which Python holds as
+    lone surrogates) written as `\\xNN` text: a lone surrogate would make the report invalid JSON."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            try:
+                return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            except UnicodeEncodeError:
+                return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {json_safe(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
 
 
 if __name__ == "__main__":
