@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use pep508_rs::{Requirement, VersionOrUrl};
 
 use crate::inventory::{PythonVersion, TargetPlatform};
@@ -17,7 +17,14 @@ use crate::risk::RiskLevel;
 /// Exit codes: 0 done (a plan was found, the check passed), 1 the user must act (no solution,
 /// a check failed, a policy rejected the plan), 2 the tool failed.
 #[derive(Debug, Parser)]
-#[command(name = "planner", version, about, long_about = None, max_term_width = 100)]
+#[command(
+    name = "planner",
+    version,
+    about,
+    long_about = None,
+    max_term_width = 100,
+    propagate_version = true
+)]
 pub struct Cli {
     /// Silence warnings and progress bars (data on stdout is still written).
     #[arg(short, long, global = true)]
@@ -28,6 +35,11 @@ pub struct Cli {
     #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
     pub verbose: u8,
 
+    /// When to colour the output: `auto` colours a terminal unless NO_COLOR is set (FORCE_COLOR
+    /// or CLICOLOR_FORCE colour a pipe too) [default: auto].
+    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
+
     /// Print the resolved settings and stop (for debugging and tests).
     #[arg(long, global = true, hide = true)]
     pub show_settings: bool,
@@ -35,6 +47,86 @@ pub struct Cli {
     /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// Parse the process's arguments (exits on a bad command line, as clap's `parse`).
+    pub fn parse_args() -> Cli {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        Cli::try_parse_args_from(&args).unwrap_or_else(|err| {
+            // `--format json`: the refusal as a JSON document on stdout too (help and
+            // --version are not errors).
+            if err.use_stderr() && asks_for_json(&args) {
+                let text = err.render().to_string();
+                crate::printer::Printer::new(true).out(&crate::render::error::usage_to_json(&text));
+            }
+            err.exit()
+        })
+    }
+
+    /// Whether the command's output is JSON (`--format json`): its errors are then written as
+    /// a JSON document on stdout too.
+    pub fn wants_json(&self) -> bool {
+        match &self.command {
+            Command::Propose(a) => a.format == PlanFormat::Json,
+            Command::Diff(a) => a.format == PlanFormat::Json,
+            Command::Try(a) => a.format == PlanFormat::Json,
+            Command::Bisect(a) => a.format == PlanFormat::Json,
+            Command::Inventory(a) => a.format == OutputFormat::Json,
+            Command::Check(a) => a.format == OutputFormat::Json,
+            Command::Outdated(a) => a.format == OutputFormat::Json,
+            Command::Resolve(a) => a.format == OutputFormat::Json,
+            Command::Verify(a) => a.format == OutputFormat::Json,
+            Command::Review(a) => a.format == ReviewFormat::Json,
+            Command::Snapshot(_) | Command::Completions(_) | Command::Man(_) => false,
+        }
+    }
+
+    /// Parse these arguments, the first being the program's name. As clap's derive parsing,
+    /// and diff's environments kept in the order they were given ([`DiffArgs::sides`]).
+    pub fn try_parse_args_from<I, T>(args: I) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let matches = Cli::command().try_get_matches_from(args)?;
+        let mut cli = Cli::from_arg_matches(&matches)?;
+        if let (Command::Diff(diff), Some(("diff", sub))) = (&mut cli.command, matches.subcommand())
+        {
+            diff.sides = diff_sides(sub);
+        }
+        Ok(cli)
+    }
+}
+
+/// Whether raw arguments ask for `--format json` (read when clap refused them).
+fn asks_for_json(args: &[std::ffi::OsString]) -> bool {
+    args.windows(2)
+        .any(|pair| pair[0] == "--format" && pair[1] == "json")
+        || args.iter().any(|arg| arg == "--format=json")
+}
+
+/// diff's positional ENVs, `--venv`, `--from-snapshot` and `--python`, by their position on the
+/// command line.
+fn diff_sides(matches: &ArgMatches) -> Vec<DiffSide> {
+    let mut sides: Vec<(usize, DiffSide)> = Vec::new();
+    type Side = fn(PathBuf) -> DiffSide;
+    let kinds: [(&str, Side); 4] = [
+        ("envs", DiffSide::Path),
+        ("venv", DiffSide::Venv),
+        ("from_snapshot", DiffSide::Snapshot),
+        ("python", DiffSide::Python),
+    ];
+    for (id, side) in kinds {
+        let (Some(indices), Some(values)) =
+            (matches.indices_of(id), matches.get_many::<PathBuf>(id))
+        else {
+            continue;
+        };
+        sides.extend(indices.zip(values).map(|(i, path)| (i, side(path.clone()))));
+    }
+    sides.sort_by_key(|(i, _)| *i);
+    sides.into_iter().map(|(_, side)| side).collect()
 }
 
 /// The subcommands.
@@ -69,6 +161,38 @@ pub enum Command {
     /// Find which changes since a known-good state broke a check: each step reverts a set of
     /// them in a throw-away copy of the venv, runs your test there, and narrows down.
     Bisect(BisectArgs),
+    /// Print a shell completion script (`planner completions bash > ~/.local/share/bash-completion/completions/planner`).
+    Completions(CompletionsArgs),
+    /// Print planner's man page (roff), or write one page per command into a folder.
+    Man(ManArgs),
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour a terminal, unless NO_COLOR is set; FORCE_COLOR or CLICOLOR_FORCE colour a pipe.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// `planner completions`.
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `planner man`.
+#[derive(Debug, Clone, Args)]
+pub struct ManArgs {
+    /// Write planner.1 and one page per command (planner-propose.1, ...) into this folder
+    /// instead of printing planner.1.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// How a review is printed.
@@ -140,6 +264,19 @@ pub struct DiffArgs {
     /// one environment at most [default: $VIRTUAL_ENV, else ./.venv].
     #[arg(value_name = "ENV", num_args = 0..=2)]
     pub envs: Vec<PathBuf>,
+    /// A virtual environment as one side; repeat for both (sides are taken in command-line
+    /// order, positional ENVs among them).
+    #[arg(long, value_name = "PATH")]
+    pub venv: Vec<PathBuf>,
+    /// A snapshot (`planner snapshot` or `pip inspect` output) as one side; repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub from_snapshot: Vec<PathBuf>,
+    /// The environment of this interpreter as one side; repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub python: Vec<PathBuf>,
+    /// The sides in command-line order (filled by [`Cli::parse_args`]).
+    #[arg(skip)]
+    pub sides: Vec<DiffSide>,
     /// What was installed or replaced since WHEN (a date, a timestamp, or a duration such as
     /// 3d, 12h), from the install records' file times.
     #[arg(long, value_name = "WHEN")]
@@ -147,6 +284,19 @@ pub struct DiffArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: PlanFormat,
+}
+
+/// One side of `planner diff`, as given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiffSide {
+    /// A positional ENV: a venv folder, or a snapshot or `pip inspect` file.
+    Path(PathBuf),
+    /// `--venv`.
+    Venv(PathBuf),
+    /// `--from-snapshot`.
+    Snapshot(PathBuf),
+    /// `--python`.
+    Python(PathBuf),
 }
 
 /// How data is printed.
@@ -176,21 +326,24 @@ pub enum PlanFormat {
 pub struct EnvArgs {
     /// The virtual environment to read [default: $VIRTUAL_ENV, else ./.venv, else the python3
     /// on PATH].
-    #[arg(long, value_name = "PATH", conflicts_with = "from_snapshot")]
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["from_snapshot", "python"])]
     pub venv: Option<PathBuf>,
 
     /// Read the environment from a snapshot (`planner snapshot` output, or `pip inspect` output)
     /// instead of a venv.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "python")]
     pub from_snapshot: Option<PathBuf>,
 
+    /// Read the environment of this interpreter (a venv's bin/python, or any python3).
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+
     /// Target this Python version (X.Y or X.Y.Z) instead of the environment's own: its markers
-    /// and wheel tags (`propose` refuses a Python its environment's interpreter is not).
+    /// and wheel tags.
     #[arg(long, value_name = "VERSION", value_parser = python_version)]
     pub python_version: Option<PythonVersion>,
 
-    /// Target this platform instead of the environment's own (`propose` refuses one its
-    /// environment's interpreter is not), in uv's spelling
+    /// Target this platform instead of the environment's own, in uv's spelling
     /// (e.g. `x86_64-manylinux_2_28`, `aarch64-apple-darwin`, `x86_64-pc-windows-msvc`).
     #[arg(long, value_name = "PLATFORM", value_parser = python_platform)]
     pub python_platform: Option<TargetPlatform>,
@@ -211,8 +364,9 @@ pub struct IndexArgs {
     #[arg(long, value_name = "URL")]
     pub extra_index_url: Vec<String>,
 
-    /// The cache folder [default: the platform's cache folder].
-    #[arg(long, value_name = "DIR", env = "PLANNER_CACHE_DIR")]
+    /// The cache folder [env: PLANNER_CACHE_DIR; default: the config file's `cache-dir`, else
+    /// the platform's cache folder].
+    #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
 
     /// Answer from the cache only; never touch the network.
@@ -458,6 +612,7 @@ mod tests {
 
 /// `planner verify`.
 #[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).multiple(true).args(["plan", "all"])))]
 pub struct VerifyArgs {
     /// The virtual environment to verify [default: $VIRTUAL_ENV, else ./.venv, else the python3
     /// on PATH].
@@ -470,15 +625,16 @@ pub struct VerifyArgs {
 
     /// The plan that was carried out (a plan.json written by `planner propose --out-dir`): its
     /// versions, its changed dists and their dependents, its accepted overrides.
-    #[arg(long, value_name = "FILE", required_unless_present = "all")]
+    #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
 
     /// Check every installed dist's imports and every smoke test whose package is installed.
     #[arg(long)]
     pub all: bool,
 
-    /// The risk policy whose smoke tests run: `default`, `ml-cuda`, or a TOML file.
-    #[arg(long, value_name = "FILE")]
+    /// The risk policy whose smoke tests run: a built-in one by name (`default`, `ml-cuda`), or
+    /// a TOML file read over the default [default: default].
+    #[arg(long, value_name = "NAME|FILE")]
     pub policy: Option<PathBuf>,
 
     /// Record the checks as a baseline in FILE (before the plan is applied); exits 0.
@@ -557,8 +713,9 @@ pub struct TryArgs {
     #[arg(long, value_name = "URL")]
     pub index_url: Option<String>,
 
-    /// The risk policy whose smoke tests run: `default`, `ml-cuda`, or a TOML file.
-    #[arg(long, value_name = "FILE")]
+    /// The risk policy whose smoke tests run: a built-in one by name (`default`, `ml-cuda`), or
+    /// a TOML file read over the default [default: default].
+    #[arg(long, value_name = "NAME|FILE")]
     pub policy: Option<PathBuf>,
 
     /// Seconds one import may take [default: 180].

@@ -48,16 +48,21 @@ pub mod trial;
 pub mod verify;
 
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 pub use exit_status::ExitStatus;
 
+use clap::CommandFactory;
+
 use crate::cli::Cli;
-use crate::printer::Printer;
+use crate::printer::{ColorChoice, Printer};
 use crate::settings::{CommandSettings, EnvVars, Settings};
 
 /// Set by [`end_process_after_run`].
 static ENDS_AFTER_RUN: AtomicBool = AtomicBool::new(false);
+
+/// The run's colour choice for errors (0 auto, 1 always, 2 never), read by the error hook.
+static ERROR_COLOR: AtomicU8 = AtomicU8::new(0);
 
 /// Say that the process ends (with `_exit`) as soon as [`run`] returns, as the `planner` binary
 /// does: what a run builds for its own use (the solver's version tables and the listings they
@@ -79,14 +84,25 @@ pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
     clock::pin(env.get("PLANNER_NOW").as_deref())?;
     metadata::set_max_bytes(env.get("PLANNER_MAX_METADATA_BYTES").as_deref())?;
     let settings = Settings::resolve(cli, &env)?;
+    ERROR_COLOR.store(
+        match settings.color {
+            ColorChoice::Auto => 0,
+            ColorChoice::Always => 1,
+            ColorChoice::Never => 2,
+        },
+        Ordering::Relaxed,
+    );
     logging::init(settings.verbose, settings.quiet);
     log::debug!(
         "planner {} {}",
         env!("CARGO_PKG_VERSION"),
         settings.command.name()
     );
+    for origin in &settings.origins {
+        log::info!("setting {origin}");
+    }
     let _timer = logging::Stage::start(settings.command.name());
-    let printer = Printer::new(settings.quiet);
+    let printer = Printer::with_color(settings.quiet, settings.color);
     if settings.show_settings {
         printer.out(&format!("{settings:#?}\n"));
         return Ok(ExitStatus::Success);
@@ -103,7 +119,42 @@ pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
         CommandSettings::Verify(s) => commands::verify::run(s, &printer),
         CommandSettings::Try(s) => commands::try_::run(s, &printer),
         CommandSettings::Bisect(s) => commands::bisect::run(s, &printer),
+        CommandSettings::Completions(shell) => {
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "planner", &mut script);
+            printer.out(&String::from_utf8_lossy(&script));
+            Ok(ExitStatus::Success)
+        }
+        CommandSettings::Man(dir) => man(dir.as_deref(), &printer),
     }
+}
+
+/// `planner man`: planner.1 on stdout, or every page (planner.1, planner-propose.1, ...)
+/// written into `dir`.
+fn man(dir: Option<&std::path::Path>, printer: &Printer) -> miette::Result<ExitStatus> {
+    use miette::IntoDiagnostic;
+    let command = Cli::command();
+    match dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).into_diagnostic()?;
+            clap_mangen::generate_to(command, dir).map_err(|err| {
+                miette::miette!(
+                    help = "pass a folder you can write to",
+                    "cannot write the man pages into `{}`: {err}",
+                    dir.display()
+                )
+            })?;
+            printer.note(&format!("wrote the man pages into {}", dir.display()));
+        }
+        None => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(command)
+                .render(&mut page)
+                .into_diagnostic()?;
+            printer.out(&String::from_utf8_lossy(&page));
+        }
+    }
+    Ok(ExitStatus::Success)
 }
 
 /// Install miette's report handler for this process: as miette's default, except that text is
@@ -111,12 +162,15 @@ pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
 pub fn install_error_hook() {
     // Only fails when a hook is already set (then that one stays).
     let _ = miette::set_hook(Box::new(|_| {
-        Box::new(
-            miette::MietteHandlerOpts::new()
-                .word_splitter(textwrap::WordSplitter::NoHyphenation)
-                .break_words(false)
-                .build(),
-        )
+        let opts = miette::MietteHandlerOpts::new()
+            .word_splitter(textwrap::WordSplitter::NoHyphenation)
+            .break_words(false);
+        let opts = match ERROR_COLOR.load(Ordering::Relaxed) {
+            1 => opts.color(true),
+            2 => opts.color(false),
+            _ => opts,
+        };
+        Box::new(opts.build())
     }));
 }
 
@@ -127,4 +181,11 @@ pub fn report_error(report: &miette::Report) -> ExitCode {
     let clean = miette::Report::new(terminal::clean(report.as_ref()));
     eprintln!("{clean:?}");
     ExitStatus::Error.into()
+}
+
+/// Under `--format json`: the error as a `planner-error/1` document on stdout as well, so a
+/// program reading stdout gets JSON whatever happened (docs/schemas/error.json).
+pub fn report_error_json(report: &miette::Report) {
+    let document = render::error::to_json(report.as_ref(), ExitStatus::Error.code());
+    Printer::new(true).out(&document);
 }

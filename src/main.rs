@@ -1,18 +1,21 @@
 //! The `planner` binary: parse the command line, run, render errors, exit.
 use std::io::Write;
 
-use clap::Parser;
 use planner::ExitStatus;
 
 fn main() {
     planner::interrupt::install();
     planner::install_error_hook();
     planner::end_process_after_run();
-    let cli = planner::cli::Cli::parse();
+    let cli = planner::cli::Cli::parse_args();
+    let json = cli.wants_json();
     let status = match planner::run(cli) {
         Ok(status) => status,
         Err(report) => {
             planner::report_error(&report);
+            if json {
+                planner::report_error_json(&report);
+            }
             ExitStatus::Error
         }
     };

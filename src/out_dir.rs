@@ -17,7 +17,11 @@ use crate::interrupt::{self, Critical};
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum OutDirError {
     /// A file or folder could not be written.
-    #[error("cannot write `{}`: {source}", path.display())]
+    #[error("cannot write `{}`", path.display())]
+    #[diagnostic(help(
+        "--out-dir names a folder planner creates or refills; pass a folder path that is not an \
+         existing file, in a place you can write to"
+    ))]
     Io {
         /// The path.
         path: PathBuf,

@@ -2,27 +2,74 @@
 //!
 //! A broken pipe on stdout (`planner inventory | head`) is not an error: writes after it are
 //! dropped silently, as ripgrep and uv do.
+//!
+//! Colour: [`ColorChoice`] is decided once by the settings layer (`--color`, then NO_COLOR,
+//! FORCE_COLOR and CLICOLOR_FORCE); `auto` colours only a terminal. Renderers get one bool and
+//! paint with [`anstyle`] styles ([`paint`]) after padding, so alignment never counts escape
+//! codes.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::io::{self, IsTerminal, Write};
+
+/// When output is coloured (`--color`, resolved with the environment by the settings layer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ColorChoice {
+    /// Colour a stream that is a terminal.
+    #[default]
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether a stream that is (or is not) a terminal is coloured.
+    pub fn colors(self, is_terminal: bool) -> bool {
+        match self {
+            ColorChoice::Auto => is_terminal,
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+        }
+    }
+}
+
+/// `text` in `style` when `color`, else as it is. Pad before painting: the escape codes this
+/// adds have no width on a terminal but count in `format!`'s padding.
+pub fn paint(color: bool, style: anstyle::Style, text: &str) -> String {
+    if color {
+        format!("{}{text}{}", style.render(), style.render_reset())
+    } else {
+        text.to_string()
+    }
+}
 
 /// Where the command's output goes and how loud it is.
 #[derive(Debug, Clone, Copy)]
 pub struct Printer {
     quiet: bool,
     color: bool,
+    color_err: bool,
 }
 
 impl Printer {
-    /// A printer; `quiet` silences warnings and progress (data on stdout is still written).
+    /// A printer; `quiet` silences warnings and progress (data on stdout is still written);
+    /// colour on terminals.
     pub fn new(quiet: bool) -> Self {
-        let color =
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stdout().is_terminal();
-        Printer { quiet, color }
+        Printer::with_color(quiet, ColorChoice::Auto)
     }
 
-    /// Whether stdout is a terminal that accepts colour (`NO_COLOR` respected).
+    /// A printer that colours as `color` says.
+    pub fn with_color(quiet: bool, color: ColorChoice) -> Self {
+        Printer {
+            quiet,
+            color: color.colors(io::stdout().is_terminal()),
+            color_err: color.colors(io::stderr().is_terminal()),
+        }
+    }
+
+    /// Whether stdout is coloured (`--color`, NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE, a terminal).
     pub fn color(&self) -> bool {
         self.color
     }
@@ -48,11 +95,8 @@ impl Printer {
     /// A warning on stderr, unless quiet.
     pub fn warn(&self, text: &str) {
         if !self.quiet {
-            let prefix = if io::stderr().is_terminal() && self.color {
-                "\u{1b}[33mwarning\u{1b}[0m"
-            } else {
-                "warning"
-            };
+            let yellow = anstyle::AnsiColor::Yellow.on_default().bold();
+            let prefix = paint(self.color_err, yellow, "warning");
             eprintln!("{prefix}: {}", crate::terminal::escape(text));
         }
     }

@@ -2,10 +2,17 @@
 //!
 //! In: the parsed command line ([`Cli`], clap types; values such as targets, `--max-risk`,
 //! `--python-version` and `--python-platform` are already domain types, parsed by clap's value
-//! parsers in `cli.rs`), the process environment ([`EnvVars`]) and the config files (the risk
-//! policy file here; pip.conf in [`IndexOptions::resolve`], because the site pip.conf belongs to
-//! the environment read). Out: [`Settings`], one typed struct per command that the commands and
-//! stages read. No type from `cli.rs` goes further than this module.
+//! parsers in `cli.rs`), the process environment ([`EnvVars`]) and the config files (planner's
+//! own, found by [`config::find`]; the risk policy file here; pip.conf in
+//! [`IndexOptions::resolve`], because the site pip.conf belongs to the environment read). Out:
+//! [`Settings`], one typed struct per command that the commands and stages read. No type from
+//! `cli.rs` goes further than this module.
+//!
+//! Precedence, for every value that has more than one source: the flag, then the environment
+//! variable, then planner's config file (then pip.conf, for the index). Where each value came
+//! from is kept in [`Settings::origins`] and logged under `-v`.
+
+pub mod config;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -14,12 +21,13 @@ use std::path::{Path, PathBuf};
 use miette::{IntoDiagnostic, miette};
 use pep508_rs::Requirement;
 
-use crate::cli::{self, Cli, Command, EnvArgs, IndexArgs};
+use crate::cli::{self, Cli, Command, DiffSide, EnvArgs, IndexArgs};
 use crate::index::client::ClientSettings;
 use crate::index::keyring::KeyringProvider;
 use crate::index::{BinaryPolicy, DEFAULT_PAGE_MAX_AGE, IndexError, IndexSettings, auth, cache};
 use crate::inventory::{EnvironmentSelection, EnvironmentSource, PythonVersion, TargetPlatform};
 use crate::plan::LayerChoice;
+use crate::printer::ColorChoice;
 use crate::risk::{Policy, RiskLevel};
 use crate::solve::PrereleaseMode;
 
@@ -89,6 +97,11 @@ pub struct Settings {
     pub verbose: u8,
     /// `--show-settings` (hidden): print these settings and stop.
     pub show_settings: bool,
+    /// `--color`, else NO_COLOR / FORCE_COLOR / CLICOLOR_FORCE, else auto.
+    pub color: ColorChoice,
+    /// Where each value that has several sources came from (`policy = ml-cuda (from ...)`),
+    /// logged under `-v`.
+    pub origins: Vec<String>,
     /// The subcommand's settings.
     pub command: CommandSettings,
 }
@@ -118,6 +131,10 @@ pub enum CommandSettings {
     Try(TrySettings),
     /// `planner bisect`.
     Bisect(BisectSettings),
+    /// `planner completions SHELL`.
+    Completions(clap_complete::Shell),
+    /// `planner man [--dir DIR]`.
+    Man(Option<PathBuf>),
 }
 
 impl CommandSettings {
@@ -135,6 +152,8 @@ impl CommandSettings {
             CommandSettings::Verify(_) => "verify",
             CommandSettings::Try(_) => "try",
             CommandSettings::Bisect(_) => "bisect",
+            CommandSettings::Completions(_) => "completions",
+            CommandSettings::Man(_) => "man",
         }
     }
 }
@@ -186,11 +205,20 @@ pub struct ReviewSettings {
     pub actions_repository: Option<(String, String)>,
 }
 
+/// One side of `planner diff`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiffEnv {
+    /// A positional ENV: a venv folder, else a snapshot or `pip inspect` file.
+    Path(PathBuf),
+    /// `--venv`, `--from-snapshot` or `--python`.
+    Source(EnvironmentSource),
+}
+
 /// `planner diff`.
 #[derive(Debug)]
 pub struct DiffSettings {
-    /// A and B (or, with `since`, at most one).
-    pub envs: Vec<PathBuf>,
+    /// A and B (or, with `since`, at most one), in command-line order.
+    pub envs: Vec<DiffEnv>,
     /// `--since WHEN`, as given (parsed against the clock when the command runs).
     pub since: Option<String>,
     /// The environment `--since` reads when no path is given ($VIRTUAL_ENV, ./.venv, ...).
@@ -203,11 +231,15 @@ pub struct DiffSettings {
 /// environment; [`IndexOptions::resolve`] adds pip.conf and builds [`IndexSettings`].
 #[derive(Clone)]
 pub struct IndexOptions {
-    /// `--index-url`.
+    /// `--index-url`, else the config file's `index-url` when no variable names an index.
     pub index_url: Option<String>,
-    /// `--extra-index-url`.
+    /// What gave `index_url`: `--index-url` or the config file.
+    pub index_url_source: String,
+    /// `--extra-index-url`, else the config file's when no variable names one.
     pub extra_index_urls: Vec<String>,
-    /// `--cache-dir` / `$PLANNER_CACHE_DIR`.
+    /// What gave `extra_index_urls`.
+    pub extra_index_urls_source: String,
+    /// `--cache-dir`, else `$PLANNER_CACHE_DIR`, else the config file's `cache-dir`.
     pub cache_dir: Option<PathBuf>,
     /// `--offline`.
     pub offline: bool,
@@ -245,17 +277,50 @@ impl std::fmt::Debug for IndexOptions {
 }
 
 impl IndexOptions {
-    fn new(args: &IndexArgs, env: &EnvVars) -> IndexOptions {
-        IndexOptions {
-            index_url: args.index_url.clone(),
-            extra_index_urls: args.extra_index_url.clone(),
-            cache_dir: args.cache_dir.clone(),
+    fn new(args: &IndexArgs, sources: &Sources<'_>) -> miette::Result<IndexOptions> {
+        let env = sources.env;
+        let config = sources.config.map(|c| &c.values);
+        let (index_url, index_url_source) = sources.pick(
+            "index-url",
+            args.index_url.clone().map(|url| ("--index-url", url)),
+            &["PIP_INDEX_URL", "UV_DEFAULT_INDEX", "UV_INDEX_URL"],
+            config.and_then(|c| c.index_url.clone()),
+        );
+        let extra = (!args.extra_index_url.is_empty())
+            .then(|| ("--extra-index-url", args.extra_index_url.clone()));
+        let config_extra = config
+            .map(|c| c.extra_index_url.clone())
+            .filter(|list| !list.is_empty());
+        let (extra_index_urls, extra_index_urls_source) = sources.pick(
+            "extra-index-url",
+            extra,
+            &["PIP_EXTRA_INDEX_URL", "UV_INDEX", "UV_EXTRA_INDEX_URL"],
+            config_extra,
+        );
+        let cache_dir = sources.pick_path(
+            "cache-dir",
+            args.cache_dir.clone().map(|dir| ("--cache-dir", dir)),
+            "PLANNER_CACHE_DIR",
+            config.and_then(|c| c.cache_dir.clone()),
+        );
+        for url in index_url
+            .iter()
+            .chain(&extra_index_urls.clone().unwrap_or_default())
+        {
+            check_index_location(url)?;
+        }
+        Ok(IndexOptions {
+            index_url,
+            index_url_source,
+            extra_index_urls: extra_index_urls.unwrap_or_default(),
+            extra_index_urls_source,
+            cache_dir,
             offline: args.offline,
             refresh: args.refresh,
             binary: BinaryPolicy::new(&args.only_binary, &args.no_binary),
             keyring: keyring_provider(args.keyring_provider, env),
             env: env.clone(),
-        }
+        })
     }
 
     /// The index settings: these options, the environment variables and pip.conf (the site
@@ -264,8 +329,13 @@ impl IndexOptions {
         let get = |key: &str| self.env.get(key);
         let read = |path: &Path| std::fs::read_to_string(path).ok();
         let config = crate::index::config::resolve(
-            self.index_url.as_deref(),
-            &self.extra_index_urls,
+            self.index_url
+                .as_deref()
+                .map(|url| (self.index_url_source.as_str(), url)),
+            (
+                self.extra_index_urls_source.as_str(),
+                self.extra_index_urls.as_slice(),
+            ),
             &get,
             &read,
             venv,
@@ -287,6 +357,20 @@ impl IndexOptions {
             target_tags: None,
         })
     }
+}
+
+/// An index given as neither a URL nor an existing path (`--index-url 'not a url'`) is refused
+/// here, before it is read as a folder that does not exist for every package.
+fn check_index_location(text: &str) -> miette::Result<()> {
+    if url::Url::parse(text).is_ok() || Path::new(text).exists() {
+        return Ok(());
+    }
+    Err(miette!(
+        help = "pass an http(s) URL (`https://pkgs.example.com/simple/`), or the folder (or \
+                file:// URL) of a local simple index",
+        "the index `{}` is neither a URL nor an existing folder",
+        crate::terminal::field(text)
+    ))
 }
 
 /// `--keyring-provider`, else `PIP_KEYRING_PROVIDER` / `UV_KEYRING_PROVIDER`. pip's `auto` and
@@ -507,7 +591,8 @@ pub struct BisectSettings {
     pub format: OutputFormat,
 }
 
-fn bisect(args: cli::BisectArgs, env: &EnvVars) -> miette::Result<BisectSettings> {
+fn bisect(args: cli::BisectArgs, sources: &Sources<'_>) -> miette::Result<BisectSettings> {
+    let env = sources.env;
     let good = match (args.good, args.since) {
         (Some(file), _) => GoodState::File(file),
         (None, Some(when)) => GoodState::Since(when),
@@ -541,121 +626,361 @@ fn bisect(args: cli::BisectArgs, env: &EnvVars) -> miette::Result<BisectSettings
                 index_url: args.index_url.clone(),
                 ..IndexArgs::default()
             },
-            env,
-        ),
+            sources,
+        )?,
         index_url: args.index_url,
-        policy: Policy::load(args.policy.as_deref())?,
+        policy: sources.policy(args.policy.as_deref())?,
         format: args.format.into(),
     })
 }
 
 impl Settings {
-    /// Resolve the command line against the environment and the config files.
+    /// Resolve the command line against the environment and the config files (planner's own
+    /// found from the current folder).
     pub fn resolve(cli: Cli, env: &EnvVars) -> miette::Result<Settings> {
-        let command = match cli.command {
-            Command::Propose(args) => CommandSettings::Propose(propose(args, env)?),
-            Command::Resolve(args) => CommandSettings::Resolve(ResolveSettings {
-                requirements: args.requirements,
-                requirement_files: args.requirement_files,
-                constraint_files: args.constraint_files,
-                override_files: args.override_files,
-                prerelease: args.prerelease.into(),
-                environment: environment(&args.env, env),
-                index: IndexOptions::new(&args.index, env),
-                format: args.format.into(),
-            }),
-            Command::Review(args) => CommandSettings::Review(review(args, env)?),
-            Command::Diff(args) => CommandSettings::Diff(DiffSettings {
-                envs: args.envs,
-                since: args.since,
-                environment: environment(&EnvArgs::default(), env),
-                format: args.format.into(),
-            }),
-            Command::Outdated(args) => CommandSettings::Outdated(OutdatedSettings {
-                environment: environment(&args.env, env),
-                index: IndexOptions::new(&args.index, env),
-                format: args.format.into(),
-            }),
-            Command::Inventory(args) => CommandSettings::Inventory(InventorySettings {
-                environment: environment(&args.env, env),
-                format: args.format.into(),
-            }),
-            Command::Check(args) => CommandSettings::Check(CheckSettings {
-                environment: environment(&args.env, env),
-                accept: args.accept,
-                format: args.format.into(),
-            }),
-            Command::Verify(args) => CommandSettings::Verify(VerifySettings {
-                environment: environment(
-                    &EnvArgs {
-                        venv: args.venv,
-                        ..EnvArgs::default()
-                    },
-                    env,
-                ),
-                python: args.python,
-                plan: args.plan,
-                all: args.all,
-                policy: Policy::load(args.policy.as_deref())?,
-                run: crate::verify::run::RunOptions {
-                    baseline: args.baseline,
-                    compare: args.compare,
-                    report: args.report,
-                    timeout: args.timeout,
-                    jobs: args.jobs,
-                    no_smoke: args.no_smoke,
-                    budget: args.budget,
-                    no_fork: args.no_fork,
-                    plain: args.plain,
-                    tests: args.tests,
-                    baseline_file: None,
-                    activate: None,
-                },
-                format: args.format.into(),
-            }),
-            Command::Try(args) => CommandSettings::Try(TrySettings {
-                plan: args.plan,
-                venv: args.venv,
-                python: args.python,
-                active_venv: env
-                    .get_os("VIRTUAL_ENV")
-                    .filter(|v| !v.is_empty())
-                    .map(PathBuf::from),
-                tests: args.tests,
-                keep: args.keep,
-                index_url: args.index_url,
-                policy: Policy::load(args.policy.as_deref())?,
-                run: crate::verify::run::RunOptions {
-                    timeout: args.timeout,
-                    jobs: args.jobs,
-                    no_smoke: args.no_smoke,
-                    ..Default::default()
-                },
-                format: args.format.into(),
-            }),
-            Command::Bisect(args) => CommandSettings::Bisect(bisect(args, env)?),
-            Command::Snapshot(args) => CommandSettings::Snapshot(SnapshotSettings {
-                environment: environment(&args.env, env),
-                output: match (args.script, args.out) {
-                    (true, _) => SnapshotOutput::Script,
-                    (false, Some(path)) if path.as_os_str() != "-" => SnapshotOutput::File(path),
-                    (false, _) => SnapshotOutput::Stdout,
-                },
-            }),
+        let cwd = std::env::current_dir().into_diagnostic()?;
+        Settings::resolve_in(cli, env, &cwd)
+    }
+
+    /// [`Settings::resolve`], with planner's config file looked for from `cwd` up.
+    pub fn resolve_in(cli: Cli, env: &EnvVars, cwd: &Path) -> miette::Result<Settings> {
+        let config = config::find(cwd, env)?;
+        let sources = Sources {
+            env,
+            config: config.as_ref(),
+            origins: std::cell::RefCell::new(Vec::new()),
         };
+        if let Some(config) = &config {
+            sources.note("config", &config.origin, "the nearest config file");
+        }
+        let color = color_choice(cli.color, &sources);
+        let command = command(cli.command, &sources)?;
         Ok(Settings {
             quiet: cli.quiet,
             verbose: cli.verbose,
             show_settings: cli.show_settings,
+            color,
+            origins: sources.origins.into_inner(),
             command,
         })
     }
+}
+
+/// One subcommand's settings.
+fn command(command: Command, sources: &Sources<'_>) -> miette::Result<CommandSettings> {
+    let env = sources.env;
+    Ok(match command {
+        Command::Propose(args) => CommandSettings::Propose(propose(args, sources)?),
+        Command::Resolve(args) => CommandSettings::Resolve(ResolveSettings {
+            requirements: args.requirements,
+            requirement_files: args.requirement_files,
+            constraint_files: args.constraint_files,
+            override_files: args.override_files,
+            prerelease: args.prerelease.into(),
+            environment: environment(&args.env, env),
+            index: IndexOptions::new(&args.index, sources)?,
+            format: args.format.into(),
+        }),
+        Command::Review(args) => CommandSettings::Review(review(args, sources)?),
+        Command::Diff(args) => CommandSettings::Diff(DiffSettings {
+            envs: diff_envs(&args),
+            since: args.since,
+            environment: environment(&EnvArgs::default(), env),
+            format: args.format.into(),
+        }),
+        Command::Outdated(args) => CommandSettings::Outdated(OutdatedSettings {
+            environment: environment(&args.env, env),
+            index: IndexOptions::new(&args.index, sources)?,
+            format: args.format.into(),
+        }),
+        Command::Inventory(args) => CommandSettings::Inventory(InventorySettings {
+            environment: environment(&args.env, env),
+            format: args.format.into(),
+        }),
+        Command::Check(args) => CommandSettings::Check(CheckSettings {
+            environment: environment(&args.env, env),
+            accept: args.accept,
+            format: args.format.into(),
+        }),
+        Command::Verify(args) => CommandSettings::Verify(VerifySettings {
+            environment: environment(
+                &EnvArgs {
+                    venv: args.venv,
+                    ..EnvArgs::default()
+                },
+                env,
+            ),
+            python: args.python,
+            plan: args.plan,
+            all: args.all,
+            policy: sources.policy(args.policy.as_deref())?,
+            run: crate::verify::run::RunOptions {
+                baseline: args.baseline,
+                compare: args.compare,
+                report: args.report,
+                timeout: args.timeout,
+                jobs: args.jobs,
+                no_smoke: args.no_smoke,
+                budget: args.budget,
+                no_fork: args.no_fork,
+                plain: args.plain,
+                tests: args.tests,
+                baseline_file: None,
+                activate: None,
+            },
+            format: args.format.into(),
+        }),
+        Command::Try(args) => CommandSettings::Try(TrySettings {
+            plan: args.plan,
+            venv: args.venv,
+            python: args.python,
+            active_venv: env
+                .get_os("VIRTUAL_ENV")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
+            tests: args.tests,
+            keep: args.keep,
+            index_url: args.index_url,
+            policy: sources.policy(args.policy.as_deref())?,
+            run: crate::verify::run::RunOptions {
+                timeout: args.timeout,
+                jobs: args.jobs,
+                no_smoke: args.no_smoke,
+                ..Default::default()
+            },
+            format: args.format.into(),
+        }),
+        Command::Bisect(args) => CommandSettings::Bisect(bisect(args, sources)?),
+        Command::Snapshot(args) => CommandSettings::Snapshot(SnapshotSettings {
+            environment: environment(&args.env, env),
+            output: match (args.script, args.out) {
+                (true, _) => SnapshotOutput::Script,
+                (false, Some(path)) if path.as_os_str() != "-" => SnapshotOutput::File(path),
+                (false, _) => SnapshotOutput::Stdout,
+            },
+        }),
+        Command::Completions(args) => CommandSettings::Completions(args.shell),
+        Command::Man(args) => CommandSettings::Man(args.dir),
+    })
+}
+
+/// What settings are resolved from besides the command line: the environment and planner's
+/// config file. It records where each value that has several sources came from.
+struct Sources<'a> {
+    env: &'a EnvVars,
+    config: Option<&'a config::Config>,
+    origins: std::cell::RefCell<Vec<String>>,
+}
+
+impl Sources<'_> {
+    /// Record that `key` is `shown`, from `from`.
+    fn note(&self, key: &str, shown: &str, from: &str) {
+        self.origins
+            .borrow_mut()
+            .push(format!("{key} = {shown} (from {from})"));
+    }
+
+    /// The first variable of `vars` that is set and not blank.
+    fn var(&self, vars: &[&'static str]) -> Option<&'static str> {
+        vars.iter()
+            .copied()
+            .find(|var| self.env.get(var).is_some_and(|v| !v.trim().is_empty()))
+    }
+
+    /// An index value: the flag's, else `None` when a variable of `vars` sets it (the index
+    /// settings read those), else the config file's. Returns it with what gave it.
+    fn pick<T: IndexValue>(
+        &self,
+        key: &str,
+        flag: Option<(&str, T)>,
+        vars: &[&'static str],
+        config: Option<T>,
+    ) -> (Option<T>, String) {
+        if let Some((name, value)) = flag {
+            self.note(key, &value.shown(), name);
+            return (Some(value), name.to_string());
+        }
+        if let Some(var) = self.var(vars) {
+            self.note(key, &format!("${var}"), var);
+            return (None, String::new());
+        }
+        match (config, self.config) {
+            (Some(value), Some(file)) => {
+                self.note(key, &value.shown(), &file.origin);
+                (Some(value), file.origin.clone())
+            }
+            _ => (None, String::new()),
+        }
+    }
+
+    /// A path: the flag's, else the variable's, else the config file's (relative to its folder).
+    fn pick_path(
+        &self,
+        key: &str,
+        flag: Option<(&str, PathBuf)>,
+        var: &'static str,
+        config: Option<PathBuf>,
+    ) -> Option<PathBuf> {
+        let (path, from) = if let Some((name, path)) = flag {
+            (path, name.to_string())
+        } else if let Some(value) = self.env.get_os(var).filter(|v| !v.is_empty()) {
+            (PathBuf::from(value), var.to_string())
+        } else if let (Some(path), Some(file)) = (config, self.config) {
+            (file.dir.join(path), file.origin.clone())
+        } else {
+            return None;
+        };
+        self.note(key, &path.display().to_string(), &from);
+        Some(path)
+    }
+
+    /// The risk policy: `--policy`, else `$PLANNER_POLICY`, else the config file's `policy`,
+    /// else the built-in default; loaded.
+    fn policy(&self, flag: Option<&Path>) -> miette::Result<Policy> {
+        let spec = if let Some(path) = flag {
+            Some((path.to_path_buf(), "--policy".to_string()))
+        } else if let Some(value) = self.env.get_os("PLANNER_POLICY").filter(|v| !v.is_empty()) {
+            Some((PathBuf::from(value), "PLANNER_POLICY".to_string()))
+        } else if let Some(file) = self.config
+            && let Some(name) = file.values.policy.as_deref()
+        {
+            let spec = if crate::risk::BUILTIN_POLICIES.contains(&name) {
+                PathBuf::from(name)
+            } else {
+                file.dir.join(name)
+            };
+            Some((spec, file.origin.clone()))
+        } else {
+            None
+        };
+        if let Some((spec, from)) = &spec {
+            self.note("policy", &spec.display().to_string(), from);
+            check_policy_name(spec)?;
+        }
+        Ok(Policy::load(spec.as_ref().map(|(path, _)| path.as_path()))?)
+    }
+
+    /// `--max-risk`, else `$PLANNER_MAX_RISK`, else the config file's `max-risk`.
+    fn max_risk(&self, flag: Option<RiskLevel>) -> miette::Result<Option<RiskLevel>> {
+        if let Some(level) = flag {
+            self.note("max-risk", &level.to_string(), "--max-risk");
+            return Ok(Some(level));
+        }
+        let (text, from) =
+            if let Some(value) = self.env.get("PLANNER_MAX_RISK").filter(|v| !v.is_empty()) {
+                (value, "PLANNER_MAX_RISK".to_string())
+            } else if let Some(file) = self.config
+                && let Some(value) = &file.values.max_risk
+            {
+                (value.clone(), file.origin.clone())
+            } else {
+                return Ok(None);
+            };
+        let level = text.parse::<RiskLevel>().map_err(|err| {
+            miette!(
+                help = "write one of low, medium, high, critical",
+                "max-risk `{}` from {from}: {err}",
+                crate::terminal::field(&text)
+            )
+        })?;
+        self.note("max-risk", &level.to_string(), &from);
+        Ok(Some(level))
+    }
+}
+
+/// A value [`Sources::pick`] picks, shown with credentials redacted.
+trait IndexValue {
+    fn shown(&self) -> String;
+}
+
+impl IndexValue for String {
+    fn shown(&self) -> String {
+        match url::Url::parse(self) {
+            Ok(url) => auth::redact(&url),
+            Err(_) => self.clone(),
+        }
+    }
+}
+
+impl IndexValue for Vec<String> {
+    fn shown(&self) -> String {
+        self.iter()
+            .map(IndexValue::shown)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// A `--policy` that names no file and is not a built-in name but is close to one: refused
+/// with the name it resembles (`ml-cudaa` -> `ml-cuda`).
+fn check_policy_name(spec: &Path) -> miette::Result<()> {
+    let Some(name) = spec.to_str() else {
+        return Ok(());
+    };
+    let builtin = crate::risk::BUILTIN_POLICIES;
+    if builtin.contains(&name) || spec.exists() || name.contains('/') || name.ends_with(".toml") {
+        return Ok(());
+    }
+    let closest = builtin
+        .iter()
+        .map(|b| (strsim::levenshtein(name, b), *b))
+        .min()
+        .filter(|(distance, b)| *distance <= 2.max(b.len() / 3));
+    let Some((_, suggestion)) = closest else {
+        return Ok(());
+    };
+    let names = builtin
+        .iter()
+        .map(|b| format!("`{b}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(miette!(
+        help = format!(
+            "did you mean `{suggestion}`? The built-in policies are {names}; anything else is \
+             read as a TOML file's path"
+        ),
+        "unknown policy `{}`: neither a built-in policy nor a file",
+        crate::terminal::field(name)
+    ))
+}
+
+/// `--color`, else NO_COLOR (never), else FORCE_COLOR or CLICOLOR_FORCE (always), else auto.
+fn color_choice(flag: Option<cli::ColorChoice>, sources: &Sources<'_>) -> ColorChoice {
+    let set = |var: &str| sources.env.get(var).is_some_and(|v| !v.is_empty());
+    let forced = |var: &str| set(var) && sources.env.get(var).as_deref() != Some("0");
+    let (choice, from) = match flag {
+        Some(cli::ColorChoice::Always) => (ColorChoice::Always, "--color"),
+        Some(cli::ColorChoice::Never) => (ColorChoice::Never, "--color"),
+        Some(cli::ColorChoice::Auto) => (ColorChoice::Auto, "--color"),
+        None if set("NO_COLOR") => (ColorChoice::Never, "NO_COLOR"),
+        None if forced("FORCE_COLOR") => (ColorChoice::Always, "FORCE_COLOR"),
+        None if forced("CLICOLOR_FORCE") => (ColorChoice::Always, "CLICOLOR_FORCE"),
+        None => return ColorChoice::Auto,
+    };
+    sources.note("color", &format!("{choice:?}").to_lowercase(), from);
+    choice
+}
+
+/// diff's sides in command-line order (positional ENVs, `--venv`, `--from-snapshot`,
+/// `--python`, as [`Cli::parse_args`] ordered them).
+fn diff_envs(args: &cli::DiffArgs) -> Vec<DiffEnv> {
+    args.sides
+        .iter()
+        .map(|side| match side {
+            DiffSide::Path(path) => DiffEnv::Path(path.clone()),
+            DiffSide::Venv(path) => DiffEnv::Source(EnvironmentSource::Venv(path.clone())),
+            DiffSide::Snapshot(path) => DiffEnv::Source(EnvironmentSource::Snapshot(path.clone())),
+            DiffSide::Python(path) => DiffEnv::Source(EnvironmentSource::Python(path.clone())),
+        })
+        .collect()
 }
 
 /// The environment selection: `--venv`, `--from-snapshot`, `$VIRTUAL_ENV`, else discovery.
 fn environment(args: &EnvArgs, env: &EnvVars) -> EnvironmentSelection {
     let source = if let Some(path) = &args.venv {
         EnvironmentSource::Venv(path.clone())
+    } else if let Some(path) = &args.python {
+        EnvironmentSource::Python(path.clone())
     } else if let Some(path) = &args.from_snapshot {
         EnvironmentSource::Snapshot(path.clone())
     } else if let Some(path) = env.get_os("VIRTUAL_ENV").filter(|v| !v.is_empty()) {
@@ -670,7 +995,8 @@ fn environment(args: &EnvArgs, env: &EnvVars) -> EnvironmentSelection {
     }
 }
 
-fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSettings> {
+fn propose(args: cli::ProposeArgs, sources: &Sources<'_>) -> miette::Result<ProposeSettings> {
+    let env = sources.env;
     if args.targets.is_empty() && !args.all {
         return Err(miette!(
             help = "name what to upgrade (`planner propose triton==3.7.0`, `planner propose numpy`), \
@@ -686,12 +1012,13 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
             "--layer picks a layer of `propose --all` without targets"
         ));
     }
-    let policy = Policy::load(args.policy.as_deref())?;
+    let policy = sources.policy(args.policy.as_deref())?;
+    let max_risk = sources.max_risk(args.max_risk)?;
     let out_dir = match &args.out_dir {
         Some(dir) => Some(std::path::absolute(dir).into_diagnostic()?),
         None => None,
     };
-    let mut index = IndexOptions::new(&args.index, env);
+    let mut index = IndexOptions::new(&args.index, sources)?;
     if !args.allow_build {
         if !args.index.no_binary.is_empty() {
             return Err(miette!(
@@ -725,7 +1052,7 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
         allow_override: args.allow_override,
         allow_build: args.allow_build,
         policy,
-        max_risk: args.max_risk,
+        max_risk,
         out_dir,
         trial,
         prerelease: args.prerelease.into(),
@@ -734,7 +1061,7 @@ fn propose(args: cli::ProposeArgs, env: &EnvVars) -> miette::Result<ProposeSetti
 }
 
 /// Each target names its package once (the parser refused direct URLs).
-fn review(args: cli::ReviewArgs, env: &EnvVars) -> miette::Result<ReviewSettings> {
+fn review(args: cli::ReviewArgs, sources: &Sources<'_>) -> miette::Result<ReviewSettings> {
     if args.from_snapshot.is_some()
         && (args.python_versions.len() > 1 || args.python_platforms.len() > 1)
     {
@@ -750,15 +1077,16 @@ fn review(args: cli::ReviewArgs, env: &EnvVars) -> miette::Result<ReviewSettings
         python_versions: args.python_versions,
         python_platforms: args.python_platforms,
         from_snapshot: args.from_snapshot,
-        policy: Policy::load(args.policy.as_deref())?,
+        policy: sources.policy(args.policy.as_deref())?,
         fail_on: args.fail_on,
         fail_on_unjudged: args.fail_on_unjudged,
-        index: IndexOptions::new(&args.index, env),
+        index: IndexOptions::new(&args.index, sources)?,
         format: args.format.into(),
         sarif_file: args.sarif_file,
-        actions_repository: env
+        actions_repository: sources
+            .env
             .get("GITHUB_SERVER_URL")
-            .zip(env.get("GITHUB_REPOSITORY")),
+            .zip(sources.env.get("GITHUB_REPOSITORY")),
     })
 }
 
@@ -819,12 +1147,13 @@ impl From<cli::PlanFormat> for OutputFormat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
 
     fn resolve(args: &[&str], env: &[(&str, &str)]) -> miette::Result<Settings> {
-        let cli = Cli::try_parse_from(std::iter::once("planner").chain(args.iter().copied()))
+        let cli = Cli::try_parse_args_from(std::iter::once("planner").chain(args.iter().copied()))
             .map_err(|err| miette!("{err}"))?;
-        Settings::resolve(cli, &EnvVars::from_pairs(env.iter().copied()))
+        // No config file: a folder with none above it.
+        let none = std::path::Path::new("/");
+        Settings::resolve_in(cli, &EnvVars::from_pairs(env.iter().copied()), none)
     }
 
     #[test]
@@ -919,6 +1248,120 @@ mod tests {
         assert_eq!(index.indexes[0].to_string(), "https://env.example/simple/");
         assert_eq!(index.page_max_age, 5);
         assert_eq!(index.binary, outdated.index.binary);
+    }
+
+    #[test]
+    fn colour_flag_beats_no_color_which_beats_force_color() {
+        let color = |args: &[&str], env: &[(&str, &str)]| {
+            let mut all = vec!["inventory"];
+            all.extend_from_slice(args);
+            resolve(&all, env).unwrap().color
+        };
+        assert_eq!(color(&[], &[]), ColorChoice::Auto);
+        assert_eq!(color(&[], &[("NO_COLOR", "1")]), ColorChoice::Never);
+        assert_eq!(color(&[], &[("NO_COLOR", "")]), ColorChoice::Auto);
+        assert_eq!(color(&[], &[("FORCE_COLOR", "1")]), ColorChoice::Always);
+        assert_eq!(color(&[], &[("FORCE_COLOR", "0")]), ColorChoice::Auto);
+        assert_eq!(color(&[], &[("CLICOLOR_FORCE", "1")]), ColorChoice::Always);
+        assert_eq!(
+            color(&[], &[("NO_COLOR", "1"), ("FORCE_COLOR", "1")]),
+            ColorChoice::Never
+        );
+        assert_eq!(
+            color(&["--color", "always"], &[("NO_COLOR", "1")]),
+            ColorChoice::Always
+        );
+        assert_eq!(
+            color(&["--color", "never"], &[("FORCE_COLOR", "1")]),
+            ColorChoice::Never
+        );
+    }
+
+    #[test]
+    fn diff_sides_keep_command_line_order() {
+        let settings = resolve(
+            &[
+                "diff",
+                "--from-snapshot",
+                "a.json",
+                "b",
+                "--python",
+                "/p/python",
+            ],
+            &[],
+        )
+        .unwrap();
+        let CommandSettings::Diff(diff) = settings.command else {
+            panic!("not diff");
+        };
+        assert_eq!(
+            diff.envs,
+            [
+                DiffEnv::Source(EnvironmentSource::Snapshot("a.json".into())),
+                DiffEnv::Path("b".into()),
+                DiffEnv::Source(EnvironmentSource::Python("/p/python".into())),
+            ]
+        );
+        let settings = resolve(&["inventory", "--python", "/p/python"], &[]).unwrap();
+        let CommandSettings::Inventory(inventory) = settings.command else {
+            panic!("not inventory");
+        };
+        assert_eq!(
+            inventory.environment.source,
+            EnvironmentSource::Python("/p/python".into())
+        );
+    }
+
+    #[test]
+    fn config_values_lose_to_variables_and_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("planner.toml"),
+            "max-risk = 'low'\ncache-dir = 'c'\nindex-url = 'https://config.invalid/simple/'\n",
+        )
+        .unwrap();
+        let at = |args: &[&str], env: &[(&str, &str)]| {
+            let cli =
+                Cli::try_parse_args_from(std::iter::once("planner").chain(args.iter().copied()))
+                    .unwrap();
+            Settings::resolve_in(cli, &EnvVars::from_pairs(env.iter().copied()), dir.path())
+                .unwrap()
+        };
+        let settings = at(&["propose", "numpy"], &[]);
+        let CommandSettings::Propose(propose) = &settings.command else {
+            panic!("not propose");
+        };
+        assert_eq!(propose.max_risk, Some(RiskLevel::Low));
+        assert_eq!(propose.index.cache_dir, Some(dir.path().join("c")));
+        assert_eq!(
+            propose.index.index_url.as_deref(),
+            Some("https://config.invalid/simple/")
+        );
+        assert!(
+            settings
+                .origins
+                .iter()
+                .any(|o| o.starts_with("max-risk = low (from ") && o.ends_with("planner.toml)")),
+            "{:?}",
+            settings.origins
+        );
+        let settings = at(
+            &["propose", "numpy", "--cache-dir", "/flag"],
+            &[
+                ("PLANNER_MAX_RISK", "high"),
+                ("PLANNER_CACHE_DIR", "/env"),
+                ("PIP_INDEX_URL", "https://env.invalid/simple/"),
+            ],
+        );
+        let CommandSettings::Propose(propose) = &settings.command else {
+            panic!("not propose");
+        };
+        assert_eq!(propose.max_risk, Some(RiskLevel::High));
+        assert_eq!(propose.index.cache_dir, Some(PathBuf::from("/flag")));
+        // The variable names the index: the index settings read it, not the config.
+        assert_eq!(propose.index.index_url, None);
+        let index = propose.index.resolve(None).unwrap();
+        assert_eq!(index.indexes[0].to_string(), "https://env.invalid/simple/");
     }
 
     #[test]

@@ -18,7 +18,9 @@ pub fn run(settings: &CheckSettings, printer: &Printer) -> miette::Result<ExitSt
     report.accept(&accepted.edges());
     match settings.format {
         OutputFormat::Json => printer.out(&json::to_json(&render::to_json(&inventory, &report))?),
-        OutputFormat::Text | OutputFormat::Markdown => printer.out(&render::render_text(&report)),
+        OutputFormat::Text | OutputFormat::Markdown => {
+            printer.out(&render::render_text(&report, printer.color()))
+        }
     }
     Ok(if report.broken() {
         ExitStatus::UserActionRequired

@@ -11,10 +11,10 @@ use miette::miette;
 
 use crate::ExitStatus;
 use crate::diff::{self, since};
-use crate::inventory::{self, Inventory};
+use crate::inventory::{self, EnvironmentSelection, Inventory};
 use crate::printer::Printer;
 use crate::render::diff as render;
-use crate::settings::{DiffSettings, OutputFormat};
+use crate::settings::{DiffEnv, DiffSettings, OutputFormat};
 
 /// Run `planner diff`.
 pub fn run(args: &DiffSettings, printer: &Printer) -> miette::Result<ExitStatus> {
@@ -28,13 +28,8 @@ pub fn run(args: &DiffSettings, printer: &Printer) -> miette::Result<ExitStatus>
             args.envs.len()
         ));
     };
-    let (old, new) = (read(a, printer)?, read(b, printer)?);
-    let report = diff::diff(
-        &a.display().to_string(),
-        &old,
-        &b.display().to_string(),
-        &new,
-    );
+    let ((a, old), (b, new)) = (read(a, printer)?, read(b, printer)?);
+    let report = diff::diff(&a, &old, &b, &new);
     printer.out(&match args.format {
         OutputFormat::Text => render::text(&report),
         OutputFormat::Json => render::json(&report)?,
@@ -64,7 +59,7 @@ fn run_since(args: &DiffSettings, when: &str, printer: &Printer) -> miette::Resu
             );
             (label, inventory)
         }
-        [one] => (one.display().to_string(), read(one, printer)?),
+        [one] => read(one, printer)?,
         _ => {
             return Err(miette!(
                 help = "`planner diff --since 3d VENV`",
@@ -86,8 +81,26 @@ fn run_since(args: &DiffSettings, when: &str, printer: &Printer) -> miette::Resu
     })
 }
 
+/// One side, with its label: a positional ENV (a venv folder, or a snapshot / `pip inspect`
+/// file), or the environment `--venv`, `--from-snapshot` or `--python` names.
+fn read(side: &DiffEnv, printer: &Printer) -> miette::Result<(String, Inventory)> {
+    let (label, inventory) = match side {
+        DiffEnv::Path(path) => (path.display().to_string(), read_path(path)?),
+        DiffEnv::Source(source) => {
+            let selection = EnvironmentSelection {
+                source: source.clone(),
+                ..EnvironmentSelection::default()
+            };
+            let label = source.named().map(|p| p.display().to_string());
+            (label.unwrap_or_default(), inventory::load(&selection)?)
+        }
+    };
+    report(&inventory, printer);
+    Ok((label, inventory))
+}
+
 /// A venv (a folder) or a snapshot / `pip inspect` file.
-fn read(path: &Path, printer: &Printer) -> miette::Result<Inventory> {
+fn read_path(path: &Path) -> miette::Result<Inventory> {
     let inventory = if path.is_dir() {
         inventory::load_venv(path)?
     } else if path.is_file() {
@@ -99,7 +112,6 @@ fn read(path: &Path, printer: &Printer) -> miette::Result<Inventory> {
             PathBuf::from(path).display()
         ));
     };
-    report(&inventory, printer);
     Ok(inventory)
 }
 

@@ -13,7 +13,7 @@ pub fn run(settings: &InventorySettings, printer: &Printer) -> miette::Result<Ex
     match settings.format {
         OutputFormat::Json => printer.out(&json::to_json(&render::to_json(&inventory))?),
         OutputFormat::Text | OutputFormat::Markdown => {
-            printer.out(&render::render_text(&inventory))
+            printer.out(&render::render_text(&inventory, printer.color()))
         }
     }
     Ok(ExitStatus::Success)

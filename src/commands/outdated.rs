@@ -22,8 +22,8 @@ use crate::inventory::{self, InstalledDist, Inventory};
 use crate::printer::Printer;
 use crate::render::json;
 use crate::render::outdated::{
-    HeldBackBy, NameVersion, Needs, OutdatedReport, PackageError, PackageStatus, SCHEMA,
-    SCHEMA_VERSION, Unmanaged, render_text,
+    HeldBackBy, NameVersion, Needs, OutdatedReport, PackageError, PackageStatus, SCHEMA, Unmanaged,
+    render_text,
 };
 use crate::settings::{OutdatedSettings, OutputFormat};
 
@@ -55,7 +55,9 @@ pub fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<ExitSta
     );
     match args.format {
         OutputFormat::Json => printer.out(&json::to_json(&report)?),
-        OutputFormat::Text | OutputFormat::Markdown => printer.out(&render_text(&report)),
+        OutputFormat::Text | OutputFormat::Markdown => {
+            printer.out(&render_text(&report, printer.color()))
+        }
     }
     // Freeing a hundred thousand parsed files costs a tenth of a warm run; the process is about
     // to exit, so leave that to the OS (as uv and ripgrep do with their big structures).
@@ -91,7 +93,6 @@ pub fn build_report(
     let env = &inventory.environment;
     let mut report = OutdatedReport {
         schema: SCHEMA,
-        schema_version: SCHEMA_VERSION,
         python_version: env.python_version.clone(),
         indexes,
         packages: Vec::new(),

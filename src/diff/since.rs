@@ -30,7 +30,12 @@ pub enum SinceError {
     #[error(
         "`{0}` is not a date (2025-11-30), a timestamp (2025-11-30T12:00:00Z) or a duration (3d, 12h, 90m, 2w)"
     )]
-    #[diagnostic(code(planner::diff::since))]
+    #[diagnostic(
+        code(planner::diff::since),
+        help(
+            "a duration counts back from now (`--since 1d` for the last 24 hours, `--since 2w`); a date is read in this machine's time zone"
+        )
+    )]
     BadWhen(String),
     /// The environment has no install records (a snapshot).
     #[error("`{0}` is a snapshot: it has no install records, so --since needs a venv")]

@@ -196,12 +196,13 @@ fn split_list(value: &str) -> Vec<String> {
         .collect()
 }
 
-/// Resolve the configuration from `--index-url` and `--extra-index-url` (as given), the
-/// environment and pip.conf. `get` reads environment variables; `read` reads a file (absent
+/// Resolve the configuration from `--index-url` and `--extra-index-url` (as given, each with
+/// what gave it: the flag, or planner's config file when neither flag nor variable is set),
+/// the environment and pip.conf. `get` reads environment variables; `read` reads a file (absent
 /// files give `None`); `venv` is the environment whose site pip.conf counts.
 pub fn resolve(
-    index_url: Option<&str>,
-    extra_index_urls: &[String],
+    index_url: Option<(&str, &str)>,
+    (extra_source, extra_index_urls): (&str, &[String]),
     get: &dyn Fn(&str) -> Option<String>,
     read: &dyn Fn(&Path) -> Option<String>,
     venv: Option<&Path>,
@@ -230,8 +231,8 @@ pub fn resolve(
             other => other,
         })
     };
-    let default = if let Some(url) = index_url {
-        parse("--index-url", url)?
+    let default = if let Some((source, url)) = index_url {
+        parse(source, url)?
     } else if let Some(url) = env("PIP_INDEX_URL") {
         parse("PIP_INDEX_URL", &url)?
     } else if let Some(url) = env("UV_DEFAULT_INDEX") {
@@ -246,7 +247,7 @@ pub fn resolve(
     let mut extras = Vec::new();
     if !extra_index_urls.is_empty() {
         for url in extra_index_urls {
-            extras.push(parse("--extra-index-url", url)?);
+            extras.push(parse(extra_source, url)?);
         }
     } else if let Some(list) = env("PIP_EXTRA_INDEX_URL") {
         for url in split_list(&list) {
@@ -306,7 +307,8 @@ mod tests {
             .collect();
         let get = |k: &str| env.get(k).cloned();
         let read = |p: &Path| files.get(p).cloned();
-        let (url, extras) = (args.index_url.as_deref(), &args.extra_index_url);
+        let url = args.index_url.as_deref().map(|url| ("--index-url", url));
+        let extras = ("--extra-index-url", args.extra_index_url.as_slice());
         Ok(resolve(url, extras, &get, &read, None)?
             .indexes
             .iter()

@@ -28,6 +28,8 @@ pub enum EnvironmentSource {
     Venv(PathBuf),
     /// `--from-snapshot FILE`.
     Snapshot(PathBuf),
+    /// `--python PATH`: the environment of this interpreter.
+    Python(PathBuf),
     /// The active virtual environment (`$VIRTUAL_ENV`).
     ActiveVenv(PathBuf),
     /// None named: `./.venv`, else the `python3` on `PATH`.
@@ -39,7 +41,9 @@ impl EnvironmentSource {
     /// The path the user named on the command line (`--venv` or `--from-snapshot`).
     pub fn named(&self) -> Option<&Path> {
         match self {
-            EnvironmentSource::Venv(path) | EnvironmentSource::Snapshot(path) => Some(path),
+            EnvironmentSource::Venv(path)
+            | EnvironmentSource::Snapshot(path)
+            | EnvironmentSource::Python(path) => Some(path),
             EnvironmentSource::ActiveVenv(_) | EnvironmentSource::Discover => None,
         }
     }
@@ -71,12 +75,19 @@ pub fn load(selection: &EnvironmentSelection) -> Result<Inventory, InventoryErro
     let inventory = match &selection.source {
         EnvironmentSource::Venv(path) => load_venv_from(path, "--venv")?,
         EnvironmentSource::Snapshot(path) => snapshot::load(path)?,
+        EnvironmentSource::Python(python) => load_python(python)?,
         EnvironmentSource::ActiveVenv(path) => load_venv_from(path, "$VIRTUAL_ENV")?,
         EnvironmentSource::Discover if Path::new(".venv").is_dir() => {
             load_venv_from(Path::new(".venv"), "./.venv")?
         }
         EnvironmentSource::Discover => match find_on_path("python3") {
-            Some(python) => load_interpreter(&python)?,
+            Some(python) => {
+                let note = format!(
+                    "no --venv, $VIRTUAL_ENV or ./.venv: reading the environment of `{}` on PATH",
+                    python.display()
+                );
+                load_interpreter(&python, Some(note))?
+            }
             None => return Err(InventoryError::NoEnvironment),
         },
     };
@@ -131,11 +142,19 @@ fn load_venv_from(path: &Path, from: &'static str) -> Result<Inventory, Inventor
                 }
                 _ => "it has no interpreter (no bin/python)".to_string(),
             };
-            notes.push(format!(
+            let note = format!(
                 "`{}` was read without running Python: {why}; the Python version comes from \
                  pyvenv.cfg and the platform from this host",
                 path.display()
-            ));
+            );
+            if python.is_some() {
+                // A broken interpreter is worth saying on every run.
+                notes.push(note);
+            } else {
+                // A venv without one (a copied or recorded tree) is read the same way every
+                // time: said under -v only.
+                log::info!("{note}");
+            }
             environment_from_pyvenv_cfg(path, &cfg, layout_site_packages, notes)?
         }
     };
@@ -173,20 +192,17 @@ fn scan_logged(
 
 /// Read the environment of one interpreter (`--python`).
 pub fn load_python(python: &Path) -> Result<Inventory, InventoryError> {
-    load_interpreter(python)
+    load_interpreter(python, None)
 }
 
-/// Ask a bare interpreter (the `python3` on PATH) and read its site-packages.
-fn load_interpreter(python: &Path) -> Result<Inventory, InventoryError> {
+/// Ask an interpreter (`--python`, or the `python3` on PATH, which `note` says) and read its
+/// site-packages.
+fn load_interpreter(python: &Path, note: Option<String>) -> Result<Inventory, InventoryError> {
     let out = probe(python).map_err(|reason| InventoryError::ProbeFailed {
         python: python.to_path_buf(),
         reason,
     })?;
-    let notes = vec![format!(
-        "no --venv, $VIRTUAL_ENV or ./.venv: reading the environment of `{}` on PATH",
-        python.display()
-    )];
-    let environment = environment_from_probe(python, out, notes)?;
+    let environment = environment_from_probe(python, out, note.into_iter().collect())?;
     let (dists, unreadable) = scan_logged(&environment)?;
     Ok(Inventory {
         environment,
@@ -318,6 +334,7 @@ fn environment_from_pyvenv_cfg(
         .take(3)
         .collect::<Vec<_>>()
         .join(".");
+    let exact = version_text.split('.').count() == 3;
     let mut environment =
         Environment::synthesize(&version_text, None).map_err(|err| match err {
             InventoryError::InvalidPythonVersion { message, .. } => InventoryError::UnknownPython {
@@ -336,6 +353,12 @@ fn environment_from_pyvenv_cfg(
     if from_cfg.is_none() {
         notes.push(format!(
             "pyvenv.cfg names no version; Python {version_text} comes from the lib/ folder name"
+        ));
+    } else if !exact {
+        notes.push(format!(
+            "pyvenv.cfg gives the Python version as `{}`, without a micro version: read as {}",
+            crate::terminal::field(&version_text),
+            environment.python_version
         ));
     }
     notes.append(&mut environment.notes);
@@ -580,7 +603,16 @@ mod tests {
             inventory.environment.origin,
             EnvironmentOrigin::PyvenvCfg { .. }
         ));
-        assert!(inventory.environment.notes[0].contains("without running Python"));
+        // No interpreter at all: said under -v only, not on every run.
+        assert!(
+            inventory
+                .environment
+                .notes
+                .iter()
+                .all(|n| !n.contains("without running Python")),
+            "{:?}",
+            inventory.environment.notes
+        );
         assert_eq!(inventory.dists.len(), 1);
 
         let version = PythonVersion::from_str("3.13").unwrap();

@@ -42,12 +42,16 @@ pub fn imports_module(dist: &InstalledDist, module: &str) -> Option<String> {
         .find(|path| {
             read_capped(&site.join(path), MAX_FILE_BYTES).is_some_and(|bytes| {
                 finder.find(&bytes).is_some()
-                    && String::from_utf8_lossy(&bytes)
-                        .lines()
-                        .any(|line| imports(line, module))
+                    && source_imports_module(&String::from_utf8_lossy(&bytes), module)
             })
         })
         .map(str::to_string)
+}
+
+/// Whether `source` has an import statement of `module` (or of a submodule of it) on a line of
+/// its own.
+pub fn source_imports_module(source: &str, module: &str) -> bool {
+    source.lines().any(|line| imports(line, module))
 }
 
 /// Whether one source line is an import statement of `module` (or of a submodule of it).

@@ -19,8 +19,7 @@ import re
 import sys
 import sysconfig
 
-SNAPSHOT_FORMAT = "planner-snapshot"
-SNAPSHOT_VERSION = 1
+SNAPSHOT_SCHEMA = "planner-snapshot/1"
 # Only these core metadata fields are kept; multi-use fields become lists (PEP 566 JSON keys).
 SINGLE_FIELDS = ("metadata-version", "name", "version", "summary", "requires-python")
 MULTI_FIELDS = ("requires-dist", "provides-extra", "dynamic")
@@ -294,8 +293,7 @@ def snapshot():
     dists.sort(key=lambda d: (normalize(d["metadata"]["name"]), d["path"]))
     facts.pop("tags_source", None)
     return {
-        "format": SNAPSHOT_FORMAT,
-        "format_version": SNAPSHOT_VERSION,
+        "schema": SNAPSHOT_SCHEMA,
         "python_version": facts["python_version"],
         "prefix": facts["prefix"],
         "site_packages": facts["site_packages"],

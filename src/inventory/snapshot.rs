@@ -27,9 +27,11 @@ use super::{
 use crate::metadata::{CoreMetadata, parse_headers};
 use crate::tags::{Tag, Tags};
 
-/// The `format` value of a planner snapshot.
+/// The `schema` value of a planner snapshot (`docs/schemas/snapshot.json`).
+pub const SCHEMA: &str = "planner-snapshot/1";
+/// The `format` value of the snapshots planner wrote before the one JSON contract; still read.
 pub const FORMAT: &str = "planner-snapshot";
-/// The `format_version` this planner writes and reads.
+/// The `format_version` of those snapshots.
 pub const FORMAT_VERSION: u64 = 1;
 
 /// The standalone Python 3.8+ script (standard library only) that prints a snapshot.
@@ -175,13 +177,13 @@ pub struct SnapshotDist {
     pub egg_requires: Option<String>,
 }
 
-/// A planner snapshot (`format: "planner-snapshot"`, `format_version: 1`).
+/// A planner snapshot (`"schema": "planner-snapshot/1"`; read from the older `format:
+/// "planner-snapshot"`, `format_version: 1` too).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
-    /// Always [`FORMAT`].
-    pub format: String,
-    /// Always [`FORMAT_VERSION`].
-    pub format_version: u64,
+    /// Always [`SCHEMA`] when written.
+    #[serde(default)]
+    pub schema: String,
     /// The full Python version.
     pub python_version: String,
     /// `sys.prefix`.
@@ -293,8 +295,7 @@ pub fn build(inventory: &Inventory) -> Result<Snapshot, InventoryError> {
     });
     unreadable.sort();
     Ok(Snapshot {
-        format: FORMAT.to_string(),
-        format_version: FORMAT_VERSION,
+        schema: SCHEMA.to_string(),
         python_version: env.python_version.to_string(),
         prefix: env.prefix.as_deref().map(path_string),
         site_packages: env.site_packages.iter().map(|p| path_string(p)).collect(),
@@ -361,9 +362,16 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Inventory, InventoryError> {
     };
     let value: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|err| bad(format!("not JSON: {err}")))?;
-    if value.get("format").and_then(|v| v.as_str()) == Some(FORMAT) {
+    let schema = value.get("schema").and_then(|v| v.as_str());
+    if let Some(other) = schema.filter(|s| s.starts_with("planner-snapshot/") && *s != SCHEMA) {
+        return Err(bad(format!(
+            "schema `{}` is not {SCHEMA}; this planner is too old for it",
+            crate::terminal::field(other)
+        )));
+    }
+    if schema == Some(SCHEMA) || value.get("format").and_then(|v| v.as_str()) == Some(FORMAT) {
         let version = value.get("format_version").and_then(|v| v.as_u64());
-        if version != Some(FORMAT_VERSION) {
+        if schema.is_none() && version != Some(FORMAT_VERSION) {
             return Err(bad(format!(
                 "format_version {} is not {FORMAT_VERSION}; this planner is too old for it",
                 version.map_or("(missing)".to_string(), |v| v.to_string())
@@ -378,7 +386,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Inventory, InventoryError> {
         from_pip_inspect(path, inspect).map_err(bad)
     } else {
         Err(bad(
-            "neither a planner snapshot (`format: planner-snapshot`) nor `pip inspect` output \
+            "neither a planner snapshot (`schema: planner-snapshot/1`) nor `pip inspect` output \
              (`installed` and `environment`)"
                 .to_string(),
         ))

@@ -19,7 +19,11 @@
 //!    requirements on its name only on the edges from the blockers (edge-scoped), and each
 //!    violated `Requires-Dist` is recorded with its dependent.
 //!
-//! Plans that deliver the targets are ranked by risk (lowest first), then the newest that fits;
+//! Beside them, when the lowest-risk plan that delivers the request breaks installed dependents
+//! by its own evidence, **move what must move with it** ([`super::must_move`]).
+//!
+//! Plans that deliver the targets are ranked by risk (lowest first; one whose own factors
+//! predict a break after every one whose factors do not), then the newest that fits;
 //! a plan that leaves the accelerator line (CUDA 13 -> 12) comes after all of them. The first
 //! plan is the recommendation. What the plans' evidence reads from the index and the installed
 //! files is [`super::oracle::IndexAndFiles`].
@@ -358,8 +362,28 @@ impl Proposer<'_> {
             }
             Err(err) => return Err(err.into()),
         }
+        // The lowest-risk plan that delivers the request but breaks installed dependents, as its
+        // own evidence says: the alternative that moves them along.
+        let breaking = plans
+            .iter()
+            .filter(|p| p.kind != PlanKind::NewestFitting && !p.breaks.is_empty())
+            .min_by_key(|p| p.risk.score);
+        if let Some(base) = breaking {
+            match self.move_dependents(base, targets, &upgrade) {
+                // The same environment as a plan already offered is not offered twice.
+                Ok(Some(found)) if plans.iter().all(|p| p.pins != found.pins) => plans.push(found),
+                Ok(_) => {}
+                Err(err) if index_failed(&err) => return Err(err),
+                Err(err) => warnings.push(format!(
+                    "the move-dependents alternative could not be searched: {}",
+                    error_chain(&err)
+                )),
+            }
+        }
         // Plans that deliver the targets first, lowest risk first; the compromise (the newest
         // that fits) after them, whatever its risk: the recommendation answers the request. A
+        // plan whose own evidence predicts a break comes after every delivering plan whose
+        // evidence does not. A
         // plan that leaves the accelerator line comes after every plan that stays on it (the
         // forced override and the newest that fits included); a plan that moves no target
         // while another moves the target's own coupled stack comes after that one.
@@ -368,6 +392,7 @@ impl Proposer<'_> {
                 own_stack && !self.moves_a_target(plan),
                 switches_accelerator(plan),
                 plan.kind == PlanKind::NewestFitting,
+                plan.predicts_break(),
                 plan.risk.score,
             )
         });
@@ -871,7 +896,7 @@ impl Proposer<'_> {
 
     /// Every index-managed installed dist at or above its installed version, but the targets
     /// (a target may ask for less).
-    fn floors(&self, targets: &[Requirement]) -> Vec<Requirement> {
+    pub(super) fn floors(&self, targets: &[Requirement]) -> Vec<Requirement> {
         let asked: BTreeSet<&PackageName> = targets.iter().map(|t| &t.name).collect();
         self.whole
             .preferences
@@ -1527,6 +1552,17 @@ fn bare(name: &PackageName) -> Requirement {
         name: name.clone(),
         extras: vec![],
         version_or_url: None,
+        marker: Default::default(),
+        origin: None,
+    }
+}
+
+/// `name` with `specs` as one requirement.
+pub(super) fn bounded(name: &PackageName, specs: Vec<VersionSpecifier>) -> Requirement {
+    Requirement {
+        name: name.clone(),
+        extras: vec![],
+        version_or_url: Some(VersionOrUrl::VersionSpecifier(specs.into_iter().collect())),
         marker: Default::default(),
         origin: None,
     }

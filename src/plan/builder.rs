@@ -18,7 +18,8 @@ use super::planned::applies_with;
 pub use super::planned::{PlanDist, PlannedEnvironment};
 use super::planned_imports::{PlannedImportsMemo, missing_planned_imports};
 use super::proposal::{
-    Action, Blocker, Change, HeldBack, Override, PLAN_SCHEMA, Plan, PlanKind, Reason,
+    Action, Blocker, Break, BreakKind, Change, HeldBack, Override, PLAN_SCHEMA, Plan, PlanKind,
+    Reason,
 };
 use crate::inventory::graph::DependencyGraph;
 use crate::inventory::imports::ImportUse;
@@ -174,6 +175,7 @@ impl<'a> PlanBuilder<'a> {
         let mut changes = Vec::new();
         let mut warnings = Vec::new();
         let mut change_facts = Vec::new();
+        let mut breaks = Vec::new();
         for name in names {
             let Some(change) = self.change(name, &spec) else {
                 continue;
@@ -183,7 +185,8 @@ impl<'a> PlanBuilder<'a> {
                 .base
                 .is_some_and(|base| base.get(&change.name) == change.to.as_ref());
             if !in_base {
-                let mut facts = self.change_facts(&change, planned, oracle);
+                let (mut facts, importers) = self.change_facts(&change, planned, oracle);
+                breaks.extend(plan_breaks(&facts, &importers));
                 facts.requested = spec.all || spec.targets.iter().any(|t| t.name == change.name);
                 change_facts.push(facts);
             }
@@ -213,7 +216,10 @@ impl<'a> PlanBuilder<'a> {
         warnings.extend(removed_module_warnings(
             self.inventory,
             &changes,
-            &|name, version| oracle.installs(name, version),
+            (
+                &|name, version| oracle.installs(name, version),
+                &|name, version, path| oracle.wheel_text(name, version, path),
+            ),
             &self.importers,
         ));
         let mut title = spec.title.clone();
@@ -257,6 +263,7 @@ impl<'a> PlanBuilder<'a> {
             risk,
             layer: None,
             commands: None,
+            breaks,
         }
     }
 
@@ -563,13 +570,14 @@ impl<'a> PlanBuilder<'a> {
         warnings
     }
 
-    /// What the risk model needs of one change.
+    /// What the risk model needs of one change, and the installed dists whose imports of it
+    /// the planned release breaks.
     fn change_facts(
         &self,
         change: &Change,
         planned: &PlannedEnvironment,
         oracle: &dyn Oracle,
-    ) -> ChangeFacts {
+    ) -> (ChangeFacts, Vec<PackageName>) {
         let name = &change.name;
         let to = planned.dists.get(name);
         let mut facts = ChangeFacts {
@@ -589,24 +597,25 @@ impl<'a> PlanBuilder<'a> {
             module_clashes: Vec::new(),
             planned_imports_missing: Vec::new(),
         };
+        let mut importers = Vec::new();
         if let (Some(from), Some(to)) = (&change.from, &change.to) {
-            self.missing_imports(&mut facts, (from, to), planned, oracle);
+            importers = self.missing_imports(&mut facts, (from, to), planned, oracle);
         }
         self.line_crossing(&mut facts, planned, oracle);
-        facts
+        (facts, importers)
     }
 
     /// The imports of a changed dist in the installed files that the planned release breaks.
     /// An importer the plan moves too is left out (its planned files are not known). Importers
     /// that do not declare the dist are not counted as its dependents: on the corpus's training
-    /// part that lowered the AUC (docs/risk-model.md).
+    /// part that lowered the AUC (docs/risk-model.md). Returns the importers it breaks.
     fn missing_imports(
         &self,
         facts: &mut ChangeFacts,
         (from, to): (&Version, &Version),
         planned: &PlannedEnvironment,
         oracle: &dyn Oracle,
-    ) {
+    ) -> Vec<PackageName> {
         let uses = oracle.import_uses(&facts.name);
         let kept: Vec<&ImportUse> = uses
             .iter()
@@ -620,8 +629,10 @@ impl<'a> PlanBuilder<'a> {
                     })
             })
             .collect();
-        facts.missing_imports =
+        let (sentences, importers) =
             imports_check::missing_imports(&facts.name, from, to, &kept, oracle);
+        facts.missing_imports = sentences;
+        importers
     }
 
     /// A change that crosses into a newer major line: which direct dependents were released
@@ -813,6 +824,34 @@ impl<'a> PlanBuilder<'a> {
 
 /// Whether a requirement applies in this environment with these extras active.
 /// The warning a plan that switches accelerator lines carries beside its risk factor.
+/// The dependents one change breaks, as its facts say: the compiled dependents across its ABI
+/// boundary and the `importers` of what its planned release no longer has.
+fn plan_breaks(facts: &ChangeFacts, importers: &[PackageName]) -> Vec<Break> {
+    let Some(to) = &facts.to else {
+        return Vec::new();
+    };
+    let abi = facts.abi_dependents.iter().map(|d| (d, BreakKind::Abi));
+    let import = importers.iter().map(|d| (d, BreakKind::Import));
+    abi.chain(import)
+        .map(|(dependent, how)| Break {
+            package: facts.name.clone(),
+            to: to.clone(),
+            dependent: dependent.clone(),
+            how,
+        })
+        .collect()
+}
+
+/// The first version of the major line after `version`'s (`2.1.3` -> `3`, `0.38.6` -> `0.39`).
+pub fn next_line(version: &Version) -> Version {
+    let floor = line_floor(version);
+    let mut release = floor.release().to_vec();
+    if let Some(last) = release.last_mut() {
+        *last += 1;
+    }
+    Version::new(release).with_epoch(version.epoch())
+}
+
 fn accelerator_warning(switch: &AcceleratorSwitch) -> String {
     let mut text = format!(
         "this plan leaves {} for {} (it installs {} of {}): GPU nodes built for {} may not run it",

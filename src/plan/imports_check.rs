@@ -31,21 +31,22 @@ use crate::inventory::module_names::ModuleNames;
 const LISTED: usize = 3;
 
 /// The import statements in `uses` that `name` `from` -> `to` breaks, as sentences (first
-/// [`LISTED`], then how many more).
+/// [`LISTED`], then how many more), and the dists whose statements they are (every one, sorted).
 pub(crate) fn missing_imports(
     name: &PackageName,
     from: &Version,
     to: &Version,
     uses: &[&ImportUse],
     oracle: &dyn Oracle,
-) -> Vec<String> {
+) -> (Vec<String>, Vec<PackageName>) {
     if uses.is_empty() {
-        return Vec::new();
+        return Default::default();
     }
     let (Some(old), Some(new)) = (oracle.installed_files(name), oracle.wheel_files(name, to))
     else {
-        return Vec::new();
+        return Default::default();
     };
+    let mut importers = BTreeSet::new();
     let mut names = Names {
         name,
         oracle,
@@ -80,6 +81,7 @@ pub(crate) fn missing_imports(
             None
         };
         if let Some(what) = what {
+            importers.insert(import.dist.clone());
             found.push(format!(
                 "{} {} ({}, line {}) imports {what}, which {name} {to} does not have",
                 import.dist, import.version, import.file, statement.line
@@ -91,7 +93,7 @@ pub(crate) fn missing_imports(
     if more > 0 {
         found.push(format!("and {more} more"));
     }
-    found
+    (found, importers.into_iter().collect())
 }
 
 /// Which names a release's module files bind, asked once per (version, file, names).

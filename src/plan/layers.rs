@@ -4,7 +4,7 @@
 //! a layered `--all`, each a complete [`Plan`] with its [`Layer`]:
 //!
 //! - **safe**: every index-managed dist moves to the newest release inside its major line (for
-//!   `0.x`, the first non-zero segment: [`line_floor`]); every *heavy* dist (an installed member
+//!   `0.x`, the first non-zero segment: [`super::builder::line_floor`]); every *heavy* dist (an installed member
 //!   of a coupled group of the policy) stays where it is. A light dist whose newest release would
 //!   drag a heavy one along is held back, with the heavy move it needs ([`NeededMove`]);
 //! - **group**, one per *stack*: the safe layer's bounds, with one stack's members free (the
@@ -25,12 +25,13 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pep440_rs::{Operator, Version, VersionSpecifier};
-use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+use pep508_rs::{PackageName, Requirement};
 use pubgrub::Ranges;
 
-use super::alternatives::{ProposeError, Proposer, pin};
-use super::builder::line_floor;
+use super::alternatives::{ProposeError, Proposer, bounded, pin};
+use super::builder::next_line;
 use super::clash::{self, Clash};
+use super::must_move::{fixing_requirement, moves_with_reasons};
 use super::planned::PlannedEnvironment;
 use super::proposal::{
     Blocker, HeldBack, Layer, LayerChoice, LayerKind, NeededMove, Plan, PlanKind, Waiting,
@@ -112,16 +113,6 @@ impl Stacks {
     }
 }
 
-/// The first version of the major line after `version`'s (`2.1.3` -> `3`, `0.38.6` -> `0.39`).
-pub fn next_line(version: &Version) -> Version {
-    let floor = line_floor(version);
-    let mut release = floor.release().to_vec();
-    if let Some(last) = release.last_mut() {
-        *last += 1;
-    }
-    Version::new(release).with_epoch(version.epoch())
-}
-
 /// Whether `to` is in a newer major line than `from`.
 pub fn crosses_line(from: &Version, to: &Version) -> bool {
     to >= &next_line(from)
@@ -148,6 +139,13 @@ struct Bounds {
     /// What the safe layer keeps out (a dist whose modules clash with a kept installed one's):
     /// every layer on top of it keeps it out too.
     kept_out: Vec<Requirement>,
+    /// Dependents the safe layer takes along to their fixing release (a release made for what
+    /// the layer moves, [`super::must_move`]): every layer holds them inside that release's line,
+    /// at or above it.
+    along: BTreeMap<PackageName, Version>,
+    /// Dists the safe layer keeps at their installed version because their planned release
+    /// breaks a dependent no release fixes inside the layer (another layer moves them).
+    held: BTreeSet<PackageName>,
 }
 
 /// One layer to solve: what is free of the safe layer's bounds.
@@ -176,6 +174,8 @@ impl Proposer<'_> {
             installed,
             stacks,
             kept_out: Vec::new(),
+            along: BTreeMap::new(),
+            held: BTreeSet::new(),
         };
         bounds.young = self.young_releases(&bounds)?;
         let choice = self.request.layer;
@@ -184,7 +184,7 @@ impl Proposer<'_> {
             name: "safe".into(),
             free: BTreeSet::new(),
         };
-        let Some((mut safe, kept_out)) = self.safe_layer(&safe_spec, &bounds, upgrade)? else {
+        let Some((safe, kept_out)) = self.safe_layer(&safe_spec, &bounds, upgrade)? else {
             warnings.push(
                 "the safe layer has no solution: the installed environment does not satisfy its \
                  own requirements (see `planner check`)"
@@ -193,6 +193,7 @@ impl Proposer<'_> {
             return Ok(vec![]);
         };
         bounds.kept_out = kept_out;
+        let mut safe = self.safe_without_breaks(&safe_spec, &mut bounds, upgrade, safe)?;
         let mut specs: Vec<LayerSpec> = bounds
             .stacks
             .stacks
@@ -294,8 +295,12 @@ impl Proposer<'_> {
             .iter()
             .filter(|(name, _)| !spec.free.contains(*name))
             .map(|(name, version)| {
-                if bounds.stacks.heavy.contains(name) {
+                let held = spec.kind == LayerKind::Safe && bounds.held.contains(name);
+                if bounds.stacks.heavy.contains(name) || held {
                     return pin(name, version);
+                }
+                if let Some(fix) = bounds.along.get(name) {
+                    return fixing_requirement(name, fix, true);
                 }
                 let mut specs = vec![
                     VersionSpecifier::from_version(Operator::LessThan, next_line(version))
@@ -368,7 +373,112 @@ impl Proposer<'_> {
         else {
             return Ok(None);
         };
+        let plan = self.take_along(spec, bounds, upgrade, base, plan)?;
         Ok(finish_layer(spec, plan, Some(base)))
+    }
+
+    /// A layer whose own evidence says it breaks installed dependents takes them along to
+    /// their fixing releases (freed of their line bound, inside the fixing release's line), when
+    /// that solves and breaks nothing; else it stays as it is, its factors saying so.
+    fn take_along(
+        &self,
+        spec: &LayerSpec,
+        bounds: &Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        base: &Plan,
+        plan: Plan,
+    ) -> Result<Plan, ProposeError> {
+        let fixes = self.light_fixes(&plan, bounds)?;
+        if fixes.is_empty() {
+            return Ok(plan);
+        }
+        let wider = LayerSpec {
+            kind: spec.kind,
+            name: spec.name.clone(),
+            free: spec.free.iter().chain(fixes.keys()).cloned().collect(),
+        };
+        let mut constraints = Self::layer_bounds(&wider, bounds);
+        constraints.extend(
+            fixes
+                .iter()
+                .map(|(name, fix)| fixing_requirement(name, fix, true)),
+        );
+        match self.layer_build(&wider, bounds, upgrade, Some(base), constraints)? {
+            Some((_, mut fixed)) if fixed.breaks.is_empty() => {
+                moves_with_reasons(&mut fixed, &fixes, &plan.breaks);
+                Ok(fixed)
+            }
+            _ => Ok(plan),
+        }
+    }
+
+    /// The fixing releases of the light dependents `plan` breaks.
+    fn light_fixes(
+        &self,
+        plan: &Plan,
+        bounds: &Bounds,
+    ) -> Result<BTreeMap<PackageName, Version>, ProposeError> {
+        if plan.breaks.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let mut fixes = self.fixing_releases(&plan.breaks)?;
+        fixes.retain(|name, _| !bounds.stacks.heavy.contains(name));
+        Ok(fixes)
+    }
+
+    /// The safe layer, never breaking what its own evidence says it breaks: it takes the broken
+    /// dependents along to their fixing releases (every layer then holds them there), else it
+    /// keeps the changes that break them at their installed versions (the layer that frees
+    /// their line moves them) and says so. When neither solves, it stays as it is.
+    fn safe_without_breaks(
+        &self,
+        spec: &LayerSpec,
+        bounds: &mut Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        safe: Plan,
+    ) -> Result<Plan, ProposeError> {
+        if safe.breaks.is_empty() {
+            return Ok(safe);
+        }
+        let fixes = self.light_fixes(&safe, bounds)?;
+        if !fixes.is_empty() {
+            bounds.along = fixes.clone();
+            let constraints = Self::layer_bounds(spec, bounds);
+            if let Some((_, mut plan)) =
+                self.layer_build(spec, bounds, upgrade, None, constraints)?
+                && plan.breaks.is_empty()
+            {
+                moves_with_reasons(&mut plan, &fixes, &safe.breaks);
+                carry_kept_out(&safe, &mut plan);
+                return Ok(finish_layer(spec, plan, None).unwrap_or(safe));
+            }
+            bounds.along.clear();
+        }
+        bounds.held = safe.breaks.iter().map(|b| b.package.clone()).collect();
+        let constraints = Self::layer_bounds(spec, bounds);
+        match self.layer_build(spec, bounds, upgrade, None, constraints)? {
+            Some((_, mut plan)) if plan.breaks.is_empty() => {
+                carry_kept_out(&safe, &mut plan);
+                plan.warnings.extend(held_warnings(&safe, bounds));
+                Ok(finish_layer(spec, plan, None).unwrap_or(safe))
+            }
+            _ => {
+                bounds.held.clear();
+                let mut safe = safe;
+                let broken: BTreeSet<String> = safe
+                    .breaks
+                    .iter()
+                    .map(|b| b.dependent.to_string())
+                    .collect();
+                safe.warnings.push(format!(
+                    "this layer is NOT safe: its own evidence says it breaks {} (see its risk \
+                     factors), and no solution inside it moves them to a fixing release or keeps \
+                     the breaking change out",
+                    broken.into_iter().collect::<Vec<_>>().join(", ")
+                ));
+                Ok(safe)
+            }
+        }
     }
 
     /// The safe layer's plan (`None`: no solution) and the dists it keeps out: a dist it would
@@ -656,6 +766,63 @@ fn finish_layer(spec: &LayerSpec, mut plan: Plan, base: Option<&Plan>) -> Option
     Some(plan)
 }
 
+/// What the first safe solve said of the dists it keeps out (the re-solve keeps them out too,
+/// through the bounds, and so cannot see them): its warnings and the blockers of the held-back
+/// newest releases that required them.
+fn carry_kept_out(first: &Plan, plan: &mut Plan) {
+    for warning in &first.warnings {
+        if warning.starts_with("the safe layer keeps") && !plan.warnings.contains(warning) {
+            plan.warnings.push(warning.clone());
+        }
+    }
+    for held in &mut plan.held_back {
+        if let Some(before) = first
+            .held_back
+            .iter()
+            .find(|h| h.name == held.name && h.newest == held.newest)
+        {
+            for blocker in &before.blockers {
+                if !held.blockers.contains(blocker) {
+                    held.blockers.push(blocker.clone());
+                }
+            }
+        }
+    }
+}
+
+/// Why the safe layer keeps a dist where it is: its planned release in `unsafe_plan` breaks an
+/// installed dependent that no release fixes inside the layer.
+fn held_warnings(unsafe_plan: &Plan, bounds: &Bounds) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in &bounds.held {
+        let (Some(installed), Some(to)) = (bounds.installed.get(name), unsafe_plan.pins.get(name))
+        else {
+            continue;
+        };
+        let broken: BTreeSet<String> = unsafe_plan
+            .breaks
+            .iter()
+            .filter(|b| &b.package == name)
+            .map(|b| {
+                let version = bounds.installed.get(&b.dependent);
+                format!(
+                    "{} {}",
+                    b.dependent,
+                    version.map(ToString::to_string).unwrap_or_default()
+                )
+            })
+            .collect();
+        out.push(format!(
+            "the safe layer keeps {name} at {installed}: {name} {to} would break {} (compiled \
+             against, or importing, what {name} {to} no longer has), and no solution inside the \
+             safe layer moves {} to a release made for it",
+            broken.iter().cloned().collect::<Vec<_>>().join(", "),
+            if broken.len() == 1 { "it" } else { "them" },
+        ));
+    }
+    out
+}
+
 /// The release `held` waits for when nothing else explains it: the newest inside its line, when
 /// too young.
 fn waiting(held: &HeldBack, bounds: &Bounds) -> Option<Waiting> {
@@ -668,17 +835,6 @@ fn waiting(held: &HeldBack, bounds: &Bounds) -> Option<Waiting> {
         days,
         min_days: bounds.young_days,
     })
-}
-
-/// `name` with `specs` as one requirement.
-fn bounded(name: &PackageName, specs: Vec<VersionSpecifier>) -> Requirement {
-    Requirement {
-        name: name.clone(),
-        extras: vec![],
-        version_or_url: Some(VersionOrUrl::VersionSpecifier(specs.into_iter().collect())),
-        marker: Default::default(),
-        origin: None,
-    }
 }
 
 /// How many releases of a heavy dependent are read for "the release that accepts it".

@@ -16,6 +16,7 @@ mod clash;
 mod imports_check;
 mod layers;
 mod modules;
+mod must_move;
 mod no_release;
 mod oracle;
 mod planned;
@@ -28,10 +29,12 @@ mod tests;
 
 pub use accept::{AcceptError, AcceptedOverrides, read_plan};
 pub use alternatives::{ProposeError, ProposeRequest, propose};
-pub use builder::{Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, line_floor};
-pub use layers::{Stack, Stacks, crosses_line, next_line};
+pub use builder::{
+    Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, line_floor, next_line,
+};
+pub use layers::{Stack, Stacks, crosses_line};
 pub use proposal::{
-    Action, Blocker, BrokenEdge, Change, Conflict, EnvironmentSummary, HeldBack, Layer,
-    LayerChoice, LayerKind, NeededMove, Override, PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan,
+    Action, Blocker, Break, BreakKind, BrokenEdge, Change, Conflict, EnvironmentSummary, HeldBack,
+    Layer, LayerChoice, LayerKind, NeededMove, Override, PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan,
     PlanCommandLines, PlanKind, Proposal, Reason, Request, UnmatchedMember, Waiting,
 };

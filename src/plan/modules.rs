@@ -22,7 +22,7 @@ use pep440_rs::Version;
 
 use super::proposal::Change;
 use crate::inventory::Inventory;
-use crate::inventory::imports::imports_module;
+use crate::inventory::imports::{imports_module, source_imports_module};
 
 /// How many importers a warning names.
 const IMPORTERS_LISTED: usize = 5;
@@ -31,16 +31,27 @@ const IMPORTERS_LISTED: usize = 5;
 /// wheel's paths), when known.
 pub(crate) type Installs<'a> = &'a dyn Fn(&PackageName, &Version) -> Option<Arc<BTreeSet<String>>>;
 
+/// The text of a file of a planned release (`name`, `version`, path in its wheel), when known.
+pub(crate) type WheelText<'a> = &'a dyn Fn(&PackageName, &Version, &str) -> Option<String>;
+
+/// An installed dist that imports a module, and the first of its files that does.
+#[derive(Debug, Clone)]
+struct Importer {
+    name: PackageName,
+    version: Version,
+    file: String,
+}
+
 /// Which installed dists import a module, looked up once per (dropping dist, module) however
 /// many plans ask (each lookup reads installed source files).
 #[derive(Debug, Default)]
 pub(crate) struct ImportersMemo {
-    found: Mutex<HashMap<(PackageName, String), Vec<String>>>,
+    found: Mutex<HashMap<(PackageName, String), Vec<Importer>>>,
 }
 
 impl ImportersMemo {
     /// [`importers`], remembered.
-    fn get(&self, inventory: &Inventory, dropping: &PackageName, module: &str) -> Vec<String> {
+    fn get(&self, inventory: &Inventory, dropping: &PackageName, module: &str) -> Vec<Importer> {
         let key = (dropping.clone(), module.to_string());
         let lock = || self.found.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(found) = lock().get(&key) {
@@ -52,12 +63,14 @@ impl ImportersMemo {
     }
 }
 
-/// One warning per top-level module a changed dist stops installing while installed dists
-/// import it.
+/// One warning per top-level module a changed dist stops installing while dists of the planned
+/// environment import it: an importer the plan keeps, by its installed file; one the plan moves,
+/// by the same file of its planned release (named at its planned version; left out when that
+/// file no longer imports it; named as not read when it cannot be had).
 pub(crate) fn removed_module_warnings(
     inventory: &Inventory,
     changes: &[Change],
-    installs: Installs<'_>,
+    (installs, wheel_text): (Installs<'_>, WheelText<'_>),
     memo: &ImportersMemo,
 ) -> Vec<String> {
     let mut warnings = Vec::new();
@@ -80,7 +93,11 @@ pub(crate) fn removed_module_warnings(
             {
                 continue;
             }
-            let importers = memo.get(inventory, &change.name, module);
+            let importers: Vec<String> = memo
+                .get(inventory, &change.name, module)
+                .into_iter()
+                .filter_map(|importer| after_plan(importer, changes, wheel_text, module))
+                .collect();
             if importers.is_empty() {
                 continue;
             }
@@ -145,16 +162,48 @@ fn provided_elsewhere(
     })
 }
 
-/// The installed dists (other than `dropping`) that import `module`: `name version (file)`.
-fn importers(inventory: &Inventory, dropping: &PackageName, module: &str) -> Vec<String> {
+/// The installed dists (other than `dropping`) that import `module`.
+fn importers(inventory: &Inventory, dropping: &PackageName, module: &str) -> Vec<Importer> {
     inventory
         .dists
         .iter()
         .filter(|d| d.name() != dropping)
         .filter_map(|d| {
-            imports_module(d, module).map(|file| format!("{} {} ({file})", d.name(), d.version()))
+            imports_module(d, module).map(|file| Importer {
+                name: d.name().clone(),
+                version: d.version().clone(),
+                file,
+            })
         })
         .collect()
+}
+
+/// An installed importer as the plan leaves it: `name version (file)` at the version the plan
+/// gives it; `None` when the plan removes it or its planned release's same file no longer
+/// imports `module`.
+fn after_plan(
+    importer: Importer,
+    changes: &[Change],
+    wheel_text: WheelText<'_>,
+    module: &str,
+) -> Option<String> {
+    let Importer {
+        name,
+        version,
+        file,
+    } = importer;
+    let Some(change) = changes.iter().find(|c| c.name == name) else {
+        return Some(format!("{name} {version} ({file})"));
+    };
+    let to = change.to.as_ref()?;
+    match wheel_text(&name, to, &file) {
+        Some(text) if source_imports_module(&text, module) => Some(format!("{name} {to} ({file})")),
+        Some(_) => None,
+        None => Some(format!(
+            "{name} {to} (its installed {version}'s {file} does; the planned release's files \
+             could not be read)"
+        )),
+    }
 }
 
 #[cfg(test)]

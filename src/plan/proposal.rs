@@ -9,7 +9,7 @@ use pep440_rs::Version;
 use pep508_rs::{PackageName, Requirement};
 use serde::{Deserialize, Serialize};
 
-use crate::risk::RiskScore;
+use crate::risk::{FactorKind, RiskScore};
 
 /// `schema` of a proposal document.
 pub const PROPOSAL_SCHEMA: &str = "planner-proposal/1";
@@ -136,6 +136,9 @@ pub enum PlanKind {
     /// The blockers go back to older releases that accept the target: offered only when no
     /// forward move exists.
     DowngradeBlockers,
+    /// The request with the installed dependents its evidence says it breaks (compiled against
+    /// the old ABI, importing what the new release lacks) moved to releases made for it.
+    MoveDependents,
     /// The newest release of the target that fits without moving anything else it conflicts with.
     NewestFitting,
     /// The target as asked, with the violated edges overridden.
@@ -149,6 +152,7 @@ impl PlanKind {
             PlanKind::Upgrade => "upgrade",
             PlanKind::MoveBlockers => "move-blockers",
             PlanKind::DowngradeBlockers => "downgrade-blockers",
+            PlanKind::MoveDependents => "move-dependents",
             PlanKind::NewestFitting => "newest-fitting",
             PlanKind::ForcedOverride => "forced-override",
         }
@@ -193,6 +197,36 @@ pub struct Plan {
     /// The commands that carry it out, as `propose` printed them (`None` until rendered).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commands: Option<PlanCommandLines>,
+    /// The installed dependents its own evidence says the plan breaks (the `abi-break` and
+    /// `import-target-missing` factors, by name): what a plan that moves them fixes. Not part of
+    /// the plan file (the factors say it in words).
+    #[serde(skip)]
+    pub breaks: Vec<Break>,
+}
+
+/// An installed dependent that a changed dist's planned release breaks, as the plan's evidence
+/// says.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Break {
+    /// The changed dist (numpy).
+    pub package: PackageName,
+    /// Its planned version (2.3.5).
+    pub to: Version,
+    /// The installed dependent that breaks (pandas), kept at its installed version by the plan.
+    pub dependent: PackageName,
+    /// How it breaks.
+    pub how: BreakKind,
+}
+
+/// How a planned release breaks an installed dependent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BreakKind {
+    /// Its compiled extensions were built against an older major line (`abi-break`).
+    Abi,
+    /// Its files import a module or a name the planned release no longer has
+    /// (`import-target-missing`).
+    Import,
 }
 
 /// The layers of `propose --all` (`--layer`).
@@ -391,6 +425,17 @@ pub enum Reason {
         requirement: Requirement,
         /// The installed version of the required dist (`None`: not installed).
         installed: Option<Version>,
+    },
+    /// Its installed release breaks under another dist's planned release (compiled against the
+    /// older line, or importing what the planned release no longer has): it moves to a release
+    /// made for that one (pandas 1.5.3 -> 2.2.3 with numpy 2).
+    MovesWith {
+        /// The dist it moves with (numpy).
+        package: PackageName,
+        /// That dist's planned version.
+        version: Version,
+        /// How the installed release breaks.
+        how: BreakKind,
     },
     /// Installed against a dependent's requirement (see the plan's overrides).
     Override {
@@ -597,5 +642,19 @@ impl Plan {
     /// Whether the plan changes nothing.
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
+    }
+
+    /// Whether its own risk factors predict that something installed breaks: a compiled
+    /// dependent across an ABI boundary, an import of what a planned release no longer has, a
+    /// planned release importing a module nothing installs.
+    pub fn predicts_break(&self) -> bool {
+        self.risk.factors.iter().any(|f| {
+            matches!(
+                f.kind,
+                FactorKind::AbiBreak
+                    | FactorKind::ImportTargetMissing
+                    | FactorKind::PlannedImportMissing
+            )
+        })
     }
 }

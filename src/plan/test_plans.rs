@@ -112,6 +112,7 @@ pub(crate) fn forced() -> Plan {
         },
         layer: None,
         commands: None,
+        breaks: vec![],
     }
 }
 
@@ -172,6 +173,7 @@ pub(crate) fn move_blockers() -> Plan {
         },
         layer: None,
         commands: None,
+        breaks: vec![],
     }
 }
 

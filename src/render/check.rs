@@ -10,10 +10,8 @@ use crate::inventory::Inventory;
 use crate::inventory::check::{CheckReport, Finding, Severity};
 use crate::terminal::escape as escape_for_terminal;
 
-/// The `schema` value of `planner check --format json`.
-pub const SCHEMA: &str = "planner-check";
-/// The `schema_version` of `planner check --format json`.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The `schema` value of `planner check --format json` (`docs/schemas/check.json`).
+pub const SCHEMA: &str = "planner-check/1";
 
 /// One finding in JSON: its fields plus `severity`, `pip_check` and `message`.
 #[derive(Debug, Serialize)]
@@ -32,10 +30,8 @@ pub struct FindingJson<'a> {
 /// The JSON document of `planner check --format json`.
 #[derive(Debug, Serialize)]
 pub struct CheckJson<'a> {
-    /// Always `planner-check`.
+    /// Always `planner-check/1`.
     pub schema: &'static str,
-    /// Always 1.
-    pub schema_version: u32,
     /// Whether the check failed (exit 1).
     pub broken: bool,
     /// How many dists were checked.
@@ -59,7 +55,6 @@ fn finding_json(finding: &Finding) -> FindingJson<'_> {
 pub fn to_json<'a>(inventory: &Inventory, report: &'a CheckReport) -> CheckJson<'a> {
     CheckJson {
         schema: SCHEMA,
-        schema_version: SCHEMA_VERSION,
         broken: report.broken(),
         dists: inventory.dists.len(),
         findings: report.findings.iter().map(finding_json).collect(),
@@ -68,23 +63,30 @@ pub fn to_json<'a>(inventory: &Inventory, report: &'a CheckReport) -> CheckJson<
 }
 
 /// Human output: pip check's sentence first, then each severity's findings.
-pub fn render_text(report: &CheckReport) -> String {
+pub fn render_text(report: &CheckReport, color: bool) -> String {
+    use anstyle::{AnsiColor, Style};
+    let paint = |style: Style, text: &str| crate::printer::paint(color, style, text);
+    let (red, yellow) = (AnsiColor::Red.on_default(), AnsiColor::Yellow.on_default());
     let mut out = String::new();
     if report.broken() {
-        out.push_str("Broken requirements found.\n");
+        out.push_str(&paint(red.bold(), "Broken requirements found."));
     } else {
-        out.push_str("No broken requirements found.\n");
+        out.push_str(&paint(
+            AnsiColor::Green.on_default(),
+            "No broken requirements found.",
+        ));
     }
-    for (severity, title) in [
-        (Severity::Error, "errors"),
-        (Severity::Warning, "warnings"),
-        (Severity::Info, "info"),
+    out.push('\n');
+    for (severity, title, style) in [
+        (Severity::Error, "errors:", red.bold()),
+        (Severity::Warning, "warnings:", yellow.bold()),
+        (Severity::Info, "info:", Style::new().bold()),
     ] {
         let findings: Vec<&Finding> = report.of(severity).collect();
         if findings.is_empty() {
             continue;
         }
-        out.push_str(&format!("\n{title}:\n"));
+        out.push_str(&format!("\n{}\n", paint(style, title)));
         for finding in findings {
             out.push_str(&format!(
                 "  - {}\n",

@@ -9,18 +9,14 @@ use serde::Serialize;
 use crate::inventory::{DirectUrl, DistFormat, Environment, EnvironmentOrigin, Inventory};
 use crate::terminal;
 
-/// The `schema` value of `planner inventory --format json`.
-pub const SCHEMA: &str = "planner-inventory";
-/// The `schema_version` of `planner inventory --format json`.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The `schema` value of `planner inventory --format json` (`docs/schemas/inventory.json`).
+pub const SCHEMA: &str = "planner-inventory/1";
 
 /// The JSON document of `planner inventory --format json`.
 #[derive(Debug, Serialize)]
 pub struct InventoryJson<'a> {
-    /// Always `planner-inventory`.
+    /// Always `planner-inventory/1`.
     pub schema: &'static str,
-    /// Always 1.
-    pub schema_version: u32,
     /// The target interpreter.
     pub environment: EnvironmentJson<'a>,
     /// Installed dists, sorted by name, then version.
@@ -84,7 +80,6 @@ pub fn to_json(inventory: &Inventory) -> InventoryJson<'_> {
     let env: &Environment = &inventory.environment;
     InventoryJson {
         schema: SCHEMA,
-        schema_version: SCHEMA_VERSION,
         environment: EnvironmentJson {
             python_version: env.python_version.to_string(),
             origin: &env.origin,
@@ -158,7 +153,7 @@ pub fn describe_environment(env: &Environment) -> String {
 }
 
 /// The table: name, version, installer, source, requested.
-pub fn render_text(inventory: &Inventory) -> String {
+pub fn render_text(inventory: &Inventory, color: bool) -> String {
     let headers = ["name", "version", "installer", "source", "requested"];
     let rows: Vec<[String; 5]> = inventory
         .dists
@@ -193,7 +188,8 @@ pub fn render_text(inventory: &Inventory) -> String {
         }
         line.trim_end().to_string() + "\n"
     };
-    out.push_str(&line(&headers));
+    let bold = anstyle::Style::new().bold();
+    out.push_str(&crate::printer::paint(color, bold, &line(&headers)));
     let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
     out.push_str(&line(&rule.iter().map(String::as_str).collect::<Vec<_>>()));
     for row in &rows {

@@ -45,12 +45,16 @@ pub fn text(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> Stri
     for (i, plan) in proposal.plans.iter().enumerate() {
         let _ = writeln!(
             out,
-            "  {}. {:<width$}  {:<18}  {}",
+            "  {}. {:<width$}  {}  {}",
             i + 1,
             layer_name(plan),
+            // Padded before it is painted: escape codes have no width on a terminal.
             style.level(
                 plan.risk.level,
-                &format!("{}/100 {}", plan.risk.score, plan.risk.level)
+                &format!(
+                    "{:<18}",
+                    format!("{}/100 {}", plan.risk.score, plan.risk.level)
+                )
             ),
             summary(plan)
         );

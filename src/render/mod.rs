@@ -19,6 +19,7 @@ pub mod bisect;
 pub mod check;
 pub mod commands;
 pub mod diff;
+pub mod error;
 pub mod inventory;
 pub mod json;
 pub mod layers;

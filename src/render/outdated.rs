@@ -8,18 +8,14 @@ use pep440_rs::Version;
 use pep508_rs::PackageName;
 use serde::Serialize;
 
-/// The `schema` value of `planner outdated --format json`.
-pub const SCHEMA: &str = "planner-outdated";
-/// The `schema_version` of `planner outdated --format json`.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The `schema` value of `planner outdated --format json` (`docs/schemas/outdated.json`).
+pub const SCHEMA: &str = "planner-outdated/1";
 
 /// The whole report (also the JSON document).
 #[derive(Debug, Clone, Serialize)]
 pub struct OutdatedReport {
-    /// Always `planner-outdated`.
+    /// Always `planner-outdated/1`.
     pub schema: &'static str,
-    /// Always 1.
-    pub schema_version: u32,
     /// The target Python version.
     pub python_version: Version,
     /// The indexes searched, in order (credentials redacted).
@@ -119,7 +115,7 @@ pub struct PackageError {
 
 /// The table for humans: outdated dists only (like `pip list --outdated`), then the dists not
 /// compared.
-pub fn render_text(report: &OutdatedReport) -> String {
+pub fn render_text(report: &OutdatedReport, color: bool) -> String {
     let mut out = String::new();
     let outdated: Vec<&PackageStatus> = report.packages.iter().filter(|p| p.outdated).collect();
     if outdated.is_empty() {
@@ -180,7 +176,13 @@ pub fn render_text(report: &OutdatedReport) -> String {
                     line.push_str(cell);
                 }
             }
-            out.push_str(line.trim_end());
+            let line = line.trim_end();
+            if n == 0 {
+                let bold = anstyle::Style::new().bold();
+                out.push_str(&crate::printer::paint(color, bold, line));
+            } else {
+                out.push_str(line);
+            }
             out.push('\n');
             if n == 0 {
                 let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();

@@ -12,10 +12,8 @@ use serde::Serialize;
 use crate::inventory::Environment;
 use crate::solve::{Dependent, Fact, Hint, NoSolution, Resolution, ResolvedSource, Via};
 
-/// The `schema` value of `planner resolve --format json`.
-pub const SCHEMA: &str = "planner-resolve";
-/// The `schema_version` of `planner resolve --format json`.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The `schema` value of `planner resolve --format json` (`docs/schemas/resolve.json`).
+pub const SCHEMA: &str = "planner-resolve/1";
 
 /// Pinned requirements with `# via` annotations, like `uv pip compile`. `root_files` names the
 /// `-r FILE` each root requirement came from (others came from the command line).
@@ -72,7 +70,6 @@ pub fn render_text(
 #[allow(missing_docs)] // The fields are documented in docs/resolve-json.md.
 pub struct ResolveJson {
     schema: &'static str,
-    schema_version: u32,
     satisfiable: bool,
     python_version: String,
     packages: BTreeMap<String, String>,
@@ -112,7 +109,6 @@ pub fn to_json(
 ) -> ResolveJson {
     let mut doc = ResolveJson {
         schema: SCHEMA,
-        schema_version: SCHEMA_VERSION,
         satisfiable: resolution.is_some(),
         python_version: env.python_version.to_string(),
         packages: BTreeMap::new(),

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::plan::{Action, Change, Plan, Proposal, Reason};
+use crate::plan::{Action, BreakKind, Change, Plan, Proposal, Reason};
 use crate::risk::RiskLevel;
 use crate::terminal::escape as terminal;
 
@@ -18,32 +18,41 @@ pub struct PlanCommands {
     pub dir: Option<String>,
 }
 
+/// The colours of planner's text, painted with [`anstyle`] through [`crate::printer::paint`]
+/// (nothing when `color` is off). Pad text before painting it.
 pub(super) struct Style {
     pub(super) color: bool,
 }
 
 impl Style {
-    pub(super) fn paint(&self, code: &str, text: &str) -> String {
-        if self.color {
-            format!("\u{1b}[{code}m{text}\u{1b}[0m")
-        } else {
-            text.to_string()
-        }
+    pub(super) fn paint(&self, style: anstyle::Style, text: &str) -> String {
+        crate::printer::paint(self.color, style, text)
     }
     pub(super) fn bold(&self, text: &str) -> String {
-        self.paint("1", text)
+        self.paint(anstyle::Style::new().bold(), text)
     }
     pub(super) fn dim(&self, text: &str) -> String {
-        self.paint("2", text)
+        self.paint(anstyle::Style::new().dimmed(), text)
     }
     pub(super) fn level(&self, level: RiskLevel, text: &str) -> String {
-        let code = match level {
-            RiskLevel::Low => "32",
-            RiskLevel::Medium => "33",
-            RiskLevel::High => "31",
-            RiskLevel::Critical => "1;31",
-        };
-        self.paint(code, text)
+        self.paint(level_style(level), text)
+    }
+    pub(super) fn warning(&self, text: &str) -> String {
+        self.paint(anstyle::AnsiColor::Yellow.on_default().bold(), text)
+    }
+    pub(super) fn error(&self, text: &str) -> String {
+        self.paint(anstyle::AnsiColor::Red.on_default().bold(), text)
+    }
+}
+
+/// A risk level's colour: green, yellow, red, bold red.
+pub(super) fn level_style(level: RiskLevel) -> anstyle::Style {
+    use anstyle::AnsiColor;
+    match level {
+        RiskLevel::Low => AnsiColor::Green.on_default(),
+        RiskLevel::Medium => AnsiColor::Yellow.on_default(),
+        RiskLevel::High => AnsiColor::Red.on_default(),
+        RiskLevel::Critical => AnsiColor::Red.on_default().bold(),
     }
 }
 
@@ -78,10 +87,7 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> St
         let _ = writeln!(
             out,
             "{}",
-            style.paint(
-                "1;33",
-                "The environment is already broken (before any plan):"
-            )
+            style.warning("The environment is already broken (before any plan):")
         );
         for edge in &proposal.already_broken {
             let _ = writeln!(out, "  {}", terminal(&edge.to_string()));
@@ -92,7 +98,7 @@ pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> St
         let _ = writeln!(
             out,
             "{}",
-            style.paint("1;31", "The request cannot be met as asked:")
+            style.error("The request cannot be met as asked:")
         );
         for line in conflict.explanation.lines() {
             let _ = writeln!(out, "  {}", terminal(line));
@@ -236,12 +242,7 @@ pub(super) fn plan_tail_text(
     commands: Option<&PlanCommands>,
 ) {
     for warning in &plan.warnings {
-        let _ = writeln!(
-            out,
-            "  {} {}",
-            style.paint("1;33", "WARNING:"),
-            terminal(warning)
-        );
+        let _ = writeln!(out, "  {} {}", style.warning("WARNING:"), terminal(warning));
     }
     factors_text(out, plan);
     if let Some(commands) = commands {
@@ -390,6 +391,20 @@ pub fn reasons(change: &Change) -> String {
                 version,
                 rule,
             } => format!("follows {anchor} {version} ({rule})"),
+            Reason::MovesWith {
+                package,
+                version,
+                how,
+            } => match how {
+                BreakKind::Abi => format!(
+                    "moves with {package} {version} (the installed release's compiled \
+                     extensions were built against an older {package} line)"
+                ),
+                BreakKind::Import => format!(
+                    "moves with {package} {version} (the installed release imports what \
+                     {package} {version} no longer has)"
+                ),
+            },
             Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
             Reason::NewestFitting { asked } => {
                 format!("the newest that fits, NOT what was asked ({asked})")

@@ -20,5 +20,5 @@ pub use assess::{
     PlanFacts, Upstream, assess, line_floor, pin_strictness, requirement_text, version_distance,
 };
 pub use glob::glob_matches;
-pub use policy::{CoupledGroup, Evidence, Policy, PolicyError, Shape};
+pub use policy::{BUILTIN_POLICIES, CoupledGroup, Evidence, Policy, PolicyError, Shape};
 pub use risk_score::{FactorKind, RiskFactor, RiskLevel, RiskScore};

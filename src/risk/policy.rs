@@ -23,6 +23,8 @@ use super::smoke::{self, SmokeFile, SmokeTest};
 pub const DEFAULT_POLICY: &str = include_str!("../../policies/default.toml");
 /// The built-in ML/CUDA policy (`policies/ml-cuda.toml`), selectable as `--policy ml-cuda`.
 pub const ML_CUDA_POLICY: &str = include_str!("../../policies/ml-cuda.toml");
+/// The names [`Policy::load`] takes for its built-in policies.
+pub const BUILTIN_POLICIES: &[&str] = &["default", "ml-cuda"];
 
 /// A risk policy.
 #[derive(Debug, Clone, PartialEq)]

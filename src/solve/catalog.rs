@@ -692,8 +692,22 @@ fn index_error(name: &PackageName, source: IndexError) -> SolveError {
         IndexError::TooLarge { .. } | IndexError::TimedOut { .. } => {
             miette::Diagnostic::help(&source).map_or_else(String::new, |h| h.to_string())
         }
-        _ => "check the index URL and the network, or retry with --offline to use the cache"
-            .to_string(),
+        // A local index (a folder, a file:// URL) involves neither the network nor the cache:
+        // --offline would change nothing, and may be what was given already.
+        IndexError::Io { .. } => {
+            "check --index-url: a local index is a folder (or file:// URL) laid out as a simple \
+             index, one subfolder per project"
+                .to_string()
+        }
+        // Only these come from the network, which --offline never touches.
+        IndexError::Network { .. } | IndexError::Status { .. } => {
+            "check the index URL and the network, or retry with --offline to use the cache"
+                .to_string()
+        }
+        _ => miette::Diagnostic::help(&source).map_or_else(
+            || "check the index URL; `-v` shows what was read from where".to_string(),
+            |h| h.to_string(),
+        ),
     };
     SolveError::Index {
         package: name.clone(),

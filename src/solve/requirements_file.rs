@@ -30,7 +30,12 @@ pub struct RequirementsFile {
 pub enum RequirementsFileError {
     /// The file cannot be read.
     #[error("cannot read `{}`", path.display())]
-    #[diagnostic(code(planner::requirements::read))]
+    #[diagnostic(
+        code(planner::requirements::read),
+        help(
+            "check the path of the -r/-c/--override file (relative paths are read from the current folder)"
+        )
+    )]
     Read {
         /// The file.
         path: PathBuf,

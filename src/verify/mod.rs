@@ -38,7 +38,7 @@ pub const IMPORT_TIMEOUT: u32 = 180;
 
 /// `--all`: seconds the imports below the top level may take together (they run after every
 /// top-level and first-level import; what is left when it is spent is listed, not run).
-pub const ALL_DEEP_BUDGET: u32 = 60;
+pub const ALL_DEEP_BUDGET: u32 = 30;
 
 /// What `verify.py` checks.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -133,7 +133,6 @@ fn h200_forced_triton_exactly_the_pip_finding() {
       - torch 2.11.0 has requirement triton==3.6.0 ; platform_system == 'Linux', but you have triton 3.7.0
 
     ----- stderr -----
-    note: `[VENV]` was read without running Python: it has no interpreter (no bin/python); the Python version comes from pyvenv.cfg and the platform from this host (wheel platform `manylinux_[GLIBC]_x86_64`)
     ");
 }
 
@@ -151,7 +150,6 @@ fn canonical_stack_is_clean_and_says_what_is_unusual() {
       - torch 2.11.0+cu130 is a local build variant (+cu130); the public index may not have it
 
     ----- stderr -----
-    note: `testdata/venvs/canonical` was read without running Python: it has no interpreter (no bin/python); the Python version comes from pyvenv.cfg and the platform from this host (wheel platform `manylinux_[GLIBC]_x86_64`)
     ");
 }
 

@@ -74,8 +74,7 @@ fn outdated_json_lists_newer_versions_and_what_holds_them_back() {
     ]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let doc = json(&out.stdout);
-    assert_eq!(doc["schema"], "planner-outdated");
-    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["schema"], "planner-outdated/1");
     let packages = doc["packages"].as_array().unwrap();
     let get = |n: &str| packages.iter().find(|p| p["name"] == n).unwrap().clone();
     let requests = get("requests");

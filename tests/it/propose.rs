@@ -283,12 +283,11 @@ fn pinned_clock_reaches_the_release_age_factor() {
         .command()
         .env("PLANNER_NOW", "2026-05-16T00:00:00Z")
         .args(args));
+    // Once per plan, for what was asked (issue 31): torch 2.12.0, moved along to unblock it and
+    // released 2 days before, is not counted again.
     assert_eq!(
         young(&early),
-        [
-            "torch 2.12.0 was released 2 days before this plan",
-            "triton 3.7.0 was released 8 days before this plan"
-        ]
+        ["triton 3.7.0 was released 8 days before this plan"]
     );
     let bad = run(ctx.command().env("PLANNER_NOW", "yesterday").args(args));
     assert_eq!(bad.code, Some(2));
@@ -810,7 +809,7 @@ fn an_import_the_new_release_breaks_is_a_risk_factor() {
         factors[0]["detail"],
         "blk 1.0 (blk/__init__.py, line 6) imports `_unicodefun` from `clk`, which clk 1.1 does \
          not have; blk 1.0 (blk/web.py, line 1) imports `Markup` from `clk`, which clk 1.1 does \
-         not have; in the corpus, plans with this factor broke 28 of 28 times",
+         not have; in the corpus, plans with this factor broke 29 of 29 times",
         "{}",
         out.stdout
     );

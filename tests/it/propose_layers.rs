@@ -689,3 +689,18 @@ fn issue_23_safe_layer_keeps_a_module_clash_out() {
         plan["warnings"]
     );
 }
+
+/// Issue 28: the layer table is padded before it is coloured, so `--color always` moves no
+/// column: stripped of its escape codes, it is the plain output byte for byte.
+#[test]
+fn issue_28_layer_table_keeps_its_alignment_in_colour() {
+    let ctx = TestContext::new();
+    let server = layers_index();
+    let plain = propose_h200(&ctx, &server, &["--policy", "ml-cuda", "--color", "never"]);
+    let colored = propose_h200(&ctx, &server, &["--policy", "ml-cuda", "--color", "always"]);
+    assert_eq!(plain.code, Some(0), "{}", plain.stderr);
+    assert!(!plain.stdout.contains('\u{1b}'));
+    assert!(colored.stdout.contains("\u{1b}["), "{}", colored.stdout);
+    let stripped = anstream::adapter::strip_str(&colored.stdout).to_string();
+    assert_eq!(stripped, plain.stdout);
+}

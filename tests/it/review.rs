@@ -454,31 +454,65 @@ fn issue_13_default_base_is_the_merge_base_with_main() {
 /// The workflow in docs/review.md runs exactly this command line; run it on the test repo.
 #[test]
 fn issue_13_docs_workflow_command_runs() {
+    // Issue 28: the workflow uses the repository's composite action; its review step is
+    // scripts/action-review.sh, run here with the documented `with:` values as action.yml
+    // passes them (PLANNER_*), on the planner binary under test.
     let doc = std::fs::read_to_string(repo_root().join("docs/review.md")).unwrap();
-    let line = doc
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("planner review ") && l.contains("--format github"))
-        .expect("docs/review.md runs `planner review ... --format github`");
-    // Actions on the current runtime (node 24), and one run for both outputs.
-    for action in ["actions/checkout@v5", "actions/cache@v5", "upload-sarif@v4"] {
-        assert!(doc.contains(action), "docs/review.md uses {action}");
+    let action = std::fs::read_to_string(repo_root().join("action.yml")).unwrap();
+    for used in [
+        "actions/checkout@v5",
+        "upload-sarif@v4",
+        "steps.planner.outputs.sarif-file",
+    ] {
+        assert!(doc.contains(used), "docs/review.md uses {used}");
     }
-    assert!(line.contains("--sarif-file"), "{line}");
+    for used in [
+        "actions/cache@v5",
+        "scripts/action-review.sh",
+        "PLANNER_FAIL_ON: ${{ inputs.fail-on }}",
+    ] {
+        assert!(action.contains(used), "action.yml uses {used}");
+    }
+    let with = |key: &str| {
+        doc.lines()
+            .map(str::trim)
+            .find_map(|l| l.strip_prefix(&format!("{key}: ")))
+            .unwrap_or_else(|| panic!("docs/review.md passes `{key}:`"))
+            .to_string()
+    };
     let r = reviewed();
-    // The workflow's variables, as GitHub would set them for this pull request.
-    let line = line
-        .replace("\"$BASE_SHA\"", "main")
-        .replace("\"$HEAD_SHA\"", "pr");
-    let mut args = shlex::split(&line).unwrap();
-    assert_eq!(args.remove(0), "planner");
-    args.extend(["--index-url".to_string(), r.server.url()]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = crate::common::run(r.ctx.command().current_dir(&r.repo).args(&args));
+    let outputs = r.ctx.path().join("github-output");
+    let bin = Path::new(env!("CARGO_BIN_EXE_planner")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    // The binary's isolated environment (tests/it/common), the script run by bash.
+    let mut bash = Command::new("bash");
+    bash.arg(repo_root().join("scripts/action-review.sh"))
+        .current_dir(&r.repo)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", r.ctx.home())
+        .env("PLANNER_CACHE_DIR", r.ctx.cache())
+        .env("PLANNER_NOW", crate::common::NOW)
+        .env("NO_COLOR", "1")
+        .env("GITHUB_OUTPUT", &outputs)
+        // The workflow's values, as GitHub would set them for this pull request.
+        .env("PLANNER_BASE", "main")
+        .env("PLANNER_HEAD", "pr")
+        .env("PLANNER_FORMATS", with("formats"))
+        .env("PLANNER_FAIL_ON", with("fail-on"))
+        .env(
+            "PLANNER_ARGS",
+            format!("{} --index-url {}", with("args"), r.server.url()),
+        );
+    let out = crate::common::run(&mut bash);
     assert_eq!(
         out.code,
         Some(1),
-        "the documented --fail-on stops this PR: {}",
+        "the documented fail-on stops this PR: {}",
         out.stderr
     );
     assert_eq!(
@@ -490,11 +524,20 @@ fn issue_13_docs_workflow_command_runs() {
         "{}",
         out.stdout
     );
-    // The same run wrote the SARIF the upload step reads.
-    let sarif = std::fs::read_to_string(r.repo.join("planner.sarif")).expect("--sarif-file");
+    // The same step wrote the SARIF the upload step reads, and said where.
+    let said = std::fs::read_to_string(&outputs).unwrap();
+    let sarif_file = r.repo.join("planner-review.sarif");
+    assert!(
+        said.contains(&format!("sarif-file={}", sarif_file.display()))
+            && said.contains("exit-code=1"),
+        "{said}"
+    );
+    let sarif = std::fs::read_to_string(&sarif_file).expect("planner-review.sarif");
     let doc: serde_json::Value = serde_json::from_str(&sarif).unwrap();
     assert_valid_sarif(&doc);
     assert_eq!(doc["runs"][0]["results"].as_array().unwrap().len(), 5);
+    let markdown = std::fs::read_to_string(r.repo.join("planner-review.md")).unwrap();
+    assert!(markdown.contains("planner review"), "{markdown}");
 }
 
 // Issue 26: every layout a team gates on, as a real repository; the requests/idna cases run on

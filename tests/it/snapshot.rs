@@ -42,7 +42,10 @@ fn script_and_planner_write_equal_snapshots() {
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
     };
     let (a, b) = (read(&ours), read(&theirs));
-    assert_eq!(a["format"], "planner-snapshot");
+    assert_eq!(a["schema"], "planner-snapshot/1");
+    assert_eq!(b["schema"], "planner-snapshot/1");
+    crate::common::schema::assert_valid(&a);
+    crate::common::schema::assert_valid(&b);
     assert!(a["dists"].as_array().unwrap().len() >= 6);
     // Both run in the same venv, so even the paths agree; normalize them anyway so the
     // comparison is about content.

@@ -169,7 +169,9 @@ def judge_import(installed, job, result):
     detail = "; ".join(d for d in (
         "imported under a minimal Django configuration (settings.configure())" if result.get("django") else None,
         "cannot be imported first (a circular import): imported after the other modules of its package"
-        if result.get("after_siblings") else None) if d) or None
+        if result.get("after_siblings") else None,
+        "failed when forked from the warm parent (%s), passed in a fresh interpreter" % result["fork_failed"]
+        if result.get("fork_failed") else None) if d) or None
     return check("import:" + module, "import", "pass", name, detail=detail, **fields)
 
 
@@ -237,7 +239,7 @@ def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True,
     jobs.sort(key=lambda j: (j["budgeted"] and budget is not None, j["dist"], j["module"]))
     installed.owners(sys.executable)  # build the RECORD index once, before the threads need it
     installed.top_names()
-    importer = Importer(installed, jobs, timeout, fork)
+    importer = Importer(installed, timeout, fork)
     start = time.monotonic()
     left_out = []
 
@@ -253,7 +255,6 @@ def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True,
             for future in concurrent.futures.as_completed(futures):
                 result = future.result()
                 if result is None:
-                    importer.skipped(futures[future])
                     continue
                 entry = judge_import(installed, futures[future], result)
                 say(entry)
@@ -264,7 +265,7 @@ def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True,
     if budget is not None:
         spent = {"seconds": budget, "deep_imported": sum(1 for j in jobs if j["budgeted"]) - len(left_out),
                  "deep_left": len(left_out), "left_out": sorted(left_out)[:50]}
-    return out, spent, importer.notes
+    return out, spent, dict(importer.counts(), not_forked=importer.notes)
 
 
 _BROKEN = re.compile(r"^(?P<dep>\S+) (?P<depver>\S+) has requirement (?P<req>.+), but you have (?P<pkg>\S+) (?P<ver>\S+)\.$")

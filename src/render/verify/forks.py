@@ -1,73 +1,119 @@
 
-# ---- imports forked from a warm parent, one parent per dist ----------------------------------------
+# ---- imports forked from one warm parent ----------------------------------------------------------
 #
-# A fresh interpreter per module imports torch or pandas again for every submodule. Instead, each
-# dist gets a server: a fresh interpreter that first imports the dist's top-level modules and the
-# top-level modules of the dists it requires (its heavy common imports), then forks one child per
-# module to import. A child is its own process group, killed whole on timeout, and reports like a
-# fresh probe. A server whose warm imports initialized CUDA (cuInit ran: a forked child could not
-# use it) or started threads is not forked from: its modules are imported in fresh
-# interpreters, as they are with --no-fork, where fork() is missing, or when a server dies.
+# A fresh interpreter per module imports torch or pandas again for every submodule. Instead one
+# server (a fresh interpreter) forks a child per module to import, and learns: it imports what two
+# of its children imported successfully (the modules their imports added to sys.modules, each
+# under its own name), so the next children start with torch, pandas or scipy.stats already done,
+# whatever dist they belong to; a module only one child needed (a model's own code) is not imported
+# twice. Before each fork its objects are frozen out of the garbage collector (gc.freeze()), so
+# that a child's collections do not touch, and copy, the parent's pages. A failed import leaves nothing behind (Python drops it from
+# sys.modules), so a break is imported again, and fails again, in every child that meets it. A
+# child is its own process group, killed whole on timeout, and reports like a fresh probe. Nothing
+# is learned from a child whose import started threads or initialized CUDA (a process in that
+# state must not be forked from); if what the server learned does that anyway, it stops forking
+# and the remaining modules are imported in fresh interpreters, as every module is with --no-fork,
+# where fork() is missing, or when the server dies. A failure whose traceback runs through code of
+# a module the child did not import itself (the warm parent had: a registry that refuses a second
+# registration, a patched function), and a child that died, are imported again in a fresh
+# interpreter, whose verdict is the one reported, unless that same error was already seen failing
+# fresh.
 
-SERVER = IMPORT_ONE + r'''
-import os, select, signal, time
-out = os.dup(1)
+SERVER = IMPORT_ONE + r"""
+import gc, os, select, signal, sysconfig, time
+# The protocol moves off fd 0 and 1: a learned import that reads stdin or prints cannot touch it.
+inp, out = os.dup(0), os.dup(1)
+_null = os.open(os.devnull, os.O_RDONLY)
+os.dup2(_null, 0)
 os.dup2(2, 1)
-warm = json.loads(sys.argv[1])
-failed = {}
-for name in warm:
+
+def unforkable():
+    # None, or why this process must not be forked from. libcuda mapped (torch maps it at import)
+    # is not initialized: cuDeviceGetCount answers CUDA_ERROR_NOT_INITIALIZED (3) until cuInit ran.
     try:
-        importlib.import_module(name)
-    except BaseException as exc:
-        failed[name] = (traceback.format_exception_only(type(exc), exc) or [""])[-1].strip()[:300]
-tainted = None
-try:
-    with open("/proc/self/maps") as maps:
-        mapped = [l.split()[-1] for l in maps if "libcuda.so" in l]
-except OSError:
-    mapped = []
-if mapped:
-    # Loaded (torch maps it at import) is not initialized: cuDeviceGetCount answers
-    # CUDA_ERROR_NOT_INITIALIZED (3) until cuInit ran, and a forked child may still init CUDA.
-    import ctypes
-    try:
-        count = ctypes.c_int(0)
-        if ctypes.CDLL(mapped[0]).cuDeviceGetCount(ctypes.byref(count)) != 3:
-            tainted = "its warm imports initialized the CUDA driver"
-    except (OSError, AttributeError):
-        tainted = "its warm imports loaded a CUDA driver that cannot be asked"
-if tainted is None and "threading" in sys.modules and sys.modules["threading"].active_count() > 1:
-    tainted = "its warm imports started threads"
+        with open("/proc/self/maps") as maps:
+            mapped = [l.split()[-1] for l in maps if "libcuda.so" in l]
+    except OSError:
+        mapped = []
+    if mapped:
+        import ctypes
+        try:
+            count = ctypes.c_int(0)
+            if ctypes.CDLL(mapped[0]).cuDeviceGetCount(ctypes.byref(count)) != 3:
+                return "initialized the CUDA driver"
+        except (OSError, AttributeError):
+            return "loaded a CUDA driver that cannot be asked"
+    if "threading" in sys.modules and sys.modules["threading"].active_count() > 1:
+        return "started threads"
+    return None
 
 def send(message):
     data = (json.dumps(message) + "\n").encode()
     while data:
         data = data[os.write(out, data):]
 
-send({"ready": True, "tainted": tainted, "warm_failed": failed})
-if tainted:
-    sys.exit(0)
+def own_name(name):
+    spec = getattr(sys.modules.get(name), "__spec__", None)
+    return spec is not None and spec.name == name and name not in ("__main__", "__mp_main__")
 
 def child(name, result_w, noise_w):
     os.close(out)
+    os.close(inp)
     os.setpgid(0, 0)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
     os.dup2(noise_w, 1)
     os.dup2(noise_w, 2)
+    before = set(sys.modules)
+    begun = time.monotonic()
     result = import_one(name)
+    # Learned only from an import that leaves the process safe to fork and did not take long.
+    if time.monotonic() - begun < 30 and unforkable() is None:
+        result["learned"] = [n for n in list(sys.modules) if n not in before and own_name(n)]
+    if not result["ok"]:
+        # The standard library's code is in every traceback (a venv's platstdlib holds its
+        # site-packages: those are not the standard library).
+        paths = sysconfig.get_paths()
+        stdlib = tuple(os.path.join(paths[k], "") for k in ("stdlib", "platstdlib"))
+        site = tuple(os.path.join(paths[k], "") for k in ("purelib", "platlib"))
+        inherited = {getattr(sys.modules.get(n), "__file__", None) for n in before}
+        result["via_parent"] = [f for f in result.pop("frames") if f in inherited
+                                and (f.startswith(site) or not f.startswith(stdlib))]
     data = (json.dumps(result) + "\n").encode()
     while data:
         data = data[os.write(result_w, data):]
     os._exit(0)
 
+send({"ready": True})
+attempted = set(sys.modules)
+seen = {}  # module -> how many children imported it
+learned = []
+stats = {"forked": 0, "learned": 0}
+stopped = None  # why this server no longer forks
+
+def warm():
+    global stopped
+    batch = learned[:]
+    del learned[:]
+    for name in batch:
+        if name not in sys.modules:
+            try:
+                importlib.import_module(name)
+                stats["learned"] += 1
+            except BaseException:
+                pass
+    gc.freeze()
+    if batch and stopped is None:
+        why = unforkable()
+        if why:
+            stopped = "importing what earlier children imported " + why
+
 running = {}  # result fd -> [id, pid, noise fd, deadline, result bytes, noise bytes, start]
 pending = b""
+requests = []
 
 def finish(fd, timed_out=False):
-    rid, pid, noise, deadline, got, chatter, start = running.pop(fd)
-    seconds = round(time.monotonic() - start, 2)
+    rid, pid, noise, deadline, got, chatter, begun = running.pop(fd)
+    seconds = round(time.monotonic() - begun, 2)
     if timed_out:
         try:
             os.killpg(pid, signal.SIGKILL)
@@ -89,36 +135,54 @@ def finish(fd, timed_out=False):
             "exit %d" % os.WEXITSTATUS(status))
         words = [l.strip() for l in chatter.decode(errors="replace").splitlines() if l.strip()]
         result = {"ok": False, "error": "%s: %s" % (why, words[-1][:600] if words else "no output")}
+    for name in result.pop("learned", ()):
+        if name not in attempted:
+            seen[name] = seen.get(name, 0) + 1
+            if seen[name] >= 2:
+                attempted.add(name)
+                learned.append(name)
     result["id"], result["s"] = rid, seconds
     send(result)
 
+def start(request):
+    if stopped:
+        send({"id": request["id"], "fallback": stopped})
+        return
+    result_r, result_w = os.pipe()
+    noise_r, noise_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(result_r)
+        os.close(noise_r)
+        child(request["module"], result_w, noise_w)
+    os.close(result_w)
+    os.close(noise_w)
+    stats["forked"] += 1
+    begun = time.monotonic()
+    running[result_r] = [request["id"], pid, noise_r, begun + request["timeout"], b"", b"", begun]
+
 while True:
+    if requests:
+        warm()
+        for request in requests:
+            start(request)
+        del requests[:]
     now = time.monotonic()
     wait = min([r[3] for r in running.values()], default=now + 60) - now
-    fds = [0] + list(running) + [r[2] for r in running.values()]
+    fds = [inp] + list(running) + [r[2] for r in running.values()]
     ready, _, _ = select.select(fds, [], [], max(0.0, min(wait, 60)))
     for fd in ready:
-        if fd == 0:
-            data = os.read(0, 65536)
+        if fd == inp:
+            data = os.read(inp, 65536)
             if not data:
                 for rfd in list(running):
                     finish(rfd, timed_out=True)
+                send({"stats": stats})
                 sys.exit(0)
             pending += data
             while b"\n" in pending:
                 line, pending = pending.split(b"\n", 1)
-                request = json.loads(line)
-                result_r, result_w = os.pipe()
-                noise_r, noise_w = os.pipe()
-                pid = os.fork()
-                if pid == 0:
-                    os.close(result_r)
-                    os.close(noise_r)
-                    child(request["module"], result_w, noise_w)
-                os.close(result_w)
-                os.close(noise_w)
-                start = time.monotonic()
-                running[result_r] = [request["id"], pid, noise_r, start + request["timeout"], b"", b"", start]
+                requests.append(json.loads(line))
             continue
         owner = next((k for k, r in running.items() if fd in (k, r[2])), None)
         if owner is None:
@@ -132,35 +196,42 @@ while True:
             running[owner][5] = (running[owner][5] + data)[-4096:]
     now = time.monotonic()
     for rfd in [k for k, r in running.items() if r[3] <= now]:
-        finish(rfd, timed_out=True)
-'''
+        # Overdue by the clock, but its answer may be waiting (this loop was busy warming).
+        if not select.select([rfd], [], [], 0)[0]:
+            finish(rfd, timed_out=True)
+"""
 
 
 class ForkServer:
-    """One warm parent: `run(module, timeout)` answers like `probe_import`, or None when this
-    server cannot (not ready in time, tainted, dead): the caller then imports it fresh."""
+    """The warm parent: `run(module, timeout)` answers (result like `probe_import`, None), or
+    (None, why) when it cannot (not started in time, stopped forking, dead): the caller then
+    imports the module fresh."""
 
-    def __init__(self, warm, timeout):
+    def __init__(self, timeout):
         self.lock = threading.Lock()
         self.waiting = {}
         self.next_id = 0
         self.ready = threading.Event()
         self.usable = False
         self.note = None
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVER, json.dumps(warm)], stdin=subprocess.PIPE,
+        self.stats = {}
+        self.proc = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
         if not self.ready.wait(timeout):
-            self.note = "its warm imports took more than %gs" % timeout
+            self.note = "the warm parent did not start within %gs" % timeout
             self.close()
 
     def _read(self):
         for line in self.proc.stdout:
             message = json.loads(line)
             if "ready" in message:
-                self.usable = not message["tainted"]
-                self.note = message["tainted"]
+                self.usable = True
                 self.ready.set()
+                continue
+            if "stats" in message:
+                self.stats = message["stats"]
                 continue
             with self.lock:
                 slot = self.waiting.pop(message.pop("id"), None)
@@ -169,6 +240,7 @@ class ForkServer:
                 slot[0].set()
         with self.lock:
             self.usable = False
+            self.note = self.note or "the warm parent died"
             for slot in self.waiting.values():
                 slot[0].set()
             self.waiting.clear()
@@ -177,7 +249,7 @@ class ForkServer:
     def run(self, module, timeout):
         with self.lock:
             if not self.usable:
-                return None
+                return None, self.note
             self.next_id += 1
             rid = self.next_id
             slot = self.waiting[rid] = [threading.Event(), None]
@@ -187,14 +259,30 @@ class ForkServer:
             except OSError:
                 self.waiting.pop(rid, None)
                 self.usable = False
-                return None
-        slot[0].wait()
+                return None, "the warm parent died"
+        # A child answers within `timeout` (the server kills it then); more means the server
+        # itself hangs (a learned import that blocks there): it is given up, the rest run fresh.
+        if not slot[0].wait(timeout + 120):
+            self.note = "the warm parent stopped answering"
+            self.kill()
+            return None, self.note
         result = slot[1]
         if result is None:
-            return None
+            return None, self.note
+        if "fallback" in result:
+            return None, result["fallback"]
         if result.pop("timeout", False):
-            return {"ok": False, "s": result["s"], "error": "timed out after %gs (the import hangs)" % timeout}
-        return result
+            return {"ok": False, "s": result["s"], "timeout": True,
+                    "error": "timed out after %gs (the import hangs)" % timeout}, None
+        return result, None
+
+    def kill(self):
+        with self.lock:
+            self.usable = False
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
 
     def close(self):
         with self.lock:
@@ -211,83 +299,63 @@ class ForkServer:
             except OSError:
                 pass
             self.proc.wait()
-
-
-def warm_imports(installed, dist_name, jobs):
-    """A dist's top-level modules (those imported here) and the top-level modules of the
-    installed dists it requires unconditionally: what its submodules import again and again."""
-    warm = [j["module"] for j in jobs if "." not in j["module"]]
-    dist = installed.get(dist_name)
-    for text in (dist.requires or []) if dist is not None else []:
-        name, _, marker = text.partition(";")
-        if "extra" in marker:
-            continue
-        required = installed.get(re.split(r"[\s\[<>=!~(]", name.strip(), 1)[0])
-        if required is None:
-            continue
-        for module, _ in dist_modules(required, False):
-            if "." not in module and module not in warm:
-                warm.append(module)
-    return warm
+        self.reader.join(10)  # its last line (the counts) read before anyone asks for them
 
 
 class Importer:
-    """Imports modules grouped by dist, through one ForkServer per dist (at most about `cores`
-    alive: jobs come in dist order), else in fresh interpreters."""
+    """Imports modules through one ForkServer (started at the first job), else in fresh
+    interpreters; `notes`: the dists some of whose modules were not forked, and why."""
 
-    def __init__(self, installed, jobs, timeout, fork):
+    def __init__(self, installed, timeout, fork):
         self.installed, self.timeout = installed, timeout
         self.fork = fork and hasattr(os, "fork") and sys.platform != "win32"
-        # One server per dist and phase (the budgeted imports of --all run after all others: a
-        # server kept for them would stay alive, torch loaded, through the whole first phase).
-        self.left = {}
-        for job in jobs:
-            self.left[self._key(job)] = self.left.get(self._key(job), 0) + 1
-        self.by_dist = {}
-        for job in jobs:
-            self.by_dist.setdefault(job["dist"], []).append(job)
-        self.servers = {}
+        self.server = None
         self.lock = threading.Lock()
         self.notes = {}
+        self.confirmed = set()  # errors seen failing in a fresh interpreter too
 
-    @staticmethod
-    def _key(job):
-        return (job["dist"], job.get("budgeted", False))
-
-    def _server(self, job):
-        dist = job["dist"]
+    def _server(self):
         with self.lock:
-            entry = self.servers.get(self._key(job))
-            if entry is None:
-                entry = self.servers[self._key(job)] = [threading.Lock(), None]
-        with entry[0]:
-            if entry[1] is None:
-                entry[1] = ForkServer(warm_imports(self.installed, dist, self.by_dist[dist]), self.timeout)
-                if entry[1].note:
-                    self.notes[dist] = entry[1].note
-            return entry[1]
+            if self.server is None:
+                self.server = ForkServer(self.timeout)
+            return self.server
 
     def run(self, job):
         result = None
         if self.fork:
-            result = self._server(job).run(job["module"], self.timeout)
+            result, why = self._server().run(job["module"], self.timeout)
+            if why:
+                self.notes[job["dist"]] = why
+            elif result and not result["ok"] and not result.get("timeout") and self._suspect(result):
+                result = self._confirm(job, result)
         if result is None:
             result = probe_import(job["module"], self.timeout)
         result = retry_under_django(self.installed, job, result, self.timeout)
         result = retry_circular(self.installed, job, result, self.timeout)
-        self.skipped(job)
         return result
 
-    def skipped(self, job):
-        """`job` is done (or will not run): its dist's server closes after its last one."""
-        with self.lock:
-            self.left[self._key(job)] -= 1
-            done = self.left[self._key(job)] == 0
-            entry = self.servers.get(self._key(job)) if done else None
-        if entry is not None and entry[1] is not None:
-            entry[1].close()
+    def _suspect(self, result):
+        """A forked failure the warm parent may have caused: its traceback runs through code the
+        parent imported, or the child died (a crash) - and its error was not seen failing fresh."""
+        suspect = result.pop("via_parent", None) or "text" not in result
+        return suspect and result["error"] not in self.confirmed
+
+    def _confirm(self, job, forked):
+        """A forked failure imported again fresh: the fresh result (marked when it passed)."""
+        fresh = probe_import(job["module"], self.timeout)
+        if fresh["ok"]:
+            fresh["fork_failed"] = forked["error"]
+        else:
+            with self.lock:
+                self.confirmed.add(fresh["error"])
+        fresh["s"] = round(fresh.get("s", 0) + forked.get("s", 0), 2)
+        return fresh
 
     def close(self):
-        for entry in self.servers.values():
-            if entry[1] is not None:
-                entry[1].close()
+        if self.server is not None:
+            self.server.close()
+
+    def counts(self):
+        """How the imports ran: children forked, modules the warm parent learned, fresh interpreters."""
+        stats = self.server.stats if self.server is not None else {}
+        return {"forked": stats.get("forked", 0), "learned": stats.get("learned", 0), "fresh": len(FRESH)}

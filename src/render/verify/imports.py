@@ -192,7 +192,8 @@ def import_one(name, django_apps=None, first=()):
         module = importlib.import_module(name)
     except BaseException as exc:
         shown, text = _describe(exc)
-        return {"ok": False, "error": shown, "text": text,
+        frames = [f.filename for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+        return {"ok": False, "error": shown, "text": text, "frames": frames,
                 "missing": exc.name if isinstance(exc, ModuleNotFoundError) else None}
     return {"ok": True, "file": getattr(module, "__file__", None),
             "path": list(getattr(module, "__path__", None) or [])}
@@ -229,9 +230,14 @@ def last_line(text):
     return lines[-1][:600] if lines else ""
 
 
+# The modules imported in a fresh interpreter (probe_import), for the report's counts.
+FRESH = []
+
+
 def probe_import(module, timeout, **options):
     """`module` imported in a fresh interpreter; `options`: django_apps (configure Django first),
     first (modules to import before it, failures ignored)."""
+    FRESH.append(module)
     argv = [sys.executable, "-c", PROBE, module, json.dumps(options)]
     code, out, err, seconds = run_child(argv, timeout)
     if code is None:

@@ -116,8 +116,10 @@ def main():
     for entry in checks:
         say(entry)
     # The smoke tests run beside the imports (the GPU ones mostly wait on the device).
-    smoke_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    # So does `pip check` (it reads metadata only).
+    smoke_pool = concurrent.futures.ThreadPoolExecutor(max_workers=2)
     smoke_future = None if args.no_smoke else smoke_pool.submit(check_smoke, installed, say)
+    pip_future = smoke_pool.submit(check_pip, 300) if SPEC["pip_check"] else None
     budget, fork_notes = None, {}
     if not args.no_imports:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -126,8 +128,8 @@ def main():
         imports, budget, fork_notes = check_imports(installed, timeout, args.jobs or cores, mode == "baseline", say,
                                                     fork=not args.no_fork, budget=seconds)
         checks += imports
-    if SPEC["pip_check"]:
-        entry = check_pip(300)
+    if pip_future is not None:
+        entry = pip_future.result()
         say(entry)
         checks.append(entry)
     cuda = None
@@ -159,7 +161,7 @@ def main():
         "site_packages": sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}),
         "cuda": cuda,
         "budget": budget,
-        "fork": {"used": not args.no_fork and hasattr(os, "fork"), "not_forked": fork_notes},
+        "fork": dict({"not_forked": {}}, used=not args.no_fork and hasattr(os, "fork"), **fork_notes),
         "seconds": round(time.monotonic() - start, 2),
         "ok": ok,
         "summary": summary,

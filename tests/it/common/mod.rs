@@ -11,6 +11,7 @@
 #![allow(dead_code)]
 
 pub mod index_server;
+pub mod schema;
 pub mod venv;
 
 use std::io::Write;
@@ -34,14 +35,20 @@ pub struct Output {
 }
 
 impl Output {
-    /// Parse stdout as JSON (panics with both streams when it is not).
+    /// Parse stdout as JSON (panics with both streams when it is not), and validate a planner
+    /// document against its schema in docs/schemas.
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|err| {
+        let doc: serde_json::Value = serde_json::from_str(&self.stdout).unwrap_or_else(|err| {
             panic!(
                 "stdout is not JSON ({err}):\n{}\nstderr:\n{}",
                 self.stdout, self.stderr
             )
-        })
+        });
+        // Issue 28: every planner document a test reads is checked against its schema.
+        if schema::schema_name(&doc).is_some() {
+            schema::assert_valid(&doc);
+        }
+        doc
     }
 
     /// The run as [`planner_snapshot!`] records it (before filtering).

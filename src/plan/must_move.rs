@@ -1,0 +1,243 @@
+//! Move what must move with it: the installed dependents a plan's own evidence says break (its
+//! [`Break`]s: compiled against an older ABI, `abi-break`; importing what a planned release no
+//! longer has, `import-target-missing`) move to releases made for the planned version.
+//!
+//! In: a plan and its breaks. Out: per breaking dependent, its *fixing release* (the first
+//! release above the installed one that was uploaded once the planned line existed: for an ABI
+//! break the planned version's major line, as the `abi-break` rule dates it; for an import the
+//! planned version's minor line, where names are removed; else its newest release), and the
+//! alternative plan that moves them ([`PlanKind::MoveDependents`]): the request, each breaking
+//! dependent inside its fixing release's line and at or above it, nothing installed going back,
+//! re-checked until its own evidence names no new break (a few rounds at most). The layered
+//! `--all` uses the same fixing releases to take a dependent along in a layer
+//! ([`super::layers`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use jiff::Timestamp;
+use pep440_rs::{Operator, Version, VersionSpecifier};
+use pep508_rs::{PackageName, Requirement};
+
+use super::alternatives::{ProposeError, Proposer, bounded};
+use super::builder::next_line;
+use super::oracle::Oracle;
+use super::planned::PlannedEnvironment;
+use super::proposal::{Break, BreakKind, Plan, PlanKind, Reason};
+use crate::risk::line_floor;
+use crate::solve::SolveError;
+
+/// How many times a plan is re-checked for breaks its moved dependents bring.
+const ROUNDS: usize = 3;
+
+/// The first version of `version`'s minor line (`2.3.8` -> `2.3`).
+fn minor_floor(version: &Version) -> Version {
+    let release = version.release();
+    Version::new(release.iter().copied().take(2)).with_epoch(version.epoch())
+}
+
+/// `name>=fix` and, when `in_line`, below the next line of `fix`.
+pub(super) fn fixing_requirement(name: &PackageName, fix: &Version, in_line: bool) -> Requirement {
+    let mut specs = vec![
+        VersionSpecifier::from_version(Operator::GreaterThanEqual, fix.clone())
+            .expect(">= accepts any version"),
+    ];
+    if in_line {
+        specs.push(
+            VersionSpecifier::from_version(Operator::LessThan, next_line(fix))
+                .expect("< accepts a version without a local label"),
+        );
+    }
+    bounded(name, specs)
+}
+
+impl Proposer<'_> {
+    /// Per dependent that `breaks` names (and the plan keeps installed), its fixing release:
+    /// the first final release above the installed one uploaded at or after the planned line of
+    /// what it breaks under began, else its newest final release above the installed one. A
+    /// dependent with no release above the installed one is left out.
+    pub(super) fn fixing_releases(
+        &self,
+        breaks: &[Break],
+    ) -> Result<BTreeMap<PackageName, Version>, ProposeError> {
+        let mut since: BTreeMap<&PackageName, Option<Timestamp>> = BTreeMap::new();
+        for b in breaks {
+            let line = match b.how {
+                BreakKind::Abi => line_floor(&b.to),
+                BreakKind::Import => minor_floor(&b.to),
+            };
+            let began = self.evidence.first_release_from(&b.package, &line);
+            let entry = since.entry(&b.dependent).or_insert(began);
+            *entry = (*entry).max(began);
+        }
+        let mut fixes = BTreeMap::new();
+        for (dependent, began) in since {
+            let Some(installed) = self.inventory.get(dependent).map(|d| d.version().clone()) else {
+                continue;
+            };
+            let Some(project) = self.evidence.catalog.project(dependent)? else {
+                continue;
+            };
+            let newer: Vec<Version> = self
+                .evidence
+                .catalog
+                .usable_versions(&project)
+                .iter()
+                .filter(|v| **v > installed && !v.any_prerelease())
+                .cloned()
+                .collect();
+            let made_for = newer.iter().rev().find(|v| {
+                began.is_some_and(|began| {
+                    self.evidence
+                        .released(dependent, v)
+                        .is_some_and(|at| at >= began)
+                })
+            });
+            if let Some(fix) = made_for.or(newer.first()) {
+                fixes.insert(dependent.clone(), fix.clone());
+            }
+        }
+        Ok(fixes)
+    }
+
+    /// The alternative that moves what must move with `base`: `None` when its evidence names no
+    /// break, no breaking dependent has a newer release, or no plan moving them solves.
+    pub(super) fn move_dependents(
+        &self,
+        base: &Plan,
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+    ) -> Result<Option<Plan>, ProposeError> {
+        let mut breaks = base.breaks.clone();
+        let mut seen: Vec<Break> = Vec::new();
+        let mut fixes: BTreeMap<PackageName, Version> = BTreeMap::new();
+        let mut best: Option<Plan> = None;
+        for _round in 0..ROUNDS {
+            let before = fixes.len();
+            for (dependent, fix) in self.fixing_releases(&breaks)? {
+                fixes.entry(dependent).or_insert(fix);
+            }
+            if fixes.len() == before {
+                break;
+            }
+            seen.extend(breaks.iter().cloned());
+            let mut moving = upgrade.clone();
+            moving.extend(base.changes.iter().map(|c| c.name.clone()));
+            let Some(planned) = self.solve_fixed(targets, moving, &fixes)? else {
+                break;
+            };
+            let mut plan =
+                self.plan_moving(PlanKind::MoveDependents, targets, &planned, &fixes, &seen)?;
+            breaks = plan.breaks.clone();
+            // The builder's title is empty but for what the plan also repairs.
+            plan.title = format!("{}{}", move_title(&plan, &fixes), plan.title);
+            let done = breaks.is_empty();
+            best = Some(plan);
+            if done {
+                break;
+            }
+        }
+        Ok(best)
+    }
+
+    /// The request with each fixing release's dependent inside the fixing release's line and at
+    /// or above it (else only at or above it), nothing installed going back; the dists each
+    /// failure involves join `moving`, a few rounds at most.
+    fn solve_fixed(
+        &self,
+        targets: &[Requirement],
+        mut moving: BTreeSet<PackageName>,
+        fixes: &BTreeMap<PackageName, Version>,
+    ) -> Result<Option<PlannedEnvironment>, ProposeError> {
+        moving.extend(fixes.keys().cloned());
+        for in_line in [true, false] {
+            let mut requirements = targets.to_vec();
+            requirements.extend(
+                fixes
+                    .iter()
+                    .map(|(name, fix)| fixing_requirement(name, fix, in_line)),
+            );
+            let mut moving = moving.clone();
+            for _round in 0..4 {
+                match self.solve_with(&requirements, &moving, vec![], self.floors(targets)) {
+                    Ok(resolution) => return Ok(Some(self.planned(&resolution))),
+                    Err(SolveError::NoSolution(no_solution)) => {
+                        let before = moving.len();
+                        moving.extend(
+                            no_solution
+                                .involved
+                                .iter()
+                                .filter(|name| {
+                                    self.inventory.get(name).is_some_and(|d| !d.is_unmanaged())
+                                })
+                                .cloned(),
+                        );
+                        if moving.len() == before {
+                            break;
+                        }
+                    }
+                    Err(err) => return Err(err.into()),
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Build the plan of `planned`: the moved dependents' reason is what they move with.
+    fn plan_moving(
+        &self,
+        kind: PlanKind,
+        targets: &[Requirement],
+        planned: &PlannedEnvironment,
+        fixes: &BTreeMap<PackageName, Version>,
+        breaks: &[Break],
+    ) -> Result<Plan, ProposeError> {
+        let mut plan = self.plan_on(kind, String::new(), targets, planned, &[], None)?;
+        moves_with_reasons(&mut plan, fixes, breaks);
+        Ok(plan)
+    }
+}
+
+/// The changes of `plan` that move a dependent of `fixes` say what they move with (the first
+/// break naming it, at the plan's version of what it breaks under).
+pub(super) fn moves_with_reasons(
+    plan: &mut Plan,
+    fixes: &BTreeMap<PackageName, Version>,
+    breaks: &[Break],
+) {
+    for change in plan
+        .changes
+        .iter_mut()
+        .filter(|c| fixes.contains_key(&c.name))
+    {
+        let Some(b) = breaks.iter().find(|b| b.dependent == change.name) else {
+            continue;
+        };
+        let version = plan.pins.get(&b.package).unwrap_or(&b.to).clone();
+        change
+            .reasons
+            .retain(|r| matches!(r, Reason::Requested { .. } | Reason::Unblocks { .. }));
+        change.reasons.push(Reason::MovesWith {
+            package: b.package.clone(),
+            version,
+            how: b.how,
+        });
+    }
+}
+
+/// `Move what must move with it: pandas 1.5.3 -> 2.2.3, scikit-learn 1.2.2 -> 1.5.1`.
+fn move_title(plan: &Plan, fixes: &BTreeMap<PackageName, Version>) -> String {
+    let moved: Vec<String> = plan
+        .changes
+        .iter()
+        .filter(|c| fixes.contains_key(&c.name))
+        .filter_map(|c| {
+            Some(format!(
+                "{} {} -> {}",
+                c.name,
+                c.from.as_ref()?,
+                c.to.as_ref()?
+            ))
+        })
+        .collect();
+    format!("Move what must move with it: {}", moved.join(", "))
+}

@@ -1,0 +1,314 @@
+//! Issue 31 items 1, 2 and 5 on the real path: a real venv (`python3 -m venv` + pip) whose
+//! Flask-Login 0.5.0 runs `from werkzeug.security import safe_str_cmp` (its `utils.py`, as the
+//! real 0.5.0 does), a loopback PEP 691 index with the releases' real versions and upload times
+//! (werkzeug 2.0.3 of 2022-02-08 defines `safe_str_cmp`; 2.3.0 of 2023-04-25 and 2.3.8 do not;
+//! Flask-Login 0.6.0 of 2022-03-30 and 0.6.3 of 2023-10-30 no longer import it), the wheels
+//! built here with those files. Live, on the venv of the issue (Flask 2.0.3, Werkzeug 2.0.3,
+//! Flask-SQLAlchemy 2.5.1, SQLAlchemy 1.4.54, Flask-Login 0.5.0), the safe layer of `propose
+//! --all` moved werkzeug to 2.3.8 and kept Flask-Login 0.5.0: `import flask_login` failed.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::common::TestContext;
+use crate::common::venv::{self, RealVenv};
+use crate::planner_snapshot;
+
+/// One release: name, version, upload time, requirements, files.
+type Release<'a> = (
+    &'a str,
+    &'a str,
+    &'a str,
+    &'a [&'a str],
+    &'a [(&'a str, &'a str)],
+);
+
+const SECURITY_OLD: &str = "import hmac\n\n\ndef safe_str_cmp(a, b):\n    \
+                            return hmac.compare_digest(a, b)\n\n\n\
+                            def generate_password_hash(password):\n    return password\n";
+const SECURITY_NEW: &str = "def generate_password_hash(password):\n    return password\n";
+const LOGIN_OLD: &str = "from werkzeug.security import safe_str_cmp\n\n\n\
+                         def _cookie_digest(a, b):\n    return safe_str_cmp(a, b)\n";
+const LOGIN_NEW: &str = "import hmac\n\n\ndef _cookie_digest(a, b):\n    \
+                         return hmac.compare_digest(a, b)\n";
+
+fn releases() -> Vec<Release<'static>> {
+    let werkzeug_old: &[(&str, &str)] = &[
+        ("werkzeug/__init__.py", ""),
+        ("werkzeug/security.py", SECURITY_OLD),
+    ];
+    let werkzeug_new: &[(&str, &str)] = &[
+        ("werkzeug/__init__.py", ""),
+        ("werkzeug/security.py", SECURITY_NEW),
+    ];
+    let login = |utils| -> &'static [(&'static str, &'static str)] {
+        Box::leak(Box::new([
+            (
+                "flask_login/__init__.py",
+                "from .utils import _cookie_digest\n",
+            ),
+            ("flask_login/utils.py", utils),
+        ]))
+    };
+    vec![
+        (
+            "werkzeug",
+            "2.0.3",
+            "2022-02-08T16:06:19Z",
+            &[],
+            werkzeug_old,
+        ),
+        (
+            "werkzeug",
+            "2.3.0",
+            "2023-04-25T18:14:54Z",
+            &[],
+            werkzeug_new,
+        ),
+        (
+            "werkzeug",
+            "2.3.8",
+            "2023-10-24T20:57:50Z",
+            &[],
+            werkzeug_new,
+        ),
+        (
+            "flask-login",
+            "0.5.0",
+            "2020-02-09T17:32:05Z",
+            &["werkzeug"],
+            login(LOGIN_OLD),
+        ),
+        (
+            "flask-login",
+            "0.6.0",
+            "2022-03-30T21:16:09Z",
+            &["werkzeug>=1.0.1"],
+            login(LOGIN_NEW),
+        ),
+        (
+            "flask-login",
+            "0.6.3",
+            "2023-10-30T14:52:09Z",
+            &["werkzeug>=1.0.1"],
+            login(LOGIN_NEW),
+        ),
+    ]
+}
+
+/// The wheels of `releases` (built in `root/wheels`) and a PEP 691 index folder serving them
+/// with their upload times.
+fn index_of(root: &Path, releases: &[Release<'_>]) -> (PathBuf, PathBuf) {
+    let wheels = root.join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let index = root.join("index");
+    let mut pages: std::collections::BTreeMap<&str, Vec<serde_json::Value>> = Default::default();
+    for (name, version, uploaded, requires, files) in releases {
+        let wheel = venv::build_wheel_with_files(&wheels, name, version, requires, &[], files);
+        let file = wheel.file_name().unwrap().to_str().unwrap().to_string();
+        let bytes = std::fs::read(&wheel).unwrap();
+        std::fs::create_dir_all(index.join("files")).unwrap();
+        std::fs::write(index.join("files").join(&file), &bytes).unwrap();
+        pages.entry(name).or_default().push(serde_json::json!({
+            "filename": file,
+            "url": format!("../../files/{file}"),
+            "hashes": {"sha256": format!("{:x}", Sha256::digest(&bytes))},
+            "upload-time": uploaded,
+            "size": bytes.len(),
+        }));
+    }
+    for (name, files) in pages {
+        let page = index.join("simple").join(name);
+        std::fs::create_dir_all(&page).unwrap();
+        let json =
+            serde_json::json!({"meta": {"api-version": "1.1"}, "name": name, "files": files});
+        std::fs::write(page.join("index.json"), json.to_string()).unwrap();
+    }
+    (wheels, index)
+}
+
+/// A venv with `pins` installed (no dependencies) from `wheels`.
+fn venv_with(root: &Path, wheels: &Path, pins: &[&str]) -> RealVenv {
+    let venv = RealVenv::create(&root.join("venv"));
+    let mut args = vec!["install", "--no-deps", "--quiet", "--find-links"];
+    args.push(wheels.to_str().unwrap());
+    args.extend_from_slice(pins);
+    venv.pip_ok(&args);
+    venv
+}
+
+/// The venv (werkzeug 2.0.3, Flask-Login 0.5.0) and the index of every release.
+fn world(root: &Path) -> (RealVenv, PathBuf) {
+    let (wheels, index) = index_of(root, &releases());
+    let venv = venv_with(root, &wheels, &["werkzeug==2.0.3", "flask-login==0.5.0"]);
+    (venv, index)
+}
+
+fn propose(
+    ctx: &TestContext,
+    venv: &RealVenv,
+    index: &Path,
+    args: &[&str],
+) -> crate::common::Output {
+    let mut all = vec!["propose"];
+    all.extend_from_slice(args);
+    let index = index.join("simple");
+    all.extend([
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        index.to_str().unwrap(),
+    ]);
+    ctx.run(&all)
+}
+
+/// Item 2: the request breaks an importer (its `import-target-missing` says so), so the
+/// recommended plan moves Flask-Login to 0.6.3, the first release uploaded once werkzeug's 2.3
+/// line existed (0.6.0 predates it); the plan that keeps 0.5.0 comes second, its factor intact.
+#[test]
+fn a_target_that_breaks_an_importer_moves_it_along() {
+    let root = tempfile::tempdir().unwrap();
+    let (venv, index) = world(root.path());
+    let mut ctx = TestContext::new();
+    // The interpreter's patch release and what its venv seeds (pip, setuptools) vary by machine.
+    ctx.filter(
+        r"Python 3\.\d+\.\d+, linux x86_64, \d+ dists",
+        "Python 3.X, linux x86_64, N dists",
+    );
+    let out = propose(&ctx, &venv, &index, &["werkzeug>=2.3", "--format", "json"]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let plans = json["plans"].as_array().unwrap();
+    let summary: Vec<String> = plans
+        .iter()
+        .map(|p| {
+            let kinds: Vec<&str> = p["risk"]["factors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["kind"].as_str().unwrap())
+                .collect();
+            let changes: Vec<String> = p["changes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| format!("{} {} -> {}", c["name"], c["from"], c["to"]))
+                .collect();
+            format!(
+                "{}: {} [{}]",
+                p["kind"],
+                changes.join(", "),
+                kinds.join(" ")
+            )
+        })
+        .collect();
+    insta::assert_snapshot!(summary.join("\n"), @r#"
+    "move-dependents": "flask-login" "0.5.0" -> "0.6.3", "werkzeug" "2.0.3" -> "2.3.8" []
+    "upgrade": "werkzeug" "2.0.3" -> "2.3.8" [import-target-missing direct-dependent]
+    "#);
+    let text = propose(&ctx, &venv, &index, &["werkzeug>=2.3"]);
+    planner_snapshot!(ctx, "werkzeug_2_3_text", text);
+}
+
+/// Item 1: the safe layer of `propose --all` does not keep a change its own evidence says
+/// breaks an importer: it takes Flask-Login 0.6.3 along (scored on that), so no
+/// `import-target-missing` is left in it and no major layer is needed for Flask-Login.
+#[test]
+fn the_safe_layer_takes_the_fixing_release_along() {
+    let root = tempfile::tempdir().unwrap();
+    let (venv, index) = world(root.path());
+    let ctx = TestContext::new();
+    let out = propose(&ctx, &venv, &index, &["--all", "--format", "json"]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let plans = json["plans"].as_array().unwrap();
+    let safe = &plans[0];
+    assert_eq!(safe["layer"]["name"], "safe", "{:#}", json);
+    assert_eq!(safe["pins"]["werkzeug"], "2.3.8", "{safe:#}");
+    assert_eq!(safe["pins"]["flask-login"], "0.6.3", "{safe:#}");
+    assert!(
+        safe["risk"]["factors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["kind"] != "import-target-missing"),
+        "{safe:#}"
+    );
+    let reasons = &safe["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "flask-login")
+        .unwrap()["reasons"];
+    assert_eq!(
+        reasons,
+        &serde_json::json!([{"kind": "moves-with", "package": "werkzeug", "version": "2.3.8", "how": "import"}]),
+        "{safe:#}"
+    );
+    assert_eq!(plans.len(), 1, "{:#}", json);
+}
+
+/// Item 5: the warning about a module a change drops names the dists that import it as the
+/// plan leaves them: an importer the plan moves is read in its planned release (named at that
+/// version, or left out when that release no longer imports it), never at its installed one.
+#[test]
+fn a_dropped_module_warning_reads_the_planned_importers() {
+    let root = tempfile::tempdir().unwrap();
+    let at = "2024-01-01T00:00:00Z";
+    let imports: &[(&str, &str)] = &[("keeps_pkgr/__init__.py", "import pkg_resx\n")];
+    let dropped: &[(&str, &str)] = &[("needs_pkgr/__init__.py", "import pkg_resx\n")];
+    let releases: Vec<Release<'_>> = vec![
+        (
+            "fakesetup",
+            "1.0",
+            at,
+            &[],
+            &[("fakesetup/__init__.py", ""), ("pkg_resx/__init__.py", "")],
+        ),
+        (
+            "fakesetup",
+            "2.0",
+            at,
+            &[],
+            &[("fakesetup/__init__.py", "")],
+        ),
+        ("needs-pkgr", "1.0", at, &[], dropped),
+        (
+            "needs-pkgr",
+            "2.0",
+            at,
+            &[],
+            &[("needs_pkgr/__init__.py", "import os\n")],
+        ),
+        ("keeps-pkgr", "1.0", at, &[], imports),
+        ("keeps-pkgr", "2.0", at, &[], imports),
+    ];
+    let (wheels, index) = index_of(root.path(), &releases);
+    let venv = venv_with(
+        root.path(),
+        &wheels,
+        &["fakesetup==1.0", "needs-pkgr==1.0", "keeps-pkgr==1.0"],
+    );
+    let ctx = TestContext::new();
+    let args = [
+        "fakesetup>=2",
+        "needs-pkgr>=2",
+        "keeps-pkgr>=2",
+        "--format",
+        "json",
+    ];
+    let out = propose(&ctx, &venv, &index, &args);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let warnings = &json["plans"][0]["warnings"];
+    assert_eq!(
+        warnings,
+        &serde_json::json!([
+            "fakesetup 2.0 no longer installs the module `pkg_resx` (1.0 did), which installed \
+             dists import: keeps-pkgr 2.0 (keeps_pkgr/__init__.py)"
+        ]),
+        "{:#}",
+        json
+    );
+}

@@ -1,0 +1,565 @@
+//! Issue 28: planner as uv and ruff ship: completions and man page, `--version` everywhere, one
+//! colour rule, the config file and its precedence, the JSON contract (every command's
+//! document validated against docs/schemas, the error document under `--format json`), and the
+//! errors that lacked a `help:` line.
+
+use std::path::Path;
+
+use crate::common::schema::assert_valid;
+use crate::common::{TestContext, repo_root};
+
+const CANONICAL: &str = "testdata/venvs/canonical";
+const BROKEN: &str = "testdata/venvs/broken";
+const INDEX: &str = "testdata/index/simple";
+
+#[test]
+fn issue_28_completions_man_and_version_on_every_command() {
+    let ctx = TestContext::new();
+    for (shell, marker) in [
+        ("bash", "_planner()"),
+        ("zsh", "#compdef planner"),
+        ("fish", "complete -c planner"),
+    ] {
+        let out = ctx.run(&["completions", shell]);
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        assert!(out.stdout.contains(marker), "{shell}: {}", out.stdout);
+        // Every subcommand and global flag is offered.
+        for word in ["propose", "review", "color", "from-snapshot"] {
+            assert!(out.stdout.contains(word), "{shell} lacks {word}");
+        }
+    }
+    let man = ctx.run(&["man"]);
+    assert_eq!(man.code, Some(0), "{}", man.stderr);
+    assert!(man.stdout.starts_with(".ie"), "{}", &man.stdout[..200]);
+    assert!(man.stdout.contains(".TH planner 1"), "{}", man.stdout);
+    let dir = ctx.path().join("man");
+    let out = ctx.run(&["man", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    for page in ["planner.1", "planner-propose.1", "planner-diff.1"] {
+        assert!(dir.join(page).is_file(), "{page} written");
+    }
+    for command in [
+        &["--version"][..],
+        &["propose", "--version"],
+        &["diff", "--version"],
+    ] {
+        let out = ctx.run(command);
+        assert_eq!(out.code, Some(0), "{command:?}");
+        assert!(
+            out.stdout.contains(env!("CARGO_PKG_VERSION")),
+            "{}",
+            out.stdout
+        );
+    }
+}
+
+/// check, inventory and outdated with these variables and flags: each command's name, whether
+/// its stdout was coloured, and its text without escape codes.
+fn colour_runs(
+    ctx: &TestContext,
+    env: &[(&str, &str)],
+    extra: &[&str],
+) -> Vec<(String, bool, String)> {
+    let commands: [&[&str]; 3] = [
+        &["check", "--venv", BROKEN],
+        &["inventory", "--venv", CANONICAL],
+        &[
+            "outdated",
+            "--venv",
+            CANONICAL,
+            "--index-url",
+            INDEX,
+            "--offline",
+        ],
+    ];
+    commands
+        .iter()
+        .map(|args| {
+            let mut cmd = ctx.command();
+            cmd.env_remove("NO_COLOR").args(*args).args(extra);
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
+            let out = crate::common::run(&mut cmd);
+            let plain = anstream::adapter::strip_str(&out.stdout).to_string();
+            (args[0].to_string(), out.stdout.contains('\u{1b}'), plain)
+        })
+        .collect()
+}
+
+/// `--color`, NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE decide colour the same way for every
+/// command; the flag wins, then NO_COLOR.
+#[test]
+fn issue_28_one_colour_rule() {
+    let ctx = TestContext::in_repo();
+    // A pipe, no variable: no colour.
+    let plain = colour_runs(&ctx, &[], &[]);
+    assert!(plain.iter().all(|(_, colored, _)| !colored), "{plain:?}");
+    for (env, extra, expected) in [
+        (&[("FORCE_COLOR", "1")][..], &[][..], true),
+        (&[("CLICOLOR_FORCE", "1")], &[], true),
+        (&[("FORCE_COLOR", "0")], &[], false),
+        (&[("NO_COLOR", "1"), ("FORCE_COLOR", "1")], &[], false),
+        (&[("NO_COLOR", "1")], &["--color", "always"], true),
+        (&[("FORCE_COLOR", "1")], &["--color", "never"], false),
+        (&[], &["--color", "always"], true),
+    ] {
+        let got = colour_runs(&ctx, env, extra);
+        for ((command, colored, text), (_, _, plain_text)) in got.iter().zip(&plain) {
+            assert_eq!(*colored, expected, "{command} {env:?} {extra:?}");
+            // Colour changes nothing but the escape codes: same text, same columns.
+            assert_eq!(text, plain_text, "{command} {env:?} {extra:?}");
+        }
+    }
+}
+
+/// planner.toml or `[tool.planner]`, found walking up; flags > variables > config; `-v` says
+/// where each value came from.
+#[test]
+fn issue_28_config_file_and_precedence() {
+    let ctx = TestContext::new();
+    let project = ctx.path().join("project");
+    let deep = project.join("src/pkg");
+    std::fs::create_dir_all(&deep).unwrap();
+    let index = repo_root().join(INDEX);
+    std::fs::write(
+        project.join("pyproject.toml"),
+        format!(
+            "[project]\nname = \"x\"\n\n[tool.planner]\npolicy = \"ml-cuda\"\nindex-url = \"{}\"\nmax-risk = \"low\"\n",
+            index.display()
+        ),
+    )
+    .unwrap();
+    let venv = repo_root().join(CANONICAL);
+    let propose = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut cmd = ctx.command();
+        cmd.current_dir(&deep).args([
+            "propose",
+            "triton==3.7.0",
+            "--allow-override",
+            "--venv",
+            venv.to_str().unwrap(),
+            "--offline",
+            "--format",
+            "json",
+            "-v",
+        ]);
+        cmd.args(extra);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        crate::common::run(&mut cmd)
+    };
+    // The config's index and policy answer; its max-risk (low) fails the plan: exit 1.
+    let out = propose(&[], &[]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("setting policy = ml-cuda (from "),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("pyproject.toml [tool.planner])"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("setting max-risk = low (from "),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.json()["request"]["policy"], "ml-cuda", "{}", out.stdout);
+    // A variable beats the config; a flag beats the variable.
+    let out = propose(
+        &[],
+        &[
+            ("PLANNER_MAX_RISK", "critical"),
+            ("PLANNER_POLICY", "default"),
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("setting max-risk = critical (from PLANNER_MAX_RISK)")
+    );
+    assert!(
+        out.stderr
+            .contains("setting policy = default (from PLANNER_POLICY)")
+    );
+    let out = propose(&["--max-risk", "low"], &[("PLANNER_MAX_RISK", "critical")]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("setting max-risk = low (from --max-risk)")
+    );
+    // A nearer planner.toml wins, and an unknown key is an error naming the file.
+    std::fs::write(project.join("src/planner.toml"), "max-rsik = \"low\"\n").unwrap();
+    let out = propose(&[], &[]);
+    assert_eq!(out.code, Some(2));
+    assert!(
+        out.stderr.contains("planner.toml") && out.stderr.contains("max-rsik"),
+        "{}",
+        out.stderr
+    );
+    assert_valid(&out.json());
+    // PLANNER_NO_CONFIG=1 reads none: the index is then the public one, which --offline
+    // cannot read (exit 2), so the config was what answered above.
+    let out = propose(&[], &[("PLANNER_NO_CONFIG", "1")]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+}
+
+/// Every command's JSON output validates against its schema, an error under `--format json`
+/// included (`Output::json` validates every planner document a test reads; these runs make
+/// sure every schema is exercised at least once).
+#[test]
+fn issue_28_every_command_json_validates() {
+    let ctx = TestContext::in_repo();
+    let out_dir = ctx.path().join("plan");
+    let snapshot = ctx.path().join("snap.json");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["inventory", "--venv", CANONICAL, "--format", "json"],
+            "planner-inventory/1",
+        ),
+        (
+            vec!["check", "--venv", BROKEN, "--format", "json"],
+            "planner-check/1",
+        ),
+        (
+            vec![
+                "outdated",
+                "--venv",
+                CANONICAL,
+                "--index-url",
+                INDEX,
+                "--offline",
+                "--format",
+                "json",
+            ],
+            "planner-outdated/1",
+        ),
+        (
+            vec![
+                "resolve",
+                "--python-version",
+                "3.12",
+                "--python-platform",
+                "x86_64-manylinux_2_28",
+                "--index-url",
+                INDEX,
+                "--offline",
+                "--format",
+                "json",
+                "torch==2.11.0",
+                "triton==3.7.0",
+            ],
+            "planner-resolve/1",
+        ),
+        (
+            vec![
+                "propose",
+                "triton==3.7.0",
+                "--allow-override",
+                "--venv",
+                CANONICAL,
+                "--index-url",
+                INDEX,
+                "--offline",
+                "--format",
+                "json",
+                "--out-dir",
+                out_dir.to_str().unwrap(),
+            ],
+            "planner-proposal/1",
+        ),
+        (
+            vec!["snapshot", "--venv", CANONICAL, "--out", "-"],
+            "planner-snapshot/1",
+        ),
+        (
+            vec![
+                "diff",
+                CANONICAL,
+                "testdata/venvs/canonical-forced",
+                "--format",
+                "json",
+            ],
+            "planner-diff/1",
+        ),
+        (
+            vec!["diff", "--since", "3d", CANONICAL, "--format", "json"],
+            "planner-diff-since/1",
+        ),
+        (
+            vec!["inventory", "--venv", "/nonexistent", "--format", "json"],
+            "planner-error/1",
+        ),
+        (
+            vec!["inventory", "--python-version", "3", "--format", "json"],
+            "planner-error/1",
+        ),
+    ];
+    for (args, schema) in &cases {
+        let out = ctx.run(args);
+        let doc = out.json();
+        assert_eq!(doc["schema"], *schema, "{args:?}: {}", out.stderr);
+        assert_valid(&doc);
+        if *schema == "planner-error/1" {
+            assert_eq!(out.code, Some(2));
+            assert_eq!(doc["exit_code"], 2);
+            assert!(doc["help"].as_str().is_some_and(|h| !h.is_empty()), "{doc}");
+        }
+        if *schema == "planner-snapshot/1" {
+            std::fs::write(&snapshot, &out.stdout).unwrap();
+        }
+    }
+    // The files propose wrote: the proposal again, and each plan file.
+    let proposal: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("proposal.json")).unwrap())
+            .unwrap();
+    assert_valid(&proposal);
+    let mut plans = 0;
+    for dir in std::fs::read_dir(out_dir.join("plans")).unwrap() {
+        let plan = dir.unwrap().path().join("plan.json");
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+        assert_eq!(doc["schema"], "planner-plan/1");
+        assert_valid(&doc);
+        plans += 1;
+    }
+    assert!(plans >= 2, "{plans} plan files");
+    // The snapshot just written reads back, as does one in the older format.
+    let out = ctx.run(&["inventory", "--from-snapshot", snapshot.to_str().unwrap()]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let old = Path::new("testdata/risk-corpus/bases/black221.snapshot.json");
+    let out = ctx.run(&[
+        "check",
+        "--from-snapshot",
+        old.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_ne!(out.code, Some(2), "{}", out.stderr);
+}
+
+/// The errors that had no `help:` line, the offline hint under --offline, a policy name one
+/// letter off, a pyvenv.cfg version without its micro.
+#[test]
+fn issue_28_errors_say_what_to_do() {
+    let mut ctx = TestContext::in_repo();
+    let file = ctx.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let file = file.to_str().unwrap().to_string();
+    ctx.filter(r"\(os error \d+\)", "(os error [N])");
+    let runs: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "index_url_not_a_url",
+            vec!["outdated", "--venv", CANONICAL, "--index-url", "not a url"],
+        ),
+        (
+            "out_dir_is_a_file",
+            vec![
+                "propose",
+                "triton==3.7.0",
+                "--venv",
+                CANONICAL,
+                "--index-url",
+                INDEX,
+                "--offline",
+                "--out-dir",
+                &file,
+            ],
+        ),
+        (
+            "requirement_file_missing",
+            vec!["resolve", "-r", "missing.txt", "--python-version", "3.12"],
+        ),
+        (
+            "since_yesterday",
+            vec!["diff", "--since", "yesterday", CANONICAL],
+        ),
+        (
+            "offline_local_index_missing",
+            vec![
+                "resolve",
+                "numpy",
+                "--python-version",
+                "3.12",
+                "--offline",
+                "--index-url",
+                "README.md",
+            ],
+        ),
+        (
+            "policy_one_letter_off",
+            vec![
+                "propose", "numpy", "--venv", CANONICAL, "--policy", "ml-cudaa",
+            ],
+        ),
+        (
+            "verify_names_plan_and_all",
+            vec!["verify", "--venv", CANONICAL],
+        ),
+    ];
+    for (name, args) in runs {
+        let out = ctx.run(&args);
+        assert_eq!(out.code, Some(2), "{name}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("help:")
+                || out.stderr.contains("hint:")
+                || out.stderr.contains("Usage:"),
+            "{name}: {}",
+            out.stderr
+        );
+        assert!(
+            !out.stderr.contains("retry with --offline"),
+            "{name}: {}",
+            out.stderr
+        );
+        let text = out.snapshot();
+        ctx.insta_settings()
+            .bind(|| insta::assert_snapshot!(name, text));
+    }
+}
+
+/// A pyvenv.cfg version without a micro is said, not read silently as X.Y.0; a venv without an
+/// interpreter is read without the "without running Python" note on every run (it is on -v).
+#[test]
+fn issue_28_pyvenv_cfg_version_and_the_interpreterless_note() {
+    let ctx = TestContext::new();
+    let venv = ctx.path().join("venv");
+    std::fs::create_dir_all(venv.join("lib/python3.12/site-packages")).unwrap();
+    std::fs::write(venv.join("pyvenv.cfg"), "home = /usr/bin\nversion = 3.12\n").unwrap();
+    let out = ctx.run(&["inventory", "--venv", venv.to_str().unwrap()]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "pyvenv.cfg gives the Python version as `3.12`, without a micro version: read as 3.12.0"
+        ),
+        "{}",
+        out.stderr
+    );
+    std::fs::write(
+        venv.join("pyvenv.cfg"),
+        "home = /usr/bin\nversion = 3.12.3\n",
+    )
+    .unwrap();
+    let out = ctx.run(&["diff", venv.to_str().unwrap(), venv.to_str().unwrap()]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("without running Python"),
+        "{}",
+        out.stderr
+    );
+    let out = ctx.run(&["inventory", "--venv", venv.to_str().unwrap(), "-v"]);
+    assert_eq!(
+        out.stderr.matches("without running Python").count(),
+        1,
+        "{}",
+        out.stderr
+    );
+}
+
+/// `--python` reads an interpreter's environment wherever an environment is read, and diff
+/// takes `--venv`, `--from-snapshot` and `--python` per side, in the order given.
+#[test]
+fn issue_28_environment_flags_everywhere() {
+    let ctx = TestContext::in_repo();
+    let python = crate::common::venv::python3();
+    for command in ["inventory", "check", "snapshot"] {
+        let mut args = vec![command, "--python", python.to_str().unwrap()];
+        if command == "snapshot" {
+            args.extend(["--out", "-"]);
+        }
+        let out = ctx.run(&args);
+        assert_ne!(out.code, Some(2), "{command}: {}", out.stderr);
+        assert!(!out.stderr.contains("on PATH"), "{command}: {}", out.stderr);
+    }
+    let snap = ctx.path().join("canonical.json");
+    let out = ctx.run(&[
+        "snapshot",
+        "--venv",
+        CANONICAL,
+        "--out",
+        snap.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let out = ctx.run(&[
+        "diff",
+        "--from-snapshot",
+        snap.to_str().unwrap(),
+        "--venv",
+        "testdata/venvs/canonical-forced",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let doc = out.json();
+    assert!(
+        doc["a"]
+            .as_str()
+            .is_some_and(|a| a.ends_with("canonical.json")),
+        "{doc}"
+    );
+    assert!(
+        doc["b"]
+            .as_str()
+            .is_some_and(|b| b.ends_with("canonical-forced")),
+        "{doc}"
+    );
+    // The same sides the other way round.
+    let out = ctx.run(&[
+        "diff",
+        "--venv",
+        "testdata/venvs/canonical-forced",
+        "--from-snapshot",
+        snap.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let doc = out.json();
+    assert!(
+        doc["a"]
+            .as_str()
+            .is_some_and(|a| a.ends_with("canonical-forced")),
+        "{doc}"
+    );
+}
+
+/// The documents recorded on the GPU machine (verify reports, a try report) validate against
+/// the published schemas too: the schemas describe what planner wrote on real environments,
+/// not only what the tests make.
+#[test]
+fn issue_28_recorded_documents_validate() {
+    let dir = repo_root().join("testdata/gpu");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        // verify's reports recorded before its schema 2 are not published documents.
+        if crate::common::schema::schema_name(&doc).is_some() && doc["schema"] != "planner-verify/1"
+        {
+            assert_valid(&doc);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 5, "{checked} recorded documents");
+}
+
+/// The validation can fail: a document of the wrong shape is refused (a check that cannot fail
+/// would prove nothing).
+#[test]
+#[should_panic(expected = "does not match docs/schemas/check.json")]
+fn issue_28_a_document_of_the_wrong_shape_is_refused() {
+    assert_valid(&serde_json::json!({
+        "schema": "planner-check/1",
+        "broken": "yes",
+        "dists": 3,
+        "findings": [],
+        "accepted": []
+    }));
+}
