@@ -28,7 +28,9 @@ its own rank or lower, never a higher one:
     5  plan         upgrade plans, forced overrides, plan files; beside it, the analyses
                     that read plans and inventories: verify (what a plan's verification
                     checks), diff (two environments compared), review (pins in a change,
-                    judged through plan::propose)
+                    judged through plan::propose), trial (a plan tried in a copy of
+                    the venv: planner try), bisect (the changes since a good state
+                    narrowed down in such copies: planner bisect)
     6  render       text, JSON, markdown, scripts of every command
     7  cli          clap types (may name domain types for its value parsers)
     8  settings     Settings::resolve(cli, env, config): typed settings for the stages
@@ -73,6 +75,7 @@ LAYERS: dict[str, int] = {
     "plan": 5,
     "verify": 5,
     "trial": 5,
+    "bisect": 5,
     "diff": 5,
     "review": 5,
     "render": 6,

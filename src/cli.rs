@@ -71,6 +71,7 @@ impl Cli {
             Command::Propose(a) => a.format == PlanFormat::Json,
             Command::Diff(a) => a.format == PlanFormat::Json,
             Command::Try(a) => a.format == PlanFormat::Json,
+            Command::Bisect(a) => a.format == PlanFormat::Json,
             Command::Inventory(a) => a.format == OutputFormat::Json,
             Command::Check(a) => a.format == OutputFormat::Json,
             Command::Outdated(a) => a.format == OutputFormat::Json,
@@ -157,6 +158,9 @@ pub enum Command {
     /// Apply a plan in a throw-away copy of the environment and measure it (verification and
     /// your tests, before and after) before anyone touches the real one.
     Try(TryArgs),
+    /// Find which changes since a known-good state broke a check: each step reverts a set of
+    /// them in a throw-away copy of the venv, runs your test there, and narrows down.
+    Bisect(BisectArgs),
     /// Print a shell completion script (`planner completions bash > ~/.local/share/bash-completion/completions/planner`).
     Completions(CompletionsArgs),
     /// Print planner's man page (roff), or write one page per command into a folder.
@@ -725,6 +729,64 @@ pub struct TryArgs {
     /// Skip the smoke tests.
     #[arg(long)]
     pub no_smoke: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: PlanFormat,
+}
+
+/// `planner bisect`.
+#[derive(Debug, Clone, Args)]
+pub struct BisectArgs {
+    /// The known-good state: a `planner snapshot` file, `pip inspect` output, or a venv.
+    #[arg(long, value_name = "SNAPSHOT", required_unless_present = "since")]
+    pub good: Option<PathBuf>,
+
+    /// The good state is the environment as it was before WHEN (a date, a timestamp, or a
+    /// duration such as 3d, 12h), reconstructed from install records and the index's upload
+    /// times.
+    #[arg(long, value_name = "WHEN", conflicts_with = "good")]
+    pub since: Option<String>,
+
+    /// The virtual environment that fails now [default: $VIRTUAL_ENV, else ./.venv].
+    #[arg(long, value_name = "PATH", conflicts_with = "python")]
+    pub venv: Option<PathBuf>,
+
+    /// The interpreter whose environment fails now (a venv's bin/python).
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+
+    /// The check: a command run with `sh -c` in each copy (activated); repeat for more, all
+    /// must pass.
+    #[arg(long = "test", value_name = "CMD", required_unless_present = "verify")]
+    pub tests: Vec<String>,
+
+    /// Use planner's verification (every dist's imports, `pip check`, the policy's smoke
+    /// tests) as the check, with the --test commands if any.
+    #[arg(long)]
+    pub verify: bool,
+
+    /// Run a failing check up to N more times; a pass on any run counts (for flaky tests).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub retries: u32,
+
+    /// Seconds one run of the check may take; a run that takes longer is killed and counts as
+    /// failing.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<u64>,
+
+    /// Keep each step's copy in DIR/step-N (a new folder).
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+
+    /// The index to install the good versions from (and, with --since, to read upload times
+    /// from) [default: the installer's own configuration].
+    #[arg(long, value_name = "URL")]
+    pub index_url: Option<String>,
+
+    /// The risk policy whose smoke tests --verify runs: `default`, `ml-cuda`, or a TOML file.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t)]

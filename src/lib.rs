@@ -22,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod atomic;
+pub mod bisect;
 pub mod bounded;
 pub mod cli;
 pub mod clock;
@@ -117,6 +118,7 @@ pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
         CommandSettings::Diff(s) => commands::diff::run(s, &printer),
         CommandSettings::Verify(s) => commands::verify::run(s, &printer),
         CommandSettings::Try(s) => commands::try_::run(s, &printer),
+        CommandSettings::Bisect(s) => commands::bisect::run(s, &printer),
         CommandSettings::Completions(shell) => {
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "planner", &mut script);

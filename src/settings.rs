@@ -129,6 +129,8 @@ pub enum CommandSettings {
     Verify(VerifySettings),
     /// `planner try`.
     Try(TrySettings),
+    /// `planner bisect`.
+    Bisect(BisectSettings),
     /// `planner completions SHELL`.
     Completions(clap_complete::Shell),
     /// `planner man [--dir DIR]`.
@@ -149,6 +151,7 @@ impl CommandSettings {
             CommandSettings::Diff(_) => "diff",
             CommandSettings::Verify(_) => "verify",
             CommandSettings::Try(_) => "try",
+            CommandSettings::Bisect(_) => "bisect",
             CommandSettings::Completions(_) => "completions",
             CommandSettings::Man(_) => "man",
         }
@@ -548,6 +551,89 @@ pub struct TrySettings {
     pub format: OutputFormat,
 }
 
+/// Where `planner bisect`'s good state comes from.
+#[derive(Debug)]
+pub enum GoodState {
+    /// `--good FILE|VENV`.
+    File(PathBuf),
+    /// `--since WHEN`.
+    Since(String),
+}
+
+/// `planner bisect`.
+#[derive(Debug)]
+pub struct BisectSettings {
+    /// The good state.
+    pub good: GoodState,
+    /// `--venv`.
+    pub venv: Option<PathBuf>,
+    /// `--python`.
+    pub python: Option<PathBuf>,
+    /// `$VIRTUAL_ENV`, when set: the venv used when neither flag names one.
+    pub active_venv: Option<PathBuf>,
+    /// `--test` command lines.
+    pub tests: Vec<String>,
+    /// `--verify`.
+    pub verify: bool,
+    /// `--retries`.
+    pub retries: u32,
+    /// `--timeout`.
+    pub timeout: Option<std::time::Duration>,
+    /// `--keep DIR`.
+    pub keep: Option<PathBuf>,
+    /// `--index-url` (for the installer).
+    pub index_url: Option<String>,
+    /// The index, for `--since`'s upload times.
+    pub index: IndexOptions,
+    /// The policy whose smoke tests `--verify` runs, loaded.
+    pub policy: Policy,
+    /// `--format`.
+    pub format: OutputFormat,
+}
+
+fn bisect(args: cli::BisectArgs, sources: &Sources<'_>) -> miette::Result<BisectSettings> {
+    let env = sources.env;
+    let good = match (args.good, args.since) {
+        (Some(file), _) => GoodState::File(file),
+        (None, Some(when)) => GoodState::Since(when),
+        (None, None) => {
+            return Err(miette!(
+                help = "pass --good SNAPSHOT (a `planner snapshot` file, `pip inspect` output or a venv) or --since 3d",
+                "which state was good? bisect needs --good or --since"
+            ));
+        }
+    };
+    if args.timeout == Some(0) {
+        return Err(miette!(
+            "--timeout 0 would kill every check at once; give seconds"
+        ));
+    }
+    Ok(BisectSettings {
+        good,
+        venv: args.venv,
+        python: args.python,
+        active_venv: env
+            .get_os("VIRTUAL_ENV")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from),
+        tests: args.tests,
+        verify: args.verify,
+        retries: args.retries,
+        timeout: args.timeout.map(std::time::Duration::from_secs),
+        keep: args.keep,
+        index: IndexOptions::new(
+            &IndexArgs {
+                index_url: args.index_url.clone(),
+                ..IndexArgs::default()
+            },
+            sources,
+        )?,
+        index_url: args.index_url,
+        policy: sources.policy(args.policy.as_deref())?,
+        format: args.format.into(),
+    })
+}
+
 impl Settings {
     /// Resolve the command line against the environment and the config files (planner's own
     /// found from the current folder).
@@ -664,6 +750,7 @@ fn command(command: Command, sources: &Sources<'_>) -> miette::Result<CommandSet
             },
             format: args.format.into(),
         }),
+        Command::Bisect(args) => CommandSettings::Bisect(bisect(args, sources)?),
         Command::Snapshot(args) => CommandSettings::Snapshot(SnapshotSettings {
             environment: environment(&args.env, env),
             output: match (args.script, args.out) {

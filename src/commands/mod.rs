@@ -1,5 +1,6 @@
 //! The subcommands: each wires the pipeline stages together for one job.
 
+pub mod bisect;
 pub mod check;
 pub mod diff;
 pub mod inventory;

@@ -208,7 +208,7 @@ fn original_venv(args: &TrySettings, plan: &Plan) -> miette::Result<PathBuf> {
     ))
 }
 
-fn require_venv(venv: &Path, from: &str) -> miette::Result<PathBuf> {
+pub(crate) fn require_venv(venv: &Path, from: &str) -> miette::Result<PathBuf> {
     if venv.join("pyvenv.cfg").is_file() {
         Ok(venv.to_path_buf())
     } else {
@@ -222,7 +222,7 @@ fn require_venv(venv: &Path, from: &str) -> miette::Result<PathBuf> {
 
 /// `V` for `V/bin/python` when `V/pyvenv.cfg` exists (the path as given, links not resolved:
 /// a venv's python is a link to the base interpreter).
-fn venv_of_interpreter(python: &Path) -> Option<PathBuf> {
+pub(crate) fn venv_of_interpreter(python: &Path) -> Option<PathBuf> {
     let venv = std::path::absolute(python)
         .ok()?
         .parent()?

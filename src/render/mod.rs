@@ -15,6 +15,7 @@
 //! with `shlex`; requirements follow `--`; plan data goes into the Python script as one JSON
 //! literal, never into code or comments; no credentials are ever written.
 
+pub mod bisect;
 pub mod check;
 pub mod commands;
 pub mod diff;

@@ -138,6 +138,48 @@ impl MemIndex {
         );
         self
     }
+
+    /// Add the release `metadata` describes, with one universal wheel (`py3-none-any`); its
+    /// `Requires-Python` is left off the file. For releases read from somewhere else (an
+    /// installed environment, a snapshot), so a name or version no wheel file name can carry is
+    /// an error, not a panic.
+    pub fn add_metadata(&mut self, metadata: CoreMetadata) -> Result<&mut Self, String> {
+        let filename = format!(
+            "{}-{}-py3-none-any.whl",
+            metadata.name.as_ref().replace('-', "_"),
+            metadata.version
+        );
+        let parsed = DistFilename::from_str(&filename)
+            .map_err(|err| format!("`{filename}` is not a wheel file name: {err}"))?;
+        let url = url::Url::parse(&format!("https://index.invalid/files/{filename}"))
+            .map_err(|err| format!("`{filename}`: {err}"))?;
+        let name = metadata.name.clone();
+        self.metadata.insert(url.to_string(), Arc::new(metadata));
+        let mut files: Vec<DistFile> = self
+            .projects
+            .get(&name)
+            .map(|p| p.files.iter().cloned().collect())
+            .unwrap_or_default();
+        files.push(DistFile {
+            filename: parsed,
+            url: url.into(),
+            hashes: Default::default(),
+            requires_python: None,
+            yanked: None,
+            upload_time: None,
+            size: None,
+            core_metadata: None,
+        });
+        self.projects.insert(
+            name.clone(),
+            Arc::new(Project {
+                name,
+                index: "memory".to_string(),
+                files: files.into(),
+            }),
+        );
+        Ok(self)
+    }
 }
 
 impl IndexSource for MemIndex {

@@ -3,7 +3,8 @@
 //! In: the argv (or a shell command line), the copy to activate, and the interrupt flag. Out: a
 //! [`Ran`]: exit code, seconds, the end of its output. The child runs in a process group of its
 //! own, its stdout and stderr go to one temp file, and the parent polls it: on an interrupt the
-//! whole group is killed, so nothing keeps running in a copy about to be removed.
+//! whole group is killed, so nothing keeps running in a copy about to be removed; so it is when
+//! a deadline ([`run_shell_within`], `planner bisect --timeout`) passes.
 
 use std::io::{Read as _, Seek as _};
 use std::path::Path;
@@ -29,6 +30,9 @@ pub struct Ran {
     /// Ended because the run was interrupted.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// Killed because it ran past its deadline.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
 }
 
 impl Ran {
@@ -43,6 +47,7 @@ impl Ran {
             Some(0) => "passed".to_string(),
             Some(code) => format!("exit {code}"),
             None if self.interrupted => "interrupted".to_string(),
+            None if self.timed_out => format!("timed out after {:.0}s", self.seconds),
             None => "killed by a signal".to_string(),
         }
     }
@@ -55,17 +60,32 @@ pub fn run_argv(argv: &[String], venv: &Path, critical: &Critical) -> std::io::R
         .ok_or_else(|| std::io::Error::other("an empty command"))?;
     let mut command = Command::new(program);
     command.args(args);
-    spawn_and_wait(command, venv, critical)
+    spawn_and_wait(command, venv, critical, None)
 }
 
 /// Run a shell command line (`sh -c`) with `venv` activated.
 pub fn run_shell(line: &str, venv: &Path, critical: &Critical) -> std::io::Result<Ran> {
-    let mut command = Command::new("sh");
-    command.arg("-c").arg(line);
-    spawn_and_wait(command, venv, critical)
+    run_shell_within(line, venv, critical, None)
 }
 
-fn spawn_and_wait(mut command: Command, venv: &Path, critical: &Critical) -> std::io::Result<Ran> {
+/// [`run_shell`], its process group killed once `timeout` has passed (`timed_out` set).
+pub fn run_shell_within(
+    line: &str,
+    venv: &Path,
+    critical: &Critical,
+    timeout: Option<Duration>,
+) -> std::io::Result<Ran> {
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(line);
+    spawn_and_wait(command, venv, critical, timeout)
+}
+
+fn spawn_and_wait(
+    mut command: Command,
+    venv: &Path,
+    critical: &Critical,
+    timeout: Option<Duration>,
+) -> std::io::Result<Ran> {
     use std::os::unix::process::CommandExt as _;
     crate::verify::run::activate(&mut command, venv);
     let mut log = tempfile::tempfile()?;
@@ -79,14 +99,19 @@ fn spawn_and_wait(mut command: Command, venv: &Path, critical: &Critical) -> std
     let started = Instant::now();
     let mut child = command.spawn()?;
     let group = child.id();
-    let (exit, interrupted) = loop {
+    let (exit, interrupted, timed_out) = loop {
         if let Some(status) = child.try_wait()? {
-            break (status.code(), false);
+            break (status.code(), false, false);
         }
         if critical.interrupted() {
             kill_group(group);
             let _ = child.wait();
-            break (None, true);
+            break (None, true, false);
+        }
+        if timeout.is_some_and(|limit| started.elapsed() >= limit) {
+            kill_group(group);
+            let _ = child.wait();
+            break (None, false, true);
         }
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -102,6 +127,7 @@ fn spawn_and_wait(mut command: Command, venv: &Path, critical: &Critical) -> std
         seconds,
         tail,
         interrupted,
+        timed_out,
     })
 }
 

@@ -2,6 +2,7 @@
 
 mod common;
 
+mod bisect;
 mod check;
 mod diff;
 mod index;

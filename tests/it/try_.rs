@@ -15,7 +15,7 @@ use crate::common::TestContext;
 use crate::common::index_server::IndexServer;
 
 /// `python -m pip ARGS` in `venv` from the loopback index, with no configuration from the host.
-fn pip_ok(venv: &Path, args: &[&str]) {
+pub(crate) fn pip_ok(venv: &Path, args: &[&str]) {
     let mut cmd = Command::new(venv.join("bin/python"));
     for (key, _) in std::env::vars_os() {
         if key.to_string_lossy().starts_with("PIP_") {
@@ -36,12 +36,12 @@ fn pip_ok(venv: &Path, args: &[&str]) {
     );
 }
 
-fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Every entry under `root`: kind, mode, mtime (ns), size, and the bytes or the link target.
-fn tree(root: &Path) -> BTreeMap<PathBuf, (u32, i64, i64, u64, Vec<u8>)> {
+pub(crate) fn tree(root: &Path) -> BTreeMap<PathBuf, (u32, i64, i64, u64, Vec<u8>)> {
     let mut out = BTreeMap::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -80,7 +80,7 @@ fn tree(root: &Path) -> BTreeMap<PathBuf, (u32, i64, i64, u64, Vec<u8>)> {
     out
 }
 
-fn assert_same_tree(
+pub(crate) fn assert_same_tree(
     before: &BTreeMap<PathBuf, (u32, i64, i64, u64, Vec<u8>)>,
     venv: &Path,
     when: &str,
@@ -98,7 +98,7 @@ fn assert_same_tree(
 }
 
 /// A PATH without uv (the pip path), or `None` when uv is not on PATH at all.
-fn path_without_uv() -> String {
+pub(crate) fn path_without_uv() -> String {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let dirs: Vec<PathBuf> = std::env::split_paths(&path)
         .filter(|d| !d.join("uv").exists())

@@ -2,9 +2,12 @@
 tests: real wheels given as files, plus wheels made here from a JSON list.
 
 Usage: python3 verify_world.py ROOT SPEC.json [WHEEL...]
-SPEC.json: [{"name", "version", "requires": [...], "files": {"path/in/wheel.py": "source"}}]
+SPEC.json: [{"name", "version", "requires": [...], "files": {"path/in/wheel.py": "source"},
+             "upload_time": "2025-01-01T00:00:00Z" (the default)}]
 """
 import base64, hashlib, io, json, os, re, shutil, sys, zipfile
+
+DEFAULT_UPLOAD_TIME = "2025-01-01T00:00:00Z"
 
 
 def make_wheel(name, version, requires, files):
@@ -39,12 +42,13 @@ def main(root, spec_path, real):
     wheels = []
     for path in real:
         with open(path, "rb") as f:
-            wheels.append((os.path.basename(path), f.read()))
+            wheels.append((os.path.basename(path), f.read(), DEFAULT_UPLOAD_TIME))
     with open(spec_path) as f:
         for w in json.load(f):
-            wheels.append(make_wheel(w["name"], w["version"], w.get("requires", []), w.get("files", {})))
+            wheels.append(make_wheel(w["name"], w["version"], w.get("requires", []), w.get("files", {}))
+                          + (w.get("upload_time", DEFAULT_UPLOAD_TIME),))
     pages = {}
-    for filename, data in wheels:
+    for filename, data, upload_time in wheels:
         metadata = wheel_metadata(data)
         name = re.sub(r"[-_.]+", "-", re.search(rb"^Name: (.+)$", metadata, re.M).group(1).decode().strip()).lower()
         with open(os.path.join(root, "wheels", filename), "wb") as f:
@@ -59,7 +63,7 @@ def main(root, spec_path, real):
             "core-metadata": {"sha256": hashlib.sha256(metadata).hexdigest()},
             "yanked": False,
             "size": len(data),
-            "upload-time": "2025-01-01T00:00:00Z",
+            "upload-time": upload_time,
         })
     for name, files in pages.items():
         os.makedirs(os.path.join(root, "simple", name), exist_ok=True)

@@ -1,0 +1,126 @@
+//! `planner bisect --since WHEN`: the good state reconstructed.
+//!
+//! In: the environment now, the cut-off, and the index. Out: a [`Reconstructed`] inventory:
+//! every dist installed or replaced since the cut-off (by its install records' file times,
+//! [`crate::diff::since`]) is put back at the newest release of its project that is older than
+//! what is installed now and that the index had before the cut-off (the earliest upload time
+//! of its files); a dist with no such release is taken as added since. Everything else is as it
+//! is now.
+//!
+//! This is a reconstruction, not a record: a removed dist leaves no trace, a dist reinstalled at
+//! the same version looks replaced, and the version that was installed may have been older than
+//! the newest one uploaded before the cut-off. The notes say what was assumed, per dist.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+use pep440_rs::Version;
+
+use crate::diff::since;
+use crate::index::{DistFile, DistFilename, IndexSource};
+use crate::inventory::Inventory;
+
+/// The good state, and what was assumed to make it.
+#[derive(Debug)]
+pub struct Reconstructed {
+    /// The environment as it was before the cut-off (as far as can be told).
+    pub good: Inventory,
+    /// One line per dist installed since: what it was taken to be before.
+    pub notes: Vec<String>,
+}
+
+/// Reconstruct the state of `now` before `cutoff` from the index's upload times.
+pub fn reconstruct(
+    now: &Inventory,
+    cutoff: Timestamp,
+    index: &dyn IndexSource,
+) -> Result<Reconstructed, String> {
+    let report = since::since("now", now, cutoff).map_err(|err| err.to_string())?;
+    let mut good = now.clone();
+    let mut notes = Vec::new();
+    for installed in &report.installed {
+        let Some(dist) = now
+            .dists
+            .iter()
+            .find(|d| d.name().as_ref() == installed.name)
+        else {
+            continue;
+        };
+        let name = dist.name().clone();
+        let project = index
+            .project(&name)
+            .map_err(|err| format!("{name}: {err}"))?;
+        let Some(project) = project else {
+            notes.push(format!(
+                "{name} {}: installed since, but not on the index: kept as it is",
+                dist.version()
+            ));
+            continue;
+        };
+        let current = dist.version().clone().without_local();
+        match before(
+            &project.files.iter().cloned().collect::<Vec<_>>(),
+            &current,
+            cutoff,
+        )? {
+            Some((version, file)) => {
+                let metadata = index
+                    .metadata(&project, &file)
+                    .map_err(|err| format!("{name} {version}: {err}"))?;
+                notes.push(format!(
+                    "{name}: {} installed since; taken to be {version} before (the newest older \
+                     release uploaded before the cut-off)",
+                    dist.version()
+                ));
+                if let Some(old) = good.dists.iter_mut().find(|d| d.name() == &name) {
+                    old.metadata = (*metadata).clone();
+                    old.direct_url = None;
+                }
+            }
+            None => {
+                notes.push(format!(
+                    "{name}: {} installed since, and no older release was uploaded before the \
+                     cut-off: taken as added since",
+                    dist.version()
+                ));
+                good.dists.retain(|d| d.name() != &name);
+            }
+        }
+    }
+    Ok(Reconstructed { good, notes })
+}
+
+/// The newest version below `current` whose first file was uploaded before `cutoff`, with a
+/// file to read its metadata from (a wheel when there is one). An index that gives no upload
+/// times cannot answer: an error that says so.
+fn before(
+    files: &[DistFile],
+    current: &Version,
+    cutoff: Timestamp,
+) -> Result<Option<(Version, DistFile)>, String> {
+    let mut releases: BTreeMap<&Version, Vec<&DistFile>> = BTreeMap::new();
+    for file in files.iter().filter(|f| f.yanked.is_none()) {
+        let version = file.filename.version();
+        if *version < *current {
+            releases.entry(version).or_default().push(file);
+        }
+    }
+    for (version, files) in releases.iter().rev() {
+        let times: Vec<Timestamp> = files.iter().filter_map(|f| f.upload_time).collect();
+        if times.is_empty() {
+            return Err(format!(
+                "the index gives no upload time for {}: --since cannot tell what was installed \
+                 before the cut-off (pass --good SNAPSHOT)",
+                files[0].filename_str()
+            ));
+        }
+        if times.iter().min().is_some_and(|t| *t < cutoff) {
+            let file = files
+                .iter()
+                .find(|f| matches!(f.filename, DistFilename::Wheel(_)))
+                .unwrap_or(&files[0]);
+            return Ok(Some(((*version).clone(), (*file).clone())));
+        }
+    }
+    Ok(None)
+}

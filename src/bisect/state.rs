@@ -1,0 +1,274 @@
+//! The changes between the good state and now, and the consistent state for a subset of them
+//! reverted.
+//!
+//! In: the good [`Inventory`] (a snapshot, `pip inspect` output, a venv, or one reconstructed by
+//! `--since`) and the current one. Out: the [`Change`]s ([`crate::diff::diff`]'s, each marked
+//! revertable or not), and for a set of changes to apply a [`Target`]: the state the solver
+//! finds over the two environments' own releases, where every applied change is as it is now,
+//! every other changed dist prefers its good version, and every unchanged dist stays. A change
+//! and what its version needs move as one unit: a reverted change takes its old version's
+//! requirements with it where they can be had, and a change an applied one needs stays applied
+//! (the target says which); a set that no choice of the two states makes consistent is an
+//! error that says why.
+//!
+//! Requirements already broken in the environment that declares them (what `planner check`
+//! reports there) are left out of the universe: they are the user's state, not the bisect's to
+//! repair.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::str::FromStr;
+
+use pep508_rs::{PackageName, Requirement};
+use serde::Serialize;
+
+use crate::diff::{self, ChangeKind, DistChange};
+use crate::inventory::check::{self, Finding};
+use crate::inventory::{Environment, InstalledDist, Inventory};
+use crate::metadata::CoreMetadata;
+use crate::solve::{self, InstalledCandidate, MemIndex, PrereleaseMode, SolveError, SolveRequest};
+
+/// One change between the good state and now.
+#[derive(Debug, Clone, Serialize)]
+pub struct Change {
+    /// The dist.
+    #[serde(serialize_with = "crate::review::pins::display")]
+    pub name: PackageName,
+    /// How it changed.
+    pub kind: ChangeKind,
+    /// The version in the good state (`None`: added since).
+    pub from: Option<String>,
+    /// The version now (`None`: removed since).
+    pub to: Option<String>,
+    /// Source or build details of the change (`source index -> file`, `local label ...`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<String>,
+    /// Why it cannot be reverted (`None`: it can): it then stays as it is now in every step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<String>,
+}
+
+impl Change {
+    /// `name from -> to` (`(absent)` for a side without the dist).
+    pub fn label(&self) -> String {
+        let side = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".to_string());
+        format!("{} {} -> {}", self.name, side(&self.from), side(&self.to))
+    }
+
+    /// The requirement that installs the good version (`None`: it was absent then).
+    pub fn revert_spec(&self) -> Option<String> {
+        self.from.as_ref().map(|v| format!("{}=={v}", self.name))
+    }
+}
+
+/// The changes from `good` to `now`, by name; a change whose good side was not installed from
+/// an index (a file, a directory, a VCS checkout) cannot be reinstalled by version and is marked
+/// `fixed`, as is a source change with the same version.
+pub fn changes(good: &Inventory, now: &Inventory) -> Vec<Change> {
+    diff::diff("good", good, "now", now)
+        .changes
+        .into_iter()
+        .map(|c| {
+            let fixed = fixed_reason(&c, good);
+            Change {
+                name: c.name,
+                kind: c.kind,
+                from: c.from.map(|s| s.version),
+                to: c.to.map(|s| s.version),
+                details: c.details,
+                fixed,
+            }
+        })
+        .collect()
+}
+
+fn fixed_reason(change: &DistChange, good: &Inventory) -> Option<String> {
+    if change.kind == ChangeKind::SourceChanged {
+        return Some(format!(
+            "same version, other source ({}): a version pin cannot bring the old build back",
+            change.details.join("; ")
+        ));
+    }
+    let old = good.get(&change.name)?;
+    old.direct_url.as_ref().map(|url| {
+        format!(
+            "the good state's {} {} came from {}, not an index",
+            change.name,
+            old.version(),
+            url.label()
+        )
+    })
+}
+
+/// The environments' own releases, for the solver.
+pub struct Universe {
+    index: MemIndex,
+    environment: Environment,
+    good: BTreeMap<PackageName, CoreMetadata>,
+    now: BTreeMap<PackageName, CoreMetadata>,
+}
+
+/// The consistent state for one set of changes applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// Every change applied there (indices into the changes): those asked, and those they
+    /// need; the others are reverted.
+    pub applied: BTreeSet<usize>,
+}
+
+impl Universe {
+    /// The releases of `good` and `now` (each without the requirements broken in its own
+    /// environment), solved for `now`'s interpreter.
+    pub fn new(good: &Inventory, now: &Inventory) -> Result<Universe, String> {
+        let environment = now.environment.clone();
+        let (good, now) = (releases(good), releases(now));
+        let mut index = MemIndex::new();
+        let mut added = BTreeSet::new();
+        for metadata in good.values().chain(now.values()) {
+            if added.insert((metadata.name.clone(), metadata.version.clone())) {
+                index.add_metadata(metadata.clone())?;
+            }
+        }
+        Ok(Universe {
+            index,
+            environment,
+            good,
+            now,
+        })
+    }
+
+    /// The consistent state with the changes in `applied` (indices into `changes`) as they are
+    /// now and the others reverted where they can be: the solver keeps every applied change,
+    /// prefers the good version of every other one, and keeps one as it is now only when an
+    /// applied change needs it (a change and what its version needs move as one unit). A dist
+    /// removed since comes back unless its removal is applied; one added since is absent
+    /// unless applied or needed. `Err`: no consistent state, and why. Fixed changes are always
+    /// applied.
+    pub fn target(&self, changes: &[Change], applied: &BTreeSet<usize>) -> Result<Target, String> {
+        let mut request = SolveRequest {
+            prerelease: PrereleaseMode::Allow,
+            ..SolveRequest::default()
+        };
+        let changed: BTreeSet<&PackageName> = changes.iter().map(|c| &c.name).collect();
+        for (name, now) in &self.now {
+            if !changed.contains(name) {
+                request
+                    .requirements
+                    .push(exact(name, &now.version.to_string())?);
+            }
+        }
+        for (i, change) in changes.iter().enumerate() {
+            let keep = applied.contains(&i) || change.fixed.is_some();
+            let good = self.good.get(&change.name);
+            match (keep, good, self.now.get(&change.name)) {
+                (true, _, Some(now)) => request
+                    .requirements
+                    .push(exact(&change.name, &now.version.to_string())?),
+                // Removed since, and the removal applied: it stays out.
+                (true, _, None) => request.constraints.push(absent(&change.name)?),
+                (false, Some(good), Some(now)) => {
+                    request.requirements.push(either(&change.name, good, now)?);
+                    request
+                        .preferences
+                        .insert(change.name.clone(), candidate(good));
+                }
+                // Removed since and reverted: back at its good version.
+                (false, Some(good), None) => request
+                    .requirements
+                    .push(exact(&change.name, &good.version.to_string())?),
+                // Added since and reverted: absent, unless an applied change needs it.
+                (false, None, _) => {}
+            }
+        }
+        request.installed_roots.extend(self.now.keys().cloned());
+        let resolution =
+            solve::solve(&self.index, &self.environment, &request).map_err(|err| match err {
+                SolveError::NoSolution(no) => no.report.lines().collect::<Vec<_>>().join(" "),
+                other => other.to_string(),
+            })?;
+        let state: BTreeMap<&PackageName, String> = resolution
+            .packages
+            .iter()
+            .map(|(name, r)| (name, r.version.to_string()))
+            .collect();
+        let applied = changes
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| state.get(&c.name) == c.to.as_ref())
+            .map(|(i, _)| i)
+            .collect();
+        Ok(Target { applied })
+    }
+}
+
+/// Each dist's metadata once (the first of a name, as Python imports it), with the
+/// requirements that are broken in this environment left out.
+fn releases(inventory: &Inventory) -> BTreeMap<PackageName, CoreMetadata> {
+    let broken: BTreeSet<(PackageName, String)> = check::check(inventory)
+        .findings
+        .into_iter()
+        .filter_map(|finding| match finding {
+            Finding::MissingDependency {
+                dependent,
+                requirement,
+                ..
+            }
+            | Finding::VersionMismatch {
+                dependent,
+                requirement,
+                ..
+            } => Some((dependent.name, requirement)),
+            _ => None,
+        })
+        .collect();
+    let mut out = BTreeMap::new();
+    for dist in &inventory.dists {
+        out.entry(dist.name().clone())
+            .or_insert_with(|| without(dist, &broken));
+    }
+    out
+}
+
+fn without(dist: &InstalledDist, broken: &BTreeSet<(PackageName, String)>) -> CoreMetadata {
+    let mut metadata = dist.metadata.clone();
+    metadata
+        .requires_dist
+        .retain(|r| !broken.contains(&(dist.name().clone(), r.to_string())));
+    metadata.requires_python = None;
+    metadata
+}
+
+fn candidate(metadata: &CoreMetadata) -> InstalledCandidate {
+    InstalledCandidate {
+        metadata: std::sync::Arc::new(metadata.clone()),
+        import_names: Vec::new(),
+    }
+}
+
+fn parse(text: &str) -> Result<Requirement, String> {
+    Requirement::from_str(text).map_err(|err| format!("`{text}`: {err}"))
+}
+
+/// A constraint no version meets: `name` stays out unless something that must stay needs it
+/// (then there is no solution).
+fn absent(name: &PackageName) -> Result<Requirement, String> {
+    parse(&format!("{name}<0"))
+}
+
+fn exact(name: &PackageName, version: &str) -> Result<Requirement, String> {
+    parse(&format!("{name}=={version}"))
+}
+
+/// `name` at its good or its current version (the universe holds no other).
+fn either(
+    name: &PackageName,
+    good: &CoreMetadata,
+    now: &CoreMetadata,
+) -> Result<Requirement, String> {
+    let (lo, hi) = if good.version <= now.version {
+        (&good.version, &now.version)
+    } else {
+        (&now.version, &good.version)
+    };
+    let (lo, hi) = (lo.clone().without_local(), hi.clone().without_local());
+    parse(&format!("{name}>={lo},<={hi}"))
+}

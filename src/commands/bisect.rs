@@ -1,0 +1,257 @@
+//! `planner bisect --good SNAPSHOT|--since WHEN (--test CMD | --verify)`: which of the changes
+//! since a known-good state broke the check.
+//!
+//! Finds the venv (`--venv`, `--python`, `$VIRTUAL_ENV`, `./.venv`), reads it and the good
+//! state (a snapshot, `pip inspect` output, a venv; `--since` reconstructs it from install
+//! records and the index's upload times), each venv in a throw-away copy (reading runs its
+//! interpreter, which must not run in the original), lists the changes (`diff`), and hands them
+//! to [`bisect::bisect`] with the check. The whole run is one interrupt critical section:
+//! Ctrl-C kills the running child, removes the copy and exits 130.
+//!
+//! Exit codes: 0 the culprits were found; 1 they were not (the good state fails too, nothing
+//! fails now, nothing changed, or no set could be isolated); 2 the tool failed.
+
+use std::path::{Path, PathBuf};
+
+use miette::miette;
+
+use crate::ExitStatus;
+use crate::bisect::{self, BisectInput, Universe, Verdict, state};
+use crate::commands::try_::{require_venv, venv_of_interpreter};
+use crate::interrupt::Critical;
+use crate::inventory::{self, Inventory};
+use crate::printer::Printer;
+use crate::render::bisect as render;
+use crate::settings::{BisectSettings, GoodState, OutputFormat};
+use crate::trial::{Installer, VenvCopy};
+
+/// Run `planner bisect`.
+pub fn run(args: &BisectSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+    let original = current_venv(args)?;
+    let critical = Critical::enter();
+    let now = read_venv(&original)?;
+    let (good, label, assumed) = match &args.good {
+        GoodState::File(path) => (read_good(path)?, path.display().to_string(), Vec::new()),
+        GoodState::Since(when) => since_state(args, &original, &now, when, printer)?,
+    };
+    let changes = state::changes(&good, &now);
+    let universe = Universe::new(&good, &now).map_err(|why| miette!("{why}"))?;
+    let work = tempfile::Builder::new()
+        .prefix("planner-bisect-work-")
+        .tempdir()
+        .map_err(|err| miette!("cannot make a temp folder: {err}"))?;
+    let tests = check_commands(args, &now, &good, &changes, work.path())?;
+    let installer = installer(&now)?;
+    printer.note(&format!(
+        "{} change(s) since {}; each step reverts some in a copy of {} ({})",
+        changes.len(),
+        label,
+        original.display(),
+        match installer {
+            Installer::Uv => "uv",
+            Installer::Pip => "pip",
+        }
+    ));
+    let input = BisectInput {
+        original: &original,
+        tests: &tests,
+        installer,
+        index_url: args.index_url.as_deref(),
+        retries: args.retries,
+        timeout: args.timeout,
+        keep: args.keep.as_deref(),
+    };
+    let outcome = bisect::bisect(&changes, &universe, &input, &critical, &mut |step| {
+        printer.note(&render::step_line(step));
+    })?;
+    let report = render::BisectReport::new(
+        original,
+        label,
+        render::CheckInfo {
+            tests,
+            verify: args.verify,
+            retries: args.retries,
+            timeout: args.timeout.map(|t| t.as_secs()),
+        },
+        changes,
+        outcome,
+        args.index_url.as_deref(),
+    );
+    let report = render::BisectReport { assumed, ..report };
+    match args.format {
+        OutputFormat::Json => printer.out(&crate::render::json::to_json(&report)?),
+        OutputFormat::Markdown => printer.out(&render::markdown(&report)),
+        OutputFormat::Text => printer.out(&render::text(&report)),
+    }
+    Ok(if report.outcome.verdict == Verdict::Found {
+        ExitStatus::Success
+    } else {
+        ExitStatus::UserActionRequired
+    })
+}
+
+/// The venv that fails now: `--venv`, the venv of `--python`, `$VIRTUAL_ENV`, `./.venv`.
+fn current_venv(args: &BisectSettings) -> miette::Result<PathBuf> {
+    let venv = given_venv(args)?;
+    std::path::absolute(&venv).map_err(|err| miette!("`{}`: {err}", venv.display()))
+}
+
+fn given_venv(args: &BisectSettings) -> miette::Result<PathBuf> {
+    if let Some(venv) = &args.venv {
+        return require_venv(venv, "--venv");
+    }
+    if let Some(python) = &args.python {
+        return venv_of_interpreter(python).ok_or_else(|| {
+            miette!(
+                help = "bisect copies a virtual environment: pass --venv DIR, or --python with a \
+                        venv's bin/python",
+                "`{}` is not the interpreter of a virtual environment (no pyvenv.cfg beside \
+                 its bin/)",
+                python.display()
+            )
+        });
+    }
+    if let Some(venv) = &args.active_venv {
+        return require_venv(venv, "$VIRTUAL_ENV");
+    }
+    if Path::new(".venv/pyvenv.cfg").is_file() {
+        return Ok(PathBuf::from(".venv"));
+    }
+    Err(miette!(
+        help = "name it with --venv DIR (or --python DIR/bin/python)",
+        "which environment to bisect? $VIRTUAL_ENV is not set and there is no ./.venv"
+    ))
+}
+
+/// A venv's inventory, read in a throw-away copy (the probe runs the interpreter, and a `.pth`
+/// file may write bytecode); the dists' paths are the original's.
+fn read_venv(venv: &Path) -> miette::Result<Inventory> {
+    let copy = VenvCopy::make(venv, &[], None)?;
+    let mut inventory = inventory::load_venv(&copy.root)?;
+    for dist in &mut inventory.dists {
+        if let Ok(rest) = dist.path.strip_prefix(&copy.root) {
+            dist.path = copy.original.join(rest);
+        }
+    }
+    copy.discard()
+        .map_err(|err| miette!("cannot remove the copy: {err}"))?;
+    Ok(inventory)
+}
+
+/// `--good`: a venv (read in a copy), or a snapshot / `pip inspect` file.
+fn read_good(path: &Path) -> miette::Result<Inventory> {
+    if path.join("pyvenv.cfg").is_file() {
+        read_venv(path)
+    } else if path.is_file() {
+        Ok(inventory::snapshot::load(path)?)
+    } else {
+        Err(miette!(
+            help = "pass a `planner snapshot` file, `pip inspect` output or a venv folder",
+            "`{}` (--good) is neither a file nor a venv",
+            path.display()
+        ))
+    }
+}
+
+/// The check's command lines: `--test` as given; `--verify` adds the verification script
+/// (every import of the changed dists and of what depends on them, among the dists both states
+/// have; `pip check`; the policy's smoke tests for them), run by the copy's `python`.
+fn check_commands(
+    args: &BisectSettings,
+    now: &Inventory,
+    good: &Inventory,
+    changes: &[state::Change],
+    work: &Path,
+) -> miette::Result<Vec<String>> {
+    let mut tests = args.tests.clone();
+    if args.verify {
+        let graph = crate::inventory::graph::DependencyGraph::build(now);
+        let mut wanted: std::collections::BTreeSet<pep508_rs::PackageName> =
+            changes.iter().map(|c| c.name.clone()).collect();
+        for change in changes {
+            wanted.extend(
+                graph
+                    .transitive_dependents(&change.name)
+                    .into_iter()
+                    .map(|d| d.name().clone()),
+            );
+        }
+        let mut both = now.clone();
+        both.dists
+            .retain(|d| good.get(d.name()).is_some() && wanted.contains(d.name()));
+        let spec = crate::verify::select(None, &both, &args.policy, true);
+        let script = work.join("verify.py");
+        std::fs::write(&script, crate::render::verify::script(&spec))
+            .map_err(|err| miette!("cannot write {}: {err}", script.display()))?;
+        tests.push(format!(
+            "python {} --quiet --plain",
+            crate::render::safe::quote(&script.display().to_string())
+        ));
+    }
+    Ok(tests)
+}
+
+/// uv when on PATH, else the venv's pip.
+fn installer(now: &Inventory) -> miette::Result<Installer> {
+    if inventory::find_on_path("uv").is_some() {
+        return Ok(Installer::Uv);
+    }
+    let pip = pep508_rs::PackageName::new("pip".to_string()).expect("a valid name");
+    if now.get(&pip).is_some() {
+        Ok(Installer::Pip)
+    } else {
+        Err(miette!(
+            help = "install uv, or pip into the venv",
+            "no uv on PATH and no pip in the environment: nothing can install the good versions"
+        ))
+    }
+}
+
+/// `--since WHEN`: the good state reconstructed from install records and upload times.
+fn since_state(
+    args: &BisectSettings,
+    original: &Path,
+    now: &Inventory,
+    when: &str,
+    printer: &Printer,
+) -> miette::Result<(Inventory, String, Vec<String>)> {
+    // The wall clock, not `clock::now()`: the cut-off is compared with real file times.
+    let (cutoff, how) = crate::diff::since::parse_when_in(
+        when,
+        jiff::Timestamp::now(),
+        &jiff::tz::TimeZone::system(),
+    )?;
+    if let Some(how) = how {
+        printer.note(&format!("note: {how}"));
+    }
+    let mut settings = args.index.resolve(Some(original))?;
+    settings.target_tags = Some(now.environment.tags.clone());
+    let index = crate::index::Index::new(settings, printer)?;
+    let reconstructed = bisect::since::reconstruct(now, cutoff, &index).map_err(|why| {
+        miette!(
+            help = "pass the good state itself with --good (a `planner snapshot` or `pip inspect` file)",
+            "--since {when}: {why}"
+        )
+    })?;
+    index.finish_progress();
+    let mut reconstructed = reconstructed;
+    if let Some(made) = crate::diff::since::install_time(&original.join("pyvenv.cfg"))
+        && made >= cutoff
+    {
+        reconstructed.notes.insert(
+            0,
+            format!(
+                "the venv itself was made at {made}, after the cut-off: everything in it counts \
+                 as installed since"
+            ),
+        );
+    }
+    for note in &reconstructed.notes {
+        printer.note(&format!("note: {note}"));
+    }
+    Ok((
+        reconstructed.good,
+        format!("the state before {cutoff} (--since {when}, reconstructed)"),
+        reconstructed.notes,
+    ))
+}
