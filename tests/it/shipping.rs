@@ -387,7 +387,9 @@ fn issue_28_errors_say_what_to_do() {
                 "3.12",
                 "--offline",
                 "--index-url",
-                "README.md",
+                // absolute and fixed: the error's wrapping must not depend on where the
+                // repository is checked out
+                "/planner-test/no-such-index",
             ],
         ),
         (
