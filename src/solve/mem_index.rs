@@ -107,35 +107,23 @@ impl MemIndex {
             .requires_python
             .as_deref()
             .map(|rp| pep440_rs::VersionSpecifiers::from_str(rp).expect("valid requires-python"));
-        let mut files: Vec<DistFile> = self
-            .projects
-            .get(&name)
-            .map(|p| p.files.iter().cloned().collect())
-            .unwrap_or_default();
         for filename in filenames {
-            let parsed = DistFilename::from_str(&filename).expect("valid fixture file name");
-            let url = url::Url::parse(&format!("https://index.invalid/files/{filename}"))
-                .expect("valid URL");
-            self.metadata.insert(url.to_string(), metadata.clone());
-            files.push(DistFile {
-                filename: parsed,
-                url: url.into(),
-                hashes: Default::default(),
-                requires_python: requires_python.clone(),
-                yanked: release.yanked.clone(),
-                upload_time: None,
-                size: None,
-                core_metadata: None,
-            });
+            self.push_file(
+                &metadata,
+                &filename,
+                requires_python.clone(),
+                release.yanked.clone(),
+            )
+            .expect("valid fixture file name");
         }
-        self.projects.insert(
-            name.clone(),
+        // A release with no files still makes its project known.
+        self.projects.entry(name.clone()).or_insert_with(|| {
             Arc::new(Project {
                 name,
                 index: "memory".to_string(),
-                files: files.into(),
-            }),
-        );
+                files: Vec::new().into(),
+            })
+        });
         self
     }
 
@@ -149,12 +137,25 @@ impl MemIndex {
             metadata.name.as_ref().replace('-', "_"),
             metadata.version
         );
-        let parsed = DistFilename::from_str(&filename)
+        self.push_file(&Arc::new(metadata), &filename, None, None)?;
+        Ok(self)
+    }
+
+    /// Add one file of `metadata`'s release, named `filename`, to its project (made when
+    /// absent). A name no wheel or sdist file name can carry is an error.
+    fn push_file(
+        &mut self,
+        metadata: &Arc<CoreMetadata>,
+        filename: &str,
+        requires_python: Option<pep440_rs::VersionSpecifiers>,
+        yanked: Option<String>,
+    ) -> Result<(), String> {
+        let parsed = DistFilename::from_str(filename)
             .map_err(|err| format!("`{filename}` is not a wheel file name: {err}"))?;
         let url = url::Url::parse(&format!("https://index.invalid/files/{filename}"))
             .map_err(|err| format!("`{filename}`: {err}"))?;
+        self.metadata.insert(url.to_string(), metadata.clone());
         let name = metadata.name.clone();
-        self.metadata.insert(url.to_string(), Arc::new(metadata));
         let mut files: Vec<DistFile> = self
             .projects
             .get(&name)
@@ -164,8 +165,8 @@ impl MemIndex {
             filename: parsed,
             url: url.into(),
             hashes: Default::default(),
-            requires_python: None,
-            yanked: None,
+            requires_python,
+            yanked,
             upload_time: None,
             size: None,
             core_metadata: None,
@@ -178,7 +179,7 @@ impl MemIndex {
                 files: files.into(),
             }),
         );
-        Ok(self)
+        Ok(())
     }
 }
 
