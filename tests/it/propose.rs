@@ -220,7 +220,16 @@ fn accepted_override_silences_exactly_that_edge() {
     let out = ctx.run(&["check", "--venv", venv_arg]);
     assert_eq!(out.code, Some(1), "{}", out.stdout);
     let out = ctx.run(&["check", "--venv", venv_arg, "--accept", plan_arg]);
-    planner_snapshot!(ctx, out, @"");
+    planner_snapshot!(ctx, out, @r#"
+        exit_code: 0
+        ----- stdout -----
+        No broken requirements found.
+
+        accepted by a plan:
+          - torch 2.11.0 has requirement triton==3.6.0 ; platform_system == 'Linux', but you have triton 3.7.0
+
+        ----- stderr -----
+        "#);
 
     // A new break is still reported: triton moved on again, to a version nobody accepted.
     let metadata = site.join("triton-3.7.0.dist-info/METADATA");
@@ -242,7 +251,16 @@ fn accepted_override_silences_exactly_that_edge() {
         "--accept",
         proposal.to_str().unwrap(),
     ]);
-    planner_snapshot!(ctx, out, @"");
+    planner_snapshot!(ctx, out, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+          × `[TMP]/out/proposal.json` is a proposal with several plans, not
+          │ a plan file
+          help: accept one plan: pass DIR/plans/<n>-<kind>/plan.json from `planner
+                propose --out-dir DIR`
+        "#);
 }
 
 /// The clock the harness pins (`PLANNER_NOW`, src/clock.rs) is the one the risk model reads:

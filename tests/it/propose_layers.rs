@@ -273,7 +273,15 @@ fn h200_layers_explained() {
     planner_snapshot!(ctx, "h200_layers_group_markdown", out);
 
     let out = ctx.run(&["propose", "numpy", "--layer", "safe", "--all"]);
-    planner_snapshot!(ctx, out, @"");
+    planner_snapshot!(ctx, out, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+          × --layer picks a layer of `propose --all` without targets
+          help: drop the targets to see the layers of `--all`, or drop --layer to plan
+                the targets with everything else that can move
+        "#);
 }
 
 /// A small world of real wheels where a build tool's next patch needs torch to move.
