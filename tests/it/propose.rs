@@ -1328,7 +1328,7 @@ fn a_held_back_target_says_why_its_newest_release_cannot_be_had() {
     planner_snapshot!(ctx, text, @r#"
         exit_code: 0
         ----- stdout -----
-        planner propose needy for [TMP]/venv (Python [HOST_PYTHON], linux x86_64, 4 dists)
+        planner propose needy for [TMP]/venv (Python [HOST_PYTHON], linux x86_64, [N] dists)
 
         Plan 1 upgrade (recommended): As asked: needy
           risk 0/100 low (policy default)

@@ -446,7 +446,7 @@ fn light_package_does_not_drag_torch() {
     planner_snapshot!(ctx, text, @r#"
         exit_code: 0
         ----- stdout -----
-        planner propose --all for [TMP]/venv (Python [HOST_PYTHON], linux x86_64, 7 dists), in layers
+        planner propose --all for [TMP]/venv (Python [HOST_PYTHON], linux x86_64, [N] dists), in layers
 
           1. safe          0/100 low           1 change: Safe layer: upgrades inside their major line; no coupled group moves, nothing heavy is dragged along
           2. torch-stack   16/100 low          4 changes on top of safe: Move the torch stack: torch 2.11.0 -> 2.12.0, torchvision 0.26.0 -> 0.27.0, triton 3.6.0 -> 3.7.0

@@ -124,7 +124,8 @@ impl TestContext {
     }
 
     /// Redact the host interpreter's version (`Python [HOST_PYTHON]`, `python[HOST_PY]/` in
-    /// site-packages paths): a venv made by `python3 -m venv` has the machine's Python.
+    /// site-packages paths) and the venv's dist count beside it: a venv made by `python3 -m
+    /// venv` has the machine's Python and its pip.
     pub fn filter_host_python(&mut self) {
         let (full, short) = venv::host_python_version();
         self.filter(
@@ -134,6 +135,11 @@ impl TestContext {
         self.filter(
             &format!(r"\bpython{}/", regex_escape(short)),
             "python[HOST_PY]/",
+        );
+        // The venv's own pip (and setuptools, before Python 3.12) count among its dists.
+        self.filter(
+            r"(\(Python \[HOST_PYTHON\], [^,()]+, )\d+ dists\)",
+            "${1}[N] dists)",
         );
     }
 
