@@ -216,7 +216,6 @@ fn script_is_valid_python_and_out_is_atomic() {
           × cannot write the snapshot to `[TMP]/missing/snap.json`
           ╰─▶ No such file or directory (os error 2) at path "[TMP]/
               missing/.tmp[RANDOM]"
-
           help: check that the folder exists and is writable
         "#);
     assert!(!target.exists());
