@@ -1139,3 +1139,61 @@ fn issue_26_release_notes_compare_links_age_and_permalinks() {
         format!("https://github.com/acme/app-fork/blob/{head}/requirements.txt#L2")
     );
 }
+
+/// Issue 31: a pin that resolves but breaks what the venv's own code imports (werkzeug 2.3.8
+/// no longer defines `safe_str_cmp`, which the installed Flask-Login 0.5.0 imports), judged
+/// against the venv with `--venv`: the safer plan is the one that moves Flask-Login to its
+/// fixing release, and it predicts no break.
+#[test]
+fn a_pin_that_breaks_an_importer_gets_move_dependents_as_its_safer_plan() {
+    let root = tempfile::tempdir().unwrap();
+    let (venv, index) = crate::propose_must_move::world(root.path());
+    let repo = layout(
+        root.path(),
+        &[("requirements.txt", "werkzeug==2.0.3\nflask-login==0.5.0\n")],
+        &[("requirements.txt", "werkzeug==2.3.8\nflask-login==0.5.0\n")],
+    );
+    let ctx = TestContext::new();
+    let (repo, venv, index) = (
+        repo.display().to_string(),
+        venv.path.display().to_string(),
+        index.join("simple").display().to_string(),
+    );
+    let out = ctx.run(&[
+        "review",
+        &repo,
+        "--base",
+        "main",
+        "--head",
+        "pr",
+        "--venv",
+        &venv,
+        "--index-url",
+        &index,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let target = &finding(&json, "requirements.txt", "werkzeug==2.3.8")["targets"][0];
+    let kinds = |risk: &serde_json::Value| -> Vec<String> {
+        risk["factors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        kinds(&target["risk"]).contains(&"import-target-missing".to_string()),
+        "{target:#}"
+    );
+    let safer = &target["safer"];
+    assert_eq!(safer["kind"], "move-dependents", "{target:#}");
+    assert_eq!(safer["pins"]["flask-login"], "0.6.3", "{safer:#}");
+    assert_eq!(safer["pins"]["werkzeug"], "2.3.8", "{safer:#}");
+    assert!(
+        !kinds(&safer["risk"]).contains(&"import-target-missing".to_string()),
+        "{safer:#}"
+    );
+}
