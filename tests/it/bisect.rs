@@ -11,8 +11,9 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::common::TestContext;
 use crate::common::index_server::IndexServer;
+use crate::common::{Output, TestContext};
+use crate::planner_snapshot;
 use crate::try_::{assert_same_tree, path_without_uv, pip_ok, repo, tree};
 
 struct World {
@@ -73,36 +74,28 @@ impl World {
     }
 
     /// `bisect --good SNAPSHOT --venv V --index-url URL ARGS` with the pip installer.
-    fn bisect(&self, args: &[&str]) -> (Option<i32>, String, String) {
-        let output = self
-            .ctx
-            .command()
-            .env("PATH", path_without_uv())
-            .env("TMPDIR", &self.tmp)
-            .args([
-                "bisect",
-                "--good",
-                self.good.to_str().unwrap(),
-                "--venv",
-                self.venv.to_str().unwrap(),
-                "--index-url",
-                &self.server.url(),
-            ])
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            output.status.code(),
-            String::from_utf8_lossy(&output.stdout).into_owned(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
+    fn bisect(&self, args: &[&str]) -> Output {
+        crate::common::run(
+            self.ctx
+                .command()
+                .env("PATH", path_without_uv())
+                .env("TMPDIR", &self.tmp)
+                .args([
+                    "bisect",
+                    "--good",
+                    self.good.to_str().unwrap(),
+                    "--venv",
+                    self.venv.to_str().unwrap(),
+                    "--index-url",
+                    &self.server.url(),
+                ])
+                .args(args),
         )
     }
 
     fn bisect_json(&self, args: &[&str]) -> (Option<i32>, serde_json::Value, String) {
-        let (code, stdout, stderr) = self.bisect(&[args, &["--format", "json"]].concat());
-        let json = serde_json::from_str(&stdout)
-            .unwrap_or_else(|e| panic!("not JSON ({e}):\n{stdout}\nstderr:\n{stderr}"));
-        (code, json, stderr)
+        let out = self.bisect(&[args, &["--format", "json"]].concat());
+        (out.code, out.json(), out.stderr)
     }
 
     fn assert_no_copy_left(&self) {
@@ -165,7 +158,7 @@ fn pair(name: &str, from: &str, to: &str) -> (String, String, String) {
 }
 
 #[test]
-fn issue_29_a_planted_break_among_eight_changes_is_found_in_at_most_five_runs() {
+fn a_planted_break_among_eight_changes_is_found_in_at_most_five_runs() {
     let world = eight();
     let before = tree(&world.venv);
     let (code, report, stderr) =
@@ -194,23 +187,50 @@ fn issue_29_a_planted_break_among_eight_changes_is_found_in_at_most_five_runs() 
     world.assert_no_copy_left();
 
     // The same run for people: the step log, the sentence, the fix.
-    let (code, text, _) = world.bisect(&["--test", "python -c 'import p5; assert p5.ok() == 1'"]);
-    assert_eq!(code, Some(0));
-    assert!(
-        text.contains("The failure comes with p5 1.0 -> 2.0 alone"),
-        "{text}"
-    );
-    assert!(
-        text.contains("step 1: reverted p1, p2, p3, p4, p5, p6, p7, p8: pass"),
-        "{text}"
-    );
-    assert!(text.contains("planner propose 'p5==1.0' --venv"), "{text}");
+    let out = world.bisect(&["--test", "python -c 'import p5; assert p5.ok() == 1'"]);
+    planner_snapshot!(world.ctx, out, @r#"
+        exit_code: 0
+        ----- stdout -----
+        Bisect of [TMP]/venv against [TMP]/good.json
+
+        8 change(s) since the good state:
+          p1 1.0 -> 2.0
+          p2 1.0 -> 2.0
+          p3 1.0 -> 2.0
+          p4 1.0 -> 2.0
+          p5 1.0 -> 2.0
+          p6 1.0 -> 2.0
+          p7 1.0 -> 2.0
+          p8 1.0 -> 2.0
+
+        Steps:
+          step 1: reverted p1, p2, p3, p4, p5, p6, p7, p8: pass in [TIME]
+          step 2: reverted p5, p6, p7, p8: pass in [TIME]
+          step 3: reverted p7, p8: FAIL in [TIME] (`python -c 'import p5; assert p5.ok() == 1'`: exit 1: AssertionError)
+          step 4: reverted p6, p7, p8: FAIL in [TIME] (`python -c 'import p5; assert p5.ok() == 1'`: exit 1: AssertionError)
+          step 5: reverted p1, p2, p3, p4, p6, p7, p8: FAIL in [TIME] (`python -c 'import p5; assert p5.ok() == 1'`: exit 1: AssertionError)
+
+        5 check run(s); one change at a time would take up to 9.
+
+        The failure comes with p5 1.0 -> 2.0 alone: with only that change applied to the good state the check fails, with nothing applied it passes.
+
+        To hold it back and see what has to move with it:
+          planner propose 'p5==1.0' --venv [TMP]/venv --index-url http://127.0.0.1:[PORT]/simple/
+
+        ----- stderr -----
+        8 change(s) since [TMP]/good.json; each step reverts some in a copy of [TMP]/venv (pip)
+        step 1: reverted p1, p2, p3, p4, p5, p6, p7, p8: pass in [TIME]
+        step 2: reverted p5, p6, p7, p8: pass in [TIME]
+        step 3: reverted p7, p8: FAIL in [TIME] (`python -c 'import p5; assert p5.ok() == 1'`: exit 1: AssertionError)
+        step 4: reverted p6, p7, p8: FAIL in [TIME] (`python -c 'import p5; assert p5.ok() == 1'`: exit 1: AssertionError)
+        step 5: reverted p1, p2, p3, p4, p6, p7, p8: FAIL in [TIME] (`python -c 'import p5; assert p5.ok() == 1'`: exit 1: AssertionError)
+        "#);
     assert_same_tree(&before, &world.venv, "after a second bisect");
     world.assert_no_copy_left();
 }
 
 #[test]
-fn issue_29_two_changes_that_only_break_together_are_found_as_a_pair() {
+fn two_changes_that_only_break_together_are_found_as_a_pair() {
     let world = eight();
     let before = tree(&world.venv);
     let test = "python -c 'import p2, p6; assert (p2.ok(), p6.ok()) != (2, 2)'";
@@ -232,7 +252,7 @@ fn issue_29_two_changes_that_only_break_together_are_found_as_a_pair() {
 }
 
 #[test]
-fn issue_29_a_good_state_that_fails_too_is_said_and_the_bisect_stops() {
+fn a_good_state_that_fails_too_is_said_and_the_bisect_stops() {
     let world = eight();
     let before = tree(&world.venv);
     let (code, report, _) =
@@ -242,11 +262,33 @@ fn issue_29_a_good_state_that_fails_too_is_said_and_the_bisect_stops() {
     assert_eq!(results(&report), vec!["fail"]);
     assert_eq!(report["culprits"], serde_json::json!([]));
     assert!(report["fix"].is_null());
-    let (_, text, _) = world.bisect(&["--test", "python -c 'import p1; assert p1.ok() == 3'"]);
-    assert!(
-        text.contains("The check fails in the good state too"),
-        "{text}"
-    );
+    let out = world.bisect(&["--test", "python -c 'import p1; assert p1.ok() == 3'"]);
+    planner_snapshot!(world.ctx, out, @r#"
+        exit_code: 1
+        ----- stdout -----
+        Bisect of [TMP]/venv against [TMP]/good.json
+
+        8 change(s) since the good state:
+          p1 1.0 -> 2.0
+          p2 1.0 -> 2.0
+          p3 1.0 -> 2.0
+          p4 1.0 -> 2.0
+          p5 1.0 -> 2.0
+          p6 1.0 -> 2.0
+          p7 1.0 -> 2.0
+          p8 1.0 -> 2.0
+
+        Steps:
+          step 1: reverted p1, p2, p3, p4, p5, p6, p7, p8: FAIL in [TIME] (`python -c 'import p1; assert p1.ok() == 3'`: exit 1: AssertionError)
+
+        1 check run(s); one change at a time would take up to 9.
+
+        The check fails in the good state too: the changes since then are not what broke it (or the check fails for another reason). Stopped.
+
+        ----- stderr -----
+        8 change(s) since [TMP]/good.json; each step reverts some in a copy of [TMP]/venv (pip)
+        step 1: reverted p1, p2, p3, p4, p5, p6, p7, p8: FAIL in [TIME] (`python -c 'import p1; assert p1.ok() == 3'`: exit 1: AssertionError)
+        "#);
     // A hanging check is killed at --timeout and counts as failing.
     let (code, report, _) = world.bisect_json(&["--test", "sleep 60", "--timeout", "1"]);
     assert_eq!(code, Some(1), "{report:#}");
@@ -258,7 +300,7 @@ fn issue_29_a_good_state_that_fails_too_is_said_and_the_bisect_stops() {
 }
 
 #[test]
-fn issue_29_a_flaky_check_is_retried() {
+fn a_flaky_check_is_retried() {
     let world = eight();
     // Fails every other run, whatever is installed: without --retries the good state "fails".
     let flag = world.ctx.path().join("flip");
@@ -300,7 +342,7 @@ fn plugged() -> World {
 }
 
 #[test]
-fn issue_29_a_subset_with_no_consistent_state_is_skipped_and_said() {
+fn a_subset_with_no_consistent_state_is_skipped_and_said() {
     let world = plugged();
     let before = tree(&world.venv);
     let check = world.ctx.path().join("check.py");
@@ -358,7 +400,7 @@ fn issue_29_a_subset_with_no_consistent_state_is_skipped_and_said() {
 }
 
 #[test]
-fn issue_29_bisect_explains_what_it_cannot_do() {
+fn bisect_explains_what_it_cannot_do() {
     let world = eight();
     let output = world.ctx.run(&[
         "bisect",
@@ -369,17 +411,30 @@ fn issue_29_bisect_explains_what_it_cannot_do() {
         "--test",
         "true",
     ]);
-    assert_eq!(output.code, Some(2), "{}", output.stderr);
-    assert!(
-        output.stderr.contains("/nonexistent/good.json"),
-        "{}",
-        output.stderr
-    );
+    planner_snapshot!(world.ctx, output, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+          × `/nonexistent/good.json` (--good) is neither a file nor a venv
+          help: pass a `planner snapshot` file, `pip inspect` output or a venv folder
+        "#);
     let output = world
         .ctx
         .run(&["bisect", "--good", world.good.to_str().unwrap()]);
-    assert_eq!(output.code, Some(2), "{}", output.stderr);
-    assert!(output.stderr.contains("--test"), "{}", output.stderr);
+    planner_snapshot!(world.ctx, output, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+        error: the following required arguments were not provided:
+          --test <CMD>
+
+        Usage: planner bisect --good <SNAPSHOT> --test <CMD>
+
+        For more information, try '--help'.
+        "#);
+
     // Nothing fails now: said, exit 1.
     let (code, report, _) = world.bisect_json(&["--test", "true"]);
     assert_eq!(code, Some(1));
@@ -391,7 +446,7 @@ fn issue_29_bisect_explains_what_it_cannot_do() {
 }
 
 #[test]
-fn issue_29_since_reconstructs_the_good_state_from_install_records_and_upload_times() {
+fn since_reconstructs_the_good_state_from_install_records_and_upload_times() {
     let ctx = TestContext::new();
     let root = ctx.path().join("index");
     let spec = ctx.path().join("wheels.json");
@@ -506,7 +561,7 @@ fn issue_29_since_reconstructs_the_good_state_from_install_records_and_upload_ti
 /// urllib3 with what it needs, never a state where the solver took urllib3 back (the first
 /// version of the search did, and named certifi, requests and urllib3 together).
 #[test]
-fn issue_29_a_culprit_that_needs_other_changes_is_named_with_them() {
+fn a_culprit_that_needs_other_changes_is_named_with_them() {
     let mut wheels = vec![
         serde_json::json!({"name": "req", "version": "1.0", "requires": ["lib3<2", "cert>=1"], "files": {"req/__init__.py": ""}}),
         serde_json::json!({"name": "req", "version": "2.0", "requires": ["lib3<3", "cert>=2"], "files": {"req/__init__.py": ""}}),
@@ -556,7 +611,7 @@ fn issue_29_a_culprit_that_needs_other_changes_is_named_with_them() {
 }
 
 #[test]
-fn issue_29_ctrl_c_while_a_check_runs_removes_the_copy_and_exits_130() {
+fn ctrl_c_while_a_check_runs_removes_the_copy_and_exits_130() {
     let world = eight();
     let before = tree(&world.venv);
     let marker = world.ctx.path().join("check-started");
@@ -602,7 +657,7 @@ fn issue_29_ctrl_c_while_a_check_runs_removes_the_copy_and_exits_130() {
 }
 
 #[test]
-fn issue_29_verify_as_the_check_finds_a_release_that_breaks_at_import() {
+fn verify_as_the_check_finds_a_release_that_breaks_at_import() {
     let mut wheels = Vec::new();
     for name in ["alpha", "beta", "gamma"] {
         for major in [1, 2] {

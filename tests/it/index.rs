@@ -18,6 +18,7 @@ use planner::printer::Printer;
 
 use crate::common::index_server::{Fault, IndexServer, PageMode, testdata_index};
 use crate::common::{TestContext, files_under};
+use crate::planner_snapshot;
 
 fn name(n: &str) -> PackageName {
     PackageName::from_str(n).unwrap()
@@ -1507,22 +1508,32 @@ fn the_metadata_cap_is_set_by_its_variable() {
         }
         crate::common::run(&mut cmd)
     };
-    let small = resolve(Some("1000"));
-    assert_eq!(small.code, Some(2), "{}", small.stderr);
-    assert!(small.stderr.contains("1000-byte limit"), "{}", small.stderr);
-    assert!(
-        small.stderr.contains("PLANNER_MAX_METADATA_BYTES"),
-        "{}",
-        small.stderr
-    );
-    let bad = resolve(Some("8 MiB"));
-    assert_eq!(bad.code, Some(2), "{}", bad.stderr);
-    assert!(
-        bad.stderr
-            .contains("PLANNER_MAX_METADATA_BYTES=`8 MiB` is not a positive number"),
-        "{}",
-        bad.stderr
-    );
+    // Below the file's size: the run fails naming the limit and the variable.
+    planner_snapshot!(ctx, resolve(Some("1000")), @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+        planner::solve::index
+
+          × could not read `jinja2` from the index
+          ╰─▶ http://127.0.0.1:[PORT]/files/jinja2-3.1.6-py3-none-any.whl.metadata:
+              a .metadata file over the 1000-byte limit (Content-Length: 2871)
+          help: the reply was cut off there, unread and uncached; real METADATA is far
+                smaller (an embedded README included), and the same limit holds
+                wherever planner reads METADATA: the index serves a broken file
+                (PLANNER_MAX_METADATA_BYTES raises the limit)
+        "#);
+    planner_snapshot!(ctx, resolve(Some("8 MiB")), @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+          × PLANNER_MAX_METADATA_BYTES=`8 MiB` is not a positive number of bytes
+          help: use a byte count such as 16777216 (16 MiB), or unset it for the 8 MiB
+                default
+        "#);
+
     let default = resolve(None);
     assert_eq!(default.code, Some(0), "{}", default.stderr);
 }

@@ -216,21 +216,30 @@ fn broken_venv_lists_what_it_can_and_names_each_bad_file() {
 fn missing_and_non_venv_paths_exit_2_naming_the_path() {
     let ctx = TestContext::in_repo();
     let run = ctx.run(&["inventory", "--venv", "testdata/venvs/no-such-venv"]);
-    assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("testdata/venvs/no-such-venv"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("does not exist"));
+    planner_snapshot!(ctx, run, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+        planner::inventory::not_found
+
+          × the environment `testdata/venvs/no-such-venv` does not exist
+          help: pass the folder of a virtual environment (the one holding
+                `pyvenv.cfg`) with --venv
+        "#);
     let run = ctx.run(&["inventory", "--venv", "testdata"]);
-    assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr
-            .contains("`testdata` is not a virtual environment"),
-        "{}",
-        run.stderr
-    );
+    planner_snapshot!(ctx, run, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+        planner::inventory::not_a_venv
+
+          × `testdata` is not a virtual environment (no pyvenv.cfg, no bin/python, no
+          │ lib/python*/site-packages)
+          help: pass the venv's root folder (the one holding `pyvenv.cfg`), not its
+                site-packages or bin/
+        "#);
 }
 
 #[test]
@@ -281,8 +290,16 @@ fn overrides_rebuild_markers_and_tags() {
         "--python-platform",
         "sparc-sun-solaris",
     ]);
-    assert_eq!(bad.code, Some(2));
-    assert!(bad.stderr.contains("sparc-sun-solaris"));
+    planner_snapshot!(ctx, bad, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+        error: invalid value 'sparc-sun-solaris' for '--python-platform <PLATFORM>': unknown Python platform `sparc-sun-solaris`
+          hint: use uv's spelling: x86_64-manylinux_2_28, aarch64-manylinux_2_28, x86_64-unknown-linux-gnu (linux), aarch64-apple-darwin (macos), x86_64-apple-darwin, x86_64-pc-windows-msvc (windows)
+
+        For more information, try '--help'.
+        "#);
 }
 
 /// A real venv made by `python3 -m venv` and pip: `planner inventory` agrees with

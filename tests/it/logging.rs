@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::TestContext;
+use crate::planner_snapshot;
 
 fn canonical_venv() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/venvs/canonical")
@@ -51,6 +52,15 @@ fn verbose_logs_on_stderr_and_leaves_stdout_alone() {
 fn quiet_and_verbose_exclude_each_other() {
     let ctx = TestContext::new();
     let out = ctx.run(&["-q", "-v", "inventory"]);
-    assert_eq!(out.code, Some(2), "{}", out.stderr);
-    assert!(out.stderr.contains("cannot be used with"), "{}", out.stderr);
+    planner_snapshot!(ctx, out, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+        error: the argument '--quiet' cannot be used with '--verbose...'
+
+        Usage: planner --quiet <COMMAND>
+
+        For more information, try '--help'.
+        "#);
 }

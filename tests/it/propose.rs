@@ -25,22 +25,21 @@ fn json(text: &str) -> serde_json::Value {
 
 /// The README's first command: the canonical incident, offline, on the shipped data.
 #[test]
-fn issue_5_canonical_incident_offline_on_shipped_data() {
+fn canonical_incident_offline_on_shipped_data() {
     let ctx = TestContext::new();
     let venv = canonical_venv().display().to_string();
     let index = shipped_index();
-    let out = ctx.run(&[
-        "propose",
-        "triton==3.7.0",
-        "--allow-override",
-        "--venv",
-        &venv,
-        "--index-url",
+    let out = ctx.propose(
+        Path::new(&venv),
         &index,
-        "--offline",
-        "--format",
-        "json",
-    ]);
+        &[
+            "triton==3.7.0",
+            "--allow-override",
+            "--offline",
+            "--format",
+            "json",
+        ],
+    );
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let proposal = json(&out.stdout);
     assert_eq!(proposal["schema"], "planner-proposal/1");
@@ -99,38 +98,18 @@ fn issue_5_canonical_incident_offline_on_shipped_data() {
 
 /// The text form explains the conflict and itemizes the forced plan's risk.
 #[test]
-fn issue_5_canonical_incident_text() {
+fn canonical_incident_text() {
     let ctx = TestContext::new();
     let venv = canonical_venv().display().to_string();
-    let out = ctx.run(&[
-        "propose",
-        "triton==3.7.0",
-        "--allow-override",
-        "--venv",
-        &venv,
-        "--index-url",
+    let out = ctx.propose(
+        Path::new(&venv),
         &shipped_index(),
-        "--offline",
-    ]);
+        &["triton==3.7.0", "--allow-override", "--offline"],
+    );
     assert_eq!(out.code, Some(0), "{}", out.stderr);
+    // The snapshot holds the whole run: the conflict, both plans, no colour when not a TTY,
+    // and (issue 9 item 8) the proposal's warnings as diagnostics, on stderr only.
     planner_snapshot!(ctx, "canonical_incident_text", out);
-    assert!(out.stdout.contains("The request cannot be met as asked:"));
-    assert!(
-        out.stdout
-            .contains("blocked by: torch 2.11.0+cu130 requires triton==3.6.0")
-    );
-    assert!(out.stdout.contains("forced-override"));
-    assert!(out.stdout.contains("pin-exact"));
-    assert!(
-        out.stdout
-            .contains("--force-reinstall --no-deps -- 'triton==3.7.0'")
-    );
-    assert!(!out.stdout.contains('\u{1b}'), "no colour when not a TTY");
-    // Issue 9 item 8: the proposal's warnings are diagnostics, on stderr only.
-    let kept = "flash-linear-attention 0.5.1 was installed from git";
-    assert!(out.stderr.contains(kept), "{}", out.stderr);
-    assert!(!out.stdout.contains(kept), "{}", out.stdout);
-    let mut quiet = vec!["-q"];
     let args = [
         "propose",
         "triton==3.7.0",
@@ -140,46 +119,66 @@ fn issue_5_canonical_incident_text() {
         &shipped_index(),
         "--offline",
     ];
+    let mut quiet = vec!["-q"];
     quiet.extend(args);
     let silent = ctx.run(&quiet);
-    assert!(
-        !silent.stderr.contains(kept),
-        "-q silences it: {}",
-        silent.stderr
-    );
+    assert_eq!(silent.stderr, "", "-q silences the diagnostics");
     // Without --allow-override there is no forced plan.
-    let out = ctx.run(&[
-        "propose",
-        "triton==3.7.0",
-        "--venv",
-        &venv,
-        "--index-url",
-        &shipped_index(),
-        "--offline",
-    ]);
-    assert!(!out.stdout.contains("forced-override"), "{}", out.stdout);
+    let out = ctx.run(&args);
+    planner_snapshot!(ctx, out, @r#"
+        exit_code: 0
+        ----- stdout -----
+        planner propose triton==3.7.0 for [REPO]/testdata/venvs/canonical (Python 3.12.3, linux x86_64, 56 dists)
+
+        The request cannot be met as asked:
+          Because torch==2.11.0+cu130 depends on triton==3.6.0 and you require triton==3.7.0, torch==2.11.0+cu130 cannot be used.
+          And because torch==2.11.0+cu130 stays as installed, your requirements are unsatisfiable.
+          hint: torch releases that accept triton==3.7.0: 2.12.0
+          blocked by: torch 2.11.0+cu130 requires triton==3.6.0 ; platform_system == 'Linux'
+
+        Plan 1 move-blockers (recommended): Move the blocker: torch 2.11.0+cu130 -> 2.12.0
+          risk 33/100 medium (policy default)
+          changes:
+            nvidia-cudnn-cu13       9.19.0.56 -> 9.20.0.48  required by torch 2.12.0 (nvidia-cudnn-cu13==9.20.0.48 ; platform_system == 'Linux')
+            nvidia-cusparselt-cu13  0.8.0 -> 0.8.1          required by torch 2.12.0 (nvidia-cusparselt-cu13==0.8.1 ; platform_system == 'Linux')
+            nvidia-nccl-cu13        2.28.9 -> 2.29.7        required by torch 2.12.0 (nvidia-nccl-cu13==2.29.7 ; platform_system == 'Linux')
+            torch                   2.11.0+cu130 -> 2.12.0  needed to unblock triton==3.7.0 (it required triton==3.6.0 ; platform_system == 'Linux')
+            triton                  3.6.0 -> 3.7.0          requested (triton==3.7.0)
+          WARNING: torch 2.11.0+cu130 is a local build: this plan REPLACES it with the index build 2.12.0; make sure the index serves the variant you need
+          risk factors:
+             +25  local-variant-switch   torch 2.11.0+cu130 is a local build; 2.12.0 is a different build
+              +8  coupled-stack-change   coupled group [torch, triton] changes (torch, triton): torch's inductor generates code for one triton release
+          (--out-dir DIR also writes constraints.txt for the whole environment, the plan file, install scripts and verify.py)
+          with pip:
+            [REPO]/testdata/venvs/canonical/bin/python -m pip install --only-binary :all: --index-url file://[REPO]/testdata/index/simple/ -- 'nvidia-cudnn-cu13==9.20.0.48' 'nvidia-cusparselt-cu13==0.8.1' 'nvidia-nccl-cu13==2.29.7' 'torch==2.12.0' 'triton==3.7.0'
+          with uv:
+            uv pip install --python [REPO]/testdata/venvs/canonical/bin/python --no-build --index-url file://[REPO]/testdata/index/simple/ -- 'nvidia-cudnn-cu13==9.20.0.48' 'nvidia-cusparselt-cu13==0.8.1' 'nvidia-nccl-cu13==2.29.7' 'torch==2.12.0' 'triton==3.7.0'
+
+        ----- stderr -----
+        warning: flash-linear-attention 0.5.1 was installed from git@0c5dc3f0a57e and is kept as it is (never replaced from the index)
+        warning: the newest triton that fits without moving anything else is 3.6.0, already installed
+        "#);
 }
 
 /// The shared h200 fixture: the forced plan file makes `check --accept` accept exactly the
 /// broken torch -> triton edge of the forced-triton variant, and nothing else.
 #[test]
-fn issue_5_accepted_override_silences_exactly_that_edge() {
+fn accepted_override_silences_exactly_that_edge() {
     let fixtures = shared_fixtures();
     let h200 = fixtures.join("h200-venv");
     let ctx = TestContext::new();
     let out_dir = ctx.dir.path().join("out");
-    let out = ctx.run(&[
-        "propose",
-        "triton==3.7.0",
-        "--allow-override",
-        "--venv",
-        h200.to_str().unwrap(),
-        "--index-url",
+    let out = ctx.propose(
+        &h200,
         &shipped_index(),
-        "--offline",
-        "--out-dir",
-        out_dir.to_str().unwrap(),
-    ]);
+        &[
+            "triton==3.7.0",
+            "--allow-override",
+            "--offline",
+            "--out-dir",
+            out_dir.to_str().unwrap(),
+        ],
+    );
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let plans: Vec<PathBuf> = std::fs::read_dir(out_dir.join("plans"))
         .unwrap()
@@ -221,8 +220,16 @@ fn issue_5_accepted_override_silences_exactly_that_edge() {
     let out = ctx.run(&["check", "--venv", venv_arg]);
     assert_eq!(out.code, Some(1), "{}", out.stdout);
     let out = ctx.run(&["check", "--venv", venv_arg, "--accept", plan_arg]);
-    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("accepted by a plan"), "{}", out.stdout);
+    planner_snapshot!(ctx, out, @r#"
+        exit_code: 0
+        ----- stdout -----
+        No broken requirements found.
+
+        accepted by a plan:
+          - torch 2.11.0 has requirement triton==3.6.0 ; platform_system == 'Linux', but you have triton 3.7.0
+
+        ----- stderr -----
+        "#);
 
     // A new break is still reported: triton moved on again, to a version nobody accepted.
     let metadata = site.join("triton-3.7.0.dist-info/METADATA");
@@ -244,8 +251,16 @@ fn issue_5_accepted_override_silences_exactly_that_edge() {
         "--accept",
         proposal.to_str().unwrap(),
     ]);
-    assert_eq!(out.code, Some(2));
-    assert!(out.stderr.contains("proposal"), "{}", out.stderr);
+    planner_snapshot!(ctx, out, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+          × `[TMP]/out/proposal.json` is a proposal with several plans, not
+          │ a plan file
+          help: accept one plan: pass DIR/plans/<n>-<kind>/plan.json from `planner
+                propose --out-dir DIR`
+        "#);
 }
 
 /// The clock the harness pins (`PLANNER_NOW`, src/clock.rs) is the one the risk model reads:
@@ -290,55 +305,98 @@ fn pinned_clock_reaches_the_release_age_factor() {
         ["triton 3.7.0 was released 8 days before this plan"]
     );
     let bad = run(ctx.command().env("PLANNER_NOW", "yesterday").args(args));
-    assert_eq!(bad.code, Some(2));
-    assert!(
-        bad.stderr.contains("PLANNER_NOW=`yesterday`"),
-        "{}",
-        bad.stderr
-    );
+    planner_snapshot!(ctx, bad, @r#"
+        exit_code: 2
+        ----- stdout -----
+        {
+          "schema": "planner-error/1",
+          "exit_code": 2,
+          "message": "PLANNER_NOW=`yesterday` is not a timestamp: failed to parse four digit integer as year: invalid digit, expected 0-9 but got y",
+          "code": null,
+          "help": "use an RFC 3339 timestamp such as 2026-12-01T00:00:00Z, or unset PLANNER_NOW",
+          "causes": []
+        }
+
+        ----- stderr -----
+          × PLANNER_NOW=`yesterday` is not a timestamp: failed to parse four digit
+          │ integer as year: invalid digit, expected 0-9 but got y
+          help: use an RFC 3339 timestamp such as 2026-12-01T00:00:00Z, or unset
+                PLANNER_NOW
+        "#);
 }
 
 #[test]
 fn bad_input_is_explained() {
     let ctx = TestContext::new();
-    let out = ctx.run(&["propose"]);
-    assert_eq!(out.code, Some(2));
-    assert!(out.stderr.contains("nothing to propose"), "{}", out.stderr);
-    let out = ctx.run(&["propose", "triton===;rm -rf /"]);
-    assert_eq!(out.code, Some(2));
-    assert!(out.stderr.contains("invalid target"), "{}", out.stderr);
-    let out = ctx.run(&["propose", "triton", "--max-risk", "extreme"]);
-    assert_eq!(out.code, Some(2));
-    assert!(out.stderr.contains("--max-risk"), "{}", out.stderr);
-    let out = ctx.run(&["propose", "triton", "--policy", "/nonexistent/policy.toml"]);
-    assert_eq!(out.code, Some(2));
-    assert!(
-        out.stderr.contains("/nonexistent/policy.toml"),
-        "{}",
-        out.stderr
+    planner_snapshot!(ctx, ctx.run(&["propose"]), @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+          × nothing to propose: no target and no --all
+          help: name what to upgrade (`planner propose triton==3.7.0`, `planner
+                propose numpy`), or pass --all
+        "#);
+    planner_snapshot!(ctx, ctx.run(&["propose", "triton===;rm -rf /"]), @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+        error: invalid value 'triton===;rm -rf /' for '[TARGET]...': invalid target `triton===;rm -rf /`: Unexpected end of version specifier, expected version
+          hint: targets are PEP 508 requirements: `triton==3.7.0`, `numpy>=2`, `transformers`
+
+        For more information, try '--help'.
+        "#);
+    planner_snapshot!(ctx, ctx.run(&["propose", "triton", "--max-risk", "extreme"]), @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+        error: invalid value 'extreme' for '--max-risk <LEVEL>': `extreme` is not a risk level (low, medium, high, critical)
+
+        For more information, try '--help'.
+        "#);
+    planner_snapshot!(
+        ctx,
+        ctx.run(&["propose", "triton", "--policy", "/nonexistent/policy.toml"]),
+        @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+          × cannot read the policy file `/nonexistent/policy.toml`
+          ╰─▶ No such file or directory (os error 2)
+          help: pass an existing TOML file, or `default` / `ml-cuda` for a built-in
+                policy
+        "#
     );
 }
 
-/// A real venv, a loopback index of real wheels, and the commands `propose` writes, run with
-/// pip: the environment ends at exactly the planned versions, and the generated verify.py
-/// passes.
-#[test]
-fn issue_5_emitted_pip_commands_produce_the_planned_versions() {
-    let python = venv::python3();
-    let ctx = TestContext::new();
-    let root = ctx.dir.path().join("index");
-    let status = Command::new(python)
-        .arg(repo_root().join("tests/it/propose_index.py"))
-        .arg(&root)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let server = IndexServer::start(&root);
-    let url = server.url();
+/// The little world of tests/it/propose_index.py on a loopback server: `target==2.0` needs a
+/// `blocker` that 1.0 forbids, and `bystander` stays out of it.
+struct BlockerWorld {
+    ctx: TestContext,
+    server: IndexServer,
+}
 
-    let make_venv = |name: &str| -> PathBuf {
-        let venv = ctx.dir.path().join(name);
-        let out = Command::new(python)
+impl BlockerWorld {
+    fn new() -> BlockerWorld {
+        let ctx = TestContext::new();
+        let root = ctx.dir.path().join("index");
+        let status = Command::new(venv::python3())
+            .arg(repo_root().join("tests/it/propose_index.py"))
+            .arg(&root)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let server = IndexServer::start(&root);
+        BlockerWorld { ctx, server }
+    }
+
+    /// A real venv `name` with target, blocker and bystander 1.0 installed by pip.
+    fn venv(&self, name: &str) -> PathBuf {
+        let venv = self.ctx.dir.path().join(name);
+        let out = Command::new(venv::python3())
             .args(["-m", "venv"])
             .arg(&venv)
             .output()
@@ -349,14 +407,8 @@ fn issue_5_emitted_pip_commands_produce_the_planned_versions() {
             String::from_utf8_lossy(&out.stderr)
         );
         let out = pip(&venv)
-            .args([
-                "install",
-                "--index-url",
-                &url,
-                "--only-binary",
-                ":all:",
-                "--",
-            ])
+            .args(["install", "-q", "--index-url", &self.server.url()])
+            .args(["--only-binary", ":all:", "--"])
             .args(["target==1.0", "blocker==1.0", "bystander==1.0"])
             .output()
             .unwrap();
@@ -366,27 +418,19 @@ fn issue_5_emitted_pip_commands_produce_the_planned_versions() {
             String::from_utf8_lossy(&out.stderr)
         );
         venv
-    };
+    }
 
-    for (kind, expected) in [
-        ("move-blockers", [("blocker", "2.0"), ("target", "2.0")]),
-        ("forced-override", [("blocker", "1.0"), ("target", "2.0")]),
-    ] {
-        let venv = make_venv(kind);
-        let out_dir = ctx.dir.path().join(format!("out-{kind}"));
-        let out = ctx.run(&[
-            "propose",
-            "target==2.0",
-            "--allow-override",
-            "--venv",
-            venv.to_str().unwrap(),
-            "--index-url",
-            &url,
-            "--out-dir",
-            out_dir.to_str().unwrap(),
-            "--format",
-            "json",
-        ]);
+    /// `propose target==2.0 --allow-override` for `venv`, with `extra` flags.
+    fn propose(&self, venv: &Path, extra: &[&str]) -> Output {
+        let args = [&["target==2.0", "--allow-override"][..], extra].concat();
+        self.ctx.propose(venv, &self.server.url(), &args)
+    }
+
+    /// The plan of this `kind` written by `--out-dir`: its JSON and its folder.
+    fn written_plan(&self, venv: &Path, kind: &str) -> (serde_json::Value, PathBuf) {
+        let out_dir = self.ctx.dir.path().join(format!("out-{kind}"));
+        let out_arg = out_dir.to_str().unwrap();
+        let out = self.propose(venv, &["--out-dir", out_arg, "--format", "json"]);
         assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
         let proposal = json(&out.stdout);
         let (i, plan) = proposal["plans"]
@@ -397,29 +441,119 @@ fn issue_5_emitted_pip_commands_produce_the_planned_versions() {
             .find(|(_, p)| p["kind"] == kind)
             .unwrap_or_else(|| panic!("no {kind} plan: {}", out.stdout));
         let dir = out_dir.join("plans").join(format!("{}-{kind}", i + 1));
-        // Run what planner wrote: the pip script (move-blockers), or the pip commands the text
-        // output prints for pasting (forced-override).
+        (plan.clone(), dir)
+    }
+
+    /// The pip commands the text output prints for pasting, in the `kind` plan's section.
+    fn pasted_pip_commands(&self, venv: &Path, kind: &str) -> String {
+        let text = self.propose(venv, &[]);
+        text.stdout
+            .split(&format!("{kind}:"))
+            .nth(1)
+            .and_then(|rest| rest.split("with pip:\n").nth(1))
+            .and_then(|rest| rest.split("  with uv:").next())
+            .unwrap_or_else(|| panic!("no pip commands: {}", text.stdout))
+            .to_string()
+    }
+}
+
+/// Every change of the plan landed: the installed version is the plan's `to`.
+fn assert_every_change_landed(
+    installed: &std::collections::BTreeMap<String, String>,
+    plan: &serde_json::Value,
+    kind: &str,
+) {
+    for change in plan["changes"].as_array().unwrap() {
+        let name = change["name"].as_str().unwrap();
+        assert_eq!(
+            installed.get(name).map(String::as_str),
+            change["to"].as_str(),
+            "{kind}: {name}"
+        );
+    }
+}
+
+/// The plan's verify.py passes on the venv the plan made; its pip check accepts a forced
+/// edge only because the plan records it (one accepted edge for the forced plan, none else).
+fn assert_verify_script_passes(venv: &Path, dir: &Path, report: &Path, kind: &str) {
+    let out = Command::new(venv.join("bin/python"))
+        .arg(dir.join("verify.py"))
+        .arg("--report")
+        .arg(report)
+        .output()
+        .unwrap();
+    let report = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["ok"], true);
+    let pip_check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "pip-check")
+        .unwrap();
+    assert_eq!(pip_check["status"], "pass", "{pip_check}");
+    if kind == "forced-override" {
+        assert_eq!(
+            pip_check["accepted"].as_array().unwrap().len(),
+            1,
+            "{pip_check}"
+        );
+    }
+}
+
+/// `check` finds the forced edge broken, and accepts it given the plan file.
+fn assert_check_accepts_the_forced_edge_with_the_plan(ctx: &TestContext, venv: &Path, dir: &Path) {
+    let venv_arg = venv.to_str().unwrap();
+    let out = ctx.run(&["check", "--venv", venv_arg]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    let plan_file = dir.join("plan.json");
+    let plan_arg = plan_file.to_str().unwrap();
+    let out = ctx.run(&["check", "--venv", venv_arg, "--accept", plan_arg]);
+    assert_eq!(out.code, Some(0), "{}", out.stdout);
+}
+
+/// verify.py fails once the environment is no longer what the plan says (target put back).
+fn assert_verify_script_fails_when_reverted(venv: &Path, dir: &Path, url: &str) {
+    let out = pip(venv)
+        .args([
+            "install",
+            "--index-url",
+            url,
+            "--force-reinstall",
+            "--no-deps",
+        ])
+        .args(["--", "target==1.0"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let out = Command::new(venv.join("bin/python"))
+        .arg(dir.join("verify.py"))
+        .arg("--no-imports")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// A real venv, a loopback index of real wheels, and the commands `propose` writes, run with
+/// pip (the move-blockers plan by its script, the forced plan by the commands its text prints
+/// for pasting): the environment ends at exactly the planned versions, the generated verify.py
+/// passes (and fails once the venv is put back), and `check` accepts the forced edge with the
+/// plan.
+
+#[test]
+fn emitted_pip_commands_produce_the_planned_versions() {
+    let world = BlockerWorld::new();
+    for (kind, expected) in [
+        ("move-blockers", [("blocker", "2.0"), ("target", "2.0")]),
+        ("forced-override", [("blocker", "1.0"), ("target", "2.0")]),
+    ] {
+        let venv = world.venv(kind);
+        let (plan, dir) = world.written_plan(&venv, kind);
         let mut cmd = Command::new("bash");
         if kind == "move-blockers" {
             cmd.arg(dir.join("install-pip.sh"));
         } else {
-            let text = ctx.run(&[
-                "propose",
-                "target==2.0",
-                "--allow-override",
-                "--venv",
-                venv.to_str().unwrap(),
-                "--index-url",
-                &url,
-            ]);
-            let section = text
-                .stdout
-                .split(&format!("{kind}:"))
-                .nth(1)
-                .and_then(|rest| rest.split("with pip:\n").nth(1))
-                .and_then(|rest| rest.split("  with uv:").next())
-                .unwrap_or_else(|| panic!("no pip commands: {}", text.stdout))
-                .to_string();
+            let section = world.pasted_pip_commands(&venv, kind);
             assert!(
                 section.contains("--force-reinstall --no-deps -- 'target==2.0'"),
                 "{section}"
@@ -432,79 +566,20 @@ fn issue_5_emitted_pip_commands_produce_the_planned_versions() {
             .output()
             .unwrap();
         let installed = assert_installed(&venv, &out, kind, &expected);
-        // Exactly the planned versions: every change in the plan landed.
-        for change in plan["changes"].as_array().unwrap() {
-            let name = change["name"].as_str().unwrap();
-            assert_eq!(
-                installed.get(name).map(String::as_str),
-                change["to"].as_str(),
-                "{kind}: {name}"
-            );
-        }
-        // The generated verification script agrees (pip check accepts the forced edge only
-        // because the plan records it).
-        let out = Command::new(venv.join("bin/python"))
-            .arg(dir.join("verify.py"))
-            .arg("--report")
-            .arg(ctx.dir.path().join(format!("verify-{kind}.json")))
-            .output()
-            .unwrap();
-        let report = json(&String::from_utf8_lossy(&out.stdout));
-        assert_eq!(out.status.code(), Some(0), "{report:#}");
-        assert_eq!(report["ok"], true);
-        let pip_check = report["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["name"] == "pip-check")
-            .unwrap();
-        assert_eq!(pip_check["status"], "pass", "{pip_check}");
+        assert_every_change_landed(&installed, &plan, kind);
+        let report = world.ctx.dir.path().join(format!("verify-{kind}.json"));
+        assert_verify_script_passes(&venv, &dir, &report, kind);
         if kind == "forced-override" {
-            assert_eq!(
-                pip_check["accepted"].as_array().unwrap().len(),
-                1,
-                "{pip_check}"
-            );
-            let venv_arg = venv.to_str().unwrap();
-            let out = ctx.run(&["check", "--venv", venv_arg]);
-            assert_eq!(out.code, Some(1), "{}", out.stdout);
-            let plan_file = dir.join("plan.json");
-            let out = ctx.run(&[
-                "check",
-                "--venv",
-                venv_arg,
-                "--accept",
-                plan_file.to_str().unwrap(),
-            ]);
-            assert_eq!(out.code, Some(0), "{}", out.stdout);
+            assert_check_accepts_the_forced_edge_with_the_plan(&world.ctx, &venv, &dir);
         }
-        // verify.py fails when the environment is not what the plan says.
-        let out = pip(&venv)
-            .args([
-                "install",
-                "--index-url",
-                &url,
-                "--force-reinstall",
-                "--no-deps",
-                "--",
-                "target==1.0",
-            ])
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let out = Command::new(venv.join("bin/python"))
-            .arg(dir.join("verify.py"))
-            .arg("--no-imports")
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(1));
+        assert_verify_script_fails_when_reverted(&venv, &dir, &world.server.url());
     }
 }
 
 /// The same plans carried out by the uv script, when `uv` is on PATH (it is not a test
 /// dependency; `pip install uv` provides it).
 #[test]
-fn issue_5_emitted_uv_commands_produce_the_planned_versions() {
+fn emitted_uv_commands_produce_the_planned_versions() {
     // uv is not a test dependency (CI may lack it): without it the test says so and stops.
     if !Command::new("uv")
         .arg("--version")
@@ -512,77 +587,21 @@ fn issue_5_emitted_uv_commands_produce_the_planned_versions() {
         .is_ok_and(|out| out.status.success())
     {
         skip(
-            "issue_5_emitted_uv_commands_produce_the_planned_versions",
+            "emitted_uv_commands_produce_the_planned_versions",
             "uv not on PATH",
         );
         return;
     }
-    let python = venv::python3();
-    let ctx = TestContext::new();
-    let root = ctx.dir.path().join("index");
-    let status = Command::new(python)
-        .arg(repo_root().join("tests/it/propose_index.py"))
-        .arg(&root)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let server = IndexServer::start(&root);
-    let url = server.url();
+    let world = BlockerWorld::new();
     for (kind, expected) in [
         ("move-blockers", [("blocker", "2.0"), ("target", "2.0")]),
         ("forced-override", [("blocker", "1.0"), ("target", "2.0")]),
     ] {
-        let venv = ctx.dir.path().join(kind);
-        let out = Command::new(python)
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let out = pip(&venv)
-            .args([
-                "install",
-                "-q",
-                "--index-url",
-                &url,
-                "--only-binary",
-                ":all:",
-                "--",
-            ])
-            .args(["target==1.0", "blocker==1.0", "bystander==1.0"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let out_dir = ctx.dir.path().join(format!("out-{kind}"));
-        let out = ctx.run(&[
-            "propose",
-            "target==2.0",
-            "--allow-override",
-            "--venv",
-            venv.to_str().unwrap(),
-            "--index-url",
-            &url,
-            "--out-dir",
-            out_dir.to_str().unwrap(),
-            "--format",
-            "json",
-        ]);
-        assert_eq!(out.code, Some(0), "{}", out.stderr);
-        let proposal = json(&out.stdout);
-        let i = proposal["plans"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .position(|p| p["kind"] == kind)
-            .unwrap();
-        let dir = out_dir.join("plans").join(format!("{}-{kind}", i + 1));
+        let venv = world.venv(kind);
+        let (_, dir) = world.written_plan(&venv, kind);
         let out = Command::new("bash")
             .arg(dir.join("install-uv.sh"))
-            .env("UV_CACHE_DIR", ctx.dir.path().join("uv-cache"))
+            .env("UV_CACHE_DIR", world.ctx.dir.path().join("uv-cache"))
             .env("UV_NO_CONFIG", "1")
             .output()
             .unwrap();
@@ -694,16 +713,11 @@ fn a_dropped_module_that_installed_dists_import_is_flagged() {
         &[("fakesetup", &new_wheel), ("needs-pkgr", &needs)],
     );
     let ctx = TestContext::new();
-    let out = ctx.run(&[
-        "propose",
-        "fakesetup",
-        "--venv",
-        venv.path.to_str().unwrap(),
-        "--index-url",
+    let out = ctx.propose(
+        &venv.path,
         index.join("simple").to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+        &["fakesetup", "--format", "json"],
+    );
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let json = out.json();
     let plan = &json["plans"][0];
@@ -784,16 +798,11 @@ fn an_import_the_new_release_breaks_is_a_risk_factor() {
     ]);
     let index = wheel_folder_index(root.path(), &[("clk", &new_wheel), ("blk", &blk)]);
     let ctx = TestContext::new();
-    let out = ctx.run(&[
-        "propose",
-        "clk",
-        "--venv",
-        venv.path.to_str().unwrap(),
-        "--index-url",
+    let out = ctx.propose(
+        &venv.path,
         index.join("simple").to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+        &["clk", "--format", "json"],
+    );
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let json = out.json();
     let plan = &json["plans"][0];
@@ -864,16 +873,11 @@ fn a_module_two_dists_would_ship_is_a_risk_factor() {
         ],
     );
     let ctx = TestContext::new();
-    let out = ctx.run(&[
-        "propose",
-        "benchy",
-        "--venv",
-        venv.path.to_str().unwrap(),
-        "--index-url",
+    let out = ctx.propose(
+        &venv.path,
         index.join("simple").to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+        &["benchy", "--format", "json"],
+    );
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let json = out.json();
     let plan = &json["plans"][0];
@@ -948,16 +952,11 @@ fn an_import_the_planned_release_cannot_satisfy_is_a_risk_factor() {
     ]);
     let index = wheel_folder_index(root.path(), &[("tb", &tb2), ("numpy-ish-lib", &lib)]);
     let ctx = TestContext::new();
-    let out = ctx.run(&[
-        "propose",
-        "tb<2.1",
-        "--venv",
-        venv.path.to_str().unwrap(),
-        "--index-url",
+    let out = ctx.propose(
+        &venv.path,
         index.join("simple").to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+        &["tb<2.1", "--format", "json"],
+    );
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let json = out.json();
     let plan = &json["plans"][0];
@@ -1012,16 +1011,11 @@ with tarfile.open(path, "w:gz") as tar:
     .unwrap();
     let venv = venv::RealVenv::create(&root.path().join("venv"));
     let ctx = TestContext::new();
-    let out = ctx.run(&[
-        "propose",
-        "fakeattn",
-        "--venv",
-        venv.path.to_str().unwrap(),
-        "--index-url",
+    let out = ctx.propose(
+        &venv.path,
         index.join("simple").to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+        &["fakeattn", "--format", "json"],
+    );
     assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
     let json = out.json();
     let hints: Vec<&str> = json["conflict"]["hints"]
@@ -1088,9 +1082,30 @@ fn offline_with_a_cut_short_cache_entry_is_the_tool_failing() {
     let bytes = std::fs::read(&entry).unwrap();
     std::fs::write(&entry, &bytes[..bytes.len() / 2]).unwrap();
     let out = ctx.run(&args(true));
-    assert_eq!(out.code, Some(2), "{}\n{}", out.stdout, out.stderr);
-    assert!(out.stderr.contains("triton-3.7.0"), "{}", out.stderr);
-    assert!(out.stderr.contains("--offline"), "{}", out.stderr);
+    planner_snapshot!(ctx, out, @r#"
+        exit_code: 2
+        ----- stdout -----
+        {
+          "schema": "planner-error/1",
+          "exit_code": 2,
+          "message": "could not read `triton` from the index",
+          "code": "planner::solve::index",
+          "help": "run once without `--offline` to fill the cache (same --cache-dir)",
+          "causes": [
+            "offline: the metadata of triton-3.7.0-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl is not in the cache (http://127.0.0.1:[PORT]/files/triton-3.7.0-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl)"
+          ]
+        }
+
+        ----- stderr -----
+        planner::solve::index
+
+          × could not read `triton` from the index
+          ╰─▶ offline: the metadata of
+              triton-3.7.0-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl
+              is not in the cache (http://127.0.0.1:[PORT]/files/
+              triton-3.7.0-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl)
+          help: run once without `--offline` to fill the cache (same --cache-dir)
+        "#);
     // Online, the entry is fetched again; offline then works.
     assert_eq!(ctx.run(&args(false)).code, Some(0));
     let out = ctx.run(&args(true));
@@ -1261,19 +1276,15 @@ fn a_held_back_target_says_why_its_newest_release_cannot_be_had() {
         "bad==1.0",
         "needy==1.0",
     ]);
-    let ctx = TestContext::new();
+    let mut ctx = TestContext::new();
+    ctx.filter_host_python();
     let simple = index.join("simple");
     let propose = |target: &str| {
-        ctx.run(&[
-            "propose",
-            target,
-            "--venv",
-            venv.path.to_str().unwrap(),
-            "--index-url",
+        ctx.propose(
+            &venv.path,
             simple.to_str().unwrap(),
-            "--format",
-            "json",
-        ])
+            &[target, "--format", "json"],
+        )
     };
     let held = |out: &crate::common::Output| -> String {
         assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
@@ -1301,22 +1312,30 @@ fn a_held_back_target_says_why_its_newest_release_cannot_be_had() {
         "--python-version",
         "3.12",
     ]);
-    assert_eq!(resolve.code, Some(1), "{}", resolve.stderr);
-    assert!(resolve.stderr.contains("helper>=2"), "{}", resolve.stderr);
+    planner_snapshot!(ctx, resolve, @r#"
+        exit_code: 1
+        ----- stdout -----
+
+        ----- stderr -----
+        planner::solve::no_solution
+
+          × No solution found when resolving the requirements:
+          │   Because only helper==1.0 is available and needy==2.0 depends on helper>=2, needy==2.0 cannot be used.
+          │   And because you require needy==2.0, your requirements are unsatisfiable.
+        "#);
     // The text output says it on the held-back line.
-    let text = ctx.run(&[
-        "propose",
-        "needy",
-        "--venv",
-        venv.path.to_str().unwrap(),
-        "--index-url",
-        simple.to_str().unwrap(),
-    ]);
-    assert!(
-        text.stdout.contains(
-            "held back: needy stays at 1.0 (newest 2.0): needy 2.0 cannot be installed here"
-        ),
-        "{}",
-        text.stdout
-    );
+    let text = ctx.propose(&venv.path, simple.to_str().unwrap(), &["needy"]);
+    planner_snapshot!(ctx, text, @r#"
+        exit_code: 0
+        ----- stdout -----
+        planner propose needy for [TMP]/venv (Python [HOST_PYTHON], linux x86_64, [N] dists)
+
+        Plan 1 upgrade (recommended): As asked: needy
+          risk 0/100 low (policy default)
+          no changes: the environment already satisfies it
+          held back: needy stays at 1.0 (newest 2.0): needy 2.0 cannot be installed here: Because only helper==1.0 is available and needy==2.0 depends on helper>=2, needy==2.0 cannot be used. And because you require needy==2.0, your requirements are unsatisfiable.
+          (--out-dir DIR also writes constraints.txt for the whole environment, the plan file, install scripts and verify.py)
+
+        ----- stderr -----
+        "#);
 }

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::common::TestContext;
 use crate::common::index_server::IndexServer;
 use crate::common::venv::{RealVenv, build_wheel};
+use crate::planner_snapshot;
 
 fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/propose-cases")
@@ -479,16 +480,17 @@ fn offline_cache_miss_never_suggests_offline() {
     let mut offline = vec!["propose", "requests[socks]", "--offline"];
     offline.extend(base);
     let out = ctx.run(&offline);
-    assert_eq!(out.code, Some(2), "{}\n{}", out.stdout, out.stderr);
-    assert!(out.stderr.contains("pysocks"), "{}", out.stderr);
-    assert!(
-        out.stderr.contains("run once without `--offline`"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        !out.stderr.contains("retry with --offline"),
-        "{}",
-        out.stderr
-    );
+    // It names pysocks and says to run once without `--offline` (not to retry with it).
+    planner_snapshot!(ctx, out, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+        planner::solve::index
+
+          × could not read `pysocks` from the index
+          ╰─▶ offline: the project page of pysocks is not in the cache
+              (http://127.0.0.1:[PORT]/simple/pysocks/)
+          help: run once without `--offline` to fill the cache (same --cache-dir)
+        "#);
 }

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::common::index_server::IndexServer;
 use crate::common::{TestContext, repo_root, shared_fixtures, venv};
+use crate::planner_snapshot;
 
 fn layers_index() -> IndexServer {
     IndexServer::start(&repo_root().join("testdata/layers/index"))
@@ -114,19 +115,10 @@ fn assert_coupled_groups_consistent(plan: &Value) {
     }
 }
 
+/// `propose --all EXTRA` for the shared h200 fixture against `server`.
 fn propose_h200(ctx: &TestContext, server: &IndexServer, extra: &[&str]) -> crate::common::Output {
     let venv = shared_fixtures().join("h200-venv");
-    let mut args = vec![
-        "propose",
-        "--all",
-        "--venv",
-        venv.to_str().unwrap(),
-        "--index-url",
-    ];
-    let url = server.url();
-    args.push(&url);
-    args.extend_from_slice(extra);
-    ctx.run(&args)
+    ctx.propose(&venv, &server.url(), &[&["--all"][..], extra].concat())
 }
 
 /// The h200 fixture's `--all` on recorded data: a safe layer that moves no coupled group and
@@ -134,7 +126,7 @@ fn propose_h200(ctx: &TestContext, server: &IndexServer, extra: &[&str]) -> crat
 /// own; every plan keeps the coupled groups consistent; setuptools held back with the torch move
 /// it would need.
 #[test]
-fn issue_12_h200_layers_on_recorded_data() {
+fn h200_layers_on_recorded_data() {
     let ctx = TestContext::new();
     let server = layers_index();
     for policy in ["ml-cuda", "default"] {
@@ -243,29 +235,14 @@ fn issue_12_h200_layers_on_recorded_data() {
 /// The text names the heavy move a light package needs, in the issue's words, and the layers
 /// with the safe one recommended; `--layer` picks one; `everything` is the unlayered plan.
 #[test]
-fn issue_12_h200_layers_explained() {
+fn h200_layers_explained() {
     let ctx = TestContext::new();
     let server = layers_index();
+    // The layer table, the safe layer recommended, each held-back line naming the plan that
+    // moves it (setuptools held by torch's `<82`), the torch-stack's place in the risk order
+    // (jax's lockstep members count dependents once), each plan on top of the safe layer.
     let out = propose_h200(&ctx, &server, &["--policy", "ml-cuda"]);
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    for expected in [
-        "  1. safe ",
-        "Plan 1 safe (recommended): Safe layer",
-        "setuptools stays at 81.0.0 (newest 84.2.1): moving it needs torch 2.11.0 -> 2.15.0 \
-         (torch 2.11.0 requires setuptools<82)",
-        // Its position follows the risk order (jax's lockstep members count dependents once).
-        ". torch-stack ",
-        "held back: moves in the torch-stack plan: cuda-bindings 13.3.1 (newest 13.5.0)",
-        "moves in the jax-stack plan: jax 0.11.2 (newest 0.12.0.1)",
-        "moves in the major-huggingface-hub plan: huggingface-hub 1.33.0 (newest 2.4.0)",
-        "on top of the safe layer",
-    ] {
-        assert!(
-            out.stdout.contains(expected),
-            "missing {expected:?} in\n{}",
-            out.stdout
-        );
-    }
+    planner_snapshot!(ctx, "h200_layers_ml_cuda_text", out);
 
     let out = propose_h200(&ctx, &server, &["--layer", "major", "--format", "json"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
@@ -291,38 +268,20 @@ fn issue_12_h200_layers_explained() {
     assert_eq!(plans[0]["layer"]["kind"], "everything");
     assert_coupled_groups_consistent(&plans[0]);
 
+    // Two PR bodies (torch-stack, jax-stack), each built on top of the safe layer.
     let out = propose_h200(&ctx, &server, &["--layer", "group", "--format", "markdown"]);
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert!(
-        out.stdout
-            .starts_with("<!-- planner propose --all, layer 1 of 2: "),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .contains("\n---\n\n<!-- planner propose --all, layer 2 of 2: ")
-    );
-    assert!(
-        out.stdout.contains("## torch-stack: Move the torch stack"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("## jax-stack: Move the jax stack"),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("Built on top of the **safe** layer"));
+    planner_snapshot!(ctx, "h200_layers_group_markdown", out);
 
     let out = ctx.run(&["propose", "numpy", "--layer", "safe", "--all"]);
-    assert_eq!(out.code, Some(2), "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("--layer picks a layer of `propose --all` without targets"),
-        "{}",
-        out.stderr
-    );
+    planner_snapshot!(ctx, out, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+          × --layer picks a layer of `propose --all` without targets
+          help: drop the targets to see the layers of `--all`, or drop --layer to plan
+                the targets with everything else that can move
+        "#);
 }
 
 /// A small world of real wheels where a build tool's next patch needs torch to move.
@@ -421,8 +380,9 @@ fn world(ctx: &TestContext) -> IndexServer {
 /// together (and buildtool with them), the major plan takes helper 2. Applied for real with the
 /// written scripts, safe first, each plan gives exactly its pins.
 #[test]
-fn issue_12_light_package_does_not_drag_torch() {
-    let ctx = TestContext::new();
+fn light_package_does_not_drag_torch() {
+    let mut ctx = TestContext::new();
+    ctx.filter_host_python();
     let server = world(&ctx);
     let url = server.url();
     let venv = world_venv(
@@ -438,18 +398,17 @@ fn issue_12_light_package_does_not_drag_torch() {
         ],
     );
     let out_dir = ctx.dir.path().join("plans");
-    let out = ctx.run(&[
-        "propose",
-        "--all",
-        "--venv",
-        venv.to_str().unwrap(),
-        "--index-url",
+    let out = ctx.propose(
+        &venv,
         &url,
-        "--out-dir",
-        out_dir.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+        &[
+            "--all",
+            "--out-dir",
+            out_dir.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let proposal = json(&out.stdout);
     assert_eq!(
@@ -483,35 +442,69 @@ fn issue_12_light_package_does_not_drag_torch() {
     assert_eq!(pin(layer(&proposal, "major-helper"), "torch"), "2.11.0");
 
     // The text says it as the issue asks.
-    let text = ctx.run(&[
-        "propose",
-        "--all",
-        "--venv",
-        venv.to_str().unwrap(),
-        "--index-url",
-        &url,
-    ]);
-    assert!(
-        text.stdout.contains(
-            "buildtool stays at 81.0.0 (newest 81.1.0): moving it needs torch 2.11.0 -> 2.12.0 \
-             (torch 2.11.0 requires buildtool<81.1); see the torch-stack plan"
-        ),
-        "{}",
-        text.stdout
-    );
+    let text = ctx.propose(&venv, &url, &["--all"]);
+    planner_snapshot!(ctx, text, @r#"
+        exit_code: 0
+        ----- stdout -----
+        planner propose --all for [TMP]/venv (Python [HOST_PYTHON], linux x86_64, [N] dists), in layers
+
+          1. safe          0/100 low           1 change: Safe layer: upgrades inside their major line; no coupled group moves, nothing heavy is dragged along
+          2. torch-stack   16/100 low          4 changes on top of safe: Move the torch stack: torch 2.11.0 -> 2.12.0, torchvision 0.26.0 -> 0.27.0, triton 3.6.0 -> 3.7.0
+          3. major-helper  10/100 low          1 change on top of safe: helper 1.0.0 -> 2.0.0 (a new major line)
+          apply the first (safe) layer first: every other plan is built on top of it; --layer everything plans every upgrade at once
+
+        Plan 1 safe (recommended): Safe layer: upgrades inside their major line; no coupled group moves, nothing heavy is dragged along
+          risk 0/100 low (policy default)
+          changes:
+            helper  1.0.0 -> 1.1.0  --all
+          held back: buildtool stays at 81.0.0 (newest 81.1.0): moving it needs torch 2.11.0 -> 2.12.0 (torch 2.11.0 requires buildtool<81.1); see the torch-stack plan
+          held back: moves in the major-helper plan: helper 1.1.0 (newest 2.0.0)
+          held back: moves in the torch-stack plan: torch 2.11.0 (newest 2.12.0), torchvision 0.26.0 (newest 0.27.0), triton 3.6.0 (newest 3.7.0)
+          (--out-dir DIR also writes constraints.txt for the whole environment, the plan file, install scripts and verify.py)
+          with pip:
+            [TMP]/venv/bin/python -m pip install --only-binary :all: --index-url http://127.0.0.1:[PORT]/simple/ -- 'helper==1.1.0'
+          with uv:
+            uv pip install --python [TMP]/venv/bin/python --no-build --index-url http://127.0.0.1:[PORT]/simple/ -- 'helper==1.1.0'
+
+        Plan 2 torch-stack: Move the torch stack: torch 2.11.0 -> 2.12.0, torchvision 0.26.0 -> 0.27.0, triton 3.6.0 -> 3.7.0
+          risk 16/100 low (policy default)
+          on top of the safe layer: its changes are in this plan's pins and commands (and scored there); below, this layer's own
+          changes:
+            buildtool    81.0.0 -> 81.1.0  --all
+            torch        2.11.0 -> 2.12.0  --all
+            torchvision  0.26.0 -> 0.27.0  --all
+            triton       3.6.0 -> 3.7.0    --all
+          risk factors:
+              +8  coupled-stack-change   coupled group [torch, triton] changes (torch, triton): torch's inductor generates code for one triton release
+              +8  coupled-stack-change   coupled group [torch, torchvision, torchaudio] changes (torch, torchvision): torchvision and torchaudio are built against one torch release
+          (--out-dir DIR also writes constraints.txt for the whole environment, the plan file, install scripts and verify.py)
+          with pip:
+            [TMP]/venv/bin/python -m pip install --only-binary :all: --index-url http://127.0.0.1:[PORT]/simple/ -- 'buildtool==81.1.0' 'helper==1.1.0' 'torch==2.12.0' 'torchvision==0.27.0' 'triton==3.7.0'
+          with uv:
+            uv pip install --python [TMP]/venv/bin/python --no-build --index-url http://127.0.0.1:[PORT]/simple/ -- 'buildtool==81.1.0' 'helper==1.1.0' 'torch==2.12.0' 'torchvision==0.27.0' 'triton==3.7.0'
+
+        Plan 3 major-helper: helper 1.0.0 -> 2.0.0 (a new major line)
+          risk 10/100 low (policy default)
+          on top of the safe layer: its changes are in this plan's pins and commands (and scored there); below, this layer's own
+          changes:
+            helper  1.0.0 -> 2.0.0  --all
+          risk factors:
+             +10  major-upgrade          helper jumps a major version, 1.0.0 to 2.0.0; in the corpus, plans of this shape (major-upgrade without dependent-predates-major on one package) broke 1 of 13 times
+          (--out-dir DIR also writes constraints.txt for the whole environment, the plan file, install scripts and verify.py)
+          with pip:
+            [TMP]/venv/bin/python -m pip install --only-binary :all: --index-url http://127.0.0.1:[PORT]/simple/ -- 'helper==2.0.0'
+          with uv:
+            uv pip install --python [TMP]/venv/bin/python --no-build --index-url http://127.0.0.1:[PORT]/simple/ -- 'helper==2.0.0'
+
+        ----- stderr -----
+        "#);
+
     // Without layers (`everything`), buildtool's patch drags torch along: the issue's bug.
-    let everything = ctx.run(&[
-        "propose",
-        "--all",
-        "--layer",
-        "everything",
-        "--venv",
-        venv.to_str().unwrap(),
-        "--index-url",
+    let everything = ctx.propose(
+        &venv,
         &url,
-        "--format",
-        "json",
-    ]);
+        &["--all", "--layer", "everything", "--format", "json"],
+    );
     assert_eq!(
         pin(&json(&everything.stdout)["plans"][0], "torch"),
         "2.12.0"
@@ -544,7 +537,7 @@ fn issue_12_light_package_does_not_drag_torch() {
 /// torchaudio has no release for torch 2.12: the torch stack is held back as a whole (no
 /// torch-stack plan), and the safe layer names the member without a matching release.
 #[test]
-fn issue_12_coupled_group_held_back_whole() {
+fn coupled_group_held_back_whole() {
     let ctx = TestContext::new();
     let server = world(&ctx);
     let url = server.url();
@@ -561,16 +554,7 @@ fn issue_12_coupled_group_held_back_whole() {
             "helper==1.0.0",
         ],
     );
-    let out = ctx.run(&[
-        "propose",
-        "--all",
-        "--venv",
-        venv.to_str().unwrap(),
-        "--index-url",
-        &url,
-        "--format",
-        "json",
-    ]);
+    let out = ctx.propose(&venv, &url, &["--all", "--format", "json"]);
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let proposal = json(&out.stdout);
     assert_eq!(layer_names(&proposal), ["safe", "major-helper"]);
@@ -597,7 +581,7 @@ fn issue_12_coupled_group_held_back_whole() {
 /// torchvision 0.29.2 and torchaudio 2.11.1).
 #[test]
 #[should_panic(expected = "torchvision 0.29.2 with torch 2.15.0")]
-fn issue_12_coupled_check_fails_on_the_reported_plan() {
+fn coupled_check_fails_on_the_reported_plan() {
     let plan = json(
         r#"{"title": "Upgrade everything that can move",
             "pins": {"torch": "2.15.0", "torchvision": "0.29.2", "torchaudio": "2.11.1"}}"#,
@@ -611,7 +595,7 @@ fn issue_12_coupled_check_fails_on_the_reported_plan() {
 /// no layer on top of it brings it back; the unlayered plan, which has it, carries a
 /// `module-clash` factor and a warning naming both dists and the module.
 #[test]
-fn issue_23_safe_layer_keeps_a_module_clash_out() {
+fn safe_layer_keeps_a_module_clash_out() {
     let ctx = TestContext::new();
     let server = layers_index();
     let out = propose_h200(&ctx, &server, &["--format", "json"]);
@@ -693,7 +677,7 @@ fn issue_23_safe_layer_keeps_a_module_clash_out() {
 /// Issue 28: the layer table is padded before it is coloured, so `--color always` moves no
 /// column: stripped of its escape codes, it is the plain output byte for byte.
 #[test]
-fn issue_28_layer_table_keeps_its_alignment_in_colour() {
+fn layer_table_keeps_its_alignment_in_colour() {
     let ctx = TestContext::new();
     let server = layers_index();
     let plain = propose_h200(&ctx, &server, &["--policy", "ml-cuda", "--color", "never"]);

@@ -728,7 +728,7 @@ fn import_target_missing_fires_on_real_breaks_and_not_on_real_works() {
 /// the same layer with Flask-Login 0.6.3, the pydantic 2 plan that moves FastAPI along, numpy 2
 /// with its compiled dependents moved, Django 4.2 with DRF 3.15).
 #[test]
-fn issue_31_web_and_data_plans_rank_breaks_above_works() {
+fn web_and_data_plans_rank_breaks_above_works() {
     let policy = Policy::builtin();
     let ids = [
         "flask20-stack-werkzeug-3.1.9",
@@ -763,7 +763,7 @@ fn issue_31_web_and_data_plans_rank_breaks_above_works() {
         table(&scored.iter().collect::<Vec<_>>(), &[])
     );
     insta::assert_snapshot!(
-        "issue_31_round_4",
+        "web_and_data_round_4",
         table(&scored.iter().collect::<Vec<_>>(), &[])
     );
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::index_server::{Fault, IndexServer};
 use crate::common::{Output, TestContext, files_under};
+use crate::planner_snapshot;
 
 const CANARY: &str = "canary-pw-51f0e7";
 
@@ -370,8 +371,23 @@ fn keyring_is_asked_only_when_enabled() {
     ]
     .concat();
     let out = setup.run(&argv);
-    assert_eq!(out.code, Some(2), "{}", out.stderr);
-    assert!(out.stderr.contains("401"), "{}", out.stderr);
+    planner_snapshot!(setup.ctx, out, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+        planner::solve::index
+
+          × could not read `triton` from the index
+          ╰─▶ http://****@127.0.0.1:[PORT]/simple/ answered 401 for `triton` (http://
+              ****@127.0.0.1:[PORT]/simple/triton/)
+          help: the index needs credentials. Tried: credentials in the index URL,
+                ~/.netrc (absent or unreadable), no keyring (--keyring-provider
+                subprocess asks the `keyring` command). Put them in the index URL
+                (`https://user:token@host/simple`) or in ~/.netrc (`machine HOST login
+                USER password TOKEN`)
+        "#);
+
     let log = setup.ctx.dir.path().join("keyring-bin/keyring.log");
     assert!(!log.exists(), "keyring was run without being enabled");
 

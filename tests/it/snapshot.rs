@@ -4,6 +4,7 @@
 use std::process::Command;
 
 use crate::common::{TestContext, venv};
+use crate::planner_snapshot;
 
 #[test]
 fn script_and_planner_write_equal_snapshots() {
@@ -108,12 +109,17 @@ fn snapshot_reads_back_as_the_same_inventory() {
     assert_eq!(strip(&back), strip(&direct));
     // check gives the same answer from the snapshot.
     let check = ctx.run(&["check", "--from-snapshot", file.to_str().unwrap()]);
-    assert_eq!(check.code, Some(0));
-    assert!(
-        check
-            .stdout
-            .contains("torch 2.11.0+cu130 is a local build variant")
-    );
+    planner_snapshot!(ctx, check, @r#"
+        exit_code: 0
+        ----- stdout -----
+        No broken requirements found.
+
+        info:
+          - flash-linear-attention 0.5.1 was installed from git@0c5dc3f0a57e (https://github.com/fla-org/flash-linear-attention), not from an index; it is never upgraded from one
+          - torch 2.11.0+cu130 is a local build variant (+cu130); the public index may not have it
+
+        ----- stderr -----
+        "#);
 }
 
 #[test]
@@ -176,7 +182,9 @@ fn real_pip_inspect_output_reads_as_the_venv() {
 #[test]
 fn script_is_valid_python_and_out_is_atomic() {
     let python = venv::python3();
-    let ctx = TestContext::in_repo();
+    let mut ctx = TestContext::in_repo();
+    // The temp file the write goes through has a random name.
+    ctx.filter(r"missing/\.tmp[A-Za-z0-9]+", "missing/.tmp[RANDOM]");
     let script = ctx.run(&["snapshot", "--script"]).stdout;
     let dir = ctx.path();
     let path = dir.join("snapshot.py");
@@ -198,17 +206,34 @@ fn script_is_valid_python_and_out_is_atomic() {
         "--out",
         target.to_str().unwrap(),
     ]);
-    assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("cannot write the snapshot"),
-        "{}",
-        run.stderr
-    );
+    planner_snapshot!(ctx, run, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+        planner::inventory::write
+
+          × cannot write the snapshot to `[TMP]/missing/snap.json`
+          ╰─▶ No such file or directory (os error 2) at path "[TMP]/
+              missing/.tmp[RANDOM]"
+          help: check that the folder exists and is writable
+        "#);
     assert!(!target.exists());
     // A bad snapshot names the file.
     let bad = dir.join("bad.json");
     std::fs::write(&bad, "{\"hello\": 1}").unwrap();
     let run = ctx.run(&["inventory", "--from-snapshot", bad.to_str().unwrap()]);
-    assert_eq!(run.code, Some(2));
-    assert!(run.stderr.contains("bad.json"));
+    planner_snapshot!(ctx, run, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+        planner::inventory::snapshot
+
+          × cannot read the snapshot `[TMP]/bad.json`: neither a planner
+          │ snapshot (`schema: planner-snapshot/1`) nor `pip inspect` output
+          │ (`installed` and `environment`)
+          help: pass a file written by `planner snapshot --out`, by the `planner
+                snapshot --script` script, or by `python -m pip inspect`
+        "#);
 }

@@ -246,7 +246,7 @@ fn installers() -> Vec<(&'static str, String)> {
 }
 
 #[test]
-fn issue_27_try_measures_a_clean_plan_and_a_breaking_one_and_never_writes_the_original() {
+fn try_measures_a_clean_plan_and_a_breaking_one_and_never_writes_the_original() {
     let world = World::new();
     let clean = world.propose(&["tool==1.1"], "upgrade");
     let forced = world.propose(&["lib==1.0", "--allow-override"], "forced-override");
@@ -306,7 +306,7 @@ fn issue_27_try_measures_a_clean_plan_and_a_breaking_one_and_never_writes_the_or
 }
 
 #[test]
-fn issue_27_an_install_that_fails_halfway_is_not_tried_and_leaves_the_original() {
+fn an_install_that_fails_halfway_is_not_tried_and_leaves_the_original() {
     let world = World::new();
     // Two pip steps: tool 1.1 (install), then lib 1.0 (forced); lib 1.0 is gone by then.
     let plan = world.propose(
@@ -347,7 +347,7 @@ fn issue_27_an_install_that_fails_halfway_is_not_tried_and_leaves_the_original()
 }
 
 #[test]
-fn issue_27_ctrl_c_while_a_test_runs_removes_the_copy_and_exits_130() {
+fn ctrl_c_while_a_test_runs_removes_the_copy_and_exits_130() {
     let world = World::new();
     let plan = world.propose(&["tool==1.1"], "upgrade");
     let before = tree(&world.venv);
@@ -394,7 +394,7 @@ fn issue_27_ctrl_c_while_a_test_runs_removes_the_copy_and_exits_130() {
 }
 
 #[test]
-fn issue_27_try_explains_what_it_cannot_try() {
+fn try_explains_what_it_cannot_try() {
     let world = World::new();
     let plan = world.propose(&["tool==1.1"], "upgrade");
     // The venv moved on since the plan was made.
@@ -475,7 +475,7 @@ fn pip_state(venv: &Path) -> (serde_json::Value, String) {
 }
 
 #[test]
-fn issue_27_rollback_scripts_put_back_exactly_what_the_plan_changed() {
+fn rollback_scripts_put_back_exactly_what_the_plan_changed() {
     let world = World::new();
     // tool 1.0 -> 1.1 (an upgrade), helper added, lib 2.0 -> 1.0 forced under app.
     let plan = world.propose(
@@ -560,7 +560,7 @@ fn issue_27_rollback_scripts_put_back_exactly_what_the_plan_changed() {
 }
 
 #[test]
-fn issue_27_propose_try_measures_each_plan_and_recommends_the_lowest_risk_clean_one() {
+fn propose_try_measures_each_plan_and_recommends_the_lowest_risk_clean_one() {
     let world = World::new();
     let before = tree(&world.venv);
     let propose = |args: &[&str]| {

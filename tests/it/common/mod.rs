@@ -123,6 +123,26 @@ impl TestContext {
             .push((regex.to_string(), replacement.to_string()));
     }
 
+    /// Redact the host interpreter's version (`Python [HOST_PYTHON]`, `python[HOST_PY]/` in
+    /// site-packages paths) and the venv's dist count beside it: a venv made by `python3 -m
+    /// venv` has the machine's Python and its pip.
+    pub fn filter_host_python(&mut self) {
+        let (full, short) = venv::host_python_version();
+        self.filter(
+            &format!(r"\bPython {}\b", regex_escape(full)),
+            "Python [HOST_PYTHON]",
+        );
+        self.filter(
+            &format!(r"\bpython{}/", regex_escape(short)),
+            "python[HOST_PY]/",
+        );
+        // The venv's own pip (and setuptools, before Python 3.12) count among its dists.
+        self.filter(
+            r"(\(Python \[HOST_PYTHON\], [^,()]+, )\d+ dists\)",
+            "${1}[N] dists)",
+        );
+    }
+
     /// The binary with a cleared environment: PATH, HOME, PLANNER_CACHE_DIR, PLANNER_NOW and
     /// NO_COLOR only.
     pub fn command(&self) -> Command {
@@ -140,6 +160,18 @@ impl TestContext {
     /// Run the binary with these arguments.
     pub fn run(&self, args: &[&str]) -> Output {
         run(self.command().args(args))
+    }
+
+    /// `planner propose ARGS... --venv VENV --index-url INDEX`: the scaffolding of every
+    /// proposal a test asks for (targets and flags in `args`).
+    pub fn propose(&self, venv: &Path, index: &str, args: &[&str]) -> Output {
+        run(self
+            .command()
+            .arg("propose")
+            .args(args)
+            .arg("--venv")
+            .arg(venv)
+            .args(["--index-url", index]))
     }
 
     /// The insta settings of [`planner_snapshot!`]: this test's filters, then the shared
@@ -168,6 +200,11 @@ impl TestContext {
             r"(wheel platform `manylinux_|best tag \w+-\w+-manylinux_)\d+_\d+",
             "${1}[GLIBC]",
         );
+        settings.add_filter(
+            r"glibc \d+\.\d+ \(this host's\)",
+            "glibc [GLIBC] (this host's)",
+        );
+
         settings.add_filter(r"(127\.0\.0\.1|localhost):\d+", "$1:[PORT]");
         settings.add_filter(
             &format!(

@@ -62,6 +62,22 @@ pub fn python3() -> &'static Path {
     }
 }
 
+/// The version of [`python3`] (the Python of every venv it makes): `("3.11.7", "3.11")`.
+pub fn host_python_version() -> (&'static str, &'static str) {
+    static VERSION: OnceLock<(String, String)> = OnceLock::new();
+    let (full, short) = VERSION.get_or_init(|| {
+        let out = Command::new(python3())
+            .args(["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"])
+            .output()
+            .expect("run python3");
+        check(&out, "python3 -c 'print(sys.version_info)'");
+        let full = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let short = full.rsplit_once('.').map(|(s, _)| s.to_string()).unwrap();
+        (full, short)
+    });
+    (full, short)
+}
+
 fn check(output: &Output, what: &str) {
     assert!(
         output.status.success(),
