@@ -790,9 +790,8 @@ impl Proposer<'_> {
                     if requirement.name != target.name || !applies_with(requirement, markers, &[]) {
                         continue;
                     }
-                    let spec = match &requirement.version_or_url {
-                        Some(VersionOrUrl::VersionSpecifier(spec)) => spec,
-                        _ => continue,
+                    let Some(spec) = specifiers(requirement) else {
+                        continue;
                     };
                     let excludes_all = !acceptable.iter().any(|v| spec.contains(v));
                     let named = from_facts.contains(&(dist.name().clone(), target.name.clone()));
