@@ -8,6 +8,8 @@
 //! fields repeat; continuation lines start with whitespace. Only the fields the planner needs
 //! are kept; unknown fields are ignored.
 
+pub(crate) mod requirement;
+
 use std::borrow::Cow;
 use std::str::FromStr;
 

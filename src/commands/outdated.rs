@@ -13,12 +13,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use pep440_rs::Version;
-use pep508_rs::{PackageName, VersionOrUrl};
+use pep508_rs::PackageName;
 
 use crate::ExitStatus;
 use crate::index::{BinaryPolicy, DistFile, Index, IndexError, IndexSource, Project, candidates};
 use crate::inventory::graph::DependencyGraph;
 use crate::inventory::{self, InstalledDist, Inventory};
+use crate::metadata::requirement;
 use crate::printer::Printer;
 use crate::render::json;
 use crate::render::outdated::{
@@ -151,17 +152,16 @@ fn compare(
     // Requirements of installed dependents (whose markers hold) on this name.
     let dependents = graph.dependents(dist.name());
     let accepts = |version: &Version| {
-        dependents.iter().all(|(_, req)| match &req.version_or_url {
-            Some(VersionOrUrl::VersionSpecifier(specs)) => specs.contains(version),
-            _ => true,
-        })
+        dependents
+            .iter()
+            .all(|(_, req)| requirement::accepts(req, version))
     };
     let mut held_back_by = Vec::new();
     if let Some(newest) = &newest_compatible
         && newest > dist.version()
     {
         for (dependent, req) in &dependents {
-            if let Some(VersionOrUrl::VersionSpecifier(specs)) = &req.version_or_url
+            if let Some(specs) = requirement::specifiers(req)
                 && !specs.contains(newest)
             {
                 let entry = HeldBackBy {
@@ -274,10 +274,7 @@ fn dependents_accept(inventory: &Inventory, dist: &InstalledDist, version: &Vers
         d.metadata.requires_dist.iter().all(|r| {
             &r.name != dist.name()
                 || !r.marker.evaluate(markers, &[])
-                || match &r.version_or_url {
-                    Some(VersionOrUrl::VersionSpecifier(specs)) => specs.contains(version),
-                    _ => true,
-                }
+                || requirement::accepts(r, version)
         })
     })
 }
@@ -297,9 +294,7 @@ fn unmet_requirements(
         .filter(|r| &r.name != name && r.marker.evaluate(markers, &[]))
         .filter_map(|r| {
             let installed = inventory.get(&r.name)?;
-            let Some(VersionOrUrl::VersionSpecifier(specs)) = &r.version_or_url else {
-                return None;
-            };
+            let specs = requirement::specifiers(r)?;
             (!specs.contains(installed.version())).then(|| Needs {
                 release: version.clone(),
                 name: r.name.clone(),

@@ -28,79 +28,38 @@ pub(super) fn pkg_info(name: &str, bytes: &[u8]) -> Result<Option<Vec<u8>>, Stri
     }
 }
 
-/// Read one member of a tar stream (ustar, GNU long names and pax paths).
+/// The largest tar member read (a PKG-INFO is a few kB; the metadata cap applies after).
+const MAX_MEMBER_BYTES: u64 = 64 << 20;
+
+/// The first regular file of a tar stream whose path `want`s, through the `tar` crate (ustar,
+/// GNU long names, pax paths and sizes, base-256 sizes). A wanted member over
+/// [`MAX_MEMBER_BYTES`] is skipped; a stream cut short or a bad header is an error.
 pub fn tar_member(
-    mut reader: impl Read,
+    reader: impl Read,
     want: impl Fn(&str) -> bool,
 ) -> Result<Option<Vec<u8>>, String> {
-    let mut header = [0u8; 512];
-    let mut long_name: Option<String> = None;
-    loop {
-        if reader.read_exact(&mut header).is_err() {
-            return Ok(None);
-        }
-        if header.iter().all(|&b| b == 0) {
-            return Ok(None);
-        }
-        let field = |a: usize, b: usize| {
-            let raw = &header[a..b];
-            let end = raw.iter().position(|&c| c == 0).unwrap_or(raw.len());
-            String::from_utf8_lossy(&raw[..end]).into_owned()
-        };
-        let size_text = field(124, 136);
-        let size = u64::from_str_radix(size_text.trim(), 8)
-            .map_err(|_| format!("bad tar header size `{size_text}`"))?;
-        let kind = header[156];
-        let padded = size.div_ceil(512) * 512;
-        let mut data = Vec::new();
-        let wanted_kinds = matches!(kind, b'0' | 0 | b'L' | b'x');
-        let mut path = long_name.take().unwrap_or_else(|| {
-            let prefix = field(345, 500);
-            let name = field(0, 100);
-            if &header[257..262] == b"ustar" && !prefix.is_empty() {
-                format!("{prefix}/{name}")
-            } else {
-                name
-            }
-        });
-        if wanted_kinds && size <= 64 * 1024 * 1024 {
-            (&mut reader)
-                .take(padded)
-                .read_to_end(&mut data)
-                .map_err(|e| format!("tar stream: {e}"))?;
-            data.truncate(size as usize);
-        } else {
-            std::io::copy(&mut (&mut reader).take(padded), &mut std::io::sink())
-                .map_err(|e| format!("tar stream: {e}"))?;
+    let tar_error = |err: std::io::Error| format!("tar stream: {err}");
+    let mut archive = tar::Archive::new(reader);
+    for entry in archive.entries().map_err(tar_error)? {
+        let entry = entry.map_err(tar_error)?;
+        if !entry.header().entry_type().is_file() || entry.size() > MAX_MEMBER_BYTES {
             continue;
         }
-        match kind {
-            b'L' => {
-                long_name = Some(
-                    String::from_utf8_lossy(&data)
-                        .trim_end_matches('\0')
-                        .to_string(),
-                );
-            }
-            b'x' => {
-                // pax records: "len key=value\n"
-                let text = String::from_utf8_lossy(&data);
-                for record in text.lines() {
-                    if let Some((_, kv)) = record.split_once(' ')
-                        && let Some(p) = kv.strip_prefix("path=")
-                    {
-                        long_name = Some(p.to_string());
-                    }
-                }
-            }
-            _ => {
-                if want(&path) {
-                    return Ok(Some(data));
-                }
-                path.clear();
-            }
+        if !want(&String::from_utf8_lossy(&entry.path_bytes())) {
+            continue;
         }
+        let size = entry.size();
+        let mut data = Vec::with_capacity(size.min(1 << 20) as usize);
+        entry.take(size).read_to_end(&mut data).map_err(tar_error)?;
+        if data.len() as u64 != size {
+            return Err(format!(
+                "tar stream: member cut short ({} of {size} bytes)",
+                data.len()
+            ));
+        }
+        return Ok(Some(data));
     }
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -122,6 +81,9 @@ mod tests {
             h[124..136].copy_from_slice(size.as_bytes());
             h[156] = b'0';
             h[257..263].copy_from_slice(b"ustar\0");
+            h[148..156].fill(b' ');
+            let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
+            h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
             tar.extend(h);
             tar.extend(data);
             tar.extend(vec![0; (512 - data.len() % 512) % 512]);
@@ -130,5 +92,47 @@ mod tests {
         let got = tar_member(&tar[..], |p| p == "demo-1.0/PKG-INFO").unwrap();
         assert_eq!(got.as_deref(), Some(META));
         assert_eq!(tar_member(&tar[..], |p| p == "nope").unwrap(), None);
+    }
+
+    /// The sdists `testdata/sdist/make.py` wrote with Python's `tarfile`.
+    fn recorded(name: &str) -> Vec<u8> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sdist");
+        std::fs::read(path.join(name)).unwrap()
+    }
+
+    const RECORDED_META: &[u8] =
+        b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\nSummary: a pax sdist\n";
+
+    #[test]
+    fn a_pax_sdist_is_read_by_its_pax_path_and_size() {
+        let got = pkg_info("demo-1.0.tar.gz", &recorded("pax.tar.gz")).unwrap();
+        assert_eq!(got.as_deref(), Some(RECORDED_META));
+    }
+
+    #[test]
+    fn base_256_sizes_are_read() {
+        let got = pkg_info("demo-1.0.tar.gz", &recorded("base256.tar.gz")).unwrap();
+        assert_eq!(got.as_deref(), Some(RECORDED_META));
+    }
+
+    #[test]
+    fn a_gnu_long_name_names_the_member_after_it() {
+        let got = pkg_info("demo-1.0.tar.gz", &recorded("gnu-longname.tar.gz")).unwrap();
+        assert_eq!(got.as_deref(), Some(RECORDED_META));
+    }
+
+    #[test]
+    fn a_stream_cut_inside_a_member_is_an_error() {
+        let raw = {
+            let mut out = Vec::new();
+            flate2::read::GzDecoder::new(&recorded("base256.tar.gz")[..])
+                .read_to_end(&mut out)
+                .unwrap();
+            out
+        };
+        // setup.py's header and data, then PKG-INFO's header and 20 of its 67 bytes.
+        let cut = &raw[..512 + 512 + 512 + 20];
+        let err = tar_member(cut, |p| p.ends_with("/PKG-INFO")).unwrap_err();
+        assert!(err.starts_with("tar stream:"), "{err}");
     }
 }

@@ -10,6 +10,17 @@
 //! data before the central directory, a zip64 field inside its extra block), the entry count
 //! against the entries actually present, a member's size against [`crate::metadata::max_bytes`] before
 //! anything is allocated or fetched, and the extracted bytes against the declared size and CRC-32.
+//!
+//! Why hand-written rather than the `zip` crate (or `async_zip` behind a range reader, uv's
+//! choice): those read through one seekable source and decide themselves which bytes to read
+//! next. Here the caller decides: `metadata_fetch` fetches the file's tail as one [`Window`],
+//! parses the end record and as much of the central directory as that window holds
+//! ([`parse_central_directory_prefix`]), and fetches one member's bytes in one more range,
+//! every window cached on its own and reused by later runs; the ranges a wheel costs stay
+//! visible in one place (docs/performance.md counts them). The format parts needed are small
+//! (the end records, the central directory, stored or deflated members through `flate2`), and
+//! each declared size and offset is checked against the bytes at hand (see above, and
+//! `fuzz:zip`). A `.zip` sdist, read whole, goes through the same code ([`zip_member`]).
 
 use std::io::Read;
 

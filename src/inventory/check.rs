@@ -15,7 +15,7 @@
 use std::path::PathBuf;
 
 use pep440_rs::Version;
-use pep508_rs::{ExtraName, PackageName, Requirement, VersionOrUrl};
+use pep508_rs::{ExtraName, PackageName, Requirement};
 use serde::Serialize;
 
 use super::graph::DependencyGraph;
@@ -344,8 +344,7 @@ pub(crate) fn check_graph(graph: &DependencyGraph<'_>) -> CheckReport {
         });
     }
     for edge in graph.edges() {
-        let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &edge.requirement.version_or_url
-        else {
+        let Some(specifiers) = crate::metadata::requirement::specifiers(edge.requirement) else {
             continue;
         };
         // pip: `req.specifier.contains(version, prereleases=True)`.

@@ -27,7 +27,7 @@ pub(crate) fn links_against(dist: &InstalledDist, modules: &[String]) -> bool {
     let Some(site) = dist.path.parent() else {
         return false;
     };
-    let Some(record) = super::scan::read_record(&dist.path) else {
+    let Some(paths) = super::record::inside_paths(&dist.path) else {
         return false;
     };
     let finders: Vec<memmem::Finder<'_>> = modules
@@ -35,11 +35,7 @@ pub(crate) fn links_against(dist: &InstalledDist, modules: &[String]) -> bool {
         .map(|m| memmem::Finder::new(m.as_bytes()))
         .collect();
     let mut budget = MAX_DIST_BYTES;
-    for line in record.lines() {
-        let path = line.split(',').next().unwrap_or("").trim_matches('"');
-        if !is_extension(path) || path.split('/').any(|part| part == "..") {
-            continue;
-        }
+    for path in paths.iter().filter(|path| is_extension(path)) {
         let Some(bytes) = read_capped(&site.join(path), budget.min(MAX_FILE_BYTES)) else {
             continue;
         };

@@ -33,19 +33,17 @@ pub(crate) fn imports_module(dist: &InstalledDist, module: &str) -> Option<Strin
         return None;
     }
     let site = dist.path.parent()?;
-    let record = super::scan::read_record(&dist.path)?;
+    let paths = super::record::inside_paths(&dist.path)?;
     let finder = memmem::Finder::new(module.as_bytes());
-    record
-        .lines()
-        .map(|line| line.split(',').next().unwrap_or("").trim_matches('"'))
-        .filter(|path| path.ends_with(".py") && !path.split('/').any(|part| part == ".."))
+    paths
+        .into_iter()
+        .filter(|path| path.ends_with(".py"))
         .find(|path| {
             read_capped(&site.join(path), MAX_FILE_BYTES).is_some_and(|bytes| {
                 finder.find(&bytes).is_some()
                     && source_imports_module(&String::from_utf8_lossy(&bytes), module)
             })
         })
-        .map(str::to_string)
 }
 
 /// Whether `source` has an import statement of `module` (or of a submodule of it) on a line of
@@ -190,13 +188,12 @@ fn own_sources(dist: &InstalledDist) -> Vec<String> {
     if dist.format != DistFormat::DistInfo {
         return Vec::new();
     }
-    let Some(record) = super::scan::read_record(&dist.path) else {
+    let Some(paths) = super::record::inside_paths(&dist.path) else {
         return Vec::new();
     };
-    record
-        .lines()
-        .map(|line| line.split(',').next().unwrap_or("").trim_matches('"'))
-        .filter(|path| path.ends_with(".py") && !path.split('/').any(|part| part == ".."))
+    paths
+        .into_iter()
+        .filter(|path| path.ends_with(".py"))
         .filter(|path| {
             let mut folders = path.split('/').rev().skip(1);
             !folders.any(|f| {
@@ -206,7 +203,6 @@ fn own_sources(dist: &InstalledDist) -> Vec<String> {
                 )
             })
         })
-        .map(str::to_string)
         .collect()
 }
 
@@ -255,25 +251,12 @@ pub(crate) fn record_paths(dist: &InstalledDist) -> Option<Vec<String>> {
     if dist.format != DistFormat::DistInfo {
         return None;
     }
-    let record = super::scan::read_record(&dist.path)?;
-    Some(
-        record
-            .lines()
-            .map(|line| {
-                line.split(',')
-                    .next()
-                    .unwrap_or("")
-                    .trim_matches('"')
-                    .to_string()
-            })
-            .filter(|path| !path.is_empty())
-            .collect(),
-    )
+    super::record::paths(&dist.path)
 }
 
 /// One installed file of a dist (a path its `RECORD` lists), at most 4 MiB.
 pub(crate) fn read_installed(dist: &InstalledDist, path: &str) -> Option<Vec<u8>> {
-    if path.split('/').any(|part| part == "..") {
+    if !super::record::is_inside(path) {
         return None;
     }
     read_capped(&dist.path.parent()?.join(path), MAX_FILE_BYTES)

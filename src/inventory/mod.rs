@@ -14,6 +14,7 @@ pub mod graph;
 pub mod imports;
 pub mod module_names;
 mod probe;
+pub(crate) mod record;
 mod scan;
 pub mod snapshot;
 mod target;

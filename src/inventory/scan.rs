@@ -148,9 +148,6 @@ fn read_parallel(candidates: &[Candidate]) -> Vec<Result<InstalledDist, String>>
     })
 }
 
-/// The largest `RECORD` read (torch's is 2.5 MB).
-pub(crate) const MAX_RECORD_BYTES: u64 = 64 << 20;
-
 /// The largest `top_level.txt`, `INSTALLER` or `direct_url.json` read.
 const MAX_SMALL_FILE_BYTES: u64 = 1 << 20;
 
@@ -165,12 +162,6 @@ fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
         crate::bounded::ReadError::NotFound => format!("no {}", file_name(path)),
         err => format!("{} {err}", file_name(path)),
     })
-}
-
-/// A dist-info folder's `RECORD` as text (`None`: none, unreadable, not a regular file, over
-/// [`MAX_RECORD_BYTES`]).
-pub(crate) fn read_record(folder: &Path) -> Option<String> {
-    crate::bounded::read_text(&folder.join("RECORD"), MAX_RECORD_BYTES).ok()
 }
 
 fn file_name(path: &Path) -> String {
@@ -267,21 +258,16 @@ pub(crate) fn top_level(folder: &Path) -> Vec<String> {
         names.dedup();
         return names;
     }
-    let Some(record) = read_record(folder) else {
+    let Some(paths) = super::record::inside_paths(folder) else {
         return Vec::new();
     };
     let mut names: Vec<String> = Vec::new();
-    for line in record.lines() {
-        let path = line.split(',').next().unwrap_or("").trim_matches('"');
+    for path in &paths {
         let (first, nested) = match path.split_once('/') {
             Some((first, _)) => (first, true),
-            None => (path, false),
+            None => (path.as_str(), false),
         };
-        if first.is_empty()
-            || first == ".."
-            || first.ends_with(".dist-info")
-            || first.ends_with(".data")
-        {
+        if first.is_empty() || first.ends_with(".dist-info") || first.ends_with(".data") {
             continue;
         }
         if nested {
@@ -328,6 +314,15 @@ pub(crate) fn egg_requirements(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Without `top_level.txt`, the top-level names come from the RECORD pip wrote (a quoted
+    /// path holding a comma among them: testdata/record).
+    #[test]
+    fn top_level_names_from_a_real_record() {
+        let folder =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/record/commademo-1.0.dist-info");
+        assert_eq!(top_level(&folder), ["commademo"]);
+    }
 
     #[test]
     fn egg_requires_sections_become_markers() {

@@ -32,7 +32,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use jiff::Timestamp;
-use pep440_rs::{Operator, Version, VersionSpecifier, VersionSpecifiers};
+use pep440_rs::{Operator, Version, VersionSpecifiers};
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 use pubgrub::Ranges;
 
@@ -47,6 +47,7 @@ use crate::index::{BinaryPolicy, IndexError, IndexSource};
 use crate::inventory::Inventory;
 use crate::inventory::check::{self, Finding};
 use crate::metadata::CoreMetadata;
+use crate::metadata::requirement::{self, above, at_least, bare, pin, specifiers};
 use crate::risk::{DeclaredCoupling, Policy, requirement_text};
 use crate::solve::{
     self, AcceptingQuery, Among, Catalog, CatalogCore, FactPackage, HintKind, InstalledCandidate,
@@ -789,9 +790,8 @@ impl Proposer<'_> {
                     if requirement.name != target.name || !applies_with(requirement, markers, &[]) {
                         continue;
                     }
-                    let spec = match &requirement.version_or_url {
-                        Some(VersionOrUrl::VersionSpecifier(spec)) => spec,
-                        _ => continue,
+                    let Some(spec) = specifiers(requirement) else {
+                        continue;
                     };
                     let excludes_all = !acceptable.iter().any(|v| spec.contains(v));
                     let named = from_facts.contains(&(dist.name().clone(), target.name.clone()));
@@ -1015,9 +1015,7 @@ impl Proposer<'_> {
             for reason in &mut change.reasons {
                 if let Reason::Requested { requirement } = reason
                     && let Some(asked) = targets.iter().find(|t| t.name == requirement.name)
-                    && !to
-                        .as_ref()
-                        .is_some_and(|v| specifiers(asked).is_none_or(|spec| spec.contains(v)))
+                    && !to.as_ref().is_some_and(|v| requirement::accepts(asked, v))
                 {
                     *reason = Reason::NewestFitting {
                         asked: asked.clone(),
@@ -1381,7 +1379,7 @@ impl Proposer<'_> {
                 let Some(dist) = planned.dists.get(&r.name) else {
                     return false;
                 };
-                specifiers(r).is_some_and(|spec| !spec.contains(&dist.version))
+                requirement::excludes(r, &dist.version)
             })
             .map(|r| Blocker {
                 dependent: name.clone(),
@@ -1486,13 +1484,6 @@ fn error_chain(err: &dyn std::error::Error) -> String {
     text
 }
 
-fn specifiers(requirement: &Requirement) -> Option<&VersionSpecifiers> {
-    match &requirement.version_or_url {
-        Some(VersionOrUrl::VersionSpecifier(spec)) => Some(spec),
-        _ => None,
-    }
-}
-
 /// Word a plan's reasons with the targets as the user wrote them (a search that asked the
 /// solver for more, `torch>=2.15.0` for `torch`, never shows its own words as the request).
 fn as_requested(plan: &mut Plan, targets: &[Requirement]) {
@@ -1517,20 +1508,6 @@ const CLOSEST_TRIED: usize = 6;
 /// How many newer release lines of a held-back bare target are tried, newest first.
 const LINES_TRIED: usize = 3;
 
-/// `name>version` (its public version): a bare target that must move forward.
-fn above(name: &PackageName, version: &Version) -> Requirement {
-    Requirement {
-        name: name.clone(),
-        extras: vec![],
-        version_or_url: Some(VersionOrUrl::VersionSpecifier(VersionSpecifiers::from(
-            VersionSpecifier::from_version(Operator::GreaterThan, version.clone().without_local())
-                .expect("> accepts a version without a local label"),
-        ))),
-        marker: Default::default(),
-        origin: None,
-    }
-}
-
 /// Whether `name` is in a coupled group with one of the targets.
 fn same_group(policy: &Policy, name: &PackageName, targets: &[Requirement]) -> bool {
     policy
@@ -1545,57 +1522,6 @@ fn switches_accelerator(plan: &Plan) -> bool {
         .factors
         .iter()
         .any(|f| f.kind == crate::risk::FactorKind::AcceleratorLineSwitch)
-}
-
-fn bare(name: &PackageName) -> Requirement {
-    Requirement {
-        name: name.clone(),
-        extras: vec![],
-        version_or_url: None,
-        marker: Default::default(),
-        origin: None,
-    }
-}
-
-/// `name` with `specs` as one requirement.
-pub(super) fn bounded(name: &PackageName, specs: Vec<VersionSpecifier>) -> Requirement {
-    Requirement {
-        name: name.clone(),
-        extras: vec![],
-        version_or_url: Some(VersionOrUrl::VersionSpecifier(specs.into_iter().collect())),
-        marker: Default::default(),
-        origin: None,
-    }
-}
-
-pub(super) fn pin(name: &PackageName, version: &Version) -> Requirement {
-    Requirement {
-        name: name.clone(),
-        extras: vec![],
-        version_or_url: Some(VersionOrUrl::VersionSpecifier(VersionSpecifiers::from(
-            VersionSpecifier::from_version(Operator::Equal, version.clone())
-                .expect("== accepts every version"),
-        ))),
-        marker: Default::default(),
-        origin: None,
-    }
-}
-
-/// `name>=version` (the local label dropped: PEP 440 allows it only with `==`).
-fn at_least(name: &PackageName, version: &Version) -> Requirement {
-    Requirement {
-        name: name.clone(),
-        extras: vec![],
-        version_or_url: Some(VersionOrUrl::VersionSpecifier(VersionSpecifiers::from(
-            VersionSpecifier::from_version(
-                Operator::GreaterThanEqual,
-                version.clone().without_local(),
-            )
-            .expect(">= accepts a version without a local label"),
-        ))),
-        marker: Default::default(),
-        origin: None,
-    }
 }
 
 fn join(requirements: &[Requirement]) -> String {

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::Timestamp;
 use pep440_rs::Version;
-use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+use pep508_rs::{PackageName, Requirement};
 
 use super::clash;
 use super::imports_check;
@@ -24,6 +24,7 @@ use super::proposal::{
 use crate::inventory::graph::DependencyGraph;
 use crate::inventory::imports::ImportUse;
 use crate::inventory::{DirectUrl, InstalledDist, Inventory};
+use crate::metadata::requirement::{excludes, specifiers};
 pub(crate) use crate::risk::line_floor;
 use crate::risk::{
     self, AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, PlanFacts,
@@ -498,11 +499,7 @@ impl<'a> PlanBuilder<'a> {
                 if &requirement.name != name || !applies_with(requirement, markers, &dist.extras) {
                     continue;
                 }
-                let excludes_old = match (from, &requirement.version_or_url) {
-                    (None, _) => true,
-                    (Some(old), Some(VersionOrUrl::VersionSpecifier(spec))) => !spec.contains(old),
-                    _ => false,
-                };
+                let excludes_old = from.is_none_or(|old| excludes(requirement, old));
                 // The dependent stays as installed and its requirement already excluded what
                 // was installed: the edge was broken before the plan, which repairs it.
                 let unchanged = self
@@ -686,13 +683,14 @@ impl<'a> PlanBuilder<'a> {
         dist.metadata.requires_dist.iter().any(|requirement| {
             &requirement.name == package
                 && applies_with(requirement, markers, &[])
-                && matches!(&requirement.version_or_url,
-                Some(VersionOrUrl::VersionSpecifier(specifiers)) if specifiers.iter().any(|c| {
-                    matches!(
-                        c.operator(),
-                        pep440_rs::Operator::LessThan | pep440_rs::Operator::LessThanEqual
-                    ) && c.version() > floor
-                }))
+                && specifiers(requirement).is_some_and(|specifiers| {
+                    specifiers.iter().any(|c| {
+                        matches!(
+                            c.operator(),
+                            pep440_rs::Operator::LessThan | pep440_rs::Operator::LessThanEqual
+                        ) && c.version() > floor
+                    })
+                })
         })
     }
 
@@ -706,7 +704,7 @@ impl<'a> PlanBuilder<'a> {
         forced_version: &Version,
         oracle: &dyn Oracle,
     ) -> bool {
-        let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &requirement.version_or_url else {
+        let Some(specifiers) = specifiers(requirement) else {
             return false;
         };
         let Some(bound) = specifiers.iter().find(|clause| {
@@ -868,11 +866,4 @@ fn accelerator_warning(switch: &AcceleratorSwitch) -> String {
         ));
     }
     text
-}
-
-/// Whether a requirement's version specifiers exclude `version` (one without specifiers, or a
-/// URL, excludes nothing).
-fn excludes(requirement: &Requirement, version: &Version) -> bool {
-    matches!(&requirement.version_or_url,
-        Some(VersionOrUrl::VersionSpecifier(spec)) if !spec.contains(version))
 }

@@ -18,8 +18,8 @@
 
 use std::collections::BTreeSet;
 
-use pep440_rs::{Operator, Version, VersionSpecifier, VersionSpecifiers};
-use pep508_rs::{MarkerEnvironment, PackageName, Requirement, VersionOrUrl};
+use pep440_rs::Version;
+use pep508_rs::{MarkerEnvironment, PackageName, Requirement};
 
 use super::oracle::Oracle;
 use super::planned::{PlannedEnvironment, applies_with};
@@ -152,17 +152,7 @@ pub(crate) fn clashes(
 /// A constraint no release of `name` meets (`name<0.dev0`, below every version): a solve under
 /// it keeps `name` out of the environment.
 pub(crate) fn absent(name: &PackageName) -> Requirement {
-    let floor = Version::new([0]).with_dev(Some(0));
-    Requirement {
-        name: name.clone(),
-        extras: vec![],
-        version_or_url: Some(VersionOrUrl::VersionSpecifier(VersionSpecifiers::from(
-            VersionSpecifier::from_version(Operator::LessThan, floor)
-                .expect("< accepts a version without a local label"),
-        ))),
-        marker: Default::default(),
-        origin: None,
-    }
+    crate::metadata::requirement::below(name, &Version::new([0]).with_dev(Some(0)))
 }
 
 /// The planned dists whose requirements (those whose markers hold) name `newcomer`: what pulled

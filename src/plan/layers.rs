@@ -28,7 +28,7 @@ use pep440_rs::{Operator, Version, VersionSpecifier};
 use pep508_rs::{PackageName, Requirement};
 use pubgrub::Ranges;
 
-use super::alternatives::{ProposeError, Proposer, bounded, pin};
+use super::alternatives::{ProposeError, Proposer};
 use super::builder::next_line;
 use super::clash::{self, Clash};
 use super::must_move::{fixing_requirement, moves_with_reasons};
@@ -37,6 +37,7 @@ use super::proposal::{
     Blocker, HeldBack, Layer, LayerChoice, LayerKind, NeededMove, Plan, PlanKind, Waiting,
 };
 use crate::inventory::Inventory;
+use crate::metadata::requirement::{bounded, pin};
 use crate::risk::Policy;
 use crate::solve::{AcceptingQuery, Among, PrereleaseMode, SolveError};
 

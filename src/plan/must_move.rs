@@ -18,11 +18,12 @@ use jiff::Timestamp;
 use pep440_rs::{Operator, Version, VersionSpecifier};
 use pep508_rs::{PackageName, Requirement};
 
-use super::alternatives::{ProposeError, Proposer, bounded};
+use super::alternatives::{ProposeError, Proposer};
 use super::builder::next_line;
 use super::oracle::Oracle;
 use super::planned::PlannedEnvironment;
 use super::proposal::{Break, BreakKind, Plan, PlanKind, Reason};
+use crate::metadata::requirement::bounded;
 use crate::risk::line_floor;
 use crate::solve::SolveError;
 

@@ -4,7 +4,7 @@
 //!
 //! In: the request's targets and the catalog. Out: per such target, its name and the hint.
 
-use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+use pep508_rs::{PackageName, Requirement};
 
 use super::alternatives::{ProposeError, Proposer};
 use crate::risk::requirement_text;
@@ -18,7 +18,7 @@ impl Proposer<'_> {
     ) -> Result<Vec<(PackageName, String)>, ProposeError> {
         let mut out = Vec::new();
         for target in targets {
-            let Some(VersionOrUrl::VersionSpecifier(spec)) = &target.version_or_url else {
+            let Some(spec) = crate::metadata::requirement::specifiers(target) else {
                 continue;
             };
             let Some(project) = self.evidence.catalog.project(&target.name)? else {

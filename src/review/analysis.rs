@@ -15,13 +15,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pep440_rs::Operator;
-use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+use pep508_rs::{PackageName, Requirement};
 use serde::Serialize;
 
 use super::pins::{Context, Pin, Role};
 use crate::index::IndexSource;
 use crate::inventory::{DistFormat, Environment, InstalledDist, Inventory};
+use crate::metadata::requirement;
 use crate::plan::{self, Blocker, Plan, PlanKind, ProposeRequest};
 use crate::risk::{FactorKind, Policy, RiskScore};
 use crate::solve::{self, Override, SolveRequest, Via};
@@ -389,9 +389,9 @@ fn violated(inventory: &Inventory) -> Vec<PackageName> {
             if !requirement.evaluate_markers(markers, &[]) {
                 continue;
             }
-            let Some(Some(VersionOrUrl::VersionSpecifier(specifiers))) = inventory
+            let Some(specifiers) = inventory
                 .get(&requirement.name)
-                .map(|_| requirement.version_or_url.as_ref())
+                .and_then(|_| requirement::specifiers(requirement))
             else {
                 continue;
             };
@@ -409,14 +409,7 @@ fn violated(inventory: &Inventory) -> Vec<PackageName> {
 
 /// Requirements on the pinned name that accept the pinned version (exact pins only).
 fn narrows(inventory: &Inventory, pin: &Pin) -> Vec<Blocker> {
-    let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &pin.requirement.version_or_url else {
-        return Vec::new();
-    };
-    let Some(version) = specifiers
-        .iter()
-        .find(|s| matches!(s.operator(), Operator::Equal | Operator::ExactEqual))
-        .map(|s| s.version().clone())
-    else {
+    let Some(version) = requirement::exact_version(&pin.requirement).cloned() else {
         return Vec::new();
     };
     let markers = &inventory.environment.markers;
@@ -428,11 +421,7 @@ fn narrows(inventory: &Inventory, pin: &Pin) -> Vec<Blocker> {
             {
                 continue;
             }
-            let accepts = match &requirement.version_or_url {
-                Some(VersionOrUrl::VersionSpecifier(s)) => s.contains(&version),
-                _ => true,
-            };
-            if accepts {
+            if requirement::accepts(requirement, &version) {
                 out.push(Blocker {
                     dependent: dist.name().clone(),
                     dependent_version: dist.version().clone(),

@@ -12,13 +12,14 @@
 //! guessed as `vX` and marked as a guess. Every URL kept is http(s) without credentials; labels
 //! and URLs are still untrusted text, escaped by each renderer.
 
-use pep440_rs::{Operator, Version};
-use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+use pep440_rs::Version;
+use pep508_rs::PackageName;
 use serde::Serialize;
 use url::Url;
 
 use super::Review;
 use crate::index::IndexSource;
+use crate::metadata::requirement::exact_version;
 
 /// One link from a project's metadata.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -299,17 +300,6 @@ pub(crate) fn tag_prefix(urls: &[(String, String)]) -> Option<bool> {
     None
 }
 
-/// The version a requirement pins exactly (`==X`, not a wildcard), if it does.
-pub(crate) fn exact_version(requirement: &Requirement) -> Option<Version> {
-    let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &requirement.version_or_url else {
-        return None;
-    };
-    specifiers
-        .iter()
-        .find(|s| matches!(s.operator(), Operator::Equal | Operator::ExactEqual))
-        .map(|s| s.version().clone())
-}
-
 /// The links of `name==version` (the base had `was`) from what the index holds: its files'
 /// upload time and one file's metadata. Whatever cannot be read is left out; this never fails.
 pub(crate) fn release_links(
@@ -378,7 +368,7 @@ pub(crate) fn annotate(
         if let Some(web) = web {
             finding.permalink = web.permalink(&head, &pin.file, pin.line);
         }
-        let Some(version) = exact_version(&pin.requirement) else {
+        let Some(version) = exact_version(&pin.requirement).cloned() else {
             continue;
         };
         let was = finding
@@ -386,7 +376,7 @@ pub(crate) fn annotate(
             .as_deref()
             .and_then(|w| crate::metadata::parse_requirement(w).ok())
             .filter(|w| w.name == pin.requirement.name)
-            .and_then(|w| exact_version(&w));
+            .and_then(|w| exact_version(&w).cloned());
         finding.release = release_links(index, pin.name(), &version, was.as_ref(), now);
     }
 }

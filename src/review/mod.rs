@@ -230,9 +230,10 @@ fn merge_lock_duplicates(findings: Vec<Finding>) -> Vec<Finding> {
 
 /// Whether two pins name the same version (`==X`, markers aside).
 fn same_version(a: &Pin, b: &Pin) -> bool {
-    let version = |p: &Pin| match &p.requirement.version_or_url {
-        Some(pep508_rs::VersionOrUrl::VersionSpecifier(s)) => s.to_string(),
-        _ => String::new(),
+    let version = |p: &Pin| {
+        crate::metadata::requirement::specifiers(&p.requirement)
+            .map(ToString::to_string)
+            .unwrap_or_default()
     };
     version(a) == version(b)
 }

@@ -187,24 +187,6 @@ pub(crate) fn display<T: std::fmt::Display, S: serde::Serializer>(
     serializer.collect_str(value)
 }
 
-/// Whether a requirement pins one exact version (`==X` without a wildcard, or `===X`).
-pub(crate) fn is_exact(requirement: &Requirement) -> bool {
-    use pep440_rs::Operator;
-    use pep508_rs::VersionOrUrl;
-    match &requirement.version_or_url {
-        Some(VersionOrUrl::VersionSpecifier(specifiers)) => specifiers
-            .iter()
-            .any(|s| matches!(s.operator(), Operator::Equal | Operator::ExactEqual)),
-        _ => false,
-    }
-}
-
-/// Whether a requirement names any version at all.
-pub(crate) fn has_specifier(requirement: &Requirement) -> bool {
-    use pep508_rs::VersionOrUrl;
-    matches!(&requirement.version_or_url, Some(VersionOrUrl::VersionSpecifier(s)) if !s.is_empty())
-}
-
 /// The 1-based line of a byte offset.
 pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())]

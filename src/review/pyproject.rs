@@ -8,8 +8,9 @@ use pep508_rs::Requirement;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::pins::{Context, ParseProblem, Pin, PinKind, is_exact, line_of};
+use super::pins::{Context, ParseProblem, Pin, PinKind, line_of};
 use crate::metadata::parse_requirement;
+use crate::metadata::requirement::{has_specifier, is_exact};
 
 #[derive(Debug, Default, Deserialize)]
 struct PyProject {
@@ -194,7 +195,7 @@ impl Reader<'_> {
         let wanted = if exact_only {
             is_exact(&requirement)
         } else {
-            super::pins::has_specifier(&requirement)
+            has_specifier(&requirement)
         };
         if !wanted {
             return Some((requirement, None));

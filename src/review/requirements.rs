@@ -3,7 +3,8 @@
 
 use pep508_rs::Requirement;
 
-use super::pins::{Context, ParseProblem, Pin, PinKind, has_specifier, is_exact};
+use super::pins::{Context, ParseProblem, Pin, PinKind};
+use crate::metadata::requirement::{has_specifier, is_exact};
 use crate::solve::requirements_file::{Entry, lines};
 
 /// Nesting deeper than this is refused.

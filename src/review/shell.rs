@@ -6,10 +6,11 @@ use std::str::FromStr;
 
 use pep508_rs::Requirement;
 
-use super::pins::{Context, ParseProblem, Pin, PinKind, Role, is_exact};
+use super::pins::{Context, ParseProblem, Pin, PinKind, Role};
 use super::vars::{self, Vars};
 use crate::index::DistFilename;
 use crate::metadata::parse_requirement;
+use crate::metadata::requirement::{has_specifier, is_exact};
 
 /// Dockerfile instructions (anything else is a malformed instruction).
 const INSTRUCTIONS: &[&str] = &[
@@ -268,7 +269,7 @@ fn pins_of(
                 } else {
                     is_exact(requirement).then_some(PinKind::PipPin)
                 };
-                if let Some(kind) = kind.filter(|_| super::pins::has_specifier(requirement)) {
+                if let Some(kind) = kind.filter(|_| has_specifier(requirement)) {
                     pins.push(Pin {
                         file: file.to_string(),
                         line,

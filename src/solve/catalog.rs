@@ -23,7 +23,7 @@ use pubgrub::Ranges;
 
 use crate::index::{self, BinaryPolicy, DistFile, IndexError, IndexSource, Project};
 use crate::inventory::Environment;
-use crate::metadata::CoreMetadata;
+use crate::metadata::{CoreMetadata, requirement};
 
 use super::candidates::{InstallChoice, Target, VersionTable};
 use super::error::{SolveError, Unavailable};
@@ -548,7 +548,7 @@ impl<'a> Catalog<'a> {
                 continue;
             }
             let range = declared.get_or_insert_with(Ranges::full);
-            if let Some(VersionOrUrl::VersionSpecifier(specs)) = &r.version_or_url {
+            if let Some(specs) = requirement::specifiers(r) {
                 *range = range.intersection(&specifiers_to_ranges(specs));
             }
         }

@@ -20,7 +20,7 @@ use pep508_rs::{ExtraName, PackageName, Requirement, VersionOrUrl};
 use pubgrub::{Dependencies, DependencyProvider, PackageResolutionStatistics, Ranges};
 
 use crate::inventory::Environment;
-use crate::metadata::CoreMetadata;
+use crate::metadata::{CoreMetadata, requirement};
 
 use super::candidates::{InstallChoice, VersionTable};
 use super::catalog::Catalog;
@@ -227,10 +227,7 @@ impl<'c, 'a> Provider<'c, 'a> {
             let declared = requirements
                 .iter()
                 .filter(|r| r.name == c.anchor)
-                .map(|r| match &r.version_or_url {
-                    Some(VersionOrUrl::VersionSpecifier(specs)) => specifiers_to_ranges(specs),
-                    _ => Ranges::full(),
-                })
+                .map(|r| requirement::specifiers(r).map_or_else(Ranges::full, specifiers_to_ranges))
                 .reduce(|a, b| a.intersection(&b));
             let anchors: Vec<Version> = self
                 .catalog

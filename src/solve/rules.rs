@@ -9,11 +9,11 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use pep440_rs::Version;
-use pep508_rs::{ExtraName, PackageName, Requirement, VersionOrUrl};
+use pep508_rs::{ExtraName, PackageName, Requirement};
 use pubgrub::Ranges;
 
 use crate::inventory::Environment;
-use crate::metadata::CoreMetadata;
+use crate::metadata::{CoreMetadata, requirement};
 
 use super::candidates::VersionTable;
 use super::ranges::{is_exact_pin, names_prerelease, specifiers_to_ranges};
@@ -50,7 +50,7 @@ impl<'a> Rules<'a> {
         let mut explicit_prerelease = HashSet::new();
         let mut pins: HashMap<PackageName, Vec<Ranges<Version>>> = HashMap::new();
         for r in explicit(request) {
-            if let Some(VersionOrUrl::VersionSpecifier(specs)) = &r.version_or_url {
+            if let Some(specs) = requirement::specifiers(r) {
                 if names_prerelease(specs) {
                     explicit_prerelease.insert(r.name.clone());
                 }
@@ -133,7 +133,7 @@ fn constraint_ranges(
         if !c.evaluate_markers(&env.markers, no_extras) {
             continue;
         }
-        if let Some(VersionOrUrl::VersionSpecifier(specs)) = &c.version_or_url {
+        if let Some(specs) = requirement::specifiers(c) {
             let range = specifiers_to_ranges(specs);
             let entry = constraints
                 .entry(c.name.clone())

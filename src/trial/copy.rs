@@ -314,25 +314,12 @@ fn edited_files(original: &Path, changed: &[PackageName]) -> HashSet<PathBuf> {
             }
             let info = entry.path();
             out.insert(info.clone());
-            if let Ok(record) = fs::read_to_string(info.join("RECORD")) {
-                for line in record.lines() {
-                    if let Some(path) = record_path(line) {
-                        out.insert(lexical_join(&site, path));
-                    }
-                }
+            for path in crate::inventory::record::paths(&info).unwrap_or_default() {
+                out.insert(lexical_join(&site, &path));
             }
         }
     }
     out
-}
-
-/// The path field of one RECORD line (CSV: quoted when it holds a comma).
-fn record_path(line: &str) -> Option<&str> {
-    let path = match line.strip_prefix('"') {
-        Some(rest) => rest.split_once('"')?.0,
-        None => line.split(',').next()?,
-    };
-    (!path.is_empty()).then_some(path)
 }
 
 /// `base/rel` with `..` and `.` resolved without touching the filesystem.
@@ -480,9 +467,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn record_paths_and_lexical_joins() {
-        assert_eq!(record_path("six.py,sha256=abc,123"), Some("six.py"));
-        assert_eq!(record_path("\"a,b.py\",sha256=x,1"), Some("a,b.py"));
+    fn lexical_joins_resolve_parent_steps() {
         assert_eq!(
             lexical_join(
                 Path::new("/v/lib/python3.12/site-packages"),

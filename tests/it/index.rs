@@ -1273,23 +1273,16 @@ fn sdist_pkg_info_is_trusted_only_when_static() {
     }
 }
 
-/// A .tar.gz with one member.
+/// A .tar.gz with one member (a ustar header, checksum included, as every tar writer sets it).
 fn targz(path: &str, data: &[u8]) -> Vec<u8> {
-    use std::io::Write;
-    let mut tar = Vec::new();
-    let mut h = [0u8; 512];
-    h[..path.len()].copy_from_slice(path.as_bytes());
-    h[100..108].copy_from_slice(b"0000644\0");
-    h[124..136].copy_from_slice(format!("{:011o}\0", data.len()).as_bytes());
-    h[156] = b'0';
-    h[257..263].copy_from_slice(b"ustar\0");
-    tar.extend(h);
-    tar.extend(data);
-    tar.extend(vec![0; (512 - data.len() % 512) % 512]);
-    tar.extend([0; 1024]);
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(&tar).unwrap();
-    gz.finish().unwrap()
+    let mut header = tar::Header::new_ustar();
+    header.set_size(data.len() as u64);
+    header.set_mode(0o644);
+    header.set_entry_type(tar::EntryType::Regular);
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut builder = tar::Builder::new(gz);
+    builder.append_data(&mut header, path, data).unwrap();
+    builder.into_inner().unwrap().finish().unwrap()
 }
 
 #[cfg(feature = "live-index")]

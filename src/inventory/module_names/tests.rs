@@ -1,0 +1,306 @@
+//! Unit tests of `crate::inventory::module_names`.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::{ModuleNames, module_names};
+
+fn real(path: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/imports")
+        .join(path);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+fn defined(source: &str, asked: &[&str]) -> BTreeSet<String> {
+    module_names(source, &set(asked)).defined
+}
+
+#[test]
+fn werkzeug_3_1_urls_mentions_url_quote_but_does_not_define_it() {
+    let asked = [
+        "url_quote",
+        "url_parse",
+        "iri_to_uri",
+        "uri_to_iri",
+        "_decode_idna",
+    ];
+    let old = module_names(&real("werkzeug-2.0.3/werkzeug/urls.py"), &set(&asked));
+    let new = module_names(&real("werkzeug-3.1.3/werkzeug/urls.py"), &set(&asked));
+    assert_eq!(
+        old,
+        ModuleNames {
+            defined: set(&[
+                "url_quote",
+                "url_parse",
+                "iri_to_uri",
+                "uri_to_iri",
+                "_decode_idna"
+            ]),
+            open: false,
+        }
+    );
+    assert_eq!(
+        new,
+        ModuleNames {
+            defined: set(&["iri_to_uri", "uri_to_iri", "_decode_idna"]),
+            open: false,
+        }
+    );
+}
+
+#[test]
+fn jinja2_3_1_no_longer_defines_markup_and_escape() {
+    let asked = ["Markup", "escape", "Environment", "pass_context"];
+    let old = module_names(&real("jinja2-3.0.3/jinja2/__init__.py"), &set(&asked));
+    let new = module_names(&real("jinja2-3.1.4/jinja2/__init__.py"), &set(&asked));
+    assert_eq!(old.defined, set(&asked));
+    assert_eq!(new.defined, set(&["Environment", "pass_context"]));
+    assert!(!old.open && !new.open);
+}
+
+#[test]
+fn all_lists_count_and_strings_comments_and_longer_names_do_not() {
+    let source = r#"
+"""Docstring naming in_doc."""
+import os.path, sys as system
+from .core import (
+    a,  # in_comment
+    b as bee,
+)
+__all__ = ["listed", 'also_listed']
+__all__ += ["added"]
+__all__.extend(("extended",))
+x = y = 1
+first, (second, *rest) = 1, (2, 3)
+obj.attr = 5
+table["key"] = 6
+annotated: int = 7
+counter += 1
+message = "in_string" + f"{in_fstring}"
+_prefixed_name = 3
+def func(arg=1):
+    inner = 2
+    global from_function
+class Klass:
+    member = 3
+if (walrus := 3) > 2: one_line = 4
+with open(x) as handle: pass
+for i, j in []: pass
+type Alias = int
+result = {"key": 1} if x else lambda v: v
+"#;
+    let asked = [
+        "in_doc",
+        "os",
+        "path",
+        "system",
+        "sys",
+        "a",
+        "b",
+        "bee",
+        "in_comment",
+        "listed",
+        "also_listed",
+        "added",
+        "extended",
+        "x",
+        "y",
+        "first",
+        "second",
+        "rest",
+        "obj",
+        "attr",
+        "table",
+        "annotated",
+        "counter",
+        "message",
+        "in_string",
+        "in_fstring",
+        "name",
+        "prefixed_name",
+        "func",
+        "arg",
+        "inner",
+        "from_function",
+        "Klass",
+        "member",
+        "walrus",
+        "one_line",
+        "handle",
+        "i",
+        "j",
+        "Alias",
+        "result",
+        "v",
+    ];
+    assert_eq!(
+        defined(source, &asked),
+        set(&[
+            "os",
+            "system",
+            "a",
+            "bee",
+            "listed",
+            "also_listed",
+            "added",
+            "extended",
+            "x",
+            "y",
+            "first",
+            "second",
+            "rest",
+            "annotated",
+            "counter",
+            "message",
+            "func",
+            "from_function",
+            "Klass",
+            "walrus",
+            "one_line",
+            "handle",
+            "i",
+            "j",
+            "Alias",
+            "result",
+        ])
+    );
+    assert!(!module_names(source, &set(&asked)).open);
+}
+
+#[test]
+fn conditional_and_guarded_definitions_count() {
+    let source = "\
+try:
+    from ._speedups import escape
+except ImportError:
+    from ._native import escape
+    soft_unicode = str
+if sys.version_info >= (3, 8):
+    from typing import Literal
+else:
+    Literal = None
+if TYPE_CHECKING:
+    import typing_only
+";
+    assert_eq!(
+        defined(
+            source,
+            &["escape", "soft_unicode", "Literal", "typing_only", "sys"]
+        ),
+        set(&["escape", "soft_unicode", "Literal", "typing_only"])
+    );
+}
+
+#[test]
+fn open_modules() {
+    for source in [
+        "from ._x import *\n",
+        "def __getattr__(name):\n    pass\n",
+        "__getattr__, __dir__, __all__ = lazy.attach(__name__, submodules)\n",
+        "from ._lazy import __getattr__\n",
+        "for n in names:\n    globals()[n] = make(n)\n",
+        "def _init():\n    exec('x = 1')\n",
+        "sys.modules[__name__] = _Module()\n",
+        "globals().update(_names)\n",
+        "exec(_code, globals())\n",
+    ] {
+        assert!(module_names(source, &set(&["x"])).open, "{source}");
+    }
+    for closed in [
+        "import sys\nx = 'globals()'\n",
+        // werkzeug 3.1's exceptions.py and utils.py, 2.0's routing.py
+        "def _find():\n    for obj in globals().values():\n        pass\n",
+        "def f():\n    module = __import__(name, globals(), locals(), [obj])\n",
+        "def g():\n    exec(code, globs, locs)\n",
+        "def h(obj):\n    obj.__dict__[self.__name__] = value\n",
+        // matplotlib 3.7's qt_compat.py and font_manager.py
+        "def _exec(obj):\n    obj.exec() if hasattr(obj, 'exec') else obj.exec_()\n",
+        "def f(self):\n    vars(self).update(vars(new_fm))\n",
+    ] {
+        assert!(!module_names(closed, &set(&["x"])).open, "{closed}");
+    }
+}
+
+/// Flask 3.1's `__init__.py` answers only `__version__`; Flask 2.3's answered the names
+/// 3.0 removed. A `__getattr__` that reads a table, or falls through to something else,
+/// keeps the module open.
+#[test]
+fn a_getattr_that_answers_named_cases_only_provides_those() {
+    let flask_3_1 = "from .app import Flask as Flask\n\ndef __getattr__(name: str) -> t.Any:\n    if name == \"__version__\":\n        import importlib.metadata\n        import warnings\n\n        warnings.warn(\"gone\", DeprecationWarning, stacklevel=2)\n        return importlib.metadata.version(\"flask\")\n\n    raise AttributeError(name)\n";
+    let names = module_names(flask_3_1, &set(&["_app_ctx_stack", "__version__", "Flask"]));
+    assert!(!names.open);
+    assert_eq!(names.defined, set(&["__version__", "Flask"]));
+    let flask_2_3 = "def __getattr__(name):\n    if name == \"_app_ctx_stack\":\n        return _cv_app\n    elif name in (\"_request_ctx_stack\", \"escape\"):\n        return _other(name)\n    raise AttributeError(name)\n\ndef later(x):\n    if x: return 1\n";
+    let names = module_names(
+        flask_2_3,
+        &set(&["_app_ctx_stack", "_request_ctx_stack", "gone"]),
+    );
+    assert!(!names.open);
+    assert_eq!(
+        names.defined,
+        set(&["_app_ctx_stack", "_request_ctx_stack"])
+    );
+    for open in [
+        // a table, not literals
+        "def __getattr__(name):\n    if name in _deprecated:\n        return _deprecated[name]\n    raise AttributeError(name)\n",
+        // falls through to a lookup
+        "def __getattr__(name):\n    if name == \"x\":\n        return 1\n    return _lazy(name)\n",
+        // never raises
+        "def __getattr__(name):\n    if name == \"x\":\n        return 1\n",
+        // defined twice
+        "def __getattr__(name):\n    raise AttributeError(name)\nif X:\n    def __getattr__(name):\n        return 1\n",
+    ] {
+        assert!(module_names(open, &set(&["y"])).open, "{open}");
+    }
+}
+
+#[test]
+fn a_bracket_in_a_string_does_not_swallow_the_next_lines() {
+    let source = "OPEN = \"(\"\nCLOSE = ')'\ndef after():\n    pass\n";
+    assert_eq!(
+        defined(source, &["OPEN", "CLOSE", "after"]),
+        set(&["OPEN", "CLOSE", "after"])
+    );
+}
+
+/// Strings that span lines do not swallow the definitions after them: a triple-quoted
+/// string closed and reopened on one line (pygments' `''' + CSSFILE_TEMPLATE + '''`), an
+/// escaped quote before the closing triple (numpy's f2py `\""""`), a triple-quoted string
+/// closed on its own line with brackets in it, a single-quoted string continued by a
+/// backslash (scipy's tests).
+#[test]
+fn strings_over_lines_do_not_swallow_what_follows() {
+    let source = [
+        "HEADER = '''\\",
+        "<style>",
+        "''' + TEMPLATE + '''",
+        "</style>",
+        "'''",
+        "FOOTER = '''\\",
+        "'''",
+        "rules = {",
+        "    'body': \"\"\"",
+        "  s = f(\\\"\"\"\" + version + \"\"\"\\\");",
+        "\"\"\",",
+        "}",
+        "HREF = re.compile(r\"\"\"href\\s*=\\s*['\"]?([^'\"> ]+)\"\"\", re.I)",
+        "def check():",
+        "    assert_((x <= 0), \"failed to find \\",
+        "                        the value %i\" % i)",
+        "class After:",
+        "    pass",
+    ]
+    .join("\n");
+    assert_eq!(
+        defined(
+            &source,
+            &["HEADER", "FOOTER", "rules", "HREF", "check", "After"]
+        ),
+        set(&["HEADER", "FOOTER", "rules", "HREF", "check", "After"])
+    );
+}

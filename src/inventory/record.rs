@@ -1,0 +1,121 @@
+//! The one reader of an installed dist's `RECORD`.
+//!
+//! In: a `.dist-info` folder. Out: the paths its `RECORD` lists, in order ([`paths`]), and the
+//! one check that a listed path stays inside site-packages ([`is_inside`]).
+//!
+//! `RECORD` is CSV (`path,hash,size`, written by Python's `csv` module): a path holding a comma
+//! is quoted, and a quote inside it doubled. It is read with the `csv` crate, as uv reads it.
+
+use std::path::Path;
+
+/// The largest `RECORD` read (torch's is 2.5 MB).
+pub(crate) const MAX_RECORD_BYTES: u64 = 64 << 20;
+
+/// The paths a dist-info folder's `RECORD` lists, in order, empty ones left out (`None`: no
+/// `RECORD`, unreadable, not a regular file, not UTF-8, over [`MAX_RECORD_BYTES`]). Paths that
+/// leave site-packages (`../../bin/tool`) are kept: filter with [`is_inside`] before reading one.
+pub(crate) fn paths(folder: &Path) -> Option<Vec<String>> {
+    let text = crate::bounded::read_text(&folder.join("RECORD"), MAX_RECORD_BYTES).ok()?;
+    Some(parse(&text))
+}
+
+/// The paths a dist-info folder's `RECORD` lists that stay inside site-packages
+/// ([`is_inside`]).
+pub(crate) fn inside_paths(folder: &Path) -> Option<Vec<String>> {
+    let mut paths = paths(folder)?;
+    paths.retain(|path| is_inside(path));
+    Some(paths)
+}
+
+/// The first field of each row of `RECORD` text, empty ones left out. A row the CSV reader
+/// cannot read is skipped, not the whole file.
+pub(crate) fn parse(text: &str) -> Vec<String> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes())
+        .into_records()
+        .filter_map(Result::ok)
+        .filter_map(|row| row.get(0).map(str::to_string))
+        .filter(|path| !path.is_empty())
+        .collect()
+}
+
+/// Whether a path `RECORD` lists names a file under site-packages: relative, and no `..`
+/// component (scripts are listed as `../../../bin/tool`; a hostile `RECORD` could list
+/// `/etc/passwd`).
+pub(crate) fn is_inside(path: &str) -> bool {
+    !path.starts_with('/')
+        && !path.starts_with('\\')
+        && !Path::new(path).is_absolute()
+        && !path.split(['/', '\\']).any(|part| part == "..")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A RECORD as pip writes it (Python's `csv.writer`): the path holding a comma quoted, a
+    /// quote inside a path doubled, the RECORD's own row without hash or size.
+    const RECORD: &str = "demo/__init__.py,sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU,0\r\n\
+\"demo/data/a,b.py\",sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU,0\r\n\
+\"demo/say \"\"hi\"\".py\",,\r\n\
+../../../bin/demo,sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU,212\r\n\
+demo-1.0.dist-info/RECORD,,\r\n";
+
+    #[test]
+    fn quoted_paths_are_read_whole() {
+        assert_eq!(
+            parse(RECORD),
+            [
+                "demo/__init__.py",
+                "demo/data/a,b.py",
+                "demo/say \"hi\".py",
+                "../../../bin/demo",
+                "demo-1.0.dist-info/RECORD",
+            ]
+        );
+    }
+
+    #[test]
+    fn blank_lines_and_short_rows_are_skipped_or_kept_by_their_path() {
+        assert_eq!(parse("a.py\n\n,,\nb.py,,\n"), ["a.py", "b.py"]);
+    }
+
+    #[test]
+    fn only_relative_paths_without_parent_steps_are_inside() {
+        assert!(is_inside("demo/__init__.py"));
+        assert!(is_inside("demo/..hidden.py"));
+        assert!(!is_inside("../../../bin/demo"));
+        assert!(!is_inside("demo/../../x.py"));
+        assert!(!is_inside("/etc/passwd"));
+        assert!(!is_inside("demo\\..\\..\\x.py"));
+    }
+
+    /// The RECORD pip wrote installing a wheel with `commademo/a,b.py` (testdata/record).
+    #[test]
+    fn the_record_pip_wrote_for_a_path_with_a_comma() {
+        let folder =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/record/commademo-1.0.dist-info");
+        let paths = paths(&folder).unwrap();
+        assert_eq!(paths.len(), 10);
+        assert!(paths.contains(&"commademo/a,b.py".to_string()));
+        assert!(paths.contains(&"commademo/__pycache__/a,b.cpython-311.pyc".to_string()));
+        assert!(
+            !paths
+                .iter()
+                .any(|p| p.starts_with('"') || p == "commademo/a")
+        );
+    }
+
+    #[test]
+    fn a_record_on_disk_is_read_and_filtered() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("RECORD"), RECORD).unwrap();
+        let inside = inside_paths(dir.path()).unwrap();
+        assert_eq!(inside.len(), 4);
+        assert!(inside.contains(&"demo/data/a,b.py".to_string()));
+        assert!(!inside.iter().any(|p| p.contains("bin/demo")));
+        assert_eq!(paths(&dir.path().join("missing")), None);
+    }
+}
