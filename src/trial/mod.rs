@@ -15,6 +15,7 @@
 
 pub mod copy;
 pub mod exec;
+pub mod fresh;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -27,6 +28,7 @@ use crate::verify::run::{self, RunOptions, VerifyError};
 
 pub use copy::{CopyMethod, CopyStats, VenvCopy};
 pub use exec::Ran;
+pub use fresh::{Carried, FreshSpec, FreshStats};
 
 /// `schema` of a try report.
 pub const TRY_SCHEMA: &str = "planner-try/1";
