@@ -144,7 +144,7 @@ impl VenvCopy {
         };
         let (copied, reinstalled) = sort_carried(&spec.carried)?;
         let mut requirements = spec.pins.clone();
-        requirements.extend(reinstalled.iter().map(|(_, r)| r.clone()));
+        requirements.extend(reinstalled.iter().cloned());
         let pins_file = work.join("fresh-pins.txt");
         fs::write(&pins_file, requirements.join("\n") + "\n").map_err(|source| CopyError::Io {
             path: pins_file.clone(),
@@ -176,7 +176,7 @@ impl VenvCopy {
                 .steps
                 .push(run_step(install, &venv.root, &spec.why, critical)?);
         }
-        fresh.reinstalled = reinstalled.into_iter().map(|(_, r)| r).collect();
+        fresh.reinstalled = reinstalled;
         venv.stats.copied = files;
         venv.stats.files = files;
         venv.stats.seconds = started.elapsed().as_secs_f64();
@@ -315,11 +315,9 @@ struct CarryFiles<'a> {
     files: Vec<PathBuf>,
 }
 
-/// Which carried dists are copied (every `RECORD` file readable) and which reinstalled (with
-/// their requirement); a dist that can be neither is an error.
-fn sort_carried(
-    carried: &[Carried],
-) -> Result<(Vec<CarryFiles<'_>>, Vec<(&str, String)>), FreshError> {
+/// Which carried dists are copied (every `RECORD` file readable) and which reinstalled (their
+/// requirements); a dist that can be neither is an error.
+fn sort_carried(carried: &[Carried]) -> Result<(Vec<CarryFiles<'_>>, Vec<String>), FreshError> {
     let mut copied = Vec::new();
     let mut reinstalled = Vec::new();
     for dist in carried {
@@ -328,7 +326,7 @@ fn sort_carried(
             Err(why) => match &dist.reinstall {
                 Ok(requirement) => {
                     log::info!("{} is reinstalled, not copied: {why}", dist.name);
-                    reinstalled.push((dist.name.as_str(), requirement.clone()));
+                    reinstalled.push(requirement.clone());
                 }
                 Err(cannot) => {
                     return Err(FreshError::Carry {

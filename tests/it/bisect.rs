@@ -13,7 +13,7 @@ use std::process::Command;
 
 use crate::common::TestContext;
 use crate::common::index_server::IndexServer;
-use crate::try_::{assert_same_tree, path_without_uv, pip_ok, repo, tree};
+use crate::try_::{assert_same_tree, path_without_uv, pip_ok, tree};
 
 struct World {
     ctx: TestContext,

@@ -36,10 +36,6 @@ pub(crate) fn pip_ok(venv: &Path, args: &[&str]) {
     );
 }
 
-pub(crate) fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// Every entry under `root`: kind, mode, mtime (ns), size, and the bytes or the link target.
 pub(crate) fn tree(root: &Path) -> BTreeMap<PathBuf, (u32, i64, i64, u64, Vec<u8>)> {
     let mut out = BTreeMap::new();
@@ -692,6 +688,7 @@ fn issue_27_a_read_only_venv_is_tried_in_a_fresh_venv_built_from_its_exact_pins(
         );
         assert_eq!(report["tests"][0]["before"]["exit"], 1, "{report:#}");
         assert_eq!(report["tests"][0]["after"]["exit"], 0, "{report:#}");
+        crate::common::schema::assert_valid(&report);
         summary.push(fresh_summary(installer, "tool==1.1", &report));
         assert_same_tree(&before, &world.venv, "after a clean try in a fresh venv");
         world.assert_no_copy_left();
@@ -707,6 +704,7 @@ fn issue_27_a_read_only_venv_is_tried_in_a_fresh_venv_built_from_its_exact_pins(
             ],
         );
         assert_eq!(code, Some(1), "{installer}: {report:#}\n{stderr}");
+        crate::common::schema::assert_valid(&report);
         summary.push(fresh_summary(installer, "lib==1.0 forced", &report));
         assert_same_tree(&before, &world.venv, "after a breaking try in a fresh venv");
         world.assert_no_copy_left();
