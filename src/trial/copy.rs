@@ -60,7 +60,24 @@ pub struct CopyStats {
     pub seconds: f64,
     /// With [`CopyMethod::Fresh`]: why, and what was built.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fresh: Option<super::fresh::FreshStats>,
+    pub fresh: Option<FreshStats>,
+}
+
+/// What building the fresh venv did.
+#[derive(Debug, Clone, Serialize)]
+pub struct FreshStats {
+    /// Why no copy could be made.
+    pub why: String,
+    /// The interpreter it was made from.
+    pub base_python: PathBuf,
+    /// Dists installed from the original's exact pins.
+    pub pinned: usize,
+    /// Dists copied as they are (their `.dist-info` and `RECORD` files).
+    pub copied: Vec<String>,
+    /// Dists reinstalled from their `direct_url.json` (copying could not work), as requirements.
+    pub reinstalled: Vec<String>,
+    /// Each step's argv and how it ended.
+    pub steps: Vec<super::Step>,
 }
 
 /// A copy of a venv; removed on drop unless kept.

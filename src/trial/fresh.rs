@@ -17,10 +17,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use serde::Serialize;
-
 use super::Installer;
-use super::copy::{self, CopyError, CopyMethod, CopyStats, VenvCopy};
+use super::copy::{self, CopyError, CopyMethod, CopyStats, FreshStats, VenvCopy};
 use super::exec::{self, Ran};
 use crate::interrupt::Critical;
 
@@ -52,23 +50,6 @@ pub struct FreshSpec<'a> {
     pub carried: Vec<Carried>,
     /// `--index-url` for the pins (else the installer's default).
     pub index_url: Option<String>,
-}
-
-/// What building the fresh venv did.
-#[derive(Debug, Clone, Serialize)]
-pub struct FreshStats {
-    /// Why no copy could be made.
-    pub why: String,
-    /// The interpreter it was made from.
-    pub base_python: PathBuf,
-    /// Dists installed from the original's exact pins.
-    pub pinned: usize,
-    /// Dists copied as they are (their `.dist-info` and `RECORD` files).
-    pub copied: Vec<String>,
-    /// Dists reinstalled from their `direct_url.json` (copying could not work), as requirements.
-    pub reinstalled: Vec<String>,
-    /// Each step's argv and how it ended.
-    pub steps: Vec<super::Step>,
 }
 
 /// Why the fresh venv could not be built.

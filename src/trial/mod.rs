@@ -26,9 +26,9 @@ use crate::interrupt::Critical;
 use crate::verify::report::{Failed, Summary};
 use crate::verify::run::{self, RunOptions, VerifyError};
 
-pub use copy::{CopyMethod, CopyStats, VenvCopy};
+pub use copy::{CopyMethod, CopyStats, FreshStats, VenvCopy};
 pub use exec::Ran;
-pub use fresh::{Carried, FreshSpec, FreshStats};
+pub use fresh::{Carried, FreshSpec};
 
 /// `schema` of a try report.
 pub const TRY_SCHEMA: &str = "planner-try/1";
