@@ -32,7 +32,7 @@ use serde::Serialize;
 /// How the files were copied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum CopyMethod {
+pub(crate) enum CopyMethod {
     /// Copy-on-write clones of every file.
     Reflink,
     /// Hard links, with real copies of what is edited.
@@ -45,7 +45,7 @@ pub enum CopyMethod {
 
 /// What making the copy did.
 #[derive(Debug, Clone, Serialize)]
-pub struct CopyStats {
+pub(crate) struct CopyStats {
     /// How.
     pub method: CopyMethod,
     /// Regular files.
@@ -65,7 +65,7 @@ pub struct CopyStats {
 
 /// What building the fresh venv did.
 #[derive(Debug, Clone, Serialize)]
-pub struct FreshStats {
+pub(crate) struct FreshStats {
     /// Why no copy could be made.
     pub why: String,
     /// The interpreter it was made from.
@@ -82,7 +82,7 @@ pub struct FreshStats {
 
 /// A copy of a venv; removed on drop unless kept.
 #[derive(Debug)]
-pub struct VenvCopy {
+pub(crate) struct VenvCopy {
     /// The copy's root.
     pub root: PathBuf,
     /// The original's root.
@@ -97,7 +97,7 @@ pub struct VenvCopy {
 
 /// Why the copy could not be made.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum CopyError {
+pub(crate) enum CopyError {
     /// Reading or writing failed.
     #[error("cannot copy `{}`: {source}", path.display())]
     Io {
@@ -132,7 +132,7 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> CopyError + '_ {
 impl VenvCopy {
     /// Copy the venv at `original`. `changed`: the dists the plan changes or removes (their
     /// RECORD-listed files are real copies). `keep`: the folder to make the copy in and keep.
-    pub fn make(
+    pub(crate) fn make(
         original: &Path,
         changed: &[PackageName],
         keep: Option<&Path>,
@@ -196,19 +196,19 @@ impl VenvCopy {
     }
 
     /// The copy's interpreter.
-    pub fn python(&self) -> PathBuf {
+    pub(crate) fn python(&self) -> PathBuf {
         self.root.join("bin").join("python")
     }
 
     /// Whether the copy stays after the run (`--keep`).
-    pub fn kept(&self) -> bool {
+    pub(crate) fn kept(&self) -> bool {
         self.keep
     }
 
     /// The hard-linked originals whose size, mode or mtime changed since they were linked
     /// (written through a link: never by pip or uv; a `--test` that edits the environment in
     /// place could).
-    pub fn linked_changed(&self) -> Vec<PathBuf> {
+    pub(crate) fn linked_changed(&self) -> Vec<PathBuf> {
         self.linked
             .iter()
             .filter(|(path, was)| fs::symlink_metadata(path).map(|m| stamp(&m)).ok() != Some(*was))
@@ -217,12 +217,12 @@ impl VenvCopy {
     }
 
     /// How many hard-linked files [`VenvCopy::linked_changed`] checks.
-    pub fn linked_count(&self) -> usize {
+    pub(crate) fn linked_count(&self) -> usize {
         self.linked.len()
     }
 
     /// Remove the copy now (also done on drop, unless kept).
-    pub fn discard(mut self) -> io::Result<()> {
+    pub(crate) fn discard(mut self) -> io::Result<()> {
         self.keep = false;
         remove_all(&self.root)
     }
@@ -406,7 +406,7 @@ pub(super) fn lexical_join(base: &Path, rel: &str) -> PathBuf {
 }
 
 /// `lib/python*/site-packages` folders of a venv (lib64 is usually a link to lib).
-pub fn site_packages(venv: &Path) -> Vec<PathBuf> {
+pub(crate) fn site_packages(venv: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for lib in ["lib", "lib64"] {
         let Ok(entries) = fs::read_dir(venv.join(lib)) else {
@@ -423,7 +423,7 @@ pub fn site_packages(venv: &Path) -> Vec<PathBuf> {
 }
 
 /// Whether this user may write into `folder` (`access(2)`: also false on a read-only mount).
-pub fn writable(folder: &Path) -> bool {
+pub(crate) fn writable(folder: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt as _;
     let Ok(path) = std::ffi::CString::new(folder.as_os_str().as_bytes()) else {
         return false;

@@ -24,7 +24,7 @@ use crate::interrupt::Critical;
 
 /// A dist from a direct URL, VCS or an editable install.
 #[derive(Debug, Clone)]
-pub struct Carried {
+pub(crate) struct Carried {
     /// Its name.
     pub name: String,
     /// Its `.dist-info` folder in the original.
@@ -35,7 +35,7 @@ pub struct Carried {
 
 /// What the fresh venv is built from.
 #[derive(Debug)]
-pub struct FreshSpec<'a> {
+pub(crate) struct FreshSpec<'a> {
     /// Why no copy could be made.
     pub why: String,
     /// The original's prefix (only read).
@@ -54,7 +54,7 @@ pub struct FreshSpec<'a> {
 
 /// Why the fresh venv could not be built.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum FreshError {
+pub(crate) enum FreshError {
     /// Placing or filling the folder failed.
     #[error(transparent)]
     #[diagnostic(transparent)]
@@ -105,7 +105,7 @@ pub enum FreshError {
 impl VenvCopy {
     /// Build a fresh venv from `spec` (in `keep`, else a temp folder); `work` holds the pins
     /// file.
-    pub fn fresh(
+    pub(crate) fn fresh(
         spec: &FreshSpec<'_>,
         keep: Option<&Path>,
         work: &Path,
