@@ -17,7 +17,7 @@ use miette::miette;
 
 use crate::ExitStatus;
 use crate::bisect::{self, BisectInput, Universe, Verdict, state};
-use crate::commands::try_::{require_venv, venv_of_interpreter};
+use crate::commands::try_::{Choice, Chosen, choose_environment};
 use crate::interrupt::Critical;
 use crate::inventory::{self, Inventory};
 use crate::printer::Printer;
@@ -97,30 +97,23 @@ fn current_venv(args: &BisectSettings) -> miette::Result<PathBuf> {
 }
 
 fn given_venv(args: &BisectSettings) -> miette::Result<PathBuf> {
-    if let Some(venv) = &args.venv {
-        return require_venv(venv, "--venv");
+    let chosen = choose_environment(&Choice {
+        command: "bisect",
+        venv: args.venv.as_deref(),
+        python: args.python.as_deref(),
+        planned: None,
+        active: args.active_venv.as_deref(),
+    })?;
+    match chosen {
+        Chosen::Venv(venv) => Ok(venv),
+        Chosen::Interpreter(python) => Err(miette!(
+            help = "bisect copies a virtual environment: pass --venv DIR, or --python with a \
+                    venv's bin/python",
+            "`{}` is not the interpreter of a virtual environment (no pyvenv.cfg beside its \
+             bin/)",
+            python.display()
+        )),
     }
-    if let Some(python) = &args.python {
-        return venv_of_interpreter(python).ok_or_else(|| {
-            miette!(
-                help = "bisect copies a virtual environment: pass --venv DIR, or --python with a \
-                        venv's bin/python",
-                "`{}` is not the interpreter of a virtual environment (no pyvenv.cfg beside \
-                 its bin/)",
-                python.display()
-            )
-        });
-    }
-    if let Some(venv) = &args.active_venv {
-        return require_venv(venv, "$VIRTUAL_ENV");
-    }
-    if Path::new(".venv/pyvenv.cfg").is_file() {
-        return Ok(PathBuf::from(".venv"));
-    }
-    Err(miette!(
-        help = "name it with --venv DIR (or --python DIR/bin/python)",
-        "which environment to bisect? $VIRTUAL_ENV is not set and there is no ./.venv"
-    ))
 }
 
 /// A venv's inventory, read in a throw-away copy (the probe runs the interpreter, and a `.pth`

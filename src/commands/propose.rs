@@ -118,7 +118,20 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
         }
     }
     let tried = match &args.trial {
-        Some(trial) => try_plans(&proposal, venv.as_deref(), trial, &args.policy, printer)?,
+        Some(trial) => {
+            let python = match &inventory.environment.origin {
+                EnvironmentOrigin::Interpreter { python, .. } => Some(python.as_path()),
+                _ => None,
+            };
+            try_plans(
+                &proposal,
+                venv.as_deref(),
+                python,
+                trial,
+                &args.policy,
+                printer,
+            )?
+        }
         None => Vec::new(),
     };
     let layered = layers::is_layered(&proposal);
@@ -154,16 +167,23 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
 fn try_plans(
     proposal: &Proposal,
     venv: Option<&Path>,
+    python: Option<&Path>,
     settings: &crate::settings::ProposeTrial,
     policy: &crate::risk::Policy,
     printer: &Printer,
 ) -> miette::Result<Vec<Option<crate::trial::Tried>>> {
-    let Some(venv) = venv.filter(|v| v.join("pyvenv.cfg").is_file()) else {
-        return Err(miette::miette!(
-            help = "--try copies a virtual environment: pass --venv DIR (or drop --try)",
-            "--try needs a virtual environment to copy; this environment is not one"
-        ));
+    let original = match (venv.filter(|v| v.join("pyvenv.cfg").is_file()), python) {
+        (Some(venv), _) => super::try_::Chosen::Venv(venv.to_path_buf()),
+        (None, Some(python)) => super::try_::Chosen::Interpreter(python.to_path_buf()),
+        (None, None) => {
+            return Err(miette::miette!(
+                help = "--try needs the environment on this machine: pass --venv DIR or \
+                        --python P (or drop --try)",
+                "--try cannot try plans made from a snapshot"
+            ));
+        }
     };
+    let original = super::try_::Original::of(original);
     let critical = crate::interrupt::Critical::enter();
     let top = settings.top.unwrap_or(usize::MAX);
     let mut tried = Vec::new();
@@ -176,11 +196,11 @@ fn try_plans(
             "trying plan {} ({}) in a copy of {}",
             i + 1,
             plan.kind,
-            venv.display()
+            original.path().display()
         ));
         let one = super::try_::try_plan(
             plan,
-            venv,
+            &original,
             &super::try_::TrialSettings {
                 tests: &settings.tests,
                 keep: None,

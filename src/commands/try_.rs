@@ -30,7 +30,13 @@ use crate::trial::{self, Installer, TrialInput, TrialOutcome, Tried, VenvCopy, V
 pub(crate) fn run(args: &TrySettings, printer: &Printer) -> miette::Result<ExitStatus> {
     let plan_file = plan_file(&args.plan);
     let plan = crate::plan::read_plan(&plan_file)?;
-    let original = original_venv(args, &plan)?;
+    let original = Original::of(choose_environment(&Choice {
+        command: "try",
+        venv: args.venv.as_deref(),
+        python: args.python.as_deref(),
+        planned: planned_python(&plan),
+        active: args.active_venv.as_deref(),
+    })?);
     let critical = Critical::enter();
     let tried = try_plan(
         &plan,
@@ -45,7 +51,7 @@ pub(crate) fn run(args: &TrySettings, printer: &Printer) -> miette::Result<ExitS
         &critical,
         printer,
     )?;
-    let report = render::TryReport::new(&plan, &plan_file, &original, tried);
+    let report = render::TryReport::new(&plan, &plan_file, original.path(), tried);
     match args.format {
         OutputFormat::Json => printer.out(&crate::render::json::to_json(&report)?),
         OutputFormat::Markdown => printer.out(&render::markdown(&report)),
@@ -73,28 +79,11 @@ pub(crate) struct TrialSettings<'a> {
 /// `critical` ends it with [`trial::TrialError::Interrupted`] after the copy is removed.
 pub(crate) fn try_plan(
     plan: &Plan,
-    original: &Path,
+    original: &Original,
     settings: &TrialSettings<'_>,
     critical: &Critical,
     printer: &Printer,
 ) -> miette::Result<Tried> {
-    let changed: Vec<PackageName> = plan.changes.iter().map(|c| c.name.clone()).collect();
-    let copy = VenvCopy::make(original, &changed, settings.keep)?;
-    printer.note(&render::copy_line(&copy));
-    if critical.interrupted() {
-        return Err(trial::TrialError::Interrupted.into());
-    }
-    let inventory = inventory::load_venv(&copy.root)?;
-    if let Some(drift) = drift(plan, &inventory) {
-        return Err(miette!(
-            help = "make the plan again from the environment as it is now (`planner propose`)",
-            "`{}` no longer matches the plan ({}): {drift}",
-            original.display(),
-            plan.title
-        ));
-    }
-    let spec = crate::verify::select(Some(plan), &inventory, settings.policy, false);
-    let script = crate::render::verify::script(&spec);
     let work = tempfile::Builder::new()
         .prefix("planner-try-work-")
         .tempdir()
@@ -104,6 +93,30 @@ pub(crate) fn try_plan(
     } else {
         Installer::Pip
     };
+    let copy = match original {
+        Original::Venv(venv) => {
+            let changed: Vec<PackageName> = plan.changes.iter().map(|c| c.name.clone()).collect();
+            VenvCopy::make(venv, &changed, settings.keep)?
+        }
+        Original::Fresh { .. } => {
+            fresh_copy(plan, original, settings, installer, work.path(), critical)?
+        }
+    };
+    printer.note(&render::copy_line(&copy));
+    if critical.interrupted() {
+        return Err(trial::TrialError::Interrupted.into());
+    }
+    let inventory = inventory::load_venv(&copy.root)?;
+    if let Some(drift) = drift(plan, &inventory) {
+        return Err(miette!(
+            help = "make the plan again from the environment as it is now (`planner propose`)",
+            "`{}` no longer matches the plan ({}): {drift}",
+            original.path().display(),
+            plan.title
+        ));
+    }
+    let spec = crate::verify::select(Some(plan), &inventory, settings.policy, false);
+    let script = crate::render::verify::script(&spec);
     let steps = install_steps(plan, settings.index_url, &copy, installer, work.path())?;
     let outcome = if installer == Installer::Pip && inventory.get(&pip_name()).is_none() {
         not_tried(
@@ -167,53 +180,77 @@ fn pip_name() -> PackageName {
     PackageName::new("pip".to_string()).expect("a valid name")
 }
 
-/// The venv to copy: `--venv`, the venv of `--python`, the venv whose interpreter the plan's
-/// commands name, `$VIRTUAL_ENV`, `./.venv`.
-fn original_venv(args: &TrySettings, plan: &Plan) -> miette::Result<PathBuf> {
-    if let Some(venv) = &args.venv {
-        return require_venv(venv, "--venv");
+/// Where a command was told to find the environment (`try`, `bisect`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Choice<'a> {
+    /// The command's name, for the errors.
+    pub command: &'a str,
+    /// `--venv`.
+    pub venv: Option<&'a Path>,
+    /// `--python`.
+    pub python: Option<&'a Path>,
+    /// The interpreter the plan's commands name (`try`).
+    pub planned: Option<&'a Path>,
+    /// `$VIRTUAL_ENV`.
+    pub active: Option<&'a Path>,
+}
+
+/// The environment chosen: a venv, or an interpreter that is not a venv's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Chosen {
+    /// A venv's root.
+    Venv(PathBuf),
+    /// A system or conda interpreter (no `pyvenv.cfg` beside its `bin/`).
+    Interpreter(PathBuf),
+}
+
+/// The environment: `--venv`, `--python` (its venv, else the interpreter itself), the venv or
+/// interpreter the plan's commands name, `$VIRTUAL_ENV`, `./.venv`.
+pub(crate) fn choose_environment(choice: &Choice<'_>) -> miette::Result<Chosen> {
+    if let Some(venv) = choice.venv {
+        return require_venv(venv, "--venv", choice.command).map(Chosen::Venv);
     }
-    if let Some(python) = &args.python {
-        return match venv_of_interpreter(python) {
-            Some(venv) => Ok(venv),
-            None => Err(miette!(
-                help = "try copies a virtual environment: pass --venv DIR, or --python with a \
-                        venv's bin/python (a system or conda interpreter cannot be copied; make \
-                        a venv of it first)",
-                "`{}` is not the interpreter of a virtual environment (no pyvenv.cfg beside \
-                 its bin/)",
-                python.display()
-            )),
-        };
+    if let Some(python) = choice.python {
+        return Ok(match venv_of_interpreter(python) {
+            Some(venv) => Chosen::Venv(venv),
+            None => Chosen::Interpreter(python.to_path_buf()),
+        });
     }
-    let planned = plan
-        .commands
-        .as_ref()
-        .and_then(|c| c.pip.first())
-        .and_then(|step| step.first())
-        .and_then(|python| venv_of_interpreter(Path::new(python)));
-    if let Some(venv) = planned {
-        return Ok(venv);
+    if let Some(python) = choice.planned {
+        if let Some(venv) = venv_of_interpreter(python) {
+            return Ok(Chosen::Venv(venv));
+        }
+        if python.is_absolute() && python.is_file() {
+            return Ok(Chosen::Interpreter(python.to_path_buf()));
+        }
     }
-    if let Some(venv) = &args.active_venv {
-        return require_venv(venv, "$VIRTUAL_ENV");
+    if let Some(venv) = choice.active {
+        return require_venv(venv, "$VIRTUAL_ENV", choice.command).map(Chosen::Venv);
     }
     if Path::new(".venv/pyvenv.cfg").is_file() {
-        return Ok(PathBuf::from(".venv"));
+        return Ok(Chosen::Venv(PathBuf::from(".venv")));
     }
     Err(miette!(
         help = "name it with --venv DIR (or --python DIR/bin/python)",
-        "which environment to try the plan in? The plan does not name a venv that exists, \
-         $VIRTUAL_ENV is not set and there is no ./.venv"
+        "which environment to {}? {}$VIRTUAL_ENV is not set and there is no ./.venv",
+        choice.command,
+        if choice.planned.is_some() {
+            "The plan does not name an environment that exists, "
+        } else {
+            ""
+        }
     ))
 }
 
-pub(crate) fn require_venv(venv: &Path, from: &str) -> miette::Result<PathBuf> {
+fn require_venv(venv: &Path, from: &str, command: &str) -> miette::Result<PathBuf> {
     if venv.join("pyvenv.cfg").is_file() {
         Ok(venv.to_path_buf())
     } else {
         Err(miette!(
-            help = "try copies a virtual environment (a folder with pyvenv.cfg and bin/python)",
+            help = format!(
+                "{command} works on a virtual environment (a folder with pyvenv.cfg and \
+                 bin/python); for a system or conda interpreter pass --python"
+            ),
             "`{}` ({from}) is not a virtual environment: it has no pyvenv.cfg",
             venv.display()
         ))
@@ -222,13 +259,204 @@ pub(crate) fn require_venv(venv: &Path, from: &str) -> miette::Result<PathBuf> {
 
 /// `V` for `V/bin/python` when `V/pyvenv.cfg` exists (the path as given, links not resolved:
 /// a venv's python is a link to the base interpreter).
-pub(crate) fn venv_of_interpreter(python: &Path) -> Option<PathBuf> {
+fn venv_of_interpreter(python: &Path) -> Option<PathBuf> {
     let venv = std::path::absolute(python)
         .ok()?
         .parent()?
         .parent()?
         .to_path_buf();
     venv.join("pyvenv.cfg").is_file().then_some(venv)
+}
+
+/// The interpreter the plan's first command runs.
+fn planned_python(plan: &Plan) -> Option<&Path> {
+    plan.commands
+        .as_ref()
+        .and_then(|c| c.pip.first())
+        .and_then(|step| step.first())
+        .map(Path::new)
+}
+
+/// The environment a plan is tried in.
+#[derive(Debug, Clone)]
+pub(crate) enum Original {
+    /// A venv that is copied.
+    Venv(PathBuf),
+    /// One that cannot be: a fresh venv is built from its exact pins instead.
+    Fresh {
+        /// The venv, or the interpreter's `sys.prefix` (known once it is read).
+        path: PathBuf,
+        /// Its interpreter (`--python`), or `None` for a venv.
+        python: Option<PathBuf>,
+        /// Why no copy.
+        why: String,
+    },
+}
+
+impl Original {
+    /// A chosen environment: a writable venv is copied; a read-only one, or an interpreter
+    /// that is not a venv's, gets a fresh venv.
+    pub(crate) fn of(chosen: Chosen) -> Original {
+        match chosen {
+            Chosen::Venv(venv) => match read_only(&venv) {
+                Some(what) => Original::Fresh {
+                    why: format!(
+                        "`{}` is read-only ({what}): a copy of it could not be changed",
+                        venv.display()
+                    ),
+                    path: venv,
+                    python: None,
+                },
+                None => Original::Venv(venv),
+            },
+            Chosen::Interpreter(python) => Original::Fresh {
+                why: format!(
+                    "`{}` is not a venv's interpreter (a system or conda interpreter): its \
+                     prefix is not copied",
+                    python.display()
+                ),
+                path: python.clone(),
+                python: Some(python),
+            },
+        }
+    }
+
+    /// The venv, or the interpreter.
+    pub(crate) fn path(&self) -> &Path {
+        match self {
+            Original::Venv(path) | Original::Fresh { path, .. } => path,
+        }
+    }
+}
+
+/// The first of the venv's root and site-packages folders that is read-only (no write bit,
+/// or not writable by this user, or on a read-only filesystem), said in words.
+fn read_only(venv: &Path) -> Option<String> {
+    let mut folders = vec![venv.to_path_buf()];
+    folders.extend(trial::copy::site_packages(venv));
+    folders.into_iter().find_map(|folder| {
+        let meta = std::fs::metadata(&folder).ok()?;
+        let writable = !meta.permissions().readonly() && trial::copy::writable(&folder);
+        (!writable).then(|| format!("{} cannot be written", folder.display()))
+    })
+}
+
+/// Build the fresh venv for `original` (not a copyable venv) from its inventory's exact pins.
+fn fresh_copy(
+    plan: &Plan,
+    original: &Original,
+    settings: &TrialSettings<'_>,
+    installer: Installer,
+    work: &Path,
+    critical: &Critical,
+) -> miette::Result<VenvCopy> {
+    let Original::Fresh { path, python, why } = original else {
+        unreachable!("fresh_copy is called for Original::Fresh");
+    };
+    // Read in place: there is no copy to read. The probe runs with -I -B (no bytecode written).
+    let inventory = match python {
+        Some(python) => inventory::load_python(python)?,
+        None => inventory::load_venv(path)?,
+    };
+    let prefix = inventory
+        .environment
+        .prefix
+        .clone()
+        .unwrap_or_else(|| path.clone());
+    let base_python = match python {
+        Some(python) => python.clone(),
+        None => base_interpreter(path),
+    };
+    let mut pins = Vec::new();
+    let mut carried = Vec::new();
+    for dist in &inventory.dists {
+        let pin = crate::render::safe::pin(dist.name(), dist.version())?;
+        // The installer tools are copied as they are too: `uv venv` makes none and `-m venv`
+        // its own version, and a test index need not carry them.
+        let seed = ["pip", "setuptools", "wheel"].contains(&dist.name().as_ref());
+        match &dist.direct_url {
+            None if !seed => pins.push(pin),
+            source => carried.push(trial::Carried {
+                name: dist.name().to_string(),
+                dist_info: dist.path.clone(),
+                reinstall: crate::render::rollback::requirement(
+                    dist.name(),
+                    dist.version(),
+                    source.as_ref(),
+                    true,
+                )?,
+            }),
+        }
+    }
+    let copy = VenvCopy::fresh(
+        &trial::FreshSpec {
+            why: why.clone(),
+            original: &prefix,
+            base_python,
+            installer,
+            pins,
+            carried,
+            index_url: plan_index_url(plan, settings.index_url),
+        },
+        settings.keep,
+        work,
+        critical,
+    )?;
+    let built = inventory::load_venv(&copy.root)?;
+    if let Some(differ) = differences(&inventory, &built) {
+        return Err(miette!(
+            help = "make a venv of the environment yourself and try the plan there with --venv",
+            "the fresh venv does not match `{}`: {differ}",
+            original.path().display()
+        ));
+    }
+    Ok(copy)
+}
+
+/// The interpreter a venv was made from: its `bin/python` resolved when it links outside the
+/// venv, else `home` of `pyvenv.cfg` (`home/python3`), else `bin/python` itself.
+fn base_interpreter(venv: &Path) -> PathBuf {
+    let python = venv.join("bin").join("python");
+    if let Ok(real) = std::fs::canonicalize(&python)
+        && let Ok(root) = std::fs::canonicalize(venv)
+        && !real.starts_with(root)
+    {
+        return real;
+    }
+    let home = std::fs::read_to_string(venv.join("pyvenv.cfg"))
+        .ok()
+        .and_then(|cfg| {
+            cfg.lines().find_map(|line| {
+                let (key, value) = line.split_once('=')?;
+                (key.trim() == "home").then(|| PathBuf::from(value.trim()).join("python3"))
+            })
+        });
+    home.filter(|p| p.is_file()).unwrap_or(python)
+}
+
+/// The dists whose version differs between two inventories, said in words.
+fn differences(original: &Inventory, built: &Inventory) -> Option<String> {
+    let versions = |inv: &Inventory| -> std::collections::BTreeMap<String, String> {
+        inv.dists
+            .iter()
+            .map(|d| (d.name().to_string(), d.version().to_string()))
+            .collect()
+    };
+    let (was, now) = (versions(original), versions(built));
+    let differ: Vec<String> = was
+        .keys()
+        .chain(now.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .filter(|name| was.get(*name) != now.get(*name))
+        .map(|name| {
+            let at = |m: &std::collections::BTreeMap<String, String>| {
+                m.get(name).map_or("absent".to_string(), |v| v.clone())
+            };
+            format!("{name} {} there, {} in the original", at(&now), at(&was))
+        })
+        .collect();
+    (!differ.is_empty()).then(|| differ.join("; "))
 }
 
 /// The changes whose installed version is not the plan's `from`, said in words.
@@ -265,13 +493,7 @@ fn install_steps(
     work: &Path,
 ) -> miette::Result<Vec<Vec<String>>> {
     let planned: Vec<&Vec<String>> = plan.commands.iter().flat_map(|c| c.pip.iter()).collect();
-    let index_url = index_url.map(str::to_string).or_else(|| {
-        planned.iter().find_map(|step| {
-            step.windows(2)
-                .find(|pair| pair[0] == "--index-url")
-                .map(|pair| pair[1].clone())
-        })
-    });
+    let index_url = plan_index_url(plan, index_url);
     let installs: Vec<&&Vec<String>> = planned
         .iter()
         .filter(|step| step.get(3).is_some_and(|t| t == "install"))
@@ -300,6 +522,20 @@ fn install_steps(
     Ok(match installer {
         Installer::Uv => files.uv,
         Installer::Pip => files.pip,
+    })
+}
+
+/// `--index-url`, else the index the plan's commands name.
+fn plan_index_url(plan: &Plan, index_url: Option<&str>) -> Option<String> {
+    index_url.map(str::to_string).or_else(|| {
+        plan.commands
+            .iter()
+            .flat_map(|c| c.pip.iter())
+            .find_map(|step| {
+                step.windows(2)
+                    .find(|pair| pair[0] == "--index-url")
+                    .map(|pair| pair[1].clone())
+            })
     })
 }
 

@@ -42,7 +42,7 @@ pub(super) struct ProbeOutput {
 /// Run the probe: one subprocess, `python -I -c SCRIPT --probe`.
 pub(super) fn probe(python: &Path) -> Result<ProbeOutput, String> {
     let mut child = Command::new(python)
-        .args(["-I", "-c", PROBE_SCRIPT, "--probe"])
+        .args(["-I", "-B", "-c", PROBE_SCRIPT, "--probe"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -106,7 +106,7 @@ pub(crate) fn rollback(
 }
 
 /// What reinstalls `name` as it was: `Ok(Ok(requirement))`, or `Ok(Err(why not))`.
-fn requirement(
+pub(crate) fn requirement(
     name: &PackageName,
     version: &pep440_rs::Version,
     source: Option<&DirectUrl>,

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::plan::{Plan, PlanKind, Proposal};
 use crate::risk::RiskLevel;
 use crate::terminal::escape;
-use crate::trial::{TRY_SCHEMA, Tried, VenvCopy, Verdict};
+use crate::trial::{CopyStats, FreshStats, TRY_SCHEMA, Tried, VenvCopy, Verdict};
 
 /// The `planner-try/1` document.
 #[derive(Debug, Serialize)]
@@ -89,12 +89,24 @@ pub(crate) fn verdict_word(tried: &Tried) -> &'static str {
 /// The line `try` prints (stderr) once the copy exists.
 pub(crate) fn copy_line(copy: &VenvCopy) -> String {
     let s = &copy.stats;
+    if let Some(fresh) = &s.fresh {
+        return format!(
+            "{}, from {}, in {} in {:.1}s: {}",
+            fresh_words(fresh),
+            escape(&fresh.base_python.display().to_string()),
+            escape(&copy.root.display().to_string()),
+            s.seconds,
+            escape(&fresh.why)
+        );
+    }
     let how = match s.method {
         crate::trial::CopyMethod::Reflink => "copy-on-write clones".to_string(),
         crate::trial::CopyMethod::Hardlink => {
             format!("{} hard links, {} real copies", s.linked, s.copied)
         }
-        crate::trial::CopyMethod::Copy => "real copies (no hard link possible there)".to_string(),
+        crate::trial::CopyMethod::Copy | crate::trial::CopyMethod::Fresh => {
+            "real copies (no hard link possible there)".to_string()
+        }
     };
     format!(
         "copied {} to {}: {} files ({how}, {:.1} MB written) in {:.2}s",
@@ -106,26 +118,64 @@ pub(crate) fn copy_line(copy: &VenvCopy) -> String {
     )
 }
 
+/// "built fresh: 41 dists from exact pins, 1 copied as it is (app), 1 reinstalled from its
+/// direct_url.json (lib @ file:///...)".
+fn fresh_words(fresh: &FreshStats) -> String {
+    let mut out = format!("built fresh: {} dists from exact pins", fresh.pinned);
+    if !fresh.copied.is_empty() {
+        let _ = write!(
+            out,
+            ", {} copied as they are ({})",
+            fresh.copied.len(),
+            escape(&fresh.copied.join(", "))
+        );
+    }
+    if !fresh.reinstalled.is_empty() {
+        let _ = write!(
+            out,
+            ", {} reinstalled from direct_url.json ({})",
+            fresh.reinstalled.len(),
+            escape(&fresh.reinstalled.join(", "))
+        );
+    }
+    out
+}
+
+/// The report's line about the copy (text), or the fresh venv that stands in for it.
+fn copy_summary(c: &CopyStats) -> String {
+    match &c.fresh {
+        Some(fresh) => format!(
+            "no copy: {} in {:.2}s ({})",
+            fresh_words(fresh),
+            c.seconds,
+            escape(&fresh.why)
+        ),
+        None => format!(
+            "{:?}, {} files ({} linked, {} copied) in {:.2}s",
+            c.method, c.files, c.linked, c.copied, c.seconds
+        ),
+    }
+}
+
 /// The report for a terminal.
 pub(crate) fn text(report: &TryReport<'_>) -> String {
     let mut out = String::new();
     let o = &report.tried.outcome;
     let _ = writeln!(
         out,
-        "try {} ({}), risk {}/100 {}, in a copy of {}",
+        "try {} ({}), risk {}/100 {}, in {} {}",
         report.plan.kind,
         escape(report.plan.title),
         report.plan.risk,
         report.plan.level,
+        if report.tried.copy.fresh.is_some() {
+            "a fresh venv standing in for"
+        } else {
+            "a copy of"
+        },
         escape(&report.environment.display().to_string())
     );
-    let c = &report.tried.copy;
-    let _ = writeln!(
-        out,
-        "  copy: {:?}, {} files ({} linked, {} copied) in {:.2}s",
-        c.method, c.files, c.linked, c.copied, c.seconds
-    )
-    .map(|()| ());
+    let _ = writeln!(out, "  copy: {}", copy_summary(&report.tried.copy));
     if let Some(b) = &o.baseline {
         let _ = writeln!(
             out,
@@ -198,7 +248,9 @@ pub(crate) fn text(report: &TryReport<'_>) -> String {
 
 fn original_line(report: &TryReport<'_>) -> String {
     let env = escape(&report.environment.display().to_string()).into_owned();
-    if report.tried.original.changed.is_empty() {
+    if report.tried.copy.fresh.is_some() {
+        format!("the original {env} was only read (nothing of it is linked into a fresh venv)\n")
+    } else if report.tried.original.changed.is_empty() {
         format!(
             "the original {env} was not written ({} hard-linked files checked)\n",
             report.tried.original.checked
@@ -267,11 +319,10 @@ pub(crate) fn markdown(report: &TryReport<'_>) -> String {
         report.plan.level
     );
     let _ = writeln!(out, "| measured | {} |", cell(&report.summary()));
-    let c = &report.tried.copy;
     let _ = writeln!(
         out,
-        "| copy | {:?}: {} files, {} linked, {} copied, {:.2}s |",
-        c.method, c.files, c.linked, c.copied, c.seconds
+        "| copy | {} |",
+        cell(&copy_summary(&report.tried.copy))
     );
     let _ = writeln!(out, "| installer | {} |", installer_word(o.installer));
     let _ = writeln!(

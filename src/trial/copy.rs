@@ -39,6 +39,8 @@ pub(crate) enum CopyMethod {
     Hardlink,
     /// Real copies of every file (no hard link could be made there).
     Copy,
+    /// No copy: a fresh venv from the original's exact pins (`fresh` says why and how).
+    Fresh,
 }
 
 /// What making the copy did.
@@ -56,6 +58,26 @@ pub(crate) struct CopyStats {
     pub bytes_copied: u64,
     /// Wall seconds.
     pub seconds: f64,
+    /// With [`CopyMethod::Fresh`]: why, and what was built.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fresh: Option<FreshStats>,
+}
+
+/// What building the fresh venv did.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FreshStats {
+    /// Why no copy could be made.
+    pub why: String,
+    /// The interpreter it was made from.
+    pub base_python: PathBuf,
+    /// Dists installed from the original's exact pins.
+    pub pinned: usize,
+    /// Dists copied as they are (their `.dist-info` and `RECORD` files).
+    pub copied: Vec<String>,
+    /// Dists reinstalled from their `direct_url.json` (copying could not work), as requirements.
+    pub reinstalled: Vec<String>,
+    /// Each step's argv and how it ended.
+    pub steps: Vec<super::Step>,
 }
 
 /// A copy of a venv; removed on drop unless kept.
@@ -117,26 +139,7 @@ impl VenvCopy {
     ) -> Result<VenvCopy, CopyError> {
         let started = Instant::now();
         let original = std::path::absolute(original).map_err(io_err(original))?;
-        let (root, temp) = match keep {
-            Some(dir) => {
-                if std::path::absolute(dir).is_ok_and(|d| d.starts_with(&original)) {
-                    return Err(CopyError::KeepInside {
-                        path: dir.to_path_buf(),
-                    });
-                }
-                if fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
-                    return Err(CopyError::KeepExists {
-                        path: dir.to_path_buf(),
-                    });
-                }
-                fs::create_dir_all(dir).map_err(io_err(dir))?;
-                (std::path::absolute(dir).map_err(io_err(dir))?, None)
-            }
-            None => {
-                let temp = temp_dir_beside(&original)?;
-                (temp.path().join("venv"), Some(temp))
-            }
-        };
+        let (root, temp) = place(&original, keep, true)?;
         fs::create_dir_all(&root).map_err(io_err(&root))?;
         let edited = edited_files(&original, changed);
         let method = probe_method(&original, &root);
@@ -152,6 +155,7 @@ impl VenvCopy {
                 copied: 0,
                 bytes_copied: 0,
                 seconds: 0.0,
+                fresh: None,
             },
             linked: Vec::new(),
         };
@@ -168,14 +172,27 @@ impl VenvCopy {
             stats.linked,
             stats.seconds
         );
-        Ok(VenvCopy {
+        let mut copy = VenvCopy::new(&original, root, keep.is_some(), temp, stats);
+        copy.linked = linked;
+        Ok(copy)
+    }
+
+    /// A copy at `root` (placed by [`place`]) with nothing linked yet.
+    pub(super) fn new(
+        original: &Path,
+        root: PathBuf,
+        keep: bool,
+        temp: Option<tempfile::TempDir>,
+        stats: CopyStats,
+    ) -> VenvCopy {
+        VenvCopy {
             root,
-            original,
+            original: original.to_path_buf(),
             stats,
-            keep: keep.is_some(),
-            linked,
+            keep,
+            linked: Vec::new(),
             _temp: temp,
-        })
+        }
     }
 
     /// The copy's interpreter.
@@ -209,6 +226,44 @@ impl VenvCopy {
         self.keep = false;
         remove_all(&self.root)
     }
+}
+
+/// Where a copy of `original` goes: `keep` (new or empty, outside `original`), else a temp
+/// folder (on its filesystem when `link`, so that hard links work); the folder is made.
+pub(super) fn place(
+    original: &Path,
+    keep: Option<&Path>,
+    link: bool,
+) -> Result<(PathBuf, Option<tempfile::TempDir>), CopyError> {
+    let (root, temp) = match keep {
+        Some(dir) => {
+            if std::path::absolute(dir).is_ok_and(|d| d.starts_with(original)) {
+                return Err(CopyError::KeepInside {
+                    path: dir.to_path_buf(),
+                });
+            }
+            if fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
+                return Err(CopyError::KeepExists {
+                    path: dir.to_path_buf(),
+                });
+            }
+            fs::create_dir_all(dir).map_err(io_err(dir))?;
+            (std::path::absolute(dir).map_err(io_err(dir))?, None)
+        }
+        None if !link => {
+            let temp = tempfile::Builder::new()
+                .prefix("planner-try-")
+                .tempdir()
+                .map_err(io_err(&std::env::temp_dir()))?;
+            (temp.path().join("venv"), Some(temp))
+        }
+        None => {
+            let temp = temp_dir_beside(original)?;
+            (temp.path().join("venv"), Some(temp))
+        }
+    };
+    fs::create_dir_all(&root).map_err(io_err(&root))?;
+    Ok((root, temp))
 }
 
 impl Drop for VenvCopy {
@@ -323,7 +378,7 @@ fn edited_files(original: &Path, changed: &[PackageName]) -> HashSet<PathBuf> {
 }
 
 /// `base/rel` with `..` and `.` resolved without touching the filesystem.
-fn lexical_join(base: &Path, rel: &str) -> PathBuf {
+pub(super) fn lexical_join(base: &Path, rel: &str) -> PathBuf {
     let mut out = base.to_path_buf();
     for part in Path::new(rel).components() {
         match part {
@@ -338,7 +393,7 @@ fn lexical_join(base: &Path, rel: &str) -> PathBuf {
 }
 
 /// `lib/python*/site-packages` folders of a venv (lib64 is usually a link to lib).
-fn site_packages(venv: &Path) -> Vec<PathBuf> {
+pub(crate) fn site_packages(venv: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for lib in ["lib", "lib64"] {
         let Ok(entries) = fs::read_dir(venv.join(lib)) else {
@@ -352,6 +407,16 @@ fn site_packages(venv: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// Whether this user may write into `folder` (`access(2)`: also false on a read-only mount).
+pub(crate) fn writable(folder: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt as _;
+    let Ok(path) = std::ffi::CString::new(folder.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: access(2) reads a NUL-terminated path that outlives the call.
+    unsafe { libc::access(path.as_ptr(), libc::W_OK) == 0 }
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {

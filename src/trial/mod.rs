@@ -15,6 +15,7 @@
 
 pub(crate) mod copy;
 pub(crate) mod exec;
+pub(crate) mod fresh;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -25,8 +26,9 @@ use crate::interrupt::Critical;
 use crate::verify::report::{Failed, Summary};
 use crate::verify::run::{self, RunOptions, VerifyError};
 
-pub(crate) use copy::{CopyMethod, CopyStats, VenvCopy};
+pub(crate) use copy::{CopyMethod, CopyStats, FreshStats, VenvCopy};
 pub(crate) use exec::Ran;
+pub(crate) use fresh::{Carried, FreshSpec};
 
 /// `schema` of a try report.
 pub(crate) const TRY_SCHEMA: &str = "planner-try/1";

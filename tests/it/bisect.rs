@@ -14,7 +14,7 @@ use std::process::Command;
 use crate::common::index_server::IndexServer;
 use crate::common::{Output, TestContext};
 use crate::planner_snapshot;
-use crate::try_::{assert_same_tree, path_without_uv, pip_ok, repo, tree};
+use crate::try_::{assert_same_tree, path_without_uv, pip_ok, tree};
 
 struct World {
     ctx: TestContext,
@@ -29,20 +29,7 @@ impl World {
     fn new(wheels: serde_json::Value, good: &[&str], now: &[&str]) -> World {
         let ctx = TestContext::new();
         let root = ctx.path().join("index");
-        let spec = ctx.path().join("wheels.json");
-        std::fs::write(&spec, wheels.to_string()).unwrap();
-        let out = Command::new(crate::common::venv::python3())
-            .arg(repo().join("tests/it/verify_world.py"))
-            .arg(&root)
-            .arg(&spec)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let server = IndexServer::start(&root);
+        let server = crate::common::index_server::tiny_wheels(&root, &wheels);
         let venv = ctx.path().join("venv");
         crate::common::venv::RealVenv::create(&venv);
         pip_ok(
@@ -449,7 +436,6 @@ fn bisect_explains_what_it_cannot_do() {
 fn since_reconstructs_the_good_state_from_install_records_and_upload_times() {
     let ctx = TestContext::new();
     let root = ctx.path().join("index");
-    let spec = ctx.path().join("wheels.json");
     let mut wheels = Vec::new();
     for n in 1..=4 {
         for (major, uploaded) in [(1, "2025-01-01T00:00:00Z"), (2, "2025-06-01T00:00:00Z")] {
@@ -464,19 +450,7 @@ fn since_reconstructs_the_good_state_from_install_records_and_upload_times() {
     wheels.push(
         serde_json::json!({"name": "extra", "version": "1.0", "files": {"extra/__init__.py": ""}}),
     );
-    std::fs::write(&spec, serde_json::Value::Array(wheels).to_string()).unwrap();
-    let out = Command::new(crate::common::venv::python3())
-        .arg(repo().join("tests/it/verify_world.py"))
-        .arg(&root)
-        .arg(&spec)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let server = IndexServer::start(&root);
+    let server = crate::common::index_server::tiny_wheels(&root, &serde_json::Value::Array(wheels));
     let venv = ctx.path().join("venv");
     crate::common::venv::RealVenv::create(&venv);
     let url = server.url();

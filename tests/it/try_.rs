@@ -36,10 +36,6 @@ pub(crate) fn pip_ok(venv: &Path, args: &[&str]) {
     );
 }
 
-pub(crate) fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// Every entry under `root`: kind, mode, mtime (ns), size, and the bytes or the link target.
 pub(crate) fn tree(root: &Path) -> BTreeMap<PathBuf, (u32, i64, i64, u64, Vec<u8>)> {
     let mut out = BTreeMap::new();
@@ -131,7 +127,6 @@ impl World {
     fn new() -> World {
         let ctx = TestContext::new();
         let root = ctx.path().join("index");
-        let spec = ctx.path().join("wheels.json");
         let wheels = serde_json::json!([
             {"name": "lib", "version": "1.0", "files": {"lib/__init__.py": "def old():\n    return 1\n"}},
             {"name": "lib", "version": "2.0", "files": {"lib/__init__.py": "def old():\n    return 1\ndef new():\n    return 2\n"}},
@@ -142,19 +137,7 @@ impl World {
              "files": {"tool/__init__.py": "V = 2\n"}},
             {"name": "helper", "version": "1.0", "files": {"helper/__init__.py": ""}},
         ]);
-        std::fs::write(&spec, wheels.to_string()).unwrap();
-        let out = Command::new(crate::common::venv::python3())
-            .arg(repo().join("tests/it/verify_world.py"))
-            .arg(&root)
-            .arg(&spec)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let server = IndexServer::start(&root);
+        let server = crate::common::index_server::tiny_wheels(&root, &wheels);
         let venv = ctx.path().join("venv");
         crate::common::venv::RealVenv::create(&venv);
         pip_ok(
@@ -199,7 +182,7 @@ impl World {
         assert!(matches!(output.code, Some(0 | 1)), "{}", output.stderr);
         let plans = out.join("plans");
         std::fs::read_dir(&plans)
-            .unwrap()
+            .unwrap_or_else(|e| panic!("{e}: {}\n{}", output.stdout, output.stderr))
             .flatten()
             .map(|e| e.path())
             .find(|p| p.to_string_lossy().ends_with(kind))
@@ -610,4 +593,122 @@ fn propose_try_measures_each_plan_and_recommends_the_lowest_risk_clean_one() {
     assert!(json["tried_recommendation"].is_null(), "{json:#}");
     assert_same_tree(&before, &world.venv, "after propose --try");
     world.assert_no_copy_left();
+}
+
+/// `chmod -R` on a tree (`a-w` to make it read-only, `u+w` to give it back).
+fn chmod_tree(root: &Path, mode: &str) {
+    let status = Command::new("chmod")
+        .args(["-R", mode])
+        .arg(root)
+        .status()
+        .unwrap();
+    assert!(status.success(), "chmod -R {mode} {}", root.display());
+}
+
+/// The fresh venv's record in a report, paths and the port left out: `pinned`, `copied`,
+/// `reinstalled` (the wheel's file name only), the verdict.
+fn fresh_summary(installer: &str, plan: &str, report: &serde_json::Value) -> String {
+    let fresh = &report["copy"]["fresh"];
+    let names = |key: &str| -> Vec<String> {
+        fresh[key]
+            .as_array()
+            .unwrap_or(&Vec::new())
+            .iter()
+            .map(|v| {
+                let text = v.as_str().unwrap();
+                match text.split_once(" @ ") {
+                    Some((name, url)) => {
+                        format!("{name} @ .../{}", url.rsplit('/').next().unwrap())
+                    }
+                    None => text.to_string(),
+                }
+            })
+            .collect()
+    };
+    format!(
+        "{installer} {plan}: method {}, {} dists from exact pins, copied {:?}, reinstalled {:?}, \
+         verdict {}",
+        report["copy"]["method"].as_str().unwrap_or("?"),
+        fresh["pinned"],
+        names("copied"),
+        names("reinstalled"),
+        report["verdict"].as_str().unwrap_or("?"),
+    )
+}
+
+#[test]
+fn issue_27_a_read_only_venv_is_tried_in_a_fresh_venv_built_from_its_exact_pins() {
+    let world = World::new();
+    // helper from a wheel file (a direct URL: copied as it is); app from a wheel file whose
+    // RECORD is gone (it cannot be copied: reinstalled from its direct_url.json).
+    let wheel = |name: &str| world.root.join(format!("wheels/{name}-py3-none-any.whl"));
+    for dist in ["helper-1.0", "app-1.0"] {
+        pip_ok(
+            &world.venv,
+            &[
+                "install",
+                "--no-deps",
+                "--force-reinstall",
+                wheel(dist).to_str().unwrap(),
+            ],
+        );
+    }
+    let site = std::fs::read_dir(world.venv.join("lib"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path()
+        .join("site-packages");
+    std::fs::remove_file(site.join("app-1.0.dist-info/RECORD")).unwrap();
+    let clean = world.propose(&["tool==1.1"], "upgrade");
+    let forced = world.propose(&["lib==1.0", "--allow-override"], "forced-override");
+    chmod_tree(&world.venv, "a-w");
+    let before = tree(&world.venv);
+    let mut summary = Vec::new();
+    for (installer, path) in installers() {
+        let (code, report, stderr) = world.try_plan(
+            &path,
+            &clean,
+            &[
+                "--venv",
+                world.venv.to_str().unwrap(),
+                "--test",
+                "python -c 'import tool; assert tool.V == 2, tool.V'",
+            ],
+        );
+        assert_eq!(code, Some(0), "{installer}: {report:#}\n{stderr}");
+        assert!(stderr.contains("built fresh: "), "{stderr}");
+        assert!(
+            report["copy"]["fresh"]["why"]
+                .as_str()
+                .unwrap()
+                .contains("is read-only"),
+            "{report:#}"
+        );
+        assert_eq!(report["tests"][0]["before"]["exit"], 1, "{report:#}");
+        assert_eq!(report["tests"][0]["after"]["exit"], 0, "{report:#}");
+        crate::common::schema::assert_valid(&report);
+        summary.push(fresh_summary(installer, "tool==1.1", &report));
+        assert_same_tree(&before, &world.venv, "after a clean try in a fresh venv");
+        world.assert_no_copy_left();
+
+        let (code, report, stderr) = world.try_plan(
+            &path,
+            &forced,
+            &[
+                "--venv",
+                world.venv.to_str().unwrap(),
+                "--test",
+                "python -c 'import app'",
+            ],
+        );
+        assert_eq!(code, Some(1), "{installer}: {report:#}\n{stderr}");
+        crate::common::schema::assert_valid(&report);
+        summary.push(fresh_summary(installer, "lib==1.0 forced", &report));
+        assert_same_tree(&before, &world.venv, "after a breaking try in a fresh venv");
+        world.assert_no_copy_left();
+    }
+    chmod_tree(&world.venv, "u+w");
+    insta::assert_snapshot!(summary.join("\n"));
 }

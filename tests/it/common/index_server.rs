@@ -566,3 +566,23 @@ fn ranged(size: u64, range: Option<&str>, read: impl Fn(u64, u64) -> Option<Vec<
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// A loopback index of tiny wheels: `tests/it/verify_world.py` builds one wheel per entry of
+/// `wheels` (`name`, `version`, `requires`, `files`, `uploaded`) under `root` (`simple/` and
+/// `wheels/`), and the index is served from there.
+pub fn tiny_wheels(root: &std::path::Path, wheels: &serde_json::Value) -> IndexServer {
+    let spec = root.with_extension("json");
+    std::fs::write(&spec, wheels.to_string()).unwrap();
+    let out = std::process::Command::new(crate::common::venv::python3())
+        .arg(crate::common::repo_root().join("tests/it/verify_world.py"))
+        .arg(root)
+        .arg(&spec)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "verify_world.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    IndexServer::start(root)
+}
