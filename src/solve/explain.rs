@@ -21,7 +21,7 @@
 //!    a "no versions" leaf whose derivation merely restates its sibling is dropped;
 //! 5. [`PythonFormatter`] phrases every incompatibility with PEP 440 specifiers, never raw
 //!    ranges, and sorts terms so the text is deterministic;
-//! 6. hints are derived from the facts: a pre-release would fit, Requires-Python excludes, only
+//! 6. hints are derived from the facts: a pre-release is in the range, Requires-Python excludes, only
 //!    yanked versions, a local variant exists, which versions of a blocker accept the request,
 //!    and for a name the index does not have, the known names it may be a typo of.
 
@@ -951,7 +951,8 @@ fn not_found_hints(
     hints
 }
 
-/// No version of `name` in `range`: a pre-release would fit, or a local variant of a version
+/// No version of `name` in `range`: a pre-release is in it (whether it fits the rest is not
+/// tried: the derivation never reached it), or a local variant of a version
 /// the range names exists.
 fn no_versions_hints(
     name: &PackageName,
@@ -984,7 +985,7 @@ fn no_versions_hints(
             HintKind::Prerelease,
             name,
             format!(
-                "pre-releases of {name} would fit ({name}=={newest}); allow them with `--prerelease allow`, or name one in a requirement (`{name}>={newest}`)"
+                "pre-releases of {name} are in the range but were not considered ({name}=={newest}); to try them, allow them with `--prerelease allow`, or name one in a requirement (`{name}>={newest}`)"
             ),
         ));
     }
