@@ -340,8 +340,9 @@ fn lacks_pip(inventory: &inventory::Inventory) -> bool {
 /// What the proposal and each install script say when the environment has no pip.
 fn no_pip_note(python: &Path) -> String {
     format!(
-        "{} has no pip (a venv made by uv): the pip commands run the pip of `python3` against \
-         it (`python3 -m pip --python`, pip 22.3 or newer); the uv commands need no pip.",
+        "{} has no pip installed (venvs made by `uv venv` have none): the pip commands run the \
+         pip of `python3` against it (`python3 -m pip --python`, pip 22.3 or newer); the uv \
+         commands need no pip.",
         python.display()
     )
 }

@@ -55,7 +55,7 @@ fn a_venv_without_pip_gets_pip_commands_that_run_there() {
     ]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let doc = run.json();
-    let note = format!("{python_text} has no pip (a venv made by uv)");
+    let note = format!("{python_text} has no pip installed (venvs made by `uv venv` have none)");
     assert!(doc["warnings"].to_string().contains(&note), "{doc}");
     let pip = &doc["plans"][0]["commands"]["pip"][0];
     let start: Vec<&str> = (0..6).filter_map(|i| pip[i].as_str()).collect();
