@@ -28,7 +28,7 @@ use crate::solve::{self, Override, SolveRequest, Via};
 
 /// One target a pin is judged for.
 #[derive(Debug, Clone)]
-pub enum Target {
+pub(crate) enum Target {
     /// A synthesized interpreter (`--python-version` / `--python-platform`).
     Synthesized {
         /// `3.12 x86_64-manylinux_2_28`.
@@ -36,9 +36,9 @@ pub enum Target {
         /// Its markers and tags.
         environment: Box<Environment>,
     },
-    /// The installed set of a real environment (`--from-snapshot`).
+    /// The installed set of a real environment (`--from-snapshot`, or `--venv` with its files).
     Snapshot {
-        /// The snapshot file.
+        /// The snapshot file or the venv.
         label: String,
         /// What is installed there.
         inventory: Box<Inventory>,
@@ -47,7 +47,7 @@ pub enum Target {
 
 impl Target {
     /// How the target is named in reports.
-    pub fn label(&self) -> &str {
+    pub(crate) fn label(&self) -> &str {
         match self {
             Target::Synthesized { label, .. } | Target::Snapshot { label, .. } => label,
         }
@@ -56,7 +56,7 @@ impl Target {
 
 /// What a pin does on one target.
 #[derive(Debug, Clone, Serialize)]
-pub struct TargetVerdict {
+pub(crate) struct TargetVerdict {
     /// The target's label.
     pub target: String,
     /// Installed (or resolved) requirements the pin violates.
@@ -66,7 +66,8 @@ pub struct TargetVerdict {
     /// The risk of the plan the pin amounts to: the forced override when it breaks
     /// something, the plan as asked otherwise (`None` when it could not be judged).
     pub risk: Option<RiskScore>,
-    /// The safer alternative (move the blockers), when one exists.
+    /// The safer alternative, when one exists: move the blockers, or move the dependents the
+    /// pin breaks along ([`safer_plan`]).
     pub safer: Option<Plan>,
     /// Why the pin could not be judged on this target, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -80,7 +81,7 @@ pub struct TargetVerdict {
 /// Another pin the head changes in the same environment, with the base's requirement on its
 /// name there (`None`: the head added it).
 #[derive(Debug, Clone)]
-pub struct Sibling {
+pub(crate) struct Sibling {
     /// The head's pin.
     pub pin: Pin,
     /// The base's requirement on the same name, when there was one.
@@ -88,7 +89,7 @@ pub struct Sibling {
 }
 
 /// Judges pins against an index; the environments a file's requirements make are solved once.
-pub struct Analyzer<'a> {
+pub(crate) struct Analyzer<'a> {
     /// The index.
     pub index: &'a dyn IndexSource,
     /// The risk policy.
@@ -100,7 +101,11 @@ pub struct Analyzer<'a> {
 
 impl<'a> Analyzer<'a> {
     /// An analyzer.
-    pub fn new(index: &'a dyn IndexSource, policy: &'a Policy, request: ProposeRequest) -> Self {
+    pub(crate) fn new(
+        index: &'a dyn IndexSource,
+        policy: &'a Policy,
+        request: ProposeRequest,
+    ) -> Self {
         Analyzer {
             index,
             policy,
@@ -113,7 +118,12 @@ impl<'a> Analyzer<'a> {
     /// pins applied); when that does not resolve (another new pin breaks it), against the
     /// base's pins of the file with this one applied. `siblings`: the other pins the head
     /// changes in the same environment.
-    pub fn judge(&mut self, pin: &Pin, siblings: &[Sibling], target: &Target) -> TargetVerdict {
+    pub(crate) fn judge(
+        &mut self,
+        pin: &Pin,
+        siblings: &[Sibling],
+        target: &Target,
+    ) -> TargetVerdict {
         let mut verdict = TargetVerdict {
             target: target.label().to_string(),
             breaks: Vec::new(),
@@ -180,7 +190,9 @@ impl<'a> Analyzer<'a> {
             Some(conflict) => {
                 verdict.breaks = conflict.blockers.clone();
                 verdict.risk = find(PlanKind::ForcedOverride).map(|p| p.risk.clone());
-                verdict.safer = find(PlanKind::MoveBlockers).cloned();
+                verdict.safer = safer_plan(&proposal.plans)
+                    .or_else(|| find(PlanKind::MoveBlockers))
+                    .cloned();
                 if verdict.risk.is_none() {
                     verdict.note = Some(format!(
                         "{} cannot be installed here even forced: {}",
@@ -189,7 +201,13 @@ impl<'a> Analyzer<'a> {
                     ));
                 }
             }
-            None => verdict.risk = find(PlanKind::Upgrade).map(|p| p.risk.clone()),
+            None => {
+                let asked = find(PlanKind::Upgrade);
+                verdict.risk = asked.map(|p| p.risk.clone());
+                if asked.is_some_and(Plan::predicts_break) {
+                    verdict.safer = safer_plan(&proposal.plans).cloned();
+                }
+            }
         }
         verdict.risk = verdict
             .risk
@@ -245,7 +263,7 @@ impl<'a> Analyzer<'a> {
     }
 
     /// Whether `context` resolves on this target as a whole (`Err`: why not).
-    pub fn resolves(
+    pub(crate) fn resolves(
         &mut self,
         label: &str,
         environment: &Environment,
@@ -271,8 +289,19 @@ impl<'a> Analyzer<'a> {
     }
 }
 
+/// The plan that delivers the pin without forcing and without a predicted break: the first (in
+/// the proposal's ranking) move-the-blockers or move-the-dependents plan whose own evidence
+/// predicts no break ([`Plan::predicts_break`]).
+fn safer_plan(plans: &[Plan]) -> Option<&Plan> {
+    plans.iter().find(|plan| {
+        matches!(plan.kind, PlanKind::MoveBlockers | PlanKind::MoveDependents)
+            && !plan.predicts_break()
+    })
+}
+
 /// How a baseline that does not resolve is explained (followed by the solver's first line).
-pub const NOT_RESOLVED: &str = "the file's other requirements do not resolve for this target: ";
+pub(crate) const NOT_RESOLVED: &str =
+    "the file's other requirements do not resolve for this target: ";
 
 fn first_line(text: &str) -> &str {
     text.lines()
