@@ -53,7 +53,7 @@ pub(crate) struct CommandSettings {
 
 impl CommandSettings {
     /// The start of every pip command: `PY -m pip`, or `python3 -m pip --python PY`.
-    pub fn pip(&self) -> Vec<String> {
+    pub(crate) fn pip(&self) -> Vec<String> {
         if self.pip_outside {
             let outer = ["python3", "-m", "pip", "--python"];
             let mut argv: Vec<String> = outer.iter().map(|t| t.to_string()).collect();
