@@ -102,6 +102,9 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
         }
         None => std::path::PathBuf::from("python3"),
     };
+    if lacks_pip(&inventory) {
+        proposal.warnings.push(no_pip_note(&python));
+    }
     let shown = plan_outputs(
         &mut proposal,
         args,
@@ -225,9 +228,21 @@ fn plan_outputs(
     python: &Path,
     index_url: Option<&str>,
 ) -> miette::Result<Vec<PlanCommands>> {
-    let pep668 = (inventory.environment.externally_managed())
+    let mut notes = (inventory.environment.externally_managed())
         .map(pep668_note)
         .unwrap_or_default();
+    let pip_outside = lacks_pip(inventory);
+    if pip_outside {
+        notes.push(no_pip_note(python));
+    }
+    let base = CommandSettings {
+        python: python.display().to_string(),
+        index_url: index_url.map(str::to_string),
+        files_dir: None,
+        constraints: true,
+        allow_build: args.allow_build,
+        pip_outside,
+    };
     let out_dir = args.out_dir.as_ref();
     let mut shown = Vec::new();
     let mut out_files = OutFiles::default();
@@ -239,11 +254,9 @@ fn plan_outputs(
         let files = commands::install_files(
             plan,
             &CommandSettings {
-                python: python.display().to_string(),
-                index_url: index_url.map(str::to_string),
                 files_dir: files_dir.clone(),
                 constraints: dir.is_some(),
-                allow_build: args.allow_build,
+                ..base.clone()
             },
         )?;
         plan.commands = Some(command_lines(&files, dir.is_none()));
@@ -257,9 +270,8 @@ fn plan_outputs(
                 inventory,
                 &spec,
                 python,
-                index_url,
-                args.allow_build,
-                &pep668,
+                &base,
+                &notes,
             )?;
         }
         let paste = |steps: &[Vec<String>]| match &dir {
@@ -336,6 +348,23 @@ fn load_own_target(selection: &EnvironmentSelection) -> miette::Result<inventory
         was.sys_platform(),
         was.platform_machine()
     ))
+}
+
+/// Whether the environment has no pip of its own (a venv made by `uv venv`), so that
+/// `PY -m pip` cannot run there.
+fn lacks_pip(inventory: &inventory::Inventory) -> bool {
+    let pip = pep508_rs::PackageName::new("pip".to_string()).expect("a valid name");
+    inventory.get(&pip).is_none()
+}
+
+/// What the proposal and each install script say when the environment has no pip.
+fn no_pip_note(python: &Path) -> String {
+    format!(
+        "{} has no pip installed (venvs made by `uv venv` have none): the pip commands run the \
+         pip of `python3` against it (`python3 -m pip --python`, pip 22.3 or newer); the uv \
+         commands need no pip.",
+        python.display()
+    )
 }
 
 /// PEP 668: what the proposal and each install script say about an externally managed
@@ -452,8 +481,8 @@ fn plan_dir_name(i: usize, plan: &Plan) -> String {
     }
 }
 
-/// One plan's files, under `dir` (relative to the output folder). `notes` head the install
-/// scripts as comments (the PEP 668 note).
+/// One plan's files, under `dir` (relative to the output folder), its commands written with
+/// `settings`. `notes` head the install scripts as comments (the PEP 668 and no-pip notes).
 #[allow(clippy::too_many_arguments)] // each is one plain input of the files written
 fn plan_files(
     out: &mut OutFiles,
@@ -462,19 +491,11 @@ fn plan_files(
     inventory: &inventory::Inventory,
     spec: &crate::verify::VerifySpec,
     python: &Path,
-    index_url: Option<&str>,
-    allow_build: bool,
+    settings: &CommandSettings,
     notes: &[String],
 ) -> miette::Result<()> {
-    let settings = CommandSettings {
-        python: python.display().to_string(),
-        index_url: index_url.map(str::to_string),
-        files_dir: None,
-        constraints: true,
-        allow_build,
-    };
-    let files = commands::install_files(plan, &settings)?;
-    let back = rollback::rollback(plan, inventory, &settings)?;
+    let files = commands::install_files(plan, settings)?;
+    let back = rollback::rollback(plan, inventory, settings)?;
     out.add_executable(
         dir.join("rollback-pip.sh"),
         rollback::script(&back, &back.pip, python, "pip"),

@@ -496,7 +496,7 @@ fn install_steps(
     let index_url = plan_index_url(plan, index_url);
     let installs: Vec<&&Vec<String>> = planned
         .iter()
-        .filter(|step| step.get(3).is_some_and(|t| t == "install"))
+        .filter(|step| step.iter().any(|t| t == "install"))
         .collect();
     let allow_build = !installs.is_empty()
         && installs
@@ -510,6 +510,7 @@ fn install_steps(
             files_dir: Some(work.display().to_string()),
             constraints: true,
             allow_build,
+            pip_outside: false,
         },
     )?;
     for (name, content) in [

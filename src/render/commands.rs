@@ -9,7 +9,8 @@
 //! dists only, `python -m pip install --force-reinstall --no-deps -- <forced pins>` (pip has no
 //! overrides; `--no-deps` keeps the rest of the environment as planned). Local-build switches
 //! (`2.11.0+cu130` to `2.11.0`) are reinstalled the same way, since pip counts the installed
-//! local build as satisfying `==2.11.0`. Removals are `pip uninstall -y`.
+//! local build as satisfying `==2.11.0`. Removals are `pip uninstall -y`. An environment with no
+//! pip of its own (a venv made by uv) gets `python3 -m pip --python PY` in place of `PY -m pip`.
 //!
 //! uv: `uv pip install --python PY --constraints constraints.txt --overrides overrides.txt --
 //! <changed pins>`; removals with `uv pip uninstall`.
@@ -44,6 +45,24 @@ pub(crate) struct CommandSettings {
     /// `propose --allow-build`: the commands may build sdists (no `--only-binary :all:`, no
     /// `--no-build`), as the plan was made with them.
     pub allow_build: bool,
+    /// The environment has no pip of its own (a venv made by uv): the pip commands run the pip
+    /// of `python3` against it (`python3 -m pip --python PY`, pip 22.3 or newer), where
+    /// `PY -m pip` would stop at "No module named pip".
+    pub pip_outside: bool,
+}
+
+impl CommandSettings {
+    /// The start of every pip command: `PY -m pip`, or `python3 -m pip --python PY`.
+    pub(crate) fn pip(&self) -> Vec<String> {
+        if self.pip_outside {
+            let outer = ["python3", "-m", "pip", "--python"];
+            let mut argv: Vec<String> = outer.iter().map(|t| t.to_string()).collect();
+            argv.push(self.python.clone());
+            argv
+        } else {
+            vec![self.python.clone(), "-m".into(), "pip".into()]
+        }
+    }
 }
 
 /// One plan's install files and commands.
@@ -113,7 +132,8 @@ pub(crate) fn install_files(
     let python = settings.python.clone();
     let mut pip = Vec::new();
     let pip_base = || {
-        let mut argv = vec![python.clone(), "-m".into(), "pip".into(), "install".into()];
+        let mut argv = settings.pip();
+        argv.push("install".into());
         if !settings.allow_build {
             argv.extend(["--only-binary".into(), ":all:".into()]);
         }
@@ -141,14 +161,8 @@ pub(crate) fn install_files(
         pip.push(argv);
     }
     if !removals.is_empty() {
-        let mut argv = vec![
-            python.clone(),
-            "-m".into(),
-            "pip".into(),
-            "uninstall".into(),
-            "-y".into(),
-            "--".into(),
-        ];
+        let mut argv = settings.pip();
+        argv.extend(["uninstall".into(), "-y".into(), "--".into()]);
         argv.extend(removals.iter().cloned());
         pip.push(argv);
     }

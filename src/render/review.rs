@@ -50,6 +50,7 @@ fn plan_commands(plan: &Plan) -> String {
         files_dir: None,
         constraints: false,
         allow_build: false,
+        pip_outside: false,
     };
     match commands::install_files(plan, &settings) {
         Ok(files) => commands::inline_steps(&files, &files.pip),

@@ -69,7 +69,7 @@ pub(crate) fn rollback(
     let mut pip = Vec::new();
     let mut uv = Vec::new();
     if !uninstall.is_empty() {
-        let mut argv: Vec<String> = vec![python.clone(), "-m".into(), "pip".into()];
+        let mut argv = settings.pip();
         argv.extend(["uninstall".into(), "-y".into(), "--".into()]);
         argv.extend(uninstall.iter().cloned());
         pip.push(argv);
@@ -79,8 +79,8 @@ pub(crate) fn rollback(
         uv.push(argv);
     }
     if !reinstall.is_empty() {
-        let mut argv: Vec<String> =
-            vec![python.clone(), "-m".into(), "pip".into(), "install".into()];
+        let mut argv = settings.pip();
+        argv.push("install".into());
         if !settings.allow_build {
             argv.extend(["--only-binary".into(), ":all:".into()]);
         }

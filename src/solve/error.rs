@@ -151,7 +151,7 @@ impl NoSolution {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HintKind {
-    /// A pre-release would fit.
+    /// A pre-release is in the range (whether it fits the rest is not tried).
     Prerelease,
     /// The target Python excludes a release.
     RequiresPython,

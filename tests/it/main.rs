@@ -9,6 +9,7 @@ mod index;
 mod interrupt;
 mod inventory;
 mod logging;
+mod no_pip;
 mod outdated;
 mod pep668;
 mod propose;

@@ -2,8 +2,9 @@
 //!
 //! Each line of `tests/live/cases.jsonl` is a request an ML engineer makes and what the answer
 //! must be, semantically ("no recommended plan downgrades torch or leaves CUDA 13", "torch==2.12.0
-//! gives a plan"), asked of today's live index: on the shared h200 fixture, or on a CPU venv
-//! built here with `python3 -m venv` and pip from the live index. Never run by CI (the network
+//! gives a plan"), asked of today's live index: on the shared h200 fixture (`../shared/fixtures`
+//! next to the repository, or `$PLANNER_SHARED_FIXTURES`, as in `tests/it`), or on a CPU venv
+//! built here from the live index with `python3 -m venv` and pip, or with uv. Never run by CI (the network
 //! and today's index); the cases it caught are recorded under `testdata/` and tested there
 //! (`tests/it/propose_ml.rs`).
 
@@ -17,15 +18,35 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A CPU venv with `pins`, built once per set under the target folder.
-fn cpu_venv(pins: &[String]) -> PathBuf {
+/// A CPU venv with `pins`, built once per set under the target folder: with `python3 -m venv`
+/// and pip, or with `uv venv` and `uv pip install` (`by_uv`: no pip inside, `INSTALLER` uv,
+/// `REQUESTED` on every dist, a `lib64` link), as the two kinds of venv users have.
+fn cpu_venv(pins: &[String], by_uv: bool) -> PathBuf {
     let key: String = pins
         .join("_")
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
+    let key = if by_uv { format!("uv-{key}") } else { key };
     let path = repo().join("target/live-venvs").join(key);
     if path.join("bin/python").exists() {
+        return path;
+    }
+    if by_uv {
+        let status = Command::new("uv")
+            .args(["venv", "-q", "-p", "python3"])
+            .arg(&path)
+            .status()
+            .expect("uv venv (the uv cases need uv on PATH)");
+        assert!(status.success());
+        let status = Command::new("uv")
+            .args(["pip", "install", "-q", "--no-build", "--python"])
+            .arg(path.join("bin/python"))
+            .arg("--")
+            .args(pins)
+            .status()
+            .expect("uv pip install");
+        assert!(status.success(), "uv pip install {pins:?}");
         return path;
     }
     let status = Command::new("python3")
@@ -45,12 +66,15 @@ fn cpu_venv(pins: &[String]) -> PathBuf {
 
 fn venv_of(case: &Value) -> PathBuf {
     match &case["venv"] {
-        Value::String(s) if s == "h200" => repo().join("../shared/fixtures/h200-venv"),
+        Value::String(s) if s == "h200" => std::env::var_os("PLANNER_SHARED_FIXTURES")
+            .map_or_else(|| repo().join("../shared/fixtures"), PathBuf::from)
+            .join("h200-venv"),
         Value::Array(pins) => cpu_venv(
             &pins
                 .iter()
                 .map(|p| p.as_str().unwrap().to_string())
                 .collect::<Vec<_>>(),
+            case["venv_by"] == "uv",
         ),
         other => panic!("venv: {other}"),
     }
@@ -164,6 +188,17 @@ fn judge(case: &Value, code: Option<i32>, proposal: &Value) -> Vec<String> {
         let versions: Vec<Option<&String>> = same.iter().map(|n| first_pins.get(*n)).collect();
         if versions.windows(2).any(|w| w[0] != w[1]) {
             wrong.push(format!("{same:?} differ: {versions:?}"));
+        }
+    }
+    // How the first plan's pip steps start (a venv without pip needs the outer pip).
+    if let Some(start) = case["pip_starts"].as_array() {
+        for step in first["commands"]["pip"].as_array().into_iter().flatten() {
+            let head: Vec<&Value> = step.as_array().into_iter().flatten().collect();
+            if head.len() < start.len()
+                || head[..start.len()].iter().zip(start).any(|(a, b)| *a != b)
+            {
+                wrong.push(format!("a pip step starts {step}, expected {start:?}"));
+            }
         }
     }
     let text = proposal.to_string();

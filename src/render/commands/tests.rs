@@ -80,6 +80,7 @@ fn settings() -> CommandSettings {
         files_dir: None,
         constraints: true,
         allow_build: false,
+        pip_outside: false,
     }
 }
 
@@ -160,6 +161,49 @@ fn reinstall_and_removal_steps() {
     assert!(uv.contains("uv pip uninstall --python '/tmp/venv dir/bin/python' -- six"));
 }
 
+/// A venv made by uv has no pip: every pip step runs the pip of `python3` against it, and the
+/// script names the venv's interpreter as `"$PYTHON"` there too.
+#[test]
+fn a_venv_without_pip_gets_the_outer_pip_in_every_step() {
+    let mut plan = test_plans::forced();
+    plan.changes.push(crate::plan::Change {
+        name: test_plans::n("six"),
+        from: Some(test_plans::v("1.17.0")),
+        to: None,
+        action: crate::plan::Action::Remove,
+        reasons: vec![crate::plan::Reason::Resolution],
+        forced: false,
+        yanked: None,
+        upload_time: None,
+        top_level: vec![],
+        repair: false,
+    });
+    let mut s = settings();
+    s.pip_outside = true;
+    let files = install_files(&plan, &s).unwrap();
+    assert_eq!(files.pip.len(), 2);
+    for step in &files.pip {
+        assert_eq!(
+            step[..5],
+            [
+                "python3",
+                "-m",
+                "pip",
+                "--python",
+                "/tmp/venv dir/bin/python"
+            ],
+            "{step:?}"
+        );
+    }
+    let line = script_step(&files.pip[0], "/tmp/venv dir/bin/python", None);
+    assert!(
+        line.starts_with("python3 -m pip --python \"$PYTHON\" install "),
+        "{line}"
+    );
+    // The uv steps need no pip and do not change.
+    assert_eq!(files.uv, install_files(&plan, &settings()).unwrap().uv);
+}
+
 #[test]
 fn credentials_never_reach_commands() {
     let plan = test_plans::forced();
@@ -181,6 +225,7 @@ fn scripts_quote_and_resolve_files_next_to_them() {
             files_dir: None,
             constraints: true,
             allow_build: false,
+            pip_outside: false,
         },
     )
     .unwrap();
@@ -299,6 +344,7 @@ fn scripts_run_with_any_byte_in_the_paths() {
                 files_dir: None,
                 constraints: true,
                 allow_build: false,
+                pip_outside: false,
             },
         )
         .unwrap();

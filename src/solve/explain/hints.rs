@@ -265,7 +265,8 @@ fn not_found_hints(
     hints
 }
 
-/// No version of `name` in `range`: a pre-release would fit, or a local variant of a version
+/// No version of `name` in `range`: a pre-release is in it (whether it fits the rest is not
+/// tried: the derivation never reached it), or a local variant of a version
 /// the range names exists.
 fn no_versions_hints(
     name: &PackageName,
@@ -298,7 +299,7 @@ fn no_versions_hints(
             HintKind::Prerelease,
             name,
             format!(
-                "pre-releases of {name} would fit ({name}=={newest}); allow them with `--prerelease allow`, or name one in a requirement (`{name}>={newest}`)"
+                "pre-releases of {name} are in the range but were not considered ({name}=={newest}); to try them, allow them with `--prerelease allow`, or name one in a requirement (`{name}>={newest}`)"
             ),
         ));
     }
@@ -550,11 +551,9 @@ mod tests {
             let hints = no_versions_hints(&name("b"), &r(">=1.5"), catalog, &rules);
             assert_eq!(hints.len(), 1, "{hints:?}");
             assert_eq!(hints[0].kind, HintKind::Prerelease);
-            assert!(
-                hints[0]
-                    .message
-                    .starts_with("pre-releases of b would fit (b==2.0rc1)")
-            );
+            assert!(hints[0].message.starts_with(
+                "pre-releases of b are in the range but were not considered (b==2.0rc1)"
+            ));
         });
     }
 

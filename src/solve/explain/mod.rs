@@ -21,7 +21,7 @@
 //!    a "no versions" leaf whose derivation merely restates its sibling is dropped;
 //! 5. [`PythonFormatter`] phrases every incompatibility with PEP 440 specifiers, never raw
 //!    ranges, and sorts terms so the text is deterministic;
-//! 6. hints are derived from the facts: a pre-release would fit, Requires-Python excludes, only
+//! 6. hints are derived from the facts: a pre-release is in the range, Requires-Python excludes, only
 //!    yanked versions, a local variant exists, which versions of a blocker accept the request,
 //!    and for a name the index does not have, the known names it may be a typo of.
 //!
