@@ -9,9 +9,7 @@ use std::path::Path;
 
 /// The permissions a written file gets (Unix; ignored elsewhere).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Whatever the temporary file had (0600 on Unix): for private caches.
-    Private,
+pub(crate) enum Mode {
     /// `0644`: a data file.
     File,
     /// `0755`: a script.
@@ -19,12 +17,12 @@ pub enum Mode {
 }
 
 /// Write `bytes` to `path` atomically.
-pub fn write(path: &Path, bytes: &[u8], mode: Mode) -> std::io::Result<()> {
+pub(crate) fn write(path: &Path, bytes: &[u8], mode: Mode) -> std::io::Result<()> {
     write_with(path, mode, |file| file.write_all(bytes))
 }
 
 /// Write `path` atomically with `fill`, which writes the contents into the temporary file.
-pub fn write_with(
+pub(crate) fn write_with(
     path: &Path,
     mode: Mode,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
@@ -45,7 +43,6 @@ pub fn write_with(
 fn set_mode(file: &std::fs::File, mode: Mode) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let bits = match mode {
-        Mode::Private => return Ok(()),
         Mode::File => 0o644,
         Mode::Executable => 0o755,
     };

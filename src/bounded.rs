@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// Why a local file was not read.
 #[derive(Debug)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// Nothing at the path.
     NotFound,
     /// A symlink whose target does not exist (the target, as the link says it).
@@ -57,13 +57,13 @@ impl std::fmt::Display for ReadError {
 
 impl ReadError {
     /// Whether the path holds nothing (missing, or a symlink to nothing).
-    pub fn is_missing(&self) -> bool {
+    pub(crate) fn is_missing(&self) -> bool {
         matches!(self, ReadError::NotFound | ReadError::Dangling(_))
     }
 }
 
 /// The bytes of the regular file at `path` (symlinks followed), at most `limit` of them.
-pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     let file = open_regular(path)?;
     let stated = file.metadata().map(|m| m.len()).unwrap_or(0);
     if stated > limit {
@@ -87,7 +87,7 @@ pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
 
 /// The first `limit` bytes at most of the regular file at `path` (the rest is not read: for
 /// scans that look for a name in a file's head).
-pub fn read_prefix(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_prefix(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     let mut bytes = Vec::new();
     open_regular(path)?
         .take(limit)
@@ -97,7 +97,7 @@ pub fn read_prefix(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
 }
 
 /// [`read`], as UTF-8 text.
-pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
+pub(crate) fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
     String::from_utf8(read(path, limit)?).map_err(|e| {
         ReadError::Io(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
@@ -108,13 +108,13 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
 
 /// What is at `path`, symlinks followed; the error says what is wrong with a path that leads
 /// nowhere (missing, a dangling symlink, a loop).
-pub fn stat(path: &Path) -> Result<std::fs::Metadata, ReadError> {
+pub(crate) fn stat(path: &Path) -> Result<std::fs::Metadata, ReadError> {
     std::fs::metadata(path).map_err(|e| classify(path, e))
 }
 
 /// The regular file at `path`, opened for reading (a FIFO is opened without waiting for a
 /// writer, then refused).
-pub fn open_regular(path: &Path) -> Result<File, ReadError> {
+pub(crate) fn open_regular(path: &Path) -> Result<File, ReadError> {
     let file = open_nonblocking(path).map_err(|e| classify(path, e))?;
     let file_type = file.metadata().map_err(ReadError::Io)?.file_type();
     if !file_type.is_file() {
@@ -153,7 +153,7 @@ fn classify(path: &Path, e: std::io::Error) -> ReadError {
 }
 
 /// What a non-regular file is, in words.
-pub fn kind_of(file_type: &std::fs::FileType) -> &'static str {
+pub(crate) fn kind_of(file_type: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;

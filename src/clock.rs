@@ -15,7 +15,7 @@ static PINNED: OnceLock<Timestamp> = OnceLock::new();
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 #[error("PLANNER_NOW=`{value}` is not a timestamp: {message}")]
 #[diagnostic(help("use an RFC 3339 timestamp such as 2026-12-01T00:00:00Z, or unset PLANNER_NOW"))]
-pub struct ClockError {
+pub(crate) struct ClockError {
     /// The value as set.
     pub value: String,
     /// Why it does not parse.
@@ -24,7 +24,7 @@ pub struct ClockError {
 
 /// Pin the clock to `value`, the `PLANNER_NOW` variable, when it is set (once per process;
 /// later calls keep the first).
-pub fn pin(value: Option<&str>) -> Result<(), ClockError> {
+pub(crate) fn pin(value: Option<&str>) -> Result<(), ClockError> {
     let Some(value) = value else {
         return Ok(());
     };
@@ -37,6 +37,6 @@ pub fn pin(value: Option<&str>) -> Result<(), ClockError> {
 }
 
 /// The pinned instant, else the wall clock.
-pub fn now() -> Timestamp {
+pub(crate) fn now() -> Timestamp {
     PINNED.get().copied().unwrap_or_else(Timestamp::now)
 }

@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// The exit code after an interrupt (128 + SIGINT).
-pub const EXIT_CODE: u8 = 130;
+pub(crate) const EXIT_CODE: u8 = 130;
 
 const RUNNING: u8 = 0;
 const CRITICAL: u8 = 1;
@@ -59,11 +59,11 @@ fn on_signal() {
 /// interrupt is recorded instead of acted on; the holder checks [`Critical::interrupted`] and
 /// rolls back. Dropping it exits 130 if an interrupt arrived after the last check.
 #[derive(Debug)]
-pub struct Critical(());
+pub(crate) struct Critical(());
 
 impl Critical {
     /// Enter the section. If an interrupt is already ending the process, this never returns.
-    pub fn enter() -> Critical {
+    pub(crate) fn enter() -> Critical {
         while STATE
             .compare_exchange(RUNNING, CRITICAL, Ordering::SeqCst, Ordering::SeqCst)
             .is_err()
@@ -76,7 +76,7 @@ impl Critical {
     }
 
     /// Whether an interrupt arrived since the section was entered.
-    pub fn interrupted(&self) -> bool {
+    pub(crate) fn interrupted(&self) -> bool {
         STATE.load(Ordering::SeqCst) == INTERRUPTED
     }
 }
@@ -93,7 +93,7 @@ impl Drop for Critical {
 
 /// Slow each staged output file down by `PLANNER_TEST_WRITE_DELAY_MS` milliseconds, so tests can
 /// interrupt a run while it writes. Debug builds only; release builds ignore the variable.
-pub fn test_write_delay() {
+pub(crate) fn test_write_delay() {
     if cfg!(debug_assertions)
         && let Some(ms) = std::env::var("PLANNER_TEST_WRITE_DELAY_MS")
             .ok()

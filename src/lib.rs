@@ -20,32 +20,33 @@
 //! [`printer`] (stdout and stderr) and [`logging`] (`-v` diagnostics on stderr).
 
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
-pub mod atomic;
-pub mod bisect;
-pub mod bounded;
+pub(crate) mod atomic;
+pub(crate) mod bisect;
+pub(crate) mod bounded;
 pub mod cli;
-pub mod clock;
-pub mod commands;
-pub mod diff;
-pub mod exit_status;
+pub(crate) mod clock;
+pub(crate) mod commands;
+pub(crate) mod diff;
+pub(crate) mod exit_status;
 pub mod index;
 pub mod interrupt;
 pub mod inventory;
-pub mod logging;
+pub(crate) mod logging;
 pub mod metadata;
-pub mod out_dir;
+pub(crate) mod out_dir;
 pub mod plan;
 pub mod printer;
 pub mod render;
-pub mod review;
+pub(crate) mod review;
 pub mod risk;
-pub mod settings;
+pub(crate) mod settings;
 pub mod solve;
 pub mod tags;
 pub mod terminal;
-pub mod trial;
-pub mod verify;
+pub(crate) mod trial;
+pub(crate) mod verify;
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};

@@ -35,7 +35,7 @@ static LOGGER: StderrLogger = StderrLogger;
 
 /// Start logging at `verbosity` (0 off, 1 `-v`, 2 `-vv`, 3+ `-vvv`). `quiet` wins over any
 /// verbosity. Calling it again only changes the verbosity.
-pub fn init(verbosity: u8, quiet: bool) {
+pub(crate) fn init(verbosity: u8, quiet: bool) {
     let verbosity = if quiet { 0 } else { verbosity };
     START.get_or_init(Instant::now);
     VERBOSITY.store(verbosity, Ordering::Relaxed);
@@ -49,13 +49,13 @@ pub fn init(verbosity: u8, quiet: bool) {
 }
 
 /// Whether `-v` or more is in effect (progress bars stay off then: they would garble the lines).
-pub fn verbose() -> bool {
+pub(crate) fn verbose() -> bool {
     VERBOSITY.load(Ordering::Relaxed) > 0
 }
 
 /// Mask `secret` in every later log line (and in [`redact_text`] output). Short values (under 4
 /// characters) are ignored: masking every `a` would wreck the lines and protect nothing.
-pub fn register_secret(secret: &str) {
+pub(crate) fn register_secret(secret: &str) {
     if secret.len() < 4 {
         return;
     }
@@ -68,7 +68,7 @@ pub fn register_secret(secret: &str) {
 /// `text` with each of `secrets` and each registered secret replaced by `****`, and the
 /// userinfo of every URL in it (`scheme://user:pass@host`) masked. For free text that may echo a
 /// URL or a credential: library error messages, log lines.
-pub fn redact_text(text: &str, secrets: &[&str]) -> String {
+pub(crate) fn redact_text(text: &str, secrets: &[&str]) -> String {
     let mut out = mask_userinfo(text);
     for secret in secrets.iter().filter(|s| !s.is_empty()) {
         out = out.replace(secret, "****");
@@ -143,14 +143,14 @@ impl Log for StderrLogger {
 
 /// A stage's wall time, logged at `debug` when dropped: `stage inventory took 0.084s`.
 #[must_use = "the stage is timed until this value is dropped"]
-pub struct Stage {
+pub(crate) struct Stage {
     name: &'static str,
     start: Instant,
 }
 
 impl Stage {
     /// Start timing `name`.
-    pub fn start(name: &'static str) -> Stage {
+    pub(crate) fn start(name: &'static str) -> Stage {
         log::debug!(target: "planner::stage", "{name} ...");
         Stage {
             name,

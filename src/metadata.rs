@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap as HashMap;
 /// Metadata files larger than this are refused unless `PLANNER_MAX_METADATA_BYTES` says otherwise
 /// (a METADATA with an embedded README is rarely over 200 KiB; 8 MiB leaves room and still caps
 /// a hostile file).
-pub const DEFAULT_MAX_METADATA_BYTES: usize = 8 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_METADATA_BYTES: usize = 8 * 1024 * 1024;
 
 static MAX_METADATA: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
 
@@ -38,14 +38,14 @@ pub fn max_bytes() -> usize {
 #[diagnostic(help(
     "use a byte count such as 16777216 (16 MiB), or unset it for the 8 MiB default"
 ))]
-pub struct LimitError {
+pub(crate) struct LimitError {
     /// The value as set.
     pub value: String,
 }
 
 /// Set the metadata cap from `PLANNER_MAX_METADATA_BYTES`, when it is set (once per process,
 /// by `run()` in src/lib.rs; later calls keep the first).
-pub fn set_max_bytes(value: Option<&str>) -> Result<(), LimitError> {
+pub(crate) fn set_max_bytes(value: Option<&str>) -> Result<(), LimitError> {
     let Some(value) = value else {
         return Ok(());
     };
@@ -157,7 +157,7 @@ pub fn parse_headers(text: &str) -> Vec<(&str, Cow<'_, str>)> {
 /// (all of them when there is none), the part [`parse_headers`] reads. A cache keeps only this:
 /// the description after it is most of a METADATA file (pydantic's: 140 of 144 KB), and a warm
 /// resolve reads and checks ~70 of them.
-pub fn header_block(bytes: &[u8]) -> &[u8] {
+pub(crate) fn header_block(bytes: &[u8]) -> &[u8] {
     let mut at = 0;
     for newline in memchr::memchr_iter(b'\n', bytes) {
         let line = &bytes[at..newline];
@@ -306,7 +306,7 @@ impl CoreMetadata {
 
     /// Whether `Requires-Dist` may be trusted without a build (PEP 643): metadata 2.2 or newer
     /// and `Requires-Dist` not declared dynamic.
-    pub fn static_dependencies(&self) -> bool {
+    pub(crate) fn static_dependencies(&self) -> bool {
         let at_least_2_2 =
             Version::from_str(&self.metadata_version).is_ok_and(|v| v >= Version::new([2, 2]));
         at_least_2_2
@@ -375,13 +375,15 @@ impl<'a> RequiresDist<'a> {
 
 /// Serde: a requirement read from a file (plan files, `check --accept`) through
 /// [`parse_requirement`], never pep508_rs's own `Deserialize` (which panics where it does).
-pub fn de_requirement<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Requirement, D::Error> {
+pub(crate) fn de_requirement<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Requirement, D::Error> {
     let text = <String as serde::Deserialize>::deserialize(d)?;
     parse_requirement(&text).map_err(serde::de::Error::custom)
 }
 
 /// Serde: a list of requirements, each through [`parse_requirement`].
-pub fn de_requirements<'de, D: serde::Deserializer<'de>>(
+pub(crate) fn de_requirements<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Vec<Requirement>, D::Error> {
     let texts = <Vec<String> as serde::Deserialize>::deserialize(d)?;

@@ -15,7 +15,7 @@ use crate::interrupt::{self, Critical};
 
 /// Why the files were not written.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum OutDirError {
+pub(crate) enum OutDirError {
     /// A file or folder could not be written.
     #[error("cannot write `{}`", path.display())]
     #[diagnostic(help(
@@ -38,18 +38,18 @@ pub enum OutDirError {
 
 /// Files to write under one folder.
 #[derive(Debug, Default)]
-pub struct OutFiles {
+pub(crate) struct OutFiles {
     files: Vec<(PathBuf, Vec<u8>, Mode)>,
 }
 
 impl OutFiles {
     /// Add a file (`path` relative to the output folder).
-    pub fn add(&mut self, path: impl Into<PathBuf>, bytes: impl Into<Vec<u8>>) {
+    pub(crate) fn add(&mut self, path: impl Into<PathBuf>, bytes: impl Into<Vec<u8>>) {
         self.files.push((path.into(), bytes.into(), Mode::File));
     }
 
     /// Add an executable file (mode 755 on Unix).
-    pub fn add_executable(&mut self, path: impl Into<PathBuf>, bytes: impl Into<Vec<u8>>) {
+    pub(crate) fn add_executable(&mut self, path: impl Into<PathBuf>, bytes: impl Into<Vec<u8>>) {
         self.files
             .push((path.into(), bytes.into(), Mode::Executable));
     }
@@ -68,7 +68,7 @@ impl OutFiles {
     }
 
     /// Write every file under `root`: staged, synced, then renamed into place.
-    pub fn commit(&self, root: &Path) -> Result<(), OutDirError> {
+    pub(crate) fn commit(&self, root: &Path) -> Result<(), OutDirError> {
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| OutDirError::Io { path, source }

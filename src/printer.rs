@@ -14,7 +14,7 @@ use std::io::{self, IsTerminal, Write};
 
 /// When output is coloured (`--color`, resolved with the environment by the settings layer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     /// Colour a stream that is a terminal.
     #[default]
     Auto,
@@ -26,7 +26,7 @@ pub enum ColorChoice {
 
 impl ColorChoice {
     /// Whether a stream that is (or is not) a terminal is coloured.
-    pub fn colors(self, is_terminal: bool) -> bool {
+    pub(crate) fn colors(self, is_terminal: bool) -> bool {
         match self {
             ColorChoice::Auto => is_terminal,
             ColorChoice::Always => true,
@@ -37,7 +37,7 @@ impl ColorChoice {
 
 /// `text` in `style` when `color`, else as it is. Pad before painting: the escape codes this
 /// adds have no width on a terminal but count in `format!`'s padding.
-pub fn paint(color: bool, style: anstyle::Style, text: &str) -> String {
+pub(crate) fn paint(color: bool, style: anstyle::Style, text: &str) -> String {
     if color {
         format!("{}{text}{}", style.render(), style.render_reset())
     } else {
@@ -61,7 +61,7 @@ impl Printer {
     }
 
     /// A printer that colours as `color` says.
-    pub fn with_color(quiet: bool, color: ColorChoice) -> Self {
+    pub(crate) fn with_color(quiet: bool, color: ColorChoice) -> Self {
         Printer {
             quiet,
             color: color.colors(io::stdout().is_terminal()),
@@ -70,22 +70,17 @@ impl Printer {
     }
 
     /// Whether stdout is coloured (`--color`, NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE, a terminal).
-    pub fn color(&self) -> bool {
+    pub(crate) fn color(&self) -> bool {
         self.color
     }
 
-    /// Whether warnings and progress are silenced.
-    pub fn quiet(&self) -> bool {
-        self.quiet
-    }
-
     /// Whether a progress bar may be drawn on stderr (not under `-v`: it would garble the log).
-    pub fn progress(&self) -> bool {
+    pub(crate) fn progress(&self) -> bool {
         !self.quiet && !crate::logging::verbose() && io::stderr().is_terminal()
     }
 
     /// Write data to stdout. A closed pipe is ignored.
-    pub fn out(&self, text: &str) {
+    pub(crate) fn out(&self, text: &str) {
         let mut stdout = io::stdout().lock();
         let _ = stdout
             .write_all(text.as_bytes())
@@ -93,7 +88,7 @@ impl Printer {
     }
 
     /// A warning on stderr, unless quiet.
-    pub fn warn(&self, text: &str) {
+    pub(crate) fn warn(&self, text: &str) {
         if !self.quiet {
             let yellow = anstyle::AnsiColor::Yellow.on_default().bold();
             let prefix = paint(self.color_err, yellow, "warning");
@@ -102,7 +97,7 @@ impl Printer {
     }
 
     /// A note on stderr, unless quiet.
-    pub fn note(&self, text: &str) {
+    pub(crate) fn note(&self, text: &str) {
         if !self.quiet {
             eprintln!("{}", crate::terminal::escape(text));
         }

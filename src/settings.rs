@@ -12,7 +12,7 @@
 //! variable, then planner's config file (then pip.conf, for the index). Where each value came
 //! from is kept in [`Settings::origins`] and logged under `-v`.
 
-pub mod config;
+pub(crate) mod config;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -34,20 +34,21 @@ use crate::solve::PrereleaseMode;
 /// A snapshot of the process environment, taken once; everything that reads a variable reads
 /// it from here (tests pass their own).
 #[derive(Clone, Default)]
-pub struct EnvVars {
+pub(crate) struct EnvVars {
     vars: HashMap<OsString, OsString>,
 }
 
 impl EnvVars {
     /// The variables of this process.
-    pub fn from_process() -> EnvVars {
+    pub(crate) fn from_process() -> EnvVars {
         EnvVars {
             vars: std::env::vars_os().collect(),
         }
     }
 
     /// The given variables only.
-    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> EnvVars {
+    #[cfg(test)]
+    pub(crate) fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> EnvVars {
         EnvVars {
             vars: pairs
                 .into_iter()
@@ -57,7 +58,7 @@ impl EnvVars {
     }
 
     /// A variable's value, when it is set and valid Unicode.
-    pub fn get(&self, key: &str) -> Option<String> {
+    pub(crate) fn get(&self, key: &str) -> Option<String> {
         self.vars
             .get(std::ffi::OsStr::new(key))?
             .to_str()
@@ -65,7 +66,7 @@ impl EnvVars {
     }
 
     /// A variable's raw value (paths need not be Unicode).
-    pub fn get_os(&self, key: &str) -> Option<&OsString> {
+    pub(crate) fn get_os(&self, key: &str) -> Option<&OsString> {
         self.vars.get(std::ffi::OsStr::new(key))
     }
 }
@@ -79,7 +80,7 @@ impl std::fmt::Debug for EnvVars {
 
 /// How data is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputFormat {
+pub(crate) enum OutputFormat {
     /// For people.
     Text,
     /// The documented JSON schema.
@@ -90,7 +91,7 @@ pub enum OutputFormat {
 
 /// Everything one run reads.
 #[derive(Debug)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// `-q`: silence warnings and progress.
     pub quiet: bool,
     /// `-v` (1), `-vv` (2), ...: how much [`crate::logging`] writes on stderr.
@@ -108,7 +109,7 @@ pub struct Settings {
 
 /// One subcommand's settings.
 #[derive(Debug)]
-pub enum CommandSettings {
+pub(crate) enum CommandSettings {
     /// `planner propose`.
     Propose(ProposeSettings),
     /// `planner inventory`.
@@ -139,7 +140,7 @@ pub enum CommandSettings {
 
 impl CommandSettings {
     /// The subcommand's name, as typed.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             CommandSettings::Propose(_) => "propose",
             CommandSettings::Inventory(_) => "inventory",
@@ -160,7 +161,7 @@ impl CommandSettings {
 
 /// How a review is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReviewFormat {
+pub(crate) enum ReviewFormat {
     /// For people.
     Text,
     /// The documented JSON schema (`docs/review.md`).
@@ -175,7 +176,7 @@ pub enum ReviewFormat {
 
 /// `planner review`.
 #[derive(Debug)]
-pub struct ReviewSettings {
+pub(crate) struct ReviewSettings {
     /// A folder inside the repository.
     pub path: PathBuf,
     /// `--base` (`None`: the merge base with the default branch).
@@ -207,7 +208,7 @@ pub struct ReviewSettings {
 
 /// One side of `planner diff`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DiffEnv {
+pub(crate) enum DiffEnv {
     /// A positional ENV: a venv folder, else a snapshot or `pip inspect` file.
     Path(PathBuf),
     /// `--venv`, `--from-snapshot` or `--python`.
@@ -216,7 +217,7 @@ pub enum DiffEnv {
 
 /// `planner diff`.
 #[derive(Debug)]
-pub struct DiffSettings {
+pub(crate) struct DiffSettings {
     /// A and B (or, with `since`, at most one), in command-line order.
     pub envs: Vec<DiffEnv>,
     /// `--since WHEN`, as given (parsed against the clock when the command runs).
@@ -230,7 +231,7 @@ pub struct DiffSettings {
 /// Where package metadata comes from, before the environment is known: the flags and the
 /// environment; [`IndexOptions::resolve`] adds pip.conf and builds [`IndexSettings`].
 #[derive(Clone)]
-pub struct IndexOptions {
+pub(crate) struct IndexOptions {
     /// `--index-url`, else the config file's `index-url` when no variable names an index.
     pub index_url: Option<String>,
     /// What gave `index_url`: `--index-url` or the config file.
@@ -325,7 +326,7 @@ impl IndexOptions {
 
     /// The index settings: these options, the environment variables and pip.conf (the site
     /// pip.conf of `venv`, else of `$VIRTUAL_ENV`).
-    pub fn resolve(&self, venv: Option<&Path>) -> Result<IndexSettings, IndexError> {
+    pub(crate) fn resolve(&self, venv: Option<&Path>) -> Result<IndexSettings, IndexError> {
         let get = |key: &str| self.env.get(key);
         let read = |path: &Path| std::fs::read_to_string(path).ok();
         let config = crate::index::config::resolve(
@@ -394,7 +395,7 @@ fn keyring_provider(flag: Option<cli::KeyringProvider>, env: &EnvVars) -> Keyrin
 
 /// `propose --try`.
 #[derive(Debug)]
-pub struct ProposeTrial {
+pub(crate) struct ProposeTrial {
     /// `--try-top N`: only the first N plans (`None`: every plan).
     pub top: Option<usize>,
     /// `--test` command lines.
@@ -405,7 +406,7 @@ pub struct ProposeTrial {
 
 /// `planner propose`.
 #[derive(Debug)]
-pub struct ProposeSettings {
+pub(crate) struct ProposeSettings {
     /// What to upgrade, parsed, each name once, none a direct URL.
     pub targets: Vec<Requirement>,
     /// `--all`.
@@ -436,7 +437,7 @@ pub struct ProposeSettings {
 
 /// `planner resolve`.
 #[derive(Debug)]
-pub struct ResolveSettings {
+pub(crate) struct ResolveSettings {
     /// Requirements given as arguments, parsed.
     pub requirements: Vec<Requirement>,
     /// `-r FILE`.
@@ -457,7 +458,7 @@ pub struct ResolveSettings {
 
 /// `planner outdated`.
 #[derive(Debug)]
-pub struct OutdatedSettings {
+pub(crate) struct OutdatedSettings {
     /// Which environment to read.
     pub environment: EnvironmentSelection,
     /// Where package metadata comes from.
@@ -468,7 +469,7 @@ pub struct OutdatedSettings {
 
 /// `planner inventory`.
 #[derive(Debug)]
-pub struct InventorySettings {
+pub(crate) struct InventorySettings {
     /// Which environment to read.
     pub environment: EnvironmentSelection,
     /// `--format`.
@@ -477,7 +478,7 @@ pub struct InventorySettings {
 
 /// `planner check`.
 #[derive(Debug)]
-pub struct CheckSettings {
+pub(crate) struct CheckSettings {
     /// Which environment to read.
     pub environment: EnvironmentSelection,
     /// `--accept PLAN` files.
@@ -488,7 +489,7 @@ pub struct CheckSettings {
 
 /// Where `planner snapshot` writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SnapshotOutput {
+pub(crate) enum SnapshotOutput {
     /// `--script`: print the standalone script instead.
     Script,
     /// `--out -`.
@@ -499,7 +500,7 @@ pub enum SnapshotOutput {
 
 /// `planner snapshot`.
 #[derive(Debug)]
-pub struct SnapshotSettings {
+pub(crate) struct SnapshotSettings {
     /// Which environment to read.
     pub environment: EnvironmentSelection,
     /// Where the snapshot goes.
@@ -508,7 +509,7 @@ pub struct SnapshotSettings {
 
 /// `planner verify`.
 #[derive(Debug)]
-pub struct VerifySettings {
+pub(crate) struct VerifySettings {
     /// Which environment to read (`--venv`, `$VIRTUAL_ENV`, discovery), unless `python` names
     /// an interpreter.
     pub environment: EnvironmentSelection,
@@ -528,7 +529,7 @@ pub struct VerifySettings {
 
 /// `planner try`.
 #[derive(Debug)]
-pub struct TrySettings {
+pub(crate) struct TrySettings {
     /// The plan file or plan folder.
     pub plan: PathBuf,
     /// `--venv`.
@@ -553,7 +554,7 @@ pub struct TrySettings {
 
 /// Where `planner bisect`'s good state comes from.
 #[derive(Debug)]
-pub enum GoodState {
+pub(crate) enum GoodState {
     /// `--good FILE|VENV`.
     File(PathBuf),
     /// `--since WHEN`.
@@ -562,7 +563,7 @@ pub enum GoodState {
 
 /// `planner bisect`.
 #[derive(Debug)]
-pub struct BisectSettings {
+pub(crate) struct BisectSettings {
     /// The good state.
     pub good: GoodState,
     /// `--venv`.
@@ -637,13 +638,13 @@ fn bisect(args: cli::BisectArgs, sources: &Sources<'_>) -> miette::Result<Bisect
 impl Settings {
     /// Resolve the command line against the environment and the config files (planner's own
     /// found from the current folder).
-    pub fn resolve(cli: Cli, env: &EnvVars) -> miette::Result<Settings> {
+    pub(crate) fn resolve(cli: Cli, env: &EnvVars) -> miette::Result<Settings> {
         let cwd = std::env::current_dir().into_diagnostic()?;
         Settings::resolve_in(cli, env, &cwd)
     }
 
     /// [`Settings::resolve`], with planner's config file looked for from `cwd` up.
-    pub fn resolve_in(cli: Cli, env: &EnvVars, cwd: &Path) -> miette::Result<Settings> {
+    pub(crate) fn resolve_in(cli: Cli, env: &EnvVars, cwd: &Path) -> miette::Result<Settings> {
         let config = config::find(cwd, env)?;
         let sources = Sources {
             env,

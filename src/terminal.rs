@@ -44,7 +44,7 @@ pub fn field(text: &str) -> Cow<'_, str> {
 /// An error as it will be shown, every text in it escaped: its message, help and code, and each
 /// error of its source chain (miette renders this in place of the original, so no error, however
 /// it was built, puts a raw control character on the terminal).
-pub fn clean(diagnostic: &dyn miette::Diagnostic) -> Clean {
+pub(crate) fn clean(diagnostic: &dyn miette::Diagnostic) -> Clean {
     let mut chain = Vec::new();
     let mut source = diagnostic.source();
     while let Some(err) = source {
@@ -74,7 +74,7 @@ pub fn clean(diagnostic: &dyn miette::Diagnostic) -> Clean {
 
 /// An error with every text escaped ([`clean`]).
 #[derive(Debug)]
-pub struct Clean {
+pub(crate) struct Clean {
     message: String,
     code: Option<String>,
     help: Option<String>,

@@ -14,9 +14,9 @@
 //! solver chose the whole state), runs the check with the copy activated
 //! ([`crate::trial::exec`]), and removes the copy. [`search`] decides which sets to try.
 
-pub mod search;
-pub mod since;
-pub mod state;
+pub(crate) mod search;
+pub(crate) mod since;
+pub(crate) mod state;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -28,15 +28,15 @@ use crate::diff::ChangeKind;
 use crate::interrupt::Critical;
 use crate::trial::{Installer, VenvCopy, exec};
 
-pub use search::Found;
-pub use state::{Change, Universe};
+pub(crate) use search::Found;
+pub(crate) use state::{Change, Universe};
 
 /// `schema` of `planner bisect --format json`.
-pub const BISECT_SCHEMA: &str = "planner-bisect/1";
+pub(crate) const BISECT_SCHEMA: &str = "planner-bisect/1";
 
 /// What every step runs, and how.
 #[derive(Debug)]
-pub struct BisectInput<'a> {
+pub(crate) struct BisectInput<'a> {
     /// The venv as it is now.
     pub original: &'a Path,
     /// The check: shell command lines, all of which must pass.
@@ -56,7 +56,7 @@ pub struct BisectInput<'a> {
 /// How a step ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum StepResult {
+pub(crate) enum StepResult {
     /// The check passed.
     Pass,
     /// The check failed.
@@ -69,7 +69,7 @@ pub enum StepResult {
 
 /// One step.
 #[derive(Debug, Clone, Serialize)]
-pub struct Step {
+pub(crate) struct Step {
     /// 1, 2, ...
     pub step: usize,
     /// The changes reverted in this state (names): at their good versions (absent when added
@@ -96,7 +96,7 @@ pub struct Step {
 /// The verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The culprits were found.
     Found,
     /// The check fails in the good state too: the changes are not what broke it.
@@ -113,7 +113,7 @@ pub enum Verdict {
 
 /// One culprit.
 #[derive(Debug, Clone, Serialize)]
-pub struct Culprit {
+pub(crate) struct Culprit {
     /// The dist.
     pub name: String,
     /// Its good version (`None`: it was not installed).
@@ -126,7 +126,7 @@ pub struct Culprit {
 
 /// The result of a bisect.
 #[derive(Debug, Clone, Serialize)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// The verdict.
     pub verdict: Verdict,
     /// The culprits (empty unless found).
@@ -143,7 +143,7 @@ pub struct Outcome {
 
 /// Why a bisect stopped before an outcome.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum BisectError {
+pub(crate) enum BisectError {
     /// Ctrl-C or SIGTERM.
     #[error("interrupted; the copy is removed and the environment was not touched")]
     Interrupted,
@@ -168,7 +168,7 @@ pub enum BisectError {
 
 /// Bisect: narrow `changes` down to the culprits, one copy per step. `on_step` hears each
 /// step as it ends (for progress on stderr).
-pub fn bisect(
+pub(crate) fn bisect(
     changes: &[Change],
     universe: &Universe,
     input: &BisectInput<'_>,
@@ -371,7 +371,7 @@ fn install(
 
 /// The installer's argv: one install of every good version (`--no-deps`), one uninstall of
 /// what the good state did not have.
-pub fn install_steps(
+pub(crate) fn install_steps(
     python: &Path,
     reverted: &[&Change],
     installer: Installer,

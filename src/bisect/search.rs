@@ -21,11 +21,11 @@
 use std::collections::BTreeSet;
 
 /// A set of changes (indices), applied to the good state.
-pub type Set = BTreeSet<usize>;
+pub(crate) type Set = BTreeSet<usize>;
 
 /// What one run of the check answered.
 #[derive(Debug, Clone)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// The changes really applied (those asked, less what the solver had to revert too).
     pub applied: Set,
     /// `Some(true)`: the check failed; `Some(false)`: it passed; `None`: the set could not be
@@ -35,7 +35,7 @@ pub struct Answer {
 
 /// The end of a search.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Found {
+pub(crate) enum Found {
     /// The check fails with nothing applied: the good state fails too.
     GoodFails,
     /// The good state could not be built or checked.
@@ -58,14 +58,14 @@ pub enum Found {
 }
 
 /// A search with its memory of answers.
-pub struct Search<F> {
+pub(crate) struct Search<F> {
     oracle: F,
     known: Vec<(Set, Option<bool>)>,
 }
 
 impl<E, F: FnMut(&Set) -> Result<Answer, E>> Search<F> {
     /// A search that asks `oracle`.
-    pub fn new(oracle: F) -> Self {
+    pub(crate) fn new(oracle: F) -> Self {
         Search {
             oracle,
             known: Vec::new(),
@@ -73,7 +73,7 @@ impl<E, F: FnMut(&Set) -> Result<Answer, E>> Search<F> {
     }
 
     /// Narrow `n` changes down to the culprits.
-    pub fn run(&mut self, n: usize) -> Result<Found, E> {
+    pub(crate) fn run(&mut self, n: usize) -> Result<Found, E> {
         let none = Set::new();
         match self.fails(&none)? {
             Some(true) => return Ok(Found::GoodFails),

@@ -22,7 +22,7 @@ use crate::inventory::Inventory;
 
 /// The good state, and what was assumed to make it.
 #[derive(Debug)]
-pub struct Reconstructed {
+pub(crate) struct Reconstructed {
     /// The environment as it was before the cut-off (as far as can be told).
     pub good: Inventory,
     /// One line per dist installed since: what it was taken to be before.
@@ -30,7 +30,7 @@ pub struct Reconstructed {
 }
 
 /// Reconstruct the state of `now` before `cutoff` from the index's upload times.
-pub fn reconstruct(
+pub(crate) fn reconstruct(
     now: &Inventory,
     cutoff: Timestamp,
     index: &dyn IndexSource,

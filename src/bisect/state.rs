@@ -29,7 +29,7 @@ use crate::solve::{self, InstalledCandidate, MemIndex, PrereleaseMode, SolveErro
 
 /// One change between the good state and now.
 #[derive(Debug, Clone, Serialize)]
-pub struct Change {
+pub(crate) struct Change {
     /// The dist.
     #[serde(serialize_with = "crate::review::pins::display")]
     pub name: PackageName,
@@ -49,13 +49,13 @@ pub struct Change {
 
 impl Change {
     /// `name from -> to` (`(absent)` for a side without the dist).
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         let side = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".to_string());
         format!("{} {} -> {}", self.name, side(&self.from), side(&self.to))
     }
 
     /// The requirement that installs the good version (`None`: it was absent then).
-    pub fn revert_spec(&self) -> Option<String> {
+    pub(crate) fn revert_spec(&self) -> Option<String> {
         self.from.as_ref().map(|v| format!("{}=={v}", self.name))
     }
 }
@@ -63,7 +63,7 @@ impl Change {
 /// The changes from `good` to `now`, by name; a change whose good side was not installed from
 /// an index (a file, a directory, a VCS checkout) cannot be reinstalled by version and is marked
 /// `fixed`, as is a source change with the same version.
-pub fn changes(good: &Inventory, now: &Inventory) -> Vec<Change> {
+pub(crate) fn changes(good: &Inventory, now: &Inventory) -> Vec<Change> {
     diff::diff("good", good, "now", now)
         .changes
         .into_iter()
@@ -100,7 +100,7 @@ fn fixed_reason(change: &DistChange, good: &Inventory) -> Option<String> {
 }
 
 /// The environments' own releases, for the solver.
-pub struct Universe {
+pub(crate) struct Universe {
     index: MemIndex,
     environment: Environment,
     good: BTreeMap<PackageName, CoreMetadata>,
@@ -109,7 +109,7 @@ pub struct Universe {
 
 /// The consistent state for one set of changes applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
+pub(crate) struct Target {
     /// Every change applied there (indices into the changes): those asked, and those they
     /// need; the others are reverted.
     pub applied: BTreeSet<usize>,
@@ -118,7 +118,7 @@ pub struct Target {
 impl Universe {
     /// The releases of `good` and `now` (each without the requirements broken in its own
     /// environment), solved for `now`'s interpreter.
-    pub fn new(good: &Inventory, now: &Inventory) -> Result<Universe, String> {
+    pub(crate) fn new(good: &Inventory, now: &Inventory) -> Result<Universe, String> {
         let environment = now.environment.clone();
         let (good, now) = (releases(good), releases(now));
         let mut index = MemIndex::new();
@@ -143,7 +143,11 @@ impl Universe {
     /// removed since comes back unless its removal is applied; one added since is absent
     /// unless applied or needed. `Err`: no consistent state, and why. Fixed changes are always
     /// applied.
-    pub fn target(&self, changes: &[Change], applied: &BTreeSet<usize>) -> Result<Target, String> {
+    pub(crate) fn target(
+        &self,
+        changes: &[Change],
+        applied: &BTreeSet<usize>,
+    ) -> Result<Target, String> {
         let mut request = SolveRequest {
             prerelease: PrereleaseMode::Allow,
             ..SolveRequest::default()

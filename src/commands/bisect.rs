@@ -26,7 +26,7 @@ use crate::settings::{BisectSettings, GoodState, OutputFormat};
 use crate::trial::{Installer, VenvCopy};
 
 /// Run `planner bisect`.
-pub fn run(args: &BisectSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+pub(crate) fn run(args: &BisectSettings, printer: &Printer) -> miette::Result<ExitStatus> {
     let original = current_venv(args)?;
     let critical = Critical::enter();
     let now = read_venv(&original)?;

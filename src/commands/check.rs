@@ -8,7 +8,7 @@ use crate::render::{check as render, json};
 use crate::settings::{CheckSettings, OutputFormat};
 
 /// Run `planner check`.
-pub fn run(settings: &CheckSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+pub(crate) fn run(settings: &CheckSettings, printer: &Printer) -> miette::Result<ExitStatus> {
     // Plan files first: a bad --accept fails before the environment is read.
     let accepted = crate::plan::AcceptedOverrides::load(&settings.accept)?;
     let inventory = inventory::load(&settings.environment)?;

@@ -17,7 +17,7 @@ use crate::render::diff as render;
 use crate::settings::{DiffEnv, DiffSettings, OutputFormat};
 
 /// Run `planner diff`.
-pub fn run(args: &DiffSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+pub(crate) fn run(args: &DiffSettings, printer: &Printer) -> miette::Result<ExitStatus> {
     if let Some(when) = &args.since {
         return run_since(args, when, printer);
     }

@@ -7,7 +7,7 @@ use crate::render::{inventory as render, json};
 use crate::settings::{InventorySettings, OutputFormat};
 
 /// Run `planner inventory`.
-pub fn run(settings: &InventorySettings, printer: &Printer) -> miette::Result<ExitStatus> {
+pub(crate) fn run(settings: &InventorySettings, printer: &Printer) -> miette::Result<ExitStatus> {
     let inventory = inventory::load(&settings.environment)?;
     inventory.report(printer);
     match settings.format {

@@ -1,13 +1,13 @@
 //! The subcommands: each wires the pipeline stages together for one job.
 
-pub mod bisect;
-pub mod check;
-pub mod diff;
-pub mod inventory;
-pub mod outdated;
-pub mod propose;
-pub mod resolve;
-pub mod review;
-pub mod snapshot;
-pub mod try_;
-pub mod verify;
+pub(crate) mod bisect;
+pub(crate) mod check;
+pub(crate) mod diff;
+pub(crate) mod inventory;
+pub(crate) mod outdated;
+pub(crate) mod propose;
+pub(crate) mod resolve;
+pub(crate) mod review;
+pub(crate) mod snapshot;
+pub(crate) mod try_;
+pub(crate) mod verify;

@@ -28,7 +28,7 @@ use crate::render::outdated::{
 use crate::settings::{OutdatedSettings, OutputFormat};
 
 /// Run `planner outdated`.
-pub fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+pub(crate) fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<ExitStatus> {
     let inventory = inventory::load(&args.environment)?;
     inventory.report(printer);
     let mut settings = args.index.resolve(args.environment.source.venv_flag())?;
@@ -83,7 +83,7 @@ pub fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<ExitSta
 }
 
 /// Compare the inventory with the index pages.
-pub fn build_report(
+pub(crate) fn build_report(
     inventory: &Inventory,
     projects: &BTreeMap<PackageName, Result<Option<Arc<Project>>, IndexError>>,
     policy: &BinaryPolicy,

@@ -38,7 +38,7 @@ use crate::risk::RiskLevel;
 use crate::settings::{OutputFormat, ProposeSettings};
 
 /// Run `planner propose`.
-pub fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStatus> {
     let inventory = load_own_target(&args.environment)?;
     inventory.report(printer);
     let venv = inventory.environment.prefix.clone();

@@ -23,7 +23,7 @@ use crate::solve::requirements_file::RequirementsFile;
 use crate::solve::{Override, SolveError, SolveRequest, solve};
 
 /// Run `planner resolve`.
-pub fn run(settings: &ResolveSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+pub(crate) fn run(settings: &ResolveSettings, printer: &Printer) -> miette::Result<ExitStatus> {
     let (request, root_files) = build_request(settings)?;
     let env = target(settings, printer)?;
     let mut index_settings = settings

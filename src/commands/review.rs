@@ -23,7 +23,7 @@ use crate::settings::{ReviewFormat, ReviewSettings};
 const DEFAULT_PYTHON: &str = "3.12";
 
 /// Run `planner review`.
-pub fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Result<ExitStatus> {
     let repo = Repo::open(&settings.path)?;
     let head = repo.revision(&settings.head)?;
     let base = match &settings.base {

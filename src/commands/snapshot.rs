@@ -10,7 +10,7 @@ use crate::render::json;
 use crate::settings::{SnapshotOutput, SnapshotSettings};
 
 /// Run `planner snapshot`.
-pub fn run(settings: &SnapshotSettings, printer: &Printer) -> miette::Result<ExitStatus> {
+pub(crate) fn run(settings: &SnapshotSettings, printer: &Printer) -> miette::Result<ExitStatus> {
     if settings.output == SnapshotOutput::Script {
         printer.out(snapshot::script());
         return Ok(ExitStatus::Success);

@@ -27,7 +27,7 @@ use crate::settings::{OutputFormat, TrySettings};
 use crate::trial::{self, Installer, TrialInput, TrialOutcome, Tried, VenvCopy, Verdict};
 
 /// Run `planner try`.
-pub fn run(args: &TrySettings, printer: &Printer) -> miette::Result<ExitStatus> {
+pub(crate) fn run(args: &TrySettings, printer: &Printer) -> miette::Result<ExitStatus> {
     let plan_file = plan_file(&args.plan);
     let plan = crate::plan::read_plan(&plan_file)?;
     let original = original_venv(args, &plan)?;

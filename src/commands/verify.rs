@@ -19,7 +19,7 @@ use crate::settings::{OutputFormat, VerifySettings};
 use crate::verify::run;
 
 /// Run `planner verify`.
-pub fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<ExitStatus> {
+pub(crate) fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<ExitStatus> {
     // The plan and policy first: bad files fail before the environment is read.
     let plan = args
         .plan

@@ -7,7 +7,7 @@
 //! (`planner check`'s findings on each side, compared). [`since`] answers the same question
 //! for one environment from its install records' file times. `render::diff` prints both.
 
-pub mod since;
+pub(crate) mod since;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -18,12 +18,12 @@ use crate::inventory::check::{self, Finding};
 use crate::inventory::{InstalledDist, Inventory};
 
 /// `schema` of `planner diff --format json`.
-pub const DIFF_SCHEMA: &str = "planner-diff/1";
+pub(crate) const DIFF_SCHEMA: &str = "planner-diff/1";
 
 /// How one dist changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum ChangeKind {
+pub(crate) enum ChangeKind {
     /// Only in B.
     Added,
     /// Only in A.
@@ -38,7 +38,7 @@ pub enum ChangeKind {
 
 /// One side of a dist's change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct DistState {
+pub(crate) struct DistState {
     /// The version, local label included.
     pub version: String,
     /// `index`, `file`, `dir`, `editable`, `git@<commit>`, `egg-info`.
@@ -59,7 +59,7 @@ impl DistState {
 
 /// One dist that differs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct DistChange {
+pub(crate) struct DistChange {
     /// The dist.
     #[serde(serialize_with = "crate::review::pins::display")]
     pub name: PackageName,
@@ -75,7 +75,7 @@ pub struct DistChange {
 
 /// A requirement edge that is broken on one side and not on the other.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct EdgeChange {
+pub(crate) struct EdgeChange {
     /// The dist that declares the requirement (`name version`).
     pub dependent: String,
     /// The requirement as declared.
@@ -90,7 +90,7 @@ pub struct EdgeChange {
 
 /// What differs between A and B.
 #[derive(Debug, Clone, Serialize)]
-pub struct EnvDiff {
+pub(crate) struct EnvDiff {
     /// Always [`DIFF_SCHEMA`].
     pub schema: &'static str,
     /// Where A was read from.
@@ -107,13 +107,13 @@ pub struct EnvDiff {
 
 impl EnvDiff {
     /// Whether nothing differs.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.changes.is_empty() && self.broken.is_empty() && self.satisfied.is_empty()
     }
 }
 
 /// Compare two environments.
-pub fn diff(a_label: &str, a: &Inventory, b_label: &str, b: &Inventory) -> EnvDiff {
+pub(crate) fn diff(a_label: &str, a: &Inventory, b_label: &str, b: &Inventory) -> EnvDiff {
     let first = |inv: &Inventory| -> BTreeMap<PackageName, InstalledDist> {
         let mut map = BTreeMap::new();
         for dist in &inv.dists {
@@ -149,7 +149,7 @@ pub fn diff(a_label: &str, a: &Inventory, b_label: &str, b: &Inventory) -> EnvDi
 }
 
 /// How one name changed, or `None` when it did not.
-pub fn change(
+pub(crate) fn change(
     name: &PackageName,
     old: Option<&InstalledDist>,
     new: Option<&InstalledDist>,
@@ -249,7 +249,9 @@ fn explain_added(changes: &mut [DistChange], b: &Inventory) {
 }
 
 /// The broken edges of an environment (what `pip check` reports), keyed for comparison.
-pub fn broken_edges(inventory: &Inventory) -> BTreeMap<(String, String, String), EdgeChange> {
+pub(crate) fn broken_edges(
+    inventory: &Inventory,
+) -> BTreeMap<(String, String, String), EdgeChange> {
     let mut out = BTreeMap::new();
     for finding in check::check(inventory).findings {
         let edge = match &finding {

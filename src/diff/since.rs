@@ -16,16 +16,16 @@ use super::{DistState, EdgeChange, broken_edges};
 use crate::inventory::{DistFormat, Inventory};
 
 /// `schema` of `planner diff --since --format json`.
-pub const SINCE_SCHEMA: &str = "planner-diff-since/1";
+pub(crate) const SINCE_SCHEMA: &str = "planner-diff-since/1";
 
 /// What the caveat says, in every output.
-pub const CAVEAT: &str = "reconstructed from install-record file times (dist-info folder, RECORD, \
+pub(crate) const CAVEAT: &str = "reconstructed from install-record file times (dist-info folder, RECORD, \
 INSTALLER): removed dists and replaced versions leave no trace, and copying or touching the \
 environment changes the times";
 
 /// Why `--since` cannot answer.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum SinceError {
+pub(crate) enum SinceError {
     /// `WHEN` is neither a date, a timestamp nor a duration.
     #[error(
         "`{0}` is not a date (2025-11-30), a timestamp (2025-11-30T12:00:00Z) or a duration (3d, 12h, 90m, 2w)"
@@ -48,7 +48,7 @@ pub enum SinceError {
 
 /// One dist installed or replaced since `WHEN`.
 #[derive(Debug, Clone, Serialize)]
-pub struct Installed {
+pub(crate) struct Installed {
     /// The dist.
     pub name: String,
     /// What is installed now.
@@ -61,7 +61,7 @@ pub struct Installed {
 
 /// The answer.
 #[derive(Debug, Clone, Serialize)]
-pub struct SinceReport {
+pub(crate) struct SinceReport {
     /// Always [`SINCE_SCHEMA`].
     pub schema: &'static str,
     /// The environment.
@@ -74,14 +74,15 @@ pub struct SinceReport {
     pub installed: Vec<Installed>,
 }
 
+#[cfg(test)]
 /// Parse `WHEN` relative to `now`: `3d`, `12h`, `90m`, `2w`, `45s`, a date or a timestamp.
-pub fn parse_when(text: &str, now: Timestamp) -> Result<Timestamp, SinceError> {
+pub(crate) fn parse_when(text: &str, now: Timestamp) -> Result<Timestamp, SinceError> {
     parse_when_in(text, now, &jiff::tz::TimeZone::system()).map(|(at, _)| at)
 }
 
 /// [`parse_when`], with a date or a date-time without an offset read in `tz`; the second value
 /// says how such a time was read (`None` when `WHEN` named its own instant).
-pub fn parse_when_in(
+pub(crate) fn parse_when_in(
     text: &str,
     now: Timestamp,
     tz: &jiff::tz::TimeZone,
@@ -126,7 +127,7 @@ pub fn parse_when_in(
 }
 
 /// When a dist was installed: the newest of its folder's, `RECORD`'s and `INSTALLER`'s times.
-pub fn install_time(dist_info: &Path) -> Option<Timestamp> {
+pub(crate) fn install_time(dist_info: &Path) -> Option<Timestamp> {
     let times = [
         dist_info.to_path_buf(),
         dist_info.join("RECORD"),
@@ -142,7 +143,7 @@ pub fn install_time(dist_info: &Path) -> Option<Timestamp> {
 }
 
 /// What was installed or replaced in `inventory` since `since`.
-pub fn since(
+pub(crate) fn since(
     label: &str,
     inventory: &Inventory,
     since: Timestamp,

@@ -29,7 +29,7 @@ const SECRET_QUERY_KEYS: &[&str] = &[
 
 /// The origin credentials belong to: scheme, host and port.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Realm {
+pub(crate) struct Realm {
     scheme: String,
     host: String,
     port: Option<u16>,
@@ -37,7 +37,7 @@ pub struct Realm {
 
 impl Realm {
     /// The realm of a URL (`None` for URLs without a host, e.g. `file:`).
-    pub fn of(url: &Url) -> Option<Realm> {
+    pub(crate) fn of(url: &Url) -> Option<Realm> {
         Some(Realm {
             scheme: url.scheme().to_string(),
             host: url.host_str()?.to_ascii_lowercase(),
@@ -48,7 +48,7 @@ impl Realm {
 
 /// A username and password (either may be empty: a token is often the username alone).
 #[derive(Clone, PartialEq, Eq)]
-pub struct Credentials {
+pub(crate) struct Credentials {
     /// The user name.
     pub username: String,
     /// The password, if any.
@@ -57,7 +57,7 @@ pub struct Credentials {
 
 impl Credentials {
     /// Mask these credentials in every later log line ([`crate::logging`]).
-    pub fn register_secrets(&self) {
+    pub(crate) fn register_secrets(&self) {
         crate::logging::register_secret(&self.username);
         if let Some(password) = &self.password {
             crate::logging::register_secret(password);
@@ -77,17 +77,17 @@ pub struct SecretUrl(Url);
 
 impl SecretUrl {
     /// Wrap a URL.
-    pub fn new(url: Url) -> Self {
+    pub(crate) fn new(url: Url) -> Self {
         SecretUrl(url)
     }
 
     /// The URL itself, credentials included: only for making requests.
-    pub fn expose(&self) -> &Url {
+    pub(crate) fn expose(&self) -> &Url {
         &self.0
     }
 
     /// The credentials in the URL's userinfo, percent-decoded.
-    pub fn credentials(&self) -> Option<Credentials> {
+    pub(crate) fn credentials(&self) -> Option<Credentials> {
         let username = percent_decode(self.0.username());
         let password = self.0.password().map(percent_decode);
         if username.is_empty() && password.is_none() {
@@ -97,12 +97,12 @@ impl SecretUrl {
     }
 
     /// The URL with userinfo removed (what requests are sent to, with an auth header beside).
-    pub fn without_credentials(&self) -> Url {
+    pub(crate) fn without_credentials(&self) -> Url {
         strip_userinfo(&self.0)
     }
 
     /// A stable string with no credentials and no secret query values, for cache keys.
-    pub fn cache_key(&self) -> String {
+    pub(crate) fn cache_key(&self) -> String {
         redact(&self.0)
     }
 }
@@ -120,7 +120,7 @@ impl fmt::Debug for SecretUrl {
 }
 
 /// A URL as text with userinfo replaced by `****` and secret query values masked.
-pub fn redact(url: &Url) -> String {
+pub(crate) fn redact(url: &Url) -> String {
     let mut shown = url.clone();
     if !shown.username().is_empty() || shown.password().is_some() {
         // A username alone is often a token, so it is masked too.
@@ -147,7 +147,7 @@ pub fn redact(url: &Url) -> String {
     shown.to_string()
 }
 
-pub use crate::logging::redact_text;
+pub(crate) use crate::logging::redact_text;
 
 /// The URL with its userinfo (user name and password) removed.
 pub(crate) fn strip_userinfo(url: &Url) -> Url {
@@ -169,7 +169,7 @@ pub struct Netrc {
 impl Netrc {
     /// Read `$NETRC`, else `~/.netrc`. A missing file gives an empty netrc; an unreadable one
     /// too (credentials are optional).
-    pub fn load(home: Option<&Path>, netrc_env: Option<&Path>) -> Netrc {
+    pub(crate) fn load(home: Option<&Path>, netrc_env: Option<&Path>) -> Netrc {
         let path = match (netrc_env, home) {
             (Some(p), _) => p.to_path_buf(),
             (None, Some(home)) => home.join(".netrc"),
@@ -189,7 +189,7 @@ impl Netrc {
     }
 
     /// Parse netrc text (`machine`, `login`, `password`, `default`; `macdef` blocks skipped).
-    pub fn parse(text: &str) -> Netrc {
+    pub(crate) fn parse(text: &str) -> Netrc {
         let mut netrc = Netrc::default();
         let mut tokens = Vec::new();
         let mut lines = text.lines();
@@ -254,7 +254,7 @@ impl Netrc {
     }
 
     /// The credentials for a host (exact machine match first, then `default`).
-    pub fn get(&self, host: &str) -> Option<&Credentials> {
+    pub(crate) fn get(&self, host: &str) -> Option<&Credentials> {
         let host = host.to_ascii_lowercase();
         self.machines
             .iter()
@@ -266,7 +266,7 @@ impl Netrc {
 
 /// Which credentials go with which realm: one entry per configured index.
 #[derive(Debug, Clone, Default)]
-pub struct AuthStore {
+pub(crate) struct AuthStore {
     entries: Vec<(Realm, Credentials)>,
     sources: Vec<String>,
 }
@@ -274,7 +274,7 @@ pub struct AuthStore {
 impl AuthStore {
     /// Credentials for the given index URLs: from their userinfo (a password in it), else from
     /// netrc by host, else (with `--keyring-provider subprocess`) from the `keyring` command.
-    pub fn new(indexes: &[SecretUrl], netrc: &Netrc, keyring: KeyringProvider) -> AuthStore {
+    pub(crate) fn new(indexes: &[SecretUrl], netrc: &Netrc, keyring: KeyringProvider) -> AuthStore {
         let mut store = AuthStore::default();
         let mut saw_url = false;
         let mut asked_keyring = false;
@@ -338,7 +338,7 @@ impl AuthStore {
     }
 
     /// The credentials for a request URL: only when its realm is exactly one configured.
-    pub fn for_url(&self, url: &Url) -> Option<&Credentials> {
+    pub(crate) fn for_url(&self, url: &Url) -> Option<&Credentials> {
         let realm = Realm::of(url)?;
         self.entries
             .iter()
@@ -347,7 +347,7 @@ impl AuthStore {
     }
 
     /// Every secret held, for scrubbing library error messages.
-    pub fn secrets(&self) -> Vec<&str> {
+    pub(crate) fn secrets(&self) -> Vec<&str> {
         self.entries
             .iter()
             .flat_map(|(_, c)| [Some(c.username.as_str()), c.password.as_deref()])
@@ -357,13 +357,13 @@ impl AuthStore {
     }
 
     /// Where credentials were looked for, for 401/403 messages.
-    pub fn sources(&self) -> String {
+    pub(crate) fn sources(&self) -> String {
         self.sources.join(", ")
     }
 }
 
 /// Why a redirect is not followed.
-pub fn check_redirect(from: &Url, to: &Url) -> Result<(), &'static str> {
+pub(crate) fn check_redirect(from: &Url, to: &Url) -> Result<(), &'static str> {
     if from.scheme() == "https" && to.scheme() == "http" {
         return Err("https to http is a downgrade");
     }

@@ -29,7 +29,7 @@ const SCHEMA: &str = "v3";
 
 /// What an entry holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bucket {
+pub(crate) enum Bucket {
     /// Project pages, compact (revalidated).
     Pages,
     /// Core metadata of release files (immutable).
@@ -49,7 +49,7 @@ impl Bucket {
 
 /// The header of one entry.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct EntryMeta {
+pub(crate) struct EntryMeta {
     /// The redacted URL (checked on read against the one asked for).
     pub key: String,
     /// `ETag` of the reply.
@@ -71,14 +71,14 @@ pub struct EntryMeta {
 
 impl EntryMeta {
     /// Whether it may be used without asking the server.
-    pub fn is_fresh(&self, now: i64) -> bool {
+    pub(crate) fn is_fresh(&self, now: i64) -> bool {
         now >= self.fetched_at && now - self.fetched_at < self.max_age as i64
     }
 }
 
 /// A cache folder, or none (uncached).
 #[derive(Debug)]
-pub struct Cache {
+pub(crate) struct Cache {
     root: Option<PathBuf>,
     writable: AtomicBool,
     printer: Printer,
@@ -86,7 +86,7 @@ pub struct Cache {
 
 impl Cache {
     /// A cache at `root` (`None`: uncached).
-    pub fn new(root: Option<PathBuf>, printer: Printer) -> Cache {
+    pub(crate) fn new(root: Option<PathBuf>, printer: Printer) -> Cache {
         Cache {
             root,
             writable: AtomicBool::new(true),
@@ -95,7 +95,7 @@ impl Cache {
     }
 
     /// The folder, if caching.
-    pub fn root(&self) -> Option<&Path> {
+    pub(crate) fn root(&self) -> Option<&Path> {
         self.root.as_deref()
     }
 
@@ -110,7 +110,7 @@ impl Cache {
     }
 
     /// The entry for `key`, if present and intact.
-    pub fn read(&self, bucket: Bucket, key: &str) -> Option<(EntryMeta, Body)> {
+    pub(crate) fn read(&self, bucket: Bucket, key: &str) -> Option<(EntryMeta, Body)> {
         let (meta, body) = self.read_framed(bucket, key)?;
         body.is_intact(&meta).then_some((meta, body))
     }
@@ -120,7 +120,7 @@ impl Cache {
     /// reader checks each part it uses), so that a warm run does not read a whole
     /// multi-megabyte page to use a few of its files. Anything else is checked with
     /// [`Body::is_intact`] before use.
-    pub fn read_framed(&self, bucket: Bucket, key: &str) -> Option<(EntryMeta, Body)> {
+    pub(crate) fn read_framed(&self, bucket: Bucket, key: &str) -> Option<(EntryMeta, Body)> {
         let path = self.path(bucket, key)?;
         let bytes = Stored::read(&path)?;
         let rest = bytes.strip_prefix(MAGIC)?;
@@ -135,7 +135,7 @@ impl Cache {
 
     /// Store an entry (the body's length and checksum are filled in). Failures turn caching
     /// off with one warning.
-    pub fn write(&self, bucket: Bucket, mut meta: EntryMeta, body: &[u8]) {
+    pub(crate) fn write(&self, bucket: Bucket, mut meta: EntryMeta, body: &[u8]) {
         if !self.writable.load(Ordering::Relaxed) {
             return;
         }
@@ -198,14 +198,14 @@ impl std::ops::Deref for Stored {
 
 /// The body of an entry read back (checked against its length and checksum), in place in the
 /// entry's bytes: no second copy of a multi-megabyte page.
-pub struct Body {
+pub(crate) struct Body {
     bytes: Stored,
     start: usize,
 }
 
 impl Body {
     /// Whether the body matches its header's checksum.
-    pub fn is_intact(&self, meta: &EntryMeta) -> bool {
+    pub(crate) fn is_intact(&self, meta: &EntryMeta) -> bool {
         meta.crc32 == crc32fast::hash(self)
     }
 
@@ -213,7 +213,7 @@ impl Body {
     /// cache, and a later read maps them again. For a body kept to read a few parts of later
     /// (the records of a compact page's kept files), so that what was read once to decode it
     /// does not stay in the process's resident memory.
-    pub fn release_resident(&self) {
+    pub(crate) fn release_resident(&self) {
         if let Stored::Mapped(map) = &self.bytes {
             // SAFETY: the mapping is read-only and shared, of a file that is never written in
             // place (see `Stored::read`): MADV_DONTNEED only drops its page table entries, and
@@ -256,18 +256,18 @@ fn write_atomic(path: &Path, meta: &EntryMeta, body: &[u8]) -> std::io::Result<(
 }
 
 /// Lower-case hex.
-pub fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// SHA-256 of `bytes`, hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
 /// The platform cache folder for planner: `$XDG_CACHE_HOME/planner` or `~/.cache/planner` on
 /// Linux, `~/Library/Caches/planner` on macOS, `%LOCALAPPDATA%\planner\cache` on Windows.
-pub fn default_dir(get: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+pub(crate) fn default_dir(get: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
     let non_empty = |k: &str| get(k).filter(|v| !v.is_empty()).map(PathBuf::from);
     if cfg!(windows) {
         return non_empty("LOCALAPPDATA").map(|d| d.join("planner").join("cache"));

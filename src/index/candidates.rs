@@ -28,7 +28,7 @@ pub struct BinaryPolicy {
 
 /// The formats allowed for one package.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AllowedFormats {
+pub(crate) struct AllowedFormats {
     /// Wheels may be used.
     pub binary: bool,
     /// Sdists may be used.
@@ -53,7 +53,7 @@ impl BinaryPolicy {
     }
 
     /// What one package may use (pip's `FormatControl.get_allowed_formats`).
-    pub fn allowed(&self, name: &PackageName) -> AllowedFormats {
+    pub(crate) fn allowed(&self, name: &PackageName) -> AllowedFormats {
         let name = name.as_ref();
         let mut allowed = AllowedFormats {
             binary: true,
@@ -182,7 +182,7 @@ pub fn candidates<'p>(
 }
 
 /// [`candidates`] with the environment's parts given separately.
-pub fn candidates_for<'p>(
+pub(crate) fn candidates_for<'p>(
     project: &'p Project,
     tags: &Tags,
     python: &Version,
@@ -198,7 +198,7 @@ pub fn candidates_for<'p>(
 }
 
 /// [`candidates_for`] with each file named by its index in `project.files`.
-pub fn choices<'p>(
+pub(crate) fn choices<'p>(
     project: &'p Project,
     tags: &Tags,
     python: &Version,
@@ -216,7 +216,7 @@ pub fn choices<'p>(
 /// compare equal are one group, named as its first file names it), each version's files in the
 /// project's order. What [`candidates`] and the solver's version tables choose from.
 #[derive(Debug, Clone, Default)]
-pub struct VersionGroups {
+pub(crate) struct VersionGroups {
     /// Indices into the project's files, sorted by version (a stable sort).
     order: Vec<u32>,
     /// Where each group starts in `order`, then the end of `order`.
@@ -227,7 +227,7 @@ impl VersionGroups {
     /// Group `project`'s files: the versions their keys name ([`super::Files::version_keys`])
     /// ranked by one stable sort, then the files placed by rank (a counting sort: stable, so
     /// each version's files stay in the project's order).
-    pub fn new(project: &Project) -> VersionGroups {
+    pub(crate) fn new(project: &Project) -> VersionGroups {
         let (keys, versions) = project.files.version_keys();
         u32::try_from(keys.len()).expect("fewer than 2^32 files in a project");
         let mut by_version: Vec<u32> = (0..versions.len() as u32).collect();
@@ -267,22 +267,17 @@ impl VersionGroups {
     }
 
     /// How many versions there are.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.starts.len().saturating_sub(1)
     }
 
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The files of one group (indices into the project's files), in the project's order.
-    pub fn files(&self, group: usize) -> &[u32] {
+    pub(crate) fn files(&self, group: usize) -> &[u32] {
         &self.order[self.starts[group] as usize..self.starts[group + 1] as usize]
     }
 
     /// The version of one group, as its first file names it.
-    pub fn version<'p>(&self, project: &'p Project, group: usize) -> &'p Version {
+    pub(crate) fn version<'p>(&self, project: &'p Project, group: usize) -> &'p Version {
         project.files.head(self.files(group)[0] as usize).version
     }
 }
@@ -290,7 +285,7 @@ impl VersionGroups {
 /// The verdict on one version: its file (an index into the project's files) and why it cannot
 /// be used as is, as in [`Candidate`].
 #[derive(Debug, Clone)]
-pub struct Choice {
+pub(crate) struct Choice {
     /// The chosen file's index in the project's files.
     pub file: Option<usize>,
     /// Why the version cannot be used as is (`None`: usable).
@@ -310,7 +305,7 @@ fn offered_tags(tags: &BTreeSet<String>) -> Vec<String> {
 }
 
 /// Choose among one version's `files` (indices into `project.files`, in the project's order).
-pub fn choose(
+pub(crate) fn choose(
     project: &Project,
     files: &[u32],
     tags: &Tags,

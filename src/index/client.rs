@@ -33,7 +33,7 @@ use super::IndexError;
 use super::auth::{AuthStore, SecretUrl, check_redirect, redact, redact_text};
 
 /// PEP 691 content negotiation: JSON preferred, HTML accepted.
-pub const ACCEPT_SIMPLE: &str = "application/vnd.pypi.simple.v1+json, \
+pub(crate) const ACCEPT_SIMPLE: &str = "application/vnd.pypi.simple.v1+json, \
      application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01";
 
 /// Tunables, with defaults like uv's (connect 10 s, read 30 s, 3 retries).
@@ -62,7 +62,7 @@ pub struct ClientSettings {
 
 /// What a reply's body is, which sets its size cap.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum BodyKind {
+pub(crate) enum BodyKind {
     /// A whole wheel or sdist (or a range a server answers with the whole file).
     #[default]
     Download,
@@ -101,7 +101,7 @@ impl ClientSettings {
     /// of each reply's deadline), `PLANNER_HTTP_RETRIES`, `PLANNER_HTTP_CONCURRENCY`,
     /// `PLANNER_RUN_TIMEOUT` (seconds), `PLANNER_MAX_PAGE_BYTES` and
     /// `PLANNER_MAX_DOWNLOAD_BYTES`.
-    pub fn from_env(get: &dyn Fn(&str) -> Option<String>) -> ClientSettings {
+    pub(crate) fn from_env(get: &dyn Fn(&str) -> Option<String>) -> ClientSettings {
         let mut settings = ClientSettings::default();
         if let Some(secs) = get("PLANNER_HTTP_TIMEOUT").and_then(|v| v.trim().parse::<f64>().ok())
             && secs > 0.0
@@ -176,7 +176,7 @@ impl ClientSettings {
 
 /// A byte range to ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ByteRange {
+pub(crate) enum ByteRange {
     /// The last `n` bytes.
     Suffix(u64),
     /// `start..end` (end exclusive).
@@ -185,7 +185,7 @@ pub enum ByteRange {
 
 /// What to send besides the URL.
 #[derive(Debug, Clone, Default)]
-pub struct RequestOptions {
+pub(crate) struct RequestOptions {
     /// The `Accept` header.
     pub accept: Option<&'static str>,
     /// A `Range` header.
@@ -204,7 +204,7 @@ pub struct RequestOptions {
 
 /// A complete reply.
 #[derive(Debug, Clone)]
-pub struct Reply {
+pub(crate) struct Reply {
     /// The HTTP status (file URLs: 200, 206 or 404).
     pub status: u16,
     /// The URL that answered, after redirects (no credentials).
@@ -254,7 +254,7 @@ const HEDGE_ROUND_TRIPS: u32 = 3;
 
 /// The fetcher: one reqwest client, credentials by realm, a bound on requests in flight.
 #[derive(Clone)]
-pub struct Client {
+pub(crate) struct Client {
     /// Built on the first request: building it loads the system's root certificates, a tenth
     /// of a warm `--offline` run that never makes a request.
     http: Arc<OnceLock<Result<reqwest::Client, String>>>,
@@ -269,7 +269,7 @@ pub struct Client {
 
 impl Client {
     /// A client with these credentials and settings.
-    pub fn new(auth: AuthStore, settings: ClientSettings) -> Result<Client, IndexError> {
+    pub(crate) fn new(auth: AuthStore, settings: ClientSettings) -> Result<Client, IndexError> {
         Ok(Client {
             http: Arc::new(OnceLock::new()),
             auth: Arc::new(auth),
@@ -302,17 +302,21 @@ impl Client {
     }
 
     /// The largest project page read ([`ClientSettings::max_page_bytes`]).
-    pub fn max_page_bytes(&self) -> u64 {
+    pub(crate) fn max_page_bytes(&self) -> u64 {
         self.settings.max_page_bytes
     }
 
     /// Where credentials were looked for.
-    pub fn auth_sources(&self) -> String {
+    pub(crate) fn auth_sources(&self) -> String {
         self.auth.sources()
     }
 
     /// Fetch a URL (http, https or file), retrying transient failures.
-    pub async fn get(&self, url: &Url, options: &RequestOptions) -> Result<Reply, IndexError> {
+    pub(crate) async fn get(
+        &self,
+        url: &Url,
+        options: &RequestOptions,
+    ) -> Result<Reply, IndexError> {
         if url.scheme() == "file" {
             log::trace!("read {url} (range {:?})", options.range);
             let limit = self.settings.limit(options.body, None, 200);
@@ -355,7 +359,7 @@ impl Client {
     /// recent one in 5-25 ms), the same range asked twice at once comes back at the earlier of
     /// two such draws, and the slowest of a dozen reads decides when an unsatisfiable request's
     /// hint is done (docs/performance.md, "Hedged range reads").
-    pub async fn get_hedged(
+    pub(crate) async fn get_hedged(
         &self,
         url: &Url,
         options: &RequestOptions,

@@ -63,7 +63,7 @@ const UPLOADED: u8 = 2;
 /// version, yanked, upload time: all the target filter reads); then per file a record of the
 /// rest (URL, hashes as their stored text, yanked reason, size, core-metadata hashes), which a
 /// reader visits only for the files it keeps.
-pub fn encode(page: &ProjectPage) -> Vec<u8> {
+pub(super) fn encode(page: &ProjectPage) -> Vec<u8> {
     let mut versions: HashMap<&Version, u32> = HashMap::default();
     let mut tag_sets = Table::default();
     let mut pythons = Table::default();
@@ -487,7 +487,7 @@ impl<'a> Record<'a> {
 /// alone (integers: no file name is read), and only the records of the files kept are read
 /// and checked. The files are built when first read ([`LazyPage`]). `None` when the bytes are
 /// not this format, or a kept file's row, record or table entries do not read.
-pub fn decode<B>(bytes: Arc<B>, filter: Option<FileFilter<'_>>) -> Option<ProjectPage>
+pub(super) fn decode<B>(bytes: Arc<B>, filter: Option<FileFilter<'_>>) -> Option<ProjectPage>
 where
     B: Deref<Target = [u8]> + Send + Sync + 'static,
 {

@@ -92,14 +92,17 @@ impl std::fmt::Display for IndexLocation {
 
 /// The resolved index configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IndexConfig {
+pub(crate) struct IndexConfig {
     /// Indexes in search order: extras first, the default last.
     pub indexes: Vec<IndexLocation>,
 }
 
 /// The pip.conf files pip reads, in override order (later wins). `PIP_CONFIG_FILE` replaces
 /// the user file when it exists, as in pip.
-pub fn pip_conf_files(get: &dyn Fn(&str) -> Option<String>, venv: Option<&Path>) -> Vec<PathBuf> {
+pub(crate) fn pip_conf_files(
+    get: &dyn Fn(&str) -> Option<String>,
+    venv: Option<&Path>,
+) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let env_file = get("PIP_CONFIG_FILE").map(PathBuf::from);
     // Global.
@@ -200,7 +203,7 @@ fn split_list(value: &str) -> Vec<String> {
 /// what gave it: the flag, or planner's config file when neither flag nor variable is set),
 /// the environment and pip.conf. `get` reads environment variables; `read` reads a file (absent
 /// files give `None`); `venv` is the environment whose site pip.conf counts.
-pub fn resolve(
+pub(crate) fn resolve(
     index_url: Option<(&str, &str)>,
     (extra_source, extra_index_urls): (&str, &[String]),
     get: &dyn Fn(&str) -> Option<String>,

@@ -278,7 +278,7 @@ pub enum IndexError {
 
 impl IndexError {
     /// Whether retrying the same request might succeed (connection errors, timeouts, 429, 5xx).
-    pub fn is_transient(&self) -> bool {
+    pub(crate) fn is_transient(&self) -> bool {
         match self {
             IndexError::Network { .. } => true,
             IndexError::Status { status, .. } => *status == 429 || *status >= 500,

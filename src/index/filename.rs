@@ -80,7 +80,7 @@ impl FromStr for DistFilename {
 /// lists the same few of each on hundreds of files (a release's wheels share a version, a
 /// platform's wheels share a tag set), and versions and names are shared, not copied.
 #[derive(Default)]
-pub struct FilenameMemo {
+pub(super) struct FilenameMemo {
     names: HashMap<String, PackageName>,
     versions: HashMap<String, Version>,
     tags: HashMap<String, Arc<[Tag]>>,
@@ -88,7 +88,7 @@ pub struct FilenameMemo {
 
 impl FilenameMemo {
     /// Parse one file name (`.whl`, or an sdist extension).
-    pub fn parse(&mut self, filename: &str) -> Result<DistFilename, FilenameError> {
+    pub(super) fn parse(&mut self, filename: &str) -> Result<DistFilename, FilenameError> {
         let err = |reason: &str| FilenameError {
             filename: filename.to_string(),
             reason: reason.to_string(),
@@ -145,7 +145,7 @@ impl FilenameMemo {
     }
 
     /// Every `python-abi-platform` triple a compressed tag set (`py-abi-plat`) expands to.
-    pub fn tags(&mut self, text: &str) -> Arc<[Tag]> {
+    pub(super) fn tags(&mut self, text: &str) -> Arc<[Tag]> {
         if let Some(tags) = self.tags.get(text) {
             return tags.clone();
         }

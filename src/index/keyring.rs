@@ -19,10 +19,10 @@ use std::time::{Duration, Instant};
 use url::Url;
 
 /// How long one `keyring get` may take.
-pub const TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How much of its stdout and stderr is read.
-pub const MAX_OUTPUT: u64 = 64 * 1024;
+pub(crate) const MAX_OUTPUT: u64 = 64 * 1024;
 
 /// Which keyring provider to ask.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub enum KeyringProvider {
 
 /// Credentials for `index` (its URL without userinfo and its user name, if any) from the
 /// `keyring` command: the URL as the service first, then its host.
-pub fn fetch(index: &Url, username: Option<&str>) -> Option<(String, String)> {
+pub(crate) fn fetch(index: &Url, username: Option<&str>) -> Option<(String, String)> {
     let host = index.host_str()?;
     let host = match index.port() {
         Some(port) => format!("{host}:{port}"),

@@ -87,7 +87,7 @@ pub fn read_page(
 
 /// Add the projects a local index folder holds (its sub-folders with a valid name) to `out`;
 /// `false` when the folder cannot be read.
-pub fn list_projects(root: &Path, out: &mut Vec<PackageName>) -> bool {
+pub(crate) fn list_projects(root: &Path, out: &mut Vec<PackageName>) -> bool {
     let Ok(entries) = std::fs::read_dir(root) else {
         return false;
     };

@@ -63,7 +63,7 @@ const MAX_TAIL: u64 = 4 * 1024 * 1024;
 
 /// Where metadata came from (for tests and `-v` style notes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MetadataSource {
+pub(crate) enum MetadataSource {
     /// A PEP 658 `.metadata` file.
     MetadataFile,
     /// Range reads of the wheel.
@@ -92,7 +92,7 @@ impl std::fmt::Display for MetadataSource {
 /// unsatisfiable request's hint reads up to 30 of them). Only the number of requests depends
 /// on it, never what is read from them.
 #[derive(Debug, Default)]
-pub struct TailHints(std::sync::Mutex<HashMap<PackageName, u64>>);
+pub(crate) struct TailHints(std::sync::Mutex<HashMap<PackageName, u64>>);
 
 impl TailHints {
     fn tail(&self, file: &DistFile) -> u64 {
@@ -136,7 +136,7 @@ impl TailHints {
 /// order above, so the answer is the one that order gives. A wheel of a project whose wheels
 /// are known to be large races its `.metadata` file with the range reads
 /// ([`race_metadata_file`]): both are the same METADATA (PEP 658), whichever arrives first.
-pub async fn fetch(
+pub(crate) async fn fetch(
     client: &Client,
     file: &DistFile,
     hints: &TailHints,
@@ -284,7 +284,7 @@ async fn fetch_in_order(
 /// Check a whole downloaded `file` against the strongest hash the index published for it
 /// (sha512, sha384, sha256). A file the index gives no such hash for is logged and accepted (pip
 /// does the same without `--require-hashes`).
-pub fn verify_download(file: &DistFile, bytes: &[u8]) -> Result<(), IndexError> {
+pub(crate) fn verify_download(file: &DistFile, bytes: &[u8]) -> Result<(), IndexError> {
     let digest = |algorithm: &str| match algorithm {
         "sha512" => hex(&Sha512::digest(bytes)),
         "sha384" => hex(&Sha384::digest(bytes)),
@@ -323,7 +323,7 @@ fn status_error(url: &Url, status: u16, name: &str) -> IndexError {
 }
 
 /// Parse metadata bytes and check they describe `file`.
-pub fn check(file: &DistFile, url: &Url, bytes: &[u8]) -> Result<CoreMetadata, IndexError> {
+pub(crate) fn check(file: &DistFile, url: &Url, bytes: &[u8]) -> Result<CoreMetadata, IndexError> {
     let metadata = CoreMetadata::parse(bytes).map_err(|e| IndexError::Metadata {
         file: file.filename_str(),
         url: redact(url),
@@ -385,7 +385,10 @@ async fn range_of(
 
 /// The paths a wheel holds (its zip central directory, by the same range reads as its
 /// metadata): what installing it puts into site-packages.
-pub async fn wheel_members(client: &Client, file: &DistFile) -> Result<Vec<String>, IndexError> {
+pub(crate) async fn wheel_members(
+    client: &Client,
+    file: &DistFile,
+) -> Result<Vec<String>, IndexError> {
     let directory = central_directory(client, file, TAIL).await?;
     Ok(directory.entries.into_iter().map(|e| e.name).collect())
 }
@@ -742,7 +745,7 @@ fn check_metadata_size(file: &DistFile, entry: &ZipEntry) -> Result<(), IndexErr
 
 /// One member of a wheel (`jinja2/__init__.py`), by the same range reads as its metadata;
 /// `None` when the wheel has no such member. At most `cap` bytes uncompressed.
-pub async fn wheel_member(
+pub(crate) async fn wheel_member(
     client: &Client,
     file: &DistFile,
     path: &str,

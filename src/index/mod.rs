@@ -71,8 +71,8 @@ pub trait IndexSource: Send + Sync {
     }
 }
 
-pub mod auth;
-pub mod cache;
+pub(crate) mod auth;
+pub(crate) mod cache;
 pub mod candidates;
 pub mod client;
 mod compact;
@@ -82,23 +82,24 @@ mod filename;
 mod files;
 mod hashes;
 mod http;
-pub mod keyring;
+pub(crate) mod keyring;
 pub mod local;
-pub mod metadata_fetch;
+pub(crate) mod metadata_fetch;
 pub mod parse;
 mod progress;
 pub mod sdist;
 mod urls;
 pub mod zip;
 
-pub use candidates::{BinaryPolicy, Candidate, Unusable, candidates};
+pub use candidates::{BinaryPolicy, Unusable, candidates};
 pub use config::IndexLocation;
 pub use error::IndexError;
-pub use filename::{DistFilename, FilenameError, SdistFilename, WheelFilename};
-pub use files::{FileHead, Files};
-pub use hashes::Hashes;
+pub use filename::DistFilename;
+pub(crate) use filename::{FilenameError, SdistFilename, WheelFilename};
+pub(crate) use files::Files;
+pub(crate) use hashes::Hashes;
 pub use http::Index;
-pub use urls::{FileUrl, url_filename};
+pub(crate) use urls::{FileUrl, url_filename};
 
 use std::path::PathBuf;
 
@@ -169,7 +170,7 @@ pub struct IndexSettings {
 
 /// Pages without `Cache-Control` stay fresh this long: the public index's own `max-age`.
 /// Mirrors and private indexes often send no caching headers at all; `--refresh` bypasses it.
-pub const DEFAULT_PAGE_MAX_AGE: u64 = 600;
+pub(crate) const DEFAULT_PAGE_MAX_AGE: u64 = 600;
 
 impl Default for IndexSettings {
     fn default() -> Self {

@@ -185,7 +185,7 @@ fn check_api_version(version: Option<&str>) -> Result<(), ParseError> {
 /// release on the index). So every version stays listed, and whatever is computed from the
 /// files for this target comes out as it would from the whole page.
 #[derive(Debug, Clone, Copy)]
-pub struct FileFilter<'t> {
+pub(crate) struct FileFilter<'t> {
     /// The target's supported tags.
     pub tags: &'t crate::tags::Tags,
 }
@@ -299,7 +299,7 @@ impl FileFilter<'_> {
     }
 
     /// Drop the files [`FileFilter::mask`] does not keep.
-    pub fn retain(&self, files: &mut Vec<DistFile>) {
+    pub(crate) fn retain(&self, files: &mut Vec<DistFile>) {
         let mut versions: HashMap<&pep440_rs::Version, u32> = HashMap::default();
         let mut tag_ids: HashMap<&[crate::tags::Tag], u32> = HashMap::default();
         let mut tag_sets: Vec<String> = Vec::new();
@@ -340,7 +340,7 @@ pub fn simple_json(bytes: &[u8], base: &Url) -> Result<ProjectPage, ParseError> 
 }
 
 /// [`simple_json`], keeping only the files a [`FileFilter`] keeps.
-pub fn simple_json_filtered(
+pub(crate) fn simple_json_filtered(
     bytes: &[u8],
     base: &Url,
     filter: Option<FileFilter<'_>>,
@@ -404,7 +404,7 @@ pub fn simple_html(
 }
 
 /// [`simple_html`], keeping only the files a [`FileFilter`] keeps.
-pub fn simple_html_filtered(
+pub(crate) fn simple_html_filtered(
     bytes: &[u8],
     base: &Url,
     expected: Option<&PackageName>,
@@ -663,7 +663,7 @@ impl RawFile<'_> {
 }
 
 /// Decode HTML character references (`&gt;`, `&#62;`, `&#x3e;` and the usual named ones).
-pub fn unescape_html(text: &str) -> String {
+pub(crate) fn unescape_html(text: &str) -> String {
     if !text.contains('&') {
         return text.to_string();
     }

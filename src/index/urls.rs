@@ -99,7 +99,7 @@ impl std::fmt::Display for FileUrl {
 
 /// Decode `%XX` escapes; invalid ones (`%zz`, a trailing `%`) are kept as written, and `+`
 /// stays `+` (URL paths and userinfo are not form data).
-pub fn percent_decode(text: &str) -> String {
+pub(super) fn percent_decode(text: &str) -> String {
     percent_encoding::percent_decode_str(text)
         .decode_utf8_lossy()
         .into_owned()
@@ -108,7 +108,7 @@ pub fn percent_decode(text: &str) -> String {
 /// The file name a URL points at: its last path segment, percent-decoded
 /// (`torch-2.5.1%2Bcu124-….whl` -> `torch-2.5.1+cu124-….whl`). Empty when the URL has no path
 /// segments (`mailto:`-like URLs) or ends in `/`.
-pub fn url_filename(url: &Url) -> String {
+pub(crate) fn url_filename(url: &Url) -> String {
     url.path_segments()
         .and_then(|mut segments| segments.next_back().map(percent_decode))
         .unwrap_or_default()

@@ -53,7 +53,7 @@ fn u64_at(b: &[u8], i: usize) -> Option<u64> {
 
 /// The end-of-central-directory facts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Eocd {
+pub(crate) struct Eocd {
     /// Offset of the central directory.
     pub cd_offset: u64,
     /// Its size.
@@ -126,7 +126,7 @@ pub(super) fn find_eocd(window: &Window, total: u64) -> Result<Eocd, String> {
 
 /// One central directory entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ZipEntry {
+pub(crate) struct ZipEntry {
     /// The path in the archive.
     pub name: String,
     /// 0 stored, 8 deflated.

@@ -24,7 +24,7 @@ use super::{DirectUrl, InstalledDist, Inventory};
 /// How bad a finding is. Only errors make `planner check` exit 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Severity {
+pub(crate) enum Severity {
     /// Broken: exit 1.
     Error,
     /// Worth a look; does not fail the check.
@@ -134,7 +134,7 @@ fn display_all<S: serde::Serializer>(values: &[Version], serializer: S) -> Resul
 
 impl Finding {
     /// How bad it is.
-    pub fn severity(&self) -> Severity {
+    pub(crate) fn severity(&self) -> Severity {
         match self {
             Finding::MissingDependency { via_extra, .. }
             | Finding::VersionMismatch { via_extra, .. } => {
@@ -151,7 +151,7 @@ impl Finding {
     }
 
     /// Whether `pip check` reports the same thing.
-    pub fn pip_reports(&self) -> bool {
+    pub(crate) fn pip_reports(&self) -> bool {
         matches!(
             self,
             Finding::MissingDependency {
@@ -165,7 +165,7 @@ impl Finding {
     }
 
     /// Whether this is the edge a plan accepted.
-    pub fn is_accepted_by(&self, edge: &AcceptedEdge) -> bool {
+    pub(crate) fn is_accepted_by(&self, edge: &AcceptedEdge) -> bool {
         match self {
             Finding::VersionMismatch {
                 dependent,
@@ -184,7 +184,7 @@ impl Finding {
     }
 
     /// One line, in pip check's words where pip has words for it.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         match self {
             Finding::MissingDependency {
                 dependent,
@@ -277,7 +277,7 @@ fn same_requirement(a: &str, b: &str) -> bool {
 /// An override a plan accepted on purpose: exactly this dependent (name and version), this
 /// requirement, and this installed version of the dependency.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct AcceptedEdge {
+pub(crate) struct AcceptedEdge {
     /// The dist whose requirement is violated.
     pub dependent: PackageName,
     /// Its version.
@@ -301,21 +301,21 @@ pub struct CheckReport {
 
 impl CheckReport {
     /// Whether anything is broken (exit 1).
-    pub fn broken(&self) -> bool {
+    pub(crate) fn broken(&self) -> bool {
         self.findings
             .iter()
             .any(|finding| finding.severity() == Severity::Error)
     }
 
     /// Findings of one severity.
-    pub fn of(&self, severity: Severity) -> impl Iterator<Item = &Finding> {
+    pub(crate) fn of(&self, severity: Severity) -> impl Iterator<Item = &Finding> {
         self.findings
             .iter()
             .filter(move |finding| finding.severity() == severity)
     }
 
     /// Move the findings these accepted edges describe to `accepted`.
-    pub fn accept(&mut self, edges: &[AcceptedEdge]) {
+    pub(crate) fn accept(&mut self, edges: &[AcceptedEdge]) {
         let (accepted, kept): (Vec<Finding>, Vec<Finding>) = std::mem::take(&mut self.findings)
             .into_iter()
             .partition(|finding| edges.iter().any(|edge| finding.is_accepted_by(edge)));
@@ -331,7 +331,7 @@ pub fn check(inventory: &Inventory) -> CheckReport {
 }
 
 /// Check using an already-built graph.
-pub fn check_graph(graph: &DependencyGraph<'_>) -> CheckReport {
+pub(crate) fn check_graph(graph: &DependencyGraph<'_>) -> CheckReport {
     let inventory = graph.inventory();
     let mut findings = Vec::new();
 

@@ -41,7 +41,7 @@ struct RawVcs {
 }
 
 /// Parse a `direct_url.json` value.
-pub fn parse(value: &serde_json::Value) -> Result<DirectUrl, String> {
+pub(super) fn parse(value: &serde_json::Value) -> Result<DirectUrl, String> {
     let raw: Raw = serde_json::from_value(value.clone()).map_err(|err| err.to_string())?;
     let url = redact_url(&raw.url);
     if let Some(vcs) = raw.vcs_info {
@@ -76,13 +76,13 @@ pub fn parse(value: &serde_json::Value) -> Result<DirectUrl, String> {
 }
 
 /// Parse the bytes of a `direct_url.json` file.
-pub fn parse_bytes(bytes: &[u8]) -> Result<DirectUrl, String> {
+pub(super) fn parse_bytes(bytes: &[u8]) -> Result<DirectUrl, String> {
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|err| err.to_string())?;
     parse(&value)
 }
 
 /// Replace the userinfo of a URL (`https://user:token@host/...`) with `****`.
-pub fn redact_url(url: &str) -> String {
+pub(crate) fn redact_url(url: &str) -> String {
     match url::Url::parse(url) {
         Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
             let _ = parsed.set_username("****");
@@ -95,7 +95,7 @@ pub fn redact_url(url: &str) -> String {
 
 impl DirectUrl {
     /// A short label for tables: `git@1a2b3c4`, `editable`, `dir`, `file`.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match self {
             DirectUrl::Vcs { vcs, commit_id, .. } => {
                 let short: String = commit_id.chars().take(12).collect();
@@ -108,7 +108,7 @@ impl DirectUrl {
     }
 
     /// The URL (credentials already redacted).
-    pub fn url(&self) -> &str {
+    pub(crate) fn url(&self) -> &str {
         match self {
             DirectUrl::Vcs { url, .. }
             | DirectUrl::Directory { url, .. }

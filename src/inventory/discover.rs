@@ -23,7 +23,7 @@ use crate::tags::{Tag, Tags};
 
 /// Which environment to read.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum EnvironmentSource {
+pub(crate) enum EnvironmentSource {
     /// `--venv PATH`.
     Venv(PathBuf),
     /// `--from-snapshot FILE`.
@@ -39,7 +39,7 @@ pub enum EnvironmentSource {
 
 impl EnvironmentSource {
     /// The path the user named on the command line (`--venv` or `--from-snapshot`).
-    pub fn named(&self) -> Option<&Path> {
+    pub(crate) fn named(&self) -> Option<&Path> {
         match self {
             EnvironmentSource::Venv(path)
             | EnvironmentSource::Snapshot(path)
@@ -49,7 +49,7 @@ impl EnvironmentSource {
     }
 
     /// The `--venv` path, if one was given.
-    pub fn venv_flag(&self) -> Option<&Path> {
+    pub(crate) fn venv_flag(&self) -> Option<&Path> {
         match self {
             EnvironmentSource::Venv(path) => Some(path),
             _ => None,
@@ -59,7 +59,7 @@ impl EnvironmentSource {
 
 /// The environment to read and the target to plan for instead of its own, all parsed.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct EnvironmentSelection {
+pub(crate) struct EnvironmentSelection {
     /// Where the installed set comes from.
     pub source: EnvironmentSource,
     /// `--python-version`.
@@ -70,7 +70,7 @@ pub struct EnvironmentSelection {
 
 /// Read the selected environment (`--venv`, `--from-snapshot`, `$VIRTUAL_ENV`, else `./.venv`,
 /// else the `python3` on `PATH`), then apply `--python-version` and `--python-platform`.
-pub fn load(selection: &EnvironmentSelection) -> Result<Inventory, InventoryError> {
+pub(crate) fn load(selection: &EnvironmentSelection) -> Result<Inventory, InventoryError> {
     let _stage = crate::logging::Stage::start("inventory");
     let inventory = match &selection.source {
         EnvironmentSource::Venv(path) => load_venv_from(path, "--venv")?,
@@ -191,7 +191,7 @@ fn scan_logged(
 }
 
 /// Read the environment of one interpreter (`--python`).
-pub fn load_python(python: &Path) -> Result<Inventory, InventoryError> {
+pub(crate) fn load_python(python: &Path) -> Result<Inventory, InventoryError> {
     load_interpreter(python, None)
 }
 
@@ -254,7 +254,7 @@ fn layout_site_packages(venv: &Path) -> Vec<PathBuf> {
 }
 
 /// Find an executable on `PATH`.
-pub fn find_on_path(name: &str) -> Option<PathBuf> {
+pub(crate) fn find_on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join(name))
@@ -440,7 +440,7 @@ pub(crate) fn platform_from_tags(tags: &Tags) -> Option<Platform> {
 
 /// Apply `--python-version` / `--python-platform` to a read environment: markers and tags are
 /// rebuilt for the target; the installed set is kept.
-pub fn apply_overrides(
+pub(crate) fn apply_overrides(
     mut inventory: Inventory,
     python_version: Option<&PythonVersion>,
     python_platform: Option<&TargetPlatform>,

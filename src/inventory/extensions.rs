@@ -20,7 +20,7 @@ const MAX_FILE_BYTES: u64 = 256 << 20;
 const MAX_DIST_BYTES: u64 = 1 << 30;
 
 /// Whether `dist`'s compiled extension modules name any of `modules` (import names).
-pub fn links_against(dist: &InstalledDist, modules: &[String]) -> bool {
+pub(crate) fn links_against(dist: &InstalledDist, modules: &[String]) -> bool {
     if dist.format != DistFormat::DistInfo || modules.is_empty() {
         return false;
     }

@@ -32,7 +32,7 @@ pub struct Edge<'a> {
 
 /// A requirement (whose marker holds) on a name that is not installed.
 #[derive(Debug, Clone)]
-pub struct MissingEdge<'a> {
+pub(crate) struct MissingEdge<'a> {
     /// The dist that declares the requirement.
     pub dependent: &'a InstalledDist,
     /// The requirement as declared.
@@ -54,9 +54,9 @@ pub struct DependencyGraph<'a> {
     graph: DiGraph<usize, EdgeData>,
     /// The node of each name (the first dist of that name when there are duplicates).
     nodes: HashMap<PackageName, NodeIndex>,
-    /// Dist index → node.
-    node_of_dist: Vec<NodeIndex>,
     missing: Vec<(usize, usize, Option<ExtraName>)>,
+    /// The extras each name is asked for (what the tests check).
+    #[cfg(test)]
     extras: BTreeMap<PackageName, BTreeSet<ExtraName>>,
 }
 
@@ -128,20 +128,15 @@ impl<'a> DependencyGraph<'a> {
             inventory,
             graph,
             nodes,
-            node_of_dist,
             missing,
+            #[cfg(test)]
             extras,
         }
     }
 
     /// The inventory the graph was built from.
-    pub fn inventory(&self) -> &'a Inventory {
+    pub(crate) fn inventory(&self) -> &'a Inventory {
         self.inventory
-    }
-
-    /// The underlying petgraph graph; node weights are indexes into `inventory.dists`.
-    pub fn petgraph(&self) -> &DiGraph<usize, impl std::fmt::Debug> {
-        &self.graph
     }
 
     fn dist(&self, node: NodeIndex) -> &'a InstalledDist {
@@ -176,7 +171,10 @@ impl<'a> DependencyGraph<'a> {
 
     /// Who requires `name`, and with which requirement (sorted by dependent name). A dist that
     /// requires it twice (two markers) appears twice.
-    pub fn dependents(&self, name: &PackageName) -> Vec<(&'a InstalledDist, &'a Requirement)> {
+    pub(crate) fn dependents(
+        &self,
+        name: &PackageName,
+    ) -> Vec<(&'a InstalledDist, &'a Requirement)> {
         self.dependent_edges(name)
             .into_iter()
             .map(|edge| (edge.dependent, edge.requirement))
@@ -184,7 +182,7 @@ impl<'a> DependencyGraph<'a> {
     }
 
     /// The edges into `name`, with the extra that turned each on.
-    pub fn dependent_edges(&self, name: &PackageName) -> Vec<Edge<'a>> {
+    pub(crate) fn dependent_edges(&self, name: &PackageName) -> Vec<Edge<'a>> {
         let Some(&node) = self.nodes.get(name) else {
             return Vec::new();
         };
@@ -204,7 +202,7 @@ impl<'a> DependencyGraph<'a> {
 
     /// What `name` requires: each requirement whose marker holds, with the installed dist it
     /// names (`None` when that is not installed). Sorted by requirement name.
-    pub fn dependencies(
+    pub(crate) fn dependencies(
         &self,
         name: &PackageName,
     ) -> Vec<(&'a Requirement, Option<&'a InstalledDist>)> {
@@ -231,7 +229,7 @@ impl<'a> DependencyGraph<'a> {
     }
 
     /// Every dist that depends on `name` directly or transitively, sorted by name.
-    pub fn transitive_dependents(&self, name: &PackageName) -> Vec<&'a InstalledDist> {
+    pub(crate) fn transitive_dependents(&self, name: &PackageName) -> Vec<&'a InstalledDist> {
         let Some(&start) = self.nodes.get(name) else {
             return Vec::new();
         };
@@ -253,12 +251,12 @@ impl<'a> DependencyGraph<'a> {
     }
 
     /// How many dists depend on `name`, directly or transitively.
-    pub fn transitive_dependents_count(&self, name: &PackageName) -> usize {
+    pub(crate) fn transitive_dependents_count(&self, name: &PackageName) -> usize {
         self.transitive_dependents(name).len()
     }
 
     /// Requirements (whose markers hold) on names that are not installed, sorted by dependent.
-    pub fn missing(&self) -> Vec<MissingEdge<'a>> {
+    pub(crate) fn missing(&self) -> Vec<MissingEdge<'a>> {
         let mut out: Vec<MissingEdge<'a>> = self
             .missing
             .iter()
@@ -281,18 +279,12 @@ impl<'a> DependencyGraph<'a> {
     }
 
     /// The extras of `name` that some installed dist asks for (transitively).
-    pub fn requested_extras(&self, name: &PackageName) -> Vec<&ExtraName> {
+    #[cfg(test)]
+    pub(crate) fn requested_extras(&self, name: &PackageName) -> Vec<&ExtraName> {
         self.extras
             .get(name)
             .map(|set| set.iter().collect())
             .unwrap_or_default()
-    }
-
-    /// Whether this dist is the one the graph uses for its name (not a shadowed duplicate).
-    pub fn is_primary(&self, dist_index: usize) -> bool {
-        self.nodes
-            .get(self.inventory.dists[dist_index].name())
-            .is_some_and(|node| *node == self.node_of_dist[dist_index])
     }
 }
 

@@ -25,10 +25,10 @@ use super::extensions::read_capped;
 use super::{DistFormat, InstalledDist};
 
 /// At most this many bytes are read from one source file.
-pub const MAX_FILE_BYTES: u64 = 4 << 20;
+pub(crate) const MAX_FILE_BYTES: u64 = 4 << 20;
 
 /// The first `.py` file of `dist` (its path in `RECORD`) that imports `module`.
-pub fn imports_module(dist: &InstalledDist, module: &str) -> Option<String> {
+pub(crate) fn imports_module(dist: &InstalledDist, module: &str) -> Option<String> {
     if dist.format != DistFormat::DistInfo || module.is_empty() {
         return None;
     }
@@ -50,7 +50,7 @@ pub fn imports_module(dist: &InstalledDist, module: &str) -> Option<String> {
 
 /// Whether `source` has an import statement of `module` (or of a submodule of it) on a line of
 /// its own.
-pub fn source_imports_module(source: &str, module: &str) -> bool {
+pub(crate) fn source_imports_module(source: &str, module: &str) -> bool {
     source.lines().any(|line| imports(line, module))
 }
 
@@ -118,7 +118,7 @@ pub struct ImportUse {
 /// The `.py` files of `dist` that have a line starting with `import` or `from` naming a
 /// top-level module, and those modules: a cheap first pass over every file (no parsing), so
 /// that [`import_uses_in`] parses only the files that import a changed dist.
-pub fn imported_modules(dist: &InstalledDist) -> Vec<(String, BTreeSet<String>)> {
+pub(crate) fn imported_modules(dist: &InstalledDist) -> Vec<(String, BTreeSet<String>)> {
     let mut out = Vec::new();
     let Some(site) = dist.path.parent() else {
         return out;
@@ -176,7 +176,7 @@ fn first_word(text: &[u8]) -> Option<&[u8]> {
 
 /// The import statements of `modules` (top-level names) in the given `.py` files of `dist` (paths
 /// as `RECORD` lists them), at most one per distinct (module, names, guard).
-pub fn import_uses_in(
+pub(crate) fn import_uses_in(
     dist: &InstalledDist,
     paths: &[&str],
     modules: &BTreeSet<String>,
@@ -251,7 +251,7 @@ fn scan(
 }
 
 /// The paths an installed dist's `RECORD` lists (`None` without one: a snapshot, an egg).
-pub fn record_paths(dist: &InstalledDist) -> Option<Vec<String>> {
+pub(crate) fn record_paths(dist: &InstalledDist) -> Option<Vec<String>> {
     if dist.format != DistFormat::DistInfo {
         return None;
     }
@@ -272,7 +272,7 @@ pub fn record_paths(dist: &InstalledDist) -> Option<Vec<String>> {
 }
 
 /// One installed file of a dist (a path its `RECORD` lists), at most 4 MiB.
-pub fn read_installed(dist: &InstalledDist, path: &str) -> Option<Vec<u8>> {
+pub(crate) fn read_installed(dist: &InstalledDist, path: &str) -> Option<Vec<u8>> {
     if path.split('/').any(|part| part == "..") {
         return None;
     }
@@ -519,7 +519,7 @@ fn header(lines: &[Logical<'_>], at: usize) -> Option<Block> {
 
 /// The absolute import statements of `modules` (top-level names) in Python source, leaving
 /// out those that run only sometimes (under `if`/`elif`/`else`/`match`, in `except`).
-pub fn import_statements(source: &str, modules: &BTreeSet<String>) -> Vec<ImportStatement> {
+pub(crate) fn import_statements(source: &str, modules: &BTreeSet<String>) -> Vec<ImportStatement> {
     let lines = logical_lines(source);
     let mut out = Vec::new();
     let mut open: Vec<(usize, Block)> = Vec::new();
@@ -601,7 +601,7 @@ fn parse_import(text: &str, wanted: &dyn Fn(&str) -> bool) -> Vec<(String, Vec<S
 /// `if` and `try`), which run whenever the module is imported, of any module. A relative import
 /// is resolved against `package`, the dotted package the file is in (`from . import x` in
 /// `tb/main.py` is `tb`, names `x`); one that climbs above it is left out.
-pub fn unconditional_imports(source: &str, package: &str) -> Vec<ImportStatement> {
+pub(crate) fn unconditional_imports(source: &str, package: &str) -> Vec<ImportStatement> {
     let mut out = Vec::new();
     for logical in logical_lines(source).iter().filter(|l| l.indent == 0) {
         let text = resolve_relative(&logical.text, package);

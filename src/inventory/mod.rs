@@ -9,7 +9,7 @@ pub mod check;
 mod direct_url;
 mod discover;
 mod error;
-pub mod extensions;
+pub(crate) mod extensions;
 pub mod graph;
 pub mod imports;
 pub mod module_names;
@@ -28,14 +28,13 @@ use crate::metadata::CoreMetadata;
 use crate::printer::Printer;
 use crate::tags::Tags;
 
-pub use direct_url::redact_url;
-pub use discover::{
+pub use discover::load_venv;
+pub(crate) use discover::{
     EnvironmentSelection, EnvironmentSource, apply_overrides, find_on_path, load, load_python,
-    load_venv,
 };
-pub use error::InventoryError;
-pub use scan::scan_site_packages;
-pub use target::{Os, Platform, PythonVersion, TargetPlatform, cpython_tags};
+pub(crate) use error::InventoryError;
+pub use target::{Platform, cpython_tags};
+pub(crate) use target::{PythonVersion, TargetPlatform};
 
 /// How the target environment's facts were learned.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -181,7 +180,7 @@ pub struct Inventory {
 impl Environment {
     /// PEP 668: the `EXTERNALLY-MANAGED` file of the interpreter read, when it has one (a
     /// virtual environment never does; snapshots do not record it).
-    pub fn externally_managed(&self) -> Option<&Path> {
+    pub(crate) fn externally_managed(&self) -> Option<&Path> {
         match &self.origin {
             EnvironmentOrigin::Interpreter {
                 externally_managed, ..
@@ -203,14 +202,9 @@ impl Inventory {
         }
     }
 
-    /// Every installed dist with this name (more than one only in a broken environment).
-    pub fn all(&self, name: &PackageName) -> impl Iterator<Item = &InstalledDist> {
-        self.dists.iter().filter(move |dist| dist.name() == name)
-    }
-
     /// Print the environment's notes and one warning per unreadable dist (naming its file).
     /// Every command that reads an environment calls this once.
-    pub fn report(&self, printer: &Printer) {
+    pub(crate) fn report(&self, printer: &Printer) {
         self.report_notes(printer);
         for bad in &self.unreadable {
             printer.warn(&format!("skipping {}: {}", bad.path.display(), bad.reason));
@@ -219,7 +213,7 @@ impl Inventory {
 
     /// The notes about the environment only, for a command whose output lists the unreadable
     /// dists as data (`check`): each is said once, there.
-    pub fn report_notes(&self, printer: &Printer) {
+    pub(crate) fn report_notes(&self, printer: &Printer) {
         for note in &self.environment.notes {
             printer.note(&format!("note: {note}"));
         }
@@ -229,13 +223,13 @@ impl Inventory {
 impl InstalledDist {
     /// Whether it was installed from somewhere other than an index (a direct URL, a VCS
     /// checkout, a local directory or an editable install): never upgrade it from the index.
-    pub fn is_unmanaged(&self) -> bool {
+    pub(crate) fn is_unmanaged(&self) -> bool {
         self.direct_url.is_some() || self.format == DistFormat::EggInfo
     }
 
     /// Where it came from, for tables: `index`, `git@<commit>`, `editable`, `dir`, `file`,
     /// `egg-info`.
-    pub fn source_label(&self) -> String {
+    pub(crate) fn source_label(&self) -> String {
         match (&self.direct_url, self.format) {
             (Some(url), _) => url.label(),
             (None, DistFormat::EggInfo) => "egg-info".to_string(),

@@ -40,7 +40,7 @@ pub struct ModuleNames {
 }
 
 /// [`ModuleNames`] of `source` for the `asked` names.
-pub fn module_names(source: &str, asked: &BTreeSet<String>) -> ModuleNames {
+pub(crate) fn module_names(source: &str, asked: &BTreeSet<String>) -> ModuleNames {
     let mut scan = Scan::default();
     // (indent, whether the block is a `def`/`class` body)
     let mut blocks: Vec<(usize, bool)> = Vec::new();

@@ -13,14 +13,14 @@ use pep508_rs::MarkerEnvironment;
 use serde::Deserialize;
 
 /// The probe (and snapshot) script, run by the environment's own interpreter.
-pub const PROBE_SCRIPT: &str = include_str!("probe.py");
+pub(super) const PROBE_SCRIPT: &str = include_str!("probe.py");
 
 /// How long the interpreter may take to answer the probe.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// What the probe prints.
 #[derive(Debug, Deserialize)]
-pub struct ProbeOutput {
+pub(super) struct ProbeOutput {
     /// `platform.python_version()`.
     pub python_version: String,
     /// `sys.prefix`.
@@ -40,7 +40,7 @@ pub struct ProbeOutput {
 }
 
 /// Run the probe: one subprocess, `python -I -c SCRIPT --probe`.
-pub fn probe(python: &Path) -> Result<ProbeOutput, String> {
+pub(super) fn probe(python: &Path) -> Result<ProbeOutput, String> {
     let mut child = Command::new(python)
         .args(["-I", "-c", PROBE_SCRIPT, "--probe"])
         .stdin(Stdio::null())

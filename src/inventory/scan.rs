@@ -71,7 +71,7 @@ pub(crate) fn candidates(site_packages: &[PathBuf]) -> Result<Vec<Candidate>, In
 
 /// Read every dist in the folders. Unreadable dists are returned, not fatal; only a folder
 /// that cannot be listed is an error. Dists come back sorted by name, then version, then path.
-pub fn scan_site_packages(
+pub(crate) fn scan_site_packages(
     site_packages: &[PathBuf],
 ) -> Result<(Vec<InstalledDist>, Vec<UnreadableDist>), InventoryError> {
     // A metadata folder that vanished between listing and reading means an install ran

@@ -28,14 +28,14 @@ use crate::metadata::{CoreMetadata, parse_headers};
 use crate::tags::{Tag, Tags};
 
 /// The `schema` value of a planner snapshot (`docs/schemas/snapshot.json`).
-pub const SCHEMA: &str = "planner-snapshot/1";
+pub(crate) const SCHEMA: &str = "planner-snapshot/1";
 /// The `format` value of the snapshots planner wrote before the one JSON contract; still read.
-pub const FORMAT: &str = "planner-snapshot";
+pub(crate) const FORMAT: &str = "planner-snapshot";
 /// The `format_version` of those snapshots.
-pub const FORMAT_VERSION: u64 = 1;
+pub(crate) const FORMAT_VERSION: u64 = 1;
 
 /// The standalone Python 3.8+ script (standard library only) that prints a snapshot.
-pub fn script() -> &'static str {
+pub(crate) fn script() -> &'static str {
     PROBE_SCRIPT
 }
 
@@ -68,7 +68,7 @@ pub struct MetadataFields {
 
 impl MetadataFields {
     /// The fields of a metadata file's text (first occurrence of single-use fields wins).
-    pub fn from_text(text: &str) -> Option<MetadataFields> {
+    pub(crate) fn from_text(text: &str) -> Option<MetadataFields> {
         let mut fields = MetadataFields::default();
         let (mut name, mut version) = (None, None);
         for (field, value) in parse_headers(text) {
@@ -96,7 +96,7 @@ impl MetadataFields {
 
     /// The typed form of the core metadata these fields come from: what is written is
     /// rendered back into header text and parsed by the one metadata parser.
-    pub fn parse(&self) -> Result<CoreMetadata, String> {
+    pub(crate) fn parse(&self) -> Result<CoreMetadata, String> {
         let mut text = String::new();
         let mut line = |field: &str, value: &str| {
             text.push_str(field);
@@ -129,7 +129,7 @@ impl MetadataFields {
     }
 
     /// Fields re-serialized from typed metadata (when the text as written is gone).
-    pub fn from_metadata(metadata: &CoreMetadata) -> MetadataFields {
+    pub(crate) fn from_metadata(metadata: &CoreMetadata) -> MetadataFields {
         MetadataFields {
             metadata_version: Some(metadata.metadata_version.clone()).filter(|v| !v.is_empty()),
             name: metadata.display_name.clone(),
@@ -153,7 +153,7 @@ impl MetadataFields {
 
 /// One dist in a planner snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SnapshotDist {
+pub(crate) struct SnapshotDist {
     /// The metadata folder on the machine the snapshot was taken on.
     pub path: String,
     /// `dist-info` or `egg-info`.
@@ -180,7 +180,7 @@ pub struct SnapshotDist {
 /// A planner snapshot (`"schema": "planner-snapshot/1"`; read from the older `format:
 /// "planner-snapshot"`, `format_version: 1` too).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// Always [`SCHEMA`] when written.
     #[serde(default)]
     pub schema: String,
@@ -249,7 +249,7 @@ fn read_snapshot_dist(candidate: &Candidate) -> Option<SnapshotDist> {
 /// The snapshot of an inventory. A venv read from disk is read again the way the Python
 /// script reads it (fields as written); an inventory that came from a snapshot is written
 /// from its typed metadata.
-pub fn build(inventory: &Inventory) -> Result<Snapshot, InventoryError> {
+pub(crate) fn build(inventory: &Inventory) -> Result<Snapshot, InventoryError> {
     let env = &inventory.environment;
     let mut dists = Vec::new();
     let mut unreadable = Vec::new();

@@ -54,9 +54,9 @@ pub struct Platform {
 }
 
 /// The glibc floor assumed when nothing better is known (manylinux2014 = glibc 2.17).
-pub const GLIBC_FLOOR: (u16, u16) = (2, 17);
+pub(super) const GLIBC_FLOOR: (u16, u16) = (2, 17);
 /// The macOS version assumed for `*-apple-darwin` without an explicit version (uv's default).
-pub const MACOS_DEFAULT: (u16, u16) = (12, 0);
+pub(super) const MACOS_DEFAULT: (u16, u16) = (12, 0);
 
 impl Platform {
     /// Parse uv's `--python-platform` spelling.
@@ -335,7 +335,7 @@ fn parse_pair(text: &str, sep: char) -> Option<(u16, u16)> {
 
 /// The host's glibc version: asked of the C library this process runs on
 /// (`gnu_get_libc_version`), else from `ldd --version` (first line ends in `2.36`).
-pub fn host_glibc() -> Option<(u16, u16)> {
+pub(super) fn host_glibc() -> Option<(u16, u16)> {
     static GLIBC: std::sync::OnceLock<Option<(u16, u16)>> = std::sync::OnceLock::new();
     *GLIBC.get_or_init(|| linked_glibc().or_else(ldd_glibc))
 }
@@ -424,7 +424,7 @@ pub fn cpython_tags(major: u64, minor: u64, platform: &Platform) -> Tags {
 
 /// Parse `X.Y` or `X.Y.Z` into `(full version, X.Y)`; `X.Y` means `X.Y.0` for
 /// `python_full_version`.
-pub fn parse_python_version(text: &str) -> Result<(Version, u64, u64), InventoryError> {
+pub(super) fn parse_python_version(text: &str) -> Result<(Version, u64, u64), InventoryError> {
     let bad = |message: &str| InventoryError::InvalidPythonVersion {
         version: text.to_string(),
         message: message.to_string(),
@@ -448,7 +448,7 @@ pub fn parse_python_version(text: &str) -> Result<(Version, u64, u64), Inventory
 
 /// A CPython marker environment for `version` on `platform`; `release`/`version_string` fill
 /// `platform_release`/`platform_version` (empty when unknown).
-pub fn cpython_markers(
+pub(super) fn cpython_markers(
     full: &Version,
     major: u64,
     minor: u64,
@@ -551,7 +551,7 @@ impl Environment {
 
     /// A target environment with no installed set, for `version` on `platform` (the host when
     /// `None`, with a note saying what was assumed).
-    pub fn for_target(
+    pub(crate) fn for_target(
         version: &PythonVersion,
         platform: Option<&Platform>,
     ) -> Result<Environment, InventoryError> {

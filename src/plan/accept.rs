@@ -10,7 +10,7 @@ use super::proposal::{Override, PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan};
 
 /// Why a plan file could not be used.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum AcceptError {
+pub(crate) enum AcceptError {
     /// The file could not be read.
     #[error("cannot read the plan file `{path}`")]
     #[diagnostic(help("pass a plan.json written by `planner propose --out-dir`"))]
@@ -52,7 +52,7 @@ pub struct AcceptedOverrides {
 
 impl AcceptedOverrides {
     /// Read plan files.
-    pub fn load(paths: &[PathBuf]) -> Result<Self, AcceptError> {
+    pub(crate) fn load(paths: &[PathBuf]) -> Result<Self, AcceptError> {
         let mut accepted = AcceptedOverrides::default();
         for path in paths {
             let text = std::fs::read_to_string(path).map_err(|source| AcceptError::Read {
@@ -65,7 +65,7 @@ impl AcceptedOverrides {
     }
 
     /// Add the overrides of one plan file's JSON text.
-    pub fn add_json(&mut self, text: &str, path: &Path) -> Result<(), AcceptError> {
+    pub(crate) fn add_json(&mut self, text: &str, path: &Path) -> Result<(), AcceptError> {
         let plan = parse_plan(text, path)?;
         self.overrides
             .extend(plan.overrides.into_iter().map(|o| (o, path.to_path_buf())));
@@ -73,7 +73,7 @@ impl AcceptedOverrides {
     }
 
     /// The accepted edges, in the form `planner check` matches findings against.
-    pub fn edges(&self) -> Vec<crate::inventory::check::AcceptedEdge> {
+    pub(crate) fn edges(&self) -> Vec<crate::inventory::check::AcceptedEdge> {
         self.overrides
             .iter()
             .map(|(o, _)| crate::inventory::check::AcceptedEdge {
@@ -85,20 +85,10 @@ impl AcceptedOverrides {
             })
             .collect()
     }
-
-    /// How many overrides are accepted.
-    pub fn len(&self) -> usize {
-        self.overrides.len()
-    }
-
-    /// Whether none are.
-    pub fn is_empty(&self) -> bool {
-        self.overrides.is_empty()
-    }
 }
 
 /// Read one plan file (`planner propose --out-dir` writes one per plan).
-pub fn read_plan(path: &Path) -> Result<Plan, AcceptError> {
+pub(crate) fn read_plan(path: &Path) -> Result<Plan, AcceptError> {
     let text = std::fs::read_to_string(path).map_err(|source| AcceptError::Read {
         path: path.to_path_buf(),
         source,

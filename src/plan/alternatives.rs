@@ -55,7 +55,7 @@ use crate::solve::{
 
 /// What `propose` was asked.
 #[derive(Debug, Clone, Default)]
-pub struct ProposeRequest {
+pub(crate) struct ProposeRequest {
     /// Targets (PEP 508).
     pub targets: Vec<Requirement>,
     /// Upgrade everything that can move.
@@ -79,7 +79,7 @@ pub struct ProposeRequest {
 
 /// Why no proposal could be made (a "no" is not an error: it is a proposal without plans).
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum ProposeError {
+pub(crate) enum ProposeError {
     /// The solver failed for another reason than "no solution".
     #[error(transparent)]
     #[diagnostic(transparent)]
@@ -106,7 +106,7 @@ impl From<SolveError> for ProposeError {
 }
 
 /// Make a proposal.
-pub fn propose(
+pub(crate) fn propose(
     index: &dyn IndexSource,
     inventory: &Inventory,
     policy: &Policy,

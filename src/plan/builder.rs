@@ -13,9 +13,9 @@ use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 use super::clash;
 use super::imports_check;
 use super::modules::{ImportersMemo, removed_module_warnings};
-pub use super::oracle::Oracle;
+pub(crate) use super::oracle::Oracle;
+pub(crate) use super::planned::PlannedEnvironment;
 use super::planned::applies_with;
-pub use super::planned::{PlanDist, PlannedEnvironment};
 use super::planned_imports::{PlannedImportsMemo, missing_planned_imports};
 use super::proposal::{
     Action, Blocker, Break, BreakKind, Change, HeldBack, Override, PLAN_SCHEMA, Plan, PlanKind,
@@ -24,7 +24,7 @@ use super::proposal::{
 use crate::inventory::graph::DependencyGraph;
 use crate::inventory::imports::ImportUse;
 use crate::inventory::{DirectUrl, InstalledDist, Inventory};
-pub use crate::risk::line_floor;
+pub(crate) use crate::risk::line_floor;
 use crate::risk::{
     self, AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, PlanFacts,
     Policy,
@@ -129,7 +129,7 @@ impl<'a> PlanBuilder<'a> {
     }
 
     /// Installed dists that depend on `name`, directly and (counted) transitively.
-    pub fn dependents(&self, name: &PackageName) -> Dependents {
+    pub(crate) fn dependents(&self, name: &PackageName) -> Dependents {
         let direct: BTreeSet<PackageName> = self
             .graph
             .dependents(name)
@@ -589,7 +589,6 @@ impl<'a> PlanBuilder<'a> {
             unmanaged_source: self.unmanaged_source(name),
             released: to.and_then(|t| t.upload_time),
             yanked: to.and_then(|t| t.yanked.clone()),
-            platform_specific: to.is_some_and(|t| t.platform_specific),
             dependents: self.staying_dependents(name, planned),
             abi_dependents: Vec::new(),
             predating_dependents: Vec::new(),
@@ -795,7 +794,7 @@ impl<'a> PlanBuilder<'a> {
     }
 
     /// Planned (or installed) requirements on `name` that exclude `version`: what holds it back.
-    pub fn blockers(
+    pub(crate) fn blockers(
         &self,
         name: &PackageName,
         version: &Version,
@@ -843,7 +842,7 @@ fn plan_breaks(facts: &ChangeFacts, importers: &[PackageName]) -> Vec<Break> {
 }
 
 /// The first version of the major line after `version`'s (`2.1.3` -> `3`, `0.38.6` -> `0.39`).
-pub fn next_line(version: &Version) -> Version {
+pub(crate) fn next_line(version: &Version) -> Version {
     let floor = line_floor(version);
     let mut release = floor.release().to_vec();
     if let Some(last) = release.last_mut() {

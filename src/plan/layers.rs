@@ -42,7 +42,7 @@ use crate::solve::{AcceptingQuery, Among, PrereleaseMode, SolveError};
 
 /// The heavy dists of an environment and the stacks they move in.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Stacks {
+pub(crate) struct Stacks {
     /// Installed members of the policy's coupled groups: never moved by the safe layer.
     pub heavy: BTreeSet<PackageName>,
     /// The stacks, each moved by one group plan.
@@ -51,7 +51,7 @@ pub struct Stacks {
 
 /// Installed dists that move together in one group plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stack {
+pub(crate) struct Stack {
     /// `torch-stack`.
     pub name: String,
     /// Its installed members.
@@ -64,7 +64,7 @@ impl Stacks {
     /// group that contains the anchor), then one per remaining group for its members no earlier
     /// stack holds. Groups of one pattern (numpy's compiled dependents) make nothing heavy: a
     /// numpy patch release is an ordinary upgrade; its new major line is a major plan.
-    pub fn new(policy: &Policy, installed: &BTreeSet<PackageName>) -> Stacks {
+    pub(crate) fn new(policy: &Policy, installed: &BTreeSet<PackageName>) -> Stacks {
         let groups: Vec<_> = policy
             .coupled
             .iter()
@@ -114,7 +114,7 @@ impl Stacks {
 }
 
 /// Whether `to` is in a newer major line than `from`.
-pub fn crosses_line(from: &Version, to: &Version) -> bool {
+pub(crate) fn crosses_line(from: &Version, to: &Version) -> bool {
     to >= &next_line(from)
 }
 
@@ -885,7 +885,7 @@ fn layer_title(
 }
 
 /// Which layers `choice` shows (`None`: all but `everything`).
-pub fn shows(choice: Option<LayerChoice>, kind: LayerKind) -> bool {
+pub(super) fn shows(choice: Option<LayerChoice>, kind: LayerKind) -> bool {
     match choice {
         None => kind != LayerKind::Everything,
         Some(c) => c == kind,

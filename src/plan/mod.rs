@@ -27,14 +27,17 @@ pub(crate) mod test_plans;
 #[cfg(test)]
 mod tests;
 
-pub use accept::{AcceptError, AcceptedOverrides, read_plan};
-pub use alternatives::{ProposeError, ProposeRequest, propose};
-pub use builder::{
-    Oracle, PlanBuilder, PlanDist, PlanSpec, PlannedEnvironment, line_floor, next_line,
-};
-pub use layers::{Stack, Stacks, crosses_line};
-pub use proposal::{
-    Action, Blocker, Break, BreakKind, BrokenEdge, Change, Conflict, EnvironmentSummary, HeldBack,
-    Layer, LayerChoice, LayerKind, NeededMove, Override, PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan,
-    PlanCommandLines, PlanKind, Proposal, Reason, Request, UnmatchedMember, Waiting,
+pub use crate::risk::line_floor;
+pub use accept::AcceptedOverrides;
+pub(crate) use accept::read_plan;
+pub(crate) use alternatives::{ProposeRequest, propose};
+pub use builder::{PlanBuilder, PlanSpec};
+pub use oracle::Oracle;
+pub use planned::{PlanDist, PlannedEnvironment};
+#[cfg(test)]
+pub(crate) use proposal::BrokenEdge;
+pub use proposal::PlanKind;
+pub(crate) use proposal::{
+    Action, Blocker, BreakKind, Change, HeldBack, LayerChoice, Override, Plan, PlanCommandLines,
+    Proposal, Reason,
 };

@@ -41,7 +41,7 @@ pub struct PlannedEnvironment {
 
 impl PlannedEnvironment {
     /// Whether an override forces the version of `name`.
-    pub fn is_forced(&self, name: &PackageName) -> bool {
+    pub(crate) fn is_forced(&self, name: &PackageName) -> bool {
         self.overridden
             .iter()
             .any(|edge| &edge.original.name == name)

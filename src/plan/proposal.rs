@@ -12,13 +12,13 @@ use serde::{Deserialize, Serialize};
 use crate::risk::{FactorKind, RiskScore};
 
 /// `schema` of a proposal document.
-pub const PROPOSAL_SCHEMA: &str = "planner-proposal/1";
+pub(crate) const PROPOSAL_SCHEMA: &str = "planner-proposal/1";
 /// `schema` of a plan file.
-pub const PLAN_SCHEMA: &str = "planner-plan/1";
+pub(crate) const PLAN_SCHEMA: &str = "planner-plan/1";
 
 /// Everything `planner propose` found: the request, the conflict (if any) and the plans.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Proposal {
+pub(crate) struct Proposal {
     /// Always [`PROPOSAL_SCHEMA`].
     pub schema: String,
     /// The planner version that wrote it.
@@ -41,7 +41,7 @@ pub struct Proposal {
 
 /// The environment a proposal is for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EnvironmentSummary {
+pub(crate) struct EnvironmentSummary {
     /// Where it was read from (venv path or snapshot file).
     pub source: String,
     /// The target Python version.
@@ -54,7 +54,7 @@ pub struct EnvironmentSummary {
 
 /// What the user asked for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Request {
+pub(crate) struct Request {
     /// Targets as parsed (PEP 508, re-serialized).
     #[serde(deserialize_with = "crate::metadata::de_requirements")]
     pub targets: Vec<Requirement>,
@@ -75,7 +75,7 @@ pub struct Request {
 
 /// An installed requirement the installed set does not meet.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BrokenEdge {
+pub(crate) struct BrokenEdge {
     /// The dist that declares the requirement.
     pub dependent: PackageName,
     /// Its installed version.
@@ -102,7 +102,7 @@ impl fmt::Display for BrokenEdge {
 
 /// Why a request has no solution as asked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Conflict {
+pub(crate) struct Conflict {
     /// The solver's explanation, in Python terms.
     pub explanation: String,
     /// Installed requirements that exclude a target.
@@ -147,7 +147,7 @@ pub enum PlanKind {
 
 impl PlanKind {
     /// The kebab-case name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             PlanKind::Upgrade => "upgrade",
             PlanKind::MoveBlockers => "move-blockers",
@@ -244,7 +244,7 @@ pub enum LayerKind {
 }
 
 /// Which layers `--all --layer` asks for.
-pub type LayerChoice = LayerKind;
+pub(crate) type LayerChoice = LayerKind;
 
 impl LayerKind {
     /// The kebab-case name.
@@ -543,7 +543,7 @@ pub struct UnmatchedMember {
 impl HeldBack {
     /// Why it stays, one line each: the requirements that exclude the newest release, then the
     /// coupled members with no release to go with it.
-    pub fn reasons(&self) -> Vec<String> {
+    pub(crate) fn reasons(&self) -> Vec<String> {
         let blockers = self.blockers.iter().map(|b| {
             format!(
                 "{} {} requires {}",
@@ -618,7 +618,7 @@ impl HeldBack {
 impl Proposal {
     /// Whether the recommended plan delivers the request (a plan that is not the newest-that-fits
     /// compromise): the proposal's exit code is 0 only then.
-    pub fn meets_request(&self) -> bool {
+    pub(crate) fn meets_request(&self) -> bool {
         self.plans
             .first()
             .is_some_and(|plan| plan.kind != PlanKind::NewestFitting)
@@ -627,27 +627,22 @@ impl Proposal {
 
 impl Plan {
     /// The change for `name`, if it changes.
-    pub fn change(&self, name: &PackageName) -> Option<&Change> {
+    pub(crate) fn change(&self, name: &PackageName) -> Option<&Change> {
         self.changes.iter().find(|change| &change.name == name)
     }
 
     /// Names of the dists installed against a dependent's requirement.
-    pub fn overridden_packages(&self) -> Vec<&PackageName> {
+    pub(crate) fn overridden_packages(&self) -> Vec<&PackageName> {
         let mut names: Vec<&PackageName> = self.overrides.iter().map(|o| &o.package).collect();
         names.sort();
         names.dedup();
         names
     }
 
-    /// Whether the plan changes nothing.
-    pub fn is_empty(&self) -> bool {
-        self.changes.is_empty()
-    }
-
     /// Whether its own risk factors predict that something installed breaks: a compiled
     /// dependent across an ABI boundary, an import of what a planned release no longer has, a
     /// planned release importing a module nothing installs.
-    pub fn predicts_break(&self) -> bool {
+    pub(crate) fn predicts_break(&self) -> bool {
         self.risk.factors.iter().any(|f| {
             matches!(
                 f.kind,

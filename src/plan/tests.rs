@@ -224,7 +224,7 @@ fn all_never_downgrades_and_keeps_unmanaged_dists() {
     for plan in &layered.plans {
         assert!(!plan.pins.contains_key(&test_plans::n("git-dep")));
     }
-    req.layer = Some(crate::plan::LayerKind::Everything);
+    req.layer = Some(super::proposal::LayerKind::Everything);
     let proposal = propose(&index, &inv, &policy, &req).unwrap();
     let plan = &proposal.plans[0];
     // tool 0.5 would allow... nothing newer; tool stays at 1.0 (never down to 0.5), lib moves up,

@@ -17,7 +17,7 @@ use crate::terminal::escape;
 
 /// The `planner-bisect/1` document.
 #[derive(Debug, Serialize)]
-pub struct BisectReport {
+pub(crate) struct BisectReport {
     /// Always [`BISECT_SCHEMA`].
     pub schema: &'static str,
     /// The venv bisected (as it is now).
@@ -43,7 +43,7 @@ pub struct BisectReport {
 
 /// The check.
 #[derive(Debug, Serialize)]
-pub struct CheckInfo {
+pub(crate) struct CheckInfo {
     /// The command lines (`--test`, and `--verify`'s script run).
     pub tests: Vec<String>,
     /// `--verify`.
@@ -56,7 +56,7 @@ pub struct CheckInfo {
 
 /// What to run for the culprits.
 #[derive(Debug, Serialize)]
-pub struct Fix {
+pub(crate) struct Fix {
     /// `planner propose` with each culprit held at its good version: the plan that holds it
     /// back and moves what it needs (`None` when no culprit had a good version).
     pub propose: Option<String>,
@@ -67,7 +67,7 @@ pub struct Fix {
 
 impl BisectReport {
     /// The report; `fix` is derived from the culprits.
-    pub fn new(
+    pub(crate) fn new(
         environment: PathBuf,
         good: String,
         check: CheckInfo,
@@ -121,7 +121,7 @@ fn fix(outcome: &Outcome, environment: &std::path::Path, index_url: Option<&str>
 }
 
 /// `step 3: reverted a, b (+c): fail in 4.2s`: the progress note of one step.
-pub fn step_line(step: &Step) -> String {
+pub(crate) fn step_line(step: &Step) -> String {
     let mut line = format!("step {}: {}", step.step, reverted_text(step));
     let _ = write!(
         line,
@@ -230,7 +230,7 @@ fn headline(report: &BisectReport) -> String {
 }
 
 /// The report for a terminal.
-pub fn text(report: &BisectReport) -> String {
+pub(crate) fn text(report: &BisectReport) -> String {
     let mut out = String::new();
     let o = &report.outcome;
     let _ = writeln!(
@@ -288,7 +288,7 @@ fn cell(text: &str) -> String {
 }
 
 /// The report as markdown (an incident ticket, a pull request).
-pub fn markdown(report: &BisectReport) -> String {
+pub(crate) fn markdown(report: &BisectReport) -> String {
     let mut out = String::new();
     let o = &report.outcome;
     let _ = writeln!(out, "### planner bisect: {}\n", verdict_word(o.verdict));

@@ -11,11 +11,11 @@ use crate::inventory::check::{CheckReport, Finding, Severity};
 use crate::terminal::escape as escape_for_terminal;
 
 /// The `schema` value of `planner check --format json` (`docs/schemas/check.json`).
-pub const SCHEMA: &str = "planner-check/1";
+pub(crate) const SCHEMA: &str = "planner-check/1";
 
 /// One finding in JSON: its fields plus `severity`, `pip_check` and `message`.
 #[derive(Debug, Serialize)]
-pub struct FindingJson<'a> {
+pub(crate) struct FindingJson<'a> {
     /// `error`, `warning` or `info`.
     pub severity: Severity,
     /// Whether `pip check` reports it too.
@@ -29,7 +29,7 @@ pub struct FindingJson<'a> {
 
 /// The JSON document of `planner check --format json`.
 #[derive(Debug, Serialize)]
-pub struct CheckJson<'a> {
+pub(crate) struct CheckJson<'a> {
     /// Always `planner-check/1`.
     pub schema: &'static str,
     /// Whether the check failed (exit 1).
@@ -52,7 +52,7 @@ fn finding_json(finding: &Finding) -> FindingJson<'_> {
 }
 
 /// Build the JSON document.
-pub fn to_json<'a>(inventory: &Inventory, report: &'a CheckReport) -> CheckJson<'a> {
+pub(crate) fn to_json<'a>(inventory: &Inventory, report: &'a CheckReport) -> CheckJson<'a> {
     CheckJson {
         schema: SCHEMA,
         broken: report.broken(),
@@ -63,7 +63,7 @@ pub fn to_json<'a>(inventory: &Inventory, report: &'a CheckReport) -> CheckJson<
 }
 
 /// Human output: pip check's sentence first, then each severity's findings.
-pub fn render_text(report: &CheckReport, color: bool) -> String {
+pub(crate) fn render_text(report: &CheckReport, color: bool) -> String {
     use anstyle::{AnsiColor, Style};
     let paint = |style: Style, text: &str| crate::printer::paint(color, style, text);
     let (red, yellow) = (AnsiColor::Red.on_default(), AnsiColor::Yellow.on_default());

@@ -30,7 +30,7 @@ use crate::plan::{Action, Plan};
 
 /// How the commands are written.
 #[derive(Debug, Clone, Default)]
-pub struct CommandSettings {
+pub(crate) struct CommandSettings {
     /// The environment's interpreter (`/path/venv/bin/python`).
     pub python: String,
     /// `--index-url` to pass (checked: no credentials), when the user chose one.
@@ -48,7 +48,7 @@ pub struct CommandSettings {
 
 /// One plan's install files and commands.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InstallFiles {
+pub(crate) struct InstallFiles {
     /// `constraints.txt`.
     pub constraints: String,
     /// `overrides.txt` (empty when nothing is overridden).
@@ -60,7 +60,10 @@ pub struct InstallFiles {
 }
 
 /// The files and steps for one plan.
-pub fn install_files(plan: &Plan, settings: &CommandSettings) -> Result<InstallFiles, UnsafeValue> {
+pub(crate) fn install_files(
+    plan: &Plan,
+    settings: &CommandSettings,
+) -> Result<InstallFiles, UnsafeValue> {
     let overridden: Vec<&PackageName> = plan.overridden_packages();
     let mut constraints =
         String::from("# Constraints written by planner: every dist of the planned environment.\n");
@@ -203,7 +206,7 @@ pub fn install_files(plan: &Plan, settings: &CommandSettings) -> Result<InstallF
 }
 
 /// One argv as a shell command line, every token quoted.
-pub fn shell_line(argv: &[String]) -> String {
+pub(crate) fn shell_line(argv: &[String]) -> String {
     argv.iter()
         .map(|token| safe::quote(token))
         .collect::<Vec<_>>()
@@ -211,7 +214,7 @@ pub fn shell_line(argv: &[String]) -> String {
 }
 
 /// Commands to paste when no `--out-dir` was given: they write the two files first.
-pub fn inline_steps(files: &InstallFiles, steps: &[Vec<String>]) -> String {
+pub(crate) fn inline_steps(files: &InstallFiles, steps: &[Vec<String>]) -> String {
     let mut out = String::new();
     let uses = |name: &str| steps.iter().flatten().any(|t| t == name);
     for (name, content) in [
@@ -241,7 +244,7 @@ pub fn inline_steps(files: &InstallFiles, steps: &[Vec<String>]) -> String {
 /// `--verify`, it first records `verify.py --baseline verify-baseline.json`, and after
 /// the steps runs `verify.py --compare` (report in `verify-report.json`), exiting 1 on a
 /// regression; each `--test CMD` (implying `--verify`) is passed to both runs. `notes` become comment lines under the header (the PEP 668 note).
-pub fn script(
+pub(crate) fn script(
     steps: &[Vec<String>],
     python_default: &Path,
     installer: &str,

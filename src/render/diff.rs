@@ -47,7 +47,7 @@ fn edge_line(edge: &EdgeChange) -> String {
 }
 
 /// For a terminal.
-pub fn text(diff: &EnvDiff) -> String {
+pub(crate) fn text(diff: &EnvDiff) -> String {
     let mut out = format!("A: {}\nB: {}\n\n", diff.a, diff.b);
     if diff.is_empty() {
         out.push_str("No differences.\n");
@@ -72,12 +72,12 @@ pub fn text(diff: &EnvDiff) -> String {
 }
 
 /// The documented JSON.
-pub fn json<T: serde::Serialize>(value: &T) -> Result<String, super::json::JsonError> {
+pub(crate) fn json<T: serde::Serialize>(value: &T) -> Result<String, super::json::JsonError> {
     super::json::to_json(value)
 }
 
 /// For a pull request or a ticket.
-pub fn markdown(diff: &EnvDiff) -> String {
+pub(crate) fn markdown(diff: &EnvDiff) -> String {
     let mut out = format!(
         "## Environment diff\n\nA: `{}`  \nB: `{}`\n\n",
         cell(&diff.a),
@@ -135,7 +135,7 @@ fn since_rows(report: &SinceReport) -> Vec<(String, String, String, Vec<String>)
 }
 
 /// `--since` for a terminal.
-pub fn since_text(report: &SinceReport) -> String {
+pub(crate) fn since_text(report: &SinceReport) -> String {
     let mut out = format!(
         "Installed or replaced in {} since {}, newest first.\nNote: {}.\n\n",
         report.environment, report.since, report.caveat
@@ -153,7 +153,7 @@ pub fn since_text(report: &SinceReport) -> String {
 }
 
 /// `--since` as markdown.
-pub fn since_markdown(report: &SinceReport) -> String {
+pub(crate) fn since_markdown(report: &SinceReport) -> String {
     let mut out = format!(
         "## Installed or replaced since {}\n\n`{}`, newest first.\n\n> {}.\n\n",
         report.since,

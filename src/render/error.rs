@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::terminal;
 
 /// The `schema` value of the error document.
-pub const SCHEMA: &str = "planner-error/1";
+pub(crate) const SCHEMA: &str = "planner-error/1";
 
 /// The error document.
 #[derive(Debug, Serialize)]
@@ -29,7 +29,7 @@ struct ErrorJson {
 }
 
 /// The document, pretty-printed with a trailing newline.
-pub fn to_json(error: &dyn miette::Diagnostic, exit_code: u8) -> String {
+pub(crate) fn to_json(error: &dyn miette::Diagnostic, exit_code: u8) -> String {
     let mut causes = Vec::new();
     let mut source = error.source();
     while let Some(err) = source {
@@ -53,7 +53,7 @@ pub fn to_json(error: &dyn miette::Diagnostic, exit_code: u8) -> String {
 }
 
 /// A command-line error clap refused (exit 2), as the same document.
-pub fn usage_to_json(message: &str) -> String {
+pub(crate) fn usage_to_json(message: &str) -> String {
     let message = message.trim();
     let (first, rest) = message.split_once('\n').unwrap_or((message, ""));
     let document = ErrorJson {

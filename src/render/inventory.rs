@@ -10,11 +10,11 @@ use crate::inventory::{DirectUrl, DistFormat, Environment, EnvironmentOrigin, In
 use crate::terminal;
 
 /// The `schema` value of `planner inventory --format json` (`docs/schemas/inventory.json`).
-pub const SCHEMA: &str = "planner-inventory/1";
+pub(crate) const SCHEMA: &str = "planner-inventory/1";
 
 /// The JSON document of `planner inventory --format json`.
 #[derive(Debug, Serialize)]
-pub struct InventoryJson<'a> {
+pub(crate) struct InventoryJson<'a> {
     /// Always `planner-inventory/1`.
     pub schema: &'static str,
     /// The target interpreter.
@@ -27,7 +27,7 @@ pub struct InventoryJson<'a> {
 
 /// The `environment` object.
 #[derive(Debug, Serialize)]
-pub struct EnvironmentJson<'a> {
+pub(crate) struct EnvironmentJson<'a> {
     /// Full Python version.
     pub python_version: String,
     /// How the facts were learned.
@@ -46,7 +46,7 @@ pub struct EnvironmentJson<'a> {
 
 /// One dist.
 #[derive(Debug, Serialize)]
-pub struct DistJson<'a> {
+pub(crate) struct DistJson<'a> {
     /// Normalized name.
     pub name: String,
     /// `Name` as written.
@@ -76,7 +76,7 @@ pub struct DistJson<'a> {
 }
 
 /// Build the JSON document.
-pub fn to_json(inventory: &Inventory) -> InventoryJson<'_> {
+pub(crate) fn to_json(inventory: &Inventory) -> InventoryJson<'_> {
     let env: &Environment = &inventory.environment;
     InventoryJson {
         schema: SCHEMA,
@@ -131,7 +131,7 @@ pub fn to_json(inventory: &Inventory) -> InventoryJson<'_> {
 }
 
 /// One line about the target environment, for human output.
-pub fn describe_environment(env: &Environment) -> String {
+pub(crate) fn describe_environment(env: &Environment) -> String {
     let origin = match &env.origin {
         EnvironmentOrigin::Interpreter { python, .. } => format!("asked {}", python.display()),
         EnvironmentOrigin::PyvenvCfg { path } => format!("from {}", path.display()),
@@ -153,7 +153,7 @@ pub fn describe_environment(env: &Environment) -> String {
 }
 
 /// The table: name, version, installer, source, requested.
-pub fn render_text(inventory: &Inventory, color: bool) -> String {
+pub(crate) fn render_text(inventory: &Inventory, color: bool) -> String {
     let headers = ["name", "version", "installer", "source", "requested"];
     let rows: Vec<[String; 5]> = inventory
         .dists

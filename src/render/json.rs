@@ -10,13 +10,13 @@ use serde::Serialize;
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 #[error("cannot write the output as JSON: {source}")]
 #[diagnostic(code(planner::render::json))]
-pub struct JsonError {
+pub(crate) struct JsonError {
     #[source]
     source: serde_json::Error,
 }
 
 /// Pretty JSON with a trailing newline.
-pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, JsonError> {
+pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, JsonError> {
     let mut text = serde_json::to_string_pretty(value).map_err(|source| JsonError { source })?;
     text.push('\n');
     Ok(text)

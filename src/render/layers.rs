@@ -17,12 +17,12 @@ use crate::plan::{Change, HeldBack, Plan, Proposal};
 use crate::terminal::escape as terminal;
 
 /// Whether `proposal` is a layered `--all` (every plan carries its layer).
-pub fn is_layered(proposal: &Proposal) -> bool {
+pub(crate) fn is_layered(proposal: &Proposal) -> bool {
     !proposal.plans.is_empty() && proposal.plans.iter().all(|p| p.layer.is_some())
 }
 
 /// The layers for a terminal.
-pub fn text(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> String {
+pub(crate) fn text(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> String {
     let style = Style { color };
     let mut out = String::new();
     let env = &proposal.environment;
@@ -147,7 +147,7 @@ fn plan_text(
 /// The held-back lines, grouped: what moves in another layer's plan (one line per plan), what
 /// waits for age (one line), what one dependent pins (one line per dependent), then the rest
 /// one by one.
-pub fn held_back_lines(held_back: &[HeldBack]) -> Vec<String> {
+pub(crate) fn held_back_lines(held_back: &[HeldBack]) -> Vec<String> {
     let mut elsewhere: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let mut young = Vec::new();
     let mut young_days = 0;
@@ -212,7 +212,7 @@ pub fn held_back_lines(held_back: &[HeldBack]) -> Vec<String> {
 }
 
 /// One pull request body per layer, separated by `---`.
-pub fn markdown(proposal: &Proposal, commands: &[PlanCommands]) -> String {
+pub(crate) fn markdown(proposal: &Proposal, commands: &[PlanCommands]) -> String {
     proposal
         .plans
         .iter()
@@ -223,7 +223,7 @@ pub fn markdown(proposal: &Proposal, commands: &[PlanCommands]) -> String {
 }
 
 /// The pull request body for one layer (also `pr.md` in its plan folder).
-pub fn pull_request(
+pub(crate) fn pull_request(
     proposal: &Proposal,
     i: usize,
     plan: &Plan,

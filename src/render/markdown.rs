@@ -23,7 +23,7 @@ pub(crate) fn cell(text: &str) -> String {
 }
 
 /// The whole proposal as markdown.
-pub fn render(proposal: &Proposal, commands: &[PlanCommands]) -> String {
+pub(crate) fn render(proposal: &Proposal, commands: &[PlanCommands]) -> String {
     let mut out = String::new();
     let what = if proposal.request.all {
         "--all".to_string()

@@ -15,20 +15,20 @@
 //! with `shlex`; requirements follow `--`; plan data goes into the Python script as one JSON
 //! literal, never into code or comments; no credentials are ever written.
 
-pub mod bisect;
-pub mod check;
-pub mod commands;
-pub mod diff;
-pub mod error;
-pub mod inventory;
-pub mod json;
-pub mod layers;
-pub mod markdown;
-pub mod outdated;
-pub mod resolve;
-pub mod review;
-pub mod rollback;
+pub(crate) mod bisect;
+pub(crate) mod check;
+pub(crate) mod commands;
+pub(crate) mod diff;
+pub(crate) mod error;
+pub(crate) mod inventory;
+pub(crate) mod json;
+pub(crate) mod layers;
+pub(crate) mod markdown;
+pub(crate) mod outdated;
+pub(crate) mod resolve;
+pub(crate) mod review;
+pub(crate) mod rollback;
 pub mod safe;
-pub mod text;
-pub mod trial;
-pub mod verify;
+pub(crate) mod text;
+pub(crate) mod trial;
+pub(crate) mod verify;

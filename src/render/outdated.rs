@@ -9,11 +9,11 @@ use pep508_rs::PackageName;
 use serde::Serialize;
 
 /// The `schema` value of `planner outdated --format json` (`docs/schemas/outdated.json`).
-pub const SCHEMA: &str = "planner-outdated/1";
+pub(crate) const SCHEMA: &str = "planner-outdated/1";
 
 /// The whole report (also the JSON document).
 #[derive(Debug, Clone, Serialize)]
-pub struct OutdatedReport {
+pub(crate) struct OutdatedReport {
     /// Always `planner-outdated/1`.
     pub schema: &'static str,
     /// The target Python version.
@@ -32,7 +32,7 @@ pub struct OutdatedReport {
 
 /// One dist compared with the index.
 #[derive(Debug, Clone, Serialize)]
-pub struct PackageStatus {
+pub(crate) struct PackageStatus {
     /// Normalized name.
     pub name: PackageName,
     /// Installed version.
@@ -60,7 +60,7 @@ pub struct PackageStatus {
 
 /// An installed dist whose requirement caps another.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct HeldBackBy {
+pub(crate) struct HeldBackBy {
     /// Its name.
     pub name: PackageName,
     /// Its installed version.
@@ -71,7 +71,7 @@ pub struct HeldBackBy {
 
 /// A requirement of a newer release that an installed version does not meet.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Needs {
+pub(crate) struct Needs {
     /// The newer release that declares it.
     pub release: Version,
     /// The required dist.
@@ -84,7 +84,7 @@ pub struct Needs {
 
 /// A dist installed from outside the index.
 #[derive(Debug, Clone, Serialize)]
-pub struct Unmanaged {
+pub(crate) struct Unmanaged {
     /// Name.
     pub name: PackageName,
     /// Installed version.
@@ -95,7 +95,7 @@ pub struct Unmanaged {
 
 /// A name and version.
 #[derive(Debug, Clone, Serialize)]
-pub struct NameVersion {
+pub(crate) struct NameVersion {
     /// Name.
     pub name: PackageName,
     /// Installed version.
@@ -104,7 +104,7 @@ pub struct NameVersion {
 
 /// A dist whose page could not be read.
 #[derive(Debug, Clone, Serialize)]
-pub struct PackageError {
+pub(crate) struct PackageError {
     /// Name.
     pub name: PackageName,
     /// Installed version.
@@ -115,7 +115,7 @@ pub struct PackageError {
 
 /// The table for humans: outdated dists only (like `pip list --outdated`), then the dists not
 /// compared.
-pub fn render_text(report: &OutdatedReport, color: bool) -> String {
+pub(crate) fn render_text(report: &OutdatedReport, color: bool) -> String {
     let mut out = String::new();
     let outdated: Vec<&PackageStatus> = report.packages.iter().filter(|p| p.outdated).collect();
     if outdated.is_empty() {

@@ -13,11 +13,11 @@ use crate::inventory::Environment;
 use crate::solve::{Dependent, Fact, Hint, NoSolution, Resolution, ResolvedSource, Via};
 
 /// The `schema` value of `planner resolve --format json` (`docs/schemas/resolve.json`).
-pub const SCHEMA: &str = "planner-resolve/1";
+pub(crate) const SCHEMA: &str = "planner-resolve/1";
 
 /// Pinned requirements with `# via` annotations, like `uv pip compile`. `root_files` names the
 /// `-r FILE` each root requirement came from (others came from the command line).
-pub fn render_text(
+pub(crate) fn render_text(
     env: &Environment,
     resolution: &Resolution,
     root_files: &BTreeMap<PackageName, String>,
@@ -68,7 +68,7 @@ pub fn render_text(
 /// The JSON document (`docs/resolve-json.md`).
 #[derive(Debug, Serialize)]
 #[allow(missing_docs)] // The fields are documented in docs/resolve-json.md.
-pub struct ResolveJson {
+pub(crate) struct ResolveJson {
     schema: &'static str,
     satisfiable: bool,
     python_version: String,
@@ -102,7 +102,7 @@ struct OverriddenJson {
 }
 
 /// The JSON document: a resolution, or the failure with its hints and facts.
-pub fn to_json(
+pub(crate) fn to_json(
     env: &Environment,
     resolution: Option<&Resolution>,
     failure: Option<&NoSolution>,
@@ -178,7 +178,7 @@ pub fn to_json(
 
 /// The failure explained for a terminal: miette's report, not wrapped (a specifier split
 /// across lines, `!\n=2.0`, reads wrong).
-pub fn failure_text(failure: &NoSolution, color: bool) -> String {
+pub(crate) fn failure_text(failure: &NoSolution, color: bool) -> String {
     let theme = if color {
         miette::GraphicalTheme::unicode()
     } else {

@@ -190,7 +190,7 @@ fn header(review: &Review) -> String {
 }
 
 /// For a terminal.
-pub fn text(review: &Review) -> String {
+pub(crate) fn text(review: &Review) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}\n", escape(&header(review)));
     for u in &review.unresolved {
@@ -307,12 +307,12 @@ fn verdict_text(v: &TargetVerdict) -> String {
 }
 
 /// The documented JSON.
-pub fn json(review: &Review) -> Result<String, super::json::JsonError> {
+pub(crate) fn json(review: &Review) -> Result<String, super::json::JsonError> {
     super::json::to_json(review)
 }
 
 /// A pull-request comment.
-pub fn markdown(review: &Review) -> String {
+pub(crate) fn markdown(review: &Review) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## planner review\n");
     let _ = writeln!(out, "{}\n", cell(&header(review)));
@@ -535,7 +535,7 @@ fn finding_message(f: &Finding) -> String {
 }
 
 /// GitHub workflow annotations, one per finding, on its line.
-pub fn github(review: &Review) -> String {
+pub(crate) fn github(review: &Review) -> String {
     let mut out = String::new();
     for u in &review.unresolved {
         let _ = writeln!(
@@ -605,7 +605,7 @@ fn sarif_level(level: Option<RiskLevel>) -> &'static str {
 }
 
 /// SARIF 2.1.0.
-pub fn sarif(review: &Review) -> Result<String, super::json::JsonError> {
+pub(crate) fn sarif(review: &Review) -> Result<String, super::json::JsonError> {
     let rules: Vec<serde_json::Value> = RULES
         .iter()
         .map(|(id, name, text)| {

@@ -26,7 +26,7 @@ use crate::plan::Plan;
 
 /// One plan's rollback.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rollback {
+pub(crate) struct Rollback {
     /// pip steps (argv, tokens unquoted).
     pub pip: Vec<Vec<String>>,
     /// uv steps.
@@ -36,7 +36,7 @@ pub struct Rollback {
 }
 
 /// The rollback of `plan`, made from `inventory` (the environment before it).
-pub fn rollback(
+pub(crate) fn rollback(
     plan: &Plan,
     inventory: &Inventory,
     settings: &CommandSettings,
@@ -162,7 +162,7 @@ fn requirement(
 
 /// A rollback script for one installer's steps; `python_default` and the index URL come from
 /// `$PLANNER_PYTHON` / `$PLANNER_INDEX_URL` as in the install scripts.
-pub fn script(
+pub(crate) fn script(
     rollback: &Rollback,
     steps: &[Vec<String>],
     python_default: &std::path::Path,

@@ -5,7 +5,7 @@ use pep508_rs::PackageName;
 
 /// Why a value may not be written into a command.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq, miette::Diagnostic)]
-pub enum UnsafeValue {
+pub(crate) enum UnsafeValue {
     /// A name outside `^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`.
     #[error("refusing to write the package name `{name}` into a command")]
     #[diagnostic(help(
@@ -35,7 +35,7 @@ pub enum UnsafeValue {
 }
 
 /// A name re-serialized from its parsed, normalized form, checked against the safe pattern.
-pub fn name(name: &PackageName) -> Result<String, UnsafeValue> {
+pub(crate) fn name(name: &PackageName) -> Result<String, UnsafeValue> {
     let text = name.to_string();
     let bytes = text.as_bytes();
     let ok = !bytes.is_empty()
@@ -54,7 +54,7 @@ pub fn name(name: &PackageName) -> Result<String, UnsafeValue> {
 }
 
 /// A version re-serialized from its parsed form (normalized PEP 440, local label included).
-pub fn version(version: &Version) -> Result<String, UnsafeValue> {
+pub(crate) fn version(version: &Version) -> Result<String, UnsafeValue> {
     let text = version.to_string();
     if !text.is_empty()
         && text
@@ -70,12 +70,12 @@ pub fn version(version: &Version) -> Result<String, UnsafeValue> {
 }
 
 /// `name==version`, both re-serialized and checked.
-pub fn pin(package: &PackageName, v: &Version) -> Result<String, UnsafeValue> {
+pub(crate) fn pin(package: &PackageName, v: &Version) -> Result<String, UnsafeValue> {
     Ok(format!("{}=={}", name(package)?, version(v)?))
 }
 
 /// An index URL fit for a command: parsed, http(s) or file, no userinfo, printable ASCII.
-pub fn index_url(text: &str) -> Result<String, UnsafeValue> {
+pub(crate) fn index_url(text: &str) -> Result<String, UnsafeValue> {
     let redacted = || UnsafeValue::Url { url: redact(text) };
     let url = url::Url::parse(text).map_err(|_| redacted())?;
     if !matches!(url.scheme(), "http" | "https" | "file")
@@ -93,7 +93,7 @@ pub fn index_url(text: &str) -> Result<String, UnsafeValue> {
 }
 
 /// A URL with any userinfo replaced by `****`.
-pub fn redact(text: &str) -> String {
+pub(crate) fn redact(text: &str) -> String {
     match url::Url::parse(text) {
         Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
             let _ = url.set_username("****");

@@ -9,7 +9,7 @@ use crate::terminal::escape as terminal;
 
 /// The commands shown under each plan (same order as the proposal's plans).
 #[derive(Debug, Clone, Default)]
-pub struct PlanCommands {
+pub(crate) struct PlanCommands {
     /// pip commands, ready to paste.
     pub pip: String,
     /// uv commands, ready to paste.
@@ -57,7 +57,7 @@ pub(super) fn level_style(level: RiskLevel) -> anstyle::Style {
 }
 
 /// The whole proposal.
-pub fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> String {
+pub(crate) fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> String {
     let style = Style { color };
     let mut out = String::new();
     let env = &proposal.environment;
@@ -334,7 +334,7 @@ pub(super) fn commands_text(out: &mut String, style: &Style, commands: &PlanComm
 }
 
 /// `3.6.0 -> 3.7.0`, `+ 1.0`, `- 1.0`.
-pub fn movement(change: &Change) -> String {
+pub(crate) fn movement(change: &Change) -> String {
     match (&change.from, &change.to) {
         (Some(a), Some(b)) => format!("{a} -> {b}"),
         (None, Some(b)) => format!("+ {b} (new)"),
@@ -344,7 +344,7 @@ pub fn movement(change: &Change) -> String {
 }
 
 /// Why a dist changes, in one line.
-pub fn reasons(change: &Change) -> String {
+pub(crate) fn reasons(change: &Change) -> String {
     let mut parts: Vec<String> = change
         .reasons
         .iter()

@@ -17,7 +17,7 @@ use crate::trial::{TRY_SCHEMA, Tried, VenvCopy, Verdict};
 
 /// The `planner-try/1` document.
 #[derive(Debug, Serialize)]
-pub struct TryReport<'a> {
+pub(crate) struct TryReport<'a> {
     /// Always [`TRY_SCHEMA`].
     pub schema: &'static str,
     /// The plan tried.
@@ -31,7 +31,7 @@ pub struct TryReport<'a> {
 
 /// The plan, as the report names it.
 #[derive(Debug, Serialize)]
-pub struct PlanInfo<'a> {
+pub(crate) struct PlanInfo<'a> {
     /// The plan file.
     pub file: PathBuf,
     /// Its kind.
@@ -48,7 +48,7 @@ pub struct PlanInfo<'a> {
 
 impl<'a> TryReport<'a> {
     /// The report of one trial.
-    pub fn new(plan: &'a Plan, file: &Path, original: &Path, tried: Tried) -> TryReport<'a> {
+    pub(crate) fn new(plan: &'a Plan, file: &Path, original: &Path, tried: Tried) -> TryReport<'a> {
         TryReport {
             schema: TRY_SCHEMA,
             plan: PlanInfo {
@@ -65,7 +65,7 @@ impl<'a> TryReport<'a> {
     }
 
     /// See [`Tried::summary`].
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         self.tried.summary()
     }
 
@@ -75,7 +75,7 @@ impl<'a> TryReport<'a> {
 }
 
 /// `clean`, `REGRESSED`, `NOT TRIED`, or that the original was written.
-pub fn verdict_word(tried: &Tried) -> &'static str {
+pub(crate) fn verdict_word(tried: &Tried) -> &'static str {
     if !tried.original.changed.is_empty() {
         return "THE ORIGINAL WAS WRITTEN";
     }
@@ -87,7 +87,7 @@ pub fn verdict_word(tried: &Tried) -> &'static str {
 }
 
 /// The line `try` prints (stderr) once the copy exists.
-pub fn copy_line(copy: &VenvCopy) -> String {
+pub(crate) fn copy_line(copy: &VenvCopy) -> String {
     let s = &copy.stats;
     let how = match s.method {
         crate::trial::CopyMethod::Reflink => "copy-on-write clones".to_string(),
@@ -107,7 +107,7 @@ pub fn copy_line(copy: &VenvCopy) -> String {
 }
 
 /// The report for a terminal.
-pub fn text(report: &TryReport<'_>) -> String {
+pub(crate) fn text(report: &TryReport<'_>) -> String {
     let mut out = String::new();
     let o = &report.tried.outcome;
     let _ = writeln!(
@@ -248,7 +248,7 @@ fn cell(text: &str) -> String {
 }
 
 /// The report as markdown (a pull request comment or a ticket).
-pub fn markdown(report: &TryReport<'_>) -> String {
+pub(crate) fn markdown(report: &TryReport<'_>) -> String {
     let mut out = String::new();
     let o = &report.tried.outcome;
     let _ = writeln!(
@@ -314,7 +314,7 @@ pub fn markdown(report: &TryReport<'_>) -> String {
 
 /// `propose --try`: the plan the measurements recommend, the lowest risk that measured clean
 /// (ties: the proposal's order). `None` when none did.
-pub fn recommended(proposal: &Proposal, tried: &[Option<Tried>]) -> Option<usize> {
+pub(crate) fn recommended(proposal: &Proposal, tried: &[Option<Tried>]) -> Option<usize> {
     proposal
         .plans
         .iter()
@@ -327,7 +327,7 @@ pub fn recommended(proposal: &Proposal, tried: &[Option<Tried>]) -> Option<usize
 
 /// `propose --try --format json`: the proposal with `tried` in each plan tried (the trial
 /// without the whole verify report) and `tried_recommendation` (1-based, or null).
-pub fn proposal_json(
+pub(crate) fn proposal_json(
     proposal: &Proposal,
     tried: &[Option<Tried>],
 ) -> Result<serde_json::Value, serde_json::Error> {
@@ -348,7 +348,7 @@ pub fn proposal_json(
 }
 
 /// `propose --try`: each plan's risk beside what it measured, and the recommendation.
-pub fn proposal_text(proposal: &Proposal, tried: &[Option<Tried>]) -> String {
+pub(crate) fn proposal_text(proposal: &Proposal, tried: &[Option<Tried>]) -> String {
     let mut out =
         String::from("\nMeasured in throw-away copies of the environment (planner try):\n");
     for (i, (plan, one)) in proposal.plans.iter().zip(tried).enumerate() {
@@ -387,7 +387,7 @@ pub fn proposal_text(proposal: &Proposal, tried: &[Option<Tried>]) -> String {
 }
 
 /// `propose --try --format markdown`: the same as a table.
-pub fn proposal_markdown(proposal: &Proposal, tried: &[Option<Tried>]) -> String {
+pub(crate) fn proposal_markdown(proposal: &Proposal, tried: &[Option<Tried>]) -> String {
     let mut out = String::from(
         "\n### Measured in throw-away copies (planner try)\n\n| plan | risk | tried |\n|---|---|---|\n",
     );

@@ -28,7 +28,7 @@ use crate::solve::{self, Override, SolveRequest, Via};
 
 /// One target a pin is judged for.
 #[derive(Debug, Clone)]
-pub enum Target {
+pub(crate) enum Target {
     /// A synthesized interpreter (`--python-version` / `--python-platform`).
     Synthesized {
         /// `3.12 x86_64-manylinux_2_28`.
@@ -47,7 +47,7 @@ pub enum Target {
 
 impl Target {
     /// How the target is named in reports.
-    pub fn label(&self) -> &str {
+    pub(crate) fn label(&self) -> &str {
         match self {
             Target::Synthesized { label, .. } | Target::Snapshot { label, .. } => label,
         }
@@ -56,7 +56,7 @@ impl Target {
 
 /// What a pin does on one target.
 #[derive(Debug, Clone, Serialize)]
-pub struct TargetVerdict {
+pub(crate) struct TargetVerdict {
     /// The target's label.
     pub target: String,
     /// Installed (or resolved) requirements the pin violates.
@@ -80,7 +80,7 @@ pub struct TargetVerdict {
 /// Another pin the head changes in the same environment, with the base's requirement on its
 /// name there (`None`: the head added it).
 #[derive(Debug, Clone)]
-pub struct Sibling {
+pub(crate) struct Sibling {
     /// The head's pin.
     pub pin: Pin,
     /// The base's requirement on the same name, when there was one.
@@ -88,7 +88,7 @@ pub struct Sibling {
 }
 
 /// Judges pins against an index; the environments a file's requirements make are solved once.
-pub struct Analyzer<'a> {
+pub(crate) struct Analyzer<'a> {
     /// The index.
     pub index: &'a dyn IndexSource,
     /// The risk policy.
@@ -100,7 +100,11 @@ pub struct Analyzer<'a> {
 
 impl<'a> Analyzer<'a> {
     /// An analyzer.
-    pub fn new(index: &'a dyn IndexSource, policy: &'a Policy, request: ProposeRequest) -> Self {
+    pub(crate) fn new(
+        index: &'a dyn IndexSource,
+        policy: &'a Policy,
+        request: ProposeRequest,
+    ) -> Self {
         Analyzer {
             index,
             policy,
@@ -113,7 +117,12 @@ impl<'a> Analyzer<'a> {
     /// pins applied); when that does not resolve (another new pin breaks it), against the
     /// base's pins of the file with this one applied. `siblings`: the other pins the head
     /// changes in the same environment.
-    pub fn judge(&mut self, pin: &Pin, siblings: &[Sibling], target: &Target) -> TargetVerdict {
+    pub(crate) fn judge(
+        &mut self,
+        pin: &Pin,
+        siblings: &[Sibling],
+        target: &Target,
+    ) -> TargetVerdict {
         let mut verdict = TargetVerdict {
             target: target.label().to_string(),
             breaks: Vec::new(),
@@ -245,7 +254,7 @@ impl<'a> Analyzer<'a> {
     }
 
     /// Whether `context` resolves on this target as a whole (`Err`: why not).
-    pub fn resolves(
+    pub(crate) fn resolves(
         &mut self,
         label: &str,
         environment: &Environment,
@@ -272,7 +281,8 @@ impl<'a> Analyzer<'a> {
 }
 
 /// How a baseline that does not resolve is explained (followed by the solver's first line).
-pub const NOT_RESOLVED: &str = "the file's other requirements do not resolve for this target: ";
+pub(crate) const NOT_RESOLVED: &str =
+    "the file's other requirements do not resolve for this target: ";
 
 fn first_line(text: &str) -> &str {
     text.lines()

@@ -14,7 +14,7 @@ use super::vars::{self, Vars};
 const SHELL_KEYS: &[&str] = &["run", "script", "before_script", "after_script", "command"];
 
 /// The pins of a GitHub workflow or GitLab CI file.
-pub fn workflow_pins(
+pub(crate) fn workflow_pins(
     file: &str,
     text: &str,
     includes: &mut Vec<Vec<(String, bool)>>,
@@ -58,7 +58,7 @@ fn names_installer(command: &str) -> bool {
 
 /// The pins of a Makefile: its recipe lines (tab-indented; `@`, `-`, `+` prefixes dropped,
 /// `$$` read as `$`), with its `NAME = value` / `:=` / `?=` variables expanded.
-pub fn makefile_pins(
+pub(crate) fn makefile_pins(
     file: &str,
     text: &str,
     includes: &mut Vec<Vec<(String, bool)>>,

@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 /// Why the repository or a revision cannot be read.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum GitError {
+pub(crate) enum GitError {
     /// `git` could not be started.
     #[error("cannot run `git`: {source}")]
     #[diagnostic(
@@ -65,7 +65,7 @@ pub enum GitError {
 
 /// A repository, read through `git -C <top level>`.
 #[derive(Debug, Clone)]
-pub struct Repo {
+pub(crate) struct Repo {
     /// The work tree's top level.
     pub root: PathBuf,
     /// The folder reviewed, relative to the top level (`""` for the whole repository).
@@ -74,7 +74,7 @@ pub struct Repo {
 
 /// One commit of a [`Repo`].
 #[derive(Debug, Clone)]
-pub struct Revision {
+pub(crate) struct Revision {
     /// The name given (`main`, `HEAD`, a commit).
     pub name: String,
     /// The full commit id.
@@ -83,7 +83,7 @@ pub struct Revision {
 
 impl Repo {
     /// Open the repository that contains `path`.
-    pub fn open(path: &Path) -> Result<Repo, GitError> {
+    pub(crate) fn open(path: &Path) -> Result<Repo, GitError> {
         let out = git_in(path, &["rev-parse", "--show-toplevel", "--show-prefix"])?;
         if !out.status.success() {
             return Err(GitError::NotARepo {
@@ -98,7 +98,7 @@ impl Repo {
     }
 
     /// Resolve a revision name to a commit.
-    pub fn revision(&self, name: &str) -> Result<Revision, GitError> {
+    pub(crate) fn revision(&self, name: &str) -> Result<Revision, GitError> {
         let spec = format!("{name}^{{commit}}");
         let out = git_in(
             &self.root,
@@ -124,7 +124,7 @@ impl Repo {
 
     /// The default base: the merge base of `head` with the default branch (origin/HEAD, else
     /// main, else master).
-    pub fn default_base(&self, head: &Revision) -> Result<Revision, GitError> {
+    pub(crate) fn default_base(&self, head: &Revision) -> Result<Revision, GitError> {
         let mut candidates = Vec::new();
         let out = git_in(
             &self.root,
@@ -150,7 +150,7 @@ impl Repo {
     }
 
     /// Every file tracked at `rev` under the reviewed folder (paths from the top level).
-    pub fn files(&self, rev: &Revision) -> Result<Vec<String>, GitError> {
+    pub(crate) fn files(&self, rev: &Revision) -> Result<Vec<String>, GitError> {
         let mut args = vec![
             "ls-tree",
             "-r",
@@ -171,14 +171,14 @@ impl Repo {
     }
 
     /// The URL of the remote `name` (`git remote get-url`), when it has one.
-    pub fn remote_url(&self, name: &str) -> Option<String> {
+    pub(crate) fn remote_url(&self, name: &str) -> Option<String> {
         let out = git_in(&self.root, &["remote", "get-url", "--", name]).ok()?;
         let url = String::from_utf8(out.stdout).ok()?;
         (out.status.success() && !url.trim().is_empty()).then(|| url.trim().to_string())
     }
 
     /// The bytes of `path` at `rev`, or `None` when it does not exist there.
-    pub fn read(&self, rev: &Revision, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+    pub(crate) fn read(&self, rev: &Revision, path: &str) -> Result<Option<Vec<u8>>, GitError> {
         let object = format!("{}:{path}", rev.commit);
         let out = git_in(&self.root, &["cat-file", "-e", &object])?;
         if !out.status.success() {

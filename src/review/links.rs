@@ -22,7 +22,7 @@ use crate::index::IndexSource;
 
 /// One link from a project's metadata.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Link {
+pub(crate) struct Link {
     /// The `Project-URL` label as written (`Changelog`).
     pub label: String,
     /// The URL (http(s), no credentials).
@@ -31,7 +31,7 @@ pub struct Link {
 
 /// A compare view between the base's and the head's versions in the source repository.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Compare {
+pub(crate) struct Compare {
     /// The compare URL (`https://github.com/o/r/compare/v2.3...v2.4`).
     pub url: String,
     /// The base's tag name.
@@ -44,7 +44,7 @@ pub struct Compare {
 
 /// The pinned release, for a reviewer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ReleaseLinks {
+pub(crate) struct ReleaseLinks {
     /// The pinned version (`==X`).
     pub version: Version,
     /// The base's version on the same name in the same file, when it was pinned there.
@@ -69,7 +69,7 @@ pub struct ReleaseLinks {
 
 /// Which forge a repository lives on (their URL layouts differ).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Forge {
+pub(crate) enum Forge {
     /// github.com or a GitHub Enterprise server.
     GitHub,
     /// gitlab.com or a self-hosted GitLab.
@@ -78,7 +78,7 @@ pub enum Forge {
 
 /// A repository's web home: `https://github.com/owner/repo`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WebRepo {
+pub(crate) struct WebRepo {
     /// The forge.
     pub forge: Forge,
     /// `https://host/owner/repo`, without a trailing slash, `.git` or credentials.
@@ -87,7 +87,7 @@ pub struct WebRepo {
 
 impl WebRepo {
     /// GitHub Actions' `GITHUB_SERVER_URL` and `GITHUB_REPOSITORY` (`owner/repo`).
-    pub fn from_actions(server: &str, repository: &str) -> Option<WebRepo> {
+    pub(crate) fn from_actions(server: &str, repository: &str) -> Option<WebRepo> {
         let server = http_url(server)?;
         let (owner, name) = repository.trim().split_once('/')?;
         let home = server.join(&format!("{}/{}", owner, name)).ok()?;
@@ -99,7 +99,7 @@ impl WebRepo {
 
     /// A git remote URL (`git@github.com:o/r.git`, `https://github.com/o/r`,
     /// `ssh://git@gitlab.com/g/sub/p.git`), when its host is GitHub's or a GitLab's.
-    pub fn from_remote(remote: &str) -> Option<WebRepo> {
+    pub(crate) fn from_remote(remote: &str) -> Option<WebRepo> {
         let remote = remote.trim();
         let (host, path) = if let Some(rest) = remote.strip_prefix("git@") {
             rest.split_once(':')?
@@ -165,7 +165,7 @@ impl WebRepo {
     }
 
     /// `https://github.com/o/r/blob/COMMIT/path/to/file#L12` (GitLab: `/-/blob/`).
-    pub fn permalink(&self, commit: &str, file: &str, line: usize) -> Option<String> {
+    pub(crate) fn permalink(&self, commit: &str, file: &str, line: usize) -> Option<String> {
         let mut url = self.home.clone();
         {
             let mut segments = url.path_segments_mut().ok()?;
@@ -235,7 +235,7 @@ const NOTE_LABELS: [&str; 8] = [
 ];
 
 /// The release-notes and changelog links of a project's URLs.
-pub fn note_links(urls: &[(String, String)]) -> Vec<Link> {
+pub(crate) fn note_links(urls: &[(String, String)]) -> Vec<Link> {
     let mut out: Vec<Link> = Vec::new();
     for (label, url) in urls {
         let Some(url) = http_url(url) else {
@@ -255,7 +255,7 @@ pub fn note_links(urls: &[(String, String)]) -> Vec<Link> {
 
 /// The source repository among a project's URLs: the first GitHub or GitLab repository,
 /// labels that name the source first.
-pub fn repository(urls: &[(String, String)]) -> Option<WebRepo> {
+pub(crate) fn repository(urls: &[(String, String)]) -> Option<WebRepo> {
     let source_first = |label: &str| {
         let label = normalized_label(label);
         !matches!(
@@ -273,7 +273,7 @@ pub fn repository(urls: &[(String, String)]) -> Option<WebRepo> {
 
 /// Whether the project's own URLs name tags as `vX` (`Some(true)`) or `X` (`Some(false)`):
 /// a path segment after `tag`, `tags`, `tree`, `blob` or `compare` that is a version.
-pub fn tag_prefix(urls: &[(String, String)]) -> Option<bool> {
+pub(crate) fn tag_prefix(urls: &[(String, String)]) -> Option<bool> {
     for (_, url) in urls {
         let Some(url) = http_url(url) else {
             continue;
@@ -300,7 +300,7 @@ pub fn tag_prefix(urls: &[(String, String)]) -> Option<bool> {
 }
 
 /// The version a requirement pins exactly (`==X`, not a wildcard), if it does.
-pub fn exact_version(requirement: &Requirement) -> Option<Version> {
+pub(crate) fn exact_version(requirement: &Requirement) -> Option<Version> {
     let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &requirement.version_or_url else {
         return None;
     };
@@ -312,7 +312,7 @@ pub fn exact_version(requirement: &Requirement) -> Option<Version> {
 
 /// The links of `name==version` (the base had `was`) from what the index holds: its files'
 /// upload time and one file's metadata. Whatever cannot be read is left out; this never fails.
-pub fn release_links(
+pub(crate) fn release_links(
     index: &dyn IndexSource,
     name: &PackageName,
     version: &Version,
@@ -366,7 +366,7 @@ pub fn release_links(
 
 /// Fill in each finding's release links and the permalinks to its lines (`web`: the reviewed
 /// repository's web home, when known).
-pub fn annotate(
+pub(crate) fn annotate(
     review: &mut Review,
     index: &dyn IndexSource,
     now: jiff::Timestamp,

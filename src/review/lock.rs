@@ -89,7 +89,12 @@ impl Package {
 }
 
 /// The pins of a `uv.lock` (`kind` [`PinKind::UvLock`]) or `pylock.toml` ([`PinKind::Pylock`]).
-pub fn pins(file: &str, text: &str, kind: PinKind, problems: &mut Vec<ParseProblem>) -> Vec<Pin> {
+pub(crate) fn pins(
+    file: &str,
+    text: &str,
+    kind: PinKind,
+    problems: &mut Vec<ParseProblem>,
+) -> Vec<Pin> {
     let lock: Lock = match toml::from_str(text) {
         Ok(lock) => lock,
         Err(err) => {

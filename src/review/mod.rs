@@ -8,17 +8,17 @@
 //! [`links`] then adds what a reviewer opens next (the release's age, notes and compare link, a
 //! permalink to the line). Out: a [`Review`], findings worst first; `render::review` prints it.
 
-pub mod analysis;
-pub mod ci;
-pub mod git;
-pub mod links;
-pub mod lock;
-pub mod pins;
-pub mod pyproject;
-pub mod requirements;
-pub mod scan;
-pub mod shell;
-pub mod vars;
+pub(crate) mod analysis;
+pub(crate) mod ci;
+pub(crate) mod git;
+pub(crate) mod links;
+pub(crate) mod lock;
+pub(crate) mod pins;
+pub(crate) mod pyproject;
+pub(crate) mod requirements;
+pub(crate) mod scan;
+pub(crate) mod shell;
+pub(crate) mod vars;
 
 use std::collections::BTreeMap;
 
@@ -30,11 +30,11 @@ use self::pins::{ParseProblem, Pin, PinKind};
 use crate::risk::RiskLevel;
 
 /// `schema` of `planner review --format json`.
-pub const REVIEW_SCHEMA: &str = "planner-review/1";
+pub(crate) const REVIEW_SCHEMA: &str = "planner-review/1";
 
 /// A revision as reported.
 #[derive(Debug, Clone, Serialize)]
-pub struct RevisionInfo {
+pub(crate) struct RevisionInfo {
     /// The name given (or how the default base was found).
     pub name: String,
     /// The commit.
@@ -52,7 +52,7 @@ impl From<&Revision> for RevisionInfo {
 
 /// One pin the head adds or changes, judged on every target.
 #[derive(Debug, Clone, Serialize)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// The pin, with file and line.
     pub pin: Pin,
     /// The base's requirement at the same place, when the head changed it (`None`: added).
@@ -77,14 +77,14 @@ pub struct Finding {
 
 impl Finding {
     /// Whether it breaks a requirement on any target.
-    pub fn breaks(&self) -> bool {
+    pub(crate) fn breaks(&self) -> bool {
         self.targets.iter().any(|t| !t.breaks.is_empty())
     }
 }
 
 /// Everything `planner review` found.
 #[derive(Debug, Clone, Serialize)]
-pub struct Review {
+pub(crate) struct Review {
     /// Always [`REVIEW_SCHEMA`].
     pub schema: &'static str,
     /// The base revision.
@@ -105,7 +105,7 @@ pub struct Review {
 
 /// Pins of `head` that `base` does not have (same file, kind and requirement), each with the
 /// base's requirement on the same name in the same file and kind when there was one.
-pub fn changed_pins(base: &[Pin], head: &[Pin]) -> Vec<(Pin, Option<String>)> {
+pub(crate) fn changed_pins(base: &[Pin], head: &[Pin]) -> Vec<(Pin, Option<String>)> {
     let old: BTreeMap<_, _> = base.iter().map(|p| (p.key(), p)).collect();
     head.iter()
         .filter(|pin| !old.contains_key(&pin.key()))
@@ -121,7 +121,7 @@ pub fn changed_pins(base: &[Pin], head: &[Pin]) -> Vec<(Pin, Option<String>)> {
 
 /// A file's environment that the head cannot resolve on a target: the gate fails on it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Unresolved {
+pub(crate) struct Unresolved {
     /// The file that declares it.
     pub file: String,
     /// The environment: the file, or the install line that names the files.
@@ -135,7 +135,7 @@ pub struct Unresolved {
 }
 
 /// Review `head` against `base`.
-pub fn review(
+pub(crate) fn review(
     repo: &Repo,
     base: &Revision,
     head: &Revision,
@@ -190,7 +190,7 @@ pub fn review(
 
 /// Pins of `base` that `head` drops: no pin of the same file, kind and name is left (a changed
 /// version is a finding with `was`, not a removal).
-pub fn removed_pins(base: &[Pin], head: &[Pin]) -> Vec<Pin> {
+pub(crate) fn removed_pins(base: &[Pin], head: &[Pin]) -> Vec<Pin> {
     base.iter()
         .filter(|b| {
             !head
@@ -331,17 +331,17 @@ fn unresolved(
 
 impl Review {
     /// Pins that could not be judged on any target.
-    pub fn unjudged(&self) -> usize {
+    pub(crate) fn unjudged(&self) -> usize {
         self.findings.iter().filter(|f| f.level.is_none()).count()
     }
 
     /// Environments the head made unresolvable (the base resolved them).
-    pub fn newly_unresolved(&self) -> usize {
+    pub(crate) fn newly_unresolved(&self) -> usize {
         self.unresolved.iter().filter(|u| !u.at_base).count()
     }
 
     /// Whether a finding reaches `level`.
-    pub fn reaches(&self, level: RiskLevel) -> bool {
+    pub(crate) fn reaches(&self, level: RiskLevel) -> bool {
         self.findings
             .iter()
             .any(|f| f.level.is_some_and(|l| l >= level))

@@ -6,7 +6,7 @@ use serde::Serialize;
 /// How a file forces or pins a version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum PinKind {
+pub(crate) enum PinKind {
     /// `[tool.uv] override-dependencies`: replaces every requirement on the name.
     UvOverride,
     /// `[tool.uv] constraint-dependencies`.
@@ -32,17 +32,8 @@ pub enum PinKind {
 }
 
 impl PinKind {
-    /// Whether it replaces other packages' requirements instead of joining them: a uv or pdm
-    /// override, or an install that skips dependency resolution.
-    pub fn overrides(self) -> bool {
-        matches!(
-            self,
-            PinKind::UvOverride | PinKind::PdmOverride | PinKind::PipForce
-        )
-    }
-
     /// A short phrase for tables.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             PinKind::UvOverride => "uv override",
             PinKind::UvConstraint => "uv constraint",
@@ -61,7 +52,7 @@ impl PinKind {
 
 /// One forced or pinned version in one file of one revision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Pin {
+pub(crate) struct Pin {
     /// The file, from the repository's top level.
     pub file: String,
     /// The 1-based line.
@@ -83,7 +74,7 @@ pub struct Pin {
 
 /// An environment as a file declares it: what `pip install -r` / `uv sync` of it resolves.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Context {
+pub(crate) struct Context {
     /// The file that declares it (a requirements root, `pyproject.toml`, a lock, a Dockerfile
     /// or script with the line of its install), from the repository's top level.
     pub root: String,
@@ -99,17 +90,8 @@ pub struct Context {
 }
 
 impl Context {
-    /// A context of root requirements only.
-    pub fn of(root: &str, requirements: Vec<Requirement>) -> Self {
-        Context {
-            root: root.to_string(),
-            requirements,
-            ..Context::default()
-        }
-    }
-
     /// The same environment without anything it says about `name`.
-    pub fn without(&self, name: &PackageName) -> Context {
+    pub(crate) fn without(&self, name: &PackageName) -> Context {
         let keep = |list: &[Requirement]| -> Vec<Requirement> {
             list.iter().filter(|r| &r.name != name).cloned().collect()
         };
@@ -123,7 +105,7 @@ impl Context {
     }
 
     /// The same environment with `requirement` added as `role`.
-    pub fn with(mut self, role: Role, requirement: Requirement) -> Context {
+    pub(crate) fn with(mut self, role: Role, requirement: Requirement) -> Context {
         match role {
             Role::Requirement => self.requirements.push(requirement),
             Role::Constraint => self.constraints.push(requirement),
@@ -133,12 +115,12 @@ impl Context {
     }
 
     /// Whether it declares nothing at all.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.requirements.is_empty() && self.constraints.is_empty() && self.overrides.is_empty()
     }
 
     /// A stable key for caching the resolution of this environment.
-    pub fn key(&self) -> Vec<String> {
+    pub(crate) fn key(&self) -> Vec<String> {
         let mut key = Vec::new();
         for (tag, list) in [
             ("r", &self.requirements),
@@ -155,13 +137,13 @@ impl Context {
 
 impl Pin {
     /// The pinned package.
-    pub fn name(&self) -> &PackageName {
+    pub(crate) fn name(&self) -> &PackageName {
         &self.requirement.name
     }
 
     /// Where it sits in the environment it takes part in: a root requirement, a constraint or
     /// an override.
-    pub fn role(&self) -> Role {
+    pub(crate) fn role(&self) -> Role {
         match self.kind {
             PinKind::UvConstraint | PinKind::Constraint => Role::Constraint,
             PinKind::UvOverride | PinKind::PdmOverride | PinKind::PipForce => Role::Override,
@@ -171,14 +153,14 @@ impl Pin {
     }
 
     /// What makes two pins the same across revisions.
-    pub fn key(&self) -> (String, PinKind, String) {
+    pub(crate) fn key(&self) -> (String, PinKind, String) {
         (self.file.clone(), self.kind, self.requirement.to_string())
     }
 }
 
 /// Where a pin sits in its environment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     /// A root requirement (it is installed).
     Requirement,
     /// A constraint (it narrows a name something else requires; it never adds it).
@@ -189,7 +171,7 @@ pub enum Role {
 
 /// A file that could not be parsed; the rest of the review goes on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ParseProblem {
+pub(crate) struct ParseProblem {
     /// The file.
     pub file: String,
     /// The 1-based line, when known.
@@ -206,7 +188,7 @@ pub(crate) fn display<T: std::fmt::Display, S: serde::Serializer>(
 }
 
 /// Whether a requirement pins one exact version (`==X` without a wildcard, or `===X`).
-pub fn is_exact(requirement: &Requirement) -> bool {
+pub(crate) fn is_exact(requirement: &Requirement) -> bool {
     use pep440_rs::Operator;
     use pep508_rs::VersionOrUrl;
     match &requirement.version_or_url {
@@ -218,13 +200,13 @@ pub fn is_exact(requirement: &Requirement) -> bool {
 }
 
 /// Whether a requirement names any version at all.
-pub fn has_specifier(requirement: &Requirement) -> bool {
+pub(crate) fn has_specifier(requirement: &Requirement) -> bool {
     use pep508_rs::VersionOrUrl;
     matches!(&requirement.version_or_url, Some(VersionOrUrl::VersionSpecifier(s)) if !s.is_empty())
 }
 
 /// The 1-based line of a byte offset.
-pub fn line_of(text: &str, offset: usize) -> usize {
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())]
         .iter()
         .filter(|b| **b == b'\n')

@@ -58,7 +58,7 @@ struct PdmResolution {
 }
 
 /// The pins of one `pyproject.toml`; entries that do not parse are reported in `problems`.
-pub fn pins(file: &str, text: &str, problems: &mut Vec<ParseProblem>) -> Vec<Pin> {
+pub(crate) fn pins(file: &str, text: &str, problems: &mut Vec<ParseProblem>) -> Vec<Pin> {
     let doc: PyProject = match toml::from_str(text) {
         Ok(doc) => doc,
         Err(err) => {

@@ -10,14 +10,14 @@ use crate::solve::requirements_file::{Entry, lines};
 const MAX_DEPTH: usize = 16;
 
 /// Reads files of one revision by path (from the top level); `None` when absent.
-pub trait Tree {
+pub(crate) trait Tree {
     /// The text of `path`, or `None` when the revision has no such file.
     fn text(&self, path: &str) -> Option<String>;
 }
 
 /// What one root file (and everything it includes) pins.
 #[derive(Debug, Default)]
-pub struct FileSet {
+pub(crate) struct FileSet {
     /// Pins and constraints, each with file and line.
     pub pins: Vec<Pin>,
     /// The environment the root declares: every requirement reached, every versioned constraint
@@ -28,7 +28,7 @@ pub struct FileSet {
 }
 
 /// Read `root` and its includes. `constraint`: the root itself is a constraints file.
-pub fn read(
+pub(crate) fn read(
     tree: &dyn Tree,
     root: &str,
     constraint: bool,
@@ -48,7 +48,7 @@ pub fn read(
 
 /// Read `requirements` and `constraints` files as one environment (`pip install -r A -c B`),
 /// anchored at `root` (the install line that names them).
-pub fn read_together(
+pub(crate) fn read_together(
     tree: &dyn Tree,
     root: &str,
     files: &[(String, bool)],
@@ -173,7 +173,7 @@ fn add_requirement(
 }
 
 /// `value` relative to the folder of `file`, both repository paths; `..` and `.` resolved.
-pub fn join(file: &str, value: &str) -> String {
+pub(crate) fn join(file: &str, value: &str) -> String {
     let mut parts: Vec<&str> = if value.starts_with('/') {
         Vec::new()
     } else {

@@ -12,7 +12,7 @@ use super::{ci, lock, pyproject, shell};
 
 /// What one revision pins.
 #[derive(Debug, Default)]
-pub struct Scan {
+pub(crate) struct Scan {
     /// Every pin, in file order.
     pub pins: Vec<Pin>,
     /// Files (or lines) that could not be parsed.
@@ -125,7 +125,7 @@ impl Tree for RevTree<'_> {
 /// Scan one revision. Constraints files are read last: one that a requirements file (or an
 /// install line) reaches is judged with what reaches it; one nothing reaches goes with the
 /// `requirements.txt` beside it, when there is one.
-pub fn scan(repo: &Repo, rev: &Revision) -> Result<Scan, GitError> {
+pub(crate) fn scan(repo: &Repo, rev: &Revision) -> Result<Scan, GitError> {
     let tree = RevTree { repo, rev };
     let mut scan = Scan::default();
     let mut reached = BTreeSet::new();
@@ -224,7 +224,7 @@ impl Scan {
     }
 
     /// The environment declared by `root`, when this revision has it.
-    pub fn context(&self, root: &str) -> Option<&Context> {
+    pub(crate) fn context(&self, root: &str) -> Option<&Context> {
         self.contexts.iter().find(|c| c.root == root)
     }
 }

@@ -85,7 +85,7 @@ struct Logical {
 
 /// A pip install command found in a file.
 #[derive(Debug, Clone, Default)]
-pub struct Install {
+pub(crate) struct Install {
     /// Requirements named on the line, with their physical line.
     pub requirements: Vec<(usize, Requirement)>,
     /// `--force-reinstall`, `--no-deps` when given.
@@ -97,7 +97,7 @@ pub struct Install {
 }
 
 /// The pins of a Dockerfile.
-pub fn dockerfile_pins(
+pub(crate) fn dockerfile_pins(
     file: &str,
     text: &str,
     includes: &mut Vec<Vec<(String, bool)>>,
@@ -169,7 +169,7 @@ fn define(vars: &mut Vars, keyword: &str, rest: &str) {
 
 /// The pins of a shell script (`vars`: what is assigned before it runs, e.g. a Makefile's
 /// variables; the script's own `NAME=value` / `export NAME=value` lines are added as read).
-pub fn script_pins(
+pub(crate) fn script_pins(
     file: &str,
     text: &str,
     includes: &mut Vec<Vec<(String, bool)>>,
@@ -179,7 +179,7 @@ pub fn script_pins(
 }
 
 /// [`script_pins`] with variables already set.
-pub fn script_pins_with(
+pub(crate) fn script_pins_with(
     file: &str,
     text: &str,
     mut vars: Vars,
@@ -304,7 +304,7 @@ fn line_for(logical: &Logical, token: &str, cursor: &mut usize) -> usize {
 }
 
 /// A `pip install` (or `python -m pip install`, `uv pip install`) command, or `None`.
-pub fn parse_install(argv: &[String]) -> Option<Install> {
+pub(crate) fn parse_install(argv: &[String]) -> Option<Install> {
     let mut words = argv
         .iter()
         .map(String::as_str)

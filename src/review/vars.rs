@@ -8,10 +8,10 @@
 use std::collections::BTreeMap;
 
 /// Names and values, in the order they were assigned (a later one replaces an earlier one).
-pub type Vars = BTreeMap<String, String>;
+pub(crate) type Vars = BTreeMap<String, String>;
 
 /// `text` with the variables of `vars` expanded.
-pub fn expand(text: &str, vars: &Vars) -> String {
+pub(crate) fn expand(text: &str, vars: &Vars) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find('$') {
@@ -70,7 +70,7 @@ fn name_len(text: &str) -> usize {
 }
 
 /// `NAME=value` (quotes removed), or `None` when `word` is not an assignment.
-pub fn assignment(word: &str) -> Option<(String, String)> {
+pub(crate) fn assignment(word: &str) -> Option<(String, String)> {
     let (name, value) = word.split_once('=')?;
     let valid = !name.is_empty()
         && name_len(name) == name.len()
@@ -79,7 +79,7 @@ pub fn assignment(word: &str) -> Option<(String, String)> {
 }
 
 /// `"x"` / `'x'` -> `x`.
-pub fn unquote(value: &str) -> &str {
+pub(crate) fn unquote(value: &str) -> &str {
     for q in ['"', '\''] {
         if let Some(inner) = value.strip_prefix(q).and_then(|v| v.strip_suffix(q)) {
             return inner;
@@ -89,7 +89,7 @@ pub fn unquote(value: &str) -> &str {
 }
 
 /// Whether `text` still holds a variable reference (after [`expand`]).
-pub fn has_variable(text: &str) -> bool {
+pub(crate) fn has_variable(text: &str) -> bool {
     text.find('$')
         .is_some_and(|at| reference(&text[at + 1..]).is_some())
 }

@@ -13,7 +13,7 @@ use super::risk_score::{FactorKind, RiskFactor, RiskScore};
 
 /// Everything the model needs to know about one plan.
 #[derive(Debug, Clone, Default)]
-pub struct PlanFacts {
+pub(crate) struct PlanFacts {
     /// Each dist that changes (upgrade, downgrade, addition, removal, reinstall).
     pub changes: Vec<ChangeFacts>,
     /// Each installed `Requires-Dist` a forced override breaks.
@@ -30,7 +30,7 @@ pub struct PlanFacts {
 /// A plan that takes the environment from one accelerator line to another: `nvidia-*-cu13`
 /// to `-cu12`, `+cu130` to `+cu121`, `jax-cuda13-*` to `jax-cuda12-*`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AcceleratorSwitch {
+pub(crate) struct AcceleratorSwitch {
     /// The line installed (`CUDA 13`).
     pub from: String,
     /// The line the plan brings (`CUDA 12`).
@@ -65,7 +65,7 @@ pub struct DeclaredCoupling {
 
 /// One changed dist.
 #[derive(Debug, Clone)]
-pub struct ChangeFacts {
+pub(crate) struct ChangeFacts {
     /// The dist.
     pub name: PackageName,
     /// Installed version (`None`: an addition).
@@ -84,8 +84,6 @@ pub struct ChangeFacts {
     pub released: Option<Timestamp>,
     /// PEP 592 yank reason of the new release (`Some("")` when yanked without a reason).
     pub yanked: Option<String>,
-    /// The new release ships platform-specific wheels (compiled code).
-    pub platform_specific: bool,
     /// Installed dists that depend on this one.
     pub dependents: Dependents,
     /// Installed dependents whose compiled extensions link against this dist and were released
@@ -108,7 +106,7 @@ pub struct ChangeFacts {
 
 /// Installed dists that depend on a changed one (reverse edges of the installed graph).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Dependents {
+pub(crate) struct Dependents {
     /// Dists whose `Requires-Dist` names it (sorted).
     pub direct: Vec<PackageName>,
     /// How many more reach it only through others.
@@ -117,7 +115,7 @@ pub struct Dependents {
 
 /// One broken `Requires-Dist` edge of a forced override.
 #[derive(Debug, Clone)]
-pub struct BrokenEdgeFacts {
+pub(crate) struct BrokenEdgeFacts {
     /// The dist whose requirement is overridden (torch).
     pub dependent: PackageName,
     /// Its version (2.11.0+cu130).
@@ -157,7 +155,7 @@ pub enum Upstream {
 
 /// How far a version is from a bound: which release segment differs first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Distance {
+pub(crate) enum Distance {
     /// Only the third (or a later) segment, or pre/post/dev/local parts.
     Patch,
     /// The second segment.
@@ -185,7 +183,7 @@ impl Distance {
 }
 
 /// The first release segment at which two versions differ (epoch counts as major).
-pub fn version_distance(a: &Version, b: &Version) -> Distance {
+pub(crate) fn version_distance(a: &Version, b: &Version) -> Distance {
     if a.epoch() != b.epoch() {
         return Distance::Major;
     }
@@ -212,7 +210,7 @@ fn level(index: usize) -> Distance {
 }
 
 /// The factor for a violated specifier clause, and how far outside it `version` is.
-pub fn pin_strictness(
+pub(crate) fn pin_strictness(
     clause: &VersionSpecifier,
     version: &Version,
 ) -> (FactorKind, Option<Distance>) {
@@ -278,7 +276,7 @@ impl Factors {
 
 /// Score a plan: the broken edges (sorted by dependent, then package), then the changes (sorted
 /// by name), then the coupled groups that move; each factor itemized in that order.
-pub fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
+pub(crate) fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
     let mut factors = Factors::default();
     let mut edges: Vec<&BrokenEdgeFacts> = facts.broken_edges.iter().collect();
     edges.sort_by(|a, b| {
@@ -1027,7 +1025,7 @@ fn list(names: &[PackageName]) -> String {
 }
 
 /// A requirement without its marker or extras (`triton==3.6.0`), for details and titles.
-pub fn requirement_text(requirement: &Requirement) -> String {
+pub(crate) fn requirement_text(requirement: &Requirement) -> String {
     let mut text = requirement.name.to_string();
     if let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &requirement.version_or_url {
         text.push_str(&specifiers.to_string());
@@ -1085,7 +1083,6 @@ mod tests {
             unmanaged_source: None,
             released: None,
             yanked: None,
-            platform_specific: false,
             dependents: Dependents::default(),
             abi_dependents: Vec::new(),
             predating_dependents: Vec::new(),
@@ -1099,7 +1096,6 @@ mod tests {
     fn canonical_forced(upstream: Upstream) -> PlanFacts {
         let mut triton = change("triton", Some("3.6.0"), Some("3.7.0"));
         triton.forced = true;
-        triton.platform_specific = true;
         triton.dependents = Dependents {
             direct: vec![n("torch")],
             transitive: 3,
@@ -1272,7 +1268,7 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            matches!(err, crate::risk::PolicyError::Parse { .. }),
+            matches!(err, crate::risk::policy::PolicyError::Parse { .. }),
             "{err:?}"
         );
         let err = Policy::from_toml_over(
@@ -1282,7 +1278,7 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            matches!(err, crate::risk::PolicyError::UnknownFactor { .. }),
+            matches!(err, crate::risk::policy::PolicyError::UnknownFactor { .. }),
             "{err:?}"
         );
     }

@@ -2,7 +2,7 @@
 //! whether it matches. Used by coupled groups and smoke-test triggers.
 
 /// Whether a normalized name matches a pattern in which one `*` matches any run of characters.
-pub fn glob_matches(pattern: &str, name: &str) -> bool {
+pub(crate) fn glob_matches(pattern: &str, name: &str) -> bool {
     match pattern.split_once('*') {
         Some((prefix, suffix)) => {
             name.len() >= prefix.len() + suffix.len()

@@ -13,12 +13,15 @@ mod assess;
 mod glob;
 mod policy;
 mod risk_score;
-pub mod smoke;
+pub(crate) mod smoke;
 
-pub use assess::{
-    AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, Distance,
-    PlanFacts, Upstream, assess, line_floor, pin_strictness, requirement_text, version_distance,
+pub(crate) use assess::{
+    AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, PlanFacts,
+    assess, requirement_text,
 };
-pub use glob::glob_matches;
-pub use policy::{BUILTIN_POLICIES, CoupledGroup, Evidence, Policy, PolicyError, Shape};
-pub use risk_score::{FactorKind, RiskFactor, RiskLevel, RiskScore};
+pub use assess::{Upstream, line_floor};
+pub(crate) use policy::BUILTIN_POLICIES;
+pub use policy::Policy;
+#[cfg(test)]
+pub(crate) use risk_score::RiskFactor;
+pub use risk_score::{FactorKind, RiskLevel, RiskScore};

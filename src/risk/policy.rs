@@ -20,11 +20,11 @@ use super::risk_score::{FactorKind, RiskLevel};
 use super::smoke::{self, SmokeFile, SmokeTest};
 
 /// The built-in default policy (`policies/default.toml`).
-pub const DEFAULT_POLICY: &str = include_str!("../../policies/default.toml");
+pub(super) const DEFAULT_POLICY: &str = include_str!("../../policies/default.toml");
 /// The built-in ML/CUDA policy (`policies/ml-cuda.toml`), selectable as `--policy ml-cuda`.
-pub const ML_CUDA_POLICY: &str = include_str!("../../policies/ml-cuda.toml");
+pub(super) const ML_CUDA_POLICY: &str = include_str!("../../policies/ml-cuda.toml");
 /// The names [`Policy::load`] takes for its built-in policies.
-pub const BUILTIN_POLICIES: &[&str] = &["default", "ml-cuda"];
+pub(crate) const BUILTIN_POLICIES: &[&str] = &["default", "ml-cuda"];
 
 /// A risk policy.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,7 +78,7 @@ impl Shape {
     }
 
     /// How specific it is (more conditions cite before fewer).
-    pub fn specificity(&self) -> usize {
+    pub(crate) fn specificity(&self) -> usize {
         self.with.len() + self.without.len()
     }
 
@@ -90,7 +90,7 @@ impl Shape {
     }
 
     /// Words for a factor detail (`pin-upper-bound and defensive-upper-bound`).
-    pub fn words(&self) -> String {
+    pub(crate) fn words(&self) -> String {
         let mut text = self
             .with
             .iter()
@@ -138,7 +138,7 @@ pub struct CoupledGroup {
 
 impl CoupledGroup {
     /// Whether `name` is a member.
-    pub fn contains(&self, name: &PackageName) -> bool {
+    pub(crate) fn contains(&self, name: &PackageName) -> bool {
         self.members
             .iter()
             .any(|pattern| glob_matches(pattern, name.as_ref()))
@@ -146,7 +146,7 @@ impl CoupledGroup {
 
     /// The correspondences among `installed` names: for each installed member a `versions`
     /// pattern matches, "it follows the anchor" (nothing when the anchor is not installed).
-    pub fn correspondences<'n>(
+    pub(crate) fn correspondences<'n>(
         &self,
         policy: &str,
         installed: impl IntoIterator<Item = &'n PackageName> + Clone,
@@ -342,7 +342,7 @@ impl Policy {
     }
 
     /// Parse a policy's TOML over `base` (the built-in default when `None` is not given).
-    pub fn from_toml_over(
+    pub(crate) fn from_toml_over(
         text: &str,
         path: &str,
         base: Option<Policy>,
@@ -422,12 +422,12 @@ impl Policy {
     }
 
     /// The points for one factor (0 when the policy does not weigh it).
-    pub fn weight(&self, kind: FactorKind) -> i32 {
+    pub(crate) fn weight(&self, kind: FactorKind) -> i32 {
         self.weights.get(&kind).copied().unwrap_or(0)
     }
 
     /// The level a score reaches.
-    pub fn level(&self, score: u8) -> RiskLevel {
+    pub(crate) fn level(&self, score: u8) -> RiskLevel {
         if score >= self.thresholds.critical {
             RiskLevel::Critical
         } else if score >= self.thresholds.high {
@@ -440,23 +440,13 @@ impl Policy {
     }
 
     /// The first group that declares `a` and `b` coupled (both members, distinct names).
-    pub fn coupled_pair(&self, a: &PackageName, b: &PackageName) -> Option<&CoupledGroup> {
+    pub(crate) fn coupled_pair(&self, a: &PackageName, b: &PackageName) -> Option<&CoupledGroup> {
         if a == b {
             return None;
         }
         self.coupled
             .iter()
             .find(|group| group.contains(a) && group.contains(b))
-    }
-
-    /// Groups `name` belongs to.
-    pub fn groups_of<'a>(
-        &'a self,
-        name: &'a PackageName,
-    ) -> impl Iterator<Item = &'a CoupledGroup> + 'a {
-        self.coupled
-            .iter()
-            .filter(move |group| group.contains(name))
     }
 }
 

@@ -89,7 +89,7 @@ macro_rules! factor_kinds {
 
         impl FactorKind {
             /// Every kind, in declaration order.
-            pub const ALL: &'static [FactorKind] = &[$(FactorKind::$variant,)*];
+            pub(crate) const ALL: &'static [FactorKind] = &[$(FactorKind::$variant,)*];
 
             /// The policy key (and JSON name).
             pub fn key(self) -> &'static str {
@@ -99,7 +99,7 @@ macro_rules! factor_kinds {
             }
 
             /// The kind for a policy key.
-            pub fn from_key(key: &str) -> Option<FactorKind> {
+            pub(crate) fn from_key(key: &str) -> Option<FactorKind> {
                 match key {
                     $($key => Some(FactorKind::$variant),)*
                     _ => None,

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::glob::glob_matches;
 
 /// The built-in checks, by the path policies name them with.
-pub const BUILTIN_CHECKS: &[(&str, &str)] = &[
+pub(crate) const BUILTIN_CHECKS: &[(&str, &str)] = &[
     (
         "smoke/torch_cuda.py",
         include_str!("../../policies/smoke/torch_cuda.py"),
@@ -109,7 +109,7 @@ pub struct SmokeTest {
 
 impl SmokeTest {
     /// Whether `name` is a package this test exercises.
-    pub fn matches(&self, name: &str) -> bool {
+    pub(crate) fn matches(&self, name: &str) -> bool {
         glob_matches(&self.package, name)
     }
 }

@@ -19,7 +19,7 @@ use super::EnvVars;
 
 /// A config file, read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Config {
+pub(crate) struct Config {
     /// The file, and `[tool.planner]` when it is a pyproject.toml (for messages).
     pub origin: String,
     /// The file's folder: relative paths in it are relative to this.
@@ -31,7 +31,7 @@ pub struct Config {
 /// The keys of a config file; unknown keys are refused.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct ConfigValues {
+pub(crate) struct ConfigValues {
     /// `policy`: a built-in policy's name or a TOML file.
     pub policy: Option<String>,
     /// `index-url`.
@@ -55,13 +55,13 @@ pub struct ConfigValues {
          set PLANNER_NO_CONFIG=1 to run without the file"
     )
 )]
-pub struct ConfigError {
+pub(crate) struct ConfigError {
     origin: String,
     message: String,
 }
 
 /// The config that applies in `cwd` (see the module docs).
-pub fn find(cwd: &Path, env: &EnvVars) -> Result<Option<Config>, ConfigError> {
+pub(crate) fn find(cwd: &Path, env: &EnvVars) -> Result<Option<Config>, ConfigError> {
     if env
         .get("PLANNER_NO_CONFIG")
         .is_some_and(|v| !v.is_empty() && v != "0")

@@ -22,7 +22,7 @@ use super::error::Unavailable;
 /// What the target would install for one version. Files are named by their index in the
 /// table's [`Project`] listing ([`VersionTable::file`] reads them), so a table copies no file.
 #[derive(Debug, Clone)]
-pub enum InstallChoice {
+pub(crate) enum InstallChoice {
     /// The installed dist (its metadata is authoritative).
     Installed {
         /// Its metadata.
@@ -46,14 +46,14 @@ pub enum InstallChoice {
 /// What version tables choose files for: the target's wheel tags and Python version (one copy
 /// shared by the tables of a [`super::catalog::CatalogCore`]).
 #[derive(Debug)]
-pub struct Target {
+pub(crate) struct Target {
     tags: Tags,
     python: Version,
 }
 
 impl Target {
     /// The target of `env`.
-    pub fn new(env: &Environment) -> Arc<Target> {
+    pub(crate) fn new(env: &Environment) -> Arc<Target> {
         Arc::new(Target {
             tags: env.tags.clone(),
             python: env.python_version.clone(),
@@ -63,7 +63,7 @@ impl Target {
 
 /// One version of a project.
 #[derive(Debug, Clone)]
-pub struct VersionEntry {
+pub(crate) struct VersionEntry {
     /// The version.
     pub version: Version,
     /// Where its files are.
@@ -88,7 +88,7 @@ enum Origin {
 /// each would install (a walk of its files, their tags and requires-python) is worked out for
 /// the versions asked about, once each: the solver reads a few per project, newest first.
 #[derive(Debug, Clone)]
-pub struct VersionTable {
+pub(crate) struct VersionTable {
     /// The listing (`None` when the index does not have the project).
     pub project: Option<Arc<Project>>,
     /// Versions, ascending.
@@ -105,7 +105,7 @@ pub struct VersionTable {
 
 impl VersionTable {
     /// The entry for `version`.
-    pub fn get(&self, version: &Version) -> Option<&VersionEntry> {
+    pub(crate) fn get(&self, version: &Version) -> Option<&VersionEntry> {
         self.versions
             .binary_search_by(|e| e.version.cmp(version))
             .ok()
@@ -113,7 +113,7 @@ impl VersionTable {
     }
 
     /// What the target would install for an entry of this table.
-    pub fn choice<'t>(&'t self, entry: &'t VersionEntry) -> &'t InstallChoice {
+    pub(crate) fn choice<'t>(&'t self, entry: &'t VersionEntry) -> &'t InstallChoice {
         entry.choice.get_or_init(|| match &entry.origin {
             Origin::Listed(group) => self.listed_choice(*group),
             Origin::Installed { metadata, group } => InstallChoice::Installed {
@@ -127,9 +127,9 @@ impl VersionTable {
     }
 
     /// The listed versions the target can use as the index offers them (a file that fits, not
-    /// yanked, Python admitted: [`crate::index::Candidate::is_usable`]), newest first, spelled
+    /// yanked, Python admitted: [`crate::index::candidates::Candidate::is_usable`]), newest first, spelled
     /// as the listing spells them, whatever is installed.
-    pub fn listed_usable(&self) -> impl Iterator<Item = &Version> {
+    pub(crate) fn listed_usable(&self) -> impl Iterator<Item = &Version> {
         self.versions.iter().rev().filter_map(|entry| {
             let usable = matches!(
                 self.choice(entry),
@@ -160,7 +160,7 @@ impl VersionTable {
     /// Whether the binary policy alone rules an entry out (only an sdist under
     /// `--only-binary`, only wheels under `--no-binary`): known from the listing, so the solver
     /// never tries it, and a failure names the policy once instead of once per release.
-    pub fn excluded_by_binary_policy(&self, entry: &VersionEntry) -> bool {
+    pub(crate) fn excluded_by_binary_policy(&self, entry: &VersionEntry) -> bool {
         matches!(
             self.choice(entry),
             InstallChoice::Unusable(Unavailable::OnlyBinary | Unavailable::NoBinary)
@@ -168,7 +168,7 @@ impl VersionTable {
     }
 
     /// The chosen index file of an entry, if any.
-    pub fn file(&self, entry: &VersionEntry) -> Option<&DistFile> {
+    pub(crate) fn file(&self, entry: &VersionEntry) -> Option<&DistFile> {
         match self.choice(entry) {
             InstallChoice::File { file, .. }
             | InstallChoice::Installed {
@@ -179,14 +179,14 @@ impl VersionTable {
     }
 
     /// A file of the listing, by index.
-    pub fn listed_file(&self, index: usize) -> &DistFile {
+    pub(crate) fn listed_file(&self, index: usize) -> &DistFile {
         let project = self.project.as_ref().expect("a file implies a project");
         &project.files[index]
     }
 
     /// Whether the release `version` ships platform-specific wheels (compiled code): a wheel
     /// of its public version (or of a local variant of it) with a platform tag other than `any`.
-    pub fn platform_specific(&self, version: &Version) -> bool {
+    pub(crate) fn platform_specific(&self, version: &Version) -> bool {
         let public = version.clone().without_local();
         self.project.as_ref().is_some_and(|p| {
             p.files.heads().any(|f| {
@@ -202,7 +202,7 @@ impl VersionTable {
     /// wheel whose ABI tag is not `none`: `cp312-cp312-manylinux_2_28_x86_64`, `abi3`). A
     /// `py3-none-<platform>` build (torchaudio 2.11.1) is compiled but CPython-independent: it
     /// links its own stable interface, so its declared requirements speak for its coupling.
-    pub fn cpython_bound(&self, version: &Version) -> bool {
+    pub(crate) fn cpython_bound(&self, version: &Version) -> bool {
         let public = version.clone().without_local();
         self.project.as_ref().is_some_and(|p| {
             p.files.heads().any(|f| {
@@ -215,7 +215,7 @@ impl VersionTable {
     }
 
     /// Build the table: every version of the listing, sorted, and the installed version.
-    pub fn build(
+    pub(crate) fn build(
         project: Option<Arc<Project>>,
         target: &Arc<Target>,
         binary: &BinaryPolicy,
@@ -376,7 +376,7 @@ mod tests {
         project: &Arc<Project>,
         target: &Arc<Target>,
         policy: &BinaryPolicy,
-        expected: &[crate::index::Candidate<'_>],
+        expected: &[crate::index::candidates::Candidate<'_>],
     ) {
         let Some(c) = expected.get(expected.len() / 2) else {
             return;
@@ -404,7 +404,9 @@ mod tests {
     }
 
     /// The versions of these candidates that can be installed, newest first.
-    fn usable_versions<'c>(expected: &'c [crate::index::Candidate<'_>]) -> Vec<&'c Version> {
+    fn usable_versions<'c>(
+        expected: &'c [crate::index::candidates::Candidate<'_>],
+    ) -> Vec<&'c Version> {
         expected
             .iter()
             .filter(|c| c.is_usable())

@@ -37,7 +37,7 @@ use super::ranges::{is_pin, specifiers_to_ranges};
 /// solver finds them done. It holds only what the index says; what one solve has seen (its
 /// "did you mean" names, the tables its explanation may use) stays in that solve's [`Catalog`],
 /// so no answer depends on which solves ran before or what was prefetched.
-pub struct CatalogCore<'a> {
+pub(crate) struct CatalogCore<'a> {
     index: &'a dyn IndexSource,
     env: &'a Environment,
     binary: &'a BinaryPolicy,
@@ -65,7 +65,7 @@ type TableSlot = Arc<Mutex<Option<Arc<VersionTable>>>>;
 
 /// The index as one solve (or one proposal) reads it, over a [`CatalogCore`]. See the module
 /// docs.
-pub struct Catalog<'a> {
+pub(crate) struct Catalog<'a> {
     core: &'a CatalogCore<'a>,
     /// The projects whose tables this catalog read (what its explanations may look at).
     read: Mutex<HashSet<PackageName>>,
@@ -77,7 +77,7 @@ pub struct Catalog<'a> {
 
 /// Which releases of a dependent [`Catalog::accepting_releases`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Among {
+pub(crate) enum Among {
     /// The releases the target could move the dependent to: usable under the catalog's binary
     /// policy and Python, the installed version included, pre-releases only when `prereleases`.
     /// A release that does not require the package under the target's markers, or names it
@@ -95,7 +95,7 @@ pub enum Among {
 
 /// Which releases of `dependent` accept `package` in `wanted`.
 #[derive(Debug, Clone)]
-pub struct AcceptingQuery<'q> {
+pub(crate) struct AcceptingQuery<'q> {
     /// The dependent (torch).
     pub dependent: &'q PackageName,
     /// The dependent's active extras (their requirements apply too).
@@ -114,7 +114,7 @@ pub struct AcceptingQuery<'q> {
 
 /// The answer to an [`AcceptingQuery`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AcceptingReleases {
+pub(crate) struct AcceptingReleases {
     /// The accepting releases (a declared requirement admits the version), newest first.
     pub versions: Vec<Version>,
     /// Under [`Among::Installable`], the releases read that do not require the package at all
@@ -134,7 +134,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl<'a> CatalogCore<'a> {
     /// A core over `index` for the target `env`; `installed` metadata stands in for the index's
     /// at the installed versions.
-    pub fn new(
+    pub(crate) fn new(
         index: &'a dyn IndexSource,
         env: &'a Environment,
         binary: &'a BinaryPolicy,
@@ -214,7 +214,7 @@ impl<'a> CatalogCore<'a> {
 
     /// The usable versions of a project for the target under the core's binary policy (not
     /// yanked, Python admitted), newest first; worked out once per project.
-    pub fn usable_versions(&self, project: &Project) -> Arc<[Version]> {
+    pub(crate) fn usable_versions(&self, project: &Project) -> Arc<[Version]> {
         if let Some(versions) = lock(&self.usable).get(&project.name) {
             return versions.clone();
         }
@@ -321,19 +321,19 @@ impl<'a> Catalog<'a> {
     }
 
     /// The listing of a project (`None` when no configured index has it).
-    pub fn project(&self, name: &PackageName) -> Result<Option<Arc<Project>>, IndexError> {
+    pub(crate) fn project(&self, name: &PackageName) -> Result<Option<Arc<Project>>, IndexError> {
         self.core.index.project(name)
     }
 
     /// The usable versions of a project for the target under the catalog's binary policy
     /// (not yanked, Python admitted), newest first.
-    pub fn usable_versions(&self, project: &Project) -> Arc<[Version]> {
+    pub(crate) fn usable_versions(&self, project: &Project) -> Arc<[Version]> {
         self.core.usable_versions(project)
     }
 
     /// The earliest upload time of the files of `name` whose version passes `wanted` (`None`:
     /// the index does not have it, or gives no upload times).
-    pub fn first_upload(
+    pub(crate) fn first_upload(
         &self,
         name: &PackageName,
         wanted: impl Fn(&Version) -> bool,
@@ -399,7 +399,7 @@ impl<'a> Catalog<'a> {
 
     /// The index file the solver would install for `name==version` (`None`: not on the index,
     /// or no file fits).
-    pub fn chosen_file(&self, name: &PackageName, version: &Version) -> Option<DistFile> {
+    pub(crate) fn chosen_file(&self, name: &PackageName, version: &Version) -> Option<DistFile> {
         let table = self.table(name).ok()?;
         let entry = table.get(version)?;
         table.file(entry).cloned()
@@ -462,7 +462,7 @@ impl<'a> Catalog<'a> {
     /// Which releases of a dependent accept some versions of a package (see [`AcceptingQuery`]).
     /// Metadata a release lacks leaves it out (and the answer incomplete); other index failures
     /// are errors.
-    pub fn accepting_releases(
+    pub(crate) fn accepting_releases(
         &self,
         query: &AcceptingQuery<'_>,
     ) -> Result<AcceptingReleases, SolveError> {

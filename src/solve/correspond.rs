@@ -114,7 +114,7 @@ impl VersionTemplate {
     /// The anchor versions among `anchors` that `member` goes with, each widened to the line the
     /// template reads (`==2.11.*` for `{major}.{minor}`; the exact release for `{release}`).
     /// Empty when no listed anchor release pairs with `member`.
-    pub fn anchors_for<'v>(
+    pub(crate) fn anchors_for<'v>(
         &self,
         member: &Version,
         anchors: impl IntoIterator<Item = &'v Version>,
@@ -147,7 +147,7 @@ impl VersionTemplate {
 
     /// The specifier a member must meet next to `anchor` (`==0.26.*`), or `None` when the
     /// template gives a negative number for this anchor.
-    pub fn specifier(&self, anchor: &Version) -> Option<String> {
+    pub(crate) fn specifier(&self, anchor: &Version) -> Option<String> {
         let release = anchor.release();
         let mut parts = Vec::new();
         for segment in &self.segments {
@@ -168,7 +168,7 @@ impl VersionTemplate {
     }
 
     /// The member versions that go with `anchor` (empty when none can).
-    pub fn range(&self, anchor: &Version) -> Ranges<Version> {
+    pub(crate) fn range(&self, anchor: &Version) -> Ranges<Version> {
         self.specifier(anchor)
             .and_then(|s| VersionSpecifiers::from_str(&s).ok())
             .map(|specs| specifiers_to_ranges(&specs))
@@ -193,7 +193,7 @@ pub struct Correspondence {
 impl Correspondence {
     /// How the rule reads in an explanation: "the coupled-group rule `torchaudio =
     /// "{major}.{minor}"` of policy `default`".
-    pub fn rule_text(&self) -> String {
+    pub(crate) fn rule_text(&self) -> String {
         format!(
             "the coupled-group rule `{} = \"{}\"` of policy `{}`",
             self.member, self.template, self.policy
@@ -208,7 +208,7 @@ impl Correspondence {
 /// or a bare name without a version: silent), `cpython_bound` whether the release ships wheels built against one CPython's ABI
 /// (`cp312-cp312-manylinux...`; a `py3-none-<platform>` or pure build is not), `anchors` the
 /// anchor's known releases.
-pub fn policy_range(
+pub(super) fn policy_range(
     correspondence: &Correspondence,
     member: &Version,
     declared: Option<&Ranges<Version>>,

@@ -107,7 +107,7 @@ impl fmt::Display for NoSolution {
 /// Render a [`NoSolution`] for humans with miette (the report, then `hint:` lines).
 #[derive(Debug, thiserror::Error)]
 #[error("No solution found when resolving the requirements:\n{report}")]
-pub struct NoSolutionDiagnostic {
+pub(crate) struct NoSolutionDiagnostic {
     report: String,
     help: Option<String>,
 }
@@ -125,7 +125,7 @@ impl miette::Diagnostic for NoSolutionDiagnostic {
 
 impl NoSolution {
     /// A miette diagnostic: the derivation, with the hints as help.
-    pub fn diagnostic(&self) -> NoSolutionDiagnostic {
+    pub(crate) fn diagnostic(&self) -> NoSolutionDiagnostic {
         let report = self
             .report
             .lines()
@@ -215,15 +215,7 @@ impl fmt::Display for FactPackage {
     }
 }
 
-impl FactPackage {
-    /// The distribution name, when the fact is about one.
-    pub fn name(&self) -> Option<&PackageName> {
-        match self {
-            FactPackage::Dist { name, .. } => Some(name),
-            _ => None,
-        }
-    }
-}
+impl FactPackage {}
 
 /// One external fact of a failed resolution.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use crate::metadata::CoreMetadata;
 
 /// One release to add to a [`MemIndex`].
 #[derive(Debug, Clone, Default)]
-pub struct MemRelease {
+pub(crate) struct MemRelease {
     /// Project name.
     pub name: String,
     /// Version.
@@ -36,7 +36,7 @@ pub struct MemRelease {
 
 impl MemRelease {
     /// A release with one `py3-none-any` wheel.
-    pub fn new(name: &str, version: &str, requires_dist: &[&str]) -> Self {
+    pub(crate) fn new(name: &str, version: &str, requires_dist: &[&str]) -> Self {
         MemRelease {
             name: name.to_string(),
             version: version.to_string(),
@@ -72,7 +72,7 @@ impl MemIndex {
     ///
     /// # Panics
     /// On an invalid name, version or requirement (this is for code-written fixtures).
-    pub fn add_release(&mut self, release: MemRelease) -> &mut Self {
+    pub(crate) fn add_release(&mut self, release: MemRelease) -> &mut Self {
         let mut text = format!(
             "Metadata-Version: 2.4\nName: {}\nVersion: {}\n",
             release.name, release.version
@@ -131,7 +131,7 @@ impl MemIndex {
     /// `Requires-Python` is left off the file. For releases read from somewhere else (an
     /// installed environment, a snapshot), so a name or version no wheel file name can carry is
     /// an error, not a panic.
-    pub fn add_metadata(&mut self, metadata: CoreMetadata) -> Result<&mut Self, String> {
+    pub(crate) fn add_metadata(&mut self, metadata: CoreMetadata) -> Result<&mut Self, String> {
         let filename = format!(
             "{}-{}-py3-none-any.whl",
             metadata.name.as_ref().replace('-', "_"),

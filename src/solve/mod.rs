@@ -52,8 +52,8 @@ mod explain;
 mod mem_index;
 mod package;
 mod provider;
-pub mod ranges;
-pub mod requirements_file;
+pub(crate) mod ranges;
+pub(crate) mod requirements_file;
 mod resolve;
 mod rules;
 mod suggest;
@@ -70,11 +70,13 @@ use crate::index::{BinaryPolicy, DistFile, IndexSource};
 use crate::inventory::{Environment, InstalledDist};
 use crate::metadata::CoreMetadata;
 
-pub use catalog::{AcceptingQuery, AcceptingReleases, Among, Catalog, CatalogCore};
-pub use correspond::{Correspondence, VersionTemplate};
-pub use error::{Fact, FactPackage, Hint, HintKind, NoSolution, SolveError, Unavailable};
-pub use mem_index::{MemIndex, MemRelease};
-pub use package::Pkg;
+#[cfg(test)]
+pub(crate) use catalog::AcceptingReleases;
+pub(crate) use catalog::{AcceptingQuery, Among, Catalog, CatalogCore};
+pub(crate) use correspond::{Correspondence, VersionTemplate};
+pub use error::SolveError;
+pub(crate) use error::{Fact, FactPackage, Hint, HintKind, NoSolution};
+pub use mem_index::MemIndex;
 
 /// Which pre-releases are candidates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -99,13 +101,6 @@ pub struct InstalledCandidate {
     pub metadata: Arc<CoreMetadata>,
     /// Its top-level import names (`yaml` for `pyyaml`), for "did you mean" hints.
     pub import_names: Vec<String>,
-}
-
-impl InstalledCandidate {
-    /// The installed version.
-    pub fn version(&self) -> &Version {
-        &self.metadata.version
-    }
 }
 
 impl From<&InstalledDist> for InstalledCandidate {
@@ -235,7 +230,7 @@ pub enum Dependent {
 
 impl Dependent {
     /// The distribution, when the edge starts at one.
-    pub fn dist(&self) -> Option<(&PackageName, &Version)> {
+    pub(crate) fn dist(&self) -> Option<(&PackageName, &Version)> {
         match self {
             Dependent::Root => None,
             Dependent::Dist { name, version } => Some((name, version)),
@@ -289,7 +284,10 @@ pub fn solve(
 /// version tables and metadata they read are reused, and what this solve reads is kept for
 /// them. The answer is the one [`solve`] gives; a core that reads the index otherwise than the
 /// request would (another binary policy or installed set) is not used.
-pub fn solve_on(core: &CatalogCore<'_>, request: &SolveRequest) -> Result<Resolution, SolveError> {
+pub(crate) fn solve_on(
+    core: &CatalogCore<'_>,
+    request: &SolveRequest,
+) -> Result<Resolution, SolveError> {
     let _stage = crate::logging::Stage::start("solve");
     resolve::solve_on(core, request)
 }

@@ -12,7 +12,7 @@ use pep508_rs::{ExtraName, PackageName};
 
 /// A package as pubgrub sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Pkg {
+pub(crate) enum Pkg {
     /// The user's requirements (version `0`).
     Root,
     /// The target Python interpreter (one version: the target's).
@@ -25,7 +25,7 @@ pub enum Pkg {
 
 impl Pkg {
     /// The distribution name, for `Dist` and `Extra`.
-    pub fn name(&self) -> Option<&PackageName> {
+    pub(crate) fn name(&self) -> Option<&PackageName> {
         match self {
             Pkg::Dist(name) | Pkg::Extra(name, _) => Some(name),
             Pkg::Root | Pkg::Python => None,

@@ -17,7 +17,7 @@ use pubgrub::Ranges;
 
 /// Whether `range` lies inside one release's hull (`==2.11.0`, maybe with some of its versions
 /// ruled out): a pin.
-pub fn is_pin(range: &Ranges<Version>) -> bool {
+pub(crate) fn is_pin(range: &Ranges<Version>) -> bool {
     use std::ops::Bound::{Excluded, Included};
     matches!(range.bounding_range(),
         Some((Included(a) | Excluded(a), Excluded(b)))
@@ -25,7 +25,7 @@ pub fn is_pin(range: &Ranges<Version>) -> bool {
 }
 
 /// The smallest version greater than `version` and every `version+local`.
-pub fn hull_upper(version: &Version) -> Version {
+pub(crate) fn hull_upper(version: &Version) -> Version {
     let public = version.clone().without_local();
     if let Some(dev) = public.dev() {
         public.with_dev(Some(dev + 1))
@@ -37,7 +37,7 @@ pub fn hull_upper(version: &Version) -> Version {
 }
 
 /// `V` and every `V+local` (for a `V` without a local label), as a range.
-pub fn hull(version: &Version) -> Ranges<Version> {
+pub(crate) fn hull(version: &Version) -> Ranges<Version> {
     if version.is_local() {
         return Ranges::singleton(version.clone());
     }
@@ -45,7 +45,7 @@ pub fn hull(version: &Version) -> Ranges<Version> {
 }
 
 /// One specifier as a range, with the local-version fix.
-pub fn specifier_to_ranges(specifier: &VersionSpecifier) -> Ranges<Version> {
+pub(crate) fn specifier_to_ranges(specifier: &VersionSpecifier) -> Ranges<Version> {
     let version = specifier.version();
     match specifier.operator() {
         Operator::Equal if !version.is_local() => hull(version),
@@ -79,25 +79,25 @@ pub fn specifier_to_ranges(specifier: &VersionSpecifier) -> Ranges<Version> {
 }
 
 /// Specifiers (intersected) as a range, with the local-version fix.
-pub fn specifiers_to_ranges(specifiers: &VersionSpecifiers) -> Ranges<Version> {
+pub(crate) fn specifiers_to_ranges(specifiers: &VersionSpecifiers) -> Ranges<Version> {
     specifiers.iter().fold(Ranges::full(), |acc, s| {
         acc.intersection(&specifier_to_ranges(s))
     })
 }
 
 /// `Requires-Python` as a range over Python versions (release-only semantics, as uv does).
-pub fn requires_python_to_ranges(specifiers: &VersionSpecifiers) -> Ranges<Version> {
+pub(crate) fn requires_python_to_ranges(specifiers: &VersionSpecifiers) -> Ranges<Version> {
     pep440_rs::release_specifiers_to_ranges(specifiers.clone())
 }
 
 /// Whether a specifier set names a pre-release (`>=1.0a1`), which opts its package into
 /// pre-releases (PEP 440).
-pub fn names_prerelease(specifiers: &VersionSpecifiers) -> bool {
+pub(crate) fn names_prerelease(specifiers: &VersionSpecifiers) -> bool {
     specifiers.iter().any(|s| s.version().any_prerelease())
 }
 
 /// Whether `specifiers` pin one exact version (`==V` without a wildcard, or `===V`).
-pub fn is_exact_pin(specifiers: &VersionSpecifiers) -> bool {
+pub(crate) fn is_exact_pin(specifiers: &VersionSpecifiers) -> bool {
     specifiers
         .iter()
         .any(|s| matches!(s.operator(), Operator::Equal | Operator::ExactEqual))
@@ -177,7 +177,7 @@ fn upper_spec(bound: &Bound<Version>) -> Option<String> {
 /// Render a range as PEP 440 specifiers (`>=1.0, <2.0`, `==3.6.0`, `!=1.5`), or `None` for
 /// the full range ("any version"). Disjoint pieces that cannot be written as one specifier set
 /// are joined with ` | `.
-pub fn render(range: &Ranges<Version>) -> Option<String> {
+pub(crate) fn render(range: &Ranges<Version>) -> Option<String> {
     let segments: Vec<(Bound<Version>, Bound<Version>)> =
         range.iter().map(|(l, u)| (l.clone(), u.clone())).collect();
     if segments.is_empty() {
@@ -246,7 +246,7 @@ fn single_segment(lower: &Bound<Version>, upper: &Bound<Version>) -> Option<Stri
 
 /// `name` followed by the range in PEP 440 terms (`numpy>=2.0, <3`), or the bare name for any
 /// version.
-pub fn name_with_range(name: &str, range: &Ranges<Version>) -> String {
+pub(crate) fn name_with_range(name: &str, range: &Ranges<Version>) -> String {
     match render(range) {
         None => name.to_string(),
         Some(spec) if spec.contains(" | ") => format!("{name} {spec}"),

@@ -18,7 +18,7 @@ const MAX_DEPTH: usize = 16;
 
 /// What a requirements file holds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RequirementsFile {
+pub(crate) struct RequirementsFile {
     /// Requirements, in file order (nested files inlined).
     pub requirements: Vec<Requirement>,
     /// Constraints from `-c` lines.
@@ -27,7 +27,7 @@ pub struct RequirementsFile {
 
 /// Why a requirements file cannot be read.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum RequirementsFileError {
+pub(crate) enum RequirementsFileError {
     /// The file cannot be read.
     #[error("cannot read `{}`", path.display())]
     #[diagnostic(
@@ -63,14 +63,15 @@ pub enum RequirementsFileError {
 
 impl RequirementsFile {
     /// Read a file, following nested `-r` and `-c`.
-    pub fn read(path: &Path) -> Result<Self, RequirementsFileError> {
+    pub(crate) fn read(path: &Path) -> Result<Self, RequirementsFileError> {
         let mut out = RequirementsFile::default();
         read_into(path, &mut out, false, &mut Vec::new())?;
         Ok(out)
     }
 
     /// Parse file contents (`path` names it in errors and anchors nested paths).
-    pub fn parse(path: &Path, text: &str) -> Result<Self, RequirementsFileError> {
+    #[cfg(test)]
+    pub(crate) fn parse(path: &Path, text: &str) -> Result<Self, RequirementsFileError> {
         let mut out = RequirementsFile::default();
         parse_into(path, text, &mut out, false, &mut vec![path.to_path_buf()])?;
         Ok(out)
@@ -96,7 +97,7 @@ fn read_into(
 
 /// One logical line of a requirements file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Entry {
+pub(crate) enum Entry {
     /// A PEP 508 requirement.
     Requirement {
         /// The 1-based line (of the first physical line of a continued line).
@@ -161,7 +162,7 @@ const REQUIREMENT_OPTIONS: &[&str] = &[
 
 /// The entries of one file's text, without following includes (`path` names it in errors).
 /// The first line that is not understood is an error.
-pub fn entries(path: &Path, text: &str) -> Result<Vec<Entry>, RequirementsFileError> {
+pub(crate) fn entries(path: &Path, text: &str) -> Result<Vec<Entry>, RequirementsFileError> {
     lines(text)
         .into_iter()
         .map(|entry| {
@@ -176,7 +177,7 @@ pub fn entries(path: &Path, text: &str) -> Result<Vec<Entry>, RequirementsFileEr
 
 /// Every logical line of a file's text, each an [`Entry`] or the line and why it is not
 /// understood: one bad line does not hide the others.
-pub fn lines(text: &str) -> Vec<Result<Entry, (usize, String)>> {
+pub(crate) fn lines(text: &str) -> Vec<Result<Entry, (usize, String)>> {
     let mut out = Vec::new();
     let mut logical = String::new();
     let mut start = 0;
@@ -331,7 +332,7 @@ fn unsupported(path: &Path, line: usize, option: &str) -> RequirementsFileError 
 }
 
 /// `# ...` at the start of a line or after whitespace starts a comment (pip's rule).
-pub fn strip_comment(line: &str) -> &str {
+pub(crate) fn strip_comment(line: &str) -> &str {
     let bytes = line.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
         if b == b'#' && (i == 0 || bytes[i - 1].is_ascii_whitespace()) {
@@ -342,7 +343,7 @@ pub fn strip_comment(line: &str) -> &str {
 }
 
 /// `-r file`, `-rfile`, `--requirement=file`, `--requirement file`.
-pub fn split_option(line: &str) -> (&str, &str) {
+pub(crate) fn split_option(line: &str) -> (&str, &str) {
     if let Some(rest) = line.strip_prefix("--") {
         let end = rest
             .find(|c: char| c == '=' || c.is_whitespace())

@@ -32,7 +32,7 @@ use serde::Serialize;
 /// How the files were copied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum CopyMethod {
+pub(crate) enum CopyMethod {
     /// Copy-on-write clones of every file.
     Reflink,
     /// Hard links, with real copies of what is edited.
@@ -43,7 +43,7 @@ pub enum CopyMethod {
 
 /// What making the copy did.
 #[derive(Debug, Clone, Serialize)]
-pub struct CopyStats {
+pub(crate) struct CopyStats {
     /// How.
     pub method: CopyMethod,
     /// Regular files.
@@ -60,7 +60,7 @@ pub struct CopyStats {
 
 /// A copy of a venv; removed on drop unless kept.
 #[derive(Debug)]
-pub struct VenvCopy {
+pub(crate) struct VenvCopy {
     /// The copy's root.
     pub root: PathBuf,
     /// The original's root.
@@ -75,7 +75,7 @@ pub struct VenvCopy {
 
 /// Why the copy could not be made.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum CopyError {
+pub(crate) enum CopyError {
     /// Reading or writing failed.
     #[error("cannot copy `{}`: {source}", path.display())]
     Io {
@@ -110,7 +110,7 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> CopyError + '_ {
 impl VenvCopy {
     /// Copy the venv at `original`. `changed`: the dists the plan changes or removes (their
     /// RECORD-listed files are real copies). `keep`: the folder to make the copy in and keep.
-    pub fn make(
+    pub(crate) fn make(
         original: &Path,
         changed: &[PackageName],
         keep: Option<&Path>,
@@ -179,19 +179,19 @@ impl VenvCopy {
     }
 
     /// The copy's interpreter.
-    pub fn python(&self) -> PathBuf {
+    pub(crate) fn python(&self) -> PathBuf {
         self.root.join("bin").join("python")
     }
 
     /// Whether the copy stays after the run (`--keep`).
-    pub fn kept(&self) -> bool {
+    pub(crate) fn kept(&self) -> bool {
         self.keep
     }
 
     /// The hard-linked originals whose size, mode or mtime changed since they were linked
     /// (written through a link: never by pip or uv; a `--test` that edits the environment in
     /// place could).
-    pub fn linked_changed(&self) -> Vec<PathBuf> {
+    pub(crate) fn linked_changed(&self) -> Vec<PathBuf> {
         self.linked
             .iter()
             .filter(|(path, was)| fs::symlink_metadata(path).map(|m| stamp(&m)).ok() != Some(*was))
@@ -200,12 +200,12 @@ impl VenvCopy {
     }
 
     /// How many hard-linked files [`VenvCopy::linked_changed`] checks.
-    pub fn linked_count(&self) -> usize {
+    pub(crate) fn linked_count(&self) -> usize {
         self.linked.len()
     }
 
     /// Remove the copy now (also done on drop, unless kept).
-    pub fn discard(mut self) -> io::Result<()> {
+    pub(crate) fn discard(mut self) -> io::Result<()> {
         self.keep = false;
         remove_all(&self.root)
     }

@@ -20,7 +20,7 @@ const TAIL_LINES: usize = 12;
 
 /// How one child ended.
 #[derive(Debug, Clone, Serialize)]
-pub struct Ran {
+pub(crate) struct Ran {
     /// Its exit code (`None`: killed by a signal, or interrupted).
     pub exit: Option<i32>,
     /// Wall seconds.
@@ -37,12 +37,12 @@ pub struct Ran {
 
 impl Ran {
     /// Exit 0.
-    pub fn ok(&self) -> bool {
+    pub(crate) fn ok(&self) -> bool {
         self.exit == Some(0)
     }
 
     /// "exit 1", "killed by a signal".
-    pub fn status_text(&self) -> String {
+    pub(crate) fn status_text(&self) -> String {
         match self.exit {
             Some(0) => "passed".to_string(),
             Some(code) => format!("exit {code}"),
@@ -54,7 +54,7 @@ impl Ran {
 }
 
 /// Run `argv` with `venv` activated.
-pub fn run_argv(argv: &[String], venv: &Path, critical: &Critical) -> std::io::Result<Ran> {
+pub(crate) fn run_argv(argv: &[String], venv: &Path, critical: &Critical) -> std::io::Result<Ran> {
     let (program, args) = argv
         .split_first()
         .ok_or_else(|| std::io::Error::other("an empty command"))?;
@@ -64,12 +64,12 @@ pub fn run_argv(argv: &[String], venv: &Path, critical: &Critical) -> std::io::R
 }
 
 /// Run a shell command line (`sh -c`) with `venv` activated.
-pub fn run_shell(line: &str, venv: &Path, critical: &Critical) -> std::io::Result<Ran> {
+pub(crate) fn run_shell(line: &str, venv: &Path, critical: &Critical) -> std::io::Result<Ran> {
     run_shell_within(line, venv, critical, None)
 }
 
 /// [`run_shell`], its process group killed once `timeout` has passed (`timed_out` set).
-pub fn run_shell_within(
+pub(crate) fn run_shell_within(
     line: &str,
     venv: &Path,
     critical: &Critical,

@@ -13,8 +13,8 @@
 //! the comparison and the tests again. An install that fails, a baseline that cannot be taken,
 //! or an interrupt makes the plan "not tried" (exit 2), never "clean".
 
-pub mod copy;
-pub mod exec;
+pub(crate) mod copy;
+pub(crate) mod exec;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -25,16 +25,16 @@ use crate::interrupt::Critical;
 use crate::verify::report::{Failed, Summary};
 use crate::verify::run::{self, RunOptions, VerifyError};
 
-pub use copy::{CopyMethod, CopyStats, VenvCopy};
-pub use exec::Ran;
+pub(crate) use copy::{CopyMethod, CopyStats, VenvCopy};
+pub(crate) use exec::Ran;
 
 /// `schema` of a try report.
-pub const TRY_SCHEMA: &str = "planner-try/1";
+pub(crate) const TRY_SCHEMA: &str = "planner-try/1";
 
 /// Which installer applies the plan in the copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Installer {
+pub(crate) enum Installer {
     /// `uv pip --python COPY/bin/python` (uv on PATH).
     Uv,
     /// `COPY/bin/python -m pip`.
@@ -43,7 +43,7 @@ pub enum Installer {
 
 /// What one trial runs.
 #[derive(Debug)]
-pub struct TrialInput<'a> {
+pub(crate) struct TrialInput<'a> {
     /// The `verify.py` text for the plan (selected against the copy's inventory).
     pub script: &'a str,
     /// The installer.
@@ -61,7 +61,7 @@ pub struct TrialInput<'a> {
 /// The verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Applied; nothing regressed.
     Clean,
     /// Applied; something that passed before fails now.
@@ -72,7 +72,7 @@ pub enum Verdict {
 
 /// One `--test`, before and after the plan.
 #[derive(Debug, Clone, Serialize)]
-pub struct TestRun {
+pub(crate) struct TestRun {
     /// The command line.
     pub command: String,
     /// Before the plan, in the copy.
@@ -85,7 +85,7 @@ pub struct TestRun {
 
 /// What became of the original's hard-linked files.
 #[derive(Debug, Clone, Serialize)]
-pub struct OriginalCheck {
+pub(crate) struct OriginalCheck {
     /// Hard-linked files checked.
     pub checked: usize,
     /// Those whose size, mode or mtime changed (written through a link).
@@ -94,7 +94,7 @@ pub struct OriginalCheck {
 
 /// The outcome of one trial.
 #[derive(Debug, Clone, Serialize)]
-pub struct TrialOutcome {
+pub(crate) struct TrialOutcome {
     /// The verdict.
     pub verdict: Verdict,
     /// Why it could not be tried.
@@ -123,7 +123,7 @@ pub struct TrialOutcome {
 
 /// A trial with its copy: what `planner try` and `propose --try` report.
 #[derive(Debug, Clone, Serialize)]
-pub struct Tried {
+pub(crate) struct Tried {
     /// The trial.
     #[serde(flatten)]
     pub outcome: TrialOutcome,
@@ -137,7 +137,7 @@ pub struct Tried {
 
 impl Tried {
     /// "0 regression(s) in 41 checks and 2 test(s), 12.3s" (or why it was not tried).
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let o = &self.outcome;
         match o.verdict {
             Verdict::NotTried => format!(
@@ -155,14 +155,14 @@ impl Tried {
     }
 
     /// Applied and nothing regressed, and the original is as it was.
-    pub fn clean(&self) -> bool {
+    pub(crate) fn clean(&self) -> bool {
         self.outcome.verdict == Verdict::Clean && self.original.changed.is_empty()
     }
 }
 
 /// One install step.
 #[derive(Debug, Clone, Serialize)]
-pub struct Step {
+pub(crate) struct Step {
     /// The argv.
     pub argv: Vec<String>,
     /// How it ended.
@@ -171,7 +171,7 @@ pub struct Step {
 
 /// Why a trial stopped before an outcome.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum TrialError {
+pub(crate) enum TrialError {
     /// Ctrl-C or SIGTERM.
     #[error("interrupted; the copy is removed and the original was not touched")]
     Interrupted,
@@ -186,7 +186,7 @@ pub enum TrialError {
 }
 
 /// Measure the plan in `copy`: baseline, tests, steps, comparison, tests again.
-pub fn measure(
+pub(crate) fn measure(
     copy: &VenvCopy,
     input: &TrialInput<'_>,
     critical: &Critical,

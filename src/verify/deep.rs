@@ -24,7 +24,7 @@ use crate::risk::{FactorKind, RiskScore};
 
 /// One module below the top level to import, and the evidence for it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct DeepModule {
+pub(crate) struct DeepModule {
     /// The import name (`celery.concurrency.asynpool`).
     pub module: String,
     /// The changed dist whose modules it imports (for a changed dist's own module: itself).
@@ -36,11 +36,11 @@ pub struct DeepModule {
 }
 
 /// The changed dists' top-level module names, each with its dist.
-pub type ChangedTops = BTreeMap<String, PackageName>;
+pub(crate) type ChangedTops = BTreeMap<String, PackageName>;
 
 /// The modules of `dist` whose sources import one of `tops`, and the modules of the changed
 /// dists those sources import (keyed by the changed dist).
-pub fn importing_modules(
+pub(crate) fn importing_modules(
     dist: &InstalledDist,
     tops: &ChangedTops,
 ) -> (Vec<DeepModule>, BTreeMap<PackageName, Vec<DeepModule>>) {
@@ -95,7 +95,7 @@ pub fn importing_modules(
 }
 
 /// One entry per module (the first file found), sorted.
-pub fn dedup(list: &mut Vec<DeepModule>) {
+pub(crate) fn dedup(list: &mut Vec<DeepModule>) {
     list.sort();
     list.dedup_by(|b, a| {
         if a.module == b.module {
@@ -109,7 +109,7 @@ pub fn dedup(list: &mut Vec<DeepModule>) {
 
 /// `celery/concurrency/asynpool.py` -> `celery.concurrency.asynpool`, `a/b/__init__.py` ->
 /// `a.b`, when the path is a module of a dist with these top-level names.
-pub fn module_of_path(path: &str, top_level: &[String]) -> Option<String> {
+pub(crate) fn module_of_path(path: &str, top_level: &[String]) -> Option<String> {
     let stem = path.strip_suffix(".py")?;
     let mut parts: Vec<&str> = stem.split('/').collect();
     if parts.last() == Some(&"__init__") {
@@ -131,7 +131,7 @@ pub fn module_of_path(path: &str, top_level: &[String]) -> Option<String> {
 
 /// The files the plan's `import-target-missing` factors cite, as (importing dist, file):
 /// `celery 5.2.7 (celery/concurrency/asynpool.py, line 29) imports ...`.
-pub fn cited_files(risk: &RiskScore) -> Vec<(String, String)> {
+pub(crate) fn cited_files(risk: &RiskScore) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for factor in risk
         .factors

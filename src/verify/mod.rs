@@ -9,9 +9,9 @@
 //! the smoke tests the changes trigger. [`run`] runs a script with the environment's interpreter
 //! and reads back its [`report`].
 
-pub mod deep;
-pub mod report;
-pub mod run;
+pub(crate) mod deep;
+pub(crate) mod report;
+pub(crate) mod run;
 
 use std::collections::BTreeMap;
 use std::str::FromStr as _;
@@ -26,23 +26,23 @@ use crate::plan::{Override, Plan, PlanKind};
 use crate::risk::Policy;
 use crate::risk::smoke::{Hardware, SmokeTest, Trigger};
 
-pub use deep::DeepModule;
+pub(crate) use deep::DeepModule;
 
-pub use report::{CheckStatus, VerifyReport};
+pub(crate) use report::VerifyReport;
 
 /// `schema` of the embedded spec.
-pub const SPEC_SCHEMA: &str = "planner-verify-spec/1";
+pub(crate) const SPEC_SCHEMA: &str = "planner-verify-spec/1";
 
 /// Seconds one import may take before it is killed and failed.
-pub const IMPORT_TIMEOUT: u32 = 180;
+pub(crate) const IMPORT_TIMEOUT: u32 = 180;
 
 /// `--all`: seconds the imports below the top level may take together (they run after every
 /// top-level and first-level import; what is left when it is spent is listed, not run).
-pub const ALL_DEEP_BUDGET: u32 = 30;
+pub(crate) const ALL_DEEP_BUDGET: u32 = 30;
 
 /// What `verify.py` checks.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct VerifySpec {
+pub(crate) struct VerifySpec {
     /// Always [`SPEC_SCHEMA`].
     pub schema: &'static str,
     /// The plan verified, if any.
@@ -67,7 +67,7 @@ pub struct VerifySpec {
 
 /// The plan a spec verifies.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PlanRef {
+pub(crate) struct PlanRef {
     /// Which alternative.
     pub kind: PlanKind,
     /// Its title.
@@ -76,7 +76,7 @@ pub struct PlanRef {
 
 /// A version the plan must have landed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Expect {
+pub(crate) struct Expect {
     /// The dist.
     pub name: PackageName,
     /// The planned version (`None`: removed).
@@ -89,7 +89,7 @@ pub struct Expect {
 /// Why a dist's modules are imported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Why {
+pub(crate) enum Why {
     /// The plan changes it.
     Changed,
     /// The plan overrides its declared requirement.
@@ -102,7 +102,7 @@ pub enum Why {
 
 /// One dist to import.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DistTarget {
+pub(crate) struct DistTarget {
     /// The dist.
     pub name: PackageName,
     /// Why.
@@ -120,7 +120,7 @@ pub struct DistTarget {
 
 /// One selected smoke test, with its check's source as data.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SmokeRef {
+pub(crate) struct SmokeRef {
     /// The test's name.
     pub name: String,
     /// The package it exercises (may hold one `*`).
@@ -137,7 +137,7 @@ pub struct SmokeRef {
 
 /// Select what to verify. `plan` is checked against `inventory` as it was before the plan (or
 /// as it is, for `planner verify`); with `all`, every installed dist and smoke test joins.
-pub fn select(
+pub(crate) fn select(
     plan: Option<&Plan>,
     inventory: &Inventory,
     policy: &Policy,

@@ -6,11 +6,11 @@
 use serde::{Deserialize, Serialize};
 
 /// `schema` of a report.
-pub const REPORT_SCHEMA: &str = "planner-verify/2";
+pub(crate) const REPORT_SCHEMA: &str = "planner-verify/2";
 
 /// One report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VerifyReport {
+pub(crate) struct VerifyReport {
     /// Always [`REPORT_SCHEMA`].
     pub schema: String,
     /// `check`, `baseline` or `compare`.
@@ -49,7 +49,7 @@ pub struct VerifyReport {
 
 /// The plan a report is about.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PlanInfo {
+pub(crate) struct PlanInfo {
     /// The plan kind.
     pub kind: String,
     /// Its title.
@@ -58,7 +58,7 @@ pub struct PlanInfo {
 
 /// The CUDA driver's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Cuda {
+pub(crate) struct Cuda {
     /// Devices seen.
     pub devices: u32,
     /// What the probe said.
@@ -67,7 +67,7 @@ pub struct Cuda {
 
 /// The baseline of a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BaselineInfo {
+pub(crate) struct BaselineInfo {
     /// Where it is.
     pub file: String,
     /// This run recorded it (the plan's changes were not installed yet).
@@ -80,7 +80,7 @@ pub struct BaselineInfo {
 
 /// How far `--all` went below the top level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Budget {
+pub(crate) struct Budget {
     /// The seconds allowed.
     pub seconds: f64,
     /// Imports below the top level that ran.
@@ -91,7 +91,7 @@ pub struct Budget {
 
 /// Counts of a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// Checks run.
     pub checks: usize,
     /// Passed.
@@ -110,7 +110,7 @@ pub struct Summary {
 
 /// One failed check.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Failed {
+pub(crate) struct Failed {
     /// The check's name (`import:pandas`).
     pub check: String,
     /// The dist it belongs to.
@@ -125,7 +125,7 @@ pub struct Failed {
 /// A check's outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum CheckStatus {
+pub(crate) enum CheckStatus {
     /// It ran and passed.
     Pass,
     /// It ran and failed.
@@ -136,7 +136,7 @@ pub enum CheckStatus {
 
 /// One check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Check {
+pub(crate) struct Check {
     /// `version:NAME`, `import:MODULE`, `pip-check` or `smoke:NAME`.
     pub name: String,
     /// `version`, `import`, `pip-check` or `smoke`.
@@ -159,7 +159,7 @@ pub struct Check {
 
 impl VerifyReport {
     /// Parse the script's JSON.
-    pub fn parse(text: &str) -> Result<(VerifyReport, serde_json::Value), String> {
+    pub(crate) fn parse(text: &str) -> Result<(VerifyReport, serde_json::Value), String> {
         let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
         if value.get("schema").and_then(|s| s.as_str()) != Some(REPORT_SCHEMA) {
             return Err(format!("not a `{REPORT_SCHEMA}` report"));
@@ -169,7 +169,7 @@ impl VerifyReport {
     }
 
     /// Skipped checks.
-    pub fn skipped(&self) -> impl Iterator<Item = &Check> {
+    pub(crate) fn skipped(&self) -> impl Iterator<Item = &Check> {
         self.checks.iter().filter(|c| c.status == CheckStatus::Skip)
     }
 }

@@ -12,7 +12,7 @@ use super::report::VerifyReport;
 
 /// Options passed through to `verify.py`.
 #[derive(Debug, Clone, Default)]
-pub struct RunOptions {
+pub(crate) struct RunOptions {
     /// `--baseline FILE`: record the checks before a plan is applied.
     pub baseline: Option<PathBuf>,
     /// `--compare FILE`: compare with a recorded baseline.
@@ -42,7 +42,7 @@ pub struct RunOptions {
 
 /// Run `command` as if `venv` were activated: `VIRTUAL_ENV` names it and its `bin/` heads
 /// `PATH`, so `python` and the tools a check or a test starts are the venv's own.
-pub fn activate(command: &mut Command, venv: &Path) {
+pub(crate) fn activate(command: &mut Command, venv: &Path) {
     let bin = venv.join("bin");
     let path = std::env::var_os("PATH").unwrap_or_default();
     let joined = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path)))
@@ -56,7 +56,7 @@ pub fn activate(command: &mut Command, venv: &Path) {
 
 /// Why a verification could not run.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum VerifyError {
+pub(crate) enum VerifyError {
     /// The temp script could not be written.
     #[error("cannot write the verification script to a temp file")]
     Write(#[source] std::io::Error),
@@ -84,7 +84,7 @@ pub enum VerifyError {
 }
 
 /// Run `script` with `python`; returns the report and its JSON document.
-pub fn run(
+pub(crate) fn run(
     python: &Path,
     script: &str,
     options: &RunOptions,

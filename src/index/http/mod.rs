@@ -129,12 +129,12 @@ impl Index {
     }
 
     /// The indexes, in search order.
-    pub fn indexes(&self) -> &[IndexLocation] {
+    pub(crate) fn indexes(&self) -> &[IndexLocation] {
         &self.inner.indexes
     }
 
     /// The `--only-binary` / `--no-binary` policy.
-    pub fn binary_policy(&self) -> &BinaryPolicy {
+    pub(crate) fn binary_policy(&self) -> &BinaryPolicy {
         &self.inner.binary
     }
 
@@ -164,7 +164,7 @@ impl Index {
     }
 
     /// Hide the progress bar (before printing results).
-    pub fn finish_progress(&self) {
+    pub(crate) fn finish_progress(&self) {
         self.inner.progress.clear();
     }
 }

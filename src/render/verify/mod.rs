@@ -25,7 +25,7 @@ const TEMPLATE: &str = concat!(
 const PLACEHOLDER: &str = "__SPEC_JSON__";
 
 /// The script for one spec.
-pub fn script(spec: &VerifySpec) -> String {
+pub(crate) fn script(spec: &VerifySpec) -> String {
     let json = serde_json::to_string(spec).expect("specs always serialize");
     let literal = python_string_literal(&json);
     let (head, tail) = TEMPLATE
@@ -37,7 +37,7 @@ pub fn script(spec: &VerifySpec) -> String {
 
 /// A JSON text as a double-quoted string literal that Python and JSON both read back exactly:
 /// the inner text is made ASCII-only first, so the literal holds only printable ASCII.
-pub fn python_string_literal(json: &str) -> String {
+pub(crate) fn python_string_literal(json: &str) -> String {
     let mut ascii = String::with_capacity(json.len());
     for c in json.chars() {
         if c.is_ascii() && !c.is_ascii_control() {
@@ -55,7 +55,7 @@ pub fn python_string_literal(json: &str) -> String {
 
 /// A report for a terminal: a headline, each failed check with its package and the last line
 /// of its error (regressions apart from what failed before), each skip with why, and the counts.
-pub fn report_text(report: &VerifyReport) -> String {
+pub(crate) fn report_text(report: &VerifyReport) -> String {
     let mut out = String::new();
     let what = match &report.plan {
         Some(plan) => format!("plan {} ({})", plan.kind, plan.title),
