@@ -1018,7 +1018,7 @@ fn a_failure_the_warm_parent_caused_is_confirmed_fresh() {
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let script = out_dir.join("plans").join("1-upgrade").join("verify.py");
     let mut verdicts = Vec::new();
-    for mode in [&[][..], &["--no-fork"][..]] {
+    for mode in [&["--batch", "1"][..], &[][..], &["--no-fork"][..]] {
         let args = [&["--no-smoke", "--plain", "--jobs", "1"][..], mode].concat();
         let (code, report) = run_script(&world, &script, &args);
         assert_eq!(code, Some(1), "{report:#}");
@@ -1032,6 +1032,16 @@ fn a_failure_the_warm_parent_caused_is_confirmed_fresh() {
                 .contains("No module named 'reg.missing_module'")
         );
         if mode.is_empty() {
+            // In one batch, reg.d fails after reg.a registered `x`: imported again alone, it passes.
+            assert!(
+                d["detail"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .starts_with("failed when imported after other modules in one child"),
+                "{d}"
+            );
+        }
+        if mode == ["--batch", "1"] {
             assert!(
                 d["detail"]
                     .as_str()
@@ -1051,4 +1061,73 @@ fn a_failure_the_warm_parent_caused_is_confirmed_fresh() {
         verdicts.push(names);
     }
     assert_eq!(verdicts[0], verdicts[1]);
+}
+
+/// Transformers' Pillow failures, and the etils one seen on the H200, in their real shapes:
+/// a name bound only where an optional module imports (`if is_vision_available(): import
+/// PIL.Image; PILImageResampling = ...`), missing as `cannot import name` or as a `NameError`
+/// in a module that imports it under the same guard; and etils' `check_missing_deps`, which
+/// re-raises the ModuleNotFoundError as a subclass without its `name`. Each is a skip that
+/// names the optional module, batched, one module per child and fresh alike; a name that is
+/// missing for no such reason stays a failure.
+#[test]
+fn issue_24_names_missing_behind_an_optional_import_skip_in_every_mode() {
+    let files = serde_json::json!({
+        "vis/__init__.py": "",
+        "vis/utils.py": "import importlib.util\ndef is_vision_available():\n    return importlib.util.find_spec('imgcore') is not None\nif is_vision_available():\n    import imgcore.image\n    Resampling = imgcore.image.Resampling\n",
+        "vis/processor.py": "from vis.utils import Resampling\n",
+        "vis/video.py": "from vis.utils import is_vision_available\nif is_vision_available():\n    from .utils import Resampling\nclass Video:\n    resample = Resampling.BICUBIC\n",
+        "vis/lab.py": "import contextlib\n@contextlib.contextmanager\ndef check_missing_deps():\n    try:\n        yield\n    except ImportError as e:\n        raise type(e.__class__.__name__, (type(e),), {})(str(e) + '\\n\\npip install vis[lab]') from None\nwith check_missing_deps():\n    import labshell\n",
+        "vis/broken.py": "from vis.utils import NoSuchName\n",
+    });
+    let requires = serde_json::json!(["imgcore ; extra == 'vision'"]);
+    let world = World::new(
+        serde_json::json!([
+            {"name": "vis", "version": "1.0", "requires": requires, "files": files},
+            {"name": "vis", "version": "1.1", "requires": requires, "files": files},
+        ]),
+        &[],
+        &["vis==1.0"],
+    );
+    let out_dir = world.ctx.dir.path().join("plan");
+    let out = world.run(&[
+        "propose",
+        "vis==1.1",
+        "--venv",
+        world.venv(),
+        "--index-url",
+        &world.server.url(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let script = out_dir.join("plans").join("1-upgrade").join("verify.py");
+    let mut shown = Vec::new();
+    for mode in [&[][..], &["--batch", "1"][..], &["--no-fork"][..]] {
+        let args = [&["--no-smoke", "--plain"][..], mode].concat();
+        let (code, report) = run_script(&world, &script, &args);
+        assert_eq!(code, Some(1), "{report:#}");
+        let lines: Vec<String> = report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["kind"] == "import")
+            .map(|c| {
+                let why = c["detail"].as_str().or(c["error"].as_str()).unwrap_or("");
+                // The error's file path is the test's temporary directory.
+                let why = why.split(" (/").next().unwrap_or(why);
+                format!(
+                    "{} {}: {why}",
+                    c["status"].as_str().unwrap(),
+                    c["name"].as_str().unwrap()
+                )
+            })
+            .collect();
+        shown.push(lines.join("\n"));
+    }
+    assert_eq!(shown[0], shown[1], "batched against one module per child");
+    assert_eq!(shown[0], shown[2], "batched against fresh interpreters");
+    insta::assert_snapshot!("names_missing_behind_an_optional_import", shown[0]);
 }

@@ -137,11 +137,13 @@ def optional_reason(installed, job, result):
         name = canonical_name(_DIST_OF.get(missing, missing))
         if missing in installed.top_names() or name in changed or (name in needs and needs[name] is None):
             return None
+        # `PILImageResampling` undefined: the import that guards it needs the missing module.
+        via = "; `%s` is defined only where `%s` imports" % (result["undefined"], missing) if result.get("undefined") else ""
         if needs.get(name):
-            return missing, "needs the optional `%s` (%s declares it only under its extra%s %s)" % (
-                missing, job["dist"], "s" if len(needs[name]) > 1 else "", ", ".join(needs[name]))
-        return missing, "needs `%s`, which no installed dist provides and %s does not require (an optional dependency)" % (
-            missing, job["dist"])
+            return missing, "needs the optional `%s` (%s declares it only under its extra%s %s%s)" % (
+                missing, job["dist"], "s" if len(needs[name]) > 1 else "", ", ".join(needs[name]), via)
+        return missing, "needs `%s`, which no installed dist provides and %s does not require (an optional dependency%s)" % (
+            missing, job["dist"], via)
     words = {canonical_name(w) for w in re.findall(r"[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]", result.get("text") or result.get("error") or "")}
     for name, extras in sorted(needs.items()):
         if extras and name in words and name not in changed and installed.get(name) is None:
@@ -189,7 +191,9 @@ def judge_import(installed, job, result):
         "cannot be imported first (a circular import): imported after the other modules of its package"
         if result.get("after_siblings") else None,
         "failed when forked from the warm parent (%s), passed in a fresh interpreter" % result["fork_failed"]
-        if result.get("fork_failed") else None) if d) or None
+        if result.get("fork_failed") else None,
+        "failed when imported after other modules in one child (%s), passed alone" % result["batch_failed"]
+        if result.get("batch_failed") else None) if d) or None
     return check("import:" + module, "import", "pass", name, detail=detail, **fields)
 
 
@@ -250,7 +254,25 @@ def retry_under_django(installed, job, result, timeout):
     return again
 
 
-def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True, budget=None):
+# Modules one forked child imports in turn: a fork, and the imports siblings share, paid once.
+BATCH = 16
+
+
+def batches(jobs, size):
+    """`jobs` (sorted: siblings next to each other) cut into runs of at most `size` of one dist.
+    The deep imports of `--all` go one by one: the budget is checked before each."""
+    out = []
+    for job in jobs:
+        last = out[-1] if out else None
+        if (last and len(last) < size and not job["budgeted"] and not last[0]["budgeted"]
+                and last[0]["dist"] == job["dist"]):
+            last.append(job)
+        else:
+            out.append([job])
+    return out
+
+
+def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True, budget=None, batch=BATCH):
     """Every import job, through warm fork servers; deep imports of `--all` only while `budget`
     seconds last. Returns (checks, what the budget left out or None)."""
     jobs, out = import_jobs(installed, baseline_mode)
@@ -261,22 +283,20 @@ def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True,
     start = time.monotonic()
     left_out = []
 
-    def one(job):
-        if job["budgeted"] and budget is not None and time.monotonic() - start > budget:
-            left_out.append(job["module"])
-            return None
-        return importer.run(job)
+    def one(batch):
+        if batch[0]["budgeted"] and budget is not None and time.monotonic() - start > budget:
+            left_out.extend(job["module"] for job in batch)
+            return []
+        return importer.run_batch(batch)
 
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs_count)) as pool:
-            futures = {pool.submit(one, job): job for job in jobs}
+            futures = {pool.submit(one, batch): batch for batch in batches(jobs, batch)}
             for future in concurrent.futures.as_completed(futures):
-                result = future.result()
-                if result is None:
-                    continue
-                entry = judge_import(installed, futures[future], result)
-                say(entry)
-                out.append(entry)
+                for job, result in zip(futures[future], future.result()):
+                    entry = judge_import(installed, job, result)
+                    say(entry)
+                    out.append(entry)
     finally:
         importer.close()
     spent = None

@@ -56,7 +56,13 @@ def own_name(name):
     spec = getattr(sys.modules.get(name), "__spec__", None)
     return spec is not None and spec.name == name and name not in ("__main__", "__mp_main__")
 
-def child(name, result_w, noise_w):
+def write_line(fd, message):
+    data = (json.dumps(message) + "\n").encode()
+    while data:
+        data = data[os.write(fd, data):]
+
+def child(names, result_w, noise_w):
+    # Imports `names` in turn, a result line each, then an end line with what they added.
     os.close(out)
     os.close(inp)
     os.setpgid(0, 0)
@@ -64,23 +70,27 @@ def child(name, result_w, noise_w):
     os.dup2(noise_w, 1)
     os.dup2(noise_w, 2)
     before = set(sys.modules)
-    begun = time.monotonic()
-    result = import_one(name)
-    # Learned only from an import that leaves the process safe to fork and did not take long.
-    if time.monotonic() - begun < 30 and unforkable() is None:
-        result["learned"] = [n for n in list(sys.modules) if n not in before and own_name(n)]
-    if not result["ok"]:
-        # The standard library's code is in every traceback (a venv's platstdlib holds its
-        # site-packages: those are not the standard library).
-        paths = sysconfig.get_paths()
-        stdlib = tuple(os.path.join(paths[k], "") for k in ("stdlib", "platstdlib"))
-        site = tuple(os.path.join(paths[k], "") for k in ("purelib", "platlib"))
-        inherited = {getattr(sys.modules.get(n), "__file__", None) for n in before}
-        result["via_parent"] = [f for f in result.pop("frames") if f in inherited
-                                and (f.startswith(site) or not f.startswith(stdlib))]
-    data = (json.dumps(result) + "\n").encode()
-    while data:
-        data = data[os.write(result_w, data):]
+    inherited = {getattr(sys.modules.get(n), "__file__", None) for n in before}
+    slowest = 0.0
+    for name in names:
+        begun = time.monotonic()
+        result = import_one(name)
+        result["s"] = round(time.monotonic() - begun, 2)
+        slowest = max(slowest, result["s"])
+        if not result["ok"]:
+            # The standard library's code is in every traceback (a venv's platstdlib holds its
+            # site-packages: those are not the standard library).
+            paths = sysconfig.get_paths()
+            stdlib = tuple(os.path.join(paths[k], "") for k in ("stdlib", "platstdlib"))
+            site = tuple(os.path.join(paths[k], "") for k in ("purelib", "platlib"))
+            result["via_parent"] = [f for f in result.pop("frames") if f in inherited
+                                    and (f.startswith(site) or not f.startswith(stdlib))]
+        write_line(result_w, result)
+    end = {"end": True}
+    # Learned only from imports that leave the process safe to fork and did not take long.
+    if slowest < 30 and unforkable() is None:
+        end["learned"] = [n for n in list(sys.modules) if n not in before and own_name(n)]
+    write_line(result_w, end)
     os._exit(0)
 
 send({"ready": True})
@@ -107,12 +117,12 @@ def warm():
         if why:
             stopped = "importing what earlier children imported " + why
 
-running = {}  # result fd -> [id, pid, noise fd, deadline, result bytes, noise bytes, start]
+running = {}  # result fd -> [id, pid, noise fd, deadline, result bytes, noise bytes, start, modules, timeout]
 pending = b""
 requests = []
 
 def finish(fd, timed_out=False):
-    rid, pid, noise, deadline, got, chatter, begun = running.pop(fd)
+    rid, pid, noise, deadline, got, chatter, begun, modules = running.pop(fd)[:8]
     seconds = round(time.monotonic() - begun, 2)
     if timed_out:
         try:
@@ -125,22 +135,34 @@ def finish(fd, timed_out=False):
         status = 0
     os.close(fd)
     os.close(noise)
-    if timed_out:
-        send({"id": rid, "timeout": True, "s": seconds})
-        return
-    try:
-        result = json.loads(got.decode(errors="replace").strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        why = ("killed by signal %d" % os.WTERMSIG(status)) if os.WIFSIGNALED(status) else (
-            "exit %d" % os.WEXITSTATUS(status))
-        words = [l.strip() for l in chatter.decode(errors="replace").splitlines() if l.strip()]
-        result = {"ok": False, "error": "%s: %s" % (why, words[-1][:600] if words else "no output")}
-    for name in result.pop("learned", ()):
+    lines = []
+    for line in got.decode(errors="replace").splitlines():
+        try:
+            lines.append(json.loads(line))
+        except ValueError:
+            pass
+    end = lines.pop() if lines and lines[-1].get("end") else None
+    for name in (end or {}).get("learned", ()):
         if name not in attempted:
             seen[name] = seen.get(name, 0) + 1
             if seen[name] >= 2:
                 attempted.add(name)
                 learned.append(name)
+    if modules > 1:
+        # A batch: the modules it did not answer for (a hang, a crash) are null; the caller
+        # imports each of them alone.
+        send({"id": rid, "results": lines + [None] * (modules - len(lines))})
+        return
+    if timed_out:
+        send({"id": rid, "timeout": True, "s": seconds})
+        return
+    if lines:
+        result = lines[0]
+    else:
+        why = ("killed by signal %d" % os.WTERMSIG(status)) if os.WIFSIGNALED(status) else (
+            "exit %d" % os.WEXITSTATUS(status))
+        words = [l.strip() for l in chatter.decode(errors="replace").splitlines() if l.strip()]
+        result = {"ok": False, "error": "%s: %s" % (why, words[-1][:600] if words else "no output")}
     result["id"], result["s"] = rid, seconds
     send(result)
 
@@ -154,12 +176,13 @@ def start(request):
     if pid == 0:
         os.close(result_r)
         os.close(noise_r)
-        child(request["module"], result_w, noise_w)
+        child(request["modules"], result_w, noise_w)
     os.close(result_w)
     os.close(noise_w)
     stats["forked"] += 1
     begun = time.monotonic()
-    running[result_r] = [request["id"], pid, noise_r, begun + request["timeout"], b"", b"", begun]
+    running[result_r] = [request["id"], pid, noise_r, begun + request["timeout"], b"", b"", begun,
+                         len(request["modules"]), request["timeout"]]
 
 while True:
     if requests:
@@ -189,8 +212,11 @@ while True:
             continue
         data = os.read(fd, 65536)
         if fd == owner:
-            running[owner][4] += data
-            if not data or running[owner][4].endswith(b"\n"):
+            entry = running[owner]
+            entry[4] += data
+            if data.endswith(b"\n"):
+                entry[3] = time.monotonic() + entry[8]  # each module has its own timeout
+            if not data or entry[4].endswith(b"\n") and b'"end": true' in entry[4].rsplit(b"\n", 2)[-2]:
                 finish(owner)
         elif data:
             running[owner][5] = (running[owner][5] + data)[-4096:]
@@ -246,7 +272,8 @@ class ForkServer:
             self.waiting.clear()
         self.ready.set()
 
-    def run(self, module, timeout):
+    def _ask(self, modules, timeout):
+        """The server's answer for one child importing `modules` in turn, or (None, why)."""
         with self.lock:
             if not self.usable:
                 return None, self.note
@@ -254,15 +281,15 @@ class ForkServer:
             rid = self.next_id
             slot = self.waiting[rid] = [threading.Event(), None]
             try:
-                self.proc.stdin.write((json.dumps({"id": rid, "module": module, "timeout": timeout}) + "\n").encode())
+                self.proc.stdin.write((json.dumps({"id": rid, "modules": modules, "timeout": timeout}) + "\n").encode())
                 self.proc.stdin.flush()
             except OSError:
                 self.waiting.pop(rid, None)
                 self.usable = False
                 return None, "the warm parent died"
-        # A child answers within `timeout` (the server kills it then); more means the server
-        # itself hangs (a learned import that blocks there): it is given up, the rest run fresh.
-        if not slot[0].wait(timeout + 120):
+        # A child answers within `timeout` a module (the server kills it then); more means the
+        # server itself hangs (a learned import that blocks there): it is given up, the rest run fresh.
+        if not slot[0].wait(timeout * len(modules) + 120):
             self.note = "the warm parent stopped answering"
             self.kill()
             return None, self.note
@@ -271,6 +298,18 @@ class ForkServer:
             return None, self.note
         if "fallback" in result:
             return None, result["fallback"]
+        return result, None
+
+    def run_batch(self, modules, timeout):
+        """Results of one child importing `modules` in turn (null for those it did not answer
+        for), or (None, why)."""
+        answer, why = self._ask(modules, timeout)
+        return (answer["results"], None) if answer else (None, why)
+
+    def run(self, module, timeout):
+        result, why = self._ask([module], timeout)
+        if result is None:
+            return None, why
         if result.pop("timeout", False):
             return {"ok": False, "s": result["s"], "timeout": True,
                     "error": "timed out after %gs (the import hangs)" % timeout}, None
@@ -313,12 +352,45 @@ class Importer:
         self.lock = threading.Lock()
         self.notes = {}
         self.confirmed = set()  # errors seen failing in a fresh interpreter too
+        self.batched = 0  # passes answered by a batch
+        self.alone = 0  # modules of a batch imported again alone
 
     def _server(self):
         with self.lock:
             if self.server is None:
                 self.server = ForkServer(self.timeout)
             return self.server
+
+    def run_batch(self, jobs):
+        """Results for `jobs`, imported one after another in one forked child. Each failure, and
+        each module the child did not answer for, is imported again alone (`run`), so that no
+        verdict depends on the modules imported before it in the batch, but a pass, and a failure
+        on a module that is not installed at all (`absent`: no neighbour installs one)."""
+        if self.fork and len(jobs) > 1:
+            got, why = self._server().run_batch([j["module"] for j in jobs], self.timeout)
+            if why:
+                for job in jobs:
+                    self.notes[job["dist"]] = why
+            elif got:
+                results = [r if r and (r["ok"] or r.get("absent")) else None for r in got]
+                for r in results:
+                    if r is not None:
+                        r.pop("via_parent", None)
+                batch_errors = [r["error"] if r and not r["ok"] else None for r in got]
+                with self.lock:
+                    self.batched += sum(r is not None for r in results)
+                    self.alone += sum(r is None for r in results)
+                return [self._alone(j, e) if r is None else self._retried(j, r)
+                        for j, r, e in zip(jobs, results, batch_errors)]
+        return [self.run(j) for j in jobs]
+
+    def _alone(self, job, batch_error):
+        """A module that failed in a batch (or was not reached), imported alone: that result,
+        marked `batch_failed` when it passes alone."""
+        result = self.run(job)
+        if result["ok"] and batch_error:
+            result["batch_failed"] = batch_error
+        return result
 
     def run(self, job):
         result = None
@@ -330,9 +402,12 @@ class Importer:
                 result = self._confirm(job, result)
         if result is None:
             result = probe_import(job["module"], self.timeout)
+        return self._retried(job, result)
+
+    def _retried(self, job, result):
+        """A failure that needs Django settings or is a circular import, imported again so."""
         result = retry_under_django(self.installed, job, result, self.timeout)
-        result = retry_circular(self.installed, job, result, self.timeout)
-        return result
+        return retry_circular(self.installed, job, result, self.timeout)
 
     def _suspect(self, result):
         """A forked failure the warm parent may have caused: its traceback runs through code the
@@ -358,4 +433,5 @@ class Importer:
     def counts(self):
         """How the imports ran: children forked, modules the warm parent learned, fresh interpreters."""
         stats = self.server.stats if self.server is not None else {}
-        return {"forked": stats.get("forked", 0), "learned": stats.get("learned", 0), "fresh": len(FRESH)}
+        return {"forked": stats.get("forked", 0), "learned": stats.get("learned", 0), "fresh": len(FRESH),
+                "batched": self.batched, "again_alone": self.alone}

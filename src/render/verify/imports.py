@@ -161,7 +161,7 @@ def module_files(dist, module):
 # warm parent (SERVER, below) run. `django_apps`: configure Django first (settings.configure() with
 # an in-memory database and these INSTALLED_APPS), for modules that need settings to import.
 IMPORT_ONE = r'''
-import importlib, json, re, sys, traceback
+import ast, importlib, importlib.util, json, os, re, sys, traceback
 
 def _describe(exc):
     text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
@@ -180,6 +180,121 @@ def _configure_django(apps):
         TEMPLATES=[{"BACKEND": "django.template.backends.django.DjangoTemplates", "APP_DIRS": True}])
     django.setup()
 
+def _resolve(module, level, path):
+    """The source file of `module` (`from ..module import x` in the file at `path` when `level`),
+    found on disk without importing anything; None when not found."""
+    if level:
+        base = os.path.dirname(path)
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+        bases, parts = [base], module.split(".") if module else []
+    else:
+        loaded = sys.modules.get(module)
+        if getattr(loaded, "__file__", None):
+            return loaded.__file__
+        try:
+            spec = importlib.util.find_spec(module.split(".")[0])
+        except (ImportError, ValueError):
+            return None
+        if spec is None:
+            return None
+        if "." not in module:
+            return spec.origin
+        bases, parts = list(spec.submodule_search_locations or []), module.split(".")[1:]
+    for base in bases:
+        stem = os.path.join(base, *parts)
+        for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+            if os.path.isfile(candidate):
+                return candidate
+    return None
+
+def _binds(node, name):
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name == name
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return any((a.asname or a.name.split(".")[0]) == name for a in node.names)
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+        node, (ast.AnnAssign, ast.AugAssign)) else []
+    return any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t))
+
+def _not_installed(module):
+    top = module.split(".")[0]
+    if top in sys.modules:
+        return None
+    try:
+        return top if importlib.util.find_spec(top) is None else None
+    except (ImportError, ValueError):
+        return None
+
+def _absent_behind(path, name, depth=0):
+    """Why `name` is missing from the module at `path`: the top-level module, not installed, whose
+    import guards every module-level binding of `name` (`if is_vision_available(): import
+    PIL.Image; PILImageResampling = ...`, `try: import x`), followed through `from m import name`
+    into `m`. None when a binding is unconditional, none exists, or every guarding import is
+    installed (then the name is missing for another reason: a break)."""
+    try:
+        with open(path, "rb") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError, TypeError):
+        return None
+    bindings = []
+
+    def walk(body, blocks):
+        for node in body:
+            if _binds(node, name):
+                bindings.append((node, blocks))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            subs = [getattr(node, k, None) for k in ("body", "orelse", "finalbody")]
+            subs += [h.body for h in getattr(node, "handlers", [])]
+            for sub in subs:
+                if isinstance(sub, list) and sub:
+                    walk(sub, blocks + [sub])
+
+    walk(tree.body, [])
+    if not bindings or any(not blocks for _, blocks in bindings):
+        return None
+    for node, blocks in bindings:
+        for block in reversed(blocks):
+            for stmt in block:
+                for sub in ast.walk(stmt):
+                    found = None
+                    if isinstance(sub, ast.Import):
+                        found = next((m for m in (_not_installed(a.name) for a in sub.names) if m), None)
+                    elif isinstance(sub, ast.ImportFrom) and not sub.level and sub.module:
+                        found = _not_installed(sub.module)
+                    if found:
+                        return found
+        if isinstance(node, ast.ImportFrom) and depth < 3:
+            source = _resolve(node.module or "", node.level, path)
+            found = source and _absent_behind(source, name, depth + 1)
+            if found:
+                return found
+    return None
+
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+_NO_NAME = re.compile(r"cannot import name '(\w+)' from '[\w.]+' \((.+)\)$")
+
+def _missing(exc, frames):
+    """The module this environment lacks that made the import fail: a ModuleNotFoundError's
+    (also one re-raised as a subclass without `name`, as etils does), or the module whose absence
+    left a name undefined (`cannot import name`, `NameError`); else None."""
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        return exc.name, None
+    if isinstance(exc, ImportError):
+        first = (str(exc).splitlines() or [""])[0]
+        found = _NO_MODULE.match(first)
+        if found:
+            return found.group(1), None
+        found = _NO_NAME.match(first)
+        if found and "partially initialized" not in first:
+            return _absent_behind(found.group(2), found.group(1)), found.group(1)
+    if isinstance(exc, NameError) and frames:
+        name = getattr(exc, "name", None) or (re.findall(r"name '(\w+)' is not defined", str(exc)) or [None])[0]
+        if name:
+            return _absent_behind(frames[-1], name), name
+    return None, None
+
 def import_one(name, django_apps=None, first=()):
     try:
         if django_apps is not None:
@@ -193,8 +308,9 @@ def import_one(name, django_apps=None, first=()):
     except BaseException as exc:
         shown, text = _describe(exc)
         frames = [f.filename for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
-        return {"ok": False, "error": shown, "text": text, "frames": frames,
-                "missing": exc.name if isinstance(exc, ModuleNotFoundError) else None}
+        missing, undefined = _missing(exc, frames)
+        return {"ok": False, "error": shown, "text": text, "frames": frames, "missing": missing,
+                "undefined": undefined if missing else None, "absent": bool(missing and _not_installed(missing))}
     return {"ok": True, "file": getattr(module, "__file__", None),
             "path": list(getattr(module, "__path__", None) or [])}
 '''

@@ -82,6 +82,9 @@ def main():
                         help="with --all: seconds for the imports below the top level [%s]" % SPEC.get("budget"))
     parser.add_argument("--no-fork", action="store_true",
                         help="import each module in a fresh interpreter, not forked from a warm parent")
+    parser.add_argument("--batch", type=int, default=BATCH, metavar="N",
+                        help="modules one forked child imports in turn; a failure is imported again alone "
+                             "[%(default)s]; 1: one module per child")
     parser.add_argument("--no-imports", action="store_true", help="skip the import checks")
     parser.add_argument("--no-smoke", "--no-gpu", action="store_true", help="skip the smoke tests")
     parser.add_argument("--test", action="append", default=[], metavar="CMD",
@@ -126,7 +129,8 @@ def main():
         timeout = args.timeout or SPEC["import_timeout"]
         seconds = args.budget if args.budget is not None else SPEC.get("budget")
         imports, budget, fork_notes = check_imports(installed, timeout, args.jobs or cores, mode == "baseline", say,
-                                                    fork=not args.no_fork, budget=seconds)
+                                                    fork=not args.no_fork, budget=seconds,
+                                                    batch=max(1, args.batch))
         checks += imports
     if pip_future is not None:
         entry = pip_future.result()
