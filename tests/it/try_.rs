@@ -637,7 +637,7 @@ fn fresh_summary(installer: &str, plan: &str, report: &serde_json::Value) -> Str
 }
 
 #[test]
-fn issue_27_a_read_only_venv_is_tried_in_a_fresh_venv_built_from_its_exact_pins() {
+fn a_read_only_venv_is_tried_in_a_fresh_venv_built_from_its_exact_pins() {
     let world = World::new();
     // helper from a wheel file (a direct URL: copied as it is); app from a wheel file whose
     // RECORD is gone (it cannot be copied: reinstalled from its direct_url.json).

@@ -1071,7 +1071,7 @@ fn a_failure_the_warm_parent_caused_is_confirmed_fresh() {
 /// names the optional module, batched, one module per child and fresh alike; a name that is
 /// missing for no such reason stays a failure.
 #[test]
-fn issue_24_names_missing_behind_an_optional_import_skip_in_every_mode() {
+fn names_missing_behind_an_optional_import_skip_in_every_mode() {
     let files = serde_json::json!({
         "vis/__init__.py": "",
         "vis/utils.py": "import importlib.util\ndef is_vision_available():\n    return importlib.util.find_spec('imgcore') is not None\nif is_vision_available():\n    import imgcore.image\n    Resampling = imgcore.image.Resampling\n",
