@@ -21,7 +21,7 @@ use super::probe::PROBE_SCRIPT;
 use super::scan::{self, Candidate};
 use super::target::{self, Platform};
 use super::{
-    DistFormat, Environment, EnvironmentOrigin, InstalledDist, Inventory, InventoryError,
+    DistFormat, EnvNote, Environment, EnvironmentOrigin, InstalledDist, Inventory, InventoryError,
     UnreadableDist, direct_url,
 };
 use crate::metadata::{CoreMetadata, parse_headers};
@@ -536,7 +536,7 @@ fn from_pip_inspect(path: &Path, inspect: PipInspect) -> Result<Inventory, Strin
     };
     let platform = Platform::from_markers(&markers, glibc).map_err(|err| err.to_string())?;
     let tags = target::cpython_tags(major, minor, &platform);
-    let mut notes = vec![format!(
+    let mut notes = vec![EnvNote::platform_guess(format!(
         "`{}` is `pip inspect` output{}: it has no wheel tags; they were generated for CPython \
          {major}.{minor} on {} (pass --python-platform to be exact)",
         path.display(),
@@ -546,7 +546,7 @@ fn from_pip_inspect(path: &Path, inspect: PipInspect) -> Result<Inventory, Strin
             .map(|v| format!(" (pip {v})"))
             .unwrap_or_default(),
         platform_words(&platform, glibc.is_some()),
-    )];
+    ))];
     notes.dedup();
     let mut dists = Vec::new();
     let mut unreadable = Vec::new();
