@@ -31,7 +31,7 @@ use crate::inventory::{self, EnvironmentOrigin, EnvironmentSelection};
 use crate::out_dir::OutFiles;
 use crate::plan::{self, Plan, PlanCommandLines, PlanKind, Proposal, ProposeRequest};
 use crate::printer::Printer;
-use crate::render::commands::{self, CommandSettings};
+use crate::render::commands::{self, CommandOptions};
 use crate::render::text::PlanCommands;
 use crate::render::{json, layers, markdown, rollback, text, trial, verify};
 use crate::risk::RiskLevel;
@@ -218,7 +218,7 @@ fn plan_outputs(
         let files_dir = dir.as_ref().map(|d| d.display().to_string());
         let files = commands::install_files(
             plan,
-            &CommandSettings {
+            &CommandOptions {
                 python: python.display().to_string(),
                 index_url: index_url.map(str::to_string),
                 files_dir: files_dir.clone(),
@@ -446,7 +446,7 @@ fn plan_files(
     allow_build: bool,
     notes: &[String],
 ) -> miette::Result<()> {
-    let settings = CommandSettings {
+    let settings = CommandOptions {
         python: python.display().to_string(),
         index_url: index_url.map(str::to_string),
         files_dir: None,

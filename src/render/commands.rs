@@ -30,7 +30,7 @@ use crate::plan::{Action, Plan};
 
 /// How the commands are written.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct CommandSettings {
+pub(crate) struct CommandOptions {
     /// The environment's interpreter (`/path/venv/bin/python`).
     pub python: String,
     /// `--index-url` to pass (checked: no credentials), when the user chose one.
@@ -62,7 +62,7 @@ pub(crate) struct InstallFiles {
 /// The files and steps for one plan.
 pub(crate) fn install_files(
     plan: &Plan,
-    settings: &CommandSettings,
+    settings: &CommandOptions,
 ) -> Result<InstallFiles, UnsafeValue> {
     let overridden: Vec<&PackageName> = plan.overridden_packages();
     let mut constraints =
