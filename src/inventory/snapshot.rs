@@ -68,7 +68,7 @@ pub struct MetadataFields {
 
 impl MetadataFields {
     /// The fields of a metadata file's text (first occurrence of single-use fields wins).
-    pub(crate) fn from_text(text: &str) -> Option<MetadataFields> {
+    pub fn from_text(text: &str) -> Option<MetadataFields> {
         let mut fields = MetadataFields::default();
         let (mut name, mut version) = (None, None);
         for (field, value) in parse_headers(text) {
@@ -96,7 +96,7 @@ impl MetadataFields {
 
     /// The typed form of the core metadata these fields come from: what is written is
     /// rendered back into header text and parsed by the one metadata parser.
-    pub(crate) fn parse(&self) -> Result<CoreMetadata, String> {
+    pub fn parse(&self) -> Result<CoreMetadata, String> {
         let mut text = String::new();
         let mut line = |field: &str, value: &str| {
             text.push_str(field);
@@ -129,7 +129,7 @@ impl MetadataFields {
     }
 
     /// Fields re-serialized from typed metadata (when the text as written is gone).
-    pub(crate) fn from_metadata(metadata: &CoreMetadata) -> MetadataFields {
+    pub fn from_metadata(metadata: &CoreMetadata) -> MetadataFields {
         MetadataFields {
             metadata_version: Some(metadata.metadata_version.clone()).filter(|v| !v.is_empty()),
             name: metadata.display_name.clone(),
