@@ -233,8 +233,17 @@ pub struct ReviewArgs {
     pub python_platforms: Vec<TargetPlatform>,
     /// Judge against the real environment of this snapshot (`planner snapshot` or `pip
     /// inspect` output) instead of resolving each file's other requirements.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "venv")]
     pub from_snapshot: Option<PathBuf>,
+    /// Judge against this virtual environment, its installed files included: what its code
+    /// imports and links against is evidence of a break (`import-target-missing`,
+    /// `abi-break`), so the safer plan may move the dependents along.
+    #[arg(
+        long,
+        value_name = "PATH",
+        conflicts_with_all = ["python_versions", "python_platforms"]
+    )]
+    pub venv: Option<PathBuf>,
     /// The risk policy: a built-in one by name (`default`, `ml-cuda`), or a TOML file read over
     /// the default [default: default].
     #[arg(long, value_name = "NAME|FILE")]

@@ -141,6 +141,8 @@ pub(crate) struct ReviewSettings {
     pub python_platforms: Vec<TargetPlatform>,
     /// `--from-snapshot`.
     pub from_snapshot: Option<PathBuf>,
+    /// `--venv`.
+    pub venv: Option<PathBuf>,
     /// The risk policy, loaded.
     pub policy: Policy,
     /// `--fail-on`.
@@ -1030,6 +1032,7 @@ fn review(args: cli::ReviewArgs, sources: &Sources<'_>) -> miette::Result<Review
         python_versions: args.python_versions,
         python_platforms: args.python_platforms,
         from_snapshot: args.from_snapshot,
+        venv: args.venv,
         policy: sources.policy(args.policy.as_deref())?,
         fail_on: args.fail_on,
         fail_on_unjudged: args.fail_on_unjudged,

@@ -122,9 +122,17 @@ fn gate(settings: &ReviewSettings, review: &Review, printer: &Printer) -> ExitSt
     ExitStatus::UserActionRequired
 }
 
-/// The targets: the snapshot's real environment, or each `--python-version` with each
-/// `--python-platform`.
+/// The targets: the venv's or the snapshot's real environment, or each `--python-version` with
+/// each `--python-platform`.
 fn targets(settings: &ReviewSettings, printer: &Printer) -> miette::Result<Vec<Target>> {
+    if let Some(path) = &settings.venv {
+        let inventory = inventory::load_venv(path)?;
+        inventory.report(printer);
+        return Ok(vec![Target::Snapshot {
+            label: path.display().to_string(),
+            inventory: Box::new(inventory),
+        }]);
+    }
     if let Some(path) = &settings.from_snapshot {
         let inventory = inventory::apply_overrides(
             inventory::snapshot::load(path)?,

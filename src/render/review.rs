@@ -13,7 +13,7 @@ use serde_json::json;
 use super::commands::{self, CommandOptions};
 use super::markdown::cell;
 use super::text::movement;
-use crate::plan::{Blocker, Plan};
+use crate::plan::{Blocker, Change, Plan, Reason};
 use crate::review::analysis::TargetVerdict;
 use crate::review::{Finding, Review, Unresolved};
 use crate::risk::RiskLevel;
@@ -76,7 +76,11 @@ fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<V
         PinKind::UvConstraint => Some("[tool.uv] constraint-dependencies"),
         _ => None,
     };
-    if let Some(table) = table {
+    // An override that breaks no declared requirement (the safer plan only moves dependents
+    // along) still delivers the pin: it stays.
+    if let Some(table) = table
+        && !verdict.breaks.is_empty()
+    {
         steps.push(format!(
             "in {pyproject}, drop `{}` from {table}",
             pin.requirement
@@ -93,10 +97,21 @@ fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<V
             ));
         }
     }
+    for change in plan.changes.iter().filter(|c| moves_with(c).is_some()) {
+        let (Some(from), Some(to), Some(with)) = (&change.from, &change.to, moves_with(change))
+        else {
+            continue;
+        };
+        steps.push(format!(
+            "in {pyproject}, require `{}>={to}` (now {from}; it breaks under {with}, and `uv lock` keeps a locked version it is not told to move)",
+            change.name
+        ));
+    }
     let others: Vec<String> = plan
         .changes
         .iter()
         .filter(|c| !verdict.breaks.iter().any(|b| b.dependent == c.name))
+        .filter(|c| moves_with(c).is_none())
         .map(|c| format!("{} {}", c.name, movement(c)))
         .collect();
     let mut lock = "run `uv lock`, then `uv sync`".to_string();
@@ -105,6 +120,16 @@ fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<V
     }
     steps.push(lock);
     Some(steps)
+}
+
+/// `numpy 2.2.0` for a change that moves along with another dist's planned release.
+fn moves_with(change: &Change) -> Option<String> {
+    change.reasons.iter().find_map(|r| match r {
+        Reason::MovesWith {
+            package, version, ..
+        } => Some(format!("{package} {version}")),
+        _ => None,
+    })
 }
 
 /// `idna 2.4 was uploaded 2017-02-19 (3570 days ago)`, for an exact pin the index knows.

@@ -36,9 +36,9 @@ pub(crate) enum Target {
         /// Its markers and tags.
         environment: Box<Environment>,
     },
-    /// The installed set of a real environment (`--from-snapshot`).
+    /// The installed set of a real environment (`--from-snapshot`, or `--venv` with its files).
     Snapshot {
-        /// The snapshot file.
+        /// The snapshot file or the venv.
         label: String,
         /// What is installed there.
         inventory: Box<Inventory>,
@@ -66,7 +66,8 @@ pub(crate) struct TargetVerdict {
     /// The risk of the plan the pin amounts to: the forced override when it breaks
     /// something, the plan as asked otherwise (`None` when it could not be judged).
     pub risk: Option<RiskScore>,
-    /// The safer alternative (move the blockers), when one exists.
+    /// The safer alternative, when one exists: move the blockers, or move the dependents the
+    /// pin breaks along ([`safer_plan`]).
     pub safer: Option<Plan>,
     /// Why the pin could not be judged on this target, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -189,7 +190,9 @@ impl<'a> Analyzer<'a> {
             Some(conflict) => {
                 verdict.breaks = conflict.blockers.clone();
                 verdict.risk = find(PlanKind::ForcedOverride).map(|p| p.risk.clone());
-                verdict.safer = find(PlanKind::MoveBlockers).cloned();
+                verdict.safer = safer_plan(&proposal.plans)
+                    .or_else(|| find(PlanKind::MoveBlockers))
+                    .cloned();
                 if verdict.risk.is_none() {
                     verdict.note = Some(format!(
                         "{} cannot be installed here even forced: {}",
@@ -198,7 +201,13 @@ impl<'a> Analyzer<'a> {
                     ));
                 }
             }
-            None => verdict.risk = find(PlanKind::Upgrade).map(|p| p.risk.clone()),
+            None => {
+                let asked = find(PlanKind::Upgrade);
+                verdict.risk = asked.map(|p| p.risk.clone());
+                if asked.is_some_and(Plan::predicts_break) {
+                    verdict.safer = safer_plan(&proposal.plans).cloned();
+                }
+            }
         }
         verdict.risk = verdict
             .risk
@@ -278,6 +287,16 @@ impl<'a> Analyzer<'a> {
         self.baselines.insert(entry, made.clone());
         made
     }
+}
+
+/// The plan that delivers the pin without forcing and without a predicted break: the first (in
+/// the proposal's ranking) move-the-blockers or move-the-dependents plan whose own evidence
+/// predicts no break ([`Plan::predicts_break`]).
+fn safer_plan(plans: &[Plan]) -> Option<&Plan> {
+    plans.iter().find(|plan| {
+        matches!(plan.kind, PlanKind::MoveBlockers | PlanKind::MoveDependents)
+            && !plan.predicts_break()
+    })
 }
 
 /// How a baseline that does not resolve is explained (followed by the solver's first line).

@@ -15,6 +15,7 @@ mod propose;
 mod propose_cases;
 mod propose_layers;
 mod propose_ml;
+mod propose_move_dependents;
 mod propose_must_move;
 mod propose_web;
 mod resolve;

@@ -139,7 +139,7 @@ fn venv_with(root: &Path, wheels: &Path, pins: &[&str]) -> RealVenv {
 }
 
 /// The venv (werkzeug 2.0.3, Flask-Login 0.5.0) and the index of every release.
-fn world(root: &Path) -> (RealVenv, PathBuf) {
+pub(crate) fn world(root: &Path) -> (RealVenv, PathBuf) {
     let (wheels, index) = index_of(root, &releases());
     let venv = venv_with(root, &wheels, &["werkzeug==2.0.3", "flask-login==0.5.0"]);
     (venv, index)

@@ -1139,3 +1139,110 @@ fn issue_26_release_notes_compare_links_age_and_permalinks() {
         format!("https://github.com/acme/app-fork/blob/{head}/requirements.txt#L2")
     );
 }
+
+/// Issue 31: a pin that resolves but breaks what the venv's own code imports (werkzeug 2.3.8
+/// no longer defines `safe_str_cmp`, which the installed Flask-Login 0.5.0 imports), judged
+/// against the venv with `--venv`: the safer plan is the one that moves Flask-Login to its
+/// fixing release, and it predicts no break.
+#[test]
+fn a_pin_that_breaks_an_importer_gets_move_dependents_as_its_safer_plan() {
+    let root = tempfile::tempdir().unwrap();
+    let (venv, index) = crate::propose_must_move::world(root.path());
+    let repo = layout(
+        root.path(),
+        &[("requirements.txt", "werkzeug==2.0.3\nflask-login==0.5.0\n")],
+        &[("requirements.txt", "werkzeug==2.3.8\nflask-login==0.5.0\n")],
+    );
+    let ctx = TestContext::new();
+    let (repo, venv, index) = (
+        repo.display().to_string(),
+        venv.path.display().to_string(),
+        index.join("simple").display().to_string(),
+    );
+    let out = ctx.run(&[
+        "review",
+        &repo,
+        "--base",
+        "main",
+        "--head",
+        "pr",
+        "--venv",
+        &venv,
+        "--index-url",
+        &index,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let target = &finding(&json, "requirements.txt", "werkzeug==2.3.8")["targets"][0];
+    let kinds = |risk: &serde_json::Value| -> Vec<String> {
+        risk["factors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        kinds(&target["risk"]).contains(&"import-target-missing".to_string()),
+        "{target:#}"
+    );
+    let safer = &target["safer"];
+    assert_eq!(safer["kind"], "move-dependents", "{target:#}");
+    assert_eq!(safer["pins"]["flask-login"], "0.6.3", "{safer:#}");
+    assert_eq!(safer["pins"]["werkzeug"], "2.3.8", "{safer:#}");
+    assert!(
+        !kinds(&safer["risk"]).contains(&"import-target-missing".to_string()),
+        "{safer:#}"
+    );
+}
+
+/// A uv project whose override breaks an importer: the safer plan moves the dependent along,
+/// and the uv steps require it, since `uv lock` keeps a locked version nothing tells it to move.
+#[test]
+fn a_uv_projects_safer_plan_requires_the_dependents_that_move_along() {
+    let root = tempfile::tempdir().unwrap();
+    let (venv, index) = crate::propose_must_move::world(root.path());
+    let pyproject = |werkzeug: &str| {
+        format!(
+            "[project]\nname = \"app\"\nversion = \"0\"\ndependencies = [\"flask-login\"]\n\n\
+             [tool.uv]\noverride-dependencies = [\"werkzeug=={werkzeug}\"]\n"
+        )
+    };
+    let repo = layout(
+        root.path(),
+        &[("pyproject.toml", &pyproject("2.0.3"))],
+        &[("pyproject.toml", &pyproject("2.3.8"))],
+    );
+    let ctx = TestContext::new();
+    let (repo, venv, index) = (
+        repo.display().to_string(),
+        venv.path.display().to_string(),
+        index.join("simple").display().to_string(),
+    );
+    let out = ctx.run(&[
+        "review",
+        &repo,
+        "--base",
+        "main",
+        "--head",
+        "pr",
+        "--venv",
+        &venv,
+        "--index-url",
+        &index,
+    ]);
+    let steps: Vec<&str> = out
+        .stdout
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("- in pyproject.toml") || l.starts_with("- run `uv lock`"))
+        .collect();
+    insta::assert_debug_snapshot!(steps, @r#"
+    [
+        "- in pyproject.toml, require `flask-login>=0.6.3` (now 0.5.0; it breaks under werkzeug 2.3.8, and `uv lock` keeps a locked version it is not told to move)",
+        "- run `uv lock`, then `uv sync` (it moves werkzeug 2.0.3 -> 2.3.8)",
+    ]
+    "#);
+}
