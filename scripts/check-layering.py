@@ -19,7 +19,8 @@ its own rank or lower, never a higher one:
                     file writer), bounded (the one capped reader of local files),
                     terminal (the one terminal sanitizer), interrupt (Ctrl-C),
                     out_dir (an --out-dir written whole or not at all), logging (-v on
-                    stderr, secrets masked): shared types and
+                    stderr, secrets masked), env_vars (the one reader of the
+                    process environment): shared types and
                     helpers that know nothing of the pipeline
     1  inventory    the installed set and the target interpreter
     2  index        what the package index offers
@@ -68,6 +69,7 @@ LAYERS: dict[str, int] = {
     "interrupt": 0,
     "out_dir": 0,
     "logging": 0,
+    "env_vars": 0,
     "inventory": 1,
     "index": 2,
     "solve": 3,

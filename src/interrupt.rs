@@ -10,6 +10,8 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
+use crate::env_vars::EnvVars;
+
 /// The exit code after an interrupt (128 + SIGINT).
 pub(crate) const EXIT_CODE: u8 = 130;
 
@@ -95,8 +97,8 @@ impl Drop for Critical {
 /// interrupt a run while it writes. Debug builds only; release builds ignore the variable.
 pub(crate) fn test_write_delay() {
     if cfg!(debug_assertions)
-        && let Some(ms) = std::env::var("PLANNER_TEST_WRITE_DELAY_MS")
-            .ok()
+        && let Some(ms) = EnvVars::process()
+            .get("PLANNER_TEST_WRITE_DELAY_MS")
             .and_then(|v| v.parse::<u64>().ok())
     {
         std::thread::sleep(std::time::Duration::from_millis(ms));

@@ -29,6 +29,7 @@ pub mod cli;
 pub(crate) mod clock;
 pub(crate) mod commands;
 pub(crate) mod diff;
+pub(crate) mod env_vars;
 pub(crate) mod exit_status;
 pub mod index;
 pub mod interrupt;

@@ -14,14 +14,13 @@
 
 pub(crate) mod config;
 
-use std::collections::HashMap;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use miette::{IntoDiagnostic, miette};
 use pep508_rs::Requirement;
 
 use crate::cli::{self, Cli, Command, DiffSide, EnvArgs, IndexArgs};
+pub(crate) use crate::env_vars::EnvVars;
 use crate::index::client::ClientSettings;
 use crate::index::keyring::KeyringProvider;
 use crate::index::{BinaryPolicy, DEFAULT_PAGE_MAX_AGE, IndexError, IndexSettings, auth, cache};
@@ -30,53 +29,6 @@ use crate::plan::LayerChoice;
 use crate::printer::ColorChoice;
 use crate::risk::{Policy, RiskLevel};
 use crate::solve::PrereleaseMode;
-
-/// A snapshot of the process environment, taken once; everything that reads a variable reads
-/// it from here (tests pass their own).
-#[derive(Clone, Default)]
-pub(crate) struct EnvVars {
-    vars: HashMap<OsString, OsString>,
-}
-
-impl EnvVars {
-    /// The variables of this process.
-    pub(crate) fn from_process() -> EnvVars {
-        EnvVars {
-            vars: std::env::vars_os().collect(),
-        }
-    }
-
-    /// The given variables only.
-    #[cfg(test)]
-    pub(crate) fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> EnvVars {
-        EnvVars {
-            vars: pairs
-                .into_iter()
-                .map(|(k, v)| (OsString::from(k), OsString::from(v)))
-                .collect(),
-        }
-    }
-
-    /// A variable's value, when it is set and valid Unicode.
-    pub(crate) fn get(&self, key: &str) -> Option<String> {
-        self.vars
-            .get(std::ffi::OsStr::new(key))?
-            .to_str()
-            .map(str::to_string)
-    }
-
-    /// A variable's raw value (paths need not be Unicode).
-    pub(crate) fn get_os(&self, key: &str) -> Option<&OsString> {
-        self.vars.get(std::ffi::OsStr::new(key))
-    }
-}
-
-impl std::fmt::Debug for EnvVars {
-    // Values may hold credentials (index URLs); never print them.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "EnvVars({} variables)", self.vars.len())
-    }
-}
 
 /// How data is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

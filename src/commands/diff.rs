@@ -120,7 +120,7 @@ fn read_path(path: &Path) -> miette::Result<Inventory> {
 /// wheel tags do not change).
 fn report(inventory: &Inventory, printer: &Printer) {
     for note in &inventory.environment.notes {
-        printer.note(&format!("note: {}", without_flag_advice(note)));
+        printer.note(&format!("note: {}", without_flag_advice(&note.text)));
     }
     for bad in &inventory.unreadable {
         printer.warn(&format!("skipping {}: {}", bad.path.display(), bad.reason));

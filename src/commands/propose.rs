@@ -31,7 +31,7 @@ use crate::inventory::{self, EnvironmentOrigin, EnvironmentSelection};
 use crate::out_dir::OutFiles;
 use crate::plan::{self, Plan, PlanCommandLines, PlanKind, Proposal, ProposeRequest};
 use crate::printer::Printer;
-use crate::render::commands::{self, CommandSettings};
+use crate::render::commands::{self, CommandOptions};
 use crate::render::text::PlanCommands;
 use crate::render::{json, layers, markdown, rollback, text, trial, verify};
 use crate::risk::RiskLevel;
@@ -235,7 +235,7 @@ fn plan_outputs(
     if pip_outside {
         notes.push(no_pip_note(python));
     }
-    let base = CommandSettings {
+    let base = CommandOptions {
         python: python.display().to_string(),
         index_url: index_url.map(str::to_string),
         files_dir: None,
@@ -253,7 +253,7 @@ fn plan_outputs(
         let files_dir = dir.as_ref().map(|d| d.display().to_string());
         let files = commands::install_files(
             plan,
-            &CommandSettings {
+            &CommandOptions {
                 files_dir: files_dir.clone(),
                 constraints: dir.is_some(),
                 ..base.clone()
@@ -491,7 +491,7 @@ fn plan_files(
     inventory: &inventory::Inventory,
     spec: &crate::verify::VerifySpec,
     python: &Path,
-    settings: &CommandSettings,
+    settings: &CommandOptions,
     notes: &[String],
 ) -> miette::Result<()> {
     let files = commands::install_files(plan, settings)?;

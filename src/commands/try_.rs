@@ -21,7 +21,7 @@ use crate::interrupt::Critical;
 use crate::inventory::{self, Inventory};
 use crate::plan::Plan;
 use crate::printer::Printer;
-use crate::render::commands::{self, CommandSettings};
+use crate::render::commands::{self, CommandOptions};
 use crate::render::trial as render;
 use crate::settings::{OutputFormat, TrySettings};
 use crate::trial::{self, Installer, TrialInput, TrialOutcome, Tried, VenvCopy, Verdict};
@@ -504,7 +504,7 @@ fn install_steps(
             .all(|s| !s.iter().any(|t| t == "--only-binary"));
     let files = commands::install_files(
         plan,
-        &CommandSettings {
+        &CommandOptions {
             python: copy.python().display().to_string(),
             index_url,
             files_dir: Some(work.display().to_string()),

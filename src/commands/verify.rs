@@ -16,7 +16,7 @@ use crate::inventory::{self, EnvironmentOrigin};
 use crate::printer::Printer;
 use crate::render::verify as render;
 use crate::settings::{OutputFormat, VerifySettings};
-use crate::verify::run;
+use crate::verify::{VerifyMode, run};
 
 /// Run `planner verify`.
 pub(crate) fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<ExitStatus> {
@@ -63,7 +63,7 @@ pub(crate) fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<Ex
             printer.out(&render::report_text(&report));
         }
     }
-    Ok(if report.ok || report.mode == "baseline" {
+    Ok(if report.ok || report.mode == VerifyMode::Baseline {
         ExitStatus::Success
     } else {
         ExitStatus::UserActionRequired

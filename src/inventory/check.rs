@@ -277,7 +277,7 @@ fn same_requirement(a: &str, b: &str) -> bool {
 /// An override a plan accepted on purpose: exactly this dependent (name and version), this
 /// requirement, and this installed version of the dependency.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub(crate) struct AcceptedEdge {
+pub struct AcceptedEdge {
     /// The dist whose requirement is violated.
     pub dependent: PackageName,
     /// Its version.

@@ -80,7 +80,57 @@ pub struct Environment {
     pub origin: EnvironmentOrigin,
     /// What had to be assumed or was overridden (a copied venv read from `pyvenv.cfg`, the
     /// host's glibc, `--python-version`), for commands to print as notes.
-    pub notes: Vec<String>,
+    pub notes: Vec<EnvNote>,
+}
+
+/// One note about how the environment was read: what had to be assumed or was overridden.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvNote {
+    /// What kind of assumption it records.
+    pub kind: NoteKind,
+    /// The sentence printed (`note: ...`).
+    pub text: String,
+}
+
+/// What a note about the environment records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteKind {
+    /// The platform (wheel tags, glibc) was guessed; `--python-platform` makes it exact, and
+    /// the note goes once that is given.
+    PlatformGuess,
+    /// Anything else assumed or overridden.
+    Other,
+}
+
+impl EnvNote {
+    /// A note of kind [`NoteKind::Other`].
+    pub(crate) fn other(text: String) -> EnvNote {
+        EnvNote {
+            kind: NoteKind::Other,
+            text,
+        }
+    }
+
+    /// A note of kind [`NoteKind::PlatformGuess`].
+    pub(crate) fn platform_guess(text: String) -> EnvNote {
+        EnvNote {
+            kind: NoteKind::PlatformGuess,
+            text,
+        }
+    }
+}
+
+impl std::fmt::Display for EnvNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl Serialize for EnvNote {
+    // The JSON documents carry the sentence only (docs/schemas/inventory.json).
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
 }
 
 /// Where an installed dist came from, per its `direct_url.json` (PEP 610).

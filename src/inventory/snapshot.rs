@@ -21,7 +21,7 @@ use super::probe::PROBE_SCRIPT;
 use super::scan::{self, Candidate};
 use super::target::{self, Platform};
 use super::{
-    DistFormat, Environment, EnvironmentOrigin, InstalledDist, Inventory, InventoryError,
+    DistFormat, EnvNote, Environment, EnvironmentOrigin, InstalledDist, Inventory, InventoryError,
     UnreadableDist, direct_url,
 };
 use crate::metadata::{CoreMetadata, parse_headers};
@@ -68,7 +68,7 @@ pub struct MetadataFields {
 
 impl MetadataFields {
     /// The fields of a metadata file's text (first occurrence of single-use fields wins).
-    pub(crate) fn from_text(text: &str) -> Option<MetadataFields> {
+    pub fn from_text(text: &str) -> Option<MetadataFields> {
         let mut fields = MetadataFields::default();
         let (mut name, mut version) = (None, None);
         for (field, value) in parse_headers(text) {
@@ -96,7 +96,7 @@ impl MetadataFields {
 
     /// The typed form of the core metadata these fields come from: what is written is
     /// rendered back into header text and parsed by the one metadata parser.
-    pub(crate) fn parse(&self) -> Result<CoreMetadata, String> {
+    pub fn parse(&self) -> Result<CoreMetadata, String> {
         let mut text = String::new();
         let mut line = |field: &str, value: &str| {
             text.push_str(field);
@@ -129,7 +129,7 @@ impl MetadataFields {
     }
 
     /// Fields re-serialized from typed metadata (when the text as written is gone).
-    pub(crate) fn from_metadata(metadata: &CoreMetadata) -> MetadataFields {
+    pub fn from_metadata(metadata: &CoreMetadata) -> MetadataFields {
         MetadataFields {
             metadata_version: Some(metadata.metadata_version.clone()).filter(|v| !v.is_empty()),
             name: metadata.display_name.clone(),
@@ -536,7 +536,7 @@ fn from_pip_inspect(path: &Path, inspect: PipInspect) -> Result<Inventory, Strin
     };
     let platform = Platform::from_markers(&markers, glibc).map_err(|err| err.to_string())?;
     let tags = target::cpython_tags(major, minor, &platform);
-    let mut notes = vec![format!(
+    let mut notes = vec![EnvNote::platform_guess(format!(
         "`{}` is `pip inspect` output{}: it has no wheel tags; they were generated for CPython \
          {major}.{minor} on {} (pass --python-platform to be exact)",
         path.display(),
@@ -546,7 +546,7 @@ fn from_pip_inspect(path: &Path, inspect: PipInspect) -> Result<Inventory, Strin
             .map(|v| format!(" (pip {v})"))
             .unwrap_or_default(),
         platform_words(&platform, glibc.is_some()),
-    )];
+    ))];
     notes.dedup();
     let mut dists = Vec::new();
     let mut unreadable = Vec::new();

@@ -560,7 +560,7 @@ impl Environment {
             Some(platform) => platform.clone(),
             None => {
                 let (platform, note) = Platform::host();
-                notes.extend(note);
+                notes.extend(note.map(super::EnvNote::platform_guess));
                 platform
             }
         };

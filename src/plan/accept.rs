@@ -10,7 +10,7 @@ use super::proposal::{Override, PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan};
 
 /// Why a plan file could not be used.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub(crate) enum AcceptError {
+pub enum AcceptError {
     /// The file could not be read.
     #[error("cannot read the plan file `{path}`")]
     #[diagnostic(help("pass a plan.json written by `planner propose --out-dir`"))]
@@ -65,7 +65,7 @@ impl AcceptedOverrides {
     }
 
     /// Add the overrides of one plan file's JSON text.
-    pub(crate) fn add_json(&mut self, text: &str, path: &Path) -> Result<(), AcceptError> {
+    pub fn add_json(&mut self, text: &str, path: &Path) -> Result<(), AcceptError> {
         let plan = parse_plan(text, path)?;
         self.overrides
             .extend(plan.overrides.into_iter().map(|o| (o, path.to_path_buf())));
@@ -73,7 +73,7 @@ impl AcceptedOverrides {
     }
 
     /// The accepted edges, in the form `planner check` matches findings against.
-    pub(crate) fn edges(&self) -> Vec<crate::inventory::check::AcceptedEdge> {
+    pub fn edges(&self) -> Vec<crate::inventory::check::AcceptedEdge> {
         self.overrides
             .iter()
             .map(|(o, _)| crate::inventory::check::AcceptedEdge {

@@ -31,7 +31,7 @@ use crate::plan::{Action, Plan};
 
 /// How the commands are written.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct CommandSettings {
+pub(crate) struct CommandOptions {
     /// The environment's interpreter (`/path/venv/bin/python`).
     pub python: String,
     /// `--index-url` to pass (checked: no credentials), when the user chose one.
@@ -51,7 +51,7 @@ pub(crate) struct CommandSettings {
     pub pip_outside: bool,
 }
 
-impl CommandSettings {
+impl CommandOptions {
     /// The start of every pip command: `PY -m pip`, or `python3 -m pip --python PY`.
     pub(crate) fn pip(&self) -> Vec<String> {
         if self.pip_outside {
@@ -81,7 +81,7 @@ pub(crate) struct InstallFiles {
 /// The files and steps for one plan.
 pub(crate) fn install_files(
     plan: &Plan,
-    settings: &CommandSettings,
+    settings: &CommandOptions,
 ) -> Result<InstallFiles, UnsafeValue> {
     let overridden: Vec<&PackageName> = plan.overridden_packages();
     let mut constraints =

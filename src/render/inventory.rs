@@ -41,7 +41,7 @@ pub(crate) struct EnvironmentJson<'a> {
     /// Wheel tags, best first.
     pub tags: &'a crate::tags::Tags,
     /// What was assumed or overridden.
-    pub notes: &'a [String],
+    pub notes: &'a [crate::inventory::EnvNote],
 }
 
 /// One dist.

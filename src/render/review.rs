@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use serde_json::json;
 
-use super::commands::{self, CommandSettings};
+use super::commands::{self, CommandOptions};
 use super::markdown::cell;
 use super::text::movement;
 use crate::plan::{Blocker, Change, Plan, Reason};
@@ -44,7 +44,7 @@ fn changes_text(plan: &Plan) -> String {
 
 /// The pip commands of a plan, one per line (values re-serialized and quoted).
 fn plan_commands(plan: &Plan) -> String {
-    let settings = CommandSettings {
+    let settings = CommandOptions {
         python: "python3".to_string(),
         index_url: None,
         files_dir: None,

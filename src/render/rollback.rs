@@ -2,7 +2,7 @@
 //! exactly what the environment had, for every dist the plan changes, adds or removes.
 //!
 //! In: the plan and the inventory it was made from (the installed versions, and where each
-//! dist came from: `direct_url.json`), and the [`CommandSettings`] of the install commands.
+//! dist came from: `direct_url.json`), and the [`CommandOptions`] of the install commands.
 //! Out: a [`Rollback`]: the steps for each installer and what cannot be put back, with why.
 //!
 //! - a dist the plan adds is uninstalled;
@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 
 use pep508_rs::PackageName;
 
-use super::commands::{CommandSettings, script_step};
+use super::commands::{CommandOptions, script_step};
 use super::safe::{self, UnsafeValue};
 use crate::inventory::{DirectUrl, Inventory};
 use crate::plan::Plan;
@@ -39,7 +39,7 @@ pub(crate) struct Rollback {
 pub(crate) fn rollback(
     plan: &Plan,
     inventory: &Inventory,
-    settings: &CommandSettings,
+    settings: &CommandOptions,
 ) -> Result<Rollback, UnsafeValue> {
     let mut reinstall = Vec::new();
     let mut reinstall_names = Vec::new();

@@ -28,7 +28,7 @@ use crate::risk::smoke::{Hardware, SmokeTest, Trigger};
 
 pub(crate) use deep::DeepModule;
 
-pub(crate) use report::VerifyReport;
+pub(crate) use report::{VerifyMode, VerifyReport};
 
 /// `schema` of the embedded spec.
 pub(crate) const SPEC_SCHEMA: &str = "planner-verify-spec/1";

@@ -8,13 +8,25 @@ use serde::{Deserialize, Serialize};
 /// `schema` of a report.
 pub(crate) const REPORT_SCHEMA: &str = "planner-verify/2";
 
+/// What a run of the script did (`mode` in the report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum VerifyMode {
+    /// Checked the environment as it is (no baseline, or one used by itself).
+    Check,
+    /// Recorded a baseline before the plan is applied (`--baseline`).
+    Baseline,
+    /// Compared with a baseline recorded before (`--compare`): only regressions fail.
+    Compare,
+}
+
 /// One report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct VerifyReport {
     /// Always [`REPORT_SCHEMA`].
     pub schema: String,
-    /// `check`, `baseline` or `compare`.
-    pub mode: String,
+    /// What the run did.
+    pub mode: VerifyMode,
     /// The plan verified (kind and title), if any.
     pub plan: Option<PlanInfo>,
     /// `--all`.

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::report::VerifyReport;
+use crate::env_vars::EnvVars;
 
 /// Options passed through to `verify.py`.
 #[derive(Debug, Clone, Default)]
@@ -44,7 +45,10 @@ pub(crate) struct RunOptions {
 /// `PATH`, so `python` and the tools a check or a test starts are the venv's own.
 pub(crate) fn activate(command: &mut Command, venv: &Path) {
     let bin = venv.join("bin");
-    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = EnvVars::process()
+        .get_os("PATH")
+        .cloned()
+        .unwrap_or_default();
     let joined = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path)))
         .unwrap_or(path);
     command

@@ -73,8 +73,8 @@ fn parse_back(text: &str, files: &InstallFiles) -> ParsedBack {
     parsed
 }
 
-fn settings() -> CommandSettings {
-    CommandSettings {
+fn settings() -> CommandOptions {
+    CommandOptions {
         python: "/tmp/venv dir/bin/python".into(),
         index_url: Some("http://127.0.0.1:8080/simple/".into()),
         files_dir: None,
@@ -219,7 +219,7 @@ fn scripts_quote_and_resolve_files_next_to_them() {
     let python = "/opt/my venv/$HOME/bin/python";
     let files = install_files(
         &plan,
-        &CommandSettings {
+        &CommandOptions {
             python: python.into(),
             index_url: None,
             files_dir: None,
@@ -338,7 +338,7 @@ fn scripts_run_with_any_byte_in_the_paths() {
         let python_text = python.display().to_string();
         let files = install_files(
             &plan,
-            &CommandSettings {
+            &CommandOptions {
                 python: python_text.clone(),
                 index_url: Some("http://127.0.0.1:1/simple/it's/".into()),
                 files_dir: None,

@@ -13,7 +13,7 @@
 
 use std::fmt::Write as _;
 
-use crate::verify::{VerifyReport, VerifySpec};
+use crate::verify::{VerifyMode, VerifyReport, VerifySpec};
 
 const TEMPLATE: &str = concat!(
     include_str!("header.py"),
@@ -61,10 +61,10 @@ pub(crate) fn report_text(report: &VerifyReport) -> String {
         Some(plan) => format!("plan {} ({})", plan.kind, plan.title),
         None => "the environment".to_string(),
     };
-    let mode = match report.mode.as_str() {
-        "baseline" => " [baseline]",
-        "compare" => " [after, compared with the baseline]",
-        _ => "",
+    let mode = match report.mode {
+        VerifyMode::Baseline => " [baseline]",
+        VerifyMode::Compare => " [after, compared with the baseline]",
+        VerifyMode::Check => "",
     };
     let _ = writeln!(
         out,
@@ -95,7 +95,7 @@ pub(crate) fn report_text(report: &VerifyReport) -> String {
         let _ = writeln!(
             out,
             "{}:",
-            if report.mode == "compare" {
+            if report.mode == VerifyMode::Compare {
                 "regressions (passed before)"
             } else {
                 "failed"
@@ -182,8 +182,8 @@ pub(crate) fn report_text(report: &VerifyReport) -> String {
     if let (Some(r), Some(p)) = (s.regressions, s.pre_existing) {
         let _ = write!(out, "; {r} regression(s), {p} failing before");
     }
-    let verdict = match (report.ok, report.mode.as_str()) {
-        (_, "baseline") => "baseline recorded",
+    let verdict = match (report.ok, report.mode) {
+        (_, VerifyMode::Baseline) => "baseline recorded",
         (true, _) => "ok",
         (false, _) => "FAILED",
     };
