@@ -150,13 +150,14 @@ fn canonical_incident_text() {
               +8  coupled-stack-change   coupled group [torch, triton] changes (torch, triton): torch's inductor generates code for one triton release
           (--out-dir DIR also writes constraints.txt for the whole environment, the plan file, install scripts and verify.py)
           with pip:
-            [REPO]/testdata/venvs/canonical/bin/python -m pip install --only-binary :all: --index-url file://[REPO]/testdata/index/simple/ -- 'nvidia-cudnn-cu13==9.20.0.48' 'nvidia-cusparselt-cu13==0.8.1' 'nvidia-nccl-cu13==2.29.7' 'torch==2.12.0' 'triton==3.7.0'
+            python3 -m pip --python [REPO]/testdata/venvs/canonical/bin/python install --only-binary :all: --index-url file://[REPO]/testdata/index/simple/ -- 'nvidia-cudnn-cu13==9.20.0.48' 'nvidia-cusparselt-cu13==0.8.1' 'nvidia-nccl-cu13==2.29.7' 'torch==2.12.0' 'triton==3.7.0'
           with uv:
             uv pip install --python [REPO]/testdata/venvs/canonical/bin/python --no-build --index-url file://[REPO]/testdata/index/simple/ -- 'nvidia-cudnn-cu13==9.20.0.48' 'nvidia-cusparselt-cu13==0.8.1' 'nvidia-nccl-cu13==2.29.7' 'torch==2.12.0' 'triton==3.7.0'
 
         ----- stderr -----
         warning: flash-linear-attention 0.5.1 was installed from git@0c5dc3f0a57e and is kept as it is (never replaced from the index)
         warning: the newest triton that fits without moving anything else is 3.6.0, already installed
+        warning: [REPO]/testdata/venvs/canonical/bin/python has no pip installed (venvs made by `uv venv` have none): the pip commands run the pip of `python3` against it (`python3 -m pip --python`, pip 22.3 or newer); the uv commands need no pip.
         "#);
 }
 
