@@ -105,7 +105,7 @@ pub(crate) fn path_without_uv() -> String {
         .into_owned()
 }
 
-fn uv_on_path() -> bool {
+pub(crate) fn uv_on_path() -> bool {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path).any(|d| d.join("uv").is_file())
         && Command::new("uv")

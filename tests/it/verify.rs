@@ -1131,3 +1131,73 @@ fn names_missing_behind_an_optional_import_skip_in_every_mode() {
     assert_eq!(shown[0], shown[2], "batched against fresh interpreters");
     insta::assert_snapshot!("names_missing_behind_an_optional_import", shown[0]);
 }
+
+/// A venv without pip (as `uv venv` makes them) whose installed `web` needs `core>=2` while core
+/// 1.0 is installed: the pip-check runs `uv pip check` there and fails naming the requirement
+/// when uv is on PATH, and says it could not run when neither pip nor uv is there.
+#[test]
+fn a_venv_without_pip_is_checked_with_uv_pip_check() {
+    let ctx = TestContext::new();
+    let venv = ctx.path().join("venv");
+    let made = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let site = std::fs::read_dir(venv.join("lib"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path()
+        .join("site-packages");
+    for (name, version, requires) in [
+        ("web", "1.0", "Requires-Dist: core>=2\n"),
+        ("core", "1.0", ""),
+    ] {
+        let info = site.join(format!("{name}-{version}.dist-info"));
+        std::fs::create_dir_all(&info).unwrap();
+        std::fs::write(
+            info.join("METADATA"),
+            format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}"),
+        )
+        .unwrap();
+        std::fs::write(
+            info.join("WHEEL"),
+            "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        )
+        .unwrap();
+        std::fs::write(
+            info.join("RECORD"),
+            format!("{name}-{version}.dist-info/METADATA,,\n"),
+        )
+        .unwrap();
+    }
+    let pip_check = |path: &str| {
+        let out = crate::common::run(
+            ctx.command()
+                .env("PATH", path)
+                .args(["verify", "--venv", venv.to_str().unwrap(), "--all"])
+                .args(["--format", "json"]),
+        );
+        let report = json(&out.stdout);
+        check(&report, "pip-check").clone()
+    };
+    let without_uv = pip_check(&crate::try_::path_without_uv());
+    assert_eq!(without_uv["status"], "skip", "{without_uv}");
+    assert_eq!(
+        without_uv["detail"],
+        "pip is not installed in this environment and uv is not on PATH"
+    );
+    if crate::try_::uv_on_path() {
+        let with_uv = pip_check(&std::env::var("PATH").unwrap());
+        assert_eq!(with_uv["status"], "fail", "{with_uv}");
+        assert_eq!(
+            with_uv["broken"][0],
+            "The package `web` requires `core>=2`, but `1.0` is installed"
+        );
+    } else {
+        crate::common::skip("verify with uv pip check", "uv is not on PATH");
+    }
+}

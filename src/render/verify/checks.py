@@ -320,14 +320,45 @@ def _accepted(line):
                for o in SPEC["overrides"])
 
 
+# `uv pip check`'s form: "The package `flask` requires `click>=7.1.2`, but `7.0` is installed".
+_UV_BROKEN = re.compile(r"^The package `(?P<dep>[^`]+)` requires `(?P<req>[A-Za-z0-9._-]+)[^`]*`, "
+                        r"but `(?P<ver>[^`]+)` is installed$")
+
+
+def _accepted_uv(line):
+    m = _UV_BROKEN.match(line)
+    if not m:
+        return False
+    return any(canonical_name(m.group("dep")) == o["dependent"]
+               and canonical_name(m.group("req")) == o["package"]
+               and canonical_version(m.group("ver")) == canonical_version(o["version"])
+               for o in SPEC["overrides"])
+
+
+def pip_check_command():
+    """`pip check` of this interpreter: its own pip, else `uv pip check --python` (a venv made by
+    uv has no pip); (argv, problem lines' filter, accepted-override test), or None."""
+    if importlib.util.find_spec("pip") is not None:
+        return ([sys.executable, "-m", "pip", "check", "--disable-pip-version-check"],
+                lambda l: not l.startswith("No broken requirements"), _accepted)
+    uv = shutil.which("uv")
+    if uv is not None:
+        return ([uv, "pip", "check", "--python", sys.executable],
+                lambda l: l.startswith("The package "), _accepted_uv)
+    return None
+
+
 def check_pip(timeout):
-    if importlib.util.find_spec("pip") is None:
-        return check("pip-check", "pip-check", "skip", detail="pip is not installed in this environment")
-    code, out, err, seconds = run_child([sys.executable, "-m", "pip", "check", "--disable-pip-version-check"], timeout)
+    command = pip_check_command()
+    if command is None:
+        return check("pip-check", "pip-check", "skip",
+                     detail="pip is not installed in this environment and uv is not on PATH")
+    argv, problem, accepted_by = command
+    code, out, err, seconds = run_child(argv, timeout)
     if code is None:
         return check("pip-check", "pip-check", "fail", s=seconds, error="timed out after %gs" % timeout)
-    lines = [l.strip() for l in out.splitlines() if l.strip() and not l.startswith("No broken requirements")]
-    accepted = [l for l in lines if _accepted(l)]
+    lines = [l.strip() for l in out.splitlines() if l.strip() and problem(l.strip())]
+    accepted = [l for l in lines if accepted_by(l)]
     broken = [l for l in lines if l not in accepted]
     if code != 0 and not lines:
         broken = [last_line(err) or "pip check exited %d" % code]

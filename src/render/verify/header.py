@@ -13,7 +13,8 @@
 #                   RECORD lists, and no other installed dist may ship a different file there
 #                   (a same-named module on PYTHONPATH, in the working directory, or from a second
 #                   dist fails, naming both paths);
-# - pip-check       `pip check`, accepting exactly the plan's overrides;
+# - pip-check       `pip check` (`uv pip check` where the venv has no pip), accepting exactly
+#                   the plan's overrides;
 # - smoke:NAME      the policy's smoke tests (a CUDA check is "skip" without a CUDA device, never
 #                   "pass").
 # `--baseline FILE` records the same checks before the plan is applied (versions excepted);
@@ -30,6 +31,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
