@@ -98,7 +98,7 @@ fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<V
             ));
         }
     }
-    for change in plan.changes.iter().filter(|c| moves_with(c).is_some()) {
+    for change in &plan.changes {
         let (Some(from), Some(to), Some(with)) = (&change.from, &change.to, moves_with(change))
         else {
             continue;

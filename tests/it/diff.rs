@@ -113,16 +113,6 @@ fn age_records(site: &Path, when: SystemTime) {
     }
 }
 
-fn site_packages(venv: &RealVenv) -> PathBuf {
-    let lib = venv.path.join("lib");
-    let python = std::fs::read_dir(&lib)
-        .unwrap()
-        .flatten()
-        .find(|e| e.file_name().to_string_lossy().starts_with("python"))
-        .expect("lib/pythonX.Y");
-    python.path().join("site-packages")
-}
-
 #[test]
 fn real_venvs_diff_and_since() {
     let mut ctx = TestContext::new();
@@ -148,7 +138,7 @@ fn real_venvs_diff_and_since() {
     assert_eq!(snap.code, Some(0), "{}", snap.stderr);
     // Everything so far happened "ten days ago".
     let ten_days_ago = SystemTime::now() - Duration::from_secs(10 * 86_400);
-    age_records(&site_packages(&venv), ten_days_ago);
+    age_records(&venv.site_packages(), ten_days_ago);
 
     // The change: beta downgraded below alpha's `beta>=2`, Demo_Pkg loses its local label.
     let extra = ctx.dir.path().join("wheels");

@@ -562,17 +562,10 @@ fn a_site_packages_that_leads_nowhere_is_an_error() {
     // the probe alone listed "0 distributions" with exit 0.
     let ctx = TestContext::new();
     for (case, target) in [("loop", "site-packages"), ("dangling", "gone")] {
-        let venv = ctx.path().join(format!("real-{case}"));
-        let out = std::process::Command::new(crate::common::venv::python3())
-            .args(["-m", "venv", "--without-pip"])
-            .arg(&venv)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let venv = crate::common::venv::RealVenv::create_without_pip(
+            &ctx.path().join(format!("real-{case}")),
+        )
+        .path;
         let lib = std::fs::read_dir(venv.join("lib"))
             .unwrap()
             .next()

@@ -7,19 +7,13 @@
 use std::process::Command;
 
 use crate::common::index_server::IndexServer;
-use crate::common::venv::python3;
+use crate::common::venv::{RealVenv, python3};
 use crate::common::{TestContext, skip};
 
 #[test]
 fn a_venv_without_pip_gets_pip_commands_that_run_there() {
     let ctx = TestContext::new();
-    let venv = ctx.path().join("uv-like venv");
-    let made = Command::new(python3())
-        .args(["-m", "venv", "--without-pip"])
-        .arg(&venv)
-        .output()
-        .unwrap();
-    assert!(made.status.success(), "{made:?}");
+    let venv = RealVenv::create_without_pip(&ctx.path().join("uv-like venv")).path;
     let python = venv.join("bin/python");
     let python_text = python.display().to_string();
 

@@ -1238,33 +1238,11 @@ fn release_notes_compare_links_age_and_permalinks() {
 /// fixing release, and it predicts no break.
 #[test]
 fn a_pin_that_breaks_an_importer_gets_move_dependents_as_its_safer_plan() {
-    let root = tempfile::tempdir().unwrap();
-    let (venv, index) = crate::propose_must_move::world(root.path());
-    let repo = layout(
-        root.path(),
+    let out = review_flask_login_world(
         &[("requirements.txt", "werkzeug==2.0.3\nflask-login==0.5.0\n")],
         &[("requirements.txt", "werkzeug==2.3.8\nflask-login==0.5.0\n")],
+        &["--format", "json"],
     );
-    let ctx = TestContext::new();
-    let (repo, venv, index) = (
-        repo.display().to_string(),
-        venv.path.display().to_string(),
-        index.join("simple").display().to_string(),
-    );
-    let out = ctx.run(&[
-        "review",
-        &repo,
-        "--base",
-        "main",
-        "--head",
-        "pr",
-        "--venv",
-        &venv,
-        "--index-url",
-        &index,
-        "--format",
-        "json",
-    ]);
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let json = out.json();
     let target = &finding(&json, "requirements.txt", "werkzeug==2.3.8")["targets"][0];
@@ -1294,37 +1272,17 @@ fn a_pin_that_breaks_an_importer_gets_move_dependents_as_its_safer_plan() {
 /// and the uv steps require it, since `uv lock` keeps a locked version nothing tells it to move.
 #[test]
 fn a_uv_projects_safer_plan_requires_the_dependents_that_move_along() {
-    let root = tempfile::tempdir().unwrap();
-    let (venv, index) = crate::propose_must_move::world(root.path());
     let pyproject = |werkzeug: &str| {
         format!(
             "[project]\nname = \"app\"\nversion = \"0\"\ndependencies = [\"flask-login\"]\n\n\
              [tool.uv]\noverride-dependencies = [\"werkzeug=={werkzeug}\"]\n"
         )
     };
-    let repo = layout(
-        root.path(),
+    let out = review_flask_login_world(
         &[("pyproject.toml", &pyproject("2.0.3"))],
         &[("pyproject.toml", &pyproject("2.3.8"))],
+        &[],
     );
-    let ctx = TestContext::new();
-    let (repo, venv, index) = (
-        repo.display().to_string(),
-        venv.path.display().to_string(),
-        index.join("simple").display().to_string(),
-    );
-    let out = ctx.run(&[
-        "review",
-        &repo,
-        "--base",
-        "main",
-        "--head",
-        "pr",
-        "--venv",
-        &venv,
-        "--index-url",
-        &index,
-    ]);
     let steps: Vec<&str> = out
         .stdout
         .lines()
@@ -1337,4 +1295,35 @@ fn a_uv_projects_safer_plan_requires_the_dependents_that_move_along() {
         "- run `uv lock`, then `uv sync` (it moves werkzeug 2.0.3 -> 2.3.8)",
     ]
     "#);
+}
+
+/// `planner review` of `main..pr` (files `base`, then `head`) with `--venv` on the Flask-Login
+/// 0.5.0 / werkzeug 2.0.3 venv of `propose_must_move` and its recorded index, plus `extra`.
+fn review_flask_login_world(
+    base: &[(&str, &str)],
+    head: &[(&str, &str)],
+    extra: &[&str],
+) -> crate::common::Output {
+    let root = tempfile::tempdir().unwrap();
+    let (venv, index) = crate::propose_must_move::world(root.path());
+    let repo = layout(root.path(), base, head);
+    let (repo, venv, index) = (
+        repo.display().to_string(),
+        venv.path.display().to_string(),
+        index.join("simple").display().to_string(),
+    );
+    let mut args = vec![
+        "review",
+        &repo,
+        "--base",
+        "main",
+        "--head",
+        "pr",
+        "--venv",
+        &venv,
+        "--index-url",
+        &index,
+    ];
+    args.extend_from_slice(extra);
+    TestContext::new().run(&args)
 }

@@ -1138,20 +1138,8 @@ fn names_missing_behind_an_optional_import_skip_in_every_mode() {
 #[test]
 fn a_venv_without_pip_is_checked_with_uv_pip_check() {
     let ctx = TestContext::new();
-    let venv = ctx.path().join("venv");
-    let made = std::process::Command::new("python3")
-        .args(["-m", "venv", "--without-pip"])
-        .arg(&venv)
-        .status()
-        .unwrap();
-    assert!(made.success());
-    let site = std::fs::read_dir(venv.join("lib"))
-        .unwrap()
-        .flatten()
-        .next()
-        .unwrap()
-        .path()
-        .join("site-packages");
+    let venv = crate::common::venv::RealVenv::create_without_pip(&ctx.path().join("venv"));
+    let site = venv.site_packages();
     for (name, version, requires) in [
         ("web", "1.0", "Requires-Dist: core>=2\n"),
         ("core", "1.0", ""),
@@ -1178,7 +1166,7 @@ fn a_venv_without_pip_is_checked_with_uv_pip_check() {
         let out = crate::common::run(
             ctx.command()
                 .env("PATH", path)
-                .args(["verify", "--venv", venv.to_str().unwrap(), "--all"])
+                .args(["verify", "--venv", venv.path.to_str().unwrap(), "--all"])
                 .args(["--format", "json"]),
         );
         let report = json(&out.stdout);

@@ -136,9 +136,20 @@ pub struct RealVenv {
 impl RealVenv {
     /// Create a fresh venv at `path` (removed first).
     pub fn create(path: &Path) -> RealVenv {
+        RealVenv::make(path, &[])
+    }
+
+    /// Create a fresh venv at `path` with no pip in it, as `uv venv` makes them.
+    pub fn create_without_pip(path: &Path) -> RealVenv {
+        RealVenv::make(path, &["--without-pip"])
+    }
+
+    /// `python3 -m venv FLAGS PATH`, `path` removed first.
+    fn make(path: &Path, flags: &[&str]) -> RealVenv {
         let _ = std::fs::remove_dir_all(path);
         let output = Command::new(python3())
             .args(["-m", "venv"])
+            .args(flags)
             .arg(path)
             .output()
             .expect("run python3 -m venv");
@@ -147,6 +158,16 @@ impl RealVenv {
             path: path.to_path_buf(),
             python: path.join("bin/python"),
         }
+    }
+
+    /// Its `lib/pythonX.Y/site-packages`.
+    pub fn site_packages(&self) -> PathBuf {
+        let python = std::fs::read_dir(self.path.join("lib"))
+            .unwrap()
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().starts_with("python"))
+            .expect("lib/pythonX.Y");
+        python.path().join("site-packages")
     }
 
     /// Run `python -m pip ARGS` in the venv (no network, no version check).
