@@ -63,6 +63,21 @@ pub(crate) struct CopyStats {
     pub fresh: Option<FreshStats>,
 }
 
+impl CopyStats {
+    /// Nothing done yet, by `method`.
+    pub(super) fn none(method: CopyMethod) -> CopyStats {
+        CopyStats {
+            method,
+            files: 0,
+            linked: 0,
+            copied: 0,
+            bytes_copied: 0,
+            seconds: 0.0,
+            fresh: None,
+        }
+    }
+}
+
 /// What building the fresh venv did.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct FreshStats {
@@ -148,15 +163,7 @@ impl VenvCopy {
             root: &root,
             method,
             edited: &edited,
-            stats: CopyStats {
-                method,
-                files: 0,
-                linked: 0,
-                copied: 0,
-                bytes_copied: 0,
-                seconds: 0.0,
-                fresh: None,
-            },
+            stats: CopyStats::none(method),
             linked: Vec::new(),
         };
         copier.dir(&original, &root)?;

@@ -114,7 +114,13 @@ impl VenvCopy {
         let started = Instant::now();
         let (root, temp) = copy::place(spec.original, keep, false)?;
         // Removed on every early return unless kept, like any copy.
-        let mut venv = VenvCopy::new(spec.original, root, keep.is_some(), temp, stats());
+        let mut venv = VenvCopy::new(
+            spec.original,
+            root,
+            keep.is_some(),
+            temp,
+            CopyStats::none(CopyMethod::Fresh),
+        );
         let mut fresh = FreshStats {
             why: spec.why.clone(),
             base_python: spec.base_python.clone(),
@@ -207,18 +213,6 @@ fn copy_carried(from: &Path, to: &Path, prefix: &Path, python: &Path) -> Result<
         fs::set_permissions(to, mode).map_err(io(to))?;
     }
     Ok(())
-}
-
-fn stats() -> CopyStats {
-    CopyStats {
-        method: CopyMethod::Fresh,
-        files: 0,
-        linked: 0,
-        copied: 0,
-        bytes_copied: 0,
-        seconds: 0.0,
-        fresh: None,
-    }
 }
 
 /// Run one build step in the fresh venv; a failure is an error.
