@@ -1,7 +1,8 @@
 //! `direct_url.json` (PEP 610): where a dist came from when it was not an index.
 //!
 //! In: the file's JSON (from disk, a snapshot or `pip inspect`). Out: [`DirectUrl`], with
-//! credentials in the URL replaced by `****`.
+//! credentials in the URL replaced by `****`; or a [`DirectUrlError`]. A dist from such a
+//! source that no written command can put back says why in a [`NotReinstallable`].
 
 use serde::Deserialize;
 
@@ -40,9 +41,63 @@ struct RawVcs {
     requested_revision: Option<String>,
 }
 
+/// Why a `direct_url.json` could not be read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum DirectUrlError {
+    /// Not JSON, or not the shape PEP 610 gives.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// None of the three source kinds.
+    #[error("none of `archive_info`, `dir_info`, `vcs_info` is present")]
+    NoSource,
+}
+
+/// Why a dist installed from a direct URL cannot be put back by a command the planner writes.
+/// `pin` is the dist's `name==version`, `url` its source (credentials already redacted).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum NotReinstallable {
+    /// An editable install: only its owner can reinstall it.
+    #[error(
+        "{pin}: an editable install of {url}; reinstall it yourself (`pip install --no-deps -e {}`)",
+        url.strip_prefix("file://").unwrap_or(url)
+    )]
+    Editable {
+        /// `name==version`.
+        pin: String,
+        /// The folder's URL.
+        url: String,
+    },
+    /// Reinstalling it would run its build, and the plan installs wheels only.
+    #[error(
+        "{pin}: installed from {what} {url}; reinstalling it runs its build, which the plan's \
+         wheel-only rule forbids: reinstall it yourself (`pip install --no-deps '{name} @ {url}'`)"
+    )]
+    Builds {
+        /// `name==version`.
+        pin: String,
+        /// The dist's name.
+        name: String,
+        /// What the URL is (`the folder`, `the checkout of`, `the source archive`).
+        what: &'static str,
+        /// The source.
+        url: String,
+    },
+    /// Its URL cannot be written into a command (it held credentials, or is not a safe URL).
+    #[error(
+        "{pin}: installed from {url}, which cannot be written into a command \
+         (credentials are never written)"
+    )]
+    Unwritable {
+        /// `name==version`.
+        pin: String,
+        /// The source.
+        url: String,
+    },
+}
+
 /// Parse a `direct_url.json` value.
-pub(super) fn parse(value: &serde_json::Value) -> Result<DirectUrl, String> {
-    let raw: Raw = serde_json::from_value(value.clone()).map_err(|err| err.to_string())?;
+pub(super) fn parse(value: &serde_json::Value) -> Result<DirectUrl, DirectUrlError> {
+    let raw: Raw = serde_json::from_value(value.clone())?;
     let url = redact_url(&raw.url);
     if let Some(vcs) = raw.vcs_info {
         return Ok(DirectUrl::Vcs {
@@ -72,12 +127,12 @@ pub(super) fn parse(value: &serde_json::Value) -> Result<DirectUrl, String> {
             .or(archive.hash);
         return Ok(DirectUrl::Archive { url, hash });
     }
-    Err("none of `archive_info`, `dir_info`, `vcs_info` is present".to_string())
+    Err(DirectUrlError::NoSource)
 }
 
 /// Parse the bytes of a `direct_url.json` file.
-pub(super) fn parse_bytes(bytes: &[u8]) -> Result<DirectUrl, String> {
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|err| err.to_string())?;
+pub(super) fn parse_bytes(bytes: &[u8]) -> Result<DirectUrl, DirectUrlError> {
+    let value: serde_json::Value = serde_json::from_slice(bytes)?;
     parse(&value)
 }
 

@@ -29,6 +29,7 @@ use crate::metadata::CoreMetadata;
 use crate::printer::Printer;
 use crate::tags::Tags;
 
+pub(crate) use direct_url::NotReinstallable;
 pub use discover::load_venv;
 pub(crate) use discover::{
     EnvironmentSelection, EnvironmentSource, apply_overrides, find_on_path, load, load_python,

@@ -21,7 +21,7 @@ use pep508_rs::PackageName;
 
 use super::commands::{CommandOptions, script_step};
 use super::safe::{self, UnsafeValue};
-use crate::inventory::{DirectUrl, Inventory};
+use crate::inventory::{DirectUrl, Inventory, NotReinstallable};
 use crate::plan::Plan;
 
 /// One plan's rollback.
@@ -32,7 +32,7 @@ pub(crate) struct Rollback {
     /// uv steps.
     pub uv: Vec<Vec<String>>,
     /// What cannot be put back, each with why (the scripts refuse to run then).
-    pub refused: Vec<String>,
+    pub refused: Vec<NotReinstallable>,
 }
 
 /// The rollback of `plan`, made from `inventory` (the environment before it).
@@ -111,24 +111,27 @@ pub(crate) fn requirement(
     version: &pep440_rs::Version,
     source: Option<&DirectUrl>,
     allow_build: bool,
-) -> Result<Result<String, String>, UnsafeValue> {
+) -> Result<Result<String, NotReinstallable>, UnsafeValue> {
     let pin = safe::pin(name, version)?;
-    let builds = |what: &str, url: &str| {
-        format!(
-            "{pin}: installed from {what} {url}; reinstalling it runs its build, which the plan's \
-             wheel-only rule forbids: reinstall it yourself (`pip install --no-deps '{name} @ {url}'`)"
-        )
+    let builds = |what: &'static str, url: &str| NotReinstallable::Builds {
+        pin: pin.clone(),
+        name: name.to_string(),
+        what,
+        url: url.to_string(),
+    };
+    let unwritable = |url: &str| NotReinstallable::Unwritable {
+        pin: pin.clone(),
+        url: url.to_string(),
     };
     Ok(match source {
         None => Ok(pin),
         Some(DirectUrl::Directory {
             url,
             editable: true,
-        }) => Err(format!(
-            "{pin}: an editable install of {url}; reinstall it yourself (`pip install --no-deps -e \
-             {}`)",
-            url.strip_prefix("file://").unwrap_or(url)
-        )),
+        }) => Err(NotReinstallable::Editable {
+            pin,
+            url: url.clone(),
+        }),
         Some(DirectUrl::Directory { url, .. }) if !allow_build => Err(builds("the folder", url)),
         Some(DirectUrl::Vcs { url, .. }) if !allow_build => Err(builds("the checkout of", url)),
         Some(DirectUrl::Archive { url, .. }) if !allow_build && !url.ends_with(".whl") => {
@@ -143,18 +146,12 @@ pub(crate) fn requirement(
             Ok(url) if commit_id.bytes().all(|b| b.is_ascii_alphanumeric()) => {
                 Ok(format!("{} @ {vcs}+{url}@{commit_id}", safe::name(name)?))
             }
-            _ => Err(format!(
-                "{pin}: installed from {url}, which cannot be written into a command \
-                 (credentials are never written)"
-            )),
+            _ => Err(unwritable(url)),
         },
         Some(DirectUrl::Archive { url, .. } | DirectUrl::Directory { url, .. }) => {
             match safe::index_url(url) {
                 Ok(url) => Ok(format!("{} @ {url}", safe::name(name)?)),
-                Err(_) => Err(format!(
-                    "{pin}: installed from {url}, which cannot be written into a command \
-                     (credentials are never written)"
-                )),
+                Err(_) => Err(unwritable(url)),
             }
         }
     })
@@ -219,7 +216,7 @@ pub(crate) fn script(
 mod tests {
     use super::*;
 
-    fn req(source: Option<DirectUrl>, allow_build: bool) -> Result<String, String> {
+    fn req(source: Option<DirectUrl>, allow_build: bool) -> Result<String, NotReinstallable> {
         let name: PackageName = "pkg".parse().unwrap();
         let version = "1.2".parse().unwrap();
         requirement(&name, &version, source.as_ref(), allow_build).unwrap()
@@ -240,7 +237,7 @@ mod tests {
             url: "file:///src/pkg".into(),
             editable: true,
         };
-        let why = req(Some(editable), true).unwrap_err();
+        let why = req(Some(editable), true).unwrap_err().to_string();
         assert!(why.contains("editable install of file:///src/pkg"), "{why}");
         assert!(why.contains("pip install --no-deps -e /src/pkg"), "{why}");
         let vcs = DirectUrl::Vcs {
@@ -252,6 +249,7 @@ mod tests {
         assert!(
             req(Some(vcs.clone()), false)
                 .unwrap_err()
+                .to_string()
                 .contains("runs its build")
         );
         assert_eq!(
@@ -265,6 +263,7 @@ mod tests {
         assert!(
             req(Some(secret), false)
                 .unwrap_err()
+                .to_string()
                 .contains("credentials")
         );
     }

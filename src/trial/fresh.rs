@@ -21,6 +21,7 @@ use super::Installer;
 use super::copy::{self, CopyError, CopyMethod, CopyStats, FreshStats, VenvCopy};
 use super::exec::{self, Ran};
 use crate::interrupt::Critical;
+use crate::inventory::NotReinstallable;
 
 /// A dist from a direct URL, VCS or an editable install.
 #[derive(Debug, Clone)]
@@ -30,7 +31,7 @@ pub(crate) struct Carried {
     /// Its `.dist-info` folder in the original.
     pub dist_info: PathBuf,
     /// The requirement that reinstalls it from its `direct_url.json`, or why none can.
-    pub reinstall: Result<String, String>,
+    pub reinstall: Result<String, NotReinstallable>,
 }
 
 /// What the fresh venv is built from.
@@ -315,32 +316,48 @@ fn sort_carried(carried: &[Carried]) -> Result<(Vec<CarryFiles<'_>>, Vec<String>
     Ok((copied, reinstalled))
 }
 
+/// Why a carried dist cannot be copied as it is (it is reinstalled then, where it can be).
+#[derive(Debug, thiserror::Error)]
+enum NotCopyable {
+    /// The `.dist-info` path has no parent.
+    #[error("its metadata has no folder")]
+    NoFolder,
+    /// `RECORD` is missing or unreadable.
+    #[error("its RECORD cannot be read: {0}")]
+    Record(crate::bounded::ReadError),
+    /// `RECORD` names a file outside the dist's prefix.
+    #[error("RECORD lists {}, outside its prefix", .0.display())]
+    OutsidePrefix(PathBuf),
+    /// A listed file cannot be opened.
+    #[error("{} cannot be read: {source}", file.display())]
+    Unreadable {
+        /// The file.
+        file: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
 /// Every file `RECORD` lists, each readable; else why not.
-fn carry_files(dist: &Carried) -> Result<CarryFiles<'_>, String> {
-    let site = dist
-        .dist_info
-        .parent()
-        .ok_or_else(|| "its metadata has no folder".to_string())?;
+fn carry_files(dist: &Carried) -> Result<CarryFiles<'_>, NotCopyable> {
+    let site = dist.dist_info.parent().ok_or(NotCopyable::NoFolder)?;
     let prefix = prefix_of_site(site);
     let record = crate::bounded::read_text(
         &dist.dist_info.join("RECORD"),
         crate::inventory::record::MAX_RECORD_BYTES,
     )
-    .map_err(|err| format!("its RECORD cannot be read: {err}"))?;
+    .map_err(NotCopyable::Record)?;
     let mut files = Vec::new();
     for path in crate::inventory::record::parse(&record) {
         let file = copy::lexical_join(site, &path);
         if !file.starts_with(prefix) {
-            return Err(format!(
-                "RECORD lists {}, outside its prefix",
-                file.display()
-            ));
+            return Err(NotCopyable::OutsidePrefix(file));
         }
         match fs::File::open(&file) {
             Ok(_) => files.push(file),
             // pip lists the `.pyc` files it may write; one never written is not missing.
             Err(_) if file.extension().is_some_and(|e| e == "pyc") => {}
-            Err(err) => return Err(format!("{} cannot be read: {err}", file.display())),
+            Err(source) => return Err(NotCopyable::Unreadable { file, source }),
         }
     }
     Ok(CarryFiles {
