@@ -96,7 +96,7 @@ pub(crate) struct Analyzer<'a> {
     pub policy: &'a Policy,
     /// The request template (binary policy, pre-releases, clock).
     pub request: ProposeRequest,
-    baselines: BTreeMap<(String, Vec<String>), Result<Arc<Inventory>, String>>,
+    baselines: BTreeMap<(String, Vec<String>), Result<Arc<Inventory>, NotResolved>>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -145,7 +145,7 @@ impl<'a> Analyzer<'a> {
                         inventory
                     }
                     Err(note) => {
-                        verdict.note = Some(note);
+                        verdict.note = Some(note.to_string());
                         return verdict;
                     }
                 }
@@ -235,7 +235,7 @@ impl<'a> Analyzer<'a> {
         environment: &Environment,
         pin: &Pin,
         siblings: &[Sibling],
-    ) -> Result<(Arc<Inventory>, Option<String>), String> {
+    ) -> Result<(Arc<Inventory>, Option<String>), NotResolved> {
         let head = pin.context.without(pin.name());
         let err = match self.baseline(label, environment, &head) {
             Ok(inventory) => return Ok((inventory, None)),
@@ -256,8 +256,7 @@ impl<'a> Analyzer<'a> {
             .map_err(|_| err.clone())?;
         let remark = format!(
             "judged against the base's pins of {} with this one applied (with all the head's pins it does not resolve: {})",
-            pin.context.root,
-            err.trim_start_matches(NOT_RESOLVED)
+            pin.context.root, err.reason
         );
         Ok((inventory, Some(remark)))
     }
@@ -268,7 +267,7 @@ impl<'a> Analyzer<'a> {
         label: &str,
         environment: &Environment,
         context: &Context,
-    ) -> Result<(), String> {
+    ) -> Result<(), NotResolved> {
         self.baseline(label, environment, context).map(|_| ())
     }
 
@@ -278,7 +277,7 @@ impl<'a> Analyzer<'a> {
         label: &str,
         environment: &Environment,
         context: &Context,
-    ) -> Result<Arc<Inventory>, String> {
+    ) -> Result<Arc<Inventory>, NotResolved> {
         let entry = (label.to_string(), context.key());
         if let Some(found) = self.baselines.get(&entry) {
             return found.clone();
@@ -299,9 +298,13 @@ fn safer_plan(plans: &[Plan]) -> Option<&Plan> {
     })
 }
 
-/// How a baseline that does not resolve is explained (followed by the solver's first line).
-pub(crate) const NOT_RESOLVED: &str =
-    "the file's other requirements do not resolve for this target: ";
+/// Why the environment a file's requirements make cannot be had on a target.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("the file's other requirements do not resolve for this target: {reason}")]
+pub(crate) struct NotResolved {
+    /// The solver's first line.
+    pub reason: String,
+}
 
 fn first_line(text: &str) -> &str {
     text.lines()
@@ -317,7 +320,7 @@ fn resolve_baseline(
     environment: &Environment,
     context: &Context,
     template: &ProposeRequest,
-) -> Result<Inventory, String> {
+) -> Result<Inventory, NotResolved> {
     let request = SolveRequest {
         requirements: context.requirements.clone(),
         constraints: context.constraints.clone(),
@@ -333,8 +336,9 @@ fn resolve_baseline(
         binary: template.binary.clone(),
         ..SolveRequest::default()
     };
-    let resolution = solve::solve(index, environment, &request)
-        .map_err(|err| format!("{NOT_RESOLVED}{}", first_line(&err.to_string())))?;
+    let resolution = solve::solve(index, environment, &request).map_err(|err| NotResolved {
+        reason: first_line(&err.to_string()).to_string(),
+    })?;
     // The resolution carries each chosen release's metadata: no index IO here.
     let dists = resolution
         .packages

@@ -319,10 +319,7 @@ fn unresolved(
                     .to_string(),
                 environment: context.root.clone(),
                 target: label.clone(),
-                reason: with_declarations(
-                    reason.trim_start_matches(analysis::NOT_RESOLVED),
-                    context,
-                ),
+                reason: with_declarations(&reason.reason, context),
                 at_base,
             });
         }
