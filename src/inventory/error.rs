@@ -1,7 +1,65 @@
 //! Why an environment could not be read. A single bad dist is not an error (it is listed as
-//! unreadable and the rest goes on); these are the failures that stop the command (exit 2).
+//! unreadable and the rest goes on, with a [`DistError`] as its reason); the
+//! [`InventoryError`]s are the failures that stop the command (exit 2).
 
 use std::path::PathBuf;
+
+use super::direct_url::DirectUrlError;
+use super::probe::ProbeError;
+use super::snapshot::SnapshotError;
+use crate::bounded::ReadError;
+use crate::metadata::MetadataError;
+
+/// Why one dist's metadata could not be read (its [`super::UnreadableDist`] reason).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum DistError {
+    /// A metadata file is absent (`no METADATA`).
+    #[error("no {file}")]
+    Missing {
+        /// The file's name.
+        file: String,
+    },
+    /// A metadata file or folder is not what it should be (`METADATA is a device, not a
+    /// regular file`).
+    #[error("{file} {error}")]
+    Read {
+        /// The file's name.
+        file: String,
+        /// What it is instead, or the OS error.
+        error: ReadError,
+    },
+    /// A `.dist-info` that is a file.
+    #[error("not a folder")]
+    NotAFolder,
+    /// `METADATA` / `PKG-INFO` does not parse.
+    #[error("{file}: {error}")]
+    Metadata {
+        /// The file's name.
+        file: String,
+        /// Why not.
+        error: MetadataError,
+    },
+    /// A snapshot's metadata fields do not parse.
+    #[error(transparent)]
+    Fields(#[from] MetadataError),
+    /// An egg's `requires.txt` is not UTF-8.
+    #[error("requires.txt is not valid UTF-8")]
+    RequiresNotUtf8,
+    /// A line of an egg's `requires.txt` is not a requirement.
+    #[error("requires.txt: invalid requirement `{line}`: {error}")]
+    Requirement {
+        /// The requirement as written (sections applied).
+        line: String,
+        /// Why not.
+        error: Box<pep508_rs::Pep508Error>,
+    },
+    /// `direct_url.json` does not parse.
+    #[error("direct_url.json: {0}")]
+    DirectUrlFile(DirectUrlError),
+    /// A snapshot's `direct_url` does not parse.
+    #[error("direct_url: {0}")]
+    DirectUrl(DirectUrlError),
+}
 
 /// Why the inventory stage failed.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
@@ -71,7 +129,7 @@ pub enum InventoryError {
         /// The interpreter.
         python: PathBuf,
         /// What went wrong.
-        reason: String,
+        reason: ProbeError,
     },
 
     /// A folder could not be listed (permissions).
@@ -128,7 +186,7 @@ pub enum InventoryError {
     },
 
     /// A snapshot file could not be read or is not a snapshot.
-    #[error("cannot read the snapshot `{}`: {message}", path.display())]
+    #[error("cannot read the snapshot `{}`: {reason}", path.display())]
     #[diagnostic(
         code(planner::inventory::snapshot),
         help(
@@ -139,7 +197,7 @@ pub enum InventoryError {
         /// The file.
         path: PathBuf,
         /// What is wrong with it.
-        message: String,
+        reason: SnapshotError,
     },
 
     /// A snapshot could not be written.

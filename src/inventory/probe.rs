@@ -39,15 +39,36 @@ pub(super) struct ProbeOutput {
     pub externally_managed: Option<PathBuf>,
 }
 
+/// Why the interpreter could not be asked.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// It could not be started or waited for.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// It did not finish within [`PROBE_TIMEOUT`].
+    #[error("no answer within {}s", PROBE_TIMEOUT.as_secs())]
+    Timeout,
+    /// It failed; the last line of its stderr.
+    #[error("exit status {status}: {last}")]
+    Failed {
+        /// How it ended.
+        status: std::process::ExitStatus,
+        /// The last line of its stderr.
+        last: String,
+    },
+    /// It printed something else than the probe's JSON.
+    #[error("unexpected probe output: {0}")]
+    Output(serde_json::Error),
+}
+
 /// Run the probe: one subprocess, `python -I -c SCRIPT --probe`.
-pub(super) fn probe(python: &Path) -> Result<ProbeOutput, String> {
+pub(super) fn probe(python: &Path) -> Result<ProbeOutput, ProbeError> {
     let mut child = Command::new(python)
         .args(["-I", "-B", "-c", PROBE_SCRIPT, "--probe"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|err| err.to_string())?;
+        .spawn()?;
     // Read both pipes on threads so a chatty interpreter cannot block; bound the wait.
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
@@ -67,12 +88,12 @@ pub(super) fn probe(python: &Path) -> Result<ProbeOutput, String> {
     });
     let started = std::time::Instant::now();
     let status = loop {
-        match child.try_wait().map_err(|err| err.to_string())? {
+        match child.try_wait()? {
             Some(status) => break status,
             None if started.elapsed() > PROBE_TIMEOUT => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("no answer within {}s", PROBE_TIMEOUT.as_secs()));
+                return Err(ProbeError::Timeout);
             }
             None => std::thread::sleep(Duration::from_millis(5)),
         }
@@ -85,7 +106,7 @@ pub(super) fn probe(python: &Path) -> Result<ProbeOutput, String> {
             .last()
             .unwrap_or("")
             .to_string();
-        return Err(format!("exit status {status}: {last}"));
+        return Err(ProbeError::Failed { status, last });
     }
-    serde_json::from_slice(&stdout).map_err(|err| format!("unexpected probe output: {err}"))
+    serde_json::from_slice(&stdout).map_err(ProbeError::Output)
 }

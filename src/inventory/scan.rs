@@ -9,6 +9,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::error::DistError;
 use super::{DistFormat, InstalledDist, InventoryError, UnreadableDist, direct_url};
 use crate::metadata::{self, CoreMetadata};
 
@@ -106,7 +107,7 @@ fn scan_once(
             Ok(dist) => dists.push(dist),
             Err(reason) => unreadable.push(UnreadableDist {
                 path: candidate.path.clone(),
-                reason,
+                reason: reason.to_string(),
             }),
         }
     }
@@ -124,7 +125,7 @@ pub(crate) fn sort_dists(dists: &mut [InstalledDist]) {
     });
 }
 
-fn read_parallel(candidates: &[Candidate]) -> Vec<Result<InstalledDist, String>> {
+fn read_parallel(candidates: &[Candidate]) -> Vec<Result<InstalledDist, DistError>> {
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -153,15 +154,21 @@ const MAX_SMALL_FILE_BYTES: u64 = 1 << 20;
 
 /// Read a metadata file (a regular file only, at most the metadata size cap); the error names
 /// the file and says what it is instead (`METADATA is a device, not a regular file`).
-pub(crate) fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
+pub(crate) fn read_capped(path: &Path) -> Result<Vec<u8>, DistError> {
     read_limited(path, metadata::max_bytes() as u64)
 }
 
-fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    crate::bounded::read(path, limit).map_err(|err| match err {
-        crate::bounded::ReadError::NotFound => format!("no {}", file_name(path)),
-        err => format!("{} {err}", file_name(path)),
-    })
+fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, DistError> {
+    crate::bounded::read(path, limit).map_err(|err| read_error(path, err))
+}
+
+/// `no METADATA`, or `METADATA` and what it is instead.
+fn read_error(path: &Path, error: crate::bounded::ReadError) -> DistError {
+    let file = file_name(path);
+    match error {
+        crate::bounded::ReadError::NotFound => DistError::Missing { file },
+        error => DistError::Read { file, error },
+    }
 }
 
 fn file_name(path: &Path) -> String {
@@ -179,33 +186,37 @@ pub(crate) fn metadata_file(candidate: &Candidate) -> PathBuf {
     }
 }
 
-fn read_dist(candidate: &Candidate) -> Result<InstalledDist, String> {
+fn read_dist(candidate: &Candidate) -> Result<InstalledDist, DistError> {
     // A symlinked metadata folder that leads nowhere says so, not "no METADATA".
     if let Err(err) = crate::bounded::stat(&candidate.path)
         && !matches!(err, crate::bounded::ReadError::NotFound)
     {
-        return Err(format!("{} {err}", file_name(&candidate.path)));
+        return Err(read_error(&candidate.path, err));
     }
     let meta_path = metadata_file(candidate);
     let bytes = read_capped(&meta_path)?;
     let is_dir = candidate.path.is_dir();
     if candidate.format == DistFormat::DistInfo && !is_dir {
-        return Err("not a folder".to_string());
+        return Err(DistError::NotAFolder);
     }
-    let mut metadata =
-        CoreMetadata::parse(&bytes).map_err(|err| format!("{}: {err}", file_name(&meta_path)))?;
+    let mut metadata = CoreMetadata::parse(&bytes).map_err(|error| DistError::Metadata {
+        file: file_name(&meta_path),
+        error,
+    })?;
     if candidate.format == DistFormat::EggInfo && is_dir && metadata.requires_dist.is_empty() {
         let requires = candidate.path.join("requires.txt");
         if let Ok(bytes) = read_capped(&requires) {
-            let text = String::from_utf8(bytes)
-                .map_err(|_| "requires.txt is not valid UTF-8".to_string())?;
+            let text = String::from_utf8(bytes).map_err(|_| DistError::RequiresNotUtf8)?;
             metadata.requires_dist = egg_requirements(&text)
-                .iter()
-                .map(|line| {
-                    line.parse()
-                        .map_err(|err| format!("requires.txt: invalid requirement `{line}`: {err}"))
+                .into_iter()
+                .map(|line| match line.parse() {
+                    Ok(requirement) => Ok(requirement),
+                    Err(err) => Err(DistError::Requirement {
+                        error: Box::new(err),
+                        line,
+                    }),
                 })
-                .collect::<Result<_, String>>()?;
+                .collect::<Result<_, _>>()?;
         }
     }
     let (installer, requested, direct_url) = if candidate.format == DistFormat::DistInfo {
@@ -219,9 +230,7 @@ fn read_dist(candidate: &Candidate) -> Result<InstalledDist, String> {
             &candidate.path.join("direct_url.json"),
             MAX_SMALL_FILE_BYTES,
         ) {
-            Ok(bytes) => Some(
-                direct_url::parse_bytes(&bytes).map_err(|err| format!("direct_url.json: {err}"))?,
-            ),
+            Ok(bytes) => Some(direct_url::parse_bytes(&bytes).map_err(DistError::DirectUrlFile)?),
             Err(_) => None,
         };
         (installer, requested, direct_url)

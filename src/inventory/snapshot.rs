@@ -17,6 +17,7 @@ use pep440_rs::Version;
 use pep508_rs::{MarkerEnvironment, PackageName};
 use serde::{Deserialize, Serialize};
 
+use super::error::DistError;
 use super::probe::PROBE_SCRIPT;
 use super::scan::{self, Candidate};
 use super::target::{self, Platform};
@@ -24,7 +25,7 @@ use super::{
     DistFormat, EnvNote, Environment, EnvironmentOrigin, InstalledDist, Inventory, InventoryError,
     UnreadableDist, direct_url,
 };
-use crate::metadata::{CoreMetadata, parse_headers};
+use crate::metadata::{CoreMetadata, MetadataError, parse_headers};
 use crate::tags::{Tag, Tags};
 
 /// The `schema` value of a planner snapshot (`docs/schemas/snapshot.json`).
@@ -33,6 +34,53 @@ pub(crate) const SCHEMA: &str = "planner-snapshot/1";
 pub(crate) const FORMAT: &str = "planner-snapshot";
 /// The `format_version` of those snapshots.
 pub(crate) const FORMAT_VERSION: u64 = 1;
+
+/// Why a file is not a snapshot this planner reads (the [`InventoryError::Snapshot`] reason).
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// The file could not be read.
+    #[error("{0}")]
+    Io(std::io::Error),
+    /// The file is not JSON.
+    #[error("not JSON: {0}")]
+    NotJson(serde_json::Error),
+    /// A planner snapshot of a later schema (the value, made safe to print).
+    #[error("schema `{0}` is not {SCHEMA}; this planner is too old for it")]
+    NewerSchema(String),
+    /// An old-style planner snapshot of another `format_version` (`None`: missing).
+    #[error(
+        "format_version {} is not {FORMAT_VERSION}; this planner is too old for it",
+        .0.map_or("(missing)".to_string(), |v| v.to_string())
+    )]
+    NewerFormat(Option<u64>),
+    /// A planner snapshot of the wrong shape.
+    #[error("{0}")]
+    Shape(serde_json::Error),
+    /// `pip inspect` output of the wrong shape.
+    #[error("pip inspect: {0}")]
+    InspectShape(serde_json::Error),
+    /// Neither kind of file.
+    #[error(
+        "neither a planner snapshot (`schema: planner-snapshot/1`) nor `pip inspect` output \
+         (`installed` and `environment`)"
+    )]
+    Unknown,
+    /// A snapshot's `python_version` is not a version.
+    #[error("python_version: {0}")]
+    PythonVersion(pep440_rs::VersionParseError),
+    /// A snapshot's wheel tag does not parse.
+    #[error("{0}")]
+    Tag(String),
+    /// `pip inspect` output of another format version.
+    #[error("pip inspect format version `{0}` is not 1")]
+    InspectVersion(String),
+    /// `pip inspect`'s `python_full_version` is not a version.
+    #[error("python_full_version: {0}")]
+    PythonFullVersion(pep440_rs::VersionParseError),
+    /// `pip inspect`'s markers name no platform the planner knows.
+    #[error("{0}")]
+    Platform(Box<InventoryError>),
+}
 
 /// The standalone Python 3.8+ script (standard library only) that prints a snapshot.
 pub(crate) fn script() -> &'static str {
@@ -96,7 +144,7 @@ impl MetadataFields {
 
     /// The typed form of the core metadata these fields come from: what is written is
     /// rendered back into header text and parsed by the one metadata parser.
-    pub fn parse(&self) -> Result<CoreMetadata, String> {
+    pub fn parse(&self) -> Result<CoreMetadata, MetadataError> {
         let mut text = String::new();
         let mut line = |field: &str, value: &str| {
             text.push_str(field);
@@ -125,7 +173,7 @@ impl MetadataFields {
         for v in &self.dynamic {
             line("Dynamic", v);
         }
-        CoreMetadata::parse_str(&text).map_err(|err| err.to_string())
+        CoreMetadata::parse_str(&text)
     }
 
     /// Fields re-serialized from typed metadata (when the text as written is gone).
@@ -348,7 +396,7 @@ pub fn load(path: &Path) -> Result<Inventory, InventoryError> {
     log::debug!("reading the snapshot {}", path.display());
     let bytes = fs::read(path).map_err(|err| InventoryError::Snapshot {
         path: path.to_path_buf(),
-        message: err.to_string(),
+        reason: SnapshotError::Io(err),
     })?;
     parse(path, &bytes)
 }
@@ -356,40 +404,32 @@ pub fn load(path: &Path) -> Result<Inventory, InventoryError> {
 /// The inventory in the bytes of a snapshot file (`path` names it in errors): a planner
 /// snapshot or `pip inspect` output.
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<Inventory, InventoryError> {
-    let bad = |message: String| InventoryError::Snapshot {
+    let bad = |reason: SnapshotError| InventoryError::Snapshot {
         path: path.to_path_buf(),
-        message,
+        reason,
     };
     let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|err| bad(format!("not JSON: {err}")))?;
+        serde_json::from_slice(bytes).map_err(|err| bad(SnapshotError::NotJson(err)))?;
     let schema = value.get("schema").and_then(|v| v.as_str());
     if let Some(other) = schema.filter(|s| s.starts_with("planner-snapshot/") && *s != SCHEMA) {
-        return Err(bad(format!(
-            "schema `{}` is not {SCHEMA}; this planner is too old for it",
-            crate::terminal::field(other)
+        return Err(bad(SnapshotError::NewerSchema(
+            crate::terminal::field(other).to_string(),
         )));
     }
     if schema == Some(SCHEMA) || value.get("format").and_then(|v| v.as_str()) == Some(FORMAT) {
         let version = value.get("format_version").and_then(|v| v.as_u64());
         if schema.is_none() && version != Some(FORMAT_VERSION) {
-            return Err(bad(format!(
-                "format_version {} is not {FORMAT_VERSION}; this planner is too old for it",
-                version.map_or("(missing)".to_string(), |v| v.to_string())
-            )));
+            return Err(bad(SnapshotError::NewerFormat(version)));
         }
         let snapshot: Snapshot =
-            serde_json::from_value(value).map_err(|err| bad(err.to_string()))?;
+            serde_json::from_value(value).map_err(|err| bad(SnapshotError::Shape(err)))?;
         from_snapshot(path, snapshot).map_err(bad)
     } else if value.get("installed").is_some() && value.get("environment").is_some() {
         let inspect: PipInspect =
-            serde_json::from_value(value).map_err(|err| bad(format!("pip inspect: {err}")))?;
+            serde_json::from_value(value).map_err(|err| bad(SnapshotError::InspectShape(err)))?;
         from_pip_inspect(path, inspect).map_err(bad)
     } else {
-        Err(bad(
-            "neither a planner snapshot (`schema: planner-snapshot/1`) nor `pip inspect` output \
-             (`installed` and `environment`)"
-                .to_string(),
-        ))
+        Err(bad(SnapshotError::Unknown))
     }
 }
 
@@ -404,7 +444,7 @@ struct DistParts<'a> {
     top_level: Vec<String>,
 }
 
-fn dist_from_fields(parts: DistParts<'_>) -> Result<InstalledDist, String> {
+fn dist_from_fields(parts: DistParts<'_>) -> Result<InstalledDist, DistError> {
     let DistParts {
         path,
         fields,
@@ -425,7 +465,7 @@ fn dist_from_fields(parts: DistParts<'_>) -> Result<InstalledDist, String> {
         .filter(|v| !v.is_null())
         .map(direct_url::parse)
         .transpose()
-        .map_err(|err| format!("direct_url: {err}"))?;
+        .map_err(DistError::DirectUrl)?;
     Ok(InstalledDist {
         metadata,
         installer,
@@ -437,14 +477,15 @@ fn dist_from_fields(parts: DistParts<'_>) -> Result<InstalledDist, String> {
     })
 }
 
-fn from_snapshot(path: &Path, snapshot: Snapshot) -> Result<Inventory, String> {
-    let python_version = Version::from_str(&snapshot.python_version)
-        .map_err(|err| format!("python_version: {err}"))?;
+fn from_snapshot(path: &Path, snapshot: Snapshot) -> Result<Inventory, SnapshotError> {
+    let python_version =
+        Version::from_str(&snapshot.python_version).map_err(SnapshotError::PythonVersion)?;
     let tags = snapshot
         .tags
         .iter()
         .map(|t| t.parse::<Tag>())
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(SnapshotError::Tag)?;
     let mut dists = Vec::new();
     let mut unreadable: Vec<UnreadableDist> = snapshot
         .unreadable
@@ -469,7 +510,7 @@ fn from_snapshot(path: &Path, snapshot: Snapshot) -> Result<Inventory, String> {
             Ok(d) => dists.push(d),
             Err(reason) => unreadable.push(UnreadableDist {
                 path: PathBuf::from(&dist.path),
-                reason,
+                reason: reason.to_string(),
             }),
         }
     }
@@ -514,16 +555,13 @@ struct PipInspectDist {
     direct_url: Option<serde_json::Value>,
 }
 
-fn from_pip_inspect(path: &Path, inspect: PipInspect) -> Result<Inventory, String> {
+fn from_pip_inspect(path: &Path, inspect: PipInspect) -> Result<Inventory, SnapshotError> {
     if inspect.version != "1" {
-        return Err(format!(
-            "pip inspect format version `{}` is not 1",
-            inspect.version
-        ));
+        return Err(SnapshotError::InspectVersion(inspect.version));
     }
     let markers = inspect.environment;
     let python_version = Version::from_str(&markers.python_full_version().to_string())
-        .map_err(|err| format!("python_full_version: {err}"))?;
+        .map_err(SnapshotError::PythonFullVersion)?;
     let release = python_version.release();
     let (major, minor) = (
         release.first().copied().unwrap_or(3),
@@ -534,7 +572,8 @@ fn from_pip_inspect(path: &Path, inspect: PipInspect) -> Result<Inventory, Strin
     } else {
         None
     };
-    let platform = Platform::from_markers(&markers, glibc).map_err(|err| err.to_string())?;
+    let platform = Platform::from_markers(&markers, glibc)
+        .map_err(|err| SnapshotError::Platform(Box::new(err)))?;
     let tags = target::cpython_tags(major, minor, &platform);
     let mut notes = vec![EnvNote::platform_guess(format!(
         "`{}` is `pip inspect` output{}: it has no wheel tags; they were generated for CPython \
@@ -568,7 +607,7 @@ fn from_pip_inspect(path: &Path, inspect: PipInspect) -> Result<Inventory, Strin
             Ok(d) => dists.push(d),
             Err(reason) => unreadable.push(UnreadableDist {
                 path: dist_path,
-                reason,
+                reason: reason.to_string(),
             }),
         }
     }
