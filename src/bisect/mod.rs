@@ -271,7 +271,12 @@ fn culprit(change: &Change) -> Culprit {
 }
 
 /// A step whose asked set has no consistent state: skipped, and why.
-fn skipped(changes: &[Change], asked: &BTreeSet<usize>, number: usize, why: String) -> Step {
+fn skipped(
+    changes: &[Change],
+    asked: &BTreeSet<usize>,
+    number: usize,
+    why: state::NoState,
+) -> Step {
     Step {
         step: number,
         reverted: names(changes, |i| !asked.contains(&i)),
@@ -323,7 +328,7 @@ fn run_step(
     let reverted: Vec<&Change> = reverted.iter().map(|&i| &changes[i]).collect();
     let built = install(&copy, &reverted, input, critical)?;
     if let Err(why) = built {
-        step.detail = Some(why);
+        step.detail = Some(why.to_string());
     } else {
         check(&copy, input, critical, &mut step)?;
     }
@@ -344,6 +349,16 @@ fn run_step(
     Ok(step)
 }
 
+/// The installer failed in a step's copy (the step says so; the bisect goes on).
+#[derive(Debug, thiserror::Error)]
+#[error("the installer failed ({status}): {last}")]
+struct InstallFailed {
+    /// How it ended.
+    status: String,
+    /// The last line of its output.
+    last: String,
+}
+
 /// Put the good versions of `reverted` into the copy (and take out what was added since).
 /// `Ok(Err(why))`: the installer failed.
 fn install(
@@ -351,7 +366,7 @@ fn install(
     reverted: &[&Change],
     input: &BisectInput<'_>,
     critical: &Critical,
-) -> Result<Result<(), String>, BisectError> {
+) -> Result<Result<(), InstallFailed>, BisectError> {
     for argv in install_steps(&copy.python(), reverted, input.installer, input.index_url) {
         let ran = exec::run_argv(&argv, &copy.root, critical)
             .map_err(|err| BisectError::Io(format!("cannot run `{}`: {err}", argv.join(" "))))?;
@@ -359,11 +374,10 @@ fn install(
             return Err(BisectError::Interrupted);
         }
         if !ran.ok() {
-            return Ok(Err(format!(
-                "the installer failed ({}): {}",
-                ran.status_text(),
-                ran.tail.lines().last().unwrap_or("")
-            )));
+            return Ok(Err(InstallFailed {
+                status: ran.status_text(),
+                last: ran.tail.lines().last().unwrap_or("").to_string(),
+            }));
         }
     }
     Ok(Ok(()))

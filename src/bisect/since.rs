@@ -15,10 +15,46 @@ use std::collections::BTreeMap;
 
 use jiff::Timestamp;
 use pep440_rs::Version;
+use pep508_rs::PackageName;
 
-use crate::diff::since;
-use crate::index::{DistFile, DistFilename, IndexSource};
+use crate::diff::since::{self, SinceError};
+use crate::index::{DistFile, DistFilename, IndexError, IndexSource};
 use crate::inventory::Inventory;
+
+/// Why the good state could not be reconstructed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ReconstructError {
+    /// The install records could not be read.
+    #[error(transparent)]
+    Since(#[from] SinceError),
+    /// The index could not list a project.
+    #[error("{name}: {error}")]
+    Project {
+        /// The project.
+        name: PackageName,
+        /// The index's error.
+        error: Box<IndexError>,
+    },
+    /// The index could not give a release's metadata.
+    #[error("{name} {version}: {error}")]
+    Metadata {
+        /// The project.
+        name: PackageName,
+        /// The release.
+        version: Version,
+        /// The index's error.
+        error: Box<IndexError>,
+    },
+    /// The index gives no upload times: it cannot say what was there before the cut-off.
+    #[error(
+        "the index gives no upload time for {file}: --since cannot tell what was installed \
+         before the cut-off (pass --good SNAPSHOT)"
+    )]
+    NoUploadTime {
+        /// A file of the release asked about.
+        file: String,
+    },
+}
 
 /// The good state, and what was assumed to make it.
 #[derive(Debug)]
@@ -34,8 +70,8 @@ pub(crate) fn reconstruct(
     now: &Inventory,
     cutoff: Timestamp,
     index: &dyn IndexSource,
-) -> Result<Reconstructed, String> {
-    let report = since::since("now", now, cutoff).map_err(|err| err.to_string())?;
+) -> Result<Reconstructed, ReconstructError> {
+    let report = since::since("now", now, cutoff)?;
     let mut good = now.clone();
     let mut notes = Vec::new();
     for installed in &report.installed {
@@ -49,7 +85,10 @@ pub(crate) fn reconstruct(
         let name = dist.name().clone();
         let project = index
             .project(&name)
-            .map_err(|err| format!("{name}: {err}"))?;
+            .map_err(|err| ReconstructError::Project {
+                name: name.clone(),
+                error: Box::new(err),
+            })?;
         let Some(project) = project else {
             notes.push(format!(
                 "{name} {}: installed since, but not on the index: kept as it is",
@@ -64,9 +103,14 @@ pub(crate) fn reconstruct(
             cutoff,
         )? {
             Some((version, file)) => {
-                let metadata = index
-                    .metadata(&project, &file)
-                    .map_err(|err| format!("{name} {version}: {err}"))?;
+                let metadata =
+                    index
+                        .metadata(&project, &file)
+                        .map_err(|err| ReconstructError::Metadata {
+                            name: name.clone(),
+                            version: version.clone(),
+                            error: Box::new(err),
+                        })?;
                 notes.push(format!(
                     "{name}: {} installed since; taken to be {version} before (the newest older \
                      release uploaded before the cut-off)",
@@ -97,7 +141,7 @@ fn before(
     files: &[DistFile],
     current: &Version,
     cutoff: Timestamp,
-) -> Result<Option<(Version, DistFile)>, String> {
+) -> Result<Option<(Version, DistFile)>, ReconstructError> {
     let mut releases: BTreeMap<&Version, Vec<&DistFile>> = BTreeMap::new();
     for file in files.iter().filter(|f| f.yanked.is_none()) {
         let version = file.filename.version();
@@ -108,11 +152,9 @@ fn before(
     for (version, files) in releases.iter().rev() {
         let times: Vec<Timestamp> = files.iter().filter_map(|f| f.upload_time).collect();
         if times.is_empty() {
-            return Err(format!(
-                "the index gives no upload time for {}: --since cannot tell what was installed \
-                 before the cut-off (pass --good SNAPSHOT)",
-                files[0].filename_str()
-            ));
+            return Err(ReconstructError::NoUploadTime {
+                file: files[0].filename_str(),
+            });
         }
         if times.iter().min().is_some_and(|t| *t < cutoff) {
             let file = files

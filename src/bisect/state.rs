@@ -16,15 +16,15 @@
 //! repair.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::str::FromStr;
 
+use pep440_rs::{Version, VersionSpecifier};
 use pep508_rs::{PackageName, Requirement};
 use serde::Serialize;
 
 use crate::diff::{self, ChangeKind, DistChange};
 use crate::inventory::check::{self, Finding};
 use crate::inventory::{Environment, InstalledDist, Inventory};
-use crate::metadata::CoreMetadata;
+use crate::metadata::{CoreMetadata, requirement};
 use crate::solve::{self, InstalledCandidate, MemIndex, PrereleaseMode, SolveError, SolveRequest};
 
 /// One change between the good state and now.
@@ -99,6 +99,25 @@ fn fixed_reason(change: &DistChange, good: &Inventory) -> Option<String> {
     })
 }
 
+/// A release of the environments that the solver's universe cannot hold (no wheel file name
+/// carries its name or version).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct BadRelease(String);
+
+/// Why a set of changes has no consistent state: the solver's answer (a conflict's report on
+/// one line).
+#[derive(Debug, thiserror::Error)]
+#[error("{}", one_line(.0))]
+pub(crate) struct NoState(SolveError);
+
+fn one_line(err: &SolveError) -> String {
+    match err {
+        SolveError::NoSolution(no) => no.report.lines().collect::<Vec<_>>().join(" "),
+        other => other.to_string(),
+    }
+}
+
 /// The environments' own releases, for the solver.
 pub(crate) struct Universe {
     index: MemIndex,
@@ -118,14 +137,16 @@ pub(crate) struct Target {
 impl Universe {
     /// The releases of `good` and `now` (each without the requirements broken in its own
     /// environment), solved for `now`'s interpreter.
-    pub(crate) fn new(good: &Inventory, now: &Inventory) -> Result<Universe, String> {
+    pub(crate) fn new(good: &Inventory, now: &Inventory) -> Result<Universe, BadRelease> {
         let environment = now.environment.clone();
         let (good, now) = (releases(good), releases(now));
         let mut index = MemIndex::new();
         let mut added = BTreeSet::new();
         for metadata in good.values().chain(now.values()) {
             if added.insert((metadata.name.clone(), metadata.version.clone())) {
-                index.add_metadata(metadata.clone())?;
+                index
+                    .add_metadata(metadata.clone())
+                    .map_err(|err| BadRelease(err.to_string()))?;
             }
         }
         Ok(Universe {
@@ -147,7 +168,7 @@ impl Universe {
         &self,
         changes: &[Change],
         applied: &BTreeSet<usize>,
-    ) -> Result<Target, String> {
+    ) -> Result<Target, NoState> {
         let mut request = SolveRequest {
             prerelease: PrereleaseMode::Allow,
             ..SolveRequest::default()
@@ -157,7 +178,7 @@ impl Universe {
             if !changed.contains(name) {
                 request
                     .requirements
-                    .push(exact(name, &now.version.to_string())?);
+                    .push(requirement::pin(name, &now.version));
             }
         }
         for (i, change) in changes.iter().enumerate() {
@@ -166,11 +187,11 @@ impl Universe {
             match (keep, good, self.now.get(&change.name)) {
                 (true, _, Some(now)) => request
                     .requirements
-                    .push(exact(&change.name, &now.version.to_string())?),
+                    .push(requirement::pin(&change.name, &now.version)),
                 // Removed since, and the removal applied: it stays out.
-                (true, _, None) => request.constraints.push(absent(&change.name)?),
+                (true, _, None) => request.constraints.push(absent(&change.name)),
                 (false, Some(good), Some(now)) => {
-                    request.requirements.push(either(&change.name, good, now)?);
+                    request.requirements.push(either(&change.name, good, now));
                     request
                         .preferences
                         .insert(change.name.clone(), candidate(good));
@@ -178,17 +199,13 @@ impl Universe {
                 // Removed since and reverted: back at its good version.
                 (false, Some(good), None) => request
                     .requirements
-                    .push(exact(&change.name, &good.version.to_string())?),
+                    .push(requirement::pin(&change.name, &good.version)),
                 // Added since and reverted: absent, unless an applied change needs it.
                 (false, None, _) => {}
             }
         }
         request.installed_roots.extend(self.now.keys().cloned());
-        let resolution =
-            solve::solve(&self.index, &self.environment, &request).map_err(|err| match err {
-                SolveError::NoSolution(no) => no.report.lines().collect::<Vec<_>>().join(" "),
-                other => other.to_string(),
-            })?;
+        let resolution = solve::solve(&self.index, &self.environment, &request).map_err(NoState)?;
         let state: BTreeMap<&PackageName, String> = resolution
             .packages
             .iter()
@@ -248,31 +265,25 @@ fn candidate(metadata: &CoreMetadata) -> InstalledCandidate {
     }
 }
 
-fn parse(text: &str) -> Result<Requirement, String> {
-    Requirement::from_str(text).map_err(|err| format!("`{text}`: {err}"))
+/// A constraint no version meets (`name<0`): `name` stays out unless something that must stay
+/// needs it (then there is no solution).
+fn absent(name: &PackageName) -> Requirement {
+    requirement::below(name, &Version::new([0]))
 }
 
-/// A constraint no version meets: `name` stays out unless something that must stay needs it
-/// (then there is no solution).
-fn absent(name: &PackageName) -> Result<Requirement, String> {
-    parse(&format!("{name}<0"))
-}
-
-fn exact(name: &PackageName, version: &str) -> Result<Requirement, String> {
-    parse(&format!("{name}=={version}"))
-}
-
-/// `name` at its good or its current version (the universe holds no other).
-fn either(
-    name: &PackageName,
-    good: &CoreMetadata,
-    now: &CoreMetadata,
-) -> Result<Requirement, String> {
+/// `name` at its good or its current version (the universe holds no other): `name>=LO,<=HI`,
+/// their public versions.
+fn either(name: &PackageName, good: &CoreMetadata, now: &CoreMetadata) -> Requirement {
     let (lo, hi) = if good.version <= now.version {
         (&good.version, &now.version)
     } else {
         (&now.version, &good.version)
     };
-    let (lo, hi) = (lo.clone().without_local(), hi.clone().without_local());
-    parse(&format!("{name}>={lo},<={hi}"))
+    requirement::bounded(
+        name,
+        vec![
+            VersionSpecifier::greater_than_equal_version(lo.clone().without_local()),
+            VersionSpecifier::less_than_equal_version(hi.clone().without_local()),
+        ],
+    )
 }
