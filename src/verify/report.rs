@@ -169,14 +169,25 @@ pub(crate) struct Check {
     pub detail: Option<String>,
 }
 
+/// Why the script's output is not a report.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ReportError {
+    /// Not JSON, or not a report's shape.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// JSON of another schema.
+    #[error("not a `{REPORT_SCHEMA}` report")]
+    Schema,
+}
+
 impl VerifyReport {
     /// Parse the script's JSON.
-    pub(crate) fn parse(text: &str) -> Result<(VerifyReport, serde_json::Value), String> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    pub(crate) fn parse(text: &str) -> Result<(VerifyReport, serde_json::Value), ReportError> {
+        let value: serde_json::Value = serde_json::from_str(text)?;
         if value.get("schema").and_then(|s| s.as_str()) != Some(REPORT_SCHEMA) {
-            return Err(format!("not a `{REPORT_SCHEMA}` report"));
+            return Err(ReportError::Schema);
         }
-        let report = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+        let report = serde_json::from_value(value.clone())?;
         Ok((report, value))
     }
 
