@@ -83,6 +83,20 @@ pub(crate) fn install_files(
     plan: &Plan,
     settings: &CommandOptions,
 ) -> Result<InstallFiles, UnsafeValue> {
+    let (constraints, overrides) = pin_files(plan)?;
+    let sorted = Sorted::of(plan)?;
+    let index = index_args(settings)?;
+    Ok(InstallFiles {
+        pip: pip_steps(&sorted, settings, &index),
+        uv: uv_steps(&sorted, settings, &index, !overrides.is_empty()),
+        constraints,
+        overrides,
+    })
+}
+
+/// `constraints.txt` (every planned pin but the overridden ones) and `overrides.txt` (the
+/// overridden pins).
+fn pin_files(plan: &Plan) -> Result<(String, String), UnsafeValue> {
     let overridden: Vec<&PackageName> = plan.overridden_packages();
     let mut constraints =
         String::from("# Constraints written by planner: every dist of the planned environment.\n");
@@ -100,123 +114,179 @@ pub(crate) fn install_files(
             overrides.push('\n');
         }
     }
+    Ok((constraints, overrides))
+}
 
-    let file = |name: &str| match &settings.files_dir {
-        Some(dir) => format!("{}/{name}", dir.trim_end_matches('/')),
-        None => name.to_string(),
-    };
-    let mut installs = Vec::new();
-    let mut forced = Vec::new();
-    let mut reinstall = Vec::new();
-    let mut removals = Vec::new();
-    for change in &plan.changes {
-        match (&change.to, change.action) {
-            (None, _) | (_, Action::Remove) => removals.push(safe::name(&change.name)?),
-            (Some(version), action) => {
-                let pin = safe::pin(&change.name, version)?;
-                if change.forced {
-                    forced.push(pin);
-                } else if action == Action::Reinstall {
-                    reinstall.push((safe::name(&change.name)?, pin));
-                } else {
-                    installs.push(pin);
+/// A plan's changes sorted by how each is installed, as safe tokens.
+struct Sorted {
+    /// Ordinary installs (`name==version`).
+    installs: Vec<String>,
+    /// Forced overrides.
+    forced: Vec<String>,
+    /// Same-version reinstalls (a local-build switch): name and pin.
+    reinstall: Vec<(String, String)>,
+    /// Removals (names).
+    removals: Vec<String>,
+}
+
+impl Sorted {
+    fn of(plan: &Plan) -> Result<Sorted, UnsafeValue> {
+        let mut sorted = Sorted {
+            installs: Vec::new(),
+            forced: Vec::new(),
+            reinstall: Vec::new(),
+            removals: Vec::new(),
+        };
+        for change in &plan.changes {
+            match (&change.to, change.action) {
+                (None, _) | (_, Action::Remove) => sorted.removals.push(safe::name(&change.name)?),
+                (Some(version), action) => {
+                    let pin = safe::pin(&change.name, version)?;
+                    if change.forced {
+                        sorted.forced.push(pin);
+                    } else if action == Action::Reinstall {
+                        sorted.reinstall.push((safe::name(&change.name)?, pin));
+                    } else {
+                        sorted.installs.push(pin);
+                    }
                 }
             }
         }
+        Ok(sorted)
     }
-    let index: Vec<String> = match &settings.index_url {
+
+    /// The pins installed with `--force-reinstall --no-deps` by pip: forced, then reinstalled.
+    fn forced_like(&self) -> impl Iterator<Item = String> + '_ {
+        let reinstall = self.reinstall.iter().map(|(_, pin)| pin.clone());
+        self.forced.iter().cloned().chain(reinstall)
+    }
+}
+
+/// `--index-url URL` when the user chose one (checked: no credentials).
+pub(super) fn index_args(settings: &CommandOptions) -> Result<Vec<String>, UnsafeValue> {
+    Ok(match &settings.index_url {
         Some(url) => vec!["--index-url".into(), safe::index_url(url)?],
         None => vec![],
-    };
+    })
+}
 
-    let python = settings.python.clone();
+/// Where one of the plan's files is, as the commands name it.
+fn file(settings: &CommandOptions, name: &str) -> String {
+    match &settings.files_dir {
+        Some(dir) => format!("{}/{name}", dir.trim_end_matches('/')),
+        None => name.to_string(),
+    }
+}
+
+/// `PY -m pip install [--only-binary :all:] [--index-url URL]`.
+pub(super) fn pip_install(settings: &CommandOptions, index: &[String]) -> Vec<String> {
+    let mut argv = settings.pip();
+    argv.push("install".into());
+    if !settings.allow_build {
+        argv.extend(["--only-binary".into(), ":all:".into()]);
+    }
+    argv.extend(index.iter().cloned());
+    argv
+}
+
+/// `PY -m pip uninstall -y -- NAMES`.
+pub(super) fn pip_uninstall(settings: &CommandOptions, names: &[String]) -> Vec<String> {
+    let mut argv = settings.pip();
+    argv.extend(["uninstall".into(), "-y".into(), "--".into()]);
+    argv.extend(names.iter().cloned());
+    argv
+}
+
+/// `uv pip install --python PY [--no-build] [--index-url URL]`.
+pub(super) fn uv_install(settings: &CommandOptions, index: &[String]) -> Vec<String> {
+    let mut argv: Vec<String> = vec![
+        "uv".into(),
+        "pip".into(),
+        "install".into(),
+        "--python".into(),
+        settings.python.clone(),
+    ];
+    if !settings.allow_build {
+        argv.push("--no-build".into());
+    }
+    argv.extend(index.iter().cloned());
+    argv
+}
+
+/// `uv pip uninstall --python PY -- NAMES`.
+pub(super) fn uv_uninstall(settings: &CommandOptions, names: &[String]) -> Vec<String> {
+    let mut argv: Vec<String> = vec![
+        "uv".into(),
+        "pip".into(),
+        "uninstall".into(),
+        "--python".into(),
+        settings.python.clone(),
+        "--".into(),
+    ];
+    argv.extend(names.iter().cloned());
+    argv
+}
+
+/// pip: the installs under the constraints, then the forced and reinstalled pins with
+/// `--force-reinstall --no-deps`, then the removals.
+fn pip_steps(sorted: &Sorted, settings: &CommandOptions, index: &[String]) -> Vec<Vec<String>> {
     let mut pip = Vec::new();
-    let pip_base = || {
-        let mut argv = settings.pip();
-        argv.push("install".into());
-        if !settings.allow_build {
-            argv.extend(["--only-binary".into(), ":all:".into()]);
-        }
-        argv.extend(index.iter().cloned());
-        argv
-    };
-    if !installs.is_empty() {
-        let mut argv = pip_base();
+    if !sorted.installs.is_empty() {
+        let mut argv = pip_install(settings, index);
         if settings.constraints {
-            argv.extend(["-c".into(), file("constraints.txt")]);
+            argv.extend(["-c".into(), file(settings, "constraints.txt")]);
         }
         argv.push("--".into());
-        argv.extend(installs.iter().cloned());
+        argv.extend(sorted.installs.iter().cloned());
         pip.push(argv);
     }
-    let forced_like: Vec<String> = forced
-        .iter()
-        .cloned()
-        .chain(reinstall.iter().map(|(_, pin)| pin.clone()))
-        .collect();
+    let forced_like: Vec<String> = sorted.forced_like().collect();
     if !forced_like.is_empty() {
-        let mut argv = pip_base();
+        let mut argv = pip_install(settings, index);
         argv.extend(["--force-reinstall".into(), "--no-deps".into(), "--".into()]);
         argv.extend(forced_like);
         pip.push(argv);
     }
-    if !removals.is_empty() {
-        let mut argv = settings.pip();
-        argv.extend(["uninstall".into(), "-y".into(), "--".into()]);
-        argv.extend(removals.iter().cloned());
-        pip.push(argv);
+    if !sorted.removals.is_empty() {
+        pip.push(pip_uninstall(settings, &sorted.removals));
     }
+    pip
+}
 
+/// uv: one install of every pin (constraints, overrides, same-version reinstalls named), then
+/// the removals.
+fn uv_steps(
+    sorted: &Sorted,
+    settings: &CommandOptions,
+    index: &[String],
+    overrides: bool,
+) -> Vec<Vec<String>> {
     let mut uv = Vec::new();
-    let uv_requirements: Vec<String> = installs
+    let requirements: Vec<String> = sorted
+        .installs
         .iter()
         .cloned()
-        .chain(forced.iter().cloned())
-        .chain(reinstall.iter().map(|(_, pin)| pin.clone()))
+        .chain(sorted.forced_like())
         .collect();
-    if !uv_requirements.is_empty() {
-        let mut argv: Vec<String> = vec![
-            "uv".into(),
-            "pip".into(),
-            "install".into(),
-            "--python".into(),
-            python.clone(),
-        ];
-        if !settings.allow_build {
-            argv.push("--no-build".into());
-        }
-        argv.extend(index.iter().cloned());
+    if !requirements.is_empty() {
+        let mut argv = uv_install(settings, index);
         if settings.constraints {
-            argv.extend(["--constraints".into(), file("constraints.txt")]);
+            argv.extend(["--constraints".into(), file(settings, "constraints.txt")]);
         }
-        if !overrides.is_empty() {
-            argv.extend(["--overrides".into(), file("overrides.txt")]);
+        if overrides {
+            argv.extend(["--overrides".into(), file(settings, "overrides.txt")]);
         }
-        for (name, _) in &reinstall {
+        for (name, _) in &sorted.reinstall {
             argv.extend(["--reinstall-package".into(), name.clone()]);
         }
         argv.push("--".into());
-        argv.extend(uv_requirements);
+        argv.extend(requirements);
         uv.push(argv);
     }
-    if !removals.is_empty() {
-        let mut argv: Vec<String> = vec![
-            "uv".into(),
-            "pip".into(),
-            "uninstall".into(),
-            "--python".into(),
-            python.clone(),
-            "--".into(),
-        ];
-        argv.extend(removals.iter().cloned());
-        uv.push(argv);
+    if !sorted.removals.is_empty() {
+        uv.push(uv_uninstall(settings, &sorted.removals));
     }
-    Ok(InstallFiles {
-        constraints,
-        overrides,
-        pip,
-        uv,
-    })
+    uv
 }
 
 /// One argv as a shell command line, every token quoted.
