@@ -19,7 +19,9 @@ use std::fmt::Write as _;
 
 use pep508_rs::PackageName;
 
-use super::commands::{CommandOptions, script_step};
+use super::commands::{
+    CommandOptions, index_args, pip_install, pip_uninstall, script_step, uv_install, uv_uninstall,
+};
 use super::safe::{self, UnsafeValue};
 use crate::inventory::{DirectUrl, Inventory, NotReinstallable};
 use crate::plan::Plan;
@@ -61,39 +63,19 @@ pub(crate) fn rollback(
             Err(why) => refused.push(why),
         }
     }
-    let index: Vec<String> = match &settings.index_url {
-        Some(url) => vec!["--index-url".into(), safe::index_url(url)?],
-        None => vec![],
-    };
-    let python = &settings.python;
+    let index = index_args(settings)?;
     let mut pip = Vec::new();
     let mut uv = Vec::new();
     if !uninstall.is_empty() {
-        let mut argv = settings.pip();
-        argv.extend(["uninstall".into(), "-y".into(), "--".into()]);
-        argv.extend(uninstall.iter().cloned());
-        pip.push(argv);
-        let mut argv: Vec<String> = vec!["uv".into(), "pip".into(), "uninstall".into()];
-        argv.extend(["--python".into(), python.clone(), "--".into()]);
-        argv.extend(uninstall.iter().cloned());
-        uv.push(argv);
+        pip.push(pip_uninstall(settings, &uninstall));
+        uv.push(uv_uninstall(settings, &uninstall));
     }
     if !reinstall.is_empty() {
-        let mut argv = settings.pip();
-        argv.push("install".into());
-        if !settings.allow_build {
-            argv.extend(["--only-binary".into(), ":all:".into()]);
-        }
-        argv.extend(index.iter().cloned());
+        let mut argv = pip_install(settings, &index);
         argv.extend(["--force-reinstall".into(), "--no-deps".into(), "--".into()]);
         argv.extend(reinstall.iter().cloned());
         pip.push(argv);
-        let mut argv: Vec<String> = vec!["uv".into(), "pip".into(), "install".into()];
-        argv.extend(["--python".into(), python.clone()]);
-        if !settings.allow_build {
-            argv.push("--no-build".into());
-        }
-        argv.extend(index.iter().cloned());
+        let mut argv = uv_install(settings, &index);
         argv.push("--no-deps".into());
         for name in &reinstall_names {
             argv.extend(["--reinstall-package".into(), name.clone()]);
