@@ -295,13 +295,58 @@ fn scripts_quote_and_resolve_files_next_to_them() {
 /// the installer the path byte for byte.
 #[test]
 fn scripts_run_with_any_byte_in_the_paths() {
+    use std::os::unix::ffi::OsStrExt;
     let Ok(bash) = which_bash() else {
         panic!("bash is needed to check the generated scripts");
     };
     let plan = test_plans::forced();
     let root = tempfile::tempdir().unwrap();
+    for (i, dir) in troublesome_dirs().into_iter().enumerate() {
+        let venv = RecordingVenv::new(root.path(), i, dir);
+        let python_text = venv.python.display().to_string();
+        let files = install_files(
+            &plan,
+            &CommandOptions {
+                python: python_text.clone(),
+                index_url: Some("http://127.0.0.1:1/simple/it's/".into()),
+                files_dir: None,
+                constraints: true,
+                allow_build: false,
+                pip_outside: false,
+            },
+        )
+        .unwrap();
+        let out_dir = venv.root.join("plan");
+        std::fs::create_dir_all(&out_dir).unwrap();
+        for (installer, steps) in [("pip", &files.pip), ("uv", &files.uv)] {
+            let text = script(steps, &venv.python, installer, &[]);
+            let path = out_dir.join(format!("install-{installer}.sh"));
+            std::fs::write(&path, &text).unwrap();
+            let context = format!("{dir:?} {installer}");
+            let args = venv.run(&bash, &path, root.path(), (&context, &text));
+            let args: Vec<&[u8]> = args.split(|b| *b == 0).filter(|a| !a.is_empty()).collect();
+            assert!(
+                args.contains(&venv.python.as_os_str().as_bytes()),
+                "{context}: the interpreter's path did not arrive whole: {:?}",
+                args.iter()
+                    .map(|a| String::from_utf8_lossy(a))
+                    .collect::<Vec<_>>()
+            );
+            assert!(
+                args.iter()
+                    .any(|a| *a == b"http://127.0.0.1:1/simple/it's/"),
+                "{context}: {args:?}"
+            );
+            assert!(!root.path().join("pwned").exists() && !out_dir.join("pwned").exists());
+        }
+    }
+}
+
+/// Folder names with every troublesome byte: quotes, `}`, `$`, backticks, backslashes,
+/// spaces, a newline, bytes that are not UTF-8.
+fn troublesome_dirs() -> Vec<&'static std::ffi::OsStr> {
     use std::os::unix::ffi::OsStrExt;
-    let dirs: Vec<&std::ffi::OsStr> = [
+    [
         &b"it's"[..],
         b"say \"hi\"",
         b"a}b{c",
@@ -315,15 +360,27 @@ fn scripts_run_with_any_byte_in_the_paths() {
     ]
     .iter()
     .map(|b| std::ffi::OsStr::from_bytes(b))
-    .collect();
-    for (i, dir) in dirs.into_iter().enumerate() {
+    .collect()
+}
+
+/// A venv folder named `{i}-{dir}` whose `bin/python` and `bin/uv` record their argv.
+struct RecordingVenv {
+    root: std::path::PathBuf,
+    bin: std::path::PathBuf,
+    python: std::path::PathBuf,
+    /// Where the argv goes, NUL-separated.
+    record: std::path::PathBuf,
+}
+
+impl RecordingVenv {
+    fn new(parent: &std::path::Path, i: usize, dir: &std::ffi::OsStr) -> RecordingVenv {
         let mut name = std::ffi::OsString::from(format!("{i}-"));
         name.push(dir);
-        let venv = root.path().join(name);
-        let bin = venv.join("bin");
+        let root = parent.join(name);
+        let bin = root.join("bin");
         std::fs::create_dir_all(&bin).unwrap();
         let python = bin.join("python");
-        let record = root.path().join(format!("{i}.args"));
+        let record = parent.join(format!("{i}.args"));
         // The fake interpreter and uv write their argv, NUL-separated, where the test reads it.
         let recorder = format!(
             "#!/bin/sh\nfor a in \"$0\" \"$@\"; do printf '%s\\0' \"$a\"; done >> {}\n",
@@ -335,69 +392,53 @@ fn scripts_run_with_any_byte_in_the_paths() {
             std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
             std::fs::set_permissions(exe, perms).unwrap();
         }
-        let python_text = python.display().to_string();
-        let files = install_files(
-            &plan,
-            &CommandOptions {
-                python: python_text.clone(),
-                index_url: Some("http://127.0.0.1:1/simple/it's/".into()),
-                files_dir: None,
-                constraints: true,
-                allow_build: false,
-                pip_outside: false,
-            },
-        )
-        .unwrap();
-        let out_dir = venv.join("plan");
-        std::fs::create_dir_all(&out_dir).unwrap();
-        for (installer, steps) in [("pip", &files.pip), ("uv", &files.uv)] {
-            let text = script(steps, &python, installer, &[]);
-            let path = out_dir.join(format!("install-{installer}.sh"));
-            std::fs::write(&path, &text).unwrap();
-            let parsed = std::process::Command::new(&bash)
-                .arg("-n")
-                .arg(&path)
-                .output()
-                .unwrap();
-            assert!(
-                parsed.status.success(),
-                "{dir:?} {installer}: {}\n{text}",
-                String::from_utf8_lossy(&parsed.stderr)
-            );
-            let _ = std::fs::remove_file(&record);
-            let ran = std::process::Command::new(&bash)
-                .arg(&path)
-                .env_remove("PLANNER_PYTHON")
-                .env_remove("PLANNER_INDEX_URL")
-                .env("PATH", {
-                    let mut path = bin.clone().into_os_string();
-                    path.push(":/usr/bin:/bin");
-                    path
-                })
-                .current_dir(root.path())
-                .output()
-                .unwrap();
-            assert!(
-                ran.status.success(),
-                "{dir:?} {installer}: {}\n{text}",
-                String::from_utf8_lossy(&ran.stderr)
-            );
-            let args = std::fs::read(&record).unwrap();
-            let args: Vec<&[u8]> = args.split(|b| *b == 0).filter(|a| !a.is_empty()).collect();
-            assert!(
-                args.contains(&python.as_os_str().as_bytes()),
-                "{dir:?} {installer}: the interpreter's path did not arrive whole: {:?}",
-                args.iter()
-                    .map(|a| String::from_utf8_lossy(a))
-                    .collect::<Vec<_>>()
-            );
-            assert!(
-                args.iter()
-                    .any(|a| *a == b"http://127.0.0.1:1/simple/it's/"),
-                "{dir:?} {installer}: {args:?}"
-            );
-            assert!(!root.path().join("pwned").exists() && !out_dir.join("pwned").exists());
+        RecordingVenv {
+            root,
+            bin,
+            python,
+            record,
         }
+    }
+
+    /// Check that `script` parses (`bash -n`), run it with this venv's `bin` first on PATH
+    /// and no `PLANNER_*` overrides, and return the argv recorded (a failure shows the case
+    /// and the script's text).
+    fn run(
+        &self,
+        bash: &std::path::Path,
+        script: &std::path::Path,
+        cwd: &std::path::Path,
+        (context, text): (&str, &str),
+    ) -> Vec<u8> {
+        let parsed = std::process::Command::new(bash)
+            .arg("-n")
+            .arg(script)
+            .output()
+            .unwrap();
+        assert!(
+            parsed.status.success(),
+            "{context}: {}\n{text}",
+            String::from_utf8_lossy(&parsed.stderr)
+        );
+        let _ = std::fs::remove_file(&self.record);
+        let ran = std::process::Command::new(bash)
+            .arg(script)
+            .env_remove("PLANNER_PYTHON")
+            .env_remove("PLANNER_INDEX_URL")
+            .env("PATH", {
+                let mut path = self.bin.clone().into_os_string();
+                path.push(":/usr/bin:/bin");
+                path
+            })
+            .current_dir(cwd)
+            .output()
+            .unwrap();
+        assert!(
+            ran.status.success(),
+            "{context}: {}\n{text}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+        std::fs::read(&self.record).unwrap()
     }
 }
 
