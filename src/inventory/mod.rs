@@ -34,7 +34,7 @@ pub use discover::load_venv;
 pub(crate) use discover::{
     EnvironmentSelection, EnvironmentSource, apply_overrides, find_on_path, load, load_python,
 };
-pub(crate) use error::InventoryError;
+pub(crate) use error::{DistError, InventoryError};
 pub use target::{Platform, cpython_tags};
 pub(crate) use target::{PythonVersion, TargetPlatform};
 

@@ -9,8 +9,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::error::DistError;
-use super::{DistFormat, InstalledDist, InventoryError, UnreadableDist, direct_url};
+use super::{DistError, DistFormat, InstalledDist, InventoryError, UnreadableDist, direct_url};
 use crate::metadata::{self, CoreMetadata};
 
 /// One metadata folder (or egg-info file) found in site-packages.

@@ -17,13 +17,12 @@ use pep440_rs::Version;
 use pep508_rs::{MarkerEnvironment, PackageName};
 use serde::{Deserialize, Serialize};
 
-use super::error::DistError;
 use super::probe::PROBE_SCRIPT;
 use super::scan::{self, Candidate};
 use super::target::{self, Platform};
 use super::{
-    DistFormat, EnvNote, Environment, EnvironmentOrigin, InstalledDist, Inventory, InventoryError,
-    UnreadableDist, direct_url,
+    DistError, DistFormat, EnvNote, Environment, EnvironmentOrigin, InstalledDist, Inventory,
+    InventoryError, UnreadableDist, direct_url,
 };
 use crate::metadata::{CoreMetadata, MetadataError, parse_headers};
 use crate::tags::{Tag, Tags};
