@@ -191,31 +191,21 @@ impl Finding {
                 requirement,
                 dependency,
                 via_extra,
-            } => {
-                let extra = via_extra
-                    .as_ref()
-                    .map(|e| format!(" (through its extra `{e}`)"))
-                    .unwrap_or_default();
-                format!(
-                    "{dependent} requires {dependency}, which is not installed{extra} \
-                     [requirement: {requirement}]"
-                )
-            }
+            } => format!(
+                "{dependent} requires {dependency}, which is not installed{} \
+                 [requirement: {requirement}]",
+                through_extra(via_extra.as_ref())
+            ),
             Finding::VersionMismatch {
                 dependent,
                 requirement,
                 installed,
                 via_extra,
                 ..
-            } => {
-                let extra = via_extra
-                    .as_ref()
-                    .map(|e| format!(" (through its extra `{e}`)"))
-                    .unwrap_or_default();
-                format!(
-                    "{dependent} has requirement {requirement}, but you have {installed}{extra}"
-                )
-            }
+            } => format!(
+                "{dependent} has requirement {requirement}, but you have {installed}{}",
+                through_extra(via_extra.as_ref())
+            ),
             Finding::DuplicateDist {
                 name,
                 versions,
@@ -288,6 +278,13 @@ pub struct AcceptedEdge {
     pub dependency: PackageName,
     /// The dependency's installed version that violates the requirement.
     pub installed: Version,
+}
+
+/// ` (through its extra `cuda`)` when a requirement came from an extra, else nothing.
+fn through_extra(extra: Option<&ExtraName>) -> String {
+    extra
+        .map(|e| format!(" (through its extra `{e}`)"))
+        .unwrap_or_default()
 }
 
 /// The result of `planner check`.
