@@ -12,7 +12,9 @@ use std::fmt::Write as _;
 
 use super::markdown::cell;
 use super::markdown::plan_tail_markdown;
-use super::text::{PlanCommands, Style, changes_text, movement, plan_tail_text, reasons};
+use super::text::{
+    PlanCommands, Style, changes_text, movement, plan_heading, plan_tail_text, reasons,
+};
 use crate::plan::{Change, HeldBack, Plan, Proposal};
 use crate::terminal::escape as terminal;
 
@@ -107,23 +109,8 @@ fn plan_text(
     plan: &Plan,
     commands: Option<&PlanCommands>,
 ) {
-    let _ = writeln!(
-        out,
-        "{} {}{}: {}",
-        style.bold(&format!("Plan {}", i + 1)),
-        layer_name(plan),
-        if i == 0 { " (recommended)" } else { "" },
-        terminal(&plan.title)
-    );
-    let _ = writeln!(
-        out,
-        "  risk {} (policy {})",
-        style.level(
-            plan.risk.level,
-            &format!("{}/100 {}", plan.risk.score, plan.risk.level)
-        ),
-        terminal(&plan.risk.policy)
-    );
+    let label = if i == 0 { " (recommended)" } else { "" };
+    plan_heading(out, style, i + 1, &layer_name(plan), label, plan);
     if let Some(base) = plan.layer.as_ref().and_then(|l| l.base.as_ref()) {
         let _ = writeln!(
             out,

@@ -143,19 +143,20 @@ pub(crate) fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool
     out
 }
 
-fn plan_text(
+/// A plan's first two lines: `Plan N KIND LABEL: title` and its risk with the policy.
+pub(super) fn plan_heading(
     out: &mut String,
     style: &Style,
     number: usize,
+    kind: &dyn std::fmt::Display,
     label: &str,
     plan: &Plan,
-    commands: Option<&PlanCommands>,
 ) {
     let _ = writeln!(
         out,
         "{} {}{}: {}",
         style.bold(&format!("Plan {number}")),
-        plan.kind,
+        kind,
         label,
         terminal(&plan.title)
     );
@@ -168,6 +169,17 @@ fn plan_text(
         ),
         terminal(&plan.risk.policy)
     );
+}
+
+fn plan_text(
+    out: &mut String,
+    style: &Style,
+    number: usize,
+    label: &str,
+    plan: &Plan,
+    commands: Option<&PlanCommands>,
+) {
+    plan_heading(out, style, number, &plan.kind, label, plan);
     if plan.changes.is_empty() {
         let _ = writeln!(out, "  no changes: the environment already satisfies it");
     } else {
