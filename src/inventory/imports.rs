@@ -680,20 +680,9 @@ mod tests {
 #[cfg(test)]
 mod statement_tests {
     use std::collections::BTreeSet;
-    use std::path::Path;
 
     use super::{ImportGuard, import_statements, imported_tops};
-
-    fn real(path: &str) -> String {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("testdata/imports")
-            .join(path);
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-    }
-
-    fn set(names: &[&str]) -> BTreeSet<String> {
-        names.iter().map(|s| s.to_string()).collect()
-    }
+    use crate::inventory::test_sources::{real, set};
 
     fn statements(source: &str, module: &str) -> Vec<(usize, String, Vec<String>, ImportGuard)> {
         import_statements(source, &set(&[module]))

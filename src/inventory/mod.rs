@@ -18,6 +18,8 @@ pub(crate) mod record;
 mod scan;
 pub mod snapshot;
 mod target;
+#[cfg(test)]
+mod test_sources;
 
 use std::path::{Path, PathBuf};
 

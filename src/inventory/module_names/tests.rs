@@ -1,20 +1,9 @@
 //! Unit tests of `crate::inventory::module_names`.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
 use super::{ModuleNames, module_names};
-
-fn real(path: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata/imports")
-        .join(path);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn set(names: &[&str]) -> BTreeSet<String> {
-    names.iter().map(|s| s.to_string()).collect()
-}
+use crate::inventory::test_sources::{real, set};
 
 fn defined(source: &str, asked: &[&str]) -> BTreeSet<String> {
     module_names(source, &set(asked)).defined
