@@ -1063,6 +1063,65 @@ fn a_failure_the_warm_parent_caused_is_confirmed_fresh() {
     assert_eq!(verdicts[0], verdicts[1]);
 }
 
+/// A failure inside code the warm parent had imported (`reg.f` registers `y` twice, and
+/// `register` lives in `reg/__init__.py`, which the parent learned) is not the parent's doing, but
+/// the forked child cannot tell. It is imported again in a child of a pristine parent, one that
+/// never learned `reg`: the same error, raised in code that child imported itself, is the verdict,
+/// and no fresh interpreter is started. All three modes agree.
+#[test]
+fn a_failure_in_code_the_warm_parent_imported_is_confirmed_in_a_pristine_child_not_fresh() {
+    let files = serde_json::json!({
+        "reg/__init__.py": "SEEN = set()\ndef register(name):\n    if name in SEEN:\n        raise ValueError('duplicate registration of ' + name)\n    SEEN.add(name)\n",
+        "reg/a.py": "import reg\nreg.register('x')\n",
+        "reg/b.py": "import reg.a\n",
+        "reg/c.py": "import reg.a\n",
+        "reg/f.py": "import reg\nreg.register('y')\nreg.register('y')\n",
+    });
+    let world = World::new(
+        serde_json::json!([
+            {"name": "reg", "version": "1.0", "files": files},
+            {"name": "reg", "version": "1.1", "files": files},
+        ]),
+        &[],
+        &["reg==1.0"],
+    );
+    let out_dir = world.ctx.dir.path().join("plan");
+    let out = world.run(&[
+        "propose",
+        "reg==1.1",
+        "--venv",
+        world.venv(),
+        "--index-url",
+        &world.server.url(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let script = out_dir.join("plans").join("1-upgrade").join("verify.py");
+    let mut shown = String::new();
+    for mode in [&["--batch", "1"][..], &[][..], &["--no-fork"][..]] {
+        let args = [&["--no-smoke", "--plain", "--jobs", "1"][..], mode].concat();
+        let (code, report) = run_script(&world, &script, &args);
+        assert_eq!(code, Some(1), "{report:#}");
+        let fork = &report["fork"];
+        shown.push_str(&format!(
+            "{:?}: reg.f {} ({}); fresh interpreters {}, confirmed in a pristine child {}\n",
+            mode,
+            check(&report, "import:reg.f")["status"],
+            failed(&report, "import:reg.f")["error"],
+            fork["fresh"],
+            fork["confirmed_pristine"].as_u64().unwrap_or(0),
+        ));
+    }
+    insta::assert_snapshot!(shown, @r#"
+        ["--batch", "1"]: reg.f "fail" ("ValueError: duplicate registration of y"); fresh interpreters 0, confirmed in a pristine child 1
+        []: reg.f "fail" ("ValueError: duplicate registration of y"); fresh interpreters 0, confirmed in a pristine child 0
+        ["--no-fork"]: reg.f "fail" ("ValueError: duplicate registration of y"); fresh interpreters 5, confirmed in a pristine child 0
+        "#);
+}
+
 /// Transformers' Pillow failures, and the etils one seen on the H200, in their real shapes:
 /// a name bound only where an optional module imports (`if is_vision_available(): import
 /// PIL.Image; PILImageResampling = ...`), missing as `cannot import name` or as a `NameError`
