@@ -15,9 +15,10 @@
 # and the remaining modules are imported in fresh interpreters, as every module is with --no-fork,
 # where fork() is missing, or when the server dies. A failure whose traceback runs through code of
 # a module the child did not import itself (the warm parent had: a registry that refuses a second
-# registration, a patched function), and a child that died, are imported again in a fresh
-# interpreter, whose verdict is the one reported, unless that same error was already seen failing
-# fresh.
+# registration, a patched function), and a child that died, are imported again away from it: in a
+# child of a second, pristine server (it learns nothing; it holds only the failing dist's required
+# packages), else in a fresh interpreter (Importer says when), unless that same error was already
+# confirmed so.
 
 SERVER = IMPORT_ONE + r"""
 import gc, os, select, signal, sysconfig, time
