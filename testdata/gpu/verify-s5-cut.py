@@ -1,10 +1,10 @@
 # verify-s5-cut.py SRC PARTS_DIR OUT.py: a verify.py from the template parts in PARTS_DIR and a SPEC,
 # its deep modules cut to those the dists installed here ship. SRC: a verify.py (its SPEC is read) or
-# the spec itself as JSON (verify-s5-tf-spec.json: what planner wrote for the local transformers
+# the spec itself as JSON (verify-s5-tf.spec: what planner wrote for the local transformers
 # venv's plan `numpy<2.4`; the runs read it from such a verify.py, tf-orig.py).
 import importlib.metadata, json, sys
 src, parts, out = sys.argv[1:4]
-if src.endswith(".json"):
+if not src.endswith(".py"):
     spec = json.load(open(src))
 else:
     line = next(l for l in open(src) if l.startswith("SPEC = json.loads("))
