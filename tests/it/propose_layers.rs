@@ -1,5 +1,5 @@
 //! `planner propose --all` in layers (issue 12): the shared h200 fixture against the recorded
-//! index data in `testdata/layers/` (served by the loopback index), and real venvs where a
+//! index data in `testdata/index/` (served by the loopback index), and real venvs where a
 //! low-value package's release needs a pinned heavy one to move.
 
 use std::collections::BTreeMap;
@@ -11,10 +11,6 @@ use serde_json::Value;
 use crate::common::index_server::IndexServer;
 use crate::common::{TestContext, repo_root, shared_fixtures, venv};
 use crate::planner_snapshot;
-
-fn layers_index() -> IndexServer {
-    IndexServer::start(&repo_root().join("testdata/layers/index"))
-}
 
 fn json(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
@@ -128,7 +124,7 @@ fn propose_h200(ctx: &TestContext, server: &IndexServer, extra: &[&str]) -> crat
 #[test]
 fn h200_layers_on_recorded_data() {
     let ctx = TestContext::new();
-    let server = layers_index();
+    let server = IndexServer::recorded();
     for policy in ["ml-cuda", "default"] {
         let out = propose_h200(&ctx, &server, &["--policy", policy, "--format", "json"]);
         assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
@@ -237,7 +233,7 @@ fn h200_layers_on_recorded_data() {
 #[test]
 fn h200_layers_explained() {
     let ctx = TestContext::new();
-    let server = layers_index();
+    let server = IndexServer::recorded();
     // The layer table, the safe layer recommended, each held-back line naming the plan that
     // moves it (setuptools held by torch's `<82`), the torch-stack's place in the risk order
     // (jax's lockstep members count dependents once), each plan on top of the safe layer.
@@ -590,14 +586,14 @@ fn coupled_check_fails_on_the_reported_plan() {
 }
 
 /// Issue 23 item 5: pytest-benchmark 5.3 requires `py-cpuinfo2`, whose wheel (recorded whole in
-/// `testdata/layers/index/wheels/`) installs `cpuinfo/`, the module the installed `py-cpuinfo`
+/// `testdata/index/wheels/`) installs `cpuinfo/`, the module the installed `py-cpuinfo`
 /// ships. The safe layer keeps py-cpuinfo2 out (pytest-benchmark stays at 5.2.3) and says why;
 /// no layer on top of it brings it back; the unlayered plan, which has it, carries a
 /// `module-clash` factor and a warning naming both dists and the module.
 #[test]
 fn safe_layer_keeps_a_module_clash_out() {
     let ctx = TestContext::new();
-    let server = layers_index();
+    let server = IndexServer::recorded();
     let out = propose_h200(&ctx, &server, &["--format", "json"]);
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let proposal = json(&out.stdout);
@@ -679,7 +675,7 @@ fn safe_layer_keeps_a_module_clash_out() {
 #[test]
 fn layer_table_keeps_its_alignment_in_colour() {
     let ctx = TestContext::new();
-    let server = layers_index();
+    let server = IndexServer::recorded();
     let plain = propose_h200(&ctx, &server, &["--policy", "ml-cuda", "--color", "never"]);
     let colored = propose_h200(&ctx, &server, &["--policy", "ml-cuda", "--color", "always"]);
     assert_eq!(plain.code, Some(0), "{}", plain.stderr);

@@ -1,6 +1,6 @@
 //! `planner propose` on the ML stack (issue 23): the shared h200 fixture (torch 2.11.0 on CUDA
 //! 13, triton 3.6.0, torchvision 0.26.0, torchaudio 2.11.0) against the index data recorded in
-//! `testdata/layers/` on 2026-12-01, which holds the traps the live index had: older torch
+//! `testdata/index/` on 2026-12-01, which holds the traps the live index had: older torch
 //! releases that declare no triton requirement on CPython 3.12 (2.3.1) or pin CUDA 12 libraries
 //! (2.3.1, 2.6.0, 2.9.1) with their whole closures, and torchaudio 2.11.1, a `py3-none` build
 //! that declares `torch>=2.11` (no torchaudio 2.12 exists). Each case here was a wrong answer
@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::common::index_server::IndexServer;
-use crate::common::{TestContext, repo_root, shared_fixtures};
+use crate::common::{TestContext, shared_fixtures};
 
 fn propose(ctx: &TestContext, server: &IndexServer, args: &[&str]) -> (Option<i32>, Value) {
     let venv = shared_fixtures().join("h200-venv");
@@ -28,10 +28,6 @@ fn propose(ctx: &TestContext, server: &IndexServer, args: &[&str]) -> (Option<i3
     let proposal = serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", out.stdout, out.stderr));
     (out.code, proposal)
-}
-
-fn layers_index() -> IndexServer {
-    IndexServer::start(&repo_root().join("testdata/layers/index"))
 }
 
 fn plans(proposal: &Value) -> &Vec<Value> {
@@ -82,7 +78,7 @@ fn assert_recommendation_stays_on_the_line(proposal: &Value) {
 #[test]
 fn canonical_triton_moves_torch_forward() {
     let ctx = TestContext::new();
-    let server = layers_index();
+    let server = IndexServer::recorded();
     let (code, proposal) = propose(&ctx, &server, &["triton==3.7.0", "--allow-override"]);
     assert_eq!(code, Some(0), "{proposal:#}");
     let first = &plans(&proposal)[0];
@@ -107,7 +103,7 @@ fn canonical_triton_moves_torch_forward() {
 #[test]
 fn torch_2_12_gets_a_plan_and_a_true_explanation() {
     let ctx = TestContext::new();
-    let server = layers_index();
+    let server = IndexServer::recorded();
     let (code, proposal) = propose(&ctx, &server, &["torch==2.12.0"]);
     assert_eq!(code, Some(0), "{proposal:#}");
     let first = &plans(&proposal)[0];
@@ -147,7 +143,7 @@ fn torch_2_12_gets_a_plan_and_a_true_explanation() {
 #[test]
 fn explicit_targets_move_together() {
     let ctx = TestContext::new();
-    let server = layers_index();
+    let server = IndexServer::recorded();
     let (code, proposal) = propose(&ctx, &server, &["triton==3.7.0", "torch==2.12.0"]);
     assert_eq!(code, Some(0), "{proposal:#}");
     let first = &plans(&proposal)[0];
@@ -165,7 +161,7 @@ fn explicit_targets_move_together() {
 #[test]
 fn a_bare_name_leaves_the_torch_stack_alone() {
     let ctx = TestContext::new();
-    let server = layers_index();
+    let server = IndexServer::recorded();
     let (code, proposal) = propose(&ctx, &server, &["setuptools"]);
     assert_eq!(code, Some(0), "{proposal:#}");
     let first = &plans(&proposal)[0];
@@ -182,7 +178,7 @@ fn a_bare_name_leaves_the_torch_stack_alone() {
 #[test]
 fn a_bare_torch_moves_its_stack_forward() {
     let ctx = TestContext::new();
-    let server = layers_index();
+    let server = IndexServer::recorded();
     let (code, proposal) = propose(&ctx, &server, &["torch"]);
     assert_eq!(code, Some(0), "{proposal:#}");
     let first = &plans(&proposal)[0];
@@ -207,7 +203,7 @@ fn a_bare_torch_moves_its_stack_forward() {
 #[test]
 fn a_downgrade_request_gets_the_closest_that_fits_before_a_cuda_switch() {
     let ctx = TestContext::new();
-    let server = layers_index();
+    let server = IndexServer::recorded();
     let (code, proposal) = propose(&ctx, &server, &["sympy==1.13.1"]);
     assert_eq!(
         code,
