@@ -1120,74 +1120,17 @@ fn offline_with_a_cut_short_cache_entry_is_the_tool_failing() {
 /// rollback script puts the old ones back.
 #[test]
 fn a_venv_at_a_non_utf8_path_gets_scripts_that_name_it_exactly() {
-    use std::os::unix::ffi::OsStrExt;
-    let python = venv::python3();
     let ctx = TestContext::new();
     let root = ctx.dir.path().join("index");
-    let status = Command::new(python)
+    let status = Command::new(venv::python3())
         .arg(repo_root().join("tests/it/propose_index.py"))
         .arg(&root)
         .status()
         .unwrap();
     assert!(status.success());
     let server = IndexServer::start(&root);
-    let url = server.url();
-    let venv = ctx
-        .dir
-        .path()
-        .join(std::ffi::OsStr::from_bytes(b"caf\xe9 venv"));
-    // `python3 -m venv` cannot write its activate scripts under a non-UTF-8 path (it encodes
-    // them as UTF-8), so the venv is made beside it and moved there: `bin/python` and
-    // site-packages follow the folder (Python finds them from pyvenv.cfg next to it).
-    let made = ctx.dir.path().join("made-venv");
-    let out = Command::new(python)
-        .args(["-m", "venv"])
-        .arg(&made)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::rename(&made, &venv).unwrap();
-    let out = pip(&venv)
-        .args([
-            "install",
-            "--index-url",
-            &url,
-            "--only-binary",
-            ":all:",
-            "--",
-        ])
-        .args(["target==1.0", "blocker==1.0", "bystander==1.0"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out_dir = ctx.dir.path().join("out");
-    let out = ctx
-        .command()
-        .args(["propose", "target==2.0", "--venv"])
-        .arg(&venv)
-        .args(["--index-url", &url, "--out-dir"])
-        .arg(&out_dir)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dir = std::fs::read_dir(out_dir.join("plans"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with("-move-blockers"))
-        .expect("a move-blockers plan");
+    let venv = venv_at_a_latin1_path(&ctx, &server.url());
+    let dir = propose_move_blockers_at(&ctx, &venv, &server.url());
     for script in [
         "install-pip.sh",
         "install-uv.sh",
@@ -1227,6 +1170,72 @@ fn a_venv_at_a_non_utf8_path_gets_scripts_that_name_it_exactly() {
         "rollback",
         &[("blocker", "1.0"), ("target", "1.0")],
     );
+}
+
+/// A venv at `caf\xe9 venv` (Latin-1 bytes) holding target, blocker and bystander 1.0 from
+/// `url`. `python3 -m venv` cannot write its activate scripts under a non-UTF-8 path (it
+/// encodes them as UTF-8), so the venv is made beside it and moved there: `bin/python` and
+/// site-packages follow the folder (Python finds them from pyvenv.cfg next to it).
+fn venv_at_a_latin1_path(ctx: &TestContext, url: &str) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    let venv = ctx
+        .dir
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9 venv"));
+    let made = ctx.dir.path().join("made-venv");
+    let out = Command::new(venv::python3())
+        .args(["-m", "venv"])
+        .arg(&made)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::rename(&made, &venv).unwrap();
+    let out = pip(&venv)
+        .args([
+            "install",
+            "--index-url",
+            url,
+            "--only-binary",
+            ":all:",
+            "--",
+        ])
+        .args(["target==1.0", "blocker==1.0", "bystander==1.0"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    venv
+}
+
+/// `propose target==2.0 --out-dir` on `venv`: the move-blockers plan's folder.
+fn propose_move_blockers_at(ctx: &TestContext, venv: &Path, url: &str) -> PathBuf {
+    let out_dir = ctx.dir.path().join("out");
+    let out = ctx
+        .command()
+        .args(["propose", "target==2.0", "--venv"])
+        .arg(venv)
+        .args(["--index-url", url, "--out-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_dir(out_dir.join("plans"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("-move-blockers"))
+        .expect("a move-blockers plan")
 }
 
 /// Issue 25 item 8: a bare-name target whose newest release cannot be had is held back with the

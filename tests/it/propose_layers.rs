@@ -129,102 +129,119 @@ fn h200_layers_on_recorded_data() {
         let out = propose_h200(&ctx, &server, &["--policy", policy, "--format", "json"]);
         assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
         let proposal = json(&out.stdout);
-        let safe = &proposal["plans"][0];
-        assert_eq!(safe["layer"]["name"], "safe", "{policy}");
-        assert!(
-            ["low", "medium"].contains(&safe["risk"]["level"].as_str().unwrap()),
-            "{policy}: {:#}",
-            safe["risk"]
+        assert_safe_layer_moves_no_stack_nor_major(&proposal, policy);
+        assert_layers_build_on_the_safe_one(&proposal);
+        assert_stacks_and_majors_move_on_their_own(&proposal, policy);
+        let names = layer_names(&proposal);
+        assert!(names.iter().all(|n| n != "everything"), "{names:?}");
+    }
+}
+
+/// The safe layer: scored low or medium, no coupled group moved, no major line crossed;
+/// setuptools held back with the torch move it would need.
+fn assert_safe_layer_moves_no_stack_nor_major(proposal: &Value, policy: &str) {
+    let safe = &proposal["plans"][0];
+    assert_eq!(safe["layer"]["name"], "safe", "{policy}");
+    assert!(
+        ["low", "medium"].contains(&safe["risk"]["level"].as_str().unwrap()),
+        "{policy}: {:#}",
+        safe["risk"]
+    );
+    for (name, version) in [
+        ("torch", "2.11.0"),
+        ("triton", "3.6.0"),
+        ("torchvision", "0.26.0"),
+        ("torchaudio", "2.11.0"),
+        ("jax", "0.11.2"),
+        ("jaxlib", "0.11.2"),
+        ("jax-cuda13-plugin", "0.11.2"),
+        ("cuda-toolkit", "13.0.2"),
+    ] {
+        assert_eq!(
+            pin(safe, name),
+            version,
+            "{policy}: safe layer moves {name}"
         );
-        for (name, version) in [
-            ("torch", "2.11.0"),
-            ("triton", "3.6.0"),
-            ("torchvision", "0.26.0"),
-            ("torchaudio", "2.11.0"),
-            ("jax", "0.11.2"),
-            ("jaxlib", "0.11.2"),
-            ("jax-cuda13-plugin", "0.11.2"),
-            ("cuda-toolkit", "13.0.2"),
-        ] {
+    }
+    for change in safe["changes"].as_array().unwrap() {
+        if let (Some(from), Some(to)) = (change["from"].as_str(), change["to"].as_str()) {
             assert_eq!(
-                pin(safe, name),
-                version,
-                "{policy}: safe layer moves {name}"
+                line(from),
+                line(to),
+                "{policy}: safe layer crosses a major line: {change}"
             );
         }
-        for change in safe["changes"].as_array().unwrap() {
-            if let (Some(from), Some(to)) = (change["from"].as_str(), change["to"].as_str()) {
-                assert_eq!(
-                    line(from),
-                    line(to),
-                    "{policy}: safe layer crosses a major line: {change}"
-                );
-            }
-        }
-        let setuptools = safe["held_back"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|h| h["name"] == "setuptools")
-            .expect("setuptools is held back");
-        assert_eq!(setuptools["planned"], "81.0.0");
-        assert_eq!(setuptools["needs"][0]["name"], "torch");
-        assert_eq!(setuptools["needs"][0]["from"], "2.11.0");
-        assert_eq!(setuptools["needs"][0]["to"], "2.15.0");
+    }
+    let setuptools = safe["held_back"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "setuptools")
+        .expect("setuptools is held back");
+    assert_eq!(setuptools["planned"], "81.0.0");
+    assert_eq!(setuptools["needs"][0]["name"], "torch");
+    assert_eq!(setuptools["needs"][0]["from"], "2.11.0");
+    assert_eq!(setuptools["needs"][0]["to"], "2.15.0");
+}
 
-        let names = layer_names(&proposal);
-        for plan in proposal["plans"].as_array().unwrap() {
-            assert_coupled_groups_consistent(plan);
-            if plan["layer"]["kind"] != "safe" {
-                assert_eq!(plan["layer"]["base"], "safe");
-                // Built on top of the safe layer: its versions, except what the layer moves.
-                let own: Vec<&str> = plan["layer"]["own"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|n| n.as_str().unwrap())
-                    .collect();
-                for (name, version) in safe["pins"].as_object().unwrap() {
-                    if !own.contains(&name.as_str()) {
-                        assert_eq!(&plan["pins"][name], version, "{}: {name}", plan["title"]);
-                    }
-                }
-            }
-        }
-        // The torch stack moves forward as one (issue 23): torchaudio has no release after
-        // 2.11, but 2.11.1 (a py3-none build) declares torch>=2.11 and speaks for itself, as
-        // torchvision 0.29.2 (torch>=2.14.0) does; each is named in a coupled-member-declared
-        // factor. Policy refines the index's metadata, never contradicts it.
-        let torch_stack = layer(&proposal, "torch-stack");
-        assert_eq!(pin(torch_stack, "torch"), "2.15.0", "{policy}");
-        assert_eq!(pin(torch_stack, "torchvision"), "0.29.2", "{policy}");
-        assert_eq!(pin(torch_stack, "torchaudio"), "2.11.1", "{policy}");
-        assert_eq!(pin(torch_stack, "triton"), "3.9.0", "{policy}");
-        assert!(declared_coupling(torch_stack, "torchaudio"), "{policy}");
-        assert!(declared_coupling(torch_stack, "torchvision"), "{policy}");
-        let jax = layer(&proposal, "jax-stack");
-        for member in ["jax", "jaxlib", "jax-cuda13-plugin", "jax-cuda13-pjrt"] {
-            assert_eq!(pin(jax, member), "0.12.0.1", "{policy}: jax stack {member}");
-        }
-        for major in ["major-huggingface-hub", "major-multidict", "major-filelock"] {
-            let plan = layer(&proposal, major);
-            let name = major.trim_start_matches("major-");
-            let change = plan["changes"]
+/// Every layer keeps the coupled groups consistent, and each one on top of the safe layer has
+/// its versions, except what the layer itself moves.
+fn assert_layers_build_on_the_safe_one(proposal: &Value) {
+    let safe = &proposal["plans"][0];
+    for plan in proposal["plans"].as_array().unwrap() {
+        assert_coupled_groups_consistent(plan);
+        if plan["layer"]["kind"] != "safe" {
+            assert_eq!(plan["layer"]["base"], "safe");
+            // Built on top of the safe layer: its versions, except what the layer moves.
+            let own: Vec<&str> = plan["layer"]["own"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .find(|c| c["name"] == name)
-                .unwrap();
-            assert_ne!(
-                line(change["from"].as_str().unwrap()),
-                line(change["to"].as_str().unwrap())
-            );
-            assert!(
-                !changed(plan, "torch") && !changed(plan, "jax"),
-                "{policy}: {major}"
-            );
+                .map(|n| n.as_str().unwrap())
+                .collect();
+            for (name, version) in safe["pins"].as_object().unwrap() {
+                if !own.contains(&name.as_str()) {
+                    assert_eq!(&plan["pins"][name], version, "{}: {name}", plan["title"]);
+                }
+            }
         }
-        assert!(names.iter().all(|n| n != "everything"), "{names:?}");
+    }
+}
+
+/// The torch stack moves forward as one (issue 23): torchaudio has no release after 2.11, but
+/// 2.11.1 (a py3-none build) declares torch>=2.11 and speaks for itself, as torchvision 0.29.2
+/// (torch>=2.14.0) does; each is named in a coupled-member-declared factor. Policy refines the
+/// index's metadata, never contradicts it. The jax stack moves as one; each major upgrade is a
+/// layer of its own that moves neither stack.
+fn assert_stacks_and_majors_move_on_their_own(proposal: &Value, policy: &str) {
+    let torch_stack = layer(proposal, "torch-stack");
+    assert_eq!(pin(torch_stack, "torch"), "2.15.0", "{policy}");
+    assert_eq!(pin(torch_stack, "torchvision"), "0.29.2", "{policy}");
+    assert_eq!(pin(torch_stack, "torchaudio"), "2.11.1", "{policy}");
+    assert_eq!(pin(torch_stack, "triton"), "3.9.0", "{policy}");
+    assert!(declared_coupling(torch_stack, "torchaudio"), "{policy}");
+    assert!(declared_coupling(torch_stack, "torchvision"), "{policy}");
+    let jax = layer(proposal, "jax-stack");
+    for member in ["jax", "jaxlib", "jax-cuda13-plugin", "jax-cuda13-pjrt"] {
+        assert_eq!(pin(jax, member), "0.12.0.1", "{policy}: jax stack {member}");
+    }
+    for major in ["major-huggingface-hub", "major-multidict", "major-filelock"] {
+        let plan = layer(proposal, major);
+        let name = major.trim_start_matches("major-");
+        let change = plan["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap();
+        assert_ne!(
+            line(change["from"].as_str().unwrap()),
+            line(change["to"].as_str().unwrap())
+        );
+        assert!(
+            !changed(plan, "torch") && !changed(plan, "jax"),
+            "{policy}: {major}"
+        );
     }
 }
 
