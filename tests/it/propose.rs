@@ -1245,50 +1245,9 @@ fn propose_move_blockers_at(ctx: &TestContext, venv: &Path, url: &str) -> PathBu
 #[test]
 fn a_held_back_target_says_why_its_newest_release_cannot_be_had() {
     let root = tempfile::tempdir().unwrap();
-    let wheels = root.path().join("wheels");
-    std::fs::create_dir_all(&wheels).unwrap();
-    let built = [
-        ("bad", "1.0", vec![]),
-        ("bad", "2.0", vec!["not a valid requirement !!"]),
-        ("needy", "1.0", vec![]),
-        ("needy", "2.0", vec!["helper>=2"]),
-        ("helper", "1.0", vec![]),
-    ];
-    let index = root.path().join("index");
-    std::fs::create_dir_all(index.join("files")).unwrap();
-    let mut links: std::collections::BTreeMap<&str, String> = Default::default();
-    for (name, version, requires) in &built {
-        let wheel = venv::build_wheel(&wheels, name, version, requires, &[]);
-        let file = wheel.file_name().unwrap().to_str().unwrap().to_string();
-        std::fs::copy(&wheel, index.join("files").join(&file)).unwrap();
-        links
-            .entry(name)
-            .or_default()
-            .push_str(&format!("<a href=\"../../files/{file}\">{file}</a>\n"));
-    }
-    for (name, body) in &links {
-        let page = index.join("simple").join(name);
-        std::fs::create_dir_all(&page).unwrap();
-        std::fs::write(
-            page.join("index.html"),
-            format!("<html><body>{body}</body></html>"),
-        )
-        .unwrap();
-    }
-    let venv = venv::RealVenv::create(&root.path().join("venv"));
-    let find_links = wheels.display().to_string();
-    venv.pip_ok(&[
-        "install",
-        "--no-deps",
-        "--quiet",
-        "--find-links",
-        &find_links,
-        "bad==1.0",
-        "needy==1.0",
-    ]);
+    let (venv, simple) = bad_and_needy_world(root.path());
     let mut ctx = TestContext::new();
     ctx.filter_host_python();
-    let simple = index.join("simple");
     let propose = |target: &str| {
         ctx.propose(
             &venv.path,
@@ -1303,17 +1262,11 @@ fn a_held_back_target_says_why_its_newest_release_cannot_be_had() {
         assert_eq!(held["newest"], "2.0", "{json:#}");
         held["unavailable"].as_str().unwrap_or_default().to_string()
     };
-    let bad = held(&propose("bad"));
-    assert!(
-        bad.starts_with("bad 2.0 has metadata that cannot be read")
-            && bad.contains("not a valid requirement !!"),
-        "{bad}"
-    );
-    let needy = held(&propose("needy"));
-    assert!(
-        needy.starts_with("needy 2.0 cannot be installed here: ") && needy.contains("helper>=2"),
-        "{needy}"
-    );
+    let (bad, needy) = (held(&propose("bad")), held(&propose("needy")));
+    ctx.insta_settings().bind(|| {
+        insta::assert_snapshot!(bad, @"bad 2.0 has metadata that cannot be read (invalid metadata for bad-2.0-py3-none-any.whl (file://[TMP]/index/files/bad-2.0-py3-none-any.whl): invalid `Requires-Dist` value `not a valid requirement !!`: Expected one of `@`, `(`, `<`, `=`, `>`, `~`, `!`, `;`, found `a`)");
+        insta::assert_snapshot!(needy, @"needy 2.0 cannot be installed here: Because only helper==1.0 is available and needy==2.0 depends on helper>=2, needy==2.0 cannot be used. And because you require needy==2.0, your requirements are unsatisfiable.");
+    });
     let resolve = ctx.run(&[
         "resolve",
         "needy==2.0",
@@ -1348,4 +1301,52 @@ fn a_held_back_target_says_why_its_newest_release_cannot_be_had() {
 
         ----- stderr -----
         "#);
+}
+
+/// Under `root`: a local index (`index/simple`, HTML pages) of bad 1.0 and 2.0 (2.0's METADATA
+/// has an unreadable `Requires-Dist`), needy 1.0 and 2.0 (2.0 requires `helper>=2`) and helper
+/// 1.0; a venv holding bad 1.0 and needy 1.0. Returns the venv and the `simple` folder.
+fn bad_and_needy_world(root: &Path) -> (venv::RealVenv, PathBuf) {
+    let wheels = root.join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let built = [
+        ("bad", "1.0", vec![]),
+        ("bad", "2.0", vec!["not a valid requirement !!"]),
+        ("needy", "1.0", vec![]),
+        ("needy", "2.0", vec!["helper>=2"]),
+        ("helper", "1.0", vec![]),
+    ];
+    let index = root.join("index");
+    std::fs::create_dir_all(index.join("files")).unwrap();
+    let mut links: std::collections::BTreeMap<&str, String> = Default::default();
+    for (name, version, requires) in &built {
+        let wheel = venv::build_wheel(&wheels, name, version, requires, &[]);
+        let file = wheel.file_name().unwrap().to_str().unwrap().to_string();
+        std::fs::copy(&wheel, index.join("files").join(&file)).unwrap();
+        links
+            .entry(name)
+            .or_default()
+            .push_str(&format!("<a href=\"../../files/{file}\">{file}</a>\n"));
+    }
+    for (name, body) in &links {
+        let page = index.join("simple").join(name);
+        std::fs::create_dir_all(&page).unwrap();
+        std::fs::write(
+            page.join("index.html"),
+            format!("<html><body>{body}</body></html>"),
+        )
+        .unwrap();
+    }
+    let venv = venv::RealVenv::create(&root.join("venv"));
+    let find_links = wheels.display().to_string();
+    venv.pip_ok(&[
+        "install",
+        "--no-deps",
+        "--quiet",
+        "--find-links",
+        &find_links,
+        "bad==1.0",
+        "needy==1.0",
+    ]);
+    (venv, index.join("simple"))
 }

@@ -128,27 +128,7 @@ fn failed<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Valu
 /// typing_objects) is the dependent of the dependent, `legacy` was broken before any plan.
 #[test]
 fn a_forced_downgrade_breaks_dependents_and_verify_names_every_one() {
-    let world = World::new(
-        serde_json::json!([
-            {"name": "app", "version": "1.0", "requires": ["typing-inspection"],
-             "files": {"app/__init__.py": "from typing_inspection import typing_objects\n"}},
-            {"name": "legacy", "version": "1.0", "requires": ["typing-extensions"],
-             "files": {"legacy/__init__.py": "raise RuntimeError('legacy was broken before any plan')\n"}},
-            {"name": "bystander", "version": "1.0", "files": {"bystander/__init__.py": ""}},
-        ]),
-        &[
-            "typing_extensions-4.6.0-py3-none-any.whl",
-            "typing_extensions-4.14.1-py3-none-any.whl",
-            "typing_inspection-0.4.1-py3-none-any.whl",
-        ],
-        &[
-            "typing-extensions==4.14.1",
-            "typing-inspection==0.4.1",
-            "app",
-            "legacy",
-            "bystander",
-        ],
-    );
+    let world = typing_inspection_world();
     // Nothing applied yet: a baseline and a comparison agree; legacy fails in both, so it is
     // pre-existing, not a regression (exit 0).
     let before = world.ctx.dir.path().join("all-before.json");
@@ -230,6 +210,33 @@ fn a_forced_downgrade_breaks_dependents_and_verify_names_every_one() {
     assert_eq!(report["summary"]["regressions"], 3);
 
     assert_only_the_version_fails_once_put_back(&world, &plan);
+}
+
+/// typing-extensions 4.14.1 and typing-inspection 0.4.1 (the real wheels), `app` (uses
+/// typing_inspection.typing_objects), `legacy` (broken before any plan) and a bystander,
+/// installed; typing-extensions 4.6.0 on the index.
+fn typing_inspection_world() -> World {
+    World::new(
+        serde_json::json!([
+            {"name": "app", "version": "1.0", "requires": ["typing-inspection"],
+             "files": {"app/__init__.py": "from typing_inspection import typing_objects\n"}},
+            {"name": "legacy", "version": "1.0", "requires": ["typing-extensions"],
+             "files": {"legacy/__init__.py": "raise RuntimeError('legacy was broken before any plan')\n"}},
+            {"name": "bystander", "version": "1.0", "files": {"bystander/__init__.py": ""}},
+        ]),
+        &[
+            "typing_extensions-4.6.0-py3-none-any.whl",
+            "typing_extensions-4.14.1-py3-none-any.whl",
+            "typing_inspection-0.4.1-py3-none-any.whl",
+        ],
+        &[
+            "typing-extensions==4.14.1",
+            "typing-inspection==0.4.1",
+            "app",
+            "legacy",
+            "bystander",
+        ],
+    )
 }
 
 /// The script's report on the forced downgrade: the version landed and pip check accepts
