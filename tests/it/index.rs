@@ -1566,3 +1566,39 @@ fn the_metadata_cap_is_set_by_its_variable() {
     let default = resolve(None);
     assert_eq!(default.code, Some(0), "{}", default.stderr);
 }
+
+/// The one recording is whole: every wheel a recorded page lists has its `.metadata` file, with
+/// the sha256 the page advertises (the layered plans read the metadata of every project, and a
+/// page without it would send the client to a wheel that is not recorded).
+#[test]
+fn every_recorded_wheel_has_the_metadata_its_page_advertises() {
+    use sha2::{Digest, Sha256};
+    let root = testdata_index();
+    let mut wheels = 0;
+    for page in std::fs::read_dir(root.join("simple")).unwrap() {
+        let page = page.unwrap().path().join("index.json");
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&page).unwrap()).unwrap();
+        for file in doc["files"].as_array().unwrap() {
+            let filename = file["filename"].as_str().unwrap();
+            if !filename.ends_with(".whl") {
+                continue;
+            }
+            let metadata = root.join("files").join(format!("{filename}.metadata"));
+            let bytes = std::fs::read(&metadata)
+                .unwrap_or_else(|e| panic!("{}: {filename} has no metadata ({e})", page.display()));
+            let digest: String = Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert_eq!(
+                file["core-metadata"]["sha256"].as_str(),
+                Some(digest.as_str()),
+                "{}: {filename}",
+                page.display()
+            );
+            wheels += 1;
+        }
+    }
+    assert!(wheels > 1000, "{wheels} wheels recorded");
+}
