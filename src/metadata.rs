@@ -204,106 +204,13 @@ impl CoreMetadata {
     /// Parse a metadata file from text.
     pub fn parse_str(text: &str) -> Result<Self, MetadataError> {
         let headers = parse_headers(text);
-        let mut metadata_version = None;
-        let mut name = None;
-        let mut version = None;
-        let mut requires_dist = Vec::new();
-        let mut requires_python = None;
-        let mut provides_extra = Vec::new();
-        let mut dynamic = Vec::new();
-        let mut summary = None;
-        let mut project_urls = Vec::new();
-        let mut home_page = None;
-        let mut requirements = RequiresDist::default();
-
+        let mut fields = Fields::default();
         for (field, value) in &headers {
-            let value: &str = value;
-            let Some(lower) = READ_FIELDS.iter().find(|f| f.eq_ignore_ascii_case(field)) else {
-                continue;
-            };
-            let checked = matches!(
-                *lower,
-                "name" | "version" | "requires-dist" | "requires-python" | "provides-extra"
-            );
-            if checked && value.chars().any(|c| c.is_control() && c != '\t') {
-                return Err(MetadataError::ControlCharacters {
-                    field: field.to_string(),
-                });
-            }
-            match *lower {
-                "metadata-version" => metadata_version = Some(value.to_string()),
-                "name" => name = Some(value.to_string()),
-                "version" => version = Some(value.to_string()),
-                "requires-dist" => {
-                    let requirement = requirements.parse(value).map_err(|message| {
-                        MetadataError::InvalidField {
-                            field: "Requires-Dist",
-                            value: value.to_string(),
-                            message: message.to_string(),
-                        }
-                    })?;
-                    requires_dist.push(requirement);
-                }
-                "requires-python" => {
-                    let specifiers = parse_requires_python(value).map_err(|message| {
-                        MetadataError::InvalidField {
-                            field: "Requires-Python",
-                            value: value.to_string(),
-                            message: message.to_string(),
-                        }
-                    })?;
-                    requires_python = Some(specifiers);
-                }
-                "provides-extra" => {
-                    let extra =
-                        ExtraName::from_str(value).map_err(|err| MetadataError::InvalidField {
-                            field: "Provides-Extra",
-                            value: value.to_string(),
-                            message: err.to_string(),
-                        })?;
-                    provides_extra.push(extra);
-                }
-                "dynamic" => dynamic.push(value.to_string()),
-                "summary" => summary = Some(value.to_string()),
-                "project-url" => {
-                    if let Some((label, url)) = value.split_once(',') {
-                        project_urls.push((label.trim().to_string(), url.trim().to_string()));
-                    }
-                }
-                "home-page" => home_page = Some(value.to_string()),
-                _ => {}
+            if let Some(lower) = READ_FIELDS.iter().find(|f| f.eq_ignore_ascii_case(field)) {
+                fields.read(field, lower, value)?;
             }
         }
-
-        let display_name = name.ok_or(MetadataError::MissingField { field: "Name" })?;
-        let name =
-            PackageName::from_str(&display_name).map_err(|err| MetadataError::InvalidField {
-                field: "Name",
-                value: display_name.clone(),
-                message: err.to_string(),
-            })?;
-        let version_text = version.ok_or(MetadataError::MissingField { field: "Version" })?;
-        let version =
-            Version::from_str(&version_text).map_err(|err| MetadataError::InvalidField {
-                field: "Version",
-                value: version_text.clone(),
-                message: err.to_string(),
-            })?;
-        Ok(CoreMetadata {
-            metadata_version: metadata_version.unwrap_or_default(),
-            name,
-            display_name,
-            version,
-            requires_dist,
-            requires_python,
-            provides_extra,
-            dynamic,
-            summary,
-            project_urls: project_urls
-                .into_iter()
-                .chain(home_page.map(|url| ("Home-page".to_string(), url)))
-                .collect(),
-        })
+        fields.finish()
     }
 
     /// Whether `Requires-Dist` may be trusted without a build (PEP 643): metadata 2.2 or newer
@@ -355,6 +262,108 @@ pub fn parse_requirement(text: &str) -> Result<Requirement, RequirementError> {
         writes_back(&requirement)?;
     }
     Ok(requirement)
+}
+
+/// The fields [`CoreMetadata::parse_str`] reads, as the headers give them, in file order.
+#[derive(Default)]
+struct Fields<'a> {
+    metadata_version: Option<String>,
+    name: Option<String>,
+    version: Option<String>,
+    requires_dist: Vec<Requirement>,
+    requires_python: Option<VersionSpecifiers>,
+    provides_extra: Vec<ExtraName>,
+    dynamic: Vec<String>,
+    summary: Option<String>,
+    project_urls: Vec<(String, String)>,
+    home_page: Option<String>,
+    requirements: RequiresDist<'a>,
+}
+
+impl<'a> Fields<'a> {
+    /// One header: `field` as written, `lower` its name among [`READ_FIELDS`]. The fields that
+    /// are parsed may not hold control characters (other than tab).
+    fn read(&mut self, field: &str, lower: &str, value: &'a str) -> Result<(), MetadataError> {
+        let checked = matches!(
+            lower,
+            "name" | "version" | "requires-dist" | "requires-python" | "provides-extra"
+        );
+        if checked && value.chars().any(|c| c.is_control() && c != '\t') {
+            return Err(MetadataError::ControlCharacters {
+                field: field.to_string(),
+            });
+        }
+        match lower {
+            "metadata-version" => self.metadata_version = Some(value.to_string()),
+            "name" => self.name = Some(value.to_string()),
+            "version" => self.version = Some(value.to_string()),
+            "requires-dist" => {
+                let requirement = self
+                    .requirements
+                    .parse(value)
+                    .map_err(|err| invalid("Requires-Dist", value, err))?;
+                self.requires_dist.push(requirement);
+            }
+            "requires-python" => {
+                let specifiers = parse_requires_python(value)
+                    .map_err(|err| invalid("Requires-Python", value, err))?;
+                self.requires_python = Some(specifiers);
+            }
+            "provides-extra" => {
+                let extra = ExtraName::from_str(value)
+                    .map_err(|err| invalid("Provides-Extra", value, err))?;
+                self.provides_extra.push(extra);
+            }
+            "dynamic" => self.dynamic.push(value.to_string()),
+            "summary" => self.summary = Some(value.to_string()),
+            "project-url" => {
+                if let Some((label, url)) = value.split_once(',') {
+                    self.project_urls
+                        .push((label.trim().to_string(), url.trim().to_string()));
+                }
+            }
+            "home-page" => self.home_page = Some(value.to_string()),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The metadata, once every header is read; `Name` and `Version` are required.
+    fn finish(self) -> Result<CoreMetadata, MetadataError> {
+        let display_name = self
+            .name
+            .ok_or(MetadataError::MissingField { field: "Name" })?;
+        let name = PackageName::from_str(&display_name)
+            .map_err(|err| invalid("Name", &display_name, err))?;
+        let version_text = self
+            .version
+            .ok_or(MetadataError::MissingField { field: "Version" })?;
+        let version = Version::from_str(&version_text)
+            .map_err(|err| invalid("Version", &version_text, err))?;
+        Ok(CoreMetadata {
+            metadata_version: self.metadata_version.unwrap_or_default(),
+            name,
+            display_name,
+            version,
+            requires_dist: self.requires_dist,
+            requires_python: self.requires_python,
+            provides_extra: self.provides_extra,
+            dynamic: self.dynamic,
+            summary: self.summary,
+            project_urls: (self.project_urls.into_iter())
+                .chain(self.home_page.map(|url| ("Home-page".to_string(), url)))
+                .collect(),
+        })
+    }
+}
+
+/// `field`'s `value` does not parse, for `message`'s reason.
+fn invalid(field: &'static str, value: &str, message: impl std::fmt::Display) -> MetadataError {
+    MetadataError::InvalidField {
+        field,
+        value: value.to_string(),
+        message: message.to_string(),
+    }
 }
 
 /// Parses one metadata file's `Requires-Dist` values, each distinct marker once: a file's
