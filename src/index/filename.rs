@@ -127,21 +127,11 @@ impl FilenameMemo {
     }
 
     fn name(&mut self, text: &str) -> Result<PackageName, InvalidNameError> {
-        if let Some(name) = self.names.get(text) {
-            return Ok(name.clone());
-        }
-        let name = PackageName::from_str(text)?;
-        self.names.insert(text.to_string(), name.clone());
-        Ok(name)
+        parse_once(&mut self.names, text)
     }
 
     fn version(&mut self, text: &str) -> Result<Version, VersionParseError> {
-        if let Some(version) = self.versions.get(text) {
-            return Ok(version.clone());
-        }
-        let version = Version::from_str(text)?;
-        self.versions.insert(text.to_string(), version.clone());
-        Ok(version)
+        parse_once(&mut self.versions, text)
     }
 
     /// Every `python-abi-platform` triple a compressed tag set (`py-abi-plat`) expands to.
@@ -159,6 +149,19 @@ impl FilenameMemo {
         self.tags.insert(text.to_string(), tags.clone());
         tags
     }
+}
+
+/// `text` parsed, or the value `parsed` holds for it from an earlier parse.
+fn parse_once<T: FromStr + Clone>(
+    parsed: &mut HashMap<String, T>,
+    text: &str,
+) -> Result<T, T::Err> {
+    if let Some(value) = parsed.get(text) {
+        return Ok(value.clone());
+    }
+    let value = T::from_str(text)?;
+    parsed.insert(text.to_string(), value.clone());
+    Ok(value)
 }
 
 /// A wheel stem's name, version, build tag and compressed tag set (`py-abi-plat`).
