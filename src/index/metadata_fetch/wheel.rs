@@ -103,10 +103,13 @@ async fn tail(
             },
             MetadataSource::RangeRead,
         ),
-        // No range support: the server sent (or would send) the whole wheel.
+        // No range support: the server sent (or would send) the whole wheel, checked against
+        // the index's hash when it said so (200). A 206 without its total is read the same way.
         _ if tail.status == 200 && partial_only => return Ok(None),
-        _ if tail.status == 200 => {
-            verify_download(file, &tail.body)?;
+        _ => {
+            if tail.status == 200 {
+                verify_download(file, &tail.body)?;
+            }
             (
                 tail.body.len() as u64,
                 Window {
@@ -116,14 +119,6 @@ async fn tail(
                 MetadataSource::WholeWheel,
             )
         }
-        _ => (
-            tail.body.len() as u64,
-            Window {
-                offset: 0,
-                bytes: tail.body,
-            },
-            MetadataSource::WholeWheel,
-        ),
     }))
 }
 
