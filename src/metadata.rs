@@ -13,7 +13,7 @@ pub(crate) mod requirement;
 use std::borrow::Cow;
 use std::str::FromStr;
 
-use pep440_rs::{Version, VersionSpecifiers};
+use pep440_rs::{Version, VersionSpecifiers, VersionSpecifiersParseError};
 use pep508_rs::{ExtraName, MarkerTree, PackageName, Requirement};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -204,106 +204,13 @@ impl CoreMetadata {
     /// Parse a metadata file from text.
     pub fn parse_str(text: &str) -> Result<Self, MetadataError> {
         let headers = parse_headers(text);
-        let mut metadata_version = None;
-        let mut name = None;
-        let mut version = None;
-        let mut requires_dist = Vec::new();
-        let mut requires_python = None;
-        let mut provides_extra = Vec::new();
-        let mut dynamic = Vec::new();
-        let mut summary = None;
-        let mut project_urls = Vec::new();
-        let mut home_page = None;
-        let mut requirements = RequiresDist::default();
-
+        let mut fields = Fields::default();
         for (field, value) in &headers {
-            let value: &str = value;
-            let Some(lower) = READ_FIELDS.iter().find(|f| f.eq_ignore_ascii_case(field)) else {
-                continue;
-            };
-            let checked = matches!(
-                *lower,
-                "name" | "version" | "requires-dist" | "requires-python" | "provides-extra"
-            );
-            if checked && value.chars().any(|c| c.is_control() && c != '\t') {
-                return Err(MetadataError::ControlCharacters {
-                    field: field.to_string(),
-                });
-            }
-            match *lower {
-                "metadata-version" => metadata_version = Some(value.to_string()),
-                "name" => name = Some(value.to_string()),
-                "version" => version = Some(value.to_string()),
-                "requires-dist" => {
-                    let requirement = requirements.parse(value).map_err(|message| {
-                        MetadataError::InvalidField {
-                            field: "Requires-Dist",
-                            value: value.to_string(),
-                            message,
-                        }
-                    })?;
-                    requires_dist.push(requirement);
-                }
-                "requires-python" => {
-                    let specifiers = parse_requires_python(value).map_err(|message| {
-                        MetadataError::InvalidField {
-                            field: "Requires-Python",
-                            value: value.to_string(),
-                            message,
-                        }
-                    })?;
-                    requires_python = Some(specifiers);
-                }
-                "provides-extra" => {
-                    let extra =
-                        ExtraName::from_str(value).map_err(|err| MetadataError::InvalidField {
-                            field: "Provides-Extra",
-                            value: value.to_string(),
-                            message: err.to_string(),
-                        })?;
-                    provides_extra.push(extra);
-                }
-                "dynamic" => dynamic.push(value.to_string()),
-                "summary" => summary = Some(value.to_string()),
-                "project-url" => {
-                    if let Some((label, url)) = value.split_once(',') {
-                        project_urls.push((label.trim().to_string(), url.trim().to_string()));
-                    }
-                }
-                "home-page" => home_page = Some(value.to_string()),
-                _ => {}
+            if let Some(lower) = READ_FIELDS.iter().find(|f| f.eq_ignore_ascii_case(field)) {
+                fields.read(field, lower, value)?;
             }
         }
-
-        let display_name = name.ok_or(MetadataError::MissingField { field: "Name" })?;
-        let name =
-            PackageName::from_str(&display_name).map_err(|err| MetadataError::InvalidField {
-                field: "Name",
-                value: display_name.clone(),
-                message: err.to_string(),
-            })?;
-        let version_text = version.ok_or(MetadataError::MissingField { field: "Version" })?;
-        let version =
-            Version::from_str(&version_text).map_err(|err| MetadataError::InvalidField {
-                field: "Version",
-                value: version_text.clone(),
-                message: err.to_string(),
-            })?;
-        Ok(CoreMetadata {
-            metadata_version: metadata_version.unwrap_or_default(),
-            name,
-            display_name,
-            version,
-            requires_dist,
-            requires_python,
-            provides_extra,
-            dynamic,
-            summary,
-            project_urls: project_urls
-                .into_iter()
-                .chain(home_page.map(|url| ("Home-page".to_string(), url)))
-                .collect(),
-        })
+        fields.finish()
     }
 
     /// Whether `Requires-Dist` may be trusted without a build (PEP 643): metadata 2.2 or newer
@@ -319,12 +226,35 @@ impl CoreMetadata {
     }
 }
 
+/// Why [`parse_requirement`] refused a requirement.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum RequirementError {
+    /// A name that ends in `.`, `-` or `_` before more text (pep508_rs would panic).
+    #[error("package name `{0}` must end with an alphanumeric character")]
+    NameEnd(String),
+    /// An extra that ends in `.`, `-` or `_` (pep508_rs would panic).
+    #[error("extra name `{0}` must end with an alphanumeric character")]
+    ExtraEnd(String),
+    /// A non-ASCII character outside a quoted value.
+    #[error("`{}` outside a quoted value; requirements are ASCII there", .0.escape_unicode())]
+    NonAscii(char),
+    /// A marker value holding a single quote, which pep508_rs cannot write back.
+    #[error(
+        "a marker value holds a single quote (`'`), which planner cannot write back into a \
+         command safely; no real environment marker has one"
+    )]
+    QuoteInMarker,
+    /// pep508_rs's own complaint.
+    #[error("{0}")]
+    Pep508(String),
+}
+
 /// Parse a PEP 508 requirement. Every requirement planner reads goes through here: pep508_rs
 /// 0.9.2 panics on a name that ends in `.`, `-` or `_` followed by more text (`file.*`,
 /// `foo-==1`; found by `fuzz/run metadata`), so that case is refused first. A requirement whose
 /// written form would not parse back is refused too ([`writes_back`]): planner writes
 /// requirements into commands and plan files from their parsed form.
-pub fn parse_requirement(text: &str) -> Result<Requirement, String> {
+pub fn parse_requirement(text: &str) -> Result<Requirement, RequirementError> {
     let requirement = parse_requirement_unchecked(text)?;
     // Only a marker value holding a single quote breaks the writer (below), and such a value is
     // written in double quotes, so text without both quote kinds needs no second parse.
@@ -332,6 +262,108 @@ pub fn parse_requirement(text: &str) -> Result<Requirement, String> {
         writes_back(&requirement)?;
     }
     Ok(requirement)
+}
+
+/// The fields [`CoreMetadata::parse_str`] reads, as the headers give them, in file order.
+#[derive(Default)]
+struct Fields<'a> {
+    metadata_version: Option<String>,
+    name: Option<String>,
+    version: Option<String>,
+    requires_dist: Vec<Requirement>,
+    requires_python: Option<VersionSpecifiers>,
+    provides_extra: Vec<ExtraName>,
+    dynamic: Vec<String>,
+    summary: Option<String>,
+    project_urls: Vec<(String, String)>,
+    home_page: Option<String>,
+    requirements: RequiresDist<'a>,
+}
+
+impl<'a> Fields<'a> {
+    /// One header: `field` as written, `lower` its name among [`READ_FIELDS`]. The fields that
+    /// are parsed may not hold control characters (other than tab).
+    fn read(&mut self, field: &str, lower: &str, value: &'a str) -> Result<(), MetadataError> {
+        let checked = matches!(
+            lower,
+            "name" | "version" | "requires-dist" | "requires-python" | "provides-extra"
+        );
+        if checked && value.chars().any(|c| c.is_control() && c != '\t') {
+            return Err(MetadataError::ControlCharacters {
+                field: field.to_string(),
+            });
+        }
+        match lower {
+            "metadata-version" => self.metadata_version = Some(value.to_string()),
+            "name" => self.name = Some(value.to_string()),
+            "version" => self.version = Some(value.to_string()),
+            "requires-dist" => {
+                let requirement = self
+                    .requirements
+                    .parse(value)
+                    .map_err(|err| invalid("Requires-Dist", value, err))?;
+                self.requires_dist.push(requirement);
+            }
+            "requires-python" => {
+                let specifiers = parse_requires_python(value)
+                    .map_err(|err| invalid("Requires-Python", value, err))?;
+                self.requires_python = Some(specifiers);
+            }
+            "provides-extra" => {
+                let extra = ExtraName::from_str(value)
+                    .map_err(|err| invalid("Provides-Extra", value, err))?;
+                self.provides_extra.push(extra);
+            }
+            "dynamic" => self.dynamic.push(value.to_string()),
+            "summary" => self.summary = Some(value.to_string()),
+            "project-url" => {
+                if let Some((label, url)) = value.split_once(',') {
+                    self.project_urls
+                        .push((label.trim().to_string(), url.trim().to_string()));
+                }
+            }
+            "home-page" => self.home_page = Some(value.to_string()),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The metadata, once every header is read; `Name` and `Version` are required.
+    fn finish(self) -> Result<CoreMetadata, MetadataError> {
+        let display_name = self
+            .name
+            .ok_or(MetadataError::MissingField { field: "Name" })?;
+        let name = PackageName::from_str(&display_name)
+            .map_err(|err| invalid("Name", &display_name, err))?;
+        let version_text = self
+            .version
+            .ok_or(MetadataError::MissingField { field: "Version" })?;
+        let version = Version::from_str(&version_text)
+            .map_err(|err| invalid("Version", &version_text, err))?;
+        Ok(CoreMetadata {
+            metadata_version: self.metadata_version.unwrap_or_default(),
+            name,
+            display_name,
+            version,
+            requires_dist: self.requires_dist,
+            requires_python: self.requires_python,
+            provides_extra: self.provides_extra,
+            dynamic: self.dynamic,
+            summary: self.summary,
+            project_urls: (self.project_urls.into_iter())
+                .chain(self.home_page.map(|url| ("Home-page".to_string(), url)))
+                .collect(),
+        })
+    }
+}
+
+/// `field`'s `value` does not parse, for `message`'s reason.
+fn invalid(field: &'static str, value: &str, message: impl std::fmt::Display) -> MetadataError {
+    MetadataError::InvalidField {
+        field,
+        value: value.to_string(),
+        message: message.to_string(),
+    }
 }
 
 /// Parses one metadata file's `Requires-Dist` values, each distinct marker once: a file's
@@ -344,7 +376,7 @@ struct RequiresDist<'a> {
 
 impl<'a> RequiresDist<'a> {
     /// The same answer as [`parse_requirement`] on the whole text.
-    fn parse(&mut self, text: &'a str) -> Result<Requirement, String> {
+    fn parse(&mut self, text: &'a str) -> Result<Requirement, RequirementError> {
         match self.parse_parts(text) {
             Some(requirement) => Ok(requirement),
             None => parse_requirement(text),
@@ -399,33 +431,25 @@ pub(crate) fn de_requirements<'de, D: serde::Deserializer<'de>>(
 /// (`platform_release == "5.15'x"`) is written as text that no longer parses, or parses to
 /// something else (found by `fuzz/run requirement`). Such a requirement is refused rather than
 /// written wrongly into a command.
-fn writes_back(requirement: &Requirement) -> Result<(), String> {
+fn writes_back(requirement: &Requirement) -> Result<(), RequirementError> {
     let written = requirement.to_string();
     match parse_requirement_unchecked(&written) {
         Ok(again) if again.to_string() == written => Ok(()),
-        _ => Err(
-            "a marker value holds a single quote (`'`), which planner cannot write back into a \
-             command safely; no real environment marker has one"
-                .to_string(),
-        ),
+        _ => Err(RequirementError::QuoteInMarker),
     }
 }
 
-fn parse_requirement_unchecked(text: &str) -> Result<Requirement, String> {
+fn parse_requirement_unchecked(text: &str) -> Result<Requirement, RequirementError> {
     let rest = text.trim_start();
     let name_len = rest
         .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')))
         .unwrap_or(rest.len());
     let name = &rest[..name_len];
     if name_len < rest.len() && name.ends_with(['.', '-', '_']) {
-        return Err(format!(
-            "package name `{name}` must end with an alphanumeric character"
-        ));
+        return Err(RequirementError::NameEnd(name.to_string()));
     }
     if let Some(extra) = bad_extra(&rest[name_len..]) {
-        return Err(format!(
-            "extra name `{extra}` must end with an alphanumeric character"
-        ));
+        return Err(RequirementError::ExtraEnd(extra.to_string()));
     }
     if !text.is_ascii() {
         // pep508_rs 0.9.2 panics slicing its error message inside a non-ASCII character
@@ -440,13 +464,10 @@ fn parse_requirement_unchecked(text: &str) -> Result<Requirement, String> {
         // The ASCII copy passes the same name and extra checks (`duxé_` becomes `duxx_`).
         parse_requirement_unchecked(&ascii)?;
         if let Some(c) = non_ascii_outside_quotes(text) {
-            return Err(format!(
-                "`{}` outside a quoted value; requirements are ASCII there",
-                c.escape_unicode()
-            ));
+            return Err(RequirementError::NonAscii(c));
         }
     }
-    Requirement::from_str(text).map_err(|err| err.message.to_string())
+    Requirement::from_str(text).map_err(|err| RequirementError::Pep508(err.message.to_string()))
 }
 
 /// A non-ASCII character outside a quoted value (text whose structure already parsed).
@@ -480,9 +501,11 @@ fn bad_extra(after_name: &str) -> Option<&str> {
 
 /// Parse a `Requires-Python` value, tolerating the trailing comma and stray spaces real
 /// metadata carries (`>=3.6,`).
-pub fn parse_requires_python(value: &str) -> Result<VersionSpecifiers, String> {
+pub fn parse_requires_python(
+    value: &str,
+) -> Result<VersionSpecifiers, VersionSpecifiersParseError> {
     let trimmed = value.trim().trim_end_matches(',').trim();
-    VersionSpecifiers::from_str(trimmed).map_err(|err| err.to_string())
+    VersionSpecifiers::from_str(trimmed)
 }
 
 #[cfg(test)]
@@ -497,7 +520,7 @@ mod tests {
             "fastai>=2.4; extra == \"fas\"\u{162}_/\u{162}@ https://u/'//p$:t\"",
         ] {
             let err = parse_requirement(text).unwrap_err();
-            assert!(!err.is_empty(), "{text}");
+            assert!(!err.to_string().is_empty(), "{text}");
         }
         // Inside a quoted value any character is fine.
         assert!(parse_requirement("a; platform_release == \"\u{e9}\"").is_ok());
@@ -643,9 +666,9 @@ mod tests {
     fn requirements_that_would_not_write_back_are_refused() {
         // pep508_rs writes `'5.15'x'` for this value: text that does not parse.
         let err = parse_requirement(r#"a; platform_release == "5.15'x""#).unwrap_err();
-        assert!(err.contains("single quote"), "{err}");
+        assert!(err.to_string().contains("single quote"), "{err}");
         let err = parse_requirement(r#"a; "y'" in platform_release"#).unwrap_err();
-        assert!(err.contains("single quote"), "{err}");
+        assert!(err.to_string().contains("single quote"), "{err}");
         // Double quotes inside single quotes write back (pep508_rs keeps single quotes).
         let ok = parse_requirement(r#"a; platform_release == 'x"y'"#).unwrap();
         assert_eq!(parse_requirement(&ok.to_string()).unwrap(), ok);
@@ -722,7 +745,7 @@ Requires-Dist: opt-einsum>=3.3; extra == \"opt-einsum\"\nProvides-Extra: opt-ein
     fn extras_ending_in_punctuation_are_errors_not_panics() {
         for text in ["torch[cuda_]", "foo[a, b-] >=1", "foo [x.,y]"] {
             let err = parse_requirement(text).unwrap_err();
-            assert!(err.contains("extra name"), "{text}: {err}");
+            assert!(err.to_string().contains("extra name"), "{text}: {err}");
         }
         assert!(parse_requirement("foo[a_b, c] >=1").is_ok());
     }

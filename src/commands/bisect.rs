@@ -97,13 +97,7 @@ fn current_venv(args: &BisectSettings) -> miette::Result<PathBuf> {
 }
 
 fn given_venv(args: &BisectSettings) -> miette::Result<PathBuf> {
-    let chosen = choose_environment(&Choice {
-        command: "bisect",
-        venv: args.venv.as_deref(),
-        python: args.python.as_deref(),
-        planned: None,
-        active: args.active_venv.as_deref(),
-    })?;
+    let chosen = choose_environment(&Choice::of("bisect", &args.environment, None))?;
     match chosen {
         Chosen::Venv(venv) => Ok(venv),
         Chosen::Interpreter(python) => Err(miette!(
@@ -156,7 +150,7 @@ fn check_commands(
     changes: &[state::Change],
     work: &Path,
 ) -> miette::Result<Vec<String>> {
-    let mut tests = args.tests.clone();
+    let mut tests = args.environment.tests.clone();
     if args.verify {
         let graph = crate::inventory::graph::DependencyGraph::build(now);
         let mut wanted: std::collections::BTreeSet<pep508_rs::PackageName> =

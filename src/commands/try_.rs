@@ -23,26 +23,24 @@ use crate::plan::Plan;
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandOptions};
 use crate::render::trial as render;
-use crate::settings::{OutputFormat, TrySettings};
+use crate::settings::{OutputFormat, TrialEnvironment, TrySettings};
 use crate::trial::{self, Installer, TrialInput, TrialOutcome, Tried, VenvCopy, Verdict};
 
 /// Run `planner try`.
 pub(crate) fn run(args: &TrySettings, printer: &Printer) -> miette::Result<ExitStatus> {
     let plan_file = plan_file(&args.plan);
     let plan = crate::plan::read_plan(&plan_file)?;
-    let original = Original::of(choose_environment(&Choice {
-        command: "try",
-        venv: args.venv.as_deref(),
-        python: args.python.as_deref(),
-        planned: planned_python(&plan),
-        active: args.active_venv.as_deref(),
-    })?);
+    let original = Original::of(choose_environment(&Choice::of(
+        "try",
+        &args.environment,
+        planned_python(&plan),
+    ))?);
     let critical = Critical::enter();
     let tried = try_plan(
         &plan,
         &original,
         &TrialSettings {
-            tests: &args.tests,
+            tests: &args.environment.tests,
             keep: args.keep.as_deref(),
             index_url: args.index_url.as_deref(),
             policy: &args.policy,
@@ -193,6 +191,23 @@ pub(crate) struct Choice<'a> {
     pub planned: Option<&'a Path>,
     /// `$VIRTUAL_ENV`.
     pub active: Option<&'a Path>,
+}
+
+impl<'a> Choice<'a> {
+    /// `command`'s environment flags and `$VIRTUAL_ENV`, with the interpreter a plan names.
+    pub(crate) fn of(
+        command: &'a str,
+        environment: &'a TrialEnvironment,
+        planned: Option<&'a Path>,
+    ) -> Choice<'a> {
+        Choice {
+            command,
+            venv: environment.venv.as_deref(),
+            python: environment.python.as_deref(),
+            planned,
+            active: environment.active_venv.as_deref(),
+        }
+    }
 }
 
 /// The environment chosen: a venv, or an interpreter that is not a venv's.

@@ -257,7 +257,8 @@ const HEDGE_ROUND_TRIPS: u32 = 3;
 pub(crate) struct Client {
     /// Built on the first request: building it loads the system's root certificates, a tenth
     /// of a warm `--offline` run that never makes a request.
-    http: Arc<OnceLock<Result<reqwest::Client, String>>>,
+    /// A failure to build it is kept, and answers every request.
+    http: Arc<OnceLock<Result<reqwest::Client, IndexError>>>,
     auth: Arc<AuthStore>,
     settings: ClientSettings,
     permits: Arc<Semaphore>,
@@ -293,12 +294,12 @@ impl Client {
                 .read_timeout(settings.read_timeout)
                 .pool_max_idle_per_host(settings.concurrency)
                 .build()
-                .map_err(|e| e.to_string())
+                .map_err(|e| IndexError::Network {
+                    url: "(client setup)".to_string(),
+                    message: e.to_string(),
+                })
         });
-        built.as_ref().map_err(|message| IndexError::Network {
-            url: "(client setup)".to_string(),
-            message: message.clone(),
-        })
+        built.as_ref().map_err(Clone::clone)
     }
 
     /// The largest project page read ([`ClientSettings::max_page_bytes`]).

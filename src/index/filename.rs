@@ -3,8 +3,8 @@
 use std::str::FromStr;
 use std::sync::Arc;
 
-use pep440_rs::Version;
-use pep508_rs::PackageName;
+use pep440_rs::{Version, VersionParseError};
+use pep508_rs::{InvalidNameError, PackageName};
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::tags::Tag;
@@ -95,8 +95,8 @@ impl FilenameMemo {
         };
         if let Some(stem) = filename.strip_suffix(".whl") {
             let (name, version, build, tag_text) = wheel_parts(stem).map_err(err)?;
-            let name = self.name(name).map_err(|e| err(&e))?;
-            let version = self.version(version).map_err(|e| err(&e))?;
+            let name = self.name(name).map_err(|e| err(&e.to_string()))?;
+            let version = self.version(version).map_err(|e| err(&e.to_string()))?;
             let build = build.map(build_tag).transpose().map_err(err)?;
             let tags = self.tags(tag_text);
             return Ok(DistFilename::Wheel(WheelFilename {
@@ -126,22 +126,12 @@ impl FilenameMemo {
         Ok(SdistFilename { name, version })
     }
 
-    fn name(&mut self, text: &str) -> Result<PackageName, String> {
-        if let Some(name) = self.names.get(text) {
-            return Ok(name.clone());
-        }
-        let name = PackageName::from_str(text).map_err(|e| e.to_string())?;
-        self.names.insert(text.to_string(), name.clone());
-        Ok(name)
+    fn name(&mut self, text: &str) -> Result<PackageName, InvalidNameError> {
+        parse_once(&mut self.names, text)
     }
 
-    fn version(&mut self, text: &str) -> Result<Version, String> {
-        if let Some(version) = self.versions.get(text) {
-            return Ok(version.clone());
-        }
-        let version = Version::from_str(text).map_err(|e| e.to_string())?;
-        self.versions.insert(text.to_string(), version.clone());
-        Ok(version)
+    fn version(&mut self, text: &str) -> Result<Version, VersionParseError> {
+        parse_once(&mut self.versions, text)
     }
 
     /// Every `python-abi-platform` triple a compressed tag set (`py-abi-plat`) expands to.
@@ -159,6 +149,19 @@ impl FilenameMemo {
         self.tags.insert(text.to_string(), tags.clone());
         tags
     }
+}
+
+/// `text` parsed, or the value `parsed` holds for it from an earlier parse.
+fn parse_once<T: FromStr + Clone>(
+    parsed: &mut HashMap<String, T>,
+    text: &str,
+) -> Result<T, T::Err> {
+    if let Some(value) = parsed.get(text) {
+        return Ok(value.clone());
+    }
+    let value = T::from_str(text)?;
+    parsed.insert(text.to_string(), value.clone());
+    Ok(value)
 }
 
 /// A wheel stem's name, version, build tag and compressed tag set (`py-abi-plat`).

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap as HashMap;
 use std::str::FromStr;
 
-use pep440_rs::VersionSpecifiers;
+use pep440_rs::{VersionSpecifiers, VersionSpecifiersParseError};
 use pep508_rs::PackageName;
 use serde::Deserialize;
 use url::Url;
@@ -30,7 +30,7 @@ use url::Url;
 use super::auth::redact;
 use super::filename::FilenameMemo;
 use super::urls::url_filename;
-use super::{DistFile, DistFilename, Files};
+use super::{DistFile, DistFilename, FilenameError, Files};
 use crate::metadata::parse_requires_python;
 use crate::tags::{compress_set, first_of_set};
 
@@ -46,6 +46,35 @@ pub struct ProjectPage {
     pub skipped: Vec<String>,
     /// `meta.api-version` / `pypi:repository-version`, when given.
     pub api_version: Option<String>,
+}
+
+/// Why one file of a page is skipped (shown as a warning, in [`ProjectPage::skipped`]).
+#[derive(Debug, thiserror::Error)]
+enum SkippedFile {
+    /// Its name is no wheel or sdist name.
+    #[error("{0}")]
+    Filename(FilenameError),
+    /// Its link does not parse.
+    #[error("{filename}: invalid URL: {error}; file skipped")]
+    Url {
+        filename: String,
+        error: url::ParseError,
+    },
+    /// Its link goes where the index's links may not ([`LinkPolicy`]).
+    #[error("{filename}: {url} is {why}; file skipped")]
+    Link {
+        filename: String,
+        /// The link, redacted.
+        url: String,
+        why: String,
+    },
+    /// Its `requires-python` does not parse.
+    #[error("{filename}: invalid requires-python `{text}` ({error}); file skipped")]
+    RequiresPython {
+        filename: String,
+        text: String,
+        error: VersionSpecifiersParseError,
+    },
 }
 
 /// Why a page does not parse.
@@ -379,7 +408,7 @@ pub(crate) fn simple_json_filtered(
         match raw.into_dist_file(base, Some(&name), &mut memo) {
             Ok(Some(f)) => files.push(f),
             Ok(None) => {}
-            Err(why) => skipped.push(why),
+            Err(why) => skipped.push(why.to_string()),
         }
     }
     if let Some(filter) = filter {
@@ -490,7 +519,7 @@ pub(crate) fn simple_html_filtered(
         match raw.into_dist_file(&base, expected, &mut memo) {
             Ok(Some(f)) => files.push(f),
             Ok(None) => {}
-            Err(why) => skipped.push(why),
+            Err(why) => skipped.push(why.to_string()),
         }
     }
     if let Some(filter) = filter {
@@ -507,7 +536,7 @@ pub(crate) fn simple_html_filtered(
 /// What one page parses once however many files repeat it: requires-python values and file
 /// name parts; and which links it may follow.
 struct PageMemo {
-    python: HashMap<String, Result<VersionSpecifiers, String>>,
+    python: HashMap<String, Result<VersionSpecifiers, VersionSpecifiersParseError>>,
     names: FilenameMemo,
     links: LinkPolicy,
 }
@@ -593,7 +622,7 @@ impl RawFile<'_> {
         base: &Url,
         expected: Option<&PackageName>,
         memo: &mut PageMemo,
-    ) -> Result<Option<DistFile>, String> {
+    ) -> Result<Option<DistFile>, SkippedFile> {
         let filename = self.filename.trim();
         if [".egg", ".exe", ".msi", ".rpm", ".deb", ".dmg"]
             .iter()
@@ -603,7 +632,7 @@ impl RawFile<'_> {
         }
         let parsed: DistFilename = match memo.names.parse(filename) {
             Ok(p) => p,
-            Err(e) => return Err(format!("{e}")),
+            Err(e) => return Err(SkippedFile::Filename(e)),
         };
         if let Some(expected) = expected
             && parsed.name() != expected
@@ -613,12 +642,16 @@ impl RawFile<'_> {
         let mut url = Url::options()
             .base_url(Some(base))
             .parse(self.href.trim())
-            .map_err(|e| format!("{filename}: invalid URL: {e}; file skipped"))?;
+            .map_err(|error| SkippedFile::Url {
+                filename: filename.to_string(),
+                error,
+            })?;
         if let Some(why) = memo.links.refuses(&url) {
-            return Err(format!(
-                "{filename}: {} is {why}; file skipped",
-                redact(&url)
-            ));
+            return Err(SkippedFile::Link {
+                filename: filename.to_string(),
+                url: redact(&url),
+                why,
+            });
         }
         let mut hashes = self.hashes;
         if let Some(fragment) = url.fragment().map(str::to_string) {
@@ -640,8 +673,10 @@ impl RawFile<'_> {
                     .entry(text.to_string())
                     .or_insert_with(|| parse_requires_python(text))
                     .clone()
-                    .map_err(|e| {
-                        format!("{filename}: invalid requires-python `{text}` ({e}); file skipped")
+                    .map_err(|error| SkippedFile::RequiresPython {
+                        filename: filename.to_string(),
+                        text: text.to_string(),
+                        error,
                     })?,
             ),
         };

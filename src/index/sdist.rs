@@ -1,15 +1,37 @@
 //! The PKG-INFO of an sdist: `.tar.gz`, `.tgz`, `.tar` or `.zip`, read in memory.
 //!
 //! In: the archive's file name (for its format) and bytes. Out: the bytes of `<top>/PKG-INFO`, or
-//! `None` when there is none; errors are plain strings that the caller wraps with the file and
+//! `None` when there is none; errors are [`SdistError`]s that the caller wraps with the file and
 //! URL. No IO: `metadata_fetch` fetches the archive and decides whether PKG-INFO can be trusted.
 
 use std::io::Read;
 
-use super::zip::zip_member;
+use super::zip::{ZipError, zip_member};
+
+/// Why an sdist's PKG-INFO could not be read. The caller names the file and URL.
+#[derive(Debug, thiserror::Error)]
+pub enum SdistError {
+    /// A `.zip` sdist the zip reader refused.
+    #[error(transparent)]
+    Zip(#[from] ZipError),
+    /// A tar stream the `tar` crate (or the gzip decoder) refused.
+    #[error("tar stream: {0}")]
+    Tar(std::io::Error),
+    /// A tar member shorter than its header says.
+    #[error("tar stream: member cut short ({found} of {size} bytes)")]
+    TarMemberShort {
+        /// The bytes read.
+        found: usize,
+        /// The size its header declares.
+        size: u64,
+    },
+    /// Neither `.tar.gz`, `.tgz`, `.tar` nor `.zip`.
+    #[error("unsupported sdist archive format")]
+    Format,
+}
 
 /// `<top>/PKG-INFO` out of an sdist named `name`.
-pub(super) fn pkg_info(name: &str, bytes: &[u8]) -> Result<Option<Vec<u8>>, String> {
+pub(super) fn pkg_info(name: &str, bytes: &[u8]) -> Result<Option<Vec<u8>>, SdistError> {
     let is_pkg_info = |path: &str| {
         let mut parts = path.trim_start_matches("./").split('/');
         matches!(
@@ -18,13 +40,13 @@ pub(super) fn pkg_info(name: &str, bytes: &[u8]) -> Result<Option<Vec<u8>>, Stri
         )
     };
     if name.ends_with(".zip") {
-        zip_member(bytes, is_pkg_info)
+        Ok(zip_member(bytes, is_pkg_info)?)
     } else if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
         tar_member(flate2::read::GzDecoder::new(bytes), is_pkg_info)
     } else if name.ends_with(".tar") {
         tar_member(bytes, is_pkg_info)
     } else {
-        Err("unsupported sdist archive format".to_string())
+        Err(SdistError::Format)
     }
 }
 
@@ -37,8 +59,8 @@ const MAX_MEMBER_BYTES: u64 = 64 << 20;
 pub fn tar_member(
     reader: impl Read,
     want: impl Fn(&str) -> bool,
-) -> Result<Option<Vec<u8>>, String> {
-    let tar_error = |err: std::io::Error| format!("tar stream: {err}");
+) -> Result<Option<Vec<u8>>, SdistError> {
+    let tar_error = SdistError::Tar;
     let mut archive = tar::Archive::new(reader);
     for entry in archive.entries().map_err(tar_error)? {
         let entry = entry.map_err(tar_error)?;
@@ -52,10 +74,10 @@ pub fn tar_member(
         let mut data = Vec::with_capacity(size.min(1 << 20) as usize);
         entry.take(size).read_to_end(&mut data).map_err(tar_error)?;
         if data.len() as u64 != size {
-            return Err(format!(
-                "tar stream: member cut short ({} of {size} bytes)",
-                data.len()
-            ));
+            return Err(SdistError::TarMemberShort {
+                found: data.len(),
+                size,
+            });
         }
         return Ok(Some(data));
     }
@@ -133,6 +155,6 @@ mod tests {
         // setup.py's header and data, then PKG-INFO's header and 20 of its 67 bytes.
         let cut = &raw[..512 + 512 + 512 + 20];
         let err = tar_member(cut, |p| p.ends_with("/PKG-INFO")).unwrap_err();
-        assert!(err.starts_with("tar stream:"), "{err}");
+        assert!(err.to_string().starts_with("tar stream:"), "{err}");
     }
 }

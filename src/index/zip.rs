@@ -2,7 +2,7 @@
 //! included), the central directory, and one member's data (stored or deflated).
 //!
 //! In: bytes of a zip, whole or as [`Window`]s of a remote file (range reads); out: the
-//! [`Eocd`], the [`ZipEntry`]s, one member's bytes. Errors are plain strings that the caller
+//! [`Eocd`], the [`ZipEntry`]s, one member's bytes. Errors are [`ZipError`]s that the caller
 //! wraps with the file and URL. No IO: `metadata_fetch` decides which bytes to fetch.
 //!
 //! Nothing the file declares is trusted: every offset and size is checked for overflow and
@@ -23,6 +23,103 @@
 //! `fuzz:zip`). A `.zip` sdist, read whole, goes through the same code ([`zip_member`]).
 
 use std::io::Read;
+
+/// Why bytes are not a zip this reader can read: each declared value it checks, and what it
+/// found instead. The caller names the file and URL.
+#[derive(Debug, thiserror::Error)]
+pub enum ZipError {
+    /// No end record signature in the bytes read.
+    #[error("no end-of-central-directory record (not a zip, or truncated)")]
+    NoEndRecord,
+    /// A field of the end record (or of the zip64 one) lies past the bytes read.
+    #[error("end-of-central-directory record cut short")]
+    EndRecordShort,
+    /// The end record says zip64 but the locator is not before it.
+    #[error("zip64 locator missing")]
+    Zip64LocatorMissing,
+    /// The zip64 locator points at or after itself.
+    #[error("zip64 end record does not lie before its locator")]
+    Zip64RecordAfterLocator,
+    /// The zip64 end record is not in the window read.
+    #[error("zip64 end record outside the bytes read")]
+    Zip64RecordOutside,
+    /// The zip64 end record's signature is wrong.
+    #[error("bad zip64 end record")]
+    BadZip64Record,
+    /// The central directory would not lie inside the file, before its end record.
+    #[error("central directory outside the file")]
+    DirectoryOutside,
+    /// More entries declared than the central directory's size can hold.
+    #[error("{entries} entries declared in a {cd_size}-byte central directory")]
+    TooManyEntries {
+        /// The entries declared.
+        entries: u64,
+        /// The directory's size.
+        cd_size: u64,
+    },
+    /// An entry's data would not lie before the central directory.
+    #[error("entry `{}` claims data beyond the central directory", .0.escape_default())]
+    DataBeyondDirectory(String),
+    /// The central directory ends before its declared entries.
+    #[error("central directory cut short (fewer entries than declared)")]
+    DirectoryShort,
+    /// A central directory entry's signature is wrong.
+    #[error("bad central directory entry")]
+    BadEntry,
+    /// An extra field block declares more bytes than its entry holds.
+    #[error("extra field runs past its entry")]
+    ExtraPastEntry,
+    /// The zip64 extra field lacks a value the entry says it holds.
+    #[error("zip64 extra field cut short")]
+    Zip64ExtraShort,
+    /// A member larger than `PLANNER_MAX_METADATA_BYTES`.
+    #[error(
+        "`{}` is {size} bytes, over the {limit}-byte limit (PLANNER_MAX_METADATA_BYTES)",
+        .name.escape_default()
+    )]
+    OverLimit {
+        /// The member's path.
+        name: String,
+        /// Its declared size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A local file header's signature is wrong.
+    #[error("bad local file header")]
+    BadLocalHeader,
+    /// A local file header lies past the bytes given.
+    #[error("local header cut short")]
+    LocalHeaderShort,
+    /// A member's data lies past the bytes given.
+    #[error("entry data cut short")]
+    DataShort,
+    /// Deflated data that does not inflate.
+    #[error("cannot inflate METADATA: {0}")]
+    Inflate(std::io::Error),
+    /// Neither stored nor deflated.
+    #[error("unsupported compression method {0}")]
+    Method(u16),
+    /// The inflated size differs from the declared one.
+    #[error(
+        "`{}` holds {found} bytes, not the {declared} its entry declares",
+        .name.escape_default()
+    )]
+    SizeMismatch {
+        /// The member's path.
+        name: String,
+        /// The bytes it inflated to.
+        found: usize,
+        /// The size its entry declares.
+        declared: u64,
+    },
+    /// The member's CRC-32 differs from the declared one.
+    #[error("`{}` fails its CRC-32 check", .0.escape_default())]
+    Crc(String),
+    /// A member's local header lies past the bytes given.
+    #[error("entry outside the file")]
+    EntryOutside,
+}
 
 /// A window of a remote file: `bytes` start at `offset`.
 pub(super) struct Window {
@@ -75,13 +172,13 @@ pub(crate) struct Eocd {
 
 /// Find the end-of-central-directory record in the last window of a file `total` bytes long
 /// (following a zip64 locator to the zip64 record).
-pub(super) fn find_eocd(window: &Window, total: u64) -> Result<Eocd, String> {
+pub(super) fn find_eocd(window: &Window, total: u64) -> Result<Eocd, ZipError> {
     let b = &window.bytes;
     let pos = (0..b.len().saturating_sub(21))
         .rev()
         .find(|&i| b[i..i + 4] == [0x50, 0x4b, 0x05, 0x06])
-        .ok_or("no end-of-central-directory record (not a zip, or truncated)")?;
-    let short = || "end-of-central-directory record cut short".to_string();
+        .ok_or(ZipError::NoEndRecord)?;
+    let short = || ZipError::EndRecordShort;
     let mut eocd = Eocd {
         entries: u16_at(b, pos + 10).ok_or_else(short)?,
         cd_size: u32_at(b, pos + 12).ok_or_else(short)?,
@@ -94,23 +191,21 @@ pub(super) fn find_eocd(window: &Window, total: u64) -> Result<Eocd, String> {
         || eocd.cd_offset == 0xffff_ffff
         || (pos >= 20 && b[pos - 20..pos - 16] == [0x50, 0x4b, 0x06, 0x07]);
     if is_zip64 {
-        let loc = pos.checked_sub(20).ok_or("zip64 locator missing")?;
+        let loc = pos.checked_sub(20).ok_or(ZipError::Zip64LocatorMissing)?;
         if b[loc..loc + 4] != [0x50, 0x4b, 0x06, 0x07] {
-            return Err("zip64 locator missing".to_string());
+            return Err(ZipError::Zip64LocatorMissing);
         }
         let record = u64_at(b, loc + 8).ok_or_else(short)?;
         if record
             .checked_add(56)
             .is_none_or(|end| end > window.offset + loc as u64)
         {
-            return Err("zip64 end record does not lie before its locator".to_string());
+            return Err(ZipError::Zip64RecordAfterLocator);
         }
         cd_limit = record;
-        let rec = window
-            .get(record, 56)
-            .ok_or("zip64 end record outside the bytes read")?;
+        let rec = window.get(record, 56).ok_or(ZipError::Zip64RecordOutside)?;
         if rec[..4] != [0x50, 0x4b, 0x06, 0x06] {
-            return Err("bad zip64 end record".to_string());
+            return Err(ZipError::BadZip64Record);
         }
         eocd = Eocd {
             entries: u64_at(rec, 32).ok_or_else(short)?,
@@ -123,14 +218,14 @@ pub(super) fn find_eocd(window: &Window, total: u64) -> Result<Eocd, String> {
         .checked_add(eocd.cd_size)
         .is_none_or(|end| end > total || end > cd_limit)
     {
-        return Err("central directory outside the file".to_string());
+        return Err(ZipError::DirectoryOutside);
     }
     // Each entry takes at least 46 bytes: a count the directory cannot hold is a lie.
     if eocd.entries > eocd.cd_size / 46 {
-        return Err(format!(
-            "{} entries declared in a {}-byte central directory",
-            eocd.entries, eocd.cd_size
-        ));
+        return Err(ZipError::TooManyEntries {
+            entries: eocd.entries,
+            cd_size: eocd.cd_size,
+        });
     }
     Ok(eocd)
 }
@@ -159,7 +254,7 @@ pub(super) fn parse_central_directory(
     cd: &[u8],
     count: u64,
     cd_offset: u64,
-) -> Result<Vec<ZipEntry>, String> {
+) -> Result<Vec<ZipEntry>, ZipError> {
     entries_in(cd, count, cd_offset, false)
 }
 
@@ -170,7 +265,7 @@ pub(super) fn parse_central_directory_prefix(
     prefix: &[u8],
     count: u64,
     cd_offset: u64,
-) -> Result<Vec<ZipEntry>, String> {
+) -> Result<Vec<ZipEntry>, ZipError> {
     entries_in(prefix, count, cd_offset, true)
 }
 
@@ -181,7 +276,7 @@ fn entries_in(
     count: u64,
     cd_offset: u64,
     prefix: bool,
-) -> Result<Vec<ZipEntry>, String> {
+) -> Result<Vec<ZipEntry>, ZipError> {
     let mut entries = Vec::new();
     let mut i = 0;
     while (entries.len() as u64) < count {
@@ -194,10 +289,7 @@ fn entries_in(
             .checked_add(30)
             .and_then(|e| e.checked_add(entry.compressed_size));
         if data_end.is_none_or(|end| end > cd_offset) {
-            return Err(format!(
-                "entry `{}` claims data beyond the central directory",
-                entry.name.escape_default()
-            ));
+            return Err(ZipError::DataBeyondDirectory(entry.name));
         }
         entries.push(entry);
         i += len;
@@ -216,10 +308,10 @@ fn holds_entry(cd: &[u8], i: usize) -> bool {
 }
 
 /// The central directory entry at `i` and its length in bytes.
-fn central_entry(cd: &[u8], i: usize) -> Result<(ZipEntry, usize), String> {
-    let short = || "central directory cut short (fewer entries than declared)".to_string();
+fn central_entry(cd: &[u8], i: usize) -> Result<(ZipEntry, usize), ZipError> {
+    let short = || ZipError::DirectoryShort;
     if cd.get(i..i + 4).ok_or_else(short)? != [0x50, 0x4b, 0x01, 0x02] {
-        return Err("bad central directory entry".to_string());
+        return Err(ZipError::BadEntry);
     }
     let field = |at: usize, width: usize| match width {
         2 => u16_at(cd, i + at),
@@ -259,19 +351,19 @@ fn central_entry(cd: &[u8], i: usize) -> Result<(ZipEntry, usize), String> {
 
 /// The zip64 extra field (id 1) holds, in this order, the 64-bit value of each field that is
 /// 0xffffffff; each must lie inside the field's own declared block.
-fn apply_zip64(extra: &[u8], fields: [&mut u64; 3]) -> Result<(), String> {
+fn apply_zip64(extra: &[u8], fields: [&mut u64; 3]) -> Result<(), ZipError> {
     let mut j = 0;
     while j + 4 <= extra.len() {
         let id = u16_at(extra, j).unwrap_or(0);
         let size = u16_at(extra, j + 2).unwrap_or(0) as usize;
         let block = extra
             .get(j + 4..j + 4 + size)
-            .ok_or("extra field runs past its entry")?;
+            .ok_or(ZipError::ExtraPastEntry)?;
         if id == 1 {
             let mut k = 0;
             for field in fields {
                 if *field == 0xffff_ffff {
-                    *field = u64_at(block, k).ok_or("zip64 extra field cut short")?;
+                    *field = u64_at(block, k).ok_or(ZipError::Zip64ExtraShort)?;
                     k += 8;
                 }
             }
@@ -284,25 +376,25 @@ fn apply_zip64(extra: &[u8], fields: [&mut u64; 3]) -> Result<(), String> {
 
 /// The data of `entry`, given bytes starting at its local header: at most
 /// [`crate::metadata::max_bytes`], and exactly the declared size with the declared CRC-32.
-pub(super) fn extract(local: &[u8], entry: &ZipEntry) -> Result<Vec<u8>, String> {
+pub(super) fn extract(local: &[u8], entry: &ZipEntry) -> Result<Vec<u8>, ZipError> {
     let limit = crate::metadata::max_bytes() as u64;
     if entry.uncompressed_size > limit {
-        return Err(format!(
-            "`{}` is {} bytes, over the {limit}-byte limit (PLANNER_MAX_METADATA_BYTES)",
-            entry.name.escape_default(),
-            entry.uncompressed_size
-        ));
+        return Err(ZipError::OverLimit {
+            name: entry.name.clone(),
+            size: entry.uncompressed_size,
+            limit,
+        });
     }
     if local.get(..4) != Some(&[0x50, 0x4b, 0x03, 0x04][..]) {
-        return Err("bad local file header".to_string());
+        return Err(ZipError::BadLocalHeader);
     }
-    let name_len = u16_at(local, 26).ok_or("local header cut short")? as usize;
-    let extra_len = u16_at(local, 28).ok_or("local header cut short")? as usize;
+    let name_len = u16_at(local, 26).ok_or(ZipError::LocalHeaderShort)? as usize;
+    let extra_len = u16_at(local, 28).ok_or(ZipError::LocalHeaderShort)? as usize;
     let start = 30 + name_len + extra_len;
     let data = usize::try_from(entry.compressed_size)
         .ok()
         .and_then(|len| local.get(start..start.checked_add(len)?))
-        .ok_or("entry data cut short")?;
+        .ok_or(ZipError::DataShort)?;
     let out = match entry.method {
         0 => data.to_vec(),
         8 => {
@@ -310,30 +402,26 @@ pub(super) fn extract(local: &[u8], entry: &ZipEntry) -> Result<Vec<u8>, String>
             flate2::read::DeflateDecoder::new(data)
                 .take(entry.uncompressed_size + 1)
                 .read_to_end(&mut out)
-                .map_err(|e| format!("cannot inflate METADATA: {e}"))?;
+                .map_err(ZipError::Inflate)?;
             out
         }
-        m => return Err(format!("unsupported compression method {m}")),
+        m => return Err(ZipError::Method(m)),
     };
     if out.len() as u64 != entry.uncompressed_size {
-        return Err(format!(
-            "`{}` holds {} bytes, not the {} its entry declares",
-            entry.name.escape_default(),
-            out.len(),
-            entry.uncompressed_size
-        ));
+        return Err(ZipError::SizeMismatch {
+            name: entry.name.clone(),
+            found: out.len(),
+            declared: entry.uncompressed_size,
+        });
     }
     if crc32fast::hash(&out) != entry.crc32 {
-        return Err(format!(
-            "`{}` fails its CRC-32 check",
-            entry.name.escape_default()
-        ));
+        return Err(ZipError::Crc(entry.name.clone()));
     }
     Ok(out)
 }
 
 /// Read one member of an in-memory zip by a predicate on its name.
-pub fn zip_member(bytes: &[u8], want: impl Fn(&str) -> bool) -> Result<Option<Vec<u8>>, String> {
+pub fn zip_member(bytes: &[u8], want: impl Fn(&str) -> bool) -> Result<Option<Vec<u8>>, ZipError> {
     let window = Window {
         offset: 0,
         bytes: bytes.to_vec(),
@@ -341,7 +429,7 @@ pub fn zip_member(bytes: &[u8], want: impl Fn(&str) -> bool) -> Result<Option<Ve
     let eocd = find_eocd(&window, bytes.len() as u64)?;
     let cd = window
         .get(eocd.cd_offset, eocd.cd_size)
-        .ok_or("central directory outside the file")?;
+        .ok_or(ZipError::DirectoryOutside)?;
     let entries = parse_central_directory(cd, eocd.entries, eocd.cd_offset)?;
     let Some(entry) = entries.iter().find(|e| want(&e.name)) else {
         return Ok(None);
@@ -349,7 +437,7 @@ pub fn zip_member(bytes: &[u8], want: impl Fn(&str) -> bool) -> Result<Option<Ve
     let local = usize::try_from(entry.local_offset)
         .ok()
         .and_then(|offset| bytes.get(offset..))
-        .ok_or("entry outside the file")?;
+        .ok_or(ZipError::EntryOutside)?;
     extract(local, entry).map(Some)
 }
 
@@ -530,7 +618,10 @@ mod tests {
 
     fn refused(zip: &[u8], why: &str) {
         let err = zip_member(zip, |_| true).unwrap_err();
-        assert!(err.contains(why), "`{err}` does not say `{why}`");
+        assert!(
+            err.to_string().contains(why),
+            "`{err}` does not say `{why}`"
+        );
     }
 
     /// Each declared value the reader checks, lied about once: an error naming the lie, never a
@@ -542,7 +633,10 @@ mod tests {
         let n = good.len();
         // More entries declared than the directory holds.
         let err = parse_central_directory(&good[cd..n - 22], 2, cd as u64).unwrap_err();
-        assert!(err.contains("fewer entries than declared"), "{err}");
+        assert!(
+            err.to_string().contains("fewer entries than declared"),
+            "{err}"
+        );
         // An absurd count for the directory's size.
         let mut zip = good.clone();
         zip[n - 12..n - 10].copy_from_slice(&0xfffeu16.to_le_bytes());

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use miette::miette;
 
 use super::EnvVars;
-use super::sources::Sources;
+use super::sources::{IndexValue, Sources};
 use crate::cli::{self, IndexArgs};
 use crate::index::client::ClientSettings;
 use crate::index::keyring::KeyringProvider;
@@ -44,15 +44,15 @@ pub(crate) struct IndexOptions {
 impl std::fmt::Debug for IndexOptions {
     // URLs given on the command line may carry credentials: print them redacted.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let redact = |text: &String| match url::Url::parse(text) {
-            Ok(url) => auth::redact(&url),
-            Err(_) => text.clone(),
-        };
         f.debug_struct("IndexOptions")
-            .field("index_url", &self.index_url.as_ref().map(redact))
+            .field("index_url", &self.index_url.as_ref().map(IndexValue::shown))
             .field(
                 "extra_index_urls",
-                &self.extra_index_urls.iter().map(redact).collect::<Vec<_>>(),
+                &self
+                    .extra_index_urls
+                    .iter()
+                    .map(IndexValue::shown)
+                    .collect::<Vec<_>>(),
             )
             .field("cache_dir", &self.cache_dir)
             .field("offline", &self.offline)

@@ -39,7 +39,9 @@ pub(crate) use crate::settings::planning::{
 use crate::settings::planning::{propose, review};
 use crate::settings::sources::{Sources, environment};
 use crate::settings::trial::bisect;
-pub(crate) use crate::settings::trial::{BisectSettings, GoodState, TrySettings, VerifySettings};
+pub(crate) use crate::settings::trial::{
+    BisectSettings, GoodState, TrialEnvironment, TrySettings, VerifySettings,
+};
 use crate::solve::PrereleaseMode;
 
 /// How data is printed.
@@ -221,13 +223,7 @@ fn command(command: Command, sources: &Sources<'_>) -> miette::Result<CommandSet
         }),
         Command::Try(args) => CommandSettings::Try(TrySettings {
             plan: args.plan,
-            venv: args.venv,
-            python: args.python,
-            active_venv: env
-                .get_os("VIRTUAL_ENV")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from),
-            tests: args.tests,
+            environment: TrialEnvironment::new(args.venv, args.python, args.tests, env),
             keep: args.keep,
             index_url: args.index_url,
             policy: sources.policy(args.policy.as_deref())?,

@@ -203,8 +203,8 @@ pub(super) fn environment(args: &EnvArgs, env: &EnvVars) -> EnvironmentSelection
         EnvironmentSource::Python(path.clone())
     } else if let Some(path) = &args.from_snapshot {
         EnvironmentSource::Snapshot(path.clone())
-    } else if let Some(path) = env.get_os("VIRTUAL_ENV").filter(|v| !v.is_empty()) {
-        EnvironmentSource::ActiveVenv(PathBuf::from(path))
+    } else if let Some(path) = active_venv(env) {
+        EnvironmentSource::ActiveVenv(path)
     } else {
         EnvironmentSource::Discover
     };
@@ -213,4 +213,11 @@ pub(super) fn environment(args: &EnvArgs, env: &EnvVars) -> EnvironmentSelection
         python_version: args.python_version.clone(),
         python_platform: args.python_platform.clone(),
     }
+}
+
+/// `$VIRTUAL_ENV`, when set and not empty.
+pub(super) fn active_venv(env: &EnvVars) -> Option<PathBuf> {
+    env.get_os("VIRTUAL_ENV")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
 }

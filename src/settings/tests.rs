@@ -239,3 +239,23 @@ fn shown_settings_hide_credentials() {
         "{shown}"
     );
 }
+
+#[test]
+fn index_credentials_are_redacted_where_the_settings_are_printed() {
+    let settings = resolve(
+        &[
+            "resolve",
+            "x",
+            "--index-url",
+            "https://user:secret1@example.com/simple",
+            "--extra-index-url",
+            "https://user:secret2@example.org/simple",
+        ],
+        &[],
+    )
+    .unwrap();
+    let shown = format!("{settings:?}");
+    assert!(!shown.contains("secret"), "{shown}");
+    assert!(shown.contains("example.com/simple"), "{shown}");
+    assert!(shown.contains("example.org/simple"), "{shown}");
+}

@@ -2,15 +2,16 @@
 //! `bisect`.
 //!
 //! In: their clap arguments and the [`Sources`]. Out: [`VerifySettings`], [`TrySettings`],
-//! [`BisectSettings`].
+//! [`BisectSettings`]; the last two share a [`TrialEnvironment`].
 
 use std::path::PathBuf;
 
 use miette::miette;
 
+use super::EnvVars;
 use super::OutputFormat;
 use super::index::IndexOptions;
-use super::sources::Sources;
+use super::sources::{Sources, active_venv};
 use crate::cli::{self, IndexArgs};
 use crate::inventory::EnvironmentSelection;
 use crate::risk::Policy;
@@ -35,19 +36,45 @@ pub(crate) struct VerifySettings {
     pub format: OutputFormat,
 }
 
+/// The environment `try` and `bisect` work in, as `commands::try_::choose_environment` picks
+/// it from these, and the `--test` command lines they run there.
+#[derive(Debug)]
+pub(crate) struct TrialEnvironment {
+    /// `--venv`.
+    pub venv: Option<PathBuf>,
+    /// `--python`.
+    pub python: Option<PathBuf>,
+    /// `$VIRTUAL_ENV`, when set: the venv used when nothing else names one.
+    pub active_venv: Option<PathBuf>,
+    /// `--test` command lines.
+    pub tests: Vec<String>,
+}
+
+impl TrialEnvironment {
+    /// The flags, with `$VIRTUAL_ENV` read from `env`.
+    pub(super) fn new(
+        venv: Option<PathBuf>,
+        python: Option<PathBuf>,
+        tests: Vec<String>,
+        env: &EnvVars,
+    ) -> TrialEnvironment {
+        TrialEnvironment {
+            venv,
+            python,
+            active_venv: active_venv(env),
+            tests,
+        }
+    }
+}
+
 /// `planner try`.
 #[derive(Debug)]
 pub(crate) struct TrySettings {
     /// The plan file or plan folder.
     pub plan: PathBuf,
-    /// `--venv`.
-    pub venv: Option<PathBuf>,
-    /// `--python`.
-    pub python: Option<PathBuf>,
-    /// `$VIRTUAL_ENV`, when set: the venv used when neither flag nor the plan names one.
-    pub active_venv: Option<PathBuf>,
-    /// `--test` command lines.
-    pub tests: Vec<String>,
+    /// The venv to try the plan in (when neither flag names one, the plan's own comes before
+    /// `$VIRTUAL_ENV`), and the tests.
+    pub environment: TrialEnvironment,
     /// `--keep DIR`.
     pub keep: Option<PathBuf>,
     /// `--index-url`.
@@ -74,14 +101,8 @@ pub(crate) enum GoodState {
 pub(crate) struct BisectSettings {
     /// The good state.
     pub good: GoodState,
-    /// `--venv`.
-    pub venv: Option<PathBuf>,
-    /// `--python`.
-    pub python: Option<PathBuf>,
-    /// `$VIRTUAL_ENV`, when set: the venv used when neither flag names one.
-    pub active_venv: Option<PathBuf>,
-    /// `--test` command lines.
-    pub tests: Vec<String>,
+    /// The venv that fails now, and the tests that say so.
+    pub environment: TrialEnvironment,
     /// `--verify`.
     pub verify: bool,
     /// `--retries`.
@@ -104,7 +125,6 @@ pub(super) fn bisect(
     args: cli::BisectArgs,
     sources: &Sources<'_>,
 ) -> miette::Result<BisectSettings> {
-    let env = sources.env;
     let good = match (args.good, args.since) {
         (Some(file), _) => GoodState::File(file),
         (None, Some(when)) => GoodState::Since(when),
@@ -122,13 +142,7 @@ pub(super) fn bisect(
     }
     Ok(BisectSettings {
         good,
-        venv: args.venv,
-        python: args.python,
-        active_venv: env
-            .get_os("VIRTUAL_ENV")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from),
-        tests: args.tests,
+        environment: TrialEnvironment::new(args.venv, args.python, args.tests, sources.env),
         verify: args.verify,
         retries: args.retries,
         timeout: args.timeout.map(std::time::Duration::from_secs),

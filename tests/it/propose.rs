@@ -96,6 +96,46 @@ fn canonical_incident_offline_on_shipped_data() {
     );
 }
 
+/// `propose torch` on the canonical venv: torch's newest release (2.15.0) requires newer CUDA
+/// runtime pins than the installed ones, so the as-asked upgrade holds it back, and the
+/// recommended plan moves those pins forward with it. The forward move landed exactly on 2.15.0
+/// and was once dropped as "no blocker moved" (the recorded index then held cuda-toolkit
+/// 13.2.2, as the public index does), leaving only "no changes".
+#[test]
+fn a_bare_torch_held_back_by_its_own_cuda_pins_moves_them_forward() {
+    let ctx = TestContext::new();
+    let out = ctx.propose(
+        &canonical_venv(),
+        &shipped_index(),
+        &["torch", "--offline", "--format", "json"],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let proposal: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let plans = proposal["plans"].as_array().unwrap();
+    let moved = &plans[0];
+    assert_eq!(moved["kind"], "move-blockers");
+    assert_eq!(
+        moved["title"],
+        "Move the blockers: cuda-toolkit 13.0.2 -> 13.2.2, nvidia-cudnn-cu13 9.19.0.56 -> \
+         9.26.0.51, nvidia-cusparselt-cu13 0.8.0 -> 0.8.1, nvidia-nccl-cu13 2.28.9 -> 2.30.7, \
+         nvidia-nvshmem-cu13 3.4.5 -> 3.7.2, triton 3.6.0 -> 3.9.0"
+    );
+    let to = |name: &str| {
+        moved["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| c["to"].as_str().unwrap().to_string())
+    };
+    assert_eq!(to("torch").as_deref(), Some("2.15.0"));
+    assert_eq!(to("cuda-toolkit").as_deref(), Some("13.2.2"));
+    assert_eq!(to("triton").as_deref(), Some("3.9.0"));
+    let as_asked = &plans[1];
+    assert_eq!(as_asked["kind"], "upgrade");
+    assert_eq!(as_asked["changes"].as_array().map(Vec::len), Some(0));
+}
+
 /// The text form explains the conflict and itemizes the forced plan's risk.
 #[test]
 fn canonical_incident_text() {

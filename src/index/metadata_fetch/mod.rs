@@ -340,11 +340,11 @@ pub(crate) fn check(file: &DistFile, url: &Url, bytes: &[u8]) -> Result<CoreMeta
     Ok(metadata)
 }
 
-fn wheel_error(file: &DistFile, message: impl Into<String>) -> IndexError {
+fn wheel_error(file: &DistFile, message: impl std::fmt::Display) -> IndexError {
     IndexError::Wheel {
         file: file.filename_str(),
         url: redact(&file.url),
-        message: message.into(),
+        message: message.to_string(),
     }
 }
 

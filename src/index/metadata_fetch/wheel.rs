@@ -10,7 +10,7 @@ use super::{
 };
 use crate::index::client::{ByteRange, Client, Reply, RequestOptions};
 use crate::index::zip::{
-    Eocd, Window, ZipEntry, extract, find_eocd, lookup, parse_central_directory,
+    Eocd, Window, ZipEntry, ZipError, extract, find_eocd, lookup, parse_central_directory,
     parse_central_directory_prefix,
 };
 use crate::index::{DistFile, IndexError};
@@ -103,10 +103,13 @@ async fn tail(
             },
             MetadataSource::RangeRead,
         ),
-        // No range support: the server sent (or would send) the whole wheel.
+        // No range support: the server sent (or would send) the whole wheel, checked against
+        // the index's hash when it said so (200). A 206 without its total is read the same way.
         _ if tail.status == 200 && partial_only => return Ok(None),
-        _ if tail.status == 200 => {
-            verify_download(file, &tail.body)?;
+        _ => {
+            if tail.status == 200 {
+                verify_download(file, &tail.body)?;
+            }
             (
                 tail.body.len() as u64,
                 Window {
@@ -116,14 +119,6 @@ async fn tail(
                 MetadataSource::WholeWheel,
             )
         }
-        _ => (
-            tail.body.len() as u64,
-            Window {
-                offset: 0,
-                bytes: tail.body,
-            },
-            MetadataSource::WholeWheel,
-        ),
     }))
 }
 
@@ -136,7 +131,7 @@ async fn directory(
     window: Window,
     source: MetadataSource,
 ) -> Result<Directory, IndexError> {
-    let zip_err = |m: String| wheel_error(file, m);
+    let zip_err = |e: ZipError| wheel_error(file, e);
     let eocd = find_eocd(&window, total).map_err(zip_err)?;
     let mut windows = vec![window];
     if lookup(&windows, eocd.cd_offset, eocd.cd_size).is_none() {
@@ -150,7 +145,7 @@ async fn directory(
     }
     // Parsed where it lies (a torch wheel's directory is 1.2 MB), not copied out first.
     let cd = lookup(&windows, eocd.cd_offset, eocd.cd_size)
-        .ok_or_else(|| zip_err("central directory short".to_string()))?;
+        .ok_or_else(|| wheel_error(file, "central directory short"))?;
     let entries = parse_central_directory(cd, eocd.entries, eocd.cd_offset).map_err(zip_err)?;
     Ok(Directory {
         total,
@@ -332,7 +327,7 @@ async fn metadata_from_prefix(
     windows: &[Window],
     eocd: Eocd,
 ) -> Result<Option<(Vec<u8>, MetadataSource)>, IndexError> {
-    let zip_err = |m: String| wheel_error(file, m);
+    let zip_err = |e: ZipError| wheel_error(file, e);
     let Some(prefix) = windows.iter().find_map(|w| w.rest(eocd.cd_offset)) else {
         return Ok(None);
     };
@@ -381,9 +376,8 @@ async fn metadata_entry(
         entries,
         mut source,
     } = directory;
-    let zip_err = |m: String| wheel_error(file, m);
     let entry = pick_metadata(&entries, file)
-        .ok_or_else(|| zip_err("no *.dist-info/METADATA".to_string()))?;
+        .ok_or_else(|| wheel_error(file, "no *.dist-info/METADATA"))?;
     check_metadata_size(file, entry)?;
     let data = read_entry(client, file, total, &windows, entry, &mut source).await?;
     if source == MetadataSource::RangeRead {
@@ -453,7 +447,7 @@ async fn read_entry(
     entry: &ZipEntry,
     source: &mut MetadataSource,
 ) -> Result<Vec<u8>, IndexError> {
-    let zip_err = |m: String| wheel_error(file, m);
+    let zip_err = |e: ZipError| wheel_error(file, e);
     // The local header has its own extra field length; read generously.
     let want = 30 + entry.name.len() as u64 + 1024 + entry.compressed_size;
     let want = want.min(total.saturating_sub(entry.local_offset));
@@ -472,7 +466,7 @@ async fn read_entry(
             }
             let w = window_of(reply, entry.local_offset);
             w.get(entry.local_offset, want)
-                .ok_or_else(|| zip_err("local header short".to_string()))?
+                .ok_or_else(|| wheel_error(file, "local header short"))?
                 .to_vec()
         }
     };

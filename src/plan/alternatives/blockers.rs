@@ -158,12 +158,24 @@ impl Proposer<'_> {
         blockers: &[Blocker],
         planned: &PlannedEnvironment,
     ) -> Result<Option<Plan>, ProposeError> {
+        // A held-back bare target's own newest release "blocks" it through what it requires
+        // (`torch 2.15.0 requires cuda-toolkit==13.2.2`): there, what moves is the required
+        // dist; elsewhere the installed dependent whose requirement excluded the target.
         let moved: Vec<String> = blockers
             .iter()
-            .filter_map(|b| {
-                let to = planned.dists.get(&b.dependent)?;
-                (to.version != b.dependent_version)
-                    .then(|| format!("{} {} -> {}", b.dependent, b.dependent_version, to.version))
+            .map(|b| {
+                if targets.iter().any(|t| t.name == b.dependent) {
+                    &b.requirement.name
+                } else {
+                    &b.dependent
+                }
+            })
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .filter_map(|name| {
+                let from = self.inventory.get(name)?.version();
+                let to = &planned.dists.get(name)?.version;
+                (to != from).then(|| format!("{name} {from} -> {to}"))
             })
             .collect();
         if moved.is_empty() {
