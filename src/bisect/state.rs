@@ -125,7 +125,9 @@ impl Universe {
         let mut added = BTreeSet::new();
         for metadata in good.values().chain(now.values()) {
             if added.insert((metadata.name.clone(), metadata.version.clone())) {
-                index.add_metadata(metadata.clone())?;
+                index
+                    .add_metadata(metadata.clone())
+                    .map_err(|err| err.to_string())?;
             }
         }
         Ok(Universe {
