@@ -218,8 +218,8 @@ fn check_own_requirements(
 ) {
     let env = &inventory.environment;
     // Per package with a newer release: its row, its project and the releases to read.
-    type Scan = (usize, Arc<Project>, Vec<(Version, DistFile)>);
-    let mut scans: Vec<Scan> = Vec::new();
+    type Pending = (usize, Arc<Project>, Vec<(Version, DistFile)>);
+    let mut scans: Vec<Pending> = Vec::new();
     for (i, status) in report.packages.iter().enumerate() {
         let Some(Ok(Some(project))) = projects.get(&status.name) else {
             continue;
