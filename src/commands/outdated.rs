@@ -20,11 +20,12 @@ use crate::index::{BinaryPolicy, DistFile, Index, IndexError, IndexSource, Proje
 use crate::inventory::graph::DependencyGraph;
 use crate::inventory::{self, InstalledDist, Inventory};
 use crate::metadata::requirement;
+use crate::plan::{AloneBreaks, BreakKind, line_floor, with_alone_evidence};
 use crate::printer::Printer;
 use crate::render::json;
 use crate::render::outdated::{
-    HeldBackBy, NameVersion, Needs, OutdatedReport, PackageError, PackageStatus, SCHEMA, Unmanaged,
-    render_text,
+    Breaks, HeldBackBy, NameVersion, Needs, OutdatedReport, PackageError, PackageStatus, SCHEMA,
+    Unmanaged, render_text,
 };
 use crate::settings::{OutdatedSettings, OutputFormat};
 
@@ -190,20 +191,24 @@ fn compare(
         newest_allowed,
         held_back_by,
         needs: Vec::new(),
+        breaks: Vec::new(),
         index: project.index.clone(),
     }
 }
 
 /// How many releases above the installed one (that the dependents accept) are read for their
-/// own requirements, newest first.
+/// own requirements, newest first (those of a major line known to break, unread, not counted).
 const OWN_SCAN: usize = 8;
 
 /// "Can move to" is a release that an upgrade of the dist alone reaches: the dependents accept
-/// it (see [`compare`]) and its own requirements accept the installed versions (torchvision
-/// 0.29.2 requires `torch>=2.14`: with torch 2.11.0 it cannot be had alone). Each candidate's
-/// metadata is read (prefetched for every package first); the first that fits, newest first,
-/// is `newest_allowed`, and what the newest one read needs is `needs`. A release whose metadata
-/// cannot be read ends the scan as the answer (checked against the dependents only).
+/// it (see [`compare`]), its own requirements accept the installed versions (torchvision
+/// 0.29.2 requires `torch>=2.14`: with torch 2.11.0 it cannot be had alone), and the evidence
+/// `propose` weighs names no installed dist it breaks (numpy 2 under pandas 1.5.3's compiled
+/// extensions; werkzeug 3 under flask 2.0.3's imports: [`with_alone_evidence`]). Each
+/// candidate's metadata is read (prefetched for every package first); the first that fits,
+/// newest first, is `newest_allowed`; what the newest one read needs is `needs`, and what the
+/// newest one whose requirements are met breaks is `breaks`. A release whose metadata cannot be
+/// read ends the scan as the answer (checked against the dependents only).
 fn check_own_requirements(
     report: &mut OutdatedReport,
     inventory: &Inventory,
@@ -213,8 +218,8 @@ fn check_own_requirements(
 ) {
     let env = &inventory.environment;
     // Per package with a newer release: its row, its project and the releases to read.
-    type Scan = (usize, Arc<Project>, Vec<(Version, DistFile)>);
-    let mut scans: Vec<Scan> = Vec::new();
+    type Pending = (usize, Arc<Project>, Vec<(Version, DistFile)>);
+    let mut scans: Vec<Pending> = Vec::new();
     for (i, status) in report.packages.iter().enumerate() {
         let Some(Ok(Some(project))) = projects.get(&status.name) else {
             continue;
@@ -235,35 +240,87 @@ fn check_own_requirements(
             .filter(|c| &c.version <= allowed && &c.version > dist.version())
             .filter(|c| dependents_accept(inventory, dist, &c.version))
             .filter_map(|c| Some((c.version.clone(), c.file?.clone())))
-            .take(OWN_SCAN)
             .collect();
         if let Some((_, file)) = accepted.first() {
             index.prefetch_metadata(project, file);
         }
         scans.push((i, project.clone(), accepted));
     }
-    for (i, project, accepted) in scans {
-        let mut needs = Vec::new();
-        let mut found = None;
-        for (version, file) in &accepted {
-            let Ok(metadata) = index.metadata(&project, file) else {
-                // Unknown is not "held back": the dependents' answer stands, unchecked.
-                found = Some(version.clone());
-                break;
-            };
-            let unmet = unmet_requirements(inventory, &project.name, version, &metadata);
-            if unmet.is_empty() {
-                found = Some(version.clone());
-                break;
-            }
-            if needs.is_empty() {
-                needs = unmet;
-            }
+    with_alone_evidence(index, inventory, policy, |evidence| {
+        for (i, project, accepted) in scans {
+            let scan = scan_releases(index, inventory, &project, &accepted, |version| {
+                evidence.breaks(&project.name, version)
+            });
+            let status = &mut report.packages[i];
+            status.newest_allowed = scan.found;
+            status.needs = scan.needs;
+            status.breaks = scan.breaks;
         }
-        let status = &mut report.packages[i];
-        status.newest_allowed = found;
-        status.needs = needs;
+    });
+}
+
+/// What a scan of one dist's releases (newest first) found.
+struct Scan {
+    /// The first release that fits.
+    found: Option<Version>,
+    /// What the newest release read needs that the installed versions do not meet.
+    needs: Vec<Needs>,
+    /// What the newest release whose requirements are met breaks.
+    breaks: Vec<Breaks>,
+}
+
+/// Read `accepted` newest first, at most [`OWN_SCAN`] of them, for the first release whose own
+/// requirements are met and that `breaks` names nothing for. A release in a major line whose
+/// newer release already broke a compiled dependent breaks it too (the `abi-break` rule dates
+/// the line, not the release): it is passed over unread and not counted, so numpy 1.26.4 is
+/// reached below a run of numpy 2 releases.
+fn scan_releases(
+    index: &dyn IndexSource,
+    inventory: &Inventory,
+    project: &Project,
+    accepted: &[(Version, DistFile)],
+    breaks: impl Fn(&Version) -> AloneBreaks,
+) -> Scan {
+    let mut scan = Scan {
+        found: None,
+        needs: Vec::new(),
+        breaks: Vec::new(),
+    };
+    let mut abi_broken_line: Option<Version> = None;
+    let mut read = 0;
+    for (version, file) in accepted {
+        if abi_broken_line.as_ref() == Some(&line_floor(version)) {
+            continue;
+        }
+        if read == OWN_SCAN {
+            break;
+        }
+        read += 1;
+        let Ok(metadata) = index.metadata(project, file) else {
+            // Unknown is not "held back": the dependents' answer stands, unchecked.
+            scan.found = Some(version.clone());
+            break;
+        };
+        let unmet = unmet_requirements(inventory, &project.name, version, &metadata);
+        if !unmet.is_empty() {
+            if scan.needs.is_empty() {
+                scan.needs = unmet;
+            }
+            continue;
+        }
+        let found = breaks(version);
+        if found.breaks.is_empty() {
+            scan.found = Some(version.clone());
+            break;
+        }
+        if found.breaks.iter().any(|b| b.how == BreakKind::Abi) {
+            abi_broken_line = Some(line_floor(version));
+        }
+        if scan.breaks.is_empty() {
+            scan.breaks = breaks_of(inventory, &found);
+        }
     }
+    scan
 }
 
 /// Whether every installed dependent's requirement on `dist` (markers true here) accepts
@@ -300,6 +357,35 @@ fn unmet_requirements(
                 name: r.name.clone(),
                 installed: installed.version().clone(),
                 specifier: specs.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// The breaks of one release, each with the installed version of the dependent and the
+/// sentences naming its failing imports.
+fn breaks_of(inventory: &Inventory, found: &AloneBreaks) -> Vec<Breaks> {
+    found
+        .breaks
+        .iter()
+        .filter_map(|b| {
+            let installed = inventory.get(&b.dependent)?.version().clone();
+            let prefix = format!("{} {installed} (", b.dependent);
+            let imports = match b.how {
+                BreakKind::Abi => Vec::new(),
+                BreakKind::Import => found
+                    .imports
+                    .iter()
+                    .filter(|s| s.starts_with(&prefix))
+                    .cloned()
+                    .collect(),
+            };
+            Some(Breaks {
+                release: b.to.clone(),
+                name: b.dependent.clone(),
+                installed,
+                evidence: b.how,
+                imports,
             })
         })
         .collect()

@@ -569,7 +569,7 @@ impl<'a> PlanBuilder<'a> {
 
     /// What the risk model needs of one change, and the installed dists whose imports of it
     /// the planned release breaks.
-    fn change_facts(
+    pub(super) fn change_facts(
         &self,
         change: &Change,
         planned: &PlannedEnvironment,
@@ -823,7 +823,7 @@ impl<'a> PlanBuilder<'a> {
 /// The warning a plan that switches accelerator lines carries beside its risk factor.
 /// The dependents one change breaks, as its facts say: the compiled dependents across its ABI
 /// boundary and the `importers` of what its planned release no longer has.
-fn plan_breaks(facts: &ChangeFacts, importers: &[PackageName]) -> Vec<Break> {
+pub(super) fn plan_breaks(facts: &ChangeFacts, importers: &[PackageName]) -> Vec<Break> {
     let Some(to) = &facts.to else {
         return Vec::new();
     };

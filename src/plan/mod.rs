@@ -9,6 +9,7 @@
 
 mod accelerator;
 mod accept;
+mod alone;
 mod alternatives;
 mod build_hint;
 mod builder;
@@ -30,6 +31,7 @@ mod tests;
 pub use crate::risk::line_floor;
 pub use accept::AcceptedOverrides;
 pub(crate) use accept::read_plan;
+pub(crate) use alone::{AloneBreaks, with_alone_evidence};
 pub(crate) use alternatives::{ProposeRequest, propose};
 pub use builder::{PlanBuilder, PlanSpec};
 pub use oracle::Oracle;

@@ -85,6 +85,9 @@ pub trait Oracle {
 /// Per release, the top-level modules its wheel installs (`None`: cannot be had cheaply).
 type WheelMembers = HashMap<(PackageName, Version), Option<Arc<BTreeSet<String>>>>;
 
+/// Per release, module file and names asked, which of them the file binds.
+type BoundNames = HashMap<(PackageName, Version, String, BTreeSet<String>), Option<ModuleNames>>;
+
 /// What the index and the installed files say, as the plan builder asks ([`Oracle`]): the
 /// proposal's catalog (release dates, other releases' requirements, chosen files), the index
 /// (wheel members, range reads) and the inventory (compiled extensions, `.py` imports, RECORD),
@@ -102,6 +105,9 @@ pub(super) struct IndexAndFiles<'a> {
     import_index: OnceLock<BTreeMap<String, Vec<(usize, String)>>>,
     /// The import statements of each changed dist's modules read so far.
     import_uses: Mutex<BTreeMap<PackageName, Vec<ImportUse>>>,
+    /// Which names each module file read so far binds: every release the import check
+    /// compares is read against the same installed files (`outdated` asks one per release).
+    bound_names: Mutex<BoundNames>,
 }
 
 impl<'a> IndexAndFiles<'a> {
@@ -118,6 +124,7 @@ impl<'a> IndexAndFiles<'a> {
             installs: Mutex::default(),
             import_index: OnceLock::new(),
             import_uses: Mutex::default(),
+            bound_names: Mutex::default(),
         }
     }
 
@@ -269,6 +276,32 @@ impl Oracle for IndexAndFiles<'_> {
     }
 
     fn module_names(
+        &self,
+        name: &PackageName,
+        version: &Version,
+        path: &str,
+        asked: &BTreeSet<String>,
+    ) -> Option<ModuleNames> {
+        let key = (
+            name.clone(),
+            version.clone(),
+            path.to_string(),
+            asked.clone(),
+        );
+        let lock = || self.bound_names.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = lock().get(&key) {
+            return known.clone();
+        }
+        let names = self.read_module_names(name, version, path, asked);
+        lock().insert(key, names.clone());
+        names
+    }
+}
+
+impl IndexAndFiles<'_> {
+    /// Which of `asked` the module file `path` of `name` `version` binds, read from the
+    /// installed copy or the planned release's wheel (see [`Oracle::module_names`]).
+    fn read_module_names(
         &self,
         name: &PackageName,
         version: &Version,

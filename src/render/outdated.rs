@@ -8,6 +8,8 @@ use pep440_rs::Version;
 use pep508_rs::PackageName;
 use serde::Serialize;
 
+use crate::plan::BreakKind;
+
 /// The `schema` value of `planner outdated --format json` (`docs/schemas/outdated.json`).
 pub(crate) const SCHEMA: &str = "planner-outdated/1";
 
@@ -54,6 +56,12 @@ pub(crate) struct PackageStatus {
     /// `torch>=2.14` with torch 2.11.0 installed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub needs: Vec<Needs>,
+    /// The installed dists that the newest release above `newest_allowed` whose own
+    /// requirements the installed versions meet breaks, by planner's analysis (the evidence
+    /// `propose` weighs), not by any declared requirement: numpy 2.4.6 under pandas 1.5.3's
+    /// compiled extensions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub breaks: Vec<Breaks>,
     /// Which index answered.
     pub index: String,
 }
@@ -80,6 +88,39 @@ pub(crate) struct Needs {
     pub installed: Version,
     /// The requirement's version specifiers (e.g. `>=2.14`).
     pub specifier: String,
+}
+
+/// An installed dist that a newer release breaks, by analysis: its compiled extensions or its
+/// imports, not its declared requirements.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub(crate) struct Breaks {
+    /// The newer release that breaks it.
+    pub release: Version,
+    /// The installed dist it breaks.
+    pub name: PackageName,
+    /// Its installed version.
+    pub installed: Version,
+    /// The evidence: `abi-break` (its compiled extensions link against the dist and were
+    /// released before the release's major line) or `import-target-missing` (its files import
+    /// a module or a name the release no longer has).
+    #[serde(serialize_with = "evidence_key")]
+    pub evidence: BreakKind,
+    /// For `import-target-missing`, the failing imports, one sentence each naming the file
+    /// and line (the first few of the release).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub imports: Vec<String>,
+}
+
+/// The risk factor's key for a break's evidence.
+fn evidence_word(how: BreakKind) -> &'static str {
+    match how {
+        BreakKind::Abi => "abi-break",
+        BreakKind::Import => "import-target-missing",
+    }
+}
+
+fn evidence_key<S: serde::Serializer>(how: &BreakKind, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(evidence_word(*how))
 }
 
 /// A dist installed from outside the index.
@@ -125,80 +166,155 @@ pub(crate) fn render_text(report: &OutdatedReport, color: bool) -> String {
             report.python_version
         ));
     } else {
-        // "Can move to": the newest release every installed dependent accepts (what an upgrade
-        // of this dist alone reaches); "Newest here": the newest this Python and platform can
-        // install; "Latest": the newest on the index for any platform.
-        let mut rows = vec![[
-            "Package".to_string(),
-            "Installed".to_string(),
-            "Can move to".to_string(),
-            "Newest here".to_string(),
-            "Latest".to_string(),
-            "Held back by".to_string(),
-        ]];
-        for p in &outdated {
-            let held = p
-                .held_back_by
-                .iter()
-                .map(|h| format!("{} {} ({})", h.name, h.version, h.specifier))
-                .chain(p.needs.iter().map(|n| {
-                    format!(
-                        "{} {} needs {}{} ({} installed)",
-                        p.name, n.release, n.name, n.specifier, n.installed
-                    )
-                }))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let version = |v: &Option<Version>| v.as_ref().map(ToString::to_string);
-            let can_move = p
-                .newest_allowed
-                .as_ref()
-                .filter(|v| *v > &p.installed)
-                .map_or_else(|| "-".to_string(), ToString::to_string);
-            rows.push([
-                p.name.to_string(),
-                p.installed.to_string(),
-                can_move,
-                version(&p.newest_compatible).unwrap_or_default(),
-                version(&p.newest_on_index).unwrap_or_default(),
-                held,
-            ]);
-        }
-        let widths: Vec<usize> = (0..5)
-            .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-            .collect();
-        for (n, row) in rows.iter().enumerate() {
-            let mut line = String::new();
-            for (i, cell) in row.iter().enumerate() {
-                if i < 5 {
-                    line.push_str(&format!("{cell:<width$}  ", width = widths[i]));
-                } else {
-                    line.push_str(cell);
-                }
-            }
-            let line = line.trim_end();
-            if n == 0 {
-                let bold = anstyle::Style::new().bold();
-                out.push_str(&crate::printer::paint(color, bold, line));
-            } else {
-                out.push_str(line);
-            }
-            out.push('\n');
-            if n == 0 {
-                let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-                out.push_str(&format!("{}  {}\n", rule.join("  "), "-".repeat(12)));
-            }
-        }
-        let held = outdated
-            .iter()
-            .filter(|p| !p.held_back_by.is_empty() || !p.needs.is_empty())
-            .count();
-        out.push_str(&format!(
-            "\n{} of {} packages are outdated; {held} held back by installed requirements.\n",
-            outdated.len(),
-            report.packages.len()
-        ));
+        out.push_str(&outdated_table(&outdated, color));
+        out.push_str(&outdated_summary(report, &outdated));
     }
+    out.push_str(&not_compared(report));
+    out
+}
+
+/// The outdated dists' table. "Can move to": the newest release every installed dependent
+/// accepts, whose own requirements the installed versions meet and that breaks no installed
+/// dist by analysis (what an upgrade of this dist alone reaches); "Newest here": the newest
+/// this Python and platform can install; "Latest": the newest on the index for any platform.
+fn outdated_table(outdated: &[&PackageStatus], color: bool) -> String {
+    let mut rows = vec![[
+        "Package".to_string(),
+        "Installed".to_string(),
+        "Can move to".to_string(),
+        "Newest here".to_string(),
+        "Latest".to_string(),
+        "Held back by".to_string(),
+    ]];
+    for p in outdated {
+        let version = |v: &Option<Version>| v.as_ref().map(ToString::to_string);
+        let can_move = p
+            .newest_allowed
+            .as_ref()
+            .filter(|v| *v > &p.installed)
+            .map_or_else(|| "-".to_string(), ToString::to_string);
+        rows.push([
+            p.name.to_string(),
+            p.installed.to_string(),
+            can_move,
+            version(&p.newest_compatible).unwrap_or_default(),
+            version(&p.newest_on_index).unwrap_or_default(),
+            held_back_cell(p),
+        ]);
+    }
+    let widths: Vec<usize> = (0..5)
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for (n, row) in rows.iter().enumerate() {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            if i < 5 {
+                line.push_str(&format!("{cell:<width$}  ", width = widths[i]));
+            } else {
+                line.push_str(cell);
+            }
+        }
+        let line = line.trim_end();
+        if n == 0 {
+            let bold = anstyle::Style::new().bold();
+            out.push_str(&crate::printer::paint(color, bold, line));
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+        if n == 0 {
+            let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+            out.push_str(&format!("{}  {}\n", rule.join("  "), "-".repeat(12)));
+        }
+    }
+    out
+}
+
+/// "Held back by": the installed requirements that exclude the newest release and what newer
+/// releases need (the index's metadata), then what the newest release whose requirements are
+/// met breaks (by analysis), one group per release and evidence.
+fn held_back_cell(p: &PackageStatus) -> String {
+    let declared = p
+        .held_back_by
+        .iter()
+        .map(|h| format!("{} {} ({})", h.name, h.version, h.specifier))
+        .chain(p.needs.iter().map(|n| {
+            format!(
+                "{} {} needs {}{} ({} installed)",
+                p.name, n.release, n.name, n.specifier, n.installed
+            )
+        }));
+    let mut groups: Vec<(&Version, BreakKind, Vec<String>)> = Vec::new();
+    for b in &p.breaks {
+        let dependent = format!("{} {}", b.name, b.installed);
+        match groups
+            .iter_mut()
+            .find(|(release, how, _)| *release == &b.release && *how == b.evidence)
+        {
+            Some((.., names)) => names.push(dependent),
+            None => groups.push((&b.release, b.evidence, vec![dependent])),
+        }
+    }
+    let analysed = groups.into_iter().map(|(release, how, names)| {
+        format!(
+            "{} {release} breaks {} ({}, by analysis)",
+            p.name,
+            names.join(", "),
+            evidence_word(how)
+        )
+    });
+    declared.chain(analysed).collect::<Vec<_>>().join(", ")
+}
+
+/// The count of outdated and held back dists, and where the reasons came from when the
+/// analysis found breaks; then the failing imports it found.
+fn outdated_summary(report: &OutdatedReport, outdated: &[&PackageStatus]) -> String {
+    let held = outdated
+        .iter()
+        .filter(|p| !p.held_back_by.is_empty() || !p.needs.is_empty())
+        .count();
+    let mut out = format!(
+        "\n{} of {} packages are outdated; {held} held back by installed requirements.\n",
+        outdated.len(),
+        report.packages.len()
+    );
+    let broken: Vec<&&PackageStatus> = outdated.iter().filter(|p| !p.breaks.is_empty()).collect();
+    if broken.is_empty() {
+        return out;
+    }
+    out.push_str(&format!(
+        "{} of them would break an installed dist, by planner's analysis of the installed files \
+         and the index's release dates and wheels (the evidence `planner propose` weighs; the \
+         other reasons are the index's metadata):\n",
+        broken.len()
+    ));
+    for p in broken {
+        for b in &p.breaks {
+            let why = match b.evidence {
+                BreakKind::Abi => format!(
+                    "{} {} ships compiled extensions built against {} before its {} line existed",
+                    b.name,
+                    b.installed,
+                    p.name,
+                    crate::plan::line_floor(&b.release)
+                ),
+                BreakKind::Import if b.imports.is_empty() => format!(
+                    "{} {} imports what {} {} no longer has",
+                    b.name, b.installed, p.name, b.release
+                ),
+                BreakKind::Import => b.imports.join("; "),
+            };
+            out.push_str(&format!("  {} {}: {why}\n", p.name, b.release));
+        }
+    }
+    out
+}
+
+/// The dists newer on the index but not installable here, installed from outside the index,
+/// not found, or not checked.
+fn not_compared(report: &OutdatedReport) -> String {
+    let mut out = String::new();
     let newer_elsewhere: Vec<&PackageStatus> = report
         .packages
         .iter()

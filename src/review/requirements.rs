@@ -104,7 +104,7 @@ fn walk(
             Err((line, message)) => problems.push(ParseProblem {
                 file: file.to_string(),
                 line: Some(line),
-                message,
+                message: message.to_string(),
             }),
             Ok(Entry::Requirement {
                 line, requirement, ..

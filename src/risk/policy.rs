@@ -13,7 +13,7 @@ use std::str::FromStr;
 use pep508_rs::PackageName;
 use serde::Deserialize;
 
-use crate::solve::{Correspondence, VersionTemplate};
+use crate::solve::{Correspondence, TemplateError, VersionTemplate};
 
 use super::glob::glob_matches;
 use super::risk_score::{FactorKind, RiskLevel};
@@ -180,21 +180,44 @@ impl CoupledGroup {
     }
 
     /// Why this group's `anchor`/`versions` cannot be used, if they cannot.
-    fn check_versions(&self) -> Result<(), String> {
+    fn check_versions(&self) -> Result<(), VersionsError> {
         if self.versions.is_empty() {
             return Ok(());
         }
         let Some(anchor) = &self.anchor else {
-            return Err("`versions` needs an `anchor`".to_string());
+            return Err(VersionsError::NoAnchor);
         };
         if !self.members.iter().any(|m| m == anchor) {
-            return Err(format!("the anchor `{anchor}` is not one of the members"));
+            return Err(VersionsError::AnchorNotMember(anchor.clone()));
         }
         for (pattern, template) in &self.versions {
-            VersionTemplate::from_str(template).map_err(|e| format!("`{pattern}`: {e}"))?;
+            VersionTemplate::from_str(template).map_err(|problem| VersionsError::Template {
+                pattern: pattern.clone(),
+                problem,
+            })?;
         }
         Ok(())
     }
+}
+
+/// Why a coupled group's `anchor`/`versions` cannot be used (the policy's parse error says
+/// which group).
+#[derive(Debug, thiserror::Error)]
+enum VersionsError {
+    /// `versions` without an `anchor`.
+    #[error("`versions` needs an `anchor`")]
+    NoAnchor,
+    /// The anchor is not a member.
+    #[error("the anchor `{0}` is not one of the members")]
+    AnchorNotMember(String),
+    /// A template that does not parse.
+    #[error("`{pattern}`: {problem}")]
+    Template {
+        /// The member pattern the template is for.
+        pattern: String,
+        /// Why the template does not parse.
+        problem: TemplateError,
+    },
 }
 
 /// Why a policy could not be used.

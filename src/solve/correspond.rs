@@ -43,16 +43,47 @@ pub struct VersionTemplate {
     segments: Vec<Segment>,
 }
 
-impl FromStr for VersionTemplate {
-    type Err = String;
+/// Why a version template cannot be used; the text names the part at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    /// `{release}` next to other segments.
+    #[error("`{template}`: `{{release}}` stands alone")]
+    ReleaseNotAlone {
+        /// The whole template.
+        template: String,
+    },
+    /// A segment that is neither a number nor a `{...}` field.
+    #[error("`{part}` is neither a number nor `{{major|minor|micro[+-N]}}`")]
+    NotASegment {
+        /// The segment.
+        part: String,
+    },
+    /// A field's `+N`/`-N` that is not a number.
+    #[error("`{part}`: the offset is not a number")]
+    Offset {
+        /// The segment.
+        part: String,
+    },
+    /// A `{...}` field the template does not know.
+    #[error("`{field}` is not major, minor, micro or release")]
+    UnknownField {
+        /// The field's name.
+        field: String,
+    },
+}
 
-    fn from_str(text: &str) -> Result<Self, String> {
+impl FromStr for VersionTemplate {
+    type Err = TemplateError;
+
+    fn from_str(text: &str) -> Result<Self, TemplateError> {
         let segments = text
             .split('.')
             .map(segment)
             .collect::<Result<Vec<_>, _>>()?;
         if segments.contains(&Segment::Release) && segments.len() != 1 {
-            return Err(format!("`{text}`: `{{release}}` stands alone"));
+            return Err(TemplateError::ReleaseNotAlone {
+                template: text.to_string(),
+            });
         }
         Ok(VersionTemplate {
             text: text.to_string(),
@@ -61,32 +92,40 @@ impl FromStr for VersionTemplate {
     }
 }
 
-fn segment(part: &str) -> Result<Segment, String> {
+fn segment(part: &str) -> Result<Segment, TemplateError> {
     if let Ok(n) = part.parse::<u64>() {
         return Ok(Segment::Literal(n));
     }
     let inner = part
         .strip_prefix('{')
         .and_then(|p| p.strip_suffix('}'))
-        .ok_or_else(|| format!("`{part}` is neither a number nor `{{major|minor|micro[+-N]}}`"))?;
+        .ok_or_else(|| TemplateError::NotASegment {
+            part: part.to_string(),
+        })?;
     if inner == "release" {
         return Ok(Segment::Release);
     }
-    let (field, offset) = match inner.find(['+', '-']) {
-        Some(at) => {
-            let offset: i64 = inner[at..]
-                .trim_start_matches('+')
-                .parse()
-                .map_err(|_| format!("`{part}`: the offset is not a number"))?;
-            (&inner[..at], offset)
-        }
-        None => (inner, 0),
-    };
+    let (field, offset) =
+        match inner.find(['+', '-']) {
+            Some(at) => {
+                let offset: i64 = inner[at..].trim_start_matches('+').parse().map_err(|_| {
+                    TemplateError::Offset {
+                        part: part.to_string(),
+                    }
+                })?;
+                (&inner[..at], offset)
+            }
+            None => (inner, 0),
+        };
     let index = match field {
         "major" => 0,
         "minor" => 1,
         "micro" => 2,
-        other => return Err(format!("`{other}` is not major, minor, micro or release")),
+        other => {
+            return Err(TemplateError::UnknownField {
+                field: other.to_string(),
+            });
+        }
     };
     Ok(Segment::Anchor { index, offset })
 }
@@ -313,8 +352,17 @@ mod tests {
 
     #[test]
     fn bad_templates_say_why() {
-        for bad in ["0.{minr}", "x.1", "{release}.1", "{minor+x}"] {
-            assert!(VersionTemplate::from_str(bad).is_err(), "{bad}");
+        for (bad, why) in [
+            ("0.{minr}", "`minr` is not major, minor, micro or release"),
+            (
+                "x.1",
+                "`x` is neither a number nor `{major|minor|micro[+-N]}`",
+            ),
+            ("{release}.1", "`{release}.1`: `{release}` stands alone"),
+            ("{minor+x}", "`{minor+x}`: the offset is not a number"),
+        ] {
+            let err = VersionTemplate::from_str(bad).unwrap_err();
+            assert_eq!(err.to_string(), why, "{bad}");
         }
     }
 }

@@ -10,8 +10,29 @@ use std::sync::Arc;
 
 use pep508_rs::PackageName;
 
-use crate::index::{DistFile, DistFilename, IndexError, IndexSource, Project};
+use crate::index::{DistFile, DistFilename, FilenameError, IndexError, IndexSource, Project};
 use crate::metadata::CoreMetadata;
+
+/// Why a release cannot be added to a [`MemIndex`]: no file name can carry its name or version.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum MemIndexError {
+    /// The file name made from the release does not parse.
+    #[error("`{filename}` is not a wheel file name: {source}")]
+    FileName {
+        /// The file name.
+        filename: String,
+        /// What the file name parser said.
+        source: FilenameError,
+    },
+    /// The file name does not make a URL.
+    #[error("`{filename}`: {source}")]
+    Url {
+        /// The file name.
+        filename: String,
+        /// What the URL parser said.
+        source: url::ParseError,
+    },
+}
 
 /// One release to add to a [`MemIndex`].
 #[derive(Debug, Clone, Default)]
@@ -131,7 +152,10 @@ impl MemIndex {
     /// `Requires-Python` is left off the file. For releases read from somewhere else (an
     /// installed environment, a snapshot), so a name or version no wheel file name can carry is
     /// an error, not a panic.
-    pub(crate) fn add_metadata(&mut self, metadata: CoreMetadata) -> Result<&mut Self, String> {
+    pub(crate) fn add_metadata(
+        &mut self,
+        metadata: CoreMetadata,
+    ) -> Result<&mut Self, MemIndexError> {
         let filename = format!(
             "{}-{}-py3-none-any.whl",
             metadata.name.as_ref().replace('-', "_"),
@@ -149,11 +173,18 @@ impl MemIndex {
         filename: &str,
         requires_python: Option<pep440_rs::VersionSpecifiers>,
         yanked: Option<String>,
-    ) -> Result<(), String> {
-        let parsed = DistFilename::from_str(filename)
-            .map_err(|err| format!("`{filename}` is not a wheel file name: {err}"))?;
-        let url = url::Url::parse(&format!("https://index.invalid/files/{filename}"))
-            .map_err(|err| format!("`{filename}`: {err}"))?;
+    ) -> Result<(), MemIndexError> {
+        let parsed =
+            DistFilename::from_str(filename).map_err(|source| MemIndexError::FileName {
+                filename: filename.to_string(),
+                source,
+            })?;
+        let url = url::Url::parse(&format!("https://index.invalid/files/{filename}")).map_err(
+            |source| MemIndexError::Url {
+                filename: filename.to_string(),
+                source,
+            },
+        )?;
         self.metadata.insert(url.to_string(), metadata.clone());
         let name = metadata.name.clone();
         let mut files: Vec<DistFile> = self

@@ -73,7 +73,7 @@ use crate::metadata::CoreMetadata;
 #[cfg(test)]
 pub(crate) use catalog::AcceptingReleases;
 pub(crate) use catalog::{AcceptingQuery, Among, Catalog, CatalogCore};
-pub(crate) use correspond::{Correspondence, VersionTemplate};
+pub(crate) use correspond::{Correspondence, TemplateError, VersionTemplate};
 pub use error::SolveError;
 pub(crate) use error::{Fact, FactPackage, Hint, HintKind, NoSolution};
 pub use mem_index::MemIndex;

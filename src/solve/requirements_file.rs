@@ -57,8 +57,35 @@ pub(crate) enum RequirementsFileError {
         /// The 1-based line (of the first physical line of a continued line).
         line: usize,
         /// What is wrong.
+        message: LineError,
+    },
+}
+
+/// Why one logical line of a requirements file is not understood (what follows `FILE line N:`
+/// in the error).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum LineError {
+    /// An option this tool cannot honour (`-e`, `--index-url`, an unknown one): refused, never
+    /// ignored.
+    #[error("the option `{0}` is not supported here")]
+    Unsupported(String),
+    /// `-r` or `-c` without a file.
+    #[error("`{0}` needs a file name")]
+    NeedsFile(String),
+    /// A per-requirement option other than `--hash` and those that change only how it builds.
+    #[error("the option `{0}` is not supported after a requirement")]
+    UnsupportedAfterRequirement(String),
+    /// The requirement does not parse.
+    #[error("`{text}` is not a valid requirement: {message}")]
+    InvalidRequirement {
+        /// The requirement as written.
+        text: String,
+        /// What the parser said.
         message: String,
     },
+    /// An include that leads back to a file being read (or nests too deep).
+    #[error("`{0}` includes itself (directly or through other files)")]
+    IncludesItself(String),
 }
 
 impl RequirementsFile {
@@ -177,7 +204,7 @@ pub(crate) fn entries(path: &Path, text: &str) -> Result<Vec<Entry>, Requirement
 
 /// Every logical line of a file's text, each an [`Entry`] or the line and why it is not
 /// understood: one bad line does not hide the others.
-pub(crate) fn lines(text: &str) -> Vec<Result<Entry, (usize, String)>> {
+pub(crate) fn lines(text: &str) -> Vec<Result<Entry, (usize, LineError)>> {
     let mut out = Vec::new();
     let mut logical = String::new();
     let mut start = 0;
@@ -204,7 +231,7 @@ pub(crate) fn lines(text: &str) -> Vec<Result<Entry, (usize, String)>> {
     out
 }
 
-fn logical_line(start: usize, line: &str) -> Result<Entry, (usize, String)> {
+fn logical_line(start: usize, line: &str) -> Result<Entry, (usize, LineError)> {
     if line.starts_with('-') {
         let (option, value) = split_option(line);
         let value = value.to_string();
@@ -220,14 +247,11 @@ fn logical_line(start: usize, line: &str) -> Result<Entry, (usize, String)> {
                 });
             }
             _ => {
-                return Err((
-                    start,
-                    format!("the option `{option}` is not supported here"),
-                ));
+                return Err((start, LineError::Unsupported(option.to_string())));
             }
         };
         if value.is_empty() {
-            return Err((start, format!("`{option}` needs a file name")));
+            return Err((start, LineError::NeedsFile(option.to_string())));
         }
         return Ok(Entry::Include {
             line: start,
@@ -239,7 +263,10 @@ fn logical_line(start: usize, line: &str) -> Result<Entry, (usize, String)> {
     let requirement = crate::metadata::parse_requirement(text).map_err(|message| {
         (
             start,
-            format!("`{text}` is not a valid requirement: {message}"),
+            LineError::InvalidRequirement {
+                text: text.to_string(),
+                message,
+            },
         )
     })?;
     Ok(Entry::Requirement {
@@ -251,7 +278,7 @@ fn logical_line(start: usize, line: &str) -> Result<Entry, (usize, String)> {
 
 /// A requirement line split into the requirement and the `--hash` values after it (other
 /// per-requirement options are dropped: they change how it builds, not what it is).
-fn requirement_options(line: &str) -> Result<(&str, Vec<String>), String> {
+fn requirement_options(line: &str) -> Result<(&str, Vec<String>), LineError> {
     let Some(at) = line.find(" --").or_else(|| line.find("\t--")) else {
         return Ok((line, Vec::new()));
     };
@@ -263,9 +290,7 @@ fn requirement_options(line: &str) -> Result<(&str, Vec<String>), String> {
             None => (word, words.next().unwrap_or_default().to_string()),
         };
         if !REQUIREMENT_OPTIONS.contains(&option) {
-            return Err(format!(
-                "the option `{option}` is not supported after a requirement"
-            ));
+            return Err(LineError::UnsupportedAfterRequirement(option.to_string()));
         }
         if option == "--hash" {
             hashes.push(value);
@@ -309,9 +334,7 @@ fn parse_into(
                     return Err(RequirementsFileError::Line {
                         path: path.to_path_buf(),
                         line,
-                        message: format!(
-                            "`{value}` includes itself (directly or through other files)"
-                        ),
+                        message: LineError::IncludesItself(value),
                     });
                 }
                 read_into(&nested, out, as_constraints || constraint, stack)?;
@@ -327,7 +350,7 @@ fn unsupported(path: &Path, line: usize, option: &str) -> RequirementsFileError 
     RequirementsFileError::Line {
         path: path.to_path_buf(),
         line,
-        message: format!("the option `{option}` is not supported here"),
+        message: LineError::Unsupported(option.to_string()),
     }
 }
 

@@ -11,6 +11,7 @@ mod inventory;
 mod logging;
 mod no_pip;
 mod outdated;
+mod outdated_breaks;
 mod pep668;
 mod propose;
 mod propose_cases;

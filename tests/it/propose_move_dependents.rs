@@ -22,9 +22,10 @@ fn index_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/move-dependents/index")
 }
 
-/// The recorded `Requires-Dist` of `name==version` (its first recorded wheel's `.metadata`).
-fn recorded_requires(name: &str, version: &str) -> Vec<String> {
-    let files = index_dir().join("files");
+/// The recorded `Requires-Dist` of `name==version` in the recorded index `index` (its first
+/// recorded wheel's `.metadata`).
+fn recorded_requires(index: &Path, name: &str, version: &str) -> Vec<String> {
+    let files = index.join("files");
     let prefix = format!("{}-{version}-", name.replace('-', "_")).to_lowercase();
     let mut found: Vec<PathBuf> = std::fs::read_dir(&files)
         .unwrap()
@@ -47,14 +48,14 @@ fn recorded_requires(name: &str, version: &str) -> Vec<String> {
         .collect()
 }
 
-/// A real venv with each `(pin, files)` installed from a wheel carrying the release's recorded
-/// requirements and `files`.
-fn venv_of(root: &Path, pins: &[(&str, &[(&str, &str)])]) -> RealVenv {
+/// A real venv with each `(pin, files)` installed from a wheel carrying the release's
+/// requirements as the recorded index `index` holds them, and `files`.
+pub(crate) fn venv_of(index: &Path, root: &Path, pins: &[(&str, &[(&str, &str)])]) -> RealVenv {
     let wheels = root.join("wheels");
     std::fs::create_dir_all(&wheels).unwrap();
     for (pin, files) in pins {
         let (name, version) = pin.split_once("==").unwrap();
-        let requires = recorded_requires(name, version);
+        let requires = recorded_requires(index, name, version);
         let requires: Vec<&str> = requires.iter().map(String::as_str).collect();
         build_wheel_with_files(&wheels, name, version, &requires, &[], files);
     }
@@ -87,7 +88,7 @@ fn propose(ctx: &TestContext, venv: &RealVenv, args: &[&str]) -> crate::common::
 }
 
 /// An extension module that names numpy's C-API module, as the real pre-numpy-2 builds do.
-const NUMPY_EXTENSION: &str = "\0_ARRAY_API\0numpy.core.multiarray\0";
+pub(crate) const NUMPY_EXTENSION: &str = "\0_ARRAY_API\0numpy.core.multiarray\0";
 
 fn context() -> TestContext {
     let mut ctx = TestContext::new();
@@ -104,6 +105,7 @@ fn numpy_2_moves_the_compiled_dependents_to_releases_built_for_it() {
     };
     let none: &[(&str, &str)] = &[];
     let venv = venv_of(
+        &index_dir(),
         root.path(),
         &[
             ("numpy==1.24.4", none),
@@ -157,7 +159,10 @@ fn plan_predicts_break(plan: &serde_json::Value) -> bool {
 }
 
 /// `(path inside the wheel, text)` of each real module under `testdata/imports/<release>/`.
-fn real_modules(release: &str, paths: &[&'static str]) -> &'static [(&'static str, &'static str)] {
+pub(crate) fn real_modules(
+    release: &str,
+    paths: &[&'static str],
+) -> &'static [(&'static str, &'static str)] {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("testdata/imports")
         .join(release);
@@ -185,6 +190,7 @@ fn django_4_2_moves_drf_to_a_release_that_imports_it() {
     let django = real_modules("django-3.2.25", &["django/http/multipartparser.py"]);
     let drf = real_modules("djangorestframework-3.12.4", &["rest_framework/parsers.py"]);
     let venv = venv_of(
+        &index_dir(),
         root.path(),
         &[
             ("django==3.2.25", django),
@@ -230,6 +236,7 @@ fn flask_3_moves_its_extensions_along() {
         &["werkzeug/security.py", "werkzeug/urls.py"],
     );
     let venv = venv_of(
+        &index_dir(),
         root.path(),
         &[
             ("flask==2.0.3", flask),

@@ -3,21 +3,20 @@
 //! version lands, whether the two sides are coupled, whether upstream moved, whether the bound
 //! was defensive; or, for an edge broken before the plan, the break it keeps.
 
-use pep508_rs::VersionOrUrl;
-
 use super::super::policy::Policy;
 use super::super::risk_score::FactorKind;
 use super::Factors;
 use super::distance::{Distance, pin_strictness};
 use super::facts::{BrokenEdgeFacts, Upstream};
 use super::text::requirement_text;
+use crate::metadata::requirement::specifiers;
 
 /// A broken edge: how strict the violated clause is (the strictest one decides), and how far
 /// outside it the forced version lands.
 pub(super) fn pin_factors(edge: &BrokenEdgeFacts, policy: &Policy, factors: &mut Factors) {
     let forced = &edge.requirement.name;
     let mut worst: Option<(i32, FactorKind, Option<Distance>, String)> = None;
-    if let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &edge.requirement.version_or_url {
+    if let Some(specifiers) = specifiers(&edge.requirement) {
         for clause in specifiers.iter() {
             if clause.contains(&edge.forced_version) {
                 continue;

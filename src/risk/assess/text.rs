@@ -1,7 +1,9 @@
 //! Text for factor details: names and items listed at most five at a time, a requirement
 //! without its marker, index-supplied text made safe for one terminal line.
 
-use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+use pep508_rs::{PackageName, Requirement};
+
+use crate::metadata::requirement::specifiers;
 
 /// At most five items, then how many more.
 pub(super) fn short_list(items: &[String]) -> String {
@@ -29,7 +31,7 @@ pub(super) fn list(names: &[PackageName]) -> String {
 /// A requirement without its marker or extras (`triton==3.6.0`), for details and titles.
 pub(crate) fn requirement_text(requirement: &Requirement) -> String {
     let mut text = requirement.name.to_string();
-    if let Some(VersionOrUrl::VersionSpecifier(specifiers)) = &requirement.version_or_url {
+    if let Some(specifiers) = specifiers(requirement) {
         text.push_str(&specifiers.to_string());
     }
     text

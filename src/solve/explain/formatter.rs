@@ -112,6 +112,65 @@ impl PythonFormatter<'_, '_> {
             .any(|(name, v)| name == member && prange.contains(v))
             .then(|| rule.rule_text())
     }
+
+    /// No version of `pkg` in `range` can be had: not on the index, only pre-releases, only a
+    /// few releases none of which match, or none at all (with the binary policy's note).
+    fn no_versions(&self, pkg: &Pkg, range: &Ranges<Version>) -> String {
+        if is_not_found(pkg, self.catalog) {
+            return format!("{pkg} was not found in the package index");
+        }
+        let name = pkg.name();
+        let table = name.and_then(|n| self.catalog.cached_table(n));
+        let pre: Vec<&Version> = table
+            .as_ref()
+            .map(|t| {
+                t.versions
+                    .iter()
+                    .filter(|e| !t.excluded_by_binary_policy(e))
+                    .map(|e| &e.version)
+                    .filter(|v| v.any_prerelease() && range.contains(v))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let policy = table
+            .as_ref()
+            .and_then(|t| binary_policy_note(t, range))
+            .map(|note| format!(" ({note})"))
+            .unwrap_or_default();
+        let known: Vec<&Version> = table
+            .as_ref()
+            .map(|t| t.versions.iter().map(|e| &e.version).collect())
+            .unwrap_or_default();
+        let base = match render(range) {
+            None => format!("there is no usable version of {pkg}"),
+            Some(_)
+                if !known.is_empty()
+                    && known.len() <= 3
+                    && known.iter().all(|v| !range.contains(v)) =>
+            {
+                let list: Vec<String> = known.iter().map(|v| format!("{pkg}=={v}")).collect();
+                let verb = if list.len() == 1 { "is" } else { "are" };
+                format!("only {} {verb} available", list.join(" and "))
+            }
+            Some(_) => format!(
+                "there is no version of {}",
+                name_with_range(&pkg.to_string(), range)
+            ),
+        };
+        if pre.is_empty() {
+            format!("{base}{policy}")
+        } else {
+            format!(
+                "{base}{policy} (only pre-releases match, such as {}, and pre-releases are not allowed)",
+                pre.iter()
+                    .rev()
+                    .take(2)
+                    .map(|v| format!("{pkg}=={v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    }
 }
 
 impl ReportFormatter<Pkg, Ranges<Version>, Unavailable> for PythonFormatter<'_, '_> {
@@ -125,63 +184,7 @@ impl ReportFormatter<Pkg, Ranges<Version>, Unavailable> for PythonFormatter<'_, 
                 self.python,
                 name_with_range("Python", range)
             ),
-            External::NoVersions(pkg, range) => {
-                if is_not_found(pkg, self.catalog) {
-                    return format!("{pkg} was not found in the package index");
-                }
-                let name = pkg.name();
-                let table = name.and_then(|n| self.catalog.cached_table(n));
-                let pre: Vec<&Version> = table
-                    .as_ref()
-                    .map(|t| {
-                        t.versions
-                            .iter()
-                            .filter(|e| !t.excluded_by_binary_policy(e))
-                            .map(|e| &e.version)
-                            .filter(|v| v.any_prerelease() && range.contains(v))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let policy = table
-                    .as_ref()
-                    .and_then(|t| binary_policy_note(t, range))
-                    .map(|note| format!(" ({note})"))
-                    .unwrap_or_default();
-                let known: Vec<&Version> = table
-                    .as_ref()
-                    .map(|t| t.versions.iter().map(|e| &e.version).collect())
-                    .unwrap_or_default();
-                let base = match render(range) {
-                    None => format!("there is no usable version of {pkg}"),
-                    Some(_)
-                        if !known.is_empty()
-                            && known.len() <= 3
-                            && known.iter().all(|v| !range.contains(v)) =>
-                    {
-                        let list: Vec<String> =
-                            known.iter().map(|v| format!("{pkg}=={v}")).collect();
-                        let verb = if list.len() == 1 { "is" } else { "are" };
-                        format!("only {} {verb} available", list.join(" and "))
-                    }
-                    Some(_) => format!(
-                        "there is no version of {}",
-                        name_with_range(&pkg.to_string(), range)
-                    ),
-                };
-                if pre.is_empty() {
-                    format!("{base}{policy}")
-                } else {
-                    format!(
-                        "{base}{policy} (only pre-releases match, such as {}, and pre-releases are not allowed)",
-                        pre.iter()
-                            .rev()
-                            .take(2)
-                            .map(|v| format!("{pkg}=={v}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                }
-            }
+            External::NoVersions(pkg, range) => self.no_versions(pkg, range),
             External::Custom(pkg, range, reason) => {
                 format!("{} {reason}", self.versions(pkg, range))
             }

@@ -1,0 +1,116 @@
+//! What moving one installed dist alone breaks, by the evidence a plan weighs: the question
+//! `planner outdated` asks of each release it would offer as "Can move to".
+//!
+//! In: the inventory, the index and its binary policy; per question, an installed dist and a
+//! release of it. Out: the [`Break`]s the plan builder finds in a plan that moves only that
+//! dist ([`PlanBuilder`]'s own change facts, through the [`IndexAndFiles`] evidence `propose`
+//! uses): installed dependents whose compiled extensions link against it and were released before
+//! the release's major line (`abi-break`), installed files importing a module or a name the
+//! release no longer has (`import-target-missing`, with the sentences naming each import).
+//! Both come from planner's analysis of the installed files and of the index's release dates
+//! and wheels, not from any dist's declared requirements.
+
+use std::collections::{BTreeMap, HashMap};
+
+use pep440_rs::Version;
+use pep508_rs::PackageName;
+
+use super::builder::{PlanBuilder, plan_breaks};
+use super::oracle::IndexAndFiles;
+use super::planned::{PlanDist, PlannedEnvironment};
+use super::proposal::{Action, Break, Change};
+use crate::index::{BinaryPolicy, IndexSource};
+use crate::inventory::Inventory;
+use crate::risk::Policy;
+use crate::solve::{Catalog, CatalogCore};
+
+/// What moving one dist alone breaks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct AloneBreaks {
+    /// Each installed dependent it breaks, and how.
+    pub breaks: Vec<Break>,
+    /// The failing imports, one sentence each (the first few, then how many more).
+    pub imports: Vec<String>,
+}
+
+/// The evidence over one inventory and index; ask it through [`with_alone_evidence`].
+pub(crate) struct AloneEvidence<'a> {
+    inventory: &'a Inventory,
+    builder: PlanBuilder<'a>,
+    evidence: IndexAndFiles<'a>,
+    /// The installed set as a planned environment: nothing else moves.
+    installed: PlannedEnvironment,
+}
+
+/// Run `ask` with the evidence over `inventory` and `index` (what it reads is read once).
+pub(crate) fn with_alone_evidence<R>(
+    index: &dyn IndexSource,
+    inventory: &Inventory,
+    binary: &BinaryPolicy,
+    ask: impl FnOnce(&AloneEvidence<'_>) -> R,
+) -> R {
+    // The evidence reads release dates, file lists and module files, never an installed
+    // version's metadata through the catalog: no installed metadata stands in.
+    let core = CatalogCore::new(index, &inventory.environment, binary, HashMap::new());
+    // The policy weighs factors; the facts asked here do not depend on it.
+    let policy = Policy::builtin();
+    let evidence = AloneEvidence {
+        inventory,
+        builder: PlanBuilder::new(inventory, &policy, None),
+        evidence: IndexAndFiles::new(index, Catalog::new(&core, None), inventory),
+        installed: installed_environment(inventory),
+    };
+    ask(&evidence)
+}
+
+impl AloneEvidence<'_> {
+    /// What moving the installed `name` alone to `to` breaks (nothing when `name` is not
+    /// installed).
+    pub(crate) fn breaks(&self, name: &PackageName, to: &Version) -> AloneBreaks {
+        let Some(dist) = self.inventory.get(name) else {
+            return AloneBreaks::default();
+        };
+        let change = Change {
+            name: name.clone(),
+            from: Some(dist.version().clone()),
+            to: Some(to.clone()),
+            action: Action::Upgrade,
+            reasons: Vec::new(),
+            forced: false,
+            yanked: None,
+            upload_time: None,
+            repair: false,
+            top_level: dist.top_level.clone(),
+        };
+        let (facts, importers) =
+            self.builder
+                .change_facts(&change, &self.installed, &self.evidence);
+        AloneBreaks {
+            breaks: plan_breaks(&facts, &importers),
+            imports: facts.missing_imports,
+        }
+    }
+}
+
+/// The installed set as the plan builder reads a planned environment.
+fn installed_environment(inventory: &Inventory) -> PlannedEnvironment {
+    let dists: BTreeMap<PackageName, PlanDist> = inventory
+        .dists
+        .iter()
+        .map(|dist| {
+            let planned = PlanDist {
+                version: dist.version().clone(),
+                requires_dist: dist.metadata.requires_dist.clone(),
+                yanked: None,
+                upload_time: None,
+                platform_specific: false,
+                extras: Vec::new(),
+            };
+            (dist.name().clone(), planned)
+        })
+        .collect();
+    PlannedEnvironment {
+        dists,
+        overridden: Vec::new(),
+    }
+}

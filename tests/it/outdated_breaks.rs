@@ -1,0 +1,146 @@
+//! `outdated` carries the break evidence `propose` weighs (issue 30): a newer release that the
+//! analysis says breaks an installed dist is not offered as "Can move to", and the row names
+//! the break. On recorded real index data: the pages (real versions and upload times), core
+//! metadata (real `Requires-Dist`) and the wheel bytes the import check reads of
+//! `testdata/outdated-breaks/index` (see its README), served on loopback; the venvs are real
+//! ones (`python3 -m venv` + pip) whose dists carry their releases' recorded requirements and
+//! the files the evidence reads.
+//!
+//! - numpy 1.24.4 under pandas 1.5.3, whose compiled extensions name numpy's C-API module:
+//!   numpy 2.4.6 crosses their ABI boundary (`abi-break`), so pandas 1.5.3 is named and "Can
+//!   move to" is numpy 1.26.4, the newest 1.x. Live (copies of a real data venv, uv 0.13.9):
+//!   with numpy 2.4.6 `import pandas` failed with `numpy.dtype size changed`; with 1.26.4
+//!   pandas, scikit-learn and matplotlib imported.
+//! - werkzeug 2.0.3 under Flask 2.0.3 and Flask-Login 0.5.0 (their real modules): werkzeug
+//!   3.1.9 no longer has `url_quote` (Flask) or `safe_str_cmp` (Flask-Login), 2.3.8 not
+//!   `safe_str_cmp` (`import-target-missing`): nothing to move to. Live, werkzeug 3.1.9 failed
+//!   `import flask`, 2.3.8 and 2.1.0 `import flask_login`.
+
+use std::path::PathBuf;
+
+use crate::common::TestContext;
+use crate::common::index_server::IndexServer;
+use crate::common::venv::RealVenv;
+use crate::planner_snapshot;
+use crate::propose_move_dependents::{NUMPY_EXTENSION, real_modules, venv_of};
+
+fn index_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/outdated-breaks/index")
+}
+
+/// `outdated ARGS` on `venv` against the recorded index, as text and as JSON. With
+/// `RECORD_INDEX_URL` set (`scripts/record-ranges` serving), against that instead: how the
+/// wheel bytes under `sparse/` were recorded.
+fn outdated(ctx: &TestContext, venv: &RealVenv) -> (crate::common::Output, serde_json::Value) {
+    let server = IndexServer::start(&index_dir());
+    let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
+    let args = [
+        "outdated",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        &url,
+    ];
+    let text = ctx.run(&args);
+    let json = ctx.run(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(json.code, Some(0), "{}", json.stderr);
+    (text, json.json())
+}
+
+/// The report's row of `name`.
+fn row(report: &serde_json::Value, name: &str) -> serde_json::Value {
+    report["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("no {name}: {report:#}"))
+        .clone()
+}
+
+/// The context, with the machine's Python version and the venv's own pip and setuptools (no
+/// index page is recorded for them, and their versions are the machine's) filtered out.
+fn context() -> TestContext {
+    let mut ctx = TestContext::new();
+    ctx.filter(r"Python 3\.\d+\.\d+", "Python 3.X");
+    ctx.filter(
+        r"\nNot found on the index:\n(?:  (?:pip|setuptools) [^\n]*\n)+",
+        "",
+    );
+    ctx
+}
+
+#[test]
+fn numpy_2_is_not_offered_under_a_pandas_built_for_numpy_1() {
+    let root = tempfile::tempdir().unwrap();
+    let none: &[(&str, &str)] = &[];
+    let so: &[(&str, &str)] = &[(
+        "pandas/_libs/algos.cpython-311-x86_64-linux-gnu.so",
+        NUMPY_EXTENSION,
+    )];
+    let venv = venv_of(
+        &index_dir(),
+        root.path(),
+        &[("numpy==1.24.4", none), ("pandas==1.5.3", so)],
+    );
+    let ctx = context();
+    let (text, report) = outdated(&ctx, &venv);
+    planner_snapshot!(ctx, "numpy_under_pandas_1_5", text);
+    let numpy = row(&report, "numpy");
+    assert_eq!(numpy["newest_compatible"], "2.4.6", "{numpy:#}");
+    assert_eq!(numpy["newest_allowed"], "1.26.4", "{numpy:#}");
+    assert_eq!(
+        numpy["breaks"],
+        serde_json::json!([{"release": "2.4.6", "name": "pandas", "installed": "1.5.3",
+                            "evidence": "abi-break"}])
+    );
+}
+
+#[test]
+fn werkzeug_3_is_not_offered_under_flask_2_0() {
+    let root = tempfile::tempdir().unwrap();
+    let flask = real_modules("flask-2.0.3", &["flask/__init__.py", "flask/helpers.py"]);
+    let werkzeug = real_modules(
+        "werkzeug-2.0.3",
+        &["werkzeug/security.py", "werkzeug/urls.py"],
+    );
+    let login = real_modules(
+        "flask-login-0.5.0",
+        &["flask_login/login_manager.py", "flask_login/utils.py"],
+    );
+    let venv = venv_of(
+        &index_dir(),
+        root.path(),
+        &[
+            ("flask==2.0.3", flask),
+            ("werkzeug==2.0.3", werkzeug),
+            ("flask-login==0.5.0", login),
+        ],
+    );
+    let ctx = context();
+    let (text, report) = outdated(&ctx, &venv);
+    planner_snapshot!(ctx, "werkzeug_under_flask_2_0", text);
+    let werkzeug = row(&report, "werkzeug");
+    assert_eq!(werkzeug["newest_compatible"], "3.1.9", "{werkzeug:#}");
+    assert_eq!(
+        werkzeug["newest_allowed"],
+        serde_json::Value::Null,
+        "{werkzeug:#}"
+    );
+    let broken: Vec<(&str, &str)> = werkzeug["breaks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["name"].as_str().unwrap(), b["evidence"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        broken,
+        [
+            ("flask", "import-target-missing"),
+            ("flask-login", "import-target-missing")
+        ],
+        "{werkzeug:#}"
+    );
+    // What does not break is still offered.
+    assert_eq!(row(&report, "flask-login")["newest_allowed"], "0.6.3");
+}
