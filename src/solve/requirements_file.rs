@@ -81,7 +81,7 @@ pub(crate) enum LineError {
         /// The requirement as written.
         text: String,
         /// What the parser said.
-        message: String,
+        message: crate::metadata::RequirementError,
     },
     /// An include that leads back to a file being read (or nests too deep).
     #[error("`{0}` includes itself (directly or through other files)")]
