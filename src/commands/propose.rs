@@ -23,7 +23,7 @@
 //! Exit codes: 0 a plan was found; 1 no plan, or the recommended plan's risk is above
 //! `--max-risk`; 2 the tool failed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::ExitStatus;
 use crate::index::{Index, IndexLocation};
@@ -41,42 +41,14 @@ use crate::settings::{OutputFormat, ProposeSettings};
 pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStatus> {
     let inventory = load_own_target(&args.environment)?;
     inventory.report(printer);
-    let venv = inventory.environment.prefix.clone();
-    let mut settings = args.index.resolve(venv.as_deref())?;
+    let mut settings = args
+        .index
+        .resolve(inventory.environment.prefix.as_deref())?;
     // Only the files that can change an answer for this environment are read (`FileFilter`).
     settings.target_tags = Some(inventory.environment.tags.clone());
-    let index_url = settings
-        .indexes
-        .first()
-        .and_then(|location| match location {
-            IndexLocation::Http(url) => Some(url.without_credentials().to_string()),
-            IndexLocation::Local(path) => std::path::absolute(path)
-                .ok()
-                .and_then(|p| url::Url::from_directory_path(p).ok())
-                .map(|u| u.to_string()),
-        });
+    let index_url = first_index_url(&settings);
     let index = Index::new(settings, printer)?;
-    let source = match args.environment.source.named().or(venv.as_deref()) {
-        Some(path) => path.display().to_string(),
-        None => "(this interpreter)".to_string(),
-    };
-    let targets = applicable_targets(&args.targets, &inventory.environment.markers, printer);
-    if targets.is_empty() && !args.all {
-        // As pip does: every target was ignored, so there is nothing to plan; the plan below
-        // is the environment as it is.
-        printer.note("nothing to plan: no target applies to this environment");
-    }
-    let request = ProposeRequest {
-        targets,
-        all: args.all,
-        layer: args.layer,
-        allow_override: args.allow_override,
-        prerelease: args.prerelease,
-        binary: args.index.binary.clone(),
-        allow_build: args.allow_build,
-        now: Some(crate::clock::now()),
-        source,
-    };
+    let request = propose_request(args, &inventory, printer);
     let mut proposal = plan::propose(&index, &inventory, &args.policy, &request)?;
     let pep668 = inventory.environment.externally_managed().map(pep668_note);
     proposal
@@ -84,24 +56,7 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
         .extend(pep668.iter().map(|lines| lines.join(" ")));
     index.finish_progress();
 
-    // Absolute, so that the written scripts work from any directory. A bare interpreter's
-    // prefix often has no `bin/python` (Debian's /usr has python3 only): the interpreter that
-    // answered is named then.
-    let answered = match &inventory.environment.origin {
-        EnvironmentOrigin::Interpreter { python, .. } => Some(python.clone()),
-        _ => None,
-    };
-    let python = match &venv {
-        Some(prefix) => {
-            let python = prefix.join("bin").join("python");
-            let python = match answered {
-                Some(answered) if !python.exists() => answered,
-                _ => python,
-            };
-            std::path::absolute(&python).unwrap_or(python)
-        }
-        None => std::path::PathBuf::from("python3"),
-    };
+    let python = scripts_python(&inventory);
     if lacks_pip(&inventory) {
         proposal.warnings.push(no_pip_note(&python));
     }
@@ -126,44 +81,118 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
                 EnvironmentOrigin::Interpreter { python, .. } => Some(python.as_path()),
                 _ => None,
             };
-            try_plans(
-                &proposal,
-                venv.as_deref(),
-                python,
-                trial,
-                &args.policy,
-                printer,
-            )?
+            let venv = inventory.environment.prefix.as_deref();
+            try_plans(&proposal, venv, python, trial, &args.policy, printer)?
         }
         None => Vec::new(),
     };
-    let layered = layers::is_layered(&proposal);
+    print_proposal(args, &proposal, &shown, &tried, printer)?;
+    if !tried.is_empty() && trial::recommended(&proposal, &tried).is_none() {
+        printer.warn("no plan tried measured clean");
+        return Ok(ExitStatus::UserActionRequired);
+    }
+    Ok(exit_status(&proposal, args.max_risk, printer))
+}
+
+/// The first index as the commands name it: without credentials, a local folder as a `file:`
+/// URL.
+pub(crate) fn first_index_url(settings: &crate::index::IndexSettings) -> Option<String> {
+    settings
+        .indexes
+        .first()
+        .and_then(|location| match location {
+            IndexLocation::Http(url) => Some(url.without_credentials().to_string()),
+            IndexLocation::Local(path) => std::path::absolute(path)
+                .ok()
+                .and_then(|p| url::Url::from_directory_path(p).ok())
+                .map(|u| u.to_string()),
+        })
+}
+
+/// What `propose` asks of the search: the targets that apply to this environment (a note when
+/// none does), the flags, and where the environment was read from.
+fn propose_request(
+    args: &ProposeSettings,
+    inventory: &inventory::Inventory,
+    printer: &Printer,
+) -> ProposeRequest {
+    let venv = inventory.environment.prefix.as_deref();
+    let source = match args.environment.source.named().or(venv) {
+        Some(path) => path.display().to_string(),
+        None => "(this interpreter)".to_string(),
+    };
+    let targets = applicable_targets(&args.targets, &inventory.environment.markers, printer);
+    if targets.is_empty() && !args.all {
+        // As pip does: every target was ignored, so there is nothing to plan; the plan below
+        // is the environment as it is.
+        printer.note("nothing to plan: no target applies to this environment");
+    }
+    ProposeRequest {
+        targets,
+        all: args.all,
+        layer: args.layer,
+        allow_override: args.allow_override,
+        prerelease: args.prerelease,
+        binary: args.index.binary.clone(),
+        allow_build: args.allow_build,
+        now: Some(crate::clock::now()),
+        source,
+    }
+}
+
+/// The interpreter the written scripts run. Absolute, so that they work from any directory. A
+/// bare interpreter's prefix often has no `bin/python` (Debian's /usr has python3 only): the
+/// interpreter that answered is named then.
+fn scripts_python(inventory: &inventory::Inventory) -> PathBuf {
+    let answered = match &inventory.environment.origin {
+        EnvironmentOrigin::Interpreter { python, .. } => Some(python.clone()),
+        _ => None,
+    };
+    match &inventory.environment.prefix {
+        Some(prefix) => {
+            let python = prefix.join("bin").join("python");
+            let python = match answered {
+                Some(answered) if !python.exists() => answered,
+                _ => python,
+            };
+            std::path::absolute(&python).unwrap_or(python)
+        }
+        None => PathBuf::from("python3"),
+    }
+}
+
+/// The proposal on stdout in the asked format (a layered `--all` as layers), then what `--try`
+/// measured of each plan.
+fn print_proposal(
+    args: &ProposeSettings,
+    proposal: &Proposal,
+    shown: &[PlanCommands],
+    tried: &[Option<crate::trial::Tried>],
+    printer: &Printer,
+) -> miette::Result<()> {
+    let layered = layers::is_layered(proposal);
     match args.format {
         OutputFormat::Text if layered => {
-            printer.out(&layers::text(&proposal, &shown, printer.color()))
+            printer.out(&layers::text(proposal, shown, printer.color()))
         }
-        OutputFormat::Text => printer.out(&text::render(&proposal, &shown, printer.color())),
+        OutputFormat::Text => printer.out(&text::render(proposal, shown, printer.color())),
         OutputFormat::Json if !tried.is_empty() => {
-            let value = trial::proposal_json(&proposal, &tried)
+            let value = trial::proposal_json(proposal, tried)
                 .map_err(|err| miette::miette!("cannot serialize the proposal: {err}"))?;
             printer.out(&json::to_json(&value)?)
         }
-        OutputFormat::Json => printer.out(&json::to_json(&proposal)?),
-        OutputFormat::Markdown if layered => printer.out(&layers::markdown(&proposal, &shown)),
-        OutputFormat::Markdown => printer.out(&markdown::render(&proposal, &shown)),
+        OutputFormat::Json => printer.out(&json::to_json(proposal)?),
+        OutputFormat::Markdown if layered => printer.out(&layers::markdown(proposal, shown)),
+        OutputFormat::Markdown => printer.out(&markdown::render(proposal, shown)),
     }
     if !tried.is_empty() {
         match args.format {
-            OutputFormat::Text => printer.out(&trial::proposal_text(&proposal, &tried)),
-            OutputFormat::Markdown => printer.out(&trial::proposal_markdown(&proposal, &tried)),
+            OutputFormat::Text => printer.out(&trial::proposal_text(proposal, tried)),
+            OutputFormat::Markdown => printer.out(&trial::proposal_markdown(proposal, tried)),
             OutputFormat::Json => {}
         }
-        if trial::recommended(&proposal, &tried).is_none() {
-            printer.warn("no plan tried measured clean");
-            return Ok(ExitStatus::UserActionRequired);
-        }
     }
-    Ok(exit_status(&proposal, args.max_risk, printer))
+    Ok(())
 }
 
 /// `--try`: each plan (or the first N) tried in a copy of the venv, in order.

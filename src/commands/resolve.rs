@@ -10,6 +10,7 @@
 //! satisfiable, 1 when not, 2 on error.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use pep508_rs::PackageName;
 
@@ -69,7 +70,7 @@ pub(crate) fn run(settings: &ResolveSettings, printer: &Printer) -> miette::Resu
 /// The solve request, and the `-r FILE` each root requirement came from (first file wins).
 fn build_request(
     settings: &ResolveSettings,
-) -> miette::Result<(SolveRequest, BTreeMap<PackageName, String>)> {
+) -> miette::Result<(SolveRequest, BTreeMap<PackageName, PathBuf>)> {
     let mut request = SolveRequest {
         prerelease: settings.prerelease,
         requirements: settings.requirements.clone(),
@@ -81,7 +82,7 @@ fn build_request(
         for r in &file.requirements {
             root_files
                 .entry(r.name.clone())
-                .or_insert_with(|| path.display().to_string());
+                .or_insert_with(|| path.clone());
         }
         request.requirements.extend(file.requirements);
         request.constraints.extend(file.constraints);

@@ -25,7 +25,6 @@ use super::planned::PlannedEnvironment;
 use super::proposal::{Break, BreakKind, Plan, PlanKind, Reason};
 use crate::metadata::requirement::bounded;
 use crate::risk::line_floor;
-use crate::solve::SolveError;
 
 /// How many times a plan is re-checked for breaks its moved dependents bring.
 const ROUNDS: usize = 3;
@@ -157,27 +156,9 @@ impl Proposer<'_> {
                     .iter()
                     .map(|(name, fix)| fixing_requirement(name, fix, in_line)),
             );
-            let mut moving = moving.clone();
-            for _round in 0..4 {
-                match self.solve_with(&requirements, &moving, vec![], self.floors(targets)) {
-                    Ok(resolution) => return Ok(Some(self.planned(&resolution))),
-                    Err(SolveError::NoSolution(no_solution)) => {
-                        let before = moving.len();
-                        moving.extend(
-                            no_solution
-                                .involved
-                                .iter()
-                                .filter(|name| {
-                                    self.inventory.get(name).is_some_and(|d| !d.is_unmanaged())
-                                })
-                                .cloned(),
-                        );
-                        if moving.len() == before {
-                            break;
-                        }
-                    }
-                    Err(err) => return Err(err.into()),
-                }
+            let floors = self.floors(targets);
+            if let Some(resolution) = self.solve_widening(&requirements, moving.clone(), &floors)? {
+                return Ok(Some(self.planned(&resolution)));
             }
         }
         Ok(None)

@@ -264,18 +264,21 @@ impl fmt::Display for LayerKind {
     }
 }
 
-impl std::str::FromStr for LayerKind {
-    type Err = String;
+/// A `--layer` value that names no layer.
+#[derive(Debug, thiserror::Error)]
+#[error("`{0}` is not a layer\n  hint: --layer safe, group, major or everything")]
+pub struct UnknownLayer(String);
 
-    fn from_str(text: &str) -> Result<Self, String> {
+impl std::str::FromStr for LayerKind {
+    type Err = UnknownLayer;
+
+    fn from_str(text: &str) -> Result<Self, UnknownLayer> {
         match text {
             "safe" => Ok(LayerKind::Safe),
             "group" => Ok(LayerKind::Group),
             "major" => Ok(LayerKind::Major),
             "everything" => Ok(LayerKind::Everything),
-            other => Err(format!(
-                "`{other}` is not a layer\n  hint: --layer safe, group, major or everything"
-            )),
+            other => Err(UnknownLayer(other.to_string())),
         }
     }
 }

@@ -67,6 +67,22 @@ fn request(targets: &[&str], allow_override: bool) -> ProposeRequest {
     }
 }
 
+/// `propose` for `targets` under the built-in policy.
+fn propose_builtin(
+    index: &MemIndex,
+    inv: &Inventory,
+    targets: &[&str],
+    allow_override: bool,
+) -> Proposal {
+    propose(
+        index,
+        inv,
+        &Policy::builtin(),
+        &request(targets, allow_override),
+    )
+    .unwrap()
+}
+
 fn versions(plan: &Plan) -> Vec<String> {
     plan.changes
         .iter()
@@ -84,8 +100,7 @@ fn versions(plan: &Plan) -> Vec<String> {
 #[test]
 fn a_blocked_target_gets_a_conflict_and_a_move_the_blocker_plan() {
     let (index, inv) = world();
-    let policy = Policy::builtin();
-    let proposal = propose(&index, &inv, &policy, &request(&["lib==2.0"], false)).unwrap();
+    let proposal = propose_builtin(&index, &inv, &["lib==2.0"], false);
     let conflict = proposal.conflict.as_ref().expect("a conflict");
     assert_eq!(conflict.blockers.len(), 1);
     assert_eq!(conflict.blockers[0].dependent.as_ref(), "app");
@@ -120,8 +135,7 @@ fn a_blocked_target_gets_a_conflict_and_a_move_the_blocker_plan() {
 #[test]
 fn newest_fitting_keeps_the_blocker_where_it_is() {
     let (index, inv) = world();
-    let policy = Policy::builtin();
-    let proposal = propose(&index, &inv, &policy, &request(&["lib==2.0"], false)).unwrap();
+    let proposal = propose_builtin(&index, &inv, &["lib==2.0"], false);
     let fitting = proposal
         .plans
         .iter()
@@ -174,8 +188,7 @@ fn the_forced_plan_overrides_only_the_blocking_edge() {
 #[test]
 fn a_plain_request_is_one_plan_without_conflict() {
     let (index, inv) = world();
-    let policy = Policy::builtin();
-    let proposal = propose(&index, &inv, &policy, &request(&["other"], true)).unwrap();
+    let proposal = propose_builtin(&index, &inv, &["other"], true);
     assert!(proposal.conflict.is_none());
     assert_eq!(proposal.plans.len(), 1);
     assert_eq!(proposal.plans[0].kind, PlanKind::Upgrade);
@@ -246,13 +259,7 @@ fn a_newest_pre_release_is_named_as_the_reason() {
     let mut index = MemIndex::new();
     index.add("proto", "1.0", &[]).add("proto", "1.1rc1", &[]);
     let inv = inventory(vec![installed("proto", "1.0", &[])]);
-    let proposal = propose(
-        &index,
-        &inv,
-        &Policy::builtin(),
-        &request(&["proto"], false),
-    )
-    .unwrap();
+    let proposal = propose_builtin(&index, &inv, &["proto"], false);
     let held = &proposal.plans[0].held_back;
     assert_eq!(held.len(), 1, "{held:?}");
     assert_eq!(
@@ -272,13 +279,7 @@ fn a_fitted_version_that_meets_its_target_is_requested() {
     index.add("tool", "1.0", &[]).add("tool", "1.1", &[]);
     inv.dists.push(installed("tool", "1.0", &[]));
     // No lib 1.6 exists; app 1.0 caps lib <1.6: the newest that fits is lib 1.5, tool 1.1.
-    let proposal = propose(
-        &index,
-        &inv,
-        &Policy::builtin(),
-        &request(&["lib==1.6", "tool==1.1"], false),
-    )
-    .unwrap();
+    let proposal = propose_builtin(&index, &inv, &["lib==1.6", "tool==1.1"], false);
     let fitted = proposal
         .plans
         .iter()
@@ -303,13 +304,7 @@ fn a_fitted_version_that_meets_its_target_is_requested() {
 #[test]
 fn a_target_no_release_matches_blames_nobody() {
     let (index, inv) = world();
-    let proposal = propose(
-        &index,
-        &inv,
-        &Policy::builtin(),
-        &request(&["lib>=3"], true),
-    )
-    .unwrap();
+    let proposal = propose_builtin(&index, &inv, &["lib>=3"], true);
     let conflict = proposal.conflict.as_ref().expect("a conflict");
     assert!(conflict.blockers.is_empty(), "{:?}", conflict.blockers);
     assert_eq!(
@@ -339,13 +334,7 @@ fn a_newest_release_whose_own_requirements_cannot_be_met_says_why() {
         .add("proto", "2.0", &["helper>=2"])
         .add("helper", "1.0", &[]);
     let inv = inventory(vec![installed("proto", "1.0", &[])]);
-    let proposal = propose(
-        &index,
-        &inv,
-        &Policy::builtin(),
-        &request(&["proto"], false),
-    )
-    .unwrap();
+    let proposal = propose_builtin(&index, &inv, &["proto"], false);
     let held = &proposal.plans[0].held_back;
     assert_eq!(held.len(), 1, "{held:?}");
     let reasons = held[0].reasons();

@@ -25,6 +25,20 @@ pub(crate) fn cell(text: &str) -> String {
 /// The whole proposal as markdown.
 pub(crate) fn render(proposal: &Proposal, commands: &[PlanCommands]) -> String {
     let mut out = String::new();
+    head(&mut out, proposal);
+    if proposal.plans.is_empty() {
+        out.push_str("No plan found.\n");
+    }
+    for (i, plan) in proposal.plans.iter().enumerate() {
+        plan_markdown(&mut out, proposal, i, plan);
+        plan_tail_markdown(&mut out, plan, commands.get(i));
+    }
+    out
+}
+
+/// What comes before the plans: the request, the environment, the warnings, what was broken
+/// before any plan and why the request cannot be had as asked.
+fn head(out: &mut String, proposal: &Proposal) {
     let what = if proposal.request.all {
         "--all".to_string()
     } else {
@@ -72,72 +86,69 @@ pub(crate) fn render(proposal: &Proposal, commands: &[PlanCommands]) -> String {
         }
         out.push_str("```\n\n");
     }
-    if proposal.plans.is_empty() {
-        out.push_str("No plan found.\n");
-    }
-    for (i, plan) in proposal.plans.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "### Plan {}{}: {} ({})\n",
-            i + 1,
-            match (i, proposal.meets_request()) {
-                (0, true) => " (recommended)",
-                (0, false) => " (the closest; it does NOT meet the request)",
-                _ => "",
-            },
-            cell(&plan.title),
-            plan.kind
-        );
-        let _ = writeln!(
-            out,
-            "**Risk: {}/100, {}**\n",
-            plan.risk.score, plan.risk.level
-        );
-        if !plan.changes.is_empty() {
-            out.push_str("| package | change | why |\n|---|---|---|\n");
-            for change in &plan.changes {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {} |",
-                    change.name,
-                    cell(&movement(change)),
-                    cell(&if change.repair {
-                        format!("repair (broken before the plan): {}", reasons(change))
-                    } else {
-                        reasons(change)
-                    })
-                );
-            }
-            out.push('\n');
-        }
-        if !plan.overrides.is_empty() {
-            out.push_str("Overrides (each breaks a declared requirement):\n\n");
-            for o in &plan.overrides {
-                let _ = writeln!(
-                    out,
-                    "- {} {} requires `{}`; installs {} {} instead",
-                    o.dependent,
-                    o.dependent_version,
-                    cell(&o.requirement.to_string()).replace("\\`", "'"),
-                    o.package,
-                    o.version
-                );
-            }
-            out.push('\n');
-        }
-        for held in &plan.held_back {
-            let by = held.reasons();
+}
+
+/// Plan `i`'s heading, its risk, its changes as a table, its overrides and its held-back lines.
+fn plan_markdown(out: &mut String, proposal: &Proposal, i: usize, plan: &Plan) {
+    let _ = writeln!(
+        out,
+        "### Plan {}{}: {} ({})\n",
+        i + 1,
+        match (i, proposal.meets_request()) {
+            (0, true) => " (recommended)",
+            (0, false) => " (the closest; it does NOT meet the request)",
+            _ => "",
+        },
+        cell(&plan.title),
+        plan.kind
+    );
+    let _ = writeln!(
+        out,
+        "**Risk: {}/100, {}**\n",
+        plan.risk.score, plan.risk.level
+    );
+    if !plan.changes.is_empty() {
+        out.push_str("| package | change | why |\n|---|---|---|\n");
+        for change in &plan.changes {
             let _ = writeln!(
                 out,
-                "- Held back: {} (newest {}): {}",
-                held.name,
-                held.newest,
-                cell(&by.join("; "))
+                "| {} | {} | {} |",
+                change.name,
+                cell(&movement(change)),
+                cell(&if change.repair {
+                    format!("repair (broken before the plan): {}", reasons(change))
+                } else {
+                    reasons(change)
+                })
             );
         }
-        plan_tail_markdown(&mut out, plan, commands.get(i));
+        out.push('\n');
     }
-    out
+    if !plan.overrides.is_empty() {
+        out.push_str("Overrides (each breaks a declared requirement):\n\n");
+        for o in &plan.overrides {
+            let _ = writeln!(
+                out,
+                "- {} {} requires `{}`; installs {} {} instead",
+                o.dependent,
+                o.dependent_version,
+                cell(&o.requirement.to_string()).replace("\\`", "'"),
+                o.package,
+                o.version
+            );
+        }
+        out.push('\n');
+    }
+    for held in &plan.held_back {
+        let by = held.reasons();
+        let _ = writeln!(
+            out,
+            "- Held back: {} (newest {}): {}",
+            held.name,
+            held.newest,
+            cell(&by.join("; "))
+        );
+    }
 }
 
 /// What closes every plan in markdown: its warnings, its risk factors as a table and, when

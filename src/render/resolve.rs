@@ -5,6 +5,7 @@
 //! ([`render_text`], [`failure_text`]) or the document ([`to_json`]).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 
 use pep508_rs::PackageName;
 use serde::Serialize;
@@ -20,7 +21,7 @@ pub(crate) const SCHEMA: &str = "planner-resolve/1";
 pub(crate) fn render_text(
     env: &Environment,
     resolution: &Resolution,
-    root_files: &BTreeMap<PackageName, String>,
+    root_files: &BTreeMap<PackageName, PathBuf>,
 ) -> String {
     let mut out = format!(
         "# Resolved by planner for Python {} ({} {})\n",
@@ -35,7 +36,7 @@ pub(crate) fn render_text(
             .iter()
             .map(|v| match v {
                 Via::Root => match root_files.get(name) {
-                    Some(file) => format!("-r {file}"),
+                    Some(file) => format!("-r {}", file.display()),
                     None => "(command line)".to_string(),
                 },
                 Via::Package(p) => p.to_string(),

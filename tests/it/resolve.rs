@@ -111,6 +111,29 @@ fn requirement_constraint_and_override_files() {
 }
 
 #[test]
+fn a_root_from_a_requirements_file_names_the_file_in_its_via_line() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    std::fs::write(ctx.dir.path().join("reqs.txt"), "torch==2.11.0\n").unwrap();
+    let out = resolve(&ctx, &server, &["-r", "reqs.txt", "filelock"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    let via = |pin: &str| {
+        let at = lines.iter().position(|l| *l == pin).expect(pin);
+        lines[at + 1]
+    };
+    assert_eq!(via("torch==2.11.0"), "    # via -r reqs.txt");
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("filelock=="))
+        .unwrap();
+    assert_eq!(
+        lines[at + 1..at + 4],
+        ["    # via", "    #   (command line)", "    #   torch"]
+    );
+}
+
+#[test]
 fn bad_input_is_an_error_naming_it() {
     let ctx = TestContext::new();
     let server = IndexServer::recorded();

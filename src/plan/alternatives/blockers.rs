@@ -116,38 +116,16 @@ impl Proposer<'_> {
         };
         let mut moving = upgrade.clone();
         moving.extend(blockers.iter().map(|b| b.dependent.clone()));
-        for _round in 0..4 {
-            match self.solve_with(targets, &moving, vec![], floors.clone()) {
-                Ok(resolution) => {
-                    let planned = self.planned(&resolution);
-                    let kind = if forward {
-                        PlanKind::MoveBlockers
-                    } else {
-                        PlanKind::DowngradeBlockers
-                    };
-                    return self.blockers_plan(kind, targets, blockers, &planned);
-                }
-                Err(SolveError::NoSolution(no_solution)) => {
-                    let before = moving.len();
-                    moving.extend(
-                        no_solution
-                            .involved
-                            .iter()
-                            .filter(|name| {
-                                self.inventory
-                                    .get(name)
-                                    .is_some_and(|dist| !dist.is_unmanaged())
-                            })
-                            .cloned(),
-                    );
-                    if moving.len() == before {
-                        return Ok(None);
-                    }
-                }
-                Err(err) => return Err(err.into()),
-            }
-        }
-        Ok(None)
+        let Some(resolution) = self.solve_widening(targets, moving, &floors)? else {
+            return Ok(None);
+        };
+        let planned = self.planned(&resolution);
+        let kind = if forward {
+            PlanKind::MoveBlockers
+        } else {
+            PlanKind::DowngradeBlockers
+        };
+        self.blockers_plan(kind, targets, blockers, &planned)
     }
 
     /// The plan of a blockers search that solved: `None` when no blocker moved.

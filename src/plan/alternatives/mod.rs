@@ -58,7 +58,7 @@ use crate::inventory::Inventory;
 use crate::metadata::CoreMetadata;
 use crate::metadata::requirement::pin;
 use crate::risk::Policy;
-use crate::solve::{self, Catalog, CatalogCore, HintKind, PrereleaseMode, SolveError};
+use crate::solve::{self, Catalog, CatalogCore, HintKind, PrereleaseMode, Resolution, SolveError};
 
 use whole::WholeEnvironment;
 
@@ -204,12 +204,36 @@ impl Proposer<'_> {
         warnings
     }
 
+    /// The search, in the order of the module's top comment: the request as asked and, when it
+    /// has no solution, the alternatives; then the plan that moves what must move with the
+    /// lowest-risk plan that breaks installed dependents; then the ranking.
     fn run(&self, policy: &Policy) -> Result<Proposal, ProposeError> {
         let mut warnings = self.inventory_warnings();
-        let already_broken = self.already_broken();
-        let targets = &self.request.targets;
-        let target_names: BTreeSet<PackageName> = targets.iter().map(|t| t.name.clone()).collect();
-        let mut upgrade = target_names.clone();
+        let upgrade = self.upgrade_names();
+        // A layered `--all` (no targets): safe, group and major plans, or one layer of them.
+        let layered = self.request.all && self.request.targets.is_empty();
+        if layered && self.request.layer != Some(LayerKind::Everything) {
+            let plans = self.layered(policy, &upgrade, &mut warnings)?;
+            return Ok(self.proposal(policy, None, plans, warnings));
+        }
+        let mut plans = Vec::new();
+        let (conflict, own_stack) = self.search(policy, &upgrade, &mut plans, &mut warnings)?;
+        self.add_move_dependents(&mut plans, &upgrade, &mut warnings)?;
+        self.rank(&mut plans, own_stack);
+        if layered {
+            label_everything(&mut plans);
+        }
+        Ok(self.proposal(policy, conflict, plans, warnings))
+    }
+
+    /// The names the solver may move: the targets, and under `--all` every index-managed dist.
+    fn upgrade_names(&self) -> BTreeSet<PackageName> {
+        let mut upgrade: BTreeSet<PackageName> = self
+            .request
+            .targets
+            .iter()
+            .map(|t| t.name.clone())
+            .collect();
         if self.request.all {
             upgrade.extend(
                 self.inventory
@@ -219,17 +243,21 @@ impl Proposer<'_> {
                     .map(|d| d.name().clone()),
             );
         }
+        upgrade
+    }
 
-        // A layered `--all` (no targets): safe, group and major plans, or one layer of them.
-        let layered = self.request.all && targets.is_empty();
-        if layered && self.request.layer != Some(LayerKind::Everything) {
-            let plans = self.layered(policy, &upgrade, &mut warnings)?;
-            return Ok(self.proposal(policy, None, plans, warnings));
-        }
-        let mut plans = Vec::new();
-        let mut conflict = None;
-        // A bare target held back by its own coupled stack, which a plan moves forward.
-        let mut own_stack = false;
+    /// The request as asked, into `plans` with what is offered beside it; when it has no
+    /// solution, the conflict and the alternatives. Also whether a bare target is held back by
+    /// its own coupled stack, which a plan moves forward (that plan then ranks first).
+    fn search(
+        &self,
+        policy: &Policy,
+        upgrade: &BTreeSet<PackageName>,
+        plans: &mut Vec<Plan>,
+        warnings: &mut Vec<String>,
+    ) -> Result<(Option<Conflict>, bool), ProposeError> {
+        let targets = &self.request.targets;
+        let target_names: BTreeSet<PackageName> = targets.iter().map(|t| t.name.clone()).collect();
         // Installed requirements that exclude every acceptable version of a target. The request
         // "as asked" keeps them where they are (pinned), so that moving them is an alternative
         // the user sees and chooses, not a side effect.
@@ -242,113 +270,155 @@ impl Proposer<'_> {
                 .map(|b| pin(&b.dependent, &b.dependent_version)),
         );
         let bounds = self.as_asked_bounds(policy, targets);
-        match self.solve_with(&as_asked, &upgrade, vec![], bounds) {
+        match self.solve_with(&as_asked, upgrade, vec![], bounds) {
             Ok(resolution) => {
-                let planned = self.planned(&resolution);
-                let title = if self.request.all {
-                    "Upgrade everything that can move".to_string()
-                } else {
-                    format!("As asked: {}", join(targets))
-                };
-                let plan = self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?;
-                let repairs = plan.changes.iter().any(|c| c.repair);
-                let held: Vec<Blocker> = self.held_by_installed(targets, &plan);
-                plans.push(plan);
-                if repairs && !self.request.all {
-                    plans.extend(self.keep_broken(
-                        &as_asked,
-                        targets,
-                        &upgrade,
-                        &already_broken,
-                    )?);
-                }
-                // A bare target held back by installed dists: moving them forward is offered
-                // beside it (recommended only when they are the target's own coupled stack).
-                if !held.is_empty()
-                    && let Some(moved) = self.move_held_back(policy, targets, &upgrade, &held)?
-                {
-                    own_stack = self.moves_a_target(&moved)
-                        && held
-                            .iter()
-                            .all(|b| same_group(policy, &b.dependent, targets));
-                    plans.push(moved);
-                }
+                let own_stack =
+                    self.as_asked_plans(policy, &as_asked, upgrade, &resolution, plans)?;
+                Ok((None, own_stack))
             }
             Err(SolveError::NoSolution(no_solution)) => {
-                // A target no release matches has no blockers (see `no_release`).
-                let unmatched = self.targets_without_release(targets)?;
-                let nothing = |name: &PackageName| unmatched.iter().any(|(n, _)| n == name);
-                let (blockers, moot): (Vec<Blocker>, Vec<Blocker>) = self
-                    .blockers(targets, Some(&no_solution))?
-                    .into_iter()
-                    .partition(|b| !nothing(&b.requirement.name));
-                let mut hints: Vec<String> = unmatched.iter().map(|(_, h)| h.clone()).collect();
-                hints.extend(self.conflict_hints(&no_solution.hints, &moot));
-                conflict = Some(Conflict {
-                    explanation: no_solution.report.clone(),
-                    blockers: blockers.clone(),
-                    hints,
-                });
-                // An alternative that cannot be searched is reported and skipped; the others
-                // still stand. But the index failing (`--offline` without an entry, a cache entry
-                // cut short, the network, a cap or a deadline) is the tool failing, exit 2 as the
-                // docs say, not "no plan found" (issue 25).
-                let mut failed = None;
-                let mut keep = |kind: &str, found: Result<Option<Plan>, ProposeError>| match found {
-                    Ok(Some(plan)) => plans.push(plan),
-                    Ok(None) => {}
-                    Err(err) if index_failed(&err) => {
-                        failed.get_or_insert(err);
-                    }
-                    Err(err) => warnings.push(format!(
-                        "the {kind} alternative could not be searched: {}",
-                        error_chain(&err)
-                    )),
-                };
-                keep(
-                    "move-the-blockers",
-                    self.move_blockers(targets, &upgrade, &blockers),
-                );
-                let mut notes = Vec::new();
-                keep(
-                    "newest-fitting",
-                    self.newest_fitting(targets, &blockers, &mut notes),
-                );
-                if self.request.allow_override {
-                    keep("forced-override", self.forced(targets, &upgrade, &blockers));
-                }
-                if let Some(err) = failed {
-                    return Err(err);
-                }
-                warnings.extend(notes);
+                let conflict = self.alternatives(upgrade, &no_solution, plans, warnings)?;
+                Ok((Some(conflict), false))
             }
-            Err(err) => return Err(err.into()),
+            Err(err) => Err(err.into()),
         }
-        // The lowest-risk plan that delivers the request but breaks installed dependents, as its
-        // own evidence says: the alternative that moves them along.
+    }
+
+    /// The plan as asked, and beside it: the same request leaving the environment as broken as
+    /// it was (when the plan repairs it), and the forward move of the installed dists that hold
+    /// a bare target back. Returns whether those dists are the target's own coupled stack.
+    fn as_asked_plans(
+        &self,
+        policy: &Policy,
+        as_asked: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        resolution: &Resolution,
+        plans: &mut Vec<Plan>,
+    ) -> Result<bool, ProposeError> {
+        let targets = &self.request.targets;
+        let planned = self.planned(resolution);
+        let title = if self.request.all {
+            "Upgrade everything that can move".to_string()
+        } else {
+            format!("As asked: {}", join(targets))
+        };
+        let plan = self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?;
+        let repairs = plan.changes.iter().any(|c| c.repair);
+        let held: Vec<Blocker> = self.held_by_installed(targets, &plan);
+        plans.push(plan);
+        if repairs && !self.request.all {
+            let already_broken = self.already_broken();
+            plans.extend(self.keep_broken(as_asked, targets, upgrade, &already_broken)?);
+        }
+        // A bare target held back by installed dists: moving them forward is offered beside it
+        // (recommended only when they are the target's own coupled stack).
+        if !held.is_empty()
+            && let Some(moved) = self.move_held_back(policy, targets, upgrade, &held)?
+        {
+            let own_stack = self.moves_a_target(&moved)
+                && held
+                    .iter()
+                    .all(|b| same_group(policy, &b.dependent, targets));
+            plans.push(moved);
+            return Ok(own_stack);
+        }
+        Ok(false)
+    }
+
+    /// When the request as asked has no solution: the conflict (the solver's explanation, the
+    /// blockers, the hints) and the alternatives, into `plans`.
+    fn alternatives(
+        &self,
+        upgrade: &BTreeSet<PackageName>,
+        no_solution: &solve::NoSolution,
+        plans: &mut Vec<Plan>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Conflict, ProposeError> {
+        let targets = &self.request.targets;
+        // A target no release matches has no blockers (see `no_release`).
+        let unmatched = self.targets_without_release(targets)?;
+        let nothing = |name: &PackageName| unmatched.iter().any(|(n, _)| n == name);
+        let (blockers, moot): (Vec<Blocker>, Vec<Blocker>) = self
+            .blockers(targets, Some(no_solution))?
+            .into_iter()
+            .partition(|b| !nothing(&b.requirement.name));
+        let mut hints: Vec<String> = unmatched.iter().map(|(_, h)| h.clone()).collect();
+        hints.extend(self.conflict_hints(&no_solution.hints, &moot));
+        let conflict = Conflict {
+            explanation: no_solution.report.clone(),
+            blockers: blockers.clone(),
+            hints,
+        };
+        // An alternative that cannot be searched is reported and skipped; the others still
+        // stand. But the index failing (`--offline` without an entry, a cache entry cut short,
+        // the network, a cap or a deadline) is the tool failing, exit 2 as the docs say, not
+        // "no plan found" (issue 25).
+        let mut failed = None;
+        let mut keep = |kind: &str, found: Result<Option<Plan>, ProposeError>| match found {
+            Ok(Some(plan)) => plans.push(plan),
+            Ok(None) => {}
+            Err(err) if index_failed(&err) => {
+                failed.get_or_insert(err);
+            }
+            Err(err) => warnings.push(format!(
+                "the {kind} alternative could not be searched: {}",
+                error_chain(&err)
+            )),
+        };
+        keep(
+            "move-the-blockers",
+            self.move_blockers(targets, upgrade, &blockers),
+        );
+        let mut notes = Vec::new();
+        keep(
+            "newest-fitting",
+            self.newest_fitting(targets, &blockers, &mut notes),
+        );
+        if self.request.allow_override {
+            keep("forced-override", self.forced(targets, upgrade, &blockers));
+        }
+        if let Some(err) = failed {
+            return Err(err);
+        }
+        warnings.extend(notes);
+        Ok(conflict)
+    }
+
+    /// The lowest-risk plan that delivers the request but breaks installed dependents, as its
+    /// own evidence says: the alternative that moves them along, into `plans` (the same
+    /// environment as a plan already offered is not offered twice).
+    fn add_move_dependents(
+        &self,
+        plans: &mut Vec<Plan>,
+        upgrade: &BTreeSet<PackageName>,
+        warnings: &mut Vec<String>,
+    ) -> Result<(), ProposeError> {
         let breaking = plans
             .iter()
             .filter(|p| p.kind != PlanKind::NewestFitting && !p.breaks.is_empty())
             .min_by_key(|p| p.risk.score);
-        if let Some(base) = breaking {
-            match self.move_dependents(base, targets, &upgrade) {
-                // The same environment as a plan already offered is not offered twice.
-                Ok(Some(found)) if plans.iter().all(|p| p.pins != found.pins) => plans.push(found),
-                Ok(_) => {}
-                Err(err) if index_failed(&err) => return Err(err),
-                Err(err) => warnings.push(format!(
-                    "the move-dependents alternative could not be searched: {}",
-                    error_chain(&err)
-                )),
-            }
+        let Some(base) = breaking else {
+            return Ok(());
+        };
+        match self.move_dependents(base, &self.request.targets, upgrade) {
+            Ok(Some(found)) if plans.iter().all(|p| p.pins != found.pins) => plans.push(found),
+            Ok(_) => {}
+            Err(err) if index_failed(&err) => return Err(err),
+            Err(err) => warnings.push(format!(
+                "the move-dependents alternative could not be searched: {}",
+                error_chain(&err)
+            )),
         }
-        // Plans that deliver the targets first, lowest risk first; the compromise (the newest
-        // that fits) after them, whatever its risk: the recommendation answers the request. A
-        // plan whose own evidence predicts a break comes after every delivering plan whose
-        // evidence does not. A
-        // plan that leaves the accelerator line comes after every plan that stays on it (the
-        // forced override and the newest that fits included); a plan that moves no target
-        // while another moves the target's own coupled stack comes after that one.
+        Ok(())
+    }
+
+    /// Plans that deliver the targets first, lowest risk first; the compromise (the newest that
+    /// fits) after them, whatever its risk: the recommendation answers the request. A plan whose
+    /// own evidence predicts a break comes after every delivering plan whose evidence does not.
+    /// A plan that leaves the accelerator line comes after every plan that stays on it (the
+    /// forced override and the newest that fits included); a plan that moves no target while
+    /// another moves the target's own coupled stack (`own_stack`) comes after that one.
+    fn rank(&self, plans: &mut [Plan], own_stack: bool) {
         plans.sort_by_key(|plan| {
             (
                 own_stack && !self.moves_a_target(plan),
@@ -358,18 +428,6 @@ impl Proposer<'_> {
                 plan.risk.score,
             )
         });
-        if layered {
-            for plan in &mut plans {
-                plan.layer = Some(Layer {
-                    kind: LayerKind::Everything,
-                    name: "everything".into(),
-                    base: None,
-                    own: plan.changes.iter().map(|c| c.name.clone()).collect(),
-                    moves: vec![],
-                });
-            }
-        }
-        Ok(self.proposal(policy, conflict, plans, warnings))
     }
 
     /// The proposal document around the plans found.
@@ -460,6 +518,19 @@ fn same_group(policy: &Policy, name: &PackageName, targets: &[Requirement]) -> b
         .coupled
         .iter()
         .any(|g| g.contains(name) && targets.iter().any(|t| g.contains(&t.name)))
+}
+
+/// The plans of an unlayered `--all` asked as the `everything` layer, labelled as that layer.
+fn label_everything(plans: &mut [Plan]) {
+    for plan in plans {
+        plan.layer = Some(Layer {
+            kind: LayerKind::Everything,
+            name: "everything".into(),
+            base: None,
+            own: plan.changes.iter().map(|c| c.name.clone()).collect(),
+            moves: vec![],
+        });
+    }
 }
 
 /// Whether a plan carries the accelerator-line-switch factor.

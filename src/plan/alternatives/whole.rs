@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 
-use super::Proposer;
+use super::{ProposeError, Proposer};
 use crate::inventory::Inventory;
 use crate::metadata::requirement::{at_least, bare, pin};
 use crate::plan::planned::{PlanDist, PlannedEnvironment};
@@ -110,6 +110,41 @@ impl Proposer<'_> {
         )
     }
 
+    /// A solve that widens what moves: on "no solution", the index-managed installed dists the
+    /// failure involves join `moving` and the request is solved again, a few rounds at most.
+    /// `None` when a failure involves nothing more to move, or the rounds run out.
+    pub(in crate::plan) fn solve_widening(
+        &self,
+        targets: &[Requirement],
+        mut moving: BTreeSet<PackageName>,
+        floors: &[Requirement],
+    ) -> Result<Option<Resolution>, ProposeError> {
+        for _round in 0..WIDENING_ROUNDS {
+            match self.solve_with(targets, &moving, vec![], floors.to_vec()) {
+                Ok(resolution) => return Ok(Some(resolution)),
+                Err(SolveError::NoSolution(no_solution)) => {
+                    let before = moving.len();
+                    moving.extend(
+                        no_solution
+                            .involved
+                            .iter()
+                            .filter(|name| {
+                                self.inventory
+                                    .get(name)
+                                    .is_some_and(|dist| !dist.is_unmanaged())
+                            })
+                            .cloned(),
+                    );
+                    if moving.len() == before {
+                        return Ok(None);
+                    }
+                }
+                Err(err) => return Err(err.into()),
+            }
+        }
+        Ok(None)
+    }
+
     /// Every index-managed installed dist at or above its installed version, but the targets
     /// (a target may ask for less).
     pub(in crate::plan) fn floors(&self, targets: &[Requirement]) -> Vec<Requirement> {
@@ -169,3 +204,6 @@ impl Proposer<'_> {
         PlannedEnvironment { dists, overridden }
     }
 }
+
+/// How many solves a widening search tries at most.
+const WIDENING_ROUNDS: usize = 4;

@@ -60,17 +60,7 @@ impl Proposer<'_> {
         let takes_pre = self.request.prerelease == PrereleaseMode::Allow
             || held.planned.as_ref().is_some_and(Version::any_prerelease);
         if held.newest.any_prerelease() && !takes_pre {
-            let Some(project) = self.evidence.catalog.project(&held.name)? else {
-                return Ok(false);
-            };
-            let Some(newest) = self
-                .evidence
-                .catalog
-                .usable_versions(&project)
-                .iter()
-                .find(|v| !v.any_prerelease())
-                .cloned()
-            else {
+            let Some(newest) = self.newest_final_release(&held.name)? else {
                 return Ok(false);
             };
             held.newest = newest;

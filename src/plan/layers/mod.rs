@@ -286,6 +286,23 @@ impl Proposer<'_> {
         Ok(out)
     }
 
+    /// `name`'s newest usable final release (`None`: not on the index, or only pre-releases).
+    pub(super) fn newest_final_release(
+        &self,
+        name: &PackageName,
+    ) -> Result<Option<Version>, ProposeError> {
+        let Some(project) = self.evidence.catalog.project(name)? else {
+            return Ok(None);
+        };
+        Ok(self
+            .evidence
+            .catalog
+            .usable_versions(&project)
+            .iter()
+            .find(|v| !v.any_prerelease())
+            .cloned())
+    }
+
     /// Light dists whose newest final release is in a newer major line than the safe layer
     /// gives them.
     fn major_candidates(
@@ -298,17 +315,8 @@ impl Proposer<'_> {
             if bounds.stacks.heavy.contains(name) {
                 continue;
             }
-            let Some(project) = self.evidence.catalog.project(name)? else {
-                continue;
-            };
             let now = safe.pins.get(name).unwrap_or(version);
-            let newest = self
-                .evidence
-                .catalog
-                .usable_versions(&project)
-                .iter()
-                .find(|v| !v.any_prerelease())
-                .cloned();
+            let newest = self.newest_final_release(name)?;
             if newest.is_some_and(|newest| crosses_line(now, &newest)) {
                 out.push(name.clone());
             }
