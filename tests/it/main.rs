@@ -26,4 +26,5 @@ mod secrets;
 mod shipping;
 mod snapshot;
 mod try_;
+mod try_cases;
 mod verify;
