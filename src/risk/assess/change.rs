@@ -1,0 +1,343 @@
+//! The factors of one changed dist ([`ChangeFacts`]) in, pushed onto the plan's [`Factors`]
+//! out: yanked or young releases, provenance, direction, removal, ABI and major-line breaks,
+//! imports the change breaks, module clashes, and the dependents a risky change carries. Each
+//! `*_factor` says whether it applied (a risky change weighs its dependents).
+
+use std::fmt::Write as _;
+
+use jiff::Timestamp;
+use pep440_rs::Version;
+
+use super::super::policy::Policy;
+use super::super::risk_score::{FactorKind, RiskFactor};
+use super::Factors;
+use super::distance::{Distance, line_floor, version_distance};
+use super::facts::ChangeFacts;
+use super::text::{list, sanitize};
+
+/// The new release is yanked.
+pub(super) fn yanked_factor(
+    change: &ChangeFacts,
+    to: &Version,
+    policy: &Policy,
+    factors: &mut Factors,
+) {
+    let Some(reason) = &change.yanked else {
+        return;
+    };
+    let name = &change.name;
+    let why = if reason.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", sanitize(reason))
+    };
+    factors.weighed(
+        policy,
+        FactorKind::Yanked,
+        name,
+        format!("{name} {to} is yanked{why}"),
+    );
+}
+
+/// The requested changes whose new release is younger than the policy's `young-release-days`,
+/// with its age in days (by name). What the resolution brings along is not counted: it comes
+/// with what was asked for.
+pub(super) fn young_requested<'c>(
+    changes: &[&'c ChangeFacts],
+    now: Option<Timestamp>,
+    policy: &Policy,
+) -> Vec<(&'c ChangeFacts, &'c Version, i64)> {
+    let Some(now) = now else {
+        return Vec::new();
+    };
+    changes
+        .iter()
+        .filter(|c| c.requested)
+        .filter_map(|c| Some((*c, c.to.as_ref()?, c.released?)))
+        .map(|(c, to, released)| (c, to, (now.as_second() - released.as_second()) / 86_400))
+        .filter(|(.., days)| *days < policy.young_release_days)
+        .collect()
+}
+
+/// What the request asked for is younger than the policy's `young-release-days`: one factor
+/// per plan, however many requested releases are young.
+pub(super) fn young_release_factor(
+    young: &[(&ChangeFacts, &Version, i64)],
+    policy: &Policy,
+    factors: &mut Factors,
+) {
+    let Some((first, ..)) = young.first() else {
+        return;
+    };
+    let days = |d: i64| format!("{d} day{}", if d == 1 { "" } else { "s" });
+    let detail = match young {
+        [(c, to, d)] => format!("{} {to} was released {} before this plan", c.name, days(*d)),
+        _ => format!(
+            "{} were released fewer than {} before this plan",
+            young
+                .iter()
+                .map(|(c, to, d)| format!("{} {to} ({})", c.name, days(*d)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            days(policy.young_release_days)
+        ),
+    };
+    factors.weighed(policy, FactorKind::YoungRelease, &first.name, detail);
+}
+
+/// An unmanaged install or a local build replaced by another build. Whether it applied.
+pub(super) fn provenance_factor(
+    change: &ChangeFacts,
+    from: &Version,
+    to: &Version,
+    policy: &Policy,
+    factors: &mut Factors,
+) -> bool {
+    let name = &change.name;
+    if let Some(source) = &change.unmanaged_source {
+        factors.weighed(
+            policy,
+            FactorKind::UnmanagedReplaced,
+            name,
+            format!(
+                "{name} {from} was installed from a {source}, not the index; {to} comes from the index"
+            ),
+        );
+        true
+    } else if from.is_local() && from.local() != to.local() {
+        factors.weighed(
+            policy,
+            FactorKind::LocalVariantSwitch,
+            name,
+            format!("{name} {from} is a local build; {to} is a different build"),
+        );
+        true
+    } else {
+        false
+    }
+}
+
+/// A downgrade, or an unforced major upgrade (all of them together capped at
+/// `major-upgrade-cap`; `major_points` is what was given so far). Whether it applied.
+pub(super) fn direction_factor(
+    change: &ChangeFacts,
+    from: &Version,
+    to: &Version,
+    policy: &Policy,
+    major_points: &mut i32,
+    factors: &mut Factors,
+) -> bool {
+    let name = &change.name;
+    if to < from {
+        factors.weighed(
+            policy,
+            FactorKind::Downgrade,
+            name,
+            format!("{name} goes back from {from} to {to}"),
+        );
+        true
+    } else if version_distance(from, to) == Distance::Major && !change.forced {
+        let points = policy
+            .weight(FactorKind::MajorUpgrade)
+            .min(policy.major_upgrade_cap - *major_points)
+            .max(0);
+        *major_points += points;
+        let mut detail = format!("{name} jumps a major version, {from} to {to}");
+        if points < policy.weight(FactorKind::MajorUpgrade) {
+            let _ = write!(
+                detail,
+                " ({points} points: the major upgrades together count at most {})",
+                policy.major_upgrade_cap
+            );
+        }
+        // Listed even at 0 points: the cap limits the score, never what the reviewer sees.
+        factors.0.push(RiskFactor {
+            kind: FactorKind::MajorUpgrade,
+            points,
+            package: name.to_string(),
+            detail,
+        });
+        true
+    } else {
+        false
+    }
+}
+
+/// The dist is removed. Whether it is.
+pub(super) fn removal_factor(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) -> bool {
+    let (Some(from), None) = (&change.from, &change.to) else {
+        return false;
+    };
+    let name = &change.name;
+    factors.weighed(
+        policy,
+        FactorKind::Removal,
+        name,
+        format!("{name} {from} is removed"),
+    );
+    true
+}
+
+/// Dependents with compiled extensions built before the planned major line existed: the change
+/// crosses their ABI boundary. Whether it does.
+pub(super) fn abi_break_factor(
+    change: &ChangeFacts,
+    from: &Version,
+    to: &Version,
+    policy: &Policy,
+    factors: &mut Factors,
+) -> bool {
+    if change.abi_dependents.is_empty() {
+        return false;
+    }
+    let name = &change.name;
+    factors.weighed(
+        policy,
+        FactorKind::AbiBreak,
+        name,
+        format!(
+            "{} ship{} compiled extensions built against {name} before its {} line \
+             existed; {from} -> {to} crosses that ABI boundary",
+            list(&change.abi_dependents),
+            if change.abi_dependents.len() == 1 {
+                "s"
+            } else {
+                ""
+            },
+            to.release().first().copied().unwrap_or(0)
+        ),
+    );
+    true
+}
+
+/// An unforced change into a major line first released after some direct dependents were:
+/// they were never tested with it. Whether it applied.
+pub(super) fn predates_major_factor(
+    change: &ChangeFacts,
+    to: &Version,
+    policy: &Policy,
+    factors: &mut Factors,
+) -> bool {
+    if change.forced || change.predating_dependents.is_empty() {
+        return false;
+    }
+    let name = &change.name;
+    factors.weighed(
+        policy,
+        FactorKind::PredatesMajor,
+        name,
+        format!(
+            "{} {} released before {name} {}.x existed: never tested with it",
+            list(&change.predating_dependents),
+            if change.predating_dependents.len() == 1 {
+                "was"
+            } else {
+                "were"
+            },
+            line_floor(to)
+        ),
+    );
+    true
+}
+
+/// Installed files import a module or a name the new release no longer has. Whether they do.
+pub(super) fn missing_import_factor(
+    change: &ChangeFacts,
+    policy: &Policy,
+    factors: &mut Factors,
+) -> bool {
+    if change.missing_imports.is_empty() {
+        return false;
+    }
+    factors.weighed(
+        policy,
+        FactorKind::ImportTargetMissing,
+        &change.name,
+        change.missing_imports.join("; "),
+    );
+    true
+}
+
+/// The planned release and another dist would both ship one top-level module. Whether they
+/// would.
+pub(super) fn module_clash_factor(
+    change: &ChangeFacts,
+    policy: &Policy,
+    factors: &mut Factors,
+) -> bool {
+    if change.module_clashes.is_empty() {
+        return false;
+    }
+    factors.weighed(
+        policy,
+        FactorKind::ModuleClash,
+        &change.name,
+        change.module_clashes.join("; "),
+    );
+    true
+}
+
+/// The planned release imports a module the planned environment does not install. Whether it
+/// does.
+pub(super) fn planned_import_factor(
+    change: &ChangeFacts,
+    policy: &Policy,
+    factors: &mut Factors,
+) -> bool {
+    if change.planned_imports_missing.is_empty() {
+        return false;
+    }
+    factors.weighed(
+        policy,
+        FactorKind::PlannedImportMissing,
+        &change.name,
+        change.planned_imports_missing.join("; "),
+    );
+    true
+}
+
+/// The installed dists that depend on a risky change, directly and through others (together
+/// capped at `dependents-cap`).
+pub(super) fn dependents_factors(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) {
+    let dependents = &change.dependents;
+    if dependents.direct.is_empty() {
+        return;
+    }
+    let name = &change.name;
+    let cap = policy.dependents_cap;
+    let count = dependents.direct.len();
+    let direct = (policy.weight(FactorKind::DirectDependent) * count as i32).min(cap);
+    let names = dependents
+        .direct
+        .iter()
+        .take(5)
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = count.saturating_sub(5);
+    let detail = format!(
+        "{count} installed dist{} require{} {name}: {names}{}",
+        if count == 1 { "" } else { "s" },
+        if count == 1 { "s" } else { "" },
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    );
+    factors.push(FactorKind::DirectDependent, direct, name, detail);
+    let transitive = (policy.weight(FactorKind::TransitiveDependent)
+        * dependents.transitive as i32)
+        .min(cap - direct)
+        .max(0);
+    factors.push(
+        FactorKind::TransitiveDependent,
+        transitive,
+        name,
+        format!(
+            "{} more installed dist{} reach {name} through others",
+            dependents.transitive,
+            if dependents.transitive == 1 { "" } else { "s" }
+        ),
+    );
+}

@@ -1,0 +1,152 @@
+//! What the model is told about one plan, as the plan stage gathers it: the changes
+//! ([`ChangeFacts`], each with its [`Dependents`]), the broken edges of forced overrides
+//! ([`BrokenEdgeFacts`], with what [`Upstream`] accepts), the accelerator line switches and the
+//! coupled members whose own metadata decided their pairing. Plain data in; read by the factor
+//! modules beside this one.
+
+use jiff::Timestamp;
+use pep440_rs::Version;
+use pep508_rs::{PackageName, Requirement};
+use serde::{Deserialize, Serialize};
+
+/// Everything the model needs to know about one plan.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PlanFacts {
+    /// Each dist that changes (upgrade, downgrade, addition, removal, reinstall).
+    pub changes: Vec<ChangeFacts>,
+    /// Each installed `Requires-Dist` a forced override breaks.
+    pub broken_edges: Vec<BrokenEdgeFacts>,
+    /// When the plan is made (for release age); `None` skips the age factor.
+    pub now: Option<Timestamp>,
+    /// Accelerator lines the plan leaves for another (CUDA 13 -> CUDA 12).
+    pub accelerator_switches: Vec<AcceleratorSwitch>,
+    /// Coupled members whose own metadata, not the policy's rule, decided their version next
+    /// to the planned anchor.
+    pub declared_couplings: Vec<DeclaredCoupling>,
+}
+
+/// A plan that takes the environment from one accelerator line to another: `nvidia-*-cu13`
+/// to `-cu12`, `+cu130` to `+cu121`, `jax-cuda13-*` to `jax-cuda12-*`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AcceleratorSwitch {
+    /// The line installed (`CUDA 13`).
+    pub from: String,
+    /// The line the plan brings (`CUDA 12`).
+    pub to: String,
+    /// What the plan installs of the new line (`nvidia-cublas-cu12 12.1.3.1`, `torch 2.3.1+cu121`).
+    pub brings: Vec<String>,
+    /// Installed libraries of the old line that nothing requires after the plan (left behind,
+    /// orphaned).
+    pub orphaned: Vec<PackageName>,
+}
+
+/// A coupled member whose planned release declares its own range on the anchor, so the
+/// coupled-group rule was not applied (torchaudio 2.11.1, a `py3-none` build that declares
+/// `torch>=2.11`, next to torch 2.12.0, where the rule would want torchaudio 2.12.*).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredCoupling {
+    /// The member (torchaudio).
+    pub member: PackageName,
+    /// Its planned version (2.11.1).
+    pub version: Version,
+    /// The anchor and its planned version (torch 2.12.0).
+    pub anchor: PackageName,
+    /// The anchor's planned version.
+    pub anchor_version: Version,
+    /// What the member declares on the anchor (`torch>=2.11`).
+    pub declared: String,
+    /// What the rule would pair with the anchor (`==2.12.*`).
+    pub rule_wants: String,
+    /// Whether the index has any release of the member the rule pairs with the anchor.
+    pub rule_release_exists: bool,
+}
+
+/// One changed dist.
+#[derive(Debug, Clone)]
+pub(crate) struct ChangeFacts {
+    /// The dist.
+    pub name: PackageName,
+    /// Installed version (`None`: an addition).
+    pub from: Option<Version>,
+    /// Planned version (`None`: a removal).
+    pub to: Option<Version>,
+    /// The new version is forced by an override.
+    pub forced: bool,
+    /// The request names this dist (a target, or every dist under `--all`): what the user asked
+    /// for, not what the resolution brought along.
+    pub requested: bool,
+    /// How the installed dist was installed when not from an index (`vcs`, `directory`,
+    /// `archive`); `None` for index installs.
+    pub unmanaged_source: Option<String>,
+    /// Upload time of the new release.
+    pub released: Option<Timestamp>,
+    /// PEP 592 yank reason of the new release (`Some("")` when yanked without a reason).
+    pub yanked: Option<String>,
+    /// Installed dists that depend on this one.
+    pub dependents: Dependents,
+    /// Installed dependents whose compiled extensions link against this dist and were released
+    /// before the major line of the planned version began (empty unless the change crosses
+    /// into a newer major line).
+    pub abi_dependents: Vec<PackageName>,
+    /// Direct dependents released before the major line of the planned version began (empty
+    /// unless an unforced change crosses into a newer major line).
+    pub predating_dependents: Vec<PackageName>,
+    /// Import statements of installed files that the new release breaks: a module or a name
+    /// it no longer has (one sentence each, naming the file).
+    pub missing_imports: Vec<String>,
+    /// The plan leaves this dist's planned release and another dist shipping the same
+    /// top-level module (one sentence each, naming both dists and the module).
+    pub module_clashes: Vec<String>,
+    /// Module-level imports of the planned release itself (moved back or added) of modules no
+    /// dist of the planned environment installs (one sentence each, naming the file and line).
+    pub planned_imports_missing: Vec<String>,
+}
+
+/// Installed dists that depend on a changed one (reverse edges of the installed graph).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Dependents {
+    /// Dists whose `Requires-Dist` names it (sorted).
+    pub direct: Vec<PackageName>,
+    /// How many more reach it only through others.
+    pub transitive: usize,
+}
+
+/// One broken `Requires-Dist` edge of a forced override.
+#[derive(Debug, Clone)]
+pub(crate) struct BrokenEdgeFacts {
+    /// The dist whose requirement is overridden (torch).
+    pub dependent: PackageName,
+    /// Its version (2.11.0+cu130).
+    pub dependent_version: Version,
+    /// The requirement as the dependent declares it (`triton==3.6.0; platform_system == "Linux"`).
+    pub requirement: Requirement,
+    /// The version the override installs instead (3.7.0).
+    pub forced_version: Version,
+    /// The dependent ships platform-specific wheels.
+    pub dependent_platform_specific: bool,
+    /// The forced dist ships platform-specific wheels.
+    pub forced_platform_specific: bool,
+    /// Whether any release of the dependent accepts the forced version.
+    pub upstream: Upstream,
+    /// The violated clause is an upper bound the dependent declared before any release it
+    /// excludes existed (a guess, not a known incompatibility).
+    pub defensive_bound: bool,
+    /// The edge was broken before the plan (both sides stay as installed): the plan keeps a
+    /// break, it does not make one.
+    pub kept: bool,
+}
+
+/// Whether any release of the dependent accepts the forced version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Upstream {
+    /// These releases of the dependent accept it (newest first, a few).
+    Accepts {
+        /// The accepting releases.
+        versions: Vec<Version>,
+    },
+    /// No release on the index accepts it.
+    Never,
+    /// Not known (the index could not be asked).
+    Unknown,
+}

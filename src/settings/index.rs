@@ -1,0 +1,181 @@
+//! Where package metadata comes from, as the flags, the environment and planner's config file
+//! say ([`IndexOptions`]); [`IndexOptions::resolve`] adds pip.conf once the environment is known.
+//!
+//! In: the index flags (`IndexArgs`) and the [`Sources`]. Out: [`IndexOptions`], and from it the
+//! index stage's [`IndexSettings`].
+
+use std::path::{Path, PathBuf};
+
+use miette::miette;
+
+use super::EnvVars;
+use super::sources::Sources;
+use crate::cli::{self, IndexArgs};
+use crate::index::client::ClientSettings;
+use crate::index::keyring::KeyringProvider;
+use crate::index::{BinaryPolicy, DEFAULT_PAGE_MAX_AGE, IndexError, IndexSettings, auth, cache};
+
+/// Where package metadata comes from, before the environment is known: the flags and the
+/// environment; [`IndexOptions::resolve`] adds pip.conf and builds [`IndexSettings`].
+#[derive(Clone)]
+pub(crate) struct IndexOptions {
+    /// `--index-url`, else the config file's `index-url` when no variable names an index.
+    pub index_url: Option<String>,
+    /// What gave `index_url`: `--index-url` or the config file.
+    pub index_url_source: String,
+    /// `--extra-index-url`, else the config file's when no variable names one.
+    pub extra_index_urls: Vec<String>,
+    /// What gave `extra_index_urls`.
+    pub extra_index_urls_source: String,
+    /// `--cache-dir`, else `$PLANNER_CACHE_DIR`, else the config file's `cache-dir`.
+    pub cache_dir: Option<PathBuf>,
+    /// `--offline`.
+    pub offline: bool,
+    /// `--refresh`.
+    pub refresh: bool,
+    /// `--only-binary` / `--no-binary`, built once.
+    pub binary: BinaryPolicy,
+    /// `--keyring-provider`, else `PIP_KEYRING_PROVIDER` / `UV_KEYRING_PROVIDER`.
+    pub keyring: KeyringProvider,
+    /// The environment the index settings read.
+    pub env: EnvVars,
+}
+
+impl std::fmt::Debug for IndexOptions {
+    // URLs given on the command line may carry credentials: print them redacted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let redact = |text: &String| match url::Url::parse(text) {
+            Ok(url) => auth::redact(&url),
+            Err(_) => text.clone(),
+        };
+        f.debug_struct("IndexOptions")
+            .field("index_url", &self.index_url.as_ref().map(redact))
+            .field(
+                "extra_index_urls",
+                &self.extra_index_urls.iter().map(redact).collect::<Vec<_>>(),
+            )
+            .field("cache_dir", &self.cache_dir)
+            .field("offline", &self.offline)
+            .field("refresh", &self.refresh)
+            .field("binary", &self.binary)
+            .field("keyring", &self.keyring)
+            .field("env", &self.env)
+            .finish()
+    }
+}
+
+impl IndexOptions {
+    pub(super) fn new(args: &IndexArgs, sources: &Sources<'_>) -> miette::Result<IndexOptions> {
+        let env = sources.env;
+        let config = sources.config.map(|c| &c.values);
+        let (index_url, index_url_source) = sources.pick(
+            "index-url",
+            args.index_url.clone().map(|url| ("--index-url", url)),
+            &["PIP_INDEX_URL", "UV_DEFAULT_INDEX", "UV_INDEX_URL"],
+            config.and_then(|c| c.index_url.clone()),
+        );
+        let extra = (!args.extra_index_url.is_empty())
+            .then(|| ("--extra-index-url", args.extra_index_url.clone()));
+        let config_extra = config
+            .map(|c| c.extra_index_url.clone())
+            .filter(|list| !list.is_empty());
+        let (extra_index_urls, extra_index_urls_source) = sources.pick(
+            "extra-index-url",
+            extra,
+            &["PIP_EXTRA_INDEX_URL", "UV_INDEX", "UV_EXTRA_INDEX_URL"],
+            config_extra,
+        );
+        let cache_dir = sources.pick_path(
+            "cache-dir",
+            args.cache_dir.clone().map(|dir| ("--cache-dir", dir)),
+            "PLANNER_CACHE_DIR",
+            config.and_then(|c| c.cache_dir.clone()),
+        );
+        for url in index_url
+            .iter()
+            .chain(&extra_index_urls.clone().unwrap_or_default())
+        {
+            check_index_location(url)?;
+        }
+        Ok(IndexOptions {
+            index_url,
+            index_url_source,
+            extra_index_urls: extra_index_urls.unwrap_or_default(),
+            extra_index_urls_source,
+            cache_dir,
+            offline: args.offline,
+            refresh: args.refresh,
+            binary: BinaryPolicy::new(&args.only_binary, &args.no_binary),
+            keyring: keyring_provider(args.keyring_provider, env),
+            env: env.clone(),
+        })
+    }
+
+    /// The index settings: these options, the environment variables and pip.conf (the site
+    /// pip.conf of `venv`, else of `$VIRTUAL_ENV`).
+    pub(crate) fn resolve(&self, venv: Option<&Path>) -> Result<IndexSettings, IndexError> {
+        let get = |key: &str| self.env.get(key);
+        let read = |path: &Path| std::fs::read_to_string(path).ok();
+        let config = crate::index::config::resolve(
+            self.index_url
+                .as_deref()
+                .map(|url| (self.index_url_source.as_str(), url)),
+            (
+                self.extra_index_urls_source.as_str(),
+                self.extra_index_urls.as_slice(),
+            ),
+            &get,
+            &read,
+            venv,
+        )?;
+        let home = get("HOME").map(PathBuf::from);
+        let netrc_env = get("NETRC").map(PathBuf::from);
+        Ok(IndexSettings {
+            indexes: config.indexes,
+            cache_dir: self.cache_dir.clone().or_else(|| cache::default_dir(&get)),
+            offline: self.offline,
+            refresh: self.refresh,
+            client: ClientSettings::from_env(&get),
+            netrc: auth::Netrc::load(home.as_deref(), netrc_env.as_deref()),
+            keyring: self.keyring,
+            binary: self.binary.clone(),
+            page_max_age: get("PLANNER_INDEX_TTL")
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(DEFAULT_PAGE_MAX_AGE),
+            target_tags: None,
+        })
+    }
+}
+
+/// An index given as neither a URL nor an existing path (`--index-url 'not a url'`) is refused
+/// here, before it is read as a folder that does not exist for every package.
+fn check_index_location(text: &str) -> miette::Result<()> {
+    if url::Url::parse(text).is_ok() || Path::new(text).exists() {
+        return Ok(());
+    }
+    Err(miette!(
+        help = "pass an http(s) URL (`https://pkgs.example.com/simple/`), or the folder (or \
+                file:// URL) of a local simple index",
+        "the index `{}` is neither a URL nor an existing folder",
+        crate::terminal::field(text)
+    ))
+}
+
+/// `--keyring-provider`, else `PIP_KEYRING_PROVIDER` / `UV_KEYRING_PROVIDER`. pip's `auto` and
+/// `import` mean the keyring Python package; planner cannot import it, so they ask the `keyring`
+/// command instead, which reads the same store.
+fn keyring_provider(flag: Option<cli::KeyringProvider>, env: &EnvVars) -> KeyringProvider {
+    if let Some(flag) = flag {
+        return match flag {
+            cli::KeyringProvider::Disabled => KeyringProvider::Disabled,
+            cli::KeyringProvider::Subprocess => KeyringProvider::Subprocess,
+        };
+    }
+    let value = env
+        .get("PIP_KEYRING_PROVIDER")
+        .or_else(|| env.get("UV_KEYRING_PROVIDER"));
+    match value.as_deref().map(str::trim) {
+        Some("subprocess" | "auto" | "import") => KeyringProvider::Subprocess,
+        _ => KeyringProvider::Disabled,
+    }
+}
