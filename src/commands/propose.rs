@@ -45,16 +45,7 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
     let mut settings = args.index.resolve(venv.as_deref())?;
     // Only the files that can change an answer for this environment are read (`FileFilter`).
     settings.target_tags = Some(inventory.environment.tags.clone());
-    let index_url = settings
-        .indexes
-        .first()
-        .and_then(|location| match location {
-            IndexLocation::Http(url) => Some(url.without_credentials().to_string()),
-            IndexLocation::Local(path) => std::path::absolute(path)
-                .ok()
-                .and_then(|p| url::Url::from_directory_path(p).ok())
-                .map(|u| u.to_string()),
-        });
+    let index_url = first_index_url(&settings);
     let index = Index::new(settings, printer)?;
     let source = match args.environment.source.named().or(venv.as_deref()) {
         Some(path) => path.display().to_string(),
@@ -164,6 +155,21 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
         }
     }
     Ok(exit_status(&proposal, args.max_risk, printer))
+}
+
+/// The first index as the commands name it: without credentials, a local folder as a `file:`
+/// URL.
+pub(crate) fn first_index_url(settings: &crate::index::IndexSettings) -> Option<String> {
+    settings
+        .indexes
+        .first()
+        .and_then(|location| match location {
+            IndexLocation::Http(url) => Some(url.without_credentials().to_string()),
+            IndexLocation::Local(path) => std::path::absolute(path)
+                .ok()
+                .and_then(|p| url::Url::from_directory_path(p).ok())
+                .map(|u| u.to_string()),
+        })
 }
 
 /// `--try`: each plan (or the first N) tried in a copy of the venv, in order.
