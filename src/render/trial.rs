@@ -448,6 +448,16 @@ pub(crate) fn proposal_text(proposal: &Proposal, tried: &[Option<Tried>]) -> Str
         {
             let _ = writeln!(out, "      FAIL {}", escape(r));
         }
+        for r in one.iter().flat_map(|o| o.outcome.removed.iter().take(5)) {
+            let _ = writeln!(
+                out,
+                "      gone {} (removed by the plan, not a regression)",
+                escape(r)
+            );
+        }
+        if let Some(note) = one.as_ref().and_then(|o| o.outcome.installer_note.as_ref()) {
+            let _ = writeln!(out, "      installer: {}", escape(note));
+        }
     }
     match recommended(proposal, tried) {
         Some(i) => {
