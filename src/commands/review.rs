@@ -122,13 +122,17 @@ fn gate(settings: &ReviewSettings, review: &Review, printer: &Printer) -> ExitSt
     for finding in &review.findings {
         let regressions = finding.measured_regressions();
         if !regressions.is_empty() {
+            let more = match regressions.len() {
+                n @ 6.. => format!("; and {} more", n - 5),
+                _ => String::new(),
+            };
             reasons.push(format!(
-                "`{}` ({}:{}) measured {} regression(s) as pinned (--try): {}",
+                "`{}` ({}:{}) measured {} regression(s) as pinned (--try): {}{more}",
                 finding.pin.requirement,
                 finding.pin.file,
                 finding.pin.line,
                 regressions.len(),
-                regressions.join("; ")
+                regressions[..regressions.len().min(5)].join("; ")
             ));
         }
     }
