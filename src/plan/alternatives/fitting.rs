@@ -1,0 +1,150 @@
+//! The newest target that fits.
+//!
+//! In: the targets and their blockers (kept where they are). Out: the plan with the newest
+//! release of each target that fits, or for one exact pin the release closest to it that fits
+//! (a few tried at most); `None` when nothing would change.
+
+use std::collections::BTreeSet;
+
+use pep440_rs::{Operator, Version};
+use pep508_rs::{PackageName, Requirement};
+
+use super::{ProposeError, Proposer, join};
+use crate::metadata::requirement::{self, bare, pin, specifiers};
+use crate::plan::proposal::{Blocker, Plan, PlanKind, Reason};
+use crate::solve::{Resolution, SolveError};
+
+impl Proposer<'_> {
+    pub(super) fn newest_fitting(
+        &self,
+        targets: &[Requirement],
+        blockers: &[Blocker],
+        notes: &mut Vec<String>,
+    ) -> Result<Option<Plan>, ProposeError> {
+        // The target's name without its specifier; the blockers stay where they are. One
+        // target with a version asked gets the release closest to it that fits, when there is
+        // one other than the installed (`sympy==1.13.1` under torch's `sympy>=1.13.3`: 1.13.3).
+        let kept: Vec<Requirement> = blockers
+            .iter()
+            .map(|b| pin(&b.dependent, &b.dependent_version))
+            .collect();
+        let names: BTreeSet<PackageName> = targets.iter().map(|t| t.name.clone()).collect();
+        let closest = self.closest_fitting(targets, &kept, &names)?;
+        let word = if closest.is_some() {
+            "Closest"
+        } else {
+            "Newest"
+        };
+        let resolution = match closest {
+            Some(resolution) => resolution,
+            None => {
+                let mut relaxed: Vec<Requirement> = targets.iter().map(|t| bare(&t.name)).collect();
+                relaxed.extend(kept);
+                match self.solve(&relaxed, &names, vec![]) {
+                    Ok(resolution) => resolution,
+                    Err(SolveError::NoSolution(_)) => return Ok(None),
+                    Err(err) => return Err(err.into()),
+                }
+            }
+        };
+        let planned = self.planned(&resolution);
+        let mut fitted = Vec::new();
+        let mut changed = false;
+        for target in targets.iter() {
+            let Some(dist) = planned.dists.get(&target.name) else {
+                continue;
+            };
+            let installed = self.inventory.get(&target.name).map(|d| d.version());
+            if installed != Some(&dist.version) {
+                changed = true;
+            } else {
+                notes.push(format!(
+                    "the newest {} that fits without moving anything else is {}, already installed",
+                    target.name, dist.version
+                ));
+            }
+            fitted.push(pin(&target.name, &dist.version));
+        }
+        if !changed {
+            return Ok(None);
+        }
+        let title = format!(
+            "{word} that fits: {} (asked: {})",
+            join(&fitted),
+            join(targets)
+        );
+        let mut plan = self.plan(PlanKind::NewestFitting, title, &fitted, &planned, &[])?;
+        // A fitted version that is not what was asked is never labelled "requested"; one that
+        // meets its target (the other targets of a request that cannot be had whole) is.
+        for change in &mut plan.changes {
+            let to = change.to.clone();
+            for reason in &mut change.reasons {
+                if let Reason::Requested { requirement } = reason
+                    && let Some(asked) = targets.iter().find(|t| t.name == requirement.name)
+                    && !to.as_ref().is_some_and(|v| requirement::accepts(asked, v))
+                {
+                    *reason = Reason::NewestFitting {
+                        asked: asked.clone(),
+                    };
+                }
+            }
+        }
+        Ok(Some(plan))
+    }
+
+    /// For one target pinned to one version (`==X`), the solve of the release nearest to it (in release
+    /// order) that fits with the blockers kept, other than the installed one; a few tried at most.
+    fn closest_fitting(
+        &self,
+        targets: &[Requirement],
+        kept: &[Requirement],
+        names: &BTreeSet<PackageName>,
+    ) -> Result<Option<Resolution>, ProposeError> {
+        let [target] = targets else {
+            return Ok(None);
+        };
+        // Only an exact version asked has a "closest": a range that no fitting release meets
+        // has no point to measure from.
+        let Some(spec) = specifiers(target).filter(|s| {
+            s.len() == 1
+                && matches!(
+                    s.iter().next().map(|s| *s.operator()),
+                    Some(Operator::Equal)
+                )
+        }) else {
+            return Ok(None);
+        };
+        let Some(project) = self.evidence.catalog.project(&target.name)? else {
+            return Ok(None);
+        };
+        let installed = self.inventory.get(&target.name).map(|d| d.version());
+        let mut versions: Vec<Version> = self.evidence.catalog.usable_versions(&project).to_vec();
+        versions.sort();
+        // Where the request sits in release order: its first matching version, or where its
+        // lower bound would go.
+        let at = versions
+            .iter()
+            .position(|v| spec.contains(v))
+            .unwrap_or_else(|| versions.partition_point(|v| !spec.iter().all(|s| s.contains(v))));
+        let mut order: Vec<(usize, &Version)> = versions
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| Some(*v) != installed && !spec.contains(v))
+            .map(|(i, v)| (i.abs_diff(at), v))
+            .collect();
+        order.sort();
+        for (_, version) in order.into_iter().take(CLOSEST_TRIED) {
+            let mut asked = vec![pin(&target.name, version)];
+            asked.extend(kept.iter().cloned());
+            match self.solve(&asked, names, vec![]) {
+                Ok(resolution) => return Ok(Some(resolution)),
+                Err(SolveError::NoSolution(_)) => continue,
+                Err(err) => return Err(err.into()),
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// How many releases near a request are tried for the closest that fits.
+const CLOSEST_TRIED: usize = 6;

@@ -1,0 +1,316 @@
+//! One plan built and scored, with what holds its targets back.
+//!
+//! In: a planned environment, the targets and the blockers it unblocks (and for a layer, its
+//! base's pins). Out: the scored [`Plan`] from the builder, each target below its newest release
+//! with a [`HeldBack`] that says why: the planned dists that exclude it, its own requirements
+//! the plan does not meet, coupled members with no release for it, or the solver's word.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pep440_rs::{Version, VersionSpecifiers};
+use pep508_rs::{PackageName, Requirement};
+use pubgrub::Ranges;
+
+use super::{ProposeError, Proposer};
+use crate::metadata::requirement::{self, pin, specifiers};
+use crate::plan::builder::PlanSpec;
+use crate::plan::planned::{PlannedEnvironment, applies_with};
+use crate::plan::proposal::{Blocker, HeldBack, Plan, PlanKind, UnmatchedMember};
+use crate::risk::{DeclaredCoupling, requirement_text};
+use crate::solve::{AcceptingQuery, Among, SolveError};
+
+impl Proposer<'_> {
+    /// Build and score one plan, with what holds its targets back.
+    pub(super) fn plan(
+        &self,
+        kind: PlanKind,
+        title: String,
+        targets: &[Requirement],
+        planned: &PlannedEnvironment,
+        unblocked: &[(Blocker, Requirement)],
+    ) -> Result<Plan, ProposeError> {
+        self.plan_on(kind, title, targets, planned, unblocked, None)
+    }
+
+    /// [`Self::plan`] on top of a base layer's pins (changes to the base's versions are not
+    /// scored here).
+    pub(in crate::plan) fn plan_on(
+        &self,
+        kind: PlanKind,
+        title: String,
+        targets: &[Requirement],
+        planned: &PlannedEnvironment,
+        unblocked: &[(Blocker, Requirement)],
+        base: Option<&BTreeMap<PackageName, Version>>,
+    ) -> Result<Plan, ProposeError> {
+        let mut held_back = Vec::new();
+        let names: Vec<(PackageName, Option<&VersionSpecifiers>)> = if self.request.all {
+            planned.dists.keys().map(|n| (n.clone(), None)).collect()
+        } else {
+            targets
+                .iter()
+                .map(|t| (t.name.clone(), specifiers(t)))
+                .collect()
+        };
+        for (name, spec) in names {
+            let Some(project) = self.evidence.catalog.project(&name)? else {
+                continue;
+            };
+            let planned_version = planned.dists.get(&name).map(|d| d.version.clone());
+            // Cheap pre-check: no file newer than the planned version, nothing holds it back.
+            if let Some(planned) = &planned_version {
+                let public = planned.clone().without_local();
+                if project.files.heads().all(|f| f.version <= &public) {
+                    continue;
+                }
+            }
+            let Some(newest) = self
+                .evidence
+                .catalog
+                .usable_versions(&project)
+                .first()
+                .cloned()
+            else {
+                continue;
+            };
+            // A target that excludes the newest release is not held back: it asked for less.
+            if spec.is_some_and(|s| !s.contains(&newest)) {
+                continue;
+            }
+            let planned_version = planned.dists.get(&name).map(|d| d.version.clone());
+            if planned_version
+                .as_ref()
+                .is_some_and(|v| v.clone().without_local() >= newest)
+            {
+                continue;
+            }
+            let mut blockers = self.builder.blockers(&name, &newest, planned);
+            if blockers.is_empty() {
+                blockers = self.own_requirements_unmet(&name, &newest, planned)?;
+            }
+            let mut unmatched = self.unmatched_members(&name, &newest)?;
+            // A member whose own release accepts the newest anchor does not hold it back.
+            let mut speaks = Vec::new();
+            for u in &unmatched {
+                speaks.push(self.member_speaks_for(&u.member, &name, &newest)?);
+            }
+            let mut speaks = speaks.into_iter();
+            unmatched.retain(|_| !speaks.next().unwrap_or(false));
+            let unavailable = if blockers.is_empty() && unmatched.is_empty() {
+                self.why_unavailable(&name, &newest)?
+            } else {
+                None
+            };
+            held_back.push(HeldBack {
+                name,
+                newest,
+                planned: planned_version,
+                blockers,
+                unmatched,
+                needs: vec![],
+                see: None,
+                waiting: None,
+                unavailable,
+            });
+        }
+        Ok(self.builder.build(
+            PlanSpec {
+                kind,
+                title,
+                targets,
+                planned,
+                unblocked,
+                all: self.request.all,
+                held_back,
+                base,
+                declared_couplings: self.declared_couplings(planned)?,
+            },
+            &self.evidence,
+        ))
+    }
+
+    /// The installed coupled members that have no usable release corresponding to `anchor` at
+    /// `newest` (the policy's `versions`): the reason the group stays where it is.
+    fn unmatched_members(
+        &self,
+        anchor: &PackageName,
+        newest: &Version,
+    ) -> Result<Vec<UnmatchedMember>, ProposeError> {
+        let mut out = Vec::new();
+        for c in self.correspondences.iter().filter(|c| &c.anchor == anchor) {
+            let range = c.template.range(newest);
+            let available = match self.evidence.catalog.project(&c.member)? {
+                Some(project) => self
+                    .evidence
+                    .catalog
+                    .usable_versions(&project)
+                    .iter()
+                    .any(|v| range.contains(v)),
+                None => false,
+            };
+            if !available {
+                out.push(UnmatchedMember {
+                    member: c.member.clone(),
+                    needs: c.template.specifier(newest).unwrap_or_default(),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether a usable release of `member` declares its own range on `anchor` that accepts
+    /// `version` and is CPython-independent, so that its metadata, not the coupled-group rule,
+    /// decides (torchaudio 2.11.1, `torch>=2.11`, next to torch 2.15.0).
+    fn member_speaks_for(
+        &self,
+        member: &PackageName,
+        anchor: &PackageName,
+        version: &Version,
+    ) -> Result<bool, ProposeError> {
+        let found = self
+            .evidence
+            .catalog
+            .accepting_releases(&AcceptingQuery {
+                dependent: member,
+                extras: &[],
+                package: anchor,
+                wanted: &Ranges::singleton(version.clone()),
+                among: Among::Installable { prereleases: false },
+                read_at_most: 10,
+                enough: 3,
+            })
+            .map_err(|err| ProposeError::Solve(Box::new(err)))?;
+        let table = self
+            .evidence
+            .catalog
+            .table(member)
+            .map_err(|err| ProposeError::Solve(Box::new(err)))?;
+        Ok(found.versions.iter().any(|v| !table.cpython_bound(v)))
+    }
+
+    /// Coupled members whose planned release is not what the group's rule pairs with the planned
+    /// anchor (torchaudio 2.11.1 next to torch 2.12.0): their own metadata decided, as the solver
+    /// applies the rule everywhere else. Only where the plan moves one of the two.
+    fn declared_couplings(
+        &self,
+        planned: &PlannedEnvironment,
+    ) -> Result<Vec<DeclaredCoupling>, ProposeError> {
+        let markers = &self.inventory.environment.markers;
+        let unchanged = |name: &PackageName, version: &Version| {
+            self.inventory
+                .get(name)
+                .is_some_and(|d| d.version() == version)
+        };
+        let mut out = Vec::new();
+        for c in &self.correspondences {
+            let (Some(anchor), Some(member)) =
+                (planned.dists.get(&c.anchor), planned.dists.get(&c.member))
+            else {
+                continue;
+            };
+            if c.template.range(&anchor.version).contains(&member.version)
+                || unchanged(&c.anchor, &anchor.version) && unchanged(&c.member, &member.version)
+            {
+                continue;
+            }
+            let declared: Vec<String> = member
+                .requires_dist
+                .iter()
+                .filter(|r| r.name == c.anchor && applies_with(r, markers, &member.extras))
+                .map(requirement_text)
+                .collect();
+            if declared.is_empty() {
+                continue;
+            }
+            let unmatched = self.unmatched_members(&c.anchor, &anchor.version)?;
+            out.push(DeclaredCoupling {
+                member: c.member.clone(),
+                version: member.version.clone(),
+                anchor: c.anchor.clone(),
+                anchor_version: anchor.version.clone(),
+                declared: declared.join(", "),
+                rule_wants: c.template.specifier(&anchor.version).unwrap_or_default(),
+                rule_release_exists: !unmatched.iter().any(|u| u.member == c.member),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The requirements of `name==newest` itself that the plan's versions do not meet (celery
+    /// 5.7.0 requires python-dateutil<4 where the plan keeps 4.0.0): why it is held back when
+    /// no planned dist excludes it. Unreadable metadata gives none.
+    fn own_requirements_unmet(
+        &self,
+        name: &PackageName,
+        newest: &Version,
+        planned: &PlannedEnvironment,
+    ) -> Result<Vec<Blocker>, ProposeError> {
+        let table = self.evidence.catalog.table(name)?;
+        let Ok(metadata) = self
+            .evidence
+            .catalog
+            .release_metadata(name, &table, newest)?
+        else {
+            return Ok(vec![]);
+        };
+        let markers = &self.inventory.environment.markers;
+        let extras = planned
+            .dists
+            .get(name)
+            .map(|d| d.extras.clone())
+            .unwrap_or_default();
+        Ok(metadata
+            .requires_dist
+            .iter()
+            .filter(|r| applies_with(r, markers, &extras))
+            .filter(|r| {
+                let Some(dist) = planned.dists.get(&r.name) else {
+                    return false;
+                };
+                requirement::excludes(r, &dist.version)
+            })
+            .map(|r| Blocker {
+                dependent: name.clone(),
+                dependent_version: newest.clone(),
+                requirement: r.clone(),
+            })
+            .collect())
+    }
+
+    /// Why `name`'s newest release cannot be had when no requirement of the environment
+    /// excludes it: its metadata cannot be read (the reason the solver skipped it), or,
+    /// for named targets, the solver's explanation of `name==newest` on this environment (one
+    /// solve, only for a target held back with no other reason). `None`: nothing to add (a
+    /// pre-release, or a preference).
+    fn why_unavailable(
+        &self,
+        name: &PackageName,
+        newest: &Version,
+    ) -> Result<Option<String>, ProposeError> {
+        let table = self.evidence.catalog.table(name)?;
+        if let Err(reason) = self
+            .evidence
+            .catalog
+            .release_metadata(name, &table, newest)?
+        {
+            return Ok(Some(format!("{name} {newest} {reason}")));
+        }
+        if self.request.all || newest.any_prerelease() {
+            return Ok(None);
+        }
+        let upgrade = BTreeSet::from([name.clone()]);
+        match self.solve(&[pin(name, newest)], &upgrade, vec![]) {
+            Err(SolveError::NoSolution(no)) => Ok(Some(format!(
+                "{name} {newest} cannot be installed here: {}",
+                no.report
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ))),
+            Err(err @ SolveError::Index { .. }) => Err(err.into()),
+            _ => Ok(None),
+        }
+    }
+}

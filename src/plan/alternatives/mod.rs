@@ -1,0 +1,479 @@
+//! The search for plans: the request as asked, and when it cannot be had, the alternatives.
+//!
+//! Every solve is a whole-environment solve: the root requires every installed dist (preferred
+//! at its installed version), so each installed `Requires-Dist` stays in force and a plan never
+//! silently breaks a dist the user did not mention. Dists installed from outside the index
+//! (direct URL, VCS, editable, egg-info) are pinned to their installed version: never replaced.
+//! A bare target (a name without a version) leaves the coupled groups it is not in where they
+//! are (`propose setuptools` never moves torch); one held back by installed dists also gets a
+//! forward move of them (its own coupled stack included, newest release line first).
+//!
+//! When a target cannot be had, the alternatives are, each a complete plan:
+//! 1. **move the blockers** forward: the dists whose requirements exclude the target are
+//!    upgraded too, nothing installed goes back (when that fails, the dists the failure involves
+//!    join them, a few rounds at most); only when no forward move exists, **downgrade the
+//!    blockers**, scored with its real costs;
+//! 2. **the newest target that fits**: the target's name without its specifier (for an exact
+//!    pin, the closest release to it that fits);
+//! 3. **a forced override** (only with `--allow-override`): the target overrides the
+//!    requirements on its name only on the edges from the blockers (edge-scoped), and each
+//!    violated `Requires-Dist` is recorded with its dependent.
+//!
+//! Beside them, when the lowest-risk plan that delivers the request breaks installed dependents
+//! by its own evidence, **move what must move with it** ([`super::must_move`]).
+//!
+//! Plans that deliver the targets are ranked by risk (lowest first; one whose own factors
+//! predict a break after every one whose factors do not), then the newest that fits;
+//! a plan that leaves the accelerator line (CUDA 13 -> 12) comes after all of them. The first
+//! plan is the recommendation. What the plans' evidence reads from the index and the installed
+//! files is [`super::oracle::IndexAndFiles`].
+//!
+//! The search's parts, each an `impl` of [`Proposer`]: the whole-environment solves every
+//! alternative runs (`whole`), the request as asked and the forward move of what holds a bare
+//! target back (`as_asked`), the environment broken before the plan (`broken`), the blockers
+//! moved or forced over (`blockers`), the closest / newest that fits (`fitting`), and one plan
+//! built and scored with what holds its targets back (`held_back`).
+
+mod as_asked;
+mod blockers;
+mod broken;
+mod fitting;
+mod held_back;
+mod whole;
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use jiff::Timestamp;
+use pep508_rs::{PackageName, Requirement};
+
+use super::builder::PlanBuilder;
+use super::oracle::IndexAndFiles;
+use super::proposal::{
+    Blocker, Conflict, EnvironmentSummary, Layer, LayerChoice, LayerKind, PROPOSAL_SCHEMA, Plan,
+    PlanKind, Proposal, Request,
+};
+use crate::index::{BinaryPolicy, IndexError, IndexSource};
+use crate::inventory::Inventory;
+use crate::metadata::CoreMetadata;
+use crate::metadata::requirement::pin;
+use crate::risk::Policy;
+use crate::solve::{self, Catalog, CatalogCore, HintKind, PrereleaseMode, SolveError};
+
+use whole::WholeEnvironment;
+
+/// What `propose` was asked.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ProposeRequest {
+    /// Targets (PEP 508).
+    pub targets: Vec<Requirement>,
+    /// Upgrade everything that can move.
+    pub all: bool,
+    /// With `all` and no targets: which layers (`None`: safe, group and major; see
+    /// [`super::layers`]).
+    pub layer: Option<LayerChoice>,
+    /// Offer a forced override when a target cannot be had otherwise.
+    pub allow_override: bool,
+    /// Pre-release policy.
+    pub prerelease: PrereleaseMode,
+    /// `--only-binary` / `--no-binary` (`--only-binary :all:` unless builds are allowed).
+    pub binary: BinaryPolicy,
+    /// `--allow-build`: sdists may be planned (and built by the commands).
+    pub allow_build: bool,
+    /// When the plan is made (release ages); `None` skips the age factor.
+    pub now: Option<Timestamp>,
+    /// Where the environment was read from (for the summary).
+    pub source: String,
+}
+
+/// Why no proposal could be made (a "no" is not an error: it is a proposal without plans).
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub(crate) enum ProposeError {
+    /// The solver failed for another reason than "no solution".
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Solve(Box<SolveError>),
+    /// The index failed.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Index(#[from] IndexError),
+}
+
+/// Whether an alternative failed because the index did (never a release's own metadata: the
+/// solver takes such a release as unusable and goes on).
+fn index_failed(err: &ProposeError) -> bool {
+    match err {
+        ProposeError::Solve(solve) => matches!(**solve, SolveError::Index { .. }),
+        ProposeError::Index(_) => true,
+    }
+}
+
+impl From<SolveError> for ProposeError {
+    fn from(err: SolveError) -> Self {
+        ProposeError::Solve(Box::new(err))
+    }
+}
+
+/// Make a proposal.
+pub(crate) fn propose(
+    index: &dyn IndexSource,
+    inventory: &Inventory,
+    policy: &Policy,
+    request: &ProposeRequest,
+) -> Result<Proposal, ProposeError> {
+    let _stage = crate::logging::Stage::start("plan");
+    let whole = WholeEnvironment::new(inventory, request.all);
+    // Every solve of the proposal prefers the same installed set under the same policy, so
+    // they share one core: each project's table and each release's metadata are read once.
+    let installed: HashMap<PackageName, Arc<CoreMetadata>> = whole
+        .preferences
+        .iter()
+        .map(|(name, c)| (name.clone(), c.metadata.clone()))
+        .collect();
+    let core = CatalogCore::new(index, &inventory.environment, &request.binary, installed);
+    Proposer {
+        core: &core,
+        evidence: IndexAndFiles::new(index, Catalog::new(&core, None), inventory),
+        inventory,
+        request,
+        builder: PlanBuilder::new(inventory, policy, request.now),
+        correspondences: policy
+            .coupled
+            .iter()
+            .flat_map(|group| group.correspondences(&policy.name, installed_names(inventory)))
+            .collect(),
+        whole,
+    }
+    .run(policy)
+}
+
+/// The installed, index-managed names (what a coupled group's correspondences may bind).
+fn installed_names(inventory: &Inventory) -> Vec<&PackageName> {
+    inventory
+        .dists
+        .iter()
+        .filter(|d| !d.is_unmanaged())
+        .map(|d| d.name())
+        .collect()
+}
+
+/// The search. Its index reads go through the evidence's catalog; the solver gets the core.
+pub(super) struct Proposer<'a> {
+    /// What the index offers, shared by every solve (see [`CatalogCore`]).
+    core: &'a CatalogCore<'a>,
+    /// The index (through the catalog) and the installed files, as the plan builder asks.
+    pub(super) evidence: IndexAndFiles<'a>,
+    pub(super) inventory: &'a Inventory,
+    pub(super) request: &'a ProposeRequest,
+    builder: PlanBuilder<'a>,
+    /// The policy's version correspondences among installed coupled members.
+    correspondences: Vec<solve::Correspondence>,
+    /// What every solve starts from.
+    whole: WholeEnvironment,
+}
+
+impl Proposer<'_> {
+    /// What the inventory itself warns of: a name installed twice, an unmanaged dist kept as
+    /// it is, a dist that could not be read.
+    fn inventory_warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let mut seen = BTreeSet::new();
+        for dist in &self.inventory.dists {
+            if !seen.insert(dist.name().clone()) {
+                warnings.push(format!(
+                    "{} is installed twice; the plan keeps the first copy ({})",
+                    dist.name(),
+                    dist.path.display()
+                ));
+            } else if dist.is_unmanaged() {
+                warnings.push(format!(
+                    "{} {} was installed from {} and is kept as it is (never replaced from the index)",
+                    dist.name(),
+                    dist.version(),
+                    dist.source_label()
+                ));
+            }
+        }
+        for unreadable in &self.inventory.unreadable {
+            warnings.push(format!(
+                "{} could not be read ({}); its requirements are not planned for",
+                unreadable.path.display(),
+                unreadable.reason
+            ));
+        }
+        warnings
+    }
+
+    fn run(&self, policy: &Policy) -> Result<Proposal, ProposeError> {
+        let mut warnings = self.inventory_warnings();
+        let already_broken = self.already_broken();
+        let targets = &self.request.targets;
+        let target_names: BTreeSet<PackageName> = targets.iter().map(|t| t.name.clone()).collect();
+        let mut upgrade = target_names.clone();
+        if self.request.all {
+            upgrade.extend(
+                self.inventory
+                    .dists
+                    .iter()
+                    .filter(|d| !d.is_unmanaged())
+                    .map(|d| d.name().clone()),
+            );
+        }
+
+        // A layered `--all` (no targets): safe, group and major plans, or one layer of them.
+        let layered = self.request.all && targets.is_empty();
+        if layered && self.request.layer != Some(LayerKind::Everything) {
+            let plans = self.layered(policy, &upgrade, &mut warnings)?;
+            return Ok(self.proposal(policy, None, plans, warnings));
+        }
+        let mut plans = Vec::new();
+        let mut conflict = None;
+        // A bare target held back by its own coupled stack, which a plan moves forward.
+        let mut own_stack = false;
+        // Installed requirements that exclude every acceptable version of a target. The request
+        // "as asked" keeps them where they are (pinned), so that moving them is an alternative
+        // the user sees and chooses, not a side effect.
+        let scanned = self.blockers(targets, None)?;
+        let mut as_asked = targets.clone();
+        as_asked.extend(
+            scanned
+                .iter()
+                .filter(|b| !target_names.contains(&b.dependent))
+                .map(|b| pin(&b.dependent, &b.dependent_version)),
+        );
+        let bounds = self.as_asked_bounds(policy, targets);
+        match self.solve_with(&as_asked, &upgrade, vec![], bounds) {
+            Ok(resolution) => {
+                let planned = self.planned(&resolution);
+                let title = if self.request.all {
+                    "Upgrade everything that can move".to_string()
+                } else {
+                    format!("As asked: {}", join(targets))
+                };
+                let plan = self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?;
+                let repairs = plan.changes.iter().any(|c| c.repair);
+                let held: Vec<Blocker> = self.held_by_installed(targets, &plan);
+                plans.push(plan);
+                if repairs && !self.request.all {
+                    plans.extend(self.keep_broken(
+                        &as_asked,
+                        targets,
+                        &upgrade,
+                        &already_broken,
+                    )?);
+                }
+                // A bare target held back by installed dists: moving them forward is offered
+                // beside it (recommended only when they are the target's own coupled stack).
+                if !held.is_empty()
+                    && let Some(moved) = self.move_held_back(policy, targets, &upgrade, &held)?
+                {
+                    own_stack = self.moves_a_target(&moved)
+                        && held
+                            .iter()
+                            .all(|b| same_group(policy, &b.dependent, targets));
+                    plans.push(moved);
+                }
+            }
+            Err(SolveError::NoSolution(no_solution)) => {
+                // A target no release matches has no blockers (see `no_release`).
+                let unmatched = self.targets_without_release(targets)?;
+                let nothing = |name: &PackageName| unmatched.iter().any(|(n, _)| n == name);
+                let (blockers, moot): (Vec<Blocker>, Vec<Blocker>) = self
+                    .blockers(targets, Some(&no_solution))?
+                    .into_iter()
+                    .partition(|b| !nothing(&b.requirement.name));
+                let mut hints: Vec<String> = unmatched.iter().map(|(_, h)| h.clone()).collect();
+                hints.extend(self.conflict_hints(&no_solution.hints, &moot));
+                conflict = Some(Conflict {
+                    explanation: no_solution.report.clone(),
+                    blockers: blockers.clone(),
+                    hints,
+                });
+                // An alternative that cannot be searched is reported and skipped; the others
+                // still stand. But the index failing (`--offline` without an entry, a cache entry
+                // cut short, the network, a cap or a deadline) is the tool failing, exit 2 as the
+                // docs say, not "no plan found" (issue 25).
+                let mut failed = None;
+                let mut keep = |kind: &str, found: Result<Option<Plan>, ProposeError>| match found {
+                    Ok(Some(plan)) => plans.push(plan),
+                    Ok(None) => {}
+                    Err(err) if index_failed(&err) => {
+                        failed.get_or_insert(err);
+                    }
+                    Err(err) => warnings.push(format!(
+                        "the {kind} alternative could not be searched: {}",
+                        error_chain(&err)
+                    )),
+                };
+                keep(
+                    "move-the-blockers",
+                    self.move_blockers(targets, &upgrade, &blockers),
+                );
+                let mut notes = Vec::new();
+                keep(
+                    "newest-fitting",
+                    self.newest_fitting(targets, &blockers, &mut notes),
+                );
+                if self.request.allow_override {
+                    keep("forced-override", self.forced(targets, &upgrade, &blockers));
+                }
+                if let Some(err) = failed {
+                    return Err(err);
+                }
+                warnings.extend(notes);
+            }
+            Err(err) => return Err(err.into()),
+        }
+        // The lowest-risk plan that delivers the request but breaks installed dependents, as its
+        // own evidence says: the alternative that moves them along.
+        let breaking = plans
+            .iter()
+            .filter(|p| p.kind != PlanKind::NewestFitting && !p.breaks.is_empty())
+            .min_by_key(|p| p.risk.score);
+        if let Some(base) = breaking {
+            match self.move_dependents(base, targets, &upgrade) {
+                // The same environment as a plan already offered is not offered twice.
+                Ok(Some(found)) if plans.iter().all(|p| p.pins != found.pins) => plans.push(found),
+                Ok(_) => {}
+                Err(err) if index_failed(&err) => return Err(err),
+                Err(err) => warnings.push(format!(
+                    "the move-dependents alternative could not be searched: {}",
+                    error_chain(&err)
+                )),
+            }
+        }
+        // Plans that deliver the targets first, lowest risk first; the compromise (the newest
+        // that fits) after them, whatever its risk: the recommendation answers the request. A
+        // plan whose own evidence predicts a break comes after every delivering plan whose
+        // evidence does not. A
+        // plan that leaves the accelerator line comes after every plan that stays on it (the
+        // forced override and the newest that fits included); a plan that moves no target
+        // while another moves the target's own coupled stack comes after that one.
+        plans.sort_by_key(|plan| {
+            (
+                own_stack && !self.moves_a_target(plan),
+                switches_accelerator(plan),
+                plan.kind == PlanKind::NewestFitting,
+                plan.predicts_break(),
+                plan.risk.score,
+            )
+        });
+        if layered {
+            for plan in &mut plans {
+                plan.layer = Some(Layer {
+                    kind: LayerKind::Everything,
+                    name: "everything".into(),
+                    base: None,
+                    own: plan.changes.iter().map(|c| c.name.clone()).collect(),
+                    moves: vec![],
+                });
+            }
+        }
+        Ok(self.proposal(policy, conflict, plans, warnings))
+    }
+
+    /// The proposal document around the plans found.
+    fn proposal(
+        &self,
+        policy: &Policy,
+        conflict: Option<Conflict>,
+        plans: Vec<Plan>,
+        warnings: Vec<String>,
+    ) -> Proposal {
+        Proposal {
+            schema: PROPOSAL_SCHEMA.to_string(),
+            planner_version: env!("CARGO_PKG_VERSION").to_string(),
+            environment: self.summary(),
+            request: Request {
+                targets: self.request.targets.clone(),
+                all: self.request.all,
+                allow_override: self.request.allow_override,
+                allow_build: self.request.allow_build,
+                policy: policy.name.clone(),
+                layer: self.request.layer.filter(|_| self.request.all),
+            },
+            already_broken: self.already_broken(),
+            conflict,
+            plans,
+            warnings,
+        }
+    }
+
+    /// The solver's hints, in words for `propose`: a release ruled out only because it needs a
+    /// build says how to allow one.
+    /// A blocker-versions hint about a `moot` blocker (of a target no release matches) is left
+    /// out.
+    fn conflict_hints(&self, hints: &[solve::Hint], moot: &[Blocker]) -> Vec<String> {
+        hints
+            .iter()
+            .filter(|h| {
+                h.kind != HintKind::BlockerVersions || moot.iter().all(|b| b.dependent != h.package)
+            })
+            .map(|h| match h.kind {
+                HintKind::BinaryPolicy if !self.request.allow_build => {
+                    match self.build_would_not_help(&h.package) {
+                        Some(why) => format!("{}; {why}", h.message),
+                        None => format!(
+                            "{}; planner plans with wheels only, as the commands it prints \
+                             install (`--only-binary :all:`, `uv --no-build`): `--allow-build` \
+                             plans with source distributions, built at install",
+                            h.message
+                        ),
+                    }
+                }
+                _ => h.message.clone(),
+            })
+            .collect()
+    }
+
+    /// The environment the proposal is for.
+    fn summary(&self) -> EnvironmentSummary {
+        let env = &self.inventory.environment;
+        EnvironmentSummary {
+            source: self.request.source.clone(),
+            python_version: env.python_version.to_string(),
+            platform: format!(
+                "{} {}",
+                env.markers.sys_platform(),
+                env.markers.platform_machine()
+            ),
+            dists: self.inventory.dists.len(),
+        }
+    }
+}
+
+/// An error and its sources, on one line.
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// Whether `name` is in a coupled group with one of the targets.
+fn same_group(policy: &Policy, name: &PackageName, targets: &[Requirement]) -> bool {
+    policy
+        .coupled
+        .iter()
+        .any(|g| g.contains(name) && targets.iter().any(|t| g.contains(&t.name)))
+}
+
+/// Whether a plan carries the accelerator-line-switch factor.
+fn switches_accelerator(plan: &Plan) -> bool {
+    plan.risk
+        .factors
+        .iter()
+        .any(|f| f.kind == crate::risk::FactorKind::AcceleratorLineSwitch)
+}
+
+fn join(requirements: &[Requirement]) -> String {
+    requirements
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,147 @@
+//! The safe layer's held-back lines.
+//!
+//! In: the safe plan, the other layers' plans and the [`Bounds`]. Out: each held-back line with
+//! the newest release the solver would take, the heavy move it needs ([`NeededMove`]), the
+//! layer where it moves, and the young release it waits for.
+
+use pep440_rs::Version;
+use pep508_rs::PackageName;
+use pubgrub::Ranges;
+
+use super::{Bounds, Stacks};
+use crate::plan::alternatives::{ProposeError, Proposer};
+use crate::plan::proposal::{HeldBack, NeededMove, Plan, Waiting};
+use crate::solve::{AcceptingQuery, Among, PrereleaseMode};
+
+impl Proposer<'_> {
+    /// The safe layer's held-back lines: a light dist held by a heavy dependent gets the heavy
+    /// move it needs; one whose newest release in its line is too young says so; a dist that
+    /// moves in another layer's plan names it. Pre-releases the solver would not take are not
+    /// "newest".
+    pub(super) fn explain_held_back(
+        &self,
+        safe: &mut Plan,
+        others: &[&Plan],
+        bounds: &Bounds,
+    ) -> Result<(), ProposeError> {
+        let mut kept = Vec::new();
+        for mut held in std::mem::take(&mut safe.held_back) {
+            if !self.newest_final(&mut held)? {
+                continue;
+            }
+            held.see = others
+                .iter()
+                .find(|p| moves(p, &held.name))
+                .and_then(|p| p.layer.as_ref())
+                .map(|l| l.name.clone());
+            if !bounds.stacks.heavy.contains(&held.name) {
+                held.needs = self.needed_moves(&held, &bounds.stacks)?;
+                if held.see.is_none() {
+                    held.see = held.needs.iter().find_map(|n| {
+                        others
+                            .iter()
+                            .find(|p| moves(p, &n.name))
+                            .and_then(|p| p.layer.as_ref())
+                            .map(|l| l.name.clone())
+                    });
+                }
+                held.waiting = waiting(&held, bounds);
+            }
+            kept.push(held);
+        }
+        safe.held_back = kept;
+        Ok(())
+    }
+
+    /// Make `held.newest` the newest release the solver would take (a pre-release only under
+    /// `--prerelease allow` or when the planned version is one); `false` when that is no newer
+    /// than the plan's.
+    fn newest_final(&self, held: &mut HeldBack) -> Result<bool, ProposeError> {
+        let takes_pre = self.request.prerelease == PrereleaseMode::Allow
+            || held.planned.as_ref().is_some_and(Version::any_prerelease);
+        if held.newest.any_prerelease() && !takes_pre {
+            let Some(project) = self.evidence.catalog.project(&held.name)? else {
+                return Ok(false);
+            };
+            let Some(newest) = self
+                .evidence
+                .catalog
+                .usable_versions(&project)
+                .iter()
+                .find(|v| !v.any_prerelease())
+                .cloned()
+            else {
+                return Ok(false);
+            };
+            held.newest = newest;
+        }
+        Ok(held.planned.as_ref().is_none_or(|p| p < &held.newest))
+    }
+
+    /// For each heavy dependent whose requirement keeps `held` from its newest release: the
+    /// newest release of that dependent that accepts it.
+    fn needed_moves(
+        &self,
+        held: &HeldBack,
+        stacks: &Stacks,
+    ) -> Result<Vec<NeededMove>, ProposeError> {
+        let mut out = Vec::new();
+        for blocker in held
+            .blockers
+            .iter()
+            .filter(|b| stacks.heavy.contains(&b.dependent))
+        {
+            let found = self
+                .evidence
+                .catalog
+                .accepting_releases(&AcceptingQuery {
+                    dependent: &blocker.dependent,
+                    extras: &[],
+                    package: &held.name,
+                    wanted: &Ranges::singleton(held.newest.clone()),
+                    among: Among::Installable { prereleases: false },
+                    read_at_most: NEEDED_SCAN,
+                    enough: 1,
+                })
+                .map_err(|err| ProposeError::Solve(Box::new(err)))?;
+            out.push(NeededMove {
+                name: blocker.dependent.clone(),
+                from: blocker.dependent_version.clone(),
+                // A newer release that drops the requirement unblocks as well as one that
+                // accepts the version.
+                to: found
+                    .versions
+                    .into_iter()
+                    .chain(found.silent)
+                    .filter(|v| v > &blocker.dependent_version)
+                    .max(),
+                requirement: blocker.requirement.clone(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// The release `held` waits for when nothing else explains it: the newest inside its line, when
+/// too young.
+fn waiting(held: &HeldBack, bounds: &Bounds) -> Option<Waiting> {
+    if !held.blockers.is_empty() || !held.needs.is_empty() || held.see.is_some() {
+        return None;
+    }
+    let (version, days) = bounds.young.get(&held.name)?.first()?.clone();
+    Some(Waiting {
+        version,
+        days,
+        min_days: bounds.young_days,
+    })
+}
+
+/// How many releases of a heavy dependent are read for "the release that accepts it".
+const NEEDED_SCAN: usize = 30;
+
+/// Whether `plan` is the layer that moves `name` (its stack, or its major line).
+fn moves(plan: &Plan, name: &PackageName) -> bool {
+    plan.layer
+        .as_ref()
+        .is_some_and(|l| l.moves.contains(name) && l.own.contains(name))
+}
