@@ -113,6 +113,9 @@ fn age_records(site: &Path, when: SystemTime) {
     }
 }
 
+/// A real venv snapshotted, aged ten days, then changed (beta downgraded below alpha's
+/// `beta>=2`, Demo_Pkg replaced by a build without its local label): `diff` against the
+/// snapshot and `diff --since` name the change and the edge it broke.
 #[test]
 fn real_venvs_diff_and_since() {
     let mut ctx = TestContext::new();
@@ -122,16 +125,24 @@ fn real_venvs_diff_and_since() {
         "since [INSTALLED]",
     );
     ctx.filter(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "[INSTALLED]");
+    let (venv, snapshot) = snapshot_then_break(&ctx);
+    let path = venv.path.to_str().unwrap();
+    diff_names_the_downgrade_and_the_broken_edge(&ctx, &snapshot, path);
+    since_lists_only_what_the_change_touched(&ctx, path);
+    since_refuses_a_snapshot_and_a_bad_when(&ctx, &snapshot, path);
+}
 
+/// A venv with Demo_Pkg installed, snapshotted to `before.json`, its records aged ten days,
+/// then changed: beta downgraded below alpha's `beta>=2`, Demo_Pkg losing its local label.
+fn snapshot_then_break(ctx: &TestContext) -> (RealVenv, PathBuf) {
     let venv = RealVenv::create(&ctx.dir.path().join("venv"));
     let links = wheels().to_string_lossy().into_owned();
     venv.pip_ok(&["install", "--no-index", "--find-links", &links, "Demo_Pkg"]);
     let snapshot = ctx.dir.path().join("before.json");
-    let path = venv.path.to_str().unwrap();
     let snap = ctx.run(&[
         "snapshot",
         "--venv",
-        path,
+        venv.path.to_str().unwrap(),
         "--out",
         snapshot.to_str().unwrap(),
     ]);
@@ -139,8 +150,6 @@ fn real_venvs_diff_and_since() {
     // Everything so far happened "ten days ago".
     let ten_days_ago = SystemTime::now() - Duration::from_secs(10 * 86_400);
     age_records(&venv.site_packages(), ten_days_ago);
-
-    // The change: beta downgraded below alpha's `beta>=2`, Demo_Pkg loses its local label.
     let extra = ctx.dir.path().join("wheels");
     std::fs::create_dir_all(&extra).unwrap();
     let plain = build_wheel(&extra, "Demo_Pkg", "0.1.0", &["alpha[fast]>=1"], &[]);
@@ -152,7 +161,11 @@ fn real_venvs_diff_and_since() {
         "--force-reinstall",
         plain.to_str().unwrap(),
     ]);
+    (venv, snapshot)
+}
 
+/// `diff SNAPSHOT VENV`: beta downgraded, Demo_Pkg's source changed, alpha's edge broken.
+fn diff_names_the_downgrade_and_the_broken_edge(ctx: &TestContext, snapshot: &Path, path: &str) {
     let out = ctx.run(&[
         "diff",
         snapshot.to_str().unwrap(),
@@ -200,8 +213,11 @@ fn real_venvs_diff_and_since() {
     assert_eq!(broken[0]["dependency"], "beta");
     // beta 1.0 no longer needs delta: nothing else changed, nothing became satisfied.
     assert_eq!(json["satisfied"].as_array().unwrap().len(), 0);
+}
 
-    // --since: only what the change touched, newest first, with the edge beta broke.
+/// `--since`: only what the change touched, newest first, with the edge beta broke; eleven
+/// days back, the whole venv.
+fn since_lists_only_what_the_change_touched(ctx: &TestContext, path: &str) {
     let since = ctx.run(&["diff", "--since", "3d", path, "--format", "json", "-q"]);
     assert_eq!(since.code, Some(1), "{}", since.stderr);
     let json: serde_json::Value = serde_json::from_str(&since.stdout).unwrap();
@@ -232,8 +248,10 @@ fn real_venvs_diff_and_since() {
     let all = ctx.run(&["diff", "--since", "11d", path, "--format", "json", "-q"]);
     let all: serde_json::Value = serde_json::from_str(&all.stdout).unwrap();
     assert!(all["installed"].as_array().unwrap().len() >= 6, "{all:#}");
+}
 
-    // A snapshot has no install records; a bad WHEN is named.
+/// A snapshot has no install records; a bad WHEN is named.
+fn since_refuses_a_snapshot_and_a_bad_when(ctx: &TestContext, snapshot: &Path, path: &str) {
     let snap_since = ctx.run(&["diff", "--since", "3d", snapshot.to_str().unwrap()]);
     planner_snapshot!(ctx, snap_since, @r#"
         exit_code: 2

@@ -457,13 +457,13 @@ mod live {
 }
 
 /// Issue 23 item 6: "Can move to" checks the candidate's own requirements against the installed
-/// versions (the h200 fixture on the recorded index of `testdata/layers`): torchvision 0.29.2
+/// versions (the h200 fixture on the recorded index of `testdata/index`): torchvision 0.29.2
 /// requires `torch>=2.14.0` (torch 2.11.0 installed) and every release between needs a newer
 /// torch too; jax-cuda13-plugin 0.12.0.1 requires the jax-cuda13-pjrt 0.12.0.1 that the plugin
 /// 0.11.2 installed holds back itself. Neither can move alone; the row says what it needs.
 #[test]
 fn can_move_to_checks_the_candidates_own_requirements() {
-    let server = IndexServer::start(&crate::common::repo_root().join("testdata/layers/index"));
+    let server = IndexServer::recorded();
     let ctx = TestContext::new();
     let venv = shared_fixtures().join("h200-venv");
     let args = [

@@ -1120,74 +1120,17 @@ fn offline_with_a_cut_short_cache_entry_is_the_tool_failing() {
 /// rollback script puts the old ones back.
 #[test]
 fn a_venv_at_a_non_utf8_path_gets_scripts_that_name_it_exactly() {
-    use std::os::unix::ffi::OsStrExt;
-    let python = venv::python3();
     let ctx = TestContext::new();
     let root = ctx.dir.path().join("index");
-    let status = Command::new(python)
+    let status = Command::new(venv::python3())
         .arg(repo_root().join("tests/it/propose_index.py"))
         .arg(&root)
         .status()
         .unwrap();
     assert!(status.success());
     let server = IndexServer::start(&root);
-    let url = server.url();
-    let venv = ctx
-        .dir
-        .path()
-        .join(std::ffi::OsStr::from_bytes(b"caf\xe9 venv"));
-    // `python3 -m venv` cannot write its activate scripts under a non-UTF-8 path (it encodes
-    // them as UTF-8), so the venv is made beside it and moved there: `bin/python` and
-    // site-packages follow the folder (Python finds them from pyvenv.cfg next to it).
-    let made = ctx.dir.path().join("made-venv");
-    let out = Command::new(python)
-        .args(["-m", "venv"])
-        .arg(&made)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::rename(&made, &venv).unwrap();
-    let out = pip(&venv)
-        .args([
-            "install",
-            "--index-url",
-            &url,
-            "--only-binary",
-            ":all:",
-            "--",
-        ])
-        .args(["target==1.0", "blocker==1.0", "bystander==1.0"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out_dir = ctx.dir.path().join("out");
-    let out = ctx
-        .command()
-        .args(["propose", "target==2.0", "--venv"])
-        .arg(&venv)
-        .args(["--index-url", &url, "--out-dir"])
-        .arg(&out_dir)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dir = std::fs::read_dir(out_dir.join("plans"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with("-move-blockers"))
-        .expect("a move-blockers plan");
+    let venv = venv_at_a_latin1_path(&ctx, &server.url());
+    let dir = propose_move_blockers_at(&ctx, &venv, &server.url());
     for script in [
         "install-pip.sh",
         "install-uv.sh",
@@ -1229,6 +1172,72 @@ fn a_venv_at_a_non_utf8_path_gets_scripts_that_name_it_exactly() {
     );
 }
 
+/// A venv at `caf\xe9 venv` (Latin-1 bytes) holding target, blocker and bystander 1.0 from
+/// `url`. `python3 -m venv` cannot write its activate scripts under a non-UTF-8 path (it
+/// encodes them as UTF-8), so the venv is made beside it and moved there: `bin/python` and
+/// site-packages follow the folder (Python finds them from pyvenv.cfg next to it).
+fn venv_at_a_latin1_path(ctx: &TestContext, url: &str) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    let venv = ctx
+        .dir
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9 venv"));
+    let made = ctx.dir.path().join("made-venv");
+    let out = Command::new(venv::python3())
+        .args(["-m", "venv"])
+        .arg(&made)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::rename(&made, &venv).unwrap();
+    let out = pip(&venv)
+        .args([
+            "install",
+            "--index-url",
+            url,
+            "--only-binary",
+            ":all:",
+            "--",
+        ])
+        .args(["target==1.0", "blocker==1.0", "bystander==1.0"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    venv
+}
+
+/// `propose target==2.0 --out-dir` on `venv`: the move-blockers plan's folder.
+fn propose_move_blockers_at(ctx: &TestContext, venv: &Path, url: &str) -> PathBuf {
+    let out_dir = ctx.dir.path().join("out");
+    let out = ctx
+        .command()
+        .args(["propose", "target==2.0", "--venv"])
+        .arg(venv)
+        .args(["--index-url", url, "--out-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_dir(out_dir.join("plans"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("-move-blockers"))
+        .expect("a move-blockers plan")
+}
+
 /// Issue 25 item 8: a bare-name target whose newest release cannot be had is held back with the
 /// real reason, as `resolve` gives it: `bad` 2.0's METADATA has an unreadable `Requires-Dist`;
 /// `needy` 2.0 requires `helper>=2`, which no release offers. Was: "no single requirement
@@ -1236,50 +1245,9 @@ fn a_venv_at_a_non_utf8_path_gets_scripts_that_name_it_exactly() {
 #[test]
 fn a_held_back_target_says_why_its_newest_release_cannot_be_had() {
     let root = tempfile::tempdir().unwrap();
-    let wheels = root.path().join("wheels");
-    std::fs::create_dir_all(&wheels).unwrap();
-    let built = [
-        ("bad", "1.0", vec![]),
-        ("bad", "2.0", vec!["not a valid requirement !!"]),
-        ("needy", "1.0", vec![]),
-        ("needy", "2.0", vec!["helper>=2"]),
-        ("helper", "1.0", vec![]),
-    ];
-    let index = root.path().join("index");
-    std::fs::create_dir_all(index.join("files")).unwrap();
-    let mut links: std::collections::BTreeMap<&str, String> = Default::default();
-    for (name, version, requires) in &built {
-        let wheel = venv::build_wheel(&wheels, name, version, requires, &[]);
-        let file = wheel.file_name().unwrap().to_str().unwrap().to_string();
-        std::fs::copy(&wheel, index.join("files").join(&file)).unwrap();
-        links
-            .entry(name)
-            .or_default()
-            .push_str(&format!("<a href=\"../../files/{file}\">{file}</a>\n"));
-    }
-    for (name, body) in &links {
-        let page = index.join("simple").join(name);
-        std::fs::create_dir_all(&page).unwrap();
-        std::fs::write(
-            page.join("index.html"),
-            format!("<html><body>{body}</body></html>"),
-        )
-        .unwrap();
-    }
-    let venv = venv::RealVenv::create(&root.path().join("venv"));
-    let find_links = wheels.display().to_string();
-    venv.pip_ok(&[
-        "install",
-        "--no-deps",
-        "--quiet",
-        "--find-links",
-        &find_links,
-        "bad==1.0",
-        "needy==1.0",
-    ]);
+    let (venv, simple) = bad_and_needy_world(root.path());
     let mut ctx = TestContext::new();
     ctx.filter_host_python();
-    let simple = index.join("simple");
     let propose = |target: &str| {
         ctx.propose(
             &venv.path,
@@ -1294,17 +1262,11 @@ fn a_held_back_target_says_why_its_newest_release_cannot_be_had() {
         assert_eq!(held["newest"], "2.0", "{json:#}");
         held["unavailable"].as_str().unwrap_or_default().to_string()
     };
-    let bad = held(&propose("bad"));
-    assert!(
-        bad.starts_with("bad 2.0 has metadata that cannot be read")
-            && bad.contains("not a valid requirement !!"),
-        "{bad}"
-    );
-    let needy = held(&propose("needy"));
-    assert!(
-        needy.starts_with("needy 2.0 cannot be installed here: ") && needy.contains("helper>=2"),
-        "{needy}"
-    );
+    let (bad, needy) = (held(&propose("bad")), held(&propose("needy")));
+    ctx.insta_settings().bind(|| {
+        insta::assert_snapshot!(bad, @"bad 2.0 has metadata that cannot be read (invalid metadata for bad-2.0-py3-none-any.whl (file://[TMP]/index/files/bad-2.0-py3-none-any.whl): invalid `Requires-Dist` value `not a valid requirement !!`: Expected one of `@`, `(`, `<`, `=`, `>`, `~`, `!`, `;`, found `a`)");
+        insta::assert_snapshot!(needy, @"needy 2.0 cannot be installed here: Because only helper==1.0 is available and needy==2.0 depends on helper>=2, needy==2.0 cannot be used. And because you require needy==2.0, your requirements are unsatisfiable.");
+    });
     let resolve = ctx.run(&[
         "resolve",
         "needy==2.0",
@@ -1339,4 +1301,52 @@ fn a_held_back_target_says_why_its_newest_release_cannot_be_had() {
 
         ----- stderr -----
         "#);
+}
+
+/// Under `root`: a local index (`index/simple`, HTML pages) of bad 1.0 and 2.0 (2.0's METADATA
+/// has an unreadable `Requires-Dist`), needy 1.0 and 2.0 (2.0 requires `helper>=2`) and helper
+/// 1.0; a venv holding bad 1.0 and needy 1.0. Returns the venv and the `simple` folder.
+fn bad_and_needy_world(root: &Path) -> (venv::RealVenv, PathBuf) {
+    let wheels = root.join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let built = [
+        ("bad", "1.0", vec![]),
+        ("bad", "2.0", vec!["not a valid requirement !!"]),
+        ("needy", "1.0", vec![]),
+        ("needy", "2.0", vec!["helper>=2"]),
+        ("helper", "1.0", vec![]),
+    ];
+    let index = root.join("index");
+    std::fs::create_dir_all(index.join("files")).unwrap();
+    let mut links: std::collections::BTreeMap<&str, String> = Default::default();
+    for (name, version, requires) in &built {
+        let wheel = venv::build_wheel(&wheels, name, version, requires, &[]);
+        let file = wheel.file_name().unwrap().to_str().unwrap().to_string();
+        std::fs::copy(&wheel, index.join("files").join(&file)).unwrap();
+        links
+            .entry(name)
+            .or_default()
+            .push_str(&format!("<a href=\"../../files/{file}\">{file}</a>\n"));
+    }
+    for (name, body) in &links {
+        let page = index.join("simple").join(name);
+        std::fs::create_dir_all(&page).unwrap();
+        std::fs::write(
+            page.join("index.html"),
+            format!("<html><body>{body}</body></html>"),
+        )
+        .unwrap();
+    }
+    let venv = venv::RealVenv::create(&root.join("venv"));
+    let find_links = wheels.display().to_string();
+    venv.pip_ok(&[
+        "install",
+        "--no-deps",
+        "--quiet",
+        "--find-links",
+        &find_links,
+        "bad==1.0",
+        "needy==1.0",
+    ]);
+    (venv, index.join("simple"))
 }

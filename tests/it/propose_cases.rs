@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::TestContext;
 use crate::common::index_server::IndexServer;
 use crate::common::venv::{RealVenv, build_wheel};
+use crate::common::{Output, TestContext};
 use crate::planner_snapshot;
 
 fn corpus_dir() -> PathBuf {
@@ -284,17 +284,30 @@ fn run_case(case: &Case, venv: &RealVenv, index: &str) -> Result<(), String> {
         "json",
     ]);
     let out = ctx.run(&args);
-    let context = || format!("stdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
-    if out.code != Some(case.exit) {
-        return Err(format!(
-            "exit {:?}, expected {}\n{}",
-            out.code,
-            case.exit,
-            context()
-        ));
+    let context = |why: String| format!("{why}\nstdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
+    exit_and_stderr_match(case, &out).map_err(context)?;
+    if case.exit == 2 {
+        // The tool refused or failed: no proposal to compare, only the exit code and stderr.
+        return Ok(());
     }
-    // Diagnostics are wrapped to the terminal: compare with the line breaks (and miette's
-    // margin) folded into single spaces.
+    let proposal: Value = serde_json::from_str(&out.stdout)
+        .map_err(|e| context(format!("stdout is not JSON ({e})")))?;
+    first_plan_matches(case, &proposal).map_err(context)?;
+    conflict_and_broken_match(case, &proposal).map_err(context)?;
+    every_plan_keeps_the_rules(case, &proposal).map_err(context)?;
+    if !case.text_lacks.is_empty() {
+        // The same run in text: `--format json` left off.
+        text_lacks(case, &ctx.run(&args[..args.len() - 2]))?;
+    }
+    Ok(())
+}
+
+/// The exit code, and the stderr text the case expects (diagnostics are wrapped to the
+/// terminal: compared with the line breaks and miette's margin folded into single spaces).
+fn exit_and_stderr_match(case: &Case, out: &Output) -> Result<(), String> {
+    if out.code != Some(case.exit) {
+        return Err(format!("exit {:?}, expected {}", out.code, case.exit));
+    }
     let fold = |text: &str| {
         text.replace('│', " ")
             .split_whitespace()
@@ -304,63 +317,27 @@ fn run_case(case: &Case, venv: &RealVenv, index: &str) -> Result<(), String> {
     if let Some(text) = &case.stderr
         && !fold(&out.stderr).contains(&fold(text))
     {
-        return Err(format!("stderr lacks {text:?}\n{}", context()));
+        return Err(format!("stderr lacks {text:?}"));
     }
-    if case.exit == 2 {
-        // The tool refused or failed: no proposal to compare, only the exit code and stderr.
-        return Ok(());
-    }
-    let proposal: Value = serde_json::from_str(&out.stdout)
-        .map_err(|e| format!("stdout is not JSON ({e})\n{}", context()))?;
+    Ok(())
+}
+
+/// The first plan's kind, changes, held-back lines and repairs, and the other plans' changes.
+fn first_plan_matches(case: &Case, proposal: &Value) -> Result<(), String> {
     let plans = proposal["plans"].as_array().cloned().unwrap_or_default();
     let first = plans.first();
     let kind = first.and_then(|p| p["kind"].as_str()).map(str::to_string);
     if kind != case.kind {
-        return Err(format!(
-            "first plan {kind:?}, expected {:?}\n{}",
-            case.kind,
-            context()
-        ));
+        return Err(format!("first plan {kind:?}, expected {:?}", case.kind));
     }
     let got = first.map(changes).unwrap_or_default();
     if got != case.changes {
-        return Err(format!(
-            "changes {got:?}, expected {:?}\n{}",
-            case.changes,
-            context()
-        ));
+        return Err(format!("changes {got:?}, expected {:?}", case.changes));
     }
     if let Some(expected) = &case.held_back {
         let got = first.map(held_back).unwrap_or_default();
         if &got != expected {
-            return Err(format!(
-                "held back {got:?}, expected {expected:?}\n{}",
-                context()
-            ));
-        }
-    }
-    if let Some(text) = &case.conflict {
-        let conflict = &proposal["conflict"];
-        let mut words = conflict["explanation"].as_str().unwrap_or("").to_string();
-        for hint in conflict["hints"].as_array().into_iter().flatten() {
-            words.push('\n');
-            words.push_str(hint.as_str().unwrap_or(""));
-        }
-        if !words.contains(text.as_str()) {
-            return Err(format!("the conflict lacks {text:?}\n{}", context()));
-        }
-    }
-    if !case.text_lacks.is_empty() {
-        let mut text_args = args.clone();
-        text_args.truncate(text_args.len() - 2);
-        let out = ctx.run(&text_args);
-        for lacks in &case.text_lacks {
-            if out.stdout.contains(lacks.as_str()) {
-                return Err(format!(
-                    "the text output has {lacks:?}\nstdout:\n{}",
-                    out.stdout
-                ));
-            }
+            return Err(format!("held back {got:?}, expected {expected:?}"));
         }
     }
     if let Some(expected) = &case.repairs {
@@ -372,10 +349,34 @@ fn run_case(case: &Case, venv: &RealVenv, index: &str) -> Result<(), String> {
             .map(|c| c["name"].as_str().unwrap().to_string())
             .collect();
         if &got != expected {
-            return Err(format!(
-                "repairs {got:?}, expected {expected:?}\n{}",
-                context()
-            ));
+            return Err(format!("repairs {got:?}, expected {expected:?}"));
+        }
+    }
+    if let Some(expected) = &case.others {
+        let got: Vec<String> = plans
+            .iter()
+            .skip(1)
+            .map(|p| format!("{}: {}", p["kind"].as_str().unwrap(), changes(p).join("; ")))
+            .collect();
+        if &got != expected {
+            return Err(format!("other plans {got:?}, expected {expected:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// The conflict's explanation and hints hold the case's text; the already-broken edges are the
+/// case's.
+fn conflict_and_broken_match(case: &Case, proposal: &Value) -> Result<(), String> {
+    if let Some(text) = &case.conflict {
+        let conflict = &proposal["conflict"];
+        let mut words = conflict["explanation"].as_str().unwrap_or("").to_string();
+        for hint in conflict["hints"].as_array().into_iter().flatten() {
+            words.push('\n');
+            words.push_str(hint.as_str().unwrap_or(""));
+        }
+        if !words.contains(text.as_str()) {
+            return Err(format!("the conflict lacks {text:?}"));
         }
     }
     if let Some(expected) = &case.already_broken {
@@ -393,36 +394,33 @@ fn run_case(case: &Case, venv: &RealVenv, index: &str) -> Result<(), String> {
             })
             .collect();
         if &got != expected {
-            return Err(format!(
-                "already broken {got:?}, expected {expected:?}\n{}",
-                context()
-            ));
+            return Err(format!("already broken {got:?}, expected {expected:?}"));
         }
     }
-    if let Some(expected) = &case.others {
-        let got: Vec<String> = plans
-            .iter()
-            .skip(1)
-            .map(|p| format!("{}: {}", p["kind"].as_str().unwrap(), changes(p).join("; ")))
-            .collect();
-        if &got != expected {
-            return Err(format!(
-                "other plans {got:?}, expected {expected:?}\n{}",
-                context()
-            ));
-        }
-    }
+    Ok(())
+}
+
+/// Every plan gives true reasons and follows the request's build rule, and none is of a kind
+/// the case rules out.
+fn every_plan_keeps_the_rules(case: &Case, proposal: &Value) -> Result<(), String> {
     let allow_build = proposal["request"]["allow_build"] == true;
-    for plan in &plans {
-        untrue_reasons(plan).map_err(|why| format!("{why}\n{}", context()))?;
-        command_rule(plan, allow_build).map_err(|why| format!("{why}\n{}", context()))?;
-    }
-    for plan in &plans {
+    for plan in proposal["plans"].as_array().into_iter().flatten() {
+        untrue_reasons(plan)?;
+        command_rule(plan, allow_build)?;
         if case.no_kind.iter().any(|k| plan["kind"] == k.as_str()) {
+            return Err(format!("a {} plan was offered", plan["kind"]));
+        }
+    }
+    Ok(())
+}
+
+/// The text output (the same run without `--format json`) has none of the case's `text_lacks`.
+fn text_lacks(case: &Case, out: &Output) -> Result<(), String> {
+    for lacks in &case.text_lacks {
+        if out.stdout.contains(lacks.as_str()) {
             return Err(format!(
-                "a {} plan was offered\n{}",
-                plan["kind"],
-                context()
+                "the text output has {lacks:?}\nstdout:\n{}",
+                out.stdout
             ));
         }
     }

@@ -1,5 +1,5 @@
 //! `planner propose --all` in layers (issue 12): the shared h200 fixture against the recorded
-//! index data in `testdata/layers/` (served by the loopback index), and real venvs where a
+//! index data in `testdata/index/` (served by the loopback index), and real venvs where a
 //! low-value package's release needs a pinned heavy one to move.
 
 use std::collections::BTreeMap;
@@ -11,10 +11,6 @@ use serde_json::Value;
 use crate::common::index_server::IndexServer;
 use crate::common::{TestContext, repo_root, shared_fixtures, venv};
 use crate::planner_snapshot;
-
-fn layers_index() -> IndexServer {
-    IndexServer::start(&repo_root().join("testdata/layers/index"))
-}
 
 fn json(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
@@ -128,107 +124,124 @@ fn propose_h200(ctx: &TestContext, server: &IndexServer, extra: &[&str]) -> crat
 #[test]
 fn h200_layers_on_recorded_data() {
     let ctx = TestContext::new();
-    let server = layers_index();
+    let server = IndexServer::recorded();
     for policy in ["ml-cuda", "default"] {
         let out = propose_h200(&ctx, &server, &["--policy", policy, "--format", "json"]);
         assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
         let proposal = json(&out.stdout);
-        let safe = &proposal["plans"][0];
-        assert_eq!(safe["layer"]["name"], "safe", "{policy}");
-        assert!(
-            ["low", "medium"].contains(&safe["risk"]["level"].as_str().unwrap()),
-            "{policy}: {:#}",
-            safe["risk"]
+        assert_safe_layer_moves_no_stack_nor_major(&proposal, policy);
+        assert_layers_build_on_the_safe_one(&proposal);
+        assert_stacks_and_majors_move_on_their_own(&proposal, policy);
+        let names = layer_names(&proposal);
+        assert!(names.iter().all(|n| n != "everything"), "{names:?}");
+    }
+}
+
+/// The safe layer: scored low or medium, no coupled group moved, no major line crossed;
+/// setuptools held back with the torch move it would need.
+fn assert_safe_layer_moves_no_stack_nor_major(proposal: &Value, policy: &str) {
+    let safe = &proposal["plans"][0];
+    assert_eq!(safe["layer"]["name"], "safe", "{policy}");
+    assert!(
+        ["low", "medium"].contains(&safe["risk"]["level"].as_str().unwrap()),
+        "{policy}: {:#}",
+        safe["risk"]
+    );
+    for (name, version) in [
+        ("torch", "2.11.0"),
+        ("triton", "3.6.0"),
+        ("torchvision", "0.26.0"),
+        ("torchaudio", "2.11.0"),
+        ("jax", "0.11.2"),
+        ("jaxlib", "0.11.2"),
+        ("jax-cuda13-plugin", "0.11.2"),
+        ("cuda-toolkit", "13.0.2"),
+    ] {
+        assert_eq!(
+            pin(safe, name),
+            version,
+            "{policy}: safe layer moves {name}"
         );
-        for (name, version) in [
-            ("torch", "2.11.0"),
-            ("triton", "3.6.0"),
-            ("torchvision", "0.26.0"),
-            ("torchaudio", "2.11.0"),
-            ("jax", "0.11.2"),
-            ("jaxlib", "0.11.2"),
-            ("jax-cuda13-plugin", "0.11.2"),
-            ("cuda-toolkit", "13.0.2"),
-        ] {
+    }
+    for change in safe["changes"].as_array().unwrap() {
+        if let (Some(from), Some(to)) = (change["from"].as_str(), change["to"].as_str()) {
             assert_eq!(
-                pin(safe, name),
-                version,
-                "{policy}: safe layer moves {name}"
+                line(from),
+                line(to),
+                "{policy}: safe layer crosses a major line: {change}"
             );
         }
-        for change in safe["changes"].as_array().unwrap() {
-            if let (Some(from), Some(to)) = (change["from"].as_str(), change["to"].as_str()) {
-                assert_eq!(
-                    line(from),
-                    line(to),
-                    "{policy}: safe layer crosses a major line: {change}"
-                );
-            }
-        }
-        let setuptools = safe["held_back"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|h| h["name"] == "setuptools")
-            .expect("setuptools is held back");
-        assert_eq!(setuptools["planned"], "81.0.0");
-        assert_eq!(setuptools["needs"][0]["name"], "torch");
-        assert_eq!(setuptools["needs"][0]["from"], "2.11.0");
-        assert_eq!(setuptools["needs"][0]["to"], "2.15.0");
+    }
+    let setuptools = safe["held_back"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "setuptools")
+        .expect("setuptools is held back");
+    assert_eq!(setuptools["planned"], "81.0.0");
+    assert_eq!(setuptools["needs"][0]["name"], "torch");
+    assert_eq!(setuptools["needs"][0]["from"], "2.11.0");
+    assert_eq!(setuptools["needs"][0]["to"], "2.15.0");
+}
 
-        let names = layer_names(&proposal);
-        for plan in proposal["plans"].as_array().unwrap() {
-            assert_coupled_groups_consistent(plan);
-            if plan["layer"]["kind"] != "safe" {
-                assert_eq!(plan["layer"]["base"], "safe");
-                // Built on top of the safe layer: its versions, except what the layer moves.
-                let own: Vec<&str> = plan["layer"]["own"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|n| n.as_str().unwrap())
-                    .collect();
-                for (name, version) in safe["pins"].as_object().unwrap() {
-                    if !own.contains(&name.as_str()) {
-                        assert_eq!(&plan["pins"][name], version, "{}: {name}", plan["title"]);
-                    }
-                }
-            }
-        }
-        // The torch stack moves forward as one (issue 23): torchaudio has no release after
-        // 2.11, but 2.11.1 (a py3-none build) declares torch>=2.11 and speaks for itself, as
-        // torchvision 0.29.2 (torch>=2.14.0) does; each is named in a coupled-member-declared
-        // factor. Policy refines the index's metadata, never contradicts it.
-        let torch_stack = layer(&proposal, "torch-stack");
-        assert_eq!(pin(torch_stack, "torch"), "2.15.0", "{policy}");
-        assert_eq!(pin(torch_stack, "torchvision"), "0.29.2", "{policy}");
-        assert_eq!(pin(torch_stack, "torchaudio"), "2.11.1", "{policy}");
-        assert_eq!(pin(torch_stack, "triton"), "3.9.0", "{policy}");
-        assert!(declared_coupling(torch_stack, "torchaudio"), "{policy}");
-        assert!(declared_coupling(torch_stack, "torchvision"), "{policy}");
-        let jax = layer(&proposal, "jax-stack");
-        for member in ["jax", "jaxlib", "jax-cuda13-plugin", "jax-cuda13-pjrt"] {
-            assert_eq!(pin(jax, member), "0.12.0.1", "{policy}: jax stack {member}");
-        }
-        for major in ["major-huggingface-hub", "major-multidict", "major-filelock"] {
-            let plan = layer(&proposal, major);
-            let name = major.trim_start_matches("major-");
-            let change = plan["changes"]
+/// Every layer keeps the coupled groups consistent, and each one on top of the safe layer has
+/// its versions, except what the layer itself moves.
+fn assert_layers_build_on_the_safe_one(proposal: &Value) {
+    let safe = &proposal["plans"][0];
+    for plan in proposal["plans"].as_array().unwrap() {
+        assert_coupled_groups_consistent(plan);
+        if plan["layer"]["kind"] != "safe" {
+            assert_eq!(plan["layer"]["base"], "safe");
+            // Built on top of the safe layer: its versions, except what the layer moves.
+            let own: Vec<&str> = plan["layer"]["own"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .find(|c| c["name"] == name)
-                .unwrap();
-            assert_ne!(
-                line(change["from"].as_str().unwrap()),
-                line(change["to"].as_str().unwrap())
-            );
-            assert!(
-                !changed(plan, "torch") && !changed(plan, "jax"),
-                "{policy}: {major}"
-            );
+                .map(|n| n.as_str().unwrap())
+                .collect();
+            for (name, version) in safe["pins"].as_object().unwrap() {
+                if !own.contains(&name.as_str()) {
+                    assert_eq!(&plan["pins"][name], version, "{}: {name}", plan["title"]);
+                }
+            }
         }
-        assert!(names.iter().all(|n| n != "everything"), "{names:?}");
+    }
+}
+
+/// The torch stack moves forward as one (issue 23): torchaudio has no release after 2.11, but
+/// 2.11.1 (a py3-none build) declares torch>=2.11 and speaks for itself, as torchvision 0.29.2
+/// (torch>=2.14.0) does; each is named in a coupled-member-declared factor. Policy refines the
+/// index's metadata, never contradicts it. The jax stack moves as one; each major upgrade is a
+/// layer of its own that moves neither stack.
+fn assert_stacks_and_majors_move_on_their_own(proposal: &Value, policy: &str) {
+    let torch_stack = layer(proposal, "torch-stack");
+    assert_eq!(pin(torch_stack, "torch"), "2.15.0", "{policy}");
+    assert_eq!(pin(torch_stack, "torchvision"), "0.29.2", "{policy}");
+    assert_eq!(pin(torch_stack, "torchaudio"), "2.11.1", "{policy}");
+    assert_eq!(pin(torch_stack, "triton"), "3.9.0", "{policy}");
+    assert!(declared_coupling(torch_stack, "torchaudio"), "{policy}");
+    assert!(declared_coupling(torch_stack, "torchvision"), "{policy}");
+    let jax = layer(proposal, "jax-stack");
+    for member in ["jax", "jaxlib", "jax-cuda13-plugin", "jax-cuda13-pjrt"] {
+        assert_eq!(pin(jax, member), "0.12.0.1", "{policy}: jax stack {member}");
+    }
+    for major in ["major-huggingface-hub", "major-multidict", "major-filelock"] {
+        let plan = layer(proposal, major);
+        let name = major.trim_start_matches("major-");
+        let change = plan["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap();
+        assert_ne!(
+            line(change["from"].as_str().unwrap()),
+            line(change["to"].as_str().unwrap())
+        );
+        assert!(
+            !changed(plan, "torch") && !changed(plan, "jax"),
+            "{policy}: {major}"
+        );
     }
 }
 
@@ -237,7 +250,7 @@ fn h200_layers_on_recorded_data() {
 #[test]
 fn h200_layers_explained() {
     let ctx = TestContext::new();
-    let server = layers_index();
+    let server = IndexServer::recorded();
     // The layer table, the safe layer recommended, each held-back line naming the plan that
     // moves it (setuptools held by torch's `<82`), the torch-stack's place in the risk order
     // (jax's lockstep members count dependents once), each plan on top of the safe layer.
@@ -411,36 +424,7 @@ fn light_package_does_not_drag_torch() {
     );
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let proposal = json(&out.stdout);
-    assert_eq!(
-        layer_names(&proposal),
-        ["safe", "torch-stack", "major-helper"]
-    );
-    let safe = layer(&proposal, "safe");
-    assert_eq!(pin(safe, "torch"), "2.11.0");
-    assert_eq!(pin(safe, "buildtool"), "81.0.0");
-    assert_eq!(pin(safe, "helper"), "1.1.0");
-    let held = &safe["held_back"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|h| h["name"] == "buildtool")
-        .unwrap();
-    assert_eq!(held["needs"][0]["name"], "torch");
-    assert_eq!(held["needs"][0]["to"], "2.12.0");
-    assert_eq!(held["see"], "torch-stack");
-    let stack = layer(&proposal, "torch-stack");
-    for (name, version) in [
-        ("torch", "2.12.0"),
-        ("triton", "3.7.0"),
-        ("torchvision", "0.27.0"),
-        ("buildtool", "81.1.0"),
-        ("helper", "1.1.0"),
-    ] {
-        assert_eq!(pin(stack, name), version, "torch-stack {name}");
-    }
-    assert_eq!(pin(layer(&proposal, "major-helper"), "helper"), "2.0.0");
-    assert_eq!(pin(layer(&proposal, "major-helper"), "torch"), "2.11.0");
-
+    assert_layers_keep_buildtool_off_torch(&proposal);
     // The text says it as the issue asks.
     let text = ctx.propose(&venv, &url, &["--all"]);
     planner_snapshot!(ctx, text, @r#"
@@ -511,7 +495,57 @@ fn light_package_does_not_drag_torch() {
     );
 
     // Apply: the safe layer, then the torch stack on top of it, with the written scripts.
-    for (dir, plan) in [("1-safe", safe), ("2-torch-stack", stack)] {
+    apply_layers_in_order(
+        &out_dir,
+        &venv,
+        &[
+            ("1-safe", layer(&proposal, "safe")),
+            ("2-torch-stack", layer(&proposal, "torch-stack")),
+        ],
+    );
+    let check = ctx.run(&["check", "--venv", venv.to_str().unwrap()]);
+    assert_eq!(check.code, Some(0), "{}", check.stdout);
+}
+
+/// The layers of the buildtool world: the safe layer holds buildtool back, naming the torch
+/// move it needs and the plan that has it; the torch-stack plan moves torch, torchvision and
+/// triton together (and buildtool with them); the major plan takes helper 2 alone.
+fn assert_layers_keep_buildtool_off_torch(proposal: &Value) {
+    assert_eq!(
+        layer_names(proposal),
+        ["safe", "torch-stack", "major-helper"]
+    );
+    let safe = layer(proposal, "safe");
+    assert_eq!(pin(safe, "torch"), "2.11.0");
+    assert_eq!(pin(safe, "buildtool"), "81.0.0");
+    assert_eq!(pin(safe, "helper"), "1.1.0");
+    let held = &safe["held_back"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "buildtool")
+        .unwrap();
+    assert_eq!(held["needs"][0]["name"], "torch");
+    assert_eq!(held["needs"][0]["to"], "2.12.0");
+    assert_eq!(held["see"], "torch-stack");
+    let stack = layer(proposal, "torch-stack");
+    for (name, version) in [
+        ("torch", "2.12.0"),
+        ("triton", "3.7.0"),
+        ("torchvision", "0.27.0"),
+        ("buildtool", "81.1.0"),
+        ("helper", "1.1.0"),
+    ] {
+        assert_eq!(pin(stack, name), version, "torch-stack {name}");
+    }
+    assert_eq!(pin(layer(proposal, "major-helper"), "helper"), "2.0.0");
+    assert_eq!(pin(layer(proposal, "major-helper"), "torch"), "2.11.0");
+}
+
+/// Run each plan's written install-pip.sh in order; after each, the venv holds exactly the
+/// plan's pins.
+fn apply_layers_in_order(out_dir: &Path, venv: &Path, plans: &[(&str, &Value)]) {
+    for (dir, plan) in plans {
         let script = out_dir.join("plans").join(dir).join("install-pip.sh");
         assert!(out_dir.join("plans").join(dir).join("pr.md").is_file());
         let out = Command::new(&script).output().unwrap();
@@ -521,7 +555,7 @@ fn light_package_does_not_drag_torch() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        let now = installed(&venv);
+        let now = installed(venv);
         for (name, version) in plan["pins"].as_object().unwrap() {
             assert_eq!(
                 now.get(name).map(String::as_str),
@@ -530,8 +564,6 @@ fn light_package_does_not_drag_torch() {
             );
         }
     }
-    let check = ctx.run(&["check", "--venv", venv.to_str().unwrap()]);
-    assert_eq!(check.code, Some(0), "{}", check.stdout);
 }
 
 /// torchaudio has no release for torch 2.12: the torch stack is held back as a whole (no
@@ -590,14 +622,14 @@ fn coupled_check_fails_on_the_reported_plan() {
 }
 
 /// Issue 23 item 5: pytest-benchmark 5.3 requires `py-cpuinfo2`, whose wheel (recorded whole in
-/// `testdata/layers/index/wheels/`) installs `cpuinfo/`, the module the installed `py-cpuinfo`
+/// `testdata/index/wheels/`) installs `cpuinfo/`, the module the installed `py-cpuinfo`
 /// ships. The safe layer keeps py-cpuinfo2 out (pytest-benchmark stays at 5.2.3) and says why;
 /// no layer on top of it brings it back; the unlayered plan, which has it, carries a
 /// `module-clash` factor and a warning naming both dists and the module.
 #[test]
 fn safe_layer_keeps_a_module_clash_out() {
     let ctx = TestContext::new();
-    let server = layers_index();
+    let server = IndexServer::recorded();
     let out = propose_h200(&ctx, &server, &["--format", "json"]);
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let proposal = json(&out.stdout);
@@ -679,7 +711,7 @@ fn safe_layer_keeps_a_module_clash_out() {
 #[test]
 fn layer_table_keeps_its_alignment_in_colour() {
     let ctx = TestContext::new();
-    let server = layers_index();
+    let server = IndexServer::recorded();
     let plain = propose_h200(&ctx, &server, &["--policy", "ml-cuda", "--color", "never"]);
     let colored = propose_h200(&ctx, &server, &["--policy", "ml-cuda", "--color", "always"]);
     assert_eq!(plain.code, Some(0), "{}", plain.stderr);

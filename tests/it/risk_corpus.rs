@@ -463,24 +463,7 @@ fn risk_corpus_scores_match_the_recorded_figures() {
     );
     let scored: Vec<Scored> = cases.iter().map(|c| score(c, &policy)).collect();
     let figures = figures();
-    let unplaced: Vec<&str> = scored
-        .iter()
-        .filter(|s| !figures.split.contains(&s.id))
-        .map(|s| s.id.as_str())
-        .collect();
-    assert!(
-        unplaced.is_empty(),
-        "cases the split has not placed (run scripts/risk-corpus --split): {unplaced:?}"
-    );
-    let held: Vec<&Scored> = scored
-        .iter()
-        .filter(|s| figures.held_out.contains(&s.id))
-        .collect();
-    assert_eq!(
-        held.len(),
-        figures.held_out.len(),
-        "every held-out id names a recorded case"
-    );
+    let held = held_out_cases(&scored, &figures);
     let all: Vec<&Scored> = scored.iter().collect();
     let (held_auc, all_auc) = (auc(&held), auc(&all));
     let (round4, earlier): (Vec<&Scored>, Vec<&Scored>) = held
@@ -507,33 +490,10 @@ fn risk_corpus_scores_match_the_recorded_figures() {
         confusion(&round4, RiskLevel::High),
         confusion(&all, RiskLevel::High)
     );
-    // The ABI signal in both directions: pandas 1.5.3's extensions, built before numpy 2, break
-    // under it; scipy 1.13.1 was released before numpy 2.0.0 too, but declares `numpy<2.3`
-    // (built against its release candidate), and works.
-    let kinds = |id: &str| -> Vec<FactorKind> {
-        let case = scored
-            .iter()
-            .find(|s| s.id == id)
-            .expect("the case is recorded");
-        case.risk.factors.iter().map(|f| f.kind).collect()
-    };
-    assert!(kinds("pandas153-numpy-2.0.2").contains(&FactorKind::AbiBreak));
-    let scipy = kinds("scipy113-numpy-2.0.2");
-    assert!(
-        !scipy.contains(&FactorKind::AbiBreak) && !scipy.contains(&FactorKind::PredatesMajor),
-        "{scipy:?}"
-    );
+    assert_abi_signal_in_both_directions(&scored);
     let counted = evidence_counts(&scored, &policy);
     eprintln!("[evidence]\n{}", evidence_toml(&counted));
-    let below_medium: Vec<&str> = scored
-        .iter()
-        .filter(|s| s.forced && s.breaks && s.risk.level < RiskLevel::Medium)
-        .map(|s| s.id.as_str())
-        .collect();
-    assert!(
-        below_medium.is_empty(),
-        "breaking overrides scored below medium: {below_medium:?}"
-    );
+    assert_no_breaking_override_below_medium(&scored);
     assert!(
         (old_auc - figures.held_out_old_auc).abs() < 0.0005
             && (new_auc - figures.held_out_new_auc).abs() < 0.0005
@@ -564,6 +524,62 @@ fn risk_corpus_scores_match_the_recorded_figures() {
         counted,
         "policies/default.toml's [evidence] no longer matches the corpus; it is now:\n{}",
         evidence_toml(&counted)
+    );
+}
+
+/// The held-out cases, once every scored case is placed in the split and every held-out id
+/// names a recorded case.
+fn held_out_cases<'s>(scored: &'s [Scored], figures: &Figures) -> Vec<&'s Scored> {
+    let unplaced: Vec<&str> = scored
+        .iter()
+        .filter(|s| !figures.split.contains(&s.id))
+        .map(|s| s.id.as_str())
+        .collect();
+    assert!(
+        unplaced.is_empty(),
+        "cases the split has not placed (run scripts/risk-corpus --split): {unplaced:?}"
+    );
+    let held: Vec<&Scored> = scored
+        .iter()
+        .filter(|s| figures.held_out.contains(&s.id))
+        .collect();
+    assert_eq!(
+        held.len(),
+        figures.held_out.len(),
+        "every held-out id names a recorded case"
+    );
+    held
+}
+
+/// The ABI signal in both directions: pandas 1.5.3's extensions, built before numpy 2, break
+/// under it; scipy 1.13.1 was released before numpy 2.0.0 too, but declares `numpy<2.3` (built
+/// against its release candidate), and works.
+fn assert_abi_signal_in_both_directions(scored: &[Scored]) {
+    let kinds = |id: &str| -> Vec<FactorKind> {
+        let case = scored
+            .iter()
+            .find(|s| s.id == id)
+            .expect("the case is recorded");
+        case.risk.factors.iter().map(|f| f.kind).collect()
+    };
+    assert!(kinds("pandas153-numpy-2.0.2").contains(&FactorKind::AbiBreak));
+    let scipy = kinds("scipy113-numpy-2.0.2");
+    assert!(
+        !scipy.contains(&FactorKind::AbiBreak) && !scipy.contains(&FactorKind::PredatesMajor),
+        "{scipy:?}"
+    );
+}
+
+/// No forced override that broke the environment scores below medium.
+fn assert_no_breaking_override_below_medium(scored: &[Scored]) {
+    let below_medium: Vec<&str> = scored
+        .iter()
+        .filter(|s| s.forced && s.breaks && s.risk.level < RiskLevel::Medium)
+        .map(|s| s.id.as_str())
+        .collect();
+    assert!(
+        below_medium.is_empty(),
+        "breaking overrides scored below medium: {below_medium:?}"
     );
 }
 

@@ -217,7 +217,28 @@ fn every_command_json_validates() {
     let ctx = TestContext::in_repo();
     let out_dir = ctx.path().join("plan");
     let snapshot = ctx.path().join("snap.json");
-    let cases: Vec<(Vec<&str>, &str)> = vec![
+    for (args, schema) in &json_commands(out_dir.to_str().unwrap()) {
+        let out = ctx.run(args);
+        let doc = out.json();
+        assert_eq!(doc["schema"], *schema, "{args:?}: {}", out.stderr);
+        assert_valid(&doc);
+        if *schema == "planner-error/1" {
+            assert_eq!(out.code, Some(2));
+            assert_eq!(doc["exit_code"], 2);
+            assert!(doc["help"].as_str().is_some_and(|h| !h.is_empty()), "{doc}");
+        }
+        if *schema == "planner-snapshot/1" {
+            std::fs::write(&snapshot, &out.stdout).unwrap();
+        }
+    }
+    assert_written_plans_validate(&out_dir);
+    assert_snapshots_read_back(&ctx, &snapshot);
+}
+
+/// One run of each command that prints a JSON document, with the schema it names (`propose`
+/// writes its files under `out_dir`).
+fn json_commands(out_dir: &str) -> Vec<(Vec<&str>, &'static str)> {
+    vec![
         (
             vec!["inventory", "--venv", CANONICAL, "--format", "json"],
             "planner-inventory/1",
@@ -269,7 +290,7 @@ fn every_command_json_validates() {
                 "--format",
                 "json",
                 "--out-dir",
-                out_dir.to_str().unwrap(),
+                out_dir,
             ],
             "planner-proposal/1",
         ),
@@ -299,22 +320,11 @@ fn every_command_json_validates() {
             vec!["inventory", "--python-version", "3", "--format", "json"],
             "planner-error/1",
         ),
-    ];
-    for (args, schema) in &cases {
-        let out = ctx.run(args);
-        let doc = out.json();
-        assert_eq!(doc["schema"], *schema, "{args:?}: {}", out.stderr);
-        assert_valid(&doc);
-        if *schema == "planner-error/1" {
-            assert_eq!(out.code, Some(2));
-            assert_eq!(doc["exit_code"], 2);
-            assert!(doc["help"].as_str().is_some_and(|h| !h.is_empty()), "{doc}");
-        }
-        if *schema == "planner-snapshot/1" {
-            std::fs::write(&snapshot, &out.stdout).unwrap();
-        }
-    }
-    // The files propose wrote: the proposal again, and each plan file.
+    ]
+}
+
+/// The files propose wrote under `out_dir` validate: the proposal again, and each plan file.
+fn assert_written_plans_validate(out_dir: &Path) {
     let proposal: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("proposal.json")).unwrap())
             .unwrap();
@@ -329,7 +339,10 @@ fn every_command_json_validates() {
         plans += 1;
     }
     assert!(plans >= 2, "{plans} plan files");
-    // The snapshot just written reads back, as does one in the older format.
+}
+
+/// The snapshot just written reads back, as does one in the older format.
+fn assert_snapshots_read_back(ctx: &TestContext, snapshot: &Path) {
     let out = ctx.run(&["inventory", "--from-snapshot", snapshot.to_str().unwrap()]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let old = Path::new("testdata/risk-corpus/bases/black221.snapshot.json");

@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::TestContext;
 use crate::common::index_server::IndexServer;
+use crate::common::{TestContext, run};
+use crate::planner_snapshot;
 
 /// `python -m pip ARGS` in `venv` from the loopback index, with no configuration from the host.
 pub(crate) fn pip_ok(venv: &Path, args: &[&str]) {
@@ -378,49 +379,54 @@ fn ctrl_c_while_a_test_runs_removes_the_copy_and_exits_130() {
 
 #[test]
 fn try_explains_what_it_cannot_try() {
-    let world = World::new();
+    let mut world = World::new();
+    // The copy's folder is a fresh temp name; its counts depend on pip's files and the disk.
+    world
+        .ctx
+        .filter(r"planner-try-[A-Za-z0-9]+", "planner-try-[RANDOM]");
+    world.ctx.filter(
+        r"\d+ files \(\d+ hard links, \d+ real copies, [\d.]+ MB written\)",
+        "[COPY STATS]",
+    );
     let plan = world.propose(&["tool==1.1"], "upgrade");
     // The venv moved on since the plan was made.
     pip_ok(
         &world.venv,
         &["install", "--index-url", &world.server.url(), "tool==1.1"],
     );
-    let output = world
+    let out = run(world
         .command(&path_without_uv())
-        .args(["try", plan.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let words = stderr
-        .replace('│', " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    assert!(
-        words.contains("tool is at 1.1 there, but at 1.0 when the plan was made"),
-        "{stderr}"
-    );
+        .args(["try", plan.to_str().unwrap()]));
+    planner_snapshot!(world.ctx, out, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+        copied [TMP]/venv to [TMP]/tmp/planner-try-[RANDOM]/venv: [COPY STATS] in [TIME]
+          × `[TMP]/venv` no longer matches the plan (As asked: tool==1.1):
+          │ helper is at 1.0 there, but not installed when the plan was made; tool is
+          │ at 1.1 there, but at 1.0 when the plan was made
+          help: make the plan again from the environment as it is now (`planner
+                propose`)
+        "#);
     world.assert_no_copy_left();
     // Not a venv.
-    let output = world
-        .command(&path_without_uv())
-        .args([
-            "try",
-            plan.to_str().unwrap(),
-            "--venv",
-            world.root.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let words = stderr
-        .replace('│', " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    assert!(words.contains("is not a virtual environment"), "{stderr}");
+    let out = run(world.command(&path_without_uv()).args([
+        "try",
+        plan.to_str().unwrap(),
+        "--venv",
+        world.root.to_str().unwrap(),
+    ]));
+    planner_snapshot!(world.ctx, out, @r#"
+        exit_code: 2
+        ----- stdout -----
+
+        ----- stderr -----
+          × `[TMP]/index` (--venv) is not a virtual environment: it has no
+          │ pyvenv.cfg
+          help: try works on a virtual environment (a folder with pyvenv.cfg and bin/
+                python); for a system or conda interpreter pass --python
+        "#);
 }
 
 /// `bash SCRIPT ARGS` with a clean environment; (exit code, stderr).

@@ -128,27 +128,7 @@ fn failed<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Valu
 /// typing_objects) is the dependent of the dependent, `legacy` was broken before any plan.
 #[test]
 fn a_forced_downgrade_breaks_dependents_and_verify_names_every_one() {
-    let world = World::new(
-        serde_json::json!([
-            {"name": "app", "version": "1.0", "requires": ["typing-inspection"],
-             "files": {"app/__init__.py": "from typing_inspection import typing_objects\n"}},
-            {"name": "legacy", "version": "1.0", "requires": ["typing-extensions"],
-             "files": {"legacy/__init__.py": "raise RuntimeError('legacy was broken before any plan')\n"}},
-            {"name": "bystander", "version": "1.0", "files": {"bystander/__init__.py": ""}},
-        ]),
-        &[
-            "typing_extensions-4.6.0-py3-none-any.whl",
-            "typing_extensions-4.14.1-py3-none-any.whl",
-            "typing_inspection-0.4.1-py3-none-any.whl",
-        ],
-        &[
-            "typing-extensions==4.14.1",
-            "typing-inspection==0.4.1",
-            "app",
-            "legacy",
-            "bystander",
-        ],
-    );
+    let world = typing_inspection_world();
     // Nothing applied yet: a baseline and a comparison agree; legacy fails in both, so it is
     // pre-existing, not a regression (exit 0).
     let before = world.ctx.dir.path().join("all-before.json");
@@ -230,6 +210,33 @@ fn a_forced_downgrade_breaks_dependents_and_verify_names_every_one() {
     assert_eq!(report["summary"]["regressions"], 3);
 
     assert_only_the_version_fails_once_put_back(&world, &plan);
+}
+
+/// typing-extensions 4.14.1 and typing-inspection 0.4.1 (the real wheels), `app` (uses
+/// typing_inspection.typing_objects), `legacy` (broken before any plan) and a bystander,
+/// installed; typing-extensions 4.6.0 on the index.
+fn typing_inspection_world() -> World {
+    World::new(
+        serde_json::json!([
+            {"name": "app", "version": "1.0", "requires": ["typing-inspection"],
+             "files": {"app/__init__.py": "from typing_inspection import typing_objects\n"}},
+            {"name": "legacy", "version": "1.0", "requires": ["typing-extensions"],
+             "files": {"legacy/__init__.py": "raise RuntimeError('legacy was broken before any plan')\n"}},
+            {"name": "bystander", "version": "1.0", "files": {"bystander/__init__.py": ""}},
+        ]),
+        &[
+            "typing_extensions-4.6.0-py3-none-any.whl",
+            "typing_extensions-4.14.1-py3-none-any.whl",
+            "typing_inspection-0.4.1-py3-none-any.whl",
+        ],
+        &[
+            "typing-extensions==4.14.1",
+            "typing-inspection==0.4.1",
+            "app",
+            "legacy",
+            "bystander",
+        ],
+    )
 }
 
 /// The script's report on the forced downgrade: the version landed and pip check accepts
@@ -663,6 +670,55 @@ fn run_script(world: &World, script: &Path, args: &[&str]) -> (Option<i32>, serd
 #[test]
 fn a_break_two_levels_below_the_top_is_imported_and_fails_forked_or_not() {
     let world = deep_break_world();
+    let script = propose_forced_lib_2(&world).join("verify.py");
+    // Before the change every module imports, forked or not.
+    for mode in [&[][..], &["--no-fork"][..]] {
+        let (code, report) = run_script(&world, &script, &[&["--no-smoke"][..], mode].concat());
+        assert_eq!(
+            check(&report, "import:worker.pool.fast")["status"],
+            "pass",
+            "{report:#}"
+        );
+        assert_eq!(
+            code,
+            Some(1),
+            "only the version check fails before: {report:#}"
+        );
+        assert_eq!(report["failed"].as_array().unwrap().len(), 1, "{report:#}");
+    }
+    // The forced install, as the plan's script does it.
+    let out = pip(&world.venv)
+        .args([
+            "install",
+            "--index-url",
+            &world.server.url(),
+            "--no-deps",
+            "--",
+            "lib==2.0",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_the_deep_import_fails_forked_or_not(&world, &script);
+    // `planner verify --all` goes as deep, and says its budget.
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    let report = json(&out.stdout);
+    failed(&report, "import:worker.pool.fast");
+    assert_eq!(report["budget"]["seconds"], 30, "{:#}", report["budget"]);
+    assert_eq!(report["budget"]["deep_left"], 0);
+}
+
+/// `propose lib==2.0 --allow-override --out-dir`: the forced plan, whose risk names the file
+/// two levels down that imports what lib 2.0 dropped; its folder.
+fn propose_forced_lib_2(world: &World) -> PathBuf {
     let out_dir = world.ctx.dir.path().join("plan");
     let out = world.run(&[
         "propose",
@@ -693,40 +749,16 @@ fn a_break_two_levels_below_the_top_is_imported_and_fails_forked_or_not() {
                 .contains("worker/pool/fast.py")),
         "{factors:#?}"
     );
-    let dir = out_dir
+    out_dir
         .join("plans")
-        .join(format!("{}-forced-override", i + 1));
-    let script = dir.join("verify.py");
-    // Before the change every module imports, forked or not.
+        .join(format!("{}-forced-override", i + 1))
+}
+
+/// After the forced install verify.py fails `worker.pool.fast` on the dropped name, citing lib,
+/// and passes the modules above and beside it, forked and not.
+fn assert_the_deep_import_fails_forked_or_not(world: &World, script: &Path) {
     for mode in [&[][..], &["--no-fork"][..]] {
-        let (code, report) = run_script(&world, &script, &[&["--no-smoke"][..], mode].concat());
-        assert_eq!(
-            check(&report, "import:worker.pool.fast")["status"],
-            "pass",
-            "{report:#}"
-        );
-        assert_eq!(
-            code,
-            Some(1),
-            "only the version check fails before: {report:#}"
-        );
-        assert_eq!(report["failed"].as_array().unwrap().len(), 1, "{report:#}");
-    }
-    // The forced install, as the plan's script does it.
-    let out = pip(&world.venv)
-        .args([
-            "install",
-            "--index-url",
-            &world.server.url(),
-            "--no-deps",
-            "--",
-            "lib==2.0",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    for mode in [&[][..], &["--no-fork"][..]] {
-        let (code, report) = run_script(&world, &script, &[&["--no-smoke"][..], mode].concat());
+        let (code, report) = run_script(world, script, &[&["--no-smoke"][..], mode].concat());
         assert_eq!(code, Some(1), "{report:#}");
         let fast = failed(&report, "import:worker.pool.fast");
         assert!(
@@ -748,20 +780,6 @@ fn a_break_two_levels_below_the_top_is_imported_and_fails_forked_or_not() {
             report["fork"]
         );
     }
-    // `planner verify --all` goes as deep, and says its budget.
-    let out = world.run(&[
-        "verify",
-        "--venv",
-        world.venv(),
-        "--all",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
-    let report = json(&out.stdout);
-    failed(&report, "import:worker.pool.fast");
-    assert_eq!(report["budget"]["seconds"], 30, "{:#}", report["budget"]);
-    assert_eq!(report["budget"]["deep_left"], 0);
 }
 
 /// False failures that are facts of the environment, not of the plan, on a real venv: a
@@ -772,6 +790,24 @@ fn a_break_two_levels_below_the_top_is_imported_and_fails_forked_or_not() {
 /// it compares with it by itself; without one it says what it could not compare.
 #[test]
 fn optional_and_platform_imports_skip_and_the_baseline_is_automatic() {
+    let world = web_world_without_corelib();
+    let dir = propose_web_upgrade(&world);
+    let script = dir.join("verify.py");
+    let baseline = dir.join("verify-baseline.json");
+    assert_before_the_change_records_the_baseline(&world, &script, &baseline);
+    assert_after_the_change_compares_with_the_baseline(&world, &script);
+    // Back to half the change, then without a baseline a plain run says which failures it
+    // could not compare.
+    install_no_deps(&world, &["web==1.1"]);
+    uninstall(&world, "corelib");
+    std::fs::remove_file(&baseline).unwrap();
+    assert_without_a_baseline_failures_are_uncompared(&world, &script, &dir.join("plan.json"));
+}
+
+/// web 1.0 installed, its submodules importing an optional dist (`tmpl`, extra `full`;
+/// `httpclient`, extra `all`), a Windows module and `corelib`, which web requires and which
+/// then goes missing (as a broken environment has it); web 1.1 on the index.
+fn web_world_without_corelib() -> World {
     let files = serde_json::json!({
         "web/__init__.py": "",
         "web/templating.py": "try:\n    import tmpl\nexcept ModuleNotFoundError:\n    tmpl = None\nif tmpl is None:\n    raise ImportError('tmpl must be installed to use Templates')\n",
@@ -793,12 +829,12 @@ fn optional_and_platform_imports_skip_and_the_baseline_is_automatic() {
         &[],
         &["web==1.0"],
     );
-    // corelib, which web requires, goes missing (as a broken environment has it).
-    let out = pip(&world.venv)
-        .args(["uninstall", "--yes", "corelib"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    uninstall(&world, "corelib");
+    world
+}
+
+/// `propose web==1.1 --out-dir`: the upgrade plan's folder.
+fn propose_web_upgrade(world: &World) -> PathBuf {
     let out_dir = world.ctx.dir.path().join("plan");
     let out = world.run(&[
         "propose",
@@ -818,11 +854,36 @@ fn optional_and_platform_imports_skip_and_the_baseline_is_automatic() {
         out.stdout,
         out.stderr
     );
-    let dir = out_dir.join("plans").join("1-upgrade");
-    let script = dir.join("verify.py");
-    let baseline = dir.join("verify-baseline.json");
-    // Before the change: recorded as the baseline, by itself.
-    let (code, before) = run_script(&world, &script, &["--no-smoke"]);
+    out_dir.join("plans").join("1-upgrade")
+}
+
+fn uninstall(world: &World, name: &str) {
+    let out = pip(&world.venv)
+        .args(["uninstall", "--yes", name])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
+
+fn install_no_deps(world: &World, pins: &[&str]) {
+    let out = pip(&world.venv)
+        .args([
+            "install",
+            "--index-url",
+            &world.server.url(),
+            "--no-deps",
+            "--",
+        ])
+        .args(pins)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
+
+/// Before the change a plain run records the baseline by itself: the optional and platform
+/// imports skip, saying why; the missing required dist is a failure, never a skip.
+fn assert_before_the_change_records_the_baseline(world: &World, script: &Path, baseline: &Path) {
+    let (code, before) = run_script(world, script, &["--no-smoke"]);
     assert_eq!(code, Some(1), "the version has not landed: {before:#}");
     assert_eq!(
         before["baseline"]["recorded"], true,
@@ -848,7 +909,6 @@ fn optional_and_platform_imports_skip_and_the_baseline_is_automatic() {
         assert_eq!(entry["status"], "skip", "{entry}");
         assert_eq!(entry["detail"], detail, "{entry}");
     }
-    // A dist it requires unconditionally is missing: a failure, never a skip.
     let core = failed(&before, "import:web.core_user");
     assert!(
         core["error"]
@@ -857,25 +917,15 @@ fn optional_and_platform_imports_skip_and_the_baseline_is_automatic() {
             .contains("No module named 'corelib'"),
         "{core}"
     );
-    // Half the change (corelib, which the plan adds back, left out), then a plain run: compared
-    // with the baseline by itself; the version that did not land is a regression even though
-    // it failed in the baseline too, and the missing corelib failed before.
-    let install = |pins: &[&str]| {
-        let out = pip(&world.venv)
-            .args([
-                "install",
-                "--index-url",
-                &world.server.url(),
-                "--no-deps",
-                "--",
-            ])
-            .args(pins)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-    };
-    install(&["web==1.1"]);
-    let (code, after) = run_script(&world, &script, &["--no-smoke"]);
+}
+
+/// Half the change (corelib, which the plan adds back, left out), then a plain run: compared
+/// with the baseline by itself; the version that did not land is a regression even though it
+/// failed in the baseline too, and the missing corelib failed before. The whole change: nothing
+/// fails.
+fn assert_after_the_change_compares_with_the_baseline(world: &World, script: &Path) {
+    install_no_deps(world, &["web==1.1"]);
+    let (code, after) = run_script(world, script, &["--no-smoke"]);
     assert_eq!(code, Some(1), "{after:#}");
     assert_eq!(after["mode"], "compare");
     assert_eq!(after["baseline"]["automatic"], true);
@@ -884,21 +934,17 @@ fn optional_and_platform_imports_skip_and_the_baseline_is_automatic() {
     // pip check names web 1.1 now (a line the baseline did not have).
     assert_eq!(failed(&after, "pip-check")["regression"], true);
     assert_eq!(after["summary"]["regressions"], 2, "{:#}", after["failed"]);
-    // The whole change: nothing fails.
-    install(&["corelib==1.0"]);
-    let (code, after) = run_script(&world, &script, &["--no-smoke"]);
+    install_no_deps(world, &["corelib==1.0"]);
+    let (code, after) = run_script(world, script, &["--no-smoke"]);
     assert_eq!(code, Some(0), "{after:#}");
     assert_eq!(check(&after, "import:web.core_user")["status"], "pass");
     assert_eq!(check(&after, "import:web.templating")["status"], "skip");
-    install(&["web==1.1"]);
-    let out = pip(&world.venv)
-        .args(["uninstall", "--yes", "corelib"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    // Without a baseline, a plain run says which failures it could not compare.
-    std::fs::remove_file(&baseline).unwrap();
-    let (code, plain) = run_script(&world, &script, &["--no-smoke"]);
+}
+
+/// With no baseline, verify.py and `planner verify --plan` say which failures they could not
+/// compare.
+fn assert_without_a_baseline_failures_are_uncompared(world: &World, script: &Path, plan: &Path) {
+    let (code, plain) = run_script(world, script, &["--no-smoke"]);
     assert_eq!(code, Some(1), "{plain:#}");
     let uncompared: Vec<&str> = plain["uncompared"]
         .as_array()
@@ -916,7 +962,7 @@ fn optional_and_platform_imports_skip_and_the_baseline_is_automatic() {
         "--venv",
         world.venv(),
         "--plan",
-        dir.join("plan.json").to_str().unwrap(),
+        plan.to_str().unwrap(),
         "--no-smoke",
     ]);
     assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
@@ -1061,6 +1107,65 @@ fn a_failure_the_warm_parent_caused_is_confirmed_fresh() {
         verdicts.push(names);
     }
     assert_eq!(verdicts[0], verdicts[1]);
+}
+
+/// A failure inside code the warm parent had imported (`reg.f` registers `y` twice, and
+/// `register` lives in `reg/__init__.py`, which the parent learned) is not the parent's doing, but
+/// the forked child cannot tell. It is imported again in a child of a pristine parent, one that
+/// never learned `reg`: the same error, raised in code that child imported itself, is the verdict,
+/// and no fresh interpreter is started. All three modes agree.
+#[test]
+fn a_failure_in_code_the_warm_parent_imported_is_confirmed_in_a_pristine_child_not_fresh() {
+    let files = serde_json::json!({
+        "reg/__init__.py": "SEEN = set()\ndef register(name):\n    if name in SEEN:\n        raise ValueError('duplicate registration of ' + name)\n    SEEN.add(name)\n",
+        "reg/a.py": "import reg\nreg.register('x')\n",
+        "reg/b.py": "import reg.a\n",
+        "reg/c.py": "import reg.a\n",
+        "reg/f.py": "import reg\nreg.register('y')\nreg.register('y')\n",
+    });
+    let world = World::new(
+        serde_json::json!([
+            {"name": "reg", "version": "1.0", "files": files},
+            {"name": "reg", "version": "1.1", "files": files},
+        ]),
+        &[],
+        &["reg==1.0"],
+    );
+    let out_dir = world.ctx.dir.path().join("plan");
+    let out = world.run(&[
+        "propose",
+        "reg==1.1",
+        "--venv",
+        world.venv(),
+        "--index-url",
+        &world.server.url(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let script = out_dir.join("plans").join("1-upgrade").join("verify.py");
+    let mut shown = String::new();
+    for mode in [&["--batch", "1"][..], &[][..], &["--no-fork"][..]] {
+        let args = [&["--no-smoke", "--plain", "--jobs", "1"][..], mode].concat();
+        let (code, report) = run_script(&world, &script, &args);
+        assert_eq!(code, Some(1), "{report:#}");
+        let fork = &report["fork"];
+        shown.push_str(&format!(
+            "{:?}: reg.f {} ({}); fresh interpreters {}, confirmed in a pristine child {}\n",
+            mode,
+            check(&report, "import:reg.f")["status"],
+            failed(&report, "import:reg.f")["error"],
+            fork["fresh"],
+            fork["confirmed_pristine"].as_u64().unwrap_or(0),
+        ));
+    }
+    insta::assert_snapshot!(shown, @r#"
+        ["--batch", "1"]: reg.f "fail" ("ValueError: duplicate registration of y"); fresh interpreters 0, confirmed in a pristine child 1
+        []: reg.f "fail" ("ValueError: duplicate registration of y"); fresh interpreters 0, confirmed in a pristine child 0
+        ["--no-fork"]: reg.f "fail" ("ValueError: duplicate registration of y"); fresh interpreters 5, confirmed in a pristine child 0
+        "#);
 }
 
 /// Transformers' Pillow failures, and the etils one seen on the H200, in their real shapes:

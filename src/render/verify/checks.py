@@ -123,11 +123,14 @@ def declared(dist):
     return out
 
 
+# The dists the plan changes (canonical names), built once.
+CHANGED = frozenset(canonical_name(e["name"]) for e in SPEC["expect"])
+
+
 def optional_reason(installed, job, result):
     """(what is missing, why) when a failed import needs what this environment does not have and
     the importer does not require: a module for another platform, a dist the importer declares only
     under an extra (or not at all). None: the failure is a break."""
-    changed = {canonical_name(e["name"]) for e in SPEC["expect"]}
     needs = declared(installed.get(job["dist"]))
     missing = (result.get("missing") or "").split(".")[0]
     if missing:
@@ -135,7 +138,7 @@ def optional_reason(installed, job, result):
         if platform and not sys.platform.startswith(platform):
             return missing, "`%s` exists only on %s (a module for another platform)" % (missing, _PLATFORM_NAMES[platform])
         name = canonical_name(_DIST_OF.get(missing, missing))
-        if missing in installed.top_names() or name in changed or (name in needs and needs[name] is None):
+        if missing in installed.top_names() or name in CHANGED or (name in needs and needs[name] is None):
             return None
         # `PILImageResampling` undefined: the import that guards it needs the missing module.
         via = "; `%s` is defined only where `%s` imports" % (result["undefined"], missing) if result.get("undefined") else ""
@@ -146,7 +149,7 @@ def optional_reason(installed, job, result):
             missing, job["dist"], via)
     words = {canonical_name(w) for w in re.findall(r"[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]", result.get("text") or result.get("error") or "")}
     for name, extras in sorted(needs.items()):
-        if extras and name in words and name not in changed and installed.get(name) is None:
+        if extras and name in words and name not in CHANGED and installed.get(name) is None:
             return name, "needs the optional `%s` (%s declares it only under its extra%s %s)" % (
                 name, job["dist"], "s" if len(extras) > 1 else "", ", ".join(extras))
     return None
@@ -158,10 +161,9 @@ def dropped_module(installed, job, result):
     nothing left in the environment imports it (the plan removed it: not a break of its own);
     (False, why) when a remaining file does (static import evidence): a break. None otherwise."""
     module, name = job["module"], job["dist"]
-    changed = {canonical_name(e["name"]) for e in SPEC["expect"]}
     dist = installed.get(name)
     missing = result.get("missing") or ""
-    if (canonical_name(name) not in changed or dist is None or not missing
+    if (canonical_name(name) not in CHANGED or dist is None or not missing
             or not (module == missing or module.startswith(missing + "."))):
         return None
     if module_files(dist, module) or module_files(dist, missing):
@@ -262,7 +264,8 @@ def retry_circular(installed, job, result, timeout):
     text = result.get("text") or result.get("error") or ""
     if result["ok"] or "partially initialized module '%s'" % job["module"] not in text or "." not in job["module"]:
         return result
-    again = probe_import(job["module"], timeout, first=siblings(installed, job))
+    with timed("retried after its siblings (circular import)"):
+        again = probe_import(job["module"], timeout, first=siblings(installed, job))
     again["after_siblings"] = True
     return again
 
@@ -273,7 +276,8 @@ def retry_under_django(installed, job, result, timeout):
     project's settings)."""
     if result["ok"] or installed.get("django") is None or not _DJANGO_UNCONFIGURED.search(result.get("text") or result.get("error") or ""):
         return result
-    again = probe_import(job["module"], timeout, django_apps=django_apps(installed, job))
+    with timed("retried under a minimal Django configuration"):
+        again = probe_import(job["module"], timeout, django_apps=django_apps(installed, job))
     again["django"] = True
     if not again["ok"] and _DJANGO_UNCONFIGURED.search(again.get("text") or again.get("error") or ""):
         again["django_skip"] = True
@@ -284,13 +288,20 @@ def retry_under_django(installed, job, result, timeout):
 BATCH = 16
 
 
-def batches(jobs, size):
-    """`jobs` (sorted: siblings next to each other) cut into runs of at most `size` of one dist.
-    The deep imports of `--all` go one by one: the budget is checked before each."""
+def batches(jobs, size, workers=1):
+    """`jobs` (sorted: siblings next to each other) cut into runs of at most `size` of one dist,
+    and of at most 1/`workers` of that dist's jobs, so that a dist's modules spread over every
+    worker rather than queue in one child. The deep imports of `--all` go one by one: the budget
+    is checked before each."""
+    per_dist = {}
+    for job in jobs:
+        if not job["budgeted"]:
+            per_dist[job["dist"]] = per_dist.get(job["dist"], 0) + 1
     out = []
     for job in jobs:
         last = out[-1] if out else None
-        if (last and len(last) < size and not job["budgeted"] and not last[0]["budgeted"]
+        cap = min(size, -(-per_dist.get(job["dist"], 1) // max(1, workers)))
+        if (last and len(last) < cap and not job["budgeted"] and not last[0]["budgeted"]
                 and last[0]["dist"] == job["dist"]):
             last.append(job)
         else:
@@ -298,18 +309,54 @@ def batches(jobs, size):
     return out
 
 
-def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True, budget=None, batch=BATCH):
+def gated(planned, fork):
+    """`planned` batches as (batch, learn_all, gate) in the order to run them. A dist with three
+    batches or more opens with one (`learn_all`: the warm parent learns all its child imported,
+    torch and the dist's own core) that its other batches wait for (`gate`), so that they start
+    warm instead of each importing the same stack cold side by side."""
+    count = {}
+    for b in planned:
+        if not b[0]["budgeted"]:
+            count[b[0]["dist"]] = count.get(b[0]["dist"], 0) + 1
+    gates, first, then = {}, [], []
+    for b in planned:
+        dist = b[0]["dist"]
+        if fork and count.get(dist, 0) >= 3 and dist not in gates and not b[0]["budgeted"]:
+            gates[dist] = threading.Event()
+            first.append((b, True, gates[dist]))
+        else:
+            then.append((b, False, gates.get(dist)))
+    return first + then
+
+
+def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True, budget=None, batch=BATCH,
+                  known=None):
     """Every import job, through warm fork servers; deep imports of `--all` only while `budget`
-    seconds last. Returns (checks, what the budget left out or None)."""
-    jobs, out = import_jobs(installed, baseline_mode)
-    jobs.sort(key=lambda j: (j["budgeted"] and budget is not None, j["dist"], j["module"]))
-    installed.owners(sys.executable)  # build the RECORD index once, before the threads need it
-    installed.top_names()
-    importer = Importer(installed, timeout, fork)
+    seconds last; `known`: {module: error} of the baseline's failed imports. Returns (checks,
+    what the budget left out or None, how the imports ran)."""
+    with timed("reading the environment (import jobs)"):
+        jobs, out = import_jobs(installed, baseline_mode)
+        jobs.sort(key=lambda j: (j["budgeted"] and budget is not None, j["dist"], j["module"]))
+
+    def index():
+        with timed("indexing every RECORD (beside the first imports)"):
+            installed.owners(sys.executable)
+            installed.top_names()
+
+    # The RECORD index is built while the first children import; judging a result waits for it.
+    threading.Thread(target=index, daemon=True).start()
+    importer = Importer(installed, timeout, fork, known)
     start = time.monotonic()
     left_out = []
 
-    def one(batch):
+    def one(batch, learn_all, gate):
+        if learn_all:
+            try:
+                return importer.run_batch(batch, learn_all)
+            finally:
+                gate.set()
+        if gate is not None:
+            gate.wait()
         if batch[0]["budgeted"] and budget is not None and time.monotonic() - start > budget:
             left_out.extend(job["module"] for job in batch)
             return []
@@ -317,14 +364,16 @@ def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True,
 
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs_count)) as pool:
-            futures = {pool.submit(one, batch): batch for batch in batches(jobs, batch)}
+            futures = {pool.submit(one, *task): task[0] for task in gated(batches(jobs, batch, jobs_count), importer.fork)}
             for future in concurrent.futures.as_completed(futures):
                 for job, result in zip(futures[future], future.result()):
-                    entry = judge_import(installed, job, result)
+                    with timed("judging results"):
+                        entry = judge_import(installed, job, result)
                     say(entry)
                     out.append(entry)
     finally:
         importer.close()
+    profiled("imports (wall)", time.monotonic() - start)
     spent = None
     if budget is not None:
         spent = {"seconds": budget, "deep_imported": sum(1 for j in jobs if j["budgeted"]) - len(left_out),

@@ -15,12 +15,16 @@
 # and the remaining modules are imported in fresh interpreters, as every module is with --no-fork,
 # where fork() is missing, or when the server dies. A failure whose traceback runs through code of
 # a module the child did not import itself (the warm parent had: a registry that refuses a second
-# registration, a patched function), and a child that died, are imported again in a fresh
-# interpreter, whose verdict is the one reported, unless that same error was already seen failing
-# fresh.
+# registration, a patched function), and a child that died, are imported again away from it: in a
+# child of a second, pristine server (it learns nothing; it holds only the failing dist's required
+# packages), else in a fresh interpreter (Importer says when), unless that same error was already
+# confirmed so.
 
 SERVER = IMPORT_ONE + r"""
 import gc, os, select, signal, sysconfig, time
+# --pristine: a parent that never learns from its children; it imports only what requests name
+# (`preload`), for confirming a failure away from what the learning parent accumulated.
+PRISTINE = "--pristine" in sys.argv[1:]
 # The protocol moves off fd 0 and 1: a learned import that reads stdin or prints cannot touch it.
 inp, out = os.dup(0), os.dup(1)
 _null = os.open(os.devnull, os.O_RDONLY)
@@ -61,7 +65,7 @@ def write_line(fd, message):
     while data:
         data = data[os.write(fd, data):]
 
-def child(names, result_w, noise_w):
+def child(names, result_w, noise_w, learn_all):
     # Imports `names` in turn, a result line each, then an end line with what they added.
     os.close(out)
     os.close(inp)
@@ -85,10 +89,16 @@ def child(names, result_w, noise_w):
             site = tuple(os.path.join(paths[k], "") for k in ("purelib", "platlib"))
             result["via_parent"] = [f for f in result.pop("frames") if f in inherited
                                     and (f.startswith(site) or not f.startswith(stdlib))]
+            # The installed top-level packages this child held: what a parent that confirms
+            # the failure imports first (the child's own code it imports itself).
+            result["tops"] = sorted(n for n, m in list(sys.modules.items())
+                                    if "." not in n and not n.startswith("_")
+                                    and str(getattr(m, "__file__", None) or "").startswith(site))
         write_line(result_w, result)
     end = {"end": True}
-    # Learned only from imports that leave the process safe to fork and did not take long.
-    if slowest < 30 and unforkable() is None:
+    # Learned only from imports that leave the process safe to fork and did not take long (the
+    # first child of a group, which imports the group's heavy common imports, excepted).
+    if (learn_all or slowest < 30) and unforkable() is None:
         end["learned"] = [n for n in list(sys.modules) if n not in before and own_name(n)]
     write_line(result_w, end)
     os._exit(0)
@@ -97,13 +107,14 @@ send({"ready": True})
 attempted = set(sys.modules)
 seen = {}  # module -> how many children imported it
 learned = []
-stats = {"forked": 0, "learned": 0}
+stats = {"forked": 0, "learned": 0, "learning_s": 0.0}
 stopped = None  # why this server no longer forks
 
 def warm():
     global stopped
     batch = learned[:]
     del learned[:]
+    begun = time.monotonic()
     for name in batch:
         if name not in sys.modules:
             try:
@@ -111,18 +122,22 @@ def warm():
                 stats["learned"] += 1
             except BaseException:
                 pass
+    stats["learning_s"] = round(stats["learning_s"] + time.monotonic() - begun, 2)
     gc.freeze()
     if batch and stopped is None:
         why = unforkable()
         if why:
-            stopped = "importing what earlier children imported " + why
+            stopped = ("importing what a confirmation needs first " if PRISTINE
+                       else "importing what earlier children imported ") + why
 
-running = {}  # result fd -> [id, pid, noise fd, deadline, result bytes, noise bytes, start, modules, timeout]
+# result fd -> [id, pid, noise fd, deadline, result bytes, noise bytes, start, modules, timeout,
+# learn_all: learn what this one child imported (the first child of a group the others wait for)]
+running = {}
 pending = b""
 requests = []
 
 def finish(fd, timed_out=False):
-    rid, pid, noise, deadline, got, chatter, begun, modules = running.pop(fd)[:8]
+    rid, pid, noise, deadline, got, chatter, begun, modules, _, learn_all = running.pop(fd)
     seconds = round(time.monotonic() - begun, 2)
     if timed_out:
         try:
@@ -142,10 +157,10 @@ def finish(fd, timed_out=False):
         except ValueError:
             pass
     end = lines.pop() if lines and lines[-1].get("end") else None
-    for name in (end or {}).get("learned", ()):
+    for name in () if PRISTINE else (end or {}).get("learned", ()):
         if name not in attempted:
             seen[name] = seen.get(name, 0) + 1
-            if seen[name] >= 2:
+            if seen[name] >= (1 if learn_all else 2):
                 attempted.add(name)
                 learned.append(name)
     if modules > 1:
@@ -176,16 +191,21 @@ def start(request):
     if pid == 0:
         os.close(result_r)
         os.close(noise_r)
-        child(request["modules"], result_w, noise_w)
+        child(request["modules"], result_w, noise_w, request.get("learn_all", False))
     os.close(result_w)
     os.close(noise_w)
     stats["forked"] += 1
     begun = time.monotonic()
     running[result_r] = [request["id"], pid, noise_r, begun + request["timeout"], b"", b"", begun,
-                         len(request["modules"]), request["timeout"]]
+                         len(request["modules"]), request["timeout"], request.get("learn_all", False)]
 
 while True:
     if requests:
+        for request in requests:
+            for name in request.get("preload", ()):
+                if name not in attempted:
+                    attempted.add(name)
+                    learned.append(name)
         warm()
         for request in requests:
             start(request)
@@ -231,9 +251,10 @@ while True:
 class ForkServer:
     """The warm parent: `run(module, timeout)` answers (result like `probe_import`, None), or
     (None, why) when it cannot (not started in time, stopped forking, dead): the caller then
-    imports the module fresh."""
+    imports the module fresh. `pristine`: a parent that learns nothing from its children and
+    imports only the `preload` its requests name."""
 
-    def __init__(self, timeout):
+    def __init__(self, timeout, pristine=False):
         self.lock = threading.Lock()
         self.waiting = {}
         self.next_id = 0
@@ -241,7 +262,7 @@ class ForkServer:
         self.usable = False
         self.note = None
         self.stats = {}
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, "-c", SERVER] + (["--pristine"] if pristine else []), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -272,8 +293,10 @@ class ForkServer:
             self.waiting.clear()
         self.ready.set()
 
-    def _ask(self, modules, timeout):
-        """The server's answer for one child importing `modules` in turn, or (None, why)."""
+    def _ask(self, modules, timeout, preload=(), learn_all=False):
+        """The server's answer for one child importing `modules` in turn (after the server
+        imported `preload`; with `learn_all` the server learns all the child imported), or
+        (None, why)."""
         with self.lock:
             if not self.usable:
                 return None, self.note
@@ -281,7 +304,9 @@ class ForkServer:
             rid = self.next_id
             slot = self.waiting[rid] = [threading.Event(), None]
             try:
-                self.proc.stdin.write((json.dumps({"id": rid, "modules": modules, "timeout": timeout}) + "\n").encode())
+                request = {"id": rid, "modules": modules, "timeout": timeout, "preload": list(preload),
+                           "learn_all": learn_all}
+                self.proc.stdin.write((json.dumps(request) + "\n").encode())
                 self.proc.stdin.flush()
             except OSError:
                 self.waiting.pop(rid, None)
@@ -300,14 +325,14 @@ class ForkServer:
             return None, result["fallback"]
         return result, None
 
-    def run_batch(self, modules, timeout):
+    def run_batch(self, modules, timeout, learn_all=False):
         """Results of one child importing `modules` in turn (null for those it did not answer
         for), or (None, why)."""
-        answer, why = self._ask(modules, timeout)
+        answer, why = self._ask(modules, timeout, learn_all=learn_all)
         return (answer["results"], None) if answer else (None, why)
 
-    def run(self, module, timeout):
-        result, why = self._ask([module], timeout)
+    def run(self, module, timeout, preload=()):
+        result, why = self._ask([module], timeout, preload)
         if result is None:
             return None, why
         if result.pop("timeout", False):
@@ -342,32 +367,55 @@ class ForkServer:
 
 
 class Importer:
-    """Imports modules through one ForkServer (started at the first job), else in fresh
-    interpreters; `notes`: the dists some of whose modules were not forked, and why."""
+    """Imports modules through one learning ForkServer (started at the first job), else in fresh
+    interpreters; `notes`: the dists some of whose modules were not forked, and why.
 
-    def __init__(self, installed, timeout, fork):
+    A forked failure the learning parent may have caused (`_suspect`) is imported again in a child
+    of a pristine parent: a second ForkServer that learns nothing and holds only the installed
+    packages the failing dist requires (any extra, transitively) that the failing child held
+    (torch, PIL), never the failing dist's own code. A failure there whose traceback does not run
+    through what that parent imported is the verdict. A fresh interpreter decides only where the
+    pristine verdict could depend on state too: it passed there (the two parents disagree), its
+    traceback runs through the pristine parent's code, the child died or hung, or no pristine
+    parent could be had. `known`: {module: error} of the imports that failed in the recorded
+    baseline; a forked failure with that same error is not confirmed again (pre-existing either
+    way)."""
+
+    def __init__(self, installed, timeout, fork, known=None):
         self.installed, self.timeout = installed, timeout
         self.fork = fork and hasattr(os, "fork") and sys.platform != "win32"
         self.server = None
+        self.pristine = None
         self.lock = threading.Lock()
         self.notes = {}
-        self.confirmed = set()  # errors seen failing in a fresh interpreter too
+        self.known = known or {}
+        self.confirmed = set()  # errors seen failing in a pristine parent's child or fresh
+        self.confirming = {}  # error -> Event: being confirmed by another worker now
         self.batched = 0  # passes answered by a batch
         self.alone = 0  # modules of a batch imported again alone
+        self.tally = {"confirmed_pristine": 0, "confirmed_fresh": 0, "as_in_baseline": 0}
+        self.requires = {}  # dist -> top-level names of what it requires, transitively
 
-    def _server(self):
+    def _server(self, pristine=False):
         with self.lock:
+            if pristine:
+                if self.pristine is None:
+                    self.pristine = ForkServer(self.timeout, pristine=True)
+                return self.pristine
             if self.server is None:
                 self.server = ForkServer(self.timeout)
             return self.server
 
-    def run_batch(self, jobs):
+    def run_batch(self, jobs, learn_all=False):
         """Results for `jobs`, imported one after another in one forked child. Each failure, and
         each module the child did not answer for, is imported again alone (`run`), so that no
         verdict depends on the modules imported before it in the batch, but a pass, and a failure
-        on a module that is not installed at all (`absent`: no neighbour installs one)."""
+        on a module that is not installed at all (`absent`: no neighbour installs one).
+        `learn_all`: the warm parent learns everything this child imported (the first batch of a
+        dist whose other batches wait for it), not only what two children did."""
         if self.fork and len(jobs) > 1:
-            got, why = self._server().run_batch([j["module"] for j in jobs], self.timeout)
+            with timed("batches (forked)"):
+                got, why = self._server().run_batch([j["module"] for j in jobs], self.timeout, learn_all)
             if why:
                 for job in jobs:
                     self.notes[job["dist"]] = why
@@ -376,6 +424,7 @@ class Importer:
                 for r in results:
                     if r is not None:
                         r.pop("via_parent", None)
+                        r.pop("tops", None)
                 batch_errors = [r["error"] if r and not r["ok"] else None for r in got]
                 with self.lock:
                     self.batched += sum(r is not None for r in results)
@@ -395,13 +444,17 @@ class Importer:
     def run(self, job):
         result = None
         if self.fork:
-            result, why = self._server().run(job["module"], self.timeout)
+            with timed("alone (forked)"):
+                result, why = self._server().run(job["module"], self.timeout)
             if why:
                 self.notes[job["dist"]] = why
-            elif result and not result["ok"] and not result.get("timeout") and self._suspect(result):
+            elif result and not result["ok"] and not result.get("timeout") and self._suspect(job, result):
                 result = self._confirm(job, result)
         if result is None:
-            result = probe_import(job["module"], self.timeout)
+            with timed("fresh interpreters (not forked)"):
+                result = probe_import(job["module"], self.timeout)
+        result.pop("via_parent", None)
+        result.pop("tops", None)
         return self._retried(job, result)
 
     def _retried(self, job, result):
@@ -409,29 +462,101 @@ class Importer:
         result = retry_under_django(self.installed, job, result, self.timeout)
         return retry_circular(self.installed, job, result, self.timeout)
 
-    def _suspect(self, result):
+    def _suspect(self, job, result):
         """A forked failure the warm parent may have caused: its traceback runs through code the
-        parent imported, or the child died (a crash) - and its error was not seen failing fresh."""
+        parent imported, or the child died (a crash) - and its error was neither seen failing
+        away from the learning parent nor recorded for this module in the baseline."""
         suspect = result.pop("via_parent", None) or "text" not in result
-        return suspect and result["error"] not in self.confirmed
+        if not suspect:
+            return False
+        if self.known.get(job["module"]) == result["error"]:
+            with self.lock:
+                self.tally["as_in_baseline"] += 1
+            return False
+        while True:
+            # The same error being confirmed by another worker: its answer, not a second confirmation.
+            with self.lock:
+                if result["error"] in self.confirmed:
+                    return False
+                pending = self.confirming.get(result["error"])
+                if pending is None:
+                    self.confirming[result["error"]] = threading.Event()
+                    return True
+            pending.wait()
+
+    def _required_tops(self, name):
+        """Top-level import names of every installed dist `name` requires (under any extra),
+        transitively, `name`'s own excepted."""
+        with self.lock:
+            if name in self.requires:
+                return self.requires[name]
+        own = canonical_name(name)
+        seen, todo, tops = {own}, [own], set()
+        while todo:
+            dist = self.installed.get(todo.pop())
+            for dep in declared(dist) if dist is not None else ():
+                if dep not in seen and self.installed.get(dep) is not None:
+                    seen.add(dep)
+                    todo.append(dep)
+                    tops.update(dist_tops(self.installed.get(dep)))
+        mine = self.installed.get(name)
+        tops -= dist_tops(mine) if mine is not None else set()
+        with self.lock:
+            self.requires[name] = tops
+        return tops
 
     def _confirm(self, job, forked):
-        """A forked failure imported again fresh: the fresh result (marked when it passed)."""
-        fresh = probe_import(job["module"], self.timeout)
+        """A forked failure imported again away from the learning parent: in a pristine parent's
+        child, else (see the class) fresh. That result, marked `fork_failed` when it passed."""
+        try:
+            return self._confirm_once(job, forked)
+        finally:
+            with self.lock:
+                done = self.confirming.pop(forked["error"], None)
+            if done is not None:
+                done.set()
+
+    def _confirm_once(self, job, forked):
+        own = job["module"].split(".")[0]
+        preload = [t for t in forked.pop("tops", ()) if t != own and t in self._required_tops(job["dist"])]
+        with timed("confirmed in a pristine parent's child"):
+            again, _ = self._server(pristine=True).run(job["module"], self.timeout, preload)
+        if again is not None:
+            trusted = (not again["ok"] and not again.get("timeout") and "text" in again
+                       and not again.pop("via_parent", None))
+            again.pop("tops", None)
+            if trusted:
+                with self.lock:
+                    self.confirmed.add(again["error"])
+                    self.tally["confirmed_pristine"] += 1
+                again["s"] = round(again.get("s", 0) + forked.get("s", 0), 2)
+                return again
+        with timed("confirmed in a fresh interpreter"):
+            fresh = probe_import(job["module"], self.timeout)
         if fresh["ok"]:
             fresh["fork_failed"] = forked["error"]
         else:
             with self.lock:
                 self.confirmed.add(fresh["error"])
-        fresh["s"] = round(fresh.get("s", 0) + forked.get("s", 0), 2)
+                self.tally["confirmed_fresh"] += 1
+        fresh["s"] = round(fresh.get("s", 0) + forked.get("s", 0) + ((again or {}).get("s") or 0), 2)
         return fresh
 
     def close(self):
-        if self.server is not None:
-            self.server.close()
+        for server in (self.server, self.pristine):
+            if server is not None:
+                server.close()
 
     def counts(self):
-        """How the imports ran: children forked, modules the warm parent learned, fresh interpreters."""
+        """How the imports ran: children forked (by the learning parent and the pristine one),
+        modules the warm parent learned, fresh interpreters, and how forked failures were confirmed."""
         stats = self.server.stats if self.server is not None else {}
-        return {"forked": stats.get("forked", 0), "learned": stats.get("learned", 0), "fresh": len(FRESH),
-                "batched": self.batched, "again_alone": self.alone}
+        pristine = self.pristine.stats if self.pristine is not None else {}
+        if stats.get("learning_s"):
+            profiled("warm parent importing what it learned", stats["learning_s"], stats.get("learned", 0))
+        if pristine.get("learning_s"):
+            profiled("pristine parent importing what confirmations need", pristine["learning_s"],
+                     pristine.get("learned", 0))
+        return dict({"forked": stats.get("forked", 0), "learned": stats.get("learned", 0), "fresh": len(FRESH),
+                     "batched": self.batched, "again_alone": self.alone,
+                     "pristine_forked": pristine.get("forked", 0)}, **self.tally)

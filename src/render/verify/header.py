@@ -4,7 +4,7 @@
 # Standard library only; offline. Run it with the environment's own interpreter:
 #
 #   python verify.py [--report FILE] [--baseline FILE | --compare FILE] [--timeout S] [--jobs N]
-#                    [--no-imports] [--no-smoke] [--quiet]
+#                    [--no-imports] [--no-smoke] [--quiet] [--profile]   (--help: all options)
 #
 # What it checks (the selection is the SPEC below, written by planner as data):
 # - version:NAME    each planned change landed (importlib.metadata);

@@ -1,4 +1,37 @@
 
+# ---- where the time goes (--profile, or PLANNER_VERIFY_PROFILE=1 in the environment) -------------
+
+# phase -> [how many times, seconds]: summed over the threads that ran it, so the phases that run
+# side by side add up to more than the wall time. Reported only when asked for.
+PROFILE = {}
+_PROFILE_LOCK = threading.Lock()
+
+
+def profiled(phase, seconds, count=1):
+    with _PROFILE_LOCK:
+        entry = PROFILE.setdefault(phase, [0, 0.0])
+        entry[0] += count
+        entry[1] += seconds
+
+
+class timed:
+    """`with timed(phase):` adds the block's seconds to `phase`."""
+
+    def __init__(self, phase):
+        self.phase = phase
+
+    def __enter__(self):
+        self.start = time.monotonic()
+
+    def __exit__(self, *exc):
+        profiled(self.phase, time.monotonic() - self.start)
+
+
+def profile_report(wall):
+    return {"wall": round(wall, 2), "phases": {name: {"count": count, "s": round(seconds, 2)}
+                                               for name, (count, seconds) in sorted(PROFILE.items())}}
+
+
 # ---- installed dists, their modules and who owns which file -------------------------------------
 
 # Not library code: tests, and the examples/scripts/docs folders some dists ship at the top
@@ -31,30 +64,68 @@ def _module_name(part):
     return None
 
 
+class _Dist:
+    """An installed dist whose RECORD, requirements and other files are read once: each access of
+    importlib.metadata's reads and parses the file again (transformers' RECORD: 70 ms a module)."""
+
+    def __init__(self, dist):
+        self._dist, self._path, self._cache = dist, getattr(dist, "_path", None), {}
+
+    def _once(self, key, read):
+        if key not in self._cache:
+            self._cache[key] = read()
+        return self._cache[key]
+
+    @property
+    def files(self):
+        return self._once("files", lambda: self._dist.files)
+
+    @property
+    def requires(self):
+        return self._once("requires", lambda: self._dist.requires)
+
+    @property
+    def metadata(self):
+        return self._once("metadata", lambda: self._dist.metadata)
+
+    @property
+    def version(self):
+        return self._once("version", lambda: self._dist.version)
+
+    def read_text(self, name):
+        return self._once(("text", name), lambda: self._dist.read_text(name))
+
+    def locate_file(self, path):
+        return self._dist.locate_file(path)
+
+    def module_index(self):
+        """{module name: the files it may resolve to}, from the RECORD."""
+        return self._once("modules", lambda: _module_index(self))
+
+
 class Installed:
     """Every dist importlib.metadata sees, and the owners of each file their RECORDs list."""
 
     def __init__(self):
         self.dists = {}
-        for dist in importlib.metadata.distributions():
+        for dist in map(_Dist, importlib.metadata.distributions()):
             name = canonical_name(dist.metadata["Name"] or "")
             if name:
                 self.dists.setdefault(name, []).append(dist)
         self._owners = None
         self._tops = None
         self._real_dirs = {}
+        self._building = threading.Lock()  # the indexes are built once, by the first thread to ask
 
     def top_names(self):
         """Every top-level import name some installed dist ships."""
-        if self._tops is None:
-            self._tops = set()
-            for dists in self.dists.values():
-                for dist in dists:
-                    for file in dist.files or []:
-                        if file.parts:
-                            self._tops.add(_module_name(file.parts[0]) if len(file.parts) == 1 else file.parts[0])
-                    text = dist.read_text("top_level.txt") or ""
-                    self._tops.update(n.strip() for n in text.splitlines())
+        with self._building:
+            if self._tops is None:
+                tops = set()
+                for dists in self.dists.values():
+                    for dist in dists:
+                        tops.update(dist_tops(dist))
+                self._tops = tops
         return self._tops
 
     def get(self, name):
@@ -74,16 +145,25 @@ class Installed:
 
     def owners(self, path):
         """[(dist name, dist-info path, recorded hash)] of every RECORD that lists `path`."""
-        if self._owners is None:
-            self._owners = {}
-            for name, dists in self.dists.items():
-                for dist in dists:
-                    for file in dist.files or []:
-                        if file.parts and file.parts[-1].endswith((".py", ".so", ".pyd")):
-                            key = self._real(str(dist.locate_file(file)))
-                            digest = file.hash.value if file.hash else None
-                            self._owners.setdefault(key, []).append((name, _dist_path(dist), digest))
+        with self._building:
+            if self._owners is None:
+                owners = {}
+                for name, dists in self.dists.items():
+                    for dist in dists:
+                        for file in dist.files or []:
+                            if file.parts and file.parts[-1].endswith((".py", ".so", ".pyd")):
+                                key = self._real(str(dist.locate_file(file)))
+                                digest = file.hash.value if file.hash else None
+                                owners.setdefault(key, []).append((name, _dist_path(dist), digest))
+                self._owners = owners
         return self._owners.get(self._real(path), [])
+
+
+def dist_tops(dist):
+    """The top-level import names `dist` ships (its RECORD's first parts, its top_level.txt)."""
+    tops = {_module_name(f.parts[0]) if len(f.parts) == 1 else f.parts[0] for f in dist.files or [] if f.parts}
+    text = dist.read_text("top_level.txt") or ""
+    return tops | {n.strip() for n in text.splitlines()}
 
 
 def _dist_path(dist):
@@ -142,17 +222,23 @@ def dist_modules(dist, subpackages):
     return sorted([(m, False) for m in modules] + [(m, True) for m in subs - modules])
 
 
-def module_files(dist, module):
-    """The files of `dist` that `module` may resolve to."""
-    want = module.split(".")
-    out = []
+def _module_index(dist):
+    out = {}
     for f in dist.files or []:
         parts = list(f.parts)
-        if parts[-1] == "__init__.py" and parts[:-1] == want:
-            out.append(str(dist.locate_file(f)))
-        elif parts[:-1] == want[:-1] and _module_name(parts[-1]) == want[-1]:
-            out.append(str(dist.locate_file(f)))
+        name = _module_name(parts[-1]) if parts else None
+        if name is None:
+            continue
+        keys = [".".join(parts[:-1] + [name])] + ([".".join(parts[:-1])] if parts[-1] == "__init__.py" else [])
+        for key in keys:
+            out.setdefault(key, []).append(str(dist.locate_file(f)))
     return out
+
+
+def module_files(dist, module):
+    """The files of `dist` that `module` may resolve to (its `__init__.py` or module file)."""
+    index = dist.module_index() if isinstance(dist, _Dist) else _module_index(dist)
+    return list(index.get(module, ()))
 
 
 # ---- one import per child process ----------------------------------------------------------------

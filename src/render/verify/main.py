@@ -63,6 +63,11 @@ def automatic_baseline(installed, path):
     return "compare" if os.path.exists(path) else None
 
 
+def timed_call(phase, function, *args):
+    with timed(phase):
+        return function(*args)
+
+
 def write_atomic(path, text):
     tmp = "%s.tmp%d" % (path, os.getpid())
     with open(tmp, "w") as f:
@@ -97,6 +102,9 @@ def main():
     parser.add_argument("--plain", action="store_true",
                         help="no automatic baseline: do not record one before the change, nor compare with one after")
     parser.add_argument("--quiet", action="store_true", help="print nothing on stderr")
+    parser.add_argument("--profile", action="store_true",
+                        help="add where the time went (seconds per phase) to the report as `profile`; "
+                             "also PLANNER_VERIFY_PROFILE=1 in the environment")
     args = parser.parse_args()
     installed = Installed()
     auto = None if args.baseline or args.compare or args.plain else automatic_baseline(installed, args.baseline_file)
@@ -115,22 +123,26 @@ def main():
                                              ": " + text if text else ""))
 
     start = time.monotonic()
+    profiling = args.profile or os.environ.get("PLANNER_VERIFY_PROFILE", "") not in ("", "0")
     checks = [] if mode == "baseline" else check_versions(installed)
     for entry in checks:
         say(entry)
     # The smoke tests run beside the imports (the GPU ones mostly wait on the device).
     # So does `pip check` (it reads metadata only).
     smoke_pool = concurrent.futures.ThreadPoolExecutor(max_workers=2)
-    smoke_future = None if args.no_smoke else smoke_pool.submit(check_smoke, installed, say)
-    pip_future = smoke_pool.submit(check_pip, 300) if SPEC["pip_check"] else None
+    smoke_future = None if args.no_smoke else smoke_pool.submit(timed_call, "smoke tests", check_smoke, installed, say)
+    pip_future = smoke_pool.submit(timed_call, "pip check", check_pip, 300) if SPEC["pip_check"] else None
     budget, fork_notes = None, {}
     if not args.no_imports:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         timeout = args.timeout or SPEC["import_timeout"]
         seconds = args.budget if args.budget is not None else SPEC.get("budget")
+        # A failure the baseline recorded with the same error needs no confirming: pre-existing.
+        known = {c["name"].split(":", 1)[1]: c.get("error") for c in (baseline or {}).get("checks", [])
+                 if c.get("kind") == "import" and c.get("status") == "fail"}
         imports, budget, fork_notes = check_imports(installed, timeout, args.jobs or cores, mode == "baseline", say,
                                                     fork=not args.no_fork, budget=seconds,
-                                                    batch=max(1, args.batch))
+                                                    batch=max(1, args.batch), known=known)
         checks += imports
     if pip_future is not None:
         entry = pip_future.result()
@@ -142,7 +154,7 @@ def main():
         checks += smoke
     smoke_pool.shutdown()
     for command in args.test:
-        entry = run_test(command, args.test_timeout)
+        entry = timed_call("--test commands", run_test, command, args.test_timeout)
         say(entry)
         checks.append(entry)
     order = {"version": 0, "import": 1, "pip-check": 2, "smoke": 3, "test": 4}
@@ -173,6 +185,8 @@ def main():
         "checks": checks,
         "top_names": sorted(n for n in installed.top_names() if n),
     }
+    if profiling:
+        result["profile"] = profile_report(time.monotonic() - start)
     text = json.dumps(json_safe(result), indent=1) + "\n"
     for path in (args.baseline, args.report, args.baseline_file if auto == "record" else None):
         if path:

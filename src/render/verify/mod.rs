@@ -56,7 +56,16 @@ pub(crate) fn python_string_literal(json: &str) -> String {
 /// A report for a terminal: a headline, each failed check with its package and the last line
 /// of its error (regressions apart from what failed before), each skip with why, and the counts.
 pub(crate) fn report_text(report: &VerifyReport) -> String {
-    let mut out = String::new();
+    let mut out = headline(report);
+    write_failures(&mut out, report);
+    write_skips(&mut out, report);
+    write_notes(&mut out, report);
+    write_counts(&mut out, report);
+    out
+}
+
+/// `verify WHAT with PYTHON (Python X) [MODE]`, one line.
+fn headline(report: &VerifyReport) -> String {
     let what = match &report.plan {
         Some(plan) => format!("plan {} ({})", plan.kind, plan.title),
         None => "the environment".to_string(),
@@ -66,13 +75,17 @@ pub(crate) fn report_text(report: &VerifyReport) -> String {
         VerifyMode::Compare => " [after, compared with the baseline]",
         VerifyMode::Check => "",
     };
-    let _ = writeln!(
-        out,
-        "verify {what}{} with {} (Python {}){mode}",
+    format!(
+        "verify {what}{} with {} (Python {}){mode}\n",
         if report.all { ", --all" } else { "" },
         report.executable,
         report.python
-    );
+    )
+}
+
+/// The failed checks: regressions (or every failure outside a comparison), then those that
+/// failed before too.
+fn write_failures(out: &mut String, report: &VerifyReport) {
     let failed_line = |out: &mut String, f: &crate::verify::report::Failed| {
         let package = f
             .package
@@ -81,16 +94,10 @@ pub(crate) fn report_text(report: &VerifyReport) -> String {
             .unwrap_or_default();
         let _ = writeln!(out, "  FAIL {}{package}: {}", f.check, f.error);
     };
-    let regressions: Vec<_> = report
+    let (before, regressions): (Vec<_>, Vec<_>) = report
         .failed
         .iter()
-        .filter(|f| f.regression != Some(false))
-        .collect();
-    let before: Vec<_> = report
-        .failed
-        .iter()
-        .filter(|f| f.regression == Some(false))
-        .collect();
+        .partition(|f| f.regression == Some(false));
     if !regressions.is_empty() {
         let _ = writeln!(
             out,
@@ -102,30 +109,40 @@ pub(crate) fn report_text(report: &VerifyReport) -> String {
             }
         );
         for f in regressions {
-            failed_line(&mut out, f);
+            failed_line(out, f);
         }
     }
     if !before.is_empty() {
         let _ = writeln!(out, "failing before too (not blamed on the plan):");
         for f in before {
-            failed_line(&mut out, f);
+            failed_line(out, f);
         }
     }
+}
+
+/// The smoke and version checks that were skipped, with why (import skips are only counted).
+fn write_skips(out: &mut String, report: &VerifyReport) {
     let skipped: Vec<_> = report
         .skipped()
         .filter(|c| c.kind == "smoke" || c.kind == "version")
         .collect();
-    if !skipped.is_empty() {
-        let _ = writeln!(out, "skipped (not run here, not passed):");
-        for check in skipped {
-            let _ = writeln!(
-                out,
-                "  skip {}: {}",
-                check.name,
-                check.detail.as_deref().unwrap_or("")
-            );
-        }
+    if skipped.is_empty() {
+        return;
     }
+    let _ = writeln!(out, "skipped (not run here, not passed):");
+    for check in skipped {
+        let _ = writeln!(
+            out,
+            "  skip {}: {}",
+            check.name,
+            check.detail.as_deref().unwrap_or("")
+        );
+    }
+}
+
+/// What the baseline did (recorded, compared), the failures no baseline covered, and what the
+/// `--all` budget reached.
+fn write_notes(out: &mut String, report: &VerifyReport) {
     if let Some(baseline) = &report.baseline {
         if baseline.recorded {
             let _ = writeln!(
@@ -166,6 +183,10 @@ pub(crate) fn report_text(report: &VerifyReport) -> String {
             }
         );
     }
+}
+
+/// The last line: the counts, the seconds and the verdict.
+fn write_counts(out: &mut String, report: &VerifyReport) {
     let s = &report.summary;
     let imports_skipped = report.skipped().filter(|c| c.kind == "import").count();
     let _ = write!(
@@ -188,7 +209,6 @@ pub(crate) fn report_text(report: &VerifyReport) -> String {
         (false, _) => "FAILED",
     };
     let _ = writeln!(out, " in {:.1}s: {verdict}", report.seconds);
-    out
 }
 
 #[cfg(test)]

@@ -161,9 +161,9 @@ fn a_module_the_new_release_no_longer_ships_is_removed_unless_something_left_imp
         let judged = eval(
             &script,
             &format!(
-                "(m.SPEC.update(expect=[{{'name': 'pip'}}], dists={dists}), \
+                "(m.SPEC.update(expect=[{{'name': 'pip'}}], dists={dists}), setattr(m, 'CHANGED', frozenset(['pip'])), \
                   [m.dropped_module(m.Installed(), {{'module': mod, 'dist': dist}}, {{'missing': missing}}) \
-                   for mod, dist, missing in {cases}], m.Installed().version('pip'))[1:]"
+                   for mod, dist, missing in {cases}], m.Installed().version('pip'))[2:]"
             ),
         );
         let (judged, version): (serde_json::Value, String) = serde_json::from_str(&judged).unwrap();
