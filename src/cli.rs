@@ -265,6 +265,15 @@ pub struct ReviewArgs {
     /// Also write SARIF 2.1.0 to this file (the same review; for code scanning).
     #[arg(long, value_name = "FILE")]
     pub sarif_file: Option<PathBuf>,
+    /// With --venv: try the plan each changed pin makes (as pinned) and the safer plan, each in
+    /// a throw-away copy of the venv (as `planner try` does), and show what each measured; pins
+    /// that measure a regression as pinned exit 1.
+    #[arg(long = "try", requires = "venv")]
+    pub try_plans: bool,
+    /// With --try: a test command run with `sh -c` in each copy before and after its plan;
+    /// repeat for more.
+    #[arg(long = "test", value_name = "CMD", requires = "try_plans")]
+    pub tests: Vec<String>,
 }
 
 /// `planner diff`.

@@ -40,7 +40,9 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
         ));
     }
     let targets = targets(settings, printer)?;
-    let index = crate::index::Index::new(settings.index.resolve(None)?, printer)?;
+    let index_settings = settings.index.resolve(None)?;
+    let index_url = super::propose::first_index_url(&index_settings);
+    let index = crate::index::Index::new(index_settings, printer)?;
     let request = ProposeRequest {
         binary: index.binary_policy().clone(),
         now: Some(crate::clock::now()),
@@ -56,6 +58,16 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
     };
     crate::review::links::annotate(&mut review, &index, crate::clock::now(), web.as_ref());
     index.finish_progress();
+    if let (Some(trial), Some(venv)) = (&settings.trial, &settings.venv) {
+        try_findings(
+            &mut review,
+            venv,
+            trial,
+            settings,
+            index_url.as_deref(),
+            printer,
+        )?;
+    }
     for problem in &review.problems {
         let at = problem
             .line
@@ -107,6 +119,23 @@ fn gate(settings: &ReviewSettings, review: &Review, printer: &Printer) -> ExitSt
             ));
         }
     }
+    for finding in &review.findings {
+        let regressions = finding.measured_regressions();
+        if !regressions.is_empty() {
+            let more = match regressions.len() {
+                n @ 6.. => format!("; and {} more", n - 5),
+                _ => String::new(),
+            };
+            reasons.push(format!(
+                "`{}` ({}:{}) measured {} regression(s) as pinned (--try): {}{more}",
+                finding.pin.requirement,
+                finding.pin.file,
+                finding.pin.line,
+                regressions.len(),
+                regressions[..regressions.len().min(5)].join("; ")
+            ));
+        }
+    }
     let unjudged = review.unjudged();
     if settings.fail_on_unjudged && unjudged > 0 {
         reasons.push(format!(
@@ -120,6 +149,60 @@ fn gate(settings: &ReviewSettings, review: &Review, printer: &Printer) -> ExitSt
         printer.warn(&reason);
     }
     ExitStatus::UserActionRequired
+}
+
+/// `--try`: for each finding, its plan as pinned and its safer plan, each tried in a throw-away
+/// copy of `venv` ([`super::try_::try_plan`]); the same plan (by title and changes) once.
+fn try_findings(
+    review: &mut Review,
+    venv: &std::path::Path,
+    trial: &crate::settings::ReviewTrial,
+    settings: &ReviewSettings,
+    index_url: Option<&str>,
+    printer: &Printer,
+) -> miette::Result<()> {
+    let original = super::try_::Original::of(super::try_::Chosen::Venv(venv.to_path_buf()));
+    let critical = crate::interrupt::Critical::enter();
+    let trial_settings = super::try_::TrialSettings {
+        tests: &trial.tests,
+        keep: None,
+        index_url,
+        policy: &settings.policy,
+        run: &trial.run,
+    };
+    let mut done: Vec<(String, crate::review::MeasuredPlan)> = Vec::new();
+    let mut try_one = |plan: &crate::plan::Plan, what: &str| -> miette::Result<_> {
+        let key = serde_json::to_string(&plan.changes).unwrap_or_default();
+        if let Some((_, measured)) = done.iter().find(|(k, _)| *k == key) {
+            return Ok(Some(measured.clone()));
+        }
+        printer.note(&format!(
+            "trying {what} ({}) in a copy of {}",
+            plan.title,
+            venv.display()
+        ));
+        let tried = super::try_::try_plan(plan, &original, &trial_settings, &critical, printer)?;
+        let measured = crate::review::MeasuredPlan::new(&plan.title, tried);
+        done.push((key, measured.clone()));
+        Ok(Some(measured))
+    };
+    for finding in &mut review.findings {
+        let what = format!("`{}` as pinned", finding.pin.requirement);
+        for verdict in &mut finding.targets {
+            let pinned = match &verdict.pinned {
+                Some(plan) => try_one(plan, &what)?,
+                None => None,
+            };
+            let safer = match &verdict.safer {
+                Some(plan) => try_one(plan, "the safer plan")?,
+                None => None,
+            };
+            if pinned.is_some() || safer.is_some() {
+                verdict.tried = Some(Box::new(crate::review::Measured { pinned, safer }));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The targets: the venv's or the snapshot's real environment, or each `--python-version` with

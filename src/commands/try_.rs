@@ -115,15 +115,27 @@ pub(crate) fn try_plan(
     }
     let spec = crate::verify::select(Some(plan), &inventory, settings.policy, false);
     let script = crate::render::verify::script(&spec);
-    let steps = install_steps(plan, settings.index_url, &copy, installer, work.path())?;
-    let outcome = if installer == Installer::Pip && inventory.get(&pip_name()).is_none() {
-        not_tried(
+    let no_pip = installer == Installer::Pip && inventory.get(&pip_name()).is_none();
+    let outer = no_pip
+        .then(|| outer_pip(&[&copy.root, original.path()]))
+        .flatten();
+    let steps = install_steps(
+        plan,
+        settings.index_url,
+        &copy,
+        installer,
+        work.path(),
+        outer.as_ref(),
+    )?;
+    let outcome = if no_pip && outer.is_none() {
+        TrialOutcome::not_tried(
             installer,
-            "no uv on PATH and no pip in the environment: nothing can apply the plan \
-             (install uv, or pip into the venv)",
+            "no uv on PATH, no pip in the environment, and no python3 on PATH with pip 22.3 or \
+             newer to run against it: nothing can apply the plan (install uv, or pip into the \
+             venv)",
         )
     } else {
-        trial::measure(
+        let mut outcome = trial::measure(
             &copy,
             &TrialInput {
                 script: &script,
@@ -134,7 +146,9 @@ pub(crate) fn try_plan(
                 work: work.path(),
             },
             critical,
-        )?
+        )?;
+        outcome.installer_note = outer.map(|o| o.note);
+        outcome
     };
     let tried = Tried {
         outcome,
@@ -506,6 +520,7 @@ fn install_steps(
     copy: &VenvCopy,
     installer: Installer,
     work: &Path,
+    outer: Option<&OuterPip>,
 ) -> miette::Result<Vec<Vec<String>>> {
     let planned: Vec<&Vec<String>> = plan.commands.iter().flat_map(|c| c.pip.iter()).collect();
     let index_url = plan_index_url(plan, index_url);
@@ -525,7 +540,7 @@ fn install_steps(
             files_dir: Some(work.display().to_string()),
             constraints: true,
             allow_build,
-            pip_outside: false,
+            pip_outside: outer.is_some(),
         },
     )?;
     for (name, content) in [
@@ -535,10 +550,74 @@ fn install_steps(
         std::fs::write(work.join(name), content)
             .map_err(|err| miette!("cannot write {name} in {}: {err}", work.display()))?;
     }
-    Ok(match installer {
-        Installer::Uv => files.uv,
-        Installer::Pip => files.pip,
+    Ok(match (installer, outer) {
+        (Installer::Uv, _) => files.uv,
+        (Installer::Pip, None) => files.pip,
+        (Installer::Pip, Some(outer)) => files.pip.into_iter().map(|s| outer.step(s)).collect(),
     })
+}
+
+/// The pip that applies a plan to a copy without one: an interpreter outside the copy and the
+/// original with pip 22.3 or newer (`--python`).
+#[derive(Debug, Clone)]
+struct OuterPip {
+    /// Its absolute path.
+    python: PathBuf,
+    /// What the report says of it.
+    note: String,
+}
+
+impl OuterPip {
+    /// `python3 -m pip --python COPY ...` (the install script's form for a venv without pip)
+    /// with this interpreter's absolute path and `-B` (no bytecode written outside the copy).
+    /// The steps run with the copy activated: a bare `python3` would be the copy's, without pip.
+    fn step(&self, mut argv: Vec<String>) -> Vec<String> {
+        if argv.first().is_some_and(|t| t == "python3") {
+            argv[0] = self.python.display().to_string();
+            argv.insert(1, "-B".to_string());
+        }
+        argv
+    }
+}
+
+/// The first `python3` on PATH, outside `exclude` (the copy, the original), whose pip runs and
+/// is 22.3 or newer.
+fn outer_pip(exclude: &[&Path]) -> Option<OuterPip> {
+    let path = crate::env_vars::EnvVars::process().get_os("PATH")?;
+    let excluded: Vec<PathBuf> = exclude
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("python3"))
+        .filter(|python| python.is_absolute() && python.is_file())
+        .filter(|python| {
+            let real = std::fs::canonicalize(python.parent().unwrap_or(python));
+            !real.is_ok_and(|real| excluded.iter().any(|e| real.starts_with(e)))
+        })
+        .find_map(|python| {
+            let out = std::process::Command::new(&python)
+                .args(["-B", "-m", "pip", "--version"])
+                .stdin(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .output()
+                .ok()
+                .filter(|out| out.status.success())?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            let version = text.split_whitespace().nth(1)?.to_string();
+            let parts: Vec<u32> = version
+                .split('.')
+                .take(2)
+                .map_while(|p| p.parse().ok())
+                .collect();
+            (parts.as_slice() >= [22, 3].as_slice()).then(|| OuterPip {
+                note: format!(
+                    "the copy has no pip: pip {version} of {} ran against it (`-m pip --python`)",
+                    python.display()
+                ),
+                python,
+            })
+        })
 }
 
 /// `--index-url`, else the index the plan's commands name.
@@ -553,20 +632,4 @@ fn plan_index_url(plan: &Plan, index_url: Option<&str>) -> Option<String> {
                     .map(|pair| pair[1].clone())
             })
     })
-}
-
-fn not_tried(installer: Installer, reason: &str) -> TrialOutcome {
-    TrialOutcome {
-        verdict: Verdict::NotTried,
-        reason: Some(reason.to_string()),
-        installer,
-        steps: Vec::new(),
-        baseline: None,
-        verify: None,
-        failed: Vec::new(),
-        report: None,
-        tests: Vec::new(),
-        regressions: Vec::new(),
-        seconds: 0.0,
-    }
 }

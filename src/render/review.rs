@@ -15,7 +15,7 @@ use super::markdown::cell;
 use super::text::movement;
 use crate::plan::{Blocker, Change, Plan, Reason};
 use crate::review::analysis::TargetVerdict;
-use crate::review::{Finding, Review, Unresolved};
+use crate::review::{Finding, MeasuredPlan, Review, Unresolved};
 use crate::risk::RiskLevel;
 use crate::terminal::escape;
 
@@ -329,7 +329,53 @@ fn verdict_text(v: &TargetVerdict) -> String {
             changes_text(plan)
         );
     }
+    for (what, measured) in measured_plans(v) {
+        let _ = writeln!(out, "    tried {what}: {}", measured_line(measured));
+        for r in &measured.tried.outcome.regressions {
+            let _ = writeln!(out, "      FAIL {r}");
+        }
+        for r in &measured.tried.outcome.removed {
+            let _ = writeln!(
+                out,
+                "      gone {r} (removed by the plan, not a regression)"
+            );
+        }
+        if let Some(note) = &measured.tried.outcome.installer_note {
+            let _ = writeln!(out, "      installer: {note}");
+        }
+    }
     out
+}
+
+/// `review --try`: the plans tried on this target, named ("as pinned", "safer").
+fn measured_plans(v: &TargetVerdict) -> Vec<(&'static str, &MeasuredPlan)> {
+    let Some(tried) = &v.tried else {
+        return Vec::new();
+    };
+    [("as pinned", &tried.pinned), ("safer", &tried.safer)]
+        .into_iter()
+        .filter_map(|(what, m)| Some((what, m.as_ref()?)))
+        .collect()
+}
+
+/// "REGRESSED: 2 regression(s) in 48 checks and 0 test(s), 3.2s".
+fn measured_line(m: &MeasuredPlan) -> String {
+    format!("{}: {}", super::trial::verdict_word(&m.tried), m.summary)
+}
+
+/// The markdown table's `measured` cell: the pinned plan's verdict, then the safer plan's.
+fn measured_cell(f: &Finding) -> String {
+    let words: Vec<String> = f
+        .targets
+        .iter()
+        .flat_map(measured_plans)
+        .map(|(what, m)| format!("{what}: {}", super::trial::verdict_word(&m.tried)))
+        .collect();
+    if words.is_empty() {
+        "-".to_string()
+    } else {
+        words.join("; ")
+    }
 }
 
 /// The documented JSON.
@@ -348,9 +394,16 @@ pub(crate) fn markdown(review: &Review) -> String {
     if review.findings.is_empty() {
         let _ = writeln!(out, "No forced or pinned versions were added or changed.\n");
     } else {
-        out.push_str(
-            "| risk | where | pin | kind | breaks | safer plan |\n|---|---|---|---|---|---|\n",
-        );
+        let tried = review
+            .findings
+            .iter()
+            .any(|f| f.targets.iter().any(|v| v.tried.is_some()));
+        out.push_str(if tried {
+            "| risk | where | pin | kind | breaks | safer plan | measured (--try) |\n\
+             |---|---|---|---|---|---|---|\n"
+        } else {
+            "| risk | where | pin | kind | breaks | safer plan |\n|---|---|---|---|---|---|\n"
+        });
         for f in &review.findings {
             let breaks: Vec<String> = f
                 .targets
@@ -378,9 +431,14 @@ pub(crate) fn markdown(review: &Review) -> String {
                 }
                 _ => place,
             };
+            let measured = if tried {
+                format!(" {} |", cell(&measured_cell(f)))
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 out,
-                "| **{}** | {place}{also} | `{}` | {} | {} | {} |",
+                "| **{}** | {place}{also} | `{}` | {} | {} | {} |{measured}",
                 cell(&level_text(f)),
                 cell(&f.pin.requirement.to_string()),
                 f.pin.kind.label(),
@@ -496,9 +554,35 @@ fn markdown_details(out: &mut String, f: &Finding) {
                 }
             }
         }
+        markdown_measured(out, v);
         out.push('\n');
     }
     out.push_str("</details>\n\n");
+}
+
+/// `review --try`: what each plan measured, its regressions and the modules it removed.
+fn markdown_measured(out: &mut String, v: &TargetVerdict) {
+    for (what, m) in measured_plans(v) {
+        let _ = writeln!(
+            out,
+            "\nMeasured {what} (`planner try`, {}): **{}**\n",
+            cell(&m.title),
+            cell(&measured_line(m))
+        );
+        for r in &m.tried.outcome.regressions {
+            let _ = writeln!(out, "- regression: `{}`", cell(&r.replace('`', "'")));
+        }
+        for r in &m.tried.outcome.removed {
+            let _ = writeln!(
+                out,
+                "- removed by the plan (not a regression): `{}`",
+                cell(&r.replace('`', "'"))
+            );
+        }
+        if let Some(note) = &m.tried.outcome.installer_note {
+            let _ = writeln!(out, "- installer: {}", cell(note));
+        }
+    }
 }
 
 /// Escape workflow-command data (`%`, CR, LF).

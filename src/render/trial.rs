@@ -176,6 +176,9 @@ pub(crate) fn text(report: &TryReport<'_>) -> String {
         escape(&report.environment.display().to_string())
     );
     let _ = writeln!(out, "  copy: {}", copy_summary(&report.tried.copy));
+    if let Some(note) = &o.installer_note {
+        let _ = writeln!(out, "  installer: {}", escape(note));
+    }
     if let Some(b) = &o.baseline {
         let _ = writeln!(
             out,
@@ -210,6 +213,12 @@ pub(crate) fn text(report: &TryReport<'_>) -> String {
         out.push_str("regressions (passed before the plan, fail after it):\n");
         for r in &o.regressions {
             let _ = writeln!(out, "  FAIL {}", escape(r));
+        }
+    }
+    if !o.removed.is_empty() {
+        out.push_str("removed by the plan (not regressions: nothing left imports them):\n");
+        for r in &o.removed {
+            let _ = writeln!(out, "  gone {}", escape(r));
         }
     }
     let before: Vec<_> = o
@@ -324,7 +333,15 @@ pub(crate) fn markdown(report: &TryReport<'_>) -> String {
         "| copy | {} |",
         cell(&copy_summary(&report.tried.copy))
     );
-    let _ = writeln!(out, "| installer | {} |", installer_word(o.installer));
+    let _ = writeln!(
+        out,
+        "| installer | {}{} |",
+        installer_word(o.installer),
+        o.installer_note
+            .as_deref()
+            .map(|n| format!(": {}", cell(n)))
+            .unwrap_or_default()
+    );
     let _ = writeln!(
         out,
         "| original | {} |",
@@ -343,6 +360,15 @@ pub(crate) fn markdown(report: &TryReport<'_>) -> String {
     if !o.regressions.is_empty() {
         out.push_str("\n**Regressions** (passed before the plan, fail after it):\n\n");
         for r in &o.regressions {
+            let _ = writeln!(out, "- `{}`", r.replace('`', "'"));
+        }
+    }
+    if !o.removed.is_empty() {
+        out.push_str(
+            "\n**Removed by the plan** (not regressions: nothing left in the environment imports \
+             them):\n\n",
+        );
+        for r in &o.removed {
             let _ = writeln!(out, "- `{}`", r.replace('`', "'"));
         }
     }
@@ -421,6 +447,16 @@ pub(crate) fn proposal_text(proposal: &Proposal, tried: &[Option<Tried>]) -> Str
             .flat_map(|o| o.outcome.regressions.iter().take(5))
         {
             let _ = writeln!(out, "      FAIL {}", escape(r));
+        }
+        for r in one.iter().flat_map(|o| o.outcome.removed.iter().take(5)) {
+            let _ = writeln!(
+                out,
+                "      gone {} (removed by the plan, not a regression)",
+                escape(r)
+            );
+        }
+        if let Some(note) = one.as_ref().and_then(|o| o.outcome.installer_note.as_ref()) {
+            let _ = writeln!(out, "      installer: {}", escape(note));
         }
     }
     match recommended(proposal, tried) {

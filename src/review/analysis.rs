@@ -69,6 +69,14 @@ pub(crate) struct TargetVerdict {
     /// The safer alternative, when one exists: move the blockers, or move the dependents the
     /// pin breaks along ([`safer_plan`]).
     pub safer: Option<Plan>,
+    /// The plan the pin makes as pinned: the forced override when it breaks something, the
+    /// plan as asked otherwise (what `review --try` applies; not in the JSON: `risk` is its
+    /// score, focused on the pin).
+    #[serde(skip)]
+    pub pinned: Option<Plan>,
+    /// `review --try`: what the pinned and the safer plan measured in copies of the venv.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tried: Option<Box<super::Measured>>,
     /// Why the pin could not be judged on this target, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -130,6 +138,8 @@ impl<'a> Analyzer<'a> {
             narrows: Vec::new(),
             risk: None,
             safer: None,
+            pinned: None,
+            tried: None,
             note: None,
             remark: None,
         };
@@ -189,7 +199,8 @@ impl<'a> Analyzer<'a> {
         match &proposal.conflict {
             Some(conflict) => {
                 verdict.breaks = conflict.blockers.clone();
-                verdict.risk = find(PlanKind::ForcedOverride).map(|p| p.risk.clone());
+                verdict.pinned = find(PlanKind::ForcedOverride).cloned();
+                verdict.risk = verdict.pinned.as_ref().map(|p| p.risk.clone());
                 verdict.safer = safer_plan(&proposal.plans)
                     .or_else(|| find(PlanKind::MoveBlockers))
                     .cloned();
@@ -203,6 +214,7 @@ impl<'a> Analyzer<'a> {
             }
             None => {
                 let asked = find(PlanKind::Upgrade);
+                verdict.pinned = asked.cloned();
                 verdict.risk = asked.map(|p| p.risk.clone());
                 if asked.is_some_and(Plan::predicts_break) {
                     verdict.safer = safer_plan(&proposal.plans).cloned();

@@ -28,6 +28,7 @@ use self::analysis::{Analyzer, Sibling, Target, TargetVerdict};
 use self::git::{GitError, Repo, Revision};
 use self::pins::{ParseProblem, Pin, PinKind};
 use crate::risk::RiskLevel;
+use crate::trial::{Tried, Verdict};
 
 /// `schema` of `planner review --format json`.
 pub(crate) const REVIEW_SCHEMA: &str = "planner-review/1";
@@ -79,6 +80,56 @@ impl Finding {
     /// Whether it breaks a requirement on any target.
     pub(crate) fn breaks(&self) -> bool {
         self.targets.iter().any(|t| !t.breaks.is_empty())
+    }
+
+    /// `review --try`: the regressions its plan as pinned measured, on every target tried.
+    pub(crate) fn measured_regressions(&self) -> Vec<&str> {
+        self.targets
+            .iter()
+            .filter_map(|t| t.tried.as_ref()?.pinned.as_ref())
+            .filter(|m| m.regressed())
+            .flat_map(|m| m.tried.outcome.regressions.iter().map(String::as_str))
+            .collect()
+    }
+}
+
+/// `review --try`: the plans of one target verdict, each tried in a throw-away copy of the venv.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Measured {
+    /// The plan the pin makes, as pinned (`None`: there is none to try).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pinned: Option<MeasuredPlan>,
+    /// The safer plan (`None`: none is offered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub safer: Option<MeasuredPlan>,
+}
+
+/// One plan tried.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct MeasuredPlan {
+    /// The plan's title.
+    pub title: String,
+    /// "0 regression(s) in 41 checks and 2 test(s), 12.3s", or why it was not tried.
+    pub summary: String,
+    /// The trial, its copy and the original's check (the whole verify report left out).
+    #[serde(flatten)]
+    pub tried: Tried,
+}
+
+impl MeasuredPlan {
+    /// `tried` of the plan titled `title`, without the whole verify report.
+    pub(crate) fn new(title: &str, mut tried: Tried) -> MeasuredPlan {
+        tried.outcome.report = None;
+        MeasuredPlan {
+            title: title.to_string(),
+            summary: tried.summary(),
+            tried,
+        }
+    }
+
+    /// Applied and something regressed.
+    pub(crate) fn regressed(&self) -> bool {
+        self.tried.outcome.verdict == Verdict::Regressed
     }
 }
 

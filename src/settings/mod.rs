@@ -35,6 +35,7 @@ pub(crate) use crate::settings::inspect::{
 };
 pub(crate) use crate::settings::planning::{
     OutdatedSettings, ProposeSettings, ProposeTrial, ResolveSettings, ReviewFormat, ReviewSettings,
+    ReviewTrial,
 };
 use crate::settings::planning::{propose, review};
 use crate::settings::sources::{Sources, environment};

@@ -66,6 +66,17 @@ pub(crate) struct ReviewSettings {
     /// The repository's web home from GitHub Actions (`GITHUB_SERVER_URL` and
     /// `GITHUB_REPOSITORY`), for permalinks; else the command asks `git remote get-url origin`.
     pub actions_repository: Option<(String, String)>,
+    /// `--try`: the plans tried in copies of the `--venv`.
+    pub trial: Option<Box<ReviewTrial>>,
+}
+
+/// `review --try`.
+#[derive(Debug)]
+pub(crate) struct ReviewTrial {
+    /// `--test` command lines.
+    pub tests: Vec<String>,
+    /// Passed through to `verify.py`.
+    pub run: crate::verify::run::RunOptions,
 }
 
 /// `propose --try`.
@@ -237,6 +248,12 @@ pub(super) fn review(
         index: IndexOptions::new(&args.index, sources)?,
         format: args.format.into(),
         sarif_file: args.sarif_file,
+        trial: args.try_plans.then(|| {
+            Box::new(ReviewTrial {
+                tests: args.tests.clone(),
+                run: crate::verify::run::RunOptions::default(),
+            })
+        }),
         actions_repository: sources
             .env
             .get("GITHUB_SERVER_URL")

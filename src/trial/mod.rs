@@ -23,7 +23,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::interrupt::Critical;
-use crate::verify::report::{Failed, Summary};
+use crate::verify::report::{Failed, Summary, VerifyReport};
 use crate::verify::run::{self, RunOptions, VerifyError};
 
 pub(crate) use copy::{CopyMethod, CopyStats, FreshStats, VenvCopy};
@@ -104,6 +104,10 @@ pub(crate) struct TrialOutcome {
     pub reason: Option<String>,
     /// The installer used.
     pub installer: Installer,
+    /// How the installer ran when not as the copy's own (the copy has no pip: the pip of an
+    /// outer interpreter, named, ran against it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub installer_note: Option<String>,
     /// Each step's argv and how it ended.
     pub steps: Vec<Step>,
     /// The verification counts before the plan.
@@ -112,6 +116,10 @@ pub(crate) struct TrialOutcome {
     pub verify: Option<Summary>,
     /// Every check that failed after the plan, with `regression`.
     pub failed: Vec<Failed>,
+    /// Modules the plan removed: the changed dist's new release does not ship them and nothing
+    /// left in the environment imports them (`import:x (dist): why`), not regressions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<String>,
     /// The whole `planner-verify/2` comparison report.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report: Option<serde_json::Value>,
@@ -187,6 +195,35 @@ pub(crate) enum TrialError {
     },
 }
 
+impl TrialOutcome {
+    /// Nothing run yet with `installer`: not tried, no reason given.
+    pub(crate) fn empty(installer: Installer) -> TrialOutcome {
+        TrialOutcome {
+            verdict: Verdict::NotTried,
+            reason: None,
+            installer,
+            installer_note: None,
+            steps: Vec::new(),
+            baseline: None,
+            verify: None,
+            failed: Vec::new(),
+            removed: Vec::new(),
+            report: None,
+            tests: Vec::new(),
+            regressions: Vec::new(),
+            seconds: 0.0,
+        }
+    }
+
+    /// Not tried, and why.
+    pub(crate) fn not_tried(installer: Installer, reason: &str) -> TrialOutcome {
+        TrialOutcome {
+            reason: Some(reason.to_string()),
+            ..TrialOutcome::empty(installer)
+        }
+    }
+}
+
 /// Measure the plan in `copy`: baseline, tests, steps, comparison, tests again.
 pub(crate) fn measure(
     copy: &VenvCopy,
@@ -194,141 +231,176 @@ pub(crate) fn measure(
     critical: &Critical,
 ) -> Result<TrialOutcome, TrialError> {
     let started = Instant::now();
-    let python = copy.python();
-    let mut outcome = TrialOutcome {
-        verdict: Verdict::NotTried,
-        reason: None,
-        installer: input.installer,
-        steps: Vec::new(),
-        baseline: None,
-        verify: None,
-        failed: Vec::new(),
-        report: None,
-        tests: Vec::new(),
-        regressions: Vec::new(),
-        seconds: 0.0,
+    let mut outcome = TrialOutcome::empty(input.installer);
+    let trial = Trial {
+        copy,
+        input,
+        critical,
     };
-    let finish = |mut outcome: TrialOutcome, reason: Option<String>| {
-        outcome.reason = reason;
-        outcome.seconds = started.elapsed().as_secs_f64();
-        Ok(outcome)
-    };
-    let baseline_file = input.work.join("verify-baseline.json");
-    let options = |mode: RunOptions| RunOptions {
-        timeout: input.verify.timeout,
-        jobs: input.verify.jobs,
-        no_smoke: input.verify.no_smoke,
-        activate: Some(copy.root.clone()),
-        ..mode
-    };
-    let baseline = run::run(
-        &python,
-        input.script,
-        &options(RunOptions {
+    outcome.reason = trial.phases(&mut outcome)?;
+    if outcome.reason.is_none() {
+        outcome.verdict = if outcome.regressions.is_empty() {
+            Verdict::Clean
+        } else {
+            Verdict::Regressed
+        };
+    }
+    outcome.seconds = started.elapsed().as_secs_f64();
+    Ok(outcome)
+}
+
+/// One trial's parts, for its phases.
+struct Trial<'a> {
+    copy: &'a VenvCopy,
+    input: &'a TrialInput<'a>,
+    critical: &'a Critical,
+}
+
+impl Trial<'_> {
+    /// Each phase in order into `outcome`; `Ok(Some(why))` when one stopped the trial (not
+    /// tried), `Ok(None)` when the comparison and the tests after it ran.
+    fn phases(&self, outcome: &mut TrialOutcome) -> Result<Option<String>, TrialError> {
+        let baseline_file = self.input.work.join("verify-baseline.json");
+        match self.verify(RunOptions {
             baseline: Some(baseline_file.clone()),
             ..RunOptions::default()
-        }),
-    );
-    check_interrupt(critical)?;
-    match baseline {
-        Ok((report, _)) => outcome.baseline = Some(report.summary),
-        Err(err) => {
-            return finish(
-                outcome,
-                Some(format!("the baseline failed: {}", verify_error(&err))),
-            );
+        })? {
+            Ok((report, _)) => outcome.baseline = Some(report.summary),
+            Err(err) => return Ok(Some(format!("the baseline failed: {}", verify_error(&err)))),
         }
-    }
-    for test in input.tests {
-        let before = exec::run_shell(test, &copy.root, critical).map_err(spawn(test))?;
-        check_interrupt(critical)?;
-        outcome.tests.push(TestRun {
-            command: test.clone(),
-            before,
-            after: None,
-            regression: false,
-        });
-    }
-    for (i, argv) in input.steps.iter().enumerate() {
-        let ran = exec::run_argv(argv, &copy.root, critical).map_err(spawn(&argv.join(" ")))?;
-        check_interrupt(critical)?;
-        let ok = ran.ok();
-        let why = (!ok).then(|| {
-            format!(
-                "step {} of {} failed ({}): {}",
-                i + 1,
-                input.steps.len(),
-                ran.status_text(),
-                ran.tail.lines().last().unwrap_or("")
-            )
-        });
-        outcome.steps.push(Step {
-            argv: argv.clone(),
-            ran,
-        });
-        if let Some(why) = why {
-            return finish(
-                outcome,
-                Some(format!("the plan could not be installed: {why}")),
-            );
+        for test in self.input.tests {
+            let before = self.shell(test)?;
+            outcome.tests.push(TestRun {
+                command: test.clone(),
+                before,
+                after: None,
+                regression: false,
+            });
         }
-    }
-    let compare = run::run(
-        &python,
-        input.script,
-        &options(RunOptions {
+        if let Some(why) = self.install(outcome)? {
+            return Ok(Some(format!("the plan could not be installed: {why}")));
+        }
+        let compared = self.verify(RunOptions {
             compare: Some(baseline_file),
-            report: Some(input.work.join("verify-report.json")),
+            report: Some(self.input.work.join("verify-report.json")),
             ..RunOptions::default()
-        }),
-    );
-    check_interrupt(critical)?;
-    let (report, document) = match compare {
-        Ok(pair) => pair,
-        Err(err) => {
-            return finish(
-                outcome,
-                Some(format!(
+        })?;
+        match compared {
+            Ok((report, document)) => record_comparison(outcome, report, document),
+            Err(err) => {
+                return Ok(Some(format!(
                     "the verification after the plan failed: {}",
                     verify_error(&err)
-                )),
-            );
+                )));
+            }
         }
-    };
-    for failed in report.failed.iter().filter(|f| f.regression != Some(false)) {
-        let package = failed
-            .package
-            .as_deref()
-            .map(|p| format!(" ({p})"))
-            .unwrap_or_default();
-        outcome
-            .regressions
-            .push(format!("{}{package}: {}", failed.check, failed.error));
+        for test in &mut outcome.tests {
+            let after = self.shell(&test.command)?;
+            test.regression = test.before.ok() && !after.ok();
+            if test.regression {
+                outcome.regressions.push(format!(
+                    "test `{}`: {} (passed before): {}",
+                    test.command,
+                    after.status_text(),
+                    after.tail.lines().last().unwrap_or("")
+                ));
+            }
+            test.after = Some(after);
+        }
+        Ok(None)
     }
+
+    /// `verify.py` in the copy, activated, with the trial's `--timeout`, `--jobs`, `--no-smoke`.
+    fn verify(
+        &self,
+        mode: RunOptions,
+    ) -> Result<Result<(VerifyReport, serde_json::Value), VerifyError>, TrialError> {
+        let verify = &self.input.verify;
+        let ran = run::run(
+            &self.copy.python(),
+            self.input.script,
+            &RunOptions {
+                timeout: verify.timeout,
+                jobs: verify.jobs,
+                no_smoke: verify.no_smoke,
+                activate: Some(self.copy.root.clone()),
+                ..mode
+            },
+        );
+        check_interrupt(self.critical)?;
+        Ok(ran)
+    }
+
+    /// A `--test` command in the copy.
+    fn shell(&self, command: &str) -> Result<Ran, TrialError> {
+        let ran =
+            exec::run_shell(command, &self.copy.root, self.critical).map_err(spawn(command))?;
+        check_interrupt(self.critical)?;
+        Ok(ran)
+    }
+
+    /// The install steps, in order, each recorded; the first that fails ends them (its why).
+    fn install(&self, outcome: &mut TrialOutcome) -> Result<Option<String>, TrialError> {
+        let steps = self.input.steps;
+        for (i, argv) in steps.iter().enumerate() {
+            let ran = exec::run_argv(argv, &self.copy.root, self.critical)
+                .map_err(spawn(&argv.join(" ")))?;
+            check_interrupt(self.critical)?;
+            let why = (!ran.ok()).then(|| {
+                format!(
+                    "step {} of {} failed ({}): {}",
+                    i + 1,
+                    steps.len(),
+                    ran.status_text(),
+                    ran.tail.lines().last().unwrap_or("")
+                )
+            });
+            outcome.steps.push(Step {
+                argv: argv.clone(),
+                ran,
+            });
+            if why.is_some() {
+                return Ok(why);
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// The comparison's counts, failures, regressions (each named) and modules the plan removed.
+fn record_comparison(
+    outcome: &mut TrialOutcome,
+    report: VerifyReport,
+    document: serde_json::Value,
+) {
+    for failed in report.failed.iter().filter(|f| f.regression != Some(false)) {
+        outcome.regressions.push(check_line(
+            &failed.check,
+            failed.package.as_deref(),
+            &failed.error,
+        ));
+    }
+    outcome.removed = report
+        .checks
+        .iter()
+        .filter(|c| c.removed)
+        .map(|c| {
+            let detail = c.detail.as_deref().unwrap_or("");
+            let why = detail
+                .strip_prefix("removed by the plan: ")
+                .unwrap_or(detail);
+            check_line(&c.name, c.package.as_deref(), why)
+        })
+        .collect();
     outcome.verify = Some(report.summary);
     outcome.failed = report.failed;
     outcome.report = Some(document);
-    for test in &mut outcome.tests {
-        let after =
-            exec::run_shell(&test.command, &copy.root, critical).map_err(spawn(&test.command))?;
-        check_interrupt(critical)?;
-        test.regression = test.before.ok() && !after.ok();
-        if test.regression {
-            outcome.regressions.push(format!(
-                "test `{}`: {} (passed before): {}",
-                test.command,
-                after.status_text(),
-                after.tail.lines().last().unwrap_or("")
-            ));
-        }
-        test.after = Some(after);
-    }
-    outcome.verdict = if outcome.regressions.is_empty() {
-        Verdict::Clean
-    } else {
-        Verdict::Regressed
-    };
-    finish(outcome, None)
+}
+
+/// `import:x (dist): what`.
+fn check_line(check: &str, package: Option<&str>, what: &str) -> String {
+    let package = package.map(|p| format!(" ({p})")).unwrap_or_default();
+    format!("{check}{package}: {what}")
 }
 
 fn check_interrupt(critical: &Critical) -> Result<(), TrialError> {

@@ -167,6 +167,10 @@ pub(crate) struct Check {
     /// What it found (passes and skips).
     #[serde(default)]
     pub detail: Option<String>,
+    /// A skip: the module is removed by the plan (the changed dist's new release does not ship
+    /// it and nothing left in the environment imports it).
+    #[serde(default)]
+    pub removed: bool,
 }
 
 /// Why the script's output is not a report.

@@ -575,7 +575,7 @@ fn docs_workflow_command_runs() {
 // idna 2.4 is recorded), the torch cases on testdata/index.
 
 /// A repository whose `main` has `base` and whose `pr` branch rewrites `head` on top.
-fn layout(root: &Path, base: &[(&str, &str)], head: &[(&str, &str)]) -> PathBuf {
+pub(crate) fn layout(root: &Path, base: &[(&str, &str)], head: &[(&str, &str)]) -> PathBuf {
     let dir = root.join("layout");
     std::fs::create_dir_all(&dir).unwrap();
     git(&dir, &["init", "-q", "-b", "main"]);

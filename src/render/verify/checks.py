@@ -156,17 +156,41 @@ def optional_reason(installed, job, result):
 
 
 def dropped_module(installed, job, result):
-    """Why a module of a changed dist that this release no longer ships is not a break of its
-    own: the import failed on the module itself, not on something it imports. Installed code
-    that imports it fails its own import, which names it. None otherwise."""
+    """A module of a changed dist that its new release no longer ships (the import failed on the
+    module itself or on the package it was in, not on something it imports): (True, why) when
+    nothing left in the environment imports it (the plan removed it: not a break of its own);
+    (False, why) when a remaining file does (static import evidence): a break. None otherwise."""
     module, name = job["module"], job["dist"]
     dist = installed.get(name)
-    if canonical_name(name) not in CHANGED or dist is None or result.get("missing") != module:
+    missing = result.get("missing") or ""
+    if (canonical_name(name) not in CHANGED or dist is None or not missing
+            or not (module == missing or module.startswith(missing + "."))):
         return None
-    if module_files(dist, module):
+    if module_files(dist, module) or module_files(dist, missing):
         return None
-    return "%s %s no longer ships `%s` (the installed code that imports it is checked on its own)" % (
-        name, dist.version, module)
+    gone = "" if missing == module else " (`%s` is gone)" % missing
+    users = importers_left(dist, name, module)
+    if users:
+        return False, "%s %s does not ship `%s`%s, and %s, still in the environment, import%s it" % (
+            name, dist.version, module, gone, ", ".join("`%s`" % u for u in users[:3])
+            + (" and %d more" % (len(users) - 3) if len(users) > 3 else ""), "s" if len(users) == 1 else "")
+    return True, "removed by the plan: %s %s does not ship `%s`%s, and nothing left in the environment imports it" % (
+        name, dist.version, module, gone)
+
+
+def importers_left(dist, name, module):
+    """The files, still on disk, that the static import analysis found importing `module` of the
+    changed dist `name` (or a module inside it, or the package it is in): SPEC's deep modules."""
+    out = set()
+    for target in SPEC["dists"]:
+        for deep in target.get("deep") or []:
+            imported = deep["module"]
+            if canonical_name(deep["imports"]) != canonical_name(name) or not (
+                    imported == module or module.startswith(imported + ".") or imported.startswith(module + ".")):
+                continue
+            if os.path.exists(str(dist.locate_file(deep["file"]))):
+                out.add(deep["file"])
+    return sorted(out)
 
 
 def judge_import(installed, job, result):
@@ -179,8 +203,10 @@ def judge_import(installed, job, result):
                          detail="needs a configured Django project even under a minimal settings.configure(): "
                          + result["error"], **fields)
         dropped = dropped_module(installed, job, result)
+        if dropped and dropped[0]:
+            return check("import:" + module, "import", "skip", name, detail=dropped[1], removed=True, **fields)
         if dropped:
-            return check("import:" + module, "import", "skip", name, detail=dropped, **fields)
+            return check("import:" + module, "import", "fail", name, error=dropped[1], **fields)
         optional = optional_reason(installed, job, result)
         if optional:
             return check("import:" + module, "import", "skip", name, missing=optional[0], detail=optional[1], **fields)

@@ -145,28 +145,67 @@ fn canonical_forced_plan_script() {
     insta::assert_snapshot!(script(&spec));
 }
 
-/// A module the changed dist's new release no longer ships (flask 3.1 dropped `flask.scaffold`)
-/// is skipped with the reason, not failed: installed code that imports it fails its own import.
-/// A module it still ships, or a failure on something the module imports, is judged as before.
-/// Read against the test interpreter's real `pip` dist.
+/// A module the changed dist's new release no longer ships (flask 3.1 dropped `flask.scaffold`;
+/// flask 2.1.3 has no `flask.sansio`, so `flask.sansio.app` fails on its package) is removed by
+/// the plan when nothing left in the environment imports it: a skip with the reason, not a
+/// failure. Where the static import evidence (SPEC's deep modules) names a file still on disk
+/// that imports it, it is a break. A module it still ships, or a failure on something the module
+/// imports, is judged as before. Read against the test interpreter's real `pip` dist.
 #[test]
-fn a_module_the_new_release_no_longer_ships_is_not_a_break_of_its_own() {
+fn a_module_the_new_release_no_longer_ships_is_removed_unless_something_left_imports_it() {
     let script = script(&spec_of(&test_plans::forced()));
-    let judged = eval(
-        &script,
-        "(m.SPEC.update(expect=[{'name': 'pip'}]), setattr(m, 'CHANGED', frozenset(['pip'])), \
-          [m.dropped_module(m.Installed(), {'module': mod, 'dist': dist}, {'missing': missing}) \
-           for mod, dist, missing in [('pip._gone', 'pip', 'pip._gone'), \
-                                      ('pip._internal', 'pip', 'pip._internal'), \
-                                      ('pip._gone', 'pip', 'six'), \
-                                      ('pip._gone', 'setuptools', 'pip._gone')]])[2]",
-    );
-    let judged: Vec<Option<String>> = serde_json::from_str(&judged).unwrap();
-    assert!(
-        judged[0].as_deref().is_some_and(
-            |why| why.starts_with("pip ") && why.contains("no longer ships `pip._gone`")
-        ),
-        "{judged:?}"
-    );
-    assert_eq!(judged[1..], [None, None, None], "{judged:?}");
+    let cases = "[('pip._gone', 'pip', 'pip._gone'), ('pip._gone.sub', 'pip', 'pip._gone'), \
+                  ('pip._internal', 'pip', 'pip._internal'), ('pip._gone', 'pip', 'six'), \
+                  ('pip._gone', 'setuptools', 'pip._gone')]";
+    let judge = |dists: &str| {
+        let judged = eval(
+            &script,
+            &format!(
+                "(m.SPEC.update(expect=[{{'name': 'pip'}}], dists={dists}), setattr(m, 'CHANGED', frozenset(['pip'])), \
+                  [m.dropped_module(m.Installed(), {{'module': mod, 'dist': dist}}, {{'missing': missing}}) \
+                   for mod, dist, missing in {cases}], m.Installed().version('pip'))[2:]"
+            ),
+        );
+        let (judged, version): (serde_json::Value, String) = serde_json::from_str(&judged).unwrap();
+        serde_json::to_string_pretty(&judged)
+            .unwrap()
+            .replace(&format!("pip {version} "), "pip VERSION ")
+    };
+    insta::assert_snapshot!(judge("[]"), @r#"
+        [
+          [
+            true,
+            "removed by the plan: pip VERSION does not ship `pip._gone`, and nothing left in the environment imports it"
+          ],
+          [
+            true,
+            "removed by the plan: pip VERSION does not ship `pip._gone.sub` (`pip._gone` is gone), and nothing left in the environment imports it"
+          ],
+          null,
+          null,
+          null
+        ]
+        "#);
+    // A file left in the environment imports the package the module was in.
+    let imported = "[{'name': 'x', 'deep': [{'module': 'pip._gone', 'imports': 'pip', \
+                     'file': 'pip/__init__.py'}]}]";
+    insta::assert_snapshot!(judge(imported), @r#"
+        [
+          [
+            false,
+            "pip VERSION does not ship `pip._gone`, and `pip/__init__.py`, still in the environment, imports it"
+          ],
+          [
+            false,
+            "pip VERSION does not ship `pip._gone.sub` (`pip._gone` is gone), and `pip/__init__.py`, still in the environment, imports it"
+          ],
+          null,
+          null,
+          null
+        ]
+        "#);
+    // The importing file is gone too (a file of the changed dist's old release).
+    let gone = "[{'name': 'x', 'deep': [{'module': 'pip._gone', 'imports': 'pip', \
+                 'file': 'pip/_no_such_file.py'}]}]";
+    assert_eq!(judge(gone), judge("[]"));
 }
