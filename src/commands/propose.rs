@@ -195,7 +195,6 @@ fn print_proposal(
     Ok(())
 }
 
-
 /// `--try`: each plan (or the first N) tried in a copy of the venv, in order.
 fn try_plans(
     proposal: &Proposal,
