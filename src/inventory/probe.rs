@@ -49,7 +49,7 @@ pub enum ProbeError {
     #[error("no answer within {}s", PROBE_TIMEOUT.as_secs())]
     Timeout,
     /// It failed; the last line of its stderr.
-    #[error("exit status {status}: {last}")]
+    #[error("{status}: {last}")]
     Failed {
         /// How it ended.
         status: std::process::ExitStatus,
@@ -109,4 +109,22 @@ pub(super) fn probe(python: &Path) -> Result<ProbeOutput, ProbeError> {
         return Err(ProbeError::Failed { status, last });
     }
     serde_json::from_slice(&stdout).map_err(ProbeError::Output)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+
+    use super::ProbeError;
+
+    /// The status speaks for itself (`exit status: 3`); the message once said "exit status"
+    /// twice.
+    #[test]
+    fn a_failed_probe_names_its_exit_status_once() {
+        let failed = ProbeError::Failed {
+            status: std::process::ExitStatus::from_raw(3 << 8),
+            last: "SystemError: boom".to_string(),
+        };
+        assert_eq!(failed.to_string(), "exit status: 3: SystemError: boom");
+    }
 }
