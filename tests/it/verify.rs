@@ -1024,22 +1024,9 @@ fn recorded_verify_cases_agree_with_reality() {
     }
 }
 
-/// The warm parent learns what two children imported, and such a module can leave state behind
-/// that a fresh interpreter would not have: here a registry that refuses a second registration
-/// (`reg.a` registers `x`; so does `reg.d`, a copy as a stray `build/lib` folder ships one). Forked
-/// after the parent learned `reg.a`, `reg.d` fails inside the parent's code; that failure is
-/// imported again fresh, where it passes, and the fresh verdict is the one reported: fork and
-/// `--no-fork` give the same verdicts.
-#[test]
-fn a_failure_the_warm_parent_caused_is_confirmed_fresh() {
-    let files = serde_json::json!({
-        "reg/__init__.py": "SEEN = set()\ndef register(name):\n    if name in SEEN:\n        raise ValueError('duplicate registration of ' + name)\n    SEEN.add(name)\n",
-        "reg/a.py": "import reg\nreg.register('x')\n",
-        "reg/b.py": "import reg.a\n",
-        "reg/c.py": "import reg.a\n",
-        "reg/d.py": "import reg\nreg.register('x')\n",
-        "reg/e.py": "import reg.missing_module\n",
-    });
+/// A venv holding `reg` 1.0 with `files`, and the verify.py of the plan that moves it to 1.1
+/// (the same files): what fails there is the script's doing, never the change's.
+fn reg_upgrade_script(files: serde_json::Value) -> (World, std::path::PathBuf) {
     let world = World::new(
         serde_json::json!([
             {"name": "reg", "version": "1.0", "files": files},
@@ -1063,6 +1050,26 @@ fn a_failure_the_warm_parent_caused_is_confirmed_fresh() {
     ]);
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let script = out_dir.join("plans").join("1-upgrade").join("verify.py");
+    (world, script)
+}
+
+/// The warm parent learns what two children imported, and such a module can leave state behind
+/// that a fresh interpreter would not have: here a registry that refuses a second registration
+/// (`reg.a` registers `x`; so does `reg.d`, a copy as a stray `build/lib` folder ships one). Forked
+/// after the parent learned `reg.a`, `reg.d` fails inside the parent's code; that failure is
+/// imported again fresh, where it passes, and the fresh verdict is the one reported: fork and
+/// `--no-fork` give the same verdicts.
+#[test]
+fn a_failure_the_warm_parent_caused_is_confirmed_fresh() {
+    let files = serde_json::json!({
+        "reg/__init__.py": "SEEN = set()\ndef register(name):\n    if name in SEEN:\n        raise ValueError('duplicate registration of ' + name)\n    SEEN.add(name)\n",
+        "reg/a.py": "import reg\nreg.register('x')\n",
+        "reg/b.py": "import reg.a\n",
+        "reg/c.py": "import reg.a\n",
+        "reg/d.py": "import reg\nreg.register('x')\n",
+        "reg/e.py": "import reg.missing_module\n",
+    });
+    let (world, script) = reg_upgrade_script(files);
     let mut verdicts = Vec::new();
     for mode in [&["--batch", "1"][..], &[][..], &["--no-fork"][..]] {
         let args = [&["--no-smoke", "--plain", "--jobs", "1"][..], mode].concat();
@@ -1123,29 +1130,7 @@ fn a_failure_in_code_the_warm_parent_imported_is_confirmed_in_a_pristine_child_n
         "reg/c.py": "import reg.a\n",
         "reg/f.py": "import reg\nreg.register('y')\nreg.register('y')\n",
     });
-    let world = World::new(
-        serde_json::json!([
-            {"name": "reg", "version": "1.0", "files": files},
-            {"name": "reg", "version": "1.1", "files": files},
-        ]),
-        &[],
-        &["reg==1.0"],
-    );
-    let out_dir = world.ctx.dir.path().join("plan");
-    let out = world.run(&[
-        "propose",
-        "reg==1.1",
-        "--venv",
-        world.venv(),
-        "--index-url",
-        &world.server.url(),
-        "--out-dir",
-        out_dir.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
-    let script = out_dir.join("plans").join("1-upgrade").join("verify.py");
+    let (world, script) = reg_upgrade_script(files);
     let mut shown = String::new();
     for mode in [&["--batch", "1"][..], &[][..], &["--no-fork"][..]] {
         let args = [&["--no-smoke", "--plain", "--jobs", "1"][..], mode].concat();
