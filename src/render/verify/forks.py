@@ -110,10 +110,13 @@ learned = []
 stats = {"forked": 0, "learned": 0, "learning_s": 0.0}
 stopped = None  # why this server no longer forks
 
-def warm():
+def warm(batch=None):
+    # Imports what was learned (or, `batch` given, a first batch's modules while its child imports
+    # them too: the parent warms up beside it instead of after it, on a core that would idle).
     global stopped
-    batch = learned[:]
-    del learned[:]
+    if batch is None:
+        batch = learned[:]
+        del learned[:]
     begun = time.monotonic()
     for name in batch:
         if name not in sys.modules:
@@ -209,7 +212,11 @@ while True:
         warm()
         for request in requests:
             start(request)
+        ahead = [n for r in requests if r.get("learn_all") and not PRISTINE and not stopped
+                 for n in r["modules"]]
         del requests[:]
+        if ahead:
+            warm(ahead)
     now = time.monotonic()
     wait = min([r[3] for r in running.values()], default=now + 60) - now
     fds = [inp] + list(running) + [r[2] for r in running.values()]
