@@ -1024,9 +1024,21 @@ fn recorded_verify_cases_agree_with_reality() {
     }
 }
 
-/// A venv holding `reg` 1.0 with `files`, and the verify.py of the plan that moves it to 1.1
-/// (the same files): what fails there is the script's doing, never the change's.
-fn reg_upgrade_script(files: serde_json::Value) -> (World, std::path::PathBuf) {
+/// A venv holding `reg` 1.0 with the shared registry modules and `files`, and the verify.py of
+/// the plan that moves it to 1.1 (the same files): what fails there is the script's doing, never
+/// the change's.
+fn reg_upgrade_script(mut files: serde_json::Value) -> (World, std::path::PathBuf) {
+    // The registry every case shares: `reg.a` registers `x`, which `reg.b` and `reg.c` import.
+    let shared = serde_json::json!({
+        "reg/__init__.py": "SEEN = set()\ndef register(name):\n    if name in SEEN:\n        raise ValueError('duplicate registration of ' + name)\n    SEEN.add(name)\n",
+        "reg/a.py": "import reg\nreg.register('x')\n",
+        "reg/b.py": "import reg.a\n",
+        "reg/c.py": "import reg.a\n",
+    });
+    files
+        .as_object_mut()
+        .unwrap()
+        .extend(shared.as_object().unwrap().clone());
     let world = World::new(
         serde_json::json!([
             {"name": "reg", "version": "1.0", "files": files},
@@ -1062,10 +1074,6 @@ fn reg_upgrade_script(files: serde_json::Value) -> (World, std::path::PathBuf) {
 #[test]
 fn a_failure_the_warm_parent_caused_is_confirmed_fresh() {
     let files = serde_json::json!({
-        "reg/__init__.py": "SEEN = set()\ndef register(name):\n    if name in SEEN:\n        raise ValueError('duplicate registration of ' + name)\n    SEEN.add(name)\n",
-        "reg/a.py": "import reg\nreg.register('x')\n",
-        "reg/b.py": "import reg.a\n",
-        "reg/c.py": "import reg.a\n",
         "reg/d.py": "import reg\nreg.register('x')\n",
         "reg/e.py": "import reg.missing_module\n",
     });
@@ -1124,10 +1132,6 @@ fn a_failure_the_warm_parent_caused_is_confirmed_fresh() {
 #[test]
 fn a_failure_in_code_the_warm_parent_imported_is_confirmed_in_a_pristine_child_not_fresh() {
     let files = serde_json::json!({
-        "reg/__init__.py": "SEEN = set()\ndef register(name):\n    if name in SEEN:\n        raise ValueError('duplicate registration of ' + name)\n    SEEN.add(name)\n",
-        "reg/a.py": "import reg\nreg.register('x')\n",
-        "reg/b.py": "import reg.a\n",
-        "reg/c.py": "import reg.a\n",
         "reg/f.py": "import reg\nreg.register('y')\nreg.register('y')\n",
     });
     let (world, script) = reg_upgrade_script(files);
