@@ -13,6 +13,7 @@ use serde_json::json;
 use super::commands::{self, CommandOptions};
 use super::markdown::cell;
 use super::text::movement;
+use crate::metadata::requirement;
 use crate::plan::{Blocker, Change, Plan, PlanKind, Reason};
 use crate::review::analysis::TargetVerdict;
 use crate::review::{Finding, MeasuredPlan, Review, Unresolved};
@@ -121,6 +122,31 @@ fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<V
     }
     steps.push(lock);
     Some(steps)
+}
+
+/// For a file pip installs (requirements, constraints, install lines): where the file itself
+/// declares a dist the safer plan moves with a version it rules out (`flask==3.1.3` beside the
+/// pin, when the plan takes flask to 2.1.3), require the planned version there; else the file
+/// keeps the dist where the pin breaks it and does not resolve. Empty when nothing it declares
+/// stands in the way.
+fn file_steps(finding: &Finding, plan: &Plan) -> Vec<String> {
+    let context = &finding.pin.context;
+    plan.changes
+        .iter()
+        .filter(|change| &change.name != finding.pin.name())
+        .filter_map(|change| {
+            let to = change.to.as_ref()?;
+            let declared = context
+                .requirements
+                .iter()
+                .chain(&context.constraints)
+                .find(|r| r.name == change.name && requirement::excludes(r, to))?;
+            Some(format!(
+                "in {}, require `{}=={to}` where it declares `{declared}`",
+                context.root, change.name
+            ))
+        })
+        .collect()
 }
 
 /// The step that requires a dependent moving along with another dist's planned release at its
@@ -272,10 +298,9 @@ pub(crate) fn text(review: &Review) -> String {
         }
         for verdict in &finding.targets {
             let _ = write!(out, "{}", escape(&verdict_text(verdict)));
-            let steps = verdict
-                .safer
-                .as_ref()
-                .and_then(|plan| uv_steps(finding, plan, verdict));
+            let steps = verdict.safer.as_ref().map(|plan| {
+                uv_steps(finding, plan, verdict).unwrap_or_else(|| file_steps(finding, plan))
+            });
             for step in steps.unwrap_or_default() {
                 let _ = writeln!(out, "{}", escape(&format!("      - {step}")));
             }
@@ -564,6 +589,13 @@ fn markdown_details(out: &mut String, f: &Finding) {
                     }
                 }
                 None => {
+                    let steps = file_steps(f, plan);
+                    for (i, step) in steps.iter().enumerate() {
+                        let _ = writeln!(out, "{}. {}", i + 1, cell(step));
+                    }
+                    if !steps.is_empty() {
+                        out.push('\n');
+                    }
                     let _ = writeln!(out, "```sh\n{}```", plan_commands(plan));
                 }
             }

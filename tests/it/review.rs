@@ -1403,11 +1403,20 @@ fn a_pin_back_gets_the_downgrade_of_its_blocker_as_its_safer_plan() {
         safer_line.unwrap_or("(none)").trim(),
         @"safer: Downgrade the blocker: app 2.0 -> 1.0 (risk low 12/100): app 2.0 -> 1.0, lib 2.1 -> 1.0"
     );
+    // The file's own pin of app would keep it at 2.0: the step says where to take it back.
+    assert!(
+        text.contains(
+            "      - in requirements.txt, require `app==1.0` where it declares `app==2.0`\n"
+        ),
+        "{text}"
+    );
     let markdown = review_downgrade_world(&base, &head, "markdown").stdout;
     let safer = markdown.split("\nSafer: ").nth(1).unwrap_or("(none)");
     let safer = safer.split("```\n").next().unwrap_or_default();
     insta::assert_snapshot!(safer, @r"
     **Downgrade the blocker: app 2.0 -> 1.0** (risk low 12/100): app 2.0 -> 1.0, lib 2.1 -> 1.0
+
+    1. in requirements.txt, require \`app==1.0\` where it declares \`app==2.0\`
 
     ```sh
     python3 -m pip install --only-binary :all: -- 'app==1.0' 'lib==1.0'
