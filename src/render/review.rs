@@ -13,7 +13,8 @@ use serde_json::json;
 use super::commands::{self, CommandOptions};
 use super::markdown::cell;
 use super::text::movement;
-use crate::plan::{Blocker, Change, Plan, Reason};
+use crate::metadata::requirement;
+use crate::plan::{Blocker, Change, Plan, PlanKind, Reason};
 use crate::review::analysis::TargetVerdict;
 use crate::review::{Finding, MeasuredPlan, Review, Unresolved};
 use crate::risk::RiskLevel;
@@ -78,14 +79,19 @@ fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<V
         _ => None,
     };
     // An override that breaks no declared requirement (the safer plan only moves dependents
-    // along) still delivers the pin: it stays.
+    // along) still delivers the pin: it stays. So does one whose blockers go back: the older
+    // releases accept the pin without requiring it, so without it `uv lock` keeps the lock's.
     if let Some(table) = table
         && !verdict.breaks.is_empty()
     {
-        steps.push(format!(
-            "in {pyproject}, drop `{}` from {table}",
-            pin.requirement
-        ));
+        steps.push(if plan.kind == PlanKind::DowngradeBlockers {
+            format!(
+                "in {pyproject}, keep `{}` in {table} (once the blockers go back it breaks nothing, and they do not require it)",
+                pin.requirement
+            )
+        } else {
+            format!("in {pyproject}, drop `{}` from {table}", pin.requirement)
+        });
     }
     for blocker in &verdict.breaks {
         let Some(change) = plan.changes.iter().find(|c| c.name == blocker.dependent) else {
@@ -98,16 +104,11 @@ fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<V
             ));
         }
     }
-    for change in &plan.changes {
-        let (Some(from), Some(to), Some(with)) = (&change.from, &change.to, moves_with(change))
-        else {
-            continue;
-        };
-        steps.push(format!(
-            "in {pyproject}, require `{}>={to}` (now {from}; it breaks under {with}, and `uv lock` keeps a locked version it is not told to move)",
-            change.name
-        ));
-    }
+    steps.extend(
+        plan.changes
+            .iter()
+            .filter_map(|change| moves_along_step(&pyproject, change)),
+    );
     let others: Vec<String> = plan
         .changes
         .iter()
@@ -121,6 +122,45 @@ fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<V
     }
     steps.push(lock);
     Some(steps)
+}
+
+/// For a file pip installs (requirements, constraints, install lines): where the file itself
+/// declares a dist the safer plan moves with a version it rules out (`flask==3.1.3` beside the
+/// pin, when the plan takes flask to 2.1.3), require the planned version there; else the file
+/// keeps the dist where the pin breaks it and does not resolve. Empty when nothing it declares
+/// stands in the way.
+fn file_steps(finding: &Finding, plan: &Plan) -> Vec<String> {
+    let context = &finding.pin.context;
+    plan.changes
+        .iter()
+        .filter(|change| &change.name != finding.pin.name())
+        .filter_map(|change| {
+            let to = change.to.as_ref()?;
+            let declared = context
+                .requirements
+                .iter()
+                .chain(&context.constraints)
+                .find(|r| r.name == change.name && requirement::excludes(r, to))?;
+            Some(format!(
+                "in {}, require `{}=={to}` where it declares `{declared}`",
+                context.root, change.name
+            ))
+        })
+        .collect()
+}
+
+/// The step that requires a dependent moving along with another dist's planned release at its
+/// new release: `>=` when it goes forward, `<=` when it goes back (a `>=` would let `uv lock`
+/// keep the newer locked release that breaks); `None` for other changes.
+fn moves_along_step(pyproject: &str, change: &Change) -> Option<String> {
+    let (Some(from), Some(to), Some(with)) = (&change.from, &change.to, moves_with(change)) else {
+        return None;
+    };
+    let bound = if to < from { "<=" } else { ">=" };
+    Some(format!(
+        "in {pyproject}, require `{}{bound}{to}` (now {from}; it breaks under {with}, and `uv lock` keeps a locked version it is not told to move)",
+        change.name
+    ))
 }
 
 /// `numpy 2.2.0` for a change that moves along with another dist's planned release.
@@ -258,10 +298,9 @@ pub(crate) fn text(review: &Review) -> String {
         }
         for verdict in &finding.targets {
             let _ = write!(out, "{}", escape(&verdict_text(verdict)));
-            let steps = verdict
-                .safer
-                .as_ref()
-                .and_then(|plan| uv_steps(finding, plan, verdict));
+            let steps = verdict.safer.as_ref().map(|plan| {
+                uv_steps(finding, plan, verdict).unwrap_or_else(|| file_steps(finding, plan))
+            });
             for step in steps.unwrap_or_default() {
                 let _ = writeln!(out, "{}", escape(&format!("      - {step}")));
             }
@@ -550,6 +589,13 @@ fn markdown_details(out: &mut String, f: &Finding) {
                     }
                 }
                 None => {
+                    let steps = file_steps(f, plan);
+                    for (i, step) in steps.iter().enumerate() {
+                        let _ = writeln!(out, "{}. {}", i + 1, cell(step));
+                    }
+                    if !steps.is_empty() {
+                        out.push('\n');
+                    }
                     let _ = writeln!(out, "```sh\n{}```", plan_commands(plan));
                 }
             }
@@ -782,4 +828,43 @@ pub(crate) fn sarif(review: &Review) -> Result<String, super::json::JsonError> {
         }]
     });
     super::json::to_json(&doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::test_plans::{n, v};
+    use crate::plan::{BreakKind, Reason};
+
+    /// A dependent moving along with `werkzeug 2.0.3`, from `from` to `to`.
+    fn along(from: &str, to: &str) -> Change {
+        let mut change = crate::plan::test_plans::move_blockers().changes[0].clone();
+        change.name = n("flask-login");
+        change.from = Some(v(from));
+        change.to = Some(v(to));
+        change.reasons = vec![Reason::MovesWith {
+            package: n("werkzeug"),
+            version: v("2.0.3"),
+            how: BreakKind::Import,
+        }];
+        change
+    }
+
+    /// A dependent that moves forward is required at its new release or later; one that moves
+    /// back at its new release or earlier, never with a `>=` that the newer lock satisfies.
+    #[test]
+    fn a_dependent_moving_along_is_bounded_in_its_direction() {
+        let step = |from, to| moves_along_step("pyproject.toml", &along(from, to)).unwrap();
+        assert!(
+            step("0.5.0", "0.6.3")
+                .starts_with("in pyproject.toml, require `flask-login>=0.6.3` (now 0.5.0;"),
+        );
+        assert!(
+            step("0.6.3", "0.5.0")
+                .starts_with("in pyproject.toml, require `flask-login<=0.5.0` (now 0.6.3;"),
+        );
+        let mut blocker = along("0.6.3", "0.5.0");
+        blocker.reasons.clear();
+        assert_eq!(moves_along_step("pyproject.toml", &blocker), None);
+    }
 }

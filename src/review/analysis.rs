@@ -8,8 +8,8 @@
 //! makes (its other requirements resolved against the index for the target, or the snapshot)
 //! is the installed set, and the pin is the target of [`plan::propose`] with forced overrides
 //! allowed. Its conflict's blockers are the requirements it breaks; the forced plan's risk is
-//! what forcing costs (the plan as asked when nothing breaks); "move the blockers" is the safer
-//! alternative. Nothing is re-implemented here: the plan stage does the solving and scoring.
+//! what forcing costs (the plan as asked when nothing breaks); "move the blockers" (forward, or
+//! failing that back) is the safer alternative. Nothing is re-implemented here: the plan stage does the solving and scoring.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -66,8 +66,8 @@ pub(crate) struct TargetVerdict {
     /// The risk of the plan the pin amounts to: the forced override when it breaks
     /// something, the plan as asked otherwise (`None` when it could not be judged).
     pub risk: Option<RiskScore>,
-    /// The safer alternative, when one exists: move the blockers, or move the dependents the
-    /// pin breaks along ([`safer_plan`]).
+    /// The safer alternative, when one exists: move the blockers forward, or move the
+    /// dependents the pin breaks along; failing both, move the blockers back ([`safer_plan`]).
     pub safer: Option<Plan>,
     /// The plan the pin makes as pinned: the forced override when it breaks something, the
     /// plan as asked otherwise (what `review --try` applies; not in the JSON: `risk` is its
@@ -300,14 +300,24 @@ impl<'a> Analyzer<'a> {
     }
 }
 
-/// The plan that delivers the pin without forcing and without a predicted break: the first (in
-/// the proposal's ranking) move-the-blockers or move-the-dependents plan whose own evidence
-/// predicts no break ([`Plan::predicts_break`]).
+/// The plan that delivers the pin without forcing and without a predicted break (its own
+/// evidence, [`Plan::predicts_break`]), in this order:
+///
+/// 1. a forward plan: the first, in the proposal's ranking, that moves the blockers forward
+///    ([`PlanKind::MoveBlockers`]) or moves the dependents the pin breaks along
+///    ([`PlanKind::MoveDependents`]);
+/// 2. failing that, the plan that moves the blockers back to releases that accept the pin
+///    ([`PlanKind::DowngradeBlockers`], which the proposal makes only when no forward move
+///    exists: a pin back, `werkzeug==2.0.3` under flask 3.1, takes flask back to 2.1.3). Its
+///    risk carries the `downgrade` factor of each dist it takes back.
 fn safer_plan(plans: &[Plan]) -> Option<&Plan> {
-    plans.iter().find(|plan| {
-        matches!(plan.kind, PlanKind::MoveBlockers | PlanKind::MoveDependents)
-            && !plan.predicts_break()
-    })
+    let fitting = |kinds: &[PlanKind]| {
+        plans
+            .iter()
+            .find(|plan| kinds.contains(&plan.kind) && !plan.predicts_break())
+    };
+    fitting(&[PlanKind::MoveBlockers, PlanKind::MoveDependents])
+        .or_else(|| fitting(&[PlanKind::DowngradeBlockers]))
 }
 
 /// Why the environment a file's requirements make cannot be had on a target.

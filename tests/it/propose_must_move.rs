@@ -16,7 +16,7 @@ use crate::common::venv::{self, RealVenv};
 use crate::planner_snapshot;
 
 /// One release: name, version, upload time, requirements, files.
-type Release<'a> = (
+pub(crate) type Release<'a> = (
     &'a str,
     &'a str,
     &'a str,
@@ -99,7 +99,7 @@ fn releases() -> Vec<Release<'static>> {
 
 /// The wheels of `releases` (built in `root/wheels`) and a PEP 691 index folder serving them
 /// with their upload times.
-fn index_of(root: &Path, releases: &[Release<'_>]) -> (PathBuf, PathBuf) {
+pub(crate) fn index_of(root: &Path, releases: &[Release<'_>]) -> (PathBuf, PathBuf) {
     let wheels = root.join("wheels");
     std::fs::create_dir_all(&wheels).unwrap();
     let index = root.join("index");
@@ -129,7 +129,7 @@ fn index_of(root: &Path, releases: &[Release<'_>]) -> (PathBuf, PathBuf) {
 }
 
 /// A venv with `pins` installed (no dependencies) from `wheels`.
-fn venv_with(root: &Path, wheels: &Path, pins: &[&str]) -> RealVenv {
+pub(crate) fn venv_with(root: &Path, wheels: &Path, pins: &[&str]) -> RealVenv {
     let venv = RealVenv::create(&root.join("venv"));
     let mut args = vec!["install", "--no-deps", "--quiet", "--find-links"];
     args.push(wheels.to_str().unwrap());

@@ -1333,3 +1333,133 @@ fn review_flask_login_world(
     args.extend_from_slice(extra);
     TestContext::new().run(&args)
 }
+
+/// app 2.0 requires `lib>=2`; app 1.0 (an older release) accepts lib 1.0.
+fn downgrade_releases() -> Vec<crate::propose_must_move::Release<'static>> {
+    let lib: &[(&str, &str)] = &[("lib/__init__.py", "")];
+    let app: &[(&str, &str)] = &[("app/__init__.py", "import lib\n")];
+    vec![
+        ("lib", "1.0", "2021-01-04T10:00:00Z", &[], lib),
+        ("lib", "2.0", "2023-01-02T10:00:00Z", &[], lib),
+        ("lib", "2.1", "2024-01-03T10:00:00Z", &[], lib),
+        ("app", "1.0", "2021-02-01T10:00:00Z", &["lib>=1"], app),
+        ("app", "2.0", "2023-02-01T10:00:00Z", &["lib>=2"], app),
+    ]
+}
+
+/// `planner review` of `main..pr` (files `base`, then `head`) with `--venv` on a venv of app 2.0
+/// and lib 2.1, against an index of [`downgrade_releases`], in `format`.
+fn review_downgrade_world(
+    base: &[(&str, &str)],
+    head: &[(&str, &str)],
+    format: &str,
+) -> crate::common::Output {
+    use crate::propose_must_move::{index_of, venv_with};
+    let root = tempfile::tempdir().unwrap();
+    let (wheels, index) = index_of(root.path(), &downgrade_releases());
+    let venv = venv_with(root.path(), &wheels, &["app==2.0", "lib==2.1"]);
+    let repo = layout(root.path(), base, head);
+    let (repo, venv, index) = (
+        repo.display().to_string(),
+        venv.path.display().to_string(),
+        index.join("simple").display().to_string(),
+    );
+    let args = [
+        "review",
+        &repo,
+        "--base",
+        "main",
+        "--head",
+        "pr",
+        "--venv",
+        &venv,
+        "--index-url",
+        &index,
+        "--format",
+        format,
+    ];
+    let out = TestContext::new().run(&args);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    out
+}
+
+/// A pin that takes a dependency back below what its installed dependent requires (`lib==1.0`
+/// under app 2.0, which requires `lib>=2`): no forward move of app fits, so the safer plan is the
+/// one that moves app back to 1.0, named as a downgrade in every format.
+#[test]
+fn a_pin_back_gets_the_downgrade_of_its_blocker_as_its_safer_plan() {
+    let base = [("requirements.txt", "app==2.0\nlib==2.1\n")];
+    let head = [("requirements.txt", "app==2.0\nlib==1.0\n")];
+    let json = review_downgrade_world(&base, &head, "json").json();
+    let pin = finding(&json, "requirements.txt", "lib==1.0");
+    assert_eq!(broken_dependents(pin), ["app"]);
+    let safer = &pin["targets"][0]["safer"];
+    assert_eq!(safer["kind"], "downgrade-blockers", "{pin:#}");
+    assert_eq!(safer["pins"]["app"], "1.0", "{safer:#}");
+    assert_eq!(safer["pins"]["lib"], "1.0", "{safer:#}");
+    let text = review_downgrade_world(&base, &head, "text").stdout;
+    let safer_line = text.lines().find(|l| l.trim_start().starts_with("safer:"));
+    insta::assert_snapshot!(
+        safer_line.unwrap_or("(none)").trim(),
+        @"safer: Downgrade the blocker: app 2.0 -> 1.0 (risk low 12/100): app 2.0 -> 1.0, lib 2.1 -> 1.0"
+    );
+    // The file's own pin of app would keep it at 2.0: the step says where to take it back.
+    assert!(
+        text.contains(
+            "      - in requirements.txt, require `app==1.0` where it declares `app==2.0`\n"
+        ),
+        "{text}"
+    );
+    let markdown = review_downgrade_world(&base, &head, "markdown").stdout;
+    let safer = markdown.split("\nSafer: ").nth(1).unwrap_or("(none)");
+    let safer = safer.split("```\n").next().unwrap_or_default();
+    insta::assert_snapshot!(safer, @r"
+    **Downgrade the blocker: app 2.0 -> 1.0** (risk low 12/100): app 2.0 -> 1.0, lib 2.1 -> 1.0
+
+    1. in requirements.txt, require \`app==1.0\` where it declares \`app==2.0\`
+
+    ```sh
+    python3 -m pip install --only-binary :all: -- 'app==1.0' 'lib==1.0'
+    ");
+    let row = markdown
+        .lines()
+        .find(|l| l.contains("`lib==1.0`"))
+        .unwrap_or("(none)");
+    insta::assert_snapshot!(row, @"| **medium 49/100** | `requirements.txt:2` | `lib==1.0` | requirements pin | app 2.0 requires lib>=2 | Downgrade the blocker: app 2.0 -> 1.0 (low 12/100) |");
+    let github = review_downgrade_world(&base, &head, "github").stdout;
+    let message = github.split("; safer: ").nth(1).unwrap_or("(none)");
+    insta::assert_snapshot!(
+        message.split(". ").next().unwrap_or_default(),
+        @"Downgrade the blocker: app 2.0 -> 1.0: app 2.0 -> 1.0, lib 2.1 -> 1.0"
+    );
+}
+
+/// The same pin back as a uv project's override: the steps drop the override and require the
+/// blocker at the older release it goes back to (`==`, never a `>=` the locked release meets).
+#[test]
+fn a_uv_projects_pin_back_requires_the_blocker_at_its_older_release() {
+    let pyproject = |lib: &str| {
+        format!("[project]\nname = \"svc\"\nversion = \"0\"\ndependencies = [\"app>=2\"]\n{lib}")
+    };
+    let out = review_downgrade_world(
+        &[("pyproject.toml", &pyproject(""))],
+        &[(
+            "pyproject.toml",
+            &pyproject("\n[tool.uv]\noverride-dependencies = [\"lib==1.0\"]\n"),
+        )],
+        "text",
+    );
+    let steps: Vec<&str> = out
+        .stdout
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("- in pyproject.toml") || l.starts_with("- run `uv lock`"))
+        .collect();
+    insta::assert_debug_snapshot!(steps, @r#"
+    [
+        "- in pyproject.toml, keep `lib==1.0` in [tool.uv] override-dependencies (once the blockers go back it breaks nothing, and they do not require it)",
+        "- in pyproject.toml, require `app==1.0` where it names app (now 2.0)",
+        "- run `uv lock`, then `uv sync` (it moves lib 2.1 -> 1.0)",
+    ]
+    "#);
+}
