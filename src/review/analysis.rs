@@ -9,7 +9,8 @@
 //! is the installed set, and the pin is the target of [`plan::propose`] with forced overrides
 //! allowed. Its conflict's blockers are the requirements it breaks; the forced plan's risk is
 //! what forcing costs (the plan as asked when nothing breaks); "move the blockers" (forward, or
-//! failing that back) is the safer alternative. Nothing is re-implemented here: the plan stage does the solving and scoring.
+//! failing that back) is the safer alternative. Nothing is re-implemented here: the plan stage
+//! does the solving and scoring.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
