@@ -37,6 +37,8 @@ pub(crate) use discover::{
     EnvironmentSelection, EnvironmentSource, apply_overrides, find_on_path, load, load_python,
 };
 pub(crate) use error::{DistError, InventoryError};
+#[cfg(test)]
+pub(crate) use scan::scan_site_packages;
 pub use target::{Platform, cpython_tags};
 pub(crate) use target::{PythonVersion, TargetPlatform};
 

@@ -272,6 +272,7 @@ fn add_deep_modules(
                     module,
                     file,
                     cited: true,
+                    fan_in: 0,
                 });
         }
     }
@@ -279,6 +280,9 @@ fn add_deep_modules(
         if let Some(target) = dists.get_mut(&name) {
             target.deep.append(&mut modules);
             deep::dedup(&mut target.deep);
+            if let Some(dist) = inventory.get(&name) {
+                deep::rank_by_fan_in(dist, &mut target.deep);
+            }
         }
     }
 }

@@ -68,7 +68,8 @@ def import_jobs(installed, baseline_mode):
         seen.add(module)
         jobs.append({"module": module, "dist": name, "why": target["why"], "via": target.get("via"),
                      "sub": sub, "uses": deep and deep["imports"], "cited": deep and deep.get("cited"),
-                     "deep": bool(deep), "budgeted": bool(deep) and target["why"] == "installed"})
+                     "deep": bool(deep), "budgeted": bool(deep) and target["why"] == "installed",
+                     "fan_in": (deep or {}).get("fan_in", 0)})
 
     for target in SPEC["dists"]:
         name = target["name"]
@@ -329,6 +330,16 @@ def gated(planned, fork):
     return first + then
 
 
+def first_in_dist(job):
+    """Where a job goes among its dist's: its top-level modules first, then the deep modules that
+    two or more of the others import (planner's `fan_in`), most imported first, then the rest;
+    so the dist's first batch, which the warm parent learns before its other batches fork, holds
+    what they import. Within a rank, by name: siblings, which share imports, stay together."""
+    if not job["deep"]:
+        return (0, 0)
+    return (1, -job["fan_in"]) if job["fan_in"] >= 2 else (2, 0)
+
+
 def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True, budget=None, batch=BATCH,
                   known=None):
     """Every import job, through warm fork servers; deep imports of `--all` only while `budget`
@@ -336,7 +347,7 @@ def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True,
     what the budget left out or None, how the imports ran)."""
     with timed("reading the environment (import jobs)"):
         jobs, out = import_jobs(installed, baseline_mode)
-        jobs.sort(key=lambda j: (j["budgeted"] and budget is not None, j["dist"], j["module"]))
+        jobs.sort(key=lambda j: (j["budgeted"] and budget is not None, j["dist"], first_in_dist(j), j["module"]))
 
     def index():
         with timed("indexing every RECORD (beside the first imports)"):
@@ -429,7 +440,8 @@ def check_pip(timeout):
         return check("pip-check", "pip-check", "skip",
                      detail="pip is not installed in this environment and uv is not on PATH")
     argv, problem, accepted_by = command
-    code, out, err, seconds = run_child(argv, timeout)
+    # Beside the imports, which the cores are for: the first of them is what every other waits on.
+    code, out, err, seconds = run_child(argv, timeout, background=True)
     if code is None:
         return check("pip-check", "pip-check", "fail", s=seconds, error="timed out after %gs" % timeout)
     lines = [l.strip() for l in out.splitlines() if l.strip() and problem(l.strip())]

@@ -408,12 +408,18 @@ sys.stdout.write("\nPLANNER-PROBE " + json.dumps(result) + "\n")
 '''
 
 
-def run_child(argv, timeout, cwd=None):
-    """Run argv in its own process group; kill the whole group on timeout.
+def run_child(argv, timeout, cwd=None, background=False):
+    """Run argv in its own process group; kill the whole group on timeout. `background`: at a
+    lower priority (nice +10), so that it takes the cores only when the imports leave them idle.
     Returns (returncode or None on timeout, stdout, stderr, seconds)."""
     start = time.monotonic()
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, errors="replace", cwd=cwd, start_new_session=True)
+    if background and hasattr(os, "setpriority"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, proc.pid, 10)
+        except OSError:
+            pass
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
