@@ -1312,7 +1312,19 @@ fn review_flask_login_world(
 ) -> crate::common::Output {
     let root = tempfile::tempdir().unwrap();
     let (venv, index) = crate::propose_must_move::world(root.path());
-    let repo = layout(root.path(), base, head);
+    review_with_venv(root.path(), (base, head), &venv, &index, extra)
+}
+
+/// `planner review` of `main..pr` of a repository laid out under `root` (`files`: the base's,
+/// then the head's) with `--venv venv` and the index folder `index`, plus `extra`.
+fn review_with_venv(
+    root: &Path,
+    files: (&[(&str, &str)], &[(&str, &str)]),
+    venv: &crate::common::venv::RealVenv,
+    index: &Path,
+    extra: &[&str],
+) -> crate::common::Output {
+    let repo = layout(root, files.0, files.1);
     let (repo, venv, index) = (
         repo.display().to_string(),
         venv.path.display().to_string(),
@@ -1358,27 +1370,13 @@ fn review_downgrade_world(
     let root = tempfile::tempdir().unwrap();
     let (wheels, index) = index_of(root.path(), &downgrade_releases());
     let venv = venv_with(root.path(), &wheels, &["app==2.0", "lib==2.1"]);
-    let repo = layout(root.path(), base, head);
-    let (repo, venv, index) = (
-        repo.display().to_string(),
-        venv.path.display().to_string(),
-        index.join("simple").display().to_string(),
-    );
-    let args = [
-        "review",
-        &repo,
-        "--base",
-        "main",
-        "--head",
-        "pr",
-        "--venv",
+    let out = review_with_venv(
+        root.path(),
+        (base, head),
         &venv,
-        "--index-url",
         &index,
-        "--format",
-        format,
-    ];
-    let out = TestContext::new().run(&args);
+        &["--format", format],
+    );
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     out
 }
