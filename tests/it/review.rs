@@ -1289,12 +1289,7 @@ fn a_uv_projects_safer_plan_requires_the_dependents_that_move_along() {
         &[("pyproject.toml", &pyproject("2.3.8"))],
         &[],
     );
-    let steps: Vec<&str> = out
-        .stdout
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with("- in pyproject.toml") || l.starts_with("- run `uv lock`"))
-        .collect();
+    let steps = uv_project_steps(&out.stdout);
     insta::assert_debug_snapshot!(steps, @r#"
     [
         "- in pyproject.toml, require `flask-login>=0.6.3` (now 0.5.0; it breaks under werkzeug 2.3.8, and `uv lock` keeps a locked version it is not told to move)",
@@ -1315,11 +1310,23 @@ fn review_flask_login_world(
     review_with_venv(root.path(), (base, head), &venv, &index, extra)
 }
 
+/// The lines of review's text that tell a uv project what to change and run.
+fn uv_project_steps(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("- in pyproject.toml") || l.starts_with("- run `uv lock`"))
+        .collect()
+}
+
+/// A branch's files: (path, text).
+type Files<'a> = &'a [(&'a str, &'a str)];
+
 /// `planner review` of `main..pr` of a repository laid out under `root` (`files`: the base's,
 /// then the head's) with `--venv venv` and the index folder `index`, plus `extra`.
 fn review_with_venv(
     root: &Path,
-    files: (&[(&str, &str)], &[(&str, &str)]),
+    files: (Files<'_>, Files<'_>),
     venv: &crate::common::venv::RealVenv,
     index: &Path,
     extra: &[&str],
@@ -1447,12 +1454,7 @@ fn a_uv_projects_pin_back_requires_the_blocker_at_its_older_release() {
         )],
         "text",
     );
-    let steps: Vec<&str> = out
-        .stdout
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with("- in pyproject.toml") || l.starts_with("- run `uv lock`"))
-        .collect();
+    let steps = uv_project_steps(&out.stdout);
     insta::assert_debug_snapshot!(steps, @r#"
     [
         "- in pyproject.toml, keep `lib==1.0` in [tool.uv] override-dependencies (once the blockers go back it breaks nothing, and they do not require it)",
