@@ -124,12 +124,15 @@ impl<'a> Analyzer<'a> {
     }
 
     /// Judge `pin` on `target`: against the environment the rest of its file makes (the other
-    /// pins applied); when that does not resolve (another new pin breaks it), against the
-    /// base's pins of the file with this one applied. `siblings`: the other pins the head
-    /// changes in the same environment.
+    /// pins applied), with the base's requirement on the same name (`was`) where there was one
+    /// and it resolves there, so that the pin is judged as the move from what the base had
+    /// (`werkzeug==3.1.3` -> `werkzeug==2.0.3`, not from the newest werkzeug); when that does
+    /// not resolve (another new pin breaks it), against the base's pins of the file with this
+    /// one applied. `siblings`: the other pins the head changes in the same environment.
     pub(crate) fn judge(
         &mut self,
         pin: &Pin,
+        was: Option<&Requirement>,
         siblings: &[Sibling],
         target: &Target,
     ) -> TargetVerdict {
@@ -150,7 +153,7 @@ impl<'a> Analyzer<'a> {
                 if !pin.requirement.evaluate_markers(&environment.markers, &[]) {
                     return self.no_effect(verdict, "its marker is false on this target");
                 }
-                match self.baseline_for(label, environment, pin, siblings) {
+                match self.baseline_for(label, environment, (pin, was), siblings) {
                     Ok((inventory, remark)) => {
                         verdict.remark = remark;
                         inventory
@@ -246,10 +249,16 @@ impl<'a> Analyzer<'a> {
         &mut self,
         label: &str,
         environment: &Environment,
-        pin: &Pin,
+        (pin, was): (&Pin, Option<&Requirement>),
         siblings: &[Sibling],
     ) -> Result<(Arc<Inventory>, Option<String>), NotResolved> {
         let head = pin.context.without(pin.name());
+        if let Some(was) = was {
+            let before = head.clone().with(pin.role(), was.clone());
+            if let Ok(inventory) = self.baseline(label, environment, &before) {
+                return Ok((inventory, None));
+            }
+        }
         let err = match self.baseline(label, environment, &head) {
             Ok(inventory) => return Ok((inventory, None)),
             Err(err) => err,

@@ -201,9 +201,12 @@ pub(crate) fn review(
         .iter()
         .map(|(pin, was)| {
             let siblings = siblings(pin, &changed);
+            let before = was
+                .as_deref()
+                .and_then(|w| crate::metadata::parse_requirement(w).ok());
             let verdicts: Vec<TargetVerdict> = targets
                 .iter()
-                .map(|t| analyzer.judge(pin, &siblings, t))
+                .map(|t| analyzer.judge(pin, before.as_ref(), &siblings, t))
                 .collect();
             let worst = verdicts
                 .iter()
