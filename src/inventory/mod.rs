@@ -19,7 +19,7 @@ mod scan;
 pub mod snapshot;
 mod target;
 #[cfg(test)]
-mod test_sources;
+pub(crate) mod test_sources;
 
 use std::path::{Path, PathBuf};
 
@@ -37,8 +37,6 @@ pub(crate) use discover::{
     EnvironmentSelection, EnvironmentSource, apply_overrides, find_on_path, load, load_python,
 };
 pub(crate) use error::{DistError, InventoryError};
-#[cfg(test)]
-pub(crate) use scan::scan_site_packages;
 pub use target::{Platform, cpython_tags};
 pub(crate) use target::{PythonVersion, TargetPlatform};
 

@@ -201,9 +201,7 @@ pub(crate) fn review(
         .iter()
         .map(|(pin, was)| {
             let siblings = siblings(pin, &changed);
-            let before = was
-                .as_deref()
-                .and_then(|w| crate::metadata::parse_requirement(w).ok());
+            let before = parsed(was);
             let verdicts: Vec<TargetVerdict> = targets
                 .iter()
                 .map(|t| analyzer.judge(pin, before.as_ref(), &siblings, t))
@@ -292,6 +290,13 @@ fn same_version(a: &Pin, b: &Pin) -> bool {
     version(a) == version(b)
 }
 
+/// The base's requirement on a changed pin's name, parsed back (it was written from its parsed
+/// form by [`changed_pins`]).
+fn parsed(was: &Option<String>) -> Option<pep508_rs::Requirement> {
+    was.as_deref()
+        .and_then(|w| crate::metadata::parse_requirement(w).ok())
+}
+
 /// The other changed pins of `pin`'s environment, each with the base's requirement on its name.
 fn siblings(pin: &Pin, changed: &[(Pin, Option<String>)]) -> Vec<Sibling> {
     changed
@@ -299,9 +304,7 @@ fn siblings(pin: &Pin, changed: &[(Pin, Option<String>)]) -> Vec<Sibling> {
         .filter(|(other, _)| other.context.root == pin.context.root && other.key() != pin.key())
         .map(|(other, was)| Sibling {
             pin: other.clone(),
-            was: was
-                .as_deref()
-                .and_then(|w| crate::metadata::parse_requirement(w).ok()),
+            was: parsed(was),
         })
         .collect()
 }

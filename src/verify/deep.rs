@@ -260,21 +260,11 @@ mod tests {
                 "import numpy\ndef f():\n    from .core import z\n",
             ),
         ];
-        let info = sp.join("pkg-1.0.dist-info");
-        std::fs::create_dir_all(sp.join("pkg/sub")).unwrap();
-        std::fs::create_dir(&info).unwrap();
-        std::fs::write(info.join("METADATA"), "Name: pkg\nVersion: 1.0\n").unwrap();
-        let mut record = String::new();
-        for (path, text) in files {
-            std::fs::write(sp.join(path), text).unwrap();
-            record.push_str(&format!("{path},,\n"));
-        }
-        std::fs::write(info.join("RECORD"), record).unwrap();
-        let (dists, _) = crate::inventory::scan_site_packages(&[sp.to_path_buf()]).unwrap();
-        let numpy = PackageName::from_str("numpy").unwrap();
-        let tops = ChangedTops::from([("numpy".to_string(), numpy)]);
-        let (mut own, _) = importing_modules(&dists[0], &tops);
-        rank_by_fan_in(&dists[0], &mut own);
+        let dist = crate::inventory::test_sources::installed_dist(sp, ("pkg", "1.0"), &files);
+        let n = |name: &str| PackageName::from_str(name).unwrap();
+        let tops = ChangedTops::from([("numpy".to_string(), n("numpy"))]);
+        let (mut own, _) = importing_modules(&dist, &tops);
+        rank_by_fan_in(&dist, &mut own);
         let ranks: Vec<(&str, usize)> = own.iter().map(|m| (m.module.as_str(), m.fan_in)).collect();
         assert_eq!(
             ranks,
