@@ -134,9 +134,11 @@ pub(crate) fn rank_by_fan_in(dist: &InstalledDist, modules: &mut [DeepModule]) {
 }
 
 /// The modules `deep`'s file imports at module level, each once: `from a.b import c` counts
-/// `a.b` and `a.b.c` (which may be a submodule).
+/// `a.b` and `a.b.c` (which may be a submodule). Nothing when the file is not the module's own
+/// (a changed dist's module carries the file of the dependent that imports it).
 fn module_level_imports(dist: &InstalledDist, deep: &DeepModule) -> BTreeSet<String> {
-    let Some(bytes) = read_installed(dist, &deep.file) else {
+    let own = module_of_path(&deep.file, &dist.top_level).is_some_and(|m| m == deep.module);
+    let Some(bytes) = own.then(|| read_installed(dist, &deep.file)).flatten() else {
         return BTreeSet::new();
     };
     let package = if deep.file.ends_with("/__init__.py") {
@@ -264,6 +266,15 @@ mod tests {
         let n = |name: &str| PackageName::from_str(name).unwrap();
         let tops = ChangedTops::from([("numpy".to_string(), n("numpy"))]);
         let (mut own, _) = importing_modules(&dist, &tops);
+        // A module whose file is another's (a changed dist's module carries its importer's):
+        // that file's imports are not its own and count for nothing.
+        own.push(DeepModule {
+            module: "pkg.zz".to_string(),
+            imports: n("pkg"),
+            file: "pkg/sub/b.py".to_string(),
+            cited: false,
+            fan_in: 0,
+        });
         rank_by_fan_in(&dist, &mut own);
         let ranks: Vec<(&str, usize)> = own.iter().map(|m| (m.module.as_str(), m.fan_in)).collect();
         assert_eq!(
@@ -272,7 +283,8 @@ mod tests {
                 ("pkg.a", 1),
                 ("pkg.c", 0),
                 ("pkg.core", 2),
-                ("pkg.sub.b", 0)
+                ("pkg.sub.b", 0),
+                ("pkg.zz", 0)
             ]
         );
     }
