@@ -940,6 +940,55 @@ fn fault_wrong_name_in_metadata_is_rejected() {
         "#);
 }
 
+/// A `.metadata` advertised by sha384, sha512 or blake2b alone was accepted unchecked (an
+/// injected dependency was planned): every algorithm planner computes is checked, a mismatch
+/// refused naming it, and the right digest accepted.
+#[test]
+fn metadata_hashes_of_every_algorithm_are_checked() {
+    use sha2::Digest;
+    let server = IndexServer::recorded();
+    let jinja = project(&index(&server.url()), "jinja2");
+    let file = jinja
+        .files
+        .iter()
+        .find(|f| f.filename_str().ends_with(".whl"))
+        .unwrap();
+    let injected = format!(
+        "Metadata-Version: 2.1\nName: jinja2\nVersion: {}\nRequires-Dist: evilpkg\n",
+        file.filename.version()
+    );
+    let path = format!("/files/{}.metadata", file.filename_str());
+    server.fault(&path, Fault::Body(injected.clone().into_bytes()));
+    let hex = |raw: &[u8]| raw.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let bytes = injected.as_bytes();
+    for (algorithm, right) in [
+        ("sha384", hex(&sha2::Sha384::digest(bytes))),
+        ("sha512", hex(&sha2::Sha512::digest(bytes))),
+        ("blake2b", hex(&blake2::Blake2b512::digest(bytes))),
+    ] {
+        let mut advertised = file.clone();
+        advertised.core_metadata = Some(
+            [(algorithm, "ab".repeat(right.len() / 2))]
+                .into_iter()
+                .collect(),
+        );
+        let err = index(&server.url())
+            .metadata(&jinja, &advertised)
+            .unwrap_err();
+        let shown = shown(&err, &server);
+        assert!(
+            shown.contains(&format!("{algorithm} {right} differs")),
+            "{shown}"
+        );
+        advertised.core_metadata = Some([(algorithm, right.as_str())].into_iter().collect());
+        let read = index(&server.url()).metadata(&jinja, &advertised).unwrap();
+        assert!(
+            format!("{read:?}").contains("evilpkg"),
+            "{algorithm}: the right digest is read"
+        );
+    }
+}
+
 #[test]
 fn fault_redirect_to_another_host_drops_credentials() {
     let first = IndexServer::recorded();

@@ -144,7 +144,13 @@ fn too_deep(
         })
         .collect();
     ends.sort_by_key(|(rank, _)| *rank);
-    let ends: Vec<String> = ends.into_iter().map(|(_, end)| end).collect();
+    // The bookkeeping only when nothing else is there to show.
+    let first = ends.first().map_or(2, |(rank, _)| *rank);
+    let ends: Vec<String> = ends
+        .into_iter()
+        .filter(|(rank, _)| *rank < 2 || first == 2)
+        .map(|(_, end)| end)
+        .collect();
     for end in ends.iter().take(20) {
         report.push_str(&format!("\n  {end}"));
     }
