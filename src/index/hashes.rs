@@ -27,6 +27,63 @@ pub(crate) fn digest(algorithm: &str, bytes: &[u8]) -> Option<String> {
     Some(super::cache::hex(&raw))
 }
 
+/// A hasher for `algorithm` (one of [`CHECKED`]).
+fn hasher(algorithm: &str) -> Option<Box<dyn sha2::digest::DynDigest>> {
+    Some(match algorithm {
+        "sha512" => Box::new(sha2::Sha512::default()),
+        "sha384" => Box::new(sha2::Sha384::default()),
+        "sha256" => Box::new(sha2::Sha256::default()),
+        "blake2b" => Box::new(blake2::Blake2b512::default()),
+        _ => return None,
+    })
+}
+
+/// [`check`] of a file's bytes, read in 1 MiB blocks (a download spooled to a temp file: it is
+/// never held in memory whole, nor mapped page by page into the process).
+pub(crate) fn check_file(
+    hashes: &Hashes,
+    file: &std::fs::File,
+) -> Result<Vec<&'static str>, Mismatch> {
+    use std::os::unix::fs::FileExt as _;
+    let mut hashers: Vec<(&'static str, &str, Box<dyn sha2::digest::DynDigest>)> = CHECKED
+        .into_iter()
+        .filter_map(|a| Some((a, hashes.get(a)?, hasher(a)?)))
+        .collect();
+    let mut block = vec![0u8; 1 << 20];
+    let mut at = 0u64;
+    loop {
+        let n = match file.read_at(&mut block, at) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) => {
+                let algorithm = hashers.first().map_or("sha256", |h| h.0);
+                return Err(Mismatch {
+                    algorithm,
+                    expected: String::new(),
+                    actual: format!("(the download cannot be read back: {e})"),
+                });
+            }
+        };
+        for (_, _, h) in &mut hashers {
+            h.update(&block[..n]);
+        }
+        at += n as u64;
+    }
+    let mut matched = Vec::new();
+    for (algorithm, expected, h) in hashers {
+        let actual = super::cache::hex(&h.finalize());
+        if !actual.eq_ignore_ascii_case(expected.trim()) {
+            return Err(Mismatch {
+                algorithm,
+                expected: expected.to_string(),
+                actual,
+            });
+        }
+        matched.push(algorithm);
+    }
+    Ok(matched)
+}
+
 /// A listed digest that `bytes` do not have.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Mismatch {

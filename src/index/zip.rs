@@ -140,10 +140,35 @@ pub const MAX_DIRECTORY_BYTES: u64 = 32 * 1024 * 1024;
 /// The most central directory entries read (the largest wheels hold a few ten thousand files).
 pub const MAX_DIRECTORY_ENTRIES: u64 = 250_000;
 
+/// A window's bytes: read into memory (a range read), or a whole download mapped from its temp
+/// file, of which only the pages read are brought in.
+pub(super) enum Bytes {
+    /// In memory.
+    Owned(Vec<u8>),
+    /// Mapped.
+    Mapped(std::sync::Arc<memmap2::Mmap>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Owned(bytes) => bytes,
+            Bytes::Mapped(map) => map,
+        }
+    }
+}
+
+impl From<Vec<u8>> for Bytes {
+    fn from(bytes: Vec<u8>) -> Bytes {
+        Bytes::Owned(bytes)
+    }
+}
+
 /// A window of a remote file: `bytes` start at `offset`.
 pub(super) struct Window {
     pub(super) offset: u64,
-    pub(super) bytes: Vec<u8>,
+    pub(super) bytes: Bytes,
 }
 
 impl Window {
@@ -193,7 +218,10 @@ pub(crate) struct Eocd {
 /// (following a zip64 locator to the zip64 record).
 pub(super) fn find_eocd(window: &Window, total: u64) -> Result<Eocd, ZipError> {
     let b = &window.bytes;
-    let pos = (0..b.len().saturating_sub(21))
+    // The end record is the last 22 bytes but for its comment (at most 65,535): looked for
+    // there only, so a whole download mapped from its file is not read page by page.
+    let first = b.len().saturating_sub(22 + 0xffff);
+    let pos = (first..b.len().saturating_sub(21))
         .rev()
         .find(|&i| b[i..i + 4] == [0x50, 0x4b, 0x05, 0x06])
         .ok_or(ZipError::NoEndRecord)?;
@@ -451,7 +479,7 @@ pub(super) fn extract(local: &[u8], entry: &ZipEntry) -> Result<Vec<u8>, ZipErro
 pub fn declared_directory(tail: &[u8], total: u64) -> Result<(u64, u64), ZipError> {
     let window = Window {
         offset: total.saturating_sub(tail.len() as u64),
-        bytes: tail.to_vec(),
+        bytes: tail.to_vec().into(),
     };
     find_eocd(&window, total).map(|eocd| (eocd.cd_size, eocd.entries))
 }
@@ -460,7 +488,7 @@ pub fn declared_directory(tail: &[u8], total: u64) -> Result<(u64, u64), ZipErro
 pub fn zip_member(bytes: &[u8], want: impl Fn(&str) -> bool) -> Result<Option<Vec<u8>>, ZipError> {
     let window = Window {
         offset: 0,
-        bytes: bytes.to_vec(),
+        bytes: bytes.to_vec().into(),
     };
     let eocd = find_eocd(&window, bytes.len() as u64)?;
     let cd = window
@@ -587,7 +615,7 @@ mod tests {
     fn eocd_of(zip: &[u8]) -> Eocd {
         let window = Window {
             offset: 0,
-            bytes: zip.to_vec(),
+            bytes: zip.to_vec().into(),
         };
         find_eocd(&window, zip.len() as u64).unwrap()
     }
@@ -775,5 +803,19 @@ mod tests {
         let total = 4 << 20;
         let tail = bomb_tail(total, 1 << 20, true);
         assert_eq!(declared_directory(&tail, total).unwrap(), (1 << 20, 1));
+    }
+
+    /// The end record is looked for in the last 65,557 bytes only (22 and the longest
+    /// comment): a whole download mapped from its file is not scanned page by page (a 1.5 GiB
+    /// wheel of zeros once made every page resident).
+    #[test]
+    fn the_end_record_is_looked_for_at_the_end_only() {
+        let mut zip = make_zip(&[("a-1.dist-info/METADATA", META, true)], false);
+        assert!(zip_member(&zip, |_| true).unwrap().is_some());
+        zip.extend(vec![0u8; 22 + 0xffff]);
+        assert!(matches!(
+            zip_member(&zip, |_| true),
+            Err(ZipError::NoEndRecord)
+        ));
     }
 }
