@@ -1,17 +1,32 @@
-//! A set of output files (`propose --out-dir`) written all together or not at all.
+//! A set of output files (`propose --out-dir`) written all together, never over a user's own.
 //!
-//! In: relative paths and their bytes. Out: the files under the output folder. Everything is
-//! first written and synced in a staging folder inside it; only when every file is there are they
-//! renamed into place. Each top-level entry written (`proposal.json`, the `plans` folder) replaces
-//! the previous one whole: a folder of the last run is moved aside and removed, so no plan folder
-//! of an earlier proposal stays beside the new ones (issue 25); entries planner does not write are
-//! left alone. An interrupt ([`crate::interrupt`]) before that point removes the staging
-//! folder and leaves the previous files as they were (reliability item 30).
+//! In: relative paths and their bytes. Out: the files under the output folder, and
+//! [`MANIFEST`] naming them. Everything is first written and synced in a staging folder inside
+//! it; only when every file is there does the swap start: a journal in the staging folder
+//! (the files of the last run to remove) is synced, the old manifest removed, the last run's
+//! files that this run does not write removed, each new file renamed into place, and the new
+//! manifest renamed in last. So the folder is complete exactly when its manifest is there.
+//!
+//! Only what a manifest names is planner's: a file it did not write (`plans/old/f` of the
+//! user's) is never removed, and one in the way of a file this run writes stops the run before
+//! anything is changed ([`OutDirError::NotOurs`]). A run killed during the swap (even by
+//! SIGKILL) leaves its journal; the next run into the folder finishes that swap first (roll
+//! forward), and removes staging folders of killed runs that never reached it. An interrupt
+//! ([`crate::interrupt`]) before the swap removes the staging folder and leaves the previous
+//! files as they were.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::atomic::{self, Mode};
 use crate::interrupt::{self, Critical};
+
+/// The file naming every file planner wrote in the folder (JSON: `files`, relative paths).
+pub(crate) const MANIFEST: &str = ".planner-manifest.json";
+/// In a staging folder: the swap has begun (its content: the old files to remove, one a line).
+const JOURNAL: &str = ".journal";
+/// In a staging folder: the process id of the run that made it.
+const OWNER: &str = ".pid";
+const STAGING_PREFIX: &str = ".planner-staging-";
 
 /// Why the files were not written.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
@@ -28,12 +43,176 @@ pub(crate) enum OutDirError {
         /// The IO error.
         source: std::io::Error,
     },
+    /// A path this run writes holds something planner did not write (no manifest names it).
+    #[error("`{}` is in the way and planner did not write it", path.display())]
+    #[diagnostic(help(
+        "planner replaces only the files its manifest (.planner-manifest.json) names, and never \
+         writes through a symbolic link; move that file away or pass another --out-dir"
+    ))]
+    NotOurs {
+        /// The path.
+        path: PathBuf,
+    },
     /// Ctrl-C arrived while staging: nothing was replaced.
     #[error("interrupted; the files in `{}` were left as they were", root.display())]
     Interrupted {
         /// The output folder.
         root: PathBuf,
     },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutDirError + use<> {
+    let path = path.to_path_buf();
+    move |source| OutDirError::Io { path, source }
+}
+
+/// A relative path of plain components only (what a manifest may name).
+fn plain(relative: &str) -> Option<PathBuf> {
+    let path = PathBuf::from(relative);
+    let ok = !relative.is_empty() && path.components().all(|c| matches!(c, Component::Normal(_)));
+    ok.then_some(path)
+}
+
+/// The files the manifest in `root` names (none when there is none or it does not parse).
+fn manifest(root: &Path) -> Vec<PathBuf> {
+    let Ok(bytes) = crate::bounded::read(&root.join(MANIFEST), 16 * 1024 * 1024) else {
+        return Vec::new();
+    };
+    let value: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
+    value["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f.as_str().and_then(plain))
+        .collect()
+}
+
+/// Whether `root/relative` is reached without a symbolic link on the way (its last component
+/// may be anything): nothing is removed or written through a link.
+fn direct(root: &Path, relative: &Path) -> bool {
+    let mut at = root.to_path_buf();
+    let parts: Vec<_> = relative.components().collect();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        at.push(part);
+        if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Remove `root/relative` (a file of an earlier run) and the folders it leaves empty.
+fn remove_ours(root: &Path, relative: &Path) -> Result<(), OutDirError> {
+    let path = root.join(relative);
+    if !direct(root, relative) {
+        return Ok(());
+    }
+    match std::fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io_err(&path)(e)),
+        _ => {}
+    }
+    let mut dir = path.parent();
+    while let Some(d) = dir.filter(|d| *d != root && d.starts_with(root)) {
+        if std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+    Ok(())
+}
+
+/// Finish the swap a staging folder's journal began: remove the old files it lists, rename
+/// every staged file still there into place (the manifest last), remove the staging folder.
+fn roll_forward(root: &Path, staging: &Path) -> Result<(), OutDirError> {
+    roll_forward_until(root, staging, usize::MAX)
+}
+
+/// [`roll_forward`], stopping after `renames` renames (a kill there, in the tests).
+fn roll_forward_until(root: &Path, staging: &Path, renames: usize) -> Result<(), OutDirError> {
+    let journal = std::fs::read_to_string(staging.join(JOURNAL)).map_err(io_err(staging))?;
+    if staging.join(MANIFEST).is_file() {
+        // Not yet renamed in: the one in `root` is the last run's, and goes first.
+        let _ = std::fs::remove_file(root.join(MANIFEST));
+    }
+    for old in journal.lines().filter_map(plain) {
+        remove_ours(root, &old)?;
+    }
+    let mut staged = Vec::new();
+    collect_files(staging, Path::new(""), &mut staged).map_err(io_err(staging))?;
+    staged.retain(|p| p != Path::new(JOURNAL) && p != Path::new(OWNER));
+    // The manifest goes in last: the folder is complete when it is there.
+    staged.sort_by_key(|p| p == Path::new(MANIFEST));
+    for relative in staged.into_iter().take(renames) {
+        let target = root.join(&relative);
+        if !direct(root, &relative) {
+            return Err(OutDirError::NotOurs { path: target });
+        }
+        let parent = target.parent().unwrap_or(root);
+        std::fs::create_dir_all(parent).map_err(io_err(parent))?;
+        std::fs::rename(staging.join(&relative), &target).map_err(io_err(&target))?;
+    }
+    if renames != usize::MAX {
+        return Ok(());
+    }
+    std::fs::remove_dir_all(staging).map_err(io_err(staging))
+}
+
+/// Every file under `dir` (relative to `base`... as joined onto `prefix`).
+fn collect_files(dir: &Path, prefix: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let relative = prefix.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            collect_files(&entry.path(), &relative, out)?;
+        } else {
+            out.push(relative);
+        }
+    }
+    Ok(())
+}
+
+/// Staging folders left in `root` by runs that no longer run: one whose swap began is
+/// finished, one that never reached it removed.
+fn recover(root: &Path) -> Result<(), OutDirError> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_string_lossy().starts_with(STAGING_PREFIX) {
+            continue;
+        }
+        let staging = entry.path();
+        if running(&staging) {
+            continue;
+        }
+        if staging.join(JOURNAL).is_file() {
+            log::warn!(
+                "finishing the output an interrupted run began in {}",
+                root.display()
+            );
+            roll_forward(root, &staging)?;
+        } else {
+            let _ = std::fs::remove_dir_all(&staging);
+        }
+    }
+    Ok(())
+}
+
+/// Whether the run that made `staging` still runs (its process exists).
+fn running(staging: &Path) -> bool {
+    let Some(pid) = std::fs::read_to_string(staging.join(OWNER))
+        .ok()
+        .and_then(|p| p.trim().parse::<i32>().ok())
+    else {
+        return false;
+    };
+    if pid == std::process::id() as i32 {
+        return true;
+    }
+    // SAFETY: kill with signal 0 only asks whether the process exists.
+    let alive = unsafe { libc::kill(pid, 0) } == 0;
+    alive || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// Files to write under one folder.
@@ -54,37 +233,42 @@ impl OutFiles {
             .push((path.into(), bytes.into(), Mode::Executable));
     }
 
-    /// The distinct first components of the paths, in order.
-    fn top_level(&self) -> Vec<&std::ffi::OsStr> {
-        let mut tops = Vec::new();
-        for (relative, _, _) in &self.files {
-            if let Some(std::path::Component::Normal(top)) = relative.components().next()
-                && !tops.contains(&top)
-            {
-                tops.push(top);
-            }
-        }
-        tops
+    /// Write every file under `root`: staged, synced, then swapped in by a journal (module
+    /// docs), the manifest last.
+    pub(crate) fn commit(&self, root: &Path) -> Result<(), OutDirError> {
+        std::fs::create_dir_all(root).map_err(io_err(root))?;
+        recover(root)?;
+        let old = manifest(root);
+        self.check_ours(root, &old)?;
+        let critical = Critical::enter();
+        let staging = self.stage(root, &old, &critical)?;
+        roll_forward(root, &staging)?;
+        drop(critical);
+        Ok(())
     }
 
-    /// Write every file under `root`: staged, synced, then renamed into place.
-    pub(crate) fn commit(&self, root: &Path) -> Result<(), OutDirError> {
-        let io = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| OutDirError::Io { path, source }
-        };
-        std::fs::create_dir_all(root).map_err(io(root))?;
-        let critical = Critical::enter();
+    /// Every file and the manifest written and synced in a new staging folder in `root`, and
+    /// its journal (the files of `old` this run does not write): the folder, from which the
+    /// swap finishes whatever happens next.
+    fn stage(
+        &self,
+        root: &Path,
+        old: &[PathBuf],
+        critical: &Critical,
+    ) -> Result<PathBuf, OutDirError> {
         let staging = tempfile::Builder::new()
-            .prefix(".planner-staging-")
+            .prefix(STAGING_PREFIX)
             .tempdir_in(root)
-            .map_err(io(root))?;
+            .map_err(io_err(root))?;
+        let pid = std::process::id().to_string();
+        atomic::write(&staging.path().join(OWNER), pid.as_bytes(), Mode::File)
+            .map_err(io_err(staging.path()))?;
         for (relative, bytes, mode) in &self.files {
             let path = staging.path().join(relative);
             let parent = path.parent().unwrap_or(staging.path());
             std::fs::create_dir_all(parent)
                 .and_then(|()| atomic::write(&path, bytes, *mode))
-                .map_err(io(&root.join(relative)))?;
+                .map_err(io_err(&root.join(relative)))?;
             interrupt::test_write_delay();
             if critical.interrupted() {
                 // `staging` is removed on the way out; `critical` then exits 130.
@@ -93,28 +277,52 @@ impl OutFiles {
                 });
             }
         }
-        let previous = staging.path().join(".previous");
-        std::fs::create_dir(&previous).map_err(io(&previous))?;
-        for top in self.top_level() {
-            let target = root.join(top);
-            let aside = previous.join(top);
-            let moved = std::fs::symlink_metadata(&target).is_ok();
-            if moved {
-                std::fs::rename(&target, &aside).map_err(io(&target))?;
-            }
-            if let Err(source) = std::fs::rename(staging.path().join(top), &target) {
-                if moved {
-                    let _ = std::fs::rename(&aside, &target);
-                }
-                return Err(OutDirError::Io {
-                    path: target,
-                    source,
-                });
+        let names: Vec<String> = self
+            .files
+            .iter()
+            .map(|(p, _, _)| p.to_string_lossy().into_owned())
+            .collect();
+        let listing = serde_json::json!({ "schema": "planner-out-dir/1", "files": names });
+        atomic::write(
+            &staging.path().join(MANIFEST),
+            format!("{listing:#}\n").as_bytes(),
+            Mode::File,
+        )
+        .map_err(io_err(&root.join(MANIFEST)))?;
+        let written: Vec<&Path> = self.files.iter().map(|(p, _, _)| p.as_path()).collect();
+        let gone: Vec<String> = old
+            .iter()
+            .filter(|p| !written.contains(&p.as_path()))
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        atomic::write(
+            &staging.path().join(JOURNAL),
+            (gone.join("\n") + "\n").as_bytes(),
+            Mode::File,
+        )
+        .map_err(io_err(staging.path()))?;
+        Ok(staging.keep())
+    }
+
+    /// Every path this run writes is free, or a file an earlier run wrote (`old`), reached
+    /// without a symbolic link.
+    fn check_ours(&self, root: &Path, old: &[PathBuf]) -> Result<(), OutDirError> {
+        for relative in self
+            .files
+            .iter()
+            .map(|(p, _, _)| p.as_path())
+            .chain([Path::new(MANIFEST)])
+        {
+            let path = root.join(relative);
+            let taken = std::fs::symlink_metadata(&path).is_ok();
+            let ours = relative == Path::new(MANIFEST) || old.iter().any(|p| p == relative);
+            if plain(&relative.to_string_lossy()).is_none()
+                || !direct(root, relative)
+                || (taken && !ours)
+            {
+                return Err(OutDirError::NotOurs { path });
             }
         }
-        // The previous entries go with the staging folder.
-        drop(staging);
-        drop(critical);
         Ok(())
     }
 }
@@ -182,5 +390,103 @@ mod tests {
             !names.iter().any(|n| n.starts_with(".planner-staging-")),
             "{names:?}"
         );
+    }
+
+    /// Every file under `root` with its bytes (staging folders named as such).
+    fn snapshot(root: &Path) -> Vec<(String, String)> {
+        let mut files = Vec::new();
+        collect_files(root, Path::new(""), &mut files).unwrap();
+        let mut out: Vec<(String, String)> = files
+            .iter()
+            .map(|p| {
+                let text = std::fs::read_to_string(root.join(p)).unwrap_or_default();
+                (p.to_string_lossy().into_owned(), text)
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    fn set(files: &[(&str, &str)]) -> OutFiles {
+        let mut out = OutFiles::default();
+        for (path, text) in files {
+            out.add(*path, *text);
+        }
+        out
+    }
+
+    /// A reused `--out-dir` once removed the user's own `plans/old/f`: only what the manifest
+    /// of an earlier run names is planner's to remove.
+    #[test]
+    fn files_planner_did_not_write_are_never_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("plans/old")).unwrap();
+        std::fs::write(root.join("plans/old/f"), "x").unwrap();
+        set(&[("proposal.json", "1"), ("plans/1-a/plan.json", "a")])
+            .commit(root)
+            .unwrap();
+        std::fs::write(root.join("plans/1-a/notes.txt"), "mine").unwrap();
+        set(&[("proposal.json", "2"), ("plans/1-b/plan.json", "b")])
+            .commit(root)
+            .unwrap();
+        let files: Vec<String> = snapshot(root).into_iter().map(|(p, _)| p).collect();
+        assert_eq!(
+            files,
+            [
+                MANIFEST,
+                "plans/1-a/notes.txt",
+                "plans/1-b/plan.json",
+                "plans/old/f",
+                "proposal.json"
+            ]
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join("plans/old/f")).unwrap(),
+            "x"
+        );
+        // A file of the user's where this run would write: refused, nothing changed.
+        let before = snapshot(root);
+        let err = set(&[("plans/old/f", "mine now")])
+            .commit(root)
+            .unwrap_err();
+        assert!(matches!(err, OutDirError::NotOurs { .. }), "{err}");
+        assert_eq!(snapshot(root), before);
+    }
+
+    /// A run killed (SIGKILL) at any point of its swap leaves a journal; the next run into the
+    /// folder finishes the swap before its own: never a mix of two runs, never a staging folder
+    /// left behind, and one killed before its swap is removed.
+    #[test]
+    fn a_swap_killed_anywhere_is_finished_by_the_next_run() {
+        let first = set(&[("proposal.json", "1"), ("plans/1-a/plan.json", "a")]);
+        let second = set(&[("proposal.json", "2"), ("plans/1-b/plan.json", "b")]);
+        let expected = {
+            let dir = tempfile::tempdir().unwrap();
+            first.commit(dir.path()).unwrap();
+            second.commit(dir.path()).unwrap();
+            snapshot(dir.path())
+        };
+        for renames in 0..=3 {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path();
+            first.commit(root).unwrap();
+            let critical = Critical::enter();
+            let staging = second.stage(root, &manifest(root), &critical).unwrap();
+            drop(critical);
+            roll_forward_until(root, &staging, renames).unwrap();
+            // The killed run's process is gone.
+            std::fs::write(staging.join(OWNER), "2147483646").unwrap();
+            recover(root).unwrap();
+            assert_eq!(snapshot(root), expected, "killed after {renames} renames");
+        }
+        // Killed while staging (no journal yet): the next run removes the staging folder.
+        let dir = tempfile::tempdir().unwrap();
+        first.commit(dir.path()).unwrap();
+        let stale = dir.path().join(format!("{STAGING_PREFIX}killed"));
+        std::fs::create_dir_all(stale.join("plans")).unwrap();
+        std::fs::write(stale.join(OWNER), "2147483646").unwrap();
+        second.commit(dir.path()).unwrap();
+        assert_eq!(snapshot(dir.path()), expected);
     }
 }

@@ -1,8 +1,11 @@
 //! The zip / zip64 central-directory reader (range reads of wheels, `.zip` sdists): no panic,
-//! no huge allocation, and never more than the metadata size cap returned.
+//! no huge allocation, never more than the metadata size cap returned, and never a central
+//! directory over its caps declared as one to read next (the same bytes as a range read's tail).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use planner::index::zip::zip_member;
+use planner::index::zip::{
+    MAX_DIRECTORY_BYTES, MAX_DIRECTORY_ENTRIES, declared_directory, zip_member,
+};
 use planner::metadata::max_bytes;
 
 fuzz_target!(|data: &[u8]| {
@@ -10,4 +13,10 @@ fuzz_target!(|data: &[u8]| {
         assert!(bytes.len() <= max_bytes() + 1);
     }
     let _ = zip_member(data, |_| true);
+    // The bytes as the tail of a larger file (a range read's last window).
+    for total in [data.len() as u64, data.len() as u64 + (1 << 34)] {
+        if let Ok((size, entries)) = declared_directory(data, total) {
+            assert!(size <= MAX_DIRECTORY_BYTES && entries <= MAX_DIRECTORY_ENTRIES);
+        }
+    }
 });

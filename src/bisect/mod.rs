@@ -383,8 +383,9 @@ fn install(
     Ok(Ok(()))
 }
 
-/// The installer's argv: one install of every good version (`--no-deps`), one uninstall of
-/// what the good state did not have.
+/// The installer's argv: one install of every good version (`--no-deps`, wheels only: no build
+/// backend from the index runs), one uninstall of what the good state did not have; `--`
+/// before the names.
 pub(crate) fn install_steps(
     python: &Path,
     reverted: &[&Change],
@@ -418,9 +419,11 @@ pub(crate) fn install_steps(
     if !specs.is_empty() {
         let mut argv = head("install");
         argv.push("--no-deps".to_string());
+        argv.extend(crate::trial::binary_only(installer));
         if let Some(url) = index_url {
             argv.extend(["--index-url".to_string(), url.to_string()]);
         }
+        argv.push("--".to_string());
         argv.extend(specs);
         steps.push(argv);
     }
@@ -429,6 +432,7 @@ pub(crate) fn install_steps(
         if installer == Installer::Pip {
             argv.push("-y".to_string());
         }
+        argv.push("--".to_string());
         argv.extend(absent);
         steps.push(argv);
     }
@@ -490,4 +494,49 @@ fn run_tests(
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A good version is installed from wheels only (an sdist's build backend from the index
+    /// once ran in a bisect step), and every name comes after `--`.
+    #[test]
+    fn installs_take_wheels_only_and_names_after_a_double_dash() {
+        let change = |name: &str, from: Option<&str>| Change {
+            name: name.parse().unwrap(),
+            kind: crate::diff::ChangeKind::Upgraded,
+            from: from.map(str::to_string),
+            to: Some("2.0".to_string()),
+            details: Vec::new(),
+            fixed: None,
+        };
+        let changes = [change("demo", Some("1.0")), change("added", None)];
+        let reverted: Vec<&Change> = changes.iter().collect();
+        let python = Path::new("/copy/bin/python");
+        for (installer, flag) in [
+            (Installer::Pip, &["--only-binary", ":all:"][..]),
+            (Installer::Uv, &["--no-build"][..]),
+        ] {
+            let steps = install_steps(python, &reverted, installer, Some("https://i/simple"));
+            let install = &steps[0];
+            let at = install
+                .iter()
+                .position(|a| a == flag[0])
+                .expect("binary-only flag");
+            assert_eq!(&install[at..at + flag.len()], flag);
+            let dash = install
+                .iter()
+                .position(|a| a == "--")
+                .expect("-- in install");
+            assert_eq!(install[dash + 1..], ["demo==1.0".to_string()]);
+            let uninstall = &steps[1];
+            let dash = uninstall
+                .iter()
+                .position(|a| a == "--")
+                .expect("-- in uninstall");
+            assert_eq!(uninstall[dash + 1..], ["added".to_string()]);
+        }
+    }
 }

@@ -94,14 +94,17 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
     Ok(exit_status(&proposal, args.max_risk, printer))
 }
 
-/// The first index as the commands name it: without credentials, a local folder as a `file:`
-/// URL.
+/// The first index as the commands name it: without credentials or a `?token=` query (the
+/// scripts read the whole URL from `$PLANNER_INDEX_URL` at run time), a local folder as a
+/// `file:` URL.
 pub(crate) fn first_index_url(settings: &crate::index::IndexSettings) -> Option<String> {
     settings
         .indexes
         .first()
         .and_then(|location| match location {
-            IndexLocation::Http(url) => Some(url.without_credentials().to_string()),
+            IndexLocation::Http(url) => {
+                Some(crate::index::auth::without_secrets(&url.without_credentials()).to_string())
+            }
             IndexLocation::Local(path) => std::path::absolute(path)
                 .ok()
                 .and_then(|p| url::Url::from_directory_path(p).ok())

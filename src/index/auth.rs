@@ -149,6 +149,53 @@ pub(crate) fn redact(url: &Url) -> String {
 
 pub(crate) use crate::logging::redact_text;
 
+/// Whether `url`'s query holds a token or signature ([`SECRET_QUERY_KEYS`]).
+pub(crate) fn has_secret_query(url: &Url) -> bool {
+    url.query_pairs()
+        .any(|(k, _)| SECRET_QUERY_KEYS.contains(&k.to_ascii_lowercase().as_str()))
+}
+
+/// `url` without userinfo and without its secret query pairs (`?token=`): what may be written
+/// into a command, a plan file or a script (they read the secret at run time instead).
+pub(crate) fn without_secrets(url: &Url) -> Url {
+    let mut url = strip_userinfo(url);
+    if has_secret_query(&url) {
+        let kept: Vec<(String, String)> = url
+            .query_pairs()
+            .filter(|(k, _)| !SECRET_QUERY_KEYS.contains(&k.to_ascii_lowercase().as_str()))
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        if kept.is_empty() {
+            url.set_query(None);
+        } else {
+            url.query_pairs_mut().clear().extend_pairs(kept);
+        }
+    }
+    url
+}
+
+/// Text given as a URL, shown without its secrets whether it parses or not: a parsed URL as
+/// [`redact`] shows it; otherwise everything before the last `@` of the authority-ish part
+/// (`http://alice:pa/ss@[bad` has a `/` in its password) is `****`, and so is any query.
+pub(crate) fn redact_str(text: &str) -> String {
+    if let Ok(url) = Url::parse(text) {
+        return redact(&url);
+    }
+    let (scheme, rest) = match text.find("://") {
+        Some(at) => text.split_at(at + 3),
+        None => ("", text),
+    };
+    let (rest, query) = match rest.split_once('?') {
+        Some((before, _)) => (before, "?****"),
+        None => (rest, ""),
+    };
+    let rest = match rest.rfind('@') {
+        Some(at) => format!("****{}", &rest[at..]),
+        None => rest.to_string(),
+    };
+    format!("{scheme}{rest}{query}")
+}
+
 /// The URL with its userinfo (user name and password) removed.
 pub(crate) fn strip_userinfo(url: &Url) -> Url {
     let mut url = url.clone();

@@ -262,11 +262,6 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// SHA-256 of `bytes`, hex.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
 /// The platform cache folder for planner: `$XDG_CACHE_HOME/planner` or `~/.cache/planner` on
 /// Linux, `~/Library/Caches/planner` on macOS, `%LOCALAPPDATA%\planner\cache` on Windows.
 pub(crate) fn default_dir(get: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {

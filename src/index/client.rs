@@ -200,6 +200,19 @@ pub(crate) struct RequestOptions {
     pub partial_only: bool,
     /// What the body is (its size cap).
     pub body: BodyKind,
+    /// A whole file in answer (a 200): written to an unnamed temp file and mapped
+    /// ([`Reply::spooled`]), never held in memory: a wheel can be gigabytes.
+    pub spool: bool,
+}
+
+/// A body written to an unnamed temp file (removed when the last handle goes) and mapped: a
+/// reader touches only the pages it reads.
+#[derive(Debug, Clone)]
+pub(crate) struct Spooled {
+    /// The file, for reads that should not map every page (hashing it).
+    pub file: Arc<std::fs::File>,
+    /// Its bytes, mapped.
+    pub map: Arc<memmap2::Mmap>,
 }
 
 /// A complete reply.
@@ -219,8 +232,10 @@ pub(crate) struct Reply {
     pub max_age: Option<u64>,
     /// For 206: the first byte's offset and the total size (`Content-Range`).
     pub range: Option<(u64, Option<u64>)>,
-    /// The body, complete.
+    /// The body, complete (empty when spooled).
     pub body: Vec<u8>,
+    /// The body in a temp file, when the request asked for it ([`RequestOptions::spool`]).
+    pub spooled: Option<Spooled>,
 }
 
 impl Reply {
@@ -241,6 +256,7 @@ impl Reply {
             max_age: max_age(headers),
             range: content_range(headers),
             body: Vec::new(),
+            spooled: None,
         }
     }
 }
@@ -498,31 +514,75 @@ impl Client {
             response.content_length()
         };
         let limit = self.settings.limit(options.body, options.range, status);
-        let body = self
-            .read_body(&current, response, expected_len, limit, started)
-            .await?;
+        let mut reply = Reply::unread(current.clone(), status, &headers);
+        let received = if options.spool && status == 200 {
+            let spooled = self
+                .spool_body(&current, response, expected_len, limit, started)
+                .await?;
+            let len = spooled.map.len() as u64;
+            reply.spooled = Some(spooled);
+            len
+        } else {
+            let mut body = Vec::with_capacity(
+                expected_len.unwrap_or(0).min(limit.1).min(16 * 1024 * 1024) as usize,
+            );
+            let put = |chunk: &[u8]| {
+                body.extend_from_slice(chunk);
+                Ok(())
+            };
+            self.read_body(&current, response, expected_len, limit, started, put)
+                .await?;
+            let len = body.len() as u64;
+            reply.body = body;
+            len
+        };
         if let Some(expected) = expected_len
-            && (body.len() as u64) < expected
+            && received < expected
         {
             return Err(IndexError::Network {
                 url: redact(&current),
-                message: format!(
-                    "body cut short: {} of {expected} bytes received",
-                    body.len()
-                ),
+                message: format!("body cut short: {received} of {expected} bytes received"),
             });
         }
-        let mut reply = Reply::unread(current, status, &headers);
-        reply.body = body;
         Ok(Attempt {
             retry_after: retry_after(&headers),
             reply,
         })
     }
 
-    /// A body read chunk by chunk: refused on a `Content-Length` over `limit`, cut off when the
-    /// bytes received pass it (a body with no length, or decompressing to more), and failed
-    /// when it is not complete by its deadline ([`Client::deadline`]).
+    /// A body read as [`Client::read_body`] reads it, into an unnamed temp file, then mapped.
+    async fn spool_body(
+        &self,
+        url: &Url,
+        response: reqwest::Response,
+        expected_len: Option<u64>,
+        limit: (&'static str, u64, &'static str),
+        started: tokio::time::Instant,
+    ) -> Result<Spooled, IndexError> {
+        let io = |e: std::io::Error| IndexError::Network {
+            url: redact(url),
+            message: format!("cannot write the download to a temp file: {e}"),
+        };
+        let file = tempfile::tempfile().map_err(io)?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, &file);
+        let put = |chunk: &[u8]| std::io::Write::write_all(&mut out, chunk);
+        self.read_body(url, response, expected_len, limit, started, put)
+            .await?;
+        std::io::Write::flush(&mut out).map_err(io)?;
+        drop(out);
+        // SAFETY: the file is unnamed (no other process can open it) and this process never
+        // writes it again: the mapping's bytes cannot change under it.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        Ok(Spooled {
+            file: Arc::new(file),
+            map: Arc::new(map),
+        })
+    }
+
+    /// A body read chunk by chunk into `put`: refused on a `Content-Length` over `limit`, cut
+    /// off when the bytes received pass it (a body with no length, or decompressing to more),
+    /// and failed when it is not complete by its deadline ([`Client::deadline`]). Returns the
+    /// bytes received.
     async fn read_body(
         &self,
         url: &Url,
@@ -530,7 +590,8 @@ impl Client {
         expected_len: Option<u64>,
         (what, limit, hint): (&'static str, u64, &'static str),
         started: tokio::time::Instant,
-    ) -> Result<Vec<u8>, IndexError> {
+        mut put: impl FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> Result<u64, IndexError> {
         let too_large = |seen: String| IndexError::TooLarge {
             url: redact(url),
             what: what.to_string(),
@@ -543,10 +604,8 @@ impl Client {
         {
             return Err(too_large(format!("Content-Length: {len}")));
         }
-        let capacity = expected_len.unwrap_or(0).min(limit).min(16 * 1024 * 1024);
-        let mut body = Vec::with_capacity(capacity as usize);
+        let mut received = 0u64;
         loop {
-            let received = body.len() as u64;
             let chunk = tokio::time::timeout_at(self.deadline(started, received), response.chunk())
                 .await
                 .map_err(|_| self.deadline_passed(url, started, received))?
@@ -558,7 +617,7 @@ impl Client {
                     err
                 })?;
             let Some(chunk) = chunk else {
-                return Ok(body);
+                return Ok(received);
             };
             if received + chunk.len() as u64 > limit {
                 return Err(too_large(format!(
@@ -566,7 +625,11 @@ impl Client {
                     received + chunk.len() as u64
                 )));
             }
-            body.extend_from_slice(&chunk);
+            put(&chunk).map_err(|e| IndexError::Network {
+                url: redact(url),
+                message: format!("cannot keep the body: {e}"),
+            })?;
+            received += chunk.len() as u64;
         }
     }
 
@@ -794,6 +857,7 @@ fn read_file(
         max_age: None,
         range,
         body,
+        spooled: None,
     };
     let mut file = match crate::bounded::open_regular(&path) {
         Ok(f) => f,

@@ -49,6 +49,19 @@ pub enum ZipError {
     /// The central directory would not lie inside the file, before its end record.
     #[error("central directory outside the file")]
     DirectoryOutside,
+    /// A central directory larger than any real wheel's, or with more entries: a hostile end
+    /// record would otherwise make the reader fetch and hold gigabytes.
+    #[error(
+        "the end record claims a {cd_size}-byte central directory of {entries} entries, over \
+         the limit of {MAX_DIRECTORY_BYTES} bytes and {MAX_DIRECTORY_ENTRIES} entries (the \
+         largest real wheels' are a few MB): the file is not a wheel this reader trusts"
+    )]
+    DirectoryTooLarge {
+        /// The directory's declared size.
+        cd_size: u64,
+        /// The entries declared.
+        entries: u64,
+    },
     /// More entries declared than the central directory's size can hold.
     #[error("{entries} entries declared in a {cd_size}-byte central directory")]
     TooManyEntries {
@@ -121,10 +134,41 @@ pub enum ZipError {
     EntryOutside,
 }
 
+/// The largest central directory read (a torch wheel's is 1.2 MB, the largest seen ~5 MB):
+/// checked before its bytes are asked for, so a hostile end record costs one small read.
+pub const MAX_DIRECTORY_BYTES: u64 = 32 * 1024 * 1024;
+/// The most central directory entries read (the largest wheels hold a few ten thousand files).
+pub const MAX_DIRECTORY_ENTRIES: u64 = 250_000;
+
+/// A window's bytes: read into memory (a range read), or a whole download mapped from its temp
+/// file, of which only the pages read are brought in.
+pub(super) enum Bytes {
+    /// In memory.
+    Owned(Vec<u8>),
+    /// Mapped.
+    Mapped(std::sync::Arc<memmap2::Mmap>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Owned(bytes) => bytes,
+            Bytes::Mapped(map) => map,
+        }
+    }
+}
+
+impl From<Vec<u8>> for Bytes {
+    fn from(bytes: Vec<u8>) -> Bytes {
+        Bytes::Owned(bytes)
+    }
+}
+
 /// A window of a remote file: `bytes` start at `offset`.
 pub(super) struct Window {
     pub(super) offset: u64,
-    pub(super) bytes: Vec<u8>,
+    pub(super) bytes: Bytes,
 }
 
 impl Window {
@@ -174,7 +218,10 @@ pub(crate) struct Eocd {
 /// (following a zip64 locator to the zip64 record).
 pub(super) fn find_eocd(window: &Window, total: u64) -> Result<Eocd, ZipError> {
     let b = &window.bytes;
-    let pos = (0..b.len().saturating_sub(21))
+    // The end record is the last 22 bytes but for its comment (at most 65,535): looked for
+    // there only, so a whole download mapped from its file is not read page by page.
+    let first = b.len().saturating_sub(22 + 0xffff);
+    let pos = (first..b.len().saturating_sub(21))
         .rev()
         .find(|&i| b[i..i + 4] == [0x50, 0x4b, 0x05, 0x06])
         .ok_or(ZipError::NoEndRecord)?;
@@ -219,6 +266,12 @@ pub(super) fn find_eocd(window: &Window, total: u64) -> Result<Eocd, ZipError> {
         .is_none_or(|end| end > total || end > cd_limit)
     {
         return Err(ZipError::DirectoryOutside);
+    }
+    if eocd.cd_size > MAX_DIRECTORY_BYTES || eocd.entries > MAX_DIRECTORY_ENTRIES {
+        return Err(ZipError::DirectoryTooLarge {
+            cd_size: eocd.cd_size,
+            entries: eocd.entries,
+        });
     }
     // Each entry takes at least 46 bytes: a count the directory cannot hold is a lie.
     if eocd.entries > eocd.cd_size / 46 {
@@ -420,11 +473,22 @@ pub(super) fn extract(local: &[u8], entry: &ZipEntry) -> Result<Vec<u8>, ZipErro
     Ok(out)
 }
 
+/// The central directory's size and entry count that the last bytes of a file `total` bytes
+/// long declare, once checked (what a range read of a wheel would fetch next): the
+/// `fuzz:zip` target's entry to the end-record reader.
+pub fn declared_directory(tail: &[u8], total: u64) -> Result<(u64, u64), ZipError> {
+    let window = Window {
+        offset: total.saturating_sub(tail.len() as u64),
+        bytes: tail.to_vec().into(),
+    };
+    find_eocd(&window, total).map(|eocd| (eocd.cd_size, eocd.entries))
+}
+
 /// Read one member of an in-memory zip by a predicate on its name.
 pub fn zip_member(bytes: &[u8], want: impl Fn(&str) -> bool) -> Result<Option<Vec<u8>>, ZipError> {
     let window = Window {
         offset: 0,
-        bytes: bytes.to_vec(),
+        bytes: bytes.to_vec().into(),
     };
     let eocd = find_eocd(&window, bytes.len() as u64)?;
     let cd = window
@@ -551,7 +615,7 @@ mod tests {
     fn eocd_of(zip: &[u8]) -> Eocd {
         let window = Window {
             offset: 0,
-            bytes: zip.to_vec(),
+            bytes: zip.to_vec().into(),
         };
         find_eocd(&window, zip.len() as u64).unwrap()
     }
@@ -680,5 +744,78 @@ mod tests {
         let mut zip = good.clone();
         zip[extra + 2..extra + 4].copy_from_slice(&200u16.to_le_bytes());
         refused(&zip, "runs past its entry");
+    }
+
+    /// The last 64 KiB of a file `total` bytes long whose end record (zip64 when `zip64`)
+    /// claims a central directory of `cd_size` bytes ending where the end records start.
+    fn bomb_tail(total: u64, cd_size: u64, zip64: bool) -> Vec<u8> {
+        let mut tail = vec![0u8; 65536];
+        let base = total - tail.len() as u64;
+        let pos = tail.len() - 22;
+        let mut eocd = vec![0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0];
+        if zip64 {
+            let (loc, rec) = (pos - 20, pos - 20 - 56);
+            let rec_off = base + rec as u64;
+            let mut record = vec![0x50, 0x4b, 0x06, 0x06];
+            record.extend(44u64.to_le_bytes());
+            record.extend([45, 0, 45, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+            record.extend(1u64.to_le_bytes());
+            record.extend(1u64.to_le_bytes());
+            record.extend(cd_size.to_le_bytes());
+            record.extend((rec_off - cd_size).to_le_bytes());
+            tail[rec..rec + 56].copy_from_slice(&record);
+            let mut locator = vec![0x50, 0x4b, 0x06, 0x07, 0, 0, 0, 0];
+            locator.extend(rec_off.to_le_bytes());
+            locator.extend(1u32.to_le_bytes());
+            tail[loc..loc + 20].copy_from_slice(&locator);
+            eocd.extend([0xff; 12]);
+        } else {
+            let cd_off = base + pos as u64 - cd_size;
+            eocd.extend([1, 0, 1, 0]);
+            eocd.extend((cd_size as u32).to_le_bytes());
+            eocd.extend((cd_off as u32).to_le_bytes());
+        }
+        eocd.extend([0, 0]);
+        tail[pos..].copy_from_slice(&eocd);
+        tail
+    }
+
+    /// An end record claiming a directory of gigabytes (inside the file the server says it
+    /// has) is refused before the directory is asked for: it once made a range read of the
+    /// whole claim, held in memory (3 GiB: 5.1 GB peak; zip64 64 GiB: an abort).
+    #[test]
+    fn a_huge_declared_directory_is_refused_before_it_is_read() {
+        for (cd_size, zip64) in [
+            (3 << 30, false),
+            (64 << 30, true),
+            (MAX_DIRECTORY_BYTES + 1, true),
+        ] {
+            let total = cd_size + 65536 + 4096;
+            let tail = bomb_tail(total, cd_size, zip64);
+            let err = declared_directory(&tail, total).unwrap_err();
+            assert!(
+                matches!(err, ZipError::DirectoryTooLarge { .. }),
+                "{cd_size} zip64={zip64}: {err}"
+            );
+            assert!(err.to_string().contains("over the limit"), "{err}");
+        }
+        // A real wheel's directory is under the cap and reads as before.
+        let total = 4 << 20;
+        let tail = bomb_tail(total, 1 << 20, true);
+        assert_eq!(declared_directory(&tail, total).unwrap(), (1 << 20, 1));
+    }
+
+    /// The end record is looked for in the last 65,557 bytes only (22 and the longest
+    /// comment): a whole download mapped from its file is not scanned page by page (a 1.5 GiB
+    /// wheel of zeros once made every page resident).
+    #[test]
+    fn the_end_record_is_looked_for_at_the_end_only() {
+        let mut zip = make_zip(&[("a-1.dist-info/METADATA", META, true)], false);
+        assert!(zip_member(&zip, |_| true).unwrap().is_some());
+        zip.extend(vec![0u8; 22 + 0xffff]);
+        assert!(matches!(
+            zip_member(&zip, |_| true),
+            Err(ZipError::NoEndRecord)
+        ));
     }
 }

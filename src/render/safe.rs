@@ -22,7 +22,8 @@ pub(crate) enum UnsafeValue {
         /// The version, escaped.
         version: String,
     },
-    /// A URL that holds credentials or characters outside printable ASCII.
+    /// A URL that holds credentials (userinfo, a `?token=` query) or characters outside
+    /// printable ASCII.
     #[error("refusing to write the index URL `{url}` into a command")]
     #[diagnostic(help(
         "credentials are never written into commands: put them in the installer's keyring, \
@@ -81,6 +82,7 @@ pub(crate) fn index_url(text: &str) -> Result<String, UnsafeValue> {
     if !matches!(url.scheme(), "http" | "https" | "file")
         || !url.username().is_empty()
         || url.password().is_some()
+        || crate::index::auth::has_secret_query(&url)
     {
         return Err(redacted());
     }
@@ -92,17 +94,11 @@ pub(crate) fn index_url(text: &str) -> Result<String, UnsafeValue> {
     }
 }
 
-/// A URL with any userinfo replaced by `****`.
+/// A URL with any userinfo and secret query value replaced by `****`, parsed or not.
 pub(crate) fn redact(text: &str) -> String {
-    match url::Url::parse(text) {
-        Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
-            let _ = url.set_username("****");
-            let _ = url.set_password(None);
-            url.to_string()
-        }
-        Ok(url) => url.to_string(),
-        Err(_) => text.escape_default().to_string(),
-    }
+    crate::index::auth::redact_str(text)
+        .escape_default()
+        .to_string()
 }
 
 /// One POSIX shell token, single-quoted unless it is plainly safe.

@@ -159,7 +159,7 @@ fn check_index_location(text: &str) -> miette::Result<()> {
         help = "pass an http(s) URL (`https://pkgs.example.com/simple/`), or the folder (or \
                 file:// URL) of a local simple index",
         "the index `{}` is neither a URL nor an existing folder",
-        crate::terminal::field(text)
+        crate::terminal::field(&crate::index::auth::redact_str(text))
     ))
 }
 

@@ -146,10 +146,7 @@ pub(super) trait IndexValue {
 
 impl IndexValue for String {
     fn shown(&self) -> String {
-        match url::Url::parse(self) {
-            Ok(url) => auth::redact(&url),
-            Err(_) => self.clone(),
-        }
+        auth::redact_str(self)
     }
 }
 

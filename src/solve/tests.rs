@@ -748,3 +748,30 @@ fn a_dropped_core_lets_go_of_its_listings() {
     drop(core);
     assert_eq!(Arc::strong_count(&listing), 2, "index and test");
 }
+
+/// A chain 5,000 dependencies deep that ends in a release nobody has (a hostile index's) once
+/// overflowed the stack while it was explained (exit 134): it is summarised by its facts, on
+/// the stack of a test thread (2 MiB, less than a main thread's).
+#[test]
+fn a_chain_thousands_deep_is_explained_without_overflowing() {
+    let mut index = MemIndex::new();
+    const DEPTH: usize = 5_000;
+    for i in 0..DEPTH {
+        index.add(&format!("c{i}"), "1.0", &[&format!("c{}>=1", i + 1)]);
+    }
+    index.add(&format!("c{DEPTH}"), "1.0", &["missingpkg>=99"]);
+    index.add("missingpkg", "1.0", &[]);
+    let failure = unsolved(&index, &request(&["c0"]));
+    assert!(
+        failure.report.contains("derivations deep"),
+        "{}",
+        failure.report
+    );
+    assert!(
+        failure.report.contains("no version of missingpkg>=99"),
+        "{}",
+        failure.report
+    );
+    assert!(!failure.report.contains("c1>1.0"), "{}", failure.report);
+    assert!(failure.involved.contains(&"missingpkg".parse().unwrap()));
+}

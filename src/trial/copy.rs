@@ -3,20 +3,26 @@
 //! In: the original venv's root, the dists the plan changes or removes, and where the copy goes
 //! (a temp folder, or `--keep DIR`). Out: a [`VenvCopy`], removed when dropped unless kept.
 //!
+//! The guard: nothing a process in the copy may open for writing is shared with the original.
 //! How each entry is copied (the original is only ever read):
 //! - **reflink** (`FICLONE`, btrfs/XFS/...) for every file when the filesystem has it: a true
 //!   copy-on-write copy, nothing shared;
-//! - otherwise a **hard link** for every file no step rewrites, and a **real copy** of what is
-//!   edited or may be: `pyvenv.cfg`, every file in `bin/` (scripts name the venv in their
-//!   shebangs and `activate`), the `.pth` files, and every file a changed dist's `RECORD`
-//!   lists (with its `.dist-info`), since the installer removes or replaces exactly those.
-//!   Text files among the real copies have the original's path replaced by the copy's;
-//! - symbolic links as links (retargeted when they point inside the original);
+//! - otherwise a **hard link** only for a shared library (`*.so`, `*.so.N`) that no step edits:
+//!   the loader maps it read-only, pip and uv replace rather than edit it, and it is where a
+//!   large venv's bytes are; **real copies** of everything else (Python files, data files a
+//!   module may open with `r+` at import, `pyvenv.cfg`, `bin/`, `.pth` files, each changed
+//!   dist's `RECORD` files and `.dist-info`). Text files that name the original's path
+//!   (`pyvenv.cfg`, `bin/*`, `*.pth`) have it replaced by the copy's;
+//! - a **symbolic link** whose target lies inside the venv stays a link (retargeted to the
+//!   copy when absolute); one that leaves the venv is followed and copied as the real file or
+//!   folder it names (no hard links under it), except the venv's interpreter (`bin/python*`),
+//!   which stays a link to the base interpreter's absolute path; a link that leaves the venv
+//!   and names nothing is refused ([`CopyError::LinkOutside`]);
 //! - when no hard link can be made there (another filesystem), real copies of everything.
 //!
-//! pip and uv never write through an existing file: they unlink (or rename over) it first, so a
-//! hard-linked file in the copy is replaced, never edited. [`VenvCopy::linked_unchanged`] checks
-//! it afterwards: it compares each hard-linked file's size, mode and mtime with what they were.
+//! [`VenvCopy::linked_changed`] still checks each hard-linked library's size, mode and mtime
+//! afterwards: only a process that opens another dist's shared library for writing could reach
+//! the original, and that is reported (exit 2).
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
@@ -35,7 +41,7 @@ use serde::Serialize;
 pub(crate) enum CopyMethod {
     /// Copy-on-write clones of every file.
     Reflink,
-    /// Hard links, with real copies of what is edited.
+    /// Hard links for unedited shared libraries, real copies of everything else.
     Hardlink,
     /// Real copies of every file (no hard link could be made there).
     Copy,
@@ -128,6 +134,30 @@ pub(crate) enum CopyError {
         /// The folder.
         path: PathBuf,
     },
+    /// A symbolic link that leaves the venv and names nothing (or a loop): a write through it
+    /// from the copy would create a file outside.
+    #[error(
+        "`{}` is a symbolic link to `{}`, outside the environment, which does not exist",
+        path.display(),
+        target.display()
+    )]
+    #[diagnostic(help(
+        "remove the dangling link from the environment (or make what it names): planner will \
+         not copy a link through which the copy could write outside itself"
+    ))]
+    LinkOutside {
+        /// The link.
+        path: PathBuf,
+        /// What it says.
+        target: PathBuf,
+    },
+    /// A folder reached through a link that leads back into a folder being copied.
+    #[error("`{}` leads back into a folder it is inside (a symbolic link loop)", path.display())]
+    #[diagnostic(help("remove the looping link from the environment"))]
+    LinkLoop {
+        /// The link.
+        path: PathBuf,
+    },
     /// `--keep DIR` exists and is not empty.
     #[error("`{}` already exists and is not empty", path.display())]
     #[diagnostic(help("--keep names a new folder for the copy"))]
@@ -158,13 +188,16 @@ impl VenvCopy {
         fs::create_dir_all(&root).map_err(io_err(&root))?;
         let edited = edited_files(&original, changed);
         let method = probe_method(&original, &root);
+        let real_original = fs::canonicalize(&original).map_err(io_err(&original))?;
         let mut copier = Copier {
             original: &original,
+            real_original: &real_original,
             root: &root,
             method,
             edited: &edited,
             stats: CopyStats::none(method),
             linked: Vec::new(),
+            outside: Vec::new(),
         };
         copier.dir(&original, &root)?;
         let mut stats = copier.stats;
@@ -244,7 +277,7 @@ pub(super) fn place(
 ) -> Result<(PathBuf, Option<tempfile::TempDir>), CopyError> {
     let (root, temp) = match keep {
         Some(dir) => {
-            if std::path::absolute(dir).is_ok_and(|d| d.starts_with(original)) {
+            if resolved(dir).is_some_and(|d| resolved(original).is_some_and(|o| d.starts_with(o))) {
                 return Err(CopyError::KeepInside {
                     path: dir.to_path_buf(),
                 });
@@ -278,6 +311,28 @@ impl Drop for VenvCopy {
         if !self.keep {
             let _ = remove_all(&self.root);
         }
+    }
+}
+
+/// `path` made absolute with `..` and links resolved as far as it exists (its missing tail
+/// joined lexically): `--keep v/../v/inside` and `--keep link-to-v/inside` are inside `v`.
+pub(super) fn resolved(path: &Path) -> Option<PathBuf> {
+    let absolute = lexical_join(
+        Path::new("/"),
+        &std::path::absolute(path).ok()?.to_string_lossy(),
+    );
+    let mut existing = absolute.as_path();
+    let mut tail = Vec::new();
+    loop {
+        if let Ok(real) = fs::canonicalize(existing) {
+            return Some(
+                tail.iter()
+                    .rev()
+                    .fold(real, |acc: PathBuf, part| acc.join(part)),
+            );
+        }
+        tail.push(existing.file_name()?.to_os_string());
+        existing = existing.parent()?;
     }
 }
 
@@ -435,11 +490,22 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 
 struct Copier<'a> {
     original: &'a Path,
+    /// The original with every link resolved: what "inside the venv" means.
+    real_original: &'a Path,
     root: &'a Path,
     method: CopyMethod,
     edited: &'a HashSet<PathBuf>,
     stats: CopyStats,
     linked: Vec<(PathBuf, (u64, u32, i64, i64))>,
+    /// The folders outside the venv being copied through links (innermost last): everything
+    /// under them is a real copy, and a link back into one of them is a loop.
+    outside: Vec<PathBuf>,
+}
+
+/// Whether a file is a shared library (`x.so`, `libx.so.12`, `x.cpython-312-x86_64-linux-gnu.so`).
+fn shared_library(path: &Path) -> bool {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    name.ends_with(".so") || name.contains(".so.")
 }
 
 impl Copier<'_> {
@@ -468,19 +534,76 @@ impl Copier<'_> {
         fs::set_permissions(to, mode).map_err(io_err(to))
     }
 
+    /// A link inside the venv stays a link; one leaving it is copied as what it names (the
+    /// interpreter's links aside), so no write in the copy can go through it.
     fn symlink(&mut self, from: &Path, to: &Path) -> Result<(), CopyError> {
         let target = fs::read_link(from).map_err(io_err(from))?;
-        let target = match target.strip_prefix(self.original) {
-            Ok(rest) if target.is_absolute() => self.root.join(rest),
-            _ => target,
+        let Ok(real) = fs::canonicalize(from) else {
+            let base = match target.is_absolute() {
+                true => Path::new("/"),
+                false => from.parent().unwrap_or(from),
+            };
+            let lexical = lexical_join(base, &target.to_string_lossy());
+            if self.outside.is_empty() && lexical.starts_with(self.original) {
+                // Dangling inside the venv: the copy's link names the copy's (missing) path.
+                return std::os::unix::fs::symlink(&target, to).map_err(io_err(to));
+            }
+            return Err(CopyError::LinkOutside {
+                path: from.to_path_buf(),
+                target,
+            });
         };
-        std::os::unix::fs::symlink(&target, to).map_err(io_err(to))
+        if self.outside.is_empty() && real.starts_with(self.real_original) {
+            let target = match real.strip_prefix(self.real_original) {
+                Ok(rest) if target.is_absolute() => self.root.join(rest),
+                _ => target,
+            };
+            return std::os::unix::fs::symlink(&target, to).map_err(io_err(to));
+        }
+        if self.is_interpreter(from) && real.is_file() {
+            // An absolute link as it is; a relative one would name another file from the copy.
+            let target = if target.is_absolute() { target } else { real };
+            return std::os::unix::fs::symlink(&target, to).map_err(io_err(to));
+        }
+        if real.is_dir() {
+            if self.outside.iter().any(|dir| real.starts_with(dir))
+                || real.starts_with(self.real_original)
+            {
+                return Err(CopyError::LinkLoop {
+                    path: from.to_path_buf(),
+                });
+            }
+            self.outside.push(real.clone());
+            let copied = self.dir(&real, to);
+            self.outside.pop();
+            return copied;
+        }
+        if real.is_file() {
+            self.stats.files += 1;
+            self.stats.copied += 1;
+            self.stats.bytes_copied += fs::copy(&real, to).map_err(io_err(to))?;
+        }
+        Ok(())
+    }
+
+    /// The venv's own interpreter links (`bin/python`, `bin/python3.12`, `bin/pypy3`): they
+    /// name the base interpreter, which nothing in the copy writes.
+    fn is_interpreter(&self, from: &Path) -> bool {
+        let name = from.file_name().unwrap_or_default().to_string_lossy();
+        self.outside.is_empty()
+            && from.parent() == Some(self.original.join("bin").as_path())
+            && (name.starts_with("python") || name.starts_with("pypy"))
     }
 
     fn file(&mut self, from: &Path, to: &Path) -> Result<(), CopyError> {
         self.stats.files += 1;
         let rewrite = self.rewritten(from);
-        if self.method == CopyMethod::Hardlink && !rewrite && !self.edited.contains(from) {
+        if self.method == CopyMethod::Hardlink
+            && self.outside.is_empty()
+            && !rewrite
+            && !self.edited.contains(from)
+            && shared_library(from)
+        {
             let meta = fs::symlink_metadata(from).map_err(io_err(from))?;
             fs::hard_link(from, to).map_err(io_err(to))?;
             self.stats.linked += 1;
@@ -558,6 +681,11 @@ mod tests {
         fs::create_dir_all(site.join("edit-1.0.dist-info")).unwrap();
         fs::create_dir_all(venv.join("bin")).unwrap();
         fs::write(site.join("keep/__init__.py"), "x = 1\n").unwrap();
+        fs::write(
+            site.join("keep/_speedups.cpython-312-x86_64-linux-gnu.so"),
+            "ELF",
+        )
+        .unwrap();
         fs::write(site.join("edit.py"), "y = 1\n").unwrap();
         fs::write(
             site.join("edit-1.0.dist-info/RECORD"),
@@ -574,10 +702,8 @@ mod tests {
         let ino = |p: &Path| fs::metadata(p).unwrap().ino();
         let csite = keep.join("lib/python3.12/site-packages");
         if copy.stats.method == CopyMethod::Hardlink {
-            assert_eq!(
-                ino(&csite.join("keep/__init__.py")),
-                ino(&site.join("keep/__init__.py"))
-            );
+            let lib = "keep/_speedups.cpython-312-x86_64-linux-gnu.so";
+            assert_eq!(ino(&csite.join(lib)), ino(&site.join(lib)));
             assert_eq!(copy.stats.linked, 1);
         }
         assert_ne!(ino(&csite.join("edit.py")), ino(&site.join("edit.py")));
@@ -599,5 +725,96 @@ mod tests {
         assert!(copy.kept());
         copy.discard().unwrap();
         assert!(!keep.exists());
+    }
+
+    /// A venv with `demo` installed as a link to a folder outside it, `shared` as a relative
+    /// link leaving it, `lib64 -> lib`, and an unchanged dist with a data file.
+    fn linked_venv(dir: &Path) -> (PathBuf, PathBuf) {
+        let venv = dir.join("venv");
+        let site = venv.join("lib/python3.12/site-packages");
+        let outside = dir.join("outside");
+        fs::create_dir_all(outside.join("demo")).unwrap();
+        fs::create_dir_all(outside.join("shared")).unwrap();
+        fs::write(outside.join("demo/__init__.py"), "VERSION = 1\n").unwrap();
+        fs::write(outside.join("shared/data.txt"), "old\n").unwrap();
+        fs::create_dir_all(site.join("stateful")).unwrap();
+        fs::write(site.join("stateful/state.txt"), "clean\n").unwrap();
+        fs::create_dir_all(venv.join("bin")).unwrap();
+        std::os::unix::fs::symlink(outside.join("demo"), site.join("demo")).unwrap();
+        std::os::unix::fs::symlink("../../../../outside/shared", site.join("shared")).unwrap();
+        std::os::unix::fs::symlink("lib", venv.join("lib64")).unwrap();
+        (venv, outside)
+    }
+
+    /// Nothing written in the copy reaches the original or what its links name: a package
+    /// folder linked from outside the venv (absolute or relative) is copied as a real folder,
+    /// and a data file of an unchanged dist is a real copy, not a hard link (pip once wrote a
+    /// new release through the link, and an import that opened its own `state.txt` with `r+`
+    /// wrote through the hard link).
+    #[test]
+    fn writes_in_the_copy_never_reach_the_original_or_what_its_links_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let (venv, outside) = linked_venv(dir.path());
+        let keep = dir.path().join("copy");
+        let copy = VenvCopy::make(&venv, &[], Some(&keep)).unwrap();
+        let csite = keep.join("lib/python3.12/site-packages");
+        for linked in ["demo", "shared"] {
+            let meta = fs::symlink_metadata(csite.join(linked)).unwrap();
+            assert!(meta.is_dir(), "{linked} is still a link in the copy");
+        }
+        fs::write(csite.join("demo/__init__.py"), "VERSION = 2\n").unwrap();
+        fs::write(csite.join("shared/data.txt"), "new\n").unwrap();
+        let mut state = fs::OpenOptions::new()
+            .write(true)
+            .open(csite.join("stateful/state.txt"))
+            .unwrap();
+        io::Write::write_all(&mut state, b"dirty\n").unwrap();
+        let read = |p: PathBuf| fs::read_to_string(p).unwrap();
+        assert_eq!(read(outside.join("demo/__init__.py")), "VERSION = 1\n");
+        assert_eq!(read(outside.join("shared/data.txt")), "old\n");
+        let site = venv.join("lib/python3.12/site-packages");
+        assert_eq!(read(site.join("stateful/state.txt")), "clean\n");
+        // A link inside the venv stays a link.
+        assert_eq!(
+            fs::read_link(keep.join("lib64")).unwrap(),
+            PathBuf::from("lib")
+        );
+        assert!(copy.linked_changed().is_empty());
+    }
+
+    /// A link leaving the venv that names nothing is refused: a write through it from the copy
+    /// would create the file outside.
+    #[test]
+    fn a_dangling_link_leaving_the_venv_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (venv, _) = linked_venv(dir.path());
+        let site = venv.join("lib/python3.12/site-packages");
+        std::os::unix::fs::symlink(dir.path().join("nowhere/x.py"), site.join("x.py")).unwrap();
+        let err = VenvCopy::make(&venv, &[], None).unwrap_err();
+        assert!(matches!(err, CopyError::LinkOutside { .. }), "{err}");
+        assert!(!dir.path().join("nowhere").exists());
+    }
+
+    /// `--keep` with `..` (or through a link) that lands inside the venv is refused: the copy
+    /// once copied itself into itself.
+    #[test]
+    fn keep_inside_the_venv_through_dots_or_links_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (venv, _) = linked_venv(dir.path());
+        fs::create_dir_all(dir.path().join("other")).unwrap();
+        std::os::unix::fs::symlink(&venv, dir.path().join("alias")).unwrap();
+        for keep in [
+            dir.path().join("other/../venv/inside"),
+            dir.path().join("alias/inside"),
+            dir.path().join("other/../venv/lib/../new/deeper"),
+        ] {
+            let err = VenvCopy::make(&venv, &[], Some(&keep)).unwrap_err();
+            assert!(
+                matches!(err, CopyError::KeepInside { .. }),
+                "{}: {err}",
+                keep.display()
+            );
+        }
+        assert!(!venv.join("inside").exists() && !venv.join("new").exists());
     }
 }

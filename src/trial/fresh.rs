@@ -7,7 +7,8 @@
 //! cost ([`FreshStats`]); removed when dropped unless kept.
 //!
 //! The venv is made from the base interpreter (`uv venv --python BASE`, else `BASE -m venv`),
-//! then the pins go in with `--no-deps` (the set is the original's, whole), with uv when it
+//! then the pins go in with `--no-deps` (the set is the original's, whole) from wheels only
+//! (`--only-binary :all:` / `--no-build`: no build backend from the index runs), with uv when it
 //! is on PATH, else pip. A carried dist is copied as it is: its `.dist-info` and every file its
 //! `RECORD` lists (scripts retargeted at the fresh venv); where that cannot work (no `RECORD`,
 //! a listed file that cannot be read) it is reinstalled from its `direct_url.json`, and the
@@ -131,16 +132,20 @@ impl VenvCopy {
             steps: Vec::new(),
         };
         let (copied, reinstalled) = sort_carried(&spec.carried)?;
-        let mut requirements = spec.pins.clone();
-        requirements.extend(reinstalled.iter().cloned());
-        let pins_file = work.join("fresh-pins.txt");
-        fs::write(&pins_file, requirements.join("\n") + "\n").map_err(|source| CopyError::Io {
-            path: pins_file.clone(),
-            source,
-        })?;
+        let write = |name: &str, lines: &[String]| {
+            let file = work.join(name);
+            fs::write(&file, lines.join("\n") + "\n")
+                .map(|()| file.display().to_string())
+                .map_err(|source| CopyError::Io {
+                    path: file.clone(),
+                    source,
+                })
+        };
+        let pins_file = write("fresh-pins.txt", &spec.pins)?;
+        let direct_file = write("fresh-direct.txt", &reinstalled)?;
         let python = venv.python().display().to_string();
         let pip_copied = copied.iter().any(|c| c.name == "pip");
-        let (make, install) = build_steps(spec, &venv.root, &python, &pins_file, pip_copied);
+        let (make, install) = build_steps(spec, &venv.root, &python, pip_copied);
         fresh
             .steps
             .push(run_step(make, &venv.root, &spec.why, critical)?);
@@ -159,10 +164,23 @@ impl VenvCopy {
             files += venv.carry(carried, site)?;
             fresh.copied.push(carried.name.to_string());
         }
-        if !requirements.is_empty() {
+        // The pins come from the index: wheels only. A reinstalled dist comes from the source
+        // the user installed it from (its `direct_url.json`), built as it was then.
+        let binary = super::binary_only(spec.installer);
+        let runs = [
+            (&spec.pins, binary, pins_file),
+            (&reinstalled, Vec::new(), direct_file),
+        ];
+        for (requirements, flags, file) in runs {
+            if requirements.is_empty() {
+                continue;
+            }
+            let mut argv = install.clone();
+            argv.extend(flags);
+            argv.extend(["-r".to_string(), file]);
             fresh
                 .steps
-                .push(run_step(install, &venv.root, &spec.why, critical)?);
+                .push(run_step(argv, &venv.root, &spec.why, critical)?);
         }
         fresh.reinstalled = reinstalled;
         venv.stats.copied = files;
@@ -237,17 +255,16 @@ fn run_step(
 }
 
 /// Making the venv (`uv venv`, or `BASE -m venv`, without its own pip when the original's is
-/// copied), and installing the pins with `--no-deps`.
+/// copied), and the head of an install into it with `--no-deps` (its flags and `-r FILE` go
+/// after).
 fn build_steps(
     spec: &FreshSpec<'_>,
     root: &Path,
     python: &str,
-    pins_file: &Path,
     pip_copied: bool,
 ) -> (Vec<String>, Vec<String>) {
     let base = spec.base_python.display().to_string();
     let root = root.display().to_string();
-    let pins = pins_file.display().to_string();
     let index: Vec<String> = spec
         .index_url
         .iter()
@@ -269,7 +286,6 @@ fn build_steps(
         ),
     };
     install.extend(index);
-    install.extend(["-r".to_string(), pins]);
     (make, install)
 }
 

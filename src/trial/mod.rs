@@ -43,6 +43,15 @@ pub(crate) enum Installer {
     Pip,
 }
 
+/// The flags that keep `installer` to wheels: no build backend from the index runs in a copy
+/// (an sdist's would run with this user's rights).
+pub(crate) fn binary_only(installer: Installer) -> Vec<String> {
+    match installer {
+        Installer::Pip => vec!["--only-binary".to_string(), ":all:".to_string()],
+        Installer::Uv => vec!["--no-build".to_string()],
+    }
+}
+
 /// What one trial runs.
 #[derive(Debug)]
 pub(crate) struct TrialInput<'a> {

@@ -940,6 +940,55 @@ fn fault_wrong_name_in_metadata_is_rejected() {
         "#);
 }
 
+/// A `.metadata` advertised by sha384, sha512 or blake2b alone was accepted unchecked (an
+/// injected dependency was planned): every algorithm planner computes is checked, a mismatch
+/// refused naming it, and the right digest accepted.
+#[test]
+fn metadata_hashes_of_every_algorithm_are_checked() {
+    use sha2::Digest;
+    let server = IndexServer::recorded();
+    let jinja = project(&index(&server.url()), "jinja2");
+    let file = jinja
+        .files
+        .iter()
+        .find(|f| f.filename_str().ends_with(".whl"))
+        .unwrap();
+    let injected = format!(
+        "Metadata-Version: 2.1\nName: jinja2\nVersion: {}\nRequires-Dist: evilpkg\n",
+        file.filename.version()
+    );
+    let path = format!("/files/{}.metadata", file.filename_str());
+    server.fault(&path, Fault::Body(injected.clone().into_bytes()));
+    let hex = |raw: &[u8]| raw.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let bytes = injected.as_bytes();
+    for (algorithm, right) in [
+        ("sha384", hex(&sha2::Sha384::digest(bytes))),
+        ("sha512", hex(&sha2::Sha512::digest(bytes))),
+        ("blake2b", hex(&blake2::Blake2b512::digest(bytes))),
+    ] {
+        let mut advertised = file.clone();
+        advertised.core_metadata = Some(
+            [(algorithm, "ab".repeat(right.len() / 2))]
+                .into_iter()
+                .collect(),
+        );
+        let err = index(&server.url())
+            .metadata(&jinja, &advertised)
+            .unwrap_err();
+        let shown = shown(&err, &server);
+        assert!(
+            shown.contains(&format!("{algorithm} {right} differs")),
+            "{shown}"
+        );
+        advertised.core_metadata = Some([(algorithm, right.as_str())].into_iter().collect());
+        let read = index(&server.url()).metadata(&jinja, &advertised).unwrap();
+        assert!(
+            format!("{read:?}").contains("evilpkg"),
+            "{algorithm}: the right digest is read"
+        );
+    }
+}
+
 #[test]
 fn fault_redirect_to_another_host_drops_credentials() {
     let first = IndexServer::recorded();
@@ -1601,4 +1650,105 @@ fn every_recorded_wheel_has_the_metadata_its_page_advertises() {
         }
     }
     assert!(wheels > 1000, "{wheels} wheels recorded");
+}
+
+/// A zip of stored members, written by hand (no zip writer in the tree).
+fn stored_zip(members: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for (name, data) in members {
+        let offset = out.len() as u32;
+        let crc = crc32fast::hash(data);
+        let fixed = |sig: &[u8], out: &mut Vec<u8>| {
+            out.extend(sig);
+            out.extend([20, 0, 0, 0, 0, 0, 0, 0, 0, 0]); // version, flags, method 0, time, date
+            out.extend(crc.to_le_bytes());
+            out.extend((data.len() as u32).to_le_bytes());
+            out.extend((data.len() as u32).to_le_bytes());
+            out.extend((name.len() as u16).to_le_bytes());
+            out.extend([0, 0]); // extra length
+        };
+        fixed(&[0x50, 0x4b, 0x03, 0x04], &mut out);
+        out.extend(name.as_bytes());
+        out.extend(*data);
+        central.extend([0x50, 0x4b, 0x01, 0x02, 20, 0]);
+        fixed(&[], &mut central);
+        central.extend([0; 10]); // comment length, disk, attributes
+        central.extend(offset.to_le_bytes());
+        central.extend(name.as_bytes());
+    }
+    let cd_offset = out.len() as u32;
+    out.extend(&central);
+    out.extend([0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0]);
+    out.extend((members.len() as u16).to_le_bytes());
+    out.extend((members.len() as u16).to_le_bytes());
+    out.extend((central.len() as u32).to_le_bytes());
+    out.extend(cd_offset.to_le_bytes());
+    out.extend([0, 0]);
+    out
+}
+
+/// The exit code and peak resident memory (KiB) of `planner ARGS`, as a small Python parent
+/// measures it (`RUSAGE_CHILDREN`): a child spawned from the test process itself would count
+/// the test's own memory at the spawn (Linux keeps the high-water mark across `exec`).
+fn peak_rss_kib(ctx: &TestContext, args: &[&str]) -> (i32, i64) {
+    const MEASURE: &str = "import resource, subprocess, sys\n\
+        code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode\n\
+        print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n";
+    let planner = ctx.command();
+    let mut python = std::process::Command::new(crate::common::venv::python3());
+    python.env_clear();
+    for (key, value) in planner.get_envs() {
+        if let Some(value) = value {
+            python.env(key, value);
+        }
+    }
+    if let Some(dir) = planner.get_current_dir() {
+        python.current_dir(dir);
+    }
+    let out = python
+        .args(["-c", MEASURE, env!("CARGO_BIN_EXE_planner")])
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut parts = text.split_whitespace().map(|p| p.parse::<i64>().unwrap());
+    (parts.next().unwrap() as i32, parts.next().unwrap())
+}
+
+/// A whole-wheel download (the server ignores `Range`) went into memory whole: 4 x 1.5 GiB
+/// gave a 9 GB peak. It is streamed to an unnamed temp file through the same capped reader,
+/// hashed from there and mapped, so only the pages read (its end, its directory, METADATA)
+/// are resident: a 160 MiB wheel is read at well under its size.
+#[test]
+fn a_whole_wheel_is_streamed_to_a_temp_file_not_held_in_memory() {
+    let metadata = b"Metadata-Version: 2.1\nName: big\nVersion: 1.0\nRequires-Dist: packaging\n";
+    let ballast = vec![0u8; 160 << 20];
+    let wheel = stored_zip(&[
+        ("big/data.bin", &ballast),
+        ("big-1.0.dist-info/METADATA", metadata),
+    ]);
+    let name = "big-1.0-py3-none-any.whl";
+    let dir = index_serving("big", name, &wheel, &sha256(&wheel));
+    drop((ballast, wheel));
+    let server = IndexServer::start(dir.path());
+    server.set_metadata_files(false);
+    server.set_ranges(false);
+    let ctx = TestContext::new();
+    let url = server.url();
+    let (code, kib) = peak_rss_kib(
+        &ctx,
+        &[
+            "resolve",
+            "--python-version",
+            "3.12",
+            "--index-url",
+            &url,
+            "--",
+            "big==1.0",
+        ],
+    );
+    // `packaging` is not on this index: the metadata was read, and the requirement named.
+    assert_eq!(code, 1, "the wheel's METADATA was not read");
+    assert!(kib < 100 * 1024, "peak RSS {kib} KiB for a 160 MiB wheel");
 }

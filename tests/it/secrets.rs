@@ -400,3 +400,84 @@ fn keyring_is_asked_only_when_enabled() {
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(log.exists());
 }
+
+/// An index URL that does not parse was echoed with its password (stderr and the JSON error)
+/// by propose, resolve, try and bisect; a `?token=` query was written in clear to stdout, the
+/// plan files and the scripts. Now the first is shown with `****`, the token is left out of
+/// everything written (the scripts read the whole URL from `$PLANNER_INDEX_URL`), and `try`
+/// refuses to put it into an installer command, as it refuses a password.
+#[test]
+fn index_urls_that_do_not_parse_or_carry_a_token_never_show_it() {
+    let server = IndexServer::recorded();
+    let setup = Setup {
+        ctx: TestContext::new(),
+        index_args: Vec::new(),
+        env: Vec::new(),
+    };
+    let venv = canonical_venv().display().to_string();
+    let venv = venv.as_str();
+    let out_dir = setup.path("out");
+    let with_token = format!("{}?token={CANARY}", server.url());
+    let propose = [
+        "propose",
+        "triton==3.7.0",
+        "--allow-override",
+        "--venv",
+        venv,
+    ];
+    let written = setup.run(
+        &[
+            &propose[..],
+            &["--index-url", &with_token, "--out-dir", &out_dir],
+        ]
+        .concat(),
+    );
+    assert_eq!(written.code, Some(0), "{}", written.stderr);
+    let plan = format!("{out_dir}/plans/2-forced-override");
+    let snapshot = setup.path("snapshot.json");
+    assert_eq!(
+        setup
+            .run(&["snapshot", "--venv", venv, "--out", &snapshot])
+            .code,
+        Some(0)
+    );
+    let mut runs = vec![(vec!["propose --out-dir".to_string()], written)];
+    for bad in [
+        format!("http://alice:{CANARY}@[bad/simple/"),
+        format!("http://alice:pa/ss-{CANARY}@[bad/simple/"),
+        format!("http://alice:{CANARY}@host:99999/simple/"),
+    ] {
+        for flag in ["--index-url", "--extra-index-url"] {
+            for argv in [
+                [&propose[..], &["--format", "json", flag, &bad]].concat(),
+                [&propose[..], &[flag, &bad]].concat(),
+                vec!["resolve", "triton", flag, &bad],
+            ] {
+                let out = setup.run(&argv);
+                assert_eq!(out.code, Some(2), "{argv:?}: {}", out.stderr);
+                runs.push((argv.iter().map(|s| s.to_string()).collect(), out));
+            }
+        }
+        for argv in [
+            vec!["try", &plan, "--venv", venv, "--index-url", &bad],
+            vec![
+                "bisect",
+                "--venv",
+                venv,
+                "--good",
+                &snapshot,
+                "--verify",
+                "--index-url",
+                &bad,
+            ],
+        ] {
+            let out = setup.run(&argv);
+            assert_eq!(out.code, Some(2), "{argv:?}: {}", out.stderr);
+            runs.push((argv.iter().map(|s| s.to_string()).collect(), out));
+        }
+    }
+    let out = setup.run(&["try", &plan, "--venv", venv, "--index-url", &with_token]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    runs.push((vec!["try --index-url ?token=".to_string()], out));
+    assert_no_canary(&setup, &runs);
+}

@@ -111,6 +111,7 @@ impl Inner {
             range: None,
             partial_only: false,
             body: client::BodyKind::Page,
+            spool: false,
         };
         let reply = self.client.get(request.url.expose(), &options).await?;
         super::off_runtime(|| self.page_reply(&request, reply, cached))

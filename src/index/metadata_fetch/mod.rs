@@ -28,11 +28,9 @@
 use std::collections::HashMap;
 
 use pep508_rs::PackageName;
-use sha2::{Digest, Sha256, Sha384, Sha512};
 use url::Url;
 
 use super::auth::redact;
-use super::cache::{hex, sha256_hex};
 use super::client::{BodyKind, Client, RequestOptions};
 use super::{DistFile, DistFilename, IndexError};
 use crate::metadata::CoreMetadata;
@@ -234,15 +232,17 @@ async fn fetch_in_order(
     let reply = client.get(&metadata_url, &metadata_file_options()).await?;
     match reply.status {
         200 => {
-            if let Some(expected) = file.core_metadata.as_ref().and_then(|h| h.get("sha256")) {
-                let actual = sha256_hex(&reply.body);
-                if !actual.eq_ignore_ascii_case(expected) {
-                    return Err(IndexError::Metadata {
-                        file: name,
-                        url: redact(&metadata_url),
-                        message: format!("sha256 {actual} differs from the advertised {expected}"),
-                    });
-                }
+            if let Some(advertised) = &file.core_metadata
+                && let Err(m) = super::hashes::check(advertised, &reply.body)
+            {
+                return Err(IndexError::Metadata {
+                    file: name,
+                    url: redact(&metadata_url),
+                    message: format!(
+                        "{} {} differs from the advertised {}",
+                        m.algorithm, m.actual, m.expected
+                    ),
+                });
             }
             let metadata = check(file, &metadata_url, &reply.body)?;
             return Ok((reply.body, metadata, MetadataSource::MetadataFile));
@@ -281,36 +281,30 @@ async fn fetch_in_order(
     }
 }
 
-/// Check a whole downloaded `file` against the strongest hash the index published for it
-/// (sha512, sha384, sha256). A file the index gives no such hash for is logged and accepted (pip
-/// does the same without `--require-hashes`).
+/// Check a whole downloaded `file` against every hash the index published for it by an
+/// algorithm planner computes ([`super::hashes::CHECKED`]). A file the index gives no such hash
+/// for is logged and accepted (pip does the same without `--require-hashes`).
 pub(crate) fn verify_download(file: &DistFile, bytes: &[u8]) -> Result<(), IndexError> {
-    let digest = |algorithm: &str| match algorithm {
-        "sha512" => hex(&Sha512::digest(bytes)),
-        "sha384" => hex(&Sha384::digest(bytes)),
-        _ => hex(&Sha256::digest(bytes)),
-    };
-    let Some((algorithm, expected)) = ["sha512", "sha384", "sha256"]
-        .into_iter()
-        .find_map(|a| file.hashes.get(a).map(|h| (a, h)))
-    else {
-        log::debug!(
-            "{}: the index gives no sha256/384/512 hash; the download is not checked",
+    match super::hashes::check(&file.hashes, bytes) {
+        Ok(matched) if matched.is_empty() => log::debug!(
+            "{}: the index gives no sha256/384/512 or blake2b hash; the download is not checked",
             file.filename_str()
-        );
-        return Ok(());
-    };
-    let actual = digest(algorithm);
-    if !actual.eq_ignore_ascii_case(expected) {
-        return Err(IndexError::HashMismatch {
-            file: file.filename_str(),
-            url: redact(&file.url),
-            algorithm: algorithm.to_string(),
-            expected: expected.to_string(),
-            actual,
-        });
+        ),
+        Ok(matched) => log::debug!(
+            "{}: {} match the index",
+            file.filename_str(),
+            matched.join(", ")
+        ),
+        Err(m) => {
+            return Err(IndexError::HashMismatch {
+                file: file.filename_str(),
+                url: redact(&file.url),
+                algorithm: m.algorithm.to_string(),
+                expected: m.expected,
+                actual: m.actual,
+            });
+        }
     }
-    log::debug!("{}: {algorithm} matches the index", file.filename_str());
     Ok(())
 }
 

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::index::client::{ByteRange, Client, Reply, RequestOptions};
 use crate::index::zip::{
-    Eocd, Window, ZipEntry, ZipError, extract, find_eocd, lookup, parse_central_directory,
+    Bytes, Eocd, Window, ZipEntry, ZipError, extract, find_eocd, lookup, parse_central_directory,
     parse_central_directory_prefix,
 };
 use crate::index::{DistFile, IndexError};
@@ -30,6 +30,8 @@ async fn range_of(
     let options = RequestOptions {
         range: Some(r),
         partial_only,
+        // A server that ignores `Range` sends the whole wheel: to a temp file, not memory.
+        spool: !partial_only,
         ..RequestOptions::default()
     };
     // A small read takes the server's latency, not the transfer: a straggler is sent again.
@@ -99,7 +101,7 @@ async fn tail(
             total,
             Window {
                 offset,
-                bytes: tail.body,
+                bytes: tail.body.into(),
             },
             MetadataSource::RangeRead,
         ),
@@ -108,14 +110,12 @@ async fn tail(
         _ if tail.status == 200 && partial_only => return Ok(None),
         _ => {
             if tail.status == 200 {
-                verify_download(file, &tail.body)?;
+                verify_whole(file, &tail)?;
             }
+            let window = window_of(tail, 0);
             (
-                tail.body.len() as u64,
-                Window {
-                    offset: 0,
-                    bytes: tail.body,
-                },
+                window.bytes.len() as u64,
+                window,
                 MetadataSource::WholeWheel,
             )
         }
@@ -313,7 +313,9 @@ async fn with_directory(
     let Some(mut window) = partial(client, file, start, tail.offset).await? else {
         return Ok(None);
     };
-    window.bytes.extend_from_slice(&tail.bytes);
+    let mut bytes = window.bytes.to_vec();
+    bytes.extend_from_slice(&tail.bytes);
+    window.bytes = bytes.into();
     Ok(Some(window))
 }
 
@@ -461,7 +463,7 @@ async fn read_entry(
             )
             .await?;
             if reply.status == 200 {
-                verify_download(file, &reply.body)?;
+                verify_whole(file, &reply)?;
                 *source = MetadataSource::WholeWheel;
             }
             let w = window_of(reply, entry.local_offset);
@@ -486,19 +488,33 @@ async fn partial(
 }
 
 fn window_of(reply: Reply, asked: u64) -> Window {
-    match (reply.status, reply.range) {
-        (206, Some((offset, _))) => Window {
-            offset,
-            bytes: reply.body,
-        },
-        (206, None) => Window {
-            offset: asked,
-            bytes: reply.body,
-        },
-        _ => Window {
-            offset: 0,
-            bytes: reply.body,
-        },
+    let bytes = match reply.spooled {
+        Some(spooled) => Bytes::Mapped(spooled.map),
+        None => reply.body.into(),
+    };
+    let offset = match (reply.status, reply.range) {
+        (206, Some((offset, _))) => offset,
+        (206, None) => asked,
+        _ => 0,
+    };
+    Window { offset, bytes }
+}
+
+/// A whole wheel (a 200) checked against the index's hashes: read back from its temp file when
+/// spooled, never mapped whole into the process.
+fn verify_whole(file: &DistFile, reply: &Reply) -> Result<(), IndexError> {
+    let Some(spooled) = &reply.spooled else {
+        return verify_download(file, &reply.body);
+    };
+    match crate::index::hashes::check_file(&file.hashes, &spooled.file) {
+        Ok(_) => Ok(()),
+        Err(m) => Err(IndexError::HashMismatch {
+            file: file.filename_str(),
+            url: crate::index::auth::redact(&file.url),
+            algorithm: m.algorithm.to_string(),
+            expected: m.expected,
+            actual: m.actual,
+        }),
     }
 }
 

@@ -39,16 +39,21 @@ use pep508_rs::PackageName;
 use pubgrub::{DefaultStringReporter, DerivationTree, External, Ranges, Reporter};
 
 use super::catalog::Catalog;
-use super::error::{NoSolution, SolveError, Unavailable};
+use super::error::{Fact, FactPackage, NoSolution, SolveError, Unavailable};
 use super::package::Pkg;
 use super::provider::CoupledReleases;
 use super::rules::Rules;
 use formatter::PythonFormatter;
 use hints::hints;
 use tree::{
-    collapse_proxies, collect_facts, drop_phantoms, drop_restatements, merge_extra_no_versions,
-    simplify,
+    collapse_proxies, collect_facts, depth, drop_iteratively, drop_phantoms, drop_restatements,
+    merge_extra_no_versions, simplify,
 };
+
+/// The deepest derivation explained step by step. Deeper ones (a chain of thousands of
+/// dependencies, which only a hostile index serves) are summarised by their facts: every pass
+/// below, and pubgrub's reporter, recurse once per level and would overflow the stack.
+const MAX_EXPLAINED_DEPTH: usize = 1_000;
 
 /// pubgrub's derivation tree over planner's packages.
 type Tree = DerivationTree<Pkg, Ranges<Version>, Unavailable>;
@@ -64,6 +69,11 @@ pub(crate) fn explain(
 ) -> Result<NoSolution, SolveError> {
     let mut facts = Vec::new();
     collect_facts(&tree, catalog, &mut facts);
+    let levels = depth(&tree);
+    if levels > MAX_EXPLAINED_DEPTH {
+        drop_iteratively(tree);
+        return too_deep(levels, facts, catalog, rules);
+    }
     drop_phantoms(&mut tree, catalog);
     if let Some(collapsed) = collapse_proxies(&tree) {
         tree = collapsed;
@@ -91,6 +101,93 @@ pub(crate) fn explain(
         involved,
         facts,
     })
+}
+
+/// The account of a derivation `levels` deep, past [`MAX_EXPLAINED_DEPTH`]: what it rests on
+/// (the releases that are missing or unusable), and how long the chain of requirements is.
+fn too_deep(
+    levels: usize,
+    facts: Vec<Fact>,
+    catalog: &Catalog<'_>,
+    rules: &Rules<'_>,
+) -> Result<NoSolution, SolveError> {
+    let mut report = format!(
+        "The requirements form a chain {levels} derivations deep, more than the \
+         {MAX_EXPLAINED_DEPTH} planner explains step by step ({} requirements between the \
+         request and the end of the chain). It ends in:",
+        facts
+            .iter()
+            .filter(|f| matches!(f, Fact::Requires { .. }))
+            .count()
+    );
+    // A requirement that no release meets comes first ("no version of missingpkg>=99"), then
+    // unusable releases, then the rest ("no version of c1>1.0": pubgrub's bookkeeping).
+    let required = |package: &FactPackage, range: &Ranges<Version>| {
+        facts.iter().any(|f| {
+            matches!(f, Fact::Requires { dependency, range: r, .. } if dependency == package && r == range)
+        })
+    };
+    let mut ends: Vec<(u8, String)> = facts
+        .iter()
+        .filter_map(|fact| match fact {
+            Fact::NoVersions { package, range, .. } => Some((
+                if required(package, range) { 0 } else { 2 },
+                format!(
+                    "no version of {} is available",
+                    crate::solve::ranges::name_with_range(&package.to_string(), range)
+                ),
+            )),
+            Fact::Unavailable {
+                package, reason, ..
+            } => Some((1, format!("{package} cannot be used: {reason}"))),
+            Fact::Requires { .. } => None,
+        })
+        .collect();
+    ends.sort_by_key(|(rank, _)| *rank);
+    // The bookkeeping only when nothing else is there to show.
+    let first = ends.first().map_or(2, |(rank, _)| *rank);
+    let ends: Vec<String> = ends
+        .into_iter()
+        .filter(|(rank, _)| *rank < 2 || first == 2)
+        .map(|(_, end)| end)
+        .collect();
+    for end in ends.iter().take(20) {
+        report.push_str(&format!("\n  {end}"));
+    }
+    if ends.len() > 20 {
+        report.push_str(&format!("\n  ... and {} more", ends.len() - 20));
+    }
+    let involved = facts.iter().flat_map(fact_names).cloned().collect();
+    let hints = hints(&facts, catalog, rules)?;
+    Ok(NoSolution {
+        report,
+        hints,
+        involved,
+        facts,
+    })
+}
+
+/// The distributions a fact names.
+fn fact_names(fact: &Fact) -> Vec<&PackageName> {
+    fn name(p: &FactPackage) -> Option<&PackageName> {
+        match p {
+            FactPackage::Dist { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+    match fact {
+        Fact::Requires {
+            dependent,
+            dependency,
+            ..
+        } => [name(dependent), name(dependency)]
+            .into_iter()
+            .flatten()
+            .collect(),
+        Fact::NoVersions { package, .. } | Fact::Unavailable { package, .. } => {
+            name(package).into_iter().collect()
+        }
+    }
 }
 
 /// Drop blank lines the default reporter puts between paragraphs, and trailing spaces.

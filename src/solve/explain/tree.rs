@@ -31,41 +31,93 @@ fn fact_package(pkg: &Pkg) -> FactPackage {
     }
 }
 
+/// The external facts under `tree`, each once, in the order a depth-first walk meets them
+/// (cause 1 before cause 2). Iterative: a derivation thousands deep is walked without recursion.
 pub(super) fn collect_facts(tree: &Tree, catalog: &Catalog<'_>, out: &mut Vec<Fact>) {
-    match tree {
-        DerivationTree::Derived(derived) => {
-            collect_facts(&derived.cause1, catalog, out);
-            collect_facts(&derived.cause2, catalog, out);
-        }
-        DerivationTree::External(external) => {
-            let fact = match external {
-                External::NotRoot(..) => return,
-                External::FromDependencyOf(p, pr, d, dr) => {
-                    // The pin of `name[extra]` to `name` is plumbing, not a fact.
-                    if matches!((p, d), (Pkg::Extra(a, _), Pkg::Dist(b)) if a == b) {
-                        return;
-                    }
-                    Fact::Requires {
-                        dependent: fact_package(p),
-                        dependent_range: pr.clone(),
-                        dependency: fact_package(d),
-                        range: dr.clone(),
-                    }
+    let mut stack = vec![tree];
+    while let Some(tree) = stack.pop() {
+        match tree {
+            DerivationTree::Derived(derived) => {
+                stack.push(&derived.cause2);
+                stack.push(&derived.cause1);
+            }
+            DerivationTree::External(external) => {
+                if let Some(fact) = external_fact(external, catalog)
+                    && !out.contains(&fact)
+                {
+                    out.push(fact);
                 }
-                External::NoVersions(p, r) if is_phantom(p, r, catalog) => return,
-                External::NoVersions(p, r) => Fact::NoVersions {
-                    package: fact_package(p),
-                    range: r.clone(),
-                    not_found: is_not_found(p, catalog),
-                },
-                External::Custom(p, r, reason) => Fact::Unavailable {
-                    package: fact_package(p),
-                    range: r.clone(),
-                    reason: reason.clone(),
-                },
-            };
-            if !out.contains(&fact) {
-                out.push(fact);
+            }
+        }
+    }
+}
+
+/// The fact an external incompatibility states (`None`: plumbing, or a phantom leaf).
+fn external_fact(external: &Ext, catalog: &Catalog<'_>) -> Option<Fact> {
+    Some(match external {
+        External::NotRoot(..) => return None,
+        External::FromDependencyOf(p, pr, d, dr) => {
+            // The pin of `name[extra]` to `name` is plumbing, not a fact.
+            if matches!((p, d), (Pkg::Extra(a, _), Pkg::Dist(b)) if a == b) {
+                return None;
+            }
+            Fact::Requires {
+                dependent: fact_package(p),
+                dependent_range: pr.clone(),
+                dependency: fact_package(d),
+                range: dr.clone(),
+            }
+        }
+        External::NoVersions(p, r) if is_phantom(p, r, catalog) => return None,
+        External::NoVersions(p, r) => Fact::NoVersions {
+            package: fact_package(p),
+            range: r.clone(),
+            not_found: is_not_found(p, catalog),
+        },
+        External::Custom(p, r, reason) => Fact::Unavailable {
+            package: fact_package(p),
+            range: r.clone(),
+            reason: reason.clone(),
+        },
+    })
+}
+
+/// The longest path from `tree` to a leaf, counted in derivations, without recursion (shared
+/// subtrees counted once).
+pub(super) fn depth(tree: &Tree) -> usize {
+    let mut known: rustc_hash::FxHashMap<*const Tree, usize> = Default::default();
+    let mut stack = vec![(tree, false)];
+    while let Some((node, expanded)) = stack.pop() {
+        let DerivationTree::Derived(derived) = node else {
+            known.insert(node, 0);
+            continue;
+        };
+        let (c1, c2) = (&*derived.cause1, &*derived.cause2);
+        if expanded {
+            let below = known[&(c1 as *const Tree)].max(known[&(c2 as *const Tree)]);
+            known.insert(node, below + 1);
+        } else if !known.contains_key(&(node as *const Tree)) {
+            stack.push((node, true));
+            for cause in [c2, c1] {
+                if !known.contains_key(&(cause as *const Tree)) {
+                    stack.push((cause, false));
+                }
+            }
+        }
+    }
+    known[&(tree as *const Tree)]
+}
+
+/// Drop `tree` without recursion: each derivation held only here is taken apart on a stack
+/// (the default drop recurses once per level and overflows thousands of levels down).
+pub(super) fn drop_iteratively(tree: Tree) {
+    let mut stack = vec![tree];
+    while let Some(tree) = stack.pop() {
+        if let DerivationTree::Derived(derived) = tree {
+            for cause in [derived.cause1, derived.cause2] {
+                if let Ok(owned) = Arc::try_unwrap(cause) {
+                    stack.push(owned);
+                }
             }
         }
     }
