@@ -1,6 +1,6 @@
-//! Benchmark: reading the 197-dist shared H200 fixture (scan + parse, no interpreter), then
+//! Benchmark: reading the 197-dist H200 fixture (testdata/fixtures) (scan + parse, no interpreter), then
 //! building its dependency graph and checking it. Plain harness (`cargo bench --bench
-//! inventory`); target: inventory under 50 ms wall. Skips when ../shared is absent.
+//! inventory`); target: inventory under 50 ms wall.
 
 #![allow(clippy::print_stdout)]
 
@@ -22,7 +22,7 @@ fn stats(name: &str, mut samples: Vec<Duration>) {
 }
 
 fn main() {
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/h200-venv");
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/fixtures/h200-venv");
     if !venv.is_dir() {
         println!("skipping: {} is absent", venv.display());
         return;

@@ -5,7 +5,7 @@ torch 2.11.0+cu130 (the shared H200 fixture's torch METADATA with the cu130 loca
 cu130 build declares the same requirements), triton 3.6.0, flash-linear-attention 0.5.1
 installed from a git commit (direct_url.json with vcs_info), transformers 5.8.0, and their
 runtime dependency closure for CPython 3.12 on x86_64 Linux (extras followed where a
-requirement asks for them). Every dist-info is copied from ../shared/fixtures/h200-venv when
+requirement asks for them). Every dist-info is copied from testdata/fixtures/h200-venv when
 the version there satisfies every requirement on it, else recorded from the index with
 scripts/record-dist-info.py. Needs pip (for its vendored `packaging`) and the index.
 
@@ -24,7 +24,7 @@ from pip._vendor.packaging.version import Version
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-H200 = os.path.join(REPO, "..", "shared", "fixtures", "h200-venv", "lib", "python3.12", "site-packages")
+H200 = os.path.join(REPO, "testdata", "fixtures", "h200-venv", "lib", "python3.12", "site-packages")
 FLA_COMMIT = "0c5dc3f0a57e8d25e9e8e4d1b5c2a7f3e6b9d104"
 ENV = {
     "implementation_name": "cpython", "implementation_version": "3.12.3", "os_name": "posix",

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use crate::common::{
-    TestContext, copy_dir, normalized, regex_escape, repo_root, shared_fixtures, venv,
+    TestContext, copy_dir, h200_fixtures, normalized, regex_escape, repo_root, venv,
 };
 use crate::planner_snapshot;
 
@@ -62,7 +62,7 @@ fn planner_findings(json: &serde_json::Value) -> BTreeSet<(String, String, Strin
 
 #[test]
 fn h200_nothing_broken_like_pip() {
-    let fixtures = shared_fixtures();
+    let fixtures = h200_fixtures();
     let oracle = std::fs::read_to_string(fixtures.join("h200-venv/oracle/pip-check.txt")).unwrap();
     assert_eq!(oracle.trim(), "No broken requirements found.");
     let ctx = TestContext::new();
@@ -81,7 +81,7 @@ fn h200_nothing_broken_like_pip() {
 /// triton-3.7.0.dist-info, built in a temp dir (the shared fixture is never touched).
 #[test]
 fn h200_forced_triton_exactly_the_pip_finding() {
-    let fixtures = shared_fixtures();
+    let fixtures = h200_fixtures();
     let mut ctx = TestContext::new();
     let venv = ctx.path().join("h200-forced");
     copy_dir(&fixtures.join("h200-venv"), &venv);

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use crate::common::venv::{RealVenv, build_wheel, wheels};
-use crate::common::{TestContext, shared_fixtures};
+use crate::common::{TestContext, h200_fixtures};
 use crate::planner_snapshot;
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -24,7 +24,7 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// The forced variant of h200-venv, built in `dir` (the shared fixture is never touched).
 fn forced_h200(dir: &Path) -> (PathBuf, PathBuf) {
-    let fixtures = shared_fixtures();
+    let fixtures = h200_fixtures();
     let original = fixtures.join("h200-venv");
     assert!(
         original.is_dir(),
@@ -89,7 +89,7 @@ fn h200_against_forced_names_exactly_the_triton_change_and_the_broken_edge() {
         "[TMP]",
     );
     settings.add_filter(
-        &crate::review::regex_escape(&shared_fixtures().display().to_string()),
+        &crate::review::regex_escape(&h200_fixtures().display().to_string()),
         "[FIXTURES]",
     );
     for format in ["text", "markdown"] {

@@ -177,7 +177,7 @@ fn torch_2_12_pins_triton_3_7_in_the_recorded_index() {
 
 fn fake_env() -> planner::inventory::Environment {
     let inventory =
-        planner::inventory::load_venv(&crate::common::shared_fixtures().join("h200-venv"))
+        planner::inventory::load_venv(&crate::common::h200_fixtures().join("h200-venv"))
             .expect("the shared h200 fixture");
     let mut env = inventory.environment;
     env.tags = h200_tags();

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use crate::common::{
-    self, TestContext, copy_dir, files_under, normalized, repo_root, run, shared_fixtures, venv,
+    self, TestContext, copy_dir, files_under, h200_fixtures, normalized, repo_root, run, venv,
 };
 use crate::planner_snapshot;
 
@@ -25,7 +25,7 @@ fn names_versions(json: &serde_json::Value) -> BTreeSet<(String, String)> {
 
 #[test]
 fn h200_lists_the_same_197_dists_as_pip_list() {
-    let fixtures = shared_fixtures();
+    let fixtures = h200_fixtures();
     let ctx = TestContext::new();
     let run = ctx.run(&[
         "inventory",
@@ -80,7 +80,7 @@ fn h200_lists_the_same_197_dists_as_pip_list() {
 
 #[test]
 fn h200_pip_inspect_snapshot_lists_the_same_dists() {
-    let h200 = shared_fixtures().join("h200-venv");
+    let h200 = h200_fixtures().join("h200-venv");
     let ctx = TestContext::new();
     let from_venv = ctx.run(&[
         "inventory",

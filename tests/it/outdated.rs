@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::index_server::{Fault, IndexServer};
-use crate::common::{TestContext, files_under, run, shared_fixtures};
+use crate::common::{TestContext, files_under, h200_fixtures, run};
 use crate::planner_snapshot;
 
 /// A venv on disk (no interpreter): `pyvenv.cfg` plus dist-info folders.
@@ -100,7 +100,7 @@ fn outdated_json_lists_newer_versions_and_what_holds_them_back() {
 fn outdated_text_on_the_h200_fixture() {
     let server = IndexServer::recorded();
     let ctx = TestContext::new();
-    let venv = shared_fixtures().join("h200-venv");
+    let venv = h200_fixtures().join("h200-venv");
     let out = ctx.run(&[
         "outdated",
         "--venv",
@@ -465,7 +465,7 @@ mod live {
 fn can_move_to_checks_the_candidates_own_requirements() {
     let server = IndexServer::recorded();
     let ctx = TestContext::new();
-    let venv = shared_fixtures().join("h200-venv");
+    let venv = h200_fixtures().join("h200-venv");
     let args = [
         "outdated",
         "--venv",

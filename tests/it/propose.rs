@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::common::index_server::IndexServer;
-use crate::common::{Output, TestContext, copy_dir, repo_root, run, shared_fixtures, skip, venv};
+use crate::common::{Output, TestContext, copy_dir, h200_fixtures, repo_root, run, skip, venv};
 use crate::planner_snapshot;
 
 fn canonical_venv() -> PathBuf {
@@ -205,7 +205,7 @@ fn canonical_incident_text() {
 /// broken torch -> triton edge of the forced-triton variant, and nothing else.
 #[test]
 fn accepted_override_silences_exactly_that_edge() {
-    let fixtures = shared_fixtures();
+    let fixtures = h200_fixtures();
     let h200 = fixtures.join("h200-venv");
     let ctx = TestContext::new();
     let out_dir = ctx.dir.path().join("out");

@@ -9,7 +9,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::common::index_server::IndexServer;
-use crate::common::{TestContext, repo_root, shared_fixtures, venv};
+use crate::common::{TestContext, h200_fixtures, repo_root, venv};
 use crate::planner_snapshot;
 
 fn json(text: &str) -> Value {
@@ -113,7 +113,7 @@ fn assert_coupled_groups_consistent(plan: &Value) {
 
 /// `propose --all EXTRA` for the shared h200 fixture against `server`.
 fn propose_h200(ctx: &TestContext, server: &IndexServer, extra: &[&str]) -> crate::common::Output {
-    let venv = shared_fixtures().join("h200-venv");
+    let venv = h200_fixtures().join("h200-venv");
     ctx.propose(&venv, &server.url(), &[&["--all"][..], extra].concat())
 }
 

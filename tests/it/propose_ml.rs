@@ -9,10 +9,10 @@
 use serde_json::Value;
 
 use crate::common::index_server::IndexServer;
-use crate::common::{TestContext, shared_fixtures};
+use crate::common::{TestContext, h200_fixtures};
 
 fn propose(ctx: &TestContext, server: &IndexServer, args: &[&str]) -> (Option<i32>, Value) {
-    let venv = shared_fixtures().join("h200-venv");
+    let venv = h200_fixtures().join("h200-venv");
     let url = server.url();
     let mut all = vec!["propose"];
     all.extend_from_slice(args);

@@ -2,8 +2,8 @@
 //!
 //! Each line of `tests/live/cases.jsonl` is a request an ML engineer makes and what the answer
 //! must be, semantically ("no recommended plan downgrades torch or leaves CUDA 13", "torch==2.12.0
-//! gives a plan"), asked of today's live index: on the shared h200 fixture (`../shared/fixtures`
-//! next to the repository, or `$PLANNER_SHARED_FIXTURES`, as in `tests/it`), or on a CPU venv
+//! gives a plan"), asked of today's live index: on the h200 fixture (`testdata/fixtures`,
+//! as in `tests/it`), or on a CPU venv
 //! built here from the live index with `python3 -m venv` and pip, or with uv. Never run by CI (the network
 //! and today's index); the cases it caught are recorded under `testdata/` and tested there
 //! (`tests/it/propose_ml.rs`).
@@ -69,9 +69,7 @@ fn cpu_venv(pins: &[String], by_uv: bool) -> PathBuf {
 
 fn venv_of(case: &Value) -> PathBuf {
     match &case["venv"] {
-        Value::String(s) if s == "h200" => std::env::var_os("PLANNER_SHARED_FIXTURES")
-            .map_or_else(|| repo().join("../shared/fixtures"), PathBuf::from)
-            .join("h200-venv"),
+        Value::String(s) if s == "h200" => repo().join("testdata/fixtures/h200-venv"),
         Value::Array(pins) => cpu_venv(
             &pins
                 .iter()

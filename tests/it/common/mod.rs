@@ -4,8 +4,8 @@
 //! the repository, loopback ports, versions and times. Plus the fixtures every module uses:
 //! [`index_server`] (a loopback index) and [`venv`] (real venvs made by `python3 -m venv`).
 //!
-//! A test never passes silently when what it needs is missing: [`shared_fixtures`] and
-//! [`venv::clean_venv`] panic saying what is absent; a test whose tool is optional says on
+//! A test never passes silently when what it needs is missing: [`venv::clean_venv`] panics
+//! saying what is absent; a test whose tool is optional says on
 //! stderr that it was skipped ([`skip`]).
 
 #![allow(dead_code)]
@@ -174,7 +174,7 @@ impl TestContext {
             .args(["--index-url", index]))
     }
 
-    /// The insta settings of [`planner_snapshot!`]: this test's filters, then the shared
+    /// The insta settings of [`planner_snapshot!`]: this test's filters, then the h200
     /// fixtures (`[FIXTURES]`), temp paths (`[TMP]`, `[TARGET_TMP]`), the repository
     /// (`[REPO]`), the host's glibc (`[GLIBC]`), loopback ports (`[PORT]`), the planner's
     /// version (`[VERSION]`) and durations (`[TIME]`).
@@ -184,7 +184,7 @@ impl TestContext {
             settings.add_filter(regex, replacement.clone());
         }
         for (path, label) in [
-            (shared_fixtures_path(), "[FIXTURES]"),
+            (h200_fixtures(), "[FIXTURES]"),
             (self.dir.path().to_path_buf(), "[TMP]"),
             (PathBuf::from(env!("CARGO_TARGET_TMPDIR")), "[TARGET_TMP]"),
             (repo_root(), "[REPO]"),
@@ -250,23 +250,10 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The shared fixtures: `$PLANNER_SHARED_FIXTURES`, else `../shared/fixtures` next to the
-/// repository (where CI has them). A test that needs them fails when they are absent, saying so.
-pub fn shared_fixtures() -> PathBuf {
-    let path = shared_fixtures_path();
-    assert!(
-        path.join("h200-venv").is_dir() && path.join("h200-forced-triton-3.7.0").is_dir(),
-        "this test needs the shared fixtures (h200-venv, h200-forced-triton-3.7.0) at {}; \
-         CI checks them out next to the repository (set PLANNER_SHARED_FIXTURES to use \
-         another copy)",
-        path.display()
-    );
-    path
-}
-
-fn shared_fixtures_path() -> PathBuf {
-    std::env::var_os("PLANNER_SHARED_FIXTURES")
-        .map_or_else(|| repo_root().join("../shared/fixtures"), PathBuf::from)
+/// The real-machine fixtures in `testdata/fixtures` (see its README): the h200 venv's
+/// metadata and the same venv after a forced triton 3.7.0.
+pub fn h200_fixtures() -> PathBuf {
+    repo_root().join("testdata/fixtures")
 }
 
 /// Say on the test binary's stderr that the running test is skipped and why. It bypasses the
