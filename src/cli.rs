@@ -452,6 +452,10 @@ pub struct CheckArgs {
     /// Plan files (written by `planner propose`) whose accepted overrides are not reported.
     #[arg(long, value_name = "PLAN")]
     pub accept: Vec<PathBuf>,
+    /// Hash every installed file against its RECORD, binaries too (by default Python sources
+    /// and text are hashed and other files compared by size).
+    #[arg(long)]
+    pub hash_binaries: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,

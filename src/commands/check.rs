@@ -15,6 +15,10 @@ pub(crate) fn run(settings: &CheckSettings, printer: &Printer) -> miette::Result
     // The unreadable dists are findings in the report (stdout): not said again on stderr.
     inventory.report_notes(printer);
     let mut report = check::check(&inventory);
+    report.add_file_checks(
+        &inventory,
+        &inventory::integrity::check_inventory(&inventory, settings.files),
+    );
     report.accept(&accepted.edges());
     match settings.format {
         OutputFormat::Json => printer.out(&json::to_json(&render::to_json(&inventory, &report))?),

@@ -7,7 +7,8 @@
 //! (pre-releases allowed, local labels ignored by `==X`, as pip does). On top of that, what
 //! pip check does not say: two metadata folders for one name (error), requirements that only
 //! an extra some installed dist asks for turns on (warning), unreadable dists (warning),
-//! dists installed from outside an index and local-label variants (info).
+//! dists installed from outside an index and local-label variants (info), and (from
+//! [`super::integrity`], for an environment on disk) files edited in place or missing (warning).
 //!
 //! A plan may accept an override ("torch 2.11.0 requires triton==3.6.0, 3.7.0 is installed
 //! on purpose"): [`CheckReport::accept`] moves exactly those findings to `accepted`.
@@ -19,6 +20,7 @@ use pep508_rs::{ExtraName, PackageName, Requirement};
 use serde::Serialize;
 
 use super::graph::DependencyGraph;
+use super::integrity::{FileChange, FileCheck, FileState};
 use super::{DirectUrl, InstalledDist, Inventory};
 
 /// How bad a finding is. Only errors make `planner check` exit 1.
@@ -119,6 +121,15 @@ pub enum Finding {
         /// Where it came from.
         source: DirectUrl,
     },
+    /// A file the dist's `RECORD` lists that differs from what the installer wrote, or is gone
+    /// (a hand patch in site-packages).
+    FileChanged {
+        /// The dist that owns the file.
+        dist: DistRef,
+        /// The file and how it differs.
+        #[serde(flatten)]
+        change: FileChange,
+    },
     /// A local version label (`2.11.0+cu130`): a build variant the public index may not have.
     LocalVersion {
         /// The dist.
@@ -145,7 +156,7 @@ impl Finding {
                 }
             }
             Finding::DuplicateDist { .. } => Severity::Error,
-            Finding::UnreadableDist { .. } => Severity::Warning,
+            Finding::UnreadableDist { .. } | Finding::FileChanged { .. } => Severity::Warning,
             Finding::NotFromIndex { .. } | Finding::LocalVersion { .. } => Severity::Info,
         }
     }
@@ -233,6 +244,7 @@ impl Finding {
             Finding::LocalVersion { dist, local } => format!(
                 "{dist} is a local build variant (+{local}); the public index may not have it"
             ),
+            Finding::FileChanged { dist, change } => file_changed_message(dist, change),
         }
     }
 
@@ -250,11 +262,33 @@ impl Finding {
                 ..
             } => (1, format!("{dependent}\u{0}{}", installed.name)),
             Finding::UnreadableDist { path, .. } => (2, path.display().to_string()),
+            Finding::FileChanged { dist, change } => (2, format!("{dist}\u{0}{}", change.path)),
             Finding::NotFromIndex { dist, .. } => (3, dist.to_string()),
             Finding::LocalVersion { dist, .. } => (4, dist.to_string()),
         };
         (self.severity(), order, key)
     }
+}
+
+/// `triton 3.6.0: triton/runtime/autotuner.py was edited in place (...)`, or listed and gone.
+fn file_changed_message(dist: &DistRef, change: &FileChange) -> String {
+    let path = &change.path;
+    if change.state == FileState::Missing {
+        return format!("{dist}: {path} is listed in its RECORD but missing");
+    }
+    let mut how = Vec::new();
+    if change.sha256.is_some() {
+        how.push("its sha256 differs from RECORD".to_string());
+    }
+    if let (Some(was), Some(now)) = (change.recorded_size, change.size)
+        && was != now
+    {
+        how.push(format!("{was} -> {now} bytes"));
+    }
+    if let Some(modified) = &change.modified {
+        how.push(format!("modified {modified}"));
+    }
+    format!("{dist}: {path} was edited in place ({})", how.join("; "))
 }
 
 fn same_requirement(a: &str, b: &str) -> bool {
@@ -309,6 +343,20 @@ impl CheckReport {
         self.findings
             .iter()
             .filter(move |finding| finding.severity() == severity)
+    }
+
+    /// Add what the file check of each dist found (`checks` by position in
+    /// `inventory.dists`, as [`super::integrity::check_inventory`] gives them).
+    pub(crate) fn add_file_checks(&mut self, inventory: &Inventory, checks: &[Option<FileCheck>]) {
+        for (dist, check) in inventory.dists.iter().zip(checks) {
+            for change in check.iter().flat_map(|c| &c.changes) {
+                self.findings.push(Finding::FileChanged {
+                    dist: DistRef::of(dist),
+                    change: change.clone(),
+                });
+            }
+        }
+        self.findings.sort_by_key(Finding::sort_key);
     }
 
     /// Move the findings these accepted edges describe to `accepted`.

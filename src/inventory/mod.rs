@@ -12,6 +12,7 @@ mod error;
 pub(crate) mod extensions;
 pub mod graph;
 pub mod imports;
+pub mod integrity;
 pub mod module_names;
 mod probe;
 pub(crate) mod record;

@@ -1,7 +1,8 @@
 //! The one reader of an installed dist's `RECORD`.
 //!
-//! In: a `.dist-info` folder. Out: the paths its `RECORD` lists, in order ([`paths`]), and the
-//! one check that a listed path stays inside site-packages ([`is_inside`]).
+//! In: a `.dist-info` folder. Out: the paths its `RECORD` lists, in order ([`paths`]), or its
+//! rows with their digests and sizes ([`entries`]), and the one check that a listed path stays
+//! inside site-packages ([`is_inside`]).
 //!
 //! `RECORD` is CSV (`path,hash,size`, written by Python's `csv` module): a path holding a comma
 //! is quoted, and a quote inside it doubled. It is read with the `csv` crate, as uv reads it.
@@ -27,17 +28,48 @@ pub(crate) fn inside_paths(folder: &Path) -> Option<Vec<String>> {
     Some(paths)
 }
 
+/// One row of `RECORD`: `path,algorithm=digest,size`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    /// The path, relative to site-packages.
+    pub path: String,
+    /// `(algorithm, digest)` as written (`sha256`, urlsafe base64 without padding); `None`
+    /// where the row has none (`RECORD` itself, `.pyc` files the installer compiled).
+    pub hash: Option<(String, String)>,
+    /// The size in bytes, where the row gives one.
+    pub size: Option<u64>,
+}
+
+/// The rows of a dist-info folder's `RECORD` (`None` as for [`paths`]).
+pub(crate) fn entries(folder: &Path) -> Option<Vec<Entry>> {
+    let text = crate::bounded::read_text(&folder.join("RECORD"), MAX_RECORD_BYTES).ok()?;
+    Some(parse_entries(&text))
+}
+
 /// The first field of each row of `RECORD` text, empty ones left out. A row the CSV reader
 /// cannot read is skipped, not the whole file.
 pub(crate) fn parse(text: &str) -> Vec<String> {
+    parse_entries(text).into_iter().map(|e| e.path).collect()
+}
+
+/// The rows of `RECORD` text, those without a path left out.
+pub(crate) fn parse_entries(text: &str) -> Vec<Entry> {
     csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .from_reader(text.as_bytes())
         .into_records()
         .filter_map(Result::ok)
-        .filter_map(|row| row.get(0).map(str::to_string))
-        .filter(|path| !path.is_empty())
+        .filter_map(|row| {
+            let path = row.get(0).filter(|p| !p.is_empty())?.to_string();
+            let hash = row
+                .get(1)
+                .and_then(|h| h.split_once('='))
+                .filter(|(algorithm, digest)| !algorithm.is_empty() && !digest.is_empty())
+                .map(|(algorithm, digest)| (algorithm.to_string(), digest.to_string()));
+            let size = row.get(2).and_then(|s| s.trim().parse().ok());
+            Some(Entry { path, hash, size })
+        })
         .collect()
 }
 
@@ -75,6 +107,21 @@ demo-1.0.dist-info/RECORD,,\r\n";
                 "demo-1.0.dist-info/RECORD",
             ]
         );
+    }
+
+    #[test]
+    fn rows_keep_their_digest_and_size() {
+        let rows = parse_entries(RECORD);
+        assert_eq!(rows[0].size, Some(0));
+        assert_eq!(
+            rows[0].hash,
+            Some((
+                "sha256".to_string(),
+                "47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU".to_string()
+            ))
+        );
+        assert_eq!((rows[2].hash.as_ref(), rows[2].size), (None, None));
+        assert_eq!(rows[4].path, "demo-1.0.dist-info/RECORD");
     }
 
     #[test]

@@ -48,6 +48,8 @@ pub(crate) struct CheckSettings {
     pub environment: EnvironmentSelection,
     /// `--accept PLAN` files.
     pub accept: Vec<PathBuf>,
+    /// Which installed files are hashed against their `RECORD` (`--hash-binaries`: all).
+    pub files: crate::inventory::integrity::Scope,
     /// `--format`.
     pub format: OutputFormat,
 }

@@ -192,6 +192,11 @@ fn command(command: Command, sources: &Sources<'_>) -> miette::Result<CommandSet
         Command::Check(args) => CommandSettings::Check(CheckSettings {
             environment: environment(&args.env, env),
             accept: args.accept,
+            files: if args.hash_binaries {
+                crate::inventory::integrity::Scope::Full
+            } else {
+                crate::inventory::integrity::Scope::Sources
+            },
             format: args.format.into(),
         }),
         Command::Verify(args) => CommandSettings::Verify(VerifySettings {

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use crate::common::{
-    TestContext, copy_dir, h200_fixtures, normalized, regex_escape, repo_root, venv,
+    TestContext, copy_dir, files_under, h200_fixtures, normalized, regex_escape, repo_root, venv,
 };
 use crate::planner_snapshot;
 
@@ -320,4 +320,69 @@ fn readme_accept_example_works_on_shipped_data() {
 
         ----- stderr -----
         "#);
+}
+
+/// A file patched by hand in site-packages and a file deleted there, in a real venv that pip
+/// installed: `check` names the dist, the file and when it changed, as warnings (exit 0: the
+/// requirements still hold); the untouched venv has no such finding.
+#[test]
+fn files_edited_in_place_are_named_with_their_dist() {
+    let mut ctx = TestContext::new();
+    let real = venv::RealVenv::create(&ctx.path().join("venv"));
+    let wheels = venv::wheels();
+    real.pip_ok(&[
+        "install",
+        "--no-index",
+        "--find-links",
+        &wheels.to_string_lossy(),
+        "alpha==1.0",
+    ]);
+    let args = [
+        "check",
+        "--venv",
+        real.path.to_str().unwrap(),
+        "--format",
+        "json",
+    ];
+    let kinds = |run: &crate::common::Output| -> Vec<String> {
+        run.json()["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kind"] == "file-changed")
+            .map(|f| format!("{} {} {}", f["dist"]["name"], f["path"], f["state"]))
+            .collect()
+    };
+    assert_eq!(kinds(&ctx.run(&args)), Vec::<String>::new());
+    let files = files_under(&real.path);
+    let find = |suffix: &str| {
+        files
+            .iter()
+            .find(|p| p.ends_with(suffix))
+            .unwrap_or_else(|| panic!("no {suffix} in the venv"))
+            .clone()
+    };
+    let module = &find("alpha/__init__.py");
+    let mut text = std::fs::read_to_string(module).unwrap();
+    text.push_str("# patched by hand\n");
+    std::fs::write(module, text).unwrap();
+    std::fs::remove_file(find("alpha-1.0.dist-info/INSTALLER")).unwrap();
+    let run = ctx.run(&args);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        kinds(&run),
+        [
+            r#""alpha" "alpha-1.0.dist-info/INSTALLER" "missing""#,
+            r#""alpha" "alpha/__init__.py" "edited""#,
+        ]
+    );
+    ctx.filter(
+        r"modified \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ",
+        "modified [MTIME]",
+    );
+    ctx.filter(r"\d+ -> \d+ bytes", "[SIZE] -> [SIZE] bytes");
+    planner_snapshot!(
+        ctx,
+        ctx.run(&["check", "--venv", real.path.to_str().unwrap()])
+    );
 }

@@ -1,0 +1,343 @@
+//! Files edited in place: each installed dist's files compared with its `RECORD`, the list of
+//! files, sizes and sha256 digests the installer wrote.
+//!
+//! In: dist-info folders of an environment on disk, and a [`Scope`]. Out: a [`FileCheck`] per
+//! folder that has a `RECORD`: the files whose size or digest differ from it (edited), the files
+//! it lists that are gone (missing), and how many rows were hashed, compared by size alone, or
+//! could not be checked.
+//!
+//! What cannot be checked is counted, never guessed: rows without a digest (`RECORD` itself,
+//! `.pyc` files the installer compiled), rows outside site-packages (console scripts, whose
+//! shebang the installer rewrote), digests other than sha256, and paths that are not regular
+//! files. [`Scope::Sources`] (the default) hashes Python sources and text and compares every other
+//! file by size (a different size is certain; an equal size of a binary is not proof, which
+//! [`Scope::Full`] gives by hashing every file). Files are hashed on every core.
+
+use std::io::Read;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::record::{self, Entry};
+
+/// Which files are hashed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// Python sources and text hashed, other files compared by size.
+    #[default]
+    Sources,
+    /// Every file hashed.
+    Full,
+}
+
+/// How a file differs from its `RECORD` row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileState {
+    /// On disk, with another size or digest.
+    Edited,
+    /// Listed, not on disk.
+    Missing,
+}
+
+/// One file that differs from its `RECORD` row.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct FileChange {
+    /// The path, relative to site-packages, as `RECORD` writes it.
+    pub path: String,
+    /// Edited or missing.
+    pub state: FileState,
+    /// The size `RECORD` gives.
+    #[serde(default)]
+    pub recorded_size: Option<u64>,
+    /// The size on disk (`None`: missing).
+    #[serde(default)]
+    pub size: Option<u64>,
+    /// The sha256 of the file on disk, urlsafe base64 without padding as `RECORD` writes it
+    /// (`None`: missing, or a binary told apart by its size alone).
+    #[serde(default)]
+    pub sha256: Option<String>,
+    /// When the file on disk was last modified (RFC 3339).
+    #[serde(default)]
+    pub modified: Option<String>,
+}
+
+/// One dist's files against its `RECORD`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileCheck {
+    /// The files that differ, by path.
+    pub changes: Vec<FileChange>,
+    /// Rows whose file was hashed.
+    pub hashed: usize,
+    /// Rows whose file was compared by size alone.
+    pub size_only: usize,
+    /// Rows that could not be checked (no digest, outside site-packages, not a regular file).
+    pub unchecked: usize,
+}
+
+/// The file check of each dist-info folder (`None`: no readable `RECORD`), in the order given;
+/// every folder's files are checked on all cores together.
+pub(crate) fn check_folders(folders: &[&Path], scope: Scope) -> Vec<Option<FileCheck>> {
+    let rows: Vec<Option<Vec<Entry>>> = folders.iter().map(|f| record::entries(f)).collect();
+    let jobs: Vec<(usize, &Entry)> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.as_ref().map(|r| (i, r)))
+        .flat_map(|(i, r)| r.iter().map(move |e| (i, e)))
+        .collect();
+    let outcomes = in_parallel(&jobs, |(i, entry)| {
+        let site = folders[*i].parent().unwrap_or(Path::new("."));
+        check_entry(site, entry, scope)
+    });
+    let mut checks: Vec<Option<FileCheck>> = rows
+        .iter()
+        .map(|r| r.as_ref().map(|_| FileCheck::default()))
+        .collect();
+    for ((i, _), outcome) in jobs.iter().zip(outcomes) {
+        if let Some(check) = checks[*i].as_mut() {
+            check.add(outcome);
+        }
+    }
+    for check in checks.iter_mut().flatten() {
+        check.changes.sort();
+    }
+    checks
+}
+
+/// The file check of each dist of `inventory`, by position in `inventory.dists` (`None`: no
+/// readable `RECORD`, or a dist known only from a snapshot, whose files are not here).
+pub(crate) fn check_inventory(
+    inventory: &super::Inventory,
+    scope: Scope,
+) -> Vec<Option<FileCheck>> {
+    let on_disk: Vec<usize> = (0..inventory.dists.len())
+        .filter(|&i| inventory.dists[i].format == super::DistFormat::DistInfo)
+        .collect();
+    let folders: Vec<&Path> = on_disk
+        .iter()
+        .map(|&i| inventory.dists[i].path.as_path())
+        .collect();
+    let mut checks = vec![None; inventory.dists.len()];
+    for (i, check) in on_disk.into_iter().zip(check_folders(&folders, scope)) {
+        checks[i] = check;
+    }
+    checks
+}
+
+/// What one row's check found.
+#[derive(Debug)]
+enum Outcome {
+    Unchecked,
+    Same { hashed: bool },
+    Changed(FileChange),
+}
+
+impl FileCheck {
+    fn add(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Unchecked => self.unchecked += 1,
+            Outcome::Same { hashed: true } => self.hashed += 1,
+            Outcome::Same { hashed: false } => self.size_only += 1,
+            Outcome::Changed(change) => {
+                if change.sha256.is_some() {
+                    self.hashed += 1;
+                } else if change.state == FileState::Edited {
+                    self.size_only += 1;
+                }
+                self.changes.push(change);
+            }
+        }
+    }
+}
+
+/// Check one `RECORD` row against the file under `site`.
+fn check_entry(site: &Path, entry: &Entry, scope: Scope) -> Outcome {
+    let Some((algorithm, digest)) = &entry.hash else {
+        return Outcome::Unchecked;
+    };
+    if algorithm != "sha256" || !record::is_inside(&entry.path) {
+        return Outcome::Unchecked;
+    }
+    let path = site.join(&entry.path);
+    let meta = match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.is_file() => meta,
+        Ok(_) => return Outcome::Unchecked,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Outcome::Changed(FileChange {
+                path: entry.path.clone(),
+                state: FileState::Missing,
+                recorded_size: entry.size,
+                size: None,
+                sha256: None,
+                modified: None,
+            });
+        }
+        Err(_) => return Outcome::Unchecked,
+    };
+    let hash_it = scope == Scope::Full || is_source(&entry.path);
+    let size_differs = entry.size.is_some_and(|size| size != meta.len());
+    if !hash_it && !size_differs {
+        return Outcome::Same { hashed: false };
+    }
+    let sha256 = if hash_it {
+        match sha256_of(&path) {
+            Some(sha) if sha == *digest && !size_differs => return Outcome::Same { hashed: true },
+            other => other,
+        }
+    } else {
+        None
+    };
+    Outcome::Changed(FileChange {
+        path: entry.path.clone(),
+        state: FileState::Edited,
+        recorded_size: entry.size,
+        size: Some(meta.len()),
+        sha256,
+        modified: meta
+            .modified()
+            .ok()
+            .and_then(|t| jiff::Timestamp::try_from(t).ok())
+            .and_then(|t| jiff::Timestamp::from_second(t.as_second()).ok())
+            .map(|t| t.to_string()),
+    })
+}
+
+/// Python sources and text: what a person edits by hand, and cheap to hash.
+fn is_source(path: &str) -> bool {
+    const SOURCES: [&str; 12] = [
+        "py", "pyi", "pth", "pyx", "pxd", "txt", "json", "toml", "cfg", "ini", "yaml", "yml",
+    ];
+    Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| SOURCES.contains(&e))
+}
+
+/// The sha256 of a regular file, streamed (never held in memory), as `RECORD` writes digests.
+fn sha256_of(path: &Path) -> Option<String> {
+    let mut file = crate::bounded::open_regular(path).ok()?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    loop {
+        match file.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&buffer[..n]),
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    Some(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(hasher.finalize()))
+}
+
+/// `f` over `items` on every core, results in the items' order.
+fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(items.len())
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        done.push((i, f(item)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        for worker in workers {
+            match worker.join() {
+                Ok(done) => done.into_iter().for_each(|(i, r)| slots[i] = Some(r)),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+    });
+    slots.into_iter().flatten().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A dist installed the way an installer writes it: its files and a `RECORD` with their
+    /// sizes and digests (a `.pyc` and `RECORD` itself without), plus a console script outside
+    /// site-packages.
+    fn installed(site: &Path) -> std::path::PathBuf {
+        let files: [(&str, &[u8]); 3] = [
+            ("demo/__init__.py", b"VALUE = 1\n"),
+            ("demo/core.py", b"def f():\n    return 1\n"),
+            ("demo/_native.so", b"\x7fELF binary bytes"),
+        ];
+        let mut record = String::new();
+        for (path, bytes) in files {
+            let full = site.join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(&full, bytes).unwrap();
+            let digest =
+                base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(bytes));
+            record.push_str(&format!("{path},sha256={digest},{}\n", bytes.len()));
+        }
+        record.push_str("demo/__pycache__/core.cpython-312.pyc,,\n");
+        record.push_str("../../../bin/demo,sha256=AAAA,10\n");
+        record.push_str("demo-1.0.dist-info/RECORD,,\n");
+        let folder = site.join("demo-1.0.dist-info");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("RECORD"), record).unwrap();
+        folder
+    }
+
+    #[test]
+    fn an_untouched_dist_has_no_changes_and_counts_what_it_could_not_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = installed(dir.path());
+        let check = check_folders(&[&folder], Scope::Sources).remove(0).unwrap();
+        assert_eq!(check.changes, []);
+        assert_eq!((check.hashed, check.size_only, check.unchecked), (2, 1, 3));
+        let full = check_folders(&[&folder], Scope::Full).remove(0).unwrap();
+        assert_eq!((full.hashed, full.size_only, full.unchecked), (3, 0, 3));
+    }
+
+    #[test]
+    fn an_edit_of_the_same_size_a_grown_binary_and_a_deleted_file_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = installed(dir.path());
+        // Same size, other bytes: only the digest can tell.
+        std::fs::write(dir.path().join("demo/__init__.py"), b"VALUE = 2\n").unwrap();
+        std::fs::write(
+            dir.path().join("demo/_native.so"),
+            b"\x7fELF patched, longer",
+        )
+        .unwrap();
+        std::fs::remove_file(dir.path().join("demo/core.py")).unwrap();
+        let check = check_folders(&[&folder], Scope::Sources).remove(0).unwrap();
+        let summary: Vec<(&str, FileState, bool)> = check
+            .changes
+            .iter()
+            .map(|c| (c.path.as_str(), c.state, c.sha256.is_some()))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("demo/__init__.py", FileState::Edited, true),
+                ("demo/_native.so", FileState::Edited, false),
+                ("demo/core.py", FileState::Missing, false),
+            ]
+        );
+        assert!(check.changes[0].modified.is_some());
+    }
+
+    #[test]
+    fn a_folder_without_record_is_not_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(check_folders(&[dir.path()], Scope::Sources), [None]);
+    }
+}
