@@ -56,6 +56,19 @@ impl std::fmt::Display for ReadError {
 }
 
 impl ReadError {
+    /// This error as a [`std::io::Error`] for callers whose errors carry one: what is wrong
+    /// with the path becomes the message, and a missing file keeps
+    /// [`std::io::ErrorKind::NotFound`].
+    pub(crate) fn into_io(self) -> std::io::Error {
+        match self {
+            ReadError::Io(io) => io,
+            ReadError::NotFound => {
+                std::io::Error::new(std::io::ErrorKind::NotFound, self.to_string())
+            }
+            other => std::io::Error::new(std::io::ErrorKind::InvalidData, other.to_string()),
+        }
+    }
+
     /// Whether the path holds nothing (missing, or a symlink to nothing).
     pub(crate) fn is_missing(&self) -> bool {
         matches!(self, ReadError::NotFound | ReadError::Dangling(_))
@@ -104,6 +117,17 @@ pub(crate) fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
             format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
         ))
     })
+}
+
+/// The cap for a file a person wrote and planner reads whole: a config file, a policy, a
+/// requirements file, a netrc, a plan or a snapshot. Far above any real one, low enough that a
+/// wrong path (a disk image, `/dev/zero`) fails at once instead of filling memory.
+pub(crate) const USER_FILE_LIMIT: u64 = 256 << 20;
+
+/// [`read_text`] for callers whose errors carry a [`std::io::Error`] (see
+/// [`ReadError::into_io`]).
+pub(crate) fn read_to_string(path: &Path, limit: u64) -> std::io::Result<String> {
+    read_text(path, limit).map_err(ReadError::into_io)
 }
 
 /// What is at `path`, symlinks followed; the error says what is wrong with a path that leads

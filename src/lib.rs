@@ -19,6 +19,8 @@
 //! [`bounded`] (the one capped reader of local files),
 //! [`printer`] (stdout and stderr) and [`logging`] (`-v` diagnostics on stderr).
 
+// Unit tests read their own fixtures directly; clippy.toml bans that in the code they test.
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
 

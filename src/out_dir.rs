@@ -129,7 +129,9 @@ fn roll_forward(root: &Path, staging: &Path) -> Result<(), OutDirError> {
 
 /// [`roll_forward`], stopping after `renames` renames (a kill there, in the tests).
 fn roll_forward_until(root: &Path, staging: &Path, renames: usize) -> Result<(), OutDirError> {
-    let journal = std::fs::read_to_string(staging.join(JOURNAL)).map_err(io_err(staging))?;
+    let journal =
+        crate::bounded::read_to_string(&staging.join(JOURNAL), crate::bounded::USER_FILE_LIMIT)
+            .map_err(io_err(staging))?;
     if staging.join(MANIFEST).is_file() {
         // Not yet renamed in: the one in `root` is the last run's, and goes first.
         let _ = std::fs::remove_file(root.join(MANIFEST));
@@ -201,7 +203,7 @@ fn recover(root: &Path) -> Result<(), OutDirError> {
 
 /// Whether the run that made `staging` still runs (its process exists).
 fn running(staging: &Path) -> bool {
-    let Some(pid) = std::fs::read_to_string(staging.join(OWNER))
+    let Some(pid) = crate::bounded::read_to_string(&staging.join(OWNER), 64)
         .ok()
         .and_then(|p| p.trim().parse::<i32>().ok())
     else {

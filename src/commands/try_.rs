@@ -452,14 +452,15 @@ fn base_interpreter(venv: &Path) -> PathBuf {
     {
         return real;
     }
-    let home = std::fs::read_to_string(venv.join("pyvenv.cfg"))
-        .ok()
-        .and_then(|cfg| {
-            cfg.lines().find_map(|line| {
-                let (key, value) = line.split_once('=')?;
-                (key.trim() == "home").then(|| PathBuf::from(value.trim()).join("python3"))
-            })
-        });
+    let home =
+        crate::bounded::read_to_string(&venv.join("pyvenv.cfg"), crate::bounded::USER_FILE_LIMIT)
+            .ok()
+            .and_then(|cfg| {
+                cfg.lines().find_map(|line| {
+                    let (key, value) = line.split_once('=')?;
+                    (key.trim() == "home").then(|| PathBuf::from(value.trim()).join("python3"))
+                })
+            });
     home.filter(|p| p.is_file()).unwrap_or(python)
 }
 

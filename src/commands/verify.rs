@@ -54,10 +54,7 @@ pub(crate) fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<Ex
     let (report, document) = run::run(&python, &script, &options)?;
     match args.format {
         OutputFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&document)
-                .map_err(|err| miette!("cannot serialize the verify report: {err}"))?;
-            text.push('\n');
-            printer.out(&text);
+            printer.out(&crate::render::json::to_json(&document)?);
         }
         OutputFormat::Text | OutputFormat::Markdown => {
             printer.out(&render::report_text(&report));

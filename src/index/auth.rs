@@ -222,7 +222,7 @@ impl Netrc {
             (None, Some(home)) => home.join(".netrc"),
             (None, None) => return Netrc::default(),
         };
-        match std::fs::read_to_string(&path) {
+        match crate::bounded::read_to_string(&path, crate::bounded::USER_FILE_LIMIT) {
             Ok(text) => {
                 let mut netrc = Netrc::parse(&text);
                 netrc.path = Some(path);

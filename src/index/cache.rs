@@ -246,6 +246,8 @@ fn write_atomic(path: &Path, meta: &EntryMeta, body: &[u8]) -> std::io::Result<(
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(MAGIC)?;
+    // A cache entry's header, not an output document: compact, read back only by `read_entry`.
+    #[allow(clippy::disallowed_methods)]
     serde_json::to_writer(&mut tmp, meta)?;
     tmp.write_all(b"\n")?;
     tmp.write_all(body)?;

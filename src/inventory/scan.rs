@@ -149,7 +149,7 @@ fn read_parallel(candidates: &[Candidate]) -> Vec<Result<InstalledDist, DistErro
 }
 
 /// The largest `top_level.txt`, `INSTALLER` or `direct_url.json` read.
-const MAX_SMALL_FILE_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_SMALL_FILE_BYTES: u64 = 1 << 20;
 
 /// Read a metadata file (a regular file only, at most the metadata size cap); the error names
 /// the file and says what it is instead (`METADATA is a device, not a regular file`).

@@ -9,7 +9,6 @@
 //! `pip inspect`'s `metadata`), so the planner and the Python script produce equal files and
 //! one reader serves both formats. The schema is documented in `docs/snapshot-json.md`.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -260,11 +259,8 @@ fn read_snapshot_dist(candidate: &Candidate) -> Option<SnapshotDist> {
     let text = String::from_utf8(bytes).ok()?;
     let metadata = MetadataFields::from_text(&text)?;
     let path = &candidate.path;
-    let read = |name: &str| {
-        fs::read(path.join(name))
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-    };
+    let read =
+        |name: &str| crate::bounded::read_text(&path.join(name), scan::MAX_SMALL_FILE_BYTES).ok();
     let mut dist = SnapshotDist {
         path: path_string(path),
         format: match candidate.format {
@@ -393,9 +389,11 @@ fn direct_url_json(url: &super::DirectUrl) -> serde_json::Value {
 /// Read a snapshot file: a planner snapshot or `pip inspect` output.
 pub fn load(path: &Path) -> Result<Inventory, InventoryError> {
     log::debug!("reading the snapshot {}", path.display());
-    let bytes = fs::read(path).map_err(|err| InventoryError::Snapshot {
-        path: path.to_path_buf(),
-        reason: SnapshotError::Io(err),
+    let bytes = crate::bounded::read(path, crate::bounded::USER_FILE_LIMIT).map_err(|err| {
+        InventoryError::Snapshot {
+            path: path.to_path_buf(),
+            reason: SnapshotError::Io(err.into_io()),
+        }
     })?;
     parse(path, &bytes)
 }

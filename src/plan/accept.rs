@@ -55,10 +55,11 @@ impl AcceptedOverrides {
     pub(crate) fn load(paths: &[PathBuf]) -> Result<Self, AcceptError> {
         let mut accepted = AcceptedOverrides::default();
         for path in paths {
-            let text = std::fs::read_to_string(path).map_err(|source| AcceptError::Read {
-                path: path.clone(),
-                source,
-            })?;
+            let text = crate::bounded::read_to_string(path, crate::bounded::USER_FILE_LIMIT)
+                .map_err(|source| AcceptError::Read {
+                    path: path.clone(),
+                    source,
+                })?;
             accepted.add_json(&text, path)?;
         }
         Ok(accepted)
@@ -89,10 +90,12 @@ impl AcceptedOverrides {
 
 /// Read one plan file (`planner propose --out-dir` writes one per plan).
 pub(crate) fn read_plan(path: &Path) -> Result<Plan, AcceptError> {
-    let text = std::fs::read_to_string(path).map_err(|source| AcceptError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = crate::bounded::read_to_string(path, crate::bounded::USER_FILE_LIMIT).map_err(
+        |source| AcceptError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+    )?;
     parse_plan(&text, path)
 }
 

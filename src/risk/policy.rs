@@ -352,10 +352,12 @@ impl Policy {
             }
             _ => {}
         }
-        let text = std::fs::read_to_string(path).map_err(|source| PolicyError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::bounded::read_to_string(path, crate::bounded::USER_FILE_LIMIT).map_err(
+            |source| PolicyError::Read {
+                path: path.to_path_buf(),
+                source,
+            },
+        )?;
         Self::from_toml_in(
             &text,
             &path.display().to_string(),

@@ -183,7 +183,7 @@ pub(super) fn load(
 pub(super) fn read_check(check: &str, dir: Option<&Path>) -> Option<String> {
     if let Some(dir) = dir {
         let path: PathBuf = dir.join(check);
-        if let Ok(code) = std::fs::read_to_string(&path) {
+        if let Ok(code) = crate::bounded::read_to_string(&path, crate::bounded::USER_FILE_LIMIT) {
             return Some(code);
         }
     }

@@ -115,7 +115,9 @@ impl IndexOptions {
     /// pip.conf of `venv`, else of `$VIRTUAL_ENV`).
     pub(crate) fn resolve(&self, venv: Option<&Path>) -> Result<IndexSettings, IndexError> {
         let get = |key: &str| self.env.get(key);
-        let read = |path: &Path| std::fs::read_to_string(path).ok();
+        let read = |path: &Path| {
+            crate::bounded::read_to_string(path, crate::bounded::USER_FILE_LIMIT).ok()
+        };
         let config = crate::index::config::resolve(
             self.index_url
                 .as_deref()

@@ -111,10 +111,12 @@ fn read_into(
     as_constraints: bool,
     stack: &mut Vec<PathBuf>,
 ) -> Result<(), RequirementsFileError> {
-    let text = std::fs::read_to_string(path).map_err(|source| RequirementsFileError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = crate::bounded::read_to_string(path, crate::bounded::USER_FILE_LIMIT).map_err(
+        |source| RequirementsFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+    )?;
     let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     stack.push(canonical);
     let result = parse_into(path, &text, out, as_constraints, stack);

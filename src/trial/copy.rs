@@ -692,7 +692,7 @@ impl Copier<'_> {
         if meta.len() > 1 << 20 {
             return Ok(None);
         }
-        let bytes = fs::read(from).map_err(io_err(from))?;
+        let bytes = crate::bounded::read(from, 1 << 20).map_err(|e| io_err(from)(e.into_io()))?;
         let Ok(text) = String::from_utf8(bytes) else {
             return Ok(None);
         };

@@ -217,7 +217,7 @@ fn copy_carried(from: &Path, to: &Path, prefix: &Path, python: &Path) -> Result<
         fs::create_dir_all(parent).map_err(io(parent))?;
     }
     fs::copy(from, to).map_err(io(to))?;
-    let Ok(text) = fs::read_to_string(to) else {
+    let Ok(text) = crate::bounded::read_text(to, crate::bounded::USER_FILE_LIMIT) else {
         return Ok(());
     };
     let Some((first, rest)) = text.split_once('\n') else {

@@ -406,7 +406,7 @@ fn bad_input_is_explained() {
 
         ----- stderr -----
           × cannot read the policy file `/nonexistent/policy.toml`
-          ╰─▶ No such file or directory (os error 2)
+          ╰─▶ does not exist
           help: pass an existing TOML file, or `default` / `ml-cuda` for a built-in
                 policy
         "#

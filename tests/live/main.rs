@@ -8,6 +8,9 @@
 //! and today's index); the cases it caught are recorded under `testdata/` and tested there
 //! (`tests/it/propose_ml.rs`).
 
+// Tests read and write their own fixtures directly (clippy.toml bans that in src/).
+#![allow(clippy::disallowed_methods)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -14,6 +14,9 @@
 //! Failing cases are printed as pasteable `MemIndex` code; proptest keeps them in
 //! `proptest-regressions/` (committed).
 
+// Tests read and write their own fixtures directly (clippy.toml bans that in src/).
+#![allow(clippy::disallowed_methods)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::str::FromStr;
