@@ -344,7 +344,7 @@ pub(super) fn clean_stale(dir: &Path) {
         if !(name.starts_with("planner-try-") || name.starts_with(".planner-try-")) {
             continue;
         }
-        let Some(pid) = fs::read_to_string(entry.path().join(OWNER))
+        let Some(pid) = crate::bounded::read_to_string(&entry.path().join(OWNER), 64)
             .ok()
             .and_then(|p| p.trim().parse::<i32>().ok())
         else {
