@@ -65,6 +65,7 @@ LAYERS: dict[str, int] = {
     "clock": 0,
     "atomic": 0,
     "bounded": 0,
+    "child": 0,
     "terminal": 0,
     "interrupt": 0,
     "out_dir": 0,

@@ -42,7 +42,11 @@ pub fn install() {
 fn on_signal() {
     loop {
         match STATE.compare_exchange(RUNNING, EXITING, Ordering::SeqCst, Ordering::SeqCst) {
-            Ok(_) => std::process::exit(i32::from(EXIT_CODE)),
+            Ok(_) => {
+                // Helper children run in groups of their own: the terminal's signal missed them.
+                kill_tracked();
+                std::process::exit(i32::from(EXIT_CODE))
+            }
             Err(CRITICAL) => {
                 if STATE
                     .compare_exchange(CRITICAL, INTERRUPTED, Ordering::SeqCst, Ordering::SeqCst)
@@ -88,8 +92,50 @@ impl Drop for Critical {
     fn drop(&mut self) {
         if STATE.swap(RUNNING, Ordering::SeqCst) == INTERRUPTED {
             STATE.store(EXITING, Ordering::SeqCst);
+            kill_tracked();
             std::process::exit(i32::from(EXIT_CODE));
         }
+    }
+}
+
+/// Whether an interrupt has arrived that a critical section has not yet acted on: a helper
+/// child in a process group of its own ([`crate::child`]) is killed then, as the terminal's
+/// signal would have killed it in planner's group.
+pub(crate) fn pending() -> bool {
+    STATE.load(Ordering::SeqCst) >= INTERRUPTED
+}
+
+/// The process groups of helper children running now ([`crate::child`]).
+static GROUPS: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+
+fn groups() -> std::sync::MutexGuard<'static, Vec<i32>> {
+    GROUPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A child's process group to kill if planner ends on an interrupt.
+pub(crate) fn track_group(group: i32) {
+    groups().push(group);
+}
+
+/// The group ended.
+pub(crate) fn untrack_group(group: i32) {
+    groups().retain(|g| *g != group);
+}
+
+/// SIGKILL a process group.
+pub(crate) fn kill_group(group: i32) {
+    if group > 1 {
+        // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+    }
+}
+
+/// Kill every tracked group (planner is ending on an interrupt).
+fn kill_tracked() {
+    for group in groups().iter() {
+        kill_group(*group);
     }
 }
 

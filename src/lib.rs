@@ -27,6 +27,7 @@
 pub(crate) mod atomic;
 pub(crate) mod bisect;
 pub(crate) mod bounded;
+pub(crate) mod child;
 pub mod cli;
 pub(crate) mod clock;
 pub(crate) mod commands;

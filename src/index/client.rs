@@ -323,6 +323,12 @@ impl Client {
         self.settings.max_page_bytes
     }
 
+    /// When the run's network budget ends ([`ClientSettings::run_timeout`]): work on what was
+    /// fetched (inflating an sdist) stops there too.
+    pub(crate) fn run_deadline(&self) -> std::time::Instant {
+        self.run_deadline.into_std()
+    }
+
     /// Where credentials were looked for.
     pub(crate) fn auth_sources(&self) -> String {
         self.auth.sources()

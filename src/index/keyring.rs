@@ -12,9 +12,8 @@
 //! keyring waiting for a GUI unlock must not hang a CI run); at most [`MAX_OUTPUT`] bytes of its
 //! output are read; its stdout is never logged, its stderr only redacted under `-v`.
 
-use std::io::Read;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 use url::Url;
 
@@ -90,54 +89,25 @@ fn ask(service: &str, username: Option<&str>) -> Option<(String, String)> {
     Some(credentials)
 }
 
-/// Run `command` with stdin closed, killing it after [`TIMEOUT`]; read at most [`MAX_OUTPUT`]
-/// bytes of each stream (a child that writes more blocks, and is killed at the timeout).
+/// Run `command` with stdin closed, its whole process group killed after [`TIMEOUT`]; an answer
+/// over [`MAX_OUTPUT`] bytes is refused.
 fn run_bounded(command: &mut Command) -> std::io::Result<Output> {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let pipe = |p: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(p) = p {
-                let _ = p.take(MAX_OUTPUT).read_to_end(&mut buf);
-            }
-            buf
-        })
-    };
-    let stdout = pipe(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let stderr = pipe(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if started.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                format!("`keyring` did not answer within {}s", TIMEOUT.as_secs()),
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    let finished = crate::child::run(command, TIMEOUT, MAX_OUTPUT)?;
+    if finished.stdout_cut {
+        return Err(std::io::Error::other(format!(
+            "`keyring` wrote more than {MAX_OUTPUT} bytes"
+        )));
+    }
+    let Some(status) = finished.status else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            format!("`keyring` did not answer within {}s", TIMEOUT.as_secs()),
+        ));
     };
     Ok(Output {
         status,
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
+        stdout: finished.stdout,
+        stderr: finished.stderr,
     })
 }
 

@@ -25,13 +25,86 @@ pub enum SdistError {
         /// The size its header declares.
         size: u64,
     },
+    /// The archive inflates to more than its limit ([`inflated_limit`]) before its PKG-INFO.
+    #[error(
+        "the sdist inflates to more than {limit} bytes before its PKG-INFO, more than 32 times \
+         its size (a compression bomb)"
+    )]
+    Inflated {
+        /// The limit.
+        limit: u64,
+    },
+    /// The run's deadline passed while the archive was read.
+    #[error("the run's deadline (PLANNER_RUN_TIMEOUT) passed while the sdist was read")]
+    Deadline,
     /// Neither `.tar.gz`, `.tgz`, `.tar` nor `.zip`.
     #[error("unsupported sdist archive format")]
     Format,
 }
 
-/// `<top>/PKG-INFO` out of an sdist named `name`.
-pub(super) fn pkg_info(name: &str, bytes: &[u8]) -> Result<Option<Vec<u8>>, SdistError> {
+/// The most bytes a tar sdist of `compressed` bytes is read through (inflated) to reach its
+/// PKG-INFO: 32 times its size (source text compresses 3 to 10 times), at least 64 MiB and at
+/// most 4 GiB; a compression bomb inflates a thousand times.
+pub(super) fn inflated_limit(compressed: u64) -> u64 {
+    compressed
+        .saturating_mul(32)
+        .clamp(64 * 1024 * 1024, 4 * 1024 * 1024 * 1024)
+}
+
+/// Why [`Inflating`] stopped a read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Inflated,
+    Deadline,
+}
+
+/// A reader that stops with an error past `limit` bytes or `deadline`, and says which
+/// in `stopped` (the `tar` crate passes the IO error on, wrapped or not).
+struct Inflating<'a, R> {
+    inner: R,
+    read: u64,
+    limit: u64,
+    deadline: Option<std::time::Instant>,
+    stopped: &'a std::cell::Cell<Option<Stop>>,
+}
+
+impl<R: Read> Read for Inflating<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let stop = |why: Stop| {
+            self.stopped.set(Some(why));
+            Err(std::io::Error::other("sdist read stopped"))
+        };
+        if self
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            return stop(Stop::Deadline);
+        }
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if self.read > self.limit {
+            return stop(Stop::Inflated);
+        }
+        Ok(n)
+    }
+}
+
+/// `<top>/PKG-INFO` out of an sdist named `name`, read through at most [`inflated_limit`] bytes
+/// (a tar) and stopped at `deadline`.
+pub(super) fn pkg_info(
+    name: &str,
+    bytes: &[u8],
+    deadline: Option<std::time::Instant>,
+) -> Result<Option<Vec<u8>>, SdistError> {
+    let stopped = std::cell::Cell::new(None);
+    let limit = inflated_limit(bytes.len() as u64);
+    let bounded = |inner| Inflating {
+        inner,
+        read: 0,
+        limit,
+        deadline,
+        stopped: &stopped,
+    };
     let is_pkg_info = |path: &str| {
         let mut parts = path.trim_start_matches("./").split('/');
         matches!(
@@ -39,14 +112,20 @@ pub(super) fn pkg_info(name: &str, bytes: &[u8]) -> Result<Option<Vec<u8>>, Sdis
             (Some(_), Some("PKG-INFO"), None)
         )
     };
-    if name.ends_with(".zip") {
-        Ok(zip_member(bytes, is_pkg_info)?)
+    let read = if name.ends_with(".zip") {
+        return Ok(zip_member(bytes, is_pkg_info)?);
     } else if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
-        tar_member(flate2::read::GzDecoder::new(bytes), is_pkg_info)
+        let inflated = flate2::read::GzDecoder::new(bytes);
+        tar_member(bounded(Box::new(inflated) as Box<dyn Read>), is_pkg_info)
     } else if name.ends_with(".tar") {
-        tar_member(bytes, is_pkg_info)
+        tar_member(bounded(Box::new(bytes) as Box<dyn Read>), is_pkg_info)
     } else {
-        Err(SdistError::Format)
+        return Err(SdistError::Format);
+    };
+    match stopped.get() {
+        Some(Stop::Inflated) => Err(SdistError::Inflated { limit }),
+        Some(Stop::Deadline) => Err(SdistError::Deadline),
+        None => read,
     }
 }
 
@@ -127,19 +206,19 @@ mod tests {
 
     #[test]
     fn a_pax_sdist_is_read_by_its_pax_path_and_size() {
-        let got = pkg_info("demo-1.0.tar.gz", &recorded("pax.tar.gz")).unwrap();
+        let got = pkg_info("demo-1.0.tar.gz", &recorded("pax.tar.gz"), None).unwrap();
         assert_eq!(got.as_deref(), Some(RECORDED_META));
     }
 
     #[test]
     fn base_256_sizes_are_read() {
-        let got = pkg_info("demo-1.0.tar.gz", &recorded("base256.tar.gz")).unwrap();
+        let got = pkg_info("demo-1.0.tar.gz", &recorded("base256.tar.gz"), None).unwrap();
         assert_eq!(got.as_deref(), Some(RECORDED_META));
     }
 
     #[test]
     fn a_gnu_long_name_names_the_member_after_it() {
-        let got = pkg_info("demo-1.0.tar.gz", &recorded("gnu-longname.tar.gz")).unwrap();
+        let got = pkg_info("demo-1.0.tar.gz", &recorded("gnu-longname.tar.gz"), None).unwrap();
         assert_eq!(got.as_deref(), Some(RECORDED_META));
     }
 
@@ -156,5 +235,31 @@ mod tests {
         let cut = &raw[..512 + 512 + 512 + 20];
         let err = tar_member(cut, |p| p.ends_with("/PKG-INFO")).unwrap_err();
         assert!(err.to_string().starts_with("tar stream:"), "{err}");
+    }
+
+    /// A gzip bomb (gigabytes of zeros before PKG-INFO) took 83 s of CPU past the run's
+    /// deadline: the read stops at the inflated cap, and at the deadline.
+    #[test]
+    fn a_gzip_bomb_stops_at_the_cap_and_at_the_deadline() {
+        use std::io::Write as _;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let mut header = tar::Header::new_gnu();
+        header.set_size(inflated_limit(0) + (1 << 20));
+        header.set_entry_type(tar::EntryType::Regular);
+        header.set_path("demo-1.0/zeros").unwrap();
+        header.set_cksum();
+        gz.write_all(header.as_bytes()).unwrap();
+        let block = vec![0u8; 1 << 20];
+        for _ in 0..(inflated_limit(0) >> 20) + 2 {
+            gz.write_all(&block).unwrap();
+        }
+        let bomb = gz.finish().unwrap();
+        let started = std::time::Instant::now();
+        let err = pkg_info("demo-1.0.tar.gz", &bomb, None).unwrap_err();
+        assert!(matches!(err, SdistError::Inflated { .. }), "{err}");
+        let past = std::time::Instant::now();
+        let err = pkg_info("demo-1.0.tar.gz", &bomb, Some(past)).unwrap_err();
+        assert!(matches!(err, SdistError::Deadline), "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(60));
     }
 }

@@ -6,7 +6,7 @@
 //! snapshot script, so the facts a remote snapshot records are the ones a local read learns.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use pep508_rs::MarkerEnvironment;
@@ -63,43 +63,15 @@ pub enum ProbeError {
 
 /// Run the probe: one subprocess, `python -I -c SCRIPT --probe`.
 pub(super) fn probe(python: &Path) -> Result<ProbeOutput, ProbeError> {
-    let mut child = Command::new(python)
-        .args(["-I", "-B", "-c", PROBE_SCRIPT, "--probe"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    // Read both pipes on threads so a chatty interpreter cannot block; bound the wait.
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
-    let out_thread = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(pipe) = stdout.as_mut() {
-            let _ = std::io::Read::read_to_end(pipe, &mut buf);
-        }
-        buf
-    });
-    let err_thread = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(pipe) = stderr.as_mut() {
-            let _ = std::io::Read::read_to_end(pipe, &mut buf);
-        }
-        buf
-    });
-    let started = std::time::Instant::now();
-    let status = loop {
-        match child.try_wait()? {
-            Some(status) => break status,
-            None if started.elapsed() > PROBE_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(ProbeError::Timeout);
-            }
-            None => std::thread::sleep(Duration::from_millis(5)),
-        }
+    let mut command = Command::new(python);
+    command.args(["-I", "-B", "-c", PROBE_SCRIPT, "--probe"]);
+    // Its own process group, ended whole at the deadline: a `.pth` that starts a child holding
+    // the pipes cannot hold planner past it.
+    let finished = crate::child::run(&mut command, PROBE_TIMEOUT, 64 * 1024 * 1024)?;
+    let Some(status) = finished.status else {
+        return Err(ProbeError::Timeout);
     };
-    let stdout = out_thread.join().unwrap_or_default();
-    let stderr = err_thread.join().unwrap_or_default();
+    let (stdout, stderr) = (finished.stdout, finished.stderr);
     if !status.success() {
         let last = String::from_utf8_lossy(&stderr)
             .lines()

@@ -57,6 +57,10 @@ pub(crate) struct CatalogCore<'a> {
     spread: Mutex<HashSet<PackageName>>,
 }
 
+/// The most projects one catalog (one resolution, or one proposal's solves) reads: a hostile
+/// index's release can name a hundred thousand, each a request.
+pub(crate) const MAX_PROJECTS: usize = 10_000;
+
 /// A published release's metadata (`None`: the index has none to read).
 type PublishedMetadata = Option<Arc<CoreMetadata>>;
 
@@ -182,7 +186,15 @@ impl<'a> CatalogCore<'a> {
 
     /// The version table of a project (built once, whoever asks first).
     pub(crate) fn table(&self, name: &PackageName) -> Result<Arc<VersionTable>, SolveError> {
-        let slot = lock(&self.tables).entry(name.clone()).or_default().clone();
+        let slot = {
+            let mut tables = lock(&self.tables);
+            if !tables.contains_key(name) && tables.len() >= MAX_PROJECTS {
+                return Err(SolveError::TooManyProjects {
+                    limit: MAX_PROJECTS,
+                });
+            }
+            tables.entry(name.clone()).or_default().clone()
+        };
         let mut slot = lock(&slot);
         if let Some(table) = slot.as_ref() {
             return Ok(table.clone());
@@ -427,7 +439,11 @@ impl<'a> Catalog<'a> {
             let mut requested = lock(&self.requested);
             let read = lock(&self.read);
             edges
-                .filter(|(name, _)| !read.contains(*name) && requested.insert((*name).clone()))
+                .filter(|(name, _)| {
+                    !read.contains(*name)
+                        && requested.len() < MAX_PROJECTS
+                        && requested.insert((*name).clone())
+                })
                 .map(|(name, range)| (name.clone(), range.clone()))
                 .collect()
         };

@@ -50,6 +50,23 @@ pub enum SolveError {
         name: PackageName,
     },
 
+    /// The requirements reach more projects than any real environment does.
+    #[error(
+        "the requirements reach more than {limit} projects; planner reads no more of the index \
+         in one resolution"
+    )]
+    #[diagnostic(
+        code(planner::solve::too_many_projects),
+        help(
+            "real environments reach a few thousand at most: the index (or a release on it) \
+             declares requirements no installer could meet; check --index-url"
+        )
+    )]
+    TooManyProjects {
+        /// The limit.
+        limit: usize,
+    },
+
     /// The step or time budget ran out.
     #[error(
         "gave up after {steps} decisions and {seconds:.1}s (the budget is {max_steps} decisions, {max_seconds}s)"

@@ -775,3 +775,29 @@ fn a_chain_thousands_deep_is_explained_without_overflowing() {
     assert!(!failure.report.contains("c1>1.0"), "{}", failure.report);
     assert!(failure.involved.contains(&"missingpkg".parse().unwrap()));
 }
+
+/// Releases that together name more projects than any real environment reaches (a hostile
+/// index's) stop the resolution with a clear error instead of a request per name.
+#[test]
+fn requirements_reaching_too_many_projects_stop_the_resolution() {
+    let mut index = MemIndex::new();
+    let per_root = crate::metadata::MAX_REQUIRES_DIST;
+    // The catalog's cap (`MAX_PROJECTS`), passed by one root's worth of dependencies.
+    const CAP: usize = 10_000;
+    let roots = CAP / per_root + 1;
+    let mut names = Vec::new();
+    for r in 0..roots {
+        let deps: Vec<String> = (0..per_root).map(|i| format!("d{r}x{i}")).collect();
+        for dep in &deps {
+            index.add(dep, "1.0", &[]);
+        }
+        let deps: Vec<&str> = deps.iter().map(String::as_str).collect();
+        index.add(&format!("root{r}"), "1.0", &deps);
+        names.push(format!("root{r}"));
+    }
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    match solve(&index, &linux_env("3.12.3"), &request(&names)) {
+        Err(SolveError::TooManyProjects { limit }) => assert_eq!(limit, CAP),
+        other => panic!("expected the project cap: {other:?}"),
+    }
+}

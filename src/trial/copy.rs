@@ -291,14 +291,21 @@ pub(super) fn place(
             (std::path::absolute(dir).map_err(io_err(dir))?, None)
         }
         None if !link => {
+            clean_stale(&std::env::temp_dir());
             let temp = tempfile::Builder::new()
                 .prefix("planner-try-")
                 .tempdir()
                 .map_err(io_err(&std::env::temp_dir()))?;
+            mark_owner(temp.path())?;
             (temp.path().join("venv"), Some(temp))
         }
         None => {
+            clean_stale(&std::env::temp_dir());
+            if let Some(parent) = original.parent() {
+                clean_stale(parent);
+            }
             let temp = temp_dir_beside(original)?;
+            mark_owner(temp.path())?;
             (temp.path().join("venv"), Some(temp))
         }
     };
@@ -310,6 +317,48 @@ impl Drop for VenvCopy {
     fn drop(&mut self) {
         if !self.keep {
             let _ = remove_all(&self.root);
+        }
+    }
+}
+
+/// The file in a temp copy's folder naming the process that made it.
+const OWNER: &str = ".planner-pid";
+
+/// Write this process's id into a temp copy's folder, so a later run can tell a copy left by
+/// a killed run from one still in use ([`clean_stale`]).
+fn mark_owner(folder: &Path) -> Result<(), CopyError> {
+    let path = folder.join(OWNER);
+    fs::write(&path, std::process::id().to_string()).map_err(io_err(&path))
+}
+
+/// Remove the temp copies in `dir` (`planner-try-*`, `.planner-try-*`) whose run is gone (killed
+/// before it could remove them): those whose owner file names a process that no longer exists.
+/// A copy without one, or whose process runs, is left alone; a failure is only logged.
+pub(super) fn clean_stale(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !(name.starts_with("planner-try-") || name.starts_with(".planner-try-")) {
+            continue;
+        }
+        let Some(pid) = crate::bounded::read_to_string(&entry.path().join(OWNER), 64)
+            .ok()
+            .and_then(|p| p.trim().parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: kill with signal 0 only asks whether the process exists.
+        let gone = pid > 0
+            && unsafe { libc::kill(pid, 0) } != 0
+            && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            match remove_all(&entry.path()) {
+                Ok(()) => log::debug!("removed {}, left by a killed run", entry.path().display()),
+                Err(e) => log::debug!("cannot remove {}: {e}", entry.path().display()),
+            }
         }
     }
 }
@@ -816,5 +865,29 @@ mod tests {
             );
         }
         assert!(!venv.join("inside").exists() && !venv.join("new").exists());
+    }
+
+    /// Copies left by killed runs (hard links into the venv) stayed forever: the next copy
+    /// removes those whose run is gone, and only those.
+    #[test]
+    fn copies_left_by_killed_runs_are_removed_by_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let make = |name: &str, owner: Option<String>| {
+            let copy = dir.path().join(name);
+            fs::create_dir_all(copy.join("venv/lib")).unwrap();
+            fs::write(copy.join("venv/lib/x.py"), "x").unwrap();
+            if let Some(pid) = owner {
+                fs::write(copy.join(OWNER), pid).unwrap();
+            }
+            copy
+        };
+        let killed = make("planner-try-killed", Some("2147483646".to_string()));
+        let beside = make(".planner-try-killed", Some("2147483645".to_string()));
+        let running = make("planner-try-running", Some(std::process::id().to_string()));
+        let unknown = make("planner-try-unknown", None);
+        let other = make("someone-else", Some("2147483646".to_string()));
+        clean_stale(dir.path());
+        assert!(!killed.exists() && !beside.exists());
+        assert!(running.exists() && unknown.exists() && other.exists());
     }
 }

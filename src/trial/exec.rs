@@ -17,6 +17,8 @@ use crate::interrupt::Critical;
 
 /// Lines of output kept for the report.
 const TAIL_LINES: usize = 12;
+/// The bytes of output read back for them (the end of the log).
+const TAIL_BYTES: u64 = 64 * 1024;
 
 /// How one child ended.
 #[derive(Debug, Clone, Serialize)]
@@ -116,9 +118,11 @@ fn spawn_and_wait(
         std::thread::sleep(Duration::from_millis(20));
     };
     let seconds = started.elapsed().as_secs_f64();
-    log.rewind()?;
+    // Only the end is read: a chatty test can write gigabytes.
+    let len = log.seek(std::io::SeekFrom::End(0))?;
+    log.seek(std::io::SeekFrom::Start(len.saturating_sub(TAIL_BYTES)))?;
     let mut bytes = Vec::new();
-    log.read_to_end(&mut bytes)?;
+    log.take(TAIL_BYTES).read_to_end(&mut bytes)?;
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().collect();
     let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
@@ -134,9 +138,33 @@ fn spawn_and_wait(
 /// SIGKILL a process group.
 fn kill_group(group: u32) {
     if let Ok(pid) = i32::try_from(group) {
-        // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
+        crate::interrupt::kill_group(pid);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chatty test's output was read back whole into memory (2 GB once); only its end is
+    /// read now, and the report keeps its last lines.
+    #[test]
+    fn only_the_end_of_a_chatty_childs_output_is_read() {
+        let venv = tempfile::tempdir().unwrap();
+        let critical = Critical::enter();
+        let line = "head -c 300000 /dev/zero | tr '\\0' x; echo; echo last";
+        let ran = run_shell(line, venv.path(), &critical).unwrap();
+        drop(critical);
+        assert!(ran.ok(), "{ran:?}");
+        assert!(
+            ran.tail.ends_with("last"),
+            "{}",
+            &ran.tail[ran.tail.len() - 20..]
+        );
+        assert!(
+            ran.tail.len() as u64 <= TAIL_BYTES,
+            "{} bytes kept",
+            ran.tail.len()
+        );
     }
 }

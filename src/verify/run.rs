@@ -87,6 +87,20 @@ pub(crate) enum VerifyError {
     },
 }
 
+/// The longest a verification runs, every check and test included: `PLANNER_VERIFY_TIMEOUT`
+/// seconds, else an hour. It runs in a process group of its own, killed whole at the deadline.
+fn deadline() -> std::time::Duration {
+    let seconds = EnvVars::process()
+        .get("PLANNER_VERIFY_TIMEOUT")
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| *s > 0.0)
+        .unwrap_or(3600.0);
+    std::time::Duration::from_secs_f64(seconds)
+}
+
+/// The largest report read (and the end of stderr kept).
+const REPORT_CAP: u64 = 256 * 1024 * 1024;
+
 /// Run `script` with `python`; returns the report and its JSON document.
 pub(crate) fn run(
     python: &Path,
@@ -137,9 +151,12 @@ pub(crate) fn run(
     if let Some(venv) = &options.activate {
         activate(&mut command, venv);
     }
-    let output = command.output().map_err(|source| VerifyError::Spawn {
-        python: python.to_path_buf(),
-        source,
+    let deadline = deadline();
+    let output = crate::child::run(&mut command, deadline, REPORT_CAP).map_err(|source| {
+        VerifyError::Spawn {
+            python: python.to_path_buf(),
+            source,
+        }
     })?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
@@ -148,7 +165,17 @@ pub(crate) fn run(
         message,
         stderr: tail.iter().rev().copied().collect::<Vec<_>>().join("\n"),
     };
-    match output.status.code() {
+    let Some(status) = output.status else {
+        return Err(fail(format!(
+            "it ran past its deadline of {}s (PLANNER_VERIFY_TIMEOUT) and was killed with \
+             everything it started",
+            deadline.as_secs()
+        )));
+    };
+    if output.stdout_cut {
+        return Err(fail(format!("its report is over {REPORT_CAP} bytes")));
+    }
+    match status.code() {
         Some(0 | 1) => {}
         Some(code) => return Err(fail(format!("exit {code}"))),
         None => return Err(fail("killed by a signal".to_string())),

@@ -1752,3 +1752,39 @@ fn a_whole_wheel_is_streamed_to_a_temp_file_not_held_in_memory() {
     assert_eq!(code, 1, "the wheel's METADATA was not read");
     assert!(kib < 100 * 1024, "peak RSS {kib} KiB for a 160 MiB wheel");
 }
+
+/// A transient 404 was remembered for the page's whole lifetime (10 minutes), and `propose`
+/// then said "no changes" with exit 0: it is remembered for a minute, then asked again.
+#[test]
+fn a_404_is_remembered_for_a_minute_only() {
+    let server = IndexServer::recorded();
+    server.fault(
+        "/simple/packaging/",
+        Fault::Status {
+            status: 404,
+            times: 1,
+        },
+    );
+    let ctx = TestContext::new();
+    let url = server.url();
+    let resolve = |now: &str| {
+        let mut cmd = ctx.command();
+        cmd.env("PLANNER_NOW", now).args([
+            "resolve",
+            "--python-version",
+            "3.12",
+            "--index-url",
+            &url,
+            "packaging",
+        ]);
+        crate::common::run(&mut cmd)
+    };
+    assert_eq!(resolve("2026-12-01T00:00:00Z").code, Some(1));
+    // Within the minute: the 404 stands, no request.
+    assert_eq!(resolve("2026-12-01T00:00:30Z").code, Some(1));
+    assert_eq!(server.requests("/simple/packaging/").len(), 1);
+    // Two minutes on: asked again, and found.
+    let out = resolve("2026-12-01T00:02:00Z");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(server.requests("/simple/packaging/").len(), 2);
+}

@@ -25,6 +25,11 @@ use crate::index::client::{self, Reply, RequestOptions};
 use crate::index::compact;
 use crate::index::parse::{self, ProjectPage};
 
+/// The longest a 404 is taken as the answer without asking again (seconds): an index that
+/// answered 404 once by mistake (a deploy, a proxy) is asked again a minute later, not after
+/// the page lifetime (10 minutes).
+const NOT_FOUND_MAX_AGE: u64 = 60;
+
 /// The content type a cached "404: no such project" is stored under.
 const NOT_FOUND: &str = "x-planner/not-found";
 
@@ -170,8 +175,12 @@ impl Inner {
             }
             200 => self.fresh_page(request, reply).map(Some),
             404 | 410 => {
-                // Remembered so that `--offline` can say "not on the index" too.
-                let max_age = reply.max_age.unwrap_or(self.default_max_age);
+                // Remembered so that `--offline` can say "not on the index" too, but briefly:
+                // a transient 404 must not hide a project for the page's whole lifetime.
+                let max_age = reply
+                    .max_age
+                    .unwrap_or(self.default_max_age)
+                    .min(NOT_FOUND_MAX_AGE);
                 let not_found = Some(NOT_FOUND.to_string());
                 let meta = entry(request.key.clone(), not_found, request.now, max_age);
                 self.cache.write(Bucket::Pages, meta, b"");

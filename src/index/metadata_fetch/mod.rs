@@ -355,7 +355,7 @@ async fn sdist_pkg_info(client: &Client, file: &DistFile) -> Result<Vec<u8>, Ind
         return Err(status_error(&file.url, reply.status, &name));
     }
     verify_download(file, &reply.body)?;
-    match super::sdist::pkg_info(&name, &reply.body) {
+    match super::sdist::pkg_info(&name, &reply.body, Some(client.run_deadline())) {
         Ok(Some(bytes)) => Ok(bytes),
         Ok(None) => Err(IndexError::MetadataUnavailable {
             file: name,
