@@ -11,14 +11,12 @@ use crate::settings::{CheckSettings, OutputFormat};
 pub(crate) fn run(settings: &CheckSettings, printer: &Printer) -> miette::Result<ExitStatus> {
     // Plan files first: a bad --accept fails before the environment is read.
     let accepted = crate::plan::AcceptedOverrides::load(&settings.accept)?;
-    let inventory = inventory::load(&settings.environment)?;
+    let mut inventory = inventory::load(&settings.environment)?;
+    inventory::integrity::attach(&mut inventory, settings.files);
     // The unreadable dists are findings in the report (stdout): not said again on stderr.
     inventory.report_notes(printer);
     let mut report = check::check(&inventory);
-    report.add_file_checks(
-        &inventory,
-        &inventory::integrity::check_inventory(&inventory, settings.files),
-    );
+    report.add_file_checks(&inventory);
     report.accept(&accepted.edges());
     match settings.format {
         OutputFormat::Json => printer.out(&json::to_json(&render::to_json(&inventory, &report))?),

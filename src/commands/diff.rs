@@ -84,7 +84,7 @@ fn run_since(args: &DiffSettings, when: &str, printer: &Printer) -> miette::Resu
 /// One side, with its label: a positional ENV (a venv folder, or a snapshot / `pip inspect`
 /// file), or the environment `--venv`, `--from-snapshot` or `--python` names.
 fn read(side: &DiffEnv, printer: &Printer) -> miette::Result<(String, Inventory)> {
-    let (label, inventory) = match side {
+    let (label, mut inventory) = match side {
         DiffEnv::Path(path) => (path.display().to_string(), read_path(path)?),
         DiffEnv::Source(source) => {
             let selection = EnvironmentSelection {
@@ -96,6 +96,8 @@ fn read(side: &DiffEnv, printer: &Printer) -> miette::Result<(String, Inventory)
         }
     };
     report(&inventory, printer);
+    // A venv read here is checked against its RECORDs as a snapshot of it would be.
+    inventory::integrity::attach(&mut inventory, inventory::integrity::Scope::Sources);
     Ok((label, inventory))
 }
 

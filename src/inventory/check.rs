@@ -20,7 +20,7 @@ use pep508_rs::{ExtraName, PackageName, Requirement};
 use serde::Serialize;
 
 use super::graph::DependencyGraph;
-use super::integrity::{FileChange, FileCheck, FileState};
+use super::integrity::{FileChange, FileState};
 use super::{DirectUrl, InstalledDist, Inventory};
 
 /// How bad a finding is. Only errors make `planner check` exit 1.
@@ -345,11 +345,11 @@ impl CheckReport {
             .filter(move |finding| finding.severity() == severity)
     }
 
-    /// Add what the file check of each dist found (`checks` by position in
-    /// `inventory.dists`, as [`super::integrity::check_inventory`] gives them).
-    pub(crate) fn add_file_checks(&mut self, inventory: &Inventory, checks: &[Option<FileCheck>]) {
-        for (dist, check) in inventory.dists.iter().zip(checks) {
-            for change in check.iter().flat_map(|c| &c.changes) {
+    /// Add what the file check of each dist found (its `files`, set by
+    /// [`super::integrity::attach`] or recorded in a snapshot).
+    pub(crate) fn add_file_checks(&mut self, inventory: &Inventory) {
+        for dist in &inventory.dists {
+            for change in dist.files.iter().flat_map(|c| &c.changes) {
                 self.findings.push(Finding::FileChanged {
                     dist: DistRef::of(dist),
                     change: change.clone(),

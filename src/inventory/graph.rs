@@ -318,6 +318,7 @@ pub(crate) mod tests {
                     top_level: Vec::new(),
                     path: format!("/sp/{name}-{version}.dist-info").into(),
                     format: DistFormat::DistInfo,
+                    files: None,
                 }
             })
             .collect::<Vec<_>>();

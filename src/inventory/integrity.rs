@@ -107,12 +107,10 @@ pub(crate) fn check_folders(folders: &[&Path], scope: Scope) -> Vec<Option<FileC
     checks
 }
 
-/// The file check of each dist of `inventory`, by position in `inventory.dists` (`None`: no
-/// readable `RECORD`, or a dist known only from a snapshot, whose files are not here).
-pub(crate) fn check_inventory(
-    inventory: &super::Inventory,
-    scope: Scope,
-) -> Vec<Option<FileCheck>> {
+/// Check the files of each dist of `inventory` that is on disk here and set its
+/// [`files`](super::InstalledDist::files) (dists known only from a snapshot keep what the
+/// snapshot recorded).
+pub(crate) fn attach(inventory: &mut super::Inventory, scope: Scope) {
     let on_disk: Vec<usize> = (0..inventory.dists.len())
         .filter(|&i| inventory.dists[i].format == super::DistFormat::DistInfo)
         .collect();
@@ -120,11 +118,10 @@ pub(crate) fn check_inventory(
         .iter()
         .map(|&i| inventory.dists[i].path.as_path())
         .collect();
-    let mut checks = vec![None; inventory.dists.len()];
-    for (i, check) in on_disk.into_iter().zip(check_folders(&folders, scope)) {
-        checks[i] = check;
+    let checks = check_folders(&folders, scope);
+    for (i, check) in on_disk.into_iter().zip(checks) {
+        inventory.dists[i].files = check;
     }
-    checks
 }
 
 /// What one row's check found.

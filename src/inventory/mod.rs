@@ -197,6 +197,9 @@ pub struct InstalledDist {
     pub path: PathBuf,
     /// The on-disk format.
     pub format: DistFormat,
+    /// Its files against its `RECORD`, when they were checked ([`integrity::attach`], or as a
+    /// snapshot recorded them); `None`: not checked.
+    pub files: Option<integrity::FileCheck>,
 }
 
 impl InstalledDist {

@@ -12,6 +12,11 @@ from pip's vendored `packaging` (or `packaging`) when importable, else from a ge
 follows packaging.tags.sys_tags() for CPython.
 """
 
+import base64
+import csv
+import datetime
+import hashlib
+import io
 import json
 import os
 import platform
@@ -236,6 +241,83 @@ def top_level(folder):
     return sorted(names)
 
 
+# Files hashed against RECORD; others are compared by size (src/inventory/integrity.rs).
+SOURCE_SUFFIXES = (".py", ".pyi", ".pth", ".pyx", ".pxd", ".txt", ".json", ".toml", ".cfg",
+                   ".ini", ".yaml", ".yml")
+
+
+def record_inside(path):
+    return not (path.startswith(("/", "\\")) or ".." in re.split(r"[/\\]", path))
+
+
+def sha256_of(path):
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 16), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode("ascii")
+
+
+def check_row(site, row):
+    """None: not checkable; True: as installed; or the change (as integrity.rs writes it)."""
+    path, hashed = row[0], row[1] if len(row) > 1 else ""
+    algorithm, _, digest = hashed.partition("=")
+    if algorithm != "sha256" or not digest or not record_inside(path):
+        return None, False
+    try:
+        recorded = int(row[2].strip()) if len(row) > 2 else None
+    except ValueError:
+        recorded = None
+    change = {"path": path, "state": "missing", "recorded_size": recorded, "size": None,
+              "sha256": None, "modified": None}
+    try:
+        st = os.lstat(os.path.join(site, path))
+    except FileNotFoundError:
+        return change, False
+    except OSError:
+        return None, False
+    if not os.path.isfile(os.path.join(site, path)) or os.path.islink(os.path.join(site, path)):
+        return None, False
+    hash_it = path.endswith(SOURCE_SUFFIXES)
+    differs = recorded is not None and recorded != st.st_size
+    if not hash_it and not differs:
+        return True, False
+    sha = sha256_of(os.path.join(site, path)) if hash_it else None
+    if sha == digest and not differs:
+        return True, True
+    when = datetime.datetime.fromtimestamp(int(st.st_mtime), datetime.timezone.utc)
+    change.update(state="edited", size=st.st_size, sha256=sha,
+                  modified=when.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return change, sha is not None
+
+
+def file_check(folder):
+    """A dist's files against its RECORD: edited and missing files, and what was checked how."""
+    text = read_text(os.path.join(folder, "RECORD"))
+    if text is None:
+        return None
+    site = os.path.dirname(folder)
+    out = {"changes": [], "hashed": 0, "size_only": 0, "unchecked": 0}
+    for row in csv.reader(io.StringIO(text)):
+        if not row or not row[0]:
+            continue
+        result, hashed = check_row(site, row)
+        if result is None:
+            out["unchecked"] += 1
+            continue
+        if hashed:
+            out["hashed"] += 1
+        elif result is True or result["state"] == "edited":
+            out["size_only"] += 1
+        if result is not True:
+            out["changes"].append(result)
+    out["changes"].sort(key=lambda c: c["path"])
+    return out
+
+
 def read_dist(folder, entry):
     path = os.path.join(folder, entry)
     if entry.endswith(".dist-info"):
@@ -261,6 +343,9 @@ def read_dist(folder, entry):
         except ValueError:
             dist["direct_url"] = None
         dist["top_level"] = top_level(path)
+        files = file_check(path)
+        if files is not None:
+            dist["files"] = files
     else:
         dist["installer"] = None
         dist["requested"] = False

@@ -249,6 +249,7 @@ fn read_dist(candidate: &Candidate) -> Result<InstalledDist, DistError> {
         top_level,
         path: candidate.path.clone(),
         format: candidate.format,
+        files: None,
     })
 }
 

@@ -16,6 +16,7 @@ use pep440_rs::Version;
 use pep508_rs::{MarkerEnvironment, PackageName};
 use serde::{Deserialize, Serialize};
 
+use super::integrity::{self, FileCheck};
 use super::probe::PROBE_SCRIPT;
 use super::scan::{self, Candidate};
 use super::target::{self, Platform};
@@ -221,6 +222,9 @@ pub(crate) struct SnapshotDist {
     /// An egg-info's `requires.txt`, as it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub egg_requires: Option<String>,
+    /// Its files against its `RECORD` on that machine (`None`: not checked, or no `RECORD`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<FileCheck>,
 }
 
 /// A planner snapshot (`"schema": "planner-snapshot/1"`; read from the older `format:
@@ -274,6 +278,7 @@ fn read_snapshot_dist(candidate: &Candidate) -> Option<SnapshotDist> {
         direct_url: None,
         top_level: Vec::new(),
         egg_requires: None,
+        files: None,
     };
     if candidate.format == DistFormat::DistInfo {
         dist.installer = read("INSTALLER")
@@ -302,9 +307,12 @@ pub(crate) fn build(inventory: &Inventory) -> Result<Snapshot, InventoryError> {
             .iter()
             .all(|d| d.format != DistFormat::Snapshot);
     if from_disk {
-        for candidate in scan::candidates(&env.site_packages)? {
-            match read_snapshot_dist(&candidate) {
-                Some(dist) => dists.push(dist),
+        let candidates = scan::candidates(&env.site_packages)?;
+        let folders: Vec<&Path> = candidates.iter().map(|c| c.path.as_path()).collect();
+        let checks = integrity::check_folders(&folders, integrity::Scope::Sources);
+        for (candidate, files) in candidates.iter().zip(checks) {
+            match read_snapshot_dist(candidate) {
+                Some(dist) => dists.push(SnapshotDist { files, ..dist }),
                 None => unreadable.push(path_string(&candidate.path)),
             }
         }
@@ -323,6 +331,7 @@ pub(crate) fn build(inventory: &Inventory) -> Result<Snapshot, InventoryError> {
                 direct_url: dist.direct_url.as_ref().map(direct_url_json),
                 top_level: dist.top_level.clone(),
                 egg_requires: None,
+                files: dist.files.clone(),
             });
         }
         unreadable.extend(inventory.unreadable.iter().map(|u| path_string(&u.path)));
@@ -471,6 +480,7 @@ fn dist_from_fields(parts: DistParts<'_>) -> Result<InstalledDist, DistError> {
         top_level,
         path,
         format: DistFormat::Snapshot,
+        files: None,
     })
 }
 
@@ -504,7 +514,10 @@ fn from_snapshot(path: &Path, snapshot: Snapshot) -> Result<Inventory, SnapshotE
             top_level: dist.top_level.clone(),
         });
         match result {
-            Ok(d) => dists.push(d),
+            Ok(d) => dists.push(InstalledDist {
+                files: dist.files.clone(),
+                ..d
+            }),
             Err(reason) => unreadable.push(UnreadableDist {
                 path: PathBuf::from(&dist.path),
                 reason: reason.to_string(),

@@ -25,6 +25,7 @@ fn installed(name: &str, version: &str, requires: &[&str]) -> InstalledDist {
         top_level: vec![name.replace('-', "_")],
         path: PathBuf::from(format!("/venv/{name}-{version}.dist-info")),
         format: DistFormat::DistInfo,
+        files: None,
     }
 }
 

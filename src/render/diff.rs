@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 
 use super::markdown::cell;
 use crate::diff::since::SinceReport;
-use crate::diff::{ChangeKind, DistChange, EdgeChange, EnvDiff};
+use crate::diff::{ChangeKind, DistChange, EdgeChange, EnvDiff, FileDiff};
+use crate::inventory::integrity::FileState;
 use crate::terminal::escape;
 
 fn kind_text(kind: ChangeKind) -> &'static str {
@@ -15,7 +16,39 @@ fn kind_text(kind: ChangeKind) -> &'static str {
         ChangeKind::Upgraded => "upgraded",
         ChangeKind::Downgraded => "downgraded",
         ChangeKind::SourceChanged => "source changed",
+        ChangeKind::EditedInPlace => "edited in place",
     }
+}
+
+/// `edited in place: triton/runtime/autotuner.py (1234 -> 1290 bytes; modified ...)`, or the
+/// file missing in B, or as installed again in B.
+fn file_line(file: &FileDiff) -> String {
+    let Some(now) = &file.b else {
+        return format!("as installed again: {}", file.path);
+    };
+    if now.state == FileState::Missing {
+        return format!("missing: {}", file.path);
+    }
+    let mut how = Vec::new();
+    if let (Some(was), Some(size)) = (now.recorded_size, now.size)
+        && was != size
+    {
+        how.push(format!("{was} -> {size} bytes"));
+    }
+    if let Some(modified) = &now.modified {
+        how.push(format!("modified {modified}"));
+    }
+    let how = if how.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", how.join("; "))
+    };
+    let again = if file.a.is_some() {
+        " (edited again)"
+    } else {
+        ""
+    };
+    format!("edited in place{again}: {}{how}", file.path)
 }
 
 fn side(change: &DistChange, from: bool) -> String {
@@ -56,6 +89,9 @@ pub(crate) fn text(diff: &EnvDiff) -> String {
     let _ = writeln!(out, "{} dist(s) changed:", diff.changes.len());
     for change in &diff.changes {
         let _ = writeln!(out, "  {}", change_line(change));
+        for file in &change.files {
+            let _ = writeln!(out, "      {}", file_line(file));
+        }
     }
     for (title, edges) in [
         ("became broken", &diff.broken),
@@ -96,7 +132,14 @@ pub(crate) fn markdown(diff: &EnvDiff) -> String {
             c.name,
             cell(&side(c, true)),
             cell(&side(c, false)),
-            cell(&c.details.join("; "))
+            cell(
+                &c.details
+                    .iter()
+                    .cloned()
+                    .chain(c.files.iter().map(file_line))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
         );
     }
     for (title, edges) in [

@@ -383,6 +383,7 @@ fn resolve_baseline(
             top_level: Vec::new(),
             path: PathBuf::from(format!("<resolved {name}=={}>", resolved.version)),
             format: DistFormat::Snapshot,
+            files: None,
         })
         .collect();
     Ok(Inventory {

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use crate::common::{
-    TestContext, copy_dir, files_under, h200_fixtures, normalized, regex_escape, repo_root, venv,
+    TestContext, copy_dir, h200_fixtures, normalized, regex_escape, repo_root, venv,
 };
 use crate::planner_snapshot;
 
@@ -328,15 +328,7 @@ fn readme_accept_example_works_on_shipped_data() {
 #[test]
 fn files_edited_in_place_are_named_with_their_dist() {
     let mut ctx = TestContext::new();
-    let real = venv::RealVenv::create(&ctx.path().join("venv"));
-    let wheels = venv::wheels();
-    real.pip_ok(&[
-        "install",
-        "--no-index",
-        "--find-links",
-        &wheels.to_string_lossy(),
-        "alpha==1.0",
-    ]);
+    let real = venv::alpha_venv(&ctx.path().join("venv"));
     let args = [
         "check",
         "--venv",
@@ -354,19 +346,7 @@ fn files_edited_in_place_are_named_with_their_dist() {
             .collect()
     };
     assert_eq!(kinds(&ctx.run(&args)), Vec::<String>::new());
-    let files = files_under(&real.path);
-    let find = |suffix: &str| {
-        files
-            .iter()
-            .find(|p| p.ends_with(suffix))
-            .unwrap_or_else(|| panic!("no {suffix} in the venv"))
-            .clone()
-    };
-    let module = &find("alpha/__init__.py");
-    let mut text = std::fs::read_to_string(module).unwrap();
-    text.push_str("# patched by hand\n");
-    std::fs::write(module, text).unwrap();
-    std::fs::remove_file(find("alpha-1.0.dist-info/INSTALLER")).unwrap();
+    venv::patch_alpha(&real);
     let run = ctx.run(&args);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(

@@ -247,3 +247,67 @@ fn script_is_valid_python_and_out_is_atomic() {
                 snapshot --script` script, or by `python -m pip inspect`
         "#);
 }
+
+/// A file edited in place and one deleted between two snapshots: both snapshot writers (planner
+/// and the stdlib-only script) record the same changes, and `diff` names each, with its dist.
+#[test]
+fn an_edit_in_place_is_recorded_by_both_writers_and_named_by_diff() {
+    let mut ctx = TestContext::new();
+    let real = venv::alpha_venv(&ctx.path().join("venv"));
+    let before = ctx.path().join("before.json");
+    let after = ctx.path().join("after.json");
+    let snap = |out: &std::path::Path| {
+        let run = ctx.run(&[
+            "snapshot",
+            "--venv",
+            real.path.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+    };
+    snap(&before);
+    venv::patch_alpha(&real);
+    snap(&after);
+    let script = ctx.path().join("snapshot.py");
+    std::fs::write(&script, ctx.run(&["snapshot", "--script"]).stdout).unwrap();
+    let by_script = ctx.path().join("script.json");
+    let output = Command::new(&real.python)
+        .arg(&script)
+        .arg("--out")
+        .arg(&by_script)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let files_of_alpha = |path: &std::path::Path| -> serde_json::Value {
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        crate::common::schema::assert_valid(&doc);
+        doc["dists"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["metadata"]["name"] == "alpha")
+            .unwrap()["files"]
+            .clone()
+    };
+    assert_eq!(files_of_alpha(&after), files_of_alpha(&by_script));
+    assert_eq!(
+        files_of_alpha(&after)["changes"].as_array().unwrap().len(),
+        2
+    );
+    assert_eq!(files_of_alpha(&before)["changes"], serde_json::json!([]));
+    ctx.filter(
+        r"modified \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ",
+        "modified [MTIME]",
+    );
+    ctx.filter(r"\d+ -> \d+ bytes", "[SIZE] -> [SIZE] bytes");
+    planner_snapshot!(
+        ctx,
+        ctx.run(&["diff", before.to_str().unwrap(), after.to_str().unwrap()])
+    );
+}

@@ -249,3 +249,35 @@ pub fn clean_venv() -> &'static RealVenv {
         venv
     })
 }
+
+/// A fresh venv at `path` where pip installed alpha 1.0 and its closure from the test wheels
+/// (every dist with the `RECORD` pip wrote).
+pub fn alpha_venv(path: &Path) -> RealVenv {
+    let venv = RealVenv::create(path);
+    venv.pip_ok(&[
+        "install",
+        "--no-index",
+        "--find-links",
+        &wheels().to_string_lossy(),
+        "alpha==1.0",
+    ]);
+    venv
+}
+
+/// Edit alpha's module by hand (a line appended) and delete its `INSTALLER`, as a person
+/// patching site-packages would.
+pub fn patch_alpha(venv: &RealVenv) {
+    let files = super::files_under(&venv.path);
+    let find = |suffix: &str| {
+        files
+            .iter()
+            .find(|p| p.ends_with(suffix))
+            .unwrap_or_else(|| panic!("no {suffix} in {}", venv.path.display()))
+            .clone()
+    };
+    let module = find("alpha/__init__.py");
+    let mut text = std::fs::read_to_string(&module).unwrap();
+    text.push_str("# patched by hand\n");
+    std::fs::write(&module, text).unwrap();
+    std::fs::remove_file(find("alpha-1.0.dist-info/INSTALLER")).unwrap();
+}
