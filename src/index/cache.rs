@@ -81,6 +81,8 @@ impl EntryMeta {
 pub(crate) struct Cache {
     root: Option<PathBuf>,
     writable: AtomicBool,
+    /// Whether this run has looked for temp files killed writers left ([`sweep_orphans`]).
+    swept: AtomicBool,
     printer: Printer,
 }
 
@@ -90,6 +92,7 @@ impl Cache {
         Cache {
             root,
             writable: AtomicBool::new(true),
+            swept: AtomicBool::new(false),
             printer,
         }
     }
@@ -142,6 +145,11 @@ impl Cache {
         let Some(path) = self.path(bucket, &meta.key) else {
             return;
         };
+        if !self.swept.swap(true, Ordering::Relaxed)
+            && let Some(root) = &self.root
+        {
+            sweep_orphans(&root.join(SCHEMA), std::time::SystemTime::now());
+        }
         meta.len = body.len() as u64;
         meta.crc32 = crc32fast::hash(body);
         if let Err(err) = write_atomic(&path, &meta, body)
@@ -241,6 +249,50 @@ fn clear_non_file(path: &Path) -> std::io::Result<()> {
     }
 }
 
+/// How old a writer's temp file must be to count as left by a killed run: no entry takes
+/// this long to write.
+const ORPHAN_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// How often the cache is searched for orphans: the first write of a run does it when the
+/// last search (its marker file's time) is this old.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// Remove the temp files (`.tmp*`) that writers killed mid-write left in the buckets under
+/// `schema_dir`, once every [`SWEEP_EVERY`]; a temp file younger than [`ORPHAN_AGE`] may be a
+/// concurrent run's and is kept. Best effort: a failure leaves the files for the next sweep.
+fn sweep_orphans(schema_dir: &Path, now: std::time::SystemTime) {
+    let older_than = |path: &Path, age| {
+        std::fs::symlink_metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_none_or(|elapsed| elapsed >= age)
+    };
+    let marker = schema_dir.join(".swept");
+    if !older_than(&marker, SWEEP_EVERY) || std::fs::create_dir_all(schema_dir).is_err() {
+        return;
+    }
+    let _ = std::fs::write(&marker, b"");
+    let buckets = std::fs::read_dir(schema_dir)
+        .into_iter()
+        .flatten()
+        .flatten();
+    for bucket in buckets.filter(|b| b.file_type().is_ok_and(|t| t.is_dir())) {
+        for entry in std::fs::read_dir(bucket.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let path = entry.path();
+            if entry.file_name().to_string_lossy().starts_with(".tmp")
+                && older_than(&path, ORPHAN_AGE)
+            {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
+}
+
 fn write_atomic(path: &Path, meta: &EntryMeta, body: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
@@ -293,6 +345,33 @@ mod tests {
             len: 0,
             crc32: 0,
         }
+    }
+
+    /// A temp file a killed writer left an hour ago goes at the next run's first write; one a
+    /// concurrent run is writing now stays; the search runs once a day.
+    #[test]
+    fn temp_files_killed_writers_left_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let pages = dir.path().join(SCHEMA).join(Bucket::Pages.dir());
+        std::fs::create_dir_all(&pages).unwrap();
+        let (orphan, fresh) = (pages.join(".tmpKILLED"), pages.join(".tmpWRITING"));
+        for path in [&orphan, &fresh] {
+            std::fs::write(path, b"half an entry").unwrap();
+        }
+        let two_hours_ago = std::time::SystemTime::now() - 2 * ORPHAN_AGE;
+        std::fs::File::options()
+            .write(true)
+            .open(&orphan)
+            .unwrap()
+            .set_modified(two_hours_ago)
+            .unwrap();
+        let cache = Cache::new(Some(dir.path().to_path_buf()), Printer::new(true));
+        cache.write(Bucket::Pages, meta("https://x/simple/a/"), b"body");
+        assert!(!orphan.exists() && fresh.exists());
+        assert!(cache.read(Bucket::Pages, "https://x/simple/a/").is_some());
+        std::fs::write(&orphan, b"again").unwrap();
+        sweep_orphans(&dir.path().join(SCHEMA), two_hours_ago + 3 * ORPHAN_AGE);
+        assert!(orphan.exists(), "swept twice within a day");
     }
 
     #[test]
