@@ -1,15 +1,19 @@
-//! Whether an installed dist's compiled extension modules are built against another package.
+//! Whether an installed dist's compiled extension modules are built against another package's
+//! C API, and through which mechanism.
 //!
-//! In: an installed dist read from disk (its `RECORD` lists its files) and the import names of
-//! another package (`numpy`). Out: whether any of its extension modules (`.so`, `.pyd`) names one
-//! of them as a module path. An extension built against numpy's C API imports
-//! `numpy.core.multiarray` (or `numpy._core._multiarray_umath`) by name when it loads; one that
-//! calls into another package's C API or generated code names it the same way. A dist read from
-//! a snapshot has no files, so the answer is "no" (not known): see `docs/risk-model.md`.
+//! In: an installed dist read from disk (its `RECORD` lists its files), another package's name
+//! and the move planned for it. Out: the mechanism, when one of the dist's extension modules
+//! (`.so`, `.pyd`) carries the marker of a C API that [`C_APIS`] knows and the move crosses a
+//! line that changed that API: numpy's `_ARRAY_API` capsule (what `import_array` reads) across
+//! numpy 1 -> 2, torch's `libtorch`/`libc10` links across a torch line. A module name alone in
+//! a binary is no ABI evidence: Cython code that does `import pytz` names `pytz` too, and a
+//! pure-Python or data dist has no C API to break. A dist read from a snapshot has no files, so
+//! the answer is "none" (not known): see `docs/risk-model.md`.
 
 use std::path::Path;
 
 use memchr::memmem;
+use pep440_rs::Version;
 
 use super::{DistFormat, InstalledDist};
 
@@ -19,9 +23,73 @@ const MAX_FILE_BYTES: u64 = 256 << 20;
 /// At most this many bytes are read per dist.
 const MAX_DIST_BYTES: u64 = 1 << 30;
 
-/// Whether `dist`'s compiled extension modules name any of `modules` (import names).
-pub(crate) fn links_against(dist: &InstalledDist, modules: &[String]) -> bool {
-    if dist.format != DistFormat::DistInfo || modules.is_empty() {
+/// A C API other dists' compiled extensions are built against, and the lines that changed it.
+pub struct CApi {
+    /// The dist that provides it (normalized name).
+    pub package: &'static str,
+    /// Strings an extension built against it carries: the capsule `import_array` reads, the
+    /// shared libraries it links.
+    pub markers: &'static [&'static str],
+    /// The mechanism, as the factor text names it.
+    pub mechanism: &'static str,
+    /// The first major version of each line that changed it; empty: every major line does.
+    pub breaking_majors: &'static [u64],
+}
+
+/// The C APIs planner knows a release line to have changed. A dist not listed here is never
+/// an ABI break: pure-Python and data dists have no C API, and an ABI-stable one (the limited
+/// API, a capsule kept compatible) does not break its users' builds.
+pub const C_APIS: &[CApi] = &[
+    CApi {
+        package: "numpy",
+        markers: &["_ARRAY_API", "_UFUNC_API"],
+        mechanism: "numpy's C API (the `_ARRAY_API` table `import_array` loads)",
+        breaking_majors: &[2],
+    },
+    CApi {
+        package: "torch",
+        markers: &[
+            "libtorch_python.so",
+            "libtorch_cpu.so",
+            "libtorch.so",
+            "libc10.so",
+        ],
+        mechanism: "torch's C++ API (linked against `libtorch`/`libc10`)",
+        breaking_majors: &[],
+    },
+];
+
+/// The C API of `package` whose ABI the move `from` -> `to` changes, if planner knows one.
+pub fn c_api_changed(package: &str, from: &Version, to: &Version) -> Option<&'static CApi> {
+    let api = C_APIS.iter().find(|api| api.package == package)?;
+    let major = |v: &Version| v.release().first().copied().unwrap_or(0);
+    let (from, to) = (major(from), major(to));
+    let crosses = if api.breaking_majors.is_empty() {
+        from != to
+    } else {
+        api.breaking_majors
+            .iter()
+            .any(|&line| from.min(to) < line && line <= from.max(to))
+    };
+    crosses.then_some(api)
+}
+
+/// The mechanism through which `dist`'s compiled extensions use `package`'s C API, when the
+/// move `from` -> `to` changes that API and one of its extension modules carries its marker.
+pub(crate) fn abi_link(
+    dist: &InstalledDist,
+    package: &str,
+    from: &Version,
+    to: &Version,
+) -> Option<&'static str> {
+    let api = c_api_changed(package, from, to)?;
+    let markers: Vec<String> = api.markers.iter().map(|m| (*m).to_string()).collect();
+    carries_any(dist, &markers).then_some(api.mechanism)
+}
+
+/// Whether any of `dist`'s compiled extension modules holds one of `needles`.
+fn carries_any(dist: &InstalledDist, needles: &[String]) -> bool {
+    if dist.format != DistFormat::DistInfo || needles.is_empty() {
         return false;
     }
     let Some(site) = dist.path.parent() else {
@@ -30,7 +98,7 @@ pub(crate) fn links_against(dist: &InstalledDist, modules: &[String]) -> bool {
     let Some(paths) = super::record::inside_paths(&dist.path) else {
         return false;
     };
-    let finders: Vec<memmem::Finder<'_>> = modules
+    let finders: Vec<memmem::Finder<'_>> = needles
         .iter()
         .map(|m| memmem::Finder::new(m.as_bytes()))
         .collect();
@@ -40,7 +108,7 @@ pub(crate) fn links_against(dist: &InstalledDist, modules: &[String]) -> bool {
             continue;
         };
         budget = budget.saturating_sub(bytes.len() as u64);
-        if finders.iter().any(|f| names_module(&bytes, f)) {
+        if finders.iter().any(|f| f.find(&bytes).is_some()) {
             return true;
         }
         if budget == 0 {
@@ -61,32 +129,34 @@ pub(super) fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
     crate::bounded::read_prefix(path, cap).ok()
 }
 
-/// Whether `bytes` hold the finder's name as a whole module path: not preceded by a name
-/// character or a dot, and followed by a dot or a non-name character (`numpy.core`, `"numpy"`,
-/// not `numpydoc` or `_numpy`).
-fn names_module(bytes: &[u8], finder: &memmem::Finder<'_>) -> bool {
-    let len = finder.needle().len();
-    let name_char = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    finder.find_iter(bytes).any(|at| {
-        let before = at.checked_sub(1).map(|i| bytes[i]);
-        let after = bytes.get(at + len).copied();
-        !before.is_some_and(|b| name_char(b) || b == b'.') && !after.is_some_and(name_char)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn finds(bytes: &[u8], name: &str) -> bool {
-        names_module(bytes, &memmem::Finder::new(name.as_bytes()))
+    fn v(s: &str) -> Version {
+        s.parse().unwrap()
     }
 
     #[test]
-    fn a_module_path_is_found_and_a_longer_name_is_not() {
-        assert!(finds(b"\0numpy.core.multiarray\0", "numpy"));
-        assert!(finds(b"import \"numpy\" failed", "numpy"));
-        assert!(!finds(b"\0numpydoc\0_numpy\0np.numpy_x\0", "numpy"));
-        assert!(!finds(b"\0pkg.numpy\0", "numpy"));
+    fn only_a_known_c_api_across_a_line_that_changed_it_is_an_abi_change() {
+        let numpy = c_api_changed("numpy", &v("1.26.4"), &v("2.0.0")).unwrap();
+        assert!(numpy.mechanism.contains("_ARRAY_API"));
+        assert!(c_api_changed("numpy", &v("2.0.0"), &v("1.26.4")).is_some());
+        assert!(c_api_changed("numpy", &v("2.0.0"), &v("2.4.6")).is_none());
+        assert!(c_api_changed("numpy", &v("1.24.4"), &v("1.26.4")).is_none());
+        assert!(c_api_changed("torch", &v("2.11.0"), &v("3.0.0")).is_some());
+        for (package, from, to) in [
+            ("ml-dtypes", "0.5.4", "0.7.0"),
+            ("pytz", "2025.2", "2026.6"),
+            ("tzdata", "2025.2", "2026.6"),
+            ("python-dateutil", "2.9.0", "4.0.0"),
+            ("protobuf", "5.29.0", "7.36.2"),
+            ("attrs", "25.4.0", "26.1.0"),
+        ] {
+            assert!(
+                c_api_changed(package, &v(from), &v(to)).is_none(),
+                "{package}"
+            );
+        }
     }
 }

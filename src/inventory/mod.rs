@@ -9,7 +9,7 @@ pub mod check;
 mod direct_url;
 mod discover;
 mod error;
-pub(crate) mod extensions;
+pub mod extensions;
 pub mod graph;
 pub mod imports;
 pub mod integrity;

@@ -588,6 +588,7 @@ impl<'a> PlanBuilder<'a> {
             yanked: to.and_then(|t| t.yanked.clone()),
             dependents: self.staying_dependents(name, planned),
             abi_dependents: Vec::new(),
+            abi_mechanism: None,
             predating_dependents: Vec::new(),
             missing_imports: Vec::new(),
             module_clashes: Vec::new(),
@@ -641,11 +642,11 @@ impl<'a> PlanBuilder<'a> {
         planned: &PlannedEnvironment,
         oracle: &dyn Oracle,
     ) {
-        let (Some(from), Some(to)) = (&change.from, &change.to) else {
+        let (Some(from), Some(to)) = (change.from.clone(), change.to.clone()) else {
             return;
         };
-        let floor = line_floor(to);
-        if line_floor(from) >= floor {
+        let floor = line_floor(&to);
+        if line_floor(&from) >= floor {
             return;
         }
         let Some(line_start) = oracle.first_release_from(&change.name, &floor) else {
@@ -666,8 +667,9 @@ impl<'a> PlanBuilder<'a> {
             {
                 continue;
             }
-            if oracle.links(dependent, &change.name) {
+            if let Some(mechanism) = oracle.abi_link(dependent, &change.name, &from, &to) {
                 change.abi_dependents.push(dependent.clone());
+                change.abi_mechanism = Some(mechanism.to_string());
             }
             if !change.forced {
                 change.predating_dependents.push(dependent.clone());

@@ -32,8 +32,16 @@ pub trait Oracle {
         package: &PackageName,
         version: &Version,
     ) -> Upstream;
-    /// Whether the installed `dependent`'s compiled extensions link against `package`.
-    fn links(&self, dependent: &PackageName, package: &PackageName) -> bool;
+    /// The mechanism through which the installed `dependent`'s compiled extensions use
+    /// `package`'s C API, when the move `from` -> `to` changes it (see
+    /// [`crate::inventory::extensions`]); `None`: no ABI evidence.
+    fn abi_link(
+        &self,
+        dependent: &PackageName,
+        package: &PackageName,
+        from: &Version,
+        to: &Version,
+    ) -> Option<&'static str>;
     /// When `name` `version` was first uploaded (`None`: not known).
     fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
     /// When the first final release of `name` at or above `version` was uploaded.
@@ -176,18 +184,15 @@ impl Oracle for IndexAndFiles<'_> {
         self.upstream_releases(dependent, package, version)
     }
 
-    fn links(&self, dependent: &PackageName, package: &PackageName) -> bool {
-        let (Some(dist), Some(target)) =
-            (self.inventory.get(dependent), self.inventory.get(package))
-        else {
-            return false;
-        };
-        let modules = if target.top_level.is_empty() {
-            vec![package.as_ref().replace('-', "_")]
-        } else {
-            target.top_level.clone()
-        };
-        extensions::links_against(dist, &modules)
+    fn abi_link(
+        &self,
+        dependent: &PackageName,
+        package: &PackageName,
+        from: &Version,
+        to: &Version,
+    ) -> Option<&'static str> {
+        let dist = self.inventory.get(dependent)?;
+        extensions::abi_link(dist, package.as_ref(), from, to)
     }
 
     fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {

@@ -293,9 +293,11 @@ fn outdated_summary(report: &OutdatedReport, outdated: &[&PackageStatus]) -> Str
         for b in &p.breaks {
             let why = match b.evidence {
                 BreakKind::Abi => format!(
-                    "{} {} ships compiled extensions built against {} before its {} line existed",
+                    "{} {} ships compiled extensions that use {}'s C API, built before {} {}.x \
+                     existed",
                     b.name,
                     b.installed,
+                    p.name,
                     p.name,
                     crate::plan::line_floor(&b.release)
                 ),

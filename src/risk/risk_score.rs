@@ -156,8 +156,8 @@ factor_kinds! {
     Removal => "removal",
     /// A coupled group changes (without a broken edge).
     CoupledStackChange => "coupled-stack-change",
-    /// A dist crosses into a major line that a dependent's compiled extensions, built before
-    /// that line existed, link against (an ABI boundary).
+    /// A dist crosses a line that changed its C API, which a dependent's compiled extensions,
+    /// built before that line existed, use (`src/inventory/extensions.rs` lists the known ones).
     AbiBreak => "abi-break",
     /// An unforced change crosses into a major line first released after a dependent was.
     PredatesMajor => "dependent-predates-major",

@@ -263,3 +263,46 @@ fn flask_3_moves_its_extensions_along() {
         assert!(first["pins"][moved].is_string(), "{moved}: {first:#}");
     }
 }
+
+/// `python-dateutil>=4` on pandas 1.5.3 whose compiled extensions name `dateutil.tz` and
+/// `pytz` (Cython code importing them, as the real 1.5.3 `pandas/_libs/tslibs` builds do) and
+/// use numpy's C API: python-dateutil is pure Python, it has no C API to break, so no plan
+/// carries an `abi-break` (the module name in a binary was taken for ABI evidence; live,
+/// pandas 2.3.3 with python-dateutil 4.0.0 passed its timezone tests).
+#[test]
+fn a_pure_python_dist_named_by_an_extension_is_no_abi_break() {
+    let root = tempfile::tempdir().unwrap();
+    let none: &[(&str, &str)] = &[];
+    let tslibs: &[(&str, &str)] = &[(
+        "pandas/_libs/tslibs/timezones.cpython-311-x86_64-linux-gnu.so",
+        "\0_ARRAY_API\0numpy.core.multiarray\0dateutil.tz\0pytz\0",
+    )];
+    let venv = venv_of(
+        &index_dir(),
+        root.path(),
+        &[
+            ("numpy==1.24.4", none),
+            ("pandas==1.5.3", tslibs),
+            ("python-dateutil==3.0.0", none),
+            ("pytz==2026.6", none),
+            ("six==1.17.0", none),
+        ],
+    );
+    let ctx = context();
+    let out = propose(&ctx, &venv, &["python-dateutil>=4"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let plans = out.json()["plans"].clone();
+    let kinds: Vec<String> = plans
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|plan| plan["risk"]["factors"].as_array().unwrap().clone())
+        .map(|f| f["kind"].as_str().unwrap().to_string())
+        .collect();
+    // The move does cross into a line pandas 1.5.3 predates: only the ABI claim is false.
+    assert!(
+        kinds.iter().any(|k| k == "dependent-predates-major"),
+        "{plans:#}"
+    );
+    assert!(!kinds.iter().any(|k| k == "abi-break"), "{plans:#}");
+}

@@ -141,13 +141,23 @@ impl Oracle for Recorded<'_> {
             .map_or(Upstream::Unknown, |e| e.upstream.clone())
     }
 
-    fn links(&self, dependent: &PackageName, package: &PackageName) -> bool {
+    fn abi_link(
+        &self,
+        dependent: &PackageName,
+        package: &PackageName,
+        from: &Version,
+        to: &Version,
+    ) -> Option<&'static str> {
+        // The corpus recorded the module names an extension carries, not its C-API markers:
+        // a known C API the move changes, named by the extension, stands for its use.
+        let api = planner::inventory::extensions::c_api_changed(package.as_ref(), from, to)?;
         let modules: Vec<String> = match self.inventory.get(package) {
             Some(dist) if !dist.top_level.is_empty() => dist.top_level.clone(),
             _ => vec![package.as_ref().replace('-', "_")],
         };
         self.dist(dependent)
             .is_some_and(|d| d.extension_refs.iter().any(|r| modules.contains(r)))
+            .then_some(api.mechanism)
     }
 
     fn released(&self, n: &PackageName, version: &Version) -> Option<Timestamp> {

@@ -178,8 +178,8 @@ pub(super) fn removal_factor(change: &ChangeFacts, policy: &Policy, factors: &mu
     true
 }
 
-/// Dependents with compiled extensions built before the planned major line existed: the change
-/// crosses their ABI boundary. Whether it does.
+/// Dependents with compiled extensions that use the dist's C API, built before the planned line
+/// existed, and a move across a line that changed that API. Whether it does.
 pub(super) fn abi_break_factor(
     change: &ChangeFacts,
     from: &Version,
@@ -196,15 +196,16 @@ pub(super) fn abi_break_factor(
         FactorKind::AbiBreak,
         name,
         format!(
-            "{} ship{} compiled extensions built against {name} before its {} line \
-             existed; {from} -> {to} crosses that ABI boundary",
+            "{} ship{} compiled extensions that use {}, built before {name} {}.x existed; \
+             {from} -> {to} crosses a line that changed it",
             list(&change.abi_dependents),
             if change.abi_dependents.len() == 1 {
                 "s"
             } else {
                 ""
             },
-            to.release().first().copied().unwrap_or(0)
+            change.abi_mechanism.as_deref().unwrap_or("its C API"),
+            line_floor(to)
         ),
     );
     true

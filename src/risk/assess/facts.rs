@@ -88,6 +88,8 @@ pub(crate) struct ChangeFacts {
     /// before the major line of the planned version began (empty unless the change crosses
     /// into a newer major line).
     pub abi_dependents: Vec<PackageName>,
+    /// How `abi_dependents` use this dist's C API (`numpy's C API (the `_ARRAY_API` ...)`).
+    pub abi_mechanism: Option<String>,
     /// Direct dependents released before the major line of the planned version began (empty
     /// unless an unforced change crosses into a newer major line).
     pub predating_dependents: Vec<PackageName>,

@@ -32,6 +32,7 @@ fn change(name: &str, from: Option<&str>, to: Option<&str>) -> ChangeFacts {
         yanked: None,
         dependents: Dependents::default(),
         abi_dependents: Vec::new(),
+        abi_mechanism: None,
         predating_dependents: Vec::new(),
         missing_imports: Vec::new(),
         module_clashes: Vec::new(),
