@@ -24,7 +24,7 @@ pub(crate) fn workflow_pins(
     let mut continued = false;
     for line in text.lines() {
         let command = yaml_command(line);
-        let keep = continued || names_installer(command);
+        let keep = continued || names_installer(command) || is_assignment(command);
         continued = keep && command.trim_end().ends_with('\\');
         if keep {
             script.push_str(command);
@@ -54,6 +54,13 @@ fn yaml_command(line: &str) -> &str {
 
 fn names_installer(command: &str) -> bool {
     command.contains("pip") && command.contains("install")
+}
+
+/// A shell assignment an install line may use (`torch="torch==1.8.0 torchvision==0.9.0"`,
+/// `export V=1`): one shell word `NAME=value`.
+fn is_assignment(command: &str) -> bool {
+    let bare = command.strip_prefix("export ").unwrap_or(command);
+    shlex::split(bare).is_some_and(|words| words.len() == 1) && vars::assignment(bare).is_some()
 }
 
 /// The pins of a Makefile: its recipe lines (tab-indented; `@`, `-`, `+` prefixes dropped,
@@ -121,6 +128,21 @@ mod tests {
         assert_eq!(
             found(&pins),
             [(3, PinKind::PipForce, "filelock==3.32.5".to_string())]
+        );
+    }
+
+    #[test]
+    fn a_step_variable_holding_requirements_is_expanded() {
+        let workflow = "jobs:\n  t:\n    steps:\n      - run: |\n          torch=\"\"\n          if [ \"${{ matrix.torch }}\" == \"1.8.0\" ]; then\n              torch=\"torch==1.8.0 torchvision==0.9.0\"\n          fi\n          pip install -r requirements.txt $torch --index-strategy unsafe-best-match\n";
+        let mut problems = Vec::new();
+        let pins = workflow_pins("w.yml", workflow, &mut Vec::new(), &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            found(&pins),
+            [
+                (9, PinKind::PipPin, "torch==1.8.0".to_string()),
+                (9, PinKind::PipPin, "torchvision==0.9.0".to_string()),
+            ]
         );
     }
 
