@@ -1462,3 +1462,84 @@ fn a_uv_projects_pin_back_requires_the_blocker_at_its_older_release() {
     ]
     "#);
 }
+
+/// The review's recorded index copied under the test's folder, with `oldsdist 1.0` added as a
+/// source distribution only, whose PKG-INFO is Metadata-Version 2.1 (its dependencies cannot be
+/// read without a build).
+fn index_with_an_old_sdist(ctx: &TestContext) -> IndexServer {
+    let root = ctx.dir.path().join("index");
+    let copied = Command::new("cp")
+        .args(["-r"])
+        .arg(repo_root().join("testdata/review/index"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    // Whole files are served from `wheels/`, whatever their kind.
+    std::fs::create_dir_all(root.join("wheels")).unwrap();
+    let sdist = root.join("wheels/oldsdist-1.0.tar.gz");
+    let script = "import hashlib, io, sys, tarfile\n\
+        data = b'Metadata-Version: 2.1\\nName: oldsdist\\nVersion: 1.0\\nRequires-Dist: idna>=3\\n'\n\
+        with tarfile.open(sys.argv[1], 'w:gz') as tar:\n\
+        \x20   info = tarfile.TarInfo('oldsdist-1.0/PKG-INFO')\n\
+        \x20   info.size = len(data)\n\
+        \x20   tar.addfile(info, io.BytesIO(data))\n\
+        print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())\n";
+    let made = Command::new("python3")
+        .args(["-c", script])
+        .arg(&sdist)
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let sha = String::from_utf8(made.stdout).unwrap();
+    let simple = root.join("simple/oldsdist");
+    std::fs::create_dir_all(&simple).unwrap();
+    std::fs::write(
+        simple.join("index.html"),
+        format!(
+            "<!DOCTYPE html><html><body>\n<a href=\"../../files/oldsdist-1.0.tar.gz#sha256={}\">oldsdist-1.0.tar.gz</a><br />\n</body></html>\n",
+            sha.trim()
+        ),
+    )
+    .unwrap();
+    IndexServer::start(&root)
+}
+
+/// A requirement whose release cannot be read without a build is left out of the environment
+/// and named; the rest of the file is still judged: the break in the same file is found and
+/// fails the gate, and a harmless file is not called unresolved.
+#[test]
+fn an_sdist_whose_metadata_needs_a_build_is_named_and_the_rest_judged() {
+    let ctx = review_context();
+    let server = index_with_an_old_sdist(&ctx);
+    let repo = layout(
+        ctx.dir.path(),
+        &[(
+            "requirements.txt",
+            "requests==2.34.2\noldsdist==1.0\nidna==3.20\n",
+        )],
+        &[(
+            "requirements.txt",
+            "requests==2.34.2\noldsdist==1.0\nidna==2.4\n",
+        )],
+    );
+    let gate = ["--fail-on", "medium", "--fail-on-unjudged"];
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &[&gate[..], &["--format", "json"]].concat(),
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let idna = finding(&json, "requirements.txt", "idna==2.4");
+    assert_eq!(broken_dependents(idna), ["requests"], "{idna:#}");
+    let remark = idna["targets"][0]["remark"].as_str().unwrap();
+    assert!(
+        remark.contains("judged without oldsdist==1.0") && remark.contains("2.1"),
+        "{remark}"
+    );
+    // The base's file is not "unresolved" for want of oldsdist's metadata.
+    let text = review_layout(&ctx, &repo, &server, &gate);
+    assert!(!text.stdout.contains("NOT JUDGED"), "{}", text.stdout);
+}
