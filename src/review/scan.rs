@@ -44,11 +44,15 @@ fn classify(path: &str) -> Option<FileKind> {
         "uv.lock" => FileKind::UvLock,
         "pylock.toml" => FileKind::Pylock,
         n if n.starts_with("pylock.") && n.ends_with(".toml") => FileKind::Pylock,
-        n if n.starts_with("constraints") && n.ends_with(".txt") => FileKind::Constraints,
+        // `constraints.txt`, `common_constraints.txt`, `constraints-gpu.txt`.
+        n if n.contains("constraints") && n.ends_with(".txt") => FileKind::Constraints,
         n if n.starts_with("requirements") && (n.ends_with(".txt") || n.ends_with(".in")) => {
             FileKind::Requirements
         }
-        n if in_requirements_dir && n.ends_with(".txt") => FileKind::Requirements,
+        // pip-tools inputs (`requirements/base.in`) as well as their compiled outputs.
+        n if in_requirements_dir && (n.ends_with(".txt") || n.ends_with(".in")) => {
+            FileKind::Requirements
+        }
         n if is_dockerfile(n) => FileKind::Dockerfile,
         n if n.ends_with(".sh") || n.ends_with(".bash") => FileKind::Script,
         ".gitlab-ci.yml" | ".gitlab-ci.yaml" => FileKind::CiYaml,
@@ -394,6 +398,15 @@ mod tests {
             Some(FileKind::Dockerfile)
         );
         assert_eq!(classify("gpu.Dockerfile"), Some(FileKind::Dockerfile));
+        // pip-tools layouts: `.in` inputs, and constraints files by any prefix.
+        assert_eq!(
+            classify("requirements/base.in"),
+            Some(FileKind::Requirements)
+        );
+        assert_eq!(
+            classify("requirements/common_constraints.txt"),
+            Some(FileKind::Constraints)
+        );
         for name in [
             "utils/docker/Dockerfile-cpu",
             "Dockerfile_arm64",
