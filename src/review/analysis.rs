@@ -105,7 +105,7 @@ pub(crate) struct Analyzer<'a> {
     pub policy: &'a Policy,
     /// The request template (binary policy, pre-releases, clock).
     pub request: ProposeRequest,
-    baselines: BTreeMap<(String, Vec<String>), Result<Arc<Inventory>, NotResolved>>,
+    baselines: BTreeMap<(String, Vec<String>), Result<Baseline, NotResolved>>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -255,12 +255,12 @@ impl<'a> Analyzer<'a> {
         let head = pin.context.without(pin.name());
         if let Some(was) = was {
             let before = head.clone().with(pin.role(), was.clone());
-            if let Ok(inventory) = self.baseline(label, environment, &before) {
-                return Ok((inventory, None));
+            if let Ok(baseline) = self.baseline(label, environment, &before) {
+                return Ok((baseline.inventory.clone(), baseline.remark()));
             }
         }
         let err = match self.baseline(label, environment, &head) {
-            Ok(inventory) => return Ok((inventory, None)),
+            Ok(baseline) => return Ok((baseline.inventory.clone(), baseline.remark())),
             Err(err) => err,
         };
         if siblings.is_empty() {
@@ -273,14 +273,17 @@ impl<'a> Analyzer<'a> {
                 base = base.with(sibling.pin.role(), was.clone());
             }
         }
-        let inventory = self
+        let baseline = self
             .baseline(label, environment, &base)
             .map_err(|_| err.clone())?;
-        let remark = format!(
+        let mut remark = format!(
             "judged against the base's pins of {} with this one applied (with all the head's pins it does not resolve: {})",
             pin.context.root, err.reason
         );
-        Ok((inventory, Some(remark)))
+        if let Some(skipped) = baseline.remark() {
+            remark = format!("{remark}; {skipped}");
+        }
+        Ok((baseline.inventory.clone(), Some(remark)))
     }
 
     /// Whether `context` resolves on this target as a whole (`Err`: why not).
@@ -299,12 +302,12 @@ impl<'a> Analyzer<'a> {
         label: &str,
         environment: &Environment,
         context: &Context,
-    ) -> Result<Arc<Inventory>, NotResolved> {
+    ) -> Result<Baseline, NotResolved> {
         let entry = (label.to_string(), context.key());
         if let Some(found) = self.baselines.get(&entry) {
             return found.clone();
         }
-        let made = resolve_baseline(self.index, environment, context, &self.request).map(Arc::new);
+        let made = resolve_baseline(self.index, environment, context, &self.request);
         self.baselines.insert(entry, made.clone());
         made
     }
@@ -345,14 +348,96 @@ fn first_line(text: &str) -> &str {
         .trim()
 }
 
-/// Resolve `context` for `environment` and turn the resolution into an installed set whose
-/// metadata the resolution carries (what `pip install` of the file would leave behind).
+/// The environment a file's requirements make on a target, and the requirements of the file
+/// left out of it because their dependencies cannot be read without a build.
+#[derive(Debug, Clone)]
+pub(crate) struct Baseline {
+    /// What `pip install` of the file would leave behind (without `skipped`).
+    pub inventory: Arc<Inventory>,
+    /// `groundingdino-py==0.4.0 (why its metadata cannot be read)`, each left out.
+    pub skipped: Vec<String>,
+}
+
+impl Baseline {
+    /// What the verdict rests on when requirements were left out.
+    fn remark(&self) -> Option<String> {
+        (!self.skipped.is_empty()).then(|| {
+            format!(
+                "judged without {}: what each of these requires is not checked (their metadata cannot be read without a build, which review never runs); the rest of the environment is judged",
+                self.skipped.join(", ")
+            )
+        })
+    }
+}
+
+/// Resolve `context` for `environment`; a root requirement whose release cannot be read
+/// without a build (an sdist with dynamic or pre-2.2 metadata, no PEP 658 file) is left out and
+/// named, and the rest resolved again, so one such dependency never leaves the whole file
+/// unjudged.
 fn resolve_baseline(
     index: &dyn IndexSource,
     environment: &Environment,
     context: &Context,
     template: &ProposeRequest,
-) -> Result<Inventory, NotResolved> {
+) -> Result<Baseline, NotResolved> {
+    let mut context = context.clone();
+    let mut skipped = Vec::new();
+    loop {
+        match resolve_inventory(index, environment, &context, template) {
+            Ok(inventory) => {
+                let inventory = Arc::new(inventory);
+                return Ok(Baseline { inventory, skipped });
+            }
+            Err((err, unreadable)) => {
+                let Some((name, why)) = unreadable.filter(|_| skipped.len() < MAX_SKIPPED) else {
+                    return Err(err);
+                };
+                let written = (context.requirements.iter())
+                    .find(|r| r.name == name)
+                    .map_or_else(|| name.to_string(), ToString::to_string);
+                skipped.push(format!("{written} ({why})"));
+                // Left out wherever it is required: an override whose marker is never true.
+                let Ok(never) =
+                    crate::metadata::parse_requirement(&format!("{name} ; python_version < '0'"))
+                else {
+                    return Err(err);
+                };
+                context = context.without(&name).with(Role::Override, never);
+            }
+        }
+    }
+}
+
+/// A package whose metadata cannot be read without a build, and why.
+type Unreadable = (PackageName, String);
+
+/// Requirements left out of one environment at most before it is called unresolved.
+const MAX_SKIPPED: usize = 8;
+
+/// The first package whose metadata the solver could not read, from a failed solve's facts.
+fn unreadable_metadata(err: &solve::SolveError) -> Option<Unreadable> {
+    let solve::SolveError::NoSolution(no_solution) = err else {
+        return None;
+    };
+    no_solution.facts.iter().find_map(|fact| match fact {
+        solve::Fact::Unavailable {
+            package: solve::FactPackage::Dist { name, .. },
+            reason:
+                reason @ (solve::Unavailable::Metadata { .. } | solve::Unavailable::DynamicMetadata),
+            ..
+        } => Some((name.clone(), reason.to_string())),
+        _ => None,
+    })
+}
+
+/// Resolve `context` and turn the resolution into an installed set whose metadata the
+/// resolution carries; on failure, the reason and the unreadable package it rests on, if any.
+fn resolve_inventory(
+    index: &dyn IndexSource,
+    environment: &Environment,
+    context: &Context,
+    template: &ProposeRequest,
+) -> Result<Inventory, (NotResolved, Option<Unreadable>)> {
     let request = SolveRequest {
         requirements: context.requirements.clone(),
         constraints: context.constraints.clone(),
@@ -368,8 +453,9 @@ fn resolve_baseline(
         binary: template.binary.clone(),
         ..SolveRequest::default()
     };
-    let resolution = solve::solve(index, environment, &request).map_err(|err| NotResolved {
-        reason: first_line(&err.to_string()).to_string(),
+    let resolution = solve::solve(index, environment, &request).map_err(|err| {
+        let reason = first_line(&err.to_string()).to_string();
+        (NotResolved { reason }, unreadable_metadata(&err))
     })?;
     // The resolution carries each chosen release's metadata: no index IO here.
     let dists = resolution

@@ -20,18 +20,55 @@ pub(crate) fn workflow_pins(
     includes: &mut Vec<Vec<(String, bool)>>,
     problems: &mut Vec<ParseProblem>,
 ) -> Vec<Pin> {
-    let mut script = String::new();
-    let mut continued = false;
-    for line in text.lines() {
-        let command = yaml_command(line);
-        let keep = continued || names_installer(command);
-        continued = keep && command.trim_end().ends_with('\\');
-        if keep {
-            script.push_str(command);
+    // Each job runs on its own machine: its steps are one sequence, never another job's.
+    let jobs = job_of_each_line(text);
+    let count = jobs.iter().copied().max().unwrap_or(0);
+    let mut pins = Vec::new();
+    for job in 0..=count {
+        let mut script = String::new();
+        let mut continued = false;
+        for (line, of) in text.lines().zip(&jobs) {
+            let command = yaml_command(line);
+            let keep =
+                *of == job && (continued || names_installer(command) || is_assignment(command));
+            continued = keep && command.trim_end().ends_with('\\');
+            if keep {
+                script.push_str(command);
+            }
+            script.push('\n');
         }
-        script.push('\n');
+        pins.extend(shell::script_pins(file, &script, includes, problems));
     }
-    shell::script_pins(file, &script, includes, problems)
+    pins
+}
+
+/// For each line, the job it belongs to: 0 before the first job (and in a file without a
+/// `jobs:` map, a GitLab file's top-level keys are the jobs), then 1, 2, ... for each key
+/// directly under `jobs:` (GitHub) or at the top level (GitLab).
+fn job_of_each_line(text: &str) -> Vec<usize> {
+    let github = text.lines().any(|l| l.trim_end() == "jobs:");
+    let mut job_indent: Option<usize> = None;
+    let mut under_jobs = !github;
+    let mut job = 0;
+    text.lines()
+        .map(|line| {
+            let trimmed = line.trim_start();
+            let indent = line.len() - trimmed.len();
+            let is_key = !trimmed.is_empty()
+                && !trimmed.starts_with('#')
+                && !trimmed.starts_with('-')
+                && trimmed.trim_end().ends_with(':');
+            if github && indent == 0 && !trimmed.is_empty() {
+                under_jobs = trimmed.trim_end() == "jobs:";
+            } else if under_jobs && is_key {
+                let at = *job_indent.get_or_insert(indent);
+                if indent == at {
+                    job += 1;
+                }
+            }
+            job
+        })
+        .collect()
 }
 
 /// The shell text of one YAML line: indentation, list dashes, a shell key and quotes removed.
@@ -54,6 +91,13 @@ fn yaml_command(line: &str) -> &str {
 
 fn names_installer(command: &str) -> bool {
     command.contains("pip") && command.contains("install")
+}
+
+/// A shell assignment an install line may use (`torch="torch==1.8.0 torchvision==0.9.0"`,
+/// `export V=1`): one shell word `NAME=value`.
+fn is_assignment(command: &str) -> bool {
+    let bare = command.strip_prefix("export ").unwrap_or(command);
+    shlex::split(bare).is_some_and(|words| words.len() == 1) && vars::assignment(bare).is_some()
 }
 
 /// The pins of a Makefile: its recipe lines (tab-indented; `@`, `-`, `+` prefixes dropped,
@@ -122,6 +166,36 @@ mod tests {
             found(&pins),
             [(3, PinKind::PipForce, "filelock==3.32.5".to_string())]
         );
+    }
+
+    #[test]
+    fn a_step_variable_holding_requirements_is_expanded() {
+        let workflow = "jobs:\n  t:\n    steps:\n      - run: |\n          torch=\"\"\n          if [ \"${{ matrix.torch }}\" == \"1.8.0\" ]; then\n              torch=\"torch==1.8.0 torchvision==0.9.0\"\n          fi\n          pip install -r requirements.txt $torch --index-strategy unsafe-best-match\n";
+        let mut problems = Vec::new();
+        let pins = workflow_pins("w.yml", workflow, &mut Vec::new(), &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            found(&pins),
+            [
+                (9, PinKind::PipPin, "torch==1.8.0".to_string()),
+                (9, PinKind::PipPin, "torchvision==0.9.0".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn each_job_is_its_own_sequence() {
+        let workflow = "on: push\njobs:\n  a:\n    steps:\n      - run: pip install keras==3.12.0\n  b:\n    steps:\n      - run: pip install -r requirements.txt\n      - run: pip install --no-deps torch==1.8.0\n";
+        let mut includes = Vec::new();
+        let pins = workflow_pins("w.yml", workflow, &mut includes, &mut Vec::new());
+        let torch = pins.iter().find(|p| p.line == 9).unwrap();
+        // Job b's torch pin does not see job a's keras; it sees b's own requirements file.
+        assert!(torch.context.requirements.is_empty(), "{:?}", torch.context);
+        assert_eq!(
+            torch.context.installed_files,
+            [("requirements.txt".to_string(), false)]
+        );
+        assert_eq!(job_of_each_line(workflow), [0, 0, 1, 1, 1, 2, 2, 2, 2]);
     }
 
     #[test]

@@ -8,8 +8,9 @@
 //! `GITHUB_REPOSITORY` in GitHub Actions, else `git remote get-url origin`). Out: each finding's
 //! [`ReleaseLinks`] and permalink, filled in place. Nothing here reaches the network beyond
 //! what the index already holds, and no link is checked: a compare link's tag names are read
-//! from the project's own URLs where they show a tag (`.../releases/tag/v1.2`), otherwise
-//! guessed as `vX` and marked as a guess. Every URL kept is http(s) without credentials; labels
+//! from the project's own URLs where they show a tag (`.../releases/tag/v1.2`); where none does,
+//! there is no compare link (a guessed `vX` pointed at tags that do not exist), only the
+//! release-notes links. Every URL kept is http(s) without credentials; labels
 //! and URLs are still untrusted text, escaped by each renderer.
 
 use pep440_rs::Version;
@@ -39,7 +40,8 @@ pub(crate) struct Compare {
     pub from: String,
     /// The head's tag name.
     pub to: String,
-    /// `true` when the tag spelling (`vX`) is a guess: none of the project's URLs shows a tag.
+    /// Always `false`: the tag spelling is read from the project's own URLs, never guessed (a
+    /// project whose URLs show no tag gets no compare link). Kept for the JSON schema.
     pub guessed: bool,
 }
 
@@ -327,20 +329,16 @@ pub(crate) fn release_links(
         .unwrap_or_default();
     let repository = repository(&urls);
     let compare = match (&repository, was) {
-        (Some(repo), Some(was)) if was != version => {
-            let (v, guessed) = match tag_prefix(&urls) {
-                Some(v) => (v, false),
-                None => (true, true),
-            };
+        (Some(repo), Some(was)) if was != version => tag_prefix(&urls).and_then(|v| {
             let tag = |version: &Version| format!("{}{version}", if v { "v" } else { "" });
             let (from, to) = (tag(was), tag(version));
             repo.compare(&from, &to).map(|url| Compare {
                 url,
                 from,
                 to,
-                guessed,
+                guessed: false,
             })
-        }
+        }),
         _ => None,
     };
     Some(ReleaseLinks {

@@ -87,6 +87,10 @@ pub(crate) struct Context {
     /// Whether the head must resolve it as a whole (a declared file; not a sequence of
     /// install lines, where a later forced install replaces what an earlier one made).
     pub resolves_whole: bool,
+    /// `-r FILE` / `-c FILE` values (file, is constraint) that earlier install lines of the same
+    /// Dockerfile, script or CI job named, as written: what they installed before this pin
+    /// (read into the requirements and constraints by [`super::scan`], which has the tree).
+    pub installed_files: Vec<(String, bool)>,
 }
 
 impl Context {
@@ -101,6 +105,7 @@ impl Context {
             constraints: keep(&self.constraints),
             overrides: keep(&self.overrides),
             resolves_whole: self.resolves_whole,
+            installed_files: self.installed_files.clone(),
         }
     }
 

@@ -128,6 +128,7 @@ pub(crate) fn pins(file: &str, text: &str, problems: &mut Vec<ParseProblem>) -> 
             .map(|(r, _)| r.clone())
             .collect(),
         resolves_whole: true,
+        installed_files: Vec::new(),
     };
     let mut pins = reader.pins;
     for section in &sections {

@@ -44,18 +44,16 @@ fn classify(path: &str) -> Option<FileKind> {
         "uv.lock" => FileKind::UvLock,
         "pylock.toml" => FileKind::Pylock,
         n if n.starts_with("pylock.") && n.ends_with(".toml") => FileKind::Pylock,
-        n if n.starts_with("constraints") && n.ends_with(".txt") => FileKind::Constraints,
+        // `constraints.txt`, `common_constraints.txt`, `constraints-gpu.txt`.
+        n if n.contains("constraints") && n.ends_with(".txt") => FileKind::Constraints,
         n if n.starts_with("requirements") && (n.ends_with(".txt") || n.ends_with(".in")) => {
             FileKind::Requirements
         }
-        n if in_requirements_dir && n.ends_with(".txt") => FileKind::Requirements,
-        n if n == "dockerfile"
-            || n == "containerfile"
-            || n.starts_with("dockerfile.")
-            || n.ends_with(".dockerfile") =>
-        {
-            FileKind::Dockerfile
+        // pip-tools inputs (`requirements/base.in`) as well as their compiled outputs.
+        n if in_requirements_dir && (n.ends_with(".txt") || n.ends_with(".in")) => {
+            FileKind::Requirements
         }
+        n if is_dockerfile(n) => FileKind::Dockerfile,
         n if n.ends_with(".sh") || n.ends_with(".bash") => FileKind::Script,
         ".gitlab-ci.yml" | ".gitlab-ci.yaml" => FileKind::CiYaml,
         n if path.starts_with(".github/workflows/")
@@ -67,6 +65,16 @@ fn classify(path: &str) -> Option<FileKind> {
         n if n.ends_with(".mk") => FileKind::Makefile,
         _ => return None,
     })
+}
+
+/// `Dockerfile`, `Dockerfile.gpu`, `Dockerfile-cpu`, `gpu.Dockerfile`, `Containerfile...`
+/// (lower-cased), but never a `.dockerignore` (`Dockerfile.dockerignore` is an ignore list).
+fn is_dockerfile(name: &str) -> bool {
+    !name.ends_with(".dockerignore")
+        && (name.starts_with("dockerfile")
+            || name.starts_with("containerfile")
+            || name.ends_with(".dockerfile")
+            || name.ends_with(".containerfile"))
 }
 
 /// Extensionless files read to look for a shell shebang, at most (a bound on `git` reads in a
@@ -254,16 +262,13 @@ fn scan_file(
         FileKind::CiYaml => ci::workflow_pins(path, text, &mut includes, problems),
         FileKind::Makefile => ci::makefile_pins(path, text, &mut includes, problems),
     };
+    let pins = with_installed_files(tree, path, pins);
     let context = pins.first().map(|p| p.context.clone()).unwrap_or_default();
     scan.add(pins, context);
     // `pip install -r FILE -c FILE` in a Dockerfile or script: read the files of one line as
     // one environment, as the file's neighbours (the build context is the Dockerfile's folder).
     for files in includes {
-        let files: Vec<(String, bool)> = files
-            .iter()
-            .map(|(value, constraint)| (requirements::join(path, value), *constraint))
-            .filter(|(file, _)| tree.text(file).is_some())
-            .collect();
+        let files = included(tree, path, &files);
         if files.is_empty() {
             continue;
         }
@@ -278,9 +283,100 @@ fn scan_file(
     }
 }
 
+/// The `-r` / `-c` files an install line of `path` names that the revision has: beside `path`
+/// (a Dockerfile's build context, a script's folder), else from the repository's top (where CI
+/// jobs run, and the context `docker build -f sub/Dockerfile .` sends).
+fn included(tree: &dyn Tree, path: &str, files: &[(String, bool)]) -> Vec<(String, bool)> {
+    files
+        .iter()
+        .filter_map(|(value, constraint)| {
+            [
+                requirements::join(path, value),
+                requirements::join("", value),
+            ]
+            .into_iter()
+            .find(|file| tree.text(file).is_some())
+            .map(|file| (file, *constraint))
+        })
+        .collect()
+}
+
+/// Each pin of a Dockerfile, script or CI job in the environment its earlier steps made: what
+/// an earlier `pip install -r FILE -c FILE` installed is added to the pin's context (minus the
+/// names the later steps install again), so a `--no-deps X==v` after
+/// `pip install -r requirements.txt` is judged against what that file installed.
+fn with_installed_files(tree: &dyn Tree, path: &str, mut pins: Vec<Pin>) -> Vec<Pin> {
+    for pin in &mut pins {
+        if pin.context.installed_files.is_empty() {
+            continue;
+        }
+        let files = included(tree, path, &pin.context.installed_files);
+        // Problems in these files are reported where the files are read as their own environment.
+        let set = requirements::read_together(tree, path, &files, &mut Vec::new());
+        // A name a later step installs again is the later step's (pip replaces it).
+        let later: BTreeSet<_> = (pin.context.requirements.iter())
+            .chain(&pin.context.overrides)
+            .map(|r| r.name.clone())
+            .chain([pin.name().clone()])
+            .collect();
+        let earlier = later
+            .iter()
+            .fold(set.context, |context, name| context.without(name));
+        pin.context.requirements.splice(0..0, earlier.requirements);
+        pin.context.constraints.splice(0..0, earlier.constraints);
+        pin.context.overrides.splice(0..0, earlier.overrides);
+    }
+    pins
+}
+
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
+
+    struct Files(BTreeMap<&'static str, &'static str>);
+
+    impl Tree for Files {
+        fn text(&self, path: &str) -> Option<String> {
+            self.0.get(path).map(|t| (*t).to_string())
+        }
+    }
+
+    #[test]
+    fn a_forced_pin_is_judged_with_what_earlier_steps_installed_from_files() {
+        let tree = Files(BTreeMap::from([
+            (
+                "docker/requirements.txt",
+                "torch==2.1.0\nxformers==0.0.22\nnumpy<2\n",
+            ),
+            ("docker/constraints.txt", "pillow<11\n"),
+            ("docker/late.txt", "requests\n"),
+            ("base.txt", "fastapi<1\n"),
+        ]));
+        // `base.txt` is not beside the Dockerfile: read from the repository's top.
+        let text = "FROM python:3.12\n\
+            RUN pip install -r requirements.txt -c constraints.txt -r base.txt\n\
+            RUN pip install --no-deps xformers==0.0.28\n\
+            RUN pip install -r late.txt\n";
+        let mut includes = Vec::new();
+        let pins =
+            shell::dockerfile_pins("docker/Dockerfile", text, &mut includes, &mut Vec::new());
+        let pins = with_installed_files(&tree, "docker/Dockerfile", pins);
+        assert_eq!(pins.len(), 1);
+        let strings = |list: &[pep508_rs::Requirement]| -> Vec<String> {
+            list.iter().map(ToString::to_string).collect()
+        };
+        let context = &pins[0].context;
+        // The file's torch and numpy are there; its own xformers is replaced by the pin; the
+        // file a later step installs is not.
+        assert_eq!(
+            strings(&context.requirements),
+            ["torch==2.1.0", "numpy<2", "fastapi<1"]
+        );
+        assert_eq!(strings(&context.constraints), ["pillow<11"]);
+        assert_eq!(strings(&context.overrides), ["xformers==0.0.28"]);
+    }
 
     #[test]
     fn file_names() {
@@ -302,6 +398,29 @@ mod tests {
             Some(FileKind::Dockerfile)
         );
         assert_eq!(classify("gpu.Dockerfile"), Some(FileKind::Dockerfile));
+        // pip-tools layouts: `.in` inputs, and constraints files by any prefix.
+        assert_eq!(
+            classify("requirements/base.in"),
+            Some(FileKind::Requirements)
+        );
+        assert_eq!(
+            classify("requirements/common_constraints.txt"),
+            Some(FileKind::Constraints)
+        );
+        for name in [
+            "utils/docker/Dockerfile-cpu",
+            "Dockerfile_arm64",
+            "Containerfile.gpu",
+        ] {
+            assert_eq!(classify(name), Some(FileKind::Dockerfile), "{name}");
+        }
+        for name in [
+            "Dockerfile.dockerignore",
+            ".dockerignore",
+            "docker/gpu.dockerignore",
+        ] {
+            assert_eq!(classify(name), None, "{name}");
+        }
         assert_eq!(classify("scripts/setup.sh"), Some(FileKind::Script));
         assert_eq!(classify("pylock.gpu.toml"), Some(FileKind::Pylock));
         assert_eq!(classify("README.md"), None);

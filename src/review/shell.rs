@@ -76,6 +76,38 @@ const VALUE_OPTIONS: &[&str] = &[
     "--default-index",
     "--extra-index",
     "--group",
+    // uv's options with a value (`--index-strategy unsafe-best-match`: the value is no package).
+    "--index-strategy",
+    "--keyring-provider",
+    "--resolution",
+    "--prerelease",
+    "--fork-strategy",
+    "--exclude-newer",
+    "--link-mode",
+    "--python-platform",
+    "--torch-backend",
+    "--override",
+    "--overrides",
+    "--build-constraint",
+    "--build-constraints",
+    "-b",
+    "--upgrade-package",
+    "-P",
+    "--reinstall-package",
+    "--refresh-package",
+    "--no-build-package",
+    "--no-binary-package",
+    "--no-build-isolation-package",
+    "--config-file",
+    "--extra",
+    "-p",
+    // pip's.
+    "--exists-action",
+    "--cert",
+    "--client-cert",
+    "--use-feature",
+    "--use-deprecated",
+    "--root-user-action",
 ];
 
 /// A logical command: its text and the physical lines it spans (1-based number, text).
@@ -106,12 +138,14 @@ pub(crate) fn dockerfile_pins(
 ) -> Vec<Pin> {
     let mut commands = Vec::new();
     let mut vars = Vars::new();
+    let mut copies = Copies::default();
     for instruction in dockerfile_instructions(file, text, problems) {
         let (keyword, rest) = split_keyword(&instruction.text);
         if keyword.eq_ignore_ascii_case("ARG") || keyword.eq_ignore_ascii_case("ENV") {
             define(&mut vars, keyword, rest);
             continue;
         }
+        copies.instruction(keyword, &vars::expand(rest, &vars));
         if !INSTRUCTIONS.contains(&keyword.to_ascii_uppercase().as_str()) {
             problems.push(ParseProblem {
                 file: file.to_string(),
@@ -132,7 +166,7 @@ pub(crate) fn dockerfile_pins(
         };
         if rest.trim_start().starts_with('[') {
             match serde_json::from_str::<Vec<String>>(rest.trim()) {
-                Ok(argv) => commands.push((body, vec![argv])),
+                Ok(argv) => commands.push((body, vec![copies.rewrite(argv)])),
                 Err(err) => problems.push(ParseProblem {
                     file: file.to_string(),
                     line: instruction.lines.first().map(|l| l.0),
@@ -142,11 +176,122 @@ pub(crate) fn dockerfile_pins(
             continue;
         }
         match split_commands(&body.text) {
-            Some(argvs) => commands.push((body, argvs)),
+            Some(argvs) => {
+                let argvs = argvs.into_iter().map(|a| copies.rewrite(a)).collect();
+                commands.push((body, argvs));
+            }
             None => problems.push(unbalanced(file, &body)),
         }
     }
     pins_of(file, &commands, includes, problems)
+}
+
+/// What a Dockerfile stage copied from the build context so far (`COPY`/`ADD`, `WORKDIR`), so
+/// that `pip install -r /tmp/requirements.txt` after `COPY requirements.txt /tmp/` reads the
+/// repository's `requirements.txt` (a path relative to the build context, which
+/// [`super::scan`] looks for beside the Dockerfile, then at the repository's top).
+#[derive(Debug, Default)]
+struct Copies {
+    /// The stage's working directory (`/` when none is set).
+    workdir: String,
+    /// (path in the image, source in the build context, whether the source is the whole
+    /// context, `.`).
+    copied: Vec<(String, String, bool)>,
+}
+
+impl Copies {
+    fn instruction(&mut self, keyword: &str, rest: &str) {
+        let keyword = keyword.to_ascii_uppercase();
+        match keyword.as_str() {
+            "FROM" => *self = Copies::default(),
+            "WORKDIR" => self.workdir = self.absolute(rest.trim()),
+            "COPY" | "ADD" => self.copy(rest),
+            _ => {}
+        }
+    }
+
+    fn copy(&mut self, rest: &str) {
+        let words = if rest.trim_start().starts_with('[') {
+            serde_json::from_str::<Vec<String>>(rest.trim()).unwrap_or_default()
+        } else {
+            shlex::split(rest).unwrap_or_default()
+        };
+        // `--from=stage` copies from another image, not from the repository.
+        if words.iter().any(|w| w.starts_with("--from")) {
+            return;
+        }
+        let words: Vec<&String> = words.iter().filter(|w| !w.starts_with("--")).collect();
+        let Some((dest, sources)) = words.split_last() else {
+            return;
+        };
+        let into_folder = sources.len() > 1 || dest.ends_with('/') || dest.ends_with('.');
+        let dest = self.absolute(dest);
+        for source in sources {
+            let source = source.trim_start_matches("./").trim_end_matches('/');
+            let folder = source == "." || source.is_empty();
+            let name = source.rsplit('/').next().unwrap_or(source);
+            let target = if into_folder && !folder {
+                format!("{}/{name}", dest.trim_end_matches('/'))
+            } else {
+                dest.clone()
+            };
+            self.copied.push((target, source.to_string(), folder));
+        }
+    }
+
+    /// `path` in the image, absolute (relative ones from the working directory), normalised.
+    fn absolute(&self, path: &str) -> String {
+        let joined = if path.starts_with('/') {
+            path.to_string()
+        } else {
+            format!("{}/{path}", self.workdir)
+        };
+        format!("/{}", super::requirements::join("/", &joined))
+    }
+
+    /// The source in the build context of the image path `word` names, when it was copied.
+    fn source(&self, word: &str) -> Option<String> {
+        if word.starts_with('-') || word.contains('$') {
+            return None;
+        }
+        let path = self.absolute(word);
+        // The last copy that covers it: the file itself, or a folder above it.
+        self.copied
+            .iter()
+            .rev()
+            .find_map(|(target, source, folder)| {
+                if *target == path && !folder {
+                    return Some(source.clone());
+                }
+                let rest = path.strip_prefix(target.trim_end_matches('/'))?;
+                let rest = rest.strip_prefix('/')?;
+                Some(match *folder {
+                    true => rest.to_string(),
+                    false => format!("{source}/{rest}"),
+                })
+            })
+    }
+
+    /// `argv` with each `-r` / `-c` file that was copied replaced by its source.
+    fn rewrite(&self, mut argv: Vec<String>) -> Vec<String> {
+        let file_flags = [
+            "-r",
+            "--requirement",
+            "--requirements",
+            "-c",
+            "--constraint",
+            "--constraints",
+        ];
+        for i in 1..argv.len() {
+            if !file_flags.contains(&argv[i - 1].as_str()) {
+                continue;
+            }
+            if let Some(source) = self.source(&argv[i]) {
+                argv[i] = source;
+            }
+        }
+        argv
+    }
 }
 
 /// `ARG NAME=default` / `ARG NAME` (a global default kept), `ENV NAME=value ...` / `ENV NAME value`.
@@ -194,7 +339,9 @@ pub(crate) fn script_pins_with(
         }
         let code = strip_shell_comment(&logical.text);
         let bare = code.trim().strip_prefix("export ").unwrap_or(code.trim());
-        if let Some((name, value)) = vars::assignment(bare).filter(|_| !bare.contains(' ')) {
+        // `NAME=value` or `NAME="a==1 b==2"` (one shell word: a quoted list of requirements).
+        let one_word = shlex::split(bare).is_some_and(|words| words.len() == 1);
+        if let Some((name, value)) = vars::assignment(bare).filter(|_| one_word) {
             let value = vars::expand(&value, &vars);
             vars.insert(name, value);
             continue;
@@ -251,6 +398,7 @@ fn pins_of(
             }
             let forced = !install.flags.is_empty();
             let mut after = before.clone();
+            after.installed_files.extend(install.files.iter().cloned());
             for (_, requirement) in &install.requirements {
                 let role = if forced {
                     Role::Override
@@ -647,6 +795,60 @@ mod tests {
         assert_eq!(
             found(&pins),
             [(3, PinKind::PipPin, "torch==2.11.0".to_string(), vec![])]
+        );
+    }
+
+    #[test]
+    fn files_copied_into_the_image_are_read_from_the_build_context() {
+        let text = "FROM python:3.12\n\
+            COPY requirements_docker.txt requirements_versions.txt /tmp/\n\
+            WORKDIR /app\n\
+            COPY deps/constraints.txt c.txt\n\
+            COPY docker/ ./d\n\
+            RUN pip install -r /tmp/requirements_docker.txt -r /tmp/requirements_versions.txt \\\n\
+              -c c.txt -r d/dev.txt -r other.txt\n";
+        let mut includes = Vec::new();
+        dockerfile_pins("Dockerfile", text, &mut includes, &mut Vec::new());
+        let files: Vec<&str> = includes[0].iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(
+            files,
+            [
+                "requirements_docker.txt",
+                "requirements_versions.txt",
+                "deps/constraints.txt",
+                "docker/dev.txt",
+                "other.txt"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_variable_holding_a_requirement_list_and_uv_flag_values() {
+        let script = "torch=\"torch==1.8.0 torchvision==0.9.0\"\n\
+            pip install $torch\n\
+            uv pip install --index-strategy unsafe-best-match --resolution lowest-direct numpy==2.1.0\n";
+        let mut problems = Vec::new();
+        let pins = script_pins("ci.sh", script, &mut Vec::new(), &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        let names: Vec<(usize, String)> = pins
+            .iter()
+            .map(|p| (p.line, p.requirement.to_string()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                (2, "torch==1.8.0".to_string()),
+                (2, "torchvision==0.9.0".to_string()),
+                (3, "numpy==2.1.0".to_string()),
+            ]
+        );
+        // The flag values are no requirement of the environment either.
+        let context: Vec<String> = (pins[2].context.requirements.iter())
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            context,
+            ["torch==1.8.0", "torchvision==0.9.0", "numpy==2.1.0"]
         );
     }
 

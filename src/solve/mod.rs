@@ -75,7 +75,7 @@ pub(crate) use catalog::AcceptingReleases;
 pub(crate) use catalog::{AcceptingQuery, Among, Catalog, CatalogCore};
 pub(crate) use correspond::{Correspondence, TemplateError, VersionTemplate};
 pub use error::SolveError;
-pub(crate) use error::{Fact, FactPackage, Hint, HintKind, NoSolution};
+pub(crate) use error::{Fact, FactPackage, Hint, HintKind, NoSolution, Unavailable};
 pub use mem_index::MemIndex;
 
 /// Which pre-releases are candidates.

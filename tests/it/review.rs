@@ -175,7 +175,7 @@ fn review_of_the_test_repository_finds_each_forced_pin() {
     let r = reviewed();
     let out = r.run(&["--format", "json"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let json = out.json();
     assert_eq!(json["schema"], "planner-review/1");
     let findings = json["findings"].as_array().unwrap();
     let mut found: Vec<(String, u64, String, String)> = findings
@@ -398,7 +398,7 @@ fn bad_input_names_file_and_line_and_the_rest_is_reviewed() {
     commit(&r.repo, "broken files");
     let out = r.run(&["--format", "json"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let json = out.json();
     let problems: Vec<(String, u64)> = json["problems"]
         .as_array()
         .unwrap()
@@ -473,7 +473,7 @@ fn default_base_is_the_merge_base_with_main() {
         "json",
     ]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let json = out.json();
     assert_eq!(
         json["base"]["commit"].as_str().unwrap(),
         git(&r.repo, &["rev-parse", "main"]).trim()
@@ -995,6 +995,12 @@ fn base_equal_to_head_is_an_error_and_unjudged_pins_can_fail_the_gate() {
         warning: `requirements.txt` does not resolve on Python 3.12 x86_64-manylinux_2_28: no solution: Because requests==2.34.2 depends on idna>=2.5, <4 and you require requests==2.34.2, idna>=2.5, <4 is required.
         warning: 1 changed pin(s) could not be judged (--fail-on-unjudged)
         "#);
+    // The unjudged pin has no risk: `null` in the JSON, which the schema allows (`json()`
+    // validates every planner document against docs/schemas/).
+    let json = review_layout(&ctx, &repo, &server, &["--format", "json"]).json();
+    let target = &json["findings"][0]["targets"][0];
+    assert!(target["risk"].is_null(), "{target}");
+    assert!(target["note"].as_str().unwrap().contains("idna==9.9.9"));
 }
 
 #[test]
@@ -1046,7 +1052,6 @@ fn uv_lock_entry_alone_is_judged_and_removed_pins_are_listed() {
 
         HIGH 54/100      uv.lock:157  uv.lock  idna==2.4 (was idna==3.20)
           release: idna 2.4 was uploaded 2017-03-01 (3561 days ago)
-          compare v3.20...v2.4 (tags guessed): https://github.com/kjd/idna/compare/v3.20...v2.4
           on Python 3.12 x86_64-manylinux_2_28:
             breaks: requests 2.34.2 requires idna>=2.5,<4
             risk: high 54/100 (default policy)
@@ -1153,8 +1158,9 @@ fn safer_plan_of_a_uv_override_is_in_the_projects_terms() {
 /// Issue 26 item 6: the comment a reviewer wants. Two bumps in a requirements file, judged on
 /// the recorded corpus: each finding names the release's age (its upload time on the index),
 /// its changelog (a `Project-URL` labelled so: charset-normalizer's), a compare link between
-/// the base's and the head's versions in the project's GitHub repository (tag names guessed as
-/// `vX` and said to be a guess: neither project's URLs shows a tag) and a permalink to the
+/// the base's and the head's versions only where the project's URLs show how it names tags
+/// (neither project's do: no compare link, as a guessed `vX` pointed at tags that do not exist)
+/// and a permalink to the
 /// flagged line at the head commit: on the repository `origin` names, or, in GitHub Actions,
 /// on `GITHUB_SERVER_URL`/`GITHUB_REPOSITORY`.
 #[test]
@@ -1195,15 +1201,8 @@ fn release_notes_compare_links_age_and_permalinks() {
     assert_eq!(release["was"], "3.19");
     assert_eq!(release["uploaded"], "2026-09-17T14:11:03.168153Z");
     assert_eq!(release["repository"], "https://github.com/kjd/idna");
-    assert_eq!(
-        release["compare"],
-        serde_json::json!({
-            "url": "https://github.com/kjd/idna/compare/v3.19...v3.20",
-            "from": "v3.19",
-            "to": "v3.20",
-            "guessed": true
-        })
-    );
+    // idna's URLs show no tag, and its tags are not `vX`: no compare link is guessed.
+    assert!(release.get("compare").is_none(), "{release:#}");
     let charset = finding(&json, "requirements.txt", "charset-normalizer==3.5.3");
     assert_eq!(
         charset["release"]["notes"],
@@ -1462,4 +1461,85 @@ fn a_uv_projects_pin_back_requires_the_blocker_at_its_older_release() {
         "- run `uv lock`, then `uv sync` (it moves lib 2.1 -> 1.0)",
     ]
     "#);
+}
+
+/// The review's recorded index copied under the test's folder, with `oldsdist 1.0` added as a
+/// source distribution only, whose PKG-INFO is Metadata-Version 2.1 (its dependencies cannot be
+/// read without a build).
+fn index_with_an_old_sdist(ctx: &TestContext) -> IndexServer {
+    let root = ctx.dir.path().join("index");
+    let copied = Command::new("cp")
+        .args(["-r"])
+        .arg(repo_root().join("testdata/review/index"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    // Whole files are served from `wheels/`, whatever their kind.
+    std::fs::create_dir_all(root.join("wheels")).unwrap();
+    let sdist = root.join("wheels/oldsdist-1.0.tar.gz");
+    let script = "import hashlib, io, sys, tarfile\n\
+        data = b'Metadata-Version: 2.1\\nName: oldsdist\\nVersion: 1.0\\nRequires-Dist: idna>=3\\n'\n\
+        with tarfile.open(sys.argv[1], 'w:gz') as tar:\n\
+        \x20   info = tarfile.TarInfo('oldsdist-1.0/PKG-INFO')\n\
+        \x20   info.size = len(data)\n\
+        \x20   tar.addfile(info, io.BytesIO(data))\n\
+        print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())\n";
+    let made = Command::new("python3")
+        .args(["-c", script])
+        .arg(&sdist)
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let sha = String::from_utf8(made.stdout).unwrap();
+    let simple = root.join("simple/oldsdist");
+    std::fs::create_dir_all(&simple).unwrap();
+    std::fs::write(
+        simple.join("index.html"),
+        format!(
+            "<!DOCTYPE html><html><body>\n<a href=\"../../files/oldsdist-1.0.tar.gz#sha256={}\">oldsdist-1.0.tar.gz</a><br />\n</body></html>\n",
+            sha.trim()
+        ),
+    )
+    .unwrap();
+    IndexServer::start(&root)
+}
+
+/// A requirement whose release cannot be read without a build is left out of the environment
+/// and named; the rest of the file is still judged: the break in the same file is found and
+/// fails the gate, and a harmless file is not called unresolved.
+#[test]
+fn an_sdist_whose_metadata_needs_a_build_is_named_and_the_rest_judged() {
+    let ctx = review_context();
+    let server = index_with_an_old_sdist(&ctx);
+    let repo = layout(
+        ctx.dir.path(),
+        &[(
+            "requirements.txt",
+            "requests==2.34.2\noldsdist==1.0\nidna==3.20\n",
+        )],
+        &[(
+            "requirements.txt",
+            "requests==2.34.2\noldsdist==1.0\nidna==2.4\n",
+        )],
+    );
+    let gate = ["--fail-on", "medium", "--fail-on-unjudged"];
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &[&gate[..], &["--format", "json"]].concat(),
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let idna = finding(&json, "requirements.txt", "idna==2.4");
+    assert_eq!(broken_dependents(idna), ["requests"], "{idna:#}");
+    let remark = idna["targets"][0]["remark"].as_str().unwrap();
+    assert!(
+        remark.contains("judged without oldsdist==1.0") && remark.contains("2.1"),
+        "{remark}"
+    );
+    // The base's file is not "unresolved" for want of oldsdist's metadata.
+    let text = review_layout(&ctx, &repo, &server, &gate);
+    assert!(!text.stdout.contains("NOT JUDGED"), "{}", text.stdout);
 }
