@@ -130,10 +130,10 @@ pub struct Blocker {
 pub enum PlanKind {
     /// The request as asked, solved with the whole environment.
     Upgrade,
-    /// The blockers move forward to releases that accept the target (nothing installed goes
-    /// back).
+    /// The blockers move forward to releases that accept the target; nothing else goes back,
+    /// unless no plan keeps everything forward (the title then names what it takes back).
     MoveBlockers,
-    /// The blockers go back to older releases that accept the target: offered only when no
+    /// A blocker goes back to an older release that accepts the target: offered only when no
     /// forward move exists.
     DowngradeBlockers,
     /// The request with the installed dependents its evidence says it breaks (compiled against

@@ -46,6 +46,9 @@ struct Case {
     /// The plans after the first, each `kind: change; change`, when given.
     #[serde(default)]
     others: Option<Vec<String>>,
+    /// The first plan's title, when given.
+    #[serde(default)]
+    title: Option<String>,
 }
 
 fn cases() -> Vec<Case> {
@@ -322,7 +325,8 @@ fn exit_and_stderr_match(case: &Case, out: &Output) -> Result<(), String> {
     Ok(())
 }
 
-/// The first plan's kind, changes, held-back lines and repairs, and the other plans' changes.
+/// The first plan's kind, changes, title, held-back lines and repairs, and the other plans'
+/// changes.
 fn first_plan_matches(case: &Case, proposal: &Value) -> Result<(), String> {
     let plans = proposal["plans"].as_array().cloned().unwrap_or_default();
     let first = plans.first();
@@ -333,6 +337,12 @@ fn first_plan_matches(case: &Case, proposal: &Value) -> Result<(), String> {
     let got = first.map(changes).unwrap_or_default();
     if got != case.changes {
         return Err(format!("changes {got:?}, expected {:?}", case.changes));
+    }
+    if let Some(expected) = &case.title {
+        let got = first.and_then(|p| p["title"].as_str()).unwrap_or_default();
+        if got != expected {
+            return Err(format!("title {got:?}, expected {expected:?}"));
+        }
     }
     if let Some(expected) = &case.held_back {
         let got = first.map(held_back).unwrap_or_default();

@@ -12,7 +12,7 @@ use pep508_rs::{PackageName, Requirement};
 
 use super::{ProposeError, Proposer};
 use crate::metadata::requirement::{above, at_least, pin};
-use crate::plan::proposal::{Blocker, Plan, Reason};
+use crate::plan::proposal::{Blocker, Plan, PlanKind, Reason};
 use crate::risk::Policy;
 
 impl Proposer<'_> {
@@ -83,7 +83,10 @@ impl Proposer<'_> {
     /// Move forward what holds bare targets back: each bare target above its installed version
     /// (its newest release line first, then older lines, a few at most), the blockers and the
     /// installed members of the target's coupled groups free to move (`propose torch` moves
-    /// torch, torchvision and torchaudio together).
+    /// torch, torchvision and torchaudio together). When nothing moves with everything else
+    /// kept at or above its version, the same tiers once more letting other dists go back, as
+    /// long as every blocker moves up (tensorflow 2.21.0 takes tf-keras to 2.21.0 and h5py back
+    /// to 3.14.0, which its `h5py<3.15` requires); the title names what goes back.
     pub(super) fn move_held_back(
         &self,
         policy: &Policy,
@@ -96,8 +99,16 @@ impl Proposer<'_> {
             self.stack_members(policy, targets, true)
                 .map(|d| d.name().clone()),
         );
-        for floors in self.forward_floors(targets)? {
-            if let Some(mut plan) = self.move_blockers_within(&floors, &moving, held, true)? {
+        let tiers = self.forward_floors(targets)?;
+        for forward in [true, false] {
+            for floors in &tiers {
+                let Some(mut plan) = self.move_blockers_within(floors, &moving, held, forward)?
+                else {
+                    continue;
+                };
+                if plan.kind == PlanKind::DowngradeBlockers {
+                    continue;
+                }
                 plan.targets = targets.to_vec();
                 as_requested(&mut plan, targets);
                 return Ok(Some(plan));

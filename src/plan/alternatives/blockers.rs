@@ -128,7 +128,10 @@ impl Proposer<'_> {
         self.blockers_plan(kind, targets, blockers, &planned)
     }
 
-    /// The plan of a blockers search that solved: `None` when no blocker moved.
+    /// The plan of a blockers search that solved: `None` when no blocker moved. Its kind and
+    /// title come from the versions: a search that let dists go back but moved every blocker up
+    /// is a [`PlanKind::MoveBlockers`] plan (tf-keras 2.20.1 -> 2.21.0 is no downgrade), titled
+    /// with the other dists it takes back.
     fn blockers_plan(
         &self,
         kind: PlanKind,
@@ -139,7 +142,7 @@ impl Proposer<'_> {
         // A held-back bare target's own newest release "blocks" it through what it requires
         // (`torch 2.15.0 requires cuda-toolkit==13.2.2`): there, what moves is the required
         // dist; elsewhere the installed dependent whose requirement excluded the target.
-        let moved: Vec<String> = blockers
+        let names: BTreeSet<&PackageName> = blockers
             .iter()
             .map(|b| {
                 if targets.iter().any(|t| t.name == b.dependent) {
@@ -148,14 +151,8 @@ impl Proposer<'_> {
                     &b.dependent
                 }
             })
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .filter_map(|name| {
-                let from = self.inventory.get(name)?.version();
-                let to = &planned.dists.get(name)?.version;
-                (to != from).then(|| format!("{name} {from} -> {to}"))
-            })
             .collect();
+        let moved = self.moves(planned, |name| names.contains(name));
         if moved.is_empty() {
             return Ok(None);
         }
@@ -168,17 +165,51 @@ impl Proposer<'_> {
                     .map(|t| (b.clone(), t.clone()))
             })
             .collect();
-        let verb = match kind {
-            PlanKind::DowngradeBlockers => "Downgrade",
-            _ => "Move",
+        let blocker_back = moved.iter().any(|m| m.to < m.from);
+        let kind = if kind == PlanKind::DowngradeBlockers && !blocker_back {
+            PlanKind::MoveBlockers
+        } else {
+            kind
         };
-        let title = format!(
+        let verb = if blocker_back { "Downgrade" } else { "Move" };
+        let mut title = format!(
             "{verb} the blocker{}: {}",
             if moved.len() == 1 { "" } else { "s" },
-            moved.join(", ")
+            join_moves(&moved)
         );
+        let back: Vec<Move> = self
+            .moves(planned, |name| {
+                !names.contains(name) && !targets.iter().any(|t| &t.name == name)
+            })
+            .into_iter()
+            .filter(|m| m.to < m.from)
+            .collect();
+        if !back.is_empty() {
+            title.push_str(&format!(", taking back {}", join_moves(&back)));
+        }
         self.plan(kind, title, targets, planned, &unblocked)
             .map(Some)
+    }
+
+    /// The installed dists picked by `which` whose planned version differs from the installed one.
+    fn moves(
+        &self,
+        planned: &PlannedEnvironment,
+        which: impl Fn(&PackageName) -> bool,
+    ) -> Vec<Move> {
+        planned
+            .dists
+            .iter()
+            .filter(|(name, _)| which(name))
+            .filter_map(|(name, dist)| {
+                let from = self.inventory.get(name)?.version().clone();
+                (dist.version != from).then(|| Move {
+                    name: name.clone(),
+                    from,
+                    to: dist.version.clone(),
+                })
+            })
+            .collect()
     }
 
     pub(super) fn forced(
@@ -233,4 +264,20 @@ impl Proposer<'_> {
         self.plan(PlanKind::ForcedOverride, title, targets, &planned, &[])
             .map(Some)
     }
+}
+
+/// One installed dist's move in a plan.
+struct Move {
+    name: PackageName,
+    from: Version,
+    to: Version,
+}
+
+/// `name from -> to, ...`.
+fn join_moves(moves: &[Move]) -> String {
+    moves
+        .iter()
+        .map(|m| format!("{} {} -> {}", m.name, m.from, m.to))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -17,7 +17,7 @@ use crate::plan::builder::PlanSpec;
 use crate::plan::planned::{PlannedEnvironment, applies_with};
 use crate::plan::proposal::{Blocker, HeldBack, Plan, PlanKind, UnmatchedMember};
 use crate::risk::{DeclaredCoupling, requirement_text};
-use crate::solve::{AcceptingQuery, Among, SolveError};
+use crate::solve::{AcceptingQuery, Among, PrereleaseMode, SolveError};
 
 impl Proposer<'_> {
     /// Build and score one plan, with what holds its targets back.
@@ -64,11 +64,13 @@ impl Proposer<'_> {
                     continue;
                 }
             }
+            let takes_pre = self.takes_prereleases(spec, planned_version.as_ref());
             let Some(newest) = self
                 .evidence
                 .catalog
                 .usable_versions(&project)
-                .first()
+                .iter()
+                .find(|v| takes_pre || !v.any_prerelease())
                 .cloned()
             else {
                 continue;
@@ -127,6 +129,19 @@ impl Proposer<'_> {
             },
             &self.evidence,
         ))
+    }
+
+    /// Whether the solver would take a pre-release of a target (PEP 440): under `--prerelease
+    /// allow`, when its specifier names one, or when the planned version is one. Otherwise a
+    /// held-back line names the newest final release (tensorflow 2.21.0, not 2.22.0rc0).
+    fn takes_prereleases(
+        &self,
+        spec: Option<&VersionSpecifiers>,
+        planned: Option<&Version>,
+    ) -> bool {
+        self.request.prerelease == PrereleaseMode::Allow
+            || spec.is_some_and(|s| s.iter().any(|s| s.version().any_prerelease()))
+            || planned.is_some_and(Version::any_prerelease)
     }
 
     /// The installed coupled members that have no usable release corresponding to `anchor` at
