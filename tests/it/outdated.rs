@@ -273,8 +273,9 @@ fn base64_encode(bytes: &[u8]) -> String {
 }
 
 /// The index cache's freshness reads the pinned clock (`PLANNER_NOW`, src/clock.rs): a page
-/// served with `max-age=600` is fresh a minute after it was fetched and stale an hour after,
-/// whatever the wall clock says.
+/// served with `max-age=600` (and a 404 of the venv's unindexed names, remembered for a minute)
+/// is fresh half a minute after it was fetched and stale an hour after, whatever the wall clock
+/// says.
 #[test]
 fn cache_freshness_follows_the_pinned_clock() {
     let server = IndexServer::recorded();
@@ -297,7 +298,7 @@ fn cache_freshness_follows_the_pinned_clock() {
         asked
     };
     assert!(at("2026-12-01T00:00:00Z") > 0);
-    assert_eq!(at("2026-12-01T00:01:00Z"), 0, "fresh a minute later");
+    assert_eq!(at("2026-12-01T00:00:30Z"), 0, "fresh half a minute later");
     assert!(at("2026-12-01T01:00:00Z") > 0, "stale an hour later");
 }
 
