@@ -261,15 +261,18 @@ const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(24 * 360
 /// `schema_dir`, once every [`SWEEP_EVERY`]; a temp file younger than [`ORPHAN_AGE`] may be a
 /// concurrent run's and is kept. Best effort: a failure leaves the files for the next sweep.
 fn sweep_orphans(schema_dir: &Path, now: std::time::SystemTime) {
-    let older_than = |path: &Path, age| {
+    // `None`: no such file, or a time after `now` (a file another run is writing right now).
+    let age = |path: &Path| {
         std::fs::symlink_metadata(path)
             .and_then(|m| m.modified())
             .ok()
             .and_then(|t| now.duration_since(t).ok())
-            .is_none_or(|elapsed| elapsed >= age)
     };
     let marker = schema_dir.join(".swept");
-    if !older_than(&marker, SWEEP_EVERY) || std::fs::create_dir_all(schema_dir).is_err() {
+    if marker.exists() && age(&marker).is_none_or(|a| a < SWEEP_EVERY) {
+        return;
+    }
+    if std::fs::create_dir_all(schema_dir).is_err() {
         return;
     }
     let _ = std::fs::write(&marker, b"");
@@ -285,7 +288,7 @@ fn sweep_orphans(schema_dir: &Path, now: std::time::SystemTime) {
         {
             let path = entry.path();
             if entry.file_name().to_string_lossy().starts_with(".tmp")
-                && older_than(&path, ORPHAN_AGE)
+                && age(&path).is_some_and(|a| a >= ORPHAN_AGE)
             {
                 let _ = std::fs::remove_file(&path);
             }
@@ -348,23 +351,23 @@ mod tests {
     }
 
     /// A temp file a killed writer left an hour ago goes at the next run's first write; one a
-    /// concurrent run is writing now stays; the search runs once a day.
+    /// concurrent run is writing (even one stamped after the sweep read the clock) stays; the
+    /// search runs once a day.
     #[test]
     fn temp_files_killed_writers_left_are_removed() {
         let dir = tempfile::tempdir().unwrap();
         let pages = dir.path().join(SCHEMA).join(Bucket::Pages.dir());
         std::fs::create_dir_all(&pages).unwrap();
         let (orphan, fresh) = (pages.join(".tmpKILLED"), pages.join(".tmpWRITING"));
-        for path in [&orphan, &fresh] {
-            std::fs::write(path, b"half an entry").unwrap();
-        }
+        // Written an hour before, and (as a concurrent run's file can be) a moment after the
+        // sweep reads the clock.
         let two_hours_ago = std::time::SystemTime::now() - 2 * ORPHAN_AGE;
-        std::fs::File::options()
-            .write(true)
-            .open(&orphan)
-            .unwrap()
-            .set_modified(two_hours_ago)
-            .unwrap();
+        let in_a_minute = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
+        for (path, time) in [(&orphan, two_hours_ago), (&fresh, in_a_minute)] {
+            std::fs::write(path, b"half an entry").unwrap();
+            let file = std::fs::File::options().write(true).open(path).unwrap();
+            file.set_modified(time).unwrap();
+        }
         let cache = Cache::new(Some(dir.path().to_path_buf()), Printer::new(true));
         cache.write(Bucket::Pages, meta("https://x/simple/a/"), b"body");
         assert!(!orphan.exists() && fresh.exists());
