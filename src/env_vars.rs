@@ -48,6 +48,13 @@ impl EnvVars {
             .map(str::to_string)
     }
 
+    /// Every variable whose name and value are valid Unicode, in no order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.vars
+            .iter()
+            .filter_map(|(k, v)| Some((k.to_str()?, v.to_str()?)))
+    }
+
     /// A variable's raw value (paths need not be Unicode).
     pub(crate) fn get_os(&self, key: &str) -> Option<&OsString> {
         self.vars.get(std::ffi::OsStr::new(key))

@@ -2,7 +2,8 @@
 //! something is broken. Output: `render::check`.
 
 use crate::ExitStatus;
-use crate::inventory::{self, check};
+use crate::env_vars::EnvVars;
+use crate::inventory::{self, check, runtime};
 use crate::printer::Printer;
 use crate::render::{check as render, json};
 use crate::settings::{CheckSettings, OutputFormat};
@@ -17,6 +18,12 @@ pub(crate) fn run(settings: &CheckSettings, printer: &Printer) -> miette::Result
     inventory.report_notes(printer);
     let mut report = check::check(&inventory);
     report.add_file_checks(&inventory);
+    if !matches!(
+        inventory.environment.origin,
+        inventory::EnvironmentOrigin::Snapshot { .. }
+    ) {
+        report.add_stale_caches(&inventory, &runtime::caches(EnvVars::process()));
+    }
     report.accept(&accepted.edges());
     match settings.format {
         OutputFormat::Json => printer.out(&json::to_json(&render::to_json(&inventory, &report))?),

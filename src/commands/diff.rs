@@ -11,7 +11,9 @@ use miette::miette;
 
 use crate::ExitStatus;
 use crate::diff::{self, since};
-use crate::inventory::{self, EnvironmentSelection, Inventory};
+use crate::env_vars::EnvVars;
+use crate::inventory::runtime::{self, Runtime};
+use crate::inventory::{self, EnvironmentOrigin, EnvironmentSelection, Inventory};
 use crate::printer::Printer;
 use crate::render::diff as render;
 use crate::settings::{DiffEnv, DiffSettings, OutputFormat};
@@ -29,7 +31,8 @@ pub(crate) fn run(args: &DiffSettings, printer: &Printer) -> miette::Result<Exit
         ));
     };
     let ((a, old), (b, new)) = (read(a, printer)?, read(b, printer)?);
-    let report = diff::diff(&a, &old, &b, &new);
+    let mut report = diff::diff(&a, &old, &b, &new);
+    report.runtime = diff::runtime::compare(runtime_of(&old).as_ref(), runtime_of(&new).as_ref());
     printer.out(&match args.format {
         OutputFormat::Text => render::text(&report),
         OutputFormat::Json => render::json(&report)?,
@@ -99,6 +102,15 @@ fn read(side: &DiffEnv, printer: &Printer) -> miette::Result<(String, Inventory)
     // A venv read here is checked against its RECORDs as a snapshot of it would be.
     inventory::integrity::attach(&mut inventory, inventory::integrity::Scope::Sources);
     Ok((label, inventory))
+}
+
+/// A side's runtime context: as its planner snapshot recorded it, or this machine's now for a
+/// venv read live (`None`: `pip inspect` output or a snapshot that recorded none).
+fn runtime_of(inventory: &Inventory) -> Option<Runtime> {
+    match &inventory.environment.origin {
+        EnvironmentOrigin::Snapshot { path } => inventory::snapshot::load_runtime(path),
+        _ => Some(runtime::collect(EnvVars::process())),
+    }
 }
 
 /// A venv (a folder) or a snapshot / `pip inspect` file.

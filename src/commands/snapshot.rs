@@ -4,7 +4,8 @@
 
 use crate::ExitStatus;
 use crate::atomic;
-use crate::inventory::{self, InventoryError, snapshot};
+use crate::env_vars::EnvVars;
+use crate::inventory::{self, InventoryError, runtime, snapshot};
 use crate::printer::Printer;
 use crate::render::json;
 use crate::settings::{SnapshotOutput, SnapshotSettings};
@@ -17,7 +18,9 @@ pub(crate) fn run(settings: &SnapshotSettings, printer: &Printer) -> miette::Res
     }
     let inventory = inventory::load(&settings.environment)?;
     inventory.report(printer);
-    let text = json::to_json(&snapshot::build(&inventory)?)?;
+    let mut built = snapshot::build(&inventory)?;
+    built.runtime = Some(runtime::collect(EnvVars::process()));
+    let text = json::to_json(&built)?;
     match &settings.output {
         SnapshotOutput::File(path) => {
             atomic::write(path, text.as_bytes(), atomic::Mode::File).map_err(|source| {

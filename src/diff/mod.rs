@@ -7,6 +7,7 @@
 //! (`planner check`'s findings on each side, compared). [`since`] answers the same question
 //! for one environment from its install records' file times. `render::diff` prints both.
 
+pub(crate) mod runtime;
 pub(crate) mod since;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -122,12 +123,19 @@ pub(crate) struct EnvDiff {
     pub broken: Vec<EdgeChange>,
     /// Edges broken in A that B satisfies.
     pub satisfied: Vec<EdgeChange>,
+    /// The runtime context that differs (driver, GPUs, CUDA toolkits, steering variables,
+    /// compile caches; [`runtime::compare`]); left out of the JSON when nothing differs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub runtime: Vec<runtime::RuntimeChange>,
 }
 
 impl EnvDiff {
     /// Whether nothing differs.
     pub(crate) fn is_empty(&self) -> bool {
-        self.changes.is_empty() && self.broken.is_empty() && self.satisfied.is_empty()
+        self.changes.is_empty()
+            && self.broken.is_empty()
+            && self.satisfied.is_empty()
+            && self.runtime.is_empty()
     }
 }
 
@@ -164,6 +172,7 @@ pub(crate) fn diff(a_label: &str, a: &Inventory, b_label: &str, b: &Inventory) -
             .filter(|(key, _)| !broken_b.contains_key(*key))
             .map(|(_, e)| e.clone())
             .collect(),
+        runtime: Vec::new(),
     }
 }
 

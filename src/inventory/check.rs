@@ -21,6 +21,7 @@ use serde::Serialize;
 
 use super::graph::DependencyGraph;
 use super::integrity::{FileChange, FileState};
+use super::runtime::Cache;
 use super::{DirectUrl, InstalledDist, Inventory};
 
 /// How bad a finding is. Only errors make `planner check` exit 1.
@@ -130,6 +131,18 @@ pub enum Finding {
         #[serde(flatten)]
         change: FileChange,
     },
+    /// A compile cache written by another version of its compiler than the one installed (a
+    /// Triton cache whose metadata records `triton_version` 3.5.1 beside triton 3.6.0).
+    StaleCache {
+        /// `triton`.
+        cache: String,
+        /// The cache folder.
+        path: String,
+        /// The versions that wrote it that are not the installed one (`triton 3.5.1`).
+        writers: Vec<String>,
+        /// The installed compiler.
+        installed: DistRef,
+    },
     /// A local version label (`2.11.0+cu130`): a build variant the public index may not have.
     LocalVersion {
         /// The dist.
@@ -156,7 +169,9 @@ impl Finding {
                 }
             }
             Finding::DuplicateDist { .. } => Severity::Error,
-            Finding::UnreadableDist { .. } | Finding::FileChanged { .. } => Severity::Warning,
+            Finding::UnreadableDist { .. }
+            | Finding::FileChanged { .. }
+            | Finding::StaleCache { .. } => Severity::Warning,
             Finding::NotFromIndex { .. } | Finding::LocalVersion { .. } => Severity::Info,
         }
     }
@@ -245,6 +260,17 @@ impl Finding {
                 "{dist} is a local build variant (+{local}); the public index may not have it"
             ),
             Finding::FileChanged { dist, change } => file_changed_message(dist, change),
+            Finding::StaleCache {
+                cache,
+                path,
+                writers,
+                installed,
+            } => format!(
+                "the {cache} cache {path} was written by {}, but {installed} is installed \
+                 (kernels compiled by another version; clear it or point {}_CACHE_DIR elsewhere)",
+                writers.join(", "),
+                cache.to_uppercase()
+            ),
         }
     }
 
@@ -263,6 +289,7 @@ impl Finding {
             } => (1, format!("{dependent}\u{0}{}", installed.name)),
             Finding::UnreadableDist { path, .. } => (2, path.display().to_string()),
             Finding::FileChanged { dist, change } => (2, format!("{dist}\u{0}{}", change.path)),
+            Finding::StaleCache { path, .. } => (2, path.clone()),
             Finding::NotFromIndex { dist, .. } => (3, dist.to_string()),
             Finding::LocalVersion { dist, .. } => (4, dist.to_string()),
         };
@@ -353,6 +380,36 @@ impl CheckReport {
                 self.findings.push(Finding::FileChanged {
                     dist: DistRef::of(dist),
                     change: change.clone(),
+                });
+            }
+        }
+        self.findings.sort_by_key(Finding::sort_key);
+    }
+
+    /// Add a warning per compile cache written by another version of its compiler than the
+    /// installed one (only Triton's cache records the version that wrote it).
+    pub(crate) fn add_stale_caches(&mut self, inventory: &Inventory, caches: &[Cache]) {
+        for cache in caches.iter().filter(|c| c.kind == "triton") {
+            let Some(triton) = inventory
+                .dists
+                .iter()
+                .find(|d| d.name().as_ref() == "triton")
+            else {
+                continue;
+            };
+            let installed = format!("triton {}", triton.version());
+            let others: Vec<String> = cache
+                .writers
+                .iter()
+                .filter(|w| **w != installed)
+                .cloned()
+                .collect();
+            if !others.is_empty() {
+                self.findings.push(Finding::StaleCache {
+                    cache: cache.kind.clone(),
+                    path: cache.path.clone(),
+                    writers: others,
+                    installed: DistRef::of(triton),
                 });
             }
         }
@@ -461,6 +518,31 @@ mod tests {
 
     use super::*;
     use crate::inventory::graph::tests::inventory;
+
+    #[test]
+    fn a_triton_cache_written_by_another_triton_is_a_warning() {
+        let inv = inventory(&[("triton", "3.6.0", &[], &[])]);
+        let cache = |writers: &[&str]| Cache {
+            kind: "triton".into(),
+            path: "/root/.triton/cache".into(),
+            exists: true,
+            entries: 2,
+            bytes: 10,
+            newest_write: None,
+            writers: writers.iter().map(|w| w.to_string()).collect(),
+        };
+        let mut report = check(&inv);
+        report.add_stale_caches(&inv, &[cache(&["triton 3.6.0"])]);
+        assert!(report.findings.is_empty(), "{report:#?}");
+        report.add_stale_caches(&inv, &[cache(&["triton 3.5.1", "triton 3.6.0"])]);
+        assert_eq!(report.of(Severity::Warning).count(), 1);
+        assert_eq!(
+            report.findings[0].message(),
+            "the triton cache /root/.triton/cache was written by triton 3.5.1, but triton 3.6.0 \
+             is installed (kernels compiled by another version; clear it or point \
+             TRITON_CACHE_DIR elsewhere)"
+        );
+    }
 
     #[test]
     fn pip_semantics_for_locals_and_prereleases() {

@@ -16,6 +16,7 @@ pub mod integrity;
 pub mod module_names;
 mod probe;
 pub(crate) mod record;
+pub(crate) mod runtime;
 mod scan;
 pub mod snapshot;
 mod target;

@@ -358,6 +358,147 @@ def read_dist(folder, entry):
     return dist
 
 
+# The runtime context around the versions, as planner's runtime reader collects it.
+RUNTIME_PREFIXES = ("CUDA_", "TORCH_", "TORCHINDUCTOR_", "TRITON_", "PYTORCH_", "XLA_", "JAX_",
+                    "NCCL_", "NVIDIA_", "PIP_", "UV_")
+RUNTIME_NAMES = ("LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH")
+SECRET_WORDS = ("TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+
+
+def find_on_path(name):
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = os.path.join(folder, name)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def runtime_gpu():
+    driver = None
+    text = read_text("/proc/driver/nvidia/version")
+    for token in (text or "").split():
+        parts = token.split(".")
+        if len(parts) >= 2 and all(p.isdigit() for p in parts):
+            driver = token
+            break
+    devices = []
+    smi = find_on_path("nvidia-smi")
+    if smi is not None:
+        import subprocess
+        try:
+            out = subprocess.run([smi, "--query-gpu=name,compute_cap,driver_version",
+                                  "--format=csv,noheader"], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
+            for line in out.stdout.decode("utf-8", "replace").splitlines():
+                fields = [f.strip() for f in line.split(",")]
+                if len(fields) == 3:
+                    devices.append("%s (compute capability %s)" % (fields[0], fields[1]))
+                    driver = driver or fields[2]
+        except (OSError, subprocess.CalledProcessError):
+            pass
+    if driver is None:
+        note = "none: no NVIDIA driver (/proc/driver/nvidia/version) and no nvidia-smi"
+    elif not devices:
+        note = "driver from /proc/driver/nvidia/version; nvidia-smi listed no GPU"
+    else:
+        note = "driver and GPUs from /proc/driver/nvidia/version and nvidia-smi"
+    return {"driver": driver, "devices": devices, "note": note}
+
+
+def toolkit_version(folder):
+    text = read_text(os.path.join(folder, "version.json"))
+    if text is not None:
+        try:
+            version = json.loads(text)["cuda"]["version"]
+            return version if isinstance(version, str) else None
+        except (ValueError, KeyError, TypeError):
+            return None
+    text = read_text(os.path.join(folder, "version.txt"))
+    words = (text or "").split()
+    return words[-1] if words else None
+
+
+def runtime_toolkits():
+    found = {}
+    try:
+        for name in os.listdir("/usr/local"):
+            path = os.path.join("/usr/local", name)
+            if name.startswith("cuda") and os.path.isdir(path):
+                found.setdefault(path, []).append("/usr/local/cuda*")
+    except OSError:
+        pass
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(var):
+            found.setdefault(os.environ[var], []).append(var)
+    nvcc = find_on_path("nvcc")
+    if nvcc is not None:
+        found.setdefault(os.path.dirname(os.path.dirname(nvcc)), []).append("nvcc on PATH")
+    return [{"path": path, "version": toolkit_version(path), "found_by": by}
+            for path, by in sorted(found.items())]
+
+
+def masked(name, value):
+    if any(word in name.upper() for word in SECRET_WORDS):
+        return "****"
+    return re.sub(r"://[^/?#\s\"'<>]*@", "://****@", value)
+
+
+def runtime_variables():
+    return {name: masked(name, value) for name, value in sorted(os.environ.items())
+            if name in RUNTIME_NAMES or name.startswith(RUNTIME_PREFIXES)}
+
+
+def runtime_cache(kind, path):
+    cache = {"kind": kind, "path": path, "exists": os.path.isdir(path), "entries": 0,
+             "bytes": 0, "newest_write": None, "writers": []}
+    newest, writers, reads = None, set(), 0
+    for root, dirs, names in os.walk(path):
+        for name in names:
+            file = os.path.join(root, name)
+            if os.path.islink(file):
+                continue
+            try:
+                st = os.stat(file)
+            except OSError:
+                continue
+            cache["entries"] += 1
+            cache["bytes"] += st.st_size
+            newest = st.st_mtime if newest is None else max(newest, st.st_mtime)
+            if name.endswith(".json") and reads < 200:
+                reads += 1
+                try:
+                    version = json.loads(read_text(file) or "")["triton_version"]
+                    if isinstance(version, str):
+                        writers.add("triton " + version)
+                except (ValueError, KeyError, TypeError):
+                    pass
+    if newest is not None:
+        when = datetime.datetime.fromtimestamp(int(newest), datetime.timezone.utc)
+        cache["newest_write"] = when.strftime("%Y-%m-%dT%H:%M:%SZ")
+    cache["writers"] = sorted(writers)
+    return cache
+
+
+def runtime_caches():
+    env = os.environ
+    home = env.get("HOME")
+    user = next((env[v] for v in ("LOGNAME", "USER", "LNAME", "USERNAME") if env.get(v)), None)
+    tmp = env.get("TMPDIR") or "/tmp"
+    folders = [
+        ("inductor", env.get("TORCHINDUCTOR_CACHE_DIR")
+         or (os.path.join(tmp, "torchinductor_" + user) if user else None)),
+        ("triton", env.get("TRITON_CACHE_DIR") or (os.path.join(home, ".triton/cache") if home else None)),
+        ("jax", env.get("JAX_COMPILATION_CACHE_DIR") or (os.path.join(home, ".cache/jax") if home else None)),
+        ("cupy", env.get("CUPY_CACHE_DIR") or (os.path.join(home, ".cupy/kernel_cache") if home else None)),
+    ]
+    return [runtime_cache(kind, path) for kind, path in folders if path]
+
+
+def runtime():
+    return {"gpu": runtime_gpu(), "cuda_toolkits": runtime_toolkits(),
+            "variables": runtime_variables(), "caches": runtime_caches()}
+
+
 def snapshot():
     facts = probe()
     dists = []
@@ -386,6 +527,7 @@ def snapshot():
         "tags": facts["tags"],
         "dists": dists,
         "unreadable": sorted(unreadable),
+        "runtime": runtime(),
     }
 
 

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::integrity::{self, FileCheck};
 use super::probe::PROBE_SCRIPT;
+use super::runtime::Runtime;
 use super::scan::{self, Candidate};
 use super::target::{self, Platform};
 use super::{
@@ -251,6 +252,18 @@ pub(crate) struct Snapshot {
     /// Metadata folders whose core metadata could not be read as text.
     #[serde(default)]
     pub unreadable: Vec<String>,
+    /// The machine's runtime context when it was taken: driver and GPUs, CUDA toolkits, the
+    /// variables that steer the stack, compile caches (`None`: not recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<Runtime>,
+}
+
+/// The `runtime` a planner snapshot file records (`None`: not recorded, or not a planner
+/// snapshot).
+pub(crate) fn load_runtime(path: &Path) -> Option<Runtime> {
+    let bytes = crate::bounded::read(path, crate::bounded::USER_FILE_LIMIT).ok()?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    serde_json::from_value(value.get("runtime")?.clone()).ok()
 }
 
 fn path_string(path: &Path) -> String {
@@ -360,6 +373,7 @@ pub(crate) fn build(inventory: &Inventory) -> Result<Snapshot, InventoryError> {
             .collect(),
         dists,
         unreadable,
+        runtime: None,
     })
 }
 

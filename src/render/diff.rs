@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use super::markdown::cell;
+use crate::diff::runtime;
 use crate::diff::since::SinceReport;
 use crate::diff::{ChangeKind, DistChange, EdgeChange, EnvDiff, FileDiff};
 use crate::inventory::integrity::FileState;
@@ -86,7 +87,9 @@ pub(crate) fn text(diff: &EnvDiff) -> String {
         out.push_str("No differences.\n");
         return escape(&out).into_owned();
     }
-    let _ = writeln!(out, "{} dist(s) changed:", diff.changes.len());
+    if !diff.changes.is_empty() {
+        let _ = writeln!(out, "{} dist(s) changed:", diff.changes.len());
+    }
     for change in &diff.changes {
         let _ = writeln!(out, "  {}", change_line(change));
         for file in &change.files {
@@ -102,6 +105,12 @@ pub(crate) fn text(diff: &EnvDiff) -> String {
             for edge in edges {
                 let _ = writeln!(out, "  {}", edge_line(edge));
             }
+        }
+    }
+    if !diff.runtime.is_empty() {
+        let _ = writeln!(out, "\nRuntime ({} changed):", diff.runtime.len());
+        for change in &diff.runtime {
+            let _ = writeln!(out, "  {}", runtime::line(change));
         }
     }
     escape(&out).into_owned()
@@ -123,7 +132,9 @@ pub(crate) fn markdown(diff: &EnvDiff) -> String {
         out.push_str("No differences.\n");
         return out;
     }
-    out.push_str("| change | package | A | B | details |\n|---|---|---|---|---|\n");
+    if !diff.changes.is_empty() {
+        out.push_str("| change | package | A | B | details |\n|---|---|---|---|---|\n");
+    }
     for c in &diff.changes {
         let _ = writeln!(
             out,
@@ -151,6 +162,12 @@ pub(crate) fn markdown(diff: &EnvDiff) -> String {
             for edge in edges {
                 let _ = writeln!(out, "- {}", cell(&edge_line(edge)));
             }
+        }
+    }
+    if !diff.runtime.is_empty() {
+        let _ = writeln!(out, "\n**Runtime**\n");
+        for change in &diff.runtime {
+            let _ = writeln!(out, "- {}", cell(&runtime::line(change)));
         }
     }
     out

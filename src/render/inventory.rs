@@ -23,6 +23,10 @@ pub(crate) struct InventoryJson<'a> {
     pub dists: Vec<DistJson<'a>>,
     /// Dists that could not be read.
     pub unreadable: &'a [crate::inventory::UnreadableDist],
+    /// This machine's runtime context (driver, GPUs, CUDA toolkits, steering variables,
+    /// compile caches); absent for an inventory read from a snapshot file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<crate::inventory::runtime::Runtime>,
 }
 
 /// The `environment` object.
@@ -127,6 +131,7 @@ pub(crate) fn to_json(inventory: &Inventory) -> InventoryJson<'_> {
             })
             .collect(),
         unreadable: &inventory.unreadable,
+        runtime: None,
     }
 }
 

@@ -27,6 +27,7 @@ mod resolve;
 mod review;
 mod review_try;
 mod risk_corpus;
+mod runtime;
 mod secrets;
 mod shipping;
 mod snapshot;

@@ -37,7 +37,11 @@ fn script_and_planner_write_equal_snapshots() {
     let script_path = dir.join("snapshot.py");
     std::fs::write(&script_path, &script.stdout).unwrap();
     let theirs = dir.join("script.json");
+    // The script reads the same process environment as the planner (its runtime section).
     let output = Command::new(&venv.python)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", ctx.home())
         .arg(&script_path)
         .arg("--out")
         .arg(&theirs)
