@@ -197,7 +197,7 @@ fn canonical_incident_text() {
         ----- stderr -----
         warning: flash-linear-attention 0.5.1 was installed from git@0c5dc3f0a57e and is kept as it is (never replaced from the index)
         warning: the newest triton that fits without moving anything else is 3.6.0, already installed
-        warning: [REPO]/testdata/venvs/canonical/bin/python has no pip installed (venvs made by `uv venv` have none): the pip commands run the pip of `python3` against it (`python3 -m pip --python`, pip 22.3 or newer); the uv commands need no pip.
+        warning: [REPO]/testdata/venvs/canonical/bin/python does not exist: this environment was read from its metadata alone (pyvenv.cfg and site-packages, no interpreter), so the pip and uv commands below are for the machine where it lives with its interpreter, and cannot run here.
         "#);
 }
 
