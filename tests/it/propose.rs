@@ -1390,3 +1390,30 @@ fn bad_and_needy_world(root: &Path) -> (venv::RealVenv, PathBuf) {
     ]);
     (venv, index.join("simple"))
 }
+
+/// `propose --all TARGET` was one unlayered plan that dropped the target: --all takes no
+/// targets, and says so (a usage error, exit 2, nothing on stdout).
+#[test]
+fn all_with_a_target_is_refused() {
+    let ctx = TestContext::new();
+    let venv = canonical_venv().display().to_string();
+    let index = shipped_index();
+    let run = ctx.run(&[
+        "propose",
+        "--all",
+        "triton",
+        "--venv",
+        &venv,
+        "--index-url",
+        &index,
+        "--offline",
+    ]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr
+            .contains("'--all' cannot be used with '[TARGET]...'"),
+        "{}",
+        run.stderr
+    );
+}
