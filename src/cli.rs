@@ -528,7 +528,7 @@ pub struct ProposeArgs {
     pub targets: Vec<Requirement>,
     /// Upgrade everything that can move, in layers: the safe one (recommended), one plan per
     /// coupled group, one per major upgrade. Takes no TARGET (plan a target on its own).
-    #[arg(long, conflicts_with = "targets")]
+    #[arg(long)]
     pub all: bool,
     /// With --all: only this layer (`safe`, `group`, `major`, or `everything` at once).
     #[arg(long, value_name = "LAYER", requires = "all", value_parser = LayerChoice::from_str)]
