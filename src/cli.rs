@@ -527,7 +527,7 @@ pub struct ProposeArgs {
     #[arg(value_name = "TARGET", value_parser = target)]
     pub targets: Vec<Requirement>,
     /// Upgrade everything that can move, in layers: the safe one (recommended), one plan per
-    /// coupled group, one per major upgrade.
+    /// coupled group, one per major upgrade. Takes no TARGET (plan a target on its own).
     #[arg(long)]
     pub all: bool,
     /// With --all: only this layer (`safe`, `group`, `major`, or `everything` at once).

@@ -57,9 +57,9 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
     index.finish_progress();
 
     let python = scripts_python(&inventory);
-    if lacks_pip(&inventory) {
-        proposal.warnings.push(no_pip_note(&python));
-    }
+    proposal
+        .warnings
+        .extend(interpreter_note(&inventory, &python));
     let shown = plan_outputs(
         &mut proposal,
         args,
@@ -264,9 +264,7 @@ fn plan_outputs(
         .map(pep668_note)
         .unwrap_or_default();
     let pip_outside = lacks_pip(inventory);
-    if pip_outside {
-        notes.push(no_pip_note(python));
-    }
+    notes.extend(interpreter_note(inventory, python));
     let base = CommandOptions {
         python: python.display().to_string(),
         index_url: index_url.map(str::to_string),
@@ -387,6 +385,26 @@ fn load_own_target(selection: &EnvironmentSelection) -> miette::Result<inventory
 fn lacks_pip(inventory: &inventory::Inventory) -> bool {
     let pip = pep508_rs::PackageName::new("pip".to_string()).expect("a valid name");
     inventory.get(&pip).is_none()
+}
+
+/// What the proposal and each install script say about the interpreter the commands name: that
+/// it is absent (an environment read from its metadata alone, as the venvs shipped in
+/// `testdata/` are: the commands are for the machine where it lives and cannot run here), or
+/// that it has no pip of its own.
+fn interpreter_note(inventory: &inventory::Inventory, python: &Path) -> Option<String> {
+    let read_without_interpreter = matches!(
+        inventory.environment.origin,
+        EnvironmentOrigin::PyvenvCfg { .. }
+    );
+    if read_without_interpreter && !python.exists() {
+        return Some(format!(
+            "{} does not exist: this environment was read from its metadata alone (pyvenv.cfg \
+             and site-packages, no interpreter), so the pip and uv commands below are for the \
+             machine where it lives with its interpreter, and cannot run here.",
+            python.display()
+        ));
+    }
+    lacks_pip(inventory).then(|| no_pip_note(python))
 }
 
 /// What the proposal and each install script say when the environment has no pip.

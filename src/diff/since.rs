@@ -37,6 +37,21 @@ pub(crate) enum SinceError {
         )
     )]
     BadWhen(String),
+    /// `WHEN` names a time after now (a negative duration, or a future date): nothing can have
+    /// been installed since then, so the answer would be an empty list that means nothing.
+    #[error("`{when}` is {at}, in the future: nothing can have been installed since then")]
+    #[diagnostic(
+        code(planner::diff::since_future),
+        help(
+            "a duration counts back from now and is positive (`--since 3d` for the last three days, not `-3d`); a date or timestamp must be in the past"
+        )
+    )]
+    Future {
+        /// `WHEN` as given.
+        when: String,
+        /// The instant it names.
+        at: Timestamp,
+    },
     /// The environment has no install records (a snapshot).
     #[error("`{0}` is a snapshot: it has no install records, so --since needs a venv")]
     #[diagnostic(
@@ -83,6 +98,22 @@ pub(crate) fn parse_when(text: &str, now: Timestamp) -> Result<Timestamp, SinceE
 /// [`parse_when`], with a date or a date-time without an offset read in `tz`; the second value
 /// says how such a time was read (`None` when `WHEN` named its own instant).
 pub(crate) fn parse_when_in(
+    text: &str,
+    now: Timestamp,
+    tz: &jiff::tz::TimeZone,
+) -> Result<(Timestamp, Option<String>), SinceError> {
+    let (at, note) = parse_instant(text, now, tz)?;
+    if at > now {
+        return Err(SinceError::Future {
+            when: text.escape_default().to_string(),
+            at,
+        });
+    }
+    Ok((at, note))
+}
+
+/// The instant `WHEN` names, future or past.
+fn parse_instant(
     text: &str,
     now: Timestamp,
     tz: &jiff::tz::TimeZone,
@@ -218,6 +249,13 @@ mod tests {
     #[test]
     fn durations_dates_and_timestamps() {
         let now: Timestamp = "2026-01-10T00:00:00Z".parse().unwrap();
+        // A cut-off after now is refused, not answered with an empty list.
+        for future in ["-3d", "-1h", "2026-01-11", "2026-01-10T00:00:01Z"] {
+            assert!(
+                matches!(parse_when(future, now), Err(SinceError::Future { .. })),
+                "{future}"
+            );
+        }
         assert_eq!(
             parse_when("3d", now).unwrap().to_string(),
             "2026-01-07T00:00:00Z"
@@ -236,6 +274,7 @@ mod tests {
         );
         assert!(parse_when("2026-01-01", now).is_ok());
         // Without an offset: local time, the time of day kept, and said so.
+        let now: Timestamp = "2026-12-10T00:00:00Z".parse().unwrap();
         let tz = jiff::tz::TimeZone::fixed(jiff::tz::offset(2));
         let (at, note) = parse_when_in("2026-12-01T23:30:00", now, &tz).unwrap();
         assert_eq!(at.to_string(), "2026-12-01T21:30:00Z");

@@ -1,14 +1,48 @@
 //! Name patterns of policies: in: a pattern such as `nvidia-*` and a normalized name; out:
 //! whether it matches. Used by coupled groups and smoke-test triggers.
+//!
+//! Shell-glob semantics from `globset` (`*` any run of characters, any number of them; `?` one
+//! character; `[...]` a class), so `nvidia-*-cu*` matches `nvidia-cudnn-cu13`.
 
-/// Whether a normalized name matches a pattern in which one `*` matches any run of characters.
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex, PoisonError};
+
+use globset::GlobMatcher;
+
+/// Whether a normalized name matches a glob `pattern`. A pattern that is not a valid glob
+/// matches only itself, character for character.
 pub(crate) fn glob_matches(pattern: &str, name: &str) -> bool {
-    match pattern.split_once('*') {
-        Some((prefix, suffix)) => {
-            name.len() >= prefix.len() + suffix.len()
-                && name.starts_with(prefix)
-                && name.ends_with(suffix)
-        }
+    if !pattern.contains(['*', '?', '[']) {
+        return pattern == name;
+    }
+    // Compiled once per pattern: policies ask for each installed dist.
+    static COMPILED: LazyLock<Mutex<HashMap<String, Option<GlobMatcher>>>> =
+        LazyLock::new(Mutex::default);
+    let mut compiled = COMPILED.lock().unwrap_or_else(PoisonError::into_inner);
+    let matcher = compiled.entry(pattern.to_string()).or_insert_with(|| {
+        globset::Glob::new(pattern)
+            .ok()
+            .map(|glob| glob.compile_matcher())
+    });
+    match matcher {
+        Some(matcher) => matcher.is_match(name),
         None => pattern == name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_matches;
+
+    #[test]
+    fn one_or_more_stars() {
+        assert!(glob_matches("nvidia-*", "nvidia-cublas"));
+        assert!(glob_matches("torch", "torch"));
+        assert!(!glob_matches("torch", "torchvision"));
+        assert!(glob_matches("nvidia-*-cu*", "nvidia-cudnn-cu13"));
+        assert!(glob_matches("*-cu*", "nvidia-nccl-cu13"));
+        assert!(!glob_matches("nvidia-*-cu*", "nvidia-cublas"));
+        assert!(glob_matches("jax*", "jaxlib"));
+        assert!(glob_matches("*", "anything"));
     }
 }

@@ -166,11 +166,11 @@ pub(super) fn propose(
         ));
     }
     check_targets(&args.targets)?;
-    if args.layer.is_some() && !args.targets.is_empty() {
+    if args.all && !args.targets.is_empty() {
         return Err(miette!(
-            help = "drop the targets to see the layers of `--all`, or drop --layer to plan the \
-                    targets with everything else that can move",
-            "--layer picks a layer of `propose --all` without targets"
+            help = "drop the targets to see the layers of `--all` (each dist moves as far as its \
+                    layer allows), or drop --all to plan the targets",
+            "--all takes no targets: it plans everything that can move, in layers"
         ));
     }
     let policy = sources.policy(args.policy.as_deref())?;

@@ -277,6 +277,22 @@ fn since_refuses_a_snapshot_and_a_bad_when(ctx: &TestContext, snapshot: &Path, p
           help: a duration counts back from now (`--since 1d` for the last 24 hours,
                 `--since 2w`); a date is read in this machine's time zone
         "#);
+    // A negative duration is a cut-off in the future: refused, not answered "Nothing.".
+    for future in ["--since=-3d", "--since=2999-01-01"] {
+        let run = ctx.run(&["diff", future, path]);
+        assert_eq!(run.code, Some(2), "{future}: {}", run.stderr);
+        assert_eq!(run.stdout, "", "{future}");
+        assert!(
+            run.stderr.contains("in the future"),
+            "{future}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("planner::diff::since_future"),
+            "{}",
+            run.stderr
+        );
+    }
 }
 
 /// Issue 26: real `pip inspect` output before and after `pip install requests==2.34.2`

@@ -197,7 +197,7 @@ fn canonical_incident_text() {
         ----- stderr -----
         warning: flash-linear-attention 0.5.1 was installed from git@0c5dc3f0a57e and is kept as it is (never replaced from the index)
         warning: the newest triton that fits without moving anything else is 3.6.0, already installed
-        warning: [REPO]/testdata/venvs/canonical/bin/python has no pip installed (venvs made by `uv venv` have none): the pip commands run the pip of `python3` against it (`python3 -m pip --python`, pip 22.3 or newer); the uv commands need no pip.
+        warning: [REPO]/testdata/venvs/canonical/bin/python does not exist: this environment was read from its metadata alone (pyvenv.cfg and site-packages, no interpreter), so the pip and uv commands below are for the machine where it lives with its interpreter, and cannot run here.
         "#);
 }
 
@@ -1389,4 +1389,30 @@ fn bad_and_needy_world(root: &Path) -> (venv::RealVenv, PathBuf) {
         "needy==1.0",
     ]);
     (venv, index.join("simple"))
+}
+
+/// `propose --all TARGET` was one unlayered plan that dropped the target: --all takes no
+/// targets, and says so (exit 2, nothing on stdout).
+#[test]
+fn all_with_a_target_is_refused() {
+    let ctx = TestContext::new();
+    let venv = canonical_venv().display().to_string();
+    let index = shipped_index();
+    let run = ctx.run(&[
+        "propose",
+        "--all",
+        "triton",
+        "--venv",
+        &venv,
+        "--index-url",
+        &index,
+        "--offline",
+    ]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("--all takes no targets"),
+        "{}",
+        run.stderr
+    );
 }

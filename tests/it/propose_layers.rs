@@ -291,9 +291,9 @@ fn h200_layers_explained() {
         ----- stdout -----
 
         ----- stderr -----
-          × --layer picks a layer of `propose --all` without targets
-          help: drop the targets to see the layers of `--all`, or drop --layer to plan
-                the targets with everything else that can move
+          × --all takes no targets: it plans everything that can move, in layers
+          help: drop the targets to see the layers of `--all` (each dist moves as far
+                as its layer allows), or drop --all to plan the targets
         "#);
 }
 
