@@ -124,7 +124,9 @@ fn cache_change(kind: &str, a: Option<&Cache>, b: Option<&Cache>) -> Option<Runt
     let (from, to) = (a.and_then(cache_text), b.and_then(cache_text));
     let mut found = change("cache", kind, from, to)?;
     if let (Some(a), Some(b)) = (a, b) {
-        found.change = if a.path != b.path {
+        found.change = if a.path != b.path && !a.exists && b.exists {
+            "created in another folder".into()
+        } else if a.path != b.path {
             "moved to another folder".into()
         } else if !b.writers.iter().all(|w| a.writers.contains(w)) && !a.writers.is_empty() {
             format!("written by another version ({})", b.writers.join(", "))
@@ -212,6 +214,26 @@ mod tests {
         );
         assert!(compare(Some(&a), Some(&a)).is_empty());
         assert!(compare(None, Some(&b)).is_empty());
+    }
+
+    /// A cache variable pointed at a new folder: created there when A had none at its
+    /// folder, moved when A had one.
+    #[test]
+    fn a_cache_in_another_folder_is_created_or_moved() {
+        let a = runtime();
+        let mut b = runtime();
+        b.caches[0].path = "/scratch/inductor".into();
+        b.caches[0].exists = true;
+        assert_eq!(
+            compare(Some(&a), Some(&b))[0].change,
+            "created in another folder"
+        );
+        let mut had_one = a.clone();
+        had_one.caches[0].exists = true;
+        assert_eq!(
+            compare(Some(&had_one), Some(&b))[0].change,
+            "moved to another folder"
+        );
     }
 
     #[test]
