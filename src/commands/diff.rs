@@ -54,7 +54,8 @@ fn run_since(args: &DiffSettings, when: &str, printer: &Printer) -> miette::Resu
     }
     let (label, inventory) = match args.envs.as_slice() {
         [] => {
-            let inventory = inventory::load(&args.environment)?;
+            let mut inventory = inventory::load(&args.environment)?;
+            inventory::integrity::attach(&mut inventory, inventory::integrity::Scope::Sources);
             report(&inventory, printer);
             let label = inventory.environment.prefix.as_ref().map_or_else(
                 || "(this interpreter)".to_string(),

@@ -74,6 +74,19 @@ pub(crate) struct Installed {
     pub broken: Vec<EdgeChange>,
 }
 
+/// One file edited in place since `WHEN` (by its modification time), with its dist.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Edited {
+    /// The dist that owns it.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+    /// The file, relative to site-packages, as its `RECORD` writes it.
+    pub path: String,
+    /// When it was last modified.
+    pub modified: Timestamp,
+}
+
 /// The answer.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SinceReport {
@@ -87,6 +100,38 @@ pub(crate) struct SinceReport {
     pub caveat: &'static str,
     /// Newest first.
     pub installed: Vec<Installed>,
+    /// Files that differ from their dist's `RECORD` and were modified since `WHEN`, newest
+    /// first (from the dists' file checks: empty where none was made).
+    pub edited: Vec<Edited>,
+}
+
+impl SinceReport {
+    /// Whether nothing was installed, replaced or edited since `WHEN`.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.installed.is_empty() && self.edited.is_empty()
+    }
+}
+
+/// The files of `inventory`'s dists edited in place since `since`, newest first.
+fn edited_since(inventory: &Inventory, since: Timestamp) -> Vec<Edited> {
+    let mut edited: Vec<Edited> = inventory
+        .dists
+        .iter()
+        .flat_map(|dist| {
+            let changes = dist.files.iter().flat_map(|f| &f.changes);
+            changes.filter_map(move |change| {
+                let modified: Timestamp = change.modified.as_deref()?.parse().ok()?;
+                (modified >= since).then(|| Edited {
+                    name: dist.name().to_string(),
+                    version: dist.version().to_string(),
+                    path: change.path.clone(),
+                    modified,
+                })
+            })
+        })
+        .collect();
+    edited.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.path.cmp(&b.path)));
+    edited
 }
 
 #[cfg(test)]
@@ -238,6 +283,7 @@ pub(crate) fn since(
         environment: label.to_string(),
         since,
         caveat: CAVEAT,
+        edited: edited_since(inventory, since),
         installed,
     })
 }

@@ -200,7 +200,7 @@ pub(crate) fn since_text(report: &SinceReport) -> String {
         "Installed or replaced in {} since {}, newest first.\nNote: {}.\n\n",
         report.environment, report.since, report.caveat
     );
-    if report.installed.is_empty() {
+    if report.is_empty() {
         out.push_str("Nothing.\n");
     }
     for (when, what, installer, broken) in since_rows(report) {
@@ -209,7 +209,31 @@ pub(crate) fn since_text(report: &SinceReport) -> String {
             let _ = writeln!(out, "    broke: {edge}");
         }
     }
+    if !report.edited.is_empty() {
+        let _ = writeln!(out, "\nEdited in place (differs from its RECORD):");
+        for e in &report.edited {
+            let when = e.modified.strftime("%Y-%m-%d %H:%M:%S UTC");
+            let _ = writeln!(out, "{when}  {} {}  {}", e.name, e.version, e.path);
+        }
+    }
     escape(&out).into_owned()
+}
+
+/// The files edited in place since `WHEN`, as a markdown table (empty when none).
+fn since_edited_markdown(report: &SinceReport) -> String {
+    let mut out = String::new();
+    if report.edited.is_empty() {
+        return out;
+    }
+    out.push_str("Edited in place (differs from its RECORD):\n\n");
+    out.push_str("| modified at | package | file |\n|---|---|---|\n");
+    for e in &report.edited {
+        let when = e.modified.strftime("%Y-%m-%d %H:%M:%S UTC").to_string();
+        let what = format!("{} {}", e.name, e.version);
+        let _ = writeln!(out, "| {when} | {} | `{}` |", cell(&what), cell(&e.path));
+    }
+    out.push('\n');
+    out
 }
 
 /// `--since` as markdown.
@@ -220,8 +244,12 @@ pub(crate) fn since_markdown(report: &SinceReport) -> String {
         cell(&report.environment),
         report.caveat
     );
-    if report.installed.is_empty() {
+    if report.is_empty() {
         out.push_str("Nothing.\n");
+        return out;
+    }
+    out.push_str(&since_edited_markdown(report));
+    if report.installed.is_empty() {
         return out;
     }
     out.push_str("| installed at | package | by | broke |\n|---|---|---|---|\n");

@@ -326,3 +326,30 @@ fn added_dists_say_why_and_notes_suggest_no_foreign_flags() {
         note: `[REPO]/testdata/diff/pip-inspect-after.json` is `pip inspect` output (pip 23.2.1): it has no wheel tags; they were generated for CPython 3.12 on x86_64 Linux, glibc [GLIBC] (this host's)
         "#);
 }
+
+/// A file edited in place after `WHEN` is listed by `diff --since`, with its dist and time,
+/// in text and JSON.
+#[test]
+fn since_lists_a_file_edited_in_place() {
+    let ctx = TestContext::new();
+    let real = crate::common::venv::alpha_venv(&ctx.path().join("venv"));
+    crate::common::venv::patch_alpha(&real);
+    // The venv was made seconds ago: everything in it is newer than an hour.
+    let args = ["diff", "--since", "1h", real.path.to_str().unwrap()];
+    let run = ctx.run(&args);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let (_, edited) = run
+        .stdout
+        .split_once("\nEdited in place (differs from its RECORD):\n")
+        .unwrap_or_else(|| panic!("no edited section:\n{}", run.stdout));
+    let lines: Vec<&str> = edited.lines().map(|l| &l[l.len().min(25)..]).collect();
+    assert_eq!(lines, ["alpha 1.0  alpha/__init__.py"], "{edited}");
+    let json = ctx.run(&[&args[..], &["--format", "json"]].concat()).json();
+    let edited: Vec<String> = json["edited"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| format!("{} {} {}", e["name"], e["version"], e["path"]))
+        .collect();
+    assert_eq!(edited, [r#""alpha" "1.0" "alpha/__init__.py""#]);
+}
