@@ -65,12 +65,19 @@ impl Proposer<'_> {
                 }
             }
             let takes_pre = self.takes_prereleases(spec, planned_version.as_ref());
-            let Some(newest) = self
-                .evidence
-                .catalog
-                .usable_versions(&project)
+            let usable = self.evidence.catalog.usable_versions(&project);
+            let above = |v: &&Version| {
+                planned_version
+                    .as_ref()
+                    .is_none_or(|p| **v > p.clone().without_local())
+            };
+            // The newest release the solver would take; only when every newer one is a
+            // pre-release is that pre-release named (as the reason nothing newer is planned).
+            let Some(newest) = usable
                 .iter()
+                .filter(above)
                 .find(|v| takes_pre || !v.any_prerelease())
+                .or_else(|| usable.first())
                 .cloned()
             else {
                 continue;
