@@ -64,22 +64,7 @@ impl Proposer<'_> {
                     continue;
                 }
             }
-            let takes_pre = self.takes_prereleases(spec, planned_version.as_ref());
-            let usable = self.evidence.catalog.usable_versions(&project);
-            let above = |v: &&Version| {
-                planned_version
-                    .as_ref()
-                    .is_none_or(|p| **v > p.clone().without_local())
-            };
-            // The newest release the solver would take; only when every newer one is a
-            // pre-release is that pre-release named (as the reason nothing newer is planned).
-            let Some(newest) = usable
-                .iter()
-                .filter(above)
-                .find(|v| takes_pre || !v.any_prerelease())
-                .or_else(|| usable.first())
-                .cloned()
-            else {
+            let Some(newest) = self.newest_to_name(&project, spec, planned_version.as_ref()) else {
                 continue;
             };
             // A target that excludes the newest release is not held back: it asked for less.
@@ -136,6 +121,26 @@ impl Proposer<'_> {
             },
             &self.evidence,
         ))
+    }
+
+    /// The newest release of `project` the solver would take above `planned`; only when every
+    /// newer release is a pre-release is that pre-release named (as the reason nothing newer is
+    /// planned).
+    fn newest_to_name(
+        &self,
+        project: &crate::index::Project,
+        spec: Option<&VersionSpecifiers>,
+        planned: Option<&Version>,
+    ) -> Option<Version> {
+        let takes_pre = self.takes_prereleases(spec, planned);
+        let usable = self.evidence.catalog.usable_versions(project);
+        let above = |v: &&Version| planned.is_none_or(|p| **v > p.clone().without_local());
+        usable
+            .iter()
+            .filter(above)
+            .find(|v| takes_pre || !v.any_prerelease())
+            .or_else(|| usable.first())
+            .cloned()
     }
 
     /// Whether the solver would take a pre-release of a target (PEP 440): under `--prerelease
