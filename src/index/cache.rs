@@ -253,13 +253,10 @@ fn clear_non_file(path: &Path) -> std::io::Result<()> {
 /// this long to write.
 const ORPHAN_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
 
-/// How often the cache is searched for orphans: the first write of a run does it when the
-/// last search (its marker file's time) is this old.
-const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
-
 /// Remove the temp files (`.tmp*`) that writers killed mid-write left in the buckets under
-/// `schema_dir`, once every [`SWEEP_EVERY`]; a temp file younger than [`ORPHAN_AGE`] may be a
-/// concurrent run's and is kept. Best effort: a failure leaves the files for the next sweep.
+/// `schema_dir` (done by the first write of a run: one listing of each bucket); a temp file
+/// younger than [`ORPHAN_AGE`], or stamped after `now`, may be a concurrent run's and is kept.
+/// Best effort: a failure leaves the files for the next run.
 fn sweep_orphans(schema_dir: &Path, now: std::time::SystemTime) {
     // `None`: no such file, or a time after `now` (a file another run is writing right now).
     let age = |path: &Path| {
@@ -268,14 +265,6 @@ fn sweep_orphans(schema_dir: &Path, now: std::time::SystemTime) {
             .ok()
             .and_then(|t| now.duration_since(t).ok())
     };
-    let marker = schema_dir.join(".swept");
-    if marker.exists() && age(&marker).is_none_or(|a| a < SWEEP_EVERY) {
-        return;
-    }
-    if std::fs::create_dir_all(schema_dir).is_err() {
-        return;
-    }
-    let _ = std::fs::write(&marker, b"");
     let buckets = std::fs::read_dir(schema_dir)
         .into_iter()
         .flatten()
@@ -351,8 +340,7 @@ mod tests {
     }
 
     /// A temp file a killed writer left an hour ago goes at the next run's first write; one a
-    /// concurrent run is writing (even one stamped after the sweep read the clock) stays; the
-    /// search runs once a day.
+    /// concurrent run is writing (even one stamped after the sweep read the clock) stays.
     #[test]
     fn temp_files_killed_writers_left_are_removed() {
         let dir = tempfile::tempdir().unwrap();
@@ -372,9 +360,8 @@ mod tests {
         cache.write(Bucket::Pages, meta("https://x/simple/a/"), b"body");
         assert!(!orphan.exists() && fresh.exists());
         assert!(cache.read(Bucket::Pages, "https://x/simple/a/").is_some());
-        std::fs::write(&orphan, b"again").unwrap();
-        sweep_orphans(&dir.path().join(SCHEMA), two_hours_ago + 3 * ORPHAN_AGE);
-        assert!(orphan.exists(), "swept twice within a day");
+        // Nothing but entries and writers' temp files lives in the cache.
+        assert_eq!(std::fs::read_dir(&pages).unwrap().count(), 2);
     }
 
     #[test]
