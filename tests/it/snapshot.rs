@@ -6,6 +6,29 @@ use std::process::Command;
 use crate::common::{TestContext, venv};
 use crate::planner_snapshot;
 
+/// Write a snapshot to `out` with `planner snapshot --script`'s script run by `python`, in the
+/// same cleared environment as the planner's runs (so the runtime sections agree).
+fn write_with_script(ctx: &TestContext, python: &std::path::Path, out: &std::path::Path) {
+    let script = ctx.run(&["snapshot", "--script"]);
+    assert_eq!(script.code, Some(0));
+    let script_path = out.with_extension("py");
+    std::fs::write(&script_path, &script.stdout).unwrap();
+    let output = Command::new(python)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", ctx.home())
+        .arg(&script_path)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 #[test]
 fn script_and_planner_write_equal_snapshots() {
     let venv = venv::clean_venv();
@@ -32,26 +55,8 @@ fn script_and_planner_write_equal_snapshots() {
         wrote a snapshot of [N] distributions to [TMP]/planner.json
         "#);
 
-    let script = ctx.run(&["snapshot", "--script"]);
-    assert_eq!(script.code, Some(0));
-    let script_path = dir.join("snapshot.py");
-    std::fs::write(&script_path, &script.stdout).unwrap();
     let theirs = dir.join("script.json");
-    // The script reads the same process environment as the planner (its runtime section).
-    let output = Command::new(&venv.python)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", ctx.home())
-        .arg(&script_path)
-        .arg("--out")
-        .arg(&theirs)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    write_with_script(&ctx, &venv.python, &theirs);
 
     let read = |path: &std::path::Path| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -273,20 +278,8 @@ fn an_edit_in_place_is_recorded_by_both_writers_and_named_by_diff() {
     snap(&before);
     venv::patch_alpha(&real);
     snap(&after);
-    let script = ctx.path().join("snapshot.py");
-    std::fs::write(&script, ctx.run(&["snapshot", "--script"]).stdout).unwrap();
     let by_script = ctx.path().join("script.json");
-    let output = Command::new(&real.python)
-        .arg(&script)
-        .arg("--out")
-        .arg(&by_script)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    write_with_script(&ctx, &real.python, &by_script);
     let files_of_alpha = |path: &std::path::Path| -> serde_json::Value {
         let doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
