@@ -39,6 +39,13 @@ pub(crate) fn write_with(
     Ok(())
 }
 
+/// Sync folder `dir` so the renames in it last (best effort: not every platform can).
+pub(crate) fn sync_dir(dir: &Path) {
+    if let Ok(folder) = std::fs::File::open(dir) {
+        let _ = folder.sync_all();
+    }
+}
+
 #[cfg(unix)]
 fn set_mode(file: &std::fs::File, mode: Mode) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;

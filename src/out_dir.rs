@@ -14,6 +14,12 @@
 //! forward), and removes staging folders of killed runs that never reached it. An interrupt
 //! ([`crate::interrupt`]) before the swap removes the staging folder and leaves the previous
 //! files as they were.
+//!
+//! Where the folder holds nothing but planner's own files (the usual case), a complete new
+//! folder is staged beside it and exchanged with it in one `renameat2(RENAME_EXCHANGE)` on
+//! Linux: a reader, or a run killed at any instant, sees the old set or the new one, never a
+//! mix. The journal is the fallback where the folder also holds a user's files or the
+//! filesystem cannot exchange.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -27,6 +33,11 @@ const JOURNAL: &str = ".journal";
 /// In a staging folder: the process id of the run that made it.
 const OWNER: &str = ".pid";
 const STAGING_PREFIX: &str = ".planner-staging-";
+/// Between a folder's name and the random part: a whole new folder staged beside it.
+const SIBLING_MARK: &str = ".planner-swap-";
+/// A sibling with no owner (the old set after an exchange, a run killed just before one) is
+/// removed once it is this old.
+const SIBLING_GRACE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Why the files were not written.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
@@ -176,6 +187,7 @@ fn collect_files(dir: &Path, prefix: &Path, out: &mut Vec<PathBuf>) -> std::io::
 /// Staging folders left in `root` by runs that no longer run: one whose swap began is
 /// finished, one that never reached it removed.
 fn recover(root: &Path) -> Result<(), OutDirError> {
+    sweep_siblings(root);
     let Ok(entries) = std::fs::read_dir(root) else {
         return Ok(());
     };
@@ -217,6 +229,71 @@ fn running(staging: &Path) -> bool {
     alive || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
+/// Whether every file under `root` is one an earlier run wrote (`old`, or the manifest), with
+/// no link and no other run's staging folder in it: the folder may be replaced whole.
+fn only_ours(root: &Path, old: &[PathBuf]) -> bool {
+    if std::fs::symlink_metadata(root).is_ok_and(|m| m.file_type().is_symlink()) {
+        return false;
+    }
+    let mut files = Vec::new();
+    if collect_files(root, Path::new(""), &mut files).is_err() {
+        return false;
+    }
+    files
+        .iter()
+        .all(|p| p == Path::new(MANIFEST) || old.iter().any(|o| o == p))
+}
+
+/// The folder `root` is in, and the name prefix of folders staged beside it.
+fn beside(root: &Path) -> Option<(&Path, String)> {
+    let name = root.file_name()?;
+    let parent = root.parent()?;
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    Some((parent, format!(".{}{SIBLING_MARK}", name.to_string_lossy())))
+}
+
+/// `a` and `b` (both folders) exchanged in one step.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(std::io::Error::from)
+}
+
+/// No atomic exchange here: the journal does the swap.
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
+
+/// Folders staged beside `root` by runs that no longer run, or the old sets they swapped out,
+/// removed.
+fn sweep_siblings(root: &Path) {
+    let Some((parent, prefix)) = beside(root) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if !entry.file_name().to_string_lossy().starts_with(&prefix) || running(&path) {
+            continue;
+        }
+        let owned = path.join(OWNER).is_file();
+        let age = entry.metadata().and_then(|m| m.modified()).ok();
+        let old = age
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|a| a > SIBLING_GRACE);
+        if owned || old {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
 /// Files to write under one folder.
 #[derive(Debug, Default)]
 pub(crate) struct OutFiles {
@@ -243,10 +320,75 @@ impl OutFiles {
         let old = manifest(root);
         self.check_ours(root, &old)?;
         let critical = Critical::enter();
-        let staging = self.stage(root, &old, &critical)?;
-        roll_forward(root, &staging)?;
+        if !self.swap_whole(root, &old, &critical)? {
+            let staging = self.stage(root, &old, &critical)?;
+            roll_forward(root, &staging)?;
+        }
         drop(critical);
         Ok(())
+    }
+
+    /// The whole folder replaced in one exchange (module docs), when `root` holds nothing but
+    /// planner's files; `false` (nothing changed) where that cannot be done.
+    fn swap_whole(
+        &self,
+        root: &Path,
+        old: &[PathBuf],
+        critical: &Critical,
+    ) -> Result<bool, OutDirError> {
+        let Some((parent, prefix)) = beside(root) else {
+            return Ok(false);
+        };
+        if !only_ours(root, old) {
+            return Ok(false);
+        }
+        let Ok(sibling) = tempfile::Builder::new().prefix(&prefix).tempdir_in(parent) else {
+            return Ok(false);
+        };
+        let owner = sibling.path().join(OWNER);
+        let pid = std::process::id().to_string();
+        atomic::write(&owner, pid.as_bytes(), Mode::File).map_err(io_err(sibling.path()))?;
+        self.write_all(sibling.path(), root, critical)?;
+        let mode = std::fs::metadata(root).map_err(io_err(root))?.permissions();
+        std::fs::set_permissions(sibling.path(), mode).map_err(io_err(sibling.path()))?;
+        std::fs::remove_file(&owner).map_err(io_err(&owner))?;
+        if exchange(sibling.path(), root).is_err() {
+            return Ok(false);
+        }
+        // `sibling` now names the old set: dropping it removes it.
+        atomic::sync_dir(parent);
+        Ok(true)
+    }
+
+    /// Every file and the manifest written and synced under `dir` (paths named for `root`
+    /// in errors), stopping at an interrupt.
+    fn write_all(&self, dir: &Path, root: &Path, critical: &Critical) -> Result<(), OutDirError> {
+        for (relative, bytes, mode) in &self.files {
+            let path = dir.join(relative);
+            let parent = path.parent().unwrap_or(dir);
+            std::fs::create_dir_all(parent)
+                .and_then(|()| atomic::write(&path, bytes, *mode))
+                .map_err(io_err(&root.join(relative)))?;
+            interrupt::test_write_delay();
+            if critical.interrupted() {
+                // The staging folder is removed on the way out; `critical` then exits 130.
+                return Err(OutDirError::Interrupted {
+                    root: root.to_path_buf(),
+                });
+            }
+        }
+        let names: Vec<String> = self
+            .files
+            .iter()
+            .map(|(p, _, _)| p.to_string_lossy().into_owned())
+            .collect();
+        let listing = serde_json::json!({ "schema": "planner-out-dir/1", "files": names });
+        atomic::write(
+            &dir.join(MANIFEST),
+            format!("{listing:#}\n").as_bytes(),
+            Mode::File,
+        )
+        .map_err(io_err(&root.join(MANIFEST)))
     }
 
     /// Every file and the manifest written and synced in a new staging folder in `root`, and
@@ -265,32 +407,7 @@ impl OutFiles {
         let pid = std::process::id().to_string();
         atomic::write(&staging.path().join(OWNER), pid.as_bytes(), Mode::File)
             .map_err(io_err(staging.path()))?;
-        for (relative, bytes, mode) in &self.files {
-            let path = staging.path().join(relative);
-            let parent = path.parent().unwrap_or(staging.path());
-            std::fs::create_dir_all(parent)
-                .and_then(|()| atomic::write(&path, bytes, *mode))
-                .map_err(io_err(&root.join(relative)))?;
-            interrupt::test_write_delay();
-            if critical.interrupted() {
-                // `staging` is removed on the way out; `critical` then exits 130.
-                return Err(OutDirError::Interrupted {
-                    root: root.to_path_buf(),
-                });
-            }
-        }
-        let names: Vec<String> = self
-            .files
-            .iter()
-            .map(|(p, _, _)| p.to_string_lossy().into_owned())
-            .collect();
-        let listing = serde_json::json!({ "schema": "planner-out-dir/1", "files": names });
-        atomic::write(
-            &staging.path().join(MANIFEST),
-            format!("{listing:#}\n").as_bytes(),
-            Mode::File,
-        )
-        .map_err(io_err(&root.join(MANIFEST)))?;
+        self.write_all(staging.path(), root, critical)?;
         let written: Vec<&Path> = self.files.iter().map(|(p, _, _)| p.as_path()).collect();
         let gone: Vec<String> = old
             .iter()
@@ -490,5 +607,57 @@ mod tests {
         std::fs::write(stale.join(OWNER), "2147483646").unwrap();
         second.commit(dir.path()).unwrap();
         assert_eq!(snapshot(dir.path()), expected);
+    }
+
+    /// A folder holding only planner's files is replaced whole in one exchange (a kill at any
+    /// instant leaves the old set or the new one); one holding a user's file is refilled by
+    /// the journal and keeps its identity. Neither leaves anything beside the folder.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_folder_of_planners_files_only_is_exchanged_whole() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let parent = tempfile::tempdir().unwrap();
+        let root = parent.path().join("out");
+        set(&[("proposal.json", "1"), ("plans/1-a/plan.json", "a")])
+            .commit(&root)
+            .unwrap();
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o750)).unwrap();
+        let inode = std::fs::metadata(&root).unwrap().ino();
+        set(&[("proposal.json", "2"), ("plans/1-b/plan.json", "b")])
+            .commit(&root)
+            .unwrap();
+        let swapped = std::fs::metadata(&root).unwrap();
+        assert_ne!(swapped.ino(), inode, "not exchanged whole");
+        assert_eq!(swapped.permissions().mode() & 0o777, 0o750);
+        let files: Vec<String> = snapshot(&root).into_iter().map(|(p, _)| p).collect();
+        assert_eq!(files, [MANIFEST, "plans/1-b/plan.json", "proposal.json"]);
+        assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 1);
+        std::fs::write(root.join("mine.txt"), "x").unwrap();
+        let inode = std::fs::metadata(&root).unwrap().ino();
+        set(&[("proposal.json", "3")]).commit(&root).unwrap();
+        assert_eq!(std::fs::metadata(&root).unwrap().ino(), inode);
+        let files: Vec<String> = snapshot(&root).into_iter().map(|(p, _)| p).collect();
+        assert_eq!(files, [MANIFEST, "mine.txt", "proposal.json"]);
+        assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 1);
+    }
+
+    /// Left beside the folder by a run killed mid-way: a staged set whose process is gone is
+    /// removed by the next run, an ownerless one only once it is older than a minute (it may
+    /// be a live run's old set, about to be removed by that run).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn sets_left_beside_the_folder_by_killed_runs_are_removed() {
+        let parent = tempfile::tempdir().unwrap();
+        let root = parent.path().join("out");
+        let dead = parent.path().join(format!(".out{SIBLING_MARK}dead"));
+        let young = parent.path().join(format!(".out{SIBLING_MARK}young"));
+        let stranger = parent.path().join(".other.planner-swap-x");
+        for dir in [&dead, &young, &stranger] {
+            std::fs::create_dir_all(dir.join("plans")).unwrap();
+        }
+        std::fs::write(dead.join(OWNER), "2147483646").unwrap();
+        set(&[("proposal.json", "1")]).commit(&root).unwrap();
+        assert!(!dead.exists());
+        assert!(young.exists() && stranger.exists());
     }
 }
