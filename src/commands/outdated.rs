@@ -55,6 +55,7 @@ pub(crate) fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<
         &index,
         index.binary_policy(),
     );
+    let suspect = super::suspect_lines(&index);
     match args.format {
         OutputFormat::Json => printer.out(&json::to_json(&report)?),
         OutputFormat::Text | OutputFormat::Markdown => {
@@ -65,8 +66,11 @@ pub(crate) fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<
     // to exit, so leave that to the OS (as uv and ripgrep do with their big structures).
     let projects = std::mem::ManuallyDrop::new(projects);
     let _index = std::mem::ManuallyDrop::new(index);
+    for line in &suspect {
+        printer.warn(line);
+    }
     if report.errors.is_empty() {
-        return Ok(ExitStatus::Success);
+        return Ok(super::at_least_user_action(ExitStatus::Success, &suspect));
     }
     // The first error, rendered with its help, says what to do; the rest are in the report.
     let first = projects

@@ -55,6 +55,8 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
         .warnings
         .extend(pep668.iter().map(|lines| lines.join(" ")));
     index.finish_progress();
+    let suspect = super::suspect_lines(&index);
+    proposal.warnings.extend(suspect.iter().cloned());
 
     let python = scripts_python(&inventory);
     proposal
@@ -91,7 +93,8 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
         printer.warn("no plan tried measured clean");
         return Ok(ExitStatus::UserActionRequired);
     }
-    Ok(exit_status(&proposal, args.max_risk, printer))
+    let status = exit_status(&proposal, args.max_risk, printer);
+    Ok(super::at_least_user_action(status, &suspect))
 }
 
 /// The first index as the commands name it: without credentials or a `?token=` query (the

@@ -38,18 +38,23 @@ pub(crate) fn run(settings: &ResolveSettings, printer: &Printer) -> miette::Resu
         ..request
     };
     let json = settings.format == OutputFormat::Json;
-    match solve(&index, &env, &request) {
+    let solved = solve(&index, &env, &request);
+    let suspect = super::suspect_lines(&index);
+    for line in &suspect {
+        printer.warn(line);
+    }
+    let status = match solved {
         Ok(resolution) if json => {
             printer.out(&json::to_json(&render::to_json(
                 &env,
                 Some(&resolution),
                 None,
             ))?);
-            Ok(ExitStatus::Success)
+            ExitStatus::Success
         }
         Ok(resolution) => {
             printer.out(&render::render_text(&env, &resolution, &root_files));
-            Ok(ExitStatus::Success)
+            ExitStatus::Success
         }
         Err(SolveError::NoSolution(failure)) if json => {
             printer.out(&json::to_json(&render::to_json(
@@ -57,14 +62,15 @@ pub(crate) fn run(settings: &ResolveSettings, printer: &Printer) -> miette::Resu
                 None,
                 Some(&failure),
             ))?);
-            Ok(ExitStatus::UserActionRequired)
+            ExitStatus::UserActionRequired
         }
         Err(SolveError::NoSolution(failure)) => {
             printer.note(&render::failure_text(&failure, printer.color()));
-            Ok(ExitStatus::UserActionRequired)
+            ExitStatus::UserActionRequired
         }
-        Err(err) => Err(err.into()),
-    }
+        Err(err) => return Err(err.into()),
+    };
+    Ok(super::at_least_user_action(status, &suspect))
 }
 
 /// The solve request, and the `-r FILE` each root requirement came from (first file wins).

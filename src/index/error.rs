@@ -260,6 +260,25 @@ pub enum IndexError {
         actual: String,
     },
 
+    /// A file shaped as no real release is (a zip directory of gigabytes, a flood of
+    /// requirements): refused before it costs memory or requests.
+    #[error("refusing {file} ({url}): {message}")]
+    #[diagnostic(
+        code(planner::index::refused),
+        help(
+            "no real release looks like this: the index may be hostile or broken; the release is \
+             not used. Report it to the index's operators"
+        )
+    )]
+    Refused {
+        /// The release file.
+        file: String,
+        /// Where it came from (redacted).
+        url: String,
+        /// What was refused.
+        message: String,
+    },
+
     /// A wheel whose zip structure is broken.
     #[error("cannot read the wheel {file} ({url}): {message}")]
     #[diagnostic(
@@ -277,6 +296,18 @@ pub enum IndexError {
 }
 
 impl IndexError {
+    /// Whether the index served something that failed an integrity check or a cap no real
+    /// release reaches (a hash or name mismatch, a refused shape): a sign of a tampering proxy
+    /// or a hostile index that the user must look at, not only a release to skip.
+    pub(crate) fn is_suspect(&self) -> bool {
+        matches!(
+            self,
+            IndexError::HashMismatch { .. }
+                | IndexError::MetadataMismatch { .. }
+                | IndexError::Refused { .. }
+        )
+    }
+
     /// Whether retrying the same request might succeed (connection errors, timeouts, 429, 5xx).
     pub(crate) fn is_transient(&self) -> bool {
         match self {

@@ -283,10 +283,13 @@ impl<'a> CatalogCore<'a> {
         let project = table.project.as_ref().expect("a file implies a project");
         let metadata = match self.index.metadata(project, file) {
             Ok(metadata) => metadata,
-            // Version-level problems make that version unusable; the rest is fatal.
+            // Version-level problems make that version unusable (a suspect one is also named
+            // by the command, which then exits 1); the rest is fatal.
             Err(
                 err @ (IndexError::MetadataUnavailable { .. }
                 | IndexError::MetadataMismatch { .. }
+                | IndexError::HashMismatch { .. }
+                | IndexError::Refused { .. }
                 | IndexError::Metadata { .. }),
             ) => {
                 return Ok(Err(Unavailable::Metadata {

@@ -935,8 +935,8 @@ fn fault_wrong_name_in_metadata_is_rejected() {
     // With the advertised hash, the hash check catches it first.
     let err = index(&server.url()).metadata(&jinja, file).unwrap_err();
     insta::assert_snapshot!(shown(&err, &server), @r#"
-        invalid metadata for jinja2-3.1.6-py3-none-any.whl (http://[INDEX]/files/jinja2-3.1.6-py3-none-any.whl.metadata): sha256 98f12c810c3a48b1de3539f24995324df4796a1c187034fea3254e2d6a6d8117 differs from the advertised 68c5548fb67c4132a13898d9b31ec50c6bea2abdd915d921f214355c3a6499c8
-        help: the release's metadata is broken; the planner skips versions it cannot read
+        jinja2-3.1.6-py3-none-any.whl.metadata (http://[INDEX]/files/jinja2-3.1.6-py3-none-any.whl.metadata): sha256 98f12c810c3a48b1de3539f24995324df4796a1c187034fea3254e2d6a6d8117 differs from the index's 68c5548fb67c4132a13898d9b31ec50c6bea2abdd915d921f214355c3a6499c8
+        help: the file is not the one the index lists (a tampering proxy, a mirror out of step, or a corrupted download); nothing was cached. Try again; if it persists, report it to the index's operators
         "#);
 }
 

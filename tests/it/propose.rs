@@ -1391,6 +1391,78 @@ fn bad_and_needy_world(root: &Path) -> (venv::RealVenv, PathBuf) {
     (venv, index.join("simple"))
 }
 
+/// A hostile index's `.metadata` file that does not match the sha512 the page advertises for
+/// it (it injects `Requires-Dist: evilpkg`): the release is held back naming the mismatch, the
+/// command names the index as suspect on stderr and exits 1. Was: held back silently, exit 0
+/// (and before that, the injected dependency planned).
+#[test]
+fn a_release_failing_its_advertised_hash_is_held_back_and_the_run_exits_1() {
+    use sha2::Digest;
+    let root = tempfile::tempdir().unwrap();
+    let wheels = root.path().join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let files = root.path().join("index/files");
+    std::fs::create_dir_all(&files).unwrap();
+    let mut links = String::new();
+    for version in ["1.0", "2.0"] {
+        let wheel = venv::build_wheel(&wheels, "demo", version, &[], &[]);
+        let file = wheel.file_name().unwrap().to_str().unwrap().to_string();
+        std::fs::copy(&wheel, files.join(&file)).unwrap();
+        let honest = format!("Metadata-Version: 2.1\nName: demo\nVersion: {version}\n");
+        let served = format!("{honest}Requires-Dist: evilpkg\n");
+        std::fs::write(files.join(format!("{file}.metadata")), &served).unwrap();
+        let advertised: String = sha2::Sha512::digest(honest.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let attribute = if version == "2.0" {
+            format!(" data-core-metadata=\"sha512={advertised}\"")
+        } else {
+            String::new()
+        };
+        links.push_str(&format!(
+            "<a href=\"../../files/{file}\"{attribute}>{file}</a>\n"
+        ));
+    }
+    let page = root.path().join("index/simple/demo");
+    std::fs::create_dir_all(&page).unwrap();
+    std::fs::write(
+        page.join("index.html"),
+        format!("<html><body>{links}</body></html>"),
+    )
+    .unwrap();
+    let venv = venv::RealVenv::create(&root.path().join("venv"));
+    let find_links = wheels.display().to_string();
+    venv.pip_ok(&[
+        "install",
+        "--no-deps",
+        "--quiet",
+        "--find-links",
+        &find_links,
+        "demo==1.0",
+    ]);
+    let simple = root.path().join("index/simple");
+    let mut ctx = TestContext::new();
+    ctx.filter_host_python();
+    let out = ctx.propose(
+        &venv.path,
+        simple.to_str().unwrap(),
+        &["demo", "--format", "json"],
+    );
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    assert!(!out.stdout.contains("evilpkg\""), "{}", out.stdout);
+    let json = out.json();
+    let held = json["plans"][0]["held_back"][0]["unavailable"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        held.contains("sha512") && held.contains("differs from the index's"),
+        "{held}"
+    );
+    let warnings = json["warnings"].to_string();
+    assert!(warnings.contains("failed planner's checks"), "{warnings}");
+}
+
 /// `propose --all TARGET` was one unlayered plan that dropped the target: --all takes no
 /// targets, and says so (exit 2, nothing on stdout).
 #[test]

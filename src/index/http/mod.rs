@@ -58,6 +58,8 @@ struct Inner {
     metadata: Mutex<HashMap<String, Arc<OnceCell<MetadataResult>>>>,
     progress: Progress,
     warned: Mutex<HashSet<String>>,
+    /// What the index served that failed an integrity check ([`IndexError::is_suspect`]).
+    suspect: Mutex<Vec<String>>,
     default_max_age: u64,
     target_tags: Option<crate::tags::Tags>,
     tail_hints: metadata_fetch::TailHints,
@@ -121,6 +123,7 @@ impl Index {
                 metadata: Mutex::new(HashMap::new()),
                 progress: Progress::new(printer),
                 warned: Mutex::new(HashSet::new()),
+                suspect: Mutex::new(Vec::new()),
                 default_max_age: settings.page_max_age,
                 target_tags: settings.target_tags,
                 tail_hints: metadata_fetch::TailHints::default(),
@@ -161,6 +164,13 @@ impl Index {
             }
             out
         })
+    }
+
+    /// What the index served this run that failed an integrity check or a cap no real release
+    /// reaches, one line each: the releases were skipped, and the user should know why.
+    pub(crate) fn suspect_replies(&self) -> Vec<String> {
+        let suspect = self.inner.suspect.lock().unwrap_or_else(|e| e.into_inner());
+        suspect.clone()
     }
 
     /// Hide the progress bar (before printing results).
@@ -426,6 +436,12 @@ impl Inner {
             self.progress.started();
             let result = self.fetch_metadata(&key, &file).await;
             self.progress.finished();
+            if let Err(e) = &result
+                && e.is_suspect()
+            {
+                let mut suspect = self.suspect.lock().unwrap_or_else(|e| e.into_inner());
+                suspect.push(e.to_string());
+            }
             result
         })
         .await

@@ -235,13 +235,12 @@ async fn fetch_in_order(
             if let Some(advertised) = &file.core_metadata
                 && let Err(m) = super::hashes::check(advertised, &reply.body)
             {
-                return Err(IndexError::Metadata {
-                    file: name,
+                return Err(IndexError::HashMismatch {
+                    file: format!("{name}.metadata"),
                     url: redact(&metadata_url),
-                    message: format!(
-                        "{} {} differs from the advertised {}",
-                        m.algorithm, m.actual, m.expected
-                    ),
+                    algorithm: m.algorithm.to_string(),
+                    expected: m.expected,
+                    actual: m.actual,
                 });
             }
             let metadata = check(file, &metadata_url, &reply.body)?;
@@ -318,10 +317,17 @@ fn status_error(url: &Url, status: u16, name: &str) -> IndexError {
 
 /// Parse metadata bytes and check they describe `file`.
 pub(crate) fn check(file: &DistFile, url: &Url, bytes: &[u8]) -> Result<CoreMetadata, IndexError> {
-    let metadata = CoreMetadata::parse(bytes).map_err(|e| IndexError::Metadata {
-        file: file.filename_str(),
-        url: redact(url),
-        message: e.to_string(),
+    let metadata = CoreMetadata::parse(bytes).map_err(|e| match e {
+        crate::metadata::MetadataError::TooManyRequirements { .. } => IndexError::Refused {
+            file: file.filename_str(),
+            url: redact(url),
+            message: e.to_string(),
+        },
+        e => IndexError::Metadata {
+            file: file.filename_str(),
+            url: redact(url),
+            message: e.to_string(),
+        },
     })?;
     let (name, version) = (file.filename.name(), file.filename.version());
     if &metadata.name != name || &metadata.version != version {
@@ -332,6 +338,19 @@ pub(crate) fn check(file: &DistFile, url: &Url, bytes: &[u8]) -> Result<CoreMeta
         });
     }
     Ok(metadata)
+}
+
+/// A zip reader's error as the index error it is: a refused shape (a directory no real wheel
+/// has) or a broken wheel.
+fn zip_error(file: &DistFile, error: super::zip::ZipError) -> IndexError {
+    match error {
+        super::zip::ZipError::DirectoryTooLarge { .. } => IndexError::Refused {
+            file: file.filename_str(),
+            url: redact(&file.url),
+            message: error.to_string(),
+        },
+        error => wheel_error(file, error),
+    }
 }
 
 fn wheel_error(file: &DistFile, message: impl std::fmt::Display) -> IndexError {

@@ -7,6 +7,7 @@
 
 use super::{
     CD_PREFIX, HEAD, MetadataSource, TAIL, TailHints, status_error, verify_download, wheel_error,
+    zip_error,
 };
 use crate::index::client::{ByteRange, Client, Reply, RequestOptions};
 use crate::index::zip::{
@@ -131,7 +132,7 @@ async fn directory(
     window: Window,
     source: MetadataSource,
 ) -> Result<Directory, IndexError> {
-    let zip_err = |e: ZipError| wheel_error(file, e);
+    let zip_err = |e: ZipError| zip_error(file, e);
     let eocd = find_eocd(&window, total).map_err(zip_err)?;
     let mut windows = vec![window];
     if lookup(&windows, eocd.cd_offset, eocd.cd_size).is_none() {
@@ -271,7 +272,7 @@ async fn ends(
     let Some((total, tail, source)) = tail(client, file, TAIL, true).await? else {
         return Ok(None);
     };
-    let eocd = find_eocd(&tail, total).map_err(|m| wheel_error(file, m))?;
+    let eocd = find_eocd(&tail, total).map_err(|m| zip_error(file, m))?;
     let prefix = if tail.get(eocd.cd_offset, eocd.cd_size).is_some() {
         None
     } else {
@@ -329,7 +330,7 @@ async fn metadata_from_prefix(
     windows: &[Window],
     eocd: Eocd,
 ) -> Result<Option<(Vec<u8>, MetadataSource)>, IndexError> {
-    let zip_err = |e: ZipError| wheel_error(file, e);
+    let zip_err = |e: ZipError| zip_error(file, e);
     let Some(prefix) = windows.iter().find_map(|w| w.rest(eocd.cd_offset)) else {
         return Ok(None);
     };
@@ -449,7 +450,7 @@ async fn read_entry(
     entry: &ZipEntry,
     source: &mut MetadataSource,
 ) -> Result<Vec<u8>, IndexError> {
-    let zip_err = |e: ZipError| wheel_error(file, e);
+    let zip_err = |e: ZipError| zip_error(file, e);
     // The local header has its own extra field length; read generously.
     let want = 30 + entry.name.len() as u64 + 1024 + entry.compressed_size;
     let want = want.min(total.saturating_sub(entry.local_offset));
