@@ -196,8 +196,20 @@ impl World {
         plan: &Path,
         extra: &[&str],
     ) -> (Option<i32>, serde_json::Value, String) {
+        self.try_plan_with(path, plan, extra, &[])
+    }
+
+    /// [`World::try_plan`] with these environment variables set.
+    fn try_plan_with(
+        &self,
+        path: &str,
+        plan: &Path,
+        extra: &[&str],
+        vars: &[(&str, &str)],
+    ) -> (Option<i32>, serde_json::Value, String) {
         let output = self
             .command(path)
+            .envs(vars.iter().copied())
             .args(["try", plan.to_str().unwrap(), "--format", "json"])
             .args(extra)
             .output()
@@ -227,6 +239,50 @@ fn installers() -> Vec<(&'static str, String)> {
         crate::common::skip("try with uv", "uv is not on PATH");
     }
     out
+}
+
+/// A shared library no step edits is hard-linked into the copy by default (only a process that
+/// opens it for writing could reach the original: detected afterwards); `PLANNER_TRY_COPY=full`
+/// links nothing, so nothing in the copy shares an inode with the original; another value is
+/// refused naming the variable.
+#[test]
+fn try_copy_full_shares_no_file_with_the_original() {
+    let world = World::new();
+    let clean = world.propose(&["tool==1.1"], "upgrade");
+    let lib = world.venv.join("lib");
+    let python = std::fs::read_dir(&lib)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let site = python.join("site-packages");
+    std::fs::write(
+        site.join("lib/_speedups.cpython-312-x86_64-linux-gnu.so"),
+        b"\x7fELF",
+    )
+    .unwrap();
+    let path = path_without_uv();
+    let (code, report, stderr) = world.try_plan(&path, &clean, &[]);
+    assert_eq!(code, Some(0), "{report:#}\n{stderr}");
+    if report["copy"]["method"] != "hardlink" {
+        return crate::common::skip("try copy modes", "no hard links in this temp folder");
+    }
+    assert_eq!(report["copy"]["linked"], 1, "{report:#}");
+    let full = [("PLANNER_TRY_COPY", "full")];
+    let (code, report, stderr) = world.try_plan_with(&path, &clean, &[], &full);
+    assert_eq!(code, Some(0), "{report:#}\n{stderr}");
+    assert_eq!(report["copy"]["method"], "copy", "{report:#}");
+    assert_eq!(report["copy"]["linked"], 0, "{report:#}");
+    let output = world
+        .command(&path)
+        .env("PLANNER_TRY_COPY", "ful")
+        .args(["try", clean.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("PLANNER_TRY_COPY is `ful`"), "{stderr}");
 }
 
 #[test]
