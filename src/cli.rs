@@ -713,6 +713,12 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub no_smoke: bool,
 
+    /// Keep your compile caches (inductor, Triton, JAX, CuPy). By default every verification run
+    /// compiles into fresh empty cache folders, removed afterwards, so that a kernel compiled
+    /// before cannot let a check pass.
+    #[arg(long)]
+    pub warm_caches: bool,
+
     /// With --all: seconds the imports below the top level may take together [default: 60].
     #[arg(long, value_name = "SECONDS")]
     pub budget: Option<u32>,
@@ -781,6 +787,12 @@ pub struct TryArgs {
     /// Skip the smoke tests.
     #[arg(long)]
     pub no_smoke: bool,
+
+    /// Keep your compile caches (inductor, Triton, JAX, CuPy). By default every verification run
+    /// compiles into fresh empty cache folders, removed afterwards, so that a kernel compiled
+    /// before cannot let a check pass.
+    #[arg(long)]
+    pub warm_caches: bool,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t)]

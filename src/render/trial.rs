@@ -185,6 +185,7 @@ pub(crate) fn text(report: &TryReport<'_>) -> String {
             "  baseline in the copy: {} checks, {} failing before the plan",
             b.checks, b.failed
         );
+        let _ = writeln!(out, "  compile caches: {}", caches_words(o.compile_caches));
     }
     for step in &o.steps {
         let _ = writeln!(
@@ -253,6 +254,17 @@ pub(crate) fn text(report: &TryReport<'_>) -> String {
     );
     out.push_str(&original_line(report));
     out
+}
+
+/// How the trial's compile caches were kept, one line.
+fn caches_words(caches: crate::verify::caches::CacheMode) -> &'static str {
+    match caches {
+        crate::verify::caches::CacheMode::Private => {
+            "private: the baseline, the run after the plan and each test compiled into fresh empty \
+             folders of their own (--warm-caches keeps yours)"
+        }
+        warm => warm.describe(),
+    }
 }
 
 fn original_line(report: &TryReport<'_>) -> String {

@@ -224,6 +224,7 @@ fn command(command: Command, sources: &Sources<'_>) -> miette::Result<CommandSet
                 tests: args.tests,
                 baseline_file: None,
                 activate: None,
+                warm_caches: args.warm_caches,
             },
             format: args.format.into(),
         }),
@@ -237,6 +238,7 @@ fn command(command: Command, sources: &Sources<'_>) -> miette::Result<CommandSet
                 timeout: args.timeout,
                 jobs: args.jobs,
                 no_smoke: args.no_smoke,
+                warm_caches: args.warm_caches,
                 ..Default::default()
             },
             format: args.format.into(),

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::interrupt::Critical;
+use crate::verify::caches::CacheMode;
 
 /// Lines of output kept for the report.
 const TAIL_LINES: usize = 12;
@@ -65,9 +66,24 @@ pub(crate) fn run_argv(argv: &[String], venv: &Path, critical: &Critical) -> std
     spawn_and_wait(command, venv, critical, None)
 }
 
-/// Run a shell command line (`sh -c`) with `venv` activated.
-pub(crate) fn run_shell(line: &str, venv: &Path, critical: &Critical) -> std::io::Result<Ran> {
-    run_shell_within(line, venv, critical, None)
+/// Run a shell command line (`sh -c`) with `venv` activated; with [`CacheMode::Private`], its
+/// compile caches in fresh folders of its own, removed when it ends.
+pub(crate) fn run_shell(
+    line: &str,
+    venv: &Path,
+    critical: &Critical,
+    caches: CacheMode,
+) -> std::io::Result<Ran> {
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(line);
+    if caches == CacheMode::Warm {
+        return spawn_and_wait(command, venv, critical, None);
+    }
+    let root = tempfile::Builder::new()
+        .prefix("planner-try-caches-")
+        .tempdir()?;
+    crate::verify::caches::isolate(&mut command, root.path())?;
+    spawn_and_wait(command, venv, critical, None)
 }
 
 /// [`run_shell`], its process group killed once `timeout` has passed (`timed_out` set).
@@ -153,7 +169,7 @@ mod tests {
         let venv = tempfile::tempdir().unwrap();
         let critical = Critical::enter();
         let line = "head -c 300000 /dev/zero | tr '\\0' x; echo; echo last";
-        let ran = run_shell(line, venv.path(), &critical).unwrap();
+        let ran = run_shell(line, venv.path(), &critical, CacheMode::Warm).unwrap();
         drop(critical);
         assert!(ran.ok(), "{ran:?}");
         assert!(
@@ -166,5 +182,33 @@ mod tests {
             "{} bytes kept",
             ran.tail.len()
         );
+    }
+
+    /// A `try` test command compiles into fresh empty cache folders of its own, removed when it
+    /// ends, whatever the user's environment names; two runs never share one.
+    #[test]
+    fn a_test_command_gets_private_empty_compile_caches() {
+        let venv = tempfile::tempdir().unwrap();
+        let critical = Critical::enter();
+        let line = "for v in TORCHINDUCTOR_CACHE_DIR TRITON_CACHE_DIR JAX_COMPILATION_CACHE_DIR \
+                    CUPY_CACHE_DIR; do d=$(printenv $v); [ -d \"$d\" ] && [ -z \"$(ls -A \"$d\")\" ] \
+                    || exit 3; echo \"$v=$d\"; done; echo \"F=$TORCHINDUCTOR_FORCE_DISABLE_CACHES\"";
+        let first = run_shell(line, venv.path(), &critical, CacheMode::Private).unwrap();
+        let second = run_shell(line, venv.path(), &critical, CacheMode::Private).unwrap();
+        drop(critical);
+        assert!(first.ok() && second.ok(), "{first:?} {second:?}");
+        assert!(first.tail.ends_with("F=1"), "{}", first.tail);
+        let dirs = |ran: &Ran| -> Vec<String> {
+            ran.tail
+                .lines()
+                .filter_map(|l| l.split_once('=').map(|(_, d)| d.to_string()))
+                .filter(|d| d.starts_with('/'))
+                .collect()
+        };
+        assert_eq!(dirs(&first).len(), 4, "{}", first.tail);
+        for (a, b) in dirs(&first).iter().zip(dirs(&second).iter()) {
+            assert_ne!(a, b);
+            assert!(!Path::new(a).exists(), "{a} left behind");
+        }
     }
 }

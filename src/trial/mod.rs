@@ -23,6 +23,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::interrupt::Critical;
+use crate::verify::caches::CacheMode;
 use crate::verify::report::{Failed, Summary, VerifyReport};
 use crate::verify::run::{self, RunOptions, VerifyError};
 
@@ -136,6 +137,9 @@ pub(crate) struct TrialOutcome {
     pub tests: Vec<TestRun>,
     /// Every regression, named: `import:x (dist): error`, `test `cmd`: exit 1`.
     pub regressions: Vec<String>,
+    /// The compile caches the baseline, the comparison and the tests ran with: `private` (each
+    /// run its own fresh empty folders) unless `--warm-caches`.
+    pub compile_caches: CacheMode,
     /// Wall seconds of the trial (copy excluded).
     pub seconds: f64,
 }
@@ -220,6 +224,7 @@ impl TrialOutcome {
             report: None,
             tests: Vec::new(),
             regressions: Vec::new(),
+            compile_caches: CacheMode::Private,
             seconds: 0.0,
         }
     }
@@ -241,6 +246,7 @@ pub(crate) fn measure(
 ) -> Result<TrialOutcome, TrialError> {
     let started = Instant::now();
     let mut outcome = TrialOutcome::empty(input.installer);
+    outcome.compile_caches = CacheMode::new(input.verify.warm_caches);
     let trial = Trial {
         copy,
         input,
@@ -332,6 +338,7 @@ impl Trial<'_> {
                 timeout: verify.timeout,
                 jobs: verify.jobs,
                 no_smoke: verify.no_smoke,
+                warm_caches: verify.warm_caches,
                 activate: Some(self.copy.root.clone()),
                 ..mode
             },
@@ -342,8 +349,9 @@ impl Trial<'_> {
 
     /// A `--test` command in the copy.
     fn shell(&self, command: &str) -> Result<Ran, TrialError> {
-        let ran =
-            exec::run_shell(command, &self.copy.root, self.critical).map_err(spawn(command))?;
+        let caches = CacheMode::new(self.input.verify.warm_caches);
+        let ran = exec::run_shell(command, &self.copy.root, self.critical, caches)
+            .map_err(spawn(command))?;
         check_interrupt(self.critical)?;
         Ok(ran)
     }

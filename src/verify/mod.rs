@@ -9,6 +9,7 @@
 //! the smoke tests the changes trigger. [`run`] runs a script with the environment's interpreter
 //! and reads back its [`report`].
 
+pub(crate) mod caches;
 pub(crate) mod deep;
 pub(crate) mod report;
 pub(crate) mod run;

@@ -47,6 +47,9 @@ pub(crate) struct VerifyReport {
     /// `--all`: the time budget of the imports below the top level, and what it left out.
     #[serde(default)]
     pub budget: Option<Budget>,
+    /// The compile caches the checks ran with (`None`: a report from before they were private).
+    #[serde(default)]
+    pub caches: Option<Caches>,
     /// Wall seconds.
     pub seconds: f64,
     /// Nothing failed (with `--compare`: nothing regressed).
@@ -88,6 +91,16 @@ pub(crate) struct BaselineInfo {
     pub compared: bool,
     /// Found or recorded by itself, not asked for with `--baseline`/`--compare`.
     pub automatic: bool,
+}
+
+/// The compile caches of a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Caches {
+    /// Fresh empty folders of this run, removed afterwards; false with `--warm-caches`.
+    pub private: bool,
+    /// Each cache variable as the checks saw it (`None`: unset).
+    #[serde(default)]
+    pub variables: std::collections::BTreeMap<String, Option<String>>,
 }
 
 /// How far `--all` went below the top level.

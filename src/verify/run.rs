@@ -39,6 +39,9 @@ pub(crate) struct RunOptions {
     pub baseline_file: Option<PathBuf>,
     /// Run with this venv activated ([`activate`]): `planner try` verifies its copy so.
     pub activate: Option<PathBuf>,
+    /// `--warm-caches`: keep the user's compile caches (by default each run gets private,
+    /// empty ones).
+    pub warm_caches: bool,
 }
 
 /// Run `command` as if `venv` were activated: `VIRTUAL_ENV` names it and its `bin/` heads
@@ -144,6 +147,9 @@ pub(crate) fn run(
     }
     if options.plain {
         command.arg("--plain");
+    }
+    if options.warm_caches {
+        command.arg("--warm-caches");
     }
     for test in &options.tests {
         command.arg(format!("--test={test}"));

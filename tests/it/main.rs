@@ -7,6 +7,7 @@ mod common;
 
 mod bisect;
 mod check;
+mod compile_caches;
 mod diff;
 mod index;
 mod interrupt;

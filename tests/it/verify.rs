@@ -155,6 +155,7 @@ fn a_forced_downgrade_breaks_dependents_and_verify_names_every_one() {
         verify the environment, --all with [TMP]/venv/bin/python3 (Python [HOST_PYTHON]) [after, compared with the baseline]
         failing before too (not blamed on the plan):
           FAIL import:legacy (legacy): RuntimeError: legacy was broken before any plan
+        compile caches: private: fresh empty folders for each run, removed afterwards (inductor, Triton, JAX, CuPy; --warm-caches keeps yours)
         below the top level: 2 module(s) imported within the 30 s budget
         [N] checks: [N] passed, 1 failed, 0 skipped; 0 regression(s), 1 failing before in [TIME]: ok
 
@@ -188,6 +189,7 @@ fn a_forced_downgrade_breaks_dependents_and_verify_names_every_one() {
         failing before too (not blamed on the plan):
           FAIL import:legacy (legacy): RuntimeError: legacy was broken before any plan
         compared with the baseline recorded before the change ([TMP]/plan/plans/1-forced-override/verify-baseline.json)
+        compile caches: private: fresh empty folders for each run, removed afterwards (inductor, Triton, JAX, CuPy; --warm-caches keeps yours)
         [N] checks: [N] passed, 4 failed, 0 skipped; 3 regression(s), 1 failing before in [TIME]: FAILED
 
         ----- stderr -----
@@ -488,6 +490,7 @@ fn verify_all_reports_hangs_shadowed_modules_and_smoke_tests() {
           FAIL import:sleepy (sleepy): timed out after [TIME] (the import hangs)
           FAIL import:triton (pytorch-triton): shadowed: [TMP]/venv/lib/python[HOST_PY]/site-packages/triton/__init__.py is shipped by pytorch-triton ([TMP]/venv/lib/python[HOST_PY]/site-packages/pytorch_triton-3.6.0.dist-info) and by triton ([TMP]/venv/lib/python[HOST_PY]/site-packages/triton-3.6.0.dist-info) with different contents
         3 failure(s) could not be compared with a baseline (none was recorded before the change): they may have failed before too
+        compile caches: private: fresh empty folders for each run, removed afterwards (inductor, Triton, JAX, CuPy; --warm-caches keeps yours)
         below the top level: 0 module(s) imported within the 30 s budget
         [N] checks: [N] passed, 3 failed, 0 skipped in [TIME]: FAILED
 

@@ -4,7 +4,7 @@
 # Standard library only; offline. Run it with the environment's own interpreter:
 #
 #   python verify.py [--report FILE] [--baseline FILE | --compare FILE] [--timeout S] [--jobs N]
-#                    [--no-imports] [--no-smoke] [--quiet] [--profile]   (--help: all options)
+#                    [--no-imports] [--no-smoke] [--warm-caches] [--quiet] [--profile]   (--help: all options)
 #
 # What it checks (the selection is the SPEC below, written by planner as data):
 # - version:NAME    each planned change landed (importlib.metadata);
@@ -17,6 +17,9 @@
 #                   the plan's overrides;
 # - smoke:NAME      the policy's smoke tests (a CUDA check is "skip" without a CUDA device, never
 #                   "pass").
+# Every check runs with private, empty compile caches (inductor, Triton, JAX, CuPy: fresh folders
+# per run, removed afterwards; `caches` in the report), so a kernel compiled before cannot hide a
+# break; `--warm-caches` keeps the environment's own.
 # `--baseline FILE` records the same checks before the plan is applied (versions excepted);
 # `--compare FILE` afterwards reports regressions (passed before, failed now) apart from failures
 # that were already there. Prints a JSON report (schema planner-verify/2, docs/verify.md); exits

@@ -75,6 +75,33 @@ def write_atomic(path, text):
     os.replace(tmp, path)
 
 
+# The compile caches a check can warm (inductor's, Triton's, JAX's, CuPy's, torch C++ extensions',
+# numba's): each points at a folder of its own under one fresh temp folder per run, removed
+# afterwards, so that a kernel compiled by the baseline (or by any earlier run) never lets the run
+# after a change pass without compiling: torch.compile(flex_attention) under Jinja2 2.11.3 fails
+# only when inductor compiles from scratch. FORCED: set as they are.
+CACHE_DIRS = ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR", "CUPY_CACHE_DIR",
+              "TORCH_EXTENSIONS_DIR", "NUMBA_CACHE_DIR")
+CACHE_FORCED = {"TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1", "JAX_ENABLE_COMPILATION_CACHE": "false"}
+
+
+def private_caches(warm):
+    """Point every compile cache of this run and its children at fresh empty folders (unless
+    `warm`: --warm-caches keeps the user's). Returns the report's `caches` and the folder to
+    remove at the end (None)."""
+    if warm:
+        return {"private": False, "variables": {k: os.environ.get(k) for k in CACHE_DIRS + tuple(CACHE_FORCED)}}, None
+    root = tempfile.mkdtemp(prefix="planner-verify-caches-")
+    variables = {}
+    for name in CACHE_DIRS:
+        path = os.path.join(root, name.lower())
+        os.mkdir(path)
+        variables[name] = os.environ[name] = path
+    for name, value in CACHE_FORCED.items():
+        variables[name] = os.environ[name] = value
+    return {"private": True, "root": root, "variables": variables}, root
+
+
 def main():
     parser = argparse.ArgumentParser(description="Verify that an environment still works.")
     parser.add_argument("--report", help="also write the JSON report to this file")
@@ -101,11 +128,25 @@ def main():
                              "after it finds it [verify-baseline.json next to this script]")
     parser.add_argument("--plain", action="store_true",
                         help="no automatic baseline: do not record one before the change, nor compare with one after")
+    parser.add_argument("--warm-caches", action="store_true",
+                        help="keep the compile caches of this environment (inductor, Triton, JAX, CuPy); by "
+                             "default every run compiles into fresh empty ones, removed afterwards, so that a "
+                             "kernel compiled before cannot hide a break")
     parser.add_argument("--quiet", action="store_true", help="print nothing on stderr")
     parser.add_argument("--profile", action="store_true",
                         help="add where the time went (seconds per phase) to the report as `profile`; "
                              "also PLANNER_VERIFY_PROFILE=1 in the environment")
     args = parser.parse_args()
+    caches, cache_root = private_caches(args.warm_caches)
+    try:
+        return run_checks(args, caches)
+    finally:
+        if cache_root:
+            shutil.rmtree(cache_root, ignore_errors=True)
+
+
+def run_checks(args, caches):
+    """Every check `args` asks for, the report written and printed; the exit status."""
     installed = Installed()
     auto = None if args.baseline or args.compare or args.plain else automatic_baseline(installed, args.baseline_file)
     if auto == "compare":
@@ -176,6 +217,7 @@ def main():
         "executable": sys.executable,
         "site_packages": sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}),
         "cuda": cuda,
+        "caches": caches,
         "budget": budget,
         "fork": dict({"not_forked": {}}, used=not args.no_fork and hasattr(os, "fork"), **fork_notes),
         "seconds": round(time.monotonic() - start, 2),

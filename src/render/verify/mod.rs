@@ -167,6 +167,13 @@ fn write_notes(out: &mut String, report: &VerifyReport) {
             report.uncompared.len()
         );
     }
+    if let Some(caches) = &report.caches {
+        let _ = writeln!(
+            out,
+            "compile caches: {}",
+            crate::verify::caches::CacheMode::new(!caches.private).describe()
+        );
+    }
     if let Some(budget) = &report.budget {
         let _ = writeln!(
             out,
