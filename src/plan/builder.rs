@@ -585,6 +585,8 @@ impl<'a> PlanBuilder<'a> {
             requested: false,
             unmanaged_source: self.unmanaged_source(name),
             released: to.and_then(|t| t.upload_time),
+            installed_released: None,
+            releases_back: None,
             yanked: to.and_then(|t| t.yanked.clone()),
             dependents: self.staying_dependents(name, planned),
             abi_dependents: Vec::new(),
@@ -597,6 +599,10 @@ impl<'a> PlanBuilder<'a> {
         let mut importers = Vec::new();
         if let (Some(from), Some(to)) = (&change.from, &change.to) {
             importers = self.missing_imports(&mut facts, (from, to), planned, oracle);
+            if to < from {
+                facts.installed_released = oracle.released(name, from);
+                facts.releases_back = oracle.releases_back(name, to, from);
+            }
         }
         self.line_crossing(&mut facts, planned, oracle);
         (facts, importers)

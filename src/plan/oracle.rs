@@ -46,6 +46,12 @@ pub trait Oracle {
     fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
     /// When the first final release of `name` at or above `version` was uploaded.
     fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
+    /// How many final releases of `name` lie above `to` up to `from` (`from` counted), from the
+    /// project's release list; `None`: not known.
+    fn releases_back(&self, name: &PackageName, to: &Version, from: &Version) -> Option<usize> {
+        let _ = (name, to, from);
+        None
+    }
     /// The top-level modules the planned release `name==version` installs (its wheel's file
     /// list, read by [`super::modules::top_level_of`]), when they can be had; `None` otherwise.
     fn installs(&self, name: &PackageName, version: &Version) -> Option<Arc<BTreeSet<String>>> {
@@ -216,6 +222,17 @@ impl Oracle for IndexAndFiles<'_> {
     fn first_release_from(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
         self.catalog
             .first_upload(name, |v| v >= version && !v.any_prerelease())
+    }
+
+    fn releases_back(&self, name: &PackageName, to: &Version, from: &Version) -> Option<usize> {
+        let project = self.catalog.project(name).ok()??;
+        let between: BTreeSet<&Version> = project
+            .files
+            .heads()
+            .map(|f| f.version)
+            .filter(|v| *v > to && *v <= from && !v.any_prerelease())
+            .collect();
+        Some(between.len())
     }
 
     fn import_uses(&self, package: &PackageName) -> Vec<ImportUse> {

@@ -152,6 +152,9 @@ factor_kinds! {
     MajorUpgrade => "major-upgrade",
     /// A dist moves to an older version.
     Downgrade => "downgrade",
+    /// A dist the request did not name goes back across a major (API) line or by a year or
+    /// more, while nothing requested goes back.
+    DowngradeDistance => "downgrade-distance",
     /// A dist is removed.
     Removal => "removal",
     /// A coupled group changes (without a broken edge).

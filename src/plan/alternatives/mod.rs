@@ -416,14 +416,19 @@ impl Proposer<'_> {
     /// fits) after them, whatever its risk: the recommendation answers the request. A plan whose
     /// own evidence predicts a break comes after every delivering plan whose evidence does not.
     /// A plan that leaves the accelerator line comes after every plan that stays on it (the
-    /// forced override and the newest that fits included); a plan that moves no target while
+    /// forced override and the newest that fits included). A plan that takes a dist not asked
+    /// about back across a major line or by years comes after every other plan (offered, never
+    /// recommended beside one); a nearer one after every plan that delivers the targets moving
+    /// nothing back. A plan that moves no target while
     /// another moves the target's own coupled stack (`own_stack`) comes after that one.
     fn rank(&self, plans: &mut [Plan], own_stack: bool) {
         plans.sort_by_key(|plan| {
             (
                 own_stack && !self.moves_a_target(plan),
                 switches_accelerator(plan),
+                goes_far_back(plan),
                 plan.kind == PlanKind::NewestFitting,
+                takes_back_unasked(plan),
                 plan.predicts_break(),
                 plan.risk.score,
             )
@@ -531,6 +536,25 @@ fn label_everything(plans: &mut [Plan]) {
             moves: vec![],
         });
     }
+}
+
+/// Whether a plan takes a dist it was not asked about back across a major line or by years
+/// (the `downgrade-distance` factor): offered, ranked after every other plan.
+fn goes_far_back(plan: &Plan) -> bool {
+    plan.risk
+        .factors
+        .iter()
+        .any(|f| f.kind == crate::risk::FactorKind::DowngradeDistance)
+}
+
+/// Whether a plan moves a dist its targets do not name back while no target goes back: it
+/// ranks after every plan that delivers the targets moving nothing back.
+fn takes_back_unasked(plan: &Plan) -> bool {
+    let back =
+        |c: &&super::proposal::Change| matches!((&c.from, &c.to), (Some(f), Some(t)) if t < f);
+    let targeted = |c: &&super::proposal::Change| plan.targets.iter().any(|t| t.name == c.name);
+    let changes = || plan.changes.iter().filter(back);
+    changes().any(|c| !targeted(&c)) && !changes().any(|c| targeted(&c))
 }
 
 /// Whether a plan carries the accelerator-line-switch factor.

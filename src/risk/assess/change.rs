@@ -163,6 +163,86 @@ pub(super) fn direction_factor(
     }
 }
 
+/// How far a downgrade goes back, in lines and years: a dist the request did not name going
+/// back across a major line (a minor line below 1.0) or to a release uploaded a year or more
+/// before the installed one, while nothing requested goes back (`asked_back`: the request is
+/// itself a downgrade, and what it takes back with it is its own cost). One unit per line
+/// crossed and per whole year, at the policy's weight, at most `DISTANCE_UNITS` per dist.
+/// Whether it applied.
+pub(super) fn distance_back_factor(
+    change: &ChangeFacts,
+    (from, to): (&Version, &Version),
+    asked_back: bool,
+    policy: &Policy,
+    factors: &mut Factors,
+) -> bool {
+    if asked_back || change.requested || to >= from {
+        return false;
+    }
+    let lines = lines_crossed(from, to);
+    let years = match (change.installed_released, change.released) {
+        (Some(installed), Some(planned)) => {
+            (installed.as_second() - planned.as_second()).max(0) / (365 * 86_400)
+        }
+        _ => 0,
+    };
+    if lines == 0 && years == 0 {
+        return false;
+    }
+    let units = (lines + years).min(DISTANCE_UNITS);
+    let name = &change.name;
+    let mut detail = format!("{name} goes back from {from} to {to}");
+    let mut how = Vec::new();
+    if years > 0 {
+        how.push(format!(
+            "{years} year{} older",
+            if years == 1 { "" } else { "s" }
+        ));
+    }
+    if let Some(n) = change.releases_back.filter(|n| *n > 1) {
+        how.push(format!("{n} releases back"));
+    }
+    if lines > 0 {
+        how.push(format!(
+            "across {lines} {} line{}",
+            if from.release().first() == Some(&0) && to.release().first() == Some(&0) {
+                "minor (0.x)"
+            } else {
+                "major"
+            },
+            if lines == 1 { "" } else { "s" }
+        ));
+    }
+    let _ = write!(
+        detail,
+        " ({}); offered, not recommended while a plan that moves nothing back exists",
+        how.join(", ")
+    );
+    let points = policy.weight(FactorKind::DowngradeDistance) * units as i32;
+    factors.push(FactorKind::DowngradeDistance, points, name, detail);
+    true
+}
+
+/// At most this many units (lines crossed plus years) of `downgrade-distance` per dist.
+const DISTANCE_UNITS: i64 = 5;
+
+/// How many API lines a move from `from` down to `to` crosses: major lines, or below 1.0 (where
+/// the minor number is the API line) minor lines.
+fn lines_crossed(from: &Version, to: &Version) -> i64 {
+    let segment = |v: &Version, i: usize| v.release().get(i).copied().unwrap_or(0) as i64;
+    if from.epoch() != to.epoch() {
+        return 1;
+    }
+    let (major_from, major_to) = (segment(from, 0), segment(to, 0));
+    if major_from != major_to {
+        return (major_from - major_to).abs();
+    }
+    if major_from == 0 {
+        return (segment(from, 1) - segment(to, 1)).abs();
+    }
+    0
+}
+
 /// The dist is removed. Whether it is.
 pub(super) fn removal_factor(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) -> bool {
     let (Some(from), None) = (&change.from, &change.to) else {

@@ -80,6 +80,11 @@ pub(crate) struct ChangeFacts {
     pub unmanaged_source: Option<String>,
     /// Upload time of the new release.
     pub released: Option<Timestamp>,
+    /// Upload time of the installed release (how far back a downgrade goes in time).
+    pub installed_released: Option<Timestamp>,
+    /// For a downgrade: how many final releases lie above the planned one up to the installed
+    /// one (the installed one counted), when the index's release list is known.
+    pub releases_back: Option<usize>,
     /// PEP 592 yank reason of the new release (`Some("")` when yanked without a reason).
     pub yanked: Option<String>,
     /// Installed dists that depend on this one.

@@ -26,9 +26,9 @@ use pep508_rs::PackageName;
 use super::policy::Policy;
 use super::risk_score::{FactorKind, RiskFactor, RiskScore};
 use change::{
-    abi_break_factor, dependents_factors, direction_factor, missing_import_factor,
-    module_clash_factor, planned_import_factor, predates_major_factor, provenance_factor,
-    removal_factor, yanked_factor, young_release_factor, young_requested,
+    abi_break_factor, dependents_factors, direction_factor, distance_back_factor,
+    missing_import_factor, module_clash_factor, planned_import_factor, predates_major_factor,
+    provenance_factor, removal_factor, yanked_factor, young_release_factor, young_requested,
 };
 use edge::{
     coupling_factor, defensive_bound_factor, kept_edge_factor, pin_factors, upstream_factor,
@@ -89,6 +89,7 @@ pub(crate) fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
     changes.sort_by(|a, b| a.name.cmp(&b.name));
     let young = young_requested(&changes, facts.now, policy);
     let mut major_points = 0;
+    let asked_back = changes.iter().any(|c| c.requested && goes_back(c));
     for change in &changes {
         if let Some(to) = &change.to {
             yanked_factor(change, to, policy, &mut factors);
@@ -103,6 +104,7 @@ pub(crate) fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
         if let (Some(from), Some(to)) = (&change.from, &change.to) {
             risky |= provenance_factor(change, from, to, policy, &mut factors);
             risky |= direction_factor(change, from, to, policy, &mut major_points, &mut factors);
+            distance_back_factor(change, (from, to), asked_back, policy, &mut factors);
         }
         risky |= removal_factor(change, policy, &mut factors);
         if let (Some(from), Some(to)) = (&change.from, &change.to) {
@@ -136,4 +138,9 @@ pub(crate) fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
         policy: policy.name.clone(),
         factors: factors.0,
     }
+}
+
+/// Whether a change moves its dist to an older version.
+fn goes_back(change: &ChangeFacts) -> bool {
+    matches!((&change.from, &change.to), (Some(from), Some(to)) if to < from)
 }

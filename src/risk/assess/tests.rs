@@ -29,6 +29,8 @@ fn change(name: &str, from: Option<&str>, to: Option<&str>) -> ChangeFacts {
         requested: true,
         unmanaged_source: None,
         released: None,
+        installed_released: None,
+        releases_back: None,
         yanked: None,
         dependents: Dependents::default(),
         abi_dependents: Vec::new(),
@@ -586,4 +588,60 @@ fn score_is_clamped() {
     assert_eq!(score.score, 100);
     let empty = assess(&PlanFacts::default(), &policy);
     assert_eq!((empty.score, empty.level), (0, RiskLevel::Low));
+}
+
+/// A dist not asked about going back by years or across a major line carries that distance
+/// (botocore 1.34.19 of 2024-01-16 back to 1.10.84 of 2018-08-24, the upload times the index
+/// gives); a near downgrade does not; nor does what a requested downgrade takes back with it.
+#[test]
+fn a_far_downgrade_carries_its_distance() {
+    let policy = Policy::builtin();
+    let at = |s: &str| Some(s.parse::<Timestamp>().unwrap());
+    let far = || {
+        let mut botocore = change("botocore", Some("1.34.19"), Some("1.10.84"));
+        botocore.requested = false;
+        botocore.installed_released = at("2024-01-16T20:08:32Z");
+        botocore.released = at("2018-08-24T22:42:03Z");
+        botocore.releases_back = Some(1275);
+        botocore
+    };
+    let mut near = change("s3transfer", Some("0.10.4"), Some("0.10.2"));
+    near.requested = false;
+    near.installed_released = at("2024-11-20T21:06:00Z");
+    near.released = at("2024-06-24T20:24:00Z");
+    let mut jmespath = change("jmespath", Some("1.1.0"), Some("0.10.0"));
+    jmespath.requested = false;
+    let facts = |changes| PlanFacts {
+        changes,
+        ..Default::default()
+    };
+    let distance = |facts: &PlanFacts| -> Vec<(i32, String)> {
+        assess(facts, &policy)
+            .factors
+            .into_iter()
+            .filter(|f| f.kind == FactorKind::DowngradeDistance)
+            .map(|f| (f.points, f.detail))
+            .collect()
+    };
+    let urllib3 = change("urllib3", Some("1.26.20"), Some("2.8.0"));
+    assert_eq!(
+        distance(&facts(vec![far(), near.clone(), jmespath.clone(), urllib3])),
+        [
+            (
+                25,
+                "botocore goes back from 1.34.19 to 1.10.84 (5 years older, 1275 releases back); \
+                 offered, not recommended while a plan that moves nothing back exists"
+                    .to_string()
+            ),
+            (
+                5,
+                "jmespath goes back from 1.1.0 to 0.10.0 (across 1 major line); offered, not \
+                 recommended while a plan that moves nothing back exists"
+                    .to_string()
+            ),
+        ]
+    );
+    // The request itself goes back (urllib3 1.26.20 -> 1.25.11): what it takes along is its cost.
+    let asked_back = change("urllib3", Some("1.26.20"), Some("1.25.11"));
+    assert!(distance(&facts(vec![far(), asked_back])).is_empty());
 }
