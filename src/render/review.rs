@@ -98,17 +98,17 @@ fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<V
             continue;
         };
         if let Some(to) = &change.to {
+            // In a workspace, the member that declares it.
+            let declaring = pin.context.declared_in(&change.name, &pyproject);
             steps.push(format!(
-                "in {pyproject}, require `{}=={to}` where it names {} (now {})",
+                "in {declaring}, require `{}=={to}` where it names {} (now {})",
                 change.name, change.name, blocker.dependent_version
             ));
         }
     }
-    steps.extend(
-        plan.changes
-            .iter()
-            .filter_map(|change| moves_along_step(&pyproject, change)),
-    );
+    steps.extend(plan.changes.iter().filter_map(|change| {
+        moves_along_step(pin.context.declared_in(&change.name, &pyproject), change)
+    }));
     let others: Vec<String> = plan
         .changes
         .iter()

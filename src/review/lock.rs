@@ -22,6 +22,9 @@ struct Manifest {
     overrides: Vec<LockRequirement>,
     #[serde(default)]
     constraints: Vec<LockRequirement>,
+    /// The workspace root's own groups, when the root is no project (a virtual root).
+    #[serde(default, rename = "dependency-groups")]
+    dependency_groups: std::collections::BTreeMap<String, Vec<LockRequirement>>,
 }
 
 /// A requirement as `uv.lock` writes it (`{ name = "torch", specifier = "==2.11.0", marker = ".." }`).
@@ -32,7 +35,8 @@ struct LockRequirement {
     specifier: Option<String>,
     #[serde(default)]
     marker: Option<String>,
-    #[serde(default)]
+    /// `extra` in `dependencies`, `extras` in `[package.metadata] requires-dist`.
+    #[serde(default, alias = "extras")]
     extra: Vec<String>,
 }
 
@@ -80,6 +84,14 @@ struct Package {
 }
 
 impl Package {
+    /// The folder of a local project (`source = { editable = "backend" }`).
+    fn folder(&self) -> Option<&str> {
+        let source = self.source.as_ref()?;
+        ["editable", "virtual", "directory"]
+            .iter()
+            .find_map(|key| source.get(*key)?.as_str())
+    }
+
     fn is_local_project(&self) -> bool {
         let local_source = self.source.as_ref().is_some_and(|s| {
             s.contains_key("editable") || s.contains_key("virtual") || s.contains_key("directory")
@@ -139,10 +151,11 @@ pub(crate) fn pins(
     pins
 }
 
-/// What the lock installs: the project's declared requirements (and its `dev` group) as roots,
-/// each locked version as a constraint, and the `[manifest]` overrides and constraints. A name
-/// locked at two versions (a fork by marker) is left free. A lock without a project
-/// (`pylock.toml`) installs every locked version.
+/// What the lock installs: every local project's declared requirements (and its `dev` group,
+/// and a virtual workspace root's) as roots, each locked version as a constraint, and the
+/// `[manifest]` overrides and constraints. Requirements on the workspace's own projects are
+/// theirs, not the index's. A name locked at two versions (a fork by marker) is left free. A
+/// lock without a project (`pylock.toml`) installs every locked version.
 fn context(file: &str, lock: &Lock, pins: &[Pin]) -> Context {
     let mut counts = std::collections::BTreeMap::new();
     for pin in pins {
@@ -165,25 +178,61 @@ fn context(file: &str, lock: &Lock, pins: &[Pin]) -> Context {
         resolves_whole: true,
         ..Context::default()
     };
-    let project = lock
+    let projects: Vec<&Package> = lock
         .package
         .iter()
         .filter(|p| p.is_local_project())
-        .find_map(|p| p.metadata.as_ref());
-    match project {
-        Some(metadata) => {
-            let dev = metadata.requires_dev.get("dev").map(Vec::as_slice);
-            context.requirements = metadata
-                .requires_dist
-                .iter()
-                .chain(dev.unwrap_or_default())
-                .filter_map(LockRequirement::requirement)
-                .collect();
-            context.constraints.extend(locked);
-        }
-        None => context.requirements = locked,
+        .collect();
+    if projects.is_empty() {
+        context.requirements = locked;
+        return context;
     }
+    let local: Vec<&str> = projects.iter().map(|p| p.name.get_ref().as_str()).collect();
+    let root_groups = lock
+        .manifest
+        .dependency_groups
+        .get("dev")
+        .map(Vec::as_slice);
+    let mut declared = vec![(project_file(file, "."), root_groups.unwrap_or_default())];
+    for project in &projects {
+        let Some(metadata) = &project.metadata else {
+            continue;
+        };
+        let at = project_file(file, project.folder().unwrap_or("."));
+        declared.push((at.clone(), &metadata.requires_dist));
+        if let Some(dev) = metadata.requires_dev.get("dev") {
+            declared.push((at, dev));
+        }
+    }
+    let workspace = projects.len() > 1 || !lock.manifest.dependency_groups.is_empty();
+    for (at, list) in declared {
+        for entry in list.iter().filter(|r| !local.contains(&r.name.as_str())) {
+            let Some(requirement) = entry.requirement() else {
+                continue;
+            };
+            if workspace {
+                (context.sources)
+                    .entry(requirement.name.clone())
+                    .or_insert_with(|| at.clone());
+            }
+            if !context.requirements.contains(&requirement) {
+                context.requirements.push(requirement);
+            }
+        }
+    }
+    context.constraints.extend(locked);
     context
+}
+
+/// The `pyproject.toml` of a project the lock at `lock` names by its folder (`backend`, `.`).
+fn project_file(lock: &str, folder: &str) -> String {
+    let top = lock.rsplit_once('/').map_or("", |(dir, _)| dir);
+    [top, folder, "pyproject.toml"]
+        .iter()
+        .filter(|part| !part.is_empty() && **part != ".")
+        .copied()
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! What the finders report: a forced or pinned version, where it is written, and how it forces.
 
+use std::collections::BTreeMap;
+
 use pep508_rs::{PackageName, Requirement};
 use serde::Serialize;
 
@@ -91,6 +93,9 @@ pub(crate) struct Context {
     /// Dockerfile, script or CI job named, as written: what they installed before this pin
     /// (read into the requirements and constraints by [`super::scan`], which has the tree).
     pub installed_files: Vec<(String, bool)>,
+    /// Where the environment spans several files (a uv workspace's members under its root),
+    /// the file that declares each root requirement; empty where `root` declares them all.
+    pub sources: BTreeMap<PackageName, String>,
 }
 
 impl Context {
@@ -106,6 +111,7 @@ impl Context {
             overrides: keep(&self.overrides),
             resolves_whole: self.resolves_whole,
             installed_files: self.installed_files.clone(),
+            sources: self.sources.clone(),
         }
     }
 
@@ -117,6 +123,12 @@ impl Context {
             Role::Override => self.overrides.push(requirement),
         }
         self
+    }
+
+    /// The file that declares the root requirement on `name`: its member's `pyproject.toml` in a
+    /// workspace, else `default` (the pin's own file).
+    pub(crate) fn declared_in<'a>(&'a self, name: &PackageName, default: &'a str) -> &'a str {
+        self.sources.get(name).map_or(default, String::as_str)
     }
 
     /// Whether it declares nothing at all.

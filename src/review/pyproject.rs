@@ -1,10 +1,11 @@
 //! `pyproject.toml`: `[tool.uv] override-dependencies` and `constraint-dependencies`,
 //! `[tool.pdm.resolution.overrides]`, and exact pins in `[project] dependencies`,
-//! `[project.optional-dependencies]` and `[dependency-groups]`.
+//! `[project.optional-dependencies]` and `[dependency-groups]`; a uv workspace's root read with
+//! its members ([`workspace`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use pep508_rs::Requirement;
+use pep508_rs::{PackageName, Requirement};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -15,7 +16,7 @@ use crate::metadata::requirement::{has_specifier, is_exact};
 #[derive(Debug, Default, Deserialize)]
 struct PyProject {
     #[serde(default)]
-    project: Option<Project>,
+    project: Option<ProjectTable>,
     #[serde(default, rename = "dependency-groups")]
     dependency_groups: BTreeMap<String, Vec<Spanned<toml::Value>>>,
     #[serde(default)]
@@ -23,7 +24,9 @@ struct PyProject {
 }
 
 #[derive(Debug, Default, Deserialize)]
-struct Project {
+struct ProjectTable {
+    #[serde(default)]
+    name: Option<String>,
     #[serde(default)]
     dependencies: Vec<Spanned<String>>,
     #[serde(default, rename = "optional-dependencies")]
@@ -44,6 +47,17 @@ struct Uv {
     overrides: Vec<Spanned<String>>,
     #[serde(default, rename = "constraint-dependencies")]
     constraints: Vec<Spanned<String>>,
+    #[serde(default)]
+    workspace: Option<UvWorkspace>,
+}
+
+/// `[tool.uv.workspace]`.
+#[derive(Debug, Default, Deserialize)]
+struct UvWorkspace {
+    #[serde(default)]
+    members: Vec<String>,
+    #[serde(default)]
+    exclude: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -58,8 +72,36 @@ struct PdmResolution {
     overrides: BTreeMap<String, Spanned<String>>,
 }
 
-/// The pins of one `pyproject.toml`; entries that do not parse are reported in `problems`.
+/// One `pyproject.toml` read: its pins (their environments not yet set) and what `uv sync`
+/// of it installs.
+#[derive(Debug, Clone)]
+pub(crate) struct Project {
+    /// The file, from the repository's top level.
+    pub file: String,
+    /// `[project] name`, when it has one.
+    pub name: Option<PackageName>,
+    /// `[tool.uv.workspace] members` globs (folders, relative to the file's own), when it is a
+    /// workspace root.
+    pub members: Vec<String>,
+    /// `[tool.uv.workspace] exclude` globs.
+    pub exclude: Vec<String>,
+    pins: Vec<Pin>,
+    /// The dependencies and the `dev` group: what `uv sync` installs.
+    requirements: Vec<Requirement>,
+    /// Each extra and dependency group, with the index in `pins` of each entry that is a pin.
+    sections: Vec<Vec<(Requirement, Option<usize>)>>,
+    constraints: Vec<Requirement>,
+    overrides: Vec<Requirement>,
+}
+
+/// The pins of one `pyproject.toml` that is no workspace's member; entries that do not parse
+/// are reported in `problems`.
 pub(crate) fn pins(file: &str, text: &str, problems: &mut Vec<ParseProblem>) -> Vec<Pin> {
+    read(file, text, problems).map_or_else(Vec::new, |project| workspace(project, Vec::new()))
+}
+
+/// Read one `pyproject.toml` (`None`, a problem reported, when it is not TOML of that shape).
+pub(crate) fn read(file: &str, text: &str, problems: &mut Vec<ParseProblem>) -> Option<Project> {
     let doc: PyProject = match toml::from_str(text) {
         Ok(doc) => doc,
         Err(err) => {
@@ -68,7 +110,7 @@ pub(crate) fn pins(file: &str, text: &str, problems: &mut Vec<ParseProblem>) -> 
                 line: err.span().map(|span| line_of(text, span.start)),
                 message: format!("not valid pyproject.toml: {}", err.message()),
             });
-            return Vec::new();
+            return None;
         }
     };
     let mut reader = Reader {
@@ -116,38 +158,79 @@ pub(crate) fn pins(file: &str, text: &str, problems: &mut Vec<ParseProblem>) -> 
         pdm_entries.push(Spanned::new(value.span(), format!("{name}{spec}")));
     }
     let pdm_overrides = reader.list(&pdm_entries, PinKind::PdmOverride, false);
-    // What `uv sync` (`pdm install`) makes: the dependencies and the `dev` group, under the
-    // file's overrides and constraints; a pin of an extra or another group joins its own list.
-    let base = Context {
-        root: file.to_string(),
-        requirements: deps.iter().chain(&dev).map(|(r, _)| r.clone()).collect(),
-        constraints: constraints.iter().map(|(r, _)| r.clone()).collect(),
-        overrides: overrides
-            .iter()
-            .chain(&pdm_overrides)
-            .map(|(r, _)| r.clone())
-            .collect(),
-        resolves_whole: true,
-        installed_files: Vec::new(),
+    let requirements = |list: &[(Requirement, Option<usize>)]| -> Vec<Requirement> {
+        list.iter().map(|(r, _)| r.clone()).collect()
     };
-    let mut pins = reader.pins;
-    for section in &sections {
-        let mut context = base.clone();
-        for (requirement, _) in section {
-            if !context.requirements.contains(requirement) {
-                context.requirements.push(requirement.clone());
+    let workspace = uv.workspace.unwrap_or_default();
+    Some(Project {
+        file: file.to_string(),
+        name: project.name.and_then(|n| PackageName::new(n).ok()),
+        members: workspace.members,
+        exclude: workspace.exclude,
+        pins: reader.pins,
+        requirements: deps.iter().chain(&dev).map(|(r, _)| r.clone()).collect(),
+        sections,
+        constraints: requirements(&constraints),
+        overrides: requirements(&overrides)
+            .into_iter()
+            .chain(requirements(&pdm_overrides))
+            .collect(),
+    })
+}
+
+/// The pins of a project and its workspace's `members` (none: a project alone), each in the
+/// environment `uv sync` makes of the whole workspace: every member's dependencies and `dev`
+/// group, under the root's `constraint-dependencies` and `override-dependencies` (uv reads them
+/// from the root only); requirements on the members themselves are theirs, not the index's. A
+/// pin of an extra or another group joins its own list.
+pub(crate) fn workspace(root: Project, members: Vec<Project>) -> Vec<Pin> {
+    let local: BTreeSet<PackageName> = std::iter::once(&root)
+        .chain(&members)
+        .filter_map(|p| p.name.clone())
+        .collect();
+    let mut base = Context {
+        root: root.file.clone(),
+        constraints: root.constraints.clone(),
+        overrides: root.overrides.clone(),
+        resolves_whole: true,
+        ..Context::default()
+    };
+    for project in std::iter::once(&root).chain(&members) {
+        for requirement in &project.requirements {
+            if local.contains(&requirement.name) || base.requirements.contains(requirement) {
+                continue;
+            }
+            base.requirements.push(requirement.clone());
+            if !members.is_empty() {
+                (base.sources)
+                    .entry(requirement.name.clone())
+                    .or_insert_with(|| project.file.clone());
             }
         }
-        for index in section.iter().filter_map(|(_, index)| *index) {
-            pins[index].context = context.clone();
-        }
     }
-    for pin in &mut pins {
-        if pin.context.root.is_empty() {
-            pin.context = base.clone();
+    let mut out = Vec::new();
+    for project in std::iter::once(root).chain(members) {
+        let mut pins = project.pins;
+        for section in &project.sections {
+            let mut context = base.clone();
+            for (requirement, _) in section {
+                if !local.contains(&requirement.name) && !context.requirements.contains(requirement)
+                {
+                    context.requirements.push(requirement.clone());
+                }
+            }
+            for index in section.iter().filter_map(|(_, index)| *index) {
+                pins[index].context = context.clone();
+            }
         }
+        for pin in &mut pins {
+            if pin.context.root.is_empty() {
+                pin.context = base.clone();
+            }
+        }
+        out.extend(pins);
     }
-    pins
+    out
 }
 
 struct Reader<'a> {

@@ -139,7 +139,10 @@ pub(crate) fn scan(repo: &Repo, rev: &Revision) -> Result<Scan, GitError> {
     let mut reached = BTreeSet::new();
     let mut constraints = Vec::new();
     let mut candidates = 0;
-    for path in repo.files(rev)? {
+    let mut projects = Vec::new();
+    let files = repo.files(rev)?;
+    for path in &files {
+        let path = path.clone();
         let kind = match classify(&path) {
             Some(kind) => kind,
             None if may_be_script(&path) && candidates < MAX_SHEBANG_CANDIDATES => {
@@ -165,9 +168,19 @@ pub(crate) fn scan(repo: &Repo, rev: &Revision) -> Result<Scan, GitError> {
             constraints.push(path);
             continue;
         }
+        if kind == FileKind::PyProject {
+            if let Some(text) = file_text(repo, rev, &path, &mut scan)? {
+                projects.extend(pyproject::read(&path, &text, &mut scan.problems));
+            }
+            continue;
+        }
         if let Some(text) = file_text(repo, rev, &path, &mut scan)? {
             scan_file(&tree, &path, kind, &text, &mut scan, &mut reached);
         }
+    }
+    for pins in workspaces(projects) {
+        let context = pins.first().map(|p| p.context.clone()).unwrap_or_default();
+        scan.add(pins, context);
     }
     for path in constraints.iter().filter(|p| !reached.contains(*p)) {
         let beside = requirements::join(path, "requirements.txt");
@@ -281,6 +294,69 @@ fn scan_file(
         reached.extend(set.files.iter().cloned());
         scan.add(set.pins, set.context);
     }
+}
+
+/// The pins of every `pyproject.toml`, one list per environment: a uv workspace's root with the
+/// members its `[tool.uv.workspace]` globs name (folders beside the root's file, `exclude` left
+/// out), each other project alone.
+fn workspaces(mut projects: Vec<pyproject::Project>) -> Vec<Vec<Pin>> {
+    let mut out = Vec::new();
+    let roots: Vec<usize> = (0..projects.len())
+        .filter(|i| !projects[*i].members.is_empty())
+        .collect();
+    let mut taken = vec![false; projects.len()];
+    let mut groups = Vec::new();
+    for root in roots {
+        let folder = (projects[root].file.rsplit_once('/'))
+            .map_or_else(String::new, |(dir, _)| format!("{dir}/"));
+        let globs = |patterns: &[String]| -> Option<globset::GlobSet> {
+            let mut set = globset::GlobSetBuilder::new();
+            for pattern in patterns {
+                let full = format!("{folder}{}", pattern.trim_end_matches('/'));
+                set.add(
+                    globset::GlobBuilder::new(&full)
+                        .literal_separator(true)
+                        .build()
+                        .ok()?,
+                );
+            }
+            set.build().ok()
+        };
+        let (Some(members), Some(exclude)) = (
+            globs(&projects[root].members),
+            globs(&projects[root].exclude),
+        ) else {
+            continue;
+        };
+        let mine: Vec<usize> = (0..projects.len())
+            .filter(|i| *i != root && !taken[*i])
+            .filter(|i| {
+                let dir = projects[*i].file.trim_end_matches("pyproject.toml");
+                let dir = dir.trim_end_matches('/');
+                members.is_match(dir) && !exclude.is_match(dir)
+            })
+            .collect();
+        taken[root] = true;
+        for i in &mine {
+            taken[*i] = true;
+        }
+        groups.push((root, mine));
+    }
+    let mut slots: Vec<Option<pyproject::Project>> = projects.drain(..).map(Some).collect();
+    for (root, mine) in groups {
+        let Some(root) = slots[root].take() else {
+            continue;
+        };
+        let members = mine.iter().filter_map(|i| slots[*i].take()).collect();
+        out.push(pyproject::workspace(root, members));
+    }
+    out.extend(
+        slots
+            .into_iter()
+            .flatten()
+            .map(|p| pyproject::workspace(p, Vec::new())),
+    );
+    out
 }
 
 /// The `-r` / `-c` files an install line of `path` names that the revision has: beside `path`

@@ -1543,3 +1543,123 @@ fn an_sdist_whose_metadata_needs_a_build_is_named_and_the_rest_judged() {
     let text = review_layout(&ctx, &repo, &server, &gate);
     assert!(!text.stdout.contains("NOT JUDGED"), "{}", text.stdout);
 }
+
+/// A uv workspace: the root declares no dependency, its member `backend/` requires requests.
+const WORKSPACE_ROOT: &str = "[tool.uv.workspace]\nmembers = [\"backend\"]\n";
+const WORKSPACE_MEMBER: &str = "[project]\nname = \"app\"\nversion = \"0.1.0\"\n\
+    requires-python = \">=3.12\"\ndependencies = [\"requests==2.34.2\"]\n";
+
+/// The root's `constraint-dependencies` apply to what the members require: a constraint the
+/// member's requests cannot take breaks it (uv reads constraints from the root only).
+#[test]
+fn a_workspace_roots_constraint_is_judged_with_its_members_requirements() {
+    let ctx = review_context();
+    let server = review_index();
+    let head_root =
+        format!("{WORKSPACE_ROOT}\n[tool.uv]\nconstraint-dependencies = [\"idna==2.4\"]\n");
+    let repo = layout(
+        ctx.dir.path(),
+        &[
+            ("pyproject.toml", WORKSPACE_ROOT),
+            ("backend/pyproject.toml", WORKSPACE_MEMBER),
+        ],
+        &[("pyproject.toml", &head_root)],
+    );
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &["--format", "json", "--fail-on", "medium"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let constraint = finding(&json, "pyproject.toml", "idna==2.4");
+    assert_eq!(
+        broken_dependents(constraint),
+        ["requests"],
+        "{constraint:#}"
+    );
+    // The workspace as a whole no longer resolves, and the root is named for it.
+    let unresolved = json["unresolved"].as_array().unwrap();
+    assert_eq!(unresolved.len(), 1, "{json:#}");
+    assert_eq!(unresolved[0]["file"], "pyproject.toml");
+}
+
+/// A workspace's `uv.lock` holds every member: a locked version is judged with what the member
+/// (not only the first local project in the lock) requires.
+#[test]
+fn a_workspace_lock_entry_is_judged_with_every_members_requirements() {
+    let member_lock = uv_file("uv.lock").replace(
+        "source = { editable = \".\" }",
+        "source = { editable = \"backend\" }",
+    );
+    // The virtual root sorts first; it requires the member, which is no index project.
+    let lock = member_lock.replacen(
+        "[[package]]\nname = \"app\"",
+        "[[package]]\nname = \"aaa-root\"\nversion = \"0.1.0\"\nsource = { virtual = \".\" }\n\n\
+         [package.metadata]\nrequires-dist = [{ name = \"app\", editable = \"backend\" }]\n\n\
+         [[package]]\nname = \"app\"",
+        1,
+    );
+    let head_lock = lock.replace(
+        "name = \"idna\"\nversion = \"3.20\"",
+        "name = \"idna\"\nversion = \"2.4\"",
+    );
+    let root = "[project]\nname = \"aaa-root\"\nversion = \"0.1.0\"\ndependencies = [\"app\"]\n\n\
+                [tool.uv.sources]\napp = { workspace = true }\n\n\
+                [tool.uv.workspace]\nmembers = [\"backend\"]\n";
+    let member = uv_file("pyproject.toml");
+    let ctx = review_context();
+    let server = review_index();
+    let repo = layout(
+        ctx.dir.path(),
+        &[
+            ("pyproject.toml", root),
+            ("backend/pyproject.toml", &member),
+            ("uv.lock", &lock),
+        ],
+        &[("uv.lock", &head_lock)],
+    );
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &["--format", "json", "--fail-on", "medium"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let lock_pin = finding(&json, "uv.lock", "idna==2.4");
+    assert_eq!(broken_dependents(lock_pin), ["requests"], "{lock_pin:#}");
+    // The root's requirement on its member is not looked up on the index.
+    assert!(!out.stdout.contains("app<none>"), "{}", out.stdout);
+}
+
+/// In a workspace the safer plan's steps name the member's `pyproject.toml` that declares the
+/// dependent, not the root's.
+#[test]
+fn a_workspaces_safer_plan_names_the_member_that_declares_the_dependent() {
+    let root = |werkzeug: &str| {
+        format!(
+            "[tool.uv.workspace]\nmembers = [\"services/*\"]\n\n\
+             [tool.uv]\noverride-dependencies = [\"werkzeug=={werkzeug}\"]\n"
+        )
+    };
+    let member = "[project]\nname = \"web\"\nversion = \"0\"\ndependencies = [\"flask-login\"]\n";
+    let out = review_flask_login_world(
+        &[
+            ("pyproject.toml", &root("2.0.3")),
+            ("services/web/pyproject.toml", member),
+        ],
+        &[("pyproject.toml", &root("2.3.8"))],
+        &[],
+    );
+    let steps: Vec<&str> = (out.stdout.lines().map(str::trim))
+        .filter(|l| l.starts_with("- in ") || l.starts_with("- run `uv lock`"))
+        .collect();
+    insta::assert_debug_snapshot!(steps, @r#"
+    [
+        "- in services/web/pyproject.toml, require `flask-login>=0.6.3` (now 0.5.0; it breaks under werkzeug 2.3.8, and `uv lock` keeps a locked version it is not told to move)",
+        "- run `uv lock`, then `uv sync` (it moves werkzeug 2.0.3 -> 2.3.8)",
+    ]
+    "#);
+}
