@@ -20,7 +20,8 @@ its own rank or lower, never a higher one:
                     terminal (the one terminal sanitizer), interrupt (Ctrl-C),
                     out_dir (an --out-dir written whole or not at all), logging (-v on
                     stderr, secrets masked), env_vars (the one reader of the
-                    process environment): shared types and
+                    process environment), toml_error (line and column of a TOML
+                    error): shared types and
                     helpers that know nothing of the pipeline
     1  inventory    the installed set and the target interpreter
     2  index        what the package index offers
@@ -71,6 +72,7 @@ LAYERS: dict[str, int] = {
     "out_dir": 0,
     "logging": 0,
     "env_vars": 0,
+    "toml_error": 0,
     "inventory": 1,
     "index": 2,
     "solve": 3,

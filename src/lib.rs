@@ -49,6 +49,7 @@ pub(crate) mod settings;
 pub mod solve;
 pub mod tags;
 pub mod terminal;
+pub(crate) mod toml_error;
 pub(crate) mod trial;
 pub(crate) mod verify;
 
@@ -141,7 +142,21 @@ fn man(dir: Option<&std::path::Path>, printer: &Printer) -> miette::Result<ExitS
     let command = Cli::command();
     match dir {
         Some(dir) => {
-            std::fs::create_dir_all(dir).into_diagnostic()?;
+            if dir.exists() && !dir.is_dir() {
+                return Err(miette::miette!(
+                    help = "--dir takes a folder (created when missing), one page per command \
+                            goes in it; `planner man > planner.1` writes the main page to a file",
+                    "cannot write the man pages into `{}`: it is a file, not a folder",
+                    dir.display()
+                ));
+            }
+            std::fs::create_dir_all(dir).map_err(|err| {
+                miette::miette!(
+                    help = "pass a folder you can write to",
+                    "cannot create the folder `{}` for the man pages: {err}",
+                    dir.display()
+                )
+            })?;
             clap_mangen::generate_to(command, dir).map_err(|err| {
                 miette::miette!(
                     help = "pass a folder you can write to",
@@ -188,9 +203,18 @@ pub fn report_error(report: &miette::Report) -> ExitCode {
     ExitStatus::Error.into()
 }
 
+/// The exit status of a run that ended in `report`: 2 (the tool failed), except for the errors
+/// that say what the user must change first (exit 1: a Python 2 environment).
+pub fn error_status(report: &miette::Report) -> ExitStatus {
+    match report.downcast_ref::<inventory::InventoryError>() {
+        Some(inventory::InventoryError::Python2 { .. }) => ExitStatus::UserActionRequired,
+        _ => ExitStatus::Error,
+    }
+}
+
 /// Under `--format json`: the error as a `planner-error/1` document on stdout as well, so a
 /// program reading stdout gets JSON whatever happened (docs/schemas/error.json).
 pub fn report_error_json(report: &miette::Report) {
-    let document = render::error::to_json(report.as_ref(), ExitStatus::Error.code());
+    let document = render::error::to_json(report.as_ref(), error_status(report).code());
     Printer::new(true).out(&document);
 }

@@ -16,7 +16,7 @@ fn main() {
             if json {
                 planner::report_error_json(&report);
             }
-            ExitStatus::Error
+            planner::error_status(&report)
         }
     };
     exit(status)

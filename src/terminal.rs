@@ -33,6 +33,38 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The longest run of non-blank characters an error shows whole ([`clean`]): a URL or path
+/// fits; a 100,000-character name someone pasted is shortened.
+const LONGEST_WORD: usize = 300;
+
+/// `text` with each run of non-blank characters longer than `max` characters shortened to its
+/// first `max` and a count (`aaa… (100000 characters)`), so an echoed value cannot fill the
+/// screen (borrowed when nothing is that long).
+pub fn clip_words(text: &str, max: usize) -> Cow<'_, str> {
+    let too_long = |word: &str| word.chars().nth(max).is_some();
+    if !text.split_whitespace().any(too_long) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len().min(4096));
+    let mut rest = text;
+    while !rest.is_empty() {
+        let blank = rest.len() - rest.trim_start().len();
+        out.push_str(&rest[..blank]);
+        rest = &rest[blank..];
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let word = &rest[..end];
+        if too_long(word) {
+            let cut = word.char_indices().nth(max).map_or(word.len(), |(i, _)| i);
+            let count = word.chars().count();
+            out.push_str(&format!("{}… ({count} characters)", &word[..cut]));
+        } else {
+            out.push_str(word);
+        }
+        rest = &rest[end..];
+    }
+    Cow::Owned(out)
+}
+
 /// One field of outside text inside a line: [`escape`], and `\n` written as `\u{a}` too.
 pub fn field(text: &str) -> Cow<'_, str> {
     if !text.contains('\n') {
@@ -45,10 +77,11 @@ pub fn field(text: &str) -> Cow<'_, str> {
 /// error of its source chain (miette renders this in place of the original, so no error, however
 /// it was built, puts a raw control character on the terminal).
 pub(crate) fn clean(diagnostic: &dyn miette::Diagnostic) -> Clean {
+    let shown = |text: &str| clip_words(&escape(text), LONGEST_WORD).into_owned();
     let mut chain = Vec::new();
     let mut source = diagnostic.source();
     while let Some(err) = source {
-        chain.push(escape(&err.to_string()).into_owned());
+        chain.push(shown(&err.to_string()));
         source = err.source();
     }
     let mut clean: Option<Clean> = None;
@@ -61,13 +94,9 @@ pub(crate) fn clean(diagnostic: &dyn miette::Diagnostic) -> Clean {
         });
     }
     Clean {
-        message: escape(&diagnostic.to_string()).into_owned(),
-        code: diagnostic
-            .code()
-            .map(|c| escape(&c.to_string()).into_owned()),
-        help: diagnostic
-            .help()
-            .map(|h| escape(&h.to_string()).into_owned()),
+        message: shown(&diagnostic.to_string()),
+        code: diagnostic.code().map(|c| shown(&c.to_string())),
+        help: diagnostic.help().map(|h| shown(&h.to_string())),
         source: clean.map(Box::new),
     }
 }
@@ -130,6 +159,13 @@ mod tests {
         assert!(matches!(field("3.12.3"), Cow::Borrowed("3.12.3")));
         // Escaping twice changes nothing more.
         assert_eq!(escape(&escape("a\x1b[31m")), escape("a\x1b[31m"));
+    }
+
+    #[test]
+    fn long_words_are_clipped() {
+        assert!(matches!(clip_words("a b  c", 3), Cow::Borrowed(_)));
+        assert_eq!(clip_words("x abcdef\n yz", 3), "x abc… (6 characters)\n yz");
+        assert_eq!(clip_words("ééééé", 2), "éé… (5 characters)");
     }
 
     /// Every text of an error and its sources is escaped, the code and help kept.

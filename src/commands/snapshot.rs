@@ -16,6 +16,19 @@ pub(crate) fn run(settings: &SnapshotSettings, printer: &Printer) -> miette::Res
         printer.out(snapshot::script());
         return Ok(ExitStatus::Success);
     }
+    if let SnapshotOutput::File(path) = &settings.output
+        && path.is_dir()
+    {
+        return Err(miette::miette!(
+            code = "planner::snapshot::out_is_folder",
+            help = format!(
+                "--out takes the snapshot file's name: `--out {}`",
+                path.join("snapshot.json").display()
+            ),
+            "cannot write the snapshot to `{}`: it is a folder",
+            path.display()
+        ));
+    }
     let inventory = inventory::load(&settings.environment)?;
     inventory.report(printer);
     let mut built = snapshot::build(&inventory)?;

@@ -211,6 +211,8 @@ pub struct Netrc {
     default: Option<Credentials>,
     /// The file read (for "auth sources tried" messages).
     pub path: Option<PathBuf>,
+    /// What could not be read in it (shown with the file in those messages).
+    pub problem: Option<String>,
 }
 
 impl Netrc {
@@ -236,25 +238,32 @@ impl Netrc {
     }
 
     /// Parse netrc text (`machine`, `login`, `password`, `default`; `macdef` blocks skipped).
+    /// Tokens are split as a shell splits words (the `shlex` crate), as Python's netrc module
+    /// does: `password "pa ss"` is `pa ss`, `\"` a quote. A line that cannot be split (an
+    /// unterminated quote) is skipped and kept in [`Netrc::problem`].
     pub(crate) fn parse(text: &str) -> Netrc {
         let mut netrc = Netrc::default();
         let mut tokens = Vec::new();
-        let mut lines = text.lines();
-        while let Some(line) = lines.next() {
+        let mut lines = text.lines().zip(1..);
+        while let Some((line, number)) = lines.next() {
             let line = line.trim();
-            if line.starts_with('#') {
-                continue;
-            }
             if line.starts_with("macdef") {
                 // A macro runs to the next blank line.
-                for l in lines.by_ref() {
+                for (l, _) in lines.by_ref() {
                     if l.trim().is_empty() {
                         break;
                     }
                 }
                 continue;
             }
-            tokens.extend(line.split_whitespace().map(str::to_string));
+            let Some(words) = shlex::split(line) else {
+                netrc.problem.get_or_insert(format!(
+                    "line {number} has an unterminated quote; that line was not read"
+                ));
+                continue;
+            };
+            // A word starting with `#` comments out the rest of its line.
+            tokens.extend(words.into_iter().take_while(|w| !w.starts_with('#')));
         }
         let mut current: Option<(Option<String>, Credentials)> = None;
         let flush = |current: &mut Option<(Option<String>, Credentials)>, netrc: &mut Netrc| {
@@ -367,7 +376,10 @@ impl AuthStore {
                 .push("credentials in the index URL".to_string());
         }
         match &netrc.path {
-            Some(p) => store.sources.push(format!("netrc file {}", p.display())),
+            Some(p) => store.sources.push(match &netrc.problem {
+                Some(problem) => format!("netrc file {} ({problem})", p.display()),
+                None => format!("netrc file {}", p.display()),
+            }),
             None => store
                 .sources
                 .push("~/.netrc (absent or unreadable)".to_string()),
@@ -465,6 +477,31 @@ mod tests {
         );
         assert_eq!(netrc.get("pkgs.example.com").unwrap().username, "bob");
         assert_eq!(netrc.get("other").unwrap().password.as_deref(), Some("pw2"));
+    }
+
+    /// Quoted tokens are whole, as in Python's netrc: `"pa ss"` is one password.
+    #[test]
+    fn netrc_quoted_tokens() {
+        let netrc = Netrc::parse(
+            "machine a.example login alice password \"pa ss\" # comment\n\
+             machine b.example login 'b o b' password p\\\"q\n\
+             machine c.example login carol password \"open\n",
+        );
+        let a = netrc.get("a.example").unwrap();
+        assert_eq!(
+            (a.username.as_str(), a.password.as_deref()),
+            ("alice", Some("pa ss"))
+        );
+        let b = netrc.get("b.example").unwrap();
+        assert_eq!(
+            (b.username.as_str(), b.password.as_deref()),
+            ("b o b", Some("p\"q"))
+        );
+        assert!(netrc.get("c.example").is_none());
+        assert_eq!(
+            netrc.problem.as_deref(),
+            Some("line 3 has an unterminated quote; that line was not read")
+        );
     }
 
     #[test]

@@ -98,13 +98,20 @@ pub(crate) struct IndexConfig {
 }
 
 /// The pip.conf files pip reads, in override order (later wins). `PIP_CONFIG_FILE` replaces
-/// the user file when it exists, as in pip.
+/// the user file when it exists, as in pip; set to the null device (`/dev/null`), it switches
+/// every pip.conf off, as it does for pip.
 pub(crate) fn pip_conf_files(
     get: &dyn Fn(&str) -> Option<String>,
     venv: Option<&Path>,
 ) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let env_file = get("PIP_CONFIG_FILE").map(PathBuf::from);
+    if env_file
+        .as_deref()
+        .is_some_and(|f| f == Path::new("/dev/null") || f == Path::new("nul"))
+    {
+        return files;
+    }
     // Global.
     let xdg_dirs = get("XDG_CONFIG_DIRS").unwrap_or_else(|| "/etc/xdg".to_string());
     for dir in xdg_dirs.split(':').filter(|d| !d.is_empty()) {
@@ -191,6 +198,45 @@ fn pip_conf_values(text: &str) -> (Option<String>, Option<String>) {
     (i.or(g), ie.or(ge))
 }
 
+/// Parse one index location, an error naming `source` (the flag, variable or file it came
+/// from) with a hint for that kind of source. A value that is no URL must name an existing
+/// folder: otherwise a typo in `PIP_INDEX_URL` would read as a missing local index.
+fn parse_from(source: &str, text: &str) -> Result<IndexLocation, IndexError> {
+    let config_error = |message: String| {
+        let hint = if source.starts_with("--") {
+            format!(
+                "give {source} an http(s):// URL of a simple index (`https://host/simple/`), \
+                 a file:// URL or a local folder laid out as one"
+            )
+        } else if !source.contains(['/', '\\', ' ']) {
+            format!(
+                "fix or unset the environment variable {source} (pip and uv read it too); \
+                 `--index-url` on the command line overrides it"
+            )
+        } else {
+            format!(
+                "fix or remove that setting in {source}; `--index-url` on the command line \
+                 overrides it"
+            )
+        };
+        IndexError::Config {
+            source_name: source.to_string(),
+            message,
+            hint,
+        }
+    };
+    match IndexLocation::parse(text) {
+        Err(IndexError::InvalidUrl { url, message }) => {
+            Err(config_error(format!("`{url}`: {message}")))
+        }
+        Ok(IndexLocation::Local(path)) if !path.is_dir() => Err(config_error(format!(
+            "`{}` is not an http(s) URL, and no folder of that name exists",
+            text.trim()
+        ))),
+        other => other,
+    }
+}
+
 fn split_list(value: &str) -> Vec<String> {
     value
         .split_whitespace()
@@ -225,15 +271,7 @@ pub(crate) fn resolve(
             }
         }
     }
-    let parse = |source: &str, text: &str| {
-        IndexLocation::parse(text).map_err(|e| match e {
-            IndexError::InvalidUrl { url, message } => IndexError::Config {
-                source_name: source.to_string(),
-                message: format!("`{url}`: {message}"),
-            },
-            other => other,
-        })
-    };
+    let parse = |source: &str, text: &str| parse_from(source, text);
     let default = if let Some((source, url)) = index_url {
         parse(source, url)?
     } else if let Some(url) = env("PIP_INDEX_URL") {
@@ -387,6 +425,12 @@ mod tests {
         assert_eq!(
             run(Flags::default(), &env, &files).unwrap(),
             ["https://envfile.example/s/"]
+        );
+        // The null device switches every pip.conf off, the user's too (pip's `os.devnull`).
+        let env = [("HOME", "/home/u"), ("PIP_CONFIG_FILE", "/dev/null")];
+        assert_eq!(
+            run(Flags::default(), &env, &files).unwrap(),
+            [DEFAULT_INDEX]
         );
     }
 

@@ -216,15 +216,14 @@ pub enum IndexError {
 
     /// Index configuration that cannot be read (pip.conf, environment variables).
     #[error("invalid index configuration in {source_name}: {message}")]
-    #[diagnostic(
-        code(planner::index::config),
-        help("fix or remove that setting; `--index-url` on the command line overrides it")
-    )]
+    #[diagnostic(code(planner::index::config), help("{hint}"))]
     Config {
-        /// Where the setting came from (a file or an environment variable).
+        /// Where the setting came from (a flag, a file or an environment variable).
         source_name: String,
         /// What is wrong.
         message: String,
+        /// What to do, for that kind of source.
+        hint: String,
     },
 
     /// A local index file that cannot be read.

@@ -92,11 +92,31 @@ pub(crate) fn load(selection: &EnvironmentSelection) -> Result<Inventory, Invent
             None => return Err(InventoryError::NoEnvironment),
         },
     };
+    refuse_python2(&inventory, &selection.source)?;
     apply_overrides(
         inventory,
         selection.python_version.as_ref(),
         selection.python_platform.as_ref(),
     )
+}
+
+/// A Python 2 environment read from `source` is refused ([`InventoryError::Python2`]).
+fn refuse_python2(inventory: &Inventory, source: &EnvironmentSource) -> Result<(), InventoryError> {
+    let version = &inventory.environment.python_version;
+    if version.release().first().is_none_or(|major| *major >= 3) {
+        return Ok(());
+    }
+    let path = match source {
+        EnvironmentSource::Venv(path)
+        | EnvironmentSource::Snapshot(path)
+        | EnvironmentSource::Python(path)
+        | EnvironmentSource::ActiveVenv(path) => path.clone(),
+        EnvironmentSource::Discover => inventory.environment.prefix.clone().unwrap_or_default(),
+    };
+    Err(InventoryError::Python2 {
+        path,
+        version: version.to_string(),
+    })
 }
 
 /// Read one virtual environment (no overrides applied).
@@ -294,14 +314,15 @@ fn environment_from_probe(
     })
 }
 
-/// `key = value` lines of a `pyvenv.cfg`.
-fn read_pyvenv_cfg(path: &Path) -> Vec<(String, String)> {
+/// `key = value` lines of a `pyvenv.cfg`, each with its line number (from 1).
+fn read_pyvenv_cfg(path: &Path) -> Vec<(String, String, usize)> {
     let Ok(text) = crate::bounded::read_text(path, 1 << 20) else {
         return Vec::new();
     };
     text.lines()
-        .filter_map(|line| line.split_once('='))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .zip(1..)
+        .filter_map(|(line, number)| line.split_once('=').map(|(k, v)| (k, v, number)))
+        .map(|(k, v, number)| (k.trim().to_ascii_lowercase(), v.trim().to_string(), number))
         .collect()
 }
 
@@ -315,11 +336,12 @@ fn environment_from_pyvenv_cfg(
     let get = |key: &str| {
         values
             .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.clone())
+            .find(|(k, _, _)| k == key)
+            .map(|(k, v, line)| (k.clone(), v.clone(), *line))
     };
     // uv writes `version_info`, venv writes `version`; both are the full version.
-    let from_cfg = get("version_info").or_else(|| get("version"));
+    let cfg_line = get("version_info").or_else(|| get("version"));
+    let from_cfg = cfg_line.as_ref().map(|(_, v, _)| v.clone());
     let from_layout = site_packages.iter().find_map(|sp| {
         let dir = sp.parent()?.file_name()?.to_str()?;
         dir.strip_prefix("python").map(str::to_string)
@@ -327,7 +349,9 @@ fn environment_from_pyvenv_cfg(
     let Some(version_text) = from_cfg.clone().or(from_layout) else {
         return Err(InventoryError::UnknownPython {
             path: venv.to_path_buf(),
-            reason: "its interpreter cannot run and pyvenv.cfg names no version".to_string(),
+            reason: "its interpreter cannot run, its pyvenv.cfg has no `version` line and no \
+                     lib/pythonX.Y folder names one"
+                .to_string(),
         });
     };
     // Keep `3.12.3` (drop `3.12.3.final.0`-style suffixes some tools write).
@@ -341,11 +365,18 @@ fn environment_from_pyvenv_cfg(
         Environment::synthesize(&version_text, None).map_err(|err| match err {
             InventoryError::InvalidPythonVersion { message, .. } => InventoryError::UnknownPython {
                 path: venv.to_path_buf(),
-                reason: format!(
-                    "pyvenv.cfg version `{}`: {}",
-                    crate::terminal::field(&version_text),
-                    crate::terminal::field(&message)
-                ),
+                reason: match &cfg_line {
+                    Some((key, value, line)) => format!(
+                        "its pyvenv.cfg line {line}: {key} `{}` is not a Python version ({})",
+                        crate::terminal::field(value),
+                        crate::terminal::field(&message)
+                    ),
+                    None => format!(
+                        "the lib/python{} folder names no Python version ({})",
+                        crate::terminal::field(&version_text),
+                        crate::terminal::field(&message)
+                    ),
+                },
             },
             other => other,
         })?;

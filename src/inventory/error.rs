@@ -119,6 +119,28 @@ pub enum InventoryError {
         reason: String,
     },
 
+    /// A Python 2 environment: pip and uv no longer install into one, so no plan could be
+    /// carried out there. The user must act (exit 1), not a failure of the tool.
+    #[error(
+        "`{}` is a Python {version} environment: planner plans for Python 3 only, and \
+         neither pip (since 21.0) nor uv installs into Python 2",
+        path.display()
+    )]
+    #[diagnostic(
+        code(planner::inventory::python2),
+        help(
+            "make a Python 3 environment (`python3 -m venv .venv`) and plan for it; \
+             `planner resolve -r requirements.txt --python-version 3.12` shows what your \
+             requirements get there"
+        )
+    )]
+    Python2 {
+        /// The environment (or snapshot) read.
+        path: PathBuf,
+        /// Its Python version.
+        version: String,
+    },
+
     /// The `python3` on PATH (the last discovery step) could not be asked.
     #[error("could not ask `{}` about its environment: {reason}", python.display())]
     #[diagnostic(

@@ -9,8 +9,19 @@ use std::sync::{LazyLock, Mutex, PoisonError};
 
 use globset::GlobMatcher;
 
+/// Why `pattern` is not a valid glob (an unclosed `[`, say); policies are refused with it when
+/// they load, so no pattern silently never matches.
+pub(crate) fn invalid(pattern: &str) -> Option<String> {
+    if !pattern.contains(['*', '?', '[', ']', '{', '}']) {
+        return None;
+    }
+    globset::Glob::new(pattern)
+        .err()
+        .map(|err| err.kind().to_string())
+}
+
 /// Whether a normalized name matches a glob `pattern`. A pattern that is not a valid glob
-/// matches only itself, character for character.
+/// (refused when its policy loads) matches only itself, character for character.
 pub(crate) fn glob_matches(pattern: &str, name: &str) -> bool {
     if !pattern.contains(['*', '?', '[']) {
         return pattern == name;
@@ -44,5 +55,13 @@ mod tests {
         assert!(!glob_matches("nvidia-*-cu*", "nvidia-cublas"));
         assert!(glob_matches("jax*", "jaxlib"));
         assert!(glob_matches("*", "anything"));
+    }
+
+    #[test]
+    fn invalid_patterns_say_why() {
+        assert_eq!(super::invalid("nvidia-*-cu*"), None);
+        assert_eq!(super::invalid("torch"), None);
+        let why = super::invalid("nvidia-[cu").unwrap();
+        assert!(why.contains("unclosed character class"), "{why}");
     }
 }

@@ -236,8 +236,11 @@ pub enum PolicyError {
         source: std::io::Error,
     },
     /// The TOML is malformed or has unknown keys.
-    #[error("the policy file `{path}` is not a valid policy")]
-    #[diagnostic(help("{message}\ncompare with policies/default.toml, which lists every key"))]
+    #[error("the policy file `{path}` is not a valid policy: {message}")]
+    #[diagnostic(help(
+        "a policy's tables are [levels], [weights], [settings], [evidence], \
+         [[coupled]] and [[smoke]], beside `name` (docs/risk-model.md describes each key)"
+    ))]
     Parse {
         /// The file.
         path: String,
@@ -384,7 +387,7 @@ impl Policy {
     ) -> Result<Policy, PolicyError> {
         let file: PolicyFile = toml::from_str(text).map_err(|err| PolicyError::Parse {
             path: path.to_string(),
-            message: err.message().to_string(),
+            message: crate::toml_error::describe(text, &err),
         })?;
         let mut policy = base.unwrap_or(Policy {
             name: String::new(),
@@ -443,6 +446,7 @@ impl Policy {
         if let Some(tables) = file.smoke {
             policy.smoke = load_smoke(tables, path, dir)?;
         }
+        check_patterns(&policy, text, path)?;
         Ok(policy)
     }
 
@@ -473,6 +477,31 @@ impl Policy {
             .iter()
             .find(|group| group.contains(a) && group.contains(b))
     }
+}
+
+/// Refuse a name pattern that is not a valid glob (coupled members and `versions` keys, smoke
+/// tests' packages), at its line and column in `text` when it is written there.
+fn check_patterns(policy: &Policy, text: &str, path: &str) -> Result<(), PolicyError> {
+    let patterns = policy
+        .coupled
+        .iter()
+        .flat_map(|group| group.members.iter().chain(group.versions.keys()))
+        .chain(policy.smoke.iter().map(|test| &test.package));
+    for pattern in patterns {
+        if let Some(why) = super::glob::invalid(pattern) {
+            let at = crate::toml_error::find_quoted(text, pattern)
+                .map(|at| format!("{at}: "))
+                .unwrap_or_default();
+            return Err(PolicyError::Parse {
+                path: path.to_string(),
+                message: format!(
+                    "{at}`{pattern}` is not a valid name pattern ({why}); `*` matches any run \
+                     of characters, `?` one, `[...]` one of a set"
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Load the checks of a policy's `[[smoke]]` tables, naming the policy file in an error.

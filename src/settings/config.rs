@@ -114,7 +114,7 @@ fn read(file: &Path, pyproject: bool) -> Result<Config, ConfigError> {
     let text = read_text(file, &origin)?;
     let values = toml::from_str(&text).map_err(|err| ConfigError {
         origin: origin.clone(),
-        message: err.message().to_string(),
+        message: crate::toml_error::describe(&text, &err),
     })?;
     Ok(Config {
         origin,
@@ -140,7 +140,7 @@ fn read_pyproject(file: &Path) -> Result<Option<Config>, ConfigError> {
         message,
     };
     let parsed: Pyproject =
-        toml::from_str(&text).map_err(|err| error(err.message().to_string()))?;
+        toml::from_str(&text).map_err(|err| error(crate::toml_error::describe(&text, &err)))?;
     let Some(table) = parsed.tool.and_then(|tool| tool.planner) else {
         return Ok(None);
     };

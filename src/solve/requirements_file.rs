@@ -4,7 +4,8 @@
 //! it pulls in with `-c`. Supported: one requirement per line, `#` comments (whole-line, or after
 //! whitespace), blank lines, `\` line continuations, nested `-r FILE` / `--requirement FILE` and
 //! `-c FILE` / `--constraint FILE` (paths relative to the including file), and `--hash` after a
-//! requirement (hashes check downloads; they do not change what resolves). [`lines`] also reads
+//! requirement (hashes check downloads; they do not change what resolves), `${NAME}` expanded
+//! from the environment as pip expands it (an unset one is an error naming it). [`lines`] also reads
 //! `-e` and file-wide options (`--index-url`, `--pre`, ...) for readers that only list pins;
 //! [`RequirementsFile`] refuses them with the file and line (it cannot honour them), never
 //! ignores them.
@@ -83,6 +84,12 @@ pub(crate) enum LineError {
         /// What the parser said.
         message: crate::metadata::RequirementError,
     },
+    /// A `${NAME}` whose environment variable is unset or empty (pip expands the others).
+    #[error(
+        "`${{{0}}}` is not expanded: the environment variable {0} is not set (requirements \
+         files take `${{NAME}}` from the environment, as in pip)"
+    )]
+    UnsetVariable(String),
     /// An include that leads back to a file being read (or nests too deep).
     #[error("`{0}` includes itself (directly or through other files)")]
     IncludesItself(String),
@@ -205,8 +212,17 @@ pub(crate) fn entries(path: &Path, text: &str) -> Result<Vec<Entry>, Requirement
 }
 
 /// Every logical line of a file's text, each an [`Entry`] or the line and why it is not
-/// understood: one bad line does not hide the others.
+/// understood: one bad line does not hide the others. `${NAME}` is expanded from the process
+/// environment, as pip does ([`expand_variables`]).
 pub(crate) fn lines(text: &str) -> Vec<Result<Entry, (usize, LineError)>> {
+    lines_with(text, &|name| crate::env_vars::EnvVars::process().get(name))
+}
+
+/// [`lines`], reading variables through `get`.
+fn lines_with(
+    text: &str,
+    get: &dyn Fn(&str) -> Option<String>,
+) -> Vec<Result<Entry, (usize, LineError)>> {
     let mut out = Vec::new();
     let mut logical = String::new();
     let mut start = 0;
@@ -224,13 +240,55 @@ pub(crate) fn lines(text: &str) -> Vec<Result<Entry, (usize, LineError)>> {
         } else {
             logical.push_str(raw);
         }
-        let line = strip_comment(&logical).trim().to_string();
+        let line = expand_variables(strip_comment(&logical).trim(), get);
         logical.clear();
         if !line.is_empty() {
             out.push(logical_line(start, &line));
         }
     }
     out
+}
+
+/// `line` with each `${NAME}` (upper-case letters, digits and `_`) replaced by the variable's
+/// value, as pip expands requirements files; an unset or empty variable is left as written
+/// (pip does the same), and [`logical_line`] then says which one is missing.
+fn expand_variables(line: &str, get: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        match variable_at(tail).and_then(|name| Some((name, get(name).filter(|v| !v.is_empty())?)))
+        {
+            Some((name, value)) => {
+                out.push_str(&value);
+                rest = &tail[name.len() + 3..];
+            }
+            None => {
+                out.push_str("${");
+                rest = &tail[2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The `NAME` of a `${NAME}` at the start of `text`, when it is a name pip would expand.
+fn variable_at(text: &str) -> Option<&str> {
+    let inner = text.strip_prefix("${")?;
+    let name = &inner[..inner.find('}')?];
+    let valid = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+    valid.then_some(name)
+}
+
+/// The first `${NAME}` still in `line` (its variable was not set).
+fn unexpanded(line: &str) -> Option<&str> {
+    line.match_indices("${")
+        .find_map(|(at, _)| variable_at(&line[at..]))
 }
 
 fn logical_line(start: usize, line: &str) -> Result<Entry, (usize, LineError)> {
@@ -260,6 +318,9 @@ fn logical_line(start: usize, line: &str) -> Result<Entry, (usize, LineError)> {
             constraint,
             value,
         });
+    }
+    if let Some(name) = unexpanded(line) {
+        return Err((start, LineError::UnsetVariable(name.to_string())));
     }
     let (text, hashes) = requirement_options(line).map_err(|message| (start, message))?;
     let requirement = crate::metadata::parse_requirement(text).map_err(|message| {
@@ -386,6 +447,39 @@ pub(crate) fn split_option(line: &str) -> (&str, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `${NAME}` is expanded as pip expands it; an unset one is named in the error.
+    #[test]
+    fn expands_environment_variables_like_pip() {
+        let get = |name: &str| match name {
+            "REQ_VER" => Some("2.31.0".to_string()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        };
+        let text =
+            "requests==${REQ_VER}  # pinned\nnumpy==${lower}\ntorch==${MISSING}\nx==${EMPTY}\n";
+        let entries = lines_with(text, &get);
+        match &entries[0] {
+            Ok(Entry::Requirement { requirement, .. }) => {
+                assert_eq!(requirement.to_string(), "requests==2.31.0");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Lower-case names are not variables to pip: left as written, then not a version.
+        assert!(matches!(
+            &entries[1],
+            Err((2, LineError::InvalidRequirement { .. }))
+        ));
+        assert_eq!(
+            entries[2],
+            Err((3, LineError::UnsetVariable("MISSING".to_string())))
+        );
+        assert_eq!(
+            entries[3],
+            Err((4, LineError::UnsetVariable("EMPTY".to_string())))
+        );
+        assert_eq!(expand_variables("a${X}b${", &|_| Some("1".into())), "a1b${");
+    }
 
     #[test]
     fn reads_nested_files_continuations_and_comments() {

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod bad_inputs;
 mod bisect;
 mod check;
 mod compile_caches;

@@ -681,9 +681,9 @@ fn hostile_fields_from_the_index_and_the_venv_are_escaped() {
         ----- stderr -----
         planner::inventory::unknown_python
 
-          × cannot tell the Python version of `[TMP]/venv`: pyvenv.cfg
-          │ version `3.\u{1b}[2J`: after parsing `3`, found `.\u{1b}[2J`, which is not
-          │ part of a valid version
+          × cannot tell the Python version of `[TMP]/venv`: its pyvenv.cfg
+          │ line 2: version_info `3.\u{1b}[2J` is not a Python version (after parsing
+          │ `3`, found `.\u{1b}[2J`, which is not part of a valid version)
           help: pass --python-version X.Y[.Z] (and --python-platform) to say which
                 Python the environment is for
         "#);
