@@ -8,6 +8,7 @@ mod common;
 mod bisect;
 mod check;
 mod diff;
+mod evidence_truth;
 mod index;
 mod interrupt;
 mod inventory;

@@ -170,7 +170,7 @@ def dropped_module(installed, job, result):
     if module_files(dist, module) or module_files(dist, missing):
         return None
     gone = "" if missing == module else " (`%s` is gone)" % missing
-    users = importers_left(dist, name, module)
+    users = importers_left(dist, name, missing)
     if users:
         return False, "%s %s does not ship `%s`%s, and %s, still in the environment, import%s it" % (
             name, dist.version, module, gone, ", ".join("`%s`" % u for u in users[:3])
@@ -181,13 +181,16 @@ def dropped_module(installed, job, result):
 
 def importers_left(dist, name, module):
     """The files, still on disk, that the static import analysis found importing `module` of the
-    changed dist `name` (or a module inside it, or the package it is in): SPEC's deep modules."""
+    changed dist `name` (the module that is gone, or a module inside it) when they are imported:
+    SPEC's deep modules. A file that imports the package `module` is in does not import `module`
+    (`from scipy.special import xlogy` needs no `scipy.special._ufunc_tools`; `from scipy.special
+    import _ufunc_tools` is the deep module `scipy.special._ufunc_tools`)."""
     out = set()
     for target in SPEC["dists"]:
         for deep in target.get("deep") or []:
             imported = deep["module"]
             if canonical_name(deep["imports"]) != canonical_name(name) or not (
-                    imported == module or module.startswith(imported + ".") or imported.startswith(module + ".")):
+                    imported == module or imported.startswith(module + ".")):
                 continue
             if os.path.exists(str(dist.locate_file(deep["file"]))):
                 out.add(deep["file"])
