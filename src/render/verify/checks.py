@@ -101,6 +101,11 @@ _PLATFORM_ONLY = dict(
                              "win32security", "win32service", "pywintypes", "pythoncom", "win32com", "wmi")]
     + [(m, "darwin") for m in ("_scproxy", "Foundation", "AppKit", "objc", "CoreFoundation", "Quartz", "Cocoa")])
 _PLATFORM_NAMES = {"win32": "Windows", "darwin": "macOS"}
+# What Windows-only code meets elsewhere below the import system: ctypes' Windows loaders and
+# helpers (shellingham's `nt.py` runs `ctypes.windll.kernel32` at module level), and
+# `ctypes.wintypes` on interpreters where it cannot be built.
+_WINDOWS_CTYPES = re.compile(r"module 'ctypes' has no attribute '(windll|WinDLL|oledll|OleDLL|WinError|"
+                             r"FormatError|GetLastError|HRESULT|WINFUNCTYPE)'|_type_ 'v' not supported")
 # Import names that differ from their dist's name, for telling a required dist from an optional one.
 _DIST_OF = {"yaml": "pyyaml", "PIL": "pillow", "cv2": "opencv-python", "sklearn": "scikit-learn",
             "bs4": "beautifulsoup4", "attr": "attrs", "dateutil": "python-dateutil", "jwt": "pyjwt",
@@ -133,6 +138,9 @@ def optional_reason(installed, job, result):
     the importer does not require: a module for another platform, a dist the importer declares only
     under an extra (or not at all). None: the failure is a break."""
     needs = declared(installed.get(job["dist"]))
+    windows = _WINDOWS_CTYPES.search(result.get("error") or "")
+    if windows and not sys.platform.startswith("win"):
+        return "ctypes.windll", "needs Windows' ctypes (%s): a module for another platform" % windows.group(0)
     missing = (result.get("missing") or "").split(".")[0]
     if missing:
         platform = _PLATFORM_ONLY.get(missing)

@@ -240,3 +240,26 @@ fn a_file_importing_the_package_of_a_dropped_module_does_not_import_it() {
         "a break: pip/__init__.py imports it"
     );
 }
+
+/// shellingham 1.5.4's `nt.py` (imported under `os.name == "nt"` by its package, and by verify
+/// as a first-level module) runs `ctypes.windll.kernel32` at module level: on Linux that is a
+/// module for another platform, a skip in every run, never a failure or a regression.
+#[test]
+fn windows_only_ctypes_is_a_module_for_another_platform() {
+    let script = script(&spec_of(&test_plans::forced()));
+    let reason = |error: &str| {
+        eval(
+            &script,
+            &format!("m.optional_reason(m.Installed(), {{'dist': 'pip'}}, {{'error': {error:?}}})"),
+        )
+    };
+    assert_eq!(
+        reason("AttributeError: module 'ctypes' has no attribute 'windll'"),
+        "[\"ctypes.windll\", \"needs Windows' ctypes (module 'ctypes' has no attribute 'windll'): a \
+         module for another platform\"]"
+    );
+    assert_eq!(
+        reason("AttributeError: module 'os' has no attribute 'x'"),
+        "null"
+    );
+}
