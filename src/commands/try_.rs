@@ -49,7 +49,8 @@ pub(crate) fn run(args: &TrySettings, printer: &Printer) -> miette::Result<ExitS
         &critical,
         printer,
     )?;
-    let report = render::TryReport::new(&plan, &plan_file, original.path(), tried);
+    let mut report = render::TryReport::new(&plan, &plan_file, original.path(), tried);
+    report.verbose = crate::logging::verbose();
     match args.format {
         OutputFormat::Json => printer.out(&crate::render::json::to_json(&report)?),
         OutputFormat::Markdown => printer.out(&render::markdown(&report)),

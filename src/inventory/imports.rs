@@ -8,8 +8,9 @@
 //! [`import_statements`] and [`import_uses_in`] read every absolute import statement of some
 //! modules with what it imports (`from jinja2 import Markup, escape`: module `jinja2`, names
 //! `Markup`, `escape`) and how it is guarded: statements under `if`/`elif`/`else`/`match` or in an
-//! `except` handler run only sometimes and are left out; one in a `try:` body is guarded by what
-//! its handlers catch ([`ImportGuard`]). Which names the imported module itself binds is
+//! `except` handler run only sometimes and are left out (`if TYPE_CHECKING:` among them); one in
+//! a `try:` body is guarded by what its handlers catch ([`ImportGuard`]); one inside a private
+//! function that nothing else in its file names is marked dead (it never runs). Which names the imported module itself binds is
 //! [`super::module_names`]'s job.
 //!
 //! What it cannot see: imports spelled at run time (`importlib.import_module("...")`,
@@ -98,6 +99,11 @@ pub struct ImportStatement {
     pub names: Vec<String>,
     /// What catches its failure.
     pub guard: ImportGuard,
+    /// It is inside a private function (`def _name`) that nothing else in its file names: it
+    /// never runs (cffi 1.15's `_workaround_for_static_import_finders`, "This function is never
+    /// called", imports `pycparser.lextab`). An import in a function that is called is kept:
+    /// black 22.1's `patch_click()` imports `click._unicodefun` when `black` starts.
+    pub dead: bool,
 }
 
 /// One import statement of an installed dist's file.
@@ -268,6 +274,7 @@ fn scan(
                 statement.module.clone(),
                 statement.names.clone(),
                 statement.guard,
+                statement.dead,
             );
             if seen.insert(key) {
                 uses.push(ImportUse {
@@ -468,7 +475,10 @@ fn bracket_change(code: &str, open: Option<u8>) -> (i32, Option<u8>) {
 /// The block a header line opens, for the statements inside it.
 #[derive(Clone, Copy)]
 enum Block {
-    /// Runs whenever the enclosing code runs (`def`, `class`, `with`, `for`, `while`, `finally`).
+    /// Runs when the function is called (`def`); `true`: a private function nothing else in the
+    /// file names (it never runs).
+    Def(bool),
+    /// Runs whenever the enclosing code runs (`class`, `with`, `for`, `while`, `finally`).
     Runs,
     /// Runs only sometimes (`if`, `elif`, `else`, `except`, `match`, `case`).
     Sometimes,
@@ -514,7 +524,8 @@ fn header(lines: &[Logical<'_>], at: usize) -> Option<Block> {
     };
     match word {
         "if" | "elif" | "else" | "except" | "match" | "case" => Some(Block::Sometimes),
-        "def" | "class" | "with" | "for" | "while" | "finally" => Some(Block::Runs),
+        "def" => Some(Block::Def(uncalled_private(lines, at))),
+        "class" | "with" | "for" | "while" | "finally" => Some(Block::Runs),
         "try" => {
             let indent = lines[at].indent;
             let guard = lines[at + 1..]
@@ -536,6 +547,35 @@ fn header(lines: &[Logical<'_>], at: usize) -> Option<Block> {
     }
 }
 
+/// Whether the `def` header at `at` defines a private function (`_name`) whose name no other
+/// logical line of the file holds as a word (no call, no reference: it never runs).
+fn uncalled_private(lines: &[Logical<'_>], at: usize) -> bool {
+    let text = lines[at].text.trim_start_matches("async").trim_start();
+    let Some(rest) = text.strip_prefix("def ") else {
+        return false;
+    };
+    let name: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    if !name.starts_with('_') || name.starts_with("__") {
+        return false;
+    }
+    let word = |text: &str| {
+        text.match_indices(name.as_str()).any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + name.len()..].chars().next();
+            let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            !ident(before) && !ident(after)
+        })
+    };
+    !lines
+        .iter()
+        .enumerate()
+        .any(|(i, l)| i != at && word(&l.text))
+}
+
 /// The absolute import statements of `modules` (top-level names) in Python source, leaving
 /// out those that run only sometimes (under `if`/`elif`/`else`/`match`, in `except`).
 pub(crate) fn import_statements(source: &str, modules: &BTreeSet<String>) -> Vec<ImportStatement> {
@@ -550,6 +590,7 @@ pub(crate) fn import_statements(source: &str, modules: &BTreeSet<String>) -> Vec
             open.pop();
         }
         let sometimes = open.iter().any(|(_, b)| matches!(b, Block::Sometimes));
+        let dead = open.iter().any(|(_, b)| matches!(b, Block::Def(true)));
         if !sometimes {
             let guard = open
                 .iter()
@@ -567,6 +608,7 @@ pub(crate) fn import_statements(source: &str, modules: &BTreeSet<String>) -> Vec
                         module,
                         names,
                         guard,
+                        dead,
                     }),
             );
         }
@@ -635,6 +677,7 @@ pub(crate) fn unconditional_imports(source: &str, package: &str) -> Vec<ImportSt
                     module,
                     names,
                     guard: ImportGuard::None,
+                    dead: false,
                 }),
         );
     }
@@ -832,6 +875,42 @@ mod statement_tests {
             ),
         ];
         assert_eq!(got, want);
+    }
+
+    /// cffi 1.15.1's `cparser.py` imports `pycparser.yacctab` and `pycparser.lextab` (gone in
+    /// pycparser 3) only in `_workaround_for_static_import_finders`, "This function is never
+    /// called": dead. Its module-level `import pycparser` (in a `try:` body whose handler catches
+    /// ImportError) is not. A public function, or a private one the file calls, is not dead.
+    #[test]
+    fn an_import_in_a_private_function_nothing_calls_is_dead() {
+        let got: Vec<(usize, String, bool)> =
+            import_statements(&real("cffi-1.15.1/cffi/cparser.py"), &set(&["pycparser"]))
+                .into_iter()
+                .map(|s| (s.line, s.module, s.dead))
+                .collect();
+        assert_eq!(
+            got,
+            vec![
+                (23, "pycparser.yacctab".to_string(), true),
+                (24, "pycparser.lextab".to_string(), true),
+            ]
+        );
+        let source = "def patch():\n    import m.a\ndef _used():\n    import m.b\n\
+                      async def _never():\n    import m.c\nclass C:\n    def _meth(self):\n        \
+                      import m.d\nX = _used\n";
+        let dead: Vec<(String, bool)> = import_statements(source, &set(&["m"]))
+            .into_iter()
+            .map(|s| (s.module, s.dead))
+            .collect();
+        assert_eq!(
+            dead,
+            vec![
+                ("m.a".to_string(), false),
+                ("m.b".to_string(), false),
+                ("m.c".to_string(), true),
+                ("m.d".to_string(), true),
+            ]
+        );
     }
 
     #[test]

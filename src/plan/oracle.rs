@@ -82,8 +82,8 @@ pub trait Oracle {
         None
     }
     /// Which of `asked` the module file `path` of `name` `version` binds (defines, imports or
-    /// lists in `__all__`): the installed copy when `version` is installed, else the planned
-    /// release's wheel member.
+    /// lists in `__all__`): the installed copy when `version` is installed and its files are on
+    /// disk, else the release's wheel member.
     fn module_names(
         &self,
         name: &PackageName,
@@ -330,9 +330,16 @@ impl IndexAndFiles<'_> {
         path: &str,
         asked: &BTreeSet<String>,
     ) -> Option<ModuleNames> {
-        let bytes = match self.inventory.get(name) {
-            Some(dist) if dist.version() == version => imports::read_installed(dist, path)?,
-            _ => {
+        let installed = self
+            .inventory
+            .get(name)
+            .filter(|dist| dist.version() == version)
+            .and_then(|dist| imports::read_installed(dist, path));
+        let bytes = match installed {
+            Some(bytes) => bytes,
+            // Not installed, or installed without its files (a snapshot, a metadata-only copy):
+            // the release's wheel holds the same file.
+            None => {
                 let file = self.catalog.chosen_file(name, version)?;
                 self.index
                     .wheel_member(&file, path, imports::MAX_FILE_BYTES)?

@@ -23,7 +23,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use pep440_rs::Version;
 use pep508_rs::PackageName;
 
-use super::imports_check::module_file;
+use super::imports_check::{has_module, module_file};
 use super::modules::top_level_of;
 use super::oracle::Oracle;
 use super::planned::PlannedEnvironment;
@@ -53,6 +53,9 @@ struct ForeignImport {
     top: String,
     /// The module as written (`pkg_resources.extern`).
     module: String,
+    /// The names a `from` import takes from it (`soft_unicode` of `from markupsafe import
+    /// soft_unicode`; empty for `import m`).
+    names: Vec<String>,
     /// The file (`tensorboard/default.py`) and line.
     file: String,
     line: usize,
@@ -110,6 +113,12 @@ pub(crate) fn missing_planned_imports(
         return BTreeMap::new();
     };
     let mut out = BTreeMap::new();
+    let mut providers = Providers {
+        inventory,
+        planned,
+        oracle,
+        found: BTreeMap::new(),
+    };
     for (name, version, imports) in candidates {
         let mut seen = BTreeSet::new();
         let mut found: Vec<String> = imports
@@ -123,6 +132,13 @@ pub(crate) fn missing_planned_imports(
                 )
             })
             .collect();
+        found.extend(missing_names(
+            name,
+            version,
+            &imports,
+            &provided,
+            &mut providers,
+        ));
         if found.is_empty() {
             continue;
         }
@@ -132,6 +148,119 @@ pub(crate) fn missing_planned_imports(
             found.push(format!("and {more} more"));
         }
         out.insert(name.clone(), found);
+    }
+    out
+}
+
+/// The dist of the planned environment that installs a top-level module, with its version
+/// and file list.
+struct Provider {
+    name: PackageName,
+    version: Version,
+    files: Vec<String>,
+}
+
+/// Which planned dist installs each top-level module asked about, found once.
+struct Providers<'a> {
+    inventory: &'a Inventory,
+    planned: &'a PlannedEnvironment,
+    oracle: &'a dyn Oracle,
+    found: BTreeMap<String, Option<Provider>>,
+}
+
+impl Providers<'_> {
+    /// The planned dist that installs `top`: one kept as installed by its `top_level`, one the
+    /// plan changes by its planned wheel's file list; `None` when none is known to.
+    fn of(&mut self, top: &str) -> Option<&Provider> {
+        if !self.found.contains_key(top) {
+            let found = self.find(top);
+            self.found.insert(top.to_string(), found);
+        }
+        self.found.get(top)?.as_ref()
+    }
+
+    fn find(&self, top: &str) -> Option<Provider> {
+        for (name, dist) in &self.planned.dists {
+            let version = &dist.version;
+            let kept = self.inventory.get(name).filter(|d| d.version() == version);
+            let files = match kept {
+                Some(installed) if installed.top_level.iter().any(|t| t == top) => self
+                    .oracle
+                    .installed_files(name)
+                    .or_else(|| self.oracle.wheel_files(name, version))?,
+                Some(_) => continue,
+                None if self.oracle.installs(name, version)?.contains(top) => {
+                    self.oracle.wheel_files(name, version)?
+                }
+                None => continue,
+            };
+            return Some(Provider {
+                name: name.clone(),
+                version: version.clone(),
+                files,
+            });
+        }
+        None
+    }
+}
+
+/// The names a planned release's module-level `from m import n` takes that the planned
+/// environment's module `m` surely lacks: its dist is known, `m` is a source module there, `n`
+/// is no submodule of it, and the module neither binds `n` (defines, imports, lists in
+/// `__all__`) nor can hand out others (a star import, a module `__getattr__`, dynamic
+/// globals). One sentence per import statement, names of a module said once.
+fn missing_names(
+    name: &PackageName,
+    version: &Version,
+    imports: &[ForeignImport],
+    provided: &BTreeSet<String>,
+    providers: &mut Providers<'_>,
+) -> Vec<String> {
+    let mut said: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut out = Vec::new();
+    for import in imports {
+        if import.names.is_empty() || !provided.contains(&import.top) {
+            continue;
+        }
+        let oracle = providers.oracle;
+        let Some(provider) = providers.of(&import.top) else {
+            continue;
+        };
+        let module = &import.module;
+        let Some(path) = module_file(&provider.files, module) else {
+            continue;
+        };
+        let asked: BTreeSet<String> = import
+            .names
+            .iter()
+            .filter(|n| !has_module(&provider.files, &format!("{module}.{n}")))
+            .filter(|n| !said.contains(&(module.clone(), n.to_string())))
+            .cloned()
+            .collect();
+        if asked.is_empty() {
+            continue;
+        }
+        let Some(bound) = oracle.module_names(&provider.name, &provider.version, &path, &asked)
+        else {
+            continue;
+        };
+        let gone: Vec<&String> = asked
+            .iter()
+            .filter(|n| !bound.defined.contains(*n))
+            .collect();
+        if bound.open || gone.is_empty() {
+            continue;
+        }
+        said.extend(gone.iter().map(|n| (module.clone(), n.to_string())));
+        let listed: Vec<String> = gone.iter().map(|n| format!("`{n}`")).collect();
+        out.push(format!(
+            "{name} {version} imports {} from `{module}` ({}, line {}), which {} {} does not have",
+            listed.join(", "),
+            import.file,
+            import.line,
+            provider.name,
+            provider.version
+        ));
     }
     out
 }
@@ -235,6 +364,7 @@ fn foreign_imports(
                 out.push(ForeignImport {
                     top,
                     module: statement.module,
+                    names: statement.names,
                     file: path.clone(),
                     line: statement.line,
                 });

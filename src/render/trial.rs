@@ -27,6 +27,10 @@ pub(crate) struct TryReport<'a> {
     /// The trial, its copy and the original's check.
     #[serde(flatten)]
     pub tried: Tried,
+    /// `-v`: the text and markdown list every module the plan removed (else one line per dist;
+    /// the JSON always lists each).
+    #[serde(skip)]
+    pub verbose: bool,
 }
 
 /// The plan, as the report names it.
@@ -61,6 +65,7 @@ impl<'a> TryReport<'a> {
             },
             environment: original.to_path_buf(),
             tried,
+            verbose: false,
         }
     }
 
@@ -218,8 +223,8 @@ pub(crate) fn text(report: &TryReport<'_>) -> String {
     }
     if !o.removed.is_empty() {
         out.push_str("removed by the plan (not regressions: nothing left imports them):\n");
-        for r in &o.removed {
-            let _ = writeln!(out, "  gone {}", escape(r));
+        for line in removed_lines(&o.removed, report.verbose) {
+            let _ = writeln!(out, "  gone {}", escape(&line));
         }
     }
     let before: Vec<_> = o
@@ -380,8 +385,8 @@ pub(crate) fn markdown(report: &TryReport<'_>) -> String {
             "\n**Removed by the plan** (not regressions: nothing left in the environment imports \
              them):\n\n",
         );
-        for r in &o.removed {
-            let _ = writeln!(out, "- `{}`", r.replace('`', "'"));
+        for line in removed_lines(&o.removed, report.verbose) {
+            let _ = writeln!(out, "- `{}`", line.replace('`', "'"));
         }
     }
     if !o.tests.is_empty() {
@@ -436,6 +441,55 @@ pub(crate) fn proposal_json(
     Ok(value)
 }
 
+/// The lines for the modules a plan removed (each `import:MOD (DIST): why`): with `verbose`,
+/// one per module; else one per dist, a dist with one module as its line, one with more as
+/// `DIST: N modules its new release does not ship ...`, naming the first three (scipy 1.18.1 ->
+/// 1.17.1 removes about 50 modules of `scipy._external`; 50 lines said one thing).
+pub(crate) fn removed_lines(removed: &[String], verbose: bool) -> Vec<String> {
+    if verbose {
+        return removed.to_vec();
+    }
+    let mut by_dist: Vec<(&str, Vec<&String>)> = Vec::new();
+    for line in removed {
+        let dist = line
+            .split_once(" (")
+            .and_then(|(_, rest)| rest.split_once("): "))
+            .map_or("", |(dist, _)| dist);
+        match by_dist.iter_mut().find(|(d, _)| *d == dist) {
+            Some((_, lines)) => lines.push(line),
+            None => by_dist.push((dist, vec![line])),
+        }
+    }
+    by_dist
+        .into_iter()
+        .map(|(dist, lines)| {
+            if lines.len() == 1 {
+                return lines[0].clone();
+            }
+            let modules: Vec<String> = lines
+                .iter()
+                .take(3)
+                .map(|l| {
+                    let check = l.split_once(" (").map_or(l.as_str(), |(c, _)| c);
+                    format!("`{}`", check.trim_start_matches("import:"))
+                })
+                .collect();
+            let more = lines.len().saturating_sub(3);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            format!(
+                "{dist}: {} modules its new release does not ship and nothing left in the \
+                 environment imports: {}{more} (-v or --format json lists each)",
+                lines.len(),
+                modules.join(", ")
+            )
+        })
+        .collect()
+}
+
 /// `propose --try`: each plan's risk beside what it measured, and the recommendation.
 pub(crate) fn proposal_text(proposal: &Proposal, tried: &[Option<Tried>]) -> String {
     let mut out =
@@ -460,11 +514,14 @@ pub(crate) fn proposal_text(proposal: &Proposal, tried: &[Option<Tried>]) -> Str
         {
             let _ = writeln!(out, "      FAIL {}", escape(r));
         }
-        for r in one.iter().flat_map(|o| o.outcome.removed.iter().take(5)) {
+        let removed = one
+            .iter()
+            .flat_map(|o| removed_lines(&o.outcome.removed, false));
+        for r in removed.take(5) {
             let _ = writeln!(
                 out,
                 "      gone {} (removed by the plan, not a regression)",
-                escape(r)
+                escape(&r)
             );
         }
         if let Some(note) = one.as_ref().and_then(|o| o.outcome.installer_note.as_ref()) {
@@ -517,4 +574,45 @@ pub(crate) fn proposal_markdown(proposal: &Proposal, tried: &[Option<Tried>]) ->
         None => out.push_str("\n**No plan tried measured clean.**\n"),
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::removed_lines;
+
+    /// scipy 1.18.1 -> 1.17.1 under scikit-learn 1.9.1 (a real `try`): 51 modules removed, one
+    /// line for scipy; a dist with one removed module keeps its line; `-v` lists each.
+    #[test]
+    fn removed_modules_are_one_line_per_dist_unless_verbose() {
+        let scipy = |module: &str| {
+            format!(
+                "import:{module} (scipy): scipy 1.17.1 does not ship `{module}` (`scipy._external` \
+                 is gone), and nothing left in the environment imports it"
+            )
+        };
+        let mut removed: Vec<String> = [
+            "scipy._external.array_api_compat._internal",
+            "scipy._external.array_api_compat.common._helpers",
+            "scipy._external.array_api_compat.common._linalg",
+            "scipy._external.array_api_compat.numpy",
+        ]
+        .iter()
+        .map(|m| scipy(m))
+        .collect();
+        let pkg = "import:pkg.sub.app (pkg): pkg 1.0 does not ship `pkg.sub.app`, and nothing left \
+                   in the environment imports it";
+        removed.push(pkg.to_string());
+        assert_eq!(
+            removed_lines(&removed, false),
+            [
+                "scipy: 4 modules its new release does not ship and nothing left in the \
+                 environment imports: `scipy._external.array_api_compat._internal`, \
+                 `scipy._external.array_api_compat.common._helpers`, \
+                 `scipy._external.array_api_compat.common._linalg` and 1 more (-v or --format \
+                 json lists each)",
+                pkg,
+            ]
+        );
+        assert_eq!(removed_lines(&removed, true), removed);
+    }
 }

@@ -5,8 +5,10 @@
 //! [`crate::inventory::imports`]), the top-level module names of the dists that change (each with
 //! its dist), and the files a plan's `import-target-missing` factors cite. Out: one
 //! [`DeepModule`] per importing file, as an import name (`celery/concurrency/asynpool.py` ->
-//! `celery.concurrency.asynpool`), and the changed dists' own modules those files import
-//! (`billiard.compat`).
+//! `celery.concurrency.asynpool`), and the changed dists' own modules those files import when
+//! they are imported (`billiard.compat`; `from a.b import c` names `a.b` and `a.b.c`, which may
+//! be a submodule; not an import in a function that never runs, nor one whose failure a `try:`
+//! catches).
 //!
 //! A file becomes a module only when every part of its path is an identifier and its first part
 //! is one of the dist's top-level names (scripts, `__main__.py` and `setup.py` are left out;
@@ -20,7 +22,7 @@ use serde::Serialize;
 
 use crate::inventory::InstalledDist;
 use crate::inventory::imports::{
-    import_uses_in, imported_modules, read_installed, unconditional_imports,
+    ImportGuard, import_uses_in, imported_modules, read_installed, unconditional_imports,
 };
 use crate::risk::{FactorKind, RiskScore};
 
@@ -84,19 +86,25 @@ pub(crate) fn importing_modules(
     let paths: Vec<&str> = files.iter().map(|(p, _, _)| p.as_str()).collect();
     let wanted: BTreeSet<String> = files.iter().flat_map(|(_, _, h)| h.clone()).collect();
     for import in import_uses_in(dist, &paths, &wanted) {
-        let module = import.statement.module;
-        let top = module.split('.').next().unwrap_or_default().to_string();
-        if module.contains('.') {
-            theirs
-                .entry(tops[&top].clone())
-                .or_default()
-                .push(DeepModule {
-                    imports: tops[&top].clone(),
-                    module,
-                    file: import.file,
-                    cited: false,
-                    fan_in: 0,
-                });
+        let statement = import.statement;
+        if statement.dead || statement.guard == ImportGuard::Any {
+            continue; // it never runs, or its failure is caught
+        }
+        let top = statement.module.split('.').next().unwrap_or_default();
+        let changed = tops[top].clone();
+        let submodules = statement
+            .names
+            .iter()
+            .map(|n| format!("{}.{n}", statement.module));
+        let modules = std::iter::once(statement.module.clone()).chain(submodules);
+        for module in modules.filter(|m| m.contains('.')) {
+            theirs.entry(changed.clone()).or_default().push(DeepModule {
+                imports: changed.clone(),
+                module,
+                file: import.file.clone(),
+                cited: false,
+                fan_in: 0,
+            });
         }
     }
     dedup(&mut own);

@@ -10,6 +10,7 @@ mod bisect;
 mod check;
 mod compile_caches;
 mod diff;
+mod evidence_truth;
 mod index;
 mod interrupt;
 mod inventory;

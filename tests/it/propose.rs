@@ -949,8 +949,9 @@ fn a_module_two_dists_would_ship_is_a_risk_factor() {
 /// environment. tb 2.0 (a downgrade from 2.1) runs `import pkg_resx` at module level in
 /// `tb/main.py`, which its `__init__.py` imports; no dist of the planned environment installs
 /// `pkg_resx` (the tensorboard 2.20.0 / setuptools 84 `pkg_resources` shape): a
-/// `planned-import-missing` factor naming the file and line. Its import of `numpyish` (installed
-/// by `numpy-ish-lib`, a name that does not say so), its guarded and in-function imports, and
+/// `planned-import-missing` factor naming the file and line. Its import of `thing` from
+/// `numpyish` (installed by `numpy-ish-lib`, a name that does not say so, whose `__init__.py`
+/// defines `thing`), its guarded and in-function imports, and
 /// the standard library stay silent.
 #[test]
 fn an_import_the_planned_release_cannot_satisfy_is_a_risk_factor() {
@@ -963,7 +964,7 @@ fn an_import_the_planned_release_cannot_satisfy_is_a_risk_factor() {
         "1.0",
         &[],
         &[],
-        &[("numpyish/__init__.py", "")],
+        &[("numpyish/__init__.py", "thing = 1\n")],
     );
     venv::build_wheel_with_files(&wheels, "tb", "2.1", &[], &[], &[("tb/__init__.py", "")]);
     let old = [

@@ -194,6 +194,8 @@ impl Oracle for Recorded<'_> {
                         1 => ImportGuard::MissingModule,
                         _ => ImportGuard::Any,
                     },
+                    // The recorder walks `def` bodies without marking uncalled ones.
+                    dead: false,
                 },
             })
             .collect()

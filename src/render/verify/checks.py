@@ -101,6 +101,11 @@ _PLATFORM_ONLY = dict(
                              "win32security", "win32service", "pywintypes", "pythoncom", "win32com", "wmi")]
     + [(m, "darwin") for m in ("_scproxy", "Foundation", "AppKit", "objc", "CoreFoundation", "Quartz", "Cocoa")])
 _PLATFORM_NAMES = {"win32": "Windows", "darwin": "macOS"}
+# What Windows-only code meets elsewhere below the import system: ctypes' Windows loaders and
+# helpers (shellingham's `nt.py` runs `ctypes.windll.kernel32` at module level), and
+# `ctypes.wintypes` on interpreters where it cannot be built.
+_WINDOWS_CTYPES = re.compile(r"module 'ctypes' has no attribute '(windll|WinDLL|oledll|OleDLL|WinError|"
+                             r"FormatError|GetLastError|HRESULT|WINFUNCTYPE)'|_type_ 'v' not supported")
 # Import names that differ from their dist's name, for telling a required dist from an optional one.
 _DIST_OF = {"yaml": "pyyaml", "PIL": "pillow", "cv2": "opencv-python", "sklearn": "scikit-learn",
             "bs4": "beautifulsoup4", "attr": "attrs", "dateutil": "python-dateutil", "jwt": "pyjwt",
@@ -133,6 +138,9 @@ def optional_reason(installed, job, result):
     the importer does not require: a module for another platform, a dist the importer declares only
     under an extra (or not at all). None: the failure is a break."""
     needs = declared(installed.get(job["dist"]))
+    windows = _WINDOWS_CTYPES.search(result.get("error") or "")
+    if windows and not sys.platform.startswith("win"):
+        return "ctypes.windll", "needs Windows' ctypes (%s): a module for another platform" % windows.group(0)
     missing = (result.get("missing") or "").split(".")[0]
     if missing:
         platform = _PLATFORM_ONLY.get(missing)
@@ -170,7 +178,7 @@ def dropped_module(installed, job, result):
     if module_files(dist, module) or module_files(dist, missing):
         return None
     gone = "" if missing == module else " (`%s` is gone)" % missing
-    users = importers_left(dist, name, module)
+    users = importers_left(dist, name, missing)
     if users:
         return False, "%s %s does not ship `%s`%s, and %s, still in the environment, import%s it" % (
             name, dist.version, module, gone, ", ".join("`%s`" % u for u in users[:3])
@@ -181,13 +189,16 @@ def dropped_module(installed, job, result):
 
 def importers_left(dist, name, module):
     """The files, still on disk, that the static import analysis found importing `module` of the
-    changed dist `name` (or a module inside it, or the package it is in): SPEC's deep modules."""
+    changed dist `name` (the module that is gone, or a module inside it) when they are imported:
+    SPEC's deep modules. A file that imports the package `module` is in does not import `module`
+    (`from scipy.special import xlogy` needs no `scipy.special._ufunc_tools`; `from scipy.special
+    import _ufunc_tools` is the deep module `scipy.special._ufunc_tools`)."""
     out = set()
     for target in SPEC["dists"]:
         for deep in target.get("deep") or []:
             imported = deep["module"]
             if canonical_name(deep["imports"]) != canonical_name(name) or not (
-                    imported == module or module.startswith(imported + ".") or imported.startswith(module + ".")):
+                    imported == module or imported.startswith(module + ".")):
                 continue
             if os.path.exists(str(dist.locate_file(deep["file"]))):
                 out.add(deep["file"])

@@ -209,3 +209,57 @@ fn a_module_the_new_release_no_longer_ships_is_removed_unless_something_left_imp
                  'file': 'pip/_no_such_file.py'}]}]";
     assert_eq!(judge(gone), judge("[]"));
 }
+
+/// A file that imports the package a dropped module was in does not import the module: scikit-learn
+/// 1.9.1's `sklearn/_loss/loss.py` runs `from scipy.special import xlogy` (the deep module
+/// `scipy.special`); scipy 1.17.1 has no `scipy.special._ufunc_tools`, which scipy 1.18.1 had,
+/// and nothing imports it, so the plan scipy 1.18.1 -> 1.17.1 removed it (try said it broke
+/// `loss.py`; the plan applied for real imports and fits). `from scipy.special import
+/// _ufunc_tools` is the deep module `scipy.special._ufunc_tools`: that file does break.
+#[test]
+fn a_file_importing_the_package_of_a_dropped_module_does_not_import_it() {
+    let script = script(&spec_of(&test_plans::forced()));
+    let judge = |deep: &str| {
+        let dists = format!("[{{'name': 'x', 'deep': [{deep}]}}]");
+        let judged = eval(
+            &script,
+            &format!(
+                "(m.SPEC.update(expect=[{{'name': 'pip'}}], dists={dists}), setattr(m, 'CHANGED', frozenset(['pip'])), \
+                  m.dropped_module(m.Installed(), {{'module': 'pip._internal._gone', 'dist': 'pip'}}, \
+                                   {{'missing': 'pip._internal._gone'}})[0])[2]"
+            ),
+        );
+        judged.trim().to_string()
+    };
+    let package = "{'module': 'pip._internal', 'imports': 'pip', 'file': 'pip/__init__.py'}";
+    assert_eq!(judge(package), "true", "removed: nothing imports it");
+    let module = "{'module': 'pip._internal._gone', 'imports': 'pip', 'file': 'pip/__init__.py'}";
+    assert_eq!(
+        judge(module),
+        "false",
+        "a break: pip/__init__.py imports it"
+    );
+}
+
+/// shellingham 1.5.4's `nt.py` (imported under `os.name == "nt"` by its package, and by verify
+/// as a first-level module) runs `ctypes.windll.kernel32` at module level: on Linux that is a
+/// module for another platform, a skip in every run, never a failure or a regression.
+#[test]
+fn windows_only_ctypes_is_a_module_for_another_platform() {
+    let script = script(&spec_of(&test_plans::forced()));
+    let reason = |error: &str| {
+        eval(
+            &script,
+            &format!("m.optional_reason(m.Installed(), {{'dist': 'pip'}}, {{'error': {error:?}}})"),
+        )
+    };
+    assert_eq!(
+        reason("AttributeError: module 'ctypes' has no attribute 'windll'"),
+        "[\"ctypes.windll\", \"needs Windows' ctypes (module 'ctypes' has no attribute 'windll'): a \
+         module for another platform\"]"
+    );
+    assert_eq!(
+        reason("AttributeError: module 'os' has no attribute 'x'"),
+        "null"
+    );
+}

@@ -1,0 +1,3 @@
+import collections
+
+Process = collections.namedtuple("Process", "args pid ppid")
