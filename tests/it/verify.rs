@@ -1286,3 +1286,83 @@ fn a_venv_without_pip_is_checked_with_uv_pip_check() {
         crate::common::skip("verify with uv pip check", "uv is not on PATH");
     }
 }
+
+/// docutils' recommonmark wrapper, in its real shapes (docutils 0.19 and 0.20.1, read from the
+/// wheels): 0.19 re-raises `No module named 'recommonmark'` with a longer message, 0.20 raises an
+/// ImportError of its own (`Parsing "recommonmark" Markdown flavour requires the package ...`)
+/// `from` the ModuleNotFoundError. Sphinx 7.2.6 + docutils 0.19 moved to sphinx 9 + docutils
+/// 0.22 by a plan: the wrapper was a skip (an optional module) before and a REGRESSION after,
+/// while nothing had changed for a user without recommonmark. Now the handled ImportError's
+/// missing module counts (a skip naming it), and an import skipped before for an optional module
+/// still not installed is never a regression, whatever it fails on now (`legacy`); a module
+/// that imported before and fails now still is (`real`).
+#[test]
+fn a_skip_for_an_optional_module_never_becomes_a_failure_after_the_change() {
+    let old = serde_json::json!({
+        "docu/__init__.py": "",
+        "docu/wrap.py": "try:\n    from mdparser.parser import Parser\nexcept ImportError as err:\n    raise ImportError(f'{err}.\\nParsing Markdown requires the package mdparser.')\n",
+        "docu/legacy.py": "import mdparser\n",
+        "docu/real.py": "X = 1\n",
+    });
+    let new = serde_json::json!({
+        "docu/__init__.py": "",
+        "docu/wrap.py": "try:\n    import mdparser\n    from mdparser.parser import Parser\nexcept ImportError as err:\n    raise ImportError('Parsing Markdown flavour requires the\\n  package mdparser.') from err\n",
+        "docu/legacy.py": "import os\nCONFIG = os.environ['DOCU_LEGACY_CONFIG']\nimport mdparser\n",
+        "docu/real.py": "raise RuntimeError('docu.real is broken in 1.1')\n",
+    });
+    let world = World::new(
+        serde_json::json!([
+            {"name": "docu", "version": "1.0", "files": old},
+            {"name": "docu", "version": "1.1", "files": new},
+        ]),
+        &[],
+        &["docu==1.0"],
+    );
+    let out_dir = world.ctx.dir.path().join("plan");
+    let out = world.run(&[
+        "propose",
+        "docu==1.1",
+        "--venv",
+        world.venv(),
+        "--index-url",
+        &world.server.url(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let script = out_dir.join("plans").join("1-upgrade").join("verify.py");
+    let (_, before) = run_script(&world, &script, &["--no-smoke"]);
+    assert_eq!(before["baseline"]["recorded"], true, "{before:#}");
+    for name in ["import:docu.wrap", "import:docu.legacy"] {
+        assert_eq!(check(&before, name)["status"], "skip", "{before:#}");
+        assert_eq!(check(&before, name)["missing"], "mdparser", "{before:#}");
+    }
+    install_no_deps(&world, &["docu==1.1"]);
+    // Alone (no baseline), 0.20's shape is a skip naming the module its handled error missed.
+    let (_, plain) = run_script(&world, &script, &["--no-smoke", "--plain"]);
+    let wrap = check(&plain, "import:docu.wrap");
+    assert_eq!(wrap["status"], "skip", "{plain:#}");
+    assert_eq!(wrap["missing"], "mdparser", "{plain:#}");
+    assert_eq!(check(&plain, "import:docu.legacy")["status"], "fail");
+    // Compared with the baseline: legacy is no regression, real is.
+    let (code, after) = run_script(&world, &script, &["--no-smoke"]);
+    assert_eq!(after["mode"], "compare", "{after:#}");
+    assert_eq!(code, Some(1), "{after:#}");
+    let legacy = check(&after, "import:docu.legacy");
+    assert_eq!(legacy["status"], "skip", "{after:#}");
+    assert!(
+        legacy["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("still needs the optional `mdparser`, which is not installed"),
+        "{legacy:#}"
+    );
+    let regressions: Vec<&str> = after["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["regression"] == true)
+        .map(|f| f["check"].as_str().unwrap())
+        .collect();
+    assert_eq!(regressions, ["import:docu.real"], "{after:#}");
+}

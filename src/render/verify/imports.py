@@ -361,7 +361,7 @@ def _absent_behind(path, name, depth=0):
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 _NO_NAME = re.compile(r"cannot import name '(\w+)' from '[\w.]+' \((.+)\)$")
 
-def _missing(exc, frames):
+def _missing(exc, frames, depth=0):
     """The module this environment lacks that made the import fail: a ModuleNotFoundError's
     (also one re-raised as a subclass without `name`, as etils does), or the module whose absence
     left a name undefined (`cannot import name`, `NameError`); else None."""
@@ -379,6 +379,12 @@ def _missing(exc, frames):
         name = getattr(exc, "name", None) or (re.findall(r"name '(\w+)' is not defined", str(exc)) or [None])[0]
         if name:
             return _absent_behind(frames[-1], name), name
+    # An ImportError of its own raised while handling one (`except ImportError as err: raise
+    # ImportError('... requires the package recommonmark') from err`, docutils 0.20): the module
+    # the handled one missed.
+    cause = (exc.__cause__ or exc.__context__) if isinstance(exc, ImportError) else None
+    if cause is not None and depth < 5:
+        return _missing(cause, frames, depth + 1)
     return None, None
 
 def import_one(name, django_apps=None, first=()):
