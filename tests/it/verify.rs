@@ -1366,3 +1366,52 @@ fn a_skip_for_an_optional_module_never_becomes_a_failure_after_the_change() {
         .collect();
     assert_eq!(regressions, ["import:docu.real"], "{after:#}");
 }
+
+/// botorch 0.18.1's wheel ships, beside `botorch/`, a stale `build/lib/botorch/` copy and
+/// `sphinx/source/conf.py` (which lands inside Sphinx's package): `verify --all` imported
+/// `build.lib.botorch...` (files that import a dist botorch requires) and failed the healthy
+/// 199-dist H200 venv. Only a dist's own packages are imported now: the venv here, in that shape
+/// (each stray file importing the required `dep`, and failing if imported), passes `--all`.
+#[test]
+fn verify_all_imports_only_a_dists_own_packages() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "dep", "version": "1.0", "files": {"dep/__init__.py": "X = 1\n"}},
+            {"name": "sphinx", "version": "1.0", "files": {"sphinx/__init__.py": ""}},
+            {"name": "bopt", "version": "1.0", "requires": ["dep"], "files": {
+                "bopt/__init__.py": "import dep\n",
+                "bopt/models/__init__.py": "import dep\nfrom .gp import GP\n",
+                "bopt/models/gp.py": "import dep\nclass GP:\n    pass\n",
+                "build/lib/bopt/__init__.py": "import dep\nraise RuntimeError('a stale build copy')\n",
+                "build/lib/bopt/models/gp.py": "import dep\nraise RuntimeError('a stale build copy')\n",
+                "sphinx/source/conf.py": "import dep\nraise RuntimeError('a docs configuration')\n",
+            }},
+        ]),
+        &[],
+        &["dep", "sphinx", "bopt"],
+    );
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--no-smoke",
+        "--format",
+        "json",
+    ]);
+    let report = json(&out.stdout);
+    assert_eq!(out.code, Some(0), "{report:#}\n{}", out.stderr);
+    let names: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"import:bopt.models.gp"), "{names:?}");
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("import:build") || n.starts_with("import:sphinx.source")),
+        "{names:?}"
+    );
+}

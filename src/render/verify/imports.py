@@ -41,6 +41,11 @@ _TEST_NAMES = ("test", "tests", "testing", "conftest", "setup", "__main__", "exa
                "scripts", "docs", "doc", "benchmarks", "benchmark", "tutorials")
 
 
+# Folders a wheel may ship beside its code, never a namespace package of its own (a regular
+# package of that name, such as the `build` frontend's, is imported).
+_NOT_CODE = ("build", "dist", "website", "site", "notebooks")
+
+
 def canonical_name(name):
     return re.sub(r"[-_.]+", "-", name or "").lower()
 
@@ -216,8 +221,10 @@ def dist_modules(dist, subpackages):
             modules.add(top)
             if subpackages:
                 subs.update("%s.%s" % (top, c) for c in children.get(top, ()))
-        else:
+        elif top not in _NOT_CODE and not any(
+                parts[0] == top and any(p in inits for p in parts[1:-1]) for parts in files):
             # A namespace package (no __init__.py of its own): its children are what imports.
+            # Not a build folder shipped by mistake (botorch 0.18.1's `build/lib/botorch/...`).
             modules.update("%s.%s" % (top, c) for c in children.get(top, ()))
     return sorted([(m, False) for m in modules] + [(m, True) for m in subs - modules])
 
