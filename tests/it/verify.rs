@@ -1415,3 +1415,43 @@ fn verify_all_imports_only_a_dists_own_packages() {
         "{names:?}"
     );
 }
+
+/// `verify --all` on a healthy venv failed modules that need a module an optional dependency,
+/// installed at a release without it, does not have (a jax venv's integrations). Such an import
+/// (in a file `--all` imports because it imports a dist it requires) is a skip naming the module,
+/// the dist and how it is declared; the same missing module of a
+/// dist required unconditionally stays a failure.
+#[test]
+fn a_missing_module_of_an_installed_optional_dependency_is_a_skip() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "opt", "version": "1.0", "files": {"opt/__init__.py": ""}},
+            {"name": "req", "version": "1.0", "files": {"req/__init__.py": ""}},
+            {"name": "user", "version": "1.0", "requires": ["req", "opt ; extra == 'integ'"], "files": {
+                "user/__init__.py": "import req\n",
+                "user/integ.py": "import req\nimport opt._private.thing\n",
+                "user/hard.py": "import req.gone\n",
+            }},
+        ]),
+        &[],
+        &["opt", "req", "user"],
+    );
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--no-smoke",
+        "--format",
+        "json",
+    ]);
+    let report = json(&out.stdout);
+    assert_eq!(out.code, Some(1), "{report:#}");
+    let integ = check(&report, "import:user.integ");
+    assert_eq!(integ["status"], "skip", "{integ:#}");
+    assert_eq!(
+        integ["detail"],
+        "needs `opt._private`, which opt 1.0 does not have (user declares it only under its extra integ: an optional dependency)"
+    );
+    assert_eq!(failed(&report, "import:user.hard")["package"], "user");
+}
