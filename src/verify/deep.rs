@@ -61,6 +61,7 @@ pub(crate) fn importing_modules(
     if tops.is_empty() {
         return (own, theirs);
     }
+    let packages = own_tops(dist);
     let files: Vec<(String, String, BTreeSet<String>)> = imported_modules(dist)
         .into_iter()
         .filter_map(|(path, imported)| {
@@ -68,7 +69,7 @@ pub(crate) fn importing_modules(
                 .into_iter()
                 .filter(|top| tops.contains_key(top) && !dist.top_level.contains(top))
                 .collect();
-            let module = module_of_path(&path, &dist.top_level)?;
+            let module = module_of_path(&path, &packages)?;
             (!hit.is_empty()).then_some((path, module, hit))
         })
         .collect();
@@ -128,8 +129,9 @@ pub(crate) fn rank_by_fan_in(dist: &InstalledDist, modules: &mut [DeepModule]) {
         .map(|(i, m)| (m.module.clone(), i))
         .collect();
     let mut counts = vec![0; modules.len()];
+    let packages = own_tops(dist);
     for deep in modules.iter() {
-        for imported in module_level_imports(dist, deep) {
+        for imported in module_level_imports(dist, &packages, deep) {
             match selected.get(&imported) {
                 Some(&i) if modules[i].module != deep.module => counts[i] += 1,
                 _ => {}
@@ -144,8 +146,12 @@ pub(crate) fn rank_by_fan_in(dist: &InstalledDist, modules: &mut [DeepModule]) {
 /// The modules `deep`'s file imports at module level, each once: `from a.b import c` counts
 /// `a.b` and `a.b.c` (which may be a submodule). Nothing when the file is not the module's own
 /// (a changed dist's module carries the file of the dependent that imports it).
-fn module_level_imports(dist: &InstalledDist, deep: &DeepModule) -> BTreeSet<String> {
-    let own = module_of_path(&deep.file, &dist.top_level).is_some_and(|m| m == deep.module);
+fn module_level_imports(
+    dist: &InstalledDist,
+    packages: &[String],
+    deep: &DeepModule,
+) -> BTreeSet<String> {
+    let own = module_of_path(&deep.file, packages).is_some_and(|m| m == deep.module);
     let Some(bytes) = own.then(|| read_installed(dist, &deep.file)).flatten() else {
         return BTreeSet::new();
     };
@@ -175,6 +181,84 @@ pub(crate) fn dedup(list: &mut Vec<DeepModule>) {
             false
         }
     });
+}
+
+/// Folders a wheel may ship at the top level beside its code (botorch 0.18.1 ships `build/`,
+/// `scripts/`, `sphinx/`, `notebooks_community/`, ...): never a namespace package of its own.
+const NOT_CODE: [&str; 14] = [
+    "build",
+    "dist",
+    "docs",
+    "doc",
+    "website",
+    "site",
+    "tutorials",
+    "notebooks",
+    "examples",
+    "example",
+    "scripts",
+    "benchmarks",
+    "test",
+    "tests",
+];
+
+/// The top-level names of `dist` that are its own packages and modules, from its `RECORD`: a
+/// regular package (`x/__init__.py`), a module (`x.py`, `x.cpython-312-x86_64-linux-gnu.so`), or
+/// a namespace portion (`nvidia/cublas/...`) that is not a folder of [`NOT_CODE`], holds no copy
+/// of one of the dist's packages (`build/lib/botorch/...`: a build folder botorch 0.18.1's wheel
+/// ships, whose modules are stale copies and never what `import botorch` runs) and is not
+/// inside another dist's regular package (botorch's `sphinx/source/conf.py` lands in Sphinx's
+/// `sphinx/`, whose `__init__.py` botorch does not ship). Without a `RECORD`, `top_level` as it is.
+pub(crate) fn own_tops(dist: &InstalledDist) -> Vec<String> {
+    let site = dist.path.parent();
+    let regular_elsewhere =
+        |top: &str| site.is_some_and(|site| site.join(top).join("__init__.py").is_file());
+    match crate::inventory::record::inside_paths(&dist.path) {
+        Some(paths) if !paths.is_empty() => own_tops_of(&dist.top_level, &paths, regular_elsewhere),
+        _ => dist.top_level.clone(),
+    }
+}
+
+/// [`own_tops`] from the `RECORD` paths; `regular_elsewhere(top)`: `top/__init__.py` exists on
+/// disk (for a namespace portion of this dist: another dist's).
+fn own_tops_of(
+    top_level: &[String],
+    paths: &[String],
+    regular_elsewhere: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let is_regular = |top: &str| {
+        paths.iter().any(|p| {
+            p.strip_prefix(top).is_some_and(|rest| {
+                rest == "/__init__.py"
+                    || rest == ".py"
+                    || (rest.starts_with('.')
+                        && !rest.contains('/')
+                        && (rest.ends_with(".so") || rest.ends_with(".pyd")))
+            })
+        })
+    };
+    let regular: BTreeSet<&str> = top_level
+        .iter()
+        .map(String::as_str)
+        .filter(|t| is_regular(t))
+        .collect();
+    let holds_a_copy = |top: &str| {
+        paths.iter().any(|p| {
+            p.strip_prefix(top)
+                .and_then(|rest| rest.strip_prefix('/'))
+                .is_some_and(|rest| rest.split('/').any(|part| regular.contains(part)))
+        })
+    };
+    top_level
+        .iter()
+        .filter(|t| {
+            regular.contains(t.as_str())
+                || (!NOT_CODE.contains(&t.as_str())
+                    && !holds_a_copy(t.as_str())
+                    && !regular_elsewhere(t.as_str()))
+        })
+        .cloned()
+        .collect()
 }
 
 /// `celery/concurrency/asynpool.py` -> `celery.concurrency.asynpool`, `a/b/__init__.py` ->
@@ -247,6 +331,67 @@ mod tests {
         ] {
             assert_eq!(module_of_path(path, &tops).as_deref(), want, "{path}");
         }
+    }
+
+    /// botorch 0.18.1's wheel (its top_level.txt and the shape of its RECORD): only `botorch`
+    /// and `botorch_community` are its own; `build/lib/botorch/...` is a stale copy, `scripts/`,
+    /// and the notebooks are not code to import, nor `sphinx/source/conf.py` inside Sphinx's package. A namespace portion
+    /// (`nvidia/cublas/...`) and a module (`six.py`, an extension) are.
+    #[test]
+    fn only_a_dists_own_packages_are_its_top_level_modules() {
+        let tops: Vec<String> = [
+            "botorch",
+            "botorch_community",
+            "build",
+            "dist",
+            "docs",
+            "notebooks_community",
+            "scripts",
+            "sphinx",
+            "test_community",
+            "tutorials",
+            "website",
+            "nvidia",
+            "six",
+            "_ext",
+        ]
+        .map(String::from)
+        .to_vec();
+        let paths: Vec<String> = [
+            "botorch/__init__.py",
+            "botorch/models/gp.py",
+            "botorch_community/__init__.py",
+            "build/lib/botorch/__init__.py",
+            "build/lib/botorch/models/gp.py",
+            "build/lib/scripts/run_tutorials.py",
+            "notebooks_community/README.md",
+            "scripts/run_tutorials.py",
+            "sphinx/source/conf.py",
+            "test_community/__init__.py",
+            "nvidia/cublas/__init__.py",
+            "six.py",
+            "_ext.cpython-312-x86_64-linux-gnu.so",
+        ]
+        .map(String::from)
+        .to_vec();
+        let sphinx_installed = |top: &str| top == "sphinx";
+        let own = own_tops_of(&tops, &paths, sphinx_installed);
+        assert_eq!(
+            own,
+            [
+                "botorch",
+                "botorch_community",
+                "notebooks_community",
+                "test_community",
+                "nvidia",
+                "six",
+                "_ext"
+            ]
+        );
+        assert_eq!(module_of_path("build/lib/botorch/models/gp.py", &own), None);
+        assert_eq!(module_of_path("sphinx/source/conf.py", &own), None);
+        // Without Sphinx installed, `sphinx/` is botorch's namespace portion.
+        assert!(own_tops_of(&tops, &paths, |_| false).contains(&"sphinx".to_string()));
     }
 
     /// What a dist's selected modules import at module level ranks them: `pkg.core` is imported

@@ -261,7 +261,7 @@ fn add_deep_modules(
         else {
             continue;
         };
-        if let Some(module) = deep::module_of_path(&file, &dist.top_level) {
+        if let Some(module) = deep::module_of_path(&file, &deep::own_tops(dist)) {
             found
                 .entry(dist.name().clone())
                 .or_default()

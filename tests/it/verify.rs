@@ -1286,3 +1286,172 @@ fn a_venv_without_pip_is_checked_with_uv_pip_check() {
         crate::common::skip("verify with uv pip check", "uv is not on PATH");
     }
 }
+
+/// docutils' recommonmark wrapper, in its real shapes (docutils 0.19 and 0.20.1, read from the
+/// wheels): 0.19 re-raises `No module named 'recommonmark'` with a longer message, 0.20 raises an
+/// ImportError of its own (`Parsing "recommonmark" Markdown flavour requires the package ...`)
+/// `from` the ModuleNotFoundError. Sphinx 7.2.6 + docutils 0.19 moved to sphinx 9 + docutils
+/// 0.22 by a plan: the wrapper was a skip (an optional module) before and a REGRESSION after,
+/// while nothing had changed for a user without recommonmark. Now the handled ImportError's
+/// missing module counts (a skip naming it), and an import skipped before for an optional module
+/// still not installed is never a regression, whatever it fails on now (`legacy`); a module
+/// that imported before and fails now still is (`real`).
+#[test]
+fn a_skip_for_an_optional_module_never_becomes_a_failure_after_the_change() {
+    let old = serde_json::json!({
+        "docu/__init__.py": "",
+        "docu/wrap.py": "try:\n    from mdparser.parser import Parser\nexcept ImportError as err:\n    raise ImportError(f'{err}.\\nParsing Markdown requires the package mdparser.')\n",
+        "docu/legacy.py": "import mdparser\n",
+        "docu/real.py": "X = 1\n",
+    });
+    let new = serde_json::json!({
+        "docu/__init__.py": "",
+        "docu/wrap.py": "try:\n    import mdparser\n    from mdparser.parser import Parser\nexcept ImportError as err:\n    raise ImportError('Parsing Markdown flavour requires the\\n  package mdparser.') from err\n",
+        "docu/legacy.py": "import os\nCONFIG = os.environ['DOCU_LEGACY_CONFIG']\nimport mdparser\n",
+        "docu/real.py": "raise RuntimeError('docu.real is broken in 1.1')\n",
+    });
+    let world = World::new(
+        serde_json::json!([
+            {"name": "docu", "version": "1.0", "files": old},
+            {"name": "docu", "version": "1.1", "files": new},
+        ]),
+        &[],
+        &["docu==1.0"],
+    );
+    let out_dir = world.ctx.dir.path().join("plan");
+    let out = world.run(&[
+        "propose",
+        "docu==1.1",
+        "--venv",
+        world.venv(),
+        "--index-url",
+        &world.server.url(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let script = out_dir.join("plans").join("1-upgrade").join("verify.py");
+    let (_, before) = run_script(&world, &script, &["--no-smoke"]);
+    assert_eq!(before["baseline"]["recorded"], true, "{before:#}");
+    for name in ["import:docu.wrap", "import:docu.legacy"] {
+        assert_eq!(check(&before, name)["status"], "skip", "{before:#}");
+        assert_eq!(check(&before, name)["missing"], "mdparser", "{before:#}");
+    }
+    install_no_deps(&world, &["docu==1.1"]);
+    // Alone (no baseline), 0.20's shape is a skip naming the module its handled error missed.
+    let (_, plain) = run_script(&world, &script, &["--no-smoke", "--plain"]);
+    let wrap = check(&plain, "import:docu.wrap");
+    assert_eq!(wrap["status"], "skip", "{plain:#}");
+    assert_eq!(wrap["missing"], "mdparser", "{plain:#}");
+    assert_eq!(check(&plain, "import:docu.legacy")["status"], "fail");
+    // Compared with the baseline: legacy is no regression, real is.
+    let (code, after) = run_script(&world, &script, &["--no-smoke"]);
+    assert_eq!(after["mode"], "compare", "{after:#}");
+    assert_eq!(code, Some(1), "{after:#}");
+    let legacy = check(&after, "import:docu.legacy");
+    assert_eq!(legacy["status"], "skip", "{after:#}");
+    assert!(
+        legacy["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("still needs the optional `mdparser`, which is not installed"),
+        "{legacy:#}"
+    );
+    let regressions: Vec<&str> = after["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["regression"] == true)
+        .map(|f| f["check"].as_str().unwrap())
+        .collect();
+    assert_eq!(regressions, ["import:docu.real"], "{after:#}");
+}
+
+/// botorch 0.18.1's wheel ships, beside `botorch/`, a stale `build/lib/botorch/` copy and
+/// `sphinx/source/conf.py` (which lands inside Sphinx's package): `verify --all` imported
+/// `build.lib.botorch...` (files that import a dist botorch requires) and failed the healthy
+/// 199-dist H200 venv. Only a dist's own packages are imported now: the venv here, in that shape
+/// (each stray file importing the required `dep`, and failing if imported), passes `--all`.
+#[test]
+fn verify_all_imports_only_a_dists_own_packages() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "dep", "version": "1.0", "files": {"dep/__init__.py": "X = 1\n"}},
+            {"name": "sphinx", "version": "1.0", "files": {"sphinx/__init__.py": ""}},
+            {"name": "bopt", "version": "1.0", "requires": ["dep"], "files": {
+                "bopt/__init__.py": "import dep\n",
+                "bopt/models/__init__.py": "import dep\nfrom .gp import GP\n",
+                "bopt/models/gp.py": "import dep\nclass GP:\n    pass\n",
+                "build/lib/bopt/__init__.py": "import dep\nraise RuntimeError('a stale build copy')\n",
+                "build/lib/bopt/models/gp.py": "import dep\nraise RuntimeError('a stale build copy')\n",
+                "sphinx/source/conf.py": "import dep\nraise RuntimeError('a docs configuration')\n",
+            }},
+        ]),
+        &[],
+        &["dep", "sphinx", "bopt"],
+    );
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--no-smoke",
+        "--format",
+        "json",
+    ]);
+    let report = json(&out.stdout);
+    assert_eq!(out.code, Some(0), "{report:#}\n{}", out.stderr);
+    let names: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"import:bopt.models.gp"), "{names:?}");
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("import:build") || n.starts_with("import:sphinx.source")),
+        "{names:?}"
+    );
+}
+
+/// `verify --all` on a healthy venv failed modules that need a module an optional dependency,
+/// installed at a release without it, does not have (a jax venv's integrations). Such an import
+/// (in a file `--all` imports because it imports a dist it requires) is a skip naming the module,
+/// the dist and how it is declared; the same missing module of a
+/// dist required unconditionally stays a failure.
+#[test]
+fn a_missing_module_of_an_installed_optional_dependency_is_a_skip() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "opt", "version": "1.0", "files": {"opt/__init__.py": ""}},
+            {"name": "req", "version": "1.0", "files": {"req/__init__.py": ""}},
+            {"name": "user", "version": "1.0", "requires": ["req", "opt ; extra == 'integ'"], "files": {
+                "user/__init__.py": "import req\n",
+                "user/integ.py": "import req\nimport opt._private.thing\n",
+                "user/hard.py": "import req.gone\n",
+            }},
+        ]),
+        &[],
+        &["opt", "req", "user"],
+    );
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--no-smoke",
+        "--format",
+        "json",
+    ]);
+    let report = json(&out.stdout);
+    assert_eq!(out.code, Some(1), "{report:#}");
+    let integ = check(&report, "import:user.integ");
+    assert_eq!(integ["status"], "skip", "{integ:#}");
+    assert_eq!(
+        integ["detail"],
+        "needs `opt._private`, which opt 1.0 does not have (user declares it only under its extra integ: an optional dependency)"
+    );
+    assert_eq!(failed(&report, "import:user.hard")["package"], "user");
+}

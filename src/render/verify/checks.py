@@ -147,7 +147,9 @@ def optional_reason(installed, job, result):
         if platform and not sys.platform.startswith(platform):
             return missing, "`%s` exists only on %s (a module for another platform)" % (missing, _PLATFORM_NAMES[platform])
         name = canonical_name(_DIST_OF.get(missing, missing))
-        if missing in installed.top_names() or name in CHANGED or (name in needs and needs[name] is None):
+        if missing in installed.top_names():
+            return optional_module_of(installed, job, result["missing"], needs)
+        if name in CHANGED or (name in needs and needs[name] is None):
             return None
         # `PILImageResampling` undefined: the import that guards it needs the missing module.
         via = "; `%s` is defined only where `%s` imports" % (result["undefined"], missing) if result.get("undefined") else ""
@@ -162,6 +164,23 @@ def optional_reason(installed, job, result):
             return name, "needs the optional `%s` (%s declares it only under its extra%s %s)" % (
                 name, job["dist"], "s" if len(extras) > 1 else "", ", ".join(extras))
     return None
+
+
+def optional_module_of(installed, job, module, needs):
+    """(top, why) when the missing `module` is below a top-level name that installed dists
+    provide, none of which `job`'s dist requires unconditionally or the plan changes (an optional
+    dependency, present at a release without that module: jax's integrations with tensorflow or
+    its private modules); None: a break."""
+    top = module.split(".")[0]
+    owners = sorted(n for n, dists in installed.dists.items() if any(top in dist_tops(d) for d in dists))
+    if not owners or any(o in CHANGED or (o in needs and needs[o] is None) or o == canonical_name(job["dist"])
+                         for o in owners):
+        return None
+    owner = owners[0]
+    declared_as = ("declares it only under its extra%s %s" % ("s" if len(needs[owner]) > 1 else "", ", ".join(needs[owner]))
+                   if needs.get(owner) else "does not require it")
+    return top, "needs `%s`, which %s %s does not have (%s %s: an optional dependency)" % (
+        module, owner, installed.version(owner), job["dist"], declared_as)
 
 
 def dropped_module(installed, job, result):

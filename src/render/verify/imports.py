@@ -41,6 +41,11 @@ _TEST_NAMES = ("test", "tests", "testing", "conftest", "setup", "__main__", "exa
                "scripts", "docs", "doc", "benchmarks", "benchmark", "tutorials")
 
 
+# Folders a wheel may ship beside its code, never a namespace package of its own (a regular
+# package of that name, such as the `build` frontend's, is imported).
+_NOT_CODE = ("build", "dist", "website", "site", "notebooks")
+
+
 def canonical_name(name):
     return re.sub(r"[-_.]+", "-", name or "").lower()
 
@@ -216,8 +221,10 @@ def dist_modules(dist, subpackages):
             modules.add(top)
             if subpackages:
                 subs.update("%s.%s" % (top, c) for c in children.get(top, ()))
-        else:
+        elif top not in _NOT_CODE and not any(
+                parts[0] == top and any(p in inits for p in parts[1:-1]) for parts in files):
             # A namespace package (no __init__.py of its own): its children are what imports.
+            # Not a build folder shipped by mistake (botorch 0.18.1's `build/lib/botorch/...`).
             modules.update("%s.%s" % (top, c) for c in children.get(top, ()))
     return sorted([(m, False) for m in modules] + [(m, True) for m in subs - modules])
 
@@ -361,7 +368,7 @@ def _absent_behind(path, name, depth=0):
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 _NO_NAME = re.compile(r"cannot import name '(\w+)' from '[\w.]+' \((.+)\)$")
 
-def _missing(exc, frames):
+def _missing(exc, frames, depth=0):
     """The module this environment lacks that made the import fail: a ModuleNotFoundError's
     (also one re-raised as a subclass without `name`, as etils does), or the module whose absence
     left a name undefined (`cannot import name`, `NameError`); else None."""
@@ -379,6 +386,12 @@ def _missing(exc, frames):
         name = getattr(exc, "name", None) or (re.findall(r"name '(\w+)' is not defined", str(exc)) or [None])[0]
         if name:
             return _absent_behind(frames[-1], name), name
+    # An ImportError of its own raised while handling one (`except ImportError as err: raise
+    # ImportError('... requires the package recommonmark') from err`, docutils 0.20): the module
+    # the handled one missed.
+    cause = (exc.__cause__ or exc.__context__) if isinstance(exc, ImportError) else None
+    if cause is not None and depth < 5:
+        return _missing(cause, frames, depth + 1)
     return None, None
 
 def import_one(name, django_apps=None, first=()):
