@@ -146,21 +146,31 @@ pub(crate) fn propose(
         correspondences: policy
             .coupled
             .iter()
-            .flat_map(|group| group.correspondences(&policy.name, installed_names(inventory)))
+            .flat_map(|group| group.correspondences(&policy.name, bound_names(inventory, request)))
             .collect(),
         whole,
     }
     .run(policy)
 }
 
-/// The installed, index-managed names (what a coupled group's correspondences may bind).
-fn installed_names(inventory: &Inventory) -> Vec<&PackageName> {
-    inventory
+/// What a coupled group's correspondences may bind: the installed, index-managed names, and the
+/// targets not installed (a member being added is held to the installed anchor's release as a
+/// member being moved is: `propose jax-cuda12-plugin` under jax 0.11.2 adds plugin 0.11.2).
+fn bound_names<'i>(inventory: &'i Inventory, request: &'i ProposeRequest) -> Vec<&'i PackageName> {
+    let mut names: Vec<&PackageName> = inventory
         .dists
         .iter()
         .filter(|d| !d.is_unmanaged())
         .map(|d| d.name())
-        .collect()
+        .collect();
+    names.extend(
+        request
+            .targets
+            .iter()
+            .map(|t| &t.name)
+            .filter(|name| inventory.get(name).is_none()),
+    );
+    names
 }
 
 /// The search. Its index reads go through the evidence's catalog; the solver gets the core.
