@@ -24,7 +24,7 @@ pub(crate) fn line_of(name: &PackageName, version: &Version) -> Option<u32> {
 }
 
 /// `...-cu12`, `...-cu130`, `...cuda13...`, `...cuda12x`: the CUDA major in a name.
-fn name_line(name: &str) -> Option<u32> {
+pub(crate) fn name_line(name: &str) -> Option<u32> {
     for part in name.split('-') {
         let digits = part
             .strip_prefix("cuda")

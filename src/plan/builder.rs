@@ -240,6 +240,7 @@ impl<'a> PlanBuilder<'a> {
             super::accelerator::switches(self.inventory, &self.accelerator_view(planned), &changes);
         for switch in &accelerator_switches {
             warnings.push(accelerator_warning(switch));
+            title.push_str(&switch_label(switch));
         }
         let risk = risk::assess(
             &PlanFacts {
@@ -855,6 +856,27 @@ pub(crate) fn next_line(version: &Version) -> Version {
         *last += 1;
     }
     Version::new(release).with_epoch(version.epoch())
+}
+
+/// What a plan's title says of its accelerator-line switch: the lines, what it installs of the
+/// new one and how many of the old one it leaves with nothing requiring them.
+fn switch_label(switch: &AcceleratorSwitch) -> String {
+    let mut text = format!(
+        "; switches {} -> {} (installs {} of {}",
+        switch.from,
+        switch.to,
+        switch.brings.len(),
+        switch.to
+    );
+    if !switch.orphaned.is_empty() {
+        text.push_str(&format!(
+            ", leaves {} of {} unrequired",
+            switch.orphaned.len(),
+            switch.from
+        ));
+    }
+    text.push(')');
+    text
 }
 
 fn accelerator_warning(switch: &AcceleratorSwitch) -> String {

@@ -100,7 +100,8 @@ fn canonical_incident_offline_on_shipped_data() {
 /// runtime pins than the installed ones, so the as-asked upgrade holds it back, and the
 /// recommended plan moves those pins forward with it. The forward move landed exactly on 2.15.0
 /// and was once dropped as "no blocker moved" (the recorded index then held cuda-toolkit
-/// 13.2.2, as the public index does), leaving only "no changes".
+/// 13.2.2, as the public index does), leaving only "no changes". Its title names torch's own
+/// move first: the pins block nothing installed, torch 2.15.0 requires them.
 #[test]
 fn a_bare_torch_held_back_by_its_own_cuda_pins_moves_them_forward() {
     let ctx = TestContext::new();
@@ -116,8 +117,8 @@ fn a_bare_torch_held_back_by_its_own_cuda_pins_moves_them_forward() {
     assert_eq!(moved["kind"], "move-blockers");
     assert_eq!(
         moved["title"],
-        "Move the blockers: cuda-toolkit 13.0.2 -> 13.2.2, nvidia-cudnn-cu13 9.19.0.56 -> \
-         9.26.0.51, nvidia-cusparselt-cu13 0.8.0 -> 0.8.1, nvidia-nccl-cu13 2.28.9 -> 2.30.7, \
+        "Move torch 2.11.0+cu130 -> 2.15.0 with what it requires: cuda-toolkit 13.0.2 -> 13.2.2, \
+         nvidia-cudnn-cu13 9.19.0.56 -> 9.26.0.51, nvidia-cusparselt-cu13 0.8.0 -> 0.8.1, nvidia-nccl-cu13 2.28.9 -> 2.30.7, \
          nvidia-nvshmem-cu13 3.4.5 -> 3.7.2, triton 3.6.0 -> 3.9.0"
     );
     let to = |name: &str| {

@@ -232,3 +232,28 @@ fn a_downgrade_request_gets_the_closest_that_fits_before_a_cuda_switch() {
             .any(|p| p["kind"] == "move-blockers")
     );
 }
+
+/// A coupled member being added follows the installed anchor as a moved one does: jax and
+/// jaxlib stay at 0.11.2, so `propose jax-cuda12-plugin` adds the plugin and its pjrt at 0.11.2
+/// (what jax's own `[cuda12]` extra pins), never 0.12.0.1 beside jaxlib 0.11.2, and the held-back
+/// line names the coupled-group rule as the one reason.
+#[test]
+fn an_added_jax_plugin_follows_the_installed_jax_release() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    let (code, proposal) = propose(&ctx, &server, &["jax-cuda12-plugin"]);
+    assert_eq!(code, Some(0), "{proposal:#}");
+    let first = &plans(&proposal)[0];
+    assert_eq!(first["kind"], "upgrade", "{first:#}");
+    for name in ["jax-cuda12-plugin", "jax-cuda12-pjrt", "jax", "jaxlib"] {
+        assert_eq!(pin(first, name), "0.11.2", "{name}: {first:#}");
+    }
+    let held = &first["held_back"][0];
+    assert_eq!(held["name"], "jax-cuda12-plugin", "{first:#}");
+    assert_eq!(
+        held["blockers"].as_array().map(Vec::len),
+        Some(0),
+        "{held:#}"
+    );
+    insta::assert_snapshot!(held["unavailable"].as_str().unwrap(), @r#"the coupled-group rule `jax-cuda12-plugin = "{major}.{minor}.{micro}"` of policy `default` pairs jax-cuda12-plugin ==0.11.2.* with jax 0.11.2"#);
+}

@@ -19,7 +19,8 @@ impl Proposer<'_> {
     /// What the request as asked is solved within, beside the whole environment: for bare
     /// targets (names without a version, "the newest that fits"), the installed members of
     /// coupled groups no target is in stay where they are (`propose setuptools` never moves the
-    /// torch stack; `propose torch` may). Other dists may still move either way, as the request
+    /// torch stack; `propose torch` may; a dist also in a target's group moves with it, as triton
+    /// and the `nvidia-*` libraries do with torch under `ml-cuda`). Other dists may still move either way, as the request
     /// needs (`propose celery` takes python-dateutil back to the version celery pins).
     pub(super) fn as_asked_bounds(
         &self,
@@ -30,6 +31,7 @@ impl Proposer<'_> {
             return Vec::new();
         }
         self.stack_members(policy, targets, false)
+            .filter(|d| !super::same_group(policy, d.name(), targets))
             .map(|d| pin(d.name(), d.version()))
             .collect()
     }
@@ -190,7 +192,7 @@ impl Proposer<'_> {
 
 /// Word a plan's reasons with the targets as the user wrote them (a search that asked the
 /// solver for more, `torch>=2.15.0` for `torch`, never shows its own words as the request).
-fn as_requested(plan: &mut Plan, targets: &[Requirement]) {
+pub(super) fn as_requested(plan: &mut Plan, targets: &[Requirement]) {
     for reason in plan.changes.iter_mut().flat_map(|c| c.reasons.iter_mut()) {
         let (Reason::Requested { requirement }
         | Reason::Unblocks {

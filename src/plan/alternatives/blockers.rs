@@ -171,12 +171,7 @@ impl Proposer<'_> {
         } else {
             kind
         };
-        let verb = if blocker_back { "Downgrade" } else { "Move" };
-        let mut title = format!(
-            "{verb} the blocker{}: {}",
-            if moved.len() == 1 { "" } else { "s" },
-            join_moves(&moved)
-        );
+        let mut title = self.blockers_title(targets, blockers, &moved, planned, blocker_back);
         let back: Vec<Move> = self
             .moves(planned, |name| {
                 !names.contains(name) && !targets.iter().any(|t| &t.name == name)
@@ -189,6 +184,36 @@ impl Proposer<'_> {
         }
         self.plan(kind, title, targets, planned, &unblocked)
             .map(Some)
+    }
+
+    /// "Move the blockers: ..." naming the dependents moved; when a target's own newer release
+    /// is what needs them (`torch 2.15.0 requires triton~=3.9.0`), they block nothing
+    /// installed: the title names the target's move first, then what its release requires.
+    fn blockers_title(
+        &self,
+        targets: &[Requirement],
+        blockers: &[Blocker],
+        moved: &[Move],
+        planned: &PlannedEnvironment,
+        blocker_back: bool,
+    ) -> String {
+        let verb = if blocker_back { "Downgrade" } else { "Move" };
+        let own_release = blockers
+            .iter()
+            .any(|b| targets.iter().any(|t| t.name == b.dependent));
+        let target_moves = self.moves(planned, |name| targets.iter().any(|t| &t.name == name));
+        if own_release && !target_moves.is_empty() {
+            return format!(
+                "{verb} {} with what it requires: {}",
+                join_moves(&target_moves),
+                join_moves(moved)
+            );
+        }
+        format!(
+            "{verb} the blocker{}: {}",
+            if moved.len() == 1 { "" } else { "s" },
+            join_moves(moved)
+        )
     }
 
     /// The installed dists picked by `which` whose planned version differs from the installed one.

@@ -79,7 +79,11 @@ impl Proposer<'_> {
                 continue;
             }
             let mut blockers = self.builder.blockers(&name, &newest, planned);
-            if blockers.is_empty() {
+            let rule = match blockers.is_empty() {
+                true => self.rule_pairs_elsewhere(&name, &newest, planned)?,
+                false => None,
+            };
+            if blockers.is_empty() && rule.is_none() {
                 blockers = self.own_requirements_unmet(&name, &newest, planned)?;
             }
             let mut unmatched = self.unmatched_members(&name, &newest)?;
@@ -90,7 +94,9 @@ impl Proposer<'_> {
             }
             let mut speaks = speaks.into_iter();
             unmatched.retain(|_| !speaks.next().unwrap_or(false));
-            let unavailable = if blockers.is_empty() && unmatched.is_empty() {
+            let unavailable = if rule.is_some() {
+                rule
+            } else if blockers.is_empty() && unmatched.is_empty() {
                 self.why_unavailable(&name, &newest)?
             } else {
                 None
@@ -261,6 +267,44 @@ impl Proposer<'_> {
             });
         }
         Ok(out)
+    }
+
+    /// When `name` is a coupled member whose `newest` release the policy's rule does not pair
+    /// with its planned anchor (and whose metadata says nothing on the anchor, so the rule
+    /// applies): that rule, as the one reason (jax-cuda12-plugin 0.12.0.1 next to jax 0.11.2).
+    fn rule_pairs_elsewhere(
+        &self,
+        name: &PackageName,
+        newest: &Version,
+        planned: &PlannedEnvironment,
+    ) -> Result<Option<String>, ProposeError> {
+        for c in self.correspondences.iter().filter(|c| &c.member == name) {
+            let Some(anchor) = planned.dists.get(&c.anchor) else {
+                continue;
+            };
+            if c.template.range(&anchor.version).contains(newest) {
+                continue;
+            }
+            let table = self.evidence.catalog.table(name)?;
+            let Ok(metadata) = self
+                .evidence
+                .catalog
+                .release_metadata(name, &table, newest)?
+            else {
+                continue;
+            };
+            if metadata.requires_dist.iter().any(|r| r.name == c.anchor) {
+                continue;
+            }
+            return Ok(Some(format!(
+                "{} pairs {name} {} with {} {}",
+                c.rule_text(),
+                c.template.specifier(&anchor.version).unwrap_or_default(),
+                c.anchor,
+                anchor.version
+            )));
+        }
+        Ok(None)
     }
 
     /// The requirements of `name==newest` itself that the plan's versions do not meet (celery

@@ -19,6 +19,10 @@
 //!    requirements on its name only on the edges from the blockers (edge-scoped), and each
 //!    violated `Requires-Dist` is recorded with its dependent.
 //!
+//! Beside them, when every plan that moves a bare target leaves the installed accelerator line
+//! (CUDA 12 -> 13), **stay on the line**: the target's newest release that keeps it
+//! ([`same_line`]), ranked before the switch.
+//!
 //! Beside them, when the lowest-risk plan that delivers the request breaks installed dependents
 //! by its own evidence, **move what must move with it** ([`super::must_move`]).
 //!
@@ -31,7 +35,8 @@
 //! The search's parts, each an `impl` of [`Proposer`]: the whole-environment solves every
 //! alternative runs (`whole`), the request as asked and the forward move of what holds a bare
 //! target back (`as_asked`), the environment broken before the plan (`broken`), the blockers
-//! moved or forced over (`blockers`), the closest / newest that fits (`fitting`), and one plan
+//! moved or forced over (`blockers`), the closest / newest that fits (`fitting`), the newest
+//! release on the installed accelerator line (`same_line`), and one plan
 //! built and scored with what holds its targets back (`held_back`).
 
 mod as_asked;
@@ -39,6 +44,7 @@ mod blockers;
 mod broken;
 mod fitting;
 mod held_back;
+mod same_line;
 mod whole;
 
 use std::collections::{BTreeSet, HashMap};
@@ -140,21 +146,31 @@ pub(crate) fn propose(
         correspondences: policy
             .coupled
             .iter()
-            .flat_map(|group| group.correspondences(&policy.name, installed_names(inventory)))
+            .flat_map(|group| group.correspondences(&policy.name, bound_names(inventory, request)))
             .collect(),
         whole,
     }
     .run(policy)
 }
 
-/// The installed, index-managed names (what a coupled group's correspondences may bind).
-fn installed_names(inventory: &Inventory) -> Vec<&PackageName> {
-    inventory
+/// What a coupled group's correspondences may bind: the installed, index-managed names, and the
+/// targets not installed (a member being added is held to the installed anchor's release as a
+/// member being moved is: `propose jax-cuda12-plugin` under jax 0.11.2 adds plugin 0.11.2).
+fn bound_names<'i>(inventory: &'i Inventory, request: &'i ProposeRequest) -> Vec<&'i PackageName> {
+    let mut names: Vec<&PackageName> = inventory
         .dists
         .iter()
         .filter(|d| !d.is_unmanaged())
         .map(|d| d.name())
-        .collect()
+        .collect();
+    names.extend(
+        request
+            .targets
+            .iter()
+            .map(|t| &t.name)
+            .filter(|name| inventory.get(name).is_none()),
+    );
+    names
 }
 
 /// The search. Its index reads go through the evidence's catalog; the solver gets the core.
@@ -270,18 +286,30 @@ impl Proposer<'_> {
                 .map(|b| pin(&b.dependent, &b.dependent_version)),
         );
         let bounds = self.as_asked_bounds(policy, targets);
-        match self.solve_with(&as_asked, upgrade, vec![], bounds) {
+        let found = match self.solve_with(&as_asked, upgrade, vec![], bounds.clone()) {
             Ok(resolution) => {
                 let own_stack =
                     self.as_asked_plans(policy, &as_asked, upgrade, &resolution, plans)?;
-                Ok((None, own_stack))
+                (None, own_stack)
             }
             Err(SolveError::NoSolution(no_solution)) => {
                 let conflict = self.alternatives(upgrade, &no_solution, plans, warnings)?;
-                Ok((Some(conflict), false))
+                (Some(conflict), false)
             }
-            Err(err) => Err(err.into()),
+            Err(err) => return Err(err.into()),
+        };
+        // Every plan that moves a bare target leaves the accelerator line: the newest release
+        // that stays on it is offered too (and ranks first).
+        match self.same_line(&bounds, upgrade, plans) {
+            Ok(Some(plan)) => plans.push(plan),
+            Ok(None) => {}
+            Err(err) if index_failed(&err) => return Err(err),
+            Err(err) => warnings.push(format!(
+                "the same-accelerator-line alternative could not be searched: {}",
+                error_chain(&err)
+            )),
         }
+        Ok(found)
     }
 
     /// The plan as asked, and beside it: the same request leaving the environment as broken as

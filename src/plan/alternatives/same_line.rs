@@ -1,0 +1,173 @@
+//! The newest release of a bare target on the installed accelerator line.
+//!
+//! In: the bare targets, the plans found so far and the installed CUDA lines. Out: when every
+//! plan that moves a target leaves the installed line (`propose torch` on torch 2.9.1 with its
+//! `-cu12` libraries finds only CUDA 13 releases newer), one plan that moves each bare target to
+//! its newest release staying on that line (torch 2.10.0, which still requires the `-cu12`
+//! libraries), solved with the whole environment like the request as asked. The switch stays
+//! offered beside it; the ranking puts the plan that stays first.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pep440_rs::Version;
+use pep508_rs::{PackageName, Requirement};
+
+use super::{ProposeError, Proposer, switches_accelerator};
+use crate::metadata::requirement::pin;
+use crate::plan::accelerator::{line_of, name_line};
+use crate::plan::planned::applies_with;
+use crate::plan::proposal::{Plan, PlanKind};
+use crate::solve::SolveError;
+
+impl Proposer<'_> {
+    /// The plan that keeps the installed accelerator line, when every plan in `plans` that
+    /// moves a target leaves it; `None` otherwise, or when no release of a bare target newer
+    /// than the installed one stays on the line and solves.
+    pub(super) fn same_line(
+        &self,
+        bounds: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        plans: &[Plan],
+    ) -> Result<Option<Plan>, ProposeError> {
+        let targets = &self.request.targets;
+        let moving: Vec<&Plan> = plans.iter().filter(|p| self.moves_a_target(p)).collect();
+        let wanted = !self.request.all
+            && !targets.is_empty()
+            && targets.iter().all(|t| t.version_or_url.is_none())
+            && moving.iter().any(|p| switches_accelerator(p))
+            && !moving.iter().any(|p| !switches_accelerator(p));
+        let lines = self.installed_lines();
+        if !wanted || lines.is_empty() {
+            return Ok(None);
+        }
+        let mut candidates = BTreeMap::new();
+        for target in targets {
+            let found = self.releases_on_lines(&target.name, &lines)?;
+            if !found.is_empty() {
+                candidates.insert(target.name.clone(), found);
+            }
+        }
+        if candidates.is_empty() {
+            return Ok(None);
+        }
+        for round in 0..RELEASES_TRIED {
+            let mut asked: Vec<Requirement> = targets
+                .iter()
+                .map(|t| match candidates.get(&t.name) {
+                    Some(found) => pin(&t.name, &found[round.min(found.len() - 1)]),
+                    None => t.clone(),
+                })
+                .collect();
+            asked.extend(bounds.iter().cloned());
+            if let Some(plan) = self.same_line_plan(&asked, upgrade, &lines)? {
+                return Ok(Some(plan));
+            }
+            if candidates.values().all(|found| found.len() <= round + 1) {
+                break;
+            }
+        }
+        Ok(None)
+    }
+
+    /// One same-line solve and its plan: `None` when it has no solution, moves no target or
+    /// still leaves the line.
+    fn same_line_plan(
+        &self,
+        asked: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        lines: &BTreeSet<u32>,
+    ) -> Result<Option<Plan>, ProposeError> {
+        let resolution = match self.solve_with(asked, upgrade, vec![], vec![]) {
+            Ok(resolution) => resolution,
+            Err(SolveError::NoSolution(_)) => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        let planned = self.planned(&resolution);
+        let targets = &self.request.targets;
+        let moves: Vec<String> = targets
+            .iter()
+            .filter_map(|t| {
+                let from = self.inventory.get(&t.name)?.version();
+                let to = &planned.dists.get(&t.name)?.version;
+                (to != from).then(|| format!("{} {from} -> {to}", t.name))
+            })
+            .collect();
+        if moves.is_empty() {
+            return Ok(None);
+        }
+        let on = line_names(lines);
+        let title = format!(
+            "Stay on {on}: {} (the newest release on {on})",
+            moves.join(", ")
+        );
+        let mut plan = self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?;
+        if switches_accelerator(&plan) {
+            return Ok(None);
+        }
+        super::as_asked::as_requested(&mut plan, targets);
+        Ok(Some(plan))
+    }
+
+    /// The CUDA lines of the installed dists.
+    fn installed_lines(&self) -> BTreeSet<u32> {
+        self.inventory
+            .dists
+            .iter()
+            .filter_map(|d| line_of(d.name(), d.version()))
+            .collect()
+    }
+
+    /// The releases of `name` newer than the installed one whose own line (its local label) and
+    /// whose requirements' lines (`nvidia-cudnn-cu12`) are all among `lines`, newest first, a
+    /// few at most; releases whose metadata cannot be read are passed over.
+    fn releases_on_lines(
+        &self,
+        name: &PackageName,
+        lines: &BTreeSet<u32>,
+    ) -> Result<Vec<Version>, ProposeError> {
+        let Some(dist) = self.inventory.get(name).filter(|d| !d.is_unmanaged()) else {
+            return Ok(Vec::new());
+        };
+        let Some(project) = self.evidence.catalog.project(name)? else {
+            return Ok(Vec::new());
+        };
+        let table = self.evidence.catalog.table(name)?;
+        let markers = &self.inventory.environment.markers;
+        let mut found = Vec::new();
+        for version in self.evidence.catalog.usable_versions(&project).iter() {
+            if version <= dist.version() || found.len() == RELEASES_TRIED {
+                break;
+            }
+            if version.any_prerelease() {
+                continue;
+            }
+            let Ok(metadata) = self
+                .evidence
+                .catalog
+                .release_metadata(name, &table, version)?
+            else {
+                continue;
+            };
+            let mut own = line_of(name, version).into_iter().chain(
+                metadata
+                    .requires_dist
+                    .iter()
+                    .filter(|r| applies_with(r, markers, &[]))
+                    .filter_map(|r| name_line(r.name.as_ref())),
+            );
+            if own.all(|line| lines.contains(&line)) {
+                found.push(version.clone());
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// `CUDA 12`, `CUDA 12 and 13`.
+fn line_names(lines: &BTreeSet<u32>) -> String {
+    let numbers: Vec<String> = lines.iter().map(ToString::to_string).collect();
+    format!("CUDA {}", numbers.join(" and "))
+}
+
+/// How many releases of a target on the installed line are tried, newest first.
+const RELEASES_TRIED: usize = 3;
