@@ -273,11 +273,30 @@ struct Scan {
     breaks: Vec<Breaks>,
 }
 
+/// How many more releases, below the [`OWN_SCAN`] newest, a bisection reads at most (enough
+/// for a thousand releases).
+const BISECT_READS: usize = 10;
+
+/// What one release read says.
+enum Fit {
+    /// Its requirements are met and the evidence names nothing it breaks.
+    Fits,
+    /// Its requirements on installed dists that the installed versions do not meet.
+    Needs(Vec<Needs>),
+    /// What it breaks (its requirements are met).
+    Breaks(AloneBreaks),
+    /// Its metadata could not be read.
+    Unknown,
+}
+
 /// Read `accepted` newest first, at most [`OWN_SCAN`] of them, for the first release whose own
 /// requirements are met and that `breaks` names nothing for. A release in a major line whose
 /// newer release already broke a compiled dependent breaks it too (the `abi-break` rule dates
 /// the line, not the release): it is passed over unread and not counted, so numpy 1.26.4 is
-/// reached below a run of numpy 2 releases.
+/// reached below a run of numpy 2 releases. When none of those fits, the older ones are
+/// bisected (at most [`BISECT_READS`] reads; newer releases need newer dependencies, so a
+/// release that fits under one that does not is the boundary): celery 5.4.0 under nine newer
+/// celery releases that need kombu 5.5 or newer.
 fn scan_releases(
     index: &dyn IndexSource,
     inventory: &Inventory,
@@ -291,40 +310,87 @@ fn scan_releases(
         breaks: Vec::new(),
     };
     let mut abi_broken_line: Option<Version> = None;
+    let fit = |version: &Version, file: &DistFile, scan: &mut Scan| {
+        let Ok(metadata) = index.metadata(project, file) else {
+            return Fit::Unknown;
+        };
+        let unmet = unmet_requirements(inventory, &project.name, version, &metadata);
+        let result = if !unmet.is_empty() {
+            Fit::Needs(unmet)
+        } else {
+            let found = breaks(version);
+            if found.breaks.is_empty() {
+                Fit::Fits
+            } else {
+                Fit::Breaks(found)
+            }
+        };
+        match &result {
+            Fit::Needs(unmet) if scan.needs.is_empty() => scan.needs = unmet.clone(),
+            Fit::Breaks(found) if scan.breaks.is_empty() => {
+                scan.breaks = breaks_of(inventory, found);
+            }
+            _ => {}
+        }
+        result
+    };
     let mut read = 0;
-    for (version, file) in accepted {
+    let mut rest = accepted.len();
+    for (i, (version, file)) in accepted.iter().enumerate() {
         if abi_broken_line.as_ref() == Some(&line_floor(version)) {
             continue;
         }
         if read == OWN_SCAN {
+            rest = i;
             break;
         }
         read += 1;
-        let Ok(metadata) = index.metadata(project, file) else {
+        match fit(version, file, &mut scan) {
             // Unknown is not "held back": the dependents' answer stands, unchecked.
-            scan.found = Some(version.clone());
-            break;
-        };
-        let unmet = unmet_requirements(inventory, &project.name, version, &metadata);
-        if !unmet.is_empty() {
-            if scan.needs.is_empty() {
-                scan.needs = unmet;
+            Fit::Unknown | Fit::Fits => {
+                scan.found = Some(version.clone());
+                return scan;
             }
-            continue;
-        }
-        let found = breaks(version);
-        if found.breaks.is_empty() {
-            scan.found = Some(version.clone());
-            break;
-        }
-        if found.breaks.iter().any(|b| b.how == BreakKind::Abi) {
-            abi_broken_line = Some(line_floor(version));
-        }
-        if scan.breaks.is_empty() {
-            scan.breaks = breaks_of(inventory, &found);
+            Fit::Breaks(found) if found.breaks.iter().any(|b| b.how == BreakKind::Abi) => {
+                abi_broken_line = Some(line_floor(version));
+            }
+            _ => {}
         }
     }
+    let older: Vec<&(Version, DistFile)> = accepted[rest..]
+        .iter()
+        .filter(|(v, _)| abi_broken_line.as_ref() != Some(&line_floor(v)))
+        .collect();
+    scan.found = bisect_older(&older, |version, file| {
+        matches!(fit(version, file, &mut scan), Fit::Fits)
+    });
     scan
+}
+
+/// The newest of `older` (newest first) that `fits`, found by bisection: it fits and the one
+/// above it (when read) does not. At most [`BISECT_READS`] releases are read; what was not
+/// read to a fit is not claimed.
+fn bisect_older(
+    older: &[&(Version, DistFile)],
+    mut fits: impl FnMut(&Version, &DistFile) -> bool,
+) -> Option<Version> {
+    // Invariant: every index below `low` was read not to fit (or lies above one that did not);
+    // `high` is the newest index read to fit (`older.len()`: none yet).
+    let (mut low, mut high) = (0, older.len());
+    let mut found = None;
+    let mut reads = 0;
+    while low < high && reads < BISECT_READS {
+        let mid = low + (high - low) / 2;
+        reads += 1;
+        let (version, file) = older[mid];
+        if fits(version, file) {
+            found = Some(version.clone());
+            high = mid;
+        } else {
+            low = mid + 1;
+        }
+    }
+    found
 }
 
 /// Whether every installed dependent's requirement on `dist` (markers true here) accepts

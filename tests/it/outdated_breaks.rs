@@ -144,3 +144,36 @@ fn werkzeug_3_is_not_offered_under_flask_2_0() {
     // What does not break is still offered.
     assert_eq!(row(&report, "flask-login")["newest_allowed"], "0.6.3");
 }
+
+/// "Can move to" is found below the newest releases read one by one: celery 5.3.6 next to
+/// kombu 5.3.7, where the nine newest celery releases (5.5.0 to 5.7.0) need kombu 5.5.2 or
+/// newer and 5.4.0 needs `kombu>=5.3.4,<6`; the releases under the newest eight are bisected.
+/// Live (uv 0.13.9, `uv pip install --dry-run celery==5.4.0`): only celery changes; `propose
+/// celery==5.4.0` plans exactly that.
+#[test]
+fn can_move_to_is_found_below_the_newest_releases() {
+    let root = tempfile::tempdir().unwrap();
+    let none: &[(&str, &str)] = &[];
+    let venv = venv_of(
+        &index_dir(),
+        root.path(),
+        &[("celery==5.3.6", none), ("kombu==5.3.7", none)],
+    );
+    let (_, report) = outdated(&context(), &venv);
+    let celery = row(&report, "celery");
+    assert_eq!(celery["newest_compatible"], "5.7.0", "{celery:#}");
+    assert_eq!(celery["newest_allowed"], "5.4.0", "{celery:#}");
+    let needs: Vec<(&str, &str, &str)> = celery["needs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["release"].as_str().unwrap(),
+                n["name"].as_str().unwrap(),
+                n["specifier"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(needs, [("5.7.0", "kombu", ">=5.7.0")], "{celery:#}");
+}
