@@ -81,6 +81,13 @@ struct Package {
     directory: Option<toml::Value>,
     #[serde(default)]
     metadata: Option<ProjectMetadata>,
+    /// `pdm.lock`: a package from a folder, a repository or a URL, not the index.
+    #[serde(default)]
+    path: Option<toml::Value>,
+    #[serde(default)]
+    git: Option<toml::Value>,
+    #[serde(default)]
+    url: Option<toml::Value>,
 }
 
 impl Package {
@@ -98,6 +105,21 @@ impl Package {
         });
         local_source || self.directory.is_some()
     }
+
+    /// Not from an index: a local project, or `poetry.lock`'s `source.type` of `directory`,
+    /// `file`, `git` or `url`, or `pdm.lock`'s `path`, `git` or `url`.
+    fn is_elsewhere(&self) -> bool {
+        let poetry_type =
+            (self.source.as_ref()).and_then(|s| s.get("type")?.as_str().map(str::to_string));
+        self.is_local_project()
+            || matches!(
+                poetry_type.as_deref(),
+                Some("directory" | "file" | "git" | "url")
+            )
+            || self.path.is_some()
+            || self.git.is_some()
+            || self.url.is_some()
+    }
 }
 
 /// The pins of a `uv.lock` (`kind` [`PinKind::UvLock`]) or `pylock.toml` ([`PinKind::Pylock`]).
@@ -105,6 +127,19 @@ pub(crate) fn pins(
     file: &str,
     text: &str,
     kind: PinKind,
+    problems: &mut Vec<ParseProblem>,
+) -> Vec<Pin> {
+    project_lock_pins(file, text, kind, None, problems)
+}
+
+/// The pins of a lock file, `poetry.lock` and `pdm.lock` too; `declared`: what the
+/// `pyproject.toml` beside a lock that holds no project's requirements declares (Poetry and PDM
+/// keep them there): the roots, each locked version a constraint.
+pub(crate) fn project_lock_pins(
+    file: &str,
+    text: &str,
+    kind: PinKind,
+    declared: Option<Vec<Requirement>>,
     problems: &mut Vec<ParseProblem>,
 ) -> Vec<Pin> {
     let lock: Lock = match toml::from_str(text) {
@@ -119,7 +154,7 @@ pub(crate) fn pins(
         }
     };
     let mut pins = Vec::new();
-    for package in lock.package.iter().filter(|p| !p.is_local_project()) {
+    for package in lock.package.iter().filter(|p| !p.is_elsewhere()) {
         let Some(version) = &package.version else {
             continue;
         };
@@ -144,7 +179,16 @@ pub(crate) fn pins(
             }),
         }
     }
-    let context = context(file, &lock, &pins);
+    let context = match declared {
+        Some(declared) => Context {
+            root: file.to_string(),
+            requirements: declared,
+            constraints: single_versions(&pins),
+            resolves_whole: true,
+            ..Context::default()
+        },
+        None => context(file, &lock, &pins),
+    };
     for pin in &mut pins {
         pin.context = context.clone();
     }
@@ -157,15 +201,7 @@ pub(crate) fn pins(
 /// theirs, not the index's. A name locked at two versions (a fork by marker) is left free. A
 /// lock without a project (`pylock.toml`) installs every locked version.
 fn context(file: &str, lock: &Lock, pins: &[Pin]) -> Context {
-    let mut counts = std::collections::BTreeMap::new();
-    for pin in pins {
-        *counts.entry(pin.name().clone()).or_insert(0) += 1;
-    }
-    let locked: Vec<Requirement> = pins
-        .iter()
-        .filter(|p| counts[p.name()] == 1)
-        .map(|p| p.requirement.clone())
-        .collect();
+    let locked = single_versions(pins);
     let manifest = |list: &[LockRequirement]| -> Vec<Requirement> {
         list.iter()
             .filter_map(LockRequirement::requirement)
@@ -222,6 +258,18 @@ fn context(file: &str, lock: &Lock, pins: &[Pin]) -> Context {
     }
     context.constraints.extend(locked);
     context
+}
+
+/// Each locked version, but a name locked at two (a fork by marker), which is left free.
+fn single_versions(pins: &[Pin]) -> Vec<Requirement> {
+    let mut counts = std::collections::BTreeMap::new();
+    for pin in pins {
+        *counts.entry(pin.name().clone()).or_insert(0) += 1;
+    }
+    pins.iter()
+        .filter(|p| counts[p.name()] == 1)
+        .map(|p| p.requirement.clone())
+        .collect()
 }
 
 /// The `pyproject.toml` of a project the lock at `lock` names by its folder (`backend`, `.`).

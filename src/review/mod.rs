@@ -14,6 +14,7 @@ pub(crate) mod git;
 pub(crate) mod links;
 pub(crate) mod lock;
 pub(crate) mod pins;
+pub(crate) mod poetry;
 pub(crate) mod pyproject;
 pub(crate) mod requirements;
 pub(crate) mod scan;
@@ -257,7 +258,12 @@ pub(crate) fn removed_pins(base: &[Pin], head: &[Pin]) -> Vec<Pin> {
 /// requirement) is merged into that finding (`also`); the worse verdict stands.
 fn merge_lock_duplicates(findings: Vec<Finding>) -> Vec<Finding> {
     let folder = |file: &str| file.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
-    let is_lock = |f: &Finding| matches!(f.pin.kind, PinKind::UvLock | PinKind::Pylock);
+    let is_lock = |f: &Finding| {
+        matches!(
+            f.pin.kind,
+            PinKind::UvLock | PinKind::Pylock | PinKind::PoetryLock | PinKind::PdmLock
+        )
+    };
     let (locks, mut out): (Vec<Finding>, Vec<Finding>) = findings.into_iter().partition(is_lock);
     for lock in locks {
         let twin = out.iter_mut().find(|f| {

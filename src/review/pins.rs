@@ -17,8 +17,11 @@ pub(crate) enum PinKind {
     PdmOverride,
     /// An exact pin in `[project] dependencies` or `[project.optional-dependencies]`.
     ProjectPin,
-    /// An exact pin in `[dependency-groups]`.
+    /// An exact pin in `[dependency-groups]` or `[tool.pdm.dev-dependencies]`.
     GroupPin,
+    /// A versioned entry of `[tool.poetry.dependencies]`, `[tool.poetry.dev-dependencies]` or
+    /// `[tool.poetry.group.NAME.dependencies]` (`^1.9` read as `>=1.9,<2.0`).
+    PoetryDependency,
     /// An exact pin in a requirements file.
     RequirementsPin,
     /// A line of a constraints file (`constraints*.txt`, or any file reached through `-c`).
@@ -27,6 +30,10 @@ pub(crate) enum PinKind {
     UvLock,
     /// A package version in `pylock.toml` (PEP 751).
     Pylock,
+    /// A package version in `poetry.lock`.
+    PoetryLock,
+    /// A package version in `pdm.lock`.
+    PdmLock,
     /// `pip install --force-reinstall` / `--no-deps` (Dockerfile `RUN` or a shell script).
     PipForce,
     /// `pip install name==X` in a Dockerfile or a shell script.
@@ -42,10 +49,13 @@ impl PinKind {
             PinKind::PdmOverride => "pdm override",
             PinKind::ProjectPin => "project pin",
             PinKind::GroupPin => "dependency-group pin",
+            PinKind::PoetryDependency => "poetry dependency",
             PinKind::RequirementsPin => "requirements pin",
             PinKind::Constraint => "constraint",
             PinKind::UvLock => "uv.lock",
             PinKind::Pylock => "pylock.toml",
+            PinKind::PoetryLock => "poetry.lock",
+            PinKind::PdmLock => "pdm.lock",
             PinKind::PipForce => "forced pip install",
             PinKind::PipPin => "pip install pin",
         }
@@ -164,7 +174,7 @@ impl Pin {
         match self.kind {
             PinKind::UvConstraint | PinKind::Constraint => Role::Constraint,
             PinKind::UvOverride | PinKind::PdmOverride | PinKind::PipForce => Role::Override,
-            PinKind::UvLock => Role::Constraint,
+            PinKind::UvLock | PinKind::PoetryLock | PinKind::PdmLock => Role::Constraint,
             _ => Role::Requirement,
         }
     }

@@ -39,6 +39,33 @@ struct Tool {
     uv: Option<Uv>,
     #[serde(default)]
     pdm: Option<Pdm>,
+    #[serde(default)]
+    poetry: Option<Poetry>,
+}
+
+/// A Poetry dependency table: name to constraint (string, table or list of tables).
+type PoetryTable = BTreeMap<String, Spanned<toml::Value>>;
+
+/// `[tool.poetry]`.
+#[derive(Debug, Default, Deserialize)]
+struct Poetry {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    dependencies: PoetryTable,
+    #[serde(default, rename = "dev-dependencies")]
+    dev_dependencies: PoetryTable,
+    #[serde(default)]
+    group: BTreeMap<String, PoetryGroup>,
+}
+
+/// `[tool.poetry.group.NAME]`.
+#[derive(Debug, Default, Deserialize)]
+struct PoetryGroup {
+    #[serde(default)]
+    optional: bool,
+    #[serde(default)]
+    dependencies: PoetryTable,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -64,6 +91,9 @@ struct UvWorkspace {
 struct Pdm {
     #[serde(default)]
     resolution: Option<PdmResolution>,
+    /// `[tool.pdm.dev-dependencies]`: groups `pdm install` installs by default.
+    #[serde(default, rename = "dev-dependencies")]
+    dev_dependencies: BTreeMap<String, Vec<Spanned<String>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -92,6 +122,16 @@ pub(crate) struct Project {
     sections: Vec<Vec<(Requirement, Option<usize>)>>,
     constraints: Vec<Requirement>,
     overrides: Vec<Requirement>,
+}
+
+impl Project {
+    /// What `poetry install` / `pdm install` / `uv sync` of it installs, itself left out.
+    pub(crate) fn declared(&self) -> Vec<Requirement> {
+        (self.requirements.iter())
+            .filter(|r| Some(&r.name) != self.name.as_ref())
+            .cloned()
+            .collect()
+    }
 }
 
 /// The pins of one `pyproject.toml` that is no workspace's member; entries that do not parse
@@ -145,6 +185,15 @@ pub(crate) fn read(file: &str, text: &str, problems: &mut Vec<ParseProblem>) -> 
     let uv = tool.uv.unwrap_or_default();
     let overrides = reader.list(&uv.overrides, PinKind::UvOverride, false);
     let constraints = reader.list(&uv.constraints, PinKind::UvConstraint, false);
+    let mut installed = deps.clone();
+    installed.extend(dev);
+    for (tool_sections, tool_installed) in [
+        tool_sections(&mut reader, tool.poetry.as_ref()),
+        pdm_dev_sections(&mut reader, tool.pdm.as_ref()),
+    ] {
+        sections.extend(tool_sections);
+        installed.extend(tool_installed);
+    }
     let pdm = tool.pdm.and_then(|p| p.resolution).unwrap_or_default();
     let mut pdm_entries = Vec::new();
     for (name, value) in &pdm.overrides {
@@ -164,11 +213,12 @@ pub(crate) fn read(file: &str, text: &str, problems: &mut Vec<ParseProblem>) -> 
     let workspace = uv.workspace.unwrap_or_default();
     Some(Project {
         file: file.to_string(),
-        name: project.name.and_then(|n| PackageName::new(n).ok()),
+        name: (project.name.or(tool.poetry.and_then(|p| p.name)))
+            .and_then(|n| PackageName::new(n).ok()),
         members: workspace.members,
         exclude: workspace.exclude,
         pins: reader.pins,
-        requirements: deps.iter().chain(&dev).map(|(r, _)| r.clone()).collect(),
+        requirements: requirements(&installed),
         sections,
         constraints: requirements(&constraints),
         overrides: requirements(&overrides)
@@ -233,6 +283,46 @@ pub(crate) fn workspace(root: Project, members: Vec<Project>) -> Vec<Pin> {
     out
 }
 
+/// A list of entries, each with the index in `pins` of the one that is a pin.
+type Section = Vec<(Requirement, Option<usize>)>;
+
+/// `[tool.poetry.dependencies]`, `[tool.poetry.dev-dependencies]` and each
+/// `[tool.poetry.group.NAME.dependencies]`: the sections, and what `poetry install` installs
+/// (all but the optional groups). Every entry with a version is a pin.
+fn tool_sections(reader: &mut Reader<'_>, poetry: Option<&Poetry>) -> (Vec<Section>, Section) {
+    let Some(poetry) = poetry else {
+        return (Vec::new(), Vec::new());
+    };
+    let main = reader.poetry(&poetry.dependencies);
+    let dev = reader.poetry(&poetry.dev_dependencies);
+    let mut installed: Section = main.iter().chain(&dev).cloned().collect();
+    let mut sections = vec![main, dev];
+    for group in poetry.group.values() {
+        let section = reader.poetry(&group.dependencies);
+        if !group.optional {
+            installed.extend(section.iter().cloned());
+        }
+        sections.push(section);
+    }
+    (sections, installed)
+}
+
+/// `[tool.pdm.dev-dependencies]`: every group is installed by `pdm install`; exact pins only.
+fn pdm_dev_sections(reader: &mut Reader<'_>, pdm: Option<&Pdm>) -> (Vec<Section>, Section) {
+    let mut sections = Vec::new();
+    let mut installed = Vec::new();
+    for entries in pdm
+        .map(|p| p.dev_dependencies.values())
+        .into_iter()
+        .flatten()
+    {
+        let section = reader.list(entries, PinKind::GroupPin, true);
+        installed.extend(section.iter().cloned());
+        sections.push(section);
+    }
+    (sections, installed)
+}
+
 struct Reader<'a> {
     file: &'a str,
     text: &'a str,
@@ -252,6 +342,28 @@ impl Reader<'_> {
             .iter()
             .filter_map(|entry| self.entry(entry, kind, exact_only))
             .collect()
+    }
+
+    /// A Poetry dependency table (`python` is the interpreter, not a dependency).
+    fn poetry(&mut self, table: &PoetryTable) -> Section {
+        let mut out = Vec::new();
+        for (name, value) in table.iter().filter(|(name, _)| *name != "python") {
+            match super::poetry::entry(name, value.get_ref()) {
+                Ok(super::poetry::Entry::Index(requirements)) => {
+                    for requirement in requirements {
+                        let spanned = Spanned::new(value.span(), requirement);
+                        out.extend(self.entry(&spanned, PinKind::PoetryDependency, false));
+                    }
+                }
+                Ok(super::poetry::Entry::Elsewhere) => {}
+                Err(message) => self.problems.push(ParseProblem {
+                    file: self.file.to_string(),
+                    line: Some(line_of(self.text, value.span().start)),
+                    message: format!("`{name}`: {message}"),
+                }),
+            }
+        }
+        out
     }
 
     fn entry(

@@ -29,6 +29,8 @@ enum FileKind {
     Constraints,
     UvLock,
     Pylock,
+    /// `poetry.lock` or `pdm.lock`: read with the `pyproject.toml` beside it.
+    ProjectLock(PinKind),
     Dockerfile,
     Script,
     CiYaml,
@@ -43,6 +45,8 @@ fn classify(path: &str) -> Option<FileKind> {
         "pyproject.toml" => FileKind::PyProject,
         "uv.lock" => FileKind::UvLock,
         "pylock.toml" => FileKind::Pylock,
+        "poetry.lock" => FileKind::ProjectLock(PinKind::PoetryLock),
+        "pdm.lock" => FileKind::ProjectLock(PinKind::PdmLock),
         n if n.starts_with("pylock.") && n.ends_with(".toml") => FileKind::Pylock,
         // `constraints.txt`, `common_constraints.txt`, `constraints-gpu.txt`.
         n if n.contains("constraints") && n.ends_with(".txt") => FileKind::Constraints,
@@ -270,6 +274,14 @@ fn scan_file(
         }
         FileKind::UvLock => lock::pins(path, text, PinKind::UvLock, problems),
         FileKind::Pylock => lock::pins(path, text, PinKind::Pylock, problems),
+        FileKind::ProjectLock(kind) => {
+            // Problems of the pyproject.toml are reported where it is read on its own.
+            let beside = tree.text(&requirements::join(path, "pyproject.toml"));
+            let declared = beside
+                .and_then(|text| pyproject::read(path, &text, &mut Vec::new()))
+                .map(|project| project.declared());
+            lock::project_lock_pins(path, text, kind, declared, problems)
+        }
         FileKind::Dockerfile => shell::dockerfile_pins(path, text, &mut includes, problems),
         FileKind::Script => shell::script_pins(path, text, &mut includes, problems),
         FileKind::CiYaml => ci::workflow_pins(path, text, &mut includes, problems),

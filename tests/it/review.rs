@@ -1663,3 +1663,115 @@ fn a_workspaces_safer_plan_names_the_member_that_declares_the_dependent() {
     ]
     "#);
 }
+
+/// A `poetry.lock` (or `pdm.lock` in PDM's layout) of the requests world, idna at `idna`.
+fn project_lock(pdm: bool, idna: &str, urllib3: &str) -> String {
+    let mut out = String::new();
+    for (name, version) in [
+        ("certifi", "2026.10.19.post1"),
+        ("charset-normalizer", "3.5.3"),
+        ("idna", idna),
+        ("requests", "2.34.2"),
+        ("urllib3", urllib3),
+    ] {
+        out.push_str(&format!(
+            "[[package]]\nname = \"{name}\"\nversion = \"{version}\"\n{}\n",
+            if pdm {
+                "requires_python = \">=3.8\"\n"
+            } else {
+                "description = \"\"\noptional = false\npython-versions = \">=3.8\"\nfiles = []\n"
+            }
+        ));
+    }
+    out.push_str(if pdm {
+        "[metadata]\ngroups = [\"default\"]\nlock_version = \"4.5.0\"\n"
+    } else {
+        "[metadata]\nlock-version = \"2.0\"\npython-versions = \"^3.12\"\ncontent-hash = \"0\"\n"
+    });
+    out
+}
+
+/// A Poetry project: `[tool.poetry.dependencies]` (caret ranges, an exact pin) and `poetry.lock`
+/// are read; a lock-only downgrade that breaks requests fails the gate, with requests named; a
+/// harmless lock bump passes.
+#[test]
+fn poetry_dependencies_and_lock_are_judged() {
+    let pyproject = |extra: &str| {
+        format!(
+            "[tool.poetry]\nname = \"app\"\nversion = \"0\"\n\n[tool.poetry.dependencies]\n\
+             python = \"^3.12\"\nrequests = {{ version = \"^2.34\", extras = [] }}\n{extra}\n\
+             [tool.poetry.group.test.dependencies]\ncertifi = \"*\"\n"
+        )
+    };
+    let base = [
+        ("pyproject.toml", pyproject("")),
+        ("poetry.lock", project_lock(false, "3.20", "2.7.0")),
+    ];
+    let base: Vec<(&str, &str)> = base.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    let server = review_index();
+    let gate = [
+        "--format",
+        "json",
+        "--fail-on",
+        "medium",
+        "--fail-on-unjudged",
+    ];
+    // The lock alone takes idna back.
+    let ctx = review_context();
+    let head_lock = project_lock(false, "2.4", "2.7.0");
+    let repo = layout(ctx.dir.path(), &base, &[("poetry.lock", &head_lock)]);
+    let out = review_layout(&ctx, &repo, &server, &gate);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let lock_pin = finding(&json, "poetry.lock", "idna==2.4");
+    assert_eq!(lock_pin["pin"]["kind"], "poetry-lock");
+    assert_eq!(broken_dependents(lock_pin), ["requests"], "{lock_pin:#}");
+    // An exact pin in the dependencies table.
+    let ctx = review_context();
+    let head = pyproject("idna = \"2.4\"");
+    let repo = layout(ctx.dir.path(), &base, &[("pyproject.toml", &head)]);
+    let out = review_layout(&ctx, &repo, &server, &gate);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let pin = finding(&json, "pyproject.toml", "idna==2.4");
+    assert_eq!(pin["pin"]["kind"], "poetry-dependency");
+    assert_eq!(pin["pin"]["line"], 8, "{pin:#}");
+    assert_eq!(broken_dependents(pin), ["requests"], "{pin:#}");
+    // A harmless lock bump passes the gate, judged.
+    let ctx = review_context();
+    let head_lock = project_lock(false, "3.20", "2.8.0");
+    let repo = layout(ctx.dir.path(), &base, &[("poetry.lock", &head_lock)]);
+    let out = review_layout(&ctx, &repo, &server, &gate);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let bump = finding(&json, "poetry.lock", "urllib3==2.8.0");
+    assert!(broken_dependents(bump).is_empty(), "{bump:#}");
+}
+
+/// A PDM project: `pdm.lock` is read with the `[project]` dependencies beside it.
+#[test]
+fn pdm_lock_is_judged_with_the_projects_dependencies() {
+    let pyproject = "[project]\nname = \"app\"\nversion = \"0\"\ndependencies = [\"requests>=2.34\"]\n\n\
+                     [tool.pdm.dev-dependencies]\ntest = [\"certifi\"]\n";
+    let ctx = review_context();
+    let server = review_index();
+    let repo = layout(
+        ctx.dir.path(),
+        &[
+            ("pyproject.toml", pyproject),
+            ("pdm.lock", &project_lock(true, "3.20", "2.7.0")),
+        ],
+        &[("pdm.lock", &project_lock(true, "2.4", "2.7.0"))],
+    );
+    let out = review_layout(
+        &ctx,
+        &repo,
+        &server,
+        &["--format", "json", "--fail-on", "medium"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let lock_pin = finding(&json, "pdm.lock", "idna==2.4");
+    assert_eq!(lock_pin["pin"]["kind"], "pdm-lock");
+    assert_eq!(broken_dependents(lock_pin), ["requests"], "{lock_pin:#}");
+}
