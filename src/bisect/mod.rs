@@ -10,8 +10,9 @@
 //! Each step asks the solver for the consistent state with a set of changes applied and the
 //! rest reverted (a change and what its version needs move as one unit; a set with no
 //! consistent state is skipped, and said), copies the venv ([`crate::trial::VenvCopy`]: the original is only
-//! read), installs the good versions there and removes what was added (`--no-deps`: the
-//! solver chose the whole state), runs the check with the copy activated
+//! read), installs the good versions there, reinstalls each release edited in place since
+//! (its wheel's files) and removes what was added (`--no-deps`: the solver chose the whole
+//! state; a forced override stays as it was installed), runs the check with the copy activated
 //! ([`crate::trial::exec`]), and removes the copy. [`search`] decides which sets to try.
 
 pub(crate) mod search;
@@ -122,6 +123,12 @@ pub(crate) struct Culprit {
     pub to: Option<String>,
     /// How it changed.
     pub kind: ChangeKind,
+    /// The requirements it was installed against (a forced override; [`Change::overrides`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<String>,
+    /// Edited in place: its files that differ from `RECORD` now ([`Change::files`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
 }
 
 /// The result of a bisect.
@@ -267,6 +274,8 @@ fn culprit(change: &Change) -> Culprit {
         from: change.from.clone(),
         to: change.to.clone(),
         kind: change.kind,
+        overrides: change.overrides.clone(),
+        files: change.files.clone(),
     }
 }
 
@@ -384,8 +393,9 @@ fn install(
 }
 
 /// The installer's argv: one install of every good version (`--no-deps`, wheels only: no build
-/// backend from the index runs), one uninstall of what the good state did not have; `--`
-/// before the names.
+/// backend from the index runs), one reinstall of each release edited in place since (the same
+/// flags and `--force-reinstall`, uv's `--reinstall`), one uninstall of what the good state did
+/// not have; `--` before the names.
 pub(crate) fn install_steps(
     python: &Path,
     reverted: &[&Change],
@@ -393,7 +403,18 @@ pub(crate) fn install_steps(
     index_url: Option<&str>,
 ) -> Vec<Vec<String>> {
     let python = python.display().to_string();
-    let specs: Vec<String> = reverted.iter().filter_map(|c| c.revert_spec()).collect();
+    let edited = |c: &&&Change| c.kind == ChangeKind::EditedInPlace;
+    let specs: Vec<String> = reverted
+        .iter()
+        .filter(|c| !edited(c))
+        .filter_map(|c| c.revert_spec())
+        .collect();
+    // An edit in place is undone by reinstalling the same release: the files its wheel ships.
+    let reinstalls: Vec<String> = reverted
+        .iter()
+        .filter(edited)
+        .filter_map(|c| c.revert_spec())
+        .collect();
     let absent: Vec<String> = reverted
         .iter()
         .filter(|c| c.from.is_none())
@@ -416,9 +437,18 @@ pub(crate) fn install_steps(
         }
     };
     let mut steps = Vec::new();
-    if !specs.is_empty() {
+    for (reinstall, specs) in [(false, specs), (true, reinstalls)] {
+        if specs.is_empty() {
+            continue;
+        }
         let mut argv = head("install");
         argv.push("--no-deps".to_string());
+        if reinstall {
+            argv.push(match installer {
+                Installer::Uv => "--reinstall".to_string(),
+                Installer::Pip => "--force-reinstall".to_string(),
+            });
+        }
         argv.extend(crate::trial::binary_only(installer));
         if let Some(url) = index_url {
             argv.extend(["--index-url".to_string(), url.to_string()]);
@@ -511,6 +541,8 @@ mod tests {
             to: Some("2.0".to_string()),
             details: Vec::new(),
             fixed: None,
+            overrides: Vec::new(),
+            files: Vec::new(),
         };
         let changes = [change("demo", Some("1.0")), change("added", None)];
         let reverted: Vec<&Change> = changes.iter().collect();

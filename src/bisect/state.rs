@@ -6,14 +6,17 @@
 //! revertable or not), and for a set of changes to apply a [`Target`]: the state the solver
 //! finds over the two environments' own releases, where every applied change is as it is now,
 //! every other changed dist prefers its good version, and every unchanged dist stays. A change
-//! and what its version needs move as one unit: a reverted change takes its old version's
+//! and what its version needs move as one unit (an edit in place, [`ChangeKind::EditedInPlace`],
+//! moves no version: it is applied exactly when asked): a reverted change takes its old version's
 //! requirements with it where they can be had, and a change an applied one needs stays applied
 //! (the target says which); a set that no choice of the two states makes consistent is an
 //! error that says why.
 //!
-//! Requirements already broken in the environment that declares them (what `planner check`
-//! reports there) are left out of the universe: they are the user's state, not the bisect's to
-//! repair.
+//! Requirements already broken in either environment (what `planner check` reports there) are
+//! left out of that release wherever it appears: they are the user's state, not the bisect's to
+//! repair. A release installed against a requirement (`pip install --no-deps`, a forced
+//! override) is thus a valid state, installed the way the override was; the change says which
+//! requirement it overrides.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -45,12 +48,31 @@ pub(crate) struct Change {
     /// Why it cannot be reverted (`None`: it can): it then stays as it is now in every step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fixed: Option<String>,
+    /// The requirements its current version breaks that the good state met (`jax 0.10.2
+    /// requires ml-dtypes>=0.5.0`): a forced override, kept as it was installed in every state
+    /// that applies it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<String>,
+    /// Edited in place ([`ChangeKind::EditedInPlace`]): the files (relative to site-packages)
+    /// whose state against `RECORD` differs from the good state's. Reverting it reinstalls the
+    /// same release.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
 }
 
 impl Change {
-    /// `name from -> to` (`(absent)` for a side without the dist).
+    /// `name from -> to` (`(absent)` for a side without the dist); `name version edited in
+    /// place: FILE, ...` for an edit.
     pub(crate) fn label(&self) -> String {
         let side = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".to_string());
+        if self.kind == ChangeKind::EditedInPlace {
+            return format!(
+                "{} {} edited in place: {}",
+                self.name,
+                side(&self.to),
+                self.files.join(", ")
+            );
+        }
         format!("{} {} -> {}", self.name, side(&self.from), side(&self.to))
     }
 
@@ -64,24 +86,39 @@ impl Change {
 /// an index (a file, a directory, a VCS checkout) cannot be reinstalled by version and is marked
 /// `fixed`, as is a source change with the same version.
 pub(crate) fn changes(good: &Inventory, now: &Inventory) -> Vec<Change> {
-    diff::diff("good", good, "now", now)
-        .changes
+    let diff = diff::diff("good", good, "now", now);
+    let broken = diff.broken;
+    diff.changes
         .into_iter()
         .map(|c| {
             let fixed = fixed_reason(&c, good);
+            let overrides = broken
+                .iter()
+                .filter(|e| e.installed.is_some() && e.dependency == c.name.as_ref())
+                .map(|e| format!("{} requires {}", e.dependent, e.requirement))
+                .collect();
             Change {
+                files: c.files.iter().map(|f| f.path.clone()).collect(),
                 name: c.name,
                 kind: c.kind,
                 from: c.from.map(|s| s.version),
                 to: c.to.map(|s| s.version),
                 details: c.details,
                 fixed,
+                overrides,
             }
         })
         .collect()
 }
 
 fn fixed_reason(change: &DistChange, good: &Inventory) -> Option<String> {
+    if let Some(own) = change.files.iter().find(|f| f.a.is_some()) {
+        return Some(format!(
+            "the good state had its own edit of {}: a reinstall brings back the release's \
+             files, not that edit",
+            own.path
+        ));
+    }
     if change.kind == ChangeKind::SourceChanged {
         return Some(format!(
             "same version, other source ({}): a version pin cannot bring the old build back",
@@ -135,11 +172,14 @@ pub(crate) struct Target {
 }
 
 impl Universe {
-    /// The releases of `good` and `now` (each without the requirements broken in its own
-    /// environment), solved for `now`'s interpreter.
+    /// The releases of `good` and `now` (without the requirements broken in either
+    /// environment: a release installed against one is a valid state in every step), solved
+    /// for `now`'s interpreter.
     pub(crate) fn new(good: &Inventory, now: &Inventory) -> Result<Universe, BadRelease> {
         let environment = now.environment.clone();
-        let (good, now) = (releases(good), releases(now));
+        let mut overridden = broken(good);
+        overridden.extend(broken(now));
+        let (good, now) = (releases(good, &overridden), releases(now, &overridden));
         let mut index = MemIndex::new();
         let mut added = BTreeSet::new();
         for metadata in good.values().chain(now.values()) {
@@ -211,20 +251,27 @@ impl Universe {
             .iter()
             .map(|(name, r)| (name, r.version.to_string()))
             .collect();
+        // An edit in place does not move a version: it is applied exactly when asked.
         let applied = changes
             .iter()
             .enumerate()
-            .filter(|(_, c)| state.get(&c.name) == c.to.as_ref())
+            .filter(|(i, c)| match c.kind {
+                ChangeKind::EditedInPlace => applied.contains(i) || c.fixed.is_some(),
+                _ => state.get(&c.name) == c.to.as_ref(),
+            })
             .map(|(i, _)| i)
             .collect();
         Ok(Target { applied })
     }
 }
 
-/// Each dist's metadata once (the first of a name, as Python imports it), with the
-/// requirements that are broken in this environment left out.
-fn releases(inventory: &Inventory) -> BTreeMap<PackageName, CoreMetadata> {
-    let broken: BTreeSet<(PackageName, String)> = check::check(inventory)
+/// A requirement as one release declares it: (name, version, requirement).
+type Declared = (PackageName, String, String);
+
+/// The requirements broken in `inventory` (`planner check`'s missing and mismatched
+/// dependencies), by the release that declares them.
+fn broken(inventory: &Inventory) -> BTreeSet<Declared> {
+    check::check(inventory)
         .findings
         .into_iter()
         .filter_map(|finding| match finding {
@@ -237,23 +284,32 @@ fn releases(inventory: &Inventory) -> BTreeMap<PackageName, CoreMetadata> {
                 dependent,
                 requirement,
                 ..
-            } => Some((dependent.name, requirement)),
+            } => Some((dependent.name, dependent.version.to_string(), requirement)),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// Each dist's metadata once (the first of a name, as Python imports it), with the
+/// requirements in `broken` left out.
+fn releases(
+    inventory: &Inventory,
+    broken: &BTreeSet<Declared>,
+) -> BTreeMap<PackageName, CoreMetadata> {
     let mut out = BTreeMap::new();
     for dist in &inventory.dists {
         out.entry(dist.name().clone())
-            .or_insert_with(|| without(dist, &broken));
+            .or_insert_with(|| without(dist, broken));
     }
     out
 }
 
-fn without(dist: &InstalledDist, broken: &BTreeSet<(PackageName, String)>) -> CoreMetadata {
+fn without(dist: &InstalledDist, broken: &BTreeSet<Declared>) -> CoreMetadata {
     let mut metadata = dist.metadata.clone();
+    let version = dist.version().to_string();
     metadata
         .requires_dist
-        .retain(|r| !broken.contains(&(dist.name().clone(), r.to_string())));
+        .retain(|r| !broken.contains(&(dist.name().clone(), version.clone(), r.to_string())));
     metadata.requires_python = None;
     metadata
 }

@@ -4,7 +4,8 @@
 //! Finds the venv (`--venv`, `--python`, `$VIRTUAL_ENV`, `./.venv`), reads it and the good
 //! state (a snapshot, `pip inspect` output, a venv; `--since` reconstructs it from install
 //! records and the index's upload times), each venv in a throw-away copy (reading runs its
-//! interpreter, which must not run in the original), lists the changes (`diff`), and hands them
+//! interpreter, which must not run in the original) with its files checked against their
+//! `RECORD`s, lists the changes (`diff`, edits in place included), and hands them
 //! to [`bisect::bisect`] with the check. The whole run is one interrupt critical section:
 //! Ctrl-C kills the running child, removes the copy and exits 130.
 //!
@@ -111,7 +112,8 @@ fn given_venv(args: &BisectSettings) -> miette::Result<PathBuf> {
 }
 
 /// A venv's inventory, read in a throw-away copy (the probe runs the interpreter, and a `.pth`
-/// file may write bytecode); the dists' paths are the original's.
+/// file may write bytecode); the dists' paths are the original's, and their files are checked
+/// against their `RECORD`s there (only read), so an edit in place is a change.
 fn read_venv(venv: &Path) -> miette::Result<Inventory> {
     let copy = VenvCopy::make(venv, &[], None)?;
     let mut inventory = inventory::load_venv(&copy.root)?;
@@ -122,6 +124,7 @@ fn read_venv(venv: &Path) -> miette::Result<Inventory> {
     }
     copy.discard()
         .map_err(|err| miette!("cannot remove the copy: {err}"))?;
+    inventory::integrity::attach(&mut inventory, inventory::integrity::Scope::Sources);
     Ok(inventory)
 }
 

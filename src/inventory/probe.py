@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import re
+import subprocess
 import sys
 import sysconfig
 
@@ -414,8 +415,30 @@ def toolkit_version(folder):
         except (ValueError, KeyError, TypeError):
             return None
     text = read_text(os.path.join(folder, "version.txt"))
-    words = (text or "").split()
-    return words[-1] if words else None
+    if text is not None:
+        words = text.split()
+        return words[-1] if words else None
+    return nvcc_version(os.path.join(folder, "bin", "nvcc"))
+
+
+def nvcc_version(nvcc):
+    if not os.path.isfile(nvcc):
+        return None
+    try:
+        out = subprocess.run([nvcc, "--version"], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    lines = [l for l in out.stdout.decode("utf-8", "replace").splitlines() if "release " in l]
+    if not lines:
+        return None
+    line = lines[-1]
+    for word in re.split(r"[, ]", line):
+        if word.startswith("V") and word[1:2].isdigit():
+            return word[1:]
+    return line.split("release ", 1)[1].split(",")[0].strip()
 
 
 def runtime_toolkits():

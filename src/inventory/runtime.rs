@@ -53,7 +53,8 @@ pub(crate) struct Gpu {
 pub(crate) struct Toolkit {
     /// The folder (as found; symlinks kept as named).
     pub path: String,
-    /// Its version from `version.json` or `version.txt` (`None`: neither readable).
+    /// Its version from `version.json` or `version.txt`, else from its `bin/nvcc --version`
+    /// (`None`: none of them readable).
     pub version: Option<String>,
     /// Where it was found: `/usr/local/cuda*`, `CUDA_HOME`, `CUDA_PATH`, `nvcc on PATH`.
     pub found_by: Vec<String>,
@@ -162,14 +163,41 @@ fn find_on_path(env: &EnvVars, name: &str) -> Option<PathBuf> {
         .find(|file| file.is_file())
 }
 
-/// A toolkit folder's version: `version.json`'s `cuda.version`, else `version.txt`'s last word.
+/// A toolkit folder's version: `version.json`'s `cuda.version`, else `version.txt`'s last word,
+/// else what its own `bin/nvcc --version` says (toolkits installed without either file, as in
+/// some container images).
 fn toolkit_version(dir: &Path) -> Option<String> {
     if let Ok(text) = crate::bounded::read_text(&dir.join("version.json"), 1 << 20) {
         let value: serde_json::Value = serde_json::from_str(&text).ok()?;
         return value["cuda"]["version"].as_str().map(str::to_string);
     }
-    let text = crate::bounded::read_text(&dir.join("version.txt"), 1 << 20).ok()?;
-    text.split_whitespace().last().map(str::to_string)
+    if let Ok(text) = crate::bounded::read_text(&dir.join("version.txt"), 1 << 20) {
+        return text.split_whitespace().last().map(str::to_string);
+    }
+    let nvcc = dir.join("bin/nvcc");
+    if !nvcc.is_file() {
+        return None;
+    }
+    let out = std::process::Command::new(nvcc)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    nvcc_version(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// The version in `nvcc --version`'s last line, `Cuda compilation tools, release 12.8,
+/// V12.8.93`: the word after `V` (`12.8.93`), else the release (`12.8`).
+fn nvcc_version(text: &str) -> Option<String> {
+    let line = text.lines().rev().find(|l| l.contains("release "))?;
+    let full = line
+        .split([',', ' '])
+        .find_map(|w| w.strip_prefix('V'))
+        .filter(|v| v.starts_with(|c: char| c.is_ascii_digit()));
+    let release = line.split("release ").nth(1)?.split(',').next()?.trim();
+    Some(full.unwrap_or(release).to_string())
 }
 
 fn toolkits(env: &EnvVars) -> Vec<Toolkit> {
@@ -372,6 +400,32 @@ mod tests {
         let ours = found.iter().find(|t| t.path == home).unwrap();
         assert_eq!(ours.version.as_deref(), Some("12.8.93"));
         assert_eq!(ours.found_by, ["CUDA_HOME"]);
+    }
+
+    /// A toolkit with neither `version.json` nor `version.txt` (as on some container images)
+    /// has its version from its own `bin/nvcc --version`.
+    #[test]
+    fn a_toolkit_without_version_files_asks_its_nvcc() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let nvcc = dir.path().join("bin/nvcc");
+        std::fs::create_dir_all(nvcc.parent().unwrap()).unwrap();
+        std::fs::write(
+            &nvcc,
+            "#!/bin/sh\necho 'nvcc: NVIDIA (R) Cuda compiler driver'\n\
+             echo 'Cuda compilation tools, release 13.0, V13.0.88'\n\
+             echo 'Build cuda_13.0.r13.0/compiler.36424714_0'\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&nvcc, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let home = dir.path().to_str().unwrap();
+        let found = toolkits(&EnvVars::from_pairs([("CUDA_HOME", home)]));
+        let ours = found.iter().find(|t| t.path == home).unwrap();
+        assert_eq!(ours.version.as_deref(), Some("13.0.88"));
+        assert_eq!(
+            nvcc_version("Cuda compilation tools, release 12.8\n").as_deref(),
+            Some("12.8")
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::bisect::{BISECT_SCHEMA, Change, Culprit, Outcome, Step, StepResult, Verdict};
+use crate::diff::ChangeKind;
 use crate::render::safe::quote;
 use crate::terminal::escape;
 
@@ -63,6 +64,9 @@ pub(crate) struct Fix {
     /// Culprits that were not installed in the good state: remove them (or what pulled them
     /// in).
     pub remove: Vec<String>,
+    /// Culprits edited in place since (`name==version`): reinstall the release to undo the edit.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reinstall: Vec<String>,
 }
 
 impl BisectReport {
@@ -93,9 +97,11 @@ impl BisectReport {
 }
 
 fn fix(outcome: &Outcome, environment: &std::path::Path, index_url: Option<&str>) -> Fix {
+    let edited = |c: &&Culprit| c.kind == ChangeKind::EditedInPlace;
     let pins: Vec<String> = outcome
         .culprits
         .iter()
+        .filter(|c| !edited(c))
         .filter_map(|c| c.from.as_ref().map(|v| quote(&format!("{}=={v}", c.name))))
         .collect();
     let propose = (!pins.is_empty()).then(|| {
@@ -116,6 +122,12 @@ fn fix(outcome: &Outcome, environment: &std::path::Path, index_url: Option<&str>
             .iter()
             .filter(|c| c.from.is_none())
             .map(|c| c.name.clone())
+            .collect(),
+        reinstall: outcome
+            .culprits
+            .iter()
+            .filter(edited)
+            .filter_map(|c| c.to.as_ref().map(|v| format!("{}=={v}", c.name)))
             .collect(),
     }
 }
@@ -160,9 +172,17 @@ fn result_word(result: StepResult) -> &'static str {
     }
 }
 
-/// `name from -> to` (`(absent)` for a missing side).
+/// `name from -> to` (`(absent)` for a missing side); `name version edited in place: FILE`.
 fn change_text(c: &Culprit) -> String {
     let side = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".to_string());
+    if c.kind == ChangeKind::EditedInPlace {
+        return format!(
+            "{} {} edited in place: {}",
+            c.name,
+            side(&c.to),
+            c.files.join(", ")
+        );
+    }
     format!("{} {} -> {}", c.name, side(&c.from), side(&c.to))
 }
 
@@ -252,6 +272,13 @@ pub(crate) fn text(report: &BisectReport) -> String {
         if let Some(why) = &change.fixed {
             let _ = write!(out, "  (kept in every step: {})", escape(why));
         }
+        if !change.overrides.is_empty() {
+            let _ = write!(
+                out,
+                "  (a forced override, against: {}; installed that way, --no-deps, in every step that applies it)",
+                escape(&change.overrides.join("; "))
+            );
+        }
         out.push('\n');
     }
     let _ = writeln!(out, "\nSteps:");
@@ -264,12 +291,29 @@ pub(crate) fn text(report: &BisectReport) -> String {
         o.runs, report.one_at_a_time
     );
     let _ = writeln!(out, "\n{}", headline(report));
+    for c in o.culprits.iter().filter(|c| !c.overrides.is_empty()) {
+        let _ = writeln!(
+            out,
+            "{} is a forced override: it was installed against {}.",
+            escape(&change_text(c)),
+            escape(&c.overrides.join("; "))
+        );
+    }
     if let Some(fix) = &report.fix {
         if let Some(propose) = &fix.propose {
             let _ = writeln!(
                 out,
                 "\nTo hold it back and see what has to move with it:\n  {}",
                 escape(propose)
+            );
+        }
+        for spec in &fix.reinstall {
+            let _ = writeln!(
+                out,
+                "\n{} was edited in place: reinstall the release to undo it:\n  pip install \
+                 --force-reinstall --no-deps {}",
+                escape(spec),
+                quote(spec)
             );
         }
         for name in &fix.remove {

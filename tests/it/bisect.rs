@@ -660,3 +660,138 @@ fn verify_as_the_check_finds_a_release_that_breaks_at_import() {
     assert_same_tree(&before, &world.venv, "after a bisect --verify");
     world.assert_no_copy_left();
 }
+
+/// The measured case: `jaxish` needs `dtypes>=0.5` and fails at import below it; `dtypes` 0.3
+/// and `proto` 3.0 (against `board`'s `proto>=4`) were forced in with `--no-deps`, and `six`
+/// and `einsum` went down harmlessly. Every state that keeps a forced override is a valid
+/// state (it was refused as "no consistent state", the current state among them, and the
+/// bisect was inconclusive): the culprit is `dtypes`, named as an override.
+#[test]
+fn a_forced_override_is_a_valid_state_and_is_named_as_the_culprit() {
+    let mut wheels = vec![
+        serde_json::json!({"name": "jaxish", "version": "1.0", "requires": ["dtypes>=0.5"],
+            "files": {"jaxish/__init__.py":
+                "import dtypes\nif dtypes.MINOR < 5:\n    raise ImportError('dtypes too old')\n"}}),
+        serde_json::json!({"name": "board", "version": "1.0", "requires": ["proto>=4"],
+            "files": {"board/__init__.py": ""}}),
+    ];
+    for (name, versions) in [
+        ("dtypes", ["0.3", "0.7"]),
+        ("proto", ["3.0", "7.0"]),
+        ("six", ["1.16", "1.17"]),
+        ("einsum", ["3.3", "3.4"]),
+    ] {
+        for version in versions {
+            let minor = version.split('.').nth(1).unwrap();
+            wheels.push(serde_json::json!({"name": name, "version": version,
+                "files": {format!("{name}/__init__.py"): format!("MINOR = {minor}\n")}}));
+        }
+    }
+    let world = World::new(
+        serde_json::Value::Array(wheels),
+        &[
+            "jaxish==1.0",
+            "board==1.0",
+            "dtypes==0.7",
+            "proto==7.0",
+            "six==1.17",
+            "einsum==3.4",
+        ],
+        &[
+            "--no-deps",
+            "dtypes==0.3",
+            "proto==3.0",
+            "six==1.16",
+            "einsum==3.3",
+        ],
+    );
+    let before = tree(&world.venv);
+    let (code, report, stderr) = world.bisect_json(&["--test", "python -c 'import jaxish'"]);
+    assert_eq!(code, Some(0), "{report:#}\n{stderr}");
+    assert_eq!(
+        culprits(&report),
+        vec![pair("dtypes", "0.7", "0.3")],
+        "{report:#}"
+    );
+    assert_eq!(
+        report["culprits"][0]["overrides"],
+        serde_json::json!(["jaxish 1.0 requires dtypes>=0.5"]),
+        "{report:#}"
+    );
+    let proto = report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "proto")
+        .unwrap();
+    assert_eq!(
+        proto["overrides"],
+        serde_json::json!(["board 1.0 requires proto>=4"])
+    );
+    assert!(
+        !results(&report).contains(&"skipped".to_string()),
+        "{report:#}"
+    );
+    let text = world.bisect(&["--test", "python -c 'import jaxish'"]);
+    assert!(
+        text.stdout
+            .contains("dtypes 0.7 -> 0.3 is a forced override: it was installed against jaxish 1.0 requires dtypes>=0.5"),
+        "{}",
+        text.stdout
+    );
+    assert_same_tree(&before, &world.venv, "after a bisect");
+    world.assert_no_copy_left();
+}
+
+/// A module edited in place after the snapshot (the hand patch of the incident) is a change the
+/// bisect reverts, by reinstalling the same release in the copy, and names with its file; the
+/// three upgrades beside it are harmless. The real venv keeps its edit.
+#[test]
+fn a_file_edited_in_place_is_reverted_by_a_reinstall_and_named() {
+    let mut wheels = vec![serde_json::json!({"name": "tune", "version": "1.0",
+        "files": {"tune/__init__.py": "", "tune/auto.py": "def run():\n    return 1\n"}})];
+    for n in 1..=3 {
+        for major in [1, 2] {
+            wheels.push(serde_json::json!({
+                "name": format!("p{n}"), "version": format!("{major}.0"),
+                "files": {format!("p{n}/__init__.py"): ""},
+            }));
+        }
+    }
+    let world = World::new(
+        serde_json::Value::Array(wheels),
+        &["tune==1.0", "p1==1.0", "p2==1.0", "p3==1.0"],
+        &["p1==2.0", "p2==2.0", "p3==2.0"],
+    );
+    let site = crate::common::venv::RealVenv {
+        path: world.venv.clone(),
+        python: world.venv.join("bin/python"),
+    }
+    .site_packages();
+    let patched = "def run():\n    raise RuntimeError('patched by hand')\n\nrun()\n";
+    std::fs::write(site.join("tune/auto.py"), patched).unwrap();
+    let before = tree(&world.venv);
+    let (code, report, stderr) = world.bisect_json(&["--test", "python -c 'import tune.auto'"]);
+    assert_eq!(code, Some(0), "{report:#}\n{stderr}");
+    assert_eq!(culprits(&report), vec![pair("tune", "1.0", "1.0")]);
+    assert_eq!(report["culprits"][0]["kind"], "edited-in-place");
+    assert_eq!(
+        report["culprits"][0]["files"],
+        serde_json::json!(["tune/auto.py"])
+    );
+    assert_eq!(report["fix"]["reinstall"], serde_json::json!(["tune==1.0"]));
+    assert_eq!(report["fix"]["propose"], serde_json::Value::Null);
+    let text = world.bisect(&["--test", "python -c 'import tune.auto'"]);
+    assert!(
+        text.stdout
+            .contains("The failure comes with tune 1.0 edited in place: tune/auto.py alone"),
+        "{}",
+        text.stdout
+    );
+    assert_same_tree(&before, &world.venv, "after a bisect");
+    assert_eq!(
+        std::fs::read_to_string(site.join("tune/auto.py")).unwrap(),
+        patched
+    );
+    world.assert_no_copy_left();
+}
