@@ -60,7 +60,7 @@ pub(crate) fn run(settings: &ResolveSettings, printer: &Printer) -> miette::Resu
             Ok(ExitStatus::UserActionRequired)
         }
         Err(SolveError::NoSolution(failure)) => {
-            printer.note(&render::failure_text(&failure, printer.color()));
+            printer.note_painted(&render::failure_text(&failure, printer.color_err()));
             Ok(ExitStatus::UserActionRequired)
         }
         Err(err) => Err(err.into()),
