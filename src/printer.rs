@@ -102,4 +102,18 @@ impl Printer {
             eprintln!("{}", crate::terminal::escape(text));
         }
     }
+
+    /// Whether stderr is coloured.
+    pub(crate) fn color_err(&self) -> bool {
+        self.color_err
+    }
+
+    /// A note on stderr, unless quiet, written as it is: `text` is planner's own painting of
+    /// text that was made safe before it was painted ([`crate::terminal::escape`] after
+    /// painting would show the colour codes as `\u{1b}[31m` text).
+    pub(crate) fn note_painted(&self, text: &str) {
+        if !self.quiet {
+            eprintln!("{text}");
+        }
+    }
 }

@@ -65,7 +65,7 @@ pub(crate) fn run(settings: &ResolveSettings, printer: &Printer) -> miette::Resu
             ExitStatus::UserActionRequired
         }
         Err(SolveError::NoSolution(failure)) => {
-            printer.note(&render::failure_text(&failure, printer.color()));
+            printer.note_painted(&render::failure_text(&failure, printer.color_err()));
             ExitStatus::UserActionRequired
         }
         Err(err) => return Err(err.into()),

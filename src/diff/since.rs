@@ -9,7 +9,7 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::SystemTime;
 
-use jiff::{SignedDuration, Timestamp};
+use jiff::Timestamp;
 use serde::Serialize;
 
 use super::{DistState, EdgeChange, broken_edges};
@@ -165,20 +165,21 @@ fn parse_instant(
 ) -> Result<(Timestamp, Option<String>), SinceError> {
     let bad = || SinceError::BadWhen(text.escape_default().to_string());
     let trimmed = text.trim();
-    if let Some(unit) = trimmed.chars().last().filter(char::is_ascii_alphabetic) {
-        let number = &trimmed[..trimmed.len() - 1];
-        if let Ok(n) = number.parse::<i64>() {
-            let secs = match unit {
-                's' => 1,
-                'm' => 60,
-                'h' => 3600,
-                'd' => 86_400,
-                'w' => 7 * 86_400,
-                _ => return Err(bad()),
-            };
-            let span = SignedDuration::from_secs(n.checked_mul(secs).ok_or_else(bad)?);
-            return now.checked_sub(span).map(|t| (t, None)).map_err(|_| bad());
-        }
+    // A duration in jiff's friendly format (`3d`, `12h`, `90m`, `2w`, `1h30m`, `2 days`, `3d
+    // ago`) or ISO 8601 (`P3D`), counted back from now on the calendar of `tz` (a day across a
+    // daylight-saving change is that calendar day).
+    if let Ok(span) = jiff::Span::from_str(trimmed) {
+        // `3d ago` is jiff's -3d: the same past instant as `3d`.
+        let span = if trimmed.ends_with("ago") {
+            span.abs()
+        } else {
+            span
+        };
+        let at = now
+            .to_zoned(tz.clone())
+            .checked_sub(span)
+            .map_err(|_| bad())?;
+        return Ok((at.timestamp(), None));
     }
     if let Ok(ts) = Timestamp::from_str(trimmed) {
         return Ok((ts, None));
@@ -333,6 +334,18 @@ mod tests {
         assert!(note.is_none());
         assert!(parse_when("2026-12-01T25:30:00", now).is_err());
         assert!(parse_when("yesterday", now).is_err());
-        assert!(parse_when("3y", now).is_err());
+        assert!(parse_when("3x", now).is_err());
+        // jiff's friendly durations: mixed units, words, `ago`, ISO 8601, years and months.
+        for (when, at) in [
+            ("1h30m", "2026-12-09T22:30:00Z"),
+            ("2 days", "2026-12-08T00:00:00Z"),
+            ("3d ago", "2026-12-07T00:00:00Z"),
+            ("P1D", "2026-12-09T00:00:00Z"),
+            ("1mo", "2026-11-10T00:00:00Z"),
+            ("1y", "2025-12-10T00:00:00Z"),
+        ] {
+            let (got, _) = parse_when_in(when, now, &jiff::tz::TimeZone::UTC).unwrap();
+            assert_eq!(got.to_string(), at, "{when}");
+        }
     }
 }

@@ -144,58 +144,26 @@ pub(crate) fn pip_conf_files(
 }
 
 /// `index-url` and `extra-index-url` from pip.conf text: `[global]`, overridden by `[install]`.
-fn pip_conf_values(text: &str) -> (Option<String>, Option<String>) {
-    let mut section = String::new();
-    let mut index: [Option<String>; 2] = [None, None];
-    let mut extra: [Option<String>; 2] = [None, None];
-    let mut last_key: Option<(usize, bool)> = None;
-    for line in text.lines() {
-        let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with(['#', ';']) {
-            continue;
-        }
-        if line.starts_with([' ', '\t']) {
-            // A continuation line (extra-index-url spread over lines).
-            if let Some((slot, is_extra)) = last_key {
-                let target = if is_extra { &mut extra } else { &mut index };
-                let value = target[slot].get_or_insert_with(String::new);
-                value.push('\n');
-                value.push_str(trimmed);
-            }
-            continue;
-        }
-        if let Some(name) = trimmed.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
-            section = name.trim().to_ascii_lowercase();
-            last_key = None;
-            continue;
-        }
-        let Some((key, value)) = trimmed.split_once(['=', ':']) else {
-            continue;
-        };
-        let key = key.trim().to_ascii_lowercase().replace('_', "-");
-        let slot = match section.as_str() {
-            "global" => 0,
-            "install" => 1,
-            _ => {
-                last_key = None;
-                continue;
-            }
-        };
-        match key.as_str() {
-            "index-url" | "i" => {
-                index[slot] = Some(value.trim().to_string());
-                last_key = Some((slot, false));
-            }
-            "extra-index-url" => {
-                extra[slot] = Some(value.trim().to_string());
-                last_key = Some((slot, true));
-            }
-            _ => last_key = None,
-        }
-    }
-    let [g, i] = index;
-    let [ge, ie] = extra;
-    (i.or(g), ie.or(ge))
+/// Read as pip reads it, as an INI file (the `configparser` crate, Python's rules: `=` or `:`,
+/// `#`/`;` comment lines, indented continuation lines, case-insensitive keys, `_` read as `-`
+/// and `i` as `index-url`); the error names the line when the text is not INI.
+fn pip_conf_values(text: &str) -> Result<(Option<String>, Option<String>), String> {
+    let mut ini = configparser::ini::Ini::new();
+    ini.set_multiline(true);
+    let sections = ini.read(text.to_string())?;
+    let value = |section: &str, wanted: &str| {
+        let keys = sections.get(section)?;
+        keys.iter()
+            .filter(|(key, _)| {
+                let key = key.replace('_', "-");
+                key == wanted || (wanted == "index-url" && key == "i")
+            })
+            .find_map(|(_, value)| value.clone())
+            .map(|value| value.trim().to_string())
+    };
+    let index = value("install", "index-url").or_else(|| value("global", "index-url"));
+    let extra = value("install", "extra-index-url").or_else(|| value("global", "extra-index-url"));
+    Ok((index, extra))
 }
 
 /// Parse one index location, an error naming `source` (the flag, variable or file it came
@@ -261,8 +229,12 @@ pub(crate) fn resolve(
     let mut conf_extra: Option<(String, String)> = None;
     for file in pip_conf_files(get, venv) {
         if let Some(text) = read(&file) {
-            let (index, extra) = pip_conf_values(&text);
             let source = file.display().to_string();
+            let (index, extra) = pip_conf_values(&text).map_err(|message| IndexError::Config {
+                source_name: source.clone(),
+                message: format!("it is not an INI file: {message}"),
+                hint: format!("fix {source} (pip cannot read it either), or set PIP_CONFIG_FILE=/dev/null to run without any pip.conf"),
+            })?;
             if let Some(i) = index {
                 conf_index = Some((source.clone(), i));
             }
@@ -425,6 +397,28 @@ mod tests {
         assert_eq!(
             run(Flags::default(), &env, &files).unwrap(),
             ["https://envfile.example/s/"]
+        );
+        // Read as INI (pip's configparser rules): `i`, `_` for `-`, `:` delimiters.
+        assert_eq!(
+            pip_conf_values(
+                "[global]\n; note\ni: https://i.example/s\n[install]\nextra_index_url=\n  https://x.example/s\n  https://y.example/s\n"
+            ),
+            Ok((
+                Some("https://i.example/s".to_string()),
+                Some("https://x.example/s\nhttps://y.example/s".to_string())
+            ))
+        );
+        let broken = [(
+            "/tmp/pip.conf",
+            "[global\nindex-url = https://x.example/s\n",
+        )];
+        let env = [("PIP_CONFIG_FILE", "/tmp/pip.conf")];
+        let err = run(Flags::default(), &env, &broken)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("/tmp/pip.conf: it is not an INI file: line 1"),
+            "{err}"
         );
         // The null device switches every pip.conf off, the user's too (pip's `os.devnull`).
         let env = [("HOME", "/home/u"), ("PIP_CONFIG_FILE", "/dev/null")];

@@ -178,16 +178,19 @@ pub(crate) fn to_json(
 }
 
 /// The failure explained for a terminal: miette's report, not wrapped (a specifier split
-/// across lines, `!\n=2.0`, reads wrong).
+/// across lines, `!\n=2.0`, reads wrong), safe to print as it is. Coloured only when the
+/// report's own text has nothing to escape; else plain, escaped.
 pub(crate) fn failure_text(failure: &NoSolution, color: bool) -> String {
-    let theme = if color {
-        miette::GraphicalTheme::unicode()
-    } else {
-        miette::GraphicalTheme::unicode_nocolor()
+    let render = |theme| {
+        let handler = miette::GraphicalReportHandler::new_themed(theme).with_wrap_lines(false);
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = handler.render_report(&mut text, &failure.diagnostic());
+        text.trim_end().to_string()
     };
-    let handler = miette::GraphicalReportHandler::new_themed(theme).with_wrap_lines(false);
-    let mut text = String::new();
-    // Writing into a String cannot fail.
-    let _ = handler.render_report(&mut text, &failure.diagnostic());
-    text.trim_end().to_string()
+    let plain = render(miette::GraphicalTheme::unicode_nocolor());
+    match crate::terminal::escape(&plain) {
+        std::borrow::Cow::Borrowed(_) if color => render(miette::GraphicalTheme::unicode()),
+        safe => safe.into_owned(),
+    }
 }

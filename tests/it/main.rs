@@ -8,6 +8,7 @@ mod common;
 mod bad_inputs;
 mod bisect;
 mod check;
+mod color;
 mod compile_caches;
 mod diff;
 mod evidence_truth;

@@ -27,7 +27,12 @@ fn compiled() -> &'static Mutex<Compiled> {
                 let text = std::fs::read_to_string(&path).unwrap();
                 let value: serde_json::Value = serde_json::from_str(&text)
                     .unwrap_or_else(|err| panic!("{} is not JSON: {err}", path.display()));
-                let url = format!("file://{}", path.display());
+                // Registered by its own `$id`, as a standard validator's registry holds it:
+                // relative `$ref`s (`plan.json`) resolve against it, with no file paths.
+                let url = value["$id"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{} has no $id", path.display()))
+                    .to_string();
                 compiler.add_resource(&url, value).unwrap();
                 let name = path.file_stem().unwrap().to_str().unwrap().to_string();
                 names.push((name, url));
