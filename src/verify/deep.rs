@@ -178,8 +178,12 @@ pub(crate) fn dedup(list: &mut Vec<DeepModule>) {
 }
 
 /// `celery/concurrency/asynpool.py` -> `celery.concurrency.asynpool`, `a/b/__init__.py` ->
-/// `a.b`, when the path is a module of a dist with these top-level names.
+/// `a.b`, when the path is a module of a dist with these top-level names (not a build folder's
+/// copy: `build/lib/...`).
 pub(crate) fn module_of_path(path: &str, top_level: &[String]) -> Option<String> {
+    if crate::inventory::imports::is_build_copy(path) {
+        return None;
+    }
     let stem = path.strip_suffix(".py")?;
     let mut parts: Vec<&str> = stem.split('/').collect();
     if parts.last() == Some(&"__init__") {
@@ -247,6 +251,16 @@ mod tests {
         ] {
             assert_eq!(module_of_path(path, &tops).as_deref(), want, "{path}");
         }
+        // botorch 0.18.1 ships `build/lib/botorch/...` and lists `build` in `top_level.txt`.
+        let botorch = vec!["botorch".to_string(), "build".to_string()];
+        assert_eq!(
+            module_of_path("build/lib/botorch/models/gp.py", &botorch),
+            None
+        );
+        assert_eq!(
+            module_of_path("botorch/models/gp.py", &botorch).as_deref(),
+            Some("botorch.models.gp")
+        );
     }
 
     /// What a dist's selected modules import at module level ranks them: `pkg.core` is imported
