@@ -224,8 +224,9 @@ pub(crate) fn import_uses_in(
     scan(dist, paths.iter().map(|p| p.to_string()), modules)
 }
 
-/// The `.py` files a dist's `RECORD` lists, less vendored copies of other libraries and tests
-/// (not the dist's own code paths: pip's `_vendor/pyparsing/diagram` imports jinja2).
+/// The `.py` files a dist's `RECORD` lists, less vendored copies of other libraries, tests
+/// (not the dist's own code paths: pip's `_vendor/pyparsing/diagram` imports jinja2) and a build
+/// folder's copy of the dist ([`is_build_copy`]).
 fn own_sources(dist: &InstalledDist) -> Vec<String> {
     if dist.format != DistFormat::DistInfo {
         return Vec::new();
@@ -235,7 +236,7 @@ fn own_sources(dist: &InstalledDist) -> Vec<String> {
     };
     paths
         .into_iter()
-        .filter(|path| path.ends_with(".py"))
+        .filter(|path| path.ends_with(".py") && !is_build_copy(path))
         .filter(|path| {
             let mut folders = path.split('/').rev().skip(1);
             !folders.any(|f| {
@@ -246,6 +247,14 @@ fn own_sources(dist: &InstalledDist) -> Vec<String> {
             })
         })
         .collect()
+}
+
+/// Whether `path` is in a setuptools build folder that a wheel shipped by mistake
+/// (`build/lib/botorch/...` in botorch 0.18.1, whose `top_level.txt` even lists `build`): a stale
+/// copy of the dist's own code, not a module of it.
+pub(crate) fn is_build_copy(path: &str) -> bool {
+    let mut parts = path.split('/');
+    parts.next() == Some("build") && parts.next().is_some_and(|p| p.starts_with("lib"))
 }
 
 fn scan(

@@ -262,8 +262,12 @@ fn own_tops_of(
 }
 
 /// `celery/concurrency/asynpool.py` -> `celery.concurrency.asynpool`, `a/b/__init__.py` ->
-/// `a.b`, when the path is a module of a dist with these top-level names.
+/// `a.b`, when the path is a module of a dist with these top-level names (not a build folder's
+/// copy: `build/lib/...`).
 pub(crate) fn module_of_path(path: &str, top_level: &[String]) -> Option<String> {
+    if crate::inventory::imports::is_build_copy(path) {
+        return None;
+    }
     let stem = path.strip_suffix(".py")?;
     let mut parts: Vec<&str> = stem.split('/').collect();
     if parts.last() == Some(&"__init__") {
@@ -331,6 +335,16 @@ mod tests {
         ] {
             assert_eq!(module_of_path(path, &tops).as_deref(), want, "{path}");
         }
+        // botorch 0.18.1 ships `build/lib/botorch/...` and lists `build` in `top_level.txt`.
+        let botorch = vec!["botorch".to_string(), "build".to_string()];
+        assert_eq!(
+            module_of_path("build/lib/botorch/models/gp.py", &botorch),
+            None
+        );
+        assert_eq!(
+            module_of_path("botorch/models/gp.py", &botorch).as_deref(),
+            Some("botorch.models.gp")
+        );
     }
 
     /// botorch 0.18.1's wheel (its top_level.txt and the shape of its RECORD): only `botorch`
