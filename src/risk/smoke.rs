@@ -62,6 +62,34 @@ pub(crate) const BUILTIN_CHECKS: &[(&str, &str)] = &[
         "smoke/fastapi_request.py",
         include_str!("../../policies/smoke/fastapi_request.py"),
     ),
+    (
+        "smoke/pandas_duckdb.py",
+        include_str!("../../policies/smoke/pandas_duckdb.py"),
+    ),
+    (
+        "smoke/requests_get.py",
+        include_str!("../../policies/smoke/requests_get.py"),
+    ),
+    (
+        "smoke/sqlalchemy_orm.py",
+        include_str!("../../policies/smoke/sqlalchemy_orm.py"),
+    ),
+    (
+        "smoke/sphinx_build.py",
+        include_str!("../../policies/smoke/sphinx_build.py"),
+    ),
+    (
+        "smoke/celery_kombu.py",
+        include_str!("../../policies/smoke/celery_kombu.py"),
+    ),
+    (
+        "smoke/scrapy_crawl.py",
+        include_str!("../../policies/smoke/scrapy_crawl.py"),
+    ),
+    (
+        "smoke/langchain_openai_call.py",
+        include_str!("../../policies/smoke/langchain_openai_call.py"),
+    ),
 ];
 
 /// What a smoke test needs to run at all; without it the test is "skip", never "pass".

@@ -118,10 +118,11 @@ fn smoke_tests_follow_their_triggers() {
             spec.smoke.first().map(|s| s.why.clone()),
         )
     };
-    // numpy changes: its C-API check (package); pandas changes: it requires numpy (dependents).
-    assert_eq!(select_for("numpy").0, "numpy-c-api");
+    // numpy changes: its C-API check (package), and pandas' duckdb scan (a dependency of
+    // pandas); pandas changes: it requires numpy (dependents), and its own scan.
+    assert_eq!(select_for("numpy").0, "numpy-c-api,pandas-duckdb-scan");
     let (names, why) = select_for("pandas");
-    assert_eq!(names, "numpy-c-api");
+    assert_eq!(names, "numpy-c-api,pandas-duckdb-scan");
     assert_eq!(why.unwrap(), "pandas changes (it requires numpy)");
     // sympy is a dependency of torch: every torch test; not triton's.
     let (names, why) = select_for("sympy");
@@ -150,7 +151,8 @@ fn smoke_tests_follow_their_triggers() {
             "flex-attention",
             "triton-kernel",
             "triton-autotune",
-            "numpy-c-api"
+            "numpy-c-api",
+            "pandas-duckdb-scan"
         ]
     );
     assert_eq!(spec.dists.len(), inv.dists.len());
@@ -159,6 +161,52 @@ fn smoke_tests_follow_their_triggers() {
             .iter()
             .all(|d| d.why == Why::Installed && !d.subpackages)
     );
+}
+
+/// The stacks users build on: a change on either side of a pair neither declares (duckdb and
+/// pandas, langchain and openai) selects the pair's workload; one of the other's dependencies
+/// (urllib3 under requests, twisted under scrapy, kombu under celery, docutils under sphinx)
+/// selects the dependent's.
+#[test]
+fn the_stacks_smoke_tests_follow_either_side_of_their_pair() {
+    let inv = inventory(&[
+        ("numpy", "1.26.4", &[], &[]),
+        ("pandas", "2.0.3", &["numpy>=1.22"], &[]),
+        ("pyarrow", "14.0.2", &["numpy>=1.16"], &[]),
+        ("duckdb", "0.8.1", &[], &[]),
+        ("openai", "0.28.1", &[], &[]),
+        ("langchain", "0.0.300", &[], &[]),
+        ("urllib3", "2.2.3", &[], &[]),
+        ("requests", "2.32.3", &["urllib3<3,>=1.21.1"], &[]),
+        ("twisted", "22.10.0", &[], &[]),
+        ("scrapy", "2.8.0", &["twisted>=18.9.0"], &[]),
+        ("kombu", "5.3.4", &[], &[]),
+        ("celery", "5.3.6", &["kombu<6.0,>=5.3.4"], &[]),
+        ("docutils", "0.19", &[], &[]),
+        ("sphinx", "7.2.6", &["docutils<0.21,>=0.18.1"], &[]),
+        ("sqlalchemy", "2.0.30", &[], &[]),
+    ]);
+    let policy = Policy::builtin();
+    let select_for = |name: &str| {
+        let plan = plan_changing(vec![change(name, "1.0", "2.0")]);
+        let spec = select(Some(&plan), &inv, &policy, false);
+        // numpy's C-API check follows every dist that requires numpy: not what this is about.
+        smoke_names(&spec)
+            .into_iter()
+            .filter(|s| *s != "numpy-c-api")
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    assert_eq!(select_for("duckdb"), "duckdb-pandas-scan");
+    assert_eq!(select_for("pandas"), "pandas-duckdb-scan");
+    assert_eq!(select_for("pyarrow"), "pyarrow-duckdb-scan");
+    assert_eq!(select_for("openai"), "openai-langchain-call");
+    assert_eq!(select_for("langchain"), "langchain-openai-call");
+    assert_eq!(select_for("urllib3"), "requests-get");
+    assert_eq!(select_for("twisted"), "scrapy-crawl");
+    assert_eq!(select_for("kombu"), "celery-kombu");
+    assert_eq!(select_for("docutils"), "sphinx-build");
+    assert_eq!(select_for("sqlalchemy"), "sqlalchemy-orm");
 }
 
 #[test]

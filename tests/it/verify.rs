@@ -1455,3 +1455,45 @@ fn a_missing_module_of_an_installed_optional_dependency_is_a_skip() {
     );
     assert_eq!(failed(&report, "import:user.hard")["package"], "user");
 }
+
+/// A smoke test named as the module it exercises (`langchain_openai`, once) was written to
+/// `<name>.py` and ran from there, so its own file came first on its `sys.path` and
+/// `import langchain_openai` imported the check itself. The file is prefixed now: a check named
+/// `gadget` imports the installed `gadget`.
+#[test]
+fn a_smoke_test_named_as_its_module_imports_the_installed_one() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "gadget", "version": "1.0", "files": {"gadget/__init__.py": "REAL = True\n"}},
+        ]),
+        &[],
+        &["gadget"],
+    );
+    let dir = world.ctx.dir.path().join("policy");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("check.py"),
+        "import gadget\nassert gadget.REAL\nprint('the installed gadget')\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("policy.toml"),
+        "[[smoke]]\nname = \"gadget\"\npackage = \"gadget\"\ncheck = \"check.py\"\nhardware = \"none\"\ntimeout = 30\n",
+    )
+    .unwrap();
+    let policy = dir.join("policy.toml");
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--policy",
+        policy.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let report = json(&out.stdout);
+    let smoke = check(&report, "smoke:gadget");
+    assert_eq!(smoke["status"], "pass", "{smoke:#}");
+    assert_eq!(smoke["detail"], "the installed gadget");
+}

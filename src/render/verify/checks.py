@@ -528,7 +528,9 @@ def run_smoke(installed, smoke, cuda, tmp):
     package = present[0]
     if smoke["hardware"] == "cuda" and not cuda["devices"]:
         return check(name, "smoke", "skip", package, detail="needs a CUDA device: " + cuda["detail"], **fields)
-    path = os.path.join(tmp, re.sub(r"[^A-Za-z0-9_]", "_", smoke["name"]) + ".py")
+    # Prefixed: a check's folder comes first on its sys.path, and a file named as a module it
+    # imports (`langchain_openai.py`) would be imported in its place.
+    path = os.path.join(tmp, "planner_smoke_" + re.sub(r"[^A-Za-z0-9_]", "_", smoke["name"]) + ".py")
     with open(path, "w") as f:
         f.write(smoke["code"])
     code, out, err, seconds = run_child([sys.executable, path], smoke["timeout"])
