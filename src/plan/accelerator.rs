@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use pep440_rs::{LocalSegment, Version};
 use pep508_rs::PackageName;
 
+use super::planned::applies_with;
 use super::proposal::Change;
 use crate::inventory::Inventory;
 use crate::risk::AcceleratorSwitch;
@@ -85,7 +86,18 @@ pub(crate) fn switches(
                 .push(format!("{} {to}", change.name));
         }
     }
-    if brought.is_empty() {
+    // A plan leaves a line when it takes away what the old line's dists were installed for
+    // (something required them before and nothing does after) or moves a dist itself to
+    // another line (`torch +cu130 -> +cu121`); a new-line library a planned dist always needs
+    // (`nvidia-cutlass-dsl-libs-cu12` for nvidia-cutlass-dsl) beside a stack that stays is none.
+    let orphaned = orphaned(inventory, planned, &installed);
+    let relabelled = changes.iter().any(|c| {
+        let (Some(from), Some(to)) = (&c.from, &c.to) else {
+            return false;
+        };
+        matches!((line_of(&c.name, from), line_of(&c.name, to)), (Some(a), Some(b)) if a != b)
+    });
+    if brought.is_empty() || orphaned.is_empty() && !relabelled {
         return Vec::new();
     }
     let from = installed
@@ -93,7 +105,6 @@ pub(crate) fn switches(
         .map(|l| format!("CUDA {l}"))
         .collect::<Vec<_>>()
         .join(" and ");
-    let orphaned = orphaned(inventory, planned, &installed);
     brought
         .into_iter()
         .map(|(line, brings)| AcceleratorSwitch {
@@ -113,16 +124,27 @@ pub(crate) struct Planned<'p> {
     pub(crate) required: BTreeSet<&'p PackageName>,
 }
 
-/// Installed dists of the `lines` given that no dist of the planned environment requires.
+/// Installed dists of the `lines` given that an installed dist required before the plan and no
+/// dist of the planned environment requires after it (a top-level `cupy-cuda13x` nothing ever
+/// required is not orphaned by the plan).
 fn orphaned(
     inventory: &Inventory,
     planned: &Planned<'_>,
     lines: &BTreeSet<u32>,
 ) -> Vec<PackageName> {
+    let markers = &inventory.environment.markers;
+    let required_before: BTreeSet<&PackageName> = inventory
+        .dists
+        .iter()
+        .flat_map(|d| d.metadata.requires_dist.iter())
+        .filter(|r| applies_with(r, markers, &[]))
+        .map(|r| &r.name)
+        .collect();
     inventory
         .dists
         .iter()
         .filter(|d| line_of(d.name(), d.version()).is_some_and(|l| lines.contains(&l)))
+        .filter(|d| required_before.contains(d.name()))
         .filter(|d| planned.names.contains(d.name()) && !planned.required.contains(d.name()))
         .map(|d| d.name().clone())
         .collect::<BTreeSet<_>>()

@@ -354,6 +354,16 @@ impl<'a> PlanBuilder<'a> {
         }
         if reasons.is_empty() {
             reasons = self.follows_reasons(name, spec.planned);
+            // What forced it, traced from the request: the requirement of the dist nearest to
+            // a target (vllm's `numba==0.65.0`, not "follows llvmlite" beside "llvmlite is
+            // required by numba"). A repair stays a repair.
+            let repairs = reasons.iter().any(|r| matches!(r, Reason::Repairs { .. }));
+            if !spec.all && !repairs {
+                let derived = self.derived_reasons(name, spec);
+                if !derived.is_empty() {
+                    reasons = derived;
+                }
+            }
         }
         if reasons.is_empty() {
             reasons = self.coupled_rule_reasons(name, spec.planned);
@@ -406,6 +416,64 @@ impl<'a> PlanBuilder<'a> {
             }
         }
         reasons
+    }
+
+    /// Why `name` changes, traced from the request: walking from the targets (and the blockers
+    /// moved for them) through the changed dists, each planned requirement that excludes a
+    /// changed dist's installed version (or adds it) forced it; the requirements that reach
+    /// `name` first are its reasons. Empty when no walk from the request reaches it.
+    fn derived_reasons(&self, name: &PackageName, spec: &PlanSpec<'_>) -> Vec<Reason> {
+        let markers = &self.inventory.environment.markers;
+        let planned = &spec.planned.dists;
+        let changed = |n: &PackageName| {
+            planned.get(n).is_some_and(|d| {
+                self.inventory
+                    .get(n)
+                    .is_none_or(|i| i.version() != &d.version)
+            })
+        };
+        let mut frontier: BTreeSet<&PackageName> = spec
+            .targets
+            .iter()
+            .map(|t| &t.name)
+            .chain(spec.unblocked.iter().map(|(b, _)| &b.dependent))
+            .filter(|n| planned.contains_key(*n))
+            .collect();
+        let mut reached: BTreeSet<&PackageName> = frontier.clone();
+        while !frontier.is_empty() {
+            let mut found = Vec::new();
+            let mut next = BTreeSet::new();
+            for dependent in &frontier {
+                let dist = &planned[*dependent];
+                for requirement in &dist.requires_dist {
+                    let required = &requirement.name;
+                    if reached.contains(required)
+                        || !changed(required)
+                        || !applies_with(requirement, markers, &dist.extras)
+                    {
+                        continue;
+                    }
+                    let old = self.inventory.get(required).map(|d| d.version());
+                    if old.is_some_and(|v| !excludes(requirement, v)) {
+                        continue;
+                    }
+                    if required == name {
+                        found.push(Reason::RequiredBy {
+                            dependent: (*dependent).clone(),
+                            dependent_version: dist.version.clone(),
+                            requirement: requirement.clone(),
+                        });
+                    }
+                    next.insert(required);
+                }
+            }
+            if !found.is_empty() {
+                return found;
+            }
+            reached.extend(next.iter().copied());
+            frontier = next;
+        }
+        Vec::new()
     }
 
     /// The installed version requires a dist the plan moves outside that requirement.

@@ -346,3 +346,54 @@ fn a_newest_release_whose_own_requirements_cannot_be_met_says_why() {
         "{reasons:?}"
     );
 }
+
+fn switches_line(plan: &Plan) -> bool {
+    plan.risk
+        .factors
+        .iter()
+        .any(|f| f.kind == FactorKind::AcceleratorLineSwitch)
+}
+
+/// A CUDA 13 stack (torch requiring nccl-cu13, a top-level cupy-cuda13x). A new dist that always
+/// needs a `-cu12` library beside it leaves no line (nothing the CUDA 13 dists were installed for
+/// goes away; cupy was never required by anything); a torch that trades nccl-cu13 for nccl-cu12
+/// does.
+#[test]
+fn a_line_switch_is_a_line_the_stack_leaves() {
+    let mut index = MemIndex::new();
+    index
+        .add("torch", "1.0", &["nvidia-nccl-cu13"])
+        .add("torch", "2.0", &["nvidia-nccl-cu12"])
+        .add("nvidia-nccl-cu13", "1.0", &[])
+        .add("nvidia-nccl-cu12", "1.0", &[])
+        .add("cupy-cuda13x", "1.0", &[])
+        .add("tool", "1.0", &[])
+        .add("tool", "2.0", &["nvidia-cutlass-dsl"])
+        .add(
+            "nvidia-cutlass-dsl",
+            "1.0",
+            &["nvidia-cutlass-dsl-libs-cu12"],
+        )
+        .add("nvidia-cutlass-dsl-libs-cu12", "1.0", &[]);
+    let inv = inventory(vec![
+        installed("torch", "1.0", &["nvidia-nccl-cu13"]),
+        installed("nvidia-nccl-cu13", "1.0", &[]),
+        installed("cupy-cuda13x", "1.0", &[]),
+        installed("tool", "1.0", &[]),
+    ]);
+    let tool = propose_builtin(&index, &inv, &["tool==2.0"], false);
+    let first = &tool.plans[0];
+    assert!(
+        versions(first).contains(&"nvidia-cutlass-dsl-libs-cu12 - -> 1.0".to_string()),
+        "{:?}",
+        versions(first)
+    );
+    assert!(!switches_line(first), "{first:#?}");
+    let torch = propose_builtin(&index, &inv, &["torch==2.0"], false);
+    assert!(
+        switches_line(&torch.plans[0]),
+        "{:?}",
+        versions(&torch.plans[0])
+    );
+    assert!(torch.plans[0].title.contains("switches CUDA 13 -> CUDA 12"));
+}

@@ -224,8 +224,9 @@ fn a_downgrade_request_gets_the_closest_that_fits_before_a_cuda_switch() {
         .iter()
         .find(|f| f["kind"] == "accelerator-line-switch")
         .unwrap_or_else(|| panic!("{downgrade:#}"));
-    // The switch from CUDA 13 to CUDA 12, and the libraries it orphans, named.
-    insta::assert_snapshot!(switch["detail"].as_str().unwrap(), @"the plan switches the accelerator line from CUDA 13 to CUDA 12: it installs nvidia-cublas-cu12 12.4.5.8, nvidia-cuda-cupti-cu12 12.4.127, nvidia-cuda-nvrtc-cu12 12.4.127, nvidia-cuda-runtime-cu12 12.4.127, nvidia-cudnn-cu12 9.1.0.70 and 8 more; it leaves 6 of CUDA 13 installed that nothing requires any more (cupy-cuda13x, jax-cuda13-plugin, nvidia-cudnn-cu13, nvidia-cusparselt-cu13, nvidia-nccl-cu13 and 1 more)");
+    // The switch from CUDA 13 to CUDA 12, and the libraries it orphans, named (the top-level
+    // cupy-cuda13x and jax-cuda13-plugin, which nothing required before, are not orphaned).
+    insta::assert_snapshot!(switch["detail"].as_str().unwrap(), @"the plan switches the accelerator line from CUDA 13 to CUDA 12: it installs nvidia-cublas-cu12 12.4.5.8, nvidia-cuda-cupti-cu12 12.4.127, nvidia-cuda-nvrtc-cu12 12.4.127, nvidia-cuda-runtime-cu12 12.4.127, nvidia-cudnn-cu12 9.1.0.70 and 8 more; it leaves 4 of CUDA 13 installed that nothing requires any more (nvidia-cudnn-cu13, nvidia-cusparselt-cu13, nvidia-nccl-cu13, nvidia-nvshmem-cu13)");
     assert!(
         !plans(&proposal)
             .iter()
@@ -256,4 +257,27 @@ fn an_added_jax_plugin_follows_the_installed_jax_release() {
         "{held:#}"
     );
     insta::assert_snapshot!(held["unavailable"].as_str().unwrap(), @r#"the coupled-group rule `jax-cuda12-plugin = "{major}.{minor}.{micro}"` of policy `default` pairs jax-cuda12-plugin ==0.11.2.* with jax 0.11.2"#);
+}
+
+/// Each change's reason is what forced it, traced from the request: `propose torchvision` moves
+/// torch because torchvision 0.29.2 requires `torch>=2.14.0`, not because it "follows"
+/// cuda-toolkit (which is itself required by torch 2.15.0: a cycle).
+#[test]
+fn a_change_is_explained_by_the_requirement_nearest_the_request() {
+    let ctx = TestContext::new();
+    let server = IndexServer::recorded();
+    let (_, proposal) = propose(&ctx, &server, &["torchvision"]);
+    let first = &plans(&proposal)[0];
+    assert_eq!(pin(first, "torchvision"), "0.29.2", "{first:#}");
+    let torch = first["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "torch")
+        .unwrap_or_else(|| panic!("{first:#}"));
+    let reasons = torch["reasons"].as_array().unwrap();
+    assert_eq!(reasons.len(), 1, "{torch:#}");
+    assert_eq!(reasons[0]["kind"], "required-by", "{torch:#}");
+    assert_eq!(reasons[0]["dependent"], "torchvision", "{torch:#}");
+    assert_eq!(reasons[0]["requirement"], "torch>=2.14.0", "{torch:#}");
 }
