@@ -141,13 +141,10 @@ impl Universe {
         let environment = now.environment.clone();
         let (good, now) = (releases(good), releases(now));
         let mut index = MemIndex::new();
-        let mut added = BTreeSet::new();
-        for metadata in good.values().chain(now.values()) {
-            if added.insert((metadata.name.clone(), metadata.version.clone())) {
-                index
-                    .add_metadata(metadata.clone())
-                    .map_err(|err| BadRelease(err.to_string()))?;
-            }
+        for metadata in shared_releases(&good, &now) {
+            index
+                .add_metadata(metadata)
+                .map_err(|err| BadRelease(err.to_string()))?;
         }
         Ok(Universe {
             index,
@@ -219,6 +216,29 @@ impl Universe {
             .collect();
         Ok(Target { applied })
     }
+}
+
+/// Each release of the two states once. A release both have (a dist that did not change) keeps
+/// only the requirements neither state breaks: an upgrade that broke an unchanged dist's edge
+/// (app 1.0's `lib<2` under lib 2.0 now) leaves that edge out of every state, as it is left out
+/// of now's, so the state as it is now stays consistent.
+fn shared_releases(
+    good: &BTreeMap<PackageName, CoreMetadata>,
+    now: &BTreeMap<PackageName, CoreMetadata>,
+) -> Vec<CoreMetadata> {
+    let mut out: BTreeMap<(PackageName, Version), CoreMetadata> = BTreeMap::new();
+    for metadata in good.values().chain(now.values()) {
+        let key = (metadata.name.clone(), metadata.version.clone());
+        match out.get_mut(&key) {
+            Some(kept) => kept
+                .requires_dist
+                .retain(|r| metadata.requires_dist.contains(r)),
+            None => {
+                out.insert(key, metadata.clone());
+            }
+        }
+    }
+    out.into_values().collect()
 }
 
 /// Each dist's metadata once (the first of a name, as Python imports it), with the
