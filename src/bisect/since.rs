@@ -135,8 +135,10 @@ pub(crate) fn reconstruct(
 }
 
 /// The newest version below `current` whose first file was uploaded before `cutoff`, with a
-/// file to read its metadata from (a wheel when there is one). An index that gives no upload
-/// times cannot answer: an error that says so.
+/// file to read its metadata from (a wheel when there is one). A pre-release is taken only when
+/// `current` is one (pip and uv install pre-releases only when asked: twisted 24.2.0rc1,
+/// uploaded between 23.10.0 and 24.3.0, was not what a user of 24.3.0 had before). An index
+/// that gives no upload times cannot answer: an error that says so.
 fn before(
     files: &[DistFile],
     current: &Version,
@@ -145,7 +147,7 @@ fn before(
     let mut releases: BTreeMap<&Version, Vec<&DistFile>> = BTreeMap::new();
     for file in files.iter().filter(|f| f.yanked.is_none()) {
         let version = file.filename.version();
-        if *version < *current {
+        if *version < *current && (!version.any_prerelease() || current.any_prerelease()) {
             releases.entry(version).or_default().push(file);
         }
     }
@@ -165,4 +167,39 @@ fn before(
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The recorded twisted page (real versions and upload times, testdata/bisect-since).
+    fn twisted() -> Vec<DistFile> {
+        let page = crate::index::parse::simple_json(
+            include_bytes!("../../testdata/bisect-since/simple/twisted/index.json"),
+            &url::Url::parse("http://127.0.0.1/simple/twisted/").unwrap(),
+        )
+        .unwrap();
+        page.files.iter().cloned().collect()
+    }
+
+    fn version(text: &str) -> Version {
+        text.parse().unwrap()
+    }
+
+    /// twisted 24.3.0 installed since 2024-02-25: the release before it is 23.10.0, not
+    /// 24.2.0rc1 (uploaded 2024-02-21, a pre-release nobody installs unasked); a pre-release
+    /// installed now may have followed one.
+    #[test]
+    fn a_pre_release_is_never_taken_as_the_previous_version() {
+        let files = twisted();
+        let cutoff: Timestamp = "2024-02-25T00:00:00Z".parse().unwrap();
+        let found = before(&files, &version("24.3.0"), cutoff).unwrap();
+        assert_eq!(found.map(|(v, _)| v), Some(version("23.10.0")));
+        let cutoff: Timestamp = "2026-10-28T00:00:00Z".parse().unwrap();
+        let found = before(&files, &version("26.10.0rc2"), cutoff).unwrap();
+        assert_eq!(found.map(|(v, _)| v), Some(version("24.3.0")));
+        let found = before(&files, &version("26.10.0"), cutoff).unwrap();
+        assert_eq!(found.map(|(v, _)| v), Some(version("24.3.0")));
+    }
 }

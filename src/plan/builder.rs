@@ -373,9 +373,13 @@ impl<'a> PlanBuilder<'a> {
         }
         // Under --all every installed dist moves because it was asked to: "billiard is required
         // by celery 5.7.0" and "celery follows billiard 4.3.2" would explain each by the other.
-        // A repair stays a repair; a dist the plan adds keeps what requires it.
+        // A repair stays a repair; a dist the plan adds keeps what requires it, and one it takes
+        // back what takes it back (docutils 0.23.1 -> 0.21.2: required by sphinx 7.4.7).
+        let back =
+            from.is_some_and(|f| spec.planned.dists.get(name).is_some_and(|p| p.version < *f));
         if spec.all
             && from.is_some()
+            && !back
             && reasons
                 .iter()
                 .all(|r| matches!(r, Reason::Follows { .. } | Reason::RequiredBy { .. }))

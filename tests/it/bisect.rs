@@ -793,5 +793,32 @@ fn a_file_edited_in_place_is_reverted_by_a_reinstall_and_named() {
         std::fs::read_to_string(site.join("tune/auto.py")).unwrap(),
         patched
     );
+/// The state as it is now is taken as it is: an upgrade that broke declared edges of dists it
+/// did not move (app 1.0 and tool 1.0 require `lib<2`; lib 2.0 installed over them, as `pip
+/// install lib==2.0` does with a warning) leaves those edges out of every state. Before, every
+/// step that kept lib 2.0 had "no consistent state" and no set was isolated.
+#[test]
+fn edges_broken_now_are_left_out_and_the_culprit_found() {
+    let wheels = serde_json::json!([
+        {"name": "app", "version": "1.0", "requires": ["lib<2"], "files": {"app/__init__.py": ""}},
+        {"name": "tool", "version": "1.0", "requires": ["lib<2"], "files": {"tool/__init__.py": ""}},
+        {"name": "lib", "version": "1.0", "files": {"lib/__init__.py": "def ok():\n    return 1\n"}},
+        {"name": "lib", "version": "2.0", "files": {"lib/__init__.py": "def ok():\n    return 2\n"}},
+        {"name": "core", "version": "1.0", "files": {"core/__init__.py": ""}},
+        {"name": "core", "version": "2.0", "files": {"core/__init__.py": ""}},
+    ]);
+    let world = World::new(
+        wheels,
+        &["app==1.0", "tool==1.0", "lib==1.0", "core==1.0"],
+        &["lib==2.0", "core==2.0"],
+    );
+    let test = "python -c 'import lib; assert lib.ok() == 1'";
+    let (code, report, stderr) = world.bisect_json(&["--test", test]);
+    assert_eq!(code, Some(0), "{report:#}\n{stderr}");
+    assert_eq!(culprits(&report), vec![pair("lib", "1.0", "2.0")]);
+    assert!(
+        !results(&report).iter().any(|r| r == "skipped"),
+        "{report:#}"
+    );
     world.assert_no_copy_left();
 }

@@ -46,12 +46,15 @@ impl WholeEnvironment {
         // `--all` moves every dist up, never down: each stays at or above its installed
         // version (the installed set itself satisfies that, so the constraint never makes a
         // solvable request unsolvable; it stops the solver from trading a torch downgrade for
-        // a newer nvidia-* wheel).
+        // a newer nvidia-* wheel). A dist an installed requirement already excludes (docutils
+        // 0.23.1 forced under sphinx 7.2.6's `docutils<0.21`) has no floor: the installed set
+        // is no solution there, and the repair may take it back.
         if all {
+            let excluded = excluded_by_installed(inventory);
             floors = preferences
                 .keys()
                 .filter_map(|name| inventory.get(name))
-                .filter(|dist| !dist.is_unmanaged())
+                .filter(|dist| !dist.is_unmanaged() && !excluded.contains(dist.name()))
                 .map(|dist| at_least(dist.name(), dist.version()))
                 .collect();
         }
@@ -61,6 +64,21 @@ impl WholeEnvironment {
             floors,
         }
     }
+}
+
+/// The installed dists whose installed version an installed requirement excludes (`planner
+/// check`'s version mismatches).
+fn excluded_by_installed(inventory: &Inventory) -> BTreeSet<PackageName> {
+    crate::inventory::check::check(inventory)
+        .findings
+        .into_iter()
+        .filter_map(|finding| match finding {
+            crate::inventory::check::Finding::VersionMismatch { installed, .. } => {
+                Some(installed.name)
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 impl Proposer<'_> {
