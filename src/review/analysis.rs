@@ -24,7 +24,7 @@ use crate::index::IndexSource;
 use crate::inventory::{DistFormat, Environment, InstalledDist, Inventory};
 use crate::metadata::requirement;
 use crate::plan::{self, Blocker, Plan, PlanKind, ProposeRequest};
-use crate::risk::{FactorKind, Policy, RiskScore};
+use crate::risk::{FactorKind, Policy, RiskFactor, RiskScore};
 use crate::solve::{self, Override, SolveRequest, Via};
 
 /// One target a pin is judged for.
@@ -136,6 +136,82 @@ impl<'a> Analyzer<'a> {
         siblings: &[Sibling],
         target: &Target,
     ) -> TargetVerdict {
+        // Pins one install line changes (`pip install torch==1.8.1 torchvision==0.9.1`) land
+        // in one step: judged as one move from the base's versions of all of them.
+        let same_line: Vec<Sibling> = (siblings.iter())
+            .filter(|s| s.pin.file == pin.file && s.pin.line == pin.line)
+            .cloned()
+            .collect();
+        if !same_line.is_empty()
+            && let Some(together) = self.judge_together(pin, was, &same_line, target)
+            && together.note.is_none()
+        {
+            return with_joint_remark(together, &same_line, "on the same install line");
+        }
+        let alone = self.judge_alone(pin, was, siblings, target);
+        if alone.note.is_none() || siblings.is_empty() {
+            return alone;
+        }
+        // Pins a change moves together in one environment may each be uninstallable beside the
+        // other's old or free version: judged as one move.
+        match self.judge_together(pin, was, siblings, target) {
+            Some(together) if together.note.is_none() => {
+                let why = format!(
+                    "changed with it in {}; alone: {}",
+                    pin.context.root,
+                    alone.note.as_deref().unwrap_or_default()
+                );
+                with_joint_remark(together, siblings, &why)
+            }
+            _ => alone,
+        }
+    }
+
+    /// The pin and every sibling as one move: against the base's versions of all of them (or,
+    /// where those do not resolve, without them), planned as one request.
+    fn judge_together(
+        &mut self,
+        pin: &Pin,
+        was: Option<&Requirement>,
+        siblings: &[Sibling],
+        target: &Target,
+    ) -> Option<TargetVerdict> {
+        let inventory = match target {
+            Target::Snapshot { inventory, .. } => Arc::new((**inventory).clone()),
+            Target::Synthesized { label, environment } => {
+                let mut without = pin.context.without(pin.name());
+                for sibling in siblings {
+                    without = without.without(sibling.pin.name());
+                }
+                let mut before = without.clone();
+                let olds = std::iter::once((pin.role(), was))
+                    .chain(siblings.iter().map(|s| (s.pin.role(), s.was.as_ref())));
+                for (role, old) in olds {
+                    if let Some(old) = old {
+                        before = before.with(role, old.clone());
+                    }
+                }
+                let baseline = (self.baseline(label, environment, &before))
+                    .or_else(|_| self.baseline(label, environment, &without))
+                    .ok()?;
+                baseline.inventory.clone()
+            }
+        };
+        let targets = std::iter::once(pin)
+            .chain(siblings.iter().map(|s| &s.pin))
+            .map(|p| p.requirement.clone())
+            .collect();
+        Some(self.plan(empty_verdict(target), pin, targets, &inventory, target))
+    }
+
+    /// Judge `pin` alone (its siblings as the head has them).
+    fn judge_alone(
+        &mut self,
+        pin: &Pin,
+        was: Option<&Requirement>,
+        siblings: &[Sibling],
+        target: &Target,
+    ) -> TargetVerdict {
         let mut verdict = TargetVerdict {
             target: target.label().to_string(),
             breaks: Vec::new(),
@@ -172,19 +248,27 @@ impl<'a> Analyzer<'a> {
             );
             return self.no_effect(verdict, &why);
         }
-        self.plan(verdict, pin, &inventory, target)
+        self.plan(
+            verdict,
+            pin,
+            vec![pin.requirement.clone()],
+            &inventory,
+            target,
+        )
     }
 
-    /// Plan the pin on `inventory` as `propose --allow-override` would.
+    /// Plan `targets` (the pin, and the siblings judged with it) on `inventory` as `propose
+    /// --allow-override` would.
     fn plan(
         &mut self,
         mut verdict: TargetVerdict,
         pin: &Pin,
+        targets: Vec<Requirement>,
         inventory: &Inventory,
         target: &Target,
     ) -> TargetVerdict {
         let request = ProposeRequest {
-            targets: vec![pin.requirement.clone()],
+            targets,
             allow_override: true,
             all: false,
             layer: None,
@@ -228,6 +312,123 @@ impl<'a> Analyzer<'a> {
         verdict.risk = verdict
             .risk
             .map(|risk| focus(risk, pin, inventory, self.policy));
+        if matches!(target, Target::Synthesized { .. }) {
+            verdict = without_file_evidence(verdict, self.policy);
+        }
+        self.without_its_dependencies(verdict, pin, inventory)
+    }
+
+    /// The risk of a requirement the pinned release declares and the environment does not meet
+    /// (`--no-deps`): the factor of the violated clause, at the policy's weight, as for any
+    /// broken requirement; score and level recomputed.
+    fn add_unmet_factor(
+        &self,
+        verdict: &mut TargetVerdict,
+        (pin, version): (&Pin, &pep440_rs::Version),
+        wanted: &Requirement,
+        installed: &pep440_rs::Version,
+    ) {
+        let Some(risk) = verdict.risk.as_mut() else {
+            return;
+        };
+        let Some(clause) = requirement::specifiers(wanted)
+            .and_then(|specs| specs.iter().find(|c| !c.contains(installed)).cloned())
+        else {
+            return;
+        };
+        let (kind, _) = crate::risk::pin_strictness(&clause, installed);
+        risk.factors.insert(
+            0,
+            RiskFactor {
+                kind,
+                points: self.policy.weight(kind),
+                package: wanted.name.to_string(),
+                detail: format!(
+                    "{} {version} requires {wanted}; --no-deps leaves {} {installed}: breaks `{clause}`",
+                    pin.name(),
+                    wanted.name
+                ),
+            },
+        );
+        let total: i32 = risk.factors.iter().map(|f| f.points).sum();
+        risk.score = total.clamp(0, 100) as u8;
+        risk.level = self.policy.level(risk.score);
+    }
+
+    /// A pin installed with `--no-deps` (`--no-dependencies`) moves nothing else: each
+    /// requirement of the pinned release (its own metadata, under the target's markers) that the
+    /// installed version of that name does not meet stays broken (xformers 0.0.28.post3 requires
+    /// `torch==2.5.1`; the image keeps torch 2.1.0). Each is a break, the pinned release its
+    /// dependent, and the remark names the version left and where the file declares it.
+    fn without_its_dependencies(
+        &self,
+        mut verdict: TargetVerdict,
+        pin: &Pin,
+        inventory: &Inventory,
+    ) -> TargetVerdict {
+        let no_deps = (pin.flags.iter()).any(|f| f == "--no-deps" || f == "--no-dependencies");
+        if !no_deps || requirement::exact_version(&pin.requirement).is_none() {
+            return verdict;
+        }
+        // The pinned release's metadata, as the solver reads it (the plan's index reads are
+        // cached); nothing is claimed when it cannot be had.
+        let request = SolveRequest {
+            requirements: vec![pin.requirement.clone()],
+            prerelease: self.request.prerelease,
+            binary: self.request.binary.clone(),
+            ..SolveRequest::default()
+        };
+        let environment = &inventory.environment;
+        let Some(release) = solve::solve(self.index, environment, &request)
+            .ok()
+            .and_then(|r| r.packages.get(pin.name()).cloned())
+        else {
+            return verdict;
+        };
+        let mut left = Vec::new();
+        for wanted in &release.metadata.requires_dist {
+            let installed = inventory.get(&wanted.name);
+            let Some(installed) =
+                installed.filter(|_| wanted.evaluate_markers(&environment.markers, &[]))
+            else {
+                continue;
+            };
+            if requirement::accepts(wanted, installed.version()) {
+                continue;
+            }
+            let declared = (pin.context.requirements.iter())
+                .chain(&pin.context.constraints)
+                .find(|r| r.name == wanted.name)
+                .map_or_else(String::new, |r| format!(", as `{r}` declares"));
+            left.push(format!(
+                "{} {} stays{declared} ({} {} requires {wanted})",
+                wanted.name,
+                installed.version(),
+                pin.name(),
+                release.version
+            ));
+            verdict.breaks.push(Blocker {
+                dependent: pin.name().clone(),
+                dependent_version: release.version.clone(),
+                requirement: wanted.clone(),
+            });
+            self.add_unmet_factor(
+                &mut verdict,
+                (pin, &release.version),
+                wanted,
+                installed.version(),
+            );
+        }
+        if !left.is_empty() {
+            let text = format!(
+                "installed with --no-deps, which moves nothing else: {}",
+                left.join("; ")
+            );
+            verdict.remark = Some(match verdict.remark.take() {
+                Some(remark) => format!("{text}; {remark}"),
+                None => text,
+            });
+        }
         verdict
     }
 
@@ -310,6 +511,75 @@ impl<'a> Analyzer<'a> {
         let made = resolve_baseline(self.index, environment, context, &self.request);
         self.baselines.insert(entry, made.clone());
         made
+    }
+}
+
+/// Risk factors whose evidence is an environment's own files: which modules installed files
+/// import, which modules each dist ships, which compiled extensions use a C API.
+const FILE_EVIDENCE: [FactorKind; 4] = [
+    FactorKind::ImportTargetMissing,
+    FactorKind::PlannedImportMissing,
+    FactorKind::ModuleClash,
+    FactorKind::AbiBreak,
+];
+
+/// On a synthesized target (no `--venv`) there are no installed files: factors that rest on them
+/// are dropped (a resolution knows no dist's modules, so every import would look missing), the
+/// score and level recomputed, and the remark says which evidence was not available.
+fn without_file_evidence(mut verdict: TargetVerdict, policy: &Policy) -> TargetVerdict {
+    let Some(risk) = verdict.risk.as_mut() else {
+        return verdict;
+    };
+    let mut dropped: Vec<&str> = Vec::new();
+    risk.factors.retain(|factor| {
+        let needs_files = FILE_EVIDENCE.contains(&factor.kind);
+        if needs_files && !dropped.contains(&factor.kind.key()) {
+            dropped.push(factor.kind.key());
+        }
+        !needs_files
+    });
+    if dropped.is_empty() {
+        return verdict;
+    }
+    let total: i32 = risk.factors.iter().map(|f| f.points).sum();
+    risk.score = total.clamp(0, 100) as u8;
+    risk.level = policy.level(risk.score);
+    let text = format!(
+        "not weighed: {} (that evidence is read from an environment's installed files, not available without --venv)",
+        dropped.join(", ")
+    );
+    verdict.remark = Some(match verdict.remark.take() {
+        Some(remark) => format!("{remark}; {text}"),
+        None => text,
+    });
+    verdict
+}
+
+/// `judged together with torchvision==0.9.1 (why)`, before any remark the verdict has.
+fn with_joint_remark(mut verdict: TargetVerdict, siblings: &[Sibling], why: &str) -> TargetVerdict {
+    let others: Vec<String> = (siblings.iter())
+        .map(|s| s.pin.requirement.to_string())
+        .collect();
+    let joint = format!("judged together with {} ({why})", others.join(", "));
+    verdict.remark = Some(match verdict.remark.take() {
+        Some(remark) => format!("{joint}; {remark}"),
+        None => joint,
+    });
+    verdict
+}
+
+/// A verdict with nothing found yet.
+fn empty_verdict(target: &Target) -> TargetVerdict {
+    TargetVerdict {
+        target: target.label().to_string(),
+        breaks: Vec::new(),
+        narrows: Vec::new(),
+        risk: None,
+        safer: None,
+        pinned: None,
+        tried: None,
+        note: None,
+        remark: None,
     }
 }
 
@@ -554,4 +824,52 @@ fn narrows(inventory: &Inventory, pin: &Pin) -> Vec<Blocker> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn factor(kind: FactorKind, points: i32) -> RiskFactor {
+        RiskFactor {
+            kind,
+            points,
+            package: "triton".to_string(),
+            detail: String::new(),
+        }
+    }
+
+    /// Factors whose evidence is installed files are not weighed on a synthesized target; the
+    /// score and level are recomputed and the remark says which evidence was missing.
+    #[test]
+    fn file_evidence_is_dropped_without_a_venv() {
+        let policy = Policy::builtin();
+        let mut verdict = empty_verdict(&Target::Synthesized {
+            label: "3.12".to_string(),
+            environment: Box::new(
+                Environment::synthesize("3.12", Some("x86_64-manylinux_2_28")).unwrap(),
+            ),
+        });
+        verdict.risk = Some(RiskScore {
+            score: 46,
+            level: policy.level(46),
+            policy: policy.name.clone(),
+            factors: vec![
+                factor(FactorKind::PlannedImportMissing, 30),
+                factor(FactorKind::Downgrade, 6),
+                factor(FactorKind::ImportTargetMissing, 10),
+            ],
+        });
+        let verdict = without_file_evidence(verdict, &policy);
+        let risk = verdict.risk.unwrap();
+        assert_eq!(risk.score, 6);
+        assert_eq!(risk.level, policy.level(6));
+        assert_eq!(risk.factors.len(), 1);
+        assert_eq!(
+            verdict.remark.as_deref(),
+            Some(
+                "not weighed: planned-import-missing, import-target-missing (that evidence is read from an environment's installed files, not available without --venv)"
+            )
+        );
+    }
 }

@@ -15,6 +15,7 @@ mod policy;
 mod risk_score;
 pub(crate) mod smoke;
 
+pub(crate) use assess::pin_strictness;
 pub(crate) use assess::{
     AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, PlanFacts,
     assess, requirement_text,
@@ -22,6 +23,5 @@ pub(crate) use assess::{
 pub use assess::{Upstream, line_floor};
 pub(crate) use policy::BUILTIN_POLICIES;
 pub use policy::Policy;
-#[cfg(test)]
 pub(crate) use risk_score::RiskFactor;
 pub use risk_score::{FactorKind, RiskLevel, RiskScore};

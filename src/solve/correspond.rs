@@ -255,14 +255,25 @@ pub(super) fn policy_range(
     anchors: &[Version],
 ) -> Option<Ranges<Version>> {
     let policy = correspondence.template.anchors_for(member, anchors);
+    // A release the rule pairs with no known anchor release predates the rule's line
+    // (torchvision 0.9.1 is built against torch 1.8.1; `0.{minor+15}` describes torch 2.x): the
+    // rule does not describe it, and its metadata speaks.
+    if !anchors.iter().any(|a| policy.contains(a)) {
+        return None;
+    }
     // A bare name (`torch`, no version) says nothing about which anchor release: silent.
     match declared.filter(|d| **d != Ranges::full()) {
         None => Some(policy),
         Some(_) if !cpython_bound => None,
-        Some(declared) => anchors
+        // Refined where the rule narrows what the release declares, never where the two share
+        // no anchor release (that would make the release uninstallable against its metadata).
+        Some(declared) => (anchors
             .iter()
             .any(|a| declared.contains(a) && !policy.contains(a))
-            .then_some(policy),
+            && anchors
+                .iter()
+                .any(|a| declared.contains(a) && policy.contains(a)))
+        .then_some(policy),
     }
 }
 
@@ -274,6 +285,27 @@ mod tests {
         VersionTemplate::from_str(template)
             .unwrap()
             .specifier(&Version::from_str(anchor).unwrap())
+    }
+
+    /// A member release the rule pairs with no anchor release (torchvision 0.9.1, built against
+    /// torch 1.8.1, before the `0.{minor+15}` line began) is left to its metadata.
+    #[test]
+    fn a_release_before_the_rules_line_is_left_to_its_metadata() {
+        let torch = versions(&["1.8.0", "1.8.1", "2.0.0", "2.11.0"]);
+        let vision = follows("torchvision", "0.{minor+15}");
+        let member = Version::from_str("0.9.1").unwrap();
+        let declared = specifiers_to_ranges(&VersionSpecifiers::from_str("==1.8.1").unwrap());
+        assert_eq!(
+            policy_range(&vision, &member, Some(&declared), true, &torch),
+            None
+        );
+        assert_eq!(policy_range(&vision, &member, None, true, &torch), None);
+        // On the rule's line it still refines a looser declaration.
+        let member = Version::from_str("0.26.0").unwrap();
+        let loose = specifiers_to_ranges(&VersionSpecifiers::from_str(">=2.0").unwrap());
+        let refined = policy_range(&vision, &member, Some(&loose), true, &torch).unwrap();
+        assert!(refined.contains(&Version::from_str("2.11.0").unwrap()));
+        assert!(!refined.contains(&Version::from_str("2.0.0").unwrap()));
     }
 
     #[test]

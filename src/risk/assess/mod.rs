@@ -15,6 +15,7 @@ mod tests;
 mod text;
 
 pub use distance::line_floor;
+pub(crate) use distance::pin_strictness;
 pub use facts::Upstream;
 pub(crate) use facts::{
     AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, PlanFacts,
