@@ -119,7 +119,8 @@ def main():
     def say(entry):
         if not args.quiet and entry["status"] != "pass":
             text = entry.get("error") or entry.get("detail") or ""
-            sys.stderr.write("%s %s%s\n" % ("FAIL" if entry["status"] == "fail" else "skip", entry["name"],
+            word = {"fail": "FAIL", "warn": "warning:"}.get(entry["status"], "skip")
+            sys.stderr.write("%s %s%s\n" % (word, entry["name"],
                                              ": " + text if text else ""))
 
     start = time.monotonic()
@@ -132,6 +133,8 @@ def main():
     smoke_pool = concurrent.futures.ThreadPoolExecutor(max_workers=2)
     smoke_future = None if args.no_smoke else smoke_pool.submit(timed_call, "smoke tests", check_smoke, installed, say)
     pip_future = smoke_pool.submit(timed_call, "pip check", check_pip, 300) if SPEC["pip_check"] else None
+    libs_future = None if args.no_smoke else smoke_pool.submit(timed_call, "CUDA libraries", cuda_libraries,
+                                                                installed, say)
     budget, fork_notes = None, {}
     if not args.no_imports:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -152,6 +155,7 @@ def main():
     if smoke_future is not None:
         smoke, cuda = smoke_future.result()
         checks += smoke
+    cuda_libs = libs_future.result() if libs_future is not None else None
     smoke_pool.shutdown()
     for command in args.test:
         entry = timed_call("--test commands", run_test, command, args.test_timeout)
@@ -176,6 +180,7 @@ def main():
         "executable": sys.executable,
         "site_packages": sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}),
         "cuda": cuda,
+        "cuda_libraries": cuda_libs,
         "budget": budget,
         "fork": dict({"not_forked": {}}, used=not args.no_fork and hasattr(os, "fork"), **fork_notes),
         "seconds": round(time.monotonic() - start, 2),
