@@ -563,12 +563,47 @@ mod tests {
                 .position(|a| a == "--")
                 .expect("-- in install");
             assert_eq!(install[dash + 1..], ["demo==1.0".to_string()]);
-            let uninstall = &steps[1];
+            let uninstall = &steps[steps.len() - 1];
             let dash = uninstall
                 .iter()
                 .position(|a| a == "--")
                 .expect("-- in uninstall");
             assert_eq!(uninstall[dash + 1..], ["added".to_string()]);
+        }
+    }
+
+    /// A release edited in place is reinstalled at the same version, in an install of its own
+    /// that forces the reinstall (`--force-reinstall`, uv's `--reinstall`); the version changes
+    /// beside it are installed as before, without it.
+    #[test]
+    fn an_edit_in_place_is_reverted_by_a_forced_reinstall_of_the_same_release() {
+        let change = |name: &str, kind: ChangeKind, from: &str, to: &str| Change {
+            name: name.parse().unwrap(),
+            kind,
+            from: Some(from.to_string()),
+            to: Some(to.to_string()),
+            details: Vec::new(),
+            fixed: None,
+            overrides: Vec::new(),
+            files: Vec::new(),
+        };
+        let changes = [
+            change("demo", ChangeKind::Upgraded, "1.0", "2.0"),
+            change("triton", ChangeKind::EditedInPlace, "3.6.0", "3.6.0"),
+        ];
+        let reverted: Vec<&Change> = changes.iter().collect();
+        let python = Path::new("/copy/bin/python");
+        for (installer, flag) in [
+            (Installer::Pip, "--force-reinstall"),
+            (Installer::Uv, "--reinstall"),
+        ] {
+            let steps = install_steps(python, &reverted, installer, None);
+            assert_eq!(steps.len(), 2, "{steps:?}");
+            assert!(!steps[0].contains(&flag.to_string()), "{steps:?}");
+            assert_eq!(steps[0].last().unwrap(), "demo==1.0");
+            assert!(steps[1].contains(&flag.to_string()), "{steps:?}");
+            assert!(steps[1].contains(&"--no-deps".to_string()), "{steps:?}");
+            assert_eq!(steps[1].last().unwrap(), "triton==3.6.0");
         }
     }
 }

@@ -38,6 +38,10 @@ pub(crate) struct VerifyReport {
     pub executable: String,
     /// What the CUDA driver said (`None` when no selected smoke test needs CUDA).
     pub cuda: Option<Cuda>,
+    /// Where `import torch` loaded the CUDA libraries from (`None`: torch not installed, or
+    /// `--no-smoke`).
+    #[serde(default)]
+    pub cuda_libraries: Option<CudaLibraries>,
     /// The baseline used or recorded by itself (`None`: none).
     #[serde(default)]
     pub baseline: Option<BaselineInfo>,
@@ -78,6 +82,20 @@ pub(crate) struct Cuda {
     pub devices: u32,
     /// What the probe said.
     pub detail: String,
+}
+
+/// The CUDA libraries a child's `import torch` loaded (its `/proc/self/maps`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct CudaLibraries {
+    /// Each library: `library`, `path`, `from` (`venv`, `driver`, `outside`).
+    #[serde(default)]
+    pub loaded: Vec<serde_json::Value>,
+    /// The paths loaded from outside the venv's site-packages and the driver's folder.
+    #[serde(default)]
+    pub outside: Vec<String>,
+    /// What the probe said.
+    #[serde(default)]
+    pub detail: Option<String>,
 }
 
 /// The baseline of a run.

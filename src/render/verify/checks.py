@@ -512,6 +512,63 @@ def cuda_devices():
         return {"devices": 0, "detail": "the CUDA probe failed: " + (last_line(err) or "no answer")}
 
 
+CUDA_LIBS_PROBE = r'''
+import json, re
+import torch
+try:
+    if torch.cuda.is_available():
+        torch.cuda.init()
+except Exception:
+    pass
+wanted = re.compile(r"^lib(cudart|cublas|cublasLt|nccl|cudnn\w*|cuda)(-[0-9a-f]+)?\.so(\.[0-9.]+)?$")
+seen = []
+with open("/proc/self/maps") as f:
+    for line in f:
+        parts = line.split(None, 5)
+        path = parts[5].strip() if len(parts) == 6 else ""
+        if path.startswith("/") and wanted.match(path.rsplit("/", 1)[-1]) and path not in seen:
+            seen.append(path)
+print(json.dumps(seen))
+'''
+
+
+def cuda_libraries(installed, say):
+    """Where an `import torch` (and CUDA's start, where there is a device) loaded libcudart,
+    libcublas, libnccl, libcudnn and libcuda from (/proc/self/maps of a child): each library is
+    `venv` (under this environment's site-packages: the nvidia-* wheels, torch's own), `driver`
+    (libcuda, and what lies in libcuda's folder) or `outside` (another toolkit, LD_LIBRARY_PATH),
+    which is flagged. None when torch is not installed."""
+    if installed.version("torch") is None:
+        return None
+    if not os.path.exists("/proc/self/maps"):
+        return {"loaded": [], "outside": [], "detail": "no /proc/self/maps on this system"}
+    code, out, err, seconds = run_child([sys.executable, "-c", CUDA_LIBS_PROBE], 300)
+    try:
+        paths = json.loads(last_line(out))
+    except (ValueError, TypeError):
+        why = "timed out" if code is None else (last_line(err) or "no answer")
+        return {"loaded": [], "outside": [], "s": seconds, "detail": "import torch failed: " + why}
+    sites = {os.path.realpath(p) for p in (sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"])}
+    drivers = {os.path.dirname(p) for p in paths if os.path.basename(p).startswith("libcuda.so")}
+    loaded = []
+    for path in paths:
+        real = os.path.realpath(path)
+        if any(real.startswith(site + os.sep) for site in sites):
+            where = "venv"
+        elif os.path.dirname(path) in drivers:
+            where = "driver"
+        else:
+            where = "outside"
+        loaded.append({"library": os.path.basename(path), "path": path, "from": where})
+    outside = [l["path"] for l in loaded if l["from"] == "outside"]
+    for path in outside:
+        if say:
+            say({"status": "warn", "name": "cuda-library",
+                 "error": "%s loaded from outside the venv's nvidia-* wheels and the driver's folder" % path})
+    detail = "%d CUDA librar%s loaded by import torch" % (len(loaded), "y" if len(loaded) == 1 else "ies")
+    return {"loaded": loaded, "outside": outside, "s": seconds, "detail": detail}
+
+
 def _matches(pattern, name):
     head, star, tail = pattern.partition("*")
     if not star:

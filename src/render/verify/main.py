@@ -169,7 +169,8 @@ def run_checks(args, caches):
     def say(entry):
         if not args.quiet and entry["status"] != "pass":
             text = entry.get("error") or entry.get("detail") or ""
-            sys.stderr.write("%s %s%s\n" % ("FAIL" if entry["status"] == "fail" else "skip", entry["name"],
+            word = {"fail": "FAIL", "warn": "warning:"}.get(entry["status"], "skip")
+            sys.stderr.write("%s %s%s\n" % (word, entry["name"],
                                              ": " + text if text else ""))
 
     start = time.monotonic()
@@ -182,6 +183,8 @@ def run_checks(args, caches):
     smoke_pool = concurrent.futures.ThreadPoolExecutor(max_workers=2)
     smoke_future = None if args.no_smoke else smoke_pool.submit(timed_call, "smoke tests", check_smoke, installed, say)
     pip_future = smoke_pool.submit(timed_call, "pip check", check_pip, 300) if SPEC["pip_check"] else None
+    libs_future = None if args.no_smoke else smoke_pool.submit(timed_call, "CUDA libraries", cuda_libraries,
+                                                                installed, say)
     budget, fork_notes = None, {}
     if not args.no_imports:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -202,6 +205,7 @@ def run_checks(args, caches):
     if smoke_future is not None:
         smoke, cuda = smoke_future.result()
         checks += smoke
+    cuda_libs = libs_future.result() if libs_future is not None else None
     smoke_pool.shutdown()
     for command in args.test:
         entry = timed_call("--test commands", run_test, command, args.test_timeout)
@@ -227,6 +231,7 @@ def run_checks(args, caches):
         "site_packages": sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}),
         "cuda": cuda,
         "caches": caches,
+        "cuda_libraries": cuda_libs,
         "budget": budget,
         "fork": dict({"not_forked": {}}, used=not args.no_fork and hasattr(os, "fork"), **fork_notes),
         "seconds": round(time.monotonic() - start, 2),

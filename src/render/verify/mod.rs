@@ -13,6 +13,7 @@
 
 use std::fmt::Write as _;
 
+use crate::terminal::escape;
 use crate::verify::{VerifyMode, VerifyReport, VerifySpec};
 
 const TEMPLATE: &str = concat!(
@@ -156,6 +157,16 @@ fn write_notes(out: &mut String, report: &VerifyReport) {
                 out,
                 "compared with the baseline recorded before the change ({})",
                 baseline.file
+            );
+        }
+    }
+    if let Some(libs) = &report.cuda_libraries {
+        for path in &libs.outside {
+            let _ = writeln!(
+                out,
+                "warning: {} was loaded by import torch from outside the venv's nvidia-* wheels \
+                 and the driver's folder (another CUDA toolkit on LD_LIBRARY_PATH?)",
+                escape(path)
             );
         }
     }
