@@ -18,7 +18,7 @@
 //! split over lines with backslashes, and dists read from a snapshot (no files).
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use memchr::memmem;
 
@@ -104,6 +104,10 @@ pub struct ImportStatement {
     /// called", imports `pycparser.lextab`). An import in a function that is called is kept:
     /// black 22.1's `patch_click()` imports `click._unicodefun` when `black` starts.
     pub dead: bool,
+    /// Not an import: a module-level attribute use of an imported module in a class base or a
+    /// decorator (`class VariableEffect(jax.core.Effect):` after `import jax` is module
+    /// `jax.core`, names `Effect`), which fails at import as a missing name would.
+    pub attribute: bool,
 }
 
 /// One import statement of an installed dist's file.
@@ -284,6 +288,7 @@ fn scan(
                 statement.names.clone(),
                 statement.guard,
                 statement.dead,
+                statement.attribute,
             );
             if seen.insert(key) {
                 uses.push(ImportUse {
@@ -591,12 +596,16 @@ pub(crate) fn import_statements(source: &str, modules: &BTreeSet<String>) -> Vec
     let lines = logical_lines(source);
     let mut out = Vec::new();
     let mut open: Vec<(usize, Block)> = Vec::new();
+    let mut aliases = BTreeMap::new();
     for (at, logical) in lines.iter().enumerate() {
         while open
             .last()
             .is_some_and(|(indent, _)| *indent >= logical.indent)
         {
             open.pop();
+        }
+        if open.is_empty() {
+            out.extend(attribute_uses(logical, &mut aliases, modules));
         }
         let sometimes = open.iter().any(|(_, b)| matches!(b, Block::Sometimes));
         let dead = open.iter().any(|(_, b)| matches!(b, Block::Def(true)));
@@ -618,12 +627,128 @@ pub(crate) fn import_statements(source: &str, modules: &BTreeSet<String>) -> Vec
                         names,
                         guard,
                         dead,
+                        attribute: false,
                     }),
             );
         }
         if let Some(block) = header(&lines, at) {
             open.push((logical.indent, block));
         }
+    }
+    out
+}
+
+/// At module level: the names an import statement binds to modules of `modules` (`import
+/// jax.core as jc`: `jc` -> `jax.core`; `import jax.core`: `jax` -> `jax`; `from jax import
+/// core`: `core` -> `jax.core`) are added to `aliases`; a class header or decorator line yields
+/// each attribute chain it holds on such a name (`jax.core.Effect`: module `jax.core`, names
+/// `Effect`). Strings are skipped.
+fn attribute_uses(
+    logical: &Logical<'_>,
+    aliases: &mut BTreeMap<String, String>,
+    modules: &BTreeSet<String>,
+) -> Vec<ImportStatement> {
+    let text = logical.text.as_ref();
+    let wanted = |m: &str| modules.contains(m.split('.').next().unwrap_or(""));
+    if let Some(rest) = text.strip_prefix("import ") {
+        for part in rest.split(',') {
+            let words: Vec<&str> = part.split_whitespace().collect();
+            match words.as_slice() {
+                [m, "as", alias] if wanted(m) => aliases.insert(alias.to_string(), m.to_string()),
+                [m] if wanted(m) => {
+                    let top = m.split('.').next().unwrap_or(m);
+                    aliases.insert(top.to_string(), top.to_string())
+                }
+                _ => None,
+            };
+        }
+        return Vec::new();
+    }
+    if let Some(rest) = text.strip_prefix("from ") {
+        let Some((module, names)) = rest.split_once(" import ") else {
+            return Vec::new();
+        };
+        let module = module.trim();
+        if wanted(module) {
+            let names = names.trim().trim_start_matches('(').trim_end_matches(')');
+            for part in names.split(',') {
+                let words: Vec<&str> = part.split_whitespace().collect();
+                let (name, alias) = match words.as_slice() {
+                    [n, "as", a] => (*n, *a),
+                    [n] => (*n, *n),
+                    _ => continue,
+                };
+                aliases.insert(alias.to_string(), format!("{module}.{name}"));
+            }
+        }
+        return Vec::new();
+    }
+    if !(text.starts_with("class ") || text.starts_with('@')) {
+        return Vec::new();
+    }
+    let mut out: Vec<ImportStatement> = Vec::new();
+    for chain in dotted_chains(text) {
+        let mut parts = chain.split('.');
+        let Some(base) = parts.next().and_then(|first| aliases.get(first)) else {
+            continue;
+        };
+        let rest: Vec<&str> = parts.collect();
+        let Some((name, inner)) = rest.split_last() else {
+            continue;
+        };
+        let module = std::iter::once(base.as_str())
+            .chain(inner.iter().copied())
+            .collect::<Vec<_>>()
+            .join(".");
+        out.push(ImportStatement {
+            line: logical.line,
+            module,
+            names: vec![name.to_string()],
+            guard: ImportGuard::None,
+            dead: false,
+            attribute: true,
+        });
+    }
+    out
+}
+
+/// The dotted names (`a.b.c`) of a line, outside its string literals.
+fn dotted_chains(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            if c == '\\' {
+                chars.next();
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        if c.is_alphanumeric() || c == '_' || (c == '.' && !current.is_empty()) {
+            current.push(c);
+            continue;
+        }
+        if current.contains('.') && !current.starts_with(|d: char| d.is_ascii_digit()) {
+            out.push(current.trim_end_matches('.').to_string());
+        }
+        current.clear();
+        if c == '"' || c == '\'' {
+            quote = Some(c);
+        } else if c == '.' {
+            // `x().y`: what follows a call is no chain on an imported name
+            while chars
+                .peek()
+                .is_some_and(|n| n.is_alphanumeric() || *n == '_')
+            {
+                chars.next();
+            }
+        }
+    }
+    if current.contains('.') && !current.starts_with(|d: char| d.is_ascii_digit()) {
+        out.push(current.trim_end_matches('.').to_string());
     }
     out
 }
@@ -687,6 +812,7 @@ pub(crate) fn unconditional_imports(source: &str, package: &str) -> Vec<ImportSt
                     names,
                     guard: ImportGuard::None,
                     dead: false,
+                    attribute: false,
                 }),
         );
     }
@@ -817,6 +943,7 @@ mod statement_tests {
     fn statements(source: &str, module: &str) -> Vec<(usize, String, Vec<String>, ImportGuard)> {
         import_statements(source, &set(&[module]))
             .into_iter()
+            .filter(|s| !s.attribute)
             .map(|s| (s.line, s.module, s.names, s.guard))
             .collect()
     }
@@ -918,6 +1045,43 @@ mod statement_tests {
                 ("m.b".to_string(), false),
                 ("m.c".to_string(), true),
                 ("m.d".to_string(), true),
+            ]
+        );
+    }
+
+    /// flax 0.12.1's `nnx/variablelib.py` line 277, `class VariableEffect(jax.core.Effect):`
+    /// after `import jax`: module `jax.core`, names `Effect`, an attribute use. A chain in a
+    /// string, on a name not imported from the module, or after a call is none.
+    #[test]
+    fn a_class_base_on_an_imported_module_is_an_attribute_use() {
+        let uses: Vec<(usize, String, Vec<String>)> =
+            import_statements(&real("flax-0.12.1/flax/nnx/variablelib.py"), &set(&["jax"]))
+                .into_iter()
+                .filter(|s| s.attribute)
+                .map(|s| (s.line, s.module, s.names))
+                .collect();
+        assert!(
+            uses.contains(&(277, "jax.core".to_string(), vec!["Effect".to_string()])),
+            "{uses:?}"
+        );
+        let source = "import jax.numpy as jnp\nfrom jax import tree_util as tu\nimport other\n\
+                      class A(jnp.ndarray, other.Base):\n    x = 'jax.core.Y'\n\
+                      @tu.register_pytree_node_class\nclass B(f().jax.Z, \"jnp.Q\"):\n    pass\n\
+                      def g():\n    class C(jnp.Inner):\n        pass\n";
+        let uses: Vec<(usize, String, Vec<String>)> = import_statements(source, &set(&["jax"]))
+            .into_iter()
+            .filter(|s| s.attribute)
+            .map(|s| (s.line, s.module, s.names))
+            .collect();
+        assert_eq!(
+            uses,
+            vec![
+                (4, "jax.numpy".to_string(), vec!["ndarray".to_string()]),
+                (
+                    6,
+                    "jax.tree_util".to_string(),
+                    vec!["register_pytree_node_class".to_string()]
+                ),
             ]
         );
     }

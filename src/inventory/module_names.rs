@@ -46,6 +46,7 @@ pub(crate) fn module_names(source: &str, asked: &BTreeSet<String>) -> ModuleName
     let mut blocks: Vec<(usize, bool)> = Vec::new();
     let mut getattr: Option<Getattr> = None;
     let mut getattr_defs = 0;
+    let mut deprecations = Deprecations::default();
     for line in logical_lines(source) {
         while blocks
             .last()
@@ -63,6 +64,9 @@ pub(crate) fn module_names(source: &str, asked: &BTreeSet<String>) -> ModuleName
             }
         }
         scan.dynamic(&tokens);
+        if !in_scope {
+            deprecations.line(&tokens);
+        }
         let header = line.text.ends_with(':') && opens_block(&tokens);
         if in_scope {
             scan.globals(&tokens);
@@ -84,9 +88,79 @@ pub(crate) fn module_names(source: &str, asked: &BTreeSet<String>) -> ModuleName
     if let Some(getattr) = &closed {
         scan.bound.extend(getattr.names.iter().cloned());
     }
+    let table = deprecations.names().filter(|_| getattr_defs == 0);
+    if let Some(names) = &table {
+        scan.bound.extend(names.iter().cloned());
+    }
+    let answered = closed.is_some() || table.is_some();
     ModuleNames {
         defined: scan.bound.intersection(asked).cloned().collect(),
-        open: scan.open || (scan.bound.contains("__getattr__") && closed.is_none()),
+        open: scan.open || (scan.bound.contains("__getattr__") && !answered),
+    }
+}
+
+/// A module `__getattr__` made by a deprecation helper from a table of names: jax 0.12's
+/// `jax/core.py` runs `__getattr__ = _deprecation_getattr(__name__, _deprecations)` with
+/// `_deprecations = {"pytype_aval_mappings": (...)}`; it answers the table's keys (warning, or
+/// raising for those already removed) and raises AttributeError for every other name.
+#[derive(Default)]
+struct Deprecations {
+    /// Module-level dict literals with string keys, by name.
+    tables: std::collections::BTreeMap<String, Vec<String>>,
+    /// The table `__getattr__` was made from (`None`: not made so).
+    from: Option<String>,
+}
+
+impl Deprecations {
+    fn line(&mut self, tokens: &[Tok<'_>]) {
+        match tokens {
+            [Tok::Name("__getattr__"), Tok::Op("="), rest @ ..] => {
+                self.from = deprecation_table(rest).map(str::to_string);
+            }
+            [Tok::Name(name), Tok::Op("="), Tok::Op("{"), rest @ ..] => {
+                let mut depth = 0;
+                let mut keys = Vec::new();
+                for (at, token) in rest.iter().enumerate() {
+                    match token {
+                        Tok::Op("(" | "[" | "{") => depth += 1,
+                        Tok::Op(")" | "]" | "}") => depth -= 1,
+                        Tok::Str(key) if depth == 0 && rest.get(at + 1) == Some(&Tok::Op(":")) => {
+                            keys.push((*key).to_string());
+                        }
+                        _ => {}
+                    }
+                }
+                self.tables.insert((*name).to_string(), keys);
+            }
+            _ => {}
+        }
+    }
+
+    /// The names `__getattr__` answers, when a deprecation helper made it from a known table.
+    fn names(&self) -> Option<&Vec<String>> {
+        self.tables.get(self.from.as_deref()?)
+    }
+}
+
+/// `X.deprecation_getattr(__name__, TABLE)` (any callee whose name ends in
+/// `deprecation_getattr`): `TABLE`.
+fn deprecation_table<'a>(tokens: &[Tok<'a>]) -> Option<&'a str> {
+    let at = tokens.iter().position(|t| matches!(t, Tok::Op("(")))?;
+    let callee = tokens[..at].last()?;
+    let Tok::Name(callee) = callee else {
+        return None;
+    };
+    if !callee.ends_with("deprecation_getattr") {
+        return None;
+    }
+    match &tokens[at + 1..] {
+        [
+            Tok::Name("__name__"),
+            Tok::Op(","),
+            Tok::Name(table),
+            Tok::Op(")"),
+        ] => Some(table),
+        _ => None,
     }
 }
 

@@ -4,6 +4,8 @@
 //! imports).
 //!
 //! In: the import statements of the changed dist's modules in the other installed dists' files
+//! (and their module-level attribute uses in class bases and decorators: flax 0.12.1's
+//! `class VariableEffect(jax.core.Effect):`, gone from jax 0.12's `jax.core`)
 //! ([`crate::inventory::imports`], through the [`Oracle`]), the installed release's files
 //! (`RECORD`) and the planned release's (its wheel's file list, [`Oracle::wheel_files`]), and what the imported module's
 //! module binds in each ([`crate::inventory::module_names`]: the installed file; one member of
@@ -71,6 +73,11 @@ pub(crate) fn missing_imports(
                 .filter(|n| name_gone(&old, &new, module, n, &asked, (from, to), &mut names))
                 .collect();
             (!gone.is_empty()).then(|| {
+                if statement.attribute {
+                    let used: Vec<String> =
+                        gone.iter().map(|n| format!("`{module}.{n}`")).collect();
+                    return used.join(", ");
+                }
                 format!(
                     "{} from `{module}`",
                     gone.iter()
@@ -84,8 +91,13 @@ pub(crate) fn missing_imports(
         };
         if let Some(what) = what {
             importers.insert(import.dist.clone());
+            let verb = if statement.attribute {
+                "uses"
+            } else {
+                "imports"
+            };
             found.push(format!(
-                "{} {} ({}, line {}) imports {what}, which {name} {to} does not have",
+                "{} {} ({}, line {}) {verb} {what}, which {name} {to} does not have",
                 import.dist, import.version, import.file, statement.line
             ));
         }

@@ -88,8 +88,8 @@ pub(crate) fn importing_modules(
     let wanted: BTreeSet<String> = files.iter().flat_map(|(_, _, h)| h.clone()).collect();
     for import in import_uses_in(dist, &paths, &wanted) {
         let statement = import.statement;
-        if statement.dead || statement.guard == ImportGuard::Any {
-            continue; // it never runs, or its failure is caught
+        if statement.dead || statement.guard == ImportGuard::Any || statement.attribute {
+            continue; // it never runs, its failure is caught, or it is no import
         }
         let top = statement.module.split('.').next().unwrap_or_default();
         let changed = tops[top].clone();

@@ -276,3 +276,28 @@ fn strings_over_lines_do_not_swallow_what_follows() {
         set(&["HEADER", "FOOTER", "rules", "HREF", "check", "After"])
     );
 }
+
+/// jax 0.8.1's `jax/core.py` re-exports `Effect`; jax 0.12.0.1's does not, and its
+/// `__getattr__ = _deprecation_getattr(__name__, _deprecations)` answers only the table's keys
+/// (`pytype_aval_mappings`): closed, so `Effect` is surely gone. A helper over a table that is
+/// not a dict literal, or another callee, stays open.
+#[test]
+fn a_deprecation_getattr_over_a_literal_table_answers_only_its_keys() {
+    let asked = set(&["Effect", "pytype_aval_mappings", "Tracer"]);
+    let old = module_names(&real("jax-0.8.1/jax/core.py"), &asked);
+    assert!(old.defined.contains("Effect"), "{old:?}");
+    let new = module_names(&real("jax-0.12.0.1/jax/core.py"), &asked);
+    assert_eq!(
+        new,
+        ModuleNames {
+            defined: set(&["Tracer", "pytype_aval_mappings"]),
+            open: false,
+        }
+    );
+    for source in [
+        "_d = make()\n__getattr__ = deprecation_getattr(__name__, _d)\n",
+        "_d = {'a': 1}\n__getattr__ = lazy_getattr(__name__, _d)\n",
+    ] {
+        assert!(module_names(source, &asked).open, "{source}");
+    }
+}
