@@ -315,7 +315,75 @@ impl<'a> Analyzer<'a> {
         if matches!(target, Target::Synthesized { .. }) {
             verdict = without_file_evidence(verdict, self.policy);
         }
-        self.without_its_dependencies(verdict, pin, inventory)
+        let verdict = self.without_its_dependencies(verdict, pin, inventory);
+        self.against_its_line(verdict, pin, inventory)
+    }
+
+    /// A pin of an install line is installed by one `pip install` command with the line's other
+    /// requirements: where the pinned release's own metadata requires another version than an
+    /// exact requirement of the line (`torch==1.8.0 torchvision==0.10.0`; torchvision 0.10.0
+    /// requires `torch==1.9.0`), pip refuses the line, whatever the plan would move: a break,
+    /// the pinned release its dependent, the remark naming the line's requirement.
+    fn against_its_line(
+        &self,
+        mut verdict: TargetVerdict,
+        pin: &Pin,
+        inventory: &Inventory,
+    ) -> TargetVerdict {
+        let exact: Vec<(&Requirement, &pep440_rs::Version)> = (pin.context.line_mates.iter())
+            .filter_map(|m| Some((m, requirement::exact_version(m)?)))
+            .collect();
+        if exact.is_empty() || pin_has_no_deps(pin) {
+            return verdict;
+        }
+        let Some(release) = self.pinned_release(pin, &inventory.environment) else {
+            return verdict;
+        };
+        let markers = &inventory.environment.markers;
+        let mut said = Vec::new();
+        for wanted in &release.metadata.requires_dist {
+            let Some((mate, version)) = exact.iter().find(|(m, _)| m.name == wanted.name) else {
+                continue;
+            };
+            if !wanted.evaluate_markers(markers, &[]) || requirement::accepts(wanted, version) {
+                continue;
+            }
+            said.push(format!(
+                "the same install line requires {mate}; {} {} requires {wanted}",
+                pin.name(),
+                release.version
+            ));
+            verdict.breaks.push(Blocker {
+                dependent: pin.name().clone(),
+                dependent_version: release.version.clone(),
+                requirement: wanted.clone(),
+            });
+            let why = format!("the same install line requires {mate}");
+            let at = (*version, why.as_str());
+            self.add_unmet_factor(&mut verdict, (pin, &release.version), wanted, at);
+        }
+        if !said.is_empty() {
+            let text = said.join("; ");
+            verdict.remark = Some(match verdict.remark.take() {
+                Some(remark) => format!("{text}; {remark}"),
+                None => text,
+            });
+        }
+        verdict
+    }
+
+    /// The pinned release as the solver reads it (its metadata; the plan's index reads are
+    /// cached), `None` when it cannot be had.
+    fn pinned_release(&self, pin: &Pin, environment: &Environment) -> Option<solve::Resolved> {
+        requirement::exact_version(&pin.requirement)?;
+        let request = SolveRequest {
+            requirements: vec![pin.requirement.clone()],
+            prerelease: self.request.prerelease,
+            binary: self.request.binary.clone(),
+            ..SolveRequest::default()
+        };
+        let resolution = solve::solve(self.index, environment, &request).ok()?;
+        resolution.packages.get(pin.name()).cloned()
     }
 
     /// The risk of a requirement the pinned release declares and the environment does not meet
@@ -326,7 +394,7 @@ impl<'a> Analyzer<'a> {
         verdict: &mut TargetVerdict,
         (pin, version): (&Pin, &pep440_rs::Version),
         wanted: &Requirement,
-        installed: &pep440_rs::Version,
+        (installed, why): (&pep440_rs::Version, &str),
     ) {
         let Some(risk) = verdict.risk.as_mut() else {
             return;
@@ -344,9 +412,8 @@ impl<'a> Analyzer<'a> {
                 points: self.policy.weight(kind),
                 package: wanted.name.to_string(),
                 detail: format!(
-                    "{} {version} requires {wanted}; --no-deps leaves {} {installed}: breaks `{clause}`",
-                    pin.name(),
-                    wanted.name
+                    "{} {version} requires {wanted}; {why}: breaks `{clause}`",
+                    pin.name()
                 ),
             },
         );
@@ -366,23 +433,12 @@ impl<'a> Analyzer<'a> {
         pin: &Pin,
         inventory: &Inventory,
     ) -> TargetVerdict {
-        let no_deps = (pin.flags.iter()).any(|f| f == "--no-deps" || f == "--no-dependencies");
-        if !no_deps || requirement::exact_version(&pin.requirement).is_none() {
+        if !pin_has_no_deps(pin) {
             return verdict;
         }
-        // The pinned release's metadata, as the solver reads it (the plan's index reads are
-        // cached); nothing is claimed when it cannot be had.
-        let request = SolveRequest {
-            requirements: vec![pin.requirement.clone()],
-            prerelease: self.request.prerelease,
-            binary: self.request.binary.clone(),
-            ..SolveRequest::default()
-        };
         let environment = &inventory.environment;
-        let Some(release) = solve::solve(self.index, environment, &request)
-            .ok()
-            .and_then(|r| r.packages.get(pin.name()).cloned())
-        else {
+        // Nothing is claimed when the pinned release's metadata cannot be had.
+        let Some(release) = self.pinned_release(pin, environment) else {
             return verdict;
         };
         let mut left = Vec::new();
@@ -412,12 +468,9 @@ impl<'a> Analyzer<'a> {
                 dependent_version: release.version.clone(),
                 requirement: wanted.clone(),
             });
-            self.add_unmet_factor(
-                &mut verdict,
-                (pin, &release.version),
-                wanted,
-                installed.version(),
-            );
+            let why = format!("--no-deps leaves {} {}", wanted.name, installed.version());
+            let at = (installed.version(), why.as_str());
+            self.add_unmet_factor(&mut verdict, (pin, &release.version), wanted, at);
         }
         if !left.is_empty() {
             let text = format!(
@@ -553,6 +606,11 @@ fn without_file_evidence(mut verdict: TargetVerdict, policy: &Policy) -> TargetV
         None => text,
     });
     verdict
+}
+
+/// Whether the pin's install line says `--no-deps` (`--no-dependencies`).
+fn pin_has_no_deps(pin: &Pin) -> bool {
+    (pin.flags.iter()).any(|f| f == "--no-deps" || f == "--no-dependencies")
 }
 
 /// `judged together with torchvision==0.9.1 (why)`, before any remark the verdict has.

@@ -106,6 +106,9 @@ pub(crate) struct Context {
     /// Where the environment spans several files (a uv workspace's members under its root),
     /// the file that declares each root requirement; empty where `root` declares them all.
     pub sources: BTreeMap<PackageName, String>,
+    /// For a pin of an install line: the other requirements of that one `pip install` command,
+    /// which it must resolve with (a plan moving one of them outside it breaks the line).
+    pub line_mates: Vec<Requirement>,
 }
 
 impl Context {
@@ -122,6 +125,7 @@ impl Context {
             resolves_whole: self.resolves_whole,
             installed_files: self.installed_files.clone(),
             sources: self.sources.clone(),
+            line_mates: self.line_mates.clone(),
         }
     }
 

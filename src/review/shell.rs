@@ -418,13 +418,18 @@ fn pins_of(
                     is_exact(requirement).then_some(PinKind::PipPin)
                 };
                 if let Some(kind) = kind.filter(|_| has_specifier(requirement)) {
+                    let mut context = after.clone();
+                    context.line_mates = (install.requirements.iter())
+                        .map(|(_, r)| r.clone())
+                        .filter(|r| r.name != requirement.name)
+                        .collect();
                     pins.push(Pin {
                         file: file.to_string(),
                         line,
                         kind,
                         requirement: requirement.clone(),
                         flags: install.flags.clone(),
-                        context: after.clone(),
+                        context,
                     });
                 }
             }

@@ -1878,3 +1878,33 @@ fn a_no_deps_pin_whose_own_requirements_the_image_does_not_meet_breaks() {
         "{found:#}"
     );
 }
+
+/// A pin whose release requires another version than an exact requirement of its own install
+/// line breaks the line (pip refuses it), even where a plan could move that name.
+#[test]
+fn a_pin_its_own_install_line_cannot_take_breaks() {
+    let out = review_lockstep_world(
+        &[(
+            "Dockerfile",
+            "FROM python:3.12\nRUN pip install app==1.0 lib==1.0\n",
+        )],
+        &[(
+            "Dockerfile",
+            "FROM python:3.12\nRUN pip install app==1.1 lib==1.0\n",
+        )],
+    );
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let found = finding(&json, "Dockerfile", "app==1.1");
+    let verdict = &found["targets"][0];
+    assert!(
+        (verdict["breaks"].as_array().unwrap().iter())
+            .any(|b| b["dependent"] == "app" && b["requirement"] == "lib==1.1"),
+        "{found:#}"
+    );
+    let remark = verdict["remark"].as_str().unwrap_or_default();
+    assert!(
+        remark.contains("the same install line requires lib==1.0; app 1.1 requires lib==1.1"),
+        "{found:#}"
+    );
+}
