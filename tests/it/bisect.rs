@@ -793,6 +793,9 @@ fn a_file_edited_in_place_is_reverted_by_a_reinstall_and_named() {
         std::fs::read_to_string(site.join("tune/auto.py")).unwrap(),
         patched
     );
+    world.assert_no_copy_left();
+}
+
 /// The state as it is now is taken as it is: an upgrade that broke declared edges of dists it
 /// did not move (app 1.0 and tool 1.0 require `lib<2`; lib 2.0 installed over them, as `pip
 /// install lib==2.0` does with a warning) leaves those edges out of every state. Before, every

@@ -1391,41 +1391,6 @@ fn verify_all_imports_only_a_dists_own_packages() {
         &["dep", "sphinx", "bopt"],
     );
     let out = world.run(&[
-/// A `torch` whose import loads a libcudart from a folder outside the venv (the second toolkit
-/// of the incident, reached through `LD_LIBRARY_PATH`) and a libcublas from the venv's own
-/// `nvidia/` wheel folder: verify records both from its child's `/proc/self/maps` and flags the
-/// one from outside, in the JSON and as a warning. The libraries are real shared objects (a
-/// copy of the interpreter's own `_ctypes` extension, renamed).
-#[test]
-fn a_cuda_library_loaded_from_outside_the_venv_is_flagged() {
-    let world = World::new(
-        serde_json::json!([
-            {"name": "torch", "version": "2.11.0",
-             "files": {"torch/__init__.py":
-                 "import ctypes, os\nfor p in os.environ['FAKE_CUDA_LIBS'].split(':'):\n    ctypes.CDLL(p)\n"}},
-        ]),
-        &[],
-        &["torch"],
-    );
-    let out = Command::new(world.venv.join("bin/python"))
-        .args(["-c", "import _ctypes; print(_ctypes.__file__)"])
-        .output()
-        .unwrap();
-    let shared = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    assert!(shared.is_file(), "no _ctypes extension file: {shared:?}");
-    let outside = world.ctx.dir.path().join("cuda-12.8/lib64/libcudart.so.12");
-    let site = crate::common::venv::RealVenv {
-        path: world.venv.clone(),
-        python: world.venv.join("bin/python"),
-    }
-    .site_packages();
-    let inside = site.join("nvidia/cublas/lib/libcublas.so.13");
-    for lib in [&outside, &inside] {
-        std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
-        std::fs::copy(&shared, lib).unwrap();
-    }
-    let libs = format!("{}:{}", outside.display(), inside.display());
-    let out = crate::common::run(world.ctx.command().env("FAKE_CUDA_LIBS", &libs).args([
         "verify",
         "--venv",
         world.venv(),
@@ -1518,6 +1483,60 @@ fn a_smoke_test_named_as_its_module_imports_the_installed_one() {
     .unwrap();
     let policy = dir.join("policy.toml");
     let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--policy",
+        policy.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let report = json(&out.stdout);
+    let smoke = check(&report, "smoke:gadget");
+    assert_eq!(smoke["status"], "pass", "{smoke:#}");
+    assert_eq!(smoke["detail"], "the installed gadget");
+}
+
+/// A `torch` whose import loads a libcudart from a folder outside the venv (the second toolkit
+/// of the incident, reached through `LD_LIBRARY_PATH`) and a libcublas from the venv's own
+/// `nvidia/` wheel folder: verify records both from its child's `/proc/self/maps` and flags the
+/// one from outside, in the JSON and as a warning. The libraries are real shared objects (a
+/// copy of the interpreter's own `_ctypes` extension, renamed).
+#[test]
+fn a_cuda_library_loaded_from_outside_the_venv_is_flagged() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "torch", "version": "2.11.0",
+             "files": {"torch/__init__.py":
+                 "import ctypes, os\nfor p in os.environ['FAKE_CUDA_LIBS'].split(':'):\n    ctypes.CDLL(p)\n"}},
+        ]),
+        &[],
+        &["torch"],
+    );
+    let out = Command::new(world.venv.join("bin/python"))
+        .args(["-c", "import _ctypes; print(_ctypes.__file__)"])
+        .output()
+        .unwrap();
+    let shared = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    assert!(shared.is_file(), "no _ctypes extension file: {shared:?}");
+    let outside = world.ctx.dir.path().join("cuda-12.8/lib64/libcudart.so.12");
+    let site = crate::common::venv::RealVenv {
+        path: world.venv.clone(),
+        python: world.venv.join("bin/python"),
+    }
+    .site_packages();
+    let inside = site.join("nvidia/cublas/lib/libcublas.so.13");
+    for lib in [&outside, &inside] {
+        std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
+        std::fs::copy(&shared, lib).unwrap();
+    }
+    let libs = format!("{}:{}", outside.display(), inside.display());
+    let out = crate::common::run(world.ctx.command().env("FAKE_CUDA_LIBS", &libs).args([
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
         "--format",
         "json",
     ]));
@@ -1554,15 +1573,6 @@ fn a_smoke_test_named_as_its_module_imports_the_installed_one() {
         "--venv",
         world.venv(),
         "--all",
-        "--policy",
-        policy.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    let report = json(&out.stdout);
-    let smoke = check(&report, "smoke:gadget");
-    assert_eq!(smoke["status"], "pass", "{smoke:#}");
-    assert_eq!(smoke["detail"], "the installed gadget");
     ]));
     assert!(
         text.stdout.contains(&format!(
