@@ -251,7 +251,7 @@ pub struct ReviewArgs {
     pub policy: Option<PathBuf>,
     /// Exit 1 when a finding's risk is at or above this level (low, medium, high, critical),
     /// or when the head makes a file's requirements unresolvable.
-    #[arg(long, value_name = "LEVEL", value_parser = RiskLevel::from_str)]
+    #[arg(long, value_name = "LEVEL", ignore_case = true, value_parser = one_of::<RiskLevel>(RISK_LEVELS))]
     pub fail_on: Option<RiskLevel>,
     /// Exit 1 as well when a changed pin could not be judged on any target.
     #[arg(long)]
@@ -531,7 +531,7 @@ pub struct ProposeArgs {
     #[arg(long)]
     pub all: bool,
     /// With --all: only this layer (`safe`, `group`, `major`, or `everything` at once).
-    #[arg(long, value_name = "LAYER", requires = "all", value_parser = LayerChoice::from_str)]
+    #[arg(long, value_name = "LAYER", requires = "all", value_parser = one_of::<LayerChoice>(LAYERS))]
     pub layer: Option<LayerChoice>,
     /// Also offer a forced override when a target cannot be had otherwise.
     #[arg(long)]
@@ -547,7 +547,7 @@ pub struct ProposeArgs {
     pub policy: Option<PathBuf>,
     /// Exit 1 when the recommended plan's risk is above this level (low, medium, high,
     /// critical).
-    #[arg(long, value_name = "LEVEL", value_parser = RiskLevel::from_str)]
+    #[arg(long, value_name = "LEVEL", ignore_case = true, value_parser = one_of::<RiskLevel>(RISK_LEVELS))]
     pub max_risk: Option<RiskLevel>,
     /// Write the plan file, constraints, overrides, commands and verify script here.
     #[arg(long, value_name = "DIR")]
@@ -620,6 +620,23 @@ fn hint_line(err: &InventoryError) -> String {
         .unwrap_or_default()
 }
 
+/// The risk levels `--max-risk` and `--fail-on` take, offered by completion and `--help`.
+const RISK_LEVELS: &[&str] = &["low", "medium", "high", "critical"];
+/// The layers `propose --all --layer` takes.
+const LAYERS: &[&str] = &["safe", "group", "major", "everything"];
+
+/// A value among `values` (which shell completion then offers, in place of file names),
+/// parsed by `T`'s `FromStr`.
+fn one_of<T>(values: &'static [&'static str]) -> impl clap::builder::TypedValueParser<Value = T>
+where
+    T: FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::fmt::Display,
+{
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(values)
+        .try_map(|text: String| T::from_str(&text).map_err(|err| err.to_string()))
+}
+
 /// A PEP 508 requirement (`resolve REQ`).
 fn requirement(text: &str) -> Result<Requirement, ValueError> {
     crate::metadata::parse_requirement(text).map_err(|message| ValueError::Requirement {
@@ -659,6 +676,17 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    /// Every value offered for `--max-risk`, `--fail-on` and `--layer` parses.
+    #[test]
+    fn offered_values_parse() {
+        for value in RISK_LEVELS {
+            assert!(RiskLevel::from_str(value).is_ok(), "{value}");
+        }
+        for value in LAYERS {
+            assert!(LayerChoice::from_str(value).is_ok(), "{value}");
+        }
     }
 }
 

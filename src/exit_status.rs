@@ -19,6 +19,19 @@ pub enum ExitStatus {
     Error,
 }
 
+/// The EXIT STATUS section of the man pages (roff): the table above, for `man planner`.
+pub(crate) const MAN_SECTION: &str = ".SH \"EXIT STATUS\"
+.TP
+\\fB0\\fR
+done: the plan was found, the check passed
+.TP
+\\fB1\\fR
+the user must act: no solution, a check failed, a policy rejected the plan, a Python 2 environment
+.TP
+\\fB2\\fR
+the tool failed: bad input, network or cache errors, a bug
+";
+
 impl ExitStatus {
     /// The numeric process exit code.
     pub fn code(self) -> u8 {

@@ -126,19 +126,67 @@ pub fn run(cli: Cli) -> miette::Result<ExitStatus> {
         CommandSettings::Try(s) => commands::try_::run(s, &printer),
         CommandSettings::Bisect(s) => commands::bisect::run(s, &printer),
         CommandSettings::Completions(shell) => {
+            let mut command = Cli::command();
             let mut script = Vec::new();
-            clap_complete::generate(*shell, &mut Cli::command(), "planner", &mut script);
-            printer.out(&String::from_utf8_lossy(&script));
+            clap_complete::generate(*shell, &mut command, "planner", &mut script);
+            let hidden = hidden_flags(&command);
+            printer.out(&without_flags(&String::from_utf8_lossy(&script), &hidden));
             Ok(ExitStatus::Success)
         }
         CommandSettings::Man(dir) => man(dir.as_deref(), &printer),
     }
 }
 
+/// The long names of the hidden flags of `command` and its subcommands (`show-settings`).
+fn hidden_flags(command: &clap::Command) -> Vec<String> {
+    let mut names: Vec<String> = command
+        .get_arguments()
+        .filter(|arg| arg.is_hide_set())
+        .filter_map(|arg| arg.get_long().map(str::to_string))
+        .collect();
+    for sub in command.get_subcommands() {
+        names.extend(hidden_flags(sub));
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// A completion script without the flags in `hidden` (clap_complete offers hidden flags): the
+/// lines that complete one of them alone (zsh, fish, elvish, PowerShell) dropped, and the flag
+/// taken out of the word lists that name it among others (bash's `opts`, fish's list).
+fn without_flags(script: &str, hidden: &[String]) -> String {
+    let completes = |line: &str, name: &str| {
+        let line = line.trim_start();
+        line.starts_with(&format!("'--{name}["))
+            || line.starts_with(&format!("cand --{name} "))
+            || line.starts_with(&format!("[CompletionResult]::new('--{name}'"))
+            || (line.starts_with("complete ") && line.contains(&format!(" -l {name} ")))
+    };
+    let mut out = String::with_capacity(script.len());
+    for line in script.lines() {
+        if hidden.iter().any(|name| completes(line, name)) {
+            continue;
+        }
+        let is_hidden = |word: &str| {
+            hidden
+                .iter()
+                .any(|name| word == name || word.strip_prefix("--") == Some(name))
+        };
+        if line.split(' ').any(is_hidden) {
+            let kept: Vec<&str> = line.split(' ').filter(|w| !is_hidden(w)).collect();
+            out.push_str(&kept.join(" "));
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// `planner man`: planner.1 on stdout, or every page (planner.1, planner-propose.1, ...)
 /// written into `dir`.
 fn man(dir: Option<&std::path::Path>, printer: &Printer) -> miette::Result<ExitStatus> {
-    use miette::IntoDiagnostic;
     let command = Cli::command();
     match dir {
         Some(dir) => {
@@ -157,24 +205,56 @@ fn man(dir: Option<&std::path::Path>, printer: &Printer) -> miette::Result<ExitS
                     dir.display()
                 )
             })?;
-            clap_mangen::generate_to(command, dir).map_err(|err| {
-                miette::miette!(
-                    help = "pass a folder you can write to",
-                    "cannot write the man pages into `{}`: {err}",
-                    dir.display()
-                )
-            })?;
+            for (name, page) in man_pages(command) {
+                atomic::write(&dir.join(&name), page.as_bytes(), atomic::Mode::File).map_err(
+                    |err| {
+                        miette::miette!(
+                            help = "pass a folder you can write to",
+                            "cannot write the man page `{name}` into `{}`: {err}",
+                            dir.display()
+                        )
+                    },
+                )?;
+            }
             printer.note(&format!("wrote the man pages into {}", dir.display()));
         }
         None => {
-            let mut page = Vec::new();
-            clap_mangen::Man::new(command)
-                .render(&mut page)
-                .into_diagnostic()?;
-            printer.out(&String::from_utf8_lossy(&page));
+            // planner.1 comes last.
+            let page = man_pages(command).pop().map(|(_, page)| page);
+            printer.out(&page.unwrap_or_default());
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// Every man page as (file name, roff): one per visible subcommand (planner-propose.1, ...),
+/// then planner.1 last; each with the EXIT STATUS section, before VERSION.
+fn man_pages(command: clap::Command) -> Vec<(String, String)> {
+    fn walk(command: clap::Command, out: &mut Vec<(String, String)>) {
+        for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
+            walk(sub.clone(), out);
+        }
+        let man = clap_mangen::Man::new(command);
+        let mut page = Vec::new();
+        // Rendering into memory cannot fail.
+        let _ = man.render(&mut page);
+        let page = String::from_utf8_lossy(&page).into_owned();
+        let page = match page.find("\n.SH VERSION") {
+            Some(at) => format!(
+                "{}\n{}{}",
+                &page[..at],
+                exit_status::MAN_SECTION,
+                &page[at + 1..]
+            ),
+            None => format!("{page}{}", exit_status::MAN_SECTION),
+        };
+        out.push((man.get_filename(), page));
+    }
+    let mut command = command.disable_help_subcommand(true);
+    command.build();
+    let mut out = Vec::new();
+    walk(command, &mut out);
+    out
 }
 
 /// Install miette's report handler for this process: as miette's default, except that text is

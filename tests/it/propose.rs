@@ -393,7 +393,8 @@ fn bad_input_is_explained() {
         ----- stdout -----
 
         ----- stderr -----
-        error: invalid value 'extreme' for '--max-risk <LEVEL>': `extreme` is not a risk level (low, medium, high, critical)
+        error: invalid value 'extreme' for '--max-risk <LEVEL>'
+          [possible values: low, medium, high, critical]
 
         For more information, try '--help'.
         "#);

@@ -296,7 +296,8 @@ fn fail_on_sets_the_exit_code() {
         ----- stdout -----
 
         ----- stderr -----
-        error: invalid value 'severe' for '--fail-on <LEVEL>': `severe` is not a risk level (low, medium, high, critical)
+        error: invalid value 'severe' for '--fail-on <LEVEL>'
+          [possible values: low, medium, high, critical]
 
         For more information, try '--help'.
         "#);

@@ -54,6 +54,46 @@ fn completions_man_and_version_on_every_command() {
     }
 }
 
+/// Completion offers the values of `--max-risk`, `--layer` and `--format` (not file names) and
+/// no hidden flag in any shell; every man page has an EXIT STATUS section.
+#[test]
+fn completions_offer_values_and_hide_hidden_flags() {
+    let ctx = TestContext::new();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = ctx.run(&["completions", shell]);
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        assert!(
+            !out.stdout.contains("show-settings"),
+            "{shell} offers the hidden --show-settings"
+        );
+    }
+    let bash = ctx.run(&["completions", "bash"]).stdout;
+    for (flag, values) in [
+        ("--max-risk", "low medium high critical"),
+        ("--fail-on", "low medium high critical"),
+        ("--layer", "safe group major everything"),
+        ("--format", "text json markdown"),
+    ] {
+        let arm = format!("{flag})\n                    COMPREPLY=($(compgen -W \"{values}\"");
+        assert!(
+            bash.contains(&arm),
+            "bash does not offer {values} for {flag}"
+        );
+    }
+    let dir = ctx.path().join("man");
+    let out = ctx.run(&["man", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    for page in ["planner.1", "planner-propose.1", "planner-diff.1"] {
+        let text = std::fs::read_to_string(dir.join(page)).unwrap();
+        assert!(
+            text.contains(".SH \"EXIT STATUS\""),
+            "{page}: no EXIT STATUS"
+        );
+        assert!(text.contains("the user must act"), "{page}");
+    }
+    assert!(ctx.run(&["man"]).stdout.contains(".SH \"EXIT STATUS\""));
+}
+
 /// check, inventory and outdated with these variables and flags: each command's name, whether
 /// its stdout was coloured, and its text without escape codes.
 fn colour_runs(
