@@ -44,11 +44,12 @@ pub(crate) fn text(proposal: &Proposal, commands: &[PlanCommands], color: bool) 
         .map(|p| layer_name(p).len())
         .max()
         .unwrap_or(0);
+    let count = proposal.plans.len();
     for (i, plan) in proposal.plans.iter().enumerate() {
         let _ = writeln!(
             out,
-            "  {}. {:<width$}  {}  {}",
-            i + 1,
+            "  {} {:<width$}  {}  {}",
+            number(i, count),
             layer_name(plan),
             // Padded before it is painted: escape codes have no width on a terminal.
             style.level(
@@ -74,6 +75,13 @@ pub(crate) fn text(proposal: &Proposal, commands: &[PlanCommands], color: bool) 
         plan_text(&mut out, &style, i, plan, commands.get(i));
     }
     out
+}
+
+/// Row `i`'s number (`1.`), right-aligned to the widest of `count` rows (` 9.` beside `10.`), so
+/// the columns after it line up from the tenth row on.
+fn number(i: usize, count: usize) -> String {
+    let width = count.to_string().len() + 1;
+    format!("{:>width$}", format!("{}.", i + 1))
 }
 
 fn layer_name(plan: &Plan) -> &str {
@@ -280,4 +288,19 @@ pub(crate) fn pull_request(
          (`propose --all --out-dir DIR` writes it), or `install-pip.sh --verify`.\n",
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::number;
+
+    /// The `--all` table's numbers take the width of the widest, so the layer names after them
+    /// start in one column from the tenth row on.
+    #[test]
+    fn row_numbers_line_up_past_nine() {
+        assert_eq!(number(0, 3), "1.");
+        assert_eq!(number(8, 12), " 9.");
+        assert_eq!(number(9, 12), "10.");
+        assert_eq!(number(8, 12).len(), number(11, 12).len());
+    }
 }
