@@ -251,7 +251,7 @@ pub struct ReviewArgs {
     pub policy: Option<PathBuf>,
     /// Exit 1 when a finding's risk is at or above this level (low, medium, high, critical),
     /// or when the head makes a file's requirements unresolvable.
-    #[arg(long, value_name = "LEVEL", value_parser = one_of::<RiskLevel>(RISK_LEVELS))]
+    #[arg(long, value_name = "LEVEL", ignore_case = true, value_parser = one_of::<RiskLevel>(RISK_LEVELS))]
     pub fail_on: Option<RiskLevel>,
     /// Exit 1 as well when a changed pin could not be judged on any target.
     #[arg(long)]
@@ -547,7 +547,7 @@ pub struct ProposeArgs {
     pub policy: Option<PathBuf>,
     /// Exit 1 when the recommended plan's risk is above this level (low, medium, high,
     /// critical).
-    #[arg(long, value_name = "LEVEL", value_parser = one_of::<RiskLevel>(RISK_LEVELS))]
+    #[arg(long, value_name = "LEVEL", ignore_case = true, value_parser = one_of::<RiskLevel>(RISK_LEVELS))]
     pub max_risk: Option<RiskLevel>,
     /// Write the plan file, constraints, overrides, commands and verify script here.
     #[arg(long, value_name = "DIR")]
