@@ -28,17 +28,30 @@ use crate::risk::RiskLevel;
 )]
 pub struct Cli {
     /// Silence warnings and progress bars (data on stdout is still written).
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = "Global options")]
     pub quiet: bool,
 
     /// Log what is read, which index and cache entry answered, which metadata source was used
     /// and how long each stage took, on stderr; -vv for more (credentials are masked).
-    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    #[arg(
+        short,
+        long,
+        global = true,
+        action = clap::ArgAction::Count,
+        conflicts_with = "quiet",
+        help_heading = "Global options"
+    )]
     pub verbose: u8,
 
     /// When to colour the output: `auto` colours a terminal unless NO_COLOR is set (FORCE_COLOR
     /// or CLICOLOR_FORCE colour a pipe too) [default: auto].
-    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        value_name = "WHEN",
+        help_heading = "Global options"
+    )]
     pub color: Option<ColorChoice>,
 
     /// Print the resolved settings and stop (for debugging and tests).
@@ -256,9 +269,6 @@ pub struct ReviewArgs {
     /// Exit 1 as well when a changed pin could not be judged on any target.
     #[arg(long)]
     pub fail_on_unjudged: bool,
-    /// Where package metadata comes from.
-    #[command(flatten)]
-    pub index: IndexArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: ReviewFormat,
@@ -274,6 +284,9 @@ pub struct ReviewArgs {
     /// repeat for more.
     #[arg(long = "test", value_name = "CMD", requires = "try_plans")]
     pub tests: Vec<String>,
+    /// Where package metadata comes from.
+    #[command(flatten)]
+    pub index: IndexArgs,
 }
 
 /// `planner diff`.
@@ -342,6 +355,7 @@ pub enum PlanFormat {
 
 /// Which environment to read.
 #[derive(Debug, Clone, Args, Default)]
+#[command(next_help_heading = "Environment options")]
 pub struct EnvArgs {
     /// The virtual environment to read [default: $VIRTUAL_ENV, else ./.venv, else the python3
     /// on PATH].
@@ -370,6 +384,7 @@ pub struct EnvArgs {
 
 /// Where package metadata comes from.
 #[derive(Debug, Clone, Args, Default)]
+#[command(next_help_heading = "Index options")]
 pub struct IndexArgs {
     /// The package index (PEP 691 JSON or PEP 503 HTML; a local folder or file:// URL laid out
     /// as a simple index also works) [env: PIP_INDEX_URL, UV_INDEX_URL, UV_DEFAULT_INDEX;
@@ -435,20 +450,17 @@ pub enum PrereleaseMode {
 /// `planner inventory`.
 #[derive(Debug, Clone, Args)]
 pub struct InventoryArgs {
-    /// Which environment to read.
-    #[command(flatten)]
-    pub env: EnvArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
+    /// Which environment to read.
+    #[command(flatten)]
+    pub env: EnvArgs,
 }
 
 /// `planner check`.
 #[derive(Debug, Clone, Args)]
 pub struct CheckArgs {
-    /// Which environment to read.
-    #[command(flatten)]
-    pub env: EnvArgs,
     /// Plan files (written by `planner propose`) whose accepted overrides are not reported.
     #[arg(long, value_name = "PLAN")]
     pub accept: Vec<PathBuf>,
@@ -459,35 +471,38 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
+    /// Which environment to read.
+    #[command(flatten)]
+    pub env: EnvArgs,
 }
 
 /// `planner snapshot`.
 #[derive(Debug, Clone, Args)]
 #[command(group(clap::ArgGroup::new("what").required(true).args(["out", "script"])))]
 pub struct SnapshotArgs {
-    /// Which environment to read.
-    #[command(flatten)]
-    pub env: EnvArgs,
     /// Write the snapshot to this file (`-` for stdout).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Print a standalone Python 3.8+ script that writes the same snapshot on another machine.
     #[arg(long)]
     pub script: bool,
+    /// Which environment to read.
+    #[command(flatten)]
+    pub env: EnvArgs,
 }
 
 /// `planner outdated`.
 #[derive(Debug, Clone, Args)]
 pub struct OutdatedArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
     /// Which environment to read.
     #[command(flatten)]
     pub env: EnvArgs,
     /// Where package metadata comes from.
     #[command(flatten)]
     pub index: IndexArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: OutputFormat,
 }
 
 /// `planner resolve`.
@@ -508,15 +523,15 @@ pub struct ResolveArgs {
     /// Pre-release policy.
     #[arg(long, value_enum, default_value_t)]
     pub prerelease: PrereleaseMode,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
     /// Which environment to read.
     #[command(flatten)]
     pub env: EnvArgs,
     /// Where package metadata comes from.
     #[command(flatten)]
     pub index: IndexArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: OutputFormat,
 }
 
 /// `planner propose`.
@@ -566,15 +581,15 @@ pub struct ProposeArgs {
     /// Pre-release policy.
     #[arg(long, value_enum, default_value_t)]
     pub prerelease: PrereleaseMode,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: PlanFormat,
     /// Which environment to read.
     #[command(flatten)]
     pub env: EnvArgs,
     /// Where package metadata comes from.
     #[command(flatten)]
     pub index: IndexArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: PlanFormat,
 }
 
 /// Why a value parser refused a flag's value; clap prints it after `invalid value 'X' for

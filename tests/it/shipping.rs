@@ -94,6 +94,50 @@ fn completions_offer_values_and_hide_hidden_flags() {
     assert!(ctx.run(&["man"]).stdout.contains(".SH \"EXIT STATUS\""));
 }
 
+/// `--help` groups the options: the command's own, then where the environment and the index
+/// come from, then the global ones.
+#[test]
+fn help_groups_the_options() {
+    let ctx = TestContext::new();
+    let help = ctx.run(&["propose", "--help"]).stdout;
+    let headings: Vec<&str> = help
+        .lines()
+        .filter(|l| l.ends_with("options:") || *l == "Options:")
+        .collect();
+    assert_eq!(
+        headings,
+        [
+            "Options:",
+            "Environment options:",
+            "Index options:",
+            "Global options:"
+        ],
+        "{help}"
+    );
+    // Each flag under the heading above it.
+    let mut heading = "";
+    let mut under = Vec::new();
+    for line in help.lines() {
+        if line.ends_with(':') && !line.starts_with(' ') {
+            heading = line;
+        } else if let Some(flag) = line.split_whitespace().find(|w| w.starts_with("--")) {
+            under.push((heading, flag.to_string()));
+        }
+    }
+    let section = |name: &str| {
+        under
+            .iter()
+            .filter(|(h, _)| *h == name)
+            .map(|(_, f)| f.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(section("Options:").contains("--max-risk"), "{help}");
+    assert!(section("Options:").contains("--format"), "{help}");
+    assert!(section("Environment options:").contains("--venv"), "{help}");
+    assert!(section("Index options:").contains("--index-url"), "{help}");
+}
+
 /// check, inventory and outdated with these variables and flags: each command's name, whether
 /// its stdout was coloured, and its text without escape codes.
 fn colour_runs(
