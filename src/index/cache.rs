@@ -388,7 +388,7 @@ mod tests {
         assert!(cache.read(Bucket::Pages, "https://x/simple/a/").is_none());
     }
 
-    /// Issue 25: a folder (or a FIFO) where an entry belongs is a miss, never a hang, and the
+    /// A folder (or a FIFO) where an entry belongs is a miss, never a hang, and the
     /// next write replaces it; before, a folder there was never repaired and every later
     /// `--offline` run failed.
     #[test]

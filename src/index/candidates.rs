@@ -468,7 +468,7 @@ mod tests {
         assert!(c[2].file.as_ref().unwrap().url.as_str().contains("abi3"));
     }
 
-    /// Issue 23 item 7: the no-wheel message names one tag per interpreter, not the first three
+    /// The no-wheel message names one tag per interpreter, not the first three
     /// tags in sorted order (all cp310 variants while cp311-cp314 wheels exist).
     #[test]
     fn no_wheel_tags_name_every_interpreter() {

@@ -3,14 +3,14 @@
 //! In: a URL and what to ask for (Accept, a byte range, validators). Out: a [`Reply`]: status,
 //! selected headers and the complete body. Nothing here parses pages or caches.
 //!
-//! HTTP rules (issue 3 §5, reliability items 10-14, 31, 33): a bounded number of requests in
+//! HTTP rules (reliability items 10-14, 31, 33): a bounded number of requests in
 //! flight; connection errors, timeouts, cut-short bodies, 429 and 5xx are retried with
 //! exponential backoff and jitter, honouring `Retry-After`; redirects are followed by hand so
 //! credentials go only to their own realm and https never downgrades to http; a body shorter than
 //! its `Content-Length` is a network error. A caller may hedge a request ([`Client::get_hedged`]):
 //! not answered after a short delay, it is sent once more and the first good answer is used.
 //!
-//! Bounds (issue 25; docs/index.md, "Limits"): every body is capped by what it is
+//! Bounds (docs/index.md, "Limits"): every body is capped by what it is
 //! ([`BodyKind`]: a page, a `.metadata` file, a range, a whole download), refused on its
 //! `Content-Length` before a byte is read and cut off while streaming when it has none; a reply
 //! must be complete within twice `PLANNER_HTTP_TIMEOUT` plus one second per 64 KiB received (a

@@ -10,7 +10,7 @@
 //! dropped from the URL; HTML attribute values are entity-escaped; `.egg` and unparseable file
 //! names are skipped with a note; files of another project are skipped.
 //!
-//! The trust boundary (issue 25): a page fetched over http(s) links only to http(s) files; a
+//! The trust boundary: a page fetched over http(s) links only to http(s) files; a
 //! page of a local index only to `file:` files inside the index's tree (the folder holding the
 //! simple folder, where `../files/` lies). Any other link (`file:///etc/shadow` on a remote
 //! page, `javascript:`, `data:`, a path that climbs out) skips that one file with a note (shown

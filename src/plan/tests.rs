@@ -253,7 +253,7 @@ fn all_never_downgrades_and_keeps_unmanaged_dists() {
     );
 }
 
-/// Issue 23 item 7: the newest release being a pre-release is the reason it is held back (not
+/// The newest release being a pre-release is the reason it is held back (not
 /// "no single requirement explains it").
 #[test]
 fn a_newest_pre_release_is_named_as_the_reason() {
@@ -272,7 +272,7 @@ fn a_newest_pre_release_is_named_as_the_reason() {
     );
 }
 
-/// Issue 23 item 7: in a newest-that-fits plan, a target the fitted version meets stays
+/// In a newest-that-fits plan, a target the fitted version meets stays
 /// "requested" (was: "tool 1.1 ... NOT what was asked (tool==1.1)").
 #[test]
 fn a_fitted_version_that_meets_its_target_is_requested() {
@@ -300,7 +300,7 @@ fn a_fitted_version_that_meets_its_target_is_requested() {
     );
 }
 
-/// Issue 23 item 7: a target no release matches (`lib>=3`, newest 2.0) names no blocker and
+/// A target no release matches (`lib>=3`, newest 2.0) names no blocker and
 /// offers no override, and the conflict says no release matches.
 #[test]
 fn a_target_no_release_matches_blames_nobody() {
@@ -323,7 +323,7 @@ fn a_target_no_release_matches_blames_nobody() {
     );
 }
 
-/// Issue 25 item 8: a bare-name target whose newest release's own requirements cannot be met
+/// A bare-name target whose newest release's own requirements cannot be met
 /// (proto 2.0 needs `helper>=2`, which no release offers; nothing installed requires anything of
 /// proto) is held back with the solver's reason, as `resolve proto==2.0` gives it, not "no
 /// single requirement explains it".

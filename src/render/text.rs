@@ -445,7 +445,7 @@ mod tests {
         assert!(colored.contains("\u{1b}[31m57/100 high\u{1b}[0m"));
     }
 
-    /// Issue 9 item 5: a broken environment is named, and repairs are listed apart.
+    /// A broken environment is named, and repairs are listed apart.
     #[test]
     fn already_broken_and_repairs_are_apart() {
         use crate::plan::{BrokenEdge, Reason};

@@ -192,7 +192,7 @@ fn broken_venv_findings() {
     assert!(!text.contains("win-only"));
     assert!(!text.contains("libmissing2"));
     let text = ctx.run(&["check", "--venv", "testdata/venvs/broken"]);
-    // Issue 9 item 8: an unreadable dist-info is a finding on stdout, said once (not on stderr
+    // An unreadable dist-info is a finding on stdout, said once (not on stderr
     // again): the snapshot holds both streams.
     planner_snapshot!(ctx, text);
 }
@@ -251,7 +251,7 @@ fn real_venvs_agree_with_pip_check() {
     assert_eq!(planner_findings(&run.json()), expected);
 }
 
-/// Issue 9 item 8: the README's `check --accept` example works on shipped data: the forced plan
+/// The README's `check --accept` example works on shipped data: the forced plan
 /// of the canonical incident, written by the README's own `propose --out-dir` command, accepts
 /// exactly the broken edge of `testdata/venvs/canonical-forced`, which fails without it.
 #[test]

@@ -295,7 +295,7 @@ fn since_refuses_a_snapshot_and_a_bad_when(ctx: &TestContext, snapshot: &Path, p
     }
 }
 
-/// Issue 26: real `pip inspect` output before and after `pip install requests==2.34.2`
+/// Real `pip inspect` output before and after `pip install requests==2.34.2`
 /// (testdata/diff): each added dependency says what brought it; the note about the missing
 /// wheel tags suggests no flag `diff` does not take.
 #[test]

@@ -1,6 +1,6 @@
 //! The index client against a loopback server serving recorded real index data
 //! (`testdata/index`), in JSON and HTML, with and without `.metadata` files, with range reads,
-//! and with every fault issue 3 lists.
+//! and with every fault the index client handles.
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -713,7 +713,7 @@ fn jinja_wheel(server: &IndexServer) -> (Arc<Project>, planner::index::DistFile)
     (jinja, file)
 }
 
-/// Issue 25: a `.metadata` reply with no Content-Length and a body that never ends took
+/// A `.metadata` reply with no Content-Length and a body that never ends took
 /// `propose` to 23.7 GB in 90 s; it now stops at the METADATA cap (8 MiB), naming the URL and
 /// the bytes seen, and is not retried.
 #[test]
@@ -825,7 +825,7 @@ fn the_run_budget_ends_stalled_requests() {
     assert!(server.requests("/simple/sympy/").is_empty());
 }
 
-/// Issue 25: `file://` links on a remote http index were followed (`file:///etc/shadow` opened,
+/// `file://` links on a remote http index were followed (`file:///etc/shadow` opened,
 /// and the error told whether it existed; a FIFO behind one hung planner), and a `javascript:`
 /// href failed the whole page. Now only the http(s) files are listed; the others are skipped,
 /// with one `-v` note, and never opened.
@@ -1570,7 +1570,7 @@ fn a_name_on_two_indexes_is_warned_about() {
     );
 }
 
-/// Issue 25: the METADATA cap is tunable like the others (`PLANNER_MAX_METADATA_BYTES`): below
+/// The METADATA cap is tunable like the others (`PLANNER_MAX_METADATA_BYTES`): below
 /// jinja2's 2.6 KB `.metadata` file the run fails naming the limit and the variable; a value
 /// that is not a byte count is an error before anything is read; the default reads it.
 #[test]

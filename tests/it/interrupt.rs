@@ -1,4 +1,4 @@
-//! Interrupts and shared caches (issue 15 item 4, reliability items 29 and 30): Ctrl-C during a
+//! Interrupts and shared caches (reliability items 29 and 30): Ctrl-C during a
 //! fetch or while `--out-dir` is written exits 130 and leaves the previous files as they were;
 //! two planners on one cache both succeed with the same answer; a cache entry cut short is
 //! detected and fetched again.

@@ -475,7 +475,7 @@ print(len(real))
     );
 }
 
-/// Issue 25: installed files that are not what they should be. A METADATA that is a symlink to
+/// Installed files that are not what they should be. A METADATA that is a symlink to
 /// `/dev/zero` took `inventory` to 10.1 GB in 30 s; a FIFO there hung it forever; a dangling
 /// or self-looping dist-info symlink made every command exit 2 with an untrue "changed while it
 /// was being read". Each is now one unreadable dist that says what it is, and the rest are

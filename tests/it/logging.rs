@@ -1,4 +1,4 @@
-//! `-v` / `-vv` (issue 15 item 1): diagnostics go to stderr through the one logging facade,
+//! `-v` / `-vv`: diagnostics go to stderr through the one logging facade,
 //! data on stdout is unchanged, `-q` and `-v` exclude each other, and no flag means no log.
 
 use std::path::{Path, PathBuf};

@@ -457,7 +457,7 @@ mod live {
     }
 }
 
-/// Issue 23 item 6: "Can move to" checks the candidate's own requirements against the installed
+/// "Can move to" checks the candidate's own requirements against the installed
 /// versions (the h200 fixture on the recorded index of `testdata/index`): torchvision 0.29.2
 /// requires `torch>=2.14.0` (torch 2.11.0 installed) and every release between needs a newer
 /// torch too; jax-cuda13-plugin 0.12.0.1 requires the jax-cuda13-pjrt 0.12.0.1 that the plugin
@@ -525,7 +525,7 @@ fn can_move_to_checks_the_candidates_own_requirements() {
     );
 }
 
-/// Issue 25: ESC and newlines from an index page's project `name` and `meta.api-version`, and
+/// ESC and newlines from an index page's project `name` and `meta.api-version`, and
 /// from pyvenv.cfg's `version_info`, reached the terminal raw (stderr, and `outdated`'s stdout).
 /// Each now goes through the terminal sanitizer: no control character is printed, and no field
 /// starts a line of its own that reads as planner's.

@@ -1,4 +1,4 @@
-//! `outdated` carries the break evidence `propose` weighs (issue 30): a newer release that the
+//! `outdated` carries the break evidence `propose` weighs: a newer release that the
 //! analysis says breaks an installed dist is not offered as "Can move to", and the row names
 //! the break. On recorded real index data: the pages (real versions and upload times), core
 //! metadata (real `Requires-Dist`) and the wheel bytes the import check reads of

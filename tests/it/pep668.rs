@@ -1,4 +1,4 @@
-//! PEP 668 (issue 15 item 5): an interpreter whose standard library folder holds
+//! PEP 668: an interpreter whose standard library folder holds
 //! `EXTERNALLY-MANAGED` is reported as externally managed by `propose`, in every format and in
 //! the install scripts, and planner does not add `--break-system-packages`; a virtual
 //! environment made from the very same interpreter is not. pip, run against the same

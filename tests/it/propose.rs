@@ -149,7 +149,7 @@ fn canonical_incident_text() {
     );
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     // The snapshot holds the whole run: the conflict, both plans, no colour when not a TTY,
-    // and (issue 9 item 8) the proposal's warnings as diagnostics, on stderr only.
+    // and the proposal's warnings as diagnostics, on stderr only.
     planner_snapshot!(ctx, "canonical_incident_text", out);
     let args = [
         "propose",
@@ -340,7 +340,7 @@ fn pinned_clock_reaches_the_release_age_factor() {
         .command()
         .env("PLANNER_NOW", "2026-05-16T00:00:00Z")
         .args(args));
-    // Once per plan, for what was asked (issue 31): torch 2.12.0, moved along to unblock it and
+    // Once per plan, for what was asked: torch 2.12.0, moved along to unblock it and
     // released 2 days before, is not counted again.
     assert_eq!(
         young(&early),
@@ -702,7 +702,7 @@ fn installed_versions(venv: &Path) -> std::collections::BTreeMap<String, String>
         .collect()
 }
 
-/// Issue 9 item 7: a changed dist whose new wheel no longer installs a top-level module that an
+/// A changed dist whose new wheel no longer installs a top-level module that an
 /// installed dist imports is flagged in the plan (setuptools dropping `pkg_resources`), naming
 /// the importer; the module it keeps is not. Real venv, real wheels served from a local index
 /// folder (their file lists read from the zips).
@@ -782,7 +782,7 @@ fn a_dropped_module_that_installed_dists_import_is_flagged() {
     );
 }
 
-/// Issue 11: `import-target-missing` through the real path: the importers' `.py` files read
+/// `import-target-missing` through the real path: the importers' `.py` files read
 /// from a real venv, the new release's file list and one module of its wheel read by range
 /// requests from the index. The shapes are the corpus's two real breaks: black 22.1.0's
 /// `from click import _unicodefun` inside `try: ... except ModuleNotFoundError` (a missing
@@ -868,7 +868,7 @@ fn an_import_the_new_release_breaks_is_a_risk_factor() {
     assert_eq!(factors[0]["points"], 60);
 }
 
-/// Issue 23 item 5 with both file lists known (a real venv's `RECORD`, the planned wheels' file
+/// A module clash with both file lists known (a real venv's `RECORD`, the planned wheels' file
 /// lists read from the index): benchy 2.0 swaps its `cpuinf` dependency for the fork `cpuinf2`,
 /// which installs the same `cpuinf/` files as the installed cpuinf 1.0: a `module-clash`
 /// factor and a warning naming both dists, the module and a file both install. The namespace
@@ -947,7 +947,7 @@ fn a_module_two_dists_would_ship_is_a_risk_factor() {
     );
 }
 
-/// Issue 23 item 6: what a release the plan moves back imports, checked against the planned
+/// What a release the plan moves back imports, checked against the planned
 /// environment. tb 2.0 (a downgrade from 2.1) runs `import pkg_resx` at module level in
 /// `tb/main.py`, which its `__init__.py` imports; no dist of the planned environment installs
 /// `pkg_resx` (the tensorboard 2.20.0 / setuptools 84 `pkg_resources` shape): a
@@ -1021,7 +1021,7 @@ fn an_import_the_planned_release_cannot_satisfy_is_a_risk_factor() {
     assert_eq!(factors[0]["points"], 50);
 }
 
-/// Issue 23 item 7: a target with only sdists whose metadata is not static (flash-attn: every
+/// A target with only sdists whose metadata is not static (flash-attn: every
 /// release an sdist with `Metadata-Version: 2.1`) is not pointed to `--allow-build`, which could
 /// not help: the hint says so once, with why.
 #[test]
@@ -1084,7 +1084,7 @@ with tarfile.open(path, "w:gz") as tar:
     );
 }
 
-/// Issue 25: `--offline` with one cache entry cut short (7 of 20 `kill -9` trials left one)
+/// `--offline` with one cache entry cut short (7 of 20 `kill -9` trials left one)
 /// exited 1 with `plans: []`, as if no plan existed; the docs say the tool failed (exit 2,
 /// naming what is missing). A run online then repairs the entry.
 #[test]
@@ -1156,7 +1156,7 @@ fn offline_with_a_cut_short_cache_entry_is_the_tool_failing() {
     assert_eq!(out.code, Some(0), "{}", out.stderr);
 }
 
-/// Issue 25: a venv whose path is not UTF-8 (`caf\xe9`, as a Latin-1 system names it). The
+/// A venv whose path is not UTF-8 (`caf\xe9`, as a Latin-1 system names it). The
 /// written install, rollback and verify scripts name its interpreter by those exact bytes (a
 /// `$'...\xe9...'` word, not the lossy `caf\u{fffd}`, which names no file), and they run: the
 /// install script with `--verify` reaches the planned versions and verify.py passes there, the
@@ -1281,7 +1281,7 @@ fn propose_move_blockers_at(ctx: &TestContext, venv: &Path, url: &str) -> PathBu
         .expect("a move-blockers plan")
 }
 
-/// Issue 25 item 8: a bare-name target whose newest release cannot be had is held back with the
+/// A bare-name target whose newest release cannot be had is held back with the
 /// real reason, as `resolve` gives it: `bad` 2.0's METADATA has an unreadable `Requires-Dist`;
 /// `needy` 2.0 requires `helper>=2`, which no release offers. Was: "no single requirement
 /// explains it" for both.

@@ -220,9 +220,9 @@ fn untrue_reasons(plan: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// Every plan's JSON carries the pip and uv commands (issue 9 item 8), with the interpreter by
+/// Every plan's JSON carries the pip and uv commands, with the interpreter by
 /// its absolute path, and they install under the rule the plan was made with: wheels only
-/// (`--only-binary :all:`, `--no-build`) unless `--allow-build` (issue 9 item 4).
+/// (`--only-binary :all:`, `--no-build`) unless `--allow-build`.
 fn command_rule(plan: &Value, allow_build: bool) -> Result<(), String> {
     let commands = &plan["commands"];
     let steps = |tool: &str| -> Vec<Vec<String>> {
@@ -469,7 +469,7 @@ fn corpus() {
     );
 }
 
-/// Issue 9 item 7: `--offline` with a cache that lacks a page the solver needs fails (exit 2)
+/// `--offline` with a cache that lacks a page the solver needs fails (exit 2)
 /// saying how to fill the cache, never "retry with --offline".
 #[test]
 fn offline_cache_miss_never_suggests_offline() {

@@ -1,4 +1,4 @@
-//! `planner propose --all` in layers (issue 12): the shared h200 fixture against the recorded
+//! `planner propose --all` in layers: the shared h200 fixture against the recorded
 //! index data in `testdata/index/` (served by the loopback index), and real venvs where a
 //! low-value package's release needs a pinned heavy one to move.
 
@@ -208,7 +208,7 @@ fn assert_layers_build_on_the_safe_one(proposal: &Value) {
     }
 }
 
-/// The torch stack moves forward as one (issue 23): torchaudio has no release after 2.11, but
+/// The torch stack moves forward as one: torchaudio has no release after 2.11, but
 /// 2.11.1 (a py3-none build) declares torch>=2.11 and speaks for itself, as torchvision 0.29.2
 /// (torch>=2.14.0) does; each is named in a coupled-member-declared factor. Policy refines the
 /// index's metadata, never contradicts it. The jax stack moves as one; each major upgrade is a
@@ -621,7 +621,7 @@ fn coupled_check_fails_on_the_reported_plan() {
     assert_coupled_groups_consistent(&plan);
 }
 
-/// Issue 23 item 5: pytest-benchmark 5.3 requires `py-cpuinfo2`, whose wheel (recorded whole in
+/// Pytest-benchmark 5.3 requires `py-cpuinfo2`, whose wheel (recorded whole in
 /// `testdata/index/wheels/`) installs `cpuinfo/`, the module the installed `py-cpuinfo`
 /// ships. The safe layer keeps py-cpuinfo2 out (pytest-benchmark stays at 5.2.3) and says why;
 /// no layer on top of it brings it back; the unlayered plan, which has it, carries a
@@ -706,7 +706,7 @@ fn safe_layer_keeps_a_module_clash_out() {
     );
 }
 
-/// Issue 28: the layer table is padded before it is coloured, so `--color always` moves no
+/// The layer table is padded before it is coloured, so `--color always` moves no
 /// column: stripped of its escape codes, it is the plain output byte for byte.
 #[test]
 fn layer_table_keeps_its_alignment_in_colour() {

@@ -1,4 +1,4 @@
-//! `planner propose` on the ML stack (issue 23): the shared h200 fixture (torch 2.11.0 on CUDA
+//! `planner propose` on the ML stack: the shared h200 fixture (torch 2.11.0 on CUDA
 //! 13, triton 3.6.0, torchvision 0.26.0, torchaudio 2.11.0) against the index data recorded in
 //! `testdata/index/` on 2026-12-01, which holds the traps the live index had: older torch
 //! releases that declare no triton requirement on CPython 3.12 (2.3.1) or pin CUDA 12 libraries

@@ -1,4 +1,4 @@
-//! Issue 31 items 1, 2 and 5 on the real path: a real venv (`python3 -m venv` + pip) whose
+//! A dependency that must move along, on the real path: a real venv (`python3 -m venv` + pip) whose
 //! Flask-Login 0.5.0 runs `from werkzeug.security import safe_str_cmp` (its `utils.py`, as the
 //! real 0.5.0 does), a loopback PEP 691 index with the releases' real versions and upload times
 //! (werkzeug 2.0.3 of 2022-02-08 defines `safe_str_cmp`; 2.3.0 of 2023-04-25 and 2.3.8 do not;

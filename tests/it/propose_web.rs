@@ -1,4 +1,4 @@
-//! `planner propose` on the web stacks of issue 31, through the real path: real venvs made with
+//! `planner propose` on the web stacks, through the real path: real venvs made with
 //! `python3 -m venv` and pip, wheels built here that carry the requirements the real releases
 //! declare and, where the evidence reads module sources, the real modules copied from their
 //! wheels (`testdata/imports/`), served from a local index folder.
@@ -100,7 +100,7 @@ fn summary(proposal: &Value) -> String {
     out
 }
 
-/// Issue 31 item 3: the import that breaks `import flask` under werkzeug 3 is cited, though
+/// The import that breaks `import flask` under werkzeug 3 is cited, though
 /// werkzeug 3.1's `urls.py` still holds the text `url_quote` (in a string and inside
 /// `_codec_error_url_quote`). Real modules: flask 2.0.3's `helpers.py`, werkzeug 2.0.3's and
 /// 3.1.3's `urls.py`.
@@ -176,7 +176,7 @@ fn fastapi_stack(root: &Path) -> Stack {
     }
 }
 
-/// Issue 31 item 4: on a venv broken before any plan (pydantic 2.5.3 under fastapi 0.95.2's
+/// On a venv broken before any plan (pydantic 2.5.3 under fastapi 0.95.2's
 /// `pydantic<2.0.0`, where `import fastapi` fails), the plan that keeps the edge scores it as a
 /// break (`kept-broken-edge`, high), not as an override with a defensive-bound discount; the
 /// plan that repairs it ranks first.
@@ -206,7 +206,7 @@ fn a_plan_keeping_a_broken_edge_scores_it_as_a_break() {
     insta::assert_snapshot!("fastapi_0_95_over_pydantic_2_kept", summary(&proposal));
 }
 
-/// Issue 31 item 4: `pydantic>=2` moving fastapi to a release that accepts it: fastapi is not a
+/// `pydantic>=2` moving fastapi to a release that accepts it: fastapi is not a
 /// dependent left behind (neither of pydantic nor of the pydantic-core that pydantic pins).
 #[test]
 fn a_dependent_the_plan_moves_along_is_not_counted() {

@@ -485,7 +485,7 @@ fn default_base_is_the_merge_base_with_main() {
 /// The workflow in docs/review.md runs exactly this command line; run it on the test repo.
 #[test]
 fn docs_workflow_command_runs() {
-    // Issue 28: the workflow uses the repository's composite action; its review step is
+    // The workflow uses the repository's composite action; its review step is
     // scripts/action-review.sh, run here with the documented `with:` values as action.yml
     // passes them (PLANNER_*), on the planner binary under test.
     let doc = std::fs::read_to_string(repo_root().join("docs/review.md")).unwrap();
@@ -571,7 +571,7 @@ fn docs_workflow_command_runs() {
     assert!(markdown.contains("planner review"), "{markdown}");
 }
 
-// Issue 26: every layout a team gates on, as a real repository; the requests/idna cases run on
+// Every layout a team gates on, as a real repository; the requests/idna cases run on
 // the small recorded corpus under testdata/review/index (requests 2.34 requires idna>=2.5,<4;
 // idna 2.4 is recorded), the torch cases on testdata/index.
 
@@ -1156,7 +1156,7 @@ fn safer_plan_of_a_uv_override_is_in_the_projects_terms() {
     assert!(!docker.contains("uv lock"), "{docker}");
 }
 
-/// Issue 26 item 6: the comment a reviewer wants. Two bumps in a requirements file, judged on
+/// The comment a reviewer wants. Two bumps in a requirements file, judged on
 /// the recorded corpus: each finding names the release's age (its upload time on the index),
 /// its changelog (a `Project-URL` labelled so: charset-normalizer's), a compare link between
 /// the base's and the head's versions only where the project's URLs show how it names tags
@@ -1238,7 +1238,7 @@ fn release_notes_compare_links_age_and_permalinks() {
     );
 }
 
-/// Issue 31: a pin that resolves but breaks what the venv's own code imports (werkzeug 2.3.8
+/// A pin that resolves but breaks what the venv's own code imports (werkzeug 2.3.8
 /// no longer defines `safe_str_cmp`, which the installed Flask-Login 0.5.0 imports), judged
 /// against the venv with `--venv`: the safer plan is the one that moves Flask-Login to its
 /// fixing release, and it predicts no break.

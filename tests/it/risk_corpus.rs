@@ -425,7 +425,7 @@ struct Figures {
     /// AUC on the held-out cases of rounds 1 and 2, and on those of round 3.
     held_out_old_auc: f64,
     held_out_new_auc: f64,
-    /// The held-out cases of round 4 (issue 31: the web and data plans a new user was given)
+    /// The held-out cases of round 4 (the web and data plans a new user was given)
     /// and their AUC.
     #[serde(default)]
     held_out_round4: Vec<String>,
@@ -749,7 +749,7 @@ fn import_target_missing_fires_on_real_breaks_and_not_on_real_works() {
     }
 }
 
-/// Issue 31: the web and data plans a new user was given on Flask 2.0 + Flask-SQLAlchemy 2.5 +
+/// The web and data plans a new user was given on Flask 2.0 + Flask-SQLAlchemy 2.5 +
 /// SQLAlchemy 1.4 + Flask-Login 0.5, FastAPI 0.95 + pydantic 1.10, Django 3.2 + DRF 3.12 and
 /// the numpy 1 data stack, each measured for real (round 4 of the corpus): every plan that broke
 /// scores above every plan that worked (the werkzeug 3 upgrade, the "safe" layer that keeps

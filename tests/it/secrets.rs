@@ -1,4 +1,4 @@
-//! Secrets in every output (issue 15 item 3, reliability items 13, 15, 34): a canary password
+//! Secrets in every output (reliability items 13, 15, 34): a canary password
 //! given every way planner accepts credentials (URL userinfo, `~/.netrc`, `PIP_INDEX_URL`,
 //! `UV_INDEX_URL`, a `keyring` command on PATH with `--keyring-provider subprocess`) reaches the
 //! index, and appears nowhere else: not on stdout or stderr of any command in any format, with

@@ -1,4 +1,4 @@
-//! Issue 28: planner as uv and ruff ship: completions and man page, `--version` everywhere, one
+//! Planner as uv and ruff ship: completions and man page, `--version` everywhere, one
 //! colour rule, the config file and its precedence, the JSON contract (every command's
 //! document validated against docs/schemas, the error document under `--format json`), and the
 //! errors that lacked a `help:` line.

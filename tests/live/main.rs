@@ -1,4 +1,4 @@
-//! The live-index acceptance corpus (issue 23): `cargo test --features live-index --test live`.
+//! The live-index acceptance corpus: `cargo test --features live-index --test live`.
 //!
 //! Each line of `tests/live/cases.jsonl` is a request an ML engineer makes and what the answer
 //! must be, semantically ("no recommended plan downgrades torch or leaves CUDA 13", "torch==2.12.0

@@ -7,7 +7,7 @@ fn base() -> Url {
     Url::parse("https://index.example/simple/demo/").unwrap()
 }
 
-/// Issue 25: an http(s) page links only to http(s) files, a local page only to files in
+/// An http(s) page links only to http(s) files, a local page only to files in
 /// its index's folder; any other link skips that file with a note, never the page.
 #[test]
 fn links_outside_the_trust_boundary_skip_their_file_only() {

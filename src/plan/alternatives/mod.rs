@@ -380,7 +380,7 @@ impl Proposer<'_> {
         // An alternative that cannot be searched is reported and skipped; the others still
         // stand. But the index failing (`--offline` without an entry, a cache entry cut short,
         // the network, a cap or a deadline) is the tool failing, exit 2 as the docs say, not
-        // "no plan found" (issue 25).
+        // "no plan found".
         let mut failed = None;
         let mut keep = |kind: &str, found: Result<Option<Plan>, ProposeError>| match found {
             Ok(Some(plan)) => plans.push(plan),

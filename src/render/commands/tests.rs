@@ -288,7 +288,7 @@ fn scripts_quote_and_resolve_files_next_to_them() {
     }
 }
 
-/// Issue 25: install-pip.sh and install-uv.sh failed to parse when the venv path held `'`, and
+/// Install-pip.sh and install-uv.sh failed to parse when the venv path held `'`, and
 /// a `}` corrupted the `${PLANNER_PYTHON:-...}` default. Over paths with every troublesome byte
 /// (quotes, `}`, `$`, backticks, backslashes, spaces, a newline), each script parses (`bash -n`)
 /// and, run for real with a recording `python` at that path and a recording `uv` on PATH, hands

@@ -281,7 +281,7 @@ fn binary_coupling_without_policy_pair() {
 }
 
 #[test]
-/// Issue 23 item 7: jax and jaxlib move in lockstep (a coupled group with `versions`): the
+/// Jax and jaxlib move in lockstep (a coupled group with `versions`): the
 /// dependents both have (and jax, a member, as jaxlib's dependent) count once, on jax.
 fn lockstep_members_count_dependents_once() {
     let policy = Policy::builtin();
@@ -394,7 +394,7 @@ fn ordinary_changes() {
     assert_eq!(score.score, 61);
 }
 
-/// Issue 9 item 7: the cap limits the points of major upgrades, never which are listed.
+/// The cap limits the points of major upgrades, never which are listed.
 #[test]
 fn capped_major_upgrades_are_all_listed() {
     let policy = Policy::builtin();
@@ -467,7 +467,7 @@ fn yanked_young_and_unmanaged() {
     assert_eq!(score.level, RiskLevel::Critical);
 }
 
-/// Issue 31 item 4: `young-release` counts once per plan, for what the request asked for
+/// `young-release` counts once per plan, for what the request asked for
 /// (the pydantic>=2 move-blockers plan had four: annotated-doc, fastapi, pydantic and
 /// pydantic-core, 40 points for a plan that works).
 #[test]
@@ -522,7 +522,7 @@ fn young_release_counts_once_for_the_requested() {
     assert!(score(vec![young("c", "0.2", 1, false)]).factors.is_empty());
 }
 
-/// Issue 31 item 4: an edge broken before the plan and kept by it (fastapi 0.95.2's
+/// An edge broken before the plan and kept by it (fastapi 0.95.2's
 /// `pydantic<2.0.0` over pydantic 2.5.3) scores as a break, at `high`, with no discount for
 /// the bound having been declared before pydantic 2 existed.
 #[test]

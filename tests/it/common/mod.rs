@@ -44,7 +44,7 @@ impl Output {
                 self.stdout, self.stderr
             )
         });
-        // Issue 28: every planner document a test reads is checked against its schema.
+        // Every planner document a test reads is checked against its schema.
         if schema::schema_name(&doc).is_some() {
             schema::assert_valid(&doc);
         }

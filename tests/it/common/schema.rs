@@ -1,4 +1,4 @@
-//! The JSON contract (issue 28): every document planner writes carries
+//! The JSON contract: every document planner writes carries
 //! `"schema": "planner-NAME/N"` and validates against `docs/schemas/NAME.json` (JSON Schema
 //! 2020-12, checked with boon). [`assert_valid`] checks one document; `Output::json` calls it
 //! on every planner document a test reads from stdout, so every JSON test checks the schema too.
