@@ -131,12 +131,22 @@ fn ctrl_c_while_writing_the_out_dir_exits_130_and_keeps_the_previous_files() {
     // file takes a second (a debug-build test hook), leaving time to interrupt mid-write.
     let args = propose_args(&server, Some(&out_dir), false);
     let mut child = spawn(&ctx, &args, &[("PLANNER_TEST_WRITE_DELAY_MS", "1000")]);
+    // Staged inside the folder (the journal's way) or whole beside it (the exchange's way).
     let staging = || {
-        std::fs::read_dir(&out_dir).unwrap().flatten().any(|e| {
+        let inside = std::fs::read_dir(&out_dir).unwrap().flatten().any(|e| {
             e.file_name()
                 .to_string_lossy()
                 .starts_with(".planner-staging-")
-        })
+        });
+        let beside = std::fs::read_dir(ctx.dir.path())
+            .unwrap()
+            .flatten()
+            .any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(".out.planner-swap-")
+            });
+        inside || beside
     };
     wait_for("the staging folder", staging);
     assert_eq!(interrupt(&mut child), Some(130));
