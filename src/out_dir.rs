@@ -294,6 +294,15 @@ fn sweep_siblings(root: &Path) {
     }
 }
 
+/// A new folder in `dir` named `prefix` and a random part, holding [`OWNER`] (this process's
+/// id, so that another run knows whether it is still being written); removed when dropped.
+fn owned_temp_dir(dir: &Path, prefix: &str) -> std::io::Result<tempfile::TempDir> {
+    let folder = tempfile::Builder::new().prefix(prefix).tempdir_in(dir)?;
+    let pid = std::process::id().to_string();
+    atomic::write(&folder.path().join(OWNER), pid.as_bytes(), Mode::File)?;
+    Ok(folder)
+}
+
 /// Files to write under one folder.
 #[derive(Debug, Default)]
 pub(crate) struct OutFiles {
@@ -342,12 +351,10 @@ impl OutFiles {
         if !only_ours(root, old) {
             return Ok(false);
         }
-        let Ok(sibling) = tempfile::Builder::new().prefix(&prefix).tempdir_in(parent) else {
+        let Ok(sibling) = owned_temp_dir(parent, &prefix) else {
             return Ok(false);
         };
         let owner = sibling.path().join(OWNER);
-        let pid = std::process::id().to_string();
-        atomic::write(&owner, pid.as_bytes(), Mode::File).map_err(io_err(sibling.path()))?;
         self.write_all(sibling.path(), root, critical)?;
         let mode = std::fs::metadata(root).map_err(io_err(root))?.permissions();
         std::fs::set_permissions(sibling.path(), mode).map_err(io_err(sibling.path()))?;
@@ -400,13 +407,7 @@ impl OutFiles {
         old: &[PathBuf],
         critical: &Critical,
     ) -> Result<PathBuf, OutDirError> {
-        let staging = tempfile::Builder::new()
-            .prefix(STAGING_PREFIX)
-            .tempdir_in(root)
-            .map_err(io_err(root))?;
-        let pid = std::process::id().to_string();
-        atomic::write(&staging.path().join(OWNER), pid.as_bytes(), Mode::File)
-            .map_err(io_err(staging.path()))?;
+        let staging = owned_temp_dir(root, STAGING_PREFIX).map_err(io_err(root))?;
         self.write_all(staging.path(), root, critical)?;
         let written: Vec<&Path> = self.files.iter().map(|(p, _, _)| p.as_path()).collect();
         let gone: Vec<String> = old
