@@ -1,6 +1,7 @@
 //! Scenarios: each folder under `tests/scenarios/` is one case, described in its `world.toml`
-//! (the wheels on a loopback index, what pip installs into a real venv from it, the planner
-//! command) and recorded as one insta snapshot (exit code, stdout, stderr). A new case is a new
+//! (the wheels on a loopback index, what pip installs into a real venv from it, a git
+//! repository's base and head, the planner command) and recorded as one insta snapshot (exit
+//! code, stdout, stderr). A new case is a new
 //! folder and a `cargo insta review`; CONTRIBUTING.md shows the format.
 //!
 //! In: `tests/scenarios/*/world.toml`. Out: one snapshot per folder under `tests/it/snapshots/`.
@@ -20,13 +21,26 @@ use crate::common::venv::RealVenv;
 struct World {
     /// What the scenario shows, one sentence (the snapshot's description).
     about: String,
-    /// planner's arguments; `{venv}`, `{index}`, `{dir}` and `{snapshot}` are filled in.
+    /// planner's arguments; `{venv}`, `{index}`, `{dir}`, `{snapshot}` and `{repo}` are filled in.
     args: Vec<String>,
     /// The wheels on the index, each built as a real wheel.
     #[serde(default)]
     wheel: Vec<Wheel>,
     /// The venv, when the command reads one.
     venv: Option<Venv>,
+    /// A git repository, when the command reviews one.
+    repo: Option<Repo>,
+}
+
+/// A repository at `{repo}`: branch `main` holds `base`'s files, branch `pr` (checked out)
+/// adds `head`'s over them; a file whose `head` text is empty is deleted there.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Repo {
+    #[serde(default)]
+    base: BTreeMap<String, String>,
+    #[serde(default)]
+    head: BTreeMap<String, String>,
 }
 
 /// A wheel on the index (the fields `tests/it/verify_world.py` reads).
@@ -114,6 +128,11 @@ fn build(world: &World) -> Built {
         places.push(("{venv}", path.display().to_string()));
         places.push(("{snapshot}", snapshot.display().to_string()));
     }
+    if let Some(repo) = &world.repo {
+        let path = ctx.path().join("repo");
+        make_repo(repo, &path);
+        places.push(("{repo}", path.display().to_string()));
+    }
     Built {
         ctx,
         _server: server,
@@ -147,6 +166,51 @@ fn make_venv(ctx: &TestContext, spec: &Venv, path: &Path, wheels: &Path, snapsho
     for (file, text) in &spec.append {
         append(&venv.site_packages().join(file), text);
     }
+}
+
+fn make_repo(spec: &Repo, path: &Path) {
+    std::fs::create_dir_all(path).unwrap();
+    git(path, &["init", "-q", "-b", "main"]);
+    write_files(path, &spec.base);
+    git(path, &["add", "-A"]);
+    git(path, &["commit", "-q", "--allow-empty", "-m", "base"]);
+    git(path, &["checkout", "-q", "-b", "pr"]);
+    write_files(path, &spec.head);
+    git(path, &["add", "-A"]);
+    git(path, &["commit", "-q", "--allow-empty", "-m", "head"]);
+}
+
+fn write_files(root: &Path, files: &BTreeMap<String, String>) {
+    for (name, text) in files {
+        let file = root.join(name);
+        if text.is_empty() {
+            let _ = std::fs::remove_file(&file);
+            continue;
+        }
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, text).unwrap();
+    }
+}
+
+/// git with a fixed identity and dates, no user or system configuration.
+fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .args(args)
+        .output()
+        .expect("git must be installed for the review scenarios");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "git {args:?}: {stderr}");
 }
 
 fn append(file: &Path, text: &str) {
