@@ -673,11 +673,17 @@ pub(crate) struct NotResolved {
 /// names what is required, not what it conflicts with), the rest counted past a few.
 fn one_line(text: &str) -> String {
     const SHOWN: usize = 4;
-    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
     let mut joined = lines[..lines.len().min(SHOWN)].join(" ");
     if lines.len() > SHOWN {
         let more = lines.len() - SHOWN;
-        joined.push_str(&format!(" ... ({more} more lines: `planner resolve` shows them)"));
+        joined.push_str(&format!(
+            " ... ({more} more lines: `planner resolve` shows them)"
+        ));
     }
     joined
 }
