@@ -35,6 +35,7 @@ mod runtime;
 mod secrets;
 mod shipping;
 mod snapshot;
+mod terminal_width;
 mod try_;
 mod try_cases;
 mod verify;
