@@ -296,7 +296,7 @@ impl<'a> Analyzer<'a> {
                     verdict.note = Some(format!(
                         "{} cannot be installed here even forced: {}",
                         pin.requirement,
-                        first_line(&conflict.explanation)
+                        one_line(&conflict.explanation)
                     ));
                 }
             }
@@ -665,15 +665,21 @@ fn safer_plan(plans: &[Plan]) -> Option<&Plan> {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("the file's other requirements do not resolve for this target: {reason}")]
 pub(crate) struct NotResolved {
-    /// The solver's first line.
+    /// The solver's explanation, on one line.
     pub reason: String,
 }
 
-fn first_line(text: &str) -> &str {
-    text.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or(text)
-        .trim()
+/// The solver's explanation on one line: its lines joined (a derivation's first line alone
+/// names what is required, not what it conflicts with), the rest counted past a few.
+fn one_line(text: &str) -> String {
+    const SHOWN: usize = 4;
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let mut joined = lines[..lines.len().min(SHOWN)].join(" ");
+    if lines.len() > SHOWN {
+        let more = lines.len() - SHOWN;
+        joined.push_str(&format!(" ... ({more} more lines: `planner resolve` shows them)"));
+    }
+    joined
 }
 
 /// The environment a file's requirements make on a target, and the requirements of the file
@@ -782,7 +788,7 @@ fn resolve_inventory(
         ..SolveRequest::default()
     };
     let resolution = solve::solve(index, environment, &request).map_err(|err| {
-        let reason = first_line(&err.to_string()).to_string();
+        let reason = one_line(&err.to_string());
         (NotResolved { reason }, unreadable_metadata(&err))
     })?;
     // The resolution carries each chosen release's metadata: no index IO here.
