@@ -36,6 +36,7 @@ mod scenarios;
 mod secrets;
 mod shipping;
 mod snapshot;
+mod terminal_width;
 mod try_;
 mod try_cases;
 mod verify;

@@ -94,6 +94,23 @@ impl TestContext {
         }
     }
 
+    /// A fresh context in `/tmp/planner-XXXXXXXX`, a folder whose path has the same length on
+    /// every machine: output wrapped to a width wraps the same wherever the tests run.
+    pub fn in_fixed_length_folder() -> TestContext {
+        let dir = tempfile::Builder::new()
+            .prefix("planner-")
+            .rand_bytes(8)
+            .tempdir_in("/tmp")
+            .expect("temp dir in /tmp");
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        let cwd = dir.path().to_path_buf();
+        TestContext {
+            dir,
+            cwd,
+            filters: Vec::new(),
+        }
+    }
+
     /// A fresh context whose binary runs from the repository root.
     pub fn in_repo() -> TestContext {
         TestContext {
