@@ -33,7 +33,7 @@ use crate::plan::{self, Plan, PlanCommandLines, PlanKind, Proposal, ProposeReque
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandOptions};
 use crate::render::text::PlanCommands;
-use crate::render::{json, layers, markdown, rollback, text, trial, verify};
+use crate::render::{json, layers, markdown, rollback, text, trial};
 use crate::risk::RiskLevel;
 use crate::settings::{OutputFormat, ProposeSettings};
 
@@ -568,6 +568,6 @@ fn plan_files(
         dir.join("install-uv.sh"),
         commands::script(&files.uv, python, "uv", notes),
     );
-    out.add_executable(dir.join("verify.py"), verify::script(spec));
+    out.add_executable(dir.join("verify.py"), crate::verify::script::script(spec));
     Ok(())
 }

@@ -32,6 +32,7 @@ mod review;
 mod review_try;
 mod risk_corpus;
 mod runtime;
+mod scenarios;
 mod secrets;
 mod shipping;
 mod snapshot;

@@ -501,6 +501,8 @@ fn docs_workflow_command_runs() {
         "actions/cache@v5",
         "scripts/action-review.sh",
         "PLANNER_FAIL_ON: ${{ inputs.fail-on }}",
+        "path: ${{ runner.temp }}/planner-index-cache",
+        "format('{0}/planner-index-cache', runner.temp)",
     ] {
         assert!(action.contains(used), "action.yml uses {used}");
     }
