@@ -111,6 +111,19 @@ pub(crate) fn changes(good: &Inventory, now: &Inventory) -> Vec<Change> {
         .collect()
 }
 
+/// Why a dist whose only difference is files no `RECORD` owns cannot be reverted: a reinstall
+/// neither removes nor restores them.
+fn unowned_only(change: &DistChange) -> Option<String> {
+    if change.kind != ChangeKind::EditedInPlace || !change.files.is_empty() {
+        return None;
+    }
+    let paths: Vec<&str> = change.unowned.iter().map(|f| f.path.as_str()).collect();
+    Some(format!(
+        "only files no RECORD owns differ ({}): a reinstall neither removes nor restores them",
+        paths.join(", ")
+    ))
+}
+
 fn fixed_reason(change: &DistChange, good: &Inventory) -> Option<String> {
     if let Some(own) = change.files.iter().find(|f| f.a.is_some()) {
         return Some(format!(
@@ -119,12 +132,8 @@ fn fixed_reason(change: &DistChange, good: &Inventory) -> Option<String> {
             own.path
         ));
     }
-    if change.kind == ChangeKind::EditedInPlace && change.files.is_empty() {
-        let paths: Vec<&str> = change.unowned.iter().map(|f| f.path.as_str()).collect();
-        return Some(format!(
-            "only files no RECORD owns differ ({}): a reinstall neither removes nor restores them",
-            paths.join(", ")
-        ));
+    if let Some(reason) = unowned_only(change) {
+        return Some(reason);
     }
     if change.kind == ChangeKind::SourceChanged {
         return Some(format!(
@@ -349,4 +358,47 @@ fn either(name: &PackageName, good: &CoreMetadata, now: &CoreMetadata) -> Requir
             VersionSpecifier::less_than_equal_version(hi.clone().without_local()),
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::UnownedDiff;
+    use crate::inventory::unowned::UnownedFile;
+
+    #[test]
+    fn a_dist_differing_only_by_files_no_record_owns_is_kept_as_it_is() {
+        let state = crate::diff::DistState {
+            version: "3.6.0".into(),
+            source: "index".into(),
+            installer: None,
+        };
+        let mut change = DistChange {
+            name: "triton".parse().unwrap(),
+            kind: ChangeKind::EditedInPlace,
+            from: Some(state.clone()),
+            to: Some(state),
+            details: Vec::new(),
+            files: Vec::new(),
+            unowned: vec![UnownedDiff {
+                path: "triton/runtime/extra.py".into(),
+                a: None,
+                b: Some(UnownedFile {
+                    path: "triton/runtime/extra.py".into(),
+                    size: Some(10),
+                    sha256: None,
+                    modified: None,
+                }),
+            }],
+        };
+        assert_eq!(
+            unowned_only(&change).as_deref(),
+            Some(
+                "only files no RECORD owns differ (triton/runtime/extra.py): a reinstall neither \
+                 removes nor restores them"
+            )
+        );
+        change.kind = ChangeKind::Upgraded;
+        assert_eq!(unowned_only(&change), None);
+    }
 }

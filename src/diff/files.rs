@@ -50,14 +50,15 @@ pub(crate) struct UnownedDiff {
 }
 
 /// The files of one install whose state against `RECORD` differs between A and B; none where
-/// either side was not checked, or the versions differ (another release, other files).
+/// either side was not checked. Where the versions differ (another release, other files), B's
+/// own edits ([`edits_in_b`]).
 pub(crate) fn file_diffs(a: &InstalledDist, b: &InstalledDist) -> Vec<FileDiff> {
+    if a.version() != b.version() {
+        return edits_in_b(b);
+    }
     let (Some(fa), Some(fb)) = (&a.files, &b.files) else {
         return Vec::new();
     };
-    if a.version() != b.version() {
-        return Vec::new();
-    }
     let by_path = |check: &FileCheck| -> BTreeMap<String, FileChange> {
         check
             .changes
@@ -86,6 +87,68 @@ pub(crate) fn file_diffs(a: &InstalledDist, b: &InstalledDist) -> Vec<FileDiff> 
             }
         })
         .collect()
+}
+
+/// The files of B's install that differ from its `RECORD`, for a dist that is new in B or
+/// another release than A's: A's text of them is another release's or none, so their lines are
+/// not counted.
+pub(crate) fn edits_in_b(b: &InstalledDist) -> Vec<FileDiff> {
+    let changes = b.files.iter().flat_map(|f| &f.changes);
+    changes
+        .map(|change| FileDiff {
+            path: change.path.clone(),
+            a: None,
+            b: Some(change.clone()),
+            lines: None,
+        })
+        .collect()
+}
+
+/// The files no `RECORD` owns in B's install of a dist that A does not have, as added.
+pub(crate) fn unowned_in_b(b: &InstalledDist) -> Vec<UnownedDiff> {
+    let files = b.files.iter().flat_map(|f| f.unowned.iter().flatten());
+    files
+        .map(|file| UnownedDiff {
+            path: file.path.clone(),
+            a: None,
+            b: Some(file.clone()),
+        })
+        .collect()
+}
+
+/// Leave out the unowned files said to come or go under one dist that the other environment
+/// has, the same, under another (a shared folder's file given to another dist once a dist
+/// joined or left it), and those said to come where A never looked for any (an older
+/// snapshot, `pip inspect` output).
+pub(crate) fn drop_moved_unowned(
+    changes: &mut [super::DistChange],
+    a: &crate::inventory::Inventory,
+    b: &crate::inventory::Inventory,
+) {
+    type Seen = BTreeMap<String, (Option<u64>, Option<String>)>;
+    let all = |inv: &crate::inventory::Inventory| -> Seen {
+        let files = inv.dists.iter().filter_map(|d| d.files.as_ref());
+        files
+            .flat_map(|f| f.unowned.iter().flatten())
+            .map(|u| (u.path.clone(), (u.size, u.sha256.clone())))
+            .collect()
+    };
+    let looked = |inv: &crate::inventory::Inventory| {
+        let files = inv.dists.iter().filter_map(|d| d.files.as_ref());
+        files.clone().any(|f| f.unowned.is_some())
+    };
+    let a_looked = looked(a);
+    let (in_a, in_b) = (all(a), all(b));
+    let same = |seen: &Seen, file: &UnownedFile| {
+        seen.get(&file.path) == Some(&(file.size, file.sha256.clone()))
+    };
+    for change in changes.iter_mut() {
+        change.unowned.retain(|u| match (&u.a, &u.b) {
+            (None, Some(file)) => a_looked && !same(&in_a, file),
+            (Some(file), None) => !same(&in_b, file),
+            _ => true,
+        });
+    }
 }
 
 /// Whether a file is in the same state on both sides (the modification time aside).

@@ -19,7 +19,7 @@ use serde::Serialize;
 use crate::inventory::check::{self, Finding};
 use crate::inventory::{InstalledDist, Inventory};
 pub(crate) use files::{FileDiff, UnownedDiff};
-use files::{file_diffs, unowned_diffs};
+use files::{drop_moved_unowned, edits_in_b, file_diffs, unowned_diffs, unowned_in_b};
 
 /// `schema` of `planner diff --format json`.
 pub(crate) const DIFF_SCHEMA: &str = "planner-diff/1";
@@ -80,7 +80,8 @@ pub(crate) struct DistChange {
     /// What else changed: `local label +cu130 lost`, `source index -> file`, `git commit a -> b`.
     pub details: Vec<String>,
     /// Its files whose state against `RECORD` differs between A and B (where both sides
-    /// recorded one: a venv read here, or a snapshot).
+    /// recorded one: a venv read here, or a snapshot); for a dist new in B or another release
+    /// than A's, B's files that differ from its `RECORD`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<FileDiff>,
     /// Files in its package folders that no `RECORD` owns, added, removed or changed between
@@ -152,6 +153,10 @@ pub(crate) fn diff(a_label: &str, a: &Inventory, b_label: &str, b: &Inventory) -
         .filter_map(|name| change(name, old.get(name), new.get(name)))
         .collect();
     explain_added(&mut changes, b);
+    drop_moved_unowned(&mut changes, a, b);
+    changes.retain(|c| {
+        c.kind != ChangeKind::EditedInPlace || !c.files.is_empty() || !c.unowned.is_empty()
+    });
     let (broken_a, broken_b) = (broken_edges(a), broken_edges(b));
     EnvDiff {
         schema: DIFF_SCHEMA,
@@ -180,6 +185,7 @@ pub(crate) fn change(
 ) -> Option<DistChange> {
     let (files, unowned) = match (old, new) {
         (Some(a), Some(b)) => (file_diffs(a, b), unowned_diffs(a, b)),
+        (None, Some(b)) => (edits_in_b(b), unowned_in_b(b)),
         _ => (Vec::new(), Vec::new()),
     };
     let (kind, details) = match (old, new) {

@@ -372,3 +372,49 @@ fn since_lists_a_file_edited_in_place() {
         ]
     );
 }
+
+/// A file edited by hand after its dist was downgraded is named under the downgrade's line, in
+/// text and JSON (its lines are not counted: A's text is another release's).
+#[test]
+fn an_edit_after_a_version_change_is_named_under_it() {
+    let ctx = TestContext::new();
+    let real = crate::common::venv::alpha_venv(&ctx.path().join("venv"));
+    let good = ctx.path().join("good.json");
+    let venv = real.path.to_str().unwrap();
+    let run = ctx.run(&["snapshot", "--venv", venv, "--out", good.to_str().unwrap()]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let find_links = wheels().to_string_lossy().into_owned();
+    real.pip_ok(&[
+        "install",
+        "--no-index",
+        "--no-deps",
+        "--find-links",
+        &find_links,
+        "beta==1.0",
+    ]);
+    let module = crate::common::venv::installed_file(&real, "beta/__init__.py");
+    let mut text = std::fs::read_to_string(&module).unwrap();
+    text.push_str("# patched by hand\n");
+    std::fs::write(&module, text).unwrap();
+    let args = ["diff", good.to_str().unwrap(), venv];
+    let json = ctx.run(&[&args[..], &["--format", "json"]].concat()).json();
+    crate::common::schema::assert_valid(&json);
+    let beta = json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "beta")
+        .unwrap_or_else(|| panic!("no beta change: {json}"));
+    assert_eq!(beta["kind"], "downgraded");
+    assert_eq!(beta["files"][0]["path"], "beta/__init__.py");
+    assert_eq!(beta["files"][0]["a"], serde_json::Value::Null);
+    assert_eq!(beta["files"][0]["b"]["state"], "edited");
+    let out = ctx.run(&args).stdout;
+    let (_, under) = out
+        .split_once("downgraded      beta 2.1 -> 1.0")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        under.starts_with("\n      edited in place: beta/__init__.py ("),
+        "{out}"
+    );
+}

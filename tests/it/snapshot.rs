@@ -404,3 +404,73 @@ fn line_counts_and_unowned_files_are_recorded_by_both_writers_and_named_by_diff(
         "{text}"
     );
 }
+
+/// A namespace folder two dists share (as `nvidia/` is), with files no `RECORD` lists at its
+/// top, in a new sub-folder, deep in one dist's sub-folder, and a symlink: planner and the
+/// script give each file to the same dist (the one owning files in its nearest folder, else the
+/// first by name).
+#[test]
+fn both_writers_give_unowned_files_in_a_shared_folder_to_the_same_dist() {
+    let ctx = TestContext::new();
+    let real = venv::RealVenv::create_without_pip(&ctx.path().join("venv"));
+    let site = real.site_packages();
+    for (name, sub) in [("nsx_b", "b"), ("nsx_a", "a")] {
+        let info = site.join(format!("{name}-1.0.dist-info"));
+        std::fs::create_dir_all(&info).unwrap();
+        std::fs::create_dir_all(site.join("nsx").join(sub)).unwrap();
+        std::fs::write(site.join("nsx/__init__.py"), "").unwrap();
+        std::fs::write(site.join(format!("nsx/{sub}/mod.py")), "x = 1\n").unwrap();
+        std::fs::write(
+            info.join("METADATA"),
+            format!("Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            info.join("RECORD"),
+            format!(
+                "nsx/__init__.py,,\nnsx/{sub}/mod.py,,\n{name}-1.0.dist-info/METADATA,,\n\
+                 {name}-1.0.dist-info/RECORD,,\n"
+            ),
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(site.join("nsx/newdir")).unwrap();
+    std::fs::create_dir_all(site.join("nsx/b/deep")).unwrap();
+    std::fs::write(site.join("nsx/stray.txt"), "s\n").unwrap();
+    std::fs::write(site.join("nsx/newdir/z.py"), "z\n").unwrap();
+    std::fs::write(site.join("nsx/b/deep/q.py"), "q\n").unwrap();
+    std::os::unix::fs::symlink("mod.py", site.join("nsx/b/link.py")).unwrap();
+    let planner = ctx.path().join("planner.json");
+    let run = ctx.run(&[
+        "snapshot",
+        "--venv",
+        real.path.to_str().unwrap(),
+        "--out",
+        planner.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let script = ctx.path().join("script.json");
+    write_with_script(&ctx, &real.python, &script);
+    let unowned = |path: &std::path::Path| -> Vec<String> {
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        crate::common::schema::assert_valid(&doc);
+        let dists = doc["dists"].as_array().unwrap().iter();
+        dists
+            .flat_map(|d| {
+                let files = d["files"]["unowned"].as_array().unwrap().iter();
+                files.map(move |f| format!("{} {} {}", d["metadata"]["name"], f["path"], f["size"]))
+            })
+            .collect()
+    };
+    assert_eq!(
+        unowned(&planner),
+        [
+            r#""nsx_a" "nsx/newdir/z.py" 2"#,
+            r#""nsx_a" "nsx/stray.txt" 2"#,
+            r#""nsx_b" "nsx/b/deep/q.py" 2"#,
+            r#""nsx_b" "nsx/b/link.py" null"#,
+        ]
+    );
+    assert_eq!(unowned(&planner), unowned(&script));
+}
