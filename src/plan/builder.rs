@@ -396,7 +396,8 @@ impl<'a> PlanBuilder<'a> {
         reasons
     }
 
-    /// The installed version excluded a target's planned version: it moved to unblock it.
+    /// The installed version excluded a target's planned version: it moved to unblock it (or,
+    /// when it excluded the target's installed version too, to repair that broken edge).
     fn unblocks_reasons(&self, name: &PackageName, spec: &PlanSpec<'_>) -> Vec<Reason> {
         let markers = &self.inventory.environment.markers;
         let Some(dist) = self.inventory.get(name) else {
@@ -410,9 +411,23 @@ impl<'a> PlanBuilder<'a> {
             let Some(planned_target) = spec.planned.dists.get(&target.name) else {
                 continue;
             };
-            if applies_with(requirement, markers, &[])
-                && excludes(requirement, &planned_target.version)
+            if !applies_with(requirement, markers, &[])
+                || !excludes(requirement, &planned_target.version)
             {
+                continue;
+            }
+            // An edge broken before the plan (the target's installed version is excluded too)
+            // blocks nothing: the change repairs it (tf-keras 2.21.0 -> 2.20.1 beside a
+            // tensorflow 2.20.0 that stays).
+            let installed_target = self.inventory.get(&target.name).map(|d| d.version());
+            if let Some(installed) = installed_target.filter(|v| excludes(requirement, v)) {
+                reasons.push(Reason::Repairs {
+                    dependent: name.clone(),
+                    dependent_version: dist.version().clone(),
+                    requirement: requirement.clone(),
+                    installed: Some(installed.clone()),
+                });
+            } else {
                 reasons.push(Reason::Unblocks {
                     target: target.clone(),
                     blocking: requirement.clone(),

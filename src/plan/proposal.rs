@@ -486,7 +486,8 @@ pub struct HeldBack {
     pub newest: Version,
     /// The version the plan gives it (`None`: not installed).
     pub planned: Option<Version>,
-    /// The requirements that exclude the newest release.
+    /// The requirements that exclude the newest release (only those no release meets, when
+    /// some of the newest release's own are such).
     pub blockers: Vec<Blocker>,
     /// Coupled members (the policy's `versions`) with no release to go with the newest: why a
     /// coupled group is held back as a whole.
@@ -505,7 +506,8 @@ pub struct HeldBack {
     pub waiting: Option<Waiting>,
     /// Why the newest release cannot be installed here at all when no requirement of the
     /// environment excludes it: its metadata cannot be read, or its own requirements cannot be
-    /// met (the solver's reason, as `resolve NAME==NEWEST` gives it).
+    /// met (the solver's reason, as `resolve NAME==NEWEST` gives it); or, beside `blockers`
+    /// holding only that requirement, that no release meets one of its own requirements.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unavailable: Option<String>,
 }

@@ -397,3 +397,49 @@ fn a_line_switch_is_a_line_the_stack_leaves() {
     );
     assert!(torch.plans[0].title.contains("switches CUDA 13 -> CUDA 12"));
 }
+
+/// A target's newest release that requires a version no release has (vllm 0.34.0's
+/// `flashinfer-python==0.7.3` while 0.6.14 is the newest): its held-back line names that one
+/// requirement and says no release meets it, not every requirement a plan could still move.
+#[test]
+fn a_held_back_line_names_the_requirement_no_release_meets() {
+    let mut index = MemIndex::new();
+    index
+        .add(
+            "vllm",
+            "0.26.0",
+            &["flashinfer-python==0.6.14", "torch==2.11.0"],
+        )
+        .add(
+            "vllm",
+            "0.34.0",
+            &["flashinfer-python==0.7.3", "torch==2.14.0"],
+        )
+        .add("flashinfer-python", "0.6.14", &[])
+        .add("torch", "2.11.0", &[])
+        .add("torch", "2.14.0", &[]);
+    let inv = inventory(vec![installed("torch", "2.11.0", &[])]);
+    let proposal = propose_builtin(&index, &inv, &["vllm"], false);
+    let first = &proposal.plans[0];
+    assert!(
+        versions(first).contains(&"vllm - -> 0.26.0".to_string()),
+        "{:?}",
+        versions(first)
+    );
+    let held = &first.held_back[0];
+    let named: Vec<String> = held
+        .blockers
+        .iter()
+        .map(|b| b.requirement.to_string())
+        .collect();
+    assert_eq!(named, ["flashinfer-python==0.7.3"], "{held:#?}");
+    assert_eq!(
+        held.reasons(),
+        [
+            "vllm 0.34.0 requires flashinfer-python==0.7.3",
+            "no release of flashinfer-python this environment can install matches ==0.7.3 (the \
+             newest is 0.6.14)"
+        ],
+        "{held:#?}"
+    );
+}

@@ -19,6 +19,10 @@ use crate::plan::proposal::{Blocker, HeldBack, Plan, PlanKind, UnmatchedMember};
 use crate::risk::{DeclaredCoupling, requirement_text};
 use crate::solve::{AcceptingQuery, Among, PrereleaseMode, SolveError};
 
+/// What holds a release back: the requirements that exclude it, the coupled members with no
+/// release for it, and a reason no requirement gives.
+type HeldBy = (Vec<Blocker>, Vec<UnmatchedMember>, Option<String>);
+
 impl Proposer<'_> {
     /// Build and score one plan, with what holds its targets back.
     pub(super) fn plan(
@@ -78,28 +82,15 @@ impl Proposer<'_> {
             {
                 continue;
             }
-            let mut blockers = self.builder.blockers(&name, &newest, planned);
-            let rule = match blockers.is_empty() {
-                true => self.rule_pairs_elsewhere(&name, &newest, planned)?,
-                false => None,
-            };
-            if blockers.is_empty() && rule.is_none() {
-                blockers = self.own_requirements_unmet(&name, &newest, planned)?;
-            }
-            let mut unmatched = self.unmatched_members(&name, &newest)?;
-            // A member whose own release accepts the newest anchor does not hold it back.
-            let mut speaks = Vec::new();
-            for u in &unmatched {
-                speaks.push(self.member_speaks_for(&u.member, &name, &newest)?);
-            }
-            let mut speaks = speaks.into_iter();
-            unmatched.retain(|_| !speaks.next().unwrap_or(false));
-            let unavailable = if rule.is_some() {
-                rule
-            } else if blockers.is_empty() && unmatched.is_empty() {
-                self.why_unavailable(&name, &newest)?
+            // A pre-release the solver would not take is held back by that rule alone, not by
+            // the requirements that happen to exclude it (tensorflow 2.22.0rc0 above a planned
+            // 2.21.0 is no reason to name tf-keras's `tensorflow<2.22`).
+            let (blockers, unmatched, unavailable) = if newest.any_prerelease()
+                && !self.takes_prereleases(spec, planned_version.as_ref())
+            {
+                (vec![], vec![], None)
             } else {
-                None
+                self.why_held(&name, &newest, planned)?
             };
             held_back.push(HeldBack {
                 name,
@@ -127,6 +118,45 @@ impl Proposer<'_> {
             },
             &self.evidence,
         ))
+    }
+
+    /// What holds `name` below `newest` in `planned`: the requirements that exclude it, the
+    /// coupled members with no release for it, and the sentence of a reason no requirement
+    /// gives (the coupled-group rule, a requirement no release meets, the solver's word).
+    fn why_held(
+        &self,
+        name: &PackageName,
+        newest: &Version,
+        planned: &PlannedEnvironment,
+    ) -> Result<HeldBy, ProposeError> {
+        let mut blockers = self.builder.blockers(name, newest, planned);
+        let rule = match blockers.is_empty() {
+            true => self.rule_pairs_elsewhere(name, newest, planned)?,
+            false => None,
+        };
+        let mut unmeetable = None;
+        if blockers.is_empty() && rule.is_none() {
+            blockers = self.own_requirements_unmet(name, newest, planned)?;
+            unmeetable = self.unmeetable_first(&mut blockers)?;
+        }
+        let mut unmatched = self.unmatched_members(name, newest)?;
+        // A member whose own release accepts the newest anchor does not hold it back.
+        let mut speaks = Vec::new();
+        for u in &unmatched {
+            speaks.push(self.member_speaks_for(&u.member, name, newest)?);
+        }
+        let mut speaks = speaks.into_iter();
+        unmatched.retain(|_| !speaks.next().unwrap_or(false));
+        let unavailable = if rule.is_some() {
+            rule
+        } else if unmeetable.is_some() {
+            unmeetable
+        } else if blockers.is_empty() && unmatched.is_empty() {
+            self.why_unavailable(name, newest)?
+        } else {
+            None
+        };
+        Ok((blockers, unmatched, unavailable))
     }
 
     /// The newest release of `project` the solver would take above `planned`; only when every
@@ -346,6 +376,29 @@ impl Proposer<'_> {
                 requirement: r.clone(),
             })
             .collect())
+    }
+
+    /// When some of a held-back release's own unmet requirements no release can meet (vllm
+    /// 0.34.0's `flashinfer-python==0.7.3`), they are the one reason: `blockers` keeps only them
+    /// and the sentence that says why is returned. The others would move with a plan; these
+    /// cannot.
+    fn unmeetable_first(
+        &self,
+        blockers: &mut Vec<Blocker>,
+    ) -> Result<Option<String>, ProposeError> {
+        let mut unmeetable = Vec::new();
+        let mut why = Vec::new();
+        for b in blockers.iter() {
+            if let Some(sentence) = self.no_release_meets(&b.requirement)? {
+                unmeetable.push(b.clone());
+                why.push(sentence);
+            }
+        }
+        if unmeetable.is_empty() {
+            return Ok(None);
+        }
+        *blockers = unmeetable;
+        Ok(Some(why.join("; ")))
     }
 
     /// Why `name`'s newest release cannot be had when no requirement of the environment

@@ -333,10 +333,20 @@ impl Proposer<'_> {
         let plan = self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?;
         let repairs = plan.changes.iter().any(|c| c.repair);
         let held: Vec<Blocker> = self.held_by_installed(targets, &plan);
-        plans.push(plan);
-        if repairs && !self.request.all {
+        let mut forward = None;
+        if !self.request.all {
             let already_broken = self.already_broken();
-            plans.extend(self.keep_broken(as_asked, targets, upgrade, &already_broken)?);
+            if repairs {
+                plans.extend(self.keep_broken(as_asked, targets, upgrade, &already_broken)?);
+            }
+            forward = self.repair_forward(upgrade, &plan, &already_broken)?;
+        }
+        plans.push(plan);
+        // A bare target that an edge broken before the plan requires newer: the plan that
+        // repairs it forward does what was asked, and ranks before those leaving the target.
+        if let Some(forward) = forward {
+            plans.push(forward);
+            return Ok(true);
         }
         // A bare target held back by installed dists: moving them forward is offered beside it
         // (recommended only when they are the target's own coupled stack).
