@@ -54,6 +54,16 @@ pub(crate) enum OutDirError {
         /// The IO error.
         source: std::io::Error,
     },
+    /// `--out-dir` names something that is there and is not a folder.
+    #[error("cannot write the plan's files into `{}`: it is a file, not a folder", path.display())]
+    #[diagnostic(
+        code(planner::out_dir::not_a_folder),
+        help("--out-dir names a folder planner creates or refills; pass a folder's path")
+    )]
+    NotAFolder {
+        /// The path given.
+        path: PathBuf,
+    },
     /// A path this run writes holds something planner did not write (no manifest names it).
     #[error("`{}` is in the way and planner did not write it", path.display())]
     #[diagnostic(help(
@@ -324,6 +334,11 @@ impl OutFiles {
     /// Write every file under `root`: staged, synced, then swapped in by a journal (module
     /// docs), the manifest last.
     pub(crate) fn commit(&self, root: &Path) -> Result<(), OutDirError> {
+        if root.exists() && !root.is_dir() {
+            return Err(OutDirError::NotAFolder {
+                path: root.to_path_buf(),
+            });
+        }
         std::fs::create_dir_all(root).map_err(io_err(root))?;
         recover(root)?;
         let old = manifest(root);
