@@ -2,7 +2,7 @@
 """Run `planner review` with the documented gate on every case of testdata/review-real/.
 
 Usage: scripts/review-corpus.py [--planner target/debug/planner] [--cache-dir DIR] [--offline]
-                                [--only ID]...
+                                [--index-url URL] [--only ID]...
 
 Each case is a pull request made against one of the repositories whose dependency files
 testdata/review-real/repos/ holds (at the commits its README names): the base is those files,
@@ -61,6 +61,8 @@ def run(case, repo, args):
         cmd += ["--cache-dir", args.cache_dir]
     if args.offline:
         cmd += ["--offline"]
+    if args.index_url:
+        cmd += ["--index-url", args.index_url]
     start = time.monotonic()
     out = subprocess.run(cmd, capture_output=True, text=True)
     return out, time.monotonic() - start
@@ -71,6 +73,7 @@ def main():
     parser.add_argument("--planner", default=os.path.join(HERE, "..", "target", "debug", "planner"))
     parser.add_argument("--cache-dir")
     parser.add_argument("--offline", action="store_true")
+    parser.add_argument("--index-url", help="the index (default: planner's, the live one)")
     parser.add_argument("--only", action="append", default=[])
     args = parser.parse_args()
     cases = json.load(open(os.path.join(CORPUS, "cases.json")))

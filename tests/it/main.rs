@@ -29,6 +29,7 @@ mod propose_must_move;
 mod propose_web;
 mod resolve;
 mod review;
+mod review_real;
 mod review_try;
 mod risk_corpus;
 mod runtime;
