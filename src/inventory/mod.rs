@@ -11,6 +11,7 @@ mod discover;
 mod error;
 pub mod extensions;
 pub mod graph;
+pub(crate) mod importers;
 pub mod imports;
 pub mod integrity;
 pub mod module_names;
