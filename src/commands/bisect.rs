@@ -171,7 +171,7 @@ fn check_commands(
             .retain(|d| good.get(d.name()).is_some() && wanted.contains(d.name()));
         let spec = crate::verify::select(None, &both, &args.policy, true);
         let script = work.join("verify.py");
-        std::fs::write(&script, crate::render::verify::script(&spec))
+        std::fs::write(&script, crate::verify::script::script(&spec))
             .map_err(|err| miette!("cannot write {}: {err}", script.display()))?;
         tests.push(format!(
             "python {} --quiet --plain",

@@ -33,7 +33,7 @@ use crate::plan::{self, Plan, PlanCommandLines, PlanKind, Proposal, ProposeReque
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandOptions};
 use crate::render::text::PlanCommands;
-use crate::render::{json, layers, markdown, rollback, text, trial, verify};
+use crate::render::{json, layers, markdown, rollback, text, trial};
 use crate::risk::RiskLevel;
 use crate::settings::{OutputFormat, ProposeSettings};
 
@@ -178,10 +178,18 @@ fn print_proposal(
 ) -> miette::Result<()> {
     let layered = layers::is_layered(proposal);
     match args.format {
-        OutputFormat::Text if layered => {
-            printer.out(&layers::text(proposal, shown, printer.color()))
-        }
-        OutputFormat::Text => printer.out(&text::render(proposal, shown, printer.color())),
+        OutputFormat::Text if layered => printer.out(&layers::text(
+            proposal,
+            shown,
+            printer.color(),
+            printer.width(),
+        )),
+        OutputFormat::Text => printer.out(&text::render(
+            proposal,
+            shown,
+            printer.color(),
+            printer.width(),
+        )),
         OutputFormat::Json if !tried.is_empty() => {
             let value = trial::proposal_json(proposal, tried)
                 .map_err(|err| miette::miette!("cannot serialize the proposal: {err}"))?;
@@ -568,6 +576,6 @@ fn plan_files(
         dir.join("install-uv.sh"),
         commands::script(&files.uv, python, "uv", notes),
     );
-    out.add_executable(dir.join("verify.py"), verify::script(spec));
+    out.add_executable(dir.join("verify.py"), crate::verify::script::script(spec));
     Ok(())
 }

@@ -115,7 +115,7 @@ pub(crate) fn try_plan(
         ));
     }
     let spec = crate::verify::select(Some(plan), &inventory, settings.policy, false);
-    let script = crate::render::verify::script(&spec);
+    let script = crate::verify::script::script(&spec);
     let no_pip = installer == Installer::Pip && inventory.get(&pip_name()).is_none();
     let outer = no_pip
         .then(|| outer_pip(&[&copy.root, original.path()]))

@@ -14,8 +14,8 @@ use miette::miette;
 use crate::ExitStatus;
 use crate::inventory::{self, EnvironmentOrigin};
 use crate::printer::Printer;
-use crate::render::verify as render;
 use crate::settings::{OutputFormat, VerifySettings};
+use crate::verify::script as render;
 use crate::verify::{VerifyMode, run};
 
 /// Run `planner verify`.

@@ -11,6 +11,7 @@ mod discover;
 mod error;
 pub mod extensions;
 pub mod graph;
+pub(crate) mod hashing;
 pub(crate) mod importers;
 pub mod imports;
 pub mod integrity;
@@ -23,6 +24,7 @@ pub mod snapshot;
 mod target;
 #[cfg(test)]
 pub(crate) mod test_sources;
+pub mod unowned;
 
 use std::path::{Path, PathBuf};
 

@@ -4,8 +4,8 @@
 //! (or one [`Plan`](crate::plan::Plan)) becomes text for a terminal ([`text`], colour only when
 //! asked), markdown for a pull request or a ticket ([`markdown`]; a layered `--all` in
 //! [`layers`]: one pull request body per layer), the pip and uv commands and
-//! files that carry a plan out ([`commands`]), and the post-upgrade verification script
-//! ([`verify`]). The other commands' text and JSON documents: [`inventory`], [`check`],
+//! files that carry a plan out ([`commands`]; the post-upgrade verification script is
+//! [`crate::verify::script`]'s). The other commands' text and JSON documents: [`inventory`], [`check`],
 //! [`outdated`] and [`resolve`] (`snapshot` writes its data type as it is). Every JSON document
 //! goes through the one writer, [`json`]; every outside string shown on a terminal through
 //! [`crate::terminal::escape`].
@@ -31,4 +31,3 @@ pub(crate) mod rollback;
 pub mod safe;
 pub(crate) mod text;
 pub(crate) mod trial;
-pub(crate) mod verify;

@@ -4,7 +4,7 @@
 //! with every compile cache it could warm or reuse (inductor, Triton, JAX, CuPy, torch C++
 //! extensions, numba) pointed at folders of its own under one fresh temp folder, and the caches
 //! that can be switched off switched off. `verify.py` does the same for its own children
-//! (`CACHE_DIRS` and `CACHE_FORCED` in `src/render/verify/main.py`, the same names): a kernel the
+//! (`CACHE_DIRS` and `CACHE_FORCED` in `src/verify/script/main.py`, the same names): a kernel the
 //! baseline compiled must not let the run after the plan pass without compiling.
 
 use std::path::Path;
@@ -84,7 +84,7 @@ mod tests {
     /// verify.py sets the same variables (its children and the `try` shells agree).
     #[test]
     fn the_script_isolates_the_same_caches() {
-        let main = include_str!("../render/verify/main.py");
+        let main = include_str!("script/main.py");
         for name in CACHE_DIRS {
             assert!(main.contains(&format!("\"{name}\"")), "{name}");
         }

@@ -2,7 +2,7 @@
 //!
 //! In: an [`Inventory`] (the environment before the plan, or as it is now), optionally a
 //! [`Plan`], the [`Policy`]'s smoke tests, and `--all`. Out: a [`VerifySpec`], the data
-//! `verify.py` embeds ([`crate::render::verify`] writes the script): the versions the plan must
+//! `verify.py` embeds ([`script`] writes the script): the versions the plan must
 //! have landed, the overrides `pip check` accepts, every dist whose modules are imported (each
 //! changed dist, each dependent whose requirement the plan overrides, every installed dist that
 //! depends on a changed dist directly or transitively, every installed dist whose files import a
@@ -15,6 +15,7 @@ pub(crate) mod caches;
 pub(crate) mod deep;
 pub(crate) mod report;
 pub(crate) mod run;
+pub(crate) mod script;
 
 use std::collections::BTreeMap;
 use std::str::FromStr as _;

@@ -2,7 +2,7 @@
 # the same verify.py template with two specs: old.spec (s5's, transformers' generator sources
 # `modular_*.py` among the deep modules) x1 and new.spec (verify-s6-tf.spec: planner at s6: generator sources left
 # out; written for a transformers 5.17.0 venv, the version installed there) x3; verdicts compared.
-# Files staged beside it (carried): parts/ (src/render/verify/*.py), the two specs, bench-verify,
+# Files staged beside it (carried): parts/ (the verify engine, src/verify/script/*.py), the two specs, bench-verify,
 # verify-s5-cut.py, verify-s5-compare.py.
 cd "$(dirname "$0")"
 P=$(command -v python3); echo "python $P"; nproc; uptime
