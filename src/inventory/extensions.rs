@@ -10,6 +10,7 @@
 //! pure-Python or data dist has no C API to break. A dist read from a snapshot has no files, so
 //! the answer is "none" (not known): see `docs/risk-model.md`.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use memchr::memmem;
@@ -118,6 +119,77 @@ fn carries_any(dist: &InstalledDist, needles: &[String]) -> bool {
     false
 }
 
+/// At most this many bytes are read from one extension module for the module names it holds.
+const MAX_NAMES_BYTES: u64 = 96 << 20;
+
+/// The module names a compiled extension module of a dist holds as whole C strings, whose first
+/// part is one of `tops` (`pandas.core.arrays.arrow.dtype` and `pandas` in duckdb 0.8.1's
+/// `duckdb.cpython-311-x86_64-linux-gnu.so`: the names its C++ code passes to
+/// `PyImport_ImportModule`), sorted. Only importable extension modules are read
+/// (`*.cpython-*.so`, `*.abi3.so`, `*.pyd`; not the shared libraries beside them), each up to
+/// [`MAX_NAMES_BYTES`]: a name past that is not seen. A string that merely equals a module's
+/// name counts as naming it: the claim made from it is "names", never "calls".
+pub(crate) fn module_names_in(bytes: &[u8], tops: &dyn Fn(&str) -> bool) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut start = 0;
+    for end in memchr::memchr_iter(0, bytes) {
+        let text = &bytes[start..end];
+        start = end + 1;
+        if text.len() < 2 || text.len() > 120 || !(text[0].is_ascii_alphabetic() || text[0] == b'_')
+        {
+            continue;
+        }
+        let dotted = text.split(|&b| b == b'.').all(|part| {
+            !part.is_empty()
+                && !part[0].is_ascii_digit()
+                && part.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        });
+        let Ok(name) = std::str::from_utf8(text) else {
+            continue;
+        };
+        if dotted && tops(name.split('.').next().unwrap_or(name)) {
+            out.insert(name.to_string());
+        }
+    }
+    out
+}
+
+/// Each extension module of `dist` (its path in `RECORD`) with the module names it holds whose
+/// first part `tops` accepts ([`module_names_in`]); those holding none are left out.
+pub(crate) fn extension_module_names(
+    dist: &InstalledDist,
+    tops: &dyn Fn(&str) -> bool,
+) -> Vec<(String, BTreeSet<String>)> {
+    if dist.format != DistFormat::DistInfo {
+        return Vec::new();
+    }
+    let (Some(site), Some(paths)) = (dist.path.parent(), super::record::inside_paths(&dist.path))
+    else {
+        return Vec::new();
+    };
+    paths
+        .into_iter()
+        .filter(|path| is_extension_module(path))
+        .filter_map(|path| {
+            let names = module_names_in(&read_extension(site, &path)?, tops);
+            (!names.is_empty()).then_some((path, names))
+        })
+        .collect()
+}
+
+/// Whether `path` is a Python extension module (`duckdb/duckdb.cpython-311-x86_64-linux-gnu.so`,
+/// `polars/polars.abi3.so`, `x.pyd`), not a shared library it links.
+pub(crate) fn is_extension_module(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    file.ends_with(".pyd")
+        || (file.ends_with(".so") && (file.contains(".cpython-") || file.contains(".abi3.")))
+}
+
+/// An extension module's first [`MAX_NAMES_BYTES`] bytes (`path` relative to site-packages).
+pub(crate) fn read_extension(site: &Path, path: &str) -> Option<Vec<u8>> {
+    read_capped(&site.join(path), MAX_NAMES_BYTES)
+}
+
 fn is_extension(path: &str) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
     file.ends_with(".so") || file.ends_with(".pyd") || file.contains(".so.")
@@ -158,5 +230,26 @@ mod tests {
                 "{package}"
             );
         }
+    }
+
+    #[test]
+    fn an_extension_names_only_whole_strings_of_installed_modules() {
+        // Shaped after duckdb 0.8.1's extension module: whole C strings `pyarrow.dataset`,
+        // `numpy.core.multiarray` and `polars` among symbol names and format strings.
+        let bytes = b"\x7fELF\0pyarrow.dataset\0from_pandas\0numpy.core.multiarray\0polars\0\
+                      ({pandas.DataFrame}) -> None\0_ZN6duckdb4Item\0pyarrow.\0.numpy\0\
+                      numpy.2x\0requests\0";
+        let installed = |top: &str| matches!(top, "pyarrow" | "numpy" | "polars" | "pandas");
+        let found: Vec<String> = module_names_in(bytes, &installed).into_iter().collect();
+        assert_eq!(
+            found,
+            ["numpy.core.multiarray", "polars", "pyarrow.dataset"]
+        );
+        assert!(is_extension_module(
+            "duckdb.cpython-311-x86_64-linux-gnu.so"
+        ));
+        assert!(is_extension_module("polars/polars.abi3.so"));
+        assert!(!is_extension_module("pyarrow/libarrow.so.1500"));
+        assert!(!is_extension_module("torch/lib/libtorch_cpu.so"));
     }
 }

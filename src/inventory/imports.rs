@@ -494,8 +494,10 @@ enum Block {
     Def(bool),
     /// Runs whenever the enclosing code runs (`class`, `with`, `for`, `while`, `finally`).
     Runs,
-    /// Runs only sometimes (`if`, `elif`, `else`, `except`, `match`, `case`).
-    Sometimes,
+    /// Runs only sometimes (`if`, `elif`, `else`, `except`, `match`, `case`); `true`: an `if` or
+    /// `elif` whose test may hold whenever the module is imported here (`if is_jinja_available():`,
+    /// true wherever the module it imports is installed), not a typing-only or platform test.
+    Sometimes(bool),
     /// A `try:` body, guarded by what its handlers catch.
     Try(ImportGuard),
 }
@@ -537,7 +539,8 @@ fn header(lines: &[Logical<'_>], at: usize) -> Option<Block> {
         word
     };
     match word {
-        "if" | "elif" | "else" | "except" | "match" | "case" => Some(Block::Sometimes),
+        "if" | "elif" => Some(Block::Sometimes(may_hold_here(text))),
+        "else" | "except" | "match" | "case" => Some(Block::Sometimes(false)),
         "def" => Some(Block::Def(uncalled_private(lines, at))),
         "class" | "with" | "for" | "while" | "finally" => Some(Block::Runs),
         "try" => {
@@ -590,9 +593,46 @@ fn uncalled_private(lines: &[Logical<'_>], at: usize) -> bool {
         .any(|(i, l)| i != at && word(&l.text))
 }
 
+/// Whether an `if`/`elif` test may hold whenever its module is imported on this platform: not a
+/// typing-only test (`TYPE_CHECKING`) nor one on the platform or interpreter (`sys.platform`,
+/// `os.name`, `platform.system()`, `sys.version_info`), whose other branch is what runs here.
+fn may_hold_here(test: &str) -> bool {
+    const NOT_HERE: [&str; 6] = [
+        "TYPE_CHECKING",
+        "sys.platform",
+        "os.name",
+        "platform.system",
+        "sys.version_info",
+        "PY2",
+    ];
+    !NOT_HERE.iter().any(|word| test.contains(word))
+}
+
 /// The absolute import statements of `modules` (top-level names) in Python source, leaving
 /// out those that run only sometimes (under `if`/`elif`/`else`/`match`, in `except`).
 pub(crate) fn import_statements(source: &str, modules: &BTreeSet<String>) -> Vec<ImportStatement> {
+    statements(source, modules, false)
+}
+
+/// The absolute import statements of `modules` that run when their module is imported, its
+/// conditions holding: at module level (or in a class body), under an `if` whose test may hold
+/// here (`if is_jinja_available(): import jinja2` in transformers' `chat_template_utils.py`
+/// runs wherever Jinja2 is installed), not in a function, not under a typing-only or platform
+/// test, and not in a `try:` that catches `ImportError`. Evidence that a dist uses another at
+/// import time, whether or not it declares it.
+pub(crate) fn import_time_statements(
+    source: &str,
+    modules: &BTreeSet<String>,
+) -> Vec<ImportStatement> {
+    statements(source, modules, true)
+        .into_iter()
+        .filter(|s| s.guard != ImportGuard::Any && !s.dead)
+        .collect()
+}
+
+/// [`import_statements`]; with `import_time`, those under an `if` that may hold here too, and
+/// none in a function (not marked: left out).
+fn statements(source: &str, modules: &BTreeSet<String>, import_time: bool) -> Vec<ImportStatement> {
     let lines = logical_lines(source);
     let mut out = Vec::new();
     let mut open: Vec<(usize, Block)> = Vec::new();
@@ -607,7 +647,11 @@ pub(crate) fn import_statements(source: &str, modules: &BTreeSet<String>) -> Vec
         if open.is_empty() {
             out.extend(attribute_uses(logical, &mut aliases, modules));
         }
-        let sometimes = open.iter().any(|(_, b)| matches!(b, Block::Sometimes));
+        let sometimes = open.iter().any(|(_, b)| match b {
+            Block::Sometimes(may) => !(import_time && *may),
+            Block::Def(_) => import_time,
+            _ => false,
+        });
         let dead = open.iter().any(|(_, b)| matches!(b, Block::Def(true)));
         if !sometimes {
             let guard = open
@@ -1157,5 +1201,36 @@ from .click import relative
                 (24, "click.testing".to_string(), vec![], ImportGuard::None),
             ]
         );
+    }
+
+    #[test]
+    fn an_import_under_an_availability_test_runs_at_import_time() {
+        // transformers 5.17.0: `if is_jinja_available():` then `import jinja2` at line 36, which
+        // runs wherever Jinja2 is installed; import_statements leaves it out (an `if`).
+        let source = real("transformers-5.17.0/transformers/utils/chat_template_utils.py");
+        let wanted = set(&["jinja2"]);
+        assert!(import_statements(&source, &wanted).is_empty());
+        let found: Vec<(usize, String)> = super::import_time_statements(&source, &wanted)
+            .into_iter()
+            .map(|s| (s.line, s.module))
+            .collect();
+        assert_eq!(found.first(), Some(&(36, "jinja2".to_string())));
+        assert!(found.iter().all(|(line, _)| (36..=43).contains(line)));
+        // Never: typing-only, platform tests, a function body, a caught ImportError, an else.
+        let source = "import sys\nif TYPE_CHECKING:\n    import typed\n\
+                      if sys.platform == 'win32':\n    import winonly\n\
+                      def f():\n    import later\n\
+                      try:\n    import opt\nexcept ImportError:\n    opt = None\n\
+                      if have():\n    pass\nelse:\n    import fallback\n\
+                      class C:\n    import inclass\n\
+                      if have():\n    import real\n";
+        let wanted = set(&[
+            "typed", "winonly", "later", "opt", "fallback", "inclass", "real",
+        ]);
+        let found: Vec<String> = super::import_time_statements(source, &wanted)
+            .into_iter()
+            .map(|s| s.module)
+            .collect();
+        assert_eq!(found, ["inclass", "real"]);
     }
 }

@@ -12,6 +12,7 @@ mod error;
 pub mod extensions;
 pub mod graph;
 pub(crate) mod hashing;
+pub(crate) mod importers;
 pub mod imports;
 pub mod integrity;
 pub mod module_names;

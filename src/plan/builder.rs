@@ -22,6 +22,7 @@ use super::proposal::{
     Reason,
 };
 use crate::inventory::graph::DependencyGraph;
+use crate::inventory::importers::ImportIndex;
 use crate::inventory::imports::ImportUse;
 use crate::inventory::{DirectUrl, InstalledDist, Inventory};
 use crate::metadata::requirement::{excludes, specifiers};
@@ -93,6 +94,8 @@ pub struct PlanBuilder<'a> {
     graph: DependencyGraph<'a>,
     importers: ImportersMemo,
     planned_imports: PlannedImportsMemo,
+    import_index: ImportIndex,
+    undeclared: std::sync::Mutex<BTreeMap<PackageName, Vec<(PackageName, String)>>>,
 }
 
 impl<'a> PlanBuilder<'a> {
@@ -105,6 +108,8 @@ impl<'a> PlanBuilder<'a> {
             graph: DependencyGraph::build(inventory),
             importers: ImportersMemo::default(),
             planned_imports: PlannedImportsMemo::default(),
+            import_index: ImportIndex::default(),
+            undeclared: std::sync::Mutex::default(),
         }
     }
 
@@ -139,10 +144,46 @@ impl<'a> PlanBuilder<'a> {
             .filter(|dependent| dependent != name)
             .collect();
         let all = self.graph.transitive_dependents_count(name);
+        let importing = self
+            .undeclared_importers(name)
+            .into_iter()
+            .filter(|(dist, _)| !direct.contains(dist))
+            .collect();
         Dependents {
             transitive: all.saturating_sub(direct.len()),
             direct: direct.into_iter().collect(),
+            importing,
         }
+    }
+
+    /// The installed dists whose files import `name`'s modules at import time, each with the
+    /// import ([`ImportIndex::importers`]), looked up once per name.
+    fn undeclared_importers(&self, name: &PackageName) -> Vec<(PackageName, String)> {
+        let lock = || self.undeclared.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = lock().get(name) {
+            return found.clone();
+        }
+        let tops: BTreeMap<String, PackageName> = self
+            .inventory
+            .get(name)
+            .map(|d| {
+                d.top_level
+                    .iter()
+                    .map(|t| (t.clone(), name.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let found: Vec<(PackageName, String)> = self
+            .import_index
+            .importers(self.inventory, &tops)
+            .into_iter()
+            .map(|e| {
+                let cite = e.cite();
+                (e.dist, cite)
+            })
+            .collect();
+        lock().insert(name.clone(), found.clone());
+        found
     }
 
     /// [`Self::dependents`] of `name` less those the plan moves to another release without an
@@ -161,6 +202,7 @@ impl<'a> PlanBuilder<'a> {
             !overridden && planned.dists.get(dependent).map(|d| &d.version) != installed
         };
         dependents.direct.retain(|d| !moves(d));
+        dependents.importing.retain(|(d, _)| !moves(d));
         dependents
     }
 

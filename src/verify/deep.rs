@@ -8,12 +8,14 @@
 //! `celery.concurrency.asynpool`), and the changed dists' own modules those files import when
 //! they are imported (`billiard.compat`; `from a.b import c` names `a.b` and `a.b.c`, which may
 //! be a submodule; not an import in a function that never runs, nor one whose failure a `try:`
-//! catches).
+//! catches), and those a dependent's compiled extension modules name as strings
+//! ([`compiled_importing`]: duckdb's `pandas.core.arrays.arrow.dtype`).
 //!
 //! A file becomes a module only when every part of its path is an identifier and its first part
 //! is one of the dist's top-level names (scripts, `__main__.py` and `setup.py` are left out;
 //! tests and vendored copies are never read). What it cannot see is what
-//! [`crate::inventory::imports`] cannot: imports spelled at run time or made by compiled code.
+//! [`crate::inventory::imports`] cannot: imports spelled at run time, and names compiled code
+//! builds from parts or holds past the bytes read.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -21,6 +23,7 @@ use pep508_rs::PackageName;
 use serde::Serialize;
 
 use crate::inventory::InstalledDist;
+use crate::inventory::extensions::extension_module_names;
 use crate::inventory::imports::{
     ImportGuard, import_uses_in, imported_modules, read_installed, unconditional_imports,
 };
@@ -113,6 +116,37 @@ pub(crate) fn importing_modules(
         dedup(list);
     }
     (own, theirs)
+}
+
+/// The changed dists' modules below the top level that `dist`'s compiled extension modules name
+/// (duckdb 0.8.1's extension names `pandas.core.arrays.arrow.dtype`, which pandas 2.1 dropped:
+/// its scan of a DataFrame then fails), keyed by the changed dist, each with the extension's
+/// file ([`extension_module_names`]).
+pub(crate) fn compiled_importing(
+    dist: &InstalledDist,
+    tops: &ChangedTops,
+) -> BTreeMap<PackageName, Vec<DeepModule>> {
+    let mut theirs: BTreeMap<PackageName, Vec<DeepModule>> = BTreeMap::new();
+    if tops.is_empty() {
+        return theirs;
+    }
+    let wanted = |top: &str| tops.contains_key(top) && !dist.top_level.iter().any(|t| t == top);
+    for (file, names) in extension_module_names(dist, &wanted) {
+        for module in names.into_iter().filter(|n| n.contains('.')) {
+            let changed = tops[module.split('.').next().unwrap_or_default()].clone();
+            theirs.entry(changed.clone()).or_default().push(DeepModule {
+                imports: changed,
+                module,
+                file: file.clone(),
+                cited: false,
+                fan_in: 0,
+            });
+        }
+    }
+    for list in theirs.values_mut() {
+        dedup(list);
+    }
+    theirs
 }
 
 /// Sets each module's [`DeepModule::fan_in`]: how many of the other modules in `modules` (all of

@@ -5,7 +5,9 @@
 //! `verify.py` embeds ([`script`] writes the script): the versions the plan must
 //! have landed, the overrides `pip check` accepts, every dist whose modules are imported (each
 //! changed dist, each dependent whose requirement the plan overrides, every installed dist that
-//! depends on a changed dist directly or transitively; with `--all`, every installed dist) and
+//! depends on a changed dist directly or transitively, every installed dist whose files import a
+//! changed dist's module at import time though it does not require it; with `--all`, every
+//! installed dist) and
 //! the smoke tests the changes trigger. [`run`] runs a script with the environment's interpreter
 //! and reads back its [`report`].
 
@@ -24,6 +26,7 @@ use serde::Serialize;
 
 use crate::inventory::Inventory;
 use crate::inventory::graph::DependencyGraph;
+use crate::inventory::importers::ImportIndex;
 use crate::plan::{Override, Plan, PlanKind};
 use crate::risk::Policy;
 use crate::risk::smoke::{Hardware, SmokeTest, Trigger};
@@ -98,6 +101,9 @@ pub(crate) enum Why {
     OverriddenDependent,
     /// It depends on a changed dist, directly or transitively.
     Dependent,
+    /// Its files import a changed dist's module when they are imported, though it does not
+    /// require that dist (an undeclared import, or one declared only under an extra).
+    Importer,
     /// `--all`.
     Installed,
 }
@@ -112,6 +118,10 @@ pub(crate) struct DistTarget {
     /// The changed dist that put it here (dependents and overridden dependents).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<PackageName>,
+    /// For an importer: the import that makes it one (`transformers imports jinja2
+    /// (transformers/utils/chat_template_utils.py, line 36)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
     /// Also import its first-level public subpackages (changed and overridden-dependent dists).
     pub subpackages: bool,
     /// Modules below the top level that import a changed dist (or, for a changed dist, its
@@ -152,6 +162,7 @@ pub(crate) fn select(
             name: name.clone(),
             why,
             via: via.cloned(),
+            evidence: None,
             subpackages: matches!(why, Why::Changed | Why::OverriddenDependent),
             deep: Vec::new(),
         });
@@ -183,6 +194,9 @@ pub(crate) fn select(
             add(dist.name(), Why::Installed, None);
         }
     }
+    if let Some(plan) = plan {
+        add_importers(plan, inventory, &mut dists);
+    }
     add_deep_modules(plan, &graph, all, &mut dists);
     VerifySpec {
         schema: SPEC_SCHEMA,
@@ -209,6 +223,44 @@ pub(crate) fn select(
         import_timeout: IMPORT_TIMEOUT,
         budget: all.then_some(ALL_DEEP_BUDGET),
         smoke: select_smoke(plan, &graph, policy, all),
+    }
+}
+
+/// The installed dists not selected yet whose files import a changed (or removed) dist's module
+/// at import time ([`ImportIndex::importers`]), each with the import that makes it one; not
+/// one the plan removes.
+fn add_importers(
+    plan: &Plan,
+    inventory: &Inventory,
+    dists: &mut BTreeMap<PackageName, DistTarget>,
+) {
+    let tops: BTreeMap<String, PackageName> = plan
+        .changes
+        .iter()
+        .filter_map(|c| inventory.get(&c.name))
+        .flat_map(|d| {
+            d.top_level
+                .iter()
+                .map(move |t| (t.clone(), d.name().clone()))
+        })
+        .collect();
+    for found in ImportIndex::default().importers(inventory, &tops) {
+        let removed = plan.change(&found.dist).is_some_and(|c| c.to.is_none());
+        if removed || dists.contains_key(&found.dist) {
+            continue;
+        }
+        let evidence = format!("{} imports {} ({})", found.dist, found.module, found.cite());
+        dists.insert(
+            found.dist.clone(),
+            DistTarget {
+                name: found.dist.clone(),
+                why: Why::Importer,
+                via: Some(found.provider.clone()),
+                evidence: Some(evidence),
+                subpackages: false,
+                deep: Vec::new(),
+            },
+        );
     }
 }
 
@@ -250,7 +302,8 @@ fn add_deep_modules(
         let (own, theirs) = deep::importing_modules(dist, &tops);
         found.entry(target.name.clone()).or_default().extend(own);
         if target.why != Why::Installed {
-            for (name, modules) in theirs {
+            let compiled = deep::compiled_importing(dist, &changed);
+            for (name, modules) in theirs.into_iter().chain(compiled) {
                 found.entry(name).or_default().extend(modules);
             }
         }

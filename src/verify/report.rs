@@ -189,7 +189,7 @@ pub(crate) struct Check {
     /// The dist it belongs to.
     pub package: Option<String>,
     /// Why it was selected (imports: `changed`, `overridden-dependent`, `dependent`,
-    /// `installed`; smoke tests: the triggering change).
+    /// `importer`, `installed`; smoke tests: the triggering change).
     #[serde(default)]
     pub why: Option<String>,
     /// The last line of its error (failures).

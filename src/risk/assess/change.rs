@@ -7,12 +7,13 @@ use std::fmt::Write as _;
 
 use jiff::Timestamp;
 use pep440_rs::Version;
+use pep508_rs::PackageName;
 
 use super::super::policy::Policy;
 use super::super::risk_score::{FactorKind, RiskFactor};
 use super::Factors;
 use super::distance::{Distance, line_floor, version_distance};
-use super::facts::ChangeFacts;
+use super::facts::{ChangeFacts, Dependents};
 use super::text::{list, sanitize};
 
 /// The new release is yanked.
@@ -377,36 +378,77 @@ pub(super) fn planned_import_factor(
     true
 }
 
+/// `N installed dists require NAME: a, b; M more import it without requiring it: c (file, line
+/// N)`: the declared dependents, then the importers, each with its import.
+fn direct_detail(dependents: &Dependents, name: &PackageName) -> String {
+    let mut parts = Vec::new();
+    let count = dependents.direct.len();
+    if count > 0 {
+        let names = dependents
+            .direct
+            .iter()
+            .take(5)
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let more = count.saturating_sub(5);
+        parts.push(format!(
+            "{count} installed dist{} require{} {name}: {names}{}",
+            if count == 1 { "" } else { "s" },
+            if count == 1 { "s" } else { "" },
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    let importing = &dependents.importing;
+    if !importing.is_empty() {
+        let cited = importing
+            .iter()
+            .take(5)
+            .map(|(dist, cite)| format!("{dist} ({cite})"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let more = importing.len().saturating_sub(5);
+        let one = importing.len() == 1;
+        let who = match (count > 0, one) {
+            (true, _) => " more",
+            (false, true) => " installed dist",
+            (false, false) => " installed dists",
+        };
+        parts.push(format!(
+            "{}{who} import{} {name} without requiring it: {cited}{}",
+            importing.len(),
+            if one { "s" } else { "" },
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    parts.join("; ")
+}
+
 /// The installed dists that depend on a risky change, directly and through others (together
 /// capped at `dependents-cap`).
 pub(super) fn dependents_factors(change: &ChangeFacts, policy: &Policy, factors: &mut Factors) {
     let dependents = &change.dependents;
-    if dependents.direct.is_empty() {
+    if dependents.direct.is_empty() && dependents.importing.is_empty() {
         return;
     }
     let name = &change.name;
     let cap = policy.dependents_cap;
-    let count = dependents.direct.len();
+    let count = dependents.direct.len() + dependents.importing.len();
     let direct = (policy.weight(FactorKind::DirectDependent) * count as i32).min(cap);
-    let names = dependents
-        .direct
-        .iter()
-        .take(5)
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
-    let more = count.saturating_sub(5);
-    let detail = format!(
-        "{count} installed dist{} require{} {name}: {names}{}",
-        if count == 1 { "" } else { "s" },
-        if count == 1 { "s" } else { "" },
-        if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
-        }
+    factors.push(
+        FactorKind::DirectDependent,
+        direct,
+        name,
+        direct_detail(dependents, name),
     );
-    factors.push(FactorKind::DirectDependent, direct, name, detail);
     let transitive = (policy.weight(FactorKind::TransitiveDependent)
         * dependents.transitive as i32)
         .min(cap - direct)

@@ -116,6 +116,10 @@ pub(crate) struct Dependents {
     pub direct: Vec<PackageName>,
     /// How many more reach it only through others.
     pub transitive: usize,
+    /// Dists that do not require it but whose files import it when they are imported, each with
+    /// the import (`transformers` and `transformers/utils/chat_template_utils.py, line 36`).
+    #[serde(default)]
+    pub importing: Vec<(PackageName, String)>,
 }
 
 /// One broken `Requires-Dist` edge of a forced override.

@@ -54,10 +54,12 @@ pub(super) fn lockstep_dedup(changes: &[ChangeFacts], policy: &Policy) -> Vec<Ch
                     change.dependents.transitive = 0;
                 }
                 change.dependents.direct = direct;
+                change.dependents.importing.retain(|(d, _)| keep(d));
                 change.predating_dependents.retain(|d| keep(d));
                 change.abi_dependents.retain(|d| keep(d));
             }
             counted.extend(change.dependents.direct.iter().cloned());
+            counted.extend(change.dependents.importing.iter().map(|(d, _)| d.clone()));
             counted.extend(change.predating_dependents.iter().cloned());
         }
     }

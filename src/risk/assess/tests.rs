@@ -49,6 +49,7 @@ fn canonical_forced(upstream: Upstream) -> PlanFacts {
     triton.dependents = Dependents {
         direct: vec![n("torch")],
         transitive: 3,
+        importing: Vec::new(),
     };
     PlanFacts {
         changes: vec![triton],
@@ -289,12 +290,14 @@ fn lockstep_members_count_dependents_once() {
     jax.dependents = Dependents {
         direct: vec![n("chex"), n("flax"), n("optax")],
         transitive: 2,
+        importing: Vec::new(),
     };
     jax.predating_dependents = vec![n("chex"), n("flax"), n("optax")];
     let mut jaxlib = change("jaxlib", Some("0.11.2"), Some("0.12.0.1"));
     jaxlib.dependents = Dependents {
         direct: vec![n("chex"), n("jax"), n("optax")],
         transitive: 6,
+        importing: Vec::new(),
     };
     jaxlib.predating_dependents = vec![n("chex"), n("optax")];
     let facts = PlanFacts {
@@ -359,6 +362,7 @@ fn ordinary_changes() {
     torch.dependents = Dependents {
         direct: vec![n("accelerate"), n("flash-linear-attention")],
         transitive: 1,
+        importing: Vec::new(),
     };
     let facts = PlanFacts {
         changes: vec![

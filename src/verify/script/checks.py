@@ -67,6 +67,7 @@ def import_jobs(installed, baseline_mode):
             return
         seen.add(module)
         jobs.append({"module": module, "dist": name, "why": target["why"], "via": target.get("via"),
+                     "evidence": target.get("evidence"),
                      "sub": sub, "uses": deep and deep["imports"], "cited": deep and deep.get("cited"),
                      "deep": bool(deep), "budgeted": bool(deep) and target["why"] == "installed",
                      "fan_in": (deep or {}).get("fan_in", 0)})
@@ -226,7 +227,8 @@ def importers_left(dist, name, module):
 
 def judge_import(installed, job, result):
     module, name = job["module"], job["dist"]
-    fields = {"why": job["why"], "via": job["via"], "uses": job["uses"], "cited": job["cited"] or None,
+    fields = {"why": job["why"], "via": job["via"], "evidence": job.get("evidence"),
+              "uses": job["uses"], "cited": job["cited"] or None,
               "s": result.get("s"), "file": result.get("file"), "django": result.get("django")}
     if not result["ok"]:
         if result.get("django_skip"):

@@ -1,0 +1,237 @@
+//! Which installed dists use another dist's modules when they are imported, declared or not.
+//!
+//! In: an [`Inventory`] read from disk (each dist's `RECORD` and sources, through
+//! [`super::imports`]) and the top-level module names of some dists (each with its dist). Out: one
+//! [`ImportEvidence`] per installed dist whose own files import one of those modules at import
+//! time ([`import_time_statements`]: at module level or under an `if` that may hold here, not in
+//! a function, not under `TYPE_CHECKING` or a platform test, not in a `try:` that catches
+//! `ImportError`), with the first such file and line. transformers 5.17 declares Jinja2 only
+//! under its `chat-template` extra, yet `transformers/utils/chat_template_utils.py` line 36 runs
+//! `import jinja2` whenever Jinja2 is installed, and `import transformers` imports that file: a
+//! plan that changes Jinja2 affects transformers. A compiled extension module counts too: the
+//! installed top-level module names it holds as whole strings, as its code passes them to
+//! `PyImport_ImportModule` (duckdb 0.8.1's extension names `pandas` and
+//! `pandas.core.arrays.arrow.dtype`, though duckdb requires neither), read up to a size cap
+//! ([`super::extensions::module_names_in`]).
+//!
+//! Every dist's files are read once per [`ImportIndex`] (a cheap pass over the lines naming a
+//! module, [`imported_modules`]); only the files that name a wanted module are parsed. What it
+//! cannot see is what [`super::imports`] cannot: imports spelled at run time or made by compiled
+//! code, and dists without a `RECORD` (a snapshot, metadata copied without files).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
+
+use pep508_rs::PackageName;
+
+use super::extensions::extension_module_names;
+use super::imports::{import_time_statements, imported_modules, read_installed};
+use super::{InstalledDist, Inventory};
+
+/// A dist that imports a module of another at import time, and where.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct ImportEvidence {
+    /// The importing dist (`transformers`).
+    pub dist: PackageName,
+    /// The dist whose module it imports (`jinja2`).
+    pub provider: PackageName,
+    /// The module imported (`jinja2`).
+    pub module: String,
+    /// The importing file, as `RECORD` lists it.
+    pub file: String,
+    /// The statement's first line (1-based); 0: `file` is a compiled extension module holding
+    /// the module's name as a string.
+    pub line: usize,
+}
+
+impl ImportEvidence {
+    /// `file, line N`: where a user sees the import; for a compiled extension module, the file
+    /// and the name it holds.
+    pub(crate) fn cite(&self) -> String {
+        if self.line == 0 {
+            return format!(
+                "{}, a compiled extension module that names `{}`",
+                self.file, self.module
+            );
+        }
+        format!("{}, line {}", self.file, self.line)
+    }
+}
+
+/// One file of a dist that names other modules.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Source {
+    /// A compiled extension module (read for strings), else a `.py` file.
+    compiled: bool,
+    /// Its path in `RECORD`.
+    path: String,
+    /// The top-level modules its import lines (or its strings) name.
+    tops: BTreeSet<String>,
+    /// An extension module's whole module names (`pandas.core.arrays.arrow.dtype`).
+    names: BTreeSet<String>,
+}
+
+/// One dist's files that name modules: its `.py` files in path order, then its extension modules.
+type DistFiles = Vec<Source>;
+
+/// The source files of every installed dist that name a module on an import line, read once.
+#[derive(Debug, Default)]
+pub(crate) struct ImportIndex {
+    /// Per dist (by its position in the inventory): each file and the top-level modules its
+    /// import lines name.
+    files: OnceLock<Vec<DistFiles>>,
+}
+
+impl ImportIndex {
+    fn files(&self, inventory: &Inventory) -> &[DistFiles] {
+        self.files.get_or_init(|| read_all(inventory))
+    }
+
+    /// The installed dists whose files import a module of `tops` (top-level name -> its dist)
+    /// at import time: one [`ImportEvidence`] per (importing dist, provider), the first file in
+    /// path order, sorted. A dist is never its own importer, nor one that ships the module.
+    pub(crate) fn importers(
+        &self,
+        inventory: &Inventory,
+        tops: &BTreeMap<String, PackageName>,
+    ) -> Vec<ImportEvidence> {
+        let mut out: BTreeMap<(PackageName, PackageName), ImportEvidence> = BTreeMap::new();
+        if tops.is_empty() {
+            return Vec::new();
+        }
+        for (dist, files) in inventory.dists.iter().zip(self.files(inventory)) {
+            let wanted: BTreeSet<String> = tops
+                .iter()
+                .filter(|(top, provider)| *provider != dist.name() && !dist.top_level.contains(top))
+                .map(|(top, _)| top.clone())
+                .collect();
+            for source in files {
+                if source.tops.is_disjoint(&wanted) || !importable(&source.path) {
+                    continue;
+                }
+                if source.compiled {
+                    for name in &source.names {
+                        let top = name.split('.').next().unwrap_or_default();
+                        let Some(provider) = tops.get(top).filter(|_| wanted.contains(top)) else {
+                            continue;
+                        };
+                        out.entry((dist.name().clone(), provider.clone()))
+                            .or_insert_with(|| ImportEvidence {
+                                dist: dist.name().clone(),
+                                provider: provider.clone(),
+                                module: name.clone(),
+                                file: source.path.clone(),
+                                line: 0,
+                            });
+                    }
+                    continue;
+                }
+                let path = &source.path;
+                let Some(bytes) = read_installed(dist, path) else {
+                    continue;
+                };
+                for statement in import_time_statements(&String::from_utf8_lossy(&bytes), &wanted) {
+                    let top = statement.module.split('.').next().unwrap_or_default();
+                    let provider = tops[top].clone();
+                    out.entry((dist.name().clone(), provider.clone()))
+                        .or_insert_with(|| ImportEvidence {
+                            dist: dist.name().clone(),
+                            provider,
+                            module: statement.module.clone(),
+                            file: path.clone(),
+                            line: statement.line,
+                        });
+                }
+            }
+        }
+        out.into_values().collect()
+    }
+}
+
+/// [`dist_files`] of every dist, in inventory order; read on a few threads (the files of a large
+/// venv are tens of thousands).
+fn read_all(inventory: &Inventory) -> Vec<DistFiles> {
+    let all_tops: &BTreeSet<String> = &inventory
+        .dists
+        .iter()
+        .flat_map(|d| d.top_level.iter().cloned())
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
+    let chunk = inventory.dists.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = inventory
+            .dists
+            .chunks(chunk)
+            .map(|dists| {
+                let handle = scope.spawn(move || {
+                    dists
+                        .iter()
+                        .map(|dist| dist_files(dist, all_tops))
+                        .collect::<Vec<_>>()
+                });
+                (handle, dists.len())
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(h, n)| h.join().unwrap_or_else(|_| vec![Vec::new(); n]))
+            .collect()
+    })
+}
+
+/// The files of `dist` that name modules: its `.py` files' import lines ([`imported_modules`]),
+/// then the installed top-level modules its extension modules name ([`extension_module_names`]).
+fn dist_files(dist: &InstalledDist, all_tops: &BTreeSet<String>) -> DistFiles {
+    let mut files: DistFiles = imported_modules(dist)
+        .into_iter()
+        .map(|(path, tops)| Source {
+            compiled: false,
+            path,
+            tops,
+            names: BTreeSet::new(),
+        })
+        .collect();
+    let installed = |top: &str| all_tops.contains(top) && !dist.top_level.iter().any(|t| t == top);
+    for (path, names) in extension_module_names(dist, &installed) {
+        files.push(Source {
+            compiled: true,
+            path,
+            tops: names
+                .iter()
+                .map(|n| n.split('.').next().unwrap_or_default().to_string())
+                .collect(),
+            names,
+        });
+    }
+    files.sort();
+    files
+}
+
+/// Whether `path` can be a module: every folder an identifier and the file's name one before its
+/// first dot (`sympy/parsing/autolev/test-examples/.../chaos_pendulum.py` cannot be imported).
+fn importable(path: &str) -> bool {
+    let ident = |part: &str| {
+        part.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    let mut parts: Vec<&str> = path.split('/').collect();
+    let file = parts.pop().unwrap_or_default();
+    parts.into_iter().all(ident) && ident(file.split('.').next().unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::importable;
+
+    #[test]
+    fn only_a_path_python_can_import_is_a_module() {
+        assert!(importable("transformers/utils/chat_template_utils.py"));
+        assert!(importable("_duckdb.cpython-311-x86_64-linux-gnu.so"));
+        assert!(!importable(
+            "sympy/parsing/autolev/test-examples/pydy-example-repo/chaos_pendulum.py"
+        ));
+        assert!(!importable("bin/run-me.py"));
+    }
+}
