@@ -1,11 +1,9 @@
 //! `planner propose`: whole-environment upgrade plans, alternatives, forced overrides with their
 //! risk, and the pip/uv commands and verification script for each plan.
 //!
-//! Reads the environment ([`crate::plan::load_own_target`]) and the index, asks
-//! [`crate::plan::propose`] for the plans, writes each plan's commands and, with `--out-dir`,
-//! its folder ([`crate::render::plan_folder`]), tries the plans with `--try`
-//! ([`crate::trial::attempt::try_plans`]) and prints the proposal: text (default), JSON
-//! (`docs/plan-json.md`) or markdown.
+//! Reads the environment ([`plan::load_own_target`]) and the index, asks [`plan::propose`] for
+//! the plans, writes each plan's commands and `--out-dir` folder ([`plan_outputs`]), tries the
+//! plans with `--try` ([`try_plans`]) and prints text, JSON (`docs/plan-json.md`) or markdown.
 //!
 //! Exit codes: 0 a plan was found; 1 no plan, or the recommended plan's risk is above
 //! `--max-risk`; 2 the tool failed.
@@ -22,7 +20,7 @@ use crate::render::text::PlanCommands;
 use crate::render::{json, layers, markdown, text, trial};
 use crate::risk::RiskLevel;
 use crate::settings::{OutputFormat, ProposeSettings};
-use crate::trial::attempt::{TrialSettings, try_plans};
+use crate::trial::attempt::try_plans;
 
 /// Run `planner propose`.
 pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStatus> {
@@ -49,14 +47,13 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
     proposal
         .warnings
         .extend(interpreter_note(&inventory, &python));
-    let folder = FolderOptions {
-        out_dir: args.out_dir.as_deref(),
-        allow_build: args.allow_build,
-        policy: &args.policy,
-    };
     let (shown, files) = plan_outputs(
         &mut proposal,
-        &folder,
+        &FolderOptions {
+            out_dir: args.out_dir.as_deref(),
+            allow_build: args.allow_build,
+            policy: &args.policy,
+        },
         &inventory,
         &python,
         index_url.as_deref(),
@@ -74,14 +71,8 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
     }
     let tried = match &args.trial {
         Some(trial) => {
-            let settings = TrialSettings {
-                tests: &trial.tests,
-                keep: None,
-                index_url: None,
-                policy: &args.policy,
-                run: &trial.run,
-            };
-            try_plans(&proposal, &inventory, trial.top, &settings, printer)?
+            let on = (&trial.tests[..], &trial.run, &args.policy);
+            try_plans(&proposal, &inventory, trial.top, on, printer)?
         }
         None => Vec::new(),
     };

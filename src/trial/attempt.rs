@@ -137,15 +137,27 @@ pub(crate) fn try_plan(
 }
 
 /// `propose --try`: each plan of `proposal` (or the first `top`) tried in a copy of the venv
-/// `inventory` was read from (else a fresh venv for its interpreter), in order; `None` for a
-/// plan not tried.
+/// `inventory` was read from (else a fresh venv for its interpreter), in order, with `on`'s
+/// `--test` lines, `verify.py` options and policy; `None` for a plan not tried.
 pub(crate) fn try_plans(
     proposal: &Proposal,
     inventory: &Inventory,
     top: Option<usize>,
-    settings: &TrialSettings<'_>,
+    on: (
+        &[String],
+        &crate::verify::run::RunOptions,
+        &crate::risk::Policy,
+    ),
     printer: &Printer,
 ) -> miette::Result<Vec<Option<Tried>>> {
+    let (tests, run, policy) = on;
+    let settings = &TrialSettings {
+        tests,
+        keep: None,
+        index_url: None,
+        policy,
+        run,
+    };
     let python = match &inventory.environment.origin {
         inventory::EnvironmentOrigin::Interpreter { python, .. } => Some(python.as_path()),
         _ => None,
