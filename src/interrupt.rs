@@ -38,6 +38,17 @@ pub fn install() {
     });
 }
 
+/// Erase stderr's current line when it is a terminal: the only line planner leaves unfinished
+/// there is the progress line, which must not outlive the process under the shell's prompt.
+fn clear_progress_line() {
+    use std::io::{IsTerminal, Write};
+    let mut stderr = std::io::stderr();
+    if stderr.is_terminal() {
+        let _ = stderr.write_all(b"\r\x1b[2K");
+        let _ = stderr.flush();
+    }
+}
+
 #[allow(clippy::exit)]
 fn on_signal() {
     loop {
@@ -45,6 +56,7 @@ fn on_signal() {
             Ok(_) => {
                 // Helper children run in groups of their own: the terminal's signal missed them.
                 kill_tracked();
+                clear_progress_line();
                 std::process::exit(i32::from(EXIT_CODE))
             }
             Err(CRITICAL) => {
@@ -93,6 +105,7 @@ impl Drop for Critical {
         if STATE.swap(RUNNING, Ordering::SeqCst) == INTERRUPTED {
             STATE.store(EXITING, Ordering::SeqCst);
             kill_tracked();
+            clear_progress_line();
             std::process::exit(i32::from(EXIT_CODE));
         }
     }

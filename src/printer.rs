@@ -7,6 +7,12 @@
 //! FORCE_COLOR and CLICOLOR_FORCE); `auto` colours only a terminal. Renderers get one bool and
 //! paint with [`anstyle`] styles ([`paint`]) after padding, so alignment never counts escape
 //! codes.
+//!
+//! Width: `COLUMNS` when it holds a number (at least [`NARROWEST_TERMINAL`]), else the
+//! terminal's own width when the stream is one ([`terminal_size`]), else none: output piped
+//! to a file or another program is not wrapped unless `COLUMNS` asks. Renderers fit their text
+//! to [`Printer::width`] with [`crate::terminal::fit`]; warnings and notes are fitted to
+//! stderr's.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -51,6 +57,29 @@ pub struct Printer {
     quiet: bool,
     color: bool,
     color_err: bool,
+    width: Option<usize>,
+    width_err: Option<usize>,
+}
+
+/// The narrowest width planner wraps to: a smaller `COLUMNS` counts as this.
+pub(crate) const NARROWEST_TERMINAL: usize = 40;
+
+/// The width to fit a stream to: `COLUMNS`, else the terminal's (when it is one), else none.
+fn width_of(
+    is_terminal: bool,
+    size: impl FnOnce() -> Option<(terminal_size::Width, terminal_size::Height)>,
+) -> Option<usize> {
+    let columns = crate::env_vars::EnvVars::process()
+        .get("COLUMNS")
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0);
+    let width = columns.or_else(|| {
+        is_terminal
+            .then(size)
+            .flatten()
+            .map(|(terminal_size::Width(w), _)| usize::from(w))
+    })?;
+    Some(width.max(NARROWEST_TERMINAL))
 }
 
 impl Printer {
@@ -62,16 +91,34 @@ impl Printer {
 
     /// A printer that colours as `color` says.
     pub(crate) fn with_color(quiet: bool, color: ColorChoice) -> Self {
+        let (out, err) = (io::stdout(), io::stderr());
         Printer {
             quiet,
-            color: color.colors(io::stdout().is_terminal()),
-            color_err: color.colors(io::stderr().is_terminal()),
+            color: color.colors(out.is_terminal()),
+            color_err: color.colors(err.is_terminal()),
+            width: width_of(out.is_terminal(), || {
+                terminal_size::terminal_size_of(io::stdout())
+            }),
+            width_err: width_of(err.is_terminal(), || {
+                terminal_size::terminal_size_of(io::stderr())
+            }),
         }
     }
 
     /// Whether stdout is coloured (`--color`, NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE, a terminal).
     pub(crate) fn color(&self) -> bool {
         self.color
+    }
+
+    /// The width stdout's text is fitted to ([`crate::terminal::fit`]), none when it is not a
+    /// terminal and `COLUMNS` is unset.
+    pub(crate) fn width(&self) -> Option<usize> {
+        self.width
+    }
+
+    /// Write text made for people to stdout, fitted to [`Printer::width`].
+    pub(crate) fn text(&self, text: &str) {
+        self.out(&crate::terminal::fit(text, self.width));
     }
 
     /// Whether a progress bar may be drawn on stderr (not under `-v`: it would garble the log).
@@ -92,14 +139,16 @@ impl Printer {
         if !self.quiet {
             let yellow = anstyle::AnsiColor::Yellow.on_default().bold();
             let prefix = paint(self.color_err, yellow, "warning");
-            eprintln!("{prefix}: {}", crate::terminal::escape(text));
+            let line = format!("{prefix}: {}", crate::terminal::escape(text));
+            eprintln!("{}", crate::terminal::fit(&line, self.width_err));
         }
     }
 
     /// A note on stderr, unless quiet.
     pub(crate) fn note(&self, text: &str) {
         if !self.quiet {
-            eprintln!("{}", crate::terminal::escape(text));
+            let text = crate::terminal::escape(text);
+            eprintln!("{}", crate::terminal::fit(&text, self.width_err));
         }
     }
 

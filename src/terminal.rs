@@ -8,6 +8,10 @@
 //! `version_info`) set inside a line of planner's own uses [`field`], which escapes newlines too,
 //! so it cannot start a line that reads as planner's. Errors are escaped as a whole on their way
 //! out ([`clean`], used by `report_error`), warnings and notes by the printer.
+//!
+//! Width: [`fit`] wraps text made for a terminal of a known width at word boundaries, with a
+//! hanging indent (a table row's continuation goes under its last column), and [`shell_lines`]
+//! breaks a shell command at its words with ` \` continuations, so a copy still runs it.
 
 use std::borrow::Cow;
 
@@ -138,6 +142,154 @@ impl miette::Diagnostic for Clean {
     }
 }
 
+/// Starts a line [`fit`] must keep whole (a shell command already broken by [`shell_lines`]):
+/// a control character, so it cannot come from outside text, which [`escape`] writes as
+/// `\u{1e}`. [`fit`] removes it.
+pub(crate) const WHOLE: char = '\u{1e}';
+
+/// The fewest columns a hanging indent leaves for the text after it: below that, a table
+/// row's continuation goes under the row's own indent instead of under its last column.
+const NARROWEST: usize = 24;
+
+/// `text` for a terminal `width` columns wide: each longer line wrapped at word boundaries
+/// (never inside a word: one longer than the width stays whole), the continuation under the
+/// line's last column (after its last run of two or more spaces) when that leaves
+/// [`NARROWEST`] columns and room for the line's longest word, else two columns in from the
+/// line's own indent. Lines break at spaces only: a URL or a path is one word. Colour codes have no
+/// width. Lines marked [`WHOLE`] are kept as they are. Without a width, `text` as it is.
+pub(crate) fn fit(text: &str, width: Option<usize>) -> Cow<'_, str> {
+    let Some(width) = width else {
+        return unmark(text);
+    };
+    if !text.contains(WHOLE)
+        && text
+            .lines()
+            .all(|l| textwrap::core::display_width(l) <= width)
+    {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.split_inclusive('\n') {
+        let (body, end) = line.strip_suffix('\n').map_or((line, ""), |b| (b, "\n"));
+        if let Some(whole) = body.strip_prefix(WHOLE) {
+            out.push_str(whole);
+        } else if textwrap::core::display_width(body) <= width {
+            out.push_str(body);
+        } else {
+            out.push_str(&wrap_line(body, width));
+        }
+        out.push_str(end);
+    }
+    Cow::Owned(out)
+}
+
+/// `text` without its [`WHOLE`] marks.
+fn unmark(text: &str) -> Cow<'_, str> {
+    if text.contains(WHOLE) {
+        Cow::Owned(text.replace(WHOLE, ""))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// One line longer than `width`, wrapped with the hanging indent [`fit`] describes.
+fn wrap_line(line: &str, width: usize) -> String {
+    let body = line.trim_start_matches(' ');
+    let indent = line.len() - body.len();
+    // Under the last column only when its longest word fits there whole.
+    let longest = body
+        .split_whitespace()
+        .map(textwrap::core::display_width)
+        .max()
+        .unwrap_or(0);
+    let hang = last_column(line)
+        .filter(|&column| column > indent && column + longest.max(NARROWEST) <= width)
+        .unwrap_or(indent + 2);
+    let hang = if hang + NARROWEST > width {
+        indent
+    } else {
+        hang
+    };
+    let first = " ".repeat(indent);
+    let rest = " ".repeat(hang);
+    let options = textwrap::Options::new(width)
+        .initial_indent(&first)
+        .subsequent_indent(&rest)
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    textwrap::wrap(body, options).join("\n")
+}
+
+/// The column (0-based, colour codes not counted) where `line`'s last column starts: the end
+/// of its last run of two or more spaces after the indent, when there is one.
+fn last_column(line: &str) -> Option<usize> {
+    let body_at = line.len() - line.trim_start_matches(' ').len();
+    let body = line[body_at..].trim_end_matches(' ');
+    let gap = body.rfind("  ")?;
+    let end = body_at + gap + body[gap..].len() - body[gap..].trim_start_matches(' ').len();
+    Some(textwrap::core::display_width(&line[..end]))
+}
+
+/// A shell command line for a terminal `width` columns wide: broken between its words (never
+/// inside a quoted one) into lines ending in ` \`, each continuation indented by `hang` more
+/// than `indent`, each line marked [`WHOLE`]. A word longer than the width stays whole.
+pub(crate) fn shell_lines(command: &str, indent: usize, hang: usize, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = format!("{WHOLE}{}", " ".repeat(indent));
+    let mut empty = true;
+    let continued = indent + hang;
+    let words = shell_words(command);
+    let last = words.len().saturating_sub(1);
+    for (i, word) in words.into_iter().enumerate() {
+        // Room for the word and, when more follow, ` \`.
+        let used = line.chars().count() - 1;
+        let tail = if i == last { 0 } else { 2 };
+        if !empty && used + 1 + word.chars().count() + tail > width {
+            line.push_str(" \\");
+            lines.push(std::mem::replace(
+                &mut line,
+                format!("{WHOLE}{}", " ".repeat(continued)),
+            ));
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    lines.push(line);
+    lines
+}
+
+/// The words of a shell line as planner writes them (tokens bare or in single quotes, one
+/// space apart), each with its quotes.
+fn shell_words(command: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let (mut start, mut quoted) = (None, false);
+    for (i, c) in command.char_indices() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                start.get_or_insert(i);
+            }
+            ' ' if !quoted => {
+                if let Some(s) = start.take() {
+                    words.push(&command[s..i]);
+                }
+            }
+            _ => {
+                start.get_or_insert(i);
+            }
+        }
+    }
+    if let Some(s) = start {
+        words.push(&command[s..]);
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,5 +340,55 @@ mod tests {
         assert!(shown.contains("inner \\u{1b}]0;title\\u{7}"), "{shown}");
         assert!(shown.contains("help \\u{202e}"), "{shown}");
         assert!(shown.contains("planner::x"), "{shown}");
+    }
+
+    /// Without a width nothing moves; with one, lines wrap at words with a hanging indent
+    /// under the last column, and marked lines stay whole.
+    #[test]
+    fn fit_wraps_at_words_under_the_last_column() {
+        let row = "    torch  2.11.0 -> 2.12.0  needed to unblock triton==3.7.0 (it required triton==3.6.0)";
+        assert_eq!(fit(row, None), row);
+        let fitted = fit(row, Some(60));
+        assert_eq!(
+            fitted,
+            "    torch  2.11.0 -> 2.12.0  needed to unblock triton==3.7.0\n                             (it required triton==3.6.0)"
+        );
+        assert!(fitted.lines().all(|l| l.chars().count() <= 60));
+        // Prose: two columns in from its indent; a word longer than the width stays whole.
+        let prose = "  hint: the newest release that fits is 3.6.0, already installed";
+        assert_eq!(
+            fit(prose, Some(40)),
+            "  hint: the newest release that fits is\n    3.6.0, already installed"
+        );
+        assert_eq!(fit("a bcdefghij", Some(5)), "a\nbcdefghij");
+        // Colour codes have no width; a marked line is kept and unmarked.
+        let painted = "\u{1b}[1mPlan 1\u{1b}[0m move the blocker";
+        assert_eq!(fit(painted, Some(25)), painted);
+        let marked = format!("{WHOLE}{}\nshort\n", "x ".repeat(40));
+        assert_eq!(
+            fit(&marked, Some(20)),
+            format!("{}\nshort\n", "x ".repeat(40))
+        );
+        assert_eq!(fit(&marked, None), format!("{}\nshort\n", "x ".repeat(40)));
+    }
+
+    /// A command is broken between its words, quoted words kept whole, with ` \`.
+    #[test]
+    fn shell_lines_break_between_words() {
+        let command = "uv pip install --python '/a b/python' -- 'torch==2.12.0' 'triton==3.7.0'";
+        let lines = shell_lines(command, 4, 4, 40);
+        let shown: Vec<&str> = lines.iter().map(|l| l.trim_start_matches(WHOLE)).collect();
+        assert_eq!(
+            shown,
+            [
+                "    uv pip install --python \\",
+                "        '/a b/python' -- \\",
+                "        'torch==2.12.0' 'triton==3.7.0'",
+            ]
+        );
+        // Joined again, the lines are the command.
+        let joined = shown.join("\n").replace(" \\\n        ", " ");
+        assert_eq!(joined.trim_start(), command);
+        assert_eq!(shell_words(command)[4], "'/a b/python'");
     }
 }

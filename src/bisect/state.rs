@@ -119,6 +119,13 @@ fn fixed_reason(change: &DistChange, good: &Inventory) -> Option<String> {
             own.path
         ));
     }
+    if change.kind == ChangeKind::EditedInPlace && change.files.is_empty() {
+        let paths: Vec<&str> = change.unowned.iter().map(|f| f.path.as_str()).collect();
+        return Some(format!(
+            "only files no RECORD owns differ ({}): a reinstall neither removes nor restores them",
+            paths.join(", ")
+        ));
+    }
     if change.kind == ChangeKind::SourceChanged {
         return Some(format!(
             "same version, other source ({}): a version pin cannot bring the old build back",

@@ -28,7 +28,7 @@ pub(crate) fn run(settings: &CheckSettings, printer: &Printer) -> miette::Result
     match settings.format {
         OutputFormat::Json => printer.out(&json::to_json(&render::to_json(&inventory, &report))?),
         OutputFormat::Text | OutputFormat::Markdown => {
-            printer.out(&render::render_text(&report, printer.color()))
+            printer.text(&render::render_text(&report, printer.color()))
         }
     }
     Ok(if report.broken() {

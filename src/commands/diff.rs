@@ -33,11 +33,11 @@ pub(crate) fn run(args: &DiffSettings, printer: &Printer) -> miette::Result<Exit
     let ((a, old), (b, new)) = (read(a, printer)?, read(b, printer)?);
     let mut report = diff::diff(&a, &old, &b, &new);
     report.runtime = diff::runtime::compare(runtime_of(&old).as_ref(), runtime_of(&new).as_ref());
-    printer.out(&match args.format {
-        OutputFormat::Text => render::text(&report),
-        OutputFormat::Json => render::json(&report)?,
-        OutputFormat::Markdown => render::markdown(&report),
-    });
+    match args.format {
+        OutputFormat::Text => printer.text(&render::text(&report)),
+        OutputFormat::Json => printer.out(&render::json(&report)?),
+        OutputFormat::Markdown => printer.out(&render::markdown(&report)),
+    }
     Ok(if report.broken.is_empty() {
         ExitStatus::Success
     } else {
@@ -73,11 +73,11 @@ fn run_since(args: &DiffSettings, when: &str, printer: &Printer) -> miette::Resu
         }
     };
     let report = since::since(&label, &inventory, cutoff)?;
-    printer.out(&match args.format {
-        OutputFormat::Text => render::since_text(&report),
-        OutputFormat::Json => render::json(&report)?,
-        OutputFormat::Markdown => render::since_markdown(&report),
-    });
+    match args.format {
+        OutputFormat::Text => printer.text(&render::since_text(&report)),
+        OutputFormat::Json => printer.out(&render::json(&report)?),
+        OutputFormat::Markdown => printer.out(&render::since_markdown(&report)),
+    }
     Ok(if report.installed.iter().all(|i| i.broken.is_empty()) {
         ExitStatus::Success
     } else {

@@ -50,7 +50,7 @@ pub(crate) fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<
     match args.format {
         OutputFormat::Json => printer.out(&json::to_json(&report)?),
         OutputFormat::Text | OutputFormat::Markdown => {
-            printer.out(&render_text(&report, printer.color()))
+            printer.out(&render_text(&report, printer.color(), printer.width()))
         }
     }
     // Freeing a hundred thousand parsed files costs a tenth of a warm run; the process is about

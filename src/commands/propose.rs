@@ -127,10 +127,18 @@ fn print_proposal(
 ) -> miette::Result<()> {
     let layered = layers::is_layered(proposal);
     match args.format {
-        OutputFormat::Text if layered => {
-            printer.out(&layers::text(proposal, shown, printer.color()))
-        }
-        OutputFormat::Text => printer.out(&text::render(proposal, shown, printer.color())),
+        OutputFormat::Text if layered => printer.out(&layers::text(
+            proposal,
+            shown,
+            printer.color(),
+            printer.width(),
+        )),
+        OutputFormat::Text => printer.out(&text::render(
+            proposal,
+            shown,
+            printer.color(),
+            printer.width(),
+        )),
         OutputFormat::Json if !tried.is_empty() => {
             let value = trial::proposal_json(proposal, tried)
                 .map_err(|err| miette::miette!("cannot serialize the proposal: {err}"))?;

@@ -108,9 +108,21 @@ fn build_request(
             }));
     }
     if request.requirements.is_empty() {
+        let files: Vec<String> = settings
+            .requirement_files
+            .iter()
+            .map(|p| format!("`{}`", p.display()))
+            .collect();
+        let empty = match files.as_slice() {
+            [] => String::new(),
+            [one] => format!(": {one} holds no requirement"),
+            many => format!(": {} hold no requirement", many.join(", ")),
+        };
         miette::bail!(
-            help = "pass requirements as arguments (`planner resolve 'numpy>=2'`) or with -r FILE",
-            "nothing to resolve"
+            code = "planner::resolve::nothing",
+            help = "pass requirements as arguments (`planner resolve 'numpy>=2'`) or with -r FILE \
+                    (one PEP 508 requirement a line; -c files only constrain)",
+            "nothing to resolve{empty}"
         );
     }
     Ok((request, root_files))

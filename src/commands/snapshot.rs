@@ -29,6 +29,18 @@ pub(crate) fn run(settings: &SnapshotSettings, printer: &Printer) -> miette::Res
             path.display()
         ));
     }
+    if let SnapshotOutput::File(path) = &settings.output
+        && let Some(folder) = path.parent().filter(|f| !f.as_os_str().is_empty())
+        && !folder.is_dir()
+    {
+        return Err(miette::miette!(
+            code = "planner::snapshot::no_folder",
+            help = "make the folder first (`mkdir -p`), or name a file in one that exists",
+            "cannot write the snapshot to `{}`: the folder `{}` does not exist",
+            path.display(),
+            folder.display()
+        ));
+    }
     let inventory = inventory::load(&settings.environment)?;
     inventory.report(printer);
     let mut built = snapshot::build(&inventory)?;

@@ -7,6 +7,7 @@
 //! (`planner check`'s findings on each side, compared). [`since`] answers the same question
 //! for one environment from its install records' file times. `render::diff` prints both.
 
+pub(crate) mod files;
 pub(crate) mod runtime;
 pub(crate) mod since;
 
@@ -16,8 +17,9 @@ use pep508_rs::PackageName;
 use serde::Serialize;
 
 use crate::inventory::check::{self, Finding};
-use crate::inventory::integrity::{FileChange, FileCheck};
 use crate::inventory::{InstalledDist, Inventory};
+pub(crate) use files::{FileDiff, UnownedDiff};
+use files::{file_diffs, unowned_diffs};
 
 /// `schema` of `planner diff --format json`.
 pub(crate) const DIFF_SCHEMA: &str = "planner-diff/1";
@@ -37,7 +39,8 @@ pub(crate) enum ChangeKind {
     /// The same public version from another source or build.
     SourceChanged,
     /// The same install, with files that differ from its `RECORD` on one side and not the
-    /// other (a hand patch, or one undone).
+    /// other (a hand patch, or one undone), or files in its package folders that no `RECORD`
+    /// owns added, removed or changed.
     EditedInPlace,
 }
 
@@ -80,17 +83,10 @@ pub(crate) struct DistChange {
     /// recorded one: a venv read here, or a snapshot).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<FileDiff>,
-}
-
-/// One file of a dist whose state against its `RECORD` differs between A and B.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub(crate) struct FileDiff {
-    /// The path, relative to site-packages.
-    pub path: String,
-    /// How it differed from `RECORD` in A (`None`: as installed).
-    pub a: Option<FileChange>,
-    /// How it differs from `RECORD` in B (`None`: as installed).
-    pub b: Option<FileChange>,
+    /// Files in its package folders that no `RECORD` owns, added, removed or changed between
+    /// A and B (where both sides looked for them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unowned: Vec<UnownedDiff>,
 }
 
 /// A requirement edge that is broken on one side and not on the other.
@@ -182,6 +178,10 @@ pub(crate) fn change(
     old: Option<&InstalledDist>,
     new: Option<&InstalledDist>,
 ) -> Option<DistChange> {
+    let (files, unowned) = match (old, new) {
+        (Some(a), Some(b)) => (file_diffs(a, b), unowned_diffs(a, b)),
+        _ => (Vec::new(), Vec::new()),
+    };
     let (kind, details) = match (old, new) {
         (None, None) => return None,
         (None, Some(_)) => (ChangeKind::Added, Vec::new()),
@@ -198,7 +198,7 @@ pub(crate) fn change(
                 ChangeKind::Downgraded
             } else if !details.is_empty() || a.version() != b.version() {
                 ChangeKind::SourceChanged
-            } else if !file_diffs(a, b).is_empty() {
+            } else if !files.is_empty() || !unowned.is_empty() {
                 ChangeKind::EditedInPlace
             } else {
                 return None;
@@ -212,49 +212,9 @@ pub(crate) fn change(
         from: old.map(DistState::of),
         to: new.map(DistState::of),
         details,
-        files: old
-            .zip(new)
-            .map(|(a, b)| file_diffs(a, b))
-            .unwrap_or_default(),
+        files,
+        unowned,
     })
-}
-
-/// The files of one install whose state against `RECORD` differs between A and B; none where
-/// either side was not checked, or the versions differ (another release, other files).
-fn file_diffs(a: &InstalledDist, b: &InstalledDist) -> Vec<FileDiff> {
-    let (Some(fa), Some(fb)) = (&a.files, &b.files) else {
-        return Vec::new();
-    };
-    if a.version() != b.version() {
-        return Vec::new();
-    }
-    let by_path = |check: &FileCheck| -> BTreeMap<String, FileChange> {
-        check
-            .changes
-            .iter()
-            .map(|c| (c.path.clone(), c.clone()))
-            .collect()
-    };
-    let (ma, mb) = (by_path(fa), by_path(fb));
-    let paths: BTreeSet<&String> = ma.keys().chain(mb.keys()).collect();
-    paths
-        .into_iter()
-        .filter(|path| !same_state(ma.get(*path), mb.get(*path)))
-        .map(|path| FileDiff {
-            path: path.clone(),
-            a: ma.get(path).cloned(),
-            b: mb.get(path).cloned(),
-        })
-        .collect()
-}
-
-/// Whether a file is in the same state on both sides (the modification time aside).
-fn same_state(a: Option<&FileChange>, b: Option<&FileChange>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(x), Some(y)) => (x.state, x.size, &x.sha256) == (y.state, y.size, &y.sha256),
-        _ => false,
-    }
 }
 
 /// Source and build differences between two installs of one name.

@@ -85,6 +85,19 @@ pub(crate) struct Edited {
     pub path: String,
     /// When it was last modified.
     pub modified: Timestamp,
+    /// `edited`: its `RECORD` lists it and it differs; `unowned`: it is in the dist's package
+    /// folders and no `RECORD` lists it.
+    pub kind: EditKind,
+}
+
+/// How a file found by `--since` stands against the install records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum EditKind {
+    /// Listed in its dist's `RECORD`, and differs from it.
+    Edited,
+    /// In the dist's package folders, listed by no `RECORD`.
+    Unowned,
 }
 
 /// The answer.
@@ -112,24 +125,36 @@ impl SinceReport {
     }
 }
 
-/// The files of `inventory`'s dists edited in place since `since`, newest first.
+/// The files of `inventory`'s dists edited in place, or added where no `RECORD` owns them,
+/// since `since`, newest first.
 fn edited_since(inventory: &Inventory, since: Timestamp) -> Vec<Edited> {
-    let mut edited: Vec<Edited> = inventory
-        .dists
-        .iter()
-        .flat_map(|dist| {
-            let changes = dist.files.iter().flat_map(|f| &f.changes);
-            changes.filter_map(move |change| {
-                let modified: Timestamp = change.modified.as_deref()?.parse().ok()?;
-                (modified >= since).then(|| Edited {
+    let mut edited: Vec<Edited> = Vec::new();
+    for dist in &inventory.dists {
+        let Some(files) = &dist.files else { continue };
+        let changed = files
+            .changes
+            .iter()
+            .map(|c| (&c.path, &c.modified, EditKind::Edited));
+        let unowned = files
+            .unowned
+            .iter()
+            .flatten()
+            .map(|f| (&f.path, &f.modified, EditKind::Unowned));
+        for (path, modified, kind) in changed.chain(unowned) {
+            let Some(modified) = modified.as_deref().and_then(|m| m.parse().ok()) else {
+                continue;
+            };
+            if modified >= since {
+                edited.push(Edited {
                     name: dist.name().to_string(),
                     version: dist.version().to_string(),
-                    path: change.path.clone(),
+                    path: path.clone(),
                     modified,
-                })
-            })
-        })
-        .collect();
+                    kind,
+                });
+            }
+        }
+    }
     edited.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.path.cmp(&b.path)));
     edited
 }

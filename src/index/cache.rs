@@ -6,8 +6,9 @@
 //! Layout: `<root>/v3/<bucket>/<sha256>`, where the hash is of the bucket and the *redacted*
 //! URL, so no server-chosen name or credential ever becomes a path (reliability 32, 34). One
 //! folder per bucket: v2 put each entry in a folder named by its hash's first two digits, so a
-//! cold run created a folder for nearly every entry it wrote (docs/performance.md, "One cache
-//! folder per bucket"). Each entry is `planner-cache v3\n`, one JSON header line (the key,
+//! cold run created a folder for nearly every entry it wrote
+//! (docs/measurements/2026-12-01-propose-all-and-cold-resolves.md, "One cache folder per
+//! bucket"). Each entry is `planner-cache v3\n`, one JSON header line (the key,
 //! validators, fetch time, the body's length and CRC-32), then the body. An entry whose magic,
 //! key, length or checksum is wrong is treated as missing and refetched (item 29). Entries are
 //! written to a temp file in the same folder and renamed into place, so two planners at once

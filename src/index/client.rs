@@ -381,7 +381,8 @@ impl Client {
     /// server's latency: the public index answers a range of an older file in 60-190 ms (a
     /// recent one in 5-25 ms), the same range asked twice at once comes back at the earlier of
     /// two such draws, and the slowest of a dozen reads decides when an unsatisfiable request's
-    /// hint is done (docs/performance.md, "Hedged range reads").
+    /// hint is done (docs/measurements/2026-12-01-propose-all-and-cold-resolves.md, "Hedged range
+    /// reads").
     pub(crate) async fn get_hedged(
         &self,
         url: &Url,

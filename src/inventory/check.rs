@@ -22,6 +22,7 @@ use serde::Serialize;
 use super::graph::DependencyGraph;
 use super::integrity::{FileChange, FileState};
 use super::runtime::Cache;
+use super::unowned::UnownedFile;
 use super::{DirectUrl, InstalledDist, Inventory};
 
 /// How bad a finding is. Only errors make `planner check` exit 1.
@@ -131,6 +132,15 @@ pub enum Finding {
         #[serde(flatten)]
         change: FileChange,
     },
+    /// A file inside a dist's package folders that no `RECORD` lists (dropped in by hand,
+    /// left behind by an older release, or written there by a build).
+    UnownedFile {
+        /// The dist whose package folder holds it.
+        dist: DistRef,
+        /// The file, its size, digest and time.
+        #[serde(flatten)]
+        file: UnownedFile,
+    },
     /// A compile cache written by another version of its compiler than the one installed (a
     /// Triton cache whose metadata records `triton_version` 3.5.1 beside triton 3.6.0).
     StaleCache {
@@ -171,6 +181,7 @@ impl Finding {
             Finding::DuplicateDist { .. } => Severity::Error,
             Finding::UnreadableDist { .. }
             | Finding::FileChanged { .. }
+            | Finding::UnownedFile { .. }
             | Finding::StaleCache { .. } => Severity::Warning,
             Finding::NotFromIndex { .. } | Finding::LocalVersion { .. } => Severity::Info,
         }
@@ -260,6 +271,7 @@ impl Finding {
                 "{dist} is a local build variant (+{local}); the public index may not have it"
             ),
             Finding::FileChanged { dist, change } => file_changed_message(dist, change),
+            Finding::UnownedFile { dist, file } => unowned_message(dist, file),
             Finding::StaleCache {
                 cache,
                 path,
@@ -289,6 +301,7 @@ impl Finding {
             } => (1, format!("{dependent}\u{0}{}", installed.name)),
             Finding::UnreadableDist { path, .. } => (2, path.display().to_string()),
             Finding::FileChanged { dist, change } => (2, format!("{dist}\u{0}{}", change.path)),
+            Finding::UnownedFile { dist, file } => (2, format!("{dist}\u{0}{}", file.path)),
             Finding::StaleCache { path, .. } => (2, path.clone()),
             Finding::NotFromIndex { dist, .. } => (3, dist.to_string()),
             Finding::LocalVersion { dist, .. } => (4, dist.to_string()),
@@ -316,6 +329,25 @@ fn file_changed_message(dist: &DistRef, change: &FileChange) -> String {
         how.push(format!("modified {modified}"));
     }
     format!("{dist}: {path} was edited in place ({})", how.join("; "))
+}
+
+/// `triton 3.6.0: triton/runtime/extra.py is in its package folder, but no RECORD lists it
+/// (...)`.
+fn unowned_message(dist: &DistRef, file: &UnownedFile) -> String {
+    let mut how = Vec::new();
+    if let Some(size) = file.size {
+        how.push(format!("{size} bytes"));
+    } else {
+        how.push("a symlink".to_string());
+    }
+    if let Some(modified) = &file.modified {
+        how.push(format!("modified {modified}"));
+    }
+    format!(
+        "{dist}: {} is in its package folder, but no RECORD lists it ({})",
+        file.path,
+        how.join("; ")
+    )
 }
 
 fn same_requirement(a: &str, b: &str) -> bool {
@@ -377,9 +409,21 @@ impl CheckReport {
     pub(crate) fn add_file_checks(&mut self, inventory: &Inventory) {
         for dist in &inventory.dists {
             for change in dist.files.iter().flat_map(|c| &c.changes) {
+                // The line hashes are for `diff`; the finding names the file.
+                let change = FileChange {
+                    line_hashes: None,
+                    ..change.clone()
+                };
                 self.findings.push(Finding::FileChanged {
                     dist: DistRef::of(dist),
-                    change: change.clone(),
+                    change,
+                });
+            }
+            let unowned = dist.files.iter().flat_map(|c| c.unowned.iter().flatten());
+            for file in unowned {
+                self.findings.push(Finding::UnownedFile {
+                    dist: DistRef::of(dist),
+                    file: file.clone(),
                 });
             }
         }

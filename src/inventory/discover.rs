@@ -395,6 +395,16 @@ fn environment_from_pyvenv_cfg(
             environment.python_version
         )));
     }
+    if site_packages.is_empty() {
+        return Err(InventoryError::NoSitePackages {
+            path: venv.to_path_buf(),
+            version: version_text
+                .split('.')
+                .take(2)
+                .collect::<Vec<_>>()
+                .join("."),
+        });
+    }
     notes.append(&mut environment.notes);
     environment.notes = notes;
     environment.site_packages = site_packages;

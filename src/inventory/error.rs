@@ -92,6 +92,25 @@ pub enum InventoryError {
         path: PathBuf,
     },
 
+    /// A venv read from its pyvenv.cfg (no interpreter ran) with no site-packages folder: there
+    /// is nothing to read, and "0 distributions" would be a wrong answer.
+    #[error(
+        "`{}` has no site-packages folder (no lib/python{version}/site-packages): it is not a whole virtual environment, and there is nothing installed to read",
+        path.display()
+    )]
+    #[diagnostic(
+        code(planner::inventory::no_site_packages),
+        help(
+            "pass the root of a venv made by `python3 -m venv` or `uv venv` (pyvenv.cfg beside lib/), or read one that lives elsewhere with --from-snapshot (`planner snapshot --script` writes one there)"
+        )
+    )]
+    NoSitePackages {
+        /// The venv given.
+        path: PathBuf,
+        /// Its Python's `X.Y`, from pyvenv.cfg.
+        version: String,
+    },
+
     /// No environment was named and none could be found.
     #[error(
         "no Python environment found: no --venv, no $VIRTUAL_ENV, no ./.venv, no python3 on PATH"

@@ -2,9 +2,11 @@
 //! files, sizes and sha256 digests the installer wrote.
 //!
 //! In: dist-info folders of an environment on disk, and a [`Scope`]. Out: a [`FileCheck`] per
-//! folder that has a `RECORD`: the files whose size or digest differ from it (edited), the files
-//! it lists that are gone (missing), and how many rows were hashed, compared by size alone, or
-//! could not be checked.
+//! folder that has a `RECORD`: the files whose size or digest differ from it (edited, with the
+//! hashes of their lines where they are text, so two sides can be counted `+N -M lines`), the
+//! files it lists that are gone (missing), the files in its package folders no `RECORD` owns
+//! ([`super::unowned`]), and how many rows were hashed, compared by size alone, or could not be
+//! checked.
 //!
 //! What cannot be checked is counted, never guessed: rows without a digest (`RECORD` itself,
 //! `.pyc` files the installer compiled), rows outside site-packages (console scripts, whose
@@ -13,14 +15,12 @@
 //! file by size (a different size is certain; an equal size of a binary is not proof, which
 //! [`Scope::Full`] gives by hashing every file). Files are hashed on every core.
 
-use std::io::Read;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use base64::Engine;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::hashing;
 use super::record::{self, Entry};
 
 /// Which files are hashed.
@@ -63,6 +63,10 @@ pub struct FileChange {
     /// When the file on disk was last modified (RFC 3339).
     #[serde(default)]
     pub modified: Option<String>,
+    /// An edited text file's lines, each as [`line_hashes`] writes it (`None`: missing, a
+    /// binary, or over [`MAX_LINES_BYTES`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_hashes: Option<Vec<String>>,
 }
 
 /// One dist's files against its `RECORD`.
@@ -76,7 +80,14 @@ pub struct FileCheck {
     pub size_only: usize,
     /// Rows that could not be checked (no digest, outside site-packages, not a regular file).
     pub unchecked: usize,
+    /// The files in its package folders that no `RECORD` owns, by path (`None`: not looked
+    /// for, as in snapshots written before planner looked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unowned: Option<Vec<super::unowned::UnownedFile>>,
 }
+
+/// The largest text file whose lines are hashed.
+pub const MAX_LINES_BYTES: u64 = 1 << 20;
 
 /// The file check of each dist-info folder (`None`: no readable `RECORD`), in the order given;
 /// every folder's files are checked on all cores together.
@@ -88,7 +99,7 @@ pub(crate) fn check_folders(folders: &[&Path], scope: Scope) -> Vec<Option<FileC
         .filter_map(|(i, r)| r.as_ref().map(|r| (i, r)))
         .flat_map(|(i, r)| r.iter().map(move |e| (i, e)))
         .collect();
-    let outcomes = in_parallel(&jobs, |(i, entry)| {
+    let outcomes = hashing::in_parallel(&jobs, |(i, entry)| {
         let site = folders[*i].parent().unwrap_or(Path::new("."));
         check_entry(site, entry, scope)
     });
@@ -101,8 +112,12 @@ pub(crate) fn check_folders(folders: &[&Path], scope: Scope) -> Vec<Option<FileC
             check.add(outcome);
         }
     }
-    for check in checks.iter_mut().flatten() {
-        check.changes.sort();
+    let unowned = super::unowned::find(folders, &rows);
+    for (check, unowned) in checks.iter_mut().zip(unowned) {
+        if let Some(check) = check.as_mut() {
+            check.changes.sort();
+            check.unowned = unowned;
+        }
     }
     checks
 }
@@ -170,6 +185,7 @@ fn check_entry(site: &Path, entry: &Entry, scope: Scope) -> Outcome {
                 size: None,
                 sha256: None,
                 modified: None,
+                line_hashes: None,
             });
         }
         Err(_) => return Outcome::Unchecked,
@@ -180,26 +196,77 @@ fn check_entry(site: &Path, entry: &Entry, scope: Scope) -> Outcome {
         return Outcome::Same { hashed: false };
     }
     let sha256 = if hash_it {
-        match sha256_of(&path) {
+        match hashing::sha256_of(&path) {
             Some(sha) if sha == *digest && !size_differs => return Outcome::Same { hashed: true },
             other => other,
         }
     } else {
         None
     };
+    let line_hashes = (is_source(&entry.path) && meta.len() <= MAX_LINES_BYTES)
+        .then(|| crate::bounded::read(&path, MAX_LINES_BYTES).ok())
+        .flatten()
+        .map(|bytes| line_hashes(&bytes));
     Outcome::Changed(FileChange {
         path: entry.path.clone(),
         state: FileState::Edited,
         recorded_size: entry.size,
         size: Some(meta.len()),
         sha256,
-        modified: meta
-            .modified()
-            .ok()
-            .and_then(|t| jiff::Timestamp::try_from(t).ok())
-            .and_then(|t| jiff::Timestamp::from_second(t.as_second()).ok())
-            .map(|t| t.to_string()),
+        modified: hashing::modified(&meta),
+        line_hashes,
     })
+}
+
+/// Each line of a text (split at `\n`, a last empty piece left out) as the first 12 hex digits
+/// of its sha256: enough to count the lines two versions of a file add and remove, without
+/// keeping its text.
+pub fn line_hashes(bytes: &[u8]) -> Vec<String> {
+    let mut lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    if lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines
+        .into_iter()
+        .map(|line| {
+            Sha256::digest(line)[..6]
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect()
+        })
+        .collect()
+}
+
+/// The lines `new` adds and removes against `old` (each a list of [`line_hashes`]), by the
+/// Myers diff.
+pub fn line_counts(old: &[String], new: &[String]) -> (usize, usize) {
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, old, new);
+    let (mut added, mut removed) = (0, 0);
+    for op in ops {
+        match op {
+            similar::DiffOp::Equal { .. } => {}
+            similar::DiffOp::Delete { old_len, .. } => removed += old_len,
+            similar::DiffOp::Insert { new_len, .. } => added += new_len,
+            similar::DiffOp::Replace {
+                old_len, new_len, ..
+            } => {
+                removed += old_len;
+                added += new_len;
+            }
+        }
+    }
+    (added, removed)
+}
+
+/// The [`line_hashes`] of a file on disk that is text and at most [`MAX_LINES_BYTES`] (`None`
+/// otherwise): the side of a diff read live, where the file is as installed.
+pub(crate) fn line_hashes_of(path: &Path) -> Option<Vec<String>> {
+    let rel = path.to_str()?;
+    if !is_source(rel) {
+        return None;
+    }
+    let bytes = crate::bounded::read(path, MAX_LINES_BYTES).ok()?;
+    Some(line_hashes(&bytes))
 }
 
 /// Python sources and text: what a person edits by hand, and cheap to hash.
@@ -213,56 +280,10 @@ fn is_source(path: &str) -> bool {
         .is_some_and(|e| SOURCES.contains(&e))
 }
 
-/// The sha256 of a regular file, streamed (never held in memory), as `RECORD` writes digests.
-fn sha256_of(path: &Path) -> Option<String> {
-    let mut file = crate::bounded::open_regular(path).ok()?;
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 1 << 16];
-    loop {
-        match file.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(n) => hasher.update(&buffer[..n]),
-            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return None,
-        }
-    }
-    Some(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(hasher.finalize()))
-}
-
-/// `f` over `items` on every core, results in the items' order.
-fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(items.len())
-        .max(1);
-    let next = AtomicUsize::new(0);
-    let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        done.push((i, f(item)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        for worker in workers {
-            match worker.join() {
-                Ok(done) => done.into_iter().for_each(|(i, r)| slots[i] = Some(r)),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-    });
-    slots.into_iter().flatten().collect()
-}
-
 #[cfg(test)]
 mod tests {
+    use base64::Engine;
+
     use super::*;
 
     /// A dist installed the way an installer writes it: its files and a `RECORD` with their
@@ -330,6 +351,17 @@ mod tests {
             ]
         );
         assert!(check.changes[0].modified.is_some());
+    }
+
+    #[test]
+    fn lines_are_hashed_alike_with_or_without_a_last_newline_and_counted_by_a_diff() {
+        let old = line_hashes(b"a = 1\nb = 2\nc = 3\n");
+        assert_eq!(old, line_hashes(b"a = 1\nb = 2\nc = 3"));
+        assert_eq!(old[0].len(), 12);
+        assert_eq!(line_hashes(b""), Vec::<String>::new());
+        let new = line_hashes(b"a = 1\nb = 20\nc = 3\nd = 4\n");
+        assert_eq!(line_counts(&old, &new), (2, 1));
+        assert_eq!(line_counts(&old, &[]), (0, 3));
     }
 
     #[test]

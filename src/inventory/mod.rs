@@ -11,6 +11,7 @@ mod discover;
 mod error;
 pub mod extensions;
 pub mod graph;
+pub(crate) mod hashing;
 pub mod imports;
 pub mod integrity;
 pub mod module_names;
@@ -22,6 +23,7 @@ pub mod snapshot;
 mod target;
 #[cfg(test)]
 pub(crate) mod test_sources;
+pub mod unowned;
 
 use std::path::{Path, PathBuf};
 

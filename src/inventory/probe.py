@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import re
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -247,6 +248,19 @@ SOURCE_SUFFIXES = (".py", ".pyi", ".pth", ".pyx", ".pxd", ".txt", ".json", ".tom
                    ".ini", ".yaml", ".yml")
 
 
+# An edited text file's lines are hashed up to this size; an unowned file is hashed up to the
+# other (src/inventory/integrity.rs, src/inventory/unowned.rs).
+MAX_LINES_BYTES = 1 << 20
+MAX_UNOWNED_HASHED = 64 << 20
+
+
+def line_hashes(data):
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return [hashlib.sha256(line).hexdigest()[:12] for line in lines]
+
+
 def record_inside(path):
     return not (path.startswith(("/", "\\")) or ".." in re.split(r"[/\\]", path))
 
@@ -289,13 +303,121 @@ def check_row(site, row):
     sha = sha256_of(os.path.join(site, path)) if hash_it else None
     if sha == digest and not differs:
         return True, True
-    when = datetime.datetime.fromtimestamp(int(st.st_mtime), datetime.timezone.utc)
-    change.update(state="edited", size=st.st_size, sha256=sha,
-                  modified=when.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    change.update(state="edited", size=st.st_size, sha256=sha, modified=mtime(st))
+    if hash_it and st.st_size <= MAX_LINES_BYTES:
+        try:
+            with open(os.path.join(site, path), "rb") as handle:
+                change["line_hashes"] = line_hashes(handle.read(MAX_LINES_BYTES + 1))
+        except OSError:
+            pass
     return change, sha is not None
 
 
-def file_check(folder):
+def mtime(st):
+    when = datetime.datetime.fromtimestamp(int(st.st_mtime), datetime.timezone.utc)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def package_folder(path):
+    top, sep, _ = path.partition("/")
+    if not sep or top in ("", ".", "__pycache__") or top.endswith((".dist-info", ".data", ".egg-info")):
+        return None
+    return top
+
+
+def normalize_rel(path):
+    parts = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts) or None
+
+
+def walk_files(folder, rel):
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            entry.name.encode("utf-8")
+        except UnicodeEncodeError:
+            continue
+        path = rel + "/" + entry.name
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name != "__pycache__":
+                yield from walk_files(entry.path, path)
+        elif not entry.name.endswith((".pyc", ".pyo")):
+            yield entry.path, path
+
+
+def describe_unowned(full, path):
+    try:
+        st = os.lstat(full)
+    except OSError:
+        return None
+    regular = stat.S_ISREG(st.st_mode)
+    sha = sha256_of(full) if regular and st.st_size <= MAX_UNOWNED_HASHED else None
+    return {"path": path, "size": st.st_size if regular else None, "sha256": sha,
+            "modified": mtime(st)}
+
+
+def unowned_in_site(site, entries):
+    """Dist-info folder name -> the files in its package folders no RECORD (or an egg-info's
+    installed-files.txt) of this site owns, as src/inventory/unowned.rs finds them."""
+    owned, dir_owners, tops, found = set(), {}, {}, {}
+    for entry in entries:
+        if entry.endswith(".dist-info"):
+            text = read_text(os.path.join(site, entry, "RECORD"))
+            if text is None:
+                continue
+            found[entry] = []
+            for row in csv.reader(io.StringIO(text)):
+                if not row or not row[0] or not record_inside(row[0]):
+                    continue
+                owned.add(row[0])
+                if "/" in row[0]:
+                    dir_owners.setdefault(row[0].rsplit("/", 1)[0], set()).add(entry)
+                    top = package_folder(row[0])
+                    if top is not None:
+                        tops.setdefault(top, set()).add(entry)
+        elif entry.endswith(".egg-info") and os.path.isdir(os.path.join(site, entry)):
+            text = read_text(os.path.join(site, entry, "installed-files.txt")) or ""
+            for line in text.splitlines():
+                path = normalize_rel(entry + "/" + line.strip()) if line.strip() else None
+                if path is not None:
+                    owned.add(path)
+    for top in sorted(tops):
+        base = os.path.join(site, top)
+        if os.path.islink(base) or not os.path.isdir(base):
+            continue
+        for full, path in walk_files(base, top):
+            if path in owned:
+                continue
+            owner, rest = None, path
+            while "/" in rest:
+                parent = rest.rsplit("/", 1)[0]
+                if parent in dir_owners:
+                    owner = min(dir_owners[parent])
+                    break
+                if parent == top:
+                    break
+                rest = parent
+            file = describe_unowned(full, path)
+            if file is not None:
+                found[owner or min(tops[top])].append(file)
+    for files in found.values():
+        files.sort(key=lambda f: f["path"])
+    return found
+
+
+def file_check(folder, unowned):
     """A dist's files against its RECORD: edited and missing files, and what was checked how."""
     text = read_text(os.path.join(folder, "RECORD"))
     if text is None:
@@ -316,10 +438,11 @@ def file_check(folder):
         if result is not True:
             out["changes"].append(result)
     out["changes"].sort(key=lambda c: c["path"])
+    out["unowned"] = unowned.get(os.path.basename(folder), [])
     return out
 
 
-def read_dist(folder, entry):
+def read_dist(folder, entry, unowned):
     path = os.path.join(folder, entry)
     if entry.endswith(".dist-info"):
         fmt, meta = "dist-info", os.path.join(path, "METADATA")
@@ -344,7 +467,7 @@ def read_dist(folder, entry):
         except ValueError:
             dist["direct_url"] = None
         dist["top_level"] = top_level(path)
-        files = file_check(path)
+        files = file_check(path, unowned)
         if files is not None:
             dist["files"] = files
     else:
@@ -531,10 +654,11 @@ def snapshot():
             entries = sorted(os.listdir(folder))
         except OSError:
             continue
+        unowned = unowned_in_site(folder, entries)
         for entry in entries:
             if not (entry.endswith(".dist-info") or entry.endswith(".egg-info")):
                 continue
-            dist = read_dist(folder, entry)
+            dist = read_dist(folder, entry, unowned)
             if dist is None:
                 unreadable.append(os.path.join(folder, entry))
             else:

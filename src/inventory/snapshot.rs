@@ -441,12 +441,13 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Inventory, InventoryError> {
         if schema.is_none() && version != Some(FORMAT_VERSION) {
             return Err(bad(SnapshotError::NewerFormat(version)));
         }
+        // Read again from the bytes, typed: an error then has its line and column.
         let snapshot: Snapshot =
-            serde_json::from_value(value).map_err(|err| bad(SnapshotError::Shape(err)))?;
+            serde_json::from_slice(bytes).map_err(|err| bad(SnapshotError::Shape(err)))?;
         from_snapshot(path, snapshot).map_err(bad)
     } else if value.get("installed").is_some() && value.get("environment").is_some() {
         let inspect: PipInspect =
-            serde_json::from_value(value).map_err(|err| bad(SnapshotError::InspectShape(err)))?;
+            serde_json::from_slice(bytes).map_err(|err| bad(SnapshotError::InspectShape(err)))?;
         from_pip_inspect(path, inspect).map_err(bad)
     } else {
         Err(bad(SnapshotError::Unknown))

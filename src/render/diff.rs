@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use super::markdown::cell;
 use crate::diff::runtime;
-use crate::diff::since::SinceReport;
-use crate::diff::{ChangeKind, DistChange, EdgeChange, EnvDiff, FileDiff};
+use crate::diff::since::{EditKind, Edited, SinceReport};
+use crate::diff::{ChangeKind, DistChange, EdgeChange, EnvDiff, FileDiff, UnownedDiff};
 use crate::inventory::integrity::FileState;
 use crate::terminal::escape;
 
@@ -21,16 +21,22 @@ fn kind_text(kind: ChangeKind) -> &'static str {
     }
 }
 
-/// `edited in place: triton/runtime/autotuner.py (1234 -> 1290 bytes; modified ...)`, or the
-/// file missing in B, or as installed again in B.
+/// `edited in place: triton/runtime/autotuner.py (+14 -3 lines; 1234 -> 1290 bytes; modified
+/// ...)` (the lines where both sides' text is known), or the file missing in B, or as installed
+/// again in B.
 fn file_line(file: &FileDiff) -> String {
+    let counted = file
+        .lines
+        .map(|lines| format!("+{} -{} lines", lines.added, lines.removed));
     let Some(now) = &file.b else {
-        return format!("as installed again: {}", file.path);
+        let counted = counted.map(|c| format!(" ({c})")).unwrap_or_default();
+        return format!("as installed again: {}{counted}", file.path);
     };
     if now.state == FileState::Missing {
         return format!("missing: {}", file.path);
     }
     let mut how = Vec::new();
+    how.extend(counted);
     if let (Some(was), Some(size)) = (now.recorded_size, now.size)
         && was != size
     {
@@ -50,6 +56,33 @@ fn file_line(file: &FileDiff) -> String {
         ""
     };
     format!("edited in place{again}: {}{how}", file.path)
+}
+
+/// `added, no RECORD owns it: triton/runtime/extra.py (120 bytes; modified ...)`, or removed,
+/// or changed.
+fn unowned_line(file: &UnownedDiff) -> String {
+    let (what, now) = match (&file.a, &file.b) {
+        (None, Some(b)) => ("added", b),
+        (Some(a), None) => ("removed", a),
+        (Some(_), Some(b)) => ("changed", b),
+        (None, None) => return format!("no RECORD owns it: {}", file.path),
+    };
+    let mut how = Vec::new();
+    match (file.a.as_ref().and_then(|a| a.size), now.size) {
+        (Some(was), Some(size)) if was != size && file.b.is_some() => {
+            how.push(format!("{was} -> {size} bytes"))
+        }
+        (_, Some(size)) => how.push(format!("{size} bytes")),
+        (_, None) => how.push("a symlink".to_string()),
+    }
+    if let Some(modified) = &now.modified {
+        how.push(format!("modified {modified}"));
+    }
+    format!(
+        "{what}, no RECORD owns it: {} ({})",
+        file.path,
+        how.join("; ")
+    )
 }
 
 fn side(change: &DistChange, from: bool) -> String {
@@ -94,6 +127,9 @@ pub(crate) fn text(diff: &EnvDiff) -> String {
         let _ = writeln!(out, "  {}", change_line(change));
         for file in &change.files {
             let _ = writeln!(out, "      {}", file_line(file));
+        }
+        for file in &change.unowned {
+            let _ = writeln!(out, "      {}", unowned_line(file));
         }
     }
     for (title, edges) in [
@@ -148,6 +184,7 @@ pub(crate) fn markdown(diff: &EnvDiff) -> String {
                     .iter()
                     .cloned()
                     .chain(c.files.iter().map(file_line))
+                    .chain(c.unowned.iter().map(unowned_line))
                     .collect::<Vec<_>>()
                     .join("; ")
             )
@@ -210,13 +247,24 @@ pub(crate) fn since_text(report: &SinceReport) -> String {
         }
     }
     if !report.edited.is_empty() {
-        let _ = writeln!(out, "\nEdited in place (differs from its RECORD):");
+        let _ = writeln!(
+            out,
+            "\nEdited in place (differs from its RECORD, or no RECORD owns it):"
+        );
         for e in &report.edited {
             let when = e.modified.strftime("%Y-%m-%d %H:%M:%S UTC");
-            let _ = writeln!(out, "{when}  {} {}  {}", e.name, e.version, e.path);
+            let _ = writeln!(out, "{when}  {} {}  {}", e.name, e.version, edited_what(e));
         }
     }
     escape(&out).into_owned()
+}
+
+/// The file, with `(no RECORD owns it)` for one no `RECORD` lists.
+fn edited_what(e: &Edited) -> String {
+    match e.kind {
+        EditKind::Edited => e.path.clone(),
+        EditKind::Unowned => format!("{} (no RECORD owns it)", e.path),
+    }
 }
 
 /// The files edited in place since `WHEN`, as a markdown table (empty when none).
@@ -225,12 +273,22 @@ fn since_edited_markdown(report: &SinceReport) -> String {
     if report.edited.is_empty() {
         return out;
     }
-    out.push_str("Edited in place (differs from its RECORD):\n\n");
+    out.push_str("Edited in place (differs from its RECORD, or no RECORD owns it):\n\n");
     out.push_str("| modified at | package | file |\n|---|---|---|\n");
     for e in &report.edited {
         let when = e.modified.strftime("%Y-%m-%d %H:%M:%S UTC").to_string();
         let what = format!("{} {}", e.name, e.version);
-        let _ = writeln!(out, "| {when} | {} | `{}` |", cell(&what), cell(&e.path));
+        let unowned = if e.kind == EditKind::Unowned {
+            " (no RECORD owns it)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "| {when} | {} | `{}`{unowned} |",
+            cell(&what),
+            cell(&e.path)
+        );
     }
     out.push('\n');
     out

@@ -23,9 +23,15 @@ pub(crate) fn is_layered(proposal: &Proposal) -> bool {
     !proposal.plans.is_empty() && proposal.plans.iter().all(|p| p.layer.is_some())
 }
 
-/// The layers for a terminal.
-pub(crate) fn text(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> String {
-    let style = Style { color };
+/// The layers for a terminal, fitted to `width` ([`crate::terminal::fit`]): the table's
+/// summaries wrap under their own column.
+pub(crate) fn text(
+    proposal: &Proposal,
+    commands: &[PlanCommands],
+    color: bool,
+    width: Option<usize>,
+) -> String {
+    let style = Style { color, width };
     let mut out = String::new();
     let env = &proposal.environment;
     let _ = writeln!(
@@ -38,7 +44,7 @@ pub(crate) fn text(proposal: &Proposal, commands: &[PlanCommands], color: bool) 
         env.dists
     );
     out.push('\n');
-    let width = proposal
+    let name_width = proposal
         .plans
         .iter()
         .map(|p| layer_name(p).len())
@@ -48,7 +54,7 @@ pub(crate) fn text(proposal: &Proposal, commands: &[PlanCommands], color: bool) 
     for (i, plan) in proposal.plans.iter().enumerate() {
         let _ = writeln!(
             out,
-            "  {} {:<width$}  {}  {}",
+            "  {} {:<name_width$}  {}  {}",
             number(i, count),
             layer_name(plan),
             // Padded before it is painted: escape codes have no width on a terminal.
@@ -74,7 +80,7 @@ pub(crate) fn text(proposal: &Proposal, commands: &[PlanCommands], color: bool) 
         out.push('\n');
         plan_text(&mut out, &style, i, plan, commands.get(i));
     }
-    out
+    crate::terminal::fit(&out, width).into_owned()
 }
 
 /// Row `i`'s number (`1.`), right-aligned to the widest of `count` rows (` 9.` beside `10.`), so

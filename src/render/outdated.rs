@@ -2,7 +2,8 @@
 //! built by [`crate::outdated`]) is the JSON document of `docs/outdated-json.md`.
 //!
 //! In: an [`OutdatedReport`], typed (names and versions parsed; JSON writes them normalized).
-//! Out: text ([`render_text`]); the JSON is the report itself, through [`super::json`].
+//! Out: text ([`render_text`], fitted to a terminal's width when there is one); the JSON is the
+//! report itself, through [`super::json`].
 
 use pep440_rs::Version;
 
@@ -10,8 +11,8 @@ use crate::outdated::report::{OutdatedReport, PackageStatus, evidence_word};
 use crate::plan::BreakKind;
 
 /// The table for humans: outdated dists only (like `pip list --outdated`), then the dists not
-/// compared.
-pub(crate) fn render_text(report: &OutdatedReport, color: bool) -> String {
+/// compared; fitted to `width` when there is one ([`crate::terminal::fit`]).
+pub(crate) fn render_text(report: &OutdatedReport, color: bool, width: Option<usize>) -> String {
     let mut out = String::new();
     let outdated: Vec<&PackageStatus> = report.packages.iter().filter(|p| p.outdated).collect();
     if outdated.is_empty() {
@@ -21,66 +22,132 @@ pub(crate) fn render_text(report: &OutdatedReport, color: bool) -> String {
             report.python_version
         ));
     } else {
-        out.push_str(&outdated_table(&outdated, color));
+        out.push_str(&outdated_table(&outdated, color, width));
         out.push_str(&outdated_summary(report, &outdated));
     }
     out.push_str(&not_compared(report));
-    out
+    crate::terminal::fit(&out, width).into_owned()
 }
+
+/// The fewest columns the "Held back by" column keeps in the wide table before it moves to a
+/// line of its own under each row.
+const HELD_BACK_NARROWEST: usize = 30;
 
 /// The outdated dists' table. "Can move to": the newest release every installed dependent
 /// accepts, whose own requirements the installed versions meet and that breaks no installed
 /// dist by analysis (what an upgrade of this dist alone reaches); "Newest here": the newest
 /// this Python and platform can install; "Latest": the newest on the index for any platform.
-fn outdated_table(outdated: &[&PackageStatus], color: bool) -> String {
-    let mut rows = vec![[
-        "Package".to_string(),
-        "Installed".to_string(),
-        "Can move to".to_string(),
-        "Newest here".to_string(),
-        "Latest".to_string(),
-        "Held back by".to_string(),
-    ]];
-    for p in outdated {
-        let version = |v: &Option<Version>| v.as_ref().map(ToString::to_string);
+/// Too wide for `width`, "Latest" is named beside "Newest here" only where they differ, and
+/// "Held back by" goes on a line of its own under its row; no version is ever cut.
+fn outdated_table(outdated: &[&PackageStatus], color: bool, width: Option<usize>) -> String {
+    let version = |v: &Option<Version>| v.as_ref().map(ToString::to_string);
+    let fixed = |p: &PackageStatus| {
         let can_move = p
             .newest_allowed
             .as_ref()
             .filter(|v| *v > &p.installed)
             .map_or_else(|| "-".to_string(), ToString::to_string);
-        rows.push([
+        [
             p.name.to_string(),
             p.installed.to_string(),
             can_move,
             version(&p.newest_compatible).unwrap_or_default(),
             version(&p.newest_on_index).unwrap_or_default(),
-            held_back_cell(p),
-        ]);
-    }
-    let widths: Vec<usize> = (0..5)
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        ]
+    };
+    let rows: Vec<([String; 5], String)> = outdated
+        .iter()
+        .map(|p| (fixed(p), held_back_cell(p)))
         .collect();
+    let header = [
+        "Package",
+        "Installed",
+        "Can move to",
+        "Newest here",
+        "Latest",
+    ]
+    .map(String::from);
+    let wide = table_widths(&header, rows.iter().map(|(r, _)| r));
+    let wide_width: usize = wide.iter().map(|w| w + 2).sum();
+    if width.is_none_or(|w| wide_width + HELD_BACK_NARROWEST <= w) {
+        let mut lines = vec![(header, "Held back by".to_string())];
+        lines.extend(rows);
+        return table(&lines, &wide, color, false);
+    }
+    let merged = |[name, installed, can_move, here, latest]: [String; 5]| -> [String; 4] {
+        let newest = match (here.is_empty(), here == latest || latest.is_empty()) {
+            (_, true) => here,
+            (true, false) => format!("- (latest {latest})"),
+            (false, false) => format!("{here} (latest {latest})"),
+        };
+        [name, installed, can_move, newest]
+    };
+    let header = [
+        "Package",
+        "Installed",
+        "Can move to",
+        "Newest here (latest)",
+    ]
+    .map(String::from);
+    let rows: Vec<([String; 4], String)> = rows
+        .into_iter()
+        .map(|(r, held)| (merged(r), held))
+        .collect();
+    let widths = table_widths(&header, rows.iter().map(|(r, _)| r));
+    let mut lines = vec![(header, String::new())];
+    lines.extend(rows);
+    table(&lines, &widths, color, true)
+}
+
+/// Each column's width: its widest cell, header included.
+fn table_widths<'r, const N: usize>(
+    header: &[String; N],
+    rows: impl Iterator<Item = &'r [String; N]>,
+) -> [usize; N] {
+    let mut widths = header.each_ref().map(|h| h.chars().count());
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    widths
+}
+
+/// The rows (the first is the header, in bold, with a rule under it), each cell padded to its
+/// column's width, then the "held back by" text: as the last column, or `under` each row on
+/// a line of its own.
+fn table<const N: usize>(
+    rows: &[([String; N], String)],
+    widths: &[usize; N],
+    color: bool,
+    under: bool,
+) -> String {
     let mut out = String::new();
-    for (n, row) in rows.iter().enumerate() {
+    for (n, (cells, held)) in rows.iter().enumerate() {
         let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            if i < 5 {
-                line.push_str(&format!("{cell:<width$}  ", width = widths[i]));
-            } else {
-                line.push_str(cell);
-            }
+        for (cell, width) in cells.iter().zip(widths) {
+            line.push_str(&format!("{cell:<width$}  "));
+        }
+        if !under {
+            line.push_str(held);
         }
         let line = line.trim_end();
         if n == 0 {
             let bold = anstyle::Style::new().bold();
             out.push_str(&crate::printer::paint(color, bold, line));
-        } else {
-            out.push_str(line);
-        }
-        out.push('\n');
-        if n == 0 {
             let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-            out.push_str(&format!("{}  {}\n", rule.join("  "), "-".repeat(12)));
+            let last = if under {
+                String::new()
+            } else {
+                format!("  {}", "-".repeat(12))
+            };
+            out.push_str(&format!("\n{}{last}\n", rule.join("  ")));
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+        if under && !held.is_empty() {
+            out.push_str(&format!("    held back by {held}\n"));
         }
     }
     out

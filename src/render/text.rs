@@ -19,9 +19,11 @@ pub(crate) struct PlanCommands {
 }
 
 /// The colours of planner's text, painted with [`anstyle`] through [`crate::printer::paint`]
-/// (nothing when `color` is off). Pad text before painting it.
+/// (nothing when `color` is off; pad text before painting it), and the width it is fitted to
+/// (none: lines as long as they come).
 pub(super) struct Style {
     pub(super) color: bool,
+    pub(super) width: Option<usize>,
 }
 
 impl Style {
@@ -56,9 +58,14 @@ pub(super) fn level_style(level: RiskLevel) -> anstyle::Style {
     }
 }
 
-/// The whole proposal.
-pub(crate) fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool) -> String {
-    let style = Style { color };
+/// The whole proposal, fitted to `width` ([`crate::terminal::fit`]).
+pub(crate) fn render(
+    proposal: &Proposal,
+    commands: &[PlanCommands],
+    color: bool,
+    width: Option<usize>,
+) -> String {
+    let style = Style { color, width };
     let mut out = String::new();
     let env = &proposal.environment;
     let what = if proposal.request.all {
@@ -140,7 +147,7 @@ pub(crate) fn render(proposal: &Proposal, commands: &[PlanCommands], color: bool
         };
         plan_text(&mut out, &style, i + 1, label, plan, commands.get(i));
     }
-    out
+    crate::terminal::fit(&out, width).into_owned()
 }
 
 /// A plan's first two lines: `Plan N KIND LABEL: title` and its risk with the policy.
@@ -331,15 +338,27 @@ pub(super) fn commands_text(out: &mut String, style: &Style, commands: &PlanComm
             );
         }
     }
-    if !commands.pip.is_empty() {
-        let _ = writeln!(out, "  {}", style.dim("with pip:"));
-        for line in commands.pip.lines() {
-            let _ = writeln!(out, "    {line}");
+    for (tool, lines) in [("with pip:", &commands.pip), ("with uv:", &commands.uv)] {
+        if lines.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "  {}", style.dim(tool));
+        for line in lines.lines() {
+            command_line(out, style, line);
         }
     }
-    if !commands.uv.is_empty() {
-        let _ = writeln!(out, "  {}", style.dim("with uv:"));
-        for line in commands.uv.lines() {
+}
+
+/// One command, indented; broken between its words with ` \` to fit the width, when there is
+/// one ([`crate::terminal::shell_lines`]), so that a copy of it still runs.
+fn command_line(out: &mut String, style: &Style, line: &str) {
+    match style.width {
+        Some(width) => {
+            for part in crate::terminal::shell_lines(line, 4, 4, width) {
+                let _ = writeln!(out, "{part}");
+            }
+        }
+        None => {
             let _ = writeln!(out, "    {line}");
         }
     }
@@ -438,10 +457,10 @@ mod tests {
     #[test]
     fn canonical_proposal_text() {
         let proposal = test_plans::proposal();
-        let text = render(&proposal, &[], false);
+        let text = render(&proposal, &[], false, None);
         insta::assert_snapshot!(text);
         assert!(!text.contains('\u{1b}'));
-        let colored = render(&proposal, &[], true);
+        let colored = render(&proposal, &[], true, None);
         assert!(colored.contains("\u{1b}[31m57/100 high\u{1b}[0m"));
     }
 
@@ -472,7 +491,7 @@ mod tests {
             installed: Some(v("5.2.0")),
         }];
         plan.changes.push(repair);
-        let text = render(&proposal, &[], false);
+        let text = render(&proposal, &[], false, None);
         assert!(
             text.contains(
                 "The environment is already broken (before any plan):\n  requests 2.25.1 \
@@ -512,7 +531,7 @@ mod tests {
         proposal.plans[0]
             .warnings
             .push("evil\u{1b}[2J\u{202e}".into());
-        let text = render(&proposal, &[], false);
+        let text = render(&proposal, &[], false, None);
         assert!(!text.contains('\u{202e}') && !text.contains("\u{1b}[2J"));
     }
 }

@@ -16,13 +16,14 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use pep440_rs::Version;
 use pep508_rs::{PackageName, Requirement};
 use serde::Serialize;
 
 use super::pins::{Context, Pin, Role};
 use crate::index::IndexSource;
 use crate::inventory::{DistFormat, Environment, InstalledDist, Inventory};
-use crate::metadata::requirement;
+use crate::metadata::{CoreMetadata, requirement};
 use crate::plan::{self, Blocker, Plan, PlanKind, ProposeRequest};
 use crate::risk::{FactorKind, Policy, RiskFactor, RiskScore};
 use crate::solve::{self, Override, SolveRequest, Via};
@@ -296,7 +297,7 @@ impl<'a> Analyzer<'a> {
                     verdict.note = Some(format!(
                         "{} cannot be installed here even forced: {}",
                         pin.requirement,
-                        first_line(&conflict.explanation)
+                        one_line(&conflict.explanation)
                     ));
                 }
             }
@@ -665,33 +666,48 @@ fn safer_plan(plans: &[Plan]) -> Option<&Plan> {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("the file's other requirements do not resolve for this target: {reason}")]
 pub(crate) struct NotResolved {
-    /// The solver's first line.
+    /// The solver's explanation, on one line.
     pub reason: String,
 }
 
-fn first_line(text: &str) -> &str {
-    text.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or(text)
-        .trim()
+/// The solver's explanation on one line: its lines joined (a derivation's first line alone
+/// names what is required, not what it conflicts with), the rest counted past a few.
+fn one_line(text: &str) -> String {
+    const SHOWN: usize = 4;
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut joined = lines[..lines.len().min(SHOWN)].join(" ");
+    if lines.len() > SHOWN {
+        let more = lines.len() - SHOWN;
+        joined.push_str(&format!(
+            " ... ({more} more lines: `planner resolve` shows them)"
+        ));
+    }
+    joined
 }
 
-/// The environment a file's requirements make on a target, and the requirements of the file
-/// left out of it because their dependencies cannot be read without a build.
+/// The environment a file's requirements make on a target, and the releases in it whose
+/// dependencies cannot be read without a build.
 #[derive(Debug, Clone)]
 pub(crate) struct Baseline {
-    /// What `pip install` of the file would leave behind (without `skipped`).
+    /// What `pip install` of the file would leave behind. A release whose metadata cannot be
+    /// read is in it, at the version the solver chose, with no requirements of its own (what
+    /// requires it is satisfied, what it requires is unknown); where no one version was chosen
+    /// it is left out.
     pub inventory: Arc<Inventory>,
-    /// `groundingdino-py==0.4.0 (why its metadata cannot be read)`, each left out.
+    /// `pypika 0.48.9 (why its metadata cannot be read)`, each such release.
     pub skipped: Vec<String>,
 }
 
 impl Baseline {
-    /// What the verdict rests on when requirements were left out.
+    /// What the verdict rests on when some releases' requirements are unknown.
     fn remark(&self) -> Option<String> {
         (!self.skipped.is_empty()).then(|| {
             format!(
-                "judged without {}: what each of these requires is not checked (their metadata cannot be read without a build, which review never runs); the rest of the environment is judged",
+                "judged with {} taken as they are, without their own requirements: what each of these requires is not checked (their metadata cannot be read without a build, which review never runs); the rest of the environment is judged",
                 self.skipped.join(", ")
             )
         })
@@ -708,22 +724,39 @@ fn resolve_baseline(
     context: &Context,
     template: &ProposeRequest,
 ) -> Result<Baseline, NotResolved> {
+    let roots: Vec<PackageName> = (context.requirements.iter())
+        .map(|r| r.name.clone())
+        .collect();
     let mut context = context.clone();
     let mut skipped = Vec::new();
+    let mut unknown = Vec::new();
     loop {
         match resolve_inventory(index, environment, &context, template) {
-            Ok(inventory) => {
+            Ok(mut inventory) => {
+                for (name, version) in unknown {
+                    let requested = roots.contains(&name);
+                    inventory
+                        .dists
+                        .push(without_requirements(name, version, requested));
+                }
                 let inventory = Arc::new(inventory);
                 return Ok(Baseline { inventory, skipped });
             }
             Err((err, unreadable)) => {
-                let Some((name, why)) = unreadable.filter(|_| skipped.len() < MAX_SKIPPED) else {
+                let Some((name, version, why)) = unreadable.filter(|_| skipped.len() < MAX_SKIPPED)
+                else {
                     return Err(err);
                 };
-                let written = (context.requirements.iter())
-                    .find(|r| r.name == name)
-                    .map_or_else(|| name.to_string(), ToString::to_string);
+                let written = match &version {
+                    Some(version) => format!("{name} {version}"),
+                    None => (context.requirements.iter())
+                        .find(|r| r.name == name)
+                        .map_or_else(|| name.to_string(), ToString::to_string),
+                };
                 skipped.push(format!("{written} ({why})"));
+                if let Some(version) = version {
+                    unknown.push((name.clone(), version));
+                }
                 // Left out wherever it is required: an override whose marker is never true.
                 let Ok(never) =
                     crate::metadata::parse_requirement(&format!("{name} ; python_version < '0'"))
@@ -736,8 +769,35 @@ fn resolve_baseline(
     }
 }
 
-/// A package whose metadata cannot be read without a build, and why.
-type Unreadable = (PackageName, String);
+/// A package whose metadata cannot be read without a build, the one version the solver chose
+/// where it chose one, and why.
+type Unreadable = (PackageName, Option<Version>, String);
+
+/// A release in a resolved environment whose metadata could not be read: its name and version,
+/// no requirements.
+fn without_requirements(name: PackageName, version: Version, requested: bool) -> InstalledDist {
+    InstalledDist {
+        metadata: CoreMetadata {
+            metadata_version: String::new(),
+            display_name: name.to_string(),
+            version: version.clone(),
+            requires_dist: Vec::new(),
+            requires_python: None,
+            provides_extra: Vec::new(),
+            dynamic: Vec::new(),
+            summary: None,
+            project_urls: Vec::new(),
+            name: name.clone(),
+        },
+        installer: None,
+        requested,
+        direct_url: None,
+        top_level: Vec::new(),
+        path: PathBuf::from(format!("<resolved {name}=={version}, its metadata unread>")),
+        format: DistFormat::Snapshot,
+        files: None,
+    }
+}
 
 /// Requirements left out of one environment at most before it is called unresolved.
 const MAX_SKIPPED: usize = 8;
@@ -752,8 +812,12 @@ fn unreadable_metadata(err: &solve::SolveError) -> Option<Unreadable> {
             package: solve::FactPackage::Dist { name, .. },
             reason:
                 reason @ (solve::Unavailable::Metadata { .. } | solve::Unavailable::DynamicMetadata),
-            ..
-        } => Some((name.clone(), reason.to_string())),
+            range,
+        } => Some((
+            name.clone(),
+            range.as_singleton().cloned(),
+            reason.to_string(),
+        )),
         _ => None,
     })
 }
@@ -782,7 +846,7 @@ fn resolve_inventory(
         ..SolveRequest::default()
     };
     let resolution = solve::solve(index, environment, &request).map_err(|err| {
-        let reason = first_line(&err.to_string()).to_string();
+        let reason = one_line(&err.to_string());
         (NotResolved { reason }, unreadable_metadata(&err))
     })?;
     // The resolution carries each chosen release's metadata: no index IO here.

@@ -7,7 +7,13 @@
 //! Cases tested in their command's own module are not repeated here: `diff --since=-3d`
 //! (diff.rs), `propose --all triton` (propose.rs); policy patterns with two `*` match
 //! (`risk::glob` unit test).
+//!
+//! The corpus itself is data: `testdata/bad-inputs/cases.toml`, one case per input (command line,
+//! files, environment, exit code, what stderr must say), run by [`corpus`]. The tests below it
+//! are the cases that need more than that: a loopback server, a file left as it was, JSON,
+//! whole-text snapshots.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
@@ -56,6 +62,97 @@ fn assert_error(out: &Output, code: i32, needles: &[&str]) {
             out.stderr
         );
     }
+}
+
+/// One input of `testdata/bad-inputs/cases.toml` (its header says what each field means).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    args: Vec<String>,
+    #[serde(default)]
+    files: BTreeMap<String, String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    exit: i32,
+    stderr: Vec<String>,
+    #[serde(default)]
+    stdout: bool,
+}
+
+#[derive(serde::Deserialize)]
+struct Corpus {
+    case: Vec<Case>,
+}
+
+/// `{canonical}` and `{index}` in `text`, as absolute paths.
+fn placeholders(text: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    text.replace("{canonical}", &canonical_venv().display().to_string())
+        .replace(
+            "{index}",
+            &root.join("testdata/index/simple").display().to_string(),
+        )
+}
+
+/// What is wrong with `case`'s run, if anything.
+fn run_case(case: &Case) -> Option<String> {
+    let ctx = TestContext::new();
+    for (path, content) in &case.files {
+        let path = ctx.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, content).unwrap();
+    }
+    let args: Vec<String> = case.args.iter().map(|a| placeholders(a)).collect();
+    let mut cmd = ctx.command();
+    cmd.args(&args);
+    for (key, value) in &case.env {
+        cmd.env(key, placeholders(value));
+    }
+    let out = run(&mut cmd);
+    let flat = |text: &str| {
+        let words = text.split_whitespace().filter(|w| !matches!(*w, "│" | "×"));
+        words.collect::<Vec<_>>().join(" ")
+    };
+    let stderr = flat(&out.stderr);
+    let mut wrong = Vec::new();
+    if out.code != Some(case.exit) {
+        wrong.push(format!("exit {:?}, not {}", out.code, case.exit));
+    }
+    if !case.stdout && !out.stdout.is_empty() {
+        wrong.push("data on stdout".to_string());
+    }
+    for needle in &case.stderr {
+        if !stderr.contains(&flat(needle)) {
+            wrong.push(format!("stderr does not say `{needle}`"));
+        }
+    }
+    (!wrong.is_empty()).then(|| {
+        let shown: String = out.stderr.chars().take(1500).collect();
+        format!("{}: {}\n{shown}", case.name, wrong.join("; "))
+    })
+}
+
+/// Every input of the corpus gives its exit code and a stderr that names what is wrong and
+/// what to do.
+#[test]
+fn corpus() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/bad-inputs/cases.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let corpus: Corpus = toml::from_str(&text).unwrap();
+    let mut names = std::collections::HashSet::new();
+    for case in &corpus.case {
+        assert!(names.insert(&case.name), "two cases named {}", case.name);
+        assert!(!case.stderr.is_empty(), "{} checks no text", case.name);
+    }
+    let failures: Vec<String> = corpus.case.iter().filter_map(run_case).collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n\n{}",
+        failures.len(),
+        corpus.case.len(),
+        failures.join("\n\n")
+    );
 }
 
 #[test]

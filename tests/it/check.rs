@@ -366,3 +366,52 @@ fn files_edited_in_place_are_named_with_their_dist() {
         ctx.run(&["check", "--venv", real.path.to_str().unwrap()])
     );
 }
+
+/// A module dropped by hand into an installed package's folder, which no `RECORD` lists, is a
+/// warning naming the dist, the file, its size and time (exit 0); the interpreter's caches
+/// beside it are not, and the untouched venv has no such finding.
+#[test]
+fn a_file_no_record_owns_in_a_package_folder_is_named() {
+    let ctx = TestContext::new();
+    let real = venv::alpha_venv(&ctx.path().join("venv"));
+    let args = [
+        "check",
+        "--venv",
+        real.path.to_str().unwrap(),
+        "--format",
+        "json",
+    ];
+    let unowned = |run: &crate::common::Output| -> Vec<String> {
+        run.json()["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kind"] == "unowned-file")
+            .map(|f| {
+                let digest = f["sha256"].as_str().map_or(0, str::len);
+                format!("{} {} {} {digest}", f["dist"]["name"], f["path"], f["size"])
+            })
+            .collect()
+    };
+    assert_eq!(unowned(&ctx.run(&args)), Vec::<String>::new());
+    let package = venv::installed_file(&real, "alpha/__init__.py")
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    std::fs::write(package.join("_patch.py"), "PATCHED = True\n").unwrap();
+    std::fs::create_dir_all(package.join("__pycache__")).unwrap();
+    std::fs::write(package.join("__pycache__/_patch.cpython-3.pyc"), "c").unwrap();
+    let run = ctx.run(&args);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    crate::common::schema::assert_valid(&run.json());
+    assert_eq!(unowned(&run), [r#""alpha" "alpha/_patch.py" 15 43"#]);
+    let text = ctx.run(&["check", "--venv", real.path.to_str().unwrap()]);
+    assert!(
+        text.stdout.contains(
+            "alpha 1.0: alpha/_patch.py is in its package folder, but no RECORD lists it \
+             (15 bytes; modified "
+        ),
+        "{}",
+        text.stdout
+    );
+}

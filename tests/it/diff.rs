@@ -327,29 +327,48 @@ fn added_dists_say_why_and_notes_suggest_no_foreign_flags() {
         "#);
 }
 
-/// A file edited in place after `WHEN` is listed by `diff --since`, with its dist and time,
-/// in text and JSON.
+/// A file edited in place after `WHEN`, and a file dropped into the package folder that no
+/// `RECORD` owns, are listed by `diff --since`, with their dist and time, in text and JSON.
 #[test]
 fn since_lists_a_file_edited_in_place() {
     let ctx = TestContext::new();
     let real = crate::common::venv::alpha_venv(&ctx.path().join("venv"));
     crate::common::venv::patch_alpha(&real);
+    let module = crate::common::venv::installed_file(&real, "alpha/__init__.py");
+    std::fs::write(module.with_file_name("extra.py"), "HELPER = 1\n").unwrap();
     // The venv was made seconds ago: everything in it is newer than an hour.
     let args = ["diff", "--since", "1h", real.path.to_str().unwrap()];
     let run = ctx.run(&args);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let (_, edited) = run
         .stdout
-        .split_once("\nEdited in place (differs from its RECORD):\n")
+        .split_once("\nEdited in place (differs from its RECORD, or no RECORD owns it):\n")
         .unwrap_or_else(|| panic!("no edited section:\n{}", run.stdout));
-    let lines: Vec<&str> = edited.lines().map(|l| &l[l.len().min(25)..]).collect();
-    assert_eq!(lines, ["alpha 1.0  alpha/__init__.py"], "{edited}");
+    let mut lines: Vec<&str> = edited.lines().map(|l| &l[l.len().min(25)..]).collect();
+    // Newest first: the two files may share a second, or not.
+    lines.sort_unstable();
+    assert_eq!(
+        lines,
+        [
+            "alpha 1.0  alpha/__init__.py",
+            "alpha 1.0  alpha/extra.py (no RECORD owns it)"
+        ],
+        "{edited}"
+    );
     let json = ctx.run(&[&args[..], &["--format", "json"]].concat()).json();
-    let edited: Vec<String> = json["edited"]
+    crate::common::schema::assert_valid(&json);
+    let mut edited: Vec<String> = json["edited"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| format!("{} {} {}", e["name"], e["version"], e["path"]))
+        .map(|e| format!("{} {} {} {}", e["name"], e["version"], e["path"], e["kind"]))
         .collect();
-    assert_eq!(edited, [r#""alpha" "1.0" "alpha/__init__.py""#]);
+    edited.sort_unstable();
+    assert_eq!(
+        edited,
+        [
+            r#""alpha" "1.0" "alpha/__init__.py" "edited""#,
+            r#""alpha" "1.0" "alpha/extra.py" "unowned""#
+        ]
+    );
 }

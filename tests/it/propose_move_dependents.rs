@@ -72,13 +72,23 @@ pub(crate) fn venv_of(index: &Path, root: &Path, pins: &[(&str, &[(&str, &str)])
 /// With `RECORD_INDEX_URL` set (`scripts/record-ranges` serving), against that instead: how
 /// the wheel bytes under `sparse/` were recorded.
 fn propose(ctx: &TestContext, venv: &RealVenv, args: &[&str]) -> crate::common::Output {
-    let server = IndexServer::start(&index_dir());
+    propose_on(ctx, &venv.path, &index_dir(), args)
+}
+
+/// [`propose`] against the recorded index `index`.
+fn propose_on(
+    ctx: &TestContext,
+    venv: &Path,
+    index: &Path,
+    args: &[&str],
+) -> crate::common::Output {
+    let server = IndexServer::start(index);
     let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
     let mut all = vec!["propose"];
     all.extend_from_slice(args);
     all.extend([
         "--venv",
-        venv.path.to_str().unwrap(),
+        venv.to_str().unwrap(),
         "--index-url",
         &url,
         "--format",
@@ -306,3 +316,101 @@ fn a_pure_python_dist_named_by_an_extension_is_no_abi_break() {
     );
     assert!(!kinds.iter().any(|k| k == "abi-break"), "{plans:#}");
 }
+
+/// A bare `propose jax` on jax 0.8.1 + jaxlib 0.8.1 + flax 0.12.1 (the venv's 29 dists at their
+/// recorded releases, for CPython 3.12: jax 0.11 and later need it): jax 0.12.0.1 no longer has
+/// `jax.core.Effect`, which flax 0.12.1's `flax/nnx/variablelib.py` (the real file) subclasses
+/// at module level, so the recommended plan takes flax along to 0.12.12 and the request as
+/// asked, which leaves flax, comes after it. Live (a real venv), the recommended plan passed an
+/// nnx training step and `pip check`; the as-asked one failed `import flax.nnx` with
+/// `AttributeError: module 'jax.core' has no attribute 'Effect'`.
+#[test]
+fn a_bare_jax_takes_flax_along() {
+    let root = tempfile::tempdir().unwrap();
+    let index =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/move-dependents/jax-index");
+    let jax = real_modules("jax-0.8.1", &["jax/core.py"]);
+    let flax = real_modules("flax-0.12.1", &["flax/nnx/variablelib.py"]);
+    let none: &[(&str, &str)] = &[];
+    let mut pins: Vec<(&str, &[(&str, &str)])> = vec![("jax==0.8.1", jax), ("flax==0.12.1", flax)];
+    pins.extend(JAX_VENV.iter().map(|pin| (*pin, none)));
+    let venv = as_python_312(&venv_of(&index, root.path(), &pins));
+    let ctx = context();
+    let out = propose_on(&ctx, &venv, &index, &["jax"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let plans = out.json()["plans"].clone();
+    let first = &plans[0];
+    assert_eq!(first["kind"], "move-dependents", "{plans:#}");
+    assert!(!plan_predicts_break(first), "{plans:#}");
+    for (name, version) in [
+        ("jax", "0.12.0.1"),
+        ("jaxlib", "0.12.0.1"),
+        ("flax", "0.12.12"),
+    ] {
+        assert_eq!(first["pins"][name], version, "{name}: {first:#}");
+    }
+    let asked = plans
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["kind"] == "upgrade");
+    assert!(asked.is_some_and(plan_predicts_break), "{plans:#}");
+}
+
+/// `venv` made to read as CPython 3.12.1 (the interpreter running the tests may be older): its
+/// site-packages under `lib/python3.12`, its `pyvenv.cfg` naming 3.12.1 and no interpreter, so
+/// planner reads the environment from the layout, as it reads the shared h200 fixture.
+fn as_python_312(venv: &RealVenv) -> PathBuf {
+    let lib = venv.path.join("lib");
+    let old = std::fs::read_dir(&lib)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("python3")
+        })
+        .unwrap();
+    std::fs::rename(&old, lib.join("python3.12")).unwrap();
+    std::fs::remove_dir_all(venv.path.join("bin")).unwrap();
+    std::fs::write(
+        venv.path.join("pyvenv.cfg"),
+        "home = /nonexistent\ninclude-system-site-packages = false\nversion_info = 3.12.1\n",
+    )
+    .unwrap();
+    venv.path.clone()
+}
+
+/// The jax venv's other dists (`pip freeze` of `jax==0.8.1 jaxlib==0.8.1 flax==0.12.1` on
+/// CPython 3.12), with no files of their own.
+const JAX_VENV: &[&str] = &[
+    "absl-py==2.5.1",
+    "aiofiles==25.1.0",
+    "etils==1.15.0",
+    "fsspec==2026.9.0",
+    "humanize==4.17.0",
+    "jaxlib==0.8.1",
+    "markdown-it-py==4.3.0",
+    "mdurl==0.1.2",
+    "ml-dtypes==0.7.0",
+    "msgpack==1.2.4",
+    "numpy==2.5.5",
+    "opt-einsum==3.4.0",
+    "optax==0.2.8",
+    "orbax-checkpoint==0.12.8",
+    "prometheus-client==0.26.0",
+    "protobuf==7.36.2",
+    "psutil==7.2.2",
+    "pygments==2.21.0",
+    "pyyaml==6.0.4",
+    "rich==15.0.0",
+    "scipy==1.18.1",
+    "simplejson==4.3.0",
+    "tensorstore==0.1.86",
+    "treescope==0.1.10",
+    "typing-extensions==4.16.0",
+    "uvloop==0.23.0",
+    "zipp==4.1.2",
+];

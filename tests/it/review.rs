@@ -11,7 +11,7 @@ use crate::common::{TestContext, repo_root};
 use crate::planner_snapshot;
 
 /// `git` in `dir` with a fixed identity and clock, so commits are reproducible.
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .current_dir(dir)
         .env_clear()
@@ -501,6 +501,8 @@ fn docs_workflow_command_runs() {
         "actions/cache@v5",
         "scripts/action-review.sh",
         "PLANNER_FAIL_ON: ${{ inputs.fail-on }}",
+        "path: ${{ runner.temp }}/planner-index-cache",
+        "format('{0}/planner-index-cache', runner.temp)",
     ] {
         assert!(action.contains(used), "action.yml uses {used}");
     }
@@ -969,7 +971,7 @@ fn base_equal_to_head_is_an_error_and_unjudged_pins_can_fail_the_gate() {
         ----- stdout -----
         1 forced or pinned version(s) added or changed: base main ([COMMIT]) -> head pr ([COMMIT]); judged for Python 3.12 x86_64-manylinux_2_28
 
-        DOES NOT RESOLVE requirements.txt on Python 3.12 x86_64-manylinux_2_28 (the base did): no solution: Because requests==2.34.2 depends on idna>=2.5, <4 and you require requests==2.34.2, idna>=2.5, <4 is required.
+        DOES NOT RESOLVE requirements.txt on Python 3.12 x86_64-manylinux_2_28 (the base did): no solution: Because requests==2.34.2 depends on idna>=2.5, <4 and you require requests==2.34.2, idna>=2.5, <4 is required. And because you require idna==9.9.9, your requirements are unsatisfiable.
 
         NOT JUDGED       requirements.txt:2  requirements pin  idna==9.9.9
           on Python 3.12 x86_64-manylinux_2_28:
@@ -977,7 +979,7 @@ fn base_equal_to_head_is_an_error_and_unjudged_pins_can_fail_the_gate() {
 
 
         ----- stderr -----
-        warning: `requirements.txt` does not resolve on Python 3.12 x86_64-manylinux_2_28: no solution: Because requests==2.34.2 depends on idna>=2.5, <4 and you require requests==2.34.2, idna>=2.5, <4 is required.
+        warning: `requirements.txt` does not resolve on Python 3.12 x86_64-manylinux_2_28: no solution: Because requests==2.34.2 depends on idna>=2.5, <4 and you require requests==2.34.2, idna>=2.5, <4 is required. And because you require idna==9.9.9, your requirements are unsatisfiable.
         "#);
     let gated = review_layout(&ctx, &repo, &server, &["--fail-on-unjudged"]);
     planner_snapshot!(ctx, gated, @r#"
@@ -985,7 +987,7 @@ fn base_equal_to_head_is_an_error_and_unjudged_pins_can_fail_the_gate() {
         ----- stdout -----
         1 forced or pinned version(s) added or changed: base main ([COMMIT]) -> head pr ([COMMIT]); judged for Python 3.12 x86_64-manylinux_2_28
 
-        DOES NOT RESOLVE requirements.txt on Python 3.12 x86_64-manylinux_2_28 (the base did): no solution: Because requests==2.34.2 depends on idna>=2.5, <4 and you require requests==2.34.2, idna>=2.5, <4 is required.
+        DOES NOT RESOLVE requirements.txt on Python 3.12 x86_64-manylinux_2_28 (the base did): no solution: Because requests==2.34.2 depends on idna>=2.5, <4 and you require requests==2.34.2, idna>=2.5, <4 is required. And because you require idna==9.9.9, your requirements are unsatisfiable.
 
         NOT JUDGED       requirements.txt:2  requirements pin  idna==9.9.9
           on Python 3.12 x86_64-manylinux_2_28:
@@ -993,7 +995,7 @@ fn base_equal_to_head_is_an_error_and_unjudged_pins_can_fail_the_gate() {
 
 
         ----- stderr -----
-        warning: `requirements.txt` does not resolve on Python 3.12 x86_64-manylinux_2_28: no solution: Because requests==2.34.2 depends on idna>=2.5, <4 and you require requests==2.34.2, idna>=2.5, <4 is required.
+        warning: `requirements.txt` does not resolve on Python 3.12 x86_64-manylinux_2_28: no solution: Because requests==2.34.2 depends on idna>=2.5, <4 and you require requests==2.34.2, idna>=2.5, <4 is required. And because you require idna==9.9.9, your requirements are unsatisfiable.
         warning: 1 changed pin(s) could not be judged (--fail-on-unjudged)
         "#);
     // The unjudged pin has no risk: `null` in the JSON, which the schema allows (`json()`
@@ -1506,8 +1508,8 @@ fn index_with_an_old_sdist(ctx: &TestContext) -> IndexServer {
     IndexServer::start(&root)
 }
 
-/// A requirement whose release cannot be read without a build is left out of the environment
-/// and named; the rest of the file is still judged: the break in the same file is found and
+/// A requirement whose release cannot be read without a build is taken as it is, without
+/// requirements of its own, and named; the rest of the file is still judged: the break in the same file is found and
 /// fails the gate, and a harmless file is not called unresolved.
 #[test]
 fn an_sdist_whose_metadata_needs_a_build_is_named_and_the_rest_judged() {
@@ -1537,7 +1539,7 @@ fn an_sdist_whose_metadata_needs_a_build_is_named_and_the_rest_judged() {
     assert_eq!(broken_dependents(idna), ["requests"], "{idna:#}");
     let remark = idna["targets"][0]["remark"].as_str().unwrap();
     assert!(
-        remark.contains("judged without oldsdist==1.0") && remark.contains("2.1"),
+        remark.contains("judged with oldsdist 1.0 (") && remark.contains("2.1"),
         "{remark}"
     );
     // The base's file is not "unresolved" for want of oldsdist's metadata.

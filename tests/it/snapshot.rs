@@ -201,9 +201,7 @@ fn real_pip_inspect_output_reads_as_the_venv() {
 #[test]
 fn script_is_valid_python_and_out_is_atomic() {
     let python = venv::python3();
-    let mut ctx = TestContext::in_repo();
-    // The temp file the write goes through has a random name.
-    ctx.filter(r"missing/\.tmp[A-Za-z0-9]+", "missing/.tmp[RANDOM]");
+    let ctx = TestContext::in_repo();
     let script = ctx.run(&["snapshot", "--script"]).stdout;
     let dir = ctx.path();
     let path = dir.join("snapshot.py");
@@ -230,12 +228,11 @@ fn script_is_valid_python_and_out_is_atomic() {
         ----- stdout -----
 
         ----- stderr -----
-        planner::inventory::write
+        planner::snapshot::no_folder
 
-          × cannot write the snapshot to `[TMP]/missing/snap.json`
-          ╰─▶ No such file or directory (os error 2) at path "[TMP]/
-              missing/.tmp[RANDOM]"
-          help: check that the folder exists and is writable
+          × cannot write the snapshot to `[TMP]/missing/snap.json`: the
+          │ folder `[TMP]/missing` does not exist
+          help: make the folder first (`mkdir -p`), or name a file in one that exists
         "#);
     assert!(!target.exists());
     // A bad snapshot names the file.
@@ -306,5 +303,104 @@ fn an_edit_in_place_is_recorded_by_both_writers_and_named_by_diff() {
     planner_snapshot!(
         ctx,
         ctx.run(&["diff", before.to_str().unwrap(), after.to_str().unwrap()])
+    );
+}
+
+/// An edited module's line hashes and a file no `RECORD` owns are recorded alike by planner and
+/// by the script; `diff` counts the lines two edits differ by, counts them against the file as
+/// installed where that side is the venv on disk, and names the unowned file coming and going.
+#[test]
+fn line_counts_and_unowned_files_are_recorded_by_both_writers_and_named_by_diff() {
+    let ctx = TestContext::new();
+    let real = venv::alpha_venv(&ctx.path().join("venv"));
+    let module = venv::installed_file(&real, "alpha/__init__.py");
+    let extra = module.with_file_name("extra.py");
+    let original = std::fs::read_to_string(&module).unwrap();
+    let snap = |name: &str| {
+        let out = ctx.path().join(name);
+        let run = ctx.run(&[
+            "snapshot",
+            "--venv",
+            real.path.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        out
+    };
+    let before = snap("before.json");
+    std::fs::write(&module, format!("{original}# one\n# two\n")).unwrap();
+    std::fs::write(&extra, "HELPER = 1\n").unwrap();
+    let first = snap("first.json");
+    let by_script = ctx.path().join("script.json");
+    write_with_script(&ctx, &real.python, &by_script);
+    let files_of_alpha = |path: &std::path::Path| -> serde_json::Value {
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        crate::common::schema::assert_valid(&doc);
+        doc["dists"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["metadata"]["name"] == "alpha")
+            .unwrap()["files"]
+            .clone()
+    };
+    let files = files_of_alpha(&first);
+    assert_eq!(files, files_of_alpha(&by_script));
+    assert_eq!(files_of_alpha(&before)["unowned"], serde_json::json!([]));
+    assert_eq!(files["unowned"][0]["path"], "alpha/extra.py");
+    assert_eq!(files["unowned"][0]["size"], 11);
+    let hashes = files["changes"][0]["line_hashes"].as_array().unwrap().len();
+    assert_eq!(hashes, original.lines().count() + 2);
+    std::fs::write(
+        &module,
+        format!("{original}# one\n# three\n# four\n# five\n"),
+    )
+    .unwrap();
+    let second = snap("second.json");
+    let diff = |a: &std::path::Path, b: &std::path::Path| {
+        let args = ["diff", a.to_str().unwrap(), b.to_str().unwrap()];
+        let json = ctx.run(&[&args[..], &["--format", "json"]].concat()).json();
+        crate::common::schema::assert_valid(&json);
+        let text = ctx.run(&args).stdout;
+        (json, text)
+    };
+    let (json, text) = diff(&first, &second);
+    let alpha = &json["changes"][0];
+    assert_eq!(alpha["kind"], "edited-in-place");
+    assert_eq!(
+        alpha["files"][0]["lines"],
+        serde_json::json!({"added": 3, "removed": 1})
+    );
+    assert!(
+        text.contains("edited in place (edited again): alpha/__init__.py (+3 -1 lines; "),
+        "{text}"
+    );
+    // A pristine snapshot keeps no text of the file: the count is unknown, the file is named.
+    let (json, text) = diff(&before, &second);
+    assert_eq!(
+        json["changes"][0]["files"][0]["lines"],
+        serde_json::Value::Null
+    );
+    assert!(
+        text.contains("added, no RECORD owns it: alpha/extra.py (11 bytes; modified "),
+        "{text}"
+    );
+    // Undone on disk: the venv's own file is that side's text.
+    std::fs::write(&module, &original).unwrap();
+    std::fs::remove_file(&extra).unwrap();
+    let (json, text) = diff(&second, &real.path);
+    assert_eq!(
+        json["changes"][0]["files"][0]["lines"],
+        serde_json::json!({"added": 0, "removed": 4})
+    );
+    assert!(
+        text.contains("as installed again: alpha/__init__.py (+0 -4 lines)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("removed, no RECORD owns it: alpha/extra.py (11 bytes; modified "),
+        "{text}"
     );
 }

@@ -24,21 +24,26 @@ fn repo() -> PathBuf {
 
 /// A CPU venv with `pins`, built once per set under the target folder: with `python3 -m venv`
 /// and pip, or with `uv venv` and `uv pip install` (`by_uv`: no pip inside, `INSTALLER` uv,
-/// `REQUESTED` on every dist, a `lib64` link), as the two kinds of venv users have.
-fn cpu_venv(pins: &[String], by_uv: bool) -> PathBuf {
+/// `REQUESTED` on every dist, a `lib64` link), as the two kinds of venv users have. `python`
+/// (uv only) is the interpreter uv finds for `-p` (`3.12`: jax 0.11 and later need it).
+fn cpu_venv(pins: &[String], by_uv: bool, python: &str) -> PathBuf {
     let key: String = pins
         .join("_")
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
-    let key = if by_uv { format!("uv-{key}") } else { key };
+    let key = if by_uv {
+        format!("uv{python}-{key}")
+    } else {
+        key
+    };
     let path = repo().join("target/live-venvs").join(key);
     if path.join("bin/python").exists() {
         return path;
     }
     if by_uv {
         let status = Command::new("uv")
-            .args(["venv", "-q", "-p", "python3"])
+            .args(["venv", "-q", "-p", python])
             .arg(&path)
             .status()
             .expect("uv venv (the uv cases need uv on PATH)");
@@ -77,6 +82,7 @@ fn venv_of(case: &Value) -> PathBuf {
                 .map(|p| p.as_str().unwrap().to_string())
                 .collect::<Vec<_>>(),
             case["venv_by"] == "uv",
+            case["python"].as_str().unwrap_or("python3"),
         ),
         other => panic!("venv: {other}"),
     }

@@ -286,11 +286,12 @@ impl Inner {
         if minor.is_some_and(|m| m > SUPPORTED_API_MINOR) {
             let mut warned = self.warned.lock().unwrap_or_else(|e| e.into_inner());
             if warned.insert(index.to_string()) {
-                self.printer.warn(&format!(
+                let warning = format!(
                     "{index} speaks repository API {}, newer than the 1.{SUPPORTED_API_MINOR} \
                      planner knows; reading it anyway",
                     crate::terminal::field(version.unwrap_or_default())
-                ));
+                );
+                self.progress.suspend(|| self.printer.warn(&warning));
             }
         }
     }
@@ -362,13 +363,14 @@ impl Inner {
             }
         }
         if !also.is_empty() {
-            self.printer.warn(&format!(
+            let warning = format!(
                 "{name} is on more than one configured index: {used} answers for it (the first \
                  index that has it) and the copy on {} is ignored. Check that {used} is the one \
                  you mean: a same-named project on another index is how dependency confusion \
                  attacks work",
                 also.join(", ")
-            ));
+            );
+            self.progress.suspend(|| self.printer.warn(&warning));
         }
     }
 

@@ -94,6 +94,23 @@ impl TestContext {
         }
     }
 
+    /// A fresh context in `/tmp/planner-XXXXXXXX`, a folder whose path has the same length on
+    /// every machine: output wrapped to a width wraps the same wherever the tests run.
+    pub fn in_fixed_length_folder() -> TestContext {
+        let dir = tempfile::Builder::new()
+            .prefix("planner-")
+            .rand_bytes(8)
+            .tempdir_in("/tmp")
+            .expect("temp dir in /tmp");
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        let cwd = dir.path().to_path_buf();
+        TestContext {
+            dir,
+            cwd,
+            filters: Vec::new(),
+        }
+    }
+
     /// A fresh context whose binary runs from the repository root.
     pub fn in_repo() -> TestContext {
         TestContext {
@@ -235,14 +252,22 @@ macro_rules! planner_snapshot {
     }};
 }
 
-/// Run a prepared command and collect its output.
+/// Run a prepared command and collect its output. A review document on stdout is checked
+/// against docs/schemas/review.json whether or not the test reads it (snapshots, exit codes
+/// only): every review JSON document the tests produce is validated.
 pub fn run(cmd: &mut Command) -> Output {
     let out = cmd.output().expect("run planner");
-    Output {
+    let output = Output {
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    if let Ok(doc) = serde_json::from_str::<serde_json::Value>(&output.stdout)
+        && schema::schema_name(&doc).as_deref() == Some("review")
+    {
+        schema::assert_valid(&doc);
     }
+    output
 }
 
 /// The repository root (where Cargo.toml is).

@@ -281,3 +281,11 @@ pub fn patch_alpha(venv: &RealVenv) {
     std::fs::write(&module, text).unwrap();
     std::fs::remove_file(find("alpha-1.0.dist-info/INSTALLER")).unwrap();
 }
+
+/// The installed file of `venv` whose path ends with `suffix` (`alpha/__init__.py`).
+pub fn installed_file(venv: &RealVenv, suffix: &str) -> PathBuf {
+    super::files_under(&venv.path)
+        .into_iter()
+        .find(|p| p.ends_with(suffix))
+        .unwrap_or_else(|| panic!("no {suffix} in {}", venv.path.display()))
+}

@@ -1,0 +1,231 @@
+//! Scenarios: each folder under `tests/scenarios/` is one case, described in its `world.toml`
+//! (the wheels on a loopback index, what pip installs into a real venv from it, a git
+//! repository's base and head, the planner command) and recorded as one insta snapshot (exit
+//! code, stdout, stderr). A new case is a new
+//! folder and a `cargo insta review`; CONTRIBUTING.md shows the format.
+//!
+//! In: `tests/scenarios/*/world.toml`. Out: one snapshot per folder under `tests/it/snapshots/`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::common::TestContext;
+use crate::common::index_server::{IndexServer, tiny_wheels};
+use crate::common::venv::RealVenv;
+
+/// One scenario's `world.toml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct World {
+    /// What the scenario shows, one sentence (the snapshot's description).
+    about: String,
+    /// planner's arguments; `{venv}`, `{index}`, `{dir}`, `{snapshot}` and `{repo}` are filled in.
+    args: Vec<String>,
+    /// The wheels on the index, each built as a real wheel.
+    #[serde(default)]
+    wheel: Vec<Wheel>,
+    /// The venv, when the command reads one.
+    venv: Option<Venv>,
+    /// A git repository, when the command reviews one.
+    repo: Option<Repo>,
+}
+
+/// A repository at `{repo}`: branch `main` holds `base`'s files, branch `pr` (checked out)
+/// adds `head`'s over them; a file whose `head` text is empty is deleted there.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Repo {
+    #[serde(default)]
+    base: BTreeMap<String, String>,
+    #[serde(default)]
+    head: BTreeMap<String, String>,
+}
+
+/// A wheel on the index (the fields `tests/it/verify_world.py` reads).
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct Wheel {
+    name: String,
+    version: String,
+    #[serde(default)]
+    requires: Vec<String>,
+    /// Files in the wheel, path to text.
+    #[serde(default)]
+    files: BTreeMap<String, String>,
+    /// Its upload time on the index (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    upload_time: Option<String>,
+}
+
+/// How the venv is made, in order: `install`, then a `planner snapshot` to `{snapshot}` when
+/// `snapshot` is true, then `then` (pip's resolution), then `force` (`--no-deps`), then the
+/// text in `append` added to those files under site-packages.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Venv {
+    #[serde(default)]
+    install: Vec<String>,
+    #[serde(default)]
+    snapshot: bool,
+    #[serde(default)]
+    then: Vec<String>,
+    #[serde(default)]
+    force: Vec<String>,
+    #[serde(default)]
+    append: BTreeMap<String, String>,
+}
+
+/// A scenario set up: the context, the index (kept alive for the run) and the placeholders.
+struct Built {
+    ctx: TestContext,
+    _server: IndexServer,
+    places: Vec<(&'static str, String)>,
+}
+
+#[test]
+fn scenarios() {
+    insta::glob!("../scenarios", "*/world.toml", |path| {
+        let world = read_world(path);
+        let built = build(&world);
+        let args = fill(&world.args, &built.places);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = built.ctx.run(&args);
+        let mut settings = built.ctx.insta_settings();
+        settings.set_description(world.about.clone());
+        settings.set_omit_expression(true);
+        settings.bind(|| insta::assert_snapshot!(output.snapshot()));
+    });
+}
+
+fn read_world(path: &Path) -> World {
+    let text = std::fs::read_to_string(path).unwrap();
+    toml::from_str(&text).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+/// The index from the world's wheels, then the venv from that index.
+fn build(world: &World) -> Built {
+    let mut ctx = TestContext::new();
+    ctx.filter_host_python();
+    // Times of files the case wrote, and the host venv's own pip and setuptools.
+    ctx.filter(
+        r"modified \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ",
+        "modified [MTIME]",
+    );
+    ctx.filter(r"\n  (pip|setuptools) \d+(\.\d+)*\b", "");
+    let root = ctx.path().join("index");
+    let wheels = serde_json::to_value(&world.wheel).unwrap();
+    let server = tiny_wheels(&root, &wheels);
+    let mut places = vec![
+        ("{index}", server.url()),
+        ("{dir}", ctx.path().display().to_string()),
+    ];
+    if let Some(venv) = &world.venv {
+        let path = ctx.path().join("venv");
+        let snapshot = ctx.path().join("good.json");
+        make_venv(&ctx, venv, &path, &root.join("wheels"), &snapshot);
+        places.push(("{venv}", path.display().to_string()));
+        places.push(("{snapshot}", snapshot.display().to_string()));
+    }
+    if let Some(repo) = &world.repo {
+        let path = ctx.path().join("repo");
+        make_repo(repo, &path);
+        places.push(("{repo}", path.display().to_string()));
+    }
+    Built {
+        ctx,
+        _server: server,
+        places,
+    }
+}
+
+fn make_venv(ctx: &TestContext, spec: &Venv, path: &Path, wheels: &Path, snapshot: &Path) {
+    let venv = RealVenv::create(path);
+    let links = wheels.display().to_string();
+    let install = |flags: &[&str], reqs: &[String]| {
+        if !reqs.is_empty() {
+            let reqs: Vec<&str> = reqs.iter().map(String::as_str).collect();
+            venv.pip_ok(&[&["install", "--find-links", &links], flags, &reqs].concat());
+        }
+    };
+    install(&[], &spec.install);
+    if spec.snapshot {
+        let out = snapshot.display().to_string();
+        let done = ctx.run(&[
+            "snapshot",
+            "--venv",
+            &path.display().to_string(),
+            "--out",
+            &out,
+        ]);
+        assert_eq!(done.code, Some(0), "snapshot: {}", done.stderr);
+    }
+    install(&[], &spec.then);
+    install(&["--no-deps"], &spec.force);
+    for (file, text) in &spec.append {
+        append(&venv.site_packages().join(file), text);
+    }
+}
+
+fn make_repo(spec: &Repo, path: &Path) {
+    std::fs::create_dir_all(path).unwrap();
+    git(path, &["init", "-q", "-b", "main"]);
+    write_files(path, &spec.base);
+    git(path, &["add", "-A"]);
+    git(path, &["commit", "-q", "--allow-empty", "-m", "base"]);
+    git(path, &["checkout", "-q", "-b", "pr"]);
+    write_files(path, &spec.head);
+    git(path, &["add", "-A"]);
+    git(path, &["commit", "-q", "--allow-empty", "-m", "head"]);
+}
+
+fn write_files(root: &Path, files: &BTreeMap<String, String>) {
+    for (name, text) in files {
+        let file = root.join(name);
+        if text.is_empty() {
+            let _ = std::fs::remove_file(&file);
+            continue;
+        }
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, text).unwrap();
+    }
+}
+
+/// git with a fixed identity and dates, no user or system configuration.
+fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .args(args)
+        .output()
+        .expect("git must be installed for the review scenarios");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "git {args:?}: {stderr}");
+}
+
+fn append(file: &Path, text: &str) {
+    let mut content = std::fs::read_to_string(file)
+        .unwrap_or_else(|err| panic!("{}: {err} (append)", file.display()));
+    content.push_str(text);
+    std::fs::write(file, content).unwrap();
+}
+
+fn fill(args: &[String], places: &[(&'static str, String)]) -> Vec<String> {
+    args.iter()
+        .map(|arg| {
+            places
+                .iter()
+                .fold(arg.clone(), |arg, (key, value)| arg.replace(key, value))
+        })
+        .collect()
+}

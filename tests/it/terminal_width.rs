@@ -1,0 +1,413 @@
+//! Output fitted to the terminal's width: `COLUMNS` (or the terminal's own width) wraps text at
+//! word boundaries with hanging indents, fits tables, and breaks pip and uv commands between
+//! their words with ` \` (so a copy still runs); piped output without `COLUMNS` is as before.
+//!
+//! Each case runs at 80 and 120 columns: every line fits (or is one word too long to break),
+//! no word is lost or split, each command joins back to the one-line command, and the output is
+//! kept as a snapshot. The `tmux_*` tests run planner in a real terminal (tmux) at 80 and 120
+//! columns and keep the screen as a snapshot; they need tmux and run with `--ignored`.
+//! The inputs are copied into a folder whose path has the same length everywhere, so the
+//! wrapping does not depend on where the repository lies.
+
+use std::path::Path;
+
+use std::time::{Duration, Instant};
+
+use crate::common::index_server::{Fault, IndexServer};
+use crate::common::{Output, TestContext, copy_dir, h200_fixtures, repo_root, run};
+
+/// A context holding `v` (the canonical venv), `f` (the canonical venv after a forced triton)
+/// and `x` (the recorded index: its pages in `x/simple`, its files beside them).
+fn context() -> TestContext {
+    let ctx = TestContext::in_fixed_length_folder();
+    let testdata = repo_root().join("testdata");
+    copy_dir(&testdata.join("venvs/canonical"), &ctx.path().join("v"));
+    copy_dir(
+        &testdata.join("venvs/canonical-forced"),
+        &ctx.path().join("f"),
+    );
+    copy_dir(&testdata.join("index"), &ctx.path().join("x"));
+    ctx
+}
+
+/// `planner ARGS` with `COLUMNS` set to `width` (none: unset).
+fn at(ctx: &TestContext, width: Option<usize>, args: &[&str]) -> Output {
+    let mut cmd = ctx.command();
+    cmd.args(args);
+    if let Some(width) = width {
+        cmd.env("COLUMNS", width.to_string());
+    }
+    run(&mut cmd)
+}
+
+/// Every line of `text` fits `width`, or is a single word that cannot be broken.
+fn assert_fits(text: &str, width: usize) {
+    for line in text.lines() {
+        let words = line.split_whitespace().filter(|w| *w != "\\").count();
+        assert!(
+            line.chars().count() <= width || words <= 1,
+            "{} columns, over {width}: {line}\n\n{text}",
+            line.chars().count()
+        );
+    }
+}
+
+/// The words of `text`, continuation marks left out.
+fn words(text: &str) -> Vec<&str> {
+    text.split_whitespace().filter(|w| *w != "\\").collect()
+}
+
+/// The one-line commands of unfitted output (indented by four, starting with the tool).
+fn commands(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("python3 -m pip ") || l.starts_with("uv pip "))
+        .collect()
+}
+
+/// The canonical incident at 80 and 120 columns: wrapped at words, commands broken with ` \`
+/// and whole again when joined, and the same words as the unfitted output.
+#[test]
+fn propose_fits_80_and_120_columns() {
+    let ctx = context();
+    let args = [
+        "propose",
+        "triton==3.7.0",
+        "--allow-override",
+        "--venv",
+        "v",
+        "--index-url",
+        "x/simple",
+        "--offline",
+    ];
+    let plain = at(&ctx, None, &args);
+    assert_eq!(plain.code, Some(0), "{}", plain.stderr);
+    assert!(plain.stdout.lines().any(|l| l.chars().count() > 120));
+    for width in [80, 120] {
+        let fitted = at(&ctx, Some(width), &args);
+        assert_eq!(fitted.code, Some(0), "{}", fitted.stderr);
+        assert_fits(&fitted.stdout, width);
+        assert_fits(&fitted.stderr, width);
+        assert_eq!(words(&fitted.stdout), words(&plain.stdout));
+        let joined = fitted.stdout.replace(" \\\n        ", " ");
+        for command in commands(&plain.stdout) {
+            assert!(
+                joined.contains(command),
+                "{command} not in\n{}",
+                fitted.stdout
+            );
+        }
+        ctx.insta_settings().bind(|| {
+            insta::assert_snapshot!(format!("propose_canonical_{width}"), fitted.stdout);
+        });
+    }
+}
+
+/// `outdated` at 80 and 120 columns: the table is narrower ("Latest" beside "Newest here" only
+/// where it differs, "held back by" on a line of its own under its row); at 160 it keeps its six
+/// columns. No version is cut.
+#[test]
+fn outdated_table_fits_80_and_120_columns() {
+    let ctx = context();
+    let args = [
+        "outdated",
+        "--venv",
+        "v",
+        "--index-url",
+        "x/simple",
+        "--offline",
+    ];
+    let plain = at(&ctx, None, &args);
+    assert_eq!(plain.code, Some(0), "{}", plain.stderr);
+    for width in [80, 120] {
+        let fitted = at(&ctx, Some(width), &args);
+        assert_eq!(fitted.code, Some(0), "{}", fitted.stderr);
+        assert_fits(&fitted.stdout, width);
+        // Every name and version of the unfitted table (below its header) is still there, whole.
+        let shown = words(&fitted.stdout);
+        let rows: String = plain
+            .stdout
+            .lines()
+            .skip(2)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        for word in words(&rows) {
+            assert!(
+                shown.contains(&word),
+                "`{word}` lost at {width}:\n{}",
+                fitted.stdout
+            );
+        }
+        ctx.insta_settings().bind(|| {
+            insta::assert_snapshot!(format!("outdated_canonical_{width}"), fitted.stdout);
+        });
+    }
+    let narrow = at(&ctx, Some(80), &args).stdout;
+    assert!(narrow.contains("Newest here (latest)"), "{narrow}");
+    assert!(
+        narrow.contains("\n    held back by torch 2.11.0+cu130 (==13.0.2)"),
+        "{narrow}"
+    );
+    let wide = at(&ctx, Some(160), &args).stdout;
+    assert!(
+        wide.lines().next().unwrap().ends_with("Held back by"),
+        "{wide}"
+    );
+}
+
+/// The `--all` layer table: each summary wraps under its own column at 80 and 120 columns.
+#[test]
+fn layer_table_fits_80_and_120_columns() {
+    let ctx = TestContext::in_fixed_length_folder();
+    copy_dir(&h200_fixtures().join("h200-venv"), &ctx.path().join("h"));
+    copy_dir(&repo_root().join("testdata/index"), &ctx.path().join("x"));
+    let args = [
+        "propose",
+        "--all",
+        "--venv",
+        "h",
+        "--index-url",
+        "x/simple",
+        "--offline",
+    ];
+    let plain = at(&ctx, None, &args);
+    assert_eq!(plain.code, Some(0), "{}", plain.stderr);
+    for width in [80, 120] {
+        let fitted = at(&ctx, Some(width), &args);
+        assert_fits(&fitted.stdout, width);
+        assert_eq!(words(&fitted.stdout), words(&plain.stdout));
+        // The table: from the heading to the line that says which layer to apply first.
+        let table: String = fitted
+            .stdout
+            .lines()
+            .take_while(|l| !l.trim_start().starts_with("apply the first"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        // Where the first row's summary starts: after its last run of spaces.
+        let first = table.lines().nth(2).unwrap_or_default();
+        let summary_column = first.rfind("  ").unwrap_or_default() + 2;
+        for line in table
+            .lines()
+            .skip(3)
+            .filter(|l| !l.trim_start().starts_with(char::is_numeric))
+        {
+            assert_eq!(
+                line.len() - line.trim_start().len(),
+                summary_column,
+                "a continuation not under the summaries:\n{table}"
+            );
+        }
+        ctx.insta_settings().bind(|| {
+            insta::assert_snapshot!(format!("layer_table_h200_{width}"), table);
+        });
+    }
+}
+
+/// `check` and `diff` wrap their long lines at words with a hanging indent.
+#[test]
+fn check_and_diff_fit_80_columns() {
+    let ctx = context();
+    for args in [&["check", "--venv", "f"][..], &["diff", "v", "f"][..]] {
+        let plain = at(&ctx, None, args);
+        assert!(
+            plain.stdout.lines().any(|l| l.chars().count() > 80),
+            "{}",
+            plain.stdout
+        );
+        let fitted = at(&ctx, Some(80), args);
+        assert_eq!(fitted.code, plain.code);
+        assert_fits(&fitted.stdout, 80);
+        assert_eq!(words(&fitted.stdout), words(&plain.stdout));
+        ctx.insta_settings().bind(|| {
+            insta::assert_snapshot!(format!("{}_canonical_forced_80", args[0]), fitted.stdout);
+        });
+    }
+}
+
+/// tmux, when it is installed: a server of this test's own (`-L`), removed at the end.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn new(name: &str) -> Tmux {
+        Tmux {
+            socket: format!("planner-{name}-{}", std::process::id()),
+        }
+    }
+
+    /// `tmux ARGS` on this test's server; its stdout.
+    fn run(&self, cwd: &Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("tmux")
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .current_dir(cwd)
+            .output()
+            .expect("tmux");
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Start `planner COMMAND` in a fresh `width`-column window with a cleared environment;
+    /// the window prints `[exit N]` when it ends (its shell outlives a Ctrl-C).
+    fn start(&self, cwd: &Path, width: usize, command: &str) {
+        let planner = env!("CARGO_BIN_EXE_planner");
+        let path = std::env::var("PATH").unwrap_or_default();
+        let script = format!(
+            "trap : INT; env -i PATH='{path}' HOME='{home}' PLANNER_CACHE_DIR='{cache}' NO_COLOR=1 TERM=xterm \
+             {planner} {command}; echo \"[exit $?]\"; tmux -L {socket} wait-for -S done; sleep 60",
+            home = cwd.join("home").display(),
+            cache = cwd.join("cache").display(),
+            socket = self.socket,
+        );
+        let width = width.to_string();
+        self.run(
+            cwd,
+            &[
+                "new-session",
+                "-d",
+                "-s",
+                "w",
+                "-x",
+                &width,
+                "-y",
+                "50",
+                "sh",
+                "-c",
+                &script,
+            ],
+        );
+        self.run(cwd, &["set-option", "-t", "w", "history-limit", "10000"]);
+    }
+
+    /// The screen with its scrollback, trailing blanks trimmed.
+    fn capture(&self, cwd: &Path) -> String {
+        let screen = self.run(
+            cwd,
+            &["capture-pane", "-p", "-t", "w", "-S", "-", "-E", "-"],
+        );
+        let lines: Vec<&str> = screen.lines().map(str::trim_end).collect();
+        let end = lines
+            .iter()
+            .rposition(|l| !l.is_empty())
+            .map_or(0, |i| i + 1);
+        lines[..end].join("\n")
+    }
+
+    /// Wait for the command to end, then the screen; the window is closed.
+    fn finish(&self, cwd: &Path) -> String {
+        self.run(cwd, &["wait-for", "done"]);
+        let screen = self.capture(cwd);
+        self.run(cwd, &["kill-session", "-t", "w"]);
+        screen
+    }
+
+    /// Run `planner COMMAND` at `width` columns to its end; the screen.
+    fn screen(&self, cwd: &Path, width: usize, command: &str) -> String {
+        self.start(cwd, width, command);
+        self.finish(cwd)
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+/// In a real terminal at 80 and 120 columns, propose and outdated print what `COLUMNS` gives
+/// (the width is the terminal's own), no line wraps on the screen, and the progress line is
+/// gone when the command ends.
+#[test]
+#[ignore = "needs tmux: cargo test --test it terminal_width -- --ignored"]
+fn tmux_propose_and_outdated_at_80_and_120_columns() {
+    let ctx = context();
+    let tmux = Tmux::new("width");
+    for (name, args) in [
+        (
+            "propose",
+            "propose triton==3.7.0 --allow-override --venv v --index-url x/simple --offline",
+        ),
+        (
+            "outdated",
+            "outdated --venv v --index-url x/simple --offline",
+        ),
+    ] {
+        for width in [80, 120] {
+            let screen = tmux.screen(ctx.path(), width, args);
+            assert!(screen.ends_with("[exit 0]"), "{screen}");
+            assert!(!screen.contains("reading the index"), "{screen}");
+            assert!(
+                screen.lines().all(|l| l.chars().count() <= width),
+                "{screen}"
+            );
+            let piped = at(&ctx, Some(width), &args.split(' ').collect::<Vec<_>>());
+            for line in piped.stdout.lines().filter(|l| !l.trim().is_empty()) {
+                assert!(
+                    screen.contains(line.trim_end()),
+                    "`{line}` not on the screen:\n{screen}"
+                );
+            }
+            ctx.insta_settings().bind(|| {
+                insta::assert_snapshot!(format!("tmux_{name}_{width}"), screen);
+            });
+        }
+    }
+}
+
+/// A slow index: every request waits `stall` (the progress line is on the screen meanwhile).
+fn slow_index(stall: Duration) -> IndexServer {
+    let server = IndexServer::recorded();
+    server.fault("/", Fault::Stall(stall));
+    server
+}
+
+/// Wait (up to a minute) until the screen shows `text`.
+fn wait_for_screen(tmux: &Tmux, cwd: &Path, text: &str) -> String {
+    let start = Instant::now();
+    loop {
+        let screen = tmux.capture(cwd);
+        if screen.contains(text) || start.elapsed() > Duration::from_secs(60) {
+            return screen;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// In a terminal, the progress line counts what is done so far (no total that grows with
+/// it), and is gone when a run fails after it began reading the index, and when Ctrl-C ends a
+/// run in the middle of it.
+#[test]
+#[ignore = "needs tmux: cargo test --test it terminal_width -- --ignored"]
+fn tmux_progress_is_honest_and_cleared_on_failure_and_ctrl_c() {
+    let ctx = context();
+    let server = slow_index(Duration::from_millis(300));
+    let tmux = Tmux::new("progress");
+    let command = format!(
+        "propose no-such-project --venv v --index-url {}",
+        server.url()
+    );
+    tmux.start(ctx.path(), 100, &command);
+    let during = wait_for_screen(&tmux, ctx.path(), "reading the index");
+    assert!(during.contains("fetched so far"), "{during}");
+    let failed = tmux.finish(ctx.path());
+    assert!(failed.ends_with("[exit 1]"), "{failed}");
+    assert!(failed.contains("No plan found."), "{failed}");
+    assert!(!failed.contains("reading the index"), "{failed}");
+    // Ctrl-C while the line is up.
+    let server = slow_index(Duration::from_secs(5));
+    let command = format!("propose numpy --venv v --index-url {}", server.url());
+    tmux.start(ctx.path(), 100, &command);
+    let during = wait_for_screen(&tmux, ctx.path(), "reading the index");
+    assert!(during.contains("in flight"), "{during}");
+    tmux.run(ctx.path(), &["send-keys", "-t", "w", "C-c"]);
+    let interrupted = tmux.finish(ctx.path());
+    assert!(interrupted.ends_with("[exit 130]"), "{interrupted}");
+    assert!(!interrupted.contains("reading the index"), "{interrupted}");
+}
