@@ -2,6 +2,7 @@
 //! building its dependency graph and checking it. Plain harness (`cargo bench --bench
 //! inventory`); target: inventory under 50 ms wall.
 
+#![forbid(unsafe_code)]
 #![allow(clippy::print_stdout)]
 
 use std::path::Path;

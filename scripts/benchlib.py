@@ -5,7 +5,13 @@ time (user + sys) and peak resident memory from the kernel's accounting of that 
 (`os.wait4`, the same figures `/usr/bin/time -v` prints). Tools are interleaved run by run
 (planner, uv, planner, uv, ...), so both see the same machine load and page-cache state.
 """
-import os, shutil, statistics, subprocess, sys, tempfile, time
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
 
 # One target for both tools: CPython 3.12 on x86_64 manylinux_2_28.
 PY_VERSION = "3.12"

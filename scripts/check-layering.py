@@ -32,8 +32,12 @@ its own rank or lower, never a higher one:
                     checks), diff (two environments compared), review (pins in a change,
                     judged through plan::propose), trial (a plan tried in a copy of
                     the venv: planner try), bisect (the changes since a good state
-                    narrowed down in such copies: planner bisect)
-    6  render       text, JSON, markdown, scripts of every command
+                    narrowed down in such copies: planner bisect), outdated (how far
+                    each installed dist is behind the index: planner outdated)
+    6  render       text, JSON, markdown, scripts of every command; beside it
+                    trial::attempt (a plan tried in a copy from start to end, shared by
+                    try, propose --try and review --try: it renders the plan's
+                    install steps for the copy, so it sits with render)
     7  cli          clap types (may name domain types for its value parsers)
     8  settings     Settings::resolve(cli, env, config): typed settings for the stages
     9  commands     parse -> stage(s) -> render -> ExitStatus
@@ -41,7 +45,8 @@ its own rank or lower, never a higher one:
 
 So a stage never names `crate::cli`, `crate::settings` or `crate::commands`, nor a later stage.
 A top-level module missing from LAYERS is itself a violation: place it in the table, with a
-reason, when adding it.
+reason, when adding it. A module deeper down may have a rank of its own (`trial::attempt`):
+the longest entry of LAYERS that a path starts with gives its rank.
 
 Rule 2, no file-level cycles. Two files (or more) that reach each other through their imports
 are reported, e.g. solve/provider.rs <-> solve/explain.rs. A module's own file (`mod.rs`, or
@@ -82,8 +87,10 @@ LAYERS: dict[str, int] = {
     "trial": 5,
     "bisect": 5,
     "diff": 5,
+    "outdated": 5,
     "review": 5,
     "render": 6,
+    "trial::attempt": 6,
     "cli": 7,
     "settings": 8,
     "commands": 9,
@@ -313,9 +320,18 @@ class Crate:
         return self.modules[()]
 
 
-def describe(top: str) -> str:
-    rank = LAYERS[top]
-    return f"{top} ({LAYER_NAMES.get(rank, f'stage {rank}')})"
+def layer_of(path: tuple[str, ...] | list[str]) -> str | None:
+    """The longest entry of LAYERS that `path` starts with (`trial::attempt::f` -> `trial::attempt`)."""
+    for cut in range(len(path), 0, -1):
+        key = "::".join(path[:cut])
+        if key in LAYERS:
+            return key
+    return None
+
+
+def describe(layer: str) -> str:
+    rank = LAYERS[layer]
+    return f"{layer} ({LAYER_NAMES.get(rank, f'stage {rank}')})"
 
 
 def check(files: dict[str, str], prefix: str = "src/") -> list[Finding]:
@@ -335,15 +351,15 @@ def check(files: dict[str, str], prefix: str = "src/") -> list[Finding]:
             target = crate.file_of(ref.path)
             if target != rel:
                 edges[rel].setdefault(target, ref)
-            top = ref.path[0] if ref.path else None
-            if not module or top is None or module[0] not in LAYERS or top not in LAYERS:
+            mine, theirs = layer_of(module), layer_of(ref.path)
+            if mine is None or theirs is None:
                 continue
-            if LAYERS[top] > LAYERS[module[0]]:
+            if LAYERS[theirs] > LAYERS[mine]:
                 findings.append(
                     Finding(
                         prefix + rel,
                         ref.line,
-                        f"`{ref.text}`: {describe(module[0])} may not use {describe(top)}",
+                        f"`{ref.text}`: {describe(mine)} may not use {describe(theirs)}",
                     )
                 )
     findings.extend(cycles(crate, edges, prefix))
@@ -616,6 +632,29 @@ class SelfTest(unittest.TestCase):
                 }
             ),
             [],
+        )
+
+    def test_a_submodule_with_a_rank_of_its_own(self) -> None:
+        # As src/trial/attempt.rs: it may name render, the rest of trial may not, and trial may
+        # not name it.
+        found = run(
+            {
+                "lib.rs": "pub mod trial; pub mod render;\n",
+                "trial/mod.rs": "pub mod copy; pub mod run;\n",
+                "trial/attempt.rs": "use crate::render::commands::install_files;\nuse crate::trial::copy::C;\n",
+                "trial/copy.rs": "use crate::render::commands::install_files;\npub struct C;\n",
+                "trial/fresh.rs": "fn f() { crate::trial::attempt::try_plan(); }\n",
+                "render/mod.rs": "pub mod commands; pub mod trial;\n",
+                "render/commands.rs": "",
+                "render/trial.rs": "use crate::trial::copy::C;\n",
+            }
+        )
+        self.assertEqual(
+            found,
+            [
+                "src/trial/copy.rs:1: `use crate::render::commands::install_files`: trial (stage 5) may not use render (stage 6)",
+                "src/trial/fresh.rs:1: `crate::trial::attempt::try_plan`: trial (stage 5) may not use trial::attempt (stage 6)",
+            ],
         )
 
     def test_unknown_module_must_be_placed(self) -> None:

@@ -18,7 +18,13 @@ Prints one line per case and the figures: breaking passed, harmless failed, unju
 Exit 1 on any false pass or false alarm. Needs the index (live, or a cache made by an earlier
 run: `--cache-dir DIR --offline`).
 """
-import argparse, json, os, subprocess, sys, tempfile, time
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "..", "testdata", "review-real")

@@ -202,6 +202,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(unsafe_code)] // libc::mkfifo makes the FIFO the test reads
     fn reads_regular_files_and_refuses_everything_else() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("f");

@@ -136,6 +136,7 @@ pub(crate) fn untrack_group(group: i32) {
 }
 
 /// SIGKILL a process group.
+#[allow(unsafe_code)] // the unsafe call is explained by its SAFETY comment
 pub(crate) fn kill_group(group: i32) {
     if group > 1 {
         // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.

@@ -9,7 +9,8 @@
 //! 4. [`risk`] and [`plan`]: upgrade plans, forced overrides and their risk.
 //! 5. [`verify`]: what to check after a plan (imports of changed dists and their dependents,
 //!    the policy's smoke tests), and running the check; [`trial`]: a plan applied and measured
-//!    in a throw-away copy of the environment.
+//!    in a throw-away copy of the environment; [`outdated`]: each installed dist against the
+//!    index (`planner outdated`).
 //! 6. [`render`]: text, JSON, markdown, pip/uv commands and the verification script.
 //!
 //! [`commands`] wires the stages into the subcommands; [`run`] dispatches.
@@ -40,6 +41,7 @@ pub mod inventory;
 pub(crate) mod logging;
 pub mod metadata;
 pub(crate) mod out_dir;
+pub(crate) mod outdated;
 pub mod plan;
 pub mod printer;
 pub mod render;

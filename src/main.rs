@@ -26,6 +26,7 @@ fn main() {
 /// place, output flushed here), so the exit-time teardown of the allocator, which walked and
 /// returned every heap page to the system (7% of a warm `resolve`), is skipped: the system
 /// reclaims the whole process anyway.
+#[allow(unsafe_code)] // the unsafe call is explained by its SAFETY comment
 fn exit(status: ExitStatus) -> ! {
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();

@@ -224,6 +224,7 @@ fn recover(root: &Path) -> Result<(), OutDirError> {
 }
 
 /// Whether the run that made `staging` still runs (its process exists).
+#[allow(unsafe_code)] // the unsafe call is explained by its SAFETY comment
 fn running(staging: &Path) -> bool {
     let Some(pid) = crate::bounded::read_to_string(&staging.join(OWNER), 64)
         .ok()

@@ -18,12 +18,12 @@ use miette::miette;
 
 use crate::ExitStatus;
 use crate::bisect::{self, BisectInput, Universe, Verdict, state};
-use crate::commands::try_::{Choice, Chosen, choose_environment};
 use crate::interrupt::Critical;
 use crate::inventory::{self, Inventory};
 use crate::printer::Printer;
 use crate::render::bisect as render;
 use crate::settings::{BisectSettings, GoodState, OutputFormat};
+use crate::trial::environment::{Choice, Chosen, choose_environment};
 use crate::trial::{Installer, VenvCopy};
 
 /// Run `planner bisect`.

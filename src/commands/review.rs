@@ -41,7 +41,7 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
     }
     let targets = targets(settings, printer)?;
     let index_settings = settings.index.resolve(None)?;
-    let index_url = super::propose::first_index_url(&index_settings);
+    let index_url = crate::render::plan_folder::first_index_url(&index_settings);
     let index = crate::index::Index::new(index_settings, printer)?;
     let request = ProposeRequest {
         binary: index.binary_policy().clone(),
@@ -152,7 +152,8 @@ fn gate(settings: &ReviewSettings, review: &Review, printer: &Printer) -> ExitSt
 }
 
 /// `--try`: for each finding, its plan as pinned and its safer plan, each tried in a throw-away
-/// copy of `venv` ([`super::try_::try_plan`]); the same plan (by title and changes) once.
+/// copy of `venv` ([`crate::trial::attempt::try_plan`]); the same plan (by title and changes)
+/// once.
 fn try_findings(
     review: &mut Review,
     venv: &std::path::Path,
@@ -161,9 +162,11 @@ fn try_findings(
     index_url: Option<&str>,
     printer: &Printer,
 ) -> miette::Result<()> {
-    let original = super::try_::Original::of(super::try_::Chosen::Venv(venv.to_path_buf()));
+    let original = crate::trial::environment::Original::of(
+        crate::trial::environment::Chosen::Venv(venv.to_path_buf()),
+    );
     let critical = crate::interrupt::Critical::enter();
-    let trial_settings = super::try_::TrialSettings {
+    let trial_settings = crate::trial::attempt::TrialSettings {
         tests: &trial.tests,
         keep: None,
         index_url,
@@ -181,7 +184,8 @@ fn try_findings(
             plan.title,
             venv.display()
         ));
-        let tried = super::try_::try_plan(plan, &original, &trial_settings, &critical, printer)?;
+        let tried =
+            crate::trial::attempt::try_plan(plan, &original, &trial_settings, &critical, printer)?;
         let measured = crate::review::MeasuredPlan::new(&plan.title, tried);
         done.push((key, measured.clone()));
         Ok(Some(measured))

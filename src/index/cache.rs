@@ -177,6 +177,7 @@ enum Stored {
 }
 
 impl Stored {
+    #[allow(unsafe_code)] // the unsafe call is explained by its SAFETY comment
     fn read(path: &Path) -> Option<Stored> {
         // A regular file only: anything else where an entry belongs is a miss (and replaced
         // on the next write, `write_atomic`).
@@ -222,6 +223,7 @@ impl Body {
     /// cache, and a later read maps them again. For a body kept to read a few parts of later
     /// (the records of a compact page's kept files), so that what was read once to decode it
     /// does not stay in the process's resident memory.
+    #[allow(unsafe_code)] // the unsafe call is explained by its SAFETY comment
     pub(crate) fn release_resident(&self) {
         if let Stored::Mapped(map) = &self.bytes {
             // SAFETY: the mapping is read-only and shared, of a file that is never written in
@@ -393,6 +395,7 @@ mod tests {
     /// next write replaces it; before, a folder there was never repaired and every later
     /// `--offline` run failed.
     #[test]
+    #[allow(unsafe_code)] // libc::mkfifo makes the FIFO the test reads
     fn a_folder_or_fifo_where_an_entry_belongs_is_a_miss_and_replaced() {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::new(Some(dir.path().to_path_buf()), Printer::new(true));

@@ -558,6 +558,7 @@ impl Client {
     }
 
     /// A body read as [`Client::read_body`] reads it, into an unnamed temp file, then mapped.
+    #[allow(unsafe_code)] // the unsafe call is explained by its SAFETY comment
     async fn spool_body(
         &self,
         url: &Url,

@@ -341,6 +341,7 @@ pub(super) fn host_glibc() -> Option<(u16, u16)> {
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)] // glibc's own answer, through its C function (SAFETY below)
 fn linked_glibc() -> Option<(u16, u16)> {
     unsafe extern "C" {
         fn gnu_get_libc_version() -> *const std::ffi::c_char;

@@ -20,6 +20,7 @@ mod modules;
 mod must_move;
 mod no_release;
 mod oracle;
+mod own_target;
 mod planned;
 mod planned_imports;
 mod proposal;
@@ -35,6 +36,7 @@ pub(crate) use alone::{AloneBreaks, with_alone_evidence};
 pub(crate) use alternatives::{ProposeRequest, propose};
 pub use builder::{PlanBuilder, PlanSpec};
 pub use oracle::Oracle;
+pub(crate) use own_target::{applicable_targets, load_own_target};
 pub use planned::{PlanDist, PlannedEnvironment};
 #[cfg(test)]
 pub(crate) use proposal::BrokenEdge;

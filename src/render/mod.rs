@@ -25,6 +25,7 @@ pub(crate) mod json;
 pub(crate) mod layers;
 pub(crate) mod markdown;
 pub(crate) mod outdated;
+pub(crate) mod plan_folder;
 pub(crate) mod resolve;
 pub(crate) mod review;
 pub(crate) mod rollback;

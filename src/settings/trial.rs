@@ -36,7 +36,7 @@ pub(crate) struct VerifySettings {
     pub format: OutputFormat,
 }
 
-/// The environment `try` and `bisect` work in, as `commands::try_::choose_environment` picks
+/// The environment `try` and `bisect` work in, as `trial::environment::choose_environment` picks
 /// it from these, and the `--test` command lines they run there.
 #[derive(Debug)]
 pub(crate) struct TrialEnvironment {

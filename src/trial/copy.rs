@@ -349,6 +349,7 @@ fn mark_owner(folder: &Path) -> Result<(), CopyError> {
 /// Remove the temp copies in `dir` (`planner-try-*`, `.planner-try-*`) whose run is gone (killed
 /// before it could remove them): those whose owner file names a process that no longer exists.
 /// A copy without one, or whose process runs, is left alone; a failure is only logged.
+#[allow(unsafe_code)] // the unsafe call is explained by its SAFETY comment
 pub(super) fn clean_stale(dir: &Path) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
@@ -548,6 +549,7 @@ pub(crate) fn site_packages(venv: &Path) -> Vec<PathBuf> {
 }
 
 /// Whether this user may write into `folder` (`access(2)`: also false on a read-only mount).
+#[allow(unsafe_code)] // the unsafe call is explained by its SAFETY comment
 pub(crate) fn writable(folder: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt as _;
     let Ok(path) = std::ffi::CString::new(folder.as_os_str().as_bytes()) else {

@@ -12,8 +12,15 @@
 //! would write `__pycache__` there), then the tests run once as they are, then the steps, then
 //! the comparison and the tests again. An install that fails, a baseline that cannot be taken,
 //! or an interrupt makes the plan "not tried" (exit 2), never "clean".
+//!
+//! Around it: [`environment`] chooses the environment a plan is tried in, and [`attempt`]
+//! tries one plan from start to end (copy, checks, install steps, [`measure`], removal) for
+//! `try`, `propose --try` and `review --try`; `attempt` renders the plan's install steps, so it
+//! ranks with `render` in the layers.
 
+pub(crate) mod attempt;
 pub(crate) mod copy;
+pub(crate) mod environment;
 pub(crate) mod exec;
 pub(crate) mod fresh;
 

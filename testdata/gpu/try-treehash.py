@@ -1,5 +1,7 @@
 """Hash a whole tree: every path, its mode, mtime (ns), size, and the bytes or link target."""
-import hashlib, os, sys
+import hashlib
+import os
+import sys
 root = sys.argv[1]
 h = hashlib.sha256()
 count = 0

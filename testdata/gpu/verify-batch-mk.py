@@ -1,6 +1,8 @@
 # mk.py PARTS_DIR SPEC.json OUT.py: a verify script from template parts and a spec whose deep
 # modules are cut to those the installed dists ship.
-import importlib.metadata, json, sys
+import importlib.metadata
+import json
+import sys
 parts, spec_path, out = sys.argv[1:4]
 t = "".join(open("%s/%s.py" % (parts, f)).read() for f in ["header", "imports", "forks", "checks", "main"])
 spec = json.load(open(spec_path))

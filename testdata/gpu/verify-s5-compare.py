@@ -1,5 +1,6 @@
 # compare.py A.json B.json: the checks whose verdict (status) differs between two verify reports.
-import json, sys
+import json
+import sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 va = {c["name"]: (c["status"], c.get("error") or c.get("detail") or "") for c in a["checks"]}
 vb = {c["name"]: (c["status"], c.get("error") or c.get("detail") or "") for c in b["checks"]}

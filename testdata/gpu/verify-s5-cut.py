@@ -2,7 +2,9 @@
 # its deep modules cut to those the dists installed here ship. SRC: a verify.py (its SPEC is read) or
 # the spec itself as JSON (verify-s5-tf.spec: what planner wrote for the local transformers
 # venv's plan `numpy<2.4`; the runs read it from such a verify.py, tf-orig.py).
-import importlib.metadata, json, sys
+import importlib.metadata
+import json
+import sys
 src, parts, out = sys.argv[1:4]
 if not src.endswith(".py"):
     spec = json.load(open(src))

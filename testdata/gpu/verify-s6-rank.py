@@ -1,7 +1,10 @@
 # rank.py SPEC OUT: the spec with each deep module's "fanin": how many of its dist's other selected
 # modules import it (module-level or not; relative imports resolved), read with ast from the
 # installed sources (prototype of ordering a dist's first batch by what the rest import).
-import ast, importlib.metadata, json, sys
+import ast
+import importlib.metadata
+import json
+import sys
 spec = json.load(open(sys.argv[1]))
 for d in spec["dists"]:
     deep = d.get("deep", [])

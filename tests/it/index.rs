@@ -830,6 +830,7 @@ fn the_run_budget_ends_stalled_requests() {
 /// href failed the whole page. Now only the http(s) files are listed; the others are skipped,
 /// with one `-v` note, and never opened.
 #[test]
+#[allow(unsafe_code)] // libc::mkfifo makes the FIFO the test reads
 fn an_http_index_links_only_to_http_files() {
     let server = IndexServer::recorded();
     let dir = tempfile::tempdir().unwrap();

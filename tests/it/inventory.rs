@@ -481,6 +481,7 @@ print(len(real))
 /// was being read". Each is now one unreadable dist that says what it is, and the rest are
 /// listed; nothing in the venv changes.
 #[test]
+#[allow(unsafe_code)] // libc::mkfifo makes the FIFO the test reads
 fn hostile_installed_files_are_named_not_read() {
     let ctx = TestContext::new();
     let venv = ctx.path().join("venv");

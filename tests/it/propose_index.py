@@ -5,7 +5,13 @@ Projects: target 1.0/2.0, blocker 1.0 (target==1.0) / 2.0 (target==2.0), bystand
 (target>=1.0); or RELEASES_JSON, a list of [name, version, [requirement, ...]]. Each wheel holds
 one module named after the project.
 """
-import base64, hashlib, io, json, os, sys, zipfile
+import base64
+import hashlib
+import io
+import json
+import os
+import sys
+import zipfile
 
 RELEASES = [
     ("target", "1.0", []),

@@ -5,7 +5,14 @@ Usage: python3 verify_world.py ROOT SPEC.json [WHEEL...]
 SPEC.json: [{"name", "version", "requires": [...], "files": {"path/in/wheel.py": "source"},
              "upload_time": "2025-01-01T00:00:00Z" (the default)}]
 """
-import base64, hashlib, io, json, os, re, shutil, sys, zipfile
+import base64
+import hashlib
+import io
+import json
+import os
+import re
+import sys
+import zipfile
 
 DEFAULT_UPLOAD_TIME = "2025-01-01T00:00:00Z"
 

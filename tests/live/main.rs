@@ -8,6 +8,7 @@
 //! and today's index); the cases it caught are recorded under `testdata/` and tested there
 //! (`tests/it/propose_ml.rs`).
 
+#![forbid(unsafe_code)]
 // Tests read and write their own fixtures directly (clippy.toml bans that in src/).
 #![allow(clippy::disallowed_methods)]
 

@@ -14,6 +14,7 @@
 //! Failing cases are printed as pasteable `MemIndex` code; proptest keeps them in
 //! `proptest-regressions/` (committed).
 
+#![forbid(unsafe_code)]
 // Tests read and write their own fixtures directly (clippy.toml bans that in src/).
 #![allow(clippy::disallowed_methods)]
 
