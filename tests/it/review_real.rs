@@ -49,6 +49,17 @@ fn case_repo(root: &Path, case: &Value) -> PathBuf {
     repo
 }
 
+/// The ids of the cases the recording holds the index data of (`index/CASES`, written by the
+/// recorder): a case added since is run live only until the corpus is recorded again.
+fn recorded_cases() -> std::collections::BTreeSet<String> {
+    let list = std::fs::read_to_string(corpus().join("index/CASES")).unwrap();
+    list.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
 /// What is wrong with the case's review, if anything.
 fn wrong(case: &Value, out: &crate::common::Output) -> Option<String> {
     let text = format!("{}{}", out.stdout, out.stderr);
@@ -75,9 +86,26 @@ fn wrong(case: &Value, out: &crate::common::Output) -> Option<String> {
 /// Every case of the corpus gets its truth's verdict from the documented gate, offline.
 #[test]
 fn every_real_repository_case_gets_its_verdict_from_the_gate() {
-    let cases: Vec<Value> =
+    let all: Vec<Value> =
         serde_json::from_str(&std::fs::read_to_string(corpus().join("cases.json")).unwrap())
             .unwrap();
+    let recorded = recorded_cases();
+    let (cases, later): (Vec<Value>, Vec<Value>) = all
+        .into_iter()
+        .partition(|c| recorded.contains(c["id"].as_str().unwrap()));
+    if !later.is_empty() {
+        let ids: Vec<&str> = later.iter().map(|c| c["id"].as_str().unwrap()).collect();
+        crate::common::skip(
+            "review_real (some cases)",
+            &format!(
+                "{} of {} cases are not in the recording yet (run scripts/record-review-corpus; \
+                 scripts/review-corpus.py runs them live): {}",
+                ids.len(),
+                ids.len() + cases.len(),
+                ids.join(" ")
+            ),
+        );
+    }
     let breaking = cases.iter().filter(|c| c["truth"] == "breaking").count();
     assert!(
         breaking > 0 && breaking < cases.len(),
