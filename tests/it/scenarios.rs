@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::common::TestContext;
 use crate::common::index_server::{IndexServer, tiny_wheels};
 use crate::common::venv::RealVenv;
+use crate::review::git;
 
 /// One scenario's `world.toml`.
 #[derive(Debug, Deserialize)]
@@ -190,27 +191,6 @@ fn write_files(root: &Path, files: &BTreeMap<String, String>) {
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(&file, text).unwrap();
     }
-}
-
-/// git with a fixed identity and dates, no user or system configuration.
-fn git(dir: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
-        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-        .args(args)
-        .output()
-        .expect("git must be installed for the review scenarios");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "git {args:?}: {stderr}");
 }
 
 fn append(file: &Path, text: &str) {
