@@ -685,23 +685,18 @@ fn constraints_pin_breaks_what_reaches_it_and_trips_the_gate() {
     let certifi = finding(&json, "constraints.txt", "certifi==2026.10.18");
     assert_eq!(certifi["level"], "low", "{certifi:#}");
     assert!(broken_dependents(certifi).is_empty());
-    assert!(
-        certifi["targets"][0]["remark"]
-            .as_str()
-            .unwrap()
-            .contains("base's pins of requirements.txt"),
-        "{certifi:#}"
+    insta::assert_snapshot!(
+        "harmless_constraint_remark",
+        certifi["targets"][0]["remark"].as_str().unwrap()
     );
     // The head no longer resolves requirements.txt: said, with the reason, and it fails the gate.
     let unresolved = json["unresolved"].as_array().unwrap();
     assert_eq!(unresolved.len(), 1, "{json:#}");
     assert_eq!(unresolved[0]["file"], "requirements.txt");
     assert_eq!(unresolved[0]["at_base"], false);
-    assert!(
-        unresolved[0]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("requests")
+    insta::assert_snapshot!(
+        "constraint_unresolved_reason",
+        unresolved[0]["reason"].as_str().unwrap()
     );
     // ... and on stderr, where a reader of the JSON on stdout still sees it.
     ctx.insta_settings()
@@ -743,52 +738,6 @@ fn constraints_pin_breaks_what_reaches_it_and_trips_the_gate() {
 
         ----- stderr -----
         "#);
-}
-
-#[test]
-fn constraints_file_beside_requirements_and_markers() {
-    let ctx = review_context();
-    let server = review_index();
-    // Nothing names constraints.txt with `-c`: it goes with the requirements.txt beside it.
-    let repo = layout(
-        ctx.dir.path(),
-        &[
-            ("requirements.txt", "requests==2.34.2\n"),
-            ("constraints.txt", ""),
-        ],
-        &[(
-            "constraints.txt",
-            "idna==2.4 ; sys_platform == \"linux\"\nurllib3==2.7.0 ; sys_platform == \"win32\"\n",
-        )],
-    );
-    let out = review_layout(
-        &ctx,
-        &repo,
-        &server,
-        &["--format", "json", "--fail-on", "medium"],
-    );
-    assert_eq!(out.code, Some(1), "{}", out.stderr);
-    let json = out.json();
-    let idna = finding(
-        &json,
-        "constraints.txt",
-        "idna==2.4 ; sys_platform == 'linux'",
-    );
-    assert_eq!(broken_dependents(idna), ["requests"], "{idna:#}");
-    // A marker that is false on the target: judged, no effect.
-    let urllib3 = finding(
-        &json,
-        "constraints.txt",
-        "urllib3==2.7.0 ; sys_platform == 'win32'",
-    );
-    assert_eq!(urllib3["level"], "low");
-    assert!(
-        urllib3["targets"][0]["remark"]
-            .as_str()
-            .unwrap()
-            .starts_with("no effect"),
-        "{urllib3:#}"
-    );
 }
 
 #[test]
@@ -899,42 +848,6 @@ fn uv_lock_with_manifest_override_is_judged() {
 }
 
 #[test]
-fn dockerfile_two_forced_pins_both_judged_and_a_plain_pin_passes() {
-    let ctx = review_context();
-    let server = IndexServer::recorded();
-    let repo = layout(
-        ctx.dir.path(),
-        &[("Dockerfile", "FROM python:3.12-slim\n")],
-        &[(
-            "Dockerfile",
-            "FROM python:3.12-slim\nRUN pip install torch==2.11.0\nRUN pip install --no-deps triton==3.7.0\nRUN pip install --no-deps nvidia-nccl-cu13==2.29.7\n",
-        )],
-    );
-    let out = review_layout(
-        &ctx,
-        &repo,
-        &server,
-        &["--format", "json", "--fail-on", "medium"],
-    );
-    assert_eq!(out.code, Some(1), "{}", out.stderr);
-    let json = out.json();
-    for forced in ["triton==3.7.0", "nvidia-nccl-cu13==2.29.7"] {
-        let f = finding(&json, "Dockerfile", forced);
-        assert_eq!(broken_dependents(f), ["torch"], "{f:#}");
-    }
-    // The plain pin: only it and what it forces count (no release age of its dependencies).
-    let torch = finding(&json, "Dockerfile", "torch==2.11.0");
-    assert_eq!(torch["level"], "low", "{torch:#}");
-    let factors = torch["targets"][0]["risk"]["factors"].as_array().unwrap();
-    assert!(
-        factors
-            .iter()
-            .all(|f| f["kind"] != "young-release" || f["package"] == "torch"),
-        "{factors:#?}"
-    );
-}
-
-#[test]
 fn base_equal_to_head_is_an_error_and_unjudged_pins_can_fail_the_gate() {
     let ctx = review_context();
     let server = review_index();
@@ -1003,7 +916,7 @@ fn base_equal_to_head_is_an_error_and_unjudged_pins_can_fail_the_gate() {
     let json = review_layout(&ctx, &repo, &server, &["--format", "json"]).json();
     let target = &json["findings"][0]["targets"][0];
     assert!(target["risk"].is_null(), "{target}");
-    assert!(target["note"].as_str().unwrap().contains("idna==9.9.9"));
+    insta::assert_snapshot!("unjudged_pin_note", target["note"].as_str().unwrap());
 }
 
 #[test]
@@ -1122,11 +1035,9 @@ fn arg_defaults_shebang_scripts_ci_files_and_makefiles_are_scanned() {
     assert_eq!(problems.len(), 1, "{json:#}");
     assert_eq!(problems[0]["file"], "Dockerfile");
     assert_eq!(problems[0]["line"], 6);
-    assert!(
-        problems[0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("variable")
+    insta::assert_snapshot!(
+        "version_left_as_a_variable",
+        problems[0]["message"].as_str().unwrap()
     );
 }
 
@@ -1141,13 +1052,8 @@ fn safer_plan_of_a_uv_override_is_in_the_projects_terms() {
         .find(|b| b.contains("pyproject.toml:10  uv override"))
         .expect("the override's finding")
         .to_string();
-    for step in [
-        "- in pyproject.toml, drop `triton==3.7.0` from [tool.uv] override-dependencies",
-        "- in pyproject.toml, require `torch==2.12.0` where it names torch (now 2.11.0)",
-        "- run `uv lock`, then `uv sync`",
-    ] {
-        assert!(block.contains(step), "{step} in:\n{block}");
-    }
+    // Drop the override, require the torch that accepts it, then `uv lock` and `uv sync`.
+    insta::assert_snapshot!("uv_override_finding", block);
     // The Dockerfile's forced install keeps its pip commands (markdown) and no uv steps.
     let docker: String = out
         .stdout
@@ -1538,10 +1444,7 @@ fn an_sdist_whose_metadata_needs_a_build_is_named_and_the_rest_judged() {
     let idna = finding(&json, "requirements.txt", "idna==2.4");
     assert_eq!(broken_dependents(idna), ["requests"], "{idna:#}");
     let remark = idna["targets"][0]["remark"].as_str().unwrap();
-    assert!(
-        remark.contains("judged with oldsdist 1.0 (") && remark.contains("2.1"),
-        "{remark}"
-    );
+    insta::assert_snapshot!("judged_with_an_sdist_remark", remark);
     // The base's file is not "unresolved" for want of oldsdist's metadata.
     let text = review_layout(&ctx, &repo, &server, &gate);
     assert!(!text.stdout.contains("NOT JUDGED"), "{}", text.stdout);
@@ -1875,10 +1778,7 @@ fn a_no_deps_pin_whose_own_requirements_the_image_does_not_meet_breaks() {
         "{found:#}"
     );
     let remark = found["targets"][0]["remark"].as_str().unwrap_or_default();
-    assert!(
-        remark.contains("lib 1.0 stays, as `lib==1.0` declares (ext 2.0 requires lib==1.1)"),
-        "{found:#}"
-    );
+    insta::assert_snapshot!("no_deps_pin_remark", remark);
 }
 
 /// A pin whose release requires another version than an exact requirement of its own install
@@ -1905,8 +1805,5 @@ fn a_pin_its_own_install_line_cannot_take_breaks() {
         "{found:#}"
     );
     let remark = verdict["remark"].as_str().unwrap_or_default();
-    assert!(
-        remark.contains("the same install line requires lib==1.0; app 1.1 requires lib==1.1"),
-        "{found:#}"
-    );
+    insta::assert_snapshot!("own_install_line_remark", remark);
 }
