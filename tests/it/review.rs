@@ -419,12 +419,10 @@ fn bad_input_names_file_and_line_and_the_rest_is_reviewed() {
             ("sub/pyproject.toml".to_string(), 1),
         ]
     );
-    assert!(
-        out.stderr
-            .contains("`requirements-dev.txt` line 2 was not reviewed"),
-        "{}",
-        out.stderr
-    );
+    // Each problem said on stderr, with its file and line.
+    r.ctx
+        .insta_settings()
+        .bind(|| insta::assert_snapshot!("bad_input_stderr", out.stderr));
     // The other findings still stand, and the bad line does not hide the file's other pins.
     assert_eq!(json["findings"].as_array().unwrap().len(), 5);
 
@@ -1168,18 +1166,17 @@ fn a_pin_that_breaks_an_importer_gets_move_dependents_as_its_safer_plan() {
             .map(|f| f["kind"].as_str().unwrap().to_string())
             .collect()
     };
-    assert!(
-        kinds(&target["risk"]).contains(&"import-target-missing".to_string()),
-        "{target:#}"
-    );
     let safer = &target["safer"];
     assert_eq!(safer["kind"], "move-dependents", "{target:#}");
     assert_eq!(safer["pins"]["flask-login"], "0.6.3", "{safer:#}");
     assert_eq!(safer["pins"]["werkzeug"], "2.3.8", "{safer:#}");
-    assert!(
-        !kinds(&safer["risk"]).contains(&"import-target-missing".to_string()),
-        "{safer:#}"
+    // The pin's risk counts the missing import target; the safer plan's does not.
+    let factors = format!(
+        "pin: {}\nsafer: {}",
+        kinds(&target["risk"]).join(" "),
+        kinds(&safer["risk"]).join(" ")
     );
+    insta::assert_snapshot!("importer_break_factors", factors);
 }
 
 /// A uv project whose override breaks an importer: the safer plan moves the dependent along,
@@ -1680,130 +1677,4 @@ fn pdm_lock_is_judged_with_the_projects_dependencies() {
     let lock_pin = finding(&json, "pdm.lock", "idna==2.4");
     assert_eq!(lock_pin["pin"]["kind"], "pdm-lock");
     assert_eq!(broken_dependents(lock_pin), ["requests"], "{lock_pin:#}");
-}
-
-/// `planner review` of `main..pr` for the synthesized Python 3.12 against an index of lib 1.0 /
-/// 1.1, app 1.0 / 1.1 (each requiring lib at its own version) and ext 1.0 / 2.0 (likewise).
-fn review_lockstep_world(base: Files<'_>, head: Files<'_>) -> crate::common::Output {
-    use crate::propose_must_move::index_of;
-    let lib: &[(&str, &str)] = &[("lib/__init__.py", "")];
-    let releases: Vec<crate::propose_must_move::Release<'_>> = vec![
-        ("lib", "1.0", "2021-01-04T10:00:00Z", &[], lib),
-        ("lib", "1.1", "2021-06-04T10:00:00Z", &[], lib),
-        ("app", "1.0", "2021-02-01T10:00:00Z", &["lib==1.0"], lib),
-        ("app", "1.1", "2021-07-01T10:00:00Z", &["lib==1.1"], lib),
-        ("ext", "1.0", "2021-02-01T10:00:00Z", &["lib==1.0"], lib),
-        ("ext", "2.0", "2021-07-01T10:00:00Z", &["lib==1.1"], lib),
-    ];
-    let root = tempfile::tempdir().unwrap();
-    let (_, index) = index_of(root.path(), &releases);
-    let repo = layout(root.path(), base, head).display().to_string();
-    let index = index.join("simple").display().to_string();
-    TestContext::new().run(&[
-        "review",
-        &repo,
-        "--base",
-        "main",
-        "--head",
-        "pr",
-        "--index-url",
-        &index,
-        "--python-version",
-        "3.12",
-        "--format",
-        "json",
-        "--fail-on",
-        "medium",
-        "--fail-on-unjudged",
-    ])
-}
-
-/// Pins one install line moves together are judged as one move from the base's versions.
-#[test]
-fn pins_bumped_together_on_one_install_line_are_judged_together() {
-    let out = review_lockstep_world(
-        &[(
-            "Dockerfile",
-            "FROM python:3.12\nRUN pip install app==1.0 lib==1.0\n",
-        )],
-        &[(
-            "Dockerfile",
-            "FROM python:3.12\nRUN pip install app==1.1 lib==1.1\n",
-        )],
-    );
-    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
-    let json = out.json();
-    for (pin, other) in [("lib==1.1", "app==1.1"), ("app==1.1", "lib==1.1")] {
-        let found = finding(&json, "Dockerfile", pin);
-        assert!(broken_dependents(found).is_empty(), "{found:#}");
-        let remark = found["targets"][0]["remark"].as_str().unwrap_or_default();
-        assert!(
-            remark.starts_with(&format!(
-                "judged together with {other} (on the same install line)"
-            )),
-            "{found:#}"
-        );
-    }
-}
-
-/// A `--no-deps` pin whose release requires another version of what the image has installed
-/// breaks: pip moves nothing else, and the remark names the version left and its declaration.
-#[test]
-fn a_no_deps_pin_whose_own_requirements_the_image_does_not_meet_breaks() {
-    let dockerfile = |ext: &str| {
-        format!(
-            "FROM python:3.12\nCOPY requirements.txt /tmp/\nRUN pip install -r /tmp/requirements.txt\n\
-             RUN pip install --no-deps ext=={ext}\n"
-        )
-    };
-    let out = review_lockstep_world(
-        &[
-            ("requirements.txt", "app==1.0\nlib==1.0\n"),
-            ("Dockerfile", &dockerfile("1.0")),
-        ],
-        &[("Dockerfile", &dockerfile("2.0"))],
-    );
-    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
-    let json = out.json();
-    let found = finding(&json, "Dockerfile", "ext==2.0");
-    let breaks = &found["targets"][0]["breaks"];
-    assert!(
-        breaks
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|b| b["dependent"] == "ext"
-                && b["dependent_version"] == "2.0"
-                && b["requirement"] == "lib==1.1"),
-        "{found:#}"
-    );
-    let remark = found["targets"][0]["remark"].as_str().unwrap_or_default();
-    insta::assert_snapshot!("no_deps_pin_remark", remark);
-}
-
-/// A pin whose release requires another version than an exact requirement of its own install
-/// line breaks the line (pip refuses it), even where a plan could move that name.
-#[test]
-fn a_pin_its_own_install_line_cannot_take_breaks() {
-    let out = review_lockstep_world(
-        &[(
-            "Dockerfile",
-            "FROM python:3.12\nRUN pip install app==1.0 lib==1.0\n",
-        )],
-        &[(
-            "Dockerfile",
-            "FROM python:3.12\nRUN pip install app==1.1 lib==1.0\n",
-        )],
-    );
-    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
-    let json = out.json();
-    let found = finding(&json, "Dockerfile", "app==1.1");
-    let verdict = &found["targets"][0];
-    assert!(
-        (verdict["breaks"].as_array().unwrap().iter())
-            .any(|b| b["dependent"] == "app" && b["requirement"] == "lib==1.1"),
-        "{found:#}"
-    );
-    let remark = verdict["remark"].as_str().unwrap_or_default();
-    insta::assert_snapshot!("own_install_line_remark", remark);
 }
