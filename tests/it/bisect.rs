@@ -348,14 +348,13 @@ fn a_subset_with_no_consistent_state_is_skipped_and_said() {
         steps.iter().filter(|s| s["result"] == "skipped").collect();
     assert!(!skipped.is_empty(), "{report:#}");
     for step in &skipped {
-        let detail = step["detail"].as_str().unwrap();
-        assert!(detail.starts_with("no consistent state: "), "{detail}");
-        assert!(
-            detail.contains("legacy") && detail.contains("core"),
-            "{detail}"
-        );
         assert_eq!(step["attempts"], 0);
     }
+    let details: Vec<&str> = skipped
+        .iter()
+        .map(|s| s["detail"].as_str().unwrap())
+        .collect();
+    insta::assert_snapshot!("skipped_steps_say_why", details.join("\n"));
     // Applying app takes lib 2.0 with it (app 2.0 needs lib>=2): one unit, said.
     assert!(
         steps

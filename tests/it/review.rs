@@ -557,12 +557,8 @@ fn docs_workflow_command_runs() {
     );
     // The same step wrote the SARIF the upload step reads, and said where.
     let said = std::fs::read_to_string(&outputs).unwrap();
+    snapshot_settings(&r.repo).bind(|| insta::assert_snapshot!("workflow_step_outputs", said));
     let sarif_file = r.repo.join("planner-review.sarif");
-    assert!(
-        said.contains(&format!("sarif-file={}", sarif_file.display()))
-            && said.contains("exit-code=1"),
-        "{said}"
-    );
     let sarif = std::fs::read_to_string(&sarif_file).expect("planner-review.sarif");
     let doc: serde_json::Value = serde_json::from_str(&sarif).unwrap();
     assert_valid_sarif(&doc);
@@ -1314,12 +1310,9 @@ fn a_pin_back_gets_the_downgrade_of_its_blocker_as_its_safer_plan() {
         @"safer: Downgrade the blocker: app 2.0 -> 1.0 (risk low 12/100): app 2.0 -> 1.0, lib 2.1 -> 1.0"
     );
     // The file's own pin of app would keep it at 2.0: the step says where to take it back.
-    assert!(
-        text.contains(
-            "      - in requirements.txt, require `app==1.0` where it declares `app==2.0`\n"
-        ),
-        "{text}"
-    );
+    review_context()
+        .insta_settings()
+        .bind(|| insta::assert_snapshot!("pin_back_text", text));
     let markdown = review_downgrade_world(&base, &head, "markdown").stdout;
     let safer = markdown.split("\nSafer: ").nth(1).unwrap_or("(none)");
     let safer = safer.split("```\n").next().unwrap_or_default();
