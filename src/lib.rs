@@ -260,12 +260,14 @@ fn man_pages(command: clap::Command) -> Vec<(String, String)> {
 }
 
 /// Install miette's report handler for this process: as miette's default, except that text is
-/// wrapped at spaces only, so a flag such as `--python-version` is never split at its hyphen.
+/// wrapped at spaces only, so a flag such as `--python-version` is never split at its hyphen,
+/// nor a path or a hint's `PIP_CONFIG_FILE=/dev/null` after a `/` (a copy of it would not work).
 pub fn install_error_hook() {
     // Only fails when a hook is already set (then that one stays).
     let _ = miette::set_hook(Box::new(|_| {
         let opts = miette::MietteHandlerOpts::new()
             .word_splitter(textwrap::WordSplitter::NoHyphenation)
+            .word_separator(textwrap::WordSeparator::AsciiSpace)
             .break_words(false);
         let opts = match ERROR_COLOR.load(Ordering::Relaxed) {
             1 => opts.color(true),

@@ -77,6 +77,8 @@ struct Case {
     exit: i32,
     stderr: Vec<String>,
     #[serde(default)]
+    absent: Vec<String>,
+    #[serde(default)]
     stdout: bool,
 }
 
@@ -125,6 +127,11 @@ fn run_case(case: &Case) -> Option<String> {
     for needle in &case.stderr {
         if !stderr.contains(&flat(needle)) {
             wrong.push(format!("stderr does not say `{needle}`"));
+        }
+    }
+    for secret in &case.absent {
+        if out.stderr.contains(secret.as_str()) || out.stdout.contains(secret.as_str()) {
+            wrong.push(format!("the output shows `{secret}`"));
         }
     }
     (!wrong.is_empty()).then(|| {
