@@ -82,7 +82,7 @@ pub(crate) fn run(args: &BisectSettings, printer: &Printer) -> miette::Result<Ex
     match args.format {
         OutputFormat::Json => printer.out(&crate::render::json::to_json(&report)?),
         OutputFormat::Markdown => printer.out(&render::markdown(&report)),
-        OutputFormat::Text => printer.out(&render::text(&report)),
+        OutputFormat::Text => printer.text(&render::text(&report)),
     }
     Ok(if report.outcome.verdict == Verdict::Found {
         ExitStatus::Success
