@@ -114,7 +114,7 @@ impl IndexOptions {
             offline: args.offline,
             refresh: args.refresh,
             binary: BinaryPolicy::new(&args.only_binary, &args.no_binary),
-            keyring: keyring_provider(args.keyring_provider, env),
+            keyring: keyring_provider(args.keyring_provider, env)?,
             env: env.clone(),
         })
     }
@@ -187,19 +187,33 @@ fn check_cache_dir(dir: Option<&Path>, from: &str) -> miette::Result<()> {
 
 /// `--keyring-provider`, else `PIP_KEYRING_PROVIDER` / `UV_KEYRING_PROVIDER`. pip's `auto` and
 /// `import` mean the keyring Python package; planner cannot import it, so they ask the `keyring`
-/// command instead, which reads the same store.
-fn keyring_provider(flag: Option<cli::KeyringProvider>, env: &EnvVars) -> KeyringProvider {
+/// command instead, which reads the same store. Any other value is an error naming the
+/// variable, as pip's own "invalid choice" (it used to mean `disabled` without a word).
+fn keyring_provider(
+    flag: Option<cli::KeyringProvider>,
+    env: &EnvVars,
+) -> miette::Result<KeyringProvider> {
     if let Some(flag) = flag {
-        return match flag {
+        return Ok(match flag {
             cli::KeyringProvider::Disabled => KeyringProvider::Disabled,
             cli::KeyringProvider::Subprocess => KeyringProvider::Subprocess,
-        };
+        });
     }
-    let value = env
-        .get("PIP_KEYRING_PROVIDER")
-        .or_else(|| env.get("UV_KEYRING_PROVIDER"));
-    match value.as_deref().map(str::trim) {
-        Some("subprocess" | "auto" | "import") => KeyringProvider::Subprocess,
-        _ => KeyringProvider::Disabled,
+    let Some((var, value)) = ["PIP_KEYRING_PROVIDER", "UV_KEYRING_PROVIDER"]
+        .into_iter()
+        .find_map(|var| Some((var, env.get(var)?)))
+    else {
+        return Ok(KeyringProvider::Disabled);
+    };
+    match value.trim() {
+        "subprocess" | "auto" | "import" => Ok(KeyringProvider::Subprocess),
+        "disabled" | "" => Ok(KeyringProvider::Disabled),
+        other => Err(miette!(
+            code = "planner::index::keyring_provider",
+            help = "set {var} to one of auto, disabled, import, subprocess (as pip takes it), or \
+                    unset it",
+            "{var} `{}` is not a keyring provider",
+            crate::terminal::field(other)
+        )),
     }
 }
