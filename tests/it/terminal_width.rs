@@ -290,6 +290,39 @@ fn inventory_and_resolve_fit_80_columns() {
     }
 }
 
+/// `verify --all` of a real venv at 60 columns: its heading (the interpreter's path) and the
+/// compile-cache line wrap at words, nothing lost.
+#[test]
+fn verify_fits_60_columns() {
+    let venv = crate::common::venv::clean_venv();
+    let ctx = TestContext::new();
+    let path = venv.path.display().to_string();
+    let args = ["verify", "--venv", &path, "--all"];
+    let plain = at(&ctx, None, &args);
+    assert_eq!(plain.code, Some(0), "{}", plain.stderr);
+    assert!(
+        plain.stdout.lines().any(|l| l.chars().count() > 60),
+        "{}",
+        plain.stdout
+    );
+    let fitted = at(&ctx, Some(60), &args);
+    assert_eq!(fitted.code, Some(0), "{}", fitted.stderr);
+    assert_fits(&fitted.stdout, 60);
+    // The same words, the run's seconds (`1.5s:`) left out.
+    let untimed = |text: &str| -> Vec<String> {
+        words(text)
+            .into_iter()
+            .filter(|w| {
+                !(w.starts_with(|c: char| c.is_ascii_digit())
+                    && w.contains('.')
+                    && w.trim_end_matches(':').ends_with('s'))
+            })
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(untimed(&fitted.stdout), untimed(&plain.stdout));
+}
+
 /// tmux, when it is installed: a server of this test's own (`-L`), removed at the end.
 struct Tmux {
     socket: String,
