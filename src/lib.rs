@@ -279,11 +279,10 @@ pub fn install_error_hook() {
 }
 
 /// Render an error with miette on stderr and return exit code 2.
-#[allow(clippy::print_stderr)]
 pub fn report_error(report: &miette::Report) -> ExitCode {
     // Every text escaped on its way out (`terminal::clean`): an error quotes what it read.
     let clean = miette::Report::new(terminal::clean(report.as_ref()));
-    eprintln!("{clean:?}");
+    printer::err_line(&format!("{clean:?}"));
     ExitStatus::Error.into()
 }
 
