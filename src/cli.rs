@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
+use clap::builder::NonEmptyStringValueParser;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 
@@ -282,7 +283,7 @@ pub struct ReviewArgs {
     pub try_plans: bool,
     /// With --try: a test command run with `sh -c` in each copy before and after its plan;
     /// repeat for more.
-    #[arg(long = "test", value_name = "CMD", requires = "try_plans")]
+    #[arg(long = "test", value_name = "CMD", value_parser = NonEmptyStringValueParser::new(), requires = "try_plans")]
     pub tests: Vec<String>,
     /// Where package metadata comes from.
     #[command(flatten)]
@@ -576,7 +577,7 @@ pub struct ProposeArgs {
     pub try_top: Option<usize>,
     /// With --try: a test command run with `sh -c` in each copy before and after its plan;
     /// repeat for more.
-    #[arg(long = "test", value_name = "CMD")]
+    #[arg(long = "test", value_name = "CMD", value_parser = NonEmptyStringValueParser::new())]
     pub tests: Vec<String>,
     /// Pre-release policy.
     #[arg(long, value_enum, default_value_t)]
@@ -777,7 +778,7 @@ pub struct VerifyArgs {
 
     /// Your own check (a test suite, a training smoke step), run by the shell: with --baseline
     /// and --compare, a command that passed before and fails after is a regression. Repeatable.
-    #[arg(long = "test", value_name = "CMD")]
+    #[arg(long = "test", value_name = "CMD", value_parser = NonEmptyStringValueParser::new())]
     pub tests: Vec<String>,
 
     /// Output format.
@@ -803,7 +804,7 @@ pub struct TryArgs {
 
     /// A test command, run with `sh -c` in the copy (activated) before and after the plan;
     /// repeat for more. A test that passed before and fails after is a regression.
-    #[arg(long = "test", value_name = "CMD")]
+    #[arg(long = "test", value_name = "CMD", value_parser = NonEmptyStringValueParser::new())]
     pub tests: Vec<String>,
 
     /// Make the copy in DIR (a new folder) and keep it afterwards.
@@ -865,7 +866,7 @@ pub struct BisectArgs {
 
     /// The check: a command run with `sh -c` in each copy (activated); repeat for more, all
     /// must pass.
-    #[arg(long = "test", value_name = "CMD", required_unless_present = "verify")]
+    #[arg(long = "test", value_name = "CMD", value_parser = NonEmptyStringValueParser::new(), required_unless_present = "verify")]
     pub tests: Vec<String>,
 
     /// Use planner's verification (every dist's imports, `pip check`, the policy's smoke

@@ -260,12 +260,14 @@ fn man_pages(command: clap::Command) -> Vec<(String, String)> {
 }
 
 /// Install miette's report handler for this process: as miette's default, except that text is
-/// wrapped at spaces only, so a flag such as `--python-version` is never split at its hyphen.
+/// wrapped at spaces only, so a flag such as `--python-version` is never split at its hyphen,
+/// nor a path or a hint's `PIP_CONFIG_FILE=/dev/null` after a `/` (a copy of it would not work).
 pub fn install_error_hook() {
     // Only fails when a hook is already set (then that one stays).
     let _ = miette::set_hook(Box::new(|_| {
         let opts = miette::MietteHandlerOpts::new()
             .word_splitter(textwrap::WordSplitter::NoHyphenation)
+            .word_separator(textwrap::WordSeparator::AsciiSpace)
             .break_words(false);
         let opts = match ERROR_COLOR.load(Ordering::Relaxed) {
             1 => opts.color(true),
@@ -277,11 +279,10 @@ pub fn install_error_hook() {
 }
 
 /// Render an error with miette on stderr and return exit code 2.
-#[allow(clippy::print_stderr)]
 pub fn report_error(report: &miette::Report) -> ExitCode {
     // Every text escaped on its way out (`terminal::clean`): an error quotes what it read.
     let clean = miette::Report::new(terminal::clean(report.as_ref()));
-    eprintln!("{clean:?}");
+    printer::err_line(&format!("{clean:?}"));
     ExitStatus::Error.into()
 }
 

@@ -1,7 +1,8 @@
 //! All output goes through a [`Printer`]: data to stdout, diagnostics to stderr.
 //!
-//! A broken pipe on stdout (`planner inventory | head`) is not an error: writes after it are
-//! dropped silently, as ripgrep and uv do.
+//! A broken pipe on stdout (`planner inventory | head`) or on stderr (`planner propose … 2>&1 |
+//! head`) is not an error: writes after it are dropped silently, as ripgrep and uv do (stderr's
+//! once panicked in `eprintln!`, exit 101).
 //!
 //! Colour: [`ColorChoice`] is decided once by the settings layer (`--color`, then NO_COLOR,
 //! FORCE_COLOR and CLICOLOR_FORCE); `auto` colours only a terminal. Renderers get one bool and
@@ -140,7 +141,7 @@ impl Printer {
             let yellow = anstyle::AnsiColor::Yellow.on_default().bold();
             let prefix = paint(self.color_err, yellow, "warning");
             let line = format!("{prefix}: {}", crate::terminal::escape(text));
-            eprintln!("{}", crate::terminal::fit(&line, self.width_err));
+            err_line(&crate::terminal::fit(&line, self.width_err));
         }
     }
 
@@ -148,7 +149,7 @@ impl Printer {
     pub(crate) fn note(&self, text: &str) {
         if !self.quiet {
             let text = crate::terminal::escape(text);
-            eprintln!("{}", crate::terminal::fit(&text, self.width_err));
+            err_line(&crate::terminal::fit(&text, self.width_err));
         }
     }
 
@@ -162,7 +163,13 @@ impl Printer {
     /// painting would show the colour codes as `\u{1b}[31m` text).
     pub(crate) fn note_painted(&self, text: &str) {
         if !self.quiet {
-            eprintln!("{text}");
+            err_line(text);
         }
     }
+}
+
+/// One line on stderr; a closed stderr drops it (module docs).
+pub(crate) fn err_line(text: &str) {
+    let mut stderr = io::stderr().lock();
+    let _ = writeln!(stderr, "{text}").and_then(|()| stderr.flush());
 }

@@ -10,8 +10,10 @@
 //! out ([`clean`], used by `report_error`), warnings and notes by the printer.
 //!
 //! Width: [`fit`] wraps text made for a terminal of a known width at word boundaries, with a
-//! hanging indent (a table row's continuation goes under its last column), and [`shell_lines`]
-//! breaks a shell command at its words with ` \` continuations, so a copy still runs it.
+//! hanging indent (a table row's continuation goes under its last column, a `# ` comment's stays
+//! a comment), and [`shell_lines`] breaks a shell command at its words with ` \` continuations,
+//! so a copy still runs it. A renderer that does not know the width marks a command line with
+//! [`command_line`]; [`fit`] breaks it when it does not fit.
 
 use std::borrow::Cow;
 
@@ -147,6 +149,19 @@ impl miette::Diagnostic for Clean {
 /// `\u{1e}`. [`fit`] removes it.
 pub(crate) const WHOLE: char = '\u{1e}';
 
+/// Starts a shell command line ([`command_line`]) that [`fit`] breaks with [`shell_lines`]
+/// when it is too long: a control character, so it cannot come from outside text. [`fit`]
+/// removes it.
+const COMMAND: char = '\u{1d}';
+
+/// A shell command (planner's own quoting: words bare or in single quotes) as a line of a text
+/// made for [`fit`], indented by `indent`: where it is too long, broken between its words with
+/// ` \`, each continuation four columns further in, so that a copy still runs it; without a
+/// width, as it is. `command` must be escaped ([`escape`]) already.
+pub(crate) fn command_line(indent: usize, command: &str) -> String {
+    format!("{COMMAND}{}{command}", " ".repeat(indent))
+}
+
 /// The fewest columns a hanging indent leaves for the text after it: below that, a table
 /// row's continuation goes under the row's own indent instead of under its last column.
 const NARROWEST: usize = 24;
@@ -155,13 +170,15 @@ const NARROWEST: usize = 24;
 /// (never inside a word: one longer than the width stays whole), the continuation under the
 /// line's last column (after its last run of two or more spaces) when that leaves
 /// [`NARROWEST`] columns and room for the line's longest word, else two columns in from the
-/// line's own indent. Lines break at spaces only: a URL or a path is one word. Colour codes have no
-/// width. Lines marked [`WHOLE`] are kept as they are. Without a width, `text` as it is.
+/// line's own indent; a line that starts (after its indent) with `# ` continues as a comment.
+/// Lines break at spaces only: a URL or a path is one word. Colour codes have no width. Lines
+/// marked [`WHOLE`] are kept as they are, lines marked [`COMMAND`] broken as shell commands.
+/// Without a width, `text` as it is.
 pub(crate) fn fit(text: &str, width: Option<usize>) -> Cow<'_, str> {
     let Some(width) = width else {
         return unmark(text);
     };
-    if !text.contains(WHOLE)
+    if !text.contains([WHOLE, COMMAND])
         && text
             .lines()
             .all(|l| textwrap::core::display_width(l) <= width)
@@ -173,6 +190,11 @@ pub(crate) fn fit(text: &str, width: Option<usize>) -> Cow<'_, str> {
         let (body, end) = line.strip_suffix('\n').map_or((line, ""), |b| (b, "\n"));
         if let Some(whole) = body.strip_prefix(WHOLE) {
             out.push_str(whole);
+        } else if let Some(command) = body.strip_prefix(COMMAND) {
+            let words = command.trim_start_matches(' ');
+            let indent = command.len() - words.len();
+            let lines = shell_lines(words, indent, 4, width);
+            out.push_str(&unmark(&lines.join("\n")));
         } else if textwrap::core::display_width(body) <= width {
             out.push_str(body);
         } else {
@@ -183,10 +205,10 @@ pub(crate) fn fit(text: &str, width: Option<usize>) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// `text` without its [`WHOLE`] marks.
+/// `text` without its [`WHOLE`] and [`COMMAND`] marks.
 fn unmark(text: &str) -> Cow<'_, str> {
-    if text.contains(WHOLE) {
-        Cow::Owned(text.replace(WHOLE, ""))
+    if text.contains([WHOLE, COMMAND]) {
+        Cow::Owned(text.replace([WHOLE, COMMAND], ""))
     } else {
         Cow::Borrowed(text)
     }
@@ -211,7 +233,15 @@ fn wrap_line(line: &str, width: usize) -> String {
         hang
     };
     let first = " ".repeat(indent);
-    let rest = " ".repeat(hang);
+    // A comment (a resolved requirements file's `# via`) goes on as one.
+    let rest = if body.starts_with("# ") {
+        format!(
+            "{first}#{}",
+            " ".repeat(hang.saturating_sub(indent + 1).max(3))
+        )
+    } else {
+        " ".repeat(hang)
+    };
     let options = textwrap::Options::new(width)
         .initial_indent(&first)
         .subsequent_indent(&rest)
@@ -370,6 +400,25 @@ mod tests {
             format!("{}\nshort\n", "x ".repeat(40))
         );
         assert_eq!(fit(&marked, None), format!("{}\nshort\n", "x ".repeat(40)));
+    }
+
+    /// A marked command line is broken as a command where it does not fit, kept whole and
+    /// unmarked without a width; a comment wraps into more comment lines.
+    #[test]
+    fn fit_breaks_marked_commands_and_keeps_comments_comments() {
+        let command = "pip install --force-reinstall --no-deps 'demo==1.0' 'other==2.0'";
+        let text = format!("edited in place:\n{}\n", command_line(2, command));
+        assert_eq!(fit(&text, None), format!("edited in place:\n  {command}\n"));
+        assert_eq!(
+            fit(&text, Some(40)),
+            "edited in place:\n  pip install --force-reinstall \\\n      --no-deps 'demo==1.0' 'other==2.0'\n"
+        );
+        assert_eq!(fit(&text, Some(100)), fit(&text, None));
+        let comment = "    # override: your requirement `triton==3.7.0`, replaced by `triton>=3.6`";
+        assert_eq!(
+            fit(comment, Some(50)),
+            "    # override: your requirement `triton==3.7.0`,\n    #   replaced by `triton>=3.6`"
+        );
     }
 
     /// A command is broken between its words, quoted words kept whole, with ` \`.

@@ -37,6 +37,7 @@ pub(crate) fn run(args: &BisectSettings, printer: &Printer) -> miette::Result<Ex
     };
     let changes = state::changes(&good, &now);
     let universe = Universe::new(&good, &now).map_err(|why| miette!("{why}"))?;
+    has_interpreter(&original)?;
     let work = tempfile::Builder::new()
         .prefix("planner-bisect-work-")
         .tempdir()
@@ -82,7 +83,7 @@ pub(crate) fn run(args: &BisectSettings, printer: &Printer) -> miette::Result<Ex
     match args.format {
         OutputFormat::Json => printer.out(&crate::render::json::to_json(&report)?),
         OutputFormat::Markdown => printer.out(&render::markdown(&report)),
-        OutputFormat::Text => printer.out(&render::text(&report)),
+        OutputFormat::Text => printer.text(&render::text(&report)),
     }
     Ok(if report.outcome.verdict == Verdict::Found {
         ExitStatus::Success
@@ -109,6 +110,26 @@ fn given_venv(args: &BisectSettings) -> miette::Result<PathBuf> {
             python.display()
         )),
     }
+}
+
+/// Each step installs into a copy of `venv` and runs the check with its own interpreter: a venv
+/// read from its metadata alone (no bin/python) would fail every step, the good state first, and
+/// the run would blame the good state. Refused before the first step.
+fn has_interpreter(venv: &Path) -> miette::Result<()> {
+    if ["python", "python3"]
+        .iter()
+        .any(|p| venv.join("bin").join(p).exists())
+    {
+        return Ok(());
+    }
+    Err(miette!(
+        code = "planner::bisect::no_interpreter",
+        help = "run bisect where the environment lives, with its interpreter; a venv read from \
+                its metadata alone (pyvenv.cfg and site-packages) cannot be bisected",
+        "`{}` has no interpreter (no bin/python): bisect installs into copies of it and runs \
+         the check with it",
+        venv.display()
+    ))
 }
 
 /// A venv's inventory, read in a throw-away copy (the probe runs the interpreter, and a `.pth`

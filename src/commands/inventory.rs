@@ -23,7 +23,7 @@ pub(crate) fn run(settings: &InventorySettings, printer: &Printer) -> miette::Re
             printer.out(&json::to_json(&doc)?)
         }
         OutputFormat::Text | OutputFormat::Markdown => {
-            printer.out(&render::render_text(&inventory, printer.color()))
+            printer.text(&render::render_text(&inventory, printer.color()))
         }
     }
     Ok(ExitStatus::Success)

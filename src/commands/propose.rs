@@ -150,7 +150,7 @@ fn print_proposal(
     }
     if !tried.is_empty() {
         match args.format {
-            OutputFormat::Text => printer.out(&trial::proposal_text(proposal, tried)),
+            OutputFormat::Text => printer.text(&trial::proposal_text(proposal, tried)),
             OutputFormat::Markdown => printer.out(&trial::proposal_markdown(proposal, tried)),
             OutputFormat::Json => {}
         }

@@ -39,6 +39,9 @@ pub(crate) fn run(settings: &ResolveSettings, printer: &Printer) -> miette::Resu
     };
     let json = settings.format == OutputFormat::Json;
     let solved = solve(&index, &env, &request);
+    // The progress line is gone before anything else is written (it would share a line with
+    // the first line of the result).
+    index.finish_progress();
     let suspect = super::suspect_lines(&index);
     for line in &suspect {
         printer.warn(line);
@@ -53,7 +56,7 @@ pub(crate) fn run(settings: &ResolveSettings, printer: &Printer) -> miette::Resu
             ExitStatus::Success
         }
         Ok(resolution) => {
-            printer.out(&render::render_text(&env, &resolution, &root_files));
+            printer.text(&render::render_text(&env, &resolution, &root_files));
             ExitStatus::Success
         }
         Err(SolveError::NoSolution(failure)) if json => {

@@ -89,13 +89,13 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
             unresolved.file, unresolved.target, unresolved.reason
         ));
     }
-    printer.out(&match settings.format {
-        ReviewFormat::Text => render::text(&review),
-        ReviewFormat::Json => render::json(&review)?,
-        ReviewFormat::Markdown => render::markdown(&review),
-        ReviewFormat::Github => render::github(&review),
-        ReviewFormat::Sarif => render::sarif(&review)?,
-    });
+    match settings.format {
+        ReviewFormat::Text => printer.text(&render::text(&review)),
+        ReviewFormat::Json => printer.out(&render::json(&review)?),
+        ReviewFormat::Markdown => printer.out(&render::markdown(&review)),
+        ReviewFormat::Github => printer.out(&render::github(&review)),
+        ReviewFormat::Sarif => printer.out(&render::sarif(&review)?),
+    }
     if let Some(path) = &settings.sarif_file {
         let sarif = render::sarif(&review)?;
         crate::atomic::write(path, sarif.as_bytes(), crate::atomic::Mode::File)

@@ -48,7 +48,7 @@ pub(crate) fn run(args: &TrySettings, printer: &Printer) -> miette::Result<ExitS
     match args.format {
         OutputFormat::Json => printer.out(&crate::render::json::to_json(&report)?),
         OutputFormat::Markdown => printer.out(&render::markdown(&report)),
-        OutputFormat::Text => printer.out(&render::text(&report)),
+        OutputFormat::Text => printer.text(&render::text(&report)),
     }
     Ok(exit_status(&report))
 }

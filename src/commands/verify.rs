@@ -57,7 +57,7 @@ pub(crate) fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<Ex
             printer.out(&crate::render::json::to_json(&document)?);
         }
         OutputFormat::Text | OutputFormat::Markdown => {
-            printer.out(&render::report_text(&report));
+            printer.text(&render::report_text(&report));
         }
     }
     Ok(if report.ok || report.mode == VerifyMode::Baseline {

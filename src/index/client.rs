@@ -100,36 +100,34 @@ impl ClientSettings {
     /// Defaults overridden by `PLANNER_HTTP_TIMEOUT` (seconds, read and connect, and the base
     /// of each reply's deadline), `PLANNER_HTTP_RETRIES`, `PLANNER_HTTP_CONCURRENCY`,
     /// `PLANNER_RUN_TIMEOUT` (seconds), `PLANNER_MAX_PAGE_BYTES` and
-    /// `PLANNER_MAX_DOWNLOAD_BYTES`.
-    pub(crate) fn from_env(get: &dyn Fn(&str) -> Option<String>) -> ClientSettings {
+    /// `PLANNER_MAX_DOWNLOAD_BYTES`. A value that is not what its variable takes is an error
+    /// naming the variable (it was ignored once, and the default used without a word).
+    pub(crate) fn from_env(
+        get: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<ClientSettings, IndexError> {
         let mut settings = ClientSettings::default();
-        if let Some(secs) = get("PLANNER_HTTP_TIMEOUT").and_then(|v| v.trim().parse::<f64>().ok())
-            && secs > 0.0
-        {
+        let seconds = |s: &f64| *s > 0.0 && Duration::try_from_secs_f64(*s).is_ok();
+        if let Some(secs) = env_value(get, "PLANNER_HTTP_TIMEOUT", SECONDS, seconds)? {
             settings.read_timeout = Duration::from_secs_f64(secs);
             settings.connect_timeout = Duration::from_secs_f64(secs.min(10.0));
         }
-        if let Some(n) = get("PLANNER_HTTP_RETRIES").and_then(|v| v.trim().parse().ok()) {
+        if let Some(n) = env_value(get, "PLANNER_HTTP_RETRIES", WHOLE, |_| true)? {
             settings.retries = n;
         }
-        if let Some(n) = get("PLANNER_HTTP_CONCURRENCY").and_then(|v| v.trim().parse().ok())
-            && n > 0
-        {
+        let above_0 = "a whole number above 0";
+        if let Some(n) = env_value(get, "PLANNER_HTTP_CONCURRENCY", above_0, |n| *n > 0)? {
             settings.concurrency = n;
         }
-        if let Some(secs) = get("PLANNER_RUN_TIMEOUT").and_then(|v| v.trim().parse::<f64>().ok())
-            && secs > 0.0
-        {
+        if let Some(secs) = env_value(get, "PLANNER_RUN_TIMEOUT", SECONDS, seconds)? {
             settings.run_timeout = Duration::from_secs_f64(secs);
         }
-        let bytes = |var: &str| get(var).and_then(|v| v.trim().parse::<u64>().ok());
-        if let Some(n) = bytes("PLANNER_MAX_PAGE_BYTES") {
+        if let Some(n) = env_value(get, "PLANNER_MAX_PAGE_BYTES", WHOLE, |_| true)? {
             settings.max_page_bytes = n;
         }
-        if let Some(n) = bytes("PLANNER_MAX_DOWNLOAD_BYTES") {
+        if let Some(n) = env_value(get, "PLANNER_MAX_DOWNLOAD_BYTES", WHOLE, |_| true)? {
             settings.max_download_bytes = n;
         }
-        settings
+        Ok(settings)
     }
 
     /// The cap on a body of `kind` answering `range` with `status`: what it is, its limit and
@@ -903,6 +901,33 @@ fn local_error(path: &Path, e: crate::bounded::ReadError) -> IndexError {
     IndexError::Io {
         path: path.display().to_string(),
         message: e.to_string(),
+    }
+}
+
+/// What the seconds variables take.
+const SECONDS: &str = "a number of seconds above 0 (`30`, `2.5`)";
+/// What the count and size variables take.
+const WHOLE: &str = "a whole number, 0 or more";
+
+/// The value of the environment variable `var` (`wants` says what it takes, `fits` which
+/// values of its type are allowed): none when it is unset or empty, an error naming the
+/// variable and what it takes when it is something else.
+pub(crate) fn env_value<T: std::str::FromStr>(
+    get: &dyn Fn(&str) -> Option<String>,
+    var: &str,
+    wants: &str,
+    fits: impl Fn(&T) -> bool,
+) -> Result<Option<T>, IndexError> {
+    let Some(text) = get(var).filter(|v| !v.trim().is_empty()) else {
+        return Ok(None);
+    };
+    match text.trim().parse::<T>() {
+        Ok(value) if fits(&value) => Ok(Some(value)),
+        _ => Err(IndexError::Config {
+            source_name: var.to_string(),
+            message: format!("`{}` is not {wants}", crate::terminal::field(&text)),
+            hint: format!("set {var} to {wants}, or unset it for the default"),
+        }),
     }
 }
 

@@ -56,8 +56,11 @@ pub enum ProbeError {
         /// The last line of its stderr.
         last: String,
     },
+    /// It exited 0 and printed nothing: not a Python interpreter (`/bin/true`).
+    #[error("it exited without printing anything: it does not look like a Python interpreter")]
+    Silent,
     /// It printed something else than the probe's JSON.
-    #[error("unexpected probe output: {0}")]
+    #[error("unexpected probe output (is it a Python 3 interpreter?): {0}")]
     Output(serde_json::Error),
 }
 
@@ -79,6 +82,9 @@ pub(super) fn probe(python: &Path) -> Result<ProbeOutput, ProbeError> {
             .unwrap_or("")
             .to_string();
         return Err(ProbeError::Failed { status, last });
+    }
+    if stdout.iter().all(u8::is_ascii_whitespace) {
+        return Err(ProbeError::Silent);
     }
     serde_json::from_slice(&stdout).map_err(ProbeError::Output)
 }

@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::bisect::{BISECT_SCHEMA, Change, Culprit, Outcome, Step, StepResult, Verdict};
 use crate::diff::ChangeKind;
 use crate::render::safe::quote;
-use crate::terminal::escape;
+use crate::terminal::{command_line, escape};
 
 /// The `planner-bisect/1` document.
 #[derive(Debug, Serialize)]
@@ -303,17 +303,17 @@ pub(crate) fn text(report: &BisectReport) -> String {
         if let Some(propose) = &fix.propose {
             let _ = writeln!(
                 out,
-                "\nTo hold it back and see what has to move with it:\n  {}",
-                escape(propose)
+                "\nTo hold it back and see what has to move with it:\n{}",
+                command_line(2, &escape(propose))
             );
         }
         for spec in &fix.reinstall {
+            let command = format!("pip install --force-reinstall --no-deps {}", quote(spec));
             let _ = writeln!(
                 out,
-                "\n{} was edited in place: reinstall the release to undo it:\n  pip install \
-                 --force-reinstall --no-deps {}",
+                "\n{} was edited in place: reinstall the release to undo it:\n{}",
                 escape(spec),
-                quote(spec)
+                command_line(2, &escape(&command))
             );
         }
         for name in &fix.remove {

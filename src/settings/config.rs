@@ -129,9 +129,10 @@ fn read_pyproject(file: &Path) -> Result<Option<Config>, ConfigError> {
     struct Pyproject {
         tool: Option<Tool>,
     }
+    // Typed from the text, so an error in the table says its line and column.
     #[derive(Deserialize)]
     struct Tool {
-        planner: Option<toml::Value>,
+        planner: Option<ConfigValues>,
     }
     let origin = format!("{} [tool.planner]", file.display());
     let text = read_text(file, &origin)?;
@@ -141,12 +142,9 @@ fn read_pyproject(file: &Path) -> Result<Option<Config>, ConfigError> {
     };
     let parsed: Pyproject =
         toml::from_str(&text).map_err(|err| error(crate::toml_error::describe(&text, &err)))?;
-    let Some(table) = parsed.tool.and_then(|tool| tool.planner) else {
+    let Some(values) = parsed.tool.and_then(|tool| tool.planner) else {
         return Ok(None);
     };
-    let values = table
-        .try_into()
-        .map_err(|err: toml::de::Error| error(err.message().to_string()))?;
     Ok(Some(Config {
         origin,
         dir: parent(file),

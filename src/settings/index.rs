@@ -11,7 +11,7 @@ use miette::miette;
 use super::EnvVars;
 use super::sources::{IndexValue, Sources};
 use crate::cli::{self, IndexArgs};
-use crate::index::client::ClientSettings;
+use crate::index::client::{ClientSettings, env_value};
 use crate::index::keyring::KeyringProvider;
 use crate::index::{BinaryPolicy, DEFAULT_PAGE_MAX_AGE, IndexError, IndexSettings, auth, cache};
 
@@ -91,6 +91,14 @@ impl IndexOptions {
             "PLANNER_CACHE_DIR",
             config.and_then(|c| c.cache_dir.clone()),
         );
+        let cache_from = if args.cache_dir.is_some() {
+            "--cache-dir"
+        } else if env.get("PLANNER_CACHE_DIR").is_some_and(|v| !v.is_empty()) {
+            "PLANNER_CACHE_DIR"
+        } else {
+            "the config file's `cache-dir`"
+        };
+        check_cache_dir(cache_dir.as_deref(), cache_from)?;
         for url in index_url
             .iter()
             .chain(&extra_index_urls.clone().unwrap_or_default())
@@ -106,7 +114,7 @@ impl IndexOptions {
             offline: args.offline,
             refresh: args.refresh,
             binary: BinaryPolicy::new(&args.only_binary, &args.no_binary),
-            keyring: keyring_provider(args.keyring_provider, env),
+            keyring: keyring_provider(args.keyring_provider, env)?,
             env: env.clone(),
         })
     }
@@ -137,12 +145,11 @@ impl IndexOptions {
             cache_dir: self.cache_dir.clone().or_else(|| cache::default_dir(&get)),
             offline: self.offline,
             refresh: self.refresh,
-            client: ClientSettings::from_env(&get),
+            client: ClientSettings::from_env(&get)?,
             netrc: auth::Netrc::load(home.as_deref(), netrc_env.as_deref()),
             keyring: self.keyring,
             binary: self.binary.clone(),
-            page_max_age: get("PLANNER_INDEX_TTL")
-                .and_then(|v| v.trim().parse().ok())
+            page_max_age: env_value(&get, "PLANNER_INDEX_TTL", "a number of seconds", |_| true)?
                 .unwrap_or(DEFAULT_PAGE_MAX_AGE),
             target_tags: None,
         })
@@ -163,21 +170,50 @@ fn check_index_location(text: &str) -> miette::Result<()> {
     ))
 }
 
+/// A cache folder that exists as something else (a file) is refused: every cache write would
+/// fail, unseen, and each run fetch everything again.
+fn check_cache_dir(dir: Option<&Path>, from: &str) -> miette::Result<()> {
+    match dir {
+        Some(dir) if dir.exists() && !dir.is_dir() => Err(miette!(
+            code = "planner::index::cache_dir",
+            help = "name a folder (planner makes it when it is missing), or unset it for the \
+                    default cache folder",
+            "the cache folder `{}` (from {from}) is a file, not a folder",
+            crate::terminal::field(&dir.display().to_string())
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// `--keyring-provider`, else `PIP_KEYRING_PROVIDER` / `UV_KEYRING_PROVIDER`. pip's `auto` and
 /// `import` mean the keyring Python package; planner cannot import it, so they ask the `keyring`
-/// command instead, which reads the same store.
-fn keyring_provider(flag: Option<cli::KeyringProvider>, env: &EnvVars) -> KeyringProvider {
+/// command instead, which reads the same store. Any other value is an error naming the
+/// variable, as pip's own "invalid choice" (it used to mean `disabled` without a word).
+fn keyring_provider(
+    flag: Option<cli::KeyringProvider>,
+    env: &EnvVars,
+) -> miette::Result<KeyringProvider> {
     if let Some(flag) = flag {
-        return match flag {
+        return Ok(match flag {
             cli::KeyringProvider::Disabled => KeyringProvider::Disabled,
             cli::KeyringProvider::Subprocess => KeyringProvider::Subprocess,
-        };
+        });
     }
-    let value = env
-        .get("PIP_KEYRING_PROVIDER")
-        .or_else(|| env.get("UV_KEYRING_PROVIDER"));
-    match value.as_deref().map(str::trim) {
-        Some("subprocess" | "auto" | "import") => KeyringProvider::Subprocess,
-        _ => KeyringProvider::Disabled,
+    let Some((var, value)) = ["PIP_KEYRING_PROVIDER", "UV_KEYRING_PROVIDER"]
+        .into_iter()
+        .find_map(|var| Some((var, env.get(var)?)))
+    else {
+        return Ok(KeyringProvider::Disabled);
+    };
+    match value.trim() {
+        "subprocess" | "auto" | "import" => Ok(KeyringProvider::Subprocess),
+        "disabled" | "" => Ok(KeyringProvider::Disabled),
+        other => Err(miette!(
+            code = "planner::index::keyring_provider",
+            help = "set {var} to one of auto, disabled, import, subprocess (as pip takes it), or \
+                    unset it",
+            "{var} `{}` is not a keyring provider",
+            crate::terminal::field(other)
+        )),
     }
 }

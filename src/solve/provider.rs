@@ -165,12 +165,12 @@ impl<'c, 'a> Provider<'c, 'a> {
                     Some(VersionOrUrl::Url(_)) => {
                         if *dependent == Pkg::Root {
                             return Err(SolveError::DirectUrl {
-                                requirement: requirement.to_string(),
+                                requirement: without_secrets(&requirement),
                                 name: requirement.name.clone(),
                             });
                         }
                         return Ok(Err(Unavailable::DirectUrl {
-                            requirement: requirement.to_string(),
+                            requirement: without_secrets(&requirement),
                         }));
                     }
                 };
@@ -563,4 +563,20 @@ impl DependencyProvider for Provider<'_, '_> {
         }
         Ok(())
     }
+}
+/// A requirement as written, its URL's credentials (`https://user:token@host/...`) and query
+/// shown as `****`: it is quoted in errors.
+fn without_secrets(requirement: &impl std::fmt::Display) -> String {
+    requirement
+        .to_string()
+        .split(' ')
+        .map(|word| {
+            if word.contains("://") {
+                crate::index::auth::redact_str(word)
+            } else {
+                word.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -30,16 +30,18 @@ pub(crate) struct RequirementsFile {
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub(crate) enum RequirementsFileError {
     /// The file cannot be read.
-    #[error("cannot read `{}`", path.display())]
+    #[error("cannot read `{}`{from}", path.display())]
     #[diagnostic(
         code(planner::requirements::read),
         help(
-            "check the path of the -r/-c/--override file (relative paths are read from the current folder)"
+            "check the path of the -r/-c/--override file (relative paths are read from the current folder; in a file, from that file's folder)"
         )
     )]
     Read {
         /// The file.
         path: PathBuf,
+        /// `, named on `FILE` line N` for a nested `-r`/`-c`, else empty.
+        from: String,
         /// The IO error.
         #[source]
         source: std::io::Error,
@@ -121,6 +123,7 @@ fn read_into(
     let text = crate::bounded::read_to_string(path, crate::bounded::USER_FILE_LIMIT).map_err(
         |source| RequirementsFileError::Read {
             path: path.to_path_buf(),
+            from: String::new(),
             source,
         },
     )?;
@@ -400,7 +403,23 @@ fn parse_into(
                         message: LineError::IncludesItself(value),
                     });
                 }
-                read_into(&nested, out, as_constraints || constraint, stack)?;
+                read_into(&nested, out, as_constraints || constraint, stack).map_err(|err| {
+                    match err {
+                        RequirementsFileError::Read {
+                            path: missing,
+                            from,
+                            source,
+                        } if from.is_empty() => {
+                            let from = format!(", named on `{}` line {line}", path.display());
+                            RequirementsFileError::Read {
+                                path: missing,
+                                from,
+                                source,
+                            }
+                        }
+                        other => other,
+                    }
+                })?;
             }
         }
     }

@@ -64,6 +64,15 @@ pub(crate) fn activate(command: &mut Command, venv: &Path) {
 /// Why a verification could not run.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub(crate) enum VerifyError {
+    /// `PLANNER_VERIFY_TIMEOUT` is not a number of seconds.
+    #[error("PLANNER_VERIFY_TIMEOUT `{0}` is not a number of seconds above 0 (`600`, `2.5`)")]
+    #[diagnostic(
+        code(planner::verify::timeout_setting),
+        help(
+            "set PLANNER_VERIFY_TIMEOUT to the seconds a verification may run, or unset it for an hour"
+        )
+    )]
+    Timeout(String),
     /// The temp script could not be written.
     #[error("cannot write the verification script to a temp file")]
     Write(#[source] std::io::Error),
@@ -91,14 +100,21 @@ pub(crate) enum VerifyError {
 }
 
 /// The longest a verification runs, every check and test included: `PLANNER_VERIFY_TIMEOUT`
-/// seconds, else an hour. It runs in a process group of its own, killed whole at the deadline.
-fn deadline() -> std::time::Duration {
-    let seconds = EnvVars::process()
+/// seconds, else an hour (an error when it is set to something else). It runs in a process
+/// group of its own, killed whole at the deadline.
+fn deadline() -> Result<std::time::Duration, VerifyError> {
+    let Some(text) = EnvVars::process()
         .get("PLANNER_VERIFY_TIMEOUT")
-        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|v| !v.trim().is_empty())
+    else {
+        return Ok(std::time::Duration::from_secs(3600));
+    };
+    text.trim()
+        .parse::<f64>()
+        .ok()
         .filter(|s| *s > 0.0)
-        .unwrap_or(3600.0);
-    std::time::Duration::from_secs_f64(seconds)
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| VerifyError::Timeout(crate::terminal::field(&text).into_owned()))
 }
 
 /// The largest report read (and the end of stderr kept).
@@ -157,7 +173,7 @@ pub(crate) fn run(
     if let Some(venv) = &options.activate {
         activate(&mut command, venv);
     }
-    let deadline = deadline();
+    let deadline = deadline()?;
     let output = crate::child::run(&mut command, deadline, REPORT_CAP).map_err(|source| {
         VerifyError::Spawn {
             python: python.to_path_buf(),

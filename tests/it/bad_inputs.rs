@@ -77,6 +77,8 @@ struct Case {
     exit: i32,
     stderr: Vec<String>,
     #[serde(default)]
+    absent: Vec<String>,
+    #[serde(default)]
     stdout: bool,
 }
 
@@ -125,6 +127,11 @@ fn run_case(case: &Case) -> Option<String> {
     for needle in &case.stderr {
         if !stderr.contains(&flat(needle)) {
             wrong.push(format!("stderr does not say `{needle}`"));
+        }
+    }
+    for secret in &case.absent {
+        if out.stderr.contains(secret.as_str()) || out.stdout.contains(secret.as_str()) {
+            wrong.push(format!("the output shows `{secret}`"));
         }
     }
     (!wrong.is_empty()).then(|| {
@@ -437,4 +444,41 @@ fn pip_config_file_dev_null_switches_pip_conf_off() {
     let off = run_with(&ctx, &args, &[("PIP_CONFIG_FILE", "/dev/null")]);
     assert!(matches!(off.code, Some(0 | 1)), "{}", off.stderr);
     assert!(!off.stderr.contains("pip.conf"), "{}", off.stderr);
+}
+
+/// stderr closed by its reader (`planner … 2>&1 | head`): the run ends with its own exit code,
+/// its later lines dropped, never a panic (exit 101, as `eprintln!` gave). The reader (`true`)
+/// has exited before planner starts, so every write meets a closed pipe.
+#[test]
+fn a_closed_stderr_is_not_a_crash() {
+    let ctx = TestContext::new();
+    let planner = env!("CARGO_BIN_EXE_planner");
+    let canonical = canonical_venv().display().to_string();
+    let index = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/index/simple")
+        .display()
+        .to_string();
+    let cases = [
+        // An error: the report goes to stderr.
+        ("inventory --venv missing".to_string(), 2),
+        // Warnings on stderr (the git-installed dist kept, no interpreter), the plan on stdout.
+        (
+            format!("propose numpy --venv '{canonical}' --index-url '{index}' --offline"),
+            0,
+        ),
+    ];
+    for (args, code) in cases {
+        let template = ctx.command();
+        let mut bash = std::process::Command::new("bash");
+        bash.env_clear().current_dir(ctx.path());
+        for (key, value) in template.get_envs() {
+            if let Some(value) = value {
+                bash.env(key, value);
+            }
+        }
+        let script =
+            format!("(sleep 0.5; '{planner}' {args}) 2>&1 | true; exit \"${{PIPESTATUS[0]}}\"");
+        let status = bash.arg("-c").arg(&script).status().unwrap();
+        assert_eq!(status.code(), Some(code), "{args}");
+    }
 }

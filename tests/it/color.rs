@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::TestContext;
 use crate::common::index_server::IndexServer;
+use crate::common::{TestContext, repo_root};
 
 fn canonical_venv() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/venvs/canonical")
@@ -17,6 +17,10 @@ fn color_always_never_shows_escaped_colour_codes() {
     let server = IndexServer::recorded();
     let url = server.url();
     let venv = canonical_venv().display().to_string();
+    let forced = repo_root()
+        .join("testdata/venvs/canonical-forced")
+        .display()
+        .to_string();
     let target = [
         "--index-url",
         url.as_str(),
@@ -42,6 +46,20 @@ fn color_always_never_shows_escaped_colour_codes() {
         ],
         vec!["propose", "--all", "--venv", &venv, "--index-url", &url],
         vec!["inventory", "--venv", "/nonexistent/venv"],
+        vec!["diff", &venv, &forced],
+        vec!["check", "--venv", &forced],
+        vec!["snapshot", "--venv", &venv],
+        vec!["review", "."],
+        vec!["verify", "--venv", &venv, "--plan", "missing.json"],
+        vec![
+            "bisect",
+            "--venv",
+            &venv,
+            "--good",
+            "missing.json",
+            "--test",
+            "true",
+        ],
     ];
     let mut painted = 0;
     for args in runs {
@@ -53,7 +71,7 @@ fn color_always_never_shows_escaped_colour_codes() {
             );
             painted += usize::from(text.contains('\x1b'));
         }
-        if args[..3] == ["resolve", "torch==2.11.0", "triton==3.7.0"] {
+        if args.starts_with(&["resolve", "torch==2.11.0", "triton==3.7.0"]) {
             assert_eq!(out.code, Some(1), "{}", out.stderr);
             assert!(out.stderr.contains('\x1b'), "not painted: {}", out.stderr);
         }

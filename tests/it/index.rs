@@ -1578,8 +1578,8 @@ fn the_metadata_cap_is_set_by_its_variable() {
         planner::solve::index
 
           × could not read `jinja2` from the index
-          ╰─▶ http://127.0.0.1:[PORT]/files/jinja2-3.1.6-py3-none-any.whl.metadata:
-              a .metadata file over the 1000-byte limit (Content-Length: 2871)
+          ╰─▶ http://127.0.0.1:[PORT]/files/jinja2-3.1.6-py3-none-any.whl.metadata: a
+              .metadata file over the 1000-byte limit (Content-Length: 2871)
           help: the reply was cut off there, unread and uncached; real METADATA is far
                 smaller (an embedded README included), and the same limit holds
                 wherever planner reads METADATA: the index serves a broken file

@@ -218,8 +218,8 @@ fn canary_password_never_leaks() {
         warning: 3 of 3 packages could not be checked; the first error:
         planner::index::unauthorized
 
-          × http://****@127.0.0.1:[PORT]/simple/ answered 401 for `capper` (http://
-          │ ****@127.0.0.1:[PORT]/simple/capper/)
+          × http://****@127.0.0.1:[PORT]/simple/ answered 401 for `capper`
+          │ (http://****@127.0.0.1:[PORT]/simple/capper/)
           help: the index needs credentials. Tried: credentials in the index URL,
                 ~/.netrc (absent or unreadable), no keyring (--keyring-provider
                 subprocess asks the `keyring` command). Put them in the index URL

@@ -1130,8 +1130,8 @@ fn offline_with_a_cut_short_cache_entry_is_the_tool_failing() {
           × could not read `triton` from the index
           ╰─▶ offline: the metadata of
               triton-3.7.0-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl
-              is not in the cache (http://127.0.0.1:[PORT]/files/
-              triton-3.7.0-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl)
+              is not in the cache
+              (http://127.0.0.1:[PORT]/files/triton-3.7.0-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl)
           help: run once without `--offline` to fill the cache (same --cache-dir)
         "#);
     // Online, the entry is fetched again; offline then works.

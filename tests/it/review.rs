@@ -275,6 +275,55 @@ fn every_review_format_matches_its_snapshot() {
     }
 }
 
+/// The text report at 80 columns (`COLUMNS`): every line fits (or is one word that cannot be
+/// broken), wrapped at words, none lost; the finding's rows go on under their last column.
+/// Snapshotted, so a change of its layout is seen.
+#[test]
+fn text_fits_80_columns() {
+    let r = reviewed();
+    let plain = r.run(&[]);
+    assert!(
+        plain.stdout.lines().any(|l| l.chars().count() > 80),
+        "{}",
+        plain.stdout
+    );
+    let url = r.server.url();
+    let repo = r.repo.display().to_string();
+    let mut cmd = r.ctx.command();
+    cmd.args([
+        "review",
+        &repo,
+        "--base",
+        "main",
+        "--head",
+        "pr",
+        "--index-url",
+        &url,
+        "--python-version",
+        "3.12",
+        "--python-platform",
+        "x86_64-manylinux_2_28",
+    ])
+    .env("COLUMNS", "80");
+    let fitted = crate::common::run(&mut cmd);
+    assert_eq!(fitted.code, plain.code, "{}", fitted.stderr);
+    for line in fitted.stdout.lines() {
+        assert!(
+            line.chars().count() <= 80 || line.split_whitespace().count() <= 1,
+            "over 80 columns: {line}\n\n{}",
+            fitted.stdout
+        );
+    }
+    let words = |text: &str| {
+        text.split_whitespace()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(words(&fitted.stdout), words(&plain.stdout));
+    let settings = snapshot_settings(&r.repo);
+    settings.bind(|| insta::assert_snapshot!("review_text_80", fitted.stdout));
+}
+
 #[test]
 fn fail_on_sets_the_exit_code() {
     let r = reviewed();

@@ -379,8 +379,8 @@ fn keyring_is_asked_only_when_enabled() {
         planner::solve::index
 
           × could not read `triton` from the index
-          ╰─▶ http://****@127.0.0.1:[PORT]/simple/ answered 401 for `triton` (http://
-              ****@127.0.0.1:[PORT]/simple/triton/)
+          ╰─▶ http://****@127.0.0.1:[PORT]/simple/ answered 401 for `triton`
+              (http://****@127.0.0.1:[PORT]/simple/triton/)
           help: the index needs credentials. Tried: credentials in the index URL,
                 ~/.netrc (absent or unreadable), no keyring (--keyring-provider
                 subprocess asks the `keyring` command). Put them in the index URL

@@ -224,6 +224,105 @@ fn check_and_diff_fit_80_columns() {
     }
 }
 
+/// The `resolve` arguments whose output has a long `# override:` line: torch 2.11.0 with
+/// triton 3.7.0 forced over its pin (`r.txt` and `o.txt` in the context's folder).
+const RESOLVE: [&str; 12] = [
+    "resolve",
+    "-r",
+    "r.txt",
+    "--override",
+    "o.txt",
+    "--index-url",
+    "x/simple",
+    "--offline",
+    "--python-version",
+    "3.12",
+    "--python-platform",
+    "x86_64-manylinux_2_28",
+];
+
+/// `r.txt` and `o.txt` for [`RESOLVE`].
+fn resolve_files(ctx: &TestContext) {
+    std::fs::write(ctx.path().join("r.txt"), "torch==2.11.0\n").unwrap();
+    std::fs::write(ctx.path().join("o.txt"), "triton==3.7.0\n").unwrap();
+}
+
+/// `inventory`'s heading and `resolve`'s comments wrap at 80 columns; a wrapped comment goes on
+/// as a comment, so the output still reads as a requirements file (every line a comment or a
+/// `name==version` pin).
+#[test]
+fn inventory_and_resolve_fit_80_columns() {
+    let ctx = context();
+    resolve_files(&ctx);
+    for args in [&["inventory", "--venv", "v"][..], &RESOLVE[..]] {
+        let plain = at(&ctx, None, args);
+        assert_eq!(plain.code, Some(0), "{}", plain.stderr);
+        assert!(
+            plain.stdout.lines().any(|l| l.chars().count() > 80),
+            "{}",
+            plain.stdout
+        );
+        let fitted = at(&ctx, Some(80), args);
+        assert_eq!(fitted.code, Some(0), "{}", fitted.stderr);
+        assert_fits(&fitted.stdout, 80);
+        let no_marks = |text: &str| -> Vec<String> {
+            words(text)
+                .into_iter()
+                .filter(|w| *w != "#")
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(no_marks(&fitted.stdout), no_marks(&plain.stdout));
+        ctx.insta_settings().bind(|| {
+            insta::assert_snapshot!(format!("{}_canonical_80", args[0]), fitted.stdout);
+        });
+    }
+    let resolved = at(&ctx, Some(80), &RESOLVE).stdout;
+    assert!(resolved.contains("\n#   "), "{resolved}");
+    for line in resolved.lines() {
+        let pin = line
+            .split_once("==")
+            .is_some_and(|(n, v)| !n.is_empty() && !v.is_empty() && !line.contains(' '));
+        assert!(
+            line.starts_with('#') || line.starts_with("    #") || pin,
+            "{line}"
+        );
+    }
+}
+
+/// `verify --all` of a real venv at 60 columns: its heading (the interpreter's path) and the
+/// compile-cache line wrap at words, nothing lost.
+#[test]
+fn verify_fits_60_columns() {
+    let venv = crate::common::venv::clean_venv();
+    let ctx = TestContext::new();
+    let path = venv.path.display().to_string();
+    let args = ["verify", "--venv", &path, "--all"];
+    let plain = at(&ctx, None, &args);
+    assert_eq!(plain.code, Some(0), "{}", plain.stderr);
+    assert!(
+        plain.stdout.lines().any(|l| l.chars().count() > 60),
+        "{}",
+        plain.stdout
+    );
+    let fitted = at(&ctx, Some(60), &args);
+    assert_eq!(fitted.code, Some(0), "{}", fitted.stderr);
+    assert_fits(&fitted.stdout, 60);
+    // The same words, the run's seconds (`1.5s:`) left out.
+    let untimed = |text: &str| -> Vec<String> {
+        words(text)
+            .into_iter()
+            .filter(|w| {
+                !(w.starts_with(|c: char| c.is_ascii_digit())
+                    && w.contains('.')
+                    && w.trim_end_matches(':').ends_with('s'))
+            })
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(untimed(&fitted.stdout), untimed(&plain.stdout));
+}
+
 /// tmux, when it is installed: a server of this test's own (`-L`), removed at the end.
 struct Tmux {
     socket: String,
@@ -321,13 +420,16 @@ impl Drop for Tmux {
     }
 }
 
-/// In a real terminal at 80 and 120 columns, propose and outdated print what `COLUMNS` gives
+/// In a real terminal at 80 and 120 columns, propose, outdated, inventory and resolve print
+/// what `COLUMNS` gives
 /// (the width is the terminal's own), no line wraps on the screen, and the progress line is
 /// gone when the command ends.
 #[test]
 #[ignore = "needs tmux: cargo test --test it terminal_width -- --ignored"]
 fn tmux_propose_and_outdated_at_80_and_120_columns() {
     let ctx = context();
+    resolve_files(&ctx);
+    let resolve = RESOLVE.join(" ");
     let tmux = Tmux::new("width");
     for (name, args) in [
         (
@@ -338,6 +440,8 @@ fn tmux_propose_and_outdated_at_80_and_120_columns() {
             "outdated",
             "outdated --venv v --index-url x/simple --offline",
         ),
+        ("inventory", "inventory --venv v"),
+        ("resolve", &resolve),
     ] {
         for width in [80, 120] {
             let screen = tmux.screen(ctx.path(), width, args);

@@ -481,8 +481,8 @@ fn try_explains_what_it_cannot_try() {
         ----- stderr -----
           × `[TMP]/index` (--venv) is not a virtual environment: it has no
           │ pyvenv.cfg
-          help: try works on a virtual environment (a folder with pyvenv.cfg and bin/
-                python); for a system or conda interpreter pass --python
+          help: try works on a virtual environment (a folder with pyvenv.cfg and
+                bin/python); for a system or conda interpreter pass --python
         "#);
 }
 
