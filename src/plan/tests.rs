@@ -446,20 +446,25 @@ fn a_held_back_line_names_the_requirement_no_release_meets() {
 
 /// `--all` on torch with its `-cu12` library: the torch-stack layer moves torch to its newest
 /// release still on CUDA 12 (2.2); the newest torch (2.3, on CUDA 13) is offered after it as
-/// `torch-stack-switch`, its title saying the switch.
+/// `torch-stack-switch`, its title saying the switch. `helper` 1.1, which only torch 2.3
+/// accepts, is held back in the safe layer pointing to the switch, never to the layer that
+/// stays.
 #[test]
 fn the_stack_layer_stays_on_the_installed_cuda_line_before_a_switch() {
     let mut index = MemIndex::new();
     index
-        .add("torch", "2.1", &["nvidia-nccl-cu12==12.1"])
-        .add("torch", "2.2", &["nvidia-nccl-cu12==12.2"])
-        .add("torch", "2.3", &["nvidia-nccl-cu13==13.0"])
+        .add("torch", "2.1", &["nvidia-nccl-cu12==12.1", "helper==1.0"])
+        .add("torch", "2.2", &["nvidia-nccl-cu12==12.2", "helper==1.0"])
+        .add("torch", "2.3", &["nvidia-nccl-cu13==13.0", "helper>=1.1"])
+        .add("helper", "1.0", &[])
+        .add("helper", "1.1", &[])
         .add("nvidia-nccl-cu12", "12.1", &[])
         .add("nvidia-nccl-cu12", "12.2", &[])
         .add("nvidia-nccl-cu13", "13.0", &[]);
     let inv = inventory(vec![
-        installed("torch", "2.1", &["nvidia-nccl-cu12==12.1"]),
+        installed("torch", "2.1", &["nvidia-nccl-cu12==12.1", "helper==1.0"]),
         installed("nvidia-nccl-cu12", "12.1", &[]),
+        installed("helper", "1.0", &[]),
     ]);
     let mut req = request(&[], false);
     req.all = true;
@@ -482,6 +487,16 @@ fn the_stack_layer_stays_on_the_installed_cuda_line_before_a_switch() {
     );
     let switch = &layered.plans[2];
     assert!(switches_line(switch), "{:?}", versions(switch));
+    let helper = layered.plans[0]
+        .held_back
+        .iter()
+        .find(|h| h.name.as_ref() == "helper")
+        .expect("helper is held back");
+    assert_eq!(
+        helper.see.as_deref(),
+        Some("torch-stack-switch"),
+        "{helper:?}"
+    );
     assert!(
         switch.title.contains("switches CUDA 12 -> CUDA 13"),
         "{}",
