@@ -326,6 +326,7 @@ fn foreign_imports(
         return Vec::new();
     };
     let own = top_level_of(&files);
+    let vendored = vendored_modules(&files);
     let mut queue: VecDeque<String> = own.iter().filter_map(|m| module_file(&files, m)).collect();
     queue.extend(
         script_modules(name, version, &files, oracle)
@@ -360,7 +361,8 @@ fn foreign_imports(
                         queue.push_back(file);
                     }
                 }
-            } else if !STDLIB.contains(top.as_str()) && !top.is_empty() {
+            } else if !STDLIB.contains(top.as_str()) && !top.is_empty() && !vendored.contains(&top)
+            {
                 out.push(ForeignImport {
                     top,
                     module: statement.module,
@@ -372,6 +374,27 @@ fn foreign_imports(
         }
     }
     out
+}
+
+/// The top-level modules a wheel ships inside a `_vendor` folder of its own
+/// (`setuptools/_vendor/more_itertools/__init__.py`, namespace packages such as
+/// `setuptools/_vendor/jaraco/text/__init__.py` too): setuptools puts that folder on `sys.path`,
+/// so its `from more_itertools import ...` needs no dist of the environment.
+fn vendored_modules(files: &[String]) -> BTreeSet<String> {
+    files
+        .iter()
+        .filter_map(|f| {
+            let (_, inside) = f.split_once("/_vendor/")?;
+            match inside.split_once('/') {
+                None => inside.strip_suffix(".py").map(str::to_string),
+                // A package, or a namespace package (`jaraco/text/__init__.py`).
+                Some((dir, rest)) if !dir.contains('.') && rest.ends_with(".py") => {
+                    Some(dir.to_string())
+                }
+                Some(_) => None,
+            }
+        })
+        .collect()
 }
 
 /// The modules a wheel's console and GUI scripts run (`tensorboard = tensorboard.main:run_main`
@@ -439,5 +462,23 @@ mod tests {
         for not in ["pkg_resources", "numpy", "setuptools", "distutils"] {
             assert!(!STDLIB.contains(not), "{not}");
         }
+    }
+
+    /// setuptools 84.2.1's wheel: `setuptools/dist.py` line 15 runs `from more_itertools import
+    /// partition`, which its `setuptools/_vendor/more_itertools/` answers.
+    #[test]
+    fn modules_shipped_in_a_vendor_folder_are_the_release_s_own() {
+        let files: Vec<String> = [
+            "setuptools/_vendor/more_itertools/__init__.py",
+            "setuptools/_vendor/more_itertools/more.py",
+            "setuptools/_vendor/typing_extensions.py",
+            "setuptools/_vendor/jaraco/text/__init__.py",
+            "setuptools/_vendor/more_itertools-10.3.0.dist-info/RECORD",
+            "setuptools/dist.py",
+        ]
+        .map(String::from)
+        .to_vec();
+        let found: Vec<String> = vendored_modules(&files).into_iter().collect();
+        assert_eq!(found, ["jaraco", "more_itertools", "typing_extensions"]);
     }
 }

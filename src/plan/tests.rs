@@ -443,3 +443,63 @@ fn a_held_back_line_names_the_requirement_no_release_meets() {
         "{held:#?}"
     );
 }
+
+/// `--all` on torch with its `-cu12` library: the torch-stack layer moves torch to its newest
+/// release still on CUDA 12 (2.2); the newest torch (2.3, on CUDA 13) is offered after it as
+/// `torch-stack-switch`, its title saying the switch. `helper` 1.1, which only torch 2.3
+/// accepts, is held back in the safe layer pointing to the switch, never to the layer that
+/// stays.
+#[test]
+fn the_stack_layer_stays_on_the_installed_cuda_line_before_a_switch() {
+    let mut index = MemIndex::new();
+    index
+        .add("torch", "2.1", &["nvidia-nccl-cu12==12.1", "helper==1.0"])
+        .add("torch", "2.2", &["nvidia-nccl-cu12==12.2", "helper==1.0"])
+        .add("torch", "2.3", &["nvidia-nccl-cu13==13.0", "helper>=1.1"])
+        .add("helper", "1.0", &[])
+        .add("helper", "1.1", &[])
+        .add("nvidia-nccl-cu12", "12.1", &[])
+        .add("nvidia-nccl-cu12", "12.2", &[])
+        .add("nvidia-nccl-cu13", "13.0", &[]);
+    let inv = inventory(vec![
+        installed("torch", "2.1", &["nvidia-nccl-cu12==12.1", "helper==1.0"]),
+        installed("nvidia-nccl-cu12", "12.1", &[]),
+        installed("helper", "1.0", &[]),
+    ]);
+    let mut req = request(&[], false);
+    req.all = true;
+    let layered = propose(&index, &inv, &Policy::builtin(), &req).unwrap();
+    let names: Vec<&str> = layered
+        .plans
+        .iter()
+        .map(|p| p.layer.as_ref().unwrap().name.as_str())
+        .collect();
+    assert_eq!(names, ["safe", "torch-stack", "torch-stack-switch"]);
+    let stay = &layered.plans[1];
+    assert_eq!(
+        versions(stay),
+        ["nvidia-nccl-cu12 12.1 -> 12.2", "torch 2.1 -> 2.2"]
+    );
+    assert!(!switches_line(stay), "{stay:#?}");
+    assert_eq!(
+        stay.title,
+        "Move the torch stack on CUDA 12: torch 2.1 -> 2.2 (the newest torch on CUDA 12)"
+    );
+    let switch = &layered.plans[2];
+    assert!(switches_line(switch), "{:?}", versions(switch));
+    let helper = layered.plans[0]
+        .held_back
+        .iter()
+        .find(|h| h.name.as_ref() == "helper")
+        .expect("helper is held back");
+    assert_eq!(
+        helper.see.as_deref(),
+        Some("torch-stack-switch"),
+        "{helper:?}"
+    );
+    assert!(
+        switch.title.contains("switches CUDA 12 -> CUDA 13"),
+        "{}",
+        switch.title
+    );
+}

@@ -948,8 +948,9 @@ fn a_module_two_dists_would_ship_is_a_risk_factor() {
 /// `pkg_resx` (the tensorboard 2.20.0 / setuptools 84 `pkg_resources` shape): a
 /// `planned-import-missing` factor naming the file and line. Its import of `thing` from
 /// `numpyish` (installed by `numpy-ish-lib`, a name that does not say so, whose `__init__.py`
-/// defines `thing`), its guarded and in-function imports, and
-/// the standard library stay silent.
+/// defines `thing`), its import of `vendored_mod` (shipped in its own `tb/_vendor/`, as
+/// setuptools ships `more_itertools` and puts that folder on `sys.path`), its guarded and
+/// in-function imports, and the standard library stay silent.
 #[test]
 fn an_import_the_planned_release_cannot_satisfy_is_a_risk_factor() {
     let root = tempfile::tempdir().unwrap();
@@ -972,10 +973,15 @@ fn an_import_the_planned_release_cannot_satisfy_is_a_risk_factor() {
         (
             "tb/main.py",
             "import os, sys\nimport pkg_resx\nfrom numpyish import thing\nfrom . import util\n\
+             from vendored_mod import partition\n\
              try:\n    import optional_mod\nexcept ImportError:\n    optional_mod = None\n\n\
              def later():\n    import never_checked\n",
         ),
         ("tb/util.py", "import json\n"),
+        (
+            "tb/_vendor/vendored_mod/__init__.py",
+            "def partition():\n    pass\n",
+        ),
     ];
     let tb2 = venv::build_wheel_with_files(&wheels, "tb", "2.0", &[], &[], &old);
     let venv = venv::RealVenv::create(&root.path().join("venv"));

@@ -45,6 +45,7 @@ mod broken;
 mod fitting;
 mod held_back;
 mod same_line;
+pub(crate) use same_line::line_names;
 mod whole;
 
 use std::collections::{BTreeSet, HashMap};
@@ -596,7 +597,7 @@ fn takes_back_unasked(plan: &Plan) -> bool {
 }
 
 /// Whether a plan carries the accelerator-line-switch factor.
-fn switches_accelerator(plan: &Plan) -> bool {
+pub(crate) fn switches_accelerator(plan: &Plan) -> bool {
     plan.risk
         .factors
         .iter()

@@ -109,7 +109,7 @@ impl Proposer<'_> {
     }
 
     /// The CUDA lines of the installed dists.
-    fn installed_lines(&self) -> BTreeSet<u32> {
+    pub(crate) fn installed_lines(&self) -> BTreeSet<u32> {
         self.inventory
             .dists
             .iter()
@@ -120,7 +120,7 @@ impl Proposer<'_> {
     /// The releases of `name` newer than the installed one whose own line (its local label) and
     /// whose requirements' lines (`nvidia-cudnn-cu12`) are all among `lines`, newest first, a
     /// few at most; releases whose metadata cannot be read are passed over.
-    fn releases_on_lines(
+    pub(crate) fn releases_on_lines(
         &self,
         name: &PackageName,
         lines: &BTreeSet<u32>,
@@ -164,7 +164,7 @@ impl Proposer<'_> {
 }
 
 /// `CUDA 12`, `CUDA 12 and 13`.
-fn line_names(lines: &BTreeSet<u32>) -> String {
+pub(crate) fn line_names(lines: &BTreeSet<u32>) -> String {
     let numbers: Vec<String> = lines.iter().map(ToString::to_string).collect();
     format!("CUDA {}", numbers.join(" and "))
 }

@@ -38,9 +38,16 @@ impl Proposer<'_> {
                 held.needs = self.needed_moves(&held, &bounds.stacks)?;
                 if held.see.is_none() {
                     held.see = held.needs.iter().find_map(|n| {
-                        others
-                            .iter()
-                            .find(|p| moves(p, &n.name))
+                        // The layer that takes the heavy dist as far as needed (the CUDA
+                        // switch, not the stack layer that stays on the line), else any that
+                        // moves it.
+                        let movers = || others.iter().filter(|p| moves(p, &n.name));
+                        movers()
+                            .find(|p| {
+                                let to = n.to.as_ref();
+                                to.is_some_and(|to| p.pins.get(&n.name).is_some_and(|v| v >= to))
+                            })
+                            .or_else(|| movers().next())
                             .and_then(|p| p.layer.as_ref())
                             .map(|l| l.name.clone())
                     });

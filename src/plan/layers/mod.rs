@@ -23,11 +23,13 @@
 //!
 //! Here: the stacks, what every layer starts from and the order of the layers. The parts, each
 //! an `impl` of the proposer: one layer's bounds, solve and plan (`solve`), the safe layer kept
-//! free of module clashes and of the breaks its own evidence predicts (`safe`), and the safe
+//! free of module clashes and of the breaks its own evidence predicts (`safe`), the group layer
+//! that keeps the installed CUDA line beside one that leaves it (`same_line`), and the safe
 //! layer's held-back lines (`held_back`).
 
 mod held_back;
 mod safe;
+mod same_line;
 mod solve;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -220,7 +222,9 @@ impl Proposer<'_> {
             .zip(self.layer_plans(&specs, &bounds, upgrade, &safe)?)
         {
             match spec.kind {
-                LayerKind::Group => groups.extend(plan),
+                LayerKind::Group => {
+                    groups.extend(self.with_same_line(spec, plan, &bounds, upgrade, &safe)?);
+                }
                 _ => majors.extend(plan),
             }
         }

@@ -1,0 +1,84 @@
+//! The stack layer that keeps the installed accelerator line.
+//!
+//! In: a group layer's spec and plan, the bounds every layer starts from and the safe layer it
+//! sits on. Out: when that plan leaves the installed CUDA line (torch 2.9.1 with its `-cu12`
+//! libraries moved to torch 2.15.0 on CUDA 13), the same stack moved to its anchor's newest
+//! release that stays on the line (torch 2.10.0), solved under the same bounds, beside the
+//! switch; the switch keeps its plan and is named `<stack>-switch`. Ranked by risk with the
+//! other group layers, the plan that stays comes first.
+
+use std::collections::BTreeSet;
+
+use pep508_rs::PackageName;
+
+use super::solve::finish_layer;
+use super::{Bounds, LayerSpec};
+use crate::metadata::requirement::pin;
+use crate::plan::alternatives::{ProposeError, Proposer, line_names, switches_accelerator};
+use crate::plan::proposal::Plan;
+
+impl Proposer<'_> {
+    /// `plan` (the group layer of `spec`), and before it the layer that keeps the installed
+    /// accelerator line when `plan` leaves it and such a layer solves.
+    pub(super) fn with_same_line(
+        &self,
+        spec: &LayerSpec,
+        plan: Option<Plan>,
+        bounds: &Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        base: &Plan,
+    ) -> Result<Vec<Plan>, ProposeError> {
+        let Some(mut plan) = plan else {
+            return Ok(Vec::new());
+        };
+        if !switches_accelerator(&plan) {
+            return Ok(vec![plan]);
+        }
+        let Some(stay) = self.same_line_layer(spec, bounds, upgrade, base)? else {
+            return Ok(vec![plan]);
+        };
+        if let Some(layer) = plan.layer.as_mut() {
+            layer.name = format!("{}-switch", spec.name);
+        }
+        Ok(vec![stay, plan])
+    }
+
+    /// The group layer of `spec` with its anchor (`torch` of `torch-stack`) pinned to its newest
+    /// release on the installed CUDA lines that solves and leaves no line; `None` when none does.
+    fn same_line_layer(
+        &self,
+        spec: &LayerSpec,
+        bounds: &Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        base: &Plan,
+    ) -> Result<Option<Plan>, ProposeError> {
+        let lines = self.installed_lines();
+        let stack = spec.name.trim_end_matches("-stack");
+        let Some(anchor) = spec.free.iter().find(|n| n.as_ref() == stack) else {
+            return Ok(None);
+        };
+        if lines.is_empty() {
+            return Ok(None);
+        }
+        for version in self.releases_on_lines(anchor, &lines)? {
+            let mut constraints = Self::layer_bounds(spec, bounds);
+            constraints.push(pin(anchor, &version));
+            let Some((_, mut plan)) =
+                self.layer_build(spec, bounds, upgrade, Some(base), constraints)?
+            else {
+                continue;
+            };
+            if switches_accelerator(&plan) {
+                continue;
+            }
+            let on = line_names(&lines);
+            plan.title = format!(
+                "{} (the newest {anchor} on {on})",
+                plan.title
+                    .replacen(" stack: ", &format!(" stack on {on}: "), 1)
+            );
+            return Ok(finish_layer(spec, plan, Some(base)));
+        }
+        Ok(None)
+    }
+}
