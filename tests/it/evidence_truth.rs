@@ -328,10 +328,41 @@ fn every_truth_corpus_case_is_answered_right() {
     }
     // `EVIDENCE_TRUTH_ONLY=ID-PART` runs the cases whose id holds it (while working on one).
     let only = std::env::var("EVIDENCE_TRUTH_ONLY").unwrap_or_default();
-    let wrong: Vec<String> = cases
+    let chosen: Vec<&serde_json::Value> = cases
         .iter()
         .filter(|c| c["id"].as_str().unwrap().contains(&only))
-        .flat_map(run_case)
         .collect();
+    let wrong = run_cases(&chosen);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Run `cases` on [`WORKERS`] threads (each case has its own venv, index and folders; most of
+/// a case's time is spent waiting on pip and Python): their wrong claims, in the cases' order.
+fn run_cases(cases: &[&serde_json::Value]) -> Vec<String> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut found: Vec<(usize, Vec<String>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..WORKERS)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let Some(case) = cases.get(at) else {
+                            return done;
+                        };
+                        done.push((at, run_case(case)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    found.sort_by_key(|(at, _)| *at);
+    found.into_iter().flat_map(|(_, wrong)| wrong).collect()
+}
+
+/// How many cases run at once.
+const WORKERS: usize = 3;
