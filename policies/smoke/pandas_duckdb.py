@@ -24,7 +24,7 @@ assert list(back["v"]) == [2, 3], "the DataFrame read back is %r" % (back,)
 arrow = ""
 if importlib.util.find_spec("pyarrow") is not None:
     typed = df.astype({"v": "int64[pyarrow]", "k": "string[pyarrow]"})
-    total = duckdb.query_df(typed, "t", "SELECT SUM(v) FROM t").fetchone()[0]
+    total = duckdb.query_df(typed, "t", "SELECT SUM(v) FROM t").fetchall()[0][0]
     assert total == 6, "the Arrow-backed scan gave %r" % (total,)
     arrow = ", pyarrow %s (Arrow-backed columns)" % version("pyarrow")
 print("duckdb %s scanned a pandas %s DataFrame%s" % (version("duckdb"), version("pandas"), arrow))

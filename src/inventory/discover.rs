@@ -202,7 +202,8 @@ fn scan_logged(
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let (dists, unreadable) = scan::scan_site_packages(&environment.site_packages)?;
+    let (mut dists, unreadable) = scan::scan_site_packages(&environment.site_packages)?;
+    super::pth::add_modules(&mut dists, environment);
     log::debug!(
         "{} distributions read, {} unreadable",
         dists.len(),
@@ -305,6 +306,7 @@ fn environment_from_probe(
         markers: out.markers,
         tags: Tags::new(tags),
         site_packages: out.site_packages,
+        pth_paths: out.pth_paths,
         prefix: Some(out.prefix),
         origin: EnvironmentOrigin::Interpreter {
             python: python.to_path_buf(),

@@ -17,6 +17,7 @@ pub mod imports;
 pub mod integrity;
 pub mod module_names;
 mod probe;
+pub(crate) mod pth;
 pub(crate) mod record;
 pub(crate) mod runtime;
 mod scan;
@@ -82,6 +83,9 @@ pub struct Environment {
     pub tags: Tags,
     /// The site-packages folders read (empty for snapshots).
     pub site_packages: Vec<PathBuf>,
+    /// Folders inside those that `.pth` files put on `sys.path`, as the interpreter reported
+    /// them (empty where none ran); see [`pth`].
+    pub pth_paths: Vec<PathBuf>,
     /// `sys.prefix`, when known.
     pub prefix: Option<PathBuf>,
     /// How these facts were learned.

@@ -151,6 +151,17 @@ def site_packages():
     return out
 
 
+def pth_paths(sites):
+    """The folders on sys.path inside a site-packages folder: what its .pth files put there."""
+    out = []
+    for entry in sys.path:
+        path = os.path.abspath(entry or ".")
+        inside = any(path.startswith(os.path.join(site, "")) for site in sites)
+        if inside and os.path.isdir(path) and path not in out:
+            out.append(path)
+    return out
+
+
 def externally_managed():
     """The PEP 668 EXTERNALLY-MANAGED file that applies, as pip finds it, else None.
 
@@ -168,11 +179,13 @@ def externally_managed():
 
 def probe():
     tags, source = packaging_tags()
+    sites = site_packages()
     return {
         "python_version": platform.python_version(),
         "executable": sys.executable,
         "prefix": sys.prefix,
-        "site_packages": site_packages(),
+        "site_packages": sites,
+        "pth_paths": pth_paths(sites),
         "markers": marker_environment(),
         "tags": tags if tags is not None else fallback_tags(),
         "tags_source": source or "fallback",

@@ -27,6 +27,9 @@ pub(super) struct ProbeOutput {
     pub prefix: PathBuf,
     /// The site-packages folders on `sys.path`.
     pub site_packages: Vec<PathBuf>,
+    /// Folders inside a site-packages folder on `sys.path` (put there by `.pth` files).
+    #[serde(default)]
+    pub pth_paths: Vec<PathBuf>,
     /// The PEP 508 marker environment.
     pub markers: MarkerEnvironment,
     /// Supported wheel tags, best first.

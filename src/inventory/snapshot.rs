@@ -546,6 +546,7 @@ fn from_snapshot(path: &Path, snapshot: Snapshot) -> Result<Inventory, SnapshotE
             markers: snapshot.markers,
             tags: Tags::new(tags),
             site_packages: Vec::new(),
+            pth_paths: Vec::new(),
             prefix: snapshot.prefix.map(PathBuf::from),
             origin: EnvironmentOrigin::Snapshot {
                 path: path.to_path_buf(),
@@ -643,6 +644,7 @@ fn from_pip_inspect(path: &Path, inspect: PipInspect) -> Result<Inventory, Snaps
             markers,
             tags,
             site_packages: Vec::new(),
+            pth_paths: Vec::new(),
             prefix: None,
             origin: EnvironmentOrigin::Snapshot {
                 path: path.to_path_buf(),

@@ -573,6 +573,7 @@ impl Environment {
             markers,
             tags,
             site_packages: Vec::new(),
+            pth_paths: Vec::new(),
             prefix: None,
             origin: EnvironmentOrigin::Synthesized,
             notes,

@@ -214,7 +214,12 @@ impl Oracle for IndexAndFiles<'_> {
             .catalog
             .chosen_file(name, version)
             .and_then(|file| self.index.wheel_members(&file))
-            .map(|members| Arc::new(top_level_of(&members)));
+            .map(|members| {
+                let mut modules = top_level_of(&members);
+                let environment = &self.inventory.environment;
+                modules.extend(crate::inventory::pth::wheel_modules(&members, environment));
+                Arc::new(modules)
+            });
         self.lock_installs().insert(key, modules.clone());
         modules
     }

@@ -6,6 +6,13 @@
 //! them, no `must_not` text is, and the score is at least `risk_at_least`. A `try` case proposes,
 //! tries the named plan, and reads its regressions: the `verdict` matches, every `must` text is
 //! among them, no `must_not` text is.
+//!
+//! A case may hold what the other commands must answer under `also` (`propose`, `try`,
+//! `outdated`, `verify`), each with its own `must`/`must_not` (and `verdict`, `risk_at_least`):
+//! `outdated --format json` is read as one line per package (`NAME can move to V`, then `V breaks
+//! DIST (EVIDENCE): IMPORT` per break); `verify` applies the plan for real in the case's venv with
+//! the plan's `install-pip.sh --verify` (verify.py's baseline, pip, verify.py's compare) and reads
+//! its verdict (`passed`, `regressed`) and its regressions.
 
 use std::path::{Path, PathBuf};
 
@@ -80,16 +87,16 @@ fn strings(value: &serde_json::Value) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-/// Every wrong claim of a case's answer `text`, as lines.
-fn wrong_claims(case: &serde_json::Value, text: &str) -> Vec<String> {
-    let id = case["id"].as_str().unwrap();
+/// Every wrong claim in the answer `text` to case `id` against `expected`'s `must` and
+/// `must_not`, as lines.
+fn wrong_claims(id: &str, expected: &serde_json::Value, text: &str) -> Vec<String> {
     let mut wrong = Vec::new();
-    for must in strings(&case["must"]) {
+    for must in strings(&expected["must"]) {
         if !text.contains(must) {
             wrong.push(format!("{id}: does not say {must:?}"));
         }
     }
-    for must_not in strings(&case["must_not"]) {
+    for must_not in strings(&expected["must_not"]) {
         if text.contains(must_not) {
             wrong.push(format!("{id}: says {must_not:?}"));
         }
@@ -106,7 +113,8 @@ fn plan_folder(out: &Path, kind: &str) -> Option<PathBuf> {
         .find(|p| p.to_string_lossy().ends_with(kind))
 }
 
-/// A case's wrong claims, after running it.
+/// A case's wrong claims, after running it: its `command`, then each of `also` (`verify`,
+/// which changes the venv, last).
 fn run_case(case: &serde_json::Value) -> Vec<String> {
     let ctx = TestContext::new();
     let setup = setup(&ctx, case);
@@ -119,11 +127,32 @@ fn run_case(case: &serde_json::Value) -> Vec<String> {
     let Some(folder) = plan_folder(&out, kind) else {
         return vec![format!("{id}: no {kind} plan\n{}", proposed.stderr)];
     };
+    let mut asked = vec![(case["command"].as_str().unwrap(), case)];
+    if let Some(also) = case["also"].as_object() {
+        asked.extend(
+            also.iter()
+                .map(|(command, expected)| (command.as_str(), expected)),
+        );
+    }
+    asked.sort_by_key(|(command, _)| *command == "verify");
+    let mut wrong = Vec::new();
+    for (command, expected) in asked {
+        let id = format!("{id} ({command})");
+        wrong.extend(match command {
+            "propose" => propose_claims(&id, expected, &folder),
+            "try" => try_claims(&ctx, &id, expected, &setup, &folder),
+            "outdated" => outdated_claims(&ctx, &id, expected, &setup),
+            "verify" => verify_claims(&id, expected, &setup, &folder),
+            other => vec![format!("{id}: no command {other}")],
+        });
+    }
+    wrong
+}
+
+/// The wrong claims among the risk factors and warnings of the plan in `folder`.
+fn propose_claims(id: &str, expected: &serde_json::Value, folder: &Path) -> Vec<String> {
     let plan: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(folder.join("plan.json")).unwrap()).unwrap();
-    if case["command"] == "try" {
-        return try_claims(&ctx, case, &setup, &folder);
-    }
     let mut text: Vec<String> = strings(&plan["warnings"])
         .iter()
         .map(|s| s.to_string())
@@ -131,9 +160,9 @@ fn run_case(case: &serde_json::Value) -> Vec<String> {
     for factor in plan["risk"]["factors"].as_array().unwrap() {
         text.push(format!("{}: {}", factor["kind"], factor["detail"]));
     }
-    let mut wrong = wrong_claims(case, &text.join("\n"));
+    let mut wrong = wrong_claims(id, expected, &text.join("\n"));
     let score = plan["risk"]["score"].as_i64().unwrap();
-    if let Some(least) = case["risk_at_least"].as_i64()
+    if let Some(least) = expected["risk_at_least"].as_i64()
         && score < least
     {
         wrong.push(format!("{id}: risk {score}, below {least}"));
@@ -144,7 +173,8 @@ fn run_case(case: &serde_json::Value) -> Vec<String> {
 /// `try` the plan in `folder`: the wrong claims among its regressions and its verdict.
 fn try_claims(
     ctx: &TestContext,
-    case: &serde_json::Value,
+    id: &str,
+    expected: &serde_json::Value,
     setup: &Setup,
     folder: &Path,
 ) -> Vec<String> {
@@ -171,14 +201,116 @@ fn try_claims(
         )
     });
     let regressions = strings(&report["regressions"]).join("\n");
-    let mut wrong = wrong_claims(case, &regressions);
-    if let Some(verdict) = case["verdict"].as_str()
+    let mut wrong = wrong_claims(id, expected, &regressions);
+    if let Some(verdict) = expected["verdict"].as_str()
         && report["verdict"] != verdict
     {
-        let id = case["id"].as_str().unwrap();
         wrong.push(format!(
             "{id}: {} ({regressions}), not {verdict}",
             report["verdict"]
+        ));
+    }
+    wrong
+}
+
+/// `outdated --format json` on the case's venv, one line per package and per break: the wrong
+/// claims among them.
+fn outdated_claims(
+    ctx: &TestContext,
+    id: &str,
+    expected: &serde_json::Value,
+    setup: &Setup,
+) -> Vec<String> {
+    let url = setup.server.url();
+    let venv = setup.venv.to_str().unwrap();
+    let args = [
+        "outdated",
+        "--format",
+        "json",
+        "--venv",
+        venv,
+        "--index-url",
+        &url,
+    ];
+    let output = ctx.run(&args);
+    let report: serde_json::Value = serde_json::from_str(&output.stdout)
+        .unwrap_or_else(|e| panic!("{id}: not JSON ({e}): {}", output.stderr));
+    let mut lines = Vec::new();
+    for package in report["packages"].as_array().unwrap() {
+        let allowed = package["newest_allowed"].as_str().unwrap_or("nothing");
+        lines.push(format!(
+            "{} can move to {allowed}",
+            package["name"].as_str().unwrap()
+        ));
+        for broken in package["breaks"].as_array().into_iter().flatten() {
+            lines.push(format!(
+                "{} breaks {} ({}): {}",
+                broken["release"].as_str().unwrap_or_default(),
+                broken["name"].as_str().unwrap_or_default(),
+                broken["evidence"].as_str().unwrap_or_default(),
+                strings(&broken["imports"]).join("; ")
+            ));
+        }
+    }
+    wrong_claims(id, expected, &lines.join("\n"))
+}
+
+/// Apply the plan in `folder` for real in the case's venv with its `install-pip.sh --verify`:
+/// the wrong claims among verify.py's regressions, and its verdict.
+fn verify_claims(
+    id: &str,
+    expected: &serde_json::Value,
+    setup: &Setup,
+    folder: &Path,
+) -> Vec<String> {
+    let mut cmd = std::process::Command::new("bash");
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("PIP_") {
+            cmd.env_remove(&key);
+        }
+    }
+    let output = cmd
+        .arg(folder.join("install-pip.sh"))
+        .arg("--verify")
+        .env("PIP_CONFIG_FILE", "/dev/null")
+        .env("PIP_NO_CACHE_DIR", "1")
+        .env("PLANNER_PYTHON", setup.venv.join("bin/python"))
+        .output()
+        .unwrap();
+    let Ok(text) = std::fs::read_to_string(folder.join("verify-report.json")) else {
+        return vec![format!(
+            "{id}: no verify report: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )];
+    };
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let regressions: Vec<String> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["regression"] == true)
+        .map(|c| {
+            let field = |key: &str| c[key].as_str().unwrap_or_default().to_string();
+            format!(
+                "{} ({}): {}",
+                field("name"),
+                field("package"),
+                field("error")
+            )
+        })
+        .collect();
+    let regressions = regressions.join("\n");
+    let mut wrong = wrong_claims(id, expected, &regressions);
+    let verdict = match output.status.code() {
+        Some(0) => "passed",
+        Some(1) => "regressed",
+        _ => "failed to run",
+    };
+    if let Some(want) = expected["verdict"].as_str()
+        && verdict != want
+    {
+        wrong.push(format!(
+            "{id}: verify.py {verdict} ({regressions}), not {want}"
         ));
     }
     wrong
@@ -196,10 +328,41 @@ fn every_truth_corpus_case_is_answered_right() {
     }
     // `EVIDENCE_TRUTH_ONLY=ID-PART` runs the cases whose id holds it (while working on one).
     let only = std::env::var("EVIDENCE_TRUTH_ONLY").unwrap_or_default();
-    let wrong: Vec<String> = cases
+    let chosen: Vec<&serde_json::Value> = cases
         .iter()
         .filter(|c| c["id"].as_str().unwrap().contains(&only))
-        .flat_map(run_case)
         .collect();
+    let wrong = run_cases(&chosen);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Run `cases` on [`WORKERS`] threads (each case has its own venv, index and folders; most of
+/// a case's time is spent waiting on pip and Python): their wrong claims, in the cases' order.
+fn run_cases(cases: &[&serde_json::Value]) -> Vec<String> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut found: Vec<(usize, Vec<String>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..WORKERS)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let Some(case) = cases.get(at) else {
+                            return done;
+                        };
+                        done.push((at, run_case(case)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    found.sort_by_key(|(at, _)| *at);
+    found.into_iter().flat_map(|(_, wrong)| wrong).collect()
+}
+
+/// How many cases run at once.
+const WORKERS: usize = 3;
