@@ -11,6 +11,9 @@
 //! copy's interpreter (uv when on PATH, else pip; an outer pip when the copy has none). It
 //! renders the plan's commands ([`crate::render::commands`]), so it sits with `render` in the
 //! layers (scripts/check-layering.py), above the rest of `trial`.
+//!
+//! Besides one plan: each plan `propose --try` lists ([`try_plans`]), and each finding's plans
+//! `review --try` judged ([`try_findings`]).
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +26,7 @@ use crate::plan::{Plan, Proposal};
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandOptions};
 use crate::render::trial as render;
+use crate::review::{Measured, MeasuredPlan, Review};
 use crate::trial::environment::{Chosen, Original, base_interpreter};
 use crate::trial::{self, Installer, TrialInput, TrialOutcome, Tried, VenvCopy};
 
@@ -440,4 +444,49 @@ fn plan_index_url(plan: &Plan, index_url: Option<&str>) -> Option<String> {
                     .map(|pair| pair[1].clone())
             })
     })
+}
+
+/// `--try`: for each finding, its plan as pinned and its safer plan, each tried in a throw-away
+/// copy of `venv` ([`try_plan`]); the same plan (by title and changes) once.
+pub(crate) fn try_findings(
+    review: &mut Review,
+    venv: &Path,
+    trial_settings: &TrialSettings<'_>,
+    printer: &Printer,
+) -> miette::Result<()> {
+    let original = Original::of(Chosen::Venv(venv.to_path_buf()));
+    let critical = Critical::enter();
+    let mut done: Vec<(String, MeasuredPlan)> = Vec::new();
+    let mut try_one = |plan: &Plan, what: &str| -> miette::Result<_> {
+        let key = serde_json::to_string(&plan.changes).unwrap_or_default();
+        if let Some((_, measured)) = done.iter().find(|(k, _)| *k == key) {
+            return Ok(Some(measured.clone()));
+        }
+        printer.note(&format!(
+            "trying {what} ({}) in a copy of {}",
+            plan.title,
+            venv.display()
+        ));
+        let tried = try_plan(plan, &original, trial_settings, &critical, printer)?;
+        let measured = MeasuredPlan::new(&plan.title, tried);
+        done.push((key, measured.clone()));
+        Ok(Some(measured))
+    };
+    for finding in &mut review.findings {
+        let what = format!("`{}` as pinned", finding.pin.requirement);
+        for verdict in &mut finding.targets {
+            let pinned = match &verdict.pinned {
+                Some(plan) => try_one(plan, &what)?,
+                None => None,
+            };
+            let safer = match &verdict.safer {
+                Some(plan) => try_one(plan, "the safer plan")?,
+                None => None,
+            };
+            if pinned.is_some() || safer.is_some() {
+                verdict.tried = Some(Box::new(Measured { pinned, safer }));
+            }
+        }
+    }
+    Ok(())
 }
