@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The layering check (item 8): stages flow one way and no two files import each other.
+"""The layering check: stages flow one way and no two files import each other.
 
 Usage: scripts/check-layering.py [SRC_DIR]    (default: src; exit 0 = clean, 1 = violations)
        scripts/check-layering.py --self-test  (the checker's own tests, on inline examples)
