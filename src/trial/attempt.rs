@@ -22,7 +22,7 @@ use pep508_rs::PackageName;
 
 use crate::interrupt::Critical;
 use crate::inventory::{self, Inventory};
-use crate::plan::{Plan, Proposal};
+use crate::plan::{InstallSteps, Plan, Proposal};
 use crate::printer::Printer;
 use crate::render::commands::{self, CommandOptions};
 use crate::render::trial as render;
@@ -324,8 +324,8 @@ fn drift(plan: &Plan, inventory: &Inventory) -> Option<String> {
 }
 
 /// The plan's steps for the copy's interpreter, with `constraints.txt` and `overrides.txt`
-/// written into `work`. The index and the binary rule are the ones the plan was made with
-/// (read from its commands), unless `--index-url` names another index.
+/// written into `work`. The index and the build rule are the ones the plan was made with
+/// ([`trial_steps`]), unless `--index-url` names another index.
 fn install_steps(
     plan: &Plan,
     index_url: Option<&str>,
@@ -334,25 +334,15 @@ fn install_steps(
     work: &Path,
     outer: Option<&OuterPip>,
 ) -> miette::Result<Vec<Vec<String>>> {
-    let planned: Vec<&Vec<String>> = plan.commands.iter().flat_map(|c| c.pip.iter()).collect();
-    let index_url = plan_index_url(plan, index_url);
-    let installs: Vec<&&Vec<String>> = planned
-        .iter()
-        .filter(|step| step.iter().any(|t| t == "install"))
-        .collect();
-    let allow_build = !installs.is_empty()
-        && installs
-            .iter()
-            .all(|s| !s.iter().any(|t| t == "--only-binary"));
-    let files = commands::install_files(
+    let files = commands::steps_files(
         plan,
+        &trial_steps(plan, index_url),
         &CommandOptions {
             python: copy.python().display().to_string(),
-            index_url,
             files_dir: Some(work.display().to_string()),
             constraints: true,
-            allow_build,
             pip_outside: outer.is_some(),
+            ..CommandOptions::default()
         },
     )?;
     for (name, content) in [
@@ -367,6 +357,20 @@ fn install_steps(
         (Installer::Pip, None) => files.pip,
         (Installer::Pip, Some(outer)) => files.pip.into_iter().map(|s| outer.step(s)).collect(),
     })
+}
+
+/// The install steps a copy gets: the plan's own (a plan `propose` did not finish has its
+/// changes' steps, from the index's own configuration, wheels only), on `--index-url` when
+/// given.
+fn trial_steps(plan: &Plan, index_url: Option<&str>) -> InstallSteps {
+    let mut steps = plan
+        .install
+        .clone()
+        .unwrap_or_else(|| InstallSteps::of(&plan.changes, None, false));
+    if let Some(url) = index_url {
+        steps.index_url = Some(url.to_string());
+    }
+    steps
 }
 
 /// The pip that applies a plan to a copy without one: an interpreter outside the copy and the
@@ -432,18 +436,9 @@ fn outer_pip(exclude: &[&Path]) -> Option<OuterPip> {
         })
 }
 
-/// `--index-url`, else the index the plan's commands name.
+/// `--index-url`, else the index the plan was made against.
 fn plan_index_url(plan: &Plan, index_url: Option<&str>) -> Option<String> {
-    index_url.map(str::to_string).or_else(|| {
-        plan.commands
-            .iter()
-            .flat_map(|c| c.pip.iter())
-            .find_map(|step| {
-                step.windows(2)
-                    .find(|pair| pair[0] == "--index-url")
-                    .map(|pair| pair[1].clone())
-            })
-    })
+    trial_steps(plan, index_url).index_url
 }
 
 /// `--try`: for each finding, its plan as pinned and its safer plan, each tried in a throw-away
@@ -489,4 +484,51 @@ pub(crate) fn try_findings(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::PlanCommandLines;
+    use crate::plan::test_plans;
+
+    /// A copy is installed from the plan's typed steps: their index and build rule, whatever
+    /// the rendered commands beside them say; `--index-url` replaces only the index.
+    #[test]
+    fn a_copy_gets_the_plans_typed_steps_not_its_rendered_commands() {
+        let mut plan = test_plans::forced();
+        let made = InstallSteps {
+            python: Some("/venv/bin/python".to_string()),
+            ..InstallSteps::of(
+                &plan.changes,
+                Some("http://127.0.0.1:1/simple/".to_string()),
+                true,
+            )
+        };
+        plan.install = Some(made.clone());
+        plan.commands = Some(PlanCommandLines {
+            pip: vec![
+                ["python", "-m", "pip", "install", "--only-binary", ":all:"]
+                    .iter()
+                    .chain(&["--index-url", "http://elsewhere.invalid/simple/"])
+                    .map(|t| t.to_string())
+                    .collect(),
+            ],
+            uv: Vec::new(),
+            files: Default::default(),
+        });
+        assert_eq!(trial_steps(&plan, None), made);
+        let other = trial_steps(&plan, Some("http://127.0.0.2:2/simple/"));
+        assert_eq!(
+            other.index_url.as_deref(),
+            Some("http://127.0.0.2:2/simple/")
+        );
+        assert!(other.allow_build);
+        assert_eq!(other.force, made.force);
+        // A plan `propose` did not finish (no steps): its changes, wheels only.
+        plan.install = None;
+        let bare = trial_steps(&plan, None);
+        assert_eq!(bare, InstallSteps::of(&plan.changes, None, false));
+        assert!(!bare.force.is_empty());
+    }
 }
