@@ -65,6 +65,7 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
             index_url: index_url.as_deref(),
             policy: &settings.policy,
             run: &trial.run,
+            text: &crate::render::trial::TrialWriter,
         };
         crate::trial::attempt::try_findings(&mut review, venv, &on, printer)?;
     }

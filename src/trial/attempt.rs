@@ -8,9 +8,9 @@
 //! fresh one from the original's exact pins), reads the COPY's inventory (the probe runs
 //! Python, which must not run in the original), refuses a plan made from other versions than
 //! the copy holds, selects the plan's checks there, and renders the install steps for the
-//! copy's interpreter (uv when on PATH, else pip; an outer pip when the copy has none). It
-//! renders the plan's commands ([`crate::render::commands`]), so it sits with `render` in the
-//! layers (scripts/check-layering.py), above the rest of `trial`.
+//! copy's interpreter (uv when on PATH, else pip; an outer pip when the copy has none) from the
+//! plan's typed install steps. The commands and lines themselves are written by the render stage,
+//! through the [`TrialText`] its caller hands it ([`TrialSettings::text`]).
 //!
 //! Besides one plan: each plan `propose --try` lists ([`try_plans`]), and each finding's plans
 //! `review --try` judged ([`try_findings`]).
@@ -18,14 +18,13 @@
 use std::path::{Path, PathBuf};
 
 use miette::miette;
+use pep440_rs::Version;
 use pep508_rs::PackageName;
 
 use crate::interrupt::Critical;
-use crate::inventory::{self, Inventory};
+use crate::inventory::{self, DirectUrl, Inventory, NotReinstallable};
 use crate::plan::{InstallSteps, Plan, Proposal};
 use crate::printer::Printer;
-use crate::render::commands::{self, CommandOptions};
-use crate::render::trial as render;
 use crate::review::{Measured, MeasuredPlan, Review};
 use crate::trial::environment::{Chosen, Original, base_interpreter};
 use crate::trial::{self, Installer, TrialInput, TrialOutcome, Tried, VenvCopy};
@@ -43,6 +42,57 @@ pub(crate) struct TrialSettings<'a> {
     pub policy: &'a crate::risk::Policy,
     /// Passed through to `verify.py`.
     pub run: &'a crate::verify::run::RunOptions,
+    /// Who writes the commands and lines ([`crate::render::trial::TrialWriter`]).
+    pub text: &'a dyn TrialText,
+}
+
+/// What trying a plan needs written, which the render stage writes: the commands that carry out
+/// a plan's install steps in a copy, the pins and reinstall requirements of a fresh venv, the
+/// line saying how the copy was made. The trial runs them; it does not write them.
+pub(crate) trait TrialText: std::fmt::Debug {
+    /// The line printed once the copy exists.
+    fn copy_line(&self, copy: &VenvCopy) -> String;
+    /// The commands that carry out `steps` for `target`, and the files they read.
+    fn install(
+        &self,
+        plan: &Plan,
+        steps: &InstallSteps,
+        target: &InstallTarget,
+    ) -> miette::Result<InstallCommands>;
+    /// `name==version`, checked.
+    fn pin(&self, name: &PackageName, version: &Version) -> miette::Result<String>;
+    /// The requirement that reinstalls an installed dist from its `direct_url.json` (a build
+    /// allowed), or why none can.
+    fn reinstall(
+        &self,
+        name: &PackageName,
+        version: &Version,
+        source: Option<&DirectUrl>,
+    ) -> miette::Result<Result<String, NotReinstallable>>;
+}
+
+/// Where a plan's install commands run in a copy.
+#[derive(Debug, Clone)]
+pub(crate) struct InstallTarget {
+    /// The copy's interpreter.
+    pub python: String,
+    /// The folder that holds `constraints.txt` and `overrides.txt`.
+    pub files_dir: String,
+    /// The copy has no pip: pip runs from outside (`python3 -m pip --python PY`).
+    pub pip_outside: bool,
+}
+
+/// A plan's install commands for a copy, each an argv, and the files they read.
+#[derive(Debug, Clone)]
+pub(crate) struct InstallCommands {
+    /// pip's steps.
+    pub pip: Vec<Vec<String>>,
+    /// uv's steps.
+    pub uv: Vec<Vec<String>>,
+    /// `constraints.txt`.
+    pub constraints: String,
+    /// `overrides.txt`.
+    pub overrides: String,
 }
 
 /// Copy `original`, try `plan` in the copy, remove the copy (unless kept). An interrupt inside
@@ -72,7 +122,7 @@ pub(crate) fn try_plan(
             fresh_copy(plan, original, settings, installer, work.path(), critical)?
         }
     };
-    printer.note(&render::copy_line(&copy));
+    printer.note(&settings.text.copy_line(&copy));
     if critical.interrupted() {
         return Err(trial::TrialError::Interrupted.into());
     }
@@ -93,7 +143,7 @@ pub(crate) fn try_plan(
         .flatten();
     let steps = install_steps(
         plan,
-        settings.index_url,
+        settings,
         &copy,
         installer,
         work.path(),
@@ -142,7 +192,7 @@ pub(crate) fn try_plan(
 
 /// `propose --try`: each plan of `proposal` (or the first `top`) tried in a copy of the venv
 /// `inventory` was read from (else a fresh venv for its interpreter), in order, with `on`'s
-/// `--test` lines, `verify.py` options and policy; `None` for a plan not tried.
+/// `--test` lines, `verify.py` options, policy and writer; `None` for a plan not tried.
 pub(crate) fn try_plans(
     proposal: &Proposal,
     inventory: &Inventory,
@@ -151,16 +201,18 @@ pub(crate) fn try_plans(
         &[String],
         &crate::verify::run::RunOptions,
         &crate::risk::Policy,
+        &dyn TrialText,
     ),
     printer: &Printer,
 ) -> miette::Result<Vec<Option<Tried>>> {
-    let (tests, run, policy) = on;
+    let (tests, run, policy, text) = on;
     let settings = &TrialSettings {
         tests,
         keep: None,
         index_url: None,
         policy,
         run,
+        text,
     };
     let python = match &inventory.environment.origin {
         inventory::EnvironmentOrigin::Interpreter { python, .. } => Some(python.as_path()),
@@ -232,7 +284,7 @@ fn fresh_copy(
     let mut pins = Vec::new();
     let mut carried = Vec::new();
     for dist in &inventory.dists {
-        let pin = crate::render::safe::pin(dist.name(), dist.version())?;
+        let pin = settings.text.pin(dist.name(), dist.version())?;
         // The installer tools are copied as they are too: `uv venv` makes none and `-m venv`
         // its own version, and a test index need not carry them.
         let seed = ["pip", "setuptools", "wheel"].contains(&dist.name().as_ref());
@@ -241,12 +293,9 @@ fn fresh_copy(
             source => carried.push(trial::Carried {
                 name: dist.name().to_string(),
                 dist_info: dist.path.clone(),
-                reinstall: crate::render::rollback::requirement(
-                    dist.name(),
-                    dist.version(),
-                    source.as_ref(),
-                    true,
-                )?,
+                reinstall: settings
+                    .text
+                    .reinstall(dist.name(), dist.version(), source.as_ref())?,
             }),
         }
     }
@@ -328,21 +377,19 @@ fn drift(plan: &Plan, inventory: &Inventory) -> Option<String> {
 /// ([`trial_steps`]), unless `--index-url` names another index.
 fn install_steps(
     plan: &Plan,
-    index_url: Option<&str>,
+    settings: &TrialSettings<'_>,
     copy: &VenvCopy,
     installer: Installer,
     work: &Path,
     outer: Option<&OuterPip>,
 ) -> miette::Result<Vec<Vec<String>>> {
-    let files = commands::steps_files(
+    let files = settings.text.install(
         plan,
-        &trial_steps(plan, index_url),
-        &CommandOptions {
+        &trial_steps(plan, settings.index_url),
+        &InstallTarget {
             python: copy.python().display().to_string(),
-            files_dir: Some(work.display().to_string()),
-            constraints: true,
+            files_dir: work.display().to_string(),
             pip_outside: outer.is_some(),
-            ..CommandOptions::default()
         },
     )?;
     for (name, content) in [
