@@ -446,6 +446,14 @@ pub(crate) fn de_requirements<'de, D: serde::Deserializer<'de>>(
         .collect()
 }
 
+/// Serde: a value written as its `Display` text (a requirement, a version, a marker).
+pub(crate) fn ser_display<T: std::fmt::Display, S: serde::Serializer>(
+    value: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
 /// pep508_rs 0.9.2 writes every marker value in single quotes, so a value holding one
 /// (`platform_release == "5.15'x"`) is written as text that no longer parses, or parses to
 /// something else (found by `fuzz/run requirement`). Such a requirement is refused rather than

@@ -18,6 +18,7 @@
 pub(crate) mod search;
 pub(crate) mod since;
 pub(crate) mod state;
+pub(crate) mod states;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

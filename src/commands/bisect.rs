@@ -17,14 +17,15 @@ use std::path::{Path, PathBuf};
 use miette::miette;
 
 use crate::ExitStatus;
+use crate::bisect::states::{self, installer, read_good, read_venv};
 use crate::bisect::{self, BisectInput, Universe, Verdict, state};
 use crate::interrupt::Critical;
-use crate::inventory::{self, Inventory};
+use crate::inventory::Inventory;
 use crate::printer::Printer;
 use crate::render::bisect as render;
 use crate::settings::{BisectSettings, GoodState, OutputFormat};
+use crate::trial::Installer;
 use crate::trial::environment::{Choice, Chosen, choose_environment};
-use crate::trial::{Installer, VenvCopy};
 
 /// Run `planner bisect`.
 pub(crate) fn run(args: &BisectSettings, printer: &Printer) -> miette::Result<ExitStatus> {
@@ -132,38 +133,6 @@ fn has_interpreter(venv: &Path) -> miette::Result<()> {
     ))
 }
 
-/// A venv's inventory, read in a throw-away copy (the probe runs the interpreter, and a `.pth`
-/// file may write bytecode); the dists' paths are the original's, and their files are checked
-/// against their `RECORD`s there (only read), so an edit in place is a change.
-fn read_venv(venv: &Path) -> miette::Result<Inventory> {
-    let copy = VenvCopy::make(venv, &[], None)?;
-    let mut inventory = inventory::load_venv(&copy.root)?;
-    for dist in &mut inventory.dists {
-        if let Ok(rest) = dist.path.strip_prefix(&copy.root) {
-            dist.path = copy.original.join(rest);
-        }
-    }
-    copy.discard()
-        .map_err(|err| miette!("cannot remove the copy: {err}"))?;
-    inventory::integrity::attach(&mut inventory, inventory::integrity::Scope::Sources);
-    Ok(inventory)
-}
-
-/// `--good`: a venv (read in a copy), or a snapshot / `pip inspect` file.
-fn read_good(path: &Path) -> miette::Result<Inventory> {
-    if path.join("pyvenv.cfg").is_file() {
-        read_venv(path)
-    } else if path.is_file() {
-        Ok(inventory::snapshot::load(path)?)
-    } else {
-        Err(miette!(
-            help = "pass a `planner snapshot` file, `pip inspect` output or a venv folder",
-            "`{}` (--good) is neither a file nor a venv",
-            path.display()
-        ))
-    }
-}
-
 /// The check's command lines: `--test` as given; `--verify` adds the verification script
 /// (every import of the changed dists and of what depends on them, among the dists both states
 /// have; `pip check`; the policy's smoke tests for them), run by the copy's `python`.
@@ -176,20 +145,7 @@ fn check_commands(
 ) -> miette::Result<Vec<String>> {
     let mut tests = args.environment.tests.clone();
     if args.verify {
-        let graph = crate::inventory::graph::DependencyGraph::build(now);
-        let mut wanted: std::collections::BTreeSet<pep508_rs::PackageName> =
-            changes.iter().map(|c| c.name.clone()).collect();
-        for change in changes {
-            wanted.extend(
-                graph
-                    .transitive_dependents(&change.name)
-                    .into_iter()
-                    .map(|d| d.name().clone()),
-            );
-        }
-        let mut both = now.clone();
-        both.dists
-            .retain(|d| good.get(d.name()).is_some() && wanted.contains(d.name()));
+        let both = states::verify_scope(now, good, changes);
         let spec = crate::verify::select(None, &both, &args.policy, true);
         let script = work.join("verify.py");
         std::fs::write(&script, crate::verify::script::script(&spec))
@@ -200,22 +156,6 @@ fn check_commands(
         ));
     }
     Ok(tests)
-}
-
-/// uv when on PATH, else the venv's pip.
-fn installer(now: &Inventory) -> miette::Result<Installer> {
-    if inventory::find_on_path("uv").is_some() {
-        return Ok(Installer::Uv);
-    }
-    let pip = pep508_rs::PackageName::new("pip".to_string()).expect("a valid name");
-    if now.get(&pip).is_some() {
-        Ok(Installer::Pip)
-    } else {
-        Err(miette!(
-            help = "install uv, or pip into the venv",
-            "no uv on PATH and no pip in the environment: nothing can install the good versions"
-        ))
-    }
 }
 
 /// `--since WHEN`: the good state reconstructed from install records and upload times.
@@ -238,25 +178,8 @@ fn since_state(
     let mut settings = args.index.resolve(Some(original))?;
     settings.target_tags = Some(now.environment.tags.clone());
     let index = crate::index::Index::new(settings, printer)?;
-    let reconstructed = bisect::since::reconstruct(now, cutoff, &index).map_err(|why| {
-        miette!(
-            help = "pass the good state itself with --good (a `planner snapshot` or `pip inspect` file)",
-            "--since {when}: {why}"
-        )
-    })?;
+    let reconstructed = states::reconstruct_since(now, original, (cutoff, when), &index)?;
     index.finish_progress();
-    let mut reconstructed = reconstructed;
-    if let Some(made) = crate::diff::since::install_time(&original.join("pyvenv.cfg"))
-        && made >= cutoff
-    {
-        reconstructed.notes.insert(
-            0,
-            format!(
-                "the venv itself was made at {made}, after the cut-off: everything in it counts \
-                 as installed since"
-            ),
-        );
-    }
     for note in &reconstructed.notes {
         printer.note(&format!("note: {note}"));
     }

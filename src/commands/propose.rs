@@ -71,7 +71,12 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
     }
     let tried = match &args.trial {
         Some(trial) => {
-            let on = (&trial.tests[..], &trial.run, &args.policy);
+            let on = (
+                &trial.tests[..],
+                &trial.run,
+                &args.policy,
+                &trial::TrialWriter as _,
+            );
             try_plans(&proposal, &inventory, trial.top, on, printer)?
         }
         None => Vec::new(),

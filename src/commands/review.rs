@@ -9,7 +9,7 @@
 use miette::miette;
 
 use crate::ExitStatus;
-use crate::inventory::{self, Environment};
+use crate::inventory;
 use crate::plan::ProposeRequest;
 use crate::printer::Printer;
 use crate::render::review as render;
@@ -59,14 +59,15 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
     crate::review::links::annotate(&mut review, &index, crate::clock::now(), web.as_ref());
     index.finish_progress();
     if let (Some(trial), Some(venv)) = (&settings.trial, &settings.venv) {
-        try_findings(
-            &mut review,
-            venv,
-            trial,
-            settings,
-            index_url.as_deref(),
-            printer,
-        )?;
+        let on = crate::trial::attempt::TrialSettings {
+            tests: &trial.tests,
+            keep: None,
+            index_url: index_url.as_deref(),
+            policy: &settings.policy,
+            run: &trial.run,
+            text: &crate::render::trial::TrialWriter,
+        };
+        crate::trial::attempt::try_findings(&mut review, venv, &on, printer)?;
     }
     for problem in &review.problems {
         let at = problem
@@ -151,64 +152,6 @@ fn gate(settings: &ReviewSettings, review: &Review, printer: &Printer) -> ExitSt
     ExitStatus::UserActionRequired
 }
 
-/// `--try`: for each finding, its plan as pinned and its safer plan, each tried in a throw-away
-/// copy of `venv` ([`crate::trial::attempt::try_plan`]); the same plan (by title and changes)
-/// once.
-fn try_findings(
-    review: &mut Review,
-    venv: &std::path::Path,
-    trial: &crate::settings::ReviewTrial,
-    settings: &ReviewSettings,
-    index_url: Option<&str>,
-    printer: &Printer,
-) -> miette::Result<()> {
-    let original = crate::trial::environment::Original::of(
-        crate::trial::environment::Chosen::Venv(venv.to_path_buf()),
-    );
-    let critical = crate::interrupt::Critical::enter();
-    let trial_settings = crate::trial::attempt::TrialSettings {
-        tests: &trial.tests,
-        keep: None,
-        index_url,
-        policy: &settings.policy,
-        run: &trial.run,
-    };
-    let mut done: Vec<(String, crate::review::MeasuredPlan)> = Vec::new();
-    let mut try_one = |plan: &crate::plan::Plan, what: &str| -> miette::Result<_> {
-        let key = serde_json::to_string(&plan.changes).unwrap_or_default();
-        if let Some((_, measured)) = done.iter().find(|(k, _)| *k == key) {
-            return Ok(Some(measured.clone()));
-        }
-        printer.note(&format!(
-            "trying {what} ({}) in a copy of {}",
-            plan.title,
-            venv.display()
-        ));
-        let tried =
-            crate::trial::attempt::try_plan(plan, &original, &trial_settings, &critical, printer)?;
-        let measured = crate::review::MeasuredPlan::new(&plan.title, tried);
-        done.push((key, measured.clone()));
-        Ok(Some(measured))
-    };
-    for finding in &mut review.findings {
-        let what = format!("`{}` as pinned", finding.pin.requirement);
-        for verdict in &mut finding.targets {
-            let pinned = match &verdict.pinned {
-                Some(plan) => try_one(plan, &what)?,
-                None => None,
-            };
-            let safer = match &verdict.safer {
-                Some(plan) => try_one(plan, "the safer plan")?,
-                None => None,
-            };
-            if pinned.is_some() || safer.is_some() {
-                verdict.tried = Some(Box::new(crate::review::Measured { pinned, safer }));
-            }
-        }
-    }
-    Ok(())
-}
-
 /// The targets: the venv's or the snapshot's real environment, or each `--python-version` with
 /// each `--python-platform`.
 fn targets(settings: &ReviewSettings, printer: &Printer) -> miette::Result<Vec<Target>> {
@@ -242,29 +185,16 @@ fn targets(settings: &ReviewSettings, printer: &Printer) -> miette::Result<Vec<T
     } else {
         &settings.python_versions[..]
     };
-    let platforms: Vec<Option<&crate::inventory::TargetPlatform>> =
-        if settings.python_platforms.is_empty() {
-            vec![None]
-        } else {
-            settings.python_platforms.iter().map(Some).collect()
-        };
     let mut targets = Vec::new();
-    for version in versions {
-        for platform in &platforms {
-            let environment = Environment::for_target(version, platform.map(|p| &p.platform))?;
-            for note in &environment.notes {
-                printer.note(&format!("note: {note}"));
-            }
-            let label = format!(
-                "Python {} {}",
-                version.given,
-                platform.map_or("(this host's platform)", |p| p.given.as_str())
-            );
-            targets.push(Target::Synthesized {
-                label,
-                environment: Box::new(environment),
-            });
+    for target in inventory::each_target(versions, &settings.python_platforms) {
+        let (label, environment) = target?;
+        for note in &environment.notes {
+            printer.note(&format!("note: {note}"));
         }
+        targets.push(Target::Synthesized {
+            label,
+            environment: Box::new(environment),
+        });
     }
     Ok(targets)
 }

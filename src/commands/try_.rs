@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::ExitStatus;
 use crate::interrupt::Critical;
 use crate::printer::Printer;
-use crate::render::trial as render;
+use crate::render::trial::{self as render, TrialWriter};
 use crate::settings::{OutputFormat, TrialEnvironment, TrySettings};
 use crate::trial::Verdict;
 use crate::trial::attempt::{TrialSettings, try_plan};
@@ -39,6 +39,7 @@ pub(crate) fn run(args: &TrySettings, printer: &Printer) -> miette::Result<ExitS
             index_url: args.index_url.as_deref(),
             policy: &args.policy,
             run: &args.run,
+            text: &TrialWriter,
         },
         &critical,
         printer,

@@ -10,7 +10,7 @@
 //! (docs/measurements/2026-12-01-propose-all-and-cold-resolves.md, "One cache folder per
 //! bucket"). Each entry is `planner-cache v3\n`, one JSON header line (the key,
 //! validators, fetch time, the body's length and CRC-32), then the body. An entry whose magic,
-//! key, length or checksum is wrong is treated as missing and refetched (item 29). Entries are
+//! key, length or checksum is wrong is treated as missing and refetched (docs/reliability.md, item 29). Entries are
 //! written to a temp file in the same folder and renamed into place, so two planners at once
 //! see either the old or the new entry, never half of one (item 30). If the folder cannot be
 //! created or written (read-only, a file, disk full) the planner warns once and runs uncached

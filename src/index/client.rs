@@ -17,20 +17,25 @@
 //! trickle fails, a large body arriving steadily does not; a plain stall is the read timeout's,
 //! and retried); and the whole run's requests end at its
 //! network budget (`PLANNER_RUN_TIMEOUT`). Neither a cap nor a deadline is retried.
+//!
+//! Beside it: [`headers`] reads what a reply's headers say, [`local`] serves `file:` URLs.
 
 use std::future::Future;
-use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use reqwest::header::{self, HeaderMap, HeaderValue};
+use reqwest::header::{self, HeaderMap};
 use tokio::sync::Semaphore;
 use url::Url;
 
 use super::IndexError;
 use super::auth::{AuthStore, SecretUrl, check_redirect, redact, redact_text};
+use headers::{content_range, header_str, max_age, retry_after};
+use local::read_file;
+
+mod headers;
+mod local;
 
 /// PEP 691 content negotiation: JSON preferred, HTML accepted.
 pub(crate) const ACCEPT_SIMPLE: &str = "application/vnd.pypi.simple.v1+json, \
@@ -789,119 +794,6 @@ fn same_origin(a: &Url, b: &Url) -> bool {
     a.scheme() == b.scheme()
         && a.host_str() == b.host_str()
         && a.port_or_known_default() == b.port_or_known_default()
-}
-
-fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<String> {
-    headers
-        .get(name)
-        .and_then(|v: &HeaderValue| v.to_str().ok())
-        .map(str::to_string)
-}
-
-/// `Retry-After`: delta-seconds or an HTTP date.
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let value = header_str(headers, header::RETRY_AFTER)?;
-    let value = value.trim();
-    if let Ok(secs) = value.parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    let when = jiff::fmt::rfc2822::parse(value).ok()?.timestamp();
-    let now = jiff::Timestamp::now();
-    let secs = when.as_second() - now.as_second();
-    Some(Duration::from_secs(secs.max(0) as u64))
-}
-
-/// How long a reply stays fresh (RFC 9111 §4.2): `Cache-Control: max-age` less the `Age` a
-/// shared cache already kept it; `no-store` / `no-cache` give 0 (revalidate every time).
-/// `s-maxage` is for shared caches and is ignored, as a private client must.
-fn max_age(headers: &HeaderMap) -> Option<u64> {
-    let value = header_str(headers, header::CACHE_CONTROL)?.to_ascii_lowercase();
-    let mut max_age = None;
-    for directive in value.split(',').map(str::trim) {
-        if directive == "no-store" || directive == "no-cache" {
-            return Some(0);
-        }
-        if let Some(n) = directive.strip_prefix("max-age=") {
-            max_age = n.trim_matches('"').parse::<u64>().ok();
-        }
-    }
-    let age = header_str(headers, header::AGE)
-        .and_then(|a| a.trim().parse::<u64>().ok())
-        .unwrap_or(0);
-    max_age.map(|m| m.saturating_sub(age))
-}
-
-fn content_range(headers: &HeaderMap) -> Option<(u64, Option<u64>)> {
-    let value = header_str(headers, header::CONTENT_RANGE)?;
-    let rest = value.trim().strip_prefix("bytes ")?;
-    let (span, total) = rest.split_once('/')?;
-    let start = span.split_once('-')?.0.trim().parse().ok()?;
-    Some((start, total.trim().parse().ok()))
-}
-
-/// A `file:` URL read from disk, as if served (404 when absent): a regular file only, its
-/// whole read capped by `limit` (what, bytes, setting) as a download would be.
-fn read_file(
-    url: &Url,
-    range: Option<ByteRange>,
-    (what, limit, hint): (&'static str, u64, &'static str),
-) -> Result<Reply, IndexError> {
-    let path = url.to_file_path().map_err(|()| IndexError::InvalidUrl {
-        url: redact(url),
-        message: "not a local path".to_string(),
-    })?;
-    let io_err = |e: std::io::Error| IndexError::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
-    let reply = |status, body, range| Reply {
-        status,
-        url: url.clone(),
-        content_type: None,
-        etag: None,
-        last_modified: None,
-        max_age: None,
-        range,
-        body,
-        spooled: None,
-    };
-    let mut file = match crate::bounded::open_regular(&path) {
-        Ok(f) => f,
-        Err(e) if e.is_missing() => return Ok(reply(404, Vec::new(), None)),
-        Err(e) => return Err(local_error(&path, e)),
-    };
-    let total = file.metadata().map_err(io_err)?.len();
-    let (start, end) = match range {
-        None => {
-            let body = crate::bounded::read(&path, limit).map_err(|e| match e {
-                crate::bounded::ReadError::TooLarge { seen, limit } => IndexError::TooLarge {
-                    url: path.display().to_string(),
-                    what: what.to_string(),
-                    limit,
-                    seen: format!("{seen} bytes"),
-                    hint: hint.to_string(),
-                },
-                e => local_error(&path, e),
-            })?;
-            return Ok(reply(200, body, None));
-        }
-        Some(ByteRange::Suffix(n)) => (total.saturating_sub(n), total),
-        Some(ByteRange::Span(s, e)) => (s.min(total), e.min(total)),
-    };
-    file.seek(SeekFrom::Start(start)).map_err(io_err)?;
-    let mut body = Vec::new();
-    file.take(end.saturating_sub(start))
-        .read_to_end(&mut body)
-        .map_err(io_err)?;
-    Ok(reply(206, body, Some((start, Some(total)))))
-}
-
-/// A local file that cannot be read, in words (`is a FIFO (named pipe), not a regular file`).
-fn local_error(path: &Path, e: crate::bounded::ReadError) -> IndexError {
-    IndexError::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    }
 }
 
 /// What the seconds variables take.

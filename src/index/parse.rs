@@ -4,7 +4,7 @@
 //! against it). Out: a [`ProjectPage`] (which `super::compact` stores). These are pure
 //! functions: no IO, no clock.
 //!
-//! Quirks handled (tech-brief §3, reliability items 15-18, 22): `yanked` is `false` or a reason
+//! Quirks handled (docs/reliability.md items 15-18, 22): `yanked` is `false` or a reason
 //! string; `core-metadata` is `true` or hashes, under three historic key names; `requires-python`
 //! is often null and sometimes malformed (`>=3.6,`); `#sha256=` fragments become hashes and are
 //! dropped from the URL; HTML attribute values are entity-escaped; `.egg` and unparseable file

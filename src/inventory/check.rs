@@ -43,7 +43,7 @@ pub struct DistRef {
     /// Normalized name.
     pub name: PackageName,
     /// Installed version, local label included.
-    #[serde(serialize_with = "display")]
+    #[serde(serialize_with = "crate::metadata::ser_display")]
     pub version: Version,
 }
 
@@ -60,13 +60,6 @@ impl std::fmt::Display for DistRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} {}", self.name, self.version)
     }
-}
-
-fn display<T: std::fmt::Display, S: serde::Serializer>(
-    value: &T,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    serializer.collect_str(value)
 }
 
 /// One thing `planner check` found.

@@ -44,7 +44,7 @@ pub(crate) use discover::{
 };
 pub(crate) use error::{DistError, InventoryError};
 pub use target::{Platform, cpython_tags};
-pub(crate) use target::{PythonVersion, TargetPlatform};
+pub(crate) use target::{PythonVersion, TargetPlatform, each_target};
 
 /// How the target environment's facts were learned.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -581,6 +581,31 @@ impl Environment {
     }
 }
 
+/// `--python-version` with `--python-platform`: one target environment per pair, each version
+/// on this host's platform when no platform is given, labelled `Python 3.12
+/// x86_64-manylinux_2_28` (or `(this host's platform)`); made one at a time, in order.
+pub(crate) fn each_target<'a>(
+    versions: &'a [PythonVersion],
+    platforms: &'a [TargetPlatform],
+) -> impl Iterator<Item = Result<(String, Environment), InventoryError>> + 'a {
+    let platforms: Vec<Option<&TargetPlatform>> = if platforms.is_empty() {
+        vec![None]
+    } else {
+        platforms.iter().map(Some).collect()
+    };
+    versions.iter().flat_map(move |version| {
+        platforms.clone().into_iter().map(move |platform| {
+            let environment = Environment::for_target(version, platform.map(|p| &p.platform))?;
+            let label = format!(
+                "Python {} {}",
+                version.given,
+                platform.map_or("(this host's platform)", |p| p.given.as_str())
+            );
+            Ok((label, environment))
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,6 +43,14 @@ pub(crate) fn exact_version(requirement: &Requirement) -> Option<&Version> {
         .map(VersionSpecifier::version)
 }
 
+/// Whether `clause` is an upper bound (`<X`, `<=X`).
+pub(crate) fn is_upper_bound(clause: &VersionSpecifier) -> bool {
+    matches!(
+        clause.operator(),
+        Operator::LessThan | Operator::LessThanEqual
+    )
+}
+
 /// Whether `requirement` has an `==X` (not a wildcard) or `===X` clause.
 pub(crate) fn is_exact(requirement: &Requirement) -> bool {
     exact_version(requirement).is_some()

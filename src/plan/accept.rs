@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::proposal::{Override, PLAN_SCHEMA, PROPOSAL_SCHEMA, Plan};
+use super::proposal::{InstallSteps, Override, PLAN_SCHEMA, PLAN_SCHEMA_1, PROPOSAL_SCHEMA, Plan};
 
 /// Why a plan file could not be used.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
@@ -99,7 +99,9 @@ pub(crate) fn read_plan(path: &Path) -> Result<Plan, AcceptError> {
     parse_plan(&text, path)
 }
 
-/// Parse a plan file's JSON text; a proposal or another schema is an error naming the file.
+/// Parse a plan file's JSON text; a proposal or another schema is an error naming the file. A
+/// plan of the first schema is read as the current one, its install steps taken from its
+/// commands ([`InstallSteps::from_first_schema`]).
 fn parse_plan(text: &str, path: &Path) -> Result<Plan, AcceptError> {
     let invalid = |message: String| AcceptError::Invalid {
         path: path.to_path_buf(),
@@ -107,8 +109,9 @@ fn parse_plan(text: &str, path: &Path) -> Result<Plan, AcceptError> {
     };
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|err| invalid(err.to_string()))?;
+    let first = value.get("schema").and_then(|s| s.as_str()) == Some(PLAN_SCHEMA_1);
     match value.get("schema").and_then(|s| s.as_str()) {
-        Some(PLAN_SCHEMA) => {}
+        Some(PLAN_SCHEMA | PLAN_SCHEMA_1) => {}
         Some(PROPOSAL_SCHEMA) => {
             return Err(AcceptError::Proposal {
                 path: path.to_path_buf(),
@@ -117,5 +120,10 @@ fn parse_plan(text: &str, path: &Path) -> Result<Plan, AcceptError> {
         Some(other) => return Err(invalid(format!("unknown schema `{other}`"))),
         None => return Err(invalid("no `schema` field".to_string())),
     }
-    serde_json::from_value(value).map_err(|err| invalid(err.to_string()))
+    let mut plan: Plan = serde_json::from_value(value).map_err(|err| invalid(err.to_string()))?;
+    if first {
+        plan.schema = PLAN_SCHEMA.to_string();
+        plan.install = InstallSteps::from_first_schema(&plan.changes, plan.commands.as_ref());
+    }
+    Ok(plan)
 }

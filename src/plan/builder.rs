@@ -28,7 +28,7 @@ use crate::inventory::importers::ImportIndex;
 use crate::metadata::requirement::excludes;
 use crate::risk::{self, DeclaredCoupling, Dependents, PlanFacts, Policy};
 pub(super) use evidence::plan_breaks;
-use reasons::mark_repairs;
+use reasons::{mark_repairs, title_with_repairs};
 use warnings::{accelerator_warning, switch_label};
 
 /// What one plan is built from (see [`PlanBuilder::build`]).
@@ -235,18 +235,7 @@ impl<'a> PlanBuilder<'a> {
             ),
             &self.importers,
         ));
-        let mut title = spec.title.clone();
-        let repairs: Vec<&str> = changes
-            .iter()
-            .filter(|c| c.repair)
-            .map(|c| c.name.as_ref())
-            .collect();
-        if !repairs.is_empty() {
-            title = format!(
-                "{title}; also repairs the already broken environment: {}",
-                repairs.join(", ")
-            );
-        }
+        let mut title = title_with_repairs(&spec.title, &changes);
         let (overrides, broken_edges) = self.overrides(&spec, oracle);
         let accelerator_switches =
             super::accelerator::switches(self.inventory, &self.accelerator_view(planned), &changes);
@@ -276,6 +265,7 @@ impl<'a> PlanBuilder<'a> {
             warnings,
             risk,
             layer: None,
+            install: None,
             commands: None,
             breaks,
         }

@@ -15,6 +15,7 @@ mod build_hint;
 mod builder;
 mod clash;
 mod imports_check;
+mod install;
 mod layers;
 mod modules;
 mod must_move;
@@ -42,6 +43,6 @@ pub use planned::{PlanDist, PlannedEnvironment};
 pub(crate) use proposal::BrokenEdge;
 pub use proposal::PlanKind;
 pub(crate) use proposal::{
-    Action, Blocker, BreakKind, Change, HeldBack, LayerChoice, Override, Plan, PlanCommandLines,
-    Proposal, Reason,
+    Action, Blocker, BreakKind, Change, HeldBack, InstallSteps, LayerChoice, Override, Pin, Plan,
+    PlanCommandLines, Proposal, Reason,
 };

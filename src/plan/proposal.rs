@@ -14,7 +14,9 @@ use crate::risk::{FactorKind, RiskScore};
 /// `schema` of a proposal document.
 pub(crate) const PROPOSAL_SCHEMA: &str = "planner-proposal/1";
 /// `schema` of a plan file.
-pub(crate) const PLAN_SCHEMA: &str = "planner-plan/1";
+pub(crate) const PLAN_SCHEMA: &str = "planner-plan/2";
+/// `schema` of a plan file before the plan stored its install steps (read, never written).
+pub(crate) const PLAN_SCHEMA_1: &str = "planner-plan/1";
 
 /// Everything `planner propose` found: the request, the conflict (if any) and the plans.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -194,6 +196,10 @@ pub struct Plan {
     /// Which layer of a layered `--all` this plan is (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layer: Option<Layer>,
+    /// What carries it out, as data: each step's releases and the flags they share; the
+    /// commands are rendered from it (`None` until `propose` sets the flags).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub install: Option<InstallSteps>,
     /// The commands that carry it out, as `propose` printed them (`None` until rendered).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commands: Option<PlanCommandLines>,
@@ -314,6 +320,41 @@ pub struct PlanCommandLines {
     /// (`--out-dir` not given): write them first (`constraints.txt`, `overrides.txt`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub files: BTreeMap<String, String>,
+}
+
+/// A plan's install steps: what each installs or removes, and the flags they share.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct InstallSteps {
+    /// The interpreter of the environment the steps install into, as the plan was made for it
+    /// (absent for a plan made from a snapshot or a target with no interpreter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<String>,
+    /// `--index-url`: the index the plan was made against, when one was named (never with
+    /// credentials); the installers' own configuration otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_url: Option<String>,
+    /// `propose --allow-build`: the installers may build source distributions (no
+    /// `--only-binary :all:`, no `--no-build`).
+    pub allow_build: bool,
+    /// Releases installed under the plan's constraints.
+    pub install: Vec<Pin>,
+    /// Forced releases, installed over what their dependents require (pip:
+    /// `--force-reinstall --no-deps`; uv: `--overrides`).
+    pub force: Vec<Pin>,
+    /// Releases reinstalled at the installed version from the index (a local build such as
+    /// `2.11.0+cu130` replaced by `2.11.0`).
+    pub reinstall: Vec<Pin>,
+    /// Dists uninstalled.
+    pub remove: Vec<PackageName>,
+}
+
+/// One release to install.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pin {
+    /// The dist.
+    pub name: PackageName,
+    /// Its version.
+    pub version: Version,
 }
 
 /// What happens to one dist.

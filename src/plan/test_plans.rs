@@ -111,6 +111,7 @@ pub(crate) fn forced() -> Plan {
             ],
         },
         layer: None,
+        install: None,
         commands: None,
         breaks: vec![],
     }
@@ -172,6 +173,7 @@ pub(crate) fn move_blockers() -> Plan {
             }],
         },
         layer: None,
+        install: None,
         commands: None,
         breaks: vec![],
     }

@@ -27,7 +27,7 @@ use std::path::Path;
 use pep508_rs::PackageName;
 
 use super::safe::{self, UnsafeValue};
-use crate::plan::{Action, Plan};
+use crate::plan::{InstallSteps, Pin, Plan};
 
 /// How the commands are written.
 #[derive(Debug, Clone, Default)]
@@ -78,13 +78,34 @@ pub(crate) struct InstallFiles {
     pub uv: Vec<Vec<String>>,
 }
 
-/// The files and steps for one plan.
+/// The files and steps for one plan, its install steps made with `settings`' index and build
+/// rule.
 pub(crate) fn install_files(
     plan: &Plan,
     settings: &CommandOptions,
 ) -> Result<InstallFiles, UnsafeValue> {
+    let steps = InstallSteps::of(
+        &plan.changes,
+        settings.index_url.clone(),
+        settings.allow_build,
+    );
+    steps_files(plan, &steps, settings)
+}
+
+/// The files and commands that carry out `steps`, the plan's install steps: the index and the
+/// build rule are the steps' own, the rest (interpreter, where the files are, ...) `settings`'.
+pub(crate) fn steps_files(
+    plan: &Plan,
+    steps: &InstallSteps,
+    settings: &CommandOptions,
+) -> Result<InstallFiles, UnsafeValue> {
+    let settings = &CommandOptions {
+        index_url: steps.index_url.clone(),
+        allow_build: steps.allow_build,
+        ..settings.clone()
+    };
     let (constraints, overrides) = pin_files(plan)?;
-    let sorted = Sorted::of(plan)?;
+    let sorted = Sorted::of(steps)?;
     let index = index_args(settings)?;
     Ok(InstallFiles {
         pip: pip_steps(&sorted, settings, &index),
@@ -117,7 +138,7 @@ fn pin_files(plan: &Plan) -> Result<(String, String), UnsafeValue> {
     Ok((constraints, overrides))
 }
 
-/// A plan's changes sorted by how each is installed, as safe tokens.
+/// A plan's install steps as safe tokens.
 struct Sorted {
     /// Ordinary installs (`name==version`).
     installs: Vec<String>,
@@ -130,29 +151,26 @@ struct Sorted {
 }
 
 impl Sorted {
-    fn of(plan: &Plan) -> Result<Sorted, UnsafeValue> {
-        let mut sorted = Sorted {
-            installs: Vec::new(),
-            forced: Vec::new(),
-            reinstall: Vec::new(),
-            removals: Vec::new(),
+    fn of(steps: &InstallSteps) -> Result<Sorted, UnsafeValue> {
+        let pins = |pins: &[Pin]| -> Result<Vec<String>, UnsafeValue> {
+            pins.iter()
+                .map(|p| safe::pin(&p.name, &p.version))
+                .collect()
         };
-        for change in &plan.changes {
-            match (&change.to, change.action) {
-                (None, _) | (_, Action::Remove) => sorted.removals.push(safe::name(&change.name)?),
-                (Some(version), action) => {
-                    let pin = safe::pin(&change.name, version)?;
-                    if change.forced {
-                        sorted.forced.push(pin);
-                    } else if action == Action::Reinstall {
-                        sorted.reinstall.push((safe::name(&change.name)?, pin));
-                    } else {
-                        sorted.installs.push(pin);
-                    }
-                }
-            }
-        }
-        Ok(sorted)
+        Ok(Sorted {
+            installs: pins(&steps.install)?,
+            forced: pins(&steps.force)?,
+            reinstall: steps
+                .reinstall
+                .iter()
+                .map(|p| Ok((safe::name(&p.name)?, safe::pin(&p.name, &p.version)?)))
+                .collect::<Result<_, UnsafeValue>>()?,
+            removals: steps
+                .remove
+                .iter()
+                .map(safe::name)
+                .collect::<Result<_, UnsafeValue>>()?,
+        })
     }
 
     /// The pins installed with `--force-reinstall --no-deps` by pip: forced, then reinstalled.

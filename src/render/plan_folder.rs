@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use crate::index::IndexLocation;
 use crate::inventory::{self, EnvironmentOrigin};
 use crate::out_dir::OutFiles;
-use crate::plan::{Plan, PlanCommandLines, Proposal};
+use crate::plan::{InstallSteps, Plan, PlanCommandLines, Proposal};
 use crate::render::commands::{self, CommandOptions};
 use crate::render::text::PlanCommands;
 use crate::render::{json, layers, rollback};
@@ -115,14 +115,22 @@ pub(crate) fn plan_outputs(
             .as_ref()
             .map(|root| root.join("plans").join(plan_dir_name(i, plan)));
         let files_dir = dir.as_ref().map(|d| d.display().to_string());
-        let files = commands::install_files(
+        // The index as the commands name it (checked: no credentials), kept in the steps.
+        let index = index_url.map(crate::render::safe::index_url).transpose()?;
+        let steps = InstallSteps {
+            python: Some(base.python.clone()),
+            ..InstallSteps::of(&plan.changes, index, options.allow_build)
+        };
+        let files = commands::steps_files(
             plan,
+            &steps,
             &CommandOptions {
                 files_dir: files_dir.clone(),
                 constraints: dir.is_some(),
                 ..base.clone()
             },
         )?;
+        plan.install = Some(steps);
         plan.commands = Some(command_lines(&files, dir.is_none()));
         if dir.is_some() {
             let relative = Path::new("plans").join(plan_dir_name(i, plan));

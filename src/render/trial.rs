@@ -10,9 +10,15 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::plan::{Plan, PlanKind, Proposal};
+use pep440_rs::Version;
+use pep508_rs::PackageName;
+
+use super::commands;
+use crate::inventory::{DirectUrl, NotReinstallable};
+use crate::plan::{InstallSteps, Plan, PlanKind, Proposal};
 use crate::risk::RiskLevel;
 use crate::terminal::escape;
+use crate::trial::attempt::{InstallCommands, InstallTarget, TrialText};
 use crate::trial::{CopyStats, FreshStats, TRY_SCHEMA, Tried, VenvCopy, Verdict};
 
 /// The `planner-try/1` document.
@@ -614,5 +620,55 @@ mod tests {
             ]
         );
         assert_eq!(removed_lines(&removed, true), removed);
+    }
+}
+
+/// The render stage's side of a trial ([`TrialText`]): the pip and uv commands a copy gets from
+/// a plan's install steps ([`commands::steps_files`]), checked pins and reinstall requirements
+/// for a fresh venv, and the line saying how the copy was made ([`copy_line`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TrialWriter;
+
+impl TrialText for TrialWriter {
+    fn copy_line(&self, copy: &VenvCopy) -> String {
+        copy_line(copy)
+    }
+
+    fn install(
+        &self,
+        plan: &Plan,
+        steps: &InstallSteps,
+        target: &InstallTarget,
+    ) -> miette::Result<InstallCommands> {
+        let files = commands::steps_files(
+            plan,
+            steps,
+            &commands::CommandOptions {
+                python: target.python.clone(),
+                files_dir: Some(target.files_dir.clone()),
+                constraints: true,
+                pip_outside: target.pip_outside,
+                ..commands::CommandOptions::default()
+            },
+        )?;
+        Ok(InstallCommands {
+            pip: files.pip,
+            uv: files.uv,
+            constraints: files.constraints,
+            overrides: files.overrides,
+        })
+    }
+
+    fn pin(&self, name: &PackageName, version: &Version) -> miette::Result<String> {
+        Ok(super::safe::pin(name, version)?)
+    }
+
+    fn reinstall(
+        &self,
+        name: &PackageName,
+        version: &Version,
+        source: Option<&DirectUrl>,
+    ) -> miette::Result<Result<String, NotReinstallable>> {
+        Ok(super::rollback::requirement(name, version, source, true)?)
     }
 }

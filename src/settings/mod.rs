@@ -34,7 +34,7 @@ pub(crate) use crate::settings::inspect::{
     CheckSettings, DiffEnv, DiffSettings, InventorySettings, SnapshotOutput, SnapshotSettings,
 };
 pub(crate) use crate::settings::planning::{
-    OutdatedSettings, ProposeSettings, ResolveSettings, ReviewFormat, ReviewSettings, ReviewTrial,
+    OutdatedSettings, ProposeSettings, ResolveSettings, ReviewFormat, ReviewSettings,
 };
 use crate::settings::planning::{propose, review};
 use crate::settings::sources::{Sources, environment};

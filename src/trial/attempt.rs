@@ -8,21 +8,24 @@
 //! fresh one from the original's exact pins), reads the COPY's inventory (the probe runs
 //! Python, which must not run in the original), refuses a plan made from other versions than
 //! the copy holds, selects the plan's checks there, and renders the install steps for the
-//! copy's interpreter (uv when on PATH, else pip; an outer pip when the copy has none). It
-//! renders the plan's commands ([`crate::render::commands`]), so it sits with `render` in the
-//! layers (scripts/check-layering.py), above the rest of `trial`.
+//! copy's interpreter (uv when on PATH, else pip; an outer pip when the copy has none) from the
+//! plan's typed install steps. The commands and lines themselves are written by the render stage,
+//! through the [`TrialText`] its caller hands it ([`TrialSettings::text`]).
+//!
+//! Besides one plan: each plan `propose --try` lists ([`try_plans`]), and each finding's plans
+//! `review --try` judged ([`try_findings`]).
 
 use std::path::{Path, PathBuf};
 
 use miette::miette;
+use pep440_rs::Version;
 use pep508_rs::PackageName;
 
 use crate::interrupt::Critical;
-use crate::inventory::{self, Inventory};
-use crate::plan::{Plan, Proposal};
+use crate::inventory::{self, DirectUrl, Inventory, NotReinstallable};
+use crate::plan::{InstallSteps, Plan, Proposal};
 use crate::printer::Printer;
-use crate::render::commands::{self, CommandOptions};
-use crate::render::trial as render;
+use crate::review::{Measured, MeasuredPlan, Review};
 use crate::trial::environment::{Chosen, Original, base_interpreter};
 use crate::trial::{self, Installer, TrialInput, TrialOutcome, Tried, VenvCopy};
 
@@ -39,6 +42,57 @@ pub(crate) struct TrialSettings<'a> {
     pub policy: &'a crate::risk::Policy,
     /// Passed through to `verify.py`.
     pub run: &'a crate::verify::run::RunOptions,
+    /// Who writes the commands and lines ([`crate::render::trial::TrialWriter`]).
+    pub text: &'a dyn TrialText,
+}
+
+/// What trying a plan needs written, which the render stage writes: the commands that carry out
+/// a plan's install steps in a copy, the pins and reinstall requirements of a fresh venv, the
+/// line saying how the copy was made. The trial runs them; it does not write them.
+pub(crate) trait TrialText: std::fmt::Debug {
+    /// The line printed once the copy exists.
+    fn copy_line(&self, copy: &VenvCopy) -> String;
+    /// The commands that carry out `steps` for `target`, and the files they read.
+    fn install(
+        &self,
+        plan: &Plan,
+        steps: &InstallSteps,
+        target: &InstallTarget,
+    ) -> miette::Result<InstallCommands>;
+    /// `name==version`, checked.
+    fn pin(&self, name: &PackageName, version: &Version) -> miette::Result<String>;
+    /// The requirement that reinstalls an installed dist from its `direct_url.json` (a build
+    /// allowed), or why none can.
+    fn reinstall(
+        &self,
+        name: &PackageName,
+        version: &Version,
+        source: Option<&DirectUrl>,
+    ) -> miette::Result<Result<String, NotReinstallable>>;
+}
+
+/// Where a plan's install commands run in a copy.
+#[derive(Debug, Clone)]
+pub(crate) struct InstallTarget {
+    /// The copy's interpreter.
+    pub python: String,
+    /// The folder that holds `constraints.txt` and `overrides.txt`.
+    pub files_dir: String,
+    /// The copy has no pip: pip runs from outside (`python3 -m pip --python PY`).
+    pub pip_outside: bool,
+}
+
+/// A plan's install commands for a copy, each an argv, and the files they read.
+#[derive(Debug, Clone)]
+pub(crate) struct InstallCommands {
+    /// pip's steps.
+    pub pip: Vec<Vec<String>>,
+    /// uv's steps.
+    pub uv: Vec<Vec<String>>,
+    /// `constraints.txt`.
+    pub constraints: String,
+    /// `overrides.txt`.
+    pub overrides: String,
 }
 
 /// Copy `original`, try `plan` in the copy, remove the copy (unless kept). An interrupt inside
@@ -68,7 +122,7 @@ pub(crate) fn try_plan(
             fresh_copy(plan, original, settings, installer, work.path(), critical)?
         }
     };
-    printer.note(&render::copy_line(&copy));
+    printer.note(&settings.text.copy_line(&copy));
     if critical.interrupted() {
         return Err(trial::TrialError::Interrupted.into());
     }
@@ -89,7 +143,7 @@ pub(crate) fn try_plan(
         .flatten();
     let steps = install_steps(
         plan,
-        settings.index_url,
+        settings,
         &copy,
         installer,
         work.path(),
@@ -138,7 +192,7 @@ pub(crate) fn try_plan(
 
 /// `propose --try`: each plan of `proposal` (or the first `top`) tried in a copy of the venv
 /// `inventory` was read from (else a fresh venv for its interpreter), in order, with `on`'s
-/// `--test` lines, `verify.py` options and policy; `None` for a plan not tried.
+/// `--test` lines, `verify.py` options, policy and writer; `None` for a plan not tried.
 pub(crate) fn try_plans(
     proposal: &Proposal,
     inventory: &Inventory,
@@ -147,16 +201,18 @@ pub(crate) fn try_plans(
         &[String],
         &crate::verify::run::RunOptions,
         &crate::risk::Policy,
+        &dyn TrialText,
     ),
     printer: &Printer,
 ) -> miette::Result<Vec<Option<Tried>>> {
-    let (tests, run, policy) = on;
+    let (tests, run, policy, text) = on;
     let settings = &TrialSettings {
         tests,
         keep: None,
         index_url: None,
         policy,
         run,
+        text,
     };
     let python = match &inventory.environment.origin {
         inventory::EnvironmentOrigin::Interpreter { python, .. } => Some(python.as_path()),
@@ -228,7 +284,7 @@ fn fresh_copy(
     let mut pins = Vec::new();
     let mut carried = Vec::new();
     for dist in &inventory.dists {
-        let pin = crate::render::safe::pin(dist.name(), dist.version())?;
+        let pin = settings.text.pin(dist.name(), dist.version())?;
         // The installer tools are copied as they are too: `uv venv` makes none and `-m venv`
         // its own version, and a test index need not carry them.
         let seed = ["pip", "setuptools", "wheel"].contains(&dist.name().as_ref());
@@ -237,12 +293,9 @@ fn fresh_copy(
             source => carried.push(trial::Carried {
                 name: dist.name().to_string(),
                 dist_info: dist.path.clone(),
-                reinstall: crate::render::rollback::requirement(
-                    dist.name(),
-                    dist.version(),
-                    source.as_ref(),
-                    true,
-                )?,
+                reinstall: settings
+                    .text
+                    .reinstall(dist.name(), dist.version(), source.as_ref())?,
             }),
         }
     }
@@ -320,34 +373,22 @@ fn drift(plan: &Plan, inventory: &Inventory) -> Option<String> {
 }
 
 /// The plan's steps for the copy's interpreter, with `constraints.txt` and `overrides.txt`
-/// written into `work`. The index and the binary rule are the ones the plan was made with
-/// (read from its commands), unless `--index-url` names another index.
+/// written into `work`. The index and the build rule are the ones the plan was made with
+/// ([`trial_steps`]), unless `--index-url` names another index.
 fn install_steps(
     plan: &Plan,
-    index_url: Option<&str>,
+    settings: &TrialSettings<'_>,
     copy: &VenvCopy,
     installer: Installer,
     work: &Path,
     outer: Option<&OuterPip>,
 ) -> miette::Result<Vec<Vec<String>>> {
-    let planned: Vec<&Vec<String>> = plan.commands.iter().flat_map(|c| c.pip.iter()).collect();
-    let index_url = plan_index_url(plan, index_url);
-    let installs: Vec<&&Vec<String>> = planned
-        .iter()
-        .filter(|step| step.iter().any(|t| t == "install"))
-        .collect();
-    let allow_build = !installs.is_empty()
-        && installs
-            .iter()
-            .all(|s| !s.iter().any(|t| t == "--only-binary"));
-    let files = commands::install_files(
+    let files = settings.text.install(
         plan,
-        &CommandOptions {
+        &trial_steps(plan, settings.index_url),
+        &InstallTarget {
             python: copy.python().display().to_string(),
-            index_url,
-            files_dir: Some(work.display().to_string()),
-            constraints: true,
-            allow_build,
+            files_dir: work.display().to_string(),
             pip_outside: outer.is_some(),
         },
     )?;
@@ -363,6 +404,20 @@ fn install_steps(
         (Installer::Pip, None) => files.pip,
         (Installer::Pip, Some(outer)) => files.pip.into_iter().map(|s| outer.step(s)).collect(),
     })
+}
+
+/// The install steps a copy gets: the plan's own (a plan `propose` did not finish has its
+/// changes' steps, from the index's own configuration, wheels only), on `--index-url` when
+/// given.
+fn trial_steps(plan: &Plan, index_url: Option<&str>) -> InstallSteps {
+    let mut steps = plan
+        .install
+        .clone()
+        .unwrap_or_else(|| InstallSteps::of(&plan.changes, None, false));
+    if let Some(url) = index_url {
+        steps.index_url = Some(url.to_string());
+    }
+    steps
 }
 
 /// The pip that applies a plan to a copy without one: an interpreter outside the copy and the
@@ -428,16 +483,99 @@ fn outer_pip(exclude: &[&Path]) -> Option<OuterPip> {
         })
 }
 
-/// `--index-url`, else the index the plan's commands name.
+/// `--index-url`, else the index the plan was made against.
 fn plan_index_url(plan: &Plan, index_url: Option<&str>) -> Option<String> {
-    index_url.map(str::to_string).or_else(|| {
-        plan.commands
-            .iter()
-            .flat_map(|c| c.pip.iter())
-            .find_map(|step| {
-                step.windows(2)
-                    .find(|pair| pair[0] == "--index-url")
-                    .map(|pair| pair[1].clone())
-            })
-    })
+    trial_steps(plan, index_url).index_url
+}
+
+/// `--try`: for each finding, its plan as pinned and its safer plan, each tried in a throw-away
+/// copy of `venv` ([`try_plan`]); the same plan (by title and changes) once.
+pub(crate) fn try_findings(
+    review: &mut Review,
+    venv: &Path,
+    trial_settings: &TrialSettings<'_>,
+    printer: &Printer,
+) -> miette::Result<()> {
+    let original = Original::of(Chosen::Venv(venv.to_path_buf()));
+    let critical = Critical::enter();
+    let mut done: Vec<(String, MeasuredPlan)> = Vec::new();
+    let mut try_one = |plan: &Plan, what: &str| -> miette::Result<_> {
+        let key = serde_json::to_string(&plan.changes).unwrap_or_default();
+        if let Some((_, measured)) = done.iter().find(|(k, _)| *k == key) {
+            return Ok(Some(measured.clone()));
+        }
+        printer.note(&format!(
+            "trying {what} ({}) in a copy of {}",
+            plan.title,
+            venv.display()
+        ));
+        let tried = try_plan(plan, &original, trial_settings, &critical, printer)?;
+        let measured = MeasuredPlan::new(&plan.title, tried);
+        done.push((key, measured.clone()));
+        Ok(Some(measured))
+    };
+    for finding in &mut review.findings {
+        let what = format!("`{}` as pinned", finding.pin.requirement);
+        for verdict in &mut finding.targets {
+            let pinned = match &verdict.pinned {
+                Some(plan) => try_one(plan, &what)?,
+                None => None,
+            };
+            let safer = match &verdict.safer {
+                Some(plan) => try_one(plan, "the safer plan")?,
+                None => None,
+            };
+            if pinned.is_some() || safer.is_some() {
+                verdict.tried = Some(Box::new(Measured { pinned, safer }));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::PlanCommandLines;
+    use crate::plan::test_plans;
+
+    /// A copy is installed from the plan's typed steps: their index and build rule, whatever
+    /// the rendered commands beside them say; `--index-url` replaces only the index.
+    #[test]
+    fn a_copy_gets_the_plans_typed_steps_not_its_rendered_commands() {
+        let mut plan = test_plans::forced();
+        let made = InstallSteps {
+            python: Some("/venv/bin/python".to_string()),
+            ..InstallSteps::of(
+                &plan.changes,
+                Some("http://127.0.0.1:1/simple/".to_string()),
+                true,
+            )
+        };
+        plan.install = Some(made.clone());
+        plan.commands = Some(PlanCommandLines {
+            pip: vec![
+                ["python", "-m", "pip", "install", "--only-binary", ":all:"]
+                    .iter()
+                    .chain(&["--index-url", "http://elsewhere.invalid/simple/"])
+                    .map(|t| t.to_string())
+                    .collect(),
+            ],
+            uv: Vec::new(),
+            files: Default::default(),
+        });
+        assert_eq!(trial_steps(&plan, None), made);
+        let other = trial_steps(&plan, Some("http://127.0.0.2:2/simple/"));
+        assert_eq!(
+            other.index_url.as_deref(),
+            Some("http://127.0.0.2:2/simple/")
+        );
+        assert!(other.allow_build);
+        assert_eq!(other.force, made.force);
+        // A plan `propose` did not finish (no steps): its changes, wheels only.
+        plan.install = None;
+        let bare = trial_steps(&plan, None);
+        assert_eq!(bare, InstallSteps::of(&plan.changes, None, false));
+        assert!(!bare.force.is_empty());
+    }
 }

@@ -4,7 +4,7 @@
 //! (a temp folder, or `--keep DIR`). Out: a [`VenvCopy`], removed when dropped unless kept.
 //!
 //! The guard: nothing a process in the copy may open for writing is shared with the original.
-//! How each entry is copied (the original is only ever read):
+//! How each entry is copied ([`entries`]; the original is only ever read):
 //! - **reflink** (`FICLONE`, btrfs/XFS/...) for every file when the filesystem has it: a true
 //!   copy-on-write copy, nothing shared;
 //! - otherwise a **hard link** only for a shared library (`*.so`, `*.so.N`) that no step edits:
@@ -27,15 +27,18 @@
 //! H200 venv, 6.3 GB of it shared libraries: 17-21 s instead of 1.9 s).
 
 use std::collections::HashSet;
-use std::ffi::OsStr;
 use std::fs;
 use std::io;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use pep508_rs::PackageName;
 use serde::Serialize;
+
+mod entries;
+
+use entries::Copier;
 
 /// How the files were copied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -563,175 +566,6 @@ fn same_dir(a: &Path, b: &Path) -> bool {
     match (fs::canonicalize(a), fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
-    }
-}
-
-struct Copier<'a> {
-    original: &'a Path,
-    /// The original with every link resolved: what "inside the venv" means.
-    real_original: &'a Path,
-    root: &'a Path,
-    method: CopyMethod,
-    edited: &'a HashSet<PathBuf>,
-    stats: CopyStats,
-    linked: Vec<(PathBuf, (u64, u32, i64, i64))>,
-    /// The folders outside the venv being copied through links (innermost last): everything
-    /// under them is a real copy, and a link back into one of them is a loop.
-    outside: Vec<PathBuf>,
-}
-
-/// Whether a file is a shared library (`x.so`, `libx.so.12`, `x.cpython-312-x86_64-linux-gnu.so`).
-fn shared_library(path: &Path) -> bool {
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    name.ends_with(".so") || name.contains(".so.")
-}
-
-impl Copier<'_> {
-    fn dir(&mut self, from: &Path, to: &Path) -> Result<(), CopyError> {
-        match fs::create_dir(to) {
-            Err(err) if err.kind() != io::ErrorKind::AlreadyExists => {
-                return Err(io_err(to)(err));
-            }
-            _ => {}
-        }
-        for entry in fs::read_dir(from).map_err(io_err(from))? {
-            let entry = entry.map_err(io_err(from))?;
-            let path = entry.path();
-            let target = to.join(entry.file_name());
-            let kind = entry.file_type().map_err(io_err(&path))?;
-            if kind.is_symlink() {
-                self.symlink(&path, &target)?;
-            } else if kind.is_dir() {
-                self.dir(&path, &target)?;
-            } else if kind.is_file() {
-                self.file(&path, &target)?;
-            }
-            // Sockets, fifos and devices have no place in a venv: left out.
-        }
-        let mode = fs::metadata(from).map_err(io_err(from))?.permissions();
-        fs::set_permissions(to, mode).map_err(io_err(to))
-    }
-
-    /// A link inside the venv stays a link; one leaving it is copied as what it names (the
-    /// interpreter's links aside), so no write in the copy can go through it.
-    fn symlink(&mut self, from: &Path, to: &Path) -> Result<(), CopyError> {
-        let target = fs::read_link(from).map_err(io_err(from))?;
-        let Ok(real) = fs::canonicalize(from) else {
-            let base = match target.is_absolute() {
-                true => Path::new("/"),
-                false => from.parent().unwrap_or(from),
-            };
-            let lexical = lexical_join(base, &target.to_string_lossy());
-            if self.outside.is_empty() && lexical.starts_with(self.original) {
-                // Dangling inside the venv: the copy's link names the copy's (missing) path.
-                return std::os::unix::fs::symlink(&target, to).map_err(io_err(to));
-            }
-            return Err(CopyError::LinkOutside {
-                path: from.to_path_buf(),
-                target,
-            });
-        };
-        if self.outside.is_empty() && real.starts_with(self.real_original) {
-            let target = match real.strip_prefix(self.real_original) {
-                Ok(rest) if target.is_absolute() => self.root.join(rest),
-                _ => target,
-            };
-            return std::os::unix::fs::symlink(&target, to).map_err(io_err(to));
-        }
-        if self.is_interpreter(from) && real.is_file() {
-            // An absolute link as it is; a relative one would name another file from the copy.
-            let target = if target.is_absolute() { target } else { real };
-            return std::os::unix::fs::symlink(&target, to).map_err(io_err(to));
-        }
-        if real.is_dir() {
-            if self.outside.iter().any(|dir| real.starts_with(dir))
-                || real.starts_with(self.real_original)
-            {
-                return Err(CopyError::LinkLoop {
-                    path: from.to_path_buf(),
-                });
-            }
-            self.outside.push(real.clone());
-            let copied = self.dir(&real, to);
-            self.outside.pop();
-            return copied;
-        }
-        if real.is_file() {
-            self.stats.files += 1;
-            self.stats.copied += 1;
-            self.stats.bytes_copied += fs::copy(&real, to).map_err(io_err(to))?;
-        }
-        Ok(())
-    }
-
-    /// The venv's own interpreter links (`bin/python`, `bin/python3.12`, `bin/pypy3`): they
-    /// name the base interpreter, which nothing in the copy writes.
-    fn is_interpreter(&self, from: &Path) -> bool {
-        let name = from.file_name().unwrap_or_default().to_string_lossy();
-        self.outside.is_empty()
-            && from.parent() == Some(self.original.join("bin").as_path())
-            && (name.starts_with("python") || name.starts_with("pypy"))
-    }
-
-    fn file(&mut self, from: &Path, to: &Path) -> Result<(), CopyError> {
-        self.stats.files += 1;
-        let rewrite = self.rewritten(from);
-        if self.method == CopyMethod::Hardlink
-            && self.outside.is_empty()
-            && !rewrite
-            && !self.edited.contains(from)
-            && shared_library(from)
-        {
-            let meta = fs::symlink_metadata(from).map_err(io_err(from))?;
-            fs::hard_link(from, to).map_err(io_err(to))?;
-            self.stats.linked += 1;
-            self.linked.push((from.to_path_buf(), stamp(&meta)));
-            return Ok(());
-        }
-        self.stats.copied += 1;
-        if rewrite && let Some(text) = self.retargeted(from)? {
-            self.stats.bytes_copied += text.len() as u64;
-            fs::write(to, text).map_err(io_err(to))?;
-            let mode = fs::metadata(from)
-                .map_err(io_err(from))?
-                .permissions()
-                .mode();
-            return fs::set_permissions(to, fs::Permissions::from_mode(mode)).map_err(io_err(to));
-        }
-        if self.method == CopyMethod::Reflink && reflink_copy::reflink(from, to).is_ok() {
-            let mode = fs::metadata(from).map_err(io_err(from))?.permissions();
-            return fs::set_permissions(to, mode).map_err(io_err(to));
-        }
-        self.stats.bytes_copied += fs::copy(from, to).map_err(io_err(to))?;
-        Ok(())
-    }
-
-    /// Files that may name the venv's own path: `pyvenv.cfg`, `bin/*`, `*.pth`.
-    fn rewritten(&self, from: &Path) -> bool {
-        let rel = from.strip_prefix(self.original).unwrap_or(from);
-        rel == Path::new("pyvenv.cfg")
-            || rel.starts_with("bin")
-            || rel.extension() == Some(OsStr::new("pth"))
-    }
-
-    /// The file's text with the original's path replaced by the copy's, when it is text that
-    /// names it; `None` for binaries, large files and files that do not name it.
-    fn retargeted(&self, from: &Path) -> Result<Option<String>, CopyError> {
-        let meta = fs::metadata(from).map_err(io_err(from))?;
-        if meta.len() > 1 << 20 {
-            return Ok(None);
-        }
-        let bytes = crate::bounded::read(from, 1 << 20).map_err(|e| io_err(from)(e.into_io()))?;
-        let Ok(text) = String::from_utf8(bytes) else {
-            return Ok(None);
-        };
-        let original = self.original.to_string_lossy();
-        if text.contains('\0') || !text.contains(original.as_ref()) {
-            return Ok(None);
-        }
-        Ok(Some(
-            text.replace(original.as_ref(), &self.root.to_string_lossy()),
-        ))
     }
 }
 

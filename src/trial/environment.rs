@@ -101,12 +101,11 @@ fn venv_of_interpreter(python: &Path) -> Option<PathBuf> {
     venv.join("pyvenv.cfg").is_file().then_some(venv)
 }
 
-/// The interpreter the plan's first command runs.
+/// The interpreter the plan's install steps install into.
 pub(crate) fn planned_python(plan: &Plan) -> Option<&Path> {
-    plan.commands
+    plan.install
         .as_ref()
-        .and_then(|c| c.pip.first())
-        .and_then(|step| step.first())
+        .and_then(|steps| steps.python.as_deref())
         .map(Path::new)
 }
 

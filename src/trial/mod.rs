@@ -15,8 +15,8 @@
 //!
 //! Around it: [`environment`] chooses the environment a plan is tried in, and [`attempt`]
 //! tries one plan from start to end (copy, checks, install steps, [`measure`], removal) for
-//! `try`, `propose --try` and `review --try`; `attempt` renders the plan's install steps, so it
-//! ranks with `render` in the layers.
+//! `try`, `propose --try` and `review --try`; the render stage writes its commands for it
+//! ([`attempt::TrialText`]).
 
 pub(crate) mod attempt;
 pub(crate) mod copy;

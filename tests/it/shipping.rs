@@ -391,7 +391,7 @@ fn assert_written_plans_validate(out_dir: &Path) {
         let plan = dir.unwrap().path().join("plan.json");
         let doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
-        assert_eq!(doc["schema"], "planner-plan/1");
+        assert_eq!(doc["schema"], "planner-plan/2");
         assert_valid(&doc);
         plans += 1;
     }

@@ -1,5 +1,7 @@
 //! Unit tests of `crate::index::client`.
 
+use reqwest::header::HeaderValue;
+
 use super::*;
 
 /// [`first_ok`]: the first success wins, an error waits for the other, two errors give the

@@ -9,7 +9,7 @@ use pep508_rs::{PackageName, Requirement};
 use super::{PlanBuilder, PlanSpec};
 use crate::inventory::InstalledDist;
 use crate::inventory::imports::ImportUse;
-use crate::metadata::requirement::specifiers;
+use crate::metadata::requirement::{is_upper_bound, specifiers};
 use crate::metadata::version_line::line_floor;
 use crate::plan::imports_check;
 use crate::plan::oracle::Oracle;
@@ -143,12 +143,9 @@ impl PlanBuilder<'_> {
             &requirement.name == package
                 && applies_with(requirement, markers, &[])
                 && specifiers(requirement).is_some_and(|specifiers| {
-                    specifiers.iter().any(|c| {
-                        matches!(
-                            c.operator(),
-                            pep440_rs::Operator::LessThan | pep440_rs::Operator::LessThanEqual
-                        ) && c.version() > floor
-                    })
+                    specifiers
+                        .iter()
+                        .any(|c| is_upper_bound(c) && c.version() > floor)
                 })
         })
     }
@@ -166,12 +163,10 @@ impl PlanBuilder<'_> {
         let Some(specifiers) = specifiers(requirement) else {
             return false;
         };
-        let Some(bound) = specifiers.iter().find(|clause| {
-            matches!(
-                clause.operator(),
-                pep440_rs::Operator::LessThan | pep440_rs::Operator::LessThanEqual
-            ) && !clause.contains(forced_version)
-        }) else {
+        let Some(bound) = specifiers
+            .iter()
+            .find(|clause| is_upper_bound(clause) && !clause.contains(forced_version))
+        else {
             return false;
         };
         let excluded_since = oracle.first_release_from(&requirement.name, bound.version());

@@ -42,6 +42,22 @@ pub(super) fn mark_repairs(changes: &mut [Change]) {
     }
 }
 
+/// A plan's title, saying which changes repair edges broken before the plan.
+pub(super) fn title_with_repairs(title: &str, changes: &[Change]) -> String {
+    let repairs: Vec<&str> = changes
+        .iter()
+        .filter(|c| c.repair)
+        .map(|c| c.name.as_ref())
+        .collect();
+    if repairs.is_empty() {
+        return title.to_string();
+    }
+    format!(
+        "{title}; also repairs the already broken environment: {}",
+        repairs.join(", ")
+    )
+}
+
 impl PlanBuilder<'_> {
     /// Why a dist changes: asked for, moved to unblock a target, overridden, following a moved
     /// requirement, required by a planned dist; else the resolution (or `--all`) moved it.

@@ -5,7 +5,7 @@
 //! go through it) and the request's [`Rules`]; never the provider. Out: a [`NoSolution`]: the
 //! report, hints, the packages involved and the external facts as data.
 //!
-//! The passes, in the order uv applies them (see the tech brief, §2):
+//! The passes, in the order uv applies them:
 //! 1. facts are collected from the raw tree (so "no versions of Y match" survives for `propose`);
 //! 2. "no versions" leaves over phantom ranges are dropped: what is left of `==V`'s hull once
 //!    `V` itself is ruled out (`>V, <V.post0.dev0`) holds no real version, and saying so helps
