@@ -62,7 +62,8 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let ctx = TestContext::new();
+        let mut ctx = TestContext::new();
+        ctx.filter_host_python();
         let wheels = serde_json::json!([
             {"name": "lib", "version": "1.0", "files": {"lib/__init__.py": probe(1)}},
             {"name": "lib", "version": "1.1", "files": {"lib/__init__.py": probe(2)}},
@@ -265,10 +266,10 @@ fn verify_reports_private_compile_caches() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
-    assert!(
-        stdout.contains("compile caches: private: fresh empty folders for each run"),
-        "{stdout}"
-    );
+    world
+        .ctx
+        .insta_settings()
+        .bind(|| insta::assert_snapshot!("verify_all_private_caches", stdout));
     let records = world.records();
     assert!(!records.is_empty());
     private_dirs(&records, &world.user_cache);

@@ -274,15 +274,11 @@ fn try_copy_full_shares_no_file_with_the_original() {
     assert_eq!(code, Some(0), "{report:#}\n{stderr}");
     assert_eq!(report["copy"]["method"], "copy", "{report:#}");
     assert_eq!(report["copy"]["linked"], 0, "{report:#}");
-    let output = world
+    let typo = run(world
         .command(&path)
         .env("PLANNER_TRY_COPY", "ful")
-        .args(["try", clean.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("PLANNER_TRY_COPY is `ful`"), "{stderr}");
+        .args(["try", clean.to_str().unwrap()]));
+    planner_snapshot!(world.ctx, "try_copy_mode_misspelt", typo);
 }
 
 #[test]
