@@ -106,6 +106,8 @@ pub(crate) struct Held {
     /// Its 1-based line, when found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
+    /// The environment that holds it with the pin (`requirements/test.in`).
+    pub environment: String,
 }
 
 /// Another pin the head changes in the same environment, with the base's requirement on its
@@ -171,6 +173,7 @@ impl<'a> Analyzer<'a> {
                     requirement: r.to_string(),
                     file: pin.context.root.clone(),
                     line: None,
+                    environment: pin.context.root.clone(),
                 })
                 .collect();
             // The same pin reached through two files of the chain is one requirement.

@@ -263,7 +263,8 @@ pub(crate) fn removed_pins(base: &[Pin], head: &[Pin]) -> Vec<Pin> {
 
 /// One finding per line: a constraint reached from several environments (each `.in` that
 /// says `-c constraints.txt`) is judged in each, and the worst verdict stands (it breaks, then
-/// level and score), with a remark naming the environment it was judged in.
+/// level and score), with a remark naming the environment it was judged in; what each
+/// environment's own requirements exclude is kept, each naming its environment.
 fn worst_environment(findings: impl Iterator<Item = Finding>) -> Vec<Finding> {
     let rank = |f: &Finding| (f.breaks(), f.level, f.score);
     let mut out: Vec<Finding> = Vec::new();
@@ -274,9 +275,24 @@ fn worst_environment(findings: impl Iterator<Item = Finding>) -> Vec<Finding> {
         match same {
             None => out.push(finding),
             Some(kept) => {
-                if rank(&finding) > rank(kept) {
-                    *kept = finding;
+                let (mut worse, better) = if rank(&finding) > rank(kept) {
+                    (finding, kept.clone())
+                } else {
+                    (kept.clone(), finding)
+                };
+                // What the other environment's own requirements exclude is said too.
+                for (verdict, other) in worse.targets.iter_mut().zip(better.targets) {
+                    for held in other.excludes {
+                        if !verdict
+                            .excludes
+                            .iter()
+                            .any(|h| h.requirement == held.requirement)
+                        {
+                            verdict.excludes.push(held);
+                        }
+                    }
                 }
+                *kept = worse;
                 let why = format!(
                     "judged in the environment of {}, the worst of those that reach this line",
                     kept.pin.context.root
@@ -297,10 +313,9 @@ fn worst_environment(findings: impl Iterator<Item = Finding>) -> Vec<Finding> {
 }
 
 /// Each held requirement a finding excludes, cited where the head writes it (the pin of the
-/// same requirement in the same environment, or in any).
+/// same requirement read for the environment that holds it, or for any).
 fn cite_held(mut findings: Vec<Finding>, pins: &[Pin]) -> Vec<Finding> {
     for finding in &mut findings {
-        let root = finding.pin.context.root.clone();
         for held in finding
             .targets
             .iter_mut()
@@ -308,7 +323,7 @@ fn cite_held(mut findings: Vec<Finding>, pins: &[Pin]) -> Vec<Finding> {
         {
             let written = |p: &&Pin| p.requirement.to_string() == held.requirement;
             let found = (pins.iter().filter(written))
-                .find(|p| p.context.root == root)
+                .find(|p| p.context.root == held.environment)
                 .or_else(|| pins.iter().find(written));
             if let Some(found) = found {
                 held.file = found.file.clone();
