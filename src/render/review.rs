@@ -35,14 +35,15 @@ fn blocker_text(b: &Blocker) -> String {
     )
 }
 
-/// `requests==2.34.2 (requirements/base.txt:148) of the same environment: no version meets both`.
+/// `requests==2.34.2 (requirements/base.txt:148), held with it in requirements/test.in: no
+/// version meets both`.
 fn held_text(h: &crate::review::analysis::Held) -> String {
     let at = h
         .line
         .map_or_else(|| h.file.clone(), |line| format!("{}:{line}", h.file));
     format!(
-        "{} ({at}) of the same environment: no version meets both",
-        h.requirement
+        "{} ({at}), held with it in {}: no version meets both",
+        h.requirement, h.environment
     )
 }
 

@@ -1947,6 +1947,8 @@ fn a_constraint_reached_from_an_in_file_is_judged_with_its_r_pins_held() {
         [r#""requests==2.34.2" "requirements/base.txt":1"#],
         "{requests:#}"
     );
+    let held = &requests["targets"][0]["excludes"][0];
+    assert_eq!(held["environment"], "requirements/test.in", "{requests:#}");
     assert!(
         (requests["targets"][0]["remark"].as_str().unwrap())
             .contains("judged in the environment of requirements/test.in"),
