@@ -104,13 +104,20 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
     Ok(gate(settings, &review, printer))
 }
 
-/// Exit 1 when the review trips the gate: a finding at or above `--fail-on`, a file the head
-/// made unresolvable (with `--fail-on`), a pin not judged anywhere (`--fail-on-unjudged`).
+/// Exit 1 when the review trips the gate: a finding at or above `--fail-on`, a pin that leaves a
+/// requirement of its environment no version or a file the head made unresolvable (with
+/// `--fail-on`), a pin not judged anywhere (`--fail-on-unjudged`).
 fn gate(settings: &ReviewSettings, review: &Review, printer: &Printer) -> ExitStatus {
     let mut reasons = Vec::new();
     if let Some(level) = settings.fail_on {
         if review.reaches(level) {
             reasons.push(format!("a finding's risk is at or above --fail-on {level}"));
+        }
+        let excluding = review.excluding();
+        if excluding > 0 {
+            reasons.push(format!(
+                "{excluding} pin(s) leave a requirement of their own environment no version"
+            ));
         }
         let unresolved = review.newly_unresolved();
         if unresolved > 0 {

@@ -35,6 +35,18 @@ fn blocker_text(b: &Blocker) -> String {
     )
 }
 
+/// `requests==2.34.2 (requirements/base.txt:148), held with it in requirements/test.in: no
+/// version meets both`.
+fn held_text(h: &crate::review::analysis::Held) -> String {
+    let at = h
+        .line
+        .map_or_else(|| h.file.clone(), |line| format!("{}:{line}", h.file));
+    format!(
+        "{} ({at}), held with it in {}: no version meets both",
+        h.requirement, h.environment
+    )
+}
+
 fn changes_text(plan: &Plan) -> String {
     plan.changes
         .iter()
@@ -69,6 +81,7 @@ fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<V
         PinKind::UvOverride | PinKind::UvConstraint | PinKind::ProjectPin | PinKind::GroupPin => {
             pin.file.clone()
         }
+        PinKind::Range if pin.file.ends_with("pyproject.toml") => pin.file.clone(),
         PinKind::UvLock => pin.file.replace("uv.lock", "pyproject.toml"),
         _ => return None,
     };
@@ -345,6 +358,9 @@ fn verdict_text(v: &TargetVerdict) -> String {
     for b in &v.breaks {
         let _ = writeln!(out, "    breaks: {}", blocker_text(b));
     }
+    for h in &v.excludes {
+        let _ = writeln!(out, "    excludes: {}", held_text(h));
+    }
     for b in &v.narrows {
         let _ = writeln!(out, "    narrows: {}", blocker_text(b));
     }
@@ -448,6 +464,7 @@ pub(crate) fn markdown(review: &Review) -> String {
                 .targets
                 .iter()
                 .flat_map(|v| v.breaks.iter().map(blocker_text))
+                .chain((f.targets.iter()).flat_map(|v| v.excludes.iter().map(held_text)))
                 .collect::<std::collections::BTreeSet<_>>()
                 .into_iter()
                 .collect();
@@ -557,6 +574,9 @@ fn markdown_details(out: &mut String, f: &Finding) {
         for b in &v.breaks {
             let _ = writeln!(out, "- breaks: {}", cell(&blocker_text(b)));
         }
+        for h in &v.excludes {
+            let _ = writeln!(out, "- excludes: {}", cell(&held_text(h)));
+        }
         for b in &v.narrows {
             let _ = writeln!(out, "- narrows: {}", cell(&blocker_text(b)));
         }
@@ -665,6 +685,11 @@ fn finding_message(f: &Finding) -> String {
             v.breaks
                 .iter()
                 .map(|b| format!("breaks {}", blocker_text(b))),
+        );
+        bits.extend(
+            v.excludes
+                .iter()
+                .map(|h| format!("excludes {}", held_text(h))),
         );
         if let Some(plan) = &v.safer {
             bits.push(format!("safer: {}: {}", plan.title, changes_text(plan)));

@@ -65,6 +65,14 @@ pub(crate) struct TargetVerdict {
     pub breaks: Vec<Blocker>,
     /// Requirements on the same name the pin still satisfies but narrows to one version.
     pub narrows: Vec<Blocker>,
+    /// Requirements of the same environment on the pin's name that no version meets together
+    /// with it (a held `==` pin of a `-r` file under a new constraint): it does not resolve.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub excludes: Vec<Held>,
+    /// For a range: whether the version its environment had without it is one it rules out
+    /// (it moves something); a range that moves, breaks and excludes nothing is no finding.
+    #[serde(skip)]
+    pub moves: bool,
     /// The risk of the plan the pin amounts to: the forced override when it breaks
     /// something, the plan as asked otherwise (`None` when it could not be judged).
     pub risk: Option<RiskScore>,
@@ -86,6 +94,21 @@ pub(crate) struct TargetVerdict {
     /// target, or it was judged against the base's pins (the head's others do not resolve).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remark: Option<String>,
+}
+
+/// A requirement of the pin's environment that the pin leaves no version for, where it is
+/// written.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Held {
+    /// The requirement as written (re-serialized).
+    pub requirement: String,
+    /// The file that declares it (the environment's root until the review finds its line).
+    pub file: String,
+    /// Its 1-based line, when found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// The environment that holds it with the pin (`requirements/test.in`).
+    pub environment: String,
 }
 
 /// Another pin the head changes in the same environment, with the base's requirement on its
@@ -131,6 +154,40 @@ impl<'a> Analyzer<'a> {
     /// not resolve (another new pin breaks it), against the base's pins of the file with this
     /// one applied. `siblings`: the other pins the head changes in the same environment.
     pub(crate) fn judge(
+        &mut self,
+        pin: &Pin,
+        was: Option<&Requirement>,
+        siblings: &[Sibling],
+        target: &Target,
+    ) -> TargetVerdict {
+        let mut verdict = self.judge_moves(pin, was, siblings, target);
+        let markers = match target {
+            Target::Synthesized { environment, .. } => &environment.markers,
+            Target::Snapshot { inventory, .. } => &inventory.environment.markers,
+        };
+        if pin.requirement.evaluate_markers(markers, &[]) {
+            // One the base's requirement on the name excluded too is not this change's doing.
+            verdict.excludes = (pin.context.excluded_by(pin).into_iter())
+                .filter(|r| r.evaluate_markers(markers, &[]))
+                .filter(|r| !was.is_some_and(|was| super::pins::disjoint(r, was)))
+                .map(|r| Held {
+                    requirement: r.to_string(),
+                    file: pin.context.root.clone(),
+                    line: None,
+                    environment: pin.context.root.clone(),
+                })
+                .collect();
+            // The same pin reached through two files of the chain is one requirement.
+            let mut seen = std::collections::BTreeSet::new();
+            verdict
+                .excludes
+                .retain(|h| seen.insert(h.requirement.clone()));
+        }
+        verdict
+    }
+
+    /// [`Self::judge`] without the environment's held requirements.
+    fn judge_moves(
         &mut self,
         pin: &Pin,
         was: Option<&Requirement>,
@@ -213,17 +270,7 @@ impl<'a> Analyzer<'a> {
         siblings: &[Sibling],
         target: &Target,
     ) -> TargetVerdict {
-        let mut verdict = TargetVerdict {
-            target: target.label().to_string(),
-            breaks: Vec::new(),
-            narrows: Vec::new(),
-            risk: None,
-            safer: None,
-            pinned: None,
-            tried: None,
-            note: None,
-            remark: None,
-        };
+        let mut verdict = empty_verdict(target);
         let inventory = match target {
             Target::Snapshot { inventory, .. } => Arc::new((**inventory).clone()),
             Target::Synthesized { label, environment } => {
@@ -242,6 +289,8 @@ impl<'a> Analyzer<'a> {
                 }
             }
         };
+        verdict.moves = (inventory.get(pin.name()))
+            .is_some_and(|d| !requirement::accepts(&pin.requirement, d.version()));
         if pin.role() == Role::Constraint && inventory.get(pin.name()).is_none() {
             let why = format!(
                 "nothing on this target requires {}: the constraint has no effect",
@@ -507,7 +556,7 @@ impl<'a> Analyzer<'a> {
         (pin, was): (&Pin, Option<&Requirement>),
         siblings: &[Sibling],
     ) -> Result<(Arc<Inventory>, Option<String>), NotResolved> {
-        let head = pin.context.without(pin.name());
+        let head = pin.context.without_pin(pin);
         if let Some(was) = was {
             let before = head.clone().with(pin.role(), was.clone());
             if let Ok(baseline) = self.baseline(label, environment, &before) {
@@ -633,6 +682,8 @@ fn empty_verdict(target: &Target) -> TargetVerdict {
         target: target.label().to_string(),
         breaks: Vec::new(),
         narrows: Vec::new(),
+        excludes: Vec::new(),
+        moves: false,
         risk: None,
         safer: None,
         pinned: None,

@@ -1910,3 +1910,143 @@ fn a_pin_its_own_install_line_cannot_take_breaks() {
         "{found:#}"
     );
 }
+
+/// The requirement texts a finding's first target says it leaves no version for, each with the
+/// place it is written.
+fn excluded(finding: &serde_json::Value) -> Vec<String> {
+    (finding["targets"][0]["excludes"]
+        .as_array()
+        .into_iter()
+        .flatten())
+    .map(|h| format!("{} {}:{}", h["requirement"], h["file"], h["line"]))
+    .collect()
+}
+
+#[test]
+fn a_constraint_reached_from_an_in_file_is_judged_with_its_r_pins_held() {
+    let ctx = review_context();
+    let server = review_index();
+    // pip-tools: base.in resolves requests freely; test.in holds base.txt's requests==2.34.2.
+    let base = [
+        ("requirements/base.in", "-c constraints.txt\nrequests\n"),
+        ("requirements/base.txt", "requests==2.34.2\n"),
+        (
+            "requirements/test.in",
+            "-c constraints.txt\n-r base.txt\ncertifi\n",
+        ),
+        ("requirements/constraints.txt", "# pins\n"),
+    ];
+    let head = [("requirements/constraints.txt", "# pins\nrequests<2.34.2\n")];
+    let repo = layout(ctx.dir.path(), &base, &head);
+    let args = ["--format", "json", "--fail-on", "medium"];
+    let out = review_layout(&ctx, &repo, &server, &args);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let requests = finding(&json, "requirements/constraints.txt", "requests<2.34.2");
+    // Judged in test.in's environment, naming the pin it excludes where it is written.
+    assert_eq!(
+        excluded(requests),
+        [r#""requests==2.34.2" "requirements/base.txt":1"#],
+        "{requests:#}"
+    );
+    let held = &requests["targets"][0]["excludes"][0];
+    assert_eq!(held["environment"], "requirements/test.in", "{requests:#}");
+    assert!(
+        (requests["targets"][0]["remark"].as_str().unwrap())
+            .contains("judged in the environment of requirements/test.in"),
+        "{requests:#}"
+    );
+    let unresolved = json["unresolved"].as_array().unwrap();
+    assert!(
+        unresolved
+            .iter()
+            .any(|u| u["file"] == "requirements/test.in"),
+        "{json:#}"
+    );
+    assert!(
+        out.stderr
+            .contains("1 pin(s) leave a requirement of their own environment no version"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_narrowed_range_is_judged_and_a_widened_one_is_silent() {
+    let server = review_index();
+    // A range added to a requirements file that leaves requests no idna: breaks requests.
+    let ctx = review_context();
+    let base = [("requirements.txt", "requests\nurllib3<2.8\n")];
+    let head = [(
+        "requirements.txt",
+        "requests\nurllib3<3\nidna<3\ncertifi>=2026.1\n",
+    )];
+    let repo = layout(ctx.dir.path(), &base, &head);
+    let args = ["--format", "json", "--fail-on", "medium"];
+    let out = review_layout(&ctx, &repo, &server, &args);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let idna = finding(&json, "requirements.txt", "idna<3");
+    assert_eq!(idna["pin"]["kind"], "range", "{idna:#}");
+    assert_eq!(broken_dependents(idna), ["requests"], "{idna:#}");
+    // The widened urllib3 range and the added certifi range move nothing: no finding.
+    let findings = json["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{json:#}");
+
+    // A range in `[project]` dependencies of a uv project, narrowed the same way.
+    let ctx = review_context();
+    let project = |idna: &str| {
+        format!(
+            "[project]\nname = \"app\"\nversion = \"0.1.0\"\nrequires-python = \">=3.12\"\ndependencies = [\n    \"requests\",\n    \"{idna}\",\n]\n"
+        )
+    };
+    let (before, after) = (project("idna>=2"), project("idna>=2,<3"));
+    let repo = layout(
+        ctx.dir.path(),
+        &[("pyproject.toml", &before)],
+        &[("pyproject.toml", &after)],
+    );
+    let out = review_layout(&ctx, &repo, &server, &args);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let idna = finding(&json, "pyproject.toml", "idna>=2,<3");
+    assert_eq!(broken_dependents(idna), ["requests"], "{idna:#}");
+
+    // A range on a Dockerfile install line beside `-r requirements.txt`: one command resolves
+    // both, so the file's urllib3>=2.8 has no version left.
+    let ctx = review_context();
+    let docker = |extra: &str| {
+        format!("FROM python:3.12\nRUN pip install -r requirements.txt certifi{extra}\n")
+    };
+    let base = [
+        ("requirements.txt", "requests\nurllib3>=2.8\n"),
+        ("Dockerfile", &docker("") as &str),
+    ];
+    let head = [("Dockerfile", &docker(" 'urllib3<2.8'") as &str)];
+    let repo = layout(ctx.dir.path(), &base, &head);
+    let out = review_layout(&ctx, &repo, &server, &args);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let urllib3 = finding(&json, "Dockerfile", "urllib3<2.8");
+    assert_eq!(
+        excluded(urllib3),
+        [r#""urllib3>=2.8" "requirements.txt":2"#],
+        "{urllib3:#}"
+    );
+
+    // A harmless PR that only widens a range: silent, the gate passes.
+    let ctx = review_context();
+    let repo = layout(
+        ctx.dir.path(),
+        &[("requirements.txt", "requests\nidna>=3.20\n")],
+        &[("requirements.txt", "requests\nidna>=3.19\n")],
+    );
+    let gate = ["--fail-on", "medium", "--fail-on-unjudged"];
+    let out = review_layout(&ctx, &repo, &server, &gate);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("0 forced or pinned version(s)"),
+        "{}",
+        out.stdout
+    );
+}
