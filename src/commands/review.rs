@@ -41,6 +41,10 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
     }
     let targets = targets(settings, printer)?;
     let index_settings = settings.index.resolve(None)?;
+    let forge = (settings.github_api.clone()).map(|api| {
+        let (cache, offline) = (index_settings.cache_dir.clone(), index_settings.offline);
+        crate::review::forge::ForgeTags::new(api, cache, offline, crate::clock::now())
+    });
     let index_url = crate::render::plan_folder::first_index_url(&index_settings);
     let index = crate::index::Index::new(index_settings, printer)?;
     let request = ProposeRequest {
@@ -56,7 +60,8 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
             .remote_url("origin")
             .and_then(|url| WebRepo::from_remote(&url)),
     };
-    crate::review::links::annotate(&mut review, &index, crate::clock::now(), web.as_ref());
+    let now = crate::clock::now();
+    crate::review::links::annotate(&mut review, &index, now, web.as_ref(), forge.as_ref());
     index.finish_progress();
     if let (Some(trial), Some(venv)) = (&settings.trial, &settings.venv) {
         try_findings(

@@ -20,9 +20,15 @@ use crate::review::{Finding, MeasuredPlan, Review, Unresolved};
 use crate::risk::RiskLevel;
 use crate::terminal::escape;
 
-/// `low 12/100`, or `not judged`.
+/// `low 12/100`, `high 60/100 from its breaks` (no plan could be scored where it was judged:
+/// the level rests on what it breaks alone), or `not judged`.
 fn level_text(finding: &Finding) -> String {
+    let judged = finding.targets.iter().filter(|t| t.risk.is_some());
+    let from_breaks = judged.clone().count() > 0 && judged.clone().all(|t| t.judged_from_breaks);
     match (finding.level, finding.score) {
+        (Some(level), Some(score)) if from_breaks => {
+            format!("{level} {score}/100 from its breaks")
+        }
         (Some(level), Some(score)) => format!("{level} {score}/100"),
         _ => "not judged".to_string(),
     }

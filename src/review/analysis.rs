@@ -90,6 +90,10 @@ pub(crate) struct TargetVerdict {
     /// Why the pin could not be judged on this target, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The risk rests on what the pin breaks alone: no release it allows installs here, so
+    /// there is no plan to score ([`judged_from_breaks`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub judged_from_breaks: bool,
     /// What the verdict rests on when that is not the whole file: the pin has no effect on this
     /// target, or it was judged against the base's pins (the head's others do not resolve).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -183,7 +187,7 @@ impl<'a> Analyzer<'a> {
                 .excludes
                 .retain(|h| seen.insert(h.requirement.clone()));
         }
-        verdict
+        judged_from_breaks(verdict, pin, self.policy)
     }
 
     /// [`Self::judge`] without the environment's held requirements.
@@ -626,6 +630,91 @@ const FILE_EVIDENCE: [FactorKind; 4] = [
     FactorKind::AbiBreak,
 ];
 
+/// A verdict with no plan to score (no release the pin allows installs on the target, so there
+/// is no forced override to measure) that still names what the pin breaks or leaves no version
+/// is judged from those: one factor per broken requirement, at the policy's weight for the
+/// strictest clause of it the pin's versions all fall outside. The note becomes a remark that
+/// says the level rests on the breaks alone.
+fn judged_from_breaks(mut verdict: TargetVerdict, pin: &Pin, policy: &Policy) -> TargetVerdict {
+    if verdict.risk.is_some() || (verdict.breaks.is_empty() && verdict.excludes.is_empty()) {
+        return verdict;
+    }
+    let mut factors: Vec<RiskFactor> = Vec::new();
+    let mut add = |broken: &Requirement, what: String| {
+        let (kind, clause) = broken_clause(broken, &pin.requirement, policy);
+        let breaks = clause.map_or_else(String::new, |c| format!(": breaks `{c}`"));
+        factors.push(RiskFactor {
+            kind,
+            points: policy.weight(kind),
+            package: pin.name().to_string(),
+            detail: format!("{what}, and {} allows none of it{breaks}", pin.requirement),
+        });
+    };
+    for b in &verdict.breaks {
+        let what = format!(
+            "{} {} requires {}",
+            b.dependent, b.dependent_version, b.requirement
+        );
+        add(&b.requirement, what);
+    }
+    for held in &verdict.excludes {
+        if let Ok(r) = crate::metadata::parse_requirement(&held.requirement) {
+            add(
+                &r,
+                format!("{} holds {}", held.environment, held.requirement),
+            );
+        }
+    }
+    let total: i32 = factors.iter().map(|f| f.points).sum();
+    let score = total.clamp(0, 100) as u8;
+    verdict.risk = Some(RiskScore {
+        score,
+        level: policy.level(score),
+        policy: policy.name.clone(),
+        factors,
+    });
+    verdict.judged_from_breaks = true;
+    let why = verdict.note.take().unwrap_or_default();
+    let text = format!("judged from what it breaks alone: no plan could be scored ({why})",);
+    verdict.remark = Some(match verdict.remark.take() {
+        Some(remark) => format!("{text}; {remark}"),
+        None => text,
+    });
+    verdict
+}
+
+/// The kind and text of the strictest clause (the policy weighs it most, as for any broken edge) of
+/// `broken` that no version `pin` allows meets (of all its clauses where each alone overlaps
+/// the pin: they only conflict together).
+fn broken_clause(
+    broken: &Requirement,
+    pin: &Requirement,
+    policy: &Policy,
+) -> (FactorKind, Option<String>) {
+    use crate::solve::ranges::{specifier_to_ranges, specifiers_to_ranges};
+    let allowed = requirement::specifiers(pin).map(specifiers_to_ranges);
+    let clauses: Vec<&pep440_rs::VersionSpecifier> = requirement::specifiers(broken)
+        .map(|s| s.iter().collect())
+        .unwrap_or_default();
+    let outside: Vec<&pep440_rs::VersionSpecifier> = (clauses.iter().copied())
+        .filter(|c| {
+            allowed
+                .as_ref()
+                .is_some_and(|a| a.intersection(&specifier_to_ranges(c)).is_empty())
+        })
+        .collect();
+    let pool = if outside.is_empty() { clauses } else { outside };
+    pool.into_iter()
+        .map(|c| {
+            (
+                crate::risk::pin_strictness(c, c.version()).0,
+                Some(c.to_string()),
+            )
+        })
+        .max_by_key(|(kind, _)| policy.weight(*kind))
+        .unwrap_or((FactorKind::PinExact, None))
+}
+
 /// On a synthesized target (no `--venv`) there are no installed files: factors that rest on them
 /// are dropped (a resolution knows no dist's modules, so every import would look missing), the
 /// score and level recomputed, and the remark says which evidence was not available.
@@ -689,6 +778,7 @@ fn empty_verdict(target: &Target) -> TargetVerdict {
         pinned: None,
         tried: None,
         note: None,
+        judged_from_breaks: false,
         remark: None,
     }
 }

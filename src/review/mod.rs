@@ -10,6 +10,7 @@
 
 pub(crate) mod analysis;
 pub(crate) mod ci;
+pub(crate) mod forge;
 pub(crate) mod git;
 pub(crate) mod links;
 pub(crate) mod lock;

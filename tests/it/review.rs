@@ -503,6 +503,7 @@ fn docs_workflow_command_runs() {
         "PLANNER_FAIL_ON: ${{ inputs.fail-on }}",
         "path: ${{ runner.temp }}/planner-index-cache",
         "format('{0}/planner-index-cache', runner.temp)",
+        "GITHUB_TOKEN: ${{ inputs.token }}",
     ] {
         assert!(action.contains(used), "action.yml uses {used}");
     }
@@ -1006,6 +1007,63 @@ fn base_equal_to_head_is_an_error_and_unjudged_pins_can_fail_the_gate() {
     assert!(target["note"].as_str().unwrap().contains("idna==9.9.9"));
 }
 
+/// A pin no release of which installs on the target (lib 1.0 requires `dep>=5`, which no index
+/// has: there is no forced plan to score) but which breaks a requirement the environment holds
+/// (app 1.0 requires `lib>=2`) is judged from that break, not "not judged": one factor for the
+/// broken clause at the policy's weight, labelled `from its breaks` in the text and
+/// `judged_from_breaks` in the JSON; the gate fails on its level alone.
+#[test]
+fn a_pin_that_cannot_be_installed_but_breaks_a_requirement_is_judged_from_the_break() {
+    let ctx = review_context();
+    let wheels = serde_json::json!([
+        {"name": "app", "version": "1.0", "requires": ["lib>=2"]},
+        {"name": "lib", "version": "2.0"},
+        {"name": "lib", "version": "1.0", "requires": ["dep>=5"]},
+        {"name": "dep", "version": "1.0"},
+    ]);
+    let server = crate::common::index_server::tiny_wheels(&ctx.path().join("index"), &wheels);
+    let repo = layout(
+        ctx.dir.path(),
+        &[("requirements.txt", "app==1.0\n")],
+        &[("requirements.txt", "app==1.0\nlib==1.0\n")],
+    );
+    let out = review_layout(&ctx, &repo, &server, &["--fail-on", "medium"]);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("MEDIUM 25/100 FROM ITS BREAKS"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("NOT JUDGED"), "{}", out.stdout);
+    assert!(
+        out.stderr.contains("at or above --fail-on medium"),
+        "{}",
+        out.stderr
+    );
+    let json = review_layout(&ctx, &repo, &server, &["--format", "json"]).json();
+    let found = finding(&json, "requirements.txt", "lib==1.0");
+    assert_eq!(found["level"], "medium");
+    let target = &found["targets"][0];
+    assert_eq!(target["judged_from_breaks"], true, "{target:#}");
+    assert!(target.get("note").is_none(), "{target:#}");
+    let remark = target["remark"].as_str().unwrap();
+    assert!(
+        remark.starts_with("judged from what it breaks alone"),
+        "{remark}"
+    );
+    assert!(
+        remark.contains("cannot be installed here even forced"),
+        "{remark}"
+    );
+    let factors = target["risk"]["factors"].as_array().unwrap();
+    assert_eq!(factors.len(), 1, "{factors:?}");
+    assert_eq!(factors[0]["kind"], "pin-lower-bound");
+    assert_eq!(
+        factors[0]["detail"],
+        "app 1.0 requires lib>=2, and lib==1.0 allows none of it: breaks `>=2`"
+    );
+}
+
 #[test]
 fn uv_lock_entry_alone_is_judged_and_removed_pins_are_listed() {
     let lock = uv_file("uv.lock");
@@ -1237,6 +1295,148 @@ fn release_notes_compare_links_age_and_permalinks() {
     assert_eq!(
         idna["permalink"],
         format!("https://github.com/acme/app-fork/blob/{head}/requirements.txt#L2")
+    );
+}
+
+/// A loopback stand-in for the GitHub API: `GET PATH` answered from `answers` (404 otherwise),
+/// each request's path and `Authorization` header logged.
+struct ApiStandIn {
+    url: String,
+    log: std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>,
+}
+
+impl ApiStandIn {
+    fn start(answers: Vec<(&'static str, &'static str)>) -> ApiStandIn {
+        use std::io::{BufRead, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = log.clone();
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                let mut reader = std::io::BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                let _ = reader.read_line(&mut line);
+                let path = line
+                    .split_whitespace()
+                    .nth(1)
+                    .unwrap_or_default()
+                    .to_string();
+                let mut auth = String::new();
+                loop {
+                    let mut header = String::new();
+                    if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
+                        break;
+                    }
+                    if let Some((name, value)) = header.split_once(':')
+                        && name.eq_ignore_ascii_case("authorization")
+                    {
+                        auth = value.trim().to_string();
+                    }
+                }
+                seen.lock().unwrap().push((path.clone(), auth));
+                let (status, body) = answers
+                    .iter()
+                    .find(|(p, _)| *p == path)
+                    .map_or(("404 Not Found", "{}"), |(_, body)| ("200 OK", *body));
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        ApiStandIn { url, log }
+    }
+
+    /// How many requests asked for `path`.
+    fn asked(&self, path: &str) -> usize {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(p, _)| p == path)
+            .count()
+    }
+}
+
+/// In GitHub Actions (`GITHUB_TOKEN` and `GITHUB_API_URL` set) a compare link names only tags
+/// the repository has: its tag list is asked of the API (a loopback stand-in here) once per
+/// repository with the token, and cached in planner's cache for the next run. idna's URLs show
+/// no tag spelling, but its tag list has `v3.19` and `v3.20`: a compare link, `checked`.
+/// charset-normalizer has no tag for 3.5.3: no compare link. The token is never printed.
+#[test]
+fn compare_links_name_only_tags_the_github_api_lists() {
+    let ctx = review_context();
+    let server = review_index();
+    let repo = layout(
+        ctx.dir.path(),
+        &[(
+            "requirements.txt",
+            "requests==2.34.2\nidna==3.19\ncharset-normalizer==3.5.2\n",
+        )],
+        &[(
+            "requirements.txt",
+            "requests==2.34.2\nidna==3.20\ncharset-normalizer==3.5.3\n",
+        )],
+    );
+    let idna_tags = "/repos/kjd/idna/git/matching-refs/tags";
+    let charset_tags = "/repos/jawah/charset_normalizer/git/matching-refs/tags";
+    let api = ApiStandIn::start(vec![
+        (
+            idna_tags,
+            r#"[{"ref": "refs/tags/v3.19"}, {"ref": "refs/tags/v3.20"}, {"ref": "refs/tags/3.1"}]"#,
+        ),
+        (charset_tags, r#"[{"ref": "refs/tags/3.5.2"}]"#),
+    ]);
+    let review = || {
+        crate::common::run(
+            ctx.command()
+                .args(["review"])
+                .arg(&repo)
+                .args([
+                    "--base",
+                    "main",
+                    "--head",
+                    "pr",
+                    "--index-url",
+                    &server.url(),
+                ])
+                .args(["--python-version", "3.12", "--format", "json"])
+                .env("GITHUB_TOKEN", "t0ken-s3cret")
+                .env("GITHUB_API_URL", &api.url),
+        )
+    };
+    for run in 1..=2 {
+        let out = review();
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        let json = out.json();
+        let idna = &finding(&json, "requirements.txt", "idna==3.20")["release"];
+        assert_eq!(
+            idna["compare"],
+            serde_json::json!({
+                "url": "https://github.com/kjd/idna/compare/v3.19...v3.20",
+                "from": "v3.19",
+                "to": "v3.20",
+                "guessed": false,
+                "checked": true
+            }),
+            "run {run}"
+        );
+        let charset = &finding(&json, "requirements.txt", "charset-normalizer==3.5.3")["release"];
+        assert!(charset.get("compare").is_none(), "run {run}: {charset:#}");
+        assert!(!format!("{}{}", out.stdout, out.stderr).contains("s3cret"));
+        // Asked once per repository: the second run reads planner's cache.
+        assert_eq!(
+            (api.asked(idna_tags), api.asked(charset_tags)),
+            (1, 1),
+            "run {run}"
+        );
+    }
+    let log = api.log.lock().unwrap().clone();
+    assert!(
+        log.iter().all(|(_, auth)| auth == "Bearer t0ken-s3cret"),
+        "{log:?}"
     );
 }
 
