@@ -134,14 +134,12 @@ impl ForgeTags {
         tags
     }
 
-    /// The cache file of `owner/repo`.
+    /// The cache file of `owner/repo` (`forge-tags/HOST/OWNER/REPO.json`; the segments are
+    /// a repository's as [`super::links`] accepts them: no `/`, `..` or `\`).
     fn cache_file(&self, path: &str) -> Option<PathBuf> {
-        let mut file = self.cache.as_ref()?.join("forge-tags").join(&self.api.host);
-        for segment in path.split('/') {
-            file.push(segment);
-        }
-        file.set_extension("json");
-        Some(file)
+        let (owner, repo) = path.split_once('/')?;
+        let folder = self.cache.as_ref()?.join("forge-tags").join(&self.api.host);
+        Some(folder.join(owner).join(format!("{repo}.json")))
     }
 
     /// The cached tags of `owner/repo` (`fresh`: only when asked for less than a day ago).
@@ -181,7 +179,9 @@ impl ForgeTags {
             .extend(["git", "matching-refs", "tags"]);
         let answer = get(&url, &self.api.token);
         match answer {
-            Ok(body) => {
+            // No such repository (or it is private): no tags, and no need to ask again.
+            Ok(None) => Some(BTreeSet::new()),
+            Ok(Some(body)) => {
                 let refs: Vec<Ref> = serde_json::from_slice(&body).ok()?;
                 let tags = refs
                     .into_iter()
@@ -197,8 +197,9 @@ impl ForgeTags {
     }
 }
 
-/// GET `url` with the token, on a runtime of its own (one small request per repository).
-fn get(url: &Url, token: &str) -> Result<Vec<u8>, String> {
+/// GET `url` with the token, on a runtime of its own (one small request per repository);
+/// `None` for a 404.
+fn get(url: &Url, token: &str) -> Result<Option<Vec<u8>>, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -220,6 +221,9 @@ fn get(url: &Url, token: &str) -> Result<Vec<u8>, String> {
             .send()
             .await
             .map_err(|e| e.without_url().to_string())?;
+        if reply.status() == reqwest::StatusCode::NOT_FOUND {
+            return Ok(None);
+        }
         if !reply.status().is_success() {
             return Err(format!("HTTP {}", reply.status().as_u16()));
         }
@@ -230,7 +234,7 @@ fn get(url: &Url, token: &str) -> Result<Vec<u8>, String> {
         if body.len() > MAX_ANSWER_BYTES {
             return Err(format!("an answer of {} bytes", body.len()));
         }
-        Ok(body.to_vec())
+        Ok(Some(body.to_vec()))
     })
 }
 

@@ -1438,6 +1438,12 @@ fn compare_links_name_only_tags_the_github_api_lists() {
         log.iter().all(|(_, auth)| auth == "Bearer t0ken-s3cret"),
         "{log:?}"
     );
+    let cached = ctx.cache().join("forge-tags/github.com/kjd/idna.json");
+    let cached = std::fs::read_to_string(&cached).unwrap();
+    assert!(
+        cached.contains("v3.20") && !cached.contains("s3cret"),
+        "{cached}"
+    );
 }
 
 /// A pin that resolves but breaks what the venv's own code imports (werkzeug 2.3.8
