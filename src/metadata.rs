@@ -9,6 +9,7 @@
 //! are kept; unknown fields are ignored.
 
 pub(crate) mod requirement;
+pub mod version_line;
 
 use std::borrow::Cow;
 use std::str::FromStr;

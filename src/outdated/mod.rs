@@ -22,7 +22,8 @@ use crate::index::{BinaryPolicy, DistFile, IndexError, IndexSource, Project, can
 use crate::inventory::graph::DependencyGraph;
 use crate::inventory::{self, InstalledDist, Inventory};
 use crate::metadata::requirement;
-use crate::plan::{AloneBreaks, BreakKind, line_floor, with_alone_evidence};
+use crate::metadata::version_line::line_floor;
+use crate::plan::{AloneBreaks, BreakKind, with_alone_evidence};
 
 use report::{
     Breaks, HeldBackBy, NameVersion, Needs, OutdatedReport, PackageError, PackageStatus, SCHEMA,

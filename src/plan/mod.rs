@@ -29,7 +29,7 @@ pub(crate) mod test_plans;
 #[cfg(test)]
 mod tests;
 
-pub use crate::risk::line_floor;
+pub use crate::metadata::version_line::line_floor;
 pub use accept::AcceptedOverrides;
 pub(crate) use accept::read_plan;
 pub(crate) use alone::{AloneBreaks, with_alone_evidence};

@@ -19,12 +19,11 @@ use pep440_rs::{Operator, Version, VersionSpecifier};
 use pep508_rs::{PackageName, Requirement};
 
 use super::alternatives::{ProposeError, Proposer};
-use super::builder::next_line;
 use super::oracle::Oracle;
 use super::planned::PlannedEnvironment;
 use super::proposal::{Break, BreakKind, Plan, PlanKind, Reason};
 use crate::metadata::requirement::bounded;
-use crate::risk::line_floor;
+use crate::metadata::version_line::{line_floor, next_line};
 
 /// How many times a plan is re-checked for breaks its moved dependents bring.
 const ROUNDS: usize = 3;

@@ -221,7 +221,7 @@ fn outdated_summary(report: &OutdatedReport, outdated: &[&PackageStatus]) -> Str
                     b.installed,
                     p.name,
                     p.name,
-                    crate::plan::line_floor(&b.release)
+                    crate::metadata::version_line::line_floor(&b.release)
                 ),
                 BreakKind::Import if b.imports.is_empty() => format!(
                     "{} {} imports what {} {} no longer has",

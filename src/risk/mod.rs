@@ -15,12 +15,12 @@ mod policy;
 mod risk_score;
 pub(crate) mod smoke;
 
+pub use assess::Upstream;
 pub(crate) use assess::pin_strictness;
 pub(crate) use assess::{
     AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, PlanFacts,
     assess, requirement_text,
 };
-pub use assess::{Upstream, line_floor};
 pub(crate) use policy::BUILTIN_POLICIES;
 pub use policy::Policy;
 pub(crate) use risk_score::RiskFactor;

@@ -348,14 +348,13 @@ fn a_subset_with_no_consistent_state_is_skipped_and_said() {
         steps.iter().filter(|s| s["result"] == "skipped").collect();
     assert!(!skipped.is_empty(), "{report:#}");
     for step in &skipped {
-        let detail = step["detail"].as_str().unwrap();
-        assert!(detail.starts_with("no consistent state: "), "{detail}");
-        assert!(
-            detail.contains("legacy") && detail.contains("core"),
-            "{detail}"
-        );
         assert_eq!(step["attempts"], 0);
     }
+    let details: Vec<&str> = skipped
+        .iter()
+        .map(|s| s["detail"].as_str().unwrap())
+        .collect();
+    insta::assert_snapshot!("skipped_steps_say_why", details.join("\n"));
     // Applying app takes lib 2.0 with it (app 2.0 needs lib>=2): one unit, said.
     assert!(
         steps
@@ -732,13 +731,9 @@ fn a_forced_override_is_a_valid_state_and_is_named_as_the_culprit() {
         !results(&report).contains(&"skipped".to_string()),
         "{report:#}"
     );
+    // The text names the forced override and the requirement it was installed against.
     let text = world.bisect(&["--test", "python -c 'import jaxish'"]);
-    assert!(
-        text.stdout
-            .contains("dtypes 0.7 -> 0.3 is a forced override: it was installed against jaxish 1.0 requires dtypes>=0.5"),
-        "{}",
-        text.stdout
-    );
+    planner_snapshot!(world.ctx, "forced_override_text", text);
     assert_same_tree(&before, &world.venv, "after a bisect");
     world.assert_no_copy_left();
 }
@@ -782,12 +777,7 @@ fn a_file_edited_in_place_is_reverted_by_a_reinstall_and_named() {
     assert_eq!(report["fix"]["reinstall"], serde_json::json!(["tune==1.0"]));
     assert_eq!(report["fix"]["propose"], serde_json::Value::Null);
     let text = world.bisect(&["--test", "python -c 'import tune.auto'"]);
-    assert!(
-        text.stdout
-            .contains("The failure comes with tune 1.0 edited in place: tune/auto.py alone"),
-        "{}",
-        text.stdout
-    );
+    planner_snapshot!(world.ctx, "edited_in_place_text", text);
     assert_same_tree(&before, &world.venv, "after a bisect");
     assert_eq!(
         std::fs::read_to_string(site.join("tune/auto.py")).unwrap(),

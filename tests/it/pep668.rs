@@ -10,6 +10,7 @@ use std::process::Command;
 
 use crate::common::venv::python3;
 use crate::common::{TestContext, files_under, skip};
+use crate::planner_snapshot;
 
 /// A real interpreter with a prefix of its own: `python3`'s binary copied to `root/bin/`, its
 /// standard library linked file by file into `root/lib/pythonX.Y/` (empty site-packages), plus
@@ -72,7 +73,8 @@ fn propose(ctx: &TestContext, path: &str, extra: &[&str]) -> crate::common::Outp
 
 #[test]
 fn externally_managed_interpreters_are_named_and_never_forced() {
-    let ctx = TestContext::new();
+    let mut ctx = TestContext::new();
+    ctx.filter_host_python();
     let root = ctx.path().join("managed");
     let python = managed_interpreter(&root);
     let path = root.join("bin").display().to_string();
@@ -96,17 +98,10 @@ fn externally_managed_interpreters_are_named_and_never_forced() {
 
     let json = propose(&ctx, &path, &["--format", "json"]);
     assert_eq!(json.code, Some(0), "{}", json.stderr);
-    let warnings = json.json()["warnings"].to_string();
-    assert!(
-        warnings.contains("externally managed (PEP 668") && warnings.contains("EXTERNALLY-MANAGED"),
-        "{warnings}"
-    );
-    let text = propose(&ctx, &path, &[]);
-    assert!(
-        text.stderr.contains("externally managed (PEP 668"),
-        "{}",
-        text.stderr
-    );
+    let warnings = serde_json::to_string_pretty(&json.json()["warnings"]).unwrap();
+    ctx.insta_settings()
+        .bind(|| insta::assert_snapshot!("externally_managed_warnings", warnings));
+    planner_snapshot!(ctx, "externally_managed_text", propose(&ctx, &path, &[]));
     let out_dir = ctx.path().join("out");
     let written = propose(&ctx, &path, &["--out-dir", out_dir.to_str().unwrap()]);
     assert_eq!(written.code, Some(0), "{}", written.stderr);
@@ -122,12 +117,11 @@ fn externally_managed_interpreters_are_named_and_never_forced() {
     assert_eq!(scripts.len(), 2, "{scripts:?}");
     for script in &scripts {
         let text = std::fs::read_to_string(script).unwrap();
-        assert!(
-            text.contains("# this environment is externally managed"),
-            "{text}"
-        );
-        // The commands name the interpreter that answered (the prefix has no bin/python).
-        assert!(text.contains(&python.display().to_string()), "{text}");
+        // The commands name the interpreter that answered (the prefix has no bin/python), after
+        // a comment saying the environment is externally managed.
+        let name = script.file_name().unwrap().to_string_lossy().into_owned();
+        ctx.insta_settings()
+            .bind(|| insta::assert_snapshot!(format!("externally_managed_{name}"), text));
         let commands = text.lines().filter(|l| !l.starts_with('#'));
         assert!(
             !commands

@@ -187,12 +187,9 @@ fn triton_3_7_needs_torch_2_12() {
     assert_eq!(doc["packages"]["torch"], "2.12.0", "{doc:#}");
     assert_eq!(doc["packages"]["triton"], "3.7.0");
     assert_eq!(doc["files"]["torch"]["source"], "index");
-    assert!(
-        doc["files"]["torch"]["filename"]
-            .as_str()
-            .unwrap()
-            .contains("manylinux_2_28_x86_64"),
-        "{doc:#}"
+    insta::assert_snapshot!(
+        "torch_wheel_for_manylinux_2_28",
+        doc["files"]["torch"]["filename"].as_str().unwrap()
     );
 }
 
@@ -365,12 +362,10 @@ fn unreadable_files_on_a_page_are_skipped_without_a_word() {
         .filter(|l| l.contains("demo: ignored"))
         .collect();
     assert_eq!(notes.len(), 1, "{}", verbose.stderr);
-    assert!(notes[0].contains(" DEBUG "), "{}", verbose.stderr);
-    assert!(
-        notes[0].contains("ignored 3 files on "),
-        "{}",
-        verbose.stderr
-    );
+    // A DEBUG line (shown with -vv), after its time.
+    let note = notes[0].trim_start().to_string();
+    ctx.insta_settings()
+        .bind(|| insta::assert_snapshot!("ignored_files_debug_note", note));
 }
 
 /// Found by `fuzz/run metadata`: pep508_rs panicked on a name ending in `-` followed by more

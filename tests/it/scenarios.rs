@@ -1,5 +1,5 @@
 //! Scenarios: each folder under `tests/scenarios/` is one case, described in its `world.toml`
-//! (the wheels on a loopback index, what pip installs into a real venv from it, a git
+//! (the wheels on a loopback index, or a recorded index under testdata/, what pip installs into a real venv from it, a git
 //! repository's base and head, the planner command) and recorded as one insta snapshot (exit
 //! code, stdout, stderr). A new case is a new
 //! folder and a `cargo insta review`; CONTRIBUTING.md shows the format.
@@ -11,9 +11,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::common::TestContext;
 use crate::common::index_server::{IndexServer, tiny_wheels};
 use crate::common::venv::RealVenv;
+use crate::common::{TestContext, repo_root};
 use crate::review::git;
 
 /// One scenario's `world.toml`.
@@ -27,6 +27,9 @@ struct World {
     /// The wheels on the index, each built as a real wheel.
     #[serde(default)]
     wheel: Vec<Wheel>,
+    /// A recorded index under the repository (`testdata/review/index`) served instead of the
+    /// wheels: its real project pages and metadata.
+    index: Option<String>,
     /// The venv, when the command reads one.
     venv: Option<Venv>,
     /// A git repository, when the command reviews one.
@@ -116,8 +119,16 @@ fn build(world: &World) -> Built {
     );
     ctx.filter(r"\n  (pip|setuptools) \d+(\.\d+)*\b", "");
     let root = ctx.path().join("index");
-    let wheels = serde_json::to_value(&world.wheel).unwrap();
-    let server = tiny_wheels(&root, &wheels);
+    let server = match &world.index {
+        Some(recorded) => {
+            assert!(
+                world.wheel.is_empty(),
+                "a recorded index or wheels, not both"
+            );
+            IndexServer::start(&repo_root().join(recorded))
+        }
+        None => tiny_wheels(&root, &serde_json::to_value(&world.wheel).unwrap()),
+    };
     let mut places = vec![
         ("{index}", server.url()),
         ("{dir}", ctx.path().display().to_string()),

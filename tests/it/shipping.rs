@@ -6,16 +6,27 @@
 use std::path::Path;
 
 use crate::common::schema::assert_valid;
-use crate::common::{TestContext, repo_root};
+use crate::common::{TestContext, regex_escape, repo_root};
 use crate::planner_snapshot;
 
 const CANONICAL: &str = "testdata/venvs/canonical";
 const BROKEN: &str = "testdata/venvs/broken";
 const INDEX: &str = "testdata/index/simple";
 
+/// A context whose snapshots write planner's version `[VERSION]` wherever it stands
+/// (`planner-propose 0.1.0` too, as `--version` and the man pages say it).
+fn version_filtered() -> TestContext {
+    let mut ctx = TestContext::new();
+    ctx.filter(
+        &format!(r"\b{}\b", regex_escape(env!("CARGO_PKG_VERSION"))),
+        "[VERSION]",
+    );
+    ctx
+}
+
 #[test]
 fn completions_man_and_version_on_every_command() {
-    let ctx = TestContext::new();
+    let ctx = version_filtered();
     for (shell, marker) in [
         ("bash", "_planner()"),
         ("zsh", "#compdef planner"),
@@ -29,36 +40,31 @@ fn completions_man_and_version_on_every_command() {
             assert!(out.stdout.contains(word), "{shell} lacks {word}");
         }
     }
-    let man = ctx.run(&["man"]);
-    assert_eq!(man.code, Some(0), "{}", man.stderr);
-    assert!(man.stdout.starts_with(".ie"), "{}", &man.stdout[..200]);
-    assert!(man.stdout.contains(".TH planner 1"), "{}", man.stdout);
+    // The top page, whole: its title, the commands and the EXIT STATUS section.
+    planner_snapshot!(ctx, "man_page", ctx.run(&["man"]));
     let dir = ctx.path().join("man");
     let out = ctx.run(&["man", "--dir", dir.to_str().unwrap()]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     for page in ["planner.1", "planner-propose.1", "planner-diff.1"] {
         assert!(dir.join(page).is_file(), "{page} written");
     }
-    for command in [
+    let versions: Vec<String> = [
         &["--version"][..],
         &["propose", "--version"],
         &["diff", "--version"],
-    ] {
-        let out = ctx.run(command);
-        assert_eq!(out.code, Some(0), "{command:?}");
-        assert!(
-            out.stdout.contains(env!("CARGO_PKG_VERSION")),
-            "{}",
-            out.stdout
-        );
-    }
+    ]
+    .iter()
+    .map(|command| ctx.run(command).snapshot())
+    .collect();
+    ctx.insta_settings()
+        .bind(|| insta::assert_snapshot!("version_everywhere", versions.join("\n")));
 }
 
 /// Completion offers the values of `--max-risk`, `--layer` and `--format` (not file names) and
 /// no hidden flag in any shell; every man page has an EXIT STATUS section.
 #[test]
 fn completions_offer_values_and_hide_hidden_flags() {
-    let ctx = TestContext::new();
+    let ctx = version_filtered();
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
         let out = ctx.run(&["completions", shell]);
         assert_eq!(out.code, Some(0), "{}", out.stderr);
@@ -83,15 +89,15 @@ fn completions_offer_values_and_hide_hidden_flags() {
     let dir = ctx.path().join("man");
     let out = ctx.run(&["man", "--dir", dir.to_str().unwrap()]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    for page in ["planner.1", "planner-propose.1", "planner-diff.1"] {
+    // The top page is the one `planner man` prints (its snapshot: `man_page`); a command's
+    // page, whole, has its options and the EXIT STATUS section.
+    let top = std::fs::read_to_string(dir.join("planner.1")).unwrap();
+    assert_eq!(top, ctx.run(&["man"]).stdout);
+    for page in ["planner-propose.1", "planner-diff.1"] {
         let text = std::fs::read_to_string(dir.join(page)).unwrap();
-        assert!(
-            text.contains(".SH \"EXIT STATUS\""),
-            "{page}: no EXIT STATUS"
-        );
-        assert!(text.contains("the user must act"), "{page}");
+        ctx.insta_settings()
+            .bind(|| insta::assert_snapshot!(format!("man_{page}"), text));
     }
-    assert!(ctx.run(&["man"]).stdout.contains(".SH \"EXIT STATUS\""));
 }
 
 /// `--help` groups the options: the command's own, then where the environment and the index
@@ -99,8 +105,9 @@ fn completions_offer_values_and_hide_hidden_flags() {
 #[test]
 fn help_groups_the_options() {
     let ctx = TestContext::new();
-    let help = ctx.run(&["propose", "--help"]).stdout;
-    let headings: Vec<&str> = help
+    let run = ctx.run(&["propose", "--help"]);
+    let headings: Vec<&str> = run
+        .stdout
         .lines()
         .filter(|l| l.ends_with("options:") || *l == "Options:")
         .collect();
@@ -112,30 +119,11 @@ fn help_groups_the_options() {
             "Index options:",
             "Global options:"
         ],
-        "{help}"
+        "{}",
+        run.stdout
     );
-    // Each flag under the heading above it.
-    let mut heading = "";
-    let mut under = Vec::new();
-    for line in help.lines() {
-        if line.ends_with(':') && !line.starts_with(' ') {
-            heading = line;
-        } else if let Some(flag) = line.split_whitespace().find(|w| w.starts_with("--")) {
-            under.push((heading, flag.to_string()));
-        }
-    }
-    let section = |name: &str| {
-        under
-            .iter()
-            .filter(|(h, _)| *h == name)
-            .map(|(_, f)| f.as_str())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    assert!(section("Options:").contains("--max-risk"), "{help}");
-    assert!(section("Options:").contains("--format"), "{help}");
-    assert!(section("Environment options:").contains("--venv"), "{help}");
-    assert!(section("Index options:").contains("--index-url"), "{help}");
+    // Each flag under its heading, with its help.
+    planner_snapshot!(ctx, "propose_help", run);
 }
 
 /// check, inventory and outdated with these variables and flags: each command's name, whether
@@ -235,24 +223,19 @@ fn config_file_found_walking_up_and_flags_over_variables_over_config() {
         }
         crate::common::run(&mut cmd)
     };
+    // What `-v` says of each setting: its value and where it came from.
+    let settings = |out: &crate::common::Output| {
+        let lines: Vec<&str> = out
+            .stderr
+            .lines()
+            .filter_map(|l| l.split_once("planner: setting ").map(|(_, s)| s))
+            .collect();
+        lines.join("\n")
+    };
     // The config's index and policy answer; its max-risk (low) fails the plan: exit 1.
     let out = propose(&[], &[]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
-    assert!(
-        out.stderr.contains("setting policy = ml-cuda (from "),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("pyproject.toml [tool.planner])"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("setting max-risk = low (from "),
-        "{}",
-        out.stderr
-    );
+    let mut said = vec![settings(&out)];
     assert_eq!(out.json()["request"]["policy"], "ml-cuda", "{}", out.stdout);
     // A variable beats the config; a flag beats the variable.
     let out = propose(
@@ -263,30 +246,20 @@ fn config_file_found_walking_up_and_flags_over_variables_over_config() {
         ],
     );
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("setting max-risk = critical (from PLANNER_MAX_RISK)")
-    );
-    assert!(
-        out.stderr
-            .contains("setting policy = default (from PLANNER_POLICY)")
-    );
+    said.push(settings(&out));
     let out = propose(&["--max-risk", "low"], &[("PLANNER_MAX_RISK", "critical")]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("setting max-risk = low (from --max-risk)")
-    );
+    said.push(settings(&out));
+    ctx.insta_settings()
+        .bind(|| insta::assert_snapshot!("config_then_variables_then_flags", said.join("\n\n")));
     // A nearer planner.toml wins, and an unknown key is an error naming the file.
     std::fs::write(project.join("src/planner.toml"), "max-rsik = \"low\"\n").unwrap();
     let out = propose(&[], &[]);
     assert_eq!(out.code, Some(2));
-    assert!(
-        out.stderr.contains("planner.toml") && out.stderr.contains("max-rsik"),
-        "{}",
-        out.stderr
-    );
     assert_valid(&out.json());
+    // The error document names the file and the key.
+    ctx.insta_settings()
+        .bind(|| insta::assert_snapshot!("unknown_config_key", out.stdout));
     // PLANNER_NO_CONFIG=1 reads none: the index is then the public one, which --offline
     // cannot read (exit 2), so the config was what answered above.
     let out = propose(&[], &[("PLANNER_NO_CONFIG", "1")]);

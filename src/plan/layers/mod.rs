@@ -4,9 +4,10 @@
 //! a layered `--all`, each a complete [`Plan`] with its [`Layer`]:
 //!
 //! - **safe**: every index-managed dist moves to the newest release inside its major line (for
-//!   `0.x`, the first non-zero segment: [`super::builder::line_floor`]); every *heavy* dist (an installed member
-//!   of a coupled group of the policy) stays where it is. A light dist whose newest release would
-//!   drag a heavy one along is held back, with the heavy move it needs ([`NeededMove`]);
+//!   `0.x`, the first non-zero segment: [`line_floor`](crate::metadata::version_line::line_floor));
+//!   every *heavy* dist (an installed member of a coupled group of the policy) stays where it
+//!   is. A light dist whose newest release would drag a heavy one along is held back, with the
+//!   heavy move it needs ([`NeededMove`]);
 //! - **group**, one per *stack*: the safe layer's bounds, with one stack's members free (the
 //!   torch stack: torch, every member of a coupled group with torch, triton, the CUDA libraries
 //!   under `ml-cuda`; the jax stack). The solver keeps each group's version correspondence, so a
@@ -35,9 +36,9 @@ use pep440_rs::Version;
 use pep508_rs::{PackageName, Requirement};
 
 use super::alternatives::{ProposeError, Proposer};
-use super::builder::next_line;
 use super::proposal::{LayerChoice, LayerKind, Plan};
 use crate::inventory::Inventory;
+use crate::metadata::version_line::next_line;
 use crate::risk::Policy;
 
 /// The heavy dists of an environment and the stacks they move in.

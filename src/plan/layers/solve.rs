@@ -14,8 +14,8 @@ use pep508_rs::{PackageName, Requirement};
 
 use super::{Bounds, LayerSpec};
 use crate::metadata::requirement::{bounded, pin};
+use crate::metadata::version_line::next_line;
 use crate::plan::alternatives::{ProposeError, Proposer};
-use crate::plan::builder::next_line;
 use crate::plan::must_move::{fixing_requirement, moves_with_reasons};
 use crate::plan::planned::PlannedEnvironment;
 use crate::plan::proposal::{Layer, LayerKind, Plan, PlanKind};

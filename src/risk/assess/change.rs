@@ -12,9 +12,10 @@ use pep508_rs::PackageName;
 use super::super::policy::Policy;
 use super::super::risk_score::{FactorKind, RiskFactor};
 use super::Factors;
-use super::distance::{Distance, line_floor, version_distance};
+use super::distance::{Distance, version_distance};
 use super::facts::{ChangeFacts, Dependents};
 use super::text::{list, sanitize};
+use crate::metadata::version_line::line_floor;
 
 /// The new release is yanked.
 pub(super) fn yanked_factor(

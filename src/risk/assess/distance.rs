@@ -1,6 +1,6 @@
 //! How far a version lands from a bound: two versions in, the first release segment where they
 //! differ out ([`Distance`]); a violated specifier clause in, its pin factor and distance out
-//! ([`pin_strictness`]); and the first version of a major line ([`line_floor`]).
+//! ([`pin_strictness`]).
 
 use pep440_rs::{Operator, Version, VersionSpecifier};
 
@@ -97,20 +97,4 @@ pub(crate) fn pin_strictness(
         ),
         Operator::NotEqual | Operator::NotEqualStar => (FactorKind::PinExclusion, None),
     }
-}
-
-/// The first version of `version`'s major line: its release up to the first non-zero segment
-/// (`2.1.3` -> `2`, `0.38.6` -> `0.38`).
-pub fn line_floor(version: &Version) -> Version {
-    let release = version.release();
-    let cut = release
-        .iter()
-        .position(|&n| n != 0)
-        .unwrap_or(release.len().saturating_sub(1));
-    Version::new(
-        release[..=cut.min(release.len().saturating_sub(1))]
-            .iter()
-            .copied(),
-    )
-    .with_epoch(version.epoch())
 }

@@ -14,7 +14,6 @@ mod group;
 mod tests;
 mod text;
 
-pub use distance::line_floor;
 pub(crate) use distance::pin_strictness;
 pub use facts::Upstream;
 pub(crate) use facts::{

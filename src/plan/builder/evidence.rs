@@ -1,0 +1,270 @@
+//! What the risk model weighs of a plan: one change (or the plan's overridden edges) with the
+//! planned environment and the [`Oracle`] in, [`ChangeFacts`] (dependents, broken imports, a
+//! major line crossed before dependents were built for it), the dependents it breaks, the
+//! recorded [`Override`]s and their [`BrokenEdgeFacts`] out.
+
+use pep440_rs::Version;
+use pep508_rs::{PackageName, Requirement};
+
+use super::{PlanBuilder, PlanSpec};
+use crate::inventory::InstalledDist;
+use crate::inventory::imports::ImportUse;
+use crate::metadata::requirement::specifiers;
+use crate::metadata::version_line::line_floor;
+use crate::plan::imports_check;
+use crate::plan::oracle::Oracle;
+use crate::plan::planned::{PlannedEnvironment, applies_with};
+use crate::plan::proposal::{Break, BreakKind, Change, Override};
+use crate::risk::{BrokenEdgeFacts, ChangeFacts};
+
+impl PlanBuilder<'_> {
+    /// What the risk model needs of one change, and the installed dists whose imports of it
+    /// the planned release breaks.
+    pub(in crate::plan) fn change_facts(
+        &self,
+        change: &Change,
+        planned: &PlannedEnvironment,
+        oracle: &dyn Oracle,
+    ) -> (ChangeFacts, Vec<PackageName>) {
+        let name = &change.name;
+        let to = planned.dists.get(name);
+        let mut facts = ChangeFacts {
+            name: name.clone(),
+            from: change.from.clone(),
+            to: change.to.clone(),
+            forced: change.forced,
+            requested: false,
+            unmanaged_source: self.unmanaged_source(name),
+            released: to.and_then(|t| t.upload_time),
+            installed_released: None,
+            releases_back: None,
+            yanked: to.and_then(|t| t.yanked.clone()),
+            dependents: self.staying_dependents(name, planned),
+            abi_dependents: Vec::new(),
+            abi_mechanism: None,
+            predating_dependents: Vec::new(),
+            missing_imports: Vec::new(),
+            module_clashes: Vec::new(),
+            planned_imports_missing: Vec::new(),
+        };
+        let mut importers = Vec::new();
+        if let (Some(from), Some(to)) = (&change.from, &change.to) {
+            importers = self.missing_imports(&mut facts, (from, to), planned, oracle);
+            if to < from {
+                facts.installed_released = oracle.released(name, from);
+                facts.releases_back = oracle.releases_back(name, to, from);
+            }
+        }
+        self.line_crossing(&mut facts, planned, oracle);
+        (facts, importers)
+    }
+
+    /// The imports of a changed dist in the installed files that the planned release breaks.
+    /// An importer the plan moves too is left out (its planned files are not known). Importers
+    /// that do not declare the dist are not counted as its dependents: on the corpus's training
+    /// part that lowered the AUC (docs/risk-model.md). Returns the importers it breaks.
+    fn missing_imports(
+        &self,
+        facts: &mut ChangeFacts,
+        (from, to): (&Version, &Version),
+        planned: &PlannedEnvironment,
+        oracle: &dyn Oracle,
+    ) -> Vec<PackageName> {
+        let uses = oracle.import_uses(&facts.name);
+        let kept: Vec<&ImportUse> = uses
+            .iter()
+            .filter(|u| {
+                u.dist != facts.name
+                    && self.inventory.get(&u.dist).is_some_and(|d| {
+                        planned
+                            .dists
+                            .get(&u.dist)
+                            .is_some_and(|p| &p.version == d.version())
+                    })
+            })
+            .collect();
+        let (sentences, importers) =
+            imports_check::missing_imports(&facts.name, from, to, &kept, oracle);
+        facts.missing_imports = sentences;
+        importers
+    }
+
+    /// A change that crosses into a newer major line: which direct dependents were released
+    /// before that line began, and which of those link against it from compiled extensions.
+    /// A dependent the plan moves too is judged by the release it moves to (jax moving with
+    /// jaxlib is a jax released for the new line), not by the installed one.
+    fn line_crossing(
+        &self,
+        change: &mut ChangeFacts,
+        planned: &PlannedEnvironment,
+        oracle: &dyn Oracle,
+    ) {
+        let (Some(from), Some(to)) = (change.from.clone(), change.to.clone()) else {
+            return;
+        };
+        let floor = line_floor(&to);
+        if line_floor(&from) >= floor {
+            return;
+        }
+        let Some(line_start) = oracle.first_release_from(&change.name, &floor) else {
+            return;
+        };
+        for dependent in &change.dependents.direct {
+            let Some(dist) = self.inventory.get(dependent) else {
+                continue;
+            };
+            let version = planned
+                .dists
+                .get(dependent)
+                .map_or(dist.version(), |d| &d.version);
+            if oracle
+                .released(dependent, version)
+                .is_none_or(|released| released >= line_start)
+                || self.declares_line(dist, &change.name, &floor)
+            {
+                continue;
+            }
+            if let Some(mechanism) = oracle.abi_link(dependent, &change.name, &from, &to) {
+                change.abi_dependents.push(dependent.clone());
+                change.abi_mechanism = Some(mechanism.to_string());
+            }
+            if !change.forced {
+                change.predating_dependents.push(dependent.clone());
+            }
+        }
+    }
+
+    /// Whether `dist` declares an upper bound on `package` above the floor of a major line
+    /// (scipy 1.13.1's `numpy<2.3` reaches into numpy's 2 line): it was built knowing that line,
+    /// even though released before the line's first final release.
+    fn declares_line(&self, dist: &InstalledDist, package: &PackageName, floor: &Version) -> bool {
+        let markers = &self.inventory.environment.markers;
+        dist.metadata.requires_dist.iter().any(|requirement| {
+            &requirement.name == package
+                && applies_with(requirement, markers, &[])
+                && specifiers(requirement).is_some_and(|specifiers| {
+                    specifiers.iter().any(|c| {
+                        matches!(
+                            c.operator(),
+                            pep440_rs::Operator::LessThan | pep440_rs::Operator::LessThanEqual
+                        ) && c.version() > floor
+                    })
+                })
+        })
+    }
+
+    /// Whether the clause `forced_version` violates is an upper bound declared before any
+    /// release it excludes existed.
+    fn defensive_bound(
+        &self,
+        dependent: &PackageName,
+        dependent_version: &Version,
+        requirement: &Requirement,
+        forced_version: &Version,
+        oracle: &dyn Oracle,
+    ) -> bool {
+        let Some(specifiers) = specifiers(requirement) else {
+            return false;
+        };
+        let Some(bound) = specifiers.iter().find(|clause| {
+            matches!(
+                clause.operator(),
+                pep440_rs::Operator::LessThan | pep440_rs::Operator::LessThanEqual
+            ) && !clause.contains(forced_version)
+        }) else {
+            return false;
+        };
+        let excluded_since = oracle.first_release_from(&requirement.name, bound.version());
+        let released = oracle.released(dependent, dependent_version);
+        matches!((released, excluded_since), (Some(r), Some(e)) if r < e)
+    }
+
+    /// The overrides a plan records (sorted) and the broken edges the risk model weighs.
+    pub(super) fn overrides(
+        &self,
+        spec: &PlanSpec<'_>,
+        oracle: &dyn Oracle,
+    ) -> (Vec<Override>, Vec<BrokenEdgeFacts>) {
+        let planned = spec.planned;
+        let reason = format!(
+            "forced by `planner propose --allow-override` for {}",
+            spec.targets
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let platform_specific =
+            |name: &PackageName| planned.dists.get(name).is_some_and(|d| d.platform_specific);
+        let mut overrides = Vec::new();
+        let mut broken_edges = Vec::new();
+        for edge in &planned.overridden {
+            let Some((dependent, dependent_version)) = edge.dependent.dist() else {
+                continue;
+            };
+            let package = &edge.original.name;
+            let Some(forced_version) = planned.dists.get(package).map(|d| d.version.clone()) else {
+                continue;
+            };
+            // An edge broken before the plan, which the plan keeps as installed.
+            let kept = self
+                .inventory
+                .get(package)
+                .is_some_and(|d| d.version() == &forced_version)
+                && self
+                    .inventory
+                    .get(dependent)
+                    .is_some_and(|d| d.version() == dependent_version);
+            overrides.push(Override {
+                dependent: dependent.clone(),
+                dependent_version: dependent_version.clone(),
+                requirement: edge.original.clone(),
+                package: package.clone(),
+                version: forced_version.clone(),
+                replacement: edge.replacement.clone(),
+                reason: if kept {
+                    "broken before the plan; kept as installed".to_string()
+                } else {
+                    reason.clone()
+                },
+            });
+            broken_edges.push(BrokenEdgeFacts {
+                dependent: dependent.clone(),
+                dependent_version: dependent_version.clone(),
+                requirement: edge.original.clone(),
+                forced_version: forced_version.clone(),
+                dependent_platform_specific: platform_specific(dependent),
+                forced_platform_specific: platform_specific(package),
+                upstream: oracle.upstream(dependent, package, &forced_version),
+                defensive_bound: self.defensive_bound(
+                    dependent,
+                    dependent_version,
+                    &edge.original,
+                    &forced_version,
+                    oracle,
+                ),
+                kept,
+            });
+        }
+        overrides.sort();
+        (overrides, broken_edges)
+    }
+}
+
+/// The dependents one change breaks, as its facts say: the compiled dependents across its ABI
+/// boundary and the `importers` of what its planned release no longer has.
+pub(in crate::plan) fn plan_breaks(facts: &ChangeFacts, importers: &[PackageName]) -> Vec<Break> {
+    let Some(to) = &facts.to else {
+        return Vec::new();
+    };
+    let abi = facts.abi_dependents.iter().map(|d| (d, BreakKind::Abi));
+    let import = importers.iter().map(|d| (d, BreakKind::Import));
+    abi.chain(import)
+        .map(|(dependent, how)| Break {
+            package: facts.name.clone(),
+            to: to.clone(),
+            dependent: dependent.clone(),
+            how,
+        })
+        .collect()
+}
