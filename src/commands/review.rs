@@ -84,6 +84,13 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
         ));
     }
     for unresolved in &review.unresolved {
+        if unresolved.missing.is_some() {
+            printer.warn(&format!(
+                "`{}` could not be judged on {}: {}",
+                unresolved.file, unresolved.target, unresolved.reason
+            ));
+            continue;
+        }
         let when = if unresolved.at_base {
             " (nor at the base)"
         } else {
@@ -148,10 +155,14 @@ fn gate(settings: &ReviewSettings, review: &Review, printer: &Printer) -> ExitSt
             ));
         }
     }
-    let unjudged = review.unjudged();
-    if settings.fail_on_unjudged && unjudged > 0 {
+    let (unjudged, files) = (review.unjudged(), review.unjudged_files());
+    if settings.fail_on_unjudged && unjudged + files > 0 {
+        let files = match files {
+            0 => String::new(),
+            n => format!(" and {n} file(s)"),
+        };
         reasons.push(format!(
-            "{unjudged} changed pin(s) could not be judged (--fail-on-unjudged)"
+            "{unjudged} changed pin(s){files} could not be judged (--fail-on-unjudged)"
         ));
     }
     if reasons.is_empty() {

@@ -248,12 +248,16 @@ fn md_link(label: &str, url: &str) -> String {
     format!("[{label}](<{url}>)")
 }
 
-/// `DOES NOT RESOLVE requirements.txt on Python 3.12 ...: why`.
+/// `DOES NOT RESOLVE requirements.txt on Python 3.12 ...: why`, or `NOT JUDGED ...` where index
+/// data is missing.
 fn unresolved_text(u: &Unresolved) -> String {
-    let base = if u.at_base {
-        " (nor at the base)"
-    } else {
-        " (the base did)"
+    if u.missing.is_some() {
+        return format!("NOT JUDGED {} on {}: {}", u.environment, u.target, u.reason);
+    }
+    let base = match (u.at_base, u.base_unknown) {
+        (true, _) => " (nor at the base)",
+        (false, true) => " (the base's index data is missing: whether it did is not known)",
+        (false, false) => " (the base did)",
     };
     format!(
         "DOES NOT RESOLVE {} on {}{base}: {}",
@@ -728,9 +732,16 @@ pub(crate) fn github(review: &Review) -> String {
         let _ = writeln!(
             out,
             "::{} file={},title={}::{}",
-            if u.at_base { "warning" } else { "error" },
+            if u.at_base || u.missing.is_some() {
+                "warning"
+            } else {
+                "error"
+            },
             gh_property(&u.file),
-            gh_property("planner: does not resolve"),
+            gh_property(match u.missing {
+                Some(_) => "planner: not judged",
+                None => "planner: does not resolve",
+            }),
             gh_data(&unresolved_text(u))
         );
     }
@@ -830,7 +841,7 @@ pub(crate) fn sarif(review: &Review) -> Result<String, super::json::JsonError> {
         results.push(json!({
             "ruleId": RULES[3].0,
             "ruleIndex": 3,
-            "level": if u.at_base { "warning" } else { "error" },
+            "level": if u.at_base || u.missing.is_some() { "warning" } else { "error" },
             "message": {"text": unresolved_text(u)},
             "locations": location(&u.file, None)
         }));

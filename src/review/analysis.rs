@@ -90,6 +90,9 @@ pub(crate) struct TargetVerdict {
     /// Why the pin could not be judged on this target, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The note is that index data is missing (a range is then never dropped as idle).
+    #[serde(skip)]
+    pub missing_data: bool,
     /// The risk rests on what the pin breaks alone: no release it allows installs here, so
     /// there is no plan to score ([`judged_from_breaks`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -287,7 +290,11 @@ impl<'a> Analyzer<'a> {
                         inventory
                     }
                     Err(note) => {
-                        verdict.note = Some(note.to_string());
+                        verdict.missing_data = note.missing.is_some();
+                        verdict.note = Some(match note.missing {
+                            Some(_) => note.reason,
+                            None => note.to_string(),
+                        });
                         return verdict;
                     }
                 }
@@ -778,6 +785,7 @@ fn empty_verdict(target: &Target) -> TargetVerdict {
         pinned: None,
         tried: None,
         note: None,
+        missing_data: false,
         judged_from_breaks: false,
         remark: None,
     }
@@ -809,6 +817,10 @@ fn safer_plan(plans: &[Plan]) -> Option<&Plan> {
 pub(crate) struct NotResolved {
     /// The solver's explanation, on one line.
     pub reason: String,
+    /// The index data that could not be read (a page or metadata file the cache lacks under
+    /// `--offline`, an index that failed), each naming its project: whether it resolves is then
+    /// unknown, not "no".
+    pub missing: Option<String>,
 }
 
 /// The solver's explanation on one line: its lines joined (a derivation's first line alone
@@ -858,7 +870,9 @@ impl Baseline {
 /// Resolve `context` for `environment`; a root requirement whose release cannot be read
 /// without a build (an sdist with dynamic or pre-2.2 metadata, no PEP 658 file) is left out and
 /// named, and the rest resolved again, so one such dependency never leaves the whole file
-/// unjudged.
+/// unjudged. A project whose index data is missing is left out the same way, so that a conflict
+/// among the rest is still found (leaving requirements out never removes one); where the rest
+/// resolves, the answer is `Err` with [`NotResolved::missing`]: not judged, never "resolves".
 fn resolve_baseline(
     index: &dyn IndexSource,
     environment: &Environment,
@@ -869,10 +883,11 @@ fn resolve_baseline(
         .map(|r| r.name.clone())
         .collect();
     let mut context = context.clone();
-    let mut skipped = Vec::new();
+    let (mut skipped, mut missing) = (Vec::new(), Vec::new());
     let mut unknown = Vec::new();
     loop {
         match resolve_inventory(index, environment, &context, template) {
+            Ok(_) if !missing.is_empty() => return Err(missing_data(&missing)),
             Ok(mut inventory) => {
                 for (name, version) in unknown {
                     let requested = roots.contains(&name);
@@ -883,10 +898,25 @@ fn resolve_baseline(
                 let inventory = Arc::new(inventory);
                 return Ok(Baseline { inventory, skipped });
             }
-            Err((err, unreadable)) => {
-                let Some((name, version, why)) = unreadable.filter(|_| skipped.len() < MAX_SKIPPED)
+            Err((err, left_out)) => {
+                let Some(left_out) =
+                    left_out.filter(|_| skipped.len() + missing.len() < MAX_SKIPPED)
                 else {
-                    return Err(err);
+                    // Leaving out projects only takes requirements away: a conflict without
+                    // them is one with them too, but a failure to read the index is not an
+                    // answer.
+                    if missing.is_empty() || err.missing.is_none() {
+                        return Err(err);
+                    }
+                    missing.extend(err.missing);
+                    return Err(missing_data(&missing));
+                };
+                let (name, version, why) = match left_out {
+                    LeftOut::Unreadable(unreadable) => unreadable,
+                    LeftOut::Missing(name, why) => {
+                        missing.push(format!("{name} ({why})"));
+                        (name, None, String::new())
+                    }
                 };
                 let written = match &version {
                     Some(version) => format!("{name} {version}"),
@@ -894,7 +924,9 @@ fn resolve_baseline(
                         .find(|r| r.name == name)
                         .map_or_else(|| name.to_string(), ToString::to_string),
                 };
-                skipped.push(format!("{written} ({why})"));
+                if !why.is_empty() {
+                    skipped.push(format!("{written} ({why})"));
+                }
                 if let Some(version) = version {
                     unknown.push((name.clone(), version));
                 }
@@ -913,6 +945,24 @@ fn resolve_baseline(
 /// A package whose metadata cannot be read without a build, the one version the solver chose
 /// where it chose one, and why.
 type Unreadable = (PackageName, Option<Version>, String);
+
+/// What a failed solve rests on that can be left out and the rest resolved again.
+enum LeftOut {
+    /// Metadata that cannot be read without a build.
+    Unreadable(Unreadable),
+    /// A project whose page or metadata the index did not give (not cached under `--offline`,
+    /// an index that failed), and why.
+    Missing(PackageName, String),
+}
+
+/// The environment cannot be judged: the index data named is missing.
+fn missing_data(missing: &[String]) -> NotResolved {
+    let missing = missing.join(", ");
+    NotResolved {
+        reason: format!("the index data of {missing} is missing"),
+        missing: Some(missing),
+    }
+}
 
 /// A release in a resolved environment whose metadata could not be read: its name and version,
 /// no requirements.
@@ -970,7 +1020,7 @@ fn resolve_inventory(
     environment: &Environment,
     context: &Context,
     template: &ProposeRequest,
-) -> Result<Inventory, (NotResolved, Option<Unreadable>)> {
+) -> Result<Inventory, (NotResolved, Option<LeftOut>)> {
     let request = SolveRequest {
         requirements: context.requirements.clone(),
         constraints: context.constraints.clone(),
@@ -988,7 +1038,17 @@ fn resolve_inventory(
     };
     let resolution = solve::solve(index, environment, &request).map_err(|err| {
         let reason = one_line(&err.to_string());
-        (NotResolved { reason }, unreadable_metadata(&err))
+        let (missing, left_out) = match &err {
+            solve::SolveError::Index {
+                package, source, ..
+            } => {
+                let why = one_line(&source.to_string());
+                let left_out = LeftOut::Missing(package.clone(), why.clone());
+                (Some(format!("{package} ({why})")), Some(left_out))
+            }
+            _ => (None, unreadable_metadata(&err).map(LeftOut::Unreadable)),
+        };
+        (NotResolved { reason, missing }, left_out)
     })?;
     // The resolution carries each chosen release's metadata: no index IO here.
     let dists = resolution

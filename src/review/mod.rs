@@ -87,7 +87,9 @@ impl Finding {
 
     /// A range that moves, breaks and excludes nothing on every target is no finding.
     fn is_idle_range(&self) -> bool {
-        self.pin.kind == PinKind::Range && !self.breaks() && !self.targets.iter().any(|t| t.moves)
+        self.pin.kind == PinKind::Range
+            && !self.breaks()
+            && !self.targets.iter().any(|t| t.moves || t.missing_data)
     }
 
     /// `review --try`: the regressions its plan as pinned measured, on every target tried.
@@ -189,8 +191,17 @@ pub(crate) struct Unresolved {
     pub target: String,
     /// Why it does not resolve (the solver's explanation, first line).
     pub reason: String,
-    /// Whether the base did not resolve it either (the change did not cause it).
+    /// Whether the base did not resolve it either (the change did not cause it); never where
+    /// the base's index data is missing (whether it resolved is unknown).
     pub at_base: bool,
+    /// The index data that is missing (a page or metadata file `--offline` does not have
+    /// cached, each naming its project): the head's environment is then not judged, not "does
+    /// not resolve".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+    /// The base's index data is missing: whether the base resolved is unknown.
+    #[serde(skip)]
+    pub base_unknown: bool,
 }
 
 /// Review `head` against `base`.
@@ -477,14 +488,19 @@ fn unresolved(
             let Err(reason) = analyzer.resolves(label, environment, context) else {
                 continue;
             };
-            let at_base = (before.as_ref())
-                .is_some_and(|c| analyzer.resolves(label, environment, c).is_err());
+            let was = (before.as_ref()).map(|c| analyzer.resolves(label, environment, c));
+            let at_base =
+                (was.as_ref()).is_some_and(|w| w.as_ref().is_err_and(|e| e.missing.is_none()));
+            let base_unknown =
+                (was.as_ref()).is_some_and(|w| w.as_ref().is_err_and(|e| e.missing.is_some()));
             out.push(Unresolved {
                 file: declaring_file(&context.root).to_string(),
                 environment: context.root.clone(),
                 target: label.clone(),
                 reason: with_declarations(&reason.reason, context),
-                at_base,
+                at_base: at_base && reason.missing.is_none(),
+                missing: reason.missing,
+                base_unknown,
             });
         }
     }
@@ -497,6 +513,14 @@ impl Review {
         self.findings.iter().filter(|f| f.level.is_none()).count()
     }
 
+    /// Environments not judged because their index data is missing.
+    pub(crate) fn unjudged_files(&self) -> usize {
+        self.unresolved
+            .iter()
+            .filter(|u| u.missing.is_some())
+            .count()
+    }
+
     /// Findings that leave a requirement of their own environment no version on some target.
     pub(crate) fn excluding(&self) -> usize {
         (self.findings.iter())
@@ -506,7 +530,9 @@ impl Review {
 
     /// Environments the head made unresolvable (the base resolved them).
     pub(crate) fn newly_unresolved(&self) -> usize {
-        self.unresolved.iter().filter(|u| !u.at_base).count()
+        (self.unresolved.iter())
+            .filter(|u| !u.at_base && u.missing.is_none())
+            .count()
     }
 
     /// Whether a finding reaches `level`.

@@ -2017,3 +2017,99 @@ fn a_narrowed_range_is_judged_and_a_widened_one_is_silent() {
         out.stdout
     );
 }
+
+/// Under `--offline`, a project whose page the cache lacks leaves whether a file resolves
+/// unknown: never "does not resolve (nor at the base)", which would let the change pass. A
+/// conflict the head makes among the data that is there is still found and gates (leaving a
+/// project out only takes requirements away), and where there is none the file is not judged
+/// (`--fail-on-unjudged` fails, naming the project whose data is missing).
+#[test]
+fn missing_index_data_under_offline_never_hides_a_break_behind_the_base() {
+    let ctx = review_context();
+    let wheels = serde_json::json!([
+        {"name": "web", "version": "1.0", "requires": ["model>=2.9"]},
+        {"name": "model", "version": "2.6"},
+        {"name": "model", "version": "2.9"},
+        {"name": "extra", "version": "1.0"},
+    ]);
+    let server = crate::common::index_server::tiny_wheels(&ctx.path().join("index"), &wheels);
+    let project = |deps: &str| {
+        format!("[project]\nname = \"app\"\nversion = \"0\"\ndependencies = [{deps}]\n")
+    };
+    // One online run fills the cache with web's and model's data, never extra's.
+    let warm = layout(
+        &ctx.dir.path().join("warm"),
+        &[("pyproject.toml", &project("\"web\", \"model>2.0\""))],
+        &[("pyproject.toml", &project("\"web\", \"model>2.1\""))],
+    );
+    let out = review_layout(&ctx, &warm, &server, &["--fail-on", "medium"]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let base = project("\"web\", \"model>2.0\", \"extra\"");
+    // The head's range leaves web no model: a break among the data the cache has.
+    let breaking = layout(
+        &ctx.dir.path().join("breaking"),
+        &[("pyproject.toml", &base)],
+        &[(
+            "pyproject.toml",
+            &project("\"web\", \"model>2.0,<2.7\", \"extra\""),
+        )],
+    );
+    let args = ["--offline", "--fail-on", "medium"];
+    let out = review_layout(&ctx, &breaking, &server, &args);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    assert!(!out.stdout.contains("nor at the base"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("DOES NOT RESOLVE pyproject.toml")
+            && out.stdout.contains("web==1.0 depends on model>=2.9"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.contains("1 file(s) no longer resolve"),
+        "{}",
+        out.stderr
+    );
+    // A harmless range beside the missing data: not judged, not passed.
+    let harmless = layout(
+        &ctx.dir.path().join("harmless"),
+        &[("pyproject.toml", &base)],
+        &[(
+            "pyproject.toml",
+            &project("\"web\", \"model>2.1\", \"extra\""),
+        )],
+    );
+    let args = ["--offline", "--fail-on", "medium", "--fail-on-unjudged"];
+    let out = review_layout(&ctx, &harmless, &server, &args);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("NOT JUDGED pyproject.toml")
+            && out.stdout.contains("the index data of extra (offline:"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stderr.contains("no longer resolve"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("1 changed pin(s) and 1 file(s) could not be judged"),
+        "{}",
+        out.stderr
+    );
+    let github = review_layout(
+        &ctx,
+        &harmless,
+        &server,
+        &["--offline", "--format", "github"],
+    );
+    assert!(
+        (github.stdout.lines()).any(|l| l
+            .starts_with("::warning file=pyproject.toml,title=planner%3A not judged::NOT JUDGED")),
+        "{}",
+        github.stdout
+    );
+    let json = review_layout(&ctx, &harmless, &server, &["--offline", "--format", "json"]).json();
+    let unresolved = &json["unresolved"][0];
+    assert!(
+        (unresolved["missing"].as_str()).is_some_and(|m| m.starts_with("extra (offline:")),
+        "{json:#}"
+    );
+}
