@@ -2,7 +2,7 @@
 """Run `planner review` with the documented gate on every case of testdata/review-real/.
 
 Usage: scripts/review-corpus.py [--planner target/debug/planner] [--cache-dir DIR] [--offline]
-                                [--index-url URL] [--only ID]...
+                                [--index-url URL] [--jobs N] [--only ID]...
 
 Each case is a pull request made against one of the repositories whose dependency files
 testdata/review-real/repos/ holds (at the commits its README names): the base is those files,
@@ -16,9 +16,11 @@ A breaking case must exit 1 and its output must name `names`; a harmless one mus
 truth of each case (`truth`, `how`) was established with `uv pip compile --no-config`.
 Prints one line per case and the figures: breaking passed, harmless failed, unjudged, time.
 Exit 1 on any false pass or false alarm. Needs the index (live, or a cache made by an earlier
-run: `--cache-dir DIR --offline`).
+run: `--cache-dir DIR --offline`). `--jobs N` reviews N cases at once (for recording: the times
+it prints are then not one review's alone; the figures in docs/review.md are from `--jobs 1`).
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -74,12 +76,30 @@ def run(case, repo, args):
     return out, time.monotonic() - start
 
 
+def judge(case, out, figures):
+    """The case's verdict ("ok", or what is wrong), counted into `figures`."""
+    text = out.stdout + out.stderr
+    figures["unjudged"] += "NOT JUDGED" in out.stdout
+    if out.returncode not in (0, 1):
+        figures["errors"] += 1
+        return f"ERROR (exit {out.returncode})"
+    if case["truth"] == "breaking":
+        figures["breaking passed"] += out.returncode == 0
+        if out.returncode == 1 and case["names"] in text:
+            return "ok"
+        return ("FALSE PASS" if out.returncode == 0
+                else f"fails, but does not name `{case['names']}`")
+    figures["harmless failed"] += out.returncode == 1
+    return "ok" if out.returncode == 0 else "FALSE ALARM"
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--planner", default=os.path.join(HERE, "..", "target", "debug", "planner"))
     parser.add_argument("--cache-dir")
     parser.add_argument("--offline", action="store_true")
     parser.add_argument("--index-url", help="the index (default: planner's, the live one)")
+    parser.add_argument("--jobs", type=int, default=1, help="cases reviewed at once")
     parser.add_argument("--only", action="append", default=[])
     args = parser.parse_args()
     cases = json.load(open(os.path.join(CORPUS, "cases.json")))
@@ -87,29 +107,18 @@ def main():
     figures = {"breaking passed": 0, "harmless failed": 0, "unjudged": 0, "errors": 0}
     times = []
     with tempfile.TemporaryDirectory() as root:
-        for case in cases:
-            repo = make_repo(case, root)
-            out, took = run(case, repo, args)
-            times.append(took)
-            text = out.stdout + out.stderr
-            unjudged = "NOT JUDGED" in out.stdout
-            figures["unjudged"] += unjudged
-            if out.returncode not in (0, 1):
-                verdict = f"ERROR (exit {out.returncode})"
-                figures["errors"] += 1
-            elif case["truth"] == "breaking":
-                named = case["names"] in text
-                ok = out.returncode == 1 and named
-                verdict = "ok" if ok else ("FALSE PASS" if out.returncode == 0
-                                           else f"fails, but does not name `{case['names']}`")
-                figures["breaking passed"] += out.returncode == 0
-            else:
-                ok = out.returncode == 0
-                verdict = "ok" if ok else "FALSE ALARM"
-                figures["harmless failed"] += out.returncode == 1
-            print(f"{case['id']:4} {case['truth']:9} exit {out.returncode}  {took:6.1f}s  {verdict}")
-            if verdict != "ok":
-                print("     " + "\n     ".join(text.strip().splitlines()[:12]))
+        def review(case):
+            return run(case, make_repo(case, root), args)
+
+        with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            for case, (out, took) in zip(cases, pool.map(review, cases)):
+                times.append(took)
+                verdict = judge(case, out, figures)
+                print(f"{case['id']:4} {case['truth']:9} exit {out.returncode}  {took:6.1f}s  "
+                      f"{verdict}", flush=True)
+                if verdict != "ok":
+                    text = out.stdout + out.stderr
+                    print("     " + "\n     ".join(text.strip().splitlines()[:12]))
     breaking = sum(c["truth"] == "breaking" for c in cases)
     harmless = len(cases) - breaking
     times.sort()

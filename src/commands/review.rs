@@ -41,6 +41,10 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
     }
     let targets = targets(settings, printer)?;
     let index_settings = settings.index.resolve(None)?;
+    let forge = (settings.github_api.clone()).map(|api| {
+        let (cache, offline) = (index_settings.cache_dir.clone(), index_settings.offline);
+        crate::review::forge::ForgeTags::new(api, cache, offline, crate::clock::now())
+    });
     let index_url = crate::render::plan_folder::first_index_url(&index_settings);
     let index = crate::index::Index::new(index_settings, printer)?;
     let request = ProposeRequest {
@@ -56,7 +60,8 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
             .remote_url("origin")
             .and_then(|url| WebRepo::from_remote(&url)),
     };
-    crate::review::links::annotate(&mut review, &index, crate::clock::now(), web.as_ref());
+    let now = crate::clock::now();
+    crate::review::links::annotate(&mut review, &index, now, web.as_ref(), forge.as_ref());
     index.finish_progress();
     if let (Some(trial), Some(venv)) = (&settings.trial, &settings.venv) {
         let on = crate::trial::attempt::TrialSettings {
@@ -80,6 +85,13 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
         ));
     }
     for unresolved in &review.unresolved {
+        if unresolved.missing.is_some() {
+            printer.warn(&format!(
+                "`{}` could not be judged on {}: {}",
+                unresolved.file, unresolved.target, unresolved.reason
+            ));
+            continue;
+        }
         let when = if unresolved.at_base {
             " (nor at the base)"
         } else {
@@ -105,13 +117,20 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
     Ok(gate(settings, &review, printer))
 }
 
-/// Exit 1 when the review trips the gate: a finding at or above `--fail-on`, a file the head
-/// made unresolvable (with `--fail-on`), a pin not judged anywhere (`--fail-on-unjudged`).
+/// Exit 1 when the review trips the gate: a finding at or above `--fail-on`, a pin that leaves a
+/// requirement of its environment no version or a file the head made unresolvable (with
+/// `--fail-on`), a pin not judged anywhere (`--fail-on-unjudged`).
 fn gate(settings: &ReviewSettings, review: &Review, printer: &Printer) -> ExitStatus {
     let mut reasons = Vec::new();
     if let Some(level) = settings.fail_on {
         if review.reaches(level) {
             reasons.push(format!("a finding's risk is at or above --fail-on {level}"));
+        }
+        let excluding = review.excluding();
+        if excluding > 0 {
+            reasons.push(format!(
+                "{excluding} pin(s) leave a requirement of their own environment no version"
+            ));
         }
         let unresolved = review.newly_unresolved();
         if unresolved > 0 {
@@ -137,10 +156,14 @@ fn gate(settings: &ReviewSettings, review: &Review, printer: &Printer) -> ExitSt
             ));
         }
     }
-    let unjudged = review.unjudged();
-    if settings.fail_on_unjudged && unjudged > 0 {
+    let (unjudged, files) = (review.unjudged(), review.unjudged_files());
+    if settings.fail_on_unjudged && unjudged + files > 0 {
+        let files = match files {
+            0 => String::new(),
+            n => format!(" and {n} file(s)"),
+        };
         reasons.push(format!(
-            "{unjudged} changed pin(s) could not be judged (--fail-on-unjudged)"
+            "{unjudged} changed pin(s){files} could not be judged (--fail-on-unjudged)"
         ));
     }
     if reasons.is_empty() {

@@ -20,9 +20,15 @@ use crate::review::{Finding, MeasuredPlan, Review, Unresolved};
 use crate::risk::RiskLevel;
 use crate::terminal::escape;
 
-/// `low 12/100`, or `not judged`.
+/// `low 12/100`, `high 60/100 from its breaks` (no plan could be scored where it was judged:
+/// the level rests on what it breaks alone), or `not judged`.
 fn level_text(finding: &Finding) -> String {
+    let judged = finding.targets.iter().filter(|t| t.risk.is_some());
+    let from_breaks = judged.clone().count() > 0 && judged.clone().all(|t| t.judged_from_breaks);
     match (finding.level, finding.score) {
+        (Some(level), Some(score)) if from_breaks => {
+            format!("{level} {score}/100 from its breaks")
+        }
         (Some(level), Some(score)) => format!("{level} {score}/100"),
         _ => "not judged".to_string(),
     }
@@ -32,6 +38,18 @@ fn blocker_text(b: &Blocker) -> String {
     format!(
         "{} {} requires {}",
         b.dependent, b.dependent_version, b.requirement
+    )
+}
+
+/// `requests==2.34.2 (requirements/base.txt:148), held with it in requirements/test.in: no
+/// version meets both`.
+fn held_text(h: &crate::review::analysis::Held) -> String {
+    let at = h
+        .line
+        .map_or_else(|| h.file.clone(), |line| format!("{}:{line}", h.file));
+    format!(
+        "{} ({at}), held with it in {}: no version meets both",
+        h.requirement, h.environment
     )
 }
 
@@ -69,6 +87,7 @@ fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<V
         PinKind::UvOverride | PinKind::UvConstraint | PinKind::ProjectPin | PinKind::GroupPin => {
             pin.file.clone()
         }
+        PinKind::Range if pin.file.ends_with("pyproject.toml") => pin.file.clone(),
         PinKind::UvLock => pin.file.replace("uv.lock", "pyproject.toml"),
         _ => return None,
     };
@@ -229,12 +248,16 @@ fn md_link(label: &str, url: &str) -> String {
     format!("[{label}](<{url}>)")
 }
 
-/// `DOES NOT RESOLVE requirements.txt on Python 3.12 ...: why`.
+/// `DOES NOT RESOLVE requirements.txt on Python 3.12 ...: why`, or `NOT JUDGED ...` where index
+/// data is missing.
 fn unresolved_text(u: &Unresolved) -> String {
-    let base = if u.at_base {
-        " (nor at the base)"
-    } else {
-        " (the base did)"
+    if u.missing.is_some() {
+        return format!("NOT JUDGED {} on {}: {}", u.environment, u.target, u.reason);
+    }
+    let base = match (u.at_base, u.base_unknown) {
+        (true, _) => " (nor at the base)",
+        (false, true) => " (the base's index data is missing: whether it did is not known)",
+        (false, false) => " (the base did)",
     };
     format!(
         "DOES NOT RESOLVE {} on {}{base}: {}",
@@ -345,6 +368,9 @@ fn verdict_text(v: &TargetVerdict) -> String {
     for b in &v.breaks {
         let _ = writeln!(out, "    breaks: {}", blocker_text(b));
     }
+    for h in &v.excludes {
+        let _ = writeln!(out, "    excludes: {}", held_text(h));
+    }
     for b in &v.narrows {
         let _ = writeln!(out, "    narrows: {}", blocker_text(b));
     }
@@ -448,6 +474,7 @@ pub(crate) fn markdown(review: &Review) -> String {
                 .targets
                 .iter()
                 .flat_map(|v| v.breaks.iter().map(blocker_text))
+                .chain((f.targets.iter()).flat_map(|v| v.excludes.iter().map(held_text)))
                 .collect::<std::collections::BTreeSet<_>>()
                 .into_iter()
                 .collect();
@@ -556,6 +583,9 @@ fn markdown_details(out: &mut String, f: &Finding) {
         }
         for b in &v.breaks {
             let _ = writeln!(out, "- breaks: {}", cell(&blocker_text(b)));
+        }
+        for h in &v.excludes {
+            let _ = writeln!(out, "- excludes: {}", cell(&held_text(h)));
         }
         for b in &v.narrows {
             let _ = writeln!(out, "- narrows: {}", cell(&blocker_text(b)));
@@ -666,6 +696,11 @@ fn finding_message(f: &Finding) -> String {
                 .iter()
                 .map(|b| format!("breaks {}", blocker_text(b))),
         );
+        bits.extend(
+            v.excludes
+                .iter()
+                .map(|h| format!("excludes {}", held_text(h))),
+        );
         if let Some(plan) = &v.safer {
             bits.push(format!("safer: {}: {}", plan.title, changes_text(plan)));
         }
@@ -697,9 +732,16 @@ pub(crate) fn github(review: &Review) -> String {
         let _ = writeln!(
             out,
             "::{} file={},title={}::{}",
-            if u.at_base { "warning" } else { "error" },
+            if u.at_base || u.missing.is_some() {
+                "warning"
+            } else {
+                "error"
+            },
             gh_property(&u.file),
-            gh_property("planner: does not resolve"),
+            gh_property(match u.missing {
+                Some(_) => "planner: not judged",
+                None => "planner: does not resolve",
+            }),
             gh_data(&unresolved_text(u))
         );
     }
@@ -799,7 +841,7 @@ pub(crate) fn sarif(review: &Review) -> Result<String, super::json::JsonError> {
         results.push(json!({
             "ruleId": RULES[3].0,
             "ruleIndex": 3,
-            "level": if u.at_base { "warning" } else { "error" },
+            "level": if u.at_base || u.missing.is_some() { "warning" } else { "error" },
             "message": {"text": unresolved_text(u)},
             "locations": location(&u.file, None)
         }));

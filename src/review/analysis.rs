@@ -65,6 +65,14 @@ pub(crate) struct TargetVerdict {
     pub breaks: Vec<Blocker>,
     /// Requirements on the same name the pin still satisfies but narrows to one version.
     pub narrows: Vec<Blocker>,
+    /// Requirements of the same environment on the pin's name that no version meets together
+    /// with it (a held `==` pin of a `-r` file under a new constraint): it does not resolve.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub excludes: Vec<Held>,
+    /// For a range: whether the version its environment had without it is one it rules out
+    /// (it moves something); a range that moves, breaks and excludes nothing is no finding.
+    #[serde(skip)]
+    pub moves: bool,
     /// The risk of the plan the pin amounts to: the forced override when it breaks
     /// something, the plan as asked otherwise (`None` when it could not be judged).
     pub risk: Option<RiskScore>,
@@ -82,10 +90,32 @@ pub(crate) struct TargetVerdict {
     /// Why the pin could not be judged on this target, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The note is that index data is missing (a range is then never dropped as idle).
+    #[serde(skip)]
+    pub missing_data: bool,
+    /// The risk rests on what the pin breaks alone: no release it allows installs here, so
+    /// there is no plan to score ([`judged_from_breaks`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub judged_from_breaks: bool,
     /// What the verdict rests on when that is not the whole file: the pin has no effect on this
     /// target, or it was judged against the base's pins (the head's others do not resolve).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remark: Option<String>,
+}
+
+/// A requirement of the pin's environment that the pin leaves no version for, where it is
+/// written.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Held {
+    /// The requirement as written (re-serialized).
+    pub requirement: String,
+    /// The file that declares it (the environment's root until the review finds its line).
+    pub file: String,
+    /// Its 1-based line, when found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// The environment that holds it with the pin (`requirements/test.in`).
+    pub environment: String,
 }
 
 /// Another pin the head changes in the same environment, with the base's requirement on its
@@ -131,6 +161,40 @@ impl<'a> Analyzer<'a> {
     /// not resolve (another new pin breaks it), against the base's pins of the file with this
     /// one applied. `siblings`: the other pins the head changes in the same environment.
     pub(crate) fn judge(
+        &mut self,
+        pin: &Pin,
+        was: Option<&Requirement>,
+        siblings: &[Sibling],
+        target: &Target,
+    ) -> TargetVerdict {
+        let mut verdict = self.judge_moves(pin, was, siblings, target);
+        let markers = match target {
+            Target::Synthesized { environment, .. } => &environment.markers,
+            Target::Snapshot { inventory, .. } => &inventory.environment.markers,
+        };
+        if pin.requirement.evaluate_markers(markers, &[]) {
+            // One the base's requirement on the name excluded too is not this change's doing.
+            verdict.excludes = (pin.context.excluded_by(pin).into_iter())
+                .filter(|r| r.evaluate_markers(markers, &[]))
+                .filter(|r| !was.is_some_and(|was| super::pins::disjoint(r, was)))
+                .map(|r| Held {
+                    requirement: r.to_string(),
+                    file: pin.context.root.clone(),
+                    line: None,
+                    environment: pin.context.root.clone(),
+                })
+                .collect();
+            // The same pin reached through two files of the chain is one requirement.
+            let mut seen = std::collections::BTreeSet::new();
+            verdict
+                .excludes
+                .retain(|h| seen.insert(h.requirement.clone()));
+        }
+        judged_from_breaks(verdict, pin, self.policy)
+    }
+
+    /// [`Self::judge`] without the environment's held requirements.
+    fn judge_moves(
         &mut self,
         pin: &Pin,
         was: Option<&Requirement>,
@@ -213,17 +277,7 @@ impl<'a> Analyzer<'a> {
         siblings: &[Sibling],
         target: &Target,
     ) -> TargetVerdict {
-        let mut verdict = TargetVerdict {
-            target: target.label().to_string(),
-            breaks: Vec::new(),
-            narrows: Vec::new(),
-            risk: None,
-            safer: None,
-            pinned: None,
-            tried: None,
-            note: None,
-            remark: None,
-        };
+        let mut verdict = empty_verdict(target);
         let inventory = match target {
             Target::Snapshot { inventory, .. } => Arc::new((**inventory).clone()),
             Target::Synthesized { label, environment } => {
@@ -236,12 +290,18 @@ impl<'a> Analyzer<'a> {
                         inventory
                     }
                     Err(note) => {
-                        verdict.note = Some(note.to_string());
+                        verdict.missing_data = note.missing.is_some();
+                        verdict.note = Some(match note.missing {
+                            Some(_) => note.reason,
+                            None => note.to_string(),
+                        });
                         return verdict;
                     }
                 }
             }
         };
+        verdict.moves = (inventory.get(pin.name()))
+            .is_some_and(|d| !requirement::accepts(&pin.requirement, d.version()));
         if pin.role() == Role::Constraint && inventory.get(pin.name()).is_none() {
             let why = format!(
                 "nothing on this target requires {}: the constraint has no effect",
@@ -507,7 +567,7 @@ impl<'a> Analyzer<'a> {
         (pin, was): (&Pin, Option<&Requirement>),
         siblings: &[Sibling],
     ) -> Result<(Arc<Inventory>, Option<String>), NotResolved> {
-        let head = pin.context.without(pin.name());
+        let head = pin.context.without_pin(pin);
         if let Some(was) = was {
             let before = head.clone().with(pin.role(), was.clone());
             if let Ok(baseline) = self.baseline(label, environment, &before) {
@@ -577,6 +637,91 @@ const FILE_EVIDENCE: [FactorKind; 4] = [
     FactorKind::AbiBreak,
 ];
 
+/// A verdict with no plan to score (no release the pin allows installs on the target, so there
+/// is no forced override to measure) that still names what the pin breaks or leaves no version
+/// is judged from those: one factor per broken requirement, at the policy's weight for the
+/// strictest clause of it the pin's versions all fall outside. The note becomes a remark that
+/// says the level rests on the breaks alone.
+fn judged_from_breaks(mut verdict: TargetVerdict, pin: &Pin, policy: &Policy) -> TargetVerdict {
+    if verdict.risk.is_some() || (verdict.breaks.is_empty() && verdict.excludes.is_empty()) {
+        return verdict;
+    }
+    let mut factors: Vec<RiskFactor> = Vec::new();
+    let mut add = |broken: &Requirement, what: String| {
+        let (kind, clause) = broken_clause(broken, &pin.requirement, policy);
+        let breaks = clause.map_or_else(String::new, |c| format!(": breaks `{c}`"));
+        factors.push(RiskFactor {
+            kind,
+            points: policy.weight(kind),
+            package: pin.name().to_string(),
+            detail: format!("{what}, and {} allows none of it{breaks}", pin.requirement),
+        });
+    };
+    for b in &verdict.breaks {
+        let what = format!(
+            "{} {} requires {}",
+            b.dependent, b.dependent_version, b.requirement
+        );
+        add(&b.requirement, what);
+    }
+    for held in &verdict.excludes {
+        if let Ok(r) = crate::metadata::parse_requirement(&held.requirement) {
+            add(
+                &r,
+                format!("{} holds {}", held.environment, held.requirement),
+            );
+        }
+    }
+    let total: i32 = factors.iter().map(|f| f.points).sum();
+    let score = total.clamp(0, 100) as u8;
+    verdict.risk = Some(RiskScore {
+        score,
+        level: policy.level(score),
+        policy: policy.name.clone(),
+        factors,
+    });
+    verdict.judged_from_breaks = true;
+    let why = verdict.note.take().unwrap_or_default();
+    let text = format!("judged from what it breaks alone: no plan could be scored ({why})",);
+    verdict.remark = Some(match verdict.remark.take() {
+        Some(remark) => format!("{text}; {remark}"),
+        None => text,
+    });
+    verdict
+}
+
+/// The kind and text of the strictest clause (the policy weighs it most, as for any broken edge) of
+/// `broken` that no version `pin` allows meets (of all its clauses where each alone overlaps
+/// the pin: they only conflict together).
+fn broken_clause(
+    broken: &Requirement,
+    pin: &Requirement,
+    policy: &Policy,
+) -> (FactorKind, Option<String>) {
+    use crate::solve::ranges::{specifier_to_ranges, specifiers_to_ranges};
+    let allowed = requirement::specifiers(pin).map(specifiers_to_ranges);
+    let clauses: Vec<&pep440_rs::VersionSpecifier> = requirement::specifiers(broken)
+        .map(|s| s.iter().collect())
+        .unwrap_or_default();
+    let outside: Vec<&pep440_rs::VersionSpecifier> = (clauses.iter().copied())
+        .filter(|c| {
+            allowed
+                .as_ref()
+                .is_some_and(|a| a.intersection(&specifier_to_ranges(c)).is_empty())
+        })
+        .collect();
+    let pool = if outside.is_empty() { clauses } else { outside };
+    pool.into_iter()
+        .map(|c| {
+            (
+                crate::risk::pin_strictness(c, c.version()).0,
+                Some(c.to_string()),
+            )
+        })
+        .max_by_key(|(kind, _)| policy.weight(*kind))
+        .unwrap_or((FactorKind::PinExact, None))
+}
+
 /// On a synthesized target (no `--venv`) there are no installed files: factors that rest on them
 /// are dropped (a resolution knows no dist's modules, so every import would look missing), the
 /// score and level recomputed, and the remark says which evidence was not available.
@@ -633,11 +778,15 @@ fn empty_verdict(target: &Target) -> TargetVerdict {
         target: target.label().to_string(),
         breaks: Vec::new(),
         narrows: Vec::new(),
+        excludes: Vec::new(),
+        moves: false,
         risk: None,
         safer: None,
         pinned: None,
         tried: None,
         note: None,
+        missing_data: false,
+        judged_from_breaks: false,
         remark: None,
     }
 }
@@ -668,6 +817,10 @@ fn safer_plan(plans: &[Plan]) -> Option<&Plan> {
 pub(crate) struct NotResolved {
     /// The solver's explanation, on one line.
     pub reason: String,
+    /// The index data that could not be read (a page or metadata file the cache lacks under
+    /// `--offline`, an index that failed), each naming its project: whether it resolves is then
+    /// unknown, not "no".
+    pub missing: Option<String>,
 }
 
 /// The solver's explanation on one line: its lines joined (a derivation's first line alone
@@ -717,7 +870,9 @@ impl Baseline {
 /// Resolve `context` for `environment`; a root requirement whose release cannot be read
 /// without a build (an sdist with dynamic or pre-2.2 metadata, no PEP 658 file) is left out and
 /// named, and the rest resolved again, so one such dependency never leaves the whole file
-/// unjudged.
+/// unjudged. A project whose index data is missing is left out the same way, so that a conflict
+/// among the rest is still found (leaving requirements out never removes one); where the rest
+/// resolves, the answer is `Err` with [`NotResolved::missing`]: not judged, never "resolves".
 fn resolve_baseline(
     index: &dyn IndexSource,
     environment: &Environment,
@@ -728,10 +883,11 @@ fn resolve_baseline(
         .map(|r| r.name.clone())
         .collect();
     let mut context = context.clone();
-    let mut skipped = Vec::new();
+    let (mut skipped, mut missing) = (Vec::new(), Vec::new());
     let mut unknown = Vec::new();
     loop {
         match resolve_inventory(index, environment, &context, template) {
+            Ok(_) if !missing.is_empty() => return Err(missing_data(&missing)),
             Ok(mut inventory) => {
                 for (name, version) in unknown {
                     let requested = roots.contains(&name);
@@ -742,10 +898,25 @@ fn resolve_baseline(
                 let inventory = Arc::new(inventory);
                 return Ok(Baseline { inventory, skipped });
             }
-            Err((err, unreadable)) => {
-                let Some((name, version, why)) = unreadable.filter(|_| skipped.len() < MAX_SKIPPED)
+            Err((err, left_out)) => {
+                let Some(left_out) =
+                    left_out.filter(|_| skipped.len() + missing.len() < MAX_SKIPPED)
                 else {
-                    return Err(err);
+                    // Leaving out projects only takes requirements away: a conflict without
+                    // them is one with them too, but a failure to read the index is not an
+                    // answer.
+                    if missing.is_empty() || err.missing.is_none() {
+                        return Err(err);
+                    }
+                    missing.extend(err.missing);
+                    return Err(missing_data(&missing));
+                };
+                let (name, version, why) = match left_out {
+                    LeftOut::Unreadable(unreadable) => unreadable,
+                    LeftOut::Missing(name, why) => {
+                        missing.push(format!("{name} ({why})"));
+                        (name, None, String::new())
+                    }
                 };
                 let written = match &version {
                     Some(version) => format!("{name} {version}"),
@@ -753,7 +924,9 @@ fn resolve_baseline(
                         .find(|r| r.name == name)
                         .map_or_else(|| name.to_string(), ToString::to_string),
                 };
-                skipped.push(format!("{written} ({why})"));
+                if !why.is_empty() {
+                    skipped.push(format!("{written} ({why})"));
+                }
                 if let Some(version) = version {
                     unknown.push((name.clone(), version));
                 }
@@ -772,6 +945,24 @@ fn resolve_baseline(
 /// A package whose metadata cannot be read without a build, the one version the solver chose
 /// where it chose one, and why.
 type Unreadable = (PackageName, Option<Version>, String);
+
+/// What a failed solve rests on that can be left out and the rest resolved again.
+enum LeftOut {
+    /// Metadata that cannot be read without a build.
+    Unreadable(Unreadable),
+    /// A project whose page or metadata the index did not give (not cached under `--offline`,
+    /// an index that failed), and why.
+    Missing(PackageName, String),
+}
+
+/// The environment cannot be judged: the index data named is missing.
+fn missing_data(missing: &[String]) -> NotResolved {
+    let missing = missing.join(", ");
+    NotResolved {
+        reason: format!("the index data of {missing} is missing"),
+        missing: Some(missing),
+    }
+}
 
 /// A release in a resolved environment whose metadata could not be read: its name and version,
 /// no requirements.
@@ -829,7 +1020,7 @@ fn resolve_inventory(
     environment: &Environment,
     context: &Context,
     template: &ProposeRequest,
-) -> Result<Inventory, (NotResolved, Option<Unreadable>)> {
+) -> Result<Inventory, (NotResolved, Option<LeftOut>)> {
     let request = SolveRequest {
         requirements: context.requirements.clone(),
         constraints: context.constraints.clone(),
@@ -847,7 +1038,17 @@ fn resolve_inventory(
     };
     let resolution = solve::solve(index, environment, &request).map_err(|err| {
         let reason = one_line(&err.to_string());
-        (NotResolved { reason }, unreadable_metadata(&err))
+        let (missing, left_out) = match &err {
+            solve::SolveError::Index {
+                package, source, ..
+            } => {
+                let why = one_line(&source.to_string());
+                let left_out = LeftOut::Missing(package.clone(), why.clone());
+                (Some(format!("{package} ({why})")), Some(left_out))
+            }
+            _ => (None, unreadable_metadata(&err).map(LeftOut::Unreadable)),
+        };
+        (NotResolved { reason, missing }, left_out)
     })?;
     // The resolution carries each chosen release's metadata: no index IO here.
     let dists = resolution

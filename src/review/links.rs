@@ -6,12 +6,15 @@
 //! the metadata the judging already read, its upload time from the project page), the clock,
 //! and the repository's web home when it is known ([`WebRepo`]: from `GITHUB_SERVER_URL` /
 //! `GITHUB_REPOSITORY` in GitHub Actions, else `git remote get-url origin`). Out: each finding's
-//! [`ReleaseLinks`] and permalink, filled in place. Nothing here reaches the network beyond
-//! what the index already holds, and no link is checked: a compare link's tag names are read
-//! from the project's own URLs where they show a tag (`.../releases/tag/v1.2`); where none does,
-//! there is no compare link (a guessed `vX` pointed at tags that do not exist), only the
-//! release-notes links. Every URL kept is http(s) without credentials; labels
-//! and URLs are still untrusted text, escaped by each renderer.
+//! [`ReleaseLinks`] and permalink, filled in place. A compare link names only tags that exist:
+//! where the GitHub API can be asked ([`ForgeTags`], in GitHub Actions with the workflow's
+//! token), the repository's own tag list decides (`vX` or `X`, the spelling the project's URLs
+//! show tried first), and a version with no tag gets no link; elsewhere nothing reaches the
+//! network beyond what the index already holds, and the tag names are read from the project's
+//! own URLs where they show a tag (`.../releases/tag/v1.2`); where none does, there is no compare
+//! link (a guessed `vX` pointed at tags that do not exist), only the release-notes links. Every
+//! URL kept is http(s) without credentials; labels and URLs are still untrusted text, escaped by
+//! each renderer.
 
 use pep440_rs::Version;
 use pep508_rs::PackageName;
@@ -19,6 +22,7 @@ use serde::Serialize;
 use url::Url;
 
 use super::Review;
+use super::forge::{ForgeTags, existing_tag};
 use crate::index::IndexSource;
 use crate::metadata::requirement::exact_version;
 
@@ -40,9 +44,13 @@ pub(crate) struct Compare {
     pub from: String,
     /// The head's tag name.
     pub to: String,
-    /// Always `false`: the tag spelling is read from the project's own URLs, never guessed (a
-    /// project whose URLs show no tag gets no compare link). Kept for the JSON schema.
+    /// Always `false`: the tag spelling is read from the project's own URLs or tag list, never
+    /// guessed (a project whose URLs show no tag gets no compare link). Kept for the JSON
+    /// schema.
     pub guessed: bool,
+    /// Whether both tags were found in the repository's tag list (the forge's API); `false`:
+    /// spelled as the project's URLs spell tags, not checked.
+    pub checked: bool,
 }
 
 /// The pinned release, for a reviewer.
@@ -302,14 +310,45 @@ pub(crate) fn tag_prefix(urls: &[(String, String)]) -> Option<bool> {
     None
 }
 
+/// The compare view from `was` to `version` on `repo`: between the tags the repository's tag
+/// list has (`forge`, where the API answers), else spelled as the project's `urls` spell tags,
+/// else none.
+fn compare_link(
+    repo: &WebRepo,
+    urls: &[(String, String)],
+    (was, version): (&Version, &Version),
+    forge: Option<&ForgeTags>,
+) -> Option<Compare> {
+    let spelled = tag_prefix(urls);
+    let listed = forge.filter(|_| repo.forge == Forge::GitHub);
+    let (from, to, checked) = match listed.and_then(|f| f.tags(&repo.home)) {
+        Some(tags) => {
+            let v_first = spelled.unwrap_or(true);
+            let from = existing_tag(&tags, was, v_first)?;
+            (from, existing_tag(&tags, version, v_first)?, true)
+        }
+        None => {
+            let v = if spelled? { "v" } else { "" };
+            (format!("{v}{was}"), format!("{v}{version}"), false)
+        }
+    };
+    repo.compare(&from, &to).map(|url| Compare {
+        url,
+        from,
+        to,
+        guessed: false,
+        checked,
+    })
+}
+
 /// The links of `name==version` (the base had `was`) from what the index holds: its files'
-/// upload time and one file's metadata. Whatever cannot be read is left out; this never fails.
+/// upload time and one file's metadata; the compare link's tags checked on `forge` when given.
+/// Whatever cannot be read is left out; this never fails.
 pub(crate) fn release_links(
     index: &dyn IndexSource,
-    name: &PackageName,
-    version: &Version,
-    was: Option<&Version>,
+    (name, version, was): (&PackageName, &Version, Option<&Version>),
     now: jiff::Timestamp,
+    forge: Option<&ForgeTags>,
 ) -> Option<ReleaseLinks> {
     let project = index.project(name).ok()??;
     let files: Vec<&crate::index::DistFile> = project
@@ -329,16 +368,9 @@ pub(crate) fn release_links(
         .unwrap_or_default();
     let repository = repository(&urls);
     let compare = match (&repository, was) {
-        (Some(repo), Some(was)) if was != version => tag_prefix(&urls).and_then(|v| {
-            let tag = |version: &Version| format!("{}{version}", if v { "v" } else { "" });
-            let (from, to) = (tag(was), tag(version));
-            repo.compare(&from, &to).map(|url| Compare {
-                url,
-                from,
-                to,
-                guessed: false,
-            })
-        }),
+        (Some(repo), Some(was)) if was != version => {
+            compare_link(repo, &urls, (was, version), forge)
+        }
         _ => None,
     };
     Some(ReleaseLinks {
@@ -353,12 +385,13 @@ pub(crate) fn release_links(
 }
 
 /// Fill in each finding's release links and the permalinks to its lines (`web`: the reviewed
-/// repository's web home, when known).
+/// repository's web home, when known; `forge`: where compare links' tags are checked).
 pub(crate) fn annotate(
     review: &mut Review,
     index: &dyn IndexSource,
     now: jiff::Timestamp,
     web: Option<&WebRepo>,
+    forge: Option<&ForgeTags>,
 ) {
     let head = review.head.commit.clone();
     for finding in &mut review.findings {
@@ -375,7 +408,8 @@ pub(crate) fn annotate(
             .and_then(|w| crate::metadata::parse_requirement(w).ok())
             .filter(|w| w.name == pin.requirement.name)
             .and_then(|w| exact_version(&w).cloned());
-        finding.release = release_links(index, pin.name(), &version, was.as_ref(), now);
+        let release = (pin.name(), &version, was.as_ref());
+        finding.release = release_links(index, release, now, forge);
     }
 }
 

@@ -10,6 +10,7 @@
 
 pub(crate) mod analysis;
 pub(crate) mod ci;
+pub(crate) mod forge;
 pub(crate) mod git;
 pub(crate) mod links;
 pub(crate) mod lock;
@@ -78,9 +79,17 @@ pub(crate) struct Finding {
 }
 
 impl Finding {
-    /// Whether it breaks a requirement on any target.
+    /// Whether it breaks a requirement (or leaves a requirement of its environment no
+    /// version) on any target.
     pub(crate) fn breaks(&self) -> bool {
-        self.targets.iter().any(|t| !t.breaks.is_empty())
+        (self.targets.iter()).any(|t| !t.breaks.is_empty() || !t.excludes.is_empty())
+    }
+
+    /// A range that moves, breaks and excludes nothing on every target is no finding.
+    fn is_idle_range(&self) -> bool {
+        self.pin.kind == PinKind::Range
+            && !self.breaks()
+            && !self.targets.iter().any(|t| t.moves || t.missing_data)
     }
 
     /// `review --try`: the regressions its plan as pinned measured, on every target tried.
@@ -182,8 +191,17 @@ pub(crate) struct Unresolved {
     pub target: String,
     /// Why it does not resolve (the solver's explanation, first line).
     pub reason: String,
-    /// Whether the base did not resolve it either (the change did not cause it).
+    /// Whether the base did not resolve it either (the change did not cause it); never where
+    /// the base's index data is missing (whether it resolved is unknown).
     pub at_base: bool,
+    /// The index data that is missing (a page or metadata file `--offline` does not have
+    /// cached, each naming its project): the head's environment is then not judged, not "does
+    /// not resolve".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+    /// The base's index data is missing: whether the base resolved is unknown.
+    #[serde(skip)]
+    pub base_unknown: bool,
 }
 
 /// Review `head` against `base`.
@@ -223,7 +241,8 @@ pub(crate) fn review(
             }
         })
         .collect();
-    let mut findings = merge_lock_duplicates(findings);
+    let findings = worst_environment(findings.into_iter().filter(|f| !f.is_idle_range()));
+    let mut findings = merge_lock_duplicates(cite_held(findings, &new.pins));
     findings.sort_by(|a, b| {
         (b.level, b.score, b.breaks())
             .cmp(&(a.level, a.score, a.breaks()))
@@ -235,7 +254,7 @@ pub(crate) fn review(
         head: head.into(),
         targets: targets.iter().map(|t| t.label().to_string()).collect(),
         findings,
-        removed: removed_pins(&old.pins, &new.pins),
+        removed: dedup_lines(removed_pins(&old.pins, &new.pins)),
         unresolved,
         problems: new.problems,
     })
@@ -252,6 +271,86 @@ pub(crate) fn removed_pins(base: &[Pin], head: &[Pin]) -> Vec<Pin> {
         })
         .cloned()
         .collect()
+}
+
+/// One finding per line: a constraint reached from several environments (each `.in` that
+/// says `-c constraints.txt`) is judged in each, and the worst verdict stands (it breaks, then
+/// level and score), with a remark naming the environment it was judged in; what each
+/// environment's own requirements exclude is kept, each naming its environment.
+fn worst_environment(findings: impl Iterator<Item = Finding>) -> Vec<Finding> {
+    let rank = |f: &Finding| (f.breaks(), f.level, f.score);
+    let mut out: Vec<Finding> = Vec::new();
+    for finding in findings {
+        let same = out
+            .iter_mut()
+            .find(|f| f.pin.key() == finding.pin.key() && f.pin.line == finding.pin.line);
+        match same {
+            None => out.push(finding),
+            Some(kept) => {
+                let (mut worse, better) = if rank(&finding) > rank(kept) {
+                    (finding, kept.clone())
+                } else {
+                    (kept.clone(), finding)
+                };
+                // What the other environment's own requirements exclude is said too.
+                for (verdict, other) in worse.targets.iter_mut().zip(better.targets) {
+                    for held in other.excludes {
+                        if !verdict
+                            .excludes
+                            .iter()
+                            .any(|h| h.requirement == held.requirement)
+                        {
+                            verdict.excludes.push(held);
+                        }
+                    }
+                }
+                *kept = worse;
+                let why = format!(
+                    "judged in the environment of {}, the worst of those that reach this line",
+                    kept.pin.context.root
+                );
+                for verdict in &mut kept.targets {
+                    if verdict.remark.as_deref().is_some_and(|r| r.contains(&why)) {
+                        continue;
+                    }
+                    verdict.remark = Some(match verdict.remark.take() {
+                        Some(remark) => format!("{why}; {remark}"),
+                        None => why.clone(),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Each held requirement a finding excludes, cited where the head writes it (the pin of the
+/// same requirement read for the environment that holds it, or for any).
+fn cite_held(mut findings: Vec<Finding>, pins: &[Pin]) -> Vec<Finding> {
+    for finding in &mut findings {
+        for held in finding
+            .targets
+            .iter_mut()
+            .flat_map(|t| t.excludes.iter_mut())
+        {
+            let written = |p: &&Pin| p.requirement.to_string() == held.requirement;
+            let found = (pins.iter().filter(written))
+                .find(|p| p.context.root == held.environment)
+                .or_else(|| pins.iter().find(written));
+            if let Some(found) = found {
+                held.file = found.file.clone();
+                held.line = Some(found.line);
+            }
+        }
+    }
+    findings
+}
+
+/// Pins listed once per line (a constraint kept once per environment that reaches it).
+fn dedup_lines(mut pins: Vec<Pin>) -> Vec<Pin> {
+    let mut seen = std::collections::BTreeSet::new();
+    pins.retain(|p| seen.insert((p.key(), p.line)));
+    pins
 }
 
 /// A lock entry that repeats a changed pin of the project file beside it (same folder, same
@@ -347,18 +446,37 @@ fn with_declarations(reason: &str, context: &pins::Context) -> String {
     out
 }
 
-/// Every environment a changed pin takes part in that the head does not resolve as a whole, on
-/// each synthesized target (a snapshot is a real environment, judged pin by pin).
+/// The file of an environment's root: `Dockerfile` of `Dockerfile: pip install -r A` and of
+/// `Dockerfile:3: one pip install command`.
+fn declaring_file(root: &str) -> &str {
+    if let Some(command) = root.strip_suffix(": one pip install command") {
+        return command.rsplit_once(':').map_or(command, |(file, _)| file);
+    }
+    root.split(": pip install").next().unwrap_or(root)
+}
+
+/// Every environment a changed pin takes part in (and the one `pip install` command a pin of an
+/// install line is on) that the head does not resolve as a whole, on each synthesized target (a
+/// snapshot is a real environment, judged pin by pin).
 fn unresolved(
     changed: &[(Pin, Option<String>)],
     old: &scan::Scan,
     analyzer: &mut Analyzer<'_>,
     targets: &[Target],
 ) -> Vec<Unresolved> {
-    let mut contexts: Vec<&pins::Context> = Vec::new();
+    let mut contexts: Vec<(pins::Context, Option<pins::Context>)> = Vec::new();
     for (pin, _) in changed {
-        if pin.context.resolves_whole && !contexts.iter().any(|c| c.root == pin.context.root) {
-            contexts.push(&pin.context);
+        if pin.context.resolves_whole && !contexts.iter().any(|c| c.0.root == pin.context.root) {
+            let before = old.context(&pin.context.root).cloned();
+            contexts.push((pin.context.clone(), before));
+        }
+        // The one `pip install` command a pin of an install line is on must resolve too;
+        // before, the base's command on the same name in the same file.
+        if let Some(command) = pins::Context::one_command(pin) {
+            let before = (old.pins.iter())
+                .find(|p| p.file == pin.file && p.name() == pin.name())
+                .and_then(pins::Context::one_command);
+            contexts.push((command, before));
         }
     }
     let mut out = Vec::new();
@@ -366,24 +484,23 @@ fn unresolved(
         let Target::Synthesized { label, environment } = target else {
             continue;
         };
-        for context in &contexts {
+        for (context, before) in &contexts {
             let Err(reason) = analyzer.resolves(label, environment, context) else {
                 continue;
             };
-            let at_base = old
-                .context(&context.root)
-                .is_some_and(|c| analyzer.resolves(label, environment, c).is_err());
+            let was = (before.as_ref()).map(|c| analyzer.resolves(label, environment, c));
+            let at_base =
+                (was.as_ref()).is_some_and(|w| w.as_ref().is_err_and(|e| e.missing.is_none()));
+            let base_unknown =
+                (was.as_ref()).is_some_and(|w| w.as_ref().is_err_and(|e| e.missing.is_some()));
             out.push(Unresolved {
-                file: context
-                    .root
-                    .split(": pip install")
-                    .next()
-                    .unwrap_or(&context.root)
-                    .to_string(),
+                file: declaring_file(&context.root).to_string(),
                 environment: context.root.clone(),
                 target: label.clone(),
                 reason: with_declarations(&reason.reason, context),
-                at_base,
+                at_base: at_base && reason.missing.is_none(),
+                missing: reason.missing,
+                base_unknown,
             });
         }
     }
@@ -396,9 +513,26 @@ impl Review {
         self.findings.iter().filter(|f| f.level.is_none()).count()
     }
 
+    /// Environments not judged because their index data is missing.
+    pub(crate) fn unjudged_files(&self) -> usize {
+        self.unresolved
+            .iter()
+            .filter(|u| u.missing.is_some())
+            .count()
+    }
+
+    /// Findings that leave a requirement of their own environment no version on some target.
+    pub(crate) fn excluding(&self) -> usize {
+        (self.findings.iter())
+            .filter(|f| f.targets.iter().any(|t| !t.excludes.is_empty()))
+            .count()
+    }
+
     /// Environments the head made unresolvable (the base resolved them).
     pub(crate) fn newly_unresolved(&self) -> usize {
-        self.unresolved.iter().filter(|u| !u.at_base).count()
+        (self.unresolved.iter())
+            .filter(|u| !u.at_base && u.missing.is_none())
+            .count()
     }
 
     /// Whether a finding reaches `level`.

@@ -38,6 +38,10 @@ pub(crate) enum PinKind {
     PipForce,
     /// `pip install name==X` in a Dockerfile or a shell script.
     PipPin,
+    /// A requirement with a version range that is not one exact version (`pydantic>2.0,<2.7`,
+    /// `numpy<1.23`) in a requirements file, `[project]` dependencies, a dependency group or an
+    /// install line: a finding only where it moves, breaks or excludes something.
+    Range,
 }
 
 impl PinKind {
@@ -58,6 +62,7 @@ impl PinKind {
             PinKind::PdmLock => "pdm.lock",
             PinKind::PipForce => "forced pip install",
             PinKind::PipPin => "pip install pin",
+            PinKind::Range => "requirement range",
         }
     }
 }
@@ -109,6 +114,9 @@ pub(crate) struct Context {
     /// For a pin of an install line: the other requirements of that one `pip install` command,
     /// which it must resolve with (a plan moving one of them outside it breaks the line).
     pub line_mates: Vec<Requirement>,
+    /// For a pin of an install line: the `-r` / `-c` files of that same command (among
+    /// `installed_files`), resolved with it rather than replaced by it.
+    pub line_files: Vec<(String, bool)>,
 }
 
 impl Context {
@@ -126,7 +134,42 @@ impl Context {
             installed_files: self.installed_files.clone(),
             sources: self.sources.clone(),
             line_mates: self.line_mates.clone(),
+            line_files: self.line_files.clone(),
         }
+    }
+
+    /// The requirements (and constraints) on `pin`'s name other than the pin itself whose
+    /// versions the pin's do not meet at all: held by the environment (`-r base.txt`'s
+    /// `requests==2.34.2` under a new `requests<2.32` constraint, `numpy>=1.23.5` beside
+    /// `numpy<1.23` on one install line), so no version is left for both. Overrides and lock
+    /// entries replace or follow what they meet: none for them.
+    pub(crate) fn excluded_by(&self, pin: &Pin) -> Vec<&Requirement> {
+        if pin.role() == Role::Override
+            || matches!(
+                pin.kind,
+                PinKind::UvLock | PinKind::Pylock | PinKind::PoetryLock | PinKind::PdmLock
+            )
+        {
+            return Vec::new();
+        }
+        let own = pin.requirement.to_string();
+        (self.requirements.iter())
+            .chain(&self.constraints)
+            .filter(|r| r.name == *pin.name() && r.to_string() != own)
+            .filter(|r| disjoint(r, &pin.requirement))
+            .collect()
+    }
+
+    /// The same environment without `pin`: its name left free, except that a constraint's
+    /// name keeps the requirements that name it (held: a `-r base.txt` pin stays under a new
+    /// constraint of `constraints.txt`).
+    pub(crate) fn without_pin(&self, pin: &Pin) -> Context {
+        if !matches!(pin.kind, PinKind::Constraint | PinKind::UvConstraint) {
+            return self.without(pin.name());
+        }
+        let mut out = self.clone();
+        out.constraints.retain(|r| r.name != *pin.name());
+        out
     }
 
     /// The same environment with `requirement` added as `role`.
@@ -148,6 +191,25 @@ impl Context {
     /// Whether it declares nothing at all.
     pub(crate) fn is_empty(&self) -> bool {
         self.requirements.is_empty() && self.constraints.is_empty() && self.overrides.is_empty()
+    }
+
+    /// For a pin of an install line that does not force (no `--no-deps` / `--force-reinstall`):
+    /// the one `pip install` command it is on, its requirements and those of the files it
+    /// names, which pip resolves together (`None` for other pins, or a pin alone on its line).
+    pub(crate) fn one_command(pin: &Pin) -> Option<Context> {
+        if pin.context.line_mates.is_empty()
+            || !matches!(pin.kind, PinKind::PipPin | PinKind::Range)
+        {
+            return None;
+        }
+        let mut requirements = pin.context.line_mates.clone();
+        requirements.push(pin.requirement.clone());
+        Some(Context {
+            root: format!("{}:{}: one pip install command", pin.file, pin.line),
+            requirements,
+            resolves_whole: true,
+            ..Context::default()
+        })
     }
 
     /// A stable key for caching the resolution of this environment.
@@ -187,6 +249,18 @@ impl Pin {
     pub(crate) fn key(&self) -> (String, PinKind, String) {
         (self.file.clone(), self.kind, self.requirement.to_string())
     }
+}
+
+/// Whether no version meets both requirements' specifiers (a bare name meets every version).
+pub(crate) fn disjoint(a: &Requirement, b: &Requirement) -> bool {
+    use crate::metadata::requirement::specifiers;
+    use crate::solve::ranges::specifiers_to_ranges;
+    let (Some(a), Some(b)) = (specifiers(a), specifiers(b)) else {
+        return false;
+    };
+    specifiers_to_ranges(a)
+        .intersection(&specifiers_to_ranges(b))
+        .is_empty()
 }
 
 /// Where a pin sits in its environment.

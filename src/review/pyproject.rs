@@ -388,12 +388,12 @@ impl Reader<'_> {
                 return None;
             }
         };
-        let wanted = if exact_only {
-            is_exact(&requirement)
-        } else {
-            has_specifier(&requirement)
+        let kind = match kind {
+            // A range of `[project]` or a group: judged where it moves or breaks something.
+            _ if exact_only && !is_exact(&requirement) => PinKind::Range,
+            kind => kind,
         };
-        if !wanted {
+        if !has_specifier(&requirement) {
             return Some((requirement, None));
         }
         self.pins.push(Pin {
@@ -413,7 +413,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn finds_overrides_constraints_and_exact_pins_with_lines() {
+    fn finds_overrides_constraints_exact_pins_and_ranges_with_lines() {
         let text = r#"[project]
 name = "app"
 dependencies = [
@@ -442,19 +442,20 @@ requests = "2.32.3"
             found,
             [
                 (4, PinKind::ProjectPin, "torch==2.11.0".to_string()),
+                (5, PinKind::Range, "numpy>=2".to_string()),
                 (9, PinKind::GroupPin, "filelock==4.2.12".to_string()),
                 (12, PinKind::UvOverride, "triton==3.7.0".to_string()),
                 (13, PinKind::UvConstraint, "numpy<3".to_string()),
                 (16, PinKind::PdmOverride, "requests==2.32.3".to_string()),
             ]
         );
-        let context = &pins[2].context;
+        let context = &pins[3].context;
         assert_eq!(context.requirements[0].to_string(), "torch==2.11.0");
         assert_eq!(context.overrides[0].to_string(), "triton==3.7.0");
         assert_eq!(context.constraints[0].to_string(), "numpy<3");
         // The dev group's pin joins what `uv sync` installs.
         assert!(
-            pins[1]
+            pins[2]
                 .context
                 .requirements
                 .iter()

@@ -143,7 +143,8 @@ fn walk(
 }
 
 /// One requirement line: into the environment (as a requirement, or as a constraint when the
-/// file is one), and a pin when it pins (constraints: any version; requirements: exact).
+/// file is one), and a pin when it pins (constraints: any version; requirements: exact, or a
+/// range).
 fn add_requirement(
     set: &mut FileSet,
     file: &str,
@@ -153,8 +154,10 @@ fn add_requirement(
 ) {
     let kind = if constraint {
         has_specifier(&requirement).then_some(PinKind::Constraint)
+    } else if is_exact(&requirement) {
+        Some(PinKind::RequirementsPin)
     } else {
-        is_exact(&requirement).then_some(PinKind::RequirementsPin)
+        has_specifier(&requirement).then_some(PinKind::Range)
     };
     if !constraint {
         set.context.requirements.push(requirement.clone());
@@ -234,12 +237,13 @@ mod tests {
                     1,
                     PinKind::RequirementsPin
                 ),
+                ("app/requirements.txt".to_string(), 2, PinKind::Range),
                 ("pins/gpu.txt".to_string(), 2, PinKind::Constraint),
                 ("app/extra.txt".to_string(), 1, PinKind::RequirementsPin),
             ]
         );
         // The constraint resolves with the requirements of the file that reaches it.
-        let context = &set.pins[1].context;
+        let context = &set.pins[2].context;
         let requirements: Vec<String> = context
             .requirements
             .iter()

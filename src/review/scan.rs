@@ -200,14 +200,18 @@ pub(crate) fn scan(repo: &Repo, rev: &Revision) -> Result<Scan, GitError> {
         };
         scan.add(set.pins, set.context);
     }
-    // A file reached from two roots (or as a root and through `-c`) is reported once.
+    // A file reached from two roots (or as a root and through `-c`) is reported once; a
+    // constraint is kept once per environment that reaches it (each is judged, the worst
+    // stands: `-c constraints.txt` of a `.in` that also holds `-r base.txt`'s pins).
     let mut seen = BTreeSet::new();
     scan.pins.retain(|pin| {
+        let root = (pin.kind == PinKind::Constraint).then(|| pin.context.root.clone());
         seen.insert((
             pin.file.clone(),
             pin.line,
             pin.kind,
             pin.requirement.to_string(),
+            root,
         ))
     });
     scan.problems
@@ -398,9 +402,12 @@ fn with_installed_files(tree: &dyn Tree, path: &str, mut pins: Vec<Pin>) -> Vec<
         if pin.context.installed_files.is_empty() {
             continue;
         }
-        let files = included(tree, path, &pin.context.installed_files);
-        // Problems in these files are reported where the files are read as their own environment.
-        let set = requirements::read_together(tree, path, &files, &mut Vec::new());
+        // The files of the pin's own command resolve with it (one `pip install -r A x<2`);
+        // those of earlier steps are what it installs over.
+        let (own, earlier): (Vec<_>, Vec<_>) = (pin.context.installed_files.iter().cloned())
+            .partition(|file| pin.context.line_files.contains(file));
+        let earlier = installed_by(tree, path, &earlier);
+        let own = installed_by(tree, path, &own);
         // A name a later step installs again is the later step's (pip replaces it).
         let later: BTreeSet<_> = (pin.context.requirements.iter())
             .chain(&pin.context.overrides)
@@ -409,12 +416,25 @@ fn with_installed_files(tree: &dyn Tree, path: &str, mut pins: Vec<Pin>) -> Vec<
             .collect();
         let earlier = later
             .iter()
-            .fold(set.context, |context, name| context.without(name));
-        pin.context.requirements.splice(0..0, earlier.requirements);
-        pin.context.constraints.splice(0..0, earlier.constraints);
-        pin.context.overrides.splice(0..0, earlier.overrides);
+            .fold(earlier, |context, name| context.without(name));
+        // The command's own files are installed by it: the pin must resolve with them.
+        let name = pin.name().clone();
+        let mates = (own.requirements.iter()).filter(|r| r.name != name);
+        pin.context.line_mates.extend(mates.cloned());
+        for context in [own, earlier] {
+            pin.context.requirements.splice(0..0, context.requirements);
+            pin.context.constraints.splice(0..0, context.constraints);
+            pin.context.overrides.splice(0..0, context.overrides);
+        }
     }
     pins
+}
+
+/// What `pip install` of the `-r` / `-c` `files` (as an install line of `path` names them)
+/// declares. Problems in these files are reported where they are read as their own environment.
+fn installed_by(tree: &dyn Tree, path: &str, files: &[(String, bool)]) -> Context {
+    let files = included(tree, path, files);
+    requirements::read_together(tree, path, &files, &mut Vec::new()).context
 }
 
 #[cfg(test)]

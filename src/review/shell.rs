@@ -415,10 +415,15 @@ fn pins_of(
                 let kind = if forced {
                     Some(PinKind::PipForce)
                 } else {
-                    is_exact(requirement).then_some(PinKind::PipPin)
+                    Some(if is_exact(requirement) {
+                        PinKind::PipPin
+                    } else {
+                        PinKind::Range
+                    })
                 };
                 if let Some(kind) = kind.filter(|_| has_specifier(requirement)) {
                     let mut context = after.clone();
+                    context.line_files = install.files.clone();
                     context.line_mates = (install.requirements.iter())
                         .map(|(_, r)| r.clone())
                         .filter(|r| r.name != requirement.name)

@@ -66,6 +66,9 @@ pub(crate) struct ReviewSettings {
     /// The repository's web home from GitHub Actions (`GITHUB_SERVER_URL` and
     /// `GITHUB_REPOSITORY`), for permalinks; else the command asks `git remote get-url origin`.
     pub actions_repository: Option<(String, String)>,
+    /// The GitHub API compare links' tags are checked on: `GITHUB_API_URL` with `GITHUB_TOKEN`
+    /// (GitHub Actions sets both; `None` unless both are set).
+    pub github_api: Option<crate::review::forge::GitHubApi>,
     /// `--try`: the plans tried in copies of the `--venv`.
     pub trial: Option<Box<ReviewTrial>>,
 }
@@ -258,6 +261,7 @@ pub(super) fn review(
             .env
             .get("GITHUB_SERVER_URL")
             .zip(sources.env.get("GITHUB_REPOSITORY")),
+        github_api: crate::review::forge::GitHubApi::from_env(&|name| sources.env.get(name)),
     })
 }
 

@@ -550,6 +550,7 @@ fn docs_workflow_command_runs() {
         "PLANNER_FAIL_ON: ${{ inputs.fail-on }}",
         "path: ${{ runner.temp }}/planner-index-cache",
         "format('{0}/planner-index-cache', runner.temp)",
+        "GITHUB_TOKEN: ${{ inputs.token }}",
     ] {
         assert!(action.contains(used), "action.yml uses {used}");
     }
@@ -962,6 +963,63 @@ fn base_equal_to_head_is_an_error_and_unjudged_pins_can_fail_the_gate() {
     insta::assert_snapshot!("unjudged_pin_note", target["note"].as_str().unwrap());
 }
 
+/// A pin no release of which installs on the target (lib 1.0 requires `dep>=5`, which no index
+/// has: there is no forced plan to score) but which breaks a requirement the environment holds
+/// (app 1.0 requires `lib>=2`) is judged from that break, not "not judged": one factor for the
+/// broken clause at the policy's weight, labelled `from its breaks` in the text and
+/// `judged_from_breaks` in the JSON; the gate fails on its level alone.
+#[test]
+fn a_pin_that_cannot_be_installed_but_breaks_a_requirement_is_judged_from_the_break() {
+    let ctx = review_context();
+    let wheels = serde_json::json!([
+        {"name": "app", "version": "1.0", "requires": ["lib>=2"]},
+        {"name": "lib", "version": "2.0"},
+        {"name": "lib", "version": "1.0", "requires": ["dep>=5"]},
+        {"name": "dep", "version": "1.0"},
+    ]);
+    let server = crate::common::index_server::tiny_wheels(&ctx.path().join("index"), &wheels);
+    let repo = layout(
+        ctx.dir.path(),
+        &[("requirements.txt", "app==1.0\n")],
+        &[("requirements.txt", "app==1.0\nlib==1.0\n")],
+    );
+    let out = review_layout(&ctx, &repo, &server, &["--fail-on", "medium"]);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("MEDIUM 25/100 FROM ITS BREAKS"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("NOT JUDGED"), "{}", out.stdout);
+    assert!(
+        out.stderr.contains("at or above --fail-on medium"),
+        "{}",
+        out.stderr
+    );
+    let json = review_layout(&ctx, &repo, &server, &["--format", "json"]).json();
+    let found = finding(&json, "requirements.txt", "lib==1.0");
+    assert_eq!(found["level"], "medium");
+    let target = &found["targets"][0];
+    assert_eq!(target["judged_from_breaks"], true, "{target:#}");
+    assert!(target.get("note").is_none(), "{target:#}");
+    let remark = target["remark"].as_str().unwrap();
+    assert!(
+        remark.starts_with("judged from what it breaks alone"),
+        "{remark}"
+    );
+    assert!(
+        remark.contains("cannot be installed here even forced"),
+        "{remark}"
+    );
+    let factors = target["risk"]["factors"].as_array().unwrap();
+    assert_eq!(factors.len(), 1, "{factors:?}");
+    assert_eq!(factors[0]["kind"], "pin-lower-bound");
+    assert_eq!(
+        factors[0]["detail"],
+        "app 1.0 requires lib>=2, and lib==1.0 allows none of it: breaks `>=2`"
+    );
+}
+
 #[test]
 fn uv_lock_entry_alone_is_judged_and_removed_pins_are_listed() {
     let lock = uv_file("uv.lock");
@@ -1186,6 +1244,154 @@ fn release_notes_compare_links_age_and_permalinks() {
     assert_eq!(
         idna["permalink"],
         format!("https://github.com/acme/app-fork/blob/{head}/requirements.txt#L2")
+    );
+}
+
+/// A loopback stand-in for the GitHub API: `GET PATH` answered from `answers` (404 otherwise),
+/// each request's path and `Authorization` header logged.
+struct ApiStandIn {
+    url: String,
+    log: std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>,
+}
+
+impl ApiStandIn {
+    fn start(answers: Vec<(&'static str, &'static str)>) -> ApiStandIn {
+        use std::io::{BufRead, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = log.clone();
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                let mut reader = std::io::BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                let _ = reader.read_line(&mut line);
+                let path = line
+                    .split_whitespace()
+                    .nth(1)
+                    .unwrap_or_default()
+                    .to_string();
+                let mut auth = String::new();
+                loop {
+                    let mut header = String::new();
+                    if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
+                        break;
+                    }
+                    if let Some((name, value)) = header.split_once(':')
+                        && name.eq_ignore_ascii_case("authorization")
+                    {
+                        auth = value.trim().to_string();
+                    }
+                }
+                seen.lock().unwrap().push((path.clone(), auth));
+                let (status, body) = answers
+                    .iter()
+                    .find(|(p, _)| *p == path)
+                    .map_or(("404 Not Found", "{}"), |(_, body)| ("200 OK", *body));
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        ApiStandIn { url, log }
+    }
+
+    /// How many requests asked for `path`.
+    fn asked(&self, path: &str) -> usize {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(p, _)| p == path)
+            .count()
+    }
+}
+
+/// In GitHub Actions (`GITHUB_TOKEN` and `GITHUB_API_URL` set) a compare link names only tags
+/// the repository has: its tag list is asked of the API (a loopback stand-in here) once per
+/// repository with the token, and cached in planner's cache for the next run. idna's URLs show
+/// no tag spelling, but its tag list has `v3.19` and `v3.20`: a compare link, `checked`.
+/// charset-normalizer has no tag for 3.5.3: no compare link. The token is never printed.
+#[test]
+fn compare_links_name_only_tags_the_github_api_lists() {
+    let ctx = review_context();
+    let server = review_index();
+    let repo = layout(
+        ctx.dir.path(),
+        &[(
+            "requirements.txt",
+            "requests==2.34.2\nidna==3.19\ncharset-normalizer==3.5.2\n",
+        )],
+        &[(
+            "requirements.txt",
+            "requests==2.34.2\nidna==3.20\ncharset-normalizer==3.5.3\n",
+        )],
+    );
+    let idna_tags = "/repos/kjd/idna/git/matching-refs/tags";
+    let charset_tags = "/repos/jawah/charset_normalizer/git/matching-refs/tags";
+    let api = ApiStandIn::start(vec![
+        (
+            idna_tags,
+            r#"[{"ref": "refs/tags/v3.19"}, {"ref": "refs/tags/v3.20"}, {"ref": "refs/tags/3.1"}]"#,
+        ),
+        (charset_tags, r#"[{"ref": "refs/tags/3.5.2"}]"#),
+    ]);
+    let review = || {
+        crate::common::run(
+            ctx.command()
+                .args(["review"])
+                .arg(&repo)
+                .args([
+                    "--base",
+                    "main",
+                    "--head",
+                    "pr",
+                    "--index-url",
+                    &server.url(),
+                ])
+                .args(["--python-version", "3.12", "--format", "json"])
+                .env("GITHUB_TOKEN", "t0ken-s3cret")
+                .env("GITHUB_API_URL", &api.url),
+        )
+    };
+    for run in 1..=2 {
+        let out = review();
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        let json = out.json();
+        let idna = &finding(&json, "requirements.txt", "idna==3.20")["release"];
+        assert_eq!(
+            idna["compare"],
+            serde_json::json!({
+                "url": "https://github.com/kjd/idna/compare/v3.19...v3.20",
+                "from": "v3.19",
+                "to": "v3.20",
+                "guessed": false,
+                "checked": true
+            }),
+            "run {run}"
+        );
+        let charset = &finding(&json, "requirements.txt", "charset-normalizer==3.5.3")["release"];
+        assert!(charset.get("compare").is_none(), "run {run}: {charset:#}");
+        assert!(!format!("{}{}", out.stdout, out.stderr).contains("s3cret"));
+        // Asked once per repository: the second run reads planner's cache.
+        assert_eq!(
+            (api.asked(idna_tags), api.asked(charset_tags)),
+            (1, 1),
+            "run {run}"
+        );
+    }
+    let log = api.log.lock().unwrap().clone();
+    assert!(
+        log.iter().all(|(_, auth)| auth == "Bearer t0ken-s3cret"),
+        "{log:?}"
+    );
+    let cached = ctx.cache().join("forge-tags/github.com/kjd/idna.json");
+    let cached = std::fs::read_to_string(&cached).unwrap();
+    assert!(
+        cached.contains("v3.20") && !cached.contains("s3cret"),
+        "{cached}"
     );
 }
 
@@ -1719,4 +1925,240 @@ fn pdm_lock_is_judged_with_the_projects_dependencies() {
     let lock_pin = finding(&json, "pdm.lock", "idna==2.4");
     assert_eq!(lock_pin["pin"]["kind"], "pdm-lock");
     assert_eq!(broken_dependents(lock_pin), ["requests"], "{lock_pin:#}");
+}
+
+/// The requirement texts a finding's first target says it leaves no version for, each with the
+/// place it is written.
+fn excluded(finding: &serde_json::Value) -> Vec<String> {
+    (finding["targets"][0]["excludes"]
+        .as_array()
+        .into_iter()
+        .flatten())
+    .map(|h| format!("{} {}:{}", h["requirement"], h["file"], h["line"]))
+    .collect()
+}
+
+#[test]
+fn a_constraint_reached_from_an_in_file_is_judged_with_its_r_pins_held() {
+    let ctx = review_context();
+    let server = review_index();
+    // pip-tools: base.in resolves requests freely; test.in holds base.txt's requests==2.34.2.
+    let base = [
+        ("requirements/base.in", "-c constraints.txt\nrequests\n"),
+        ("requirements/base.txt", "requests==2.34.2\n"),
+        (
+            "requirements/test.in",
+            "-c constraints.txt\n-r base.txt\ncertifi\n",
+        ),
+        ("requirements/constraints.txt", "# pins\n"),
+    ];
+    let head = [("requirements/constraints.txt", "# pins\nrequests<2.34.2\n")];
+    let repo = layout(ctx.dir.path(), &base, &head);
+    let args = ["--format", "json", "--fail-on", "medium"];
+    let out = review_layout(&ctx, &repo, &server, &args);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let requests = finding(&json, "requirements/constraints.txt", "requests<2.34.2");
+    // Judged in test.in's environment, naming the pin it excludes where it is written.
+    assert_eq!(
+        excluded(requests),
+        [r#""requests==2.34.2" "requirements/base.txt":1"#],
+        "{requests:#}"
+    );
+    let held = &requests["targets"][0]["excludes"][0];
+    assert_eq!(held["environment"], "requirements/test.in", "{requests:#}");
+    assert!(
+        (requests["targets"][0]["remark"].as_str().unwrap())
+            .contains("judged in the environment of requirements/test.in"),
+        "{requests:#}"
+    );
+    let unresolved = json["unresolved"].as_array().unwrap();
+    assert!(
+        unresolved
+            .iter()
+            .any(|u| u["file"] == "requirements/test.in"),
+        "{json:#}"
+    );
+    assert!(
+        out.stderr
+            .contains("1 pin(s) leave a requirement of their own environment no version"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_narrowed_range_is_judged_and_a_widened_one_is_silent() {
+    let server = review_index();
+    // A range added to a requirements file that leaves requests no idna: breaks requests.
+    let ctx = review_context();
+    let base = [("requirements.txt", "requests\nurllib3<2.8\n")];
+    let head = [(
+        "requirements.txt",
+        "requests\nurllib3<3\nidna<3\ncertifi>=2026.1\n",
+    )];
+    let repo = layout(ctx.dir.path(), &base, &head);
+    let args = ["--format", "json", "--fail-on", "medium"];
+    let out = review_layout(&ctx, &repo, &server, &args);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let idna = finding(&json, "requirements.txt", "idna<3");
+    assert_eq!(idna["pin"]["kind"], "range", "{idna:#}");
+    assert_eq!(broken_dependents(idna), ["requests"], "{idna:#}");
+    // The widened urllib3 range and the added certifi range move nothing: no finding.
+    let findings = json["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{json:#}");
+
+    // A range in `[project]` dependencies of a uv project, narrowed the same way.
+    let ctx = review_context();
+    let project = |idna: &str| {
+        format!(
+            "[project]\nname = \"app\"\nversion = \"0.1.0\"\nrequires-python = \">=3.12\"\ndependencies = [\n    \"requests\",\n    \"{idna}\",\n]\n"
+        )
+    };
+    let (before, after) = (project("idna>=2"), project("idna>=2,<3"));
+    let repo = layout(
+        ctx.dir.path(),
+        &[("pyproject.toml", &before)],
+        &[("pyproject.toml", &after)],
+    );
+    let out = review_layout(&ctx, &repo, &server, &args);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let idna = finding(&json, "pyproject.toml", "idna>=2,<3");
+    assert_eq!(broken_dependents(idna), ["requests"], "{idna:#}");
+
+    // A range on a Dockerfile install line beside `-r requirements.txt`: one command resolves
+    // both, so the file's urllib3>=2.8 has no version left.
+    let ctx = review_context();
+    let docker = |extra: &str| {
+        format!("FROM python:3.12\nRUN pip install -r requirements.txt certifi{extra}\n")
+    };
+    let base = [
+        ("requirements.txt", "requests\nurllib3>=2.8\n"),
+        ("Dockerfile", &docker("") as &str),
+    ];
+    let head = [("Dockerfile", &docker(" 'urllib3<2.8'") as &str)];
+    let repo = layout(ctx.dir.path(), &base, &head);
+    let out = review_layout(&ctx, &repo, &server, &args);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let json = out.json();
+    let urllib3 = finding(&json, "Dockerfile", "urllib3<2.8");
+    assert_eq!(
+        excluded(urllib3),
+        [r#""urllib3>=2.8" "requirements.txt":2"#],
+        "{urllib3:#}"
+    );
+
+    // A harmless PR that only widens a range: silent, the gate passes.
+    let ctx = review_context();
+    let repo = layout(
+        ctx.dir.path(),
+        &[("requirements.txt", "requests\nidna>=3.20\n")],
+        &[("requirements.txt", "requests\nidna>=3.19\n")],
+    );
+    let gate = ["--fail-on", "medium", "--fail-on-unjudged"];
+    let out = review_layout(&ctx, &repo, &server, &gate);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("0 forced or pinned version(s)"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// Under `--offline`, a project whose page the cache lacks leaves whether a file resolves
+/// unknown: never "does not resolve (nor at the base)", which would let the change pass. A
+/// conflict the head makes among the data that is there is still found and gates (leaving a
+/// project out only takes requirements away), and where there is none the file is not judged
+/// (`--fail-on-unjudged` fails, naming the project whose data is missing).
+#[test]
+fn missing_index_data_under_offline_never_hides_a_break_behind_the_base() {
+    let ctx = review_context();
+    let wheels = serde_json::json!([
+        {"name": "web", "version": "1.0", "requires": ["model>=2.9"]},
+        {"name": "model", "version": "2.6"},
+        {"name": "model", "version": "2.9"},
+        {"name": "extra", "version": "1.0"},
+    ]);
+    let server = crate::common::index_server::tiny_wheels(&ctx.path().join("index"), &wheels);
+    let project = |deps: &str| {
+        format!("[project]\nname = \"app\"\nversion = \"0\"\ndependencies = [{deps}]\n")
+    };
+    // One online run fills the cache with web's and model's data, never extra's.
+    let warm = layout(
+        &ctx.dir.path().join("warm"),
+        &[("pyproject.toml", &project("\"web\", \"model>2.0\""))],
+        &[("pyproject.toml", &project("\"web\", \"model>2.1\""))],
+    );
+    let out = review_layout(&ctx, &warm, &server, &["--fail-on", "medium"]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let base = project("\"web\", \"model>2.0\", \"extra\"");
+    // The head's range leaves web no model: a break among the data the cache has.
+    let breaking = layout(
+        &ctx.dir.path().join("breaking"),
+        &[("pyproject.toml", &base)],
+        &[(
+            "pyproject.toml",
+            &project("\"web\", \"model>2.0,<2.7\", \"extra\""),
+        )],
+    );
+    let args = ["--offline", "--fail-on", "medium"];
+    let out = review_layout(&ctx, &breaking, &server, &args);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    assert!(!out.stdout.contains("nor at the base"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("DOES NOT RESOLVE pyproject.toml")
+            && out.stdout.contains("web==1.0 depends on model>=2.9"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.contains("1 file(s) no longer resolve"),
+        "{}",
+        out.stderr
+    );
+    // A harmless range beside the missing data: not judged, not passed.
+    let harmless = layout(
+        &ctx.dir.path().join("harmless"),
+        &[("pyproject.toml", &base)],
+        &[(
+            "pyproject.toml",
+            &project("\"web\", \"model>2.1\", \"extra\""),
+        )],
+    );
+    let args = ["--offline", "--fail-on", "medium", "--fail-on-unjudged"];
+    let out = review_layout(&ctx, &harmless, &server, &args);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("NOT JUDGED pyproject.toml")
+            && out.stdout.contains("the index data of extra (offline:"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stderr.contains("no longer resolve"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("1 changed pin(s) and 1 file(s) could not be judged"),
+        "{}",
+        out.stderr
+    );
+    let github = review_layout(
+        &ctx,
+        &harmless,
+        &server,
+        &["--offline", "--format", "github"],
+    );
+    assert!(
+        (github.stdout.lines()).any(|l| l
+            .starts_with("::warning file=pyproject.toml,title=planner%3A not judged::NOT JUDGED")),
+        "{}",
+        github.stdout
+    );
+    let json = review_layout(&ctx, &harmless, &server, &["--offline", "--format", "json"]).json();
+    let unresolved = &json["unresolved"][0];
+    assert!(
+        (unresolved["missing"].as_str()).is_some_and(|m| m.starts_with("extra (offline:")),
+        "{json:#}"
+    );
 }

@@ -4,7 +4,9 @@
 //!
 //! Routes: `/simple/<name>/` (JSON or HTML by `Accept`, per [`PageMode`]),
 //! `/files/<file>.metadata`, `/files/<file>` (a whole wheel from `wheels/`, or the recorded byte
-//! ranges of a big wheel from `sparse/`, with `Range` support).
+//! ranges of a big wheel from `sparse/`, with `Range` support). A page or metadata file may be
+//! stored gzip-compressed beside its name (`index.json.gz`, `<file>.metadata.gz`, as the
+//! recorded review corpus is): it is served decompressed, as if stored plain.
 
 #![allow(dead_code)]
 
@@ -458,13 +460,13 @@ fn serve(path: &str, headers: &HashMap<String, String>, st: &State) -> Response 
         let wants_json = headers
             .get("accept")
             .is_some_and(|a| a.contains("application/vnd.pypi.simple.v1+json"));
-        let json_exists = dir.join("index.json").is_file();
+        let json_exists = dir.join("index.json").is_file() || dir.join("index.json.gz").is_file();
         let (file, content_type) = if wants_json && json_exists && st.mode == PageMode::Negotiate {
             ("index.json", "application/vnd.pypi.simple.v1+json")
         } else {
             ("index.html", "text/html; charset=utf-8")
         };
-        let Ok(body) = std::fs::read(dir.join(file)) else {
+        let Ok(body) = stored(&dir.join(file)) else {
             return Response::status(404);
         };
         let etag = format!("\"{}\"", &hex(&Sha256::digest(&body))[..16]);
@@ -495,7 +497,7 @@ fn serve(path: &str, headers: &HashMap<String, String>, st: &State) -> Response 
         if !st.metadata_files {
             return Response::status(404);
         }
-        return match std::fs::read(st.root.join("files").join(file)) {
+        return match stored(&st.root.join("files").join(file)) {
             Ok(body) => Response::with(200, "application/octet-stream", body),
             Err(_) => Response::status(404),
         };
@@ -530,6 +532,20 @@ fn serve(path: &str, headers: &HashMap<String, String>, st: &State) -> Response 
         });
     }
     Response::status(404)
+}
+
+/// The file at `path`, or the decompressed bytes of `path`.gz where only that is stored.
+fn stored(path: &Path) -> std::io::Result<Vec<u8>> {
+    match std::fs::read(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut gz = path.as_os_str().to_owned();
+            gz.push(".gz");
+            let mut data = Vec::new();
+            flate2::read::GzDecoder::new(std::fs::File::open(gz)?).read_to_end(&mut data)?;
+            Ok(data)
+        }
+        other => other,
+    }
 }
 
 fn ranged(size: u64, range: Option<&str>, read: impl Fn(u64, u64) -> Option<Vec<u8>>) -> Response {
