@@ -163,7 +163,7 @@ fn propose(
     ctx.run(&all)
 }
 
-/// Item 2: the request breaks an importer (its `import-target-missing` says so), so the
+/// The request breaks an importer (its `import-target-missing` says so), so the
 /// recommended plan moves Flask-Login to 0.6.3, the first release uploaded once werkzeug's 2.3
 /// line existed (0.6.0 predates it); the plan that keeps 0.5.0 comes second, its factor intact.
 #[test]
@@ -211,7 +211,7 @@ fn a_target_that_breaks_an_importer_moves_it_along() {
     planner_snapshot!(ctx, "werkzeug_2_3_text", text);
 }
 
-/// Item 1: the safe layer of `propose --all` does not keep a change its own evidence says
+/// The safe layer of `propose --all` does not keep a change its own evidence says
 /// breaks an importer: it takes Flask-Login 0.6.3 along (scored on that), so no
 /// `import-target-missing` is left in it and no major layer is needed for Flask-Login.
 #[test]
@@ -249,7 +249,7 @@ fn the_safe_layer_takes_the_fixing_release_along() {
     assert_eq!(plans.len(), 1, "{:#}", json);
 }
 
-/// Item 5: the warning about a module a change drops names the dists that import it as the
+/// The warning about a module a change drops names the dists that import it as the
 /// plan leaves them: an importer the plan moves is read in its planned release (named at that
 /// version, or left out when that release no longer imports it), never at its installed one.
 #[test]
