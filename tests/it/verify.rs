@@ -1597,12 +1597,12 @@ fn a_submodule_imported_in_a_function_is_imported_for_its_importer() {
             {"name": "cli", "version": "8.0.4",
              "files": {"cli/__init__.py": "", "cli/_unicodefun.py": "x = 1\n"}},
             {"name": "cli", "version": "8.1.7", "files": {"cli/__init__.py": ""}},
-            {"name": "fmt", "version": "22.1.0", "requires": ["cli>=8.0"],
-             "files": {"fmt/__init__.py":
+            {"name": "app", "version": "22.1.0", "requires": ["cli>=8.0"],
+             "files": {"app/__init__.py":
                 "import cli\n\n\ndef patch_cli():\n    from cli import _unicodefun\n\n\ndef main():\n    patch_cli()\n"}},
         ]),
         &[],
-        &["cli==8.0.4", "fmt"],
+        &["cli==8.0.4", "app"],
     );
     let out_dir = world.ctx.dir.path().join("plan");
     let out = world.run(&[
@@ -1651,8 +1651,10 @@ fn a_submodule_imported_in_a_function_is_imported_for_its_importer() {
     );
     let script = folder.join("verify.py");
     let (code, report) = run_script(&world, &script, &["--no-smoke"]);
+    // Imported under app (SPEC lists it before cli), from cli's own file: no shadow.
     let entry = check(&report, "import:cli._unicodefun");
     assert_eq!(entry["status"], "pass", "{report:#}");
+    assert_eq!(entry["package"], "app", "{entry}");
     assert_eq!(
         code,
         Some(1),
@@ -1673,10 +1675,10 @@ fn a_submodule_imported_in_a_function_is_imported_for_its_importer() {
     let (code, report) = run_script(&world, &script, &["--no-smoke"]);
     assert_eq!(code, Some(1), "{report:#}");
     let gone = failed(&report, "import:cli._unicodefun");
-    assert_eq!(gone["package"], "fmt", "{gone}");
+    assert_eq!(gone["package"], "app", "{gone}");
     assert_eq!(gone["regression"], true, "{gone}");
     let entry = check(&report, "import:cli._unicodefun");
     assert_eq!(entry["uses"], "cli", "{entry}");
     assert_eq!(entry["cited"], true, "{entry}");
-    assert_eq!(check(&report, "import:fmt")["status"], "pass", "{report:#}");
+    assert_eq!(check(&report, "import:app")["status"], "pass", "{report:#}");
 }
