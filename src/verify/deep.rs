@@ -18,6 +18,7 @@
 //! builds from parts or holds past the bytes read.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::str::FromStr;
 
 use pep508_rs::PackageName;
 use serde::Serialize;
@@ -345,6 +346,71 @@ pub(crate) fn cited_files(risk: &RiskScore) -> Vec<(String, String)> {
     out
 }
 
+/// The submodules a plan's `import-target-missing` factors name as missing, each as (importing
+/// dist, module): `black 22.1.0 (black/__init__.py, line 1409) imports `_unicodefun` from
+/// `click`, which click 8.1.7 does not have`, where the installed click ships
+/// `click/_unicodefun.py`, gives (black, `click._unicodefun`). The import may sit in a function
+/// (black's `patch_click()`), which importing the importer's modules never runs; importing the
+/// submodule itself passes before the plan and fails after it. A name that is no submodule of
+/// the installed release (a function, a class) gives nothing: only its importer's file can show it.
+pub(crate) fn cited_submodules(
+    risk: &RiskScore,
+    installed: impl Fn(&PackageName) -> Option<Vec<String>>,
+) -> Vec<(PackageName, DeepModule)> {
+    let mut out = Vec::new();
+    for factor in risk
+        .factors
+        .iter()
+        .filter(|f| f.kind == FactorKind::ImportTargetMissing)
+    {
+        let Ok(provider) = PackageName::from_str(&factor.package) else {
+            continue;
+        };
+        let Some(paths) = installed(&provider) else {
+            continue;
+        };
+        for sentence in factor.detail.split("; ") {
+            let Some((importer, file, module, name)) = import_from_sentence(sentence) else {
+                continue;
+            };
+            let folder = module.replace('.', "/");
+            let ships = |tail: &str| paths.iter().any(|p| *p == format!("{folder}/{name}{tail}"));
+            if ships(".py") || ships("/__init__.py") {
+                out.push((
+                    importer,
+                    DeepModule {
+                        module: format!("{module}.{name}"),
+                        imports: provider.clone(),
+                        file,
+                        cited: true,
+                        fan_in: 0,
+                    },
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// `X V (FILE, line N) imports `n` from `m`, ...` -> (X, FILE, m, n).
+fn import_from_sentence(sentence: &str) -> Option<(PackageName, String, String, String)> {
+    let (head, rest) = sentence.split_once(" (")?;
+    let importer = PackageName::from_str(head.split_whitespace().next()?).ok()?;
+    let (file, rest) = rest.split_once(", line ")?;
+    let (_, rest) = rest.split_once(") imports `")?;
+    let (name, rest) = rest.split_once("` from `")?;
+    let (module, _) = rest.split_once('`')?;
+    let identifier = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
+    (identifier(name) && module.split('.').all(identifier)).then(|| {
+        (
+            importer,
+            file.to_string(),
+            module.to_string(),
+            name.to_string(),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::str::FromStr;
@@ -510,6 +576,57 @@ mod tests {
                     "celery/concurrency/asynpool.py".to_string()
                 ),
                 ("flask".to_string(), "flask/__init__.py".to_string()),
+            ]
+        );
+    }
+
+    /// black 22.1.0 under click 8.1 (the real factor's words): `_unicodefun` is a module of the
+    /// installed click 8.0.4, so it is imported under black; jinja2 2.11.3's `soft_unicode` is a
+    /// function of markupsafe, which gives nothing; a subpackage (`pkg/sub/__init__.py`) counts.
+    #[test]
+    fn a_missing_name_that_the_installed_release_ships_as_a_module_is_imported() {
+        let risk: RiskScore = serde_json::from_value(serde_json::json!({
+            "score": 100, "level": "critical", "policy": "default",
+            "factors": [
+                {"kind": "import-target-missing", "points": 50, "package": "click",
+                 "detail": "black 22.1.0 (black/__init__.py, line 1409) imports `_unicodefun` from `click`, which click 8.1.7 does not have"},
+                {"kind": "import-target-missing", "points": 50, "package": "markupsafe",
+                 "detail": "jinja2 2.11.3 (jinja2/filters.py, line 13) imports `soft_unicode` from `markupsafe`, which markupsafe 3.0.4 does not have"},
+                {"kind": "import-target-missing", "points": 50, "package": "pkg",
+                 "detail": "app 1.0 (app/x.py, line 2) imports `sub` from `pkg.inner`, which pkg 2.0 does not have; and 1 more"}
+            ]
+        }))
+        .unwrap();
+        let installed = |name: &PackageName| {
+            let paths: &[&str] = match name.as_ref() {
+                "click" => &["click/__init__.py", "click/_unicodefun.py"],
+                "markupsafe" => &["markupsafe/__init__.py", "markupsafe/_native.py"],
+                "pkg" => &[
+                    "pkg/__init__.py",
+                    "pkg/inner/__init__.py",
+                    "pkg/inner/sub/__init__.py",
+                ],
+                _ => return None,
+            };
+            Some(paths.iter().map(|p| p.to_string()).collect())
+        };
+        let found: Vec<(String, String, String, String)> = cited_submodules(&risk, installed)
+            .into_iter()
+            .map(|(importer, m)| {
+                (
+                    importer.to_string(),
+                    m.module,
+                    m.imports.to_string(),
+                    m.file,
+                )
+            })
+            .collect();
+        let row = |a: &str, b: &str, c: &str, d: &str| (a.into(), b.into(), c.into(), d.into());
+        assert_eq!(
+            found,
+            [
+                row("black", "click._unicodefun", "click", "black/__init__.py"),
+                row("app", "pkg.inner.sub", "pkg", "app/x.py"),
             ]
         );
     }

@@ -266,7 +266,8 @@ fn add_importers(
 
 /// Every dist's modules that import a changed dist (with `all`, a dist it requires), and the
 /// changed dists' modules those files import; the files the plan's `import-target-missing`
-/// factors cite are always among them.
+/// factors cite are always among them, and so are the changed dists' submodules those factors
+/// name as missing ([`deep::cited_submodules`]), under their importer.
 fn add_deep_modules(
     plan: Option<&Plan>,
     graph: &DependencyGraph<'_>,
@@ -330,6 +331,17 @@ fn add_deep_modules(
                     fan_in: 0,
                 });
         }
+    }
+    let shipped = |name: &PackageName| {
+        inventory
+            .get(name)
+            .and_then(|d| crate::inventory::record::inside_paths(&d.path))
+    };
+    for (importer, module) in plan
+        .map(|p| deep::cited_submodules(&p.risk, shipped))
+        .unwrap_or_default()
+    {
+        found.entry(importer).or_default().push(module);
     }
     for (name, mut modules) in found {
         if let Some(target) = dists.get_mut(&name) {

@@ -1579,3 +1579,101 @@ fn a_cuda_library_loaded_from_outside_the_venv_is_flagged() {
         text.stderr
     );
 }
+
+/// A submodule a dependent imports inside a function (black 22.1.0's `patch_click()`, called by
+/// `patched_main()`, runs `from click import _unicodefun`, a module click 8.1 dropped): importing
+/// the dependent passes before and after the plan, so verify.py imports the submodule the
+/// plan's `import-target-missing` factor names, under the dependent: it passes before the
+/// upgrade and fails after it, naming the dependent.
+#[test]
+fn a_submodule_imported_in_a_function_is_imported_for_its_importer() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "cli", "version": "8.0.4",
+             "files": {"cli/__init__.py": "", "cli/_unicodefun.py": "x = 1\n"}},
+            {"name": "cli", "version": "8.1.7", "files": {"cli/__init__.py": ""}},
+            {"name": "app", "version": "22.1.0", "requires": ["cli>=8.0"],
+             "files": {"app/__init__.py":
+                "import cli\n\n\ndef patch_cli():\n    from cli import _unicodefun\n\n\ndef main():\n    patch_cli()\n"}},
+        ]),
+        &[],
+        &["cli==8.0.4", "app"],
+    );
+    let out_dir = world.ctx.dir.path().join("plan");
+    let out = world.run(&[
+        "propose",
+        "cli>=8.1",
+        "--venv",
+        world.venv(),
+        "--index-url",
+        &world.server.url(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let proposal = json(&out.stdout);
+    let plan = &proposal["plans"][0];
+    assert_eq!(plan["kind"], "upgrade", "{plan:#}");
+    assert!(
+        plan["risk"]["factors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["kind"] == "import-target-missing"
+                && f["detail"]
+                    .as_str()
+                    .unwrap()
+                    .contains("imports `_unicodefun` from `cli`")),
+        "{plan:#}"
+    );
+    let folder = out_dir.join("plans/1-upgrade");
+    // `try` applies the plan in a copy and runs the same selection.
+    let out = world.run(&[
+        "try",
+        folder.to_str().unwrap(),
+        "--venv",
+        world.venv(),
+        "--format",
+        "json",
+    ]);
+    let trial = json(&out.stdout);
+    assert_eq!(trial["verdict"], "regressed", "{trial:#}\n{}", out.stderr);
+    assert!(
+        trial["regressions"].to_string().contains("cli._unicodefun"),
+        "{trial:#}"
+    );
+    let script = folder.join("verify.py");
+    let (code, report) = run_script(&world, &script, &["--no-smoke"]);
+    // Imported under app (SPEC lists it before cli), from cli's own file: no shadow.
+    let entry = check(&report, "import:cli._unicodefun");
+    assert_eq!(entry["status"], "pass", "{report:#}");
+    assert_eq!(entry["package"], "app", "{entry}");
+    assert_eq!(
+        code,
+        Some(1),
+        "only the version check fails before: {report:#}"
+    );
+    assert_eq!(report["failed"].as_array().unwrap().len(), 1, "{report:#}");
+    let out = pip(&world.venv)
+        .args([
+            "install",
+            "--index-url",
+            &world.server.url(),
+            "--",
+            "cli==8.1.7",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let (code, report) = run_script(&world, &script, &["--no-smoke"]);
+    assert_eq!(code, Some(1), "{report:#}");
+    let gone = failed(&report, "import:cli._unicodefun");
+    assert_eq!(gone["package"], "app", "{gone}");
+    assert_eq!(gone["regression"], true, "{gone}");
+    let entry = check(&report, "import:cli._unicodefun");
+    assert_eq!(entry["uses"], "cli", "{entry}");
+    assert_eq!(entry["cited"], true, "{entry}");
+    assert_eq!(check(&report, "import:app")["status"], "pass", "{report:#}");
+}

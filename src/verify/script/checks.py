@@ -244,7 +244,12 @@ def judge_import(installed, job, result):
         if optional:
             return check("import:" + module, "import", "skip", name, missing=optional[0], detail=optional[1], **fields)
         return check("import:" + module, "import", "fail", name, error=result["error"], **fields)
-    wrong = provenance(installed, name, module, result)
+    # A changed dist's module imported for a dependent (`click._unicodefun`, under black) must
+    # come from the changed dist's files, not the dependent's.
+    dist = installed.get(name)
+    theirs = job["deep"] and job["uses"] and dist is not None and module.split(".")[0] not in dist_tops(dist)
+    owner = job["uses"] if theirs else name
+    wrong = provenance(installed, owner, module, result)
     if wrong:
         return check("import:" + module, "import", "fail", name, error=wrong, **fields)
     detail = "; ".join(d for d in (
