@@ -77,10 +77,10 @@ fn plan_commands(plan: &Plan) -> String {
     }
 }
 
-/// The safer plan in the terms of a uv project's own files, for a pin of `pyproject.toml` or
-/// `uv.lock`: which declarations to drop or raise, then `uv lock` (`None` for other files, whose
-/// safer plan is its pip commands).
-fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<Vec<String>> {
+/// The safer plan in the terms of a project's own files, for a pin of `pyproject.toml` or
+/// `uv.lock`: which declarations to drop or raise, then the project's lock step (`None` for
+/// other files, whose safer plan is its pip commands).
+fn project_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<Vec<String>> {
     use crate::review::pins::PinKind;
     let pin = &finding.pin;
     let pyproject = match pin.kind {
@@ -135,12 +135,30 @@ fn uv_steps(finding: &Finding, plan: &Plan, verdict: &TargetVerdict) -> Option<V
         .filter(|c| moves_with(c).is_none())
         .map(|c| format!("{} {}", c.name, movement(c)))
         .collect();
-    let mut lock = "run `uv lock`, then `uv sync`".to_string();
+    let mut lock = lock_step(pin);
     if !others.is_empty() {
         lock.push_str(&format!(" (it moves {})", others.join(", ")));
     }
     steps.push(lock);
     Some(steps)
+}
+
+/// The last step of a project's safer plan, in the project's own tool: uv's for its own tables
+/// and lock, else the tool whose lock file is beside the `pyproject.toml` (none: the project is
+/// installed again as it is, which resolves its requirements then).
+fn lock_step(pin: &crate::review::pins::Pin) -> String {
+    use crate::review::pins::{PinKind, ProjectTool};
+    let uv_own = matches!(
+        pin.kind,
+        PinKind::UvOverride | PinKind::UvConstraint | PinKind::UvLock
+    );
+    match (uv_own, pin.context.tool) {
+        (true, _) | (false, Some(ProjectTool::Uv)) => "run `uv lock`, then `uv sync`",
+        (false, Some(ProjectTool::Poetry)) => "run `poetry lock`, then `poetry install`",
+        (false, Some(ProjectTool::Pdm)) => "run `pdm lock`, then `pdm install`",
+        (false, None) => "install the project again with `pip install .`",
+    }
+    .to_string()
 }
 
 /// For a file pip installs (requirements, constraints, install lines): where the file itself
@@ -322,7 +340,7 @@ pub(crate) fn text(review: &Review) -> String {
         for verdict in &finding.targets {
             let _ = write!(out, "{}", escape(&verdict_text(verdict)));
             let steps = verdict.safer.as_ref().map(|plan| {
-                uv_steps(finding, plan, verdict).unwrap_or_else(|| file_steps(finding, plan))
+                project_steps(finding, plan, verdict).unwrap_or_else(|| file_steps(finding, plan))
             });
             for step in steps.unwrap_or_default() {
                 let _ = writeln!(out, "{}", escape(&format!("      - {step}")));
@@ -612,7 +630,7 @@ fn markdown_details(out: &mut String, f: &Finding) {
                 plan.risk.score,
                 cell(&changes_text(plan)),
             );
-            match uv_steps(f, plan, v) {
+            match project_steps(f, plan, v) {
                 Some(steps) => {
                     for (i, step) in steps.iter().enumerate() {
                         let _ = writeln!(out, "{}. {}", i + 1, cell(step));

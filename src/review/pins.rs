@@ -117,6 +117,38 @@ pub(crate) struct Context {
     /// For a pin of an install line: the `-r` / `-c` files of that same command (among
     /// `installed_files`), resolved with it rather than replaced by it.
     pub line_files: Vec<(String, bool)>,
+    /// For a `pyproject.toml` environment: the tool that locks and installs the project, read
+    /// from the lock file beside it (`None`: no lock file, the project is installed as it is).
+    pub tool: Option<ProjectTool>,
+}
+
+/// The tool a project's own files say it is locked with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ProjectTool {
+    /// `uv.lock` beside it, or a uv workspace.
+    Uv,
+    /// `poetry.lock` beside it.
+    Poetry,
+    /// `pdm.lock` beside it.
+    Pdm,
+}
+
+impl ProjectTool {
+    /// The tool of the project `pyproject` (its path in the revision), from the lock files
+    /// among `files`; a uv workspace (`members`) is uv's.
+    pub(crate) fn of(pyproject: &str, files: &[String], workspace: bool) -> Option<ProjectTool> {
+        let folder = pyproject.trim_end_matches("pyproject.toml");
+        let beside = |lock: &str| files.iter().any(|f| *f == format!("{folder}{lock}"));
+        if beside("uv.lock") || workspace {
+            Some(ProjectTool::Uv)
+        } else if beside("poetry.lock") {
+            Some(ProjectTool::Poetry)
+        } else if beside("pdm.lock") {
+            Some(ProjectTool::Pdm)
+        } else {
+            None
+        }
+    }
 }
 
 impl Context {
@@ -135,6 +167,7 @@ impl Context {
             sources: self.sources.clone(),
             line_mates: self.line_mates.clone(),
             line_files: self.line_files.clone(),
+            tool: self.tool,
         }
     }
 

@@ -6,7 +6,7 @@
 use super::git::{GitError, Repo, Revision};
 use std::collections::BTreeSet;
 
-use super::pins::{Context, ParseProblem, Pin, PinKind};
+use super::pins::{Context, ParseProblem, Pin, PinKind, ProjectTool};
 use super::requirements::{self, Tree};
 use super::{ci, lock, pyproject, shell};
 
@@ -182,7 +182,10 @@ pub(crate) fn scan(repo: &Repo, rev: &Revision) -> Result<Scan, GitError> {
             scan_file(&tree, &path, kind, &text, &mut scan, &mut reached);
         }
     }
-    for pins in workspaces(projects) {
+    for (mut pins, workspace) in workspaces(projects) {
+        for pin in &mut pins {
+            pin.context.tool = ProjectTool::of(&pin.context.root, &files, workspace);
+        }
         let context = pins.first().map(|p| p.context.clone()).unwrap_or_default();
         scan.add(pins, context);
     }
@@ -314,8 +317,8 @@ fn scan_file(
 
 /// The pins of every `pyproject.toml`, one list per environment: a uv workspace's root with the
 /// members its `[tool.uv.workspace]` globs name (folders beside the root's file, `exclude` left
-/// out), each other project alone.
-fn workspaces(mut projects: Vec<pyproject::Project>) -> Vec<Vec<Pin>> {
+/// out), each other project alone; each with whether it is a uv workspace.
+fn workspaces(mut projects: Vec<pyproject::Project>) -> Vec<(Vec<Pin>, bool)> {
     let mut out = Vec::new();
     let roots: Vec<usize> = (0..projects.len())
         .filter(|i| !projects[*i].members.is_empty())
@@ -364,13 +367,13 @@ fn workspaces(mut projects: Vec<pyproject::Project>) -> Vec<Vec<Pin>> {
             continue;
         };
         let members = mine.iter().filter_map(|i| slots[*i].take()).collect();
-        out.push(pyproject::workspace(root, members));
+        out.push((pyproject::workspace(root, members), true));
     }
     out.extend(
         slots
             .into_iter()
             .flatten()
-            .map(|p| pyproject::workspace(p, Vec::new())),
+            .map(|p| (pyproject::workspace(p, Vec::new()), false)),
     );
     out
 }
