@@ -217,8 +217,7 @@ fn index_url_with_an_ftp_scheme() {
         "ftp://mirror.example/simple",
     ]);
     assert_error(&out, 2, &["in --index-url", "unsupported scheme `ftp`"]);
-    // The hint is for the flag itself, not "the flag overrides it".
-    assert!(!out.stderr.contains("overrides"), "{}", out.stderr);
+    // The hint is for the flag itself, not "the flag overrides it" (the snapshot holds it).
     planner_snapshot!(ctx, out);
 }
 
@@ -238,7 +237,7 @@ fn garbage_in_pip_index_url_names_the_variable() {
         2,
         &["in PIP_INDEX_URL", "`garbage here` is not an http(s) URL"],
     );
-    assert!(!out.stderr.contains("in --index-url"), "{}", out.stderr);
+    // Never blamed "in --index-url" (the snapshot holds the whole report).
     planner_snapshot!(ctx, out);
 }
 
@@ -304,12 +303,8 @@ fn toml_error_in_a_policy_file_has_line_and_column() {
         2,
         &["policy.toml` is not a valid policy: line 3, column 17"],
     );
-    // The wheel ships no policies/ folder: the hint does not send anyone there.
-    assert!(
-        !out.stderr.contains("policies/default.toml"),
-        "{}",
-        out.stderr
-    );
+    // The wheel ships no policies/ folder: the hint does not send anyone to
+    // policies/default.toml (the snapshot holds the whole report).
     planner_snapshot!(ctx, out);
 }
 
@@ -396,8 +391,8 @@ fn environment_variables_in_a_requirements_file() {
         unset
     );
     let set = run_with(&ctx, &args, &[("IDNA_VERSION", "3.19")]);
-    assert_eq!(set.code, Some(0), "{}", set.stderr);
-    assert!(set.stdout.contains("idna==3.19"), "{}", set.stdout);
+    // Resolves with `idna==3.19`, exit 0.
+    planner_snapshot!(ctx, "environment_variables_in_a_requirements_file_set", set);
 }
 
 /// A quoted netrc password is one token: `"pa ss"` reaches the index as `pa ss`.
@@ -414,8 +409,9 @@ fn netrc_quoted_password_reaches_the_index_whole() {
     .unwrap();
     let venv = canonical_venv().display().to_string();
     let out = ctx.run(&["outdated", "--venv", &venv, "--index-url", &server.url()]);
-    assert!(matches!(out.code, Some(0 | 1)), "{}", out.stderr);
-    assert!(!out.stderr.contains("401"), "{}", out.stderr);
+    // The index answered: exit 0 and nothing on stderr (no 401).
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    insta::assert_snapshot!(out.stderr, @"");
     let authorized = server
         .log()
         .iter()
@@ -442,8 +438,9 @@ fn pip_config_file_dev_null_switches_pip_conf_off() {
     let with_conf = ctx.run(&args);
     assert_error(&with_conf, 2, &["pip/pip.conf", "unsupported scheme `ftp`"]);
     let off = run_with(&ctx, &args, &[("PIP_CONFIG_FILE", "/dev/null")]);
-    assert!(matches!(off.code, Some(0 | 1)), "{}", off.stderr);
-    assert!(!off.stderr.contains("pip.conf"), "{}", off.stderr);
+    // Exit 0 and nothing on stderr: pip.conf is never read nor named.
+    assert_eq!(off.code, Some(0), "{}", off.stderr);
+    insta::assert_snapshot!(off.stderr, @"");
 }
 
 /// stderr closed by its reader (`planner … 2>&1 | head`): the run ends with its own exit code,

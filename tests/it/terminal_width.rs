@@ -142,12 +142,8 @@ fn outdated_table_fits_80_and_120_columns() {
             insta::assert_snapshot!(format!("outdated_canonical_{width}"), fitted.stdout);
         });
     }
-    let narrow = at(&ctx, Some(80), &args).stdout;
-    assert!(narrow.contains("Newest here (latest)"), "{narrow}");
-    assert!(
-        narrow.contains("\n    held back by torch 2.11.0+cu130 (==13.0.2)"),
-        "{narrow}"
-    );
+    // At 80 the snapshot `outdated_canonical_80` holds `Newest here (latest)` as one column and
+    // `held back by torch 2.11.0+cu130 (==13.0.2)` on a line of its own under its row.
     let wide = at(&ctx, Some(160), &args).stdout;
     assert!(
         wide.lines().next().unwrap().ends_with("Held back by"),
@@ -277,8 +273,8 @@ fn inventory_and_resolve_fit_80_columns() {
             insta::assert_snapshot!(format!("{}_canonical_80", args[0]), fitted.stdout);
         });
     }
+    // A wrapped comment (`#   ` at a line's start) is in the `resolve_canonical_80` snapshot.
     let resolved = at(&ctx, Some(80), &RESOLVE).stdout;
-    assert!(resolved.contains("\n#   "), "{resolved}");
     for line in resolved.lines() {
         let pin = line
             .split_once("==")
