@@ -12,6 +12,7 @@ pub(crate) mod advice;
 pub(crate) mod analysis;
 pub(crate) mod ci;
 pub(crate) mod forge;
+pub(crate) mod gate;
 pub(crate) mod git;
 pub(crate) mod links;
 pub(crate) mod lock;
