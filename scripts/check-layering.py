@@ -92,7 +92,12 @@ LAYERS: dict[str, int] = {
     "settings": 8,
     "commands": 9,
 }
-LAYER_NAMES = {0: "foundation", 7: "the CLI layer", 8: "the CLI layer", 9: "the CLI layer"}
+LAYER_NAMES = {
+    0: "foundation",
+    7: "the CLI layer",
+    8: "the CLI layer",
+    9: "the CLI layer",
+}
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 KEYWORD_ROOTS = ("crate", "super", "self")
@@ -144,7 +149,9 @@ def tokenize(source: str) -> list[Token]:
             i += 1
         elif c == "'":
             # A char literal ('x', '\n', '\u{1b}') or a lifetime ('a, 'static).
-            char = re.match(r"'(?:\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'", source[i:])
+            char = re.match(
+                r"'(?:\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'", source[i:]
+            )
             if char:
                 i += char.end()
             else:
@@ -174,7 +181,9 @@ class Reference:
     text: str
 
 
-def parse_use_tree(tokens: list[Token], i: int, prefix: list[str]) -> tuple[list[list[str]], int]:
+def parse_use_tree(
+    tokens: list[Token], i: int, prefix: list[str]
+) -> tuple[list[list[str]], int]:
     """Parse one use tree from `tokens[i]`; return the full paths it names and the next index."""
     path = list(prefix)
     while i < len(tokens):
@@ -217,7 +226,9 @@ def resolve(path: list[str], module: list[str]) -> tuple[str, ...] | None:
         rest = rest[1:]
     while rest and rest[0] == "super":
         if not base:
-            return None  # `super` above the crate root: not valid Rust, not our business.
+            return (
+                None  # `super` above the crate root: not valid Rust, not our business.
+            )
         base.pop()
         rest = rest[1:]
     return tuple(base + rest)
@@ -267,7 +278,11 @@ def references(source: str, module: list[str]) -> list[Reference]:
         ):
             path = [t]
             j = i + 1
-            while j + 1 < len(tokens) and tokens[j].text == "::" and IDENT.fullmatch(tokens[j + 1].text):
+            while (
+                j + 1 < len(tokens)
+                and tokens[j].text == "::"
+                and IDENT.fullmatch(tokens[j + 1].text)
+            ):
                 path.append(tokens[j + 1].text)
                 j += 2
             resolved = resolve(path, here)
@@ -342,7 +357,11 @@ def check(files: dict[str, str], prefix: str = "src/") -> list[Finding]:
         module = module_of(rel)
         if len(module) == 1 and module[0] not in LAYERS:
             findings.append(
-                Finding(prefix + rel, 1, f"module `{module[0]}` has no layer: add it to LAYERS in scripts/check-layering.py")
+                Finding(
+                    prefix + rel,
+                    1,
+                    f"module `{module[0]}` has no layer: add it to LAYERS in scripts/check-layering.py",
+                )
             )
         for ref in references(text, module):
             target = crate.file_of(ref.path)
@@ -369,7 +388,9 @@ def is_ancestor(parent: str, child: str) -> bool:
     return len(a) < len(b) and b[: len(a)] == a
 
 
-def cycles(crate: Crate, edges: dict[str, dict[str, Reference]], prefix: str) -> list[Finding]:
+def cycles(
+    crate: Crate, edges: dict[str, dict[str, Reference]], prefix: str
+) -> list[Finding]:
     """Strongly connected groups of files (parent -> descendant edges left out)."""
     graph = {
         src: {dst: ref for dst, ref in targets.items() if not is_ancestor(src, dst)}
@@ -463,8 +484,14 @@ def main(argv: list[str]) -> int:
         import unittest
 
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(SelfTest)
-        return 0 if unittest.TextTestRunner(verbosity=1).run(suite).wasSuccessful() else 1
-    src = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "src")
+        return (
+            0 if unittest.TextTestRunner(verbosity=1).run(suite).wasSuccessful() else 1
+        )
+    src = (
+        argv[1]
+        if len(argv) > 1
+        else os.path.join(os.path.dirname(__file__), "..", "src")
+    )
     files = read_tree(src)
     if "lib.rs" not in files:
         print(f"check-layering: no lib.rs under {src}", file=sys.stderr)
@@ -472,7 +499,9 @@ def main(argv: list[str]) -> int:
     findings = check(files)
     for finding in findings:
         print(finding)
-    print(f"layering: {len(files)} files, {len(findings)} violation(s)", file=sys.stderr)
+    print(
+        f"layering: {len(files)} files, {len(findings)} violation(s)", file=sys.stderr
+    )
     return 1 if findings else 0
 
 
@@ -506,7 +535,9 @@ class SelfTest(unittest.TestCase):
         # As src/index/mod.rs and src/inventory/discover.rs do today.
         self.assertEqual(
             run({"index/mod.rs": "use std::sync::Arc;\nuse crate::cli::IndexArgs;\n"}),
-            ["src/index/mod.rs:2: `use crate::cli::IndexArgs`: index (stage 2) may not use cli (the CLI layer)"],
+            [
+                "src/index/mod.rs:2: `use crate::cli::IndexArgs`: index (stage 2) may not use cli (the CLI layer)"
+            ],
         )
 
     def test_path_in_code(self) -> None:
@@ -519,7 +550,10 @@ class SelfTest(unittest.TestCase):
             }
         )
         self.assertEqual(len(found), 2, found)
-        self.assertTrue(found[0].startswith("src/solve/mod.rs:3: `crate::cli::PrereleaseMode`"), found)
+        self.assertTrue(
+            found[0].startswith("src/solve/mod.rs:3: `crate::cli::PrereleaseMode`"),
+            found,
+        )
 
     def test_braces_settings_and_commands(self) -> None:
         found = run(
@@ -530,9 +564,14 @@ class SelfTest(unittest.TestCase):
             }
         )
         self.assertEqual(len(found), 3, found)
-        self.assertIn("`use crate::settings::IndexSettings`: index (stage 2) may not use settings", found[0])
+        self.assertIn(
+            "`use crate::settings::IndexSettings`: index (stage 2) may not use settings",
+            found[0],
+        )
         self.assertIn("`use crate::settings`", found[1])
-        self.assertIn("src/index/config.rs:5: `crate::commands::propose::run`", found[2])
+        self.assertIn(
+            "src/index/config.rs:5: `crate::commands::propose::run`", found[2]
+        )
 
     def test_later_stage(self) -> None:
         found = run(
@@ -544,11 +583,18 @@ class SelfTest(unittest.TestCase):
         )
         self.assertEqual(
             found,
-            ["src/inventory/mod.rs:1: `use crate::solve::Resolution`: inventory (stage 1) may not use solve (stage 3)"],
+            [
+                "src/inventory/mod.rs:1: `use crate::solve::Resolution`: inventory (stage 1) may not use solve (stage 3)"
+            ],
         )
 
     def test_foundation_uses_only_foundation(self) -> None:
-        found = run({"printer.rs": "use crate::tags::Tags;\nuse crate::render::Text;\n", "tags.rs": ""})
+        found = run(
+            {
+                "printer.rs": "use crate::tags::Tags;\nuse crate::render::Text;\n",
+                "tags.rs": "",
+            }
+        )
         self.assertEqual(len(found), 1, found)
         self.assertIn("printer (foundation) may not use render (stage 6)", found[0])
 
@@ -561,7 +607,10 @@ class SelfTest(unittest.TestCase):
             }
         )
         self.assertEqual(len(found), 2, found)
-        self.assertIn("`use super::super::cli::IndexArgs`: index (stage 2) may not use cli", found[0])
+        self.assertIn(
+            "`use super::super::cli::IndexArgs`: index (stage 2) may not use cli",
+            found[0],
+        )
         self.assertIn("src/solve/explain.rs:1:", found[1])
 
     def test_super_in_an_inline_module(self) -> None:
@@ -625,7 +674,7 @@ class SelfTest(unittest.TestCase):
                     "index/mod.rs": "// use crate::cli::IndexArgs;\n/* crate::cli::X /* nested */ crate::cli::Y */\n"
                     '//! see crate::commands\nconst A: &str = "crate::cli::IndexArgs";\n'
                     'const B: &str = r#"use crate::settings::S;"#;\nconst C: char = \'"\';\n'
-                    "pub(in crate::index) fn f<'a>(x: &'a str) {}\nconst D: &str = \"\\\"crate::cli\";\n"
+                    'pub(in crate::index) fn f<\'a>(x: &\'a str) {}\nconst D: &str = "\\"crate::cli";\n'
                 }
             ),
             [],
@@ -660,11 +709,15 @@ class SelfTest(unittest.TestCase):
         found = run({"lib.rs": "pub mod util;\n", "util.rs": "", "util/inner.rs": ""})
         self.assertEqual(
             found,
-            ["src/util.rs:1: module `util` has no layer: add it to LAYERS in scripts/check-layering.py"],
+            [
+                "src/util.rs:1: module `util` has no layer: add it to LAYERS in scripts/check-layering.py"
+            ],
         )
 
     def test_the_binary_is_not_checked(self) -> None:
-        self.assertEqual(run({"main.rs": "use planner::cli::Cli;\nfn main() { crate::x(); }\n"}), [])
+        self.assertEqual(
+            run({"main.rs": "use planner::cli::Cli;\nfn main() { crate::x(); }\n"}), []
+        )
 
 
 if __name__ == "__main__":

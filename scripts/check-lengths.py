@@ -52,7 +52,9 @@ def code_only(source: str) -> str:
                     j += 1
             out.append(blank(source[i:j]))
             i = j
-        elif (m := re.match(r'b?r(#*)"', source[i:])) and (i == 0 or not source[i - 1].isalnum()):
+        elif (m := re.match(r'b?r(#*)"', source[i:])) and (
+            i == 0 or not source[i - 1].isalnum()
+        ):
             close = '"' + m.group(1)
             end = source.find(close, i + m.end())
             end = n if end < 0 else end + len(close)
@@ -142,7 +144,7 @@ def read_baseline() -> set[tuple[str, str]]:
 
 
 def self_test() -> None:
-    src = '''
+    src = """
 fn short() { let s = "}"; let c = '}'; let r = r#"{"#; }
 // fn not_a_fn() {
 fn long<'a>(x: &'a str) -> Vec<[u8; 2]> {
@@ -151,7 +153,7 @@ fn long<'a>(x: &'a str) -> Vec<[u8; 2]> {
     vec![]
 }
 trait T { fn required(&self); fn provided(&self) {} }
-'''
+"""
     got = {name: length for name, _, length in functions(src)}
     assert got == {"short": 1, "long": 5, "provided": 1}, got
     print("check-lengths self-test: ok")
@@ -175,12 +177,16 @@ def main(argv: list[str]) -> int:
     new = [f for f in long if (f[0], f[1]) not in listed]
     short_now = sorted(listed - {(f[0], f[1]) for f in long})
     for path, name in short_now:
-        print(f"note: {path} {name} is {limit} lines or fewer now: delete its line in "
-              "scripts/long-functions.txt")
+        print(
+            f"note: {path} {name} is {limit} lines or fewer now: delete its line in "
+            "scripts/long-functions.txt"
+        )
     for path, name, line, length in new:
         print(f"{path}:{line}: fn {name} is {length} lines (limit {limit}): split it")
-    print(f"lengths: {len(everything)} functions, {len(long)} over {limit} lines "
-          f"({len(long) - len(new)} listed as known), {len(new)} violation(s)")
+    print(
+        f"lengths: {len(everything)} functions, {len(long)} over {limit} lines "
+        f"({len(long) - len(new)} listed as known), {len(new)} violation(s)"
+    )
     return 1 if new else 0
 
 
