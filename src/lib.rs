@@ -25,9 +25,9 @@
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
 
-pub(crate) mod atomic;
+pub mod atomic;
 pub(crate) mod bisect;
-pub(crate) mod bounded;
+pub mod bounded;
 pub(crate) mod child;
 pub mod cli;
 pub(crate) mod clock;
