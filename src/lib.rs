@@ -25,9 +25,7 @@
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
 
-pub mod atomic;
 pub(crate) mod bisect;
-pub mod bounded;
 pub(crate) mod child;
 pub mod cli;
 pub(crate) mod clock;
@@ -39,7 +37,6 @@ pub mod index;
 pub mod interrupt;
 pub mod inventory;
 pub(crate) mod logging;
-pub mod metadata;
 pub(crate) mod out_dir;
 pub(crate) mod outdated;
 pub mod plan;
@@ -49,11 +46,12 @@ pub(crate) mod review;
 pub mod risk;
 pub(crate) mod settings;
 pub mod solve;
-pub mod tags;
 pub mod terminal;
 pub(crate) mod toml_error;
 pub(crate) mod trial;
 pub(crate) mod verify;
+
+pub use planner_pypi::{atomic, bounded, metadata, tags};
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};

@@ -17,8 +17,7 @@
 
 use std::borrow::Cow;
 
-mod text;
-pub use text::{clip_words, escape, field};
+pub use planner_pypi::terminal::{clip_words, escape, field};
 
 /// The longest run of non-blank characters an error shows whole ([`clean`]): a URL or path
 /// fits; a 100,000-character name someone pasted is shortened.
