@@ -22,7 +22,7 @@
 
 // Unit tests read their own fixtures directly; clippy.toml bans that in the code they test.
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
-#![warn(missing_docs)]
+// A library's own lint (the test and bench crates' helpers are `pub` for their modules).
 #![warn(unreachable_pub)]
 
 pub(crate) mod bisect;

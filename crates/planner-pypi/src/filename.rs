@@ -60,7 +60,8 @@ pub struct SdistFilename {
 }
 
 /// Why a file name does not parse.
-#[derive(Debug, thiserror::Error, miette::Diagnostic, Clone, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "miette", derive(miette::Diagnostic))]
 #[error("`{filename}` is not a valid wheel or sdist file name: {reason}")]
 pub struct FilenameError {
     /// The file name.

@@ -16,7 +16,9 @@
 
 // Unit tests read their own fixtures directly; clippy.toml bans that in the code they test.
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
-#![warn(missing_docs)]
+// No unsafe code at all here: what needs it (memory maps, libc calls) lives in planner.
+#![forbid(unsafe_code)]
+// A library's own lint (the test and bench crates' helpers are `pub` for their modules).
 #![warn(unreachable_pub)]
 
 pub mod atomic;

@@ -36,11 +36,15 @@ pub fn max_bytes() -> usize {
 }
 
 /// `PLANNER_MAX_METADATA_BYTES` is set but is not a positive number of bytes.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error)]
+#[cfg_attr(feature = "miette", derive(miette::Diagnostic))]
 #[error("PLANNER_MAX_METADATA_BYTES=`{value}` is not a positive number of bytes")]
-#[diagnostic(help(
-    "use a byte count such as 16777216 (16 MiB), or unset it for the 8 MiB default"
-))]
+#[cfg_attr(
+    feature = "miette",
+    diagnostic(help(
+        "use a byte count such as 16777216 (16 MiB), or unset it for the 8 MiB default"
+    ))
+)]
 pub struct LimitError {
     /// The value as set.
     pub value: String,
