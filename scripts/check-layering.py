@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The layering check: stages flow one way and no two files import each other.
 
-Usage: scripts/check-layering.py [SRC_DIR]    (default: src; exit 0 = clean, 1 = violations)
+Usage: scripts/check-layering.py [SRC_DIR]    (default: src and crates/*/src; exit 0 = clean,
+                                              1 = violations)
        scripts/check-layering.py --self-test  (the checker's own tests, on inline examples)
 
 It reads every `.rs` file under SRC_DIR (comments and string literals removed) and collects the
@@ -41,6 +42,10 @@ its own rank or lower, never a higher one:
        crate root   src/lib.rs dispatches and may name anything
 
 So a stage never names `crate::cli`, `crate::settings` or `crate::commands`, nor a later stage.
+The leaf crates under crates/ are checked the same way, each against its own table
+(CRATE_LAYERS): planner-pypi's modules are all foundation, so there only rule 2 and the
+"no layer" rule bite. planner re-exports their modules (`pub use planner_pypi::metadata`), so
+`crate::metadata::...` in src/ still names a foundation module (rank 0 in LAYERS).
 A top-level module missing from LAYERS is itself a violation: place it in the table, with a
 reason, when adding it. A module deeper down may be given a rank of its own (an entry such as
 `"trial::attempt": 6`; none is needed today): the longest entry of LAYERS that a path starts
@@ -63,6 +68,7 @@ from dataclasses import dataclass, field
 # Top-level module -> rank. Same rank may name each other (cycles are rule 2's business).
 LAYERS: dict[str, int] = {
     "exit_status": 0,
+    # metadata, tags, atomic and bounded live in crates/planner-pypi, re-exported by lib.rs.
     "metadata": 0,
     "tags": 0,
     "printer": 0,
@@ -97,6 +103,23 @@ LAYER_NAMES = {
     7: "the CLI layer",
     8: "the CLI layer",
     9: "the CLI layer",
+}
+
+# The leaf crates under crates/ (folder name -> its modules' ranks). They sit below every stage
+# of planner and name no module of it (Cargo would refuse the cycle).
+CRATE_LAYERS: dict[str, dict[str, int]] = {
+    "planner-pypi": {
+        "atomic": 0,
+        "bounded": 0,
+        "filename": 0,
+        "hashes": 0,
+        "metadata": 0,
+        "sdist": 0,
+        "tags": 0,
+        "terminal": 0,
+        "urls": 0,
+        "zip": 0,
+    },
 }
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -332,50 +355,58 @@ class Crate:
         return self.modules[()]
 
 
-def layer_of(path: tuple[str, ...] | list[str]) -> str | None:
-    """The longest entry of LAYERS that `path` starts with (`trial::attempt::f` -> `trial::attempt`)."""
+def layer_of(
+    path: tuple[str, ...] | list[str], layers: dict[str, int] | None = None
+) -> str | None:
+    """The longest entry of `layers` (LAYERS) that `path` starts with (`trial::attempt::f` ->
+    `trial::attempt`)."""
+    layers = LAYERS if layers is None else layers
     for cut in range(len(path), 0, -1):
         key = "::".join(path[:cut])
-        if key in LAYERS:
+        if key in layers:
             return key
     return None
 
 
-def describe(layer: str) -> str:
-    rank = LAYERS[layer]
+def describe(layer: str, layers: dict[str, int] | None = None) -> str:
+    rank = (LAYERS if layers is None else layers)[layer]
     return f"{layer} ({LAYER_NAMES.get(rank, f'stage {rank}')})"
 
 
-def check(files: dict[str, str], prefix: str = "src/") -> list[Finding]:
-    """All findings for a crate given as {path relative to src: source}. `main.rs` (the binary,
-    a crate of its own) is skipped."""
+def check(
+    files: dict[str, str], prefix: str = "src/", layers: dict[str, int] | None = None
+) -> list[Finding]:
+    """All findings for a crate given as {path relative to src: source}, its modules ranked by
+    `layers` (LAYERS: planner's). `main.rs` (the binary, a crate of its own) is skipped."""
+    layers = LAYERS if layers is None else layers
     files = {rel: text for rel, text in files.items() if rel != "main.rs"}
     crate = Crate(files)
     findings: list[Finding] = []
     edges: dict[str, dict[str, Reference]] = {rel: {} for rel in files}
     for rel, text in sorted(files.items()):
         module = module_of(rel)
-        if len(module) == 1 and module[0] not in LAYERS:
+        if len(module) == 1 and module[0] not in layers:
+            table = "LAYERS" if layers is LAYERS else "CRATE_LAYERS"
             findings.append(
                 Finding(
                     prefix + rel,
                     1,
-                    f"module `{module[0]}` has no layer: add it to LAYERS in scripts/check-layering.py",
+                    f"module `{module[0]}` has no layer: add it to {table} in scripts/check-layering.py",
                 )
             )
         for ref in references(text, module):
             target = crate.file_of(ref.path)
             if target != rel:
                 edges[rel].setdefault(target, ref)
-            mine, theirs = layer_of(module), layer_of(ref.path)
+            mine, theirs = layer_of(module, layers), layer_of(ref.path, layers)
             if mine is None or theirs is None:
                 continue
-            if LAYERS[theirs] > LAYERS[mine]:
+            if layers[theirs] > layers[mine]:
                 findings.append(
                     Finding(
                         prefix + rel,
                         ref.line,
-                        f"`{ref.text}`: {describe(mine)} may not use {describe(theirs)}",
+                        f"`{ref.text}`: {describe(mine, layers)} may not use {describe(theirs, layers)}",
                     )
                 )
     findings.extend(cycles(crate, edges, prefix))
@@ -487,20 +518,35 @@ def main(argv: list[str]) -> int:
         return (
             0 if unittest.TextTestRunner(verbosity=1).run(suite).wasSuccessful() else 1
         )
-    src = (
-        argv[1]
-        if len(argv) > 1
-        else os.path.join(os.path.dirname(__file__), "..", "src")
-    )
-    files = read_tree(src)
-    if "lib.rs" not in files:
-        print(f"check-layering: no lib.rs under {src}", file=sys.stderr)
-        return 2
-    findings = check(files)
+    if len(argv) > 1:
+        crates = [(argv[1], "src/", LAYERS)]
+    else:
+        root = os.path.join(os.path.dirname(__file__), "..")
+        crates = [(os.path.join(root, "src"), "src/", LAYERS)]
+        leaves = os.path.join(root, "crates")
+        for name in sorted(os.listdir(leaves)) if os.path.isdir(leaves) else []:
+            if os.path.isdir(os.path.join(leaves, name, "src")):
+                # A crate missing from CRATE_LAYERS gets an empty table: each module reported.
+                crates.append(
+                    (
+                        os.path.join(leaves, name, "src"),
+                        f"crates/{name}/src/",
+                        CRATE_LAYERS.get(name, {}),
+                    )
+                )
+    count, findings = 0, []
+    for src, prefix, layers in crates:
+        files = read_tree(src)
+        if "lib.rs" not in files:
+            print(f"check-layering: no lib.rs under {src}", file=sys.stderr)
+            return 2
+        count += len(files)
+        findings.extend(check(files, prefix, layers))
     for finding in findings:
         print(finding)
     print(
-        f"layering: {len(files)} files, {len(findings)} violation(s)", file=sys.stderr
+        f"layering: {count} files in {len(crates)} crate(s), {len(findings)} violation(s)",
+        file=sys.stderr,
     )
     return 1 if findings else 0
 
@@ -530,6 +576,47 @@ class SelfTest(unittest.TestCase):
             ),
             [],
         )
+
+    def test_leaf_crate_against_its_own_table(self) -> None:
+        # crates/planner-pypi: every module foundation; a new one must be placed, cycles still fail.
+        leaf = {
+            "lib.rs": "pub mod tags; pub mod zip; pub mod sdist;\n",
+            "tags.rs": "pub struct Tag;\n",
+        }
+        table = CRATE_LAYERS["planner-pypi"]
+        self.assertEqual(
+            [
+                str(f)
+                for f in check(
+                    {**leaf, "zip.rs": "use crate::tags::Tag;\n"},
+                    "crates/planner-pypi/src/",
+                    table,
+                )
+            ],
+            [],
+        )
+        found = [
+            str(f)
+            for f in check(
+                {**leaf, "wheel.rs": "use crate::tags::Tag;\n"},
+                "crates/planner-pypi/src/",
+                table,
+            )
+        ]
+        self.assertEqual(
+            found,
+            [
+                "crates/planner-pypi/src/wheel.rs:1: module `wheel` has no layer: add it to CRATE_LAYERS in scripts/check-layering.py"
+            ],
+        )
+        cyclic = {
+            **leaf,
+            "zip.rs": "use crate::sdist::f;\n",
+            "sdist.rs": "use crate::zip::g;\n",
+        }
+        found = [str(f) for f in check(cyclic, "crates/planner-pypi/src/", table)]
+        self.assertEqual(len(found), 1)
+        self.assertIn("crates/planner-pypi/src/sdist.rs:1", found[0])
 
     def test_use_of_the_cli_layer_in_a_stage(self) -> None:
         # As src/index/mod.rs and src/inventory/discover.rs do today.
