@@ -22,6 +22,21 @@ pub(crate) fn cell(text: &str) -> String {
     out
 }
 
+/// A markdown code span of `text`, shown as written: its fence longer than any run of
+/// backticks in it (padded where it starts or ends with one), newlines as spaces, control and
+/// bidi characters escaped. Backslashes are literal inside a code span, so nothing else is.
+pub(crate) fn code(text: &str) -> String {
+    let text = crate::terminal::escape(text).replace(['\n', '\r'], " ");
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
 /// The whole proposal as markdown.
 pub(crate) fn render(proposal: &Proposal, commands: &[PlanCommands]) -> String {
     let mut out = String::new();

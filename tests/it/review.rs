@@ -1544,7 +1544,7 @@ fn a_pin_back_gets_the_downgrade_of_its_blocker_as_its_safer_plan() {
     insta::assert_snapshot!(safer, @r"
     **Downgrade the blocker: app 2.0 -> 1.0** (risk low 12/100): app 2.0 -> 1.0, lib 2.1 -> 1.0
 
-    1. in requirements.txt, require \`app==1.0\` where it declares \`app==2.0\`
+    1. in requirements.txt, require `app==1.0` where it declares `app==2.0`
 
     ```sh
     python3 -m pip install --only-binary :all: -- 'app==1.0' 'lib==1.0'

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{
     blocker_text, changes_text, compare_label, finding_links, header, held_text, level_text,
-    measured_line, measured_plans, release_text, step_text, unresolved_text,
+    measured_line, measured_plans, release_text, step_markdown, unresolved_text,
 };
 use crate::plan::Plan;
 use crate::render::commands::{self, CommandOptions};
@@ -181,12 +181,12 @@ fn markdown_details(out: &mut String, f: &Finding) {
             match safer_steps(f, plan, v) {
                 SaferSteps::Project(steps) => {
                     for (i, step) in steps.iter().enumerate() {
-                        let _ = writeln!(out, "{}. {}", i + 1, cell(&step_text(step)));
+                        let _ = writeln!(out, "{}. {}", i + 1, step_markdown(step));
                     }
                 }
                 SaferSteps::File(steps) => {
                     for (i, step) in steps.iter().enumerate() {
-                        let _ = writeln!(out, "{}. {}", i + 1, cell(&step_text(step)));
+                        let _ = writeln!(out, "{}. {}", i + 1, step_markdown(step));
                     }
                     if !steps.is_empty() {
                         out.push('\n');

@@ -21,8 +21,9 @@ pub(crate) use markdown::markdown;
 pub(crate) use sarif::sarif;
 pub(crate) use text::text;
 
+use super::markdown::{cell, code};
 use super::text::movement;
-use crate::plan::{Blocker, Plan};
+use crate::plan::{Blocker, Change, Plan};
 use crate::review::advice::Step;
 use crate::review::analysis::TargetVerdict;
 use crate::review::pins::ProjectTool;
@@ -69,31 +70,51 @@ fn changes_text(plan: &Plan) -> String {
         .join(", ")
 }
 
-/// A step of the safer plan, in words (its code spans in backticks).
-fn step_text(step: &Step) -> String {
+/// A run of a sentence: plain words, or a code span (a requirement, a command).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    /// Words.
+    Plain(String),
+    /// What a reader types or finds in a file, as written.
+    Code(String),
+}
+
+use Piece::{Code, Plain};
+
+/// A step of the safer plan, in words.
+fn step_words(step: &Step) -> Vec<Piece> {
     match step {
         Step::KeepInTable {
             pyproject,
             requirement,
             table,
-        } => format!(
-            "in {pyproject}, keep `{requirement}` in {} (once the blockers go back it breaks nothing, and they do not require it)",
-            table.label()
-        ),
+        } => vec![
+            Plain(format!("in {pyproject}, keep ")),
+            Code(requirement.to_string()),
+            Plain(format!(
+                " in {} (once the blockers go back it breaks nothing, and they do not require it)",
+                table.label()
+            )),
+        ],
         Step::DropFromTable {
             pyproject,
             requirement,
             table,
-        } => format!(
-            "in {pyproject}, drop `{requirement}` from {}",
-            table.label()
-        ),
+        } => vec![
+            Plain(format!("in {pyproject}, drop ")),
+            Code(requirement.to_string()),
+            Plain(format!(" from {}", table.label())),
+        ],
         Step::RequireRelease {
             file,
             name,
             version,
             now,
-        } => format!("in {file}, require `{name}=={version}` where it names {name} (now {now})"),
+        } => vec![
+            Plain(format!("in {file}, require ")),
+            Code(format!("{name}=={version}")),
+            Plain(format!(" where it names {name} (now {now})")),
+        ],
         Step::BoundMovingAlong {
             file,
             name,
@@ -101,34 +122,79 @@ fn step_text(step: &Step) -> String {
             to,
             from,
             with: (package, version),
-        } => format!(
-            "in {file}, require `{name}{}{to}` (now {from}; it breaks under {package} {version}, and `uv lock` keeps a locked version it is not told to move)",
-            bound.operator()
-        ),
+        } => vec![
+            Plain(format!("in {file}, require ")),
+            Code(format!("{name}{}{to}", bound.operator())),
+            Plain(format!(
+                " (now {from}; it breaks under {package} {version}, and "
+            )),
+            Code("uv lock".to_string()),
+            Plain(" keeps a locked version it is not told to move)".to_string()),
+        ],
         Step::RequireInFile {
             file,
             name,
             version,
             declared,
-        } => format!("in {file}, require `{name}=={version}` where it declares `{declared}`"),
-        Step::Lock { tool, moves } => {
-            let mut lock = match tool {
-                Some(ProjectTool::Uv) => "run `uv lock`, then `uv sync`",
-                Some(ProjectTool::Poetry) => "run `poetry lock`, then `poetry install`",
-                Some(ProjectTool::Pdm) => "run `pdm lock`, then `pdm install`",
-                None => "install the project again with `pip install .`",
-            }
-            .to_string();
-            if !moves.is_empty() {
-                let moves: Vec<String> = moves
-                    .iter()
-                    .map(|c| format!("{} {}", c.name, movement(c)))
-                    .collect();
-                lock.push_str(&format!(" (it moves {})", moves.join(", ")));
-            }
-            lock
-        }
+        } => vec![
+            Plain(format!("in {file}, require ")),
+            Code(format!("{name}=={version}")),
+            Plain(" where it declares ".to_string()),
+            Code(declared.to_string()),
+        ],
+        Step::Lock { tool, moves } => lock_words(*tool, moves),
     }
+}
+
+/// The lock step in the project's own tool, and what else the lock moves.
+fn lock_words(tool: Option<ProjectTool>, moves: &[Change]) -> Vec<Piece> {
+    let lock_then = |lock: &str, install: &str| {
+        vec![
+            Plain("run ".to_string()),
+            Code(lock.to_string()),
+            Plain(", then ".to_string()),
+            Code(install.to_string()),
+        ]
+    };
+    let mut words = match tool {
+        Some(ProjectTool::Uv) => lock_then("uv lock", "uv sync"),
+        Some(ProjectTool::Poetry) => lock_then("poetry lock", "poetry install"),
+        Some(ProjectTool::Pdm) => lock_then("pdm lock", "pdm install"),
+        None => vec![
+            Plain("install the project again with ".to_string()),
+            Code("pip install .".to_string()),
+        ],
+    };
+    if !moves.is_empty() {
+        let moves: Vec<String> = moves
+            .iter()
+            .map(|c| format!("{} {}", c.name, movement(c)))
+            .collect();
+        words.push(Plain(format!(" (it moves {})", moves.join(", "))));
+    }
+    words
+}
+
+/// A step in plain text, its code spans in backticks.
+fn step_text(step: &Step) -> String {
+    step_words(step)
+        .into_iter()
+        .map(|piece| match piece {
+            Plain(words) => words,
+            Code(code) => format!("`{code}`"),
+        })
+        .collect()
+}
+
+/// A step in markdown: its words escaped, its code spans as code spans.
+fn step_markdown(step: &Step) -> String {
+    step_words(step)
+        .into_iter()
+        .map(|piece| match piece {
+            Plain(words) => cell(&words),
+            Code(text) => code(&text),
+        })
+        .collect()
 }
 
 /// `idna 2.4 was uploaded 2017-02-19 (3570 days ago)`, for an exact pin the index knows.
@@ -295,5 +361,32 @@ mod tests {
             step(crate::review::advice::Bound::AtMost, "0.6.3", "0.5.0")
                 .starts_with("in pyproject.toml, require `flask-login<=0.5.0` (now 0.6.3;"),
         );
+    }
+
+    /// Markdown shows a step's code spans as code, not as escaped backticks; a value holding a
+    /// backtick cannot close its span early, and its words are still escaped.
+    #[test]
+    fn a_markdown_step_keeps_its_code_spans() {
+        let lock = Step::Lock {
+            tool: Some(ProjectTool::Uv),
+            moves: Vec::new(),
+        };
+        assert_eq!(step_markdown(&lock), "run `uv lock`, then `uv sync`");
+        assert_eq!(step_text(&lock), "run `uv lock`, then `uv sync`");
+        let bound = Step::BoundMovingAlong {
+            file: "a|b/pyproject.toml".to_string(),
+            name: n("flask-login"),
+            bound: crate::review::advice::Bound::AtLeast,
+            to: v("0.6.3"),
+            from: v("0.5.0"),
+            with: (n("werkzeug"), v("2.0.3")),
+        };
+        assert!(
+            step_markdown(&bound)
+                .starts_with("in a\\|b/pyproject.toml, require `flask-login>=0.6.3` (now")
+        );
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`x"), "`` `x ``");
+        assert_eq!(code("a<b\nc"), "`a<b c`");
     }
 }
