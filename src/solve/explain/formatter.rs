@@ -67,7 +67,11 @@ impl PythonFormatter<'_, '_> {
             .name()
             .is_some_and(|n| self.request.installed_roots.contains(n));
         match (installed, render(range)) {
-            (false, _) => format!("you require {}", name_with_range(&dep.to_string(), range)),
+            (false, _) => format!(
+                "you require {}{}",
+                name_with_range(&dep.to_string(), range),
+                self.constraint_text(dep)
+            ),
             (true, None) => format!("{dep} is installed (every installed dist stays)"),
             (true, Some(_)) => format!(
                 "{} stays as installed",
@@ -219,7 +223,13 @@ impl ReportFormatter<Pkg, Ranges<Version>, Unavailable> for PythonFormatter<'_, 
                 } else {
                     Self::verb(pkg, prange, "depends on", "depend on")
                 };
-                format!("{} {verb} {dependency}", self.versions(pkg, prange))
+                // A constraint narrows every edge on its name: the range shown is the
+                // metadata's and the constraint's together, so the constraint is named.
+                format!(
+                    "{} {verb} {dependency}{}",
+                    self.versions(pkg, prange),
+                    self.constraint_text(dep)
+                )
             }
         }
     }
@@ -399,6 +409,33 @@ mod tests {
             assert_eq!(
                 says(dep(dist("a"), "==1.0", Pkg::Python, ">=3.13")),
                 "a==1.0 requires Python>=3.13"
+            );
+        });
+    }
+
+    #[test]
+    fn an_edge_a_constraint_narrowed_names_the_constraint() {
+        let mut index = MemIndex::new();
+        index.add("a", "1.0", &["b>=1"]).add("b", "1.0", &[]);
+        let request = SolveRequest {
+            constraints: vec!["b<2".parse().unwrap()],
+            ..SolveRequest::default()
+        };
+        with_formatter(&index, &["a", "b"], &request, |f| {
+            let says = |tree| f.format_external(external(&tree));
+            // The range is the metadata's and the constraint's together: without the
+            // constraint named, `<2` would read as a's own metadata.
+            assert_eq!(
+                says(dep(dist("a"), "==1.0", dist("b"), ">=1,<2")),
+                "a==1.0 depends on b>=1, <2 (constraint b<2)"
+            );
+            assert_eq!(
+                says(dep(Pkg::Root, "", dist("b"), "<2")),
+                "you require b<2 (constraint b<2)"
+            );
+            assert_eq!(
+                says(dep(dist("a"), "==1.0", dist("c"), ">=1")),
+                "a==1.0 depends on c>=1"
             );
         });
     }
