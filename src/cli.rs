@@ -11,7 +11,10 @@ use pep508_rs::Requirement;
 use crate::inventory::{PythonVersion, TargetPlatform};
 use crate::plan::LayerChoice;
 use crate::risk::RiskLevel;
-use values::{LAYERS, RISK_LEVELS, one_of, python_platform, python_version, requirement, target};
+use values::{
+    DATA_FORMATS, LAYERS, PLAN_FORMATS, REVIEW_FORMATS, RISK_LEVELS, format, one_of,
+    python_platform, python_version, requirement, target,
+};
 
 mod values;
 
@@ -83,19 +86,7 @@ impl Cli {
     /// Whether the command's output is JSON (`--format json`): its errors are then written as
     /// a JSON document on stdout too.
     pub fn wants_json(&self) -> bool {
-        match &self.command {
-            Command::Propose(a) => a.format == PlanFormat::Json,
-            Command::Diff(a) => a.format == PlanFormat::Json,
-            Command::Try(a) => a.format == PlanFormat::Json,
-            Command::Bisect(a) => a.format == PlanFormat::Json,
-            Command::Inventory(a) => a.format == OutputFormat::Json,
-            Command::Check(a) => a.format == OutputFormat::Json,
-            Command::Outdated(a) => a.format == OutputFormat::Json,
-            Command::Resolve(a) => a.format == OutputFormat::Json,
-            Command::Verify(a) => a.format == OutputFormat::Json,
-            Command::Review(a) => a.format == ReviewFormat::Json,
-            Command::Snapshot(_) | Command::Completions(_) | Command::Man(_) => false,
-        }
+        self.command.format() == Some(Format::Json)
     }
 
     /// Parse these arguments, the first being the program's name. As clap's derive parsing,
@@ -183,7 +174,28 @@ pub enum Command {
     Man(ManArgs),
 }
 
-/// `--color`.
+impl Command {
+    /// The command's `--format` (`None` for the commands that have none).
+    pub fn format(&self) -> Option<Format> {
+        Some(match self {
+            Command::Propose(a) => a.format,
+            Command::Diff(a) => a.format,
+            Command::Try(a) => a.format,
+            Command::Bisect(a) => a.format,
+            Command::Inventory(a) => a.format,
+            Command::Check(a) => a.format,
+            Command::Outdated(a) => a.format,
+            Command::Resolve(a) => a.format,
+            Command::Verify(a) => a.format,
+            Command::Review(a) => a.format,
+            Command::Snapshot(_) | Command::Completions(_) | Command::Man(_) => return None,
+        })
+    }
+}
+
+/// `--color`. A mirror of `printer::ColorChoice`, which lives below the CLI and does
+/// not depend on clap; the settings layer converts it (an exhaustive match, so a variant added
+/// there fails to compile until it is offered here).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     /// Colour a terminal, unless NO_COLOR is set; FORCE_COLOR or CLICOLOR_FORCE colour a pipe.
@@ -209,22 +221,6 @@ pub struct ManArgs {
     /// instead of printing planner.1.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-}
-
-/// How a review is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum ReviewFormat {
-    /// For a terminal (for humans).
-    #[default]
-    Text,
-    /// The documented JSON schema (for computers).
-    Json,
-    /// A pull-request comment.
-    Markdown,
-    /// GitHub Actions workflow annotations on the changed lines.
-    Github,
-    /// SARIF 2.1.0 (code scanning).
-    Sarif,
 }
 
 /// `planner review`.
@@ -272,8 +268,8 @@ pub struct ReviewArgs {
     #[arg(long)]
     pub fail_on_unjudged: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: ReviewFormat,
+    #[arg(long, value_parser = format(REVIEW_FORMATS), default_value = "text")]
+    pub format: Format,
     /// Also write SARIF 2.1.0 to this file (the same review; for code scanning).
     #[arg(long, value_name = "FILE")]
     pub sarif_file: Option<PathBuf>,
@@ -316,8 +312,8 @@ pub struct DiffArgs {
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: PlanFormat,
+    #[arg(long, value_parser = format(PLAN_FORMATS), default_value = "text")]
+    pub format: Format,
 }
 
 /// One side of `planner diff`, as given.
@@ -333,26 +329,21 @@ pub enum DiffSide {
     Python(PathBuf),
 }
 
-/// How data is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum OutputFormat {
-    /// A readable table (for humans).
-    #[default]
-    Text,
-    /// The documented JSON schema (for computers).
-    Json,
-}
-
-/// How a plan is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum PlanFormat {
+/// How a command prints its output (`--format`): one set for every command. Each command takes
+/// the formats it writes (`DATA_FORMATS`, `PLAN_FORMATS` or `REVIEW_FORMATS` in
+/// `cli/values.rs`); clap refuses the others, naming the ones it takes (exit 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
     /// For a terminal (for humans).
-    #[default]
     Text,
     /// The documented JSON schema (for computers).
     Json,
     /// For a pull request or a ticket.
     Markdown,
+    /// GitHub Actions workflow annotations on the changed lines.
+    Github,
+    /// SARIF 2.1.0 (code scanning).
+    Sarif,
 }
 
 /// Which environment to read.
@@ -428,7 +419,8 @@ pub struct IndexArgs {
     pub keyring_provider: Option<KeyringProvider>,
 }
 
-/// Where index credentials may also come from.
+/// Where index credentials may also come from. A mirror of `index::KeyringProvider`
+/// (the index does not depend on clap), converted by an exhaustive match in the settings layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum KeyringProvider {
     /// Never ask a keyring.
@@ -437,7 +429,8 @@ pub enum KeyringProvider {
     Subprocess,
 }
 
-/// Pre-release policy.
+/// Pre-release policy. A mirror of `solve::PrereleaseMode` (the solver does not depend
+/// on clap), converted by an exhaustive match in the settings layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum PrereleaseMode {
     /// Pre-releases only where a specifier names one or no final release matches (PEP 440).
@@ -453,8 +446,8 @@ pub enum PrereleaseMode {
 #[derive(Debug, Clone, Args)]
 pub struct InventoryArgs {
     /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: OutputFormat,
+    #[arg(long, value_parser = format(DATA_FORMATS), default_value = "text")]
+    pub format: Format,
     /// Which environment to read.
     #[command(flatten)]
     pub env: EnvArgs,
@@ -471,8 +464,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub hash_binaries: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: OutputFormat,
+    #[arg(long, value_parser = format(DATA_FORMATS), default_value = "text")]
+    pub format: Format,
     /// Which environment to read.
     #[command(flatten)]
     pub env: EnvArgs,
@@ -497,8 +490,8 @@ pub struct SnapshotArgs {
 #[derive(Debug, Clone, Args)]
 pub struct OutdatedArgs {
     /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: OutputFormat,
+    #[arg(long, value_parser = format(DATA_FORMATS), default_value = "text")]
+    pub format: Format,
     /// Which environment to read.
     #[command(flatten)]
     pub env: EnvArgs,
@@ -526,8 +519,8 @@ pub struct ResolveArgs {
     #[arg(long, value_enum, default_value_t)]
     pub prerelease: PrereleaseMode,
     /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: OutputFormat,
+    #[arg(long, value_parser = format(DATA_FORMATS), default_value = "text")]
+    pub format: Format,
     /// Which environment to read.
     #[command(flatten)]
     pub env: EnvArgs,
@@ -584,8 +577,8 @@ pub struct ProposeArgs {
     #[arg(long, value_enum, default_value_t)]
     pub prerelease: PrereleaseMode,
     /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: PlanFormat,
+    #[arg(long, value_parser = format(PLAN_FORMATS), default_value = "text")]
+    pub format: Format,
     /// Which environment to read.
     #[command(flatten)]
     pub env: EnvArgs,
@@ -615,6 +608,54 @@ mod tests {
         for value in LAYERS {
             assert!(LayerChoice::from_str(value).is_ok(), "{value}");
         }
+    }
+
+    /// The `--format` values a command offers (and `--help` and completion list), in order.
+    fn offered_formats(command: &str) -> Vec<String> {
+        let cli = Cli::command();
+        let sub = cli.find_subcommand(command).expect("a command");
+        let arg = sub.get_arguments().find(|a| a.get_id() == "format");
+        let values = arg.expect("--format").get_possible_values();
+        values.iter().map(|v| v.get_name().to_string()).collect()
+    }
+
+    /// One `--format` enum: each command offers the formats it writes, and the parser refuses
+    /// the others naming those it takes (exit 2), as each command's own enum did.
+    #[test]
+    fn each_command_offers_its_formats() {
+        for command in ["inventory", "check", "outdated", "resolve", "verify"] {
+            assert_eq!(offered_formats(command), ["text", "json"], "{command}");
+        }
+        for command in ["propose", "diff", "try", "bisect"] {
+            assert_eq!(
+                offered_formats(command),
+                ["text", "json", "markdown"],
+                "{command}"
+            );
+        }
+        let all = ["text", "json", "markdown", "github", "sarif"];
+        assert_eq!(offered_formats("review"), all);
+
+        let refused = Cli::try_parse_args_from(["planner", "verify", "--all", "--format", "sarif"])
+            .expect_err("verify writes no SARIF");
+        assert_eq!(refused.kind(), clap::error::ErrorKind::InvalidValue);
+        let text = refused.to_string();
+        assert!(
+            text.contains("invalid value 'sarif' for '--format <FORMAT>'"),
+            "{text}"
+        );
+        assert!(text.contains("[possible values: text, json]"), "{text}");
+
+        let review = Cli::try_parse_args_from(["planner", "review", "--format", "github"]);
+        assert_eq!(
+            review.expect("review").command.format(),
+            Some(Format::Github)
+        );
+        let diff = Cli::try_parse_args_from(["planner", "diff", "a", "b"]).expect("diff");
+        assert_eq!(diff.command.format(), Some(Format::Text));
+        assert!(!diff.wants_json());
+        let try_ = Cli::try_parse_args_from(["planner", "try", "plan.json", "--format", "json"]);
+        assert!(try_.expect("try").wants_json());
     }
 }
 
@@ -657,23 +698,9 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
 
-    /// Seconds one import may take [default: 180].
-    #[arg(long, value_name = "SECONDS")]
-    pub timeout: Option<u32>,
-
-    /// Imports run at once [default: every core].
-    #[arg(long, value_name = "N")]
-    pub jobs: Option<usize>,
-
-    /// Skip the smoke tests.
-    #[arg(long)]
-    pub no_smoke: bool,
-
-    /// Keep your compile caches (inductor, Triton, JAX, CuPy). By default every verification run
-    /// compiles into fresh empty cache folders, removed afterwards, so that a kernel compiled
-    /// before cannot let a check pass.
-    #[arg(long)]
-    pub warm_caches: bool,
+    /// How the verification runs.
+    #[command(flatten)]
+    pub run: VerifyRunArgs,
 
     /// With --all: seconds the imports below the top level may take together [default: 60].
     #[arg(long, value_name = "SECONDS")]
@@ -694,8 +721,30 @@ pub struct VerifyArgs {
     pub tests: Vec<String>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: OutputFormat,
+    #[arg(long, value_parser = format(DATA_FORMATS), default_value = "text")]
+    pub format: Format,
+}
+
+/// How verification runs, for `verify` and `try`.
+#[derive(Debug, Clone, Args)]
+pub struct VerifyRunArgs {
+    /// Seconds one import may take [default: 180].
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<u32>,
+
+    /// Imports run at once [default: every core].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Skip the smoke tests.
+    #[arg(long)]
+    pub no_smoke: bool,
+
+    /// Keep your compile caches (inductor, Triton, JAX, CuPy). By default every verification run
+    /// compiles into fresh empty cache folders, removed afterwards, so that a kernel compiled
+    /// before cannot let a check pass.
+    #[arg(long)]
+    pub warm_caches: bool,
 }
 
 /// `planner try`.
@@ -732,27 +781,13 @@ pub struct TryArgs {
     #[arg(long, value_name = "NAME|FILE")]
     pub policy: Option<PathBuf>,
 
-    /// Seconds one import may take [default: 180].
-    #[arg(long, value_name = "SECONDS")]
-    pub timeout: Option<u32>,
-
-    /// Imports run at once [default: every core].
-    #[arg(long, value_name = "N")]
-    pub jobs: Option<usize>,
-
-    /// Skip the smoke tests.
-    #[arg(long)]
-    pub no_smoke: bool,
-
-    /// Keep your compile caches (inductor, Triton, JAX, CuPy). By default every verification run
-    /// compiles into fresh empty cache folders, removed afterwards, so that a kernel compiled
-    /// before cannot let a check pass.
-    #[arg(long)]
-    pub warm_caches: bool,
+    /// How the verification runs.
+    #[command(flatten)]
+    pub run: VerifyRunArgs,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: PlanFormat,
+    #[arg(long, value_parser = format(PLAN_FORMATS), default_value = "text")]
+    pub format: Format,
 }
 
 /// `planner bisect`.
@@ -809,6 +844,6 @@ pub struct BisectArgs {
     pub policy: Option<PathBuf>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: PlanFormat,
+    #[arg(long, value_parser = format(PLAN_FORMATS), default_value = "text")]
+    pub format: Format,
 }

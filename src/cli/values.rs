@@ -1,6 +1,6 @@
 //! The command line's value parsers: a flag's text in, its domain type out (a PEP 508
 //! requirement, a `propose` target, `--python-version`, `--python-platform`, one of a fixed set
-//! of values), or a [`ValueError`] that clap prints after `invalid value 'X' for '--flag'`
+//! of values, the [`Format`]s a command writes), or a [`ValueError`] that clap prints after `invalid value 'X' for '--flag'`
 //! (exit 2).
 
 use std::str::FromStr;
@@ -9,6 +9,8 @@ use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 
 use crate::inventory::{InventoryError, PythonVersion, TargetPlatform};
 use crate::metadata::RequirementError;
+
+use super::Format;
 
 /// Why a value parser refused a flag's value; clap prints it after `invalid value 'X' for
 /// '--flag'` (exit 2).
@@ -57,6 +59,30 @@ fn hint_line(err: &InventoryError) -> String {
 pub(super) const RISK_LEVELS: &[&str] = &["low", "medium", "high", "critical"];
 /// The layers `propose --all --layer` takes.
 pub(super) const LAYERS: &[&str] = &["safe", "group", "major", "everything"];
+
+/// The formats `inventory`, `check`, `outdated`, `resolve` and `verify` write.
+pub(super) const DATA_FORMATS: &[Format] = &[Format::Text, Format::Json];
+/// The formats `propose`, `diff`, `try` and `bisect` write.
+pub(super) const PLAN_FORMATS: &[Format] = &[Format::Text, Format::Json, Format::Markdown];
+/// The formats `review` writes: every one.
+pub(super) const REVIEW_FORMATS: &[Format] = &[
+    Format::Text,
+    Format::Json,
+    Format::Markdown,
+    Format::Github,
+    Format::Sarif,
+];
+
+/// `--format`, one of `offered` (in its order, each with its help; completion offers these,
+/// and clap refuses any other format, naming these).
+pub(super) fn format(
+    offered: &'static [Format],
+) -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::ValueEnum;
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(offered.iter().filter_map(Format::to_possible_value))
+        .try_map(|text: String| Format::from_str(&text, false))
+}
 
 /// A value among `values` (which shell completion then offers, in place of file names),
 /// parsed by `T`'s `FromStr`.

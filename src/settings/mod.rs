@@ -23,6 +23,7 @@ mod trial;
 
 use std::path::{Path, PathBuf};
 
+use clap::ValueEnum;
 use miette::IntoDiagnostic;
 
 use crate::cli::{self, Cli, Command, EnvArgs};
@@ -170,23 +171,23 @@ fn command(command: Command, sources: &Sources<'_>) -> miette::Result<CommandSet
             prerelease: args.prerelease.into(),
             environment: environment(&args.env, env),
             index: IndexOptions::new(&args.index, sources)?,
-            format: args.format.into(),
+            format: OutputFormat::new(args.format)?,
         }),
         Command::Review(args) => CommandSettings::Review(review(args, sources)?),
         Command::Diff(args) => CommandSettings::Diff(DiffSettings {
             envs: diff_envs(&args),
             since: args.since,
             environment: environment(&EnvArgs::default(), env),
-            format: args.format.into(),
+            format: OutputFormat::new(args.format)?,
         }),
         Command::Outdated(args) => CommandSettings::Outdated(OutdatedSettings {
             environment: environment(&args.env, env),
             index: IndexOptions::new(&args.index, sources)?,
-            format: args.format.into(),
+            format: OutputFormat::new(args.format)?,
         }),
         Command::Inventory(args) => CommandSettings::Inventory(InventorySettings {
             environment: environment(&args.env, env),
-            format: args.format.into(),
+            format: OutputFormat::new(args.format)?,
         }),
         Command::Check(args) => CommandSettings::Check(CheckSettings {
             environment: environment(&args.env, env),
@@ -196,7 +197,7 @@ fn command(command: Command, sources: &Sources<'_>) -> miette::Result<CommandSet
             } else {
                 crate::inventory::integrity::Scope::Sources
             },
-            format: args.format.into(),
+            format: OutputFormat::new(args.format)?,
         }),
         Command::Verify(args) => CommandSettings::Verify(VerifySettings {
             environment: environment(
@@ -214,18 +215,13 @@ fn command(command: Command, sources: &Sources<'_>) -> miette::Result<CommandSet
                 baseline: args.baseline,
                 compare: args.compare,
                 report: args.report,
-                timeout: args.timeout,
-                jobs: args.jobs,
-                no_smoke: args.no_smoke,
                 budget: args.budget,
                 no_fork: args.no_fork,
                 plain: args.plain,
                 tests: args.tests,
-                baseline_file: None,
-                activate: None,
-                warm_caches: args.warm_caches,
+                ..run_options(args.run)
             },
-            format: args.format.into(),
+            format: OutputFormat::new(args.format)?,
         }),
         Command::Try(args) => CommandSettings::Try(TrySettings {
             plan: args.plan,
@@ -233,14 +229,8 @@ fn command(command: Command, sources: &Sources<'_>) -> miette::Result<CommandSet
             keep: args.keep,
             index_url: args.index_url,
             policy: sources.policy(args.policy.as_deref())?,
-            run: crate::verify::run::RunOptions {
-                timeout: args.timeout,
-                jobs: args.jobs,
-                no_smoke: args.no_smoke,
-                warm_caches: args.warm_caches,
-                ..Default::default()
-            },
-            format: args.format.into(),
+            run: run_options(args.run),
+            format: OutputFormat::new(args.format)?,
         }),
         Command::Bisect(args) => CommandSettings::Bisect(bisect(args, sources)?),
         Command::Snapshot(args) => CommandSettings::Snapshot(SnapshotSettings {
@@ -283,21 +273,32 @@ impl From<cli::PrereleaseMode> for PrereleaseMode {
     }
 }
 
-impl From<cli::OutputFormat> for OutputFormat {
-    fn from(format: cli::OutputFormat) -> Self {
+impl OutputFormat {
+    /// `--format` of a command that writes text, JSON or markdown. clap offers each command only
+    /// the formats it writes, so `github` and `sarif` (review's own) are refused here too.
+    fn new(format: cli::Format) -> miette::Result<Self> {
         match format {
-            cli::OutputFormat::Text => OutputFormat::Text,
-            cli::OutputFormat::Json => OutputFormat::Json,
+            cli::Format::Text => Ok(OutputFormat::Text),
+            cli::Format::Json => Ok(OutputFormat::Json),
+            cli::Format::Markdown => Ok(OutputFormat::Markdown),
+            cli::Format::Github | cli::Format::Sarif => Err(miette::miette!(
+                help = "use --format text, json or markdown",
+                "--format {} is written by `planner review` only",
+                format
+                    .to_possible_value()
+                    .map_or_else(String::new, |v| v.get_name().to_string())
+            )),
         }
     }
 }
 
-impl From<cli::PlanFormat> for OutputFormat {
-    fn from(format: cli::PlanFormat) -> Self {
-        match format {
-            cli::PlanFormat::Text => OutputFormat::Text,
-            cli::PlanFormat::Json => OutputFormat::Json,
-            cli::PlanFormat::Markdown => OutputFormat::Markdown,
-        }
+/// The verification options `verify` and `try` share.
+fn run_options(args: cli::VerifyRunArgs) -> crate::verify::run::RunOptions {
+    crate::verify::run::RunOptions {
+        timeout: args.timeout,
+        jobs: args.jobs,
+        no_smoke: args.no_smoke,
+        warm_caches: args.warm_caches,
+        ..Default::default()
     }
 }

@@ -220,7 +220,7 @@ pub(super) fn propose(
         out_dir,
         trial,
         prerelease: args.prerelease.into(),
-        format: args.format.into(),
+        format: OutputFormat::new(args.format)?,
     })
 }
 
@@ -265,14 +265,14 @@ pub(super) fn review(
     })
 }
 
-impl From<cli::ReviewFormat> for ReviewFormat {
-    fn from(format: cli::ReviewFormat) -> Self {
+impl From<cli::Format> for ReviewFormat {
+    fn from(format: cli::Format) -> Self {
         match format {
-            cli::ReviewFormat::Text => ReviewFormat::Text,
-            cli::ReviewFormat::Json => ReviewFormat::Json,
-            cli::ReviewFormat::Markdown => ReviewFormat::Markdown,
-            cli::ReviewFormat::Github => ReviewFormat::Github,
-            cli::ReviewFormat::Sarif => ReviewFormat::Sarif,
+            cli::Format::Text => ReviewFormat::Text,
+            cli::Format::Json => ReviewFormat::Json,
+            cli::Format::Markdown => ReviewFormat::Markdown,
+            cli::Format::Github => ReviewFormat::Github,
+            cli::Format::Sarif => ReviewFormat::Sarif,
         }
     }
 }

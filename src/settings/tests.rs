@@ -259,3 +259,52 @@ fn index_credentials_are_redacted_where_the_settings_are_printed() {
     assert!(shown.contains("example.com/simple"), "{shown}");
     assert!(shown.contains("example.org/simple"), "{shown}");
 }
+
+/// `--format` is one clap enum; a command's settings take only the formats it writes, and
+/// review's own are refused by name if one ever reached another command.
+#[test]
+fn formats_reach_the_commands_as_written() {
+    for (format, expected) in [
+        (cli::Format::Text, OutputFormat::Text),
+        (cli::Format::Json, OutputFormat::Json),
+        (cli::Format::Markdown, OutputFormat::Markdown),
+    ] {
+        assert_eq!(OutputFormat::new(format).unwrap(), expected);
+    }
+    let refused = OutputFormat::new(cli::Format::Sarif)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        refused,
+        "--format sarif is written by `planner review` only"
+    );
+    assert!(OutputFormat::new(cli::Format::Github).is_err());
+
+    let settings = resolve(&["review", "--format", "sarif"], &[]).unwrap();
+    let CommandSettings::Review(review) = settings.command else {
+        panic!("not review");
+    };
+    assert_eq!(review.format, ReviewFormat::Sarif);
+
+    // verify's and try's shared flags reach the verification options.
+    let flags = [
+        "--timeout",
+        "7",
+        "--jobs",
+        "3",
+        "--no-smoke",
+        "--warm-caches",
+    ];
+    let verify = [&["verify", "--all"][..], &flags].concat();
+    let CommandSettings::Verify(verify) = resolve(&verify, &[]).unwrap().command else {
+        panic!("not verify");
+    };
+    let trial = [&["try", "plan.json"][..], &flags].concat();
+    let CommandSettings::Try(trial) = resolve(&trial, &[]).unwrap().command else {
+        panic!("not try");
+    };
+    for run in [&verify.run, &trial.run] {
+        assert_eq!((run.timeout, run.jobs), (Some(7), Some(3)));
+        assert!(run.no_smoke && run.warm_caches);
+    }
+}

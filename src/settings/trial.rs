@@ -156,6 +156,6 @@ pub(super) fn bisect(
         )?,
         index_url: args.index_url,
         policy: sources.policy(args.policy.as_deref())?,
-        format: args.format.into(),
+        format: OutputFormat::new(args.format)?,
     })
 }
