@@ -100,11 +100,26 @@ impl Proposer<'_> {
         overrides: Vec<Override>,
         extra: Vec<Requirement>,
     ) -> Result<Resolution, SolveError> {
+        self.solve_needing(targets, upgrade, overrides, extra, None)
+    }
+
+    /// [`Self::solve_with`] where `needed`'s requirement among `targets` is the request's own
+    /// (one it implies, not one the installed environment makes), in the solver's words too.
+    pub(in crate::plan) fn solve_needing(
+        &self,
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        overrides: Vec<Override>,
+        extra: Vec<Requirement>,
+        needed: Option<&PackageName>,
+    ) -> Result<Resolution, SolveError> {
         let mut requirements = self.whole.requirements.clone();
         requirements.extend(targets.iter().cloned());
         let mut constraints = self.whole.floors.clone();
         constraints.extend(extra);
-        let asked: BTreeSet<&PackageName> = self.request.targets.iter().map(|t| &t.name).collect();
+        let mut asked: BTreeSet<&PackageName> =
+            self.request.targets.iter().map(|t| &t.name).collect();
+        asked.extend(needed);
         let installed_roots = requirements
             .iter()
             .map(|r| &r.name)
