@@ -103,7 +103,8 @@ impl Proposer<'_> {
         needs.push(implied);
         let mut upgrade = upgrade.clone();
         upgrade.insert(provider.clone());
-        match self.solve_needing(&needs, &upgrade, vec![], bounds.to_vec(), Some(provider)) {
+        let needed = (Some(provider), &BTreeSet::new());
+        match self.solve_needing(&needs, &upgrade, vec![], bounds.to_vec(), needed) {
             Ok(found) => Ok(Some(Implied::Met(Box::new(found), why))),
             Err(SolveError::NoSolution(no_solution)) => Ok(Some(Implied::Unmet(Conflict {
                 explanation: format!("{why}.\n{}", no_solution.report),
