@@ -32,6 +32,15 @@ fn cpu_venv(pins: &[String], by_uv: bool, python: &str) -> PathBuf {
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
+    // A long pin list (a whole freeze list) is named by its hash: a folder name has a limit.
+    let key = if key.len() > 200 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        pins.hash(&mut hasher);
+        format!("{}-{:016x}", &key[..40], hasher.finish())
+    } else {
+        key
+    };
     let key = if by_uv {
         format!("uv{python}-{key}")
     } else {
