@@ -6,10 +6,11 @@
 //!
 //! In: the safe plan's held-back lines, the [`Bounds`]. Out: per held-back light dist whose
 //! newest final release requires an installed light dist *below* its installed version (the
-//! blocker: a release below it is accepted, the installed one is not), one layer on top of the
-//! safe layer: that dist above its installed version, every held-back light dist and the
-//! blockers free, the blockers' floors lifted (they may go back). Its title names what goes back
-//! and the requirement that takes it there. Layers with the same pins are offered once.
+//! blocker: a release below it is accepted, the installed one is not) and is inside its major
+//! line, one layer on top of the safe layer: that dist above its installed version, every dist
+//! inside its major line as in the safe layer, the blockers' floors lifted to their line's
+//! first release (they may go back inside their line). Its title names what goes back and the
+//! requirement that takes it there. Layers with the same pins are offered once.
 
 use std::collections::BTreeSet;
 use std::str::FromStr;
@@ -18,8 +19,9 @@ use pep440_rs::Version;
 use pep508_rs::{PackageName, Requirement};
 
 use super::solve::finish_layer;
-use super::{Bounds, LayerSpec};
+use super::{Bounds, LayerSpec, crosses_line};
 use crate::metadata::requirement::accepts;
+use crate::metadata::version_line::line_floor;
 use crate::plan::alternatives::{ProposeError, Proposer};
 use crate::plan::planned::applies_with;
 use crate::plan::proposal::{LayerKind, Plan, PlanKind};
@@ -54,6 +56,9 @@ impl Proposer<'_> {
             let Some(newest) = self.newest_final_release(anchor)? else {
                 continue;
             };
+            if crosses_line(&bounds.installed[anchor], &newest) {
+                continue; // the major layer moves it
+            }
             let back = self.goes_back(anchor, &newest, bounds)?;
             if back.is_empty() {
                 continue;
@@ -134,11 +139,22 @@ impl Proposer<'_> {
             name: format!("{anchor}-held-back"),
             free: held.iter().chain(&lifted).cloned().collect(),
         };
-        let mut constraints = Self::layer_bounds(&spec, bounds);
+        // Every dist stays inside its major line (the anchor's newest is in its own: a newer
+        // line is the major layer's); only the blockers' floors are lifted, to their line's.
+        let bounded = LayerSpec {
+            kind: spec.kind,
+            name: spec.name.clone(),
+            free: BTreeSet::new(),
+        };
+        let mut constraints = Self::layer_bounds(&bounded, bounds);
         let installed = &bounds.installed[anchor];
-        constraints.push(
-            Requirement::from_str(&format!("{anchor}>{installed}"))
-                .expect("a name and a version make a requirement"),
+        let requirement = |text: String| {
+            Requirement::from_str(&text).expect("a name and a version make a requirement")
+        };
+        constraints.push(requirement(format!("{anchor}>{installed}")));
+        constraints.extend(
+            back.iter()
+                .map(|b| requirement(format!("{}>={}", b.name, line_floor(&b.installed)))),
         );
         let needed = (None, &lifted);
         let resolution = match self.solve_needing(&[], upgrade, vec![], constraints, needed) {
