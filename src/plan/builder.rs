@@ -20,7 +20,7 @@ use super::modules::{ImportersMemo, removed_module_warnings};
 pub(crate) use super::oracle::Oracle;
 pub(crate) use super::planned::PlannedEnvironment;
 use super::planned::applies_with;
-use super::planned_imports::{PlannedImportsMemo, missing_planned_imports};
+use super::planned_imports::{PlannedImportsMemo, UnmetName, missing_planned_imports};
 use super::proposal::{Action, Blocker, Change, HeldBack, PLAN_SCHEMA, Plan, PlanKind};
 use crate::inventory::Inventory;
 use crate::inventory::graph::DependencyGraph;
@@ -174,6 +174,23 @@ impl<'a> PlanBuilder<'a> {
         dependents.direct.retain(|d| !moves(d));
         dependents.importing.retain(|(d, _)| !moves(d));
         dependents
+    }
+
+    /// The names `changes`' moved-back or added releases import that `planned` surely lacks
+    /// (see [`super::planned_imports::unmet_names`]; read once with the plans' own check).
+    pub(crate) fn unmet_names(
+        &self,
+        planned: &PlannedEnvironment,
+        changes: &[Change],
+        oracle: &dyn Oracle,
+    ) -> Vec<UnmetName> {
+        super::planned_imports::unmet_names(
+            self.inventory,
+            planned,
+            changes,
+            oracle,
+            &self.planned_imports,
+        )
     }
 
     /// Build one plan and score it: the changes with their reasons and warnings, the pins, the

@@ -6,7 +6,9 @@
 //! In: a plan's changes, its planned environment, the inventory and the [`Oracle`] (the planned
 //! wheel's file list and a few of its files, read by range requests; what each planned dist
 //! installs). Out: per changed dist, one sentence per top-level module it imports that no
-//! dist of the planned environment installs, naming the file and line.
+//! dist of the planned environment installs, naming the file and line; and, for the proposer,
+//! each name imported from a planned dist's module that it lacks ([`UnmetName`]: the dist, the
+//! module and the names), for the search for the release that has them.
 //!
 //! Bounded on purpose: only releases the plan moves backwards or adds (an older release is
 //! where imports of removed modules live: `pkg_resources`, `distutils`, `imp`); of each, at most
@@ -88,15 +90,57 @@ impl PlannedImportsMemo {
     }
 }
 
-/// Per changed dist, the sentences for its imports that the planned environment cannot satisfy.
-pub(crate) fn missing_planned_imports(
+/// One `from m import n` of a planned release that the planned environment's `m` surely lacks
+/// (see [`missing_names`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct UnmetName {
+    /// The planned release that imports (jinja2 2.11.3).
+    pub importer: (PackageName, Version),
+    /// The planned dist whose module lacks the names (markupsafe 3.0.4).
+    pub provider: (PackageName, Version),
+    /// The module imported from (`markupsafe`).
+    pub module: String,
+    /// The names it lacks (`soft_unicode`).
+    pub names: Vec<String>,
+    /// The importing file (`jinja2/filters.py`) and line.
+    pub file: String,
+    pub line: usize,
+}
+
+impl UnmetName {
+    /// "jinja2 2.11.3 imports `soft_unicode` from `markupsafe` (jinja2/filters.py, line 13),
+    /// which markupsafe 3.0.4 does not have".
+    pub(crate) fn sentence(&self) -> String {
+        let listed: Vec<String> = self.names.iter().map(|n| format!("`{n}`")).collect();
+        format!(
+            "{} {} imports {} from `{}` ({}, line {}), which {} {} does not have",
+            self.importer.0,
+            self.importer.1,
+            listed.join(", "),
+            self.module,
+            self.file,
+            self.line,
+            self.provider.0,
+            self.provider.1
+        )
+    }
+}
+
+/// The planned releases that may import what the planned environment lacks (those the plan
+/// moves back or adds, with module-level foreign imports), with what that environment provides;
+/// `None` when there are none or some dist's modules cannot be had.
+#[allow(clippy::type_complexity)]
+fn candidates<'c>(
     inventory: &Inventory,
     planned: &PlannedEnvironment,
-    changes: &[Change],
+    changes: &'c [Change],
     oracle: &dyn Oracle,
     memo: &PlannedImportsMemo,
-) -> BTreeMap<PackageName, Vec<String>> {
-    let mut candidates: Vec<(&PackageName, &Version, Arc<Vec<ForeignImport>>)> = Vec::new();
+) -> Option<(
+    Vec<(&'c PackageName, &'c Version, Arc<Vec<ForeignImport>>)>,
+    BTreeSet<String>,
+)> {
+    let mut candidates = Vec::new();
     for change in changes {
         let Some(to) = &change.to else { continue };
         if matches!(change.action, Action::Downgrade | Action::Add) {
@@ -107,9 +151,21 @@ pub(crate) fn missing_planned_imports(
         }
     }
     if candidates.is_empty() {
-        return BTreeMap::new();
+        return None;
     }
-    let Some(provided) = provided(inventory, planned, oracle, &candidates) else {
+    let provided = provided(inventory, planned, oracle, &candidates)?;
+    Some((candidates, provided))
+}
+
+/// Per changed dist, the sentences for its imports that the planned environment cannot satisfy.
+pub(crate) fn missing_planned_imports(
+    inventory: &Inventory,
+    planned: &PlannedEnvironment,
+    changes: &[Change],
+    oracle: &dyn Oracle,
+    memo: &PlannedImportsMemo,
+) -> BTreeMap<PackageName, Vec<String>> {
+    let Some((candidates, provided)) = candidates(inventory, planned, changes, oracle, memo) else {
         return BTreeMap::new();
     };
     let mut out = BTreeMap::new();
@@ -132,13 +188,11 @@ pub(crate) fn missing_planned_imports(
                 )
             })
             .collect();
-        found.extend(missing_names(
-            name,
-            version,
-            &imports,
-            &provided,
-            &mut providers,
-        ));
+        found.extend(
+            missing_names(name, version, &imports, &provided, &mut providers)
+                .iter()
+                .map(UnmetName::sentence),
+        );
         if found.is_empty() {
             continue;
         }
@@ -150,6 +204,32 @@ pub(crate) fn missing_planned_imports(
         out.insert(name.clone(), found);
     }
     out
+}
+
+/// The names the plan's moved-back or added releases import that the planned environment's
+/// modules surely lack (the `planned-import-missing` sentences that name a dist that lacks them).
+pub(crate) fn unmet_names(
+    inventory: &Inventory,
+    planned: &PlannedEnvironment,
+    changes: &[Change],
+    oracle: &dyn Oracle,
+    memo: &PlannedImportsMemo,
+) -> Vec<UnmetName> {
+    let Some((candidates, provided)) = candidates(inventory, planned, changes, oracle, memo) else {
+        return Vec::new();
+    };
+    let mut providers = Providers {
+        inventory,
+        planned,
+        oracle,
+        found: BTreeMap::new(),
+    };
+    candidates
+        .into_iter()
+        .flat_map(|(name, version, imports)| {
+            missing_names(name, version, &imports, &provided, &mut providers)
+        })
+        .collect()
 }
 
 /// The dist of the planned environment that installs a top-level module, with its version
@@ -208,14 +288,14 @@ impl Providers<'_> {
 /// environment's module `m` surely lacks: its dist is known, `m` is a source module there, `n`
 /// is no submodule of it, and the module neither binds `n` (defines, imports, lists in
 /// `__all__`) nor can hand out others (a star import, a module `__getattr__`, dynamic
-/// globals). One sentence per import statement, names of a module said once.
+/// globals). One per import statement, names of a module said once.
 fn missing_names(
     name: &PackageName,
     version: &Version,
     imports: &[ForeignImport],
     provided: &BTreeSet<String>,
     providers: &mut Providers<'_>,
-) -> Vec<String> {
+) -> Vec<UnmetName> {
     let mut said: BTreeSet<(String, String)> = BTreeSet::new();
     let mut out = Vec::new();
     for import in imports {
@@ -252,15 +332,14 @@ fn missing_names(
             continue;
         }
         said.extend(gone.iter().map(|n| (module.clone(), n.to_string())));
-        let listed: Vec<String> = gone.iter().map(|n| format!("`{n}`")).collect();
-        out.push(format!(
-            "{name} {version} imports {} from `{module}` ({}, line {}), which {} {} does not have",
-            listed.join(", "),
-            import.file,
-            import.line,
-            provider.name,
-            provider.version
-        ));
+        out.push(UnmetName {
+            importer: (name.clone(), version.clone()),
+            provider: (provider.name.clone(), provider.version.clone()),
+            module: module.clone(),
+            names: gone.into_iter().cloned().collect(),
+            file: import.file.clone(),
+            line: import.line,
+        });
     }
     out
 }

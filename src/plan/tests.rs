@@ -503,3 +503,50 @@ fn the_stack_layer_stays_on_the_installed_cuda_line_before_a_switch() {
         switch.title
     );
 }
+
+/// A light dist held back only because its newest release takes another installed light dist
+/// back (tensorflow 2.21.0's `h5py<3.15` under h5py 3.16.0): a layer moves it, taking that dist
+/// back inside its line; one whose newest release is in a newer major line and takes a dist
+/// back (sphinx 9.0.4's `docutils<0.23` under sphinx 7 and docutils 0.23.1) gets no such layer:
+/// that is a major move, never a held-back one.
+#[test]
+fn a_held_back_dist_moves_in_a_layer_that_takes_a_light_dist_back_inside_its_line() {
+    let mut index = MemIndex::new();
+    index
+        .add("tf", "2.20", &["h5py>=3.11"])
+        .add("tf", "2.21", &["h5py>=3.11,<3.15"])
+        .add("h5py", "3.14", &[])
+        .add("h5py", "3.16", &[])
+        .add("docs", "7.2", &["markup<0.24"])
+        .add("docs", "9.0", &["markup<0.23"])
+        .add("markup", "0.22", &[])
+        .add("markup", "0.23", &[]);
+    let inv = inventory(vec![
+        installed("tf", "2.20", &["h5py>=3.11"]),
+        installed("h5py", "3.16", &[]),
+        installed("docs", "7.2", &["markup<0.24"]),
+        installed("markup", "0.23", &[]),
+    ]);
+    let mut req = request(&[], false);
+    req.all = true;
+    let layered = propose(&index, &inv, &Policy::builtin(), &req).unwrap();
+    let names: Vec<&str> = layered
+        .plans
+        .iter()
+        .map(|p| p.layer.as_ref().unwrap().name.as_str())
+        .collect();
+    assert_eq!(names, ["safe", "tf-held-back"]);
+    let held = &layered.plans[1];
+    assert_eq!(versions(held), ["h5py 3.16 -> 3.14", "tf 2.20 -> 2.21"]);
+    assert_eq!(
+        held.title,
+        "Move tf with what holds it back: tf 2.20 -> 2.21; takes h5py back 3.16 -> 3.14 \
+         (tf 2.21 requires h5py>=3.11,<3.15)"
+    );
+    let tf = layered.plans[0]
+        .held_back
+        .iter()
+        .find(|h| h.name.as_ref() == "tf")
+        .expect("tf is held back");
+    assert_eq!(tf.see.as_deref(), Some("tf-held-back"), "{tf:?}");
+}

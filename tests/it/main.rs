@@ -27,6 +27,7 @@ mod propose_ml;
 mod propose_move_dependents;
 mod propose_must_move;
 mod propose_web;
+mod propose_wheel_only;
 mod resolve;
 mod review;
 mod review_real;

@@ -32,6 +32,15 @@ fn cpu_venv(pins: &[String], by_uv: bool, python: &str) -> PathBuf {
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
+    // A long pin list (a whole freeze list) is named by its hash: a folder name has a limit.
+    let key = if key.len() > 200 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        pins.hash(&mut hasher);
+        format!("{}-{:016x}", &key[..40], hasher.finish())
+    } else {
+        key
+    };
     let key = if by_uv {
         format!("uv{python}-{key}")
     } else {
@@ -136,6 +145,10 @@ fn judge(case: &Value, code: Option<i32>, proposal: &Value) -> Vec<String> {
         wrong.push(format!("exit {code:?}, expected {exit}"));
     }
     let plans = proposal["plans"].as_array().cloned().unwrap_or_default();
+    if case["no_plan"] == true {
+        wrong.extend(judge_no_plan(case, &plans, proposal));
+        return wrong;
+    }
     let Some(first) = plans.first() else {
         wrong.push("no plan".into());
         return wrong;
@@ -219,6 +232,22 @@ fn judge(case: &Value, code: Option<i32>, proposal: &Value) -> Vec<String> {
     for lack in case["hints_lack"].as_array().into_iter().flatten() {
         if hints.contains(lack.as_str().unwrap()) {
             wrong.push(format!("hints list {lack}: {hints}"));
+        }
+    }
+    wrong
+}
+
+/// What is wrong with the answer to a `no_plan` case: a plan offered, or the conflict lacking
+/// one of `conflict_has`.
+fn judge_no_plan(case: &Value, plans: &[Value], proposal: &Value) -> Vec<String> {
+    let mut wrong = Vec::new();
+    if !plans.is_empty() {
+        wrong.push(format!("{} plans, expected none", plans.len()));
+    }
+    let conflict = proposal["conflict"].to_string();
+    for has in case["conflict_has"].as_array().into_iter().flatten() {
+        if !conflict.contains(has.as_str().unwrap()) {
+            wrong.push(format!("the conflict does not say {has}: {conflict}"));
         }
     }
     wrong

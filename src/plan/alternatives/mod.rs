@@ -36,7 +36,8 @@
 //! alternative runs (`whole`), the request as asked and the forward move of what holds a bare
 //! target back (`as_asked`), the environment broken before the plan (`broken`), the blockers
 //! moved or forced over (`blockers`), the closest / newest that fits (`fitting`), the newest
-//! release on the installed accelerator line (`same_line`), and one plan
+//! release on the installed accelerator line (`same_line`), a request whose plan imports what
+//! only releases without a wheel here have (`wheel_only`), and one plan
 //! built and scored with what holds its targets back (`held_back`).
 
 mod as_asked;
@@ -46,6 +47,7 @@ mod fitting;
 mod held_back;
 mod same_line;
 pub(crate) use same_line::line_names;
+mod wheel_only;
 mod whole;
 
 use std::collections::{BTreeSet, HashMap};
@@ -67,6 +69,7 @@ use crate::metadata::requirement::pin;
 use crate::risk::Policy;
 use crate::solve::{self, Catalog, CatalogCore, HintKind, PrereleaseMode, Resolution, SolveError};
 
+use wheel_only::Implied;
 use whole::WholeEnvironment;
 
 /// What `propose` was asked.
@@ -288,10 +291,23 @@ impl Proposer<'_> {
         );
         let bounds = self.as_asked_bounds(policy, targets);
         let found = match self.solve_with(&as_asked, upgrade, vec![], bounds.clone()) {
+            // The plan imports a name that only older releases of a dependency have: the
+            // request needs them (see `wheel_only`).
             Ok(resolution) => {
-                let own_stack =
-                    self.as_asked_plans(policy, &as_asked, upgrade, &resolution, plans)?;
-                (None, own_stack)
+                match self.import_implied(&as_asked, upgrade, &bounds, &resolution)? {
+                    Some(Implied::Unmet(conflict)) => (Some(conflict), false),
+                    Some(Implied::Met(resolution, why)) => {
+                        warnings.push(why);
+                        let own_stack =
+                            self.as_asked_plans(policy, &as_asked, upgrade, &resolution, plans)?;
+                        (None, own_stack)
+                    }
+                    None => {
+                        let own_stack =
+                            self.as_asked_plans(policy, &as_asked, upgrade, &resolution, plans)?;
+                        (None, own_stack)
+                    }
+                }
             }
             Err(SolveError::NoSolution(no_solution)) => {
                 let conflict = self.alternatives(upgrade, &no_solution, plans, warnings)?;

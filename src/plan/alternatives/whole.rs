@@ -100,11 +100,33 @@ impl Proposer<'_> {
         overrides: Vec<Override>,
         extra: Vec<Requirement>,
     ) -> Result<Resolution, SolveError> {
+        self.solve_needing(targets, upgrade, overrides, extra, (None, &BTreeSet::new()))
+    }
+
+    /// [`Self::solve_with`] where `needed`'s requirement among `targets` is the request's own
+    /// (one it implies, not one the installed environment makes), in the solver's words too,
+    /// and the `lifted` dists may go below their installed version (`--all`'s floors lifted).
+    pub(in crate::plan) fn solve_needing(
+        &self,
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        overrides: Vec<Override>,
+        extra: Vec<Requirement>,
+        (needed, lifted): (Option<&PackageName>, &BTreeSet<PackageName>),
+    ) -> Result<Resolution, SolveError> {
         let mut requirements = self.whole.requirements.clone();
         requirements.extend(targets.iter().cloned());
-        let mut constraints = self.whole.floors.clone();
+        let mut constraints: Vec<Requirement> = self
+            .whole
+            .floors
+            .iter()
+            .filter(|f| !lifted.contains(&f.name))
+            .cloned()
+            .collect();
         constraints.extend(extra);
-        let asked: BTreeSet<&PackageName> = self.request.targets.iter().map(|t| &t.name).collect();
+        let mut asked: BTreeSet<&PackageName> =
+            self.request.targets.iter().map(|t| &t.name).collect();
+        asked.extend(needed);
         let installed_roots = requirements
             .iter()
             .map(|r| &r.name)

@@ -60,6 +60,19 @@ impl Proposer<'_> {
         Ok(())
     }
 
+    /// A layer plan's held-back lines without those whose newest is a pre-release the solver
+    /// would not take (as the safe layer's, [`Self::explain_held_back`]).
+    pub(super) fn final_held_back(&self, plan: &mut Plan) -> Result<(), ProposeError> {
+        let mut kept = Vec::new();
+        for mut held in std::mem::take(&mut plan.held_back) {
+            if self.newest_final(&mut held)? {
+                kept.push(held);
+            }
+        }
+        plan.held_back = kept;
+        Ok(())
+    }
+
     /// Make `held.newest` the newest release the solver would take (a pre-release only under
     /// `--prerelease allow` or when the planned version is one); `false` when that is no newer
     /// than the plan's.

@@ -12,6 +12,10 @@
 //!   torch stack: torch, every member of a coupled group with torch, triton, the CUDA libraries
 //!   under `ml-cuda`; the jax stack). The solver keeps each group's version correspondence, so a
 //!   stack moves together or not at all;
+//! - **held back**, one per light dist the safe layer holds back only because its newest release
+//!   takes another light dist back (tensorflow 2.21.0's `h5py<3.15` under h5py 3.16.0): that
+//!   dist moved with the held-back ones, the other taken back, as a group plan
+//!   (`tensorflow-held-back`, [`held_cluster`]);
 //! - **major**, one per light dist whose newest release is in a newer major line: the safe
 //!   layer's bounds with that one dist's line bound lifted;
 //! - **everything**: the unlayered `--all` (every dist, every line, at once).
@@ -28,6 +32,7 @@
 //! layer's held-back lines (`held_back`).
 
 mod held_back;
+mod held_cluster;
 mod safe;
 mod same_line;
 mod solve;
@@ -227,6 +232,10 @@ impl Proposer<'_> {
                 }
                 _ => majors.extend(plan),
             }
+        }
+        groups.extend(self.held_cluster_layers(&safe, &bounds, upgrade)?);
+        for plan in groups.iter_mut().chain(&mut majors) {
+            self.final_held_back(plan)?;
         }
         groups.sort_by_key(|p| p.risk.score);
         majors.sort_by_key(|p| p.risk.score);

@@ -1,0 +1,171 @@
+//! A request whose plan imports a name no release of the planned dependency with a wheel for
+//! this environment has: `propose 'jinja2<3'` on Python 3.12 plans Jinja2 2.11.3, whose
+//! `jinja2/filters.py` imports `soft_unicode` from `markupsafe`; MarkupSafe dropped it in 2.1.0,
+//! and 2.0.1, the newest that has it, has no wheel for CPython 3.12. No declared requirement
+//! says so (Jinja2 2.11.3 requires `MarkupSafe>=0.23`), so the solver pairs it with MarkupSafe 3.
+//!
+//! In: the request as asked and its resolution; the plan's [`UnmetName`]s (the planned-import
+//! check); the provider's releases below the planned one, newest first, each read by range
+//! requests from a wheel of that release (one for this environment when it has one, else one
+//! of another interpreter's tags: a pure-Python module is the same file in each). Out: the
+//! requirement the import implies (`markupsafe<2.1.0`: the releases from the newest one whose
+//! module binds the names down), solved again with the request: its solution, or the solver's
+//! derivation of why it has none (the releases that match have only source distributions
+//! here), said as the reason the request cannot be met.
+//!
+//! Bounded: at most [`SCANNED`] releases read per name; a release whose module cannot be read,
+//! or may hand out names it does not bind (a star import, a module `__getattr__`), ends the
+//! search with nothing claimed.
+
+use std::collections::BTreeSet;
+use std::str::FromStr;
+
+use pep440_rs::Version;
+use pep508_rs::{PackageName, Requirement};
+
+use super::{ProposeError, Proposer};
+use crate::index::DistFile;
+use crate::inventory::imports::MAX_FILE_BYTES;
+use crate::inventory::module_names::module_names;
+use crate::plan::imports_check::module_file;
+use crate::plan::planned_imports::UnmetName;
+use crate::plan::proposal::{Conflict, PlanKind};
+use crate::solve::{Resolution, SolveError};
+
+/// At most this many releases of a provider are read for the names.
+const SCANNED: usize = 16;
+
+/// The newest release of a provider whose module binds the unmet names.
+#[derive(Debug, Clone)]
+struct Binding {
+    /// The release.
+    version: Version,
+    /// The module file read (`markupsafe/__init__.py`) and the wheel it was read from.
+    path: String,
+    wheel: String,
+    /// The oldest release above it that was read and lacks the names (the requirement's bound).
+    above: Version,
+}
+
+/// What the import implies for the request.
+pub(super) enum Implied {
+    /// The request with the implied requirement has a solution: the plan to offer, and the
+    /// sentence that says why the provider moves.
+    Met(Box<Resolution>, String),
+    /// It has none: why the request cannot be met.
+    Unmet(Conflict),
+}
+
+impl Proposer<'_> {
+    /// When the plan for `resolution` imports a name its planned dependency lacks and an older
+    /// release of that dependency has it: the request solved again with the requirement that
+    /// implies ([`Implied`]). `None` when no such name, or no release that binds it is known.
+    pub(super) fn import_implied(
+        &self,
+        as_asked: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        bounds: &[Requirement],
+        resolution: &Resolution,
+    ) -> Result<Option<Implied>, ProposeError> {
+        let planned = self.planned(resolution);
+        let goes_back_or_adds = planned.dists.iter().any(|(name, dist)| {
+            self.inventory
+                .get(name)
+                .is_none_or(|installed| &dist.version < installed.version())
+        });
+        if self.request.all || !goes_back_or_adds {
+            return Ok(None);
+        }
+        let targets = &self.request.targets;
+        let plan = self.plan(PlanKind::Upgrade, String::new(), targets, &planned, &[])?;
+        let unmet = self
+            .builder
+            .unmet_names(&planned, &plan.changes, &self.evidence);
+        let Some((unmet, binding)) = unmet
+            .into_iter()
+            .find_map(|u| self.newest_binding(&u).map(|b| (u, b)))
+        else {
+            return Ok(None);
+        };
+        let provider = &unmet.provider.0;
+        let implied = Requirement::from_str(&format!("{provider}<{}", binding.above))
+            .expect("a name and a version make a requirement");
+        let why = format!(
+            "{}; the newest {provider} that has {} is {} ({}, read from {}), so the request \
+             needs {implied}",
+            unmet.sentence(),
+            listed(&unmet.names),
+            binding.version,
+            binding.path,
+            binding.wheel,
+        );
+        let mut needs = as_asked.to_vec();
+        needs.push(implied);
+        let mut upgrade = upgrade.clone();
+        upgrade.insert(provider.clone());
+        let needed = (Some(provider), &BTreeSet::new());
+        match self.solve_needing(&needs, &upgrade, vec![], bounds.to_vec(), needed) {
+            Ok(found) => Ok(Some(Implied::Met(Box::new(found), why))),
+            Err(SolveError::NoSolution(no_solution)) => Ok(Some(Implied::Unmet(Conflict {
+                explanation: format!("{why}.\n{}", no_solution.report),
+                blockers: Vec::new(),
+                hints: self.conflict_hints(&no_solution.hints, &[]),
+            }))),
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// The newest release of `unmet`'s provider below the planned one whose module binds every
+    /// unmet name, read from one of its wheels; `None` when none of the [`SCANNED`] newest
+    /// does, or one cannot be read or may hand out names it does not bind.
+    fn newest_binding(&self, unmet: &UnmetName) -> Option<Binding> {
+        let (name, planned) = &unmet.provider;
+        let project = self.evidence.catalog.project(name).ok()??;
+        let files = &project.files;
+        let versions: BTreeSet<&Version> = files
+            .heads()
+            .filter(|h| !h.yanked && !h.version.any_prerelease() && h.version < planned)
+            .map(|h| h.version)
+            .collect();
+        let asked: BTreeSet<String> = unmet.names.iter().cloned().collect();
+        let mut above = planned.clone();
+        for version in versions.into_iter().rev().take(SCANNED) {
+            let wheels: Vec<DistFile> = (0..files.len())
+                .filter(|&i| files.head(i).version == version && files.head(i).tags.is_some())
+                .map(|i| files[i].clone())
+                .collect();
+            if wheels.is_empty() {
+                continue; // only a source distribution: not read, not claimed either way
+            }
+            let chosen = self.evidence.catalog.chosen_file(name, version);
+            let wheel = chosen
+                .filter(|f| wheels.iter().any(|w| w.url == f.url))
+                .unwrap_or_else(|| wheels[0].clone());
+            let index = self.evidence.index;
+            let members = index.wheel_members(&wheel)?;
+            if let Some(path) = module_file(&members, &unmet.module) {
+                let text = index.wheel_member(&wheel, &path, MAX_FILE_BYTES)?;
+                let bound = module_names(&String::from_utf8_lossy(&text), &asked);
+                if bound.open {
+                    return None;
+                }
+                if bound.defined == asked {
+                    return Some(Binding {
+                        version: version.clone(),
+                        path,
+                        wheel: wheel.filename_str(),
+                        above,
+                    });
+                }
+            }
+            above = version.clone();
+        }
+        None
+    }
+}
+
+/// `` `a`, `b` ``.
+fn listed(names: &[String]) -> String {
+    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    names.join(", ")
+}

@@ -1,0 +1,86 @@
+//! A request whose plan needs a release that has no wheel here, on recorded real index data:
+//! the jinja2 and markupsafe pages of `testdata/propose-cases/index` (their real releases, the
+//! CPython 3.11 and 3.9 wheels of each, see `testdata/propose-cases/README.md`) and, under its
+//! `sparse/`, the real wheel bytes the check reads, served on loopback; the venv is a real one
+//! (`python3 -m venv` + pip) holding Jinja2 3.1.6 and MarkupSafe 3.0.4 (its real
+//! `markupsafe/__init__.py`).
+//!
+//! `propose 'jinja2<3'`: the solver takes Jinja2 2.11.3 (it requires `MarkupSafe>=0.23`) beside
+//! MarkupSafe 3.0.4, but its `jinja2/filters.py` line 13 imports `soft_unicode`, which MarkupSafe
+//! dropped in 2.1.0; 2.0.1, the newest that has it, has wheels only for CPython 3.9 and older
+//! here (3.10 on macOS). Live (CPython 3.12.1, 2026-12-05) pip and uv install Jinja2 2.11.3
+//! beside MarkupSafe 3.0.4 and `import jinja2` fails; `pip install 'jinja2<3' 'markupsafe<2.1'
+//! --only-binary :all:` finds no wheel.
+
+use std::path::PathBuf;
+
+use crate::common::TestContext;
+use crate::common::index_server::IndexServer;
+use crate::propose_move_dependents::venv_of;
+
+fn index_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/propose-cases/index")
+}
+
+/// With `RECORD_INDEX_URL` set (`scripts/record-ranges` serving), against that instead: how
+/// the wheel bytes under `sparse/` were recorded.
+#[test]
+fn a_request_whose_import_needs_a_release_without_a_wheel_cannot_be_met() {
+    let root = tempfile::tempdir().unwrap();
+    let init = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/imports/markupsafe-3.0.4/markupsafe/__init__.py"),
+    )
+    .unwrap();
+    let markupsafe: &[(&str, &str)] = &[("markupsafe/__init__.py", &init)];
+    let venv = venv_of(
+        &index_dir(),
+        root.path(),
+        &[("markupsafe==3.0.4", markupsafe), ("jinja2==3.1.6", &[])],
+    );
+    let server = IndexServer::start(&index_dir());
+    let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
+    let venv_path = venv.path.to_str().unwrap();
+    let args = [
+        "propose",
+        "jinja2<3",
+        "--venv",
+        venv_path,
+        "--index-url",
+        &url,
+    ];
+    let ctx = TestContext::new();
+    let out = ctx.run(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    assert_eq!(json["plans"], serde_json::json!([]), "{}", out.stdout);
+    let explanation = json["conflict"]["explanation"].as_str().unwrap();
+    let why = "jinja2 2.11.3 imports `soft_unicode` from `markupsafe` (jinja2/filters.py, line \
+               13), which markupsafe 3.0.4 does not have; the newest markupsafe that has \
+               `soft_unicode` is 2.0.1 (markupsafe/__init__.py, read from \
+               MarkupSafe-2.0.1-cp39-cp39-manylinux1_x86_64.whl), so the request needs \
+               markupsafe<2.1.0.";
+    assert!(explanation.starts_with(why), "{explanation}");
+    assert!(
+        explanation.contains(
+            "there is no version of markupsafe>=0.23, <2.1.0 (2.0.1 has no wheel for this \
+             environment, only a source distribution, which --only-binary forbids)"
+        ),
+        "{explanation}"
+    );
+    assert!(
+        explanation.ends_with(
+            "And because you require markupsafe<2.1.0, your requirements are unsatisfiable."
+        ),
+        "{explanation}"
+    );
+    let hints = json["conflict"]["hints"].to_string();
+    assert!(
+        hints.contains("`--allow-build` plans with source distributions"),
+        "{hints}"
+    );
+    // The text says the same on stdout.
+    let text = ctx.run(&args);
+    assert!(text.stdout.contains(why), "{}", text.stdout);
+    assert!(text.stdout.contains("No plan found."), "{}", text.stdout);
+}
