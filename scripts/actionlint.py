@@ -54,7 +54,9 @@ def action_as_workflow() -> str:
     workflow = {
         "name": action["name"],
         "on": {"workflow_call": {"inputs": inputs}},
-        "jobs": {"action": {"runs-on": "ubuntu-latest", "steps": action["runs"]["steps"]}},
+        "jobs": {
+            "action": {"runs-on": "ubuntu-latest", "steps": action["runs"]["steps"]}
+        },
     }
     return yaml.safe_dump(workflow, sort_keys=False)
 
@@ -64,7 +66,10 @@ def main() -> int:
     out = os.path.join(os.environ.get("TMPDIR", "/tmp"), "planner-actionlint")
     os.makedirs(out, exist_ok=True)
     files = []
-    for name, text in [("docs-review.yml", docs_workflow()), ("action.yml", action_as_workflow())]:
+    for name, text in [
+        ("docs-review.yml", docs_workflow()),
+        ("action.yml", action_as_workflow()),
+    ]:
         path = os.path.join(out, name)
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
@@ -73,7 +78,14 @@ def main() -> int:
     with open(runner, "w", encoding="utf-8") as f:
         f.write(RUNNER)
     done = subprocess.run(["node", runner, modules, *files])
-    print(json.dumps({"linted": [os.path.basename(f) for f in files], "clean": done.returncode == 0}))
+    print(
+        json.dumps(
+            {
+                "linted": [os.path.basename(f) for f in files],
+                "clean": done.returncode == 0,
+            }
+        )
+    )
     return done.returncode
 
 

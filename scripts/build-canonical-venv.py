@@ -24,13 +24,22 @@ from pip._vendor.packaging.version import Version
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-H200 = os.path.join(REPO, "testdata", "fixtures", "h200-venv", "lib", "python3.12", "site-packages")
+H200 = os.path.join(
+    REPO, "testdata", "fixtures", "h200-venv", "lib", "python3.12", "site-packages"
+)
 FLA_COMMIT = "0c5dc3f0a57e8d25e9e8e4d1b5c2a7f3e6b9d104"
 ENV = {
-    "implementation_name": "cpython", "implementation_version": "3.12.3", "os_name": "posix",
-    "platform_machine": "x86_64", "platform_python_implementation": "CPython",
-    "platform_release": "6.8.0", "platform_system": "Linux", "platform_version": "",
-    "python_full_version": "3.12.3", "python_version": "3.12", "sys_platform": "linux",
+    "implementation_name": "cpython",
+    "implementation_version": "3.12.3",
+    "os_name": "posix",
+    "platform_machine": "x86_64",
+    "platform_python_implementation": "CPython",
+    "platform_release": "6.8.0",
+    "platform_system": "Linux",
+    "platform_version": "",
+    "python_full_version": "3.12.3",
+    "python_version": "3.12",
+    "sys_platform": "linux",
 }
 # name -> (version, record options) for the roots; the rest of the closure is derived.
 ROOTS = {
@@ -69,7 +78,10 @@ def h200_dists():
     for entry in os.listdir(H200):
         if entry.endswith(".dist-info"):
             h = dict(headers(os.path.join(H200, entry, "METADATA")))
-            out[normalize(h["name"])] = (Version(h["version"]), os.path.join(H200, entry))
+            out[normalize(h["name"])] = (
+                Version(h["version"]),
+                os.path.join(H200, entry),
+            )
     return out
 
 
@@ -88,14 +100,18 @@ def requirements(metadata_path, extras):
 
 
 def main(argv):
-    out = os.path.abspath(argv[0] if argv else os.path.join(REPO, "testdata", "venvs", "canonical"))
+    out = os.path.abspath(
+        argv[0] if argv else os.path.join(REPO, "testdata", "venvs", "canonical")
+    )
     site = os.path.join(out, "lib", "python3.12", "site-packages")
     if os.path.exists(out):
         shutil.rmtree(out)
     os.makedirs(site)
     with open(os.path.join(out, "pyvenv.cfg"), "w") as f:
-        f.write("home = /usr/bin\nimplementation = CPython\nversion_info = 3.12.3\n"
-                "include-system-site-packages = false\nprompt = canonical\n")
+        f.write(
+            "home = /usr/bin\nimplementation = CPython\nversion_info = 3.12.3\n"
+            "include-system-site-packages = false\nprompt = canonical\n"
+        )
     h200 = h200_dists()
     installed = {}  # name -> metadata path
     extras = {}  # name -> set of extras asked for
@@ -142,9 +158,15 @@ def newest_fitting(name, specifiers):
                 versions.add(Version(f["filename"].split("-")[1]))
             except Exception:  # noqa: BLE001 - skip unparsable file names
                 pass
-    fitting = [v for v in versions if not v.is_prerelease and all(s.contains(v) for s in specifiers)]
+    fitting = [
+        v
+        for v in versions
+        if not v.is_prerelease and all(s.contains(v) for s in specifiers)
+    ]
     if not fitting:
-        raise SystemExit("%s: nothing on the index fits %s" % (name, [str(s) for s in specifiers]))
+        raise SystemExit(
+            "%s: nothing on the index fits %s" % (name, [str(s) for s in specifiers])
+        )
     return str(max(fitting))
 
 
@@ -169,14 +191,20 @@ def place(name, site, h200, specs, installed):
             return
     if version is None:
         version = newest_fitting(name, specs.get(name, []))
-        print("%s: the H200 fixture has no fitting version; recording %s" % (name, version))
+        print(
+            "%s: the H200 fixture has no fitting version; recording %s"
+            % (name, version)
+        )
     spec = "%s==%s" % (name, version)
     if name in ("flash-linear-attention", "transformers"):
         spec += ",requested"
     if name == "flash-linear-attention":
         spec += ",vcs=https://github.com/fla-org/flash-linear-attention@" + FLA_COMMIT
     before = set(os.listdir(site))
-    subprocess.run([sys.executable, os.path.join(HERE, "record-dist-info.py"), site, spec], check=True)
+    subprocess.run(
+        [sys.executable, os.path.join(HERE, "record-dist-info.py"), site, spec],
+        check=True,
+    )
     (new,) = set(os.listdir(site)) - before
     installed[name] = os.path.join(site, new, "METADATA")
 

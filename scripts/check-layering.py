@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The layering check: stages flow one way and no two files import each other.
 
-Usage: scripts/check-layering.py [SRC_DIR]    (default: src; exit 0 = clean, 1 = violations)
+Usage: scripts/check-layering.py [SRC_DIR]    (default: src and crates/*/src; exit 0 = clean,
+                                              1 = violations)
        scripts/check-layering.py --self-test  (the checker's own tests, on inline examples)
 
 It reads every `.rs` file under SRC_DIR (comments and string literals removed) and collects the
@@ -41,6 +42,10 @@ its own rank or lower, never a higher one:
        crate root   src/lib.rs dispatches and may name anything
 
 So a stage never names `crate::cli`, `crate::settings` or `crate::commands`, nor a later stage.
+The leaf crates under crates/ are checked the same way, each against its own table
+(CRATE_LAYERS): planner-pypi's modules are all foundation, so there only rule 2 and the
+"no layer" rule bite. planner re-exports their modules (`pub use planner_pypi::metadata`), so
+`crate::metadata::...` in src/ still names a foundation module (rank 0 in LAYERS).
 A top-level module missing from LAYERS is itself a violation: place it in the table, with a
 reason, when adding it. A module deeper down may be given a rank of its own (an entry such as
 `"trial::attempt": 6`; none is needed today): the longest entry of LAYERS that a path starts
@@ -63,6 +68,7 @@ from dataclasses import dataclass, field
 # Top-level module -> rank. Same rank may name each other (cycles are rule 2's business).
 LAYERS: dict[str, int] = {
     "exit_status": 0,
+    # metadata, tags, atomic and bounded live in crates/planner-pypi, re-exported by lib.rs.
     "metadata": 0,
     "tags": 0,
     "printer": 0,
@@ -92,7 +98,29 @@ LAYERS: dict[str, int] = {
     "settings": 8,
     "commands": 9,
 }
-LAYER_NAMES = {0: "foundation", 7: "the CLI layer", 8: "the CLI layer", 9: "the CLI layer"}
+LAYER_NAMES = {
+    0: "foundation",
+    7: "the CLI layer",
+    8: "the CLI layer",
+    9: "the CLI layer",
+}
+
+# The leaf crates under crates/ (folder name -> its modules' ranks). They sit below every stage
+# of planner and name no module of it (Cargo would refuse the cycle).
+CRATE_LAYERS: dict[str, dict[str, int]] = {
+    "planner-pypi": {
+        "atomic": 0,
+        "bounded": 0,
+        "filename": 0,
+        "hashes": 0,
+        "metadata": 0,
+        "sdist": 0,
+        "tags": 0,
+        "terminal": 0,
+        "urls": 0,
+        "zip": 0,
+    },
+}
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 KEYWORD_ROOTS = ("crate", "super", "self")
@@ -144,7 +172,9 @@ def tokenize(source: str) -> list[Token]:
             i += 1
         elif c == "'":
             # A char literal ('x', '\n', '\u{1b}') or a lifetime ('a, 'static).
-            char = re.match(r"'(?:\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'", source[i:])
+            char = re.match(
+                r"'(?:\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'", source[i:]
+            )
             if char:
                 i += char.end()
             else:
@@ -174,7 +204,9 @@ class Reference:
     text: str
 
 
-def parse_use_tree(tokens: list[Token], i: int, prefix: list[str]) -> tuple[list[list[str]], int]:
+def parse_use_tree(
+    tokens: list[Token], i: int, prefix: list[str]
+) -> tuple[list[list[str]], int]:
     """Parse one use tree from `tokens[i]`; return the full paths it names and the next index."""
     path = list(prefix)
     while i < len(tokens):
@@ -217,7 +249,9 @@ def resolve(path: list[str], module: list[str]) -> tuple[str, ...] | None:
         rest = rest[1:]
     while rest and rest[0] == "super":
         if not base:
-            return None  # `super` above the crate root: not valid Rust, not our business.
+            return (
+                None  # `super` above the crate root: not valid Rust, not our business.
+            )
         base.pop()
         rest = rest[1:]
     return tuple(base + rest)
@@ -267,7 +301,11 @@ def references(source: str, module: list[str]) -> list[Reference]:
         ):
             path = [t]
             j = i + 1
-            while j + 1 < len(tokens) and tokens[j].text == "::" and IDENT.fullmatch(tokens[j + 1].text):
+            while (
+                j + 1 < len(tokens)
+                and tokens[j].text == "::"
+                and IDENT.fullmatch(tokens[j + 1].text)
+            ):
                 path.append(tokens[j + 1].text)
                 j += 2
             resolved = resolve(path, here)
@@ -317,46 +355,58 @@ class Crate:
         return self.modules[()]
 
 
-def layer_of(path: tuple[str, ...] | list[str]) -> str | None:
-    """The longest entry of LAYERS that `path` starts with (`trial::attempt::f` -> `trial::attempt`)."""
+def layer_of(
+    path: tuple[str, ...] | list[str], layers: dict[str, int] | None = None
+) -> str | None:
+    """The longest entry of `layers` (LAYERS) that `path` starts with (`trial::attempt::f` ->
+    `trial::attempt`)."""
+    layers = LAYERS if layers is None else layers
     for cut in range(len(path), 0, -1):
         key = "::".join(path[:cut])
-        if key in LAYERS:
+        if key in layers:
             return key
     return None
 
 
-def describe(layer: str) -> str:
-    rank = LAYERS[layer]
+def describe(layer: str, layers: dict[str, int] | None = None) -> str:
+    rank = (LAYERS if layers is None else layers)[layer]
     return f"{layer} ({LAYER_NAMES.get(rank, f'stage {rank}')})"
 
 
-def check(files: dict[str, str], prefix: str = "src/") -> list[Finding]:
-    """All findings for a crate given as {path relative to src: source}. `main.rs` (the binary,
-    a crate of its own) is skipped."""
+def check(
+    files: dict[str, str], prefix: str = "src/", layers: dict[str, int] | None = None
+) -> list[Finding]:
+    """All findings for a crate given as {path relative to src: source}, its modules ranked by
+    `layers` (LAYERS: planner's). `main.rs` (the binary, a crate of its own) is skipped."""
+    layers = LAYERS if layers is None else layers
     files = {rel: text for rel, text in files.items() if rel != "main.rs"}
     crate = Crate(files)
     findings: list[Finding] = []
     edges: dict[str, dict[str, Reference]] = {rel: {} for rel in files}
     for rel, text in sorted(files.items()):
         module = module_of(rel)
-        if len(module) == 1 and module[0] not in LAYERS:
+        if len(module) == 1 and module[0] not in layers:
+            table = "LAYERS" if layers is LAYERS else "CRATE_LAYERS"
             findings.append(
-                Finding(prefix + rel, 1, f"module `{module[0]}` has no layer: add it to LAYERS in scripts/check-layering.py")
+                Finding(
+                    prefix + rel,
+                    1,
+                    f"module `{module[0]}` has no layer: add it to {table} in scripts/check-layering.py",
+                )
             )
         for ref in references(text, module):
             target = crate.file_of(ref.path)
             if target != rel:
                 edges[rel].setdefault(target, ref)
-            mine, theirs = layer_of(module), layer_of(ref.path)
+            mine, theirs = layer_of(module, layers), layer_of(ref.path, layers)
             if mine is None or theirs is None:
                 continue
-            if LAYERS[theirs] > LAYERS[mine]:
+            if layers[theirs] > layers[mine]:
                 findings.append(
                     Finding(
                         prefix + rel,
                         ref.line,
-                        f"`{ref.text}`: {describe(mine)} may not use {describe(theirs)}",
+                        f"`{ref.text}`: {describe(mine, layers)} may not use {describe(theirs, layers)}",
                     )
                 )
     findings.extend(cycles(crate, edges, prefix))
@@ -369,7 +419,9 @@ def is_ancestor(parent: str, child: str) -> bool:
     return len(a) < len(b) and b[: len(a)] == a
 
 
-def cycles(crate: Crate, edges: dict[str, dict[str, Reference]], prefix: str) -> list[Finding]:
+def cycles(
+    crate: Crate, edges: dict[str, dict[str, Reference]], prefix: str
+) -> list[Finding]:
     """Strongly connected groups of files (parent -> descendant edges left out)."""
     graph = {
         src: {dst: ref for dst, ref in targets.items() if not is_ancestor(src, dst)}
@@ -463,16 +515,39 @@ def main(argv: list[str]) -> int:
         import unittest
 
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(SelfTest)
-        return 0 if unittest.TextTestRunner(verbosity=1).run(suite).wasSuccessful() else 1
-    src = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "src")
-    files = read_tree(src)
-    if "lib.rs" not in files:
-        print(f"check-layering: no lib.rs under {src}", file=sys.stderr)
-        return 2
-    findings = check(files)
+        return (
+            0 if unittest.TextTestRunner(verbosity=1).run(suite).wasSuccessful() else 1
+        )
+    if len(argv) > 1:
+        crates = [(argv[1], "src/", LAYERS)]
+    else:
+        root = os.path.join(os.path.dirname(__file__), "..")
+        crates = [(os.path.join(root, "src"), "src/", LAYERS)]
+        leaves = os.path.join(root, "crates")
+        for name in sorted(os.listdir(leaves)) if os.path.isdir(leaves) else []:
+            if os.path.isdir(os.path.join(leaves, name, "src")):
+                # A crate missing from CRATE_LAYERS gets an empty table: each module reported.
+                crates.append(
+                    (
+                        os.path.join(leaves, name, "src"),
+                        f"crates/{name}/src/",
+                        CRATE_LAYERS.get(name, {}),
+                    )
+                )
+    count, findings = 0, []
+    for src, prefix, layers in crates:
+        files = read_tree(src)
+        if "lib.rs" not in files:
+            print(f"check-layering: no lib.rs under {src}", file=sys.stderr)
+            return 2
+        count += len(files)
+        findings.extend(check(files, prefix, layers))
     for finding in findings:
         print(finding)
-    print(f"layering: {len(files)} files, {len(findings)} violation(s)", file=sys.stderr)
+    print(
+        f"layering: {count} files in {len(crates)} crate(s), {len(findings)} violation(s)",
+        file=sys.stderr,
+    )
     return 1 if findings else 0
 
 
@@ -502,11 +577,54 @@ class SelfTest(unittest.TestCase):
             [],
         )
 
+    def test_leaf_crate_against_its_own_table(self) -> None:
+        # crates/planner-pypi: every module foundation; a new one must be placed, cycles still fail.
+        leaf = {
+            "lib.rs": "pub mod tags; pub mod zip; pub mod sdist;\n",
+            "tags.rs": "pub struct Tag;\n",
+        }
+        table = CRATE_LAYERS["planner-pypi"]
+        self.assertEqual(
+            [
+                str(f)
+                for f in check(
+                    {**leaf, "zip.rs": "use crate::tags::Tag;\n"},
+                    "crates/planner-pypi/src/",
+                    table,
+                )
+            ],
+            [],
+        )
+        found = [
+            str(f)
+            for f in check(
+                {**leaf, "wheel.rs": "use crate::tags::Tag;\n"},
+                "crates/planner-pypi/src/",
+                table,
+            )
+        ]
+        self.assertEqual(
+            found,
+            [
+                "crates/planner-pypi/src/wheel.rs:1: module `wheel` has no layer: add it to CRATE_LAYERS in scripts/check-layering.py"
+            ],
+        )
+        cyclic = {
+            **leaf,
+            "zip.rs": "use crate::sdist::f;\n",
+            "sdist.rs": "use crate::zip::g;\n",
+        }
+        found = [str(f) for f in check(cyclic, "crates/planner-pypi/src/", table)]
+        self.assertEqual(len(found), 1)
+        self.assertIn("crates/planner-pypi/src/sdist.rs:1", found[0])
+
     def test_use_of_the_cli_layer_in_a_stage(self) -> None:
         # As src/index/mod.rs and src/inventory/discover.rs do today.
         self.assertEqual(
             run({"index/mod.rs": "use std::sync::Arc;\nuse crate::cli::IndexArgs;\n"}),
-            ["src/index/mod.rs:2: `use crate::cli::IndexArgs`: index (stage 2) may not use cli (the CLI layer)"],
+            [
+                "src/index/mod.rs:2: `use crate::cli::IndexArgs`: index (stage 2) may not use cli (the CLI layer)"
+            ],
         )
 
     def test_path_in_code(self) -> None:
@@ -519,7 +637,10 @@ class SelfTest(unittest.TestCase):
             }
         )
         self.assertEqual(len(found), 2, found)
-        self.assertTrue(found[0].startswith("src/solve/mod.rs:3: `crate::cli::PrereleaseMode`"), found)
+        self.assertTrue(
+            found[0].startswith("src/solve/mod.rs:3: `crate::cli::PrereleaseMode`"),
+            found,
+        )
 
     def test_braces_settings_and_commands(self) -> None:
         found = run(
@@ -530,9 +651,14 @@ class SelfTest(unittest.TestCase):
             }
         )
         self.assertEqual(len(found), 3, found)
-        self.assertIn("`use crate::settings::IndexSettings`: index (stage 2) may not use settings", found[0])
+        self.assertIn(
+            "`use crate::settings::IndexSettings`: index (stage 2) may not use settings",
+            found[0],
+        )
         self.assertIn("`use crate::settings`", found[1])
-        self.assertIn("src/index/config.rs:5: `crate::commands::propose::run`", found[2])
+        self.assertIn(
+            "src/index/config.rs:5: `crate::commands::propose::run`", found[2]
+        )
 
     def test_later_stage(self) -> None:
         found = run(
@@ -544,11 +670,18 @@ class SelfTest(unittest.TestCase):
         )
         self.assertEqual(
             found,
-            ["src/inventory/mod.rs:1: `use crate::solve::Resolution`: inventory (stage 1) may not use solve (stage 3)"],
+            [
+                "src/inventory/mod.rs:1: `use crate::solve::Resolution`: inventory (stage 1) may not use solve (stage 3)"
+            ],
         )
 
     def test_foundation_uses_only_foundation(self) -> None:
-        found = run({"printer.rs": "use crate::tags::Tags;\nuse crate::render::Text;\n", "tags.rs": ""})
+        found = run(
+            {
+                "printer.rs": "use crate::tags::Tags;\nuse crate::render::Text;\n",
+                "tags.rs": "",
+            }
+        )
         self.assertEqual(len(found), 1, found)
         self.assertIn("printer (foundation) may not use render (stage 6)", found[0])
 
@@ -561,7 +694,10 @@ class SelfTest(unittest.TestCase):
             }
         )
         self.assertEqual(len(found), 2, found)
-        self.assertIn("`use super::super::cli::IndexArgs`: index (stage 2) may not use cli", found[0])
+        self.assertIn(
+            "`use super::super::cli::IndexArgs`: index (stage 2) may not use cli",
+            found[0],
+        )
         self.assertIn("src/solve/explain.rs:1:", found[1])
 
     def test_super_in_an_inline_module(self) -> None:
@@ -625,7 +761,7 @@ class SelfTest(unittest.TestCase):
                     "index/mod.rs": "// use crate::cli::IndexArgs;\n/* crate::cli::X /* nested */ crate::cli::Y */\n"
                     '//! see crate::commands\nconst A: &str = "crate::cli::IndexArgs";\n'
                     'const B: &str = r#"use crate::settings::S;"#;\nconst C: char = \'"\';\n'
-                    "pub(in crate::index) fn f<'a>(x: &'a str) {}\nconst D: &str = \"\\\"crate::cli\";\n"
+                    'pub(in crate::index) fn f<\'a>(x: &\'a str) {}\nconst D: &str = "\\"crate::cli";\n'
                 }
             ),
             [],
@@ -660,11 +796,15 @@ class SelfTest(unittest.TestCase):
         found = run({"lib.rs": "pub mod util;\n", "util.rs": "", "util/inner.rs": ""})
         self.assertEqual(
             found,
-            ["src/util.rs:1: module `util` has no layer: add it to LAYERS in scripts/check-layering.py"],
+            [
+                "src/util.rs:1: module `util` has no layer: add it to LAYERS in scripts/check-layering.py"
+            ],
         )
 
     def test_the_binary_is_not_checked(self) -> None:
-        self.assertEqual(run({"main.rs": "use planner::cli::Cli;\nfn main() { crate::x(); }\n"}), [])
+        self.assertEqual(
+            run({"main.rs": "use planner::cli::Cli;\nfn main() { crate::x(); }\n"}), []
+        )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Function lengths in src/: no function longer than LIMIT lines (100), the standard's
+"""Function lengths in src/ and crates/*/src/: no function longer than LIMIT lines (100), the standard's
 "functions short enough to read at once".
 
 A function's length is its lines from the line of its `fn` keyword to the line of its closing
@@ -52,7 +52,9 @@ def code_only(source: str) -> str:
                     j += 1
             out.append(blank(source[i:j]))
             i = j
-        elif (m := re.match(r'b?r(#*)"', source[i:])) and (i == 0 or not source[i - 1].isalnum()):
+        elif (m := re.match(r'b?r(#*)"', source[i:])) and (
+            i == 0 or not source[i - 1].isalnum()
+        ):
             close = '"' + m.group(1)
             end = source.find(close, i + m.end())
             end = n if end < 0 else end + len(close)
@@ -116,10 +118,22 @@ def functions(source: str) -> list[tuple[str, int, int]]:
     return found
 
 
+def sources(root: str) -> list[str]:
+    """root/src and the src/ of each crate under root/crates (the workspace's leaf crates)."""
+    found = [os.path.join(root, "src")]
+    crates = os.path.join(root, "crates")
+    if os.path.isdir(crates):
+        found += [
+            os.path.join(crates, name, "src") for name in sorted(os.listdir(crates))
+        ]
+    return [path for path in found if os.path.isdir(path)]
+
+
 def scan(root: str) -> list[tuple[str, str, int, int]]:
-    """(path, name, line, length) of every function under root/src."""
+    """(path, name, line, length) of every function under root/src and root/crates/*/src."""
     out = []
-    for dirpath, _, files in os.walk(os.path.join(root, "src")):
+    walked = [entry for src in sources(root) for entry in os.walk(src)]
+    for dirpath, _, files in walked:
         for name in sorted(files):
             if name.endswith(".rs"):
                 path = os.path.join(dirpath, name)
@@ -142,7 +156,7 @@ def read_baseline() -> set[tuple[str, str]]:
 
 
 def self_test() -> None:
-    src = '''
+    src = """
 fn short() { let s = "}"; let c = '}'; let r = r#"{"#; }
 // fn not_a_fn() {
 fn long<'a>(x: &'a str) -> Vec<[u8; 2]> {
@@ -151,9 +165,18 @@ fn long<'a>(x: &'a str) -> Vec<[u8; 2]> {
     vec![]
 }
 trait T { fn required(&self); fn provided(&self) {} }
-'''
+"""
     got = {name: length for name, _, length in functions(src)}
     assert got == {"short": 1, "long": 5, "provided": 1}, got
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as root:
+        for rel in ("src/lib.rs", "crates/leaf/src/lib.rs"):
+            os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+            with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
+                f.write("fn f() {\n}\n")
+        seen = sorted(path for path, _, _, _ in scan(root))
+        assert seen == ["crates/leaf/src/lib.rs", "src/lib.rs"], seen
     print("check-lengths self-test: ok")
 
 
@@ -169,18 +192,24 @@ def main(argv: list[str]) -> int:
     if "--report" in argv:
         for path, name, line, length in long:
             print(f"{length:5} {path}:{line} {name}")
-        print(f"{len(long)} of {len(everything)} functions in src/ over {limit} lines")
+        print(
+            f"{len(long)} of {len(everything)} functions in src/ and crates/ over {limit} lines"
+        )
         return 0
     listed = read_baseline()
     new = [f for f in long if (f[0], f[1]) not in listed]
     short_now = sorted(listed - {(f[0], f[1]) for f in long})
     for path, name in short_now:
-        print(f"note: {path} {name} is {limit} lines or fewer now: delete its line in "
-              "scripts/long-functions.txt")
+        print(
+            f"note: {path} {name} is {limit} lines or fewer now: delete its line in "
+            "scripts/long-functions.txt"
+        )
     for path, name, line, length in new:
         print(f"{path}:{line}: fn {name} is {length} lines (limit {limit}): split it")
-    print(f"lengths: {len(everything)} functions, {len(long)} over {limit} lines "
-          f"({len(long) - len(new)} listed as known), {len(new)} violation(s)")
+    print(
+        f"lengths: {len(everything)} functions, {len(long)} over {limit} lines "
+        f"({len(long) - len(new)} listed as known), {len(new)} violation(s)"
+    )
     return 1 if new else 0
 
 

@@ -54,7 +54,9 @@ def main() -> int:
                 checked += 1
             except Exception as err:  # noqa: BLE001 - reported, not hidden
                 problems.append(f"{name}: $ref {ref!r} does not resolve: {err}")
-    print(f"schema refs: {len(schemas)} schemas, {checked} $refs resolved, {len(problems)} problem(s)")
+    print(
+        f"schema refs: {len(schemas)} schemas, {checked} $refs resolved, {len(problems)} problem(s)"
+    )
     print("\n".join(problems))
     return 1 if problems else 0
 

@@ -93,7 +93,9 @@ def pick_wheel(files, version, platform_tag):
         score = 3
         if tags[2] == "any":
             score = 0
-        elif platform_tag in tags[2] and ("cp312" in tags[0] or tags[0].startswith("py3")):
+        elif platform_tag in tags[2] and (
+            "cp312" in tags[0] or tags[0].startswith("py3")
+        ):
             score = 1
         elif platform_tag in tags[2]:
             score = 2
@@ -143,7 +145,9 @@ def record(site_packages, spec, index_url, platform_tag):
         folder_version = "%s+%s" % (version, opts["local"])
         text = re.sub(r"(?m)^Version: .*$", "Version: " + folder_version, text, count=1)
     dist_name = dist_info[: -len(".dist-info")].rsplit("-", 1)[0]
-    target = os.path.join(site_packages, "%s-%s.dist-info" % (dist_name, folder_version))
+    target = os.path.join(
+        site_packages, "%s-%s.dist-info" % (dist_name, folder_version)
+    )
     os.makedirs(target, exist_ok=True)
     with open(os.path.join(target, "METADATA"), "w", encoding="utf-8", newline="") as f:
         f.write(text)

@@ -19,6 +19,7 @@ Exit 1 on any false pass or false alarm. Needs the index (live, or a cache made 
 run: `--cache-dir DIR --offline`). `--jobs N` reviews N cases at once (for recording: the times
 it prints are then not one review's alone; the figures in docs/review.md are from `--jobs 1`).
 """
+
 import argparse
 import concurrent.futures
 import json
@@ -33,9 +34,15 @@ CORPUS = os.path.join(HERE, "..", "testdata", "review-real")
 
 
 def git(repo, *args):
-    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
-               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid",
-               GIT_CONFIG_NOSYSTEM="1", HOME=repo)
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@example.invalid",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@example.invalid",
+        GIT_CONFIG_NOSYSTEM="1",
+        HOME=repo,
+    )
     subprocess.run(["git", "-C", repo, *args], check=True, env=env, capture_output=True)
 
 
@@ -62,9 +69,22 @@ def make_repo(case, root):
 
 
 def run(case, repo, args):
-    cmd = [args.planner, "review", repo, "--base", "main", "--head", "pr", "--fail-on", "medium",
-           "--fail-on-unjudged", "--python-version", case["python"], "--python-platform",
-           "x86_64-manylinux_2_28"]
+    cmd = [
+        args.planner,
+        "review",
+        repo,
+        "--base",
+        "main",
+        "--head",
+        "pr",
+        "--fail-on",
+        "medium",
+        "--fail-on-unjudged",
+        "--python-version",
+        case["python"],
+        "--python-platform",
+        "x86_64-manylinux_2_28",
+    ]
     if args.cache_dir:
         cmd += ["--cache-dir", args.cache_dir]
     if args.offline:
@@ -87,18 +107,25 @@ def judge(case, out, figures):
         figures["breaking passed"] += out.returncode == 0
         if out.returncode == 1 and case["names"] in text:
             return "ok"
-        return ("FALSE PASS" if out.returncode == 0
-                else f"fails, but does not name `{case['names']}`")
+        return (
+            "FALSE PASS"
+            if out.returncode == 0
+            else f"fails, but does not name `{case['names']}`"
+        )
     figures["harmless failed"] += out.returncode == 1
     return "ok" if out.returncode == 0 else "FALSE ALARM"
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--planner", default=os.path.join(HERE, "..", "target", "debug", "planner"))
+    parser.add_argument(
+        "--planner", default=os.path.join(HERE, "..", "target", "debug", "planner")
+    )
     parser.add_argument("--cache-dir")
     parser.add_argument("--offline", action="store_true")
-    parser.add_argument("--index-url", help="the index (default: planner's, the live one)")
+    parser.add_argument(
+        "--index-url", help="the index (default: planner's, the live one)"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="cases reviewed at once")
     parser.add_argument("--only", action="append", default=[])
     args = parser.parse_args()
@@ -107,6 +134,7 @@ def main():
     figures = {"breaking passed": 0, "harmless failed": 0, "unjudged": 0, "errors": 0}
     times = []
     with tempfile.TemporaryDirectory() as root:
+
         def review(case):
             return run(case, make_repo(case, root), args)
 
@@ -114,8 +142,11 @@ def main():
             for case, (out, took) in zip(cases, pool.map(review, cases)):
                 times.append(took)
                 verdict = judge(case, out, figures)
-                print(f"{case['id']:4} {case['truth']:9} exit {out.returncode}  {took:6.1f}s  "
-                      f"{verdict}", flush=True)
+                print(
+                    f"{case['id']:4} {case['truth']:9} exit {out.returncode}  {took:6.1f}s  "
+                    f"{verdict}",
+                    flush=True,
+                )
                 if verdict != "ok":
                     text = out.stdout + out.stderr
                     print("     " + "\n     ".join(text.strip().splitlines()[:12]))
@@ -123,9 +154,11 @@ def main():
     harmless = len(cases) - breaking
     times.sort()
     median = times[len(times) // 2] if times else 0.0
-    print(f"breaking passed {figures['breaking passed']}/{breaking}, harmless failed "
-          f"{figures['harmless failed']}/{harmless}, unjudged {figures['unjudged']}, errors "
-          f"{figures['errors']}; time median {median:.1f}s, max {max(times, default=0):.1f}s")
+    print(
+        f"breaking passed {figures['breaking passed']}/{breaking}, harmless failed "
+        f"{figures['harmless failed']}/{harmless}, unjudged {figures['unjudged']}, errors "
+        f"{figures['errors']}; time median {median:.1f}s, max {max(times, default=0):.1f}s"
+    )
     bad = figures["breaking passed"] + figures["harmless failed"] + figures["errors"]
     sys.exit(1 if bad else 0)
 

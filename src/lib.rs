@@ -22,12 +22,10 @@
 
 // Unit tests read their own fixtures directly; clippy.toml bans that in the code they test.
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
-#![warn(missing_docs)]
+// A library's own lint (the test and bench crates' helpers are `pub` for their modules).
 #![warn(unreachable_pub)]
 
-pub(crate) mod atomic;
 pub(crate) mod bisect;
-pub(crate) mod bounded;
 pub(crate) mod child;
 pub mod cli;
 pub(crate) mod clock;
@@ -39,7 +37,6 @@ pub mod index;
 pub mod interrupt;
 pub mod inventory;
 pub(crate) mod logging;
-pub mod metadata;
 pub(crate) mod out_dir;
 pub(crate) mod outdated;
 pub mod plan;
@@ -49,11 +46,12 @@ pub(crate) mod review;
 pub mod risk;
 pub(crate) mod settings;
 pub mod solve;
-pub mod tags;
 pub mod terminal;
 pub(crate) mod toml_error;
 pub(crate) mod trial;
 pub(crate) mod verify;
+
+pub use planner_pypi::{atomic, bounded, metadata, tags};
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};

@@ -4,7 +4,7 @@
 use std::str::FromStr;
 
 use libfuzzer_sys::fuzz_target;
-use planner::index::DistFilename;
+use planner_pypi::filename::DistFilename;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

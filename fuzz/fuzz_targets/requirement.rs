@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use libfuzzer_sys::fuzz_target;
 use pep440_rs::{Version, VersionSpecifiers};
-use planner::metadata::{CoreMetadata, parse_requirement, parse_requires_python};
+use planner_pypi::metadata::{CoreMetadata, parse_requirement, parse_requires_python};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -1,7 +1,7 @@
 //! The tar reader for sdists' PKG-INFO (fed whole and in small pieces): no panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use planner::index::sdist::tar_member;
+use planner_pypi::sdist::tar_member;
 
 fuzz_target!(|data: &[u8]| {
     let is_pkg_info = |path: &str| path.ends_with("/PKG-INFO");

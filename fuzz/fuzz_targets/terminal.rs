@@ -4,7 +4,7 @@
 //! character it replaced.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use planner::terminal::{escape, field};
+use planner_pypi::terminal::{escape, field};
 
 /// What may never reach a terminal verbatim (the sanitizer's own rule, restated).
 fn is_unsafe(c: char) -> bool {

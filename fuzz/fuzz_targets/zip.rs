@@ -3,10 +3,10 @@
 //! directory over its caps declared as one to read next (the same bytes as a range read's tail).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use planner::index::zip::{
+use planner_pypi::zip::{
     MAX_DIRECTORY_BYTES, MAX_DIRECTORY_ENTRIES, declared_directory, zip_member,
 };
-use planner::metadata::max_bytes;
+use planner_pypi::metadata::max_bytes;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(Some(bytes)) = zip_member(data, |name| name.ends_with(".dist-info/METADATA")) {

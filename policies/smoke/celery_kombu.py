@@ -11,7 +11,9 @@ got = []
 with Connection("memory://") as conn:
     producer = conn.Producer(serializer="json")
     producer.publish({"n": 41}, exchange=exchange, routing_key="smoke", declare=[queue])
-    with conn.Consumer(queue, callbacks=[lambda body, message: (got.append(body), message.ack())]):
+    with conn.Consumer(
+        queue, callbacks=[lambda body, message: (got.append(body), message.ack())]
+    ):
         conn.drain_events(timeout=10)
 assert got == [{"n": 41}], got
 
@@ -27,5 +29,7 @@ def add(x, y):
 
 
 assert add.delay(40, 2).get(timeout=10) == 42
-print("celery %s, kombu %s, billiard %s: a message through kombu's memory transport, an eager task" % (
-    version("celery"), version("kombu"), version("billiard")))
+print(
+    "celery %s, kombu %s, billiard %s: a message through kombu's memory transport, an eager task"
+    % (version("celery"), version("kombu"), version("billiard"))
+)

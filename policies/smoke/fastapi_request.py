@@ -37,10 +37,20 @@ def call_asgi(body):
         elif message["type"] == "http.response.body":
             out["body"] += message.get("body", b"")
 
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-             "scheme": "http", "path": "/items", "raw_path": b"/items", "root_path": "", "query_string": b"",
-             "headers": [(b"content-type", b"application/json"), (b"host", b"testserver")],
-             "client": ("127.0.0.1", 1), "server": ("testserver", 80)}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/items",
+        "raw_path": b"/items",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"content-type", b"application/json"), (b"host", b"testserver")],
+        "client": ("127.0.0.1", 1),
+        "server": ("testserver", 80),
+    }
     asyncio.run(app(scope, receive, send))
     return out["status"], json.loads(out["body"] or b"null")
 
@@ -51,7 +61,9 @@ try:
     client = TestClient(app)
 
     def post(body):
-        r = client.post("/items", content=body, headers={"content-type": "application/json"})
+        r = client.post(
+            "/items", content=body, headers={"content-type": "application/json"}
+        )
         return r.status_code, r.json()
 
     how = "TestClient"
@@ -62,5 +74,7 @@ status, body = post(b'{"name": "x", "price": 2.5}')
 assert (status, body) == (200, {"name": "x", "total": 5.0}), (status, body)
 status, body = post(b'{"name": "x"}')
 assert status == 422, "a body without price answered %s: %r" % (status, body)
-print("FastAPI %s, pydantic %s, Starlette %s: a request through %s validated and rejected" % (
-    version("fastapi"), version("pydantic"), version("starlette"), how))
+print(
+    "FastAPI %s, pydantic %s, Starlette %s: a request through %s validated and rejected"
+    % (version("fastapi"), version("pydantic"), version("starlette"), how)
+)

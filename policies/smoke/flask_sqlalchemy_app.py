@@ -7,7 +7,9 @@ from flask import Flask
 from flask_sqlalchemy import SQLAlchemy
 
 app = Flask("planner_smoke")
-app.config.update(SQLALCHEMY_DATABASE_URI="sqlite://", SQLALCHEMY_TRACK_MODIFICATIONS=False)
+app.config.update(
+    SQLALCHEMY_DATABASE_URI="sqlite://", SQLALCHEMY_TRACK_MODIFICATIONS=False
+)
 db = SQLAlchemy(app)
 
 
@@ -23,5 +25,7 @@ with app.app_context():
     db.session.commit()
     names = [item.name for item in db.session.query(Item).all()]
 assert names == ["planner"], "the row read back is %r" % (names,)
-print("Flask-SQLAlchemy %s, SQLAlchemy %s, Flask %s: init, create_all, insert, query" % (
-    version("flask-sqlalchemy"), version("sqlalchemy"), version("flask")))
+print(
+    "Flask-SQLAlchemy %s, SQLAlchemy %s, Flask %s: init, create_all, insert, query"
+    % (version("flask-sqlalchemy"), version("sqlalchemy"), version("flask"))
+)

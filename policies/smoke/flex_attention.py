@@ -3,7 +3,9 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention.flex_attention import flex_attention
 
-q, k, v = (torch.randn(1, 4, 256, 64, device="cuda", dtype=torch.float16) for _ in range(3))
+q, k, v = (
+    torch.randn(1, 4, 256, 64, device="cuda", dtype=torch.float16) for _ in range(3)
+)
 out = torch.compile(flex_attention)(q, k, v)
 ref = F.scaled_dot_product_attention(q, k, v)
 torch.cuda.synchronize()

@@ -11,7 +11,9 @@ import threading
 from importlib.metadata import PackageNotFoundError, version
 
 if importlib.util.find_spec("openai") is None or (
-        importlib.util.find_spec("langchain_openai") is None and importlib.util.find_spec("langchain") is None):
+    importlib.util.find_spec("langchain_openai") is None
+    and importlib.util.find_spec("langchain") is None
+):
     print("needs openai and langchain (or langchain-openai)")
     sys.exit(77)
 
@@ -26,14 +28,37 @@ def version_of(name):
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        common = {"id": "x", "created": 0, "model": "smoke",
-                  "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+        common = {
+            "id": "x",
+            "created": 0,
+            "model": "smoke",
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
         if self.path.endswith("/chat/completions"):
-            body = dict(common, object="chat.completion", choices=[
-                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "pong"}}])
+            body = dict(
+                common,
+                object="chat.completion",
+                choices=[
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": "pong"},
+                    }
+                ],
+            )
         else:
-            body = dict(common, object="text_completion", choices=[
-                {"index": 0, "finish_reason": "stop", "text": "pong", "logprobs": None}])
+            body = dict(
+                common,
+                object="text_completion",
+                choices=[
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "text": "pong",
+                        "logprobs": None,
+                    }
+                ],
+            )
         data = json.dumps(body).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -51,14 +76,20 @@ base = "http://127.0.0.1:%d/v1" % server.server_address[1]
 try:
     try:
         from langchain_openai import OpenAI  # langchain 0.1 and later
+
         llm = OpenAI(api_key="sk-planner-smoke", base_url=base, max_retries=0)
         answer = llm.invoke("ping")
     except ImportError:
         from langchain.llms import OpenAI  # langchain 0.0.x
-        llm = OpenAI(openai_api_key="sk-planner-smoke", openai_api_base=base, max_retries=0)
+
+        llm = OpenAI(
+            openai_api_key="sk-planner-smoke", openai_api_base=base, max_retries=0
+        )
         answer = llm("ping")
 finally:
     server.shutdown()
 assert answer.strip() == "pong", "the model answered %r" % (answer,)
-print("langchain %s (langchain-openai %s) with openai %s: a completion through the client" % (
-    version_of("langchain"), version_of("langchain-openai"), version("openai")))
+print(
+    "langchain %s (langchain-openai %s) with openai %s: a completion through the client"
+    % (version_of("langchain"), version_of("langchain-openai"), version("openai"))
+)

@@ -7,7 +7,10 @@ import importlib.util
 import sys
 from importlib.metadata import version
 
-if importlib.util.find_spec("duckdb") is None or importlib.util.find_spec("pandas") is None:
+if (
+    importlib.util.find_spec("duckdb") is None
+    or importlib.util.find_spec("pandas") is None
+):
     print("needs both duckdb and pandas")
     sys.exit(77)
 
@@ -17,7 +20,9 @@ import pandas as pd
 df = pd.DataFrame({"k": ["a", "b", "a"], "v": [1, 2, 3]})
 con = duckdb.connect()
 con.register("planner_smoke", df)
-rows = con.execute("SELECT k, SUM(v) AS s FROM planner_smoke GROUP BY k ORDER BY k").fetchall()
+rows = con.execute(
+    "SELECT k, SUM(v) AS s FROM planner_smoke GROUP BY k ORDER BY k"
+).fetchall()
 assert rows == [("a", 4), ("b", 2)], "the scan gave %r" % (rows,)
 back = con.execute("SELECT * FROM planner_smoke WHERE v > 1").df()
 assert list(back["v"]) == [2, 3], "the DataFrame read back is %r" % (back,)
@@ -27,4 +32,7 @@ if importlib.util.find_spec("pyarrow") is not None:
     total = duckdb.query_df(typed, "t", "SELECT SUM(v) FROM t").fetchall()[0][0]
     assert total == 6, "the Arrow-backed scan gave %r" % (total,)
     arrow = ", pyarrow %s (Arrow-backed columns)" % version("pyarrow")
-print("duckdb %s scanned a pandas %s DataFrame%s" % (version("duckdb"), version("pandas"), arrow))
+print(
+    "duckdb %s scanned a pandas %s DataFrame%s"
+    % (version("duckdb"), version("pandas"), arrow)
+)

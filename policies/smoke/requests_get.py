@@ -34,12 +34,17 @@ threading.Thread(target=server.serve_forever, daemon=True).start()
 base = "http://127.0.0.1:%d" % server.server_address[1]
 try:
     r = requests.get(base + "/data", params={"x": 1}, timeout=10)
-    assert r.status_code == 200 and r.json() == {"path": "/data?x=1"}, (r.status_code, r.text)
+    assert r.status_code == 200 and r.json() == {"path": "/data?x=1"}, (
+        r.status_code,
+        r.text,
+    )
     session = requests.Session()
     session.mount("http://", HTTPAdapter(max_retries=Retry(total=2, backoff_factor=0)))
     r = session.get(base + "/moved", timeout=10)
     assert r.history and r.json() == {"path": "/data?x=1"}, (r.history, r.text)
 finally:
     server.shutdown()
-print("requests %s with urllib3 %s: GET, JSON, redirect, Session with Retry" % (
-    version("requests"), version("urllib3")))
+print(
+    "requests %s with urllib3 %s: GET, JSON, redirect, Session with Retry"
+    % (version("requests"), version("urllib3"))
+)

@@ -13,7 +13,9 @@ items = []
 
 class Smoke(scrapy.Spider):
     name = "planner_smoke"
-    start_urls = ["data:text/html,<html><body><h1>planner</h1><a href='x'>x</a></body></html>"]
+    start_urls = [
+        "data:text/html,<html><body><h1>planner</h1><a href='x'>x</a></body></html>"
+    ]
 
     def parse(self, response):
         item = {"h1": response.css("h1::text").get(), "links": len(response.css("a"))}
@@ -21,12 +23,23 @@ class Smoke(scrapy.Spider):
         yield item
 
 
-process = CrawlerProcess(settings={"LOG_ENABLED": False, "TELNETCONSOLE_ENABLED": False,
-                                   "ROBOTSTXT_OBEY": False, "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7"})
+process = CrawlerProcess(
+    settings={
+        "LOG_ENABLED": False,
+        "TELNETCONSOLE_ENABLED": False,
+        "ROBOTSTXT_OBEY": False,
+        "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
+    }
+)
 crawler = process.create_crawler(Smoke)
 process.crawl(crawler)
 process.start()
-if crawler.stats.get_value("log_count/ERROR") or getattr(crawler.stats, "get_value")("spider_exceptions"):
+if crawler.stats.get_value("log_count/ERROR") or getattr(crawler.stats, "get_value")(
+    "spider_exceptions"
+):
     sys.exit("the crawl logged errors: %r" % (crawler.stats.get_stats(),))
 assert items == [{"h1": "planner", "links": 1}], "the crawl yielded %r" % (items,)
-print("Scrapy %s on Twisted %s: a crawl through CrawlerProcess" % (version("scrapy"), version("twisted")))
+print(
+    "Scrapy %s on Twisted %s: a crawl through CrawlerProcess"
+    % (version("scrapy"), version("twisted"))
+)

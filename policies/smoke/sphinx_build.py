@@ -14,8 +14,10 @@ with tempfile.TemporaryDirectory(prefix="planner-smoke-sphinx-") as tmp:
     with open(os.path.join(src, "conf.py"), "w") as f:
         f.write("project = 'planner smoke'\nextensions = ['sphinx.ext.autodoc']\n")
     with open(os.path.join(src, "index.rst"), "w") as f:
-        f.write("Smoke\n=====\n\n.. toctree::\n\n   other\n\nA *paragraph* with ``code``.\n\n"
-                ".. note:: A directive.\n\n.. autofunction:: os.path.join\n")
+        f.write(
+            "Smoke\n=====\n\n.. toctree::\n\n   other\n\nA *paragraph* with ``code``.\n\n"
+            ".. note:: A directive.\n\n.. autofunction:: os.path.join\n"
+        )
     with open(os.path.join(src, "other.rst"), "w") as f:
         f.write("Other\n=====\n\n- a list\n- :ref:`genindex`\n")
     code = build_main(["-q", "-b", "html", src, out])
@@ -23,5 +25,7 @@ with tempfile.TemporaryDirectory(prefix="planner-smoke-sphinx-") as tmp:
         sys.exit("sphinx-build exited %d" % code)
     html = open(os.path.join(out, "index.html"), encoding="utf-8").read()
     assert "A directive." in html and "paragraph" in html, "the page lacks its text"
-print("Sphinx %s with docutils %s and Jinja2 %s: a two-page HTML build" % (
-    version("sphinx"), version("docutils"), version("jinja2")))
+print(
+    "Sphinx %s with docutils %s and Jinja2 %s: a two-page HTML build"
+    % (version("sphinx"), version("docutils"), version("jinja2"))
+)

@@ -10,7 +10,13 @@ import triton
 import triton.language as tl
 
 
-@triton.autotune(configs=[triton.Config({"BLOCK": 256}, num_warps=4), triton.Config({"BLOCK": 1024}, num_warps=8)], key=["n"])
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK": 256}, num_warps=4),
+        triton.Config({"BLOCK": 1024}, num_warps=8),
+    ],
+    key=["n"],
+)
 @triton.jit
 def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     pid = tl.program_id(0)

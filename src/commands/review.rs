@@ -74,33 +74,8 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
         };
         crate::trial::attempt::try_findings(&mut review, venv, &on, printer)?;
     }
-    for problem in &review.problems {
-        let at = problem
-            .line
-            .map(|l| format!(" line {l}"))
-            .unwrap_or_default();
-        printer.warn(&format!(
-            "`{}`{at} was not reviewed: {}",
-            problem.file, problem.message
-        ));
-    }
-    for unresolved in &review.unresolved {
-        if unresolved.missing.is_some() {
-            printer.warn(&format!(
-                "`{}` could not be judged on {}: {}",
-                unresolved.file, unresolved.target, unresolved.reason
-            ));
-            continue;
-        }
-        let when = if unresolved.at_base {
-            " (nor at the base)"
-        } else {
-            ""
-        };
-        printer.warn(&format!(
-            "`{}` does not resolve on {}{when}: {}",
-            unresolved.file, unresolved.target, unresolved.reason
-        ));
+    for warning in review.warnings() {
+        printer.warn(&warning);
     }
     match settings.format {
         ReviewFormat::Text => printer.text(&render::text(&review)),
@@ -117,55 +92,9 @@ pub(crate) fn run(settings: &ReviewSettings, printer: &Printer) -> miette::Resul
     Ok(gate(settings, &review, printer))
 }
 
-/// Exit 1 when the review trips the gate: a finding at or above `--fail-on`, a pin that leaves a
-/// requirement of its environment no version or a file the head made unresolvable (with
-/// `--fail-on`), a pin not judged anywhere (`--fail-on-unjudged`).
+/// Exit 1 when the review trips the gate ([`Review::gate_reasons`]), each reason a warning.
 fn gate(settings: &ReviewSettings, review: &Review, printer: &Printer) -> ExitStatus {
-    let mut reasons = Vec::new();
-    if let Some(level) = settings.fail_on {
-        if review.reaches(level) {
-            reasons.push(format!("a finding's risk is at or above --fail-on {level}"));
-        }
-        let excluding = review.excluding();
-        if excluding > 0 {
-            reasons.push(format!(
-                "{excluding} pin(s) leave a requirement of their own environment no version"
-            ));
-        }
-        let unresolved = review.newly_unresolved();
-        if unresolved > 0 {
-            reasons.push(format!(
-                "{unresolved} file(s) no longer resolve with the head's pins"
-            ));
-        }
-    }
-    for finding in &review.findings {
-        let regressions = finding.measured_regressions();
-        if !regressions.is_empty() {
-            let more = match regressions.len() {
-                n @ 6.. => format!("; and {} more", n - 5),
-                _ => String::new(),
-            };
-            reasons.push(format!(
-                "`{}` ({}:{}) measured {} regression(s) as pinned (--try): {}{more}",
-                finding.pin.requirement,
-                finding.pin.file,
-                finding.pin.line,
-                regressions.len(),
-                regressions[..regressions.len().min(5)].join("; ")
-            ));
-        }
-    }
-    let (unjudged, files) = (review.unjudged(), review.unjudged_files());
-    if settings.fail_on_unjudged && unjudged + files > 0 {
-        let files = match files {
-            0 => String::new(),
-            n => format!(" and {n} file(s)"),
-        };
-        reasons.push(format!(
-            "{unjudged} changed pin(s){files} could not be judged (--fail-on-unjudged)"
-        ));
-    }
+    let reasons = review.gate_reasons(settings.fail_on, settings.fail_on_unjudged);
     if reasons.is_empty() {
         return ExitStatus::Success;
     }

@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::hashes::hex;
 use crate::printer::Printer;
 
 const MAGIC: &[u8] = b"planner-cache v3\n";
@@ -302,11 +303,6 @@ fn write_atomic(path: &Path, meta: &EntryMeta, body: &[u8]) -> std::io::Result<(
     clear_non_file(path)?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
-}
-
-/// Lower-case hex.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The platform cache folder for planner: `$XDG_CACHE_HOME/planner` or `~/.cache/planner` on

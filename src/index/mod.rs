@@ -91,18 +91,15 @@ pub mod client;
 mod compact;
 pub mod config;
 mod error;
-mod filename;
 mod files;
-mod hashes;
 mod http;
 pub(crate) mod keyring;
 pub mod local;
 pub(crate) mod metadata_fetch;
 pub mod parse;
 mod progress;
-pub mod sdist;
-mod urls;
-pub mod zip;
+
+pub use planner_pypi::{filename, hashes, sdist, urls, zip};
 
 pub use candidates::{BinaryPolicy, Unusable, candidates};
 pub use config::IndexLocation;

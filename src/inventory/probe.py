@@ -96,13 +96,20 @@ def fallback_platforms():
         release = platform.mac_ver()[0] or "11.0"
         major, minor = (int(x) for x in (release.split(".") + ["0"])[:2])
         arch = "arm64" if machine == "arm64" else "x86_64"
-        formats = [arch, "universal2"] if arch == "arm64" else [arch, "intel", "fat64", "fat32", "universal2", "universal"]
+        formats = (
+            [arch, "universal2"]
+            if arch == "arm64"
+            else [arch, "intel", "fat64", "fat32", "universal2", "universal"]
+        )
         out = []
         if major >= 11:
             for m in range(major, 10, -1):
                 out.extend("macosx_%d_0_%s" % (m, f) for f in formats)
             for m in range(16, 3, -1):
-                out.extend("macosx_10_%d_%s" % (m, f) for f in (formats if arch == "x86_64" else ["universal2"]))
+                out.extend(
+                    "macosx_10_%d_%s" % (m, f)
+                    for f in (formats if arch == "x86_64" else ["universal2"])
+                )
         else:
             for m in range(minor, -1, -1):
                 out.extend("macosx_10_%d_%s" % (m, f) for f in formats)
@@ -122,7 +129,9 @@ def fallback_tags():
     out += ["%s-none-%s" % (cp, p) for p in platforms]
     for m in range(minor - 1, 1, -1):
         out += ["cp%d%d-abi3-%s" % (major, m, p) for p in platforms]
-    pys = ["py%d%d" % (major, minor), "py%d" % major] + ["py%d%d" % (major, m) for m in range(minor - 1, -1, -1)]
+    pys = ["py%d%d" % (major, minor), "py%d" % major] + [
+        "py%d%d" % (major, m) for m in range(minor - 1, -1, -1)
+    ]
     for py in pys:
         out += ["%s-none-%s" % (py, p) for p in platforms]
     out.append("%s-none-any" % cp)
@@ -257,8 +266,20 @@ def top_level(folder):
 
 
 # Files hashed against RECORD; others are compared by size (src/inventory/integrity.rs).
-SOURCE_SUFFIXES = (".py", ".pyi", ".pth", ".pyx", ".pxd", ".txt", ".json", ".toml", ".cfg",
-                   ".ini", ".yaml", ".yml")
+SOURCE_SUFFIXES = (
+    ".py",
+    ".pyi",
+    ".pth",
+    ".pyx",
+    ".pxd",
+    ".txt",
+    ".json",
+    ".toml",
+    ".cfg",
+    ".ini",
+    ".yaml",
+    ".yml",
+)
 
 
 # An edited text file's lines are hashed up to this size; an unowned file is hashed up to the
@@ -299,15 +320,23 @@ def check_row(site, row):
         recorded = int(row[2].strip()) if len(row) > 2 else None
     except ValueError:
         recorded = None
-    change = {"path": path, "state": "missing", "recorded_size": recorded, "size": None,
-              "sha256": None, "modified": None}
+    change = {
+        "path": path,
+        "state": "missing",
+        "recorded_size": recorded,
+        "size": None,
+        "sha256": None,
+        "modified": None,
+    }
     try:
         st = os.lstat(os.path.join(site, path))
     except FileNotFoundError:
         return change, False
     except OSError:
         return None, False
-    if not os.path.isfile(os.path.join(site, path)) or os.path.islink(os.path.join(site, path)):
+    if not os.path.isfile(os.path.join(site, path)) or os.path.islink(
+        os.path.join(site, path)
+    ):
         return None, False
     hash_it = path.endswith(SOURCE_SUFFIXES)
     differs = recorded is not None and recorded != st.st_size
@@ -333,7 +362,11 @@ def mtime(st):
 
 def package_folder(path):
     top, sep, _ = path.partition("/")
-    if not sep or top in ("", ".", "__pycache__") or top.endswith((".dist-info", ".data", ".egg-info")):
+    if (
+        not sep
+        or top in ("", ".", "__pycache__")
+        or top.endswith((".dist-info", ".data", ".egg-info"))
+    ):
         return None
     return top
 
@@ -377,8 +410,12 @@ def describe_unowned(full, path):
         return None
     regular = stat.S_ISREG(st.st_mode)
     sha = sha256_of(full) if regular and st.st_size <= MAX_UNOWNED_HASHED else None
-    return {"path": path, "size": st.st_size if regular else None, "sha256": sha,
-            "modified": mtime(st)}
+    return {
+        "path": path,
+        "size": st.st_size if regular else None,
+        "sha256": sha,
+        "modified": mtime(st),
+    }
 
 
 def unowned_in_site(site, entries):
@@ -403,7 +440,9 @@ def unowned_in_site(site, entries):
         elif entry.endswith(".egg-info") and os.path.isdir(os.path.join(site, entry)):
             text = read_text(os.path.join(site, entry, "installed-files.txt")) or ""
             for line in text.splitlines():
-                path = normalize_rel(entry + "/" + line.strip()) if line.strip() else None
+                path = (
+                    normalize_rel(entry + "/" + line.strip()) if line.strip() else None
+                )
                 if path is not None:
                     owned.add(path)
     for top in sorted(tops):
@@ -472,7 +511,9 @@ def read_dist(folder, entry, unowned):
     dist = {"path": path, "format": fmt, "metadata": fields}
     if fmt == "dist-info":
         installer = read_text(os.path.join(path, "INSTALLER"))
-        dist["installer"] = installer.strip() if installer is not None and installer.strip() else None
+        dist["installer"] = (
+            installer.strip() if installer is not None and installer.strip() else None
+        )
         dist["requested"] = os.path.exists(os.path.join(path, "REQUESTED"))
         direct = read_text(os.path.join(path, "direct_url.json"))
         try:
@@ -496,8 +537,19 @@ def read_dist(folder, entry, unowned):
 
 
 # The runtime context around the versions, as planner's runtime reader collects it.
-RUNTIME_PREFIXES = ("CUDA_", "TORCH_", "TORCHINDUCTOR_", "TRITON_", "PYTORCH_", "XLA_", "JAX_",
-                    "NCCL_", "NVIDIA_", "PIP_", "UV_")
+RUNTIME_PREFIXES = (
+    "CUDA_",
+    "TORCH_",
+    "TORCHINDUCTOR_",
+    "TRITON_",
+    "PYTORCH_",
+    "XLA_",
+    "JAX_",
+    "NCCL_",
+    "NVIDIA_",
+    "PIP_",
+    "UV_",
+)
 RUNTIME_NAMES = ("LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH")
 SECRET_WORDS = ("TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
 
@@ -522,14 +574,25 @@ def runtime_gpu():
     smi = find_on_path("nvidia-smi")
     if smi is not None:
         import subprocess
+
         try:
-            out = subprocess.run([smi, "--query-gpu=name,compute_cap,driver_version",
-                                  "--format=csv,noheader"], stdin=subprocess.DEVNULL,
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
+            out = subprocess.run(
+                [
+                    smi,
+                    "--query-gpu=name,compute_cap,driver_version",
+                    "--format=csv,noheader",
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                check=True,
+            )
             for line in out.stdout.decode("utf-8", "replace").splitlines():
                 fields = [f.strip() for f in line.split(",")]
                 if len(fields) == 3:
-                    devices.append("%s (compute capability %s)" % (fields[0], fields[1]))
+                    devices.append(
+                        "%s (compute capability %s)" % (fields[0], fields[1])
+                    )
                     driver = driver or fields[2]
         except (OSError, subprocess.CalledProcessError):
             pass
@@ -561,13 +624,20 @@ def nvcc_version(nvcc):
     if not os.path.isfile(nvcc):
         return None
     try:
-        out = subprocess.run([nvcc, "--version"], stdin=subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
+        out = subprocess.run(
+            [nvcc, "--version"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            timeout=30,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if out.returncode != 0:
         return None
-    lines = [l for l in out.stdout.decode("utf-8", "replace").splitlines() if "release " in l]
+    lines = [
+        l for l in out.stdout.decode("utf-8", "replace").splitlines() if "release " in l
+    ]
     if not lines:
         return None
     line = lines[-1]
@@ -591,9 +661,13 @@ def runtime_toolkits():
             found.setdefault(os.environ[var], []).append(var)
     nvcc = find_on_path("nvcc")
     if nvcc is not None:
-        found.setdefault(os.path.dirname(os.path.dirname(nvcc)), []).append("nvcc on PATH")
-    return [{"path": path, "version": toolkit_version(path), "found_by": by}
-            for path, by in sorted(found.items())]
+        found.setdefault(os.path.dirname(os.path.dirname(nvcc)), []).append(
+            "nvcc on PATH"
+        )
+    return [
+        {"path": path, "version": toolkit_version(path), "found_by": by}
+        for path, by in sorted(found.items())
+    ]
 
 
 def masked(name, value):
@@ -603,13 +677,23 @@ def masked(name, value):
 
 
 def runtime_variables():
-    return {name: masked(name, value) for name, value in sorted(os.environ.items())
-            if name in RUNTIME_NAMES or name.startswith(RUNTIME_PREFIXES)}
+    return {
+        name: masked(name, value)
+        for name, value in sorted(os.environ.items())
+        if name in RUNTIME_NAMES or name.startswith(RUNTIME_PREFIXES)
+    }
 
 
 def runtime_cache(kind, path):
-    cache = {"kind": kind, "path": path, "exists": os.path.isdir(path), "entries": 0,
-             "bytes": 0, "newest_write": None, "writers": []}
+    cache = {
+        "kind": kind,
+        "path": path,
+        "exists": os.path.isdir(path),
+        "entries": 0,
+        "bytes": 0,
+        "newest_write": None,
+        "writers": [],
+    }
     newest, writers, reads = None, set(), 0
     for root, dirs, names in os.walk(path):
         for name in names:
@@ -641,21 +725,42 @@ def runtime_cache(kind, path):
 def runtime_caches():
     env = os.environ
     home = env.get("HOME")
-    user = next((env[v] for v in ("LOGNAME", "USER", "LNAME", "USERNAME") if env.get(v)), None)
+    user = next(
+        (env[v] for v in ("LOGNAME", "USER", "LNAME", "USERNAME") if env.get(v)), None
+    )
     tmp = env.get("TMPDIR") or "/tmp"
     folders = [
-        ("inductor", env.get("TORCHINDUCTOR_CACHE_DIR")
-         or (os.path.join(tmp, "torchinductor_" + user) if user else None)),
-        ("triton", env.get("TRITON_CACHE_DIR") or (os.path.join(home, ".triton/cache") if home else None)),
-        ("jax", env.get("JAX_COMPILATION_CACHE_DIR") or (os.path.join(home, ".cache/jax") if home else None)),
-        ("cupy", env.get("CUPY_CACHE_DIR") or (os.path.join(home, ".cupy/kernel_cache") if home else None)),
+        (
+            "inductor",
+            env.get("TORCHINDUCTOR_CACHE_DIR")
+            or (os.path.join(tmp, "torchinductor_" + user) if user else None),
+        ),
+        (
+            "triton",
+            env.get("TRITON_CACHE_DIR")
+            or (os.path.join(home, ".triton/cache") if home else None),
+        ),
+        (
+            "jax",
+            env.get("JAX_COMPILATION_CACHE_DIR")
+            or (os.path.join(home, ".cache/jax") if home else None),
+        ),
+        (
+            "cupy",
+            env.get("CUPY_CACHE_DIR")
+            or (os.path.join(home, ".cupy/kernel_cache") if home else None),
+        ),
     ]
     return [runtime_cache(kind, path) for kind, path in folders if path]
 
 
 def runtime():
-    return {"gpu": runtime_gpu(), "cuda_toolkits": runtime_toolkits(),
-            "variables": runtime_variables(), "caches": runtime_caches()}
+    return {
+        "gpu": runtime_gpu(),
+        "cuda_toolkits": runtime_toolkits(),
+        "variables": runtime_variables(),
+        "caches": runtime_caches(),
+    }
 
 
 def snapshot():

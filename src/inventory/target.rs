@@ -723,7 +723,7 @@ mod tests {
     #[test]
     fn host_default_is_a_real_platform() {
         let env = Environment::synthesize("3.12", None).unwrap();
-        assert!(!env.tags.is_empty());
+        assert!(!env.tags.as_slice().is_empty());
         if cfg!(target_os = "linux") {
             assert_eq!(env.markers.sys_platform(), "linux");
             // Either the glibc was read, or the note says it was assumed.

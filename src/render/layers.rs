@@ -68,14 +68,18 @@ pub(crate) fn text(
             summary(plan)
         );
     }
-    let _ = writeln!(
-        out,
-        "  {}",
-        style.dim(
-            "apply the first (safe) layer first: every other plan is built on top of it; \
-             --layer everything plans every upgrade at once"
-        )
-    );
+    if count > 1 {
+        // Only beside other layers: a lone layer (`--layer everything`, or a venv where only the
+        // safe layer moves anything) is built on nothing and applied alone.
+        let _ = writeln!(
+            out,
+            "  {}",
+            style.dim(
+                "apply the first (safe) layer first: every other plan is built on top of it; \
+                 --layer everything plans every upgrade at once"
+            )
+        );
+    }
     for (i, plan) in proposal.plans.iter().enumerate() {
         out.push('\n');
         plan_text(&mut out, &style, i, plan, commands.get(i));

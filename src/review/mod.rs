@@ -8,9 +8,11 @@
 //! [`links`] then adds what a reviewer opens next (the release's age, notes and compare link, a
 //! permalink to the line). Out: a [`Review`], findings worst first; `render::review` prints it.
 
+pub(crate) mod advice;
 pub(crate) mod analysis;
 pub(crate) mod ci;
 pub(crate) mod forge;
+pub(crate) mod gate;
 pub(crate) mod git;
 pub(crate) mod links;
 pub(crate) mod lock;

@@ -3,8 +3,12 @@
 import importlib.metadata
 import json
 import sys
+
 parts, spec_path, out = sys.argv[1:4]
-t = "".join(open("%s/%s.py" % (parts, f)).read() for f in ["header", "imports", "forks", "checks", "main"])
+t = "".join(
+    open("%s/%s.py" % (parts, f)).read()
+    for f in ["header", "imports", "forks", "checks", "main"]
+)
 spec = json.load(open(spec_path))
 for d in spec["dists"]:
     try:

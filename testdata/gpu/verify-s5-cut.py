@@ -5,12 +5,15 @@
 import importlib.metadata
 import json
 import sys
+
 src, parts, out = sys.argv[1:4]
 if not src.endswith(".py"):
     spec = json.load(open(src))
 else:
     line = next(l for l in open(src) if l.startswith("SPEC = json.loads("))
-    spec = json.loads(json.loads(line[len("SPEC = json.loads("):].rstrip().rstrip(")")))
+    spec = json.loads(
+        json.loads(line[len("SPEC = json.loads(") :].rstrip().rstrip(")"))
+    )
 for d in spec["dists"]:
     try:
         files = importlib.metadata.distribution(d["name"]).files or []
@@ -25,5 +28,8 @@ for d in spec["dists"]:
             mods.add(".".join(p[:-1] + [p[-1][:-3]]))
     d["deep"] = [x for x in d.get("deep", []) if x["module"] in mods]
     print(d["name"], len(d["deep"]), "deep modules kept", file=sys.stderr)
-t = "".join(open("%s/%s.py" % (parts, f)).read() for f in ["header", "imports", "forks", "checks", "main"])
+t = "".join(
+    open("%s/%s.py" % (parts, f)).read()
+    for f in ["header", "imports", "forks", "checks", "main"]
+)
 open(out, "w").write(t.replace("__SPEC_JSON__", json.dumps(json.dumps(spec))))

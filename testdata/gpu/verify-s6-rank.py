@@ -5,6 +5,7 @@ import ast
 import importlib.metadata
 import json
 import sys
+
 spec = json.load(open(sys.argv[1]))
 for d in spec["dists"]:
     deep = d.get("deep", [])

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the sdists that src/index/sdist.rs reads in its tests, with Python's own `tarfile`.
+"""Writes the sdists that crates/planner-pypi/src/sdist.rs reads in its tests, with Python's own
+`tarfile`.
 
     python3 testdata/sdist/make.py        (rewrites testdata/sdist/*.tar.gz; needs nothing else)
 

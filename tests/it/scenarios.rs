@@ -3,6 +3,7 @@
 //! repository's base and head, the planner command) and recorded as one insta snapshot (exit
 //! code, stdout, stderr). A new case is a new
 //! folder and a `cargo insta review`; CONTRIBUTING.md shows the format.
+//! `PLANNER_TEST_SCENARIOS=a,b cargo test --test it scenarios` runs cases `a` and `b` only.
 //!
 //! In: `tests/scenarios/*/world.toml`. Out: one snapshot per folder under `tests/it/snapshots/`.
 
@@ -88,19 +89,66 @@ struct Built {
     places: Vec<(&'static str, String)>,
 }
 
+/// Every folder under `tests/scenarios/` that holds a `world.toml`, in name order (only those
+/// named in `PLANNER_TEST_SCENARIOS`, comma-separated, when it is set). Each case runs on its
+/// own: a failure is caught, named and counted, and the test fails at the end listing them.
+///
+/// Not `insta::glob!`: it counts snapshot failures in one process-wide list while it runs, so
+/// another test's failing snapshot in a parallel thread was counted here, and that test passed.
 #[test]
 fn scenarios() {
-    insta::glob!("../scenarios", "*/world.toml", |path| {
-        let world = read_world(path);
-        let built = build(&world);
-        let args = fill(&world.args, &built.places);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let output = built.ctx.run(&args);
-        let mut settings = built.ctx.insta_settings();
-        settings.set_description(world.about.clone());
-        settings.set_omit_expression(true);
-        settings.bind(|| insta::assert_snapshot!(output.snapshot()));
-    });
+    let root = repo_root().join("tests/scenarios");
+    let only = std::env::var("PLANNER_TEST_SCENARIOS").ok();
+    let mut ran = 0;
+    let mut failed = Vec::new();
+    for name in scenario_names(&root) {
+        if only
+            .as_deref()
+            .is_some_and(|only| !only.split(',').any(|o| o.trim() == name))
+        {
+            continue;
+        }
+        ran += 1;
+        let path = root.join(&name).join("world.toml");
+        if std::panic::catch_unwind(|| run_scenario(&name, &path)).is_err() {
+            failed.push(name);
+        }
+    }
+    assert!(ran > 0, "no scenario under {} was run", root.display());
+    assert!(
+        failed.is_empty(),
+        "{} of {ran} scenarios failed: {}",
+        failed.len(),
+        failed.join(", ")
+    );
+}
+
+/// The names of the folders under `root` with a `world.toml`, sorted.
+fn scenario_names(root: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|dir| dir.join("world.toml").is_file())
+        .map(|dir| dir.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// One case: its world built, the command run, the output against
+/// `it__scenarios__scenarios@<name>__world.toml.snap`.
+fn run_scenario(name: &str, path: &Path) {
+    let world = read_world(path);
+    let built = build(&world);
+    let args = fill(&world.args, &built.places);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = built.ctx.run(&args);
+    let mut settings = built.ctx.insta_settings();
+    settings.set_input_file(path);
+    settings.set_snapshot_suffix(format!("{name}/world.toml"));
+    settings.set_description(world.about.clone());
+    settings.set_omit_expression(true);
+    settings.bind(|| insta::assert_snapshot!("scenarios", output.snapshot()));
 }
 
 fn read_world(path: &Path) -> World {

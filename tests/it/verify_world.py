@@ -5,6 +5,7 @@ Usage: python3 verify_world.py ROOT SPEC.json [WHEEL...]
 SPEC.json: [{"name", "version", "requires": [...], "files": {"path/in/wheel.py": "source"},
              "upload_time": "2025-01-01T00:00:00Z" (the default)}]
 """
+
 import base64
 import hashlib
 import io
@@ -23,14 +24,20 @@ def make_wheel(name, version, requires, files):
     metadata += "".join("Requires-Dist: %s\n" % r for r in requires)
     files = dict(files)
     files["%s.dist-info/METADATA" % dist] = metadata
-    files["%s.dist-info/WHEEL" % dist] = "Wheel-Version: 1.0\nGenerator: planner-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files["%s.dist-info/WHEEL" % dist] = (
+        "Wheel-Version: 1.0\nGenerator: planner-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
     record = []
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         for path, text in files.items():
             data = text.encode()
             zf.writestr(path, data)
-            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            digest = (
+                base64.urlsafe_b64encode(hashlib.sha256(data).digest())
+                .rstrip(b"=")
+                .decode()
+            )
             record.append("%s,sha256=%s,%d" % (path, digest, len(data)))
         record.append("%s.dist-info/RECORD,," % dist)
         zf.writestr("%s.dist-info/RECORD" % dist, "\n".join(record) + "\n")
@@ -52,34 +59,56 @@ def main(root, spec_path, real):
             wheels.append((os.path.basename(path), f.read(), DEFAULT_UPLOAD_TIME))
     with open(spec_path) as f:
         for w in json.load(f):
-            wheels.append(make_wheel(w["name"], w["version"], w.get("requires", []), w.get("files", {}))
-                          + (w.get("upload_time", DEFAULT_UPLOAD_TIME),))
+            wheels.append(
+                make_wheel(
+                    w["name"], w["version"], w.get("requires", []), w.get("files", {})
+                )
+                + (w.get("upload_time", DEFAULT_UPLOAD_TIME),)
+            )
     pages = {}
     for filename, data, upload_time in wheels:
         metadata = wheel_metadata(data)
-        name = re.sub(r"[-_.]+", "-", re.search(rb"^Name: (.+)$", metadata, re.M).group(1).decode().strip()).lower()
+        name = re.sub(
+            r"[-_.]+",
+            "-",
+            re.search(rb"^Name: (.+)$", metadata, re.M).group(1).decode().strip(),
+        ).lower()
         with open(os.path.join(root, "wheels", filename), "wb") as f:
             f.write(data)
         with open(os.path.join(root, "files", filename + ".metadata"), "wb") as f:
             f.write(metadata)
-        pages.setdefault(name, []).append({
-            "filename": filename,
-            "url": "../../files/" + filename,
-            "hashes": {"sha256": hashlib.sha256(data).hexdigest()},
-            "requires-python": ">=3.8",
-            "core-metadata": {"sha256": hashlib.sha256(metadata).hexdigest()},
-            "yanked": False,
-            "size": len(data),
-            "upload-time": upload_time,
-        })
+        pages.setdefault(name, []).append(
+            {
+                "filename": filename,
+                "url": "../../files/" + filename,
+                "hashes": {"sha256": hashlib.sha256(data).hexdigest()},
+                "requires-python": ">=3.8",
+                "core-metadata": {"sha256": hashlib.sha256(metadata).hexdigest()},
+                "yanked": False,
+                "size": len(data),
+                "upload-time": upload_time,
+            }
+        )
     for name, files in pages.items():
         os.makedirs(os.path.join(root, "simple", name), exist_ok=True)
-        page = {"meta": {"api-version": "1.1"}, "name": name,
-                "versions": sorted({f["filename"].split("-")[1] for f in files}), "files": files}
+        page = {
+            "meta": {"api-version": "1.1"},
+            "name": name,
+            "versions": sorted({f["filename"].split("-")[1] for f in files}),
+            "files": files,
+        }
         with open(os.path.join(root, "simple", name, "index.json"), "w") as f:
             json.dump(page, f)
-        links = "".join('<a href="%s#sha256=%s" data-requires-python="&gt;=3.8" data-core-metadata="sha256=%s">%s</a>\n'
-                        % (f["url"], f["hashes"]["sha256"], f["core-metadata"]["sha256"], f["filename"]) for f in files)
+        links = "".join(
+            '<a href="%s#sha256=%s" data-requires-python="&gt;=3.8" data-core-metadata="sha256=%s">%s</a>\n'
+            % (
+                f["url"],
+                f["hashes"]["sha256"],
+                f["core-metadata"]["sha256"],
+                f["filename"],
+            )
+            for f in files
+        )
         with open(os.path.join(root, "simple", name, "index.html"), "w") as f:
             f.write("<!DOCTYPE html><html><body>\n%s</body></html>\n" % links)
 

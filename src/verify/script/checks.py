@@ -1,4 +1,3 @@
-
 # ---- the checks ---------------------------------------------------------------------------------
 
 _VERSION = re.compile(
@@ -9,7 +8,16 @@ _VERSION = re.compile(
     r"(?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$",
     re.IGNORECASE,
 )
-_PRE = {"a": "a", "alpha": "a", "b": "b", "beta": "b", "c": "rc", "rc": "rc", "pre": "rc", "preview": "rc"}
+_PRE = {
+    "a": "a",
+    "alpha": "a",
+    "b": "b",
+    "beta": "b",
+    "c": "rc",
+    "rc": "rc",
+    "pre": "rc",
+    "preview": "rc",
+}
 
 
 def canonical_version(text):
@@ -50,10 +58,25 @@ def check_versions(installed):
             ok = found is None
             detail = None if ok else "still installed (%s)" % found
         else:
-            ok = found is not None and canonical_version(found) == canonical_version(wanted)
-            detail = None if ok else ("not installed" if found is None else "found %s" % found)
-        out.append(check("version:" + name, "version", "pass" if ok else "fail", name,
-                         expected=wanted, found=found, error=detail))
+            ok = found is not None and canonical_version(found) == canonical_version(
+                wanted
+            )
+            detail = (
+                None
+                if ok
+                else ("not installed" if found is None else "found %s" % found)
+            )
+        out.append(
+            check(
+                "version:" + name,
+                "version",
+                "pass" if ok else "fail",
+                name,
+                expected=wanted,
+                found=found,
+                error=detail,
+            )
+        )
     return out
 
 
@@ -66,52 +89,130 @@ def import_jobs(installed, baseline_mode):
         if module in seen:
             return
         seen.add(module)
-        jobs.append({"module": module, "dist": name, "why": target["why"], "via": target.get("via"),
-                     "evidence": target.get("evidence"),
-                     "sub": sub, "uses": deep and deep["imports"], "cited": deep and deep.get("cited"),
-                     "deep": bool(deep), "budgeted": bool(deep) and target["why"] == "installed",
-                     "fan_in": (deep or {}).get("fan_in", 0)})
+        jobs.append(
+            {
+                "module": module,
+                "dist": name,
+                "why": target["why"],
+                "via": target.get("via"),
+                "evidence": target.get("evidence"),
+                "sub": sub,
+                "uses": deep and deep["imports"],
+                "cited": deep and deep.get("cited"),
+                "deep": bool(deep),
+                "budgeted": bool(deep) and target["why"] == "installed",
+                "fan_in": (deep or {}).get("fan_in", 0),
+            }
+        )
 
     for target in SPEC["dists"]:
         name = target["name"]
         dist = installed.get(name)
         if dist is None:
             status = "skip" if baseline_mode or target["why"] == "changed" else "fail"
-            out.append(check("import:" + name, "import", status, name, why=target["why"],
-                             error="not installed" if status == "fail" else None,
-                             detail="not installed" if status == "skip" else None))
+            out.append(
+                check(
+                    "import:" + name,
+                    "import",
+                    status,
+                    name,
+                    why=target["why"],
+                    error="not installed" if status == "fail" else None,
+                    detail="not installed" if status == "skip" else None,
+                )
+            )
             continue
         modules = dist_modules(dist, target.get("subpackages", False))
         if not modules:
-            out.append(check("import:" + name, "import", "skip", name, why=target["why"],
-                             detail="no importable module in its RECORD"))
+            out.append(
+                check(
+                    "import:" + name,
+                    "import",
+                    "skip",
+                    name,
+                    why=target["why"],
+                    detail="no importable module in its RECORD",
+                )
+            )
         for module, sub in modules:
             add(module, name, target, sub)
         for deep in target.get("deep", []):
             # A changed dist's own module that a dependent imports: only where this release has it
             # (one it dropped fails the dependent's import, which names it).
-            if canonical_name(deep["imports"]) != canonical_name(name) or module_files(dist, deep["module"]):
+            if canonical_name(deep["imports"]) != canonical_name(name) or module_files(
+                dist, deep["module"]
+            ):
                 add(deep["module"], name, target, True, deep)
     return jobs, out
 
 
 # Modules that exist on one platform only: an import that needs one elsewhere is not a break.
 _PLATFORM_ONLY = dict(
-    [(m, "win32") for m in ("winreg", "_winreg", "_winapi", "msvcrt", "_msi", "winsound", "nt", "_overlapped",
-                             "win32api", "win32con", "win32file", "win32event", "win32process", "win32pipe",
-                             "win32security", "win32service", "pywintypes", "pythoncom", "win32com", "wmi")]
-    + [(m, "darwin") for m in ("_scproxy", "Foundation", "AppKit", "objc", "CoreFoundation", "Quartz", "Cocoa")])
+    [
+        (m, "win32")
+        for m in (
+            "winreg",
+            "_winreg",
+            "_winapi",
+            "msvcrt",
+            "_msi",
+            "winsound",
+            "nt",
+            "_overlapped",
+            "win32api",
+            "win32con",
+            "win32file",
+            "win32event",
+            "win32process",
+            "win32pipe",
+            "win32security",
+            "win32service",
+            "pywintypes",
+            "pythoncom",
+            "win32com",
+            "wmi",
+        )
+    ]
+    + [
+        (m, "darwin")
+        for m in (
+            "_scproxy",
+            "Foundation",
+            "AppKit",
+            "objc",
+            "CoreFoundation",
+            "Quartz",
+            "Cocoa",
+        )
+    ]
+)
 _PLATFORM_NAMES = {"win32": "Windows", "darwin": "macOS"}
 # What Windows-only code meets elsewhere below the import system: ctypes' Windows loaders and
 # helpers (shellingham's `nt.py` runs `ctypes.windll.kernel32` at module level), and
 # `ctypes.wintypes` on interpreters where it cannot be built.
-_WINDOWS_CTYPES = re.compile(r"module 'ctypes' has no attribute '(windll|WinDLL|oledll|OleDLL|WinError|"
-                             r"FormatError|GetLastError|HRESULT|WINFUNCTYPE)'|_type_ 'v' not supported")
+_WINDOWS_CTYPES = re.compile(
+    r"module 'ctypes' has no attribute '(windll|WinDLL|oledll|OleDLL|WinError|"
+    r"FormatError|GetLastError|HRESULT|WINFUNCTYPE)'|_type_ 'v' not supported"
+)
 # Import names that differ from their dist's name, for telling a required dist from an optional one.
-_DIST_OF = {"yaml": "pyyaml", "PIL": "pillow", "cv2": "opencv-python", "sklearn": "scikit-learn",
-            "bs4": "beautifulsoup4", "attr": "attrs", "dateutil": "python-dateutil", "jwt": "pyjwt",
-            "dotenv": "python-dotenv", "magic": "python-magic", "OpenSSL": "pyopenssl", "Crypto": "pycryptodome",
-            "serial": "pyserial", "zmq": "pyzmq", "git": "gitpython", "psycopg2": "psycopg2-binary"}
+_DIST_OF = {
+    "yaml": "pyyaml",
+    "PIL": "pillow",
+    "cv2": "opencv-python",
+    "sklearn": "scikit-learn",
+    "bs4": "beautifulsoup4",
+    "attr": "attrs",
+    "dateutil": "python-dateutil",
+    "jwt": "pyjwt",
+    "dotenv": "python-dotenv",
+    "magic": "python-magic",
+    "OpenSSL": "pyopenssl",
+    "Crypto": "pycryptodome",
+    "serial": "pyserial",
+    "zmq": "pyzmq",
+    "git": "gitpython",
+    "psycopg2": "psycopg2-binary",
+}
 
 
 def declared(dist):
@@ -122,7 +223,9 @@ def declared(dist):
         if not m:
             continue
         name = canonical_name(m.group(1))
-        extras = re.findall(r"extra\s*==\s*[\'\"]([^\'\"]+)[\'\"]", text.partition(";")[2])
+        extras = re.findall(
+            r"extra\s*==\s*[\'\"]([^\'\"]+)[\'\"]", text.partition(";")[2]
+        )
         if not extras:
             out[name] = None
         elif out.get(name, ()) is not None:
@@ -141,29 +244,71 @@ def optional_reason(installed, job, result):
     needs = declared(installed.get(job["dist"]))
     windows = _WINDOWS_CTYPES.search(result.get("error") or "")
     if windows and not sys.platform.startswith("win"):
-        return "ctypes.windll", "needs Windows' ctypes (%s): a module for another platform" % windows.group(0)
+        return (
+            "ctypes.windll",
+            "needs Windows' ctypes (%s): a module for another platform"
+            % windows.group(0),
+        )
     missing = (result.get("missing") or "").split(".")[0]
     if missing:
         platform = _PLATFORM_ONLY.get(missing)
         if platform and not sys.platform.startswith(platform):
-            return missing, "`%s` exists only on %s (a module for another platform)" % (missing, _PLATFORM_NAMES[platform])
+            return missing, "`%s` exists only on %s (a module for another platform)" % (
+                missing,
+                _PLATFORM_NAMES[platform],
+            )
         name = canonical_name(_DIST_OF.get(missing, missing))
         if missing in installed.top_names():
             return optional_module_of(installed, job, result["missing"], needs)
         if name in CHANGED or (name in needs and needs[name] is None):
             return None
         # `PILImageResampling` undefined: the import that guards it needs the missing module.
-        via = "; `%s` is defined only where `%s` imports" % (result["undefined"], missing) if result.get("undefined") else ""
+        via = (
+            "; `%s` is defined only where `%s` imports" % (result["undefined"], missing)
+            if result.get("undefined")
+            else ""
+        )
         if needs.get(name):
-            return missing, "needs the optional `%s` (%s declares it only under its extra%s %s%s)" % (
-                missing, job["dist"], "s" if len(needs[name]) > 1 else "", ", ".join(needs[name]), via)
-        return missing, "needs `%s`, which no installed dist provides and %s does not require (an optional dependency%s)" % (
-            missing, job["dist"], via)
-    words = {canonical_name(w) for w in re.findall(r"[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]", result.get("text") or result.get("error") or "")}
+            return (
+                missing,
+                "needs the optional `%s` (%s declares it only under its extra%s %s%s)"
+                % (
+                    missing,
+                    job["dist"],
+                    "s" if len(needs[name]) > 1 else "",
+                    ", ".join(needs[name]),
+                    via,
+                ),
+            )
+        return (
+            missing,
+            "needs `%s`, which no installed dist provides and %s does not require (an optional dependency%s)"
+            % (missing, job["dist"], via),
+        )
+    words = {
+        canonical_name(w)
+        for w in re.findall(
+            r"[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]",
+            result.get("text") or result.get("error") or "",
+        )
+    }
     for name, extras in sorted(needs.items()):
-        if extras and name in words and name not in CHANGED and installed.get(name) is None:
-            return name, "needs the optional `%s` (%s declares it only under its extra%s %s)" % (
-                name, job["dist"], "s" if len(extras) > 1 else "", ", ".join(extras))
+        if (
+            extras
+            and name in words
+            and name not in CHANGED
+            and installed.get(name) is None
+        ):
+            return (
+                name,
+                "needs the optional `%s` (%s declares it only under its extra%s %s)"
+                % (
+                    name,
+                    job["dist"],
+                    "s" if len(extras) > 1 else "",
+                    ", ".join(extras),
+                ),
+            )
     return None
 
 
@@ -173,15 +318,30 @@ def optional_module_of(installed, job, module, needs):
     dependency, present at a release without that module: jax's integrations with tensorflow or
     its private modules); None: a break."""
     top = module.split(".")[0]
-    owners = sorted(n for n, dists in installed.dists.items() if any(top in dist_tops(d) for d in dists))
-    if not owners or any(o in CHANGED or (o in needs and needs[o] is None) or o == canonical_name(job["dist"])
-                         for o in owners):
+    owners = sorted(
+        n
+        for n, dists in installed.dists.items()
+        if any(top in dist_tops(d) for d in dists)
+    )
+    if not owners or any(
+        o in CHANGED
+        or (o in needs and needs[o] is None)
+        or o == canonical_name(job["dist"])
+        for o in owners
+    ):
         return None
     owner = owners[0]
-    declared_as = ("declares it only under its extra%s %s" % ("s" if len(needs[owner]) > 1 else "", ", ".join(needs[owner]))
-                   if needs.get(owner) else "does not require it")
-    return top, "needs `%s`, which %s %s does not have (%s %s: an optional dependency)" % (
-        module, owner, installed.version(owner), job["dist"], declared_as)
+    declared_as = (
+        "declares it only under its extra%s %s"
+        % ("s" if len(needs[owner]) > 1 else "", ", ".join(needs[owner]))
+        if needs.get(owner)
+        else "does not require it"
+    )
+    return (
+        top,
+        "needs `%s`, which %s %s does not have (%s %s: an optional dependency)"
+        % (module, owner, installed.version(owner), job["dist"], declared_as),
+    )
 
 
 def dropped_module(installed, job, result):
@@ -192,19 +352,36 @@ def dropped_module(installed, job, result):
     module, name = job["module"], job["dist"]
     dist = installed.get(name)
     missing = result.get("missing") or ""
-    if (canonical_name(name) not in CHANGED or dist is None or not missing
-            or not (module == missing or module.startswith(missing + "."))):
+    if (
+        canonical_name(name) not in CHANGED
+        or dist is None
+        or not missing
+        or not (module == missing or module.startswith(missing + "."))
+    ):
         return None
     if module_files(dist, module) or module_files(dist, missing):
         return None
     gone = "" if missing == module else " (`%s` is gone)" % missing
     users = importers_left(dist, name, missing)
     if users:
-        return False, "%s %s does not ship `%s`%s, and %s, still in the environment, import%s it" % (
-            name, dist.version, module, gone, ", ".join("`%s`" % u for u in users[:3])
-            + (" and %d more" % (len(users) - 3) if len(users) > 3 else ""), "s" if len(users) == 1 else "")
-    return True, "removed by the plan: %s %s does not ship `%s`%s, and nothing left in the environment imports it" % (
-        name, dist.version, module, gone)
+        return (
+            False,
+            "%s %s does not ship `%s`%s, and %s, still in the environment, import%s it"
+            % (
+                name,
+                dist.version,
+                module,
+                gone,
+                ", ".join("`%s`" % u for u in users[:3])
+                + (" and %d more" % (len(users) - 3) if len(users) > 3 else ""),
+                "s" if len(users) == 1 else "",
+            ),
+        )
+    return (
+        True,
+        "removed by the plan: %s %s does not ship `%s`%s, and nothing left in the environment imports it"
+        % (name, dist.version, module, gone),
+    )
 
 
 def importers_left(dist, name, module):
@@ -218,7 +395,8 @@ def importers_left(dist, name, module):
         for deep in target.get("deep") or []:
             imported = deep["module"]
             if canonical_name(deep["imports"]) != canonical_name(name) or not (
-                    imported == module or imported.startswith(module + ".")):
+                imported == module or imported.startswith(module + ".")
+            ):
                 continue
             if os.path.exists(str(dist.locate_file(deep["file"]))):
                 out.add(deep["file"])
@@ -227,57 +405,124 @@ def importers_left(dist, name, module):
 
 def judge_import(installed, job, result):
     module, name = job["module"], job["dist"]
-    fields = {"why": job["why"], "via": job["via"], "evidence": job.get("evidence"),
-              "uses": job["uses"], "cited": job["cited"] or None,
-              "s": result.get("s"), "file": result.get("file"), "django": result.get("django")}
+    fields = {
+        "why": job["why"],
+        "via": job["via"],
+        "evidence": job.get("evidence"),
+        "uses": job["uses"],
+        "cited": job["cited"] or None,
+        "s": result.get("s"),
+        "file": result.get("file"),
+        "django": result.get("django"),
+    }
     if not result["ok"]:
         if result.get("django_skip"):
-            return check("import:" + module, "import", "skip", name,
-                         detail="needs a configured Django project even under a minimal settings.configure(): "
-                         + result["error"], **fields)
+            return check(
+                "import:" + module,
+                "import",
+                "skip",
+                name,
+                detail="needs a configured Django project even under a minimal settings.configure(): "
+                + result["error"],
+                **fields,
+            )
         dropped = dropped_module(installed, job, result)
         if dropped and dropped[0]:
-            return check("import:" + module, "import", "skip", name, detail=dropped[1], removed=True, **fields)
+            return check(
+                "import:" + module,
+                "import",
+                "skip",
+                name,
+                detail=dropped[1],
+                removed=True,
+                **fields,
+            )
         if dropped:
-            return check("import:" + module, "import", "fail", name, error=dropped[1], **fields)
+            return check(
+                "import:" + module, "import", "fail", name, error=dropped[1], **fields
+            )
         optional = optional_reason(installed, job, result)
         if optional:
-            return check("import:" + module, "import", "skip", name, missing=optional[0], detail=optional[1], **fields)
-        return check("import:" + module, "import", "fail", name, error=result["error"], **fields)
+            return check(
+                "import:" + module,
+                "import",
+                "skip",
+                name,
+                missing=optional[0],
+                detail=optional[1],
+                **fields,
+            )
+        return check(
+            "import:" + module, "import", "fail", name, error=result["error"], **fields
+        )
     # A changed dist's module imported for a dependent (`click._unicodefun`, under black) must
     # come from the changed dist's files, not the dependent's.
     dist = installed.get(name)
-    theirs = job["deep"] and job["uses"] and dist is not None and module.split(".")[0] not in dist_tops(dist)
+    theirs = (
+        job["deep"]
+        and job["uses"]
+        and dist is not None
+        and module.split(".")[0] not in dist_tops(dist)
+    )
     owner = job["uses"] if theirs else name
     wrong = provenance(installed, owner, module, result)
     if wrong:
         return check("import:" + module, "import", "fail", name, error=wrong, **fields)
-    detail = "; ".join(d for d in (
-        "imported under a minimal Django configuration (settings.configure())" if result.get("django") else None,
-        "cannot be imported first (a circular import): imported after the other modules of its package"
-        if result.get("after_siblings") else None,
-        "failed when forked from the warm parent (%s), passed in a fresh interpreter" % result["fork_failed"]
-        if result.get("fork_failed") else None,
-        "failed when imported after other modules in one child (%s), passed alone" % result["batch_failed"]
-        if result.get("batch_failed") else None) if d) or None
+    detail = (
+        "; ".join(
+            d
+            for d in (
+                "imported under a minimal Django configuration (settings.configure())"
+                if result.get("django")
+                else None,
+                "cannot be imported first (a circular import): imported after the other modules of its package"
+                if result.get("after_siblings")
+                else None,
+                "failed when forked from the warm parent (%s), passed in a fresh interpreter"
+                % result["fork_failed"]
+                if result.get("fork_failed")
+                else None,
+                "failed when imported after other modules in one child (%s), passed alone"
+                % result["batch_failed"]
+                if result.get("batch_failed")
+                else None,
+            )
+            if d
+        )
+        or None
+    )
     return check("import:" + module, "import", "pass", name, detail=detail, **fields)
 
 
-_DJANGO_UNCONFIGURED = re.compile(r"ImproperlyConfigured|AppRegistryNotReady|Apps aren't loaded|INSTALLED_APPS|"
-                                  r"settings are not configured|DJANGO_SETTINGS_MODULE")
+_DJANGO_UNCONFIGURED = re.compile(
+    r"ImproperlyConfigured|AppRegistryNotReady|Apps aren't loaded|INSTALLED_APPS|"
+    r"settings are not configured|DJANGO_SETTINGS_MODULE"
+)
 
 
 def django_apps(installed, job):
     """INSTALLED_APPS for importing `job`'s module under a minimal Django configuration: the
     contrib apps, and the module's own packages that are apps (have models or an AppConfig)."""
-    apps = ["django.contrib.contenttypes", "django.contrib.auth", "django.contrib.sessions",
-            "django.contrib.messages", "django.contrib.staticfiles", "django.contrib.admin"]
+    apps = [
+        "django.contrib.contenttypes",
+        "django.contrib.auth",
+        "django.contrib.sessions",
+        "django.contrib.messages",
+        "django.contrib.staticfiles",
+        "django.contrib.admin",
+    ]
     dist = installed.get(job["dist"])
-    files = {"/".join(f.parts) for f in (dist.files or [])} if dist is not None else set()
+    files = (
+        {"/".join(f.parts) for f in (dist.files or [])} if dist is not None else set()
+    )
     parts = job["module"].split(".")
     for i in range(1, len(parts) + 1):
         package = "/".join(parts[:i])
-        if {package + "/models.py", package + "/apps.py", package + "/models/__init__.py"} & files:
+        if {
+            package + "/models.py",
+            package + "/apps.py",
+            package + "/models/__init__.py",
+        } & files:
             apps.append(".".join(parts[:i]))
     return apps
 
@@ -291,7 +536,11 @@ def siblings(installed, job):
     out = set()
     for f in (dist.files or []) if dist is not None else []:
         parts = list(f.parts)
-        if parts[:-1] == package and _module_name(parts[-1]) not in (None, "__init__", job["module"].split(".")[-1]):
+        if parts[:-1] == package and _module_name(parts[-1]) not in (
+            None,
+            "__init__",
+            job["module"].split(".")[-1],
+        ):
             out.add(".".join(package + [_module_name(parts[-1])]))
     return sorted(m for m in out if all(p.isidentifier() for p in m.split(".")))
 
@@ -300,7 +549,11 @@ def retry_circular(installed, job, result, timeout):
     """A submodule whose import fails as a circular import of itself, imported again after the
     other modules of its package: that result, marked `after_siblings`."""
     text = result.get("text") or result.get("error") or ""
-    if result["ok"] or "partially initialized module '%s'" % job["module"] not in text or "." not in job["module"]:
+    if (
+        result["ok"]
+        or "partially initialized module '%s'" % job["module"] not in text
+        or "." not in job["module"]
+    ):
         return result
     with timed("retried after its siblings (circular import)"):
         again = probe_import(job["module"], timeout, first=siblings(installed, job))
@@ -312,12 +565,22 @@ def retry_under_django(installed, job, result, timeout):
     """A module that failed because Django has no settings, imported again under a minimal
     configuration: its result then, marked `django` (passed) or `django_skip` (still needs a
     project's settings)."""
-    if result["ok"] or installed.get("django") is None or not _DJANGO_UNCONFIGURED.search(result.get("text") or result.get("error") or ""):
+    if (
+        result["ok"]
+        or installed.get("django") is None
+        or not _DJANGO_UNCONFIGURED.search(
+            result.get("text") or result.get("error") or ""
+        )
+    ):
         return result
     with timed("retried under a minimal Django configuration"):
-        again = probe_import(job["module"], timeout, django_apps=django_apps(installed, job))
+        again = probe_import(
+            job["module"], timeout, django_apps=django_apps(installed, job)
+        )
     again["django"] = True
-    if not again["ok"] and _DJANGO_UNCONFIGURED.search(again.get("text") or again.get("error") or ""):
+    if not again["ok"] and _DJANGO_UNCONFIGURED.search(
+        again.get("text") or again.get("error") or ""
+    ):
         again["django_skip"] = True
     return again
 
@@ -339,8 +602,13 @@ def batches(jobs, size, workers=1):
     for job in jobs:
         last = out[-1] if out else None
         cap = min(size, -(-per_dist.get(job["dist"], 1) // max(1, workers)))
-        if (last and len(last) < cap and not job["budgeted"] and not last[0]["budgeted"]
-                and last[0]["dist"] == job["dist"]):
+        if (
+            last
+            and len(last) < cap
+            and not job["budgeted"]
+            and not last[0]["budgeted"]
+            and last[0]["dist"] == job["dist"]
+        ):
             last.append(job)
         else:
             out.append([job])
@@ -359,7 +627,12 @@ def gated(planned, fork):
     gates, first, then = {}, [], []
     for b in planned:
         dist = b[0]["dist"]
-        if fork and count.get(dist, 0) >= 3 and dist not in gates and not b[0]["budgeted"]:
+        if (
+            fork
+            and count.get(dist, 0) >= 3
+            and dist not in gates
+            and not b[0]["budgeted"]
+        ):
             gates[dist] = threading.Event()
             first.append((b, True, gates[dist]))
         else:
@@ -377,14 +650,30 @@ def first_in_dist(job):
     return (1, -job["fan_in"]) if job["fan_in"] >= 2 else (2, 0)
 
 
-def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True, budget=None, batch=BATCH,
-                  known=None):
+def check_imports(
+    installed,
+    timeout,
+    jobs_count,
+    baseline_mode,
+    say,
+    fork=True,
+    budget=None,
+    batch=BATCH,
+    known=None,
+):
     """Every import job, through warm fork servers; deep imports of `--all` only while `budget`
     seconds last; `known`: {module: error} of the baseline's failed imports. Returns (checks,
     what the budget left out or None, how the imports ran)."""
     with timed("reading the environment (import jobs)"):
         jobs, out = import_jobs(installed, baseline_mode)
-        jobs.sort(key=lambda j: (j["budgeted"] and budget is not None, j["dist"], first_in_dist(j), j["module"]))
+        jobs.sort(
+            key=lambda j: (
+                j["budgeted"] and budget is not None,
+                j["dist"],
+                first_in_dist(j),
+                j["module"],
+            )
+        )
 
     def index():
         with timed("indexing every RECORD (beside the first imports)"):
@@ -405,14 +694,23 @@ def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True,
                 gate.set()
         if gate is not None:
             gate.wait()
-        if batch[0]["budgeted"] and budget is not None and time.monotonic() - start > budget:
+        if (
+            batch[0]["budgeted"]
+            and budget is not None
+            and time.monotonic() - start > budget
+        ):
             left_out.extend(job["module"] for job in batch)
             return []
         return importer.run_batch(batch)
 
     try:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs_count)) as pool:
-            futures = {pool.submit(one, *task): task[0] for task in gated(batches(jobs, batch, jobs_count), importer.fork)}
+        with concurrent.futures.ThreadPoolExecutor(
+            max_workers=max(1, jobs_count)
+        ) as pool:
+            futures = {
+                pool.submit(one, *task): task[0]
+                for task in gated(batches(jobs, batch, jobs_count), importer.fork)
+            }
             for future in concurrent.futures.as_completed(futures):
                 for job, result in zip(futures[future], future.result()):
                     with timed("judging results"):
@@ -424,74 +722,112 @@ def check_imports(installed, timeout, jobs_count, baseline_mode, say, fork=True,
     profiled("imports (wall)", time.monotonic() - start)
     spent = None
     if budget is not None:
-        spent = {"seconds": budget, "deep_imported": sum(1 for j in jobs if j["budgeted"]) - len(left_out),
-                 "deep_left": len(left_out), "left_out": sorted(left_out)[:50]}
+        spent = {
+            "seconds": budget,
+            "deep_imported": sum(1 for j in jobs if j["budgeted"]) - len(left_out),
+            "deep_left": len(left_out),
+            "left_out": sorted(left_out)[:50],
+        }
     return out, spent, dict(importer.counts(), not_forked=importer.notes)
 
 
-_BROKEN = re.compile(r"^(?P<dep>\S+) (?P<depver>\S+) has requirement (?P<req>.+), but you have (?P<pkg>\S+) (?P<ver>\S+)\.$")
+_BROKEN = re.compile(
+    r"^(?P<dep>\S+) (?P<depver>\S+) has requirement (?P<req>.+), but you have (?P<pkg>\S+) (?P<ver>\S+)\.$"
+)
 
 
 def _accepted(line):
     m = _BROKEN.match(line)
     if not m:
         return False
-    return any(canonical_name(m.group("dep")) == o["dependent"]
-               and canonical_version(m.group("depver")) == canonical_version(o["dependent_version"])
-               and canonical_name(m.group("pkg")) == o["package"]
-               and canonical_version(m.group("ver")) == canonical_version(o["version"])
-               for o in SPEC["overrides"])
+    return any(
+        canonical_name(m.group("dep")) == o["dependent"]
+        and canonical_version(m.group("depver"))
+        == canonical_version(o["dependent_version"])
+        and canonical_name(m.group("pkg")) == o["package"]
+        and canonical_version(m.group("ver")) == canonical_version(o["version"])
+        for o in SPEC["overrides"]
+    )
 
 
 # `uv pip check`'s form: "The package `flask` requires `click>=7.1.2`, but `7.0` is installed".
-_UV_BROKEN = re.compile(r"^The package `(?P<dep>[^`]+)` requires `(?P<req>[A-Za-z0-9._-]+)[^`]*`, "
-                        r"but `(?P<ver>[^`]+)` is installed$")
+_UV_BROKEN = re.compile(
+    r"^The package `(?P<dep>[^`]+)` requires `(?P<req>[A-Za-z0-9._-]+)[^`]*`, "
+    r"but `(?P<ver>[^`]+)` is installed$"
+)
 
 
 def _accepted_uv(line):
     m = _UV_BROKEN.match(line)
     if not m:
         return False
-    return any(canonical_name(m.group("dep")) == o["dependent"]
-               and canonical_name(m.group("req")) == o["package"]
-               and canonical_version(m.group("ver")) == canonical_version(o["version"])
-               for o in SPEC["overrides"])
+    return any(
+        canonical_name(m.group("dep")) == o["dependent"]
+        and canonical_name(m.group("req")) == o["package"]
+        and canonical_version(m.group("ver")) == canonical_version(o["version"])
+        for o in SPEC["overrides"]
+    )
 
 
 def pip_check_command():
     """`pip check` of this interpreter: its own pip, else `uv pip check --python` (a venv made by
     uv has no pip); (argv, problem lines' filter, accepted-override test), or None."""
     if importlib.util.find_spec("pip") is not None:
-        return ([sys.executable, "-m", "pip", "check", "--disable-pip-version-check"],
-                lambda l: not l.startswith("No broken requirements"), _accepted)
+        return (
+            [sys.executable, "-m", "pip", "check", "--disable-pip-version-check"],
+            lambda l: not l.startswith("No broken requirements"),
+            _accepted,
+        )
     uv = shutil.which("uv")
     if uv is not None:
-        return ([uv, "pip", "check", "--python", sys.executable],
-                lambda l: l.startswith("The package "), _accepted_uv)
+        return (
+            [uv, "pip", "check", "--python", sys.executable],
+            lambda l: l.startswith("The package "),
+            _accepted_uv,
+        )
     return None
 
 
 def check_pip(timeout):
     command = pip_check_command()
     if command is None:
-        return check("pip-check", "pip-check", "skip",
-                     detail="pip is not installed in this environment and uv is not on PATH")
+        return check(
+            "pip-check",
+            "pip-check",
+            "skip",
+            detail="pip is not installed in this environment and uv is not on PATH",
+        )
     argv, problem, accepted_by = command
     # Beside the imports, which the cores are for: the first of them is what every other waits on.
     code, out, err, seconds = run_child(argv, timeout, background=True)
     if code is None:
-        return check("pip-check", "pip-check", "fail", s=seconds, error="timed out after %gs" % timeout)
+        return check(
+            "pip-check",
+            "pip-check",
+            "fail",
+            s=seconds,
+            error="timed out after %gs" % timeout,
+        )
     lines = [l.strip() for l in out.splitlines() if l.strip() and problem(l.strip())]
     accepted = [l for l in lines if accepted_by(l)]
     broken = [l for l in lines if l not in accepted]
     if code != 0 and not lines:
         broken = [last_line(err) or "pip check exited %d" % code]
-    return check("pip-check", "pip-check", "fail" if broken else "pass", s=seconds, broken=broken,
-                 accepted=accepted, error="; ".join(broken) if broken else None,
-                 detail=("%d accepted override(s)" % len(accepted)) if accepted and not broken else None)
+    return check(
+        "pip-check",
+        "pip-check",
+        "fail" if broken else "pass",
+        s=seconds,
+        broken=broken,
+        accepted=accepted,
+        error="; ".join(broken) if broken else None,
+        detail=("%d accepted override(s)" % len(accepted))
+        if accepted and not broken
+        else None,
+    )
 
 
-CUDA_PROBE = r'''
+CUDA_PROBE = r"""
 import ctypes, json
 for lib in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
     try:
@@ -506,7 +842,7 @@ for lib in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
     print(json.dumps([n.value, "%d CUDA device(s) (driver %s)" % (n.value, lib)])); break
 else:
     print(json.dumps([0, "no CUDA driver (libcuda) on this machine"]))
-'''
+"""
 
 
 def cuda_devices():
@@ -516,10 +852,13 @@ def cuda_devices():
         count, detail = json.loads(last_line(out))
         return {"devices": count, "detail": detail}
     except (ValueError, TypeError):
-        return {"devices": 0, "detail": "the CUDA probe failed: " + (last_line(err) or "no answer")}
+        return {
+            "devices": 0,
+            "detail": "the CUDA probe failed: " + (last_line(err) or "no answer"),
+        }
 
 
-CUDA_LIBS_PROBE = r'''
+CUDA_LIBS_PROBE = r"""
 import json, re
 import torch
 try:
@@ -536,7 +875,7 @@ with open("/proc/self/maps") as f:
         if path.startswith("/") and wanted.match(path.rsplit("/", 1)[-1]) and path not in seen:
             seen.append(path)
 print(json.dumps(seen))
-'''
+"""
 
 
 def cuda_libraries(installed, say):
@@ -548,15 +887,31 @@ def cuda_libraries(installed, say):
     if installed.version("torch") is None:
         return None
     if not os.path.exists("/proc/self/maps"):
-        return {"loaded": [], "outside": [], "detail": "no /proc/self/maps on this system"}
+        return {
+            "loaded": [],
+            "outside": [],
+            "detail": "no /proc/self/maps on this system",
+        }
     code, out, err, seconds = run_child([sys.executable, "-c", CUDA_LIBS_PROBE], 300)
     try:
         paths = json.loads(last_line(out))
     except (ValueError, TypeError):
         why = "timed out" if code is None else (last_line(err) or "no answer")
-        return {"loaded": [], "outside": [], "s": seconds, "detail": "import torch failed: " + why}
-    sites = {os.path.realpath(p) for p in (sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"])}
-    drivers = {os.path.dirname(p) for p in paths if os.path.basename(p).startswith("libcuda.so")}
+        return {
+            "loaded": [],
+            "outside": [],
+            "s": seconds,
+            "detail": "import torch failed: " + why,
+        }
+    sites = {
+        os.path.realpath(p)
+        for p in (sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"])
+    }
+    drivers = {
+        os.path.dirname(p)
+        for p in paths
+        if os.path.basename(p).startswith("libcuda.so")
+    }
     loaded = []
     for path in paths:
         real = os.path.realpath(path)
@@ -570,9 +925,18 @@ def cuda_libraries(installed, say):
     outside = [l["path"] for l in loaded if l["from"] == "outside"]
     for path in outside:
         if say:
-            say({"status": "warn", "name": "cuda-library",
-                 "error": "%s loaded from outside the venv's nvidia-* wheels and the driver's folder" % path})
-    detail = "%d CUDA librar%s loaded by import torch" % (len(loaded), "y" if len(loaded) == 1 else "ies")
+            say(
+                {
+                    "status": "warn",
+                    "name": "cuda-library",
+                    "error": "%s loaded from outside the venv's nvidia-* wheels and the driver's folder"
+                    % path,
+                }
+            )
+    detail = "%d CUDA librar%s loaded by import torch" % (
+        len(loaded),
+        "y" if len(loaded) == 1 else "ies",
+    )
     return {"loaded": loaded, "outside": outside, "s": seconds, "detail": detail}
 
 
@@ -580,7 +944,11 @@ def _matches(pattern, name):
     head, star, tail = pattern.partition("*")
     if not star:
         return pattern == name
-    return len(name) >= len(head) + len(tail) and name.startswith(head) and name.endswith(tail)
+    return (
+        len(name) >= len(head) + len(tail)
+        and name.startswith(head)
+        and name.endswith(tail)
+    )
 
 
 def run_smoke(installed, smoke, cuda, tmp):
@@ -588,25 +956,64 @@ def run_smoke(installed, smoke, cuda, tmp):
     fields = {"why": smoke.get("why"), "hardware": smoke["hardware"]}
     present = sorted(n for n in installed.dists if _matches(smoke["package"], n))
     if not present:
-        return check(name, "smoke", "skip", smoke["package"], detail="%s is not installed" % smoke["package"], **fields)
+        return check(
+            name,
+            "smoke",
+            "skip",
+            smoke["package"],
+            detail="%s is not installed" % smoke["package"],
+            **fields,
+        )
     package = present[0]
     if smoke["hardware"] == "cuda" and not cuda["devices"]:
-        return check(name, "smoke", "skip", package, detail="needs a CUDA device: " + cuda["detail"], **fields)
+        return check(
+            name,
+            "smoke",
+            "skip",
+            package,
+            detail="needs a CUDA device: " + cuda["detail"],
+            **fields,
+        )
     # Prefixed: a check's folder comes first on its sys.path, and a file named as a module it
     # imports (`langchain_openai.py`) would be imported in its place.
-    path = os.path.join(tmp, "planner_smoke_" + re.sub(r"[^A-Za-z0-9_]", "_", smoke["name"]) + ".py")
+    path = os.path.join(
+        tmp, "planner_smoke_" + re.sub(r"[^A-Za-z0-9_]", "_", smoke["name"]) + ".py"
+    )
     with open(path, "w") as f:
         f.write(smoke["code"])
     code, out, err, seconds = run_child([sys.executable, path], smoke["timeout"])
     fields["s"] = seconds
     if code is None:
-        return check(name, "smoke", "fail", package, error="timed out after %gs" % smoke["timeout"], **fields)
+        return check(
+            name,
+            "smoke",
+            "fail",
+            package,
+            error="timed out after %gs" % smoke["timeout"],
+            **fields,
+        )
     if code == 77:
-        return check(name, "smoke", "skip", package, detail=last_line(out) or "skipped by the check", **fields)
+        return check(
+            name,
+            "smoke",
+            "skip",
+            package,
+            detail=last_line(out) or "skipped by the check",
+            **fields,
+        )
     if code != 0:
         why = ("killed by signal %d" % -code) if code < 0 else ("exit %d" % code)
-        return check(name, "smoke", "fail", package, error=last_line(err) or last_line(out) or why, **fields)
-    return check(name, "smoke", "pass", package, detail=last_line(out) or None, **fields)
+        return check(
+            name,
+            "smoke",
+            "fail",
+            package,
+            error=last_line(err) or last_line(out) or why,
+            **fields,
+        )
+    return check(
+        name, "smoke", "pass", package, detail=last_line(out) or None, **fields
+    )
 
 
 def run_test(command, timeout):
@@ -615,8 +1022,16 @@ def run_test(command, timeout):
     env = dict(os.environ)
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     start = time.monotonic()
-    proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, errors="replace", env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        ["/bin/sh", "-c", command],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        env=env,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -625,26 +1040,53 @@ def run_test(command, timeout):
         except OSError:
             pass
         proc.communicate()
-        return check("test:" + command, "test", "fail", s=round(time.monotonic() - start, 2),
-                     error="timed out after %gs" % timeout)
+        return check(
+            "test:" + command,
+            "test",
+            "fail",
+            s=round(time.monotonic() - start, 2),
+            error="timed out after %gs" % timeout,
+        )
     seconds = round(time.monotonic() - start, 2)
     if proc.returncode != 0:
-        why = ("killed by signal %d" % -proc.returncode) if proc.returncode < 0 else ("exit %d" % proc.returncode)
+        why = (
+            ("killed by signal %d" % -proc.returncode)
+            if proc.returncode < 0
+            else ("exit %d" % proc.returncode)
+        )
         tail = last_line(err) or last_line(out)
-        return check("test:" + command, "test", "fail", s=seconds, error=why + (": " + tail if tail else ""))
-    return check("test:" + command, "test", "pass", s=seconds, detail=last_line(out) or None)
+        return check(
+            "test:" + command,
+            "test",
+            "fail",
+            s=seconds,
+            error=why + (": " + tail if tail else ""),
+        )
+    return check(
+        "test:" + command, "test", "pass", s=seconds, detail=last_line(out) or None
+    )
 
 
 def check_smoke(installed, say):
     """Every selected smoke test, at most 4 at once (they run beside the imports)."""
     if not SPEC["smoke"]:
         return [], None
-    cuda = cuda_devices() if any(s["hardware"] == "cuda" for s in SPEC["smoke"]) else None
+    cuda = (
+        cuda_devices() if any(s["hardware"] == "cuda" for s in SPEC["smoke"]) else None
+    )
     out = []
     with tempfile.TemporaryDirectory(prefix="planner-verify-") as tmp:
         with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
-            futures = [pool.submit(run_smoke, installed, smoke, cuda or {"devices": 0, "detail": ""}, tmp)
-                       for smoke in SPEC["smoke"]]
+            futures = [
+                pool.submit(
+                    run_smoke,
+                    installed,
+                    smoke,
+                    cuda or {"devices": 0, "detail": ""},
+                    tmp,
+                )
+                for smoke in SPEC["smoke"]
+            ]
             for future in futures:
                 entry = future.result()
                 say(entry)

@@ -1,4 +1,3 @@
-
 # ---- imports forked from one warm parent ----------------------------------------------------------
 #
 # A fresh interpreter per module imports torch or pandas again for every submodule. Instead one
@@ -20,7 +19,9 @@
 # packages), else in a fresh interpreter (Importer says when), unless that same error was already
 # confirmed so.
 
-SERVER = IMPORT_ONE + r"""
+SERVER = (
+    IMPORT_ONE
+    + r"""
 import gc, os, select, signal, sysconfig, time
 # --pristine: a parent that never learns from its children; it imports only what requests name
 # (`preload`), for confirming a failure away from what the learning parent accumulated.
@@ -253,6 +254,7 @@ while True:
         if not select.select([rfd], [], [], 0)[0]:
             finish(rfd, timed_out=True)
 """
+)
 
 
 class ForkServer:
@@ -269,8 +271,13 @@ class ForkServer:
         self.usable = False
         self.note = None
         self.stats = {}
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVER] + (["--pristine"] if pristine else []), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", SERVER] + (["--pristine"] if pristine else []),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
         if not self.ready.wait(timeout):
@@ -311,8 +318,13 @@ class ForkServer:
             rid = self.next_id
             slot = self.waiting[rid] = [threading.Event(), None]
             try:
-                request = {"id": rid, "modules": modules, "timeout": timeout, "preload": list(preload),
-                           "learn_all": learn_all}
+                request = {
+                    "id": rid,
+                    "modules": modules,
+                    "timeout": timeout,
+                    "preload": list(preload),
+                    "learn_all": learn_all,
+                }
                 self.proc.stdin.write((json.dumps(request) + "\n").encode())
                 self.proc.stdin.flush()
             except OSError:
@@ -343,8 +355,12 @@ class ForkServer:
         if result is None:
             return None, why
         if result.pop("timeout", False):
-            return {"ok": False, "s": result["s"], "timeout": True,
-                    "error": "timed out after %gs (the import hangs)" % timeout}, None
+            return {
+                "ok": False,
+                "s": result["s"],
+                "timeout": True,
+                "error": "timed out after %gs (the import hangs)" % timeout,
+            }, None
         return result, None
 
     def kill(self):
@@ -370,7 +386,9 @@ class ForkServer:
             except OSError:
                 pass
             self.proc.wait()
-        self.reader.join(10)  # its last line (the counts) read before anyone asks for them
+        self.reader.join(
+            10
+        )  # its last line (the counts) read before anyone asks for them
 
 
 class Importer:
@@ -396,11 +414,17 @@ class Importer:
         self.lock = threading.Lock()
         self.notes = {}
         self.known = known or {}
-        self.confirmed = set()  # errors seen failing in a pristine parent's child or fresh
+        self.confirmed = (
+            set()
+        )  # errors seen failing in a pristine parent's child or fresh
         self.confirming = {}  # error -> Event: being confirmed by another worker now
         self.batched = 0  # passes answered by a batch
         self.alone = 0  # modules of a batch imported again alone
-        self.tally = {"confirmed_pristine": 0, "confirmed_fresh": 0, "as_in_baseline": 0}
+        self.tally = {
+            "confirmed_pristine": 0,
+            "confirmed_fresh": 0,
+            "as_in_baseline": 0,
+        }
         self.requires = {}  # dist -> top-level names of what it requires, transitively
 
     def _server(self, pristine=False):
@@ -422,12 +446,16 @@ class Importer:
         dist whose other batches wait for it), not only what two children did."""
         if self.fork and len(jobs) > 1:
             with timed("batches (forked)"):
-                got, why = self._server().run_batch([j["module"] for j in jobs], self.timeout, learn_all)
+                got, why = self._server().run_batch(
+                    [j["module"] for j in jobs], self.timeout, learn_all
+                )
             if why:
                 for job in jobs:
                     self.notes[job["dist"]] = why
             elif got:
-                results = [r if r and (r["ok"] or r.get("absent")) else None for r in got]
+                results = [
+                    r if r and (r["ok"] or r.get("absent")) else None for r in got
+                ]
                 for r in results:
                     if r is not None:
                         r.pop("via_parent", None)
@@ -436,8 +464,10 @@ class Importer:
                 with self.lock:
                     self.batched += sum(r is not None for r in results)
                     self.alone += sum(r is None for r in results)
-                return [self._alone(j, e) if r is None else self._retried(j, r)
-                        for j, r, e in zip(jobs, results, batch_errors)]
+                return [
+                    self._alone(j, e) if r is None else self._retried(j, r)
+                    for j, r, e in zip(jobs, results, batch_errors)
+                ]
         return [self.run(j) for j in jobs]
 
     def _alone(self, job, batch_error):
@@ -455,7 +485,12 @@ class Importer:
                 result, why = self._server().run(job["module"], self.timeout)
             if why:
                 self.notes[job["dist"]] = why
-            elif result and not result["ok"] and not result.get("timeout") and self._suspect(job, result):
+            elif (
+                result
+                and not result["ok"]
+                and not result.get("timeout")
+                and self._suspect(job, result)
+            ):
                 result = self._confirm(job, result)
         if result is None:
             with timed("fresh interpreters (not forked)"):
@@ -525,12 +560,22 @@ class Importer:
 
     def _confirm_once(self, job, forked):
         own = job["module"].split(".")[0]
-        preload = [t for t in forked.pop("tops", ()) if t != own and t in self._required_tops(job["dist"])]
+        preload = [
+            t
+            for t in forked.pop("tops", ())
+            if t != own and t in self._required_tops(job["dist"])
+        ]
         with timed("confirmed in a pristine parent's child"):
-            again, _ = self._server(pristine=True).run(job["module"], self.timeout, preload)
+            again, _ = self._server(pristine=True).run(
+                job["module"], self.timeout, preload
+            )
         if again is not None:
-            trusted = (not again["ok"] and not again.get("timeout") and "text" in again
-                       and not again.pop("via_parent", None))
+            trusted = (
+                not again["ok"]
+                and not again.get("timeout")
+                and "text" in again
+                and not again.pop("via_parent", None)
+            )
             again.pop("tops", None)
             if trusted:
                 with self.lock:
@@ -546,7 +591,9 @@ class Importer:
             with self.lock:
                 self.confirmed.add(fresh["error"])
                 self.tally["confirmed_fresh"] += 1
-        fresh["s"] = round(fresh.get("s", 0) + forked.get("s", 0) + ((again or {}).get("s") or 0), 2)
+        fresh["s"] = round(
+            fresh.get("s", 0) + forked.get("s", 0) + ((again or {}).get("s") or 0), 2
+        )
         return fresh
 
     def close(self):
@@ -560,10 +607,25 @@ class Importer:
         stats = self.server.stats if self.server is not None else {}
         pristine = self.pristine.stats if self.pristine is not None else {}
         if stats.get("learning_s"):
-            profiled("warm parent importing what it learned", stats["learning_s"], stats.get("learned", 0))
+            profiled(
+                "warm parent importing what it learned",
+                stats["learning_s"],
+                stats.get("learned", 0),
+            )
         if pristine.get("learning_s"):
-            profiled("pristine parent importing what confirmations need", pristine["learning_s"],
-                     pristine.get("learned", 0))
-        return dict({"forked": stats.get("forked", 0), "learned": stats.get("learned", 0), "fresh": len(FRESH),
-                     "batched": self.batched, "again_alone": self.alone,
-                     "pristine_forked": pristine.get("forked", 0)}, **self.tally)
+            profiled(
+                "pristine parent importing what confirmations need",
+                pristine["learning_s"],
+                pristine.get("learned", 0),
+            )
+        return dict(
+            {
+                "forked": stats.get("forked", 0),
+                "learned": stats.get("learned", 0),
+                "fresh": len(FRESH),
+                "batched": self.batched,
+                "again_alone": self.alone,
+                "pristine_forked": pristine.get("forked", 0),
+            },
+            **self.tally,
+        )

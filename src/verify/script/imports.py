@@ -1,4 +1,3 @@
-
 # ---- where the time goes (--profile, or PLANNER_VERIFY_PROFILE=1 in the environment) -------------
 
 # phase -> [how many times, seconds]: summed over the threads that ran it, so the phases that run
@@ -28,8 +27,13 @@ class timed:
 
 
 def profile_report(wall):
-    return {"wall": round(wall, 2), "phases": {name: {"count": count, "s": round(seconds, 2)}
-                                               for name, (count, seconds) in sorted(PROFILE.items())}}
+    return {
+        "wall": round(wall, 2),
+        "phases": {
+            name: {"count": count, "s": round(seconds, 2)}
+            for name, (count, seconds) in sorted(PROFILE.items())
+        },
+    }
 
 
 # ---- installed dists, their modules and who owns which file -------------------------------------
@@ -37,8 +41,22 @@ def profile_report(wall):
 # Not library code: tests, and the examples/scripts/docs folders some dists ship at the top
 # level by mistake (e3nn's `examples`, botorch's `scripts`), whose imports need tools that are
 # not installed.
-_TEST_NAMES = ("test", "tests", "testing", "conftest", "setup", "__main__", "examples", "example",
-               "scripts", "docs", "doc", "benchmarks", "benchmark", "tutorials")
+_TEST_NAMES = (
+    "test",
+    "tests",
+    "testing",
+    "conftest",
+    "setup",
+    "__main__",
+    "examples",
+    "example",
+    "scripts",
+    "docs",
+    "doc",
+    "benchmarks",
+    "benchmark",
+    "tutorials",
+)
 
 
 # Folders a wheel may ship beside its code, never a namespace package of its own (a regular
@@ -51,11 +69,17 @@ def canonical_name(name):
 
 
 def _public(name):
-    return (name.isidentifier() and not name.startswith("_") and name not in _TEST_NAMES
-            and not name.startswith("test_"))
+    return (
+        name.isidentifier()
+        and not name.startswith("_")
+        and name not in _TEST_NAMES
+        and not name.startswith("test_")
+    )
 
 
-_EXTENSIONS = tuple(s for s in importlib.machinery.EXTENSION_SUFFIXES if s not in (".so", ".pyd"))
+_EXTENSIONS = tuple(
+    s for s in importlib.machinery.EXTENSION_SUFFIXES if s not in (".so", ".pyd")
+)
 
 
 def _module_name(part):
@@ -120,7 +144,9 @@ class Installed:
         self._owners = None
         self._tops = None
         self._real_dirs = {}
-        self._building = threading.Lock()  # the indexes are built once, by the first thread to ask
+        self._building = (
+            threading.Lock()
+        )  # the indexes are built once, by the first thread to ask
 
     def top_names(self):
         """Every top-level import name some installed dist ships."""
@@ -156,17 +182,25 @@ class Installed:
                 for name, dists in self.dists.items():
                     for dist in dists:
                         for file in dist.files or []:
-                            if file.parts and file.parts[-1].endswith((".py", ".so", ".pyd")):
+                            if file.parts and file.parts[-1].endswith(
+                                (".py", ".so", ".pyd")
+                            ):
                                 key = self._real(str(dist.locate_file(file)))
                                 digest = file.hash.value if file.hash else None
-                                owners.setdefault(key, []).append((name, _dist_path(dist), digest))
+                                owners.setdefault(key, []).append(
+                                    (name, _dist_path(dist), digest)
+                                )
                 self._owners = owners
         return self._owners.get(self._real(path), [])
 
 
 def dist_tops(dist):
     """The top-level import names `dist` ships (its RECORD's first parts, its top_level.txt)."""
-    tops = {_module_name(f.parts[0]) if len(f.parts) == 1 else f.parts[0] for f in dist.files or [] if f.parts}
+    tops = {
+        _module_name(f.parts[0]) if len(f.parts) == 1 else f.parts[0]
+        for f in dist.files or []
+        if f.parts
+    }
     text = dist.read_text("top_level.txt") or ""
     return tops | {n.strip() for n in text.splitlines()}
 
@@ -194,11 +228,17 @@ def dist_modules(dist, subpackages):
     files = [f.parts for f in (dist.files or []) if f.parts]
     if not files:
         text = dist.read_text("top_level.txt") or ""
-        return sorted((n.strip(), False) for n in text.splitlines() if _public(n.strip()))
+        return sorted(
+            (n.strip(), False) for n in text.splitlines() if _public(n.strip())
+        )
     modules, subs, dirs, inits, children = set(), set(), set(), set(), {}
     for parts in files:
         first = parts[0]
-        if first.endswith((".dist-info", ".egg-info", ".data")) or first in ("..", "__pycache__", "bin"):
+        if first.endswith((".dist-info", ".egg-info", ".data")) or first in (
+            "..",
+            "__pycache__",
+            "bin",
+        ):
             continue
         if len(parts) == 1:
             name = _module_name(first)
@@ -222,7 +262,8 @@ def dist_modules(dist, subpackages):
             if subpackages:
                 subs.update("%s.%s" % (top, c) for c in children.get(top, ()))
         elif top not in _NOT_CODE and not any(
-                parts[0] == top and any(p in inits for p in parts[1:-1]) for parts in files):
+            parts[0] == top and any(p in inits for p in parts[1:-1]) for parts in files
+        ):
             # A namespace package (no __init__.py of its own): its children are what imports.
             # Not a build folder shipped by mistake (botorch 0.18.1's `build/lib/botorch/...`).
             modules.update("%s.%s" % (top, c) for c in children.get(top, ()))
@@ -236,7 +277,9 @@ def _module_index(dist):
         name = _module_name(parts[-1]) if parts else None
         if name is None:
             continue
-        keys = [".".join(parts[:-1] + [name])] + ([".".join(parts[:-1])] if parts[-1] == "__init__.py" else [])
+        keys = [".".join(parts[:-1] + [name])] + (
+            [".".join(parts[:-1])] if parts[-1] == "__init__.py" else []
+        )
         for key in keys:
             out.setdefault(key, []).append(str(dist.locate_file(f)))
     return out
@@ -414,11 +457,14 @@ def import_one(name, django_apps=None, first=()):
             "path": list(getattr(module, "__path__", None) or [])}
 '''
 
-PROBE = IMPORT_ONE + r'''
+PROBE = (
+    IMPORT_ONE
+    + r"""
 options = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
 result = import_one(sys.argv[1], options.get("django_apps"), options.get("first", ()))
 sys.stdout.write("\nPLANNER-PROBE " + json.dumps(result) + "\n")
-'''
+"""
+)
 
 
 def run_child(argv, timeout, cwd=None, background=False):
@@ -426,8 +472,16 @@ def run_child(argv, timeout, cwd=None, background=False):
     lower priority (nice +10), so that it takes the cores only when the imports leave them idle.
     Returns (returncode or None on timeout, stdout, stderr, seconds)."""
     start = time.monotonic()
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, errors="replace", cwd=cwd, start_new_session=True)
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        cwd=cwd,
+        start_new_session=True,
+    )
     if background and hasattr(os, "setpriority"):
         try:
             os.setpriority(os.PRIO_PROCESS, proc.pid, 10)
@@ -447,7 +501,11 @@ def run_child(argv, timeout, cwd=None, background=False):
 
 def last_line(text):
     # A banner line (`=====`) says nothing: the last line with a word in it.
-    lines = [l.strip() for l in (text or "").strip().splitlines() if re.search(r"[A-Za-z0-9]", l)]
+    lines = [
+        l.strip()
+        for l in (text or "").strip().splitlines()
+        if re.search(r"[A-Za-z0-9]", l)
+    ]
     return lines[-1][:600] if lines else ""
 
 
@@ -462,12 +520,20 @@ def probe_import(module, timeout, **options):
     argv = [sys.executable, "-c", PROBE, module, json.dumps(options)]
     code, out, err, seconds = run_child(argv, timeout)
     if code is None:
-        return {"ok": False, "s": seconds, "error": "timed out after %gs (the import hangs)" % timeout}
+        return {
+            "ok": False,
+            "s": seconds,
+            "error": "timed out after %gs (the import hangs)" % timeout,
+        }
     marker = [l for l in out.splitlines() if l.startswith("PLANNER-PROBE ")]
     if not marker:
         why = ("killed by signal %d" % -code) if code < 0 else ("exit %d" % code)
-        return {"ok": False, "s": seconds, "error": "%s: %s" % (why, last_line(err) or last_line(out) or "no output")}
-    result = json.loads(marker[-1][len("PLANNER-PROBE "):])
+        return {
+            "ok": False,
+            "s": seconds,
+            "error": "%s: %s" % (why, last_line(err) or last_line(out) or "no output"),
+        }
+    result = json.loads(marker[-1][len("PLANNER-PROBE ") :])
     result["s"] = seconds
     return result
 
@@ -484,17 +550,33 @@ def provenance(installed, dist_name, module, result):
     if not file:
         paths = result.get("path") or []
         if not paths:
-            return "resolved to a module without a file (expected %s)" % (expected[0] if expected else "a file of " + dist_name)
+            return "resolved to a module without a file (expected %s)" % (
+                expected[0] if expected else "a file of " + dist_name
+            )
         # A namespace package: every portion must be inside the dists' site-packages.
         return None
     owners = installed.owners(file)
     mine = [o for o in owners if o[0] == canonical_name(dist_name)]
     if not mine:
-        who = ("owned by %s (%s)" % (owners[0][0], owners[0][1])) if owners else "listed in no installed dist's RECORD"
+        who = (
+            ("owned by %s (%s)" % (owners[0][0], owners[0][1]))
+            if owners
+            else "listed in no installed dist's RECORD"
+        )
         return "shadowed: resolves to %s, %s; %s installs it at %s" % (
-            file, who, dist_name, expected[0] if expected else "(not found in its RECORD)")
-    others = [o for o in owners if o[0] != canonical_name(dist_name) and (o[2] is None or o[2] != mine[0][2])]
+            file,
+            who,
+            dist_name,
+            expected[0] if expected else "(not found in its RECORD)",
+        )
+    others = [
+        o
+        for o in owners
+        if o[0] != canonical_name(dist_name) and (o[2] is None or o[2] != mine[0][2])
+    ]
     if others:
-        return "shadowed: %s is shipped by %s (%s) and by %s (%s) with different contents" % (
-            file, dist_name, mine[0][1], others[0][0], others[0][1])
+        return (
+            "shadowed: %s is shipped by %s (%s) and by %s (%s) with different contents"
+            % (file, dist_name, mine[0][1], others[0][0], others[0][1])
+        )
     return None

@@ -1,4 +1,3 @@
-
 # ---- before and after, the report ---------------------------------------------------------------
 
 
@@ -9,13 +8,21 @@ def compare(checks, baseline, top_names):
     for entry in checks:
         old = before.get(entry["name"])
         entry["before"] = old["status"] if old else None
-        if (entry["status"] == "fail" and entry["kind"] == "import" and old and old["status"] == "skip"
-                and old.get("missing") and old["missing"] not in top_names):
+        if (
+            entry["status"] == "fail"
+            and entry["kind"] == "import"
+            and old
+            and old["status"] == "skip"
+            and old.get("missing")
+            and old["missing"] not in top_names
+        ):
             # Skipped before for an optional module that is still not installed: it cannot import
             # here either way, whatever it fails on now (docutils 0.20's recommonmark wrapper).
             entry["status"], entry["missing"] = "skip", old["missing"]
-            entry["detail"] = "still needs the optional `%s`, which is not installed (skipped before the change " \
-                              "for it too); now: %s" % (old["missing"], entry.pop("error", ""))
+            entry["detail"] = (
+                "still needs the optional `%s`, which is not installed (skipped before the change "
+                "for it too); now: %s" % (old["missing"], entry.pop("error", ""))
+            )
             continue
         if entry["kind"] == "pip-check" and old and entry["status"] == "fail":
             known = set(old.get("broken", []))
@@ -26,9 +33,16 @@ def compare(checks, baseline, top_names):
                 entry["error"] = "; ".join(entry["pre_existing"])
         elif entry["status"] == "fail":
             # A version that has not landed is the plan's failure, whatever the baseline says.
-            entry["regression"] = entry["kind"] == "version" or not (old and old["status"] == "fail")
-        elif (entry["status"] == "skip" and entry.get("missing") and old and old["status"] == "pass"
-              and entry["missing"] in baseline.get("top_names", [entry["missing"]])):
+            entry["regression"] = entry["kind"] == "version" or not (
+                old and old["status"] == "fail"
+            )
+        elif (
+            entry["status"] == "skip"
+            and entry.get("missing")
+            and old
+            and old["status"] == "pass"
+            and entry["missing"] in baseline.get("top_names", [entry["missing"]])
+        ):
             # It imported before, with the module it now misses installed: the change took it away.
             entry["status"], entry["regression"] = "fail", True
             entry["error"] = "imported before the change; now %s" % entry.pop("detail")
@@ -49,8 +63,15 @@ def summarize(checks, mode):
         ok = not regressions
     else:
         ok = not failed
-    listed = [{"check": c["name"], "package": c.get("package"), "error": c.get("error") or "failed",
-               **({"regression": bool(c.get("regression"))} if mode == "compare" else {})} for c in failed]
+    listed = [
+        {
+            "check": c["name"],
+            "package": c.get("package"),
+            "error": c.get("error") or "failed",
+            **({"regression": bool(c.get("regression"))} if mode == "compare" else {}),
+        }
+        for c in failed
+    ]
     return ok, summary, listed
 
 
@@ -58,15 +79,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def automatic_baseline(installed, path):
-    """"record" when the plan's changes are not installed yet (every changed dist still at its
+    """ "record" when the plan's changes are not installed yet (every changed dist still at its
     version before the plan): this run becomes the baseline; "compare" when a baseline recorded
     so exists; None otherwise (or without a plan)."""
     if not SPEC["expect"]:
         return None
-    before = all((installed.version(e["name"]) is None) if e.get("from") is None
-                 else (installed.version(e["name"]) is not None
-                       and canonical_version(installed.version(e["name"])) == canonical_version(e["from"]))
-                 for e in SPEC["expect"])
+    before = all(
+        (installed.version(e["name"]) is None)
+        if e.get("from") is None
+        else (
+            installed.version(e["name"]) is not None
+            and canonical_version(installed.version(e["name"]))
+            == canonical_version(e["from"])
+        )
+        for e in SPEC["expect"]
+    )
     if before:
         return "record"
     return "compare" if os.path.exists(path) else None
@@ -89,9 +116,18 @@ def write_atomic(path, text):
 # afterwards, so that a kernel compiled by the baseline (or by any earlier run) never lets the run
 # after a change pass without compiling: torch.compile(flex_attention) under Jinja2 2.11.3 fails
 # only when inductor compiles from scratch. FORCED: set as they are.
-CACHE_DIRS = ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR", "CUPY_CACHE_DIR",
-              "TORCH_EXTENSIONS_DIR", "NUMBA_CACHE_DIR")
-CACHE_FORCED = {"TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1", "JAX_ENABLE_COMPILATION_CACHE": "false"}
+CACHE_DIRS = (
+    "TORCHINDUCTOR_CACHE_DIR",
+    "TRITON_CACHE_DIR",
+    "JAX_COMPILATION_CACHE_DIR",
+    "CUPY_CACHE_DIR",
+    "TORCH_EXTENSIONS_DIR",
+    "NUMBA_CACHE_DIR",
+)
+CACHE_FORCED = {
+    "TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1",
+    "JAX_ENABLE_COMPILATION_CACHE": "false",
+}
 
 
 def private_caches(warm):
@@ -99,7 +135,12 @@ def private_caches(warm):
     `warm`: --warm-caches keeps the user's). Returns the report's `caches` and the folder to
     remove at the end (None)."""
     if warm:
-        return {"private": False, "variables": {k: os.environ.get(k) for k in CACHE_DIRS + tuple(CACHE_FORCED)}}, None
+        return {
+            "private": False,
+            "variables": {
+                k: os.environ.get(k) for k in CACHE_DIRS + tuple(CACHE_FORCED)
+            },
+        }, None
     root = tempfile.mkdtemp(prefix="planner-verify-caches-")
     variables = {}
     for name in CACHE_DIRS:
@@ -112,39 +153,91 @@ def private_caches(warm):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Verify that an environment still works.")
+    parser = argparse.ArgumentParser(
+        description="Verify that an environment still works."
+    )
     parser.add_argument("--report", help="also write the JSON report to this file")
     modes = parser.add_mutually_exclusive_group()
-    modes.add_argument("--baseline", metavar="FILE", help="record the checks before the plan is applied")
-    modes.add_argument("--compare", metavar="FILE", help="compare with a baseline recorded earlier")
-    parser.add_argument("--timeout", type=float, default=None, help="seconds per import")
-    parser.add_argument("--jobs", type=int, default=None, help="imports run at once [all cores]")
-    parser.add_argument("--budget", type=float, default=None,
-                        help="with --all: seconds for the imports below the top level [%s]" % SPEC.get("budget"))
-    parser.add_argument("--no-fork", action="store_true",
-                        help="import each module in a fresh interpreter, not forked from a warm parent")
-    parser.add_argument("--batch", type=int, default=BATCH, metavar="N",
-                        help="modules one forked child imports in turn; a failure is imported again alone "
-                             "[%(default)s]; 1: one module per child")
-    parser.add_argument("--no-imports", action="store_true", help="skip the import checks")
-    parser.add_argument("--no-smoke", "--no-gpu", action="store_true", help="skip the smoke tests")
-    parser.add_argument("--test", action="append", default=[], metavar="CMD",
-                        help="your own check, run by the shell before and after (repeatable): a command that "
-                             "passed in the baseline and fails now is a regression")
-    parser.add_argument("--test-timeout", type=float, default=3600, help="seconds per --test command [3600]")
-    parser.add_argument("--baseline-file", metavar="FILE", default=os.path.join(HERE, "verify-baseline.json"),
-                        help="where a run before the change records the baseline automatically, and where a run "
-                             "after it finds it [verify-baseline.json next to this script]")
-    parser.add_argument("--plain", action="store_true",
-                        help="no automatic baseline: do not record one before the change, nor compare with one after")
-    parser.add_argument("--warm-caches", action="store_true",
-                        help="keep the compile caches of this environment (inductor, Triton, JAX, CuPy); by "
-                             "default every run compiles into fresh empty ones, removed afterwards, so that a "
-                             "kernel compiled before cannot hide a break")
+    modes.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="record the checks before the plan is applied",
+    )
+    modes.add_argument(
+        "--compare", metavar="FILE", help="compare with a baseline recorded earlier"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=None, help="seconds per import"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=None, help="imports run at once [all cores]"
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="with --all: seconds for the imports below the top level [%s]"
+        % SPEC.get("budget"),
+    )
+    parser.add_argument(
+        "--no-fork",
+        action="store_true",
+        help="import each module in a fresh interpreter, not forked from a warm parent",
+    )
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=BATCH,
+        metavar="N",
+        help="modules one forked child imports in turn; a failure is imported again alone "
+        "[%(default)s]; 1: one module per child",
+    )
+    parser.add_argument(
+        "--no-imports", action="store_true", help="skip the import checks"
+    )
+    parser.add_argument(
+        "--no-smoke", "--no-gpu", action="store_true", help="skip the smoke tests"
+    )
+    parser.add_argument(
+        "--test",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="your own check, run by the shell before and after (repeatable): a command that "
+        "passed in the baseline and fails now is a regression",
+    )
+    parser.add_argument(
+        "--test-timeout",
+        type=float,
+        default=3600,
+        help="seconds per --test command [3600]",
+    )
+    parser.add_argument(
+        "--baseline-file",
+        metavar="FILE",
+        default=os.path.join(HERE, "verify-baseline.json"),
+        help="where a run before the change records the baseline automatically, and where a run "
+        "after it finds it [verify-baseline.json next to this script]",
+    )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="no automatic baseline: do not record one before the change, nor compare with one after",
+    )
+    parser.add_argument(
+        "--warm-caches",
+        action="store_true",
+        help="keep the compile caches of this environment (inductor, Triton, JAX, CuPy); by "
+        "default every run compiles into fresh empty ones, removed afterwards, so that a "
+        "kernel compiled before cannot hide a break",
+    )
     parser.add_argument("--quiet", action="store_true", help="print nothing on stderr")
-    parser.add_argument("--profile", action="store_true",
-                        help="add where the time went (seconds per phase) to the report as `profile`; "
-                             "also PLANNER_VERIFY_PROFILE=1 in the environment")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="add where the time went (seconds per phase) to the report as `profile`; "
+        "also PLANNER_VERIFY_PROFILE=1 in the environment",
+    )
     args = parser.parse_args()
     caches, cache_root = private_caches(args.warm_caches)
     try:
@@ -157,7 +250,11 @@ def main():
 def run_checks(args, caches):
     """Every check `args` asks for, the report written and printed; the exit status."""
     installed = Installed()
-    auto = None if args.baseline or args.compare or args.plain else automatic_baseline(installed, args.baseline_file)
+    auto = (
+        None
+        if args.baseline or args.compare or args.plain
+        else automatic_baseline(installed, args.baseline_file)
+    )
     if auto == "compare":
         args.compare = args.baseline_file
     mode = "baseline" if args.baseline else "compare" if args.compare else "check"
@@ -170,32 +267,64 @@ def run_checks(args, caches):
         if not args.quiet and entry["status"] != "pass":
             text = entry.get("error") or entry.get("detail") or ""
             word = {"fail": "FAIL", "warn": "warning:"}.get(entry["status"], "skip")
-            sys.stderr.write("%s %s%s\n" % (word, entry["name"],
-                                             ": " + text if text else ""))
+            sys.stderr.write(
+                "%s %s%s\n" % (word, entry["name"], ": " + text if text else "")
+            )
 
     start = time.monotonic()
-    profiling = args.profile or os.environ.get("PLANNER_VERIFY_PROFILE", "") not in ("", "0")
+    profiling = args.profile or os.environ.get("PLANNER_VERIFY_PROFILE", "") not in (
+        "",
+        "0",
+    )
     checks = [] if mode == "baseline" else check_versions(installed)
     for entry in checks:
         say(entry)
     # The smoke tests run beside the imports (the GPU ones mostly wait on the device).
     # So does `pip check` (it reads metadata only).
     smoke_pool = concurrent.futures.ThreadPoolExecutor(max_workers=2)
-    smoke_future = None if args.no_smoke else smoke_pool.submit(timed_call, "smoke tests", check_smoke, installed, say)
-    pip_future = smoke_pool.submit(timed_call, "pip check", check_pip, 300) if SPEC["pip_check"] else None
-    libs_future = None if args.no_smoke else smoke_pool.submit(timed_call, "CUDA libraries", cuda_libraries,
-                                                                installed, say)
+    smoke_future = (
+        None
+        if args.no_smoke
+        else smoke_pool.submit(timed_call, "smoke tests", check_smoke, installed, say)
+    )
+    pip_future = (
+        smoke_pool.submit(timed_call, "pip check", check_pip, 300)
+        if SPEC["pip_check"]
+        else None
+    )
+    libs_future = (
+        None
+        if args.no_smoke
+        else smoke_pool.submit(
+            timed_call, "CUDA libraries", cuda_libraries, installed, say
+        )
+    )
     budget, fork_notes = None, {}
     if not args.no_imports:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        cores = (
+            len(os.sched_getaffinity(0))
+            if hasattr(os, "sched_getaffinity")
+            else (os.cpu_count() or 1)
+        )
         timeout = args.timeout or SPEC["import_timeout"]
         seconds = args.budget if args.budget is not None else SPEC.get("budget")
         # A failure the baseline recorded with the same error needs no confirming: pre-existing.
-        known = {c["name"].split(":", 1)[1]: c.get("error") for c in (baseline or {}).get("checks", [])
-                 if c.get("kind") == "import" and c.get("status") == "fail"}
-        imports, budget, fork_notes = check_imports(installed, timeout, args.jobs or cores, mode == "baseline", say,
-                                                    fork=not args.no_fork, budget=seconds,
-                                                    batch=max(1, args.batch), known=known)
+        known = {
+            c["name"].split(":", 1)[1]: c.get("error")
+            for c in (baseline or {}).get("checks", [])
+            if c.get("kind") == "import" and c.get("status") == "fail"
+        }
+        imports, budget, fork_notes = check_imports(
+            installed,
+            timeout,
+            args.jobs or cores,
+            mode == "baseline",
+            say,
+            fork=not args.no_fork,
+            budget=seconds,
+            batch=max(1, args.batch),
+            known=known,
+        )
         checks += imports
     if pip_future is not None:
         entry = pip_future.result()
@@ -219,21 +348,35 @@ def run_checks(args, caches):
     result = {
         "schema": "planner-verify/2",
         "mode": mode,
-        "baseline": {"file": os.path.abspath(args.baseline_file), "recorded": auto == "record",
-                     "compared": mode == "compare", "automatic": auto is not None}
-        if auto or args.compare else None,
-        "uncompared": [c["check"] for c in failed if c["check"].split(":")[0] != "version"]
-        if mode == "check" and auto != "record" else [],
+        "baseline": {
+            "file": os.path.abspath(args.baseline_file),
+            "recorded": auto == "record",
+            "compared": mode == "compare",
+            "automatic": auto is not None,
+        }
+        if auto or args.compare
+        else None,
+        "uncompared": [
+            c["check"] for c in failed if c["check"].split(":")[0] != "version"
+        ]
+        if mode == "check" and auto != "record"
+        else [],
         "plan": SPEC["plan"],
         "all": SPEC["all"],
         "python": sys.version.split()[0],
         "executable": sys.executable,
-        "site_packages": sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}),
+        "site_packages": sorted(
+            {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+        ),
         "cuda": cuda,
         "caches": caches,
         "cuda_libraries": cuda_libs,
         "budget": budget,
-        "fork": dict({"not_forked": {}}, used=not args.no_fork and hasattr(os, "fork"), **fork_notes),
+        "fork": dict(
+            {"not_forked": {}},
+            used=not args.no_fork and hasattr(os, "fork"),
+            **fork_notes,
+        ),
         "seconds": round(time.monotonic() - start, 2),
         "ok": ok,
         "summary": summary,
@@ -244,28 +387,54 @@ def run_checks(args, caches):
     if profiling:
         result["profile"] = profile_report(time.monotonic() - start)
     text = json.dumps(json_safe(result), indent=1) + "\n"
-    for path in (args.baseline, args.report, args.baseline_file if auto == "record" else None):
+    for path in (
+        args.baseline,
+        args.report,
+        args.baseline_file if auto == "record" else None,
+    ):
         if path:
             try:
                 write_atomic(path, text)
             except OSError as exc:
                 if path != args.baseline_file or args.baseline:
                     raise
-                sys.stderr.write("verify.py: cannot record the baseline in %s: %s\n" % (path, exc))
+                sys.stderr.write(
+                    "verify.py: cannot record the baseline in %s: %s\n" % (path, exc)
+                )
     if not args.quiet:
-        extra = (", %d regression(s), %d failing before" % (summary["regressions"], summary["pre_existing"])
-                 if mode == "compare" else "")
-        sys.stderr.write("%d passed, %d failed, %d skipped%s (%.1fs)\n" % (
-            summary["passed"], summary["failed"], summary["skipped"], extra, result["seconds"]))
+        extra = (
+            ", %d regression(s), %d failing before"
+            % (summary["regressions"], summary["pre_existing"])
+            if mode == "compare"
+            else ""
+        )
+        sys.stderr.write(
+            "%d passed, %d failed, %d skipped%s (%.1fs)\n"
+            % (
+                summary["passed"],
+                summary["failed"],
+                summary["skipped"],
+                extra,
+                result["seconds"],
+            )
+        )
         if auto == "record":
-            sys.stderr.write("the plan's changes are not installed yet: this run is recorded as the baseline in %s; "
-                             "apply the plan, then run verify.py again to compare\n" % args.baseline_file)
+            sys.stderr.write(
+                "the plan's changes are not installed yet: this run is recorded as the baseline in %s; "
+                "apply the plan, then run verify.py again to compare\n"
+                % args.baseline_file
+            )
         elif auto == "compare":
-            sys.stderr.write("compared with the baseline recorded before the change (%s)\n" % args.baseline_file)
+            sys.stderr.write(
+                "compared with the baseline recorded before the change (%s)\n"
+                % args.baseline_file
+            )
         elif result["uncompared"]:
-            sys.stderr.write("%d failure(s) could not be compared with a baseline (none was recorded before the "
-                             "change: run verify.py before applying the plan, or --baseline FILE): they may have "
-                             "failed before too\n" % len(result["uncompared"]))
+            sys.stderr.write(
+                "%d failure(s) could not be compared with a baseline (none was recorded before the "
+                "change: run verify.py before applying the plan, or --baseline FILE): they may have "
+                "failed before too\n" % len(result["uncompared"])
+            )
     sys.stdout.write(text)
     return 0 if ok or mode == "baseline" else 1
 
@@ -279,7 +448,9 @@ def json_safe(value):
             return value
         except UnicodeEncodeError:
             try:
-                return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                return value.encode("utf-8", "surrogateescape").decode(
+                    "utf-8", "backslashreplace"
+                )
             except UnicodeEncodeError:
                 return value.encode("utf-8", "backslashreplace").decode("utf-8")
     if isinstance(value, dict):

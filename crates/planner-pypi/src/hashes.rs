@@ -12,11 +12,16 @@ use sha2::Digest;
 /// The algorithms whose digests are checked, strongest first: those of PEP 691's hash names
 /// (`hashlib`'s guaranteed ones) an index lists for files. A digest by any other algorithm is
 /// not checked (and not trusted: it proves nothing).
-pub(crate) const CHECKED: [&str; 4] = ["sha512", "blake2b", "sha384", "sha256"];
+pub const CHECKED: [&str; 4] = ["sha512", "blake2b", "sha384", "sha256"];
+
+/// Lower-case hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// The hex digest of `bytes` by `algorithm` (one of [`CHECKED`]; `blake2b` is hashlib's
 /// default, 64 bytes).
-pub(crate) fn digest(algorithm: &str, bytes: &[u8]) -> Option<String> {
+pub fn digest(algorithm: &str, bytes: &[u8]) -> Option<String> {
     let raw: Vec<u8> = match algorithm {
         "sha512" => sha2::Sha512::digest(bytes).to_vec(),
         "sha384" => sha2::Sha384::digest(bytes).to_vec(),
@@ -24,7 +29,7 @@ pub(crate) fn digest(algorithm: &str, bytes: &[u8]) -> Option<String> {
         "blake2b" => blake2::Blake2b512::digest(bytes).to_vec(),
         _ => return None,
     };
-    Some(super::cache::hex(&raw))
+    Some(hex(&raw))
 }
 
 /// A hasher for `algorithm` (one of [`CHECKED`]).
@@ -40,10 +45,7 @@ fn hasher(algorithm: &str) -> Option<Box<dyn sha2::digest::DynDigest>> {
 
 /// [`check`] of a file's bytes, read in 1 MiB blocks (a download spooled to a temp file: it is
 /// never held in memory whole, nor mapped page by page into the process).
-pub(crate) fn check_file(
-    hashes: &Hashes,
-    file: &std::fs::File,
-) -> Result<Vec<&'static str>, Mismatch> {
+pub fn check_file(hashes: &Hashes, file: &std::fs::File) -> Result<Vec<&'static str>, Mismatch> {
     use std::os::unix::fs::FileExt as _;
     let mut hashers: Vec<(&'static str, &str, Box<dyn sha2::digest::DynDigest>)> = CHECKED
         .into_iter()
@@ -71,7 +73,7 @@ pub(crate) fn check_file(
     }
     let mut matched = Vec::new();
     for (algorithm, expected, h) in hashers {
-        let actual = super::cache::hex(&h.finalize());
+        let actual = hex(&h.finalize());
         if !actual.eq_ignore_ascii_case(expected.trim()) {
             return Err(Mismatch {
                 algorithm,
@@ -86,7 +88,7 @@ pub(crate) fn check_file(
 
 /// A listed digest that `bytes` do not have.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Mismatch {
+pub struct Mismatch {
     /// The algorithm (`sha512`).
     pub algorithm: &'static str,
     /// The digest listed.
@@ -97,7 +99,7 @@ pub(crate) struct Mismatch {
 
 /// Check `bytes` against every digest `hashes` lists by a [`CHECKED`] algorithm: the
 /// algorithms that matched (none listed: empty), or the first that did not.
-pub(crate) fn check(hashes: &Hashes, bytes: &[u8]) -> Result<Vec<&'static str>, Mismatch> {
+pub fn check(hashes: &Hashes, bytes: &[u8]) -> Result<Vec<&'static str>, Mismatch> {
     let mut matched = Vec::new();
     for algorithm in CHECKED {
         let Some(expected) = hashes.get(algorithm) else {
@@ -139,14 +141,14 @@ impl Hashes {
     }
 
     /// The stored text: `algorithm=digest` lines, as [`Hashes::from_stored`] reads it back.
-    pub(super) fn as_stored(&self) -> &str {
+    pub fn as_stored(&self) -> &str {
         &self.0
     }
 
     /// Digests from the text [`Hashes::as_stored`] gave, read back from the page cache (whose
     /// per-record CRC-32 vouches that it is that text): one allocation, nothing sorted or
     /// re-escaped, as a warm read builds it for every file it names.
-    pub(super) fn from_stored(text: &str) -> Hashes {
+    pub fn from_stored(text: &str) -> Hashes {
         Hashes(text.into())
     }
 }

@@ -45,7 +45,7 @@ pub enum SdistError {
 /// The most bytes a tar sdist of `compressed` bytes is read through (inflated) to reach its
 /// PKG-INFO: 32 times its size (source text compresses 3 to 10 times), at least 64 MiB and at
 /// most 4 GiB; a compression bomb inflates a thousand times.
-pub(super) fn inflated_limit(compressed: u64) -> u64 {
+pub fn inflated_limit(compressed: u64) -> u64 {
     compressed
         .saturating_mul(32)
         .clamp(64 * 1024 * 1024, 4 * 1024 * 1024 * 1024)
@@ -91,7 +91,7 @@ impl<R: Read> Read for Inflating<'_, R> {
 
 /// `<top>/PKG-INFO` out of an sdist named `name`, read through at most [`inflated_limit`] bytes
 /// (a tar) and stopped at `deadline`.
-pub(super) fn pkg_info(
+pub fn pkg_info(
     name: &str,
     bytes: &[u8],
     deadline: Option<std::time::Instant>,
@@ -197,7 +197,13 @@ mod tests {
 
     /// The sdists `testdata/sdist/make.py` wrote with Python's `tarfile`.
     fn recorded(name: &str) -> Vec<u8> {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sdist");
+        // The repository's testdata/, found from this crate's folder up.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let path = root
+            .ancestors()
+            .map(|d| d.join("testdata/sdist"))
+            .find(|d| d.is_dir());
+        let path = path.unwrap();
         std::fs::read(path.join(name)).unwrap()
     }
 

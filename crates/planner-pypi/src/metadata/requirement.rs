@@ -11,7 +11,7 @@ use pep440_rs::{Operator, Version, VersionSpecifier, VersionSpecifiers};
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 
 /// The version specifiers of `requirement` (`None`: a bare name or a direct URL).
-pub(crate) fn specifiers(requirement: &Requirement) -> Option<&VersionSpecifiers> {
+pub fn specifiers(requirement: &Requirement) -> Option<&VersionSpecifiers> {
     match &requirement.version_or_url {
         Some(VersionOrUrl::VersionSpecifier(specifiers)) => Some(specifiers),
         _ => None,
@@ -19,24 +19,24 @@ pub(crate) fn specifiers(requirement: &Requirement) -> Option<&VersionSpecifiers
 }
 
 /// Whether `requirement` accepts `version` (a bare name or a direct URL accepts every version).
-pub(crate) fn accepts(requirement: &Requirement, version: &Version) -> bool {
+pub fn accepts(requirement: &Requirement, version: &Version) -> bool {
     specifiers(requirement).is_none_or(|s| s.contains(version))
 }
 
 /// Whether `requirement`'s specifiers rule `version` out (a bare name or a direct URL rules
 /// nothing out).
-pub(crate) fn excludes(requirement: &Requirement, version: &Version) -> bool {
+pub fn excludes(requirement: &Requirement, version: &Version) -> bool {
     !accepts(requirement, version)
 }
 
 /// Whether `requirement` names any version at all (a non-empty specifier set).
-pub(crate) fn has_specifier(requirement: &Requirement) -> bool {
+pub fn has_specifier(requirement: &Requirement) -> bool {
     specifiers(requirement).is_some_and(|s| !s.is_empty())
 }
 
 /// The version of the first `==` or `===` clause of `requirement` (`==X.*` included: its
 /// version is `X`); `None` when it has none.
-pub(crate) fn exact_version(requirement: &Requirement) -> Option<&Version> {
+pub fn exact_version(requirement: &Requirement) -> Option<&Version> {
     specifiers(requirement)?
         .iter()
         .find(|s| matches!(s.operator(), Operator::Equal | Operator::ExactEqual))
@@ -44,7 +44,7 @@ pub(crate) fn exact_version(requirement: &Requirement) -> Option<&Version> {
 }
 
 /// Whether `clause` is an upper bound (`<X`, `<=X`).
-pub(crate) fn is_upper_bound(clause: &VersionSpecifier) -> bool {
+pub fn is_upper_bound(clause: &VersionSpecifier) -> bool {
     matches!(
         clause.operator(),
         Operator::LessThan | Operator::LessThanEqual
@@ -52,12 +52,12 @@ pub(crate) fn is_upper_bound(clause: &VersionSpecifier) -> bool {
 }
 
 /// Whether `requirement` has an `==X` (not a wildcard) or `===X` clause.
-pub(crate) fn is_exact(requirement: &Requirement) -> bool {
+pub fn is_exact(requirement: &Requirement) -> bool {
     exact_version(requirement).is_some()
 }
 
 /// `name`, no version named.
-pub(crate) fn bare(name: &PackageName) -> Requirement {
+pub fn bare(name: &PackageName) -> Requirement {
     Requirement {
         name: name.clone(),
         extras: vec![],
@@ -68,7 +68,7 @@ pub(crate) fn bare(name: &PackageName) -> Requirement {
 }
 
 /// `name` with `specs` as one requirement.
-pub(crate) fn bounded(name: &PackageName, specs: Vec<VersionSpecifier>) -> Requirement {
+pub fn bounded(name: &PackageName, specs: Vec<VersionSpecifier>) -> Requirement {
     Requirement {
         version_or_url: Some(VersionOrUrl::VersionSpecifier(specs.into_iter().collect())),
         ..bare(name)
@@ -76,12 +76,12 @@ pub(crate) fn bounded(name: &PackageName, specs: Vec<VersionSpecifier>) -> Requi
 }
 
 /// `name==version`.
-pub(crate) fn pin(name: &PackageName, version: &Version) -> Requirement {
+pub fn pin(name: &PackageName, version: &Version) -> Requirement {
     one(name, Operator::Equal, version.clone())
 }
 
 /// `name>=version` (the local label dropped: PEP 440 allows it only with `==`).
-pub(crate) fn at_least(name: &PackageName, version: &Version) -> Requirement {
+pub fn at_least(name: &PackageName, version: &Version) -> Requirement {
     one(
         name,
         Operator::GreaterThanEqual,
@@ -90,12 +90,12 @@ pub(crate) fn at_least(name: &PackageName, version: &Version) -> Requirement {
 }
 
 /// `name>version` (its public version): a target that must move forward.
-pub(crate) fn above(name: &PackageName, version: &Version) -> Requirement {
+pub fn above(name: &PackageName, version: &Version) -> Requirement {
     one(name, Operator::GreaterThan, version.clone().without_local())
 }
 
 /// `name<version` (its public version).
-pub(crate) fn below(name: &PackageName, version: &Version) -> Requirement {
+pub fn below(name: &PackageName, version: &Version) -> Requirement {
     one(name, Operator::LessThan, version.clone().without_local())
 }
 

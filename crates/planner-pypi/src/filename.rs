@@ -60,7 +60,8 @@ pub struct SdistFilename {
 }
 
 /// Why a file name does not parse.
-#[derive(Debug, thiserror::Error, miette::Diagnostic, Clone, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "miette", derive(miette::Diagnostic))]
 #[error("`{filename}` is not a valid wheel or sdist file name: {reason}")]
 pub struct FilenameError {
     /// The file name.
@@ -80,7 +81,7 @@ impl FromStr for DistFilename {
 /// lists the same few of each on hundreds of files (a release's wheels share a version, a
 /// platform's wheels share a tag set), and versions and names are shared, not copied.
 #[derive(Default)]
-pub(super) struct FilenameMemo {
+pub struct FilenameMemo {
     names: HashMap<String, PackageName>,
     versions: HashMap<String, Version>,
     tags: HashMap<String, Arc<[Tag]>>,
@@ -88,7 +89,7 @@ pub(super) struct FilenameMemo {
 
 impl FilenameMemo {
     /// Parse one file name (`.whl`, or an sdist extension).
-    pub(super) fn parse(&mut self, filename: &str) -> Result<DistFilename, FilenameError> {
+    pub fn parse(&mut self, filename: &str) -> Result<DistFilename, FilenameError> {
         let err = |reason: &str| FilenameError {
             filename: filename.to_string(),
             reason: reason.to_string(),
@@ -135,7 +136,7 @@ impl FilenameMemo {
     }
 
     /// Every `python-abi-platform` triple a compressed tag set (`py-abi-plat`) expands to.
-    pub(super) fn tags(&mut self, text: &str) -> Arc<[Tag]> {
+    pub fn tags(&mut self, text: &str) -> Arc<[Tag]> {
         if let Some(tags) = self.tags.get(text) {
             return tags.clone();
         }
@@ -168,7 +169,7 @@ fn parse_once<T: FromStr + Clone>(
 type WheelParts<'s> = (&'s str, &'s str, Option<&'s str>, &'s str);
 
 /// A wheel's build tag: its leading number and the rest (`1a` -> `(1, "a")`).
-pub(super) fn build_tag(text: &str) -> Result<(u64, String), &'static str> {
+pub fn build_tag(text: &str) -> Result<(u64, String), &'static str> {
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
     let number = text[..digits]
         .parse::<u64>()

@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// Why a local file was not read.
 #[derive(Debug)]
-pub(crate) enum ReadError {
+pub enum ReadError {
     /// Nothing at the path.
     NotFound,
     /// A symlink whose target does not exist (the target, as the link says it).
@@ -59,7 +59,7 @@ impl ReadError {
     /// This error as a [`std::io::Error`] for callers whose errors carry one: what is wrong
     /// with the path becomes the message, and a missing file keeps
     /// [`std::io::ErrorKind::NotFound`].
-    pub(crate) fn into_io(self) -> std::io::Error {
+    pub fn into_io(self) -> std::io::Error {
         match self {
             ReadError::Io(io) => io,
             ReadError::NotFound => {
@@ -70,13 +70,13 @@ impl ReadError {
     }
 
     /// Whether the path holds nothing (missing, or a symlink to nothing).
-    pub(crate) fn is_missing(&self) -> bool {
+    pub fn is_missing(&self) -> bool {
         matches!(self, ReadError::NotFound | ReadError::Dangling(_))
     }
 }
 
 /// The bytes of the regular file at `path` (symlinks followed), at most `limit` of them.
-pub(crate) fn read(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     let file = open_regular(path)?;
     let stated = file.metadata().map(|m| m.len()).unwrap_or(0);
     if stated > limit {
@@ -100,7 +100,7 @@ pub(crate) fn read(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
 
 /// The first `limit` bytes at most of the regular file at `path` (the rest is not read: for
 /// scans that look for a name in a file's head).
-pub(crate) fn read_prefix(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+pub fn read_prefix(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     let mut bytes = Vec::new();
     open_regular(path)?
         .take(limit)
@@ -110,7 +110,7 @@ pub(crate) fn read_prefix(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError>
 }
 
 /// [`read`], as UTF-8 text.
-pub(crate) fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
+pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
     String::from_utf8(read(path, limit)?).map_err(|e| {
         ReadError::Io(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
@@ -122,23 +122,23 @@ pub(crate) fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
 /// The cap for a file a person wrote and planner reads whole: a config file, a policy, a
 /// requirements file, a netrc, a plan or a snapshot. Far above any real one, low enough that a
 /// wrong path (a disk image, `/dev/zero`) fails at once instead of filling memory.
-pub(crate) const USER_FILE_LIMIT: u64 = 256 << 20;
+pub const USER_FILE_LIMIT: u64 = 256 << 20;
 
 /// [`read_text`] for callers whose errors carry a [`std::io::Error`] (see
 /// [`ReadError::into_io`]).
-pub(crate) fn read_to_string(path: &Path, limit: u64) -> std::io::Result<String> {
+pub fn read_to_string(path: &Path, limit: u64) -> std::io::Result<String> {
     read_text(path, limit).map_err(ReadError::into_io)
 }
 
 /// What is at `path`, symlinks followed; the error says what is wrong with a path that leads
 /// nowhere (missing, a dangling symlink, a loop).
-pub(crate) fn stat(path: &Path) -> Result<std::fs::Metadata, ReadError> {
+pub fn stat(path: &Path) -> Result<std::fs::Metadata, ReadError> {
     std::fs::metadata(path).map_err(|e| classify(path, e))
 }
 
 /// The regular file at `path`, opened for reading (a FIFO is opened without waiting for a
 /// writer, then refused).
-pub(crate) fn open_regular(path: &Path) -> Result<File, ReadError> {
+pub fn open_regular(path: &Path) -> Result<File, ReadError> {
     let file = open_nonblocking(path).map_err(|e| classify(path, e))?;
     let file_type = file.metadata().map_err(ReadError::Io)?.file_type();
     if !file_type.is_file() {
@@ -177,7 +177,7 @@ fn classify(path: &Path, e: std::io::Error) -> ReadError {
 }
 
 /// What a non-regular file is, in words.
-pub(crate) fn kind_of(file_type: &std::fs::FileType) -> &'static str {
+pub fn kind_of(file_type: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -202,7 +202,6 @@ mod tests {
     use super::*;
 
     #[test]
-    #[allow(unsafe_code)] // libc::mkfifo makes the FIFO the test reads
     fn reads_regular_files_and_refuses_everything_else() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("f");
@@ -241,8 +240,8 @@ mod tests {
             assert!(matches!(read(&looped, 9), Err(ReadError::Loop)));
             // A FIFO with no writer: opening it for reading would block; it is refused at once.
             let fifo = dir.path().join("fifo");
-            let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            assert!(made.unwrap().success());
             let started = std::time::Instant::now();
             assert!(matches!(read(&fifo, 9), Err(ReadError::NotRegular(k)) if k.contains("FIFO")));
             assert!(started.elapsed() < std::time::Duration::from_secs(5));

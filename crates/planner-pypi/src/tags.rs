@@ -44,14 +44,14 @@ impl std::str::FromStr for Tag {
 }
 
 /// A compressed tag set's three parts (`py2.py3`, `none`, `any`); a missing part is empty.
-pub(crate) fn split_set(set: &str) -> [&str; 3] {
+pub fn split_set(set: &str) -> [&str; 3] {
     let mut parts = set.splitn(3, '-');
     [(); 3].map(|_| parts.next().unwrap_or(""))
 }
 
 /// Every `(python, abi, platform)` triple a compressed tag set expands to (the cartesian
 /// product of its parts' dot-separated values), in order.
-pub(crate) fn expand_set(set: &str) -> impl Iterator<Item = (&str, &str, &str)> {
+pub fn expand_set(set: &str) -> impl Iterator<Item = (&str, &str, &str)> {
     let [py, abi, plat] = split_set(set);
     py.split('.').flat_map(move |p| {
         abi.split('.')
@@ -60,7 +60,7 @@ pub(crate) fn expand_set(set: &str) -> impl Iterator<Item = (&str, &str, &str)> 
 }
 
 /// The first triple a compressed tag set expands to: each part's first value.
-pub(crate) fn first_of_set(set: &str) -> (&str, &str, &str) {
+pub fn first_of_set(set: &str) -> (&str, &str, &str) {
     fn first(part: &str) -> &str {
         part.split('.').next().unwrap_or("")
     }
@@ -70,7 +70,7 @@ pub(crate) fn first_of_set(set: &str) -> (&str, &str, &str) {
 
 /// A tag set compressed (`py3.py2-none-any`): each part's values in first-seen order, so a
 /// cartesian product expands back to the same triples in the same order.
-pub(crate) fn compress_set(tags: &[Tag]) -> String {
+pub fn compress_set(tags: &[Tag]) -> String {
     let mut parts: [Vec<&str>; 3] = Default::default();
     for t in tags {
         for (seen, value) in parts.iter_mut().zip([&t.interpreter, &t.abi, &t.platform]) {
@@ -121,7 +121,7 @@ impl Tags {
     /// [`Tags::best_rank`] of the triples a wheel's compressed tag set (`py2.py3-none-any`)
     /// expands to, read off the text: a page's filter ranks every distinct tag set of the page
     /// (hundreds for some), most of which no kept file uses, so none is built as tags.
-    pub(crate) fn best_rank_of_set(&self, set: &str) -> Option<usize> {
+    pub fn best_rank_of_set(&self, set: &str) -> Option<usize> {
         let mut text = String::new();
         expand_set(set)
             .filter_map(|(p, a, pl)| {
@@ -133,23 +133,23 @@ impl Tags {
     }
 
     /// The rank of one triple (0 is best), or `None` when it is not supported.
-    pub(crate) fn rank(&self, tag: &Tag) -> Option<usize> {
+    pub fn rank(&self, tag: &Tag) -> Option<usize> {
         self.0.rank.get(tag).copied()
     }
 
     /// The best rank among a wheel's (expanded) tag triples, or `None` when none is supported.
-    pub(crate) fn best_rank<'a>(&self, tags: impl IntoIterator<Item = &'a Tag>) -> Option<usize> {
+    pub fn best_rank<'a>(&self, tags: impl IntoIterator<Item = &'a Tag>) -> Option<usize> {
         tags.into_iter().filter_map(|tag| self.rank(tag)).min()
     }
 
     /// The tags, best first.
-    pub(crate) fn as_slice(&self) -> &[Tag] {
+    pub fn as_slice(&self) -> &[Tag] {
         &self.0.ordered
     }
 
     /// Whether there are none.
     #[cfg(test)]
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.0.ordered.is_empty()
     }
 }

@@ -8,7 +8,7 @@
 //! fields repeat; continuation lines start with whitespace. Only the fields the planner needs
 //! are kept; unknown fields are ignored.
 
-pub(crate) mod requirement;
+pub mod requirement;
 pub mod version_line;
 
 use std::borrow::Cow;
@@ -21,7 +21,7 @@ use rustc_hash::FxHashMap as HashMap;
 /// Metadata files larger than this are refused unless `PLANNER_MAX_METADATA_BYTES` says otherwise
 /// (a METADATA with an embedded README is rarely over 200 KiB; 8 MiB leaves room and still caps
 /// a hostile file).
-pub(crate) const DEFAULT_MAX_METADATA_BYTES: usize = 8 * 1024 * 1024;
+pub const DEFAULT_MAX_METADATA_BYTES: usize = 8 * 1024 * 1024;
 
 static MAX_METADATA: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
 
@@ -36,19 +36,23 @@ pub fn max_bytes() -> usize {
 }
 
 /// `PLANNER_MAX_METADATA_BYTES` is set but is not a positive number of bytes.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error)]
+#[cfg_attr(feature = "miette", derive(miette::Diagnostic))]
 #[error("PLANNER_MAX_METADATA_BYTES=`{value}` is not a positive number of bytes")]
-#[diagnostic(help(
-    "use a byte count such as 16777216 (16 MiB), or unset it for the 8 MiB default"
-))]
-pub(crate) struct LimitError {
+#[cfg_attr(
+    feature = "miette",
+    diagnostic(help(
+        "use a byte count such as 16777216 (16 MiB), or unset it for the 8 MiB default"
+    ))
+)]
+pub struct LimitError {
     /// The value as set.
     pub value: String,
 }
 
 /// Set the metadata cap from `PLANNER_MAX_METADATA_BYTES`, when it is set (once per process,
 /// by `run()` in src/lib.rs; later calls keep the first).
-pub(crate) fn set_max_bytes(value: Option<&str>) -> Result<(), LimitError> {
+pub fn set_max_bytes(value: Option<&str>) -> Result<(), LimitError> {
     let Some(value) = value else {
         return Ok(());
     };
@@ -169,7 +173,7 @@ pub fn parse_headers(text: &str) -> Vec<(&str, Cow<'_, str>)> {
 /// (all of them when there is none), the part [`parse_headers`] reads. A cache keeps only this:
 /// the description after it is most of a METADATA file (pydantic's: 140 of 144 KB), and a warm
 /// resolve reads and checks ~70 of them.
-pub(crate) fn header_block(bytes: &[u8]) -> &[u8] {
+pub fn header_block(bytes: &[u8]) -> &[u8] {
     let mut at = 0;
     for newline in memchr::memchr_iter(b'\n', bytes) {
         let line = &bytes[at..newline];
@@ -225,7 +229,7 @@ impl CoreMetadata {
 
     /// Whether `Requires-Dist` may be trusted without a build (PEP 643): metadata 2.2 or newer
     /// and `Requires-Dist` not declared dynamic.
-    pub(crate) fn static_dependencies(&self) -> bool {
+    pub fn static_dependencies(&self) -> bool {
         let at_least_2_2 =
             Version::from_str(&self.metadata_version).is_ok_and(|v| v >= Version::new([2, 2]));
         at_least_2_2
@@ -428,15 +432,13 @@ impl<'a> RequiresDist<'a> {
 
 /// Serde: a requirement read from a file (plan files, `check --accept`) through
 /// [`parse_requirement`], never pep508_rs's own `Deserialize` (which panics where it does).
-pub(crate) fn de_requirement<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Requirement, D::Error> {
+pub fn de_requirement<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Requirement, D::Error> {
     let text = <String as serde::Deserialize>::deserialize(d)?;
     parse_requirement(&text).map_err(serde::de::Error::custom)
 }
 
 /// Serde: a list of requirements, each through [`parse_requirement`].
-pub(crate) fn de_requirements<'de, D: serde::Deserializer<'de>>(
+pub fn de_requirements<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Vec<Requirement>, D::Error> {
     let texts = <Vec<String> as serde::Deserialize>::deserialize(d)?;
@@ -447,7 +449,7 @@ pub(crate) fn de_requirements<'de, D: serde::Deserializer<'de>>(
 }
 
 /// Serde: a value written as its `Display` text (a requirement, a version, a marker).
-pub(crate) fn ser_display<T: std::fmt::Display, S: serde::Serializer>(
+pub fn ser_display<T: std::fmt::Display, S: serde::Serializer>(
     value: &T,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
@@ -578,7 +580,13 @@ mod tests {
     /// deliberately are not).
     fn recorded_metadata() -> Vec<String> {
         let mut files = Vec::new();
-        let mut dirs = vec![std::path::PathBuf::from("testdata")];
+        // The repository's testdata/, found from this crate's folder up.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let testdata = root
+            .ancestors()
+            .map(|d| d.join("testdata"))
+            .find(|d| d.is_dir());
+        let mut dirs = vec![testdata.unwrap()];
         while let Some(dir) = dirs.pop() {
             for entry in std::fs::read_dir(&dir).unwrap() {
                 let path = entry.unwrap().path();

@@ -142,7 +142,7 @@ pub const MAX_DIRECTORY_ENTRIES: u64 = 250_000;
 
 /// A window's bytes: read into memory (a range read), or a whole download mapped from its temp
 /// file, of which only the pages read are brought in.
-pub(super) enum Bytes {
+pub enum Bytes {
     /// In memory.
     Owned(Vec<u8>),
     /// Mapped.
@@ -166,28 +166,30 @@ impl From<Vec<u8>> for Bytes {
 }
 
 /// A window of a remote file: `bytes` start at `offset`.
-pub(super) struct Window {
-    pub(super) offset: u64,
-    pub(super) bytes: Bytes,
+pub struct Window {
+    /// Where in the file the window starts.
+    pub offset: u64,
+    /// The window's bytes.
+    pub bytes: Bytes,
 }
 
 impl Window {
     /// The `len` bytes at `start` of the file, when this window holds them all.
-    pub(super) fn get(&self, start: u64, len: u64) -> Option<&[u8]> {
+    pub fn get(&self, start: u64, len: u64) -> Option<&[u8]> {
         let from = usize::try_from(start.checked_sub(self.offset)?).ok()?;
         let to = from.checked_add(usize::try_from(len).ok()?)?;
         self.bytes.get(from..to)
     }
 
     /// The bytes from `start` to the window's end, when the window holds the byte at `start`.
-    pub(super) fn rest(&self, start: u64) -> Option<&[u8]> {
+    pub fn rest(&self, start: u64) -> Option<&[u8]> {
         let from = usize::try_from(start.checked_sub(self.offset)?).ok()?;
         self.bytes.get(from..).filter(|rest| !rest.is_empty())
     }
 }
 
 /// The `len` bytes at `start`, from whichever window holds them.
-pub(super) fn lookup(windows: &[Window], start: u64, len: u64) -> Option<&[u8]> {
+pub fn lookup(windows: &[Window], start: u64, len: u64) -> Option<&[u8]> {
     windows.iter().find_map(|w| w.get(start, len))
 }
 
@@ -205,7 +207,7 @@ fn u64_at(b: &[u8], i: usize) -> Option<u64> {
 
 /// The end-of-central-directory facts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Eocd {
+pub struct Eocd {
     /// Offset of the central directory.
     pub cd_offset: u64,
     /// Its size.
@@ -216,7 +218,7 @@ pub(crate) struct Eocd {
 
 /// Find the end-of-central-directory record in the last window of a file `total` bytes long
 /// (following a zip64 locator to the zip64 record).
-pub(super) fn find_eocd(window: &Window, total: u64) -> Result<Eocd, ZipError> {
+pub fn find_eocd(window: &Window, total: u64) -> Result<Eocd, ZipError> {
     let b = &window.bytes;
     // The end record is the last 22 bytes but for its comment (at most 65,535): looked for
     // there only, so a whole download mapped from its file is not read page by page.
@@ -285,7 +287,7 @@ pub(super) fn find_eocd(window: &Window, total: u64) -> Result<Eocd, ZipError> {
 
 /// One central directory entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ZipEntry {
+pub struct ZipEntry {
     /// The path in the archive.
     pub name: String,
     /// 0 stored, 8 deflated.
@@ -303,7 +305,7 @@ pub(crate) struct ZipEntry {
 /// The `count` entries of a central directory (zip64 sizes and offsets applied). Fewer entries
 /// than declared is an error, and so is an entry whose data would not lie before `cd_offset`
 /// (where the directory starts).
-pub(super) fn parse_central_directory(
+pub fn parse_central_directory(
     cd: &[u8],
     count: u64,
     cd_offset: u64,
@@ -314,7 +316,7 @@ pub(super) fn parse_central_directory(
 /// The entries wholly inside `prefix`, the first bytes of a central directory of `count`
 /// entries that starts at `cd_offset`: checked as [`parse_central_directory`] checks them, and
 /// in the same order, so the first entry of a kind found here is the directory's first.
-pub(super) fn parse_central_directory_prefix(
+pub fn parse_central_directory_prefix(
     prefix: &[u8],
     count: u64,
     cd_offset: u64,
@@ -429,7 +431,7 @@ fn apply_zip64(extra: &[u8], fields: [&mut u64; 3]) -> Result<(), ZipError> {
 
 /// The data of `entry`, given bytes starting at its local header: at most
 /// [`crate::metadata::max_bytes`], and exactly the declared size with the declared CRC-32.
-pub(super) fn extract(local: &[u8], entry: &ZipEntry) -> Result<Vec<u8>, ZipError> {
+pub fn extract(local: &[u8], entry: &ZipEntry) -> Result<Vec<u8>, ZipError> {
     let limit = crate::metadata::max_bytes() as u64;
     if entry.uncompressed_size > limit {
         return Err(ZipError::OverLimit {

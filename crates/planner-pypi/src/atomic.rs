@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// The permissions a written file gets (Unix; ignored elsewhere).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mode {
+pub enum Mode {
     /// `0644`: a data file.
     File,
     /// `0755`: a script.
@@ -17,12 +17,12 @@ pub(crate) enum Mode {
 }
 
 /// Write `bytes` to `path` atomically.
-pub(crate) fn write(path: &Path, bytes: &[u8], mode: Mode) -> std::io::Result<()> {
+pub fn write(path: &Path, bytes: &[u8], mode: Mode) -> std::io::Result<()> {
     write_with(path, mode, |file| file.write_all(bytes))
 }
 
 /// Write `path` atomically with `fill`, which writes the contents into the temporary file.
-pub(crate) fn write_with(
+pub fn write_with(
     path: &Path,
     mode: Mode,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
@@ -40,7 +40,7 @@ pub(crate) fn write_with(
 }
 
 /// Sync folder `dir` so the renames in it last (best effort: not every platform can).
-pub(crate) fn sync_dir(dir: &Path) {
+pub fn sync_dir(dir: &Path) {
     if let Ok(folder) = std::fs::File::open(dir) {
         let _ = folder.sync_all();
     }

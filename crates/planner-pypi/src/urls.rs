@@ -22,7 +22,7 @@ pub struct FileUrl {
 
 impl FileUrl {
     /// A URL serialized by [`Url`] and stored since, not parsed until used.
-    pub(crate) fn from_serialized(text: &str) -> FileUrl {
+    pub fn from_serialized(text: &str) -> FileUrl {
         FileUrl {
             text: text.into(),
             parsed: OnceLock::new(),
@@ -99,7 +99,7 @@ impl std::fmt::Display for FileUrl {
 
 /// Decode `%XX` escapes; invalid ones (`%zz`, a trailing `%`) are kept as written, and `+`
 /// stays `+` (URL paths and userinfo are not form data).
-pub(super) fn percent_decode(text: &str) -> String {
+pub fn percent_decode(text: &str) -> String {
     percent_encoding::percent_decode_str(text)
         .decode_utf8_lossy()
         .into_owned()
@@ -108,7 +108,7 @@ pub(super) fn percent_decode(text: &str) -> String {
 /// The file name a URL points at: its last path segment, percent-decoded
 /// (`torch-2.5.1%2Bcu124-….whl` -> `torch-2.5.1+cu124-….whl`). Empty when the URL has no path
 /// segments (`mailto:`-like URLs) or ends in `/`.
-pub(crate) fn url_filename(url: &Url) -> String {
+pub fn url_filename(url: &Url) -> String {
     url.path_segments()
         .and_then(|mut segments| segments.next_back().map(percent_decode))
         .unwrap_or_default()

@@ -1,0 +1,285 @@
+//! The import statements of some modules in Python source, with what each imports and how
+//! it is guarded.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::guards::{Block, header};
+use super::lines::{Logical, logical_lines};
+use super::{ImportGuard, ImportStatement};
+
+/// The absolute import statements of `modules` (top-level names) in Python source, leaving
+/// out those that run only sometimes (under `if`/`elif`/`else`/`match`, in `except`).
+pub(crate) fn import_statements(source: &str, modules: &BTreeSet<String>) -> Vec<ImportStatement> {
+    statements(source, modules, false)
+}
+
+/// The absolute import statements of `modules` that run when their module is imported, its
+/// conditions holding: at module level (or in a class body), under an `if` whose test may hold
+/// here (`if is_jinja_available(): import jinja2` in transformers' `chat_template_utils.py`
+/// runs wherever Jinja2 is installed), not in a function, not under a typing-only or platform
+/// test, and not in a `try:` that catches `ImportError`. Evidence that a dist uses another at
+/// import time, whether or not it declares it.
+pub(crate) fn import_time_statements(
+    source: &str,
+    modules: &BTreeSet<String>,
+) -> Vec<ImportStatement> {
+    statements(source, modules, true)
+        .into_iter()
+        .filter(|s| s.guard != ImportGuard::Any && !s.dead)
+        .collect()
+}
+
+/// [`import_statements`]; with `import_time`, those under an `if` that may hold here too, and
+/// none in a function (not marked: left out).
+fn statements(source: &str, modules: &BTreeSet<String>, import_time: bool) -> Vec<ImportStatement> {
+    let lines = logical_lines(source);
+    let mut out = Vec::new();
+    let mut open: Vec<(usize, Block)> = Vec::new();
+    let mut aliases = BTreeMap::new();
+    for (at, logical) in lines.iter().enumerate() {
+        while open
+            .last()
+            .is_some_and(|(indent, _)| *indent >= logical.indent)
+        {
+            open.pop();
+        }
+        if open.is_empty() {
+            out.extend(attribute_uses(logical, &mut aliases, modules));
+        }
+        let sometimes = open.iter().any(|(_, b)| match b {
+            Block::Sometimes(may) => !(import_time && *may),
+            Block::Def(_) => import_time,
+            _ => false,
+        });
+        let dead = open.iter().any(|(_, b)| matches!(b, Block::Def(true)));
+        if !sometimes {
+            let guard = open
+                .iter()
+                .filter_map(|(_, b)| match b {
+                    Block::Try(g) => Some(*g),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(ImportGuard::None);
+            out.extend(
+                parse_import(&logical.text, &|top| modules.contains(top))
+                    .into_iter()
+                    .map(|(module, names)| ImportStatement {
+                        line: logical.line,
+                        module,
+                        names,
+                        guard,
+                        dead,
+                        attribute: false,
+                    }),
+            );
+        }
+        if let Some(block) = header(&lines, at) {
+            open.push((logical.indent, block));
+        }
+    }
+    out
+}
+
+/// At module level: the names an import statement binds to modules of `modules` (`import
+/// jax.core as jc`: `jc` -> `jax.core`; `import jax.core`: `jax` -> `jax`; `from jax import
+/// core`: `core` -> `jax.core`) are added to `aliases`; a class header or decorator line yields
+/// each attribute chain it holds on such a name (`jax.core.Effect`: module `jax.core`, names
+/// `Effect`). Strings are skipped.
+fn attribute_uses(
+    logical: &Logical<'_>,
+    aliases: &mut BTreeMap<String, String>,
+    modules: &BTreeSet<String>,
+) -> Vec<ImportStatement> {
+    let text = logical.text.as_ref();
+    let wanted = |m: &str| modules.contains(m.split('.').next().unwrap_or(""));
+    if let Some(rest) = text.strip_prefix("import ") {
+        for part in rest.split(',') {
+            let words: Vec<&str> = part.split_whitespace().collect();
+            match words.as_slice() {
+                [m, "as", alias] if wanted(m) => aliases.insert(alias.to_string(), m.to_string()),
+                [m] if wanted(m) => {
+                    let top = m.split('.').next().unwrap_or(m);
+                    aliases.insert(top.to_string(), top.to_string())
+                }
+                _ => None,
+            };
+        }
+        return Vec::new();
+    }
+    if let Some(rest) = text.strip_prefix("from ") {
+        let Some((module, names)) = rest.split_once(" import ") else {
+            return Vec::new();
+        };
+        let module = module.trim();
+        if wanted(module) {
+            let names = names.trim().trim_start_matches('(').trim_end_matches(')');
+            for part in names.split(',') {
+                let words: Vec<&str> = part.split_whitespace().collect();
+                let (name, alias) = match words.as_slice() {
+                    [n, "as", a] => (*n, *a),
+                    [n] => (*n, *n),
+                    _ => continue,
+                };
+                aliases.insert(alias.to_string(), format!("{module}.{name}"));
+            }
+        }
+        return Vec::new();
+    }
+    if !(text.starts_with("class ") || text.starts_with('@')) {
+        return Vec::new();
+    }
+    let mut out: Vec<ImportStatement> = Vec::new();
+    for chain in dotted_chains(text) {
+        let mut parts = chain.split('.');
+        let Some(base) = parts.next().and_then(|first| aliases.get(first)) else {
+            continue;
+        };
+        let rest: Vec<&str> = parts.collect();
+        let Some((name, inner)) = rest.split_last() else {
+            continue;
+        };
+        let module = std::iter::once(base.as_str())
+            .chain(inner.iter().copied())
+            .collect::<Vec<_>>()
+            .join(".");
+        out.push(ImportStatement {
+            line: logical.line,
+            module,
+            names: vec![name.to_string()],
+            guard: ImportGuard::None,
+            dead: false,
+            attribute: true,
+        });
+    }
+    out
+}
+
+/// The dotted names (`a.b.c`) of a line, outside its string literals.
+fn dotted_chains(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            if c == '\\' {
+                chars.next();
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        if c.is_alphanumeric() || c == '_' || (c == '.' && !current.is_empty()) {
+            current.push(c);
+            continue;
+        }
+        if current.contains('.') && !current.starts_with(|d: char| d.is_ascii_digit()) {
+            out.push(current.trim_end_matches('.').to_string());
+        }
+        current.clear();
+        if c == '"' || c == '\'' {
+            quote = Some(c);
+        } else if c == '.' {
+            // `x().y`: what follows a call is no chain on an imported name
+            while chars
+                .peek()
+                .is_some_and(|n| n.is_alphanumeric() || *n == '_')
+            {
+                chars.next();
+            }
+        }
+    }
+    if current.contains('.') && !current.starts_with(|d: char| d.is_ascii_digit()) {
+        out.push(current.trim_end_matches('.').to_string());
+    }
+    out
+}
+
+/// The (module, names) an import statement imports of `modules`.
+fn parse_import(text: &str, wanted: &dyn Fn(&str) -> bool) -> Vec<(String, Vec<String>)> {
+    let ours = |module: &str| wanted(module.split('.').next().unwrap_or(""));
+    let is_path = |m: &str| {
+        !m.is_empty()
+            && m.split('.')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'))
+    };
+    if let Some(rest) = text.strip_prefix("from ") {
+        let mut parts = rest.splitn(2, " import ");
+        let (module, names) = (parts.next().unwrap_or("").trim(), parts.next());
+        let Some(names) = names else {
+            return Vec::new();
+        };
+        if !is_path(module) || !ours(module) {
+            return Vec::new();
+        }
+        let names: Vec<String> = names
+            .trim()
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .split(',')
+            .filter_map(|n| n.split_whitespace().next())
+            .filter(|n| *n != "*" && is_path(n))
+            .map(str::to_string)
+            .collect();
+        return vec![(module.to_string(), names)];
+    }
+    if let Some(rest) = text.strip_prefix("import ") {
+        return rest
+            .split(',')
+            .filter_map(|part| part.split_whitespace().next())
+            .filter(|m| is_path(m) && ours(m))
+            .map(|m| (m.to_string(), Vec::new()))
+            .collect();
+    }
+    Vec::new()
+}
+
+/// The import statements at a module's top level (no indent: outside every `def`, `class`,
+/// `if` and `try`), which run whenever the module is imported, of any module. A relative import
+/// is resolved against `package`, the dotted package the file is in (`from . import x` in
+/// `tb/main.py` is `tb`, names `x`); one that climbs above it is left out.
+pub(crate) fn unconditional_imports(source: &str, package: &str) -> Vec<ImportStatement> {
+    let mut out = Vec::new();
+    for logical in logical_lines(source).iter().filter(|l| l.indent == 0) {
+        let text = resolve_relative(&logical.text, package);
+        let Some(text) = text.as_deref() else {
+            continue;
+        };
+        out.extend(
+            parse_import(text, &|_| true)
+                .into_iter()
+                .map(|(module, names)| ImportStatement {
+                    line: logical.line,
+                    module,
+                    names,
+                    guard: ImportGuard::None,
+                    dead: false,
+                    attribute: false,
+                }),
+        );
+    }
+    out
+}
+
+/// `from .x import y` in `package` as `from package.x import y`; other lines as they are;
+/// `None` for a relative import that climbs above `package`.
+fn resolve_relative<'a>(text: &'a str, package: &str) -> Option<Cow<'a, str>> {
+    let Some(rest) = text.strip_prefix("from .") else {
+        return Some(Cow::Borrowed(text));
+    };
+    let dots = 1 + rest.bytes().take_while(|&b| b == b'.').count();
+    let rest = &rest[dots - 1..];
+    let parts: Vec<&str> = package.split('.').collect();
+    let keep = parts.len().checked_sub(dots - 1).filter(|&k| k > 0)?;
+    let base = parts[..keep].join(".");
+    let (module, names) = rest.split_once(" import ")?;
+    let module = module.trim();
+    let full = if module.is_empty() {
+        base
+    } else {
+        format!("{base}.{module}")
+    };
+    Some(Cow::Owned(format!("from {full} import {names}")))
+}

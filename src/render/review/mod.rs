@@ -1,0 +1,299 @@
+//! `planner review` output, one file per format: text for a terminal ([`text`]), JSON
+//! (`docs/review.md`, [`json`]), markdown (a pull-request comment: a table worst first,
+//! collapsible details, the safer plan's steps and commands, [`markdown`]), GitHub workflow
+//! annotations on the changed lines ([`github`]) and SARIF 2.1.0 for code scanning ([`sarif`]).
+//! What every format says of a finding (its level, breaks, links, the safer plan's steps from
+//! [`crate::review::advice`]) is worded here.
+//!
+//! Every value from the reviewed files is untrusted: it is escaped for the terminal, for
+//! markdown cells, for workflow-command properties and data, and serialized by serde in JSON
+//! and SARIF; commands are built from the parsed plan by `render::commands`.
+
+mod github;
+mod json;
+mod markdown;
+mod sarif;
+mod text;
+
+pub(crate) use github::github;
+pub(crate) use json::json;
+pub(crate) use markdown::markdown;
+pub(crate) use sarif::sarif;
+pub(crate) use text::text;
+
+use super::text::movement;
+use crate::plan::{Blocker, Plan};
+use crate::review::advice::Step;
+use crate::review::analysis::TargetVerdict;
+use crate::review::pins::ProjectTool;
+use crate::review::{Finding, MeasuredPlan, Review, Unresolved};
+
+/// `low 12/100`, `high 60/100 from its breaks` (no plan could be scored where it was judged:
+/// the level rests on what it breaks alone), or `not judged`.
+fn level_text(finding: &Finding) -> String {
+    let judged = finding.targets.iter().filter(|t| t.risk.is_some());
+    let from_breaks = judged.clone().count() > 0 && judged.clone().all(|t| t.judged_from_breaks);
+    match (finding.level, finding.score) {
+        (Some(level), Some(score)) if from_breaks => {
+            format!("{level} {score}/100 from its breaks")
+        }
+        (Some(level), Some(score)) => format!("{level} {score}/100"),
+        _ => "not judged".to_string(),
+    }
+}
+
+fn blocker_text(b: &Blocker) -> String {
+    format!(
+        "{} {} requires {}",
+        b.dependent, b.dependent_version, b.requirement
+    )
+}
+
+/// `requests==2.34.2 (requirements/base.txt:148), held with it in requirements/test.in: no
+/// version meets both`.
+fn held_text(h: &crate::review::analysis::Held) -> String {
+    let at = h
+        .line
+        .map_or_else(|| h.file.clone(), |line| format!("{}:{line}", h.file));
+    format!(
+        "{} ({at}), held with it in {}: no version meets both",
+        h.requirement, h.environment
+    )
+}
+
+fn changes_text(plan: &Plan) -> String {
+    plan.changes
+        .iter()
+        .map(|c| format!("{} {}", c.name, movement(c)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A step of the safer plan, in words (its code spans in backticks).
+fn step_text(step: &Step) -> String {
+    match step {
+        Step::KeepInTable {
+            pyproject,
+            requirement,
+            table,
+        } => format!(
+            "in {pyproject}, keep `{requirement}` in {} (once the blockers go back it breaks nothing, and they do not require it)",
+            table.label()
+        ),
+        Step::DropFromTable {
+            pyproject,
+            requirement,
+            table,
+        } => format!(
+            "in {pyproject}, drop `{requirement}` from {}",
+            table.label()
+        ),
+        Step::RequireRelease {
+            file,
+            name,
+            version,
+            now,
+        } => format!("in {file}, require `{name}=={version}` where it names {name} (now {now})"),
+        Step::BoundMovingAlong {
+            file,
+            name,
+            bound,
+            to,
+            from,
+            with: (package, version),
+        } => format!(
+            "in {file}, require `{name}{}{to}` (now {from}; it breaks under {package} {version}, and `uv lock` keeps a locked version it is not told to move)",
+            bound.operator()
+        ),
+        Step::RequireInFile {
+            file,
+            name,
+            version,
+            declared,
+        } => format!("in {file}, require `{name}=={version}` where it declares `{declared}`"),
+        Step::Lock { tool, moves } => {
+            let mut lock = match tool {
+                Some(ProjectTool::Uv) => "run `uv lock`, then `uv sync`",
+                Some(ProjectTool::Poetry) => "run `poetry lock`, then `poetry install`",
+                Some(ProjectTool::Pdm) => "run `pdm lock`, then `pdm install`",
+                None => "install the project again with `pip install .`",
+            }
+            .to_string();
+            if !moves.is_empty() {
+                let moves: Vec<String> = moves
+                    .iter()
+                    .map(|c| format!("{} {}", c.name, movement(c)))
+                    .collect();
+                lock.push_str(&format!(" (it moves {})", moves.join(", ")));
+            }
+            lock
+        }
+    }
+}
+
+/// `idna 2.4 was uploaded 2017-02-19 (3570 days ago)`, for an exact pin the index knows.
+fn release_text(f: &Finding) -> Option<String> {
+    let r = f.release.as_ref()?;
+    let name = f.pin.name();
+    Some(match (r.uploaded, r.age_days) {
+        (Some(at), Some(days)) => format!(
+            "{name} {} was uploaded {} ({days} day{} ago)",
+            r.version,
+            at.strftime("%Y-%m-%d"),
+            if days == 1 { "" } else { "s" }
+        ),
+        _ => format!("{name} {}: the index gives no upload time", r.version),
+    })
+}
+
+/// `compare v2.3...v2.4` and, when the tag names are a guess, what was guessed.
+fn compare_label(c: &crate::review::links::Compare) -> (String, Option<&'static str>) {
+    (
+        format!("compare {}...{}", c.from, c.to),
+        c.guessed
+            .then_some("tag names guessed as `vX`: the project's URLs show none; it may tag `X`"),
+    )
+}
+
+/// The links of a finding as `(label, url)`: release notes, the compare view, the line.
+fn finding_links(f: &Finding) -> Vec<(String, String)> {
+    let mut links = Vec::new();
+    if let Some(r) = &f.release {
+        for note in &r.notes {
+            links.push((note.label.clone(), note.url.clone()));
+        }
+        if let Some(c) = &r.compare {
+            let (label, guess) = compare_label(c);
+            let label = match guess {
+                Some(_) => format!("{label} (tags guessed)"),
+                None => label,
+            };
+            links.push((label, c.url.clone()));
+        }
+    }
+    if let Some(url) = &f.permalink {
+        links.push(("the line".to_string(), url.clone()));
+    }
+    links
+}
+
+/// `DOES NOT RESOLVE requirements.txt on Python 3.12 ...: why`, or `NOT JUDGED ...` where index
+/// data is missing.
+fn unresolved_text(u: &Unresolved) -> String {
+    if u.missing.is_some() {
+        return format!("NOT JUDGED {} on {}: {}", u.environment, u.target, u.reason);
+    }
+    let base = match (u.at_base, u.base_unknown) {
+        (true, _) => " (nor at the base)",
+        (false, true) => " (the base's index data is missing: whether it did is not known)",
+        (false, false) => " (the base did)",
+    };
+    format!(
+        "DOES NOT RESOLVE {} on {}{base}: {}",
+        u.environment, u.target, u.reason
+    )
+}
+
+fn header(review: &Review) -> String {
+    let short = |c: &str| c.chars().take(12).collect::<String>();
+    format!(
+        "{} forced or pinned version(s) added or changed: base {} ({}) -> head {} ({}); judged for {}",
+        review.findings.len(),
+        review.base.name,
+        short(&review.base.commit),
+        review.head.name,
+        short(&review.head.commit),
+        review.targets.join(", ")
+    )
+}
+
+/// `review --try`: the plans tried on this target, named ("as pinned", "safer").
+fn measured_plans(v: &TargetVerdict) -> Vec<(&'static str, &MeasuredPlan)> {
+    let Some(tried) = &v.tried else {
+        return Vec::new();
+    };
+    [("as pinned", &tried.pinned), ("safer", &tried.safer)]
+        .into_iter()
+        .filter_map(|(what, m)| Some((what, m.as_ref()?)))
+        .collect()
+}
+
+/// "REGRESSED: 2 regression(s) in 48 checks and 0 test(s), 3.2s".
+fn measured_line(m: &MeasuredPlan) -> String {
+    format!("{}: {}", super::trial::verdict_word(&m.tried), m.summary)
+}
+
+/// One sentence per finding for annotations and SARIF.
+fn finding_message(f: &Finding) -> String {
+    let mut parts = vec![format!(
+        "{} {} ({}).",
+        f.pin.kind.label(),
+        f.pin.requirement,
+        level_text(f)
+    )];
+    for v in &f.targets {
+        let mut bits = Vec::new();
+        bits.extend(
+            v.breaks
+                .iter()
+                .map(|b| format!("breaks {}", blocker_text(b))),
+        );
+        bits.extend(
+            v.excludes
+                .iter()
+                .map(|h| format!("excludes {}", held_text(h))),
+        );
+        if let Some(plan) = &v.safer {
+            bits.push(format!("safer: {}: {}", plan.title, changes_text(plan)));
+        }
+        if let Some(note) = &v.note {
+            bits.push(format!("not judged: {note}"));
+        }
+        if !bits.is_empty() {
+            parts.push(format!("On {}: {}.", v.target, bits.join("; ")));
+        }
+    }
+    if let Some(release) = release_text(f) {
+        parts.push(format!("{release}."));
+    }
+    let links: Vec<String> = finding_links(f)
+        .into_iter()
+        .filter(|(label, _)| label != "the line")
+        .map(|(label, url)| format!("{label} {url}"))
+        .collect();
+    if !links.is_empty() {
+        parts.push(format!("Links: {}", links.join(" , ")));
+    }
+    parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::test_plans::{n, v};
+
+    /// A dependent that moves forward is required at its new release or later; one that moves
+    /// back at its new release or earlier.
+    #[test]
+    fn a_dependent_moving_along_is_worded_with_its_bound() {
+        let step = |bound, from: &str, to: &str| {
+            step_text(&Step::BoundMovingAlong {
+                file: "pyproject.toml".to_string(),
+                name: n("flask-login"),
+                bound,
+                to: v(to),
+                from: v(from),
+                with: (n("werkzeug"), v("2.0.3")),
+            })
+        };
+        assert_eq!(
+            step(crate::review::advice::Bound::AtLeast, "0.5.0", "0.6.3"),
+            "in pyproject.toml, require `flask-login>=0.6.3` (now 0.5.0; it breaks under werkzeug \
+             2.0.3, and `uv lock` keeps a locked version it is not told to move)"
+        );
+        assert!(
+            step(crate::review::advice::Bound::AtMost, "0.6.3", "0.5.0")
+                .starts_with("in pyproject.toml, require `flask-login<=0.5.0` (now 0.6.3;"),
+        );
+    }
+}
