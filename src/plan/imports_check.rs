@@ -33,19 +33,30 @@ use pep508_rs::PackageName;
 use super::oracle::Oracle;
 use crate::inventory::imports::{ImportGuard, ImportUse};
 use crate::inventory::module_names::{Lazy, ModuleNames, module_names};
+use crate::risk::Citation;
 
 /// At most this many failing imports are named per change.
 const LISTED: usize = 3;
 
-/// The import statements in `uses` that `name` `from` -> `to` breaks, as sentences (first
-/// [`LISTED`], then how many more), and the dists whose statements they are (every one, sorted).
+/// What [`missing_imports`] finds.
+#[derive(Debug, Default)]
+pub(crate) struct Missing {
+    /// One sentence per failing statement (the first [`LISTED`], then how many more).
+    pub sentences: Vec<String>,
+    /// Every failing statement as data, one per missing name (or module).
+    pub citations: Vec<Citation>,
+    /// The dists whose statements they are (every one, sorted).
+    pub importers: Vec<PackageName>,
+}
+
+/// The import statements in `uses` that `name` `from` -> `to` breaks.
 pub(crate) fn missing_imports(
     name: &PackageName,
     from: &Version,
     to: &Version,
     uses: &[&ImportUse],
     oracle: &dyn Oracle,
-) -> (Vec<String>, Vec<PackageName>) {
+) -> Missing {
     if uses.is_empty() {
         return Default::default();
     }
@@ -60,14 +71,27 @@ pub(crate) fn missing_imports(
         seen: BTreeMap::new(),
     };
     let mut found = Vec::new();
+    let mut citations = Vec::new();
     for import in uses {
         let statement = &import.statement;
         if statement.guard == ImportGuard::Any || statement.dead {
             continue;
         }
         let module = &statement.module;
+        let cite = |name: Option<&String>| Citation {
+            dist: import.dist.to_string(),
+            version: import.version.to_string(),
+            file: import.file.clone(),
+            line: statement.line,
+            module: module.clone(),
+            name: name.cloned(),
+            attribute: statement.attribute,
+        };
         let what = if has_module(&old, module) && !has_module(&new, module) {
-            (statement.guard == ImportGuard::None).then(|| format!("the module `{module}`"))
+            (statement.guard == ImportGuard::None).then(|| {
+                citations.push(cite(None));
+                format!("the module `{module}`")
+            })
         } else if has_module(&new, module) && !statement.names.is_empty() {
             let asked: BTreeSet<String> = statement.names.iter().cloned().collect();
             let gone: Vec<&String> = statement
@@ -75,6 +99,7 @@ pub(crate) fn missing_imports(
                 .iter()
                 .filter(|n| name_gone(&old, &new, module, n, &asked, (from, to), &mut names))
                 .collect();
+            citations.extend(gone.iter().map(|n| cite(Some(n))));
             (!gone.is_empty()).then(|| {
                 if statement.attribute {
                     let used: Vec<String> =
@@ -110,7 +135,11 @@ pub(crate) fn missing_imports(
     if more > 0 {
         found.push(format!("and {more} more"));
     }
-    (found, importers.into_iter().collect())
+    Missing {
+        sentences: found,
+        citations,
+        importers: importers.into_iter().collect(),
+    }
 }
 
 /// Which names a release's module files bind, asked once per (version, file, names).
@@ -432,18 +461,41 @@ mod tests {
                 "# no HybridCache here any more\n__all__ = [\"Gemma2Model\"]\n".to_string(),
             ),
         ];
-        let (found, importers) =
-            missing_imports(&name, &from, &to, &[&import], &oracle(Some(models)));
+        let missing = missing_imports(&name, &from, &to, &[&import], &oracle(Some(models)));
         assert_eq!(
-            found,
+            missing.sentences,
             [
                 "peft 0.17.1 (peft/peft_model.py, line 37) imports `HybridCache` from \
               `transformers`, which transformers 5.25.0 does not have"
             ]
         );
-        assert_eq!(importers, ["peft".parse::<PackageName>().unwrap()]);
-        let (found, _) = missing_imports(&name, &from, &to, &[&import], &oracle(None));
-        assert!(found.is_empty(), "{found:?}");
+        assert_eq!(missing.importers, ["peft".parse::<PackageName>().unwrap()]);
+        let cited: Vec<_> = missing
+            .citations
+            .iter()
+            .map(|c| {
+                (
+                    c.file.as_str(),
+                    c.line,
+                    c.module.as_str(),
+                    c.name.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            cited,
+            [(
+                "peft/peft_model.py",
+                37,
+                "transformers",
+                Some("HybridCache")
+            )]
+        );
+        let missing = missing_imports(&name, &from, &to, &[&import], &oracle(None));
+        assert!(
+            missing.sentences.is_empty() && missing.citations.is_empty(),
+            "{missing:?}"
+        );
     }
 
     #[test]
