@@ -57,6 +57,19 @@ pub trait IndexSource: Send + Sync {
         None
     }
 
+    /// Every `.py` member of a wheel under the folder `prefix` (`transformers/models/`), with
+    /// its bytes, read by one range request spanning them; `None` as for
+    /// [`IndexSource::wheel_member`], or when they span more than `cap` bytes of the wheel.
+    fn wheel_members_under(
+        &self,
+        file: &DistFile,
+        prefix: &str,
+        cap: u64,
+    ) -> Option<Vec<(String, Vec<u8>)>> {
+        let _ = (file, prefix, cap);
+        None
+    }
+
     /// Whether reading from this source may wait on the network: `false` for `--offline`, local
     /// folders and in-memory indexes, whose reads are work for the CPU alone. The solver sizes
     /// its background readers by it (threads beyond the cores only cost when nothing waits).

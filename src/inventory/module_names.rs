@@ -2,7 +2,9 @@
 //!
 //! In: a module's source and the names asked about. Out: [`ModuleNames`]: the asked names the
 //! module defines, imports or lists in `__all__`, and whether it is open (any name may come from
-//! it: a star import, a module `__getattr__`, `globals()` / `exec` / `sys.modules[__name__]`).
+//! it: a star import, a module `__getattr__`, `globals()` / `exec` / `sys.modules[__name__]`),
+//! or, for a module that replaces itself with a lazy loader, where else its names come from
+//! ([`Lazy`]: its relative star imports and the folders its import structure is built from).
 //!
 //! A name counts where a statement binds it at module scope, which includes every `if`/`else`,
 //! `try`/`except`, `with`, `for` and `while` block outside a `def` or `class` body (`try: from x
@@ -37,6 +39,24 @@ pub struct ModuleNames {
     /// `__getattr__`, or module globals written dynamically (`globals()`, `exec`,
     /// `sys.modules[__name__]`, `vars()`).
     pub open: bool,
+    /// The module replaces itself with a lazy loader ([`Lazy`]): it may also hand out the names
+    /// the places listed there hold.
+    pub lazy: Option<Lazy>,
+}
+
+/// A module that replaces itself with a lazy loader, `sys.modules[__name__] = _LazyModule(...)`
+/// (transformers' and diffusers' `__init__.py`): it hands out the names of its import structure,
+/// the string items of the dicts it is built from (all of them counted in
+/// [`ModuleNames::defined`]), plus the names of the modules below, which the caller reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lazy {
+    /// Its relative star imports (`from .models import *`, under `if TYPE_CHECKING:`, mirroring
+    /// the structure): (level, dotted module), `(1, "models")`.
+    pub stars: Vec<(usize, String)>,
+    /// Folders whose files' `__all__` the structure is built from
+    /// (`define_import_structure(Path(__file__).parent / "models")`: `models`; the module's own
+    /// folder: the empty string), relative to the module's folder.
+    pub folders: Vec<String>,
 }
 
 /// [`ModuleNames`] of `source` for the `asked` names.
@@ -47,6 +67,7 @@ pub(crate) fn module_names(source: &str, asked: &BTreeSet<String>) -> ModuleName
     let mut getattr: Option<Getattr> = None;
     let mut getattr_defs = 0;
     let mut deprecations = Deprecations::default();
+    let mut lazy = LazyScan::default();
     for line in logical_lines(source) {
         while blocks
             .last()
@@ -63,7 +84,9 @@ pub(crate) fn module_names(source: &str, asked: &BTreeSet<String>) -> ModuleName
                 body.ended = true;
             }
         }
-        scan.dynamic(&tokens);
+        if in_scope || !lazy.line(&tokens) {
+            scan.dynamic(&tokens);
+        }
         if !in_scope {
             deprecations.line(&tokens);
         }
@@ -93,9 +116,135 @@ pub(crate) fn module_names(source: &str, asked: &BTreeSet<String>) -> ModuleName
         scan.bound.extend(names.iter().cloned());
     }
     let answered = closed.is_some() || table.is_some();
+    let lazy = lazy.finish(&mut scan);
     ModuleNames {
         defined: scan.bound.intersection(asked).cloned().collect(),
         open: scan.open || (scan.bound.contains("__getattr__") && !answered),
+        lazy,
+    }
+}
+
+/// What a module-scope scan learns of a lazy loader (see [`Lazy`]).
+#[derive(Default)]
+struct LazyScan {
+    /// `sys.modules[__name__] = ..._LazyModule(...)` was seen.
+    replaced: bool,
+    /// `define_import_structure(...)` with an argument read as a folder.
+    folders: Vec<String>,
+    /// `define_import_structure(...)` with an argument not understood.
+    unread: bool,
+    /// Names holding the module's own file (`_file = globals()["__file__"]`).
+    files: BTreeSet<String>,
+    /// The identifier-like string literals seen at module scope.
+    strings: BTreeSet<String>,
+}
+
+impl LazyScan {
+    /// One module-scope logical line; `true` when it is the lazy replacement itself (not a
+    /// dynamic write of the module's globals, then).
+    fn line(&mut self, tokens: &[Tok<'_>]) -> bool {
+        for token in tokens {
+            if let Tok::Str(text) = token
+                && is_identifier(text)
+            {
+                self.strings.insert((*text).to_string());
+            }
+        }
+        if let [Tok::Name(alias), Tok::Op("="), value @ ..] = tokens
+            && self.is_file(value)
+        {
+            self.files.insert((*alias).to_string());
+        }
+        for (at, token) in tokens.iter().enumerate() {
+            if *token == Tok::Name("define_import_structure")
+                && tokens.get(at + 1) == Some(&Tok::Op("("))
+            {
+                let args = inside(&tokens[at + 2..]);
+                let first = split_top(args, ",").first().copied().unwrap_or(&[]);
+                match self.folder(first) {
+                    Some(folder) => self.folders.push(folder),
+                    None => self.unread = true,
+                }
+            }
+        }
+        let replaced = matches!(
+            tokens,
+            [
+                Tok::Name("sys"),
+                Tok::Op("."),
+                Tok::Name("modules"),
+                Tok::Op("["),
+                Tok::Name("__name__"),
+                Tok::Op("]"),
+                Tok::Op("="),
+                rest @ ..,
+            ] if rest
+                .iter()
+                .position(|t| *t == Tok::Op("("))
+                .and_then(|at| rest[..at].last())
+                .is_some_and(|callee| matches!(callee, Tok::Name(n) if n.ends_with("LazyModule")))
+        );
+        self.replaced |= replaced;
+        replaced
+    }
+
+    /// `__file__`, `globals()["__file__"]` or a name holding one of them.
+    fn is_file(&self, tokens: &[Tok<'_>]) -> bool {
+        match tokens {
+            [Tok::Name("__file__")] => true,
+            [Tok::Name(name)] => self.files.contains(*name),
+            [
+                Tok::Name("globals"),
+                Tok::Op("("),
+                Tok::Op(")"),
+                Tok::Op("["),
+                Tok::Str("__file__"),
+                Tok::Op("]"),
+            ] => true,
+            _ => false,
+        }
+    }
+
+    /// The folder a `define_import_structure` argument names, relative to the module's own:
+    /// its file (the empty string), or `Path(FILE).parent / "sub"` (`sub`).
+    fn folder(&self, arg: &[Tok<'_>]) -> Option<String> {
+        if self.is_file(arg) {
+            return Some(String::new());
+        }
+        let [
+            Tok::Name("Path"),
+            Tok::Op("("),
+            inner @ ..,
+            Tok::Op(")"),
+            Tok::Op("."),
+            Tok::Name("parent"),
+            Tok::Op("/"),
+            Tok::Str(sub),
+        ] = arg
+        else {
+            return None;
+        };
+        (self.is_file(inner) && is_identifier(sub)).then(|| (*sub).to_string())
+    }
+
+    /// The [`Lazy`] of a module replaced by a lazy loader, its import structure's strings bound
+    /// in `scan` and its relative star imports taken as places to read (not as "open"); `None`
+    /// for any other module, or one whose structure is built from what cannot be read.
+    fn finish(self, scan: &mut Scan) -> Option<Lazy> {
+        if !self.replaced {
+            return None;
+        }
+        if self.unread || scan.stars.iter().any(|(level, _)| *level == 0) {
+            // the replacement hands out what cannot be read: any name
+            scan.open = true;
+            return None;
+        }
+        scan.bound.extend(self.strings);
+        scan.open = scan.open_otherwise;
+        Some(Lazy {
+            stars: std::mem::take(&mut scan.stars),
+            folders: self.folders,
+        })
     }
 }
 
@@ -393,6 +542,10 @@ fn opens_block(tokens: &[Tok<'_>]) -> bool {
 struct Scan {
     bound: BTreeSet<String>,
     open: bool,
+    /// `open`, star imports aside.
+    open_otherwise: bool,
+    /// The star imports: (level, dotted module), `from ..x import *` is `(2, "x")`.
+    stars: Vec<(usize, String)>,
 }
 
 impl Scan {
@@ -492,9 +645,13 @@ impl Scan {
             .filter(|t| !matches!(t, Tok::Op("(" | ")")))
             .cloned()
             .collect();
+        let from = &tokens[..at];
         for item in split_top(&names, ",") {
             match item {
-                [Tok::Op("*")] => self.open = true,
+                [Tok::Op("*")] => {
+                    self.open = true;
+                    self.stars.push(relative_module(from));
+                }
                 [.., Tok::Name("as"), Tok::Name(alias)] => self.bind(alias),
                 [Tok::Name(name), ..] => self.bind(name),
                 _ => {}
@@ -587,17 +744,21 @@ impl Scan {
             let method = at > 0 && tokens[at - 1] == Tok::Op(".");
             let writes = match token {
                 Tok::Name("globals" | "vars" | "exec") if method => false,
-                Tok::Name("globals" | "vars") => matches!(
-                    rest,
-                    [Tok::Op("("), Tok::Op(")"), Tok::Op("["), ..]
-                        | [
+                Tok::Name("globals" | "vars") => {
+                    matches!(
+                        rest,
+                        [Tok::Op("("), Tok::Op(")"), Tok::Op("["), item @ ..] if subscript_written(item)
+                    ) || matches!(
+                        rest,
+                        [
                             Tok::Op("("),
                             Tok::Op(")"),
                             Tok::Op("."),
                             Tok::Name("update" | "setdefault" | "__setitem__" | "pop" | "clear"),
                             ..
                         ]
-                ),
+                    )
+                }
                 Tok::Name("exec") => exec_in_module(rest),
                 Tok::Name("modules") => matches!(
                     rest,
@@ -606,8 +767,53 @@ impl Scan {
                 _ => false,
             };
             self.open |= writes;
+            self.open_otherwise |= writes;
         }
     }
+}
+
+/// The tokens of a bracket's contents, from those after its opening bracket: up to the
+/// matching close (all of them, for a bracket left open).
+fn inside<'t, 'a>(after: &'t [Tok<'a>]) -> &'t [Tok<'a>] {
+    let mut depth = 1;
+    let end = after.iter().position(|t| {
+        match t {
+            Tok::Op("(" | "[" | "{") => depth += 1,
+            Tok::Op(")" | "]" | "}") => depth -= 1,
+            _ => {}
+        }
+        depth == 0
+    });
+    &after[..end.unwrap_or(after.len())]
+}
+
+/// Whether the subscript whose tokens after `[` are `item` is assigned to (`globals()["x"] = 1`)
+/// rather than read (`globals()["__file__"]`).
+fn subscript_written(item: &[Tok<'_>]) -> bool {
+    let key = inside(item);
+    if key.len() == item.len() {
+        // a subscript left open (a cut line): as before, written
+        return true;
+    }
+    // `globals()[k] = v`, `globals()[k] += v`; not `==`
+    matches!(item.get(key.len() + 1), Some(Tok::Op(op))
+        if op.ends_with('=') && !matches!(*op, "==" | "!=" | "<=" | ">="))
+}
+
+/// `..a.b` of `from ..a.b import ...`: (2, "a.b").
+fn relative_module(tokens: &[Tok<'_>]) -> (usize, String) {
+    let mut level = 0;
+    let mut module = String::new();
+    for token in tokens {
+        match token {
+            Tok::Op(".") if module.is_empty() => level += 1,
+            Tok::Op("...") if module.is_empty() => level += 3,
+            Tok::Op(".") => module.push('.'),
+            Tok::Name(name) => module.push_str(name),
+            _ => {}
+        }
+    }
+    (level, module)
 }
 
 /// Whether `exec(...)` (its tokens after `exec`) runs in the module's own namespace: a call with

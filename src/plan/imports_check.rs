@@ -16,7 +16,10 @@
 //! not; a name the installed module binds (or may hand out) while the planned module neither
 //! binds it (defines, imports or lists in `__all__`: a mention in a string or a comment does
 //! not count) nor can hand it out otherwise (a star import, a module `__getattr__`) and has no
-//! submodule of that name. An import under `if`/`else` (`if TYPE_CHECKING:`), in an `except`
+//! submodule of that name. A lazy loader (`sys.modules[__name__] = _LazyModule(...)`,
+//! transformers 5's `__init__.py`) binds its import structure and hands out what its relative
+//! star imports and its structure's folders hold: those are read too ([`Oracle::folder_sources`]),
+//! and one that cannot be read makes no claim. An import under `if`/`else` (`if TYPE_CHECKING:`), in an `except`
 //! handler, inside a `try:` that catches what it would raise, or inside a private function
 //! that nothing in its file names (it never runs) is left out. An import inside a function that
 //! is called counts: black 22.1's `patch_click()` fails when `black` starts. Unknown (a release whose files
@@ -29,20 +32,31 @@ use pep508_rs::PackageName;
 
 use super::oracle::Oracle;
 use crate::inventory::imports::{ImportGuard, ImportUse};
-use crate::inventory::module_names::ModuleNames;
+use crate::inventory::module_names::{Lazy, ModuleNames, module_names};
+use crate::risk::Citation;
 
 /// At most this many failing imports are named per change.
 const LISTED: usize = 3;
 
-/// The import statements in `uses` that `name` `from` -> `to` breaks, as sentences (first
-/// [`LISTED`], then how many more), and the dists whose statements they are (every one, sorted).
+/// What [`missing_imports`] finds.
+#[derive(Debug, Default)]
+pub(crate) struct Missing {
+    /// One sentence per failing statement (the first [`LISTED`], then how many more).
+    pub sentences: Vec<String>,
+    /// Every failing statement as data, one per missing name (or module).
+    pub citations: Vec<Citation>,
+    /// The dists whose statements they are (every one, sorted).
+    pub importers: Vec<PackageName>,
+}
+
+/// The import statements in `uses` that `name` `from` -> `to` breaks.
 pub(crate) fn missing_imports(
     name: &PackageName,
     from: &Version,
     to: &Version,
     uses: &[&ImportUse],
     oracle: &dyn Oracle,
-) -> (Vec<String>, Vec<PackageName>) {
+) -> Missing {
     if uses.is_empty() {
         return Default::default();
     }
@@ -57,14 +71,27 @@ pub(crate) fn missing_imports(
         seen: BTreeMap::new(),
     };
     let mut found = Vec::new();
+    let mut citations = Vec::new();
     for import in uses {
         let statement = &import.statement;
         if statement.guard == ImportGuard::Any || statement.dead {
             continue;
         }
         let module = &statement.module;
+        let cite = |name: Option<&String>| Citation {
+            dist: import.dist.to_string(),
+            version: import.version.to_string(),
+            file: import.file.clone(),
+            line: statement.line,
+            module: module.clone(),
+            name: name.cloned(),
+            attribute: statement.attribute,
+        };
         let what = if has_module(&old, module) && !has_module(&new, module) {
-            (statement.guard == ImportGuard::None).then(|| format!("the module `{module}`"))
+            (statement.guard == ImportGuard::None).then(|| {
+                citations.push(cite(None));
+                format!("the module `{module}`")
+            })
         } else if has_module(&new, module) && !statement.names.is_empty() {
             let asked: BTreeSet<String> = statement.names.iter().cloned().collect();
             let gone: Vec<&String> = statement
@@ -72,6 +99,7 @@ pub(crate) fn missing_imports(
                 .iter()
                 .filter(|n| name_gone(&old, &new, module, n, &asked, (from, to), &mut names))
                 .collect();
+            citations.extend(gone.iter().map(|n| cite(Some(n))));
             (!gone.is_empty()).then(|| {
                 if statement.attribute {
                     let used: Vec<String> =
@@ -107,7 +135,11 @@ pub(crate) fn missing_imports(
     if more > 0 {
         found.push(format!("and {more} more"));
     }
-    (found, importers.into_iter().collect())
+    Missing {
+        sentences: found,
+        citations,
+        importers: importers.into_iter().collect(),
+    }
 }
 
 /// Which names a release's module files bind, asked once per (version, file, names).
@@ -157,10 +189,130 @@ fn name_gone(
     let defined_before = names
         .of(from, &old_file, asked)
         .is_some_and(|w| w.defined.contains(name));
-    defined_before
-        && names
-            .of(to, &new_file, asked)
-            .is_some_and(|w| !w.open && !w.defined.contains(name))
+    if !defined_before {
+        return false;
+    }
+    let Some(after) = names.of(to, &new_file, asked).cloned() else {
+        return false;
+    };
+    if after.open || after.defined.contains(name) {
+        return false;
+    }
+    let place = Place {
+        files: new,
+        version: to,
+        module,
+        file: &new_file,
+    };
+    after
+        .lazy
+        .is_none_or(|lazy| !names.lazy_may_have(&place, &lazy, name, asked, 0))
+}
+
+/// A module of the planned release, for [`Names::lazy_may_have`].
+struct Place<'a> {
+    /// The release's file list.
+    files: &'a [String],
+    version: &'a Version,
+    /// The module (`transformers`) and its file (`transformers/__init__.py`).
+    module: &'a str,
+    file: &'a str,
+}
+
+/// How deep star imports of lazy modules are followed before "may have" is answered.
+const LAZY_DEPTH: usize = 4;
+
+impl Names<'_> {
+    /// Whether the lazy module at `place` may hand out `name` through what its [`Lazy`] lists:
+    /// a folder's `.py` file that binds it (the import structure is built from their
+    /// `__all__`), a star-imported module that binds it or may hand it out; also when any of
+    /// them cannot be read.
+    fn lazy_may_have(
+        &mut self,
+        place: &Place<'_>,
+        lazy: &Lazy,
+        name: &str,
+        asked: &BTreeSet<String>,
+        depth: usize,
+    ) -> bool {
+        if depth >= LAZY_DEPTH {
+            return true;
+        }
+        let package = if place.file.ends_with("/__init__.py") {
+            place.module.to_string()
+        } else {
+            place
+                .module
+                .rsplit_once('.')
+                .map_or("", |(p, _)| p)
+                .to_string()
+        };
+        let folder = package.replace('.', "/");
+        let prefixes: Vec<String> = lazy
+            .folders
+            .iter()
+            .map(|sub| match sub.as_str() {
+                "" => format!("{folder}/"),
+                sub => format!("{folder}/{sub}/"),
+            })
+            .collect();
+        for prefix in &prefixes {
+            let Some(sources) = self.oracle.folder_sources(self.name, place.version, prefix) else {
+                return true;
+            };
+            let binds = sources.iter().any(|(_, text)| {
+                // `__all__` is read from the text: a file without the name cannot list it
+                text.contains(name) && {
+                    let found = module_names(text, asked);
+                    found.open || found.defined.contains(name)
+                }
+            });
+            if binds {
+                return true;
+            }
+        }
+        for (level, star) in &lazy.stars {
+            let Some(target) = resolve(&package, *level, star) else {
+                return true;
+            };
+            let path = format!("{}/", target.replace('.', "/"));
+            if prefixes.iter().any(|p| path.starts_with(p.as_str())) {
+                continue;
+            }
+            let Some(file) = module_file(place.files, &target) else {
+                return true;
+            };
+            let Some(found) = self.of(place.version, &file, asked).cloned() else {
+                return true;
+            };
+            if found.open || found.defined.contains(name) {
+                return true;
+            }
+            let inner = Place {
+                module: &target,
+                file: &file,
+                ..*place
+            };
+            if let Some(lazy) = &found.lazy
+                && self.lazy_may_have(&inner, lazy, name, asked, depth + 1)
+            {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// The module `from <level dots><module> import *` names inside `package`; `None` past the top.
+fn resolve(package: &str, level: usize, module: &str) -> Option<String> {
+    let mut parts: Vec<&str> = package.split('.').filter(|p| !p.is_empty()).collect();
+    for _ in 1..level {
+        parts.pop()?;
+    }
+    if !module.is_empty() {
+        parts.push(module);
+    }
+    (!parts.is_empty()).then(|| parts.join("."))
 }
 
 /// Whether a file list has the module `a.b`: `a/b.py`, `a/b/...` (a package, namespace or not),
@@ -192,7 +344,159 @@ pub(crate) fn module_file(files: &[String], module: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::has_module;
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::sync::Arc;
+
+    use jiff::Timestamp;
+    use pep440_rs::Version;
+    use pep508_rs::PackageName;
+
+    use super::{Oracle, has_module, missing_imports};
+    use crate::inventory::imports::{ImportGuard, ImportStatement, ImportUse};
+    use crate::inventory::module_names::{ModuleNames, module_names};
+    use crate::risk::Upstream;
+
+    /// Two releases of one dist as files: the installed one's and the planned one's, and the
+    /// folders [`Oracle::folder_sources`] hands out (`None`: cannot be read).
+    struct Releases {
+        old: BTreeMap<&'static str, &'static str>,
+        new: BTreeMap<&'static str, &'static str>,
+        folders: Option<Vec<(String, String)>>,
+    }
+
+    impl Oracle for Releases {
+        fn upstream(&self, _: &PackageName, _: &PackageName, _: &Version) -> Upstream {
+            Upstream::Unknown
+        }
+        fn abi_link(
+            &self,
+            _: &PackageName,
+            _: &PackageName,
+            _: &Version,
+            _: &Version,
+        ) -> Option<&'static str> {
+            None
+        }
+        fn released(&self, _: &PackageName, _: &Version) -> Option<Timestamp> {
+            None
+        }
+        fn first_release_from(&self, _: &PackageName, _: &Version) -> Option<Timestamp> {
+            None
+        }
+        fn installed_files(&self, _: &PackageName) -> Option<Vec<String>> {
+            Some(self.old.keys().map(|k| k.to_string()).collect())
+        }
+        fn wheel_files(&self, _: &PackageName, _: &Version) -> Option<Vec<String>> {
+            Some(self.new.keys().map(|k| k.to_string()).collect())
+        }
+        fn module_names(
+            &self,
+            _: &PackageName,
+            version: &Version,
+            path: &str,
+            asked: &BTreeSet<String>,
+        ) -> Option<ModuleNames> {
+            let files = if version.to_string() == "4.57.6" {
+                &self.old
+            } else {
+                &self.new
+            };
+            Some(module_names(files.get(path)?, asked))
+        }
+        fn folder_sources(
+            &self,
+            _: &PackageName,
+            _: &Version,
+            prefix: &str,
+        ) -> Option<Arc<Vec<(String, String)>>> {
+            assert_eq!(prefix, "transformers/models/");
+            self.folders.clone().map(Arc::new)
+        }
+    }
+
+    /// peft 0.17.1's `peft_model.py` line 37 imports `HybridCache` from transformers, whose
+    /// 5.25.0 `__init__.py` (a `_LazyModule`) no longer lists it; a name 5.25.0 hands out only
+    /// through a file under `models/` (`Gemma2Config`) is no claim, and nothing is claimed when
+    /// that folder cannot be read.
+    #[test]
+    fn a_name_a_lazy_module_no_longer_lists_is_missing_once_its_folders_are_read() {
+        let lazy_old = "import sys\nfrom typing import TYPE_CHECKING\nfrom .utils import _LazyModule\n\
+                        if TYPE_CHECKING:\n    from .cache_utils import HybridCache\n    \
+                        from .models.gemma2 import Gemma2Config\nelse:\n    \
+                        sys.modules[__name__] = _LazyModule(__name__, __file__, {})\n";
+        let real_new =
+            include_str!("../../testdata/imports/transformers-5.25.0/transformers/__init__.py");
+        let oracle = |folders| Releases {
+            old: [("transformers/__init__.py", lazy_old)].into(),
+            new: [
+                ("transformers/__init__.py", real_new),
+                ("transformers/models/__init__.py", ""),
+            ]
+            .into(),
+            folders,
+        };
+        let statement = ImportStatement {
+            line: 37,
+            module: "transformers".to_string(),
+            names: vec!["HybridCache".to_string(), "Gemma2Config".to_string()],
+            guard: ImportGuard::None,
+            dead: false,
+            attribute: false,
+        };
+        let import = ImportUse {
+            dist: "peft".parse().unwrap(),
+            version: "0.17.1".parse().unwrap(),
+            file: "peft/peft_model.py".to_string(),
+            statement,
+        };
+        let name: PackageName = "transformers".parse().unwrap();
+        let (from, to) = ("4.57.6".parse().unwrap(), "5.25.0".parse().unwrap());
+        let models = vec![
+            (
+                "transformers/models/gemma2/configuration_gemma2.py".to_string(),
+                "class Gemma2Config:\n    pass\n\n\n__all__ = [\"Gemma2Config\"]\n".to_string(),
+            ),
+            (
+                "transformers/models/gemma2/modeling_gemma2.py".to_string(),
+                "# no HybridCache here any more\n__all__ = [\"Gemma2Model\"]\n".to_string(),
+            ),
+        ];
+        let missing = missing_imports(&name, &from, &to, &[&import], &oracle(Some(models)));
+        assert_eq!(
+            missing.sentences,
+            [
+                "peft 0.17.1 (peft/peft_model.py, line 37) imports `HybridCache` from \
+              `transformers`, which transformers 5.25.0 does not have"
+            ]
+        );
+        assert_eq!(missing.importers, ["peft".parse::<PackageName>().unwrap()]);
+        let cited: Vec<_> = missing
+            .citations
+            .iter()
+            .map(|c| {
+                (
+                    c.file.as_str(),
+                    c.line,
+                    c.module.as_str(),
+                    c.name.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            cited,
+            [(
+                "peft/peft_model.py",
+                37,
+                "transformers",
+                Some("HybridCache")
+            )]
+        );
+        let missing = missing_imports(&name, &from, &to, &[&import], &oracle(None));
+        assert!(
+            missing.sentences.is_empty() && missing.citations.is_empty(),
+            "{missing:?}"
+        );
+    }
 
     #[test]
     fn modules_in_a_file_list() {

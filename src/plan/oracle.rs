@@ -94,6 +94,18 @@ pub trait Oracle {
         let _ = (name, version, path, asked);
         None
     }
+    /// The `.py` files under the folder `prefix` (`transformers/models/`) of `name` `version`,
+    /// each with its text: the installed copy when `version` is installed with its files, else
+    /// the release's wheel (one range read over them); `None` when they cannot all be had.
+    fn folder_sources(
+        &self,
+        name: &PackageName,
+        version: &Version,
+        prefix: &str,
+    ) -> Option<Arc<Vec<(String, String)>>> {
+        let _ = (name, version, prefix);
+        None
+    }
 }
 
 /// Per release, the top-level modules its wheel installs (`None`: cannot be had cheaply).
@@ -101,6 +113,13 @@ type WheelMembers = HashMap<(PackageName, Version), Option<Arc<BTreeSet<String>>
 
 /// Per release, module file and names asked, which of them the file binds.
 type BoundNames = HashMap<(PackageName, Version, String, BTreeSet<String>), Option<ModuleNames>>;
+
+/// Per release and folder, its `.py` files with their texts.
+type FolderSources = HashMap<(PackageName, Version, String), Option<Arc<Vec<(String, String)>>>>;
+
+/// The most a folder's `.py` files may weigh in a wheel (compressed, in one range read): the
+/// models of transformers 5 take 11 MB.
+const FOLDER_BYTES: u64 = 48 << 20;
 
 /// What the index and the installed files say, as the plan builder asks ([`Oracle`]): the
 /// proposal's catalog (release dates, other releases' requirements, chosen files), the index
@@ -122,6 +141,8 @@ pub(super) struct IndexAndFiles<'a> {
     /// Which names each module file read so far binds: every release the import check
     /// compares is read against the same installed files (`outdated` asks one per release).
     bound_names: Mutex<BoundNames>,
+    /// The folders read so far ([`Oracle::folder_sources`]).
+    folders: Mutex<FolderSources>,
 }
 
 impl<'a> IndexAndFiles<'a> {
@@ -139,6 +160,7 @@ impl<'a> IndexAndFiles<'a> {
             import_index: OnceLock::new(),
             import_uses: Mutex::default(),
             bound_names: Mutex::default(),
+            folders: Mutex::default(),
         }
     }
 
@@ -323,6 +345,22 @@ impl Oracle for IndexAndFiles<'_> {
         lock().insert(key, names.clone());
         names
     }
+
+    fn folder_sources(
+        &self,
+        name: &PackageName,
+        version: &Version,
+        prefix: &str,
+    ) -> Option<Arc<Vec<(String, String)>>> {
+        let key = (name.clone(), version.clone(), prefix.to_string());
+        let lock = || self.folders.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = lock().get(&key) {
+            return known.clone();
+        }
+        let sources = self.read_folder(name, version, prefix).map(Arc::new);
+        lock().insert(key, sources.clone());
+        sources
+    }
 }
 
 impl IndexAndFiles<'_> {
@@ -354,5 +392,39 @@ impl IndexAndFiles<'_> {
             &String::from_utf8_lossy(&bytes),
             asked,
         ))
+    }
+
+    /// The `.py` files under `prefix` of `name` `version` (see [`Oracle::folder_sources`]).
+    fn read_folder(
+        &self,
+        name: &PackageName,
+        version: &Version,
+        prefix: &str,
+    ) -> Option<Vec<(String, String)>> {
+        let wanted = |path: &str| path.starts_with(prefix) && path.ends_with(".py");
+        let text = |bytes: Vec<u8>| String::from_utf8_lossy(&bytes).into_owned();
+        if let Some(dist) = self.inventory.get(name).filter(|d| d.version() == version)
+            && let Some(paths) = imports::record_paths(dist)
+        {
+            let read: Option<Vec<_>> = paths
+                .into_iter()
+                .filter(|p| wanted(p))
+                .map(|p| Some((p.clone(), text(imports::read_installed(dist, &p)?))))
+                .collect();
+            if read.is_some() {
+                return read;
+            }
+        }
+        let file = self.catalog.chosen_file(name, version)?;
+        let members = self
+            .index
+            .wheel_members_under(&file, prefix, FOLDER_BYTES)?;
+        Some(
+            members
+                .into_iter()
+                .filter(|(path, _)| wanted(path))
+                .map(|(path, bytes)| (path, text(bytes)))
+                .collect(),
+        )
     }
 }

@@ -24,4 +24,4 @@ pub(crate) use assess::{
 pub(crate) use policy::BUILTIN_POLICIES;
 pub use policy::Policy;
 pub(crate) use risk_score::RiskFactor;
-pub use risk_score::{FactorKind, RiskLevel, RiskScore};
+pub use risk_score::{Citation, FactorKind, RiskLevel, RiskScore};

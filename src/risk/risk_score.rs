@@ -29,6 +29,34 @@ pub struct RiskFactor {
     pub package: String,
     /// A sentence a reviewer can check (`torch 2.11.0 requires triton==3.6.0`).
     pub detail: String,
+    /// The import statements the sentence cites, as data (`import-target-missing`: every one,
+    /// also those the sentence only counts as "and N more").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub citations: Vec<Citation>,
+}
+
+/// An import statement of an installed file that a factor cites: `peft 0.17.1
+/// (peft/peft_model.py, line 37) imports `HybridCache` from `transformers``.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Citation {
+    /// The importing dist (`peft`) and its version.
+    pub dist: String,
+    /// Its installed version.
+    pub version: String,
+    /// The importing file, its path in `RECORD`.
+    pub file: String,
+    /// The statement's first line (1-based).
+    pub line: usize,
+    /// The module imported or imported from (`transformers`).
+    pub module: String,
+    /// The name taken from it that the planned release lacks (`HybridCache`; for an attribute
+    /// use, `jax.core.Effect`: module `jax.core`, name `Effect`); absent where the module itself
+    /// is gone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A module-level attribute use (a class base, a decorator), not an import statement.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub attribute: bool,
 }
 
 /// Low, medium, high or critical.

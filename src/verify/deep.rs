@@ -28,7 +28,7 @@ use crate::inventory::extensions::extension_module_names;
 use crate::inventory::imports::{
     ImportGuard, import_uses_in, imported_modules, read_installed, unconditional_imports,
 };
-use crate::risk::{FactorKind, RiskScore};
+use crate::risk::{Citation, FactorKind, RiskFactor, RiskScore};
 
 /// One module below the top level to import, and the evidence for it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -322,34 +322,27 @@ pub(crate) fn module_of_path(path: &str, top_level: &[String]) -> Option<String>
         .then(|| parts.join("."))
 }
 
-/// The files the plan's `import-target-missing` factors cite, as (importing dist, file):
-/// `celery 5.2.7 (celery/concurrency/asynpool.py, line 29) imports ...`.
-pub(crate) fn cited_files(risk: &RiskScore) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for factor in risk
-        .factors
+/// The files the plan's `import-target-missing` factors cite ([`RiskFactor::citations`]), as
+/// (importing dist, file, the changed dist the factor is about): `celery 5.2.7
+/// (celery/concurrency/asynpool.py, line 29) imports ...` under the billiard factor.
+pub(crate) fn cited_files(risk: &RiskScore) -> Vec<(String, String, String)> {
+    cited(risk)
+        .map(|(factor, c)| (c.dist.clone(), c.file.clone(), factor.package.clone()))
+        .collect()
+}
+
+/// Each citation of the plan's `import-target-missing` factors, with its factor.
+fn cited(risk: &RiskScore) -> impl Iterator<Item = (&RiskFactor, &Citation)> {
+    risk.factors
         .iter()
         .filter(|f| f.kind == FactorKind::ImportTargetMissing)
-    {
-        for sentence in factor.detail.split("; ") {
-            let Some((head, rest)) = sentence.split_once(" (") else {
-                continue;
-            };
-            let Some((file, _)) = rest.split_once(", line ") else {
-                continue;
-            };
-            if let Some(dist) = head.split_whitespace().next() {
-                out.push((dist.to_string(), file.to_string()));
-            }
-        }
-    }
-    out
+        .flat_map(|f| f.citations.iter().map(move |c| (f, c)))
 }
 
 /// The submodules a plan's `import-target-missing` factors name as missing, each as (importing
-/// dist, module): `black 22.1.0 (black/__init__.py, line 1409) imports `_unicodefun` from
-/// `click`, which click 8.1.7 does not have`, where the installed click ships
-/// `click/_unicodefun.py`, gives (black, `click._unicodefun`). The import may sit in a function
+/// dist, module): black 22.1.0's `black/__init__.py` line 1409 imports `_unicodefun` from
+/// `click`, which click 8.1.7 does not have, and the installed click ships
+/// `click/_unicodefun.py`: (black, `click._unicodefun`). The import may sit in a function
 /// (black's `patch_click()`), which importing the importer's modules never runs; importing the
 /// submodule itself passes before the plan and fails after it. A name that is no submodule of
 /// the installed release (a function, a class) gives nothing: only its importer's file can show it.
@@ -358,57 +351,33 @@ pub(crate) fn cited_submodules(
     installed: impl Fn(&PackageName) -> Option<Vec<String>>,
 ) -> Vec<(PackageName, DeepModule)> {
     let mut out = Vec::new();
-    for factor in risk
-        .factors
-        .iter()
-        .filter(|f| f.kind == FactorKind::ImportTargetMissing)
-    {
-        let Ok(provider) = PackageName::from_str(&factor.package) else {
+    for (factor, citation) in cited(risk) {
+        let (Ok(provider), Ok(importer), Some(name)) = (
+            PackageName::from_str(&factor.package),
+            PackageName::from_str(&citation.dist),
+            citation.name.as_ref().filter(|_| !citation.attribute),
+        ) else {
             continue;
         };
         let Some(paths) = installed(&provider) else {
             continue;
         };
-        for sentence in factor.detail.split("; ") {
-            let Some((importer, file, module, name)) = import_from_sentence(sentence) else {
-                continue;
-            };
-            let folder = module.replace('.', "/");
-            let ships = |tail: &str| paths.iter().any(|p| *p == format!("{folder}/{name}{tail}"));
-            if ships(".py") || ships("/__init__.py") {
-                out.push((
-                    importer,
-                    DeepModule {
-                        module: format!("{module}.{name}"),
-                        imports: provider.clone(),
-                        file,
-                        cited: true,
-                        fan_in: 0,
-                    },
-                ));
-            }
+        let folder = citation.module.replace('.', "/");
+        let ships = |tail: &str| paths.iter().any(|p| *p == format!("{folder}/{name}{tail}"));
+        if ships(".py") || ships("/__init__.py") {
+            out.push((
+                importer,
+                DeepModule {
+                    module: format!("{}.{name}", citation.module),
+                    imports: provider,
+                    file: citation.file.clone(),
+                    cited: true,
+                    fan_in: 0,
+                },
+            ));
         }
     }
     out
-}
-
-/// `X V (FILE, line N) imports `n` from `m`, ...` -> (X, FILE, m, n).
-fn import_from_sentence(sentence: &str) -> Option<(PackageName, String, String, String)> {
-    let (head, rest) = sentence.split_once(" (")?;
-    let importer = PackageName::from_str(head.split_whitespace().next()?).ok()?;
-    let (file, rest) = rest.split_once(", line ")?;
-    let (_, rest) = rest.split_once(") imports `")?;
-    let (name, rest) = rest.split_once("` from `")?;
-    let (module, _) = rest.split_once('`')?;
-    let identifier = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
-    (identifier(name) && module.split('.').all(identifier)).then(|| {
-        (
-            importer,
-            file.to_string(),
-            module.to_string(),
-            name.to_string(),
-        )
-    })
 }
 
 #[cfg(test)]
@@ -556,26 +525,32 @@ mod tests {
         );
     }
 
+    /// The factor's citations, not its sentence: every cited statement counts, also those
+    /// the sentence only counts ("and 2 more"); another factor's text naming a file does not.
     #[test]
-    fn cited_files_are_read_from_import_target_missing_sentences() {
+    fn cited_files_are_the_import_target_missing_citations() {
         let risk: RiskScore = serde_json::from_value(serde_json::json!({
             "score": 100, "level": "critical", "policy": "default",
             "factors": [
                 {"kind": "import-target-missing", "points": 60, "package": "billiard",
-                 "detail": "celery 5.2.7 (celery/concurrency/asynpool.py, line 29) imports `buf_t` from `billiard.compat`, which billiard 4.3.2 does not have; flask 1.1.2 (flask/__init__.py, line 14) imports `escape` from `jinja2`, which jinja2 3.1.4 does not have; and 2 more"},
+                 "detail": "celery 5.2.7 (celery/concurrency/asynpool.py, line 29) imports `buf_t` from `billiard.compat`, which billiard 4.3.2 does not have; and 1 more",
+                 "citations": [
+                    {"dist": "celery", "version": "5.2.7", "file": "celery/concurrency/asynpool.py",
+                     "line": 29, "module": "billiard.compat", "name": "buf_t"},
+                    {"dist": "kombu", "version": "5.3.0", "file": "kombu/asynchronous/x.py",
+                     "line": 4, "module": "billiard.einfo"}
+                 ]},
                 {"kind": "direct-dependent", "points": 3, "package": "billiard",
                  "detail": "1 installed dist requires billiard: celery (x.py, line 3)"}
             ]
         }))
         .unwrap();
+        let row = |a: &str, b: &str| (a.to_string(), b.to_string(), "billiard".to_string());
         assert_eq!(
             cited_files(&risk),
-            vec![
-                (
-                    "celery".to_string(),
-                    "celery/concurrency/asynpool.py".to_string()
-                ),
-                ("flask".to_string(), "flask/__init__.py".to_string()),
+            [
+                row("celery", "celery/concurrency/asynpool.py"),
+                row("kombu", "kombu/asynchronous/x.py"),
             ]
         );
     }
@@ -589,11 +564,19 @@ mod tests {
             "score": 100, "level": "critical", "policy": "default",
             "factors": [
                 {"kind": "import-target-missing", "points": 50, "package": "click",
-                 "detail": "black 22.1.0 (black/__init__.py, line 1409) imports `_unicodefun` from `click`, which click 8.1.7 does not have"},
+                 "detail": "black 22.1.0 (black/__init__.py, line 1409) imports `_unicodefun` from `click`, which click 8.1.7 does not have",
+                 "citations": [{"dist": "black", "version": "22.1.0", "file": "black/__init__.py",
+                                "line": 1409, "module": "click", "name": "_unicodefun"}]},
                 {"kind": "import-target-missing", "points": 50, "package": "markupsafe",
-                 "detail": "jinja2 2.11.3 (jinja2/filters.py, line 13) imports `soft_unicode` from `markupsafe`, which markupsafe 3.0.4 does not have"},
+                 "detail": "jinja2 2.11.3 (jinja2/filters.py, line 13) imports `soft_unicode` from `markupsafe`, which markupsafe 3.0.4 does not have",
+                 "citations": [{"dist": "jinja2", "version": "2.11.3", "file": "jinja2/filters.py",
+                                "line": 13, "module": "markupsafe", "name": "soft_unicode"}]},
                 {"kind": "import-target-missing", "points": 50, "package": "pkg",
-                 "detail": "app 1.0 (app/x.py, line 2) imports `sub` from `pkg.inner`, which pkg 2.0 does not have; and 1 more"}
+                 "detail": "app 1.0 (app/x.py, line 2) imports `sub` from `pkg.inner`, which pkg 2.0 does not have",
+                 "citations": [{"dist": "app", "version": "1.0", "file": "app/x.py",
+                                "line": 2, "module": "pkg.inner", "name": "sub"},
+                               {"dist": "app", "version": "1.0", "file": "app/y.py",
+                                "line": 5, "module": "pkg", "name": "inner", "attribute": true}]}
             ]
         }))
         .unwrap();

@@ -309,7 +309,8 @@ fn add_deep_modules(
             }
         }
     }
-    for (dist_name, file) in plan.map(|p| deep::cited_files(&p.risk)).unwrap_or_default() {
+    for (dist_name, file, provider) in plan.map(|p| deep::cited_files(&p.risk)).unwrap_or_default()
+    {
         let Some(dist) = PackageName::from_str(&dist_name)
             .ok()
             .and_then(|name| inventory.get(&name))
@@ -321,10 +322,8 @@ fn add_deep_modules(
                 .entry(dist.name().clone())
                 .or_default()
                 .push(DeepModule {
-                    imports: plan
-                        .and_then(|p| p.risk.factors.iter().find(|f| f.detail.contains(&file)))
-                        .and_then(|f| PackageName::from_str(&f.package).ok())
-                        .unwrap_or_else(|| dist.name().clone()),
+                    imports: PackageName::from_str(&provider)
+                        .unwrap_or_else(|_| dist.name().clone()),
                     module,
                     file,
                     cited: true,

@@ -236,6 +236,8 @@ impl Oracle for Recorded<'_> {
                 .cloned()
                 .collect(),
             open: names.open,
+            // recorded as open or not: a lazy module's folders are not recorded
+            lazy: None,
         })
     }
 

@@ -1677,3 +1677,75 @@ fn a_submodule_imported_in_a_function_is_imported_for_its_importer() {
     assert_eq!(entry["cited"], true, "{entry}");
     assert_eq!(check(&report, "import:app")["status"], "pass", "{report:#}");
 }
+
+/// A module the new release serves as an alias through its own import hook, a module without a
+/// file (transformers 5.25.0's `_LegacyModuleAliasFinder` serves
+/// `transformers.tokenization_utils_fast` so): it imports, from the dist's own code, so it is no
+/// failure. Before, verify.py failed it ("resolved to a module without a file") and `try` called
+/// the working plan regressed.
+#[test]
+fn a_module_served_by_the_dists_own_import_hook_is_no_failure() {
+    let finder = "import importlib, importlib.abc, importlib.util, sys\n\n\n\
+        class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n    \
+            def find_spec(self, name, path, target=None):\n        \
+                if name == 'lib.old_name':\n            \
+                    return importlib.util.spec_from_loader(name, self)\n        \
+                return None\n\n    \
+            def exec_module(self, module):\n        \
+                real = importlib.import_module('lib.new_name')\n        \
+                vars(module).update({k: v for k, v in vars(real).items() if not k.startswith('__')})\n\n\n\
+        sys.meta_path.append(_Alias())\n";
+    let world = World::new(
+        serde_json::json!([
+            {"name": "dep", "version": "1.0", "files": {"dep/__init__.py": ""}},
+            {"name": "dep", "version": "2.0", "files": {"dep/__init__.py": ""}},
+            {"name": "lib", "version": "1.0", "requires": ["dep==1.0"],
+             "files": {"lib/__init__.py": "", "lib/old_name.py": "import dep\n\nx = 1\n"}},
+            {"name": "lib", "version": "2.0", "requires": ["dep>=2"],
+             "files": {"lib/__init__.py": finder, "lib/new_name.py": "import dep\n\nx = 1\n"}},
+        ]),
+        &[],
+        &["lib==1.0"],
+    );
+    let out_dir = world.ctx.dir.path().join("plan");
+    let out = world.run(&[
+        "propose",
+        "lib>=2",
+        "--venv",
+        world.venv(),
+        "--index-url",
+        &world.server.url(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let folder = out_dir.join("plans/1-upgrade");
+    let out = world.run(&[
+        "try",
+        folder.to_str().unwrap(),
+        "--venv",
+        world.venv(),
+        "--format",
+        "json",
+    ]);
+    let trial = json(&out.stdout);
+    assert_eq!(trial["verdict"], "clean", "{trial:#}\n{}", out.stderr);
+    // the plan applied for real: the alias is imported, and passes
+    let out = pip(&world.venv)
+        .args([
+            "install",
+            "--index-url",
+            &world.server.url(),
+            "--",
+            "lib==2.0",
+            "dep==2.0",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let (code, report) = run_script(&world, &folder.join("verify.py"), &["--no-smoke"]);
+    let entry = check(&report, "import:lib.old_name");
+    assert_eq!(entry["status"], "pass", "{entry}");
+    assert_eq!(entry["uses"], "dep", "{entry}");
+    assert_eq!(code, Some(0), "{report:#}");
+}

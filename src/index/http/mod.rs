@@ -244,6 +244,22 @@ impl IndexSource for Index {
             .block_on(async move { inner.wheel_member(file, &path, cap).await })
     }
 
+    fn wheel_members_under(
+        &self,
+        file: &DistFile,
+        prefix: &str,
+        cap: u64,
+    ) -> Option<Vec<(String, Vec<u8>)>> {
+        if !matches!(file.filename, DistFilename::Wheel(_)) {
+            return None;
+        }
+        let inner = self.inner.clone();
+        let file = file.clone();
+        let prefix = prefix.to_string();
+        self.runtime
+            .block_on(async move { inner.wheel_members_under(file, &prefix, cap).await })
+    }
+
     fn project_names(&self) -> Option<Vec<PackageName>> {
         let mut names = Vec::new();
         let mut listed = false;
@@ -510,6 +526,22 @@ impl Inner {
             off_runtime(|| self.cache.write(Bucket::Metadata, meta, &bytes));
         }
         Some(bytes)
+    }
+
+    /// The `.py` members of a wheel under a folder, by one range read (never `--offline`; not
+    /// cached: asked once per run, for a lazy module's folder). A failure is `None`.
+    async fn wheel_members_under(
+        &self,
+        file: DistFile,
+        prefix: &str,
+        cap: u64,
+    ) -> Option<Vec<(String, Vec<u8>)>> {
+        if self.offline && file.url.scheme() != "file" {
+            return None;
+        }
+        metadata_fetch::wheel_members_under(&self.client, &file, prefix, cap)
+            .await
+            .ok()
     }
 
     /// Metadata from the cache (immutable once fetched; files of a local index are read

@@ -35,7 +35,7 @@ use super::client::{BodyKind, Client, RequestOptions};
 use super::{DistFile, DistFilename, IndexError};
 use crate::metadata::CoreMetadata;
 use wheel::{probe_wheel_metadata, wheel_metadata};
-pub(crate) use wheel::{wheel_member, wheel_members};
+pub(crate) use wheel::{wheel_member, wheel_members, wheel_members_under};
 
 mod wheel;
 

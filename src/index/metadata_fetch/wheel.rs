@@ -439,6 +439,56 @@ pub(crate) async fn wheel_member(
         .map(Some)
 }
 
+/// Every `.py` member of a wheel under the folder `prefix`, with its uncompressed bytes: the
+/// central directory as for [`wheel_member`], then one range read spanning those members (at
+/// most `cap` bytes; more is an error).
+pub(crate) async fn wheel_members_under(
+    client: &Client,
+    file: &DistFile,
+    prefix: &str,
+    cap: u64,
+) -> Result<Vec<(String, Vec<u8>)>, IndexError> {
+    let Directory { total, entries, .. } = central_directory(client, file, TAIL).await?;
+    let wanted: Vec<&ZipEntry> = entries
+        .iter()
+        .filter(|e| e.name.starts_with(prefix) && e.name.ends_with(".py"))
+        .collect();
+    // The local header has its own extra field length; read generously.
+    let want = |e: &ZipEntry| {
+        (30 + e.name.len() as u64 + 1024 + e.compressed_size)
+            .min(total.saturating_sub(e.local_offset))
+    };
+    let (Some(start), Some(end)) = (
+        wanted.iter().map(|e| e.local_offset).min(),
+        wanted.iter().map(|e| e.local_offset + want(e)).max(),
+    ) else {
+        return Ok(Vec::new());
+    };
+    if end - start > cap {
+        return Err(wheel_error(
+            file,
+            format!(
+                "{prefix} spans {} bytes, over the {cap}-byte limit",
+                end - start
+            ),
+        ));
+    }
+    let reply = range(client, file, ByteRange::Span(start, end)).await?;
+    if reply.status == 200 {
+        verify_whole(file, &reply)?;
+    }
+    let windows = [window_of(reply, start)];
+    wanted
+        .into_iter()
+        .map(|entry| {
+            let local = lookup(&windows, entry.local_offset, want(entry))
+                .ok_or_else(|| wheel_error(file, "local header short"))?;
+            let bytes = extract(local, entry).map_err(|e| zip_error(file, e))?;
+            Ok((entry.name.clone(), bytes))
+        })
+        .collect()
+}
+
 /// The uncompressed bytes of one central-directory entry: from the windows read so far, else
 /// by one more range read (a server that sends the whole wheel instead has it checked against
 /// its hash, and `source` says so).

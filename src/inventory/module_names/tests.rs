@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{ModuleNames, module_names};
+use super::{Lazy, ModuleNames, module_names};
 use crate::inventory::test_sources::{real, set};
 
 fn defined(source: &str, asked: &[&str]) -> BTreeSet<String> {
@@ -31,6 +31,7 @@ fn werkzeug_3_1_urls_mentions_url_quote_but_does_not_define_it() {
                 "_decode_idna"
             ]),
             open: false,
+            lazy: None,
         }
     );
     assert_eq!(
@@ -38,6 +39,7 @@ fn werkzeug_3_1_urls_mentions_url_quote_but_does_not_define_it() {
         ModuleNames {
             defined: set(&["iri_to_uri", "uri_to_iri", "_decode_idna"]),
             open: false,
+            lazy: None,
         }
     );
 }
@@ -292,6 +294,7 @@ fn a_deprecation_getattr_over_a_literal_table_answers_only_its_keys() {
         ModuleNames {
             defined: set(&["Tracer", "pytype_aval_mappings"]),
             open: false,
+            lazy: None,
         }
     );
     for source in [
@@ -300,4 +303,89 @@ fn a_deprecation_getattr_over_a_literal_table_answers_only_its_keys() {
     ] {
         assert!(module_names(source, &asked).open, "{source}");
     }
+}
+
+/// transformers' `__init__.py` replaces itself with a `_LazyModule`: 4.57.6's import structure
+/// (and its `if TYPE_CHECKING:` mirror) lists `HybridCache`, 5.25.0's does not; both hand out
+/// the names of the files under `models/` too (`define_import_structure(Path(__file__).parent /
+/// "models")`, mirrored by `from .models import *`), which the caller reads. Before, the
+/// replacement made the module open and nothing was claimed.
+#[test]
+fn a_lazy_module_hands_out_its_import_structure_and_the_folders_it_is_built_from() {
+    let asked = set(&[
+        "Cache",
+        "DynamicCache",
+        "EncoderDecoderCache",
+        "HybridCache",
+        "PreTrainedModel",
+        "__version__",
+    ]);
+    let models = Some(Lazy {
+        stars: vec![(1, "models".to_string())],
+        folders: vec!["models".to_string()],
+    });
+    let old = module_names(
+        &real("transformers-4.57.6/transformers/__init__.py"),
+        &asked,
+    );
+    assert_eq!(
+        old,
+        ModuleNames {
+            defined: asked.clone(),
+            open: false,
+            lazy: models.clone(),
+        }
+    );
+    let new = module_names(
+        &real("transformers-5.25.0/transformers/__init__.py"),
+        &asked,
+    );
+    let mut kept = asked.clone();
+    kept.remove("HybridCache");
+    assert_eq!(
+        new,
+        ModuleNames {
+            defined: kept,
+            open: false,
+            lazy: models,
+        }
+    );
+    // `models/__init__.py`: built from its own folder (`_file = globals()["__file__"]`, a read
+    // of the globals, not a write), one star per model
+    let inner = module_names(
+        &real("transformers-5.25.0/transformers/models/__init__.py"),
+        &asked,
+    );
+    let lazy = inner.lazy.expect("lazy");
+    assert!(!inner.open);
+    assert_eq!(lazy.folders, [""]);
+    assert!(lazy.stars.contains(&(1, "gemma2".to_string())), "{lazy:?}");
+    assert!(lazy.stars.len() > 300, "{}", lazy.stars.len());
+}
+
+/// What keeps a lazy module open, or not lazy: a star import of an absolute module, a
+/// structure built from what cannot be read, another replacement of `sys.modules[__name__]`, a
+/// write of the globals.
+#[test]
+fn a_lazy_module_built_from_what_cannot_be_read_stays_open() {
+    let asked = set(&["Gone"]);
+    let lazy = |body: &str| {
+        format!(
+            "import sys\nfrom .utils import _LazyModule, define_import_structure\n{body}\n\
+             sys.modules[__name__] = _LazyModule(__name__, globals()[\"__file__\"], {{}})\n"
+        )
+    };
+    let closed = module_names(&lazy("from ..sub.x import *"), &asked);
+    assert!(!closed.open, "{closed:?}");
+    assert_eq!(closed.lazy.unwrap().stars, [(2, "sub.x".to_string())]);
+    for body in [
+        "from other import *",
+        "s = define_import_structure(find_folder())",
+        "globals()[\"Gone\"] = 1",
+    ] {
+        let found = module_names(&lazy(body), &asked);
+        assert!(found.open, "{body}: {found:?}");
+    }
+    let replaced = module_names("import sys\nsys.modules[__name__] = Shim()\n", &asked);
+    assert!(replaced.open && replaced.lazy.is_none(), "{replaced:?}");
 }

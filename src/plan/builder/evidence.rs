@@ -44,6 +44,7 @@ impl PlanBuilder<'_> {
             abi_mechanism: None,
             predating_dependents: Vec::new(),
             missing_imports: Vec::new(),
+            missing_citations: Vec::new(),
             module_clashes: Vec::new(),
             planned_imports_missing: Vec::new(),
         };
@@ -83,10 +84,10 @@ impl PlanBuilder<'_> {
                     })
             })
             .collect();
-        let (sentences, importers) =
-            imports_check::missing_imports(&facts.name, from, to, &kept, oracle);
-        facts.missing_imports = sentences;
-        importers
+        let missing = imports_check::missing_imports(&facts.name, from, to, &kept, oracle);
+        facts.missing_imports = missing.sentences;
+        facts.missing_citations = missing.citations;
+        missing.importers
     }
 
     /// A change that crosses into a newer major line: which direct dependents were released

@@ -487,6 +487,7 @@ impl<'a> Analyzer<'a> {
                     "{} {version} requires {wanted}; {why}: breaks `{clause}`",
                     pin.name()
                 ),
+                citations: Vec::new(),
             },
         );
         let total: i32 = risk.factors.iter().map(|f| f.points).sum();

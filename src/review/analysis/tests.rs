@@ -7,6 +7,7 @@ fn factor(kind: FactorKind, points: i32) -> RiskFactor {
         points,
         package: "triton".to_string(),
         detail: String::new(),
+        citations: Vec::new(),
     }
 }
 

@@ -41,6 +41,7 @@ pub(super) fn judged_from_breaks(
             points: policy.weight(kind),
             package: pin.name().to_string(),
             detail: format!("{what}, and {} allows none of it{breaks}", pin.requirement),
+            citations: Vec::new(),
         });
     };
     for b in &verdict.breaks {

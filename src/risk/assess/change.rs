@@ -158,6 +158,7 @@ pub(super) fn direction_factor(
             points,
             package: name.to_string(),
             detail,
+            citations: Vec::new(),
         });
         true
     } else {
@@ -338,6 +339,13 @@ pub(super) fn missing_import_factor(
         &change.name,
         change.missing_imports.join("; "),
     );
+    if let Some(factor) = factors
+        .0
+        .last_mut()
+        .filter(|f| f.kind == FactorKind::ImportTargetMissing)
+    {
+        factor.citations = change.missing_citations.clone();
+    }
     true
 }
 

@@ -101,6 +101,8 @@ pub(crate) struct ChangeFacts {
     /// Import statements of installed files that the new release breaks: a module or a name
     /// it no longer has (one sentence each, naming the file).
     pub missing_imports: Vec<String>,
+    /// The statements behind `missing_imports`, as data (every one, also past the sentences).
+    pub missing_citations: Vec<crate::risk::Citation>,
     /// The plan leaves this dist's planned release and another dist shipping the same
     /// top-level module (one sentence each, naming both dists and the module).
     pub module_clashes: Vec<String>,

@@ -50,6 +50,7 @@ impl Factors {
                 points,
                 package: package.to_string(),
                 detail,
+                citations: Vec::new(),
             });
         }
     }

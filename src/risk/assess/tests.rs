@@ -37,6 +37,7 @@ fn change(name: &str, from: Option<&str>, to: Option<&str>) -> ChangeFacts {
         abi_mechanism: None,
         predating_dependents: Vec::new(),
         missing_imports: Vec::new(),
+        missing_citations: Vec::new(),
         module_clashes: Vec::new(),
         planned_imports_missing: Vec::new(),
     }

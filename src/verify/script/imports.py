@@ -454,7 +454,18 @@ def import_one(name, django_apps=None, first=()):
         return {"ok": False, "error": shown, "text": text, "frames": frames, "missing": missing,
                 "undefined": undefined if missing else None, "absent": bool(missing and _not_installed(missing))}
     return {"ok": True, "file": getattr(module, "__file__", None),
-            "path": list(getattr(module, "__path__", None) or [])}
+            "path": list(getattr(module, "__path__", None) or []),
+            "loader": _loader_file(module)}
+
+def _loader_file(module):
+    # A module without a file (a legacy alias an import hook serves, transformers 5's
+    # `transformers.tokenization_utils_fast`): the file of the code that loaded it.
+    if getattr(module, "__file__", None):
+        return None
+    spec = getattr(module, "__spec__", None)
+    loader = getattr(spec, "loader", None) or getattr(module, "__loader__", None)
+    home = sys.modules.get(type(loader).__module__) if loader is not None else None
+    return getattr(home, "__file__", None)
 '''
 
 PROBE = (
@@ -550,6 +561,12 @@ def provenance(installed, dist_name, module, result):
     if not file:
         paths = result.get("path") or []
         if not paths:
+            # Served by the dist's own import hook (an alias): its own.
+            loader = result.get("loader")
+            if loader and any(
+                o[0] == canonical_name(dist_name) for o in installed.owners(loader)
+            ):
+                return None
             return "resolved to a module without a file (expected %s)" % (
                 expected[0] if expected else "a file of " + dist_name
             )
