@@ -359,6 +359,86 @@ pub enum Unavailable {
         /// Why.
         message: String,
     },
+    /// Several releases, each unusable for a reason of its own: the explanation folds a run of
+    /// them into one statement (the facts keep each release apart).
+    Releases {
+        /// Each release's range (one version, once simplified) and reason, in version order.
+        each: Vec<UnusableRelease>,
+    },
+}
+
+/// One release (its range) and why it cannot be used.
+pub(crate) type UnusableRelease = (Ranges<Version>, Unavailable);
+
+impl Unavailable {
+    /// What releases unusable alike share: the reason without the release's own details (the
+    /// file name in a metadata error).
+    pub(crate) fn kind_of_reason(&self) -> String {
+        match self {
+            Unavailable::Metadata { message } => message
+                .rsplit_once(": ")
+                .map_or(message.as_str(), |(_, why)| why)
+                .to_string(),
+            other => other.to_string(),
+        }
+    }
+
+    /// The reason said of several releases ("have metadata that cannot be read (...)").
+    fn plural(&self) -> String {
+        match self {
+            Unavailable::Yanked { .. } => "were yanked".to_string(),
+            Unavailable::NoCompatibleWheel { .. } => {
+                "have no wheel for the target platform and no source distribution".to_string()
+            }
+            Unavailable::OnlyBinary => "have no wheel for this environment, only a source \
+                                        distribution, which --only-binary forbids"
+                .to_string(),
+            Unavailable::NoBinary => "have only wheels, which --no-binary forbids".to_string(),
+            Unavailable::DynamicMetadata => "declare their dependencies dynamic in their source \
+                                             distributions (a build would be needed)"
+                .to_string(),
+            Unavailable::DirectUrl { .. } => "require a direct URL".to_string(),
+            Unavailable::SelfConflict => "require another version of themselves".to_string(),
+            Unavailable::RequiresPython { specifier } => format!("require Python {specifier}"),
+            Unavailable::Metadata { .. } => format!(
+                "have metadata that cannot be read ({})",
+                self.kind_of_reason()
+            ),
+            Unavailable::Releases { .. } => "cannot be used".to_string(),
+        }
+    }
+}
+
+/// `releases` grouped by the kind of their reason, in order of first appearance: "57 releases
+/// (0.2.0 to 2.7.3) have metadata that cannot be read (...)", "1.0.3 was yanked".
+pub(crate) fn releases_by_reason(releases: &[UnusableRelease]) -> Vec<String> {
+    let mut groups: Vec<(String, Vec<&UnusableRelease>)> = Vec::new();
+    for release in releases {
+        let key = release.1.kind_of_reason();
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(release),
+            None => groups.push((key, vec![release])),
+        }
+    }
+    let version = |range: &Ranges<Version>| {
+        range
+            .as_singleton()
+            .map_or_else(|| spec(range), ToString::to_string)
+    };
+    groups
+        .into_iter()
+        .map(|(_, members)| match members.as_slice() {
+            [(range, reason)] => format!("{} {reason}", version(range)),
+            [(first, reason), .., (last, _)] => format!(
+                "{} releases ({} to {}) {}",
+                members.len(),
+                version(first),
+                version(last),
+                reason.plural()
+            ),
+            [] => String::new(),
+        })
+        .collect()
 }
 
 impl fmt::Display for Unavailable {
@@ -393,6 +473,11 @@ impl fmt::Display for Unavailable {
             Unavailable::Metadata { message } => {
                 write!(f, "has metadata that cannot be read ({message})")
             }
+            Unavailable::Releases { each } => write!(
+                f,
+                "cannot be used ({})",
+                releases_by_reason(each).join("; ")
+            ),
         }
     }
 }

@@ -12,7 +12,9 @@ use pubgrub::Ranges;
 
 use crate::solve::candidates::{InstallChoice, VersionEntry, VersionTable};
 use crate::solve::catalog::{AcceptingQuery, Among, Catalog};
-use crate::solve::error::{Fact, FactPackage, Hint, HintKind, SolveError, Unavailable};
+use crate::solve::error::{
+    Fact, FactPackage, Hint, HintKind, SolveError, Unavailable, releases_by_reason,
+};
 use crate::solve::ranges::name_with_range;
 use crate::solve::rules::Rules;
 use crate::solve::suggest;
@@ -174,7 +176,7 @@ pub(super) fn hints(
                 package: FactPackage::Dist { name, .. },
                 range,
                 reason,
-            } => vec![unavailable_hint(name, range, reason)],
+            } => unavailable_hints(facts, name, range, reason),
             _ => Vec::new(),
         };
         push_new(&mut hints, found);
@@ -325,6 +327,42 @@ fn no_versions_hints(
         }
     }
     hints
+}
+
+/// Versions of `name` in `range` are unusable for `reason`: one hint, or, when other releases
+/// of `name` are unusable for the same kind of reason (sixty sdists whose metadata needs a
+/// build), one hint for all of them, given where the first of them is met.
+fn unavailable_hints(
+    facts: &[Fact],
+    name: &PackageName,
+    range: &Ranges<Version>,
+    reason: &Unavailable,
+) -> Vec<Hint> {
+    if matches!(reason, Unavailable::Yanked { .. }) {
+        return vec![unavailable_hint(name, range, reason)];
+    }
+    let kind = reason.kind_of_reason();
+    let mut alike: Vec<(Ranges<Version>, Unavailable)> = facts
+        .iter()
+        .filter_map(|fact| match fact {
+            Fact::Unavailable {
+                package: FactPackage::Dist { name: n, .. },
+                range: r,
+                reason: u,
+            } if n == name && u.kind_of_reason() == kind => Some((r.clone(), u.clone())),
+            _ => None,
+        })
+        .collect();
+    let first = alike.first().map(|(r, _)| r.clone());
+    alike.sort_by(|a, b| a.0.as_singleton().cmp(&b.0.as_singleton()));
+    match alike.as_slice() {
+        [_, _, ..] if first.as_ref() != Some(range) => Vec::new(),
+        [_, _, ..] => {
+            let each = releases_by_reason(&alike).join("; ");
+            vec![hint(HintKind::Unusable, name, format!("{name}: {each}"))]
+        }
+        _ => vec![unavailable_hint(name, range, reason)],
+    }
 }
 
 /// Versions of `name` in `range` are unusable for `reason`.

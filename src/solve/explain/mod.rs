@@ -47,7 +47,7 @@ use formatter::PythonFormatter;
 use hints::hints;
 use tree::{
     collapse_proxies, collect_facts, depth, drop_iteratively, drop_phantoms, drop_restatements,
-    merge_extra_no_versions, simplify,
+    merge_extra_no_versions, merge_unavailable_runs, simplify,
 };
 
 /// The deepest derivation explained step by step. Deeper ones (a chain of thousands of
@@ -81,6 +81,7 @@ pub(crate) fn explain(
     merge_extra_no_versions(&mut tree);
     simplify(&mut tree, catalog);
     drop_restatements(&mut tree, catalog);
+    merge_unavailable_runs(&mut tree);
     let formatter = PythonFormatter {
         catalog,
         python: &rules.python,

@@ -12,7 +12,7 @@ use pubgrub::{DerivationTree, External, Map, Ranges, Term};
 
 use super::{Ext, Tree};
 use crate::solve::catalog::Catalog;
-use crate::solve::error::{Fact, FactPackage};
+use crate::solve::error::{Fact, FactPackage, Unavailable};
 use crate::solve::package::Pkg;
 use crate::solve::ranges::hull_upper;
 
@@ -326,6 +326,46 @@ pub(super) fn drop_restatements(tree: &mut Tree, catalog: &Catalog<'_>) {
     drop_restatements(Arc::make_mut(&mut derived.cause2), catalog);
 }
 
+/// A derivation that rests only on unusable releases of one package ("a==1.0 was yanked and
+/// a==1.1 has metadata that cannot be read, so a<1.2 cannot be used") becomes one statement of
+/// its conclusion, naming the releases by reason: a chain over sixty sdists whose metadata
+/// needs a build reads as one line, not sixty. Bottom-up, so a whole chain folds.
+pub(super) fn merge_unavailable_runs(tree: &mut Tree) {
+    let DerivationTree::Derived(derived) = tree else {
+        return;
+    };
+    merge_unavailable_runs(Arc::make_mut(&mut derived.cause1));
+    merge_unavailable_runs(Arc::make_mut(&mut derived.cause2));
+    let (
+        DerivationTree::External(External::Custom(p1, r1, u1)),
+        DerivationTree::External(External::Custom(p2, r2, u2)),
+    ) = (&*derived.cause1, &*derived.cause2)
+    else {
+        return;
+    };
+    // The conclusion must be "no release of p in R can be used", nothing else.
+    let concluded = match derived.terms.iter().collect::<Vec<_>>().as_slice() {
+        [(pkg, Term::Positive(range))] if *pkg == p1 && p1 == p2 => range.clone(),
+        _ => return,
+    };
+    let mut each = releases(r1, u1);
+    each.extend(releases(r2, u2));
+    each.sort_by(|a, b| a.0.as_singleton().cmp(&b.0.as_singleton()));
+    *tree = DerivationTree::External(External::Custom(
+        p1.clone(),
+        concluded,
+        Unavailable::Releases { each },
+    ));
+}
+
+/// The releases one unusable-release fact covers, a folded run flattened.
+fn releases(range: &Ranges<Version>, reason: &Unavailable) -> Vec<(Ranges<Version>, Unavailable)> {
+    match reason {
+        Unavailable::Releases { each } => each.clone(),
+        other => vec![(range.clone(), other.clone())],
+    }
+}
+
 /// The terms of the incompatibility an external fact stands for, simplified as [`simplify`]
 /// simplifies a derivation's.
 fn external_terms(
@@ -355,7 +395,7 @@ mod tests {
     use pubgrub::{DerivationTree, External};
 
     use super::super::fixture::{
-        dep, derived, dist, extra, fact, leaf, none, none_in, r, v, with_catalog,
+        dep, derived, dist, external, extra, fact, leaf, none, none_in, r, v, with_catalog,
     };
     use super::*;
     use crate::solve::mem_index::MemIndex;
@@ -367,6 +407,76 @@ mod tests {
             dep(extra("a", "x"), "==1.0", dist("a"), "==1.0"),
             dep(extra("a", "x"), "==1.0", dist("b"), ">=2"),
         )
+    }
+
+    /// `a==VERSION` (one release, as the ranges pass leaves it) cannot be used for `reason`.
+    fn unusable(version: &str, reason: Unavailable) -> Tree {
+        DerivationTree::External(External::Custom(
+            dist("a"),
+            Ranges::singleton(v(version)),
+            reason,
+        ))
+    }
+
+    fn needs_a_build(version: &str) -> Unavailable {
+        Unavailable::Metadata {
+            message: format!(
+                "metadata of a-{version}.tar.gz is unavailable without a build: PKG-INFO is \
+                 Metadata-Version 2.1, older than 2.2 (PEP 643)"
+            ),
+        }
+    }
+
+    #[test]
+    fn a_chain_of_unusable_releases_folds_into_one_statement() {
+        let yanked = Unavailable::Yanked {
+            reason: String::new(),
+        };
+        // pubgrub's chain: 1.0 and 1.1 give a<1.2; with 1.2 (yanked), a<1.3; with 1.3, a<1.4.
+        let chain = derived(
+            &[(dist("a"), "<1.4")],
+            derived(
+                &[(dist("a"), "<1.3")],
+                derived(
+                    &[(dist("a"), "<1.2")],
+                    unusable("1.0", needs_a_build("1.0")),
+                    unusable("1.1", needs_a_build("1.1")),
+                ),
+                unusable("1.2", yanked),
+            ),
+            unusable("1.3", needs_a_build("1.3")),
+        );
+        let mut tree = derived(&[], chain, dep(Pkg::Root, "", dist("a"), ""));
+        merge_unavailable_runs(&mut tree);
+        let DerivationTree::Derived(top) = &tree else {
+            panic!("the root derivation stays: {tree:?}");
+        };
+        let External::Custom(pkg, range, reason) = external(&top.cause1) else {
+            panic!("not folded: {:?}", top.cause1);
+        };
+        assert_eq!((pkg, range), (&dist("a"), &r("<1.4")));
+        assert_eq!(
+            reason.to_string(),
+            "cannot be used (3 releases (1.0 to 1.3) have metadata that cannot be read \
+             (PKG-INFO is Metadata-Version 2.1, older than 2.2 (PEP 643)); 1.2 was yanked)"
+        );
+    }
+
+    #[test]
+    fn unusable_releases_of_two_packages_stay_apart() {
+        let other = DerivationTree::External(External::Custom(
+            dist("b"),
+            r("==1.0"),
+            needs_a_build("1.0"),
+        ));
+        let mut tree = derived(
+            &[(dist("a"), "==1.0"), (dist("b"), "==1.0")],
+            unusable("1.0", needs_a_build("1.0")),
+            other,
+        );
+        let before = format!("{tree:?}");
+        merge_unavailable_runs(&mut tree);
+        assert_eq!(format!("{tree:?}"), before);
     }
 
     #[test]
