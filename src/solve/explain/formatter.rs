@@ -67,6 +67,10 @@ impl PythonFormatter<'_, '_> {
             .name()
             .is_some_and(|n| self.request.installed_roots.contains(n));
         match (installed, render(range)) {
+            // Nothing left (`requests<none>`): the caller names what was declared on it.
+            (false, _) if range.is_empty() => {
+                format!("you require {}", name_with_range(&dep.to_string(), range))
+            }
             (false, _) => format!(
                 "you require {}{}",
                 name_with_range(&dep.to_string(), range),
