@@ -1048,7 +1048,7 @@ fn uv_lock_entry_alone_is_judged_and_removed_pins_are_listed() {
         ----- stdout -----
         1 forced or pinned version(s) added or changed: base main ([COMMIT]) -> head pr ([COMMIT]); judged for Python 3.12 x86_64-manylinux_2_28
 
-        DOES NOT RESOLVE uv.lock on Python 3.12 x86_64-manylinux_2_28 (the base did): no solution: Because requests==2.34.2 depends on idna in a range the constraints on idna exclude entirely (constraint idna==2.4) and you require requests==2.34.2, your requirements are unsatisfiable.
+        DOES NOT RESOLVE uv.lock on Python 3.12 x86_64-manylinux_2_28 (the base did): no solution: Because requests==2.34.2 depends on idna in a range the constraints on idna exclude entirely (constraint idna==2.4) and you require requests==2.34.2 (constraint requests==2.34.2), your requirements are unsatisfiable.
 
         HIGH 54/100      uv.lock:157  uv.lock  idna==2.4 (was idna==3.20)
           release: idna 2.4 was uploaded 2017-03-01 (3561 days ago)
@@ -1064,7 +1064,7 @@ fn uv_lock_entry_alone_is_judged_and_removed_pins_are_listed() {
         removed: tools/requirements.txt:2  requirements pin  urllib3==2.7.0
 
         ----- stderr -----
-        warning: `uv.lock` does not resolve on Python 3.12 x86_64-manylinux_2_28: no solution: Because requests==2.34.2 depends on idna in a range the constraints on idna exclude entirely (constraint idna==2.4) and you require requests==2.34.2, your requirements are unsatisfiable.
+        warning: `uv.lock` does not resolve on Python 3.12 x86_64-manylinux_2_28: no solution: Because requests==2.34.2 depends on idna in a range the constraints on idna exclude entirely (constraint idna==2.4) and you require requests==2.34.2 (constraint requests==2.34.2), your requirements are unsatisfiable.
         "#);
 }
 
