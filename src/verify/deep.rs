@@ -345,17 +345,118 @@ fn cited(risk: &RiskScore) -> impl Iterator<Item = (&RiskFactor, &Citation)> {
 /// `click/_unicodefun.py`: (black, `click._unicodefun`). The import may sit in a function
 /// (black's `patch_click()`), which importing the importer's modules never runs; importing the
 /// submodule itself passes before the plan and fails after it. A name that is no submodule of
-/// the installed release (a function, a class) gives nothing: only its importer's file can show it.
+/// the installed release (a function, a class) is [`cited_names`]'s.
 pub(crate) fn cited_submodules(
     risk: &RiskScore,
     installed: impl Fn(&PackageName) -> Option<Vec<String>>,
 ) -> Vec<(PackageName, DeepModule)> {
+    cited_imports(risk, installed)
+        .into_iter()
+        .filter(|found| found.submodule)
+        .map(|found| {
+            (
+                found.importer,
+                DeepModule {
+                    module: format!("{}.{}", found.citation.module, found.name),
+                    imports: found.provider,
+                    file: found.citation.file.clone(),
+                    cited: true,
+                    fan_in: 0,
+                },
+            )
+        })
+        .collect()
+}
+
+/// A name a plan's `import-target-missing` factor cites as missing that is no submodule of the
+/// installed release (a function, a class: `from markupsafe import soft_unicode`): verify.py
+/// imports `module` in a fresh interpreter and looks `name` up with `getattr`, under the
+/// importer. The import may sit in a function that importing the importer never runs.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub(crate) struct CitedName {
+    /// The module the name is imported from (`markupsafe`).
+    pub module: String,
+    /// The name (`soft_unicode`).
+    pub name: String,
+    /// The changed dist the module belongs to.
+    pub imports: PackageName,
+    /// The importing file, its path in `RECORD`.
+    pub file: String,
+    /// The import statement's first line (1-based).
+    pub line: usize,
+}
+
+/// The names a plan's `import-target-missing` factors cite as missing that the installed
+/// release of the changed dist does not ship as a module ([`CitedName`]), each with its
+/// importing dist, sorted, each once.
+pub(crate) fn cited_names(
+    risk: &RiskScore,
+    installed: impl Fn(&PackageName) -> Option<Vec<String>>,
+) -> Vec<(PackageName, CitedName)> {
+    let mut out: Vec<(PackageName, CitedName)> = cited_imports(risk, installed)
+        .into_iter()
+        .filter(|found| !found.submodule)
+        .map(|found| {
+            (
+                found.importer,
+                CitedName {
+                    module: found.citation.module.clone(),
+                    name: found.name.to_string(),
+                    imports: found.provider,
+                    file: found.citation.file.clone(),
+                    line: found.citation.line,
+                },
+            )
+        })
+        .collect();
+    out.sort();
+    out.dedup_by(|b, a| a.0 == b.0 && a.1.module == b.1.module && a.1.name == b.1.name);
+    out
+}
+
+/// The cited import statement runs when its file is imported: it sits at module level, unguarded,
+/// in one of `dist`'s modules, whose import check (the file is cited, so it is among the deep
+/// modules) fails on it already; a name check would say the same twice.
+pub(crate) fn imported_at_module_level(dist: &InstalledDist, cited: &CitedName) -> bool {
+    let Some(module) = module_of_path(&cited.file, &own_tops(dist)) else {
+        return false;
+    };
+    let Some(bytes) = read_installed(dist, &cited.file) else {
+        return false;
+    };
+    let package = if cited.file.ends_with("/__init__.py") {
+        module.as_str()
+    } else {
+        module.rsplit_once('.').map_or("", |(head, _)| head)
+    };
+    unconditional_imports(&String::from_utf8_lossy(&bytes), package)
+        .iter()
+        .any(|s| s.line == cited.line && s.names.contains(&cited.name))
+}
+
+/// One cited import statement's missing name, where the changed dist is installed.
+struct CitedImport<'a> {
+    importer: PackageName,
+    provider: PackageName,
+    citation: &'a Citation,
+    name: &'a str,
+    /// The installed release ships `module.name` as a module.
+    submodule: bool,
+}
+
+/// Each import statement (not an attribute use) the plan's `import-target-missing` factors
+/// cite with a missing name, where `installed(provider)` gives the installed release's `RECORD`
+/// paths.
+fn cited_imports(
+    risk: &RiskScore,
+    installed: impl Fn(&PackageName) -> Option<Vec<String>>,
+) -> Vec<CitedImport<'_>> {
     let mut out = Vec::new();
     for (factor, citation) in cited(risk) {
         let (Ok(provider), Ok(importer), Some(name)) = (
             PackageName::from_str(&factor.package),
             PackageName::from_str(&citation.dist),
-            citation.name.as_ref().filter(|_| !citation.attribute),
+            citation.name.as_deref().filter(|_| !citation.attribute),
         ) else {
             continue;
         };
@@ -364,18 +465,13 @@ pub(crate) fn cited_submodules(
         };
         let folder = citation.module.replace('.', "/");
         let ships = |tail: &str| paths.iter().any(|p| *p == format!("{folder}/{name}{tail}"));
-        if ships(".py") || ships("/__init__.py") {
-            out.push((
-                importer,
-                DeepModule {
-                    module: format!("{}.{name}", citation.module),
-                    imports: provider,
-                    file: citation.file.clone(),
-                    cited: true,
-                    fan_in: 0,
-                },
-            ));
-        }
+        out.push(CitedImport {
+            submodule: ships(".py") || ships("/__init__.py"),
+            importer,
+            provider,
+            citation,
+            name,
+        });
     }
     out
 }
@@ -557,7 +653,7 @@ mod tests {
 
     /// black 22.1.0 under click 8.1 (the real factor's words): `_unicodefun` is a module of the
     /// installed click 8.0.4, so it is imported under black; jinja2 2.11.3's `soft_unicode` is a
-    /// function of markupsafe, which gives nothing; a subpackage (`pkg/sub/__init__.py`) counts.
+    /// function of markupsafe, which is checked by name; a subpackage (`pkg/sub/__init__.py`) counts.
     #[test]
     fn a_missing_name_that_the_installed_release_ships_as_a_module_is_imported() {
         let risk: RiskScore = serde_json::from_value(serde_json::json!({
@@ -611,6 +707,22 @@ mod tests {
                 row("black", "click._unicodefun", "click", "black/__init__.py"),
                 row("app", "pkg.inner.sub", "pkg", "app/x.py"),
             ]
+        );
+        // The function is checked by name instead, at its citation's line; the attribute use
+        // (checked by importing its file) is not.
+        let names: Vec<(String, String, String, String, usize)> = cited_names(&risk, installed)
+            .into_iter()
+            .map(|(importer, n)| (importer.to_string(), n.module, n.name, n.file, n.line))
+            .collect();
+        assert_eq!(
+            names,
+            [(
+                "jinja2".to_string(),
+                "markupsafe".to_string(),
+                "soft_unicode".to_string(),
+                "jinja2/filters.py".to_string(),
+                13
+            )]
         );
     }
 }

@@ -31,7 +31,7 @@ use crate::plan::{Override, Plan, PlanKind};
 use crate::risk::Policy;
 use crate::risk::smoke::{Hardware, SmokeTest, Trigger};
 
-pub(crate) use deep::DeepModule;
+pub(crate) use deep::{CitedName, DeepModule};
 
 pub(crate) use report::{VerifyMode, VerifyReport};
 
@@ -128,6 +128,10 @@ pub(crate) struct DistTarget {
     /// modules that such files import), found by the static import analysis ([`deep`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub deep: Vec<DeepModule>,
+    /// Names its files import from a changed dist that a risk factor cites as missing and that
+    /// are no module ([`deep::cited_names`]): each module imported, then the name looked up.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<CitedName>,
 }
 
 /// One selected smoke test, with its check's source as data.
@@ -165,6 +169,7 @@ pub(crate) fn select(
             evidence: None,
             subpackages: matches!(why, Why::Changed | Why::OverriddenDependent),
             deep: Vec::new(),
+            names: Vec::new(),
         });
     };
     if let Some(plan) = plan {
@@ -259,6 +264,7 @@ fn add_importers(
                 evidence: Some(evidence),
                 subpackages: false,
                 deep: Vec::new(),
+                names: Vec::new(),
             },
         );
     }
@@ -267,7 +273,9 @@ fn add_importers(
 /// Every dist's modules that import a changed dist (with `all`, a dist it requires), and the
 /// changed dists' modules those files import; the files the plan's `import-target-missing`
 /// factors cite are always among them, and so are the changed dists' submodules those factors
-/// name as missing ([`deep::cited_submodules`]), under their importer.
+/// name as missing ([`deep::cited_submodules`]), under their importer; the names they cite that
+/// are no module, imported where importing the file does not run the import (in a function), go
+/// to the importer's [`DistTarget::names`].
 fn add_deep_modules(
     plan: Option<&Plan>,
     graph: &DependencyGraph<'_>,
@@ -341,6 +349,17 @@ fn add_deep_modules(
         .unwrap_or_default()
     {
         found.entry(importer).or_default().push(module);
+    }
+    for (importer, name) in plan
+        .map(|p| deep::cited_names(&p.risk, shipped))
+        .unwrap_or_default()
+    {
+        let checked = inventory
+            .get(&importer)
+            .is_some_and(|d| deep::imported_at_module_level(d, &name));
+        if let Some(target) = dists.get_mut(&importer).filter(|_| !checked) {
+            target.names.push(name);
+        }
     }
     for (name, mut modules) in found {
         if let Some(target) = dists.get_mut(&name) {

@@ -1678,6 +1678,109 @@ fn a_submodule_imported_in_a_function_is_imported_for_its_importer() {
     assert_eq!(check(&report, "import:app")["status"], "pass", "{report:#}");
 }
 
+/// A name (a function, not a module) a dependent imports only inside a function
+/// (`from markupsafe import soft_unicode` in a helper): importing the dependent passes before
+/// and after the plan, so verify.py imports the module the plan's `import-target-missing`
+/// factor cites and looks the name up, under the dependent: it passes before the upgrade and
+/// fails after it, as a regression, with the citation's file and line.
+#[test]
+fn a_name_imported_in_a_function_is_looked_up_for_its_importer() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "lib", "version": "1.0",
+             "files": {"lib/__init__.py": "def helper():\n    return 1\n"}},
+            {"name": "lib", "version": "2.0", "files": {"lib/__init__.py": "def other():\n    return 2\n"}},
+            {"name": "app", "version": "1.0", "requires": ["lib>=1.0"],
+             "files": {"app/__init__.py":
+                "import lib\n\n\ndef run():\n    from lib import helper\n\n    return helper()\n"}},
+        ]),
+        &[],
+        &["lib==1.0", "app"],
+    );
+    let out_dir = world.ctx.dir.path().join("plan");
+    let out = world.run(&[
+        "propose",
+        "lib>=2",
+        "--venv",
+        world.venv(),
+        "--index-url",
+        &world.server.url(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let proposal = json(&out.stdout);
+    let plan = &proposal["plans"][0];
+    assert_eq!(plan["kind"], "upgrade", "{plan:#}");
+    let factor = plan["risk"]["factors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "import-target-missing")
+        .unwrap_or_else(|| panic!("{plan:#}"));
+    assert_eq!(factor["citations"][0]["name"], "helper", "{factor:#}");
+    let folder = out_dir.join("plans/1-upgrade");
+    let out = world.run(&[
+        "try",
+        folder.to_str().unwrap(),
+        "--venv",
+        world.venv(),
+        "--format",
+        "json",
+    ]);
+    let trial = json(&out.stdout);
+    assert_eq!(trial["verdict"], "regressed", "{trial:#}\n{}", out.stderr);
+    let regressions = trial["regressions"].to_string();
+    assert!(
+        regressions.contains("lib.helper") && regressions.contains("app"),
+        "{trial:#}"
+    );
+    let script = folder.join("verify.py");
+    let (code, report) = run_script(&world, &script, &["--no-smoke"]);
+    let entry = check(&report, "import:lib.helper");
+    assert_eq!(entry["status"], "pass", "{report:#}");
+    assert_eq!(entry["package"], "app", "{entry}");
+    assert_eq!(
+        code,
+        Some(1),
+        "only the version check fails before: {report:#}"
+    );
+    assert_eq!(report["failed"].as_array().unwrap().len(), 1, "{report:#}");
+    let out = pip(&world.venv)
+        .args([
+            "install",
+            "--index-url",
+            &world.server.url(),
+            "--",
+            "lib==2.0",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let (code, report) = run_script(&world, &script, &["--no-smoke"]);
+    assert_eq!(code, Some(1), "{report:#}");
+    let gone = failed(&report, "import:lib.helper");
+    assert_eq!(gone["package"], "app", "{gone}");
+    assert_eq!(gone["regression"], true, "{gone}");
+    let entry = check(&report, "import:lib.helper");
+    assert_eq!(entry["uses"], "lib", "{entry}");
+    assert_eq!(entry["cited"], true, "{entry}");
+    assert!(
+        entry["error"]
+            .as_str()
+            .unwrap()
+            .contains("cannot import name 'helper' from 'lib'"),
+        "{entry}"
+    );
+    assert_eq!(
+        entry["evidence"], "app (app/__init__.py, line 5) imports `helper` from `lib`",
+        "{entry}"
+    );
+    assert_eq!(check(&report, "import:app")["status"], "pass", "{report:#}");
+}
+
 /// A module the new release serves as an alias through its own import hook, a module without a
 /// file (transformers 5.25.0's `_LegacyModuleAliasFinder` serves
 /// `transformers.tokenization_utils_fast` so): it imports, from the dist's own code, so it is no

@@ -731,6 +731,55 @@ def check_imports(
     return out, spent, dict(importer.counts(), not_forked=importer.notes)
 
 
+def check_names(installed, timeout, workers, say):
+    """Each name a risk factor cites as missing that is no module (`from lib import helper` in a
+    function, which importing the importer never runs): the module imported in a fresh
+    interpreter, then the name looked up with getattr, reported under the importer with the
+    citation's file and line."""
+    jobs = [(t, n) for t in SPEC["dists"] for n in t.get("names") or []]
+
+    def one(job):
+        target, cited = job
+        module, name = cited["module"], cited["name"]
+        fields = {
+            "why": target["why"],
+            "via": target.get("via"),
+            "uses": cited["imports"],
+            "cited": True,
+            "evidence": "%s (%s, line %d) imports `%s` from `%s`"
+            % (target["name"], cited["file"], cited["line"], name, module),
+        }
+        label = "import:%s.%s" % (module, name)
+        if installed.get(target["name"]) is None:
+            return check(
+                label,
+                "import",
+                "skip",
+                target["name"],
+                detail="not installed",
+                **fields,
+            )
+        result = probe_import(module, timeout, name=name)
+        status = "pass" if result["ok"] else "fail"
+        return check(
+            label,
+            "import",
+            status,
+            target["name"],
+            error=None if result["ok"] else result["error"],
+            s=result.get("s"),
+            file=result.get("file"),
+            **fields,
+        )
+
+    out = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        for entry in pool.map(one, jobs):
+            say(entry)
+            out.append(entry)
+    return out
+
+
 _BROKEN = re.compile(
     r"^(?P<dep>\S+) (?P<depver>\S+) has requirement (?P<req>.+), but you have (?P<pkg>\S+) (?P<ver>\S+)\.$"
 )

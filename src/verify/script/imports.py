@@ -471,8 +471,23 @@ def _loader_file(module):
 PROBE = (
     IMPORT_ONE
     + r"""
+def look_up(module, name, result):
+    # getattr, not a look in the module's dict: a module `__getattr__` may hand the name out.
+    try:
+        getattr(sys.modules[module], name)
+    except AttributeError:
+        where = result.get("file") or "unknown location"
+        error = "ImportError: cannot import name %r from %r (%s)" % (name, module, where)
+        return dict(result, ok=False, error=error, text=error)
+    except BaseException as exc:
+        shown, text = _describe(exc)
+        return dict(result, ok=False, error=shown, text=text)
+    return result
+
 options = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
 result = import_one(sys.argv[1], options.get("django_apps"), options.get("first", ()))
+if result["ok"] and options.get("name"):
+    result = look_up(sys.argv[1], options["name"], result)
 sys.stdout.write("\nPLANNER-PROBE " + json.dumps(result) + "\n")
 """
 )
@@ -526,7 +541,7 @@ FRESH = []
 
 def probe_import(module, timeout, **options):
     """`module` imported in a fresh interpreter; `options`: django_apps (configure Django first),
-    first (modules to import before it, failures ignored)."""
+    first (modules to import before it, failures ignored), name (then look this name up in it)."""
     FRESH.append(module)
     argv = [sys.executable, "-c", PROBE, module, json.dumps(options)]
     code, out, err, seconds = run_child(argv, timeout)

@@ -326,6 +326,9 @@ def run_checks(args, caches):
             known=known,
         )
         checks += imports
+        checks += timed_call(
+            "cited names", check_names, installed, timeout, args.jobs or cores, say
+        )
     if pip_future is not None:
         entry = pip_future.result()
         say(entry)
