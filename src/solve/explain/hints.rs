@@ -331,7 +331,7 @@ fn no_versions_hints(
 
 /// Versions of `name` in `range` are unusable for `reason`: one hint, or, when other releases
 /// of `name` are unusable for the same kind of reason (sixty sdists whose metadata needs a
-/// build), one hint for all of them, given where the first of them is met.
+/// build), one hint for all of them.
 fn unavailable_hints(
     facts: &[Fact],
     name: &PackageName,
@@ -353,10 +353,9 @@ fn unavailable_hints(
             _ => None,
         })
         .collect();
-    let first = alike.first().map(|(r, _)| r.clone());
     alike.sort_by(|a, b| a.0.as_singleton().cmp(&b.0.as_singleton()));
+    // Every member words the same hint; `push_new` keeps the first.
     match alike.as_slice() {
-        [_, _, ..] if first.as_ref() != Some(range) => Vec::new(),
         [_, _, ..] => {
             let each = releases_by_reason(&alike).join("; ");
             vec![hint(HintKind::Unusable, name, format!("{name}: {each}"))]
