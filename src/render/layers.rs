@@ -10,8 +10,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::markdown::cell;
 use super::markdown::plan_tail_markdown;
+use super::markdown::{cell, prose, prose_line};
 use super::text::{
     PlanCommands, Style, changes_text, movement, plan_heading, plan_tail_text, reasons,
 };
@@ -279,7 +279,7 @@ pub(crate) fn pull_request(
                 "| {} | {} | {} |",
                 change.name,
                 cell(&movement(change)),
-                cell(&reasons(change))
+                prose(&reasons(change))
             );
         }
         out.push('\n');
@@ -288,7 +288,7 @@ pub(crate) fn pull_request(
     if !held.is_empty() {
         out.push_str("<details><summary>Held back</summary>\n\n");
         for line in held {
-            let _ = writeln!(out, "- {}", cell(&line));
+            let _ = writeln!(out, "- {}", prose_line(&line));
         }
         out.push_str("\n</details>\n\n");
     }

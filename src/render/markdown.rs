@@ -37,6 +37,45 @@ pub(crate) fn code(text: &str) -> String {
     format!("{fence}{pad}{text}{pad}{fence}")
 }
 
+/// planner's own prose (risk factors, reasons) for a markdown table cell: the code spans it
+/// writes (text between single backticks) stay code spans through [`code`], their pipes escaped
+/// (GFM reads `\|` in a cell as a pipe, code spans included); the rest is escaped as by
+/// [`cell`]. A backtick without a partner, or two with nothing between, is escaped text.
+pub(crate) fn prose(text: &str) -> String {
+    spans(text, true)
+}
+
+/// planner's own prose for a paragraph (a warning): as [`prose`], pipes in code spans kept.
+pub(crate) fn prose_line(text: &str) -> String {
+    spans(text, false)
+}
+
+/// `text` with its single-backtick code spans as code spans, the rest escaped.
+fn spans(text: &str, in_cell: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let Some(len) = rest[open + 1..].find('`') else {
+            break;
+        };
+        if len == 0 {
+            out.push_str(&cell(&rest[..open + 2]));
+            rest = &rest[open + 2..];
+            continue;
+        }
+        out.push_str(&cell(&rest[..open]));
+        let span = code(&rest[open + 1..open + 1 + len]);
+        out.push_str(&if in_cell {
+            span.replace('|', "\\|")
+        } else {
+            span
+        });
+        rest = &rest[open + 2 + len..];
+    }
+    out.push_str(&cell(rest));
+    out
+}
+
 /// The whole proposal as markdown.
 pub(crate) fn render(proposal: &Proposal, commands: &[PlanCommands]) -> String {
     let mut out = String::new();
@@ -77,7 +116,7 @@ fn head(out: &mut String, proposal: &Proposal) {
         cell(&proposal.request.policy)
     );
     for warning in &proposal.warnings {
-        let _ = writeln!(out, "> **Warning:** {}\n", cell(warning));
+        let _ = writeln!(out, "> **Warning:** {}\n", prose_line(warning));
     }
     if !proposal.already_broken.is_empty() {
         let _ = writeln!(
@@ -130,7 +169,7 @@ fn plan_markdown(out: &mut String, proposal: &Proposal, i: usize, plan: &Plan) {
                 "| {} | {} | {} |",
                 change.name,
                 cell(&movement(change)),
-                cell(&if change.repair {
+                prose(&if change.repair {
                     format!("repair (broken before the plan): {}", reasons(change))
                 } else {
                     reasons(change)
@@ -161,7 +200,7 @@ fn plan_markdown(out: &mut String, proposal: &Proposal, i: usize, plan: &Plan) {
             "- Held back: {} (newest {}): {}",
             held.name,
             held.newest,
-            cell(&by.join("; "))
+            prose_line(&by.join("; "))
         );
     }
 }
@@ -170,7 +209,7 @@ fn plan_markdown(out: &mut String, proposal: &Proposal, i: usize, plan: &Plan) {
 /// written, its commands.
 pub(super) fn plan_tail_markdown(out: &mut String, plan: &Plan, commands: Option<&PlanCommands>) {
     for warning in &plan.warnings {
-        let _ = writeln!(out, "> **Warning:** {}\n", cell(warning));
+        let _ = writeln!(out, "> **Warning:** {}\n", prose_line(warning));
     }
     if !plan.risk.factors.is_empty() {
         out.push_str("| points | factor | detail |\n|---:|---|---|\n");
@@ -180,7 +219,7 @@ pub(super) fn plan_tail_markdown(out: &mut String, plan: &Plan, commands: Option
                 "| {:+} | {} | {} |",
                 factor.points,
                 factor.kind.key(),
-                cell(&factor.detail)
+                prose(&factor.detail)
             );
         }
         out.push('\n');
@@ -208,5 +247,15 @@ mod tests {
     #[test]
     fn cells_cannot_break_the_table() {
         assert_eq!(cell("a|b`c<d>\ne"), "a\\|b\\`c&lt;d> e");
+    }
+
+    #[test]
+    fn planners_code_spans_stay_code_spans() {
+        assert_eq!(
+            prose("breaks `<3` of a|b, `x|y`"),
+            "breaks `<3` of a\\|b, `x\\|y`"
+        );
+        assert_eq!(prose_line("`x|y` and `a`b`"), "`x|y` and `a`b\\`");
+        assert_eq!(prose("a ``` b"), "a \\`\\`\\` b");
     }
 }

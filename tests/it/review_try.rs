@@ -150,9 +150,9 @@ fn review_try_measures_each_pin_as_pinned_and_its_safer_plan() {
 
             | points | factor |
             |---:|---|
-            | +30 | app 1.0 requires lib>=2, &lt;3, forced to 3.0: breaks \`&lt;3\`; in the corpus, plans of this shape (pin-upper-bound without defensive-upper-bound on one package) broke 3 of 7 times |
-            | +15 | 3.0 is a major step outside \`&lt;3\`; in the corpus, plans with this factor broke 12 of 31 times |
-            | +60 | app 1.0 (app/__init__.py, line 1) imports \`old\` from \`lib\`, which lib 3.0 does not have; in the corpus, plans with this factor broke 29 of 29 times |
+            | +30 | app 1.0 requires lib>=2, &lt;3, forced to 3.0: breaks `<3`; in the corpus, plans of this shape (pin-upper-bound without defensive-upper-bound on one package) broke 3 of 7 times |
+            | +15 | 3.0 is a major step outside `<3`; in the corpus, plans with this factor broke 12 of 31 times |
+            | +60 | app 1.0 (app/__init__.py, line 1) imports `old` from `lib`, which lib 3.0 does not have; in the corpus, plans with this factor broke 29 of 29 times |
             | +3 | 1 installed dist requires lib: app; in the corpus, plans with this factor broke 49 of 100 times |
             | **100** | **critical** (default policy) |
 

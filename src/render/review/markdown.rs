@@ -9,7 +9,7 @@ use super::{
 };
 use crate::plan::Plan;
 use crate::render::commands::{self, CommandOptions};
-use crate::render::markdown::cell;
+use crate::render::markdown::{cell, prose};
 use crate::review::advice::{SaferSteps, safer_steps};
 use crate::review::analysis::TargetVerdict;
 use crate::review::{Finding, Review};
@@ -159,7 +159,7 @@ fn markdown_details(out: &mut String, f: &Finding) {
         if let Some(risk) = &v.risk {
             let _ = writeln!(out, "\n| points | factor |\n|---:|---|");
             for factor in &risk.factors {
-                let _ = writeln!(out, "| {:+} | {} |", factor.points, cell(&factor.detail));
+                let _ = writeln!(out, "| {:+} | {} |", factor.points, prose(&factor.detail));
             }
             let _ = writeln!(
                 out,
