@@ -1858,3 +1858,78 @@ fn a_module_served_by_the_dists_own_import_hook_is_no_failure() {
     assert_eq!(entry["uses"], "dep", "{entry}");
     assert_eq!(code, Some(0), "{report:#}");
 }
+
+/// `verify --all` on a healthy venv has no failures from modules that import what nothing
+/// installed is asked to provide (shaped after a jax 0.8.1 + flax + orbax-checkpoint 0.11.20 +
+/// treescope venv, where all three failed): orbax's `_src/logging/cloud_logger.py` imports
+/// `google.cloud.logging`, in the namespace package `google` of which only protobuf's
+/// `google/protobuf/` is installed (protobuf being required does not make `google.cloud` so);
+/// orbax's `_src/checkpointers/checkpointer_test_utils.py` does `from .pyglib import gfile`, a
+/// module its own wheel never shipped; treescope's `external/torch_support.py` guards `import
+/// torch` (`torch = None` when missing), then evaluates `torch.Tensor` in a signature. Each is a
+/// skip naming what is missing; a module requiring what is missing still fails. (`--all` imports
+/// the modules that import another installed dist: `google.protobuf` stands in for what the real
+/// ones import, absl and numpy.)
+#[test]
+fn verify_all_skips_modules_needing_what_nothing_installed_provides() {
+    let torch_support = "import google.protobuf\n\ntry:\n  import torch  # pytype: disable=import-error\nexcept ImportError:\n  \
+                         torch = None\n\n\ndef _tensor_to_numpy(tensor: torch.Tensor):\n  return tensor\n";
+    let world = World::new(
+        serde_json::json!([
+            {"name": "proto", "version": "6.0", "files": {"google/protobuf/__init__.py": ""}},
+            {"name": "ckpt", "version": "0.11.20", "requires": ["proto>=5"],
+             "files": {
+                 "ckpt/__init__.py": "",
+                 "ckpt/_src/__init__.py": "",
+                 "ckpt/_src/logging/__init__.py": "",
+                 "ckpt/_src/logging/cloud_logger.py":
+                     "import google.cloud.logging as google_cloud_logging\n",
+                 "ckpt/_src/checkpointers/checkpointer.py": "x = 1\n",
+                 "ckpt/_src/checkpointers/checkpointer_test_utils.py":
+                     "import google.protobuf\nfrom ckpt._src.checkpointers import checkpointer\nfrom .pyglib import gfile\n",
+                 "ckpt/needs_proto.py": "import google.protobuf.gone\n"}},
+            {"name": "scope", "version": "0.1.10", "requires": ["proto", "torch; extra == 'test'"],
+             "files": {"scope/__init__.py": "", "scope/external/__init__.py": "",
+                       "scope/external/torch_support.py": torch_support}},
+        ]),
+        &[],
+        &["ckpt==0.11.20", "scope==0.1.10"],
+    );
+    let out = world.run(&[
+        "verify",
+        "--all",
+        "--venv",
+        world.venv(),
+        "--no-smoke",
+        "--format",
+        "json",
+    ]);
+    let report = json(&out.stdout);
+    let skipped = |name: &str, why: &str| {
+        let entry = check(&report, name);
+        assert_eq!(entry["status"], "skip", "{entry:#}\n{}", out.stderr);
+        let detail = entry["detail"].as_str().unwrap();
+        assert!(detail.contains(why), "{detail}");
+    };
+    skipped(
+        "import:ckpt._src.logging.cloud_logger",
+        "needs `google.cloud`, which no installed dist provides",
+    );
+    skipped(
+        "import:ckpt._src.checkpointers.checkpointer_test_utils",
+        "imports `ckpt._src.checkpointers.pyglib`, which ckpt 0.11.20 itself does not ship",
+    );
+    skipped(
+        "import:scope.external.torch_support",
+        "needs the optional `torch` (scope declares it only under its extra test",
+    );
+    // A module missing from the portion a required dist does ship is still a failure.
+    let failing: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(failing, ["import:ckpt.needs_proto"], "{report:#}");
+}

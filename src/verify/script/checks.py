@@ -259,7 +259,9 @@ def optional_reason(installed, job, result):
             )
         name = canonical_name(_DIST_OF.get(missing, missing))
         if missing in installed.top_names():
-            return optional_module_of(installed, job, result["missing"], needs)
+            return unshipped_own_module(installed, job, result) or optional_module_of(
+                installed, job, result["missing"], needs
+            )
         if name in CHANGED or (name in needs and needs[name] is None):
             return None
         # `PILImageResampling` undefined: the import that guards it needs the missing module.
@@ -312,17 +314,73 @@ def optional_reason(installed, job, result):
     return None
 
 
+def unshipped_own_module(installed, job, result):
+    """(module, why) when the failing module is the job's dist's own, the plan leaves that dist
+    alone, and the module it misses is in the dist's own package yet not in its RECORD: the
+    release ships a module that imports what it never shipped (orbax-checkpoint 0.11.20's
+    `checkpointers/checkpointer_test_utils.py` does `from .pyglib import gfile`), which fails
+    wherever that release is installed, not because of this environment. None otherwise."""
+    missing, name = result.get("missing") or "", job["dist"]
+    dist = installed.get(name)
+    package = missing.rpartition(".")[0]
+    if (
+        dist is None
+        or not dist.files
+        or canonical_name(name) in CHANGED
+        or not package
+        or not ships_below(dist, package)
+        or job["module"].split(".")[0] != missing.split(".")[0]
+        or module_files(dist, missing)
+        or ships_below(dist, missing)
+    ):
+        return None
+    return (
+        missing,
+        "imports `%s`, which %s %s itself does not ship (its RECORD lists no such file): it fails "
+        "wherever this release is installed" % (missing, name, dist.version),
+    )
+
+
+def ships_below(dist, module):
+    """Whether `dist` ships a file inside `module`'s folder (a namespace portion: protobuf ships
+    `google/protobuf/...`, inside `google`, and nothing inside `google/cloud`)."""
+    parts = tuple(module.split("."))
+    return any(tuple(f.parts[: len(parts)]) == parts for f in dist.files or [])
+
+
 def optional_module_of(installed, job, module, needs):
     """(top, why) when the missing `module` is below a top-level name that installed dists
     provide, none of which `job`'s dist requires unconditionally or the plan changes (an optional
     dependency, present at a release without that module: jax's integrations with tensorflow or
-    its private modules); None: a break."""
+    its private modules); None: a break. Below a namespace package (`google`) only the dists
+    that ship the missing module's own portion (`google/cloud/`) provide it: when none does,
+    nothing installed provides it (orbax-checkpoint's `cloud_logger` needs `google.cloud`,
+    which protobuf's `google/protobuf` is not)."""
     top = module.split(".")[0]
     owners = sorted(
         n
         for n, dists in installed.dists.items()
         if any(top in dist_tops(d) for d in dists)
     )
+    portion = ".".join(module.split(".")[:2])
+    namespace = not any(
+        module_files(d, top) for n in owners for d in installed.dists[n]
+    )
+    if namespace and portion != top:
+        owners = [
+            n
+            for n in owners
+            if any(ships_below(d, portion) for d in installed.dists[n])
+        ]
+        if not owners and not any(
+            extras is None and installed.get(n) is None for n, extras in needs.items()
+        ):
+            return (
+                portion,
+                "needs `%s`, which no installed dist provides (the namespace package `%s` holds "
+                "other dists' portions) and %s requires nothing that is missing (an optional "
+                "dependency)" % (portion, top, job["dist"]),
+            )
     if not owners or any(
         o in CHANGED
         or (o in needs and needs[o] is None)

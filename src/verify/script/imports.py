@@ -411,7 +411,7 @@ def _absent_behind(path, name, depth=0):
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 _NO_NAME = re.compile(r"cannot import name '(\w+)' from '[\w.]+' \((.+)\)$")
 
-def _missing(exc, frames, depth=0):
+def _missing(exc, frames, depth=0, line=""):
     """The module this environment lacks that made the import fail: a ModuleNotFoundError's
     (also one re-raised as a subclass without `name`, as etils does), or the module whose absence
     left a name undefined (`cannot import name`, `NameError`); else None."""
@@ -429,12 +429,20 @@ def _missing(exc, frames, depth=0):
         name = getattr(exc, "name", None) or (re.findall(r"name '(\w+)' is not defined", str(exc)) or [None])[0]
         if name:
             return _absent_behind(frames[-1], name), name
+    # `torch.Tensor` where `try: import torch / except ImportError: torch = None` left `torch`
+    # None (treescope's `external/torch_support.py`): the module guarding that import lacks.
+    if isinstance(exc, AttributeError) and frames and line and getattr(exc, "obj", 0) is None:
+        attribute = getattr(exc, "name", None) or ""
+        for name in re.findall(r"\b(\w+)\.%s\b" % re.escape(attribute), line) if attribute else ():
+            found = _absent_behind(frames[-1], name)
+            if found:
+                return found, name
     # An ImportError of its own raised while handling one (`except ImportError as err: raise
     # ImportError('... requires the package recommonmark') from err`, docutils 0.20): the module
     # the handled one missed.
     cause = (exc.__cause__ or exc.__context__) if isinstance(exc, ImportError) else None
     if cause is not None and depth < 5:
-        return _missing(cause, frames, depth + 1)
+        return _missing(cause, frames, depth + 1, line)
     return None, None
 
 def import_one(name, django_apps=None, first=()):
@@ -449,8 +457,9 @@ def import_one(name, django_apps=None, first=()):
         module = importlib.import_module(name)
     except BaseException as exc:
         shown, text = _describe(exc)
-        frames = [f.filename for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
-        missing, undefined = _missing(exc, frames)
+        summary = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+        frames = [f.filename for f in summary]
+        missing, undefined = _missing(exc, frames, line=summary[-1].line if summary else "")
         return {"ok": False, "error": shown, "text": text, "frames": frames, "missing": missing,
                 "undefined": undefined if missing else None, "absent": bool(missing and _not_installed(missing))}
     return {"ok": True, "file": getattr(module, "__file__", None),
