@@ -121,14 +121,25 @@ fn carries_any(dist: &InstalledDist, needles: &[String]) -> bool {
 
 /// At most this many bytes are read from one extension module for the module names it holds.
 const MAX_NAMES_BYTES: u64 = 96 << 20;
+/// A bare (undotted) string this short in a binary is not read as a module name: see
+/// [`module_names_in`].
+const MIN_BARE_NAME: usize = 3;
 
 /// The module names a compiled extension module of a dist holds as whole C strings, whose first
-/// part is one of `tops` (`pandas.core.arrays.arrow.dtype` and `pandas` in duckdb 0.8.1's
+/// part is one of `tops` (`pyarrow.dataset`, `pyarrow` and `polars` in duckdb 0.8.1's
 /// `duckdb.cpython-311-x86_64-linux-gnu.so`: the names its C++ code passes to
-/// `PyImport_ImportModule`), sorted. Only importable extension modules are read
-/// (`*.cpython-*.so`, `*.abi3.so`, `*.pyd`; not the shared libraries beside them), each up to
-/// [`MAX_NAMES_BYTES`]: a name past that is not seen. A string that merely equals a module's
-/// name counts as naming it: the claim made from it is "names", never "calls".
+/// `PyImport_ImportModule` or looks up in `sys.modules`), sorted. Only importable extension
+/// modules are read (`*.cpython-*.so`, `*.abi3.so`, `*.pyd`; not the shared libraries beside
+/// them), each up to [`MAX_NAMES_BYTES`]: a name past that is not seen. A string that merely
+/// equals a module's name counts as naming it: the claim made from it is "names", never
+/// "calls". A bare name of [`MIN_BARE_NAME`] characters or fewer is not one: strings that short
+/// fill a binary's tables of codes (duckdb 0.8.1 holds `pil`, `pip`, `pis` among its locale
+/// codes, and does not import pip); a dotted name counts at any length.
+///
+/// What a compiler does not keep as one C string is not seen: duckdb 0.8.1 imports
+/// `pandas.core.arrays.arrow.dtype` (gone in pandas 2.1), but its compiled code builds that name
+/// from a 16-byte constant (`pandas.core.arra`) and immediate operands, so no whole string holds
+/// it, nor `pandas` alone. The policy's `pandas-duckdb-scan` smoke test is what catches that break.
 pub(crate) fn module_names_in(bytes: &[u8], tops: &dyn Fn(&str) -> bool) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut start = 0;
@@ -147,7 +158,8 @@ pub(crate) fn module_names_in(bytes: &[u8], tops: &dyn Fn(&str) -> bool) -> BTre
         let Ok(name) = std::str::from_utf8(text) else {
             continue;
         };
-        if dotted && tops(name.split('.').next().unwrap_or(name)) {
+        let bare_code = !name.contains('.') && name.len() <= MIN_BARE_NAME;
+        if dotted && !bare_code && tops(name.split('.').next().unwrap_or(name)) {
             out.insert(name.to_string());
         }
     }
@@ -251,5 +263,22 @@ mod tests {
         assert!(is_extension_module("polars/polars.abi3.so"));
         assert!(!is_extension_module("pyarrow/libarrow.so.1500"));
         assert!(!is_extension_module("torch/lib/libtorch_cpu.so"));
+    }
+
+    #[test]
+    fn a_short_bare_string_in_a_table_of_codes_names_no_module() {
+        // duckdb 0.8.1's extension module, as its bytes are: a table of three-letter locale
+        // codes holding `pip`, and the names it does look up (`sys.modules` then `polars`;
+        // `pyarrow.dataset` then `pyarrow`). duckdb does not import pip.
+        let bytes = b"Phlp\0pam\0pap\0pau\0pbi\0pcd\0pcm\0pdc\0pdt\0ped\0pex\0pfl\0phl\0\
+                      phn\0pil\0pip\0pis\0pka\0pko\0pla\0pms\0png\0\
+                      whilst downloading an exsys\0modules\0polars\0\0\0\
+                      ({%}) -> %\0pyarrow.dataset\0pyarrow\0RecordBatch\0";
+        let installed = |top: &str| matches!(top, "pyarrow" | "polars" | "pip" | "six");
+        let found: Vec<String> = module_names_in(bytes, &installed).into_iter().collect();
+        assert_eq!(found, ["polars", "pyarrow", "pyarrow.dataset"]);
+        // A dotted name counts at any length; a bare one of three characters never does.
+        let found = module_names_in(b"\0six.moves\0six\0", &installed);
+        assert_eq!(found.into_iter().collect::<Vec<_>>(), ["six.moves"]);
     }
 }

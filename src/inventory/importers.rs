@@ -10,9 +10,9 @@
 //! `import jinja2` whenever Jinja2 is installed, and `import transformers` imports that file: a
 //! plan that changes Jinja2 affects transformers. A compiled extension module counts too: the
 //! installed top-level module names it holds as whole strings, as its code passes them to
-//! `PyImport_ImportModule` (duckdb 0.8.1's extension names `pandas` and
-//! `pandas.core.arrays.arrow.dtype`, though duckdb requires neither), read up to a size cap
-//! ([`super::extensions::module_names_in`]).
+//! `PyImport_ImportModule` (duckdb 0.8.1's extension names `pyarrow.dataset` and `polars`,
+//! though duckdb requires neither), read up to a size cap
+//! ([`super::extensions::module_names_in`]: a name the compiler split up is not seen).
 //!
 //! Every dist's files are read once per [`ImportIndex`] (a cheap pass over the lines naming a
 //! module, [`imported_modules`]); only the files that name a wanted module are parsed. What it
@@ -67,7 +67,7 @@ struct Source {
     path: String,
     /// The top-level modules its import lines (or its strings) name.
     tops: BTreeSet<String>,
-    /// An extension module's whole module names (`pandas.core.arrays.arrow.dtype`).
+    /// An extension module's whole module names (`pyarrow.dataset`).
     names: BTreeSet<String>,
 }
 

@@ -9,7 +9,7 @@
 //! they are imported (`billiard.compat`; `from a.b import c` names `a.b` and `a.b.c`, which may
 //! be a submodule; not an import in a function that never runs, nor one whose failure a `try:`
 //! catches), and those a dependent's compiled extension modules name as strings
-//! ([`compiled_importing`]: duckdb's `pandas.core.arrays.arrow.dtype`).
+//! ([`compiled_importing`]: duckdb's `pyarrow.dataset`).
 //!
 //! A file becomes a module only when every part of its path is an identifier and its first part
 //! is one of the dist's top-level names (scripts, `__main__.py` and `setup.py` are left out;
@@ -120,9 +120,9 @@ pub(crate) fn importing_modules(
 }
 
 /// The changed dists' modules below the top level that `dist`'s compiled extension modules name
-/// (duckdb 0.8.1's extension names `pandas.core.arrays.arrow.dtype`, which pandas 2.1 dropped:
-/// its scan of a DataFrame then fails), keyed by the changed dist, each with the extension's
-/// file ([`extension_module_names`]).
+/// (duckdb 0.8.1's extension names `pyarrow.dataset`; a name its compiler split up, such as
+/// the `pandas.core.arrays.arrow.dtype` it imports, is not seen), keyed by the changed dist, each
+/// with the extension's file ([`extension_module_names`]).
 pub(crate) fn compiled_importing(
     dist: &InstalledDist,
     tops: &ChangedTops,
