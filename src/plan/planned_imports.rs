@@ -25,6 +25,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use pep440_rs::Version;
 use pep508_rs::PackageName;
 
+use super::chain::{Failing, package_of};
 use super::imports_check::{has_module, module_file};
 use super::modules::top_level_of;
 use super::oracle::Oracle;
@@ -124,6 +125,19 @@ impl UnmetName {
             self.provider.1
         )
     }
+
+    /// What fails, without the importer and its file: "imports `soft_unicode` from
+    /// `markupsafe`, which markupsafe 3.0.4 does not have".
+    pub(crate) fn what(&self) -> String {
+        let listed: Vec<String> = self.names.iter().map(|n| format!("`{n}`")).collect();
+        format!(
+            "imports {} from `{}`, which {} {} does not have",
+            listed.join(", "),
+            self.module,
+            self.provider.0,
+            self.provider.1
+        )
+    }
 }
 
 /// The planned releases that may import what the planned environment lacks (those the plan
@@ -157,14 +171,23 @@ fn candidates<'c>(
     Some((candidates, provided))
 }
 
-/// Per changed dist, the sentences for its imports that the planned environment cannot satisfy.
+/// What a changed dist's planned release imports that the planned environment cannot satisfy.
+#[derive(Debug, Default)]
+pub(crate) struct PlannedMissing {
+    /// One sentence per failing import (the first few, then how many more).
+    pub sentences: Vec<String>,
+    /// Every failing import as a statement (each runs whenever its file is imported).
+    pub failing: Vec<Failing>,
+}
+
+/// Per changed dist, its imports that the planned environment cannot satisfy.
 pub(crate) fn missing_planned_imports(
     inventory: &Inventory,
     planned: &PlannedEnvironment,
     changes: &[Change],
     oracle: &dyn Oracle,
     memo: &PlannedImportsMemo,
-) -> BTreeMap<PackageName, Vec<String>> {
+) -> BTreeMap<PackageName, PlannedMissing> {
     let Some((candidates, provided)) = candidates(inventory, planned, changes, oracle, memo) else {
         return BTreeMap::new();
     };
@@ -177,9 +200,21 @@ pub(crate) fn missing_planned_imports(
     };
     for (name, version, imports) in candidates {
         let mut seen = BTreeSet::new();
-        let mut found: Vec<String> = imports
+        let failing = |file: &str, line: usize, what: String| Failing {
+            dist: name.clone(),
+            version: version.clone(),
+            planned: true,
+            file: file.to_string(),
+            line,
+            what,
+            top_level: true,
+        };
+        let unprovided: Vec<&ForeignImport> = imports
             .iter()
             .filter(|i| !provided.contains(&i.top) && seen.insert(i.top.clone()))
+            .collect();
+        let mut found: Vec<String> = unprovided
+            .iter()
             .map(|i| {
                 format!(
                     "{name} {version} imports `{}` ({}, line {}), which no dist of the planned \
@@ -188,11 +223,20 @@ pub(crate) fn missing_planned_imports(
                 )
             })
             .collect();
-        found.extend(
-            missing_names(name, version, &imports, &provided, &mut providers)
-                .iter()
-                .map(UnmetName::sentence),
-        );
+        let mut failed: Vec<Failing> = unprovided
+            .iter()
+            .map(|i| {
+                let what = format!(
+                    "imports `{}`, which no dist of the planned environment installs",
+                    i.module
+                );
+                failing(&i.file, i.line, what)
+            })
+            .collect();
+        for unmet in missing_names(name, version, &imports, &provided, &mut providers) {
+            found.push(unmet.sentence());
+            failed.push(failing(&unmet.file, unmet.line, unmet.what()));
+        }
         if found.is_empty() {
             continue;
         }
@@ -201,7 +245,11 @@ pub(crate) fn missing_planned_imports(
         if more > 0 {
             found.push(format!("and {more} more"));
         }
-        out.insert(name.clone(), found);
+        let missing = PlannedMissing {
+            sentences: found,
+            failing: failed,
+        };
+        out.insert(name.clone(), missing);
     }
     out
 }
@@ -510,12 +558,6 @@ fn script_modules(
         }
     }
     out
-}
-
-/// The dotted package a module file is in: `a/b/__init__.py` and `a/b/c.py` are in `a.b`.
-fn package_of(path: &str) -> String {
-    let dir = path.rsplit_once('/').map_or("", |(dir, _)| dir);
-    dir.replace('/', ".")
 }
 
 #[cfg(test)]
