@@ -385,7 +385,7 @@ fn breaks_of(inventory: &Inventory, found: &AloneBreaks) -> Vec<Breaks> {
             let prefix = format!("{} {installed} (", b.dependent);
             let imports = match b.how {
                 BreakKind::Abi => Vec::new(),
-                BreakKind::Import => found
+                BreakKind::Import | BreakKind::ImportChain => found
                     .imports
                     .iter()
                     .filter(|s| s.starts_with(&prefix))

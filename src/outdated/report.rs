@@ -103,7 +103,8 @@ pub(crate) struct Breaks {
     pub installed: Version,
     /// The evidence: `abi-break` (its compiled extensions link against the dist and were
     /// released before the release's major line) or `import-target-missing` (its files import
-    /// a module or a name the release no longer has).
+    /// a module or a name the release no longer has, or import a dist that does and fails
+    /// with it).
     #[serde(serialize_with = "evidence_key")]
     pub evidence: BreakKind,
     /// For `import-target-missing`, the failing imports, one sentence each naming the file
@@ -116,7 +117,7 @@ pub(crate) struct Breaks {
 pub(crate) fn evidence_word(how: BreakKind) -> &'static str {
     match how {
         BreakKind::Abi => "abi-break",
-        BreakKind::Import => "import-target-missing",
+        BreakKind::Import | BreakKind::ImportChain => "import-target-missing",
     }
 }
 

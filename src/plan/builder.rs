@@ -20,7 +20,7 @@ use super::modules::{ImportersMemo, removed_module_warnings};
 pub(crate) use super::oracle::Oracle;
 pub(crate) use super::planned::PlannedEnvironment;
 use super::planned::applies_with;
-use super::planned_imports::{PlannedImportsMemo, UnmetName, missing_planned_imports};
+use super::planned_imports::{PlannedImportsMemo, UnmetName};
 use super::proposal::{Action, Blocker, Change, HeldBack, PLAN_SCHEMA, Plan, PlanKind};
 use crate::inventory::Inventory;
 use crate::inventory::graph::DependencyGraph;
@@ -231,18 +231,7 @@ impl<'a> PlanBuilder<'a> {
             warnings.push(sentence.clone());
             facts.module_clashes.push(sentence);
         }
-        let missing = missing_planned_imports(
-            self.inventory,
-            planned,
-            &changes,
-            oracle,
-            &self.planned_imports,
-        );
-        for facts in &mut change_facts {
-            if let Some(found) = missing.get(&facts.name) {
-                facts.planned_imports_missing = found.clone();
-            }
-        }
+        breaks.extend(self.planned_import_facts(&mut change_facts, &changes, planned, oracle));
         warnings.extend(removed_module_warnings(
             self.inventory,
             &changes,

@@ -179,11 +179,13 @@ pub(crate) fn pullers(
 }
 
 /// A file under `module` that both lists hold, other than an `__init__.py` (a namespace's
-/// marker, shared by design) or bytecode: `cpuinfo/cpuinfo.py`.
+/// marker, shared by design), bytecode or a folder (a wheel's zip may list its folders,
+/// `nvidia_cutlass_dsl/`, as members of their own; folders are shared, never overwritten):
+/// `cpuinfo/cpuinfo.py`.
 fn shared_file(ours: &[String], theirs: &[String], module: &str) -> Option<String> {
     let theirs: BTreeSet<&str> = theirs.iter().map(String::as_str).collect();
     ours.iter()
-        .filter(|path| in_module(path, module))
+        .filter(|path| in_module(path, module) && !path.ends_with('/'))
         .filter(|path| !path.ends_with("/__init__.py") && !path.contains("/__pycache__/"))
         .find(|path| theirs.contains(path.as_str()))
         .map(|path| format!("both install {path}"))
@@ -248,5 +250,34 @@ mod tests {
             "google"
         ));
         assert!(!in_module("cpuinfo2/x.py", "cpuinfo"));
+    }
+
+    /// The real nvidia-cutlass-dsl-libs-base and -cu13 4.8.1 wheels both list the folders
+    /// `nvidia_cutlass_dsl/`, `nvidia_cutlass_dsl/dsl_packages/cutlass/_mlir/_mlir_libs/` and
+    /// others as zip members, and no file in common: no clash. A file both list still is one.
+    #[test]
+    fn wheels_that_share_only_folders_do_not_clash() {
+        let read = |text: &str| -> Vec<String> { text.lines().map(String::from).collect() };
+        let base = read(include_str!(
+            "../../testdata/clash/nvidia_cutlass_dsl_libs_base-4.8.1-cp312-cp312-manylinux_2_28_x86_64.members"
+        ));
+        let cu13 = read(include_str!(
+            "../../testdata/clash/nvidia_cutlass_dsl_libs_cu13-4.8.1-cp312-cp312-manylinux_2_28_x86_64.members"
+        ));
+        assert!(base.contains(&"nvidia_cutlass_dsl/".to_string()));
+        assert!(cu13.contains(&"nvidia_cutlass_dsl/".to_string()));
+        assert_eq!(shared_file(&base, &cu13, "nvidia_cutlass_dsl"), None);
+        assert_eq!(shared_file(&cu13, &base, "nvidia_cutlass_dsl"), None);
+        let mut both = cu13.clone();
+        both.push("nvidia_cutlass_dsl/dsl_packages/cutlass/__init__.py".to_string());
+        both.push("nvidia_cutlass_dsl/dsl_packages/cutlass/_mlir/ir.py".to_string());
+        assert!(
+            base.contains(&both[both.len() - 1]),
+            "a real file of libs-base"
+        );
+        assert_eq!(
+            shared_file(&both, &base, "nvidia_cutlass_dsl").as_deref(),
+            Some("both install nvidia_cutlass_dsl/dsl_packages/cutlass/_mlir/ir.py")
+        );
     }
 }

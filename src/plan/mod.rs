@@ -13,6 +13,7 @@ mod alone;
 mod alternatives;
 mod build_hint;
 mod builder;
+mod chain;
 mod clash;
 mod imports_check;
 mod install;

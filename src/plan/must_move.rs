@@ -50,7 +50,8 @@ pub(super) fn fixing_requirement(name: &PackageName, fix: &Version, in_line: boo
 }
 
 impl Proposer<'_> {
-    /// Per dependent that `breaks` names (and the plan keeps installed), its fixing release:
+    /// Per dependent that `breaks` names (and the plan keeps installed; not one that fails only
+    /// through a dist it imports), its fixing release:
     /// the first final release above the installed one uploaded at or after the planned line of
     /// what it breaks under began, else its newest final release above the installed one. A
     /// dependent with no release above the installed one is left out.
@@ -63,6 +64,8 @@ impl Proposer<'_> {
             let line = match b.how {
                 BreakKind::Abi => line_floor(&b.to),
                 BreakKind::Import => minor_floor(&b.to),
+                // It fails through a dist it imports: its own newer release fixes nothing.
+                BreakKind::ImportChain => continue,
             };
             let began = self.evidence.first_release_from(&b.package, &line);
             let entry = since.entry(&b.dependent).or_insert(began);

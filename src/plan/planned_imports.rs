@@ -25,10 +25,11 @@ use std::sync::{Arc, LazyLock, Mutex};
 use pep440_rs::Version;
 use pep508_rs::PackageName;
 
+use super::chain::{Failing, package_of};
 use super::imports_check::{has_module, module_file};
 use super::modules::top_level_of;
 use super::oracle::Oracle;
-use super::planned::PlannedEnvironment;
+use super::planned::{PlanDist, PlannedEnvironment, applies_with};
 use super::proposal::{Action, Change};
 use crate::inventory::Inventory;
 use crate::inventory::imports::unconditional_imports;
@@ -61,6 +62,9 @@ struct ForeignImport {
     /// The file (`tensorboard/default.py`) and line.
     file: String,
     line: usize,
+    /// The file is reached only from a console script's module, not from the release's
+    /// packages (triton 3.6.0's `triton/profiler/viewer.py`, run by `proton-viewer`).
+    script_only: bool,
 }
 
 /// Per planned release, its foreign imports.
@@ -124,6 +128,19 @@ impl UnmetName {
             self.provider.1
         )
     }
+
+    /// What fails, without the importer and its file: "imports `soft_unicode` from
+    /// `markupsafe`, which markupsafe 3.0.4 does not have".
+    pub(crate) fn what(&self) -> String {
+        let listed: Vec<String> = self.names.iter().map(|n| format!("`{n}`")).collect();
+        format!(
+            "imports {} from `{}`, which {} {} does not have",
+            listed.join(", "),
+            self.module,
+            self.provider.0,
+            self.provider.1
+        )
+    }
 }
 
 /// The planned releases that may import what the planned environment lacks (those the plan
@@ -144,7 +161,17 @@ fn candidates<'c>(
     for change in changes {
         let Some(to) = &change.to else { continue };
         if matches!(change.action, Action::Downgrade | Action::Add) {
-            let found = memo.get(&change.name, to, oracle);
+            let mut found = memo.get(&change.name, to, oracle);
+            let optional = optional_here(inventory, planned.dists.get(&change.name));
+            if found
+                .iter()
+                .any(|i| i.script_only && optional.contains(&i.top))
+            {
+                let kept = found
+                    .iter()
+                    .filter(|i| !(i.script_only && optional.contains(&i.top)));
+                found = Arc::new(kept.cloned().collect());
+            }
             if !found.is_empty() {
                 candidates.push((&change.name, to, found));
             }
@@ -157,14 +184,23 @@ fn candidates<'c>(
     Some((candidates, provided))
 }
 
-/// Per changed dist, the sentences for its imports that the planned environment cannot satisfy.
+/// What a changed dist's planned release imports that the planned environment cannot satisfy.
+#[derive(Debug, Default)]
+pub(crate) struct PlannedMissing {
+    /// One sentence per failing import (the first few, then how many more).
+    pub sentences: Vec<String>,
+    /// Every failing import as a statement (each runs whenever its file is imported).
+    pub failing: Vec<Failing>,
+}
+
+/// Per changed dist, its imports that the planned environment cannot satisfy.
 pub(crate) fn missing_planned_imports(
     inventory: &Inventory,
     planned: &PlannedEnvironment,
     changes: &[Change],
     oracle: &dyn Oracle,
     memo: &PlannedImportsMemo,
-) -> BTreeMap<PackageName, Vec<String>> {
+) -> BTreeMap<PackageName, PlannedMissing> {
     let Some((candidates, provided)) = candidates(inventory, planned, changes, oracle, memo) else {
         return BTreeMap::new();
     };
@@ -177,9 +213,21 @@ pub(crate) fn missing_planned_imports(
     };
     for (name, version, imports) in candidates {
         let mut seen = BTreeSet::new();
-        let mut found: Vec<String> = imports
+        let failing = |file: &str, line: usize, what: String| Failing {
+            dist: name.clone(),
+            version: version.clone(),
+            planned: true,
+            file: file.to_string(),
+            line,
+            what,
+            top_level: true,
+        };
+        let unprovided: Vec<&ForeignImport> = imports
             .iter()
             .filter(|i| !provided.contains(&i.top) && seen.insert(i.top.clone()))
+            .collect();
+        let mut found: Vec<String> = unprovided
+            .iter()
             .map(|i| {
                 format!(
                     "{name} {version} imports `{}` ({}, line {}), which no dist of the planned \
@@ -188,11 +236,20 @@ pub(crate) fn missing_planned_imports(
                 )
             })
             .collect();
-        found.extend(
-            missing_names(name, version, &imports, &provided, &mut providers)
-                .iter()
-                .map(UnmetName::sentence),
-        );
+        let mut failed: Vec<Failing> = unprovided
+            .iter()
+            .map(|i| {
+                let what = format!(
+                    "imports `{}`, which no dist of the planned environment installs",
+                    i.module
+                );
+                failing(&i.file, i.line, what)
+            })
+            .collect();
+        for unmet in missing_names(name, version, &imports, &provided, &mut providers) {
+            found.push(unmet.sentence());
+            failed.push(failing(&unmet.file, unmet.line, unmet.what()));
+        }
         if found.is_empty() {
             continue;
         }
@@ -201,7 +258,11 @@ pub(crate) fn missing_planned_imports(
         if more > 0 {
             found.push(format!("and {more} more"));
         }
-        out.insert(name.clone(), found);
+        let missing = PlannedMissing {
+            sentences: found,
+            failing: failed,
+        };
+        out.insert(name.clone(), missing);
     }
     out
 }
@@ -229,6 +290,19 @@ pub(crate) fn unmet_names(
         .flat_map(|(name, version, imports)| {
             missing_names(name, version, &imports, &provided, &mut providers)
         })
+        .collect()
+}
+
+/// The modules (a requirement's name as a module: `pandas`, `llnl_hatchet`) a planned release
+/// declares only where its requirements do not apply here (under an extra: triton 3.6.0's
+/// `pandas; extra == "tutorials"`): a console script's import of one is an optional tool's,
+/// which the release does not promise, not a failure of the release.
+fn optional_here(inventory: &Inventory, dist: Option<&PlanDist>) -> BTreeSet<String> {
+    let markers = &inventory.environment.markers;
+    dist.into_iter()
+        .flat_map(|d| d.requires_dist.iter())
+        .filter(|r| !applies_with(r, markers, &[]))
+        .map(|r| r.name.as_ref().replace('-', "_"))
         .collect()
 }
 
@@ -395,7 +469,8 @@ fn provided(
 }
 
 /// A release's module-level imports of modules that are not its own and not the standard
-/// library's, from at most [`FILES_READ`] of its own files.
+/// library's, from at most [`FILES_READ`] of its own files: those its packages import first,
+/// then those only its console scripts do (marked [`ForeignImport::script_only`]).
 fn foreign_imports(
     name: &PackageName,
     version: &Version,
@@ -405,54 +480,90 @@ fn foreign_imports(
         return Vec::new();
     };
     let own = top_level_of(&files);
-    let vendored = vendored_modules(&files);
-    let mut queue: VecDeque<String> = own.iter().filter_map(|m| module_file(&files, m)).collect();
-    queue.extend(
-        script_modules(name, version, &files, oracle)
-            .iter()
-            .filter_map(|m| module_file(&files, m)),
+    let mut walk = Walk {
+        name,
+        version,
+        oracle,
+        files: &files,
+        vendored: vendored_modules(&files),
+        own: &own,
+        seen: BTreeSet::new(),
+        read: 0,
+        out: Vec::new(),
+    };
+    walk.from(
+        own.iter().filter_map(|m| module_file(&files, m)).collect(),
+        false,
     );
-    let mut seen: BTreeSet<String> = BTreeSet::new();
-    let mut out = Vec::new();
-    let mut read = 0;
-    while let Some(path) = queue.pop_front() {
-        if read == FILES_READ {
-            break;
-        }
-        if !seen.insert(path.clone()) {
-            continue;
-        }
-        read += 1;
-        let Some(text) = oracle.wheel_text(name, version, &path) else {
-            continue;
-        };
-        for statement in unconditional_imports(&text, &package_of(&path)) {
-            let top = statement.module.split('.').next().unwrap_or("").to_string();
-            if own.contains(&top) {
-                let submodules = statement
-                    .names
-                    .iter()
-                    .map(|n| format!("{}.{n}", statement.module));
-                for module in std::iter::once(statement.module.clone()).chain(submodules) {
-                    if let Some(file) = module_file(&files, &module)
-                        && !seen.contains(&file)
-                    {
-                        queue.push_back(file);
+    let scripts = script_modules(name, version, &files, oracle);
+    walk.from(
+        scripts
+            .iter()
+            .filter_map(|m| module_file(&files, m))
+            .collect(),
+        true,
+    );
+    walk.out
+}
+
+/// The walk of [`foreign_imports`] over a release's own module files.
+struct Walk<'a> {
+    name: &'a PackageName,
+    version: &'a Version,
+    oracle: &'a dyn Oracle,
+    files: &'a [String],
+    vendored: BTreeSet<String>,
+    own: &'a BTreeSet<String>,
+    seen: BTreeSet<String>,
+    read: usize,
+    out: Vec<ForeignImport>,
+}
+
+impl Walk<'_> {
+    /// Read `queue` and the own modules its files import, breadth first, up to [`FILES_READ`]
+    /// files in all; the foreign imports found are marked `script_only` as given.
+    fn from(&mut self, mut queue: VecDeque<String>, script_only: bool) {
+        while let Some(path) = queue.pop_front() {
+            if self.read == FILES_READ {
+                return;
+            }
+            if !self.seen.insert(path.clone()) {
+                continue;
+            }
+            self.read += 1;
+            let Some(text) = self.oracle.wheel_text(self.name, self.version, &path) else {
+                continue;
+            };
+            for statement in unconditional_imports(&text, &package_of(&path)) {
+                let top = statement.module.split('.').next().unwrap_or("").to_string();
+                if self.own.contains(&top) {
+                    let submodules = statement
+                        .names
+                        .iter()
+                        .map(|n| format!("{}.{n}", statement.module));
+                    for module in std::iter::once(statement.module.clone()).chain(submodules) {
+                        if let Some(file) = module_file(self.files, &module)
+                            && !self.seen.contains(&file)
+                        {
+                            queue.push_back(file);
+                        }
                     }
+                } else if !STDLIB.contains(top.as_str())
+                    && !top.is_empty()
+                    && !self.vendored.contains(&top)
+                {
+                    self.out.push(ForeignImport {
+                        top,
+                        module: statement.module,
+                        names: statement.names,
+                        file: path.clone(),
+                        line: statement.line,
+                        script_only,
+                    });
                 }
-            } else if !STDLIB.contains(top.as_str()) && !top.is_empty() && !vendored.contains(&top)
-            {
-                out.push(ForeignImport {
-                    top,
-                    module: statement.module,
-                    names: statement.names,
-                    file: path.clone(),
-                    line: statement.line,
-                });
             }
         }
     }
-    out
 }
 
 /// The top-level modules a wheel ships inside a `_vendor` folder of its own
@@ -510,12 +621,6 @@ fn script_modules(
         }
     }
     out
-}
-
-/// The dotted package a module file is in: `a/b/__init__.py` and `a/b/c.py` are in `a.b`.
-fn package_of(path: &str) -> String {
-    let dir = path.rsplit_once('/').map_or("", |(dir, _)| dir);
-    dir.replace('/', ".")
 }
 
 #[cfg(test)]

@@ -233,6 +233,9 @@ pub enum BreakKind {
     /// Its files import a module or a name the planned release no longer has
     /// (`import-target-missing`).
     Import,
+    /// Its files import, when imported, a dist that fails on import after the plan (the chain
+    /// of `import-target-missing` or `planned-import-missing`): moving it does not fix it.
+    ImportChain,
 }
 
 /// The layers of `propose --all` (`--layer`).

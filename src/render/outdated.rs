@@ -227,7 +227,11 @@ fn outdated_summary(report: &OutdatedReport, outdated: &[&PackageStatus]) -> Str
                     "{} {} imports what {} {} no longer has",
                     b.name, b.installed, p.name, b.release
                 ),
-                BreakKind::Import => b.imports.join("; "),
+                BreakKind::ImportChain if b.imports.is_empty() => format!(
+                    "{} {} imports a dist that fails to import beside {} {}",
+                    b.name, b.installed, p.name, b.release
+                ),
+                BreakKind::Import | BreakKind::ImportChain => b.imports.join("; "),
             };
             out.push_str(&format!("  {} {}: {why}\n", p.name, b.release));
         }

@@ -435,6 +435,10 @@ pub(crate) fn reasons(change: &Change) -> String {
                     "moves with {package} {version} (the installed release imports what \
                      {package} {version} no longer has)"
                 ),
+                BreakKind::ImportChain => format!(
+                    "moves with {package} {version} (the installed release imports a dist \
+                     that fails to import beside {package} {version})"
+                ),
             },
             Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
             Reason::NewestFitting { asked } => {

@@ -331,11 +331,23 @@ pub(crate) fn cited_files(risk: &RiskScore) -> Vec<(String, String, String)> {
         .collect()
 }
 
-/// Each citation of the plan's `import-target-missing` factors, with its factor.
+/// Each citation of the plan's import factors, with the dist its factor is about.
+pub(crate) fn citations(risk: &RiskScore) -> Vec<(String, &Citation)> {
+    cited(risk).map(|(f, c)| (f.package.clone(), c)).collect()
+}
+
+/// Each citation of the plan's `import-target-missing` factors (and of its
+/// `planned-import-missing` ones: the kept dists that import a planned release failing on
+/// import), with its factor.
 fn cited(risk: &RiskScore) -> impl Iterator<Item = (&RiskFactor, &Citation)> {
     risk.factors
         .iter()
-        .filter(|f| f.kind == FactorKind::ImportTargetMissing)
+        .filter(|f| {
+            matches!(
+                f.kind,
+                FactorKind::ImportTargetMissing | FactorKind::PlannedImportMissing
+            )
+        })
         .flat_map(|f| f.citations.iter().map(move |c| (f, c)))
 }
 

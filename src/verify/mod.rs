@@ -233,7 +233,9 @@ pub(crate) fn select(
 
 /// The installed dists not selected yet whose files import a changed (or removed) dist's module
 /// at import time ([`ImportIndex::importers`]), each with the import that makes it one; not
-/// one the plan removes.
+/// one the plan removes. Then the other dists the plan's import factors cite (those that fail
+/// through a dist they import: transformers importing a Jinja2 that fails beside MarkupSafe 3),
+/// each with its cited import.
 fn add_importers(
     plan: &Plan,
     inventory: &Inventory,
@@ -261,6 +263,34 @@ fn add_importers(
                 name: found.dist.clone(),
                 why: Why::Importer,
                 via: Some(found.provider.clone()),
+                evidence: Some(evidence),
+                subpackages: false,
+                deep: Vec::new(),
+                names: Vec::new(),
+            },
+        );
+    }
+    for (provider, c) in deep::citations(&plan.risk) {
+        let (Ok(dist), Ok(via)) = (
+            PackageName::from_str(&c.dist),
+            PackageName::from_str(&provider),
+        ) else {
+            continue;
+        };
+        let removed = plan.change(&dist).is_some_and(|c| c.to.is_none());
+        if removed || dists.contains_key(&dist) || inventory.get(&dist).is_none() {
+            continue;
+        }
+        let evidence = format!(
+            "{} imports {} ({}, line {}), which fails on import after the plan",
+            c.dist, c.module, c.file, c.line
+        );
+        dists.insert(
+            dist.clone(),
+            DistTarget {
+                name: dist,
+                why: Why::Importer,
+                via: Some(via),
                 evidence: Some(evidence),
                 subpackages: false,
                 deep: Vec::new(),

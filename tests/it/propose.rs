@@ -1022,6 +1022,67 @@ fn an_import_the_planned_release_cannot_satisfy_is_a_risk_factor() {
     assert_eq!(factors[0]["points"], 50);
 }
 
+/// An optional tool's imports are not a failure of the release: triton 3.6.0's `proton-viewer`
+/// console script runs `triton/profiler/viewer.py`, whose line 4 imports pandas (declared only
+/// under triton's `tutorials` extra) and line 11 numpy (only under `tests`), while `import
+/// triton` imports neither. Added to a venv without them, triton is no `planned-import-missing`.
+/// The real wheel's `entry_points.txt` and the first lines of `viewer.py`
+/// (`testdata/imports/triton-3.6.0/`).
+#[test]
+fn a_console_scripts_import_of_an_extras_dist_is_no_planned_import_missing() {
+    let root = tempfile::tempdir().unwrap();
+    let wheels = root.path().join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let real = |path: &str| {
+        std::fs::read_to_string(repo_root().join("testdata/imports/triton-3.6.0").join(path))
+            .unwrap()
+    };
+    let viewer = real("triton/profiler/viewer.py");
+    let entry_points = real("triton-3.6.0.dist-info/entry_points.txt");
+    let triton = venv::build_wheel_with_files(
+        &wheels,
+        "triton",
+        "3.6.0",
+        &[
+            "importlib-metadata; python_version < \"3.10\"",
+            "numpy; extra == \"tests\"",
+            "llnl-hatchet; extra == \"tests\"",
+            "pandas; extra == \"tutorials\"",
+        ],
+        &["tests", "tutorials"],
+        &[
+            ("triton/__init__.py", "from . import language\n"),
+            ("triton/language.py", "import os\n"),
+            ("triton/profiler/__init__.py", ""),
+            ("triton/profiler/viewer.py", &viewer),
+            ("triton-3.6.0.dist-info/entry_points.txt", &entry_points),
+        ],
+    );
+    let venv = venv::RealVenv::create(&root.path().join("venv"));
+    let index = wheel_folder_index(root.path(), &[("triton", &triton)]);
+    let ctx = TestContext::new();
+    let out = ctx.propose(
+        &venv.path,
+        index.join("simple").to_str().unwrap(),
+        &["triton==3.6.0", "--format", "json"],
+    );
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let plan = &json["plans"][0];
+    assert_eq!(plan["pins"]["triton"], "3.6.0", "{}", out.stdout);
+    let kinds: Vec<&serde_json::Value> = plan["risk"]["factors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| &f["kind"])
+        .collect();
+    assert!(
+        !kinds.iter().any(|k| *k == "planned-import-missing"),
+        "{}",
+        out.stdout
+    );
+}
+
 /// A target with only sdists whose metadata is not static (flash-attn: every
 /// release an sdist with `Metadata-Version: 2.1`) is not pointed to `--allow-build`, which could
 /// not help: the hint says so once, with why.

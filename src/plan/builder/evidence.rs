@@ -11,11 +11,13 @@ use crate::inventory::InstalledDist;
 use crate::inventory::imports::ImportUse;
 use crate::metadata::requirement::{is_upper_bound, specifiers};
 use crate::metadata::version_line::line_floor;
+use crate::plan::chain::{ChainWorld, Chained, Failing, chained_breaks};
 use crate::plan::imports_check;
 use crate::plan::oracle::Oracle;
 use crate::plan::planned::{PlannedEnvironment, applies_with};
+use crate::plan::planned_imports::missing_planned_imports;
 use crate::plan::proposal::{Break, BreakKind, Change, Override};
-use crate::risk::{BrokenEdgeFacts, ChangeFacts};
+use crate::risk::{BrokenEdgeFacts, ChangeFacts, Citation};
 
 impl PlanBuilder<'_> {
     /// What the risk model needs of one change, and the installed dists whose imports of it
@@ -25,7 +27,7 @@ impl PlanBuilder<'_> {
         change: &Change,
         planned: &PlannedEnvironment,
         oracle: &dyn Oracle,
-    ) -> (ChangeFacts, Vec<PackageName>) {
+    ) -> (ChangeFacts, Importers) {
         let name = &change.name;
         let to = planned.dists.get(name);
         let mut facts = ChangeFacts {
@@ -47,8 +49,9 @@ impl PlanBuilder<'_> {
             missing_citations: Vec::new(),
             module_clashes: Vec::new(),
             planned_imports_missing: Vec::new(),
+            planned_citations: Vec::new(),
         };
-        let mut importers = Vec::new();
+        let mut importers = Importers::default();
         if let (Some(from), Some(to)) = (&change.from, &change.to) {
             importers = self.missing_imports(&mut facts, (from, to), planned, oracle);
             if to < from {
@@ -63,14 +66,15 @@ impl PlanBuilder<'_> {
     /// The imports of a changed dist in the installed files that the planned release breaks.
     /// An importer the plan moves too is left out (its planned files are not known). Importers
     /// that do not declare the dist are not counted as its dependents: on the corpus's training
-    /// part that lowered the AUC (docs/risk-model.md). Returns the importers it breaks.
+    /// part that lowered the AUC (docs/risk-model.md). The kept dists that import a broken
+    /// importer and fail with it follow ([`chained_breaks`]). Returns the importers it breaks.
     fn missing_imports(
         &self,
         facts: &mut ChangeFacts,
         (from, to): (&Version, &Version),
         planned: &PlannedEnvironment,
         oracle: &dyn Oracle,
-    ) -> Vec<PackageName> {
+    ) -> Importers {
         let uses = oracle.import_uses(&facts.name);
         let kept: Vec<&ImportUse> = uses
             .iter()
@@ -85,9 +89,76 @@ impl PlanBuilder<'_> {
             })
             .collect();
         let missing = imports_check::missing_imports(&facts.name, from, to, &kept, oracle);
+        let failing: Vec<Failing> = missing
+            .citations
+            .iter()
+            .filter(|c| !c.attribute)
+            .filter_map(|c| failing_of(c, &facts.name, to))
+            .collect();
+        let chained = self.chained(failing, planned, oracle);
         facts.missing_imports = missing.sentences;
+        facts.missing_imports.extend(chained.sentences);
         facts.missing_citations = missing.citations;
-        missing.importers
+        facts.missing_citations.extend(chained.citations);
+        Importers {
+            direct: missing.importers,
+            chained: chained.dependents,
+        }
+    }
+
+    /// The kept dists that fail with `failing` through their imports ([`chained_breaks`]).
+    pub(in crate::plan) fn chained(
+        &self,
+        failing: Vec<Failing>,
+        planned: &PlannedEnvironment,
+        oracle: &dyn Oracle,
+    ) -> Chained {
+        if failing.is_empty() {
+            return Chained::default();
+        }
+        let world = ChainWorld {
+            inventory: self.inventory,
+            planned,
+            oracle,
+            index: &self.import_index,
+        };
+        chained_breaks(failing, &world)
+    }
+
+    /// The `planned-import-missing` sentences of each change, and the kept dists that fail with
+    /// the planned releases through their imports (their sentences and citations added to the
+    /// change's facts); the breaks those are.
+    pub(in crate::plan) fn planned_import_facts(
+        &self,
+        change_facts: &mut [ChangeFacts],
+        changes: &[Change],
+        planned: &PlannedEnvironment,
+        oracle: &dyn Oracle,
+    ) -> Vec<Break> {
+        let missing = missing_planned_imports(
+            self.inventory,
+            planned,
+            changes,
+            oracle,
+            &self.planned_imports,
+        );
+        let mut breaks = Vec::new();
+        for facts in change_facts {
+            let (Some(found), Some(to)) = (missing.get(&facts.name), &facts.to) else {
+                continue;
+            };
+            let chained = self.chained(found.failing.clone(), planned, oracle);
+            facts.planned_imports_missing = found.sentences.clone();
+            facts.planned_imports_missing.extend(chained.sentences);
+            facts.planned_citations = chained.citations;
+            breaks.extend(chained.dependents.into_iter().map(|dependent| Break {
+                package: facts.name.clone(),
+                to: to.clone(),
+                dependent,
+                how: BreakKind::ImportChain,
+            }));
+        }
+        breaks
     }
 
     /// A change that crosses into a newer major line: which direct dependents were released
@@ -247,15 +318,48 @@ impl PlanBuilder<'_> {
     }
 }
 
+/// The installed dists a change breaks through their imports.
+#[derive(Debug, Default)]
+pub(in crate::plan) struct Importers {
+    /// Those importing what the planned release no longer has.
+    pub direct: Vec<PackageName>,
+    /// Those importing one of `direct` (or one of these), which fails with it.
+    pub chained: Vec<PackageName>,
+}
+
+/// The statement a citation of `import-target-missing` names, as a [`Failing`] one.
+fn failing_of(citation: &Citation, changed: &PackageName, to: &Version) -> Option<Failing> {
+    let module = &citation.module;
+    let what = match &citation.name {
+        Some(name) => format!("imports `{name}` from `{module}`"),
+        None => format!("imports the module `{module}`"),
+    };
+    Some(Failing {
+        dist: citation.dist.parse().ok()?,
+        version: citation.version.parse().ok()?,
+        planned: false,
+        file: citation.file.clone(),
+        line: citation.line,
+        what: format!("{what}, which {changed} {to} does not have"),
+        top_level: false,
+    })
+}
+
 /// The dependents one change breaks, as its facts say: the compiled dependents across its ABI
-/// boundary and the `importers` of what its planned release no longer has.
-pub(in crate::plan) fn plan_breaks(facts: &ChangeFacts, importers: &[PackageName]) -> Vec<Break> {
+/// boundary, the importers of what its planned release no longer has, and the dists that
+/// import those and fail with them.
+pub(in crate::plan) fn plan_breaks(facts: &ChangeFacts, importers: &Importers) -> Vec<Break> {
     let Some(to) = &facts.to else {
         return Vec::new();
     };
     let abi = facts.abi_dependents.iter().map(|d| (d, BreakKind::Abi));
-    let import = importers.iter().map(|d| (d, BreakKind::Import));
+    let import = importers.direct.iter().map(|d| (d, BreakKind::Import));
+    let chained = importers
+        .chained
+        .iter()
+        .map(|d| (d, BreakKind::ImportChain));
     abi.chain(import)
+        .chain(chained)
         .map(|(dependent, how)| Break {
             package: facts.name.clone(),
             to: to.clone(),

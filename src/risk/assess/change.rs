@@ -384,6 +384,13 @@ pub(super) fn planned_import_factor(
         &change.name,
         change.planned_imports_missing.join("; "),
     );
+    if let Some(factor) = factors
+        .0
+        .last_mut()
+        .filter(|f| f.kind == FactorKind::PlannedImportMissing)
+    {
+        factor.citations = change.planned_citations.clone();
+    }
     true
 }
 

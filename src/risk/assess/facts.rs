@@ -107,8 +107,12 @@ pub(crate) struct ChangeFacts {
     /// top-level module (one sentence each, naming both dists and the module).
     pub module_clashes: Vec<String>,
     /// Module-level imports of the planned release itself (moved back or added) of modules no
-    /// dist of the planned environment installs (one sentence each, naming the file and line).
+    /// dist of the planned environment installs (one sentence each, naming the file and line),
+    /// then the kept dists that import the planned release and fail with it (the chain, each
+    /// link cited).
     pub planned_imports_missing: Vec<String>,
+    /// The imports of the kept dists that fail through the chain, as data.
+    pub planned_citations: Vec<crate::risk::Citation>,
 }
 
 /// Installed dists that depend on a changed one (reverse edges of the installed graph).

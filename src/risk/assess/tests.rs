@@ -40,6 +40,7 @@ fn change(name: &str, from: Option<&str>, to: Option<&str>) -> ChangeFacts {
         missing_citations: Vec::new(),
         module_clashes: Vec::new(),
         planned_imports_missing: Vec::new(),
+        planned_citations: Vec::new(),
     }
 }
 
