@@ -1341,6 +1341,58 @@ fn sdist_pkg_info_is_trusted_only_when_static() {
         "#);
 }
 
+/// An sdist whose PKG-INFO cannot be trusted (Metadata-Version 2.1) is read once: the next run
+/// with the same cache gives the same answer without asking the index for the sdist (or its
+/// `.metadata` file) again. Without the cache entry a solve that reaches 77 such releases
+/// (flash-attn) fetched every one of them on every run.
+#[test]
+fn an_untrusted_sdist_pkg_info_is_read_from_the_cache_the_next_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("simple/demo");
+    std::fs::create_dir_all(&page).unwrap();
+    std::fs::create_dir_all(dir.path().join("wheels")).unwrap();
+    let pkg_info =
+        "Metadata-Version: 2.1\nName: demo\nVersion: 2.0\nRequires-Dist: packaging>=20\n";
+    std::fs::write(
+        dir.path().join("wheels/demo-2.0.tar.gz"),
+        targz("demo-2.0/PKG-INFO", pkg_info.as_bytes()),
+    )
+    .unwrap();
+    std::fs::write(
+        page.join("index.html"),
+        "<a href=\"../../files/demo-2.0.tar.gz\">demo-2.0.tar.gz</a>\n",
+    )
+    .unwrap();
+    let server = IndexServer::start(dir.path());
+    let cache = tempfile::tempdir().unwrap();
+    let read = || {
+        let index = index_with(&[server.url()], Some(cache.path()), |_| {});
+        let demo = project(&index, "demo");
+        let file = demo.files.iter().next().unwrap();
+        let err = index.metadata(&demo, file).unwrap_err();
+        assert!(
+            matches!(err, IndexError::MetadataUnavailable { .. }),
+            "{err:?}"
+        );
+        shown(&err, &server)
+    };
+    let first = read();
+    assert_eq!(
+        server.requests("/files/demo-2.0.tar.gz").len(),
+        2,
+        "{:?}",
+        server.log()
+    );
+    server.clear_log();
+    let second = read();
+    assert_eq!(second, first);
+    assert!(
+        server.requests("/files/").is_empty(),
+        "the sdist was fetched again: {:?}",
+        server.log()
+    );
+}
+
 /// A .tar.gz with one member (a ustar header, checksum included, as every tar writer sets it).
 fn targz(path: &str, data: &[u8]) -> Vec<u8> {
     let mut header = tar::Header::new_ustar();

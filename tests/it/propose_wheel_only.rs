@@ -84,3 +84,94 @@ fn a_request_whose_import_needs_a_release_without_a_wheel_cannot_be_met() {
     assert!(text.stdout.contains(why), "{}", text.stdout);
     assert!(text.stdout.contains("No plan found."), "{}", text.stdout);
 }
+
+/// The same check where a release that has the name does have a wheel: `propose flask==2.2.2`
+/// on a venv with Flask 3.1.2 and Werkzeug 3.1.9 (recorded real pages, the real wheel bytes the
+/// check reads under `sparse/`, Werkzeug 3.1.9's real `werkzeug/urls.py` installed). Flask
+/// 2.2.2 requires `Werkzeug>=2.2.2`, so the solver keeps Werkzeug 3.1.9, but its
+/// `flask/app.py` line 30 imports `url_quote` from `werkzeug.urls`, which Werkzeug 3.0.0
+/// dropped; 2.3.8, the newest that has it, is the 17th release below 3.1.9 and has a wheel for
+/// every Python. The plan offered is the request with `werkzeug<3.0.0`, and the warning says
+/// why. Live (2026-12-05, CPython 3.11.7) `uv pip install flask==2.2.2` keeps Werkzeug 3.1.9
+/// and `import flask` fails; with werkzeug 2.3.8 it imports.
+#[test]
+fn a_request_whose_import_needs_an_older_release_with_a_wheel_takes_it() {
+    let root = tempfile::tempdir().unwrap();
+    // The installed side: each provider's real modules that Flask 2.2.2 imports names from.
+    let real = |dist: &str, path: &str| {
+        let at = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/imports")
+            .join(dist)
+            .join(path);
+        (path.to_string(), std::fs::read_to_string(at).unwrap())
+    };
+    let files = [
+        (
+            "werkzeug==3.1.9",
+            vec![
+                real("werkzeug-3.1.9", "werkzeug/__init__.py"),
+                real("werkzeug-3.1.9", "werkzeug/urls.py"),
+            ],
+        ),
+        (
+            "markupsafe==3.0.4",
+            vec![real("markupsafe-3.0.4", "markupsafe/__init__.py")],
+        ),
+        (
+            "jinja2==3.1.6",
+            vec![real("jinja2-3.1.6", "jinja2/__init__.py")],
+        ),
+        (
+            "itsdangerous==2.2.0",
+            vec![real("itsdangerous-2.2.0", "itsdangerous/__init__.py")],
+        ),
+        (
+            "click==8.5.1",
+            vec![real("click-8.5.1", "click/__init__.py")],
+        ),
+        (
+            "blinker==1.9.0",
+            vec![real("blinker-1.9.0", "blinker/__init__.py")],
+        ),
+        ("flask==3.1.2", vec![]),
+    ];
+    let borrowed: Vec<Vec<(&str, &str)>> = files
+        .iter()
+        .map(|(_, f)| f.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect())
+        .collect();
+    let pins: Vec<(&str, &[(&str, &str)])> = files
+        .iter()
+        .zip(&borrowed)
+        .map(|((pin, _), f)| (*pin, f.as_slice()))
+        .collect();
+    let venv = venv_of(&index_dir(), root.path(), &pins);
+    let server = IndexServer::start(&index_dir());
+    let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
+    let venv_path = venv.path.to_str().unwrap();
+    let args = [
+        "propose",
+        "flask==2.2.2",
+        "--venv",
+        venv_path,
+        "--index-url",
+        &url,
+        "--format",
+        "json",
+    ];
+    let out = TestContext::new().run(&args);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let first = &json["plans"][0];
+    assert_eq!(first["pins"]["flask"], "2.2.2", "{}", out.stdout);
+    assert_eq!(first["pins"]["werkzeug"], "2.3.8", "{}", out.stdout);
+    let why = "flask 2.2.2 imports `url_quote` from `werkzeug.urls` (flask/app.py, line 30), \
+               which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_quote` is \
+               2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl), so the \
+               request needs werkzeug<3.0.0";
+    let warnings = json["warnings"].to_string();
+    assert!(warnings.contains(why), "{warnings}");
+    // No plan keeps the import that fails.
+    for plan in json["plans"].as_array().unwrap() {
+        assert_ne!(plan["pins"]["werkzeug"], "3.1.9", "{}", out.stdout);
+    }
+}

@@ -545,7 +545,8 @@ impl Inner {
     }
 
     /// Metadata from the cache (immutable once fetched; files of a local index are read
-    /// directly), else from the index in the order `metadata_fetch` documents.
+    /// directly), else from the index in the order `metadata_fetch` documents; an sdist's
+    /// untrusted PKG-INFO ([`metadata_fetch::trusted`]) is an error either way.
     async fn fetch_metadata(&self, key: &str, file: &DistFile) -> MetadataResult {
         let local = file.url.as_str().starts_with("file:");
         if !self.refresh
@@ -554,6 +555,7 @@ impl Inner {
             && let Ok(metadata) = metadata_fetch::check(file, &file.url, &body)
         {
             log::debug!("{}: metadata from the cache", file.filename_str());
+            metadata_fetch::trusted(file, &metadata)?;
             return Ok(Arc::new(metadata));
         }
         if self.offline && !local {
@@ -572,6 +574,9 @@ impl Inner {
             let headers = crate::metadata::header_block(&bytes);
             off_runtime(|| self.cache.write(Bucket::Metadata, meta, headers));
         }
+        // After the write: an sdist's PKG-INFO that cannot be trusted is cached too (the file
+        // never changes), so the next run gives the same answer without fetching the sdist.
+        metadata_fetch::trusted(file, &metadata)?;
         Ok(Arc::new(metadata))
     }
 }

@@ -17,8 +17,9 @@
 //!    once more ([`Client::get_hedged`]).
 //! 3. Wheels, when the server ignores `Range`: the whole wheel, read the same way.
 //! 4. Sdists: `PKG-INFO` out of the archive (read by `super::sdist`), trusted only when it is
-//!    Metadata-Version >= 2.2 and `Requires-Dist` is not `Dynamic` (PEP 643); nothing is ever
-//!    built.
+//!    Metadata-Version >= 2.2 and `Requires-Dist` is not `Dynamic` (PEP 643, [`trusted`], which
+//!    the caller applies, so that an untrusted PKG-INFO is cached and the sdist not fetched
+//!    again); nothing is ever built.
 //!
 //! Every whole file downloaded (a wheel whose server ignores `Range`, an sdist) is checked against
 //! the index's hash before anything is read from it ([`verify_download`]); a mismatch is an error
@@ -258,26 +259,34 @@ async fn fetch_in_order(
         DistFilename::Sdist(_) => {
             let bytes = sdist_pkg_info(client, file).await?;
             let metadata = check(file, &file.url, &bytes)?;
-            if !metadata.static_dependencies() {
-                return Err(IndexError::MetadataUnavailable {
-                    file: name,
-                    reason: if metadata
-                        .dynamic
-                        .iter()
-                        .any(|d| d.eq_ignore_ascii_case("requires-dist"))
-                    {
-                        "PKG-INFO declares Requires-Dist dynamic".to_string()
-                    } else {
-                        format!(
-                            "PKG-INFO is Metadata-Version {}, older than 2.2 (PEP 643)",
-                            metadata.metadata_version
-                        )
-                    },
-                });
-            }
             Ok((bytes, metadata, MetadataSource::SdistPkgInfo))
         }
     }
+}
+
+/// An sdist's PKG-INFO whose requirements cannot be trusted without a build (PEP 643: older
+/// than Metadata-Version 2.2, or `Requires-Dist` declared dynamic): the error that says so.
+/// Applied to what [`fetch`] returns and to the cached copy alike, so that the conclusion is
+/// read from the cache on the next run instead of fetching the sdist again.
+pub(crate) fn trusted(file: &DistFile, metadata: &CoreMetadata) -> Result<(), IndexError> {
+    if !matches!(file.filename, DistFilename::Sdist(_)) || metadata.static_dependencies() {
+        return Ok(());
+    }
+    Err(IndexError::MetadataUnavailable {
+        file: file.filename_str(),
+        reason: if metadata
+            .dynamic
+            .iter()
+            .any(|d| d.eq_ignore_ascii_case("requires-dist"))
+        {
+            "PKG-INFO declares Requires-Dist dynamic".to_string()
+        } else {
+            format!(
+                "PKG-INFO is Metadata-Version {}, older than 2.2 (PEP 643)",
+                metadata.metadata_version
+            )
+        },
+    })
 }
 
 /// Check a whole downloaded `file` against every hash the index published for it by an

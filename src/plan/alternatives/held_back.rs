@@ -85,9 +85,14 @@ impl Proposer<'_> {
             // A pre-release the solver would not take is held back by that rule alone, not by
             // the requirements that happen to exclude it (tensorflow 2.22.0rc0 above a planned
             // 2.21.0 is no reason to name tf-keras's `tensorflow<2.22`).
-            let (blockers, unmatched, unavailable) = if newest.any_prerelease()
-                && !self.takes_prereleases(spec, planned_version.as_ref())
-            {
+            let takes_pre = self.takes_prereleases(spec, planned_version.as_ref());
+            // Under `--all` a held-back line names only what the plan could take: a dist whose
+            // only newer releases are pre-releases is not held back (protobuf 7.37.0rc1 above
+            // 7.36.2), as in the layers' lines.
+            if self.request.all && newest.any_prerelease() && !takes_pre {
+                continue;
+            }
+            let (blockers, unmatched, unavailable) = if newest.any_prerelease() && !takes_pre {
                 (vec![], vec![], None)
             } else {
                 self.why_held(&name, &newest, planned)?
@@ -104,6 +109,9 @@ impl Proposer<'_> {
                 unavailable,
             });
         }
+        if self.request.all {
+            self.name_circular_holds(&mut held_back, planned)?;
+        }
         Ok(self.builder.build(
             PlanSpec {
                 kind,
@@ -118,6 +126,49 @@ impl Proposer<'_> {
             },
             &self.evidence,
         ))
+    }
+
+    /// Under `--all`, a held-back dist whose every blocker is another held-back dist's installed
+    /// release, where that dist's newest release needs this one's newest (tensorflow 2.20.0
+    /// held by tf-keras 2.20.1's `tensorflow<2.21`, tf-keras held by tf-keras 2.21.0's
+    /// `tensorflow>=2.21`): the two would move together, so naming each other is a circle, not
+    /// a reason. The one reason is what the newest release itself requires that the plan does
+    /// not meet and no held-back dist's newest release meets (tensorflow 2.21.0's `h5py<3.15`
+    /// beside h5py 3.16.0: `--all` keeps every dist at or above its installed version); it
+    /// replaces the blockers. With no such requirement the lines are left as they are.
+    fn name_circular_holds(
+        &self,
+        held_back: &mut [HeldBack],
+        planned: &PlannedEnvironment,
+    ) -> Result<(), ProposeError> {
+        let mut roots = Vec::new();
+        for (i, held) in held_back.iter().enumerate() {
+            let circular = |b: &Blocker| {
+                b.dependent != held.name && needs_newest(held_back, &b.dependent, held)
+            };
+            if held.blockers.is_empty() || !held.blockers.iter().all(circular) {
+                continue;
+            }
+            // A requirement that another held-back dist's newest release meets moves with it
+            // (tensorflow 2.21.0's `tensorboard~=2.21.0`): not the reason either.
+            let moves_along = |r: &Requirement| {
+                held_back
+                    .iter()
+                    .any(|o| o.name == r.name && requirement::accepts(r, &o.newest))
+            };
+            let root: Vec<Blocker> = self
+                .own_requirements_unmet(&held.name, &held.newest, planned)?
+                .into_iter()
+                .filter(|b| !moves_along(&b.requirement))
+                .collect();
+            if !root.is_empty() {
+                roots.push((i, root));
+            }
+        }
+        for (i, root) in roots {
+            held_back[i].blockers = root;
+        }
+        Ok(())
     }
 
     /// What holds `name` below `newest` in `planned`: the requirements that exclude it, the
@@ -437,4 +488,18 @@ impl Proposer<'_> {
             _ => Ok(None),
         }
     }
+}
+
+/// Whether `dependent` is held back too, by its own newest release's requirement on `held`
+/// that accepts `held`'s newest release (it moves only if `held` does).
+fn needs_newest(held_back: &[HeldBack], dependent: &PackageName, held: &HeldBack) -> bool {
+    held_back.iter().any(|other| {
+        &other.name == dependent
+            && other.blockers.iter().any(|b| {
+                &b.dependent == dependent
+                    && b.dependent_version == other.newest
+                    && b.requirement.name == held.name
+                    && requirement::accepts(&b.requirement, &held.newest)
+            })
+    })
 }

@@ -32,8 +32,9 @@ use crate::plan::planned_imports::UnmetName;
 use crate::plan::proposal::{Conflict, PlanKind};
 use crate::solve::{Resolution, SolveError};
 
-/// At most this many releases of a provider are read for the names.
-const SCANNED: usize = 16;
+/// At most this many releases of a provider are read for the names: two years of monthly
+/// releases (Werkzeug's `url_quote`, gone in 3.0.0, is in 2.3.8, the 17th release below 3.1.9).
+const SCANNED: usize = 32;
 
 /// The newest release of a provider whose module binds the unmet names.
 #[derive(Debug, Clone)]
