@@ -119,6 +119,7 @@ impl ChainWorld<'_> {
 pub(crate) fn chained_breaks(failing: Vec<Failing>, world: &ChainWorld<'_>) -> Chained {
     let mut out = Chained::default();
     let mut done: BTreeSet<PackageName> = failing.iter().map(|f| f.dist.clone()).collect();
+    let mut chained = BTreeSet::new();
     let mut found = Vec::new();
     let mut level = failing;
     for _ in 0..DEPTH {
@@ -128,7 +129,9 @@ pub(crate) fn chained_breaks(failing: Vec<Failing>, world: &ChainWorld<'_>) -> C
             if !tried.insert((f.dist.clone(), f.file.clone(), f.line)) {
                 continue;
             }
-            for (sentence, citation, dependent) in dependents_of(f, world, &mut done) {
+            for (sentence, citation, dependent) in
+                dependents_of(f, world, (&mut done, &mut chained))
+            {
                 next.push(Failing {
                     dist: dependent.clone(),
                     version: citation
@@ -162,11 +165,15 @@ pub(crate) fn chained_breaks(failing: Vec<Failing>, world: &ChainWorld<'_>) -> C
 
 /// The kept dists that import, at import time, the top-level package through which `f`'s
 /// file is imported; each with its sentence and citation. `done` holds the dists already
-/// named (or broken by themselves) and gains those found.
+/// named (or broken by themselves) and gains those found; `chained` the (dist, top-level
+/// module) pairs already followed, which are not followed again for another failing statement.
 fn dependents_of(
     f: &Failing,
     world: &ChainWorld<'_>,
-    done: &mut BTreeSet<PackageName>,
+    (done, chained): (
+        &mut BTreeSet<PackageName>,
+        &mut BTreeSet<(PackageName, String)>,
+    ),
 ) -> Vec<(String, Citation, PackageName)> {
     let mut out = Vec::new();
     let Some((files, tops)) = world.files(f) else {
@@ -177,9 +184,13 @@ fn dependents_of(
     }
     let text = |path: &str| world.text(f, path);
     for top in &tops {
+        if chained.contains(&(f.dist.clone(), top.clone())) {
+            continue;
+        }
         let Some(path) = reach(&files, &text, top, &f.file) else {
             continue;
         };
+        chained.insert((f.dist.clone(), top.clone()));
         let wanted: BTreeMap<String, PackageName> = [(top.clone(), f.dist.clone())].into();
         for evidence in world.index.importers(world.inventory, &wanted) {
             if evidence.line == 0 || done.contains(&evidence.dist) || !world.kept(&evidence.dist) {
