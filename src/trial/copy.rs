@@ -7,11 +7,13 @@
 //! How each entry is copied ([`entries`]; the original is only ever read):
 //! - **reflink** (`FICLONE`, btrfs/XFS/...) for every file when the filesystem has it: a true
 //!   copy-on-write copy, nothing shared;
-//! - otherwise a **hard link** only for a shared library (`*.so`, `*.so.N`) that no step edits:
-//!   the loader maps it read-only, pip and uv replace rather than edit it, and it is where a
-//!   large venv's bytes are; **real copies** of everything else (Python files, data files a
-//!   module may open with `r+` at import, `pyvenv.cfg`, `bin/`, `.pth` files, each changed
-//!   dist's `RECORD` files and `.dist-info`). Text files that name the original's path
+//! - otherwise a **hard link** only for a shared library (`*.so`, `*.so.N`) or compiled
+//!   bytecode (`__pycache__/*.pyc`) that no step edits: the loader maps a library read-only,
+//!   Python replaces a stale `.pyc` whole, pip and uv replace rather than edit either, and they
+//!   are where a large venv's bytes are; **real copies** of everything else (Python files, data
+//!   files a module may open with `r+` at import, `pyvenv.cfg`, `bin/`, `.pth` files, each
+//!   changed dist's `RECORD` files and `.dist-info`), with the original's mtimes (so that the
+//!   bytecode stays valid for its copied source). Text files that name the original's path
 //!   (`pyvenv.cfg`, `bin/*`, `*.pth`) have it replaced by the copy's;
 //! - a **symbolic link** whose target lies inside the venv stays a link (retargeted to the
 //!   copy when absolute); one that leaves the venv is followed and copied as the real file or
@@ -20,7 +22,7 @@
 //!   and names nothing is refused ([`CopyError::LinkOutside`]);
 //! - when no hard link can be made there (another filesystem), real copies of everything.
 //!
-//! [`VenvCopy::linked_changed`] still checks each hard-linked library's size, mode and mtime
+//! [`VenvCopy::linked_changed`] still checks each hard-linked file's size, mode and mtime
 //! afterwards: only a process that opens another dist's shared library for writing could reach
 //! the original, and that is reported (exit 2). `PLANNER_TRY_COPY=full` closes that too: no
 //! hard link at all, every file a real copy where the filesystem cannot clone (on the 7.3 GB
@@ -598,10 +600,20 @@ mod tests {
             "ELF",
         )
         .unwrap();
+        fs::create_dir_all(site.join("keep/__pycache__")).unwrap();
+        fs::create_dir_all(site.join("__pycache__")).unwrap();
+        fs::write(
+            site.join("keep/__pycache__/__init__.cpython-312.pyc"),
+            "pyc",
+        )
+        .unwrap();
+        fs::write(site.join("__pycache__/edit.cpython-312.pyc"), "pyc").unwrap();
+        let old = filetime::FileTime::from_unix_time(1_600_000_000, 123);
+        filetime::set_file_mtime(site.join("keep/__init__.py"), old).unwrap();
         fs::write(site.join("edit.py"), "y = 1\n").unwrap();
         fs::write(
             site.join("edit-1.0.dist-info/RECORD"),
-            "edit.py,,\nedit-1.0.dist-info/RECORD,,\n",
+            "edit.py,,\n__pycache__/edit.cpython-312.pyc,,\nedit-1.0.dist-info/RECORD,,\n",
         )
         .unwrap();
         let shebang = format!("#!{}/bin/python\nprint()\n", venv.display());
@@ -615,10 +627,18 @@ mod tests {
         let csite = keep.join("lib/python3.12/site-packages");
         if copy.stats.method == CopyMethod::Hardlink {
             let lib = "keep/_speedups.cpython-312-x86_64-linux-gnu.so";
+            let pyc = "keep/__pycache__/__init__.cpython-312.pyc";
             assert_eq!(ino(&csite.join(lib)), ino(&site.join(lib)));
-            assert_eq!(copy.stats.linked, 1);
+            assert_eq!(ino(&csite.join(pyc)), ino(&site.join(pyc)));
+            assert_eq!(copy.stats.linked, 2);
         }
         assert_ne!(ino(&csite.join("edit.py")), ino(&site.join("edit.py")));
+        let edited_pyc = "__pycache__/edit.cpython-312.pyc";
+        assert_ne!(ino(&csite.join(edited_pyc)), ino(&site.join(edited_pyc)));
+        // A copied source keeps its mtime: the bytecode recorded for it stays valid.
+        let mtime =
+            |p: &Path| filetime::FileTime::from_last_modification_time(&fs::metadata(p).unwrap());
+        assert_eq!(mtime(&csite.join("keep/__init__.py")), old);
         assert_eq!(
             fs::read_to_string(keep.join("bin/tool")).unwrap(),
             format!("#!{}/bin/python\nprint()\n", keep.display())

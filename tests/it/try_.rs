@@ -241,10 +241,10 @@ fn installers() -> Vec<(&'static str, String)> {
     out
 }
 
-/// A shared library no step edits is hard-linked into the copy by default (only a process that
-/// opens it for writing could reach the original: detected afterwards); `PLANNER_TRY_COPY=full`
-/// links nothing, so nothing in the copy shares an inode with the original; another value is
-/// refused naming the variable.
+/// A shared library (and compiled bytecode) no step edits is hard-linked into the copy by
+/// default (only a process that opens it for writing could reach the original: detected
+/// afterwards); `PLANNER_TRY_COPY=full` links nothing, so nothing in the copy shares an inode with
+/// the original; another value is refused naming the variable.
 #[test]
 fn try_copy_full_shares_no_file_with_the_original() {
     let world = World::new();
@@ -268,7 +268,14 @@ fn try_copy_full_shares_no_file_with_the_original() {
     if report["copy"]["method"] != "hardlink" {
         return crate::common::skip("try copy modes", "no hard links in this temp folder");
     }
-    assert_eq!(report["copy"]["linked"], 1, "{report:#}");
+    // The library, and the bytecode of every dist the plan does not change (pip's among them).
+    let bytecode = tree(&world.venv)
+        .keys()
+        .filter(|p| p.extension().is_some_and(|e| e == "pyc"))
+        .filter(|p| !p.to_string_lossy().contains("site-packages/tool/"))
+        .count();
+    assert!(bytecode > 0);
+    assert_eq!(report["copy"]["linked"], 1 + bytecode, "{report:#}");
     let full = [("PLANNER_TRY_COPY", "full")];
     let (code, report, stderr) = world.try_plan_with(&path, &clean, &[], &full);
     assert_eq!(code, Some(0), "{report:#}\n{stderr}");
@@ -279,6 +286,75 @@ fn try_copy_full_shares_no_file_with_the_original() {
         .env("PLANNER_TRY_COPY", "ful")
         .args(["try", clean.to_str().unwrap()]));
     planner_snapshot!(world.ctx, "try_copy_mode_misspelt", typo);
+}
+
+/// The copy keeps each file's mtime and hard-links the original's bytecode: Python finds a
+/// copied module's `.pyc` valid and loads it, where a copy with fresh mtimes made every import in
+/// the baseline and the comparison compile from source again.
+#[test]
+fn try_copy_keeps_mtimes_so_python_uses_the_originals_bytecode() {
+    let world = World::new();
+    let clean = world.propose(&["tool==1.1"], "upgrade");
+    let site_of = |venv: &Path| {
+        let lib = std::fs::read_dir(venv.join("lib")).unwrap().flatten();
+        lib.map(|e| e.path().join("site-packages")).next().unwrap()
+    };
+    let python = world.venv.join("bin/python");
+    let compiled = Command::new(&python)
+        .args(["-m", "compileall", "-q"])
+        .arg(site_of(&world.venv).join("lib"))
+        .status()
+        .unwrap();
+    assert!(compiled.success());
+    let before = tree(&world.venv);
+    let keep = world.ctx.path().join("kept");
+    let (code, report, stderr) = world.try_plan(
+        &path_without_uv(),
+        &clean,
+        &["--keep", keep.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0), "{report:#}\n{stderr}");
+    let (original, copy) = (site_of(&world.venv).join("lib"), site_of(&keep).join("lib"));
+    let meta = |p: &Path| std::fs::metadata(p).unwrap();
+    let (was, now) = (
+        meta(&original.join("__init__.py")),
+        meta(&copy.join("__init__.py")),
+    );
+    assert_eq!(
+        (now.mtime(), now.mtime_nsec()),
+        (was.mtime(), was.mtime_nsec()),
+        "the copied source keeps its mtime"
+    );
+    let pyc = std::fs::read_dir(original.join("__pycache__"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .file_name();
+    if report["copy"]["method"] == "hardlink" {
+        let (was, now) = (
+            meta(&original.join("__pycache__").join(&pyc)),
+            meta(&copy.join("__pycache__").join(&pyc)),
+        );
+        assert_eq!(now.ino(), was.ino(), "the bytecode is hard-linked");
+        assert_eq!(report["original"]["checked"], report["copy"]["linked"]);
+    }
+    let verbose = Command::new(keep.join("bin/python"))
+        .args(["-v", "-c", "import lib"])
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .unwrap();
+    let verbose = String::from_utf8_lossy(&verbose.stderr);
+    let loaded = format!(
+        "code object from '{}'",
+        copy.join("__pycache__").join(&pyc).display()
+    );
+    assert!(verbose.contains(&loaded), "{loaded} not in:\n{verbose}");
+    assert!(
+        !verbose.contains("bytecode is stale for 'lib'"),
+        "{verbose}"
+    );
+    assert_same_tree(&before, &world.venv, "after a try kept");
 }
 
 #[test]

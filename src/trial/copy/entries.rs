@@ -1,7 +1,7 @@
 //! How each entry of a venv is copied: one folder of the original in, its copy under the copy's
-//! root out (a reflink, a hard link for a shared library no step edits, a real copy, a link kept
-//! or followed; the paths of the original in text files replaced), with the [`CopyStats`] and the
-//! hard-linked files' stamps.
+//! root out (a reflink, a hard link for a shared library or a compiled `.pyc` no step edits, a
+//! real copy keeping the original's modification time, a link kept or followed; the paths of the
+//! original in text files replaced), with the [`CopyStats`] and the hard-linked files' stamps.
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
@@ -30,6 +30,34 @@ pub(super) struct Copier<'a> {
 fn shared_library(path: &Path) -> bool {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     name.ends_with(".so") || name.contains(".so.")
+}
+
+/// Whether a file is compiled bytecode in a `__pycache__` folder. Python never writes one in
+/// place: a stale one is replaced whole (`importlib`'s atomic write, a temp file renamed over
+/// it; `py_compile` and `compileall` write the same way), and pip and uv remove, not edit, them.
+fn bytecode(path: &Path) -> bool {
+    path.extension() == Some(OsStr::new("pyc"))
+        && path.parent().and_then(Path::file_name) == Some(OsStr::new("__pycache__"))
+}
+
+/// A real copy of `from` at `to` (bytes, permission bits), with `from`'s access and
+/// modification times: Python trusts a `.pyc` only while its source's mtime is the one it
+/// recorded, so a copied `.py` with a new mtime would make every import recompile (and, with
+/// bytecode writing off, recompile again in each run). Returns the bytes copied.
+fn copy_file(from: &Path, to: &Path) -> io::Result<u64> {
+    let bytes = fs::copy(from, to)?;
+    keep_times(from, to)?;
+    Ok(bytes)
+}
+
+/// `to` gets `from`'s access and modification times.
+fn keep_times(from: &Path, to: &Path) -> io::Result<()> {
+    let meta = fs::metadata(from)?;
+    filetime::set_file_times(
+        to,
+        filetime::FileTime::from_last_access_time(&meta),
+        filetime::FileTime::from_last_modification_time(&meta),
+    )
 }
 
 impl Copier<'_> {
@@ -105,7 +133,7 @@ impl Copier<'_> {
         if real.is_file() {
             self.stats.files += 1;
             self.stats.copied += 1;
-            self.stats.bytes_copied += fs::copy(&real, to).map_err(io_err(to))?;
+            self.stats.bytes_copied += copy_file(&real, to).map_err(io_err(to))?;
         }
         Ok(())
     }
@@ -126,7 +154,7 @@ impl Copier<'_> {
             && self.outside.is_empty()
             && !rewrite
             && !self.edited.contains(from)
-            && shared_library(from)
+            && (shared_library(from) || bytecode(from))
         {
             let meta = fs::symlink_metadata(from).map_err(io_err(from))?;
             fs::hard_link(from, to).map_err(io_err(to))?;
@@ -146,9 +174,10 @@ impl Copier<'_> {
         }
         if self.method == CopyMethod::Reflink && reflink_copy::reflink(from, to).is_ok() {
             let mode = fs::metadata(from).map_err(io_err(from))?.permissions();
-            return fs::set_permissions(to, mode).map_err(io_err(to));
+            fs::set_permissions(to, mode).map_err(io_err(to))?;
+            return keep_times(from, to).map_err(io_err(to));
         }
-        self.stats.bytes_copied += fs::copy(from, to).map_err(io_err(to))?;
+        self.stats.bytes_copied += copy_file(from, to).map_err(io_err(to))?;
         Ok(())
     }
 
