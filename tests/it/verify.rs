@@ -1362,6 +1362,68 @@ fn a_skip_for_an_optional_module_never_becomes_a_failure_after_the_change() {
     assert_eq!(regressions, ["import:docu.real"], "{after:#}");
 }
 
+/// kombu 5.3.4 -> 5.7.0 (celery's --all safe layer, with redis 5 installed and packaging not):
+/// 5.7.0's `kombu/transport/redis.py` line 119 imports `packaging`, which kombu declares only
+/// under its `redis` extra. The transport imported before the plan and fails after it (celery's
+/// redis broker with it), yet verify.py called it a skip ("needs the optional `packaging`") and
+/// the plan passed. A module that imported before and now misses a module of an extra in use
+/// (another of its requirements installed) is a regression; one guarded before for an extra
+/// nothing installed belongs to stays a skip (celery 5.6's Azure backend, azure not installed).
+#[test]
+fn a_module_that_imported_before_and_now_needs_a_module_of_an_extra_in_use_is_a_regression() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "rds", "version": "5.0", "files": {"rds/__init__.py": "X = 1\n"}},
+            {"name": "kmb", "version": "5.3", "files": {
+                "kmb/__init__.py": "",
+                "kmb/transport.py": "import rds\n",
+                "kmb/blob.py": "try:\n    import azr\nexcept ImportError:\n    azr = None\n",
+            }},
+            {"name": "kmb", "version": "5.7", "requires": ["pkgv; extra == 'rds'", "rds; extra == 'rds'", "azr; extra == 'blob'"], "files": {
+                "kmb/__init__.py": "",
+                "kmb/transport.py": "import rds\nfrom pkgv.version import Version\n",
+                "kmb/blob.py": "import azr\n",
+            }},
+        ]),
+        &[],
+        &["rds==5.0", "kmb==5.3"],
+    );
+    let out_dir = world.ctx.dir.path().join("plan");
+    let out = world.run(&[
+        "propose",
+        "kmb==5.7",
+        "--venv",
+        world.venv(),
+        "--index-url",
+        &world.server.url(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let script = out_dir.join("plans").join("1-upgrade").join("verify.py");
+    let (_, before) = run_script(&world, &script, &["--no-smoke"]);
+    assert_eq!(check(&before, "import:kmb.transport")["status"], "pass");
+    install_no_deps(&world, &["kmb==5.7"]);
+    let (code, after) = run_script(&world, &script, &["--no-smoke"]);
+    let transport = check(&after, "import:kmb.transport");
+    assert_eq!(code, Some(1), "{after:#}");
+    assert_eq!(transport["status"], "fail", "{after:#}");
+    assert_eq!(transport["regression"], true, "{after:#}");
+    assert_eq!(transport["missing"], "pkgv", "{after:#}");
+    assert!(
+        transport["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("imported before the change; now needs the optional `pkgv`"),
+        "{transport:#}"
+    );
+    // The blob module guarded `azr` before and imports it now; nothing installed is of its extra:
+    // it could not be used before either (celery 5.6's Azure backend, azure not installed).
+    let blob = check(&after, "import:kmb.blob");
+    assert_eq!(blob["status"], "skip", "{after:#}");
+    assert_eq!(blob["missing"], "azr", "{after:#}");
+}
+
 /// botorch 0.18.1's wheel ships, beside `botorch/`, a stale `build/lib/botorch/` copy and
 /// `sphinx/source/conf.py` (which lands inside Sphinx's package): `verify --all` imported
 /// `build.lib.botorch...` (files that import a dist botorch requires) and failed the healthy

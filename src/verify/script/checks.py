@@ -348,6 +348,19 @@ def ships_below(dist, module):
     return any(tuple(f.parts[: len(parts)]) == parts for f in dist.files or [])
 
 
+def extra_in_use(installed, job, missing):
+    """Whether `missing` is declared under an extra of `job`'s dist of which another requirement
+    is installed (kombu's `redis` extra: redis installed, packaging not): the feature the module
+    serves is in use, so a module that imported before and now needs `missing` broke."""
+    needs = declared(installed.get(job["dist"]))
+    name = canonical_name(_DIST_OF.get(missing, missing))
+    extras = set(needs.get(name) or ())
+    return any(
+        other != name and extras & set(those or ()) and installed.get(other) is not None
+        for other, those in needs.items()
+    )
+
+
 def optional_module_of(installed, job, module, needs):
     """(top, why) when the missing `module` is below a top-level name that installed dists
     provide, none of which `job`'s dist requires unconditionally or the plan changes (an optional
@@ -508,6 +521,7 @@ def judge_import(installed, job, result):
                 name,
                 missing=optional[0],
                 detail=optional[1],
+                extra_in_use=extra_in_use(installed, job, optional[0]) or None,
                 **fields,
             )
         return check(
