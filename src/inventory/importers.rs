@@ -99,6 +99,7 @@ impl ImportIndex {
         if tops.is_empty() {
             return Vec::new();
         }
+        let mut shipped: BTreeMap<PackageName, Option<Vec<String>>> = BTreeMap::new();
         for (dist, files) in inventory.dists.iter().zip(self.files(inventory)) {
             let wanted: BTreeSet<String> = tops
                 .iter()
@@ -115,6 +116,16 @@ impl ImportIndex {
                         let Some(provider) = tops.get(top).filter(|_| wanted.contains(top)) else {
                             continue;
                         };
+                        let paths = shipped.entry(provider.clone()).or_insert_with(|| {
+                            inventory
+                                .get(provider)
+                                .and_then(|d| super::record::inside_paths(&d.path))
+                        });
+                        if name.contains('.')
+                            && !paths.as_deref().is_some_and(|p| ships_module(p, name))
+                        {
+                            continue;
+                        }
                         out.entry((dist.name().clone(), provider.clone()))
                             .or_insert_with(|| ImportEvidence {
                                 dist: dist.name().clone(),
@@ -207,6 +218,22 @@ fn dist_files(dist: &InstalledDist, all_tops: &BTreeSet<String>) -> DistFiles {
     files
 }
 
+/// Whether a dist's `RECORD` paths hold the module `name`: `pyarrow.dataset` is
+/// `pyarrow/dataset.py`, a package folder `pyarrow/dataset/`, or an extension module
+/// `pyarrow/dataset.cpython-311-x86_64-linux-gnu.so`. A dotted string in a binary that is no
+/// module of the dist it starts with (grpcio's `google.protobuf.Any`, a message type) names no
+/// import.
+fn ships_module(paths: &[String], name: &str) -> bool {
+    let stem = name.replace('.', "/");
+    paths.iter().any(|path| {
+        path.strip_prefix(stem.as_str()).is_some_and(|rest| {
+            rest == ".py"
+                || rest.starts_with('/')
+                || (rest.starts_with('.') && (rest.ends_with(".so") || rest.ends_with(".pyd")))
+        })
+    })
+}
+
 /// Whether `path` can be a module: every folder an identifier and the file's name one before its
 /// first dot (`sympy/parsing/autolev/test-examples/.../chaos_pendulum.py` cannot be imported).
 fn importable(path: &str) -> bool {
@@ -223,7 +250,30 @@ fn importable(path: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::importable;
+    use super::{importable, ships_module};
+
+    #[test]
+    fn a_dotted_name_in_a_binary_is_an_import_only_if_it_is_a_module() {
+        let protobuf = [
+            "google/protobuf/__init__.py",
+            "google/protobuf/any_pb2.py",
+            "google/protobuf/internal/api_implementation.py",
+        ]
+        .map(String::from);
+        assert!(!ships_module(&protobuf, "google.protobuf.Any"));
+        assert!(!ships_module(&protobuf, "google.protobuf.any"));
+        assert!(ships_module(&protobuf, "google.protobuf.any_pb2"));
+        assert!(ships_module(&protobuf, "google.protobuf.internal"));
+        let pyarrow = [
+            "pyarrow/dataset.py",
+            "pyarrow/lib.cpython-311-x86_64-linux-gnu.so",
+            "pyarrow/lib.pyx",
+        ]
+        .map(String::from);
+        assert!(ships_module(&pyarrow, "pyarrow.dataset"));
+        assert!(ships_module(&pyarrow, "pyarrow.lib"));
+        assert!(!ships_module(&pyarrow, "pyarrow.datasets"));
+    }
 
     #[test]
     fn only_a_path_python_can_import_is_a_module() {
