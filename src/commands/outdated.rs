@@ -14,7 +14,7 @@ use pep508_rs::PackageName;
 use crate::ExitStatus;
 use crate::index::{Index, IndexError, Project};
 use crate::inventory;
-use crate::outdated::{build_report, check_own_requirements};
+use crate::outdated::{build_report, check_line_moves, check_own_requirements};
 use crate::printer::Printer;
 use crate::render::json;
 use crate::render::outdated::render_text;
@@ -46,6 +46,7 @@ pub(crate) fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<
         &index,
         index.binary_policy(),
     );
+    check_line_moves(&mut report, &inventory, &index, index.binary_policy());
     let suspect = super::suspect_lines(&index);
     match args.format {
         OutputFormat::Json => printer.out(&json::to_json(&report)?),

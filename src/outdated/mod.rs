@@ -3,14 +3,18 @@
 //! Requires-Python), the newest on the index, and which installed dists hold it back (their
 //! requirements exclude the newer version); "Can move to" is a release whose own requirements
 //! the installed versions meet too, and that the evidence `propose` weighs names nothing it
-//! breaks. Dists installed from outside the index (direct URLs, VCS, editables, egg-info) are
+//! breaks; for a dist on an accelerator line that no release moves alone, what `propose`
+//! recommends for it ([`line_move`]). Dists installed from outside the index (direct URLs, VCS, editables, egg-info) are
 //! listed apart and never compared with index versions.
 //!
 //! In: an [`Inventory`] and the index's [`Project`]s (read through an [`IndexSource`]). Out: an
 //! [`OutdatedReport`] ([`report`]), rendered by `render::outdated` as a table or JSON
 //! (`docs/outdated-json.md`).
 
+mod line_move;
 pub(crate) mod report;
+
+pub(crate) use line_move::check_line_moves;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -138,6 +142,7 @@ fn compare(
         held_back_by,
         needs: Vec::new(),
         breaks: Vec::new(),
+        moves_with: Vec::new(),
         index: project.index.clone(),
     }
 }

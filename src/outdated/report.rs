@@ -63,8 +63,24 @@ pub(crate) struct PackageStatus {
     /// compiled extensions.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub breaks: Vec<Breaks>,
+    /// For a dist on an accelerator line that no release moves alone: the other dists that
+    /// `propose`'s first plan for the bare name changes with it (`newest_allowed` is then that
+    /// plan's version: torch 2.10.0 with triton 3.6.0, on the installed CUDA line).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub moves_with: Vec<MovesWith>,
     /// Which index answered.
     pub index: String,
+}
+
+/// A dist that moves with another in `propose`'s plan for it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct MovesWith {
+    /// Normalized name.
+    pub name: PackageName,
+    /// Installed version (`null`: the plan adds it).
+    pub from: Option<Version>,
+    /// Planned version (`null`: the plan removes it).
+    pub to: Option<Version>,
 }
 
 /// An installed dist whose requirement caps another.

@@ -32,6 +32,7 @@ pub(crate) mod test_plans;
 mod tests;
 
 pub use crate::metadata::version_line::line_floor;
+pub(crate) use accelerator::{line_of, name_line};
 pub use accept::AcceptedOverrides;
 pub(crate) use accept::read_plan;
 pub(crate) use alone::{AloneBreaks, with_alone_evidence};

@@ -35,7 +35,10 @@ const HELD_BACK_NARROWEST: usize = 30;
 
 /// The outdated dists' table. "Can move to": the newest release every installed dependent
 /// accepts, whose own requirements the installed versions meet and that breaks no installed
-/// dist by analysis (what an upgrade of this dist alone reaches); "Newest here": the newest
+/// dist by analysis (what an upgrade of this dist alone reaches; for a dist on an accelerator
+/// line that cannot move alone, what `propose` moves it to, and "Held back by" names the dists
+/// it moves with);
+/// "Newest here": the newest
 /// this Python and platform can install; "Latest": the newest on the index for any platform.
 /// Too wide for `width`, "Latest" is named beside "Newest here" only where they differ, and
 /// "Held back by" goes on a line of its own under its row; no version is ever cut.
@@ -99,6 +102,25 @@ fn outdated_table(outdated: &[&PackageStatus], color: bool, width: Option<usize>
     table(&lines, &widths, color, true)
 }
 
+/// What moves with a "Can move to" that `propose` planned: `torch 2.10.0 moves with triton
+/// 3.6.0`, `torch 2.10.0 moves with triton 3.6.0 and 2 more`.
+fn moves_with(p: &PackageStatus) -> Option<String> {
+    let first = p.moves_with.first()?;
+    let version = p.newest_allowed.as_ref()?;
+    let to = first
+        .to
+        .as_ref()
+        .map_or_else(|| "removed".to_string(), ToString::to_string);
+    let more = match p.moves_with.len() - 1 {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    Some(format!(
+        "{} {version} moves with {} {to}{more}",
+        p.name, first.name
+    ))
+}
+
 /// Each column's width: its widest cell, header included.
 fn table_widths<'r, const N: usize>(
     header: &[String; N],
@@ -153,14 +175,18 @@ fn table<const N: usize>(
     out
 }
 
-/// "Held back by": the installed requirements that exclude the newest release and what newer
+/// "Held back by": what a "Can move to" that `propose` planned moves with, the installed
+/// requirements that exclude the newest release and what newer
 /// releases need (the index's metadata), then what the newest release whose requirements are
 /// met breaks (by analysis), one group per release and evidence.
 fn held_back_cell(p: &PackageStatus) -> String {
-    let declared = p
-        .held_back_by
-        .iter()
-        .map(|h| format!("{} {} ({})", h.name, h.version, h.specifier))
+    let declared = moves_with(p)
+        .into_iter()
+        .chain(
+            p.held_back_by
+                .iter()
+                .map(|h| format!("{} {} ({})", h.name, h.version, h.specifier)),
+        )
         .chain(p.needs.iter().map(|n| {
             format!(
                 "{} {} needs {}{} ({} installed)",

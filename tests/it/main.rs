@@ -19,6 +19,7 @@ mod logging;
 mod no_pip;
 mod outdated;
 mod outdated_breaks;
+mod outdated_line;
 mod pep668;
 mod propose;
 mod propose_cases;

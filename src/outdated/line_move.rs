@@ -1,0 +1,96 @@
+//! "Can move to" for a dist on an accelerator line that cannot move alone: what `propose`
+//! recommends for it as a bare target.
+//!
+//! In: the report after the alone scan ([`super::check_own_requirements`]), the inventory, the
+//! index and its binary policy. Out: for each dist built for a CUDA line (its name, its local
+//! label, or an installed requirement on a `-cuNN` dist) that a newer release exists for but that
+//! no release of moves alone (torch 2.9.1 pins `triton==3.5.1`; every newer torch pins another
+//! triton), `newest_allowed` becomes the target's version in `propose`'s first plan for the bare
+//! name (torch 2.10.0, on the installed CUDA line, with triton 3.6.0), and `moves_with` the
+//! other dists that plan changes. The plan is `propose`'s own, not a second copy of its rules.
+
+use std::str::FromStr;
+
+use pep508_rs::{PackageName, Requirement};
+
+use crate::index::{BinaryPolicy, IndexSource};
+use crate::inventory::{InstalledDist, Inventory};
+use crate::plan::{ProposeRequest, line_of, name_line, propose};
+use crate::risk::Policy;
+use crate::solve::PrereleaseMode;
+
+use super::report::{MovesWith, OutdatedReport};
+
+/// Fill `newest_allowed` and `moves_with` from `propose` for the dists on an accelerator line
+/// that the alone scan left without a move. A proposal that fails leaves the row as it was
+/// (the alone answer, "-", stands: never a move that was not planned).
+pub(crate) fn check_line_moves(
+    report: &mut OutdatedReport,
+    inventory: &Inventory,
+    index: &dyn IndexSource,
+    binary: &BinaryPolicy,
+) {
+    // The builtin policy, as the alone evidence uses: `outdated` takes no `--policy`.
+    let policy = Policy::builtin();
+    for status in &mut report.packages {
+        let stuck = status.outdated
+            && status
+                .newest_allowed
+                .as_ref()
+                .is_none_or(|v| *v <= status.installed);
+        let Some(dist) = inventory
+            .get(&status.name)
+            .filter(|d| stuck && on_line(inventory, d))
+        else {
+            continue;
+        };
+        let request = ProposeRequest {
+            targets: bare(dist.name()).into_iter().collect(),
+            all: false,
+            layer: None,
+            allow_override: false,
+            prerelease: PrereleaseMode::default(),
+            binary: binary.clone(),
+            allow_build: false,
+            now: None,
+            source: String::new(),
+        };
+        let Ok(proposal) = propose(index, inventory, &policy, &request) else {
+            continue;
+        };
+        let Some(plan) = proposal.plans.first() else {
+            continue;
+        };
+        let Some(to) = plan
+            .change(dist.name())
+            .and_then(|c| c.to.clone())
+            .filter(|to| to > dist.version())
+        else {
+            continue;
+        };
+        status.newest_allowed = Some(to);
+        status.moves_with = plan
+            .changes
+            .iter()
+            .filter(|c| &c.name != dist.name())
+            .map(|c| MovesWith {
+                name: c.name.clone(),
+                from: c.from.clone(),
+                to: c.to.clone(),
+            })
+            .collect();
+    }
+}
+
+/// Whether `dist` is built for a CUDA line or requires (markers true here) a dist that is.
+fn on_line(inventory: &Inventory, dist: &InstalledDist) -> bool {
+    let markers = &inventory.environment.markers;
+    line_of(dist.name(), dist.version()).is_some()
+        || (dist.metadata.requires_dist.iter())
+            .any(|r| name_line(r.name.as_ref()).is_some() && r.marker.evaluate(markers, &[]))
+}
+
+/// The bare requirement on `name`.
+fn bare(name: &PackageName) -> Option<Requirement> {
+    Requirement::from_str(name.as_ref()).ok()
+}
