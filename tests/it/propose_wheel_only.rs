@@ -168,8 +168,13 @@ fn a_request_whose_import_needs_an_older_release_with_a_wheel_takes_it() {
                which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_quote` is \
                2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl), so the \
                request needs werkzeug<3.0.0";
-    let warnings = json["warnings"].to_string();
-    assert!(warnings.contains(why), "{warnings}");
+    let warnings = json["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().is_some_and(|w| w.ends_with(why))),
+        "{warnings:?}"
+    );
     // No plan keeps the import that fails.
     for plan in json["plans"].as_array().unwrap() {
         assert_ne!(plan["pins"]["werkzeug"], "3.1.9", "{}", out.stdout);
