@@ -82,6 +82,17 @@ pub(crate) enum NotReinstallable {
         /// The source.
         url: String,
     },
+    /// Installed from the index, which lists that release with only an sdist: reinstalling it
+    /// runs its build, and the plan installs wheels only.
+    #[error(
+        "{pin}: the index has only an sdist of it (it was built when installed); reinstalling it \
+         runs its build, which the plan's wheel-only rule forbids: reinstall it yourself \
+         (`pip install --no-deps '{pin}'`)"
+    )]
+    SourceOnly {
+        /// `name==version`.
+        pin: String,
+    },
     /// Its URL cannot be written into a command (it held credentials, or is not a safe URL).
     #[error(
         "{pin}: installed from {url}, which cannot be written into a command \

@@ -80,6 +80,7 @@ impl AloneEvidence<'_> {
             yanked: None,
             upload_time: None,
             repair: false,
+            from_source_only: false,
             top_level: dist.top_level.clone(),
         };
         let (facts, importers) =

@@ -207,9 +207,10 @@ impl<'a> PlanBuilder<'a> {
         let mut change_facts = Vec::new();
         let mut breaks = Vec::new();
         for name in names {
-            let Some(change) = self.change(name, &spec) else {
+            let Some(mut change) = self.change(name, &spec) else {
                 continue;
             };
+            change.from_source_only = self.rollback_builds(&change, oracle);
             warnings.extend(self.change_warnings(&change));
             let in_base = spec
                 .base
@@ -322,7 +323,23 @@ impl<'a> PlanBuilder<'a> {
             upload_time: to.and_then(|t| t.upload_time),
             top_level: installed.map(|d| d.top_level.clone()).unwrap_or_default(),
             repair: false,
+            from_source_only: false,
         })
+    }
+
+    /// Whether putting `change`'s installed release back from the index runs a build: it came
+    /// from the index (no `direct_url.json`) and the index lists that release with only an
+    /// sdist, which the plan's wheel-only rule does not install.
+    fn rollback_builds(&self, change: &Change, oracle: &dyn Oracle) -> bool {
+        let from_index = self
+            .inventory
+            .get(&change.name)
+            .is_some_and(|dist| dist.direct_url.is_none());
+        from_index
+            && change
+                .from
+                .as_ref()
+                .is_some_and(|from| oracle.source_only(&change.name, from))
     }
 
     /// Planned (or installed) requirements on `name` that exclude `version`: what holds it back.

@@ -91,6 +91,7 @@ mod tests {
             upload_time: None,
             top_level: Vec::new(),
             repair: false,
+            from_source_only: false,
         }
     }
 

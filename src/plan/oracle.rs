@@ -52,6 +52,13 @@ pub trait Oracle {
         let _ = (name, to, from);
         None
     }
+    /// Whether the index lists `name==version` with no file the plan's binary rule installs
+    /// (only an sdist under the wheel-only rule): putting the installed release back from the
+    /// index would run its build. `false` when not known.
+    fn source_only(&self, name: &PackageName, version: &Version) -> bool {
+        let _ = (name, version);
+        false
+    }
     /// The top-level modules the planned release `name==version` installs (its wheel's file
     /// list, read by [`super::modules::top_level_of`]), when they can be had; `None` otherwise.
     fn installs(&self, name: &PackageName, version: &Version) -> Option<Arc<BTreeSet<String>>> {
@@ -225,6 +232,10 @@ impl Oracle for IndexAndFiles<'_> {
 
     fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp> {
         self.catalog.first_upload(name, |v| v == version)
+    }
+
+    fn source_only(&self, name: &PackageName, version: &Version) -> bool {
+        self.catalog.listed_source_only(name, version)
     }
 
     fn installs(&self, name: &PackageName, version: &Version) -> Option<Arc<BTreeSet<String>>> {

@@ -401,6 +401,10 @@ pub struct Change {
     /// (its reasons are [`Reason::Repairs`], or follow another repair).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub repair: bool,
+    /// The index lists the installed version with only an sdist, which the plan's wheel-only
+    /// rule does not install: the rollback scripts cannot put it back without a build.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_source_only: bool,
     /// Import names, when known from the installed dist (the verify script finds the rest).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub top_level: Vec<String>,

@@ -60,6 +60,7 @@ pub(crate) fn forced() -> Plan {
             upload_time: None,
             top_level: vec!["triton".into()],
             repair: false,
+            from_source_only: false,
         }],
         overrides: vec![Override {
             dependent: n("torch"),
@@ -144,6 +145,7 @@ pub(crate) fn move_blockers() -> Plan {
                 upload_time: None,
                 top_level: vec!["torch".into(), "functorch".into()],
                 repair: false,
+                from_source_only: false,
             },
             Change {
                 name: n("triton"),
@@ -158,6 +160,7 @@ pub(crate) fn move_blockers() -> Plan {
                 upload_time: None,
                 top_level: vec!["triton".into()],
                 repair: false,
+                from_source_only: false,
             },
         ],
         overrides: vec![],

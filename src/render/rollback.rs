@@ -13,7 +13,9 @@
 //! - what cannot be put back that way is refused, and the script stops before changing
 //!   anything, naming each: an editable install, a dist built from a folder, an sdist or a VCS
 //!   checkout when the plan installs wheels only (reinstalling it would run its build), a
-//!   source URL that held credentials (they are never written).
+//!   release the index has only as an sdist (the plan's `from_source_only`: installed by a
+//!   build, so reinstalling it builds again), a source URL that held credentials (they are
+//!   never written).
 
 use std::fmt::Write as _;
 
@@ -52,6 +54,11 @@ pub(crate) fn rollback(
             uninstall.push(safe::name(&change.name)?);
             continue;
         };
+        if change.from_source_only && !settings.allow_build {
+            let pin = safe::pin(&change.name, from)?;
+            refused.push(NotReinstallable::SourceOnly { pin });
+            continue;
+        }
         let source = inventory
             .get(&change.name)
             .and_then(|d| d.direct_url.as_ref());

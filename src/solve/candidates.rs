@@ -167,6 +167,23 @@ impl VersionTable {
         )
     }
 
+    /// Whether the index lists `version` and the binary policy rules out every file it has of
+    /// it (only an sdist under `--only-binary`): putting that release back from the index runs
+    /// its build. `false` when the index does not list it (nothing is known of its files).
+    pub(crate) fn listed_source_only(&self, version: &Version) -> bool {
+        let group = match self.get(version).map(|entry| &entry.origin) {
+            Some(Origin::Listed(group)) => Some(*group),
+            Some(Origin::Installed { group, .. }) => *group,
+            None => None,
+        };
+        group.is_some_and(|group| {
+            matches!(
+                self.listed_choice(group),
+                InstallChoice::Unusable(Unavailable::OnlyBinary)
+            )
+        })
+    }
+
     /// The chosen index file of an entry, if any.
     pub(crate) fn file(&self, entry: &VersionEntry) -> Option<&DistFile> {
         match self.choice(entry) {

@@ -420,6 +420,13 @@ impl<'a> Catalog<'a> {
         table.file(entry).cloned()
     }
 
+    /// Whether the index lists `name==version` with only files the binary policy rules out (an
+    /// sdist under `--only-binary`): [`VersionTable::listed_source_only`].
+    pub(crate) fn listed_source_only(&self, name: &PackageName, version: &Version) -> bool {
+        self.table(name)
+            .is_ok_and(|table| table.listed_source_only(version))
+    }
+
     /// The metadata of one release: the installed copy, or the index's for the chosen file.
     pub(crate) fn release_metadata(
         &self,

@@ -19,6 +19,7 @@ fn change(name: &str, from: &str, to: &str) -> Change {
         upload_time: None,
         top_level: Vec::new(),
         repair: false,
+        from_source_only: false,
     }
 }
 

@@ -892,3 +892,89 @@ fn a_read_only_venv_is_tried_in_a_fresh_venv_built_from_its_exact_pins() {
     let pip: Vec<&str> = pip.iter().map(|l| l.as_str()).collect();
     insta::assert_snapshot!(pip.join("\n"));
 }
+
+/// A release the index has only as an sdist (installed here by building it, as pip does): the
+/// plan says before anything is applied that its rollback scripts cannot put it back under the
+/// wheel-only rule, and after the plan is applied they refuse, naming it, and change nothing,
+/// instead of failing halfway on an install pip cannot do.
+#[test]
+fn a_release_the_index_has_only_as_an_sdist_is_never_promised_back() {
+    let ctx = TestContext::new();
+    let root = ctx.path().join("index");
+    let wheels = serde_json::json!([
+        {"name": "termcolor", "version": "1.1.0", "sdist_only": true,
+         "files": {"termcolor/__init__.py": "V = 1\n"}},
+        {"name": "termcolor", "version": "3.3.0", "files": {"termcolor/__init__.py": "V = 3\n"}},
+    ]);
+    let server = crate::common::index_server::tiny_wheels(&root, &wheels);
+    let venv = ctx.path().join("venv");
+    crate::common::venv::RealVenv::create(&venv);
+    let built = root.join("local-wheels");
+    pip_ok(
+        &venv,
+        &[
+            "install",
+            "--no-index",
+            "--find-links",
+            built.to_str().unwrap(),
+            "termcolor==1.1.0",
+        ],
+    );
+    let out = ctx.path().join("plans");
+    let venv_arg = venv.to_str().unwrap();
+    let args = [
+        "propose",
+        "termcolor",
+        "--venv",
+        venv_arg,
+        "--index-url",
+        &server.url(),
+    ];
+    let proposed = ctx.run(&[&args[..], &["--out-dir", out.to_str().unwrap()]].concat());
+    assert_eq!(proposed.code, Some(0), "{}", proposed.stderr);
+    let json = ctx.run(&[&args[..], &["--format", "json"]].concat());
+    let plan = &serde_json::from_str::<serde_json::Value>(&json.stdout).unwrap()["plans"][0];
+    insta::assert_json_snapshot!(
+        (&plan["changes"][0]["from_source_only"], &plan["warnings"]),
+        @r#"
+    [
+      true,
+      [
+        "termcolor 1.1.0 has only an sdist on the index (it was built when installed): the rollback scripts will refuse to put it back, since reinstalling it runs its build and the plan installs wheels only (`--allow-build` writes rollback scripts that build it)"
+      ]
+    ]
+    "#
+    );
+
+    let folder = out.join("plans/1-upgrade");
+    let (code, stderr) = run_script(&ctx, &folder.join("install-pip.sh"));
+    assert_eq!(code, Some(0), "{stderr}");
+    let applied = pip_state(&venv);
+    let (code, stderr) = run_script(&ctx, &folder.join("rollback-pip.sh"));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(
+        pip_state(&venv),
+        applied,
+        "the refused rollback changed the venv"
+    );
+    insta::assert_snapshot!(stderr, @r"
+    rollback: refused; nothing was changed. These cannot be put back:
+      termcolor==1.1.0: the index has only an sdist of it (it was built when installed); reinstalling it runs its build, which the plan's wheel-only rule forbids: reinstall it yourself (`pip install --no-deps 'termcolor==1.1.0'`)
+    ");
+}
+
+/// `bash SCRIPT` with pip's configuration from the host left out; (exit code, stderr).
+fn run_script(ctx: &TestContext, script: &Path) -> (Option<i32>, String) {
+    let out = Command::new("bash")
+        .arg(script)
+        .env("PIP_CONFIG_FILE", "/dev/null")
+        .env("PIP_NO_CACHE_DIR", "1")
+        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+        .env("HOME", ctx.home())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

@@ -310,7 +310,10 @@ fn live_ml_corpus() {
             failures.push(format!("{name}: {}\n{}", wrong.join("; "), stderr.trim()));
         }
     }
-    assert!(count > 0, "no case's name holds a part of PLANNER_LIVE_CASES");
+    assert!(
+        count > 0,
+        "no case's name holds a part of PLANNER_LIVE_CASES"
+    );
     assert!(
         failures.is_empty(),
         "{} of {count} live cases wrong:\n{}",

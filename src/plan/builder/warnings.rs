@@ -39,6 +39,14 @@ impl PlanBuilder<'_> {
                 ));
             }
         }
+        if let (Some(old), true) = (&change.from, change.from_source_only) {
+            warnings.push(format!(
+                "{name} {old} has only an sdist on the index (it was built when installed): the \
+                 rollback scripts will refuse to put it back, since reinstalling it runs its \
+                 build and the plan installs wheels only (`--allow-build` writes rollback \
+                 scripts that build it)"
+            ));
+        }
         if let (Some(new), Some(reason)) = (&change.to, &change.yanked) {
             warnings.push(format!(
                 "{name} {new} is yanked{}",

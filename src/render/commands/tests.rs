@@ -148,6 +148,7 @@ fn reinstall_and_removal_steps() {
         upload_time: None,
         top_level: vec![],
         repair: false,
+        from_source_only: false,
     });
     let files = install_files(&plan, &settings()).unwrap();
     let back = parse_back(&inline_steps(&files, &files.pip), &files);
@@ -177,6 +178,7 @@ fn a_venv_without_pip_gets_the_outer_pip_in_every_step() {
         upload_time: None,
         top_level: vec![],
         repair: false,
+        from_source_only: false,
     });
     let mut s = settings();
     s.pip_outside = true;
