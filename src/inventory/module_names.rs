@@ -2,7 +2,8 @@
 //!
 //! In: a module's source and the names asked about. Out: [`ModuleNames`]: the asked names the
 //! module defines, imports or lists in `__all__`, and whether it is open (any name may come from
-//! it: a star import, a module `__getattr__`, `globals()` / `exec` / `sys.modules[__name__]`),
+//! it: a star import, a module `__getattr__`, `globals()` / `exec` / `sys.modules[__name__]`,
+//! the module's namespace handed to a call at module scope, as protobuf's generated code does),
 //! or, for a module that replaces itself with a lazy loader, where else its names come from
 //! ([`Lazy`]: its relative star imports and the folders its import structure is built from).
 //!
@@ -89,6 +90,7 @@ pub(crate) fn module_names(source: &str, asked: &BTreeSet<String>) -> ModuleName
         }
         if !in_scope {
             deprecations.line(&tokens);
+            scan.handed_on(&tokens);
         }
         let header = line.text.ends_with(':') && opens_block(&tokens);
         if in_scope {
@@ -546,6 +548,8 @@ struct Scan {
     open_otherwise: bool,
     /// The star imports: (level, dotted module), `from ..x import *` is `(2, "x")`.
     stars: Vec<(usize, String)>,
+    /// Module-scope names bound to the module's namespace (`_globals = globals()`).
+    namespaces: BTreeSet<String>,
 }
 
 impl Scan {
@@ -770,6 +774,89 @@ impl Scan {
             self.open_otherwise |= writes;
         }
     }
+
+    /// A module-scope line that hands the module's namespace to other code, which may bind any
+    /// name in it: `globals()` (or `vars()`), or a module-scope name bound to it, given whole
+    /// as a call's argument (`__import__` only reads it), or written through such a name.
+    /// protobuf's generated code since 3.20 binds its messages so: `_globals = globals()`, then
+    /// `_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, '...', _globals)` (tensorboard
+    /// 2.21.0's `projector_config_pb2.py` defines `EmbeddingInfo` that way).
+    fn handed_on(&mut self, tokens: &[Tok<'_>]) {
+        if let [
+            Tok::Name(alias),
+            Tok::Op("="),
+            Tok::Name("globals" | "vars"),
+            Tok::Op("("),
+            Tok::Op(")"),
+        ] = tokens
+        {
+            self.namespaces.insert((*alias).to_string());
+            return;
+        }
+        for (at, token) in tokens.iter().enumerate() {
+            let rest = &tokens[at + 1..];
+            let method = at > 0 && tokens[at - 1] == Tok::Op(".");
+            let after = match token {
+                Tok::Name("globals" | "vars") if !method => match rest {
+                    [Tok::Op("("), Tok::Op(")"), after @ ..] => after,
+                    _ => continue,
+                },
+                Tok::Name(name) if !method && self.namespaces.contains(*name) => {
+                    let written = matches!(rest, [Tok::Op("["), item @ ..] if subscript_written(item))
+                        || matches!(
+                            rest,
+                            [
+                                Tok::Op("."),
+                                Tok::Name(
+                                    "update" | "setdefault" | "__setitem__" | "pop" | "clear"
+                                ),
+                                ..
+                            ]
+                        );
+                    if written {
+                        self.open = true;
+                        self.open_otherwise = true;
+                        continue;
+                    }
+                    rest
+                }
+                _ => continue,
+            };
+            // where the argument starts: after `(` or `,`, or after `name=` of a keyword
+            let start = match tokens[..at] {
+                [.., Tok::Op("(" | ","), Tok::Name(_), Tok::Op("=")] => at - 2,
+                _ => at,
+            };
+            let whole = start > 0
+                && matches!(tokens[start - 1], Tok::Op("(" | ","))
+                && matches!(after.first(), Some(Tok::Op(")" | ",")));
+            if whole && callee(&tokens[..start]).is_some_and(|c| c != "__import__") {
+                self.open = true;
+                self.open_otherwise = true;
+            }
+        }
+    }
+}
+
+/// The name called by the call whose argument list is open at the end of `before` (`f` of
+/// `f(a, `; `mod.f` gives `f`), or `None` where the open bracket is no call's.
+fn callee<'a>(before: &[Tok<'a>]) -> Option<&'a str> {
+    let mut depth = 0i32;
+    for (at, token) in before.iter().enumerate().rev() {
+        match token {
+            Tok::Op(")" | "]" | "}") => depth += 1,
+            Tok::Op("(") if depth == 0 => {
+                return match at.checked_sub(1).map(|p| &before[p]) {
+                    Some(Tok::Name(name)) => Some(name),
+                    _ => None,
+                };
+            }
+            Tok::Op("(" | "[" | "{") if depth == 0 => return None,
+            Tok::Op("(" | "[" | "{") => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The tokens of a bracket's contents, from those after its opening bracket: up to the

@@ -182,6 +182,12 @@ fn open_modules() {
         "sys.modules[__name__] = _Module()\n",
         "globals().update(_names)\n",
         "exec(_code, globals())\n",
+        "_globals = globals()\n_builder.Build(DESCRIPTOR, 'm', _globals)\n",
+        "_g = globals()\n_g['x'] = 1\n",
+        "_g = vars()\n_g.update(names)\n",
+        "register(globals())\n",
+        "_bind(1, globals(), strict=True)\n",
+        "_bind(1, ns=globals())\n",
     ] {
         assert!(module_names(source, &set(&["x"])).open, "{source}");
     }
@@ -195,6 +201,11 @@ fn open_modules() {
         // matplotlib 3.7's qt_compat.py and font_manager.py
         "def _exec(obj):\n    obj.exec() if hasattr(obj, 'exec') else obj.exec_()\n",
         "def f(self):\n    vars(self).update(vars(new_fm))\n",
+        // the namespace read, or handed on only in a function or to `__import__`
+        "_mod = __import__('m', globals(), locals(), ['x'])\n",
+        "_g = globals()\nprint(_g['__name__'])\n",
+        "def f():\n    register(globals())\n",
+        "_file = _LazyModule(__name__, globals()['__file__'], {})\n",
     ] {
         assert!(!module_names(closed, &set(&["x"])).open, "{closed}");
     }
@@ -388,4 +399,16 @@ fn a_lazy_module_built_from_what_cannot_be_read_stays_open() {
     }
     let replaced = module_names("import sys\nsys.modules[__name__] = Shim()\n", &asked);
     assert!(replaced.open && replaced.lazy.is_none(), "{replaced:?}");
+}
+
+/// protobuf's generated code since 3.20 binds its messages through the module's namespace, not
+/// by assignment: tensorboard 2.21.0's real `projector_config_pb2.py` defines `EmbeddingInfo`,
+/// which torch 2.11.0's `torch/utils/tensorboard/_embedding.py` (line 7) imports (the import
+/// works: `from torch.utils.tensorboard import SummaryWriter` and a write ran beside it).
+#[test]
+fn protobuf_gencode_that_binds_its_messages_through_globals_is_open() {
+    let source = real("tensorboard-2.21.0/tensorboard/plugins/projector/projector_config_pb2.py");
+    let names = module_names(&source, &set(&["EmbeddingInfo", "DESCRIPTOR"]));
+    assert_eq!(names.defined, set(&["DESCRIPTOR"]));
+    assert!(names.open);
 }
