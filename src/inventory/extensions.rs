@@ -132,7 +132,8 @@ const MIN_BARE_NAME: usize = 3;
 /// modules are read (`*.cpython-*.so`, `*.abi3.so`, `*.pyd`; not the shared libraries beside
 /// them), each up to [`MAX_NAMES_BYTES`]: a name past that is not seen. A string that merely
 /// equals a module's name counts as naming it: the claim made from it is "names", never
-/// "calls". A bare name of [`MIN_BARE_NAME`] characters or fewer is not one: strings that short
+/// "calls" (and [`super::importers`] takes a bare one as an import only where the dist
+/// declares the other). A bare name of [`MIN_BARE_NAME`] characters or fewer is not one: strings that short
 /// fill a binary's tables of codes (duckdb 0.8.1 holds `pil`, `pip`, `pis` among its locale
 /// codes, and does not import pip); a dotted name counts at any length.
 ///

@@ -10,9 +10,12 @@
 //! `import jinja2` whenever Jinja2 is installed, and `import transformers` imports that file: a
 //! plan that changes Jinja2 affects transformers. A compiled extension module counts too: the
 //! installed top-level module names it holds as whole strings, as its code passes them to
-//! `PyImport_ImportModule` (duckdb 0.8.1's extension names `pyarrow.dataset` and `polars`,
-//! though duckdb requires neither), read up to a size cap
-//! ([`super::extensions::module_names_in`]: a name the compiler split up is not seen).
+//! `PyImport_ImportModule` (duckdb 0.8.1's extension names `pyarrow.dataset`, though duckdb
+//! does not require pyarrow), read up to a size cap ([`super::extensions::module_names_in`]: a
+//! name the compiler split up is not seen). A dotted name counts where it is a module the other
+//! dist ships; a bare one (`numpy`) only where the dist declares the other in its requirements,
+//! extras included: a bare word is as often an attribute or keyword name (`attr` in h5py's
+//! `h5o` extension), so duckdb's bare `polars` is not seen.
 //!
 //! Every dist's files are read once per [`ImportIndex`] (a cheap pass over the lines naming a
 //! module, [`imported_modules`]); only the files that name a wanted module are parsed. What it
@@ -126,6 +129,9 @@ impl ImportIndex {
                         {
                             continue;
                         }
+                        if !name.contains('.') && !declares(dist, provider) {
+                            continue;
+                        }
                         out.entry((dist.name().clone(), provider.clone()))
                             .or_insert_with(|| ImportEvidence {
                                 dist: dist.name().clone(),
@@ -216,6 +222,21 @@ fn dist_files(dist: &InstalledDist, all_tops: &BTreeSet<String>) -> DistFiles {
     }
     files.sort();
     files
+}
+
+/// Whether `dist` declares `provider` among its requirements, under any marker or extra. A bare
+/// (undotted) string in a compiled extension is an import only then: a Cython module keeps its
+/// imported names, attribute names and keyword names alike as whole C strings in one table, so
+/// `attr` in h5py 3.16.0's `h5o` extension (the `attr` field of `_ObjMetaInfo`), in pandas
+/// 2.3.3's `offsets` and `attrs` in pyarrow 15.0.2's `_dataset_parquet` (keyword and attribute
+/// names) name attrs' module without importing it, and none of the three requires attrs; the
+/// `numpy` those extensions do import is a requirement of each. A dotted name is specific
+/// enough alone ([`ships_module`]).
+fn declares(dist: &InstalledDist, provider: &PackageName) -> bool {
+    dist.metadata
+        .requires_dist
+        .iter()
+        .any(|r| &r.name == provider)
 }
 
 /// Whether a dist's `RECORD` paths hold the module `name`: `pyarrow.dataset` is

@@ -142,6 +142,7 @@ fn compare(
         held_back_by,
         needs: Vec::new(),
         breaks: Vec::new(),
+        fails_on_import: Vec::new(),
         moves_with: Vec::new(),
         index: project.index.clone(),
     }
@@ -206,6 +207,7 @@ pub(crate) fn check_own_requirements(
             status.newest_allowed = scan.found;
             status.needs = scan.needs;
             status.breaks = scan.breaks;
+            status.fails_on_import = scan.fails;
         }
     });
 }
@@ -218,6 +220,8 @@ struct Scan {
     needs: Vec<Needs>,
     /// What the newest release whose requirements are met breaks.
     breaks: Vec<Breaks>,
+    /// Why the newest release whose requirements are met fails on import itself.
+    fails: Vec<String>,
 }
 
 /// How many more releases, below the [`OWN_SCAN`] newest, a bisection reads at most (enough
@@ -255,6 +259,7 @@ fn scan_releases(
         found: None,
         needs: Vec::new(),
         breaks: Vec::new(),
+        fails: Vec::new(),
     };
     let mut abi_broken_line: Option<Version> = None;
     let fit = |version: &Version, file: &DistFile, scan: &mut Scan| {
@@ -266,7 +271,7 @@ fn scan_releases(
             Fit::Needs(unmet)
         } else {
             let found = breaks(version);
-            if found.breaks.is_empty() {
+            if found.breaks.is_empty() && found.fails.is_empty() {
                 Fit::Fits
             } else {
                 Fit::Breaks(found)
@@ -274,8 +279,9 @@ fn scan_releases(
         };
         match &result {
             Fit::Needs(unmet) if scan.needs.is_empty() => scan.needs = unmet.clone(),
-            Fit::Breaks(found) if scan.breaks.is_empty() => {
+            Fit::Breaks(found) if scan.breaks.is_empty() && scan.fails.is_empty() => {
                 scan.breaks = breaks_of(inventory, found);
+                scan.fails = found.fails.clone();
             }
             _ => {}
         }

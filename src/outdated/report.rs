@@ -63,6 +63,11 @@ pub(crate) struct PackageStatus {
     /// compiled extensions.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub breaks: Vec<Breaks>,
+    /// Why that same release fails on import itself, by planner's analysis of its own files:
+    /// a test of an installed dist's version in its sources that holds here, one sentence each
+    /// with the file and line (pyarrow 26.0.1's `pyarrow/lib.pyx` line 42 beside numpy 1.26.4).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fails_on_import: Vec<String>,
     /// For a dist on an accelerator line that no release moves alone: the other dists that
     /// `propose`'s first plan for the bare name changes with it (`newest_allowed` is then that
     /// plan's version: torch 2.10.0 with triton 3.6.0, on the installed CUDA line).

@@ -19,6 +19,7 @@ use super::builder::{PlanBuilder, plan_breaks};
 use super::oracle::IndexAndFiles;
 use super::planned::{PlanDist, PlannedEnvironment};
 use super::proposal::{Action, Break, Change};
+use super::version_checks::FailingCheck;
 use crate::index::{BinaryPolicy, IndexSource};
 use crate::inventory::Inventory;
 use crate::risk::Policy;
@@ -31,6 +32,10 @@ pub(crate) struct AloneBreaks {
     pub breaks: Vec<Break>,
     /// The failing imports, one sentence each (the first few, then how many more).
     pub imports: Vec<String>,
+    /// The release fails on import itself: a test of another dist's version in its own sources
+    /// that holds for the installed one, one sentence each (pyarrow 26.0.1's `pyarrow/lib.pyx`
+    /// line 42 beside numpy 1.26.4).
+    pub fails: Vec<String>,
 }
 
 /// The evidence over one inventory and index; ask it through [`with_alone_evidence`].
@@ -86,9 +91,16 @@ impl AloneEvidence<'_> {
         let (facts, importers) =
             self.builder
                 .change_facts(&change, &self.installed, &self.evidence);
+        let fails = self
+            .builder
+            .failing_version_checks(name, to, &self.installed, &self.evidence)
+            .iter()
+            .map(FailingCheck::sentence)
+            .collect();
         AloneBreaks {
             breaks: plan_breaks(&facts, &importers),
             imports: facts.missing_imports,
+            fails,
         }
     }
 }

@@ -22,6 +22,7 @@ pub(crate) use super::planned::PlannedEnvironment;
 use super::planned::applies_with;
 use super::planned_imports::{PlannedImportsMemo, UnmetName};
 use super::proposal::{Action, Blocker, Change, HeldBack, PLAN_SCHEMA, Plan, PlanKind};
+use super::version_checks::{FailingCheck, VersionChecksMemo, failing_checks};
 use crate::inventory::Inventory;
 use crate::inventory::graph::DependencyGraph;
 use crate::inventory::importers::ImportIndex;
@@ -64,6 +65,7 @@ pub struct PlanBuilder<'a> {
     graph: DependencyGraph<'a>,
     importers: ImportersMemo,
     planned_imports: PlannedImportsMemo,
+    version_checks: VersionChecksMemo,
     import_index: ImportIndex,
     undeclared: std::sync::Mutex<BTreeMap<PackageName, Vec<(PackageName, String)>>>,
 }
@@ -78,6 +80,7 @@ impl<'a> PlanBuilder<'a> {
             graph: DependencyGraph::build(inventory),
             importers: ImportersMemo::default(),
             planned_imports: PlannedImportsMemo::default(),
+            version_checks: VersionChecksMemo::default(),
             import_index: ImportIndex::default(),
             undeclared: std::sync::Mutex::default(),
         }
@@ -174,6 +177,31 @@ impl<'a> PlanBuilder<'a> {
         dependents.direct.retain(|d| !moves(d));
         dependents.importing.retain(|(d, _)| !moves(d));
         dependents
+    }
+
+    /// The tests of another dist's version in `name==to`'s own sources that raise on import
+    /// beside `planned` ([`failing_checks`]: pyarrow 26.0.1's `pyarrow/lib.pyx` line 42 beside
+    /// numpy 1.26.4); nothing for a release installed as it is.
+    pub(in crate::plan) fn failing_version_checks(
+        &self,
+        name: &PackageName,
+        to: &Version,
+        planned: &PlannedEnvironment,
+        oracle: &dyn Oracle,
+    ) -> Vec<FailingCheck> {
+        if self.inventory.get(name).is_some_and(|d| d.version() == to) {
+            return Vec::new();
+        }
+        let version_of = |top: &str| {
+            let dist = self
+                .inventory
+                .dists
+                .iter()
+                .find(|d| d.top_level.iter().any(|t| t == top))?;
+            let planned = planned.dists.get(dist.name())?;
+            Some((dist.name().clone(), planned.version.clone()))
+        };
+        failing_checks(name, to, oracle, &self.version_checks, &version_of)
     }
 
     /// The names `changes`' moved-back or added releases import that `planned` surely lacks

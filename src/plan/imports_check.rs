@@ -21,8 +21,12 @@
 //! star imports and its structure's folders hold: those are read too ([`Oracle::folder_sources`]),
 //! and one that cannot be read makes no claim. An import under `if`/`else` (`if TYPE_CHECKING:`), in an `except`
 //! handler, inside a `try:` that catches what it would raise, or inside a private function
-//! that nothing in its file names (it never runs) is left out. An import inside a function that
-//! is called counts: black 22.1's `patch_click()` fails when `black` starts. Unknown (a release whose files
+//! that nothing in its file names (it never runs) is left out, and so is one inside a function
+//! that runs neither at import nor when the dist's scripts start (Jinja2 2.11.3's
+//! `PackageLoader.__init__` imports `pkg_resources` only when a user makes one: no import-time
+//! break, [`ImportStatement::deferred`](crate::inventory::imports::ImportStatement)). An import
+//! inside a function that runs counts: black 22.1's `patch_click()`, which `patched_main()`
+//! (the `black` script) calls, fails when `black` starts. Unknown (a release whose files
 //! cannot be had, a snapshot without files) is silent.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -74,7 +78,7 @@ pub(crate) fn missing_imports(
     let mut citations = Vec::new();
     for import in uses {
         let statement = &import.statement;
-        if statement.guard == ImportGuard::Any || statement.dead {
+        if statement.guard == ImportGuard::Any || statement.dead || statement.deferred {
             continue;
         }
         let module = &statement.module;
@@ -441,6 +445,7 @@ mod tests {
             names: vec!["HybridCache".to_string(), "Gemma2Config".to_string()],
             guard: ImportGuard::None,
             dead: false,
+            deferred: false,
             attribute: false,
         };
         let import = ImportUse {

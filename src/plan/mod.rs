@@ -30,6 +30,7 @@ mod proposal;
 pub(crate) mod test_plans;
 #[cfg(test)]
 mod tests;
+mod version_checks;
 
 pub use crate::metadata::version_line::line_floor;
 pub(crate) use accelerator::{line_of, name_line};

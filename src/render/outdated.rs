@@ -212,7 +212,16 @@ fn held_back_cell(p: &PackageStatus) -> String {
             evidence_word(how)
         )
     });
-    declared.chain(analysed).collect::<Vec<_>>().join(", ")
+    // "pyarrow 26.0.1 (pyarrow/lib.pyx, line 42) raises on import when ...": the release.
+    let fails = p.fails_on_import.iter().map(|sentence| {
+        let release = sentence.split(" (").next().unwrap_or(sentence);
+        format!("{release} fails on import here (by analysis)")
+    });
+    declared
+        .chain(analysed)
+        .chain(fails)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The count of outdated and held back dists, and where the reasons came from when the
@@ -227,7 +236,10 @@ fn outdated_summary(report: &OutdatedReport, outdated: &[&PackageStatus]) -> Str
         outdated.len(),
         report.packages.len()
     );
-    let broken: Vec<&&PackageStatus> = outdated.iter().filter(|p| !p.breaks.is_empty()).collect();
+    let broken: Vec<&&PackageStatus> = outdated
+        .iter()
+        .filter(|p| !p.breaks.is_empty() || !p.fails_on_import.is_empty())
+        .collect();
     if broken.is_empty() {
         return out;
     }
@@ -260,6 +272,9 @@ fn outdated_summary(report: &OutdatedReport, outdated: &[&PackageStatus]) -> Str
                 BreakKind::Import | BreakKind::ImportChain => b.imports.join("; "),
             };
             out.push_str(&format!("  {} {}: {why}\n", p.name, b.release));
+        }
+        for sentence in &p.fails_on_import {
+            out.push_str(&format!("  {sentence}\n"));
         }
     }
     out

@@ -196,6 +196,7 @@ impl Oracle for Recorded<'_> {
                     },
                     // The recorder walks `def` bodies without marking uncalled ones.
                     dead: false,
+                    deferred: false,
                     attribute: false,
                 },
             })

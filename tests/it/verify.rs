@@ -1642,8 +1642,9 @@ fn a_cuda_library_loaded_from_outside_the_venv_is_flagged() {
     );
 }
 
-/// A submodule a dependent imports inside a function (black 22.1.0's `patch_click()`, called by
-/// `patched_main()`, runs `from click import _unicodefun`, a module click 8.1 dropped): importing
+/// A submodule a dependent imports inside a function its console script runs (black 22.1.0's
+/// `patch_click()`, called by `patched_main()`, the `black` script, runs `from click import
+/// _unicodefun`, a module click 8.1 dropped): importing
 /// the dependent passes before and after the plan, so verify.py imports the submodule the
 /// plan's `import-target-missing` factor names, under the dependent: it passes before the
 /// upgrade and fails after it, naming the dependent.
@@ -1656,7 +1657,8 @@ fn a_submodule_imported_in_a_function_is_imported_for_its_importer() {
             {"name": "cli", "version": "8.1.7", "files": {"cli/__init__.py": ""}},
             {"name": "app", "version": "22.1.0", "requires": ["cli>=8.0"],
              "files": {"app/__init__.py":
-                "import cli\n\n\ndef patch_cli():\n    from cli import _unicodefun\n\n\ndef main():\n    patch_cli()\n"}},
+                "import cli\n\n\ndef patch_cli():\n    from cli import _unicodefun\n\n\ndef main():\n    patch_cli()\n",
+                "app-22.1.0.dist-info/entry_points.txt": "[console_scripts]\napp = app:main\n"}},
         ]),
         &[],
         &["cli==8.0.4", "app"],
@@ -1740,8 +1742,8 @@ fn a_submodule_imported_in_a_function_is_imported_for_its_importer() {
     assert_eq!(check(&report, "import:app")["status"], "pass", "{report:#}");
 }
 
-/// A name (a function, not a module) a dependent imports only inside a function
-/// (`from markupsafe import soft_unicode` in a helper): importing the dependent passes before
+/// A name (a function, not a module) a dependent imports only inside a function its console
+/// script runs (`from markupsafe import soft_unicode` in a helper): importing the dependent passes before
 /// and after the plan, so verify.py imports the module the plan's `import-target-missing`
 /// factor cites and looks the name up, under the dependent: it passes before the upgrade and
 /// fails after it, as a regression, with the citation's file and line.
@@ -1754,7 +1756,8 @@ fn a_name_imported_in_a_function_is_looked_up_for_its_importer() {
             {"name": "lib", "version": "2.0", "files": {"lib/__init__.py": "def other():\n    return 2\n"}},
             {"name": "app", "version": "1.0", "requires": ["lib>=1.0"],
              "files": {"app/__init__.py":
-                "import lib\n\n\ndef run():\n    from lib import helper\n\n    return helper()\n"}},
+                "import lib\n\n\ndef run():\n    from lib import helper\n\n    return helper()\n",
+                "app-1.0.dist-info/entry_points.txt": "[console_scripts]\napp = app:run\n"}},
         ]),
         &[],
         &["lib==1.0", "app"],

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use memchr::memmem;
 
 use super::ImportUse;
-use super::statements::import_statements;
+use super::statements::import_statements_run_by;
 use crate::inventory::extensions::read_capped;
 use crate::inventory::record;
 use crate::inventory::{DistFormat, InstalledDist};
@@ -214,6 +214,7 @@ fn scan(
         .map(|m| memmem::Finder::new(m.as_bytes()))
         .collect();
     let mut seen = std::collections::HashSet::new();
+    let scripts = script_functions(dist);
     for path in paths {
         let Some(bytes) = read_capped(&site.join(&path), MAX_FILE_BYTES) else {
             continue;
@@ -221,12 +222,15 @@ fn scan(
         if !finders.iter().any(|f| f.find(&bytes).is_some()) {
             continue;
         }
-        for statement in import_statements(&String::from_utf8_lossy(&bytes), modules) {
+        let entry = scripts.get(&path).map_or(&[][..], Vec::as_slice);
+        let source = String::from_utf8_lossy(&bytes);
+        for statement in import_statements_run_by(&source, modules, entry) {
             let key = (
                 statement.module.clone(),
                 statement.names.clone(),
                 statement.guard,
                 statement.dead,
+                statement.deferred,
                 statement.attribute,
             );
             if seen.insert(key) {
@@ -256,4 +260,40 @@ pub(crate) fn read_installed(dist: &InstalledDist, path: &str) -> Option<Vec<u8>
         return None;
     }
     read_capped(&dist.path.parent()?.join(path), MAX_FILE_BYTES)
+}
+
+/// Per file of `dist` (its path in `RECORD`), the functions its console and GUI scripts call
+/// (`black = black:patched_main` in black 22.1.0's `entry_points.txt`: `black/__init__.py`,
+/// `patched_main`; `mod:Class.method`: `Class` and `method`).
+fn script_functions(dist: &InstalledDist) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut out: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    let Some(text) = read_capped(&dist.path.join("entry_points.txt"), MAX_FILE_BYTES) else {
+        return out;
+    };
+    let mut section = String::new();
+    for line in String::from_utf8_lossy(&text).lines().map(str::trim) {
+        if let Some(s) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            section = s.trim().to_string();
+            continue;
+        }
+        if !matches!(section.as_str(), "console_scripts" | "gui_scripts") {
+            continue;
+        }
+        let Some((module, object)) = line.split_once('=').and_then(|(_, t)| t.split_once(':'))
+        else {
+            continue;
+        };
+        let object = object.split('[').next().unwrap_or("").trim();
+        let stem = module.trim().replace('.', "/");
+        let names: Vec<String> = [object.split('.').next(), object.rsplit('.').next()]
+            .into_iter()
+            .flatten()
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+            .collect();
+        for file in [format!("{stem}.py"), format!("{stem}/__init__.py")] {
+            out.entry(file).or_default().extend(names.iter().cloned());
+        }
+    }
+    out
 }

@@ -25,7 +25,9 @@
 mod dist;
 mod guards;
 mod lines;
+mod runs;
 mod statements;
+mod version_tests;
 
 pub(crate) use dist::{
     MAX_FILE_BYTES, import_uses_in, imported_modules, imports_module, is_build_copy,
@@ -33,6 +35,7 @@ pub(crate) use dist::{
 };
 pub(super) use lines::logical_lines;
 pub(crate) use statements::{import_time_statements, unconditional_imports};
+pub(crate) use version_tests::{VersionTest, raising_version_tests};
 
 /// What a `try:` around an import statement catches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -62,6 +65,11 @@ pub struct ImportStatement {
     /// called", imports `pycparser.lextab`). An import in a function that is called is kept:
     /// black 22.1's `patch_click()` imports `click._unicodefun` when `black` starts.
     pub dead: bool,
+    /// It is inside a function that runs neither when its module is imported nor when the
+    /// dist's console or GUI scripts start, as far as its file shows (`runs`): Jinja2 2.11.3's
+    /// `PackageLoader.__init__` runs `from pkg_resources import ...` only when a user makes a
+    /// `PackageLoader`. Its failure is no import-time break: no claim is made from it.
+    pub deferred: bool,
     /// Not an import: a module-level attribute use of an imported module in a class base or a
     /// decorator (`class VariableEffect(jax.core.Effect):` after `import jax` is module
     /// `jax.core`, names `Effect`), which fails at import as a missing name would.

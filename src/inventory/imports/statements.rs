@@ -6,12 +6,25 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::guards::{Block, header};
 use super::lines::{Logical, logical_lines};
+use super::runs::running_defs;
 use super::{ImportGuard, ImportStatement};
 
 /// The absolute import statements of `modules` (top-level names) in Python source, leaving
 /// out those that run only sometimes (under `if`/`elif`/`else`/`match`, in `except`).
+#[cfg(test)]
 pub(crate) fn import_statements(source: &str, modules: &BTreeSet<String>) -> Vec<ImportStatement> {
-    statements(source, modules, false)
+    statements(source, modules, false, &[])
+}
+
+/// [`import_statements`] of a file some of whose functions (`entry`) the dist's console or GUI
+/// scripts call: their imports, and those of what they call in the file, are not
+/// [`ImportStatement::deferred`].
+pub(crate) fn import_statements_run_by(
+    source: &str,
+    modules: &BTreeSet<String>,
+    entry: &[String],
+) -> Vec<ImportStatement> {
+    statements(source, modules, false, entry)
 }
 
 /// The absolute import statements of `modules` that run when their module is imported, its
@@ -24,16 +37,24 @@ pub(crate) fn import_time_statements(
     source: &str,
     modules: &BTreeSet<String>,
 ) -> Vec<ImportStatement> {
-    statements(source, modules, true)
+    statements(source, modules, true, &[])
         .into_iter()
         .filter(|s| s.guard != ImportGuard::Any && !s.dead)
         .collect()
 }
 
 /// [`import_statements`]; with `import_time`, those under an `if` that may hold here too, and
-/// none in a function (not marked: left out).
-fn statements(source: &str, modules: &BTreeSet<String>, import_time: bool) -> Vec<ImportStatement> {
+/// none in a function (not marked: left out). `entry`: the functions of the file the dist's
+/// scripts call ([`running_defs`]).
+fn statements(
+    source: &str,
+    modules: &BTreeSet<String>,
+    import_time: bool,
+    entry: &[String],
+) -> Vec<ImportStatement> {
     let lines = logical_lines(source);
+    let running = running_defs(&lines, entry);
+    let mut defs: BTreeMap<usize, bool> = BTreeMap::new();
     let mut out = Vec::new();
     let mut open: Vec<(usize, Block)> = Vec::new();
     let mut aliases = BTreeMap::new();
@@ -53,6 +74,10 @@ fn statements(source: &str, modules: &BTreeSet<String>, import_time: bool) -> Ve
             _ => false,
         });
         let dead = open.iter().any(|(_, b)| matches!(b, Block::Def(true)));
+        // Inside a function that runs neither at import nor when a script starts.
+        let deferred = open
+            .iter()
+            .any(|(indent, b)| matches!(b, Block::Def(_)) && defs.get(indent) == Some(&false));
         if !sometimes {
             let guard = open
                 .iter()
@@ -71,11 +96,15 @@ fn statements(source: &str, modules: &BTreeSet<String>, import_time: bool) -> Ve
                         names,
                         guard,
                         dead,
+                        deferred,
                         attribute: false,
                     }),
             );
         }
         if let Some(block) = header(&lines, at) {
+            if matches!(block, Block::Def(_)) {
+                defs.insert(logical.indent, running.contains(&at));
+            }
             open.push((logical.indent, block));
         }
     }
@@ -150,6 +179,7 @@ fn attribute_uses(
             names: vec![name.to_string()],
             guard: ImportGuard::None,
             dead: false,
+            deferred: false,
             attribute: true,
         });
     }
@@ -256,6 +286,7 @@ pub(crate) fn unconditional_imports(source: &str, package: &str) -> Vec<ImportSt
                     names,
                     guard: ImportGuard::None,
                     dead: false,
+                    deferred: false,
                     attribute: false,
                 }),
         );

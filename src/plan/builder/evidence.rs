@@ -17,6 +17,7 @@ use crate::plan::oracle::Oracle;
 use crate::plan::planned::{PlannedEnvironment, applies_with};
 use crate::plan::planned_imports::missing_planned_imports;
 use crate::plan::proposal::{Break, BreakKind, Change, Override};
+use crate::plan::version_checks::FailingCheck;
 use crate::risk::{BrokenEdgeFacts, ChangeFacts, Citation};
 
 impl PlanBuilder<'_> {
@@ -143,12 +144,21 @@ impl PlanBuilder<'_> {
             &self.planned_imports,
         );
         let mut breaks = Vec::new();
+        for facts in change_facts.iter_mut() {
+            let Some(to) = &facts.to else { continue };
+            let checks = self.failing_version_checks(&facts.name, to, planned, oracle);
+            facts
+                .planned_imports_missing
+                .extend(checks.iter().map(FailingCheck::sentence));
+        }
         for facts in change_facts {
             let (Some(found), Some(to)) = (missing.get(&facts.name), &facts.to) else {
                 continue;
             };
             let chained = self.chained(found.failing.clone(), planned, oracle);
+            let checks = std::mem::take(&mut facts.planned_imports_missing);
             facts.planned_imports_missing = found.sentences.clone();
+            facts.planned_imports_missing.extend(checks);
             facts.planned_imports_missing.extend(chained.sentences);
             facts.planned_citations = chained.citations;
             breaks.extend(chained.dependents.into_iter().map(|dependent| Break {
