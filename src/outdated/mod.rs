@@ -315,18 +315,26 @@ fn scan_releases(
         .filter(|(v, _)| abi_broken_line.as_ref() != Some(&line_floor(v)))
         .collect();
     scan.found = bisect_older(&older, |version, file| {
-        matches!(fit(version, file, &mut scan), Fit::Fits)
+        match fit(version, file, &mut scan) {
+            Fit::Fits => Some(true),
+            Fit::Unknown => None,
+            Fit::Needs(_) | Fit::Breaks(_) => Some(false),
+        }
     });
     scan
 }
 
 /// The newest of `older` (newest first) that `fits`, found by bisection: it fits and the one
 /// above it (when read) does not. At most [`BISECT_READS`] releases are read; what was not
-/// read to a fit is not claimed.
-fn bisect_older(
-    older: &[&(Version, DistFile)],
-    mut fits: impl FnMut(&Version, &DistFile) -> bool,
+/// read to a fit is not claimed. A release `fits` cannot judge (`None`: its metadata could not be
+/// read, an sdist of a release older than the interpreter's wheels) says nothing of the boundary:
+/// it is left out and the bisection goes on among the others (SQLAlchemy 1.4.27, an sdist on
+/// CPython 3.11, between 2.0.3, which breaks alembic 1.5.8, and 1.4.54, which fits).
+fn bisect_older<F>(
+    older: &[&(Version, F)],
+    mut fits: impl FnMut(&Version, &F) -> Option<bool>,
 ) -> Option<Version> {
+    let mut older: Vec<&(Version, F)> = older.to_vec();
     // Invariant: every index below `low` was read not to fit (or lies above one that did not);
     // `high` is the newest index read to fit (`older.len()`: none yet).
     let (mut low, mut high) = (0, older.len());
@@ -336,11 +344,16 @@ fn bisect_older(
         let mid = low + (high - low) / 2;
         reads += 1;
         let (version, file) = older[mid];
-        if fits(version, file) {
-            found = Some(version.clone());
-            high = mid;
-        } else {
-            low = mid + 1;
+        match fits(version, file) {
+            Some(true) => {
+                found = Some(version.clone());
+                high = mid;
+            }
+            Some(false) => low = mid + 1,
+            None => {
+                older.remove(mid);
+                high -= 1;
+            }
         }
     }
     found
@@ -412,4 +425,42 @@ fn breaks_of(inventory: &Inventory, found: &AloneBreaks) -> Vec<Breaks> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+
+    use pep440_rs::Version;
+
+    use super::bisect_older;
+
+    #[test]
+    fn a_release_that_cannot_be_judged_is_left_out_of_the_bisection() {
+        // As SQLAlchemy under alembic 1.5.8 on CPython 3.11: newest first, 2.0.x breaks the
+        // dependent, 1.4.54 fits, the older 1.4 releases are sdists whose metadata cannot be
+        // read. Judging those as "does not fit" led the bisection below all of them.
+        let versions = [
+            "2.0.3", "2.0.0", "1.4.54", "1.4.27", "1.4.13", "1.4.6", "1.4.2", "1.4.0",
+        ];
+        let all: Vec<(Version, ())> = versions
+            .iter()
+            .map(|v| (Version::from_str(v).unwrap(), ()))
+            .collect();
+        let older: Vec<&(Version, ())> = all.iter().collect();
+        let mut read = Vec::new();
+        let found = bisect_older(&older, |version, ()| {
+            read.push(version.to_string());
+            match version.to_string().as_str() {
+                "2.0.3" | "2.0.0" => Some(false),
+                "1.4.54" => Some(true),
+                _ => None,
+            }
+        });
+        assert_eq!(
+            found,
+            Some(Version::from_str("1.4.54").unwrap()),
+            "read {read:?}"
+        );
+    }
 }
