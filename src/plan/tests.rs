@@ -272,6 +272,23 @@ fn a_newest_pre_release_is_named_as_the_reason() {
     );
 }
 
+/// A target the plan moves to its newest final release is not held back by a newer
+/// pre-release: live, `propose tensorflow` planning 2.21.0 said "held back: tensorflow stays at
+/// 2.21.0 (newest 2.22.0rc0): 2.22.0rc0 is a pre-release".
+#[test]
+fn a_target_moved_to_its_newest_final_release_is_not_held_back_by_a_pre_release() {
+    let mut index = MemIndex::new();
+    index
+        .add("proto", "1.0", &[])
+        .add("proto", "1.1", &[])
+        .add("proto", "1.2rc1", &[]);
+    let inv = inventory(vec![installed("proto", "1.0", &[])]);
+    let proposal = propose_builtin(&index, &inv, &["proto"], false);
+    let plan = &proposal.plans[0];
+    assert_eq!(versions(plan), ["proto 1.0 -> 1.1"]);
+    assert_eq!(plan.held_back, []);
+}
+
 /// In a newest-that-fits plan, a target the fitted version meets stays
 /// "requested" (was: "tool 1.1 ... NOT what was asked (tool==1.1)").
 #[test]

@@ -86,6 +86,15 @@ impl Proposer<'_> {
             // the requirements that happen to exclude it (tensorflow 2.22.0rc0 above a planned
             // 2.21.0 is no reason to name tf-keras's `tensorflow<2.22`).
             let takes_pre = self.takes_prereleases(spec, planned_version.as_ref());
+            // A target the plan moves to its newest final release is not held back by a newer
+            // pre-release (`propose tensorflow` planning 2.21.0 said "tensorflow stays at
+            // 2.21.0 (newest 2.22.0rc0)"); the pre-release is named only to explain a target
+            // that does not move.
+            let installed = self.inventory.get(&name).map(|d| d.version());
+            let moved = planned_version.as_ref() != installed;
+            if moved && newest.any_prerelease() && !takes_pre {
+                continue;
+            }
             // Under `--all` a held-back line names only what the plan could take: a dist whose
             // only newer releases are pre-releases is not held back (protobuf 7.37.0rc1 above
             // 7.36.2), as in the layers' lines.

@@ -12,7 +12,7 @@ use pubgrub::{DerivationTree, External, Map, Ranges, Term};
 
 use super::{Ext, Tree};
 use crate::solve::catalog::Catalog;
-use crate::solve::error::{Fact, FactPackage, Unavailable};
+use crate::solve::error::{Fact, FactPackage, Unavailable, UnusableRelease};
 use crate::solve::package::Pkg;
 use crate::solve::ranges::hull_upper;
 
@@ -329,17 +329,19 @@ pub(super) fn drop_restatements(tree: &mut Tree, catalog: &Catalog<'_>) {
 /// A derivation that rests only on unusable releases of one package ("a==1.0 was yanked and
 /// a==1.1 has metadata that cannot be read, so a<1.2 cannot be used") becomes one statement of
 /// its conclusion, naming the releases by reason: a chain over sixty sdists whose metadata
-/// needs a build reads as one line, not sixty. Bottom-up, so a whole chain folds.
+/// needs a build reads as one line, not sixty. Bottom-up, so a whole chain folds. A "no
+/// versions" leaf of the same package folds in too (it adds no release): the gaps between the
+/// unusable releases (`markupsafe>0.23,!=1.0,...,<2.1.0`, where only pre-releases are) would
+/// otherwise start a chain of one derivation per sdist; the pre-releases stay in the hints.
+/// Two "no versions" leaves never fold: at least one release must be unusable.
 pub(super) fn merge_unavailable_runs(tree: &mut Tree) {
     let DerivationTree::Derived(derived) = tree else {
         return;
     };
     merge_unavailable_runs(Arc::make_mut(&mut derived.cause1));
     merge_unavailable_runs(Arc::make_mut(&mut derived.cause2));
-    let (
-        DerivationTree::External(External::Custom(p1, r1, u1)),
-        DerivationTree::External(External::Custom(p2, r2, u2)),
-    ) = (&*derived.cause1, &*derived.cause2)
+    let (Some((p1, mut each)), Some((p2, more))) =
+        (run_part(&derived.cause1), run_part(&derived.cause2))
     else {
         return;
     };
@@ -348,14 +350,26 @@ pub(super) fn merge_unavailable_runs(tree: &mut Tree) {
         [(pkg, Term::Positive(range))] if *pkg == p1 && p1 == p2 => range.clone(),
         _ => return,
     };
-    let mut each = releases(r1, u1);
-    each.extend(releases(r2, u2));
+    each.extend(more);
+    if each.is_empty() {
+        return;
+    }
     each.sort_by(|a, b| a.0.as_singleton().cmp(&b.0.as_singleton()));
     *tree = DerivationTree::External(External::Custom(
         p1.clone(),
         concluded,
         Unavailable::Releases { each },
     ));
+}
+
+/// A leaf a run of unusable releases may fold: an unusable release (or a folded run) with its
+/// releases, or "no versions" of a package with none.
+fn run_part(tree: &Tree) -> Option<(&Pkg, Vec<UnusableRelease>)> {
+    match tree {
+        DerivationTree::External(External::Custom(p, r, u)) => Some((p, releases(r, u))),
+        DerivationTree::External(External::NoVersions(p, _)) => Some((p, Vec::new())),
+        _ => None,
+    }
 }
 
 /// The releases one unusable-release fact covers, a folded run flattened.
@@ -460,6 +474,54 @@ mod tests {
             "cannot be used (3 releases (1.0 to 1.3) have metadata that cannot be read \
              (PKG-INFO is Metadata-Version 2.1, older than 2.2 (PEP 643)); 1.2 was yanked)"
         );
+    }
+
+    /// `propose 'jinja2<3' --allow-build` on CPython 3.12 (live, 2026-12-05): every MarkupSafe
+    /// below 2.1.0 is an sdist whose metadata needs a build, and between them only pre-releases
+    /// exist. pubgrub's chain starts from that gap ("no version of a>1.0,!=1.1,<1.3") and the
+    /// report said "And because a==1.x has metadata that cannot be read" once per sdist.
+    #[test]
+    fn a_gap_between_unusable_releases_folds_into_their_run() {
+        let chain = derived(
+            &[(dist("a"), "<1.3")],
+            derived(
+                &[(dist("a"), ">=1.0, <1.3, !=1.2")],
+                derived(
+                    &[(dist("a"), ">=1.0, <1.1")],
+                    none(dist("a"), ">1.0, <1.1"),
+                    unusable("1.0", needs_a_build("1.0")),
+                ),
+                unusable("1.1", needs_a_build("1.1")),
+            ),
+            unusable("1.2", needs_a_build("1.2")),
+        );
+        let mut tree = derived(&[], chain, dep(Pkg::Root, "", dist("a"), "<1.3"));
+        merge_unavailable_runs(&mut tree);
+        let DerivationTree::Derived(top) = &tree else {
+            panic!("the root derivation stays: {tree:?}");
+        };
+        let External::Custom(pkg, range, reason) = external(&top.cause1) else {
+            panic!("not folded: {:?}", top.cause1);
+        };
+        assert_eq!((pkg, range), (&dist("a"), &r("<1.3")));
+        assert_eq!(
+            reason.to_string(),
+            "cannot be used (3 releases (1.0 to 1.2) have metadata that cannot be read \
+             (PKG-INFO is Metadata-Version 2.1, older than 2.2 (PEP 643)))"
+        );
+    }
+
+    /// Two gaps fold into nothing: "no version" twice names no unusable release.
+    #[test]
+    fn two_gaps_alone_do_not_fold() {
+        let mut tree = derived(
+            &[(dist("a"), "<2.0")],
+            none(dist("a"), "<1.0"),
+            none(dist("a"), ">=1.0, <2.0"),
+        );
+        let before = format!("{tree:?}");
+        merge_unavailable_runs(&mut tree);
+        assert_eq!(format!("{tree:?}"), before);
     }
 
     #[test]
