@@ -22,7 +22,9 @@ use std::sync::Arc;
 use pep440_rs::Version;
 use pep508_rs::PackageName;
 
-use crate::index::{BinaryPolicy, DistFile, IndexError, IndexSource, Project, candidates};
+use crate::index::{
+    BinaryPolicy, DistFile, DistFilename, IndexError, IndexSource, Project, candidates,
+};
 use crate::inventory::graph::DependencyGraph;
 use crate::inventory::{self, InstalledDist, Inventory};
 use crate::metadata::requirement;
@@ -310,10 +312,18 @@ fn scan_releases(
             _ => {}
         }
     }
-    let older: Vec<&(Version, DistFile)> = accepted[rest..]
+    let mut older: Vec<&(Version, DistFile)> = accepted[rest..]
         .iter()
         .filter(|(v, _)| abi_broken_line.as_ref() != Some(&line_floor(v)))
         .collect();
+    // An sdist's requirements are rarely known without a build, so the bisection reads the
+    // releases with a wheel here when there are any (SQLAlchemy 1.4.0 to 1.4.41 are sdists on
+    // CPython 3.11, 1.4.42 to 1.4.54 have wheels).
+    let is_wheel =
+        |(_, file): &&(Version, DistFile)| matches!(file.filename, DistFilename::Wheel(_));
+    if older.iter().any(is_wheel) {
+        older.retain(is_wheel);
+    }
     scan.found = bisect_older(&older, |version, file| {
         match fit(version, file, &mut scan) {
             Fit::Fits => Some(true),
