@@ -406,8 +406,10 @@ pub(super) fn resolved(path: &Path) -> Option<PathBuf> {
     }
 }
 
-/// Remove a tree, retrying while a process that still runs in it creates files.
+/// Remove a tree, retrying while a process that still runs in it creates files. Most of it
+/// goes on several threads first ([`remove_in_parallel`]); what that leaves, the standard walk.
 fn remove_all(root: &Path) -> io::Result<()> {
+    remove_in_parallel(root);
     let mut last = Ok(());
     for _ in 0..5 {
         last = match fs::remove_dir_all(root) {
@@ -420,6 +422,64 @@ fn remove_all(root: &Path) -> io::Result<()> {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     last
+}
+
+/// Threads that remove a copy: removal waits on the disk, not on a core.
+const REMOVERS: usize = 16;
+
+/// Remove what is under `root` on [`REMOVERS`] threads: every file and link, then the folders,
+/// deepest first, each depth side by side. One thread's unlinks wait on each other: where the
+/// filesystem waits on each freed block (ext4 mounted with `discard`, as on the 2-core test
+/// machine: ~2.5 ms per folder or copied file), a 24,000-file copy took 30-40 s to remove alone,
+/// about a tenth of that on 16 threads. Best effort: an error leaves the entry to
+/// [`fs::remove_dir_all`] after it; a link is removed, never followed.
+fn remove_in_parallel(root: &Path) {
+    let mut files = Vec::new();
+    let mut folders: Vec<Vec<PathBuf>> = Vec::new();
+    let mut todo = vec![(root.to_path_buf(), 0usize)];
+    while let Some((dir, depth)) = todo.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => todo.push((entry.path(), depth + 1)),
+                Ok(_) => files.push(entry.path()),
+                Err(_) => {}
+            }
+        }
+        if depth > 0 {
+            if folders.len() < depth {
+                folders.resize_with(depth, Vec::new);
+            }
+            folders[depth - 1].push(dir);
+        }
+    }
+    on_threads(&files, |path| {
+        let _ = fs::remove_file(path);
+    });
+    for level in folders.iter().rev() {
+        on_threads(level, |path| {
+            let _ = fs::remove_dir(path);
+        });
+    }
+}
+
+/// `f` over `items` on up to [`REMOVERS`] threads.
+fn on_threads(items: &[PathBuf], f: impl Fn(&Path) + Sync) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = REMOVERS.min(items.len().div_ceil(64)).max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while let Some(item) =
+                    items.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    f(item);
+                }
+            });
+        }
+    });
 }
 
 fn stamp(meta: &fs::Metadata) -> (u64, u32, i64, i64) {
