@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::guards::{Block, header};
+use super::guards::{Block, Words, header};
 use super::lines::{Logical, logical_lines};
 use super::{ImportGuard, ImportStatement};
 
@@ -34,6 +34,7 @@ pub(crate) fn import_time_statements(
 /// none in a function (not marked: left out).
 fn statements(source: &str, modules: &BTreeSet<String>, import_time: bool) -> Vec<ImportStatement> {
     let lines = logical_lines(source);
+    let words = Words::new(&lines);
     let mut out = Vec::new();
     let mut open: Vec<(usize, Block)> = Vec::new();
     let mut aliases = BTreeMap::new();
@@ -75,7 +76,7 @@ fn statements(source: &str, modules: &BTreeSet<String>, import_time: bool) -> Ve
                     }),
             );
         }
-        if let Some(block) = header(&lines, at) {
+        if let Some(block) = header(&lines, at, &words) {
             open.push((logical.indent, block));
         }
     }
