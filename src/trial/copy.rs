@@ -833,4 +833,30 @@ mod tests {
         assert!(!killed.exists() && !beside.exists());
         assert!(running.exists() && unknown.exists() && other.exists());
     }
+
+    /// The removal on threads takes the whole tree, folders of every depth and links, and never
+    /// goes through a link: what a link names outside the copy stays.
+    #[test]
+    fn a_copy_is_removed_whole_and_never_through_its_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("data.txt"), "keep").unwrap();
+        let root = dir.path().join("copy");
+        for i in 0..300 {
+            let deep = root.join(format!("lib/p{}/q{i}/r", i % 7));
+            fs::create_dir_all(&deep).unwrap();
+            fs::write(deep.join("m.py"), "x = 1\n").unwrap();
+            fs::write(root.join(format!("lib/p{}/q{i}/f.txt", i % 7)), "y").unwrap();
+        }
+        std::os::unix::fs::symlink(&outside, root.join("lib/to-folder")).unwrap();
+        std::os::unix::fs::symlink(outside.join("data.txt"), root.join("lib/to-file")).unwrap();
+        remove_all(&root).unwrap();
+        assert!(!root.exists());
+        assert_eq!(
+            fs::read_to_string(outside.join("data.txt")).unwrap(),
+            "keep"
+        );
+        remove_all(&root).unwrap(); // gone already: not an error
+    }
 }
