@@ -218,8 +218,11 @@ impl VenvCopy {
             stats: CopyStats::none(method),
             linked: Vec::new(),
             outside: Vec::new(),
+            pending: Vec::new(),
+            modes: Vec::new(),
         };
         copier.dir(&original, &root)?;
+        copier.finish()?;
         let mut stats = copier.stats;
         let linked = copier.linked;
         stats.seconds = started.elapsed().as_secs_f64();
