@@ -218,8 +218,11 @@ impl VenvCopy {
             stats: CopyStats::none(method),
             linked: Vec::new(),
             outside: Vec::new(),
+            pending: Vec::new(),
+            modes: Vec::new(),
         };
         copier.dir(&original, &root)?;
+        copier.finish()?;
         let mut stats = copier.stats;
         let linked = copier.linked;
         stats.seconds = started.elapsed().as_secs_f64();
@@ -406,8 +409,10 @@ pub(super) fn resolved(path: &Path) -> Option<PathBuf> {
     }
 }
 
-/// Remove a tree, retrying while a process that still runs in it creates files.
+/// Remove a tree, retrying while a process that still runs in it creates files. Most of it
+/// goes on several threads first ([`remove_in_parallel`]); what that leaves, the standard walk.
 fn remove_all(root: &Path) -> io::Result<()> {
+    remove_in_parallel(root);
     let mut last = Ok(());
     for _ in 0..5 {
         last = match fs::remove_dir_all(root) {
@@ -420,6 +425,64 @@ fn remove_all(root: &Path) -> io::Result<()> {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     last
+}
+
+/// Threads that remove a copy: removal waits on the disk, not on a core.
+const REMOVERS: usize = 16;
+
+/// Remove what is under `root` on [`REMOVERS`] threads: every file and link, then the folders,
+/// deepest first, each depth side by side. One thread's unlinks wait on each other: where the
+/// filesystem waits on each freed block (ext4 mounted with `discard`, as on the 2-core test
+/// machine: ~2.5 ms per folder or copied file), a 24,000-file copy took 30-40 s to remove alone,
+/// about a tenth of that on 16 threads. Best effort: an error leaves the entry to
+/// [`fs::remove_dir_all`] after it; a link is removed, never followed.
+fn remove_in_parallel(root: &Path) {
+    let mut files = Vec::new();
+    let mut folders: Vec<Vec<PathBuf>> = Vec::new();
+    let mut todo = vec![(root.to_path_buf(), 0usize)];
+    while let Some((dir, depth)) = todo.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => todo.push((entry.path(), depth + 1)),
+                Ok(_) => files.push(entry.path()),
+                Err(_) => {}
+            }
+        }
+        if depth > 0 {
+            if folders.len() < depth {
+                folders.resize_with(depth, Vec::new);
+            }
+            folders[depth - 1].push(dir);
+        }
+    }
+    on_threads(&files, |path| {
+        let _ = fs::remove_file(path);
+    });
+    for level in folders.iter().rev() {
+        on_threads(level, |path| {
+            let _ = fs::remove_dir(path);
+        });
+    }
+}
+
+/// `f` over `items` on up to [`REMOVERS`] threads.
+fn on_threads(items: &[PathBuf], f: impl Fn(&Path) + Sync) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = REMOVERS.min(items.len().div_ceil(64)).max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while let Some(item) =
+                    items.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    f(item);
+                }
+            });
+        }
+    });
 }
 
 fn stamp(meta: &fs::Metadata) -> (u64, u32, i64, i64) {
@@ -772,5 +835,31 @@ mod tests {
         clean_stale(dir.path());
         assert!(!killed.exists() && !beside.exists());
         assert!(running.exists() && unknown.exists() && other.exists());
+    }
+
+    /// The removal on threads takes the whole tree, folders of every depth and links, and never
+    /// goes through a link: what a link names outside the copy stays.
+    #[test]
+    fn a_copy_is_removed_whole_and_never_through_its_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("data.txt"), "keep").unwrap();
+        let root = dir.path().join("copy");
+        for i in 0..300 {
+            let deep = root.join(format!("lib/p{}/q{i}/r", i % 7));
+            fs::create_dir_all(&deep).unwrap();
+            fs::write(deep.join("m.py"), "x = 1\n").unwrap();
+            fs::write(root.join(format!("lib/p{}/q{i}/f.txt", i % 7)), "y").unwrap();
+        }
+        std::os::unix::fs::symlink(&outside, root.join("lib/to-folder")).unwrap();
+        std::os::unix::fs::symlink(outside.join("data.txt"), root.join("lib/to-file")).unwrap();
+        remove_all(&root).unwrap();
+        assert!(!root.exists());
+        assert_eq!(
+            fs::read_to_string(outside.join("data.txt")).unwrap(),
+            "keep"
+        );
+        remove_all(&root).unwrap(); // gone already: not an error
     }
 }

@@ -24,9 +24,10 @@ use pep440_rs::Version;
 use pep508_rs::PackageName;
 use serde::Serialize;
 
-use crate::inventory::Inventory;
 use crate::inventory::graph::DependencyGraph;
+use crate::inventory::hashing::in_parallel;
 use crate::inventory::importers::ImportIndex;
+use crate::inventory::{InstalledDist, Inventory};
 use crate::plan::{Override, Plan, PlanKind};
 use crate::risk::Policy;
 use crate::risk::smoke::{Hardware, SmokeTest, Trigger};
@@ -313,40 +314,10 @@ fn add_deep_modules(
     dists: &mut BTreeMap<PackageName, DistTarget>,
 ) {
     let inventory = graph.inventory();
-    let tops_of = |names: &mut dyn Iterator<Item = &PackageName>| -> deep::ChangedTops {
-        names
-            .filter_map(|name| inventory.get(name))
-            .flat_map(|d| {
-                d.top_level
-                    .iter()
-                    .map(move |t| (t.clone(), d.name().clone()))
-            })
-            .collect()
-    };
     let changed = plan
-        .map(|p| tops_of(&mut p.changes.iter().map(|c| &c.name)))
+        .map(|p| tops_of(inventory, &mut p.changes.iter().map(|c| &c.name)))
         .unwrap_or_default();
-    let mut found: BTreeMap<PackageName, Vec<DeepModule>> = BTreeMap::new();
-    for target in dists.values() {
-        let Some(dist) = inventory.get(&target.name) else {
-            continue;
-        };
-        let mut tops = changed.clone();
-        if all {
-            let requires = graph.dependencies(dist.name());
-            tops.extend(tops_of(
-                &mut requires.iter().filter_map(|(_, d)| d.map(|d| d.name())),
-            ));
-        }
-        let (own, theirs) = deep::importing_modules(dist, &tops);
-        found.entry(target.name.clone()).or_default().extend(own);
-        if target.why != Why::Installed {
-            let compiled = deep::compiled_importing(dist, &changed);
-            for (name, modules) in theirs.into_iter().chain(compiled) {
-                found.entry(name).or_default().extend(modules);
-            }
-        }
-    }
+    let mut found = read_deep_modules(graph, all, &changed, dists);
     for (dist_name, file, provider) in plan.map(|p| deep::cited_files(&p.risk)).unwrap_or_default()
     {
         let Some(dist) = PackageName::from_str(&dist_name)
@@ -391,15 +362,86 @@ fn add_deep_modules(
             target.names.push(name);
         }
     }
+    let mut ranked: Vec<(PackageName, Vec<DeepModule>)> = Vec::new();
     for (name, mut modules) in found {
         if let Some(target) = dists.get_mut(&name) {
             target.deep.append(&mut modules);
             deep::dedup(&mut target.deep);
-            if let Some(dist) = inventory.get(&name) {
-                deep::rank_by_fan_in(dist, &mut target.deep);
-            }
+            ranked.push((target.name.clone(), std::mem::take(&mut target.deep)));
         }
     }
+    let ranked = in_parallel(&ranked, |(name, modules)| {
+        let mut modules = modules.clone();
+        if let Some(dist) = inventory.get(name) {
+            deep::rank_by_fan_in(dist, &mut modules);
+        }
+        (name.clone(), modules)
+    });
+    for (name, modules) in ranked {
+        if let Some(target) = dists.get_mut(&name) {
+            target.deep = modules;
+        }
+    }
+}
+
+/// The top-level module names of the installed dists among `names`, each with its dist.
+fn tops_of(
+    inventory: &Inventory,
+    names: &mut dyn Iterator<Item = &PackageName>,
+) -> deep::ChangedTops {
+    names
+        .filter_map(|name| inventory.get(name))
+        .flat_map(|d| {
+            d.top_level
+                .iter()
+                .map(move |t| (t.clone(), d.name().clone()))
+        })
+        .collect()
+}
+
+/// The deep modules of each selected dist (its own files importing a changed dist or, with
+/// `all`, one it requires) and of the changed dists (their modules that dependents import),
+/// keyed by dist. Each dist's files are read and parsed on every core (with `--all`, every file
+/// of the venv).
+fn read_deep_modules(
+    graph: &DependencyGraph<'_>,
+    all: bool,
+    changed: &deep::ChangedTops,
+    dists: &BTreeMap<PackageName, DistTarget>,
+) -> BTreeMap<PackageName, Vec<DeepModule>> {
+    let inventory = graph.inventory();
+    let mut found: BTreeMap<PackageName, Vec<DeepModule>> = BTreeMap::new();
+    let work: Vec<(&InstalledDist, deep::ChangedTops, bool)> = dists
+        .values()
+        .filter_map(|target| {
+            let dist = inventory.get(&target.name)?;
+            let mut tops = changed.clone();
+            if all {
+                let requires = graph.dependencies(dist.name());
+                tops.extend(tops_of(
+                    inventory,
+                    &mut requires.iter().filter_map(|(_, d)| d.map(|d| d.name())),
+                ));
+            }
+            Some((dist, tops, target.why != Why::Installed))
+        })
+        .collect();
+    let read = in_parallel(&work, |(dist, tops, theirs_too)| {
+        let (own, theirs) = deep::importing_modules(dist, tops);
+        let compiled = if *theirs_too {
+            deep::compiled_importing(dist, changed)
+        } else {
+            BTreeMap::new()
+        };
+        (own, (*theirs_too).then_some(theirs), compiled)
+    });
+    for ((dist, _, _), (own, theirs, compiled)) in work.iter().zip(read) {
+        found.entry(dist.name().clone()).or_default().extend(own);
+        for (name, modules) in theirs.into_iter().flatten().chain(compiled) {
+            found.entry(name).or_default().extend(modules);
+        }
+    }
+    found
 }
 
 fn select_smoke(

@@ -41,8 +41,45 @@ fn handler_guard(text: &str) -> ImportGuard {
     }
 }
 
+/// The private names (`_x`, not `__x`) that a file's logical lines hold as words, each with the
+/// first line holding it and whether another line does too; made at the first private `def`.
+pub(super) struct Words<'a> {
+    lines: &'a [Logical<'a>],
+    seen: std::cell::OnceCell<std::collections::HashMap<&'a str, (usize, bool)>>,
+}
+
+impl<'a> Words<'a> {
+    pub(super) fn new(lines: &'a [Logical<'a>]) -> Words<'a> {
+        Words {
+            lines,
+            seen: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// Whether a line other than `at` holds `name` as a word (a whole run of letters, digits
+    /// and `_`).
+    fn elsewhere(&self, name: &str, at: usize) -> bool {
+        let seen = self.seen.get_or_init(|| {
+            let mut seen = std::collections::HashMap::new();
+            for (i, line) in self.lines.iter().enumerate() {
+                let text = line.text.as_ref();
+                let ident = |c: char| c.is_alphanumeric() || c == '_';
+                for word in text.split(|c: char| !ident(c)) {
+                    if word.starts_with('_') && !word.starts_with("__") {
+                        let entry = seen.entry(word).or_insert((i, false));
+                        entry.1 |= entry.0 != i;
+                    }
+                }
+            }
+            seen
+        });
+        seen.get(name)
+            .is_some_and(|&(first, more)| more || first != at)
+    }
+}
+
 /// The block a logical line opens, if it is a compound statement's header.
-pub(super) fn header(lines: &[Logical<'_>], at: usize) -> Option<Block> {
+pub(super) fn header(lines: &[Logical<'_>], at: usize, words: &Words<'_>) -> Option<Block> {
     let text = &lines[at].text;
     if !text.ends_with(':') {
         return None;
@@ -59,7 +96,7 @@ pub(super) fn header(lines: &[Logical<'_>], at: usize) -> Option<Block> {
     match word {
         "if" | "elif" => Some(Block::Sometimes(may_hold_here(text))),
         "else" | "except" | "match" | "case" => Some(Block::Sometimes(false)),
-        "def" => Some(Block::Def(uncalled_private(lines, at))),
+        "def" => Some(Block::Def(uncalled_private(lines, at, words))),
         "class" | "with" | "for" | "while" | "finally" => Some(Block::Runs),
         "try" => {
             let indent = lines[at].indent;
@@ -83,8 +120,10 @@ pub(super) fn header(lines: &[Logical<'_>], at: usize) -> Option<Block> {
 }
 
 /// Whether the `def` header at `at` defines a private function (`_name`) whose name no other
-/// logical line of the file holds as a word (no call, no reference: it never runs).
-fn uncalled_private(lines: &[Logical<'_>], at: usize) -> bool {
+/// logical line of the file holds as a word (no call, no reference: it never runs). The words
+/// are counted once per file ([`Words`]), not searched for per `def`: a file of thousands of
+/// lines and hundreds of private functions took most of `verify --all`'s own time so.
+fn uncalled_private(lines: &[Logical<'_>], at: usize, words: &Words<'_>) -> bool {
     let text = lines[at].text.trim_start_matches("async").trim_start();
     let Some(rest) = text.strip_prefix("def ") else {
         return false;
@@ -97,18 +136,7 @@ fn uncalled_private(lines: &[Logical<'_>], at: usize) -> bool {
     if !name.starts_with('_') || name.starts_with("__") {
         return false;
     }
-    let word = |text: &str| {
-        text.match_indices(name.as_str()).any(|(i, _)| {
-            let before = text[..i].chars().next_back();
-            let after = text[i + name.len()..].chars().next();
-            let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-            !ident(before) && !ident(after)
-        })
-    };
-    !lines
-        .iter()
-        .enumerate()
-        .any(|(i, l)| i != at && word(&l.text))
+    !words.elsewhere(&name, at)
 }
 
 /// Whether an `if`/`elif` test may hold whenever its module is imported on this platform: not a

@@ -112,6 +112,18 @@ fn an_import_in_a_private_function_nothing_calls_is_dead() {
             ("m.d".to_string(), true),
         ]
     );
+    // Only a whole word on another line counts: `_partial` and `x_part` do not name `_part`;
+    // `(_helper)` does, and `_helper` naming itself on its own `def` line does not.
+    let source = "def _part():\n    import m.e\nY = _partial + x_part\n\
+                  def _helper(_helper=None):\n    import m.f\nZ = [(_helper)]\n";
+    let dead: Vec<(String, bool)> = import_statements(source, &set(&["m"]))
+        .into_iter()
+        .map(|s| (s.module, s.dead))
+        .collect();
+    assert_eq!(
+        dead,
+        vec![("m.e".to_string(), true), ("m.f".to_string(), false)]
+    );
 }
 
 /// flax 0.12.1's `nnx/variablelib.py` line 277, `class VariableEffect(jax.core.Effect):`

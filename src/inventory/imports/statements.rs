@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::guards::{Block, header};
+use super::guards::{Block, Words, header};
 use super::lines::{Logical, logical_lines};
 use super::runs::running_defs;
 use super::{ImportGuard, ImportStatement};
@@ -55,6 +55,7 @@ fn statements(
     let lines = logical_lines(source);
     let running = running_defs(&lines, entry);
     let mut defs: BTreeMap<usize, bool> = BTreeMap::new();
+    let words = Words::new(&lines);
     let mut out = Vec::new();
     let mut open: Vec<(usize, Block)> = Vec::new();
     let mut aliases = BTreeMap::new();
@@ -101,7 +102,7 @@ fn statements(
                     }),
             );
         }
-        if let Some(block) = header(&lines, at) {
+        if let Some(block) = header(&lines, at, &words) {
             if matches!(block, Block::Def(_)) {
                 defs.insert(logical.indent, running.contains(&at));
             }

@@ -24,7 +24,7 @@ use std::str::FromStr;
 use pep440_rs::Version;
 
 use super::ImportGuard;
-use super::guards::{Block, header};
+use super::guards::{Block, Words, header};
 use super::lines::logical_lines;
 
 /// One test of another module's version whose block raises at import.
@@ -84,6 +84,7 @@ impl VersionTest {
 /// The version tests of `source` that raise at import (see the module's docs).
 pub(crate) fn raising_version_tests(source: &str) -> Vec<VersionTest> {
     let lines = logical_lines(source);
+    let words = Words::new(&lines);
     let mut aliases: BTreeMap<String, String> = BTreeMap::new();
     let mut open: Vec<(usize, Block)> = Vec::new();
     let mut out = Vec::new();
@@ -117,7 +118,7 @@ pub(crate) fn raising_version_tests(source: &str) -> Vec<VersionTest> {
                 compare,
             });
         }
-        if let Some(block) = header(&lines, at) {
+        if let Some(block) = header(&lines, at, &words) {
             open.push((logical.indent, block));
         }
     }

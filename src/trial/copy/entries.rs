@@ -24,7 +24,24 @@ pub(super) struct Copier<'a> {
     /// The folders outside the venv being copied through links (innermost last): everything
     /// under them is a real copy, and a link back into one of them is a loop.
     pub(super) outside: Vec<PathBuf>,
+    /// The venv's own files, (original, copy), copied by [`Copier::finish`] on several threads.
+    pub(super) pending: Vec<(PathBuf, PathBuf)>,
+    /// Each folder made and the original's permissions, set once the files are in.
+    pub(super) modes: Vec<(PathBuf, fs::Permissions)>,
 }
+
+/// What copying one file did.
+enum Done {
+    /// Hard-linked; the original's stamp then.
+    Linked((u64, u32, i64, i64)),
+    /// Copied (or cloned), so many bytes written.
+    Copied(u64),
+}
+
+/// Threads that copy files: creating a file waits on the disk as much as on a core (on the
+/// 2-core test machine the 65-dist venv's copy took 4.2-5.5 s on 8 threads against 9.9-10.2 s on
+/// one, in interleaved runs; docs/measurements/2026-12-05-speed-7.md).
+const COPIERS: usize = 8;
 
 /// Whether a file is a shared library (`x.so`, `libx.so.12`, `x.cpython-312-x86_64-linux-gnu.so`).
 fn shared_library(path: &Path) -> bool {
@@ -77,13 +94,64 @@ impl Copier<'_> {
                 self.symlink(&path, &target)?;
             } else if kind.is_dir() {
                 self.dir(&path, &target)?;
+            } else if kind.is_file() && self.outside.is_empty() {
+                self.pending.push((path, target));
             } else if kind.is_file() {
                 self.file(&path, &target)?;
             }
             // Sockets, fifos and devices have no place in a venv: left out.
         }
         let mode = fs::metadata(from).map_err(io_err(from))?.permissions();
-        fs::set_permissions(to, mode).map_err(io_err(to))
+        self.modes.push((to.to_path_buf(), mode));
+        Ok(())
+    }
+
+    /// The files [`Copier::dir`] left pending, copied or linked on [`COPIERS`] threads (the
+    /// first error in walk order is the answer), then each folder's permissions (a read-only
+    /// folder gets its mode after its files are in).
+    pub(super) fn finish(&mut self) -> Result<(), CopyError> {
+        let pending = std::mem::take(&mut self.pending);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let threads = COPIERS.min(pending.len().div_ceil(64)).max(1);
+        let this = &*self;
+        let mut done: Vec<(usize, Result<Done, CopyError>)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut out = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some((from, to)) = pending.get(i) else {
+                                break out;
+                            };
+                            out.push((i, this.one_file(from, to)));
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        done.sort_by_key(|(i, _)| *i);
+        for (i, result) in done {
+            self.stats.files += 1;
+            match result? {
+                Done::Linked(stamp) => {
+                    self.stats.linked += 1;
+                    self.linked.push((pending[i].0.clone(), stamp));
+                }
+                Done::Copied(bytes) => {
+                    self.stats.copied += 1;
+                    self.stats.bytes_copied += bytes;
+                }
+            }
+        }
+        for (folder, mode) in std::mem::take(&mut self.modes).into_iter().rev() {
+            fs::set_permissions(&folder, mode).map_err(io_err(&folder))?;
+        }
+        Ok(())
     }
 
     /// A link inside the venv stays a link; one leaving it is copied as what it names (the
@@ -147,8 +215,19 @@ impl Copier<'_> {
             && (name.starts_with("python") || name.starts_with("pypy"))
     }
 
+    /// A file under a folder reached through a link that leaves the venv: a real copy, now.
     fn file(&mut self, from: &Path, to: &Path) -> Result<(), CopyError> {
         self.stats.files += 1;
+        self.stats.copied += 1;
+        if let Done::Copied(bytes) = self.one_file(from, to)? {
+            self.stats.bytes_copied += bytes;
+        }
+        Ok(())
+    }
+
+    /// One file: a hard link (an unedited shared library or `.pyc` of the venv's own, not
+    /// through a link that leaves it), else a retargeted, cloned or real copy.
+    fn one_file(&self, from: &Path, to: &Path) -> Result<Done, CopyError> {
         let rewrite = self.rewritten(from);
         if self.method == CopyMethod::Hardlink
             && self.outside.is_empty()
@@ -158,27 +237,24 @@ impl Copier<'_> {
         {
             let meta = fs::symlink_metadata(from).map_err(io_err(from))?;
             fs::hard_link(from, to).map_err(io_err(to))?;
-            self.stats.linked += 1;
-            self.linked.push((from.to_path_buf(), stamp(&meta)));
-            return Ok(());
+            return Ok(Done::Linked(stamp(&meta)));
         }
-        self.stats.copied += 1;
         if rewrite && let Some(text) = self.retargeted(from)? {
-            self.stats.bytes_copied += text.len() as u64;
-            fs::write(to, text).map_err(io_err(to))?;
+            fs::write(to, &text).map_err(io_err(to))?;
             let mode = fs::metadata(from)
                 .map_err(io_err(from))?
                 .permissions()
                 .mode();
-            return fs::set_permissions(to, fs::Permissions::from_mode(mode)).map_err(io_err(to));
+            fs::set_permissions(to, fs::Permissions::from_mode(mode)).map_err(io_err(to))?;
+            return Ok(Done::Copied(text.len() as u64));
         }
         if self.method == CopyMethod::Reflink && reflink_copy::reflink(from, to).is_ok() {
             let mode = fs::metadata(from).map_err(io_err(from))?.permissions();
             fs::set_permissions(to, mode).map_err(io_err(to))?;
-            return keep_times(from, to).map_err(io_err(to));
+            keep_times(from, to).map_err(io_err(to))?;
+            return Ok(Done::Copied(0));
         }
-        self.stats.bytes_copied += copy_file(from, to).map_err(io_err(to))?;
-        Ok(())
+        Ok(Done::Copied(copy_file(from, to).map_err(io_err(to))?))
     }
 
     /// Files that may name the venv's own path: `pyvenv.cfg`, `bin/*`, `*.pth`.
