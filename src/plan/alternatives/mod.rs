@@ -295,7 +295,13 @@ impl Proposer<'_> {
             // request needs them (see `wheel_only`).
             Ok(resolution) => {
                 match self.import_implied(&as_asked, upgrade, &bounds, &resolution)? {
-                    Some(Implied::Unmet(conflict)) => (Some(conflict), false),
+                    Some(Implied::Unmet(conflict, implied)) => {
+                        // Forced, the request is the plan as asked, past what its import needs.
+                        if self.request.allow_override {
+                            plans.push(self.forced_past_import(&resolution, &implied)?);
+                        }
+                        (Some(conflict), false)
+                    }
                     Some(Implied::Met(resolution, why)) => {
                         warnings.push(why);
                         let own_stack =
