@@ -6,7 +6,7 @@
 //! as in `tests/it`), or on a CPU venv
 //! built here from the live index with `python3 -m venv` and pip, or with uv. Never run by CI (the network
 //! and today's index); the cases it caught are recorded under `testdata/` and tested there
-//! (`tests/it/propose_ml.rs`).
+//! (`tests/it/propose_ml.rs`). `LIVE_CASES=TEXT` runs the slice of cases whose name holds TEXT.
 
 #![forbid(unsafe_code)]
 // Tests read and write their own fixtures directly (clippy.toml bans that in src/).
@@ -264,6 +264,12 @@ fn live_ml_corpus() {
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
     {
         let case: Value = serde_json::from_str(line).unwrap();
+        // A slice: `LIVE_CASES=text` runs only the cases whose name holds it.
+        if let Ok(slice) = std::env::var("LIVE_CASES")
+            && !case["case"].as_str().unwrap().contains(&slice)
+        {
+            continue;
+        }
         count += 1;
         let args: Vec<String> = case["args"]
             .as_array()
