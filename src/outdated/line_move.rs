@@ -11,11 +11,12 @@
 
 use std::str::FromStr;
 
-use pep508_rs::{PackageName, Requirement};
+use pep440_rs::Operator;
+use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 
 use crate::index::{BinaryPolicy, IndexSource};
 use crate::inventory::{InstalledDist, Inventory};
-use crate::plan::{ProposeRequest, line_of, name_line, propose};
+use crate::plan::{ProposeRequest, line_of, name_line, propose, switches_accelerator};
 use crate::risk::Policy;
 use crate::solve::PrereleaseMode;
 
@@ -58,7 +59,8 @@ pub(crate) fn check_line_moves(
         let Ok(proposal) = propose(index, inventory, &policy, &request) else {
             continue;
         };
-        let Some(plan) = proposal.plans.first() else {
+        // A move that leaves the installed accelerator line is never "Can move to".
+        let Some(plan) = proposal.plans.first().filter(|p| !switches_accelerator(p)) else {
             continue;
         };
         let Some(to) = plan
@@ -82,12 +84,36 @@ pub(crate) fn check_line_moves(
     }
 }
 
-/// Whether `dist` is built for a CUDA line or requires (markers true here) a dist that is.
+/// Whether `dist` is built for a CUDA line or requires (markers true here) a dist that is, or
+/// such a dist pins it exactly (torch 2.9.1's `triton==3.5.1`: triton moves only with torch).
 fn on_line(inventory: &Inventory, dist: &InstalledDist) -> bool {
+    carries_line(inventory, dist)
+        || inventory.dists.iter().any(|other| {
+            carries_line(inventory, other)
+                && (other.metadata.requires_dist.iter()).any(|r| {
+                    &r.name == dist.name()
+                        && r.marker.evaluate(&inventory.environment.markers, &[])
+                        && pins_exactly(r)
+                })
+        })
+}
+
+/// Whether `dist` is built for a CUDA line or requires (markers true here) a dist that is.
+fn carries_line(inventory: &Inventory, dist: &InstalledDist) -> bool {
     let markers = &inventory.environment.markers;
     line_of(dist.name(), dist.version()).is_some()
         || (dist.metadata.requires_dist.iter())
             .any(|r| name_line(r.name.as_ref()).is_some() && r.marker.evaluate(markers, &[]))
+}
+
+/// Whether `requirement` is `==VERSION` (one clause, no wildcard).
+fn pins_exactly(requirement: &Requirement) -> bool {
+    match &requirement.version_or_url {
+        Some(VersionOrUrl::VersionSpecifier(specs)) => {
+            specs.len() == 1 && specs.iter().all(|s| *s.operator() == Operator::Equal)
+        }
+        _ => false,
+    }
 }
 
 /// The bare requirement on `name`.

@@ -37,7 +37,7 @@ pub(crate) use accelerator::{line_of, name_line};
 pub use accept::AcceptedOverrides;
 pub(crate) use accept::read_plan;
 pub(crate) use alone::{AloneBreaks, with_alone_evidence};
-pub(crate) use alternatives::{ProposeRequest, propose};
+pub(crate) use alternatives::{ProposeRequest, propose, switches_accelerator};
 pub use builder::{PlanBuilder, PlanSpec};
 pub use oracle::Oracle;
 pub(crate) use own_target::{applicable_targets, load_own_target};

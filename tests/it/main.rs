@@ -10,6 +10,7 @@ mod bisect;
 mod check;
 mod color;
 mod compile_caches;
+mod cuda_line;
 mod diff;
 mod evidence_truth;
 mod index;

@@ -48,6 +48,12 @@ fn index_root() -> PathBuf {
 
 /// A venv on disk (no interpreter) whose dist-infos hold the recorded metadata of `INSTALLED`.
 fn torch_venv(root: &Path) -> PathBuf {
+    venv_from(&index_root(), root)
+}
+
+/// A venv on disk (no interpreter) whose dist-infos hold `index`'s recorded metadata of
+/// `INSTALLED` (the torch stack of `testdata/ml-venvs/torch.freeze`).
+pub(crate) fn venv_from(index: &Path, root: &Path) -> PathBuf {
     let venv = root.join("venv");
     let site = venv.join("lib/python3.12/site-packages");
     std::fs::create_dir_all(&site).unwrap();
@@ -57,7 +63,7 @@ fn torch_venv(root: &Path) -> PathBuf {
          include-system-site-packages = false\n",
     )
     .unwrap();
-    let files: Vec<String> = std::fs::read_dir(index_root().join("files"))
+    let files: Vec<String> = std::fs::read_dir(index.join("files"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
@@ -70,13 +76,13 @@ fn torch_venv(root: &Path) -> PathBuf {
             .unwrap_or_else(|| panic!("no recorded metadata for {name} {version}"));
         let dir = site.join(format!("{}-{version}.dist-info", name.replace('-', "_")));
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::copy(index_root().join("files").join(file), dir.join("METADATA")).unwrap();
+        std::fs::copy(index.join("files").join(file), dir.join("METADATA")).unwrap();
         std::fs::write(dir.join("INSTALLER"), "pip\n").unwrap();
     }
     venv
 }
 
-fn json(ctx: &TestContext, args: &[&str]) -> Value {
+pub(crate) fn json(ctx: &TestContext, args: &[&str]) -> Value {
     let out = ctx.run(args);
     serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", out.stdout, out.stderr))

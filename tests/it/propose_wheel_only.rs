@@ -85,6 +85,95 @@ fn a_request_whose_import_needs_a_release_without_a_wheel_cannot_be_met() {
     assert!(text.stdout.contains("No plan found."), "{}", text.stdout);
 }
 
+/// The same request pinned and forced: `propose 'jinja2==2.11.3' --allow-override`. The
+/// unforced request cannot be met (the conflict says why, as above); forced, the plan is
+/// Jinja2 2.11.3 beside MarkupSafe 3.0.4, a forced-override plan whose risk names the import
+/// that fails. Live (CPython 3.12.1, 2026-12-05) it said "No plan found" (exit 1); applied,
+/// `import jinja2` fails as the factor says.
+#[test]
+fn a_forced_request_past_what_its_import_needs_is_a_forced_plan() {
+    let root = tempfile::tempdir().unwrap();
+    let init = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/imports/markupsafe-3.0.4/markupsafe/__init__.py"),
+    )
+    .unwrap();
+    let markupsafe: &[(&str, &str)] = &[("markupsafe/__init__.py", &init)];
+    let venv = venv_of(
+        &index_dir(),
+        root.path(),
+        &[("markupsafe==3.0.4", markupsafe), ("jinja2==3.1.6", &[])],
+    );
+    let server = IndexServer::start(&index_dir());
+    let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
+    let venv_path = venv.path.to_str().unwrap();
+    let args = [
+        "propose",
+        "jinja2==2.11.3",
+        "--allow-override",
+        "--venv",
+        venv_path,
+        "--index-url",
+        &url,
+        "--format",
+        "json",
+    ];
+    let out = TestContext::new().run(&args);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let plans = json["plans"].as_array().unwrap();
+    let summary: Vec<(&str, &str, &str, &str)> = plans
+        .iter()
+        .map(|p| {
+            (
+                p["kind"].as_str().unwrap(),
+                p["title"].as_str().unwrap(),
+                p["pins"]["jinja2"].as_str().unwrap(),
+                p["pins"]["markupsafe"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [(
+            "forced-override",
+            "Force jinja2==2.11.3 with markupsafe 3.0.4, past what its imports need \
+             (markupsafe<2.1.0: no release this environment can install)",
+            "2.11.3",
+            "3.0.4"
+        )],
+        "{}",
+        out.stdout
+    );
+    let factors: Vec<(&str, &str)> = (plans[0]["risk"]["factors"].as_array().unwrap().iter())
+        .map(|f| {
+            (
+                f["kind"].as_str().unwrap(),
+                f["detail"].as_str().unwrap_or(""),
+            )
+        })
+        .filter(|(kind, _)| *kind == "planned-import-missing")
+        .collect();
+    assert_eq!(
+        factors,
+        [(
+            "planned-import-missing",
+            "jinja2 2.11.3 imports `soft_unicode` from `markupsafe` (jinja2/filters.py, line 13), \
+             which markupsafe 3.0.4 does not have"
+        )],
+        "{}",
+        out.stdout
+    );
+    let explanation = json["conflict"]["explanation"].as_str().unwrap();
+    assert!(
+        explanation.ends_with(
+            "And because you require jinja2==2.11.3 and you require markupsafe<2.1.0, your \
+             requirements are unsatisfiable."
+        ),
+        "{explanation}"
+    );
+}
+
 /// The same check where a release that has the name does have a wheel: `propose flask==2.2.2`
 /// on a venv with Flask 3.1.2 and Werkzeug 3.1.9 (recorded real pages, the real wheel bytes the
 /// check reads under `sparse/`, Werkzeug 3.1.9's real `werkzeug/urls.py` installed). Flask

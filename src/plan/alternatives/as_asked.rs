@@ -188,6 +188,18 @@ impl Proposer<'_> {
             .iter()
             .any(|c| self.request.targets.iter().any(|t| t.name == c.name) && c.from != c.to)
     }
+
+    /// Whether `plan` installs a target or moves one up.
+    pub(super) fn moves_a_target_up(&self, plan: &Plan) -> bool {
+        plan.changes.iter().any(|c| {
+            self.request.targets.iter().any(|t| t.name == c.name)
+                && match (&c.from, &c.to) {
+                    (None, Some(_)) => true,
+                    (Some(from), Some(to)) => to > from,
+                    _ => false,
+                }
+        })
+    }
 }
 
 /// Word a plan's reasons with the targets as the user wrote them (a search that asked the

@@ -17,19 +17,22 @@
 //!    pin, the closest release to it that fits);
 //! 3. **a forced override** (only with `--allow-override`): the target overrides the
 //!    requirements on its name only on the edges from the blockers (edge-scoped), and each
-//!    violated `Requires-Dist` is recorded with its dependent.
+//!    violated `Requires-Dist` is recorded with its dependent. A request that cannot be met
+//!    because of what its release imports (`wheel_only`) is forced as planned without that.
 //!
 //! Beside them, when every plan that moves a bare target leaves the installed accelerator line
 //! (CUDA 12 -> 13), **stay on the line**: the target's newest release that keeps it
-//! ([`same_line`]), ranked before the switch.
+//! ([`same_line`]), ranked before the switch; for a target with no line of its own (triton),
+//! moved with the installed dists that carry the line, up to their newest release on it.
 //!
 //! Beside them, when the lowest-risk plan that delivers the request breaks installed dependents
 //! by its own evidence, **move what must move with it** ([`super::must_move`]).
 //!
 //! Plans that deliver the targets are ranked by risk (lowest first; one whose own factors
 //! predict a break after every one whose factors do not), then the newest that fits;
-//! a plan that leaves the accelerator line (CUDA 13 -> 12) comes after all of them. The first
-//! plan is the recommendation. What the plans' evidence reads from the index and the installed
+//! a plan that leaves the accelerator line (CUDA 13 -> 12) comes after all of them. For bare
+//! targets held back, a plan that moves one forward with no predicted break comes before "no
+//! change". The first plan is the recommendation. What the plans' evidence reads from the index and the installed
 //! files is [`super::oracle::IndexAndFiles`].
 //!
 //! The search's parts, each an `impl` of [`Proposer`]: the whole-environment solves every
@@ -239,7 +242,7 @@ impl Proposer<'_> {
         let mut plans = Vec::new();
         let (conflict, own_stack) = self.search(policy, &upgrade, &mut plans, &mut warnings)?;
         self.add_move_dependents(&mut plans, &upgrade, &mut warnings)?;
-        self.rank(&mut plans, own_stack);
+        self.rank(policy, &mut plans, own_stack);
         if layered {
             label_everything(&mut plans);
         }
@@ -295,7 +298,13 @@ impl Proposer<'_> {
             // request needs them (see `wheel_only`).
             Ok(resolution) => {
                 match self.import_implied(&as_asked, upgrade, &bounds, &resolution)? {
-                    Some(Implied::Unmet(conflict)) => (Some(conflict), false),
+                    Some(Implied::Unmet(conflict, implied)) => {
+                        // Forced, the request is the plan as asked, past what its import needs.
+                        if self.request.allow_override {
+                            plans.push(self.forced_past_import(&resolution, &implied)?);
+                        }
+                        (Some(conflict), false)
+                    }
                     Some(Implied::Met(resolution, why)) => {
                         warnings.push(why);
                         let own_stack =
@@ -475,13 +484,36 @@ impl Proposer<'_> {
     /// about back across a major line or by years comes after every other plan (offered, never
     /// recommended beside one); a nearer one after every plan that delivers the targets moving
     /// nothing back. A plan that moves no target while
-    /// another moves the target's own coupled stack (`own_stack`) comes after that one.
-    fn rank(&self, plans: &mut [Plan], own_stack: bool) {
+    /// another moves the target's own coupled stack (`own_stack`) comes after that one. For bare
+    /// targets, when a plan moves a target forward with nothing its evidence says breaks (on the
+    /// line, nothing taken far back), it comes before the plans that move no target ("no
+    /// change": tensorflow held by tf-keras 2.20.1 is recommended with tf-keras moved), and
+    /// those before the plans that move a target predicting a break; a plan that drags a
+    /// coupled stack no target belongs to (setuptools moving torch) is never promoted so.
+    fn rank(&self, policy: &Policy, plans: &mut [Plan], own_stack: bool) {
+        let targets = &self.request.targets;
+        let bare = !self.request.all
+            && !targets.is_empty()
+            && targets.iter().all(|t| t.version_or_url.is_none());
+        let forward = |plan: &Plan| {
+            self.moves_a_target_up(plan)
+                && !plan.predicts_break()
+                && !switches_accelerator(plan)
+                && !goes_far_back(plan)
+                && !drags_a_stack(policy, plan)
+        };
+        let held = bare && plans.iter().any(forward);
+        let tier = |plan: &Plan| match () {
+            _ if !held || forward(plan) => 0,
+            _ if !self.moves_a_target(plan) => 1,
+            _ => 2,
+        };
         plans.sort_by_key(|plan| {
             (
                 own_stack && !self.moves_a_target(plan),
                 switches_accelerator(plan),
                 goes_far_back(plan),
+                tier(plan),
                 plan.kind == PlanKind::NewestFitting,
                 takes_back_unasked(plan),
                 plan.predicts_break(),
@@ -578,6 +610,23 @@ fn same_group(policy: &Policy, name: &PackageName, targets: &[Requirement]) -> b
         .coupled
         .iter()
         .any(|g| g.contains(name) && targets.iter().any(|t| g.contains(&t.name)))
+}
+
+/// Whether `plan` moves an installed dist of a coupled stack (a group of two or more, not
+/// numpy's compiled dependents) that none of its targets belongs to.
+fn drags_a_stack(policy: &Policy, plan: &Plan) -> bool {
+    plan.changes
+        .iter()
+        .filter(|c| c.from.is_some() && c.from != c.to)
+        .filter(|c| !plan.targets.iter().any(|t| t.name == c.name))
+        .any(|c| {
+            policy.coupled.iter().any(|g| {
+                g.members.len() >= 2
+                    && !g.compiled_dependents
+                    && g.contains(&c.name)
+                    && !plan.targets.iter().any(|t| g.contains(&t.name))
+            })
+        })
 }
 
 /// The plans of an unlayered `--all` asked as the `everything` layer, labelled as that layer.

@@ -9,11 +9,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use pep440_rs::Version;
+use pep440_rs::{Operator, Version, VersionSpecifier};
 use pep508_rs::{PackageName, Requirement};
 
 use super::{ProposeError, Proposer, switches_accelerator};
-use crate::metadata::requirement::pin;
+use crate::metadata::requirement::{above, bounded, pin};
 use crate::plan::accelerator::{line_of, name_line};
 use crate::plan::planned::applies_with;
 use crate::plan::proposal::{Plan, PlanKind};
@@ -48,7 +48,7 @@ impl Proposer<'_> {
             }
         }
         if candidates.is_empty() {
-            return Ok(None);
+            return self.same_line_with_carriers(bounds, upgrade, &lines);
         }
         for round in 0..RELEASES_TRIED {
             let mut asked: Vec<Requirement> = targets
@@ -59,25 +59,74 @@ impl Proposer<'_> {
                 })
                 .collect();
             asked.extend(bounds.iter().cloned());
-            if let Some(plan) = self.same_line_plan(&asked, upgrade, &lines)? {
+            if let Some(plan) = self.same_line_plan(&asked, upgrade, &lines, vec![])? {
                 return Ok(Some(plan));
             }
             if candidates.values().all(|found| found.len() <= round + 1) {
                 break;
             }
         }
-        Ok(None)
+        self.same_line_with_carriers(bounds, upgrade, &lines)
     }
 
-    /// One same-line solve and its plan: `None` when it has no solution, moves no target or
-    /// still leaves the line.
+    /// The same-line plan for a target with no line of its own (triton, which torch 2.9.1 pins
+    /// `==3.5.1`): the installed dists that carry the line (those requiring a `-cuNN` dist,
+    /// torch) free to move up to their newest release on the line (torch 2.10.0), never down,
+    /// and the targets to their newest release that fits them (triton 3.6.0). `None` when that
+    /// moves no target or still leaves the line.
+    fn same_line_with_carriers(
+        &self,
+        bounds: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        lines: &BTreeSet<u32>,
+    ) -> Result<Option<Plan>, ProposeError> {
+        let targets = &self.request.targets;
+        let markers = &self.inventory.environment.markers;
+        let mut moving = upgrade.clone();
+        let mut extra = self.floors(targets);
+        for dist in &self.inventory.dists {
+            let carries = line_of(dist.name(), dist.version()).is_none()
+                && !dist.is_unmanaged()
+                && !targets.iter().any(|t| &t.name == dist.name())
+                && (dist.metadata.requires_dist.iter())
+                    .filter(|r| applies_with(r, markers, &[]))
+                    .any(|r| name_line(r.name.as_ref()).is_some_and(|l| lines.contains(&l)));
+            if !carries {
+                continue;
+            }
+            let found = self.releases_on_lines(dist.name(), lines)?;
+            let newest = found.first().unwrap_or(dist.version()).clone();
+            let clause =
+                VersionSpecifier::from_version(Operator::LessThanEqual, newest.without_local())
+                    .expect("<= accepts a version without a local label");
+            extra.push(bounded(dist.name(), vec![clause]));
+            moving.insert(dist.name().clone());
+        }
+        if moving.len() == upgrade.len() {
+            return Ok(None);
+        }
+        let mut asked = targets.clone();
+        asked.extend(bounds.iter().cloned());
+        // Each target must move: left to the preferences, the solver keeps the installed set.
+        asked.extend(
+            (targets.iter())
+                .filter_map(|t| self.inventory.get(&t.name))
+                .map(|d| above(d.name(), d.version())),
+        );
+        self.same_line_plan(&asked, &moving, lines, extra)
+    }
+
+    /// One same-line solve (under `extra` constraints) and its plan: `None` when it has no
+    /// solution, moves no target or still leaves the line. The title names the installed dists
+    /// it moves beside the targets.
     fn same_line_plan(
         &self,
         asked: &[Requirement],
         upgrade: &BTreeSet<PackageName>,
         lines: &BTreeSet<u32>,
+        extra: Vec<Requirement>,
     ) -> Result<Option<Plan>, ProposeError> {
-        let resolution = match self.solve_with(asked, upgrade, vec![], vec![]) {
+        let resolution = match self.solve_with(asked, upgrade, vec![], extra) {
             Ok(resolution) => resolution,
             Err(SolveError::NoSolution(_)) => return Ok(None),
             Err(err) => return Err(err.into()),
@@ -96,10 +145,22 @@ impl Proposer<'_> {
             return Ok(None);
         }
         let on = line_names(lines);
-        let title = format!(
+        let mut title = format!(
             "Stay on {on}: {} (the newest release on {on})",
             moves.join(", ")
         );
+        let carried: Vec<String> = upgrade
+            .iter()
+            .filter(|name| !targets.iter().any(|t| &t.name == *name))
+            .filter_map(|name| {
+                let from = self.inventory.get(name)?.version();
+                let to = &planned.dists.get(name)?.version;
+                (to != from).then(|| format!("{name} {from} -> {to}"))
+            })
+            .collect();
+        if !carried.is_empty() && !self.request.all {
+            title.push_str(&format!(", moving {}", carried.join(", ")));
+        }
         let mut plan = self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?;
         if switches_accelerator(&plan) {
             return Ok(None);

@@ -29,7 +29,7 @@ use crate::inventory::imports::MAX_FILE_BYTES;
 use crate::inventory::module_names::module_names;
 use crate::plan::imports_check::module_file;
 use crate::plan::planned_imports::UnmetName;
-use crate::plan::proposal::{Conflict, PlanKind};
+use crate::plan::proposal::{Conflict, Plan, PlanKind};
 use crate::solve::{Resolution, SolveError};
 
 /// At most this many releases of a provider are read for the names: two years of monthly
@@ -53,8 +53,9 @@ pub(super) enum Implied {
     /// The request with the implied requirement has a solution: the plan to offer, and the
     /// sentence that says why the provider moves.
     Met(Box<Resolution>, String),
-    /// It has none: why the request cannot be met.
-    Unmet(Conflict),
+    /// It has none: why the request cannot be met, and the requirement the import implies
+    /// (`markupsafe<2.1.0`), which a forced plan goes past.
+    Unmet(Conflict, Box<Requirement>),
 }
 
 impl Proposer<'_> {
@@ -101,19 +102,47 @@ impl Proposer<'_> {
             binding.wheel,
         );
         let mut needs = as_asked.to_vec();
-        needs.push(implied);
+        needs.push(implied.clone());
         let mut upgrade = upgrade.clone();
         upgrade.insert(provider.clone());
         let needed = (Some(provider), &BTreeSet::new());
         match self.solve_needing(&needs, &upgrade, vec![], bounds.to_vec(), needed) {
             Ok(found) => Ok(Some(Implied::Met(Box::new(found), why))),
-            Err(SolveError::NoSolution(no_solution)) => Ok(Some(Implied::Unmet(Conflict {
-                explanation: format!("{why}.\n{}", no_solution.report),
-                blockers: Vec::new(),
-                hints: self.conflict_hints(&no_solution.hints, &[]),
-            }))),
+            Err(SolveError::NoSolution(no_solution)) => Ok(Some(Implied::Unmet(
+                Conflict {
+                    explanation: format!("{why}.\n{}", no_solution.report),
+                    blockers: Vec::new(),
+                    hints: self.conflict_hints(&no_solution.hints, &[]),
+                },
+                Box::new(implied),
+            ))),
             Err(err) => Err(err.into()),
         }
+    }
+
+    /// Under `--allow-override`, the request that cannot be met with the requirement its import
+    /// implies, planned without it: `resolution` (the solve as asked) as a
+    /// [`PlanKind::ForcedOverride`] plan, titled with what it goes past. Its risk is the plan's
+    /// own evidence: the planned-import-missing factor names the line that fails to import.
+    pub(super) fn forced_past_import(
+        &self,
+        resolution: &Resolution,
+        implied: &Requirement,
+    ) -> Result<Plan, ProposeError> {
+        let targets = &self.request.targets;
+        let planned = self.planned(resolution);
+        let kept = planned
+            .dists
+            .get(&implied.name)
+            .map_or_else(String::new, |d| {
+                format!(" with {} {}", implied.name, d.version)
+            });
+        let title = format!(
+            "Force {}{kept}, past what its imports need ({implied}: no release this \
+             environment can install)",
+            super::join(targets)
+        );
+        self.plan(PlanKind::ForcedOverride, title, targets, &planned, &[])
     }
 
     /// The newest release of `unmet`'s provider below the planned one whose module binds every

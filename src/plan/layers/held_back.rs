@@ -9,7 +9,8 @@ use pep508_rs::PackageName;
 use pubgrub::Ranges;
 
 use super::{Bounds, Stacks};
-use crate::plan::alternatives::{ProposeError, Proposer};
+use crate::plan::accelerator::line_of;
+use crate::plan::alternatives::{ProposeError, Proposer, switches_accelerator};
 use crate::plan::proposal::{HeldBack, NeededMove, Plan, Waiting};
 use crate::solve::{AcceptingQuery, Among, PrereleaseMode};
 
@@ -36,12 +37,20 @@ impl Proposer<'_> {
                 .map(|l| l.name.clone());
             if !bounds.stacks.heavy.contains(&held.name) {
                 held.needs = self.needed_moves(&held, &bounds.stacks)?;
+                // A dist of the line a switch leaves is not moved there (the switch keeps it
+                // as installed, unrequired): that layer is no place to see it move.
+                let left =
+                    (held.planned.as_ref()).is_some_and(|v| line_of(&held.name, v).is_some());
                 if held.see.is_none() {
                     held.see = held.needs.iter().find_map(|n| {
                         // The layer that takes the heavy dist as far as needed (the CUDA
                         // switch, not the stack layer that stays on the line), else any that
                         // moves it.
-                        let movers = || others.iter().filter(|p| moves(p, &n.name));
+                        let movers = || {
+                            others
+                                .iter()
+                                .filter(|p| moves(p, &n.name) && !(left && switches_accelerator(p)))
+                        };
                         movers()
                             .find(|p| {
                                 let to = n.to.as_ref();

@@ -9,11 +9,12 @@
 
 use std::collections::BTreeSet;
 
-use pep508_rs::PackageName;
+use pep508_rs::{PackageName, Requirement};
 
 use super::solve::finish_layer;
 use super::{Bounds, LayerSpec};
 use crate::metadata::requirement::pin;
+use crate::plan::accelerator::line_of;
 use crate::plan::alternatives::{ProposeError, Proposer, line_names, switches_accelerator};
 use crate::plan::proposal::Plan;
 
@@ -28,12 +29,15 @@ impl Proposer<'_> {
         upgrade: &BTreeSet<PackageName>,
         base: &Plan,
     ) -> Result<Vec<Plan>, ProposeError> {
-        let Some(mut plan) = plan else {
+        let Some(plan) = plan else {
             return Ok(Vec::new());
         };
         if !switches_accelerator(&plan) {
             return Ok(vec![plan]);
         }
+        let mut plan = self
+            .switch_keeping_left(spec, bounds, upgrade, base)?
+            .unwrap_or(plan);
         let Some(stay) = self.same_line_layer(spec, bounds, upgrade, base)? else {
             return Ok(vec![plan]);
         };
@@ -41,6 +45,38 @@ impl Proposer<'_> {
             layer.name = format!("{}-switch", spec.name);
         }
         Ok(vec![stay, plan])
+    }
+
+    /// The switching layer of `spec` with the installed dists of the line it leaves held where
+    /// they are (`nvidia-cudnn-cu12 9.10.2.21`): the switch leaves them unrequired, so
+    /// upgrading them is work that nothing uses. `None` when that does not solve or no longer
+    /// switches (the plan as first solved stands).
+    fn switch_keeping_left(
+        &self,
+        spec: &LayerSpec,
+        bounds: &Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        base: &Plan,
+    ) -> Result<Option<Plan>, ProposeError> {
+        let lines = self.installed_lines();
+        let left: Vec<Requirement> = (self.inventory.dists.iter())
+            .filter(|d| !d.is_unmanaged())
+            .filter(|d| line_of(d.name(), d.version()).is_some_and(|l| lines.contains(&l)))
+            .map(|d| pin(d.name(), d.version()))
+            .collect();
+        if left.is_empty() {
+            return Ok(None);
+        }
+        let mut constraints = Self::layer_bounds(spec, bounds);
+        constraints.extend(left);
+        let Some((_, plan)) = self.layer_build(spec, bounds, upgrade, Some(base), constraints)?
+        else {
+            return Ok(None);
+        };
+        if !switches_accelerator(&plan) {
+            return Ok(None);
+        }
+        Ok(finish_layer(spec, plan, Some(base)))
     }
 
     /// The group layer of `spec` with its anchor (`torch` of `torch-stack`) pinned to its newest

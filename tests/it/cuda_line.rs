@@ -1,0 +1,123 @@
+//! The installed CUDA line first, on recorded real index data: `testdata/cuda-line/index`
+//! (recorded from the live index by `scripts/record-index`, see its README) holds the torch
+//! stack of `testdata/ml-venvs/torch.freeze` (torch 2.9.1 with its `nvidia-*-cu12` 12.8
+//! libraries, triton 3.5.1), torch 2.10.0 (the newest torch on CUDA 12, pinning triton 3.6.0),
+//! torch 2.15.0 on CUDA 13 with its whole closure, and triton 3.7.1, 3.8.0 and 3.9.0, each
+//! pinned by a CUDA 13 torch. The venv holds the recorded metadata of the installed versions.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::common::index_server::IndexServer;
+use crate::common::{TestContext, repo_root};
+use crate::outdated_line::{json, venv_from};
+
+fn index_root() -> PathBuf {
+    repo_root().join("testdata/cuda-line/index")
+}
+
+fn switches(plan: &Value) -> bool {
+    (plan["risk"]["factors"].as_array().unwrap().iter())
+        .any(|f| f["kind"] == "accelerator-line-switch")
+}
+
+/// Each `-cu12` dist a plan changes, `name from -> to`.
+fn cu12_changes(plan: &Value) -> Vec<String> {
+    (plan["changes"].as_array().unwrap().iter())
+        .filter(|c| c["name"].as_str().unwrap().ends_with("-cu12"))
+        .map(|c| format!("{} {} -> {}", c["name"], c["from"], c["to"]))
+        .collect()
+}
+
+/// A run of `planner ARGS` on the venv against the loopback index, as JSON.
+fn run(ctx: &TestContext, server: &IndexServer, venv: &str, args: &[&str]) -> Value {
+    let url = server.url();
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--venv", venv, "--index-url", &url, "--format", "json"]);
+    json(ctx, &all)
+}
+
+/// Bare triton: torch 2.9.1 pins `triton==3.5.1` and every newer triton but 3.6.0 comes with a
+/// CUDA 13 torch. Live (2026-12-05) the only plan that moved triton was torch 2.15.0 on CUDA
+/// 13 (risk 100); the recommendation is now triton 3.6.0 with torch 2.10.0, staying on CUDA 12,
+/// with the switch beside it, and `outdated` says the same move.
+#[test]
+fn a_bare_triton_moves_with_torch_on_the_installed_line() {
+    let ctx = TestContext::new();
+    let server = IndexServer::start(&index_root());
+    let venv = venv_from(&index_root(), ctx.dir.path());
+    let venv = venv.to_str().unwrap();
+    let proposal = run(&ctx, &server, venv, &["propose", "triton"]);
+    let plans = proposal["plans"].as_array().unwrap();
+    let first = &plans[0];
+    let summary = |p: &Value| {
+        let pins = p["pins"].as_object().unwrap();
+        (
+            pins["triton"].as_str().unwrap().to_string(),
+            pins["torch"].as_str().unwrap().to_string(),
+            switches(p),
+        )
+    };
+    assert_eq!(
+        summary(first),
+        ("3.6.0".into(), "2.10.0".into(), false),
+        "{first:#}"
+    );
+    assert_eq!(
+        first["title"],
+        "Stay on CUDA 12: triton 3.5.1 -> 3.6.0 (the newest release on CUDA 12), moving torch \
+         2.9.1 -> 2.10.0"
+    );
+    let switch: Vec<_> = plans.iter().filter(|p| switches(p)).map(summary).collect();
+    assert_eq!(
+        switch,
+        [("3.9.0".to_string(), "2.15.0".to_string(), true)],
+        "the switch stays offered, after: {proposal:#}"
+    );
+    let report = run(&ctx, &server, venv, &["outdated"]);
+    let rows: BTreeMap<&str, &Value> = (report["packages"].as_array().unwrap().iter())
+        .map(|p| (p["name"].as_str().unwrap(), &p["newest_allowed"]))
+        .collect();
+    assert_eq!(rows["triton"], "3.6.0", "{report:#}");
+    assert_eq!(rows["torch"], "2.10.0", "{report:#}");
+}
+
+/// `--all`: the torch stack layer that switches to CUDA 13 leaves every `-cu12` library it
+/// orphans where it is. Live (2026-12-05) it upgraded all 15 of them (and added
+/// `nvidia-cuda-cccl-cu12`), work that nothing uses after the switch.
+#[test]
+fn the_switch_layer_leaves_the_libraries_of_the_line_it_leaves() {
+    let ctx = TestContext::new();
+    let server = IndexServer::start(&index_root());
+    let venv = venv_from(&index_root(), ctx.dir.path());
+    let proposal = run(
+        &ctx,
+        &server,
+        venv.to_str().unwrap(),
+        &["propose", "--all", "--layer", "group"],
+    );
+    let layers: Vec<(&str, bool, Vec<String>)> = (proposal["plans"].as_array().unwrap().iter())
+        .map(|p| {
+            let name = p["layer"]["name"].as_str().unwrap();
+            (name, switches(p), cu12_changes(p))
+        })
+        .collect();
+    let switch = layers.iter().find(|l| l.0 == "torch-stack-switch");
+    assert_eq!(
+        switch,
+        Some(&("torch-stack-switch", true, vec![])),
+        "{proposal:#}"
+    );
+    let stay = layers.iter().find(|l| l.0 == "torch-stack");
+    assert_eq!(
+        stay,
+        Some(&(
+            "torch-stack",
+            false,
+            vec!["\"nvidia-nvshmem-cu12\" \"3.3.20\" -> \"3.4.5\"".to_string()]
+        )),
+        "{proposal:#}"
+    );
+}
