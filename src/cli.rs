@@ -702,7 +702,7 @@ pub struct VerifyArgs {
     #[command(flatten)]
     pub run: VerifyRunArgs,
 
-    /// With --all: seconds the imports below the top level may take together [default: 60].
+    /// With --all: seconds the imports below the top level may take together [default: 30].
     #[arg(long, value_name = "SECONDS")]
     pub budget: Option<u32>,
 
