@@ -781,7 +781,8 @@ fn a_dropped_module_that_installed_dists_import_is_flagged() {
 /// from a real venv, the new release's file list and one module of its wheel read by range
 /// requests from the index. The shapes are the corpus's two real breaks: black 22.1.0's
 /// `from click import _unicodefun` inside `try: ... except ModuleNotFoundError` (a missing
-/// submodule raises ImportError there, which that handler does not catch), and Flask 1.1.2's
+/// submodule raises ImportError there, which that handler does not catch), in a function its
+/// console script runs, and Flask 1.1.2's
 /// `from jinja2 import Markup`. A name the new release keeps, and an import guarded by
 /// `except ImportError`, stay silent.
 #[test]
@@ -820,6 +821,11 @@ fn an_import_the_new_release_breaks_is_a_risk_factor() {
         (
             "blk/opt.py",
             "try:\n    from clk import escape\nexcept ImportError:\n    escape = None\n",
+        ),
+        // `patch()` runs when the `blk` script starts, as black's `patch_click()` does.
+        (
+            "blk-1.0.dist-info/entry_points.txt",
+            "[console_scripts]\nblk = blk:patch\n",
         ),
     ];
     let blk = venv::build_wheel_with_files(&wheels, "blk", "1.0", &["clk>=1.0"], &[], &importer);
