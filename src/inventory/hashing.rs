@@ -38,10 +38,17 @@ pub(crate) fn sha256_of(path: &Path) -> Option<String> {
 
 /// `f` over `items` on every core, results in the items' order.
 pub(crate) fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(items.len())
-        .max(1);
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    in_parallel_on(cores, items, f)
+}
+
+/// `f` over `items` on at most `threads` threads (at least one), results in the items' order.
+pub(crate) fn in_parallel_on<T: Sync, R: Send>(
+    threads: usize,
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let threads = threads.min(items.len()).max(1);
     let next = AtomicUsize::new(0);
     let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
     std::thread::scope(|scope| {

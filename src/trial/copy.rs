@@ -35,6 +35,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::inventory::hashing::in_parallel_on;
 use pep508_rs::PackageName;
 use serde::Serialize;
 
@@ -470,19 +471,8 @@ fn remove_in_parallel(root: &Path) {
 
 /// `f` over `items` on up to [`REMOVERS`] threads.
 fn on_threads(items: &[PathBuf], f: impl Fn(&Path) + Sync) {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let threads = REMOVERS.min(items.len().div_ceil(64)).max(1);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                while let Some(item) =
-                    items.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-                {
-                    f(item);
-                }
-            });
-        }
-    });
+    let threads = REMOVERS.min(items.len().div_ceil(64));
+    in_parallel_on(threads, items, |path| f(path));
 }
 
 fn stamp(meta: &fs::Metadata) -> (u64, u32, i64, i64) {

@@ -11,6 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::{CopyError, CopyMethod, CopyStats, io_err, lexical_join, stamp};
+use crate::inventory::hashing::in_parallel_on;
 
 pub(super) struct Copier<'a> {
     pub(super) original: &'a Path,
@@ -111,36 +112,15 @@ impl Copier<'_> {
     /// folder gets its mode after its files are in).
     pub(super) fn finish(&mut self) -> Result<(), CopyError> {
         let pending = std::mem::take(&mut self.pending);
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let threads = COPIERS.min(pending.len().div_ceil(64)).max(1);
+        let threads = COPIERS.min(pending.len().div_ceil(64));
         let this = &*self;
-        let mut done: Vec<(usize, Result<Done, CopyError>)> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut out = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some((from, to)) = pending.get(i) else {
-                                break out;
-                            };
-                            out.push((i, this.one_file(from, to)));
-                        }
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
-        });
-        done.sort_by_key(|(i, _)| *i);
-        for (i, result) in done {
+        let done = in_parallel_on(threads, &pending, |(from, to)| this.one_file(from, to));
+        for (result, (from, _)) in done.into_iter().zip(&pending) {
             self.stats.files += 1;
             match result? {
                 Done::Linked(stamp) => {
                     self.stats.linked += 1;
-                    self.linked.push((pending[i].0.clone(), stamp));
+                    self.linked.push((from.clone(), stamp));
                 }
                 Done::Copied(bytes) => {
                     self.stats.copied += 1;
