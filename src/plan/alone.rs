@@ -18,8 +18,7 @@ use pep508_rs::PackageName;
 use super::builder::{PlanBuilder, plan_breaks};
 use super::oracle::IndexAndFiles;
 use super::planned::{PlanDist, PlannedEnvironment};
-use super::proposal::{Action, Break, Change};
-use super::version_checks::FailingCheck;
+use super::proposal::{Action, Break, BreakKind, Change};
 use crate::index::{BinaryPolicy, IndexSource};
 use crate::inventory::Inventory;
 use crate::risk::Policy;
@@ -91,15 +90,21 @@ impl AloneEvidence<'_> {
         let (facts, importers) =
             self.builder
                 .change_facts(&change, &self.installed, &self.evidence);
-        let fails = self
-            .builder
-            .failing_version_checks(name, to, &self.installed, &self.evidence)
-            .iter()
-            .map(FailingCheck::sentence)
-            .collect();
+        let (fails, chained) =
+            self.builder
+                .fails_on_import(name, to, &self.installed, &self.evidence);
+        let mut breaks = plan_breaks(&facts, &importers);
+        breaks.extend(chained.dependents.into_iter().map(|dependent| Break {
+            package: name.clone(),
+            to: to.clone(),
+            dependent,
+            how: BreakKind::ImportChain,
+        }));
+        let mut imports = facts.missing_imports;
+        imports.extend(chained.sentences);
         AloneBreaks {
-            breaks: plan_breaks(&facts, &importers),
-            imports: facts.missing_imports,
+            breaks,
+            imports,
             fails,
         }
     }

@@ -29,9 +29,9 @@ use super::imports_check::module_file;
 use super::modules::top_level_of;
 use super::oracle::Oracle;
 use super::planned::PlannedEnvironment;
-use crate::inventory::Inventory;
 use crate::inventory::importers::ImportIndex;
 use crate::inventory::imports::{read_installed, unconditional_imports};
+use crate::inventory::{InstalledDist, Inventory};
 use crate::risk::Citation;
 
 /// How many links past the failing dist are followed (transformers importing jinja2 is one).
@@ -60,6 +60,11 @@ pub(crate) struct Failing {
     /// The statement is known to run whenever its file is imported (else its line is checked to
     /// be a top-level import).
     pub top_level: bool,
+    /// A dependent is named only where its importing file is reached from one of its own
+    /// top-level packages by top-level imports ([`reach`] over its installed files): pandas
+    /// 2.2.3's `core/arrays/arrow/extension_types.py` imports pyarrow at module level, yet
+    /// `import pandas` does not import that file and works beside a pyarrow that fails.
+    pub reached_only: bool,
 }
 
 /// The dependents that break through the chain.
@@ -146,6 +151,7 @@ pub(crate) fn chained_breaks(failing: Vec<Failing>, world: &ChainWorld<'_>) -> C
                         citation.module, f.dist, f.version
                     ),
                     top_level: true,
+                    reached_only: f.reached_only,
                 });
                 found.push(sentence);
                 out.citations.push(citation);
@@ -199,6 +205,9 @@ fn dependents_of(
             let Some(dist) = world.inventory.get(&evidence.dist) else {
                 continue;
             };
+            if f.reached_only && !imported_with_its_package(dist, &evidence.file, world) {
+                continue;
+            }
             done.insert(evidence.dist.clone());
             let via: String = path
                 .iter()
@@ -230,6 +239,19 @@ fn dependents_of(
         }
     }
     out
+}
+
+/// Whether importing one of `dist`'s top-level packages imports `file` ([`reach`] over its
+/// installed files).
+fn imported_with_its_package(dist: &InstalledDist, file: &str, world: &ChainWorld<'_>) -> bool {
+    let Some(files) = world.oracle.installed_files(dist.name()) else {
+        return false;
+    };
+    let text =
+        |path: &str| read_installed(dist, path).map(|b| String::from_utf8_lossy(&b).into_owned());
+    dist.top_level
+        .iter()
+        .any(|top| reach(&files, &text, top, file).is_some())
 }
 
 /// Whether the failing statement is a top-level import of its file (one under a `def`, an
@@ -284,7 +306,7 @@ pub(crate) fn reach(
                 .iter()
                 .map(|n| format!("{}.{n}", statement.module));
             for module in std::iter::once(statement.module.clone()).chain(names) {
-                for file in ancestors(&module).filter_map(|m| module_file(files, &m)) {
+                for file in ancestors(&module).flat_map(|m| source_files(files, &m)) {
                     if !parent.contains_key(&file) {
                         parent.insert(file.clone(), Some((path.clone(), statement.line)));
                         queue.push_back(file);
@@ -294,6 +316,16 @@ pub(crate) fn reach(
         }
     }
     None
+}
+
+/// The sources of the module `a.b` in a file list: its Python file ([`module_file`]) and its
+/// Cython source `a/b.pyx` (shipped beside the extension built from it: pyarrow's `lib.pyx`).
+fn source_files(files: &[String], module: &str) -> Vec<String> {
+    let pyx = format!("{}.pyx", module.replace('.', "/"));
+    module_file(files, module)
+        .into_iter()
+        .chain(files.contains(&pyx).then_some(pyx))
+        .collect()
 }
 
 /// The dotted package a module file is in: `a/b/__init__.py` and `a/b/c.py` are in `a.b`.
@@ -348,5 +380,26 @@ mod tests {
             Some(vec![])
         );
         assert_eq!(reach(&files, &text, "jinja2", "jinja2/lazy.py"), None);
+    }
+
+    /// pyarrow 26.0.1 ships `pyarrow/lib.pyx` beside the extension built from it; its
+    /// `__init__.py` imports `pyarrow.lib` at module level, so the `.pyx` is reached.
+    #[test]
+    fn a_cython_source_is_reached_through_its_module() {
+        let files: Vec<String> = [
+            "pyarrow/__init__.py",
+            "pyarrow/lib.cpython-311-x86_64-linux-gnu.so",
+            "pyarrow/lib.pyx",
+        ]
+        .map(String::from)
+        .to_vec();
+        let text = |path: &str| -> Option<String> {
+            (path == "pyarrow/__init__.py")
+                .then(|| "import os\n\nimport pyarrow.lib as _lib\n".to_string())
+        };
+        assert_eq!(
+            reach(&files, &text, "pyarrow", "pyarrow/lib.pyx"),
+            Some(vec![("pyarrow/__init__.py".to_string(), 3)])
+        );
     }
 }

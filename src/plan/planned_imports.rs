@@ -221,6 +221,7 @@ pub(crate) fn missing_planned_imports(
             line,
             what,
             top_level: true,
+            reached_only: false,
         };
         let unprovided: Vec<&ForeignImport> = imports
             .iter()

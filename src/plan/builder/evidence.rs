@@ -145,11 +145,17 @@ impl PlanBuilder<'_> {
         );
         let mut breaks = Vec::new();
         for facts in change_facts.iter_mut() {
-            let Some(to) = &facts.to else { continue };
-            let checks = self.failing_version_checks(&facts.name, to, planned, oracle);
-            facts
-                .planned_imports_missing
-                .extend(checks.iter().map(FailingCheck::sentence));
+            let Some(to) = facts.to.clone() else { continue };
+            let (sentences, chained) = self.fails_on_import(&facts.name, &to, planned, oracle);
+            facts.planned_imports_missing.extend(sentences);
+            facts.planned_imports_missing.extend(chained.sentences);
+            facts.planned_citations.extend(chained.citations);
+            breaks.extend(chained.dependents.into_iter().map(|dependent| Break {
+                package: facts.name.clone(),
+                to: to.clone(),
+                dependent,
+                how: BreakKind::ImportChain,
+            }));
         }
         for facts in change_facts {
             let (Some(found), Some(to)) = (missing.get(&facts.name), &facts.to) else {
@@ -160,7 +166,7 @@ impl PlanBuilder<'_> {
             facts.planned_imports_missing = found.sentences.clone();
             facts.planned_imports_missing.extend(checks);
             facts.planned_imports_missing.extend(chained.sentences);
-            facts.planned_citations = chained.citations;
+            facts.planned_citations.extend(chained.citations);
             breaks.extend(chained.dependents.into_iter().map(|dependent| Break {
                 package: facts.name.clone(),
                 to: to.clone(),
@@ -169,6 +175,26 @@ impl PlanBuilder<'_> {
             }));
         }
         breaks
+    }
+
+    /// Why `name==to` fails on import itself beside `planned` (a test of another dist's version
+    /// in its own sources that holds there: [`Self::failing_version_checks`]), one sentence
+    /// each, and the kept dists that import it at import time and fail with it: pyarrow 26.0.1
+    /// beside numpy 1.26.4 (`pyarrow/lib.pyx` line 41) takes down a dist whose module-level
+    /// `import pyarrow` runs when it is imported.
+    pub(in crate::plan) fn fails_on_import(
+        &self,
+        name: &PackageName,
+        to: &Version,
+        planned: &PlannedEnvironment,
+        oracle: &dyn Oracle,
+    ) -> (Vec<String>, Chained) {
+        let checks = self.failing_version_checks(name, to, planned, oracle);
+        let failing = checks.iter().map(failing_of_check).collect();
+        (
+            checks.iter().map(FailingCheck::sentence).collect(),
+            self.chained(failing, planned, oracle),
+        )
     }
 
     /// A change that crosses into a newer major line: which direct dependents were released
@@ -352,7 +378,24 @@ fn failing_of(citation: &Citation, changed: &PackageName, to: &Version) -> Optio
         line: citation.line,
         what: format!("{what}, which {changed} {to} does not have"),
         top_level: false,
+        reached_only: false,
     })
+}
+
+/// A raising version test as the first link of an import chain: it sits outside every function
+/// in a file its release's top-level package imports at module level
+/// ([`crate::plan::version_checks`]), so it runs whenever that package is imported.
+fn failing_of_check(check: &FailingCheck) -> Failing {
+    Failing {
+        dist: check.release.0.clone(),
+        version: check.release.1.clone(),
+        planned: true,
+        file: check.file.clone(),
+        line: check.line,
+        what: check.what(),
+        top_level: true,
+        reached_only: true,
+    }
 }
 
 /// The dependents one change breaks, as its facts say: the compiled dependents across its ABI
