@@ -19,10 +19,12 @@
 //! split over lines with backslashes, and dists read from a snapshot (no files).
 //!
 //! Its parts: `dist` (which files of a dist are read, and a cheap first pass over them),
-//! `lines` (logical lines), `guards` (what a block says of the statements inside it) and
-//! `statements` (the import statements themselves).
+//! `lines` (logical lines), `guards` (what a block says of the statements inside it),
+//! `statements` (the import statements themselves) and `gencode` (protobuf generated modules
+//! whose shape the runtime refuses).
 
 mod dist;
+mod gencode;
 mod guards;
 mod lines;
 mod runs;
@@ -32,6 +34,9 @@ mod version_tests;
 pub(crate) use dist::{
     MAX_FILE_BYTES, import_uses_in, imported_modules, imports_module, is_build_copy,
     read_installed, record_paths, source_imports_module,
+};
+pub(crate) use gencode::{
+    DirectDescriptor, direct_descriptor, protobuf_refuses_direct_descriptors,
 };
 pub(super) use lines::logical_lines;
 pub(crate) use statements::{import_time_statements, unconditional_imports};

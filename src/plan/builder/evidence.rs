@@ -89,7 +89,14 @@ impl PlanBuilder<'_> {
                     })
             })
             .collect();
-        let missing = imports_check::missing_imports(&facts.name, from, to, &kept, oracle);
+        let mut missing = imports_check::missing_imports(&facts.name, from, to, &kept, oracle);
+        let (sentences, citations, refused) =
+            self.gencode_refused_by(&facts.name, (from, to), &kept);
+        missing.sentences.extend(sentences);
+        missing.citations.extend(citations);
+        missing.importers.extend(refused);
+        missing.importers.sort();
+        missing.importers.dedup();
         let failing: Vec<Failing> = missing
             .citations
             .iter()
@@ -178,8 +185,8 @@ impl PlanBuilder<'_> {
     }
 
     /// Why `name==to` fails on import itself beside `planned` (a test of another dist's version
-    /// in its own sources that holds there: [`Self::failing_version_checks`]), one sentence
-    /// each, and the kept dists that import it at import time and fail with it: pyarrow 26.0.1
+    /// in its own sources that holds there: [`Self::failing_version_checks`]; generated modules
+    /// the planned protobuf refuses: [`Self::refused_gencode`]), one sentence each, and the kept dists that import it at import time and fail with it: pyarrow 26.0.1
     /// beside numpy 1.26.4 (`pyarrow/lib.pyx` line 41) takes down a dist whose module-level
     /// `import pyarrow` runs when it is imported.
     pub(in crate::plan) fn fails_on_import(
@@ -191,10 +198,9 @@ impl PlanBuilder<'_> {
     ) -> (Vec<String>, Chained) {
         let checks = self.failing_version_checks(name, to, planned, oracle);
         let failing = checks.iter().map(failing_of_check).collect();
-        (
-            checks.iter().map(FailingCheck::sentence).collect(),
-            self.chained(failing, planned, oracle),
-        )
+        let mut sentences: Vec<String> = checks.iter().map(FailingCheck::sentence).collect();
+        sentences.extend(self.refused_gencode(name, to, planned, oracle));
+        (sentences, self.chained(failing, planned, oracle))
     }
 
     /// A change that crosses into a newer major line: which direct dependents were released
