@@ -6,6 +6,7 @@
 //! into [`PlanFacts`] for the risk model ([`evidence`]).
 
 mod evidence;
+mod fallbacks;
 mod gencode;
 mod reasons;
 mod warnings;

@@ -35,7 +35,7 @@ use pep440_rs::Version;
 use pep508_rs::PackageName;
 
 use super::oracle::Oracle;
-use crate::inventory::imports::{ImportGuard, ImportUse};
+use crate::inventory::imports::{Fallback, ImportGuard, ImportUse};
 use crate::inventory::module_names::{Lazy, ModuleNames, module_names};
 use crate::risk::Citation;
 
@@ -78,7 +78,23 @@ pub(crate) fn missing_imports(
     let mut citations = Vec::new();
     for import in uses {
         let statement = &import.statement;
-        if statement.guard == ImportGuard::Any || statement.dead || statement.deferred {
+        // A handler's fallback import runs, uncaught, where the `try:` body's import fails.
+        let guard = match &statement.fallback {
+            Some(fallback)
+                if tried_fails(
+                    fallback,
+                    &statement.module,
+                    (&old, &new),
+                    (from, to),
+                    &mut names,
+                ) =>
+            {
+                ImportGuard::None
+            }
+            Some(_) => continue,
+            None => statement.guard,
+        };
+        if guard == ImportGuard::Any || statement.dead || statement.deferred {
             continue;
         }
         let module = &statement.module;
@@ -92,7 +108,7 @@ pub(crate) fn missing_imports(
             attribute: statement.attribute,
         };
         let what = if has_module(&old, module) && !has_module(&new, module) {
-            (statement.guard == ImportGuard::None).then(|| {
+            (guard == ImportGuard::None).then(|| {
                 citations.push(cite(None));
                 format!("the module `{module}`")
             })
@@ -128,8 +144,13 @@ pub(crate) fn missing_imports(
             } else {
                 "imports"
             };
+            let handler = if statement.fallback.is_some() {
+                " (in the `except ImportError:` of a `try:` whose own import fails with it too)"
+            } else {
+                ""
+            };
             found.push(format!(
-                "{} {} ({}, line {}) {verb} {what}, which {name} {to} does not have",
+                "{} {} ({}, line {}) {verb} {what}, which {name} {to} does not have{handler}",
                 import.dist, import.version, import.file, statement.line
             ));
         }
@@ -144,6 +165,42 @@ pub(crate) fn missing_imports(
         citations,
         importers: importers.into_iter().collect(),
     }
+}
+
+/// Whether some import of a fallback's `try:` body surely fails with the new release: an
+/// import of the changed dist's module (`changed`'s top-level name), directly or through another
+/// dist's path to it (`requests.packages.urllib3.contrib` is `urllib3.contrib`, as requests'
+/// `packages.py` aliases it; [`crate::plan::builder`] checks that no dist ships such a path as
+/// files), that the new release lacks (the module, or a name the old one had).
+fn tried_fails(
+    fallback: &Fallback,
+    changed: &str,
+    (old, new): (&[String], &[String]),
+    versions: (&Version, &Version),
+    names: &mut Names<'_>,
+) -> bool {
+    let top = changed.split('.').next().unwrap_or(changed);
+    fallback.tried.iter().any(|(module, imported)| {
+        let Some(module) = through_path(module, top) else {
+            return false;
+        };
+        if !has_module(new, &module) {
+            return has_module(old, &module);
+        }
+        let asked: BTreeSet<String> = imported.iter().cloned().collect();
+        imported
+            .iter()
+            .any(|n| name_gone(old, new, &module, n, &asked, versions, names))
+    })
+}
+
+/// `module` as a module of the top-level `top`: itself when it is one, its tail from the part
+/// named `top` when another package's path leads to it (`requests.packages.urllib3.contrib` ->
+/// `urllib3.contrib`), else `None`.
+pub(crate) fn through_path(module: &str, top: &str) -> Option<String> {
+    let parts: Vec<&str> = module.split('.').collect();
+    let at = parts.iter().position(|p| *p == top)?;
+    Some(parts[at..].join("."))
 }
 
 /// Which names a release's module files bind, asked once per (version, file, names).
@@ -447,6 +504,7 @@ mod tests {
             dead: false,
             deferred: false,
             attribute: false,
+            fallback: None,
         };
         let import = ImportUse {
             dist: "peft".parse().unwrap(),

@@ -198,6 +198,7 @@ impl Oracle for Recorded<'_> {
                     dead: false,
                     deferred: false,
                     attribute: false,
+                    fallback: None,
                 },
             })
             .collect()

@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 use memchr::memmem;
 
 use super::ImportUse;
+use super::fallbacks::fallback_imports;
 use super::statements::import_statements_run_by;
+use super::{ImportGuard, ImportStatement};
 use crate::inventory::extensions::read_capped;
 use crate::inventory::record;
 use crate::inventory::{DistFormat, InstalledDist};
@@ -224,7 +226,22 @@ fn scan(
         }
         let entry = scripts.get(&path).map_or(&[][..], Vec::as_slice);
         let source = String::from_utf8_lossy(&bytes);
-        for statement in import_statements_run_by(&source, modules, entry) {
+        let fallbacks = fallback_imports(&source, modules).into_iter().map(
+            |(line, module, names, fallback)| ImportStatement {
+                line,
+                module,
+                names,
+                guard: ImportGuard::Any,
+                dead: false,
+                deferred: false,
+                attribute: false,
+                fallback: Some(Box::new(fallback)),
+            },
+        );
+        for statement in import_statements_run_by(&source, modules, entry)
+            .into_iter()
+            .chain(fallbacks)
+        {
             let key = (
                 statement.module.clone(),
                 statement.names.clone(),
@@ -232,6 +249,7 @@ fn scan(
                 statement.dead,
                 statement.deferred,
                 statement.attribute,
+                statement.fallback.as_ref().map(|_| statement.line),
             );
             if seen.insert(key) {
                 uses.push(ImportUse {

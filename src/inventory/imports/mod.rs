@@ -24,6 +24,7 @@
 //! whose shape the runtime refuses).
 
 mod dist;
+mod fallbacks;
 mod gencode;
 mod guards;
 mod lines;
@@ -35,6 +36,8 @@ pub(crate) use dist::{
     MAX_FILE_BYTES, import_uses_in, imported_modules, imports_module, is_build_copy,
     read_installed, record_paths, source_imports_module,
 };
+pub(crate) use fallbacks::assigned_build;
+pub use fallbacks::{BranchTest, Fallback};
 pub(crate) use gencode::{
     DirectDescriptor, direct_descriptor, protobuf_refuses_direct_descriptors,
 };
@@ -75,6 +78,11 @@ pub struct ImportStatement {
     /// `PackageLoader.__init__` runs `from pkg_resources import ...` only when a user makes a
     /// `PackageLoader`. Its failure is no import-time break: no claim is made from it.
     pub deferred: bool,
+    /// An import in an `except ImportError:` handler (its guard is [`ImportGuard::Any`], as
+    /// for an optional import): it runs where the `try:` body's import fails, and then its own
+    /// failure is not caught ([`Fallback`]: requests-toolbelt 0.9.1's `_compat.py` line 50
+    /// under urllib3 2).
+    pub fallback: Option<Box<Fallback>>,
     /// Not an import: a module-level attribute use of an imported module in a class base or a
     /// decorator (`class VariableEffect(jax.core.Effect):` after `import jax` is module
     /// `jax.core`, names `Effect`), which fails at import as a missing name would.

@@ -99,6 +99,7 @@ fn statements(
                         dead,
                         deferred,
                         attribute: false,
+                        fallback: None,
                     }),
             );
         }
@@ -182,6 +183,7 @@ fn attribute_uses(
             dead: false,
             deferred: false,
             attribute: true,
+            fallback: None,
         });
     }
     out
@@ -229,7 +231,10 @@ fn dotted_chains(text: &str) -> Vec<String> {
 }
 
 /// The (module, names) an import statement imports of `modules`.
-fn parse_import(text: &str, wanted: &dyn Fn(&str) -> bool) -> Vec<(String, Vec<String>)> {
+pub(super) fn parse_import(
+    text: &str,
+    wanted: &dyn Fn(&str) -> bool,
+) -> Vec<(String, Vec<String>)> {
     let ours = |module: &str| wanted(module.split('.').next().unwrap_or(""));
     let is_path = |m: &str| {
         !m.is_empty()
@@ -289,6 +294,7 @@ pub(crate) fn unconditional_imports(source: &str, package: &str) -> Vec<ImportSt
                     dead: false,
                     deferred: false,
                     attribute: false,
+                    fallback: None,
                 }),
         );
     }

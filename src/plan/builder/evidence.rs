@@ -87,6 +87,7 @@ impl PlanBuilder<'_> {
                             .get(&u.dist)
                             .is_some_and(|p| &p.version == d.version())
                     })
+                    && self.fallback_may_run(u, planned)
             })
             .collect();
         let mut missing = imports_check::missing_imports(&facts.name, from, to, &kept, oracle);
