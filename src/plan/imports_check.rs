@@ -35,7 +35,7 @@ use pep440_rs::Version;
 use pep508_rs::PackageName;
 
 use super::oracle::Oracle;
-use crate::inventory::imports::{Fallback, ImportGuard, ImportUse};
+use crate::inventory::imports::{Fallback, ImportGuard, ImportStatement, ImportUse};
 use crate::inventory::module_names::{Lazy, ModuleNames, module_names};
 use crate::risk::Citation;
 
@@ -78,21 +78,8 @@ pub(crate) fn missing_imports(
     let mut citations = Vec::new();
     for import in uses {
         let statement = &import.statement;
-        // A handler's fallback import runs, uncaught, where the `try:` body's import fails.
-        let guard = match &statement.fallback {
-            Some(fallback)
-                if tried_fails(
-                    fallback,
-                    &statement.module,
-                    (&old, &new),
-                    (from, to),
-                    &mut names,
-                ) =>
-            {
-                ImportGuard::None
-            }
-            Some(_) => continue,
-            None => statement.guard,
+        let Some(guard) = guard_of(statement, (&old, &new), (from, to), &mut names) else {
+            continue;
         };
         if guard == ImportGuard::Any || statement.dead || statement.deferred {
             continue;
@@ -139,20 +126,7 @@ pub(crate) fn missing_imports(
         };
         if let Some(what) = what {
             importers.insert(import.dist.clone());
-            let verb = if statement.attribute {
-                "uses"
-            } else {
-                "imports"
-            };
-            let handler = if statement.fallback.is_some() {
-                " (in the `except ImportError:` of a `try:` whose own import fails with it too)"
-            } else {
-                ""
-            };
-            found.push(format!(
-                "{} {} ({}, line {}) {verb} {what}, which {name} {to} does not have{handler}",
-                import.dist, import.version, import.file, statement.line
-            ));
+            found.push(sentence(import, what, (name, to)));
         }
     }
     let more = found.len().saturating_sub(LISTED);
@@ -165,6 +139,41 @@ pub(crate) fn missing_imports(
         citations,
         importers: importers.into_iter().collect(),
     }
+}
+
+/// What catches a statement's failure: its own guard; for a handler's fallback import, nothing
+/// where its `try:` body's import surely fails ([`tried_fails`]), else `None` (it does not run).
+fn guard_of(
+    statement: &ImportStatement,
+    files: (&[String], &[String]),
+    versions: (&Version, &Version),
+    names: &mut Names<'_>,
+) -> Option<ImportGuard> {
+    match &statement.fallback {
+        None => Some(statement.guard),
+        Some(fallback) => tried_fails(fallback, &statement.module, files, versions, names)
+            .then_some(ImportGuard::None),
+    }
+}
+
+/// "black 22.1.0 (black/__init__.py, line 5) imports `_unicodefun` from `click`, which click
+/// 8.1.7 does not have".
+fn sentence(import: &ImportUse, what: String, (name, to): (&PackageName, &Version)) -> String {
+    let statement = &import.statement;
+    let verb = if statement.attribute {
+        "uses"
+    } else {
+        "imports"
+    };
+    let handler = if statement.fallback.is_some() {
+        " (in the `except ImportError:` of a `try:` whose own import fails with it too)"
+    } else {
+        ""
+    };
+    format!(
+        "{} {} ({}, line {}) {verb} {what}, which {name} {to} does not have{handler}",
+        import.dist, import.version, import.file, statement.line
+    )
 }
 
 /// Whether some import of a fallback's `try:` body surely fails with the new release: an
