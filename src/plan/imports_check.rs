@@ -20,7 +20,8 @@
 //! transformers 5's `__init__.py`) binds its import structure and hands out what its relative
 //! star imports and its structure's folders hold: those are read too ([`Oracle::folder_sources`]),
 //! and one that cannot be read makes no claim. An import under `if`/`else` (`if TYPE_CHECKING:`), in an `except`
-//! handler, inside a `try:` that catches what it would raise, or inside a private function
+//! handler (but for a fallback whose `try:` body's import surely fails with the planned release,
+//! [`tried_fails`]), inside a `try:` that catches what it would raise, or inside a private function
 //! that nothing in its file names (it never runs) is left out, and so is one inside a function
 //! that runs neither at import nor when the dist's scripts start (Jinja2 2.11.3's
 //! `PackageLoader.__init__` imports `pkg_resources` only when a user makes one: no import-time

@@ -9,7 +9,10 @@
 //! statement of some modules with what it imports (`from jinja2 import Markup, escape`: module
 //! `jinja2`, names `Markup`, `escape`) and how it is guarded: statements under
 //! `if`/`elif`/`else`/`match` or in an `except` handler run only sometimes and are left out (`if
-//! TYPE_CHECKING:` among them); one in a `try:` body is guarded by what its handlers catch
+//! TYPE_CHECKING:` among them), but for an `except ImportError:` handler's import at module
+//! level, kept with the `try:` body it falls back from and the `__build__` test of the branch it
+//! sits in (`fallbacks`: requests-toolbelt 0.9.1's `_compat.py` line 50, which runs where the
+//! body's import fails); one in a `try:` body is guarded by what its handlers catch
 //! ([`ImportGuard`]); one inside a private function that nothing else in its file names is marked
 //! dead (it never runs). Which names the imported module itself binds is
 //! [`super::module_names`]'s job.
