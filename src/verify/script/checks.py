@@ -660,7 +660,7 @@ def retry_under_django(installed, job, result, timeout):
 
 
 # Modules one forked child imports in turn: a fork, and the imports siblings share, paid once.
-BATCH = 16
+BATCH = 32
 
 
 def batches(jobs, size, workers=1):
@@ -691,9 +691,10 @@ def batches(jobs, size, workers=1):
 
 def gated(planned, fork):
     """`planned` batches as (batch, learn_all, gate) in the order to run them. A dist with three
-    batches or more opens with one (`learn_all`: the warm parent learns all its child imported,
-    torch and the dist's own core) that its other batches wait for (`gate`), so that they start
-    warm instead of each importing the same stack cold side by side."""
+    batches or more opens with one (`learn_all`: the warm parent imports its modules, torch and
+    the dist's own core, before it forks its child, and learns all that child imported) that its
+    other batches wait for (`gate`), so that they start warm instead of each importing the same
+    stack cold side by side."""
     count = {}
     for b in planned:
         if not b[0]["budgeted"]:
@@ -1191,7 +1192,9 @@ def run_test(command, timeout):
 
 
 def check_smoke(installed, say):
-    """Every selected smoke test, at most 4 at once (they run beside the imports)."""
+    """Every selected smoke test, at most 4 at once (they run beside the imports), the longest
+    allowed first (torch.compile and flex_attention: 600 s, 26 s from empty caches on an H200),
+    so that they overlap the imports instead of starting after the short ones."""
     if not SPEC["smoke"]:
         return [], None
     cuda = (
@@ -1208,7 +1211,7 @@ def check_smoke(installed, say):
                     cuda or {"devices": 0, "detail": ""},
                     tmp,
                 )
-                for smoke in SPEC["smoke"]
+                for smoke in sorted(SPEC["smoke"], key=lambda s: -s["timeout"])
             ]
             for future in futures:
                 entry = future.result()

@@ -112,8 +112,8 @@ stats = {"forked": 0, "learned": 0, "learning_s": 0.0}
 stopped = None  # why this server no longer forks
 
 def warm(batch=None):
-    # Imports what was learned (or, `batch` given, a first batch's modules while its child imports
-    # them too: the parent warms up beside it instead of after it, on a core that would idle).
+    # Imports what was learned (or, `batch` given, a first batch's modules, before its child is
+    # forked: the child then finds them imported rather than importing them a second time).
     global stopped
     if batch is None:
         batch = learned[:]
@@ -211,13 +211,19 @@ while True:
                     attempted.add(name)
                     learned.append(name)
         warm()
-        for request in requests:
-            start(request)
+        # A first batch (learn_all) is imported here first, then forked: its child and the other
+        # batches of its dist start from what it imported. The other requests go first.
         ahead = [n for r in requests if r.get("learn_all") and not PRISTINE and not stopped
                  for n in r["modules"]]
-        del requests[:]
+        for request in requests:
+            if not (ahead and request.get("learn_all")):
+                start(request)
         if ahead:
             warm(ahead)
+            for request in requests:
+                if request.get("learn_all"):
+                    start(request)
+        del requests[:]
     now = time.monotonic()
     wait = min([r[3] for r in running.values()], default=now + 60) - now
     fds = [inp] + list(running) + [r[2] for r in running.values()]
