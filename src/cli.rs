@@ -702,7 +702,8 @@ pub struct VerifyArgs {
     #[command(flatten)]
     pub run: VerifyRunArgs,
 
-    /// With --all: seconds the imports below the top level may take together [default: 30].
+    /// With --all: seconds the whole check may take; imports below the top level start only
+    /// while they last (top-level imports, smoke tests and pip check always run) [default: 30].
     #[arg(long, value_name = "SECONDS")]
     pub budget: Option<u32>,
 

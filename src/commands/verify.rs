@@ -8,6 +8,7 @@
 //! tool or the script failed.
 
 use std::path::PathBuf;
+use std::time::Instant;
 
 use miette::miette;
 
@@ -20,6 +21,7 @@ use crate::verify::{VerifyMode, run};
 
 /// Run `planner verify`.
 pub(crate) fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<ExitStatus> {
+    let started = Instant::now();
     // The plan and policy first: bad files fail before the environment is read.
     let plan = args
         .plan
@@ -44,6 +46,7 @@ pub(crate) fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<Ex
     let spec = crate::verify::select(plan.as_ref(), &inventory, &args.policy, args.all);
     let script = render::script(&spec);
     let mut options = args.run.clone();
+    options.budget = budget_left(args.all, options.budget, started);
     // The baseline a run before the change records by itself sits next to the plan, where
     // `install-*.sh --verify` writes it too.
     options.baseline_file = args.plan.as_deref().map(|plan| {
@@ -65,4 +68,35 @@ pub(crate) fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<Ex
     } else {
         ExitStatus::UserActionRequired
     })
+}
+
+/// With `--all`, the budget is the whole command's: the seconds spent here before verify.py
+/// starts (reading the environment, choosing the modules) come off what verify.py gets, at
+/// least one second. Without `--all` there is no budget to count.
+fn budget_left(all: bool, asked: Option<u32>, started: Instant) -> Option<u32> {
+    if !all {
+        return asked;
+    }
+    let total = asked.unwrap_or(crate::verify::ALL_DEEP_BUDGET);
+    let spent = u32::try_from(started.elapsed().as_millis().div_ceil(1000)).unwrap_or(u32::MAX);
+    Some(total.saturating_sub(spent).max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::budget_left;
+
+    #[test]
+    fn the_budget_of_all_counts_from_the_commands_start() {
+        let now = Instant::now();
+        assert_eq!(budget_left(false, Some(5), now), Some(5));
+        assert_eq!(budget_left(false, None, now), None);
+        assert_eq!(budget_left(true, None, now), Some(30));
+        let three_ago = now.checked_sub(Duration::from_secs(3)).unwrap();
+        assert!(matches!(budget_left(true, None, three_ago), Some(26 | 27)));
+        let long_ago = now.checked_sub(Duration::from_secs(50)).unwrap();
+        assert_eq!(budget_left(true, Some(40), long_ago), Some(1));
+    }
 }

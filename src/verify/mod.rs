@@ -42,8 +42,10 @@ pub(crate) const SPEC_SCHEMA: &str = "planner-verify-spec/1";
 /// Seconds one import may take before it is killed and failed.
 pub(crate) const IMPORT_TIMEOUT: u32 = 180;
 
-/// `--all`: seconds the imports below the top level may take together (they run after every
-/// top-level and first-level import; what is left when it is spent is listed, not run).
+/// `--all`: seconds the whole check may take: the imports below the top level (run after every
+/// top-level and first-level import) start only while they last; what is left when they are
+/// spent is listed, not run. `planner verify` counts them from its own start, verify.py alone
+/// from the script's.
 pub(crate) const ALL_DEEP_BUDGET: u32 = 30;
 
 /// What `verify.py` checks.

@@ -26,7 +26,8 @@ pub(crate) struct RunOptions {
     pub jobs: Option<usize>,
     /// `--no-smoke`.
     pub no_smoke: bool,
-    /// `--budget S`: with `--all`, seconds for the imports below the top level.
+    /// `--budget S`: with `--all`, seconds from verify.py's start after which no import below the
+    /// top level starts.
     pub budget: Option<u32>,
     /// `--no-fork`: every import in a fresh interpreter.
     pub no_fork: bool,

@@ -735,10 +735,12 @@ def check_imports(
     budget=None,
     batch=BATCH,
     known=None,
+    since=None,
 ):
-    """Every import job, through warm fork servers; deep imports of `--all` only while `budget`
-    seconds last; `known`: {module: error} of the baseline's failed imports. Returns (checks,
-    what the budget left out or None, how the imports ran)."""
+    """Every import job, through warm fork servers; deep imports of `--all` only start while
+    `budget` seconds last, counted from `since` (a `time.monotonic()`; the imports' start when
+    None); `known`: {module: error} of the baseline's failed imports. Returns (checks, what the
+    budget left out or None, how the imports ran)."""
     with timed("reading the environment (import jobs)"):
         jobs, out = import_jobs(installed, baseline_mode)
         jobs.sort(
@@ -759,6 +761,7 @@ def check_imports(
     threading.Thread(target=index, daemon=True).start()
     importer = Importer(installed, timeout, fork, known)
     start = time.monotonic()
+    counted_from = start if since is None else since
     left_out = []
 
     def one(batch, learn_all, gate):
@@ -772,7 +775,7 @@ def check_imports(
         if (
             batch[0]["budgeted"]
             and budget is not None
-            and time.monotonic() - start > budget
+            and time.monotonic() - counted_from > budget
         ):
             left_out.extend(job["module"] for job in batch)
             return []

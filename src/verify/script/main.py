@@ -183,8 +183,8 @@ def main():
         "--budget",
         type=float,
         default=None,
-        help="with --all: seconds for the imports below the top level [%s]"
-        % SPEC.get("budget"),
+        help="with --all: seconds from this script's start after which no import below the top "
+        "level starts [%s]" % SPEC.get("budget"),
     )
     parser.add_argument(
         "--no-fork",
@@ -331,6 +331,7 @@ def run_checks(args, caches):
             budget=seconds,
             batch=max(1, args.batch),
             known=known,
+            since=start,
         )
         checks += imports
         checks += timed_call(
