@@ -19,9 +19,12 @@
 //! split over lines with backslashes, and dists read from a snapshot (no files).
 //!
 //! Its parts: `dist` (which files of a dist are read, and a cheap first pass over them),
-//! `lines` (logical lines), `guards` (what a block says of the statements inside it) and
-//! `statements` (the import statements themselves).
+//! `lines` (logical lines), `guards` (what a block says of the statements inside it), `blocks`
+//! (the blocks open around each line, one walk for every reader below), `runs` (which functions
+//! run), `statements` (the import statements themselves) and `version_tests` (tests of another
+//! module's version that raise at import).
 
+mod blocks;
 mod dist;
 mod guards;
 mod lines;

@@ -24,7 +24,7 @@ use std::str::FromStr;
 use pep440_rs::Version;
 
 use super::ImportGuard;
-use super::guards::{Block, Words, header};
+use super::blocks::{caught_by, in_def, walk_blocks};
 use super::lines::logical_lines;
 
 /// One test of another module's version whose block raises at import.
@@ -84,18 +84,11 @@ impl VersionTest {
 /// The version tests of `source` that raise at import (see the module's docs).
 pub(crate) fn raising_version_tests(source: &str) -> Vec<VersionTest> {
     let lines = logical_lines(source);
-    let words = Words::new(&lines);
     let mut aliases: BTreeMap<String, String> = BTreeMap::new();
-    let mut open: Vec<(usize, Block)> = Vec::new();
     let mut out = Vec::new();
-    for (at, logical) in lines.iter().enumerate() {
-        while open.last().is_some_and(|(i, _)| *i >= logical.indent) {
-            open.pop();
-        }
-        let in_def = open.iter().any(|(_, b)| matches!(b, Block::Def(_)));
-        let caught = open
-            .iter()
-            .any(|(_, b)| matches!(b, Block::Try(ImportGuard::Any)));
+    walk_blocks(&lines, |at, logical, open| {
+        let in_def = in_def(open);
+        let caught = caught_by(open) == ImportGuard::Any;
         let text = logical.text.as_ref();
         if !in_def {
             bind_aliases(text, &mut aliases);
@@ -118,10 +111,7 @@ pub(crate) fn raising_version_tests(source: &str) -> Vec<VersionTest> {
                 compare,
             });
         }
-        if let Some(block) = header(&lines, at, &words) {
-            open.push((logical.indent, block));
-        }
-    }
+    });
     out
 }
 
