@@ -651,3 +651,59 @@ fn a_far_downgrade_carries_its_distance() {
     let asked_back = change("urllib3", Some("1.26.20"), Some("1.25.11"));
     assert!(distance(&facts(vec![far(), asked_back])).is_empty());
 }
+
+/// The dependents' detail lists five of each kind, then how many more; an importer with its
+/// import.
+#[test]
+fn a_dependents_detail_lists_five_then_how_many_more() {
+    let policy = Policy::builtin();
+    let mut numpy = change("numpy", Some("1.26.4"), Some("2.1.0"));
+    let names = |prefix: &str, count: usize| -> Vec<PackageName> {
+        (1..=count).map(|i| n(&format!("{prefix}{i}"))).collect()
+    };
+    numpy.dependents = Dependents {
+        direct: names("lib", 7),
+        transitive: 0,
+        importing: names("user", 6)
+            .into_iter()
+            .map(|d| (d.clone(), format!("{d}/__init__.py, line 3")))
+            .collect(),
+    };
+    let detail = |facts: PlanFacts| -> String {
+        assess(&facts, &policy)
+            .factors
+            .into_iter()
+            .find(|f| f.kind == FactorKind::DirectDependent)
+            .map(|f| {
+                f.detail
+                    .split("; in the corpus")
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+            .unwrap()
+    };
+    let facts = |numpy: ChangeFacts| PlanFacts {
+        changes: vec![numpy],
+        ..Default::default()
+    };
+    assert_eq!(
+        detail(facts(numpy.clone())),
+        "7 installed dists require numpy: lib1, lib2, lib3, lib4, lib5 and 2 more; 6 more import \
+         numpy without requiring it: user1 (user1/__init__.py, line 3), user2 \
+         (user2/__init__.py, line 3), user3 (user3/__init__.py, line 3), user4 \
+         (user4/__init__.py, line 3), user5 (user5/__init__.py, line 3) and 1 more"
+    );
+    numpy.dependents.direct.truncate(1);
+    numpy.dependents.importing.truncate(1);
+    assert_eq!(
+        detail(facts(numpy.clone())),
+        "1 installed dist requires numpy: lib1; 1 more imports numpy without requiring it: user1 \
+         (user1/__init__.py, line 3)"
+    );
+    numpy.dependents.direct.clear();
+    assert_eq!(
+        detail(facts(numpy)),
+        "1 installed dist imports numpy without requiring it: user1 (user1/__init__.py, line 3)"
+    );
+}
