@@ -333,19 +333,13 @@ pub(super) fn missing_import_factor(
     if change.missing_imports.is_empty() {
         return false;
     }
-    factors.weighed(
+    factors.weighed_cited(
         policy,
         FactorKind::ImportTargetMissing,
         &change.name,
         change.missing_imports.join("; "),
+        &change.missing_citations,
     );
-    if let Some(factor) = factors
-        .0
-        .last_mut()
-        .filter(|f| f.kind == FactorKind::ImportTargetMissing)
-    {
-        factor.citations = change.missing_citations.clone();
-    }
     true
 }
 
@@ -378,19 +372,13 @@ pub(super) fn planned_import_factor(
     if change.planned_imports_missing.is_empty() {
         return false;
     }
-    factors.weighed(
+    factors.weighed_cited(
         policy,
         FactorKind::PlannedImportMissing,
         &change.name,
         change.planned_imports_missing.join("; "),
+        &change.planned_citations,
     );
-    if let Some(factor) = factors
-        .0
-        .last_mut()
-        .filter(|f| f.kind == FactorKind::PlannedImportMissing)
-    {
-        factor.citations = change.planned_citations.clone();
-    }
     true
 }
 

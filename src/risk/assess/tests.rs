@@ -707,3 +707,46 @@ fn a_dependents_detail_lists_five_then_how_many_more() {
         "1 installed dist imports numpy without requiring it: user1 (user1/__init__.py, line 3)"
     );
 }
+
+/// An import a change breaks carries the lines that show it, on its own factor only.
+#[test]
+fn a_broken_import_factor_cites_its_lines() {
+    let policy = Policy::builtin();
+    let cite = |dist: &str, file: &str, name: &str| crate::risk::Citation {
+        dist: dist.to_string(),
+        version: "1.0".to_string(),
+        file: file.to_string(),
+        line: 3,
+        module: "werkzeug".to_string(),
+        name: Some(name.to_string()),
+        attribute: false,
+    };
+    let mut werkzeug = change("werkzeug", Some("2.0.3"), Some("3.1.9"));
+    werkzeug.missing_imports = vec!["flask imports url_quote".to_string()];
+    werkzeug.missing_citations = vec![cite("flask", "flask/helpers.py", "url_quote")];
+    werkzeug.planned_imports_missing = vec!["werkzeug imports gone".to_string()];
+    werkzeug.planned_citations = vec![cite("werkzeug", "werkzeug/x.py", "gone")];
+    let facts = PlanFacts {
+        changes: vec![werkzeug],
+        ..Default::default()
+    };
+    let cited: Vec<(FactorKind, Vec<String>)> = assess(&facts, &policy)
+        .factors
+        .into_iter()
+        .map(|f| (f.kind, f.citations.into_iter().map(|c| c.file).collect()))
+        .filter(|(_, files): &(FactorKind, Vec<String>)| !files.is_empty())
+        .collect();
+    assert_eq!(
+        cited,
+        [
+            (
+                FactorKind::ImportTargetMissing,
+                vec!["flask/helpers.py".to_string()]
+            ),
+            (
+                FactorKind::PlannedImportMissing,
+                vec!["werkzeug/x.py".to_string()]
+            ),
+        ]
+    );
+}
