@@ -29,6 +29,7 @@ use pep508_rs::PackageName;
 
 use super::extensions::extension_module_names;
 use super::imports::{import_time_statements, imported_modules, read_installed};
+use super::module_files::has_module;
 use super::{InstalledDist, Inventory};
 
 /// A dist that imports a module of another at import time, and where.
@@ -125,7 +126,7 @@ impl ImportIndex {
                                 .and_then(|d| super::record::inside_paths(&d.path))
                         });
                         if name.contains('.')
-                            && !paths.as_deref().is_some_and(|p| ships_module(p, name))
+                            && !paths.as_deref().is_some_and(|p| has_module(p, name))
                         {
                             continue;
                         }
@@ -231,28 +232,14 @@ fn dist_files(dist: &InstalledDist, all_tops: &BTreeSet<String>) -> DistFiles {
 /// 2.3.3's `offsets` and `attrs` in pyarrow 15.0.2's `_dataset_parquet` (keyword and attribute
 /// names) name attrs' module without importing it, and none of the three requires attrs; the
 /// `numpy` those extensions do import is a requirement of each. A dotted name is specific
-/// enough alone ([`ships_module`]).
+/// enough alone: it counts where the other dist's `RECORD` holds that module ([`has_module`]: a
+/// dotted string in a binary that is no module of the dist it starts with, grpcio's
+/// `google.protobuf.Any`, a message type, names no import).
 fn declares(dist: &InstalledDist, provider: &PackageName) -> bool {
     dist.metadata
         .requires_dist
         .iter()
         .any(|r| &r.name == provider)
-}
-
-/// Whether a dist's `RECORD` paths hold the module `name`: `pyarrow.dataset` is
-/// `pyarrow/dataset.py`, a package folder `pyarrow/dataset/`, or an extension module
-/// `pyarrow/dataset.cpython-311-x86_64-linux-gnu.so`. A dotted string in a binary that is no
-/// module of the dist it starts with (grpcio's `google.protobuf.Any`, a message type) names no
-/// import.
-fn ships_module(paths: &[String], name: &str) -> bool {
-    let stem = name.replace('.', "/");
-    paths.iter().any(|path| {
-        path.strip_prefix(stem.as_str()).is_some_and(|rest| {
-            rest == ".py"
-                || rest.starts_with('/')
-                || (rest.starts_with('.') && (rest.ends_with(".so") || rest.ends_with(".pyd")))
-        })
-    })
 }
 
 /// Whether `path` can be a module: every folder an identifier and the file's name one before its
@@ -271,30 +258,7 @@ fn importable(path: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{importable, ships_module};
-
-    #[test]
-    fn a_dotted_name_in_a_binary_is_an_import_only_if_it_is_a_module() {
-        let protobuf = [
-            "google/protobuf/__init__.py",
-            "google/protobuf/any_pb2.py",
-            "google/protobuf/internal/api_implementation.py",
-        ]
-        .map(String::from);
-        assert!(!ships_module(&protobuf, "google.protobuf.Any"));
-        assert!(!ships_module(&protobuf, "google.protobuf.any"));
-        assert!(ships_module(&protobuf, "google.protobuf.any_pb2"));
-        assert!(ships_module(&protobuf, "google.protobuf.internal"));
-        let pyarrow = [
-            "pyarrow/dataset.py",
-            "pyarrow/lib.cpython-311-x86_64-linux-gnu.so",
-            "pyarrow/lib.pyx",
-        ]
-        .map(String::from);
-        assert!(ships_module(&pyarrow, "pyarrow.dataset"));
-        assert!(ships_module(&pyarrow, "pyarrow.lib"));
-        assert!(!ships_module(&pyarrow, "pyarrow.datasets"));
-    }
+    use super::importable;
 
     #[test]
     fn only_a_path_python_can_import_is_a_module() {

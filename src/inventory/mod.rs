@@ -15,6 +15,7 @@ pub(crate) mod hashing;
 pub(crate) mod importers;
 pub mod imports;
 pub mod integrity;
+pub(crate) mod module_files;
 pub mod module_names;
 mod probe;
 pub(crate) mod pth;

@@ -363,6 +363,24 @@ fn writer(path: &Path) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// `probe.py`, the standalone snapshot script that runs where planner does not, reads the
+    /// runtime variables as [`variables`] does: its tuples hold these lists, in this order.
+    #[test]
+    fn the_probe_reads_and_masks_the_same_variables() {
+        let script = include_str!("probe.py");
+        let tuple = |name: &str| -> Vec<&str> {
+            let start = script
+                .find(&format!("\n{name} = ("))
+                .unwrap_or_else(|| panic!("no {name} in probe.py"));
+            let body = &script[start..];
+            let body = &body[..body.find(')').unwrap()];
+            body.split('"').skip(1).step_by(2).collect()
+        };
+        assert_eq!(tuple("RUNTIME_PREFIXES"), PREFIXES);
+        assert_eq!(tuple("RUNTIME_NAMES"), NAMES);
+        assert_eq!(tuple("SECRET_WORDS"), SECRET_WORDS);
+    }
+
     #[test]
     fn the_driver_version_is_the_first_dotted_number() {
         let text = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct  2 2025\n\

@@ -25,6 +25,7 @@ use super::oracle::Oracle;
 use super::planned::{PlannedEnvironment, applies_with};
 use super::proposal::{Blocker, Change};
 use crate::inventory::Inventory;
+use crate::inventory::module_files::in_module;
 
 /// Two dists that would both ship `module` after the plan.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -189,17 +190,6 @@ fn shared_file(ours: &[String], theirs: &[String], module: &str) -> Option<Strin
         .filter(|path| !path.ends_with("/__init__.py") && !path.contains("/__pycache__/"))
         .find(|path| theirs.contains(path.as_str()))
         .map(|path| format!("both install {path}"))
-}
-
-/// Whether `path` belongs to the top-level `module`: `m/...`, `m.py`, `m.<tag>.so`.
-fn in_module(path: &str, module: &str) -> bool {
-    path.strip_prefix(module).is_some_and(|rest| {
-        rest.starts_with('/')
-            || rest == ".py"
-            || (rest.starts_with('.')
-                && !rest.contains('/')
-                && (rest.ends_with(".so") || rest.ends_with(".pyd")))
-    })
 }
 
 /// Whether a wheel ships `module` as a regular module (not a namespace contribution): its

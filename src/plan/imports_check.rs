@@ -37,6 +37,7 @@ use pep508_rs::PackageName;
 
 use super::oracle::Oracle;
 use crate::inventory::imports::{Fallback, ImportGuard, ImportStatement, ImportUse};
+pub(crate) use crate::inventory::module_files::{has_module, module_file};
 use crate::inventory::module_names::{Lazy, ModuleNames, module_names};
 use crate::risk::Citation;
 
@@ -386,33 +387,6 @@ fn resolve(package: &str, level: usize, module: &str) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("."))
 }
 
-/// Whether a file list has the module `a.b`: `a/b.py`, `a/b/...` (a package, namespace or not),
-/// or an extension `a/b.cpython-311-x86_64-linux-gnu.so`.
-pub(crate) fn has_module(files: &[String], module: &str) -> bool {
-    let path = module.replace('.', "/");
-    let folder = format!("{path}/");
-    let stem = format!("{path}.");
-    files.iter().any(|f| {
-        f.starts_with(&folder)
-            || f.strip_prefix(&stem).is_some_and(|rest| {
-                rest == "py"
-                    || (!rest.contains('/')
-                        && (rest.ends_with(".so")
-                            || rest == "so"
-                            || rest.ends_with(".pyd")
-                            || rest == "pyd"))
-            })
-    })
-}
-
-/// The source file of the module `a.b` in a file list: `a/b/__init__.py` or `a/b.py`.
-pub(crate) fn module_file(files: &[String], module: &str) -> Option<String> {
-    let path = module.replace('.', "/");
-    [format!("{path}/__init__.py"), format!("{path}.py")]
-        .into_iter()
-        .find(|candidate| files.contains(candidate))
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};
@@ -422,7 +396,7 @@ mod tests {
     use pep440_rs::Version;
     use pep508_rs::PackageName;
 
-    use super::{Oracle, has_module, missing_imports};
+    use super::{Oracle, missing_imports};
     use crate::inventory::imports::{ImportGuard, ImportStatement, ImportUse};
     use crate::inventory::module_names::{ModuleNames, module_names};
     use crate::risk::Upstream;
@@ -569,35 +543,5 @@ mod tests {
             missing.sentences.is_empty() && missing.citations.is_empty(),
             "{missing:?}"
         );
-    }
-
-    #[test]
-    fn modules_in_a_file_list() {
-        let files: Vec<String> = [
-            "click/__init__.py",
-            "click/core.py",
-            "ns/sub/x.py",
-            "numpy/core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        for yes in [
-            "click",
-            "click.core",
-            "ns",
-            "ns.sub",
-            "numpy.core._multiarray_umath",
-        ] {
-            assert!(has_module(&files, yes), "{yes}");
-        }
-        for no in [
-            "click._unicodefun",
-            "click.cor",
-            "clic",
-            "numpy.core.multiarray",
-        ] {
-            assert!(!has_module(&files, no), "{no}");
-        }
     }
 }

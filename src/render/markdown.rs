@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::text::{PlanCommands, movement, reasons};
+use super::text::{PlanCommands, asked, movement, reasons};
 use crate::plan::{Plan, Proposal};
 
 /// Text safe inside a markdown table cell or paragraph: pipes, backticks, `<` (no HTML) and
@@ -93,17 +93,7 @@ pub(crate) fn render(proposal: &Proposal, commands: &[PlanCommands]) -> String {
 /// What comes before the plans: the request, the environment, the warnings, what was broken
 /// before any plan and why the request cannot be had as asked.
 fn head(out: &mut String, proposal: &Proposal) {
-    let what = if proposal.request.all {
-        "--all".to_string()
-    } else {
-        proposal
-            .request
-            .targets
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let what = asked(proposal);
     let env = &proposal.environment;
     let _ = writeln!(out, "## Upgrade proposal: {}\n", cell(&what));
     let _ = writeln!(

@@ -58,6 +58,21 @@ pub(super) fn level_style(level: RiskLevel) -> anstyle::Style {
     }
 }
 
+/// What was asked, as the command line spelled it: `--all`, or the targets (`triton==3.7.0
+/// numpy`).
+pub(super) fn asked(proposal: &Proposal) -> String {
+    if proposal.request.all {
+        return "--all".to_string();
+    }
+    proposal
+        .request
+        .targets
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The whole proposal, fitted to `width` ([`crate::terminal::fit`]).
 pub(crate) fn render(
     proposal: &Proposal,
@@ -68,17 +83,7 @@ pub(crate) fn render(
     let style = Style { color, width };
     let mut out = String::new();
     let env = &proposal.environment;
-    let what = if proposal.request.all {
-        "--all".to_string()
-    } else {
-        proposal
-            .request
-            .targets
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let what = asked(proposal);
     let _ = writeln!(
         out,
         "{} {} for {} (Python {}, {}, {} dists)",

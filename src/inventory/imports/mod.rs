@@ -22,10 +22,14 @@
 //! split over lines with backslashes, and dists read from a snapshot (no files).
 //!
 //! Its parts: `dist` (which files of a dist are read, and a cheap first pass over them),
-//! `lines` (logical lines), `guards` (what a block says of the statements inside it),
-//! `statements` (the import statements themselves) and `gencode` (protobuf generated modules
-//! whose shape the runtime refuses).
+//! `lines` (logical lines), `guards` (what a block says of the statements inside it), `blocks`
+//! (the blocks open around each line, one walk for every reader below), `runs` (which functions
+//! run), `statements` (the import statements themselves), `fallbacks` (the imports an
+//! `except ImportError:` handler falls back to), `version_tests` (tests of another module's
+//! version that raise at import) and `gencode` (protobuf generated modules whose shape the
+//! runtime refuses).
 
+mod blocks;
 mod dist;
 mod fallbacks;
 mod gencode;

@@ -4,7 +4,8 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::guards::{Block, Words, header};
+use super::blocks::{caught_by, walk_blocks};
+use super::guards::Block;
 use super::lines::{Logical, logical_lines};
 use super::runs::running_defs;
 use super::{ImportGuard, ImportStatement};
@@ -54,40 +55,24 @@ fn statements(
 ) -> Vec<ImportStatement> {
     let lines = logical_lines(source);
     let running = running_defs(&lines, entry);
-    let mut defs: BTreeMap<usize, bool> = BTreeMap::new();
-    let words = Words::new(&lines);
     let mut out = Vec::new();
-    let mut open: Vec<(usize, Block)> = Vec::new();
     let mut aliases = BTreeMap::new();
-    for (at, logical) in lines.iter().enumerate() {
-        while open
-            .last()
-            .is_some_and(|(indent, _)| *indent >= logical.indent)
-        {
-            open.pop();
-        }
+    walk_blocks(&lines, |_, logical, open| {
         if open.is_empty() {
             out.extend(attribute_uses(logical, &mut aliases, modules));
         }
-        let sometimes = open.iter().any(|(_, b)| match b {
-            Block::Sometimes(may) => !(import_time && *may),
+        let sometimes = open.iter().any(|o| match o.block {
+            Block::Sometimes(may) => !(import_time && may),
             Block::Def(_) => import_time,
             _ => false,
         });
-        let dead = open.iter().any(|(_, b)| matches!(b, Block::Def(true)));
+        let dead = open.iter().any(|o| matches!(o.block, Block::Def(true)));
         // Inside a function that runs neither at import nor when a script starts.
         let deferred = open
             .iter()
-            .any(|(indent, b)| matches!(b, Block::Def(_)) && defs.get(indent) == Some(&false));
+            .any(|o| matches!(o.block, Block::Def(_)) && !running.contains(&o.at));
         if !sometimes {
-            let guard = open
-                .iter()
-                .filter_map(|(_, b)| match b {
-                    Block::Try(g) => Some(*g),
-                    _ => None,
-                })
-                .max()
-                .unwrap_or(ImportGuard::None);
+            let guard = caught_by(open);
             out.extend(
                 parse_import(&logical.text, &|top| modules.contains(top))
                     .into_iter()
@@ -103,13 +88,7 @@ fn statements(
                     }),
             );
         }
-        if let Some(block) = header(&lines, at, &words) {
-            if matches!(block, Block::Def(_)) {
-                defs.insert(logical.indent, running.contains(&at));
-            }
-            open.push((logical.indent, block));
-        }
-    }
+    });
     out
 }
 

@@ -87,3 +87,33 @@ fn import_statements_of_a_module_and_its_submodules() {
         assert!(!imports(line, "pkg_resources"), "{line}");
     }
 }
+
+#[test]
+fn an_import_in_a_function_nothing_runs_is_deferred() {
+    // `main` runs (a script calls it) and calls `helper`; `later` and the function nested in
+    // `main` run only when a user calls them.
+    let source = "\
+def later():
+    import jinja2
+def main():
+    def nested():
+        import jinja2.ext
+    import jinja2.sandbox
+    helper()
+def helper():
+    import jinja2.nodes
+import jinja2.utils
+";
+    let found: Vec<(usize, bool)> = super::statements::import_statements_run_by(
+        source,
+        &crate::inventory::test_sources::set(&["jinja2"]),
+        &["main".to_string()],
+    )
+    .into_iter()
+    .map(|s| (s.line, s.deferred))
+    .collect();
+    assert_eq!(
+        found,
+        [(2, true), (5, true), (6, false), (9, false), (10, false)]
+    );
+}

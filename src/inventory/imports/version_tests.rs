@@ -24,7 +24,7 @@ use std::str::FromStr;
 use pep440_rs::Version;
 
 use super::ImportGuard;
-use super::guards::{Block, Words, header};
+use super::blocks::{caught_by, in_def, walk_blocks};
 use super::lines::logical_lines;
 
 /// One test of another module's version whose block raises at import.
@@ -48,6 +48,11 @@ enum Compare {
     Version(Op, Version),
 }
 
+/// A comparison as Python runs it: `Version.__lt__` and the others of `packaging.version` (and
+/// `int`'s) are a plain total order. No PEP 440 specifier match (`VersionSpecifier::contains`)
+/// stands in for it: a specifier ignores local labels (`==2.1.0` matches `2.1.0+cu121`, which
+/// `Version('2.1.0+cu121') == Version('2.1.0')` does not) and keeps a bound's pre-releases out
+/// of `<` and its post-releases out of `>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {
     Lt,
@@ -84,18 +89,11 @@ impl VersionTest {
 /// The version tests of `source` that raise at import (see the module's docs).
 pub(crate) fn raising_version_tests(source: &str) -> Vec<VersionTest> {
     let lines = logical_lines(source);
-    let words = Words::new(&lines);
     let mut aliases: BTreeMap<String, String> = BTreeMap::new();
-    let mut open: Vec<(usize, Block)> = Vec::new();
     let mut out = Vec::new();
-    for (at, logical) in lines.iter().enumerate() {
-        while open.last().is_some_and(|(i, _)| *i >= logical.indent) {
-            open.pop();
-        }
-        let in_def = open.iter().any(|(_, b)| matches!(b, Block::Def(_)));
-        let caught = open
-            .iter()
-            .any(|(_, b)| matches!(b, Block::Try(ImportGuard::Any)));
+    walk_blocks(&lines, |at, logical, open| {
+        let in_def = in_def(open);
+        let caught = caught_by(open) == ImportGuard::Any;
         let text = logical.text.as_ref();
         if !in_def {
             bind_aliases(text, &mut aliases);
@@ -118,10 +116,7 @@ pub(crate) fn raising_version_tests(source: &str) -> Vec<VersionTest> {
                 compare,
             });
         }
-        if let Some(block) = header(&lines, at, &words) {
-            open.push((logical.indent, block));
-        }
-    }
+    });
     out
 }
 
@@ -282,5 +277,42 @@ except ImportError:
         let tests = raising_version_tests(source);
         assert!(tests[0].holds(&v("1.21.6")) && !tests[0].holds(&v("1.22.0")));
         assert!(tests[1].holds(&v("2.0")) && !tests[1].holds(&v("1.17.1")));
+    }
+
+    /// Each answer as Python's `packaging.version.Version` gives it (pip 23.2.1's copy,
+    /// `Version('2.0.0rc1') < Version('2.0')` is `True` ...), where a PEP 440 specifier match
+    /// answers the other way: the test is an order, not a specifier.
+    #[test]
+    fn a_parsed_version_compares_as_python_orders_it_not_as_a_specifier_matches() {
+        use pep440_rs::VersionSpecifier;
+        let source = "\
+import numpy, torch, attr
+if Version(numpy.__version__) < Version('2.0'):
+    raise ImportError('a pre-release of the bound is below it')
+if Version(torch.__version__) <= Version('2.1.0'):
+    raise ImportError('a local label is above the bound')
+if Version(torch.__version__) == Version('2.1.0'):
+    raise ImportError('a local label is not equal')
+if Version(attr.__version__) > Version('1.7'):
+    raise ImportError('a post-release of the bound is above it')
+";
+        let tests = raising_version_tests(source);
+        let cases = [
+            ("2.0.0rc1", true, "<2.0"),
+            ("2.1.0+cu121", false, "<=2.1.0"),
+            ("2.1.0+cu121", false, "==2.1.0"),
+            ("1.7.post1", true, ">1.7"),
+        ];
+        assert_eq!(tests.len(), cases.len(), "{tests:?}");
+        for (test, (version, python, specifier)) in tests.iter().zip(cases) {
+            assert_eq!(
+                test.holds(&v(version)),
+                python,
+                "{} with {version}",
+                test.test
+            );
+            let specifier = VersionSpecifier::from_str(specifier).unwrap();
+            assert_eq!(specifier.contains(&v(version)), !python, "{specifier}");
+        }
     }
 }

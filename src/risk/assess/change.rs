@@ -14,7 +14,7 @@ use super::super::risk_score::{FactorKind, RiskFactor};
 use super::Factors;
 use super::distance::{Distance, version_distance};
 use super::facts::{ChangeFacts, Dependents};
-use super::text::{list, sanitize};
+use super::text::{sanitize, short_list};
 use crate::metadata::version_line::line_floor;
 
 /// The new release is yanked.
@@ -281,7 +281,7 @@ pub(super) fn abi_break_factor(
         format!(
             "{} ship{} compiled extensions that use {}, built before {name} {}.x existed; \
              {from} -> {to} crosses a line that changed it",
-            list(&change.abi_dependents),
+            short_list(&change.abi_dependents),
             if change.abi_dependents.len() == 1 {
                 "s"
             } else {
@@ -312,7 +312,7 @@ pub(super) fn predates_major_factor(
         name,
         format!(
             "{} {} released before {name} {}.x existed: never tested with it",
-            list(&change.predating_dependents),
+            short_list(&change.predating_dependents),
             if change.predating_dependents.len() == 1 {
                 "was"
             } else {
@@ -333,19 +333,13 @@ pub(super) fn missing_import_factor(
     if change.missing_imports.is_empty() {
         return false;
     }
-    factors.weighed(
+    factors.weighed_cited(
         policy,
         FactorKind::ImportTargetMissing,
         &change.name,
         change.missing_imports.join("; "),
+        &change.missing_citations,
     );
-    if let Some(factor) = factors
-        .0
-        .last_mut()
-        .filter(|f| f.kind == FactorKind::ImportTargetMissing)
-    {
-        factor.citations = change.missing_citations.clone();
-    }
     true
 }
 
@@ -378,19 +372,13 @@ pub(super) fn planned_import_factor(
     if change.planned_imports_missing.is_empty() {
         return false;
     }
-    factors.weighed(
+    factors.weighed_cited(
         policy,
         FactorKind::PlannedImportMissing,
         &change.name,
         change.planned_imports_missing.join("; "),
+        &change.planned_citations,
     );
-    if let Some(factor) = factors
-        .0
-        .last_mut()
-        .filter(|f| f.kind == FactorKind::PlannedImportMissing)
-    {
-        factor.citations = change.planned_citations.clone();
-    }
     true
 }
 
@@ -400,34 +388,19 @@ fn direct_detail(dependents: &Dependents, name: &PackageName) -> String {
     let mut parts = Vec::new();
     let count = dependents.direct.len();
     if count > 0 {
-        let names = dependents
-            .direct
-            .iter()
-            .take(5)
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
-        let more = count.saturating_sub(5);
         parts.push(format!(
-            "{count} installed dist{} require{} {name}: {names}{}",
+            "{count} installed dist{} require{} {name}: {}",
             if count == 1 { "" } else { "s" },
             if count == 1 { "s" } else { "" },
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
+            short_list(&dependents.direct)
         ));
     }
     let importing = &dependents.importing;
     if !importing.is_empty() {
-        let cited = importing
+        let cited: Vec<String> = importing
             .iter()
-            .take(5)
             .map(|(dist, cite)| format!("{dist} ({cite})"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let more = importing.len().saturating_sub(5);
+            .collect();
         let one = importing.len() == 1;
         let who = match (count > 0, one) {
             (true, _) => " more",
@@ -435,14 +408,10 @@ fn direct_detail(dependents: &Dependents, name: &PackageName) -> String {
             (false, false) => " installed dists",
         };
         parts.push(format!(
-            "{}{who} import{} {name} without requiring it: {cited}{}",
+            "{}{who} import{} {name} without requiring it: {}",
             importing.len(),
             if one { "s" } else { "" },
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
+            short_list(&cited)
         ));
     }
     parts.join("; ")

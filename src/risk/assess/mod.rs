@@ -24,7 +24,7 @@ pub(crate) use text::requirement_text;
 use pep508_rs::PackageName;
 
 use super::policy::Policy;
-use super::risk_score::{FactorKind, RiskFactor, RiskScore};
+use super::risk_score::{Citation, FactorKind, RiskFactor, RiskScore};
 use change::{
     abi_break_factor, dependents_factors, direction_factor, distance_back_factor,
     missing_import_factor, module_clash_factor, planned_import_factor, predates_major_factor,
@@ -64,6 +64,22 @@ impl Factors {
         detail: String,
     ) {
         self.push(kind, policy.weight(kind), package, detail);
+    }
+
+    /// [`Factors::weighed`], citing the lines that show it (a file and line a user can open).
+    fn weighed_cited(
+        &mut self,
+        policy: &Policy,
+        kind: FactorKind,
+        package: &PackageName,
+        detail: String,
+        citations: &[Citation],
+    ) {
+        let before = self.0.len();
+        self.weighed(policy, kind, package, detail);
+        if let Some(factor) = self.0.get_mut(before) {
+            factor.citations = citations.to_vec();
+        }
     }
 }
 

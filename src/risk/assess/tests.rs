@@ -651,3 +651,102 @@ fn a_far_downgrade_carries_its_distance() {
     let asked_back = change("urllib3", Some("1.26.20"), Some("1.25.11"));
     assert!(distance(&facts(vec![far(), asked_back])).is_empty());
 }
+
+/// The dependents' detail lists five of each kind, then how many more; an importer with its
+/// import.
+#[test]
+fn a_dependents_detail_lists_five_then_how_many_more() {
+    let policy = Policy::builtin();
+    let mut numpy = change("numpy", Some("1.26.4"), Some("2.1.0"));
+    let names = |prefix: &str, count: usize| -> Vec<PackageName> {
+        (1..=count).map(|i| n(&format!("{prefix}{i}"))).collect()
+    };
+    numpy.dependents = Dependents {
+        direct: names("lib", 7),
+        transitive: 0,
+        importing: names("user", 6)
+            .into_iter()
+            .map(|d| (d.clone(), format!("{d}/__init__.py, line 3")))
+            .collect(),
+    };
+    let detail = |facts: PlanFacts| -> String {
+        assess(&facts, &policy)
+            .factors
+            .into_iter()
+            .find(|f| f.kind == FactorKind::DirectDependent)
+            .map(|f| {
+                f.detail
+                    .split("; in the corpus")
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+            .unwrap()
+    };
+    let facts = |numpy: ChangeFacts| PlanFacts {
+        changes: vec![numpy],
+        ..Default::default()
+    };
+    assert_eq!(
+        detail(facts(numpy.clone())),
+        "7 installed dists require numpy: lib1, lib2, lib3, lib4, lib5 and 2 more; 6 more import \
+         numpy without requiring it: user1 (user1/__init__.py, line 3), user2 \
+         (user2/__init__.py, line 3), user3 (user3/__init__.py, line 3), user4 \
+         (user4/__init__.py, line 3), user5 (user5/__init__.py, line 3) and 1 more"
+    );
+    numpy.dependents.direct.truncate(1);
+    numpy.dependents.importing.truncate(1);
+    assert_eq!(
+        detail(facts(numpy.clone())),
+        "1 installed dist requires numpy: lib1; 1 more imports numpy without requiring it: user1 \
+         (user1/__init__.py, line 3)"
+    );
+    numpy.dependents.direct.clear();
+    assert_eq!(
+        detail(facts(numpy)),
+        "1 installed dist imports numpy without requiring it: user1 (user1/__init__.py, line 3)"
+    );
+}
+
+/// An import a change breaks carries the lines that show it, on its own factor only.
+#[test]
+fn a_broken_import_factor_cites_its_lines() {
+    let policy = Policy::builtin();
+    let cite = |dist: &str, file: &str, name: &str| crate::risk::Citation {
+        dist: dist.to_string(),
+        version: "1.0".to_string(),
+        file: file.to_string(),
+        line: 3,
+        module: "werkzeug".to_string(),
+        name: Some(name.to_string()),
+        attribute: false,
+    };
+    let mut werkzeug = change("werkzeug", Some("2.0.3"), Some("3.1.9"));
+    werkzeug.missing_imports = vec!["flask imports url_quote".to_string()];
+    werkzeug.missing_citations = vec![cite("flask", "flask/helpers.py", "url_quote")];
+    werkzeug.planned_imports_missing = vec!["werkzeug imports gone".to_string()];
+    werkzeug.planned_citations = vec![cite("werkzeug", "werkzeug/x.py", "gone")];
+    let facts = PlanFacts {
+        changes: vec![werkzeug],
+        ..Default::default()
+    };
+    let cited: Vec<(FactorKind, Vec<String>)> = assess(&facts, &policy)
+        .factors
+        .into_iter()
+        .map(|f| (f.kind, f.citations.into_iter().map(|c| c.file).collect()))
+        .filter(|(_, files): &(FactorKind, Vec<String>)| !files.is_empty())
+        .collect();
+    assert_eq!(
+        cited,
+        [
+            (
+                FactorKind::ImportTargetMissing,
+                vec!["flask/helpers.py".to_string()]
+            ),
+            (
+                FactorKind::PlannedImportMissing,
+                vec!["werkzeug/x.py".to_string()]
+            ),
+        ]
+    );
+}

@@ -1,31 +1,18 @@
 //! Text for factor details: names and items listed at most five at a time, a requirement
 //! without its marker, index-supplied text made safe for one terminal line.
 
-use pep508_rs::{PackageName, Requirement};
+use pep508_rs::Requirement;
 
 use crate::metadata::requirement::specifiers;
 
-/// At most five items, then how many more.
-pub(super) fn short_list(items: &[String]) -> String {
-    let shown: Vec<&str> = items.iter().take(5).map(String::as_str).collect();
+/// At most five items (names, `dist (file, line N)` citations), then how many more:
+/// `a, b, c, d, e and 2 more`.
+pub(super) fn short_list<T: std::fmt::Display>(items: &[T]) -> String {
+    let shown: Vec<String> = items.iter().take(5).map(ToString::to_string).collect();
     match items.len().saturating_sub(5) {
         0 => shown.join(", "),
         more => format!("{} and {more} more", shown.join(", ")),
     }
-}
-
-/// Names for a factor detail: the first five, then how many more.
-pub(super) fn list(names: &[PackageName]) -> String {
-    let mut text = names
-        .iter()
-        .take(5)
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
-    if names.len() > 5 {
-        text.push_str(&format!(" and {} more", names.len() - 5));
-    }
-    text
 }
 
 /// A requirement without its marker or extras (`triton==3.6.0`), for details and titles.
