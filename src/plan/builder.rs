@@ -109,6 +109,39 @@ impl<'a> PlanBuilder<'a> {
         }
     }
 
+    /// Whether the plan of `planned` leaves the installed accelerator line, as the plan
+    /// [`Self::build`] makes would say (its accelerator-line-switch factor), without building
+    /// it: the same [`super::accelerator::switches`] over the versions that change.
+    pub(crate) fn leaves_line(&self, planned: &PlannedEnvironment) -> bool {
+        if self.policy.weight(risk::FactorKind::AcceleratorLineSwitch) == 0 {
+            return false;
+        }
+        let changes: Vec<Change> = planned
+            .dists
+            .iter()
+            .filter(|(name, dist)| {
+                self.inventory
+                    .get(name)
+                    .is_none_or(|d| d.version() != &dist.version)
+            })
+            .map(|(name, dist)| Change {
+                name: name.clone(),
+                from: self.inventory.get(name).map(|d| d.version().clone()),
+                to: Some(dist.version.clone()),
+                action: Action::Upgrade,
+                reasons: Vec::new(),
+                forced: false,
+                yanked: None,
+                upload_time: None,
+                repair: false,
+                from_source_only: false,
+                top_level: Vec::new(),
+            })
+            .collect();
+        !super::accelerator::switches(self.inventory, &self.accelerator_view(planned), &changes)
+            .is_empty()
+    }
+
     /// Installed dists that depend on `name`, directly and (counted) transitively.
     pub(crate) fn dependents(&self, name: &PackageName) -> Dependents {
         let direct: BTreeSet<PackageName> = self

@@ -488,6 +488,22 @@ pub enum Reason {
         /// How the installed release breaks.
         how: BreakKind,
     },
+    /// A planned dist's own file tests this dist's version when it is imported and raises
+    /// below what it needs: pyarrow 26.0.1's `pyarrow/lib.pyx` line 41 raises beside numpy 1, so
+    /// numpy moves to 2. A requirement read from the release's file, not from its index
+    /// metadata (which states none).
+    NeededOnImport {
+        /// The planned dist (pyarrow).
+        dependent: PackageName,
+        /// Its planned version.
+        dependent_version: Version,
+        /// What its test requires (`numpy>=2`).
+        #[serde(deserialize_with = "crate::metadata::de_requirement")]
+        requirement: Requirement,
+        /// The file (`pyarrow/lib.pyx`) and the test's line.
+        file: String,
+        line: usize,
+    },
     /// Installed against a dependent's requirement (see the plan's overrides).
     Override {
         /// The requirement installed instead.

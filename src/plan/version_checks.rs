@@ -19,13 +19,14 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use pep440_rs::Version;
-use pep508_rs::PackageName;
+use pep508_rs::{PackageName, Requirement};
 
 use super::chain::package_of;
 use super::imports_check::module_file;
 use super::modules::top_level_of;
 use super::oracle::Oracle;
 use crate::inventory::imports::{VersionTest, raising_version_tests, unconditional_imports};
+use crate::metadata::requirement::bounded;
 
 /// At most this many files of a release are read.
 const FILES_READ: usize = 8;
@@ -43,6 +44,9 @@ pub(crate) struct FailingCheck {
     pub test: String,
     /// The dist whose version the test reads, at its planned version (numpy 1.26.4).
     pub provider: (PackageName, Version),
+    /// What the test requires of that dist for the release to import (`numpy>=2`): read from
+    /// the release's own file, not from its index metadata.
+    pub needs: Requirement,
 }
 
 impl FailingCheck {
@@ -109,6 +113,7 @@ pub(crate) fn failing_checks(
                 file: file.clone(),
                 line: test.line,
                 test: test.test.clone(),
+                needs: bounded(&provider, vec![test.passing()]),
                 provider: (provider, planned),
             })
         })

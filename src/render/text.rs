@@ -445,6 +445,16 @@ pub(crate) fn reasons(change: &Change) -> String {
                      that fails to import beside {package} {version})"
                 ),
             },
+            Reason::NeededOnImport {
+                dependent,
+                dependent_version,
+                requirement,
+                file,
+                line,
+            } => format!(
+                "needed by {dependent} {dependent_version} on import ({requirement}: its own \
+                 {file}, line {line}, raises below it; not in its index metadata)"
+            ),
             Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
             Reason::NewestFitting { asked } => {
                 format!("the newest that fits, NOT what was asked ({asked})")

@@ -121,3 +121,26 @@ fn the_switch_layer_leaves_the_libraries_of_the_line_it_leaves() {
         "{proposal:#}"
     );
 }
+
+/// The safe layer's held-back `-cu12` libraries on the same venv: torch 2.9.1 pins each exactly,
+/// no torch release on CUDA 12 accepts a newer one, and torch 2.15.0 (CUDA 13) requires none of
+/// them, so moving torch there leaves them unrequired, never moved (the switch layer keeps them
+/// as installed). The line says no torch release accepts the newest and names no layer (it said
+/// "moving it needs torch 2.9.1 -> 2.15.0; see the torch-stack plan", a plan that does not move
+/// it). Live (2026-12-05): `resolve 'torch>=2.9.1,<2.11' 'nvidia-cublas-cu12==12.9.3.13'` has
+/// no solution; torch 2.11 and newer do not require `nvidia-cublas-cu12`.
+#[test]
+fn a_library_of_the_line_is_held_by_no_release_on_it() {
+    let ctx = TestContext::new();
+    let server = IndexServer::start(&index_root());
+    let venv = venv_from(&index_root(), ctx.dir.path());
+    let proposal = run(&ctx, &server, venv.to_str().unwrap(), &["propose", "--all"]);
+    let safe = (proposal["plans"].as_array().unwrap().iter())
+        .find(|p| p["layer"]["name"] == "safe")
+        .unwrap();
+    let held: Vec<String> = (safe["held_back"].as_array().unwrap().iter())
+        .filter(|h| h["name"].as_str().unwrap().ends_with("-cu12"))
+        .map(|h| format!("{} needs {} see {}", h["name"], h["needs"], h["see"]))
+        .collect();
+    insta::assert_snapshot!(held.join("\n"));
+}

@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
-use pep440_rs::Version;
+use pep440_rs::{Version, VersionSpecifier};
 
 use super::ImportGuard;
 use super::blocks::{caught_by, in_def, walk_blocks};
@@ -83,6 +83,31 @@ impl VersionTest {
             Compare::Major(op, n) => op.holds(&version.release().first().copied().unwrap_or(0), n),
             Compare::Version(op, v) => op.holds(version, v),
         }
+    }
+
+    /// The versions of the module's dist with which the test does not hold (the module
+    /// imports): `>=2` for `int(np.__version__.partition('.')[0]) < 2`, `>=1.22` for
+    /// `Version(np.__version__) < Version('1.22')`.
+    pub(crate) fn passing(&self) -> VersionSpecifier {
+        let spec = match &self.compare {
+            Compare::Major(op, n) => match op {
+                Op::Lt => format!(">={n}"),
+                Op::Le => format!(">={}", n + 1),
+                Op::Gt => format!("<{}", n + 1),
+                Op::Ge => format!("<{n}"),
+                Op::Eq => format!("!={n}.*"),
+                Op::Ne => format!("=={n}.*"),
+            },
+            Compare::Version(op, v) => match op {
+                Op::Lt => format!(">={v}"),
+                Op::Le => format!(">{v}"),
+                Op::Gt => format!("<={v}"),
+                Op::Ge => format!("<{v}"),
+                Op::Eq => format!("!={v}"),
+                Op::Ne => format!("=={v}"),
+            },
+        };
+        VersionSpecifier::from_str(&spec).expect("an operator and a version make a specifier")
     }
 }
 
@@ -242,6 +267,7 @@ if np is not None:
         assert!(test.holds(&v("1.26.4")));
         assert!(!test.holds(&v("2.0.0")));
         assert!(!test.holds(&v("2.4.6")));
+        assert_eq!(test.passing().to_string(), ">=2");
     }
 
     #[test]
@@ -277,6 +303,11 @@ except ImportError:
         let tests = raising_version_tests(source);
         assert!(tests[0].holds(&v("1.21.6")) && !tests[0].holds(&v("1.22.0")));
         assert!(tests[1].holds(&v("2.0")) && !tests[1].holds(&v("1.17.1")));
+        let passing: Vec<String> = tests.iter().map(|t| t.passing().to_string()).collect();
+        assert_eq!(passing, [">=1.22", "<2"]);
+        for (test, version) in [(&tests[0], "1.22.0"), (&tests[1], "1.17.1")] {
+            assert!(test.passing().contains(&v(version)) && !test.holds(&v(version)));
+        }
     }
 
     /// Each answer as Python's `packaging.version.Version` gives it (pip 23.2.1's copy,

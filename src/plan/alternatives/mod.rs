@@ -20,6 +20,12 @@
 //!    violated `Requires-Dist` is recorded with its dependent. A request that cannot be met
 //!    because of what its release imports (`wheel_only`) is forced as planned without that.
 //!
+//! When the request as asked installs a release whose own files raise on import beside the plan
+//! (a test of another dist's version: pyarrow 26.0.1 beside numpy 1), the request is solved again
+//! with what the test implies (`version_implied`): the tested dist moved to what the release
+//! needs, and the newest release below those whose test fails; the failing plan itself only
+//! forced, under `--allow-override`.
+//!
 //! Beside them, when every plan that moves a bare target leaves the installed accelerator line
 //! (CUDA 12 -> 13), **stay on the line**: the target's newest release that keeps it
 //! ([`same_line`]), ranked before the switch; for a target with no line of its own (triton),
@@ -40,7 +46,8 @@
 //! target back (`as_asked`), the environment broken before the plan (`broken`), the blockers
 //! moved or forced over (`blockers`), the closest / newest that fits (`fitting`), the newest
 //! release on the installed accelerator line (`same_line`), a request whose plan imports what
-//! only releases without a wheel here have (`wheel_only`), and one plan
+//! only releases without a wheel here have (`wheel_only`), a request whose planned release
+//! raises on import beside the plan (`version_implied`), and one plan
 //! built and scored with what holds its targets back (`held_back`).
 
 mod as_asked;
@@ -49,6 +56,7 @@ mod broken;
 mod fitting;
 mod held_back;
 mod same_line;
+mod version_implied;
 pub(crate) use same_line::line_names;
 mod wheel_only;
 mod whole;
@@ -312,9 +320,28 @@ impl Proposer<'_> {
                         (None, own_stack)
                     }
                     None => {
-                        let own_stack =
-                            self.as_asked_plans(policy, &as_asked, upgrade, &resolution, plans)?;
-                        (None, own_stack)
+                        // A planned release raises on import through a test of another dist's
+                        // version in its own files: the request needs what the test implies
+                        // (see `version_implied`).
+                        match self.version_implied(&as_asked, upgrade, &bounds, &resolution)? {
+                            Some(found) => {
+                                plans.extend(found.plans);
+                                if found.conflict.is_none() {
+                                    warnings.extend(found.notes);
+                                }
+                                (found.conflict, false)
+                            }
+                            None => {
+                                let own_stack = self.as_asked_plans(
+                                    policy,
+                                    &as_asked,
+                                    upgrade,
+                                    &resolution,
+                                    plans,
+                                )?;
+                                (None, own_stack)
+                            }
+                        }
                     }
                 }
             }

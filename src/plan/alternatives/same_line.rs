@@ -15,7 +15,7 @@ use pep508_rs::{PackageName, Requirement};
 use super::{ProposeError, Proposer, switches_accelerator};
 use crate::metadata::requirement::{above, bounded, pin};
 use crate::plan::accelerator::{line_of, name_line};
-use crate::plan::planned::applies_with;
+use crate::plan::planned::{PlannedEnvironment, applies_with};
 use crate::plan::proposal::{Plan, PlanKind};
 use crate::solve::SolveError;
 
@@ -141,7 +141,9 @@ impl Proposer<'_> {
                 (to != from).then(|| format!("{} {from} -> {to}", t.name))
             })
             .collect();
-        if moves.is_empty() {
+        // A solve that leaves the line is no answer here: known from its versions, before the
+        // plan's evidence is read.
+        if moves.is_empty() || self.leaves_line(&planned) {
             return Ok(None);
         }
         let on = line_names(lines);
@@ -167,6 +169,12 @@ impl Proposer<'_> {
         }
         super::as_asked::as_requested(&mut plan, targets);
         Ok(Some(plan))
+    }
+
+    /// Whether the plan of `planned` would leave the installed accelerator line (its
+    /// accelerator-line-switch factor), known from its versions before the plan is built.
+    pub(in crate::plan) fn leaves_line(&self, planned: &PlannedEnvironment) -> bool {
+        self.builder.leaves_line(planned)
     }
 
     /// The CUDA lines of the installed dists.

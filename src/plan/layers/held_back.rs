@@ -45,7 +45,15 @@ impl Proposer<'_> {
                     held.see = held.needs.iter().find_map(|n| {
                         // The layer that takes the heavy dist as far as needed (the CUDA
                         // switch, not the stack layer that stays on the line), else any that
-                        // moves it.
+                        // moves it. Where no release of it accepts the held dist, only a layer
+                        // that changes the held dist itself (toward its newest) is named.
+                        if n.to.is_none() {
+                            return others
+                                .iter()
+                                .filter_map(|p| p.layer.as_ref())
+                                .find(|l| l.own.contains(&held.name))
+                                .map(|l| l.name.clone());
+                        }
                         let movers = || {
                             others
                                 .iter()
@@ -123,15 +131,22 @@ impl Proposer<'_> {
                     enough: 1,
                 })
                 .map_err(|err| ProposeError::Solve(Box::new(err)))?;
+            // A newer release that drops the requirement unblocks as well as one that accepts
+            // the version; but not for a library of an accelerator line (`nvidia-cublas-cu12`):
+            // the dependent drops it by leaving the line (torch 2.15.0 on CUDA 13), which leaves
+            // it unrequired, never moved (the switch keeps it as installed).
+            let silent = if line_of(&held.name, &held.newest).is_some() {
+                Vec::new()
+            } else {
+                found.silent
+            };
             out.push(NeededMove {
                 name: blocker.dependent.clone(),
                 from: blocker.dependent_version.clone(),
-                // A newer release that drops the requirement unblocks as well as one that
-                // accepts the version.
                 to: found
                     .versions
                     .into_iter()
-                    .chain(found.silent)
+                    .chain(silent)
                     .filter(|v| v > &blocker.dependent_version)
                     .max(),
                 requirement: blocker.requirement.clone(),

@@ -16,6 +16,7 @@ use super::{Bounds, LayerSpec};
 use crate::metadata::requirement::pin;
 use crate::plan::accelerator::line_of;
 use crate::plan::alternatives::{ProposeError, Proposer, line_names, switches_accelerator};
+use crate::plan::planned::PlannedEnvironment;
 use crate::plan::proposal::Plan;
 
 impl Proposer<'_> {
@@ -69,7 +70,10 @@ impl Proposer<'_> {
         }
         let mut constraints = Self::layer_bounds(spec, bounds);
         constraints.extend(left);
-        let Some((_, plan)) = self.layer_build(spec, bounds, upgrade, Some(base), constraints)?
+        // Built only when its versions still leave the line (else it is no answer here).
+        let switching = |planned: &PlannedEnvironment| self.leaves_line(planned);
+        let Some((_, plan)) =
+            self.layer_build_where(spec, bounds, upgrade, Some(base), constraints, &switching)?
         else {
             return Ok(None);
         };
@@ -99,8 +103,10 @@ impl Proposer<'_> {
         for version in self.releases_on_lines(anchor, &lines)? {
             let mut constraints = Self::layer_bounds(spec, bounds);
             constraints.push(pin(anchor, &version));
+            // A solve whose versions leave the line is passed over before its plan is built.
+            let staying = |planned: &PlannedEnvironment| !self.leaves_line(planned);
             let Some((_, mut plan)) =
-                self.layer_build(spec, bounds, upgrade, Some(base), constraints)?
+                self.layer_build_where(spec, bounds, upgrade, Some(base), constraints, &staying)?
             else {
                 continue;
             };

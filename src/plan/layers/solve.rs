@@ -122,12 +122,29 @@ impl Proposer<'_> {
         base: Option<&Plan>,
         constraints: Vec<Requirement>,
     ) -> Result<Option<(PlannedEnvironment, Plan)>, ProposeError> {
+        self.layer_build_where(spec, bounds, upgrade, base, constraints, &|_| true)
+    }
+
+    /// [`Self::layer_build`], the plan built only when its solve is `wanted` (`None` when not):
+    /// a solve whose versions already say the plan is no answer costs no evidence.
+    pub(super) fn layer_build_where(
+        &self,
+        spec: &LayerSpec,
+        bounds: &Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        base: Option<&Plan>,
+        constraints: Vec<Requirement>,
+        wanted: &dyn Fn(&PlannedEnvironment) -> bool,
+    ) -> Result<Option<(PlannedEnvironment, Plan)>, ProposeError> {
         let resolution = match self.solve_with(&[], upgrade, vec![], constraints) {
             Ok(resolution) => resolution,
             Err(SolveError::NoSolution(_)) => return Ok(None),
             Err(err) => return Err(err.into()),
         };
         let planned = self.planned(&resolution);
+        if !wanted(&planned) {
+            return Ok(None);
+        }
         let title = layer_title(spec, &planned.dists, &bounds.installed);
         let plan = self.plan_on(
             PlanKind::Upgrade,

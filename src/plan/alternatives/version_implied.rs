@@ -1,0 +1,359 @@
+//! A request whose plan installs a release that raises on import beside the planned
+//! environment, through a test of another dist's version in its own shipped sources:
+//! `propose pyarrow` beside numpy 1.26.4 plans pyarrow 26.0.1, whose `pyarrow/lib.pyx` line 41
+//! (`if int(np.__version__.partition('.')[0]) < 2:`) raises `ImportError`. Its index metadata
+//! states no numpy requirement, so the solver pairs it with numpy 1; the test implies one
+//! (`numpy>=2`), and the request is solved again with it, as the missing-name search
+//! (`wheel_only`) does for a name an older release has.
+//!
+//! In: the request as asked, its resolution, and the release's [`FailingCheck`] (read by
+//! [`super::super::version_checks`]). Out: the plans that do not fail on import, each solved
+//! with a requirement the test implies: (a) the release with the tested dist moved to what it
+//! needs (`numpy>=2`; with the installed dependents its own evidence says break moved along,
+//! as [`super::super::must_move`] does), where the environment's requirements allow it, else
+//! the solver's reason why not; (b) the newest release below the ones whose test fails
+//! (`pyarrow<26.0.0`: 25.0.1); the known-failing plan only under `--allow-override`, as a
+//! forced plan. Every sentence says the requirement came from the release's own file and line,
+//! not from its index metadata.
+//!
+//! Bounded: the first failing check of the plan; at most [`SCANNED`] releases below the failing
+//! one read for the test (a release whose files cannot be read is taken as not failing: no
+//! claim either way).
+
+use std::collections::BTreeSet;
+use std::str::FromStr;
+
+use pep440_rs::Version;
+use pep508_rs::{PackageName, Requirement};
+
+use super::{ProposeError, Proposer, join};
+use crate::plan::planned::PlannedEnvironment;
+use crate::plan::proposal::{Conflict, Plan, PlanKind, Reason};
+use crate::plan::version_checks::FailingCheck;
+use crate::solve::{Resolution, SolveError};
+
+/// At most this many releases below the failing one are read for the test.
+const SCANNED: usize = 8;
+
+/// What the test implies for the request.
+pub(super) struct VersionImplied {
+    /// The plans that do not fail on import (and, under `--allow-override`, the forced one that
+    /// does).
+    pub plans: Vec<Plan>,
+    /// Why the request was solved again, and why an alternative was not found (the conflict's
+    /// explanation when there is one).
+    pub notes: Vec<String>,
+    /// When no plan avoids the failing test: why.
+    pub conflict: Option<Conflict>,
+}
+
+impl Proposer<'_> {
+    /// When a release the plan for `resolution` installs raises on import beside it: the
+    /// request solved again with what the test implies ([`VersionImplied`]). `None` when no
+    /// planned release's test holds.
+    pub(super) fn version_implied(
+        &self,
+        as_asked: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        bounds: &[Requirement],
+        resolution: &Resolution,
+    ) -> Result<Option<VersionImplied>, ProposeError> {
+        if self.request.all {
+            return Ok(None);
+        }
+        let planned = self.planned(resolution);
+        let Some(check) = self.first_failing(&planned) else {
+            return Ok(None);
+        };
+        let mut notes = vec![self.why(&check, &planned)];
+        let mut plans = Vec::new();
+        match self.tested_moved(as_asked, upgrade, bounds, &check)? {
+            Ok(found) => plans.extend(found),
+            Err(note) => notes.push(note),
+        }
+        match self.below_failing(as_asked, upgrade, bounds, &check, &planned)? {
+            Ok(found) => plans.push(found),
+            Err(note) => notes.push(note),
+        }
+        let conflict = plans.is_empty().then(|| Conflict {
+            explanation: notes
+                .iter()
+                .map(|n| n.strip_suffix('.').unwrap_or(n))
+                .collect::<Vec<_>>()
+                .join(".\n")
+                + ".",
+            blockers: Vec::new(),
+            hints: Vec::new(),
+        });
+        if self.request.allow_override {
+            let (name, version) = &check.release;
+            let targets = &self.request.targets;
+            let what = if targets.iter().any(|t| &t.name == name) {
+                format!("{name} {version}")
+            } else {
+                format!("{} with {name} {version}", join(targets))
+            };
+            let title = format!(
+                "Force {what} beside {} {}, past what its own {}, line {}, needs on import ({})",
+                check.provider.0, check.provider.1, check.file, check.line, check.needs
+            );
+            plans.push(self.plan(PlanKind::ForcedOverride, title, targets, &planned, &[])?);
+        }
+        Ok(Some(VersionImplied {
+            plans,
+            notes,
+            conflict,
+        }))
+    }
+
+    /// The first changed dist of `planned` whose planned release raises on import beside it.
+    fn first_failing(&self, planned: &PlannedEnvironment) -> Option<FailingCheck> {
+        planned
+            .dists
+            .iter()
+            .filter(|(name, dist)| {
+                self.inventory
+                    .get(name)
+                    .is_none_or(|d| d.version() != &dist.version)
+            })
+            .find_map(|(name, dist)| {
+                self.builder
+                    .failing_version_checks(name, &dist.version, planned, &self.evidence)
+                    .into_iter()
+                    .next()
+            })
+    }
+
+    /// "pyarrow 26.0.1 (pyarrow/lib.pyx, line 41) raises on import when ..., which holds for
+    /// numpy 1.26.4: it needs numpy>=2, read from that file; its index metadata states no numpy
+    /// requirement".
+    fn why(&self, check: &FailingCheck, planned: &PlannedEnvironment) -> String {
+        let (name, _) = &check.release;
+        let provider = &check.provider.0;
+        let declared: Vec<String> = planned
+            .dists
+            .get(name)
+            .map(|d| {
+                d.requires_dist
+                    .iter()
+                    .filter(|r| &r.name == provider)
+                    .map(ToString::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let metadata = if declared.is_empty() {
+            format!("its index metadata states no {provider} requirement")
+        } else {
+            format!("its index metadata requires only {}", declared.join(", "))
+        };
+        format!(
+            "{}: it needs {}, a requirement read from that file, not from the index; {metadata}",
+            check.sentence(),
+            check.needs
+        )
+    }
+
+    /// (a) The request with what the test needs (`numpy>=2`), the tested dist free to move; the
+    /// installed dependents that plan breaks by its own evidence moved along. `Err`: why the
+    /// environment does not allow it.
+    fn tested_moved(
+        &self,
+        as_asked: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        bounds: &[Requirement],
+        check: &FailingCheck,
+    ) -> Result<Result<Vec<Plan>, String>, ProposeError> {
+        let provider = &check.provider.0;
+        let mut needs = as_asked.to_vec();
+        needs.push(check.needs.clone());
+        let mut upgrade = upgrade.clone();
+        upgrade.insert(provider.clone());
+        let needed = (Some(provider), &BTreeSet::new());
+        let resolution = match self.solve_needing(&needs, &upgrade, vec![], bounds.to_vec(), needed)
+        {
+            Ok(found) => found,
+            Err(SolveError::NoSolution(no_solution)) => {
+                return Ok(Err(format!(
+                    "{} with {}, what {} {} needs on import, cannot be had here:\n{}",
+                    join(&self.request.targets),
+                    check.needs,
+                    check.release.0,
+                    check.release.1,
+                    no_solution.report
+                )));
+            }
+            Err(err) => return Err(err.into()),
+        };
+        let planned = self.planned(&resolution);
+        let targets = &self.request.targets;
+        let mut plan = self.plan(PlanKind::Upgrade, String::new(), targets, &planned, &[])?;
+        plan.title = format!(
+            "{}, moving {} to what {} needs on import ({}: its own {}, line {})",
+            moves(&plan, targets),
+            provider,
+            check.release.0,
+            check.needs,
+            check.file,
+            check.line
+        );
+        needed_on_import(&mut plan, check);
+        super::as_asked::as_requested(&mut plan, targets);
+        let mut found = vec![plan];
+        if !found[0].breaks.is_empty() {
+            let mut with = targets.clone();
+            with.push(check.needs.clone());
+            if let Some(mut moved) = self.move_dependents(&found[0], &with, &upgrade)? {
+                moved.targets = targets.clone();
+                needed_on_import(&mut moved, check);
+                super::as_asked::as_requested(&mut moved, targets);
+                found.push(moved);
+            }
+        }
+        Ok(Ok(found))
+    }
+
+    /// (b) The request below the releases whose test fails (`pyarrow<26.0.0`), the tested dist
+    /// where the plan has it. `Err`: why there is none.
+    fn below_failing(
+        &self,
+        as_asked: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        bounds: &[Requirement],
+        check: &FailingCheck,
+        planned: &PlannedEnvironment,
+    ) -> Result<Result<Plan, String>, ProposeError> {
+        let (name, failing) = &check.release;
+        let (provider, at) = &check.provider;
+        let installed = self.inventory.get(name).map(|d| d.version().clone());
+        let Some(project) = self.evidence.catalog.project(name)? else {
+            return Ok(Err(format!("{name}'s releases could not be read")));
+        };
+        let mut versions: Vec<Version> = self
+            .evidence
+            .catalog
+            .usable_versions(&project)
+            .iter()
+            .filter(|v| *v < failing && !v.any_prerelease())
+            .filter(|v| installed.as_ref().is_none_or(|i| *v > i))
+            .cloned()
+            .collect();
+        versions.sort();
+        let mut failing_read = vec![failing.clone()];
+        let mut passes = None;
+        for version in versions.iter().rev().take(SCANNED) {
+            let checks =
+                self.builder
+                    .failing_version_checks(name, version, planned, &self.evidence);
+            if checks.is_empty() {
+                passes = Some(version.clone());
+                break;
+            }
+            failing_read.push(version.clone());
+        }
+        let oldest = failing_read.last().expect("the failing release is read");
+        let read = failing_read
+            .iter()
+            .rev()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        if passes.is_none() {
+            let kept =
+                installed.map_or_else(String::new, |i| format!(" (above the installed {i})"));
+            return Ok(Err(format!(
+                "no {name} release below {oldest}{kept} was found that imports beside {provider} \
+                 {at}: {name} {read} each raise on import"
+            )));
+        }
+        let below = Requirement::from_str(&format!("{name}<{oldest}"))
+            .expect("a name and a version make a requirement");
+        let mut needs = as_asked.to_vec();
+        needs.push(below.clone());
+        let needed = (Some(name), &BTreeSet::new());
+        let resolution = match self.solve_needing(&needs, upgrade, vec![], bounds.to_vec(), needed)
+        {
+            Ok(found) => found,
+            Err(SolveError::NoSolution(no_solution)) => {
+                return Ok(Err(format!(
+                    "{} with {below} (below {name} {read}, which raise on import beside \
+                     {provider} {at}) cannot be had:\n{}",
+                    join(&self.request.targets),
+                    no_solution.report
+                )));
+            }
+            Err(err) => return Err(err.into()),
+        };
+        let planned = self.planned(&resolution);
+        let targets = &self.request.targets;
+        let mut plan = self.plan(PlanKind::Upgrade, String::new(), targets, &planned, &[])?;
+        if !plan.changes.iter().any(|c| &c.name == name) {
+            return Ok(Err(format!(
+                "below {name} {read}, which raise on import beside {provider} {at}, {name} stays \
+                 as installed"
+            )));
+        }
+        plan.title = format!(
+            "{}: the newest {name} that imports beside {provider} {at} ({name} {read} raise on \
+             import: {}, line {}, needs {})",
+            moves(&plan, targets),
+            check.file,
+            check.line,
+            check.needs
+        );
+        super::as_asked::as_requested(&mut plan, targets);
+        // Held below the failing releases by their own file, not by a requirement.
+        for held in plan.held_back.iter_mut().filter(|h| &h.name == name) {
+            if held.blockers.is_empty() && held.unavailable.is_none() {
+                held.unavailable = Some(format!(
+                    "{name} {read} raise on import beside {provider} {at} ({}, line {}: it \
+                     needs {}, read from that file, not from the index metadata)",
+                    check.file, check.line, check.needs
+                ));
+            }
+        }
+        Ok(Ok(plan))
+    }
+}
+
+/// `pyarrow 15.0.2 -> 26.0.1`: the targets' changes in `plan`.
+fn moves(plan: &Plan, targets: &[Requirement]) -> String {
+    let moved: Vec<String> = plan
+        .changes
+        .iter()
+        .filter(|c| targets.iter().any(|t| t.name == c.name))
+        .map(|c| {
+            let from = c
+                .from
+                .as_ref()
+                .map_or("(new)".to_string(), |v| v.to_string());
+            let to =
+                c.to.as_ref()
+                    .map_or("(removed)".to_string(), |v| v.to_string());
+            format!("{} {from} -> {to}", c.name)
+        })
+        .collect();
+    if moved.is_empty() {
+        join(targets)
+    } else {
+        moved.join(", ")
+    }
+}
+
+/// The tested dist's change in `plan` gives the test as its reason (not a request, nor the
+/// release's metadata).
+fn needed_on_import(plan: &mut Plan, check: &FailingCheck) {
+    let (name, version) = &check.release;
+    for change in plan
+        .changes
+        .iter_mut()
+        .filter(|c| c.name == check.provider.0)
+    {
+        change.reasons = vec![Reason::NeededOnImport {
+            dependent: name.clone(),
+            dependent_version: version.clone(),
+            requirement: check.needs.clone(),
+            file: check.file.clone(),
+            line: check.line,
+        }];
+    }
+}

@@ -1,0 +1,113 @@
+//! A release that raises on import through a test of another dist's version in its own shipped
+//! sources, solved again with what the test implies. On a loopback index of tiny wheels shaped
+//! after the real ones: pyarrow 26.0.1 carries the real first 46 lines of its `pyarrow/lib.pyx`
+//! (`testdata/evidence-truth/pyarrow/26.0.1-lib.pyx`; line 41 raises "pyarrow requires NumPy 2.0
+//! or newer" when numpy's major version is below 2), pyarrow 26.0.0 the same lines (the real
+//! 26.0.0 wheel's are identical), pyarrow 25.0.1 the real first 41 lines of its own
+//! (`25.0.1-lib.pyx`: no such test). None of them declares a numpy requirement, as the real
+//! releases do not; pandas 2.2.3 requires `numpy>=1.22.4`, numba 0.58.1 `numpy<1.27,>=1.22` (as
+//! their real metadata does). The venv is a real one (pip): numpy 1.26.4, pandas 2.2.3,
+//! pyarrow 18.1.0.
+//!
+//! Live (2026-12-05, CPython 3.11.7, the data recipe of `testdata/ml-venvs`): `propose pyarrow`
+//! recommended pyarrow 26.0.1 beside numpy 1.26.4 (risk 66), and `import pyarrow` fails there.
+
+use crate::common::TestContext;
+use crate::common::index_server::tiny_wheels;
+use crate::common::venv::RealVenv;
+use crate::try_::pip_ok;
+
+/// The tiny wheels: numpy 1.26.4 and 2.3.5, pandas 2.2.3, numba 0.58.1, pyarrow 18.1.0, 25.0.1,
+/// 26.0.0 and 26.0.1.
+fn wheels() -> serde_json::Value {
+    let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let lib = |version: &str| {
+        std::fs::read_to_string(
+            repo.join(format!("testdata/evidence-truth/pyarrow/{version}-lib.pyx")),
+        )
+        .unwrap()
+    };
+    let numpy = |version: &str| {
+        serde_json::json!({"name": "numpy", "version": version,
+            "files": {"numpy/__init__.py": format!("__version__ = \"{version}\"\n")}})
+    };
+    let pyarrow = |version: &str, lib: Option<String>| {
+        let mut files =
+            serde_json::json!({"pyarrow/__init__.py": "from pyarrow.lib import Table\n"});
+        if let Some(lib) = lib {
+            files["pyarrow/lib.pyx"] = lib.into();
+        }
+        serde_json::json!({"name": "pyarrow", "version": version, "files": files})
+    };
+    serde_json::json!([
+        numpy("1.26.4"),
+        numpy("2.3.5"),
+        {"name": "pandas", "version": "2.2.3", "requires": ["numpy>=1.22.4"],
+         "files": {"pandas/__init__.py": "import numpy\n"}},
+        {"name": "numba", "version": "0.58.1", "requires": ["numpy<1.27,>=1.22"],
+         "files": {"numba/__init__.py": "import numpy\n"}},
+        pyarrow("18.1.0", None),
+        pyarrow("25.0.1", Some(lib("25.0.1"))),
+        pyarrow("26.0.0", Some(lib("26.0.1"))),
+        pyarrow("26.0.1", Some(lib("26.0.1"))),
+    ])
+}
+
+/// Each plan in one line (kind, title, pyarrow and numpy pins, numpy's reasons), then the
+/// warnings and the conflict.
+fn summary(json: &serde_json::Value) -> String {
+    let mut lines = Vec::new();
+    for plan in json["plans"].as_array().unwrap() {
+        let numpy = plan["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "numpy")
+            .map_or(String::new(), |c| c["reasons"].to_string());
+        lines.push(format!(
+            "{} | {} | pyarrow {} numpy {} | risk {} | numpy's reasons {numpy}",
+            plan["kind"].as_str().unwrap(),
+            plan["title"].as_str().unwrap(),
+            plan["pins"]["pyarrow"].as_str().unwrap(),
+            plan["pins"]["numpy"].as_str().unwrap(),
+            plan["risk"]["score"],
+        ));
+    }
+    for warning in json["warnings"].as_array().unwrap() {
+        lines.push(format!("warning: {}", warning.as_str().unwrap()));
+    }
+    if let Some(explanation) = json["conflict"]["explanation"].as_str() {
+        lines.push(format!("conflict: {explanation}"));
+    }
+    lines.join("\n")
+}
+
+/// `propose pyarrow` (numpy 1.26.4): the plan with numpy moved to 2 (pyarrow 26.0.1's own file
+/// needs it; pandas 2.2.3 accepts it) and pyarrow 25.0.1, below the releases whose test fails;
+/// not pyarrow 26.0.1 beside numpy 1.26.4. With numba 0.58.1 installed (`numpy<1.27`) numpy
+/// cannot move, and the conflict says why; `pyarrow>=26` then has no plan (exit 1) unless
+/// forced.
+#[test]
+fn a_release_whose_own_file_needs_a_newer_dist_is_solved_with_that_need() {
+    let ctx = TestContext::new();
+    let server = tiny_wheels(&ctx.path().join("index"), &wheels());
+    let url = server.url();
+    let venv = ctx.path().join("venv");
+    RealVenv::create(&venv);
+    let install = ["numpy==1.26.4", "pandas==2.2.3", "pyarrow==18.1.0"];
+    pip_ok(
+        &venv,
+        &[&["install", "--index-url", &url][..], &install].concat(),
+    );
+    let json = |args: &[&str]| {
+        let out = ctx.propose(&venv, &url, &[args, &["--format", "json"]].concat());
+        format!("exit {:?}\n{}", out.code, summary(&out.json()))
+    };
+    let mut answers = vec![json(&["pyarrow"])];
+    pip_ok(&venv, &["install", "--index-url", &url, "numba==0.58.1"]);
+    answers.push(json(&["pyarrow"]));
+    answers.push(json(&["pyarrow>=26"]));
+    answers.push(json(&["pyarrow>=26", "--allow-override"]));
+    ctx.insta_settings()
+        .bind(|| insta::assert_snapshot!(answers.join("\n\n")));
+}
