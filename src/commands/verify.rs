@@ -46,7 +46,7 @@ pub(crate) fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<Ex
     let spec = crate::verify::select(plan.as_ref(), &inventory, &args.policy, args.all);
     let script = render::script(&spec);
     let mut options = args.run.clone();
-    options.budget = budget_left(args.all, options.budget, started);
+    options.budget_spent = budget_spent(args.all, started);
     // The baseline a run before the change records by itself sits next to the plan, where
     // `install-*.sh --verify` writes it too.
     options.baseline_file = args.plan.as_deref().map(|plan| {
@@ -71,32 +71,24 @@ pub(crate) fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<Ex
 }
 
 /// With `--all`, the budget is the whole command's: the seconds spent here before verify.py
-/// starts (reading the environment, choosing the modules) come off what verify.py gets, at
-/// least one second. Without `--all` there is no budget to count.
-fn budget_left(all: bool, asked: Option<u32>, started: Instant) -> Option<u32> {
-    if !all {
-        return asked;
-    }
-    let total = asked.unwrap_or(crate::verify::ALL_DEEP_BUDGET);
-    let spent = u32::try_from(started.elapsed().as_millis().div_ceil(1000)).unwrap_or(u32::MAX);
-    Some(total.saturating_sub(spent).max(1))
+/// starts (reading the environment, choosing the modules) count against it. Without `--all`
+/// there is no budget to count.
+fn budget_spent(all: bool, started: Instant) -> Option<f64> {
+    all.then(|| started.elapsed().as_secs_f64())
 }
 
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
 
-    use super::budget_left;
+    use super::budget_spent;
 
     #[test]
-    fn the_budget_of_all_counts_from_the_commands_start() {
+    fn the_budget_of_all_counts_the_commands_own_seconds() {
         let now = Instant::now();
-        assert_eq!(budget_left(false, Some(5), now), Some(5));
-        assert_eq!(budget_left(false, None, now), None);
-        assert_eq!(budget_left(true, None, now), Some(30));
+        assert_eq!(budget_spent(false, now), None);
         let three_ago = now.checked_sub(Duration::from_secs(3)).unwrap();
-        assert!(matches!(budget_left(true, None, three_ago), Some(26 | 27)));
-        let long_ago = now.checked_sub(Duration::from_secs(50)).unwrap();
-        assert_eq!(budget_left(true, Some(40), long_ago), Some(1));
+        let spent = budget_spent(true, three_ago).unwrap();
+        assert!((3.0..4.0).contains(&spent), "{spent}");
     }
 }

@@ -26,9 +26,11 @@ pub(crate) struct RunOptions {
     pub jobs: Option<usize>,
     /// `--no-smoke`.
     pub no_smoke: bool,
-    /// `--budget S`: with `--all`, seconds from verify.py's start after which no import below the
-    /// top level starts.
+    /// `--budget S`: with `--all`, seconds after which no import below the top level starts.
     pub budget: Option<u32>,
+    /// `--budget-spent S`: seconds of that budget spent before verify.py started (the command's
+    /// own work); verify.py counts the rest from its start.
+    pub budget_spent: Option<f64>,
     /// `--no-fork`: every import in a fresh interpreter.
     pub no_fork: bool,
     /// `--plain`: no automatic baseline.
@@ -158,6 +160,9 @@ pub(crate) fn run(
     }
     if let Some(budget) = options.budget {
         command.arg("--budget").arg(budget.to_string());
+    }
+    if let Some(spent) = options.budget_spent {
+        command.arg("--budget-spent").arg(format!("{spent:.2}"));
     }
     if options.no_fork {
         command.arg("--no-fork");

@@ -183,8 +183,14 @@ def main():
         "--budget",
         type=float,
         default=None,
-        help="with --all: seconds from this script's start after which no import below the top "
-        "level starts [%s]" % SPEC.get("budget"),
+        help="with --all: seconds (from this script's start, less --budget-spent) after which "
+        "no import below the top level starts [%s]" % SPEC.get("budget"),
+    )
+    parser.add_argument(
+        "--budget-spent",
+        type=float,
+        default=0.0,
+        help="seconds of the budget spent before this script started [0]",
     )
     parser.add_argument(
         "--no-fork",
@@ -331,7 +337,7 @@ def run_checks(args, caches):
             budget=seconds,
             batch=max(1, args.batch),
             known=known,
-            since=start,
+            since=start - max(0.0, args.budget_spent),
         )
         checks += imports
         checks += timed_call(
