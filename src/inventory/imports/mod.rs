@@ -46,7 +46,7 @@ pub(crate) use dist::{
 pub(crate) use fallbacks::assigned_build;
 pub use fallbacks::{BranchTest, Fallback};
 pub(crate) use gencode::{
-    DirectDescriptor, direct_descriptor, protobuf_refuses_direct_descriptors,
+    DirectDescriptor, direct_descriptor, may_build_descriptors, protobuf_refuses_direct_descriptors,
 };
 pub(super) use lines::logical_lines;
 pub(crate) use statements::{import_time_statements, unconditional_imports};
