@@ -54,11 +54,77 @@ fn is_zero(n: &usize) -> bool {
 /// The changed dists' top-level module names, each with its dist.
 pub(crate) type ChangedTops = BTreeMap<String, PackageName>;
 
+/// For a namespace package that several installed dists share (`google`: protobuf ships
+/// `google/protobuf/`, googleapis-common-protos `google/api/`, `google/type/`, ...), the dist
+/// that ships each name below it: `google` -> `protobuf` -> protobuf. A name two dists ship
+/// (`google/cloud/`) has no owner and is left out.
+pub(crate) type Portions = BTreeMap<String, BTreeMap<String, PackageName>>;
+
+/// The [`Portions`] of the top-level names two or more of `dists` share, from their `RECORD`s;
+/// a dist that ships the top's `__init__.py` (a regular package, not a namespace portion) owns
+/// nothing below it.
+pub(crate) fn namespace_portions(dists: &[InstalledDist]) -> Portions {
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for top in dists.iter().flat_map(|d| d.top_level.iter()) {
+        *count.entry(top.as_str()).or_default() += 1;
+    }
+    let mut owners: BTreeMap<String, BTreeMap<String, BTreeSet<PackageName>>> = BTreeMap::new();
+    for dist in dists {
+        let shared: Vec<&String> = dist
+            .top_level
+            .iter()
+            .filter(|t| count[t.as_str()] > 1)
+            .collect();
+        if shared.is_empty() {
+            continue;
+        }
+        let paths = crate::inventory::record::inside_paths(&dist.path).unwrap_or_default();
+        for top in shared {
+            if paths.iter().any(|p| *p == format!("{top}/__init__.py")) {
+                continue;
+            }
+            for path in &paths {
+                let Some(rest) = path
+                    .strip_prefix(top.as_str())
+                    .and_then(|r| r.strip_prefix('/'))
+                else {
+                    continue;
+                };
+                let first = rest.split('/').next().unwrap_or_default();
+                let name = first.split('.').next().unwrap_or_default();
+                if !name.is_empty() && name != "__pycache__" {
+                    owners
+                        .entry(top.clone())
+                        .or_default()
+                        .entry(name.to_string())
+                        .or_default()
+                        .insert(dist.name().clone());
+                }
+            }
+        }
+    }
+    owners
+        .into_iter()
+        .map(|(top, names)| {
+            let owned = names
+                .into_iter()
+                .filter(|(_, by)| by.len() == 1)
+                .filter_map(|(name, by)| Some((name, by.into_iter().next()?)))
+                .collect();
+            (top, owned)
+        })
+        .collect()
+}
+
 /// The modules of `dist` whose sources import one of `tops`, and the modules of the changed
-/// dists those sources import (keyed by the changed dist).
+/// dists those sources import (keyed by the changed dist). A top-level name `dist` shares with
+/// a changed dist as namespace packages (`google`, for googleapis-common-protos and protobuf)
+/// counts where a statement imports the changed dist's own part of it ([`Portions`]:
+/// `from google.protobuf import descriptor`, not `from google.api import http_pb2`).
 pub(crate) fn importing_modules(
     dist: &InstalledDist,
     tops: &ChangedTops,
+    portions: &Portions,
 ) -> (Vec<DeepModule>, BTreeMap<PackageName, Vec<DeepModule>>) {
     let mut own = Vec::new();
     let mut theirs: BTreeMap<PackageName, Vec<DeepModule>> = BTreeMap::new();
@@ -66,17 +132,34 @@ pub(crate) fn importing_modules(
         return (own, theirs);
     }
     let packages = own_tops(dist);
+    let shared: BTreeSet<String> = dist
+        .top_level
+        .iter()
+        .filter(|t| tops.contains_key(*t) && portions.contains_key(*t))
+        .cloned()
+        .collect();
+    let mut sharing: Vec<(String, String)> = Vec::new();
     let files: Vec<(String, String, BTreeSet<String>)> = imported_modules(dist)
         .into_iter()
         .filter_map(|(path, imported)| {
+            let module = module_of_path(&path, &packages)?;
+            if imported.iter().any(|top| shared.contains(top)) {
+                sharing.push((path.clone(), module.clone()));
+            }
             let hit: BTreeSet<String> = imported
                 .into_iter()
                 .filter(|top| tops.contains_key(top) && !dist.top_level.contains(top))
                 .collect();
-            let module = module_of_path(&path, &packages)?;
             (!hit.is_empty()).then_some((path, module, hit))
         })
         .collect();
+    shared_namespace_imports(
+        dist,
+        tops,
+        portions,
+        (&shared, &sharing),
+        (&mut own, &mut theirs),
+    );
     for (path, module, hit) in &files {
         for top in hit {
             own.push(DeepModule {
@@ -117,6 +200,65 @@ pub(crate) fn importing_modules(
         dedup(list);
     }
     (own, theirs)
+}
+
+/// [`importing_modules`] for the files of `sharing` (path, module) that import a name of
+/// `shared` (top-level names `dist` shares with a changed dist as namespace packages): those
+/// whose import statement names a part of the namespace another dist of `tops` owns, and that
+/// dist's modules they import.
+fn shared_namespace_imports(
+    dist: &InstalledDist,
+    tops: &ChangedTops,
+    portions: &Portions,
+    (shared, sharing): (&BTreeSet<String>, &[(String, String)]),
+    (own, theirs): (
+        &mut Vec<DeepModule>,
+        &mut BTreeMap<PackageName, Vec<DeepModule>>,
+    ),
+) {
+    if sharing.is_empty() {
+        return;
+    }
+    let changed: BTreeSet<&PackageName> = tops.values().collect();
+    let owner = |module: &str| {
+        let mut parts = module.split('.');
+        let (top, name) = (parts.next()?, parts.next()?);
+        let by = portions.get(top)?.get(name)?;
+        (by != dist.name() && changed.contains(by)).then(|| by.clone())
+    };
+    // One file at a time: `import_uses_in` keeps one of each statement across the files it
+    // reads, and every generated module of googleapis-common-protos has the same imports.
+    for (path, module) in sharing {
+        for import in import_uses_in(dist, &[path.as_str()], shared) {
+            let statement = import.statement;
+            let Some(by) = owner(&statement.module) else {
+                continue;
+            };
+            own.push(DeepModule {
+                module: module.clone(),
+                imports: by.clone(),
+                file: path.clone(),
+                cited: false,
+                fan_in: 0,
+            });
+            if statement.dead || statement.guard == ImportGuard::Any || statement.attribute {
+                continue;
+            }
+            let submodules = statement
+                .names
+                .iter()
+                .map(|n| format!("{}.{n}", statement.module));
+            for imported in std::iter::once(statement.module.clone()).chain(submodules) {
+                theirs.entry(by.clone()).or_default().push(DeepModule {
+                    imports: by.clone(),
+                    module: imported,
+                    file: path.clone(),
+                    cited: false,
+                    fan_in: 0,
+                });
+            }
+        }
+    }
 }
 
 /// The changed dists' modules below the top level that `dist`'s compiled extension modules name
@@ -609,7 +751,7 @@ mod tests {
         let dist = crate::inventory::test_sources::installed_dist(sp, ("pkg", "1.0"), &files);
         let n = |name: &str| PackageName::from_str(name).unwrap();
         let tops = ChangedTops::from([("numpy".to_string(), n("numpy"))]);
-        let (mut own, _) = importing_modules(&dist, &tops);
+        let (mut own, _) = importing_modules(&dist, &tops, &Portions::new());
         // A module whose file is another's (a changed dist's module carries its importer's):
         // that file's imports are not its own and count for nothing.
         own.push(DeepModule {
@@ -631,6 +773,67 @@ mod tests {
                 ("pkg.zz", 0)
             ]
         );
+    }
+
+    /// googleapis-common-protos and protobuf share the namespace `google`: a file of the first
+    /// that imports `google.protobuf` imports the changed protobuf (and its module joins), one
+    /// that imports only its own `google.api` does not; a name both ship has no owner.
+    #[test]
+    fn a_shared_namespace_counts_the_changed_dists_part_of_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let sp = dir.path();
+        let date = include_str!(
+            "../../testdata/imports/googleapis-common-protos-1.56.0/google/type/date_pb2.py"
+        );
+        let protobuf = crate::inventory::test_sources::installed_dist(
+            sp,
+            ("protobuf", "3.20.3"),
+            &[
+                ("google/protobuf/__init__.py", ""),
+                ("google/protobuf/descriptor.py", ""),
+                ("google/cloud/__init__.py", ""),
+            ],
+        );
+        let apis = crate::inventory::test_sources::installed_dist(
+            sp,
+            ("googleapis-common-protos", "1.56.0"),
+            &[
+                ("google/type/__init__.py", ""),
+                ("google/type/date_pb2.py", date),
+                ("google/api/__init__.py", ""),
+                ("google/api/http_pb2.py", ""),
+                (
+                    "google/api/annotations_pb2.py",
+                    "from google.api import http_pb2\n",
+                ),
+                ("google/cloud/extended_operations_pb2.py", ""),
+            ],
+        );
+        let portions = namespace_portions(&[protobuf.clone(), apis.clone()]);
+        let n = |name: &str| PackageName::from_str(name).unwrap();
+        let google = &portions["google"];
+        assert_eq!(google.get("protobuf"), Some(&n("protobuf")));
+        assert_eq!(google.get("api"), Some(&n("googleapis-common-protos")));
+        assert_eq!(google.get("cloud"), None);
+        let tops = ChangedTops::from([("google".to_string(), n("protobuf"))]);
+        let (own, theirs) = importing_modules(&apis, &tops, &portions);
+        let own: Vec<(&str, &str)> = own
+            .iter()
+            .map(|m| (m.module.as_str(), m.imports.as_ref()))
+            .collect();
+        assert_eq!(own, [("google.type.date_pb2", "protobuf")]);
+        let theirs: Vec<&str> = theirs[&n("protobuf")]
+            .iter()
+            .map(|m| m.module.as_str())
+            .collect();
+        assert!(theirs.contains(&"google.protobuf.descriptor"), "{theirs:?}");
+        assert!(
+            !theirs.iter().any(|m| m.starts_with("google.api")),
+            "{theirs:?}"
+        );
+        // Without the portions (main before): the shared top counted for nothing.
+        let (own, _) = importing_modules(&apis, &tops, &Portions::new());
+        assert_eq!(own, []);
     }
 
     /// The factor's citations, not its sentence: every cited statement counts, also those

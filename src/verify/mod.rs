@@ -428,8 +428,9 @@ fn read_deep_modules(
             Some((dist, tops, target.why != Why::Installed))
         })
         .collect();
+    let portions = deep::namespace_portions(&inventory.dists);
     let read = in_parallel(&work, |(dist, tops, theirs_too)| {
-        let (own, theirs) = deep::importing_modules(dist, tops);
+        let (own, theirs) = deep::importing_modules(dist, tops, &portions);
         let compiled = if *theirs_too {
             deep::compiled_importing(dist, changed)
         } else {
