@@ -42,8 +42,8 @@ impl Index {
         if inner.offline {
             return Err(build::unavailable(
                 file,
-                "its requirements need a metadata build, and --offline has none of it cached \
-                 (run once online with --allow-build)",
+                "--offline, and no metadata build of it is cached (run once online with \
+                 --allow-build)",
             ));
         }
         if inner.builds.given_up(&project.name) {
