@@ -256,13 +256,32 @@ pub(crate) fn run_pip(
     metadata_from_report(&text).map(|bytes| (bytes, seconds))
 }
 
-/// The last few lines that say something of a failed build's output, on one line.
+/// What a failed build's output says: the last Python exception line the build printed
+/// (`ModuleNotFoundError: No module named 'torch'`), else its last few lines that say
+/// something (not pip's frame of `│`, `╰─>` and notes), on one line.
 fn last_lines(stderr: &str) -> String {
     let lines: Vec<&str> = stderr
         .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("note:") && !l.starts_with("hint:"))
+        .map(|l| {
+            l.trim()
+                .trim_start_matches(['│', '╰', '─', '>', ' '])
+                .trim()
+        })
+        .filter(|l| {
+            !l.is_empty()
+                && !l.starts_with("note:")
+                && !l.starts_with("hint:")
+                && !l.starts_with("See above")
+                && !l.starts_with("[end of output]")
+        })
         .collect();
+    let exception = lines.iter().rev().find(|l| {
+        l.split_once(": ")
+            .is_some_and(|(kind, _)| kind.ends_with("Error") && !kind.contains(' '))
+    });
+    if let Some(exception) = exception {
+        return (*exception).to_string();
+    }
     let start = lines.len().saturating_sub(4);
     let text = lines[start..].join(" | ");
     if text.is_empty() {
@@ -350,6 +369,16 @@ mod tests {
         let parsed = CoreMetadata::parse(text.as_bytes()).unwrap();
         assert_eq!(parsed.requires_dist.len(), 2);
         assert!(metadata_from_report(r#"{"install": []}"#).is_err());
+    }
+
+    #[test]
+    fn a_failed_build_is_named_by_its_exception() {
+        let stderr = "  error: subprocess-exited-with-error\n\n  × Getting requirements to build wheel did not run successfully.\n  │ exit code: 1\n  ╰─> [20 lines of output]\n      Traceback (most recent call last):\n      ModuleNotFoundError: No module named 'torch'\n      [end of output]\n\n  note: This error originates from a subprocess\nerror: subprocess-exited-with-error\n\n× Getting requirements to build wheel did not run successfully.\n│ exit code: 1\n╰─> See above for output.\n";
+        assert_eq!(
+            last_lines(stderr),
+            "ModuleNotFoundError: No module named 'torch'"
+        );
+        assert_eq!(last_lines("a\nb\n"), "a | b");
     }
 
     #[test]
