@@ -13,7 +13,8 @@
 //! with `PYTHONDONTWRITEBYTECODE` not even pip's own `.pyc` files are written into the venv.
 //! The environment's interpreter is the right one: a `setup.py` may compute its requirements
 //! from the Python that runs it. uv was not chosen: `uv pip install --dry-run` reports no
-//! requirements, and it is not always present where pip is. A venv without pip says so.
+//! requirements, and it is not always present where pip is. A venv without pip (`uv venv`) is
+//! built for by the pip of `python3` with `--python`.
 //!
 //! The index URLs go to pip in `PIP_INDEX_URL` / `PIP_EXTRA_INDEX_URL` (never on the command
 //! line, where other users see them); pip reads netrc and keyring as it does for the user.
@@ -200,17 +201,56 @@ fn index_variables(indexes: &[IndexLocation]) -> Vec<(&'static str, String)> {
 }
 
 /// Run pip's metadata build of the sdist at `path`; its report's metadata as METADATA bytes.
+/// An environment without pip (a venv made by `uv venv`) is built for by the pip of `python3`
+/// on `PATH` with `--python` (pip 22.3+), as planner's own pip commands do there.
 pub(crate) fn run_pip(
     python: &Path,
     path: &Path,
     indexes: &[IndexLocation],
     timeout: Duration,
 ) -> Result<(Vec<u8>, f64), String> {
+    match pip_once(python, None, path, indexes, timeout) {
+        Err(Failure::NoPip) => {
+            match pip_once(Path::new("python3"), Some(python), path, indexes, timeout) {
+                Err(Failure::NoPip) => Err(format!(
+                    "neither the environment's interpreter `{}` nor `python3` has pip, which planner \
+                 builds with (`uv venv --seed` makes a venv with pip)",
+                    python.display()
+                )),
+                Err(Failure::Other(why)) => Err(why),
+                Ok(done) => Ok(done),
+            }
+        }
+        Err(Failure::Other(why)) => Err(why),
+        Ok(done) => Ok(done),
+    }
+}
+
+/// Why a pip run gave no metadata.
+enum Failure {
+    /// The interpreter that ran it has no pip.
+    NoPip,
+    /// Anything else, in words.
+    Other(String),
+}
+
+/// One pip run: `runner -m pip [--python target] install --dry-run ... SDIST`.
+fn pip_once(
+    runner: &Path,
+    target: Option<&Path>,
+    path: &Path,
+    indexes: &[IndexLocation],
+    timeout: Duration,
+) -> Result<(Vec<u8>, f64), Failure> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let report = dir.join("report.json");
-    let mut command = Command::new(python);
+    let mut command = Command::new(runner);
+    command.args(["-m", "pip"]);
+    if let Some(target) = target {
+        command.arg("--python").arg(target);
+    }
     command
-        .args(["-m", "pip", "install", "--dry-run", "--no-deps"])
+        .args(["install", "--dry-run", "--no-deps"])
         .args(["--ignore-installed", "--quiet", "--no-input"])
         .args(["--disable-pip-version-check", "--report"])
         .arg(&report)
@@ -226,34 +266,32 @@ pub(crate) fn run_pip(
     }
     let started = Instant::now();
     let finished = crate::child::run(&mut command, timeout, 64 * 1024)
-        .map_err(|e| format!("`{}` did not start: {e}", python.display()))?;
+        .map_err(|e| Failure::Other(format!("`{}` did not start: {e}", runner.display())))?;
     let seconds = started.elapsed().as_secs_f64();
-    let redacted = |bytes: &[u8]| redact_urls(&String::from_utf8_lossy(bytes), indexes);
     match finished.status {
         None => {
-            return Err(format!(
+            return Err(Failure::Other(format!(
                 "the metadata build did not finish in {} s (PLANNER_BUILD_TIMEOUT)",
                 timeout.as_secs()
-            ));
+            )));
         }
         Some(status) if !status.success() => {
-            let stderr = redacted(&finished.stderr);
+            let stderr = redact_urls(&String::from_utf8_lossy(&finished.stderr), indexes);
             if stderr.contains("No module named pip") {
-                return Err(format!(
-                    "the environment's interpreter `{}` has no pip, which planner builds with",
-                    python.display()
-                ));
+                return Err(Failure::NoPip);
             }
-            return Err(format!(
+            return Err(Failure::Other(format!(
                 "pip's metadata build failed: {}",
                 last_lines(&stderr)
-            ));
+            )));
         }
         Some(_) => {}
     }
     let text = crate::bounded::read_to_string(&report, crate::bounded::USER_FILE_LIMIT)
-        .map_err(|e| format!("pip wrote no report ({e})"))?;
-    metadata_from_report(&text).map(|bytes| (bytes, seconds))
+        .map_err(|e| Failure::Other(format!("pip wrote no report ({e})")))?;
+    metadata_from_report(&text)
+        .map(|bytes| (bytes, seconds))
+        .map_err(Failure::Other)
 }
 
 /// What a failed build's output says: the last Python exception line the build printed
