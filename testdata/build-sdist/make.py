@@ -7,12 +7,16 @@
   Its PKG-INFO is Metadata-Version 2.1 with no Requires-Dist, so a static read cannot trust it
   (PEP 643); the metadata its backend prepares says `Requires-Dist: depa>=2`.
 - `depa-1.0` and `depa-2.0`: pure-Python wheels.
+- `heavybuild-1.0.tar.gz`: the same sdist named `heavybuild`, whose `pyproject.toml` requires
+  `bigdep` to build; `bigdep`'s page (PEP 691 JSON, `index.json`) lists one wheel of 600 MiB
+  (not served: only its listed size is read), so the build is refused before it starts.
 
 Usage: python3 testdata/build-sdist/make.py (writes next to itself; byte-for-byte repeatable).
 """
 
 import hashlib
 import io
+import json
 import os
 import tarfile
 import zipfile
@@ -20,10 +24,10 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 MTIME = 1735689600
 
-PKG_INFO = b"Metadata-Version: 2.1\nName: inbuild\nVersion: 1.0\nSummary: built for its requirements\n"
+PKG_INFO = "Metadata-Version: 2.1\nName: %s\nVersion: 1.0\nSummary: built for its requirements\n"
 
-PYPROJECT = b"""[build-system]
-requires = []
+PYPROJECT = """[build-system]
+requires = [%s]
 build-backend = "backend"
 backend-path = ["."]
 """
@@ -35,7 +39,7 @@ import hashlib
 import os
 import zipfile
 
-NAME, VERSION = "inbuild", "1.0"
+NAME, VERSION = "@NAME@", "1.0"
 DIST_INFO = "%s-%s.dist-info" % (NAME, VERSION)
 METADATA = (
     "Metadata-Version: 2.1\\nName: %s\\nVersion: %s\\nRequires-Dist: depa>=2\\n" % (NAME, VERSION)
@@ -60,7 +64,7 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     name = "%s-%s-py3-none-any.whl" % (NAME, VERSION)
     files = {
-        "inbuild/__init__.py": "VALUE = 1\\n",
+        NAME + "/__init__.py": "VALUE = 1\\n",
         DIST_INFO + "/METADATA": METADATA,
         DIST_INFO + "/WHEEL": WHEEL,
     }
@@ -77,17 +81,17 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
 '''
 
 
-def sdist():
+def sdist(name="inbuild", requires=""):
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as tf:
         members = [
-            ("PKG-INFO", PKG_INFO),
-            ("pyproject.toml", PYPROJECT),
-            ("backend.py", BACKEND),
-            ("inbuild/__init__.py", b"VALUE = 1\n"),
+            ("PKG-INFO", (PKG_INFO % name).encode()),
+            ("pyproject.toml", (PYPROJECT % requires).encode()),
+            ("backend.py", BACKEND.replace(b"@NAME@", name.encode())),
+            (name + "/__init__.py", b"VALUE = 1\n"),
         ]
         for path, data in members:
-            info = tarfile.TarInfo("inbuild-1.0/" + path)
+            info = tarfile.TarInfo("%s-1.0/%s" % (name, path))
             info.size = len(data)
             info.mtime = MTIME
             tf.addfile(info, io.BytesIO(data))
@@ -97,7 +101,7 @@ def sdist():
 
     with gzip.GzipFile(fileobj=out, mode="wb", mtime=MTIME, filename="") as gz:
         gz.write(raw)
-    return "inbuild-1.0.tar.gz", out.getvalue()
+    return "%s-1.0.tar.gz" % name, out.getvalue()
 
 
 def wheel(name, version):
@@ -123,6 +127,7 @@ def main():
     projects = {
         "inbuild": [sdist()],
         "depa": [wheel("depa", "1.0"), wheel("depa", "2.0")],
+        "heavybuild": [sdist("heavybuild", '"bigdep"')],
     }
     for project, files in projects.items():
         os.makedirs(os.path.join(root, "simple", project), exist_ok=True)
@@ -138,6 +143,26 @@ def main():
         page = "<html><body>\n%s\n</body></html>\n" % "\n".join(links)
         with open(os.path.join(root, "simple", project, "index.html"), "w") as f:
             f.write(page)
+
+    # bigdep: listed only (PEP 691 JSON with the size), never served.
+    big = "bigdep-1.0-py3-none-any.whl"
+    page = {
+        "meta": {"api-version": "1.1"},
+        "name": "bigdep",
+        "versions": ["1.0"],
+        "files": [
+            {
+                "filename": big,
+                "url": "../../files/" + big,
+                "hashes": {"sha256": "0" * 64},
+                "size": 600 * 1024 * 1024,
+            }
+        ],
+    }
+    os.makedirs(os.path.join(root, "simple", "bigdep"), exist_ok=True)
+    with open(os.path.join(root, "simple", "bigdep", "index.json"), "w") as f:
+        json.dump(page, f, indent=1)
+        f.write("\n")
 
 
 if __name__ == "__main__":

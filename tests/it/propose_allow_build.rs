@@ -142,3 +142,27 @@ fn offline_without_built_metadata_says_so() {
     conflict: Because inbuild==1.0 has metadata that cannot be read (metadata of inbuild-1.0.tar.gz is unavailable without a build: --offline, and no metadata build of it is cached (run once online with --allow-build)) and you require inbuild, your requirements are unsatisfiable.
     ");
 }
+
+/// An sdist whose `pyproject.toml` build requirements weigh more than `PLANNER_BUILD_REQUIRES_MB`
+/// (500) in wheels is not built: `heavybuild` requires `bigdep`, whose one wheel the index lists
+/// at 600 MiB. The refusal names the requirement and its size; nothing is downloaded for it.
+#[test]
+fn a_build_whose_requirements_are_too_large_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let server = IndexServer::start(&index_dir());
+    let url = server.url();
+    let venv = RealVenv::create(&root.path().join("venv"));
+    let ctx = TestContext::new();
+    let args = ["heavybuild", "--format", "json", "--allow-build"];
+    let out = ctx.propose(&venv.path, &url, &args);
+    insta::assert_snapshot!(summary(&out), @"
+    exit 1
+    conflict: Because heavybuild==1.0 has metadata that cannot be read (metadata of heavybuild-1.0.tar.gz is unavailable without a build: its build requires bigdep 1.0 (600 MB), over the 500 MB of wheels planner fetches for a metadata build (PLANNER_BUILD_REQUIRES_MB raises the limit)) and you require heavybuild, your requirements are unsatisfiable.
+    ");
+    let fetched: Vec<String> = server
+        .requests("/files/bigdep")
+        .iter()
+        .map(|r| format!("{r:?}"))
+        .collect();
+    assert_eq!(fetched, Vec::<String>::new());
+}

@@ -50,7 +50,7 @@ impl Index {
             return Err(build::unavailable(
                 file,
                 format!(
-                    "not built: {} metadata builds of {} failed in this run",
+                    "{} metadata builds of {} failed in this run, and no more are tried",
                     build::FAILURES_PER_PROJECT,
                     project.name
                 ),
@@ -132,11 +132,9 @@ impl Index {
         let limit = self.inner.build.max_requires_bytes;
         (total > limit).then(|| {
             format!(
-                "not built: its build requires {}, {} MB of wheels, over the {} MB planner \
-                 fetches for a metadata build (PLANNER_BUILD_REQUIRES_MB raises it; installing \
-                 it builds it in the environment itself)",
+                "its build requires {}, over the {} MB of wheels planner fetches for a \
+                 metadata build (PLANNER_BUILD_REQUIRES_MB raises the limit)",
                 named.join(", "),
-                total / (1024 * 1024),
                 limit / (1024 * 1024)
             )
         })
