@@ -23,7 +23,7 @@
 //! Bounded: only the releases the solver asks for (never prefetch), one build at a time, each
 //! stopped after [`BuildSettings::timeout`] (`PLANNER_BUILD_TIMEOUT`, 120 s); after
 //! [`FAILURES_PER_PROJECT`] failed builds of one project, its other releases are not built in
-//! that run. A build whose `pyproject.toml` build requirements need wheels larger than
+//! that run; a failed or refused build is remembered for a day (`http::building`). A build whose `pyproject.toml` build requirements need wheels larger than
 //! [`BuildSettings::max_requires_bytes`] in all (`PLANNER_BUILD_REQUIRES_MB`, 500) is refused
 //! before it starts (torch as a build requirement is a multi-GB download).
 
@@ -42,6 +42,12 @@ use crate::metadata::CoreMetadata;
 
 /// After this many failed builds of one project in a run, its other releases are not built.
 pub(crate) const FAILURES_PER_PROJECT: usize = 2;
+
+/// How a failed build's reason starts (such a failure is remembered: `http::building`).
+pub(crate) const BUILD_FAILED: &str = "pip's metadata build failed";
+
+/// How a refused build's reason starts (build requirements too large).
+pub(crate) const TOO_LARGE: &str = "its build requires";
 
 /// The default of `PLANNER_BUILD_TIMEOUT` (seconds).
 pub(crate) const DEFAULT_TIMEOUT: u64 = 120;
@@ -281,7 +287,7 @@ fn pip_once(
                 return Err(Failure::NoPip);
             }
             return Err(Failure::Other(format!(
-                "pip's metadata build failed: {}",
+                "{BUILD_FAILED}: {}",
                 last_lines(&stderr)
             )));
         }

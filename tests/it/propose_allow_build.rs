@@ -165,4 +165,12 @@ fn a_build_whose_requirements_are_too_large_is_refused() {
         .map(|r| format!("{r:?}"))
         .collect();
     assert_eq!(fetched, Vec::<String>::new());
+    // The refusal is remembered for a day: the next run says so without reading the sdist.
+    server.clear_log();
+    let out = ctx.propose(&venv.path, &url, &args);
+    insta::assert_snapshot!(summary(&out), @"
+    exit 1
+    conflict: Because heavybuild==1.0 has metadata that cannot be read (metadata of heavybuild-1.0.tar.gz is unavailable without a build: its build requires bigdep 1.0 (600 MB), over the 500 MB of wheels planner fetches for a metadata build (PLANNER_BUILD_REQUIRES_MB raises the limit) (remembered from an attempt in the last day; --refresh tries again)) and you require heavybuild, your requirements are unsatisfiable.
+    ");
+    assert_eq!(server.requests("/files/heavybuild").len(), 0);
 }

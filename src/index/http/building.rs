@@ -14,6 +14,9 @@ use super::super::{DistFile, IndexError, IndexSource, Project, metadata_fetch};
 use super::{Index, entry};
 use crate::metadata::CoreMetadata;
 
+/// How long a failed metadata build is remembered (seconds): a day.
+const FAILED_FOR: i64 = 24 * 3600;
+
 impl Index {
     /// The built metadata of the sdist `file` of `project` (cached under `key`), else why it
     /// cannot be had.
@@ -39,6 +42,20 @@ impl Index {
             inner.builds.record(note(None));
             return Ok(Arc::new(metadata));
         }
+        let failed_key = format!("{key}#failed");
+        if !inner.refresh
+            && let Some((meta, body)) = inner.cache.read(Bucket::Metadata, &failed_key)
+            && crate::clock::now().as_second() < meta.fetched_at.saturating_add(FAILED_FOR)
+        {
+            inner.builds.failed(&project.name);
+            return Err(build::unavailable(
+                file,
+                format!(
+                    "{} (remembered from an attempt in the last day; --refresh tries again)",
+                    String::from_utf8_lossy(&body)
+                ),
+            ));
+        }
         if inner.offline {
             return Err(build::unavailable(
                 file,
@@ -57,6 +74,15 @@ impl Index {
             ));
         }
         let attempt = self.download_and_build(python, file);
+        if let Err(IndexError::MetadataUnavailable { reason, .. }) = &attempt
+            && (reason.starts_with(build::BUILD_FAILED) || reason.starts_with(build::TOO_LARGE))
+        {
+            // A build that failed on its own (not a timeout, not the network) fails again the
+            // same way: remembered for a day, so that the next run does not wait on it again.
+            let fetched_at = crate::clock::now().as_second();
+            let meta = entry(failed_key, None, fetched_at, FAILED_FOR as u64);
+            inner.cache.write(Bucket::Metadata, meta, reason.as_bytes());
+        }
         let (bytes, seconds) = attempt.inspect_err(|_| inner.builds.failed(&project.name))?;
         let metadata = metadata_fetch::check(file, &file.url, &bytes)?;
         let fetched_at = crate::clock::now().as_second();
@@ -132,8 +158,9 @@ impl Index {
         let limit = self.inner.build.max_requires_bytes;
         (total > limit).then(|| {
             format!(
-                "its build requires {}, over the {} MB of wheels planner fetches for a \
+                "{} {}, over the {} MB of wheels planner fetches for a \
                  metadata build (PLANNER_BUILD_REQUIRES_MB raises the limit)",
+                build::TOO_LARGE,
                 named.join(", "),
                 limit / (1024 * 1024)
             )
