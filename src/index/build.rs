@@ -23,7 +23,8 @@
 //! Bounded: only the releases the solver asks for (never prefetch), one build at a time, each
 //! stopped after [`BuildSettings::timeout`] (`PLANNER_BUILD_TIMEOUT`, 120 s); after
 //! [`FAILURES_PER_PROJECT`] failed builds of one project, its other releases are not built in
-//! that run; a failed or refused build is remembered for a day (`http::building`). A build whose `pyproject.toml` build requirements need wheels larger than
+//! that run; a failed or refused build is remembered for a day (`http::building`). A build
+//! whose `pyproject.toml` build requirements need wheels larger than
 //! [`BuildSettings::max_requires_bytes`] in all (`PLANNER_BUILD_REQUIRES_MB`, 500) is refused
 //! before it starts (torch as a build requirement is a multi-GB download).
 
