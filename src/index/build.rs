@@ -220,8 +220,8 @@ pub(crate) fn run_pip(
         Err(Failure::NoPip) => {
             match pip_once(Path::new("python3"), Some(python), path, indexes, timeout) {
                 Err(Failure::NoPip) => Err(format!(
-                    "neither the environment's interpreter `{}` nor `python3` has pip, which planner \
-                 builds with (`uv venv --seed` makes a venv with pip)",
+                    "neither the environment's interpreter `{}` nor `python3` has pip, which \
+                     planner builds with (`uv venv --seed` makes a venv with pip)",
                     python.display()
                 )),
                 Err(Failure::Other(why)) => Err(why),
