@@ -22,6 +22,24 @@ use crate::risk::RiskLevel;
 use crate::settings::{OutputFormat, ProposeSettings};
 use crate::trial::attempt::try_plans;
 
+/// Each plan that installs a release whose requirements came from a metadata build says so,
+/// one line per sdist.
+fn built_lines(proposal: &mut Proposal, index: &Index) {
+    use crate::index::IndexSource as _;
+    let built = index.built_sdists();
+    for plan in &mut proposal.plans {
+        for sdist in &built {
+            let installs = plan
+                .changes
+                .iter()
+                .any(|c| c.name == sdist.name && c.to.as_ref() == Some(&sdist.version));
+            if installs {
+                plan.warnings.push(sdist.line());
+            }
+        }
+    }
+}
+
 /// Run `planner propose`.
 pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<ExitStatus> {
     let inventory = load_own_target(&args.environment)?;
@@ -31,6 +49,11 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
         .resolve(inventory.environment.prefix.as_deref())?;
     // Only the files that can change an answer for this environment are read (`FileFilter`).
     settings.target_tags = Some(inventory.environment.tags.clone());
+    // `--allow-build`: an sdist without static metadata is built for its requirements by the
+    // environment's own interpreter (a snapshot has none: nothing is built).
+    if args.allow_build && inventory.environment.prefix.is_some() {
+        settings.build.python = Some(scripts_python(&inventory));
+    }
     let index_url = first_index_url(&settings);
     let index = Index::new(settings, printer)?;
     let request = propose_request(args, &inventory, printer);
@@ -40,6 +63,7 @@ pub(crate) fn run(args: &ProposeSettings, printer: &Printer) -> miette::Result<E
         .warnings
         .extend(pep668.iter().map(|lines| lines.join(" ")));
     index.finish_progress();
+    built_lines(&mut proposal, &index);
     let suspect = super::suspect_lines(&index);
     proposal.warnings.extend(suspect.iter().cloned());
 

@@ -10,7 +10,8 @@
 //! metadata cache policy), `client` (HTTP requests), `auth` (credentials), `cache` (the on-disk
 //! cache), `local` (a folder as an index), `parse` (pages read and written), `metadata_fetch` (the
 //! order of metadata sources) with `zip` and `sdist` (the archive readers), `filename` and `urls`
-//! (file names), `candidates` (which files a target can install), `progress` (the spinner).
+//! (file names), `candidates` (which files a target can install), `progress` (the spinner),
+//! `build` (`--allow-build`: an sdist's requirements from a metadata build).
 
 use std::sync::Arc;
 
@@ -27,6 +28,22 @@ pub trait IndexSource: Send + Sync {
     /// The core metadata of one release file.
     fn metadata(&self, project: &Project, file: &DistFile)
     -> Result<Arc<CoreMetadata>, IndexError>;
+
+    /// The metadata of one release as the solver asks for it: [`IndexSource::metadata`], and
+    /// under `--allow-build`, for an sdist whose requirements cannot be read without a build,
+    /// its metadata from a build (`build`). Never asked by prefetch.
+    fn built_metadata(
+        &self,
+        project: &Project,
+        file: &DistFile,
+    ) -> Result<Arc<CoreMetadata>, IndexError> {
+        self.metadata(project, file)
+    }
+
+    /// The sdists whose built metadata [`IndexSource::built_metadata`] gave in this run.
+    fn built_sdists(&self) -> Vec<BuiltSdist> {
+        Vec::new()
+    }
 
     /// A hint that these projects will be asked for soon; fetch them in the background.
     fn prefetch(&self, names: &[PackageName]) {
@@ -85,6 +102,7 @@ pub trait IndexSource: Send + Sync {
 }
 
 pub(crate) mod auth;
+pub(crate) mod build;
 pub(crate) mod cache;
 pub mod candidates;
 pub mod client;
@@ -101,6 +119,7 @@ mod progress;
 
 pub use planner_pypi::{filename, hashes, sdist, urls, zip};
 
+pub use build::{BuildSettings, BuiltSdist};
 pub use candidates::{BinaryPolicy, Unusable, candidates};
 pub use config::IndexLocation;
 pub use error::IndexError;
@@ -176,6 +195,8 @@ pub struct IndexSettings {
     /// on reading (`parse::FileFilter` says which are kept; every version stays listed). `None`
     /// keeps every file.
     pub target_tags: Option<crate::tags::Tags>,
+    /// `--allow-build`: how sdists without static metadata are built for their requirements.
+    pub build: BuildSettings,
 }
 
 /// Pages without `Cache-Control` stay fresh this long: the public index's own `max-age`.
@@ -195,6 +216,7 @@ impl Default for IndexSettings {
             binary: BinaryPolicy::default(),
             page_max_age: DEFAULT_PAGE_MAX_AGE,
             target_tags: None,
+            build: BuildSettings::default(),
         }
     }
 }

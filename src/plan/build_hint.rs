@@ -1,7 +1,7 @@
-//! Whether `--allow-build` can help a target that has only source distributions here: planner
-//! reads an sdist's requirements only from static metadata (`PKG-INFO` of Metadata-Version 2.2+,
-//! PEP 643, with `Requires-Dist` not dynamic); without it, allowing builds still leaves nothing
-//! to plan with (flash-attn: every release an sdist with Metadata-Version 2.1).
+//! What `--allow-build` does for a target that has only source distributions here: where its
+//! newest sdist has no static metadata (`PKG-INFO` older than Metadata-Version 2.2, or
+//! `Requires-Dist` dynamic, PEP 643), planner reads its requirements by a metadata build
+//! (`index::build`: pip in the environment's interpreter, isolated), which the hint says.
 //!
 //! In: a project name. Out: the sentence for the hint, from one metadata read of its newest
 //! sdist (only when a resolution already failed on it).
@@ -11,8 +11,9 @@ use pep508_rs::PackageName;
 use super::alternatives::Proposer;
 
 impl Proposer<'_> {
-    /// Why `--allow-build` would not help `name`: its newest non-yanked sdist's metadata cannot
-    /// be read without a build. `None` when it can (or there is no sdist, or the index fails).
+    /// What `--allow-build` would do for `name` when its newest non-yanked sdist's metadata
+    /// cannot be read without a build. `None` when it can (or there is no sdist, or the index
+    /// fails).
     pub(super) fn build_would_not_help(&self, name: &PackageName) -> Option<String> {
         let project = self.evidence.catalog.project(name).ok()??;
         let files = &project.files;
@@ -27,8 +28,11 @@ impl Proposer<'_> {
         let text = err.to_string();
         text.contains("without a build").then(|| {
             format!(
-                "`--allow-build` would not help either: planner reads an sdist's requirements only \
-                 from static metadata, and {name}'s newest sdist has none ({text})"
+                "planner plans with wheels only, as the commands it prints install: \
+                 `--allow-build` plans with source distributions, and reads {name}'s \
+                 requirements by a metadata build of its sdist in an isolated build \
+                 environment (pip, up to PLANNER_BUILD_TIMEOUT seconds each), since it has no \
+                 static metadata ({text})"
             )
         })
     }

@@ -13,7 +13,9 @@ use super::sources::{IndexValue, Sources};
 use crate::cli::{self, IndexArgs};
 use crate::index::client::{ClientSettings, env_value};
 use crate::index::keyring::KeyringProvider;
-use crate::index::{BinaryPolicy, DEFAULT_PAGE_MAX_AGE, IndexError, IndexSettings, auth, cache};
+use crate::index::{
+    BinaryPolicy, BuildSettings, DEFAULT_PAGE_MAX_AGE, IndexError, IndexSettings, auth, cache,
+};
 
 /// Where package metadata comes from, before the environment is known: the flags and the
 /// environment; [`IndexOptions::resolve`] adds pip.conf and builds [`IndexSettings`].
@@ -152,8 +154,24 @@ impl IndexOptions {
             page_max_age: env_value(&get, "PLANNER_INDEX_TTL", "a number of seconds", |_| true)?
                 .unwrap_or(DEFAULT_PAGE_MAX_AGE),
             target_tags: None,
+            build: build_settings(&get)?,
         })
     }
+}
+
+/// `--allow-build`'s bounds: `PLANNER_BUILD_TIMEOUT` (seconds) and `PLANNER_BUILD_REQUIRES_MB`;
+/// the interpreter is set by the command that builds.
+fn build_settings(get: &dyn Fn(&str) -> Option<String>) -> Result<BuildSettings, IndexError> {
+    let defaults = BuildSettings::default();
+    let seconds = env_value(get, "PLANNER_BUILD_TIMEOUT", "a number of seconds", |s| {
+        *s > 0
+    })?;
+    let mb = env_value::<u64>(get, "PLANNER_BUILD_REQUIRES_MB", "a number of MB", |_| true)?;
+    Ok(BuildSettings {
+        python: None,
+        timeout: seconds.map_or(defaults.timeout, std::time::Duration::from_secs),
+        max_requires_bytes: mb.map_or(defaults.max_requires_bytes, |mb| mb * 1024 * 1024),
+    })
 }
 
 /// An index given as neither a URL nor an existing path (`--index-url 'not a url'`) is refused

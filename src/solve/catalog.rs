@@ -261,6 +261,27 @@ impl<'a> CatalogCore<'a> {
         table: &VersionTable,
         version: &Version,
     ) -> Result<Result<Arc<CoreMetadata>, Unavailable>, SolveError> {
+        self.read_release(name, table, version, false)
+    }
+
+    /// [`CatalogCore::release_metadata`] as the solver asks for it: under `--allow-build`, an
+    /// sdist without static metadata is built for it ([`IndexSource::built_metadata`]).
+    pub(crate) fn solver_release_metadata(
+        &self,
+        name: &PackageName,
+        table: &VersionTable,
+        version: &Version,
+    ) -> Result<Result<Arc<CoreMetadata>, Unavailable>, SolveError> {
+        self.read_release(name, table, version, true)
+    }
+
+    fn read_release(
+        &self,
+        name: &PackageName,
+        table: &VersionTable,
+        version: &Version,
+        build: bool,
+    ) -> Result<Result<Arc<CoreMetadata>, Unavailable>, SolveError> {
         let Some(entry) = table.get(version) else {
             return Ok(Err(Unavailable::Metadata {
                 message: format!("the index lists no {name}=={version}"),
@@ -281,7 +302,12 @@ impl<'a> CatalogCore<'a> {
             return Ok(Ok(m.clone()));
         }
         let project = table.project.as_ref().expect("a file implies a project");
-        let metadata = match self.index.metadata(project, file) {
+        let read = if build {
+            self.index.built_metadata(project, file)
+        } else {
+            self.index.metadata(project, file)
+        };
+        let metadata = match read {
             Ok(metadata) => metadata,
             // Version-level problems make that version unusable (a suspect one is also named
             // by the command, which then exits 1); the rest is fatal.
@@ -435,6 +461,16 @@ impl<'a> Catalog<'a> {
         version: &Version,
     ) -> Result<Result<Arc<CoreMetadata>, Unavailable>, SolveError> {
         self.core.release_metadata(name, table, version)
+    }
+
+    /// The metadata of one release the solver decides on: [`CatalogCore::solver_release_metadata`].
+    pub(crate) fn solver_release_metadata(
+        &self,
+        name: &PackageName,
+        table: &VersionTable,
+        version: &Version,
+    ) -> Result<Result<Arc<CoreMetadata>, Unavailable>, SolveError> {
+        self.core.solver_release_metadata(name, table, version)
     }
 
     /// Ask for the projects of these edges (name and range) whose tables were not read yet:

@@ -313,7 +313,10 @@ impl<'c, 'a> Provider<'c, 'a> {
             let edges = self.remember(pkg, version, edges);
             return Ok(Dependencies::Available(edges.into_iter().collect()));
         }
-        let metadata = match self.catalog.release_metadata(name, &table, version)? {
+        let metadata = match self
+            .catalog
+            .solver_release_metadata(name, &table, version)?
+        {
             Ok(m) => m,
             Err(reason) if extra.is_none() => return Ok(Dependencies::Unavailable(reason)),
             Err(_) => return Ok(Dependencies::Available(pin.into_iter().collect())),

@@ -141,7 +141,7 @@ fn resolved(
         None => ResolvedSource::Index { file: None },
     };
     let metadata = catalog
-        .release_metadata(name, &table, version)?
+        .solver_release_metadata(name, &table, version)?
         .map_err(|reason| chosen_without_metadata(name, version, reason))?;
     Ok(Resolved {
         version: version.clone(),

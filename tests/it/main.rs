@@ -23,6 +23,7 @@ mod outdated_breaks;
 mod outdated_line;
 mod pep668;
 mod propose;
+mod propose_allow_build;
 mod propose_cases;
 mod propose_layers;
 mod propose_ml;

@@ -1090,10 +1090,10 @@ fn a_console_scripts_import_of_an_extras_dist_is_no_planned_import_missing() {
 }
 
 /// A target with only sdists whose metadata is not static (flash-attn: every
-/// release an sdist with `Metadata-Version: 2.1`) is not pointed to `--allow-build`, which could
-/// not help: the hint says so once, with why.
+/// release an sdist with `Metadata-Version: 2.1`): the hint says once that `--allow-build` reads
+/// its requirements by a metadata build, and why one is needed.
 #[test]
-fn allow_build_is_not_offered_where_it_cannot_help() {
+fn allow_build_hint_says_the_sdist_needs_a_metadata_build() {
     let root = tempfile::tempdir().unwrap();
     let index = root.path().join("index");
     let page = index.join("simple").join("fakeattn");
@@ -1137,7 +1137,7 @@ with tarfile.open(path, "w:gz") as tar:
         .filter_map(|h| h.as_str())
         .collect();
     assert_eq!(hints.len(), 1, "{hints:?}");
-    // `--allow-build` would not help: the sdist has no static metadata.
+    // `--allow-build` builds the sdist for its requirements: it has no static metadata.
     insta::assert_snapshot!("sdist_without_static_metadata_hint", hints[0]);
 }
 

@@ -30,7 +30,10 @@ fn repo() -> PathBuf {
 /// and pip, or with `uv venv` and `uv pip install` (`by_uv`: no pip inside, `INSTALLER` uv,
 /// `REQUESTED` on every dist, a `lib64` link), as the two kinds of venv users have. `python`
 /// (uv only) is the interpreter uv finds for `-p` (`3.12`: jax 0.11 and later need it).
-fn cpu_venv(pins: &[String], by_uv: bool, python: &str) -> Result<PathBuf, String> {
+/// `venv_by`: `uv` (no pip in the venv), `uv-seed` (uv with pip seeded: what `--allow-build`
+/// builds with), else pip under `python3`.
+fn cpu_venv(pins: &[String], venv_by: &str, python: &str) -> Result<PathBuf, String> {
+    let by_uv = venv_by.starts_with("uv");
     let key: String = pins
         .join("_")
         .chars()
@@ -46,7 +49,7 @@ fn cpu_venv(pins: &[String], by_uv: bool, python: &str) -> Result<PathBuf, Strin
         key
     };
     let key = if by_uv {
-        format!("uv{python}-{key}")
+        format!("{venv_by}{python}-{key}")
     } else {
         key
     };
@@ -62,6 +65,7 @@ fn cpu_venv(pins: &[String], by_uv: bool, python: &str) -> Result<PathBuf, Strin
     if by_uv {
         run(Command::new("uv")
             .args(["venv", "-q", "-p", python])
+            .args((venv_by == "uv-seed").then_some("--seed"))
             .arg(&partial))?;
         run(Command::new("uv")
             .args(["pip", "install", "-q", "--no-build", "--python"])
@@ -96,7 +100,7 @@ fn venv_of(case: &Value) -> Result<PathBuf, String> {
                 .iter()
                 .map(|p| p.as_str().unwrap().to_string())
                 .collect::<Vec<_>>(),
-            case["venv_by"] == "uv",
+            case["venv_by"].as_str().unwrap_or("pip"),
             case["python"].as_str().unwrap_or("python3"),
         ),
         other => Err(format!("venv: {other}")),
@@ -232,6 +236,11 @@ fn judge(case: &Value, code: Option<i32>, proposal: &Value) -> Vec<String> {
     for lack in case["text_lacks"].as_array().into_iter().flatten() {
         if text.contains(lack.as_str().unwrap()) {
             wrong.push(format!("says {lack}"));
+        }
+    }
+    for has in case["text_has"].as_array().into_iter().flatten() {
+        if !text.contains(has.as_str().unwrap()) {
+            wrong.push(format!("does not say {has}"));
         }
     }
     let hints = proposal["conflict"]["hints"].to_string();

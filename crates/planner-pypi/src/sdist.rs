@@ -96,6 +96,17 @@ pub fn pkg_info(
     bytes: &[u8],
     deadline: Option<std::time::Instant>,
 ) -> Result<Option<Vec<u8>>, SdistError> {
+    top_member(name, bytes, deadline, "PKG-INFO")
+}
+
+/// `<top>/<member>` (`PKG-INFO`, `pyproject.toml`) out of an sdist named `name`, read as
+/// [`pkg_info`] reads.
+pub fn top_member(
+    name: &str,
+    bytes: &[u8],
+    deadline: Option<std::time::Instant>,
+    member: &str,
+) -> Result<Option<Vec<u8>>, SdistError> {
     let stopped = std::cell::Cell::new(None);
     let limit = inflated_limit(bytes.len() as u64);
     let bounded = |inner| Inflating {
@@ -105,20 +116,20 @@ pub fn pkg_info(
         deadline,
         stopped: &stopped,
     };
-    let is_pkg_info = |path: &str| {
+    let is_member = |path: &str| {
         let mut parts = path.trim_start_matches("./").split('/');
         matches!(
             (parts.next(), parts.next(), parts.next()),
-            (Some(_), Some("PKG-INFO"), None)
+            (Some(_), Some(found), None) if found == member
         )
     };
     let read = if name.ends_with(".zip") {
-        return Ok(zip_member(bytes, is_pkg_info)?);
+        return Ok(zip_member(bytes, is_member)?);
     } else if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
         let inflated = flate2::read::GzDecoder::new(bytes);
-        tar_member(bounded(Box::new(inflated) as Box<dyn Read>), is_pkg_info)
+        tar_member(bounded(Box::new(inflated) as Box<dyn Read>), is_member)
     } else if name.ends_with(".tar") {
-        tar_member(bounded(Box::new(bytes) as Box<dyn Read>), is_pkg_info)
+        tar_member(bounded(Box::new(bytes) as Box<dyn Read>), is_member)
     } else {
         return Err(SdistError::Format);
     };

@@ -10,6 +10,7 @@
 //! How a page is fetched and cached (freshness, revalidation, remembered 404s, the filtered-page
 //! cache) is in `pages`; the order of metadata sources is in `super::metadata_fetch`.
 
+mod building;
 mod pages;
 
 use std::collections::{HashMap, HashSet};
@@ -20,6 +21,7 @@ use pep508_rs::PackageName;
 use tokio::sync::OnceCell;
 
 use super::auth::{self, AuthStore, SecretUrl};
+use super::build::{self, BuildSettings, Builds, BuiltSdist};
 use super::cache::{Bucket, Cache, EntryMeta};
 use super::client::Client;
 use super::parse::{self, ProjectPage};
@@ -63,6 +65,9 @@ struct Inner {
     default_max_age: u64,
     target_tags: Option<crate::tags::Tags>,
     tail_hints: metadata_fetch::TailHints,
+    /// `--allow-build`: how sdists without static metadata are built for it.
+    build: BuildSettings,
+    builds: Builds,
 }
 
 impl std::fmt::Debug for Index {
@@ -127,6 +132,8 @@ impl Index {
                 default_max_age: settings.page_max_age,
                 target_tags: settings.target_tags,
                 tail_hints: metadata_fetch::TailHints::default(),
+                build: settings.build,
+                builds: Builds::default(),
             }),
         })
     }
@@ -212,6 +219,30 @@ impl IndexSource for Index {
         let file = file.clone();
         self.runtime
             .block_on(async move { inner.metadata(project, file).await })
+    }
+
+    fn built_metadata(
+        &self,
+        project: &Project,
+        file: &DistFile,
+    ) -> Result<Arc<CoreMetadata>, IndexError> {
+        let read = self.metadata(project, file);
+        let Some(python) = self.inner.build.python.clone() else {
+            return read;
+        };
+        match read {
+            Err(IndexError::MetadataUnavailable { .. }) if build::is_sdist(file) => {}
+            read => return read,
+        }
+        let key = build::cache_key(file);
+        self.inner
+            .builds
+            .once(&key, || self.build_metadata(&python, project, file, &key))
+    }
+
+    fn built_sdists(&self) -> Vec<BuiltSdist> {
+        let used = self.inner.builds.used.lock();
+        used.unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     fn prefetch_metadata(&self, project: &Project, file: &DistFile) {

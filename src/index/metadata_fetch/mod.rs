@@ -19,7 +19,8 @@
 //! 4. Sdists: `PKG-INFO` out of the archive (read by `super::sdist`), trusted only when it is
 //!    Metadata-Version >= 2.2 and `Requires-Dist` is not `Dynamic` (PEP 643, [`trusted`], which
 //!    the caller applies, so that an untrusted PKG-INFO is cached and the sdist not fetched
-//!    again); nothing is ever built.
+//!    again); nothing is built here (`propose --allow-build` builds such an sdist for its
+//!    requirements: `super::build`).
 //!
 //! Every whole file downloaded (a wheel whose server ignores `Range`, an sdist) is checked against
 //! the index's hash before anything is read from it ([`verify_download`]); a mismatch is an error
