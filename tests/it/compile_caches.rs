@@ -35,7 +35,7 @@ if _out:
     for _name in {names:?}:
         _d = os.environ.get(_name)
         _seen[_name] = [_d, bool(_d) and os.path.isdir(_d), sorted(os.listdir(_d)) if _d and os.path.isdir(_d) else None]
-    for _name in ("TORCHINDUCTOR_FORCE_DISABLE_CACHES", "JAX_ENABLE_COMPILATION_CACHE"):
+    for _name in ("TORCHINDUCTOR_FORCE_DISABLE_CACHES", "JAX_ENABLE_COMPILATION_CACHE", "TORCHINDUCTOR_COMPILE_THREADS"):
         _seen[_name] = [os.environ.get(_name), None, None]
     _who = os.environ.get("CACHE_PROBE_WHO", "verify")
     with open(os.path.join(_out, "%s-%d-%d.json" % (_who, V, os.getpid())), "w") as _f:
@@ -161,6 +161,10 @@ fn private_dirs(records: &[Record], user: &Path) -> Vec<BTreeSet<String>> {
         .map(|(who, v, seen)| {
             assert_eq!(seen["TORCHINDUCTOR_FORCE_DISABLE_CACHES"][0], "1", "{seen}");
             assert_eq!(seen["JAX_ENABLE_COMPILATION_CACHE"][0], "false", "{seen}");
+            if who == "verify" {
+                // verify.py's own checks compile in their own process (no worker pool).
+                assert_eq!(seen["TORCHINDUCTOR_COMPILE_THREADS"][0], "1", "{seen}");
+            }
             DIRS.iter()
                 .map(|name| {
                     let [dir, existed, entries] = [0, 1, 2].map(|i| &seen[*name][i]);
@@ -246,6 +250,7 @@ fn try_compiles_into_private_empty_caches_before_and_after_unless_warm() {
             seen["TORCHINDUCTOR_FORCE_DISABLE_CACHES"][0].is_null(),
             "{seen}"
         );
+        assert!(seen["TORCHINDUCTOR_COMPILE_THREADS"][0].is_null(), "{seen}");
     }
 }
 
