@@ -91,6 +91,25 @@ impl ImportIndex {
         self.files.get_or_init(|| read_all(inventory))
     }
 
+    /// The `.py` files whose import lines name a module of `modules` (top-level names), by
+    /// dist (its position in the inventory): the cheap pass's answer ([`imported_modules`]), no
+    /// statement parsed.
+    pub(crate) fn sources_importing<'s>(
+        &'s self,
+        inventory: &Inventory,
+        modules: &BTreeSet<String>,
+    ) -> BTreeMap<usize, BTreeSet<&'s str>> {
+        let mut out: BTreeMap<usize, BTreeSet<&str>> = BTreeMap::new();
+        for (i, files) in self.files(inventory).iter().enumerate() {
+            for source in files {
+                if !source.compiled && !source.tops.is_disjoint(modules) {
+                    out.entry(i).or_default().insert(&source.path);
+                }
+            }
+        }
+        out
+    }
+
     /// The installed dists whose files import a module of `tops` (top-level name -> its dist)
     /// at import time: one [`ImportEvidence`] per (importing dist, provider), the first file in
     /// path order, sorted. A dist is never its own importer, nor one that ships the module.

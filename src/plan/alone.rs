@@ -11,11 +11,13 @@
 //! and wheels, not from any dist's declared requirements.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use pep440_rs::Version;
 use pep508_rs::PackageName;
 
 use super::builder::{PlanBuilder, plan_breaks};
+use super::installed_imports::InstalledImports;
 use super::oracle::IndexAndFiles;
 use super::planned::{PlanDist, PlannedEnvironment};
 use super::proposal::{Action, Break, BreakKind, Change};
@@ -46,11 +48,13 @@ pub(crate) struct AloneEvidence<'a> {
     installed: PlannedEnvironment,
 }
 
-/// Run `ask` with the evidence over `inventory` and `index` (what it reads is read once).
+/// Run `ask` with the evidence over `inventory` and `index` (what it reads is read once; the
+/// installed files' imports in `imports`, which other questions over the inventory share).
 pub(crate) fn with_alone_evidence<R>(
     index: &dyn IndexSource,
     inventory: &Inventory,
     binary: &BinaryPolicy,
+    imports: &Arc<InstalledImports>,
     ask: impl FnOnce(&AloneEvidence<'_>) -> R,
 ) -> R {
     // The evidence reads release dates, file lists and module files, never an installed
@@ -60,8 +64,8 @@ pub(crate) fn with_alone_evidence<R>(
     let policy = Policy::builtin();
     let evidence = AloneEvidence {
         inventory,
-        builder: PlanBuilder::new(inventory, &policy, None),
-        evidence: IndexAndFiles::new(index, Catalog::new(&core, None), inventory),
+        builder: PlanBuilder::new(inventory, &policy, None).sharing(imports),
+        evidence: IndexAndFiles::new(index, Catalog::new(&core, None), inventory).sharing(imports),
         installed: installed_environment(inventory),
     };
     ask(&evidence)

@@ -129,7 +129,7 @@ impl PlanBuilder<'_> {
             inventory: self.inventory,
             planned,
             oracle,
-            index: &self.import_index,
+            index: self.imports.index(),
         };
         chained_breaks(failing, &world)
     }
