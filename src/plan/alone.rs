@@ -20,7 +20,7 @@ use super::builder::{PlanBuilder, plan_breaks};
 use super::installed_imports::InstalledImports;
 use super::oracle::IndexAndFiles;
 use super::planned::{PlanDist, PlannedEnvironment};
-use super::proposal::{Action, Break, BreakKind, Change};
+use super::proposal::{Break, Change};
 use crate::index::{BinaryPolicy, IndexSource};
 use crate::inventory::Inventory;
 use crate::risk::Policy;
@@ -78,32 +78,20 @@ impl AloneEvidence<'_> {
         let Some(dist) = self.inventory.get(name) else {
             return AloneBreaks::default();
         };
-        let change = Change {
-            name: name.clone(),
-            from: Some(dist.version().clone()),
-            to: Some(to.clone()),
-            action: Action::Upgrade,
-            reasons: Vec::new(),
-            forced: false,
-            yanked: None,
-            upload_time: None,
-            repair: false,
-            from_source_only: false,
-            top_level: dist.top_level.clone(),
-        };
+        let change = Change::asked(
+            name,
+            Some(dist.version().clone()),
+            to,
+            dist.top_level.clone(),
+        );
         let (facts, importers) =
             self.builder
                 .change_facts(&change, &self.installed, &self.evidence);
-        let (fails, chained) =
+        let (fails, mut chained) =
             self.builder
                 .fails_on_import(name, to, &self.installed, &self.evidence);
         let mut breaks = plan_breaks(&facts, &importers);
-        breaks.extend(chained.dependents.into_iter().map(|dependent| Break {
-            package: name.clone(),
-            to: to.clone(),
-            dependent,
-            how: BreakKind::ImportChain,
-        }));
+        breaks.extend(chained.take_breaks(name, to));
         let mut imports = facts.missing_imports;
         imports.extend(chained.sentences);
         AloneBreaks {

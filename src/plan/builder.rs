@@ -132,18 +132,9 @@ impl<'a> PlanBuilder<'a> {
                     .get(name)
                     .is_none_or(|d| d.version() != &dist.version)
             })
-            .map(|(name, dist)| Change {
-                name: name.clone(),
-                from: self.inventory.get(name).map(|d| d.version().clone()),
-                to: Some(dist.version.clone()),
-                action: Action::Upgrade,
-                reasons: Vec::new(),
-                forced: false,
-                yanked: None,
-                upload_time: None,
-                repair: false,
-                from_source_only: false,
-                top_level: Vec::new(),
+            .map(|(name, dist)| {
+                let from = self.inventory.get(name).map(|d| d.version().clone());
+                Change::asked(name, from, &dist.version, Vec::new())
             })
             .collect();
         !super::accelerator::switches(self.inventory, &self.accelerator_view(planned), &changes)
