@@ -15,6 +15,7 @@ use crate::ExitStatus;
 use crate::index::{Index, IndexError, Project};
 use crate::inventory;
 use crate::outdated::{build_report, check_line_moves, check_own_requirements};
+use crate::plan::InstalledImports;
 use crate::printer::Printer;
 use crate::render::json;
 use crate::render::outdated::render_text;
@@ -39,14 +40,24 @@ pub(crate) fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<
     index.finish_progress();
     let indexes: Vec<String> = index.indexes().iter().map(ToString::to_string).collect();
     let mut report = build_report(&inventory, &projects, index.binary_policy(), indexes);
+    // The installed files' imports are read once for the alone scan and every line move's
+    // proposal.
+    let imports = Arc::new(InstalledImports::default());
     check_own_requirements(
         &mut report,
         &inventory,
         &projects,
         &index,
         index.binary_policy(),
+        &imports,
     );
-    check_line_moves(&mut report, &inventory, &index, index.binary_policy());
+    check_line_moves(
+        &mut report,
+        &inventory,
+        &index,
+        index.binary_policy(),
+        &imports,
+    );
     let suspect = super::suspect_lines(&index);
     match args.format {
         OutputFormat::Json => printer.out(&json::to_json(&report)?),

@@ -22,13 +22,14 @@
 //! cannot see is what [`super::imports`] cannot: imports spelled at run time or made by compiled
 //! code, and dists without a `RECORD` (a snapshot, metadata copied without files).
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::OnceLock;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
 
 use pep508_rs::PackageName;
 
 use super::extensions::extension_module_names;
-use super::imports::{import_time_statements, imported_modules, read_installed};
+use super::imports::{ImportStatement, import_time_statements, imported_modules, read_installed};
 use super::module_files::has_module;
 use super::{InstalledDist, Inventory};
 
@@ -84,11 +85,36 @@ pub(crate) struct ImportIndex {
     /// Per dist (by its position in the inventory): each file and the top-level modules its
     /// import lines name.
     files: OnceLock<Vec<DistFiles>>,
+    /// The import-time statements parsed so far: (dist folder, file, modules wanted).
+    statements: Mutex<StatementsMemo>,
 }
+
+/// Per installed file (its dist's folder and `RECORD` path) and set of modules wanted, its
+/// import-time statements of them.
+type StatementsMemo = HashMap<(PathBuf, String, BTreeSet<String>), Vec<ImportStatement>>;
 
 impl ImportIndex {
     fn files(&self, inventory: &Inventory) -> &[DistFiles] {
         self.files.get_or_init(|| read_all(inventory))
+    }
+
+    /// The `.py` files whose import lines name a module of `modules` (top-level names), by
+    /// dist (its position in the inventory): the cheap pass's answer ([`imported_modules`]), no
+    /// statement parsed.
+    pub(crate) fn sources_importing<'s>(
+        &'s self,
+        inventory: &Inventory,
+        modules: &BTreeSet<String>,
+    ) -> BTreeMap<usize, BTreeSet<&'s str>> {
+        let mut out: BTreeMap<usize, BTreeSet<&str>> = BTreeMap::new();
+        for (i, files) in self.files(inventory).iter().enumerate() {
+            for source in files {
+                if !source.compiled && !source.tops.is_disjoint(modules) {
+                    out.entry(i).or_default().insert(&source.path);
+                }
+            }
+        }
+        out
     }
 
     /// The installed dists whose files import a module of `tops` (top-level name -> its dist)
@@ -145,10 +171,7 @@ impl ImportIndex {
                     continue;
                 }
                 let path = &source.path;
-                let Some(bytes) = read_installed(dist, path) else {
-                    continue;
-                };
-                for statement in import_time_statements(&String::from_utf8_lossy(&bytes), &wanted) {
+                for statement in self.statements(dist, path, &wanted) {
                     let top = statement.module.split('.').next().unwrap_or_default();
                     let provider = tops[top].clone();
                     out.entry((dist.name().clone(), provider.clone()))
@@ -163,6 +186,26 @@ impl ImportIndex {
             }
         }
         out.into_values().collect()
+    }
+
+    /// [`import_time_statements`] of `wanted` in the installed file `path` of `dist`, each file
+    /// and set of modules parsed once (the `nvidia-*-cu12` dists all ask for `nvidia`).
+    fn statements(
+        &self,
+        dist: &InstalledDist,
+        path: &str,
+        wanted: &BTreeSet<String>,
+    ) -> Vec<ImportStatement> {
+        let lock = || self.statements.lock().unwrap_or_else(|e| e.into_inner());
+        let key = (dist.path.clone(), path.to_string(), wanted.clone());
+        if let Some(known) = lock().get(&key) {
+            return known.clone();
+        }
+        let found = read_installed(dist, path)
+            .map(|bytes| import_time_statements(&String::from_utf8_lossy(&bytes), wanted))
+            .unwrap_or_default();
+        lock().insert(key, found.clone());
+        found
     }
 }
 

@@ -10,13 +10,16 @@
 //! other dists that plan changes. The plan is `propose`'s own, not a second copy of its rules.
 
 use std::str::FromStr;
+use std::sync::Arc;
 
 use pep440_rs::Operator;
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 
 use crate::index::{BinaryPolicy, IndexSource};
 use crate::inventory::{InstalledDist, Inventory};
-use crate::plan::{ProposeRequest, line_of, name_line, propose, switches_accelerator};
+use crate::plan::{
+    InstalledImports, ProposeRequest, line_of, name_line, propose_sharing, switches_accelerator,
+};
 use crate::risk::Policy;
 use crate::solve::PrereleaseMode;
 
@@ -30,6 +33,7 @@ pub(crate) fn check_line_moves(
     inventory: &Inventory,
     index: &dyn IndexSource,
     binary: &BinaryPolicy,
+    imports: &Arc<InstalledImports>,
 ) {
     // The builtin policy, as the alone evidence uses: `outdated` takes no `--policy`.
     let policy = Policy::builtin();
@@ -56,7 +60,7 @@ pub(crate) fn check_line_moves(
             now: None,
             source: String::new(),
         };
-        let Ok(proposal) = propose(index, inventory, &policy, &request) else {
+        let Ok(proposal) = propose_sharing(index, inventory, &policy, &request, imports) else {
             continue;
         };
         // A move that leaves the installed accelerator line is never "Can move to".

@@ -29,7 +29,7 @@ use crate::inventory::graph::DependencyGraph;
 use crate::inventory::{self, InstalledDist, Inventory};
 use crate::metadata::requirement;
 use crate::metadata::version_line::line_floor;
-use crate::plan::{AloneBreaks, BreakKind, with_alone_evidence};
+use crate::plan::{AloneBreaks, BreakKind, InstalledImports, with_alone_evidence};
 
 use report::{
     Breaks, HeldBackBy, NameVersion, Needs, OutdatedReport, PackageError, PackageStatus, SCHEMA,
@@ -169,6 +169,7 @@ pub(crate) fn check_own_requirements(
     projects: &BTreeMap<PackageName, Result<Option<Arc<Project>>, IndexError>>,
     index: &dyn IndexSource,
     policy: &BinaryPolicy,
+    imports: &Arc<InstalledImports>,
 ) {
     let env = &inventory.environment;
     // Per package with a newer release: its row, its project and the releases to read.
@@ -200,7 +201,7 @@ pub(crate) fn check_own_requirements(
         }
         scans.push((i, project.clone(), accepted));
     }
-    with_alone_evidence(index, inventory, policy, |evidence| {
+    with_alone_evidence(index, inventory, policy, imports, |evidence| {
         for (i, project, accepted) in scans {
             let scan = scan_releases(index, inventory, &project, &accepted, |version| {
                 evidence.breaks(&project.name, version)

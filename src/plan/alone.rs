@@ -11,14 +11,16 @@
 //! and wheels, not from any dist's declared requirements.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use pep440_rs::Version;
 use pep508_rs::PackageName;
 
 use super::builder::{PlanBuilder, plan_breaks};
+use super::installed_imports::InstalledImports;
 use super::oracle::IndexAndFiles;
 use super::planned::{PlanDist, PlannedEnvironment};
-use super::proposal::{Action, Break, BreakKind, Change};
+use super::proposal::{Break, Change};
 use crate::index::{BinaryPolicy, IndexSource};
 use crate::inventory::Inventory;
 use crate::risk::Policy;
@@ -46,11 +48,13 @@ pub(crate) struct AloneEvidence<'a> {
     installed: PlannedEnvironment,
 }
 
-/// Run `ask` with the evidence over `inventory` and `index` (what it reads is read once).
+/// Run `ask` with the evidence over `inventory` and `index` (what it reads is read once; the
+/// installed files' imports in `imports`, which other questions over the inventory share).
 pub(crate) fn with_alone_evidence<R>(
     index: &dyn IndexSource,
     inventory: &Inventory,
     binary: &BinaryPolicy,
+    imports: &Arc<InstalledImports>,
     ask: impl FnOnce(&AloneEvidence<'_>) -> R,
 ) -> R {
     // The evidence reads release dates, file lists and module files, never an installed
@@ -60,8 +64,8 @@ pub(crate) fn with_alone_evidence<R>(
     let policy = Policy::builtin();
     let evidence = AloneEvidence {
         inventory,
-        builder: PlanBuilder::new(inventory, &policy, None),
-        evidence: IndexAndFiles::new(index, Catalog::new(&core, None), inventory),
+        builder: PlanBuilder::new(inventory, &policy, None).sharing(imports),
+        evidence: IndexAndFiles::new(index, Catalog::new(&core, None), inventory).sharing(imports),
         installed: installed_environment(inventory),
     };
     ask(&evidence)
@@ -74,32 +78,20 @@ impl AloneEvidence<'_> {
         let Some(dist) = self.inventory.get(name) else {
             return AloneBreaks::default();
         };
-        let change = Change {
-            name: name.clone(),
-            from: Some(dist.version().clone()),
-            to: Some(to.clone()),
-            action: Action::Upgrade,
-            reasons: Vec::new(),
-            forced: false,
-            yanked: None,
-            upload_time: None,
-            repair: false,
-            from_source_only: false,
-            top_level: dist.top_level.clone(),
-        };
+        let change = Change::asked(
+            name,
+            Some(dist.version().clone()),
+            to,
+            dist.top_level.clone(),
+        );
         let (facts, importers) =
             self.builder
                 .change_facts(&change, &self.installed, &self.evidence);
-        let (fails, chained) =
+        let (fails, mut chained) =
             self.builder
                 .fails_on_import(name, to, &self.installed, &self.evidence);
         let mut breaks = plan_breaks(&facts, &importers);
-        breaks.extend(chained.dependents.into_iter().map(|dependent| Break {
-            package: name.clone(),
-            to: to.clone(),
-            dependent,
-            how: BreakKind::ImportChain,
-        }));
+        breaks.extend(chained.take_breaks(name, to));
         let mut imports = facts.missing_imports;
         imports.extend(chained.sentences);
         AloneBreaks {

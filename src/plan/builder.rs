@@ -12,12 +12,14 @@ mod reasons;
 mod warnings;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use jiff::Timestamp;
 use pep440_rs::Version;
 use pep508_rs::{PackageName, Requirement};
 
 use super::clash;
+use super::installed_imports::InstalledImports;
 use super::modules::{ImportersMemo, removed_module_warnings};
 pub(crate) use super::oracle::Oracle;
 pub(crate) use super::planned::PlannedEnvironment;
@@ -27,7 +29,6 @@ use super::proposal::{Action, Blocker, Change, HeldBack, PLAN_SCHEMA, Plan, Plan
 use super::version_checks::{FailingCheck, VersionChecksMemo, failing_checks};
 use crate::inventory::Inventory;
 use crate::inventory::graph::DependencyGraph;
-use crate::inventory::importers::ImportIndex;
 use crate::metadata::requirement::excludes;
 use crate::risk::{self, DeclaredCoupling, Dependents, PlanFacts, Policy};
 pub(super) use evidence::plan_breaks;
@@ -68,7 +69,8 @@ pub struct PlanBuilder<'a> {
     importers: ImportersMemo,
     planned_imports: PlannedImportsMemo,
     version_checks: VersionChecksMemo,
-    import_index: ImportIndex,
+    /// What the installed files import, read once (shared: [`Self::sharing`]).
+    imports: Arc<InstalledImports>,
     undeclared: std::sync::Mutex<BTreeMap<PackageName, Vec<(PackageName, String)>>>,
 }
 
@@ -83,9 +85,15 @@ impl<'a> PlanBuilder<'a> {
             importers: ImportersMemo::default(),
             planned_imports: PlannedImportsMemo::default(),
             version_checks: VersionChecksMemo::default(),
-            import_index: ImportIndex::default(),
+            imports: Arc::default(),
             undeclared: std::sync::Mutex::default(),
         }
+    }
+
+    /// The same builder over imports already read of the same inventory.
+    pub(crate) fn sharing(mut self, imports: &Arc<InstalledImports>) -> Self {
+        self.imports = imports.clone();
+        self
     }
 
     /// The planned environment as the accelerator-line check reads it.
@@ -124,18 +132,9 @@ impl<'a> PlanBuilder<'a> {
                     .get(name)
                     .is_none_or(|d| d.version() != &dist.version)
             })
-            .map(|(name, dist)| Change {
-                name: name.clone(),
-                from: self.inventory.get(name).map(|d| d.version().clone()),
-                to: Some(dist.version.clone()),
-                action: Action::Upgrade,
-                reasons: Vec::new(),
-                forced: false,
-                yanked: None,
-                upload_time: None,
-                repair: false,
-                from_source_only: false,
-                top_level: Vec::new(),
+            .map(|(name, dist)| {
+                let from = self.inventory.get(name).map(|d| d.version().clone());
+                Change::asked(name, from, &dist.version, Vec::new())
             })
             .collect();
         !super::accelerator::switches(self.inventory, &self.accelerator_view(planned), &changes)
@@ -165,7 +164,7 @@ impl<'a> PlanBuilder<'a> {
     }
 
     /// The installed dists whose files import `name`'s modules at import time, each with the
-    /// import ([`ImportIndex::importers`]), looked up once per name.
+    /// import ([`crate::inventory::importers::ImportIndex::importers`]), looked up once per name.
     fn undeclared_importers(&self, name: &PackageName) -> Vec<(PackageName, String)> {
         let lock = || self.undeclared.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(found) = lock().get(name) {
@@ -182,7 +181,8 @@ impl<'a> PlanBuilder<'a> {
             })
             .unwrap_or_default();
         let found: Vec<(PackageName, String)> = self
-            .import_index
+            .imports
+            .index()
             .importers(self.inventory, &tops)
             .into_iter()
             .map(|e| {

@@ -29,6 +29,7 @@ use super::imports_check::module_file;
 use super::modules::top_level_of;
 use super::oracle::Oracle;
 use super::planned::PlannedEnvironment;
+use super::proposal::{Break, BreakKind};
 use crate::inventory::importers::ImportIndex;
 use crate::inventory::imports::{read_installed, unconditional_imports};
 use crate::inventory::{InstalledDist, Inventory};
@@ -76,6 +77,22 @@ pub(crate) struct Chained {
     pub citations: Vec<Citation>,
     /// The dependents, in the order found.
     pub dependents: Vec<PackageName>,
+}
+
+impl Chained {
+    /// The breaks of moving `package` to `to` that the chain names: one
+    /// [`BreakKind::ImportChain`] per dependent, which are taken out of `self`.
+    pub(crate) fn take_breaks(&mut self, package: &PackageName, to: &Version) -> Vec<Break> {
+        std::mem::take(&mut self.dependents)
+            .into_iter()
+            .map(|dependent| Break {
+                package: package.clone(),
+                to: to.clone(),
+                dependent,
+                how: BreakKind::ImportChain,
+            })
+            .collect()
+    }
 }
 
 /// What the chain is followed over.

@@ -7,7 +7,7 @@
 //! so far), and by the risk corpus test over recorded answers.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use jiff::Timestamp;
 use pep440_rs::Version;
@@ -15,6 +15,7 @@ use pep508_rs::PackageName;
 
 use pubgrub::Ranges;
 
+use super::installed_imports::InstalledImports;
 use super::modules::top_level_of;
 use crate::index::IndexSource;
 use crate::inventory::imports::{self, ImportUse};
@@ -140,9 +141,8 @@ pub(super) struct IndexAndFiles<'a> {
     inventory: &'a Inventory,
     /// The modules each planned release's wheel installs, read once (every plan asks again).
     installs: Mutex<WheelMembers>,
-    /// Which installed `.py` files import each top-level module: (dist index, path), read once
-    /// when a plan first asks.
-    import_index: OnceLock<BTreeMap<String, Vec<(usize, String)>>>,
+    /// What the installed files import, read once (shared: [`Self::sharing`]).
+    imports: Arc<InstalledImports>,
     /// The import statements of each changed dist's modules read so far.
     import_uses: Mutex<BTreeMap<PackageName, Vec<ImportUse>>>,
     /// Which names each module file read so far binds: every release the import check
@@ -164,11 +164,17 @@ impl<'a> IndexAndFiles<'a> {
             catalog,
             inventory,
             installs: Mutex::default(),
-            import_index: OnceLock::new(),
+            imports: Arc::default(),
             import_uses: Mutex::default(),
             bound_names: Mutex::default(),
             folders: Mutex::default(),
         }
+    }
+
+    /// The same evidence over imports already read of the same inventory.
+    pub(super) fn sharing(mut self, imports: &Arc<InstalledImports>) -> Self {
+        self.imports = imports.clone();
+        self
     }
 
     fn lock_installs(&self) -> std::sync::MutexGuard<'_, WheelMembers> {
@@ -282,36 +288,14 @@ impl Oracle for IndexAndFiles<'_> {
         {
             return uses;
         }
-        // One cheap pass over every installed `.py` file, the first time a plan asks; then
-        // only the files that import the changed dist's modules are parsed.
-        let index = self.import_index.get_or_init(|| {
-            let mut index: BTreeMap<String, Vec<(usize, String)>> = BTreeMap::new();
-            for (i, dist) in self.inventory.dists.iter().enumerate() {
-                for (path, tops) in imports::imported_modules(dist) {
-                    for top in tops {
-                        index.entry(top).or_default().push((i, path.clone()));
-                    }
-                }
-            }
-            index
-        });
         let modules: BTreeSet<String> = match self.inventory.get(package) {
             Some(dist) if !dist.top_level.is_empty() => dist.top_level.iter().cloned().collect(),
             _ => BTreeSet::from([package.as_ref().replace('-', "_")]),
         };
-        let mut files: BTreeMap<usize, BTreeSet<&str>> = BTreeMap::new();
-        for (i, path) in modules.iter().filter_map(|m| index.get(m)).flatten() {
-            files.entry(*i).or_default().insert(path);
-        }
-        let uses: Vec<ImportUse> = files
-            .into_iter()
-            .map(|(i, paths)| (&self.inventory.dists[i], paths))
-            .filter(|(dist, _)| dist.name() != package)
-            .flat_map(|(dist, paths)| {
-                let paths: Vec<&str> = paths.into_iter().collect();
-                imports::import_uses_in(dist, &paths, &modules)
-            })
-            .collect();
+        // One cheap pass over every installed file, the first time anything asks (shared with
+        // the plan builder and, in `outdated`, with every proposal); then only the files that
+        // import the changed dist's modules are parsed, once per dist and modules.
+        let uses = self.imports.uses(self.inventory, package, &modules);
         if let Ok(mut memo) = self.import_uses.lock() {
             memo.insert(package.clone(), uses.clone());
         }

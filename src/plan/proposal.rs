@@ -410,6 +410,31 @@ pub struct Change {
     pub top_level: Vec<String>,
 }
 
+impl Change {
+    /// A move of `name` from `from` to `to` as a question to the plan builder, with nothing else
+    /// known of it: no reason, no override, no yank or upload time.
+    pub(crate) fn asked(
+        name: &PackageName,
+        from: Option<Version>,
+        to: &Version,
+        top_level: Vec<String>,
+    ) -> Change {
+        Change {
+            name: name.clone(),
+            from,
+            to: Some(to.clone()),
+            action: Action::Upgrade,
+            reasons: Vec::new(),
+            forced: false,
+            yanked: None,
+            upload_time: None,
+            repair: false,
+            from_source_only: false,
+            top_level,
+        }
+    }
+}
+
 /// Why a dist changes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]

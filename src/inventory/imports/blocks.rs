@@ -28,13 +28,24 @@ pub(super) fn walk_blocks<'a>(
     lines: &[Logical<'a>],
     mut visit: impl FnMut(usize, &Logical<'a>, &[Open]),
 ) {
+    walk_blocks_closing(lines, |at, logical, open, _| visit(at, logical, open));
+}
+
+/// [`walk_blocks`], with the outermost block the line closed too: the one open at its own
+/// indentation before it, whose clause it may continue (the `try:` an `except` follows, the
+/// `if` an `else:` follows).
+pub(super) fn walk_blocks_closing<'a>(
+    lines: &[Logical<'a>],
+    mut visit: impl FnMut(usize, &Logical<'a>, &[Open], Option<Open>),
+) {
     let words = Words::new(lines);
     let mut open: Vec<Open> = Vec::new();
     for (at, logical) in lines.iter().enumerate() {
+        let mut closed = None;
         while open.last().is_some_and(|o| o.indent >= logical.indent) {
-            open.pop();
+            closed = open.pop();
         }
-        visit(at, logical, &open);
+        visit(at, logical, &open, closed);
         if let Some(block) = header(lines, at, &words) {
             open.push(Open {
                 indent: logical.indent,

@@ -25,8 +25,11 @@
 //! a function or a class, or nested deeper, is not read: no claim. Whether the body fails and
 //! the test holds is for the caller to decide with the installed and planned files.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
+use super::ImportGuard;
+use super::blocks::walk_blocks_closing;
+use super::guards::handler_guard;
 use super::lines::logical_lines;
 use super::statements::parse_import;
 
@@ -73,8 +76,8 @@ pub struct Fallback {
 /// A test read: (module, test as written, integer, comparison).
 type Test = (String, String, u64, String);
 
-/// One open block of the walk.
-enum Open {
+/// What a block's header says to this reader.
+enum Read {
     /// An `if` at module level, its test read (or not).
     If(Option<Test>),
     /// The `else:` of such an `if`.
@@ -93,67 +96,73 @@ pub(crate) type FallbackImport = (usize, String, Vec<String>, Fallback);
 /// The handler imports of `modules` (top-level names) in `source` (see the module's docs).
 pub(crate) fn fallback_imports(source: &str, modules: &BTreeSet<String>) -> Vec<FallbackImport> {
     let lines = logical_lines(source);
-    let mut open: Vec<(usize, Open)> = Vec::new();
+    // What each header read says, by its index in `lines`.
+    let mut reads: HashMap<usize, Read> = HashMap::new();
     let mut bound: BTreeSet<String> = BTreeSet::new();
-    let mut closed: Option<(usize, Open)> = None;
     let mut out = Vec::new();
-    for logical in &lines {
-        while open.last().is_some_and(|(i, _)| *i >= logical.indent) {
-            closed = open.pop();
-        }
+    walk_blocks_closing(&lines, |at, logical, open, closed| {
         let text = logical.text.as_ref();
         if open.is_empty()
             && let Some(rest) = text.strip_prefix("import ")
         {
             bound.extend(rest.split(',').map(|m| m.trim().to_string()));
         }
+        let open: Vec<usize> = open.iter().map(|o| o.at).collect();
         if !text.ends_with(':') {
-            read_statement(text, &mut open, modules, logical.line, &mut out);
-            continue;
+            read_statement(text, &open, &mut reads, modules, logical.line, &mut out);
+            return;
         }
         let word = text
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
             .next()
             .unwrap_or("");
-        let in_branch = matches!(open.as_slice(), [] | [(_, Open::If(_) | Open::Else(_))]);
-        let block = match (word, closed.take()) {
-            ("if", _) if open.is_empty() => Open::If(build_test(text, &bound)),
-            ("else", Some((indent, Open::If(test))))
-                if open.is_empty() && indent == logical.indent =>
-            {
-                Open::Else(test)
-            }
-            ("try", _) if in_branch => Open::Try(Vec::new()),
-            ("except", Some((indent, Open::Try(tried))))
-                if indent == logical.indent && catches_import_error(text) && !tried.is_empty() =>
-            {
-                Open::Handler(tried)
-            }
-            _ => Open::Other,
+        let in_branch = match open.as_slice() {
+            [] => true,
+            [only] => matches!(reads.get(only), Some(Read::If(_) | Read::Else(_))),
+            _ => false,
         };
-        open.push((logical.indent, block));
-    }
+        // The block this header continues: the one it closed at its own indentation.
+        let before = closed
+            .filter(|c| c.indent == logical.indent)
+            .and_then(|c| reads.get(&c.at));
+        let read = match (word, before) {
+            ("if", _) if open.is_empty() => Read::If(build_test(text, &bound)),
+            ("else", Some(Read::If(test))) if open.is_empty() => Read::Else(test.clone()),
+            ("try", _) if in_branch => Read::Try(Vec::new()),
+            ("except", Some(Read::Try(tried)))
+                if handler_guard(text) == ImportGuard::Any && !tried.is_empty() =>
+            {
+                Read::Handler(tried.clone())
+            }
+            _ => Read::Other,
+        };
+        reads.insert(at, read);
+    });
     out
 }
 
-/// A statement inside the open blocks: a `try:` body's import is noted; a handler's import of
-/// a wanted module is a [`FallbackImport`].
+/// A statement inside the `open` blocks (their headers' indexes): a `try:` body's import is
+/// noted; a handler's import of a wanted module is a [`FallbackImport`].
 fn read_statement(
     text: &str,
-    open: &mut [(usize, Open)],
+    open: &[usize],
+    reads: &mut HashMap<usize, Read>,
     modules: &BTreeSet<String>,
     line: usize,
     out: &mut Vec<FallbackImport>,
 ) {
     let (branch, last) = match open {
-        [(_, last)] => (None, last),
-        [(_, Open::If(test)), (_, last)] => (Some(test.clone().map(|t| (t, true))), last),
-        [(_, Open::Else(test)), (_, last)] => (Some(test.clone().map(|t| (t, false))), last),
+        [last] => (None, last),
+        [first, last] => match reads.get(first) {
+            Some(Read::If(test)) => (Some(test.clone().map(|t| (t, true))), last),
+            Some(Read::Else(test)) => (Some(test.clone().map(|t| (t, false))), last),
+            _ => return,
+        },
         _ => return,
     };
-    match last {
-        Open::Try(tried) => tried.extend(parse_import(text, &|_| true)),
-        Open::Handler(tried) => {
+    match reads.get_mut(last) {
+        Some(Read::Try(tried)) => tried.extend(parse_import(text, &|_| true)),
+        Some(Read::Handler(tried)) => {
             // Under a branch whose test is not read: no claim.
             let branch = match branch {
                 Some(None) => return,
@@ -176,20 +185,6 @@ fn read_statement(
         }
         _ => {}
     }
-}
-
-/// Whether an `except` header catches `ImportError` (or all of it: `Exception`, bare).
-fn catches_import_error(text: &str) -> bool {
-    let rest = text.trim_start_matches("except").trim_end_matches(':');
-    let rest = rest.split(" as ").next().unwrap_or(rest);
-    let names: Vec<&str> = rest
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .collect();
-    names.is_empty()
-        || names
-            .iter()
-            .any(|n| matches!(*n, "ImportError" | "Exception" | "BaseException"))
 }
 
 /// `if A.__build__ < 0x021000:` with `A` imported (`import A`): its module, test, integer and

@@ -21,7 +21,7 @@ pub(super) enum Block {
 }
 
 /// What a handler line (`except (ImportError, AttributeError) as e:`) catches of an import.
-fn handler_guard(text: &str) -> ImportGuard {
+pub(super) fn handler_guard(text: &str) -> ImportGuard {
     let rest = text.trim_start_matches("except").trim_start_matches('*');
     let rest = rest.split(" as ").next().unwrap_or(rest);
     let names: Vec<&str> = rest

@@ -68,6 +68,7 @@ use jiff::Timestamp;
 use pep508_rs::{PackageName, Requirement};
 
 use super::builder::PlanBuilder;
+use super::installed_imports::InstalledImports;
 use super::oracle::IndexAndFiles;
 use super::proposal::{
     Blocker, Conflict, EnvironmentSummary, Layer, LayerChoice, LayerKind, PROPOSAL_SCHEMA, Plan,
@@ -142,6 +143,18 @@ pub(crate) fn propose(
     policy: &Policy,
     request: &ProposeRequest,
 ) -> Result<Proposal, ProposeError> {
+    propose_sharing(index, inventory, policy, request, &Arc::default())
+}
+
+/// [`propose`] over the imports already read of the same inventory (`outdated` proposes once
+/// per dist on an accelerator line: [`InstalledImports`]).
+pub(crate) fn propose_sharing(
+    index: &dyn IndexSource,
+    inventory: &Inventory,
+    policy: &Policy,
+    request: &ProposeRequest,
+    imports: &Arc<InstalledImports>,
+) -> Result<Proposal, ProposeError> {
     let _stage = crate::logging::Stage::start("plan");
     let whole = WholeEnvironment::new(inventory, request.all);
     // Every solve of the proposal prefers the same installed set under the same policy, so
@@ -154,10 +167,10 @@ pub(crate) fn propose(
     let core = CatalogCore::new(index, &inventory.environment, &request.binary, installed);
     Proposer {
         core: &core,
-        evidence: IndexAndFiles::new(index, Catalog::new(&core, None), inventory),
+        evidence: IndexAndFiles::new(index, Catalog::new(&core, None), inventory).sharing(imports),
         inventory,
         request,
-        builder: PlanBuilder::new(inventory, policy, request.now),
+        builder: PlanBuilder::new(inventory, policy, request.now).sharing(imports),
         correspondences: policy
             .coupled
             .iter()

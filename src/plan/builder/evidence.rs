@@ -129,7 +129,7 @@ impl PlanBuilder<'_> {
             inventory: self.inventory,
             planned,
             oracle,
-            index: &self.import_index,
+            index: self.imports.index(),
         };
         chained_breaks(failing, &world)
     }
@@ -154,33 +154,23 @@ impl PlanBuilder<'_> {
         let mut breaks = Vec::new();
         for facts in change_facts.iter_mut() {
             let Some(to) = facts.to.clone() else { continue };
-            let (sentences, chained) = self.fails_on_import(&facts.name, &to, planned, oracle);
+            let (sentences, mut chained) = self.fails_on_import(&facts.name, &to, planned, oracle);
+            breaks.extend(chained.take_breaks(&facts.name, &to));
             facts.planned_imports_missing.extend(sentences);
             facts.planned_imports_missing.extend(chained.sentences);
             facts.planned_citations.extend(chained.citations);
-            breaks.extend(chained.dependents.into_iter().map(|dependent| Break {
-                package: facts.name.clone(),
-                to: to.clone(),
-                dependent,
-                how: BreakKind::ImportChain,
-            }));
         }
         for facts in change_facts {
             let (Some(found), Some(to)) = (missing.get(&facts.name), &facts.to) else {
                 continue;
             };
-            let chained = self.chained(found.failing.clone(), planned, oracle);
+            let mut chained = self.chained(found.failing.clone(), planned, oracle);
+            breaks.extend(chained.take_breaks(&facts.name, to));
             let checks = std::mem::take(&mut facts.planned_imports_missing);
             facts.planned_imports_missing = found.sentences.clone();
             facts.planned_imports_missing.extend(checks);
             facts.planned_imports_missing.extend(chained.sentences);
             facts.planned_citations.extend(chained.citations);
-            breaks.extend(chained.dependents.into_iter().map(|dependent| Break {
-                package: facts.name.clone(),
-                to: to.clone(),
-                dependent,
-                how: BreakKind::ImportChain,
-            }));
         }
         breaks
     }
