@@ -331,13 +331,12 @@ impl Proposer<'_> {
                                 let plan = self.as_asked_plan(&resolution)?;
                                 let (before, after, own_stack) =
                                     self.beside_as_asked(policy, &as_asked, upgrade, &plan)?;
-                                let mut beside: Vec<Plan> =
-                                    before.into_iter().chain(after).collect();
-                                beside.retain(|p| {
+                                let imports = |p: &Plan| {
                                     !found.failing.iter().any(|(n, v)| p.pins.get(n) == Some(v))
-                                });
-                                let own_stack = own_stack && !beside.is_empty();
-                                plans.extend(beside);
+                                };
+                                // Whether the plan that moves the target's own stack stays.
+                                let own_stack = own_stack && after.iter().all(imports);
+                                plans.extend(before.into_iter().chain(after).filter(imports));
                                 if found.conflict.is_none() {
                                     warnings.extend(found.notes);
                                 }
