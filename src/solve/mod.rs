@@ -168,6 +168,11 @@ pub struct SolveRequest {
     /// installed dist, a blocker the request as asked keeps): explanations say "stays as
     /// installed" for them, never "you require".
     pub installed_roots: BTreeSet<PackageName>,
+    /// Root requirements that come from neither the user nor the index but from a file (what a
+    /// release's own version test needs on import), each with the clause that says so in
+    /// explanations ("pyarrow 26.0.1 needs numpy>=2 on import (its own pyarrow/lib.pyx, line
+    /// 41; ...)"), never "you require".
+    pub root_origins: Vec<(Requirement, String)>,
 }
 
 /// Where a chosen version comes from.

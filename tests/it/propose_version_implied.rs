@@ -111,3 +111,112 @@ fn a_release_whose_own_file_needs_a_newer_dist_is_solved_with_that_need() {
     ctx.insta_settings()
         .bind(|| insta::assert_snapshot!(answers.join("\n\n")));
 }
+
+/// `propose --all` (numpy 1.26.4): the major-pyarrow layer takes numpy to 2 along (pyarrow
+/// 26.0.1's own file needs it; pandas 2.2.3 accepts it), its reason citing the line; never
+/// pyarrow 26.0.1 beside numpy 1.26.4. With numba 0.58.1 installed (`numpy<1.27`) the layer
+/// stops at pyarrow 25.0.1, its title and held-back line saying why.
+#[test]
+fn a_layer_whose_release_needs_a_newer_dist_on_import_is_solved_with_that_need() {
+    let ctx = TestContext::new();
+    let server = tiny_wheels(&ctx.path().join("index"), &wheels());
+    let url = server.url();
+    let venv = ctx.path().join("venv");
+    RealVenv::create(&venv);
+    let install = ["numpy==1.26.4", "pandas==2.2.3", "pyarrow==18.1.0"];
+    pip_ok(
+        &venv,
+        &[&["install", "--index-url", &url][..], &install].concat(),
+    );
+    let json = || {
+        let out = ctx.propose(&venv, &url, &["--all", "--format", "json"]);
+        let json = out.json();
+        let held: Vec<String> = json["plans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|p| p["held_back"].as_array().unwrap().clone())
+            .filter(|h| h["name"] == "pyarrow")
+            .map(|h| format!("held back: {h}"))
+            .collect();
+        format!(
+            "exit {:?}\n{}\n{}",
+            out.code,
+            summary(&json),
+            held.join("\n")
+        )
+    };
+    let mut answers = vec![json()];
+    pip_ok(&venv, &["install", "--index-url", &url, "numba==0.58.1"]);
+    answers.push(json());
+    ctx.insta_settings()
+        .bind(|| insta::assert_snapshot!(answers.join("\n\n")));
+}
+
+/// A made-up dist whose 2.0 raises on import through two tests in its own `__init__.py` (numpy's
+/// major version, as pyarrow 26's `lib.pyx` reads it, and pandas' version parsed), 1.5 through
+/// none.
+fn two_tests() -> serde_json::Value {
+    let mut wheels = wheels();
+    let init = "import numpy as np\nimport pandas as pd\nfrom packaging.version import Version\n\n\
+                if int(np.__version__.partition('.')[0]) < 2:\n    \
+                raise ImportError(\"arrowkit requires NumPy 2\")\n\
+                if Version(pd.__version__) < Version(\"2.3\"):\n    \
+                raise ImportError(\"arrowkit requires pandas 2.3\")\n";
+    let kit = |version: &str, init: &str| {
+        serde_json::json!({"name": "arrowkit", "version": version,
+            "files": {"arrowkit/__init__.py": init}})
+    };
+    let list = wheels.as_array_mut().unwrap();
+    list.push(serde_json::json!({"name": "pandas", "version": "2.3.3",
+        "requires": ["numpy>=1.22.4"], "files": {"pandas/__init__.py": "import numpy\n"}}));
+    list.push(kit("1.0", "\n"));
+    list.push(kit("1.5", "\n"));
+    list.push(kit("2.0", init));
+    wheels
+}
+
+/// `propose arrowkit` (numpy 1.26.4, pandas 2.2.3): arrowkit 2.0 fails both its tests. Every
+/// failing test is solved for: numpy and pandas moved together, each citing its line, or
+/// arrowkit 1.5 below it; never arrowkit 2.0 with only numpy moved.
+#[test]
+fn every_failing_test_of_a_planned_release_is_solved_for() {
+    let ctx = TestContext::new();
+    let server = tiny_wheels(&ctx.path().join("index"), &two_tests());
+    let url = server.url();
+    let venv = ctx.path().join("venv");
+    RealVenv::create(&venv);
+    let install = ["numpy==1.26.4", "pandas==2.2.3", "arrowkit==1.0"];
+    pip_ok(
+        &venv,
+        &[&["install", "--index-url", &url][..], &install].concat(),
+    );
+    let out = ctx.propose(&venv, &url, &["arrowkit", "--format", "json"]);
+    let json = out.json();
+    let mut lines = vec![format!("exit {:?}", out.code)];
+    for plan in json["plans"].as_array().unwrap() {
+        let changes: Vec<String> = plan["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {} -> {} {}",
+                    c["name"], c["from"], c["to"], c["reasons"]
+                )
+            })
+            .collect();
+        lines.push(format!(
+            "{} | {} | risk {}\n  {}",
+            plan["kind"].as_str().unwrap(),
+            plan["title"].as_str().unwrap(),
+            plan["risk"]["score"],
+            changes.join("\n  ")
+        ));
+    }
+    for warning in json["warnings"].as_array().unwrap() {
+        lines.push(format!("warning: {}", warning.as_str().unwrap()));
+    }
+    ctx.insta_settings()
+        .bind(|| insta::assert_snapshot!(lines.join("\n")));
+}

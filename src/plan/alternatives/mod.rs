@@ -56,7 +56,7 @@ mod broken;
 mod fitting;
 mod held_back;
 mod same_line;
-mod version_implied;
+pub(in crate::plan) mod version_implied;
 pub(crate) use same_line::line_names;
 mod wheel_only;
 mod whole;
@@ -339,10 +339,21 @@ impl Proposer<'_> {
                         match self.version_implied(&as_asked, upgrade, &bounds, &resolution)? {
                             Some(found) => {
                                 plans.extend(found.plans);
+                                // What is offered beside the request as asked, but a plan that
+                                // installs a release known to raise on import.
+                                let plan = self.as_asked_plan(&resolution)?;
+                                let (before, after, own_stack) =
+                                    self.beside_as_asked(policy, &as_asked, upgrade, &plan)?;
+                                let imports = |p: &Plan| {
+                                    !found.failing.iter().any(|(n, v)| p.pins.get(n) == Some(v))
+                                };
+                                // Whether the plan that moves the target's own stack stays.
+                                let own_stack = own_stack && after.iter().all(imports);
+                                plans.extend(before.into_iter().chain(after).filter(imports));
                                 if found.conflict.is_none() {
                                     warnings.extend(found.notes);
                                 }
-                                (found.conflict, false)
+                                (found.conflict, own_stack)
                             }
                             None => {
                                 let own_stack = self.as_asked_plans(
@@ -378,9 +389,8 @@ impl Proposer<'_> {
         Ok(found)
     }
 
-    /// The plan as asked, and beside it: the same request leaving the environment as broken as
-    /// it was (when the plan repairs it), and the forward move of the installed dists that hold
-    /// a bare target back. Returns whether those dists are the target's own coupled stack.
+    /// The plan as asked, and beside it ([`Self::beside_as_asked`]) what else is offered.
+    /// Returns whether a plan beside it moves the target's own coupled stack.
     fn as_asked_plans(
         &self,
         policy: &Policy,
@@ -389,6 +399,16 @@ impl Proposer<'_> {
         resolution: &Resolution,
         plans: &mut Vec<Plan>,
     ) -> Result<bool, ProposeError> {
+        let plan = self.as_asked_plan(resolution)?;
+        let (before, after, own_stack) = self.beside_as_asked(policy, as_asked, upgrade, &plan)?;
+        plans.extend(before);
+        plans.push(plan);
+        plans.extend(after);
+        Ok(own_stack)
+    }
+
+    /// The plan of the request as asked, solved as `resolution`.
+    fn as_asked_plan(&self, resolution: &Resolution) -> Result<Plan, ProposeError> {
         let targets = &self.request.targets;
         let planned = self.planned(resolution);
         let title = if self.request.all {
@@ -396,23 +416,35 @@ impl Proposer<'_> {
         } else {
             format!("As asked: {}", join(targets))
         };
-        let plan = self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?;
+        self.plan(PlanKind::Upgrade, title, targets, &planned, &[])
+    }
+
+    /// Beside the request as asked (`plan`): before it, the same request leaving the
+    /// environment as broken as it was (when the plan repairs it); after it, the forward repair
+    /// or the forward move of the installed dists that hold a bare target back; and whether
+    /// that plan moves the target's own coupled stack.
+    fn beside_as_asked(
+        &self,
+        policy: &Policy,
+        as_asked: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        plan: &Plan,
+    ) -> Result<(Vec<Plan>, Vec<Plan>, bool), ProposeError> {
+        let mut before = Vec::new();
+        let targets = &self.request.targets;
         let repairs = plan.changes.iter().any(|c| c.repair);
-        let held: Vec<Blocker> = self.held_by_installed(targets, &plan);
-        let mut forward = None;
+        let held: Vec<Blocker> = self.held_by_installed(targets, plan);
         if !self.request.all {
             let already_broken = self.already_broken();
             if repairs {
-                plans.extend(self.keep_broken(as_asked, targets, upgrade, &already_broken)?);
+                before.extend(self.keep_broken(as_asked, targets, upgrade, &already_broken)?);
             }
-            forward = self.repair_forward(upgrade, &plan, &already_broken)?;
-        }
-        plans.push(plan);
-        // A bare target that an edge broken before the plan requires newer: the plan that
-        // repairs it forward does what was asked, and ranks before those leaving the target.
-        if let Some(forward) = forward {
-            plans.push(forward);
-            return Ok(true);
+            // A bare target that an edge broken before the plan requires newer: the plan that
+            // repairs it forward does what was asked, and ranks before those leaving the
+            // target.
+            if let Some(forward) = self.repair_forward(upgrade, plan, &already_broken)? {
+                return Ok((before, vec![forward], true));
+            }
         }
         // A bare target held back by installed dists: moving them forward is offered beside it
         // (recommended only when they are the target's own coupled stack).
@@ -423,10 +455,9 @@ impl Proposer<'_> {
                 && held
                     .iter()
                     .all(|b| same_group(policy, &b.dependent, targets));
-            plans.push(moved);
-            return Ok(own_stack);
+            return Ok((before, vec![moved], own_stack));
         }
-        Ok(false)
+        Ok((before, Vec::new(), false))
     }
 
     /// When the request as asked has no solution: the conflict (the solver's explanation, the

@@ -35,6 +35,10 @@ use crate::solve::{Resolution, SolveError};
 /// At most this many releases below the failing one are read for the test.
 const SCANNED: usize = 8;
 
+/// At most this many solves per alternative (a solve that meets one test may plan another
+/// release whose test fails).
+const ROUNDS: usize = 3;
+
 /// What the test implies for the request.
 pub(super) struct VersionImplied {
     /// The plans that do not fail on import (and, under `--allow-override`, the forced one that
@@ -45,6 +49,9 @@ pub(super) struct VersionImplied {
     pub notes: Vec<String>,
     /// When no plan avoids the failing test: why.
     pub conflict: Option<Conflict>,
+    /// The planned releases whose test fails (a plan offered beside the request that installs
+    /// one is dropped).
+    pub failing: Vec<(PackageName, Version)>,
 }
 
 impl Proposer<'_> {
@@ -62,16 +69,17 @@ impl Proposer<'_> {
             return Ok(None);
         }
         let planned = self.planned(resolution);
-        let Some(check) = self.first_failing(&planned) else {
+        let checks = self.failing_checks(&planned);
+        let Some(check) = checks.first().cloned() else {
             return Ok(None);
         };
-        let mut notes = vec![self.why(&check, &planned)];
+        let mut notes: Vec<String> = checks.iter().map(|c| self.why(c, &planned)).collect();
         let mut plans = Vec::new();
-        match self.tested_moved(as_asked, upgrade, bounds, &check)? {
+        match self.tested_moved(as_asked, upgrade, bounds, &checks)? {
             Ok(found) => plans.extend(found),
             Err(note) => notes.push(note),
         }
-        match self.below_failing(as_asked, upgrade, bounds, &check, &planned)? {
+        match self.below_failing(as_asked, upgrade, bounds, &checks, &planned)? {
             Ok(found) => plans.push(found),
             Err(note) => notes.push(note),
         }
@@ -103,11 +111,16 @@ impl Proposer<'_> {
             plans,
             notes,
             conflict,
+            failing: checks.iter().map(|c| c.release.clone()).collect(),
         }))
     }
 
-    /// The first changed dist of `planned` whose planned release raises on import beside it.
-    fn first_failing(&self, planned: &PlannedEnvironment) -> Option<FailingCheck> {
+    /// Every test of another dist's version, in the planned releases of `planned`'s changed
+    /// dists, that raises on import beside it (by dist name, then the release's file order).
+    pub(in crate::plan) fn failing_checks(
+        &self,
+        planned: &PlannedEnvironment,
+    ) -> Vec<FailingCheck> {
         planned
             .dists
             .iter()
@@ -116,12 +129,11 @@ impl Proposer<'_> {
                     .get(name)
                     .is_none_or(|d| d.version() != &dist.version)
             })
-            .find_map(|(name, dist)| {
+            .flat_map(|(name, dist)| {
                 self.builder
                     .failing_version_checks(name, &dist.version, planned, &self.evidence)
-                    .into_iter()
-                    .next()
             })
+            .collect()
     }
 
     /// "pyarrow 26.0.1 (pyarrow/lib.pyx, line 41) raises on import when ..., which holds for
@@ -153,58 +165,89 @@ impl Proposer<'_> {
         )
     }
 
-    /// (a) The request with what the test needs (`numpy>=2`), the tested dist free to move; the
-    /// installed dependents that plan breaks by its own evidence moved along. `Err`: why the
-    /// environment does not allow it.
+    /// (a) The request with what the tests need (`numpy>=2`), the tested dists free to move
+    /// (a test the solve meets anew is added, [`ROUNDS`] solves at most); the installed
+    /// dependents that plan breaks by its own evidence moved along. `Err`: why the environment
+    /// does not allow it.
     fn tested_moved(
         &self,
         as_asked: &[Requirement],
         upgrade: &BTreeSet<PackageName>,
         bounds: &[Requirement],
-        check: &FailingCheck,
+        checks: &[FailingCheck],
     ) -> Result<Result<Vec<Plan>, String>, ProposeError> {
-        let provider = &check.provider.0;
-        let mut needs = as_asked.to_vec();
-        needs.push(check.needs.clone());
+        let mut checks = checks.to_vec();
         let mut upgrade = upgrade.clone();
-        upgrade.insert(provider.clone());
-        let needed = (Some(provider), &BTreeSet::new());
-        let resolution = match self.solve_needing(&needs, &upgrade, vec![], bounds.to_vec(), needed)
-        {
-            Ok(found) => found,
-            Err(SolveError::NoSolution(no_solution)) => {
-                return Ok(Err(format!(
-                    "{} with {}, what {} {} needs on import, cannot be had here:\n{}",
-                    join(&self.request.targets),
-                    check.needs,
-                    check.release.0,
-                    check.release.1,
-                    no_solution.report
-                )));
+        let mut found = None;
+        for _round in 0..ROUNDS {
+            upgrade.extend(checks.iter().map(|c| c.provider.0.clone()));
+            let implied: Vec<(Requirement, String)> = checks
+                .iter()
+                .map(|c| (c.needs.clone(), needs_clause(c)))
+                .collect();
+            let resolution = match self.solve_implied(as_asked, &upgrade, bounds.to_vec(), &implied)
+            {
+                Ok(found) => found,
+                Err(SolveError::NoSolution(no_solution)) => {
+                    return Ok(Err(format!(
+                        "{} with {}, what {} on import, cannot be had here:\n{}",
+                        join(&self.request.targets),
+                        join(&implied.iter().map(|i| i.0.clone()).collect::<Vec<_>>()),
+                        needing(&checks),
+                        no_solution.report
+                    )));
+                }
+                Err(err) => return Err(err.into()),
+            };
+            let planned = self.planned(&resolution);
+            let fresh: Vec<FailingCheck> = self
+                .failing_checks(&planned)
+                .into_iter()
+                .filter(|c| {
+                    !checks
+                        .iter()
+                        .any(|k| k.needs == c.needs && k.release == c.release)
+                })
+                .collect();
+            if fresh.is_empty() {
+                found = Some(planned);
+                break;
             }
-            Err(err) => return Err(err.into()),
+            checks.extend(fresh);
+        }
+        let Some(planned) = found else {
+            return Ok(Err(format!(
+                "{} with what {} on import still plans a release that raises on import after \
+                 {ROUNDS} solves",
+                join(&self.request.targets),
+                needing(&checks)
+            )));
         };
-        let planned = self.planned(&resolution);
         let targets = &self.request.targets;
         let mut plan = self.plan(PlanKind::Upgrade, String::new(), targets, &planned, &[])?;
-        plan.title = format!(
-            "{}, moving {} to what {} needs on import ({}: its own {}, line {})",
-            moves(&plan, targets),
-            provider,
-            check.release.0,
-            check.needs,
-            check.file,
-            check.line
-        );
-        needed_on_import(&mut plan, check);
+        let why: Vec<String> = checks
+            .iter()
+            .map(|c| {
+                format!(
+                    "moving {} to what {} needs on import ({}: its own {}, line {})",
+                    c.provider.0, c.release.0, c.needs, c.file, c.line
+                )
+            })
+            .collect();
+        plan.title = format!("{}, {}", moves(&plan, targets), why.join("; "));
+        for check in &checks {
+            needed_on_import(&mut plan, check);
+        }
         super::as_asked::as_requested(&mut plan, targets);
         let mut found = vec![plan];
         if !found[0].breaks.is_empty() {
             let mut with = targets.clone();
-            with.push(check.needs.clone());
+            with.extend(checks.iter().map(|c| c.needs.clone()));
             if let Some(mut moved) = self.move_dependents(&found[0], &with, &upgrade)? {
                 moved.targets = targets.clone();
-                needed_on_import(&mut moved, check);
+                for check in &checks {
+                    needed_on_import(&mut moved, check);
+                }
                 super::as_asked::as_requested(&mut moved, targets);
                 found.push(moved);
             }
@@ -212,16 +255,93 @@ impl Proposer<'_> {
         Ok(Ok(found))
     }
 
-    /// (b) The request below the releases whose test fails (`pyarrow<26.0.0`), the tested dist
-    /// where the plan has it. `Err`: why there is none.
+    /// (b) The request below the releases whose test fails (`pyarrow<26.0.0`), the tested dists
+    /// where the plan has them (a test the solve meets anew bounds its release too, [`ROUNDS`]
+    /// solves at most). `Err`: why there is none.
     fn below_failing(
         &self,
         as_asked: &[Requirement],
         upgrade: &BTreeSet<PackageName>,
         bounds: &[Requirement],
-        check: &FailingCheck,
+        checks: &[FailingCheck],
         planned: &PlannedEnvironment,
     ) -> Result<Result<Plan, String>, ProposeError> {
+        // Per failing release's dist, its first check, the bound below it and the releases read.
+        let mut held: Vec<(FailingCheck, Requirement, String)> = Vec::new();
+        let mut fresh = checks.to_vec();
+        let mut planned = planned.clone();
+        for _round in 0..ROUNDS {
+            for check in fresh {
+                if held.iter().any(|(c, ..)| c.release.0 == check.release.0) {
+                    continue;
+                }
+                match self.importing_below(&check, &planned)? {
+                    Ok((below, read)) => held.push((check, below, read)),
+                    Err(note) => return Ok(Err(note)),
+                }
+            }
+            let implied: Vec<(Requirement, String)> = held
+                .iter()
+                .map(|(c, below, read)| (below.clone(), below_clause(c, below, read)))
+                .collect();
+            planned = match self.solve_implied(as_asked, upgrade, bounds.to_vec(), &implied) {
+                Ok(found) => self.planned(&found),
+                Err(SolveError::NoSolution(no_solution)) => {
+                    let (check, below, read) = held.last().expect("a check is held");
+                    let (name, (provider, at)) = (&check.release.0, &check.provider);
+                    return Ok(Err(format!(
+                        "{} with {below} (below {name} {read}, which raise on import beside \
+                         {provider} {at}) cannot be had:\n{}",
+                        join(&self.request.targets),
+                        no_solution.report
+                    )));
+                }
+                Err(err) => return Err(err.into()),
+            };
+            fresh = self.failing_checks(&planned);
+            if fresh.is_empty() {
+                break;
+            }
+        }
+        if !fresh.is_empty() {
+            return Ok(Err(format!(
+                "{} below the releases that raise on import still plans one that does after \
+                 {ROUNDS} solves ({})",
+                join(&self.request.targets),
+                fresh[0].sentence()
+            )));
+        }
+        let targets = &self.request.targets;
+        let mut plan = self.plan(PlanKind::Upgrade, String::new(), targets, &planned, &[])?;
+        let mut why = Vec::new();
+        for (check, _, read) in &held {
+            let (name, (provider, at)) = (&check.release.0, &check.provider);
+            if !plan.changes.iter().any(|c| &c.name == name) {
+                return Ok(Err(format!(
+                    "below {name} {read}, which raise on import beside {provider} {at}, {name} \
+                     stays as installed"
+                )));
+            }
+            why.push(format!(
+                "the newest {name} that imports beside {provider} {at} ({name} {read} raise on \
+                 import: {}, line {}, needs {})",
+                check.file, check.line, check.needs
+            ));
+            held_below(&mut plan, check, read);
+        }
+        plan.title = format!("{}: {}", moves(&plan, targets), why.join("; "));
+        super::as_asked::as_requested(&mut plan, targets);
+        Ok(Ok(plan))
+    }
+
+    /// Below which release `check`'s dist imports beside `planned` (`pyarrow<26.0.0`), read in
+    /// at most [`SCANNED`] releases below the failing one and above the installed one, and the
+    /// releases read that raise ("26.0.0, 26.0.1"). `Err`: why there is none.
+    pub(in crate::plan) fn importing_below(
+        &self,
+        check: &FailingCheck,
+        planned: &PlannedEnvironment,
+    ) -> Result<Result<(Requirement, String), String>, ProposeError> {
         let (name, failing) = &check.release;
         let (provider, at) = &check.provider;
         let installed = self.inventory.get(name).map(|d| d.version().clone());
@@ -239,13 +359,13 @@ impl Proposer<'_> {
             .collect();
         versions.sort();
         let mut failing_read = vec![failing.clone()];
-        let mut passes = None;
+        let mut passes = false;
         for version in versions.iter().rev().take(SCANNED) {
             let checks =
                 self.builder
                     .failing_version_checks(name, version, planned, &self.evidence);
             if checks.is_empty() {
-                passes = Some(version.clone());
+                passes = true;
                 break;
             }
             failing_read.push(version.clone());
@@ -257,7 +377,7 @@ impl Proposer<'_> {
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(", ");
-        if passes.is_none() {
+        if !passes {
             let kept =
                 installed.map_or_else(String::new, |i| format!(" (above the installed {i})"));
             return Ok(Err(format!(
@@ -267,51 +387,7 @@ impl Proposer<'_> {
         }
         let below = Requirement::from_str(&format!("{name}<{oldest}"))
             .expect("a name and a version make a requirement");
-        let mut needs = as_asked.to_vec();
-        needs.push(below.clone());
-        let needed = (Some(name), &BTreeSet::new());
-        let resolution = match self.solve_needing(&needs, upgrade, vec![], bounds.to_vec(), needed)
-        {
-            Ok(found) => found,
-            Err(SolveError::NoSolution(no_solution)) => {
-                return Ok(Err(format!(
-                    "{} with {below} (below {name} {read}, which raise on import beside \
-                     {provider} {at}) cannot be had:\n{}",
-                    join(&self.request.targets),
-                    no_solution.report
-                )));
-            }
-            Err(err) => return Err(err.into()),
-        };
-        let planned = self.planned(&resolution);
-        let targets = &self.request.targets;
-        let mut plan = self.plan(PlanKind::Upgrade, String::new(), targets, &planned, &[])?;
-        if !plan.changes.iter().any(|c| &c.name == name) {
-            return Ok(Err(format!(
-                "below {name} {read}, which raise on import beside {provider} {at}, {name} stays \
-                 as installed"
-            )));
-        }
-        plan.title = format!(
-            "{}: the newest {name} that imports beside {provider} {at} ({name} {read} raise on \
-             import: {}, line {}, needs {})",
-            moves(&plan, targets),
-            check.file,
-            check.line,
-            check.needs
-        );
-        super::as_asked::as_requested(&mut plan, targets);
-        // Held below the failing releases by their own file, not by a requirement.
-        for held in plan.held_back.iter_mut().filter(|h| &h.name == name) {
-            if held.blockers.is_empty() && held.unavailable.is_none() {
-                held.unavailable = Some(format!(
-                    "{name} {read} raise on import beside {provider} {at} ({}, line {}: it \
-                     needs {}, read from that file, not from the index metadata)",
-                    check.file, check.line, check.needs
-                ));
-            }
-        }
-        Ok(Ok(plan))
+        Ok(Ok((below, read)))
     }
 }
 
@@ -339,9 +415,25 @@ fn moves(plan: &Plan, targets: &[Requirement]) -> String {
     }
 }
 
+/// `check`'s dist, held below the releases `read` that raise on import by their own file (not
+/// by a requirement): its held-back line in `plan` says so.
+pub(in crate::plan) fn held_below(plan: &mut Plan, check: &FailingCheck, read: &str) {
+    let (name, _) = &check.release;
+    let (provider, at) = &check.provider;
+    for held in plan.held_back.iter_mut().filter(|h| &h.name == name) {
+        if held.blockers.is_empty() && held.unavailable.is_none() {
+            held.unavailable = Some(format!(
+                "{name} {read} raise on import beside {provider} {at} ({}, line {}: it needs {}, \
+                 read from that file, not from the index metadata)",
+                check.file, check.line, check.needs
+            ));
+        }
+    }
+}
+
 /// The tested dist's change in `plan` gives the test as its reason (not a request, nor the
 /// release's metadata).
-fn needed_on_import(plan: &mut Plan, check: &FailingCheck) {
+pub(in crate::plan) fn needed_on_import(plan: &mut Plan, check: &FailingCheck) {
     let (name, version) = &check.release;
     for change in plan
         .changes
@@ -355,5 +447,40 @@ fn needed_on_import(plan: &mut Plan, check: &FailingCheck) {
             file: check.file.clone(),
             line: check.line,
         }];
+    }
+}
+
+/// How the solver words what `check`'s test needs: "pyarrow 26.0.1 needs numpy>=2 on import (its
+/// own pyarrow/lib.pyx, line 41; neither the request nor its index metadata states it)".
+fn needs_clause(check: &FailingCheck) -> String {
+    format!(
+        "{} {} needs {} on import (its own {}, line {}; neither the request nor its index \
+         metadata states it)",
+        check.release.0, check.release.1, check.needs, check.file, check.line
+    )
+}
+
+/// How the solver words the bound below the releases whose test fails: "pyarrow<26.0.0 is
+/// needed: pyarrow 26.0.0, 26.0.1 raise on import beside numpy 1.26.4 (their own
+/// pyarrow/lib.pyx, line 41; not a requirement of the request nor of the index metadata)".
+fn below_clause(check: &FailingCheck, below: &Requirement, read: &str) -> String {
+    let (name, (provider, at)) = (&check.release.0, &check.provider);
+    format!(
+        "{below} is needed: {name} {read} raise on import beside {provider} {at} (their own {}, \
+         line {}; not a requirement of the request nor of the index metadata)",
+        check.file, check.line
+    )
+}
+
+/// "pyarrow 26.0.1 needs", "pyarrow 26.0.1 and foo 2.0 need".
+fn needing(checks: &[FailingCheck]) -> String {
+    let mut releases: Vec<String> = checks
+        .iter()
+        .map(|c| format!("{} {}", c.release.0, c.release.1))
+        .collect();
+    releases.dedup();
+    match releases.len() {
+        1 => format!("{} needs", releases[0]),
+        _ => format!("{} need", releases.join(" and ")),
     }
 }

@@ -112,8 +112,43 @@ impl Proposer<'_> {
         upgrade: &BTreeSet<PackageName>,
         overrides: Vec<Override>,
         extra: Vec<Requirement>,
-        (needed, lifted): (Option<&PackageName>, &BTreeSet<PackageName>),
+        needed: (Option<&PackageName>, &BTreeSet<PackageName>),
     ) -> Result<Resolution, SolveError> {
+        let request = self.whole_request(targets, upgrade, overrides, extra, needed);
+        solve::solve_on(self.core, &request)
+    }
+
+    /// [`Self::solve_with`] with `implied` among the targets: requirements neither the user nor
+    /// the index makes but a release's own file (what its version test needs on import), each
+    /// worded in the solver's explanation by its clause, never "you require".
+    pub(in crate::plan) fn solve_implied(
+        &self,
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        extra: Vec<Requirement>,
+        implied: &[(Requirement, String)],
+    ) -> Result<Resolution, SolveError> {
+        let mut all = targets.to_vec();
+        all.extend(implied.iter().map(|(r, _)| r.clone()));
+        let mut request =
+            self.whole_request(&all, upgrade, vec![], extra, (None, &BTreeSet::new()));
+        // Not "installed" either: the implied names are the request's own.
+        request
+            .installed_roots
+            .retain(|name| !implied.iter().any(|(r, _)| &r.name == name));
+        request.root_origins.extend(implied.iter().cloned());
+        solve::solve_on(self.core, &request)
+    }
+
+    /// The whole-environment request of [`Self::solve_needing`].
+    fn whole_request(
+        &self,
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        overrides: Vec<Override>,
+        extra: Vec<Requirement>,
+        (needed, lifted): (Option<&PackageName>, &BTreeSet<PackageName>),
+    ) -> SolveRequest {
         let mut requirements = self.whole.requirements.clone();
         requirements.extend(targets.iter().cloned());
         let mut constraints: Vec<Requirement> = self
@@ -133,21 +168,19 @@ impl Proposer<'_> {
             .filter(|name| !asked.contains(name))
             .cloned()
             .collect();
-        solve::solve_on(
-            self.core,
-            &SolveRequest {
-                requirements,
-                constraints,
-                overrides,
-                preferences: self.whole.preferences.clone(),
-                upgrade: upgrade.clone(),
-                prerelease: self.request.prerelease,
-                binary: self.request.binary.clone(),
-                limits: Default::default(),
-                correspondences: self.correspondences.clone(),
-                installed_roots,
-            },
-        )
+        SolveRequest {
+            requirements,
+            constraints,
+            overrides,
+            preferences: self.whole.preferences.clone(),
+            upgrade: upgrade.clone(),
+            prerelease: self.request.prerelease,
+            binary: self.request.binary.clone(),
+            limits: Default::default(),
+            correspondences: self.correspondences.clone(),
+            installed_roots,
+            root_origins: Vec::new(),
+        }
     }
 
     /// A solve that widens what moves: on "no solution", the index-managed installed dists the

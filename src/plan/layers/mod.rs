@@ -29,10 +29,12 @@
 //! an `impl` of the proposer: one layer's bounds, solve and plan (`solve`), the safe layer kept
 //! free of module clashes and of the breaks its own evidence predicts (`safe`), the group layer
 //! that keeps the installed CUDA line beside one that leaves it (`same_line`), and the safe
-//! layer's held-back lines (`held_back`).
+//! layer's held-back lines (`held_back`), and a group or major layer whose planned release
+//! raises on import beside it solved again with what its own test implies (`import_tests`).
 
 mod held_back;
 mod held_cluster;
+mod import_tests;
 mod safe;
 mod same_line;
 mod solve;
@@ -157,6 +159,7 @@ struct Bounds {
 }
 
 /// One layer to solve: what is free of the safe layer's bounds.
+#[derive(Clone)]
 struct LayerSpec {
     kind: LayerKind,
     name: String,

@@ -105,12 +105,20 @@ impl Proposer<'_> {
         base: &Plan,
     ) -> Result<Option<Plan>, ProposeError> {
         let constraints = Self::layer_bounds(spec, bounds);
-        let Some((_, plan)) = self.layer_build(spec, bounds, upgrade, Some(base), constraints)?
-        else {
+        let Some(built) = self.layer_build(spec, bounds, upgrade, Some(base), constraints)? else {
             return Ok(None);
         };
-        let plan = self.take_along(spec, bounds, upgrade, base, plan)?;
-        Ok(finish_layer(spec, plan, Some(base)))
+        // A planned release that raises on import beside the layer (see `import_tests`).
+        let tested = self.import_tested(spec, bounds, upgrade, base, built)?;
+        let plan = self.take_along(
+            &tested.spec,
+            bounds,
+            upgrade,
+            base,
+            tested.plan.clone(),
+            &tested.extra,
+        )?;
+        Ok(finish_layer(&tested.spec, tested.explain(plan), Some(base)))
     }
 
     /// One solve of a layer under `constraints` and its plan; `None` when it has no solution.
@@ -159,14 +167,16 @@ impl Proposer<'_> {
 
     /// A layer whose own evidence says it breaks installed dependents takes them along to
     /// their fixing releases (freed of their line bound, inside the fixing release's line), when
-    /// that solves and breaks nothing; else it stays as it is, its factors saying so.
-    fn take_along(
+    /// that solves and breaks nothing; else it stays as it is, its factors saying so. `extra`:
+    /// what the layer adds to its bounds (what its own import tests imply).
+    pub(super) fn take_along(
         &self,
         spec: &LayerSpec,
         bounds: &Bounds,
         upgrade: &BTreeSet<PackageName>,
         base: &Plan,
         plan: Plan,
+        extra: &[Requirement],
     ) -> Result<Plan, ProposeError> {
         let fixes = self.light_fixes(&plan, bounds)?;
         if fixes.is_empty() {
@@ -178,6 +188,7 @@ impl Proposer<'_> {
             free: spec.free.iter().chain(fixes.keys()).cloned().collect(),
         };
         let mut constraints = Self::layer_bounds(&wider, bounds);
+        constraints.extend(extra.iter().cloned());
         constraints.extend(
             fixes
                 .iter()

@@ -60,9 +60,19 @@ impl PythonFormatter<'_, '_> {
 }
 
 impl PythonFormatter<'_, '_> {
-    /// A root requirement in words: the user's ("you require"), or the installed environment's
-    /// (every installed dist stays; a blocker the request as asked keeps where it is).
+    /// A root requirement in words: the user's ("you require"), the installed environment's
+    /// (every installed dist stays; a blocker the request as asked keeps where it is), or one a
+    /// file implies (its clause, [`SolveRequest::root_origins`]).
     fn root_dependency(&self, dep: &Pkg, range: &Ranges<Version>) -> String {
+        let written = name_with_range(&dep.to_string(), range);
+        if let Some((_, clause)) = self
+            .request
+            .root_origins
+            .iter()
+            .find(|(requirement, _)| requirement.to_string() == written)
+        {
+            return clause.clone();
+        }
         let installed = dep
             .name()
             .is_some_and(|n| self.request.installed_roots.contains(n));
