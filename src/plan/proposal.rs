@@ -529,6 +529,25 @@ pub enum Reason {
         file: String,
         line: usize,
     },
+    /// A planned dist's own file imports names from this dist that its newer releases lack:
+    /// Jinja2 2.11.3's `jinja2/filters.py` line 13 imports `soft_unicode` from `markupsafe`,
+    /// which MarkupSafe dropped in 2.1.0, so markupsafe moves to 2.0.1. A requirement read from
+    /// the release's file, not from its index metadata (which requires only `MarkupSafe>=0.23`).
+    ImportsName {
+        /// The planned dist (jinja2).
+        dependent: PackageName,
+        /// Its planned version.
+        dependent_version: Version,
+        /// What its import implies (`markupsafe<2.1.0`).
+        #[serde(deserialize_with = "crate::metadata::de_requirement")]
+        requirement: Requirement,
+        /// The module imported from (`markupsafe`) and the names (`soft_unicode`).
+        module: String,
+        names: Vec<String>,
+        /// The importing file (`jinja2/filters.py`) and line.
+        file: String,
+        line: usize,
+    },
     /// Installed against a dependent's requirement (see the plan's overrides).
     Override {
         /// The requirement installed instead.

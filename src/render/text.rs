@@ -379,6 +379,30 @@ pub(crate) fn movement(change: &Change) -> String {
     }
 }
 
+/// "needed by jinja2 2.11.3 on import (markupsafe<2.1.0: its own jinja2/filters.py, line 13,
+/// imports `soft_unicode` from `markupsafe`, ...)".
+fn imports_name(reason: &Reason) -> String {
+    let Reason::ImportsName {
+        dependent,
+        dependent_version,
+        requirement,
+        module,
+        names,
+        file,
+        line,
+    } = reason
+    else {
+        return String::new();
+    };
+    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    format!(
+        "needed by {dependent} {dependent_version} on import ({requirement}: its own {file}, \
+         line {line}, imports {} from `{module}`, which newer releases lack; not in its index \
+         metadata)",
+        names.join(", ")
+    )
+}
+
 /// Why a dist changes, in one line.
 pub(crate) fn reasons(change: &Change) -> String {
     let mut parts: Vec<String> = change
@@ -455,6 +479,7 @@ pub(crate) fn reasons(change: &Change) -> String {
                 "needed by {dependent} {dependent_version} on import ({requirement}: its own \
                  {file}, line {line}, raises below it; not in its index metadata)"
             ),
+            Reason::ImportsName { .. } => imports_name(reason),
             Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
             Reason::NewestFitting { asked } => {
                 format!("the newest that fits, NOT what was asked ({asked})")

@@ -32,6 +32,7 @@ mod propose_must_move;
 mod propose_version_implied;
 mod propose_web;
 mod propose_wheel_only;
+mod propose_wheel_only_blockers;
 mod resolve;
 mod review;
 mod review_real;

@@ -264,6 +264,14 @@ fn a_request_whose_import_needs_an_older_release_with_a_wheel_takes_it() {
             .any(|w| w.as_str().is_some_and(|w| w.ends_with(why))),
         "{warnings:?}"
     );
+    // Werkzeug's change cites Flask 2.2.2's own import, not the resolution.
+    let reasons = first["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "werkzeug")
+        .map(|c| c["reasons"].to_string());
+    insta::assert_snapshot!(reasons.unwrap_or_default(), @r#"[{"kind":"imports-name","dependent":"flask","dependent_version":"2.2.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_quote"],"file":"flask/app.py","line":30}]"#);
     // No plan keeps the import that fails.
     for plan in json["plans"].as_array().unwrap() {
         assert_ne!(plan["pins"]["werkzeug"], "3.1.9", "{}", out.stdout);

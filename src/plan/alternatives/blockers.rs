@@ -82,21 +82,22 @@ impl Proposer<'_> {
 
     /// Move the blockers forward: every index-managed installed dist stays at or above its
     /// installed version. Only when no forward move exists, the blockers may go back (a
-    /// [`PlanKind::DowngradeBlockers`] plan, scored with its real costs).
-    pub(super) fn move_blockers(
+    /// [`PlanKind::DowngradeBlockers`] plan, scored with its real costs). With the planned
+    /// environment of the plan found.
+    pub(super) fn move_blockers_planned(
         &self,
         targets: &[Requirement],
         upgrade: &BTreeSet<PackageName>,
         blockers: &[Blocker],
-    ) -> Result<Option<Plan>, ProposeError> {
+    ) -> Result<Option<(Plan, PlannedEnvironment)>, ProposeError> {
         if blockers.is_empty() {
             return Ok(None);
         }
-        let forward = self.move_blockers_within(targets, upgrade, blockers, true)?;
+        let forward = self.blockers_search(targets, upgrade, blockers, true)?;
         if forward.is_some() {
             return Ok(forward);
         }
-        self.move_blockers_within(targets, upgrade, blockers, false)
+        self.blockers_search(targets, upgrade, blockers, false)
     }
 
     /// One move-the-blockers search: the blockers (and, a few rounds at most, the dists each
@@ -109,6 +110,19 @@ impl Proposer<'_> {
         blockers: &[Blocker],
         forward: bool,
     ) -> Result<Option<Plan>, ProposeError> {
+        Ok(self
+            .blockers_search(targets, upgrade, blockers, forward)?
+            .map(|(plan, _)| plan))
+    }
+
+    /// [`Self::move_blockers_within`], with the planned environment of the plan found.
+    fn blockers_search(
+        &self,
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        blockers: &[Blocker],
+        forward: bool,
+    ) -> Result<Option<(Plan, PlannedEnvironment)>, ProposeError> {
         let floors = if forward {
             self.floors(targets)
         } else {
@@ -125,7 +139,9 @@ impl Proposer<'_> {
         } else {
             PlanKind::DowngradeBlockers
         };
-        self.blockers_plan(kind, targets, blockers, &planned)
+        Ok(self
+            .blockers_plan(kind, targets, blockers, &planned)?
+            .map(|plan| (plan, planned)))
     }
 
     /// The plan of a blockers search that solved: `None` when no blocker moved. Its kind and

@@ -326,10 +326,12 @@ impl Proposer<'_> {
                         }
                         (Some(conflict), false)
                     }
-                    Some(Implied::Met(resolution, why)) => {
+                    Some(Implied::Met(resolution, why, cited)) => {
                         warnings.push(why);
+                        let start = plans.len();
                         let own_stack =
                             self.as_asked_plans(policy, &as_asked, upgrade, &resolution, plans)?;
+                        plans[start..].iter_mut().for_each(|p| cited.cite(p));
                         (None, own_stack)
                     }
                     None => {
@@ -488,10 +490,12 @@ impl Proposer<'_> {
         // stand. But the index failing (`--offline` without an entry, a cache entry cut short,
         // the network, a cap or a deadline) is the tool failing, exit 2 as the docs say, not
         // "no plan found".
+        // Moved with what the moved plan's import implies (see `wheel_only`).
+        let moved = self.move_blockers_importing(targets, upgrade, &blockers);
+        let mut notes = Vec::new();
         let mut failed = None;
-        let mut keep = |kind: &str, found: Result<Option<Plan>, ProposeError>| match found {
-            Ok(Some(plan)) => plans.push(plan),
-            Ok(None) => {}
+        let mut keep = |kind: &str, found: Result<Vec<Plan>, ProposeError>| match found {
+            Ok(found) => plans.extend(found),
             Err(err) if index_failed(&err) => {
                 failed.get_or_insert(err);
             }
@@ -500,17 +504,16 @@ impl Proposer<'_> {
                 error_chain(&err)
             )),
         };
-        keep(
-            "move-the-blockers",
-            self.move_blockers(targets, upgrade, &blockers),
-        );
-        let mut notes = Vec::new();
-        keep(
-            "newest-fitting",
-            self.newest_fitting(targets, &blockers, &mut notes),
-        );
+        let moved = moved.map(|found| {
+            notes.extend(found.note);
+            found.plans
+        });
+        keep("move-the-blockers", moved);
+        let fitting = self.newest_fitting(targets, &blockers, &mut notes);
+        keep("newest-fitting", fitting.map(Vec::from_iter));
         if self.request.allow_override {
-            keep("forced-override", self.forced(targets, upgrade, &blockers));
+            let forced = self.forced(targets, upgrade, &blockers);
+            keep("forced-override", forced.map(Vec::from_iter));
         }
         if let Some(err) = failed {
             return Err(err);

@@ -28,8 +28,9 @@ use crate::index::DistFile;
 use crate::inventory::imports::MAX_FILE_BYTES;
 use crate::inventory::module_names::module_names;
 use crate::plan::imports_check::module_file;
+use crate::plan::planned::PlannedEnvironment;
 use crate::plan::planned_imports::UnmetName;
-use crate::plan::proposal::{Conflict, Plan, PlanKind};
+use crate::plan::proposal::{Blocker, Change, Conflict, Plan, PlanKind, Reason};
 use crate::solve::{Resolution, SolveError};
 
 /// At most this many releases of a provider are read for the names: two years of monthly
@@ -50,15 +51,165 @@ struct Binding {
 
 /// What the import implies for the request.
 pub(super) enum Implied {
-    /// The request with the implied requirement has a solution: the plan to offer, and the
-    /// sentence that says why the provider moves.
-    Met(Box<Resolution>, String),
+    /// The request with the implied requirement has a solution: the plan to offer, the
+    /// sentence that says why the provider moves, and the reason its change cites.
+    Met(Box<Resolution>, String, Box<Cited>),
     /// It has none: why the request cannot be met, and the requirement the import implies
     /// (`markupsafe<2.1.0`), which a forced plan goes past.
     Unmet(Conflict, Box<Requirement>),
 }
 
+/// A plan's import that needs an older release of its provider, and the requirement that
+/// implies.
+struct ImportNeed {
+    unmet: UnmetName,
+    implied: Requirement,
+    /// "jinja2 2.11.3 imports ...; the newest markupsafe that has `soft_unicode` is 2.0.1
+    /// (markupsafe/__init__.py, read from ...), so the request needs markupsafe<2.1.0".
+    why: String,
+}
+
+impl ImportNeed {
+    /// The provider's change cites the importing file and line.
+    fn cited(&self) -> Cited {
+        let unmet = &self.unmet;
+        Cited {
+            provider: unmet.provider.0.clone(),
+            reason: Reason::ImportsName {
+                dependent: unmet.importer.0.clone(),
+                dependent_version: unmet.importer.1.clone(),
+                requirement: self.implied.clone(),
+                module: unmet.module.clone(),
+                names: unmet.names.clone(),
+                file: unmet.file.clone(),
+                line: unmet.line,
+            },
+        }
+    }
+}
+
+/// The provider an import moves, and why ([`Reason::ImportsName`]).
+pub(super) struct Cited {
+    provider: PackageName,
+    reason: Reason,
+}
+
+impl Cited {
+    /// The provider's change in `plan` gives the import as its reason (not "moved by the
+    /// resolution", nor the index metadata).
+    pub(super) fn cite(&self, plan: &mut Plan) {
+        for change in plan.changes.iter_mut().filter(|c| c.name == self.provider) {
+            change.reasons = vec![self.reason.clone()];
+        }
+    }
+}
+
+/// The move-the-blockers plans with what their import implies (see
+/// [`Proposer::move_blockers_importing`]).
+pub(super) struct BlockersImporting {
+    pub plans: Vec<Plan>,
+    /// Why the blockers were moved again (or why no plan that moves them imports).
+    pub note: Option<String>,
+}
+
 impl Proposer<'_> {
+    /// The import of `planned` (as `changes` change it) that needs an older release of its
+    /// provider, the newest release that binds its names, and the requirement that implies.
+    fn import_need(&self, planned: &PlannedEnvironment, changes: &[Change]) -> Option<ImportNeed> {
+        let unmet = self.builder.unmet_names(planned, changes, &self.evidence);
+        let (unmet, binding) = unmet
+            .into_iter()
+            .find_map(|u| self.newest_binding(&u).map(|b| (u, b)))?;
+        let provider = &unmet.provider.0;
+        let implied = Requirement::from_str(&format!("{provider}<{}", binding.above))
+            .expect("a name and a version make a requirement");
+        let why = format!(
+            "{}; the newest {provider} that has {} is {} ({}, read from {}), so the request \
+             needs {implied}",
+            unmet.sentence(),
+            listed(&unmet.names),
+            binding.version,
+            binding.path,
+            binding.wheel,
+        );
+        Some(ImportNeed {
+            unmet,
+            implied,
+            why,
+        })
+    }
+
+    /// Move the blockers ([`Proposer::move_blockers_planned`]); when that plan imports a name its
+    /// planned dependency lacks and an older release has it, the blockers are moved again with
+    /// the requirement that implies (`propose 'jinja2<3'` beside jinja2-cli 1.0.1: jinja2-cli
+    /// 0.8.2 with Jinja2 2.11.3 and MarkupSafe 2.0.1, never MarkupSafe 3.0.4, which Jinja2
+    /// 2.11.3 fails to import beside). The plan that keeps the missing name is offered only
+    /// forced, under `--allow-override`, as the request as asked is.
+    pub(super) fn move_blockers_importing(
+        &self,
+        targets: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        blockers: &[Blocker],
+    ) -> Result<BlockersImporting, ProposeError> {
+        let Some((plan, planned)) = self.move_blockers_planned(targets, upgrade, blockers)? else {
+            return Ok(BlockersImporting {
+                plans: Vec::new(),
+                note: None,
+            });
+        };
+        let need = (!self.request.all)
+            .then(|| self.import_need(&planned, &plan.changes))
+            .flatten();
+        let Some(need) = need else {
+            return Ok(BlockersImporting {
+                plans: vec![plan],
+                note: None,
+            });
+        };
+        let provider = &need.unmet.provider.0;
+        let mut with = targets.to_vec();
+        with.push(need.implied.clone());
+        let mut moving = upgrade.clone();
+        moving.insert(provider.clone());
+        let mut plans = Vec::new();
+        let note = match self.move_blockers_planned(&with, &moving, blockers)? {
+            Some((mut moved, _)) => {
+                moved.targets = targets.to_vec();
+                need.cited().cite(&mut moved);
+                plans.push(moved);
+                format!("{}; the blockers are moved with it", need.why)
+            }
+            None => format!(
+                "{}; no move of the blockers ({}) has a solution with it",
+                need.why,
+                blockers
+                    .iter()
+                    .map(|b| format!("{} {}", b.dependent, b.dependent_version))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        if self.request.allow_override {
+            let mut forced = plan;
+            let kept = planned
+                .dists
+                .get(provider)
+                .map_or_else(String::new, |d| format!(" with {provider} {}", d.version));
+            forced.title = format!(
+                "Force {}{kept}, past what its imports need ({}): {}",
+                super::join(targets),
+                need.implied,
+                forced.title
+            );
+            forced.kind = PlanKind::ForcedOverride;
+            plans.push(forced);
+        }
+        Ok(BlockersImporting {
+            plans,
+            note: Some(note),
+        })
+    }
+
     /// When the plan for `resolution` imports a name its planned dependency lacks and an older
     /// release of that dependency has it: the request solved again with the requirement that
     /// implies ([`Implied`]). `None` when no such name, or no release that binds it is known.
@@ -80,34 +231,22 @@ impl Proposer<'_> {
         }
         let targets = &self.request.targets;
         let plan = self.plan(PlanKind::Upgrade, String::new(), targets, &planned, &[])?;
-        let unmet = self
-            .builder
-            .unmet_names(&planned, &plan.changes, &self.evidence);
-        let Some((unmet, binding)) = unmet
-            .into_iter()
-            .find_map(|u| self.newest_binding(&u).map(|b| (u, b)))
-        else {
+        let Some(need) = self.import_need(&planned, &plan.changes) else {
             return Ok(None);
         };
-        let provider = &unmet.provider.0;
-        let implied = Requirement::from_str(&format!("{provider}<{}", binding.above))
-            .expect("a name and a version make a requirement");
-        let why = format!(
-            "{}; the newest {provider} that has {} is {} ({}, read from {}), so the request \
-             needs {implied}",
-            unmet.sentence(),
-            listed(&unmet.names),
-            binding.version,
-            binding.path,
-            binding.wheel,
-        );
+        let provider = &need.unmet.provider.0;
+        let (implied, why) = (need.implied.clone(), need.why.clone());
         let mut needs = as_asked.to_vec();
         needs.push(implied.clone());
         let mut upgrade = upgrade.clone();
         upgrade.insert(provider.clone());
         let needed = (Some(provider), &BTreeSet::new());
         match self.solve_needing(&needs, &upgrade, vec![], bounds.to_vec(), needed) {
-            Ok(found) => Ok(Some(Implied::Met(Box::new(found), why))),
+            Ok(found) => Ok(Some(Implied::Met(
+                Box::new(found),
+                why,
+                Box::new(need.cited()),
+            ))),
             Err(SolveError::NoSolution(no_solution)) => Ok(Some(Implied::Unmet(
                 Conflict {
                     explanation: format!("{why}.\n{}", no_solution.report),
