@@ -15,6 +15,9 @@
 //!   3.1.9 no longer has `url_quote` (Flask) or `safe_str_cmp` (Flask-Login), 2.3.8 not
 //!   `safe_str_cmp` (`import-target-missing`): nothing to move to. Live, werkzeug 3.1.9 failed
 //!   `import flask`, 2.3.8 and 2.1.0 `import flask_login`.
+//! - numpy 1.26.4 under duckdb 0.8.1, which does not require numpy but whose extension (a real
+//!   compiled one) names `numpy.core.multiarray` and `_ARRAY_API`: numpy 2.4.6 breaks duckdb
+//!   (`abi-break`), and `propose` cites the extension.
 
 use std::path::PathBuf;
 
@@ -176,4 +179,70 @@ fn can_move_to_is_found_below_the_newest_releases() {
         })
         .collect();
     assert_eq!(needs, [("5.7.0", "kombu", ">=5.7.0")], "{celery:#}");
+}
+
+/// duckdb 0.8.1 does not require numpy, yet its compiled extension loads numpy's C API: it
+/// names `numpy.core.multiarray` and `_ARRAY_API`. numpy 2.4.6 crosses that ABI, so duckdb is
+/// named (`abi-break`) and numpy has nothing to move to; `propose 'numpy>=2'` weighs the
+/// break and cites the extension. The extension is a real one, compiled by
+/// `testdata/outdated-breaks/extension/build.sh` (never loaded, only read). Live (python3.11,
+/// pandas 2.0.3, duckdb 0.8.1, pyarrow 15.0.2, polars): with numpy 2.4.6 duckdb's query to
+/// pandas failed with "resize only works on single-segment arrays", with numpy 1.26.4 it passed.
+#[test]
+fn numpy_2_is_not_offered_under_a_duckdb_that_imports_it_without_requiring_it() {
+    let root = tempfile::tempdir().unwrap();
+    let numpy: &[(&str, &str)] = &[
+        ("numpy/__init__.py", "from numpy.core import multiarray\n"),
+        ("numpy/core/__init__.py", ""),
+        ("numpy/core/multiarray.py", ""),
+    ];
+    let extension = "duckdb.cpython-311-x86_64-linux-gnu.so";
+    let duckdb: &[(&str, &str)] = &[(extension, "replaced below by the compiled module")];
+    let venv = venv_of(
+        &index_dir(),
+        root.path(),
+        &[("numpy==1.26.4", numpy), ("duckdb==0.8.1", duckdb)],
+    );
+    let compiled = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/outdated-breaks/extension/numpy_c_api.cpython-311-x86_64-linux-gnu.so");
+    std::fs::copy(compiled, venv.site_packages().join(extension)).unwrap();
+    let ctx = context();
+    let (text, report) = outdated(&ctx, &venv);
+    planner_snapshot!(ctx, "numpy_under_duckdb_0_8", text);
+    let numpy = row(&report, "numpy");
+    assert_eq!(numpy["newest_compatible"], "2.4.6", "{numpy:#}");
+    assert_eq!(
+        numpy["newest_allowed"],
+        serde_json::Value::Null,
+        "{numpy:#}"
+    );
+    assert_eq!(
+        numpy["breaks"],
+        serde_json::json!([{"release": "2.4.6", "name": "duckdb", "installed": "0.8.1",
+                            "evidence": "abi-break"}])
+    );
+    let server = IndexServer::start(&index_dir());
+    let url = server.url();
+    let venv_path = venv.path.to_str().unwrap();
+    let args = [
+        "propose",
+        "numpy>=2",
+        "--venv",
+        venv_path,
+        "--index-url",
+        &url,
+    ];
+    let plans = ctx.run(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(plans.code, Some(0), "{}", plans.stderr);
+    // Each plan's title, then its abi-break factors.
+    let mut lines = Vec::new();
+    for plan in plans.json()["plans"].as_array().unwrap() {
+        lines.push(plan["title"].as_str().unwrap().to_string());
+        for factor in plan["risk"]["factors"].as_array().unwrap() {
+            if factor["kind"] == "abi-break" {
+                lines.push(format!("  {}", factor["detail"].as_str().unwrap()));
+            }
+        }
+    }
+    insta::assert_snapshot!("numpy_under_duckdb_0_8_propose", lines.join("\n"));
 }

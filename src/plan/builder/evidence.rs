@@ -195,7 +195,8 @@ impl PlanBuilder<'_> {
     }
 
     /// A change that crosses into a newer major line: which direct dependents were released
-    /// before that line began, and which of those link against it from compiled extensions.
+    /// before that line began, and which of those, or of the dists that import it without
+    /// requiring it, link against it from compiled extensions.
     /// A dependent the plan moves too is judged by the release it moves to (jax moving with
     /// jaxlib is a jax released for the new line), not by the installed one.
     fn line_crossing(
@@ -214,7 +215,18 @@ impl PlanBuilder<'_> {
         let Some(line_start) = oracle.first_release_from(&change.name, &floor) else {
             return;
         };
-        for dependent in &change.dependents.direct {
+        // A dist that imports it without requiring it (duckdb 0.8.1's extension names
+        // `numpy.core.multiarray` and `_ARRAY_API`) is judged for the ABI only: it declared no
+        // range to predate the line with.
+        let requiring = change.dependents.direct.iter().map(|d| (d.clone(), true));
+        let importing = change
+            .dependents
+            .importing
+            .iter()
+            .filter(|(d, _)| !change.dependents.direct.contains(d))
+            .map(|(d, _)| (d.clone(), false));
+        let judged: Vec<(PackageName, bool)> = requiring.chain(importing).collect();
+        for (dependent, requires) in &judged {
             let Some(dist) = self.inventory.get(dependent) else {
                 continue;
             };
@@ -233,7 +245,7 @@ impl PlanBuilder<'_> {
                 change.abi_dependents.push(dependent.clone());
                 change.abi_mechanism = Some(mechanism.to_string());
             }
-            if !change.forced {
+            if !change.forced && *requires {
                 change.predating_dependents.push(dependent.clone());
             }
         }

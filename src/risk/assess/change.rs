@@ -289,9 +289,25 @@ pub(super) fn abi_break_factor(
             },
             change.abi_mechanism.as_deref().unwrap_or("its C API"),
             line_floor(to)
-        ),
+        ) + &undeclared_abi_users(change),
     );
     true
+}
+
+/// For the ABI dependents that do not require the dist, where they import it (duckdb 0.8.1:
+/// `; duckdb does not require numpy, yet imports it (duckdb.cpython-311-x86_64-linux-gnu.so, a
+/// compiled extension module that names `numpy.core.multiarray`)`); empty when all require it.
+fn undeclared_abi_users(change: &ChangeFacts) -> String {
+    let name = &change.name;
+    change
+        .dependents
+        .importing
+        .iter()
+        .filter(|(dist, _)| {
+            change.abi_dependents.contains(dist) && !change.dependents.direct.contains(dist)
+        })
+        .map(|(dist, cite)| format!("; {dist} does not require {name}, yet imports it ({cite})"))
+        .collect()
 }
 
 /// An unforced change into a major line first released after some direct dependents were:
