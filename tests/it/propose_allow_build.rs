@@ -18,6 +18,34 @@ fn index_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/build-sdist/index")
 }
 
+/// The index served on loopback and a real venv beside it (holding depa 1.0 when `depa`).
+struct World {
+    _root: tempfile::TempDir,
+    server: IndexServer,
+    url: String,
+    venv: RealVenv,
+}
+
+impl World {
+    fn new(depa: bool) -> World {
+        let root = tempfile::tempdir().unwrap();
+        let server = IndexServer::start(&index_dir());
+        let url = server.url();
+        let venv = RealVenv::create(&root.path().join("venv"));
+        if depa {
+            let links = index_dir().join("wheels").display().to_string();
+            let args = ["install", "--no-deps", "--quiet", "--find-links", &links];
+            venv.pip_ok(&[&args[..], &["depa==1.0"]].concat());
+        }
+        World {
+            _root: root,
+            server,
+            url,
+            venv,
+        }
+    }
+}
+
 /// Every file under `dir` with its bytes, sorted: the venv's tree, to compare.
 fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut files: Vec<(PathBuf, Vec<u8>)> = crate::common::files_under(dir)
@@ -57,19 +85,12 @@ fn summary(out: &Output) -> String {
 
 #[test]
 fn an_sdist_without_static_metadata_is_built_for_its_requirements() {
-    let root = tempfile::tempdir().unwrap();
-    let server = IndexServer::start(&index_dir());
-    let url = server.url();
-    let venv = RealVenv::create(&root.path().join("venv"));
-    let links = index_dir().join("wheels").display().to_string();
-    venv.pip_ok(&[
-        "install",
-        "--no-deps",
-        "--quiet",
-        "--find-links",
-        &links,
-        "depa==1.0",
-    ]);
+    let World {
+        _root,
+        server: _server,
+        url,
+        venv,
+    } = World::new(true);
     let before = tree(&venv.path);
     let ctx = TestContext::new();
     let propose = |extra: &[&str]| {
@@ -119,19 +140,12 @@ fn an_sdist_without_static_metadata_is_built_for_its_requirements() {
 /// without `--allow-build`).
 #[test]
 fn offline_without_built_metadata_says_so() {
-    let root = tempfile::tempdir().unwrap();
-    let server = IndexServer::start(&index_dir());
-    let url = server.url();
-    let venv = RealVenv::create(&root.path().join("venv"));
-    let links = index_dir().join("wheels").display().to_string();
-    venv.pip_ok(&[
-        "install",
-        "--no-deps",
-        "--quiet",
-        "--find-links",
-        &links,
-        "depa==1.0",
-    ]);
+    let World {
+        _root,
+        server: _server,
+        url,
+        venv,
+    } = World::new(true);
     let ctx = TestContext::new();
     let out = ctx.propose(&venv.path, &url, &["inbuild", "--format", "json"]);
     assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
@@ -148,10 +162,12 @@ fn offline_without_built_metadata_says_so() {
 /// at 600 MiB. The refusal names the requirement and its size; nothing is downloaded for it.
 #[test]
 fn a_build_whose_requirements_are_too_large_is_refused() {
-    let root = tempfile::tempdir().unwrap();
-    let server = IndexServer::start(&index_dir());
-    let url = server.url();
-    let venv = RealVenv::create(&root.path().join("venv"));
+    let World {
+        _root,
+        server,
+        url,
+        venv,
+    } = World::new(false);
     let ctx = TestContext::new();
     let args = ["heavybuild", "--format", "json", "--allow-build"];
     let out = ctx.propose(&venv.path, &url, &args);
