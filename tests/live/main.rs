@@ -59,7 +59,7 @@ fn cpu_venv(pins: &[String], venv_by: &str, python: &str) -> Result<PathBuf, Str
     }
     // Built beside its place and renamed when whole: a venv whose install failed is never taken
     // for a built one by the next run.
-    let partial = path.with_extension("partial");
+    let partial = partial_of(&path);
     // A partial folder a failed run left behind is rebuilt from nothing.
     let _ = std::fs::remove_dir_all(&partial);
     if by_uv {
@@ -80,6 +80,15 @@ fn cpu_venv(pins: &[String], venv_by: &str, python: &str) -> Result<PathBuf, Str
     }
     std::fs::rename(&partial, &path).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path)
+}
+
+/// The folder a venv is built in before it is renamed to `path`: `path`'s whole name and
+/// `.partial`. (`Path::with_extension` cut a name at its last dot: every `uv3.12-...` venv was
+/// built in the one `uv3.partial`, so two runs at once built into each other's folder.)
+fn partial_of(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".partial");
+    path.with_file_name(name)
 }
 
 /// Runs `command`; `Err` names it and how it failed.
@@ -328,5 +337,20 @@ fn live_ml_corpus() {
         "{} of {count} live cases wrong:\n{}",
         failures.len(),
         failures.join("\n\n")
+    );
+}
+
+/// Two venvs' build folders never meet: keys holding a Python version (`uv3.12-...`) keep
+/// their whole name.
+#[test]
+fn each_venv_is_built_in_a_folder_of_its_own() {
+    let root = Path::new("/live-venvs");
+    let a = partial_of(&root.join("uv3.12-jinja2--3-1-6"));
+    let b = partial_of(&root.join("uv3.12-numpy--1-26-4"));
+    assert_eq!(a, root.join("uv3.12-jinja2--3-1-6.partial"));
+    assert_eq!(b, root.join("uv3.12-numpy--1-26-4.partial"));
+    assert_eq!(
+        partial_of(&root.join("torch--2-9-1")),
+        root.join("torch--2-9-1.partial")
     );
 }
