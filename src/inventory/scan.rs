@@ -253,14 +253,16 @@ fn read_dist(candidate: &Candidate) -> Result<InstalledDist, DistError> {
     })
 }
 
-/// Top-level import names: `top_level.txt`, else the first path components of `RECORD`.
+/// Top-level import names: `top_level.txt`, else the first path components of `RECORD`. A
+/// `top_level.txt` line that is a path (`nvidia/cusparselt`, as nvidia-cusparselt-cu12 0.7.1
+/// writes it) names its first component, the module `import` sees (`nvidia`).
 pub(crate) fn top_level(folder: &Path) -> Vec<String> {
     if let Ok(text) = crate::bounded::read_text(&folder.join("top_level.txt"), MAX_SMALL_FILE_BYTES)
     {
         let mut names: Vec<String> = text
             .lines()
-            .map(str::trim)
-            .filter(|line| !line.is_empty())
+            .map(|line| line.trim().split(['/', '\\']).next().unwrap_or_default())
+            .filter(|name| !name.is_empty())
             .map(str::to_string)
             .collect();
         names.sort();
@@ -331,6 +333,20 @@ mod tests {
         let folder =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/record/commademo-1.0.dist-info");
         assert_eq!(top_level(&folder), ["commademo"]);
+    }
+
+    /// A `top_level.txt` line that is a path names its first component: nvidia-cusparselt-cu12
+    /// 0.7.1 writes `nvidia/cusparselt` (testdata/record), the module is `nvidia`, the name its
+    /// CUDA 13 twin's wheel is compared under (both install `nvidia/cusparselt/lib/...`).
+    #[test]
+    fn top_level_path_lines_name_their_first_component() {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/record/nvidia_cusparselt_cu12-0.7.1.dist-info");
+        assert_eq!(
+            std::fs::read_to_string(folder.join("top_level.txt")).unwrap(),
+            "nvidia/cusparselt\n"
+        );
+        assert_eq!(top_level(&folder), ["nvidia"]);
     }
 
     #[test]
