@@ -120,13 +120,14 @@ pub(crate) fn switches(
 pub(crate) struct Planned<'p> {
     /// Every dist after the plan.
     pub(crate) names: BTreeSet<&'p PackageName>,
-    /// Every name a planned dist requires (markers and extras evaluated).
-    pub(crate) required: BTreeSet<&'p PackageName>,
+    /// What each planned dist requires (markers and extras evaluated).
+    pub(crate) requires: BTreeMap<&'p PackageName, BTreeSet<&'p PackageName>>,
 }
 
 /// Installed dists of the `lines` given that an installed dist required before the plan and no
-/// dist of the planned environment requires after it (a top-level `cupy-cuda13x` nothing ever
-/// required is not orphaned by the plan).
+/// dist of the planned environment requires after it, other than dists orphaned themselves
+/// (`nvidia-cublas-cu12`, which only the orphaned `nvidia-cusolver-cu12` still requires, goes
+/// with it); a top-level `cupy-cuda13x` nothing ever required is not orphaned by the plan.
 fn orphaned(
     inventory: &Inventory,
     planned: &Planned<'_>,
@@ -140,16 +141,33 @@ fn orphaned(
         .filter(|r| applies_with(r, markers, &[]))
         .map(|r| &r.name)
         .collect();
-    inventory
+    let candidates: BTreeSet<&PackageName> = inventory
         .dists
         .iter()
         .filter(|d| line_of(d.name(), d.version()).is_some_and(|l| lines.contains(&l)))
-        .filter(|d| required_before.contains(d.name()))
-        .filter(|d| planned.names.contains(d.name()) && !planned.required.contains(d.name()))
-        .map(|d| d.name().clone())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect()
+        .filter(|d| required_before.contains(d.name()) && planned.names.contains(d.name()))
+        .map(|d| d.name())
+        .collect();
+    // Grown to a fixed point: a candidate is orphaned once every planned dist that still
+    // requires it is orphaned.
+    let mut orphans: BTreeSet<&PackageName> = BTreeSet::new();
+    loop {
+        let more: Vec<&PackageName> = candidates
+            .iter()
+            .filter(|name| !orphans.contains(*name))
+            .filter(|name| {
+                !planned.requires.iter().any(|(requirer, required)| {
+                    !orphans.contains(requirer) && required.contains(*name)
+                })
+            })
+            .copied()
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        orphans.extend(more);
+    }
+    orphans.into_iter().cloned().collect()
 }
 
 #[cfg(test)]

@@ -104,14 +104,17 @@ impl<'a> PlanBuilder<'a> {
         let markers = &self.inventory.environment.markers;
         super::accelerator::Planned {
             names: planned.dists.keys().collect(),
-            required: planned
+            requires: planned
                 .dists
-                .values()
-                .flat_map(|dist| {
-                    dist.requires_dist
+                .iter()
+                .map(|(name, dist)| {
+                    let required = dist
+                        .requires_dist
                         .iter()
                         .filter(|r| applies_with(r, markers, &dist.extras))
                         .map(|r| &r.name)
+                        .collect();
+                    (name, required)
                 })
                 .collect(),
         }
@@ -287,7 +290,8 @@ impl<'a> PlanBuilder<'a> {
             changes.push(change);
         }
         mark_repairs(&mut changes);
-        for clash in clash::clashes(self.inventory, &changes, oracle) {
+        let clashes = clash::clashes(self.inventory, &changes, oracle);
+        for clash in &clashes {
             let Some(facts) = change_facts.iter_mut().find(|f| f.name == clash.planned) else {
                 continue; // the base layer's change, warned of there
             };
@@ -310,7 +314,7 @@ impl<'a> PlanBuilder<'a> {
         let accelerator_switches =
             super::accelerator::switches(self.inventory, &self.accelerator_view(planned), &changes);
         for switch in &accelerator_switches {
-            warnings.push(accelerator_warning(switch));
+            warnings.push(accelerator_warning(switch, &clashes));
             title.push_str(&switch_label(switch));
         }
         let risk = risk::assess(

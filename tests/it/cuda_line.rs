@@ -144,3 +144,29 @@ fn a_library_of_the_line_is_held_by_no_release_on_it() {
         .collect();
     insta::assert_snapshot!(held.join("\n"));
 }
+
+/// `propose torch`'s CUDA 13 alternative names every `-cu12` library it leaves unrequired,
+/// those only other orphans require included: torch 2.9.1 pins 15, and nvidia-cublas-cu12,
+/// nvidia-cusparse-cu12 and nvidia-nvjitlink-cu12 are still required after the switch only by
+/// nvidia-cusolver-cu12 and nvidia-cufft-cu12, themselves orphaned. Live (2026-12-05) the title
+/// said "leaves 12 of CUDA 12 unrequired" and the `pip uninstall` it advised left those three.
+#[test]
+fn the_switch_names_every_library_it_leaves_unrequired() {
+    let ctx = TestContext::new();
+    let server = IndexServer::start(&index_root());
+    let venv = venv_from(&index_root(), ctx.dir.path());
+    let proposal = run(&ctx, &server, venv.to_str().unwrap(), &["propose", "torch"]);
+    let switch = (proposal["plans"].as_array().unwrap().iter())
+        .find(|p| switches(p))
+        .unwrap_or_else(|| panic!("no switch plan: {proposal:#}"));
+    assert_eq!(
+        switch["title"],
+        "As asked: torch; switches CUDA 12 -> CUDA 13 (installs 4 of CUDA 13, leaves 15 of CUDA 12 \
+         unrequired)"
+    );
+    let warning = (switch["warnings"].as_array().unwrap().iter())
+        .filter_map(Value::as_str)
+        .find(|w| w.starts_with("this plan leaves CUDA 12"))
+        .unwrap_or_else(|| panic!("no switch warning: {switch:#}"));
+    insta::assert_snapshot!(warning);
+}

@@ -2,10 +2,13 @@
 //! a plan carries beside its risk out (an unmanaged or local build replaced by an index build, a
 //! yanked release, a switch of accelerator lines) and the title's note of that switch.
 
+use std::collections::BTreeSet;
+
 use pep508_rs::PackageName;
 
 use super::PlanBuilder;
 use crate::inventory::DirectUrl;
+use crate::plan::clash::Clash;
 use crate::plan::proposal::Change;
 use crate::risk::AcceleratorSwitch;
 
@@ -82,8 +85,12 @@ pub(super) fn switch_label(switch: &AcceleratorSwitch) -> String {
     text
 }
 
-/// The warning a plan that switches accelerator lines carries beside its risk factor.
-pub(super) fn accelerator_warning(switch: &AcceleratorSwitch) -> String {
+/// The warning a plan that switches accelerator lines carries beside its risk factor. An
+/// orphaned library that shares files with a planned one (`nvidia-cudnn-cu12` and
+/// `nvidia-cudnn-cu13` both install `nvidia/cudnn/lib/libcudnn.so.9`; `clashes`) is never
+/// simply "remove it": uninstalling it after the plan deletes the files the new line installed
+/// over it (`import torch` then fails on `libcudnn.so.9`).
+pub(super) fn accelerator_warning(switch: &AcceleratorSwitch, clashes: &[Clash]) -> String {
     let mut text = format!(
         "this plan leaves {} for {} (it installs {} of {}): GPU nodes built for {} may not run it",
         switch.from,
@@ -92,12 +99,100 @@ pub(super) fn accelerator_warning(switch: &AcceleratorSwitch) -> String {
         switch.to,
         switch.from
     );
-    if !switch.orphaned.is_empty() {
-        let names: Vec<&str> = switch.orphaned.iter().map(|n| n.as_ref()).collect();
-        text.push_str(&format!(
-            "; afterwards nothing requires {} (left installed; remove them with `pip uninstall`)",
-            names.join(", ")
-        ));
+    if switch.orphaned.is_empty() {
+        return text;
+    }
+    let names: Vec<&str> = switch.orphaned.iter().map(|n| n.as_ref()).collect();
+    text.push_str(&format!(
+        "; afterwards nothing requires {} (left installed",
+        names.join(", ")
+    ));
+    let sharing: Vec<&Clash> = clashes
+        .iter()
+        .filter(|c| c.other_kept && switch.orphaned.contains(&c.other))
+        .collect();
+    if sharing.is_empty() {
+        text.push_str("; remove them with `pip uninstall`)");
+        return text;
+    }
+    let olds: BTreeSet<&str> = sharing.iter().map(|c| c.other.as_ref()).collect();
+    let news: BTreeSet<String> = sharing
+        .iter()
+        .map(|c| format!("{}=={}", c.planned, c.version))
+        .collect();
+    let evidence: BTreeSet<&str> = sharing.iter().map(|c| c.evidence.as_str()).collect();
+    text.push_str(&format!(
+        "). {} {} files with what the plan installs ({}): uninstalling them after the plan \
+         deletes those files; uninstall them before it, or afterwards reinstall {} with `pip \
+         install --force-reinstall --no-deps`",
+        join(&olds),
+        if olds.len() == 1 { "shares" } else { "share" },
+        join(&evidence),
+        join(&news)
+    ));
+    if olds.len() < switch.orphaned.len() {
+        text.push_str("; the others can go with `pip uninstall`");
     }
     text
+}
+
+/// `a, b, c` (in the set's order).
+fn join<T: AsRef<str>>(items: &BTreeSet<T>) -> String {
+    items
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<&str>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+
+    use pep440_rs::Version;
+
+    use super::*;
+
+    fn name(s: &str) -> PackageName {
+        PackageName::from_str(s).unwrap()
+    }
+
+    /// The live torch 2.9.1+cu128 recipe, `propose torch`'s CUDA 13 plan (2026-12-05):
+    /// nvidia-cudnn-cu13 9.26.0.51 installs over nvidia-cudnn-cu12's files. Removed after the
+    /// plan as the warning used to advise, `import torch` failed on `libcudnn.so.9`; removed
+    /// before it (or the cu13 wheel reinstalled after), torch 2.15.0 imports and runs.
+    #[test]
+    fn an_orphan_sharing_files_is_removed_before_the_plan() {
+        let switch = AcceleratorSwitch {
+            from: "CUDA 12".into(),
+            to: "CUDA 13".into(),
+            brings: vec!["nvidia-cudnn-cu13 9.26.0.51".into()],
+            orphaned: vec![name("nvidia-cudnn-cu12"), name("nvidia-curand-cu12")],
+        };
+        let clash = Clash {
+            planned: name("nvidia-cudnn-cu13"),
+            version: Version::from_str("9.26.0.51").unwrap(),
+            other: name("nvidia-cudnn-cu12"),
+            other_version: Version::from_str("9.10.2.21").unwrap(),
+            other_kept: true,
+            module: "nvidia".into(),
+            evidence: "both install nvidia/cudnn/include/cudnn.h".into(),
+        };
+        assert_eq!(
+            accelerator_warning(&switch, std::slice::from_ref(&clash)),
+            "this plan leaves CUDA 12 for CUDA 13 (it installs 1 of CUDA 13): GPU nodes built \
+             for CUDA 12 may not run it; afterwards nothing requires nvidia-cudnn-cu12, \
+             nvidia-curand-cu12 (left installed). nvidia-cudnn-cu12 shares files with what the \
+             plan installs (both install nvidia/cudnn/include/cudnn.h): uninstalling them after \
+             the plan deletes those files; uninstall them before it, or afterwards reinstall \
+             nvidia-cudnn-cu13==9.26.0.51 with `pip install --force-reinstall --no-deps`; the \
+             others can go with `pip uninstall`"
+        );
+        assert_eq!(
+            accelerator_warning(&switch, &[]),
+            "this plan leaves CUDA 12 for CUDA 13 (it installs 1 of CUDA 13): GPU nodes built \
+             for CUDA 12 may not run it; afterwards nothing requires nvidia-cudnn-cu12, \
+             nvidia-curand-cu12 (left installed; remove them with `pip uninstall`)"
+        );
+    }
 }
