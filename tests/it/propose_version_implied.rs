@@ -13,9 +13,7 @@
 //! recommended pyarrow 26.0.1 beside numpy 1.26.4 (risk 66), and `import pyarrow` fails there.
 
 use crate::common::TestContext;
-use crate::common::index_server::tiny_wheels;
-use crate::common::venv::RealVenv;
-use crate::try_::pip_ok;
+use crate::common::worlds::TinyWorld;
 
 /// The tiny wheels: numpy 1.26.4 and 2.3.5, pandas 2.2.3, numba 0.58.1, pyarrow 18.1.0, 25.0.1,
 /// 26.0.0 and 26.0.1.
@@ -90,21 +88,18 @@ fn summary(json: &serde_json::Value) -> String {
 #[test]
 fn a_release_whose_own_file_needs_a_newer_dist_is_solved_with_that_need() {
     let ctx = TestContext::new();
-    let server = tiny_wheels(&ctx.path().join("index"), &wheels());
-    let url = server.url();
-    let venv = ctx.path().join("venv");
-    RealVenv::create(&venv);
-    let install = ["numpy==1.26.4", "pandas==2.2.3", "pyarrow==18.1.0"];
-    pip_ok(
-        &venv,
-        &[&["install", "--index-url", &url][..], &install].concat(),
+    let world = TinyWorld::new(
+        &ctx,
+        &wheels(),
+        &["numpy==1.26.4", "pandas==2.2.3", "pyarrow==18.1.0"],
     );
+    let (venv, url) = (world.venv(), world.url.as_str());
     let json = |args: &[&str]| {
-        let out = ctx.propose(&venv, &url, &[args, &["--format", "json"]].concat());
+        let out = ctx.propose(venv, url, &[args, &["--format", "json"]].concat());
         format!("exit {:?}\n{}", out.code, summary(&out.json()))
     };
     let mut answers = vec![json(&["pyarrow"])];
-    pip_ok(&venv, &["install", "--index-url", &url, "numba==0.58.1"]);
+    world.pip_install(&["numba==0.58.1"]);
     answers.push(json(&["pyarrow"]));
     answers.push(json(&["pyarrow>=26"]));
     answers.push(json(&["pyarrow>=26", "--allow-override"]));
@@ -119,17 +114,14 @@ fn a_release_whose_own_file_needs_a_newer_dist_is_solved_with_that_need() {
 #[test]
 fn a_layer_whose_release_needs_a_newer_dist_on_import_is_solved_with_that_need() {
     let ctx = TestContext::new();
-    let server = tiny_wheels(&ctx.path().join("index"), &wheels());
-    let url = server.url();
-    let venv = ctx.path().join("venv");
-    RealVenv::create(&venv);
-    let install = ["numpy==1.26.4", "pandas==2.2.3", "pyarrow==18.1.0"];
-    pip_ok(
-        &venv,
-        &[&["install", "--index-url", &url][..], &install].concat(),
+    let world = TinyWorld::new(
+        &ctx,
+        &wheels(),
+        &["numpy==1.26.4", "pandas==2.2.3", "pyarrow==18.1.0"],
     );
+    let (venv, url) = (world.venv(), world.url.as_str());
     let json = || {
-        let out = ctx.propose(&venv, &url, &["--all", "--format", "json"]);
+        let out = ctx.propose(venv, url, &["--all", "--format", "json"]);
         let json = out.json();
         let held: Vec<String> = json["plans"]
             .as_array()
@@ -147,7 +139,7 @@ fn a_layer_whose_release_needs_a_newer_dist_on_import_is_solved_with_that_need()
         )
     };
     let mut answers = vec![json()];
-    pip_ok(&venv, &["install", "--index-url", &url, "numba==0.58.1"]);
+    world.pip_install(&["numba==0.58.1"]);
     answers.push(json());
     ctx.insta_settings()
         .bind(|| insta::assert_snapshot!(answers.join("\n\n")));
@@ -182,16 +174,12 @@ fn two_tests() -> serde_json::Value {
 #[test]
 fn every_failing_test_of_a_planned_release_is_solved_for() {
     let ctx = TestContext::new();
-    let server = tiny_wheels(&ctx.path().join("index"), &two_tests());
-    let url = server.url();
-    let venv = ctx.path().join("venv");
-    RealVenv::create(&venv);
-    let install = ["numpy==1.26.4", "pandas==2.2.3", "arrowkit==1.0"];
-    pip_ok(
-        &venv,
-        &[&["install", "--index-url", &url][..], &install].concat(),
+    let world = TinyWorld::new(
+        &ctx,
+        &two_tests(),
+        &["numpy==1.26.4", "pandas==2.2.3", "arrowkit==1.0"],
     );
-    let out = ctx.propose(&venv, &url, &["arrowkit", "--format", "json"]);
+    let out = ctx.propose(world.venv(), &world.url, &["arrowkit", "--format", "json"]);
     let json = out.json();
     let mut lines = vec![format!("exit {:?}", out.code)];
     for plan in json["plans"].as_array().unwrap() {

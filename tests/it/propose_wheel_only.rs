@@ -16,38 +16,22 @@ use std::path::PathBuf;
 
 use crate::common::TestContext;
 use crate::common::index_server::IndexServer;
+use crate::common::worlds::{Jinja2Venv, propose_cases_index};
 use crate::propose_move_dependents::venv_of;
-
-fn index_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/propose-cases/index")
-}
 
 /// With `RECORD_INDEX_URL` set (`scripts/record-ranges` serving), against that instead: how
 /// the wheel bytes under `sparse/` were recorded.
 #[test]
 fn a_request_whose_import_needs_a_release_without_a_wheel_cannot_be_met() {
-    let root = tempfile::tempdir().unwrap();
-    let init = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("testdata/imports/markupsafe-3.0.4/markupsafe/__init__.py"),
-    )
-    .unwrap();
-    let markupsafe: &[(&str, &str)] = &[("markupsafe/__init__.py", &init)];
-    let venv = venv_of(
-        &index_dir(),
-        root.path(),
-        &[("markupsafe==3.0.4", markupsafe), ("jinja2==3.1.6", &[])],
-    );
-    let server = IndexServer::start(&index_dir());
-    let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
-    let venv_path = venv.path.to_str().unwrap();
+    let world = Jinja2Venv::new(&[]);
+    let (venv_path, url) = (world.venv_path(), &world.url);
     let args = [
         "propose",
         "jinja2<3",
         "--venv",
         venv_path,
         "--index-url",
-        &url,
+        url,
     ];
     let ctx = TestContext::new();
     let out = ctx.run(&[&args[..], &["--format", "json"]].concat());
@@ -92,21 +76,8 @@ fn a_request_whose_import_needs_a_release_without_a_wheel_cannot_be_met() {
 /// `import jinja2` fails as the factor says.
 #[test]
 fn a_forced_request_past_what_its_import_needs_is_a_forced_plan() {
-    let root = tempfile::tempdir().unwrap();
-    let init = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("testdata/imports/markupsafe-3.0.4/markupsafe/__init__.py"),
-    )
-    .unwrap();
-    let markupsafe: &[(&str, &str)] = &[("markupsafe/__init__.py", &init)];
-    let venv = venv_of(
-        &index_dir(),
-        root.path(),
-        &[("markupsafe==3.0.4", markupsafe), ("jinja2==3.1.6", &[])],
-    );
-    let server = IndexServer::start(&index_dir());
-    let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
-    let venv_path = venv.path.to_str().unwrap();
+    let world = Jinja2Venv::new(&[]);
+    let (venv_path, url) = (world.venv_path(), &world.url);
     let args = [
         "propose",
         "jinja2==2.11.3",
@@ -114,7 +85,7 @@ fn a_forced_request_past_what_its_import_needs_is_a_forced_plan() {
         "--venv",
         venv_path,
         "--index-url",
-        &url,
+        url,
         "--format",
         "json",
     ];
@@ -233,8 +204,8 @@ fn a_request_whose_import_needs_an_older_release_with_a_wheel_takes_it() {
         .zip(&borrowed)
         .map(|((pin, _), f)| (*pin, f.as_slice()))
         .collect();
-    let venv = venv_of(&index_dir(), root.path(), &pins);
-    let server = IndexServer::start(&index_dir());
+    let venv = venv_of(&propose_cases_index(), root.path(), &pins);
+    let server = IndexServer::start(&propose_cases_index());
     let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
     let venv_path = venv.path.to_str().unwrap();
     let args = [

@@ -15,15 +15,8 @@
 //! MarkupSafe 2.0.1 built; applied, `import jinja2` works, the `jinja2` command renders and
 //! `pip check` is clean.
 
-use std::path::PathBuf;
-
 use crate::common::TestContext;
-use crate::common::index_server::IndexServer;
-use crate::propose_move_dependents::venv_of;
-
-fn index_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/propose-cases/index")
-}
+use crate::common::worlds::Jinja2Venv;
 
 /// Each plan (kind, title, the three pins) and the warnings that name the import.
 fn summary(json: &serde_json::Value) -> String {
@@ -52,32 +45,15 @@ fn summary(json: &serde_json::Value) -> String {
 /// the wheel bytes under `sparse/` were recorded.
 #[test]
 fn a_blocker_move_carries_what_the_targets_import_needs() {
-    let root = tempfile::tempdir().unwrap();
-    let init = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("testdata/imports/markupsafe-3.0.4/markupsafe/__init__.py"),
-    )
-    .unwrap();
-    let markupsafe: &[(&str, &str)] = &[("markupsafe/__init__.py", &init)];
-    let venv = venv_of(
-        &index_dir(),
-        root.path(),
-        &[
-            ("markupsafe==3.0.4", markupsafe),
-            ("jinja2==3.1.6", &[]),
-            ("jinja2-cli==1.0.1", &[]),
-        ],
-    );
-    let server = IndexServer::start(&index_dir());
-    let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
-    let venv_path = venv.path.to_str().unwrap();
+    let world = Jinja2Venv::new(&["jinja2-cli==1.0.1"]);
+    let (venv_path, url) = (world.venv_path(), &world.url);
     let args = [
         "propose",
         "jinja2<3",
         "--venv",
         venv_path,
         "--index-url",
-        &url,
+        url,
         "--format",
         "json",
     ];

@@ -13,6 +13,7 @@
 pub mod index_server;
 pub mod schema;
 pub mod venv;
+pub mod worlds;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
