@@ -182,14 +182,34 @@ pub(crate) fn pullers(
 /// A file under `module` that both lists hold, other than an `__init__.py` (a namespace's
 /// marker, shared by design), bytecode or a folder (a wheel's zip may list its folders,
 /// `nvidia_cutlass_dsl/`, as members of their own; folders are shared, never overwritten):
-/// `cpuinfo/cpuinfo.py`.
+/// `cpuinfo/cpuinfo.py`. Of several, a shared library first (what the overwrite breaks:
+/// `nvidia/cusparselt/lib/libcusparseLt.so.0`), a license text last (nvidia-cusparselt-cu12
+/// and -cu13 list `nvidia/cusparselt/LICENSE.txt` first).
 fn shared_file(ours: &[String], theirs: &[String], module: &str) -> Option<String> {
     let theirs: BTreeSet<&str> = theirs.iter().map(String::as_str).collect();
     ours.iter()
         .filter(|path| in_module(path, module) && !path.ends_with('/'))
         .filter(|path| !path.ends_with("/__init__.py") && !path.contains("/__pycache__/"))
-        .find(|path| theirs.contains(path.as_str()))
+        .filter(|path| theirs.contains(path.as_str()))
+        .min_by_key(|path| telling(path))
         .map(|path| format!("both install {path}"))
+}
+
+/// How well a shared file shows what an overwrite breaks (lower first): a shared library or
+/// extension, any other file, a license or notice text.
+fn telling(path: &str) -> u8 {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let upper = name.to_ascii_uppercase();
+    if name.ends_with(".so") || name.contains(".so.") || name.ends_with(".pyd") {
+        0
+    } else if ["LICENSE", "LICENCE", "COPYING", "NOTICE"]
+        .iter()
+        .any(|head| upper.starts_with(head))
+    {
+        2
+    } else {
+        1
+    }
 }
 
 /// Whether a wheel ships `module` as a regular module (not a namespace contribution): its
@@ -240,6 +260,31 @@ mod tests {
             "google"
         ));
         assert!(!in_module("cpuinfo2/x.py", "cpuinfo"));
+    }
+
+    /// nvidia-cusparselt-cu12 0.7.1 (its real RECORD, testdata/record) and -cu13 0.8.1 install
+    /// the same three files, the license first: the library is the one named.
+    #[test]
+    fn the_shared_library_is_named_before_a_license() {
+        let cu12: Vec<String> =
+            include_str!("../../testdata/record/nvidia_cusparselt_cu12-0.7.1.dist-info/RECORD")
+                .lines()
+                .map(|line| line.split(',').next().unwrap().to_string())
+                .collect();
+        let cu13: Vec<String> = cu12
+            .iter()
+            .map(|path| path.replace("cu12-0.7.1", "cu13-0.8.1"))
+            .collect();
+        assert_eq!(cu13[0], "nvidia/cusparselt/LICENSE.txt");
+        assert_eq!(
+            shared_file(&cu13, &cu12, "nvidia").as_deref(),
+            Some("both install nvidia/cusparselt/lib/libcusparseLt.so.0")
+        );
+        let texts = list(&["nvidia/x/LICENSE.txt", "nvidia/x/include/x.h"]);
+        assert_eq!(
+            shared_file(&texts, &texts, "nvidia").as_deref(),
+            Some("both install nvidia/x/include/x.h")
+        );
     }
 
     /// The real nvidia-cutlass-dsl-libs-base and -cu13 4.8.1 wheels both list the folders
