@@ -81,7 +81,7 @@ fn a_request_whose_import_needs_a_release_without_a_wheel_cannot_be_met() {
     let lack = explanation.lines().nth(1).unwrap_or_default();
     insta::with_settings!({filters => interpreter_filters()}, {
         insta::assert_snapshot!(lack, @"
-            markupsafe 2.0.1, the newest release that meets markupsafe<2.1.0, has no wheel for this interpreter and platform (CPython [VERSION] on linux x86_64: a wheel tagged [TAG], or another tag it accepts, was needed; its wheels are for other tags, such as MarkupSafe-2.0.1-cp39-cp39-manylinux1_x86_64.whl), only a source distribution (MarkupSafe-2.0.1.tar.gz); `--allow-build` plans with source distributions (it would build markupsafe 2.0.1 from its sdist at install, reading its requirements by a metadata build).
+            markupsafe 2.0.1, the newest release that meets markupsafe<2.1.0, has no wheel for this interpreter and platform (CPython [VERSION] on linux x86_64: a wheel tagged [TAG], or another tag it accepts, was needed; its wheels are for other tags, such as MarkupSafe-2.0.1-cp39-cp39-manylinux1_x86_64.whl), only a source distribution (MarkupSafe-2.0.1.tar.gz); `--allow-build` plans with source distributions (it would build markupsafe 2.0.1 from its sdist at install).
         ");
     });
     let hints = json["conflict"]["hints"].to_string();

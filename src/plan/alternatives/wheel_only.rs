@@ -384,7 +384,7 @@ impl Proposer<'_> {
         let (built, said): (Vec<String>, Vec<String>) = said.into_iter().unzip();
         Some(format!(
             "{}; `--allow-build` plans with source distributions (it would build {} from its \
-             sdist at install, reading its requirements by a metadata build)",
+             sdist at install)",
             said.join("; "),
             built.join(", ")
         ))
