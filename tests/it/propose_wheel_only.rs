@@ -54,10 +54,20 @@ fn a_request_whose_import_needs_a_release_without_a_wheel_cannot_be_met() {
     );
     assert!(
         explanation.ends_with(
-            "And because you require markupsafe<2.1.0, your requirements are unsatisfiable."
+            "And because jinja2 2.11.3 needs markupsafe<2.1.0 on import (its own \
+             jinja2/filters.py, line 13, imports `soft_unicode` from `markupsafe`; neither the \
+             request nor its index metadata states it), your requirements are unsatisfiable."
         ),
         "{explanation}"
     );
+    // The release that would meet it, what it lacks here (the tag this interpreter needed) and
+    // the flag that plans it.
+    let lack = explanation.lines().nth(1).unwrap_or_default();
+    insta::with_settings!({filters => interpreter_filters()}, {
+        insta::assert_snapshot!(lack, @"
+            markupsafe 2.0.1, the newest release that meets markupsafe<2.1.0, has no wheel for this interpreter and platform (CPython [VERSION] on linux x86_64: a wheel tagged [TAG], or another tag it accepts, was needed; its wheels are for other tags, such as MarkupSafe-2.0.1-cp39-cp39-manylinux1_x86_64.whl), only a source distribution (MarkupSafe-2.0.1.tar.gz); `--allow-build` plans with source distributions (it would build markupsafe 2.0.1 from its sdist at install).
+        ");
+    });
     let hints = json["conflict"]["hints"].to_string();
     assert!(
         hints.contains("`--allow-build` plans with source distributions"),
@@ -138,7 +148,9 @@ fn a_forced_request_past_what_its_import_needs_is_a_forced_plan() {
     let explanation = json["conflict"]["explanation"].as_str().unwrap();
     assert!(
         explanation.ends_with(
-            "And because you require jinja2==2.11.3 and you require markupsafe<2.1.0, your \
+            "And because you require jinja2==2.11.3 and jinja2 2.11.3 needs markupsafe<2.1.0 on \
+             import (its own jinja2/filters.py, line 13, imports `soft_unicode` from \
+             `markupsafe`; neither the request nor its index metadata states it), your \
              requirements are unsatisfiable."
         ),
         "{explanation}"
@@ -157,55 +169,8 @@ fn a_forced_request_past_what_its_import_needs_is_a_forced_plan() {
 #[test]
 fn a_request_whose_import_needs_an_older_release_with_a_wheel_takes_it() {
     let root = tempfile::tempdir().unwrap();
-    // The installed side: each provider's real modules that Flask 2.2.2 imports names from.
-    let real = |dist: &str, path: &str| {
-        let at = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("testdata/imports")
-            .join(dist)
-            .join(path);
-        (path.to_string(), std::fs::read_to_string(at).unwrap())
-    };
-    let files = [
-        (
-            "werkzeug==3.1.9",
-            vec![
-                real("werkzeug-3.1.9", "werkzeug/__init__.py"),
-                real("werkzeug-3.1.9", "werkzeug/urls.py"),
-            ],
-        ),
-        (
-            "markupsafe==3.0.4",
-            vec![real("markupsafe-3.0.4", "markupsafe/__init__.py")],
-        ),
-        (
-            "jinja2==3.1.6",
-            vec![real("jinja2-3.1.6", "jinja2/__init__.py")],
-        ),
-        (
-            "itsdangerous==2.2.0",
-            vec![real("itsdangerous-2.2.0", "itsdangerous/__init__.py")],
-        ),
-        (
-            "click==8.5.1",
-            vec![real("click-8.5.1", "click/__init__.py")],
-        ),
-        (
-            "blinker==1.9.0",
-            vec![real("blinker-1.9.0", "blinker/__init__.py")],
-        ),
-        ("flask==3.1.2", vec![]),
-    ];
-    let borrowed: Vec<Vec<(&str, &str)>> = files
-        .iter()
-        .map(|(_, f)| f.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect())
-        .collect();
-    let pins: Vec<(&str, &[(&str, &str)])> = files
-        .iter()
-        .zip(&borrowed)
-        .map(|((pin, _), f)| (*pin, f.as_slice()))
-        .collect();
-    let venv = venv_of(&propose_cases_index(), root.path(), &pins);
-    let server = IndexServer::start(&propose_cases_index());
+    let venv = flask_venv(root.path(), &[]);
+    let server = IndexServer::start(&index_dir());
     let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
     let venv_path = venv.path.to_str().unwrap();
     let args = [
@@ -247,4 +212,168 @@ fn a_request_whose_import_needs_an_older_release_with_a_wheel_takes_it() {
     for plan in json["plans"].as_array().unwrap() {
         assert_ne!(plan["pins"]["werkzeug"], "3.1.9", "{}", out.stdout);
     }
+}
+
+/// A real venv holding Flask 3.1.2 and what it requires (each provider's real modules that
+/// Flask 2.2.2 and Flask-Login 0.6.2 import names from), and `extra` pins.
+fn flask_venv(root: &std::path::Path, extra: &[&str]) -> crate::common::venv::RealVenv {
+    let real = |dist: &str, path: &str| {
+        let at = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/imports")
+            .join(dist)
+            .join(path);
+        (path.to_string(), std::fs::read_to_string(at).unwrap())
+    };
+    let mut files = vec![
+        (
+            "werkzeug==3.1.9",
+            vec![
+                real("werkzeug-3.1.9", "werkzeug/__init__.py"),
+                real("werkzeug-3.1.9", "werkzeug/urls.py"),
+            ],
+        ),
+        (
+            "markupsafe==3.0.4",
+            vec![real("markupsafe-3.0.4", "markupsafe/__init__.py")],
+        ),
+        (
+            "jinja2==3.1.6",
+            vec![real("jinja2-3.1.6", "jinja2/__init__.py")],
+        ),
+        (
+            "itsdangerous==2.2.0",
+            vec![real("itsdangerous-2.2.0", "itsdangerous/__init__.py")],
+        ),
+        (
+            "click==8.5.1",
+            vec![real("click-8.5.1", "click/__init__.py")],
+        ),
+        (
+            "blinker==1.9.0",
+            vec![real("blinker-1.9.0", "blinker/__init__.py")],
+        ),
+        (
+            "flask==3.1.2",
+            vec![real("flask-3.1.2", "flask/__init__.py")],
+        ),
+    ];
+    files.extend(extra.iter().map(|pin| (*pin, vec![])));
+    let borrowed: Vec<Vec<(&str, &str)>> = files
+        .iter()
+        .map(|(_, f)| f.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect())
+        .collect();
+    let pins: Vec<(&str, &[(&str, &str)])> = files
+        .iter()
+        .zip(&borrowed)
+        .map(|((pin, _), f)| (*pin, f.as_slice()))
+        .collect();
+    venv_of(&index_dir(), root, &pins)
+}
+
+/// Each plan (kind, title, the pins of `names`), each warning that names an import, and the
+/// reasons of werkzeug's change in each plan.
+fn flask_summary(json: &serde_json::Value, names: &[&str]) -> String {
+    let mut lines = Vec::new();
+    for plan in json["plans"].as_array().unwrap() {
+        let pins: Vec<String> = names
+            .iter()
+            .map(|n| format!("{n} {}", plan["pins"][n].as_str().unwrap_or("-")))
+            .collect();
+        lines.push(format!(
+            "{} | {} | {}",
+            plan["kind"].as_str().unwrap(),
+            plan["title"].as_str().unwrap(),
+            pins.join(" ")
+        ));
+        for change in plan["changes"].as_array().unwrap() {
+            if change["name"] == "werkzeug" {
+                for reason in change["reasons"].as_array().unwrap() {
+                    lines.push(format!("  werkzeug: {reason}"));
+                }
+            }
+        }
+    }
+    for warning in json["warnings"].as_array().unwrap() {
+        let warning = warning.as_str().unwrap();
+        if warning.contains(" imports `") {
+            lines.push(format!("warning: {warning}"));
+        }
+    }
+    lines.join("\n")
+}
+
+/// A planned release that imports several names its dependency's planned release lacks:
+/// `propose flask-login==0.6.2` beside Flask 3.1.2 and Werkzeug 3.1.9 (Flask-Login 0.6.2's
+/// real page and metadata, recorded 2026-12-05; the wheel bytes the check reads under
+/// `sparse/`). Its `flask_login/utils.py` imports `url_decode` (line 14) and `url_encode`
+/// (line 15) from `werkzeug.urls`, both gone in Werkzeug 3.0.0. Each is searched and cited
+/// (only the first was), and the request is solved with what all of them need (Werkzeug 2.3.8
+/// takes Flask back with it: Flask 3.1.2 requires `Werkzeug>=3.1`; the solve that plans Flask
+/// 2.2.2 is checked again, and its `url_quote` is met by Werkzeug 2.3.8). Live (2026-12-05,
+/// CPython 3.11.7) the plan is Flask-Login 0.6.2, Flask 2.3.3 and Werkzeug 2.3.8: the recorded
+/// Flask page holds 3.1.3, 3.1.2 and 2.2.2 only.
+#[test]
+fn every_name_a_planned_release_imports_and_its_dependency_lacks_is_cited_and_solved_for() {
+    let root = tempfile::tempdir().unwrap();
+    let venv = flask_venv(root.path(), &["flask-login==0.6.3"]);
+    let server = IndexServer::start(&index_dir());
+    let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
+    let args = [
+        "propose",
+        "flask-login==0.6.2",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        &url,
+        "--format",
+        "json",
+    ];
+    let out = TestContext::new().run(&args);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    insta::assert_snapshot!(flask_summary(&out.json(), &["flask-login", "flask", "werkzeug"]), @r#"
+        upgrade | As asked: flask-login==0.6.2 | flask-login 0.6.2 flask 2.2.2 werkzeug 2.3.8
+          werkzeug: {"kind":"imports-name","dependent":"flask-login","dependent_version":"0.6.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_decode"],"file":"flask_login/utils.py","line":14}
+          werkzeug: {"kind":"imports-name","dependent":"flask-login","dependent_version":"0.6.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_encode"],"file":"flask_login/utils.py","line":15}
+        warning: flask-login 0.6.2 imports `url_decode` from `werkzeug.urls` (flask_login/utils.py, line 14), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_decode` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl); flask-login 0.6.2 imports `url_encode` from `werkzeug.urls` (flask_login/utils.py, line 15), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_encode` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl), so the request needs werkzeug<3.0.0
+    "#);
+}
+
+/// The newest (here the closest) plan that fits is checked for the imports it needs too:
+/// `propose flask==2.2.6` (no such release) on the Flask 3.1.2 venv. The closest recorded
+/// release that fits is Flask 2.2.2 (the recorded page holds 3.1.3, 3.1.2 and 2.2.2), whose
+/// `flask/app.py` line 30 imports `url_quote`, which Werkzeug 3.1.9 lacks: the plan takes
+/// Werkzeug 2.3.8 with it, and never offers Flask 2.2.2 beside Werkzeug 3.1.9 (it was offered,
+/// failing on `import flask`).
+#[test]
+fn the_plan_that_fits_is_planned_with_what_its_imports_need() {
+    let root = tempfile::tempdir().unwrap();
+    let venv = flask_venv(root.path(), &[]);
+    let server = IndexServer::start(&index_dir());
+    let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
+    let args = [
+        "propose",
+        "flask==2.2.6",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        &url,
+        "--format",
+        "json",
+    ];
+    let out = TestContext::new().run(&args);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    insta::assert_snapshot!(flask_summary(&out.json(), &["flask", "werkzeug"]), @r#"
+        newest-fitting | Closest that fits: flask==2.2.2 (asked: flask==2.2.6) | flask 2.2.2 werkzeug 2.3.8
+          werkzeug: {"kind":"imports-name","dependent":"flask","dependent_version":"2.2.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_quote"],"file":"flask/app.py","line":30}
+        warning: flask 2.2.2 imports `url_quote` from `werkzeug.urls` (flask/app.py, line 30), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_quote` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl), so the request needs werkzeug<3.0.0; the closest that fits is planned with it
+    "#);
+}
+
+/// What a sentence naming the wheel tag this interpreter needs says of the test's Python (its
+/// version and glibc differ between machines), as `[VERSION]` and `[TAG]`.
+pub(crate) fn interpreter_filters() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (r"CPython \d+\.\d+\.\d+", "CPython [VERSION]"),
+        (r"a wheel tagged \S+, or", "a wheel tagged [TAG], or"),
+    ]
 }

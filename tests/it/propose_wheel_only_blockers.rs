@@ -17,6 +17,7 @@
 
 use crate::common::TestContext;
 use crate::common::worlds::Jinja2Venv;
+use crate::propose_wheel_only::interpreter_filters;
 
 /// Each plan (kind, title, the three pins) and the warnings that name the import.
 fn summary(json: &serde_json::Value) -> String {
@@ -60,15 +61,22 @@ fn a_blocker_move_carries_what_the_targets_import_needs() {
     let ctx = TestContext::new();
     let out = ctx.run(&args);
     assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    // Why no move of the blockers has a solution: the release that would, what it lacks here
+    // (the tag this interpreter needed) and the flag that plans it.
+    let mut settings = insta::Settings::clone_current();
+    for (regex, with) in interpreter_filters() {
+        settings.add_filter(regex, with);
+    }
+    let _bound = settings.bind_to_scope();
     insta::assert_snapshot!(summary(&out.json()), @"
-    warning: jinja2 2.11.3 imports `soft_unicode` from `markupsafe` (jinja2/filters.py, line 13), which markupsafe 3.0.4 does not have; the newest markupsafe that has `soft_unicode` is 2.0.1 (markupsafe/__init__.py, read from MarkupSafe-2.0.1-cp39-cp39-manylinux1_x86_64.whl), so the request needs markupsafe<2.1.0; no move of the blockers (jinja2-cli 1.0.1) has a solution with it
+        warning: jinja2 2.11.3 imports `soft_unicode` from `markupsafe` (jinja2/filters.py, line 13), which markupsafe 3.0.4 does not have; the newest markupsafe that has `soft_unicode` is 2.0.1 (markupsafe/__init__.py, read from MarkupSafe-2.0.1-cp39-cp39-manylinux1_x86_64.whl), so the request needs markupsafe<2.1.0; no move of the blockers (jinja2-cli 1.0.1) has a solution with it: markupsafe 2.0.1, the newest release that meets markupsafe<2.1.0, has no wheel for this interpreter and platform (CPython [VERSION] on linux x86_64: a wheel tagged [TAG], or another tag it accepts, was needed; its wheels are for other tags, such as MarkupSafe-2.0.1-cp39-cp39-manylinux1_x86_64.whl), only a source distribution (MarkupSafe-2.0.1.tar.gz); `--allow-build` plans with source distributions (it would build markupsafe 2.0.1 from its sdist at install)
     ");
     // Forced, the plan that keeps MarkupSafe 3.0.4 is offered, titled with what it goes past.
     let out = ctx.run(&[&args[..], &["--allow-override"]].concat());
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     insta::assert_snapshot!(summary(&out.json()), @"
-    forced-override | Force jinja2<3 with markupsafe 3.0.4, past what its imports need (markupsafe<2.1.0): Downgrade the blocker: jinja2-cli 1.0.1 -> 0.8.2 | jinja2 2.11.3 jinja2-cli 0.8.2 markupsafe 3.0.4
-    forced-override | Force jinja2<3 over jinja2-cli 1.0.1's `jinja2>=3.1` | jinja2 2.11.3 jinja2-cli 1.0.1 markupsafe 3.0.4
-    warning: jinja2 2.11.3 imports `soft_unicode` from `markupsafe` (jinja2/filters.py, line 13), which markupsafe 3.0.4 does not have; the newest markupsafe that has `soft_unicode` is 2.0.1 (markupsafe/__init__.py, read from MarkupSafe-2.0.1-cp39-cp39-manylinux1_x86_64.whl), so the request needs markupsafe<2.1.0; no move of the blockers (jinja2-cli 1.0.1) has a solution with it
+        forced-override | Force jinja2<3 with markupsafe 3.0.4, past what its imports need (markupsafe<2.1.0): Downgrade the blocker: jinja2-cli 1.0.1 -> 0.8.2 | jinja2 2.11.3 jinja2-cli 0.8.2 markupsafe 3.0.4
+        forced-override | Force jinja2<3 over jinja2-cli 1.0.1's `jinja2>=3.1` | jinja2 2.11.3 jinja2-cli 1.0.1 markupsafe 3.0.4
+        warning: jinja2 2.11.3 imports `soft_unicode` from `markupsafe` (jinja2/filters.py, line 13), which markupsafe 3.0.4 does not have; the newest markupsafe that has `soft_unicode` is 2.0.1 (markupsafe/__init__.py, read from MarkupSafe-2.0.1-cp39-cp39-manylinux1_x86_64.whl), so the request needs markupsafe<2.1.0; no move of the blockers (jinja2-cli 1.0.1) has a solution with it: markupsafe 2.0.1, the newest release that meets markupsafe<2.1.0, has no wheel for this interpreter and platform (CPython [VERSION] on linux x86_64: a wheel tagged [TAG], or another tag it accepts, was needed; its wheels are for other tags, such as MarkupSafe-2.0.1-cp39-cp39-manylinux1_x86_64.whl), only a source distribution (MarkupSafe-2.0.1.tar.gz); `--allow-build` plans with source distributions (it would build markupsafe 2.0.1 from its sdist at install)
     ");
 }

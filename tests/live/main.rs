@@ -261,8 +261,8 @@ fn judge(case: &Value, code: Option<i32>, proposal: &Value) -> Vec<String> {
     wrong
 }
 
-/// What is wrong with the answer to a `no_plan` case: a plan offered, or the conflict lacking
-/// one of `conflict_has`.
+/// What is wrong with the answer to a `no_plan` case: a plan offered, the conflict lacking one
+/// of `conflict_has`, the answer lacking one of `text_has` or saying one of `text_lacks`.
 fn judge_no_plan(case: &Value, plans: &[Value], proposal: &Value) -> Vec<String> {
     let mut wrong = Vec::new();
     if !plans.is_empty() {
@@ -272,6 +272,18 @@ fn judge_no_plan(case: &Value, plans: &[Value], proposal: &Value) -> Vec<String>
     for has in case["conflict_has"].as_array().into_iter().flatten() {
         if !conflict.contains(has.as_str().unwrap()) {
             wrong.push(format!("the conflict does not say {has}: {conflict}"));
+        }
+    }
+    // What the warnings say of why there is no plan.
+    let text = proposal.to_string();
+    for has in case["text_has"].as_array().into_iter().flatten() {
+        if !text.contains(has.as_str().unwrap()) {
+            wrong.push(format!("does not say {has}"));
+        }
+    }
+    for lack in case["text_lacks"].as_array().into_iter().flatten() {
+        if text.contains(lack.as_str().unwrap()) {
+            wrong.push(format!("says {lack}"));
         }
     }
     wrong

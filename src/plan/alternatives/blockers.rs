@@ -82,22 +82,25 @@ impl Proposer<'_> {
 
     /// Move the blockers forward: every index-managed installed dist stays at or above its
     /// installed version. Only when no forward move exists, the blockers may go back (a
-    /// [`PlanKind::DowngradeBlockers`] plan, scored with its real costs). With the planned
-    /// environment of the plan found.
+    /// [`PlanKind::DowngradeBlockers`] plan, scored with its real costs). `implied`: what the
+    /// targets' imports need (`markupsafe<2.1.0`, see `wheel_only`), solved with but not the
+    /// request's (the plan is built and scored with `targets`). With the planned environment of
+    /// the plan found.
     pub(super) fn move_blockers_planned(
         &self,
         targets: &[Requirement],
+        implied: &[Requirement],
         upgrade: &BTreeSet<PackageName>,
         blockers: &[Blocker],
     ) -> Result<Option<(Plan, PlannedEnvironment)>, ProposeError> {
         if blockers.is_empty() {
             return Ok(None);
         }
-        let forward = self.blockers_search(targets, upgrade, blockers, true)?;
+        let forward = self.blockers_search(targets, implied, upgrade, blockers, true)?;
         if forward.is_some() {
             return Ok(forward);
         }
-        self.blockers_search(targets, upgrade, blockers, false)
+        self.blockers_search(targets, implied, upgrade, blockers, false)
     }
 
     /// One move-the-blockers search: the blockers (and, a few rounds at most, the dists each
@@ -111,26 +114,30 @@ impl Proposer<'_> {
         forward: bool,
     ) -> Result<Option<Plan>, ProposeError> {
         Ok(self
-            .blockers_search(targets, upgrade, blockers, forward)?
+            .blockers_search(targets, &[], upgrade, blockers, forward)?
             .map(|(plan, _)| plan))
     }
 
-    /// [`Self::move_blockers_within`], with the planned environment of the plan found.
+    /// [`Self::move_blockers_within`] solved with `implied` too, with the planned environment
+    /// of the plan found.
     fn blockers_search(
         &self,
         targets: &[Requirement],
+        implied: &[Requirement],
         upgrade: &BTreeSet<PackageName>,
         blockers: &[Blocker],
         forward: bool,
     ) -> Result<Option<(Plan, PlannedEnvironment)>, ProposeError> {
+        let mut solved = targets.to_vec();
+        solved.extend(implied.iter().cloned());
         let floors = if forward {
-            self.floors(targets)
+            self.floors(&solved)
         } else {
             Vec::new()
         };
         let mut moving = upgrade.clone();
         moving.extend(blockers.iter().map(|b| b.dependent.clone()));
-        let Some(resolution) = self.solve_widening(targets, moving, &floors)? else {
+        let Some(resolution) = self.solve_widening(&solved, moving, &floors)? else {
             return Ok(None);
         };
         let planned = self.planned(&resolution);

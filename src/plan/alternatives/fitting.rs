@@ -2,13 +2,16 @@
 //!
 //! In: the targets and their blockers (kept where they are). Out: the plan with the newest
 //! release of each target that fits, or for one exact pin the release closest to it that fits
-//! (a few tried at most); `None` when nothing would change.
+//! (a few tried at most); `None` when nothing would change. Its imports are checked as the
+//! request's are (`wheel_only`): a fitting release that imports a name its planned dependency
+//! lacks is planned with the older release that has it, or not offered (the note says why).
 
 use std::collections::BTreeSet;
 
 use pep440_rs::{Operator, Version};
 use pep508_rs::{PackageName, Requirement};
 
+use super::wheel_only::{Cited, ImportsMet};
 use super::{ProposeError, Proposer, join};
 use crate::metadata::requirement::{self, bare, pin, specifiers};
 use crate::plan::proposal::{Blocker, Plan, PlanKind, Reason};
@@ -35,17 +38,23 @@ impl Proposer<'_> {
         } else {
             "Newest"
         };
-        let resolution = match closest {
-            Some(resolution) => resolution,
+        let (resolution, asked) = match closest {
+            Some(found) => found,
             None => {
                 let mut relaxed: Vec<Requirement> = targets.iter().map(|t| bare(&t.name)).collect();
                 relaxed.extend(kept);
                 match self.solve(&relaxed, &names, vec![]) {
-                    Ok(resolution) => resolution,
+                    Ok(resolution) => (resolution, relaxed),
                     Err(SolveError::NoSolution(_)) => return Ok(None),
                     Err(err) => return Err(err.into()),
                 }
             }
+        };
+        let fitting = format!("the {} that fits", word.to_lowercase());
+        let Some((resolution, cited)) =
+            self.fitting_imports(&asked, &names, resolution, &fitting, notes)?
+        else {
+            return Ok(None);
         };
         let planned = self.planned(&resolution);
         let mut fitted = Vec::new();
@@ -74,6 +83,9 @@ impl Proposer<'_> {
             join(targets)
         );
         let mut plan = self.plan(PlanKind::NewestFitting, title, &fitted, &planned, &[])?;
+        if let Some(cited) = cited {
+            cited.cite(&mut plan);
+        }
         // A fitted version that is not what was asked is never labelled "requested"; one that
         // meets its target (the other targets of a request that cannot be had whole) is.
         for change in &mut plan.changes {
@@ -92,14 +104,45 @@ impl Proposer<'_> {
         Ok(Some(plan))
     }
 
+    /// `resolution` (solved from `asked`) with what its plan's imports need
+    /// ([`Proposer::imports_met`]): the resolution to plan, with the reasons the providers'
+    /// changes cite; `None` when no solution has what they need (`notes` says why).
+    fn fitting_imports(
+        &self,
+        asked: &[Requirement],
+        names: &BTreeSet<PackageName>,
+        resolution: Resolution,
+        fitting: &str,
+        notes: &mut Vec<String>,
+    ) -> Result<Option<(Resolution, Option<Cited>)>, ProposeError> {
+        Ok(match self.imports_met(asked, names, &[], resolution)? {
+            ImportsMet::AsIs(resolution) => Some((resolution, None)),
+            ImportsMet::Met(resolution, needs) => {
+                notes.push(format!("{}; {fitting} is planned with it", needs.why()));
+                Some((resolution, Some(needs.cited())))
+            }
+            ImportsMet::Unmet(needs, ..) => {
+                let lack = self
+                    .wheel_lack(&needs.requirements())
+                    .map_or_else(String::new, |l| format!(": {l}"));
+                notes.push(format!(
+                    "{}; {fitting} has no solution with it, and is not offered{lack}",
+                    needs.why()
+                ));
+                None
+            }
+        })
+    }
+
     /// For one target pinned to one version (`==X`), the solve of the release nearest to it (in release
-    /// order) that fits with the blockers kept, other than the installed one; a few tried at most.
+    /// order) that fits with the blockers kept, other than the installed one (with what it was
+    /// solved from); a few tried at most.
     fn closest_fitting(
         &self,
         targets: &[Requirement],
         kept: &[Requirement],
         names: &BTreeSet<PackageName>,
-    ) -> Result<Option<Resolution>, ProposeError> {
+    ) -> Result<Option<(Resolution, Vec<Requirement>)>, ProposeError> {
         let [target] = targets else {
             return Ok(None);
         };
@@ -120,12 +163,13 @@ impl Proposer<'_> {
         let installed = self.inventory.get(&target.name).map(|d| d.version());
         let mut versions: Vec<Version> = self.evidence.catalog.usable_versions(&project).to_vec();
         versions.sort();
-        // Where the request sits in release order: its first matching version, or where its
-        // lower bound would go.
+        // Where the request sits in release order: its matching version, or where the version
+        // asked would go (`flask==2.2.6`, no such release: between 2.2.5 and 2.3.0).
+        let asked = spec.iter().next().map(|s| s.version());
         let at = versions
             .iter()
             .position(|v| spec.contains(v))
-            .unwrap_or_else(|| versions.partition_point(|v| !spec.iter().all(|s| s.contains(v))));
+            .unwrap_or_else(|| versions.partition_point(|v| asked.is_some_and(|a| v < a)));
         let mut order: Vec<(usize, &Version)> = versions
             .iter()
             .enumerate()
@@ -137,7 +181,7 @@ impl Proposer<'_> {
             let mut asked = vec![pin(&target.name, version)];
             asked.extend(kept.iter().cloned());
             match self.solve(&asked, names, vec![]) {
-                Ok(resolution) => return Ok(Some(resolution)),
+                Ok(resolution) => return Ok(Some((resolution, asked))),
                 Err(SolveError::NoSolution(_)) => continue,
                 Err(err) => return Err(err.into()),
             }

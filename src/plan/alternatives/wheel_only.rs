@@ -27,11 +27,12 @@ use super::{ProposeError, Proposer};
 use crate::index::DistFile;
 use crate::inventory::imports::MAX_FILE_BYTES;
 use crate::inventory::module_names::module_names;
+use crate::metadata::requirement::specifiers;
 use crate::plan::imports_check::module_file;
 use crate::plan::planned::PlannedEnvironment;
 use crate::plan::planned_imports::UnmetName;
 use crate::plan::proposal::{Blocker, Change, Conflict, Plan, PlanKind, Reason};
-use crate::solve::{Resolution, SolveError};
+use crate::solve::{self, NoSolution, Resolution, SolveError};
 
 /// At most this many releases of a provider are read for the names: two years of monthly
 /// releases (Werkzeug's `url_quote`, gone in 3.0.0, is in 2.3.8, the 17th release below 3.1.9).
@@ -49,59 +50,179 @@ struct Binding {
     above: Version,
 }
 
+/// At most this many solves per request: a plan solved with what its imports need may plan
+/// another release whose import needs more.
+const ROUNDS: usize = 3;
+
 /// What the import implies for the request.
 pub(super) enum Implied {
-    /// The request with the implied requirement has a solution: the plan to offer, the
-    /// sentence that says why the provider moves, and the reason its change cites.
+    /// The request with the implied requirements has a solution: the plan to offer, the
+    /// sentence that says why the providers move, and the reasons their changes cite.
     Met(Box<Resolution>, String, Box<Cited>),
-    /// It has none: why the request cannot be met, and the requirement the import implies
+    /// It has none: why the request cannot be met, and the requirements the imports imply
     /// (`markupsafe<2.1.0`), which a forced plan goes past.
-    Unmet(Conflict, Box<Requirement>),
+    Unmet(Conflict, Vec<Requirement>),
 }
 
-/// A plan's import that needs an older release of its provider, and the requirement that
-/// implies.
+/// One import of a plan that needs an older release of its provider, the newest release that
+/// binds its names, and the requirement that implies.
+#[derive(Debug, Clone)]
 struct ImportNeed {
     unmet: UnmetName,
+    binding: Binding,
     implied: Requirement,
-    /// "jinja2 2.11.3 imports ...; the newest markupsafe that has `soft_unicode` is 2.0.1
-    /// (markupsafe/__init__.py, read from ...), so the request needs markupsafe<2.1.0".
-    why: String,
 }
 
-impl ImportNeed {
-    /// The provider's change cites the importing file and line.
-    fn cited(&self) -> Cited {
-        let unmet = &self.unmet;
-        Cited {
-            provider: unmet.provider.0.clone(),
-            reason: Reason::ImportsName {
-                dependent: unmet.importer.0.clone(),
-                dependent_version: unmet.importer.1.clone(),
-                requirement: self.implied.clone(),
-                module: unmet.module.clone(),
-                names: unmet.names.clone(),
-                file: unmet.file.clone(),
-                line: unmet.line,
-            },
+/// Every import of a plan (and of the plans solved with them) that needs an older release of
+/// its provider: each is searched and cited, and the request is solved with all of them.
+#[derive(Debug, Clone, Default)]
+pub(super) struct ImportNeeds {
+    needs: Vec<ImportNeed>,
+}
+
+impl ImportNeeds {
+    /// Per provider, the tightest of its needs' bounds (`markupsafe<2.1.0`), with the need that
+    /// sets it.
+    fn bounds(&self) -> Vec<(Requirement, &ImportNeed)> {
+        let mut tightest: Vec<&ImportNeed> = Vec::new();
+        for need in &self.needs {
+            let provider = &need.unmet.provider.0;
+            match tightest
+                .iter_mut()
+                .find(|n| &n.unmet.provider.0 == provider)
+            {
+                Some(held) if need.binding.above < held.binding.above => *held = need,
+                Some(_) => {}
+                None => tightest.push(need),
+            }
         }
+        tightest
+            .into_iter()
+            .map(|n| (n.implied.clone(), n))
+            .collect()
+    }
+
+    /// The requirements the imports imply, one per provider.
+    pub(super) fn requirements(&self) -> Vec<Requirement> {
+        self.bounds().into_iter().map(|(r, _)| r).collect()
+    }
+
+    /// How the solver words each implied requirement: "jinja2 2.11.3 needs markupsafe<2.1.0 on
+    /// import (its own jinja2/filters.py, line 13, imports `soft_unicode` from `markupsafe`;
+    /// neither the request nor its index metadata states it)".
+    fn clauses(&self) -> Vec<(Requirement, String)> {
+        self.bounds()
+            .into_iter()
+            .map(|(requirement, need)| {
+                let unmet = &need.unmet;
+                let clause = format!(
+                    "{} {} needs {requirement} on import (its own {}, line {}, imports {} from \
+                     `{}`; neither the request nor its index metadata states it)",
+                    unmet.importer.0,
+                    unmet.importer.1,
+                    unmet.file,
+                    unmet.line,
+                    listed(&unmet.names),
+                    unmet.module
+                );
+                (requirement, clause)
+            })
+            .collect()
+    }
+
+    /// "jinja2 2.11.3 imports `soft_unicode` from `markupsafe` (jinja2/filters.py, line 13),
+    /// which markupsafe 3.0.4 does not have; the newest markupsafe that has `soft_unicode` is
+    /// 2.0.1 (markupsafe/__init__.py, read from ...), so the request needs markupsafe<2.1.0":
+    /// every import, each with its file and line.
+    pub(super) fn why(&self) -> String {
+        let each: Vec<String> = self
+            .needs
+            .iter()
+            .map(|need| {
+                let (unmet, binding) = (&need.unmet, &need.binding);
+                format!(
+                    "{}; the newest {} that has {} is {} ({}, read from {})",
+                    unmet.sentence(),
+                    unmet.provider.0,
+                    listed(&unmet.names),
+                    binding.version,
+                    binding.path,
+                    binding.wheel,
+                )
+            })
+            .collect();
+        format!(
+            "{}, so the request needs {}",
+            each.join("; "),
+            super::join(&self.requirements())
+        )
+    }
+
+    /// Each provider's change cites every import that needs it older (file and line).
+    pub(super) fn cited(&self) -> Cited {
+        let reasons = self
+            .needs
+            .iter()
+            .map(|need| {
+                let unmet = &need.unmet;
+                let reason = Reason::ImportsName {
+                    dependent: unmet.importer.0.clone(),
+                    dependent_version: unmet.importer.1.clone(),
+                    requirement: need.implied.clone(),
+                    module: unmet.module.clone(),
+                    names: unmet.names.clone(),
+                    file: unmet.file.clone(),
+                    line: unmet.line,
+                };
+                (unmet.provider.0.clone(), reason)
+            })
+            .collect();
+        Cited { reasons }
+    }
+
+    /// Whether `unmet` is one of these already (a later round met it anew).
+    fn has(&self, unmet: &UnmetName) -> bool {
+        self.needs.iter().any(|n| {
+            n.unmet.importer == unmet.importer
+                && n.unmet.module == unmet.module
+                && n.unmet.names == unmet.names
+        })
     }
 }
 
-/// The provider an import moves, and why ([`Reason::ImportsName`]).
+/// The providers the imports move, and why ([`Reason::ImportsName`], one per import).
 pub(super) struct Cited {
-    provider: PackageName,
-    reason: Reason,
+    reasons: Vec<(PackageName, Reason)>,
 }
 
 impl Cited {
-    /// The provider's change in `plan` gives the import as its reason (not "moved by the
+    /// Each provider's change in `plan` gives the imports as its reasons (not "moved by the
     /// resolution", nor the index metadata).
     pub(super) fn cite(&self, plan: &mut Plan) {
-        for change in plan.changes.iter_mut().filter(|c| c.name == self.provider) {
-            change.reasons = vec![self.reason.clone()];
+        for change in &mut plan.changes {
+            let reasons: Vec<Reason> = self
+                .reasons
+                .iter()
+                .filter(|(provider, _)| provider == &change.name)
+                .map(|(_, reason)| reason.clone())
+                .collect();
+            if !reasons.is_empty() {
+                change.reasons = reasons;
+            }
         }
     }
+}
+
+/// A request solved again with what its plan's imports need ([`Proposer::imports_met`]).
+pub(super) enum ImportsMet {
+    /// The plan imports nothing its planned dependencies lack (or no older release is known to
+    /// have it).
+    AsIs(Resolution),
+    /// Solved with every requirement the imports imply.
+    Met(Resolution, ImportNeeds),
+    /// No solution with them: the imports and the solver's report and hints (none when the
+    /// rounds ran out).
+    Unmet(ImportNeeds, String, Vec<solve::Hint>),
 }
 
 /// The move-the-blockers plans with what their import implies (see
@@ -113,37 +234,168 @@ pub(super) struct BlockersImporting {
 }
 
 impl Proposer<'_> {
-    /// The import of `planned` (as `changes` change it) that needs an older release of its
-    /// provider, the newest release that binds its names, and the requirement that implies.
-    fn import_need(&self, planned: &PlannedEnvironment, changes: &[Change]) -> Option<ImportNeed> {
-        let unmet = self.builder.unmet_names(planned, changes, &self.evidence);
-        let (unmet, binding) = unmet
+    /// Every import of `planned` (as `changes` change it) that needs an older release of its
+    /// provider, each with the newest release that binds its names (an import no read release
+    /// binds is left out: nothing is claimed of it).
+    fn import_needs(&self, planned: &PlannedEnvironment, changes: &[Change]) -> ImportNeeds {
+        let needs = self
+            .builder
+            .unmet_names(planned, changes, &self.evidence)
             .into_iter()
-            .find_map(|u| self.newest_binding(&u).map(|b| (u, b)))?;
-        let provider = &unmet.provider.0;
-        let implied = Requirement::from_str(&format!("{provider}<{}", binding.above))
-            .expect("a name and a version make a requirement");
-        let why = format!(
-            "{}; the newest {provider} that has {} is {} ({}, read from {}), so the request \
-             needs {implied}",
-            unmet.sentence(),
-            listed(&unmet.names),
-            binding.version,
-            binding.path,
-            binding.wheel,
-        );
-        Some(ImportNeed {
-            unmet,
-            implied,
-            why,
-        })
+            .filter_map(|unmet| {
+                let binding = self.newest_binding(&unmet)?;
+                let implied =
+                    Requirement::from_str(&format!("{}<{}", unmet.provider.0, binding.above))
+                        .expect("a name and a version make a requirement");
+                Some(ImportNeed {
+                    unmet,
+                    binding,
+                    implied,
+                })
+            })
+            .collect();
+        ImportNeeds { needs }
     }
 
-    /// Move the blockers ([`Proposer::move_blockers_planned`]); when that plan imports a name its
-    /// planned dependency lacks and an older release has it, the blockers are moved again with
-    /// the requirement that implies (`propose 'jinja2<3'` beside jinja2-cli 1.0.1: jinja2-cli
-    /// 0.8.2 with Jinja2 2.11.3 and MarkupSafe 2.0.1, never MarkupSafe 3.0.4, which Jinja2
-    /// 2.11.3 fails to import beside). The plan that keeps the missing name is offered only
+    /// The import needs of the plan `resolution` makes for the request.
+    fn needs_of(&self, resolution: &Resolution) -> Result<ImportNeeds, ProposeError> {
+        let planned = self.planned(resolution);
+        let targets = &self.request.targets;
+        let plan = self.plan(PlanKind::Upgrade, String::new(), targets, &planned, &[])?;
+        Ok(self.import_needs(&planned, &plan.changes))
+    }
+
+    /// `resolution`, solved from `asked` with `upgrade` moving and `bounds` kept: when its plan
+    /// imports names its planned dependencies lack and older releases have them, solved again
+    /// with every requirement that implies, the providers free to move ([`ROUNDS`] solves at
+    /// most: a release the solve plans anew may need more). The one rule for every plan solved
+    /// so: the implied requirements are not the request's (the plan is built and scored with
+    /// the request's targets; the providers' changes cite the imports).
+    pub(super) fn imports_met(
+        &self,
+        asked: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        bounds: &[Requirement],
+        resolution: Resolution,
+    ) -> Result<ImportsMet, ProposeError> {
+        // Only a release moved back or added is read for its imports.
+        let goes_back_or_adds = resolution.packages.iter().any(|(name, resolved)| {
+            self.inventory
+                .get(name)
+                .is_none_or(|installed| &resolved.version < installed.version())
+        });
+        if self.request.all || !goes_back_or_adds {
+            return Ok(ImportsMet::AsIs(resolution));
+        }
+        let mut needs = self.needs_of(&resolution)?;
+        if needs.needs.is_empty() {
+            return Ok(ImportsMet::AsIs(resolution));
+        }
+        let mut upgrade = upgrade.clone();
+        for _round in 0..ROUNDS {
+            upgrade.extend(needs.needs.iter().map(|n| n.unmet.provider.0.clone()));
+            let clauses = needs.clauses();
+            let found = match self.solve_implied(asked, &upgrade, bounds.to_vec(), &clauses) {
+                Ok(found) => found,
+                Err(SolveError::NoSolution(no_solution)) => {
+                    let NoSolution { report, hints, .. } = *no_solution;
+                    return Ok(ImportsMet::Unmet(needs, report, hints));
+                }
+                Err(err) => return Err(err.into()),
+            };
+            let fresh: Vec<ImportNeed> = self
+                .needs_of(&found)?
+                .needs
+                .into_iter()
+                .filter(|n| !needs.has(&n.unmet))
+                .collect();
+            if fresh.is_empty() {
+                return Ok(ImportsMet::Met(found, needs));
+            }
+            needs.needs.extend(fresh);
+        }
+        Ok(ImportsMet::Unmet(
+            needs,
+            format!("still importing a name its dependency lacks after {ROUNDS} solves"),
+            Vec::new(),
+        ))
+    }
+
+    /// Why no release that meets `implied` can be installed here, when that is a wheel this
+    /// interpreter and platform lack (only without `--allow-build`): "markupsafe 2.0.1, the
+    /// newest release that meets markupsafe<2.1.0, has no wheel for CPython 3.12.1 on linux
+    /// x86_64 (...), only a source distribution (MarkupSafe-2.0.1.tar.gz) ...: `--allow-build`
+    /// plans with source distributions". `None` when a release that meets it has such a wheel.
+    pub(super) fn wheel_lack(&self, implied: &[Requirement]) -> Option<String> {
+        if self.request.allow_build {
+            return None;
+        }
+        let env = &self.inventory.environment;
+        let tags = &env.tags;
+        let said = implied
+            .iter()
+            .map(|requirement| {
+                let name = &requirement.name;
+                let project = self.evidence.catalog.project(name).ok()??;
+                let files = &project.files;
+                let spec = specifiers(requirement)?;
+                let meets = |i: usize| {
+                    let head = files.head(i);
+                    !head.yanked && !head.version.any_prerelease() && spec.contains(head.version)
+                };
+                let fits = |i: usize| {
+                    files
+                        .head(i)
+                        .tags
+                        .is_some_and(|t| tags.best_rank(t.iter()).is_some())
+                };
+                let meeting: Vec<usize> = (0..files.len()).filter(|&i| meets(i)).collect();
+                if meeting.iter().any(|&i| fits(i)) {
+                    return None;
+                }
+                let newest = meeting.iter().map(|&i| files.head(i).version).max()?;
+                let of_newest = || meeting.iter().filter(|&&i| files.head(i).version == newest);
+                let sdist = of_newest().find(|&&i| files.head(i).tags.is_none())?;
+                let other = of_newest()
+                    .find(|&&i| files.head(i).tags.is_some())
+                    .map_or_else(String::new, |&i| {
+                        format!("; its wheels are for other tags, such as {}", files[i].filename_str())
+                    });
+                let needed = tags.as_slice().first().map_or_else(String::new, |t| {
+                    format!(": a wheel tagged {t}, or another tag it accepts, was needed")
+                });
+                let older = meeting.iter().any(|&i| files.head(i).version < newest);
+                Some((format!("{name} {newest}"), format!(
+                    "{name} {newest}, the newest release that meets {requirement}, has no wheel \
+                     for this interpreter and platform (CPython {} on {} {}{needed}{other}), \
+                     only a source distribution ({}){}",
+                    env.python_version,
+                    env.markers.sys_platform(),
+                    env.markers.platform_machine(),
+                    files[*sdist].filename_str(),
+                    if older {
+                        format!(", and no older release that meets {requirement} has one either")
+                    } else {
+                        String::new()
+                    }
+                )))
+            })
+            .collect::<Option<Vec<(String, String)>>>()?;
+        let (built, said): (Vec<String>, Vec<String>) = said.into_iter().unzip();
+        Some(format!(
+            "{}; `--allow-build` plans with source distributions (it would build {} from its \
+             sdist at install)",
+            said.join("; "),
+            built.join(", ")
+        ))
+    }
+
+    /// Move the blockers ([`Proposer::move_blockers_planned`]); when that plan imports names
+    /// its planned dependencies lack and older releases have them, the blockers are moved again
+    /// with the requirements that implies (`propose 'jinja2<3'` beside jinja2-cli 1.0.1:
+    /// jinja2-cli 0.8.2 with Jinja2 2.11.3 and MarkupSafe 2.0.1, never MarkupSafe 3.0.4, which
+    /// Jinja2 2.11.3 fails to import beside), built and scored with the request's targets as
+    /// [`Proposer::imports_met`] says. The plan that keeps the missing names is offered only
     /// forced, under `--allow-override`, as the request as asked is.
     pub(super) fn move_blockers_importing(
         &self,
@@ -151,54 +403,56 @@ impl Proposer<'_> {
         upgrade: &BTreeSet<PackageName>,
         blockers: &[Blocker],
     ) -> Result<BlockersImporting, ProposeError> {
-        let Some((plan, planned)) = self.move_blockers_planned(targets, upgrade, blockers)? else {
+        let Some((plan, planned)) = self.move_blockers_planned(targets, &[], upgrade, blockers)?
+        else {
             return Ok(BlockersImporting {
                 plans: Vec::new(),
                 note: None,
             });
         };
-        let need = (!self.request.all)
-            .then(|| self.import_need(&planned, &plan.changes))
-            .flatten();
-        let Some(need) = need else {
+        let needs = if self.request.all {
+            ImportNeeds::default()
+        } else {
+            self.import_needs(&planned, &plan.changes)
+        };
+        if needs.needs.is_empty() {
             return Ok(BlockersImporting {
                 plans: vec![plan],
                 note: None,
             });
-        };
-        let provider = &need.unmet.provider.0;
-        let mut with = targets.to_vec();
-        with.push(need.implied.clone());
+        }
+        let implied = needs.requirements();
         let mut moving = upgrade.clone();
-        moving.insert(provider.clone());
+        moving.extend(needs.needs.iter().map(|n| n.unmet.provider.0.clone()));
         let mut plans = Vec::new();
-        let note = match self.move_blockers_planned(&with, &moving, blockers)? {
+        let why = needs.why();
+        let note = match self.move_blockers_planned(targets, &implied, &moving, blockers)? {
             Some((mut moved, _)) => {
-                moved.targets = targets.to_vec();
-                need.cited().cite(&mut moved);
+                needs.cited().cite(&mut moved);
                 plans.push(moved);
-                format!("{}; the blockers are moved with it", need.why)
+                format!("{why}; the blockers are moved with it")
             }
-            None => format!(
-                "{}; no move of the blockers ({}) has a solution with it",
-                need.why,
-                blockers
-                    .iter()
-                    .map(|b| format!("{} {}", b.dependent, b.dependent_version))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            None => {
+                let lack = self
+                    .wheel_lack(&implied)
+                    .map_or_else(String::new, |l| format!(": {l}"));
+                format!(
+                    "{why}; no move of the blockers ({}) has a solution with it{lack}",
+                    blockers
+                        .iter()
+                        .map(|b| format!("{} {}", b.dependent, b.dependent_version))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
         };
         if self.request.allow_override {
             let mut forced = plan;
-            let kept = planned
-                .dists
-                .get(provider)
-                .map_or_else(String::new, |d| format!(" with {provider} {}", d.version));
             forced.title = format!(
-                "Force {}{kept}, past what its imports need ({}): {}",
+                "Force {}{}, past what its imports need ({}): {}",
                 super::join(targets),
-                need.implied,
+                kept(&planned, &implied),
+                super::join(&implied),
                 forced.title
             );
             forced.kind = PlanKind::ForcedOverride;
@@ -210,9 +464,10 @@ impl Proposer<'_> {
         })
     }
 
-    /// When the plan for `resolution` imports a name its planned dependency lacks and an older
-    /// release of that dependency has it: the request solved again with the requirement that
-    /// implies ([`Implied`]). `None` when no such name, or no release that binds it is known.
+    /// When the plan for `resolution` imports names its planned dependencies lack and older
+    /// releases of them have them: the request solved again with the requirements that implies
+    /// ([`Implied`], by [`Proposer::imports_met`]). `None` when no such name, or no release
+    /// that binds it is known.
     pub(super) fn import_implied(
         &self,
         as_asked: &[Requirement],
@@ -220,42 +475,30 @@ impl Proposer<'_> {
         bounds: &[Requirement],
         resolution: &Resolution,
     ) -> Result<Option<Implied>, ProposeError> {
-        let planned = self.planned(resolution);
-        let goes_back_or_adds = planned.dists.iter().any(|(name, dist)| {
-            self.inventory
-                .get(name)
-                .is_none_or(|installed| &dist.version < installed.version())
-        });
-        if self.request.all || !goes_back_or_adds {
+        if self.request.all {
             return Ok(None);
         }
-        let targets = &self.request.targets;
-        let plan = self.plan(PlanKind::Upgrade, String::new(), targets, &planned, &[])?;
-        let Some(need) = self.import_need(&planned, &plan.changes) else {
-            return Ok(None);
-        };
-        let provider = &need.unmet.provider.0;
-        let (implied, why) = (need.implied.clone(), need.why.clone());
-        let mut needs = as_asked.to_vec();
-        needs.push(implied.clone());
-        let mut upgrade = upgrade.clone();
-        upgrade.insert(provider.clone());
-        let needed = (Some(provider), &BTreeSet::new());
-        match self.solve_needing(&needs, &upgrade, vec![], bounds.to_vec(), needed) {
-            Ok(found) => Ok(Some(Implied::Met(
+        match self.imports_met(as_asked, upgrade, bounds, resolution.clone())? {
+            ImportsMet::AsIs(_) => Ok(None),
+            ImportsMet::Met(found, needs) => Ok(Some(Implied::Met(
                 Box::new(found),
-                why,
-                Box::new(need.cited()),
+                needs.why(),
+                Box::new(needs.cited()),
             ))),
-            Err(SolveError::NoSolution(no_solution)) => Ok(Some(Implied::Unmet(
-                Conflict {
-                    explanation: format!("{why}.\n{}", no_solution.report),
-                    blockers: Vec::new(),
-                    hints: self.conflict_hints(&no_solution.hints, &[]),
-                },
-                Box::new(implied),
-            ))),
-            Err(err) => Err(err.into()),
+            ImportsMet::Unmet(needs, report, hints) => {
+                let implied = needs.requirements();
+                let lack = self
+                    .wheel_lack(&implied)
+                    .map_or_else(String::new, |l| format!("\n{l}."));
+                Ok(Some(Implied::Unmet(
+                    Conflict {
+                        explanation: format!("{}.{lack}\n{report}", needs.why()),
+                        blockers: Vec::new(),
+                        hints: self.conflict_hints(&hints, &[]),
+                    },
+                    implied,
+                )))
+            }
         }
     }
 
@@ -266,20 +509,16 @@ impl Proposer<'_> {
     pub(super) fn forced_past_import(
         &self,
         resolution: &Resolution,
-        implied: &Requirement,
+        implied: &[Requirement],
     ) -> Result<Plan, ProposeError> {
         let targets = &self.request.targets;
         let planned = self.planned(resolution);
-        let kept = planned
-            .dists
-            .get(&implied.name)
-            .map_or_else(String::new, |d| {
-                format!(" with {} {}", implied.name, d.version)
-            });
         let title = format!(
-            "Force {}{kept}, past what its imports need ({implied}: no release this \
-             environment can install)",
-            super::join(targets)
+            "Force {}{}, past what its imports need ({}: no release this environment can \
+             install)",
+            super::join(targets),
+            kept(&planned, implied),
+            super::join(implied)
         );
         self.plan(PlanKind::ForcedOverride, title, targets, &planned, &[])
     }
@@ -330,6 +569,24 @@ impl Proposer<'_> {
             above = version.clone();
         }
         None
+    }
+}
+
+/// " with markupsafe 3.0.4": the planned releases of the providers `implied` names.
+fn kept(planned: &PlannedEnvironment, implied: &[Requirement]) -> String {
+    let kept: Vec<String> = implied
+        .iter()
+        .filter_map(|r| {
+            planned
+                .dists
+                .get(&r.name)
+                .map(|d| format!("{} {}", r.name, d.version))
+        })
+        .collect();
+    if kept.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", kept.join(", "))
     }
 }
 
