@@ -429,8 +429,9 @@ fn unmet_requirements(
         .collect()
 }
 
-/// The breaks of one release, each with the installed version of the dependent and the
-/// sentences naming its failing imports.
+/// The breaks of one release, each with the installed version of the dependent and its
+/// evidence: the sentences naming its failing imports, or for an `abi-break` the sentence
+/// citing its extension module (`propose`'s, [`AloneBreaks::abi`]).
 fn breaks_of(inventory: &Inventory, found: &AloneBreaks) -> Vec<Breaks> {
     found
         .breaks
@@ -447,12 +448,19 @@ fn breaks_of(inventory: &Inventory, found: &AloneBreaks) -> Vec<Breaks> {
                     .cloned()
                     .collect(),
             };
+            let extension = match b.how {
+                BreakKind::Abi => (found.abi.iter())
+                    .find(|(d, _)| d == &b.dependent)
+                    .map(|(_, cite)| cite.clone()),
+                BreakKind::Import | BreakKind::ImportChain => None,
+            };
             Some(Breaks {
                 release: b.to.clone(),
                 name: b.dependent.clone(),
                 installed,
                 evidence: b.how,
                 imports,
+                extension,
             })
         })
         .collect()

@@ -137,6 +137,11 @@ pub(crate) struct Breaks {
     /// and line (the first few of the release).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub imports: Vec<String>,
+    /// For `abi-break`, the evidence `propose`'s factor cites: the compiled extension module
+    /// that carries the C API's marker (its path in `RECORD`) and, for a dist that does not
+    /// require the release's dist, where it imports it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extension: Option<String>,
 }
 
 /// The risk factor's key for a break's evidence.

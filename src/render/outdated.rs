@@ -263,12 +263,15 @@ fn outdated_summary(report: &OutdatedReport, outdated: &[&PackageStatus]) -> Str
             let why = match b.evidence {
                 BreakKind::Abi => format!(
                     "{} {} ships compiled extensions that use {}'s C API, built before {} {}.x \
-                     existed",
+                     existed{}",
                     b.name,
                     b.installed,
                     p.name,
                     p.name,
-                    crate::metadata::version_line::line_floor(&b.release)
+                    crate::metadata::version_line::line_floor(&b.release),
+                    b.extension
+                        .as_ref()
+                        .map_or_else(String::new, |cite| format!(": {cite}"))
                 ),
                 BreakKind::Import if b.imports.is_empty() => format!(
                     "{} {} imports what {} {} no longer has",

@@ -95,7 +95,8 @@ fn numpy_2_is_not_offered_under_a_pandas_built_for_numpy_1() {
     assert_eq!(
         numpy["breaks"],
         serde_json::json!([{"release": "2.4.6", "name": "pandas", "installed": "1.5.3",
-                            "evidence": "abi-break"}])
+                            "evidence": "abi-break",
+                            "extension": "pandas's `pandas/_libs/algos.cpython-311-x86_64-linux-gnu.so` carries `_ARRAY_API`"}])
     );
 }
 
@@ -229,7 +230,11 @@ fn numpy_2_is_not_offered_under_a_duckdb_that_imports_it_without_requiring_it() 
     assert_eq!(
         numpy["breaks"],
         serde_json::json!([{"release": "2.4.6", "name": "duckdb", "installed": "0.8.1",
-                            "evidence": "abi-break"}])
+                            "evidence": "abi-break",
+                            "extension": "duckdb's `duckdb.cpython-311-x86_64-linux-gnu.so` carries \
+                                          `_ARRAY_API`; duckdb does not require numpy, yet imports \
+                                          it (duckdb.cpython-311-x86_64-linux-gnu.so, a compiled \
+                                          extension module that names `numpy.core.multiarray`)"}])
     );
     let server = IndexServer::start(&index_dir());
     let url = server.url();
