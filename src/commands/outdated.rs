@@ -3,8 +3,8 @@
 //!
 //! Reads the environment and the index pages of its dists, compares them ([`crate::outdated`])
 //! and renders the report (`render::outdated`) as a table or JSON (`docs/outdated-json.md`).
-//! Exit 0, or 2 when some projects could not be read from the index (the rest is still
-//! printed).
+//! Exit 0, or 2 when some projects could not be read from the index, or a row's check could
+//! not read what it needed (the rest is still printed).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -72,8 +72,21 @@ pub(crate) fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<
     for line in &suspect {
         printer.warn(line);
     }
-    if report.errors.is_empty() {
+    // A row whose check could not read what it needed is the tool failing, as a page is.
+    let unchecked: Vec<&str> = (report.packages.iter())
+        .filter_map(|p| p.not_checked.as_deref())
+        .collect();
+    if report.errors.is_empty() && unchecked.is_empty() {
         return Ok(super::at_least_user_action(ExitStatus::Success, &suspect));
+    }
+    if report.errors.is_empty() {
+        printer.warn(&format!(
+            "{} of {} packages could not be checked (\"Can move to\" shows \"?\"); the first error: {}",
+            unchecked.len(),
+            names.len(),
+            unchecked[0]
+        ));
+        return Ok(ExitStatus::Error);
     }
     // The first error, rendered with its help, says what to do; the rest are in the report.
     let first = projects

@@ -307,6 +307,21 @@ impl IndexError {
         )
     }
 
+    /// Whether the error is the release's own (its metadata unreadable without a build, a hash
+    /// or name mismatch, a refused shape, metadata that does not parse): that release is
+    /// unusable, the rest of the index answers. Any other error (the network, a status, a cache
+    /// that `--offline` lacks) is the read failing, and the question it was for is unanswered.
+    pub(crate) fn is_release_level(&self) -> bool {
+        matches!(
+            self,
+            IndexError::MetadataUnavailable { .. }
+                | IndexError::MetadataMismatch { .. }
+                | IndexError::HashMismatch { .. }
+                | IndexError::Refused { .. }
+                | IndexError::Metadata { .. }
+        )
+    }
+
     /// Whether retrying the same request might succeed (connection errors, timeouts, 429, 5xx).
     pub(crate) fn is_transient(&self) -> bool {
         match self {

@@ -75,30 +75,58 @@ pub fn c_api_changed(package: &str, from: &Version, to: &Version) -> Option<&'st
     crosses.then_some(api)
 }
 
-/// The mechanism through which `dist`'s compiled extensions use `package`'s C API, when the
-/// move `from` -> `to` changes that API and one of its extension modules carries its marker.
+/// How a dist's compiled extensions use another package's C API: the mechanism, and the
+/// extension module that shows it (the evidence a claim cites).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AbiLink {
+    /// The mechanism, as the factor text names it ([`CApi::mechanism`]).
+    pub mechanism: &'static str,
+    /// The first extension module that carries one of the C API's markers; `None` where only
+    /// the module name was recorded (the risk corpus).
+    pub carrier: Option<Carrier>,
+}
+
+/// An extension module of a dist that carries a C API's marker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Carrier {
+    /// Its path in the dist's `RECORD` (`pandas/_libs/lib.cpython-311-x86_64-linux-gnu.so`).
+    pub file: String,
+    /// The marker found in it (`_ARRAY_API`).
+    pub marker: &'static str,
+}
+
+impl std::fmt::Display for Carrier {
+    /// `` `pandas/_libs/lib.cpython-311-x86_64-linux-gnu.so` carries `_ARRAY_API` ``.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}` carries `{}`", self.file, self.marker)
+    }
+}
+
+/// The mechanism through which `dist`'s compiled extensions use `package`'s C API and the
+/// module that carries its marker, when the move `from` -> `to` changes that API and one of
+/// its extension modules carries the marker.
 pub(crate) fn abi_link(
     dist: &InstalledDist,
     package: &str,
     from: &Version,
     to: &Version,
-) -> Option<&'static str> {
+) -> Option<AbiLink> {
     let api = c_api_changed(package, from, to)?;
-    let markers: Vec<String> = api.markers.iter().map(|m| (*m).to_string()).collect();
-    carries_any(dist, &markers).then_some(api.mechanism)
+    let carrier = carrier(dist, api.markers)?;
+    Some(AbiLink {
+        mechanism: api.mechanism,
+        carrier: Some(carrier),
+    })
 }
 
-/// Whether any of `dist`'s compiled extension modules holds one of `needles`.
-fn carries_any(dist: &InstalledDist, needles: &[String]) -> bool {
+/// The first of `dist`'s compiled extension modules (in `RECORD` order) that holds one of
+/// `needles`, and which.
+fn carrier(dist: &InstalledDist, needles: &[&'static str]) -> Option<Carrier> {
     if dist.format != DistFormat::DistInfo || needles.is_empty() {
-        return false;
+        return None;
     }
-    let Some(site) = dist.path.parent() else {
-        return false;
-    };
-    let Some(paths) = super::record::inside_paths(&dist.path) else {
-        return false;
-    };
+    let site = dist.path.parent()?;
+    let paths = super::record::inside_paths(&dist.path)?;
     let finders: Vec<memmem::Finder<'_>> = needles
         .iter()
         .map(|m| memmem::Finder::new(m.as_bytes()))
@@ -109,14 +137,17 @@ fn carries_any(dist: &InstalledDist, needles: &[String]) -> bool {
             continue;
         };
         budget = budget.saturating_sub(bytes.len() as u64);
-        if finders.iter().any(|f| f.find(&bytes).is_some()) {
-            return true;
+        if let Some(n) = finders.iter().position(|f| f.find(&bytes).is_some()) {
+            return Some(Carrier {
+                file: path.clone(),
+                marker: needles[n],
+            });
         }
         if budget == 0 {
             break;
         }
     }
-    false
+    None
 }
 
 /// At most this many bytes are read from one extension module for the module names it holds.

@@ -18,7 +18,8 @@ use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 use crate::index::{BinaryPolicy, IndexSource};
 use crate::inventory::{InstalledDist, Inventory};
 use crate::plan::{
-    InstalledImports, ProposeRequest, line_of, name_line, propose_sharing, switches_accelerator,
+    InstalledImports, ProposeRequest, error_chain, line_of, name_line, propose_sharing,
+    switches_accelerator,
 };
 use crate::risk::Policy;
 use crate::solve::PrereleaseMode;
@@ -26,8 +27,9 @@ use crate::solve::PrereleaseMode;
 use super::report::{MovesWith, OutdatedReport};
 
 /// Fill `newest_allowed` and `moves_with` from `propose` for the dists on an accelerator line
-/// that the alone scan left without a move. A proposal that fails leaves the row as it was
-/// (the alone answer, "-", stands: never a move that was not planned).
+/// that the alone scan left without a move. A proposal that fails (a read it needed: the
+/// network, a cache `--offline` lacks) claims no move and says why in `not_checked`: never a
+/// move that was not planned, and never a "-" that was not checked.
 pub(crate) fn check_line_moves(
     report: &mut OutdatedReport,
     inventory: &Inventory,
@@ -39,6 +41,7 @@ pub(crate) fn check_line_moves(
     let policy = Policy::builtin();
     for status in &mut report.packages {
         let stuck = status.outdated
+            && status.not_checked.is_none()
             && status
                 .newest_allowed
                 .as_ref()
@@ -60,8 +63,17 @@ pub(crate) fn check_line_moves(
             now: None,
             source: String::new(),
         };
-        let Ok(proposal) = propose_sharing(index, inventory, &policy, &request, imports) else {
-            continue;
+        let proposal = match propose_sharing(index, inventory, &policy, &request, imports) {
+            Ok(proposal) => proposal,
+            Err(err) => {
+                let why = error_chain(&err);
+                log::debug!(
+                    "{}: the move on its line could not be checked: {why}",
+                    dist.name()
+                );
+                status.not_checked = Some(why);
+                continue;
+            }
         };
         // A move that leaves the installed accelerator line is never "Can move to".
         let Some(plan) = proposal.plans.first().filter(|p| !switches_accelerator(p)) else {

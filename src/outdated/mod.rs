@@ -146,6 +146,7 @@ fn compare(
         breaks: Vec::new(),
         fails_on_import: Vec::new(),
         moves_with: Vec::new(),
+        not_checked: None,
         index: project.index.clone(),
     }
 }
@@ -161,8 +162,10 @@ const OWN_SCAN: usize = 8;
 /// extensions; werkzeug 3 under flask 2.0.3's imports: [`with_alone_evidence`]). Each
 /// candidate's metadata is read (prefetched for every package first); the first that fits,
 /// newest first, is `newest_allowed`; what the newest one read needs is `needs`, and what the
-/// newest one whose requirements are met breaks is `breaks`. A release whose metadata cannot be
-/// read ends the scan as the answer (checked against the dependents only).
+/// newest one whose requirements are met breaks is `breaks`. A release whose metadata is
+/// unusable (its own fault: [`IndexError::is_release_level`]) ends the scan as the answer
+/// (checked against the dependents only); a read that fails (the network, a cache `--offline`
+/// lacks) leaves the row without an answer and says why (`not_checked`).
 pub(crate) fn check_own_requirements(
     report: &mut OutdatedReport,
     inventory: &Inventory,
@@ -211,6 +214,7 @@ pub(crate) fn check_own_requirements(
             status.needs = scan.needs;
             status.breaks = scan.breaks;
             status.fails_on_import = scan.fails;
+            status.not_checked = scan.not_checked;
         }
     });
 }
@@ -225,6 +229,8 @@ struct Scan {
     breaks: Vec<Breaks>,
     /// Why the newest release whose requirements are met fails on import itself.
     fails: Vec<String>,
+    /// The first read that failed (its error, with the URL): the scan then claims no release.
+    not_checked: Option<String>,
 }
 
 /// How many more releases, below the [`OWN_SCAN`] newest, a bisection reads at most (enough
@@ -239,8 +245,10 @@ enum Fit {
     Needs(Vec<Needs>),
     /// What it breaks (its requirements are met).
     Breaks(AloneBreaks),
-    /// Its metadata could not be read.
+    /// Its metadata is unusable (the release's own fault: no metadata without a build).
     Unknown,
+    /// Its metadata could not be read (the network, a cache `--offline` lacks).
+    Unread,
 }
 
 /// Read `accepted` newest first, at most [`OWN_SCAN`] of them, for the first release whose own
@@ -263,11 +271,18 @@ fn scan_releases(
         needs: Vec::new(),
         breaks: Vec::new(),
         fails: Vec::new(),
+        not_checked: None,
     };
     let mut abi_broken_line: Option<Version> = None;
     let fit = |version: &Version, file: &DistFile, scan: &mut Scan| {
-        let Ok(metadata) = index.metadata(project, file) else {
-            return Fit::Unknown;
+        let metadata = match index.metadata(project, file) {
+            Ok(metadata) => metadata,
+            Err(err) if err.is_release_level() => return Fit::Unknown,
+            Err(err) => {
+                log::debug!("{} {version}: {err}", project.name);
+                scan.not_checked.get_or_insert_with(|| err.to_string());
+                return Fit::Unread;
+            }
         };
         let unmet = unmet_requirements(inventory, &project.name, version, &metadata);
         let result = if !unmet.is_empty() {
@@ -307,6 +322,8 @@ fn scan_releases(
                 scan.found = Some(version.clone());
                 return scan;
             }
+            // A read that failed answers nothing: no release is claimed past it.
+            Fit::Unread => return scan,
             Fit::Breaks(found) if found.breaks.iter().any(|b| b.how == BreakKind::Abi) => {
                 abi_broken_line = Some(line_floor(version));
             }
@@ -328,10 +345,13 @@ fn scan_releases(
     scan.found = bisect_older(&older, |version, file| {
         match fit(version, file, &mut scan) {
             Fit::Fits => Some(true),
-            Fit::Unknown => None,
+            Fit::Unknown | Fit::Unread => None,
             Fit::Needs(_) | Fit::Breaks(_) => Some(false),
         }
     });
+    if scan.not_checked.is_some() {
+        scan.found = None;
+    }
     scan
 }
 
@@ -409,8 +429,9 @@ fn unmet_requirements(
         .collect()
 }
 
-/// The breaks of one release, each with the installed version of the dependent and the
-/// sentences naming its failing imports.
+/// The breaks of one release, each with the installed version of the dependent and its
+/// evidence: the sentences naming its failing imports, or for an `abi-break` the sentence
+/// citing its extension module (`propose`'s, [`AloneBreaks::abi`]).
 fn breaks_of(inventory: &Inventory, found: &AloneBreaks) -> Vec<Breaks> {
     found
         .breaks
@@ -427,12 +448,19 @@ fn breaks_of(inventory: &Inventory, found: &AloneBreaks) -> Vec<Breaks> {
                     .cloned()
                     .collect(),
             };
+            let extension = match b.how {
+                BreakKind::Abi => (found.abi.iter())
+                    .find(|(d, _)| d == &b.dependent)
+                    .map(|(_, cite)| cite.clone()),
+                BreakKind::Import | BreakKind::ImportChain => None,
+            };
             Some(Breaks {
                 release: b.to.clone(),
                 name: b.dependent.clone(),
                 installed,
                 evidence: b.how,
                 imports,
+                extension,
             })
         })
         .collect()

@@ -73,6 +73,11 @@ pub(crate) struct PackageStatus {
     /// plan's version: torch 2.10.0 with triton 3.6.0, on the installed CUDA line).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub moves_with: Vec<MovesWith>,
+    /// Why `newest_allowed` could not be checked: a read it needed failed (the network, a
+    /// cache `--offline` lacks), its error naming the URL. `newest_allowed` then claims no
+    /// move ("?" in the text, never "-").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_checked: Option<String>,
     /// Which index answered.
     pub index: String,
 }
@@ -132,6 +137,11 @@ pub(crate) struct Breaks {
     /// and line (the first few of the release).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub imports: Vec<String>,
+    /// For `abi-break`, the evidence `propose`'s factor cites: the compiled extension module
+    /// that carries the C API's marker (its path in `RECORD`) and, for a dist that does not
+    /// require the release's dist, where it imports it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extension: Option<String>,
 }
 
 /// The risk factor's key for a break's evidence.

@@ -33,6 +33,9 @@ pub(crate) struct AloneBreaks {
     pub breaks: Vec<Break>,
     /// The failing imports, one sentence each (the first few, then how many more).
     pub imports: Vec<String>,
+    /// The evidence of each `abi-break`, by dependent: the sentence `propose`'s factor cites
+    /// ([`crate::risk::abi_citations`]).
+    pub abi: Vec<(PackageName, String)>,
     /// The release fails on import itself: a test of another dist's version in its own sources
     /// that holds for the installed one, one sentence each (pyarrow 26.0.1's `pyarrow/lib.pyx`
     /// line 42 beside numpy 1.26.4).
@@ -92,11 +95,13 @@ impl AloneEvidence<'_> {
                 .fails_on_import(name, to, &self.installed, &self.evidence);
         let mut breaks = plan_breaks(&facts, &importers);
         breaks.extend(chained.take_breaks(name, to));
+        let abi = crate::risk::abi_citations(&facts);
         let mut imports = facts.missing_imports;
         imports.extend(chained.sentences);
         AloneBreaks {
             breaks,
             imports,
+            abi,
             fails,
         }
     }

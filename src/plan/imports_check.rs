@@ -419,7 +419,7 @@ mod tests {
             _: &PackageName,
             _: &Version,
             _: &Version,
-        ) -> Option<&'static str> {
+        ) -> Option<crate::inventory::extensions::AbiLink> {
             None
         }
         fn released(&self, _: &PackageName, _: &Version) -> Option<Timestamp> {

@@ -38,7 +38,9 @@ pub(crate) use accelerator::{line_of, name_line};
 pub use accept::AcceptedOverrides;
 pub(crate) use accept::read_plan;
 pub(crate) use alone::{AloneBreaks, with_alone_evidence};
-pub(crate) use alternatives::{ProposeRequest, propose, propose_sharing, switches_accelerator};
+pub(crate) use alternatives::{
+    ProposeRequest, error_chain, propose, propose_sharing, switches_accelerator,
+};
 pub use builder::{PlanBuilder, PlanSpec};
 pub(crate) use installed_imports::InstalledImports;
 pub use oracle::Oracle;

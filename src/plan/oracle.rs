@@ -18,6 +18,7 @@ use pubgrub::Ranges;
 use super::installed_imports::InstalledImports;
 use super::modules::top_level_of;
 use crate::index::IndexSource;
+use crate::inventory::extensions::AbiLink;
 use crate::inventory::imports::{self, ImportUse};
 use crate::inventory::module_names::{self, ModuleNames};
 use crate::inventory::{Inventory, extensions};
@@ -34,15 +35,15 @@ pub trait Oracle {
         version: &Version,
     ) -> Upstream;
     /// The mechanism through which the installed `dependent`'s compiled extensions use
-    /// `package`'s C API, when the move `from` -> `to` changes it (see
-    /// [`crate::inventory::extensions`]); `None`: no ABI evidence.
+    /// `package`'s C API, and the extension module that shows it, when the move `from` -> `to`
+    /// changes it (see [`crate::inventory::extensions`]); `None`: no ABI evidence.
     fn abi_link(
         &self,
         dependent: &PackageName,
         package: &PackageName,
         from: &Version,
         to: &Version,
-    ) -> Option<&'static str>;
+    ) -> Option<AbiLink>;
     /// When `name` `version` was first uploaded (`None`: not known).
     fn released(&self, name: &PackageName, version: &Version) -> Option<Timestamp>;
     /// When the first final release of `name` at or above `version` was uploaded.
@@ -231,7 +232,7 @@ impl Oracle for IndexAndFiles<'_> {
         package: &PackageName,
         from: &Version,
         to: &Version,
-    ) -> Option<&'static str> {
+    ) -> Option<AbiLink> {
         let dist = self.inventory.get(dependent)?;
         extensions::abi_link(dist, package.as_ref(), from, to)
     }

@@ -45,11 +45,15 @@ const HELD_BACK_NARROWEST: usize = 30;
 fn outdated_table(outdated: &[&PackageStatus], color: bool, width: Option<usize>) -> String {
     let version = |v: &Option<Version>| v.as_ref().map(ToString::to_string);
     let fixed = |p: &PackageStatus| {
-        let can_move = p
-            .newest_allowed
-            .as_ref()
-            .filter(|v| *v > &p.installed)
-            .map_or_else(|| "-".to_string(), ToString::to_string);
+        // A row whose check could not read what it needed claims nothing: "?", not "-".
+        let can_move = match &p.not_checked {
+            Some(_) => "?".to_string(),
+            None => p
+                .newest_allowed
+                .as_ref()
+                .filter(|v| *v > &p.installed)
+                .map_or_else(|| "-".to_string(), ToString::to_string),
+        };
         [
             p.name.to_string(),
             p.installed.to_string(),
@@ -180,8 +184,13 @@ fn table<const N: usize>(
 /// releases need (the index's metadata), then what the newest release whose requirements are
 /// met breaks (by analysis), one group per release and evidence.
 fn held_back_cell(p: &PackageStatus) -> String {
-    let declared = moves_with(p)
+    let unchecked = p
+        .not_checked
+        .as_ref()
+        .map(|_| "not checked: a read failed (below)".to_string());
+    let declared = unchecked
         .into_iter()
+        .chain(moves_with(p))
         .chain(
             p.held_back_by
                 .iter()
@@ -254,12 +263,15 @@ fn outdated_summary(report: &OutdatedReport, outdated: &[&PackageStatus]) -> Str
             let why = match b.evidence {
                 BreakKind::Abi => format!(
                     "{} {} ships compiled extensions that use {}'s C API, built before {} {}.x \
-                     existed",
+                     existed{}",
                     b.name,
                     b.installed,
                     p.name,
                     p.name,
-                    crate::metadata::version_line::line_floor(&b.release)
+                    crate::metadata::version_line::line_floor(&b.release),
+                    b.extension
+                        .as_ref()
+                        .map_or_else(String::new, |cite| format!(": {cite}"))
                 ),
                 BreakKind::Import if b.imports.is_empty() => format!(
                     "{} {} imports what {} {} no longer has",
@@ -316,11 +328,21 @@ fn not_compared(report: &OutdatedReport) -> String {
             out.push_str(&format!("  {} {}\n", n.name, n.installed));
         }
     }
-    if !report.errors.is_empty() {
+    let unchecked: Vec<&PackageStatus> = (report.packages.iter())
+        .filter(|p| p.not_checked.is_some())
+        .collect();
+    if !report.errors.is_empty() || !unchecked.is_empty() {
         out.push_str("\nCould not be checked:\n");
         for e in &report.errors {
             let error = crate::terminal::field(&e.error);
             out.push_str(&format!("  {} {}: {error}\n", e.name, e.installed));
+        }
+        for p in unchecked {
+            let error = crate::terminal::field(p.not_checked.as_deref().unwrap_or_default());
+            out.push_str(&format!(
+                "  {} {} (\"Can move to\"): {error}\n",
+                p.name, p.installed
+            ));
         }
     }
     out

@@ -19,7 +19,7 @@ pub use assess::Upstream;
 pub(crate) use assess::pin_strictness;
 pub(crate) use assess::{
     AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, PlanFacts,
-    assess, requirement_text,
+    abi_citations, assess, requirement_text,
 };
 pub(crate) use policy::BUILTIN_POLICIES;
 pub use policy::Policy;

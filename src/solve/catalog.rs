@@ -311,13 +311,7 @@ impl<'a> CatalogCore<'a> {
             Ok(metadata) => metadata,
             // Version-level problems make that version unusable (a suspect one is also named
             // by the command, which then exits 1); the rest is fatal.
-            Err(
-                err @ (IndexError::MetadataUnavailable { .. }
-                | IndexError::MetadataMismatch { .. }
-                | IndexError::HashMismatch { .. }
-                | IndexError::Refused { .. }
-                | IndexError::Metadata { .. }),
-            ) => {
+            Err(err) if err.is_release_level() => {
                 return Ok(Err(Unavailable::Metadata {
                     message: err.to_string(),
                 }));

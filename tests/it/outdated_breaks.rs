@@ -95,7 +95,8 @@ fn numpy_2_is_not_offered_under_a_pandas_built_for_numpy_1() {
     assert_eq!(
         numpy["breaks"],
         serde_json::json!([{"release": "2.4.6", "name": "pandas", "installed": "1.5.3",
-                            "evidence": "abi-break"}])
+                            "evidence": "abi-break",
+                            "extension": "pandas's `pandas/_libs/algos.cpython-311-x86_64-linux-gnu.so` carries `_ARRAY_API`"}])
     );
 }
 
@@ -229,7 +230,11 @@ fn numpy_2_is_not_offered_under_a_duckdb_that_imports_it_without_requiring_it() 
     assert_eq!(
         numpy["breaks"],
         serde_json::json!([{"release": "2.4.6", "name": "duckdb", "installed": "0.8.1",
-                            "evidence": "abi-break"}])
+                            "evidence": "abi-break",
+                            "extension": "duckdb's `duckdb.cpython-311-x86_64-linux-gnu.so` carries \
+                                          `_ARRAY_API`; duckdb does not require numpy, yet imports \
+                                          it (duckdb.cpython-311-x86_64-linux-gnu.so, a compiled \
+                                          extension module that names `numpy.core.multiarray`)"}])
     );
     let server = IndexServer::start(&index_dir());
     let url = server.url();
@@ -256,4 +261,65 @@ fn numpy_2_is_not_offered_under_a_duckdb_that_imports_it_without_requiring_it() 
         }
     }
     insta::assert_snapshot!("numpy_under_duckdb_0_8_propose", lines.join("\n"));
+}
+
+/// lib 2.0's `lib/__init__.py` replaces itself with a lazy loader whose names come from the
+/// `__all__` of the files under `lib/models/`: none lists `Thing`, which app 1.0 imports from
+/// lib at module level. The files of that folder are read from lib 2.0's wheel by one range
+/// read; an `--offline` run over the cache the online run filled reads them too and gives the
+/// same report (it read nothing before, so it claimed nothing: "Can move to 2.0", no break).
+#[test]
+fn a_lazy_modules_folder_read_online_answers_offline_too() {
+    let ctx = context();
+    let lazy = "import sys\nfrom pathlib import Path\nfrom typing import TYPE_CHECKING\n\n\
+                from ._lazy import LazyModule, define_import_structure\n\n\
+                if TYPE_CHECKING:\n    from .models.other import Other\nelse:\n    \
+                sys.modules[__name__] = LazyModule(\n        __name__, \
+                define_import_structure(Path(__file__).parent / \"models\")\n    )\n";
+    let wheels = serde_json::json!([
+        {"name": "lib", "version": "1.0", "requires": [],
+         "files": {"lib/__init__.py": "class Thing:\n    pass\n"}},
+        {"name": "lib", "version": "2.0", "requires": [],
+         "files": {"lib/__init__.py": lazy,
+                   "lib/models/__init__.py": "",
+                   "lib/models/other.py": "class Other:\n    pass\n\n\n__all__ = [\"Other\"]\n"}},
+        {"name": "app", "version": "1.0", "requires": ["lib"],
+         "files": {"app/__init__.py": "from lib import Thing\n"}},
+    ]);
+    let server = crate::common::index_server::tiny_wheels(&ctx.path().join("index"), &wheels);
+    let venv = RealVenv::create(&ctx.path().join("venv"));
+    crate::try_::pip_ok(
+        &venv.path,
+        &[
+            "install",
+            "--index-url",
+            &server.url(),
+            "lib==1.0",
+            "app==1.0",
+        ],
+    );
+    let args = [
+        "outdated",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        &server.url(),
+        "--format",
+        "json",
+    ];
+    let online = ctx.run(&args);
+    assert_eq!(online.code, Some(0), "{}", online.stderr);
+    let lib = row(&online.json(), "lib");
+    assert_eq!(
+        (&lib["newest_allowed"], &lib["breaks"][0]["name"]),
+        (&serde_json::Value::Null, &serde_json::Value::from("app")),
+        "online, app's import of `Thing` is a break: {lib:#}"
+    );
+    let offline = ctx.run(&[&args[..], &["--offline"]].concat());
+    assert_eq!(offline.code, Some(0), "{}", offline.stderr);
+    assert_eq!(
+        row(&offline.json(), "lib"),
+        lib,
+        "the same cache, the same row"
+    );
 }

@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::index_server::IndexServer;
+use crate::common::index_server::{Fault, IndexServer};
 use crate::common::{TestContext, repo_root};
+use crate::planner_snapshot;
 
 /// The torch stack of `testdata/ml-venvs/torch.freeze` (CUDA 12.8).
 const INSTALLED: &[(&str, &str)] = &[
@@ -124,4 +125,91 @@ fn outdated_can_move_torch_where_propose_moves_it() {
     assert_eq!(triton["from"], "3.5.1");
     assert_eq!(triton["to"], first["pins"]["triton"]);
     assert_eq!(triton["to"], "3.6.0");
+}
+
+/// The triton row of `outdated` in `ctx`'s venv over `server`, and the run's exit code.
+fn triton_row(ctx: &TestContext, venv: &Path, server: &IndexServer, offline: bool) -> (Value, i32) {
+    let url = server.url();
+    let mut args = vec![
+        "outdated",
+        "--venv",
+        venv.to_str().unwrap(),
+        "--index-url",
+        &url,
+        "--format",
+        "json",
+    ];
+    if offline {
+        args.push("--offline");
+    }
+    let out = ctx.run(&args);
+    let report: Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", out.stdout, out.stderr));
+    let triton = (report["packages"].as_array().unwrap().iter())
+        .find(|p| p["name"] == "triton")
+        .unwrap_or_else(|| panic!("{report:#}"))
+        .clone();
+    (triton, out.code.unwrap())
+}
+
+/// triton moves only with torch (2.10.0, which pins triton 3.6.0 and needs cuda-bindings).
+/// When a read that move needs fails (the cuda-bindings page answers 403 online, then is not
+/// in the cache `--offline`), the row claims no move and says which read failed, naming the
+/// URL, and the run exits 2: never a silent "-". Once a run reads it, online and offline give
+/// the same row.
+#[test]
+fn a_line_move_whose_read_fails_says_so_online_and_offline() {
+    let mut ctx = TestContext::new();
+    let server = IndexServer::start(&index_root());
+    let venv = torch_venv(ctx.dir.path());
+    let page = "/simple/cuda-bindings/";
+    server.fault(
+        page,
+        Fault::Status {
+            status: 403,
+            times: 1000,
+        },
+    );
+    let (online, code) = triton_row(&ctx, &venv, &server, false);
+    assert_eq!(code, 2, "{online:#}");
+    assert_eq!(
+        online["newest_allowed"], "3.5.1",
+        "no move claimed: {online:#}"
+    );
+    let (offline, code) = triton_row(&ctx, &venv, &server, true);
+    assert_eq!(code, 2, "{offline:#}");
+    assert_eq!(
+        offline["newest_allowed"], "3.5.1",
+        "no move claimed: {offline:#}"
+    );
+    ctx.filter(r"127\.0\.0\.1:\d+", "[INDEX]");
+    let why = format!(
+        "online: {}\noffline: {}",
+        online["not_checked"], offline["not_checked"]
+    );
+    ctx.insta_settings()
+        .bind(|| insta::assert_snapshot!("triton_move_not_checked", why));
+    // The text says "?" and why, not "-".
+    let out = ctx.run(&[
+        "outdated",
+        "--venv",
+        venv.to_str().unwrap(),
+        "--index-url",
+        &server.url(),
+        "--offline",
+    ]);
+    planner_snapshot!(ctx, "triton_move_not_checked_text", out);
+    server.clear_faults();
+    let (online, code) = triton_row(&ctx, &venv, &server, false);
+    assert_eq!(
+        (code, &online["newest_allowed"]),
+        (0, &Value::from("3.6.0")),
+        "{online:#}"
+    );
+    let (offline, code) = triton_row(&ctx, &venv, &server, true);
+    assert_eq!(
+        (code, &offline),
+        (0, &online),
+        "the same cache, the same row"
+    );
 }

@@ -17,6 +17,7 @@ use std::str::FromStr;
 use jiff::Timestamp;
 use pep440_rs::Version;
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
+use planner::inventory::extensions::AbiLink;
 use planner::inventory::imports::{ImportGuard, ImportStatement, ImportUse};
 use planner::inventory::module_names::ModuleNames;
 use planner::inventory::{Inventory, snapshot};
@@ -147,9 +148,10 @@ impl Oracle for Recorded<'_> {
         package: &PackageName,
         from: &Version,
         to: &Version,
-    ) -> Option<&'static str> {
+    ) -> Option<AbiLink> {
         // The corpus recorded the module names an extension carries, not its C-API markers:
-        // a known C API the move changes, named by the extension, stands for its use.
+        // a known C API the move changes, named by the extension, stands for its use (no
+        // carrier: which module carries the marker was not recorded).
         let api = planner::inventory::extensions::c_api_changed(package.as_ref(), from, to)?;
         let modules: Vec<String> = match self.inventory.get(package) {
             Some(dist) if !dist.top_level.is_empty() => dist.top_level.clone(),
@@ -157,7 +159,10 @@ impl Oracle for Recorded<'_> {
         };
         self.dist(dependent)
             .is_some_and(|d| d.extension_refs.iter().any(|r| modules.contains(r)))
-            .then_some(api.mechanism)
+            .then_some(AbiLink {
+                mechanism: api.mechanism,
+                carrier: None,
+            })
     }
 
     fn released(&self, n: &PackageName, version: &Version) -> Option<Timestamp> {

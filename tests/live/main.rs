@@ -8,7 +8,9 @@
 //! and today's index); the cases it caught are recorded under `testdata/` and tested there
 //! (`tests/it/propose_ml.rs`). `PLANNER_LIVE_CASES=jax,tf-` runs only the cases whose name holds
 //! one of those parts (each CPU venv takes room: a torch one pulls ~4 GB of CUDA wheels); a case
-//! whose venv cannot be built fails alone, the others still run.
+//! whose venv cannot be built fails alone, the others still run. A case with `"command":
+//! "outdated"` asks `outdated` instead: its rows' "Can move to", the files its breaks cite, and
+//! with `offline_same` an `--offline` run over the cache the online run filled answering alike.
 
 #![forbid(unsafe_code)]
 // Tests read and write their own fixtures directly (clippy.toml bans that in src/).
@@ -289,6 +291,74 @@ fn judge_no_plan(case: &Value, plans: &[Value], proposal: &Value) -> Vec<String>
     wrong
 }
 
+/// `planner outdated --format json` on `venv` (`--offline` when asked), with its exit code.
+fn outdated(venv: &Path, cache: &Path, offline: bool) -> (Option<i32>, Value, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_planner"))
+        .arg("outdated")
+        .arg("--venv")
+        .arg(venv)
+        .arg("--cache-dir")
+        .arg(cache)
+        .args(["--format", "json"])
+        .args(offline.then_some("--offline"))
+        .output()
+        .expect("run planner");
+    (
+        out.status.code(),
+        serde_json::from_str(&String::from_utf8_lossy(&out.stdout)).unwrap_or(Value::Null),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// What the text's "Can move to" says of a report row: `?` (not checked), the version, or `-`.
+fn can_move_to(row: &Value) -> String {
+    if row["not_checked"].is_string() {
+        return "?".to_string();
+    }
+    let installed = row["installed"].as_str().unwrap_or("");
+    match row["newest_allowed"].as_str() {
+        Some(v) if release(v) > release(installed) => v.to_string(),
+        _ => "-".to_string(),
+    }
+}
+
+/// What is wrong with an `outdated` case (`"command": "outdated"`): the exit code, each of
+/// `rows` (name: the "Can move to" it must start with), each of `breaks_cite` (name: a text
+/// its breaks' `extension` must hold), and with `offline_same`, an `--offline` run over the
+/// cache the online run filled that differs from it.
+fn judge_outdated(case: &Value, venv: &Path, cache: &Path) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let (code, report, stderr) = outdated(venv, cache, false);
+    if let Some(exit) = case["exit"].as_i64()
+        && code != Some(exit as i32)
+    {
+        wrong.push(format!("exit {code:?}, expected {exit}: {}", stderr.trim()));
+    }
+    let packages = report["packages"].as_array().cloned().unwrap_or_default();
+    let row = |name: &str| packages.iter().find(|p| p["name"] == name).cloned();
+    for (name, want) in case["rows"].as_object().into_iter().flatten() {
+        let got = row(name).map_or_else(|| "(no row)".to_string(), |r| can_move_to(&r));
+        if !got.starts_with(want.as_str().unwrap()) {
+            wrong.push(format!("{name} can move to {got}, expected {want}"));
+        }
+    }
+    for (name, cite) in case["breaks_cite"].as_object().into_iter().flatten() {
+        let breaks = row(name)
+            .map(|r| r["breaks"].to_string())
+            .unwrap_or_default();
+        if !breaks.contains(cite.as_str().unwrap()) {
+            wrong.push(format!("{name}'s breaks do not cite {cite}: {breaks}"));
+        }
+    }
+    if case["offline_same"] == true {
+        let (offline_code, offline, _) = outdated(venv, cache, true);
+        if (offline_code, &offline["packages"]) != (code, &report["packages"]) {
+            wrong.push("--offline over the same cache answers otherwise".into());
+        }
+    }
+    wrong
+}
+
 /// Whether the case `name` runs: every case, or those whose name holds one of the
 /// comma-separated parts of `PLANNER_LIVE_CASES` (`jax,tf-`: a slice, as the disk allows).
 fn selected(name: &str) -> bool {
@@ -330,9 +400,13 @@ fn live_ml_corpus() {
                 continue;
             }
         };
-        let (code, stdout, stderr) = propose(&venv, &args, cache.path());
-        let proposal: Value = serde_json::from_str(&stdout).unwrap_or(Value::Null);
-        let wrong = judge(&case, code, &proposal);
+        let (wrong, stderr) = if case["command"] == "outdated" {
+            (judge_outdated(&case, &venv, cache.path()), String::new())
+        } else {
+            let (code, stdout, stderr) = propose(&venv, &args, cache.path());
+            let proposal: Value = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+            (judge(&case, code, &proposal), stderr)
+        };
         if wrong.is_empty() {
             eprintln!("pass  {name}");
         } else {

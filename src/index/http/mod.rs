@@ -559,20 +559,41 @@ impl Inner {
         Some(bytes)
     }
 
-    /// The `.py` members of a wheel under a folder, by one range read (never `--offline`; not
-    /// cached: asked once per run, for a lazy module's folder). A failure is `None`.
+    /// The `.py` members of a wheel under a folder (a lazy module's): from the cache (immutable
+    /// per URL, hash and folder), else by one range read (never `--offline`), so that an
+    /// `--offline` run answers as the online run that filled the cache did. A failure is `None`.
     async fn wheel_members_under(
         &self,
         file: DistFile,
         prefix: &str,
         cap: u64,
     ) -> Option<Vec<(String, Vec<u8>)>> {
-        if self.offline && file.url.scheme() != "file" {
+        let key = format!(
+            "{}#{}#under#{prefix}",
+            auth::redact(&file.url),
+            file.hashes.get("sha256").unwrap_or("")
+        );
+        let local = file.url.scheme() == "file";
+        if !self.refresh
+            && !local
+            && let Some((_, body)) = self.cache.read(Bucket::Metadata, &key)
+            && let Some(members) = decode_members(&body)
+        {
+            return Some(members);
+        }
+        if self.offline && !local {
             return None;
         }
-        metadata_fetch::wheel_members_under(&self.client, &file, prefix, cap)
+        let members = metadata_fetch::wheel_members_under(&self.client, &file, prefix, cap)
             .await
-            .ok()
+            .ok()?;
+        if !local {
+            let fetched_at = crate::clock::now().as_second();
+            let meta = entry(key, None, fetched_at, u64::MAX / 4);
+            let body = encode_members(&members);
+            off_runtime(|| self.cache.write(Bucket::Metadata, meta, &body));
+        }
+        Some(members)
     }
 
     /// Metadata from the cache (immutable once fetched; files of a local index are read
@@ -620,6 +641,36 @@ pub(super) fn off_runtime<T>(work: impl FnOnce() -> T) -> T {
     tokio::task::block_in_place(work)
 }
 
+/// Wheel members as one cache body: per member its path, a newline, its length in bytes, a
+/// newline, then its bytes.
+fn encode_members(members: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (path, bytes) in members {
+        body.extend_from_slice(format!("{path}\n{}\n", bytes.len()).as_bytes());
+        body.extend_from_slice(bytes);
+    }
+    body
+}
+
+/// The members of an [`encode_members`] body; `None` when it does not parse (then read again).
+fn decode_members(mut body: &[u8]) -> Option<Vec<(String, Vec<u8>)>> {
+    let mut members = Vec::new();
+    while !body.is_empty() {
+        let mut line = || {
+            let end = body.iter().position(|b| *b == b'\n')?;
+            let text = std::str::from_utf8(&body[..end]).ok()?.to_string();
+            body = &body[end + 1..];
+            Some(text)
+        };
+        let path = line()?;
+        let len: usize = line()?.parse().ok()?;
+        let bytes = body.get(..len)?.to_vec();
+        body = &body[len..];
+        members.push((path, bytes));
+    }
+    Some(members)
+}
+
 /// A cache header with no validators (`len` and `crc32` are filled in by the cache on write).
 fn entry(key: String, content_type: Option<String>, fetched_at: i64, max_age: u64) -> EntryMeta {
     EntryMeta {
@@ -631,5 +682,23 @@ fn entry(key: String, content_type: Option<String>, fetched_at: i64, max_age: u6
         max_age,
         len: 0,
         crc32: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{decode_members, encode_members};
+
+    #[test]
+    fn wheel_members_round_trip_through_one_cache_body() {
+        let members = vec![
+            ("pkg/a.py".to_string(), b"import os\n\nx = 1\n".to_vec()),
+            ("pkg/empty.py".to_string(), Vec::new()),
+            ("pkg/bin.py".to_string(), vec![0, 10, 255, 10]),
+        ];
+        let body = encode_members(&members);
+        assert_eq!(decode_members(&body), Some(members));
+        assert_eq!(decode_members(&[]), Some(Vec::new()));
+        assert_eq!(decode_members(b"pkg/a.py\n99\nshort"), None);
     }
 }

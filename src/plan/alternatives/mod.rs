@@ -667,7 +667,7 @@ impl Proposer<'_> {
 }
 
 /// An error and its sources, on one line.
-fn error_chain(err: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {

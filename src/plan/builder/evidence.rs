@@ -45,6 +45,7 @@ impl PlanBuilder<'_> {
             dependents: self.staying_dependents(name, planned),
             abi_dependents: Vec::new(),
             abi_mechanism: None,
+            abi_carriers: Vec::new(),
             predating_dependents: Vec::new(),
             missing_imports: Vec::new(),
             missing_citations: Vec::new(),
@@ -241,14 +242,22 @@ impl PlanBuilder<'_> {
             {
                 continue;
             }
-            if let Some(mechanism) = oracle.abi_link(dependent, &change.name, &from, &to) {
+            if let Some(link) = oracle.abi_link(dependent, &change.name, &from, &to) {
                 change.abi_dependents.push(dependent.clone());
-                change.abi_mechanism = Some(mechanism.to_string());
+                change.abi_mechanism = Some(link.mechanism.to_string());
+                if let Some(carrier) = link.carrier {
+                    change
+                        .abi_carriers
+                        .push((dependent.clone(), carrier.to_string()));
+                }
             }
             if !change.forced && *requires {
                 change.predating_dependents.push(dependent.clone());
             }
         }
+        // One order for the dists that require it and those that only import it: by name
+        // (each claim says which it is).
+        change.abi_dependents.sort();
     }
 
     /// Whether `dist` declares an upper bound on `package` above the floor of a major line

@@ -289,24 +289,39 @@ pub(super) fn abi_break_factor(
             },
             change.abi_mechanism.as_deref().unwrap_or("its C API"),
             line_floor(to)
-        ) + &undeclared_abi_users(change),
+        ) + &abi_citations(change)
+            .iter()
+            .map(|(_, cite)| format!("; {cite}"))
+            .collect::<String>(),
     );
     true
 }
 
-/// For the ABI dependents that do not require the dist, where they import it (duckdb 0.8.1:
-/// `; duckdb does not require numpy, yet imports it (duckdb.cpython-311-x86_64-linux-gnu.so, a
-/// compiled extension module that names `numpy.core.multiarray`)`); empty when all require it.
-fn undeclared_abi_users(change: &ChangeFacts) -> String {
+/// The evidence of each ABI dependent, in the order of `abi_dependents` (by name, the dists
+/// that require the dist and those that only import it alike): the extension module that
+/// carries the C API's marker and, for a dist that does not require it, where it imports it.
+/// duckdb 0.8.1 under numpy 2: `` duckdb's `duckdb.cpython-311-x86_64-linux-gnu.so` carries
+/// `_ARRAY_API`; duckdb does not require numpy, yet imports it (duckdb.cpython-311-x86_64-
+/// linux-gnu.so, a compiled extension module that names `numpy.core.multiarray`) ``. What
+/// `propose`'s factor and `outdated`'s break say alike; a dependent with neither is left out.
+pub(crate) fn abi_citations(change: &ChangeFacts) -> Vec<(PackageName, String)> {
     let name = &change.name;
     change
-        .dependents
-        .importing
+        .abi_dependents
         .iter()
-        .filter(|(dist, _)| {
-            change.abi_dependents.contains(dist) && !change.dependents.direct.contains(dist)
+        .filter_map(|dist| {
+            let carrier = (change.abi_carriers.iter())
+                .find(|(d, _)| d == dist)
+                .map(|(_, carrier)| format!("{dist}'s {carrier}"));
+            let import = (change.dependents.importing.iter())
+                .filter(|_| !change.dependents.direct.contains(dist))
+                .find(|(d, _)| d == dist)
+                .map(|(_, cite)| {
+                    format!("{dist} does not require {name}, yet imports it ({cite})")
+                });
+            let parts: Vec<String> = carrier.into_iter().chain(import).collect();
+            (!parts.is_empty()).then(|| (dist.clone(), parts.join("; ")))
         })
-        .map(|(dist, cite)| format!("; {dist} does not require {name}, yet imports it ({cite})"))
         .collect()
 }
 

@@ -95,6 +95,9 @@ pub(crate) struct ChangeFacts {
     pub abi_dependents: Vec<PackageName>,
     /// How `abi_dependents` use this dist's C API (`numpy's C API (the `_ARRAY_API` ...)`).
     pub abi_mechanism: Option<String>,
+    /// For each of `abi_dependents` whose extension module was read, the evidence: `` `pandas/
+    /// _libs/lib.cpython-311-x86_64-linux-gnu.so` carries `_ARRAY_API` ``.
+    pub abi_carriers: Vec<(PackageName, String)>,
     /// Direct dependents released before the major line of the planned version began (empty
     /// unless an unforced change crosses into a newer major line).
     pub predating_dependents: Vec<PackageName>,

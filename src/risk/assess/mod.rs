@@ -14,6 +14,7 @@ mod group;
 mod tests;
 mod text;
 
+pub(crate) use change::abi_citations;
 pub(crate) use distance::pin_strictness;
 pub use facts::Upstream;
 pub(crate) use facts::{

@@ -35,6 +35,7 @@ fn change(name: &str, from: Option<&str>, to: Option<&str>) -> ChangeFacts {
         dependents: Dependents::default(),
         abi_dependents: Vec::new(),
         abi_mechanism: None,
+        abi_carriers: Vec::new(),
         predating_dependents: Vec::new(),
         missing_imports: Vec::new(),
         missing_citations: Vec::new(),
