@@ -1483,7 +1483,7 @@ fn a_missing_module_of_an_installed_optional_dependency_is_a_skip() {
     let world = World::new(
         serde_json::json!([
             {"name": "opt", "version": "1.0", "files": {"opt/__init__.py": ""}},
-            {"name": "req", "version": "1.0", "files": {"req/__init__.py": ""}},
+            {"name": "req", "version": "1.0", "files": {"req/__init__.py": "", "req/moves.py": "import os\n"}},
             {"name": "user", "version": "1.0", "requires": ["req", "opt ; extra == 'integ'"], "files": {
                 "user/__init__.py": "import req\n",
                 "user/integ.py": "import req\nimport opt._private.thing\n",
@@ -1511,6 +1511,64 @@ fn a_missing_module_of_an_installed_optional_dependency_is_a_skip() {
         "needs `opt._private`, which opt 1.0 does not have (user declares it only under its extra integ: an optional dependency)"
     );
     assert_eq!(failed(&report, "import:user.hard")["package"], "user");
+}
+
+/// `verify --all` on a healthy venv (pandas, matplotlib and 60 more, no Qt) failed
+/// `matplotlib.backends.qt_compat`: "Failed to import any of the following Qt binding modules:
+/// PyQt6, PySide6, PyQt5, PySide2", an ImportError the module raises itself after trying each
+/// (`--all` imports it because it imports `packaging`, which matplotlib requires). A module that
+/// lists what it tried, names each in its own file, and finds none installed is a skip naming
+/// them; the same message while one of the listed modules is installed (a binding that is there
+/// and fails) stays a failure. With more time the same run failed `dateutil.tz.win` ("cannot
+/// import name 'winreg' from 'six.moves'"): a Windows module reached through a compatibility
+/// module is a skip too.
+#[test]
+fn modules_tried_in_turn_and_windows_modules_through_a_shim_are_skips() {
+    let tries = |names: &str| {
+        format!(
+            "import importlib\nimport req\n_API = [{names}]\nfor _name in _API:\n    try:\n        importlib.import_module(_name + '_')\n        break\n    except ImportError:\n        pass\nelse:\n    raise ImportError('Failed to import any of the following Qt binding modules: {{}}'.format(', '.join(_API)))\n"
+        )
+    };
+    let world = World::new(
+        serde_json::json!([
+            {"name": "req", "version": "1.0", "files": {"req/__init__.py": "", "req/moves.py": "import os\n"}},
+            {"name": "plot", "version": "1.0", "requires": ["req"], "files": {
+                "plot/__init__.py": "",
+                "plot/qt_compat.py": tries("'NoQt6', 'NoSide6'"),
+                "plot/broken_qt.py": tries("'NoQt6', 'json'"),
+                "plot/win.py": "import req\nfrom req.moves import winreg\n",
+            }},
+        ]),
+        &[],
+        &["req", "plot"],
+    );
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--no-smoke",
+        "--format",
+        "json",
+    ]);
+    let report = json(&out.stdout);
+    assert_eq!(out.code, Some(1), "{report:#}");
+    let qt = check(&report, "import:plot.qt_compat");
+    assert_eq!(qt["status"], "skip", "{qt:#}");
+    assert_eq!(
+        qt["detail"],
+        "needs `NoQt6` or `NoSide6`, which no installed dist provides and plot does not require (an optional dependency)"
+    );
+    let win = check(&report, "import:plot.win");
+    assert_eq!(win["status"], "skip", "{win:#}");
+    assert_eq!(
+        win["detail"],
+        "`winreg` exists only on Windows (a module for another platform, through `req.moves`)"
+    );
+    assert_eq!(
+        failed(&report, "import:plot.broken_qt")["error"],
+        "ImportError: Failed to import any of the following Qt binding modules: NoQt6, json"
+    );
 }
 
 /// A smoke test named as the module it exercises (`langchain_openai`, once) was written to

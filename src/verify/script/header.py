@@ -26,6 +26,7 @@
 # 0 when nothing failed (with --compare: nothing regressed), 1 when something did, 2 when the
 # script itself could not run.
 import argparse
+import collections
 import concurrent.futures
 import ctypes
 import importlib.machinery

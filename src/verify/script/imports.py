@@ -410,6 +410,30 @@ def _absent_behind(path, name, depth=0):
 
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 _NO_NAME = re.compile(r"cannot import name '(\w+)' from '[\w.]+' \((.+)\)$")
+# "...: PyQt6, PySide6, PyQt5, PySide2": the modules an ImportError's message lists at its end.
+_LISTED = re.compile(r":\s*([A-Za-z_]\w*(?:,\s*[A-Za-z_]\w*)+)\s*\.?$")
+
+def _tried_in_turn(exc, frames):
+    """The modules an ImportError that a module raises itself lists as tried in turn (matplotlib's
+    `backends.qt_compat`: "Failed to import any of the following Qt binding modules: PyQt6,
+    PySide6, PyQt5, PySide2"), when the raising file names each of them (a string or an import)
+    and none is installed; else None."""
+    if type(exc) is not ImportError or not frames:
+        return None
+    found = _LISTED.search((str(exc).splitlines() or [""])[0])
+    if not found:
+        return None
+    names = [n.strip() for n in found.group(1).split(",")]
+    try:
+        with open(frames[-1], encoding="utf-8", errors="replace") as f:
+            source = f.read()
+    except OSError:
+        return None
+    named = all(
+        re.search(r"[\"']%s[\"']|\bimport\s+%s\b" % (n, n), source) for n in names
+    )
+    return names if named and all(_not_installed(n) for n in names) else None
+
 
 def _missing(exc, frames, depth=0, line=""):
     """The module this environment lacks that made the import fail: a ModuleNotFoundError's
@@ -437,6 +461,9 @@ def _missing(exc, frames, depth=0, line=""):
             found = _absent_behind(frames[-1], name)
             if found:
                 return found, name
+    tried = _tried_in_turn(exc, frames)
+    if tried:
+        return tried[0], None
     # An ImportError of its own raised while handling one (`except ImportError as err: raise
     # ImportError('... requires the package recommonmark') from err`, docutils 0.20): the module
     # the handled one missed.
@@ -461,7 +488,8 @@ def import_one(name, django_apps=None, first=()):
         frames = [f.filename for f in summary]
         missing, undefined = _missing(exc, frames, line=summary[-1].line if summary else "")
         return {"ok": False, "error": shown, "text": text, "frames": frames, "missing": missing,
-                "undefined": undefined if missing else None, "absent": bool(missing and _not_installed(missing))}
+                "undefined": undefined if missing else None, "absent": bool(missing and _not_installed(missing)),
+                "tried": _tried_in_turn(exc, frames)}
     return {"ok": True, "file": getattr(module, "__file__", None),
             "path": list(getattr(module, "__path__", None) or []),
             "loader": _loader_file(module)}
