@@ -220,3 +220,78 @@ fn every_failing_test_of_a_planned_release_is_solved_for() {
     ctx.insta_settings()
         .bind(|| insta::assert_snapshot!(lines.join("\n")));
 }
+
+/// [`two_tests`] with arrowkit 1.9, inside 1.0's major line, whose `__init__.py` raises on
+/// import below numpy 2 (pyarrow 26's test, in its first line).
+fn inside_the_line() -> serde_json::Value {
+    let mut wheels = two_tests();
+    let init = "import numpy as np\n\n\
+                if int(np.__version__.partition('.')[0]) < 2:\n    \
+                raise ImportError(\"arrowkit requires NumPy 2\")\n";
+    wheels.as_array_mut().unwrap().push(serde_json::json!({
+        "name": "arrowkit", "version": "1.9", "files": {"arrowkit/__init__.py": init}}));
+    wheels
+}
+
+/// Each plan of a layered `--all` in one line (layer, title, arrowkit and numpy pins, risk),
+/// its warnings and arrowkit's held-back lines.
+fn layer_summary(out: &crate::common::Output) -> String {
+    let json = out.json();
+    let mut lines = vec![format!("exit {:?}", out.code)];
+    for plan in json["plans"].as_array().unwrap() {
+        lines.push(format!(
+            "{} | {} | arrowkit {} numpy {} | risk {}",
+            plan["layer"]["name"].as_str().unwrap(),
+            plan["title"].as_str().unwrap(),
+            plan["pins"]["arrowkit"].as_str().unwrap(),
+            plan["pins"]["numpy"].as_str().unwrap(),
+            plan["risk"]["score"],
+        ));
+        for warning in plan["warnings"].as_array().unwrap() {
+            lines.push(format!("  warning: {}", warning.as_str().unwrap()));
+        }
+        for held in plan["held_back"].as_array().unwrap() {
+            if held["name"] == "arrowkit" {
+                lines.push(format!("  held back: {held}"));
+            }
+        }
+    }
+    for warning in json["warnings"].as_array().unwrap() {
+        lines.push(format!("warning: {}", warning.as_str().unwrap()));
+    }
+    lines.join("\n")
+}
+
+/// The safe layer and `--layer everything` are solved around a planned release's own import
+/// test as the major layers are: beside numpy 1.26.4 (which the safe layer never takes to 2)
+/// the safe layer stops at arrowkit 1.5, below 1.9 whose `__init__.py` needs numpy 2, and the
+/// major-numpy layer takes arrowkit 1.9 with numpy 2. With numba 0.58.1 (`numpy<1.27`) holding
+/// numpy, `everything` stops at arrowkit 1.5 too, below 1.9 and 2.0; never a release that
+/// raises on import beside numpy 1.26.4.
+#[test]
+fn the_safe_layer_and_everything_are_solved_around_import_tests() {
+    let ctx = TestContext::new();
+    let server = tiny_wheels(&ctx.path().join("index"), &inside_the_line());
+    let url = server.url();
+    let venv = ctx.path().join("venv");
+    RealVenv::create(&venv);
+    let install = ["numpy==1.26.4", "pandas==2.2.3", "arrowkit==1.0"];
+    pip_ok(
+        &venv,
+        &[&["install", "--index-url", &url][..], &install].concat(),
+    );
+    let layers = |args: &[&str]| {
+        let out = ctx.propose(
+            &venv,
+            &url,
+            &[&["--all"], args, &["--format", "json"]].concat(),
+        );
+        format!("--all {}\n{}", args.join(" "), layer_summary(&out))
+    };
+    let mut answers = vec![layers(&[])];
+    pip_ok(&venv, &["install", "--index-url", &url, "numba==0.58.1"]);
+    answers.push(layers(&[]));
+    answers.push(layers(&["--layer", "everything"]));
+    ctx.insta_settings()
+        .bind(|| insta::assert_snapshot!(answers.join("\n\n")));
+}
