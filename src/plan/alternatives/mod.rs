@@ -341,14 +341,14 @@ impl Proposer<'_> {
                         match self.version_implied(&as_asked, upgrade, &bounds, &resolution)? {
                             Some(found) => {
                                 plans.extend(found.plans);
-                                // What is offered beside the request as asked, but a plan that
-                                // installs a release known to raise on import.
+                                // What is offered beside the request as asked, but a plan where
+                                // a failing test holds (the release beside a version the test
+                                // rejects).
                                 let plan = self.as_asked_plan(upgrade, &resolution)?;
                                 let (before, after, own_stack) =
                                     self.beside_as_asked(policy, &as_asked, upgrade, &plan)?;
-                                let imports = |p: &Plan| {
-                                    !found.failing.iter().any(|(n, v)| p.pins.get(n) == Some(v))
-                                };
+                                let imports =
+                                    |p: &Plan| !found.failing.iter().any(|c| c.holds_for(&p.pins));
                                 // Whether the plan that moves the target's own stack stays.
                                 let own_stack = own_stack && after.iter().all(imports);
                                 plans.extend(before.into_iter().chain(after).filter(imports));

@@ -49,9 +49,8 @@ pub(super) struct VersionImplied {
     pub notes: Vec<String>,
     /// When no plan avoids the failing test: why.
     pub conflict: Option<Conflict>,
-    /// The planned releases whose test fails (a plan offered beside the request that installs
-    /// one is dropped).
-    pub failing: Vec<(PackageName, Version)>,
+    /// The failing tests (a plan offered beside the request where one holds is dropped).
+    pub failing: Vec<FailingCheck>,
 }
 
 impl Proposer<'_> {
@@ -111,7 +110,7 @@ impl Proposer<'_> {
             plans,
             notes,
             conflict,
-            failing: checks.iter().map(|c| c.release.clone()).collect(),
+            failing: checks,
         }))
     }
 
