@@ -26,7 +26,7 @@ use super::imports_check::module_file;
 use super::modules::top_level_of;
 use super::oracle::Oracle;
 use crate::inventory::imports::{VersionTest, raising_version_tests, unconditional_imports};
-use crate::metadata::requirement::bounded;
+use crate::metadata::requirement::{bounded, excludes};
 
 /// At most this many files of a release are read.
 const FILES_READ: usize = 8;
@@ -61,6 +61,16 @@ impl FailingCheck {
             self.line,
             self.what()
         )
+    }
+
+    /// Whether a plan pinning `pins` installs this release beside a version of the tested dist
+    /// the test rejects (or without it): the test holds there too. A plan keeping numpy 2.3.5
+    /// installs pyarrow 26.0.1 beside a numpy its `numpy>=2` accepts, and imports.
+    pub(crate) fn holds_for(&self, pins: &BTreeMap<PackageName, Version>) -> bool {
+        pins.get(&self.release.0) == Some(&self.release.1)
+            && pins
+                .get(&self.provider.0)
+                .is_none_or(|v| excludes(&self.needs, v))
     }
 
     /// The sentence without the release and its file.

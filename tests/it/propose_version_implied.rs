@@ -208,3 +208,218 @@ fn every_failing_test_of_a_planned_release_is_solved_for() {
     ctx.insta_settings()
         .bind(|| insta::assert_snapshot!(lines.join("\n")));
 }
+
+/// [`two_tests`] with arrowkit 1.9, inside 1.0's major line, whose `__init__.py` raises on
+/// import below numpy 2 (pyarrow 26's test, in its first line).
+fn inside_the_line() -> serde_json::Value {
+    let mut wheels = two_tests();
+    let init = "import numpy as np\n\n\
+                if int(np.__version__.partition('.')[0]) < 2:\n    \
+                raise ImportError(\"arrowkit requires NumPy 2\")\n";
+    wheels.as_array_mut().unwrap().push(serde_json::json!({
+        "name": "arrowkit", "version": "1.9", "files": {"arrowkit/__init__.py": init}}));
+    wheels
+}
+
+/// Each plan of a layered `--all` in one line (layer, title, arrowkit and numpy pins, risk),
+/// its warnings and arrowkit's held-back lines.
+fn layer_summary(out: &crate::common::Output) -> String {
+    let json = out.json();
+    let mut lines = vec![format!("exit {:?}", out.code)];
+    for plan in json["plans"].as_array().unwrap() {
+        lines.push(format!(
+            "{} | {} | arrowkit {} numpy {} | risk {}",
+            plan["layer"]["name"].as_str().unwrap(),
+            plan["title"].as_str().unwrap(),
+            plan["pins"]["arrowkit"].as_str().unwrap(),
+            plan["pins"]["numpy"].as_str().unwrap(),
+            plan["risk"]["score"],
+        ));
+        for warning in plan["warnings"].as_array().unwrap() {
+            lines.push(format!("  warning: {}", warning.as_str().unwrap()));
+        }
+        for held in plan["held_back"].as_array().unwrap() {
+            if held["name"] == "arrowkit" {
+                lines.push(format!("  held back: {held}"));
+            }
+        }
+    }
+    for warning in json["warnings"].as_array().unwrap() {
+        lines.push(format!("warning: {}", warning.as_str().unwrap()));
+    }
+    lines.join("\n")
+}
+
+/// The safe layer and `--layer everything` are solved around a planned release's own import
+/// test as the major layers are: beside numpy 1.26.4 (which the safe layer never takes to 2)
+/// the safe layer stops at arrowkit 1.5, below 1.9 whose `__init__.py` needs numpy 2, and the
+/// major-numpy layer takes arrowkit 1.9 with numpy 2. With numba 0.58.1 (`numpy<1.27`) holding
+/// numpy, `everything` stops at arrowkit 1.5 too, below 1.9 and 2.0; never a release that
+/// raises on import beside numpy 1.26.4.
+#[test]
+fn the_safe_layer_and_everything_are_solved_around_import_tests() {
+    let ctx = TestContext::new();
+    let server = tiny_wheels(&ctx.path().join("index"), &inside_the_line());
+    let url = server.url();
+    let venv = ctx.path().join("venv");
+    RealVenv::create(&venv);
+    let install = ["numpy==1.26.4", "pandas==2.2.3", "arrowkit==1.0"];
+    pip_ok(
+        &venv,
+        &[&["install", "--index-url", &url][..], &install].concat(),
+    );
+    let layers = |args: &[&str]| {
+        let out = ctx.propose(
+            &venv,
+            &url,
+            &[&["--all"], args, &["--format", "json"]].concat(),
+        );
+        format!("--all {}\n{}", args.join(" "), layer_summary(&out))
+    };
+    let mut answers = vec![layers(&[])];
+    pip_ok(&venv, &["install", "--index-url", &url, "numba==0.58.1"]);
+    answers.push(layers(&[]));
+    answers.push(layers(&["--layer", "everything"]));
+    ctx.insta_settings()
+        .bind(|| insta::assert_snapshot!(answers.join("\n\n")));
+}
+
+/// The plans offered beside a request solved again around an import test, each on its own
+/// scenario, asserted on the whole rendered text.
+mod beside {
+    use super::*;
+
+    /// [`wheels`] with arrowkit 1.0, 1.5 (no test), 1.9 (its `__init__.py` raises below numpy
+    /// 2), 2.0 (no test); kitholder 1.0 (`arrowkit<2`) and 2.0 (any arrowkit); kitcore 1.0;
+    /// kitplug 0.9 (any arrowkit) and 1.0 (`arrowkit>=2`).
+    fn kits() -> serde_json::Value {
+        let mut wheels = wheels();
+        let test = "import numpy as np\n\n\
+                    if int(np.__version__.partition('.')[0]) < 2:\n    \
+                    raise ImportError(\"arrowkit requires NumPy 2\")\n";
+        let dist = |name: &str, version: &str, requires: &[&str], init: &str| {
+            serde_json::json!({"name": name, "version": version, "requires": requires,
+                "files": {format!("{name}/__init__.py"): init}})
+        };
+        let list = wheels.as_array_mut().unwrap();
+        list.push(dist("arrowkit", "1.0", &[], "\n"));
+        list.push(dist("arrowkit", "1.5", &[], "\n"));
+        list.push(dist("arrowkit", "1.9", &[], test));
+        list.push(dist("arrowkit", "2.0", &[], "\n"));
+        list.push(dist(
+            "kitholder",
+            "1.0",
+            &["arrowkit<2"],
+            "import arrowkit\n",
+        ));
+        list.push(dist("kitholder", "2.0", &["arrowkit"], "import arrowkit\n"));
+        list.push(dist("kitcore", "1.0", &[], "\n"));
+        list.push(dist("kitplug", "0.9", &["arrowkit"], "import arrowkit\n"));
+        list.push(dist(
+            "kitplug",
+            "1.0",
+            &["arrowkit>=2"],
+            "import arrowkit\n",
+        ));
+        wheels
+    }
+
+    /// A venv of `install` from the index at `url`, then `forced` installed with `--no-deps`.
+    fn venv(ctx: &TestContext, url: &str, install: &[&str], forced: &[&str]) -> std::path::PathBuf {
+        let venv = ctx.path().join("venv");
+        RealVenv::create(&venv);
+        pip_ok(
+            &venv,
+            &[&["install", "--index-url", url][..], install].concat(),
+        );
+        if !forced.is_empty() {
+            let args = [&["install", "--no-deps", "--index-url", url][..], forced].concat();
+            pip_ok(&venv, &args);
+        }
+        venv
+    }
+
+    /// `propose REQUEST`'s exit code and whole text.
+    fn text(ctx: &TestContext, venv: &std::path::Path, url: &str, request: &str) -> String {
+        let out = ctx.propose(venv, url, &[request, "--format", "text"]);
+        format!("exit {:?}\n{}", out.code, out.stdout)
+    }
+
+    /// [`text`] under a policy that couples kitholder with kitcore: a request for arrowkit keeps
+    /// that stack where it is, so kitholder 1.0 (`arrowkit<2`) holds arrowkit at 1.9.
+    fn coupled(ctx: &TestContext, venv: &std::path::Path, url: &str) -> String {
+        let policy = ctx.path().join("policy.toml");
+        std::fs::write(
+            &policy,
+            "name = \"kits\"\n\n[[coupled]]\nmembers = [\"kitholder\", \"kitcore\"]\n\
+             reason = \"kitholder is built against one kitcore\"\n",
+        )
+        .unwrap();
+        let policy = policy.to_str().unwrap();
+        let out = ctx.propose(venv, url, &["arrowkit", "--policy", policy]);
+        format!("exit {:?}\n{}", out.code, out.stdout)
+    }
+
+    /// numpy 2.3.5 forced under numba 0.58.1 (`numpy<1.27`): `propose pyarrow` as asked repairs
+    /// numpy back to 1.26.4, beside which pyarrow 26.0.1 raises on import; numba holds numpy
+    /// below what the test needs, so the plan stops at pyarrow 25.0.1. Beside it, the request
+    /// keeping the broken edge (numpy 2.3.5 stays, pyarrow 26.0.1 imports beside it).
+    #[test]
+    fn keeping_the_broken_edge() {
+        let ctx = TestContext::new();
+        let server = tiny_wheels(&ctx.path().join("index"), &wheels());
+        let url = server.url();
+        let install = [
+            "numpy==1.26.4",
+            "pandas==2.2.3",
+            "pyarrow==18.1.0",
+            "numba==0.58.1",
+        ];
+        let venv = venv(&ctx, &url, &install, &["numpy==2.3.5"]);
+        let answer = text(&ctx, &venv, &url, "pyarrow");
+        ctx.insta_settings()
+            .bind(|| insta::assert_snapshot!(answer));
+    }
+
+    /// kitholder 1.0 (`arrowkit<2`), which the request as asked keeps (its coupled stack is not
+    /// asked for), holds arrowkit at 1.9, whose `__init__.py` raises below numpy 2: `propose
+    /// arrowkit` stops at 1.5 (recommended) or moves numpy to 2 with 1.9; beside them, the plan
+    /// that moves kitholder forward to 2.0 and takes arrowkit 2.0 (no test).
+    #[test]
+    fn moving_what_holds_the_target() {
+        let ctx = TestContext::new();
+        let server = tiny_wheels(&ctx.path().join("index"), &kits());
+        let url = server.url();
+        let install = [
+            "numpy==1.26.4",
+            "arrowkit==1.0",
+            "kitholder==1.0",
+            "kitcore==1.0",
+        ];
+        let venv = venv(&ctx, &url, &install, &[]);
+        let answer = coupled(&ctx, &venv, &url);
+        ctx.insta_settings()
+            .bind(|| insta::assert_snapshot!(answer));
+    }
+
+    /// The same with kitplug 1.0 (`arrowkit>=2`) forced in beside arrowkit 1.0: the forward
+    /// repair (arrowkit 2.0, kitholder moved) does what was asked and is recommended; the plans
+    /// solved around 1.9's test take kitplug back to 0.9; the plan keeping the broken edge
+    /// keeps arrowkit where kitplug's edge was broken.
+    #[test]
+    fn repairing_forward() {
+        let ctx = TestContext::new();
+        let server = tiny_wheels(&ctx.path().join("index"), &kits());
+        let url = server.url();
+        let install = [
+            "numpy==1.26.4",
+            "arrowkit==1.0",
+            "kitholder==1.0",
+            "kitcore==1.0",
+        ];
+        let venv = venv(&ctx, &url, &install, &["kitplug==1.0"]);
+        let answer = coupled(&ctx, &venv, &url);
+        ctx.insta_settings()
+            .bind(|| insta::assert_snapshot!(answer));
+    }
+}

@@ -33,10 +33,21 @@ fn repo() -> PathBuf {
 /// `REQUESTED` on every dist, a `lib64` link), as the two kinds of venv users have. `python`
 /// (uv only) is the interpreter uv finds for `-p` (`3.12`: jax 0.11 and later need it).
 /// `venv_by`: `uv` (no pip in the venv), `uv-seed` (uv with pip seeded: what `--allow-build`
-/// builds with), else pip under `python3`.
-fn cpu_venv(pins: &[String], venv_by: &str, python: &str) -> Result<PathBuf, String> {
+/// builds with), else pip under `python3`. `forced` (uv only) is installed after `pins` with
+/// `--no-deps`, breaking what requires otherwise (numpy 2 forced under numba 0.58.1).
+fn cpu_venv(
+    pins: &[String],
+    forced: &[String],
+    venv_by: &str,
+    python: &str,
+) -> Result<PathBuf, String> {
     let by_uv = venv_by.starts_with("uv");
-    let key: String = pins
+    let named: Vec<String> = pins
+        .iter()
+        .cloned()
+        .chain(forced.iter().map(|f| format!("forced-{f}")))
+        .collect();
+    let key: String = named
         .join("_")
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
@@ -45,7 +56,7 @@ fn cpu_venv(pins: &[String], venv_by: &str, python: &str) -> Result<PathBuf, Str
     let key = if key.len() > 200 {
         use std::hash::{Hash, Hasher};
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        pins.hash(&mut hasher);
+        named.hash(&mut hasher);
         format!("{}-{:016x}", &key[..40], hasher.finish())
     } else {
         key
@@ -74,6 +85,20 @@ fn cpu_venv(pins: &[String], venv_by: &str, python: &str) -> Result<PathBuf, Str
             .arg(partial.join("bin/python"))
             .arg("--")
             .args(pins))?;
+        if !forced.is_empty() {
+            run(Command::new("uv")
+                .args([
+                    "pip",
+                    "install",
+                    "-q",
+                    "--no-build",
+                    "--no-deps",
+                    "--python",
+                ])
+                .arg(partial.join("bin/python"))
+                .arg("--")
+                .args(forced))?;
+        }
     } else {
         run(Command::new("python3").args(["-m", "venv"]).arg(&partial))?;
         run(Command::new(partial.join("bin/python"))
@@ -104,13 +129,18 @@ fn run(command: &mut Command) -> Result<(), String> {
 }
 
 fn venv_of(case: &Value) -> Result<PathBuf, String> {
+    let strings = |list: &Value| -> Vec<String> {
+        list.as_array()
+            .into_iter()
+            .flatten()
+            .map(|p| p.as_str().unwrap().to_string())
+            .collect()
+    };
     match &case["venv"] {
         Value::String(s) if s == "h200" => Ok(repo().join("testdata/fixtures/h200-venv")),
-        Value::Array(pins) => cpu_venv(
-            &pins
-                .iter()
-                .map(|p| p.as_str().unwrap().to_string())
-                .collect::<Vec<_>>(),
+        pins @ Value::Array(_) => cpu_venv(
+            &strings(pins),
+            &strings(&case["forced"]),
             case["venv_by"].as_str().unwrap_or("pip"),
             case["python"].as_str().unwrap_or("python3"),
         ),

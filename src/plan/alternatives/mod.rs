@@ -341,14 +341,14 @@ impl Proposer<'_> {
                         match self.version_implied(&as_asked, upgrade, &bounds, &resolution)? {
                             Some(found) => {
                                 plans.extend(found.plans);
-                                // What is offered beside the request as asked, but a plan that
-                                // installs a release known to raise on import.
-                                let plan = self.as_asked_plan(&resolution)?;
+                                // What is offered beside the request as asked, but a plan where
+                                // a failing test holds (the release beside a version the test
+                                // rejects).
+                                let plan = self.as_asked_plan(upgrade, &resolution)?;
                                 let (before, after, own_stack) =
                                     self.beside_as_asked(policy, &as_asked, upgrade, &plan)?;
-                                let imports = |p: &Plan| {
-                                    !found.failing.iter().any(|(n, v)| p.pins.get(n) == Some(v))
-                                };
+                                let imports =
+                                    |p: &Plan| !found.failing.iter().any(|c| c.holds_for(&p.pins));
                                 // Whether the plan that moves the target's own stack stays.
                                 let own_stack = own_stack && after.iter().all(imports);
                                 plans.extend(before.into_iter().chain(after).filter(imports));
@@ -401,7 +401,7 @@ impl Proposer<'_> {
         resolution: &Resolution,
         plans: &mut Vec<Plan>,
     ) -> Result<bool, ProposeError> {
-        let plan = self.as_asked_plan(resolution)?;
+        let plan = self.as_asked_plan(upgrade, resolution)?;
         let (before, after, own_stack) = self.beside_as_asked(policy, as_asked, upgrade, &plan)?;
         plans.extend(before);
         plans.push(plan);
@@ -409,15 +409,21 @@ impl Proposer<'_> {
         Ok(own_stack)
     }
 
-    /// The plan of the request as asked, solved as `resolution`.
-    fn as_asked_plan(&self, resolution: &Resolution) -> Result<Plan, ProposeError> {
+    /// The plan of the request as asked, solved as `resolution`. The unlayered `--all` is solved
+    /// again around its planned releases' own import tests, as every layer is.
+    fn as_asked_plan(
+        &self,
+        upgrade: &BTreeSet<PackageName>,
+        resolution: &Resolution,
+    ) -> Result<Plan, ProposeError> {
         let targets = &self.request.targets;
         let planned = self.planned(resolution);
-        let title = if self.request.all {
-            "Upgrade everything that can move".to_string()
-        } else {
-            format!("As asked: {}", join(targets))
-        };
+        if self.request.all {
+            let title = "Upgrade everything that can move".to_string();
+            let plan = self.plan(PlanKind::Upgrade, title, targets, &planned, &[])?;
+            return self.everything_tested(upgrade, planned, plan);
+        }
+        let title = format!("As asked: {}", join(targets));
         self.plan(PlanKind::Upgrade, title, targets, &planned, &[])
     }
 

@@ -49,9 +49,8 @@ pub(super) struct VersionImplied {
     pub notes: Vec<String>,
     /// When no plan avoids the failing test: why.
     pub conflict: Option<Conflict>,
-    /// The planned releases whose test fails (a plan offered beside the request that installs
-    /// one is dropped).
-    pub failing: Vec<(PackageName, Version)>,
+    /// The failing tests (a plan offered beside the request where one holds is dropped).
+    pub failing: Vec<FailingCheck>,
 }
 
 impl Proposer<'_> {
@@ -111,7 +110,7 @@ impl Proposer<'_> {
             plans,
             notes,
             conflict,
-            failing: checks.iter().map(|c| c.release.clone()).collect(),
+            failing: checks,
         }))
     }
 
@@ -290,9 +289,10 @@ impl Proposer<'_> {
                     let (check, below, read) = held.last().expect("a check is held");
                     let (name, (provider, at)) = (&check.release.0, &check.provider);
                     return Ok(Err(format!(
-                        "{} with {below} (below {name} {read}, which raise on import beside \
+                        "{} with {below} (below {name} {read}, which {} on import beside \
                          {provider} {at}) cannot be had:\n{}",
                         join(&self.request.targets),
+                        raise(read),
                         no_solution.report
                     )));
                 }
@@ -318,14 +318,18 @@ impl Proposer<'_> {
             let (name, (provider, at)) = (&check.release.0, &check.provider);
             if !plan.changes.iter().any(|c| &c.name == name) {
                 return Ok(Err(format!(
-                    "below {name} {read}, which raise on import beside {provider} {at}, {name} \
-                     stays as installed"
+                    "below {name} {read}, which {} on import beside {provider} {at}, {name} \
+                     stays as installed",
+                    raise(read)
                 )));
             }
             why.push(format!(
-                "the newest {name} that imports beside {provider} {at} ({name} {read} raise on \
+                "the newest {name} that imports beside {provider} {at} ({name} {read} {} on \
                  import: {}, line {}, needs {})",
-                check.file, check.line, check.needs
+                raise(read),
+                check.file,
+                check.line,
+                check.needs
             ));
             held_below(&mut plan, check, read);
         }
@@ -380,9 +384,14 @@ impl Proposer<'_> {
         if !passes {
             let kept =
                 installed.map_or_else(String::new, |i| format!(" (above the installed {i})"));
+            let each = if several(&read) {
+                "each raise"
+            } else {
+                "raises"
+            };
             return Ok(Err(format!(
                 "no {name} release below {oldest}{kept} was found that imports beside {provider} \
-                 {at}: {name} {read} each raise on import"
+                 {at}: {name} {read} {each} on import"
             )));
         }
         let below = Requirement::from_str(&format!("{name}<{oldest}"))
@@ -423,9 +432,12 @@ pub(in crate::plan) fn held_below(plan: &mut Plan, check: &FailingCheck, read: &
     for held in plan.held_back.iter_mut().filter(|h| &h.name == name) {
         if held.blockers.is_empty() && held.unavailable.is_none() {
             held.unavailable = Some(format!(
-                "{name} {read} raise on import beside {provider} {at} ({}, line {}: it needs {}, \
+                "{name} {read} {} on import beside {provider} {at} ({}, line {}: it needs {}, \
                  read from that file, not from the index metadata)",
-                check.file, check.line, check.needs
+                raise(read),
+                check.file,
+                check.line,
+                check.needs
             ));
         }
     }
@@ -465,11 +477,26 @@ fn needs_clause(check: &FailingCheck) -> String {
 /// pyarrow/lib.pyx, line 41; not a requirement of the request nor of the index metadata)".
 fn below_clause(check: &FailingCheck, below: &Requirement, read: &str) -> String {
     let (name, (provider, at)) = (&check.release.0, &check.provider);
+    let (verb, own) = if several(read) {
+        ("raise", "their")
+    } else {
+        ("raises", "its")
+    };
     format!(
-        "{below} is needed: {name} {read} raise on import beside {provider} {at} (their own {}, \
+        "{below} is needed: {name} {read} {verb} on import beside {provider} {at} ({own} own {}, \
          line {}; not a requirement of the request nor of the index metadata)",
         check.file, check.line
     )
+}
+
+/// Whether `read` ("26.0.0, 26.0.1", the releases read that raise) names several releases.
+fn several(read: &str) -> bool {
+    read.contains(", ")
+}
+
+/// The verb for the releases `read` that raise on import: "2.0 raises", "26.0.0, 26.0.1 raise".
+pub(in crate::plan) fn raise(read: &str) -> &'static str {
+    if several(read) { "raise" } else { "raises" }
 }
 
 /// "pyarrow 26.0.1 needs", "pyarrow 26.0.1 and foo 2.0 need".

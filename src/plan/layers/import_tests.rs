@@ -1,13 +1,15 @@
 //! A layer that plans a release which raises on import beside the layer, through a test of
 //! another dist's version in its own shipped sources (pyarrow 26.0.1's `pyarrow/lib.pyx` line 41
 //! beside numpy 1.26.4), solved again with what the test implies, as a targeted request is
-//! ([`crate::plan::alternatives::version_implied`]).
+//! ([`crate::plan::alternatives::version_implied`]). Every layer goes through here: the safe
+//! layer ([`Proposer::safe_tested`]), the group and major layers (`solve`), and the unlayered
+//! `--all` asked as the `everything` layer ([`Proposer::everything_tested`]).
 //!
 //! In: a layer's spec, its first solve and plan. Out: the layer solved again for every failing
-//! test: (a) the tested dist freed and moved to what the test needs (`numpy>=2`), where the
-//! environment allows it and the moved layer breaks no installed dependent (after taking the
-//! breaking ones along); else (b) the tested release held below the releases whose test fails
-//! (`pyarrow<26.0.0`). Each answer says why, citing the file and line: (a) as the tested dist's
+//! test: (a) the tested dist moved to what the test needs (`numpy>=2`; a group or major layer
+//! frees it of its line bound, the safe layer never does), where the environment allows it and
+//! the moved layer breaks no installed dependent (after taking the breaking ones along); else
+//! (b) the tested release held below the releases whose test fails (`pyarrow<26.0.0`). Each answer says why, citing the file and line: (a) as the tested dist's
 //! reason (`needed-on-import`) and in the title, (b) in the title and the held-back line. A test
 //! neither answers leaves the layer as it was (its `planned-import-missing` factor says it
 //! fails) with a warning saying why.
@@ -19,11 +21,12 @@ use std::collections::BTreeSet;
 
 use pep508_rs::{PackageName, Requirement};
 
-use super::{Bounds, LayerSpec};
-use crate::plan::alternatives::version_implied::{held_below, needed_on_import};
+use super::solve::finish_layer;
+use super::{Bounds, LayerSpec, Stacks, managed};
+use crate::plan::alternatives::version_implied::{held_below, needed_on_import, raise};
 use crate::plan::alternatives::{ProposeError, Proposer};
 use crate::plan::planned::PlannedEnvironment;
-use crate::plan::proposal::Plan;
+use crate::plan::proposal::{LayerKind, Plan};
 use crate::plan::version_checks::FailingCheck;
 
 /// At most this many rounds of failing tests are answered per layer.
@@ -74,8 +77,12 @@ impl Tested {
                     let (provider, at) = &check.provider;
                     plan.title = format!(
                         "{}: the newest {name} that imports beside {provider} {at} ({name} {read} \
-                         raise on import: {}, line {}, needs {})",
-                        plan.title, check.file, check.line, check.needs
+                         {} on import: {}, line {}, needs {})",
+                        plan.title,
+                        raise(read),
+                        check.file,
+                        check.line,
+                        check.needs
                     );
                 }
                 Answer::Unmet(note) => plan.warnings.push(note.clone()),
@@ -96,6 +103,90 @@ impl Tested {
 }
 
 impl Proposer<'_> {
+    /// The safe layer (solved as `planned`, its plan `safe`) solved again for each test of its
+    /// planned releases that raises on import beside it: it holds the release below the ones
+    /// that raise (it moves no dist across its line, so what the test needs is another layer's).
+    /// What the first plan said of the dists it kept out, held or took along stays.
+    pub(super) fn safe_tested(
+        &self,
+        spec: &LayerSpec,
+        bounds: &Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        (planned, safe): (PlannedEnvironment, Plan),
+    ) -> Result<Plan, ProposeError> {
+        if self.failing_checks(&planned).is_empty() {
+            return Ok(safe);
+        }
+        let tested = self.import_tested(spec, bounds, upgrade, None, (planned, safe.clone()))?;
+        let mut plan = self.tested_plan(&tested, bounds, upgrade, None)?;
+        carry_decorations(&safe, &mut plan, bounds);
+        Ok(finish_layer(&tested.spec, plan, None).unwrap_or(safe))
+    }
+
+    /// The unlayered `--all` (the `everything` layer: every dist free, every line), solved as
+    /// `planned` with its plan `plan`, solved again for each test of its planned releases that
+    /// raises on import beside it, as every layer is. Its dependents move in a plan of their own
+    /// (`move_dependents`), not taken along here.
+    pub(in crate::plan) fn everything_tested(
+        &self,
+        upgrade: &BTreeSet<PackageName>,
+        planned: PlannedEnvironment,
+        plan: Plan,
+    ) -> Result<Plan, ProposeError> {
+        if self.failing_checks(&planned).is_empty() {
+            return Ok(plan);
+        }
+        let installed = managed(self.inventory);
+        let spec = LayerSpec {
+            kind: LayerKind::Everything,
+            name: "everything".into(),
+            free: installed.keys().cloned().collect(),
+        };
+        // Every dist free: the layer's bounds are only what its tests add.
+        let bounds = Bounds {
+            installed,
+            stacks: Stacks::default(),
+            young: Default::default(),
+            young_days: 0,
+            kept_out: Vec::new(),
+            along: Default::default(),
+            held: BTreeSet::new(),
+        };
+        let tested = self.import_tested(&spec, &bounds, upgrade, None, (planned, plan))?;
+        self.tested_plan(&tested, &bounds, upgrade, None)
+    }
+
+    /// The plan of a layer solved again around its import tests, saying why it moves or holds
+    /// what the tests imply.
+    pub(super) fn tested_plan(
+        &self,
+        tested: &Tested,
+        bounds: &Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        base: Option<&Plan>,
+    ) -> Result<Plan, ProposeError> {
+        let (spec, extra) = (&tested.spec, &tested.extra);
+        let plan = self.along(spec, bounds, upgrade, base, tested.plan.clone(), extra)?;
+        Ok(tested.explain(plan))
+    }
+
+    /// [`Self::take_along`], but for the `everything` layer, whose broken dependents move in a
+    /// plan of their own (`move_dependents`).
+    fn along(
+        &self,
+        spec: &LayerSpec,
+        bounds: &Bounds,
+        upgrade: &BTreeSet<PackageName>,
+        base: Option<&Plan>,
+        plan: Plan,
+        extra: &[Requirement],
+    ) -> Result<Plan, ProposeError> {
+        if spec.kind == LayerKind::Everything {
+            return Ok(plan);
+        }
+        self.take_along(spec, bounds, upgrade, base, plan, extra)
+    }
+
     /// The layer of `spec` (first solved as `planned`, `plan`) solved again for each test of
     /// its planned releases that raises on import beside it ([`Tested`]).
     pub(super) fn import_tested(
@@ -103,7 +194,7 @@ impl Proposer<'_> {
         spec: &LayerSpec,
         bounds: &Bounds,
         upgrade: &BTreeSet<PackageName>,
-        base: &Plan,
+        base: Option<&Plan>,
         (mut planned, plan): (PlannedEnvironment, Plan),
     ) -> Result<Tested, ProposeError> {
         let mut tested = Tested {
@@ -160,29 +251,34 @@ impl Proposer<'_> {
         Ok(tested)
     }
 
-    /// (a) The layer with `check`'s tested dist freed and held to what the test needs, when it
-    /// solves and (with the dependents it breaks taken along) breaks nothing; `None` otherwise,
-    /// and for a heavy dist (a coupled stack moves in its own layer).
+    /// (a) The layer with `check`'s tested dist held to what the test needs (a group or major
+    /// layer frees it of its line bound), when it solves and (with the dependents it breaks
+    /// taken along) breaks nothing; `None` otherwise, and for a heavy dist the layer does not
+    /// free (a coupled stack moves in its own layer).
     fn provider_moved(
         &self,
         tested: &Tested,
         check: &FailingCheck,
         bounds: &Bounds,
         upgrade: &BTreeSet<PackageName>,
-        base: &Plan,
+        base: Option<&Plan>,
     ) -> Result<Option<(PlannedEnvironment, Tested)>, ProposeError> {
         let provider = &check.provider.0;
-        if bounds.stacks.heavy.contains(provider) {
-            return Ok(None);
-        }
         let mut spec = tested.spec.clone();
-        spec.free.insert(provider.clone());
+        if !spec.free.contains(provider) {
+            if bounds.stacks.heavy.contains(provider) {
+                return Ok(None);
+            }
+            if spec.kind != LayerKind::Safe {
+                spec.free.insert(provider.clone());
+            }
+        }
         let mut extra = tested.extra.clone();
         extra.push(check.needs.clone());
         let Some((planned, plan)) = self.layer_solved(&spec, bounds, upgrade, base, &extra)? else {
             return Ok(None);
         };
-        let plan = self.take_along(&spec, bounds, upgrade, base, plan, &extra)?;
+        let plan = self.along(&spec, bounds, upgrade, base, plan, &extra)?;
         if !plan.breaks.is_empty() {
             return Ok(None);
         }
@@ -204,11 +300,48 @@ impl Proposer<'_> {
         spec: &LayerSpec,
         bounds: &Bounds,
         upgrade: &BTreeSet<PackageName>,
-        base: &Plan,
+        base: Option<&Plan>,
         extra: &[Requirement],
     ) -> Result<Option<(PlannedEnvironment, Plan)>, ProposeError> {
         let mut constraints = Self::layer_bounds(spec, bounds);
         constraints.extend(extra.iter().cloned());
-        self.layer_build(spec, bounds, upgrade, Some(base), constraints)
+        self.layer_build(spec, bounds, upgrade, base, constraints)
+    }
+}
+
+/// What the safe layer's first plan said that its solve alone does not: its warnings (the dists
+/// it keeps out or holds), the blockers of its held-back lines, and the reasons of the
+/// dependents it takes along to their fixing releases (where the new plan moves them the same).
+fn carry_decorations(first: &Plan, plan: &mut Plan, bounds: &Bounds) {
+    for warning in &first.warnings {
+        if !plan.warnings.contains(warning) {
+            plan.warnings.push(warning.clone());
+        }
+    }
+    for held in &mut plan.held_back {
+        let Some(before) = first
+            .held_back
+            .iter()
+            .find(|h| h.name == held.name && h.newest == held.newest)
+        else {
+            continue;
+        };
+        for blocker in &before.blockers {
+            if !held.blockers.contains(blocker) {
+                held.blockers.push(blocker.clone());
+            }
+        }
+    }
+    for change in &mut plan.changes {
+        if !bounds.along.contains_key(&change.name) {
+            continue;
+        }
+        if let Some(before) = first
+            .changes
+            .iter()
+            .find(|c| c.name == change.name && c.from == change.from && c.to == change.to)
+        {
+            change.reasons = before.reasons.clone();
+        }
     }
 }

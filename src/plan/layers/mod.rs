@@ -29,8 +29,9 @@
 //! an `impl` of the proposer: one layer's bounds, solve and plan (`solve`), the safe layer kept
 //! free of module clashes and of the breaks its own evidence predicts (`safe`), the group layer
 //! that keeps the installed CUDA line beside one that leaves it (`same_line`), and the safe
-//! layer's held-back lines (`held_back`), and a group or major layer whose planned release
-//! raises on import beside it solved again with what its own test implies (`import_tests`).
+//! layer's held-back lines (`held_back`), and a layer (any, `everything` included) whose planned
+//! release raises on import beside it solved again with what its own test implies
+//! (`import_tests`).
 
 mod held_back;
 mod held_cluster;
@@ -204,7 +205,9 @@ impl Proposer<'_> {
             return Ok(vec![]);
         };
         bounds.kept_out = kept_out;
-        let mut safe = self.safe_without_breaks(&safe_spec, &mut bounds, upgrade, safe)?;
+        let safe = self.safe_without_breaks(&safe_spec, &mut bounds, upgrade, safe)?;
+        // A planned release that raises on import beside the layer (see `import_tests`).
+        let mut safe = self.safe_tested(&safe_spec, &bounds, upgrade, safe)?;
         let mut specs: Vec<LayerSpec> = bounds
             .stacks
             .stacks

@@ -18,21 +18,24 @@ use crate::plan::must_move::moves_with_reasons;
 use crate::plan::planned::PlannedEnvironment;
 use crate::plan::proposal::{Blocker, Plan};
 
+/// A layer's solve and its plan.
+type Layered = (PlannedEnvironment, Plan);
+
 impl Proposer<'_> {
-    /// The safe layer's plan (`None`: no solution) and the dists it keeps out: a dist it would
-    /// add whose modules clash with a kept installed dist's ([`Self::without_clashes`]).
+    /// The safe layer's solve and plan (`None`: no solution) and the dists it keeps out: a dist
+    /// it would add whose modules clash with a kept installed dist's ([`Self::without_clashes`]).
     pub(super) fn safe_layer(
         &self,
         spec: &LayerSpec,
         bounds: &Bounds,
         upgrade: &BTreeSet<PackageName>,
-    ) -> Result<Option<(Plan, Vec<Requirement>)>, ProposeError> {
+    ) -> Result<Option<(Layered, Vec<Requirement>)>, ProposeError> {
         let constraints = Self::layer_bounds(spec, bounds);
         let Some(built) = self.layer_build(spec, bounds, upgrade, None, constraints)? else {
             return Ok(None);
         };
-        let (kept_out, plan) = self.without_clashes(spec, bounds, upgrade, built)?;
-        Ok(finish_layer(spec, plan, None).map(|plan| (plan, kept_out)))
+        let (kept_out, (planned, plan)) = self.without_clashes(spec, bounds, upgrade, built)?;
+        Ok(finish_layer(spec, plan, None).map(|plan| ((planned, plan), kept_out)))
     }
 
     /// The safe layer, never breaking what its own evidence says it breaks: it takes the broken
@@ -44,32 +47,32 @@ impl Proposer<'_> {
         spec: &LayerSpec,
         bounds: &mut Bounds,
         upgrade: &BTreeSet<PackageName>,
-        safe: Plan,
-    ) -> Result<Plan, ProposeError> {
+        (first, safe): Layered,
+    ) -> Result<Layered, ProposeError> {
         if safe.breaks.is_empty() {
-            return Ok(safe);
+            return Ok((first, safe));
         }
         let fixes = self.light_fixes(&safe, bounds)?;
         if !fixes.is_empty() {
             bounds.along = fixes.clone();
             let constraints = Self::layer_bounds(spec, bounds);
-            if let Some((_, mut plan)) =
+            if let Some((planned, mut plan)) =
                 self.layer_build(spec, bounds, upgrade, None, constraints)?
                 && plan.breaks.is_empty()
             {
                 moves_with_reasons(&mut plan, &fixes, &safe.breaks);
                 carry_kept_out(&safe, &mut plan);
-                return Ok(finish_layer(spec, plan, None).unwrap_or(safe));
+                return Ok(finish_layer(spec, plan, None).map_or((first, safe), |p| (planned, p)));
             }
             bounds.along.clear();
         }
         bounds.held = safe.breaks.iter().map(|b| b.package.clone()).collect();
         let constraints = Self::layer_bounds(spec, bounds);
         match self.layer_build(spec, bounds, upgrade, None, constraints)? {
-            Some((_, mut plan)) if plan.breaks.is_empty() => {
+            Some((planned, mut plan)) if plan.breaks.is_empty() => {
                 carry_kept_out(&safe, &mut plan);
                 plan.warnings.extend(held_warnings(&safe, bounds));
-                Ok(finish_layer(spec, plan, None).unwrap_or(safe))
+                Ok(finish_layer(spec, plan, None).map_or((first, safe), |p| (planned, p)))
             }
             _ => {
                 bounds.held.clear();
@@ -85,7 +88,7 @@ impl Proposer<'_> {
                      the breaking change out",
                     broken.into_iter().collect::<Vec<_>>().join(", ")
                 ));
-                Ok(safe)
+                Ok((first, safe))
             }
         }
     }
@@ -101,8 +104,8 @@ impl Proposer<'_> {
         spec: &LayerSpec,
         bounds: &Bounds,
         upgrade: &BTreeSet<PackageName>,
-        mut current: (PlannedEnvironment, Plan),
-    ) -> Result<(Vec<Requirement>, Plan), ProposeError> {
+        mut current: Layered,
+    ) -> Result<(Vec<Requirement>, Layered), ProposeError> {
         let mut constraints = Vec::new();
         let mut kept_out: Vec<(Clash, Vec<Blocker>)> = Vec::new();
         for _round in 0..3 {
@@ -165,7 +168,7 @@ impl Proposer<'_> {
                 }
             }
         }
-        Ok((constraints, current.1))
+        Ok((constraints, current))
     }
 }
 

@@ -109,16 +109,9 @@ impl Proposer<'_> {
             return Ok(None);
         };
         // A planned release that raises on import beside the layer (see `import_tests`).
-        let tested = self.import_tested(spec, bounds, upgrade, base, built)?;
-        let plan = self.take_along(
-            &tested.spec,
-            bounds,
-            upgrade,
-            base,
-            tested.plan.clone(),
-            &tested.extra,
-        )?;
-        Ok(finish_layer(&tested.spec, tested.explain(plan), Some(base)))
+        let tested = self.import_tested(spec, bounds, upgrade, Some(base), built)?;
+        let plan = self.tested_plan(&tested, bounds, upgrade, Some(base))?;
+        Ok(finish_layer(&tested.spec, plan, Some(base)))
     }
 
     /// One solve of a layer under `constraints` and its plan; `None` when it has no solution.
@@ -174,7 +167,7 @@ impl Proposer<'_> {
         spec: &LayerSpec,
         bounds: &Bounds,
         upgrade: &BTreeSet<PackageName>,
-        base: &Plan,
+        base: Option<&Plan>,
         plan: Plan,
         extra: &[Requirement],
     ) -> Result<Plan, ProposeError> {
@@ -194,7 +187,7 @@ impl Proposer<'_> {
                 .iter()
                 .map(|(name, fix)| fixing_requirement(name, fix, true)),
         );
-        match self.layer_build(&wider, bounds, upgrade, Some(base), constraints)? {
+        match self.layer_build(&wider, bounds, upgrade, base, constraints)? {
             Some((_, mut fixed)) if fixed.breaks.is_empty() => {
                 moves_with_reasons(&mut fixed, &fixes, &plan.breaks);
                 Ok(fixed)
