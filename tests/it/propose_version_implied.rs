@@ -259,25 +259,22 @@ fn layer_summary(out: &crate::common::Output) -> String {
 #[test]
 fn the_safe_layer_and_everything_are_solved_around_import_tests() {
     let ctx = TestContext::new();
-    let server = tiny_wheels(&ctx.path().join("index"), &inside_the_line());
-    let url = server.url();
-    let venv = ctx.path().join("venv");
-    RealVenv::create(&venv);
-    let install = ["numpy==1.26.4", "pandas==2.2.3", "arrowkit==1.0"];
-    pip_ok(
-        &venv,
-        &[&["install", "--index-url", &url][..], &install].concat(),
+    let world = TinyWorld::new(
+        &ctx,
+        &inside_the_line(),
+        &["numpy==1.26.4", "pandas==2.2.3", "arrowkit==1.0"],
     );
+    let (venv, url) = (world.venv(), world.url.as_str());
     let layers = |args: &[&str]| {
         let out = ctx.propose(
-            &venv,
-            &url,
+            venv,
+            url,
             &[&["--all"], args, &["--format", "json"]].concat(),
         );
         format!("--all {}\n{}", args.join(" "), layer_summary(&out))
     };
     let mut answers = vec![layers(&[])];
-    pip_ok(&venv, &["install", "--index-url", &url, "numba==0.58.1"]);
+    world.pip_install(&["numba==0.58.1"]);
     answers.push(layers(&[]));
     answers.push(layers(&["--layer", "everything"]));
     ctx.insta_settings()
@@ -324,19 +321,18 @@ mod beside {
         wheels
     }
 
-    /// A venv of `install` from the index at `url`, then `forced` installed with `--no-deps`.
-    fn venv(ctx: &TestContext, url: &str, install: &[&str], forced: &[&str]) -> std::path::PathBuf {
-        let venv = ctx.path().join("venv");
-        RealVenv::create(&venv);
-        pip_ok(
-            &venv,
-            &[&["install", "--index-url", url][..], install].concat(),
-        );
+    /// A [`TinyWorld`] of `wheels` holding `install`, then `forced` installed with `--no-deps`.
+    fn world(
+        ctx: &TestContext,
+        wheels: &serde_json::Value,
+        install: &[&str],
+        forced: &[&str],
+    ) -> TinyWorld {
+        let world = TinyWorld::new(ctx, wheels, install);
         if !forced.is_empty() {
-            let args = [&["install", "--no-deps", "--index-url", url][..], forced].concat();
-            pip_ok(&venv, &args);
+            world.pip_install(&[&["--no-deps"][..], forced].concat());
         }
-        venv
+        world
     }
 
     /// `propose REQUEST`'s exit code and whole text.
@@ -367,16 +363,14 @@ mod beside {
     #[test]
     fn keeping_the_broken_edge() {
         let ctx = TestContext::new();
-        let server = tiny_wheels(&ctx.path().join("index"), &wheels());
-        let url = server.url();
         let install = [
             "numpy==1.26.4",
             "pandas==2.2.3",
             "pyarrow==18.1.0",
             "numba==0.58.1",
         ];
-        let venv = venv(&ctx, &url, &install, &["numpy==2.3.5"]);
-        let answer = text(&ctx, &venv, &url, "pyarrow");
+        let world = world(&ctx, &wheels(), &install, &["numpy==2.3.5"]);
+        let answer = text(&ctx, world.venv(), &world.url, "pyarrow");
         ctx.insta_settings()
             .bind(|| insta::assert_snapshot!(answer));
     }
@@ -388,16 +382,14 @@ mod beside {
     #[test]
     fn moving_what_holds_the_target() {
         let ctx = TestContext::new();
-        let server = tiny_wheels(&ctx.path().join("index"), &kits());
-        let url = server.url();
         let install = [
             "numpy==1.26.4",
             "arrowkit==1.0",
             "kitholder==1.0",
             "kitcore==1.0",
         ];
-        let venv = venv(&ctx, &url, &install, &[]);
-        let answer = coupled(&ctx, &venv, &url);
+        let world = world(&ctx, &kits(), &install, &[]);
+        let answer = coupled(&ctx, world.venv(), &world.url);
         ctx.insta_settings()
             .bind(|| insta::assert_snapshot!(answer));
     }
@@ -409,16 +401,14 @@ mod beside {
     #[test]
     fn repairing_forward() {
         let ctx = TestContext::new();
-        let server = tiny_wheels(&ctx.path().join("index"), &kits());
-        let url = server.url();
         let install = [
             "numpy==1.26.4",
             "arrowkit==1.0",
             "kitholder==1.0",
             "kitcore==1.0",
         ];
-        let venv = venv(&ctx, &url, &install, &["kitplug==1.0"]);
-        let answer = coupled(&ctx, &venv, &url);
+        let world = world(&ctx, &kits(), &install, &["kitplug==1.0"]);
+        let answer = coupled(&ctx, world.venv(), &world.url);
         ctx.insta_settings()
             .bind(|| insta::assert_snapshot!(answer));
     }

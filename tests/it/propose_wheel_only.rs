@@ -170,7 +170,7 @@ fn a_forced_request_past_what_its_import_needs_is_a_forced_plan() {
 fn a_request_whose_import_needs_an_older_release_with_a_wheel_takes_it() {
     let root = tempfile::tempdir().unwrap();
     let venv = flask_venv(root.path(), &[]);
-    let server = IndexServer::start(&index_dir());
+    let server = IndexServer::start(&propose_cases_index());
     let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
     let venv_path = venv.path.to_str().unwrap();
     let args = [
@@ -267,7 +267,7 @@ fn flask_venv(root: &std::path::Path, extra: &[&str]) -> crate::common::venv::Re
         .zip(&borrowed)
         .map(|((pin, _), f)| (*pin, f.as_slice()))
         .collect();
-    venv_of(&index_dir(), root, &pins)
+    venv_of(&propose_cases_index(), root, &pins)
 }
 
 /// Each plan (kind, title, the pins of `names`), each warning that names an import, and the
@@ -316,7 +316,7 @@ fn flask_summary(json: &serde_json::Value, names: &[&str]) -> String {
 fn every_name_a_planned_release_imports_and_its_dependency_lacks_is_cited_and_solved_for() {
     let root = tempfile::tempdir().unwrap();
     let venv = flask_venv(root.path(), &["flask-login==0.6.3"]);
-    let server = IndexServer::start(&index_dir());
+    let server = IndexServer::start(&propose_cases_index());
     let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
     let args = [
         "propose",
@@ -348,7 +348,7 @@ fn every_name_a_planned_release_imports_and_its_dependency_lacks_is_cited_and_so
 fn the_plan_that_fits_is_planned_with_what_its_imports_need() {
     let root = tempfile::tempdir().unwrap();
     let venv = flask_venv(root.path(), &[]);
-    let server = IndexServer::start(&index_dir());
+    let server = IndexServer::start(&propose_cases_index());
     let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
     let args = [
         "propose",
