@@ -2,8 +2,8 @@
 //! (recorded from the live index by `scripts/record-index`, see its README) holds the torch
 //! stack of `testdata/ml-venvs/torch.freeze` (torch 2.9.1 with its `nvidia-*-cu12` 12.8
 //! libraries, triton 3.5.1), torch 2.10.0 (the newest torch on CUDA 12, pinning triton 3.6.0),
-//! torch 2.15.0 on CUDA 13 with its whole closure, and triton 3.7.1, 3.8.0 and 3.9.0, each
-//! pinned by a CUDA 13 torch. The venv holds the recorded metadata of the installed versions.
+//! torch 2.11.0 and 2.15.0 on CUDA 13 with their whole closures (2.11.0 pins triton 3.6.0 too),
+//! and triton 3.7.1, 3.8.0 and 3.9.0, each pinned by a CUDA 13 torch. The venv holds the recorded metadata of the installed versions.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -28,6 +28,21 @@ fn cu12_changes(plan: &Value) -> Vec<String> {
     (plan["changes"].as_array().unwrap().iter())
         .filter(|c| c["name"].as_str().unwrap().ends_with("-cu12"))
         .map(|c| format!("{} {} -> {}", c["name"], c["from"], c["to"]))
+        .collect()
+}
+
+/// Each plan of a proposal: its title, its triton and torch and whether it switches lines.
+fn triton_plans(proposal: &Value) -> Vec<(String, String, String, bool)> {
+    (proposal["plans"].as_array().unwrap().iter())
+        .map(|p| {
+            let pins = p["pins"].as_object().unwrap();
+            (
+                p["title"].as_str().unwrap().to_string(),
+                pins["triton"].as_str().unwrap().to_string(),
+                pins["torch"].as_str().unwrap().to_string(),
+                switches(p),
+            )
+        })
         .collect()
 }
 
@@ -169,4 +184,35 @@ fn the_switch_names_every_library_it_leaves_unrequired() {
         .find(|w| w.starts_with("this plan leaves CUDA 12"))
         .unwrap_or_else(|| panic!("no switch warning: {switch:#}"));
     insta::assert_snapshot!(warning);
+}
+
+/// A versioned triton (`triton==3.6.0`, the version `outdated` names) in the recipe's `uv venv`,
+/// which has no setuptools: torch 2.10.0 and torch 2.11.0 (CUDA 13, `setuptools<82`) both pin
+/// `triton==3.6.0`, and moving the blocker takes the newest, 2.11.0. Live (2026-12-05) that
+/// switch to CUDA 13 (risk 100) was the only plan: the same-line plan ran for bare targets only.
+/// Now triton 3.6.0 with torch 2.10.0, staying on CUDA 12, ranks first, the switch beside it,
+/// and both keep triton at 3.6.0 exactly as asked.
+#[test]
+fn a_versioned_triton_moves_with_torch_on_the_installed_line() {
+    let ctx = TestContext::new();
+    let server = IndexServer::start(&index_root());
+    let venv = venv_from(&index_root(), ctx.dir.path());
+    let setuptools = venv.join("lib/python3.12/site-packages/setuptools-84.2.0.dist-info");
+    std::fs::remove_dir_all(setuptools).unwrap();
+    let venv = venv.to_str().unwrap();
+    let proposal = run(&ctx, &server, venv, &["propose", "triton==3.6.0"]);
+    insta::assert_debug_snapshot!(triton_plans(&proposal));
+}
+
+/// A versioned triton (`triton>=3.6`): the solve as asked takes triton 3.9.0 with torch 2.15.0
+/// on CUDA 13, the only plan before the same-line plan ran for versioned targets too. Now
+/// triton 3.6.0 (which meets `>=3.6`) with torch 2.10.0, staying on CUDA 12, ranks first.
+#[test]
+fn a_triton_at_least_moves_with_torch_on_the_installed_line() {
+    let ctx = TestContext::new();
+    let server = IndexServer::start(&index_root());
+    let venv = venv_from(&index_root(), ctx.dir.path());
+    let venv = venv.to_str().unwrap();
+    let proposal = run(&ctx, &server, venv, &["propose", "triton>=3.6"]);
+    insta::assert_debug_snapshot!(triton_plans(&proposal));
 }

@@ -26,9 +26,9 @@
 //! needs, and the newest release below those whose test fails; the failing plan itself only
 //! forced, under `--allow-override`.
 //!
-//! Beside them, when every plan that moves a bare target leaves the installed accelerator line
-//! (CUDA 12 -> 13), **stay on the line**: the target's newest release that keeps it
-//! ([`same_line`]), ranked before the switch; for a target with no line of its own (triton),
+//! Beside them, when every plan that moves a target leaves the installed accelerator line
+//! (CUDA 12 -> 13), **stay on the line**: the target's newest release that keeps it and meets
+//! its specifier ([`same_line`]), ranked before the switch; for a target with no line of its own (triton),
 //! moved with the installed dists that carry the line, up to their newest release on it.
 //!
 //! Beside them, when the lowest-risk plan that delivers the request breaks installed dependents
@@ -377,8 +377,8 @@ impl Proposer<'_> {
             }
             Err(err) => return Err(err.into()),
         };
-        // Every plan that moves a bare target leaves the accelerator line: the newest release
-        // that stays on it is offered too (and ranks first).
+        // Every plan that moves a target leaves the accelerator line: the newest release that
+        // stays on it (and meets the target's specifier) is offered too (and ranks first).
         match self.same_line(&bounds, upgrade, plans) {
             Ok(Some(plan)) => plans.push(plan),
             Ok(None) => {}

@@ -1,16 +1,18 @@
-//! The newest release of a bare target on the installed accelerator line.
+//! The newest release of a target on the installed accelerator line.
 //!
-//! In: the bare targets, the plans found so far and the installed CUDA lines. Out: when every
-//! plan that moves a target leaves the installed line (`propose torch` on torch 2.9.1 with its
-//! `-cu12` libraries finds only CUDA 13 releases newer), one plan that moves each bare target to
-//! its newest release staying on that line (torch 2.10.0, which still requires the `-cu12`
-//! libraries), solved with the whole environment like the request as asked. The switch stays
-//! offered beside it; the ranking puts the plan that stays first.
+//! In: the targets (bare, or with a version specifier), the plans found so far and the
+//! installed CUDA lines. Out: when every plan that moves a target leaves the installed line
+//! (`propose torch` on torch 2.9.1 with its `-cu12` libraries finds only CUDA 13 releases newer;
+//! `propose triton==3.6.0` solves to torch 2.11.0 on CUDA 13, though torch 2.10.0 pins triton
+//! 3.6.0 too), one plan that moves each target to its newest release staying on that line and
+//! meeting its specifier (torch 2.10.0, which still requires the `-cu12` libraries), solved with
+//! the whole environment like the request as asked. The switch stays offered beside it; the
+//! ranking puts the plan that stays first.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use pep440_rs::{Operator, Version, VersionSpecifier};
-use pep508_rs::{PackageName, Requirement};
+use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 
 use super::{ProposeError, Proposer, switches_accelerator};
 use crate::metadata::requirement::{above, bounded, pin};
@@ -33,7 +35,9 @@ impl Proposer<'_> {
         let moving: Vec<&Plan> = plans.iter().filter(|p| self.moves_a_target(p)).collect();
         let wanted = !self.request.all
             && !targets.is_empty()
-            && targets.iter().all(|t| t.version_or_url.is_none())
+            && !targets
+                .iter()
+                .any(|t| matches!(t.version_or_url, Some(VersionOrUrl::Url(_))))
             && moving.iter().any(|p| switches_accelerator(p))
             && !moving.iter().any(|p| !switches_accelerator(p));
         let lines = self.installed_lines();
@@ -42,7 +46,7 @@ impl Proposer<'_> {
         }
         let mut candidates = BTreeMap::new();
         for target in targets {
-            let found = self.releases_on_lines(&target.name, &lines)?;
+            let found = self.releases_on_lines_meeting(target, &lines)?;
             if !found.is_empty() {
                 candidates.insert(target.name.clone(), found);
             }
@@ -147,10 +151,12 @@ impl Proposer<'_> {
             return Ok(None);
         }
         let on = line_names(lines);
-        let mut title = format!(
-            "Stay on {on}: {} (the newest release on {on})",
-            moves.join(", ")
-        );
+        let which = if targets.iter().all(|t| t.version_or_url.is_none()) {
+            format!("the newest release on {on}")
+        } else {
+            format!("as asked, on {on}")
+        };
+        let mut title = format!("Stay on {on}: {} ({which})", moves.join(", "));
         let carried: Vec<String> = upgrade
             .iter()
             .filter(|name| !targets.iter().any(|t| &t.name == *name))
@@ -194,6 +200,31 @@ impl Proposer<'_> {
         name: &PackageName,
         lines: &BTreeSet<u32>,
     ) -> Result<Vec<Version>, ProposeError> {
+        self.releases_on_lines_where(name, lines, |_| true)
+    }
+
+    /// [`Self::releases_on_lines`] for a target: only the releases its version specifier
+    /// allows (`triton==3.6.0`: 3.6.0 or none), all of them for a bare target.
+    fn releases_on_lines_meeting(
+        &self,
+        target: &Requirement,
+        lines: &BTreeSet<u32>,
+    ) -> Result<Vec<Version>, ProposeError> {
+        self.releases_on_lines_where(&target.name, lines, |version| {
+            match &target.version_or_url {
+                Some(VersionOrUrl::VersionSpecifier(spec)) => spec.contains(version),
+                _ => true,
+            }
+        })
+    }
+
+    /// [`Self::releases_on_lines`], passing over the releases `allowed` rejects.
+    fn releases_on_lines_where(
+        &self,
+        name: &PackageName,
+        lines: &BTreeSet<u32>,
+        allowed: impl Fn(&Version) -> bool,
+    ) -> Result<Vec<Version>, ProposeError> {
         let Some(dist) = self.inventory.get(name).filter(|d| !d.is_unmanaged()) else {
             return Ok(Vec::new());
         };
@@ -207,7 +238,7 @@ impl Proposer<'_> {
             if version <= dist.version() || found.len() == RELEASES_TRIED {
                 break;
             }
-            if version.any_prerelease() {
+            if version.any_prerelease() || !allowed(version) {
                 continue;
             }
             let Ok(metadata) = self
