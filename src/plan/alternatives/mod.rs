@@ -411,10 +411,12 @@ impl Proposer<'_> {
     }
 
     /// A bare request whose plan as asked moves a target up only by taking a dist not asked
-    /// about back across a major line or by years (`propose tokenizers` taking transformers
-    /// 4.57.6 back to 4.17.0): the plan that keeps the targets where they are, titled with what
-    /// the move would take back; its held-back lines say why no newer release is planned. It
-    /// ranks before the far downgrade, which is still offered.
+    /// about back across a major line or by years, its own evidence predicting a break
+    /// (`propose tokenizers` taking transformers 4.57.6 back to 4.17.0, which breaks peft's
+    /// imports): the plan that keeps the targets where they are, titled with what the move would
+    /// take back; its held-back lines say why no newer release is planned. It ranks before the
+    /// far downgrade, which is still offered. A far downgrade predicting no break stays the
+    /// answer (`propose celery` taking python-dateutil 4.0.0 back to 2.9.0.post0).
     fn stay_beside(
         &self,
         policy: &Policy,
@@ -426,6 +428,7 @@ impl Proposer<'_> {
         if self.request.all
             || targets.iter().any(|t| t.version_or_url.is_some())
             || !goes_far_back(plan)
+            || !plan.predicts_break()
             || !self.moves_a_target_up(plan)
         {
             return Ok(None);
