@@ -102,7 +102,8 @@ impl Proposer<'_> {
     }
 
     /// The alternative that moves what must move with `base`: `None` when its evidence names no
-    /// break, no breaking dependent has a newer release, or no plan moving them solves.
+    /// break, no breaking dependent has a newer release, no plan moving them solves, or the plan
+    /// that does no longer moves up a target `base` moves up.
     pub(super) fn move_dependents(
         &self,
         base: &Plan,
@@ -130,6 +131,12 @@ impl Proposer<'_> {
             let mut plan =
                 self.plan_moving(PlanKind::MoveDependents, targets, &planned, &fixes, &seen)?;
             breaks = plan.breaks.clone();
+            // Moving the dependents along must not take the request back: a plan that leaves
+            // the targets the base moved up where they are (tokenizers, when peft's fixing
+            // release needs the transformers that holds it back) answers nothing asked.
+            if self.moves_a_target_up(base) && !self.moves_a_target_up(&plan) {
+                break;
+            }
             // The builder's title is empty but for what the plan also repairs.
             plan.title = format!("{}{}", move_title(&plan, &fixes), plan.title);
             let done = breaks.is_empty();

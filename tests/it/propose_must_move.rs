@@ -312,3 +312,85 @@ fn a_dropped_module_warning_reads_the_planned_importers() {
         json
     );
 }
+
+/// A bare target whose only newer release needs a dependent taken back years (the torch
+/// recipe's `propose tokenizers`: tokenizers 0.23.3 needs transformers 4.17.0, as transformers
+/// 4.57.6 requires `tokenizers<=0.23.0`). The dependent taken back breaks peft, and moving peft
+/// along brings transformers back: that plan leaves the target where it is, so it is not
+/// offered. The recommendation says plainly that the target stays and why (its held-back
+/// line); the far downgrade is offered after it.
+#[test]
+fn a_bare_target_held_back_is_never_answered_by_a_plan_that_leaves_it() {
+    let root = tempfile::tempdir().unwrap();
+    let transfo = |utils: &'static str| -> &'static [(&'static str, &'static str)] {
+        Box::leak(Box::new([
+            ("transfo/__init__.py", ""),
+            ("transfo/utils.py", utils),
+        ]))
+    };
+    let pefty: &[(&str, &str)] = &[("pefty/__init__.py", "from transfo.utils import Mixin\n")];
+    let toky: &[(&str, &str)] = &[("toky/__init__.py", "")];
+    let releases: Vec<Release<'_>> = vec![
+        ("toky", "0.22.2", "2025-12-01T00:00:00Z", &[], toky),
+        ("toky", "0.23.3", "2026-11-01T00:00:00Z", &[], toky),
+        (
+            "transfo",
+            "1.0.0",
+            "2022-03-01T00:00:00Z",
+            &["toky"],
+            transfo("X = 1\n"),
+        ),
+        (
+            "transfo",
+            "4.5.0",
+            "2026-01-01T00:00:00Z",
+            &["toky>=0.22.0,<=0.23.0"],
+            transfo("class Mixin:\n    pass\n"),
+        ),
+        (
+            "pefty",
+            "0.17.1",
+            "2025-08-01T00:00:00Z",
+            &["transfo"],
+            pefty,
+        ),
+        (
+            "pefty",
+            "0.18.1",
+            "2026-01-10T00:00:00Z",
+            &["transfo>=4.5"],
+            pefty,
+        ),
+    ];
+    let (wheels, index) = index_of(root.path(), &releases);
+    let pins = ["toky==0.22.2", "transfo==4.5.0", "pefty==0.17.1"];
+    let venv = venv_with(root.path(), &wheels, &pins);
+    let mut ctx = TestContext::new();
+    ctx.filter(
+        r"Python 3\.\d+\.\d+, linux x86_64, \d+ dists",
+        "Python 3.X, linux x86_64, N dists",
+    );
+    let out = propose(&ctx, &venv, &index, &["toky", "--format", "json"]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let summary: Vec<String> = json["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let changes: Vec<String> = p["changes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| format!("{} {} -> {}", c["name"], c["from"], c["to"]))
+                .collect();
+            format!("{}: {} [{}]", p["kind"], p["title"], changes.join(", "))
+        })
+        .collect();
+    insta::assert_snapshot!(summary.join("\n"), @r#"
+    "upgrade": "No change: toky stays at 0.22.2; a newer release is planned only by taking back transfo 4.5.0 -> 1.0.0" []
+    "upgrade": "As asked: toky" ["toky" "0.22.2" -> "0.23.3", "transfo" "4.5.0" -> "1.0.0"]
+    "#);
+    let text = propose(&ctx, &venv, &index, &["toky"]);
+    planner_snapshot!(ctx, "toky_held_back_text", text);
+}

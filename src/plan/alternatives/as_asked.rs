@@ -190,7 +190,7 @@ impl Proposer<'_> {
     }
 
     /// Whether `plan` installs a target or moves one up.
-    pub(super) fn moves_a_target_up(&self, plan: &Plan) -> bool {
+    pub(in crate::plan) fn moves_a_target_up(&self, plan: &Plan) -> bool {
         plan.changes.iter().any(|c| {
             self.request.targets.iter().any(|t| t.name == c.name)
                 && match (&c.from, &c.to) {

@@ -404,9 +404,68 @@ impl Proposer<'_> {
         let plan = self.as_asked_plan(upgrade, resolution)?;
         let (before, after, own_stack) = self.beside_as_asked(policy, as_asked, upgrade, &plan)?;
         plans.extend(before);
+        plans.extend(self.stay_beside(policy, as_asked, upgrade, &plan)?);
         plans.push(plan);
         plans.extend(after);
         Ok(own_stack)
+    }
+
+    /// A bare request whose plan as asked moves a target up only by taking a dist not asked
+    /// about back across a major line or by years, its own evidence predicting a break
+    /// (`propose tokenizers` taking transformers 4.57.6 back to 4.17.0, which breaks peft's
+    /// imports): the plan that keeps the targets where they are, titled with what the move would
+    /// take back; its held-back lines say why no newer release is planned. It ranks before the
+    /// far downgrade, which is still offered. A far downgrade predicting no break stays the
+    /// answer (`propose celery` taking python-dateutil 4.0.0 back to 2.9.0.post0).
+    fn stay_beside(
+        &self,
+        policy: &Policy,
+        as_asked: &[Requirement],
+        upgrade: &BTreeSet<PackageName>,
+        plan: &Plan,
+    ) -> Result<Option<Plan>, ProposeError> {
+        let targets = &self.request.targets;
+        if self.request.all
+            || targets.iter().any(|t| t.version_or_url.is_some())
+            || !goes_far_back(plan)
+            || !plan.predicts_break()
+            || !self.moves_a_target_up(plan)
+        {
+            return Ok(None);
+        }
+        let mut stays = Vec::new();
+        let mut kept: Vec<Requirement> = as_asked.to_vec();
+        for target in targets {
+            let Some(dist) = self.inventory.get(&target.name) else {
+                return Ok(None);
+            };
+            stays.push(format!("{} stays at {}", target.name, dist.version()));
+            kept.retain(|r| r.name != target.name);
+            kept.push(pin(&target.name, dist.version()));
+        }
+        let bounds = self.as_asked_bounds(policy, targets);
+        let resolution = match self.solve_with(&kept, upgrade, vec![], bounds) {
+            Ok(resolution) => resolution,
+            Err(SolveError::NoSolution(_)) => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        let back: Vec<String> = plan
+            .changes
+            .iter()
+            .filter(|c| !targets.iter().any(|t| t.name == c.name))
+            .filter_map(|c| match (&c.from, &c.to) {
+                (Some(from), Some(to)) if to < from => Some(format!("{} {from} -> {to}", c.name)),
+                _ => None,
+            })
+            .collect();
+        let title = format!(
+            "No change: {}; a newer release is planned only by taking back {}",
+            stays.join(", "),
+            back.join(", ")
+        );
+        let planned = self.planned(&resolution);
+        self.plan(PlanKind::Upgrade, title, targets, &planned, &[])
+            .map(Some)
     }
 
     /// The plan of the request as asked, solved as `resolution`. The unlayered `--all` is solved

@@ -340,7 +340,9 @@ impl Proposer<'_> {
 
     /// Below which release `check`'s dist imports beside `planned` (`pyarrow<26.0.0`), read in
     /// at most [`SCANNED`] releases below the failing one and above the installed one, and the
-    /// releases read that raise ("26.0.0, 26.0.1"). `Err`: why there is none.
+    /// releases read that raise ("26.0.0, 26.0.1"; an older one whose test is at another line
+    /// than the failing one's cites its own: "1.9 (arrowkit/__init__.py, line 3), 2.0"). `Err`:
+    /// why there is none.
     pub(in crate::plan) fn importing_below(
         &self,
         check: &FailingCheck,
@@ -362,23 +364,34 @@ impl Proposer<'_> {
             .cloned()
             .collect();
         versions.sort();
-        let mut failing_read = vec![failing.clone()];
+        // Each release read that raises, with its own file and line where they are not
+        // `check`'s (the newest's, which every sentence cites after the list).
+        let mut failing_read = vec![(failing.clone(), String::new())];
         let mut passes = false;
         for version in versions.iter().rev().take(SCANNED) {
             let checks =
                 self.builder
                     .failing_version_checks(name, version, planned, &self.evidence);
-            if checks.is_empty() {
+            let Some(own) = checks
+                .iter()
+                .find(|c| c.provider.0 == *provider)
+                .or(checks.first())
+            else {
                 passes = true;
                 break;
-            }
-            failing_read.push(version.clone());
+            };
+            let cited = if (&own.file, own.line) == (&check.file, check.line) {
+                String::new()
+            } else {
+                format!(" ({}, line {})", own.file, own.line)
+            };
+            failing_read.push((version.clone(), cited));
         }
-        let oldest = failing_read.last().expect("the failing release is read");
+        let oldest = &failing_read.last().expect("the failing release is read").0;
         let read = failing_read
             .iter()
             .rev()
-            .map(ToString::to_string)
+            .map(|(version, cited)| format!("{version}{cited}"))
             .collect::<Vec<_>>()
             .join(", ");
         if !passes {
