@@ -97,6 +97,23 @@ impl World {
     fn run(&self, args: &[&str]) -> Output {
         self.ctx.run(args)
     }
+
+    /// `verify --all --no-smoke --format json` on the venv, asserted to exit 1 (a check
+    /// failed); its report.
+    fn verify_all_failing(&self) -> serde_json::Value {
+        let out = self.run(&[
+            "verify",
+            "--venv",
+            self.venv(),
+            "--all",
+            "--no-smoke",
+            "--format",
+            "json",
+        ]);
+        let report = json(&out.stdout);
+        assert_eq!(out.code, Some(1), "{report:#}");
+        report
+    }
 }
 
 fn check<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
@@ -1493,17 +1510,7 @@ fn a_missing_module_of_an_installed_optional_dependency_is_a_skip() {
         &[],
         &["opt", "req", "user"],
     );
-    let out = world.run(&[
-        "verify",
-        "--venv",
-        world.venv(),
-        "--all",
-        "--no-smoke",
-        "--format",
-        "json",
-    ]);
-    let report = json(&out.stdout);
-    assert_eq!(out.code, Some(1), "{report:#}");
+    let report = world.verify_all_failing();
     let integ = check(&report, "import:user.integ");
     assert_eq!(integ["status"], "skip", "{integ:#}");
     assert_eq!(
@@ -1542,17 +1549,7 @@ fn modules_tried_in_turn_and_windows_modules_through_a_shim_are_skips() {
         &[],
         &["req", "plot"],
     );
-    let out = world.run(&[
-        "verify",
-        "--venv",
-        world.venv(),
-        "--all",
-        "--no-smoke",
-        "--format",
-        "json",
-    ]);
-    let report = json(&out.stdout);
-    assert_eq!(out.code, Some(1), "{report:#}");
+    let report = world.verify_all_failing();
     let qt = check(&report, "import:plot.qt_compat");
     assert_eq!(qt["status"], "skip", "{qt:#}");
     assert_eq!(
