@@ -1,10 +1,12 @@
 # Smoke test: Scrapy crawls for real: a CrawlerProcess with a minimal settings object runs the
 # Twisted reactor and a spider that parses a page from a `data:` URL (no network). scrapy 2.8
 # under Twisted 23.8 or later imports fine and fails here (the reactor has no `_handleSignals`).
+# The reactor is left to Scrapy to install, as `scrapy crawl` does: importing
+# `twisted.internet.reactor` first installs the default one, which Scrapy 2.13 and later refuse
+# ("The installed reactor ... does not match the requested one": their default is asyncio's).
 import sys
 from importlib.metadata import version
 
-from twisted.internet import reactor  # noqa: F401  (the reactor Scrapy runs)
 import scrapy
 from scrapy.crawler import CrawlerProcess
 

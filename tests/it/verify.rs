@@ -1528,7 +1528,8 @@ fn a_missing_module_of_an_installed_optional_dependency_is_a_skip() {
 /// them; the same message while one of the listed modules is installed (a binding that is there
 /// and fails) stays a failure. With more time the same run failed `dateutil.tz.win` ("cannot
 /// import name 'winreg' from 'six.moves'"): a Windows module reached through a compatibility
-/// module is a skip too.
+/// module is a skip too, and so is a name `select` has on other platforms only (Twisted's
+/// `kqreactor` on Linux: "module 'select' has no attribute 'KQ_EV_ADD'").
 #[test]
 fn modules_tried_in_turn_and_windows_modules_through_a_shim_are_skips() {
     let tries = |names: &str| {
@@ -1544,6 +1545,7 @@ fn modules_tried_in_turn_and_windows_modules_through_a_shim_are_skips() {
                 "plot/qt_compat.py": tries("'NoQt6', 'NoSide6'"),
                 "plot/broken_qt.py": tries("'NoQt6', 'json'"),
                 "plot/win.py": "import req\nfrom req.moves import winreg\n",
+                "plot/kq.py": "import req\nimport select\ntry:\n    KQ = getattr(select, 'KQ_EV_ADD')\nexcept AttributeError as e:\n    raise ImportError(e)\n",
             }},
         ]),
         &[],
@@ -1562,10 +1564,55 @@ fn modules_tried_in_turn_and_windows_modules_through_a_shim_are_skips() {
         win["detail"],
         "`winreg` exists only on Windows (a module for another platform, through `req.moves`)"
     );
+    let kq = check(&report, "import:plot.kq");
+    assert_eq!(kq["status"], "skip", "{kq:#}");
+    assert_eq!(
+        kq["detail"],
+        "`select.KQ_EV_ADD` exists only on BSD and macOS (a name for another platform)"
+    );
     assert_eq!(
         failed(&report, "import:plot.broken_qt")["error"],
         "ImportError: Failed to import any of the following Qt binding modules: NoQt6, json"
     );
+}
+
+/// A module that puts another object in its place in `sys.modules`, as Twisted's
+/// `twisted.internet.reactor` installs the reactor there, imports fine: `verify --all` failed it
+/// on a healthy scrapy venv, before and after every plan, as "resolved to a module without a
+/// file". Its file is the one the import found; one that is not the dist's own is still shadowed.
+#[test]
+fn a_module_replaced_in_sys_modules_by_an_object_passes() {
+    let replaces =
+        "import sys\nimport iface\nclass Reactor:\n    pass\nsys.modules[__name__] = Reactor()\n";
+    let world = World::new(
+        serde_json::json!([
+            {"name": "iface", "version": "1.0", "files": {"iface/__init__.py": ""}},
+            {"name": "twistedish", "version": "1.0", "requires": ["iface"], "files": {
+                "twistedish/__init__.py": "",
+                "twistedish/internet/__init__.py": "",
+                "twistedish/internet/reactor.py": replaces,
+            }},
+            {"name": "crawler", "version": "1.0", "requires": ["twistedish"], "files": {
+                "crawler/__init__.py": "",
+                "crawler/engine.py": "from twistedish.internet import reactor\n",
+            }},
+        ]),
+        &[],
+        &["iface", "twistedish", "crawler"],
+    );
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--no-smoke",
+        "--format",
+        "json",
+    ]);
+    let report = json(&out.stdout);
+    assert_eq!(out.code, Some(0), "{report:#}\n{}", out.stderr);
+    let reactor = check(&report, "import:twistedish.internet.reactor");
+    assert_eq!(reactor["status"], "pass", "{reactor:#}");
 }
 
 /// A smoke test named as the module it exercises (`langchain_openai`, once) was written to

@@ -197,6 +197,21 @@ _WINDOWS_CTYPES = re.compile(
     r"module 'ctypes' has no attribute '(windll|WinDLL|oledll|OleDLL|WinError|"
     r"FormatError|GetLastError|HRESULT|WINFUNCTYPE)'|_type_ 'v' not supported"
 )
+# Names `select` has on some platforms only: kqueue and its `KQ_*` constants on BSD and macOS
+# (Twisted's `kqreactor` on Linux: "module 'select' has no attribute 'KQ_EV_ADD'"), `devpoll` on
+# Solaris, `epoll` and its `EPOLL*` constants on Linux.
+_SELECT_NAME = re.compile(
+    r"cannot import name '(\w+)' from 'select'|module 'select' has no attribute '(\w+)'"
+)
+_SELECT_ONLY_ON = (
+    (
+        re.compile(r"(kqueue|kevent|KQ_\w+)$"),
+        ("darwin", "freebsd", "openbsd", "netbsd"),
+        "BSD and macOS",
+    ),
+    (re.compile(r"devpoll$"), ("sunos",), "Solaris"),
+    (re.compile(r"(epoll|EPOLL\w+)$"), ("linux",), "Linux"),
+)
 # Import names that differ from their dist's name, for telling a required dist from an optional one.
 _DIST_OF = {
     "yaml": "pyyaml",
@@ -240,6 +255,17 @@ def declared(dist):
 CHANGED = frozenset(canonical_name(e["name"]) for e in SPEC["expect"])
 
 
+def _select_only_elsewhere(error):
+    """(name, why) when `error` is a name `select` has on other platforms only."""
+    found = _SELECT_NAME.search(error)
+    name = found and (found.group(1) or found.group(2))
+    for pattern, platforms, where in _SELECT_ONLY_ON if name else ():
+        if pattern.match(name) and not sys.platform.startswith(platforms):
+            why = "`select.%s` exists only on %s (a name for another platform)"
+            return "select." + name, why % (name, where)
+    return None
+
+
 def optional_reason(installed, job, result):
     """(what is missing, why) when a failed import needs what this environment does not have and
     the importer does not require: a module for another platform, a dist the importer declares only
@@ -252,6 +278,9 @@ def optional_reason(installed, job, result):
             "needs Windows' ctypes (%s): a module for another platform"
             % windows.group(0),
         )
+    select_only = _select_only_elsewhere(result.get("error") or "")
+    if select_only:
+        return select_only
     through = _PLATFORM_NAME_FROM.search(result.get("error") or "")
     if through and not result.get("missing"):
         platform = _PLATFORM_ONLY.get(through.group(1))

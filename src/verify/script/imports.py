@@ -297,7 +297,7 @@ def module_files(dist, module):
 # warm parent (SERVER, below) run. `django_apps`: configure Django first (settings.configure() with
 # an in-memory database and these INSTALLED_APPS), for modules that need settings to import.
 IMPORT_ONE = r'''
-import ast, importlib, importlib.util, json, os, re, sys, traceback
+import ast, importlib, importlib.machinery, importlib.util, json, os, re, sys, traceback
 
 def _describe(exc):
     text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
@@ -490,9 +490,22 @@ def import_one(name, django_apps=None, first=()):
         return {"ok": False, "error": shown, "text": text, "frames": frames, "missing": missing,
                 "undefined": undefined if missing else None, "absent": bool(missing and _not_installed(missing)),
                 "tried": _tried_in_turn(exc, frames)}
-    return {"ok": True, "file": getattr(module, "__file__", None),
+    return {"ok": True, "file": getattr(module, "__file__", None) or _replaced_by(name, module),
             "path": list(getattr(module, "__path__", None) or []),
             "loader": _loader_file(module)}
+
+def _replaced_by(name, module):
+    # A module that puts another object in its place in `sys.modules` (Twisted's
+    # `twisted.internet.reactor` installs the reactor there): the file it was loaded from, found
+    # on its parent's path as the import found it.
+    if isinstance(module, type(sys)):
+        return None
+    parent = name.rpartition(".")[0]
+    path = getattr(sys.modules.get(parent), "__path__", None) if parent else None
+    if parent and path is None:
+        return None
+    spec = importlib.machinery.PathFinder.find_spec(name, path)
+    return getattr(spec, "origin", None) if spec is not None and spec.has_location else None
 
 def _loader_file(module):
     # A module without a file (a legacy alias an import hook serves, transformers 5's
