@@ -555,7 +555,11 @@ impl Inner {
 
     /// Metadata from the cache (immutable once fetched; files of a local index are read
     /// directly), else from the index in the order `metadata_fetch` documents; an sdist's
-    /// untrusted PKG-INFO ([`metadata_fetch::trusted`]) is an error either way.
+    /// untrusted PKG-INFO ([`metadata_fetch::trusted`]) is an error either way. A failure that
+    /// is the file's own and the same on every read ([`IndexError::to_cached`]: metadata
+    /// that does not parse or names another release, a refused shape, no PKG-INFO) is cached
+    /// beside it (`KEY#unusable`), so that the next run, `--offline` too, answers as this one
+    /// did; a failure a retry may cure (the network, a status, a hash mismatch) is not.
     async fn fetch_metadata(&self, key: &str, file: &DistFile) -> MetadataResult {
         if let Some(body) = self.cached_immutable(file, key)
             && let Ok(metadata) = metadata_fetch::check(file, &file.url, &body)
@@ -564,14 +568,29 @@ impl Inner {
             metadata_fetch::trusted(file, &metadata)?;
             return Ok(Arc::new(metadata));
         }
+        let unusable_key = format!("{key}#unusable");
+        if let Some(body) = self.cached_immutable(file, &unusable_key)
+            && let Some(err) = IndexError::from_cached(&body)
+        {
+            log::debug!("{}: unusable, from the cache: {err}", file.filename_str());
+            return Err(err);
+        }
         if self.offline && !is_local(file) {
             return Err(IndexError::Offline {
                 what: format!("the metadata of {}", file.filename_str()),
                 url: auth::redact(&file.url),
             });
         }
-        let (bytes, metadata, source) =
-            metadata_fetch::fetch(&self.client, file, &self.tail_hints).await?;
+        let fetched = metadata_fetch::fetch(&self.client, file, &self.tail_hints).await;
+        let (bytes, metadata, source) = match fetched {
+            Ok(fetched) => fetched,
+            Err(err) => {
+                if let Some(body) = err.to_cached() {
+                    self.store_immutable(file, unusable_key, &body);
+                }
+                return Err(err);
+            }
+        };
         log::debug!("{}: metadata from {source}", file.filename_str());
         // The headers only: the description is never read (`metadata::header_block`).
         self.store_immutable(file, key.to_string(), crate::metadata::header_block(&bytes));
