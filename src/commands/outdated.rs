@@ -89,17 +89,20 @@ pub(crate) fn run(args: &OutdatedSettings, printer: &Printer) -> miette::Result<
         return Ok(ExitStatus::Error);
     }
     // The first error, rendered with its help, says what to do; the rest are in the report.
-    let first = projects
-        .values()
-        .find_map(|r| r.as_ref().err().cloned())
-        .map(miette::Report::new);
-    if let Some(first) = first {
-        printer.warn(&format!(
-            "{} of {} packages could not be checked; the first error:",
-            report.errors.len(),
-            names.len()
-        ));
-        return Err(first);
+    let Some(first) = projects.values().find_map(|r| r.as_ref().err().cloned()) else {
+        return Ok(ExitStatus::Error);
+    };
+    printer.warn(&format!(
+        "{} of {} packages could not be checked; the first error:",
+        report.errors.len(),
+        names.len()
+    ));
+    if matches!(args.format, OutputFormat::Json) {
+        // stdout holds one document, the report, whose `errors` list them all: the first goes to
+        // stderr as `main` renders an error, with no error document after the report.
+        let clean = miette::Report::new(crate::terminal::clean(&first));
+        crate::printer::err_line(&format!("{clean:?}"));
+        return Ok(ExitStatus::Error);
     }
-    Ok(ExitStatus::Error)
+    Err(miette::Report::new(first))
 }

@@ -322,6 +322,61 @@ impl IndexError {
         )
     }
 
+    /// The cache body of an error that is the release file's own and the same on every read
+    /// of it, by any planner with the same settings (`None` for any other): its metadata does
+    /// not parse or names another release, no trusted metadata without a build, a shape
+    /// refused by a fixed cap. Such an error is cached with the file's metadata (the file is
+    /// immutable by its URL and hash), so that the next run, `--offline` too, gives the same
+    /// answer. Not a hash mismatch (the bytes received were not the file: a retry or another
+    /// mirror may serve the right ones, and nothing of a mismatch is cached), nor anything
+    /// [`IndexError::is_transient`] or set by a knob (a status, the network, a reply over a
+    /// size limit, a broken download).
+    pub(crate) fn to_cached(&self) -> Option<Vec<u8>> {
+        let cached = match self.clone() {
+            IndexError::Metadata { file, url, message } => {
+                Unusable::Metadata { file, url, message }
+            }
+            IndexError::MetadataMismatch {
+                file,
+                expected,
+                found,
+            } => Unusable::Mismatch {
+                file,
+                expected,
+                found,
+            },
+            IndexError::MetadataUnavailable { file, reason } => {
+                Unusable::Unavailable { file, reason }
+            }
+            IndexError::Refused { file, url, message } => Unusable::Refused { file, url, message },
+            _ => return None,
+        };
+        serde_json::to_vec(&cached).ok()
+    }
+
+    /// The error an [`IndexError::to_cached`] body holds; `None` when it does not parse (then
+    /// the file is read again).
+    pub(crate) fn from_cached(body: &[u8]) -> Option<IndexError> {
+        Some(match serde_json::from_slice(body).ok()? {
+            Unusable::Metadata { file, url, message } => {
+                IndexError::Metadata { file, url, message }
+            }
+            Unusable::Mismatch {
+                file,
+                expected,
+                found,
+            } => IndexError::MetadataMismatch {
+                file,
+                expected,
+                found,
+            },
+            Unusable::Unavailable { file, reason } => {
+                IndexError::MetadataUnavailable { file, reason }
+            }
+            Unusable::Refused { file, url, message } => IndexError::Refused { file, url, message },
+        })
+    }
+
     /// Whether retrying the same request might succeed (connection errors, timeouts, 429, 5xx).
     pub(crate) fn is_transient(&self) -> bool {
         match self {
@@ -329,5 +384,96 @@ impl IndexError {
             IndexError::Status { status, .. } => *status == 429 || *status >= 500,
             _ => false,
         }
+    }
+}
+
+/// An error as the cache keeps it ([`IndexError::to_cached`]) (JSON, tagged by `kind`). Its
+/// URLs are redacted already, as every URL in an [`IndexError`] is.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+enum Unusable {
+    Metadata {
+        file: String,
+        url: String,
+        message: String,
+    },
+    Mismatch {
+        file: String,
+        expected: String,
+        found: String,
+    },
+    Unavailable {
+        file: String,
+        reason: String,
+    },
+    Refused {
+        file: String,
+        url: String,
+        message: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IndexError;
+
+    /// Each permanent error comes back from its cache body as it was; an error a retry may
+    /// cure has no cache body.
+    #[test]
+    fn permanent_errors_round_trip_through_the_cache_and_others_are_not_kept() {
+        let s = |text: &str| text.to_string();
+        let permanent = [
+            IndexError::Metadata {
+                file: s("a-1.0-py3-none-any.whl"),
+                url: s("https://host/files/a-1.0-py3-none-any.whl.metadata"),
+                message: s("no `Version` field"),
+            },
+            IndexError::MetadataMismatch {
+                file: s("a-1.0-py3-none-any.whl"),
+                expected: s("a 1.0"),
+                found: s("b 2.0"),
+            },
+            IndexError::MetadataUnavailable {
+                file: s("a-1.0.tar.gz"),
+                reason: s("no PKG-INFO in the sdist"),
+            },
+            IndexError::Refused {
+                file: s("a-1.0-py3-none-any.whl"),
+                url: s("https://host/files/a-1.0-py3-none-any.whl"),
+                message: s("too many requirements"),
+            },
+        ];
+        for err in permanent {
+            let body = err.to_cached().unwrap();
+            let back = IndexError::from_cached(&body).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{err:?}"));
+        }
+        let transient = [
+            IndexError::Status {
+                url: s("https://host/files/a.metadata"),
+                status: 503,
+                context: String::new(),
+            },
+            IndexError::Network {
+                url: s("https://host/files/a.metadata"),
+                message: s("connection reset"),
+            },
+            IndexError::TimedOut {
+                url: s("https://host/files/a.metadata"),
+                message: s("deadline"),
+                knob: s("PLANNER_HTTP_TIMEOUT"),
+            },
+            IndexError::HashMismatch {
+                file: s("a-1.0-py3-none-any.whl"),
+                url: s("https://host/files/a-1.0-py3-none-any.whl"),
+                algorithm: s("sha256"),
+                expected: s("00"),
+                actual: s("11"),
+            },
+        ];
+        for err in transient {
+            assert!(err.to_cached().is_none(), "{err}");
+        }
+        assert!(IndexError::from_cached(b"{\"kind\": \"other\"}").is_none());
     }
 }

@@ -164,7 +164,8 @@ const OWN_SCAN: usize = 8;
 /// newest first, is `newest_allowed`; what the newest one read needs is `needs`, and what the
 /// newest one whose requirements are met breaks is `breaks`. A release whose metadata is
 /// unusable (its own fault: [`IndexError::is_release_level`]) ends the scan as the answer
-/// (checked against the dependents only); a read that fails (the network, a cache `--offline`
+/// (checked against the dependents only), unless what the index served for it failed an
+/// integrity check (a name or hash mismatch: passed over); a read that fails (the network, a cache `--offline`
 /// lacks) leaves the row without an answer and says why (`not_checked`).
 pub(crate) fn check_own_requirements(
     report: &mut OutdatedReport,
@@ -247,6 +248,10 @@ enum Fit {
     Breaks(AloneBreaks),
     /// Its metadata is unusable (the release's own fault: no metadata without a build).
     Unknown,
+    /// What the index served for it failed an integrity check ([`IndexError::is_suspect`]: a
+    /// hash or name mismatch, a refused shape): passed over, as the solver passes it over and
+    /// as the warning about it says ("the answer was reached without those releases").
+    Suspect,
     /// Its metadata could not be read (the network, a cache `--offline` lacks).
     Unread,
 }
@@ -277,6 +282,7 @@ fn scan_releases(
     let fit = |version: &Version, file: &DistFile, scan: &mut Scan| {
         let metadata = match index.metadata(project, file) {
             Ok(metadata) => metadata,
+            Err(err) if err.is_suspect() => return Fit::Suspect,
             Err(err) if err.is_release_level() => return Fit::Unknown,
             Err(err) => {
                 log::debug!("{} {version}: {err}", project.name);
@@ -345,7 +351,7 @@ fn scan_releases(
     scan.found = bisect_older(&older, |version, file| {
         match fit(version, file, &mut scan) {
             Fit::Fits => Some(true),
-            Fit::Unknown | Fit::Unread => None,
+            Fit::Unknown | Fit::Unread | Fit::Suspect => None,
             Fit::Needs(_) | Fit::Breaks(_) => Some(false),
         }
     });

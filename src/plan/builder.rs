@@ -128,13 +128,7 @@ impl<'a> PlanBuilder<'a> {
             return false;
         }
         let changes: Vec<Change> = planned
-            .dists
-            .iter()
-            .filter(|(name, dist)| {
-                self.inventory
-                    .get(name)
-                    .is_none_or(|d| d.version() != &dist.version)
-            })
+            .changed(self.inventory)
             .map(|(name, dist)| {
                 let from = self.inventory.get(name).map(|d| d.version().clone());
                 Change::asked(name, from, &dist.version, Vec::new())

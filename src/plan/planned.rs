@@ -10,6 +10,7 @@ use jiff::Timestamp;
 use pep440_rs::Version;
 use pep508_rs::{ExtraName, MarkerEnvironment, PackageName, Requirement};
 
+use crate::inventory::Inventory;
 use crate::solve::OverriddenEdge;
 
 /// One dist of a planned environment, as the solver chose it.
@@ -45,6 +46,29 @@ impl PlannedEnvironment {
         self.overridden
             .iter()
             .any(|edge| &edge.original.name == name)
+    }
+
+    /// The dists the plan adds or moves: not installed in `inventory`, or at another version.
+    pub(crate) fn changed<'a>(
+        &'a self,
+        inventory: &'a Inventory,
+    ) -> impl Iterator<Item = (&'a PackageName, &'a PlanDist)> + 'a {
+        self.dists
+            .iter()
+            .filter(|(name, dist)| Self::moves(inventory, name, dist))
+    }
+
+    /// Whether the plan adds or moves `name` (see [`Self::changed`]).
+    pub(crate) fn changes(&self, inventory: &Inventory, name: &PackageName) -> bool {
+        self.dists
+            .get(name)
+            .is_some_and(|dist| Self::moves(inventory, name, dist))
+    }
+
+    fn moves(inventory: &Inventory, name: &PackageName, dist: &PlanDist) -> bool {
+        inventory
+            .get(name)
+            .is_none_or(|installed| installed.version() != &dist.version)
     }
 }
 

@@ -16,6 +16,17 @@ pub(crate) trait Tree {
     fn text(&self, path: &str) -> Option<String>;
 }
 
+/// A [`Tree`] of texts by path, for the tests of the readers of a tree.
+#[cfg(test)]
+pub(crate) struct MemTree(pub(crate) std::collections::BTreeMap<&'static str, &'static str>);
+
+#[cfg(test)]
+impl Tree for MemTree {
+    fn text(&self, path: &str) -> Option<String> {
+        self.0.get(path).map(|t| (*t).to_string())
+    }
+}
+
 /// What one root file (and everything it includes) pins.
 #[derive(Debug, Default)]
 pub(crate) struct FileSet {
@@ -203,17 +214,9 @@ mod tests {
 
     use super::*;
 
-    struct Files(BTreeMap<&'static str, &'static str>);
-
-    impl Tree for Files {
-        fn text(&self, path: &str) -> Option<String> {
-            self.0.get(path).map(|t| (*t).to_string())
-        }
-    }
-
     #[test]
     fn follows_includes_inside_the_revision() {
-        let tree = Files(BTreeMap::from([
+        let tree = MemTree(BTreeMap::from([
             (
                 "app/requirements.txt",
                 "torch==2.11.0\nnumpy>=2\n-c ../pins/gpu.txt\n-r extra.txt\n",
@@ -259,7 +262,7 @@ mod tests {
 
     #[test]
     fn bad_lines_and_missing_includes_are_reported_with_their_line() {
-        let tree = Files(BTreeMap::from([
+        let tree = MemTree(BTreeMap::from([
             ("requirements.txt", "torch==2.11.0\n-c missing.txt\n"),
             ("constraints.txt", "ok==1\nnot a requirement!\n"),
         ]));

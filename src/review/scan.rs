@@ -444,19 +444,12 @@ fn installed_by(tree: &dyn Tree, path: &str, files: &[(String, bool)]) -> Contex
 mod tests {
     use std::collections::BTreeMap;
 
+    use super::requirements::MemTree;
     use super::*;
-
-    struct Files(BTreeMap<&'static str, &'static str>);
-
-    impl Tree for Files {
-        fn text(&self, path: &str) -> Option<String> {
-            self.0.get(path).map(|t| (*t).to_string())
-        }
-    }
 
     #[test]
     fn a_forced_pin_is_judged_with_what_earlier_steps_installed_from_files() {
-        let tree = Files(BTreeMap::from([
+        let tree = MemTree(BTreeMap::from([
             (
                 "docker/requirements.txt",
                 "torch==2.1.0\nxformers==0.0.22\nnumpy<2\n",

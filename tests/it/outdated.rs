@@ -52,8 +52,11 @@ fn small_venv(ctx: &TestContext) -> PathBuf {
     )
 }
 
+/// stdout as one JSON document, checked against docs/schemas/outdated.json.
 fn json(out: &str) -> serde_json::Value {
-    serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+    let doc = serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    crate::common::schema::assert_valid(&doc);
+    doc
 }
 
 #[test]
@@ -162,6 +165,78 @@ fn outdated_offline_needs_a_warm_cache() {
     assert_eq!(offline.code, Some(0), "{}", offline.stderr);
     assert_eq!(offline.stdout, warm.stdout);
     assert!(server.log().is_empty());
+}
+
+/// A release whose own metadata is unusable (here: it names another release; it does not
+/// parse) is passed over online, and `--offline` over the cache that run filled answers the
+/// same: the failure is cached with the file (immutable by its URL and hash). Before, it was
+/// not, and the offline run said "?" and exited 2 where the online run had answered.
+#[test]
+fn a_release_whose_metadata_is_unusable_is_passed_over_offline_too() {
+    let server = IndexServer::recorded();
+    // Pages that do not advertise the two releases' `.metadata` (whose hashes would not match
+    // the bodies below), so that the bodies are read and checked.
+    for (project, wheel) in [
+        ("requests", "requests-2.34.2-py3-none-any.whl"),
+        ("urllib3", "urllib3-2.6.3-py3-none-any.whl"),
+    ] {
+        let path = crate::common::index_server::testdata_index()
+            .join(format!("simple/{project}/index.json"));
+        let mut page: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        for file in page["files"].as_array_mut().unwrap() {
+            if file["filename"] == wheel {
+                file.as_object_mut().unwrap().remove("core-metadata");
+                file.as_object_mut().unwrap().remove("dist-info-metadata");
+            }
+        }
+        server.fault(
+            &format!("/simple/{project}/"),
+            Fault::Body(serde_json::to_vec(&page).unwrap()),
+        );
+    }
+    server.fault(
+        "/files/requests-2.34.2-py3-none-any.whl.metadata",
+        Fault::Body(b"Metadata-Version: 2.1\nName: requests\nVersion: 2.34.1\n".to_vec()),
+    );
+    server.fault(
+        "/files/urllib3-2.6.3-py3-none-any.whl.metadata",
+        Fault::Body(b"Metadata-Version: 2.1\nName: urllib3\n".to_vec()),
+    );
+    let ctx = TestContext::new();
+    let venv = small_venv(&ctx);
+    let args = |offline: bool| {
+        let mut args = vec![
+            "outdated",
+            "--venv",
+            venv.to_str().unwrap(),
+            "--python-platform",
+            "x86_64-manylinux_2_28",
+        ];
+        if offline {
+            args.push("--offline");
+        }
+        args
+    };
+    let url = server.url();
+    let online = ctx.run(&[&args(false)[..], &["--index-url", &url]].concat());
+    planner_snapshot!(ctx, "unusable_metadata_online", online);
+    assert_eq!(
+        server
+            .requests("/files/requests-2.34.2-py3-none-any.whl.metadata")
+            .len(),
+        1,
+        "the unusable metadata was read online"
+    );
+    server.clear_log();
+    let offline = ctx.run(&[&args(true)[..], &["--index-url", &url]].concat());
+    assert_eq!(
+        (offline.code, &offline.stdout),
+        (online.code, &online.stdout),
+        "{}",
+        offline.stderr
+    );
+    assert!(server.log().is_empty(), "{:?}", server.log());
 }
 
 #[test]
@@ -641,14 +716,6 @@ fn hostile_fields_from_the_index_and_the_venv_are_escaped() {
               "error": "invalid project page http://127.0.0.1:[PORT]/simple/urllib3/: repository API version \\u{1b}]0;title\\u{7}2.0\\u{a}error: forged is not supported (only 1.x)"
             }
           ]
-        }
-        {
-          "schema": "planner-error/1",
-          "exit_code": 2,
-          "message": "invalid project page http://127.0.0.1:[PORT]/simple/requests/: invalid project name `\\u{1b}[2Jevil\\u{a}error: forged line`: Not a valid package or extra name: \"\\u{1b}[2Jevil\\u{a}error: forged line\". Names must start and end with a letter or digit and may only contain -, _, ., and alphanumeric characters.",
-          "code": "planner::index::invalid_page",
-          "help": "the index served a page that is not a valid simple-repository page (PEP 503/691)",
-          "causes": []
         }
 
         ----- stderr -----

@@ -22,7 +22,7 @@ use tokio::sync::OnceCell;
 
 use super::auth::{self, AuthStore, SecretUrl};
 use super::build::{self, BuildSettings, Builds, BuiltSdist};
-use super::cache::{Bucket, Cache, EntryMeta};
+use super::cache::{Body, Bucket, Cache, EntryMeta};
 use super::client::Client;
 use super::parse::{self, ProjectPage};
 use super::progress::Progress;
@@ -471,11 +471,7 @@ impl Inner {
 
     /// One release's metadata, fetched once per run (keyed by URL and sha256).
     async fn metadata(self: Arc<Self>, project: PackageName, file: DistFile) -> MetadataResult {
-        let key = format!(
-            "{}#{}",
-            auth::redact(&file.url),
-            file.hashes.get("sha256").unwrap_or("")
-        );
+        let key = immutable_key(&file, "");
         let cell = {
             let mut map = self.metadata.lock().unwrap_or_else(|e| e.into_inner());
             map.entry(key.clone()).or_default().clone()
@@ -500,62 +496,35 @@ impl Inner {
     /// A wheel's file list: from the cache (immutable per URL and hash), else by range reads
     /// (never `--offline`). A failure is `None`: the list only adds a warning to a plan.
     async fn wheel_members(&self, file: DistFile) -> Option<Vec<String>> {
-        let key = format!(
-            "{}#{}#members",
-            auth::redact(&file.url),
-            file.hashes.get("sha256").unwrap_or("")
-        );
-        let local = file.url.as_str().starts_with("file:");
-        if !self.refresh
-            && !local
-            && let Some((_, body)) = self.cache.read(Bucket::Metadata, &key)
-        {
+        let key = immutable_key(&file, "#members");
+        if let Some(body) = self.cached_immutable(&file, &key) {
             let text = String::from_utf8_lossy(&body);
             return Some(text.lines().map(str::to_string).collect());
         }
-        if self.offline && !local {
+        if self.offline && !is_local(&file) {
             return None;
         }
         let members = metadata_fetch::wheel_members(&self.client, &file)
             .await
             .ok()?;
-        if !local {
-            let fetched_at = crate::clock::now().as_second();
-            let meta = entry(key, None, fetched_at, u64::MAX / 4);
-            off_runtime(|| {
-                self.cache
-                    .write(Bucket::Metadata, meta, members.join("\n").as_bytes())
-            });
-        }
+        self.store_immutable(&file, key, members.join("\n").as_bytes());
         Some(members)
     }
 
     /// One member of a wheel: from the cache (immutable per URL, hash and path), else by range
     /// reads (never `--offline`). A failure is `None`: the member only informs a risk factor.
     async fn wheel_member(&self, file: DistFile, path: &str, cap: u64) -> Option<Vec<u8>> {
-        let key = format!(
-            "{}#{}#member#{path}",
-            auth::redact(&file.url),
-            file.hashes.get("sha256").unwrap_or("")
-        );
-        let local = file.url.scheme() == "file";
-        if !self.refresh
-            && !local
-            && let Some((_, body)) = self.cache.read(Bucket::Metadata, &key)
-        {
+        let key = immutable_key(&file, &format!("#member#{path}"));
+        if let Some(body) = self.cached_immutable(&file, &key) {
             return Some(body.to_vec());
         }
-        if self.offline && !local {
+        if self.offline && !is_local(&file) {
             return None;
         }
         let bytes = metadata_fetch::wheel_member(&self.client, &file, path, cap)
             .await
             .ok()??;
-        if !local {
-            let fetched_at = crate::clock::now().as_second();
-            let meta = entry(key, None, fetched_at, u64::MAX / 4);
-            off_runtime(|| self.cache.write(Bucket::Metadata, meta, &bytes));
-        }
+        self.store_immutable(&file, key, &bytes);
         Some(bytes)
     }
 
@@ -568,69 +537,103 @@ impl Inner {
         prefix: &str,
         cap: u64,
     ) -> Option<Vec<(String, Vec<u8>)>> {
-        let key = format!(
-            "{}#{}#under#{prefix}",
-            auth::redact(&file.url),
-            file.hashes.get("sha256").unwrap_or("")
-        );
-        let local = file.url.scheme() == "file";
-        if !self.refresh
-            && !local
-            && let Some((_, body)) = self.cache.read(Bucket::Metadata, &key)
+        let key = immutable_key(&file, &format!("#under#{prefix}"));
+        if let Some(body) = self.cached_immutable(&file, &key)
             && let Some(members) = decode_members(&body)
         {
             return Some(members);
         }
-        if self.offline && !local {
+        if self.offline && !is_local(&file) {
             return None;
         }
         let members = metadata_fetch::wheel_members_under(&self.client, &file, prefix, cap)
             .await
             .ok()?;
-        if !local {
-            let fetched_at = crate::clock::now().as_second();
-            let meta = entry(key, None, fetched_at, u64::MAX / 4);
-            let body = encode_members(&members);
-            off_runtime(|| self.cache.write(Bucket::Metadata, meta, &body));
-        }
+        self.store_immutable(&file, key, &encode_members(&members));
         Some(members)
     }
 
     /// Metadata from the cache (immutable once fetched; files of a local index are read
     /// directly), else from the index in the order `metadata_fetch` documents; an sdist's
-    /// untrusted PKG-INFO ([`metadata_fetch::trusted`]) is an error either way.
+    /// untrusted PKG-INFO ([`metadata_fetch::trusted`]) is an error either way. A failure that
+    /// is the file's own and the same on every read ([`IndexError::to_cached`]: metadata
+    /// that does not parse or names another release, a refused shape, no PKG-INFO) is cached
+    /// beside it (`KEY#unusable`), so that the next run, `--offline` too, answers as this one
+    /// did; a failure a retry may cure (the network, a status, a hash mismatch) is not.
     async fn fetch_metadata(&self, key: &str, file: &DistFile) -> MetadataResult {
-        let local = file.url.as_str().starts_with("file:");
-        if !self.refresh
-            && !local
-            && let Some((_, body)) = self.cache.read(Bucket::Metadata, key)
+        if let Some(body) = self.cached_immutable(file, key)
             && let Ok(metadata) = metadata_fetch::check(file, &file.url, &body)
         {
             log::debug!("{}: metadata from the cache", file.filename_str());
             metadata_fetch::trusted(file, &metadata)?;
             return Ok(Arc::new(metadata));
         }
-        if self.offline && !local {
+        let unusable_key = format!("{key}#unusable");
+        if let Some(body) = self.cached_immutable(file, &unusable_key)
+            && let Some(err) = IndexError::from_cached(&body)
+        {
+            log::debug!("{}: unusable, from the cache: {err}", file.filename_str());
+            return Err(err);
+        }
+        if self.offline && !is_local(file) {
             return Err(IndexError::Offline {
                 what: format!("the metadata of {}", file.filename_str()),
                 url: auth::redact(&file.url),
             });
         }
-        let (bytes, metadata, source) =
-            metadata_fetch::fetch(&self.client, file, &self.tail_hints).await?;
+        let fetched = metadata_fetch::fetch(&self.client, file, &self.tail_hints).await;
+        let (bytes, metadata, source) = match fetched {
+            Ok(fetched) => fetched,
+            Err(err) => {
+                if let Some(body) = err.to_cached() {
+                    self.store_immutable(file, unusable_key, &body);
+                }
+                return Err(err);
+            }
+        };
         log::debug!("{}: metadata from {source}", file.filename_str());
-        if !local {
-            let fetched_at = crate::clock::now().as_second();
-            let meta = entry(key.to_string(), None, fetched_at, u64::MAX / 4);
-            // The headers only: the description is never read (`metadata::header_block`).
-            let headers = crate::metadata::header_block(&bytes);
-            off_runtime(|| self.cache.write(Bucket::Metadata, meta, headers));
-        }
+        // The headers only: the description is never read (`metadata::header_block`).
+        self.store_immutable(file, key.to_string(), crate::metadata::header_block(&bytes));
         // After the write: an sdist's PKG-INFO that cannot be trusted is cached too (the file
         // never changes), so the next run gives the same answer without fetching the sdist.
         metadata_fetch::trusted(file, &metadata)?;
         Ok(Arc::new(metadata))
     }
+
+    /// The cache entry `key` of a read of `file` that never changes (its metadata, members,
+    /// ...: [`immutable_key`]); `None` under `--refresh` and for a local index's file (read
+    /// directly, never cached).
+    fn cached_immutable(&self, file: &DistFile, key: &str) -> Option<Body> {
+        if self.refresh || is_local(file) {
+            return None;
+        }
+        self.cache.read(Bucket::Metadata, key).map(|(_, body)| body)
+    }
+
+    /// Cache `body` as the entry `key` of a read of `file` that never changes (it never
+    /// expires); nothing for a local index's file.
+    fn store_immutable(&self, file: &DistFile, key: String, body: &[u8]) {
+        if is_local(file) {
+            return;
+        }
+        let meta = entry(key, None, crate::clock::now().as_second(), u64::MAX / 4);
+        off_runtime(|| self.cache.write(Bucket::Metadata, meta, body));
+    }
+}
+
+/// The cache key of a read of `file` that never changes: its redacted URL and sha256 (the file
+/// is immutable by both), then what was read (`""` for its metadata, `#members`, ...).
+fn immutable_key(file: &DistFile, what: &str) -> String {
+    format!(
+        "{}#{}{what}",
+        auth::redact(&file.url),
+        file.hashes.get("sha256").unwrap_or("")
+    )
+}
+
+/// Whether `file` is a local index's (read directly, never cached).
+fn is_local(file: &DistFile) -> bool {
+    file.url.scheme() == "file"
 }
 
 /// Blocking work on a runtime worker (parsing a fresh page, writing and syncing a cache

@@ -325,13 +325,22 @@ fn status_error(url: &Url, status: u16, name: &str) -> IndexError {
     }
 }
 
-/// Parse metadata bytes and check they describe `file`.
+/// Parse metadata bytes and check they describe `file`. Metadata over the size limit is the
+/// [`IndexError::TooLarge`] that a `.metadata` reply over it is (the limit is a setting, so it
+/// is not the release's own fault: [`IndexError::to_cached`]).
 pub(crate) fn check(file: &DistFile, url: &Url, bytes: &[u8]) -> Result<CoreMetadata, IndexError> {
     let metadata = CoreMetadata::parse(bytes).map_err(|e| match e {
         crate::metadata::MetadataError::TooManyRequirements { .. } => IndexError::Refused {
             file: file.filename_str(),
             url: redact(url),
             message: e.to_string(),
+        },
+        crate::metadata::MetadataError::TooLarge { size, limit } => IndexError::TooLarge {
+            url: redact(url),
+            what: format!("the metadata of {}", file.filename_str()),
+            limit: limit as u64,
+            seen: format!("{size} bytes"),
+            hint: "PLANNER_MAX_METADATA_BYTES raises the limit".to_string(),
         },
         e => IndexError::Metadata {
             file: file.filename_str(),

@@ -121,13 +121,7 @@ impl Proposer<'_> {
         planned: &PlannedEnvironment,
     ) -> Vec<FailingCheck> {
         planned
-            .dists
-            .iter()
-            .filter(|(name, dist)| {
-                self.inventory
-                    .get(name)
-                    .is_none_or(|d| d.version() != &dist.version)
-            })
+            .changed(self.inventory)
             .flat_map(|(name, dist)| {
                 self.builder
                     .failing_version_checks(name, &dist.version, planned, &self.evidence)

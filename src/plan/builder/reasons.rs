@@ -186,13 +186,7 @@ impl PlanBuilder<'_> {
     fn derived_reasons(&self, name: &PackageName, spec: &PlanSpec<'_>) -> Vec<Reason> {
         let markers = &self.inventory.environment.markers;
         let planned = &spec.planned.dists;
-        let changed = |n: &PackageName| {
-            planned.get(n).is_some_and(|d| {
-                self.inventory
-                    .get(n)
-                    .is_none_or(|i| i.version() != &d.version)
-            })
-        };
+        let changed = |n: &PackageName| spec.planned.changes(self.inventory, n);
         let mut frontier: BTreeSet<&PackageName> = spec
             .targets
             .iter()

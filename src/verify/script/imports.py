@@ -435,10 +435,11 @@ def _tried_in_turn(exc, frames):
     return names if named and all(_not_installed(n) for n in names) else None
 
 
-def _missing(exc, frames, depth=0, line=""):
+def _missing(exc, frames, depth=0, line="", tried=False):
     """The module this environment lacks that made the import fail: a ModuleNotFoundError's
     (also one re-raised as a subclass without `name`, as etils does), or the module whose absence
-    left a name undefined (`cannot import name`, `NameError`); else None."""
+    left a name undefined (`cannot import name`, `NameError`); else None. `tried`: what
+    `_tried_in_turn(exc, frames)` gave, where the caller has it already (False: not computed)."""
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         return exc.name, None
     if isinstance(exc, ImportError):
@@ -461,7 +462,8 @@ def _missing(exc, frames, depth=0, line=""):
             found = _absent_behind(frames[-1], name)
             if found:
                 return found, name
-    tried = _tried_in_turn(exc, frames)
+    if tried is False:
+        tried = _tried_in_turn(exc, frames)
     if tried:
         return tried[0], None
     # An ImportError of its own raised while handling one (`except ImportError as err: raise
@@ -486,10 +488,11 @@ def import_one(name, django_apps=None, first=()):
         shown, text = _describe(exc)
         summary = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
         frames = [f.filename for f in summary]
-        missing, undefined = _missing(exc, frames, line=summary[-1].line if summary else "")
+        tried = _tried_in_turn(exc, frames)
+        missing, undefined = _missing(exc, frames, line=summary[-1].line if summary else "", tried=tried)
         return {"ok": False, "error": shown, "text": text, "frames": frames, "missing": missing,
                 "undefined": undefined if missing else None, "absent": bool(missing and _not_installed(missing)),
-                "tried": _tried_in_turn(exc, frames)}
+                "tried": tried}
     return {"ok": True, "file": getattr(module, "__file__", None) or _replaced_by(name, module),
             "path": list(getattr(module, "__path__", None) or []),
             "loader": _loader_file(module)}
