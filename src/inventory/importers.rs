@@ -11,8 +11,10 @@
 //! plan that changes Jinja2 affects transformers. A compiled extension module counts too: the
 //! installed top-level module names it holds as whole strings, as its code passes them to
 //! `PyImport_ImportModule` (duckdb 0.8.1's extension names `pyarrow.dataset`, though duckdb
-//! does not require pyarrow), read up to a size cap ([`super::extensions::module_names_in`]: a
-//! name the compiler split up is not seen). A dotted name counts where it is a module the other
+//! does not require pyarrow), read up to a size cap ([`super::extensions::module_names_in`]), and
+//! the installed modules whose names its code builds from a 16-byte constant and immediate
+//! operands ([`super::assembled`]: duckdb 0.8.1's `pandas.core.arrays.arrow.dtype`, which no
+//! string holds). A dotted name counts where it is a module the other
 //! dist ships; a bare one (`numpy`) only where the dist declares the other in its requirements,
 //! extras included: a bare word is as often an attribute or keyword name (`attr` in h5py's
 //! `h5o` extension), so duckdb's bare `polars` is not seen.
