@@ -168,10 +168,10 @@ const MIN_BARE_NAME: usize = 3;
 /// fill a binary's tables of codes (duckdb 0.8.1 holds `pil`, `pip`, `pis` among its locale
 /// codes, and does not import pip); a dotted name counts at any length.
 ///
-/// What a compiler does not keep as one C string is not seen: duckdb 0.8.1 imports
+/// What a compiler does not keep as one C string is not seen here: duckdb 0.8.1 imports
 /// `pandas.core.arrays.arrow.dtype` (gone in pandas 2.1), but its compiled code builds that name
 /// from a 16-byte constant (`pandas.core.arra`) and immediate operands, so no whole string holds
-/// it, nor `pandas` alone. The policy's `pandas-duckdb-scan` smoke test is what catches that break.
+/// it, nor `pandas` alone; [`extension_module_names`] reads those through [`super::assembled`].
 pub(crate) fn module_names_in(bytes: &[u8], tops: &dyn Fn(&str) -> bool) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut start = 0;
@@ -198,12 +198,50 @@ pub(crate) fn module_names_in(bytes: &[u8], tops: &dyn Fn(&str) -> bool) -> BTre
     out
 }
 
-/// Each extension module of `dist` (its path in `RECORD`) with the module names it holds whose
-/// first part `tops` accepts ([`module_names_in`]); those holding none are left out.
+/// A module name an extension module builds in code instead of holding it as a C string
+/// ([`super::assembled`]), and where a user sees it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Built {
+    /// The module (`pandas.core.arrays.arrow.dtype`).
+    pub module: String,
+    /// The 16-byte constant it starts with (`pandas.core.arra`).
+    pub head: String,
+    /// That constant's address.
+    pub head_at: u64,
+    /// The address of the code that loads the constant and builds the rest.
+    pub load_at: u64,
+}
+
+impl std::fmt::Display for Built {
+    /// `` code at 0x1ba60b0 builds `pandas.core.arrays.arrow.dtype` from `pandas.core.arra` at
+    /// 0x244ee90 and immediate operands ``.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "code at {:#x} builds `{}` from `{}` at {:#x} and immediate operands",
+            self.load_at, self.module, self.head, self.head_at
+        )
+    }
+}
+
+/// The modules installed dists ship whose names start with a 16-byte constant (the candidates an
+/// [`super::assembled::Assembly`] may build: [`super::assembled::modules_starting`]).
+pub(crate) type Shipped<'a> = &'a dyn Fn(&str) -> Vec<String>;
+
+/// What one extension module names: its path in `RECORD`, the module names it holds whose first
+/// part `tops` accepts (whole strings, [`module_names_in`], and those it builds in code), and
+/// how it builds the latter.
+pub(crate) type ExtensionNames = (String, BTreeSet<String>, Vec<Built>);
+
+/// Each extension module of `dist` with the module names it holds whose first part `tops`
+/// accepts: whole strings ([`module_names_in`]) and the modules `shipped` lists that its code
+/// builds from a 16-byte constant and immediate operands ([`super::assembled`]: duckdb 0.8.1's
+/// `pandas.core.arrays.arrow.dtype`); those holding none are left out.
 pub(crate) fn extension_module_names(
     dist: &InstalledDist,
     tops: &dyn Fn(&str) -> bool,
-) -> Vec<(String, BTreeSet<String>)> {
+    shipped: Shipped<'_>,
+) -> Vec<ExtensionNames> {
     if dist.format != DistFormat::DistInfo {
         return Vec::new();
     }
@@ -215,10 +253,33 @@ pub(crate) fn extension_module_names(
         .into_iter()
         .filter(|path| is_extension_module(path))
         .filter_map(|path| {
-            let names = module_names_in(&read_extension(site, &path)?, tops);
-            (!names.is_empty()).then_some((path, names))
+            let bytes = read_extension(site, &path)?;
+            let mut names = module_names_in(&bytes, tops);
+            let built = built_names(&bytes, tops, shipped);
+            names.extend(built.iter().map(|b| b.module.clone()));
+            (!names.is_empty()).then_some((path, names, built))
         })
         .collect()
+}
+
+/// The modules `shipped` lists that an extension module's code builds ([`super::assembled`]),
+/// each once, at the first place that builds it.
+fn built_names(bytes: &[u8], tops: &dyn Fn(&str) -> bool, shipped: Shipped<'_>) -> Vec<Built> {
+    let mut out: Vec<Built> = Vec::new();
+    for place in super::assembled::assemblies(bytes, tops) {
+        for module in shipped(&place.head) {
+            if place.builds(&module) && out.iter().all(|b| b.module != module) {
+                out.push(Built {
+                    module,
+                    head: place.head.clone(),
+                    head_at: place.head_at,
+                    load_at: place.load_at,
+                });
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 /// Whether `path` is a Python extension module (`duckdb/duckdb.cpython-311-x86_64-linux-gnu.so`,

@@ -11,8 +11,10 @@
 //! plan that changes Jinja2 affects transformers. A compiled extension module counts too: the
 //! installed top-level module names it holds as whole strings, as its code passes them to
 //! `PyImport_ImportModule` (duckdb 0.8.1's extension names `pyarrow.dataset`, though duckdb
-//! does not require pyarrow), read up to a size cap ([`super::extensions::module_names_in`]: a
-//! name the compiler split up is not seen). A dotted name counts where it is a module the other
+//! does not require pyarrow), read up to a size cap ([`super::extensions::module_names_in`]), and
+//! the installed modules whose names its code builds from a 16-byte constant and immediate
+//! operands ([`super::assembled`]: duckdb 0.8.1's `pandas.core.arrays.arrow.dtype`, which no
+//! string holds). A dotted name counts where it is a module the other
 //! dist ships; a bare one (`numpy`) only where the dist declares the other in its requirements,
 //! extras included: a bare word is as often an attribute or keyword name (`attr` in h5py's
 //! `h5o` extension), so duckdb's bare `polars` is not seen.
@@ -28,7 +30,7 @@ use std::sync::{Mutex, OnceLock};
 
 use pep508_rs::PackageName;
 
-use super::extensions::extension_module_names;
+use super::extensions::{Built, extension_module_names};
 use super::imports::{ImportStatement, import_time_statements, imported_modules, read_installed};
 use super::module_files::has_module;
 use super::{InstalledDist, Inventory};
@@ -45,14 +47,19 @@ pub(crate) struct ImportEvidence {
     /// The importing file, as `RECORD` lists it.
     pub file: String,
     /// The statement's first line (1-based); 0: `file` is a compiled extension module holding
-    /// the module's name as a string.
+    /// the module's name as a string, or building it in code (`built`).
     pub line: usize,
+    /// How the extension module's code builds the name, where it holds no string of it.
+    pub built: Option<Built>,
 }
 
 impl ImportEvidence {
     /// `file, line N`: where a user sees the import; for a compiled extension module, the file
     /// and the name it holds.
     pub(crate) fn cite(&self) -> String {
+        if let Some(built) = &self.built {
+            return format!("{}, a compiled extension module whose {built}", self.file);
+        }
         if self.line == 0 {
             return format!(
                 "{}, a compiled extension module that names `{}`",
@@ -72,8 +79,10 @@ struct Source {
     path: String,
     /// The top-level modules its import lines (or its strings) name.
     tops: BTreeSet<String>,
-    /// An extension module's whole module names (`pyarrow.dataset`).
+    /// An extension module's whole module names (`pyarrow.dataset`) and those it builds.
     names: BTreeSet<String>,
+    /// How it builds the latter (`pandas.core.arrays.arrow.dtype` in duckdb 0.8.1's).
+    built: Vec<Built>,
 }
 
 /// One dist's files that name modules: its `.py` files in path order, then its extension modules.
@@ -166,6 +175,7 @@ impl ImportIndex {
                                 module: name.clone(),
                                 file: source.path.clone(),
                                 line: 0,
+                                built: source.built.iter().find(|b| &b.module == name).cloned(),
                             });
                     }
                     continue;
@@ -181,11 +191,40 @@ impl ImportIndex {
                             module: statement.module.clone(),
                             file: path.clone(),
                             line: statement.line,
+                            built: None,
                         });
                 }
             }
         }
         out.into_values().collect()
+    }
+
+    /// The module names of `provider` that other installed dists' extension modules build in
+    /// code ([`Built`]: duckdb 0.8.1's `pandas.core.arrays.arrow.dtype`), each with the dist and
+    /// the extension module's path, in inventory order.
+    pub(crate) fn built_modules<'i>(
+        &self,
+        inventory: &'i Inventory,
+        provider: &PackageName,
+    ) -> Vec<(&'i InstalledDist, String, Built)> {
+        let Some(tops) = inventory.get(provider).map(|d| &d.top_level) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (dist, files) in inventory.dists.iter().zip(self.files(inventory)) {
+            if dist.name() == provider {
+                continue;
+            }
+            for source in files.iter().filter(|s| s.compiled && importable(&s.path)) {
+                for built in &source.built {
+                    let top = built.module.split('.').next().unwrap_or_default();
+                    if tops.iter().any(|t| t == top) {
+                        out.push((dist, source.path.clone(), built.clone()));
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// [`import_time_statements`] of `wanted` in the installed file `path` of `dist`, each file
@@ -227,7 +266,7 @@ fn read_all(inventory: &Inventory) -> Vec<DistFiles> {
                 let handle = scope.spawn(move || {
                     dists
                         .iter()
-                        .map(|dist| dist_files(dist, all_tops))
+                        .map(|dist| dist_files(dist, all_tops, inventory))
                         .collect::<Vec<_>>()
                 });
                 (handle, dists.len())
@@ -241,8 +280,12 @@ fn read_all(inventory: &Inventory) -> Vec<DistFiles> {
 }
 
 /// The files of `dist` that name modules: its `.py` files' import lines ([`imported_modules`]),
-/// then the installed top-level modules its extension modules name ([`extension_module_names`]).
-fn dist_files(dist: &InstalledDist, all_tops: &BTreeSet<String>) -> DistFiles {
+/// then the installed modules its extension modules name or build ([`extension_module_names`]).
+fn dist_files(
+    dist: &InstalledDist,
+    all_tops: &BTreeSet<String>,
+    inventory: &Inventory,
+) -> DistFiles {
     let mut files: DistFiles = imported_modules(dist)
         .into_iter()
         .map(|(path, tops)| Source {
@@ -250,10 +293,12 @@ fn dist_files(dist: &InstalledDist, all_tops: &BTreeSet<String>) -> DistFiles {
             path,
             tops,
             names: BTreeSet::new(),
+            built: Vec::new(),
         })
         .collect();
     let installed = |top: &str| all_tops.contains(top) && !dist.top_level.iter().any(|t| t == top);
-    for (path, names) in extension_module_names(dist, &installed) {
+    let shipped = |head: &str| shipped_under(inventory, head);
+    for (path, names, built) in extension_module_names(dist, &installed, &shipped) {
         files.push(Source {
             compiled: true,
             path,
@@ -262,10 +307,24 @@ fn dist_files(dist: &InstalledDist, all_tops: &BTreeSet<String>) -> DistFiles {
                 .map(|n| n.split('.').next().unwrap_or_default().to_string())
                 .collect(),
             names,
+            built,
         });
     }
     files.sort();
     files
+}
+
+/// The modules the installed dists that ship `head`'s top-level module hold whose names start
+/// with `head` ([`super::assembled::modules_starting`] over their `RECORD`s).
+pub(crate) fn shipped_under(inventory: &Inventory, head: &str) -> Vec<String> {
+    let top = head.split('.').next().unwrap_or(head);
+    inventory
+        .dists
+        .iter()
+        .filter(|d| d.top_level.iter().any(|t| t == top))
+        .filter_map(|d| super::record::inside_paths(&d.path))
+        .flat_map(|paths| super::assembled::modules_starting(&paths, head))
+        .collect()
 }
 
 /// Whether `dist` declares `provider` among its requirements, under any marker or extra. A bare

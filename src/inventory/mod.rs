@@ -5,6 +5,7 @@
 //! [`Environment`] (marker environment, wheel tags, Python version) and every installed
 //! distribution with its metadata. Nothing here ever writes into the environment.
 
+pub(crate) mod assembled;
 pub mod check;
 mod direct_url;
 mod discover;

@@ -5,6 +5,7 @@
 //! an index build, a yanked release, an accelerator-line switch: [`warnings`]) and turns it all
 //! into [`PlanFacts`] for the risk model ([`evidence`]).
 
+mod built;
 mod evidence;
 mod fallbacks;
 mod gencode;

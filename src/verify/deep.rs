@@ -23,11 +23,12 @@ use std::str::FromStr;
 use pep508_rs::PackageName;
 use serde::Serialize;
 
-use crate::inventory::InstalledDist;
 use crate::inventory::extensions::extension_module_names;
+use crate::inventory::importers::shipped_under;
 use crate::inventory::imports::{
     ImportGuard, import_uses_in, imported_modules, read_installed, unconditional_imports,
 };
+use crate::inventory::{InstalledDist, Inventory};
 use crate::risk::{Citation, FactorKind, RiskFactor, RiskScore};
 
 /// One module below the top level to import, and the evidence for it.
@@ -262,19 +263,21 @@ fn shared_namespace_imports(
 }
 
 /// The changed dists' modules below the top level that `dist`'s compiled extension modules name
-/// (duckdb 0.8.1's extension names `pyarrow.dataset`; a name its compiler split up, such as
-/// the `pandas.core.arrays.arrow.dtype` it imports, is not seen), keyed by the changed dist, each
-/// with the extension's file ([`extension_module_names`]).
+/// or build in code (duckdb 0.8.1's extension names `pyarrow.dataset` and builds
+/// `pandas.core.arrays.arrow.dtype` from a constant and immediate operands), keyed by the changed
+/// dist, each with the extension's file ([`extension_module_names`]).
 pub(crate) fn compiled_importing(
     dist: &InstalledDist,
     tops: &ChangedTops,
+    inventory: &Inventory,
 ) -> BTreeMap<PackageName, Vec<DeepModule>> {
     let mut theirs: BTreeMap<PackageName, Vec<DeepModule>> = BTreeMap::new();
     if tops.is_empty() {
         return theirs;
     }
     let wanted = |top: &str| tops.contains_key(top) && !dist.top_level.iter().any(|t| t == top);
-    for (file, names) in extension_module_names(dist, &wanted) {
+    let shipped = |head: &str| shipped_under(inventory, head);
+    for (file, names, _) in extension_module_names(dist, &wanted, &shipped) {
         for module in names.into_iter().filter(|n| n.contains('.')) {
             let changed = tops[module.split('.').next().unwrap_or_default()].clone();
             theirs.entry(changed.clone()).or_default().push(DeepModule {

@@ -432,7 +432,7 @@ fn read_deep_modules(
     let read = in_parallel(&work, |(dist, tops, theirs_too)| {
         let (own, theirs) = deep::importing_modules(dist, tops, &portions);
         let compiled = if *theirs_too {
-            deep::compiled_importing(dist, changed)
+            deep::compiled_importing(dist, changed, inventory)
         } else {
             BTreeMap::new()
         };

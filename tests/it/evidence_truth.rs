@@ -32,14 +32,21 @@ fn cases() -> Vec<serde_json::Value> {
 }
 
 /// The tiny wheels of a case, each file text given inline or as `@path` (a file of the
-/// repository, copied unchanged).
+/// repository, copied unchanged: one that is not UTF-8 text, a compiled stand-in, goes to
+/// `verify_world.py` as `{"base64": ...}`).
 fn wheels_of(case: &serde_json::Value) -> serde_json::Value {
+    use base64::Engine as _;
     let mut wheels = case["venv"]["wheels"].clone();
     for wheel in wheels.as_array_mut().unwrap() {
         for (_, text) in wheel["files"].as_object_mut().unwrap() {
             if let Some(path) = text.as_str().and_then(|t| t.strip_prefix('@')) {
-                let read = std::fs::read_to_string(repo_root().join(path)).unwrap();
-                *text = serde_json::Value::String(read);
+                let read = std::fs::read(repo_root().join(path)).unwrap();
+                *text = match String::from_utf8(read) {
+                    Ok(read) => serde_json::Value::String(read),
+                    Err(bytes) => serde_json::json!({
+                        "base64": base64::engine::general_purpose::STANDARD.encode(bytes.as_bytes())
+                    }),
+                };
             }
         }
     }

@@ -35,7 +35,12 @@ def make_wheel(name, version, requires, files):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         for path, text in files.items():
-            data = text.encode()
+            # a compiled stand-in comes as {"base64": ...}, text as itself
+            data = (
+                text.encode()
+                if isinstance(text, str)
+                else base64.b64decode(text["base64"])
+            )
             zf.writestr(path, data)
             digest = (
                 base64.urlsafe_b64encode(hashlib.sha256(data).digest())

@@ -106,9 +106,16 @@ impl PlanBuilder<'_> {
             .filter_map(|c| failing_of(c, &facts.name, to))
             .collect();
         let chained = self.chained(failing, planned, oracle);
+        let (sentences, citations, built) =
+            self.built_modules_gone(&facts.name, (from, to), planned, oracle);
+        missing.importers.extend(built);
+        missing.importers.sort();
+        missing.importers.dedup();
         facts.missing_imports = missing.sentences;
+        facts.missing_imports.extend(sentences);
         facts.missing_imports.extend(chained.sentences);
         facts.missing_citations = missing.citations;
+        facts.missing_citations.extend(citations);
         facts.missing_citations.extend(chained.citations);
         Importers {
             direct: missing.importers,
