@@ -17,7 +17,7 @@
 //! Bounded: at most [`ROUNDS`] rounds of tests (a solve that answers one may plan another release
 //! whose test fails), each test answered once.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use pep508_rs::{PackageName, Requirement};
 
@@ -150,7 +150,7 @@ impl Proposer<'_> {
             young_days: 0,
             kept_out: Vec::new(),
             along: Default::default(),
-            held: BTreeSet::new(),
+            held: BTreeMap::new(),
         };
         let tested = self.import_tested(&spec, &bounds, upgrade, None, (planned, plan))?;
         self.tested_plan(&tested, &bounds, upgrade, None)

@@ -155,8 +155,9 @@ struct Bounds {
     /// at or above it.
     along: BTreeMap<PackageName, Version>,
     /// Dists the safe layer keeps at their installed version because their planned release
-    /// breaks a dependent no release fixes inside the layer (another layer moves them).
-    held: BTreeSet<PackageName>,
+    /// breaks a dependent no release fixes inside the layer, each with those dependents: every
+    /// layer that frees neither keeps them there too (the layer that frees one moves them).
+    held: BTreeMap<PackageName, BTreeSet<PackageName>>,
 }
 
 /// One layer to solve: what is free of the safe layer's bounds.
@@ -187,7 +188,7 @@ impl Proposer<'_> {
             stacks,
             kept_out: Vec::new(),
             along: BTreeMap::new(),
-            held: BTreeSet::new(),
+            held: BTreeMap::new(),
         };
         bounds.young = self.young_releases(&bounds)?;
         let choice = self.request.layer;

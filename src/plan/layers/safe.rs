@@ -2,21 +2,24 @@
 //!
 //! In: the safe [`LayerSpec`] and the [`Bounds`]. Out: the safe layer's plan without module
 //! clashes (the dists it keeps out, as constraints every layer keeps), and without the breaks
-//! its own evidence predicts: the broken dependents taken along to their fixing releases, else
+//! its own evidence predicts: the broken dependents taken along to their fixing releases inside
+//! their major lines, else
 //! the changes that break them held at their installed versions, else a warning that it is not
 //! safe.
 
 use std::collections::BTreeSet;
 
+use pep440_rs::Version;
 use pep508_rs::{PackageName, Requirement};
 
 use super::solve::finish_layer;
-use super::{Bounds, LayerSpec};
+use super::{Bounds, LayerSpec, crosses_line};
 use crate::plan::alternatives::{ProposeError, Proposer};
 use crate::plan::clash::{self, Clash};
 use crate::plan::must_move::moves_with_reasons;
 use crate::plan::planned::PlannedEnvironment;
 use crate::plan::proposal::{Blocker, Plan};
+use crate::risk::FactorKind;
 
 /// A layer's solve and its plan.
 type Layered = (PlannedEnvironment, Plan);
@@ -52,7 +55,16 @@ impl Proposer<'_> {
         if safe.breaks.is_empty() {
             return Ok((first, safe));
         }
-        let fixes = self.light_fixes(&safe, bounds)?;
+        let mut fixes = self.light_fixes(&safe, bounds)?;
+        // A fix in a new major line is a major layer's move, not the safe layer's: duckdb 0.8.1
+        // -> 1.5.6 for pandas 2.3.3 would put a major jump in the layer titled "upgrades inside
+        // their major line", so pandas is held instead and the major-duckdb layer moves it.
+        fixes.retain(|name, fix| {
+            bounds
+                .installed
+                .get(name)
+                .is_none_or(|now| !crosses_line(now, fix))
+        });
         if !fixes.is_empty() {
             bounds.along = fixes.clone();
             let constraints = Self::layer_bounds(spec, bounds);
@@ -66,7 +78,10 @@ impl Proposer<'_> {
             }
             bounds.along.clear();
         }
-        bounds.held = safe.breaks.iter().map(|b| b.package.clone()).collect();
+        for b in &safe.breaks {
+            let dependents = bounds.held.entry(b.package.clone()).or_default();
+            dependents.insert(b.dependent.clone());
+        }
         let constraints = Self::layer_bounds(spec, bounds);
         match self.layer_build(spec, bounds, upgrade, None, constraints)? {
             Some((planned, mut plan)) if plan.breaks.is_empty() => {
@@ -200,7 +215,7 @@ fn carry_kept_out(first: &Plan, plan: &mut Plan) {
 /// installed dependent that no release fixes inside the layer.
 fn held_warnings(unsafe_plan: &Plan, bounds: &Bounds) -> Vec<String> {
     let mut out = Vec::new();
-    for name in &bounds.held {
+    for name in bounds.held.keys() {
         let (Some(installed), Some(to)) = (bounds.installed.get(name), unsafe_plan.pins.get(name))
         else {
             continue;
@@ -221,10 +236,30 @@ fn held_warnings(unsafe_plan: &Plan, bounds: &Bounds) -> Vec<String> {
         out.push(format!(
             "the safe layer keeps {name} at {installed}: {name} {to} would break {} (compiled \
              against, or importing, what {name} {to} no longer has), and no solution inside the \
-             safe layer moves {} to a release made for it",
+             safe layer moves {} to a release made for it in {} major line{}",
             broken.iter().cloned().collect::<Vec<_>>().join(", "),
             if broken.len() == 1 { "it" } else { "them" },
+            if broken.len() == 1 { "its" } else { "their" },
+            evidence_of(unsafe_plan, name, to),
         ));
     }
     out
+}
+
+/// The evidence the first safe solve gave for `name`'s break (its `import-target-missing` or
+/// `abi-break` factor), as "; the evidence: ..." (empty when it has none).
+fn evidence_of(unsafe_plan: &Plan, name: &PackageName, to: &Version) -> String {
+    let release = format!("{name} {to}");
+    unsafe_plan
+        .risk
+        .factors
+        .iter()
+        .find(|f| {
+            matches!(
+                f.kind,
+                FactorKind::ImportTargetMissing | FactorKind::AbiBreak
+            ) && f.detail.contains(&release)
+        })
+        .map(|f| format!("; the evidence: {}", f.detail))
+        .unwrap_or_default()
 }

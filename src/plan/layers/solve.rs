@@ -31,7 +31,9 @@ impl Proposer<'_> {
             .iter()
             .filter(|(name, _)| !spec.free.contains(*name))
             .map(|(name, version)| {
-                let held = spec.kind == LayerKind::Safe && bounds.held.contains(name);
+                let held = bounds.held.get(name).is_some_and(|dependents| {
+                    spec.kind == LayerKind::Safe || spec.free.is_disjoint(dependents)
+                });
                 if bounds.stacks.heavy.contains(name) || held {
                     return pin(name, version);
                 }
