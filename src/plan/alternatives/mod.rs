@@ -27,8 +27,9 @@
 //! forced, under `--allow-override`.
 //!
 //! Beside them, when every plan that moves a target leaves the installed accelerator line
-//! (CUDA 12 -> 13), **stay on the line**: the target's newest release that keeps it and meets
-//! its specifier ([`same_line`]), ranked before the switch; for a target with no line of its own (triton),
+//! (CUDA 12 -> 13, or 12 -> 11 for `torch<2.9`), **stay on the line**: the target's newest
+//! release that keeps it and meets its specifier, older than the installed one when the
+//! specifier asks so ([`same_line`]), ranked before the switch; for a target with no line of its own (triton),
 //! moved with the installed dists that carry the line, up to their newest release on it.
 //!
 //! Beside them, when the lowest-risk plan that delivers the request breaks installed dependents

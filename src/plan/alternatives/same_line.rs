@@ -8,6 +8,15 @@
 //! meeting its specifier (torch 2.10.0, which still requires the `-cu12` libraries), solved with
 //! the whole environment like the request as asked. The switch stays offered beside it; the
 //! ranking puts the plan that stays first.
+//!
+//! A specifier that excludes the installed release asks for older ones too: `propose 'torch<2.9'`
+//! on torch 2.9.1 solves to torch 2.0.1 on CUDA 11 (the installed `nvidia-nccl-cu12 2.27.5`
+//! preferred rules out every CUDA 12 torch below 2.9.1 one by one), while torch 2.8.0 stays on
+//! CUDA 12. The line is searched whole: its three newest releases pinned one by one, then one
+//! solve over the rest of it (`torch<2.9` with `sympy<1.13.3`: torch 2.6.0, the newest that
+//! pins `sympy==1.13.1`). The scan ends at the installed release, or for an older one where the
+//! line's releases end (torch 2.0.1, on CUDA 11, below 2.1.0); a name that carries its line
+//! (`nvidia-cudnn-cu12`) is not read for it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,8 +32,9 @@ use crate::solve::SolveError;
 
 impl Proposer<'_> {
     /// The plan that keeps the installed accelerator line, when every plan in `plans` that
-    /// moves a target leaves it; `None` otherwise, or when no release of a bare target newer
-    /// than the installed one stays on the line and solves.
+    /// moves a target leaves it; `None` otherwise, or when no release of a target that its
+    /// specifier allows (newer than the installed one for a bare target) stays on the line and
+    /// solves.
     pub(super) fn same_line(
         &self,
         bounds: &[Requirement],
@@ -44,25 +54,13 @@ impl Proposer<'_> {
         if !wanted || lines.is_empty() {
             return Ok(None);
         }
-        let mut candidates = BTreeMap::new();
-        for target in targets {
-            let found = self.releases_on_lines_meeting(target, &lines)?;
-            if !found.on.is_empty() {
-                candidates.insert(target.name.clone(), found);
-            }
-        }
+        let candidates = self.line_candidates(&lines, RELEASES_PINNED)?;
         if candidates.is_empty() {
             return self.same_line_with_carriers(bounds, upgrade, &lines);
         }
-        // Targets with a line of their own (torch) are the ones held to it; the others
-        // (`sympy<1.13.3` beside `torch<2.9`) are left to the solver, unless none has one
-        // (triton alone: its release decides torch's).
-        if candidates.values().any(|found| found.lined) {
-            candidates.retain(|_, found| found.lined);
-        }
         // The newest few pinned one by one, newest first (the newest that solves is the plan).
         let deepest = candidates.values().map(|f| f.on.len()).max().unwrap_or(0);
-        for round in 0..RELEASES_PINNED.min(deepest) {
+        for round in 0..deepest {
             let mut asked: Vec<Requirement> = targets
                 .iter()
                 .map(|t| match candidates.get(&t.name) {
@@ -75,18 +73,43 @@ impl Proposer<'_> {
                 return Ok(Some(plan));
             }
         }
-        // Deeper on the line: one solve over the rest of its releases.
-        if deepest > RELEASES_PINNED {
+        // Deeper on the line (read only now): one solve over the rest of its releases.
+        if deepest == RELEASES_PINNED {
+            let candidates = self.line_candidates(&lines, usize::MAX)?;
             let mut asked = targets.clone();
             asked.extend(
                 (candidates.iter()).filter_map(|(name, found)| found.deeper(name, RELEASES_PINNED)),
             );
             asked.extend(bounds.iter().cloned());
-            if let Some(plan) = self.same_line_plan(&asked, upgrade, &lines, vec![])? {
+            if asked.len() > targets.len() + bounds.len()
+                && let Some(plan) = self.same_line_plan(&asked, upgrade, &lines, vec![])?
+            {
                 return Ok(Some(plan));
             }
         }
         self.same_line_with_carriers(bounds, upgrade, &lines)
+    }
+
+    /// Each target's releases on the installed line (`wanted` at most), by name. Targets with a
+    /// line of their own (torch) are the ones held to it; the others (`sympy<1.13.3` beside
+    /// `torch<2.9`) are left to the solver, unless none has one (triton alone: its release
+    /// decides torch's).
+    fn line_candidates(
+        &self,
+        lines: &BTreeSet<u32>,
+        wanted: usize,
+    ) -> Result<BTreeMap<PackageName, LineReleases>, ProposeError> {
+        let mut candidates = BTreeMap::new();
+        for target in &self.request.targets {
+            let found = self.releases_on_lines_meeting(target, lines, wanted)?;
+            if !found.on.is_empty() {
+                candidates.insert(target.name.clone(), found);
+            }
+        }
+        if candidates.values().any(|found| found.lined) {
+            candidates.retain(|_, found| found.lined);
+        }
+        Ok(candidates)
     }
 
     /// The same-line plan for a target with no line of its own (triton, which torch 2.9.1 pins
@@ -221,7 +244,7 @@ impl Proposer<'_> {
         Ok(found.on)
     }
 
-    /// [`Self::releases_on_lines`] for a target, every one on the line: only the releases its
+    /// [`Self::releases_on_lines`] for a target: only the releases its
     /// version specifier allows (`triton==3.6.0`: 3.6.0 or none), all of them for a bare
     /// target. A specifier that excludes the installed release (`torch<2.9` on torch 2.9.1)
     /// asks for older releases too: those are read as well (`torch 2.8.0`, on CUDA 12).
@@ -229,6 +252,7 @@ impl Proposer<'_> {
         &self,
         target: &Requirement,
         lines: &BTreeSet<u32>,
+        wanted: usize,
     ) -> Result<LineReleases, ProposeError> {
         let spec = match &target.version_or_url {
             Some(VersionOrUrl::VersionSpecifier(spec)) => Some(spec),
@@ -236,7 +260,7 @@ impl Proposer<'_> {
         };
         let installed = self.inventory.get(&target.name).map(|d| d.version());
         let older = spec.zip(installed).is_some_and(|(s, v)| !s.contains(v));
-        self.releases_on_lines_where(&target.name, lines, usize::MAX, older, |version| {
+        self.releases_on_lines_where(&target.name, lines, wanted, older, |version| {
             spec.is_none_or(|s| s.contains(version))
         })
     }
@@ -279,25 +303,30 @@ impl Proposer<'_> {
                 Some((p, _)) if *p == public => {}
                 _ => release = Some((public, false)),
             }
-            if read == READ_AT_MOST {
-                break;
-            }
-            read += 1;
-            let Ok(metadata) = self
-                .evidence
-                .catalog
-                .release_metadata(name, &table, version)?
-            else {
-                continue;
+            let own: BTreeSet<u32> = match name_line(name.as_ref()) {
+                // A name that carries its line (`nvidia-cudnn-cu12`) says it of every release,
+                // unread; the plan's own check reads the rest.
+                Some(line) => BTreeSet::from([line]),
+                None if read == READ_AT_MOST => break,
+                None => {
+                    read += 1;
+                    let Ok(metadata) = self
+                        .evidence
+                        .catalog
+                        .release_metadata(name, &table, version)?
+                    else {
+                        continue;
+                    };
+                    line_of(name, version)
+                        .into_iter()
+                        .chain(
+                            (metadata.requires_dist.iter())
+                                .filter(|r| applies_with(r, markers, &[]))
+                                .filter_map(|r| name_line(r.name.as_ref())),
+                        )
+                        .collect()
+                }
             };
-            let own: BTreeSet<u32> = line_of(name, version)
-                .into_iter()
-                .chain(
-                    (metadata.requires_dist.iter())
-                        .filter(|r| applies_with(r, markers, &[]))
-                        .filter_map(|r| name_line(r.name.as_ref())),
-                )
-                .collect();
             found.lined |= !own.is_empty();
             if own.is_subset(lines) {
                 found.on.push(version.clone());
