@@ -11,6 +11,7 @@ mod check;
 mod color;
 mod compile_caches;
 mod cuda_line;
+mod cuda_line_older;
 mod diff;
 mod evidence_truth;
 mod index;

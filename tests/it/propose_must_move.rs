@@ -402,3 +402,104 @@ fn a_bare_target_held_back_is_never_answered_by_a_plan_that_leaves_it() {
     let text = propose(&ctx, &venv, &index, &["toky"]);
     planner_snapshot!(ctx, "toky_held_back_text", text);
 }
+
+/// The same held-back bare target where the newest release raises on import through a test of
+/// another dist's version (its `__init__.py` needs numpy 2, as pyarrow 26's `lib.pyx` does) and
+/// its index metadata states none: the request is solved again with what the test implies
+/// (`version_implied`), and moving numpy to 2 takes transfo 4.5.0 (`numpy<2`) back to 1.0.0,
+/// which breaks pefty's import. No release of toky below the failing one moves it up. That far
+/// downgrade was the recommendation: the no-change plan ran on the plain request path only. Now
+/// it is offered here too, and ranks first.
+#[test]
+fn a_bare_target_held_back_through_a_version_test_is_answered_by_no_change() {
+    let root = tempfile::tempdir().unwrap();
+    let transfo = |utils: &'static str| -> &'static [(&'static str, &'static str)] {
+        Box::leak(Box::new([
+            ("transfo/__init__.py", ""),
+            ("transfo/utils.py", utils),
+        ]))
+    };
+    let numpy = |version: &'static str| -> &'static [(&'static str, &'static str)] {
+        let init = Box::leak(format!("__version__ = \"{version}\"\n").into_boxed_str());
+        Box::leak(Box::new([("numpy/__init__.py", &*init)]))
+    };
+    let pefty: &[(&str, &str)] = &[("pefty/__init__.py", "from transfo.utils import Mixin\n")];
+    let toky_new: &[(&str, &str)] = &[(
+        "toky/__init__.py",
+        "import numpy as np\n\nif int(np.__version__.partition('.')[0]) < 2:\n    \
+         raise ImportError(\"toky requires NumPy 2\")\n",
+    )];
+    let toky_old: &[(&str, &str)] = &[("toky/__init__.py", "")];
+    let releases: Vec<Release<'_>> = vec![
+        ("toky", "0.22.2", "2025-12-01T00:00:00Z", &[], toky_old),
+        ("toky", "0.23.3", "2026-11-01T00:00:00Z", &[], toky_new),
+        (
+            "numpy",
+            "1.26.4",
+            "2024-02-05T00:00:00Z",
+            &[],
+            numpy("1.26.4"),
+        ),
+        (
+            "numpy",
+            "2.3.0",
+            "2026-06-01T00:00:00Z",
+            &[],
+            numpy("2.3.0"),
+        ),
+        (
+            "transfo",
+            "1.0.0",
+            "2022-03-01T00:00:00Z",
+            &["numpy"],
+            transfo("X = 1\n"),
+        ),
+        (
+            "transfo",
+            "4.5.0",
+            "2026-01-01T00:00:00Z",
+            &["numpy<2"],
+            transfo("class Mixin:\n    pass\n"),
+        ),
+        (
+            "pefty",
+            "0.17.1",
+            "2025-08-01T00:00:00Z",
+            &["transfo"],
+            pefty,
+        ),
+    ];
+    let (wheels, index) = index_of(root.path(), &releases);
+    let pins = [
+        "toky==0.22.2",
+        "numpy==1.26.4",
+        "transfo==4.5.0",
+        "pefty==0.17.1",
+    ];
+    let venv = venv_with(root.path(), &wheels, &pins);
+    let mut ctx = TestContext::new();
+    ctx.filter(
+        r"Python 3\.\d+\.\d+, linux x86_64, \d+ dists",
+        "Python 3.X, linux x86_64, N dists",
+    );
+    let out = propose(&ctx, &venv, &index, &["toky", "--format", "json"]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let summary: Vec<String> = json["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let changes: Vec<String> = p["changes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| format!("{} {} -> {}", c["name"], c["from"], c["to"]))
+                .collect();
+            format!("{}: {} [{}]", p["kind"], p["title"], changes.join(", "))
+        })
+        .collect();
+    insta::assert_snapshot!(summary.join("\n"));
+    let text = propose(&ctx, &venv, &index, &["toky"]);
+    planner_snapshot!(ctx, "toky_held_back_through_a_version_test_text", text);
+}

@@ -27,8 +27,9 @@
 //! forced, under `--allow-override`.
 //!
 //! Beside them, when every plan that moves a target leaves the installed accelerator line
-//! (CUDA 12 -> 13), **stay on the line**: the target's newest release that keeps it and meets
-//! its specifier ([`same_line`]), ranked before the switch; for a target with no line of its own (triton),
+//! (CUDA 12 -> 13, or 12 -> 11 for `torch<2.9`), **stay on the line**: the target's newest
+//! release that keeps it and meets its specifier, older than the installed one when the
+//! specifier asks so ([`same_line`]), ranked before the switch; for a target with no line of its own (triton),
 //! moved with the installed dists that carry the line, up to their newest release on it.
 //!
 //! Beside them, when the lowest-risk plan that delivers the request breaks installed dependents
@@ -57,7 +58,7 @@ mod fitting;
 mod held_back;
 mod same_line;
 pub(in crate::plan) mod version_implied;
-pub(crate) use same_line::line_names;
+pub(crate) use same_line::{RELEASES_PINNED, line_names};
 mod wheel_only;
 mod whole;
 
@@ -340,6 +341,8 @@ impl Proposer<'_> {
                         // (see `version_implied`).
                         match self.version_implied(&as_asked, upgrade, &bounds, &resolution)? {
                             Some(found) => {
+                                let stay = self.stay_beside_implied(policy, &as_asked, &found);
+                                plans.extend(stay?);
                                 plans.extend(found.plans);
                                 // What is offered beside the request as asked, but a plan where
                                 // a failing test holds (the release beside a version the test
@@ -408,6 +411,33 @@ impl Proposer<'_> {
         plans.push(plan);
         plans.extend(after);
         Ok(own_stack)
+    }
+
+    /// [`Self::stay_beside`] where the request was solved again with what a version test
+    /// implies (`version_implied`): beside the first plan it found that takes a dist far back
+    /// (moving numpy to 2 takes transfo 4.5.0, which requires `numpy<2`, back to 1.0.0).
+    fn stay_beside_implied(
+        &self,
+        policy: &Policy,
+        as_asked: &[Requirement],
+        found: &version_implied::VersionImplied,
+    ) -> Result<Option<Plan>, ProposeError> {
+        let upgrade = &self.upgrade_names();
+        let far =
+            (found.plans.iter()).find(|p| p.kind != PlanKind::ForcedOverride && goes_far_back(p));
+        let Some(far) = far else {
+            return Ok(None);
+        };
+        let stay = self.stay_beside(policy, as_asked, upgrade, far)?;
+        let Some(mut stay) = stay.filter(|p| !found.failing.iter().any(|c| c.holds_for(&p.pins)))
+        else {
+            return Ok(None);
+        };
+        // Its held-back line says what holds the target: the test, not a requirement.
+        for check in &found.failing {
+            version_implied::held_below(&mut stay, check, &check.release.1.to_string());
+        }
+        Ok(Some(stay))
     }
 
     /// A bare request whose plan as asked moves a target up only by taking a dist not asked

@@ -8,6 +8,15 @@
 //! meeting its specifier (torch 2.10.0, which still requires the `-cu12` libraries), solved with
 //! the whole environment like the request as asked. The switch stays offered beside it; the
 //! ranking puts the plan that stays first.
+//!
+//! A specifier that excludes the installed release asks for older ones too: `propose 'torch<2.9'`
+//! on torch 2.9.1 solves to torch 2.0.1 on CUDA 11 (the installed `nvidia-nccl-cu12 2.27.5`
+//! preferred rules out every CUDA 12 torch below 2.9.1 one by one), while torch 2.8.0 stays on
+//! CUDA 12. The line is searched whole: its three newest releases pinned one by one, then one
+//! solve over the rest of it (`torch<2.9` with `sympy<1.13.3`: torch 2.6.0, the newest that
+//! pins `sympy==1.13.1`). The scan ends at the installed release, or for an older one where the
+//! line's releases end (torch 2.0.1, on CUDA 11, below 2.1.0); a name that carries its line
+//! (`nvidia-cudnn-cu12`) is not read for it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,8 +32,9 @@ use crate::solve::SolveError;
 
 impl Proposer<'_> {
     /// The plan that keeps the installed accelerator line, when every plan in `plans` that
-    /// moves a target leaves it; `None` otherwise, or when no release of a bare target newer
-    /// than the installed one stays on the line and solves.
+    /// moves a target leaves it; `None` otherwise, or when no release of a target that its
+    /// specifier allows (newer than the installed one for a bare target) stays on the line and
+    /// solves.
     pub(super) fn same_line(
         &self,
         bounds: &[Requirement],
@@ -44,21 +54,17 @@ impl Proposer<'_> {
         if !wanted || lines.is_empty() {
             return Ok(None);
         }
-        let mut candidates = BTreeMap::new();
-        for target in targets {
-            let found = self.releases_on_lines_meeting(target, &lines)?;
-            if !found.is_empty() {
-                candidates.insert(target.name.clone(), found);
-            }
-        }
+        let candidates = self.line_candidates(&lines, RELEASES_PINNED)?;
         if candidates.is_empty() {
             return self.same_line_with_carriers(bounds, upgrade, &lines);
         }
-        for round in 0..RELEASES_TRIED {
+        // The newest few pinned one by one, newest first (the newest that solves is the plan).
+        let deepest = candidates.values().map(|f| f.on.len()).max().unwrap_or(0);
+        for round in 0..deepest {
             let mut asked: Vec<Requirement> = targets
                 .iter()
                 .map(|t| match candidates.get(&t.name) {
-                    Some(found) => pin(&t.name, &found[round.min(found.len() - 1)]),
+                    Some(found) => pin(&t.name, &found.on[round.min(found.on.len() - 1)]),
                     None => t.clone(),
                 })
                 .collect();
@@ -66,11 +72,44 @@ impl Proposer<'_> {
             if let Some(plan) = self.same_line_plan(&asked, upgrade, &lines, vec![])? {
                 return Ok(Some(plan));
             }
-            if candidates.values().all(|found| found.len() <= round + 1) {
-                break;
+        }
+        // Deeper on the line (read only now): one solve over the rest of its releases.
+        if deepest == RELEASES_PINNED {
+            let candidates = self.line_candidates(&lines, usize::MAX)?;
+            let mut asked = targets.clone();
+            asked.extend(
+                (candidates.iter()).filter_map(|(name, found)| found.deeper(name, RELEASES_PINNED)),
+            );
+            asked.extend(bounds.iter().cloned());
+            if asked.len() > targets.len() + bounds.len()
+                && let Some(plan) = self.same_line_plan(&asked, upgrade, &lines, vec![])?
+            {
+                return Ok(Some(plan));
             }
         }
         self.same_line_with_carriers(bounds, upgrade, &lines)
+    }
+
+    /// Each target's releases on the installed line (`wanted` at most), by name. Targets with a
+    /// line of their own (torch) are the ones held to it; the others (`sympy<1.13.3` beside
+    /// `torch<2.9`) are left to the solver, unless none has one (triton alone: its release
+    /// decides torch's).
+    fn line_candidates(
+        &self,
+        lines: &BTreeSet<u32>,
+        wanted: usize,
+    ) -> Result<BTreeMap<PackageName, LineReleases>, ProposeError> {
+        let mut candidates = BTreeMap::new();
+        for target in &self.request.targets {
+            let found = self.releases_on_lines_meeting(target, lines, wanted)?;
+            if !found.on.is_empty() {
+                candidates.insert(target.name.clone(), found);
+            }
+        }
+        if candidates.values().any(|found| found.lined) {
+            candidates.retain(|_, found| found.lined);
+        }
+        Ok(candidates)
     }
 
     /// The same-line plan for a target with no line of its own (triton, which torch 2.9.1 pins
@@ -98,7 +137,7 @@ impl Proposer<'_> {
             if !carries {
                 continue;
             }
-            let found = self.releases_on_lines(dist.name(), lines)?;
+            let found = self.releases_on_lines(dist.name(), lines, 1)?;
             let newest = found.first().unwrap_or(dist.version()).clone();
             let clause =
                 VersionSpecifier::from_version(Operator::LessThanEqual, newest.without_local())
@@ -193,74 +232,157 @@ impl Proposer<'_> {
     }
 
     /// The releases of `name` newer than the installed one whose own line (its local label) and
-    /// whose requirements' lines (`nvidia-cudnn-cu12`) are all among `lines`, newest first, a
-    /// few at most; releases whose metadata cannot be read are passed over.
+    /// whose requirements' lines (`nvidia-cudnn-cu12`) are all among `lines`, newest first,
+    /// `wanted` at most; releases whose metadata cannot be read are passed over.
     pub(crate) fn releases_on_lines(
         &self,
         name: &PackageName,
         lines: &BTreeSet<u32>,
+        wanted: usize,
     ) -> Result<Vec<Version>, ProposeError> {
-        self.releases_on_lines_where(name, lines, |_| true)
+        let found = self.releases_on_lines_where(name, lines, wanted, false, |_| true)?;
+        Ok(found.on)
     }
 
-    /// [`Self::releases_on_lines`] for a target: only the releases its version specifier
-    /// allows (`triton==3.6.0`: 3.6.0 or none), all of them for a bare target.
+    /// [`Self::releases_on_lines`] for a target: only the releases its
+    /// version specifier allows (`triton==3.6.0`: 3.6.0 or none), all of them for a bare
+    /// target. A specifier that excludes the installed release (`torch<2.9` on torch 2.9.1)
+    /// asks for older releases too: those are read as well (`torch 2.8.0`, on CUDA 12).
     fn releases_on_lines_meeting(
         &self,
         target: &Requirement,
         lines: &BTreeSet<u32>,
-    ) -> Result<Vec<Version>, ProposeError> {
-        self.releases_on_lines_where(&target.name, lines, |version| {
-            match &target.version_or_url {
-                Some(VersionOrUrl::VersionSpecifier(spec)) => spec.contains(version),
-                _ => true,
-            }
+        wanted: usize,
+    ) -> Result<LineReleases, ProposeError> {
+        let spec = match &target.version_or_url {
+            Some(VersionOrUrl::VersionSpecifier(spec)) => Some(spec),
+            _ => None,
+        };
+        let installed = self.inventory.get(&target.name).map(|d| d.version());
+        let older = spec.zip(installed).is_some_and(|(s, v)| !s.contains(v));
+        self.releases_on_lines_where(&target.name, lines, wanted, older, |version| {
+            spec.is_none_or(|s| s.contains(version))
         })
     }
 
-    /// [`Self::releases_on_lines`], passing over the releases `allowed` rejects.
+    /// [`Self::releases_on_lines`], passing over the releases `allowed` rejects; with `older`,
+    /// the releases below the installed one too. The scan, newest first, ends at the installed
+    /// release (without `older`), after `wanted` releases on the line, after [`READ_AT_MOST`]
+    /// metadata reads, or once the line's releases have ended (a release, all its local
+    /// variants read, off the line below one on it: `torch 2.0.1`, on CUDA 11, below 2.1.0).
     fn releases_on_lines_where(
         &self,
         name: &PackageName,
         lines: &BTreeSet<u32>,
+        wanted: usize,
+        older: bool,
         allowed: impl Fn(&Version) -> bool,
-    ) -> Result<Vec<Version>, ProposeError> {
+    ) -> Result<LineReleases, ProposeError> {
+        let mut found = LineReleases::default();
         let Some(dist) = self.inventory.get(name).filter(|d| !d.is_unmanaged()) else {
-            return Ok(Vec::new());
+            return Ok(found);
         };
         let Some(project) = self.evidence.catalog.project(name)? else {
-            return Ok(Vec::new());
+            return Ok(found);
         };
         let table = self.evidence.catalog.table(name)?;
         let markers = &self.inventory.environment.markers;
-        let mut found = Vec::new();
+        // The public release being read, and whether one of its variants is on the line.
+        let mut release: Option<(Version, bool)> = None;
+        let mut read = 0;
         for version in self.evidence.catalog.usable_versions(&project).iter() {
-            if version <= dist.version() || found.len() == RELEASES_TRIED {
+            if (!older && version <= dist.version()) || found.on.len() == wanted {
                 break;
             }
-            if version.any_prerelease() || !allowed(version) {
+            if version.any_prerelease() || !allowed(version) || version == dist.version() {
                 continue;
             }
-            let Ok(metadata) = self
-                .evidence
-                .catalog
-                .release_metadata(name, &table, version)?
-            else {
-                continue;
+            let public = public(version);
+            match &release {
+                Some((p, on)) if *p != public && !on && !found.on.is_empty() => break,
+                Some((p, _)) if *p == public => {}
+                _ => release = Some((public, false)),
+            }
+            let own: BTreeSet<u32> = match name_line(name.as_ref()) {
+                // A name that carries its line (`nvidia-cudnn-cu12`) says it of every release,
+                // unread; the plan's own check reads the rest.
+                Some(line) => BTreeSet::from([line]),
+                None if read == READ_AT_MOST => break,
+                None => {
+                    read += 1;
+                    let Ok(metadata) = self
+                        .evidence
+                        .catalog
+                        .release_metadata(name, &table, version)?
+                    else {
+                        continue;
+                    };
+                    line_of(name, version)
+                        .into_iter()
+                        .chain(
+                            (metadata.requires_dist.iter())
+                                .filter(|r| applies_with(r, markers, &[]))
+                                .filter_map(|r| name_line(r.name.as_ref())),
+                        )
+                        .collect()
+                }
             };
-            let mut own = line_of(name, version).into_iter().chain(
-                metadata
-                    .requires_dist
-                    .iter()
-                    .filter(|r| applies_with(r, markers, &[]))
-                    .filter_map(|r| name_line(r.name.as_ref())),
-            );
-            if own.all(|line| lines.contains(&line)) {
-                found.push(version.clone());
+            found.lined |= !own.is_empty();
+            if own.is_subset(lines) {
+                found.on.push(version.clone());
+                if let Some((_, on)) = &mut release {
+                    *on = true;
+                }
+            } else {
+                found.off.push(version.clone());
             }
         }
         Ok(found)
     }
+}
+
+/// A target's releases read for the line, newest first.
+#[derive(Debug, Default)]
+struct LineReleases {
+    /// Those on the installed line.
+    on: Vec<Version>,
+    /// Those read off it.
+    off: Vec<Version>,
+    /// Whether a release read has a line of its own (its local label or a `-cuNN`
+    /// requirement: torch, not triton).
+    lined: bool,
+}
+
+impl LineReleases {
+    /// `name` held to the releases on the line past the first `skip`: at most the next one, at
+    /// least the oldest, none of those read off the line between them. `None` when there are
+    /// no more.
+    fn deeper(&self, name: &PackageName, skip: usize) -> Option<Requirement> {
+        let rest = self.on.get(skip..).filter(|rest| !rest.is_empty())?;
+        let (newest, oldest) = (public(rest.first()?), public(rest.last()?));
+        let mut clauses = vec![
+            VersionSpecifier::from_version(Operator::LessThanEqual, newest.clone())
+                .expect("<= accepts a version without a local label"),
+            VersionSpecifier::from_version(Operator::GreaterThanEqual, oldest.clone())
+                .expect(">= accepts a version without a local label"),
+        ];
+        // Those above `rest` sharing its newest public version, and those off the line.
+        let passed = self.on[..skip].iter().chain(&self.off);
+        clauses.extend(
+            passed
+                .filter(|v| (&oldest..=&newest).contains(&&public(v)))
+                .map(|v| {
+                    VersionSpecifier::from_version(Operator::NotEqual, v.clone())
+                        .expect("!= accepts any version")
+                }),
+        );
+        Some(bounded(name, clauses))
+    }
+}
+
+/// `version` without its local label (`2.10.0+cu128`: `2.10.0`).
+fn public(version: &Version) -> Version {
+    version.clone().without_local()
 }
 
 /// `CUDA 12`, `CUDA 12 and 13`.
@@ -269,5 +391,9 @@ pub(crate) fn line_names(lines: &BTreeSet<u32>) -> String {
     format!("CUDA {}", numbers.join(" and "))
 }
 
-/// How many releases of a target on the installed line are tried, newest first.
-const RELEASES_TRIED: usize = 3;
+/// How many releases of a target on the installed line are tried one by one, newest first (the
+/// rest of the line is one solve).
+pub(crate) const RELEASES_PINNED: usize = 3;
+
+/// At most this many releases' metadata read for a target's releases on the line.
+const READ_AT_MOST: usize = 40;

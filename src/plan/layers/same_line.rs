@@ -15,7 +15,9 @@ use super::solve::finish_layer;
 use super::{Bounds, LayerSpec};
 use crate::metadata::requirement::pin;
 use crate::plan::accelerator::line_of;
-use crate::plan::alternatives::{ProposeError, Proposer, line_names, switches_accelerator};
+use crate::plan::alternatives::{
+    ProposeError, Proposer, RELEASES_PINNED, line_names, switches_accelerator,
+};
 use crate::plan::planned::PlannedEnvironment;
 use crate::plan::proposal::Plan;
 
@@ -100,7 +102,7 @@ impl Proposer<'_> {
         if lines.is_empty() {
             return Ok(None);
         }
-        for version in self.releases_on_lines(anchor, &lines)? {
+        for version in self.releases_on_lines(anchor, &lines, RELEASES_PINNED)? {
             let mut constraints = Self::layer_bounds(spec, bounds);
             constraints.push(pin(anchor, &version));
             // A solve whose versions leave the line is passed over before its plan is built.
