@@ -403,6 +403,54 @@ fn imports_name(reason: &Reason) -> String {
     )
 }
 
+/// A dependent moved along: the release it breaks under and, for an import, the failing import.
+fn moves_with(reason: &Reason) -> String {
+    match reason {
+        Reason::MovesWith {
+            package,
+            version,
+            how,
+            file: Some(file),
+            line: Some(line),
+            module: Some(module),
+            name,
+        } if *how != BreakKind::Abi => {
+            let imports = match name {
+                Some(name) => format!("imports `{name}` from `{module}`"),
+                None => format!("imports `{module}`"),
+            };
+            let fails = match how {
+                BreakKind::Import => format!("which {package} {version} does not have"),
+                _ => format!("which fails to import beside {package} {version}"),
+            };
+            format!(
+                "moves with {package}: the installed release breaks under {package} \
+                 {version} ({file}, line {line}, {imports}, {fails})"
+            )
+        }
+        Reason::MovesWith {
+            package,
+            version,
+            how,
+            ..
+        } => match how {
+            BreakKind::Abi => format!(
+                "moves with {package} {version} (the installed release's compiled \
+                 extensions were built against an older {package} line)"
+            ),
+            BreakKind::Import => format!(
+                "moves with {package} {version} (the installed release imports what \
+                 {package} {version} no longer has)"
+            ),
+            BreakKind::ImportChain => format!(
+                "moves with {package} {version} (the installed release imports a dist \
+                 that fails to import beside {package} {version})"
+            ),
+        },
+        _ => String::new(),
+    }
+}
+
 /// Why a dist changes, in one line.
 pub(crate) fn reasons(change: &Change) -> String {
     let mut parts: Vec<String> = change
@@ -451,24 +499,7 @@ pub(crate) fn reasons(change: &Change) -> String {
                 version,
                 rule,
             } => format!("follows {anchor} {version} ({rule})"),
-            Reason::MovesWith {
-                package,
-                version,
-                how,
-            } => match how {
-                BreakKind::Abi => format!(
-                    "moves with {package} {version} (the installed release's compiled \
-                     extensions were built against an older {package} line)"
-                ),
-                BreakKind::Import => format!(
-                    "moves with {package} {version} (the installed release imports what \
-                     {package} {version} no longer has)"
-                ),
-                BreakKind::ImportChain => format!(
-                    "moves with {package} {version} (the installed release imports a dist \
-                     that fails to import beside {package} {version})"
-                ),
-            },
+            Reason::MovesWith { .. } => moves_with(reason),
             Reason::NeededOnImport {
                 dependent,
                 dependent_version,
