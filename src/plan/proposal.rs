@@ -145,6 +145,9 @@ pub enum PlanKind {
     NewestFitting,
     /// The target as asked, with the violated edges overridden.
     ForcedOverride,
+    /// Nothing changes: the bare targets stay where they are, because the plan as asked moves
+    /// one up only by taking a dist not asked about far back, predicting a break.
+    NoChange,
 }
 
 impl PlanKind {
@@ -157,6 +160,7 @@ impl PlanKind {
             PlanKind::MoveDependents => "move-dependents",
             PlanKind::NewestFitting => "newest-fitting",
             PlanKind::ForcedOverride => "forced-override",
+            PlanKind::NoChange => "no-change",
         }
     }
 }

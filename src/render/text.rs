@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::plan::{Action, BreakKind, Change, Plan, Proposal, Reason};
+use crate::plan::{Action, BreakKind, Change, Plan, PlanKind, Proposal, Reason};
 use crate::risk::RiskLevel;
 use crate::terminal::escape as terminal;
 
@@ -192,7 +192,9 @@ fn plan_text(
     commands: Option<&PlanCommands>,
 ) {
     plan_heading(out, style, number, &plan.kind, label, plan);
-    if plan.changes.is_empty() {
+    if plan.changes.is_empty() && plan.kind == PlanKind::NoChange {
+        let _ = writeln!(out, "  {}", no_change_line(plan));
+    } else if plan.changes.is_empty() {
         let _ = writeln!(out, "  no changes: the environment already satisfies it");
     } else {
         let width = plan
@@ -449,6 +451,19 @@ fn moves_with(reason: &Reason) -> String {
         },
         _ => String::new(),
     }
+}
+
+/// What a `no-change` plan does: nothing, and why its targets stay (their held-back lines).
+pub(crate) fn no_change_line(plan: &Plan) -> String {
+    let stays: Vec<String> = plan
+        .targets
+        .iter()
+        .filter_map(|t| Some(format!("{} stays at {}", t.name, plan.pins.get(&t.name)?)))
+        .collect();
+    format!(
+        "no changes: nothing is installed or removed; {} (why: held back, below)",
+        stays.join(", ")
+    )
 }
 
 /// Why a dist changes, in one line.

@@ -392,7 +392,9 @@ fn a_dependent_moved_along_names_the_release_it_breaks_under() {
 /// 4.57.6 requires `tokenizers<=0.23.0`). The dependent taken back breaks peft, and moving peft
 /// along brings transformers back: that plan leaves the target where it is, so it is not
 /// offered. The recommendation says plainly that the target stays and why (its held-back
-/// line); the far downgrade is offered after it.
+/// line), as a plan of its own kind, `no-change`, that says nothing is installed or removed (it
+/// was an `upgrade` saying "the environment already satisfies it"); the far downgrade is
+/// offered after it.
 #[test]
 fn a_bare_target_held_back_is_never_answered_by_a_plan_that_leaves_it() {
     let root = tempfile::tempdir().unwrap();
@@ -462,7 +464,7 @@ fn a_bare_target_held_back_is_never_answered_by_a_plan_that_leaves_it() {
         })
         .collect();
     insta::assert_snapshot!(summary.join("\n"), @r#"
-    "upgrade": "No change: toky stays at 0.22.2; a newer release is planned only by taking back transfo 4.5.0 -> 1.0.0" []
+    "no-change": "No change: toky stays at 0.22.2; a newer release is planned only by taking back transfo 4.5.0 -> 1.0.0" []
     "upgrade": "As asked: toky" ["toky" "0.22.2" -> "0.23.3", "transfo" "4.5.0" -> "1.0.0"]
     "#);
     let text = propose(&ctx, &venv, &index, &["toky"]);
