@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use pep440_rs::{LocalSegment, Version};
-use pep508_rs::PackageName;
+use pep508_rs::{ExtraName, PackageName};
 
 use super::planned::applies_with;
 use super::proposal::Change;
@@ -171,7 +171,8 @@ pub(crate) struct Planned<'p> {
     pub(crate) requires: BTreeMap<&'p PackageName, BTreeSet<&'p PackageName>>,
 }
 
-/// Installed dists of the `lines` given that an installed dist required before the plan and no
+/// Installed dists of the `lines` (by [`library_line`], or required by an installed
+/// `cuda-toolkit` of them) given that an installed dist required before the plan and no
 /// dist of the planned environment requires after it, other than dists orphaned themselves
 /// (`nvidia-cublas-cu12`, which only the orphaned `nvidia-cusolver-cu12` still requires, goes
 /// with it); a top-level `cupy-cuda13x` nothing ever required is not orphaned by the plan.
@@ -181,18 +182,45 @@ fn orphaned(
     lines: &BTreeSet<u32>,
 ) -> Vec<PackageName> {
     let markers = &inventory.environment.markers;
-    let required_before: BTreeSet<&PackageName> = inventory
-        .dists
-        .iter()
+    // The extras each installed dist was asked for (`cuda-toolkit[cublas,cufft]`), so that what
+    // they require counts as required (nvidia-cublas, through the toolkit's `cublas` extra).
+    let mut asked: BTreeMap<&PackageName, Vec<ExtraName>> = BTreeMap::new();
+    for r in (inventory.dists.iter())
         .flat_map(|d| d.metadata.requires_dist.iter())
         .filter(|r| applies_with(r, markers, &[]))
-        .map(|r| &r.name)
+    {
+        asked
+            .entry(&r.name)
+            .or_default()
+            .extend(r.extras.iter().cloned());
+    }
+    let required: Vec<(&PackageName, &PackageName)> = inventory
+        .dists
+        .iter()
+        .flat_map(|d| {
+            let extras = asked.get(d.name()).map_or(&[][..], Vec::as_slice);
+            (d.metadata.requires_dist.iter())
+                .filter(move |r| applies_with(r, markers, extras))
+                .map(move |r| (d.name(), &r.name))
+        })
         .collect();
+    // An installed toolkit of the lines: what it requires is of its line (`nvidia-cufft`).
+    let toolkits: BTreeSet<&PackageName> = (inventory.dists.iter())
+        .filter(|d| d.name().as_ref() == "cuda-toolkit")
+        .filter(|d| library_line(d.name(), d.version()).is_some_and(|l| lines.contains(&l)))
+        .map(|d| d.name())
+        .collect();
+    let of_lines = |d: &&crate::inventory::InstalledDist| {
+        library_line(d.name(), d.version()).is_some_and(|l| lines.contains(&l))
+            || (required.iter()).any(|(by, name)| toolkits.contains(by) && *name == d.name())
+    };
     let candidates: BTreeSet<&PackageName> = inventory
         .dists
         .iter()
-        .filter(|d| library_line(d.name(), d.version()).is_some_and(|l| lines.contains(&l)))
-        .filter(|d| required_before.contains(d.name()) && planned.names.contains(d.name()))
+        .filter(of_lines)
+        .filter(|d| {
+            required.iter().any(|(_, name)| *name == d.name()) && planned.names.contains(d.name())
+        })
         .map(|d| d.name())
         .collect();
     // Grown to a fixed point: a candidate is orphaned once every planned dist that still
