@@ -7,12 +7,16 @@
 //! installed libraries of the old line that nothing requires after it).
 //!
 //! A dist's line is read from its name (`nvidia-cublas-cu12`, `jax-cuda13-plugin`,
-//! `cupy-cuda12x`) or from its local label (`torch 2.11.0+cu130`): the CUDA major version.
+//! `cupy-cuda12x`) or from its local label (`torch 2.11.0+cu130`): the CUDA major version. A
+//! switch also counts the unsuffixed libraries of a line ([`library_line`]): those released with
+//! the toolkit carry its major as their own (`nvidia-cublas 13.4.1.3`, `cuda-toolkit 13.2.2`),
+//! and what a toolkit of the line requires is of the line (`cuda-toolkit 13.2.2` pins
+//! `nvidia-cufft==12.2.0.57.*`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use pep440_rs::{LocalSegment, Version};
-use pep508_rs::PackageName;
+use pep508_rs::{ExtraName, PackageName};
 
 use super::planned::applies_with;
 use super::proposal::Change;
@@ -36,6 +40,39 @@ pub(crate) fn name_line(name: &str) -> Option<u32> {
         }
     }
     None
+}
+
+/// The CUDA major of a library as a line switch counts it: its name or local label
+/// ([`line_of`]), else, for an unsuffixed library released with the CUDA toolkit and versioned as
+/// it is (`nvidia-cublas 13.4.1.3`, `nvidia-cuda-runtime 13.2.86`, `cuda-toolkit 13.2.2`,
+/// `cuda-bindings 13.5.0`), the major of its version. Libraries versioned on their own
+/// (`nvidia-cufft 12.2.0.57` ships with CUDA 13) get no line here.
+fn library_line(name: &PackageName, version: &Version) -> Option<u32> {
+    line_of(name, version).or_else(|| toolkit_versioned_line(name, version))
+}
+
+/// Unsuffixed NVIDIA projects whose versions follow the CUDA toolkit's, beside every
+/// `nvidia-cuda-*` one (`nvidia-cuda-runtime`, `nvidia-cuda-nvrtc`, `nvidia-cuda-cccl`).
+const TOOLKIT_VERSIONED: &[&str] = &[
+    "cuda-toolkit",
+    "cuda-bindings",
+    "cuda-python",
+    "nvidia-cublas",
+    "nvidia-nvjitlink",
+    "nvidia-nvtx",
+    "nvidia-nvvm",
+    "nvidia-nvfatbin",
+    "nvidia-cudla",
+];
+
+/// The CUDA major a toolkit-versioned project's version names (`nvidia-cublas 13.4.1.3` -> 13).
+fn toolkit_versioned_line(name: &PackageName, version: &Version) -> Option<u32> {
+    let name = name.as_ref();
+    if !(name.starts_with("nvidia-cuda-") || TOOLKIT_VERSIONED.contains(&name)) {
+        return None;
+    }
+    let major = u32::try_from(*version.release().first()?).ok()?;
+    Some(major).filter(|m| (9..=99).contains(m))
 }
 
 /// `+cu130`, `+cu121`: the CUDA major of a local label.
@@ -71,15 +108,25 @@ pub(crate) fn switches(
     let installed: BTreeSet<u32> = inventory
         .dists
         .iter()
-        .filter_map(|d| line_of(d.name(), d.version()))
+        .filter_map(|d| library_line(d.name(), d.version()))
         .collect();
     if installed.is_empty() {
         return Vec::new();
     }
+    // What a planned toolkit requires (its extras evaluated) is of the toolkit's line.
+    let of_toolkit: BTreeMap<&PackageName, u32> = changes
+        .iter()
+        .filter(|c| c.name.as_ref() == "cuda-toolkit")
+        .filter_map(|c| Some((&c.name, library_line(&c.name, c.to.as_ref()?)?)))
+        .flat_map(|(toolkit, line)| {
+            (planned.requires.get(toolkit).into_iter().flatten()).map(move |name| (*name, line))
+        })
+        .collect();
     let mut brought: BTreeMap<u32, Vec<String>> = BTreeMap::new();
     for change in changes {
         let Some(to) = &change.to else { continue };
-        if let Some(line) = line_of(&change.name, to).filter(|l| !installed.contains(l)) {
+        let line = library_line(&change.name, to).or_else(|| of_toolkit.get(&change.name).copied());
+        if let Some(line) = line.filter(|l| !installed.contains(l)) {
             brought
                 .entry(line)
                 .or_default()
@@ -95,7 +142,7 @@ pub(crate) fn switches(
         let (Some(from), Some(to)) = (&c.from, &c.to) else {
             return false;
         };
-        matches!((line_of(&c.name, from), line_of(&c.name, to)), (Some(a), Some(b)) if a != b)
+        matches!((library_line(&c.name, from), library_line(&c.name, to)), (Some(a), Some(b)) if a != b)
     });
     if brought.is_empty() || orphaned.is_empty() && !relabelled {
         return Vec::new();
@@ -124,7 +171,8 @@ pub(crate) struct Planned<'p> {
     pub(crate) requires: BTreeMap<&'p PackageName, BTreeSet<&'p PackageName>>,
 }
 
-/// Installed dists of the `lines` given that an installed dist required before the plan and no
+/// Installed dists of the `lines` (by [`library_line`], or required by an installed
+/// `cuda-toolkit` of them) given that an installed dist required before the plan and no
 /// dist of the planned environment requires after it, other than dists orphaned themselves
 /// (`nvidia-cublas-cu12`, which only the orphaned `nvidia-cusolver-cu12` still requires, goes
 /// with it); a top-level `cupy-cuda13x` nothing ever required is not orphaned by the plan.
@@ -134,18 +182,45 @@ fn orphaned(
     lines: &BTreeSet<u32>,
 ) -> Vec<PackageName> {
     let markers = &inventory.environment.markers;
-    let required_before: BTreeSet<&PackageName> = inventory
-        .dists
-        .iter()
+    // The extras each installed dist was asked for (`cuda-toolkit[cublas,cufft]`), so that what
+    // they require counts as required (nvidia-cublas, through the toolkit's `cublas` extra).
+    let mut asked: BTreeMap<&PackageName, Vec<ExtraName>> = BTreeMap::new();
+    for r in (inventory.dists.iter())
         .flat_map(|d| d.metadata.requires_dist.iter())
         .filter(|r| applies_with(r, markers, &[]))
-        .map(|r| &r.name)
+    {
+        asked
+            .entry(&r.name)
+            .or_default()
+            .extend(r.extras.iter().cloned());
+    }
+    let required: Vec<(&PackageName, &PackageName)> = inventory
+        .dists
+        .iter()
+        .flat_map(|d| {
+            let extras = asked.get(d.name()).map_or(&[][..], Vec::as_slice);
+            (d.metadata.requires_dist.iter())
+                .filter(move |r| applies_with(r, markers, extras))
+                .map(move |r| (d.name(), &r.name))
+        })
         .collect();
+    // An installed toolkit of the lines: what it requires is of its line (`nvidia-cufft`).
+    let toolkits: BTreeSet<&PackageName> = (inventory.dists.iter())
+        .filter(|d| d.name().as_ref() == "cuda-toolkit")
+        .filter(|d| library_line(d.name(), d.version()).is_some_and(|l| lines.contains(&l)))
+        .map(|d| d.name())
+        .collect();
+    let of_lines = |d: &&crate::inventory::InstalledDist| {
+        library_line(d.name(), d.version()).is_some_and(|l| lines.contains(&l))
+            || (required.iter()).any(|(by, name)| toolkits.contains(by) && *name == d.name())
+    };
     let candidates: BTreeSet<&PackageName> = inventory
         .dists
         .iter()
-        .filter(|d| line_of(d.name(), d.version()).is_some_and(|l| lines.contains(&l)))
-        .filter(|d| required_before.contains(d.name()) && planned.names.contains(d.name()))
+        .filter(of_lines)
+        .filter(|d| {
+            required.iter().any(|(_, name)| *name == d.name()) && planned.names.contains(d.name())
+        })
         .map(|d| d.name())
         .collect();
     // Grown to a fixed point: a candidate is orphaned once every planned dist that still
@@ -195,5 +270,32 @@ mod tests {
         assert_eq!(line("nvidia-cuda-runtime", "13.0.96"), None);
         assert_eq!(line("cuda-bindings", "13.0.3"), None);
         assert_eq!(line("curl-cffi", "0.7.0"), None);
+    }
+
+    fn library(name: &str, version: &str) -> Option<u32> {
+        library_line(
+            &PackageName::from_str(name).unwrap(),
+            &Version::from_str(version).unwrap(),
+        )
+    }
+
+    /// The unsuffixed libraries `cuda-toolkit 13.2.2` pins (torch 2.15.0's closure): those
+    /// versioned with the toolkit give its major, the others (cufft, cusolver, cusparse, cufile)
+    /// only through the toolkit that requires them.
+    #[test]
+    fn toolkit_versioned_libraries_give_their_line() {
+        assert_eq!(library("nvidia-cublas", "13.4.1.3"), Some(13));
+        assert_eq!(library("nvidia-cuda-runtime", "13.2.86"), Some(13));
+        assert_eq!(library("nvidia-cuda-cccl", "13.3.5.0.6"), Some(13));
+        assert_eq!(library("nvidia-nvjitlink", "13.5.37"), Some(13));
+        assert_eq!(library("nvidia-nvtx", "13.2.86"), Some(13));
+        assert_eq!(library("cuda-toolkit", "13.2.2"), Some(13));
+        assert_eq!(library("cuda-bindings", "12.9.4"), Some(12));
+        assert_eq!(library("nvidia-cudnn-cu13", "9.26.0.51"), Some(13));
+        assert_eq!(library("nvidia-cufft", "12.2.0.57"), None);
+        assert_eq!(library("nvidia-cusparse", "12.7.10.12"), None);
+        assert_eq!(library("nvidia-cufile", "1.17.1.22"), None);
+        assert_eq!(library("cuda-pathfinder", "1.9.1"), None);
+        assert_eq!(library("torch", "2.15.0"), None);
     }
 }

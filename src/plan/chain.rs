@@ -68,6 +68,14 @@ pub(crate) struct Failing {
     pub reached_only: bool,
 }
 
+/// The first of `citations` made in `dependent`'s files (where its import fails).
+pub(crate) fn cited_import(citations: &[Citation], dependent: &PackageName) -> Option<Citation> {
+    citations
+        .iter()
+        .find(|c| c.dist.parse::<PackageName>().is_ok_and(|d| &d == dependent))
+        .cloned()
+}
+
 /// The dependents that break through the chain.
 #[derive(Debug, Default)]
 pub(crate) struct Chained {
@@ -88,6 +96,7 @@ impl Chained {
             .map(|dependent| Break {
                 package: package.clone(),
                 to: to.clone(),
+                cited: cited_import(&self.citations, &dependent),
                 dependent,
                 how: BreakKind::ImportChain,
             })

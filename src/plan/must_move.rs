@@ -188,8 +188,9 @@ impl Proposer<'_> {
     }
 }
 
-/// The changes of `plan` that move a dependent of `fixes` say what they move with (the first
-/// break naming it, at the plan's version of what it breaks under).
+/// The changes of `plan` that move a dependent of `fixes` say what they move with: the first
+/// break naming it, at the release it breaks under (not this plan's version of that dist, which
+/// moving the dependent may have changed) and the import that fails, with its line.
 pub(super) fn moves_with_reasons(
     plan: &mut Plan,
     fixes: &BTreeMap<PackageName, Version>,
@@ -203,14 +204,18 @@ pub(super) fn moves_with_reasons(
         let Some(b) = breaks.iter().find(|b| b.dependent == change.name) else {
             continue;
         };
-        let version = plan.pins.get(&b.package).unwrap_or(&b.to).clone();
         change
             .reasons
             .retain(|r| matches!(r, Reason::Requested { .. } | Reason::Unblocks { .. }));
+        let cited = b.cited.as_ref();
         change.reasons.push(Reason::MovesWith {
             package: b.package.clone(),
-            version,
+            version: b.to.clone(),
             how: b.how,
+            file: cited.map(|c| c.file.clone()),
+            line: cited.map(|c| c.line),
+            module: cited.map(|c| c.module.clone()),
+            name: cited.and_then(|c| c.name.clone()),
         });
     }
 }

@@ -9,7 +9,7 @@ use pep440_rs::Version;
 use pep508_rs::{PackageName, Requirement};
 use serde::{Deserialize, Serialize};
 
-use crate::risk::{FactorKind, RiskScore};
+use crate::risk::{Citation, FactorKind, RiskScore};
 
 /// `schema` of a proposal document.
 pub(crate) const PROPOSAL_SCHEMA: &str = "planner-proposal/1";
@@ -145,6 +145,9 @@ pub enum PlanKind {
     NewestFitting,
     /// The target as asked, with the violated edges overridden.
     ForcedOverride,
+    /// Nothing changes: the bare targets stay where they are, because the plan as asked moves
+    /// one up only by taking a dist not asked about far back, predicting a break.
+    NoChange,
 }
 
 impl PlanKind {
@@ -157,6 +160,7 @@ impl PlanKind {
             PlanKind::MoveDependents => "move-dependents",
             PlanKind::NewestFitting => "newest-fitting",
             PlanKind::ForcedOverride => "forced-override",
+            PlanKind::NoChange => "no-change",
         }
     }
 }
@@ -222,6 +226,9 @@ pub struct Break {
     pub dependent: PackageName,
     /// How it breaks.
     pub how: BreakKind,
+    /// The dependent's import that fails (an import break): its file and line, and what it
+    /// imports.
+    pub cited: Option<Citation>,
 }
 
 /// How a planned release breaks an installed dependent.
@@ -508,10 +515,24 @@ pub enum Reason {
     MovesWith {
         /// The dist it moves with (numpy).
         package: PackageName,
-        /// That dist's planned version.
+        /// The release of that dist the installed one breaks under (the plan the move was made
+        /// for planned it; this plan may install another).
         version: Version,
         /// How the installed release breaks.
         how: BreakKind,
+        /// For an import break: the installed release's importing file (its path in `RECORD`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file: Option<String>,
+        /// That import's line (1-based).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<usize>,
+        /// The module it imports, or imports from (`werkzeug.security`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        module: Option<String>,
+        /// The name it takes from that module (`safe_str_cmp`); absent where the module itself
+        /// is what fails.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
     },
     /// A planned dist's own file tests this dist's version when it is imported and raises
     /// below what it needs: pyarrow 26.0.1's `pyarrow/lib.pyx` line 41 raises beside numpy 1, so

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::text::{PlanCommands, asked, movement, reasons};
-use crate::plan::{Plan, Proposal};
+use super::text::{PlanCommands, asked, movement, no_change_line, reasons};
+use crate::plan::{Plan, PlanKind, Proposal};
 
 /// Text safe inside a markdown table cell or paragraph: pipes, backticks, `<` (no HTML) and
 /// newlines escaped, control and bidi characters escaped.
@@ -151,6 +151,9 @@ fn plan_markdown(out: &mut String, proposal: &Proposal, i: usize, plan: &Plan) {
         "**Risk: {}/100, {}**\n",
         plan.risk.score, plan.risk.level
     );
+    if plan.changes.is_empty() && plan.kind == PlanKind::NoChange {
+        let _ = writeln!(out, "{}\n", prose(&no_change_line(plan)));
+    }
     if !plan.changes.is_empty() {
         out.push_str("| package | change | why |\n|---|---|---|\n");
         for change in &plan.changes {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::plan::{Action, BreakKind, Change, Plan, Proposal, Reason};
+use crate::plan::{Action, BreakKind, Change, Plan, PlanKind, Proposal, Reason};
 use crate::risk::RiskLevel;
 use crate::terminal::escape as terminal;
 
@@ -192,7 +192,9 @@ fn plan_text(
     commands: Option<&PlanCommands>,
 ) {
     plan_heading(out, style, number, &plan.kind, label, plan);
-    if plan.changes.is_empty() {
+    if plan.changes.is_empty() && plan.kind == PlanKind::NoChange {
+        let _ = writeln!(out, "  {}", no_change_line(plan));
+    } else if plan.changes.is_empty() {
         let _ = writeln!(out, "  no changes: the environment already satisfies it");
     } else {
         let width = plan
@@ -380,26 +382,121 @@ pub(crate) fn movement(change: &Change) -> String {
 }
 
 /// "needed by jinja2 2.11.3 on import (markupsafe<2.1.0: its own jinja2/filters.py, line 13,
-/// imports `soft_unicode` from `markupsafe`, ...)".
-fn imports_name(reason: &Reason) -> String {
+/// imports `soft_unicode` from `markupsafe`, ...)": one clause for all of `all` that the same
+/// release imports, said where the first of them stands (`None` for the others): "(werkzeug<3.0.0:
+/// its own flask_login/utils.py, line 14, imports `url_decode` from `werkzeug.urls`; line 15,
+/// imports `url_encode` from `werkzeug.urls`, ...)".
+fn imports_name(reason: &Reason, all: &[Reason]) -> Option<String> {
     let Reason::ImportsName {
         dependent,
         dependent_version,
-        requirement,
-        module,
-        names,
-        file,
-        line,
+        ..
     } = reason
     else {
-        return String::new();
+        return None;
     };
-    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    // One clause per importing release: the first of its reasons says them all.
+    let same: Vec<&Reason> = all
+        .iter()
+        .filter(|r| {
+            matches!(r, Reason::ImportsName { dependent: d, dependent_version: v, .. }
+                if d == dependent && v == dependent_version)
+        })
+        .collect();
+    if !same
+        .first()
+        .is_some_and(|first| std::ptr::eq(*first, reason))
+    {
+        return None;
+    }
+    let mut segments: Vec<String> = Vec::new();
+    let mut previous: Option<(&pep508_rs::Requirement, &str)> = None;
+    for r in same {
+        let Reason::ImportsName {
+            requirement,
+            module,
+            names,
+            file,
+            line,
+            ..
+        } = r
+        else {
+            continue;
+        };
+        let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+        let imports = format!("line {line}, imports {} from `{module}`", names.join(", "));
+        segments.push(match previous {
+            Some((req, f)) if req == requirement && f == file => imports,
+            Some((req, _)) if req == requirement => format!("its own {file}, {imports}"),
+            _ => format!("{requirement}: its own {file}, {imports}"),
+        });
+        previous = Some((requirement, file));
+    }
+    Some(format!(
+        "needed by {dependent} {dependent_version} on import ({}, which newer releases lack; \
+         not in its index metadata)",
+        segments.join("; ")
+    ))
+}
+
+/// A dependent moved along: the release it breaks under and, for an import, the failing import.
+fn moves_with(reason: &Reason) -> String {
+    match reason {
+        Reason::MovesWith {
+            package,
+            version,
+            how,
+            file: Some(file),
+            line: Some(line),
+            module: Some(module),
+            name,
+        } if *how != BreakKind::Abi => {
+            let imports = match name {
+                Some(name) => format!("imports `{name}` from `{module}`"),
+                None => format!("imports `{module}`"),
+            };
+            let fails = match how {
+                BreakKind::Import => format!("which {package} {version} does not have"),
+                _ => format!("which fails to import beside {package} {version}"),
+            };
+            format!(
+                "moves with {package}: the installed release breaks under {package} \
+                 {version} ({file}, line {line}, {imports}, {fails})"
+            )
+        }
+        Reason::MovesWith {
+            package,
+            version,
+            how,
+            ..
+        } => match how {
+            BreakKind::Abi => format!(
+                "moves with {package} {version} (the installed release's compiled \
+                 extensions were built against an older {package} line)"
+            ),
+            BreakKind::Import => format!(
+                "moves with {package} {version} (the installed release imports what \
+                 {package} {version} no longer has)"
+            ),
+            BreakKind::ImportChain => format!(
+                "moves with {package} {version} (the installed release imports a dist \
+                 that fails to import beside {package} {version})"
+            ),
+        },
+        _ => String::new(),
+    }
+}
+
+/// What a `no-change` plan does: nothing, and why its targets stay (their held-back lines).
+pub(crate) fn no_change_line(plan: &Plan) -> String {
+    let stays: Vec<String> = plan
+        .targets
+        .iter()
+        .filter_map(|t| Some(format!("{} stays at {}", t.name, plan.pins.get(&t.name)?)))
+        .collect();
     format!(
-        "needed by {dependent} {dependent_version} on import ({requirement}: its own {file}, \
-         line {line}, imports {} from `{module}`, which newer releases lack; not in its index \
-         metadata)",
-        names.join(", ")
+        "no changes: nothing is installed or removed; {} (why: held back, below)",
+        stays.join(", ")
     )
 }
 
@@ -408,83 +505,68 @@ pub(crate) fn reasons(change: &Change) -> String {
     let mut parts: Vec<String> = change
         .reasons
         .iter()
-        .map(|reason| match reason {
-            Reason::Requested { requirement } => format!("requested ({requirement})"),
-            Reason::UpgradeAll => "--all".to_string(),
-            Reason::RequiredBy {
-                dependent,
-                dependent_version,
-                requirement,
-            } => format!("required by {dependent} {dependent_version} ({requirement})"),
-            Reason::Unblocks { target, blocking } => {
-                format!("needed to unblock {target} (it required {blocking})")
-            }
-            Reason::Follows {
-                package,
-                version,
-                requirement,
-            } => format!("follows {package} {version} (it required {requirement})"),
-            Reason::Repairs {
-                dependent,
-                dependent_version,
-                requirement,
-                installed,
-            } => {
-                let whose = if dependent == &change.name {
-                    "its".to_string()
-                } else {
-                    format!("{dependent} {dependent_version}'s")
-                };
-                match installed {
-                    Some(v) => format!(
-                        "repairs {whose} {requirement} ({} {v} was installed)",
-                        requirement.name
-                    ),
-                    None => format!(
-                        "repairs {whose} {requirement} ({} was missing)",
-                        requirement.name
-                    ),
+        .filter_map(|reason| {
+            Some(match reason {
+                Reason::Requested { requirement } => format!("requested ({requirement})"),
+                Reason::UpgradeAll => "--all".to_string(),
+                Reason::RequiredBy {
+                    dependent,
+                    dependent_version,
+                    requirement,
+                } => format!("required by {dependent} {dependent_version} ({requirement})"),
+                Reason::Unblocks { target, blocking } => {
+                    format!("needed to unblock {target} (it required {blocking})")
                 }
-            }
-            Reason::CoupledRule {
-                anchor,
-                version,
-                rule,
-            } => format!("follows {anchor} {version} ({rule})"),
-            Reason::MovesWith {
-                package,
-                version,
-                how,
-            } => match how {
-                BreakKind::Abi => format!(
-                    "moves with {package} {version} (the installed release's compiled \
-                     extensions were built against an older {package} line)"
-                ),
-                BreakKind::Import => format!(
-                    "moves with {package} {version} (the installed release imports what \
-                     {package} {version} no longer has)"
-                ),
-                BreakKind::ImportChain => format!(
-                    "moves with {package} {version} (the installed release imports a dist \
-                     that fails to import beside {package} {version})"
-                ),
-            },
-            Reason::NeededOnImport {
-                dependent,
-                dependent_version,
-                requirement,
-                file,
-                line,
-            } => format!(
-                "needed by {dependent} {dependent_version} on import ({requirement}: its own \
+                Reason::Follows {
+                    package,
+                    version,
+                    requirement,
+                } => format!("follows {package} {version} (it required {requirement})"),
+                Reason::Repairs {
+                    dependent,
+                    dependent_version,
+                    requirement,
+                    installed,
+                } => {
+                    let whose = if dependent == &change.name {
+                        "its".to_string()
+                    } else {
+                        format!("{dependent} {dependent_version}'s")
+                    };
+                    match installed {
+                        Some(v) => format!(
+                            "repairs {whose} {requirement} ({} {v} was installed)",
+                            requirement.name
+                        ),
+                        None => format!(
+                            "repairs {whose} {requirement} ({} was missing)",
+                            requirement.name
+                        ),
+                    }
+                }
+                Reason::CoupledRule {
+                    anchor,
+                    version,
+                    rule,
+                } => format!("follows {anchor} {version} ({rule})"),
+                Reason::MovesWith { .. } => moves_with(reason),
+                Reason::NeededOnImport {
+                    dependent,
+                    dependent_version,
+                    requirement,
+                    file,
+                    line,
+                } => format!(
+                    "needed by {dependent} {dependent_version} on import ({requirement}: its own \
                  {file}, line {line}, raises below it; not in its index metadata)"
-            ),
-            Reason::ImportsName { .. } => imports_name(reason),
-            Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
-            Reason::NewestFitting { asked } => {
-                format!("the newest that fits, NOT what was asked ({asked})")
-            }
-            Reason::Resolution => "moved by the resolution".to_string(),
+                ),
+                Reason::ImportsName { .. } => imports_name(reason, &change.reasons)?,
+                Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
+                Reason::NewestFitting { asked } => {
+                    format!("the newest that fits, NOT what was asked ({asked})")
+                }
+                Reason::Resolution => "moved by the resolution".to_string(),
+            })
         })
         .collect();
     if change.action == Action::Reinstall {

@@ -314,6 +314,10 @@ mod tests {
             package: n("werkzeug"),
             version: v("2.0.3"),
             how: BreakKind::Import,
+            file: None,
+            line: None,
+            module: None,
+            name: None,
         }];
         change
     }

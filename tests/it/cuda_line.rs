@@ -165,6 +165,10 @@ fn a_library_of_the_line_is_held_by_no_release_on_it() {
 /// nvidia-cusparse-cu12 and nvidia-nvjitlink-cu12 are still required after the switch only by
 /// nvidia-cusolver-cu12 and nvidia-cufft-cu12, themselves orphaned. Live (2026-12-05) the title
 /// said "leaves 12 of CUDA 12 unrequired" and the `pip uninstall` it advised left those three.
+/// It also counts every CUDA 13 library it installs: the 4 `-cu13` ones, those versioned with the
+/// toolkit (cuda-toolkit 13.2.2, cuda-bindings 13.5.0, nvidia-cublas 13.4.1.3, nvidia-cuda-cccl,
+/// -cupti, -nvrtc, -runtime, nvidia-nvjitlink, nvidia-nvtx) and the 4 the toolkit pins (nvidia-cufft
+/// 12.2.0.57, -cufile, -cusolver, -cusparse): 17. Live (2026-12-05) it said "installs 4 of CUDA 13".
 #[test]
 fn the_switch_names_every_library_it_leaves_unrequired() {
     let ctx = TestContext::new();
@@ -176,7 +180,7 @@ fn the_switch_names_every_library_it_leaves_unrequired() {
         .unwrap_or_else(|| panic!("no switch plan: {proposal:#}"));
     assert_eq!(
         switch["title"],
-        "As asked: torch; switches CUDA 12 -> CUDA 13 (installs 4 of CUDA 13, leaves 15 of CUDA 12 \
+        "As asked: torch; switches CUDA 12 -> CUDA 13 (installs 17 of CUDA 13, leaves 15 of CUDA 12 \
          unrequired)"
     );
     let warning = (switch["warnings"].as_array().unwrap().iter())

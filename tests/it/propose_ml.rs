@@ -225,8 +225,10 @@ fn a_downgrade_request_gets_the_closest_that_fits_before_a_cuda_switch() {
         .find(|f| f["kind"] == "accelerator-line-switch")
         .unwrap_or_else(|| panic!("{downgrade:#}"));
     // The switch from CUDA 13 to CUDA 12, and the libraries it orphans, named (the top-level
-    // cupy-cuda13x and jax-cuda13-plugin, which nothing required before, are not orphaned).
-    insta::assert_snapshot!(switch["detail"].as_str().unwrap(), @"the plan switches the accelerator line from CUDA 13 to CUDA 12: it installs nvidia-cublas-cu12 12.4.5.8, nvidia-cuda-cupti-cu12 12.4.127, nvidia-cuda-nvrtc-cu12 12.4.127, nvidia-cuda-runtime-cu12 12.4.127, nvidia-cudnn-cu12 9.1.0.70 and 8 more; it leaves 4 of CUDA 13 installed that nothing requires any more (nvidia-cudnn-cu13, nvidia-cusparselt-cu13, nvidia-nccl-cu13, nvidia-nvshmem-cu13)");
+    // cupy-cuda13x and jax-cuda13-plugin, which nothing required before, are not orphaned):
+    // cuda-toolkit 13.0.2 and the unsuffixed libraries torch 2.11.0 asked it for
+    // (`cuda-toolkit[cublas,...]`) count with the 4 `-cu13` ones (it said 4).
+    insta::assert_snapshot!(switch["detail"].as_str().unwrap(), @"the plan switches the accelerator line from CUDA 13 to CUDA 12: it installs nvidia-cublas-cu12 12.4.5.8, nvidia-cuda-cupti-cu12 12.4.127, nvidia-cuda-nvrtc-cu12 12.4.127, nvidia-cuda-runtime-cu12 12.4.127, nvidia-cudnn-cu12 9.1.0.70 and 8 more; it leaves 16 of CUDA 13 installed that nothing requires any more (cuda-toolkit, nvidia-cublas, nvidia-cuda-cupti, nvidia-cuda-nvrtc, nvidia-cuda-runtime and 11 more)");
     assert!(
         !plans(&proposal)
             .iter()

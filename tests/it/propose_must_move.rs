@@ -321,12 +321,84 @@ fn a_dropped_module_warning_reads_the_planned_importers() {
     );
 }
 
+/// A move-dependents plan whose dependent's fixing release caps what it broke under: werkzeug
+/// 2.2.0 still has `safe_str_cmp` and Flask-Login 0.6.3 requires `werkzeug<2.3` here, so the
+/// plan that moves Flask-Login along installs werkzeug 2.2.0, not 2.3.8. Its reason names the
+/// release that breaks Flask-Login 0.5.0 (werkzeug 2.3.8, the one the request planned) and the
+/// import that fails there, with its line; it said "moves with werkzeug 2.2.0 (the installed
+/// release imports what werkzeug 2.2.0 no longer has)", untrue of 2.2.0.
+#[test]
+fn a_dependent_moved_along_names_the_release_it_breaks_under() {
+    let root = tempfile::tempdir().unwrap();
+    let mut releases: Vec<Release<'_>> = releases()
+        .into_iter()
+        .filter(|r| (r.0, r.1) != ("flask-login", "0.6.3"))
+        .collect();
+    let login_new: &[(&str, &str)] = &[
+        (
+            "flask_login/__init__.py",
+            "from .utils import _cookie_digest\n",
+        ),
+        ("flask_login/utils.py", LOGIN_NEW),
+    ];
+    let werkzeug_old: &[(&str, &str)] = &[
+        ("werkzeug/__init__.py", ""),
+        ("werkzeug/security.py", SECURITY_OLD),
+    ];
+    releases.push((
+        "flask-login",
+        "0.6.3",
+        "2023-10-30T14:52:09Z",
+        &["werkzeug>=1.0.1,<2.3"],
+        login_new,
+    ));
+    releases.push((
+        "werkzeug",
+        "2.2.0",
+        "2022-07-23T12:00:00Z",
+        &[],
+        werkzeug_old,
+    ));
+    let (wheels, index) = index_of(root.path(), &releases);
+    let venv = venv_with(
+        root.path(),
+        &wheels,
+        &["werkzeug==2.0.3", "flask-login==0.5.0"],
+    );
+    let mut ctx = TestContext::new();
+    ctx.filter(
+        r"Python 3\.\d+\.\d+, linux x86_64, \d+ dists",
+        "Python 3.X, linux x86_64, N dists",
+    );
+    let out = propose(&ctx, &venv, &index, &["werkzeug>=2.2", "--format", "json"]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let moved: Vec<String> = (json["plans"].as_array().unwrap().iter())
+        .filter(|p| p["kind"] == "move-dependents")
+        .flat_map(|p| p["changes"].as_array().unwrap().iter())
+        .map(|c| {
+            format!(
+                "{} {} -> {} {}",
+                c["name"], c["from"], c["to"], c["reasons"]
+            )
+        })
+        .collect();
+    insta::assert_snapshot!(moved.join("\n"), @r#"
+    "flask-login" "0.5.0" -> "0.6.3" [{"kind":"moves-with","package":"werkzeug","version":"2.3.8","how":"import","file":"flask_login/utils.py","line":1,"module":"werkzeug.security","name":"safe_str_cmp"}]
+    "werkzeug" "2.0.3" -> "2.2.0" [{"kind":"requested","requirement":"werkzeug>=2.2"}]
+    "#);
+    let text = propose(&ctx, &venv, &index, &["werkzeug>=2.2"]);
+    planner_snapshot!(ctx, "werkzeug_2_2_moved_along_text", text);
+}
+
 /// A bare target whose only newer release needs a dependent taken back years (the torch
 /// recipe's `propose tokenizers`: tokenizers 0.23.3 needs transformers 4.17.0, as transformers
 /// 4.57.6 requires `tokenizers<=0.23.0`). The dependent taken back breaks peft, and moving peft
 /// along brings transformers back: that plan leaves the target where it is, so it is not
 /// offered. The recommendation says plainly that the target stays and why (its held-back
-/// line); the far downgrade is offered after it.
+/// line), as a plan of its own kind, `no-change`, that says nothing is installed or removed (it
+/// was an `upgrade` saying "the environment already satisfies it"); the far downgrade is
+/// offered after it.
 #[test]
 fn a_bare_target_held_back_is_never_answered_by_a_plan_that_leaves_it() {
     let root = tempfile::tempdir().unwrap();
@@ -396,7 +468,7 @@ fn a_bare_target_held_back_is_never_answered_by_a_plan_that_leaves_it() {
         })
         .collect();
     insta::assert_snapshot!(summary.join("\n"), @r#"
-    "upgrade": "No change: toky stays at 0.22.2; a newer release is planned only by taking back transfo 4.5.0 -> 1.0.0" []
+    "no-change": "No change: toky stays at 0.22.2; a newer release is planned only by taking back transfo 4.5.0 -> 1.0.0" []
     "upgrade": "As asked: toky" ["toky" "0.22.2" -> "0.23.3", "transfo" "4.5.0" -> "1.0.0"]
     "#);
     let text = propose(&ctx, &venv, &index, &["toky"]);

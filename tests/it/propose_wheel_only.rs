@@ -335,7 +335,14 @@ fn every_name_a_planned_release_imports_and_its_dependency_lacks_is_cited_and_so
           werkzeug: {"kind":"imports-name","dependent":"flask-login","dependent_version":"0.6.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_decode"],"file":"flask_login/utils.py","line":14}
           werkzeug: {"kind":"imports-name","dependent":"flask-login","dependent_version":"0.6.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_encode"],"file":"flask_login/utils.py","line":15}
         warning: flask-login 0.6.2 imports `url_decode` from `werkzeug.urls` (flask_login/utils.py, line 14), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_decode` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl); flask-login 0.6.2 imports `url_encode` from `werkzeug.urls` (flask_login/utils.py, line 15), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_encode` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl), so the request needs werkzeug<3.0.0
-    "#);
+    "#); // In text, werkzeug's change says both imports in one "needed by" clause (it repeated the
+    // whole clause for each).
+    let text = TestContext::new().run(&args[..args.len() - 2]);
+    let werkzeug: Vec<&str> = (text.stdout.lines())
+        .map(str::trim)
+        .filter(|l| l.starts_with("werkzeug "))
+        .collect();
+    insta::assert_snapshot!(werkzeug.join("\n"), @"werkzeug     3.1.9 -> 2.3.8  needed by flask-login 0.6.2 on import (werkzeug<3.0.0: its own flask_login/utils.py, line 14, imports `url_decode` from `werkzeug.urls`; line 15, imports `url_encode` from `werkzeug.urls`, which newer releases lack; not in its index metadata)");
 }
 
 /// The newest (here the closest) plan that fits is checked for the imports it needs too:

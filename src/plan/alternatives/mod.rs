@@ -494,7 +494,7 @@ impl Proposer<'_> {
             back.join(", ")
         );
         let planned = self.planned(&resolution);
-        self.plan(PlanKind::Upgrade, title, targets, &planned, &[])
+        self.plan(PlanKind::NoChange, title, targets, &planned, &[])
             .map(Some)
     }
 

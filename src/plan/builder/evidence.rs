@@ -11,7 +11,7 @@ use crate::inventory::InstalledDist;
 use crate::inventory::imports::ImportUse;
 use crate::metadata::requirement::{is_upper_bound, specifiers};
 use crate::metadata::version_line::line_floor;
-use crate::plan::chain::{ChainWorld, Chained, Failing, chained_breaks};
+use crate::plan::chain::{ChainWorld, Chained, Failing, chained_breaks, cited_import};
 use crate::plan::imports_check;
 use crate::plan::oracle::Oracle;
 use crate::plan::planned::{PlannedEnvironment, applies_with};
@@ -443,6 +443,9 @@ pub(in crate::plan) fn plan_breaks(facts: &ChangeFacts, importers: &Importers) -
             to: to.clone(),
             dependent: dependent.clone(),
             how,
+            cited: (how != BreakKind::Abi)
+                .then(|| cited_import(&facts.missing_citations, dependent))
+                .flatten(),
         })
         .collect()
 }
