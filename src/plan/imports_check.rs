@@ -145,7 +145,7 @@ pub(crate) fn missing_imports(
 
 /// What catches a statement's failure: its own guard; for a handler's fallback import, nothing
 /// where its `try:` body's import surely fails ([`tried_fails`]), else `None` (it does not run).
-fn guard_of(
+pub(super) fn guard_of(
     statement: &ImportStatement,
     files: (&[String], &[String]),
     versions: (&Version, &Version),
@@ -215,14 +215,14 @@ pub(crate) fn through_path(module: &str, top: &str) -> Option<String> {
 }
 
 /// Which names a release's module files bind, asked once per (version, file, names).
-struct Names<'a> {
-    name: &'a PackageName,
-    oracle: &'a dyn Oracle,
-    seen: BTreeMap<(Version, String, BTreeSet<String>), Option<ModuleNames>>,
+pub(super) struct Names<'a> {
+    pub(super) name: &'a PackageName,
+    pub(super) oracle: &'a dyn Oracle,
+    pub(super) seen: BTreeMap<(Version, String, BTreeSet<String>), Option<ModuleNames>>,
 }
 
 impl Names<'_> {
-    fn of(
+    pub(super) fn of(
         &mut self,
         version: &Version,
         path: &str,
@@ -238,7 +238,7 @@ impl Names<'_> {
 }
 
 /// Whether `from module import name` works with the old files and surely fails with the new.
-fn name_gone(
+pub(super) fn name_gone(
     old: &[String],
     new: &[String],
     module: &str,
@@ -282,13 +282,13 @@ fn name_gone(
 }
 
 /// A module of the planned release, for [`Names::lazy_may_have`].
-struct Place<'a> {
+pub(super) struct Place<'a> {
     /// The release's file list.
-    files: &'a [String],
-    version: &'a Version,
+    pub(super) files: &'a [String],
+    pub(super) version: &'a Version,
     /// The module (`transformers`) and its file (`transformers/__init__.py`).
-    module: &'a str,
-    file: &'a str,
+    pub(super) module: &'a str,
+    pub(super) file: &'a str,
 }
 
 /// How deep star imports of lazy modules are followed before "may have" is answered.
@@ -299,7 +299,7 @@ impl Names<'_> {
     /// a folder's `.py` file that binds it (the import structure is built from their
     /// `__all__`), a star-imported module that binds it or may hand it out; also when any of
     /// them cannot be read.
-    fn lazy_may_have(
+    pub(super) fn lazy_may_have(
         &mut self,
         place: &Place<'_>,
         lazy: &Lazy,
@@ -488,6 +488,7 @@ mod tests {
             dead: false,
             deferred: false,
             attribute: false,
+            function: None,
             fallback: None,
         };
         let import = ImportUse {
