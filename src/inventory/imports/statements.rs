@@ -61,8 +61,9 @@ fn statements(
     // The names imports in a function body bind, by the `def` header's index.
     let mut local: BTreeMap<usize, BTreeMap<String, String>> = BTreeMap::new();
     walk_blocks(&lines, |_, logical, open| {
-        let def = open.iter().rev().find(|o| matches!(o.block, Block::Def(_)));
-        let function = def.map(|d| def_name(&lines[d.at].text).to_string());
+        let at = open.iter().rposition(|o| matches!(o.block, Block::Def(_)));
+        let def = at.map(|i| &open[i]);
+        let function = at.map(|i| function_name(&lines, &open[..=i]));
         if open.is_empty() {
             out.extend(attribute_uses(logical, &mut aliases, modules));
         }
@@ -196,6 +197,21 @@ fn physical_line(raw: &[&str], first: usize, chain: &str) -> usize {
     (first..=raw.len())
         .find(|&n| holds(raw[n - 1].split('#').next().unwrap_or("")))
         .unwrap_or(first)
+}
+
+/// The name of the function whose `def` header is the last of `open`, with the class that
+/// holds it directly (`PackageLoader.__init__`).
+fn function_name(lines: &[Logical<'_>], open: &[super::blocks::Open]) -> String {
+    let (def, outer) = open.split_last().expect("a def is open");
+    let name = def_name(&lines[def.at].text);
+    let class = outer
+        .last()
+        .and_then(|o| lines[o.at].text.strip_prefix("class "))
+        .map(|rest| def_name(rest).to_string());
+    match class {
+        Some(class) if !class.is_empty() => format!("{class}.{name}"),
+        _ => name.to_string(),
+    }
 }
 
 /// The name a `def` header defines (`async def f(`: `f`).
