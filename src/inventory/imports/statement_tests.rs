@@ -275,9 +275,11 @@ fn an_import_under_an_availability_test_runs_at_import_time() {
     assert_eq!(found, ["inclass", "real"]);
 }
 
-/// The dotted uses a function body makes of a module, as (line, module, names, function,
-/// deferred).
-fn uses(source: &str, module: &str) -> Vec<(usize, String, Vec<String>, Option<String>, bool)> {
+/// A dotted use: (line, module, names, function, deferred).
+type Use = (usize, String, Vec<String>, Option<String>, bool);
+
+/// The dotted uses a function body makes of a module.
+fn uses(source: &str, module: &str) -> Vec<Use> {
     import_statements(source, &set(&[module]))
         .into_iter()
         .filter(|s| s.attribute)
