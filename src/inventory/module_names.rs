@@ -43,6 +43,10 @@ pub struct ModuleNames {
     /// The module replaces itself with a lazy loader ([`Lazy`]): it may also hand out the names
     /// the places listed there hold.
     pub lazy: Option<Lazy>,
+    /// A module that is [`open`](Self::open) only through relative star imports (`from
+    /// .lib._old_api import *` in openai 2's `__init__.py`), no lazy loader: those imports
+    /// (level, dotted module), for a caller that reads them; empty otherwise.
+    pub stars: Vec<(usize, String)>,
 }
 
 /// A module that replaces itself with a lazy loader, `sys.modules[__name__] = _LazyModule(...)`
@@ -118,11 +122,22 @@ pub(crate) fn module_names(source: &str, asked: &BTreeSet<String>) -> ModuleName
         scan.bound.extend(names.iter().cloned());
     }
     let answered = closed.is_some() || table.is_some();
+    let getattr_open = scan.bound.contains("__getattr__") && !answered;
+    let stars = if lazy.replaced
+        || getattr_open
+        || scan.open_otherwise
+        || scan.stars.iter().any(|(level, _)| *level == 0)
+    {
+        Vec::new()
+    } else {
+        scan.stars.clone()
+    };
     let lazy = lazy.finish(&mut scan);
     ModuleNames {
         defined: scan.bound.intersection(asked).cloned().collect(),
-        open: scan.open || (scan.bound.contains("__getattr__") && !answered),
+        open: scan.open || getattr_open,
         lazy,
+        stars,
     }
 }
 

@@ -145,7 +145,7 @@ pub(crate) fn missing_imports(
 
 /// What catches a statement's failure: its own guard; for a handler's fallback import, nothing
 /// where its `try:` body's import surely fails ([`tried_fails`]), else `None` (it does not run).
-fn guard_of(
+pub(super) fn guard_of(
     statement: &ImportStatement,
     files: (&[String], &[String]),
     versions: (&Version, &Version),
@@ -215,14 +215,14 @@ pub(crate) fn through_path(module: &str, top: &str) -> Option<String> {
 }
 
 /// Which names a release's module files bind, asked once per (version, file, names).
-struct Names<'a> {
-    name: &'a PackageName,
-    oracle: &'a dyn Oracle,
-    seen: BTreeMap<(Version, String, BTreeSet<String>), Option<ModuleNames>>,
+pub(super) struct Names<'a> {
+    pub(super) name: &'a PackageName,
+    pub(super) oracle: &'a dyn Oracle,
+    pub(super) seen: BTreeMap<(Version, String, BTreeSet<String>), Option<ModuleNames>>,
 }
 
 impl Names<'_> {
-    fn of(
+    pub(super) fn of(
         &mut self,
         version: &Version,
         path: &str,
@@ -238,7 +238,7 @@ impl Names<'_> {
 }
 
 /// Whether `from module import name` works with the old files and surely fails with the new.
-fn name_gone(
+pub(super) fn name_gone(
     old: &[String],
     new: &[String],
     module: &str,
@@ -282,13 +282,13 @@ fn name_gone(
 }
 
 /// A module of the planned release, for [`Names::lazy_may_have`].
-struct Place<'a> {
+pub(super) struct Place<'a> {
     /// The release's file list.
-    files: &'a [String],
-    version: &'a Version,
+    pub(super) files: &'a [String],
+    pub(super) version: &'a Version,
     /// The module (`transformers`) and its file (`transformers/__init__.py`).
-    module: &'a str,
-    file: &'a str,
+    pub(super) module: &'a str,
+    pub(super) file: &'a str,
 }
 
 /// How deep star imports of lazy modules are followed before "may have" is answered.
@@ -299,7 +299,7 @@ impl Names<'_> {
     /// a folder's `.py` file that binds it (the import structure is built from their
     /// `__all__`), a star-imported module that binds it or may hand it out; also when any of
     /// them cannot be read.
-    fn lazy_may_have(
+    pub(super) fn lazy_may_have(
         &mut self,
         place: &Place<'_>,
         lazy: &Lazy,
@@ -488,6 +488,7 @@ mod tests {
             dead: false,
             deferred: false,
             attribute: false,
+            function: None,
             fallback: None,
         };
         let import = ImportUse {
@@ -543,5 +544,72 @@ mod tests {
             missing.sentences.is_empty() && missing.citations.is_empty(),
             "{missing:?}"
         );
+    }
+
+    /// langchain 0.0.300's `llms/openai.py` line 92 uses `openai.error.Timeout` in
+    /// `_create_retry_decorator`: openai 2.54.0's real `__init__.py` binds no `error` (its star
+    /// import of `lib/_old_api.py` is read: the old API's class names only), so the call fails.
+    /// A planned `__init__.py` that binds `error`, answers any name (`__getattr__`) or
+    /// star-imports a module binding it makes no claim.
+    #[test]
+    fn a_dotted_use_in_a_function_of_a_module_the_planned_release_dropped_is_a_call_time_break() {
+        let old: BTreeMap<&str, &str> = [
+            ("openai/__init__.py", ""),
+            ("openai/error.py", "class Timeout(Exception):\n    pass\n"),
+        ]
+        .into();
+        let real_init = include_str!("../../testdata/imports/openai-2.54.0/openai/__init__.py");
+        let real_old_api =
+            include_str!("../../testdata/imports/openai-2.54.0/openai/lib/_old_api.py");
+        let planned = |init: &'static str, old_api: &'static str| Releases {
+            old: old.clone(),
+            new: [
+                ("openai/__init__.py", init),
+                ("openai/lib/__init__.py", ""),
+                ("openai/lib/_old_api.py", old_api),
+            ]
+            .into(),
+            folders: None,
+        };
+        let import = ImportUse {
+            dist: "langchain".parse().unwrap(),
+            version: "0.0.300".parse().unwrap(),
+            file: "langchain/llms/openai.py".to_string(),
+            statement: ImportStatement {
+                line: 92,
+                module: "openai.error".to_string(),
+                names: vec!["Timeout".to_string()],
+                guard: ImportGuard::None,
+                dead: false,
+                deferred: true,
+                attribute: true,
+                function: Some("_create_retry_decorator".to_string()),
+                fallback: None,
+            },
+        };
+        let name: PackageName = "openai".parse().unwrap();
+        let (from, to) = ("0.28.1".parse().unwrap(), "2.54.0".parse().unwrap());
+        let run = |oracle: &Releases| {
+            crate::plan::call_time::call_time_missing(&name, (&from, &to), &[&import], oracle)
+        };
+        let missing = run(&planned(real_init, real_old_api));
+        assert_eq!(
+            missing.sentences,
+            ["langchain 0.0.300 (langchain/llms/openai.py, line 92, in \
+                 `_create_retry_decorator`) uses `openai.error`, which openai 2.54.0 does not \
+                 ship: breaks when that code runs, not on import"]
+        );
+        let cited: Vec<_> = (missing.citations.iter())
+            .map(|c| (c.line, c.module.as_str(), c.name.as_deref(), c.attribute))
+            .collect();
+        assert_eq!(cited, [(92, "openai.error", None, true)]);
+        for (init, old_api) in [
+            ("from . import _exceptions as error\n", ""),
+            ("def __getattr__(name):\n    return name\n", ""),
+            ("from .lib._old_api import *\n", "error = None\n"),
+        ] {
+            let missing = run(&planned(init, old_api));
+            assert_eq!(missing.sentences, Vec::<String>::new(), "{init}");
+        }
     }
 }

@@ -13,6 +13,7 @@ mod alone;
 mod alternatives;
 mod build_hint;
 mod builder;
+mod call_time;
 mod chain;
 mod clash;
 mod imports_check;

@@ -205,6 +205,9 @@ factor_kinds! {
     /// A release the plan moves back or adds imports, at module level, a module no dist of the
     /// planned environment installs.
     PlannedImportMissing => "planned-import-missing",
+    /// An installed dist's function body imports or uses a module or a name of a changed dist
+    /// that the planned release no longer has: it fails when that code runs, not on import.
+    CallTimeTargetMissing => "call-time-target-missing",
     /// An installed requirement broken before the plan that the plan keeps as it is.
     KeptBrokenEdge => "kept-broken-edge",
 }

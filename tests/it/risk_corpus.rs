@@ -203,6 +203,7 @@ impl Oracle for Recorded<'_> {
                     dead: false,
                     deferred: false,
                     attribute: false,
+                    function: None,
                     fallback: None,
                 },
             })
@@ -245,6 +246,8 @@ impl Oracle for Recorded<'_> {
             open: names.open,
             // recorded as open or not: a lazy module's folders are not recorded
             lazy: None,
+            // nor its star imports
+            stars: Vec::new(),
         })
     }
 

@@ -235,6 +235,7 @@ fn scan(
                 dead: false,
                 deferred: false,
                 attribute: false,
+                function: None,
                 fallback: Some(Box::new(fallback)),
             },
         );

@@ -92,8 +92,12 @@ pub struct ImportStatement {
     pub fallback: Option<Box<Fallback>>,
     /// Not an import: a module-level attribute use of an imported module in a class base or a
     /// decorator (`class VariableEffect(jax.core.Effect):` after `import jax` is module
-    /// `jax.core`, names `Effect`), which fails at import as a missing name would.
+    /// `jax.core`, names `Effect`), which fails at import as a missing name would; or a dotted
+    /// use in a function body (`openai.error.Timeout` after `import openai`), always
+    /// [`deferred`](Self::deferred): only the call-time evidence reads it.
     pub attribute: bool,
+    /// The innermost function whose body holds it (`_create_retry_decorator`), if any.
+    pub function: Option<String>,
 }
 
 /// One import statement of an installed dist's file.

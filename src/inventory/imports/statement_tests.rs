@@ -128,7 +128,8 @@ fn an_import_in_a_private_function_nothing_calls_is_dead() {
 
 /// flax 0.12.1's `nnx/variablelib.py` line 277, `class VariableEffect(jax.core.Effect):`
 /// after `import jax`: module `jax.core`, names `Effect`, an attribute use. A chain in a
-/// string, on a name not imported from the module, or after a call is none.
+/// string, on a name not imported from the module, or after a call is none; one in a function
+/// body is deferred.
 #[test]
 fn a_class_base_on_an_imported_module_is_an_attribute_use() {
     let uses: Vec<(usize, String, Vec<String>)> =
@@ -145,9 +146,16 @@ fn a_class_base_on_an_imported_module_is_an_attribute_use() {
                       class A(jnp.ndarray, other.Base):\n    x = 'jax.core.Y'\n\
                       @tu.register_pytree_node_class\nclass B(f().jax.Z, \"jnp.Q\"):\n    pass\n\
                       def g():\n    class C(jnp.Inner):\n        pass\n";
-    let uses: Vec<(usize, String, Vec<String>)> = import_statements(source, &set(&["jax"]))
+    // `class C(jnp.Inner)` in `g` is a use in a function body: deferred, for the call-time
+    // evidence only
+    let (deferred, uses): (Vec<_>, Vec<_>) = import_statements(source, &set(&["jax"]))
         .into_iter()
         .filter(|s| s.attribute)
+        .partition(|s| s.deferred);
+    let deferred: Vec<(usize, String)> = deferred.into_iter().map(|s| (s.line, s.module)).collect();
+    assert_eq!(deferred, vec![(10, "jax.numpy".to_string())]);
+    let uses: Vec<(usize, String, Vec<String>)> = uses
+        .into_iter()
         .map(|s| (s.line, s.module, s.names))
         .collect();
     assert_eq!(
@@ -265,4 +273,58 @@ fn an_import_under_an_availability_test_runs_at_import_time() {
         .map(|s| s.module)
         .collect();
     assert_eq!(found, ["inclass", "real"]);
+}
+
+/// A dotted use: (line, module, names, function, deferred).
+type Use = (usize, String, Vec<String>, Option<String>, bool);
+
+/// The dotted uses a function body makes of a module.
+fn uses(source: &str, module: &str) -> Vec<Use> {
+    import_statements(source, &set(&[module]))
+        .into_iter()
+        .filter(|s| s.attribute)
+        .map(|s| (s.line, s.module, s.names, s.function, s.deferred))
+        .collect()
+}
+
+#[test]
+fn a_dotted_use_in_a_function_body_is_read_at_its_own_line() {
+    // langchain 0.0.300's `langchain/llms/openai.py` lines 84-97, shortened: the function's own
+    // `import openai`, then a list whose items span lines.
+    let source = "def _create_retry_decorator(\n    llm,\n) -> Callable[[Any], Any]:\n    import openai\n\n    errors = [\n        openai.error.Timeout,\n        openai.error.APIError,  # openai.api_resources\n    ]\n    return errors\n\n\ndef completion_with_retry(llm):\n    return _create_retry_decorator(llm)\n";
+    let f = Some("_create_retry_decorator".to_string());
+    assert_eq!(
+        uses(source, "openai"),
+        vec![
+            (
+                7,
+                "openai.error".into(),
+                vec!["Timeout".into()],
+                f.clone(),
+                true
+            ),
+            // its own physical line; the comment's name is no use
+            (8, "openai.error".into(), vec!["APIError".into()], f, true),
+        ]
+    );
+}
+
+#[test]
+fn dotted_uses_that_may_not_run_or_are_caught_are_not_read() {
+    let source = "import openai\nfrom typing import TYPE_CHECKING\n\n\ndef f():\n    if TYPE_CHECKING:\n        x = openai.error.Timeout\n    try:\n        y = openai.error.APIError\n    except Exception:\n        pass\n    z = 'openai.error.X'\n    return openai.types.Model\n\n\nf()\n";
+    assert_eq!(
+        uses(source, "openai"),
+        vec![(
+            13,
+            "openai.types".into(),
+            vec!["Model".into()],
+            Some("f".into()),
+            true
+        )]
+    );
+    // a name no import binds to the module is no use of it
+    assert_eq!(
+        uses("def g(openai):\n    return openai.error.X\n", "openai"),
+        vec![]
+    );
 }

@@ -55,9 +55,15 @@ fn statements(
 ) -> Vec<ImportStatement> {
     let lines = logical_lines(source);
     let running = running_defs(&lines, entry);
+    let raw: Vec<&str> = source.lines().collect();
     let mut out = Vec::new();
     let mut aliases = BTreeMap::new();
+    // The names imports in a function body bind, by the `def` header's index.
+    let mut local: BTreeMap<usize, BTreeMap<String, String>> = BTreeMap::new();
     walk_blocks(&lines, |_, logical, open| {
+        let at = open.iter().rposition(|o| matches!(o.block, Block::Def(_)));
+        let def = at.map(|i| &open[i]);
+        let function = at.map(|i| function_name(&lines, &open[..=i]));
         if open.is_empty() {
             out.extend(attribute_uses(logical, &mut aliases, modules));
         }
@@ -71,6 +77,17 @@ fn statements(
         let deferred = open
             .iter()
             .any(|o| matches!(o.block, Block::Def(_)) && !running.contains(&o.at));
+        if let (Some(def), false) = (def, import_time) {
+            let scope = Scope {
+                aliases: &aliases,
+                open,
+                raw: &raw,
+                dead,
+                function: function.clone(),
+            };
+            let uses = function_uses(logical, def.at, &mut local, modules, &scope);
+            out.extend(uses.into_iter().filter(|_| !sometimes));
+        }
         if !sometimes {
             let guard = caught_by(open);
             out.extend(
@@ -84,12 +101,127 @@ fn statements(
                         dead,
                         deferred,
                         attribute: false,
+                        function: function.clone(),
                         fallback: None,
                     }),
             );
         }
     });
     out
+}
+
+/// What a line in a function body sees of the file.
+struct Scope<'a, 'b> {
+    /// The names module-level imports bind to modules.
+    aliases: &'b BTreeMap<String, String>,
+    /// The blocks open around the line.
+    open: &'b [super::blocks::Open],
+    /// The file's physical lines.
+    raw: &'b [&'a str],
+    /// The line is in a private function nothing else names.
+    dead: bool,
+    /// The innermost function.
+    function: Option<String>,
+}
+
+/// In a function body (its `def` header at `def`): an import statement's bindings are added to
+/// `local` (the function's own names); another line yields each dotted use it holds of a name
+/// bound to a module of `modules` by the function's imports, an enclosing function's or the
+/// module's (`openai.error.Timeout` after `import openai`: module `openai.error`, names
+/// `Timeout`), outside strings and outside a `try:` that catches anything, as an
+/// [`ImportStatement::attribute`] that is [`ImportStatement::deferred`] (it fails when the
+/// function runs, whenever that is), at the physical line the use is on.
+fn function_uses(
+    logical: &Logical<'_>,
+    def: usize,
+    local: &mut BTreeMap<usize, BTreeMap<String, String>>,
+    modules: &BTreeSet<String>,
+    scope: &Scope<'_, '_>,
+) -> Vec<ImportStatement> {
+    let text = logical.text.as_ref();
+    if text.starts_with("import ") || text.starts_with("from ") {
+        bind(text, local.entry(def).or_default(), modules);
+        return Vec::new();
+    }
+    if caught_by(scope.open) != ImportGuard::None {
+        return Vec::new();
+    }
+    let bound = |first: &str| {
+        (scope.open.iter().rev())
+            .filter_map(|o| local.get(&o.at))
+            .chain(std::iter::once(scope.aliases))
+            .find_map(|names| names.get(first))
+    };
+    let mut out = Vec::new();
+    for chain in dotted_chains(text) {
+        let mut parts = chain.split('.');
+        let Some(base) = parts.next().and_then(bound) else {
+            continue;
+        };
+        let rest: Vec<&str> = parts.collect();
+        let Some((name, inner)) = rest.split_last() else {
+            continue;
+        };
+        let module = std::iter::once(base.as_str())
+            .chain(inner.iter().copied())
+            .collect::<Vec<_>>()
+            .join(".");
+        let line = physical_line(scope.raw, logical.line, &chain);
+        out.push(ImportStatement {
+            line,
+            module,
+            names: vec![name.to_string()],
+            guard: ImportGuard::None,
+            dead: scope.dead,
+            deferred: true,
+            attribute: true,
+            function: scope.function.clone(),
+            fallback: None,
+        });
+    }
+    out
+}
+
+/// The physical line (1-based) from `first` on whose text holds `chain` as a whole word: the
+/// line of a logical line's part (`retry_if_exception_type(openai.error.Timeout)`, line 92 of a
+/// call opened on line 86); `first` when none does.
+fn physical_line(raw: &[&str], first: usize, chain: &str) -> usize {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let holds = |text: &str| {
+        text.match_indices(chain).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + chain.len()..].chars().next();
+            !before.is_some_and(|c| ident(c) || c == '.') && !after.is_some_and(ident)
+        })
+    };
+    (first..=raw.len())
+        .find(|&n| holds(raw[n - 1].split('#').next().unwrap_or("")))
+        .unwrap_or(first)
+}
+
+/// The name of the function whose `def` header is the last of `open`, with the class that
+/// holds it directly (`PackageLoader.__init__`).
+fn function_name(lines: &[Logical<'_>], open: &[super::blocks::Open]) -> String {
+    let (def, outer) = open.split_last().expect("a def is open");
+    let name = def_name(&lines[def.at].text);
+    let class = outer
+        .last()
+        .and_then(|o| lines[o.at].text.strip_prefix("class "))
+        .map(|rest| def_name(rest).to_string());
+    match class {
+        Some(class) if !class.is_empty() => format!("{class}.{name}"),
+        _ => name.to_string(),
+    }
+}
+
+/// The name a `def` header defines (`async def f(`: `f`).
+fn def_name(header: &str) -> &str {
+    let text = header.strip_prefix("async ").unwrap_or(header).trim_start();
+    let text = text.strip_prefix("def ").unwrap_or(text).trim_start();
+    let end = text
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    &text[..end]
 }
 
 /// At module level: the names an import statement binds to modules of `modules` (`import
@@ -103,38 +235,7 @@ fn attribute_uses(
     modules: &BTreeSet<String>,
 ) -> Vec<ImportStatement> {
     let text = logical.text.as_ref();
-    let wanted = |m: &str| modules.contains(m.split('.').next().unwrap_or(""));
-    if let Some(rest) = text.strip_prefix("import ") {
-        for part in rest.split(',') {
-            let words: Vec<&str> = part.split_whitespace().collect();
-            match words.as_slice() {
-                [m, "as", alias] if wanted(m) => aliases.insert(alias.to_string(), m.to_string()),
-                [m] if wanted(m) => {
-                    let top = m.split('.').next().unwrap_or(m);
-                    aliases.insert(top.to_string(), top.to_string())
-                }
-                _ => None,
-            };
-        }
-        return Vec::new();
-    }
-    if let Some(rest) = text.strip_prefix("from ") {
-        let Some((module, names)) = rest.split_once(" import ") else {
-            return Vec::new();
-        };
-        let module = module.trim();
-        if wanted(module) {
-            let names = names.trim().trim_start_matches('(').trim_end_matches(')');
-            for part in names.split(',') {
-                let words: Vec<&str> = part.split_whitespace().collect();
-                let (name, alias) = match words.as_slice() {
-                    [n, "as", a] => (*n, *a),
-                    [n] => (*n, *n),
-                    _ => continue,
-                };
-                aliases.insert(alias.to_string(), format!("{module}.{name}"));
-            }
-        }
+    if bind(text, aliases, modules) {
         return Vec::new();
     }
     if !(text.starts_with("class ") || text.starts_with('@')) {
@@ -162,6 +263,7 @@ fn attribute_uses(
             dead: false,
             deferred: false,
             attribute: true,
+            function: None,
             fallback: None,
         });
     }
@@ -273,6 +375,7 @@ pub(crate) fn unconditional_imports(source: &str, package: &str) -> Vec<ImportSt
                     dead: false,
                     deferred: false,
                     attribute: false,
+                    function: None,
                     fallback: None,
                 }),
         );
@@ -299,4 +402,45 @@ fn resolve_relative<'a>(text: &'a str, package: &str) -> Option<Cow<'a, str>> {
         format!("{base}.{module}")
     };
     Some(Cow::Owned(format!("from {full} import {names}")))
+}
+
+/// The names an import statement `text` binds to modules of `modules` (`import jax.core as
+/// jc`: `jc` -> `jax.core`; `import jax.core`: `jax` -> `jax`; `from jax import core`: `core`
+/// -> `jax.core`), added to `aliases`. Whether `text` is an import statement.
+fn bind(text: &str, aliases: &mut BTreeMap<String, String>, modules: &BTreeSet<String>) -> bool {
+    let wanted = |m: &str| modules.contains(m.split('.').next().unwrap_or(""));
+    if let Some(rest) = text.strip_prefix("import ") {
+        for part in rest.split(',') {
+            let words: Vec<&str> = part.split_whitespace().collect();
+            match words.as_slice() {
+                [m, "as", alias] if wanted(m) => aliases.insert(alias.to_string(), m.to_string()),
+                [m] if wanted(m) => {
+                    let top = m.split('.').next().unwrap_or(m);
+                    aliases.insert(top.to_string(), top.to_string())
+                }
+                _ => None,
+            };
+        }
+        return true;
+    }
+    let Some((module, names)) = text
+        .strip_prefix("from ")
+        .and_then(|rest| rest.split_once(" import "))
+    else {
+        return text.starts_with("from ");
+    };
+    let module = module.trim();
+    if wanted(module) {
+        let names = names.trim().trim_start_matches('(').trim_end_matches(')');
+        for part in names.split(',') {
+            let words: Vec<&str> = part.split_whitespace().collect();
+            let (name, alias) = match words.as_slice() {
+                [n, "as", a] => (*n, *a),
+                [n] => (*n, *n),
+                _ => continue,
+            };
+            aliases.insert(alias.to_string(), format!("{module}.{name}"));
+        }
+    }
+    true
 }

@@ -32,6 +32,7 @@ fn werkzeug_3_1_urls_mentions_url_quote_but_does_not_define_it() {
             ]),
             open: false,
             lazy: None,
+            stars: Vec::new(),
         }
     );
     assert_eq!(
@@ -40,6 +41,7 @@ fn werkzeug_3_1_urls_mentions_url_quote_but_does_not_define_it() {
             defined: set(&["iri_to_uri", "uri_to_iri", "_decode_idna"]),
             open: false,
             lazy: None,
+            stars: Vec::new(),
         }
     );
 }
@@ -306,6 +308,7 @@ fn a_deprecation_getattr_over_a_literal_table_answers_only_its_keys() {
             defined: set(&["Tracer", "pytype_aval_mappings"]),
             open: false,
             lazy: None,
+            stars: Vec::new(),
         }
     );
     for source in [
@@ -345,6 +348,7 @@ fn a_lazy_module_hands_out_its_import_structure_and_the_folders_it_is_built_from
             defined: asked.clone(),
             open: false,
             lazy: models.clone(),
+            stars: Vec::new(),
         }
     );
     let new = module_names(
@@ -359,6 +363,7 @@ fn a_lazy_module_hands_out_its_import_structure_and_the_folders_it_is_built_from
             defined: kept,
             open: false,
             lazy: models,
+            stars: Vec::new(),
         }
     );
     // `models/__init__.py`: built from its own folder (`_file = globals()["__file__"]`, a read

@@ -11,6 +11,7 @@ use crate::inventory::InstalledDist;
 use crate::inventory::imports::ImportUse;
 use crate::metadata::requirement::{is_upper_bound, specifiers};
 use crate::metadata::version_line::line_floor;
+use crate::plan::call_time::call_time_missing;
 use crate::plan::chain::{ChainWorld, Chained, Failing, chained_breaks, cited_import};
 use crate::plan::imports_check;
 use crate::plan::oracle::Oracle;
@@ -52,6 +53,8 @@ impl PlanBuilder<'_> {
             module_clashes: Vec::new(),
             planned_imports_missing: Vec::new(),
             planned_citations: Vec::new(),
+            call_time_missing: Vec::new(),
+            call_time_citations: Vec::new(),
         };
         let mut importers = Importers::default();
         if let (Some(from), Some(to)) = (&change.from, &change.to) {
@@ -91,6 +94,9 @@ impl PlanBuilder<'_> {
                     && self.fallback_may_run(u, planned)
             })
             .collect();
+        let call_time = call_time_missing(&facts.name, (from, to), &kept, oracle);
+        facts.call_time_missing = call_time.sentences;
+        facts.call_time_citations = call_time.citations;
         let mut missing = imports_check::missing_imports(&facts.name, from, to, &kept, oracle);
         let (sentences, citations, refused) =
             self.gencode_refused_by(&facts.name, (from, to), &kept);

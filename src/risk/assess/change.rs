@@ -374,6 +374,26 @@ pub(super) fn missing_import_factor(
     true
 }
 
+/// Installed functions import or use a module or a name the new release no longer has: they
+/// fail when they run, not on import. Whether they do.
+pub(super) fn call_time_factor(
+    change: &ChangeFacts,
+    policy: &Policy,
+    factors: &mut Factors,
+) -> bool {
+    if change.call_time_missing.is_empty() {
+        return false;
+    }
+    factors.weighed_cited(
+        policy,
+        FactorKind::CallTimeTargetMissing,
+        &change.name,
+        change.call_time_missing.join("; "),
+        &change.call_time_citations,
+    );
+    true
+}
+
 /// The planned release and another dist would both ship one top-level module. Whether they
 /// would.
 pub(super) fn module_clash_factor(

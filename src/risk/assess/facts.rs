@@ -116,6 +116,12 @@ pub(crate) struct ChangeFacts {
     pub planned_imports_missing: Vec<String>,
     /// The imports of the kept dists that fail through the chain, as data.
     pub planned_citations: Vec<crate::risk::Citation>,
+    /// Uses of this dist inside other installed dists' function bodies that fail with the
+    /// planned release when that code runs, not on import (one sentence each, naming the file,
+    /// line and function).
+    pub call_time_missing: Vec<String>,
+    /// The uses behind `call_time_missing`, as data.
+    pub call_time_citations: Vec<crate::risk::Citation>,
 }
 
 /// Installed dists that depend on a changed one (reverse edges of the installed graph).
@@ -127,7 +133,6 @@ pub(crate) struct Dependents {
     pub transitive: usize,
     /// Dists that do not require it but whose files import it when they are imported, each with
     /// the import (`transformers` and `transformers/utils/chat_template_utils.py, line 36`).
-    #[serde(default)]
     pub importing: Vec<(PackageName, String)>,
 }
 

@@ -27,7 +27,7 @@ use pep508_rs::PackageName;
 use super::policy::Policy;
 use super::risk_score::{Citation, FactorKind, RiskFactor, RiskScore};
 use change::{
-    abi_break_factor, dependents_factors, direction_factor, distance_back_factor,
+    abi_break_factor, call_time_factor, dependents_factors, direction_factor, distance_back_factor,
     missing_import_factor, module_clash_factor, planned_import_factor, predates_major_factor,
     provenance_factor, removal_factor, yanked_factor, young_release_factor, young_requested,
 };
@@ -130,6 +130,7 @@ pub(crate) fn assess(facts: &PlanFacts, policy: &Policy) -> RiskScore {
             risky |= predates_major_factor(change, to, policy, &mut factors);
         }
         risky |= missing_import_factor(change, policy, &mut factors);
+        risky |= call_time_factor(change, policy, &mut factors);
         risky |= module_clash_factor(change, policy, &mut factors);
         risky |= planned_import_factor(change, policy, &mut factors);
         // Dependents weigh only where the change is outside what they declared they accept

@@ -42,6 +42,8 @@ fn change(name: &str, from: Option<&str>, to: Option<&str>) -> ChangeFacts {
         module_clashes: Vec::new(),
         planned_imports_missing: Vec::new(),
         planned_citations: Vec::new(),
+        call_time_missing: Vec::new(),
+        call_time_citations: Vec::new(),
     }
 }
 
