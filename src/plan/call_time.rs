@@ -194,3 +194,79 @@ fn parent_may_bind(
     });
     lazy.is_some_and(|lazy| names.lazy_may_have(&place, &lazy, name, &asked, 0))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use pep508_rs::PackageName;
+
+    use super::call_time_missing;
+    use crate::inventory::imports::{ImportGuard, ImportStatement, ImportUse};
+    use crate::plan::imports_check::tests::Releases;
+
+    /// langchain 0.0.300's `llms/openai.py` line 92 uses `openai.error.Timeout` in
+    /// `_create_retry_decorator`: openai 2.54.0's real `__init__.py` binds no `error` (its star
+    /// import of `lib/_old_api.py` is read: the old API's class names only), so the call fails.
+    /// A planned `__init__.py` that binds `error`, answers any name (`__getattr__`) or
+    /// star-imports a module binding it makes no claim.
+    #[test]
+    fn a_dotted_use_in_a_function_of_a_module_the_planned_release_dropped_is_a_call_time_break() {
+        let old: BTreeMap<&str, &str> = [
+            ("openai/__init__.py", ""),
+            ("openai/error.py", "class Timeout(Exception):\n    pass\n"),
+        ]
+        .into();
+        let real_init = include_str!("../../testdata/imports/openai-2.54.0/openai/__init__.py");
+        let real_old_api =
+            include_str!("../../testdata/imports/openai-2.54.0/openai/lib/_old_api.py");
+        let planned = |init: &'static str, old_api: &'static str| Releases {
+            old: old.clone(),
+            new: [
+                ("openai/__init__.py", init),
+                ("openai/lib/__init__.py", ""),
+                ("openai/lib/_old_api.py", old_api),
+            ]
+            .into(),
+            folders: None,
+        };
+        let import = ImportUse {
+            dist: "langchain".parse().unwrap(),
+            version: "0.0.300".parse().unwrap(),
+            file: "langchain/llms/openai.py".to_string(),
+            statement: ImportStatement {
+                line: 92,
+                module: "openai.error".to_string(),
+                names: vec!["Timeout".to_string()],
+                guard: ImportGuard::None,
+                dead: false,
+                deferred: true,
+                attribute: true,
+                function: Some("_create_retry_decorator".to_string()),
+                fallback: None,
+            },
+        };
+        let name: PackageName = "openai".parse().unwrap();
+        let (from, to) = ("0.28.1".parse().unwrap(), "2.54.0".parse().unwrap());
+        let run = |oracle: &Releases| call_time_missing(&name, (&from, &to), &[&import], oracle);
+        let missing = run(&planned(real_init, real_old_api));
+        assert_eq!(
+            missing.sentences,
+            ["langchain 0.0.300 (langchain/llms/openai.py, line 92, in \
+                 `_create_retry_decorator`) uses `openai.error`, which openai 2.54.0 does not \
+                 ship: breaks when that code runs, not on import"]
+        );
+        let cited: Vec<_> = (missing.citations.iter())
+            .map(|c| (c.line, c.module.as_str(), c.name.as_deref(), c.attribute))
+            .collect();
+        assert_eq!(cited, [(92, "openai.error", None, true)]);
+        for (init, old_api) in [
+            ("from . import _exceptions as error\n", ""),
+            ("def __getattr__(name):\n    return name\n", ""),
+            ("from .lib._old_api import *\n", "error = None\n"),
+        ] {
+            let missing = run(&planned(init, old_api));
+            assert_eq!(missing.sentences, Vec::<String>::new(), "{init}");
+        }
+    }
+}
