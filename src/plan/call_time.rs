@@ -36,9 +36,6 @@ use crate::inventory::imports::{ImportGuard, ImportUse};
 use crate::inventory::module_names::Lazy;
 use crate::risk::Citation;
 
-/// At most this many failing uses are named per change.
-const LISTED: usize = 3;
-
 /// The uses in `uses` inside function bodies that `name` `from` -> `to` breaks when they run.
 pub(crate) fn call_time_missing(
     name: &PackageName,
@@ -123,16 +120,7 @@ pub(crate) fn call_time_missing(
             import.dist, import.version, import.file, statement.line
         ));
     }
-    let more = found.len().saturating_sub(LISTED);
-    found.truncate(LISTED);
-    if more > 0 {
-        found.push(format!("and {more} more"));
-    }
-    Missing {
-        sentences: found,
-        citations,
-        importers: importers.into_iter().collect(),
-    }
+    Missing::listed(found, citations, importers)
 }
 
 /// The first module along the dotted use `used` (`openai.error.Timeout`: `openai.error`) that

@@ -55,6 +55,26 @@ pub(crate) struct Missing {
     pub importers: Vec<PackageName>,
 }
 
+impl Missing {
+    /// The first [`LISTED`] sentences of `found`, then how many more, with every citation.
+    pub(crate) fn listed(
+        mut found: Vec<String>,
+        citations: Vec<Citation>,
+        importers: BTreeSet<PackageName>,
+    ) -> Missing {
+        let more = found.len().saturating_sub(LISTED);
+        found.truncate(LISTED);
+        if more > 0 {
+            found.push(format!("and {more} more"));
+        }
+        Missing {
+            sentences: found,
+            citations,
+            importers: importers.into_iter().collect(),
+        }
+    }
+}
+
 /// The import statements in `uses` that `name` `from` -> `to` breaks.
 pub(crate) fn missing_imports(
     name: &PackageName,
@@ -131,16 +151,7 @@ pub(crate) fn missing_imports(
             found.push(sentence(import, what, (name, to)));
         }
     }
-    let more = found.len().saturating_sub(LISTED);
-    found.truncate(LISTED);
-    if more > 0 {
-        found.push(format!("and {more} more"));
-    }
-    Missing {
-        sentences: found,
-        citations,
-        importers: importers.into_iter().collect(),
-    }
+    Missing::listed(found, citations, importers)
 }
 
 /// What catches a statement's failure: its own guard; for a handler's fallback import, nothing

@@ -154,18 +154,9 @@ fn function_uses(
     };
     let mut out = Vec::new();
     for chain in dotted_chains(text) {
-        let mut parts = chain.split('.');
-        let Some(base) = parts.next().and_then(bound) else {
+        let Some((module, name)) = module_and_name(&chain, bound) else {
             continue;
         };
-        let rest: Vec<&str> = parts.collect();
-        let Some((name, inner)) = rest.split_last() else {
-            continue;
-        };
-        let module = std::iter::once(base.as_str())
-            .chain(inner.iter().copied())
-            .collect::<Vec<_>>()
-            .join(".");
         let line = physical_line(scope.raw, logical.line, &chain);
         out.push(ImportStatement {
             line,
@@ -243,18 +234,9 @@ fn attribute_uses(
     }
     let mut out: Vec<ImportStatement> = Vec::new();
     for chain in dotted_chains(text) {
-        let mut parts = chain.split('.');
-        let Some(base) = parts.next().and_then(|first| aliases.get(first)) else {
+        let Some((module, name)) = module_and_name(&chain, |first| aliases.get(first)) else {
             continue;
         };
-        let rest: Vec<&str> = parts.collect();
-        let Some((name, inner)) = rest.split_last() else {
-            continue;
-        };
-        let module = std::iter::once(base.as_str())
-            .chain(inner.iter().copied())
-            .collect::<Vec<_>>()
-            .join(".");
         out.push(ImportStatement {
             line: logical.line,
             module,
@@ -268,6 +250,24 @@ fn attribute_uses(
         });
     }
     out
+}
+
+/// A dotted chain on a bound name split into the module it names and the last attribute:
+/// `np.core.Effect` with `np` bound to `numpy` -> (`numpy.core`, `Effect`). `None` when its first
+/// name is not bound or nothing follows it.
+fn module_and_name<'c, 'b>(
+    chain: &'c str,
+    bound: impl Fn(&str) -> Option<&'b String>,
+) -> Option<(String, &'c str)> {
+    let mut parts = chain.split('.');
+    let base = bound(parts.next()?)?;
+    let rest: Vec<&str> = parts.collect();
+    let (name, inner) = rest.split_last()?;
+    let module = std::iter::once(base.as_str())
+        .chain(inner.iter().copied())
+        .collect::<Vec<_>>()
+        .join(".");
+    Some((module, name))
 }
 
 /// The dotted names (`a.b.c`) of a line, outside its string literals.
