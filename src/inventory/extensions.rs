@@ -224,6 +224,14 @@ impl std::fmt::Display for Built {
     }
 }
 
+impl Built {
+    /// Where a user sees it: `` duckdb/duckdb.cpython-311-x86_64-linux-gnu.so, a compiled
+    /// extension module whose code at 0x1ba60b0 builds ... ``.
+    pub(crate) fn cite(&self, file: &str) -> String {
+        format!("{file}, a compiled extension module whose {self}")
+    }
+}
+
 /// The modules installed dists ship whose names start with a 16-byte constant (the candidates an
 /// [`super::assembled::Assembly`] may build: [`super::assembled::modules_starting`]).
 pub(crate) type Shipped<'a> = &'a dyn Fn(&str) -> Vec<String>;

@@ -58,7 +58,7 @@ impl ImportEvidence {
     /// and the name it holds.
     pub(crate) fn cite(&self) -> String {
         if let Some(built) = &self.built {
-            return format!("{}, a compiled extension module whose {built}", self.file);
+            return built.cite(&self.file);
         }
         if self.line == 0 {
             return format!(

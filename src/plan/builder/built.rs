@@ -54,10 +54,10 @@ impl PlanBuilder<'_> {
                 continue;
             }
             out.0.push(format!(
-                "{} {} ({file}, a compiled extension module whose {built}) names the module \
-                 `{module}`, which {name} {to} does not have",
+                "{} {} ({}) names the module `{module}`, which {name} {to} does not have",
                 dist.name(),
-                dist.version()
+                dist.version(),
+                built.cite(&file),
             ));
             out.1.push(Citation {
                 dist: dist.name().to_string(),
