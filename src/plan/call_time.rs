@@ -25,6 +25,8 @@
 //! inside a `try:` that catches it, in a private function nothing names, in tests and vendored
 //! copies (not read).
 
+mod attribute;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use pep440_rs::Version;
@@ -81,9 +83,17 @@ pub(crate) fn call_time_missing(
         };
         let what = if statement.attribute {
             let used = format!("{module}.{}", statement.names.join("."));
-            gone_module(&used, (&old, &new), to, &mut names).map(|gone| {
+            let gone = gone_module(&used, (&old, &new), to, &mut names).map(|gone| {
                 citations.push(cite(&gone, None));
                 format!("uses `{gone}`, which {name} {to} does not ship")
+            });
+            gone.or_else(|| {
+                let [attr] = statement.names.as_slice() else {
+                    return None;
+                };
+                let what = attribute::attribute_gone((module, attr), (from, to), &new, &mut names);
+                citations.extend(what.is_some().then(|| cite(module, Some(attr))));
+                what
             })
         } else if has_module(&old, module) && !has_module(&new, module) {
             citations.push(cite(module, None));
