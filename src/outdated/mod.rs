@@ -445,20 +445,20 @@ fn breaks_of(inventory: &Inventory, found: &AloneBreaks) -> Vec<Breaks> {
         .filter_map(|b| {
             let installed = inventory.get(&b.dependent)?.version().clone();
             let prefix = format!("{} {installed} (", b.dependent);
-            let imports = match b.how {
-                BreakKind::Abi => Vec::new(),
-                BreakKind::Import | BreakKind::ImportChain => found
-                    .imports
-                    .iter()
-                    .filter(|s| s.starts_with(&prefix))
-                    .cloned()
-                    .collect(),
+            let sentences = match b.how {
+                BreakKind::Abi => &[][..],
+                BreakKind::Import | BreakKind::ImportChain => &found.imports[..],
+                BreakKind::CallTime => &found.call_time[..],
             };
+            let imports: Vec<String> = (sentences.iter())
+                .filter(|s| s.starts_with(&prefix))
+                .cloned()
+                .collect();
             let extension = match b.how {
                 BreakKind::Abi => (found.abi.iter())
                     .find(|(d, _)| d == &b.dependent)
                     .map(|(_, cite)| cite.clone()),
-                BreakKind::Import | BreakKind::ImportChain => None,
+                BreakKind::Import | BreakKind::ImportChain | BreakKind::CallTime => None,
             };
             Some(Breaks {
                 release: b.to.clone(),

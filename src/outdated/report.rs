@@ -149,6 +149,7 @@ pub(crate) fn evidence_word(how: BreakKind) -> &'static str {
     match how {
         BreakKind::Abi => "abi-break",
         BreakKind::Import | BreakKind::ImportChain => "import-target-missing",
+        BreakKind::CallTime => "call-time-target-missing",
     }
 }
 

@@ -20,10 +20,10 @@ use super::builder::{PlanBuilder, plan_breaks};
 use super::installed_imports::InstalledImports;
 use super::oracle::IndexAndFiles;
 use super::planned::{PlanDist, PlannedEnvironment};
-use super::proposal::{Break, Change};
+use super::proposal::{Break, BreakKind, Change};
 use crate::index::{BinaryPolicy, IndexSource};
 use crate::inventory::Inventory;
-use crate::risk::Policy;
+use crate::risk::{Citation, Policy};
 use crate::solve::{Catalog, CatalogCore};
 
 /// What moving one dist alone breaks.
@@ -33,6 +33,10 @@ pub(crate) struct AloneBreaks {
     pub breaks: Vec<Break>,
     /// The failing imports, one sentence each (the first few, then how many more).
     pub imports: Vec<String>,
+    /// The uses in function bodies that fail when they run, one sentence each (propose's
+    /// `call-time-target-missing` sentences), each dist among `breaks` as a
+    /// [`BreakKind::CallTime`].
+    pub call_time: Vec<String>,
     /// The evidence of each `abi-break`, by dependent: the sentence `propose`'s factor cites
     /// ([`crate::risk::abi_citations`]).
     pub abi: Vec<(PackageName, String)>,
@@ -95,16 +99,39 @@ impl AloneEvidence<'_> {
                 .fails_on_import(name, to, &self.installed, &self.evidence);
         let mut breaks = plan_breaks(&facts, &importers);
         breaks.extend(chained.take_breaks(name, to));
+        breaks.extend(call_time_breaks(&facts.call_time_citations, name, to));
         let abi = crate::risk::abi_citations(&facts);
         let mut imports = facts.missing_imports;
         imports.extend(chained.sentences);
         AloneBreaks {
             breaks,
             imports,
+            call_time: facts.call_time_missing,
             abi,
             fails,
         }
     }
+}
+
+/// One [`BreakKind::CallTime`] per dist a call-time citation names (its first use cited).
+fn call_time_breaks(citations: &[Citation], name: &PackageName, to: &Version) -> Vec<Break> {
+    let mut breaks: Vec<Break> = Vec::new();
+    for cited in citations {
+        let Ok(dependent) = cited.dist.parse::<PackageName>() else {
+            continue;
+        };
+        if breaks.iter().any(|b| b.dependent == dependent) {
+            continue;
+        }
+        breaks.push(Break {
+            package: name.clone(),
+            to: to.clone(),
+            dependent,
+            how: BreakKind::CallTime,
+            cited: Some(cited.clone()),
+        });
+    }
+    breaks
 }
 
 /// The installed set as the plan builder reads a planned environment.

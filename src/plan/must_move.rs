@@ -66,6 +66,8 @@ impl Proposer<'_> {
                 BreakKind::Import => minor_floor(&b.to),
                 // It fails through a dist it imports: its own newer release fixes nothing.
                 BreakKind::ImportChain => continue,
+                // Not among a plan's breaks (outdated's only).
+                BreakKind::CallTime => continue,
             };
             let began = self.evidence.first_release_from(&b.package, &line);
             let entry = since.entry(&b.dependent).or_insert(began);

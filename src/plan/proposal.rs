@@ -243,6 +243,11 @@ pub enum BreakKind {
     /// Its files import, when imported, a dist that fails on import after the plan (the chain
     /// of `import-target-missing` or `planned-import-missing`): moving it does not fix it.
     ImportChain,
+    /// Its files use, in a function body, a module, a name or a private attribute the planned
+    /// release no longer has (`call-time-target-missing`): it fails when that code runs, not on
+    /// import. Only `planner outdated` holds such a break ([`crate::plan::alone`]); a plan's
+    /// breaks (and so move-dependents) are import-time only.
+    CallTime,
 }
 
 /// The layers of `propose --all` (`--layer`).

@@ -281,7 +281,13 @@ fn outdated_summary(report: &OutdatedReport, outdated: &[&PackageStatus]) -> Str
                     "{} {} imports a dist that fails to import beside {} {}",
                     b.name, b.installed, p.name, b.release
                 ),
-                BreakKind::Import | BreakKind::ImportChain => b.imports.join("; "),
+                BreakKind::CallTime if b.imports.is_empty() => format!(
+                    "{} {} uses, in a function, what {} {} no longer has",
+                    b.name, b.installed, p.name, b.release
+                ),
+                BreakKind::Import | BreakKind::ImportChain | BreakKind::CallTime => {
+                    b.imports.join("; ")
+                }
             };
             out.push_str(&format!("  {} {}: {why}\n", p.name, b.release));
         }

@@ -482,6 +482,10 @@ fn moves_with(reason: &Reason) -> String {
                 "moves with {package} {version} (the installed release imports a dist \
                  that fails to import beside {package} {version})"
             ),
+            BreakKind::CallTime => format!(
+                "moves with {package} {version} (the installed release uses, in a function, \
+                 what {package} {version} no longer has)"
+            ),
         },
         _ => String::new(),
     }
