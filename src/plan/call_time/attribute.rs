@@ -179,3 +179,124 @@ fn defines_any(text: &str, classes: &BTreeSet<String>) -> bool {
             classes.contains(&rest[..end])
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use pep508_rs::PackageName;
+
+    use crate::inventory::imports::{ImportGuard, ImportStatement, ImportUse};
+    use crate::plan::call_time::call_time_missing;
+    use crate::plan::imports_check::tests::Releases;
+
+    const OLD_BASE: &str =
+        include_str!("../../../testdata/imports/twisted-22.10.0/twisted/internet/base.py");
+    const NEW_BASE: &str =
+        include_str!("../../../testdata/imports/twisted-23.8.0/twisted/internet/base.py");
+    const OLD_REACTOR: &str =
+        include_str!("../../../testdata/imports/twisted-22.10.0/twisted/internet/reactor.py");
+    const NEW_REACTOR: &str =
+        include_str!("../../../testdata/imports/twisted-23.8.0/twisted/internet/reactor.py");
+
+    /// scrapy 2.8.0's `install_shutdown_handlers` (line 19) calls `reactor._handleSignals()`
+    /// on what `from twisted.internet import reactor` binds: Twisted 22.10.0's real `base.py`
+    /// defines it (line 1264), 23.8.0's real files name it nowhere, so the call fails. No
+    /// claim where the planned release names it (a string for `getattr`), where a planned file
+    /// defining one of the classes that held it has a `__getattr__`, where the planned binding
+    /// module has a module `__getattr__`, where a compiled module may define it, nor for a
+    /// public attribute.
+    #[test]
+    fn a_private_attribute_the_planned_release_names_nowhere_is_a_call_time_break() {
+        let old: BTreeMap<&str, &str> = [
+            ("twisted/__init__.py", ""),
+            ("twisted/internet/__init__.py", ""),
+            ("twisted/internet/reactor.py", OLD_REACTOR),
+            ("twisted/internet/base.py", OLD_BASE),
+        ]
+        .into();
+        let planned = |extra: &[(&'static str, &'static str)]| {
+            let mut new: BTreeMap<&str, &str> = [
+                ("twisted/__init__.py", ""),
+                ("twisted/internet/__init__.py", ""),
+                ("twisted/internet/reactor.py", NEW_REACTOR),
+                ("twisted/internet/base.py", NEW_BASE),
+            ]
+            .into();
+            new.extend(extra.iter().copied());
+            Releases {
+                old: old.clone(),
+                new,
+                folders: None,
+            }
+        };
+        let used = |attr: &str| ImportUse {
+            dist: "scrapy".parse().unwrap(),
+            version: "2.8.0".parse().unwrap(),
+            file: "scrapy/utils/ossignal.py".to_string(),
+            statement: ImportStatement {
+                line: 19,
+                module: "twisted.internet.reactor".to_string(),
+                names: vec![attr.to_string()],
+                guard: ImportGuard::None,
+                dead: false,
+                deferred: true,
+                attribute: true,
+                function: Some("install_shutdown_handlers".to_string()),
+                fallback: None,
+            },
+        };
+        let name: PackageName = "twisted".parse().unwrap();
+        let (from, to) = ("22.10.0".parse().unwrap(), "23.8.0".parse().unwrap());
+        let run = |oracle: &Releases, attr: &str| {
+            call_time_missing(&name, (&from, &to), &[&used(attr)], oracle)
+        };
+        let missing = run(&planned(&[]), "_handleSignals");
+        assert_eq!(
+            missing.sentences,
+            [
+                "scrapy 2.8.0 (scrapy/utils/ossignal.py, line 19, in `install_shutdown_handlers`) \
+              uses `_handleSignals` of `twisted.internet.reactor`, which twisted 23.8.0 defines \
+              nowhere (twisted 22.10.0 defines it in twisted/internet/base.py, line 1264): \
+              breaks when that code runs, not on import"
+            ]
+        );
+        let cited: Vec<_> = (missing.citations.iter())
+            .map(|c| (c.line, c.module.as_str(), c.name.as_deref(), c.attribute))
+            .collect();
+        assert_eq!(
+            cited,
+            [(19, "twisted.internet.reactor", Some("_handleSignals"), true)]
+        );
+        // a comment line naming it is no definition (as 23.8.0's `wxreactor.py` line 81)
+        let comment = [("twisted/internet/wx.py", "# make _handleSignals happy:\n")];
+        assert_eq!(run(&planned(&comment), "_handleSignals").sentences.len(), 1);
+        let hooks: [&[(&'static str, &'static str)]; 4] = [
+            &[("twisted/internet/x.py", "getattr(r, '_handleSignals')()\n")],
+            &[(
+                "twisted/internet/_signals.py",
+                "class _SignalReactorMixin:\n    def __getattr__(self, name):\n        pass\n",
+            )],
+            &[(
+                "twisted/internet/reactor.py",
+                "def __getattr__(name):\n    pass\n",
+            )],
+            &[(
+                "twisted/internet/_signals.cpython-311-x86_64-linux-gnu.so",
+                "",
+            )],
+        ];
+        for extra in hooks {
+            let missing = run(&planned(extra), "_handleSignals");
+            assert_eq!(missing.sentences, Vec::<String>::new(), "{extra:?}");
+        }
+        // a public name (`runUntilCurrent`, 22.10.0's base.py line 955) is never claimed, even
+        // where the planned files name it nowhere
+        let emptied = [("twisted/internet/base.py", "")];
+        assert_eq!(
+            run(&planned(&emptied), "runUntilCurrent").sentences.len(),
+            0
+        );
+        assert_eq!(run(&planned(&emptied), "_handleSignals").sentences.len(), 1);
+    }
+}
