@@ -2222,4 +2222,30 @@ fn a_call_time_claim_is_checked_without_running_the_function() {
          lib.error, and that is still there (the function was not run)"
     );
     assert_eq!(code, Some(0), "{report:#}");
+    // No module `lib.error`, but `lib` binds `error`: `lib.error.Timeout` works, a pass.
+    std::fs::remove_file(site.join("lib/error.py")).unwrap();
+    let bound = "VERSION = 2\n\n\nclass error:\n    Timeout = Exception\n";
+    std::fs::write(site.join("lib/__init__.py"), bound).unwrap();
+    let compare = ["--no-smoke", "--compare", baseline.to_str().unwrap()];
+    let (code, report) = run_script(&world, &script, &compare);
+    let after = check(&report, "call-time:lib.error");
+    assert_eq!(
+        (&after["status"], code),
+        (&"pass".into(), Some(0)),
+        "{after:#}"
+    );
+    // Neither: the claimed break, a regression.
+    std::fs::write(site.join("lib/__init__.py"), "VERSION = 2\n").unwrap();
+    let (code, report) = run_script(&world, &script, &compare);
+    let after = check(&report, "call-time:lib.error");
+    assert_eq!(
+        (&after["status"], &after["regression"], code),
+        (&"fail".into(), &true.into(), Some(1)),
+        "{after:#}"
+    );
+    assert_eq!(
+        after["error"],
+        "app/__init__.py line 5, in run, uses lib.error: ModuleNotFoundError: No module named \
+         'lib.error' (the function was not run; what it needs is gone)"
+    );
 }

@@ -911,6 +911,30 @@ def check_names(installed, timeout, workers, say):
     return out
 
 
+def needed(module, name, attribute, timeout):
+    """Whether what a function needs is there, as the function would reach it: `import M`
+    (`module` itself); `from M import N` (`N` looked up, else the submodule `M.N` imported);
+    a dotted use `M.a` after `import M` (`module` `M.a` imported, else `a` looked up in `M`, which
+    may bind it without shipping the module). The probe's result; where neither passes, the
+    first probe's error (`No module named 'openai.error'`)."""
+    if name:
+        first = probe_import(module, timeout, name=name)
+        again = (module + "." + name,)
+    elif attribute and "." in module:
+        first = probe_import(module, timeout)
+        parent, last = module.rsplit(".", 1)
+        again = (parent, last)
+    else:
+        return probe_import(module, timeout)
+    if first["ok"]:
+        return first
+    if len(again) == 1:
+        second = probe_import(again[0], timeout)
+    else:
+        second = probe_import(again[0], timeout, name=again[1])
+    return second if second["ok"] else first
+
+
 def check_call_time(installed, timeout, workers, say, before):
     """Each call-time claim of the plan (a kept dist's function imports or uses a module or name
     of a changed dist that the planned release lacks): what the function needs, checked without
@@ -952,7 +976,7 @@ def check_call_time(installed, timeout, workers, say, before):
                 detail="not installed",
                 **fields,
             )
-        result = probe_import(module, timeout, name=name)
+        result = needed(module, name, claim.get("attribute"), timeout)
         if result["ok"]:
             detail = (
                 "what the function needs is there (the function was not run)"
