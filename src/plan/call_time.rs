@@ -80,6 +80,7 @@ pub(crate) fn call_time_missing(
             module: module.to_string(),
             name: name.cloned(),
             attribute: statement.attribute,
+            function: statement.function.clone(),
         };
         let what = if statement.attribute {
             let used = format!("{module}.{}", statement.names.join("."));

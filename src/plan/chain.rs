@@ -260,6 +260,7 @@ fn dependents_of(
                 module: evidence.module.clone(),
                 name: None,
                 attribute: false,
+                function: None,
             };
             out.push((sentence, citation, evidence.dist));
         }

@@ -115,6 +115,7 @@ pub(crate) fn missing_imports(
             module: module.clone(),
             name: name.cloned(),
             attribute: statement.attribute,
+            function: None,
         };
         let what = if has_module(&old, module) && !has_module(&new, module) {
             (guard == ImportGuard::None).then(|| {

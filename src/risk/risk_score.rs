@@ -57,6 +57,10 @@ pub struct Citation {
     /// A module-level attribute use (a class base, a decorator), not an import statement.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub attribute: bool,
+    /// The function (or `Class.method`) the statement sits in, for a use that runs when that
+    /// code runs (`call-time-target-missing`: `_create_retry_decorator`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
 }
 
 /// Low, medium, high or critical.

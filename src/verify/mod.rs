@@ -12,6 +12,7 @@
 //! and reads back its [`report`].
 
 pub(crate) mod caches;
+pub(crate) mod call_time;
 pub(crate) mod deep;
 pub(crate) mod report;
 pub(crate) mod run;
@@ -71,6 +72,10 @@ pub(crate) struct VerifySpec {
     pub budget: Option<u32>,
     /// The smoke tests selected, in policy order.
     pub smoke: Vec<SmokeRef>,
+    /// The plan's call-time claims ([`call_time::claims`]): what a kept dist's function needs
+    /// from a changed dist, checked without running the function (`call-time:` checks).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub call_time: Vec<call_time::CallTimeClaim>,
 }
 
 /// The plan a spec verifies.
@@ -231,6 +236,9 @@ pub(crate) fn select(
         import_timeout: IMPORT_TIMEOUT,
         budget: all.then_some(ALL_DEEP_BUDGET),
         smoke: select_smoke(plan, &graph, policy, all),
+        call_time: plan
+            .map(|p| call_time::claims(p, inventory))
+            .unwrap_or_default(),
     }
 }
 

@@ -180,9 +180,10 @@ pub(crate) enum CheckStatus {
 /// One check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Check {
-    /// `version:NAME`, `import:MODULE`, `pip-check` or `smoke:NAME`.
+    /// `version:NAME`, `import:MODULE`, `call-time:MODULE` (or `MODULE.NAME`), `pip-check`,
+    /// `smoke:NAME` or `test:COMMAND`.
     pub name: String,
-    /// `version`, `import`, `pip-check` or `smoke`.
+    /// `version`, `import`, `call-time`, `pip-check`, `smoke` or `test`.
     pub kind: String,
     /// The outcome.
     pub status: CheckStatus,

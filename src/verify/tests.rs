@@ -228,3 +228,79 @@ fn removed_dists_are_not_imported_but_their_dependents_are() {
     );
     assert_eq!(spec.expect[0].version, None);
 }
+
+/// langchain 0.0.300's `_create_retry_decorator` uses `openai.error` (jinachat.py lines 71-72),
+/// which openai 2.54.0 does not ship: the plan's `call-time-target-missing` citations become one
+/// `call-time` claim for langchain (the first use, one more counted); a cited dist that is not
+/// installed, or that the plan removes, gets none, and an import-time factor's citations are
+/// not call-time claims. A plan without call-time factors has none, and its spec has no key.
+#[test]
+fn a_plans_call_time_citations_become_one_claim_per_dist_and_needed_module() {
+    use crate::risk::{Citation, FactorKind, RiskFactor};
+    let inv = inventory(&[
+        ("openai", "0.28.1", &[], &[]),
+        ("langchain", "0.0.300", &[], &[]),
+        ("kept", "1.0", &[], &[]),
+    ]);
+    let cite = |dist: &str, line: usize, function: Option<&str>| Citation {
+        dist: dist.to_string(),
+        version: "0.0.300".to_string(),
+        file: format!("{dist}/chat_models/jinachat.py"),
+        line,
+        module: "openai.error".to_string(),
+        name: None,
+        attribute: true,
+        function: function.map(String::from),
+    };
+    let factor = |kind: FactorKind, citations: Vec<Citation>| RiskFactor {
+        kind,
+        points: 30,
+        package: "openai".to_string(),
+        detail: String::new(),
+        citations,
+    };
+    let mut plan = plan_changing(vec![change("openai", "0.28.1", "2.54.0")]);
+    let plain = select(Some(&plan), &inv, &Policy::builtin(), false);
+    assert_eq!(plain.call_time, []);
+    assert!(!serde_json::to_string(&plain).unwrap().contains("call_time"));
+    plan.risk.factors = vec![
+        factor(
+            FactorKind::CallTimeTargetMissing,
+            vec![
+                cite("langchain", 71, Some("_create_retry_decorator")),
+                cite("langchain", 72, Some("_create_retry_decorator")),
+                cite("ghost", 5, None),
+            ],
+        ),
+        factor(FactorKind::ImportTargetMissing, vec![cite("kept", 3, None)]),
+    ];
+    let spec = select(Some(&plan), &inv, &Policy::builtin(), false);
+    let claims: Vec<_> = (spec.call_time.iter())
+        .map(|c| {
+            let at = (c.file.as_str(), c.line, c.function.as_deref());
+            (
+                c.dist.to_string(),
+                at,
+                c.module.as_str(),
+                c.attribute,
+                c.more,
+            )
+        })
+        .collect();
+    let at = (
+        "langchain/chat_models/jinachat.py",
+        71,
+        Some("_create_retry_decorator"),
+    );
+    assert_eq!(
+        claims,
+        [("langchain".to_string(), at, "openai.error", true, 1)]
+    );
+    assert_eq!(spec.call_time[0].imports, n("openai"));
+    let mut removal = change("langchain", "0.0.300", "0.0.300");
+    removal.to = None;
+    removal.action = Action::Remove;
+    plan.changes.push(removal);
+    let spec = select(Some(&plan), &inv, &Policy::builtin(), false);
+    assert_eq!(spec.call_time, []);
+}

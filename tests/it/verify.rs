@@ -2100,3 +2100,152 @@ fn verify_all_skips_modules_needing_what_nothing_installed_provides() {
         .collect();
     assert_eq!(failing, ["import:ckpt.needs_proto"], "{report:#}");
 }
+
+/// A plan's call-time claim is a check of its own: `app`'s `run()` uses `lib.error.Timeout`
+/// after `import lib`, and lib 2.0 no longer ships `lib/error.py` (langchain 0.0.300's
+/// `openai.error` under openai >= 1). `import app` passes either way. `try` names the
+/// `call-time:lib.error` check, under app, with the file, line and function, as the one
+/// regression. verify.py passes it before the plan; after it, a `lib.error` that is there after
+/// all (written beside lib 2.0 here) makes the claim wrong: a pass that says so, no regression.
+#[test]
+fn a_call_time_claim_is_checked_without_running_the_function() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "lib", "version": "1.0", "files": {
+                "lib/__init__.py": "from . import error\n",
+                "lib/error.py": "class Timeout(Exception):\n    pass\n"}},
+            {"name": "lib", "version": "2.0", "files": {"lib/__init__.py": "VERSION = 2\n"}},
+            {"name": "app", "version": "1.0", "requires": ["lib>=1.0"], "files": {
+                "app/__init__.py":
+                    "import lib\n\n\ndef run():\n    raise lib.error.Timeout()\n",
+                "app-1.0.dist-info/entry_points.txt": "[console_scripts]\napp = app:run\n"}},
+        ]),
+        &[],
+        &["lib==1.0", "app"],
+    );
+    let out_dir = world.ctx.dir.path().join("plan");
+    let url = world.server.url();
+    let args = [
+        "propose",
+        "lib>=2",
+        "--venv",
+        world.venv(),
+        "--index-url",
+        &url,
+    ];
+    let out = world.run(&[&args[..], &["--out-dir", out_dir.to_str().unwrap()]].concat());
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let folder = out_dir.join("plans/1-upgrade");
+    let plan = json(&std::fs::read_to_string(folder.join("plan.json")).unwrap());
+    let factors = plan["risk"]["factors"].as_array().unwrap();
+    let factor = (factors.iter())
+        .find(|f| f["kind"] == "call-time-target-missing")
+        .unwrap_or_else(|| panic!("{plan:#}"));
+    assert_eq!(
+        factor["citations"][0],
+        serde_json::json!({"dist": "app", "version": "1.0", "file": "app/__init__.py", "line": 5,
+            "module": "lib.error", "attribute": true, "function": "run"})
+    );
+    let out = world.run(&[
+        "try",
+        folder.to_str().unwrap(),
+        "--venv",
+        world.venv(),
+        "--format",
+        "json",
+    ]);
+    let trial = json(&out.stdout);
+    assert_eq!(trial["verdict"], "regressed", "{trial:#}\n{}", out.stderr);
+    assert_eq!(
+        trial["regressions"],
+        serde_json::json!([
+            "call-time:lib.error (app): app/__init__.py line 5, in run, uses \
+            lib.error: ModuleNotFoundError: No module named 'lib.error' (the function was not \
+            run; what it needs is gone)"
+        ])
+    );
+    let script = folder.join("verify.py");
+    let baseline = world.ctx.dir.path().join("baseline.json");
+    let (code, report) = run_script(
+        &world,
+        &script,
+        &["--no-smoke", "--baseline", baseline.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0), "{report:#}");
+    let before = check(&report, "call-time:lib.error");
+    assert_eq!(
+        (
+            &before["kind"],
+            &before["status"],
+            &before["package"],
+            &before["uses"]
+        ),
+        (
+            &"call-time".into(),
+            &"pass".into(),
+            &"app".into(),
+            &"lib".into()
+        )
+    );
+    assert_eq!(
+        before["evidence"],
+        "app 1.0 (app/__init__.py line 5, in run) uses lib.error"
+    );
+    let installed = pip(&world.venv)
+        .args(["install", "--index-url", &url, "--", "lib==2.0"])
+        .output()
+        .unwrap();
+    assert!(installed.status.success());
+    let python = (std::fs::read_dir(world.venv.join("lib")).unwrap().flatten())
+        .find(|e| e.file_name().to_string_lossy().starts_with("python"))
+        .unwrap();
+    let site = python.path().join("site-packages");
+    std::fs::write(
+        site.join("lib/error.py"),
+        "class Timeout(Exception):\n    pass\n",
+    )
+    .unwrap();
+    let (code, report) = run_script(
+        &world,
+        &script,
+        &["--no-smoke", "--compare", baseline.to_str().unwrap()],
+    );
+    let after = check(&report, "call-time:lib.error");
+    assert_eq!(
+        (&after["status"], after.get("regression")),
+        (&"pass".into(), None),
+        "{after:#}"
+    );
+    assert_eq!(
+        after["detail"],
+        "the plan's call-time claim does not hold: app/__init__.py line 5, in run, uses \
+         lib.error, and that is still there (the function was not run)"
+    );
+    assert_eq!(code, Some(0), "{report:#}");
+    // No module `lib.error`, but `lib` binds `error`: `lib.error.Timeout` works, a pass.
+    std::fs::remove_file(site.join("lib/error.py")).unwrap();
+    let bound = "VERSION = 2\n\n\nclass error:\n    Timeout = Exception\n";
+    std::fs::write(site.join("lib/__init__.py"), bound).unwrap();
+    let compare = ["--no-smoke", "--compare", baseline.to_str().unwrap()];
+    let (code, report) = run_script(&world, &script, &compare);
+    let after = check(&report, "call-time:lib.error");
+    assert_eq!(
+        (&after["status"], code),
+        (&"pass".into(), Some(0)),
+        "{after:#}"
+    );
+    // Neither: the claimed break, a regression.
+    std::fs::write(site.join("lib/__init__.py"), "VERSION = 2\n").unwrap();
+    let (code, report) = run_script(&world, &script, &compare);
+    let after = check(&report, "call-time:lib.error");
+    assert_eq!(
+        (&after["status"], &after["regression"], code),
+        (&"fail".into(), &true.into(), Some(1)),
+        "{after:#}"
+    );
+    assert_eq!(
+        after["error"],
+        "app/__init__.py line 5, in run, uses lib.error: ModuleNotFoundError: No module named \
+         'lib.error' (the function was not run; what it needs is gone)"
+    );
+}

@@ -67,6 +67,7 @@ impl PlanBuilder<'_> {
                 module: module.clone(),
                 name: None,
                 attribute: false,
+                function: None,
             });
             out.2.push(dist.name().clone());
         }

@@ -87,6 +87,7 @@ fn citation(
         module: "google.protobuf.descriptor".to_string(),
         name: Some(class.to_string()),
         attribute: true,
+        function: None,
     }
 }
 

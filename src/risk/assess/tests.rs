@@ -723,6 +723,7 @@ fn a_broken_import_factor_cites_its_lines() {
         module: "werkzeug".to_string(),
         name: Some(name.to_string()),
         attribute: false,
+        function: None,
     };
     let mut werkzeug = change("werkzeug", Some("2.0.3"), Some("3.1.9"));
     werkzeug.missing_imports = vec!["flask imports url_quote".to_string()];

@@ -911,6 +911,107 @@ def check_names(installed, timeout, workers, say):
     return out
 
 
+def needed(module, name, attribute, timeout):
+    """Whether what a function needs is there, as the function would reach it: `import M`
+    (`module` itself); `from M import N` (`N` looked up, else the submodule `M.N` imported);
+    a dotted use `M.a` after `import M` (`module` `M.a` imported, else `a` looked up in `M`, which
+    may bind it without shipping the module). The probe's result; where neither passes, the
+    first probe's error (`No module named 'openai.error'`)."""
+    if name:
+        first = probe_import(module, timeout, name=name)
+        again = (module + "." + name,)
+    elif attribute and "." in module:
+        first = probe_import(module, timeout)
+        parent, last = module.rsplit(".", 1)
+        again = (parent, last)
+    else:
+        return probe_import(module, timeout)
+    if first["ok"]:
+        return first
+    if len(again) == 1:
+        second = probe_import(again[0], timeout)
+    else:
+        second = probe_import(again[0], timeout, name=again[1])
+    return second if second["ok"] else first
+
+
+def check_call_time(installed, timeout, workers, say, before):
+    """Each call-time claim of the plan (a kept dist's function imports or uses a module or name
+    of a changed dist that the planned release lacks): what the function needs, checked without
+    running it (the module imported in a fresh interpreter, then the name looked up), under the
+    importing dist with its file, line and function. `before`: the baseline run, before the
+    change. After the change a failure is the claimed break; a pass says the claim was wrong."""
+
+    def one(claim):
+        module, name = claim["module"], claim.get("name")
+        where = "%s line %d%s" % (
+            claim["file"],
+            claim["line"],
+            ", in %s" % claim["function"] if claim.get("function") else "",
+        )
+        if name:
+            needs = "imports %s from %s" % (name, module)
+        else:
+            needs = "%s %s" % ("uses" if claim.get("attribute") else "imports", module)
+        more = claim.get("more") or 0
+        fields = {
+            "uses": claim["imports"],
+            "cited": True,
+            "evidence": "%s %s (%s) %s%s"
+            % (
+                claim["dist"],
+                claim["version"],
+                where,
+                needs,
+                " (and %d more use(s) of it)" % more if more else "",
+            ),
+        }
+        label = "call-time:%s" % ("%s.%s" % (module, name) if name else module)
+        if installed.get(claim["dist"]) is None:
+            return check(
+                label,
+                "call-time",
+                "skip",
+                claim["dist"],
+                detail="not installed",
+                **fields,
+            )
+        result = needed(module, name, claim.get("attribute"), timeout)
+        if result["ok"]:
+            detail = (
+                "what the function needs is there (the function was not run)"
+                if before
+                else "the plan's call-time claim does not hold: %s, %s, and that is "
+                "still there (the function was not run)" % (where, needs)
+            )
+            return check(
+                label,
+                "call-time",
+                "pass",
+                claim["dist"],
+                detail=detail,
+                s=result.get("s"),
+                **fields,
+            )
+        return check(
+            label,
+            "call-time",
+            "fail",
+            claim["dist"],
+            error="%s, %s: %s (the function was not run; what it needs is gone)"
+            % (where, needs, result["error"]),
+            s=result.get("s"),
+            **fields,
+        )
+
+    out = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        for entry in pool.map(one, SPEC.get("call_time") or []):
+            say(entry)
+            out.append(entry)
+    return out
+
+
 _BROKEN = re.compile(
     r"^(?P<dep>\S+) (?P<depver>\S+) has requirement (?P<req>.+), but you have (?P<pkg>\S+) (?P<ver>\S+)\.$"
 )

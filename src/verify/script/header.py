@@ -13,6 +13,9 @@
 #                   RECORD lists, and no other installed dist may ship a different file there
 #                   (a same-named module on PYTHONPATH, in the working directory, or from a second
 #                   dist fails, naming both paths);
+# - call-time:MODULE  what a kept dist's function needs from a changed dist (a plan's
+#                   call-time claim: `import M`, or `from M import N`), checked without running the
+#                   function; it fails after the plan where the planned release lacks it;
 # - pip-check       `pip check` (`uv pip check` where the venv has no pip), accepting exactly
 #                   the plan's overrides;
 # - smoke:NAME      the policy's smoke tests (a CUDA check is "skip" without a CUDA device, never

@@ -352,6 +352,15 @@ def run_checks(args, caches):
         checks += timed_call(
             "cited names", check_names, installed, timeout, args.jobs or cores, say
         )
+        checks += timed_call(
+            "call-time claims",
+            check_call_time,
+            installed,
+            timeout,
+            args.jobs or cores,
+            say,
+            mode == "baseline",
+        )
     if pip_future is not None:
         entry = pip_future.result()
         say(entry)
@@ -366,7 +375,14 @@ def run_checks(args, caches):
         entry = timed_call("--test commands", run_test, command, args.test_timeout)
         say(entry)
         checks.append(entry)
-    order = {"version": 0, "import": 1, "pip-check": 2, "smoke": 3, "test": 4}
+    order = {
+        "version": 0,
+        "import": 1,
+        "call-time": 2,
+        "pip-check": 3,
+        "smoke": 4,
+        "test": 5,
+    }
     checks.sort(key=lambda c: (order[c["kind"]], c["name"]))
     if baseline is not None:
         compare(checks, baseline, installed.top_names())
