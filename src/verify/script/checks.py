@@ -949,7 +949,9 @@ def check_call_time(installed, timeout, workers, say, before):
             claim["line"],
             ", in %s" % claim["function"] if claim.get("function") else "",
         )
-        if name:
+        if name and claim.get("attribute"):
+            needs = "uses %s of %s" % (name, module)
+        elif name:
             needs = "imports %s from %s" % (name, module)
         else:
             needs = "%s %s" % ("uses" if claim.get("attribute") else "imports", module)
