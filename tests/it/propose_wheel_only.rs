@@ -376,6 +376,65 @@ fn the_plan_that_fits_is_planned_with_what_its_imports_need() {
     "#);
 }
 
+/// A request that solves as asked but whose planned release's import need cannot be met with
+/// it: `propose flask-login==0.6.2` on the Flask 3.1.2 venv beside an application installed
+/// from a file (kept as it is) that requires `flask>=3` and Flask-Login, as a project installed
+/// with `pip install -e .` is. Flask-Login 0.6.2's `flask_login/utils.py` line 14 imports
+/// `url_decode`, gone in Werkzeug 3.0.0, and every recorded Flask 3 requires `Werkzeug>=3`.
+/// The conflict names what blocks the implied `werkzeug<3.0.0` (Flask 3.1.2's requirement); the
+/// move of that blocker and the release of the target that fits are searched (no plan came at
+/// all): the blocker cannot move (the application holds Flask at 3), and the newest
+/// Flask-Login that fits is the one installed, each said in a warning. Live (2026-12-05,
+/// CPython 3.11.7) the same venv with Flask-Login 0.5.0 gets "Closest that fits:
+/// flask-login==0.6.3", past 0.6.1, whose imports need Werkzeug 2 too.
+#[test]
+fn a_request_whose_import_need_an_installed_dist_blocks_gets_the_blocker_and_the_fit_searched() {
+    let root = tempfile::tempdir().unwrap();
+    let venv = flask_venv(root.path(), &["flask-login==0.6.3"]);
+    // The application, installed from its wheel's path (direct_url.json: never replaced).
+    let wheels = root.path().join("app");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let app = crate::common::venv::build_wheel(
+        &wheels,
+        "myapp",
+        "1.0",
+        &["flask>=3", "flask-login"],
+        &[],
+    );
+    venv.pip_ok(&["install", "--no-deps", "--quiet", app.to_str().unwrap()]);
+    let server = IndexServer::start(&propose_cases_index());
+    let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
+    let args = [
+        "propose",
+        "flask-login==0.6.2",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        &url,
+        "--format",
+        "json",
+    ];
+    let out = TestContext::new().run(&args);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let warnings: Vec<&str> = (json["warnings"].as_array().unwrap().iter())
+        .filter_map(|w| w.as_str())
+        .filter(|w| !w.contains("installed from"))
+        .collect();
+    let summary = format!(
+        "plans: {}\nblockers: {}\n{}",
+        json["plans"],
+        json["conflict"]["blockers"],
+        warnings.join("\n")
+    );
+    insta::assert_snapshot!(summary, @r#"
+        plans: []
+        blockers: [{"dependent":"flask","dependent_version":"3.1.2","requirement":"werkzeug>=3.1.0"}]
+        no move of the blockers of werkzeug<3.0.0 (flask 3.1.2) has a solution with it
+        the newest flask-login that fits without moving anything else is 0.6.3, already installed
+    "#);
+}
+
 /// What a sentence naming the wheel tag this interpreter needs says of the test's Python (its
 /// version and glibc differ between machines), as `[VERSION]` and `[TAG]`.
 pub(crate) fn interpreter_filters() -> Vec<(&'static str, &'static str)> {

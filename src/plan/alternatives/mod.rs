@@ -57,6 +57,7 @@ mod broken;
 mod fitting;
 mod held_back;
 mod same_line;
+mod unmet_import;
 pub(in crate::plan) mod version_implied;
 pub(crate) use same_line::{RELEASES_PINNED, line_names};
 mod wheel_only;
@@ -320,11 +321,15 @@ impl Proposer<'_> {
             // request needs them (see `wheel_only`).
             Ok(resolution) => {
                 match self.import_implied(&as_asked, upgrade, &bounds, &resolution)? {
-                    Some(Implied::Unmet(conflict, implied)) => {
-                        // Forced, the request is the plan as asked, past what its import needs.
-                        if self.request.allow_override {
-                            plans.push(self.forced_past_import(&resolution, &implied)?);
-                        }
+                    Some(Implied::Unmet(unmet)) => {
+                        // The blockers of what the import needs, and the plans around them.
+                        let conflict = self.unmet_import_alternatives(
+                            upgrade,
+                            &resolution,
+                            *unmet,
+                            plans,
+                            warnings,
+                        )?;
                         (Some(conflict), false)
                     }
                     Some(Implied::Met(resolution, why, cited)) => {
