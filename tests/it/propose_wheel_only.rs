@@ -83,7 +83,9 @@ fn a_request_whose_import_needs_a_release_without_a_wheel_cannot_be_met() {
 /// unforced request cannot be met (the conflict says why, as above); forced, the plan is
 /// Jinja2 2.11.3 beside MarkupSafe 3.0.4, a forced-override plan whose risk names the import
 /// that fails. Live (CPython 3.12.1, 2026-12-05) it said "No plan found" (exit 1); applied,
-/// `import jinja2` fails as the factor says.
+/// `import jinja2` fails as the factor says. Beside it, the release closest to 2.11.3 that fits
+/// with what its imports need (3.1.5: the recorded page holds 2.11.3, 3.1.5 and 3.1.6): the
+/// request that cannot be met gets the fitting plan the other requests that cannot be had get.
 #[test]
 fn a_forced_request_past_what_its_import_needs_is_a_forced_plan() {
     let world = Jinja2Venv::new(&[]);
@@ -116,13 +118,21 @@ fn a_forced_request_past_what_its_import_needs_is_a_forced_plan() {
         .collect();
     assert_eq!(
         summary,
-        [(
-            "forced-override",
-            "Force jinja2==2.11.3 with markupsafe 3.0.4, past what its imports need \
-             (markupsafe<2.1.0: no release this environment can install)",
-            "2.11.3",
-            "3.0.4"
-        )],
+        [
+            (
+                "forced-override",
+                "Force jinja2==2.11.3 with markupsafe 3.0.4, past what its imports need \
+                 (markupsafe<2.1.0: no release this environment can install)",
+                "2.11.3",
+                "3.0.4"
+            ),
+            (
+                "newest-fitting",
+                "Closest that fits: jinja2==3.1.5 (asked: jinja2==2.11.3)",
+                "3.1.5",
+                "3.0.4"
+            )
+        ],
         "{}",
         out.stdout
     );

@@ -186,10 +186,13 @@ impl Proposer<'_> {
             .iter()
             .position(|v| spec.contains(v))
             .unwrap_or_else(|| versions.partition_point(|v| asked.is_some_and(|a| v < a)));
+        // A pre-release is closest only to a pre-release asked (never 3.0.0a1 for 2.11.3).
+        let pre = asked.is_some_and(Version::any_prerelease);
         let mut order: Vec<(usize, &Version)> = versions
             .iter()
             .enumerate()
             .filter(|(_, v)| Some(*v) != installed && !spec.contains(v))
+            .filter(|(_, v)| pre || !v.any_prerelease())
             .map(|(i, v)| (i.abs_diff(at), v))
             .collect();
         order.sort();

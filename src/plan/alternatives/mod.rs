@@ -321,17 +321,11 @@ impl Proposer<'_> {
             // request needs them (see `wheel_only`).
             Ok(resolution) => {
                 match self.import_implied(&as_asked, upgrade, &bounds, &resolution)? {
-                    Some(Implied::Unmet(unmet)) => {
-                        // The blockers of what the import needs, and the plans around them.
-                        let conflict = self.unmet_import_alternatives(
-                            upgrade,
-                            &resolution,
-                            *unmet,
-                            plans,
-                            warnings,
-                        )?;
-                        (Some(conflict), false)
-                    }
+                    // The blockers of what the import needs, and the plans around them.
+                    Some(Implied::Unmet(unmet)) => (
+                        Some(self.unmet_import(upgrade, &resolution, *unmet, plans, warnings)?),
+                        false,
+                    ),
                     Some(Implied::Met(resolution, why, cited)) => {
                         warnings.push(why);
                         let start = plans.len();

@@ -29,7 +29,7 @@ impl Proposer<'_> {
     /// The conflict of a request whose imports cannot be met, with its blockers, and the
     /// alternatives into `plans` (the module's top comment); what an alternative could not do,
     /// into `warnings`.
-    pub(super) fn unmet_import_alternatives(
+    pub(super) fn unmet_import(
         &self,
         upgrade: &BTreeSet<PackageName>,
         resolution: &Resolution,

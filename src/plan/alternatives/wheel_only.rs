@@ -253,7 +253,11 @@ impl Proposer<'_> {
     /// Every import of `planned` (as `changes` change it) that needs an older release of its
     /// provider, each with the newest release that binds its names (an import no read release
     /// binds is left out: nothing is claimed of it).
-    pub(super) fn import_needs(&self, planned: &PlannedEnvironment, changes: &[Change]) -> ImportNeeds {
+    pub(super) fn import_needs(
+        &self,
+        planned: &PlannedEnvironment,
+        changes: &[Change],
+    ) -> ImportNeeds {
         let needs = self
             .builder
             .unmet_names(planned, changes, &self.evidence)
@@ -517,7 +521,9 @@ impl Proposer<'_> {
                 let (report, hints) = match &no_solution {
                     Some(found) => (found.report.clone(), found.hints.as_slice()),
                     None => (
-                        format!("still importing a name its dependency lacks after {ROUNDS} solves"),
+                        format!(
+                            "still importing a name its dependency lacks after {ROUNDS} solves"
+                        ),
                         &[][..],
                     ),
                 };
