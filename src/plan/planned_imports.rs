@@ -12,7 +12,7 @@
 //!
 //! Bounded on purpose: only releases the plan moves backwards or adds (an older release is
 //! where imports of removed modules live: `pkg_resources`, `distutils`, `imp`), and those the
-//! request asks for by version; of each, at most
+//! request caps by version (`==0.6.2`, `<3`); of each, at most
 //! [`FILES_READ`] of its own modules: its packages' `__init__.py` and the modules its console
 //! scripts run, then the package modules those import; only module-level imports (outside every
 //! `def`, `if`, `try`), of modules that are not the release's own and not the standard library
@@ -185,15 +185,28 @@ fn candidates<'c>(
     Some((candidates, provided))
 }
 
-/// Whether `change` moves a dist up to a release the request asked by version
-/// (`flask-login==0.6.2` from 0.5.0): a release older than the newest, read as a release moved
-/// back is (Flask-Login 0.6.2 imports `url_decode`, which Werkzeug 3 lacks).
+/// Whether `change` moves a dist up to a release the request capped by version
+/// (`flask-login==0.6.2` from 0.5.0): a release that may be older than the newest, read as a
+/// release moved back is (Flask-Login 0.6.2 imports `url_decode`, which Werkzeug 3 lacks).
 fn asked_release(change: &Change) -> bool {
     change.action == Action::Upgrade
         && change.reasons.iter().any(|r| {
-            matches!(r, super::proposal::Reason::Requested { requirement }
-                if requirement.version_or_url.is_some())
+            matches!(r, super::proposal::Reason::Requested { requirement } if capped(requirement))
         })
+}
+
+/// Whether `requirement` asks for a release at or below a version (`==`, `===`, `<`, `<=`,
+/// `~=`): not only the newest (`flask>=3` is not).
+pub(crate) fn capped(requirement: &pep508_rs::Requirement) -> bool {
+    use pep440_rs::Operator::{Equal, EqualStar, ExactEqual, LessThan, LessThanEqual, TildeEqual};
+    crate::metadata::requirement::specifiers(requirement).is_some_and(|s| {
+        s.iter().any(|s| {
+            matches!(
+                s.operator(),
+                Equal | EqualStar | ExactEqual | LessThan | LessThanEqual | TildeEqual
+            )
+        })
+    })
 }
 
 /// What a changed dist's planned release imports that the planned environment cannot satisfy.

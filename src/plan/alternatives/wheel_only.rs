@@ -298,8 +298,8 @@ impl Proposer<'_> {
         bounds: &[Requirement],
         resolution: Resolution,
     ) -> Result<ImportsMet, ProposeError> {
-        // Only a release moved back or added, or asked for by version, is read for its
-        // imports.
+        // Only a release moved back or added, or one the request caps by version, is read for
+        // its imports.
         let goes_back_or_adds = resolution.packages.iter().any(|(name, resolved)| {
             self.inventory
                 .get(name)
@@ -308,7 +308,7 @@ impl Proposer<'_> {
             .request
             .targets
             .iter()
-            .any(|t| t.version_or_url.is_some());
+            .any(crate::plan::planned_imports::capped);
         if self.request.all || !goes_back_or_adds {
             return Ok(ImportsMet::AsIs(resolution));
         }
