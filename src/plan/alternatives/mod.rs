@@ -47,8 +47,9 @@
 //! target back (`as_asked`), the environment broken before the plan (`broken`), the blockers
 //! moved or forced over (`blockers`), the closest / newest that fits (`fitting`), the newest
 //! release on the installed accelerator line (`same_line`), a request whose plan imports what
-//! only releases without a wheel here have (`wheel_only`), a request whose planned release
-//! raises on import beside the plan (`version_implied`), and one plan
+//! only releases without a wheel here have (`wheel_only`), the blockers and the fitting release
+//! of a request whose import need no solution with it has (`unmet_import`), a request whose
+//! planned release raises on import beside the plan (`version_implied`), and one plan
 //! built and scored with what holds its targets back (`held_back`).
 
 mod as_asked;
