@@ -11,7 +11,8 @@
 //! module and the names), for the search for the release that has them.
 //!
 //! Bounded on purpose: only releases the plan moves backwards or adds (an older release is
-//! where imports of removed modules live: `pkg_resources`, `distutils`, `imp`); of each, at most
+//! where imports of removed modules live: `pkg_resources`, `distutils`, `imp`), and those the
+//! request caps by version (`==0.6.2`, `<3`); of each, at most
 //! [`FILES_READ`] of its own modules: its packages' `__init__.py` and the modules its console
 //! scripts run, then the package modules those import; only module-level imports (outside every
 //! `def`, `if`, `try`), of modules that are not the release's own and not the standard library
@@ -160,7 +161,7 @@ fn candidates<'c>(
     let mut candidates = Vec::new();
     for change in changes {
         let Some(to) = &change.to else { continue };
-        if matches!(change.action, Action::Downgrade | Action::Add) {
+        if matches!(change.action, Action::Downgrade | Action::Add) || asked_release(change) {
             let mut found = memo.get(&change.name, to, oracle);
             let optional = optional_here(inventory, planned.dists.get(&change.name));
             if found
@@ -182,6 +183,30 @@ fn candidates<'c>(
     }
     let provided = provided(inventory, planned, oracle, &candidates)?;
     Some((candidates, provided))
+}
+
+/// Whether `change` moves a dist up to a release the request capped by version
+/// (`flask-login==0.6.2` from 0.5.0): a release that may be older than the newest, read as a
+/// release moved back is (Flask-Login 0.6.2 imports `url_decode`, which Werkzeug 3 lacks).
+fn asked_release(change: &Change) -> bool {
+    change.action == Action::Upgrade
+        && change.reasons.iter().any(|r| {
+            matches!(r, super::proposal::Reason::Requested { requirement } if capped(requirement))
+        })
+}
+
+/// Whether `requirement` asks for a release at or below a version (`==`, `===`, `<`, `<=`,
+/// `~=`): not only the newest (`flask>=3` is not).
+pub(crate) fn capped(requirement: &pep508_rs::Requirement) -> bool {
+    use pep440_rs::Operator::{Equal, EqualStar, ExactEqual, LessThan, LessThanEqual, TildeEqual};
+    crate::metadata::requirement::specifiers(requirement).is_some_and(|s| {
+        s.iter().any(|s| {
+            matches!(
+                s.operator(),
+                Equal | EqualStar | ExactEqual | LessThan | LessThanEqual | TildeEqual
+            )
+        })
+    })
 }
 
 /// What a changed dist's planned release imports that the planned environment cannot satisfy.

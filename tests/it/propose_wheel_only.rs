@@ -83,7 +83,9 @@ fn a_request_whose_import_needs_a_release_without_a_wheel_cannot_be_met() {
 /// unforced request cannot be met (the conflict says why, as above); forced, the plan is
 /// Jinja2 2.11.3 beside MarkupSafe 3.0.4, a forced-override plan whose risk names the import
 /// that fails. Live (CPython 3.12.1, 2026-12-05) it said "No plan found" (exit 1); applied,
-/// `import jinja2` fails as the factor says.
+/// `import jinja2` fails as the factor says. Beside it, the release closest to 2.11.3 that fits
+/// with what its imports need (3.1.5: the recorded page holds 2.11.3, 3.1.5 and 3.1.6): the
+/// request that cannot be met gets the fitting plan the other requests that cannot be had get.
 #[test]
 fn a_forced_request_past_what_its_import_needs_is_a_forced_plan() {
     let world = Jinja2Venv::new(&[]);
@@ -116,13 +118,21 @@ fn a_forced_request_past_what_its_import_needs_is_a_forced_plan() {
         .collect();
     assert_eq!(
         summary,
-        [(
-            "forced-override",
-            "Force jinja2==2.11.3 with markupsafe 3.0.4, past what its imports need \
-             (markupsafe<2.1.0: no release this environment can install)",
-            "2.11.3",
-            "3.0.4"
-        )],
+        [
+            (
+                "forced-override",
+                "Force jinja2==2.11.3 with markupsafe 3.0.4, past what its imports need \
+                 (markupsafe<2.1.0: no release this environment can install)",
+                "2.11.3",
+                "3.0.4"
+            ),
+            (
+                "newest-fitting",
+                "Closest that fits: jinja2==3.1.5 (asked: jinja2==2.11.3)",
+                "3.1.5",
+                "3.0.4"
+            )
+        ],
         "{}",
         out.stdout
     );
@@ -374,6 +384,122 @@ fn the_plan_that_fits_is_planned_with_what_its_imports_need() {
           werkzeug: {"kind":"imports-name","dependent":"flask","dependent_version":"2.2.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_quote"],"file":"flask/app.py","line":30}
         warning: flask 2.2.2 imports `url_quote` from `werkzeug.urls` (flask/app.py, line 30), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_quote` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl), so the request needs werkzeug<3.0.0; the closest that fits is planned with it
     "#);
+}
+
+/// A request that solves as asked but whose planned release's import need cannot be met with
+/// it: `propose flask-login==0.6.2` on the Flask 3.1.2 venv beside an application installed
+/// from a file (kept as it is) that requires `flask>=3` and Flask-Login, as a project installed
+/// with `pip install -e .` is. Flask-Login 0.6.2's `flask_login/utils.py` line 14 imports
+/// `url_decode`, gone in Werkzeug 3.0.0, and every recorded Flask 3 requires `Werkzeug>=3`.
+/// The conflict names what blocks the implied `werkzeug<3.0.0` (Flask 3.1.2's requirement); the
+/// move of that blocker and the release of the target that fits are searched (no plan came at
+/// all): the blocker cannot move (the application holds Flask at 3), the closer releases 0.6.1
+/// and 0.5.0 need Werkzeug 2 on import too, and the newest Flask-Login that fits is the one
+/// installed, each said in a warning. Flask-Login 0.5.0 and 0.6.1 (page, metadata and the wheel
+/// bytes read) were recorded on 2026-12-05 for these tests.
+#[test]
+fn a_request_whose_import_need_an_installed_dist_blocks_gets_the_blocker_and_the_fit_searched() {
+    let root = tempfile::tempdir().unwrap();
+    let venv = app_venv(root.path(), "flask-login==0.6.3");
+    let out = propose_flask_login(&venv);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    insta::assert_snapshot!(unmet_summary(&out.json()), @r#"
+        plans: []
+        blockers: [{"dependent":"flask","dependent_version":"3.1.2","requirement":"werkzeug>=3.1.0"}]
+        no move of the blockers of werkzeug<3.0.0 (flask 3.1.2) has a solution with it
+        flask-login 0.6.1, 0.5.0, closer to what was asked, fit only beside releases that lack what they import, and are passed over
+        the newest flask-login that fits without moving anything else is 0.6.3, already installed
+    "#);
+}
+
+/// The same application venv with Flask-Login 0.5.0 (broken beside Werkzeug 3: it imports
+/// `safe_str_cmp`): the release of the target that fits is planned, Flask-Login 0.6.3, past
+/// 0.6.1, the closer release, whose own `flask_login/utils.py` imports `url_decode` too (it was
+/// "No plan found"). Live (2026-12-05, CPython 3.11.7, with an app installed with `pip install
+/// -e`) the same plan; applied with `install-uv.sh --verify`: 8 passed, 0 regressions, and the
+/// app's `login_user` works.
+#[test]
+fn a_request_whose_import_need_cannot_be_met_gets_the_release_that_fits() {
+    let root = tempfile::tempdir().unwrap();
+    let venv = app_venv(root.path(), "flask-login==0.5.0");
+    let out = propose_flask_login(&venv);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    insta::assert_snapshot!(unmet_summary(&out.json()), @r#"
+        plans: "newest-fitting" | "Closest that fits: flask-login==0.6.3 (asked: flask-login==0.6.2)"
+        blockers: [{"dependent":"flask","dependent_version":"3.1.2","requirement":"werkzeug>=3.1.0"}]
+        no move of the blockers of werkzeug<3.0.0 (flask 3.1.2) has a solution with it
+        flask-login 0.6.1, closer to what was asked, fits only beside releases that lack what it imports, and is passed over
+    "#);
+}
+
+/// A release asked by version is read for its imports when it moves up too: `propose
+/// flask-login==0.6.2` from Flask-Login 0.5.0 beside Flask 3.1.2 and Werkzeug 3.1.9 (no
+/// application holding Flask). It was planned alone, risk 0, and `import flask_login` failed
+/// (`url_decode`); now with Werkzeug 2.3.8 and Flask back to 2.2.2 (live: 2.3.3, applied:
+/// 52 passed, 0 regressions, `login_user` works).
+#[test]
+fn a_release_asked_by_version_is_read_for_its_imports_when_it_moves_up() {
+    let root = tempfile::tempdir().unwrap();
+    let venv = flask_venv(root.path(), &["flask-login==0.5.0"]);
+    let out = propose_flask_login(&venv);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    insta::assert_snapshot!(flask_summary(&out.json(), &["flask-login", "flask", "werkzeug"]), @r#"
+        upgrade | As asked: flask-login==0.6.2 | flask-login 0.6.2 flask 2.2.2 werkzeug 2.3.8
+          werkzeug: {"kind":"imports-name","dependent":"flask-login","dependent_version":"0.6.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_decode"],"file":"flask_login/utils.py","line":14}
+          werkzeug: {"kind":"imports-name","dependent":"flask-login","dependent_version":"0.6.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_encode"],"file":"flask_login/utils.py","line":15}
+        warning: flask-login 0.6.2 imports `url_decode` from `werkzeug.urls` (flask_login/utils.py, line 14), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_decode` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl); flask-login 0.6.2 imports `url_encode` from `werkzeug.urls` (flask_login/utils.py, line 15), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_encode` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl), so the request needs werkzeug<3.0.0
+    "#);
+}
+
+/// [`flask_venv`] with `flask_login` and an application installed from its wheel's path
+/// (direct_url.json: kept as it is, never replaced) that requires `flask>=3` and Flask-Login.
+fn app_venv(root: &std::path::Path, flask_login: &str) -> crate::common::venv::RealVenv {
+    let venv = flask_venv(root, &[flask_login]);
+    let wheels = root.join("app");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let requires = ["flask>=3", "flask-login"];
+    let app = crate::common::venv::build_wheel(&wheels, "myapp", "1.0", &requires, &[]);
+    venv.pip_ok(&["install", "--no-deps", "--quiet", app.to_str().unwrap()]);
+    venv
+}
+
+/// `propose flask-login==0.6.2 --format json` on `venv` against the recorded index.
+fn propose_flask_login(venv: &crate::common::venv::RealVenv) -> crate::common::Output {
+    let server = IndexServer::start(&propose_cases_index());
+    let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
+    let args = [
+        "propose",
+        "flask-login==0.6.2",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        &url,
+        "--format",
+        "json",
+    ];
+    TestContext::new().run(&args)
+}
+
+/// Each plan (kind, title), the conflict's blockers and the warnings (but the one that says the
+/// application is kept).
+fn unmet_summary(json: &serde_json::Value) -> String {
+    let plans: Vec<String> = (json["plans"].as_array().unwrap().iter())
+        .map(|p| format!("{} | {}", p["kind"], p["title"]))
+        .collect();
+    let warnings: Vec<&str> = (json["warnings"].as_array().unwrap().iter())
+        .filter_map(|w| w.as_str())
+        .filter(|w| !w.contains("installed from"))
+        .collect();
+    format!(
+        "plans: {}\nblockers: {}\n{}",
+        if plans.is_empty() {
+            "[]".to_string()
+        } else {
+            plans.join("; ")
+        },
+        json["conflict"]["blockers"],
+        warnings.join("\n")
+    )
 }
 
 /// What a sentence naming the wheel tag this interpreter needs says of the test's Python (its

@@ -65,7 +65,10 @@ impl Proposer<'_> {
     }
 
     /// Versions on the index (usable for this environment) that satisfy a target.
-    fn acceptable_versions(&self, target: &Requirement) -> Result<Vec<Version>, ProposeError> {
+    pub(super) fn acceptable_versions(
+        &self,
+        target: &Requirement,
+    ) -> Result<Vec<Version>, ProposeError> {
         let Some(project) = self.evidence.catalog.project(&target.name)? else {
             return Ok(vec![]);
         };

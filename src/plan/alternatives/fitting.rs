@@ -32,7 +32,20 @@ impl Proposer<'_> {
             .map(|b| pin(&b.dependent, &b.dependent_version))
             .collect();
         let names: BTreeSet<PackageName> = targets.iter().map(|t| t.name.clone()).collect();
-        let closest = self.closest_fitting(targets, &kept, &names)?;
+        let mut passed = Vec::new();
+        let closest = self.closest_fitting(targets, &kept, &names, &mut passed)?;
+        if !passed.is_empty() {
+            notes.push(format!(
+                "{} {}, closer to what was asked, fit{} only beside releases that lack what {} \
+                 import{}, and {} passed over",
+                targets[0].name,
+                passed.join(", "),
+                if passed.len() == 1 { "s" } else { "" },
+                if passed.len() == 1 { "it" } else { "they" },
+                if passed.len() == 1 { "s" } else { "" },
+                if passed.len() == 1 { "is" } else { "are" },
+            ));
+        }
         let word = if closest.is_some() {
             "Closest"
         } else {
@@ -136,12 +149,15 @@ impl Proposer<'_> {
 
     /// For one target pinned to one version (`==X`), the solve of the release nearest to it (in release
     /// order) that fits with the blockers kept, other than the installed one (with what it was
-    /// solved from); a few tried at most.
+    /// solved from); a few tried at most. A release whose imports need what no solution with it
+    /// has (Flask-Login 0.6.1 beside Flask 3.1.2 kept: `url_decode`, gone in Werkzeug 3) does
+    /// not fit: it goes into `passed` and the next is tried.
     fn closest_fitting(
         &self,
         targets: &[Requirement],
         kept: &[Requirement],
         names: &BTreeSet<PackageName>,
+        passed: &mut Vec<String>,
     ) -> Result<Option<(Resolution, Vec<Requirement>)>, ProposeError> {
         let [target] = targets else {
             return Ok(None);
@@ -170,10 +186,13 @@ impl Proposer<'_> {
             .iter()
             .position(|v| spec.contains(v))
             .unwrap_or_else(|| versions.partition_point(|v| asked.is_some_and(|a| v < a)));
+        // A pre-release is closest only to a pre-release asked (never 3.0.0a1 for 2.11.3).
+        let pre = asked.is_some_and(Version::any_prerelease);
         let mut order: Vec<(usize, &Version)> = versions
             .iter()
             .enumerate()
             .filter(|(_, v)| Some(*v) != installed && !spec.contains(v))
+            .filter(|(_, v)| pre || !v.any_prerelease())
             .map(|(i, v)| (i.abs_diff(at), v))
             .collect();
         order.sort();
@@ -181,7 +200,14 @@ impl Proposer<'_> {
             let mut asked = vec![pin(&target.name, version)];
             asked.extend(kept.iter().cloned());
             match self.solve(&asked, names, vec![]) {
-                Ok(resolution) => return Ok(Some((resolution, asked))),
+                Ok(resolution) => {
+                    let met = self.imports_met(&asked, names, &[], resolution.clone())?;
+                    if matches!(met, ImportsMet::Unmet(..)) {
+                        passed.push(version.to_string());
+                        continue;
+                    }
+                    return Ok(Some((resolution, asked)));
+                }
                 Err(SolveError::NoSolution(_)) => continue,
                 Err(err) => return Err(err.into()),
             }

@@ -47,8 +47,9 @@
 //! target back (`as_asked`), the environment broken before the plan (`broken`), the blockers
 //! moved or forced over (`blockers`), the closest / newest that fits (`fitting`), the newest
 //! release on the installed accelerator line (`same_line`), a request whose plan imports what
-//! only releases without a wheel here have (`wheel_only`), a request whose planned release
-//! raises on import beside the plan (`version_implied`), and one plan
+//! only releases without a wheel here have (`wheel_only`), the blockers and the fitting release
+//! of a request whose import need no solution with it has (`unmet_import`), a request whose
+//! planned release raises on import beside the plan (`version_implied`), and one plan
 //! built and scored with what holds its targets back (`held_back`).
 
 mod as_asked;
@@ -57,6 +58,7 @@ mod broken;
 mod fitting;
 mod held_back;
 mod same_line;
+mod unmet_import;
 pub(in crate::plan) mod version_implied;
 pub(crate) use same_line::{RELEASES_PINNED, line_names};
 mod wheel_only;
@@ -320,13 +322,11 @@ impl Proposer<'_> {
             // request needs them (see `wheel_only`).
             Ok(resolution) => {
                 match self.import_implied(&as_asked, upgrade, &bounds, &resolution)? {
-                    Some(Implied::Unmet(conflict, implied)) => {
-                        // Forced, the request is the plan as asked, past what its import needs.
-                        if self.request.allow_override {
-                            plans.push(self.forced_past_import(&resolution, &implied)?);
-                        }
-                        (Some(conflict), false)
-                    }
+                    // The blockers of what the import needs, and the plans around them.
+                    Some(Implied::Unmet(unmet)) => (
+                        Some(self.unmet_import(upgrade, &resolution, *unmet, plans, warnings)?),
+                        false,
+                    ),
                     Some(Implied::Met(resolution, why, cited)) => {
                         warnings.push(why);
                         let start = plans.len();

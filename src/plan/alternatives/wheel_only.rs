@@ -32,7 +32,7 @@ use crate::plan::imports_check::module_file;
 use crate::plan::planned::PlannedEnvironment;
 use crate::plan::planned_imports::UnmetName;
 use crate::plan::proposal::{Blocker, Change, Conflict, Plan, PlanKind, Reason};
-use crate::solve::{self, NoSolution, Resolution, SolveError};
+use crate::solve::{NoSolution, Resolution, SolveError};
 
 /// At most this many releases of a provider are read for the names: two years of monthly
 /// releases (Werkzeug's `url_quote`, gone in 3.0.0, is in 2.3.8, the 17th release below 3.1.9).
@@ -59,16 +59,26 @@ pub(super) enum Implied {
     /// The request with the implied requirements has a solution: the plan to offer, the
     /// sentence that says why the providers move, and the reasons their changes cite.
     Met(Box<Resolution>, String, Box<Cited>),
-    /// It has none: why the request cannot be met, and the requirements the imports imply
-    /// (`markupsafe<2.1.0`), which a forced plan goes past.
-    Unmet(Conflict, Vec<Requirement>),
+    /// It has none: why the request cannot be met, with the imports and the solver's facts
+    /// (see [`UnmetImports`]).
+    Unmet(Box<UnmetImports>),
+}
+
+/// A request that solves as asked but whose imports need what no solution with it has: the
+/// conflict to report, the imports (the requirements they imply, `markupsafe<2.1.0`, are what
+/// a forced plan goes past and whose blockers are searched), and the solver's derivation of why
+/// (`None` when the rounds ran out).
+pub(super) struct UnmetImports {
+    pub conflict: Conflict,
+    pub needs: ImportNeeds,
+    pub no_solution: Option<Box<NoSolution>>,
 }
 
 /// One import of a plan that needs an older release of its provider, the newest release that
 /// binds its names, and the requirement that implies.
 #[derive(Debug, Clone)]
-struct ImportNeed {
-    unmet: UnmetName,
+pub(super) struct ImportNeed {
+    pub(super) unmet: UnmetName,
     binding: Binding,
     implied: Requirement,
 }
@@ -77,7 +87,7 @@ struct ImportNeed {
 /// its provider: each is searched and cited, and the request is solved with all of them.
 #[derive(Debug, Clone, Default)]
 pub(super) struct ImportNeeds {
-    needs: Vec<ImportNeed>,
+    pub(super) needs: Vec<ImportNeed>,
 }
 
 impl ImportNeeds {
@@ -128,6 +138,12 @@ impl ImportNeeds {
                 (requirement, clause)
             })
             .collect()
+    }
+
+    /// Every clause of [`Self::clauses`], in one sentence.
+    pub(super) fn needed_on_import(&self) -> String {
+        let clauses: Vec<String> = self.clauses().into_iter().map(|(_, c)| c).collect();
+        clauses.join("; ")
     }
 
     /// "jinja2 2.11.3 imports `soft_unicode` from `markupsafe` (jinja2/filters.py, line 13),
@@ -181,7 +197,7 @@ impl ImportNeeds {
     }
 
     /// Whether `unmet` is one of these already (a later round met it anew).
-    fn has(&self, unmet: &UnmetName) -> bool {
+    pub(super) fn has(&self, unmet: &UnmetName) -> bool {
         self.needs.iter().any(|n| {
             n.unmet.importer == unmet.importer
                 && n.unmet.module == unmet.module
@@ -220,9 +236,9 @@ pub(super) enum ImportsMet {
     AsIs(Resolution),
     /// Solved with every requirement the imports imply.
     Met(Resolution, ImportNeeds),
-    /// No solution with them: the imports and the solver's report and hints (none when the
-    /// rounds ran out).
-    Unmet(ImportNeeds, String, Vec<solve::Hint>),
+    /// No solution with them: the imports and the solver's derivation (`None` when the rounds
+    /// ran out).
+    Unmet(ImportNeeds, Option<Box<NoSolution>>),
 }
 
 /// The move-the-blockers plans with what their import implies (see
@@ -237,7 +253,11 @@ impl Proposer<'_> {
     /// Every import of `planned` (as `changes` change it) that needs an older release of its
     /// provider, each with the newest release that binds its names (an import no read release
     /// binds is left out: nothing is claimed of it).
-    fn import_needs(&self, planned: &PlannedEnvironment, changes: &[Change]) -> ImportNeeds {
+    pub(super) fn import_needs(
+        &self,
+        planned: &PlannedEnvironment,
+        changes: &[Change],
+    ) -> ImportNeeds {
         let needs = self
             .builder
             .unmet_names(planned, changes, &self.evidence)
@@ -278,12 +298,17 @@ impl Proposer<'_> {
         bounds: &[Requirement],
         resolution: Resolution,
     ) -> Result<ImportsMet, ProposeError> {
-        // Only a release moved back or added is read for its imports.
+        // Only a release moved back or added, or one the request caps by version, is read for
+        // its imports.
         let goes_back_or_adds = resolution.packages.iter().any(|(name, resolved)| {
             self.inventory
                 .get(name)
                 .is_none_or(|installed| &resolved.version < installed.version())
-        });
+        }) || self
+            .request
+            .targets
+            .iter()
+            .any(crate::plan::planned_imports::capped);
         if self.request.all || !goes_back_or_adds {
             return Ok(ImportsMet::AsIs(resolution));
         }
@@ -298,8 +323,7 @@ impl Proposer<'_> {
             let found = match self.solve_implied(asked, &upgrade, bounds.to_vec(), &clauses) {
                 Ok(found) => found,
                 Err(SolveError::NoSolution(no_solution)) => {
-                    let NoSolution { report, hints, .. } = *no_solution;
-                    return Ok(ImportsMet::Unmet(needs, report, hints));
+                    return Ok(ImportsMet::Unmet(needs, Some(no_solution)));
                 }
                 Err(err) => return Err(err.into()),
             };
@@ -314,11 +338,7 @@ impl Proposer<'_> {
             }
             needs.needs.extend(fresh);
         }
-        Ok(ImportsMet::Unmet(
-            needs,
-            format!("still importing a name its dependency lacks after {ROUNDS} solves"),
-            Vec::new(),
-        ))
+        Ok(ImportsMet::Unmet(needs, None))
     }
 
     /// Why no release that meets `implied` can be installed here, when that is a wheel this
@@ -327,6 +347,11 @@ impl Proposer<'_> {
     /// x86_64 (...), only a source distribution (MarkupSafe-2.0.1.tar.gz) ...: `--allow-build`
     /// plans with source distributions". `None` when a release that meets it has such a wheel.
     pub(super) fn wheel_lack(&self, implied: &[Requirement]) -> Option<String> {
+        self.wheel_lack_built(implied).map(|(said, _)| said)
+    }
+
+    /// [`Self::wheel_lack`], with the releases a build would make (`markupsafe 2.0.1`).
+    pub(super) fn wheel_lack_built(&self, implied: &[Requirement]) -> Option<(String, String)> {
         if self.request.allow_build {
             return None;
         }
@@ -382,11 +407,14 @@ impl Proposer<'_> {
             })
             .collect::<Option<Vec<(String, String)>>>()?;
         let (built, said): (Vec<String>, Vec<String>) = said.into_iter().unzip();
-        Some(format!(
-            "{}; `--allow-build` plans with source distributions (it would build {} from its \
-             sdist at install)",
-            said.join("; "),
-            built.join(", ")
+        let built = built.join(", ");
+        Some((
+            format!(
+                "{}; `--allow-build` plans with source distributions (it would build {built} \
+                 from its sdist at install)",
+                said.join("; "),
+            ),
+            built,
         ))
     }
 
@@ -485,19 +513,29 @@ impl Proposer<'_> {
                 needs.why(),
                 Box::new(needs.cited()),
             ))),
-            ImportsMet::Unmet(needs, report, hints) => {
+            ImportsMet::Unmet(needs, no_solution) => {
                 let implied = needs.requirements();
                 let lack = self
                     .wheel_lack(&implied)
                     .map_or_else(String::new, |l| format!("\n{l}."));
-                Ok(Some(Implied::Unmet(
-                    Conflict {
+                let (report, hints) = match &no_solution {
+                    Some(found) => (found.report.clone(), found.hints.as_slice()),
+                    None => (
+                        format!(
+                            "still importing a name its dependency lacks after {ROUNDS} solves"
+                        ),
+                        &[][..],
+                    ),
+                };
+                Ok(Some(Implied::Unmet(Box::new(UnmetImports {
+                    conflict: Conflict {
                         explanation: format!("{}.{lack}\n{report}", needs.why()),
                         blockers: Vec::new(),
-                        hints: self.conflict_hints(&hints, &[]),
+                        hints: self.conflict_hints(hints, &[]),
                     },
-                    implied,
-                )))
+                    needs,
+                    no_solution,
+                }))))
             }
         }
     }
