@@ -201,10 +201,14 @@ impl WheelUnread {
     /// file that is not there) is [`WheelUnread::NotServed`], anything else its error.
     pub(crate) fn of_error(file: &DistFile, error: &IndexError) -> WheelUnread {
         match error {
-            IndexError::Status { status, .. } if matches!(status, 404 | 410) => {
-                WheelUnread::NotServed {
-                    local: file.url.scheme() == "file",
-                }
+            IndexError::Status {
+                status: 404 | 410, ..
+            } => WheelUnread::NotServed {
+                local: file.url.scheme() == "file",
+            },
+            // The status alone: the error's context names the metadata, which this read is not.
+            IndexError::Status { url, status, .. } => {
+                WheelUnread::Failed(format!("{url} answered {status}"))
             }
             error => WheelUnread::Failed(error.to_string()),
         }
