@@ -76,6 +76,19 @@ def commands(tmp: Path) -> list[tuple[list[str], list[Path]]]:
             ],
             [tmp / "plans/proposal.json", tmp / "plans/plans/*/plan.json"],
         ),
+        # A plan with evidence it could not read (no wheel in the local index): `unchecked`.
+        (
+            [
+                "propose",
+                "jinja2==2.11.3",
+                "--allow-override",
+                "--venv",
+                H200,
+                *offline,
+                *json_out,
+            ],
+            [],
+        ),
         (["diff", VENV, FORCED, *json_out], []),
         (["diff", VENV, "--since", "2020-01-01", *json_out], []),
         (

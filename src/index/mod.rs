@@ -87,6 +87,15 @@ pub trait IndexSource: Send + Sync {
         None
     }
 
+    /// Why the last read of `file`'s wheel ([`IndexSource::wheel_members`],
+    /// [`IndexSource::wheel_member`], [`IndexSource::wheel_members_under`]) gave `None`, where it
+    /// failed to read (not where the wheel has no such member or it is over the cap); `None`
+    /// when the last read did not fail or the source does not say.
+    fn wheel_unread(&self, file: &DistFile) -> Option<WheelUnread> {
+        let _ = file;
+        None
+    }
+
     /// Whether reading from this source may wait on the network: `false` for `--offline`, local
     /// folders and in-memory indexes, whose reads are work for the CPU alone. The solver sizes
     /// its background readers by it (threads beyond the cores only cost when nothing waits).
@@ -136,6 +145,75 @@ use pep440_rs::VersionSpecifiers;
 
 use self::auth::Netrc;
 use self::client::ClientSettings;
+
+/// Why a wheel's files could not be read: what a plan says of the evidence it could not check.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WheelUnread {
+    /// `--offline`, and no earlier run left the read in the cache.
+    Offline,
+    /// The index serves no such file: a local folder that holds its metadata but not the wheel
+    /// (`local`), or a server that answers 404 (an index that serves metadata only).
+    NotServed {
+        /// A local folder's index.
+        local: bool,
+    },
+    /// The release is installed from its source distribution: there is no wheel to read.
+    NotAWheel,
+    /// The read failed: the error, in words.
+    Failed(String),
+}
+
+impl WheelUnread {
+    /// The kebab-case kind (`offline-not-cached`, `no-wheel-file`, `not-a-wheel`, `read-failed`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WheelUnread::Offline => "offline-not-cached",
+            WheelUnread::NotServed { .. } => "no-wheel-file",
+            WheelUnread::NotAWheel => "not-a-wheel",
+            WheelUnread::Failed(_) => "read-failed",
+        }
+    }
+
+    /// Why, in words: `--offline and not in the cache`.
+    pub fn sentence(&self) -> String {
+        match self {
+            WheelUnread::Offline => "--offline and not in the cache".to_string(),
+            WheelUnread::NotServed { local: true } => {
+                "the local index holds no wheel file for it, only its metadata".to_string()
+            }
+            WheelUnread::NotServed { local: false } => {
+                "the index serves no wheel file for it (not found)".to_string()
+            }
+            WheelUnread::NotAWheel => "it installs from its source distribution".to_string(),
+            WheelUnread::Failed(error) => format!("the read failed: {error}"),
+        }
+    }
+
+    /// What the user can do about it, where something helps: run once online (`Offline`).
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            WheelUnread::Offline => Some("run once without --offline to fill the cache"),
+            _ => None,
+        }
+    }
+
+    /// The reason for a failed read: a missing file (404, 410; a local index answers 404 for a
+    /// file that is not there) is [`WheelUnread::NotServed`], anything else its error.
+    pub(crate) fn of_error(file: &DistFile, error: &IndexError) -> WheelUnread {
+        match error {
+            IndexError::Status {
+                status: 404 | 410, ..
+            } => WheelUnread::NotServed {
+                local: file.url.scheme() == "file",
+            },
+            // The status alone: the error's context names the metadata, which this read is not.
+            IndexError::Status { url, status, .. } => {
+                WheelUnread::Failed(format!("{url} answered {status}"))
+            }
+            error => WheelUnread::Failed(error.to_string()),
+        }
+    }
+}
 
 /// Everything an index says about one project.
 #[derive(Debug, Clone)]

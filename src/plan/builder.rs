@@ -10,6 +10,7 @@ mod evidence;
 mod fallbacks;
 mod gencode;
 mod reasons;
+mod unchecked;
 mod warnings;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -31,7 +32,7 @@ use super::version_checks::{FailingCheck, VersionChecksMemo, failing_checks};
 use crate::inventory::Inventory;
 use crate::inventory::graph::DependencyGraph;
 use crate::metadata::requirement::excludes;
-use crate::risk::{self, DeclaredCoupling, Dependents, PlanFacts, Policy};
+use crate::risk::{self, DeclaredCoupling, Dependents, PlanFacts, Policy, RiskLevel};
 pub(super) use evidence::plan_breaks;
 use reasons::{mark_repairs, title_with_repairs};
 use warnings::{accelerator_warning, switch_label};
@@ -312,7 +313,8 @@ impl<'a> PlanBuilder<'a> {
             warnings.push(accelerator_warning(switch, &clashes));
             title.push_str(&switch_label(switch));
         }
-        let risk = risk::assess(
+        let unchecked = unchecked::unchecked(&changes, spec.base, oracle);
+        let mut risk = risk::assess(
             &PlanFacts {
                 changes: change_facts,
                 broken_edges,
@@ -322,6 +324,11 @@ impl<'a> PlanBuilder<'a> {
             },
             self.policy,
         );
+        // A plan whose deciding check was not made is not "low": the level says so, the
+        // score stays what the evidence read gives (docs/risk-model.md).
+        if !unchecked.is_empty() {
+            risk.level = risk.level.max(RiskLevel::Medium);
+        }
         Plan {
             schema: PLAN_SCHEMA.to_string(),
             kind: spec.kind,
@@ -337,6 +344,7 @@ impl<'a> PlanBuilder<'a> {
             install: None,
             commands: None,
             breaks,
+            unchecked,
         }
     }
 

@@ -17,7 +17,7 @@ use pubgrub::Ranges;
 
 use super::installed_imports::InstalledImports;
 use super::modules::top_level_of;
-use crate::index::IndexSource;
+use crate::index::{DistFile, IndexSource, WheelUnread};
 use crate::inventory::extensions::AbiLink;
 use crate::inventory::imports::{self, ImportUse};
 use crate::inventory::module_names::{self, ModuleNames};
@@ -103,6 +103,12 @@ pub trait Oracle {
         let _ = (name, version, path, asked);
         None
     }
+    /// Why a read of the planned release `name==version`'s wheel (its file list, a file, a
+    /// folder) failed in this run, where one did: what a plan says it could not check.
+    fn unread(&self, name: &PackageName, version: &Version) -> Option<WheelUnread> {
+        let _ = (name, version);
+        None
+    }
     /// The `.py` files under the folder `prefix` (`transformers/models/`) of `name` `version`,
     /// each with its text: the installed copy when `version` is installed with its files, else
     /// the release's wheel (one range read over them); `None` when they cannot all be had.
@@ -151,6 +157,8 @@ pub(super) struct IndexAndFiles<'a> {
     bound_names: Mutex<BoundNames>,
     /// The folders read so far ([`Oracle::folder_sources`]).
     folders: Mutex<FolderSources>,
+    /// Per release, why a read of its wheel failed ([`Oracle::unread`]).
+    unread: Mutex<BTreeMap<(PackageName, Version), WheelUnread>>,
 }
 
 impl<'a> IndexAndFiles<'a> {
@@ -169,6 +177,7 @@ impl<'a> IndexAndFiles<'a> {
             import_uses: Mutex::default(),
             bound_names: Mutex::default(),
             folders: Mutex::default(),
+            unread: Mutex::default(),
         }
     }
 
@@ -176,6 +185,25 @@ impl<'a> IndexAndFiles<'a> {
     pub(super) fn sharing(mut self, imports: &Arc<InstalledImports>) -> Self {
         self.imports = imports.clone();
         self
+    }
+
+    /// One read of the planned release `name==version`'s wheel (the file the catalog chose),
+    /// its failure noted for [`Oracle::unread`].
+    fn wheel_read<T>(
+        &self,
+        name: &PackageName,
+        version: &Version,
+        read: impl FnOnce(&DistFile) -> Option<T>,
+    ) -> Option<T> {
+        let file = self.catalog.chosen_file(name, version)?;
+        let got = read(&file);
+        if got.is_none()
+            && let Some(why) = self.index.wheel_unread(&file)
+        {
+            let mut unread = self.unread.lock().unwrap_or_else(|e| e.into_inner());
+            unread.insert((name.clone(), version.clone()), why);
+        }
+        got
     }
 
     fn lock_installs(&self) -> std::sync::MutexGuard<'_, WheelMembers> {
@@ -251,9 +279,7 @@ impl Oracle for IndexAndFiles<'_> {
             return known.clone();
         }
         let modules = self
-            .catalog
-            .chosen_file(name, version)
-            .and_then(|file| self.index.wheel_members(&file))
+            .wheel_read(name, version, |file| self.index.wheel_members(file))
             .map(|members| {
                 let mut modules = top_level_of(&members);
                 let environment = &self.inventory.environment;
@@ -304,8 +330,7 @@ impl Oracle for IndexAndFiles<'_> {
     }
 
     fn wheel_files(&self, name: &PackageName, version: &Version) -> Option<Vec<String>> {
-        let file = self.catalog.chosen_file(name, version)?;
-        self.index.wheel_members(&file)
+        self.wheel_read(name, version, |file| self.index.wheel_members(file))
     }
 
     fn installed_files(&self, name: &PackageName) -> Option<Vec<String>> {
@@ -313,10 +338,9 @@ impl Oracle for IndexAndFiles<'_> {
     }
 
     fn wheel_text(&self, name: &PackageName, version: &Version, path: &str) -> Option<String> {
-        let file = self.catalog.chosen_file(name, version)?;
-        let bytes = self
-            .index
-            .wheel_member(&file, path, imports::MAX_FILE_BYTES)?;
+        let bytes = self.wheel_read(name, version, |file| {
+            self.index.wheel_member(file, path, imports::MAX_FILE_BYTES)
+        })?;
         Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 
@@ -340,6 +364,11 @@ impl Oracle for IndexAndFiles<'_> {
         let names = self.read_module_names(name, version, path, asked);
         lock().insert(key, names.clone());
         names
+    }
+
+    fn unread(&self, name: &PackageName, version: &Version) -> Option<WheelUnread> {
+        let unread = self.unread.lock().unwrap_or_else(|e| e.into_inner());
+        unread.get(&(name.clone(), version.clone())).cloned()
     }
 
     fn folder_sources(
@@ -378,11 +407,9 @@ impl IndexAndFiles<'_> {
             Some(bytes) => bytes,
             // Not installed, or installed without its files (a snapshot, a metadata-only copy):
             // the release's wheel holds the same file.
-            None => {
-                let file = self.catalog.chosen_file(name, version)?;
-                self.index
-                    .wheel_member(&file, path, imports::MAX_FILE_BYTES)?
-            }
+            None => self.wheel_read(name, version, |file| {
+                self.index.wheel_member(file, path, imports::MAX_FILE_BYTES)
+            })?,
         };
         Some(module_names::module_names(
             &String::from_utf8_lossy(&bytes),
@@ -411,10 +438,9 @@ impl IndexAndFiles<'_> {
                 return read;
             }
         }
-        let file = self.catalog.chosen_file(name, version)?;
-        let members = self
-            .index
-            .wheel_members_under(&file, prefix, FOLDER_BYTES)?;
+        let members = self.wheel_read(name, version, |file| {
+            self.index.wheel_members_under(file, prefix, FOLDER_BYTES)
+        })?;
         Some(
             members
                 .into_iter()

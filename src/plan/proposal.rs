@@ -212,6 +212,64 @@ pub struct Plan {
     /// the plan file (the factors say it in words).
     #[serde(skip)]
     pub breaks: Vec<Break>,
+    /// The evidence the plan would have used but could not read, one entry per release (its
+    /// wheel's files: offline and not cached, not served, a failed read).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unchecked: Vec<Unchecked>,
+}
+
+/// Evidence a plan would have used about one planned release and could not read: `what jinja2
+/// 2.11.3 imports (its wheel's files could not be read: --offline and not in the cache)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unchecked {
+    /// The dist (jinja2).
+    pub name: PackageName,
+    /// Its planned version (2.11.3).
+    pub version: Version,
+    /// Which checks went without it.
+    pub evidence: Vec<UncheckedEvidence>,
+    /// Why it could not be read: `offline-not-cached`, `no-wheel-file`, `not-a-wheel`,
+    /// `read-failed`.
+    pub reason: String,
+    /// The reason in words (`--offline and not in the cache`, the read's error).
+    pub detail: String,
+    /// What would fill the gap, where something would (`run once without --offline ...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// A check that needs a planned release's wheel files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UncheckedEvidence {
+    /// What the release imports, against the planned environment (a release moved back or
+    /// added: `planned-import-missing`).
+    PlannedImports,
+    /// Whether it still has the modules and names the installed files import from it
+    /// (`import-target-missing`).
+    RemovedModules,
+}
+
+impl Unchecked {
+    /// `what jinja2 2.11.3 imports (its wheel's files could not be read: --offline and not in
+    /// the cache; run once without --offline to fill the cache)`.
+    pub fn sentence(&self) -> String {
+        let (name, version) = (&self.name, &self.version);
+        let what: Vec<String> = (self.evidence.iter())
+            .map(|e| match e {
+                UncheckedEvidence::PlannedImports => format!("what {name} {version} imports"),
+                UncheckedEvidence::RemovedModules => format!(
+                    "whether {name} {version} still has what the installed files import from it"
+                ),
+            })
+            .collect();
+        let hint = (self.hint.as_ref()).map_or(String::new(), |h| format!("; {h}"));
+        format!(
+            "{} (its wheel's files could not be read: {}{hint})",
+            what.join(", and "),
+            self.detail
+        )
+    }
 }
 
 /// An installed dependent that a changed dist's planned release breaks, as the plan's evidence

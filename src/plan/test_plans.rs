@@ -120,6 +120,7 @@ pub(crate) fn forced() -> Plan {
         install: None,
         commands: None,
         breaks: vec![],
+        unchecked: vec![],
     }
 }
 
@@ -185,6 +186,7 @@ pub(crate) fn move_blockers() -> Plan {
         install: None,
         commands: None,
         breaks: vec![],
+        unchecked: vec![],
     }
 }
 

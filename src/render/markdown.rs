@@ -217,6 +217,13 @@ pub(super) fn plan_tail_markdown(out: &mut String, plan: &Plan, commands: Option
         }
         out.push('\n');
     }
+    if !plan.unchecked.is_empty() {
+        out.push_str("Not checked (so the risk is at least medium):\n\n");
+        for entry in &plan.unchecked {
+            let _ = writeln!(out, "- {}", prose_line(&entry.sentence()));
+        }
+        out.push('\n');
+    }
     if let Some(commands) = commands {
         for (label, body) in [("pip", &commands.pip), ("uv", &commands.uv)] {
             if !body.is_empty() {

@@ -271,6 +271,7 @@ pub(super) fn plan_tail_text(
         let _ = writeln!(out, "  {} {}", style.warning("WARNING:"), terminal(warning));
     }
     factors_text(out, plan);
+    unchecked_text(out, plan);
     if let Some(commands) = commands {
         commands_text(out, style, commands);
     }
@@ -325,6 +326,27 @@ pub(super) fn factors_text(out: &mut String, plan: &Plan) {
                 terminal(&factor.detail)
             );
         }
+    }
+}
+
+/// How many releases the text names what it could not check of; the JSON lists every one.
+const UNCHECKED_SHOWN: usize = 3;
+
+/// The evidence the plan could not read, one release a line (the first few, then how many
+/// more and which).
+fn unchecked_text(out: &mut String, plan: &Plan) {
+    if plan.unchecked.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "  not checked (so the risk is at least medium):");
+    for entry in plan.unchecked.iter().take(UNCHECKED_SHOWN) {
+        let _ = writeln!(out, "    {}", terminal(&entry.sentence()));
+    }
+    let rest: Vec<String> = (plan.unchecked.iter().skip(UNCHECKED_SHOWN))
+        .map(|e| format!("{} {}", e.name, e.version))
+        .collect();
+    if !rest.is_empty() {
+        let _ = writeln!(out, "    and {} more: {}", rest.len(), rest.join(", "));
     }
 }
 

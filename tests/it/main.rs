@@ -30,6 +30,7 @@ mod propose_layers;
 mod propose_ml;
 mod propose_move_dependents;
 mod propose_must_move;
+mod propose_unchecked;
 mod propose_version_implied;
 mod propose_web;
 mod propose_wheel_only;

@@ -28,7 +28,7 @@ use super::parse::{self, ProjectPage};
 use super::progress::Progress;
 use super::{
     BinaryPolicy, DistFile, DistFilename, IndexError, IndexLocation, IndexSettings, IndexSource,
-    Project, local, metadata_fetch,
+    Project, WheelUnread, local, metadata_fetch,
 };
 use crate::metadata::CoreMetadata;
 use crate::printer::Printer;
@@ -68,6 +68,8 @@ struct Inner {
     /// `--allow-build`: how sdists without static metadata are built for it.
     build: BuildSettings,
     builds: Builds,
+    /// Per wheel URL, why its last wheel read failed ([`IndexSource::wheel_unread`]).
+    unread: Mutex<HashMap<String, WheelUnread>>,
 }
 
 impl std::fmt::Debug for Index {
@@ -134,6 +136,7 @@ impl Index {
                 tail_hints: metadata_fetch::TailHints::default(),
                 build: settings.build,
                 builds: Builds::default(),
+                unread: Mutex::default(),
             }),
         })
     }
@@ -255,7 +258,7 @@ impl IndexSource for Index {
     }
 
     fn wheel_members(&self, file: &DistFile) -> Option<Vec<String>> {
-        if !matches!(file.filename, DistFilename::Wheel(_)) {
+        if !self.inner.is_wheel(file) {
             return None;
         }
         let inner = self.inner.clone();
@@ -265,7 +268,7 @@ impl IndexSource for Index {
     }
 
     fn wheel_member(&self, file: &DistFile, path: &str, cap: u64) -> Option<Vec<u8>> {
-        if !matches!(file.filename, DistFilename::Wheel(_)) {
+        if !self.inner.is_wheel(file) {
             return None;
         }
         let inner = self.inner.clone();
@@ -281,7 +284,7 @@ impl IndexSource for Index {
         prefix: &str,
         cap: u64,
     ) -> Option<Vec<(String, Vec<u8>)>> {
-        if !matches!(file.filename, DistFilename::Wheel(_)) {
+        if !self.inner.is_wheel(file) {
             return None;
         }
         let inner = self.inner.clone();
@@ -289,6 +292,11 @@ impl IndexSource for Index {
         let prefix = prefix.to_string();
         self.runtime
             .block_on(async move { inner.wheel_members_under(file, &prefix, cap).await })
+    }
+
+    fn wheel_unread(&self, file: &DistFile) -> Option<WheelUnread> {
+        let unread = self.inner.unread.lock().unwrap_or_else(|e| e.into_inner());
+        unread.get(file.url.as_str()).cloned()
     }
 
     fn project_names(&self) -> Option<Vec<PackageName>> {
@@ -493,20 +501,48 @@ impl Inner {
         .clone()
     }
 
+    /// Whether `file` is a wheel; an sdist's reads are noted as [`WheelUnread::NotAWheel`].
+    fn is_wheel(&self, file: &DistFile) -> bool {
+        let wheel = matches!(file.filename, DistFilename::Wheel(_));
+        if !wheel {
+            self.note_unread::<()>(file, Some(WheelUnread::NotAWheel));
+        }
+        wheel
+    }
+
+    /// Notes why the read of `file`'s wheel now made failed (`None`: it did not, or not yet);
+    /// always `None`, for the caller to return.
+    fn note_unread<T>(&self, file: &DistFile, why: Option<WheelUnread>) -> Option<T> {
+        let mut unread = self.unread.lock().unwrap_or_else(|e| e.into_inner());
+        match why {
+            Some(why) => unread.insert(file.url.to_string(), why),
+            None => unread.remove(file.url.as_str()),
+        };
+        None
+    }
+
+    /// The value of a wheel read, or `None` with its failure noted.
+    fn read_or_note<T>(&self, file: &DistFile, read: Result<T, IndexError>) -> Option<T> {
+        match read {
+            Ok(value) => Some(value),
+            Err(error) => self.note_unread(file, Some(WheelUnread::of_error(file, &error))),
+        }
+    }
+
     /// A wheel's file list: from the cache (immutable per URL and hash), else by range reads
     /// (never `--offline`). A failure is `None`: the list only adds a warning to a plan.
     async fn wheel_members(&self, file: DistFile) -> Option<Vec<String>> {
+        self.note_unread::<()>(&file, None);
         let key = immutable_key(&file, "#members");
         if let Some(body) = self.cached_immutable(&file, &key) {
             let text = String::from_utf8_lossy(&body);
             return Some(text.lines().map(str::to_string).collect());
         }
         if self.offline && !is_local(&file) {
-            return None;
+            return self.note_unread(&file, Some(WheelUnread::Offline));
         }
-        let members = metadata_fetch::wheel_members(&self.client, &file)
-            .await
-            .ok()?;
+        let read = metadata_fetch::wheel_members(&self.client, &file).await;
+        let members = self.read_or_note(&file, read)?;
         self.store_immutable(&file, key, members.join("\n").as_bytes());
         Some(members)
     }
@@ -514,16 +550,16 @@ impl Inner {
     /// One member of a wheel: from the cache (immutable per URL, hash and path), else by range
     /// reads (never `--offline`). A failure is `None`: the member only informs a risk factor.
     async fn wheel_member(&self, file: DistFile, path: &str, cap: u64) -> Option<Vec<u8>> {
+        self.note_unread::<()>(&file, None);
         let key = immutable_key(&file, &format!("#member#{path}"));
         if let Some(body) = self.cached_immutable(&file, &key) {
             return Some(body.to_vec());
         }
         if self.offline && !is_local(&file) {
-            return None;
+            return self.note_unread(&file, Some(WheelUnread::Offline));
         }
-        let bytes = metadata_fetch::wheel_member(&self.client, &file, path, cap)
-            .await
-            .ok()??;
+        let read = metadata_fetch::wheel_member(&self.client, &file, path, cap).await;
+        let bytes = self.read_or_note(&file, read)??;
         self.store_immutable(&file, key, &bytes);
         Some(bytes)
     }
@@ -537,6 +573,7 @@ impl Inner {
         prefix: &str,
         cap: u64,
     ) -> Option<Vec<(String, Vec<u8>)>> {
+        self.note_unread::<()>(&file, None);
         let key = immutable_key(&file, &format!("#under#{prefix}"));
         if let Some(body) = self.cached_immutable(&file, &key)
             && let Some(members) = decode_members(&body)
@@ -544,11 +581,10 @@ impl Inner {
             return Some(members);
         }
         if self.offline && !is_local(&file) {
-            return None;
+            return self.note_unread(&file, Some(WheelUnread::Offline));
         }
-        let members = metadata_fetch::wheel_members_under(&self.client, &file, prefix, cap)
-            .await
-            .ok()?;
+        let read = metadata_fetch::wheel_members_under(&self.client, &file, prefix, cap).await;
+        let members = self.read_or_note(&file, read)?;
         self.store_immutable(&file, key, &encode_members(&members));
         Some(members)
     }
