@@ -3,7 +3,8 @@
 //!
 //! In: the report after the alone scan ([`super::check_own_requirements`]), the inventory, the
 //! index and its binary policy. Out: for each dist built for a CUDA line (its name, its local
-//! label, or an installed requirement on a `-cuNN` dist) that a newer release exists for but that
+//! label or its toolkit version, or an installed requirement on a dist of a line: `-cuNN`, or
+//! `cuda-toolkit[cublas]==13.0.2`) that a newer release exists for but that
 //! no release of moves alone (torch 2.9.1 pins `triton==3.5.1`; every newer torch pins another
 //! triton), `newest_allowed` becomes the target's version in `propose`'s first plan for the bare
 //! name (torch 2.10.0, on the installed CUDA line, with triton 3.6.0), and `moves_with` the
@@ -18,7 +19,7 @@ use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 use crate::index::{BinaryPolicy, IndexSource};
 use crate::inventory::{InstalledDist, Inventory};
 use crate::plan::{
-    InstalledImports, ProposeRequest, error_chain, line_of, name_line, propose_sharing,
+    InstalledImports, ProposeRequest, error_chain, line_of, propose_sharing, requirement_line,
     switches_accelerator,
 };
 use crate::risk::Policy;
@@ -114,12 +115,13 @@ fn on_line(inventory: &Inventory, dist: &InstalledDist) -> bool {
         })
 }
 
-/// Whether `dist` is built for a CUDA line or requires (markers true here) a dist that is.
+/// Whether `dist` is built for a CUDA line or requires (markers true here) a dist that is
+/// ([`requirement_line`]).
 fn carries_line(inventory: &Inventory, dist: &InstalledDist) -> bool {
     let markers = &inventory.environment.markers;
     line_of(dist.name(), dist.version()).is_some()
         || (dist.metadata.requires_dist.iter())
-            .any(|r| name_line(r.name.as_ref()).is_some() && r.marker.evaluate(markers, &[]))
+            .any(|r| requirement_line(r).is_some() && r.marker.evaluate(markers, &[]))
 }
 
 /// Whether `requirement` is `==VERSION` (one clause, no wildcard).

@@ -6,26 +6,86 @@
 //! [`AcceleratorSwitch`] facts for the risk model (what the plan brings of the new line, and the
 //! installed libraries of the old line that nothing requires after it).
 //!
-//! A dist's line is read from its name (`nvidia-cublas-cu12`, `jax-cuda13-plugin`,
-//! `cupy-cuda12x`) or from its local label (`torch 2.11.0+cu130`): the CUDA major version. A
-//! switch also counts the unsuffixed libraries of a line ([`library_line`]): those released with
-//! the toolkit carry its major as their own (`nvidia-cublas 13.4.1.3`, `cuda-toolkit 13.2.2`),
-//! and what a toolkit of the line requires is of the line (`cuda-toolkit 13.2.2` pins
-//! `nvidia-cufft==12.2.0.57.*`).
+//! A dist's line ([`line_of`], the one notion every part of planner uses: the switch check,
+//! the same-line plans, the held-back lines, `outdated`'s line moves) is read from its name
+//! (`nvidia-cublas-cu12`, `jax-cuda13-plugin`, `cupy-cuda12x`), from its local label (`torch
+//! 2.11.0+cu130`), or, for an unsuffixed library released with the CUDA toolkit, from its
+//! version (`nvidia-cublas 13.4.1.3`, `cuda-toolkit 13.2.2`): the CUDA major version. An
+//! environment whose CUDA libraries are all unsuffixed (torch 2.10 and later from the default
+//! index) so still has an installed line ([`installed_lines`]). A requirement's line
+//! ([`requirement_line`]) is its name's, or for such a library the one major its specifiers
+//! allow (`cuda-toolkit[cublas]==13.2.2`). A switch also counts what a toolkit of the line
+//! requires as of the line (`cuda-toolkit 13.2.2` pins `nvidia-cufft==12.2.0.57.*`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use pep440_rs::{LocalSegment, Version};
-use pep508_rs::{ExtraName, PackageName};
+use pep440_rs::{LocalSegment, Operator, Version};
+use pep508_rs::{ExtraName, PackageName, Requirement};
 
 use super::planned::applies_with;
 use super::proposal::Change;
 use crate::inventory::Inventory;
 use crate::risk::AcceleratorSwitch;
 
-/// The CUDA major version a dist is built for, from its name or its local label.
+/// The CUDA major version a dist is built for: from its name or its local label, else, for an
+/// unsuffixed library released with the CUDA toolkit and versioned as it is (`nvidia-cublas
+/// 13.4.1.3`, `nvidia-cuda-runtime 13.2.86`, `cuda-toolkit 13.2.2`, `cuda-bindings 13.5.0`),
+/// the major of its version. Libraries versioned on their own (`nvidia-cufft 12.2.0.57` ships
+/// with CUDA 13) get no line here.
 pub(crate) fn line_of(name: &PackageName, version: &Version) -> Option<u32> {
-    name_line(name.as_ref()).or_else(|| label_line(version))
+    name_line(name.as_ref())
+        .or_else(|| label_line(version))
+        .or_else(|| toolkit_versioned_line(name, version))
+}
+
+/// The CUDA lines of the installed dists ([`line_of`]).
+pub(crate) fn installed_lines(inventory: &Inventory) -> BTreeSet<u32> {
+    (inventory.dists.iter())
+        .filter_map(|d| line_of(d.name(), d.version()))
+        .collect()
+}
+
+/// The CUDA major a requirement holds its dist to: its name's (`nvidia-cudnn-cu13`), or, for a
+/// toolkit-versioned library (`cuda-toolkit[cublas]==13.2.2`, `nvidia-cuda-runtime==13.0.96`,
+/// `cuda-bindings<14,>=13.0.3`), the one major every version its specifiers allow has. `None`
+/// for a range over several majors (`cuda-bindings>=12`) or a bare name.
+pub(crate) fn requirement_line(requirement: &Requirement) -> Option<u32> {
+    if let Some(line) = name_line(requirement.name.as_ref()) {
+        return Some(line);
+    }
+    if !toolkit_versioned(requirement.name.as_ref()) {
+        return None;
+    }
+    let specifiers = crate::metadata::requirement::specifiers(requirement)?;
+    let mut lowest: Option<u64> = None;
+    let mut below: Option<u64> = None;
+    for spec in specifiers.iter() {
+        let release = spec.version().release();
+        let major = *release.first()?;
+        match spec.operator() {
+            Operator::Equal | Operator::EqualStar | Operator::ExactEqual | Operator::TildeEqual => {
+                lowest = Some(lowest.map_or(major, |l| l.max(major)));
+                // `~=13.0` allows every 13.x; `~=13` is invalid; `==13.0.*` one major.
+                below = Some(below.map_or(major + 1, |b| b.min(major + 1)));
+            }
+            Operator::GreaterThan | Operator::GreaterThanEqual => {
+                lowest = Some(lowest.map_or(major, |l| l.max(major)));
+            }
+            Operator::LessThan => {
+                // `<14` and `<14.0` allow nothing of 14; `<14.1` allows 14.0.
+                let whole = release.iter().skip(1).all(|p| *p == 0);
+                let bound = if whole { major } else { major + 1 };
+                below = Some(below.map_or(bound, |b| b.min(bound)));
+            }
+            Operator::LessThanEqual => below = Some(below.map_or(major + 1, |b| b.min(major + 1))),
+            _ => {}
+        }
+    }
+    let (lowest, below) = (lowest?, below?);
+    (below == lowest + 1)
+        .then(|| u32::try_from(lowest).ok())
+        .flatten()
+        .filter(|m| (9..=99).contains(m))
 }
 
 /// `...-cu12`, `...-cu130`, `...cuda13...`, `...cuda12x`: the CUDA major in a name.
@@ -40,15 +100,6 @@ pub(crate) fn name_line(name: &str) -> Option<u32> {
         }
     }
     None
-}
-
-/// The CUDA major of a library as a line switch counts it: its name or local label
-/// ([`line_of`]), else, for an unsuffixed library released with the CUDA toolkit and versioned as
-/// it is (`nvidia-cublas 13.4.1.3`, `nvidia-cuda-runtime 13.2.86`, `cuda-toolkit 13.2.2`,
-/// `cuda-bindings 13.5.0`), the major of its version. Libraries versioned on their own
-/// (`nvidia-cufft 12.2.0.57` ships with CUDA 13) get no line here.
-fn library_line(name: &PackageName, version: &Version) -> Option<u32> {
-    line_of(name, version).or_else(|| toolkit_versioned_line(name, version))
 }
 
 /// Unsuffixed NVIDIA projects whose versions follow the CUDA toolkit's, beside every
@@ -67,12 +118,16 @@ const TOOLKIT_VERSIONED: &[&str] = &[
 
 /// The CUDA major a toolkit-versioned project's version names (`nvidia-cublas 13.4.1.3` -> 13).
 fn toolkit_versioned_line(name: &PackageName, version: &Version) -> Option<u32> {
-    let name = name.as_ref();
-    if !(name.starts_with("nvidia-cuda-") || TOOLKIT_VERSIONED.contains(&name)) {
+    if !toolkit_versioned(name.as_ref()) {
         return None;
     }
     let major = u32::try_from(*version.release().first()?).ok()?;
     Some(major).filter(|m| (9..=99).contains(m))
+}
+
+/// Whether `name` is versioned with the CUDA toolkit ([`TOOLKIT_VERSIONED`], `nvidia-cuda-*`).
+fn toolkit_versioned(name: &str) -> bool {
+    name.starts_with("nvidia-cuda-") || TOOLKIT_VERSIONED.contains(&name)
 }
 
 /// `+cu130`, `+cu121`: the CUDA major of a local label.
@@ -105,11 +160,7 @@ pub(crate) fn switches(
     planned: &Planned<'_>,
     changes: &[Change],
 ) -> Vec<AcceleratorSwitch> {
-    let installed: BTreeSet<u32> = inventory
-        .dists
-        .iter()
-        .filter_map(|d| library_line(d.name(), d.version()))
-        .collect();
+    let installed = installed_lines(inventory);
     if installed.is_empty() {
         return Vec::new();
     }
@@ -117,7 +168,7 @@ pub(crate) fn switches(
     let of_toolkit: BTreeMap<&PackageName, u32> = changes
         .iter()
         .filter(|c| c.name.as_ref() == "cuda-toolkit")
-        .filter_map(|c| Some((&c.name, library_line(&c.name, c.to.as_ref()?)?)))
+        .filter_map(|c| Some((&c.name, line_of(&c.name, c.to.as_ref()?)?)))
         .flat_map(|(toolkit, line)| {
             (planned.requires.get(toolkit).into_iter().flatten()).map(move |name| (*name, line))
         })
@@ -125,7 +176,7 @@ pub(crate) fn switches(
     let mut brought: BTreeMap<u32, Vec<String>> = BTreeMap::new();
     for change in changes {
         let Some(to) = &change.to else { continue };
-        let line = library_line(&change.name, to).or_else(|| of_toolkit.get(&change.name).copied());
+        let line = line_of(&change.name, to).or_else(|| of_toolkit.get(&change.name).copied());
         if let Some(line) = line.filter(|l| !installed.contains(l)) {
             brought
                 .entry(line)
@@ -142,7 +193,7 @@ pub(crate) fn switches(
         let (Some(from), Some(to)) = (&c.from, &c.to) else {
             return false;
         };
-        matches!((library_line(&c.name, from), library_line(&c.name, to)), (Some(a), Some(b)) if a != b)
+        matches!((line_of(&c.name, from), line_of(&c.name, to)), (Some(a), Some(b)) if a != b)
     });
     if brought.is_empty() || orphaned.is_empty() && !relabelled {
         return Vec::new();
@@ -171,7 +222,7 @@ pub(crate) struct Planned<'p> {
     pub(crate) requires: BTreeMap<&'p PackageName, BTreeSet<&'p PackageName>>,
 }
 
-/// Installed dists of the `lines` (by [`library_line`], or required by an installed
+/// Installed dists of the `lines` (by [`line_of`], or required by an installed
 /// `cuda-toolkit` of them) given that an installed dist required before the plan and no
 /// dist of the planned environment requires after it, other than dists orphaned themselves
 /// (`nvidia-cublas-cu12`, which only the orphaned `nvidia-cusolver-cu12` still requires, goes
@@ -207,11 +258,11 @@ fn orphaned(
     // An installed toolkit of the lines: what it requires is of its line (`nvidia-cufft`).
     let toolkits: BTreeSet<&PackageName> = (inventory.dists.iter())
         .filter(|d| d.name().as_ref() == "cuda-toolkit")
-        .filter(|d| library_line(d.name(), d.version()).is_some_and(|l| lines.contains(&l)))
+        .filter(|d| line_of(d.name(), d.version()).is_some_and(|l| lines.contains(&l)))
         .map(|d| d.name())
         .collect();
     let of_lines = |d: &&crate::inventory::InstalledDist| {
-        library_line(d.name(), d.version()).is_some_and(|l| lines.contains(&l))
+        line_of(d.name(), d.version()).is_some_and(|l| lines.contains(&l))
             || (required.iter()).any(|(by, name)| toolkits.contains(by) && *name == d.name())
     };
     let candidates: BTreeSet<&PackageName> = inventory
@@ -267,16 +318,11 @@ mod tests {
         assert_eq!(line("torch", "2.11.0+cu130"), Some(13));
         assert_eq!(line("torch", "2.3.1+cu121"), Some(12));
         assert_eq!(line("torch", "2.12.0"), None);
-        assert_eq!(line("nvidia-cuda-runtime", "13.0.96"), None);
-        assert_eq!(line("cuda-bindings", "13.0.3"), None);
         assert_eq!(line("curl-cffi", "0.7.0"), None);
     }
 
     fn library(name: &str, version: &str) -> Option<u32> {
-        library_line(
-            &PackageName::from_str(name).unwrap(),
-            &Version::from_str(version).unwrap(),
-        )
+        line(name, version)
     }
 
     /// The unsuffixed libraries `cuda-toolkit 13.2.2` pins (torch 2.15.0's closure): those
@@ -297,5 +343,31 @@ mod tests {
         assert_eq!(library("nvidia-cufile", "1.17.1.22"), None);
         assert_eq!(library("cuda-pathfinder", "1.9.1"), None);
         assert_eq!(library("torch", "2.15.0"), None);
+    }
+
+    fn required(requirement: &str) -> Option<u32> {
+        requirement_line(&Requirement::from_str(requirement).unwrap())
+    }
+
+    /// torch 2.11.0's and 2.15.0's requirements: the suffixed names, and the toolkit-versioned
+    /// ones whose specifiers allow one major.
+    #[test]
+    fn a_requirement_names_its_line_by_name_or_by_one_toolkit_major() {
+        assert_eq!(required("nvidia-cudnn-cu13==9.19.0.56"), Some(13));
+        assert_eq!(required("nvidia-nccl-cu12"), Some(12));
+        assert_eq!(
+            required("cuda-toolkit[cublas,cudart,cufft]==13.2.2; platform_system == 'Linux'"),
+            Some(13)
+        );
+        assert_eq!(required("cuda-bindings<14,>=13.0.3"), Some(13));
+        assert_eq!(required("nvidia-cuda-runtime==13.0.96"), Some(13));
+        assert_eq!(required("nvidia-cublas==13.1.0.3.*"), Some(13));
+        assert_eq!(required("nvidia-nvjitlink~=12.8"), Some(12));
+        assert_eq!(required("cuda-bindings<=12.9.4,>=12.0"), Some(12));
+        assert_eq!(required("cuda-bindings>=12"), None);
+        assert_eq!(required("cuda-bindings<14.1,>=13"), None);
+        assert_eq!(required("cuda-bindings"), None);
+        assert_eq!(required("nvidia-cufft==12.0.0.61"), None);
+        assert_eq!(required("numpy==1.26.4"), None);
     }
 }

@@ -60,7 +60,7 @@ mod held_back;
 mod same_line;
 mod unmet_import;
 pub(in crate::plan) mod version_implied;
-pub(crate) use same_line::{RELEASES_PINNED, line_names};
+pub(crate) use same_line::line_names;
 mod wheel_only;
 mod whole;
 

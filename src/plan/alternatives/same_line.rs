@@ -24,8 +24,8 @@ use pep440_rs::{Operator, Version, VersionSpecifier};
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 
 use super::{ProposeError, Proposer, switches_accelerator};
-use crate::metadata::requirement::{above, bounded, pin};
-use crate::plan::accelerator::{line_of, name_line};
+use crate::metadata::requirement::{above, bare, bounded, pin};
+use crate::plan::accelerator::{installed_lines, line_of, name_line, requirement_line};
 use crate::plan::planned::{PlannedEnvironment, applies_with};
 use crate::plan::proposal::{Plan, PlanKind};
 use crate::solve::SolveError;
@@ -54,40 +54,34 @@ impl Proposer<'_> {
         if !wanted || lines.is_empty() {
             return Ok(None);
         }
-        let candidates = self.line_candidates(&lines, RELEASES_PINNED)?;
-        if candidates.is_empty() {
-            return self.same_line_with_carriers(bounds, upgrade, &lines);
-        }
-        // The newest few pinned one by one, newest first (the newest that solves is the plan).
-        let deepest = candidates.values().map(|f| f.on.len()).max().unwrap_or(0);
-        for round in 0..deepest {
-            let mut asked: Vec<Requirement> = targets
-                .iter()
-                .map(|t| match candidates.get(&t.name) {
-                    Some(found) => pin(&t.name, &found.on[round.min(found.on.len() - 1)]),
-                    None => t.clone(),
-                })
-                .collect();
-            asked.extend(bounds.iter().cloned());
-            if let Some(plan) = self.same_line_plan(&asked, upgrade, &lines, vec![])? {
-                return Ok(Some(plan));
-            }
-        }
-        // Deeper on the line (read only now): one solve over the rest of its releases.
-        if deepest == RELEASES_PINNED {
-            let candidates = self.line_candidates(&lines, usize::MAX)?;
-            let mut asked = targets.clone();
-            asked.extend(
-                (candidates.iter()).filter_map(|(name, found)| found.deeper(name, RELEASES_PINNED)),
-            );
-            asked.extend(bounds.iter().cloned());
-            if asked.len() > targets.len() + bounds.len()
-                && let Some(plan) = self.same_line_plan(&asked, upgrade, &lines, vec![])?
-            {
-                return Ok(Some(plan));
-            }
+        let found = search_line(
+            targets,
+            |wanted| self.line_candidates(&lines, wanted),
+            |mut asked| {
+                asked.extend(bounds.iter().cloned());
+                self.same_line_plan(&asked, upgrade, &lines, vec![])
+            },
+        )?;
+        if found.is_some() {
+            return Ok(found);
         }
         self.same_line_with_carriers(bounds, upgrade, &lines)
+    }
+
+    /// [`search_line`] for one installed dist (a layer's anchor, `torch` of
+    /// `torch-stack`) moving up: its releases newer than the installed one on `lines`, each
+    /// `attempt`ed as a constraint pinning it (then the rest of the line as one range).
+    pub(crate) fn search_line_above(
+        &self,
+        name: &PackageName,
+        lines: &BTreeSet<u32>,
+        attempt: impl FnMut(Vec<Requirement>) -> Result<Option<Plan>, ProposeError>,
+    ) -> Result<Option<Plan>, ProposeError> {
+        let read = |wanted| {
+            let found = self.releases_on_lines_where(name, lines, wanted, false, |_| true)?;
+            Ok(BTreeMap::from([(name.clone(), found)]))
+        };
+        search_line(&[bare(name)], read, attempt)
     }
 
     /// Each target's releases on the installed line (`wanted` at most), by name. Targets with a
@@ -133,7 +127,7 @@ impl Proposer<'_> {
                 && !targets.iter().any(|t| &t.name == dist.name())
                 && (dist.metadata.requires_dist.iter())
                     .filter(|r| applies_with(r, markers, &[]))
-                    .any(|r| name_line(r.name.as_ref()).is_some_and(|l| lines.contains(&l)));
+                    .any(|r| requirement_line(r).is_some_and(|l| lines.contains(&l)));
             if !carries {
                 continue;
             }
@@ -222,13 +216,10 @@ impl Proposer<'_> {
         self.builder.leaves_line(planned)
     }
 
-    /// The CUDA lines of the installed dists.
+    /// The CUDA lines of the installed dists ([`installed_lines`], as the switch check reads
+    /// them).
     pub(crate) fn installed_lines(&self) -> BTreeSet<u32> {
-        self.inventory
-            .dists
-            .iter()
-            .filter_map(|d| line_of(d.name(), d.version()))
-            .collect()
+        installed_lines(self.inventory)
     }
 
     /// The releases of `name` newer than the installed one whose own line (its local label) and
@@ -322,7 +313,7 @@ impl Proposer<'_> {
                         .chain(
                             (metadata.requires_dist.iter())
                                 .filter(|r| applies_with(r, markers, &[]))
-                                .filter_map(|r| name_line(r.name.as_ref())),
+                                .filter_map(requirement_line),
                         )
                         .collect()
                 }
@@ -339,6 +330,44 @@ impl Proposer<'_> {
         }
         Ok(found)
     }
+}
+
+/// The search of the installed line every same-line plan runs (the targeted one and
+/// `--all`'s layer): `read(wanted)` gives the releases on the line of the names held to it
+/// (`wanted` at most each); `attempt` solves one set of requirements, `base` with each held
+/// name pinned in turn to its newest three releases on the line, newest first, then (read
+/// only now, when all three fail) `base` with the rest of the line as one range
+/// ([`LineReleases::deeper`]). The first plan `attempt` gives is the answer.
+fn search_line<T>(
+    base: &[Requirement],
+    read: impl Fn(usize) -> Result<BTreeMap<PackageName, LineReleases>, ProposeError>,
+    mut attempt: impl FnMut(Vec<Requirement>) -> Result<Option<T>, ProposeError>,
+) -> Result<Option<T>, ProposeError> {
+    let candidates = read(RELEASES_PINNED)?;
+    let deepest = candidates.values().map(|f| f.on.len()).max().unwrap_or(0);
+    for round in 0..deepest {
+        let asked: Vec<Requirement> = (base.iter())
+            .map(|r| match candidates.get(&r.name) {
+                Some(found) => pin(&r.name, &found.on[round.min(found.on.len() - 1)]),
+                None => r.clone(),
+            })
+            .collect();
+        if let Some(plan) = attempt(asked)? {
+            return Ok(Some(plan));
+        }
+    }
+    if deepest < RELEASES_PINNED {
+        return Ok(None);
+    }
+    let deeper: Vec<Requirement> = (read(usize::MAX)?.iter())
+        .filter_map(|(name, found)| found.deeper(name, RELEASES_PINNED))
+        .collect();
+    if deeper.is_empty() {
+        return Ok(None);
+    }
+    let mut asked = base.to_vec();
+    asked.extend(deeper);
+    attempt(asked)
 }
 
 /// A target's releases read for the line, newest first.
@@ -397,3 +426,68 @@ pub(crate) const RELEASES_PINNED: usize = 3;
 
 /// At most this many releases' metadata read for a target's releases on the line.
 const READ_AT_MOST: usize = 40;
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::str::FromStr;
+
+    use super::*;
+
+    fn v(text: &str) -> Version {
+        Version::from_str(text).unwrap()
+    }
+
+    /// The search both same-line plans run: the three newest releases on the line pinned one
+    /// by one, then (read only then) the rest of the line in one range, passing over a release
+    /// read off the line; it stops at the first attempt that gives an answer.
+    #[test]
+    fn the_line_is_searched_three_releases_then_the_rest() {
+        let torch = PackageName::from_str("torch").unwrap();
+        let on = ["2.9.6", "2.9.5", "2.9.4", "2.9.3", "2.9.2"].map(v);
+        let reads = Cell::new(Vec::new());
+        let read = |wanted: usize| {
+            reads.set([reads.take(), vec![wanted]].concat());
+            let found = LineReleases {
+                on: on.iter().take(wanted).cloned().collect(),
+                off: vec![v("2.9.2.1")],
+                lined: true,
+            };
+            Ok(BTreeMap::from([(torch.clone(), found)]))
+        };
+        let search = |solves: &dyn Fn(&str) -> bool| {
+            let mut tried = Vec::new();
+            let found = search_line(&[bare(&torch)], read, |asked| {
+                let text: Vec<String> = asked.iter().map(ToString::to_string).collect();
+                let text = text.join(" ");
+                tried.push(text.clone());
+                Ok(solves(&text).then_some(text))
+            })
+            .unwrap();
+            (found, tried, reads.take())
+        };
+        let (found, tried, read_with) = search(&|asked| asked.contains(">="));
+        assert_eq!(
+            tried,
+            [
+                "torch==2.9.6",
+                "torch==2.9.5",
+                "torch==2.9.4",
+                "torch torch>=2.9.2,!=2.9.2.1,<=2.9.3"
+            ]
+        );
+        assert_eq!(
+            found.as_deref(),
+            Some("torch torch>=2.9.2,!=2.9.2.1,<=2.9.3")
+        );
+        assert_eq!(read_with, [RELEASES_PINNED, usize::MAX]);
+        // An answer among the three: nothing deeper is read.
+        let (found, tried, read_with) = search(&|asked| asked == "torch==2.9.5");
+        assert_eq!(found.as_deref(), Some("torch==2.9.5"));
+        assert_eq!(tried, ["torch==2.9.6", "torch==2.9.5"]);
+        assert_eq!(read_with, [RELEASES_PINNED]);
+        // None solves: `None`, after the one deeper solve.
+        let (found, tried, _) = search(&|_| false);
+        assert_eq!((found, tried.len()), (None, 4));
+    }
+}

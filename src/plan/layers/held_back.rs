@@ -9,7 +9,7 @@ use pep508_rs::PackageName;
 use pubgrub::Ranges;
 
 use super::{Bounds, Stacks};
-use crate::plan::accelerator::line_of;
+use crate::plan::accelerator::{line_of, name_line};
 use crate::plan::alternatives::{ProposeError, Proposer, switches_accelerator};
 use crate::plan::proposal::{HeldBack, NeededMove, Plan, Waiting};
 use crate::solve::{AcceptingQuery, Among, PrereleaseMode};
@@ -134,8 +134,10 @@ impl Proposer<'_> {
             // A newer release that drops the requirement unblocks as well as one that accepts
             // the version; but not for a library of an accelerator line (`nvidia-cublas-cu12`):
             // the dependent drops it by leaving the line (torch 2.15.0 on CUDA 13), which leaves
-            // it unrequired, never moved (the switch keeps it as installed).
-            let silent = if line_of(&held.name, &held.newest).is_some() {
+            // it unrequired, never moved (the switch keeps it as installed). An unsuffixed
+            // library (`nvidia-cublas 13.1.0.3`) a newer dependent stops naming is still
+            // required through its toolkit (`cuda-toolkit[cublas]`): the name decides.
+            let silent = if name_line(held.name.as_ref()).is_some() {
                 Vec::new()
             } else {
                 found.silent

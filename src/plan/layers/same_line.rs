@@ -15,9 +15,7 @@ use super::solve::finish_layer;
 use super::{Bounds, LayerSpec};
 use crate::metadata::requirement::pin;
 use crate::plan::accelerator::line_of;
-use crate::plan::alternatives::{
-    ProposeError, Proposer, RELEASES_PINNED, line_names, switches_accelerator,
-};
+use crate::plan::alternatives::{ProposeError, Proposer, line_names, switches_accelerator};
 use crate::plan::planned::PlannedEnvironment;
 use crate::plan::proposal::Plan;
 
@@ -85,8 +83,9 @@ impl Proposer<'_> {
         Ok(finish_layer(spec, plan, Some(base)))
     }
 
-    /// The group layer of `spec` with its anchor (`torch` of `torch-stack`) pinned to its newest
-    /// release on the installed CUDA lines that solves and leaves no line; `None` when none does.
+    /// The group layer of `spec` with its anchor (`torch` of `torch-stack`) held to its newest
+    /// release on the installed CUDA lines that solves and leaves no line (the whole line
+    /// searched: [`Proposer::search_line_above`]); `None` when none does.
     fn same_line_layer(
         &self,
         spec: &LayerSpec,
@@ -102,27 +101,28 @@ impl Proposer<'_> {
         if lines.is_empty() {
             return Ok(None);
         }
-        for version in self.releases_on_lines(anchor, &lines, RELEASES_PINNED)? {
+        let on = line_names(&lines);
+        // The same search as a targeted same-line plan: three releases pinned one by one, then
+        // the rest of the line in one solve.
+        self.search_line_above(anchor, &lines, |pinned| {
             let mut constraints = Self::layer_bounds(spec, bounds);
-            constraints.push(pin(anchor, &version));
+            constraints.extend(pinned);
             // A solve whose versions leave the line is passed over before its plan is built.
             let staying = |planned: &PlannedEnvironment| !self.leaves_line(planned);
             let Some((_, mut plan)) =
                 self.layer_build_where(spec, bounds, upgrade, Some(base), constraints, &staying)?
             else {
-                continue;
+                return Ok(None);
             };
             if switches_accelerator(&plan) {
-                continue;
+                return Ok(None);
             }
-            let on = line_names(&lines);
             plan.title = format!(
                 "{} (the newest {anchor} on {on})",
                 plan.title
                     .replacen(" stack: ", &format!(" stack on {on}: "), 1)
             );
-            return Ok(finish_layer(spec, plan, Some(base)));
-        }
-        Ok(None)
+            Ok(finish_layer(spec, plan, Some(base)))
+        })
     }
 }
