@@ -54,8 +54,8 @@ fn a_request_whose_import_needs_a_release_without_a_wheel_cannot_be_met() {
     );
     assert!(
         explanation.ends_with(
-            "And because you require jinja2<3 and jinja2 2.11.3 needs markupsafe<2.1.0 on \
-             import (its own jinja2/filters.py, line 13, imports `soft_unicode` from `markupsafe`; neither the \
+            "And because jinja2 2.11.3 needs markupsafe<2.1.0 on import (its own \
+             jinja2/filters.py, line 13, imports `soft_unicode` from `markupsafe`; neither the \
              request nor its index metadata states it), your requirements are unsatisfiable."
         ),
         "{explanation}"
