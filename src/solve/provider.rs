@@ -492,24 +492,16 @@ impl DependencyProvider for Provider<'_, '_> {
                 .borrow_mut()
                 .insert(package.clone(), conflicts);
         }
-        let mut asked = None;
         let class = match package {
             Pkg::Root => 9,
             Pkg::Python => 8,
             Pkg::Extra(..) => 3,
-            Pkg::Dist(name) => {
+            Pkg::Dist(_) => {
                 let exact = range.as_singleton().is_some()
                     || matches!(range.iter().collect::<Vec<_>>().as_slice(),
                         [(std::ops::Bound::Included(a), std::ops::Bound::Excluded(b))]
                             if super::ranges::hull_upper(a) == *b);
-                // A range the request asks for is decided before the dists it only keeps, in
-                // the order the request names them: `torch<2.9` takes the newest torch below 2.9
-                // that solves (2.8.0), where the installed `nvidia-nccl-cu12 2.27.5`, decided
-                // first, ruled out each CUDA 12 torch in turn down to 2.0.1; `torch<2.9
-                // sympy<1.13.3` takes torch 2.6.0 with the sympy 1.13.1 it pins, not sympy
-                // 1.13.2 first and torch 2.4.1 (uv and pip decide the request first too).
-                asked = self.rules.asked_range(name);
-                if exact || asked.is_some() { 2 } else { 1 }
+                if exact { 2 } else { 1 }
             }
         };
         let seen = {
@@ -517,13 +509,7 @@ impl DependencyProvider for Provider<'_, '_> {
             let next = seen.len();
             *seen.entry(package.clone()).or_insert(next)
         };
-        let order = asked.unwrap_or(self.rules.asked_ranges() + seen);
-        (
-            self.doomed(package, range),
-            class,
-            conflicts,
-            Reverse(order),
-        )
+        (self.doomed(package, range), class, conflicts, Reverse(seen))
     }
 
     fn choose_version(
