@@ -32,20 +32,9 @@ impl Proposer<'_> {
             .map(|b| pin(&b.dependent, &b.dependent_version))
             .collect();
         let names: BTreeSet<PackageName> = targets.iter().map(|t| t.name.clone()).collect();
-        let mut passed = Vec::new();
-        let closest = self.closest_fitting(targets, &kept, &names, &mut passed)?;
-        if !passed.is_empty() {
-            notes.push(format!(
-                "{} {}, closer to what was asked, fit{} only beside releases that lack what {} \
-                 import{}, and {} passed over",
-                targets[0].name,
-                passed.join(", "),
-                if passed.len() == 1 { "s" } else { "" },
-                if passed.len() == 1 { "it" } else { "they" },
-                if passed.len() == 1 { "s" } else { "" },
-                if passed.len() == 1 { "is" } else { "are" },
-            ));
-        }
+        let (mut passed, mut unread) = (Vec::new(), Vec::new());
+        let closest = self.closest_fitting(targets, &kept, &names, &mut passed, &mut unread)?;
+        passed_over_notes(&targets[0].name, &passed, &unread, notes);
         let word = if closest.is_some() {
             "Closest"
         } else {
@@ -151,13 +140,15 @@ impl Proposer<'_> {
     /// order) that fits with the blockers kept, other than the installed one (with what it was
     /// solved from); a few tried at most. A release whose imports need what no solution with it
     /// has (Flask-Login 0.6.1 beside Flask 3.1.2 kept: `url_decode`, gone in Werkzeug 3) does
-    /// not fit: it goes into `passed` and the next is tried.
+    /// not fit: it goes into `passed` and the next is tried; one whose data cannot be read goes
+    /// into `unread` (with the error).
     fn closest_fitting(
         &self,
         targets: &[Requirement],
         kept: &[Requirement],
         names: &BTreeSet<PackageName>,
         passed: &mut Vec<String>,
+        unread: &mut Vec<String>,
     ) -> Result<Option<(Resolution, Vec<Requirement>)>, ProposeError> {
         let [target] = targets else {
             return Ok(None);
@@ -209,7 +200,9 @@ impl Proposer<'_> {
                     return Ok(Some((resolution, asked)));
                 }
                 Err(SolveError::NoSolution(_)) => continue,
-                Err(err) => return Err(err.into()),
+                // One release near the request that cannot be read is one alternative fewer,
+                // not a failed plan: it is passed over, and said so.
+                Err(err) => unread.push(format!("{version} ({err})")),
             }
         }
         Ok(None)
@@ -218,3 +211,31 @@ impl Proposer<'_> {
 
 /// How many releases near a request are tried for the closest that fits.
 const CLOSEST_TRIED: usize = 6;
+
+/// The notes of the closest-fitting search: the releases it passed over because what they
+/// import is missing beside the kept blockers (`passed`), and those it could not read (`unread`).
+fn passed_over_notes(
+    name: &PackageName,
+    passed: &[String],
+    unread: &[String],
+    notes: &mut Vec<String>,
+) {
+    if !unread.is_empty() {
+        let list = unread.join(", ");
+        notes.push(format!(
+            "{name} {list}: could not be read, so not tried as closer fits"
+        ));
+    }
+    if !passed.is_empty() {
+        notes.push(format!(
+            "{} {}, closer to what was asked, fit{} only beside releases that lack what {} \
+                 import{}, and {} passed over",
+            name,
+            passed.join(", "),
+            if passed.len() == 1 { "s" } else { "" },
+            if passed.len() == 1 { "it" } else { "they" },
+            if passed.len() == 1 { "s" } else { "" },
+            if passed.len() == 1 { "is" } else { "are" },
+        ));
+    }
+}
