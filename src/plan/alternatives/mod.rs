@@ -133,6 +133,28 @@ fn index_failed(err: &ProposeError) -> bool {
     }
 }
 
+/// One searched alternative kept: its plans added; an index failure remembered in `failed`
+/// (the tool failing: the caller returns it, exit 2); any other failure a warning, the other
+/// alternatives still standing.
+fn keep_searched(
+    kind: &str,
+    found: Result<Vec<Plan>, ProposeError>,
+    plans: &mut Vec<Plan>,
+    warnings: &mut Vec<String>,
+    failed: &mut Option<ProposeError>,
+) {
+    match found {
+        Ok(found) => plans.extend(found),
+        Err(err) if index_failed(&err) => {
+            failed.get_or_insert(err);
+        }
+        Err(err) => warnings.push(format!(
+            "the {kind} alternative could not be searched: {}",
+            error_chain(&err)
+        )),
+    }
+}
+
 impl From<SolveError> for ProposeError {
     fn from(err: SolveError) -> Self {
         ProposeError::Solve(Box::new(err))
@@ -589,15 +611,8 @@ impl Proposer<'_> {
         let moved = self.move_blockers_importing(targets, upgrade, &blockers);
         let mut notes = Vec::new();
         let mut failed = None;
-        let mut keep = |kind: &str, found: Result<Vec<Plan>, ProposeError>| match found {
-            Ok(found) => plans.extend(found),
-            Err(err) if index_failed(&err) => {
-                failed.get_or_insert(err);
-            }
-            Err(err) => warnings.push(format!(
-                "the {kind} alternative could not be searched: {}",
-                error_chain(&err)
-            )),
+        let mut keep = |kind: &str, found: Result<Vec<Plan>, ProposeError>| {
+            keep_searched(kind, found, plans, warnings, &mut failed)
         };
         let moved = moved.map(|found| {
             notes.extend(found.note);

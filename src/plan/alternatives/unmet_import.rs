@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 use pep508_rs::{PackageName, Requirement};
 
 use super::wheel_only::{ImportNeeds, UnmetImports};
-use super::{ProposeError, Proposer, error_chain, index_failed};
+use super::{ProposeError, Proposer, keep_searched};
 use crate::plan::proposal::{Blocker, Conflict, Plan};
 use crate::solve::Resolution;
 
@@ -49,15 +49,9 @@ impl Proposer<'_> {
         let start = plans.len();
         let mut notes = Vec::new();
         let mut failed = None;
-        let mut keep = |kind: &str, found: Result<Option<Plan>, ProposeError>| match found {
-            Ok(found) => plans.extend(found),
-            Err(err) if index_failed(&err) => {
-                failed.get_or_insert(err);
-            }
-            Err(err) => warnings.push(format!(
-                "the {kind} alternative could not be searched: {}",
-                error_chain(&err)
-            )),
+        let mut keep = |kind: &str, found: Result<Option<Plan>, ProposeError>| {
+            let found = found.map(Vec::from_iter);
+            keep_searched(kind, found, plans, warnings, &mut failed)
         };
         keep(
             "move-the-blockers",
