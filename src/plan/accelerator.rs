@@ -16,6 +16,8 @@
 //! ([`requirement_line`]) is its name's, or for such a library the one major its specifiers
 //! allow (`cuda-toolkit[cublas]==13.2.2`). A switch also counts what a toolkit of the line
 //! requires as of the line (`cuda-toolkit 13.2.2` pins `nvidia-cufft==12.2.0.57.*`).
+//! A CPU or ROCm build (`torch 2.9.1+cpu`, `+rocm6.4`: [`variant_of`]) is a line of its own in a
+//! venv with no CUDA line: a plan that replaces it with another build switches from it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,8 +26,9 @@ use pep508_rs::{ExtraName, PackageName, Requirement};
 
 use super::planned::applies_with;
 use super::proposal::Change;
+use crate::inventory::InstalledDist;
 use crate::inventory::Inventory;
-use crate::risk::AcceleratorSwitch;
+use crate::risk::{AcceleratorSwitch, LineKind};
 
 /// The CUDA major version a dist is built for: from its name or its local label, else, for an
 /// unsuffixed library released with the CUDA toolkit and versioned as it is (`nvidia-cublas
@@ -162,17 +165,11 @@ pub(crate) fn switches(
 ) -> Vec<AcceleratorSwitch> {
     let installed = installed_lines(inventory);
     if installed.is_empty() {
-        return Vec::new();
+        return variant_switch(inventory, planned, changes)
+            .into_iter()
+            .collect();
     }
-    // What a planned toolkit requires (its extras evaluated) is of the toolkit's line.
-    let of_toolkit: BTreeMap<&PackageName, u32> = changes
-        .iter()
-        .filter(|c| c.name.as_ref() == "cuda-toolkit")
-        .filter_map(|c| Some((&c.name, line_of(&c.name, c.to.as_ref()?)?)))
-        .flat_map(|(toolkit, line)| {
-            (planned.requires.get(toolkit).into_iter().flatten()).map(move |name| (*name, line))
-        })
-        .collect();
+    let of_toolkit = toolkit_required(planned, changes);
     let mut brought: BTreeMap<u32, Vec<String>> = BTreeMap::new();
     for change in changes {
         let Some(to) = &change.to else { continue };
@@ -188,7 +185,9 @@ pub(crate) fn switches(
     // (something required them before and nothing does after) or moves a dist itself to
     // another line (`torch +cu130 -> +cu121`); a new-line library a planned dist always needs
     // (`nvidia-cutlass-dsl-libs-cu12` for nvidia-cutlass-dsl) beside a stack that stays is none.
-    let orphaned = orphaned(inventory, planned, &installed);
+    let orphaned = orphaned(inventory, planned, |d| {
+        line_of(d.name(), d.version()).is_some_and(|l| installed.contains(&l))
+    });
     let relabelled = changes.iter().any(|c| {
         let (Some(from), Some(to)) = (&c.from, &c.to) else {
             return false;
@@ -206,12 +205,84 @@ pub(crate) fn switches(
     brought
         .into_iter()
         .map(|(line, brings)| AcceleratorSwitch {
+            leaves: LineKind::Cuda,
             from: from.clone(),
             to: format!("CUDA {line}"),
             brings,
             orphaned: orphaned.clone(),
         })
         .collect()
+}
+
+/// What a planned `cuda-toolkit` requires (its extras evaluated), each of the toolkit's line
+/// (`nvidia-cufft 12.2.0.57` under `cuda-toolkit 13.2.2`).
+fn toolkit_required<'p>(
+    planned: &Planned<'p>,
+    changes: &'p [Change],
+) -> BTreeMap<&'p PackageName, u32> {
+    changes
+        .iter()
+        .filter(|c| c.name.as_ref() == "cuda-toolkit")
+        .filter_map(|c| Some((&c.name, line_of(&c.name, c.to.as_ref()?)?)))
+        .flat_map(|(toolkit, line)| {
+            (planned.requires.get(toolkit).into_iter().flatten()).map(move |name| (*name, line))
+        })
+        .collect()
+}
+
+/// The line a local label names that is not a CUDA major: `+cpu` (the CPU build), `+rocm6.4`
+/// (ROCm 6.4).
+pub(crate) fn variant_of(version: &Version) -> Option<(LineKind, String)> {
+    let text = version.to_string();
+    let (_, label) = text.split_once('+')?;
+    if label == "cpu" || label.starts_with("cpu.") {
+        return Some((LineKind::Cpu, "the CPU build".to_string()));
+    }
+    let release = label.strip_prefix("rocm")?;
+    (release.starts_with(|c: char| c.is_ascii_digit()))
+        .then(|| (LineKind::Rocm, format!("ROCm {release}")))
+}
+
+/// An installed `+cpu` or `+rocm` build the plan replaces with another build (torch
+/// `2.9.1+cpu` -> the index's `2.15.0`, which requires CUDA 13's libraries): a switch from that
+/// line to the CUDA line the plan brings (or to "the index's build" when it brings none), with
+/// what it installs of it and the old line's dists left unrequired (`pytorch-triton-rocm`). A
+/// CPU or ROCm venv gaining a CUDA library some other dist needs, its builds kept, is none.
+fn variant_switch(
+    inventory: &Inventory,
+    planned: &Planned<'_>,
+    changes: &[Change],
+) -> Option<AcceleratorSwitch> {
+    let (leaves, from) = changes.iter().find_map(|c| {
+        let old = variant_of(c.from.as_ref()?)?;
+        let new = variant_of(c.to.as_ref()?);
+        (new.as_ref() != Some(&old)).then_some(old)
+    })?;
+    let of_toolkit = toolkit_required(planned, changes);
+    let line = |c: &Change| {
+        let to = c.to.as_ref()?;
+        line_of(&c.name, to).or_else(|| of_toolkit.get(&c.name).copied())
+    };
+    let cuda: BTreeSet<u32> = changes.iter().filter_map(line).collect();
+    let relabelled = |c: &Change| c.from.as_ref().and_then(variant_of).is_some();
+    let brings: Vec<String> = (changes.iter())
+        .filter(|c| line(c).is_some() || relabelled(c))
+        .filter_map(|c| Some(format!("{} {}", c.name, c.to.as_ref()?)))
+        .collect();
+    let to = match cuda.iter().next_back() {
+        Some(line) => format!("CUDA {line}"),
+        None => "the index's build".to_string(),
+    };
+    let orphaned = orphaned(inventory, planned, |d| {
+        leaves == LineKind::Rocm && d.name().as_ref().contains("rocm")
+    });
+    Some(AcceleratorSwitch {
+        leaves,
+        from,
+        to,
+        brings,
+        orphaned,
+    })
 }
 
 /// The planned environment as this module reads it.
@@ -222,15 +293,15 @@ pub(crate) struct Planned<'p> {
     pub(crate) requires: BTreeMap<&'p PackageName, BTreeSet<&'p PackageName>>,
 }
 
-/// Installed dists of the `lines` (by [`line_of`], or required by an installed
-/// `cuda-toolkit` of them) given that an installed dist required before the plan and no
+/// Installed dists of the old line (`of_line`, or required by an installed `cuda-toolkit` of
+/// it) given that an installed dist required before the plan and no
 /// dist of the planned environment requires after it, other than dists orphaned themselves
 /// (`nvidia-cublas-cu12`, which only the orphaned `nvidia-cusolver-cu12` still requires, goes
 /// with it); a top-level `cupy-cuda13x` nothing ever required is not orphaned by the plan.
 fn orphaned(
     inventory: &Inventory,
     planned: &Planned<'_>,
-    lines: &BTreeSet<u32>,
+    of_line: impl Fn(&InstalledDist) -> bool,
 ) -> Vec<PackageName> {
     let markers = &inventory.environment.markers;
     // The extras each installed dist was asked for (`cuda-toolkit[cublas,cufft]`), so that what
@@ -257,13 +328,11 @@ fn orphaned(
         .collect();
     // An installed toolkit of the lines: what it requires is of its line (`nvidia-cufft`).
     let toolkits: BTreeSet<&PackageName> = (inventory.dists.iter())
-        .filter(|d| d.name().as_ref() == "cuda-toolkit")
-        .filter(|d| line_of(d.name(), d.version()).is_some_and(|l| lines.contains(&l)))
+        .filter(|d| d.name().as_ref() == "cuda-toolkit" && of_line(d))
         .map(|d| d.name())
         .collect();
-    let of_lines = |d: &&crate::inventory::InstalledDist| {
-        line_of(d.name(), d.version()).is_some_and(|l| lines.contains(&l))
-            || (required.iter()).any(|(by, name)| toolkits.contains(by) && *name == d.name())
+    let of_lines = |d: &&InstalledDist| {
+        of_line(d) || (required.iter()).any(|(by, name)| toolkits.contains(by) && *name == d.name())
     };
     let candidates: BTreeSet<&PackageName> = inventory
         .dists
@@ -319,6 +388,23 @@ mod tests {
         assert_eq!(line("torch", "2.3.1+cu121"), Some(12));
         assert_eq!(line("torch", "2.12.0"), None);
         assert_eq!(line("curl-cffi", "0.7.0"), None);
+    }
+
+    /// `+cpu` and `+rocm6.4` builds are lines of their own; CUDA labels and plain versions not.
+    #[test]
+    fn cpu_and_rocm_labels_are_lines() {
+        let variant = |v: &str| variant_of(&Version::from_str(v).unwrap());
+        assert_eq!(
+            variant("2.9.1+cpu"),
+            Some((LineKind::Cpu, "the CPU build".into()))
+        );
+        assert_eq!(
+            variant("2.9.1+rocm6.4"),
+            Some((LineKind::Rocm, "ROCm 6.4".into()))
+        );
+        assert_eq!(variant("2.11.0+cu130"), None);
+        assert_eq!(variant("2.11.0"), None);
+        assert_eq!(variant("1.0+rocmish"), None);
     }
 
     fn library(name: &str, version: &str) -> Option<u32> {

@@ -18,8 +18,8 @@ pub(crate) mod smoke;
 pub use assess::Upstream;
 pub(crate) use assess::pin_strictness;
 pub(crate) use assess::{
-    AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, PlanFacts,
-    abi_citations, assess, requirement_text,
+    AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, LineKind,
+    PlanFacts, abi_citations, assess, requirement_text,
 };
 pub(crate) use policy::BUILTIN_POLICIES;
 pub use policy::Policy;

@@ -220,3 +220,52 @@ fn a_triton_at_least_moves_with_torch_on_the_installed_line() {
     let proposal = run(&ctx, &server, venv, &["propose", "triton>=3.6"]);
     insta::assert_debug_snapshot!(triton_plans(&proposal));
 }
+
+/// The recipe's venv made a CPU build: torch `2.9.1+cpu` (its recorded metadata without the
+/// `nvidia-*-cu12` and triton requirements, as the CPU wheels declare them, and the libraries
+/// gone). The index serves only CUDA builds of torch, so `propose torch` replaces the CPU build
+/// with torch 2.15.0 and CUDA 13's libraries: before, a plain upgrade with no word of a line;
+/// now the plan is titled and warned as the switch it is, with what it installs.
+#[test]
+fn a_cpu_build_replaced_by_a_cuda_build_is_a_line_switch() {
+    let ctx = TestContext::new();
+    let server = IndexServer::start(&index_root());
+    let venv = venv_from(&index_root(), ctx.dir.path());
+    let site = venv.join("lib/python3.12/site-packages");
+    for entry in std::fs::read_dir(&site).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("nvidia_") || name.starts_with("triton") {
+            std::fs::remove_dir_all(&path).unwrap();
+        }
+    }
+    let metadata = std::fs::read_to_string(site.join("torch-2.9.1.dist-info/METADATA")).unwrap();
+    let cpu: Vec<&str> = (metadata.lines())
+        .filter(|l| {
+            !l.starts_with("Requires-Dist: nvidia-") && !l.starts_with("Requires-Dist: triton")
+        })
+        .map(|l| {
+            if l == "Version: 2.9.1" {
+                "Version: 2.9.1+cpu"
+            } else {
+                l
+            }
+        })
+        .collect();
+    let dir = site.join("torch-2.9.1+cpu.dist-info");
+    std::fs::rename(site.join("torch-2.9.1.dist-info"), &dir).unwrap();
+    std::fs::write(dir.join("METADATA"), cpu.join("\n") + "\n").unwrap();
+    let venv = venv.to_str().unwrap();
+    let proposal = run(&ctx, &server, venv, &["propose", "torch"]);
+    let plan = &proposal["plans"][0];
+    let line_warnings: Vec<&str> = (plan["warnings"].as_array().unwrap().iter())
+        .filter_map(Value::as_str)
+        .filter(|w| w.contains("leaves"))
+        .collect();
+    insta::assert_debug_snapshot!((
+        plan["title"].as_str().unwrap(),
+        plan["pins"]["torch"].as_str().unwrap(),
+        switches(plan),
+        line_warnings,
+    ));
+}

@@ -10,7 +10,7 @@ use super::PlanBuilder;
 use crate::inventory::DirectUrl;
 use crate::plan::clash::Clash;
 use crate::plan::proposal::Change;
-use crate::risk::AcceleratorSwitch;
+use crate::risk::{AcceleratorSwitch, LineKind};
 
 impl PlanBuilder<'_> {
     /// How an unmanaged installed dist was installed (`None` for index installs).
@@ -91,13 +91,21 @@ pub(super) fn switch_label(switch: &AcceleratorSwitch) -> String {
 /// simply "remove it": uninstalling it after the plan deletes the files the new line installed
 /// over it (`import torch` then fails on `libcudnn.so.9`).
 pub(super) fn accelerator_warning(switch: &AcceleratorSwitch, clashes: &[Clash]) -> String {
+    let cost = match switch.leaves {
+        LineKind::Cuda => format!("GPU nodes built for {} may not run it", switch.from),
+        LineKind::Rocm => "a CUDA build does not use AMD GPUs; an index that serves ROCm builds \
+                           keeps the ROCm line"
+            .to_string(),
+        LineKind::Cpu => "the new build runs on a CPU too, but installs what it needs for \
+                          NVIDIA GPUs; an index that serves CPU builds keeps the CPU line"
+            .to_string(),
+    };
     let mut text = format!(
-        "this plan leaves {} for {} (it installs {} of {}): GPU nodes built for {} may not run it",
+        "this plan leaves {} for {} (it installs {} of {}): {cost}",
         switch.from,
         switch.to,
         switch.brings.len(),
         switch.to,
-        switch.from
     );
     if switch.orphaned.is_empty() {
         return text;
@@ -157,6 +165,26 @@ mod tests {
         PackageName::from_str(s).unwrap()
     }
 
+    /// A ROCm build replaced by the index's CUDA build says what that costs on an AMD GPU and
+    /// what would keep the line, and names the ROCm triton nothing requires any more.
+    #[test]
+    fn leaving_rocm_says_the_cuda_build_does_not_use_amd_gpus() {
+        let switch = AcceleratorSwitch {
+            leaves: LineKind::Rocm,
+            from: "ROCm 6.4".into(),
+            to: "CUDA 13".into(),
+            brings: vec!["torch 2.15.0".into(), "nvidia-nccl-cu13 2.30.7".into()],
+            orphaned: vec![name("pytorch-triton-rocm")],
+        };
+        assert_eq!(
+            accelerator_warning(&switch, &[]),
+            "this plan leaves ROCm 6.4 for CUDA 13 (it installs 2 of CUDA 13): a CUDA build does \
+             not use AMD GPUs; an index that serves ROCm builds keeps the ROCm line; afterwards \
+             nothing requires pytorch-triton-rocm (left installed; remove them with `pip \
+             uninstall`)"
+        );
+    }
+
     /// The live torch 2.9.1+cu128 recipe, `propose torch`'s CUDA 13 plan (2026-12-05):
     /// nvidia-cudnn-cu13 9.26.0.51 installs over nvidia-cudnn-cu12's files. Removed after the
     /// plan as the warning used to advise, `import torch` failed on `libcudnn.so.9`; removed
@@ -164,6 +192,7 @@ mod tests {
     #[test]
     fn an_orphan_sharing_files_is_removed_before_the_plan() {
         let switch = AcceleratorSwitch {
+            leaves: LineKind::Cuda,
             from: "CUDA 12".into(),
             to: "CUDA 13".into(),
             brings: vec!["nvidia-cudnn-cu13 9.26.0.51".into()],

@@ -26,10 +26,13 @@ pub(crate) struct PlanFacts {
 }
 
 /// A plan that takes the environment from one accelerator line to another: `nvidia-*-cu13`
-/// to `-cu12`, `+cu130` to `+cu121`, `jax-cuda13-*` to `jax-cuda12-*`.
+/// to `-cu12`, `+cu130` to `+cu121`, `jax-cuda13-*` to `jax-cuda12-*`, a `+cpu` or `+rocm6.4`
+/// build to the index's CUDA build.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct AcceleratorSwitch {
-    /// The line installed (`CUDA 13`).
+    /// The kind of line installed: what leaving it costs.
+    pub leaves: LineKind,
+    /// The line installed (`CUDA 13`, `the CPU build`, `ROCm 6.4`).
     pub from: String,
     /// The line the plan brings (`CUDA 12`).
     pub to: String,
@@ -38,6 +41,15 @@ pub(crate) struct AcceleratorSwitch {
     /// Installed libraries of the old line that nothing requires after the plan (left behind,
     /// orphaned).
     pub orphaned: Vec<PackageName>,
+}
+
+/// The kind of an accelerator line: a CUDA major, a ROCm release or a CPU-only build (the last
+/// two named by a local label, `+rocm6.4`, `+cpu`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LineKind {
+    Cuda,
+    Rocm,
+    Cpu,
 }
 
 /// A coupled member whose planned release declares its own range on the anchor, so the

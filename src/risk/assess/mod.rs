@@ -18,7 +18,8 @@ pub(crate) use change::abi_citations;
 pub(crate) use distance::pin_strictness;
 pub use facts::Upstream;
 pub(crate) use facts::{
-    AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, PlanFacts,
+    AcceleratorSwitch, BrokenEdgeFacts, ChangeFacts, DeclaredCoupling, Dependents, LineKind,
+    PlanFacts,
 };
 pub(crate) use text::requirement_text;
 
