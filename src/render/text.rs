@@ -526,6 +526,73 @@ pub(crate) fn no_change_line(plan: &Plan) -> String {
     )
 }
 
+/// A `required by` reason in one part, shown once for its dependent and requirement: the
+/// requirement without its marker (it held here), with the dependent's extras it came through
+/// (`required by cuda-toolkit 13.2.2 (nvidia-cublas==13.4.1.3.*, through its extras cublas,
+/// cusolver)`). `None` for a reason an earlier one of `all` already shows.
+fn required_by(reason: &Reason, all: &[Reason]) -> Option<String> {
+    let key = |r: &Reason| match r {
+        Reason::RequiredBy {
+            dependent,
+            dependent_version,
+            requirement,
+        } => Some((
+            dependent.clone(),
+            dependent_version.clone(),
+            unmarked(requirement),
+        )),
+        _ => None,
+    };
+    let mine = key(reason)?;
+    let same: Vec<&Reason> = all
+        .iter()
+        .filter(|r| key(r).as_ref() == Some(&mine))
+        .collect();
+    if !std::ptr::eq(*same.first()?, reason) {
+        return None;
+    }
+    let mut extras: Vec<String> = Vec::new();
+    for r in &same {
+        if let Reason::RequiredBy { requirement, .. } = r {
+            for extra in marker_extras(requirement) {
+                if !extras.contains(&extra) {
+                    extras.push(extra);
+                }
+            }
+        }
+    }
+    let (dependent, version, requirement) = mine;
+    let through = match extras.len() {
+        0 => String::new(),
+        1 => format!(", through its extra {}", extras[0]),
+        _ => format!(", through its extras {}", extras.join(", ")),
+    };
+    Some(format!(
+        "required by {dependent} {version} ({requirement}{through})"
+    ))
+}
+
+/// A requirement as text without its marker: `nvidia-cublas==13.4.1.3.*`.
+fn unmarked(requirement: &pep508_rs::Requirement) -> String {
+    let mut bare = requirement.clone();
+    bare.marker = pep508_rs::MarkerTree::TRUE;
+    bare.to_string()
+}
+
+/// The extras a requirement's marker names (`extra == 'cublas'`), in order.
+fn marker_extras(requirement: &pep508_rs::Requirement) -> Vec<String> {
+    let Some(marker) = requirement.marker.try_to_string() else {
+        return Vec::new();
+    };
+    marker
+        .match_indices("extra == '")
+        .filter_map(|(at, prefix)| {
+            let rest = &marker[at + prefix.len()..];
+            rest.split_once('\'').map(|(extra, _)| extra.to_string())
+        })
+        .collect()
+}
+
 /// Why a dist changes, in one line.
 pub(crate) fn reasons(change: &Change) -> String {
     let mut parts: Vec<String> = change
@@ -535,11 +602,7 @@ pub(crate) fn reasons(change: &Change) -> String {
             Some(match reason {
                 Reason::Requested { requirement } => format!("requested ({requirement})"),
                 Reason::UpgradeAll => "--all".to_string(),
-                Reason::RequiredBy {
-                    dependent,
-                    dependent_version,
-                    requirement,
-                } => format!("required by {dependent} {dependent_version} ({requirement})"),
+                Reason::RequiredBy { .. } => required_by(reason, &change.reasons)?,
                 Reason::Unblocks { target, blocking } => {
                     format!("needed to unblock {target} (it required {blocking})")
                 }
@@ -605,6 +668,38 @@ pub(crate) fn reasons(change: &Change) -> String {
 mod tests {
     use super::*;
     use crate::plan::test_plans;
+
+    /// cuda-toolkit 13.2.2 requires nvidia-cublas through two of its extras: one part, its
+    /// requirement without the marker, both extras named (live `propose torchvision` on the h200
+    /// fixture printed each with its three-platform marker).
+    #[test]
+    fn required_by_shows_a_requirement_once_with_its_extras() {
+        use crate::plan::Reason;
+        let r = |s: &str| crate::metadata::parse_requirement(s).unwrap();
+        let by = |requirement: &str| Reason::RequiredBy {
+            dependent: "cuda-toolkit".parse().unwrap(),
+            dependent_version: "13.2.2".parse().unwrap(),
+            requirement: r(requirement),
+        };
+        let mut change = test_plans::proposal().plans[0].changes[0].clone();
+        change.reasons = vec![
+            by(
+                "nvidia-cublas==13.4.1.3.* ; (platform_machine == 'x86_64' and sys_platform == \
+                'linux' and extra == 'cublas') or (sys_platform == 'win32' and extra == 'cublas')",
+            ),
+            by("nvidia-cublas==13.4.1.3.* ; sys_platform == 'linux' and extra == 'cusolver'"),
+            Reason::RequiredBy {
+                dependent: "torch".parse().unwrap(),
+                dependent_version: "2.15.0".parse().unwrap(),
+                requirement: r("nvidia-cublas ; platform_system == 'Linux'"),
+            },
+        ];
+        assert_eq!(
+            reasons(&change),
+            "required by cuda-toolkit 13.2.2 (nvidia-cublas==13.4.1.3.*, through its extras \
+             cublas, cusolver); required by torch 2.15.0 (nvidia-cublas)"
+        );
+    }
 
     #[test]
     fn canonical_proposal_text() {
