@@ -11,8 +11,10 @@
 //! module and the names), for the search for the release that has them.
 //!
 //! Bounded on purpose: only releases the plan moves backwards or adds (an older release is
-//! where imports of removed modules live: `pkg_resources`, `distutils`, `imp`), and those the
-//! request caps by version (`==0.6.2`, `<3`); of each, at most
+//! where imports of removed modules live: `pkg_resources`, `distutils`, `imp`), those the
+//! request caps by version (`==0.6.2`, `<3`), and those the request moves up (a target or a
+//! dist it drags, never under `--all`) beside a dist they require that the plan keeps as
+//! installed (a loose lower bound: a name the kept release lacks); of each, at most
 //! [`FILES_READ`] of its own modules: its packages' `__init__.py` and the modules its console
 //! scripts run, then the package modules those import; only module-level imports (outside every
 //! `def`, `if`, `try`), of modules that are not the release's own and not the standard library
@@ -161,7 +163,10 @@ fn candidates<'c>(
     let mut candidates = Vec::new();
     for change in changes {
         let Some(to) = &change.to else { continue };
-        if matches!(change.action, Action::Downgrade | Action::Add) || asked_release(change) {
+        if matches!(change.action, Action::Downgrade | Action::Add)
+            || asked_release(change)
+            || paired_with_kept(inventory, planned, change)
+        {
             let mut found = memo.get(&change.name, to, oracle);
             let optional = optional_here(inventory, planned.dists.get(&change.name));
             if found
@@ -193,6 +198,36 @@ fn asked_release(change: &Change) -> bool {
         && change.reasons.iter().any(|r| {
             matches!(r, super::proposal::Reason::Requested { requirement } if capped(requirement))
         })
+}
+
+/// Whether `change` moves a dist up for the request (a target, or a dist the request drags
+/// along; never `--all`'s move of every dist) to a release that requires a dist the plan keeps
+/// as installed: that pairing rests on the release's declared lower bound alone, which may be
+/// older than what its files import (a release that imports a name its dependency added later,
+/// beside the older release installed). A release whose every requirement moves too is paired
+/// with releases of its own time, and is not read.
+fn paired_with_kept(inventory: &Inventory, planned: &PlannedEnvironment, change: &Change) -> bool {
+    use super::proposal::Reason;
+    if change.action != Action::Upgrade
+        || change
+            .reasons
+            .iter()
+            .any(|r| matches!(r, Reason::UpgradeAll))
+    {
+        return false;
+    }
+    let Some(dist) = planned.dists.get(&change.name) else {
+        return false;
+    };
+    let markers = &inventory.environment.markers;
+    dist.requires_dist.iter().any(|requirement| {
+        applies_with(requirement, markers, &dist.extras)
+            && planned.dists.get(&requirement.name).is_some_and(|kept| {
+                inventory
+                    .get(&requirement.name)
+                    .is_some_and(|installed| installed.version() == &kept.version)
+            })
+    })
 }
 
 /// Whether `requirement` asks for a release at or below a version (`==`, `===`, `<`, `<=`,

@@ -632,6 +632,30 @@ pub enum Reason {
         file: String,
         line: usize,
     },
+    /// Its installed release's requirement (`blocking`: Flask 3.1.2's `werkzeug>=3.1.0`)
+    /// excluded every release of a dist that a planned dist's own import needs
+    /// ([`Reason::ImportsName`]: Flask-Login 0.6.2's `flask_login/utils.py` line 14 imports
+    /// `url_decode` from `werkzeug.urls`, so `werkzeug<3.0.0`), so it moves to a release that
+    /// accepts one (Flask 2.3.3). Said where it would read "follows werkzeug": werkzeug moves
+    /// for the import, and this dist for werkzeug.
+    UnblocksImport {
+        /// The planned dist whose import needs it (flask-login).
+        dependent: PackageName,
+        /// Its planned version.
+        dependent_version: Version,
+        /// What its import implies (`werkzeug<3.0.0`).
+        #[serde(deserialize_with = "crate::metadata::de_requirement")]
+        requirement: Requirement,
+        /// The module imported from (`werkzeug.urls`) and the names (`url_decode`).
+        module: String,
+        names: Vec<String>,
+        /// The importing file (`flask_login/utils.py`) and line.
+        file: String,
+        line: usize,
+        /// Its installed release's requirement that excluded what the import needs.
+        #[serde(deserialize_with = "crate::metadata::de_requirement")]
+        blocking: Requirement,
+    },
     /// Installed against a dependent's requirement (see the plan's overrides).
     Override {
         /// The requirement installed instead.
@@ -643,6 +667,10 @@ pub enum Reason {
         /// What the user asked (which this version does not meet).
         #[serde(deserialize_with = "crate::metadata::de_requirement")]
         asked: Requirement,
+        /// The release nearest the version asked that fits (`jinja2==2.11.3` asked: 3.0.0),
+        /// not the newest.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        closest: bool,
     },
     /// The solver moved it and no single requirement explains it (e.g. a preference).
     Resolution,

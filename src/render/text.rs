@@ -454,11 +454,31 @@ fn imports_name(reason: &Reason, all: &[Reason]) -> Option<String> {
         });
         previous = Some((requirement, file));
     }
+    let side = match reason {
+        Reason::ImportsName { requirement, .. } => lacking(requirement),
+        _ => "newer",
+    };
     Some(format!(
-        "needed by {dependent} {dependent_version} on import ({}, which newer releases lack; \
+        "needed by {dependent} {dependent_version} on import ({}, which {side} releases lack; \
          not in its index metadata)",
         segments.join("; ")
     ))
+}
+
+/// Which releases of a dist lack what an import takes, by the requirement the import implies:
+/// "older" for a lower bound (`platformdirs>=2.1.0`), else "newer" (`werkzeug<3.0.0`).
+fn lacking(requirement: &pep508_rs::Requirement) -> &'static str {
+    let lower = crate::metadata::requirement::specifiers(requirement).is_some_and(|s| {
+        s.iter()
+            .all(|s| matches!(s.operator(), pep440_rs::Operator::GreaterThanEqual))
+    });
+    if lower { "older" } else { "newer" }
+}
+
+/// `` `a`, `b` ``.
+fn quoted(names: &[String]) -> String {
+    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    names.join(", ")
 }
 
 /// A dependent moved along: the release it breaks under and, for an import, the failing import.
@@ -650,9 +670,27 @@ pub(crate) fn reasons(change: &Change) -> String {
                  {file}, line {line}, raises below it; not in its index metadata)"
                 ),
                 Reason::ImportsName { .. } => imports_name(reason, &change.reasons)?,
+                Reason::UnblocksImport {
+                    dependent,
+                    dependent_version,
+                    requirement,
+                    module,
+                    names,
+                    file,
+                    line,
+                    blocking,
+                } => format!(
+                    "needed to unblock what {dependent} {dependent_version} imports \
+                     ({requirement}: its own {file}, line {line}, imports {} from `{module}`, \
+                     which {} releases lack; not in its index metadata); it required \
+                     {blocking}",
+                    quoted(names),
+                    lacking(requirement)
+                ),
                 Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
-                Reason::NewestFitting { asked } => {
-                    format!("the newest that fits, NOT what was asked ({asked})")
+                Reason::NewestFitting { asked, closest } => {
+                    let which = if *closest { "closest" } else { "newest" };
+                    format!("the {which} that fits, NOT what was asked ({asked})")
                 }
                 Reason::Resolution => "moved by the resolution".to_string(),
             })

@@ -254,10 +254,23 @@ fn flask_3_moves_its_extensions_along() {
             ("flask-login==0.5.0", login),
             ("flask-sqlalchemy==2.5.1", sqlalchemy),
             ("sqlalchemy==1.4.54", none),
-            ("jinja2==3.1.6", none),
-            ("itsdangerous==2.2.0", none),
-            ("click==8.5.1", none),
-            ("markupsafe==3.0.4", none),
+            // Their real modules: Flask 3, moved up beside them, is read for what it imports.
+            (
+                "jinja2==3.1.6",
+                real_modules("jinja2-3.1.6", &["jinja2/__init__.py"]),
+            ),
+            (
+                "itsdangerous==2.2.0",
+                real_modules("itsdangerous-2.2.0", &["itsdangerous/__init__.py"]),
+            ),
+            (
+                "click==8.5.1",
+                real_modules("click-8.5.1", &["click/__init__.py"]),
+            ),
+            (
+                "markupsafe==3.0.4",
+                real_modules("markupsafe-3.0.4", &["markupsafe/__init__.py"]),
+            ),
             ("greenlet==3.5.6", none),
         ],
     );

@@ -281,7 +281,7 @@ fn flask_venv(root: &std::path::Path, extra: &[&str]) -> crate::common::venv::Re
 }
 
 /// Each plan (kind, title, the pins of `names`), each warning that names an import, and the
-/// reasons of werkzeug's change in each plan.
+/// reasons of werkzeug's and flask's changes in each plan.
 fn flask_summary(json: &serde_json::Value, names: &[&str]) -> String {
     let mut lines = Vec::new();
     for plan in json["plans"].as_array().unwrap() {
@@ -296,9 +296,10 @@ fn flask_summary(json: &serde_json::Value, names: &[&str]) -> String {
             pins.join(" ")
         ));
         for change in plan["changes"].as_array().unwrap() {
-            if change["name"] == "werkzeug" {
+            let name = change["name"].as_str().unwrap();
+            if ["werkzeug", "flask"].contains(&name) {
                 for reason in change["reasons"].as_array().unwrap() {
-                    lines.push(format!("  werkzeug: {reason}"));
+                    lines.push(format!("  {name}: {reason}"));
                 }
             }
         }
@@ -342,6 +343,7 @@ fn every_name_a_planned_release_imports_and_its_dependency_lacks_is_cited_and_so
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     insta::assert_snapshot!(flask_summary(&out.json(), &["flask-login", "flask", "werkzeug"]), @r#"
         upgrade | As asked: flask-login==0.6.2 | flask-login 0.6.2 flask 2.2.2 werkzeug 2.3.8
+          flask: {"kind":"unblocks-import","dependent":"flask-login","dependent_version":"0.6.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_decode"],"file":"flask_login/utils.py","line":14,"blocking":"werkzeug>=3.1.0"}
           werkzeug: {"kind":"imports-name","dependent":"flask-login","dependent_version":"0.6.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_decode"],"file":"flask_login/utils.py","line":14}
           werkzeug: {"kind":"imports-name","dependent":"flask-login","dependent_version":"0.6.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_encode"],"file":"flask_login/utils.py","line":15}
         warning: flask-login 0.6.2 imports `url_decode` from `werkzeug.urls` (flask_login/utils.py, line 14), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_decode` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl); flask-login 0.6.2 imports `url_encode` from `werkzeug.urls` (flask_login/utils.py, line 15), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_encode` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl), so the request needs werkzeug<3.0.0
@@ -381,6 +383,7 @@ fn the_plan_that_fits_is_planned_with_what_its_imports_need() {
     assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
     insta::assert_snapshot!(flask_summary(&out.json(), &["flask", "werkzeug"]), @r#"
         newest-fitting | Closest that fits: flask==2.2.2 (asked: flask==2.2.6) | flask 2.2.2 werkzeug 2.3.8
+          flask: {"kind":"newest-fitting","asked":"flask==2.2.6","closest":true}
           werkzeug: {"kind":"imports-name","dependent":"flask","dependent_version":"2.2.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_quote"],"file":"flask/app.py","line":30}
         warning: flask 2.2.2 imports `url_quote` from `werkzeug.urls` (flask/app.py, line 30), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_quote` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl), so the request needs werkzeug<3.0.0; the closest that fits is planned with it
     "#);
@@ -445,9 +448,114 @@ fn a_release_asked_by_version_is_read_for_its_imports_when_it_moves_up() {
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     insta::assert_snapshot!(flask_summary(&out.json(), &["flask-login", "flask", "werkzeug"]), @r#"
         upgrade | As asked: flask-login==0.6.2 | flask-login 0.6.2 flask 2.2.2 werkzeug 2.3.8
+          flask: {"kind":"unblocks-import","dependent":"flask-login","dependent_version":"0.6.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_decode"],"file":"flask_login/utils.py","line":14,"blocking":"werkzeug>=3.1.0"}
           werkzeug: {"kind":"imports-name","dependent":"flask-login","dependent_version":"0.6.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_decode"],"file":"flask_login/utils.py","line":14}
           werkzeug: {"kind":"imports-name","dependent":"flask-login","dependent_version":"0.6.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_encode"],"file":"flask_login/utils.py","line":15}
         warning: flask-login 0.6.2 imports `url_decode` from `werkzeug.urls` (flask_login/utils.py, line 14), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_decode` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl); flask-login 0.6.2 imports `url_encode` from `werkzeug.urls` (flask_login/utils.py, line 15), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_encode` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl), so the request needs werkzeug<3.0.0
+    "#);
+}
+
+/// Two targets asked by version whose import need one of them blocks: `propose
+/// 'flask-login==0.6.2' 'flask==3.1.2'` on the Flask 3.1.2 venv with Flask-Login 0.6.3. Flask
+/// 3.1.2 requires `Werkzeug>=3.1`, and Flask-Login 0.6.2's `flask_login/utils.py` line 14 needs
+/// Werkzeug 2 (`url_decode`). Only flask, the target that blocks, is relaxed, and the title names
+/// it; flask-login stays as asked (both were relaxed: "Newest that fits: flask-login==0.6.3,
+/// flask==3.1.3"). Live (2026-12-06, CPython 3.11.7): flask 2.3.3 with Werkzeug 2.3.8, applied
+/// with `install-uv.sh --verify`: 52 passed, 0 regressions, `login_user` works; the recorded
+/// Flask page holds 3.1.3, 3.1.2 and 2.2.2 only.
+#[test]
+fn of_two_targets_asked_by_version_the_one_that_blocks_the_other_s_import_is_relaxed() {
+    let root = tempfile::tempdir().unwrap();
+    let venv = flask_venv(root.path(), &["flask-login==0.6.3"]);
+    let server = IndexServer::start(&propose_cases_index());
+    let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
+    let args = [
+        "propose",
+        "flask-login==0.6.2",
+        "flask==3.1.2",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        &url,
+        "--format",
+        "json",
+    ];
+    let out = TestContext::new().run(&args);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    insta::assert_snapshot!(flask_summary(&out.json(), &["flask-login", "flask", "werkzeug"]), @r#"
+        newest-fitting | Newest that fits: flask==2.2.2 in place of flask==3.1.2, whose werkzeug>=3.1.0 blocks what flask-login 0.6.2 imports (werkzeug<3.0.0); flask-login==0.6.2 as asked | flask-login 0.6.2 flask 2.2.2 werkzeug 2.3.8
+          flask: {"kind":"newest-fitting","asked":"flask==3.1.2"}
+          werkzeug: {"kind":"imports-name","dependent":"flask-login","dependent_version":"0.6.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_decode"],"file":"flask_login/utils.py","line":14}
+          werkzeug: {"kind":"imports-name","dependent":"flask-login","dependent_version":"0.6.2","requirement":"werkzeug<3.0.0","module":"werkzeug.urls","names":["url_encode"],"file":"flask_login/utils.py","line":15}
+        warning: flask-login 0.6.2 imports `url_decode` from `werkzeug.urls` (flask_login/utils.py, line 14), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_decode` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl); flask-login 0.6.2 imports `url_encode` from `werkzeug.urls` (flask_login/utils.py, line 15), which werkzeug 3.1.9 does not have; the newest werkzeug that has `url_encode` is 2.3.8 (werkzeug/urls.py, read from werkzeug-2.3.8-py3-none-any.whl), so the request needs werkzeug<3.0.0; the newest that fits is planned with it
+    "#);
+}
+
+/// A bare target that moves up beside a dependency the plan keeps as installed is read for its
+/// imports: `propose banks` on Banks 0.4.1 (which imports no platformdirs) beside Platformdirs
+/// 2.0.2 (its real `platformdirs.py`). Banks 2.5.1 declares `platformdirs` with no bound, and
+/// its `banks/config.py` line 10 imports `user_data_path`, which Platformdirs 2.1.0 added: the
+/// plan moves platformdirs up with it, citing the line (it was banks alone, risk 10, and
+/// `import banks` failed; uv does the same). Live (2026-12-06, CPython 3.11.7, Banks 0.4.1 with
+/// its requirements installed) the same plan; applied with `install-uv.sh --verify`: 59
+/// passed, 0 regressions, `import banks` works. Recorded pages, metadata and the wheel bytes read
+/// (`testdata/import-later/index`, see its README); litellm, which Banks 0.4.1 requires, is
+/// left out of the venv.
+#[test]
+fn a_bare_target_moved_up_beside_a_kept_dependency_lacking_what_it_imports_moves_it_too() {
+    let root = tempfile::tempdir().unwrap();
+    let index = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/import-later/index");
+    let platformdirs = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/imports/platformdirs-2.0.2/platformdirs.py"),
+    )
+    .unwrap();
+    let files: &[(&str, &str)] = &[("platformdirs.py", &platformdirs)];
+    let pins: Vec<(&str, &[(&str, &str)])> = vec![
+        ("banks==0.4.1", &[]),
+        ("jinja2==3.1.6", &[]),
+        ("markupsafe==3.0.4", &[]),
+        ("platformdirs==2.0.2", files),
+    ];
+    let venv = venv_of(&index, root.path(), &pins);
+    let server = IndexServer::start(&index);
+    let url = std::env::var("RECORD_INDEX_URL").unwrap_or_else(|_| server.url());
+    let args = [
+        "propose",
+        "banks",
+        "--venv",
+        venv.path.to_str().unwrap(),
+        "--index-url",
+        &url,
+        "--format",
+        "json",
+    ];
+    let out = TestContext::new().run(&args);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let mut lines = Vec::new();
+    for plan in json["plans"].as_array().unwrap() {
+        lines.push(format!(
+            "{} | {} | banks {} platformdirs {}",
+            plan["kind"].as_str().unwrap(),
+            plan["title"].as_str().unwrap(),
+            plan["pins"]["banks"],
+            plan["pins"]["platformdirs"]
+        ));
+        for change in plan["changes"].as_array().unwrap() {
+            if change["name"] == "platformdirs" {
+                lines.push(format!("  platformdirs: {}", change["reasons"]));
+            }
+        }
+        for factor in plan["risk"]["factors"].as_array().into_iter().flatten() {
+            if factor["kind"] == "planned-import-missing" {
+                lines.push(format!("  factor: {}", factor["detail"]));
+            }
+        }
+    }
+    insta::assert_snapshot!(lines.join("\n"), @r#"
+        upgrade | As asked: banks | banks "2.5.1" platformdirs "4.14.9"
+          platformdirs: [{"kind":"imports-name","dependent":"banks","dependent_version":"2.5.1","requirement":"platformdirs>=2.1.0","module":"platformdirs","names":["user_data_path"],"file":"banks/config.py","line":10}]
     "#);
 }
 

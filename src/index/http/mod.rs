@@ -532,6 +532,7 @@ impl Inner {
     /// A wheel's file list: from the cache (immutable per URL and hash), else by range reads
     /// (never `--offline`). A failure is `None`: the list only adds a warning to a plan.
     async fn wheel_members(&self, file: DistFile) -> Option<Vec<String>> {
+        log::debug!("{}: wheel file list", file.filename_str());
         self.note_unread::<()>(&file, None);
         let key = immutable_key(&file, "#members");
         if let Some(body) = self.cached_immutable(&file, &key) {
@@ -550,6 +551,7 @@ impl Inner {
     /// One member of a wheel: from the cache (immutable per URL, hash and path), else by range
     /// reads (never `--offline`). A failure is `None`: the member only informs a risk factor.
     async fn wheel_member(&self, file: DistFile, path: &str, cap: u64) -> Option<Vec<u8>> {
+        log::debug!("{}: wheel member {path}", file.filename_str());
         self.note_unread::<()>(&file, None);
         let key = immutable_key(&file, &format!("#member#{path}"));
         if let Some(body) = self.cached_immutable(&file, &key) {
@@ -573,6 +575,7 @@ impl Inner {
         prefix: &str,
         cap: u64,
     ) -> Option<Vec<(String, Vec<u8>)>> {
+        log::debug!("{}: wheel members under {prefix}", file.filename_str());
         self.note_unread::<()>(&file, None);
         let key = immutable_key(&file, &format!("#under#{prefix}"));
         if let Some(body) = self.cached_immutable(&file, &key)

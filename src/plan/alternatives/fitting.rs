@@ -52,9 +52,93 @@ impl Proposer<'_> {
                 }
             }
         };
+        let title = |fitted: &[Requirement]| {
+            format!(
+                "{word} that fits: {} (asked: {})",
+                join(fitted),
+                join(targets)
+            )
+        };
+        self.fitted_plan(targets, &names, (resolution, asked), word, &title, notes)
+    }
+
+    /// For a request of several targets whose imports cannot be met because one target's own
+    /// release requires what excludes them (`flask-login==0.6.2 flask==3.1.2`: Flask 3.1.2
+    /// requires `werkzeug>=3.1.0`, Flask-Login 0.6.2's import `werkzeug<3.0.0`): the newest
+    /// release of that target that fits, every other target kept as asked and the blockers
+    /// where they are, titled with which target moved off what was asked and why (`relaxed`:
+    /// the target and the requirement of its asked release that blocks; `why`: what it
+    /// blocks). `None` when nothing fits so.
+    pub(super) fn fitting_relaxing(
+        &self,
+        targets: &[Requirement],
+        relaxed: &(Requirement, Requirement),
+        blockers: &[Blocker],
+        why: &str,
+        notes: &mut Vec<String>,
+    ) -> Result<Option<Plan>, ProposeError> {
+        let (target, blocking) = relaxed;
+        let names: BTreeSet<PackageName> = targets.iter().map(|t| t.name.clone()).collect();
+        let mut asked: Vec<Requirement> = targets
+            .iter()
+            .map(|t| {
+                if t.name == target.name {
+                    bare(&t.name)
+                } else {
+                    t.clone()
+                }
+            })
+            .collect();
+        asked.extend(
+            blockers
+                .iter()
+                .map(|b| pin(&b.dependent, &b.dependent_version)),
+        );
+        let resolution = match self.solve(&asked, &names, vec![]) {
+            Ok(resolution) => resolution,
+            Err(SolveError::NoSolution(_)) => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        let kept: Vec<&Requirement> = targets.iter().filter(|t| t.name != target.name).collect();
+        let title = |fitted: &[Requirement]| {
+            let moved = fitted.iter().find(|f| f.name == target.name);
+            format!(
+                "Newest that fits: {} in place of {target}, whose {blocking} blocks {why}; {} \
+                 as asked",
+                moved.map_or_else(|| target.name.to_string(), ToString::to_string),
+                kept.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        self.fitted_plan(
+            targets,
+            &names,
+            (resolution, asked),
+            "Newest",
+            &title,
+            notes,
+        )
+    }
+
+    /// The plan of a fitting search's solve (`found`: the resolution and what it was solved
+    /// from), solved again with what its imports need; each target pinned to its planned
+    /// release, the one not as asked labelled so. `None` when nothing would change, or its
+    /// imports cannot be met (`notes` says why).
+    fn fitted_plan(
+        &self,
+        targets: &[Requirement],
+        names: &BTreeSet<PackageName>,
+        found: (Resolution, Vec<Requirement>),
+        word: &str,
+        title: &dyn Fn(&[Requirement]) -> String,
+        notes: &mut Vec<String>,
+    ) -> Result<Option<Plan>, ProposeError> {
+        let (resolution, asked) = found;
         let fitting = format!("the {} that fits", word.to_lowercase());
         let Some((resolution, cited)) =
-            self.fitting_imports(&asked, &names, resolution, &fitting, notes)?
+            self.fitting_imports(&asked, names, resolution, &fitting, notes)?
         else {
             return Ok(None);
         };
@@ -68,7 +152,7 @@ impl Proposer<'_> {
             let installed = self.inventory.get(&target.name).map(|d| d.version());
             if installed != Some(&dist.version) {
                 changed = true;
-            } else {
+            } else if !requirement::accepts(target, &dist.version) {
                 notes.push(format!(
                     "the newest {} that fits without moving anything else is {}, already installed",
                     target.name, dist.version
@@ -79,11 +163,7 @@ impl Proposer<'_> {
         if !changed {
             return Ok(None);
         }
-        let title = format!(
-            "{word} that fits: {} (asked: {})",
-            join(&fitted),
-            join(targets)
-        );
+        let title = title(&fitted);
         let mut plan = self.plan(PlanKind::NewestFitting, title, &fitted, &planned, &[])?;
         if let Some(cited) = cited {
             cited.cite(&mut plan);
@@ -99,6 +179,7 @@ impl Proposer<'_> {
                 {
                     *reason = Reason::NewestFitting {
                         asked: asked.clone(),
+                        closest: word == "Closest",
                     };
                 }
             }

@@ -22,6 +22,8 @@ use pep508_rs::{PackageName, Requirement};
 
 use super::wheel_only::{ImportNeeds, UnmetImports};
 use super::{ProposeError, Proposer, keep_searched};
+use crate::metadata::requirement::specifiers;
+use crate::plan::planned::applies_with;
 use crate::plan::proposal::{Blocker, Conflict, Plan};
 use crate::solve::Resolution;
 
@@ -57,10 +59,23 @@ impl Proposer<'_> {
             "move-the-blockers",
             self.move_implied_blockers(upgrade, &blockers, &needs, &mut notes),
         );
-        keep(
-            "newest-fitting",
-            self.newest_fitting(targets, &blockers, &mut notes),
-        );
+        // A target whose own release blocks what another's imports need is the one relaxed
+        // (the others stay as asked); else each target is.
+        let relaxing = self.blocking_targets(resolution, &needs)?;
+        let mut fitted = None;
+        for (relaxed, why) in &relaxing {
+            fitted = self.fitting_relaxing(targets, relaxed, &blockers, why, &mut notes)?;
+            if fitted.is_some() {
+                break;
+            }
+        }
+        match fitted {
+            Some(plan) => keep("newest-fitting", Ok(Some(plan))),
+            None => keep(
+                "newest-fitting",
+                self.newest_fitting(targets, &blockers, &mut notes),
+            ),
+        }
         if let Some(err) = failed {
             return Err(err);
         }
@@ -104,6 +119,55 @@ impl Proposer<'_> {
             .into_iter()
             .filter(|b| !targets.iter().any(|t| t.name == b.dependent))
             .collect())
+    }
+
+    /// In a request of several targets, those asked by version whose planned release
+    /// requires what excludes every release an import of the plan needs (`flask==3.1.2` beside
+    /// `flask-login==0.6.2`: Flask 3.1.2 requires `werkzeug>=3.1.0`, and Flask-Login 0.6.2's
+    /// `flask_login/utils.py` line 14 needs `werkzeug<3.0.0`): each with that requirement and
+    /// what it blocks ("what flask-login 0.6.2 imports (werkzeug<3.0.0)").
+    #[allow(clippy::type_complexity)]
+    fn blocking_targets(
+        &self,
+        resolution: &Resolution,
+        needs: &ImportNeeds,
+    ) -> Result<Vec<((Requirement, Requirement), String)>, ProposeError> {
+        let targets = &self.request.targets;
+        if targets.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let markers = &self.inventory.environment.markers;
+        let planned = self.planned(resolution);
+        let mut found = Vec::new();
+        for need in &needs.needs {
+            let implied = &need.implied;
+            let acceptable = self.acceptable_versions(implied)?;
+            if acceptable.is_empty() {
+                continue; // no release meets it here: no target is to blame
+            }
+            let (importer, version) = &need.unmet.importer;
+            for target in targets.iter().filter(|t| specifiers(t).is_some()) {
+                let Some(dist) = planned.dists.get(&target.name) else {
+                    continue;
+                };
+                let blocking = dist.requires_dist.iter().find(|r| {
+                    r.name == implied.name
+                        && applies_with(r, markers, &dist.extras)
+                        && specifiers(r).is_some_and(|s| !acceptable.iter().any(|v| s.contains(v)))
+                });
+                let seen = found
+                    .iter()
+                    .any(|((t, _), _): &((Requirement, _), _)| t == target);
+                if let Some(blocking) = blocking
+                    && !seen
+                    && &target.name != importer
+                {
+                    let why = format!("what {importer} {version} imports ({implied})");
+                    found.push(((target.clone(), blocking.clone()), why));
+                }
+            }
+        }
+        Ok(found)
     }
 
     /// The blockers of the implied requirements moved (forward first, back only when no

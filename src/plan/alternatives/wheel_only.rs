@@ -48,6 +48,24 @@ struct Binding {
     wheel: String,
     /// The oldest release above it that was read and lacks the names (the requirement's bound).
     above: Version,
+    /// The names came later: no release below the planned one has them, and this is the
+    /// oldest above it that does (Banks 2.5.1's `banks/config.py` imports `user_data_path`
+    /// from `platformdirs`, which Platformdirs 2.0.2 lacks and 2.1.0 has: `platformdirs>=2.1.0`,
+    /// a lower bound its metadata does not state).
+    later: bool,
+}
+
+impl Binding {
+    /// The requirement this binding implies for `provider`: `provider<above`, or for names that
+    /// came later `provider>=version`.
+    fn implied(&self, provider: &PackageName) -> Requirement {
+        let text = if self.later {
+            format!("{provider}>={}", self.version)
+        } else {
+            format!("{provider}<{}", self.above)
+        };
+        Requirement::from_str(&text).expect("a name and a version make a requirement")
+    }
 }
 
 /// At most this many solves per request: a plan solved with what its imports need may plan
@@ -80,7 +98,7 @@ pub(super) struct UnmetImports {
 pub(super) struct ImportNeed {
     pub(super) unmet: UnmetName,
     binding: Binding,
-    implied: Requirement,
+    pub(super) implied: Requirement,
 }
 
 /// Every import of a plan (and of the plans solved with them) that needs an older release of
@@ -97,11 +115,13 @@ impl ImportNeeds {
         let mut tightest: Vec<&ImportNeed> = Vec::new();
         for need in &self.needs {
             let provider = &need.unmet.provider.0;
+            let later = need.binding.later;
             match tightest
                 .iter_mut()
-                .find(|n| &n.unmet.provider.0 == provider)
+                .find(|n| &n.unmet.provider.0 == provider && n.binding.later == later)
             {
-                Some(held) if need.binding.above < held.binding.above => *held = need,
+                Some(held) if !later && need.binding.above < held.binding.above => *held = need,
+                Some(held) if later && need.binding.version > held.binding.version => *held = need,
                 Some(_) => {}
                 None => tightest.push(need),
             }
@@ -156,10 +176,14 @@ impl ImportNeeds {
             .iter()
             .map(|need| {
                 let (unmet, binding) = (&need.unmet, &need.binding);
+                let which = if binding.later {
+                    format!("oldest {} above {}", unmet.provider.0, unmet.provider.1)
+                } else {
+                    format!("newest {}", unmet.provider.0)
+                };
                 format!(
-                    "{}; the newest {} that has {} is {} ({}, read from {})",
+                    "{}; the {which} that has {} is {} ({}, read from {})",
                     unmet.sentence(),
-                    unmet.provider.0,
                     listed(&unmet.names),
                     binding.version,
                     binding.path,
@@ -174,26 +198,29 @@ impl ImportNeeds {
         )
     }
 
-    /// Each provider's change cites every import that needs it older (file and line).
+    /// Each provider's change cites every import that needs it older (file and line); a dist
+    /// that moves only because its installed requirement excluded what the tightest of them
+    /// needs says so.
     pub(super) fn cited(&self) -> Cited {
-        let reasons = self
-            .needs
-            .iter()
-            .map(|need| {
-                let unmet = &need.unmet;
-                let reason = Reason::ImportsName {
-                    dependent: unmet.importer.0.clone(),
-                    dependent_version: unmet.importer.1.clone(),
-                    requirement: need.implied.clone(),
-                    module: unmet.module.clone(),
-                    names: unmet.names.clone(),
-                    file: unmet.file.clone(),
-                    line: unmet.line,
-                };
-                (unmet.provider.0.clone(), reason)
-            })
+        let reason = |need: &ImportNeed| {
+            let unmet = &need.unmet;
+            Reason::ImportsName {
+                dependent: unmet.importer.0.clone(),
+                dependent_version: unmet.importer.1.clone(),
+                requirement: need.implied.clone(),
+                module: unmet.module.clone(),
+                names: unmet.names.clone(),
+                file: unmet.file.clone(),
+                line: unmet.line,
+            }
+        };
+        let reasons = (self.needs.iter())
+            .map(|need| (need.unmet.provider.0.clone(), reason(need)))
             .collect();
-        Cited { reasons }
+        let tightest = (self.bounds().into_iter())
+            .map(|(_, need)| (need.unmet.provider.0.clone(), reason(need)))
+            .collect();
+        Cited { reasons, tightest }
     }
 
     /// Whether `unmet` is one of these already (a later round met it anew).
@@ -209,11 +236,15 @@ impl ImportNeeds {
 /// The providers the imports move, and why ([`Reason::ImportsName`], one per import).
 pub(super) struct Cited {
     reasons: Vec<(PackageName, Reason)>,
+    /// Per provider, the import that sets its bound (`werkzeug<3.0.0`).
+    tightest: Vec<(PackageName, Reason)>,
 }
 
 impl Cited {
     /// Each provider's change in `plan` gives the imports as its reasons (not "moved by the
-    /// resolution", nor the index metadata).
+    /// resolution", nor the index metadata). A change that follows a provider (Flask 3.1.2's
+    /// `werkzeug>=3.1.0` excludes Werkzeug 2.3.8) moves to unblock the import
+    /// ([`Reason::UnblocksImport`]), not for werkzeug's own sake.
     pub(super) fn cite(&self, plan: &mut Plan) {
         for change in &mut plan.changes {
             let reasons: Vec<Reason> = self
@@ -224,8 +255,50 @@ impl Cited {
                 .collect();
             if !reasons.is_empty() {
                 change.reasons = reasons;
+                continue;
+            }
+            for reason in &mut change.reasons {
+                if let Some(unblocks) = self.unblocks(reason) {
+                    *reason = unblocks;
+                }
             }
         }
+    }
+
+    /// `reason`, a [`Reason::Follows`] of a provider whose move the imports need, said as what
+    /// it unblocks; `None` for any other reason.
+    fn unblocks(&self, reason: &Reason) -> Option<Reason> {
+        let Reason::Follows {
+            package,
+            requirement: blocking,
+            ..
+        } = reason
+        else {
+            return None;
+        };
+        let (_, cited) = self.tightest.iter().find(|(p, _)| p == package)?;
+        let Reason::ImportsName {
+            dependent,
+            dependent_version,
+            requirement,
+            module,
+            names,
+            file,
+            line,
+        } = cited.clone()
+        else {
+            return None;
+        };
+        Some(Reason::UnblocksImport {
+            dependent,
+            dependent_version,
+            requirement,
+            module,
+            names,
+            file,
+            line,
+            blocking: blocking.clone(),
+        })
     }
 }
 
@@ -263,10 +336,19 @@ impl Proposer<'_> {
             .unmet_names(planned, changes, &self.evidence)
             .into_iter()
             .filter_map(|unmet| {
-                let binding = self.newest_binding(&unmet)?;
-                let implied =
-                    Requirement::from_str(&format!("{}<{}", unmet.provider.0, binding.above))
-                        .expect("a name and a version make a requirement");
+                // A release the plan moves up beside its dependency's older release imports
+                // what came later; one moved back, what went away.
+                let up = self
+                    .inventory
+                    .get(&unmet.importer.0)
+                    .is_some_and(|installed| installed.version() < &unmet.importer.1);
+                let binding = if up {
+                    self.binding_scan(&unmet, true)
+                        .or_else(|| self.binding_scan(&unmet, false))
+                } else {
+                    self.binding_scan(&unmet, false)
+                }?;
+                let implied = binding.implied(&unmet.provider.0);
                 Some(ImportNeed {
                     unmet,
                     binding,
@@ -298,18 +380,19 @@ impl Proposer<'_> {
         bounds: &[Requirement],
         resolution: Resolution,
     ) -> Result<ImportsMet, ProposeError> {
-        // Only a release moved back or added, or one the request caps by version, is read for
-        // its imports.
-        let goes_back_or_adds = resolution.packages.iter().any(|(name, resolved)| {
+        // Only a release that moves (the planned-import check picks which: back, added, capped
+        // by the request, or moved up beside a dependency kept as installed) is read for its
+        // imports.
+        let moves = resolution.packages.iter().any(|(name, resolved)| {
             self.inventory
                 .get(name)
-                .is_none_or(|installed| &resolved.version < installed.version())
+                .is_none_or(|installed| &resolved.version != installed.version())
         }) || self
             .request
             .targets
             .iter()
             .any(crate::plan::planned_imports::capped);
-        if self.request.all || !goes_back_or_adds {
+        if self.request.all || !moves {
             return Ok(ImportsMet::AsIs(resolution));
         }
         let mut needs = self.needs_of(&resolution)?;
@@ -562,20 +645,33 @@ impl Proposer<'_> {
     }
 
     /// The newest release of `unmet`'s provider below the planned one whose module binds every
-    /// unmet name, read from one of its wheels; `None` when none of the [`SCANNED`] newest
-    /// does, or one cannot be read or may hand out names it does not bind.
-    fn newest_binding(&self, unmet: &UnmetName) -> Option<Binding> {
+    /// unmet name (`later`: the oldest above it), read from one of its wheels; `None` when none
+    /// of the [`SCANNED`] nearest does, or one cannot be read or may hand out names it does not
+    /// bind.
+    fn binding_scan(&self, unmet: &UnmetName, later: bool) -> Option<Binding> {
         let (name, planned) = &unmet.provider;
         let project = self.evidence.catalog.project(name).ok()??;
         let files = &project.files;
         let versions: BTreeSet<&Version> = files
             .heads()
-            .filter(|h| !h.yanked && !h.version.any_prerelease() && h.version < planned)
+            .filter(|h| !h.yanked && !h.version.any_prerelease())
+            .filter(|h| {
+                if later {
+                    h.version > planned
+                } else {
+                    h.version < planned
+                }
+            })
             .map(|h| h.version)
             .collect();
         let asked: BTreeSet<String> = unmet.names.iter().cloned().collect();
         let mut above = planned.clone();
-        for version in versions.into_iter().rev().take(SCANNED) {
+        let nearest: Vec<&Version> = if later {
+            versions.into_iter().take(SCANNED).collect()
+        } else {
+            versions.into_iter().rev().take(SCANNED).collect()
+        };
+        for version in nearest {
             let wheels: Vec<DistFile> = (0..files.len())
                 .filter(|&i| files.head(i).version == version && files.head(i).tags.is_some())
                 .map(|i| files[i].clone())
@@ -601,6 +697,7 @@ impl Proposer<'_> {
                         path,
                         wheel: wheel.filename_str(),
                         above,
+                        later,
                     });
                 }
             }
