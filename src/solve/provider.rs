@@ -667,3 +667,83 @@ fn without_secrets(requirement: &impl std::fmt::Display) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+    use std::sync::Arc;
+
+    use pep440_rs::Version;
+    use pep508_rs::{PackageName, Requirement};
+
+    use super::super::catalog::{Catalog, CatalogCore};
+    use super::super::mem_index::MemIndex;
+    use super::super::package::Pkg;
+    use super::super::rules::{self, Rules};
+    use super::super::{InstalledCandidate, SolveRequest};
+    use super::{Order, Provider};
+    use crate::inventory::Environment;
+    use crate::metadata::CoreMetadata;
+
+    /// What pubgrub selects for `request` over `index` in `order`, and why the first attempt
+    /// gave up, if it did.
+    fn selected(
+        index: &MemIndex,
+        request: &SolveRequest,
+        order: Order,
+    ) -> (Option<Vec<String>>, Option<String>) {
+        let env = Environment::synthesize("3.12.3", Some("x86_64-manylinux_2_28")).unwrap();
+        let rules = Rules::new(request, &env);
+        let core = CatalogCore::new(index, &env, &request.binary, rules::installed(request));
+        let catalog = Catalog::new(&core, None);
+        let provider = Provider::new(&catalog, &rules, order);
+        let solved = pubgrub::resolve(&provider, Pkg::Root, Version::new([0])).ok();
+        let pins = solved.map(|selected| {
+            let mut pins: Vec<String> = (selected.iter())
+                .filter_map(|(p, v)| Some(format!("{}=={v}", p.name()?)))
+                .collect();
+            pins.sort();
+            pins
+        });
+        (pins, provider.gave_up())
+    }
+
+    /// The first attempt, a range the request asks decided before the installed dists it keeps,
+    /// gives up as soon as a decision of that range is undone after later ones: `b<3` decided
+    /// first takes b 2.5 (and the `c==1` it pins), the kept `a 2.0` needs `c>=2`, so b 2.5 is
+    /// undone after c and a were chosen. Going on would walk b's releases one by one, each after
+    /// the decisions made on it (review's `pydantic<2` beside fastapi 0.165.0 read every
+    /// pydantic 1.x release so); the order met answers instead (a first, then b: 2.5 rejected as
+    /// soon as it is read, 2.4).
+    #[test]
+    fn deciding_the_asked_range_first_gives_up_when_its_decision_is_undone() {
+        let mut index = MemIndex::new();
+        index
+            .add("a", "2.0", &["c>=2"])
+            .add("b", "2.4", &["c==2"])
+            .add("b", "2.5", &["c==1"])
+            .add("c", "1", &[])
+            .add("c", "2", &[]);
+        let text = "Metadata-Version: 2.4\nName: a\nVersion: 2.0\nRequires-Dist: c>=2\n";
+        let a = InstalledCandidate {
+            metadata: Arc::new(CoreMetadata::parse_str(text).unwrap()),
+            import_names: Vec::new(),
+        };
+        let name = PackageName::from_str("a").unwrap();
+        let mut request = SolveRequest {
+            requirements: vec![
+                Requirement::from_str("a").unwrap(),
+                Requirement::from_str("b<3").unwrap(),
+            ],
+            ..SolveRequest::default()
+        };
+        request.preferences.insert(name.clone(), a);
+        request.installed_roots.insert(name);
+        let first = selected(&index, &request, Order::AskedFirst);
+        let why = "a decision of b was undone after later ones";
+        assert_eq!(first, (None, Some(why.to_string())));
+        let met = selected(&index, &request, Order::Met);
+        let pins = ["a==2.0", "b==2.4", "c==2"].map(String::from).to_vec();
+        assert_eq!(met, (Some(pins), None));
+    }
+}
