@@ -40,10 +40,38 @@ type EdgeCache = HashMap<(Pkg, Version), Arc<Vec<Edge>>>;
 /// Member releases whose edge on their anchor a coupled-group rule added.
 pub(crate) type CoupledReleases = HashSet<(PackageName, Version)>;
 
+/// How many versions of a range the request asks the first attempt tries before it gives up
+/// (`torch<2.9 sympy<1.13.3` tries four: torch 2.8.0, 2.7.1 and 2.7.0 each require
+/// `sympy>=1.13.3`, 2.6.0 pins `sympy==1.13.1`).
+const ASKED_VERSIONS_TRIED: u32 = 8;
+
+/// The order in which the provider decides packages (see [`super::resolve::run`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// The first attempt, for a request that asks version ranges beside the installed dists it
+    /// keeps ([`Rules::asked_range`]): those ranges first, in that order, then as [`Order::Met`].
+    /// It gives up ([`Provider::gave_up`]) as soon as that costs a walk: a decision of an asked
+    /// range undone after other decisions were made on it (review's `pydantic<2` beside
+    /// fastapi 0.165.0: pydantic 1.10.27 decided first, then every fastapi release read, then
+    /// pydantic 1.10.26, and so on down the 1.x releases), or more than
+    /// [`ASKED_VERSIONS_TRIED`] versions of it tried.
+    AskedFirst,
+    /// Pins first, then by conflicts and by the order packages were met: the installed dists a
+    /// request keeps (its first root requirements) before its targets.
+    Met,
+}
+
 /// The provider. See the module docs.
 pub(crate) struct Provider<'c, 'a> {
     catalog: &'c Catalog<'a>,
     rules: &'c Rules<'a>,
+    order: Order,
+    /// Per asked range in [`Order::AskedFirst`]: how many versions were chosen.
+    asked_tried: RefCell<HashMap<PackageName, u32>>,
+    /// The package the last version was chosen for.
+    last_chosen: RefCell<Option<Pkg>>,
+    /// Why [`Order::AskedFirst`] gave up, once it has.
+    gave_up: RefCell<Option<String>>,
     env: &'a Environment,
     edges: RefCell<EdgeCache>,
     overridden: RefCell<Vec<OverriddenEdge>>,
@@ -58,10 +86,14 @@ pub(crate) struct Provider<'c, 'a> {
 }
 
 impl<'c, 'a> Provider<'c, 'a> {
-    pub(crate) fn new(catalog: &'c Catalog<'a>, rules: &'c Rules<'a>) -> Self {
+    pub(crate) fn new(catalog: &'c Catalog<'a>, rules: &'c Rules<'a>, order: Order) -> Self {
         Provider {
             catalog,
             rules,
+            order,
+            asked_tried: RefCell::default(),
+            last_chosen: RefCell::default(),
+            gave_up: RefCell::default(),
             env: catalog.env(),
             edges: RefCell::default(),
             overridden: RefCell::default(),
@@ -72,6 +104,43 @@ impl<'c, 'a> Provider<'c, 'a> {
             steps: Cell::new(0),
             start: Instant::now(),
         }
+    }
+
+    /// Why the [`Order::AskedFirst`] attempt gave up (`None`: it did not).
+    pub(crate) fn gave_up(&self) -> Option<String> {
+        self.gave_up.borrow().clone()
+    }
+
+    /// Where `package` stands among the ranges the request asks, in [`Order::AskedFirst`].
+    fn asked(&self, package: &Pkg) -> Option<usize> {
+        match (self.order, package) {
+            (Order::AskedFirst, Pkg::Dist(name)) => self.rules.asked_range(name),
+            _ => None,
+        }
+    }
+
+    /// In [`Order::AskedFirst`], whether choosing a version of `package` now costs a walk (see
+    /// [`Order::AskedFirst`]); if so, why, also kept for [`Provider::gave_up`]. A version
+    /// rejected as soon as its dependencies are read is chosen again at once (an asked range
+    /// comes first), so only a decision undone after other choices counts as a backtrack.
+    fn walks(&self, package: &Pkg) -> Option<String> {
+        let (Some(_), Pkg::Dist(name)) = (self.asked(package), package) else {
+            *self.last_chosen.borrow_mut() = Some(package.clone());
+            return None;
+        };
+        let again = self.last_chosen.replace(Some(package.clone())).as_ref() == Some(package);
+        let mut tried = self.asked_tried.borrow_mut();
+        let count = tried.entry(name.clone()).or_default();
+        *count += 1;
+        let why = if *count > 1 && !again {
+            format!("a decision of {name} was undone after later ones")
+        } else if *count > ASKED_VERSIONS_TRIED {
+            format!("more than {ASKED_VERSIONS_TRIED} versions of {name} were tried")
+        } else {
+            return None;
+        };
+        *self.gave_up.borrow_mut() = Some(why.clone());
+        Some(why)
     }
 
     /// Every edge an override replaced so far (unsorted, with duplicates).
@@ -478,7 +547,7 @@ impl DependencyProvider for Provider<'_, '_> {
     type VS = Ranges<Version>;
     type M = Unavailable;
     type Err = SolveError;
-    type Priority = (bool, u8, u32, Reverse<usize>);
+    type Priority = (bool, u8, Reverse<usize>, u32, Reverse<usize>);
 
     fn prioritize(
         &self,
@@ -509,7 +578,17 @@ impl DependencyProvider for Provider<'_, '_> {
             let next = seen.len();
             *seen.entry(package.clone()).or_insert(next)
         };
-        (self.doomed(package, range), class, conflicts, Reverse(seen))
+        // An asked range comes first ([`Order::AskedFirst`]), before the pins derived from what
+        // it decided, each in its place (`usize::MAX` for the rest).
+        let asked = self.asked(package);
+        let class = if asked.is_some() { 2 } else { class };
+        (
+            self.doomed(package, range),
+            class,
+            Reverse(asked.unwrap_or(usize::MAX)),
+            conflicts,
+            Reverse(seen),
+        )
     }
 
     fn choose_version(
@@ -518,6 +597,11 @@ impl DependencyProvider for Provider<'_, '_> {
         range: &Ranges<Version>,
     ) -> Result<Option<Version>, SolveError> {
         self.steps.set(self.steps.get() + 1);
+        if let Some(why) = self.walks(package) {
+            return Err(SolveError::Internal {
+                message: format!("the request's ranges decided first cost a walk: {why}"),
+            });
+        }
         if !self.doomed(package, range) {
             self.send_prefetch();
         }
@@ -582,4 +666,84 @@ fn without_secrets(requirement: &impl std::fmt::Display) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+    use std::sync::Arc;
+
+    use pep440_rs::Version;
+    use pep508_rs::{PackageName, Requirement};
+
+    use super::super::catalog::{Catalog, CatalogCore};
+    use super::super::mem_index::MemIndex;
+    use super::super::package::Pkg;
+    use super::super::rules::{self, Rules};
+    use super::super::{InstalledCandidate, SolveRequest};
+    use super::{Order, Provider};
+    use crate::inventory::Environment;
+    use crate::metadata::CoreMetadata;
+
+    /// What pubgrub selects for `request` over `index` in `order`, and why the first attempt
+    /// gave up, if it did.
+    fn selected(
+        index: &MemIndex,
+        request: &SolveRequest,
+        order: Order,
+    ) -> (Option<Vec<String>>, Option<String>) {
+        let env = Environment::synthesize("3.12.3", Some("x86_64-manylinux_2_28")).unwrap();
+        let rules = Rules::new(request, &env);
+        let core = CatalogCore::new(index, &env, &request.binary, rules::installed(request));
+        let catalog = Catalog::new(&core, None);
+        let provider = Provider::new(&catalog, &rules, order);
+        let solved = pubgrub::resolve(&provider, Pkg::Root, Version::new([0])).ok();
+        let pins = solved.map(|selected| {
+            let mut pins: Vec<String> = (selected.iter())
+                .filter_map(|(p, v)| Some(format!("{}=={v}", p.name()?)))
+                .collect();
+            pins.sort();
+            pins
+        });
+        (pins, provider.gave_up())
+    }
+
+    /// The first attempt, a range the request asks decided before the installed dists it keeps,
+    /// gives up as soon as a decision of that range is undone after later ones: `b<3` decided
+    /// first takes b 2.5 (and the `c==1` it pins), the kept `a 2.0` needs `c>=2`, so b 2.5 is
+    /// undone after c and a were chosen. Going on would walk b's releases one by one, each after
+    /// the decisions made on it (review's `pydantic<2` beside fastapi 0.165.0 read every
+    /// pydantic 1.x release so); the order met answers instead (a first, then b: 2.5 rejected as
+    /// soon as it is read, 2.4).
+    #[test]
+    fn deciding_the_asked_range_first_gives_up_when_its_decision_is_undone() {
+        let mut index = MemIndex::new();
+        index
+            .add("a", "2.0", &["c>=2"])
+            .add("b", "2.4", &["c==2"])
+            .add("b", "2.5", &["c==1"])
+            .add("c", "1", &[])
+            .add("c", "2", &[]);
+        let text = "Metadata-Version: 2.4\nName: a\nVersion: 2.0\nRequires-Dist: c>=2\n";
+        let a = InstalledCandidate {
+            metadata: Arc::new(CoreMetadata::parse_str(text).unwrap()),
+            import_names: Vec::new(),
+        };
+        let name = PackageName::from_str("a").unwrap();
+        let mut request = SolveRequest {
+            requirements: vec![
+                Requirement::from_str("a").unwrap(),
+                Requirement::from_str("b<3").unwrap(),
+            ],
+            ..SolveRequest::default()
+        };
+        request.preferences.insert(name.clone(), a);
+        request.installed_roots.insert(name);
+        let first = selected(&index, &request, Order::AskedFirst);
+        let why = "a decision of b was undone after later ones";
+        assert_eq!(first, (None, Some(why.to_string())));
+        let met = selected(&index, &request, Order::Met);
+        let pins = ["a==2.0", "b==2.4", "c==2"].map(String::from).to_vec();
+        assert_eq!(met, (Some(pins), None));
+    }
 }

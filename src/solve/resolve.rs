@@ -22,7 +22,7 @@ use super::catalog::{Catalog, CatalogCore, PrefetchJob, prefetch_worker};
 use super::error::{SolveError, Unavailable};
 use super::explain;
 use super::package::Pkg;
-use super::provider::Provider;
+use super::provider::{Order, Provider};
 use super::rules::{self, Rules};
 use super::{Dependent, OverriddenEdge, Resolution, Resolved, ResolvedSource, SolveRequest, Via};
 
@@ -86,12 +86,34 @@ pub(crate) fn solve_on(
 
 /// Solve, then explain a failure; `done` stops the prefetch workers once pubgrub has ended
 /// (what they would fetch next no solve uses; an explanation's reads go first).
+///
+/// A request that asks version ranges beside the installed dists it keeps (`propose
+/// 'torch<2.9'`: every installed dist a bare root requirement, named first) is first solved with
+/// those ranges decided first ([`Order::AskedFirst`]): the installed `nvidia-nccl-cu12 2.27.5`,
+/// decided before torch, ruled out each CUDA 12 torch below 2.9 in turn down to 2.0.1 on CUDA
+/// 11, where torch decided first takes 2.8.0 and the nccl it pins (as uv does). That attempt's
+/// answer is kept only when it solves without a walk through an asked range's releases; when
+/// it gives up, or finds no solution (the order changes how a failure is derived, never
+/// whether there is one), the request is solved in the order met ([`Order::Met`]), on the same
+/// catalog (nothing read twice), and that answer or failure is the one returned.
 fn run(
     catalog: &Catalog<'_>,
     rules: &Rules<'_>,
     done: &AtomicBool,
 ) -> Result<Resolution, SolveError> {
-    let provider = Provider::new(catalog, rules);
+    if rules.asked_ranges() > 0 {
+        let provider = Provider::new(catalog, rules, Order::AskedFirst);
+        let solved = pubgrub::resolve(&provider, Pkg::Root, Version::new([0]));
+        match (solved, provider.gave_up()) {
+            (Ok(selected), None) => {
+                done.store(true, Ordering::Relaxed);
+                return resolution(catalog, &provider, selected);
+            }
+            (_, Some(why)) => log::debug!("solve: the asked ranges first gave up ({why})"),
+            (Err(_), None) => log::debug!("solve: the asked ranges first found no solution"),
+        }
+    }
+    let provider = Provider::new(catalog, rules, Order::Met);
     let solved = pubgrub::resolve(&provider, Pkg::Root, Version::new([0]));
     done.store(true, Ordering::Relaxed);
     let selected = match solved {
@@ -108,6 +130,15 @@ fn run(
         | Err(PubGrubError::ErrorChoosingVersion { source, .. })
         | Err(PubGrubError::ErrorInShouldCancel(source)) => return Err(source),
     };
+    resolution(catalog, &provider, selected)
+}
+
+/// The resolution of what pubgrub selected.
+fn resolution(
+    catalog: &Catalog<'_>,
+    provider: &Provider<'_, '_>,
+    selected: pubgrub::SelectedDependencies<Pkg, Version>,
+) -> Result<Resolution, SolveError> {
     let chosen: HashMap<Pkg, Version> = selected.into_iter().collect();
     let mut packages = BTreeMap::new();
     for (pkg, version) in &chosen {
@@ -115,7 +146,7 @@ fn run(
             packages.insert(name.clone(), resolved(catalog, name, version)?);
         }
     }
-    record_via(&provider, &chosen, &mut packages);
+    record_via(provider, &chosen, &mut packages);
     let overridden = kept_overrides(provider.overridden(), &packages);
     Ok(Resolution {
         packages,

@@ -35,6 +35,12 @@ pub(crate) struct Rules<'a> {
     pins: HashMap<PackageName, Vec<Ranges<Version>>>,
     /// The installed metadata per name (the request's preferences).
     pub(crate) installed: HashMap<PackageName, Arc<CoreMetadata>>,
+    /// Names the request itself asks a version range of, beside the installed dists it keeps,
+    /// each with its place among them: root requirements with specifiers that are not
+    /// [`SolveRequest::installed_roots`] (`torch<2.9`, not the bare `torch` that keeps an
+    /// installed dist). Empty when the request keeps no installed dist (a lock, `resolve`,
+    /// review's base): there nothing decided before the request's own ranges crowds them out.
+    asked_ranges: HashMap<PackageName, usize>,
 }
 
 impl<'a> Rules<'a> {
@@ -69,7 +75,20 @@ impl<'a> Rules<'a> {
             explicit_prerelease,
             pins,
             installed: installed(request),
+            asked_ranges: asked_ranges(request),
         }
+    }
+
+    /// Where the request itself asks a version range of `name` among those it asks (`None`: it
+    /// asks none): the provider's first attempt decides such names first, in that order, before
+    /// the dists the request only keeps (see [`super::provider::Order::AskedFirst`]).
+    pub(crate) fn asked_range(&self, name: &PackageName) -> Option<usize> {
+        self.asked_ranges.get(name).copied()
+    }
+
+    /// How many names the request asks a version range of beside the dists it keeps.
+    pub(crate) fn asked_ranges(&self) -> usize {
+        self.asked_ranges.len()
     }
 
     /// Whether the user wrote a requirement, constraint or override on `name`.
@@ -110,6 +129,39 @@ pub(crate) fn installed(request: &SolveRequest) -> HashMap<PackageName, Arc<Core
         .preferences
         .iter()
         .map(|(name, c)| (name.clone(), c.metadata.clone()))
+        .collect()
+}
+
+/// The names of the root requirements with version specifiers that neither the installed
+/// environment nor a release's own file ([`SolveRequest::root_origins`]) makes, when the request
+/// keeps installed dists, each with its place among them (see [`Rules::asked_range`]): the order the
+/// request names them in, except that one whose installed release requires another comes before
+/// it (`sympy<1.13.3 torch<2.9` decides torch first, as `torch<2.9 sympy<1.13.3` does: torch
+/// 2.6.0 with the sympy 1.13.1 it pins, not sympy 1.13.2 first and then torch 2.4.1).
+fn asked_ranges(request: &SolveRequest) -> HashMap<PackageName, usize> {
+    let mut names: Vec<&PackageName> = Vec::new();
+    if request.installed_roots.is_empty() {
+        return HashMap::new();
+    }
+    let implied = |name: &PackageName| request.root_origins.iter().any(|(r, _)| &r.name == name);
+    for r in (request.requirements.iter())
+        .filter(|r| !request.installed_roots.contains(&r.name) && !implied(&r.name))
+        .filter(|r| requirement::specifiers(r).is_some_and(|s| !s.is_empty()))
+    {
+        if !names.contains(&&r.name) {
+            names.push(&r.name);
+        }
+    }
+    let requires_another = |name: &PackageName| {
+        request.preferences.get(name).is_some_and(|installed| {
+            (installed.metadata.requires_dist.iter())
+                .any(|r| &r.name != name && names.contains(&&r.name))
+        })
+    };
+    let mut ordered = names.clone();
+    ordered.sort_by_key(|name| !requires_another(name));
+    (ordered.into_iter().enumerate())
+        .map(|(i, name)| (name.clone(), i))
         .collect()
 }
 

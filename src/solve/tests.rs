@@ -801,3 +801,82 @@ fn requirements_reaching_too_many_projects_stop_the_resolution() {
         other => panic!("expected the project cap: {other:?}"),
     }
 }
+
+/// A dist installed at `version` (its metadata only), as propose offers it to the solver.
+fn installed(name: &str, version: &str) -> (PackageName, InstalledCandidate) {
+    let text = format!("Metadata-Version: 2.4\nName: {name}\nVersion: {version}\n");
+    let metadata = crate::metadata::CoreMetadata::parse_str(&text).unwrap();
+    let candidate = InstalledCandidate {
+        metadata: std::sync::Arc::new(metadata),
+        import_names: Vec::new(),
+    };
+    (PackageName::from_str(name).unwrap(), candidate)
+}
+
+/// `propose 'torch<2.9'` on torch 2.9.1 with `nvidia-nccl-cu12 2.27.5` (each installed dist a
+/// bare root requirement, named before the target, its version preferred): the range asked is
+/// decided first, so torch takes its newest release below 2.9 and nccl the release it pins, as
+/// uv and pip answer. Decided first, the installed nccl ruled out each torch that pins another
+/// one, down to the release that pins none (torch 2.0.1, on CUDA 11).
+#[test]
+fn a_range_the_request_asks_is_decided_before_the_installed_dists_it_keeps() {
+    let mut index = MemIndex::new();
+    index
+        .add("torch", "2.0.1", &[])
+        .add("torch", "2.7.1", &["nvidia-nccl-cu12==2.26.2"])
+        .add("torch", "2.8.0", &["nvidia-nccl-cu12==2.27.3"])
+        .add("torch", "2.9.1", &["nvidia-nccl-cu12==2.27.5"])
+        .add("nvidia-nccl-cu12", "2.26.2", &[])
+        .add("nvidia-nccl-cu12", "2.27.3", &[])
+        .add("nvidia-nccl-cu12", "2.27.5", &[]);
+    let mut r = request(&["nvidia-nccl-cu12", "torch", "torch<2.9"]);
+    r.preferences.extend([
+        installed("nvidia-nccl-cu12", "2.27.5"),
+        installed("torch", "2.9.1"),
+    ]);
+    r.installed_roots
+        .insert(PackageName::from_str("nvidia-nccl-cu12").unwrap());
+    assert_eq!(
+        solved(&index, &r),
+        map(&[("nvidia-nccl-cu12", "2.27.3"), ("torch", "2.8.0")])
+    );
+}
+
+/// Two ranges asked are decided in the order the request names them, not the order the
+/// installed dists (each a bare root requirement, before the targets) are listed in, except that
+/// a target whose installed release requires the other comes first: `torch<2.9 sympy<1.13.3`
+/// and `sympy<1.13.3 torch<2.9` both take torch 2.6.0 with the sympy it pins (1.13.1), as uv
+/// does, where sympy decided first (its newest, 1.13.2) left only a torch that pins none (2.4.1).
+#[test]
+fn ranges_asked_are_decided_in_the_order_they_are_named() {
+    let mut index = MemIndex::new();
+    index
+        .add("torch", "2.4.1", &["sympy"])
+        .add("torch", "2.6.0", &["sympy==1.13.1"])
+        .add("torch", "2.9.1", &["sympy>=1.13.3"])
+        .add("sympy", "1.13.1", &[])
+        .add("sympy", "1.13.2", &[])
+        .add("sympy", "1.14.0", &[])
+        .add("mpmath", "1.3.0", &[]);
+    let asking = |targets: &[&str]| {
+        let mut all = vec!["sympy", "torch"];
+        all.extend(targets);
+        let mut r = request(&all);
+        let text =
+            "Metadata-Version: 2.4\nName: torch\nVersion: 2.9.1\nRequires-Dist: sympy>=1.13.3\n";
+        let torch = crate::metadata::CoreMetadata::parse_str(text).unwrap();
+        let (name, mut candidate) = installed("torch", "2.9.1");
+        candidate.metadata = std::sync::Arc::new(torch);
+        r.preferences
+            .extend([installed("sympy", "1.14.0"), (name, candidate)]);
+        // A dist the request keeps as installed: the ranges asked beside such are decided first.
+        r.requirements.insert(0, req("mpmath"));
+        r.preferences.extend([installed("mpmath", "1.3.0")]);
+        r.installed_roots
+            .insert(PackageName::from_str("mpmath").unwrap());
+        solved(&index, &r)
+    };
+    let newest_torch = map(&[("mpmath", "1.3.0"), ("sympy", "1.13.1"), ("torch", "2.6.0")]);
+    assert_eq!(asking(&["torch<2.9", "sympy<1.13.3"]), newest_torch);
+    assert_eq!(asking(&["sympy<1.13.3", "torch<2.9"]), newest_torch);
+}

@@ -78,11 +78,12 @@ fn propose(targets: &[&str]) -> Value {
     json(&ctx, &args)
 }
 
-/// `torch<2.9` on torch 2.9.1: the solve as asked takes torch 2.0.1 on CUDA 11 (the installed
-/// `nvidia-nccl-cu12 2.27.5`, preferred, rules out each CUDA 12 torch below 2.9.1 in turn),
-/// and live (2026-12-05) that switch (risk 100) was the only plan: the same-line plan read
-/// only releases newer than the installed one. Now torch 2.8.0, on CUDA 12, ranks first, the
-/// switch beside it; `uv pip install --dry-run 'torch<2.9'` takes 2.8.0 too.
+/// `torch<2.9` on torch 2.9.1: the solve as asked took torch 2.0.1 on CUDA 11 (the installed
+/// `nvidia-nccl-cu12 2.27.5`, preferred and decided before torch, ruled out each CUDA 12 torch
+/// below 2.9.1 in turn); live (2026-12-05) that switch (risk 100) was the only plan, then
+/// (session 11) the same-line plan with torch 2.8.0 ranked above it. Now the solver decides the
+/// range the request asks before the dists it keeps, so the request as asked is torch 2.8.0 on
+/// CUDA 12 (`uv pip install --dry-run 'torch<2.9'` takes 2.8.0 too) and no switch is planned.
 #[test]
 fn a_request_below_the_installed_torch_stays_on_its_line() {
     let proposal = propose(&["torch<2.9"]);
@@ -91,8 +92,10 @@ fn a_request_below_the_installed_torch_stays_on_its_line() {
 
 /// `torch<2.9` with `sympy<1.13.3`: torch 2.8.0, 2.7.1 and 2.7.0 (the three newest on CUDA 12)
 /// require `sympy>=1.13.3`; torch 2.6.0, deeper on the line, pins `sympy==1.13.1` and is the
-/// newest that fits (as `uv pip install --dry-run` answers). Only the three newest were tried
-/// before; now the rest of the line is solved too.
+/// newest that fits (as `uv pip install --dry-run` answers). The request as asked now finds it
+/// itself (torch decided first, as named, then the sympy it pins; sympy 1.13.2 decided first
+/// gave torch 2.4.1), where it took torch 2.0.1 on CUDA 11 and the same-line plan searched past
+/// the three newest releases (that search: `same_line::tests`).
 #[test]
 fn the_line_is_searched_past_its_three_newest_releases() {
     let proposal = propose(&["torch<2.9", "sympy<1.13.3"]);
