@@ -188,8 +188,18 @@ fn held_back_cell(p: &PackageStatus) -> String {
         .not_checked
         .as_ref()
         .map(|_| "not checked: a read failed (below)".to_string());
+    // A move judged without its release's files: not a clean move.
+    let unread = (p.newest_allowed.as_ref())
+        .filter(|_| !p.unchecked.is_empty())
+        .map(|v| {
+            format!(
+                "{} {v} not fully checked: its files could not be read (below)",
+                p.name
+            )
+        });
     let declared = unchecked
         .into_iter()
+        .chain(unread)
         .chain(moves_with(p))
         .chain(
             p.held_back_by
@@ -337,6 +347,19 @@ fn not_compared(report: &OutdatedReport) -> String {
     let unchecked: Vec<&PackageStatus> = (report.packages.iter())
         .filter(|p| p.not_checked.is_some())
         .collect();
+    let unread: Vec<&PackageStatus> = (report.packages.iter())
+        .filter(|p| !p.unchecked.is_empty())
+        .collect();
+    if !unread.is_empty() {
+        out.push_str("\n\"Can move to\" judged without the release's files (not checked):\n");
+        for p in unread {
+            for entry in &p.unchecked {
+                let sentence = entry.sentence();
+                let sentence = crate::terminal::field(&sentence);
+                out.push_str(&format!("  {} {}: {sentence}\n", p.name, p.installed));
+            }
+        }
+    }
     if !report.errors.is_empty() || !unchecked.is_empty() {
         out.push_str("\nCould not be checked:\n");
         for e in &report.errors {
