@@ -263,6 +263,19 @@ pub enum UncheckedEvidence {
 }
 
 impl UncheckedEvidence {
+    /// The check in a few words (`version checks`), for a list of them.
+    pub fn label(self) -> &'static str {
+        match self {
+            UncheckedEvidence::PlannedImports => "its imports",
+            UncheckedEvidence::RemovedModules => "removed modules",
+            UncheckedEvidence::ModuleClashes => "module clashes",
+            UncheckedEvidence::VersionChecks => "version checks",
+            UncheckedEvidence::GeneratedCode => "generated code",
+            UncheckedEvidence::ImportChains => "import chains",
+            UncheckedEvidence::CallTime => "call-time uses",
+        }
+    }
+
     /// The check in words, about `subject` (`jinja2 2.11.3`, or `it` after the first).
     fn clause(self, subject: &str) -> String {
         match self {
