@@ -112,7 +112,7 @@ fn wrong_claims(id: &str, expected: &serde_json::Value, text: &str) -> Vec<Strin
 }
 
 /// The plan of `kind` in `propose --out-dir`'s folder.
-fn plan_folder(out: &Path, kind: &str) -> Option<PathBuf> {
+pub(crate) fn plan_folder(out: &Path, kind: &str) -> Option<PathBuf> {
     std::fs::read_dir(out.join("plans"))
         .ok()?
         .flatten()

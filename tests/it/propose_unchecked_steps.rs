@@ -10,7 +10,9 @@
 //!   1.26.4 and says the version checks went without its files; `outdated` offers 26.0.1 and
 //!   says the same. With it, line 41 is found.
 //! - Call-time evidence, on the truth corpus's Twisted case (the real files of scrapy 2.8.0 and
-//!   Twisted 22.10.0 and 23.8.0).
+//!   Twisted 22.10.0 and 23.8.0): without the wheel, the plan and the outdated row name the
+//!   call-time check among those not made, and `try` of that plan lists them beside its
+//!   measurements.
 
 use std::path::Path;
 
@@ -18,8 +20,9 @@ use serde_json::Value;
 
 use crate::common::TestContext;
 use crate::common::worlds::TinyWorld;
-use crate::evidence_truth::{cases, wheels_of};
+use crate::evidence_truth::{cases, plan_folder, wheels_of};
 use crate::propose_version_implied::wheels;
+use crate::try_::path_without_uv;
 
 /// Each plan: kind, title, its changes, the risk and its factors; then its unchecked entries.
 fn plans(json: &Value) -> String {
@@ -256,7 +259,47 @@ fn a_call_time_check_without_the_release_files_says_so() {
         "#);
     });
 
+    let out = ctx.path().join("out");
+    let planned = ctx.propose(
+        at.0,
+        at.1,
+        &["twisted==23.8.0", "--out-dir", out.to_str().unwrap()],
+    );
+    assert_eq!(planned.code, Some(0), "{}", planned.stderr);
+
     show(&ctx, moved);
+    // `try` of the plan made without the files: the trial says which static checks it measures
+    // in their stead (text and JSON), and its call-time check stands on the plan's claims only.
+    let folder = plan_folder(&out, "upgrade").unwrap();
+    let tmp = ctx.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let tried = |format: &str| {
+        let output = (ctx.command())
+            .env("PATH", path_without_uv())
+            .env("TMPDIR", &tmp)
+            .args([
+                "try",
+                folder.to_str().unwrap(),
+                "--format",
+                format,
+                "--venv",
+            ])
+            .arg(at.0)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let report: Value = serde_json::from_str(&tried("json")).unwrap();
+    let entries: Vec<String> = (report["plan"]["unchecked"].as_array().unwrap().iter())
+        .map(|u| format!("{} {} {}", u["name"], u["version"], u["evidence"]))
+        .collect();
+    let text = tried("text");
+    let lines: Vec<&str> = (text.lines())
+        .skip_while(|l| !l.contains("static checks without data"))
+        .take(2)
+        .collect();
+    insta::assert_snapshot!(format!("{}\n{}", entries.join("\n"), lines.join("\n")), @"");
+
     let served = TestContext::new();
     let (online, online_text) = answers(&served, at, asked, &[]);
     let (offline, offline_text) = answers(&served, at, asked, &["--offline"]);
