@@ -406,8 +406,8 @@ fn quiet_silences_warnings_not_data() {
         ----- stdout -----
         Package   Installed  Can move to  Newest here  Latest  Held back by
         --------  ---------  -----------  -----------  ------  ------------
-        requests  2.33.0     2.34.2       2.34.2       2.34.2
-        urllib3   2.6.0      2.6.3        2.8.0        2.8.0   capper 1.0 (<2.7)
+        requests  2.33.0     2.34.2       2.34.2       2.34.2  requests 2.34.2: files not read, not fully checked (below)
+        urllib3   2.6.0      2.6.3        2.8.0        2.8.0   urllib3 2.6.3: files not read, not fully checked (below), capper 1.0 (<2.7)
 
         2 of 2 packages are outdated; 1 held back by installed requirements.
 
@@ -416,6 +416,10 @@ fn quiet_silences_warnings_not_data() {
 
         Not found on the index:
           capper 1.0
+
+        "Can move to" judged without the release's wheel files (the index serves no wheel file for it (not found)); not checked:
+          requests 2.33.0 -> 2.34.2: version checks
+          urllib3 2.6.0 -> 2.6.3: version checks
 
         ----- stderr -----
         "#);

@@ -298,7 +298,11 @@ fn a_call_time_check_without_the_release_files_says_so() {
         .skip_while(|l| !l.contains("static checks without data"))
         .take(2)
         .collect();
-    insta::assert_snapshot!(format!("{}\n{}", entries.join("\n"), lines.join("\n")), @"");
+    insta::assert_snapshot!(format!("{}\n{}", entries.join("\n"), lines.join("\n")), @r#"
+    "twisted" "23.8.0" ["removed-modules","module-clashes","version-checks","call-time"]
+      the plan's static checks without data (the trial measures instead):
+        whether twisted 23.8.0 still has what the installed files import from it, whether it ships a module another dist ships, whether it raises on import over another dist's version (a test in its own sources), and whether it still has what the installed files use inside functions (its wheel's files could not be read: the index serves no wheel file for it (not found))
+    "#);
 
     let served = TestContext::new();
     let (online, online_text) = answers(&served, at, asked, &[]);
