@@ -29,7 +29,7 @@ use crate::inventory::graph::DependencyGraph;
 use crate::inventory::{self, InstalledDist, Inventory};
 use crate::metadata::requirement;
 use crate::metadata::version_line::line_floor;
-use crate::plan::{AloneBreaks, BreakKind, InstalledImports, with_alone_evidence};
+use crate::plan::{AloneBreaks, BreakKind, InstalledImports, Unchecked, with_alone_evidence};
 
 use report::{
     Breaks, HeldBackBy, NameVersion, Needs, OutdatedReport, PackageError, PackageStatus, SCHEMA,
@@ -147,6 +147,7 @@ fn compare(
         fails_on_import: Vec::new(),
         moves_with: Vec::new(),
         not_checked: None,
+        unchecked: Vec::new(),
         index: project.index.clone(),
     }
 }
@@ -216,6 +217,10 @@ pub(crate) fn check_own_requirements(
             status.breaks = scan.breaks;
             status.fails_on_import = scan.fails;
             status.not_checked = scan.not_checked;
+            status.unchecked = (scan.unchecked.into_iter())
+                .find(|(v, _)| Some(v) == status.newest_allowed.as_ref())
+                .map(|(_, unchecked)| unchecked)
+                .unwrap_or_default();
         }
     });
 }
@@ -232,6 +237,8 @@ struct Scan {
     fails: Vec<String>,
     /// The first read that failed (its error, with the URL): the scan then claims no release.
     not_checked: Option<String>,
+    /// Per release that fits, the checks it was judged without (its wheel not read).
+    unchecked: Vec<(Version, Vec<Unchecked>)>,
 }
 
 /// How many more releases, below the [`OWN_SCAN`] newest, a bisection reads at most (enough
@@ -277,6 +284,7 @@ fn scan_releases(
         breaks: Vec::new(),
         fails: Vec::new(),
         not_checked: None,
+        unchecked: Vec::new(),
     };
     let mut abi_broken_line: Option<Version> = None;
     let fit = |version: &Version, file: &DistFile, scan: &mut Scan| {
@@ -296,6 +304,9 @@ fn scan_releases(
         } else {
             let found = breaks(version);
             if found.breaks.is_empty() && found.fails.is_empty() {
+                if !found.unchecked.is_empty() {
+                    scan.unchecked.push((version.clone(), found.unchecked));
+                }
                 Fit::Fits
             } else {
                 Fit::Breaks(found)

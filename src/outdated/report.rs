@@ -9,7 +9,7 @@ use pep440_rs::Version;
 use pep508_rs::PackageName;
 use serde::Serialize;
 
-use crate::plan::BreakKind;
+use crate::plan::{BreakKind, Unchecked};
 
 /// The `schema` value of `planner outdated --format json` (`docs/schemas/outdated.json`).
 pub(crate) const SCHEMA: &str = "planner-outdated/1";
@@ -78,6 +78,11 @@ pub(crate) struct PackageStatus {
     /// move ("?" in the text, never "-").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_checked: Option<String>,
+    /// The checks `newest_allowed` was judged without, its wheel's files not read (`--offline`
+    /// and not cached, not served, a failed read): the move is claimed on the metadata and
+    /// the checks that could read, not as clean (`unchecked` of `docs/plan-json.md`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unchecked: Vec<Unchecked>,
     /// Which index answered.
     pub index: String,
 }

@@ -16,11 +16,11 @@ use std::sync::Arc;
 use pep440_rs::Version;
 use pep508_rs::PackageName;
 
-use super::builder::{PlanBuilder, plan_breaks};
+use super::builder::{Gaps, PlanBuilder, plan_breaks};
 use super::installed_imports::InstalledImports;
 use super::oracle::IndexAndFiles;
 use super::planned::{PlanDist, PlannedEnvironment};
-use super::proposal::{Break, BreakKind, Change};
+use super::proposal::{Break, BreakKind, Change, Unchecked};
 use crate::index::{BinaryPolicy, IndexSource};
 use crate::inventory::Inventory;
 use crate::risk::{Citation, Policy};
@@ -44,6 +44,9 @@ pub(crate) struct AloneBreaks {
     /// that holds for the installed one, one sentence each (pyarrow 26.0.1's `pyarrow/lib.pyx`
     /// line 42 beside numpy 1.26.4).
     pub fails: Vec<String>,
+    /// The checks that went without the release's wheel files (a read failed: `--offline` and
+    /// not cached, not served): its "nothing breaks" is not a clean answer.
+    pub unchecked: Vec<Unchecked>,
 }
 
 /// The evidence over one inventory and index; ask it through [`with_alone_evidence`].
@@ -91,12 +94,12 @@ impl AloneEvidence<'_> {
             to,
             dist.top_level.clone(),
         );
-        let (facts, importers) =
-            self.builder
-                .change_facts(&change, &self.installed, &self.evidence);
-        let (fails, mut chained) =
-            self.builder
-                .fails_on_import(name, to, &self.installed, &self.evidence);
+        let gaps = Gaps::new(&self.evidence);
+        let (facts, importers) = self.builder.change_facts(&change, &self.installed, &gaps);
+        let (fails, mut chained) = self
+            .builder
+            .fails_on_import(name, to, &self.installed, &gaps);
+        let unchecked = gaps.unchecked(std::slice::from_ref(&change), None);
         let mut breaks = plan_breaks(&facts, &importers);
         breaks.extend(chained.take_breaks(name, to));
         breaks.extend(call_time_breaks(&facts.call_time_citations, name, to));
@@ -109,6 +112,7 @@ impl AloneEvidence<'_> {
             call_time: facts.call_time_missing,
             abi,
             fails,
+            unchecked,
         }
     }
 }

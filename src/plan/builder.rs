@@ -27,7 +27,9 @@ pub(crate) use super::oracle::Oracle;
 pub(crate) use super::planned::PlannedEnvironment;
 use super::planned::applies_with;
 use super::planned_imports::{PlannedImportsMemo, UnmetName};
-use super::proposal::{Action, Blocker, Change, HeldBack, PLAN_SCHEMA, Plan, PlanKind};
+use super::proposal::{
+    Action, Blocker, Change, HeldBack, PLAN_SCHEMA, Plan, PlanKind, UncheckedEvidence,
+};
 use super::version_checks::{FailingCheck, VersionChecksMemo, failing_checks};
 use crate::inventory::Inventory;
 use crate::inventory::graph::DependencyGraph;
@@ -35,6 +37,7 @@ use crate::metadata::requirement::excludes;
 use crate::risk::{self, DeclaredCoupling, Dependents, PlanFacts, Policy, RiskLevel};
 pub(super) use evidence::plan_breaks;
 use reasons::{mark_repairs, title_with_repairs};
+pub(super) use unchecked::{Gaps, Step};
 use warnings::{accelerator_warning, switch_label};
 
 /// What one plan is built from (see [`PlanBuilder::build`]).
@@ -260,6 +263,8 @@ impl<'a> PlanBuilder<'a> {
     /// (for a broken edge, whether any release of the dependent accepts the forced version;
     /// release dates; which compiled extensions link against a changed dist).
     pub fn build(&self, spec: PlanSpec<'_>, oracle: &dyn Oracle) -> Plan {
+        let gaps = Gaps::new(oracle);
+        let oracle: &dyn Oracle = &gaps;
         let planned = spec.planned;
         let mut names: BTreeSet<&PackageName> = planned.dists.keys().collect();
         names.extend(self.inventory.dists.iter().map(|d| d.name()));
@@ -286,7 +291,11 @@ impl<'a> PlanBuilder<'a> {
             changes.push(change);
         }
         mark_repairs(&mut changes);
-        let clashes = clash::clashes(self.inventory, &changes, oracle);
+        let clashes = clash::clashes(
+            self.inventory,
+            &changes,
+            &Step::new(oracle, UncheckedEvidence::ModuleClashes),
+        );
         for clash in &clashes {
             let Some(facts) = change_facts.iter_mut().find(|f| f.name == clash.planned) else {
                 continue; // the base layer's change, warned of there
@@ -313,7 +322,7 @@ impl<'a> PlanBuilder<'a> {
             warnings.push(accelerator_warning(switch, &clashes));
             title.push_str(&switch_label(switch));
         }
-        let unchecked = unchecked::unchecked(&changes, spec.base, oracle);
+        let unchecked = gaps.unchecked(&changes, spec.base);
         let mut risk = risk::assess(
             &PlanFacts {
                 changes: change_facts,

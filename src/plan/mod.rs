@@ -52,5 +52,5 @@ pub(crate) use proposal::BrokenEdge;
 pub use proposal::PlanKind;
 pub(crate) use proposal::{
     Action, Blocker, BreakKind, Change, HeldBack, InstallSteps, LayerChoice, Override, Pin, Plan,
-    PlanCommandLines, Proposal, Reason,
+    PlanCommandLines, Proposal, Reason, Unchecked,
 };

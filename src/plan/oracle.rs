@@ -17,6 +17,7 @@ use pubgrub::Ranges;
 
 use super::installed_imports::InstalledImports;
 use super::modules::top_level_of;
+use super::proposal::UncheckedEvidence;
 use crate::index::{DistFile, IndexSource, WheelUnread};
 use crate::inventory::extensions::AbiLink;
 use crate::inventory::imports::{self, ImportUse};
@@ -108,6 +109,12 @@ pub trait Oracle {
     fn unread(&self, name: &PackageName, version: &Version) -> Option<WheelUnread> {
         let _ = (name, version);
         None
+    }
+    /// The check `evidence` went without the planned release `name==version`'s wheel files
+    /// (a read returned nothing): a plan's [`super::builder::Gaps`] keeps it where the read
+    /// failed ([`Oracle::unread`]); elsewhere nothing is kept.
+    fn note_unchecked(&self, name: &PackageName, version: &Version, evidence: UncheckedEvidence) {
+        let _ = (name, version, evidence);
     }
     /// The `.py` files under the folder `prefix` (`transformers/models/`) of `name` `version`,
     /// each with its text: the installed copy when `version` is installed with its files, else

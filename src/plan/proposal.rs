@@ -248,6 +248,59 @@ pub enum UncheckedEvidence {
     /// Whether it still has the modules and names the installed files import from it
     /// (`import-target-missing`).
     RemovedModules,
+    /// Whether it ships a module another dist after the plan ships too (a module clash).
+    ModuleClashes,
+    /// Whether a test of another dist's version in its own sources raises on import beside
+    /// the planned versions (`planned-import-missing`: pyarrow's `lib.pyx`).
+    VersionChecks,
+    /// Whether its generated protobuf modules build descriptors the planned protobuf refuses.
+    GeneratedCode,
+    /// Which kept dists fail with it through their imports (an import chain).
+    ImportChains,
+    /// Whether it still has what the installed files use inside functions
+    /// (`call-time-target-missing`).
+    CallTime,
+}
+
+impl UncheckedEvidence {
+    /// The check in a few words (`version checks`), for a list of them.
+    pub fn label(self) -> &'static str {
+        match self {
+            UncheckedEvidence::PlannedImports => "its imports",
+            UncheckedEvidence::RemovedModules => "removed modules",
+            UncheckedEvidence::ModuleClashes => "module clashes",
+            UncheckedEvidence::VersionChecks => "version checks",
+            UncheckedEvidence::GeneratedCode => "generated code",
+            UncheckedEvidence::ImportChains => "import chains",
+            UncheckedEvidence::CallTime => "call-time uses",
+        }
+    }
+
+    /// The check in words, about `subject` (`jinja2 2.11.3`, or `it` after the first).
+    fn clause(self, subject: &str) -> String {
+        match self {
+            UncheckedEvidence::PlannedImports => format!("what {subject} imports"),
+            UncheckedEvidence::RemovedModules => {
+                format!("whether {subject} still has what the installed files import from it")
+            }
+            UncheckedEvidence::ModuleClashes => {
+                format!("whether {subject} ships a module another dist ships")
+            }
+            UncheckedEvidence::VersionChecks => format!(
+                "whether {subject} raises on import over another dist's version (a test in its \
+                 own sources)"
+            ),
+            UncheckedEvidence::GeneratedCode => {
+                format!("whether {subject} ships generated modules the planned protobuf refuses")
+            }
+            UncheckedEvidence::ImportChains => {
+                format!("which kept dists fail with {subject} through their imports")
+            }
+            UncheckedEvidence::CallTime => {
+                format!("whether {subject} still has what the installed files use inside functions")
+            }
+        }
+    }
 }
 
 impl Unchecked {
@@ -255,18 +308,19 @@ impl Unchecked {
     /// the cache; run once without --offline to fill the cache)`.
     pub fn sentence(&self) -> String {
         let (name, version) = (&self.name, &self.version);
-        let what: Vec<String> = (self.evidence.iter())
-            .map(|e| match e {
-                UncheckedEvidence::PlannedImports => format!("what {name} {version} imports"),
-                UncheckedEvidence::RemovedModules => format!(
-                    "whether {name} {version} still has what the installed files import from it"
-                ),
-            })
+        let first = format!("{name} {version}");
+        let mut what: Vec<String> = (self.evidence.iter().enumerate())
+            .map(|(i, e)| e.clause(if i == 0 { &first } else { "it" }))
             .collect();
         let hint = (self.hint.as_ref()).map_or(String::new(), |h| format!("; {h}"));
+        let last = what.pop().unwrap_or_default();
+        let listed = if what.is_empty() {
+            last
+        } else {
+            format!("{}, and {last}", what.join(", "))
+        };
         format!(
-            "{} (its wheel's files could not be read: {}{hint})",
-            what.join(", and "),
+            "{listed} (its wheel's files could not be read: {}{hint})",
             self.detail
         )
     }

@@ -25,6 +25,7 @@ use super::chain::package_of;
 use super::imports_check::module_file;
 use super::modules::top_level_of;
 use super::oracle::Oracle;
+use super::proposal::UncheckedEvidence;
 use crate::inventory::imports::{VersionTest, raising_version_tests, unconditional_imports};
 use crate::metadata::requirement::{bounded, excludes};
 
@@ -82,8 +83,9 @@ impl FailingCheck {
     }
 }
 
-/// A release's raising version tests, each with its file.
-type ReleaseTests = Arc<Vec<(String, VersionTest)>>;
+/// A release's raising version tests, each with its file, and whether a read of its wheel
+/// returned nothing (the tests found are then not all there may be).
+type ReleaseTests = Arc<(Vec<(String, VersionTest)>, bool)>;
 
 /// Per release, its raising version tests with their files, read once.
 #[derive(Debug, Default)]
@@ -114,7 +116,13 @@ pub(crate) fn failing_checks(
     memo: &VersionChecksMemo,
     version_of: &dyn Fn(&str) -> Option<(PackageName, Version)>,
 ) -> Vec<FailingCheck> {
-    memo.get(name, version, oracle)
+    let found = memo.get(name, version, oracle);
+    if found.1 {
+        // Read once for every plan: each plan that asks goes without the same files.
+        oracle.note_unchecked(name, version, UncheckedEvidence::VersionChecks);
+    }
+    found
+        .0
         .iter()
         .filter_map(|(file, test)| {
             let (provider, planned) = version_of(&test.module)?;
@@ -131,15 +139,16 @@ pub(crate) fn failing_checks(
 }
 
 /// The raising version tests of a release's package `__init__.py` files and of the `.pyx`
-/// sources of the modules they import at module level.
+/// sources of the modules they import at module level; and whether a read returned nothing.
 fn release_tests(
     name: &PackageName,
     version: &Version,
     oracle: &dyn Oracle,
-) -> Vec<(String, VersionTest)> {
+) -> (Vec<(String, VersionTest)>, bool) {
     let Some(files) = oracle.wheel_files(name, version) else {
-        return Vec::new();
+        return (Vec::new(), true);
     };
+    let mut missed = false;
     let own = top_level_of(&files);
     let mut queue: VecDeque<(String, bool)> = own
         .iter()
@@ -156,6 +165,7 @@ fn release_tests(
             continue;
         }
         let Some(text) = oracle.wheel_text(name, version, &path) else {
+            missed = true;
             continue;
         };
         out.extend(
@@ -177,5 +187,5 @@ fn release_tests(
             }
         }
     }
-    out
+    (out, missed)
 }

@@ -5,6 +5,8 @@
 //! Out: text ([`render_text`], fitted to a terminal's width when there is one); the JSON is the
 //! report itself, through [`super::json`].
 
+use std::collections::BTreeMap;
+
 use pep440_rs::Version;
 
 use crate::outdated::report::{OutdatedReport, PackageStatus, evidence_word};
@@ -188,8 +190,13 @@ fn held_back_cell(p: &PackageStatus) -> String {
         .not_checked
         .as_ref()
         .map(|_| "not checked: a read failed (below)".to_string());
+    // A move judged without its release's files: not a clean move.
+    let unread = (p.newest_allowed.as_ref())
+        .filter(|_| !p.unchecked.is_empty())
+        .map(|v| format!("{} {v}: files not read, not fully checked (below)", p.name));
     let declared = unchecked
         .into_iter()
+        .chain(unread)
         .chain(moves_with(p))
         .chain(
             p.held_back_by
@@ -298,6 +305,39 @@ fn outdated_summary(report: &OutdatedReport, outdated: &[&PackageStatus]) -> Str
     out
 }
 
+/// The rows whose "Can move to" was judged without its release's wheel files, by why they
+/// could not be read, each with the checks not made.
+fn unread_text(unread: &[&PackageStatus]) -> String {
+    let mut out = String::new();
+    let mut by_why: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for p in unread {
+        for entry in &p.unchecked {
+            let why = match &entry.hint {
+                Some(hint) => format!("{}; {hint}", entry.detail),
+                None => entry.detail.clone(),
+            };
+            let checks: Vec<&str> = entry.evidence.iter().map(|e| e.label()).collect();
+            by_why.entry(why).or_default().push(format!(
+                "{} {} -> {}: {}",
+                p.name,
+                p.installed,
+                entry.version,
+                checks.join(", ")
+            ));
+        }
+    }
+    for (why, rows) in by_why {
+        let why = crate::terminal::field(&why);
+        out.push_str(&format!(
+            "\n\"Can move to\" judged without the release's wheel files ({why}); not checked:\n"
+        ));
+        for row in rows {
+            out.push_str(&format!("  {row}\n"));
+        }
+    }
+    out
+}
+
 /// The dists newer on the index but not installable here, installed from outside the index,
 /// not found, or not checked.
 fn not_compared(report: &OutdatedReport) -> String {
@@ -337,6 +377,10 @@ fn not_compared(report: &OutdatedReport) -> String {
     let unchecked: Vec<&PackageStatus> = (report.packages.iter())
         .filter(|p| p.not_checked.is_some())
         .collect();
+    let unread: Vec<&PackageStatus> = (report.packages.iter())
+        .filter(|p| !p.unchecked.is_empty())
+        .collect();
+    out.push_str(&unread_text(&unread));
     if !report.errors.is_empty() || !unchecked.is_empty() {
         out.push_str("\nCould not be checked:\n");
         for e in &report.errors {

@@ -15,7 +15,7 @@ use pep508_rs::PackageName;
 
 use super::commands;
 use crate::inventory::{DirectUrl, NotReinstallable};
-use crate::plan::{InstallSteps, Plan, PlanKind, Proposal};
+use crate::plan::{InstallSteps, Plan, PlanKind, Proposal, Unchecked};
 use crate::risk::RiskLevel;
 use crate::terminal::escape;
 use crate::trial::attempt::{InstallCommands, InstallTarget, TrialText};
@@ -54,6 +54,10 @@ pub(crate) struct PlanInfo<'a> {
     pub level: RiskLevel,
     /// How many dists it changes.
     pub changes: usize,
+    /// The static checks the plan made without their data (the plan's `unchecked`): a clean
+    /// trial measures what they would have predicted, they did not.
+    #[serde(skip_serializing_if = "<[Unchecked]>::is_empty")]
+    pub unchecked: &'a [Unchecked],
 }
 
 impl<'a> TryReport<'a> {
@@ -68,6 +72,7 @@ impl<'a> TryReport<'a> {
                 risk: plan.risk.score,
                 level: plan.risk.level,
                 changes: plan.changes.len(),
+                unchecked: &plan.unchecked,
             },
             environment: original.to_path_buf(),
             tried,
@@ -187,6 +192,7 @@ pub(crate) fn text(report: &TryReport<'_>) -> String {
         escape(&report.environment.display().to_string())
     );
     let _ = writeln!(out, "  copy: {}", copy_summary(&report.tried.copy));
+    out.push_str(&unchecked_text(report.plan.unchecked));
     if let Some(note) = &o.installer_note {
         let _ = writeln!(out, "  installer: {}", escape(note));
     }
@@ -264,6 +270,18 @@ pub(crate) fn text(report: &TryReport<'_>) -> String {
         report.verdict_word()
     );
     out.push_str(&original_line(report));
+    out
+}
+
+/// The plan's static checks that went without their data, one line each (nothing when none).
+fn unchecked_text(unchecked: &[Unchecked]) -> String {
+    let mut out = String::new();
+    if !unchecked.is_empty() {
+        out.push_str("  the plan's static checks without data (the trial measures instead):\n");
+        for entry in unchecked {
+            let _ = writeln!(out, "    {}", escape(&entry.sentence()));
+        }
+    }
     out
 }
 
@@ -380,6 +398,14 @@ pub(crate) fn markdown(report: &TryReport<'_>) -> String {
             )
         }
     );
+    if !report.plan.unchecked.is_empty() {
+        out.push_str(
+            "\n**The plan's static checks without data** (the trial measures instead):\n\n",
+        );
+        for entry in report.plan.unchecked {
+            let _ = writeln!(out, "- {}", entry.sentence().replace('`', "'"));
+        }
+    }
     if !o.regressions.is_empty() {
         out.push_str("\n**Regressions** (passed before the plan, fail after it):\n\n");
         for r in &o.regressions {

@@ -21,7 +21,7 @@ use crate::common::venv::RealVenv;
 use crate::common::{TestContext, h200_fixtures, repo_root};
 use crate::try_::{path_without_uv, pip_ok};
 
-fn cases() -> Vec<serde_json::Value> {
+pub(crate) fn cases() -> Vec<serde_json::Value> {
     let path = repo_root().join("testdata/evidence-truth/cases.jsonl");
     std::fs::read_to_string(&path)
         .unwrap()
@@ -34,7 +34,7 @@ fn cases() -> Vec<serde_json::Value> {
 /// The tiny wheels of a case, each file text given inline or as `@path` (a file of the
 /// repository, copied unchanged: one that is not UTF-8 text, a compiled stand-in, goes to
 /// `verify_world.py` as `{"base64": ...}`).
-fn wheels_of(case: &serde_json::Value) -> serde_json::Value {
+pub(crate) fn wheels_of(case: &serde_json::Value) -> serde_json::Value {
     use base64::Engine as _;
     let mut wheels = case["venv"]["wheels"].clone();
     for wheel in wheels.as_array_mut().unwrap() {
@@ -112,7 +112,7 @@ fn wrong_claims(id: &str, expected: &serde_json::Value, text: &str) -> Vec<Strin
 }
 
 /// The plan of `kind` in `propose --out-dir`'s folder.
-fn plan_folder(out: &Path, kind: &str) -> Option<PathBuf> {
+pub(crate) fn plan_folder(out: &Path, kind: &str) -> Option<PathBuf> {
     std::fs::read_dir(out.join("plans"))
         .ok()?
         .flatten()

@@ -31,6 +31,7 @@ mod propose_ml;
 mod propose_move_dependents;
 mod propose_must_move;
 mod propose_unchecked;
+mod propose_unchecked_steps;
 mod propose_version_implied;
 mod propose_web;
 mod propose_wheel_only;

@@ -163,8 +163,19 @@ fn outdated_offline_needs_a_warm_cache() {
     server.clear_log();
     let offline = ctx.run(&args(true).iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(offline.code, Some(0), "{}", offline.stderr);
-    assert_eq!(offline.stdout, warm.stdout);
+    assert_eq!(without_why(&offline.stdout), without_why(&warm.stdout));
     assert!(server.log().is_empty());
+}
+
+/// `outdated`'s text with the reason of each "judged without the release's wheel files" heading
+/// left out: the recorded server serves metadata only, so online a wheel read is "not found"
+/// and offline "not in the cache" (each run says its own; the rows and checks are the same).
+fn without_why(text: &str) -> String {
+    let heading = "\"Can move to\" judged without the release's wheel files";
+    (text.lines())
+        .map(|l| if l.starts_with(heading) { heading } else { l })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A release whose own metadata is unusable (here: it names another release; it does not
@@ -231,8 +242,8 @@ fn a_release_whose_metadata_is_unusable_is_passed_over_offline_too() {
     server.clear_log();
     let offline = ctx.run(&[&args(true)[..], &["--index-url", &url]].concat());
     assert_eq!(
-        (offline.code, &offline.stdout),
-        (online.code, &online.stdout),
+        (offline.code, without_why(&offline.stdout)),
+        (online.code, without_why(&online.stdout)),
         "{}",
         offline.stderr
     );
@@ -395,8 +406,8 @@ fn quiet_silences_warnings_not_data() {
         ----- stdout -----
         Package   Installed  Can move to  Newest here  Latest  Held back by
         --------  ---------  -----------  -----------  ------  ------------
-        requests  2.33.0     2.34.2       2.34.2       2.34.2
-        urllib3   2.6.0      2.6.3        2.8.0        2.8.0   capper 1.0 (<2.7)
+        requests  2.33.0     2.34.2       2.34.2       2.34.2  requests 2.34.2: files not read, not fully checked (below)
+        urllib3   2.6.0      2.6.3        2.8.0        2.8.0   urllib3 2.6.3: files not read, not fully checked (below), capper 1.0 (<2.7)
 
         2 of 2 packages are outdated; 1 held back by installed requirements.
 
@@ -405,6 +416,10 @@ fn quiet_silences_warnings_not_data() {
 
         Not found on the index:
           capper 1.0
+
+        "Can move to" judged without the release's wheel files (the index serves no wheel file for it (not found)); not checked:
+          requests 2.33.0 -> 2.34.2: version checks
+          urllib3 2.6.0 -> 2.6.3: version checks
 
         ----- stderr -----
         "#);

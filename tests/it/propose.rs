@@ -183,6 +183,11 @@ fn canonical_incident_text() {
           risk factors:
              +25  local-variant-switch   torch 2.11.0+cu130 is a local build; 2.12.0 is a different build
               +8  coupled-stack-change   coupled group [torch, triton] changes (torch, triton): torch's inductor generates code for one triton release
+          not checked (so the risk is at least medium):
+            whether nvidia-cudnn-cu13 9.20.0.48 ships a module another dist ships, and whether it raises on import over another dist's version (a test in its own sources) (its wheel's files could not be read: the local index holds no wheel file for it, only its metadata)
+            whether nvidia-cusparselt-cu13 0.8.1 ships a module another dist ships, and whether it raises on import over another dist's version (a test in its own sources) (its wheel's files could not be read: the local index holds no wheel file for it, only its metadata)
+            whether nvidia-nccl-cu13 2.29.7 ships a module another dist ships, and whether it raises on import over another dist's version (a test in its own sources) (its wheel's files could not be read: the local index holds no wheel file for it, only its metadata)
+            and 2 more: torch 2.12.0, triton 3.7.0
           (--out-dir DIR also writes constraints.txt for the whole environment, the plan file, install scripts and verify.py)
           with pip:
             python3 -m pip --python [REPO]/testdata/venvs/canonical/bin/python install --only-binary :all: --index-url file://[REPO]/testdata/index/simple/ -- 'nvidia-cudnn-cu13==9.20.0.48' 'nvidia-cusparselt-cu13==0.8.1' 'nvidia-nccl-cu13==2.29.7' 'torch==2.12.0' 'triton==3.7.0'

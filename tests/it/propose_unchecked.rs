@@ -71,7 +71,7 @@ fn a_metadata_only_index_leaves_the_imports_unchecked_and_says_so() {
     ];
     let text = ctx.run(&args);
     assert_eq!(text.code, Some(0), "{}\n{}", text.stdout, text.stderr);
-    insta::assert_snapshot!(plan_body(&text.stdout), @"
+    insta::assert_snapshot!(plan_body(&text.stdout), @r#"
     Plan 1 upgrade (recommended): As asked: jinja2==2.11.3
       risk 21/100 medium (policy default)
       changes:
@@ -81,12 +81,12 @@ fn a_metadata_only_index_leaves_the_imports_unchecked_and_says_so() {
           +6  direct-dependent       2 installed dists require jinja2: torch, torch-geometric; in the corpus, plans with this factor broke 49 of 100 times
           +9  transitive-dependent   14 more installed dists reach jinja2 through others; in the corpus, plans with this factor broke 10 of 17 times
       not checked (so the risk is at least medium):
-        what jinja2 2.11.3 imports (its wheel's files could not be read: the local index holds no wheel file for it, only its metadata)
-    ");
+        what jinja2 2.11.3 imports, whether it ships a module another dist ships, whether it raises on import over another dist's version (a test in its own sources), and whether it ships generated modules the planned protobuf refuses (its wheel's files could not be read: the local index holds no wheel file for it, only its metadata)
+    "#);
     let json = ctx.run(&[&args[..], &["--format", "json"]].concat());
     insta::assert_snapshot!(summary(&json.json()), @r#"
     upgrade | As asked: jinja2==2.11.3 | risk 21 medium
-      unchecked: jinja2 2.11.3 ["planned-imports"] no-wheel-file: the local index holds no wheel file for it, only its metadata
+      unchecked: jinja2 2.11.3 ["planned-imports","module-clashes","version-checks","generated-code"] no-wheel-file: the local index holds no wheel file for it, only its metadata
     "#);
 }
 
@@ -114,7 +114,7 @@ fn a_failed_read_and_then_offline_each_say_why() {
     ctx.insta_settings().bind(|| {
         insta::assert_snapshot!(summary(&online.json()), @r#"
         upgrade | As asked: jinja2==2.11.3 | risk 6 medium
-          unchecked: jinja2 2.11.3 ["planned-imports"] read-failed: the read failed: http://127.0.0.1:[PORT]/files/Jinja2-2.11.3-py2.py3-none-any.whl answered 416
+          unchecked: jinja2 2.11.3 ["planned-imports","module-clashes","version-checks"] read-failed: the read failed: http://127.0.0.1:[PORT]/files/Jinja2-2.11.3-py2.py3-none-any.whl answered 416
         "#);
     });
     let offline = ctx.run(&[&args[..], &["--offline"]].concat());
@@ -127,7 +127,7 @@ fn a_failed_read_and_then_offline_each_say_why() {
     );
     insta::assert_snapshot!(summary(&offline.json()), @r#"
     upgrade | As asked: jinja2==2.11.3 | risk 6 medium
-      unchecked: jinja2 2.11.3 ["planned-imports"] offline-not-cached: --offline and not in the cache (hint: run once without --offline to fill the cache)
+      unchecked: jinja2 2.11.3 ["planned-imports","module-clashes","version-checks"] offline-not-cached: --offline and not in the cache (hint: run once without --offline to fill the cache)
     "#);
 }
 
@@ -171,11 +171,11 @@ fn offline_after_an_online_run_answers_alike_with_nothing_unchecked() {
     insta::assert_snapshot!(summary(&online.json()), @r#"
     forced-override | Force jinja2==2.11.3 with markupsafe 3.0.4, past what its imports need (markupsafe<2.1.0: no release this environment can install) | risk 56 high
     newest-fitting | Closest that fits: jinja2==3.1.5 (asked: jinja2==2.11.3) | risk 6 medium
-      unchecked: jinja2 3.1.5 ["planned-imports"] no-wheel-file: the index serves no wheel file for it (not found)
+      unchecked: jinja2 3.1.5 ["planned-imports","module-clashes","version-checks"] no-wheel-file: the index serves no wheel file for it (not found)
     "#);
     insta::assert_snapshot!(summary(&offline.json()), @r#"
     forced-override | Force jinja2==2.11.3 with markupsafe 3.0.4, past what its imports need (markupsafe<2.1.0: no release this environment can install) | risk 56 high
     newest-fitting | Closest that fits: jinja2==3.1.5 (asked: jinja2==2.11.3) | risk 6 medium
-      unchecked: jinja2 3.1.5 ["planned-imports"] offline-not-cached: --offline and not in the cache (hint: run once without --offline to fill the cache)
+      unchecked: jinja2 3.1.5 ["planned-imports","module-clashes","version-checks"] offline-not-cached: --offline and not in the cache (hint: run once without --offline to fill the cache)
     "#);
 }

@@ -17,7 +17,7 @@ use crate::common::worlds::TinyWorld;
 
 /// The tiny wheels: numpy 1.26.4 and 2.3.5, pandas 2.2.3, numba 0.58.1, pyarrow 18.1.0, 25.0.1,
 /// 26.0.0 and 26.0.1.
-fn wheels() -> serde_json::Value {
+pub(crate) fn wheels() -> serde_json::Value {
     let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let lib = |version: &str| {
         std::fs::read_to_string(

@@ -332,10 +332,10 @@ fn fail_on_sets_the_exit_code() {
         exit_code: 1
         ----- stdout -----
         ::error file=requirements.txt,title=planner%3A does not resolve::DOES NOT RESOLVE requirements.txt on Python 3.12 x86_64-manylinux_2_28 (the base did): no solution: Because torch==2.11.0 depends on triton in a range the constraints on triton exclude entirely (constraint triton==3.7.0) and you require torch==2.11.0, your requirements are unsatisfiable.
-        ::error file=constraints/gpu.txt,line=2,title=planner%3A triton==3.7.0 (high 63/100)::constraint triton==3.7.0 (high 63/100). On Python 3.12 x86_64-manylinux_2_28: breaks torch 2.11.0 requires triton==3.6.0 ; platform_system == 'Linux'; safer: Move the blocker: torch 2.11.0 -> 2.12.0: nvidia-cudnn-cu13 9.19.0.56 -> 9.20.0.48, nvidia-cusparselt-cu13 0.8.0 -> 0.8.1, nvidia-nccl-cu13 2.28.9 -> 2.29.7, torch 2.11.0 -> 2.12.0, triton 3.6.0 -> 3.7.0. triton 3.7.0 was uploaded 2026-05-07 (207 days ago).
-        ::error file=docker/Dockerfile,line=4,title=planner%3A triton==3.7.0 (high 63/100)::forced pip install triton==3.7.0 (high 63/100). On Python 3.12 x86_64-manylinux_2_28: breaks torch 2.11.0 requires triton==3.6.0 ; platform_system == 'Linux'; safer: Move the blocker: torch 2.11.0 -> 2.12.0: nvidia-cudnn-cu13 9.19.0.56 -> 9.20.0.48, nvidia-cusparselt-cu13 0.8.0 -> 0.8.1, nvidia-nccl-cu13 2.28.9 -> 2.29.7, torch 2.11.0 -> 2.12.0, triton 3.6.0 -> 3.7.0. triton 3.7.0 was uploaded 2026-05-07 (207 days ago).
-        ::error file=pyproject.toml,line=10,title=planner%3A triton==3.7.0 (high 63/100)::uv override triton==3.7.0 (high 63/100). On Python 3.12 x86_64-manylinux_2_28: breaks torch 2.11.0 requires triton==3.6.0 ; platform_system == 'Linux'; safer: Move the blocker: torch 2.11.0 -> 2.12.0: nvidia-cudnn-cu13 9.19.0.56 -> 9.20.0.48, nvidia-cusparselt-cu13 0.8.0 -> 0.8.1, nvidia-nccl-cu13 2.28.9 -> 2.29.7, torch 2.11.0 -> 2.12.0, triton 3.6.0 -> 3.7.0. triton 3.7.0 was uploaded 2026-05-07 (207 days ago).
-        ::notice file=pyproject.toml,line=13,title=planner%3A filelock==3.32.5 (low 9/100)::dependency-group pin filelock==3.32.5 (low 9/100). filelock 3.32.5 was uploaded 2026-08-31 (91 days ago).
+        ::error file=constraints/gpu.txt,line=2,title=planner%3A triton==3.7.0 (high 63/100)::constraint triton==3.7.0 (high 63/100). On Python 3.12 x86_64-manylinux_2_28: breaks torch 2.11.0 requires triton==3.6.0 ; platform_system == 'Linux'; safer: Move the blocker: torch 2.11.0 -> 2.12.0: nvidia-cudnn-cu13 9.19.0.56 -> 9.20.0.48, nvidia-cusparselt-cu13 0.8.0 -> 0.8.1, nvidia-nccl-cu13 2.28.9 -> 2.29.7, torch 2.11.0 -> 2.12.0, triton 3.6.0 -> 3.7.0; judged without the files of triton 3.7.0 (could not be read). triton 3.7.0 was uploaded 2026-05-07 (207 days ago).
+        ::error file=docker/Dockerfile,line=4,title=planner%3A triton==3.7.0 (high 63/100)::forced pip install triton==3.7.0 (high 63/100). On Python 3.12 x86_64-manylinux_2_28: breaks torch 2.11.0 requires triton==3.6.0 ; platform_system == 'Linux'; safer: Move the blocker: torch 2.11.0 -> 2.12.0: nvidia-cudnn-cu13 9.19.0.56 -> 9.20.0.48, nvidia-cusparselt-cu13 0.8.0 -> 0.8.1, nvidia-nccl-cu13 2.28.9 -> 2.29.7, torch 2.11.0 -> 2.12.0, triton 3.6.0 -> 3.7.0; judged without the files of triton 3.7.0 (could not be read). triton 3.7.0 was uploaded 2026-05-07 (207 days ago).
+        ::error file=pyproject.toml,line=10,title=planner%3A triton==3.7.0 (high 63/100)::uv override triton==3.7.0 (high 63/100). On Python 3.12 x86_64-manylinux_2_28: breaks torch 2.11.0 requires triton==3.6.0 ; platform_system == 'Linux'; safer: Move the blocker: torch 2.11.0 -> 2.12.0: nvidia-cudnn-cu13 9.19.0.56 -> 9.20.0.48, nvidia-cusparselt-cu13 0.8.0 -> 0.8.1, nvidia-nccl-cu13 2.28.9 -> 2.29.7, torch 2.11.0 -> 2.12.0, triton 3.6.0 -> 3.7.0; judged without the files of triton 3.7.0 (could not be read). triton 3.7.0 was uploaded 2026-05-07 (207 days ago).
+        ::notice file=pyproject.toml,line=13,title=planner%3A filelock==3.32.5 (low 9/100)::dependency-group pin filelock==3.32.5 (low 9/100). On Python 3.12 x86_64-manylinux_2_28: judged without the files of filelock 3.32.5, triton 3.6.0 (could not be read). filelock 3.32.5 was uploaded 2026-08-31 (91 days ago).
 
         ----- stderr -----
         "#);
@@ -774,6 +774,7 @@ fn constraints_pin_breaks_what_reaches_it_and_trips_the_gate() {
         LOW 9/100        constraints.txt:2  constraint  certifi==2026.10.18
           release: certifi 2026.10.18 was uploaded 2026-10-18 (43 days ago)
           on Python 3.12 x86_64-manylinux_2_28:
+            judged without: what certifi 2026.10.18 imports, whether it ships a module another dist ships, and whether it raises on import over another dist's version (a test in its own sources) (its wheel's files could not be read: the index serves no wheel file for it (not found))
             narrows: requests 2.34.2 requires certifi>=2023.5.7
             risk: low 9/100 (default policy)
                 +6  certifi goes back from 2026.10.19.post1 to 2026.10.18; in the corpus, plans with this factor broke 21 of 33 times
@@ -1053,6 +1054,7 @@ fn uv_lock_entry_alone_is_judged_and_removed_pins_are_listed() {
         HIGH 54/100      uv.lock:157  uv.lock  idna==2.4 (was idna==3.20)
           release: idna 2.4 was uploaded 2017-03-01 (3561 days ago)
           on Python 3.12 x86_64-manylinux_2_28:
+            judged without: what idna 2.4 imports, whether it ships a module another dist ships, and whether it raises on import over another dist's version (a test in its own sources) (its wheel's files could not be read: the index serves no wheel file for it (not found))
             breaks: requests 2.34.2 requires idna>=2.5,<4
             risk: high 54/100 (default policy)
                +25  requests 2.34.2 requires idna>=2.5, <4, forced to 2.4: breaks `>=2.5`; in the corpus, plans with this factor broke 16 of 26 times

@@ -6,7 +6,7 @@
 use pep440_rs::Version;
 use pep508_rs::{PackageName, Requirement};
 
-use super::{PlanBuilder, PlanSpec};
+use super::{PlanBuilder, PlanSpec, Step};
 use crate::inventory::InstalledDist;
 use crate::inventory::imports::ImportUse;
 use crate::metadata::requirement::{is_upper_bound, specifiers};
@@ -17,7 +17,7 @@ use crate::plan::imports_check;
 use crate::plan::oracle::Oracle;
 use crate::plan::planned::{PlannedEnvironment, applies_with};
 use crate::plan::planned_imports::missing_planned_imports;
-use crate::plan::proposal::{Break, BreakKind, Change, Override};
+use crate::plan::proposal::{Break, BreakKind, Change, Override, UncheckedEvidence};
 use crate::plan::version_checks::FailingCheck;
 use crate::risk::{BrokenEdgeFacts, ChangeFacts, Citation};
 
@@ -94,10 +94,12 @@ impl PlanBuilder<'_> {
                     && self.fallback_may_run(u, planned)
             })
             .collect();
-        let call_time = call_time_missing(&facts.name, (from, to), &kept, oracle);
+        let step = Step::new(oracle, UncheckedEvidence::CallTime);
+        let call_time = call_time_missing(&facts.name, (from, to), &kept, &step);
         facts.call_time_missing = call_time.sentences;
         facts.call_time_citations = call_time.citations;
         let mut missing = imports_check::missing_imports(&facts.name, from, to, &kept, oracle);
+        let removed = Step::new(oracle, UncheckedEvidence::RemovedModules);
         let (sentences, citations, refused) =
             self.gencode_refused_by(&facts.name, (from, to), &kept);
         missing.sentences.extend(sentences);
@@ -113,7 +115,7 @@ impl PlanBuilder<'_> {
             .collect();
         let chained = self.chained(failing, planned, oracle);
         let (sentences, citations, built) =
-            self.built_modules_gone(&facts.name, (from, to), planned, oracle);
+            self.built_modules_gone(&facts.name, (from, to), planned, &removed);
         missing.importers.extend(built);
         missing.importers.sort();
         missing.importers.dedup();
@@ -142,7 +144,7 @@ impl PlanBuilder<'_> {
         let world = ChainWorld {
             inventory: self.inventory,
             planned,
-            oracle,
+            oracle: &Step::new(oracle, UncheckedEvidence::ImportChains),
             index: self.imports.index(),
         };
         chained_breaks(failing, &world)
@@ -201,10 +203,16 @@ impl PlanBuilder<'_> {
         planned: &PlannedEnvironment,
         oracle: &dyn Oracle,
     ) -> (Vec<String>, Chained) {
-        let checks = self.failing_version_checks(name, to, planned, oracle);
+        let checks = self.failing_version_checks(
+            name,
+            to,
+            planned,
+            &Step::new(oracle, UncheckedEvidence::VersionChecks),
+        );
         let failing = checks.iter().map(failing_of_check).collect();
         let mut sentences: Vec<String> = checks.iter().map(FailingCheck::sentence).collect();
-        sentences.extend(self.refused_gencode(name, to, planned, oracle));
+        let gencode = Step::new(oracle, UncheckedEvidence::GeneratedCode);
+        sentences.extend(self.refused_gencode(name, to, planned, &gencode));
         (sentences, self.chained(failing, planned, oracle))
     }
 

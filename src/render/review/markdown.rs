@@ -147,6 +147,9 @@ fn markdown_details(out: &mut String, f: &Finding) {
         if let Some(remark) = &v.remark {
             let _ = writeln!(out, "- {}", cell(remark));
         }
+        for entry in &v.unchecked {
+            let _ = writeln!(out, "- judged without: {}", cell(&entry.sentence()));
+        }
         for b in &v.breaks {
             let _ = writeln!(out, "- breaks: {}", cell(&blocker_text(b)));
         }

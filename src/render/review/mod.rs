@@ -315,6 +315,15 @@ fn finding_message(f: &Finding) -> String {
         if let Some(note) = &v.note {
             bits.push(format!("not judged: {note}"));
         }
+        if !v.unchecked.is_empty() {
+            let releases: Vec<String> = (v.unchecked.iter())
+                .map(|u| format!("{} {}", u.name, u.version))
+                .collect();
+            bits.push(format!(
+                "judged without the files of {} (could not be read)",
+                releases.join(", ")
+            ));
+        }
         if !bits.is_empty() {
             parts.push(format!("On {}: {}.", v.target, bits.join("; ")));
         }

@@ -96,6 +96,9 @@ fn verdict_text(v: &TargetVerdict) -> String {
     if let Some(remark) = &v.remark {
         let _ = writeln!(out, "    {remark}");
     }
+    for entry in &v.unchecked {
+        let _ = writeln!(out, "    judged without: {}", escape(&entry.sentence()));
+    }
     for b in &v.breaks {
         let _ = writeln!(out, "    breaks: {}", blocker_text(b));
     }

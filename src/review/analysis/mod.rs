@@ -35,7 +35,7 @@ use super::pins::{Pin, Role};
 use crate::index::IndexSource;
 use crate::inventory::{Environment, Inventory};
 use crate::metadata::requirement;
-use crate::plan::{self, Blocker, Plan, PlanKind, ProposeRequest};
+use crate::plan::{self, Blocker, Plan, PlanKind, ProposeRequest, Unchecked};
 use crate::risk::{Policy, RiskFactor, RiskScore};
 use crate::solve::{self, SolveRequest};
 
@@ -104,6 +104,10 @@ pub(crate) struct TargetVerdict {
     /// The note is that index data is missing (a range is then never dropped as idle).
     #[serde(skip)]
     pub missing_data: bool,
+    /// The checks the pinned plan made without their data (its `unchecked`: a release's wheel
+    /// files could not be read): the verdict's risk does not weigh what they would have found.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unchecked: Vec<Unchecked>,
     /// The risk rests on what the pin breaks alone: no release it allows installs here, so
     /// there is no plan to score ([`judged_from_breaks`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -384,6 +388,9 @@ impl<'a> Analyzer<'a> {
         verdict.risk = verdict
             .risk
             .map(|risk| focus(risk, pin, inventory, self.policy));
+        verdict.unchecked = (verdict.pinned.as_ref())
+            .map(|p| p.unchecked.clone())
+            .unwrap_or_default();
         if matches!(target, Target::Synthesized { .. }) {
             verdict = without_file_evidence(verdict, self.policy);
         }

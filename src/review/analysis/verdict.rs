@@ -176,6 +176,7 @@ pub(super) fn empty_verdict(target: &Target) -> TargetVerdict {
         pinned: None,
         tried: None,
         note: None,
+        unchecked: Vec::new(),
         missing_data: false,
         judged_from_breaks: false,
         remark: None,
