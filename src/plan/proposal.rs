@@ -303,8 +303,9 @@ pub enum BreakKind {
     ImportChain,
     /// Its files use, in a function body, a module, a name or a private attribute the planned
     /// release no longer has (`call-time-target-missing`): it fails when that code runs, not on
-    /// import. Only `planner outdated` holds such a break ([`crate::plan::alone`]); a plan's
-    /// breaks (and so move-dependents) are import-time only.
+    /// import. `planner outdated` holds such a break ([`crate::plan::alone`]); a plan's
+    /// `breaks` are import-time only, its call-time ones read from its factors
+    /// (`must_move::call_time_breaks`), which move-dependents moves too.
     CallTime,
 }
 

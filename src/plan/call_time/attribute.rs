@@ -156,7 +156,7 @@ fn defines(code: &str, attr: &str) -> bool {
 }
 
 /// Whether `text` holds `attr` as a word on a line that is not a comment line.
-fn names_it(text: &str, attr: &str) -> bool {
+pub(super) fn names_it(text: &str, attr: &str) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     text.lines()
         .filter(|line| !line.trim_start().starts_with('#'))
