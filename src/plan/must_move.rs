@@ -1,7 +1,7 @@
 //! Move what must move with it: the installed dependents a plan's own evidence says break (its
 //! [`Break`]s: compiled against an older ABI, `abi-break`; importing what a planned release no
 //! longer has, `import-target-missing`; using, in a function, what it no longer has,
-//! `call-time-target-missing`, [`call_time_breaks`]) move to releases made for the planned version.
+//! `call-time-target-missing`, [`Plan::call_time_breaks`]) move to releases made for the planned version.
 //!
 //! In: a plan and its breaks. Out: per breaking dependent, its *fixing release* (the first
 //! release above the installed one that was uploaded once the planned line existed: for an ABI
@@ -30,7 +30,7 @@ use super::planned::PlannedEnvironment;
 use super::proposal::{Break, BreakKind, Plan, PlanKind, Reason};
 use crate::metadata::requirement::bounded;
 use crate::metadata::version_line::{line_floor, next_line};
-use crate::risk::{Citation, FactorKind};
+use crate::risk::Citation;
 
 /// How many times a plan is re-checked for breaks its moved dependents bring.
 const ROUNDS: usize = 3;
@@ -284,36 +284,7 @@ impl Proposer<'_> {
 /// The breaks `plan`'s evidence names: its import-time [`Break`]s and its call-time ones.
 pub(super) fn all_breaks(plan: &Plan) -> Vec<Break> {
     let mut breaks = plan.breaks.clone();
-    breaks.extend(call_time_breaks(plan));
-    breaks
-}
-
-/// One [`BreakKind::CallTime`] per use a `call-time-target-missing` factor of `plan` cites
-/// (`scrapy/utils/ossignal.py` line 19 under twisted 23.8.0): the installed dependent, the changed
-/// dist at its planned version, the use.
-pub(super) fn call_time_breaks(plan: &Plan) -> Vec<Break> {
-    let mut breaks = Vec::new();
-    for factor in (plan.risk.factors.iter()).filter(|f| f.kind == FactorKind::CallTimeTargetMissing)
-    {
-        let Ok(package) = factor.package.parse::<PackageName>() else {
-            continue;
-        };
-        let Some(to) = plan.pins.get(&package) else {
-            continue;
-        };
-        for cited in &factor.citations {
-            let Ok(dependent) = cited.dist.parse::<PackageName>() else {
-                continue;
-            };
-            breaks.push(Break {
-                package: package.clone(),
-                to: to.clone(),
-                dependent,
-                how: BreakKind::CallTime,
-                cited: Some(cited.clone()),
-            });
-        }
-    }
+    breaks.extend(plan.call_time_breaks());
     breaks
 }
 

@@ -72,7 +72,6 @@ use pep508_rs::{PackageName, Requirement};
 
 use super::builder::PlanBuilder;
 use super::installed_imports::InstalledImports;
-use super::must_move::{all_breaks, call_time_breaks};
 use super::oracle::IndexAndFiles;
 use super::proposal::{
     Blocker, Conflict, EnvironmentSummary, Layer, LayerChoice, LayerKind, PROPOSAL_SCHEMA, Plan,
@@ -634,7 +633,7 @@ impl Proposer<'_> {
     }
 
     /// The lowest-risk plan that delivers the request but breaks installed dependents, as its
-    /// own evidence says (on import or when a function runs, [`all_breaks`]): the alternative that moves them along, into `plans` (the same
+    /// own evidence says (on import or when a function runs, [`Plan::call_time_breaks`]): the alternative that moves them along, into `plans` (the same
     /// environment as a plan already offered is not offered twice).
     fn add_move_dependents(
         &self,
@@ -644,7 +643,10 @@ impl Proposer<'_> {
     ) -> Result<(), ProposeError> {
         let breaking = plans
             .iter()
-            .filter(|p| p.kind != PlanKind::NewestFitting && !all_breaks(p).is_empty())
+            .filter(|p| {
+                p.kind != PlanKind::NewestFitting
+                    && !(p.breaks.is_empty() && p.call_time_breaks().is_empty())
+            })
             .min_by_key(|p| p.risk.score);
         let Some(base) = breaking else {
             return Ok(());
@@ -703,7 +705,7 @@ impl Proposer<'_> {
                 tier(plan),
                 plan.kind == PlanKind::NewestFitting,
                 takes_back_unasked(plan),
-                plan.predicts_break() || !call_time_breaks(plan).is_empty(),
+                plan.predicts_break() || !plan.call_time_breaks().is_empty(),
                 plan.risk.score,
             )
         });
