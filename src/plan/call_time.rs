@@ -26,6 +26,9 @@
 //! copies (not read).
 
 mod attribute;
+mod fixed;
+
+pub(in crate::plan) use fixed::still_uses;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -128,6 +128,20 @@ pub trait Oracle {
         let _ = (name, version, prefix);
         None
     }
+    /// [`Self::folder_sources`]' files whose text holds `word` anywhere (an installed release's
+    /// files that may define a private attribute, asked once per planned release `outdated`
+    /// reads: kept, not searched again).
+    fn folder_sources_naming(
+        &self,
+        name: &PackageName,
+        version: &Version,
+        prefix: &str,
+        word: &str,
+    ) -> Option<Arc<Vec<(String, String)>>> {
+        let sources = self.folder_sources(name, version, prefix)?;
+        let naming = sources.iter().filter(|(_, text)| text.contains(word));
+        Some(Arc::new(naming.cloned().collect()))
+    }
 }
 
 /// Per release, the top-level modules its wheel installs (`None`: cannot be had cheaply).
@@ -138,6 +152,10 @@ type BoundNames = HashMap<(PackageName, Version, String, BTreeSet<String>), Opti
 
 /// Per release and folder, its `.py` files with their texts.
 type FolderSources = HashMap<(PackageName, Version, String), Option<Arc<Vec<(String, String)>>>>;
+
+/// Per release, folder and word, those of its `.py` files whose text holds the word.
+type NamingSources =
+    HashMap<(PackageName, Version, String, String), Option<Arc<Vec<(String, String)>>>>;
 
 /// The most a folder's `.py` files may weigh in a wheel (compressed, in one range read): the
 /// models of transformers 5 take 11 MB.
@@ -164,6 +182,8 @@ pub(super) struct IndexAndFiles<'a> {
     bound_names: Mutex<BoundNames>,
     /// The folders read so far ([`Oracle::folder_sources`]).
     folders: Mutex<FolderSources>,
+    /// Their files naming a word, by folder and word ([`Oracle::folder_sources_naming`]).
+    naming: Mutex<NamingSources>,
     /// Per release, why a read of its wheel failed ([`Oracle::unread`]).
     unread: Mutex<BTreeMap<(PackageName, Version), WheelUnread>>,
 }
@@ -184,6 +204,7 @@ impl<'a> IndexAndFiles<'a> {
             import_uses: Mutex::default(),
             bound_names: Mutex::default(),
             folders: Mutex::default(),
+            naming: Mutex::default(),
             unread: Mutex::default(),
         }
     }
@@ -392,6 +413,30 @@ impl Oracle for IndexAndFiles<'_> {
         let sources = self.read_folder(name, version, prefix).map(Arc::new);
         lock().insert(key, sources.clone());
         sources
+    }
+
+    fn folder_sources_naming(
+        &self,
+        name: &PackageName,
+        version: &Version,
+        prefix: &str,
+        word: &str,
+    ) -> Option<Arc<Vec<(String, String)>>> {
+        let key = (
+            name.clone(),
+            version.clone(),
+            prefix.to_string(),
+            word.to_string(),
+        );
+        let lock = || self.naming.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = lock().get(&key) {
+            return known.clone();
+        }
+        let sources = self.folder_sources(name, version, prefix)?;
+        let naming = sources.iter().filter(|(_, text)| text.contains(word));
+        let found = Some(Arc::new(naming.cloned().collect::<Vec<_>>()));
+        lock().insert(key, found.clone());
+        found
     }
 }
 

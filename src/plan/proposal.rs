@@ -357,8 +357,9 @@ pub enum BreakKind {
     ImportChain,
     /// Its files use, in a function body, a module, a name or a private attribute the planned
     /// release no longer has (`call-time-target-missing`): it fails when that code runs, not on
-    /// import. Only `planner outdated` holds such a break ([`crate::plan::alone`]); a plan's
-    /// breaks (and so move-dependents) are import-time only.
+    /// import. `planner outdated` holds such a break ([`crate::plan::alone`]); a plan's
+    /// `breaks` are import-time only, its call-time ones read from its factors
+    /// ([`Plan::call_time_breaks`]), which move-dependents moves too.
     CallTime,
 }
 
@@ -921,6 +922,35 @@ impl Plan {
     /// Whether its own risk factors predict that something installed breaks: a compiled
     /// dependent across an ABI boundary, an import of what a planned release no longer has, a
     /// planned release importing a module nothing installs.
+    /// One [`BreakKind::CallTime`] per use a `call-time-target-missing` factor cites
+    /// (`scrapy/utils/ossignal.py` line 19 under twisted 23.8.0): the installed dependent, the
+    /// changed dist at its planned version, the use (`breaks` holds the import-time ones).
+    pub(crate) fn call_time_breaks(&self) -> Vec<Break> {
+        let mut breaks = Vec::new();
+        let factors = self.risk.factors.iter();
+        for factor in factors.filter(|f| f.kind == FactorKind::CallTimeTargetMissing) {
+            let Ok(package) = factor.package.parse::<PackageName>() else {
+                continue;
+            };
+            let Some(to) = self.pins.get(&package) else {
+                continue;
+            };
+            for cited in &factor.citations {
+                let Ok(dependent) = cited.dist.parse::<PackageName>() else {
+                    continue;
+                };
+                breaks.push(Break {
+                    package: package.clone(),
+                    to: to.clone(),
+                    dependent,
+                    how: BreakKind::CallTime,
+                    cited: Some(cited.clone()),
+                });
+            }
+        }
+        breaks
+    }
+
     pub(crate) fn predicts_break(&self) -> bool {
         self.risk.factors.iter().any(|f| {
             matches!(

@@ -481,9 +481,29 @@ fn quoted(names: &[String]) -> String {
     names.join(", ")
 }
 
-/// A dependent moved along: the release it breaks under and, for an import, the failing import.
+/// A dependent moved along: the release it breaks under and, for an import or a use in a
+/// function, the failing import or use.
 fn moves_with(reason: &Reason) -> String {
     match reason {
+        Reason::MovesWith {
+            package,
+            version,
+            how,
+            file: Some(file),
+            line: Some(line),
+            module: Some(module),
+            name,
+        } if *how == BreakKind::CallTime => {
+            let uses = match name {
+                Some(name) => format!("uses `{name}` of `{module}`"),
+                None => format!("uses `{module}`"),
+            };
+            format!(
+                "moves with {package}: the installed release breaks under {package} \
+                 {version} when that code runs ({file}, line {line}, {uses}, which {package} \
+                 {version} does not have)"
+            )
+        }
         Reason::MovesWith {
             package,
             version,

@@ -167,6 +167,10 @@ fn propose_claims(id: &str, expected: &serde_json::Value, folder: &Path) -> Vec<
     for factor in plan["risk"]["factors"].as_array().unwrap() {
         text.push(format!("{}: {}", factor["kind"], factor["detail"]));
     }
+    text.push(format!(
+        "title: {}",
+        plan["title"].as_str().unwrap_or_default()
+    ));
     let mut wrong = wrong_claims(id, expected, &text.join("\n"));
     let score = plan["risk"]["score"].as_i64().unwrap();
     if let Some(least) = expected["risk_at_least"].as_i64()

@@ -49,7 +49,9 @@ pub(crate) use gencode::{
     DirectDescriptor, direct_descriptor, may_build_descriptors, protobuf_refuses_direct_descriptors,
 };
 pub(super) use lines::logical_lines;
-pub(crate) use statements::{import_time_statements, unconditional_imports};
+pub(crate) use statements::{
+    import_statements_run_by, import_time_statements, unconditional_imports,
+};
 pub(crate) use version_tests::{VersionTest, raising_version_tests};
 
 /// What a `try:` around an import statement catches.

@@ -633,7 +633,7 @@ impl Proposer<'_> {
     }
 
     /// The lowest-risk plan that delivers the request but breaks installed dependents, as its
-    /// own evidence says: the alternative that moves them along, into `plans` (the same
+    /// own evidence says (on import or when a function runs, [`Plan::call_time_breaks`]): the alternative that moves them along, into `plans` (the same
     /// environment as a plan already offered is not offered twice).
     fn add_move_dependents(
         &self,
@@ -643,7 +643,10 @@ impl Proposer<'_> {
     ) -> Result<(), ProposeError> {
         let breaking = plans
             .iter()
-            .filter(|p| p.kind != PlanKind::NewestFitting && !p.breaks.is_empty())
+            .filter(|p| {
+                p.kind != PlanKind::NewestFitting
+                    && !(p.breaks.is_empty() && p.call_time_breaks().is_empty())
+            })
             .min_by_key(|p| p.risk.score);
         let Some(base) = breaking else {
             return Ok(());
@@ -662,7 +665,9 @@ impl Proposer<'_> {
 
     /// Plans that deliver the targets first, lowest risk first; the compromise (the newest that
     /// fits) after them, whatever its risk: the recommendation answers the request. A plan whose
-    /// own evidence predicts a break comes after every delivering plan whose evidence does not.
+    /// own evidence predicts a break (on import, or when a function of a kept dist runs: scrapy
+    /// 2.8.0's `_handleSignals` under twisted 23.8.0) comes after every delivering plan whose
+    /// evidence does not.
     /// A plan that leaves the accelerator line comes after every plan that stays on it (the
     /// forced override and the newest that fits included). A plan that takes a dist not asked
     /// about back across a major line or by years comes after every other plan (offered, never
@@ -700,7 +705,7 @@ impl Proposer<'_> {
                 tier(plan),
                 plan.kind == PlanKind::NewestFitting,
                 takes_back_unasked(plan),
-                plan.predicts_break(),
+                plan.predicts_break() || !plan.call_time_breaks().is_empty(),
                 plan.risk.score,
             )
         });

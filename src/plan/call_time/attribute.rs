@@ -62,14 +62,15 @@ pub(super) fn attribute_gone(
     if shipped.is_empty() || shipped.iter().any(|f| compiled(f) || named_file(f)) {
         return None;
     }
-    let old = names.oracle.folder_sources(name, from, &prefix)?;
+    // the installed release's files naming it, kept across the releases `outdated` asks of
+    let old = (names.oracle).folder_sources_naming(name, from, &prefix, attr)?;
     let (file, line, classes) = definition(&old, attr)?;
     let new = names.oracle.folder_sources(name, to, &prefix)?;
     if new.is_empty() || new.iter().any(|(_, text)| names_it(text, attr)) {
         return None;
     }
     let hooked = |text: &str| text.contains("__getattr__") || text.contains("__getattribute__");
-    if (new.iter()).any(|(_, text)| defines_any(text, &classes) && hooked(text)) {
+    if (new.iter()).any(|(_, text)| hooked(text) && defines_any(text, &classes)) {
         return None;
     }
     // the longest part of the binding that is a planned module: it must not hand the name out
@@ -94,7 +95,11 @@ fn definition(
     sources: &[(String, String)],
     attr: &str,
 ) -> Option<(String, usize, BTreeSet<String>)> {
-    let mut sorted: Vec<&(String, String)> = sources.iter().collect();
+    // a file that holds the name nowhere defines it nowhere (one fast search, not a walk)
+    let mut sorted: Vec<&(String, String)> = sources
+        .iter()
+        .filter(|(_, text)| text.contains(attr))
+        .collect();
     let private = |path: &str| {
         path.split('/')
             .any(|p| p.starts_with('_') && !p.starts_with("__"))
@@ -156,8 +161,11 @@ fn defines(code: &str, attr: &str) -> bool {
 }
 
 /// Whether `text` holds `attr` as a word on a line that is not a comment line.
-fn names_it(text: &str, attr: &str) -> bool {
+pub(super) fn names_it(text: &str, attr: &str) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
+    if !text.contains(attr) {
+        return false;
+    }
     text.lines()
         .filter(|line| !line.trim_start().starts_with('#'))
         .any(|line| {
