@@ -83,7 +83,20 @@ struct Source {
     names: BTreeSet<String>,
     /// How it builds the latter (`pandas.core.arrays.arrow.dtype` in duckdb 0.8.1's).
     built: Vec<Built>,
+    /// Its place in what [`imported_modules`] (or [`extension_module_names`]) answered: paths
+    /// are unique, so it never decides the order of a sort.
+    order: usize,
 }
+
+/// What an [`ImportIndex`] read of one dist, in the order its readers answered: each `.py` file
+/// with the top-level modules its import lines name ([`imported_modules`]), and each extension
+/// module with the other installed dists' module names it holds or builds
+/// ([`extension_module_names`] over the index's top-level names, [`ImportIndex::of_modules`],
+/// else every installed one, the dist's own left out).
+pub(crate) type ReadDist = (
+    Vec<(String, BTreeSet<String>)>,
+    Vec<(String, BTreeSet<String>)>,
+);
 
 /// One dist's files that name modules: its `.py` files in path order, then its extension modules.
 type DistFiles = Vec<Source>;
@@ -96,6 +109,9 @@ pub(crate) struct ImportIndex {
     files: OnceLock<Vec<DistFiles>>,
     /// The import-time statements parsed so far: (dist folder, file, modules wanted).
     statements: Mutex<StatementsMemo>,
+    /// [`ImportIndex::of_modules`]: the top-level modules whose names extension modules are
+    /// read for (None: every installed one).
+    only: Option<BTreeSet<String>>,
 }
 
 /// Per installed file (its dist's folder and `RECORD` path) and set of modules wanted, its
@@ -103,8 +119,46 @@ pub(crate) struct ImportIndex {
 type StatementsMemo = HashMap<(PathBuf, String, BTreeSet<String>), Vec<ImportStatement>>;
 
 impl ImportIndex {
+    /// An index whose extension modules are read for the names of `tops` only (top-level
+    /// module names), not of every installed module: it answers only questions about `tops`
+    /// ([`ImportIndex::importers`] of them, [`ImportIndex::read_dist`]). Reading an extension
+    /// module's code for the names it builds costs most where many installed names start its
+    /// constants; one plan's checks ask about its changed dists alone.
+    pub(crate) fn of_modules(tops: BTreeSet<String>) -> ImportIndex {
+        ImportIndex {
+            only: Some(tops),
+            ..ImportIndex::default()
+        }
+    }
+
     fn files(&self, inventory: &Inventory) -> &[DistFiles] {
-        self.files.get_or_init(|| read_all(inventory))
+        self.files
+            .get_or_init(|| read_all(inventory, self.only.as_ref()))
+    }
+
+    /// What this index read of `dist` (of `inventory`), where it has read `inventory` already
+    /// (None before: nothing is read here), so that a later reader of the same files needs no
+    /// second pass ([`crate::verify::select`]'s deep modules after its importers).
+    pub(crate) fn read_dist(
+        &self,
+        inventory: &Inventory,
+        dist: &InstalledDist,
+    ) -> Option<ReadDist> {
+        let at = inventory.dists.iter().position(|d| std::ptr::eq(d, dist))?;
+        let files = self.files.get()?.get(at)?;
+        let mut sources: Vec<&Source> = files.iter().filter(|s| !s.compiled).collect();
+        let mut compiled: Vec<&Source> = files.iter().filter(|s| s.compiled).collect();
+        sources.sort_by_key(|s| s.order);
+        compiled.sort_by_key(|s| s.order);
+        let pairs = |list: Vec<&Source>, names: bool| -> Vec<(String, BTreeSet<String>)> {
+            list.into_iter()
+                .map(|s| {
+                    let set = if names { &s.names } else { &s.tops };
+                    (s.path.clone(), set.clone())
+                })
+                .collect()
+        };
+        Some((pairs(sources, false), pairs(compiled, true)))
     }
 
     /// The `.py` files whose import lines name a module of `modules` (top-level names), by
@@ -248,13 +302,15 @@ impl ImportIndex {
     }
 }
 
-/// [`dist_files`] of every dist, in inventory order; read on a few threads (the files of a large
-/// venv are tens of thousands).
-fn read_all(inventory: &Inventory) -> Vec<DistFiles> {
+/// [`dist_files`] of every dist, in inventory order (extension modules read for the names of
+/// `only`, else of every installed top-level module); read on a few threads (the files of a
+/// large venv are tens of thousands).
+fn read_all(inventory: &Inventory, only: Option<&BTreeSet<String>>) -> Vec<DistFiles> {
     let all_tops: &BTreeSet<String> = &inventory
         .dists
         .iter()
         .flat_map(|d| d.top_level.iter().cloned())
+        .filter(|top| only.is_none_or(|only| only.contains(top)))
         .collect();
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
     let chunk = inventory.dists.len().div_ceil(threads).max(1);
@@ -288,18 +344,24 @@ fn dist_files(
 ) -> DistFiles {
     let mut files: DistFiles = imported_modules(dist)
         .into_iter()
-        .map(|(path, tops)| Source {
+        .enumerate()
+        .map(|(order, (path, tops))| Source {
             compiled: false,
             path,
             tops,
             names: BTreeSet::new(),
             built: Vec::new(),
+            order,
         })
         .collect();
     let installed = |top: &str| all_tops.contains(top) && !dist.top_level.iter().any(|t| t == top);
     let shipped = |head: &str| shipped_under(inventory, head);
-    for (path, names, built) in extension_module_names(dist, &installed, &shipped) {
+    for (order, (path, names, built)) in extension_module_names(dist, &installed, &shipped)
+        .into_iter()
+        .enumerate()
+    {
         files.push(Source {
+            order,
             compiled: true,
             path,
             tops: names

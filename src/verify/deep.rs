@@ -127,6 +127,20 @@ pub(crate) fn importing_modules(
     tops: &ChangedTops,
     portions: &Portions,
 ) -> (Vec<DeepModule>, BTreeMap<PackageName, Vec<DeepModule>>) {
+    if tops.is_empty() {
+        return (Vec::new(), BTreeMap::new());
+    }
+    importing_modules_in(dist, imported_modules(dist), tops, portions)
+}
+
+/// [`importing_modules`] from `imported`, what [`imported_modules`] answers for `dist` (read
+/// already: [`crate::inventory::importers::ImportIndex::read_dist`]).
+pub(crate) fn importing_modules_in(
+    dist: &InstalledDist,
+    imported: Vec<(String, BTreeSet<String>)>,
+    tops: &ChangedTops,
+    portions: &Portions,
+) -> (Vec<DeepModule>, BTreeMap<PackageName, Vec<DeepModule>>) {
     let mut own = Vec::new();
     let mut theirs: BTreeMap<PackageName, Vec<DeepModule>> = BTreeMap::new();
     if tops.is_empty() {
@@ -140,7 +154,7 @@ pub(crate) fn importing_modules(
         .cloned()
         .collect();
     let mut sharing: Vec<(String, String)> = Vec::new();
-    let files: Vec<(String, String, BTreeSet<String>)> = imported_modules(dist)
+    let files: Vec<(String, String, BTreeSet<String>)> = imported
         .into_iter()
         .filter_map(|(path, imported)| {
             let module = module_of_path(&path, &packages)?;
@@ -271,14 +285,36 @@ pub(crate) fn compiled_importing(
     tops: &ChangedTops,
     inventory: &Inventory,
 ) -> BTreeMap<PackageName, Vec<DeepModule>> {
-    let mut theirs: BTreeMap<PackageName, Vec<DeepModule>> = BTreeMap::new();
     if tops.is_empty() {
-        return theirs;
+        return BTreeMap::new();
     }
     let wanted = |top: &str| tops.contains_key(top) && !dist.top_level.iter().any(|t| t == top);
     let shipped = |head: &str| shipped_under(inventory, head);
-    for (file, names, _) in extension_module_names(dist, &wanted, &shipped) {
-        for module in names.into_iter().filter(|n| n.contains('.')) {
+    let named = extension_module_names(dist, &wanted, &shipped)
+        .into_iter()
+        .map(|(file, names, _)| (file, names))
+        .collect();
+    compiled_importing_in(dist, named, tops)
+}
+
+/// [`compiled_importing`] from `named`: each extension module of `dist` with the installed
+/// module names it holds or builds, of any dist but `dist` (read already:
+/// [`crate::inventory::importers::ImportIndex::read_dist`]); those of `tops` count. The names
+/// [`extension_module_names`] finds for a set of top-level names are those it finds for a wider
+/// set whose first part is in it: each string and each built name is judged by its own first
+/// part alone.
+pub(crate) fn compiled_importing_in(
+    dist: &InstalledDist,
+    named: Vec<(String, BTreeSet<String>)>,
+    tops: &ChangedTops,
+) -> BTreeMap<PackageName, Vec<DeepModule>> {
+    let mut theirs: BTreeMap<PackageName, Vec<DeepModule>> = BTreeMap::new();
+    let wanted = |top: &str| tops.contains_key(top) && !dist.top_level.iter().any(|t| t == top);
+    for (file, names) in named {
+        let names = names
+            .into_iter()
+            .filter(|n| wanted(n.split('.').next().unwrap_or_default()));
+        for module in names.filter(|n| n.contains('.')) {
             let changed = tops[module.split('.').next().unwrap_or_default()].clone();
             theirs.entry(changed.clone()).or_default().push(DeepModule {
                 imports: changed,

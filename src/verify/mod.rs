@@ -207,10 +207,16 @@ pub(crate) fn select(
             add(dist.name(), Why::Installed, None);
         }
     }
+    // One read of every dist's import lines and extension modules (for the changed dists' names)
+    // serves the importers and then the deep modules of the dists selected.
+    let index = plan.map_or_else(ImportIndex::default, |p| {
+        let changed = tops_of(inventory, &mut p.changes.iter().map(|c| &c.name));
+        ImportIndex::of_modules(changed.into_keys().collect())
+    });
     if let Some(plan) = plan {
-        add_importers(plan, inventory, &mut dists);
+        add_importers(plan, inventory, &index, &mut dists);
     }
-    add_deep_modules(plan, &graph, all, &mut dists);
+    add_deep_modules(plan, &graph, all, &index, &mut dists);
     VerifySpec {
         schema: SPEC_SCHEMA,
         plan: plan.map(|p| PlanRef {
@@ -250,6 +256,7 @@ pub(crate) fn select(
 fn add_importers(
     plan: &Plan,
     inventory: &Inventory,
+    index: &ImportIndex,
     dists: &mut BTreeMap<PackageName, DistTarget>,
 ) {
     let tops: BTreeMap<String, PackageName> = plan
@@ -262,7 +269,7 @@ fn add_importers(
                 .map(move |t| (t.clone(), d.name().clone()))
         })
         .collect();
-    for found in ImportIndex::default().importers(inventory, &tops) {
+    for found in index.importers(inventory, &tops) {
         let removed = plan.change(&found.dist).is_some_and(|c| c.to.is_none());
         if removed || dists.contains_key(&found.dist) {
             continue;
@@ -321,13 +328,14 @@ fn add_deep_modules(
     plan: Option<&Plan>,
     graph: &DependencyGraph<'_>,
     all: bool,
+    index: &ImportIndex,
     dists: &mut BTreeMap<PackageName, DistTarget>,
 ) {
     let inventory = graph.inventory();
     let changed = plan
         .map(|p| tops_of(inventory, &mut p.changes.iter().map(|c| &c.name)))
         .unwrap_or_default();
-    let mut found = read_deep_modules(graph, all, &changed, dists);
+    let mut found = read_deep_modules(graph, all, &changed, index, dists);
     for (dist_name, file, provider) in plan.map(|p| deep::cited_files(&p.risk)).unwrap_or_default()
     {
         let Some(dist) = PackageName::from_str(&dist_name)
@@ -412,11 +420,13 @@ fn tops_of(
 /// The deep modules of each selected dist (its own files importing a changed dist or, with
 /// `all`, one it requires) and of the changed dists (their modules that dependents import),
 /// keyed by dist. Each dist's files are read and parsed on every core (with `--all`, every file
-/// of the venv).
+/// of the venv), but where `index` has read them already (the importers of a plan's changes):
+/// then only the files that import a wanted module are parsed.
 fn read_deep_modules(
     graph: &DependencyGraph<'_>,
     all: bool,
     changed: &deep::ChangedTops,
+    index: &ImportIndex,
     dists: &BTreeMap<PackageName, DistTarget>,
 ) -> BTreeMap<PackageName, Vec<DeepModule>> {
     let inventory = graph.inventory();
@@ -438,11 +448,26 @@ fn read_deep_modules(
         .collect();
     let portions = deep::namespace_portions(&inventory.dists);
     let read = in_parallel(&work, |(dist, tops, theirs_too)| {
-        let (own, theirs) = deep::importing_modules(dist, tops, &portions);
-        let compiled = if *theirs_too {
-            deep::compiled_importing(dist, changed, inventory)
-        } else {
-            BTreeMap::new()
+        let (own, theirs, compiled) = match index.read_dist(inventory, dist) {
+            Some(_) if tops.is_empty() => Default::default(),
+            Some((imported, named)) => {
+                let (own, theirs) = deep::importing_modules_in(dist, imported, tops, &portions);
+                let compiled = if *theirs_too {
+                    deep::compiled_importing_in(dist, named, changed)
+                } else {
+                    BTreeMap::new()
+                };
+                (own, theirs, compiled)
+            }
+            None => {
+                let (own, theirs) = deep::importing_modules(dist, tops, &portions);
+                let compiled = if *theirs_too {
+                    deep::compiled_importing(dist, changed, inventory)
+                } else {
+                    BTreeMap::new()
+                };
+                (own, theirs, compiled)
+            }
         };
         (own, (*theirs_too).then_some(theirs), compiled)
     });
