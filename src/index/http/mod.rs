@@ -521,12 +521,34 @@ impl Inner {
         None
     }
 
-    /// The value of a wheel read, or `None` with its failure noted.
+    /// The value of a wheel read, or `None` with its failure noted. A wheel the index does not
+    /// serve (404, 410) is remembered beside it in the cache (`#not-served`), so that an
+    /// `--offline` run says what the online run that filled the cache found ([`Self::offline_unread`]);
+    /// an online run asks again (a mirror may not have the file yet).
     fn read_or_note<T>(&self, file: &DistFile, read: Result<T, IndexError>) -> Option<T> {
         match read {
             Ok(value) => Some(value),
-            Err(error) => self.note_unread(file, Some(WheelUnread::of_error(file, &error))),
+            Err(error) => {
+                let why = WheelUnread::of_error(file, &error);
+                if matches!(why, WheelUnread::NotServed { .. }) {
+                    self.store_immutable(file, immutable_key(file, "#not-served"), b"not served");
+                }
+                self.note_unread(file, Some(why))
+            }
         }
+    }
+
+    /// Why an `--offline` run cannot read a wheel the cache does not hold: the index did not
+    /// serve it when last asked, or it was never read.
+    fn offline_unread<T>(&self, file: &DistFile) -> Option<T> {
+        let not_served = self
+            .cached_immutable(file, &immutable_key(file, "#not-served"))
+            .is_some();
+        let why = match not_served {
+            true => WheelUnread::NotServed { local: false },
+            false => WheelUnread::Offline,
+        };
+        self.note_unread(file, Some(why))
     }
 
     /// A wheel's file list: from the cache (immutable per URL and hash), else by range reads
@@ -540,7 +562,7 @@ impl Inner {
             return Some(text.lines().map(str::to_string).collect());
         }
         if self.offline && !is_local(&file) {
-            return self.note_unread(&file, Some(WheelUnread::Offline));
+            return self.offline_unread(&file);
         }
         let read = metadata_fetch::wheel_members(&self.client, &file).await;
         let members = self.read_or_note(&file, read)?;
@@ -558,7 +580,7 @@ impl Inner {
             return Some(body.to_vec());
         }
         if self.offline && !is_local(&file) {
-            return self.note_unread(&file, Some(WheelUnread::Offline));
+            return self.offline_unread(&file);
         }
         let read = metadata_fetch::wheel_member(&self.client, &file, path, cap).await;
         let bytes = self.read_or_note(&file, read)??;
@@ -584,7 +606,7 @@ impl Inner {
             return Some(members);
         }
         if self.offline && !is_local(&file) {
-            return self.note_unread(&file, Some(WheelUnread::Offline));
+            return self.offline_unread(&file);
         }
         let read = metadata_fetch::wheel_members_under(&self.client, &file, prefix, cap).await;
         let members = self.read_or_note(&file, read)?;
