@@ -708,8 +708,9 @@ mod tests {
         (pins, provider.gave_up())
     }
 
-    /// The first attempt, a range the request asks decided before the installed dists it keeps,
-    /// gives up as soon as a decision of that range is undone after later ones: `b<3` decided
+    /// The first attempt, a range the request asks decided before the installed dists it keeps
+    /// (`b<3`, below the installed b 3.0), gives up as soon as a decision of that range is undone
+    /// after later ones: `b<3` decided
     /// first takes b 2.5 (and the `c==1` it pins), the kept `a 2.0` needs `c>=2`, so b 2.5 is
     /// undone after c and a were chosen. Going on would walk b's releases one by one, each after
     /// the decisions made on it (review's `pydantic<2` beside fastapi 0.165.0 read every
@@ -739,6 +740,15 @@ mod tests {
         };
         request.preferences.insert(name.clone(), a);
         request.installed_roots.insert(name);
+        let b = InstalledCandidate {
+            metadata: Arc::new(
+                CoreMetadata::parse_str("Metadata-Version: 2.4\nName: b\nVersion: 3.0\n").unwrap(),
+            ),
+            import_names: Vec::new(),
+        };
+        request
+            .preferences
+            .insert(PackageName::from_str("b").unwrap(), b);
         let first = selected(&index, &request, Order::AskedFirst);
         let why = "a decision of b was undone after later ones";
         assert_eq!(first, (None, Some(why.to_string())));

@@ -146,7 +146,7 @@ fn asked_ranges(request: &SolveRequest) -> HashMap<PackageName, usize> {
     let implied = |name: &PackageName| request.root_origins.iter().any(|(r, _)| &r.name == name);
     for r in (request.requirements.iter())
         .filter(|r| !request.installed_roots.contains(&r.name) && !implied(&r.name))
-        .filter(|r| requirement::specifiers(r).is_some_and(|s| !s.is_empty()))
+        .filter(|r| goes_back(request, r))
     {
         if !names.contains(&&r.name) {
             names.push(&r.name);
@@ -163,6 +163,27 @@ fn asked_ranges(request: &SolveRequest) -> HashMap<PackageName, usize> {
     (ordered.into_iter().enumerate())
         .map(|(i, name)| (name.clone(), i))
         .collect()
+}
+
+/// Whether `requirement` asks only for releases below its installed one (`torch<2.9` beside
+/// torch 2.9.1, `sympy<1.13.3` beside 1.14.0). Only such a range is decided first: one that
+/// moves up (`openai>=1` beside 0.28.1, `triton==3.6.0` beside 3.5.1) takes the newest release
+/// that fits what is kept, as before; decided first, `openai>=1` took openai 3.63.0 and moved
+/// langchain 0.0.300 to 1.5.2 to make room (its users' `langchain.llms` gone), where openai
+/// 2.54.0 fits beside it.
+fn goes_back(request: &SolveRequest, requirement: &Requirement) -> bool {
+    let Some(specifiers) = requirement::specifiers(requirement).filter(|s| !s.is_empty()) else {
+        return false;
+    };
+    let Some(installed) = request.preferences.get(&requirement.name) else {
+        return false;
+    };
+    let installed = &installed.metadata.version;
+    let allowed = specifiers_to_ranges(specifiers);
+    !allowed.contains(installed)
+        && allowed
+            .intersection(&Ranges::strictly_higher_than(installed.clone()))
+            .is_empty()
 }
 
 /// The root requirements, constraints and overrides: what the user wrote.
