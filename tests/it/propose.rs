@@ -177,7 +177,7 @@ fn canonical_incident_text() {
             nvidia-cudnn-cu13       9.19.0.56 -> 9.20.0.48  required by torch 2.12.0 (nvidia-cudnn-cu13==9.20.0.48)
             nvidia-cusparselt-cu13  0.8.0 -> 0.8.1          required by torch 2.12.0 (nvidia-cusparselt-cu13==0.8.1)
             nvidia-nccl-cu13        2.28.9 -> 2.29.7        required by torch 2.12.0 (nvidia-nccl-cu13==2.29.7)
-            torch                   2.11.0+cu130 -> 2.12.0  needed to unblock triton==3.7.0 (it required triton==3.6.0)
+            torch                   2.11.0+cu130 -> 2.12.0  needed to unblock triton==3.7.0 (it required triton==3.6.0 ; platform_system == 'Linux')
             triton                  3.6.0 -> 3.7.0          requested (triton==3.7.0)
           WARNING: torch 2.11.0+cu130 is a local build: this plan REPLACES it with the index build 2.12.0; make sure the index serves the variant you need
           risk factors:
@@ -1177,12 +1177,15 @@ fn offline_with_a_cut_short_cache_entry_is_the_tool_failing() {
     };
     let out = ctx.run(&args(false));
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    // Cut short the cached metadata of the triton wheel every alternative needs.
+    // Cut short the cached metadata of the triton wheel every alternative needs (not the note
+    // beside it that the server serves no wheel file for it).
     let entry = crate::common::files_under(&ctx.cache().join("v3/metadata"))
         .into_iter()
         .find(|f| {
-            std::fs::read(f)
-                .is_ok_and(|b| String::from_utf8_lossy(&b).contains("files/triton-3.7.0-"))
+            std::fs::read(f).is_ok_and(|b| {
+                let text = String::from_utf8_lossy(&b);
+                text.contains("files/triton-3.7.0-") && !text.contains("#not-served")
+            })
         })
         .expect("a cached triton 3.7.0 entry");
     let bytes = std::fs::read(&entry).unwrap();
