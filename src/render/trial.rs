@@ -173,6 +173,14 @@ fn copy_summary(c: &CopyStats) -> String {
     }
 }
 
+/// Where the baseline ran: in the copy before the plan, or in a second copy beside its install.
+fn baseline_place(beside: Option<&CopyStats>) -> String {
+    match beside {
+        None => "in the copy".to_string(),
+        Some(c) => format!("in a second copy, beside the install ({})", copy_summary(c)),
+    }
+}
+
 /// The report for a terminal.
 pub(crate) fn text(report: &TryReport<'_>) -> String {
     let mut out = String::new();
@@ -199,8 +207,10 @@ pub(crate) fn text(report: &TryReport<'_>) -> String {
     if let Some(b) = &o.baseline {
         let _ = writeln!(
             out,
-            "  baseline in the copy: {} checks, {} failing before the plan",
-            b.checks, b.failed
+            "  baseline {}: {} checks, {} failing before the plan",
+            baseline_place(o.baseline_copy.as_ref()),
+            b.checks,
+            b.failed
         );
         let _ = writeln!(out, "  compile caches: {}", caches_words(o.compile_caches));
     }

@@ -113,11 +113,10 @@ pub(crate) fn try_plan(
     } else {
         Installer::Pip
     };
+    let beside = trial::baseline_beside()?;
+    let changed: Vec<PackageName> = plan.changes.iter().map(|c| c.name.clone()).collect();
     let copy = match original {
-        Original::Venv(venv) => {
-            let changed: Vec<PackageName> = plan.changes.iter().map(|c| c.name.clone()).collect();
-            VenvCopy::make(venv, &changed, settings.keep)?
-        }
+        Original::Venv(venv) => VenvCopy::make(venv, &changed, settings.keep)?,
         Original::Fresh { .. } => {
             fresh_copy(plan, original, settings, installer, work.path(), critical)?
         }
@@ -157,6 +156,11 @@ pub(crate) fn try_plan(
              venv)",
         )
     } else {
+        let second = |venv: &Path| VenvCopy::make(venv, &changed, None);
+        let make = match original {
+            Original::Venv(venv) if beside => Some(move || second(venv)),
+            _ => None,
+        };
         let mut outcome = trial::measure(
             &copy,
             &TrialInput {
@@ -167,20 +171,13 @@ pub(crate) fn try_plan(
                 verify: settings.run.clone(),
                 work: work.path(),
             },
+            make.as_ref().map(|m| m as trial::MakeCopy<'_>),
             critical,
         )?;
         outcome.installer_note = outer.map(|o| o.note);
         outcome
     };
-    let tried = Tried {
-        outcome,
-        copy_path: copy.kept().then(|| copy.root.clone()),
-        copy: copy.stats.clone(),
-        original: trial::OriginalCheck {
-            checked: copy.linked_count(),
-            changed: copy.linked_changed(),
-        },
-    };
+    let tried = tried(outcome, &copy);
     if copy.kept() {
         printer.note(&format!("the copy is kept in {}", copy.root.display()));
     } else {
@@ -188,6 +185,25 @@ pub(crate) fn try_plan(
             .map_err(|err| miette!("cannot remove the copy: {err}"))?;
     }
     Ok(tried)
+}
+
+/// The trial's report: its outcome, the copy's figures, and the original's hard-linked files
+/// afterwards, as linked from the copy and from the baseline's own copy when it had one.
+fn tried(mut outcome: TrialOutcome, copy: &VenvCopy) -> Tried {
+    let mut original = trial::OriginalCheck {
+        checked: copy.linked_count(),
+        changed: copy.linked_changed(),
+    };
+    if let Some(beside) = outcome.baseline_original.take() {
+        original.checked += beside.checked;
+        original.changed.extend(beside.changed);
+    }
+    Tried {
+        outcome,
+        copy_path: copy.kept().then(|| copy.root.clone()),
+        copy: copy.stats.clone(),
+        original,
+    }
 }
 
 /// `propose --try`: each plan of `proposal` (or the first `top`) tried in a copy of the venv

@@ -149,6 +149,30 @@ pub(crate) struct TrialOutcome {
     pub compile_caches: CacheMode,
     /// Wall seconds of the trial (copy excluded).
     pub seconds: f64,
+    /// The baseline's own copy, when it ran beside the plan's install (several cores).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline_copy: Option<CopyStats>,
+    /// That copy's hard-linked originals afterwards (folded into [`Tried::original`]).
+    #[serde(skip)]
+    pub baseline_original: Option<OriginalCheck>,
+}
+
+/// Cores from which the baseline runs beside the plan's install, in a second copy: on fewer, the
+/// two `verify.py` runs would share cores they already fill (on 2 cores, one run alone uses
+/// about 1.8), and the second copy would only add its writes.
+const BESIDE_FROM_CORES: usize = 4;
+
+/// Whether the baseline runs in a second copy beside the plan's install: `PLANNER_TRY_BASELINE`
+/// `beside` or `first` (in the trial's copy, before the plan), else by the cores there are.
+pub(crate) fn baseline_beside() -> Result<bool, TrialError> {
+    match crate::env_vars::EnvVars::process().get("PLANNER_TRY_BASELINE") {
+        Some(v) if v.trim() == "beside" => Ok(true),
+        Some(v) if v.trim() == "first" => Ok(false),
+        Some(v) if !v.trim().is_empty() => Err(TrialError::BaselineSetting {
+            value: crate::terminal::field(&v).into_owned(),
+        }),
+        _ => Ok(std::thread::available_parallelism().map_or(1, |n| n.get()) >= BESIDE_FROM_CORES),
+    }
 }
 
 /// A trial with its copy: what `planner try` and `propose --try` report.
@@ -205,6 +229,17 @@ pub(crate) enum TrialError {
     /// Ctrl-C or SIGTERM.
     #[error("interrupted; the copy is removed and the original was not touched")]
     Interrupted,
+    /// `PLANNER_TRY_BASELINE` is not a known value.
+    #[error("PLANNER_TRY_BASELINE `{value}` is neither `beside` nor `first`")]
+    #[diagnostic(help(
+        "PLANNER_TRY_BASELINE=beside takes the baseline in a second copy while the plan is \
+         installed and checked in the first; `first` takes it in the one copy before the plan; \
+         unset, `beside` from 4 cores"
+    ))]
+    BaselineSetting {
+        /// The value found.
+        value: String,
+    },
     /// A child could not be started.
     #[error("cannot run `{what}`: {source}")]
     Spawn {
@@ -233,6 +268,8 @@ impl TrialOutcome {
             regressions: Vec::new(),
             compile_caches: CacheMode::Private,
             seconds: 0.0,
+            baseline_copy: None,
+            baseline_original: None,
         }
     }
 
@@ -245,10 +282,17 @@ impl TrialOutcome {
     }
 }
 
-/// Measure the plan in `copy`: baseline, tests, steps, comparison, tests again.
+/// Makes a second copy of the original, for a baseline taken beside the plan's install.
+pub(crate) type MakeCopy<'a> = &'a (dyn Fn() -> Result<VenvCopy, copy::CopyError> + Sync);
+
+/// Measure the plan in `copy`: baseline, tests, steps, comparison, tests again. With `beside`,
+/// the baseline and the tests before the plan run in a second copy it makes, at the same time as
+/// the install and the run after the plan in `copy` (several cores: the two runs take about as
+/// long each); the comparison is the same.
 pub(crate) fn measure(
     copy: &VenvCopy,
     input: &TrialInput<'_>,
+    beside: Option<MakeCopy<'_>>,
     critical: &Critical,
 ) -> Result<TrialOutcome, TrialError> {
     let started = Instant::now();
@@ -259,7 +303,10 @@ pub(crate) fn measure(
         input,
         critical,
     };
-    outcome.reason = trial.phases(&mut outcome)?;
+    outcome.reason = match beside {
+        None => trial.phases(&mut outcome)?,
+        Some(make) => trial.phases_beside(make, &mut outcome)?,
+    };
     if outcome.reason.is_none() {
         outcome.verdict = if outcome.regressions.is_empty() {
             Verdict::Clean
@@ -278,35 +325,158 @@ struct Trial<'a> {
     critical: &'a Critical,
 }
 
+/// What the baseline's own copy gave: the counts (or why none), the tests before the plan, the
+/// copy made and its hard-linked originals afterwards.
+struct Beside {
+    baseline: Result<Summary, String>,
+    tests: Vec<TestRun>,
+    copy: Option<CopyStats>,
+    original: Option<OriginalCheck>,
+}
+
 impl Trial<'_> {
     /// Each phase in order into `outcome`; `Ok(Some(why))` when one stopped the trial (not
     /// tried), `Ok(None)` when the comparison and the tests after it ran.
     fn phases(&self, outcome: &mut TrialOutcome) -> Result<Option<String>, TrialError> {
         let baseline_file = self.input.work.join("verify-baseline.json");
-        match self.verify(RunOptions {
-            baseline: Some(baseline_file.clone()),
-            ..RunOptions::default()
-        })? {
+        match self.verify(self.copy, baseline_options(&baseline_file))? {
             Ok((report, _)) => outcome.baseline = Some(report.summary),
             Err(err) => return Ok(Some(format!("the baseline failed: {}", verify_error(&err)))),
         }
+        outcome.tests = self.tests_before(self.copy)?;
+        if let Some(why) = self.install(outcome)? {
+            return Ok(Some(format!("the plan could not be installed: {why}")));
+        }
+        let compared = self.verify(
+            self.copy,
+            RunOptions {
+                compare: Some(baseline_file),
+                report: Some(self.input.work.join("verify-report.json")),
+                ..RunOptions::default()
+            },
+        )?;
+        self.conclude(compared, outcome)
+    }
+
+    /// The baseline and the tests before the plan in a second copy, while the plan is installed
+    /// and checked in this one (`--plain`); then the two reports compared, nothing run again.
+    fn phases_beside(
+        &self,
+        make: MakeCopy<'_>,
+        outcome: &mut TrialOutcome,
+    ) -> Result<Option<String>, TrialError> {
+        let baseline_file = self.input.work.join("verify-baseline.json");
+        let after_file = self.input.work.join("verify-after.json");
+        let (beside, after) = std::thread::scope(|scope| {
+            let beside = scope.spawn(|| self.baseline_beside(make, &baseline_file));
+            let after = self.install_and_check(outcome, &after_file);
+            let beside = beside
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (beside, after)
+        });
+        let beside = beside?;
+        outcome.baseline_copy = beside.copy;
+        outcome.baseline_original = beside.original;
+        outcome.tests = beside.tests;
+        if let Some(why) = after? {
+            return Ok(Some(why));
+        }
+        match beside.baseline {
+            Ok(summary) => outcome.baseline = Some(summary),
+            Err(why) => return Ok(Some(format!("the baseline failed: {why}"))),
+        }
+        let compared = self.verify(
+            self.copy,
+            RunOptions {
+                compare: Some(baseline_file),
+                checks_from: Some(after_file),
+                report: Some(self.input.work.join("verify-report.json")),
+                ..RunOptions::default()
+            },
+        )?;
+        self.conclude(compared, outcome)
+    }
+
+    /// A second copy made, the baseline and the tests run in it, the copy removed.
+    fn baseline_beside(&self, make: MakeCopy<'_>, file: &Path) -> Result<Beside, TrialError> {
+        let copy = match make() {
+            Ok(copy) => copy,
+            Err(err) => {
+                return Ok(Beside {
+                    baseline: Err(format!("cannot make its copy: {err}")),
+                    tests: Vec::new(),
+                    copy: None,
+                    original: None,
+                });
+            }
+        };
+        let baseline = self
+            .verify(&copy, baseline_options(file))?
+            .map(|(report, _)| report.summary)
+            .map_err(|err| verify_error(&err));
+        let tests = self.tests_before(&copy)?;
+        let original = OriginalCheck {
+            checked: copy.linked_count(),
+            changed: copy.linked_changed(),
+        };
+        let stats = copy.stats.clone();
+        let root = copy.root.clone();
+        let baseline = match copy.discard() {
+            Ok(()) => baseline,
+            Err(err) => Err(format!("cannot remove its copy {}: {err}", root.display())),
+        };
+        Ok(Beside {
+            baseline,
+            tests,
+            copy: Some(stats),
+            original: Some(original),
+        })
+    }
+
+    /// The plan's steps, then the checks after it in a plain run written to `file`; `Some(why)`
+    /// when either stopped the trial.
+    fn install_and_check(
+        &self,
+        outcome: &mut TrialOutcome,
+        file: &Path,
+    ) -> Result<Option<String>, TrialError> {
+        if let Some(why) = self.install(outcome)? {
+            return Ok(Some(format!("the plan could not be installed: {why}")));
+        }
+        let plain = RunOptions {
+            plain: true,
+            report: Some(file.to_path_buf()),
+            ..RunOptions::default()
+        };
+        Ok(self.verify(self.copy, plain)?.err().map(|err| {
+            format!(
+                "the verification after the plan failed: {}",
+                verify_error(&err)
+            )
+        }))
+    }
+
+    /// Each `--test` once in `copy`, before the plan.
+    fn tests_before(&self, copy: &VenvCopy) -> Result<Vec<TestRun>, TrialError> {
+        let mut runs = Vec::new();
         for test in self.input.tests {
-            let before = self.shell(test)?;
-            outcome.tests.push(TestRun {
+            runs.push(TestRun {
                 command: test.clone(),
-                before,
+                before: self.shell(copy, test)?,
                 after: None,
                 regression: false,
             });
         }
-        if let Some(why) = self.install(outcome)? {
-            return Ok(Some(format!("the plan could not be installed: {why}")));
-        }
-        let compared = self.verify(RunOptions {
-            compare: Some(baseline_file),
-            report: Some(self.input.work.join("verify-report.json")),
-            ..RunOptions::default()
-        })?;
+        Ok(runs)
+    }
+
+    /// The comparison recorded (or why it failed), then each `--test` again.
+    fn conclude(
+        &self,
+        compared: Result<(VerifyReport, serde_json::Value), VerifyError>,
+        outcome: &mut TrialOutcome,
+    ) -> Result<Option<String>, TrialError> {
         match compared {
             Ok((report, document)) => record_comparison(outcome, report, document),
             Err(err) => {
@@ -317,7 +487,7 @@ impl Trial<'_> {
             }
         }
         for test in &mut outcome.tests {
-            let after = self.shell(&test.command)?;
+            let after = self.shell(self.copy, &test.command)?;
             test.regression = test.before.ok() && !after.ok();
             if test.regression {
                 outcome.regressions.push(format!(
@@ -335,18 +505,19 @@ impl Trial<'_> {
     /// `verify.py` in the copy, activated, with the trial's `--timeout`, `--jobs`, `--no-smoke`.
     fn verify(
         &self,
+        copy: &VenvCopy,
         mode: RunOptions,
     ) -> Result<Result<(VerifyReport, serde_json::Value), VerifyError>, TrialError> {
         let verify = &self.input.verify;
         let ran = run::run(
-            &self.copy.python(),
+            &copy.python(),
             self.input.script,
             &RunOptions {
                 timeout: verify.timeout,
                 jobs: verify.jobs,
                 no_smoke: verify.no_smoke,
                 warm_caches: verify.warm_caches,
-                activate: Some(self.copy.root.clone()),
+                activate: Some(copy.root.clone()),
                 ..mode
             },
         );
@@ -354,11 +525,11 @@ impl Trial<'_> {
         Ok(ran)
     }
 
-    /// A `--test` command in the copy.
-    fn shell(&self, command: &str) -> Result<Ran, TrialError> {
+    /// A `--test` command in `copy`.
+    fn shell(&self, copy: &VenvCopy, command: &str) -> Result<Ran, TrialError> {
         let caches = CacheMode::new(self.input.verify.warm_caches);
-        let ran = exec::run_shell(command, &self.copy.root, self.critical, caches)
-            .map_err(spawn(command))?;
+        let ran =
+            exec::run_shell(command, &copy.root, self.critical, caches).map_err(spawn(command))?;
         check_interrupt(self.critical)?;
         Ok(ran)
     }
@@ -419,6 +590,14 @@ fn record_comparison(
     outcome.verify = Some(report.summary);
     outcome.failed = report.failed;
     outcome.report = Some(document);
+}
+
+/// `verify.py --baseline FILE`.
+fn baseline_options(file: &Path) -> RunOptions {
+    RunOptions {
+        baseline: Some(file.to_path_buf()),
+        ..RunOptions::default()
+    }
 }
 
 /// `import:x (dist): what`.

@@ -20,6 +20,8 @@ pub(crate) struct RunOptions {
     pub compare: Option<PathBuf>,
     /// `--report FILE`: also write the report there.
     pub report: Option<PathBuf>,
+    /// `--checks-from FILE` (with `compare`): run nothing, compare that `--plain` run's checks.
+    pub checks_from: Option<PathBuf>,
     /// `--timeout S`: seconds per import.
     pub timeout: Option<u32>,
     /// `--jobs N`: imports at once.
@@ -143,6 +145,7 @@ pub(crate) fn run(
         ("--baseline", &options.baseline),
         ("--compare", &options.compare),
         ("--report", &options.report),
+        ("--checks-from", &options.checks_from),
         ("--baseline-file", &options.baseline_file),
     ] {
         if let Some(path) = path {

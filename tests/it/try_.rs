@@ -288,6 +288,112 @@ fn try_copy_full_shares_no_file_with_the_original() {
     planner_snapshot!(world.ctx, "try_copy_mode_misspelt", typo);
 }
 
+/// What a try report says about its checks and tests, whichever copy the baseline ran in: the
+/// verdict, the regressions, the counts before and after, each check's status (and regression
+/// and status before) and each test's exits.
+fn measured(report: &serde_json::Value) -> serde_json::Value {
+    let checks: Vec<serde_json::Value> = report["report"]["checks"]
+        .as_array()
+        .map(|checks| {
+            checks
+                .iter()
+                .map(|c| serde_json::json!([c["name"], c["status"], c["regression"], c["before"]]))
+                .collect()
+        })
+        .unwrap_or_default();
+    let tests: Vec<serde_json::Value> = report["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| serde_json::json!([t["command"], t["before"]["exit"], t["after"]["exit"]]))
+        .collect();
+    // The copy's temp folder (`planner-try-XXXXXX`) is each run's own.
+    let regressions: Vec<String> = report["regressions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let text = r.as_str().unwrap();
+            match text.split_once("planner-try-") {
+                Some((head, tail)) => format!("{head}planner-try-*{}", &tail[6..]),
+                None => text.to_string(),
+            }
+        })
+        .collect();
+    serde_json::json!({
+        "verdict": report["verdict"],
+        "regressions": regressions,
+        "baseline": report["baseline"],
+        "verify": report["verify"],
+        "checks": checks,
+        "tests": tests,
+    })
+}
+
+/// The baseline taken in a second copy beside the plan's install (`PLANNER_TRY_BASELINE=beside`,
+/// the default from 4 cores) reports what the baseline taken first in the one copy reports: the
+/// same verdict, regressions, counts, checks and tests, for a clean plan and a breaking one with
+/// a test that fails before and after (not a regression); its copy is said, its hard links are
+/// checked, both copies are removed and the original is untouched. A misspelt value is refused.
+#[test]
+fn a_baseline_beside_the_install_reports_what_a_baseline_first_reports() {
+    let world = World::new();
+    let clean = world.propose(&["tool==1.1"], "upgrade");
+    let forced = world.propose(&["lib==1.0", "--allow-override"], "forced-override");
+    let before = tree(&world.venv);
+    let path = path_without_uv();
+    let tests = [
+        "--test",
+        "python -c 'import app'",
+        "--test",
+        "python -c 'import tool; assert tool.V == 1'",
+        "--test",
+        "false",
+    ];
+    for (plan, exit) in [(&clean, 1), (&forced, 1)] {
+        let mut reports = Vec::new();
+        for mode in ["first", "beside"] {
+            let vars = [("PLANNER_TRY_BASELINE", mode)];
+            let (code, report, stderr) = world.try_plan_with(&path, plan, &tests, &vars);
+            assert_eq!(code, Some(exit), "{mode}: {report:#}\n{stderr}");
+            assert_eq!(
+                report.get("baseline_copy").is_some(),
+                mode == "beside",
+                "{mode}: {report:#}"
+            );
+            let linked = report["copy"]["linked"].as_u64().unwrap()
+                + report["baseline_copy"]["linked"].as_u64().unwrap_or(0);
+            assert_eq!(report["original"]["checked"], linked, "{report:#}");
+            assert_eq!(report["original"]["changed"], serde_json::json!([]));
+            assert_same_tree(&before, &world.venv, mode);
+            world.assert_no_copy_left();
+            reports.push(measured(&report));
+        }
+        assert_eq!(reports[0], reports[1], "first, then beside");
+    }
+    let text = run(world
+        .command(&path)
+        .env("PLANNER_TRY_BASELINE", "beside")
+        .args(["try", clean.to_str().unwrap()]));
+    let said: Vec<&str> = text
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("  baseline "))
+        .map(|l| l.split(" (").next().unwrap())
+        .collect();
+    assert_eq!(
+        said,
+        ["  baseline in a second copy, beside the install"],
+        "{}",
+        text.stdout
+    );
+    let typo = run(world
+        .command(&path)
+        .env("PLANNER_TRY_BASELINE", "sideways")
+        .args(["try", clean.to_str().unwrap()]));
+    planner_snapshot!(world.ctx, "try_baseline_mode_misspelt", typo);
+}
+
 /// The copy keeps each file's mtime and hard-links the original's bytecode: Python finds a
 /// copied module's `.pyc` valid and loads it, where a copy with fresh mtimes made every import in
 /// the baseline and the comparison compile from source again.

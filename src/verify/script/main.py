@@ -253,6 +253,12 @@ def main():
         "default every run compiles into fresh empty ones, removed afterwards, so that a "
         "kernel compiled before cannot hide a break",
     )
+    parser.add_argument(
+        "--checks-from",
+        metavar="REPORT",
+        help="with --compare: run nothing; compare the checks of REPORT (a --plain run after the "
+        "change) with the baseline (planner try runs the two side by side in two copies)",
+    )
     parser.add_argument("--quiet", action="store_true", help="print nothing on stderr")
     parser.add_argument(
         "--profile",
@@ -261,12 +267,57 @@ def main():
         "also PLANNER_VERIFY_PROFILE=1 in the environment",
     )
     args = parser.parse_args()
+    if args.checks_from:
+        if not args.compare:
+            parser.error("--checks-from needs --compare FILE")
+        return compare_report(args)
     caches, cache_root = private_caches(args.warm_caches)
     try:
         return run_checks(args, caches)
     finally:
         if cache_root:
             shutil.rmtree(cache_root, ignore_errors=True)
+
+
+def compare_report(args):
+    """The report of a `--plain` run after the change (`--checks-from`) compared with the
+    baseline (`--compare`), nothing run again: written to `--report`, printed; the exit status."""
+    with open(args.checks_from) as f:
+        result = json.load(f)
+    with open(args.compare) as f:
+        baseline = json.load(f)
+    checks = result["checks"]
+    compare(checks, baseline, set(result.get("top_names") or []))
+    ok, summary, failed = summarize(checks, "compare")
+    result.update(
+        mode="compare",
+        baseline={
+            "file": os.path.abspath(args.compare),
+            "recorded": False,
+            "compared": True,
+            "automatic": False,
+        },
+        uncompared=[],
+        ok=ok,
+        summary=summary,
+        failed=failed,
+    )
+    text = json.dumps(json_safe(result), indent=1) + "\n"
+    if args.report:
+        write_atomic(args.report, text)
+    if not args.quiet:
+        sys.stderr.write(
+            "%d passed, %d failed, %d skipped, %d regression(s), %d failing before\n"
+            % (
+                summary["passed"],
+                summary["failed"],
+                summary["skipped"],
+                summary["regressions"],
+                summary["pre_existing"],
+            )
+        )
+    sys.stdout.write(text)
+    return 0 if ok else 1
 
 
 def run_checks(args, caches):

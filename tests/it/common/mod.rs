@@ -161,8 +161,9 @@ impl TestContext {
         );
     }
 
-    /// The binary with a cleared environment: PATH, HOME, PLANNER_CACHE_DIR, PLANNER_NOW and
-    /// NO_COLOR only.
+    /// The binary with a cleared environment: PATH, HOME, PLANNER_CACHE_DIR, PLANNER_NOW,
+    /// NO_COLOR and PLANNER_TRY_BASELINE=first (a trial's report the same on every machine,
+    /// whatever its cores: the baseline beside the install has a test of its own) only.
     pub fn command(&self) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_planner"));
         cmd.env_clear()
@@ -171,6 +172,7 @@ impl TestContext {
             .env("PLANNER_CACHE_DIR", self.cache())
             .env("PLANNER_NOW", NOW)
             .env("NO_COLOR", "1")
+            .env("PLANNER_TRY_BASELINE", "first")
             .current_dir(&self.cwd);
         cmd
     }
