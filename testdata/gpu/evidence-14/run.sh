@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# GPU machine, session 14: the beside14 release build (.gpu14/planner.xz); plans made by it on the live index for the
+# shared h200 fixture: `propose 'jinja2==3.1.5'` (.gpu14/plans/j315, clean) and `propose 'jinja2==2.11.3'
+# --allow-override` (.gpu14/plans/j2, plan 1 forced, must REGRESS); wheels in .gpu14/wj.
+# verify --all twice (profiled), then each plan tried with PLANNER_TRY_BASELINE=first and =beside, alternated.
+set -u
+G=/tmp/g; O=$OUT; mkdir -p $G
+V=/opt/torch/.venv
+python3 -c "import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2],'wb'))" .gpu14/planner.xz $G/planner; chmod +x $G/planner
+{ nproc; uptime; nvidia-smi --query-gpu=name --format=csv,noheader; $V/bin/python3 -c "import torch, triton, jinja2; print(torch.__version__, triton.__version__, jinja2.__version__)"; $G/planner --version; } > $O/machine.txt 2>&1
+T=$O/timings.txt
+for i in 1 2; do
+  s=$(date +%s%N)
+  PLANNER_VERIFY_PROFILE=1 $G/planner verify --python $V/bin/python3 --all --policy ml-cuda --format json > $G/verify-all-$i.json 2> $G/verify-all-$i.err
+  echo "verify --all run $i: exit $?, $(( ($(date +%s%N)-s)/1000000 )) ms, load $(cut -d' ' -f1 /proc/loadavg)" >> $T
+done
+python3 testdata/gpu/try-treehash.py $V > $G/th-before.txt 2>&1
+tried() { # NAME PLAN MODE
+  local s=$(date +%s%N)
+  PLANNER_TRY_BASELINE=$3 PIP_NO_INDEX=1 PIP_FIND_LINKS=$PWD/.gpu14/wj PATH=/usr/bin:/bin $G/planner try $2 --python $V/bin/python3 --policy ml-cuda --format json > $G/try-$1-$3.json 2> $G/try-$1-$3.err
+  echo "try $1 $3: exit $?, $(( ($(date +%s%N)-s)/1000000 )) ms, load $(cut -d' ' -f1 /proc/loadavg)" >> $T
+}
+for r in 1 2; do
+  tried j315-$r .gpu14/plans/j315/plans/1-upgrade first
+  tried j315-$r .gpu14/plans/j315/plans/1-upgrade beside
+done
+tried j2 .gpu14/plans/j2/plans/1-forced-override beside
+tried j2 .gpu14/plans/j2/plans/1-forced-override first
+python3 testdata/gpu/try-treehash.py $V > $G/th-after.txt 2>&1
+cmp -s $G/th-before.txt $G/th-after.txt && echo "venv unchanged (tree hash $(tail -1 $G/th-after.txt))" >> $T
+python3 - $G $O <<'P'
+import json, sys, glob, os
+g, o = sys.argv[1], sys.argv[2]
+rows = []
+for f in sorted(glob.glob(g + "/try-*.json")):
+    try:
+        r = json.load(open(f))
+    except Exception as e:
+        rows.append({"file": os.path.basename(f), "error": str(e)}); continue
+    inst = sum(s["ran"].get("seconds") or 0 for s in r["steps"])
+    rows.append({"file": os.path.basename(f), "verdict": r["verdict"], "seconds": r["seconds"], "copy": r["copy"]["seconds"],
+                 "baseline_copy": (r.get("baseline_copy") or {}).get("seconds"), "install": inst,
+                 "after": (r.get("report") or {}).get("seconds"), "baseline": r.get("baseline"), "verify": r.get("verify"),
+                 "regressions": r.get("regressions"), "original": r.get("original")})
+for f in sorted(glob.glob(g + "/verify-all-*.json")):
+    r = json.load(open(f))
+    rows.append({"file": os.path.basename(f), "seconds": r["seconds"], "summary": r["summary"], "budget": {k: v for k, v in (r.get("budget") or {}).items() if k != "left_out"}, "profile": r.get("profile")})
+json.dump(rows, open(o + "/summary.json", "w"), indent=1)
+P
+tar -C $G -czf $O/raw.tgz $(cd $G && ls *.json *.err)
+cat $T
