@@ -575,15 +575,27 @@ fn ctrl_c_while_a_test_runs_removes_the_copy_and_exits_130() {
     let world = World::new();
     let plan = world.propose(&["tool==1.1"], "upgrade");
     let before = tree(&world.venv);
-    let marker = world.ctx.path().join("test-started");
-    let test = format!("touch '{}'; sleep 60", marker.display());
-    let mut child = world
-        .command(&path_without_uv())
-        .args(["try", plan.to_str().unwrap(), "--test", &test])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    // With the baseline first, and beside the install (the test then runs in the second copy
+    // while the plan is installed and checked in the first): both copies go.
+    for mode in ["first", "beside"] {
+        let marker = world.ctx.path().join(format!("test-started-{mode}"));
+        let test = format!("touch '{}'; sleep 60", marker.display());
+        let child = world
+            .command(&path_without_uv())
+            .env("PLANNER_TRY_BASELINE", mode)
+            .args(["try", plan.to_str().unwrap(), "--test", &test])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        interrupt_once(child, &marker);
+        world.assert_no_copy_left();
+        assert_same_tree(&before, &world.venv, mode);
+    }
+}
+
+/// Ctrl-C for `child` once `marker` exists; it must exit 130 within 10 s.
+fn interrupt_once(mut child: std::process::Child, marker: &Path) {
     let started = Instant::now();
     while !marker.exists() {
         assert!(
@@ -613,8 +625,6 @@ fn ctrl_c_while_a_test_runs_removes_the_copy_and_exits_130() {
         stopped.elapsed() < Duration::from_secs(10),
         "it waited for the test to end"
     );
-    world.assert_no_copy_left();
-    assert_same_tree(&before, &world.venv, "after Ctrl-C");
 }
 
 #[test]
