@@ -190,3 +190,35 @@ fn a_build_whose_requirements_are_too_large_is_refused() {
     ");
     assert_eq!(server.requests("/files/heavybuild").len(), 0);
 }
+
+/// An environment read from its files alone (no interpreter: a venv copied from another machine,
+/// like the shared GPU fixture) cannot run a metadata build, which needs its interpreter: every
+/// release says why, naming the missing interpreter, and the sdist is fetched no more than a run
+/// without `--allow-build` fetches it (for its static metadata), none for a build.
+#[test]
+fn no_metadata_build_without_the_environments_interpreter() {
+    let World {
+        _root,
+        server,
+        url,
+        venv,
+    } = World::new(false);
+    for entry in std::fs::read_dir(venv.path.join("bin")).unwrap().flatten() {
+        if entry.file_name().to_string_lossy().starts_with("python") {
+            std::fs::remove_file(entry.path()).unwrap();
+        }
+    }
+    let unbuilt = TestContext::new().propose(&venv.path, &url, &["inbuild", "--format", "json"]);
+    assert_eq!(unbuilt.code, Some(1), "{}", unbuilt.stderr);
+    let fetched = server.requests("/files/inbuild").len();
+    server.clear_log();
+    let ctx = TestContext::new();
+    let args = ["inbuild", "--format", "json", "--allow-build"];
+    let out = ctx.propose(&venv.path, &url, &args);
+    let said = summary(&out).replace(&venv.path.display().to_string(), "[VENV]");
+    insta::assert_snapshot!(said, @"
+    exit 1
+    conflict: Because inbuild==1.0 has metadata that cannot be read (metadata of inbuild-1.0.tar.gz is unavailable without a build: a metadata build runs with the environment's interpreter, and [VENV]/bin/python does not exist here (an environment read from its files alone; run planner where it lives to build)) and you require inbuild, your requirements are unsatisfiable.
+    ");
+    assert_eq!(server.requests("/files/inbuild").len(), fetched);
+}

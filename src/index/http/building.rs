@@ -63,6 +63,18 @@ impl Index {
                  --allow-build)",
             ));
         }
+        if !python.exists() {
+            // Not the sdist's failure: every release would fail the same way, so none is tried.
+            return Err(build::unavailable(
+                file,
+                format!(
+                    "a metadata build runs with the environment's interpreter, and {} does not \
+                     exist here (an environment read from its files alone; run planner where it \
+                     lives to build)",
+                    python.display()
+                ),
+            ));
+        }
         if inner.builds.given_up(&project.name) {
             return Err(build::unavailable(
                 file,
