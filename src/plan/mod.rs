@@ -28,6 +28,7 @@ mod own_target;
 mod planned;
 mod planned_imports;
 mod proposal;
+mod requirement_text;
 #[cfg(test)]
 pub(crate) mod test_plans;
 #[cfg(test)]
@@ -54,3 +55,4 @@ pub(crate) use proposal::{
     Action, Blocker, BreakKind, Change, HeldBack, InstallSteps, LayerChoice, Override, Pin, Plan,
     PlanCommandLines, Proposal, Reason, Unchecked,
 };
+pub(crate) use requirement_text::{said, said_once};

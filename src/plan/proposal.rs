@@ -9,6 +9,7 @@ use pep440_rs::Version;
 use pep508_rs::{PackageName, Requirement};
 use serde::{Deserialize, Serialize};
 
+use super::requirement_text::{said, said_once};
 use crate::risk::{Citation, FactorKind, RiskScore};
 
 /// `schema` of a proposal document.
@@ -824,12 +825,19 @@ impl HeldBack {
     /// Why it stays, one line each: the requirements that exclude the newest release, then the
     /// coupled members with no release to go with it.
     pub(crate) fn reasons(&self) -> Vec<String> {
-        let blockers = self.blockers.iter().map(|b| {
-            format!(
-                "{} {} requires {}",
-                b.dependent, b.dependent_version, b.requirement
-            )
-        });
+        // Each requirement in words, once per dependent (cuda-toolkit requires nvidia-cublas
+        // through two of its extras: one line).
+        let keyed: Vec<_> = (self.blockers.iter())
+            .map(|b| ((&b.dependent, &b.dependent_version), &b.requirement))
+            .collect();
+        let blockers = (self.blockers.iter())
+            .zip(said_once(&keyed))
+            .filter_map(|(b, words)| {
+                Some(format!(
+                    "{} {} requires {}",
+                    b.dependent, b.dependent_version, words?
+                ))
+            });
         let unmatched = self.unmatched.iter().map(|u| {
             format!(
                 "{} has no release {} to go with {} {} (coupled group)",
@@ -843,7 +851,12 @@ impl HeldBack {
             );
             format!(
                 "moving it needs {} {} -> {} ({} {} requires {})",
-                n.name, n.from, to, n.name, n.from, n.requirement
+                n.name,
+                n.from,
+                to,
+                n.name,
+                n.from,
+                said(&n.requirement)
             )
         });
         let waiting = self.waiting.iter().map(|w| {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::plan::{Action, BreakKind, Change, Plan, PlanKind, Proposal, Reason};
+use crate::plan::{Action, BreakKind, Change, Plan, PlanKind, Proposal, Reason, said, said_once};
 use crate::risk::RiskLevel;
 use crate::terminal::escape as terminal;
 
@@ -118,13 +118,17 @@ pub(crate) fn render(
         for hint in &conflict.hints {
             let _ = writeln!(out, "  hint: {}", terminal(hint));
         }
-        for blocker in &conflict.blockers {
+        let keyed: Vec<_> = (conflict.blockers.iter())
+            .map(|b| ((&b.dependent, &b.dependent_version), &b.requirement))
+            .collect();
+        for (blocker, words) in conflict.blockers.iter().zip(said_once(&keyed)) {
+            let Some(words) = words else { continue };
             let _ = writeln!(
                 out,
                 "  blocked by: {} {} requires {}",
                 blocker.dependent,
                 blocker.dependent_version,
-                terminal(&blocker.requirement.to_string())
+                terminal(&words)
             );
         }
     }
@@ -569,68 +573,35 @@ pub(crate) fn no_change_line(plan: &Plan) -> String {
 /// A `required by` reason in one part, shown once for its dependent and requirement: the
 /// requirement without its marker (it held here), with the dependent's extras it came through
 /// (`required by cuda-toolkit 13.2.2 (nvidia-cublas==13.4.1.3.*, through its extras cublas,
-/// cusolver)`). `None` for a reason an earlier one of `all` already shows.
+/// cusolver)`: [`said_once`]). `None` for a reason an earlier one of `all` already shows.
 fn required_by(reason: &Reason, all: &[Reason]) -> Option<String> {
-    let key = |r: &Reason| match r {
-        Reason::RequiredBy {
-            dependent,
-            dependent_version,
-            requirement,
-        } => Some((
-            dependent.clone(),
-            dependent_version.clone(),
-            unmarked(requirement),
-        )),
-        _ => None,
-    };
-    let mine = key(reason)?;
-    let same: Vec<&Reason> = all
-        .iter()
-        .filter(|r| key(r).as_ref() == Some(&mine))
-        .collect();
-    if !std::ptr::eq(*same.first()?, reason) {
+    let Reason::RequiredBy {
+        dependent,
+        dependent_version,
+        ..
+    } = reason
+    else {
         return None;
-    }
-    let mut extras: Vec<String> = Vec::new();
-    for r in &same {
-        if let Reason::RequiredBy { requirement, .. } = r {
-            for extra in marker_extras(requirement) {
-                if !extras.contains(&extra) {
-                    extras.push(extra);
-                }
-            }
-        }
-    }
-    let (dependent, version, requirement) = mine;
-    let through = match extras.len() {
-        0 => String::new(),
-        1 => format!(", through its extra {}", extras[0]),
-        _ => format!(", through its extras {}", extras.join(", ")),
     };
-    Some(format!(
-        "required by {dependent} {version} ({requirement}{through})"
-    ))
-}
-
-/// A requirement as text without its marker: `nvidia-cublas==13.4.1.3.*`.
-fn unmarked(requirement: &pep508_rs::Requirement) -> String {
-    let mut bare = requirement.clone();
-    bare.marker = pep508_rs::MarkerTree::TRUE;
-    bare.to_string()
-}
-
-/// The extras a requirement's marker names (`extra == 'cublas'`), in order.
-fn marker_extras(requirement: &pep508_rs::Requirement) -> Vec<String> {
-    let Some(marker) = requirement.marker.try_to_string() else {
-        return Vec::new();
-    };
-    marker
-        .match_indices("extra == '")
-        .filter_map(|(at, prefix)| {
-            let rest = &marker[at + prefix.len()..];
-            rest.split_once('\'').map(|(extra, _)| extra.to_string())
+    let required: Vec<(&Reason, _)> = all
+        .iter()
+        .filter_map(|r| match r {
+            Reason::RequiredBy {
+                dependent,
+                dependent_version,
+                requirement,
+            } => Some((r, ((dependent, dependent_version), requirement))),
+            _ => None,
         })
-        .collect()
+        .collect();
+    let at = required
+        .iter()
+        .position(|(r, _)| std::ptr::eq(*r, reason))?;
+    let keyed: Vec<_> = required.into_iter().map(|(_, k)| k).collect();
+    let words = said_once(&keyed).swap_remove(at)?;
+    Some(format!(
+        "required by {dependent} {dependent_version} ({words})"
+    ))
 }
 
 /// Why a dist changes, in one line.
@@ -644,7 +615,10 @@ pub(crate) fn reasons(change: &Change) -> String {
                 Reason::UpgradeAll => "--all".to_string(),
                 Reason::RequiredBy { .. } => required_by(reason, &change.reasons)?,
                 Reason::Unblocks { target, blocking } => {
-                    format!("needed to unblock {target} (it required {blocking})")
+                    format!(
+                        "needed to unblock {target} (it required {})",
+                        said(blocking)
+                    )
                 }
                 Reason::Follows {
                     package,
@@ -702,10 +676,10 @@ pub(crate) fn reasons(change: &Change) -> String {
                 } => format!(
                     "needed to unblock what {dependent} {dependent_version} imports \
                      ({requirement}: its own {file}, line {line}, imports {} from `{module}`, \
-                     which {} releases lack; not in its index metadata); it required \
-                     {blocking}",
+                     which {} releases lack; not in its index metadata); it required {}",
                     quoted(names),
-                    lacking(requirement)
+                    lacking(requirement),
+                    said(blocking)
                 ),
                 Reason::Override { replacement } => format!("OVERRIDE ({replacement})"),
                 Reason::NewestFitting { asked, closest } => {
@@ -756,6 +730,38 @@ mod tests {
             reasons(&change),
             "required by cuda-toolkit 13.2.2 (nvidia-cublas==13.4.1.3.*, through its extras \
              cublas, cusolver); required by torch 2.15.0 (nvidia-cublas)"
+        );
+    }
+
+    /// The unblocking reasons say the blocking requirement as `required by` does: torch's
+    /// `triton==3.6.0 ; platform_system == 'Linux'` without its marker, an extra named.
+    #[test]
+    fn unblocking_reasons_drop_the_marker_and_name_the_extra() {
+        use crate::plan::Reason;
+        let r = |s: &str| crate::metadata::parse_requirement(s).unwrap();
+        let mut change = test_plans::proposal().plans[0].changes[0].clone();
+        change.reasons = vec![Reason::Unblocks {
+            target: r("triton==3.7.0"),
+            blocking: r("triton==3.6.0 ; platform_system == 'Linux'"),
+        }];
+        assert_eq!(
+            reasons(&change),
+            "needed to unblock triton==3.7.0 (it required triton==3.6.0)"
+        );
+        change.reasons = vec![Reason::UnblocksImport {
+            dependent: "flask-login".parse().unwrap(),
+            dependent_version: "0.6.2".parse().unwrap(),
+            requirement: r("werkzeug<3.0.0"),
+            module: "werkzeug.urls".to_string(),
+            names: vec!["url_decode".to_string()],
+            file: "flask_login/utils.py".to_string(),
+            line: 14,
+            blocking: r("werkzeug>=3.1.0 ; python_version >= '3.9' and extra == 'async'"),
+        }];
+        let text = reasons(&change);
+        assert!(
+            text.ends_with("; it required werkzeug>=3.1.0, through its extra async"),
+            "{text}"
         );
     }
 

@@ -169,7 +169,7 @@ fn canonical_incident_text() {
           Because torch==2.11.0+cu130 depends on triton==3.6.0 and you require triton==3.7.0, torch==2.11.0+cu130 cannot be used.
           And because torch==2.11.0+cu130 stays as installed, your requirements are unsatisfiable.
           hint: torch releases that accept triton==3.7.0: 2.12.0
-          blocked by: torch 2.11.0+cu130 requires triton==3.6.0 ; platform_system == 'Linux'
+          blocked by: torch 2.11.0+cu130 requires triton==3.6.0
 
         Plan 1 move-blockers (recommended): Move the blocker: torch 2.11.0+cu130 -> 2.12.0
           risk 33/100 medium (policy default)
@@ -177,7 +177,7 @@ fn canonical_incident_text() {
             nvidia-cudnn-cu13       9.19.0.56 -> 9.20.0.48  required by torch 2.12.0 (nvidia-cudnn-cu13==9.20.0.48)
             nvidia-cusparselt-cu13  0.8.0 -> 0.8.1          required by torch 2.12.0 (nvidia-cusparselt-cu13==0.8.1)
             nvidia-nccl-cu13        2.28.9 -> 2.29.7        required by torch 2.12.0 (nvidia-nccl-cu13==2.29.7)
-            torch                   2.11.0+cu130 -> 2.12.0  needed to unblock triton==3.7.0 (it required triton==3.6.0 ; platform_system == 'Linux')
+            torch                   2.11.0+cu130 -> 2.12.0  needed to unblock triton==3.7.0 (it required triton==3.6.0)
             triton                  3.6.0 -> 3.7.0          requested (triton==3.7.0)
           WARNING: torch 2.11.0+cu130 is a local build: this plan REPLACES it with the index build 2.12.0; make sure the index serves the variant you need
           risk factors:

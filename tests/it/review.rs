@@ -2105,3 +2105,73 @@ fn missing_index_data_under_offline_never_hides_a_break_behind_the_base() {
         "{json:#}"
     );
 }
+
+/// torch 2.11.0 -> 2.15.0 moves 18 releases whose wheel files the recorded index does not serve:
+/// the text and the markdown show the first 5 by name (one line each) and how many more, the
+/// annotation names those 5 and how many more; JSON and SARIF list every release.
+#[test]
+fn judged_without_is_capped_in_the_text_and_complete_in_json_and_sarif() {
+    let ctx = review_context();
+    let repo = layout(
+        ctx.dir.path(),
+        &[("requirements.txt", "torch==2.11.0\n")],
+        &[("requirements.txt", "torch==2.15.0\n")],
+    );
+    let server = IndexServer::recorded();
+    let json = review_layout(&ctx, &repo, &server, &["--format", "json"]).json();
+    let unchecked = json["findings"][0]["targets"][0]["unchecked"]
+        .as_array()
+        .unwrap();
+    let mut named: Vec<(&str, &str)> = unchecked
+        .iter()
+        .map(|u| (u["name"].as_str().unwrap(), u["version"].as_str().unwrap()))
+        .collect();
+    assert_eq!(named.len(), 18, "{named:?}");
+    named.sort();
+    let releases: Vec<String> = named.iter().map(|(n, v)| format!("{n} {v}")).collect();
+    let more = "and 13 more (--format json lists each)";
+
+    let text = review_layout(&ctx, &repo, &server, &[]);
+    assert_eq!(text.code, Some(0), "{}", text.stderr);
+    let judged: Vec<&str> = (text.stdout.lines())
+        .filter_map(|l| l.strip_prefix("    judged without: "))
+        .collect();
+    assert_eq!(judged.len(), 5, "{}", text.stdout);
+    for (line, release) in judged.iter().zip(&releases) {
+        assert!(
+            line.contains(&format!(" {release} ")),
+            "{line} names {release}"
+        );
+    }
+    assert!(
+        text.stdout.contains(&format!("\n    {more}\n")),
+        "{}",
+        text.stdout
+    );
+
+    let markdown = review_layout(&ctx, &repo, &server, &["--format", "markdown"]).stdout;
+    assert_eq!(
+        markdown.matches("- judged without: ").count(),
+        5,
+        "{markdown}"
+    );
+    assert!(markdown.contains(&format!("\n- {more}\n")), "{markdown}");
+
+    let github = review_layout(&ctx, &repo, &server, &["--format", "github"]).stdout;
+    let shown = releases[..5].join(", ");
+    assert!(
+        github.contains(&format!(
+            "judged without the files of {shown} (could not be read) {more}"
+        )),
+        "{github}"
+    );
+
+    let sarif = review_layout(&ctx, &repo, &server, &["--format", "sarif"]).json();
+    let message = sarif["runs"][0]["results"][0]["message"]["text"]
+        .as_str()
+        .unwrap();
+    for release in &releases {
+        assert!(message.contains(release.as_str()), "{release} in {message}");
+    }
+    assert!(!message.contains("more (--format json"), "{message}");
+}

@@ -56,7 +56,7 @@ pub(crate) fn github(review: &Review) -> String {
             gh_property(&f.pin.file),
             f.pin.line,
             gh_property(&title),
-            gh_data(&finding_message(f))
+            gh_data(&finding_message(f, false))
         );
     }
     for p in &review.problems {

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 
 use super::{
     blocker_text, changes_text, compare_label, finding_links, header, held_text, level_text,
-    measured_line, measured_plans, release_text, step_markdown, unresolved_text,
+    measured_line, measured_plans, more_unchecked, release_text, step_markdown, unchecked_shown,
+    unresolved_text,
 };
 use crate::plan::Plan;
 use crate::render::commands::{self, CommandOptions};
@@ -147,8 +148,12 @@ fn markdown_details(out: &mut String, f: &Finding) {
         if let Some(remark) = &v.remark {
             let _ = writeln!(out, "- {}", cell(remark));
         }
-        for entry in &v.unchecked {
+        let (shown, more) = unchecked_shown(v);
+        for entry in shown {
             let _ = writeln!(out, "- judged without: {}", cell(&entry.sentence()));
+        }
+        if more > 0 {
+            let _ = writeln!(out, "- {}", more_unchecked(more));
         }
         for b in &v.breaks {
             let _ = writeln!(out, "- breaks: {}", cell(&blocker_text(b)));

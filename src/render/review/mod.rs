@@ -23,11 +23,53 @@ pub(crate) use text::text;
 
 use super::markdown::{cell, code};
 use super::text::movement;
-use crate::plan::{Blocker, Change, Plan};
+use crate::plan::{Blocker, Change, Plan, Unchecked};
 use crate::review::advice::Step;
 use crate::review::analysis::TargetVerdict;
 use crate::review::pins::ProjectTool;
 use crate::review::{Finding, MeasuredPlan, Review, Unresolved};
+
+/// How many releases the text, markdown and annotations name of those a verdict was judged
+/// without (their files could not be read); JSON and SARIF list every one.
+const UNCHECKED_SHOWN: usize = 5;
+
+/// The releases a verdict was judged without that its text shows: the first [`UNCHECKED_SHOWN`]
+/// by name and version, and how many more there are (said by [`more_unchecked`]).
+fn unchecked_shown(v: &TargetVerdict) -> (Vec<&Unchecked>, usize) {
+    let mut sorted: Vec<&Unchecked> = v.unchecked.iter().collect();
+    sorted.sort_by(|a, b| (&a.name, &a.version).cmp(&(&b.name, &b.version)));
+    let more = sorted.len().saturating_sub(UNCHECKED_SHOWN);
+    sorted.truncate(UNCHECKED_SHOWN);
+    (sorted, more)
+}
+
+/// The rest of the releases [`unchecked_shown`] leaves out: `and 13 more (--format json lists
+/// each)`.
+fn more_unchecked(more: usize) -> String {
+    format!("and {more} more (--format json lists each)")
+}
+
+/// `judged without the files of torch 2.15.0, triton 3.9.0 (could not be read)`: every release
+/// (`every`), else the first few, then `and 13 more (--format json lists each)`.
+fn judged_without_files(v: &TargetVerdict, every: bool) -> String {
+    let (shown, more) = if every {
+        (v.unchecked.iter().collect(), 0)
+    } else {
+        unchecked_shown(v)
+    };
+    let releases: Vec<String> = (shown.iter())
+        .map(|u| format!("{} {}", u.name, u.version))
+        .collect();
+    let rest = if more > 0 {
+        format!(" {}", more_unchecked(more))
+    } else {
+        String::new()
+    };
+    format!(
+        "judged without the files of {} (could not be read){rest}",
+        releases.join(", ")
+    )
+}
 
 /// `low 12/100`, `high 60/100 from its breaks` (no plan could be scored where it was judged:
 /// the level rests on what it breaks alone), or `not judged`.
@@ -289,8 +331,9 @@ fn measured_line(m: &MeasuredPlan) -> String {
     format!("{}: {}", super::trial::verdict_word(&m.tried), m.summary)
 }
 
-/// One sentence per finding for annotations and SARIF.
-fn finding_message(f: &Finding) -> String {
+/// One sentence per finding for annotations and SARIF; `every`: name every release it was
+/// judged without (SARIF, data), else the first few ([`unchecked_shown`]).
+fn finding_message(f: &Finding, every: bool) -> String {
     let mut parts = vec![format!(
         "{} {} ({}).",
         f.pin.kind.label(),
@@ -316,13 +359,7 @@ fn finding_message(f: &Finding) -> String {
             bits.push(format!("not judged: {note}"));
         }
         if !v.unchecked.is_empty() {
-            let releases: Vec<String> = (v.unchecked.iter())
-                .map(|u| format!("{} {}", u.name, u.version))
-                .collect();
-            bits.push(format!(
-                "judged without the files of {} (could not be read)",
-                releases.join(", ")
-            ));
+            bits.push(judged_without_files(v, every));
         }
         if !bits.is_empty() {
             parts.push(format!("On {}: {}.", v.target, bits.join("; ")));

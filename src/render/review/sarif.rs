@@ -68,7 +68,7 @@ pub(crate) fn sarif(review: &Review) -> Result<String, JsonError> {
             "ruleId": RULES[rule].0,
             "ruleIndex": rule,
             "level": sarif_level(f.level),
-            "message": {"text": finding_message(f)},
+            "message": {"text": finding_message(f, true)},
             "locations": location(&f.pin.file, Some(f.pin.line)),
             "partialFingerprints": {"plannerPin/v1": format!("{}:{}:{}", f.pin.file, f.pin.kind.label(), f.pin.requirement)},
             "properties": {"risk-level": f.level, "risk-score": f.score, "kind": f.pin.kind}

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::{
     blocker_text, changes_text, finding_links, header, held_text, level_text, measured_line,
-    measured_plans, release_text, step_text, unresolved_text,
+    measured_plans, more_unchecked, release_text, step_text, unchecked_shown, unresolved_text,
 };
 use crate::review::Review;
 use crate::review::advice::safer_steps;
@@ -96,8 +96,12 @@ fn verdict_text(v: &TargetVerdict) -> String {
     if let Some(remark) = &v.remark {
         let _ = writeln!(out, "    {remark}");
     }
-    for entry in &v.unchecked {
+    let (shown, more) = unchecked_shown(v);
+    for entry in shown {
         let _ = writeln!(out, "    judged without: {}", escape(&entry.sentence()));
+    }
+    if more > 0 {
+        let _ = writeln!(out, "    {}", more_unchecked(more));
     }
     for b in &v.breaks {
         let _ = writeln!(out, "    breaks: {}", blocker_text(b));
