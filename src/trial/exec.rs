@@ -56,13 +56,18 @@ impl Ran {
     }
 }
 
-/// Run `argv` with `venv` activated.
+/// Run `argv` with `venv` activated, its `TMPDIR` a fresh folder of its own, removed when it
+/// ends: an installer killed by Ctrl-C (pip's `pip-unpack-*`, `pip-build-tracker-*`) leaves
+/// nothing in the user's temp folder.
 pub(crate) fn run_argv(argv: &[String], venv: &Path, critical: &Critical) -> std::io::Result<Ran> {
     let (program, args) = argv
         .split_first()
         .ok_or_else(|| std::io::Error::other("an empty command"))?;
+    let tmp = tempfile::Builder::new()
+        .prefix("planner-try-tmp-")
+        .tempdir()?;
     let mut command = Command::new(program);
-    command.args(args);
+    command.args(args).env("TMPDIR", tmp.path());
     spawn_and_wait(command, venv, critical, None)
 }
 
