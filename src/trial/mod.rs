@@ -345,7 +345,7 @@ impl Trial<'_> {
         }
         outcome.tests = self.tests_before(self.copy)?;
         if let Some(why) = self.install(outcome)? {
-            return Ok(Some(format!("the plan could not be installed: {why}")));
+            return Ok(Some(why));
         }
         let compared = self.verify(
             self.copy,
@@ -442,7 +442,7 @@ impl Trial<'_> {
         file: &Path,
     ) -> Result<Option<String>, TrialError> {
         if let Some(why) = self.install(outcome)? {
-            return Ok(Some(format!("the plan could not be installed: {why}")));
+            return Ok(Some(why));
         }
         let plain = RunOptions {
             plain: true,
@@ -534,7 +534,8 @@ impl Trial<'_> {
         Ok(ran)
     }
 
-    /// The install steps, in order, each recorded; the first that fails ends them (its why).
+    /// The install steps, in order, each recorded; the first that fails ends them ("the plan could
+    /// not be installed: step 1 of 2 failed ...").
     fn install(&self, outcome: &mut TrialOutcome) -> Result<Option<String>, TrialError> {
         let steps = self.input.steps;
         for (i, argv) in steps.iter().enumerate() {
@@ -543,7 +544,7 @@ impl Trial<'_> {
             check_interrupt(self.critical)?;
             let why = (!ran.ok()).then(|| {
                 format!(
-                    "step {} of {} failed ({}): {}",
+                    "the plan could not be installed: step {} of {} failed ({}): {}",
                     i + 1,
                     steps.len(),
                     ran.status_text(),
