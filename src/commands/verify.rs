@@ -8,7 +8,7 @@
 //! tool or the script failed.
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use miette::miette;
 
@@ -46,7 +46,7 @@ pub(crate) fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<Ex
     let spec = crate::verify::select(plan.as_ref(), &inventory, &args.policy, args.all);
     let script = render::script(&spec);
     let mut options = args.run.clone();
-    options.budget_spent = budget_spent(args.all, started);
+    options.budget_from = budget_from(args.all, started);
     // The baseline a run before the change records by itself sits next to the plan, where
     // `install-*.sh --verify` writes it too.
     options.baseline_file = args.plan.as_deref().map(|plan| {
@@ -70,25 +70,33 @@ pub(crate) fn run(args: &VerifySettings, printer: &Printer) -> miette::Result<Ex
     })
 }
 
-/// With `--all`, the budget is the whole command's: the seconds spent here before verify.py
-/// starts (reading the environment, choosing the modules) count against it. Without `--all`
-/// there is no budget to count.
-fn budget_spent(all: bool, started: Instant) -> Option<f64> {
-    all.then(|| started.elapsed().as_secs_f64())
+/// With `--all`, the budget is the whole command's: it counts from the command's start, as seconds
+/// since the Unix epoch (verify.py reads its clock against it, so the seconds spent here before it
+/// starts, and its interpreter's own start, count too). Without `--all` there is no budget.
+fn budget_from(all: bool, started: Instant) -> Option<f64> {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?;
+    all.then(|| now.as_secs_f64() - started.elapsed().as_secs_f64())
 }
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, Instant};
+    use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-    use super::budget_spent;
+    use super::budget_from;
 
     #[test]
-    fn the_budget_of_all_counts_the_commands_own_seconds() {
+    fn the_budget_of_all_counts_from_the_commands_start() {
         let now = Instant::now();
-        assert_eq!(budget_spent(false, now), None);
+        assert_eq!(budget_from(false, now), None);
         let three_ago = now.checked_sub(Duration::from_secs(3)).unwrap();
-        let spent = budget_spent(true, three_ago).unwrap();
-        assert!((3.0..4.0).contains(&spent), "{spent}");
+        let from = budget_from(true, three_ago).unwrap();
+        let epoch = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64();
+        assert!(
+            (3.0..4.0).contains(&(epoch - from)),
+            "{from} against {epoch}"
+        );
     }
 }

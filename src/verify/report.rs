@@ -130,6 +130,9 @@ pub(crate) struct Budget {
     pub deep_imported: usize,
     /// Imports below the top level left out when the budget was spent.
     pub deep_left: usize,
+    /// Of those, the imports stopped while they ran, at the budget's end.
+    #[serde(default)]
+    pub deep_stopped: usize,
 }
 
 /// Counts of a report.

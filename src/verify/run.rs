@@ -30,9 +30,9 @@ pub(crate) struct RunOptions {
     pub no_smoke: bool,
     /// `--budget S`: with `--all`, seconds after which no import below the top level starts.
     pub budget: Option<u32>,
-    /// `--budget-spent S`: seconds of that budget spent before verify.py started (the command's
-    /// own work); verify.py counts the rest from its start.
-    pub budget_spent: Option<f64>,
+    /// `--budget-from T`: when the budget started (the command's start, seconds since the Unix
+    /// epoch): the command's own work and the interpreter's start count against it.
+    pub budget_from: Option<f64>,
     /// `--no-fork`: every import in a fresh interpreter.
     pub no_fork: bool,
     /// `--plain`: no automatic baseline.
@@ -164,8 +164,8 @@ pub(crate) fn run(
     if let Some(budget) = options.budget {
         command.arg("--budget").arg(budget.to_string());
     }
-    if let Some(spent) = options.budget_spent {
-        command.arg("--budget-spent").arg(format!("{spent:.2}"));
+    if let Some(from) = options.budget_from {
+        command.arg("--budget-from").arg(format!("{from:.3}"));
     }
     if options.no_fork {
         command.arg("--no-fork");

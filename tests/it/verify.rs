@@ -736,6 +736,75 @@ fn a_break_two_levels_below_the_top_is_imported_and_fails_forked_or_not() {
     assert_eq!(report["budget"]["deep_left"], 0);
 }
 
+/// `verify --all` ends within its budget even when an import below the top level hangs: the
+/// import still running when the budget ends is stopped and left out, not failed and not waited
+/// for (`worker/pool/slow.py` imports lib, then sleeps ten minutes; the import timeout is two).
+#[test]
+fn a_deep_import_still_running_when_the_budget_ends_is_stopped_and_left_out() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "lib", "version": "1.0", "files": {"lib/__init__.py": ""}},
+            {"name": "worker", "version": "1.0", "requires": ["lib"],
+             "files": {"worker/__init__.py": "", "worker/pool/__init__.py": "",
+                       "worker/pool/fast.py": "import lib\n",
+                       "worker/pool/slow.py": "import lib\nimport time\ntime.sleep(600)\n"}},
+        ]),
+        &[],
+        &["lib", "worker"],
+    );
+    let budget = 8;
+    let start = std::time::Instant::now();
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--no-smoke",
+        "--budget",
+        &budget.to_string(),
+        "--timeout",
+        "120",
+        "--format",
+        "json",
+    ]);
+    let took = start.elapsed().as_secs_f64();
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    // The whole command within the budget (a second more for a loaded machine's exit).
+    assert!(took < f64::from(budget) + 1.0, "{took}");
+    let report = json(&out.stdout);
+    let spent = &report["budget"];
+    assert_eq!(spent["deep_stopped"], 1, "{spent:#}");
+    assert_eq!(spent["deep_left"], 1, "{spent:#}");
+    assert_eq!(spent["left_out"], serde_json::json!(["worker.pool.slow"]));
+    assert_eq!(check(&report, "import:worker.pool.fast")["status"], "pass");
+    let names: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(!names.contains(&"import:worker.pool.slow"), "{names:?}");
+    // The text says so.
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--no-smoke",
+        "--budget",
+        &budget.to_string(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains(
+            "1 left unchecked when it was spent, 1 of them stopped while importing \
+             (--budget S for more)"
+        ),
+        "{}",
+        out.stdout
+    );
+}
+
 /// `propose lib==2.0 --allow-override --out-dir`: the forced plan, whose risk names the file
 /// two levels down that imports what lib 2.0 dropped; its folder.
 fn propose_forced_lib_2(world: &World) -> PathBuf {

@@ -707,6 +707,9 @@ BATCH = 32
 # first deep imports of a dist are its slow ones: keeping back the slowest so far (up to 5 s) or
 # the mean (up to 3 s) cut the sample on the H200 venv from about 200 modules to 40-50.
 RESERVE_MIN, RESERVE_CAP, RESERVE_RECENT = 1.0, 3.0, 32
+# Seconds before the end of `--all`'s budget at which the deep imports still running are stopped
+# (left out, not failed): what follows them, the report written, read and printed, fits in it.
+BUDGET_END = 0.5
 
 
 def batches(jobs, size, workers=1):
@@ -785,8 +788,9 @@ def check_imports(
 ):
     """Every import job, through warm fork servers; deep imports of `--all` only start while
     `budget` seconds last, counted from `since` (a `time.monotonic()`; the imports' start when
-    None); `known`: {module: error} of the baseline's failed imports. Returns (checks, what the
-    budget left out or None, how the imports ran)."""
+    None), and those still running BUDGET_END seconds before its end are stopped; `known`:
+    {module: error} of the baseline's failed imports. Returns (checks, what the budget left out
+    or None, how the imports ran)."""
     with timed("reading the environment (import jobs)"):
         jobs, out = import_jobs(installed, baseline_mode)
         jobs.sort(
@@ -805,10 +809,11 @@ def check_imports(
 
     # The RECORD index is built while the first children import; judging a result waits for it.
     threading.Thread(target=index, daemon=True).start()
-    importer = Importer(installed, timeout, fork, known)
     start = time.monotonic()
     counted_from = start if since is None else since
-    left_out = []
+    stop_at = None if budget is None else counted_from + budget - BUDGET_END
+    importer = Importer(installed, timeout, fork, known, stop_at)
+    left_out, stopped = [], []
 
     # The budget bounds the whole run, so a deep batch starts only while one as long as the
     # recent ones (their median, RESERVE_MIN to RESERVE_CAP seconds) would still end within it.
@@ -844,6 +849,9 @@ def check_imports(
             }
             for future in concurrent.futures.as_completed(futures):
                 for job, result in zip(futures[future], future.result()):
+                    if result.get("budget_cut"):
+                        stopped.append(job["module"])
+                        continue
                     with timed("judging results"):
                         entry = judge_import(installed, job, result)
                     say(entry)
@@ -855,9 +863,12 @@ def check_imports(
     if budget is not None:
         spent = {
             "seconds": budget,
-            "deep_imported": sum(1 for j in jobs if j["budgeted"]) - len(left_out),
-            "deep_left": len(left_out),
-            "left_out": sorted(left_out)[:50],
+            "deep_imported": sum(1 for j in jobs if j["budgeted"])
+            - len(left_out)
+            - len(stopped),
+            "deep_left": len(left_out) + len(stopped),
+            "deep_stopped": len(stopped),
+            "left_out": sorted(left_out + stopped)[:50],
         }
     return out, spent, dict(importer.counts(), not_forked=importer.notes)
 

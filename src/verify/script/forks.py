@@ -410,10 +410,13 @@ class Importer:
     traceback runs through the pristine parent's code, the child died or hung, or no pristine
     parent could be had. `known`: {module: error} of the imports that failed in the recorded
     baseline; a forked failure with that same error is not confirmed again (pre-existing either
-    way)."""
+    way). `stop_at`: a `time.monotonic()` at which every deep import of `--all` still running is
+    stopped (killed, with its confirmation), answered `{"budget_cut": True}`: left out, not
+    failed."""
 
-    def __init__(self, installed, timeout, fork, known=None):
+    def __init__(self, installed, timeout, fork, known=None, stop_at=None):
         self.installed, self.timeout = installed, timeout
+        self.stop_at = stop_at
         self.fork = fork and hasattr(os, "fork") and sys.platform != "win32"
         self.server = None
         self.pristine = None
@@ -484,11 +487,30 @@ class Importer:
             result["batch_failed"] = batch_error
         return result
 
+    def _limit(self, job):
+        """Seconds the next import of `job` may take: the import timeout, or what is left until
+        `stop_at` when that is less (a deep import of `--all`); at least 10 ms."""
+        if self.stop_at is None or not job["budgeted"]:
+            return self.timeout
+        return max(0.01, min(self.timeout, self.stop_at - time.monotonic()))
+
     def run(self, job):
+        """`job`'s module imported alone (forked, confirmed, retried): its result, or
+        `{"budget_cut": True}` when `stop_at` stopped it."""
+        if not job["budgeted"] or self.stop_at is None:
+            return self._run(job)
+        if time.monotonic() >= self.stop_at:
+            return {"budget_cut": True}
+        result = self._run(job)
+        if result.get("timeout") and time.monotonic() >= self.stop_at:
+            return {"budget_cut": True}
+        return result
+
+    def _run(self, job):
         result = None
         if self.fork:
             with timed("alone (forked)"):
-                result, why = self._server().run(job["module"], self.timeout)
+                result, why = self._server().run(job["module"], self._limit(job))
             if why:
                 self.notes[job["dist"]] = why
             elif (
@@ -500,15 +522,15 @@ class Importer:
                 result = self._confirm(job, result)
         if result is None:
             with timed("fresh interpreters (not forked)"):
-                result = probe_import(job["module"], self.timeout)
+                result = probe_import(job["module"], self._limit(job))
         result.pop("via_parent", None)
         result.pop("tops", None)
         return self._retried(job, result)
 
     def _retried(self, job, result):
         """A failure that needs Django settings or is a circular import, imported again so."""
-        result = retry_under_django(self.installed, job, result, self.timeout)
-        return retry_circular(self.installed, job, result, self.timeout)
+        result = retry_under_django(self.installed, job, result, self._limit(job))
+        return retry_circular(self.installed, job, result, self._limit(job))
 
     def _suspect(self, job, result):
         """A forked failure the warm parent may have caused: its traceback runs through code the
@@ -573,7 +595,7 @@ class Importer:
         ]
         with timed("confirmed in a pristine parent's child"):
             again, _ = self._server(pristine=True).run(
-                job["module"], self.timeout, preload
+                job["module"], self._limit(job), preload
             )
         if again is not None:
             trusted = (
@@ -590,7 +612,7 @@ class Importer:
                 again["s"] = round(again.get("s", 0) + forked.get("s", 0), 2)
                 return again
         with timed("confirmed in a fresh interpreter"):
-            fresh = probe_import(job["module"], self.timeout)
+            fresh = probe_import(job["module"], self._limit(job))
         if fresh["ok"]:
             fresh["fork_failed"] = forked["error"]
         else:

@@ -602,6 +602,7 @@ def probe_import(module, timeout, **options):
         return {
             "ok": False,
             "s": seconds,
+            "timeout": True,
             "error": "timed out after %gs (the import hangs)" % timeout,
         }
     marker = [l for l in out.splitlines() if l.startswith("PLANNER-PROBE ")]

@@ -192,14 +192,14 @@ def main():
         "--budget",
         type=float,
         default=None,
-        help="with --all: seconds (from this script's start, less --budget-spent) after which "
-        "no import below the top level starts [%s]" % SPEC.get("budget"),
+        help="with --all: seconds (from --budget-from) the imports below the top level may "
+        "take [%s]" % SPEC.get("budget"),
     )
     parser.add_argument(
-        "--budget-spent",
+        "--budget-from",
         type=float,
-        default=0.0,
-        help="seconds of the budget spent before this script started [0]",
+        default=None,
+        help="when the budget started, in seconds since the epoch [this script's start]",
     )
     parser.add_argument(
         "--no-fork",
@@ -397,7 +397,7 @@ def run_checks(args, caches):
             budget=seconds,
             batch=max(1, args.batch),
             known=known,
-            since=start - max(0.0, args.budget_spent),
+            since=budget_start(start, args.budget_from),
         )
         checks += imports
         checks += timed_call(
@@ -530,6 +530,16 @@ def run_checks(args, caches):
             )
     sys.stdout.write(text)
     return 0 if ok or mode == "baseline" else 1
+
+
+def budget_start(start, epoch):
+    """The budget's start as a `time.monotonic()`: `epoch` (seconds since the epoch, the command
+    that ran this script started then) read against this clock, else `start`, also when `epoch`
+    is in the future or more than an hour back (the clock was set meanwhile)."""
+    if epoch is None:
+        return start
+    ago = time.time() - epoch
+    return time.monotonic() - ago if 0 <= ago <= 3600 else start
 
 
 def json_safe(value):

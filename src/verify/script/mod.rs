@@ -193,8 +193,13 @@ fn write_notes(out: &mut String, report: &VerifyReport) {
             budget.seconds,
             if budget.deep_left > 0 {
                 format!(
-                    ", {} left unchecked when it was spent (--budget S for more)",
-                    budget.deep_left
+                    ", {} left unchecked when it was spent{} (--budget S for more)",
+                    budget.deep_left,
+                    if budget.deep_stopped > 0 {
+                        format!(", {} of them stopped while importing", budget.deep_stopped)
+                    } else {
+                        String::new()
+                    }
                 )
             } else {
                 String::new()
