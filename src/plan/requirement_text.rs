@@ -2,7 +2,8 @@
 //! their text out without the marker, which says nothing once the requirement applies, and with
 //! the extras it came through named instead (`nvidia-cublas==13.4.1.3.*, through its extras
 //! cublas, cusolver`). One helper for every human reason: `required by`, `needed to unblock`,
-//! `blocked by:`, the held-back lines. JSON keeps the whole requirement.
+//! `follows`, `repairs`, `blocked by:`, the held-back and overrides lines, and review's `breaks:`
+//! and `narrows:`. JSON keeps the whole requirement.
 
 use pep508_rs::{MarkerTree, Requirement};
 

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::text::{PlanCommands, asked, movement, no_change_line, reasons};
-use crate::plan::{Plan, PlanKind, Proposal};
+use crate::plan::{Plan, PlanKind, Proposal, said_once};
 
 /// Text safe inside a markdown table cell or paragraph: pipes, backticks, `<` (no HTML) and
 /// newlines escaped, control and bidi characters escaped.
@@ -173,13 +173,17 @@ fn plan_markdown(out: &mut String, proposal: &Proposal, i: usize, plan: &Plan) {
     }
     if !plan.overrides.is_empty() {
         out.push_str("Overrides (each breaks a declared requirement):\n\n");
-        for o in &plan.overrides {
+        let keyed: Vec<_> = (plan.overrides.iter())
+            .map(|o| ((&o.dependent, &o.dependent_version), &o.requirement))
+            .collect();
+        for (o, words) in plan.overrides.iter().zip(said_once(&keyed)) {
+            let Some(words) = words else { continue };
             let _ = writeln!(
                 out,
-                "- {} {} requires `{}`; installs {} {} instead",
+                "- {} {} requires {}; installs {} {} instead",
                 o.dependent,
                 o.dependent_version,
-                cell(&o.requirement.to_string()).replace("\\`", "'"),
+                cell(&words),
                 o.package,
                 o.version
             );
@@ -242,6 +246,45 @@ mod tests {
     fn canonical_proposal_markdown() {
         let md = render(&test_plans::proposal(), &[]);
         insta::assert_snapshot!(md);
+    }
+
+    /// The markdown overrides say the declared requirement as the text does: without its marker,
+    /// an extra named, once per dependent and requirement.
+    #[test]
+    fn overrides_drop_the_marker_and_name_the_extras_once() {
+        let r = |s: &str| crate::metadata::parse_requirement(s).unwrap();
+        let mut proposal = test_plans::proposal();
+        let plan = (proposal.plans.iter_mut())
+            .find(|p| !p.overrides.is_empty())
+            .expect("the forced plan");
+        let torch = plan.overrides[0].clone();
+        let cublas = |extra: &str| crate::plan::Override {
+            dependent: "cuda-toolkit".parse().unwrap(),
+            dependent_version: "13.0.2".parse().unwrap(),
+            requirement: r(&format!(
+                "nvidia-cublas==13.1.0.3.* ; sys_platform == 'linux' and extra == '{extra}'"
+            )),
+            package: "nvidia-cublas".parse().unwrap(),
+            version: "13.4.1.3".parse().unwrap(),
+            ..torch.clone()
+        };
+        plan.overrides = vec![torch.clone(), cublas("cublas"), cublas("cusolver")];
+        let md = render(&proposal, &[]);
+        let section = md
+            .split("Overrides (each breaks a declared requirement):\n\n")
+            .nth(1)
+            .expect("an overrides list");
+        let lines: Vec<&str> = section.lines().take(3).collect();
+        assert_eq!(
+            lines,
+            [
+                "- torch 2.11.0+cu130 requires triton==3.6.0; installs triton 3.7.0 instead",
+                "- cuda-toolkit 13.0.2 requires nvidia-cublas==13.1.0.3.*, through its extras \
+                 cublas, cusolver; installs nvidia-cublas 13.4.1.3 instead",
+                "",
+            ],
+            "{md}"
+        );
     }
 
     #[test]

@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+use pep508_rs::{PackageName, Requirement};
+
 use crate::plan::{Action, BreakKind, Change, Plan, PlanKind, Proposal, Reason, said, said_once};
 use crate::risk::RiskLevel;
 use crate::terminal::escape as terminal;
@@ -229,20 +231,7 @@ fn plan_text(
             }
         }
     }
-    if !plan.overrides.is_empty() {
-        let _ = writeln!(out, "  overrides (each breaks a declared requirement):");
-        for o in &plan.overrides {
-            let _ = writeln!(
-                out,
-                "    {} {} requires {}; installs {} {} instead",
-                o.dependent,
-                o.dependent_version,
-                terminal(&o.requirement.to_string()),
-                o.package,
-                o.version
-            );
-        }
-    }
+    overrides_text(out, plan);
     for held in &plan.held_back {
         let by = held.reasons();
         let _ = writeln!(
@@ -261,6 +250,31 @@ fn plan_text(
         );
     }
     plan_tail_text(out, style, plan, commands);
+}
+
+/// A plan's overrides, each declared requirement in words (its marker, which held here, dropped;
+/// the extras it came through named) and said once for its dependent ([`said_once`]): `torch
+/// 2.11.0+cu130 requires triton==3.6.0; installs triton 3.7.0 instead`.
+fn overrides_text(out: &mut String, plan: &Plan) {
+    if plan.overrides.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "  overrides (each breaks a declared requirement):");
+    let keyed: Vec<_> = (plan.overrides.iter())
+        .map(|o| ((&o.dependent, &o.dependent_version), &o.requirement))
+        .collect();
+    for (o, words) in plan.overrides.iter().zip(said_once(&keyed)) {
+        let Some(words) = words else { continue };
+        let _ = writeln!(
+            out,
+            "    {} {} requires {}; installs {} {} instead",
+            o.dependent,
+            o.dependent_version,
+            terminal(&words),
+            o.package,
+            o.version
+        );
+    }
 }
 
 /// What closes every plan in text: its warnings, its risk factors and, when written, its
@@ -570,10 +584,25 @@ pub(crate) fn no_change_line(plan: &Plan) -> String {
     )
 }
 
-/// A `required by` reason in one part, shown once for its dependent and requirement: the
-/// requirement without its marker (it held here), with the dependent's extras it came through
-/// (`required by cuda-toolkit 13.2.2 (nvidia-cublas==13.4.1.3.*, through its extras cublas,
-/// cusolver)`: [`said_once`]). `None` for a reason an earlier one of `all` already shows.
+/// A requirement of `reason` in words, said once among the reasons of `all` that `keyed` gives
+/// the same key and the same text without the marker ([`said_once`]): the marker (it held here)
+/// dropped, the dependent's extras it came through named (`nvidia-cublas==13.4.1.3.*, through
+/// its extras cublas, cusolver`). `None` for a reason an earlier one of `all` already says.
+fn said_among<'a, K: PartialEq>(
+    reason: &'a Reason,
+    all: &'a [Reason],
+    keyed: impl Fn(&'a Reason) -> Option<(K, &'a Requirement)>,
+) -> Option<String> {
+    let same: Vec<(&Reason, (K, &Requirement))> =
+        all.iter().filter_map(|r| Some((r, keyed(r)?))).collect();
+    let at = same.iter().position(|(r, _)| std::ptr::eq(*r, reason))?;
+    let items: Vec<(K, &Requirement)> = same.into_iter().map(|(_, k)| k).collect();
+    said_once(&items).swap_remove(at)
+}
+
+/// A `required by` reason in one part, shown once for its dependent and requirement
+/// ([`said_among`]): `required by cuda-toolkit 13.2.2 (nvidia-cublas==13.4.1.3.*, through its
+/// extras cublas, cusolver)`.
 fn required_by(reason: &Reason, all: &[Reason]) -> Option<String> {
     let Reason::RequiredBy {
         dependent,
@@ -583,25 +612,72 @@ fn required_by(reason: &Reason, all: &[Reason]) -> Option<String> {
     else {
         return None;
     };
-    let required: Vec<(&Reason, _)> = all
-        .iter()
-        .filter_map(|r| match r {
-            Reason::RequiredBy {
-                dependent,
-                dependent_version,
-                requirement,
-            } => Some((r, ((dependent, dependent_version), requirement))),
-            _ => None,
-        })
-        .collect();
-    let at = required
-        .iter()
-        .position(|(r, _)| std::ptr::eq(*r, reason))?;
-    let keyed: Vec<_> = required.into_iter().map(|(_, k)| k).collect();
-    let words = said_once(&keyed).swap_remove(at)?;
+    let words = said_among(reason, all, |r| match r {
+        Reason::RequiredBy {
+            dependent,
+            dependent_version,
+            requirement,
+        } => Some(((dependent, dependent_version), requirement)),
+        _ => None,
+    })?;
     Some(format!(
         "required by {dependent} {dependent_version} ({words})"
     ))
+}
+
+/// A `follows` reason in one part, the installed requirement said once for the dist it names
+/// ([`said_among`]): `follows triton 3.9.0 (it required triton==3.6.0)`, not torch's
+/// `triton==3.6.0 ; platform_system == 'Linux'`.
+fn follows(reason: &Reason, all: &[Reason]) -> Option<String> {
+    let Reason::Follows {
+        package, version, ..
+    } = reason
+    else {
+        return None;
+    };
+    let words = said_among(reason, all, |r| match r {
+        Reason::Follows {
+            package,
+            version,
+            requirement,
+        } => Some(((package, version), requirement)),
+        _ => None,
+    })?;
+    Some(format!("follows {package} {version} (it required {words})"))
+}
+
+/// A `repairs` reason in one part, the broken requirement said once for its dependent
+/// ([`said_among`]): `repairs torch 2.11.0+cu130's triton==3.6.0 (triton 3.7.0 was installed)`;
+/// `its` where the dependent is the dist that changes (`name`).
+fn repairs(reason: &Reason, all: &[Reason], name: &PackageName) -> Option<String> {
+    let Reason::Repairs {
+        dependent,
+        dependent_version,
+        requirement,
+        installed,
+    } = reason
+    else {
+        return None;
+    };
+    let words = said_among(reason, all, |r| match r {
+        Reason::Repairs {
+            dependent,
+            dependent_version,
+            requirement,
+            installed,
+        } => Some(((dependent, dependent_version, installed), requirement)),
+        _ => None,
+    })?;
+    let whose = if dependent == name {
+        "its".to_string()
+    } else {
+        format!("{dependent} {dependent_version}'s")
+    };
+    let required = &requirement.name;
+    Some(match installed {
+        Some(v) => format!("repairs {whose} {words} ({required} {v} was installed)"),
+        None => format!("repairs {whose} {words} ({required} was missing)"),
+    })
 }
 
 /// Why a dist changes, in one line.
@@ -620,33 +696,8 @@ pub(crate) fn reasons(change: &Change) -> String {
                         said(blocking)
                     )
                 }
-                Reason::Follows {
-                    package,
-                    version,
-                    requirement,
-                } => format!("follows {package} {version} (it required {requirement})"),
-                Reason::Repairs {
-                    dependent,
-                    dependent_version,
-                    requirement,
-                    installed,
-                } => {
-                    let whose = if dependent == &change.name {
-                        "its".to_string()
-                    } else {
-                        format!("{dependent} {dependent_version}'s")
-                    };
-                    match installed {
-                        Some(v) => format!(
-                            "repairs {whose} {requirement} ({} {v} was installed)",
-                            requirement.name
-                        ),
-                        None => format!(
-                            "repairs {whose} {requirement} ({} was missing)",
-                            requirement.name
-                        ),
-                    }
-                }
+                Reason::Follows { .. } => follows(reason, &change.reasons)?,
+                Reason::Repairs { .. } => repairs(reason, &change.reasons, &change.name)?,
                 Reason::CoupledRule {
                     anchor,
                     version,
@@ -761,6 +812,130 @@ mod tests {
         let text = reasons(&change);
         assert!(
             text.ends_with("; it required werkzeug>=3.1.0, through its extra async"),
+            "{text}"
+        );
+    }
+
+    /// `follows` says the installed requirement as `required by` does: torch 2.11.0's
+    /// `triton==3.6.0 ; platform_system == 'Linux'` without its marker (`propose nvidia-nvtx` on
+    /// the h200 fixture's venv and the recorded index printed the marker in each of torch's six
+    /// `follows`), and a requirement met through two extras once, with both named.
+    #[test]
+    fn follows_drops_the_marker_and_names_the_extras_once() {
+        use crate::plan::Reason;
+        let r = |s: &str| crate::metadata::parse_requirement(s).unwrap();
+        let follows = |package: &str, version: &str, requirement: &str| Reason::Follows {
+            package: package.parse().unwrap(),
+            version: version.parse().unwrap(),
+            requirement: r(requirement),
+        };
+        let mut change = test_plans::proposal().plans[0].changes[0].clone();
+        change.reasons = vec![
+            follows(
+                "triton",
+                "3.9.0",
+                "triton==3.6.0 ; platform_system == 'Linux'",
+            ),
+            follows(
+                "nvidia-cublas",
+                "13.4.1.3",
+                "nvidia-cublas==13.1.0.3.* ; sys_platform == 'linux' and extra == 'cublas'",
+            ),
+            follows(
+                "nvidia-cublas",
+                "13.4.1.3",
+                "nvidia-cublas==13.1.0.3.* ; sys_platform == 'linux' and extra == 'cusolver'",
+            ),
+        ];
+        assert_eq!(
+            reasons(&change),
+            "follows triton 3.9.0 (it required triton==3.6.0); follows nvidia-cublas 13.4.1.3 (it \
+             required nvidia-cublas==13.1.0.3.*, through its extras cublas, cusolver)"
+        );
+    }
+
+    /// `repairs` says the broken requirement without its marker (`propose numpy` on
+    /// `testdata/venvs/canonical-forced` printed `repairs torch 2.11.0+cu130's triton==3.6.0 ;
+    /// platform_system == 'Linux'`), an extra named, each requirement of a dependent once.
+    #[test]
+    fn repairs_drops_the_marker_and_names_the_extras_once() {
+        use crate::plan::Reason;
+        let r = |s: &str| crate::metadata::parse_requirement(s).unwrap();
+        let v = |s: &str| s.parse::<pep440_rs::Version>().unwrap();
+        let torch = "triton==3.6.0 ; platform_system == 'Linux'";
+        let repairs =
+            |dependent: &str, version: &str, requirement: &str, installed| Reason::Repairs {
+                dependent: dependent.parse().unwrap(),
+                dependent_version: v(version),
+                requirement: r(requirement),
+                installed,
+            };
+        let mut change = test_plans::proposal().plans[0].changes[0].clone();
+        let was = Some(v("3.7.0"));
+        change.name = "triton".parse().unwrap();
+        change.reasons = vec![
+            repairs("torch", "2.11.0+cu130", torch, was.clone()),
+            repairs(
+                "fla-core",
+                "0.5.1",
+                "triton>=3.6 ; python_version >= '3.9' and extra == 'tests'",
+                was.clone(),
+            ),
+            repairs("fla-core", "0.5.1", "triton>=3.6 ; extra == 'bench'", was),
+        ];
+        assert_eq!(
+            reasons(&change),
+            "repairs torch 2.11.0+cu130's triton==3.6.0 (triton 3.7.0 was installed); repairs \
+             fla-core 0.5.1's triton>=3.6, through its extras tests, bench (triton 3.7.0 was \
+             installed)"
+        );
+        // Its own requirement, on a dist that was missing.
+        change.name = "torch".parse().unwrap();
+        change.reasons = vec![repairs("torch", "2.11.0+cu130", torch, None)];
+        assert_eq!(
+            reasons(&change),
+            "repairs its triton==3.6.0 (triton was missing)"
+        );
+    }
+
+    /// The overrides section says the declared requirement without its marker (torch's
+    /// `triton==3.6.0; platform_system == "Linux"` in the canonical forced plan), an extra named,
+    /// and one override per dependent and requirement.
+    #[test]
+    fn overrides_drop_the_marker_and_name_the_extras_once() {
+        use crate::plan::Override;
+        let r = |s: &str| crate::metadata::parse_requirement(s).unwrap();
+        let mut proposal = test_plans::proposal();
+        let plan = (proposal.plans.iter_mut())
+            .find(|p| !p.overrides.is_empty())
+            .expect("the forced plan");
+        let torch = plan.overrides[0].clone();
+        let cublas = |extra: &str| Override {
+            dependent: "cuda-toolkit".parse().unwrap(),
+            dependent_version: "13.0.2".parse().unwrap(),
+            requirement: r(&format!(
+                "nvidia-cublas==13.1.0.3.* ; sys_platform == 'linux' and extra == '{extra}'"
+            )),
+            package: "nvidia-cublas".parse().unwrap(),
+            version: "13.4.1.3".parse().unwrap(),
+            replacement: r("nvidia-cublas==13.4.1.3"),
+            ..torch.clone()
+        };
+        plan.overrides = vec![torch.clone(), cublas("cublas"), cublas("cusolver")];
+        let text = render(&proposal, &[], false, None);
+        let section = text
+            .split("  overrides (each breaks a declared requirement):\n")
+            .nth(1)
+            .expect("an overrides section");
+        let lines: Vec<&str> = section.lines().take(3).collect();
+        assert_eq!(
+            lines,
+            [
+                "    torch 2.11.0+cu130 requires triton==3.6.0; installs triton 3.7.0 instead",
+                "    cuda-toolkit 13.0.2 requires nvidia-cublas==13.1.0.3.*, through its extras \
+                 cublas, cusolver; installs nvidia-cublas 13.4.1.3 instead",
+                "  risk factors:",
+            ],
             "{text}"
         );
     }

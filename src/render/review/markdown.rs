@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::{
-    blocker_text, changes_text, compare_label, finding_links, header, held_text, level_text,
+    blockers_text, changes_text, compare_label, finding_links, header, held_text, level_text,
     measured_line, measured_plans, more_unchecked, release_text, step_markdown, unchecked_shown,
     unresolved_text,
 };
@@ -40,7 +40,7 @@ pub(crate) fn markdown(review: &Review) -> String {
             let breaks: Vec<String> = f
                 .targets
                 .iter()
-                .flat_map(|v| v.breaks.iter().map(blocker_text))
+                .flat_map(|v| blockers_text(&v.breaks))
                 .chain((f.targets.iter()).flat_map(|v| v.excludes.iter().map(held_text)))
                 .collect::<std::collections::BTreeSet<_>>()
                 .into_iter()
@@ -155,14 +155,14 @@ fn markdown_details(out: &mut String, f: &Finding) {
         if more > 0 {
             let _ = writeln!(out, "- {}", more_unchecked(more));
         }
-        for b in &v.breaks {
-            let _ = writeln!(out, "- breaks: {}", cell(&blocker_text(b)));
+        for b in blockers_text(&v.breaks) {
+            let _ = writeln!(out, "- breaks: {}", cell(&b));
         }
         for h in &v.excludes {
             let _ = writeln!(out, "- excludes: {}", cell(&held_text(h)));
         }
-        for b in &v.narrows {
-            let _ = writeln!(out, "- narrows: {}", cell(&blocker_text(b)));
+        for b in blockers_text(&v.narrows) {
+            let _ = writeln!(out, "- narrows: {}", cell(&b));
         }
         if let Some(risk) = &v.risk {
             let _ = writeln!(out, "\n| points | factor |\n|---:|---|");

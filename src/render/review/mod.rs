@@ -23,7 +23,7 @@ pub(crate) use text::text;
 
 use super::markdown::{cell, code};
 use super::text::movement;
-use crate::plan::{Blocker, Change, Plan, Unchecked};
+use crate::plan::{Blocker, Change, Plan, Unchecked, said_once};
 use crate::review::advice::Step;
 use crate::review::analysis::TargetVerdict;
 use crate::review::pins::ProjectTool;
@@ -85,11 +85,22 @@ fn level_text(finding: &Finding) -> String {
     }
 }
 
-fn blocker_text(b: &Blocker) -> String {
-    format!(
-        "{} {} requires {}",
-        b.dependent, b.dependent_version, b.requirement
-    )
+/// Each requirement of `blockers` in words, said once for its dependent ([`said_once`]): the
+/// marker, which held on the target, dropped, and the extras it came through named (`torch
+/// 2.11.0 requires triton==3.6.0`, not `triton==3.6.0 ; platform_system == 'Linux'`). The JSON
+/// keeps the declared requirement.
+fn blockers_text(blockers: &[Blocker]) -> Vec<String> {
+    let keyed: Vec<_> = (blockers.iter())
+        .map(|b| ((&b.dependent, &b.dependent_version), &b.requirement))
+        .collect();
+    (blockers.iter().zip(said_once(&keyed)))
+        .filter_map(|(b, words)| {
+            Some(format!(
+                "{} {} requires {}",
+                b.dependent, b.dependent_version, words?
+            ))
+        })
+        .collect()
 }
 
 /// `requests==2.34.2 (requirements/base.txt:148), held with it in requirements/test.in: no
@@ -343,9 +354,9 @@ fn finding_message(f: &Finding, every: bool) -> String {
     for v in &f.targets {
         let mut bits = Vec::new();
         bits.extend(
-            v.breaks
-                .iter()
-                .map(|b| format!("breaks {}", blocker_text(b))),
+            blockers_text(&v.breaks)
+                .into_iter()
+                .map(|b| format!("breaks {b}")),
         );
         bits.extend(
             v.excludes
@@ -383,6 +394,123 @@ fn finding_message(f: &Finding, every: bool) -> String {
 mod tests {
     use super::*;
     use crate::plan::test_plans::{n, v};
+
+    /// A review of `nvidia-cublas==13.4.1.3` in `constraints.txt` that breaks cuda-toolkit
+    /// 13.0.2's `nvidia-cublas==13.1.0.3.*`, declared once per extra (cublas, cusolver) with a
+    /// platform marker, and narrows nvidia-cudnn-cu13's `nvidia-cublas ; platform_system ==
+    /// 'Linux'`.
+    fn cublas_review() -> Review {
+        use crate::review::pins::{Context, Pin, PinKind};
+        use crate::review::{RevisionInfo, analysis::TargetVerdict};
+        let r = |s: &str| crate::metadata::parse_requirement(s).unwrap();
+        let blocker = |dependent: &str, version: &str, requirement: &str| Blocker {
+            dependent: n(dependent),
+            dependent_version: v(version),
+            requirement: r(requirement),
+        };
+        let cublas = |extra: &str| {
+            let marker = format!("sys_platform == 'linux' and extra == '{extra}'");
+            blocker(
+                "cuda-toolkit",
+                "13.0.2",
+                &format!("nvidia-cublas==13.1.0.3.* ; {marker}"),
+            )
+        };
+        let verdict = TargetVerdict {
+            target: "Python 3.12 x86_64-manylinux_2_28".to_string(),
+            breaks: vec![cublas("cublas"), cublas("cusolver")],
+            narrows: vec![blocker(
+                "nvidia-cudnn-cu13",
+                "9.19.0.56",
+                "nvidia-cublas ; platform_system == 'Linux'",
+            )],
+            excludes: Vec::new(),
+            moves: false,
+            risk: None,
+            safer: None,
+            pinned: None,
+            tried: None,
+            note: None,
+            missing_data: false,
+            unchecked: Vec::new(),
+            judged_from_breaks: false,
+            remark: None,
+        };
+        let revision = |name: &str| RevisionInfo {
+            name: name.to_string(),
+            commit: "0".repeat(40),
+        };
+        Review {
+            schema: crate::review::REVIEW_SCHEMA,
+            base: revision("main"),
+            head: revision("pr"),
+            targets: vec![verdict.target.clone()],
+            findings: vec![Finding {
+                pin: Pin {
+                    file: "constraints.txt".to_string(),
+                    line: 2,
+                    kind: PinKind::Constraint,
+                    requirement: r("nvidia-cublas==13.4.1.3"),
+                    flags: Vec::new(),
+                    context: Context::default(),
+                },
+                was: None,
+                level: None,
+                score: None,
+                targets: vec![verdict],
+                also: Vec::new(),
+                release: None,
+                permalink: None,
+            }],
+            removed: Vec::new(),
+            unresolved: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    /// Every format says a broken or narrowed requirement without its marker (it held on the
+    /// target; `breaks: torch 2.11.0 requires triton==3.6.0 ; platform_system == 'Linux'` was
+    /// the review of the test repository's triton pin), the extras it came through named, and a
+    /// dependent's requirement declared once per extra once; JSON keeps each as declared.
+    #[test]
+    fn breaks_drop_the_marker_and_name_the_extras_once() {
+        let review = cublas_review();
+        let breaks = "cuda-toolkit 13.0.2 requires nvidia-cublas==13.1.0.3.*, through its extras \
+                      cublas, cusolver";
+        let narrows = "nvidia-cudnn-cu13 9.19.0.56 requires nvidia-cublas";
+        let text = text(&review);
+        assert!(
+            text.contains(&format!("    breaks: {breaks}\n    narrows: {narrows}\n")),
+            "{text}"
+        );
+        assert_eq!(text.matches("breaks:").count(), 1, "{text}");
+        let md = markdown(&review);
+        assert!(
+            md.contains(&format!("| constraint | {breaks} | - |")),
+            "{md}"
+        );
+        assert!(
+            md.contains(&format!("- breaks: {breaks}\n- narrows: {narrows}\n")),
+            "{md}"
+        );
+        assert_eq!(md.matches("- breaks:").count(), 1, "{md}");
+        let annotations = github(&review);
+        assert!(
+            annotations.contains(&format!(
+                "On Python 3.12 x86_64-manylinux_2_28: breaks {breaks}."
+            )),
+            "{annotations}"
+        );
+        let sarif = sarif(&review).unwrap();
+        assert!(sarif.contains(&format!("breaks {breaks}.")), "{sarif}");
+        let json = json(&review).unwrap();
+        for extra in ["cublas", "cusolver"] {
+            let declared = format!(
+                "nvidia-cublas==13.1.0.3.* ; sys_platform == 'linux' and extra == '{extra}'"
+            );
+            assert!(json.contains(&declared), "{json}");
+        }
+    }
 
     /// A dependent that moves forward is required at its new release or later; one that moves
     /// back at its new release or earlier.

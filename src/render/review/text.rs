@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::{
-    blocker_text, changes_text, finding_links, header, held_text, level_text, measured_line,
+    blockers_text, changes_text, finding_links, header, held_text, level_text, measured_line,
     measured_plans, more_unchecked, release_text, step_text, unchecked_shown, unresolved_text,
 };
 use crate::review::Review;
@@ -103,14 +103,14 @@ fn verdict_text(v: &TargetVerdict) -> String {
     if more > 0 {
         let _ = writeln!(out, "    {}", more_unchecked(more));
     }
-    for b in &v.breaks {
-        let _ = writeln!(out, "    breaks: {}", blocker_text(b));
+    for b in blockers_text(&v.breaks) {
+        let _ = writeln!(out, "    breaks: {b}");
     }
     for h in &v.excludes {
         let _ = writeln!(out, "    excludes: {}", held_text(h));
     }
-    for b in &v.narrows {
-        let _ = writeln!(out, "    narrows: {}", blocker_text(b));
+    for b in blockers_text(&v.narrows) {
+        let _ = writeln!(out, "    narrows: {b}");
     }
     if let Some(risk) = &v.risk {
         let _ = writeln!(
