@@ -31,6 +31,7 @@
 import argparse
 import collections
 import concurrent.futures
+import csv
 import ctypes
 import importlib.machinery
 import importlib.metadata

@@ -93,6 +93,30 @@ def _module_name(part):
     return None
 
 
+class _RecordFile:
+    """One file of a RECORD with what verify.py reads of importlib.metadata's PackagePath: its
+    `parts` (as PurePosixPath splits it: no empty or `.` parts, a leading `/` kept), its
+    `hash` (`mode`, `value`, or None), and its path as text or os.PathLike (`locate_file`)."""
+
+    __slots__ = ("path", "parts", "hash")
+
+    def __init__(self, path, digest):
+        self.path = path
+        parts = tuple(p for p in path.split("/") if p and p != ".")
+        self.parts = ("/",) + parts if path.startswith("/") else parts
+        mode, _, value = digest.partition("=")
+        self.hash = _FileHash(mode, value) if digest else None
+
+    def __str__(self):
+        return self.path
+
+    def __fspath__(self):
+        return self.path
+
+
+_FileHash = collections.namedtuple("_FileHash", "mode value")
+
+
 class _Dist:
     """An installed dist whose RECORD, requirements and other files are read once: each access of
     importlib.metadata's reads and parses the file again (transformers' RECORD: 70 ms a module)."""
@@ -107,7 +131,25 @@ class _Dist:
 
     @property
     def files(self):
-        return self._once("files", lambda: self._dist.files)
+        return self._once("files", self._read_files)
+
+    def _read_files(self):
+        """Its RECORD's files ([_RecordFile]), as importlib.metadata's `files` lists them (on
+        Python 3.12 and later, only those on disk) without a pathlib object a line: on 3.12 its
+        `files` took 0.7 s for a 23,000-file venv, 2-2.5 s for the 76,000 of the GPU stack, while
+        verify --all's budget runs. A dist without a RECORD: importlib.metadata's answer."""
+        text = self._dist.read_text("RECORD") if self._path is not None else None
+        if text is None:
+            return self._dist.files
+        base = os.path.dirname(str(self._path))
+        files = [
+            _RecordFile(row[0], row[1] if len(row) > 1 else "")
+            for row in csv.reader(text.splitlines())
+            if row and row[0]
+        ]
+        if sys.version_info >= (3, 12):
+            files = [f for f in files if os.path.exists(os.path.join(base, f.path))]
+        return files
 
     @property
     def requires(self):
