@@ -805,6 +805,58 @@ fn a_deep_import_still_running_when_the_budget_ends_is_stopped_and_left_out() {
     );
 }
 
+/// The same when the wait is the confirmation's: `worker/pool/zbad.py` fails through lib's
+/// code, which the warm parent had imported (learned from `import:lib` and `worker.pool.fast`),
+/// so the failure is confirmed in a pristine parent, which imports lib first; there lib's import
+/// takes a minute. The command still ends within its budget, the failure left out, not waited for.
+#[test]
+fn a_confirmation_still_running_when_the_budget_ends_is_stopped_too() {
+    let slow_in_pristine = "import sys, time\n\
+        if '--pristine' in sys.argv:\n    time.sleep(60)\n\
+        def boom():\n    raise RuntimeError('boom')\n";
+    let world = World::new(
+        serde_json::json!([
+            {"name": "lib", "version": "1.0", "files": {"lib/__init__.py": slow_in_pristine}},
+            {"name": "worker", "version": "1.0", "requires": ["lib"],
+             "files": {"worker/__init__.py": "", "worker/pool/__init__.py": "",
+                       "worker/pool/fast.py": "import lib\n",
+                       "worker/pool/zbad.py": "import lib\nlib.boom()\n"}},
+        ]),
+        &[],
+        &["lib", "worker"],
+    );
+    let budget = 10;
+    let start = std::time::Instant::now();
+    let out = crate::common::run(
+        world
+            .ctx
+            .command()
+            .env("PLANNER_VERIFY_PROFILE", "1")
+            .args(["verify", "--venv", world.venv(), "--all", "--no-smoke"])
+            .args(["--jobs", "1", "--budget", &budget.to_string()])
+            .args(["--format", "json"]),
+    );
+    let took = start.elapsed().as_secs_f64();
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let report = json(&out.stdout);
+    assert!(
+        took < f64::from(budget) + 1.0,
+        "{took}: {:#}\n{:#}",
+        report["budget"],
+        report["profile"]
+    );
+    let spent = &report["budget"];
+    assert_eq!(spent["deep_stopped"], 1, "{spent:#}");
+    assert_eq!(spent["left_out"], serde_json::json!(["worker.pool.zbad"]));
+    assert_eq!(check(&report, "import:worker.pool.fast")["status"], "pass");
+    // It was the pristine parent's import of lib that was not waited for.
+    let phases = &report["profile"]["phases"];
+    assert!(
+        phases["confirmed in a pristine parent's child"]["count"] == 1,
+        "{phases:#}"
+    );
+}
+
 /// `propose lib==2.0 --allow-override --out-dir`: the forced plan, whose risk names the file
 /// two levels down that imports what lib 2.0 dropped; its folder.
 fn propose_forced_lib_2(world: &World) -> PathBuf {

@@ -263,6 +263,12 @@ while True:
 )
 
 
+# Why a server's answer was not waited for: the budget of `--all` ended first.
+BUDGET_SPENT = "the budget ended first"
+# The result of a deep import of `--all` stopped at the end of the budget.
+STOPPED = {"ok": False, "stopped": True, "error": "stopped at the end of the budget"}
+
+
 class ForkServer:
     """The warm parent: `run(module, timeout)` answers (result like `probe_import`, None), or
     (None, why) when it cannot (not started in time, stopped forking, dead): the caller then
@@ -313,10 +319,12 @@ class ForkServer:
             self.waiting.clear()
         self.ready.set()
 
-    def _ask(self, modules, timeout, preload=(), learn_all=False):
+    def _ask(self, modules, timeout, preload=(), learn_all=False, wait=None):
         """The server's answer for one child importing `modules` in turn (after the server
         imported `preload`; with `learn_all` the server learns all the child imported), or
-        (None, why)."""
+        (None, why): (None, BUDGET_SPENT) when `wait` seconds pass first (a deep import of
+        `--all` at the end of the budget, whose server is still importing what it learned or
+        what a confirmation needs: the server goes on, its late answer is dropped)."""
         with self.lock:
             if not self.usable:
                 return None, self.note
@@ -339,6 +347,8 @@ class ForkServer:
                 return None, "the warm parent died"
         # A child answers within `timeout` a module (the server kills it then); more means the
         # server itself hangs (a learned import that blocks there): it is given up, the rest run fresh.
+        if wait is not None and not slot[0].wait(wait):
+            return None, BUDGET_SPENT
         if not slot[0].wait(timeout * len(modules) + 120):
             self.note = "the warm parent stopped answering"
             self.kill()
@@ -356,8 +366,8 @@ class ForkServer:
         answer, why = self._ask(modules, timeout, learn_all=learn_all)
         return (answer["results"], None) if answer else (None, why)
 
-    def run(self, module, timeout, preload=()):
-        result, why = self._ask([module], timeout, preload)
+    def run(self, module, timeout, preload=(), wait=None):
+        result, why = self._ask([module], timeout, preload, wait=wait)
         if result is None:
             return None, why
         if result.pop("timeout", False):
@@ -377,7 +387,9 @@ class ForkServer:
         except OSError:
             pass
 
-    def close(self):
+    def close(self, wait=10):
+        """Ends the server: its last line (the counts) read, `wait` seconds at most, then it is
+        killed with its children."""
         with self.lock:
             self.usable = False
         try:
@@ -385,7 +397,7 @@ class ForkServer:
         except OSError:
             pass
         try:
-            self.proc.wait(10)
+            self.proc.wait(wait)
         except subprocess.TimeoutExpired:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -393,7 +405,7 @@ class ForkServer:
                 pass
             self.proc.wait()
         self.reader.join(
-            10
+            wait
         )  # its last line (the counts) read before anyone asks for them
 
 
@@ -502,15 +514,25 @@ class Importer:
         if time.monotonic() >= self.stop_at:
             return {"budget_cut": True}
         result = self._run(job)
-        if result.get("timeout") and time.monotonic() >= self.stop_at:
-            return {"budget_cut": True}
-        return result
+        stopped = result.get("timeout") and time.monotonic() >= self.stop_at
+        return {"budget_cut": True} if stopped or result.get("stopped") else result
+
+    def _wait(self, job):
+        """How long to wait for a server's answer on `job`: unbounded (None), or for a deep
+        import of `--all` until `stop_at` (and a moment for the stopped child's answer)."""
+        if self.stop_at is None or not job["budgeted"]:
+            return None
+        return max(0.0, self.stop_at - time.monotonic()) + 0.2
 
     def _run(self, job):
         result = None
         if self.fork:
             with timed("alone (forked)"):
-                result, why = self._server().run(job["module"], self._limit(job))
+                result, why = self._server().run(
+                    job["module"], self._limit(job), wait=self._wait(job)
+                )
+            if why == BUDGET_SPENT:
+                return dict(STOPPED)
             if why:
                 self.notes[job["dist"]] = why
             elif (
@@ -594,9 +616,11 @@ class Importer:
             if t != own and t in self._required_tops(job["dist"])
         ]
         with timed("confirmed in a pristine parent's child"):
-            again, _ = self._server(pristine=True).run(
-                job["module"], self._limit(job), preload
+            again, why = self._server(pristine=True).run(
+                job["module"], self._limit(job), preload, wait=self._wait(job)
             )
+        if why == BUDGET_SPENT:
+            return dict(STOPPED)
         if again is not None:
             trusted = (
                 not again["ok"]
@@ -625,9 +649,12 @@ class Importer:
         return fresh
 
     def close(self):
+        """Ends both servers; once `stop_at` has passed, one still importing (what it learned,
+        what a confirmation needs) is killed within a moment, not waited for."""
+        wait = 10 if self.stop_at is None else max(0.2, self.stop_at - time.monotonic())
         for server in (self.server, self.pristine):
             if server is not None:
-                server.close()
+                server.close(min(wait, 10))
 
     def counts(self):
         """How the imports ran: children forked (by the learning parent and the pristine one),
