@@ -48,11 +48,9 @@ pub(crate) use installed_imports::InstalledImports;
 pub use oracle::Oracle;
 pub(crate) use own_target::{applicable_targets, load_own_target};
 pub use planned::{PlanDist, PlannedEnvironment};
-#[cfg(test)]
-pub(crate) use proposal::BrokenEdge;
 pub use proposal::PlanKind;
 pub(crate) use proposal::{
-    Action, Blocker, BreakKind, Change, HeldBack, InstallSteps, LayerChoice, Override, Pin, Plan,
-    PlanCommandLines, Proposal, Reason, Unchecked,
+    Action, Blocker, BreakKind, BrokenEdge, Change, HeldBack, InstallSteps, LayerChoice, Override,
+    Pin, Plan, PlanCommandLines, Proposal, Reason, Unchecked,
 };
 pub(crate) use requirement_text::{said, said_once};

@@ -89,18 +89,42 @@ pub(crate) struct BrokenEdge {
     pub installed: Option<Version>,
 }
 
-impl fmt::Display for BrokenEdge {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} {} requires {}, ",
-            self.dependent, self.dependent_version, self.requirement
-        )?;
-        match &self.installed {
-            Some(v) => write!(f, "but {} {v} is installed", self.requirement.name),
-            None => write!(f, "but {} is not installed", self.requirement.name),
-        }
+impl BrokenEdge {
+    /// `edges` in words, each requirement once per dependent ([`said_edges`]): `torch
+    /// 2.11.0+cu130 requires triton==3.6.0, but triton 3.7.0 is installed` (the marker, which
+    /// held here, dropped; the extras it came through named). The JSON keeps the declared
+    /// requirement.
+    pub(crate) fn lines(edges: &[BrokenEdge]) -> Vec<String> {
+        let edges: Vec<&BrokenEdge> = edges.iter().collect();
+        said_edges(&edges)
+            .into_iter()
+            .map(|(edge, requires)| {
+                let name = &edge.requirement.name;
+                match &edge.installed {
+                    Some(v) => format!("{requires}, but {name} {v} is installed"),
+                    None => format!("{requires}, but {name} is not installed"),
+                }
+            })
+            .collect()
     }
+}
+
+/// The first edge of each dependent and requirement of `edges` with its words, `torch
+/// 2.11.0+cu130 requires triton==3.6.0` ([`said_once`]: the marker dropped, the extras of every
+/// edge of that dependent with the same requirement named); later such edges are left out.
+pub(crate) fn said_edges<'a>(edges: &[&'a BrokenEdge]) -> Vec<(&'a BrokenEdge, String)> {
+    let keyed: Vec<_> = (edges.iter())
+        .map(|e| ((&e.dependent, &e.dependent_version), &e.requirement))
+        .collect();
+    (edges.iter().zip(said_once(&keyed)))
+        .filter_map(|(edge, words)| {
+            let requires = format!(
+                "{} {} requires {}",
+                edge.dependent, edge.dependent_version, words?
+            );
+            Some((*edge, requires))
+        })
+        .collect()
 }
 
 /// Why a request has no solution as asked.
@@ -973,5 +997,61 @@ impl Plan {
                     | FactorKind::PlannedImportMissing
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BrokenEdge;
+
+    fn edge(dependent: &str, version: &str, requirement: &str, installed: &str) -> BrokenEdge {
+        let v = |s: &str| s.parse::<pep440_rs::Version>().unwrap();
+        BrokenEdge {
+            dependent: dependent.parse().unwrap(),
+            dependent_version: v(version),
+            requirement: crate::metadata::parse_requirement(requirement).unwrap(),
+            installed: (!installed.is_empty()).then(|| v(installed)),
+        }
+    }
+
+    /// The already-broken line of the canonical forced venv: torch's triton pin without its
+    /// marker, which held (`triton==3.6.0 ; platform_system == 'Linux'` was the line).
+    #[test]
+    fn a_broken_edge_says_its_requirement_without_the_marker() {
+        let edges = [edge(
+            "torch",
+            "2.11.0+cu130",
+            "triton==3.6.0 ; platform_system == 'Linux'",
+            "3.7.0",
+        )];
+        assert_eq!(
+            BrokenEdge::lines(&edges),
+            ["torch 2.11.0+cu130 requires triton==3.6.0, but triton 3.7.0 is installed"]
+        );
+    }
+
+    /// One dependent's requirement broken through two extras is one line naming both; a
+    /// missing dependency says so.
+    #[test]
+    fn broken_edges_name_their_extras_once_per_dependent() {
+        let cublas = |extra: &str| {
+            let marker = format!("sys_platform == 'linux' and extra == '{extra}'");
+            let requirement = format!("nvidia-cublas==13.1.0.3.* ; {marker}");
+            edge("cuda-toolkit", "13.0.2", &requirement, "13.4.1.3")
+        };
+        let edges = [
+            cublas("cublas"),
+            cublas("cusolver"),
+            edge("torch", "2.11.0+cu130", "nvidia-nccl-cu13==2.28.9", ""),
+        ];
+        assert_eq!(
+            BrokenEdge::lines(&edges),
+            [
+                "cuda-toolkit 13.0.2 requires nvidia-cublas==13.1.0.3.*, through its extras \
+                 cublas, cusolver, but nvidia-cublas 13.4.1.3 is installed",
+                "torch 2.11.0+cu130 requires nvidia-nccl-cu13==2.28.9, but nvidia-nccl-cu13 is \
+                 not installed",
+            ]
+        );
     }
 }

@@ -2,8 +2,9 @@
 //! their text out without the marker, which says nothing once the requirement applies, and with
 //! the extras it came through named instead (`nvidia-cublas==13.4.1.3.*, through its extras
 //! cublas, cusolver`). One helper for every human reason: `required by`, `needed to unblock`,
-//! `follows`, `repairs`, `blocked by:`, the held-back and overrides lines, and review's `breaks:`
-//! and `narrows:`. JSON keeps the whole requirement.
+//! `follows`, `repairs`, `blocked by:`, the held-back and overrides lines, the already-broken
+//! lines and the titles that name a broken or blocking edge, and review's `breaks:`, `narrows:`,
+//! install-line and `--no-deps` remarks and factor details. JSON keeps the whole requirement.
 
 use pep508_rs::{MarkerTree, Requirement};
 

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::text::{PlanCommands, asked, movement, no_change_line, reasons};
-use crate::plan::{Plan, PlanKind, Proposal, said_once};
+use crate::plan::{BrokenEdge, Plan, PlanKind, Proposal, said_once};
 
 /// Text safe inside a markdown table cell or paragraph: pipes, backticks, `<` (no HTML) and
 /// newlines escaped, control and bidi characters escaped.
@@ -113,8 +113,8 @@ fn head(out: &mut String, proposal: &Proposal) {
             out,
             "### The environment is already broken (before any plan)\n"
         );
-        for edge in &proposal.already_broken {
-            let _ = writeln!(out, "- {}", cell(&edge.to_string()));
+        for line in BrokenEdge::lines(&proposal.already_broken) {
+            let _ = writeln!(out, "- {}", cell(&line));
         }
         out.push('\n');
     }
@@ -246,6 +246,28 @@ mod tests {
     fn canonical_proposal_markdown() {
         let md = render(&test_plans::proposal(), &[]);
         insta::assert_snapshot!(md);
+    }
+
+    /// The already-broken list says each edge as the text does: without the marker, which held
+    /// (the canonical forced venv's `triton==3.6.0 ; platform_system == 'Linux'`).
+    #[test]
+    fn already_broken_drops_the_marker() {
+        use test_plans::{n, r, v};
+        let mut proposal = test_plans::proposal();
+        proposal.already_broken.push(crate::plan::BrokenEdge {
+            dependent: n("torch"),
+            dependent_version: v("2.11.0+cu130"),
+            requirement: r("triton==3.6.0 ; platform_system == 'Linux'"),
+            installed: Some(v("3.7.0")),
+        });
+        let md = render(&proposal, &[]);
+        assert!(
+            md.contains(
+                "### The environment is already broken (before any plan)\n\n- torch \
+                 2.11.0+cu130 requires triton==3.6.0, but triton 3.7.0 is installed\n\n"
+            ),
+            "{md}"
+        );
     }
 
     /// The markdown overrides say the declared requirement as the text does: without its marker,

@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 
 use pep508_rs::{PackageName, Requirement};
 
-use crate::plan::{Action, BreakKind, Change, Plan, PlanKind, Proposal, Reason, said, said_once};
+use crate::plan::{
+    Action, BreakKind, BrokenEdge, Change, Plan, PlanKind, Proposal, Reason, said, said_once,
+};
 use crate::risk::RiskLevel;
 use crate::terminal::escape as terminal;
 
@@ -103,8 +105,8 @@ pub(crate) fn render(
             "{}",
             style.warning("The environment is already broken (before any plan):")
         );
-        for edge in &proposal.already_broken {
-            let _ = writeln!(out, "  {}", terminal(&edge.to_string()));
+        for line in BrokenEdge::lines(&proposal.already_broken) {
+            let _ = writeln!(out, "  {}", terminal(&line));
         }
     }
     if let Some(conflict) = &proposal.conflict {
@@ -950,7 +952,8 @@ mod tests {
         assert!(colored.contains("\u{1b}[31m57/100 high\u{1b}[0m"));
     }
 
-    /// A broken environment is named, and repairs are listed apart.
+    /// A broken environment is named, each edge without the marker that held, and repairs are
+    /// listed apart.
     #[test]
     fn already_broken_and_repairs_are_apart() {
         use crate::plan::{BrokenEdge, Reason};
@@ -962,6 +965,12 @@ mod tests {
             dependent_version: v("2.25.1"),
             requirement: r("chardet<5,>=3.0.2"),
             installed: Some(v("5.2.0")),
+        });
+        proposal.already_broken.push(BrokenEdge {
+            dependent: "torch".parse().unwrap(),
+            dependent_version: v("2.11.0+cu130"),
+            requirement: r("triton==3.6.0 ; platform_system == 'Linux'"),
+            installed: Some(v("3.7.0")),
         });
         let plan = &mut proposal.plans[0];
         let mut repair = plan.changes[0].clone();
@@ -981,7 +990,8 @@ mod tests {
         assert!(
             text.contains(
                 "The environment is already broken (before any plan):\n  requests 2.25.1 \
-                 requires chardet>=3.0.2,<5, but chardet 5.2.0 is installed\n"
+                 requires chardet>=3.0.2,<5, but chardet 5.2.0 is installed\n  torch \
+                 2.11.0+cu130 requires triton==3.6.0, but triton 3.7.0 is installed\n"
             ),
             "{text}"
         );

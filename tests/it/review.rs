@@ -968,12 +968,14 @@ fn base_equal_to_head_is_an_error_and_unjudged_pins_can_fail_the_gate() {
 /// has: there is no forced plan to score) but which breaks a requirement the environment holds
 /// (app 1.0 requires `lib>=2`) is judged from that break, not "not judged": one factor for the
 /// broken clause at the policy's weight, labelled `from its breaks` in the text and
-/// `judged_from_breaks` in the JSON; the gate fails on its level alone.
+/// `judged_from_breaks` in the JSON; the gate fails on its level alone. The requirement's
+/// marker, which holds on the target, is not in the words (`app 1.0 requires lib>=2`); the
+/// JSON's break keeps it.
 #[test]
 fn a_pin_that_cannot_be_installed_but_breaks_a_requirement_is_judged_from_the_break() {
     let ctx = review_context();
     let wheels = serde_json::json!([
-        {"name": "app", "version": "1.0", "requires": ["lib>=2"]},
+        {"name": "app", "version": "1.0", "requires": ["lib>=2 ; python_version >= '3.8'"]},
         {"name": "lib", "version": "2.0"},
         {"name": "lib", "version": "1.0", "requires": ["dep>=5"]},
         {"name": "dep", "version": "1.0"},
@@ -992,6 +994,10 @@ fn a_pin_that_cannot_be_installed_but_breaks_a_requirement_is_judged_from_the_br
     assert_eq!(found["level"], "medium");
     let target = &found["targets"][0];
     assert_eq!(target["judged_from_breaks"], true, "{target:#}");
+    assert_eq!(
+        target["breaks"][0]["requirement"], "lib>=2 ; python_full_version >= '3.8'",
+        "{target:#}"
+    );
     assert!(target.get("note").is_none(), "{target:#}");
     let remark = target["remark"].as_str().unwrap();
     insta::assert_snapshot!("judged_from_the_break_remark", remark);

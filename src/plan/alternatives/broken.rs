@@ -14,7 +14,7 @@ use pep508_rs::{PackageName, Requirement};
 use super::{ProposeError, Proposer, join};
 use crate::inventory::check::{self, Finding};
 use crate::metadata::requirement::{above, at_least, excludes, pin};
-use crate::plan::proposal::{BrokenEdge, Plan, PlanKind, Reason};
+use crate::plan::proposal::{BrokenEdge, Plan, PlanKind, Reason, said_edges};
 use crate::solve::{Override, SolveError};
 
 impl Proposer<'_> {
@@ -166,16 +166,11 @@ impl Proposer<'_> {
 }
 
 /// "As asked: tensorflow, repairing forward the edge broken before the plan (tf-keras 2.21.0
-/// requires tensorflow>=2.21,<2.22); takes back h5py 3.16.0 -> 3.14.0".
+/// requires tensorflow>=2.21,<2.22); takes back h5py 3.16.0 -> 3.14.0": each edge's
+/// requirement in words, once per dependent ([`said_edges`]).
 fn forward_title(targets: &[Requirement], edges: &[&BrokenEdge], plan: &Plan) -> String {
-    let repaired: Vec<String> = edges
-        .iter()
-        .map(|e| {
-            format!(
-                "{} {} requires {}",
-                e.dependent, e.dependent_version, e.requirement
-            )
-        })
+    let repaired: Vec<String> = (said_edges(edges).into_iter())
+        .map(|(_, requires)| requires)
         .collect();
     let back: Vec<String> = plan
         .changes
@@ -218,5 +213,43 @@ fn add_repairs(plan: &mut Plan, edges: &[&BrokenEdge]) {
                 installed: edge.installed.clone(),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::test_plans::{forced, n, r, v};
+
+    /// The title of the plan that repairs forward says each edge's requirement without its
+    /// marker, the extras it came through named, once per dependent.
+    #[test]
+    fn the_forward_title_says_the_edges_without_markers() {
+        let edge = |dependent: &str, requirement: &str| BrokenEdge {
+            dependent: n(dependent),
+            dependent_version: v("2.21.0"),
+            requirement: r(requirement),
+            installed: Some(v("2.20.0")),
+        };
+        let keras = edge(
+            "tf-keras",
+            "tensorflow<2.22,>=2.21 ; platform_system == 'Linux'",
+        );
+        let extra = |name: &str| {
+            let marker = format!("python_version >= '3.9' and extra == '{name}'");
+            edge("tfx-kit", &format!("tensorflow>=2.21 ; {marker}"))
+        };
+        let (gpu, tpu) = (extra("gpu"), extra("tpu"));
+        let mut plan = forced();
+        let mut back = plan.changes[0].clone();
+        (back.name, back.from, back.to) = (n("h5py"), Some(v("3.16.0")), Some(v("3.14.0")));
+        plan.changes.push(back);
+        let title = forward_title(&[r("tensorflow")], &[&keras, &gpu, &tpu], &plan);
+        assert_eq!(
+            title,
+            "As asked: tensorflow, repairing forward the edge broken before the plan (tf-keras \
+             2.21.0 requires tensorflow>=2.21,<2.22; tfx-kit 2.21.0 requires tensorflow>=2.21, \
+             through its extras gpu, tpu); takes back h5py 3.16.0 -> 3.14.0"
+        );
     }
 }

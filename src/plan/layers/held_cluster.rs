@@ -10,7 +10,7 @@
 //! line, one layer on top of the safe layer: that dist above its installed version, every dist
 //! inside its major line as in the safe layer, the blockers' floors lifted to their line's
 //! first release (they may go back inside their line). Its title names what goes back and the
-//! requirement that takes it there. Layers with the same pins are offered once.
+//! requirement that takes it there, in words ([`said`]: without the marker that held here). Layers with the same pins are offered once.
 
 use std::collections::BTreeSet;
 use std::str::FromStr;
@@ -25,6 +25,7 @@ use crate::metadata::version_line::line_floor;
 use crate::plan::alternatives::{ProposeError, Proposer};
 use crate::plan::planned::applies_with;
 use crate::plan::proposal::{LayerKind, Plan, PlanKind};
+use crate::plan::said;
 use crate::solve::SolveError;
 
 /// A held-back dist's newest release's requirement that takes an installed dist back.
@@ -194,7 +195,10 @@ fn cluster_title(anchor: &PackageName, plan: &Plan, back: &[GoesBack]) -> String
         match back.iter().find(|b| b.name == change.name && to < from) {
             Some(b) => backward.push(format!(
                 "takes {} back {} -> {to} ({} requires {})",
-                b.name, b.installed, b.by, b.requirement
+                b.name,
+                b.installed,
+                b.by,
+                said(&b.requirement)
             )),
             None => forward.push(format!("{} {from} -> {to}", change.name)),
         }
@@ -208,4 +212,44 @@ fn cluster_title(anchor: &PackageName, plan: &Plan, back: &[GoesBack]) -> String
         title.push_str(&part);
     }
     title
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::proposal::{Layer, LayerKind};
+    use crate::plan::test_plans::{forced, n, r, v};
+
+    /// The title names the requirement that takes a dist back without its marker, which held.
+    #[test]
+    fn the_title_says_what_takes_a_dist_back_without_its_marker() {
+        let mut plan = forced();
+        let change = |name: &str, from: &str, to: &str| {
+            let mut change = plan.changes[0].clone();
+            (change.name, change.from, change.to) = (n(name), Some(v(from)), Some(v(to)));
+            change
+        };
+        plan.changes = vec![
+            change("h5py", "3.16.0", "3.14.0"),
+            change("tensorflow", "2.20.0", "2.21.0"),
+        ];
+        plan.layer = Some(Layer {
+            kind: LayerKind::Group,
+            name: "tensorflow-held-back".to_string(),
+            base: Some("safe".to_string()),
+            own: vec![n("tensorflow"), n("h5py")],
+            moves: vec![n("tensorflow")],
+        });
+        let back = [GoesBack {
+            by: "tensorflow 2.21.0".to_string(),
+            name: n("h5py"),
+            installed: v("3.16.0"),
+            requirement: r("h5py<3.15,>=3.11.0 ; platform_system == 'Linux'"),
+        }];
+        assert_eq!(
+            cluster_title(&n("tensorflow"), &plan, &back),
+            "Move tensorflow with what holds it back: tensorflow 2.20.0 -> 2.21.0; takes h5py \
+             back 3.16.0 -> 3.14.0 (tensorflow 2.21.0 requires h5py>=3.11.0,<3.15)"
+        );
+    }
 }

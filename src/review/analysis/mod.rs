@@ -402,7 +402,8 @@ impl<'a> Analyzer<'a> {
     /// requirements: where the pinned release's own metadata requires another version than an
     /// exact requirement of the line (`torch==1.8.0 torchvision==0.10.0`; torchvision 0.10.0
     /// requires `torch==1.9.0`), pip refuses the line, whatever the plan would move: a break,
-    /// the pinned release its dependent, the remark naming the line's requirement.
+    /// the pinned release its dependent, the remark naming the line's requirement and the
+    /// release's in words ([`plan::said`]: without the marker that held on the target).
     fn against_its_line(
         &self,
         mut verdict: TargetVerdict,
@@ -428,9 +429,10 @@ impl<'a> Analyzer<'a> {
                 continue;
             }
             said.push(format!(
-                "the same install line requires {mate}; {} {} requires {wanted}",
+                "the same install line requires {mate}; {} {} requires {}",
                 pin.name(),
-                release.version
+                release.version,
+                plan::said(wanted)
             ));
             verdict.breaks.push(Blocker {
                 dependent: pin.name().clone(),
@@ -467,7 +469,8 @@ impl<'a> Analyzer<'a> {
 
     /// The risk of a requirement the pinned release declares and the environment does not meet
     /// (`--no-deps`): the factor of the violated clause, at the policy's weight, as for any
-    /// broken requirement; score and level recomputed.
+    /// broken requirement (the detail says it in words, [`plan::said`]); score and level
+    /// recomputed.
     fn add_unmet_factor(
         &self,
         verdict: &mut TargetVerdict,
@@ -491,8 +494,9 @@ impl<'a> Analyzer<'a> {
                 points: self.policy.weight(kind),
                 package: wanted.name.to_string(),
                 detail: format!(
-                    "{} {version} requires {wanted}; {why}: breaks `{clause}`",
-                    pin.name()
+                    "{} {version} requires {}; {why}: breaks `{clause}`",
+                    pin.name(),
+                    plan::said(wanted)
                 ),
                 citations: Vec::new(),
             },
@@ -506,7 +510,8 @@ impl<'a> Analyzer<'a> {
     /// requirement of the pinned release (its own metadata, under the target's markers) that the
     /// installed version of that name does not meet stays broken (xformers 0.0.28.post3 requires
     /// `torch==2.5.1`; the image keeps torch 2.1.0). Each is a break, the pinned release its
-    /// dependent, and the remark names the version left and where the file declares it.
+    /// dependent, and the remark names the version left, where the file declares it, and the
+    /// release's requirement in words ([`plan::said`]).
     fn without_its_dependencies(
         &self,
         mut verdict: TargetVerdict,
@@ -537,11 +542,12 @@ impl<'a> Analyzer<'a> {
                 .find(|r| r.name == wanted.name)
                 .map_or_else(String::new, |r| format!(", as `{r}` declares"));
             left.push(format!(
-                "{} {} stays{declared} ({} {} requires {wanted})",
+                "{} {} stays{declared} ({} {} requires {})",
                 wanted.name,
                 installed.version(),
                 pin.name(),
-                release.version
+                release.version,
+                plan::said(wanted)
             ));
             verdict.breaks.push(Blocker {
                 dependent: pin.name().clone(),

@@ -6,7 +6,7 @@ use pep508_rs::{PackageName, Requirement};
 use super::{Sibling, Target, TargetVerdict};
 use crate::inventory::Inventory;
 use crate::metadata::requirement;
-use crate::plan::{Blocker, Plan, PlanKind};
+use crate::plan::{Blocker, Plan, PlanKind, said};
 use crate::review::pins::Pin;
 use crate::risk::{FactorKind, Policy, RiskFactor, RiskScore};
 
@@ -22,7 +22,8 @@ const FILE_EVIDENCE: [FactorKind; 4] = [
 /// A verdict with no plan to score (no release the pin allows installs on the target, so there
 /// is no forced override to measure) that still names what the pin breaks or leaves no version
 /// is judged from those: one factor per broken requirement, at the policy's weight for the
-/// strictest clause of it the pin's versions all fall outside. The note becomes a remark that
+/// strictest clause of it the pin's versions all fall outside, the detail saying the broken
+/// requirement in words ([`said`]: without its marker). The note becomes a remark that
 /// says the level rests on the breaks alone.
 pub(super) fn judged_from_breaks(
     mut verdict: TargetVerdict,
@@ -47,7 +48,9 @@ pub(super) fn judged_from_breaks(
     for b in &verdict.breaks {
         let what = format!(
             "{} {} requires {}",
-            b.dependent, b.dependent_version, b.requirement
+            b.dependent,
+            b.dependent_version,
+            said(&b.requirement)
         );
         add(&b.requirement, what);
     }
