@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine, session 15: main's release build at the hard budget stop (.gpu15/planner.xz).
+# GPU machine, session 15: main's release build (.gpu15/planner.xz): the hard budget stop; then RECORDs read without a PackagePath per line; then (fourth call) servers not waited for past the budget.
 # verify --all three times (profiled) on the untouched venv; then the clean jinja2 3.1.5 plan (session 14's, written
 # on the live index for the shared h200 fixture) tried twice, beside (the default from 4 cores).
 set -u
