@@ -777,6 +777,20 @@ pub struct Override {
     pub reason: String,
 }
 
+impl Override {
+    /// `overrides`, each with its declared requirement in words ([`said_once`]: the marker,
+    /// which held here, dropped; the extras it came through named), said once per dependent and
+    /// requirement: later overrides of the same are left out. The JSON keeps the declared one.
+    pub(crate) fn said(overrides: &[Override]) -> Vec<(&Override, String)> {
+        let keyed: Vec<_> = (overrides.iter())
+            .map(|o| ((&o.dependent, &o.dependent_version), &o.requirement))
+            .collect();
+        (overrides.iter().zip(said_once(&keyed)))
+            .filter_map(|(o, words)| Some((o, words?)))
+            .collect()
+    }
+}
+
 /// A package that does not reach its newest release.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HeldBack {

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::text::{PlanCommands, asked, movement, no_change_line, reasons};
-use crate::plan::{BrokenEdge, Plan, PlanKind, Proposal, said_once};
+use crate::plan::{BrokenEdge, Override, Plan, PlanKind, Proposal};
 
 /// Text safe inside a markdown table cell or paragraph: pipes, backticks, `<` (no HTML) and
 /// newlines escaped, control and bidi characters escaped.
@@ -173,11 +173,7 @@ fn plan_markdown(out: &mut String, proposal: &Proposal, i: usize, plan: &Plan) {
     }
     if !plan.overrides.is_empty() {
         out.push_str("Overrides (each breaks a declared requirement):\n\n");
-        let keyed: Vec<_> = (plan.overrides.iter())
-            .map(|o| ((&o.dependent, &o.dependent_version), &o.requirement))
-            .collect();
-        for (o, words) in plan.overrides.iter().zip(said_once(&keyed)) {
-            let Some(words) = words else { continue };
+        for (o, words) in Override::said(&plan.overrides) {
             let _ = writeln!(
                 out,
                 "- {} {} requires {}; installs {} {} instead",

@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use pep508_rs::{PackageName, Requirement};
 
 use crate::plan::{
-    Action, BreakKind, BrokenEdge, Change, Plan, PlanKind, Proposal, Reason, said, said_once,
+    Action, BreakKind, BrokenEdge, Change, Override, Plan, PlanKind, Proposal, Reason, said,
+    said_once,
 };
 use crate::risk::RiskLevel;
 use crate::terminal::escape as terminal;
@@ -255,18 +256,14 @@ fn plan_text(
 }
 
 /// A plan's overrides, each declared requirement in words (its marker, which held here, dropped;
-/// the extras it came through named) and said once for its dependent ([`said_once`]): `torch
+/// the extras it came through named) and said once for its dependent ([`Override::said`]): `torch
 /// 2.11.0+cu130 requires triton==3.6.0; installs triton 3.7.0 instead`.
 fn overrides_text(out: &mut String, plan: &Plan) {
     if plan.overrides.is_empty() {
         return;
     }
     let _ = writeln!(out, "  overrides (each breaks a declared requirement):");
-    let keyed: Vec<_> = (plan.overrides.iter())
-        .map(|o| ((&o.dependent, &o.dependent_version), &o.requirement))
-        .collect();
-    for (o, words) in plan.overrides.iter().zip(said_once(&keyed)) {
-        let Some(words) = words else { continue };
+    for (o, words) in Override::said(&plan.overrides) {
         let _ = writeln!(
             out,
             "    {} {} requires {}; installs {} {} instead",
