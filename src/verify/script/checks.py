@@ -852,7 +852,7 @@ def check_imports(
             }
             for future in concurrent.futures.as_completed(futures):
                 for job, result in zip(futures[future], future.result()):
-                    if result.get("budget_cut"):
+                    if result.get("stopped"):
                         stopped.append(job["module"])
                         continue
                     with timed("judging results"):

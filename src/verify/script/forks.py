@@ -423,7 +423,7 @@ class Importer:
     parent could be had. `known`: {module: error} of the imports that failed in the recorded
     baseline; a forked failure with that same error is not confirmed again (pre-existing either
     way). `stop_at`: a `time.monotonic()` at which every deep import of `--all` still running is
-    stopped (killed, with its confirmation), answered `{"budget_cut": True}`: left out, not
+    stopped (killed, with its confirmation), answered STOPPED (`stopped`): left out, not
     failed."""
 
     def __init__(self, installed, timeout, fork, known=None, stop_at=None):
@@ -508,14 +508,14 @@ class Importer:
 
     def run(self, job):
         """`job`'s module imported alone (forked, confirmed, retried): its result, or
-        `{"budget_cut": True}` when `stop_at` stopped it."""
+        STOPPED when `stop_at` stopped it."""
         if not job["budgeted"] or self.stop_at is None:
             return self._run(job)
         if time.monotonic() >= self.stop_at:
-            return {"budget_cut": True}
+            return dict(STOPPED)
         result = self._run(job)
         stopped = result.get("timeout") and time.monotonic() >= self.stop_at
-        return {"budget_cut": True} if stopped or result.get("stopped") else result
+        return dict(STOPPED) if stopped else result
 
     def _wait(self, job):
         """How long to wait for a server's answer on `job`: unbounded (None), or for a deep
