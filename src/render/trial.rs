@@ -19,7 +19,10 @@ use crate::plan::{InstallSteps, Plan, PlanKind, Proposal, Unchecked};
 use crate::risk::RiskLevel;
 use crate::terminal::escape;
 use crate::trial::attempt::{InstallCommands, InstallTarget, TrialText};
-use crate::trial::{CopyStats, FreshStats, TRY_SCHEMA, Tried, VenvCopy, Verdict};
+use crate::trial::{
+    BaselineMode, CopyStats, FreshStats, Ran, TRY_SCHEMA, TestRun, TrialOutcome, Tried, VenvCopy,
+    Verdict,
+};
 
 /// The `planner-try/1` document.
 #[derive(Debug, Serialize)]
@@ -173,12 +176,44 @@ fn copy_summary(c: &CopyStats) -> String {
     }
 }
 
-/// Where the baseline ran: in the copy before the plan, or in a second copy beside its install.
-fn baseline_place(beside: Option<&CopyStats>) -> String {
-    match beside {
-        None => "in the copy".to_string(),
-        Some(c) => format!("in a second copy, beside the install ({})", copy_summary(c)),
+/// Where the baseline ran and of what, one line; `None` before any check ran.
+fn baseline_line(o: &TrialOutcome) -> Option<String> {
+    let second = o.baseline_copy.as_ref().map(copy_summary);
+    match (&o.baseline, o.baseline_mode) {
+        (None, BaselineMode::Needed) => o.verify.map(|_| {
+            "baseline: none needed, every check and test passed after the plan (one that passes \
+             cannot have regressed)"
+                .to_string()
+        }),
+        (None, _) => None,
+        (Some(b), BaselineMode::Needed) => Some(format!(
+            "baseline in a second copy ({}), of only the {} check(s) and {} test(s) that did not \
+             pass after the plan: {} failing before the plan",
+            second.unwrap_or_default(),
+            b.checks,
+            o.tests.iter().filter(|t| t.before.is_some()).count(),
+            b.failed
+        )),
+        (Some(b), mode) => Some(format!(
+            "baseline {}: {} checks, {} failing before the plan",
+            match second {
+                Some(c) if mode == BaselineMode::Beside => {
+                    format!("in a second copy, beside the install ({c})")
+                }
+                _ => "in the copy".to_string(),
+            },
+            b.checks,
+            b.failed
+        )),
     }
+}
+
+/// A test's status before the plan; "not needed" when it passed after it and the baseline took
+/// only what did not.
+fn before_text(test: &TestRun) -> String {
+    test.before
+        .as_ref()
+        .map_or("not needed".to_string(), Ran::status_text)
 }
 
 /// The report for a terminal.
@@ -204,14 +239,8 @@ pub(crate) fn text(report: &TryReport<'_>) -> String {
     if let Some(note) = &o.installer_note {
         let _ = writeln!(out, "  installer: {}", escape(note));
     }
-    if let Some(b) = &o.baseline {
-        let _ = writeln!(
-            out,
-            "  baseline {}: {} checks, {} failing before the plan",
-            baseline_place(o.baseline_copy.as_ref()),
-            b.checks,
-            b.failed
-        );
+    if let Some(line) = baseline_line(o) {
+        let _ = writeln!(out, "  {line}");
         let _ = writeln!(out, "  compile caches: {}", caches_words(o.compile_caches));
     }
     for step in &o.steps {
@@ -233,7 +262,7 @@ pub(crate) fn text(report: &TryReport<'_>) -> String {
             out,
             "  test `{}`: before {}, after {}",
             escape(&test.command),
-            test.before.status_text(),
+            before_text(test),
             after
         );
     }
@@ -438,7 +467,7 @@ pub(crate) fn markdown(report: &TryReport<'_>) -> String {
                 out,
                 "| `{}` | {} | {} |",
                 cell(&t.command.replace('`', "'")),
-                t.before.status_text(),
+                before_text(t),
                 t.after
                     .as_ref()
                     .map_or("not run".into(), |a| a.status_text())

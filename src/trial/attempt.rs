@@ -15,6 +15,7 @@
 //! Besides one plan: each plan `propose --try` lists ([`try_plans`]), and each finding's plans
 //! `review --try` judged ([`try_findings`]).
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use miette::miette;
@@ -113,7 +114,7 @@ pub(crate) fn try_plan(
     } else {
         Installer::Pip
     };
-    let beside = trial::baseline_beside()?;
+    let mode = trial::baseline_mode()?;
     let changed: Vec<PackageName> = plan.changes.iter().map(|c| c.name.clone()).collect();
     let copy = match original {
         Original::Venv(venv) => VenvCopy::make(venv, &changed, settings.keep)?,
@@ -135,6 +136,11 @@ pub(crate) fn try_plan(
         ));
     }
     let spec = crate::verify::select(Some(plan), &inventory, settings.policy, false);
+    let changed_tops: BTreeSet<String> = changed
+        .iter()
+        .filter_map(|name| inventory.get(name))
+        .flat_map(|dist| dist.top_level.iter().cloned())
+        .collect();
     let script = crate::verify::script::script(&spec);
     let no_pip = installer == Installer::Pip && inventory.get(&pip_name()).is_none();
     let outer = no_pip
@@ -158,7 +164,9 @@ pub(crate) fn try_plan(
     } else {
         let second = |venv: &Path| VenvCopy::make(venv, &changed, None);
         let make = match original {
-            Original::Venv(venv) if beside => Some(move || second(venv)),
+            Original::Venv(venv) if mode != trial::BaselineMode::First => {
+                Some(move || second(venv))
+            }
             _ => None,
         };
         let mut outcome = trial::measure(
@@ -170,7 +178,9 @@ pub(crate) fn try_plan(
                 tests: settings.tests,
                 verify: settings.run.clone(),
                 work: work.path(),
+                changed_tops: &changed_tops,
             },
+            mode,
             make.as_ref().map(|m| m as trial::MakeCopy<'_>),
             critical,
         )?;

@@ -24,6 +24,7 @@ pub(crate) mod environment;
 pub(crate) mod exec;
 pub(crate) mod fresh;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -75,6 +76,9 @@ pub(crate) struct TrialInput<'a> {
     pub verify: RunOptions,
     /// A folder for the baseline and the report (not inside the copy).
     pub work: &'a Path,
+    /// The top-level import names the plan's changed dists shipped before it (with
+    /// [`BaselineMode::Needed`], a skip for one of them now missing needs the baseline).
+    pub changed_tops: &'a BTreeSet<String>,
 }
 
 /// The verdict.
@@ -94,8 +98,9 @@ pub(crate) enum Verdict {
 pub(crate) struct TestRun {
     /// The command line.
     pub command: String,
-    /// Before the plan, in the copy.
-    pub before: Ran,
+    /// Before the plan, in the copy (absent when it passed after the plan and the baseline took
+    /// only what did not: [`BaselineMode::Needed`]).
+    pub before: Option<Ran>,
     /// After it (absent when the plan was not applied).
     pub after: Option<Ran>,
     /// It passed before and fails after.
@@ -127,7 +132,10 @@ pub(crate) struct TrialOutcome {
     pub installer_note: Option<String>,
     /// Each step's argv and how it ended.
     pub steps: Vec<Step>,
-    /// The verification counts before the plan.
+    /// Where the baseline ran, and of what.
+    pub baseline_mode: BaselineMode,
+    /// The verification counts before the plan (absent when none was needed: everything passed
+    /// after it).
     pub baseline: Option<Summary>,
     /// The verification counts after it (`regressions`, `pre_existing` set).
     pub verify: Option<Summary>,
@@ -157,21 +165,47 @@ pub(crate) struct TrialOutcome {
     pub baseline_original: Option<OriginalCheck>,
 }
 
-/// Cores from which the baseline runs beside the plan's install, in a second copy: on fewer, the
-/// two `verify.py` runs would share cores they already fill (on 2 cores, one run alone uses
-/// about 1.8), and the second copy would only add its writes.
-const BESIDE_FROM_CORES: usize = 4;
+/// Where a trial takes its baseline, and of what (`PLANNER_TRY_BASELINE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum BaselineMode {
+    /// The default from 4 cores: the plan installed and checked first; then, in a second copy of
+    /// the original, a baseline of only the checks and tests that did not pass after it (one that
+    /// passes cannot have regressed), or none when everything passed.
+    Needed,
+    /// Every check and test, in the one copy, before the plan (the default on fewer cores).
+    First,
+    /// Every check and test, in a second copy, while the plan is installed and checked in the
+    /// first.
+    Beside,
+}
 
-/// Whether the baseline runs in a second copy beside the plan's install: `PLANNER_TRY_BASELINE`
-/// `beside` or `first` (in the trial's copy, before the plan), else by the cores there are.
-pub(crate) fn baseline_beside() -> Result<bool, TrialError> {
-    match crate::env_vars::EnvVars::process().get("PLANNER_TRY_BASELINE") {
-        Some(v) if v.trim() == "beside" => Ok(true),
-        Some(v) if v.trim() == "first" => Ok(false),
-        Some(v) if !v.trim().is_empty() => Err(TrialError::BaselineSetting {
-            value: crate::terminal::field(&v).into_owned(),
+/// Cores from which a trial checks the plan first and takes the baseline of only what did not
+/// pass ([`BaselineMode::Needed`]): where that is anything (an optional module skipped, which
+/// real venvs have), it costs a second copy of the venv; on 2 cores the disk was still writing
+/// the first (0.7-14 s for the 60-dist venv's 274 MB), more than the whole run it saves there
+/// (7 s), so the baseline runs first.
+const NEEDED_FROM_CORES: usize = 4;
+
+/// The baseline mode `PLANNER_TRY_BASELINE` names (`needed`, `first`, `beside`); unset, `needed`
+/// from [`NEEDED_FROM_CORES`] cores, else `first`.
+pub(crate) fn baseline_mode() -> Result<BaselineMode, TrialError> {
+    let value = crate::env_vars::EnvVars::process().get("PLANNER_TRY_BASELINE");
+    match value.as_deref().map(str::trim) {
+        None | Some("") => {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            Ok(if cores >= NEEDED_FROM_CORES {
+                BaselineMode::Needed
+            } else {
+                BaselineMode::First
+            })
+        }
+        Some("needed") => Ok(BaselineMode::Needed),
+        Some("first") => Ok(BaselineMode::First),
+        Some("beside") => Ok(BaselineMode::Beside),
+        Some(other) => Err(TrialError::BaselineSetting {
+            value: crate::terminal::field(other).into_owned(),
         }),
-        _ => Ok(std::thread::available_parallelism().map_or(1, |n| n.get()) >= BESIDE_FROM_CORES),
     }
 }
 
@@ -230,11 +264,12 @@ pub(crate) enum TrialError {
     #[error("interrupted; the copy is removed and the original was not touched")]
     Interrupted,
     /// `PLANNER_TRY_BASELINE` is not a known value.
-    #[error("PLANNER_TRY_BASELINE `{value}` is neither `beside` nor `first`")]
+    #[error("PLANNER_TRY_BASELINE `{value}` is none of `needed`, `first`, `beside`")]
     #[diagnostic(help(
-        "PLANNER_TRY_BASELINE=beside takes the baseline in a second copy while the plan is \
-         installed and checked in the first; `first` takes it in the one copy before the plan; \
-         unset, `beside` from 4 cores"
+        "`needed` (the default from 4 cores) checks the plan first and takes a baseline, in a \
+         second copy, only of what did not pass after it; `first` takes a whole baseline in the one copy \
+         before the plan; `beside` takes it in a second copy while the plan is installed and \
+         checked in the first; unset, `needed` from 4 cores, else `first`"
     ))]
     BaselineSetting {
         /// The value found.
@@ -259,6 +294,7 @@ impl TrialOutcome {
             installer,
             installer_note: None,
             steps: Vec::new(),
+            baseline_mode: BaselineMode::First,
             baseline: None,
             verify: None,
             failed: Vec::new(),
@@ -285,14 +321,14 @@ impl TrialOutcome {
 /// Makes a second copy of the original, for a baseline taken beside the plan's install.
 pub(crate) type MakeCopy<'a> = &'a (dyn Fn() -> Result<VenvCopy, copy::CopyError> + Sync);
 
-/// Measure the plan in `copy`: baseline, tests, steps, comparison, tests again. With `beside`,
-/// the baseline and the tests before the plan run in a second copy it makes, at the same time as
-/// the install and the run after the plan in `copy` (several cores: the two runs take about as
-/// long each); the comparison is the same.
+/// Measure the plan in `copy`: baseline, tests, steps, comparison, tests again, the baseline where
+/// `mode` says. `second` makes a second copy of the original for [`BaselineMode::Needed`] and
+/// [`BaselineMode::Beside`]; without one (a fresh venv stands in) the baseline runs first.
 pub(crate) fn measure(
     copy: &VenvCopy,
     input: &TrialInput<'_>,
-    beside: Option<MakeCopy<'_>>,
+    mode: BaselineMode,
+    second: Option<MakeCopy<'_>>,
     critical: &Critical,
 ) -> Result<TrialOutcome, TrialError> {
     let started = Instant::now();
@@ -303,9 +339,15 @@ pub(crate) fn measure(
         input,
         critical,
     };
-    outcome.reason = match beside {
-        None => trial.phases(&mut outcome)?,
-        Some(make) => trial.phases_beside(make, &mut outcome)?,
+    outcome.baseline_mode = if second.is_some() {
+        mode
+    } else {
+        BaselineMode::First
+    };
+    outcome.reason = match (outcome.baseline_mode, second) {
+        (BaselineMode::Needed, Some(make)) => trial.phases_needed(make, &mut outcome)?,
+        (BaselineMode::Beside, Some(make)) => trial.phases_beside(make, &mut outcome)?,
+        _ => trial.phases(&mut outcome)?,
     };
     if outcome.reason.is_none() {
         outcome.verdict = if outcome.regressions.is_empty() {
@@ -327,11 +369,26 @@ struct Trial<'a> {
 
 /// What the baseline's own copy gave: the counts (or why none), the tests before the plan, the
 /// copy made and its hard-linked originals afterwards.
-struct Beside {
+struct Second {
     baseline: Result<Summary, String>,
     tests: Vec<TestRun>,
     copy: Option<CopyStats>,
     original: Option<OriginalCheck>,
+}
+
+impl TrialOutcome {
+    /// The second copy's figures and baseline taken in; why, when that baseline failed.
+    fn take_second(&mut self, second: Second) -> Option<String> {
+        self.baseline_copy = second.copy;
+        self.baseline_original = second.original;
+        match second.baseline {
+            Ok(summary) => {
+                self.baseline = Some(summary);
+                None
+            }
+            Err(why) => Some(format!("the baseline failed: {why}")),
+        }
+    }
 }
 
 impl Trial<'_> {
@@ -339,11 +396,11 @@ impl Trial<'_> {
     /// tried), `Ok(None)` when the comparison and the tests after it ran.
     fn phases(&self, outcome: &mut TrialOutcome) -> Result<Option<String>, TrialError> {
         let baseline_file = self.input.work.join("verify-baseline.json");
-        match self.verify(self.copy, baseline_options(&baseline_file))? {
+        match self.verify(self.copy, baseline_options(&baseline_file, None))? {
             Ok((report, _)) => outcome.baseline = Some(report.summary),
             Err(err) => return Ok(Some(format!("the baseline failed: {}", verify_error(&err)))),
         }
-        outcome.tests = self.tests_before(self.copy)?;
+        outcome.tests = self.tests_before(self.copy, self.input.tests)?;
         if let Some(why) = self.install(outcome)? {
             return Ok(Some(why));
         }
@@ -355,7 +412,12 @@ impl Trial<'_> {
                 ..RunOptions::default()
             },
         )?;
-        self.conclude(compared, outcome)
+        if let Some(why) = record(compared, outcome) {
+            return Ok(Some(why));
+        }
+        self.tests_after(outcome)?;
+        judge_tests(outcome);
+        Ok(None)
     }
 
     /// The baseline and the tests before the plan in a second copy, while the plan is installed
@@ -368,7 +430,10 @@ impl Trial<'_> {
         let baseline_file = self.input.work.join("verify-baseline.json");
         let after_file = self.input.work.join("verify-after.json");
         let (beside, after) = std::thread::scope(|scope| {
-            let beside = scope.spawn(|| self.baseline_beside(make, &baseline_file));
+            let beside = scope.spawn(|| {
+                let options = baseline_options(&baseline_file, None);
+                self.baseline_in_second(make, options, self.input.tests)
+            });
             let after = self.install_and_check(outcome, &after_file);
             let beside = beside
                 .join()
@@ -376,34 +441,98 @@ impl Trial<'_> {
             (beside, after)
         });
         let beside = beside?;
-        outcome.baseline_copy = beside.copy;
-        outcome.baseline_original = beside.original;
-        outcome.tests = beside.tests;
-        if let Some(why) = after? {
+        outcome.tests = beside.tests.clone();
+        if let Some(why) = after?.err() {
+            outcome.take_second(beside);
             return Ok(Some(why));
         }
-        match beside.baseline {
-            Ok(summary) => outcome.baseline = Some(summary),
-            Err(why) => return Ok(Some(format!("the baseline failed: {why}"))),
+        if let Some(why) = outcome.take_second(beside) {
+            return Ok(Some(why));
         }
-        let compared = self.verify(
-            self.copy,
-            RunOptions {
-                compare: Some(baseline_file),
-                checks_from: Some(after_file),
-                report: Some(self.input.work.join("verify-report.json")),
-                ..RunOptions::default()
-            },
-        )?;
-        self.conclude(compared, outcome)
+        if let Some(why) = self.compare(&baseline_file, &after_file, outcome)? {
+            return Ok(Some(why));
+        }
+        self.tests_after(outcome)?;
+        judge_tests(outcome);
+        Ok(None)
     }
 
-    /// A second copy made, the baseline and the tests run in it, the copy removed.
-    fn baseline_beside(&self, make: MakeCopy<'_>, file: &Path) -> Result<Beside, TrialError> {
+    /// The plan installed and checked in this copy first, each test after it; then a baseline,
+    /// in a second copy of the original, of only the checks and tests that did not pass (one
+    /// that passes after the plan cannot have regressed), and the two reports compared. When
+    /// everything passed, no baseline: nothing regressed.
+    fn phases_needed(
+        &self,
+        make: MakeCopy<'_>,
+        outcome: &mut TrialOutcome,
+    ) -> Result<Option<String>, TrialError> {
+        let after_file = self.input.work.join("verify-after.json");
+        let (report, document) = match self.install_and_check(outcome, &after_file)? {
+            Ok(after) => after,
+            Err(why) => return Ok(Some(why)),
+        };
+        outcome.tests = self
+            .input
+            .tests
+            .iter()
+            .map(|command| TestRun {
+                command: command.clone(),
+                before: None,
+                after: None,
+                regression: false,
+            })
+            .collect();
+        self.tests_after(outcome)?;
+        let needed = needs_baseline(&document, self.input.changed_tops);
+        let failing: Vec<String> = outcome
+            .tests
+            .iter()
+            .filter(|t| !t.after.as_ref().is_some_and(Ran::ok))
+            .map(|t| t.command.clone())
+            .collect();
+        if needed.is_empty() && failing.is_empty() {
+            record_comparison(outcome, report, document);
+            if let Some(summary) = &mut outcome.verify {
+                summary.regressions = Some(0);
+                summary.pre_existing = Some(0);
+            }
+            return Ok(None);
+        }
+        let baseline_file = self.input.work.join("verify-baseline.json");
+        let only_file = self.input.work.join("verify-only.json");
+        let only = serde_json::to_vec(&needed).expect("a list of strings serializes");
+        if let Err(err) = std::fs::write(&only_file, only) {
+            return Ok(Some(format!("cannot write {}: {err}", only_file.display())));
+        }
+        let options = baseline_options(&baseline_file, Some(only_file));
+        let beside = self.baseline_in_second(make, options, &failing)?;
+        let mut before = beside.tests.iter();
+        for test in outcome
+            .tests
+            .iter_mut()
+            .filter(|t| failing.contains(&t.command))
+        {
+            test.before = before.next().and_then(|t| t.before.clone());
+        }
+        if let Some(why) = outcome.take_second(beside) {
+            return Ok(Some(why));
+        }
+        let why = self.compare(&baseline_file, &after_file, outcome)?;
+        judge_tests(outcome);
+        Ok(why)
+    }
+
+    /// A second copy made, the baseline (`options`) and `tests` run in it, the copy removed.
+    fn baseline_in_second(
+        &self,
+        make: MakeCopy<'_>,
+        options: RunOptions,
+        tests: &[String],
+    ) -> Result<Second, TrialError> {
         let copy = match make() {
             Ok(copy) => copy,
             Err(err) => {
-                return Ok(Beside {
+                return Ok(Second {
                     baseline: Err(format!("cannot make its copy: {err}")),
                     tests: Vec::new(),
                     copy: None,
@@ -412,10 +541,10 @@ impl Trial<'_> {
             }
         };
         let baseline = self
-            .verify(&copy, baseline_options(file))?
+            .verify(&copy, options)?
             .map(|(report, _)| report.summary)
             .map_err(|err| verify_error(&err));
-        let tests = self.tests_before(&copy)?;
+        let tests = self.tests_before(&copy, tests)?;
         let original = OriginalCheck {
             checked: copy.linked_count(),
             changed: copy.linked_changed(),
@@ -426,7 +555,7 @@ impl Trial<'_> {
             Ok(()) => baseline,
             Err(err) => Err(format!("cannot remove its copy {}: {err}", root.display())),
         };
-        Ok(Beside {
+        Ok(Second {
             baseline,
             tests,
             copy: Some(stats),
@@ -434,36 +563,53 @@ impl Trial<'_> {
         })
     }
 
-    /// The plan's steps, then the checks after it in a plain run written to `file`; `Some(why)`
-    /// when either stopped the trial.
+    /// The plan's steps, then the checks after it in a plain run written to `file`: its report,
+    /// or why either stopped the trial.
     fn install_and_check(
         &self,
         outcome: &mut TrialOutcome,
         file: &Path,
-    ) -> Result<Option<String>, TrialError> {
+    ) -> Result<Result<(VerifyReport, serde_json::Value), String>, TrialError> {
         if let Some(why) = self.install(outcome)? {
-            return Ok(Some(why));
+            return Ok(Err(why));
         }
         let plain = RunOptions {
             plain: true,
             report: Some(file.to_path_buf()),
             ..RunOptions::default()
         };
-        Ok(self.verify(self.copy, plain)?.err().map(|err| {
-            format!(
-                "the verification after the plan failed: {}",
-                verify_error(&err)
-            )
-        }))
+        Ok(self
+            .verify(self.copy, plain)?
+            .map_err(|err| after_failed(&err)))
     }
 
-    /// Each `--test` once in `copy`, before the plan.
-    fn tests_before(&self, copy: &VenvCopy) -> Result<Vec<TestRun>, TrialError> {
+    /// The plain run after the plan (`after`) compared with the baseline, nothing run again, into
+    /// `outcome`; why, when the comparison failed.
+    fn compare(
+        &self,
+        baseline: &Path,
+        after: &Path,
+        outcome: &mut TrialOutcome,
+    ) -> Result<Option<String>, TrialError> {
+        let compared = self.verify(
+            self.copy,
+            RunOptions {
+                compare: Some(baseline.to_path_buf()),
+                checks_from: Some(after.to_path_buf()),
+                report: Some(self.input.work.join("verify-report.json")),
+                ..RunOptions::default()
+            },
+        )?;
+        Ok(record(compared, outcome))
+    }
+
+    /// Each of `tests` once in `copy`, before the plan.
+    fn tests_before(&self, copy: &VenvCopy, tests: &[String]) -> Result<Vec<TestRun>, TrialError> {
         let mut runs = Vec::new();
-        for test in self.input.tests {
+        for test in tests {
             runs.push(TestRun {
                 command: test.clone(),
-                before: self.shell(copy, test)?,
+                before: Some(self.shell(copy, test)?),
                 after: None,
                 regression: false,
             });
@@ -471,35 +617,12 @@ impl Trial<'_> {
         Ok(runs)
     }
 
-    /// The comparison recorded (or why it failed), then each `--test` again.
-    fn conclude(
-        &self,
-        compared: Result<(VerifyReport, serde_json::Value), VerifyError>,
-        outcome: &mut TrialOutcome,
-    ) -> Result<Option<String>, TrialError> {
-        match compared {
-            Ok((report, document)) => record_comparison(outcome, report, document),
-            Err(err) => {
-                return Ok(Some(format!(
-                    "the verification after the plan failed: {}",
-                    verify_error(&err)
-                )));
-            }
-        }
+    /// Each `--test` again in the copy, after the plan.
+    fn tests_after(&self, outcome: &mut TrialOutcome) -> Result<(), TrialError> {
         for test in &mut outcome.tests {
-            let after = self.shell(self.copy, &test.command)?;
-            test.regression = test.before.ok() && !after.ok();
-            if test.regression {
-                outcome.regressions.push(format!(
-                    "test `{}`: {} (passed before): {}",
-                    test.command,
-                    after.status_text(),
-                    after.tail.lines().last().unwrap_or("")
-                ));
-            }
-            test.after = Some(after);
+            test.after = Some(self.shell(self.copy, &test.command)?);
         }
-        Ok(None)
+        Ok(())
     }
 
     /// `verify.py` in the copy, activated, with the trial's `--timeout`, `--jobs`, `--no-smoke`.
@@ -593,12 +716,80 @@ fn record_comparison(
     outcome.report = Some(document);
 }
 
-/// `verify.py --baseline FILE`.
-fn baseline_options(file: &Path) -> RunOptions {
+/// `verify.py --baseline FILE`, `--only ONLY` when given.
+fn baseline_options(file: &Path, only: Option<PathBuf>) -> RunOptions {
     RunOptions {
         baseline: Some(file.to_path_buf()),
+        only,
         ..RunOptions::default()
     }
+}
+
+/// The comparison recorded into `outcome`, or why it failed.
+fn record(
+    compared: Result<(VerifyReport, serde_json::Value), VerifyError>,
+    outcome: &mut TrialOutcome,
+) -> Option<String> {
+    match compared {
+        Ok((report, document)) => {
+            record_comparison(outcome, report, document);
+            None
+        }
+        Err(err) => Some(after_failed(&err)),
+    }
+}
+
+/// The checks of a plain run after the plan (`after`, its JSON) whose verdict a baseline can
+/// change (verify.py's `compare`): each failure (pre-existing or a regression), and each skip
+/// for a missing module that may have imported before: one an extra in use needs, or one of
+/// the top-level names the plan's changed dists shipped before it (`changed_tops`). Any other
+/// check passed, or was skipped for what no plan here could have taken away.
+fn needs_baseline<'d>(
+    after: &'d serde_json::Value,
+    changed_tops: &BTreeSet<String>,
+) -> Vec<&'d str> {
+    let checks = after["checks"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    checks
+        .iter()
+        .filter(|c| match c["status"].as_str() {
+            Some("fail") => true,
+            Some("skip") => c["missing"].as_str().is_some_and(|missing| {
+                c["extra_in_use"].as_bool() == Some(true)
+                    || changed_tops.contains(missing.split('.').next().unwrap_or(missing))
+            }),
+            _ => false,
+        })
+        .filter_map(|c| c["name"].as_str())
+        .collect()
+}
+
+/// Each test that passed before the plan and fails after it: a regression, named.
+fn judge_tests(outcome: &mut TrialOutcome) {
+    for test in &mut outcome.tests {
+        let (Some(before), Some(after)) = (&test.before, &test.after) else {
+            continue;
+        };
+        test.regression = before.ok() && !after.ok();
+        if test.regression {
+            outcome.regressions.push(format!(
+                "test `{}`: {} (passed before): {}",
+                test.command,
+                after.status_text(),
+                after.tail.lines().last().unwrap_or("")
+            ));
+        }
+    }
+}
+
+/// "the verification after the plan failed: ...".
+fn after_failed(err: &VerifyError) -> String {
+    format!(
+        "the verification after the plan failed: {}",
+        verify_error(err)
+    )
 }
 
 /// `import:x (dist): what`.
@@ -627,5 +818,33 @@ fn verify_error(err: &VerifyError) -> String {
     match miette::Diagnostic::help(err) {
         Some(help) => format!("{err} ({})", help.to_string().replace('\n', " / ")),
         None => err.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A baseline is needed for a failure and for a skip whose missing module an extra in use
+    /// needs or a changed dist shipped before; not for a pass, a removed module, or a skip for a
+    /// module nothing here could have taken away.
+    #[test]
+    fn a_baseline_is_needed_only_where_it_can_change_the_verdict() {
+        let after = serde_json::json!({"checks": [
+            {"name": "import:a", "status": "pass"},
+            {"name": "import:b", "status": "fail", "error": "boom"},
+            {"name": "pip-check", "status": "fail"},
+            {"name": "import:c", "status": "skip", "missing": "pkgv", "extra_in_use": true},
+            {"name": "import:d", "status": "skip", "missing": "old.sub"},
+            {"name": "import:e", "status": "skip", "missing": "numba"},
+            {"name": "import:f", "status": "skip", "detail": "removed by the plan", "removed": true},
+            {"name": "import:g", "status": "skip", "detail": "not installed"},
+        ]});
+        let tops = BTreeSet::from(["old".to_string()]);
+        assert_eq!(
+            needs_baseline(&after, &tops),
+            ["import:b", "pip-check", "import:c", "import:d"]
+        );
+        assert!(needs_baseline(&serde_json::json!({}), &tops).is_empty());
     }
 }

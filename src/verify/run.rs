@@ -22,6 +22,8 @@ pub(crate) struct RunOptions {
     pub report: Option<PathBuf>,
     /// `--checks-from FILE` (with `compare`): run nothing, compare that `--plain` run's checks.
     pub checks_from: Option<PathBuf>,
+    /// `--only FILE` (with `baseline`): run only the checks that JSON list names.
+    pub only: Option<PathBuf>,
     /// `--timeout S`: seconds per import.
     pub timeout: Option<u32>,
     /// `--jobs N`: imports at once.
@@ -146,6 +148,7 @@ pub(crate) fn run(
         ("--compare", &options.compare),
         ("--report", &options.report),
         ("--checks-from", &options.checks_from),
+        ("--only", &options.only),
         ("--baseline-file", &options.baseline_file),
     ] {
         if let Some(path) = path {

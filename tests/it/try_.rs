@@ -394,6 +394,104 @@ fn a_baseline_beside_the_install_reports_what_a_baseline_first_reports() {
     planner_snapshot!(world.ctx, "try_baseline_mode_misspelt", typo);
 }
 
+/// The default baseline (`needed`): the plan is checked first and a baseline, in a second copy of
+/// the original, takes only the checks and tests that did not pass after it. It finds the
+/// regressions and the failures that were already there that a whole baseline finds: the same
+/// verdict, regressions, counts after the plan, and each failing check's and test's status
+/// before; a check or test that passed after the plan is not run before it. A plan that passes
+/// everything runs no baseline and no second copy. The original is untouched, no copy is left.
+#[test]
+fn a_baseline_of_what_did_not_pass_finds_what_a_whole_baseline_finds() {
+    let world = World::new();
+    let clean = world.propose(&["tool==1.1"], "upgrade");
+    let forced = world.propose(&["lib==1.0", "--allow-override"], "forced-override");
+    let before = tree(&world.venv);
+    let path = path_without_uv();
+    let tests = [
+        "--test",
+        "python -c 'import app'",
+        "--test",
+        "python -c 'import tool; assert tool.V == 1'",
+        "--test",
+        "false",
+    ];
+    for plan in [&clean, &forced] {
+        let (_, whole, _) = world.try_plan_with(&path, plan, &tests, &[]);
+        let vars = [("PLANNER_TRY_BASELINE", "needed")];
+        let (code, needed, stderr) = world.try_plan_with(&path, plan, &tests, &vars);
+        assert_eq!(code, Some(1), "{needed:#}\n{stderr}");
+        assert_eq!(needed["baseline_mode"], "needed");
+        assert!(needed.get("baseline_copy").is_some(), "{needed:#}");
+        let (whole, needed) = (measured(&whole), measured(&needed));
+        for key in ["verdict", "regressions", "verify"] {
+            assert_eq!(whole[key], needed[key], "{key}");
+        }
+        let not_passed = |c: &&serde_json::Value| c[1] != "pass";
+        let rerun: Vec<_> = whole["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(not_passed)
+            .collect();
+        assert_eq!(needed["baseline"]["checks"], rerun.len(), "{needed:#}");
+        for (w, n) in whole["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(needed["checks"].as_array().unwrap())
+        {
+            let before = if w[1] == "pass" {
+                serde_json::Value::Null
+            } else {
+                w[3].clone()
+            };
+            assert_eq!((&w[0], &w[1], &w[2], &before), (&n[0], &n[1], &n[2], &n[3]));
+        }
+        for (w, n) in whole["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(needed["tests"].as_array().unwrap())
+        {
+            let before = if w[2] == 0 {
+                serde_json::Value::Null
+            } else {
+                w[1].clone()
+            };
+            assert_eq!((&w[0], &before, &w[2]), (&n[0], &n[1], &n[2]));
+        }
+        assert_same_tree(&before, &world.venv, "needed");
+        world.assert_no_copy_left();
+    }
+    let (code, report, stderr) = world.try_plan_with(&path, &clean, &[], &[]);
+    assert_eq!(code, Some(0), "{report:#}\n{stderr}");
+    assert_eq!(report["baseline_mode"], "first", "the tests' default");
+    let vars = [("PLANNER_TRY_BASELINE", "needed")];
+    let (code, report, stderr) = world.try_plan_with(&path, &clean, &[], &vars);
+    assert_eq!(code, Some(0), "{report:#}\n{stderr}");
+    assert_eq!(report["baseline"], serde_json::Value::Null, "{report:#}");
+    assert!(report.get("baseline_copy").is_none(), "{report:#}");
+    assert_eq!(report["verify"]["regressions"], 0, "{report:#}");
+    assert!(
+        report["verify"]["passed"].as_u64().unwrap() > 0,
+        "{report:#}"
+    );
+    let text = run(world
+        .command(&path)
+        .env("PLANNER_TRY_BASELINE", "needed")
+        .args(["try", clean.to_str().unwrap()]));
+    assert!(
+        text.stdout.contains(
+            "  baseline: none needed, every check and test passed after the plan (one that \
+             passes cannot have regressed)\n"
+        ),
+        "{}",
+        text.stdout
+    );
+    assert_same_tree(&before, &world.venv, "needed, nothing to compare");
+    world.assert_no_copy_left();
+}
+
 /// The copy keeps each file's mtime and hard-links the original's bytecode: Python finds a
 /// copied module's `.pyc` valid and loads it, where a copy with fresh mtimes made every import in
 /// the baseline and the comparison compile from source again.

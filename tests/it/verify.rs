@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::common::index_server::IndexServer;
-use crate::common::{Output, TestContext};
+use crate::common::{Output, TestContext, run};
 use crate::planner_snapshot;
 
 fn repo() -> PathBuf {
@@ -1509,23 +1509,7 @@ fn a_skip_for_an_optional_module_never_becomes_a_failure_after_the_change() {
 /// nothing installed belongs to stays a skip (celery 5.6's Azure backend, azure not installed).
 #[test]
 fn a_module_that_imported_before_and_now_needs_a_module_of_an_extra_in_use_is_a_regression() {
-    let world = World::new(
-        serde_json::json!([
-            {"name": "rds", "version": "5.0", "files": {"rds/__init__.py": "X = 1\n"}},
-            {"name": "kmb", "version": "5.3", "files": {
-                "kmb/__init__.py": "",
-                "kmb/transport.py": "import rds\n",
-                "kmb/blob.py": "try:\n    import azr\nexcept ImportError:\n    azr = None\n",
-            }},
-            {"name": "kmb", "version": "5.7", "requires": ["pkgv; extra == 'rds'", "rds; extra == 'rds'", "azr; extra == 'blob'"], "files": {
-                "kmb/__init__.py": "",
-                "kmb/transport.py": "import rds\nfrom pkgv.version import Version\n",
-                "kmb/blob.py": "import azr\n",
-            }},
-        ]),
-        &[],
-        &["rds==5.0", "kmb==5.3"],
-    );
+    let world = kombu_world();
     let out_dir = world.ctx.dir.path().join("plan");
     let out = world.run(&[
         "propose",
@@ -1560,6 +1544,95 @@ fn a_module_that_imported_before_and_now_needs_a_module_of_an_extra_in_use_is_a_
     let blob = check(&after, "import:kmb.blob");
     assert_eq!(blob["status"], "skip", "{after:#}");
     assert_eq!(blob["missing"], "azr", "{after:#}");
+}
+
+/// kombu's shape: `kmb` 5.3 installed with `rds` 5.0; 5.7 on the index, whose transport imports
+/// `pkgv` of its `rds` extra (in use: rds is installed) and whose blob module imports `azr` of
+/// its `blob` extra (nothing of it installed).
+fn kombu_world() -> World {
+    World::new(
+        serde_json::json!([
+            {"name": "rds", "version": "5.0", "files": {"rds/__init__.py": "X = 1\n"}},
+            {"name": "kmb", "version": "5.3", "files": {
+                "kmb/__init__.py": "",
+                "kmb/transport.py": "import rds\n",
+                "kmb/blob.py": "try:\n    import azr\nexcept ImportError:\n    azr = None\n",
+            }},
+            {"name": "kmb", "version": "5.7", "requires": ["pkgv; extra == 'rds'", "rds; extra == 'rds'", "azr; extra == 'blob'"], "files": {
+                "kmb/__init__.py": "",
+                "kmb/transport.py": "import rds\nfrom pkgv.version import Version\n",
+                "kmb/blob.py": "import azr\n",
+            }},
+        ]),
+        &[],
+        &["rds==5.0", "kmb==5.3"],
+    )
+}
+
+/// `try` of that plan, its baseline of only what did not pass after it (`needed`, the
+/// default): the transport, a skip after the plan for a module of an extra in use, is checked
+/// before it too and found a regression, as a whole baseline (`first`) finds it, with the same
+/// checks and statuses; the blob module's skip (an extra nothing installed belongs to) and every
+/// check that passed are not run again.
+#[test]
+fn try_checks_before_the_plan_only_what_did_not_pass_and_finds_the_same_regression() {
+    let world = kombu_world();
+    let out_dir = world.ctx.dir.path().join("plan");
+    let out = world.run(&[
+        "propose",
+        "kmb==5.7",
+        "--venv",
+        world.venv(),
+        "--index-url",
+        &world.server.url(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let plan = out_dir.join("plans").join("1-upgrade");
+    let tried = |mode: &str| {
+        let out = run(world.ctx.command().env("PLANNER_TRY_BASELINE", mode).args([
+            "try",
+            plan.to_str().unwrap(),
+            "--venv",
+            world.venv(),
+            "--no-smoke",
+            "--format",
+            "json",
+        ]));
+        assert_eq!(out.code, Some(1), "{mode}: {}\n{}", out.stdout, out.stderr);
+        serde_json::from_str::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let (whole, needed) = (tried("first"), tried("needed"));
+    assert_eq!(needed["baseline_mode"], "needed");
+    assert_eq!(needed["verdict"], "regressed", "{needed:#}");
+    assert_eq!(whole["regressions"], needed["regressions"], "{needed:#}");
+    assert!(
+        needed["regressions"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("import:kmb.transport (kmb): imported before the change; now needs"),
+        "{needed:#}"
+    );
+    let statuses = |report: &serde_json::Value| -> Vec<(String, String)> {
+        report["report"]["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["name"].to_string(), c["status"].to_string()))
+            .collect()
+    };
+    assert_eq!(statuses(&whole), statuses(&needed));
+    assert!(
+        whole["baseline"]["checks"].as_u64().unwrap() > 1,
+        "{whole:#}"
+    );
+    assert_eq!(needed["baseline"]["checks"], 1, "{needed:#}");
+    let before =
+        |report: &serde_json::Value, name: &str| check(&report["report"], name)["before"].clone();
+    assert_eq!(before(&needed, "import:kmb.transport"), "pass");
+    assert_eq!(before(&needed, "import:kmb.blob"), serde_json::Value::Null);
+    assert_eq!(before(&whole, "import:kmb.blob"), "pass");
 }
 
 /// botorch 0.18.1's wheel ships, beside `botorch/`, a stale `build/lib/botorch/` copy and

@@ -786,14 +786,18 @@ def check_imports(
     batch=BATCH,
     known=None,
     since=None,
+    only=None,
 ):
     """Every import job, through warm fork servers; deep imports of `--all` only start while
     `budget` seconds last, counted from `since` (a `time.monotonic()`; the imports' start when
     None), and those still running BUDGET_END seconds before its end are stopped; `known`:
-    {module: error} of the baseline's failed imports. Returns (checks, what the budget left out
-    or None, how the imports ran)."""
+    {module: error} of the baseline's failed imports; `only`: the check names to run (None: all).
+    Returns (checks, what the budget left out or None, how the imports ran)."""
     with timed("reading the environment (import jobs)"):
         jobs, out = import_jobs(installed, baseline_mode)
+        if only is not None:
+            jobs = [j for j in jobs if "import:" + j["module"] in only]
+            out = [c for c in out if c["name"] in only]
         jobs.sort(
             key=lambda j: (
                 j["budgeted"] and budget is not None,
@@ -949,6 +953,14 @@ def needed(module, name, attribute, timeout):
     return second if second["ok"] else first
 
 
+def call_time_label(claim):
+    """`call-time:module.name` (or `call-time:module`): a call-time claim's check name."""
+    name = claim.get("name")
+    return "call-time:%s" % (
+        "%s.%s" % (claim["module"], name) if name else claim["module"]
+    )
+
+
 def check_call_time(installed, timeout, workers, say, before):
     """Each call-time claim of the plan (a kept dist's function imports or uses a module or name
     of a changed dist that the planned release lacks): what the function needs, checked without
@@ -982,7 +994,7 @@ def check_call_time(installed, timeout, workers, say, before):
                 " (and %d more use(s) of it)" % more if more else "",
             ),
         }
-        label = "call-time:%s" % ("%s.%s" % (module, name) if name else module)
+        label = call_time_label(claim)
         if installed.get(claim["dist"]) is None:
             return check(
                 label,

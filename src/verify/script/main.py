@@ -259,6 +259,12 @@ def main():
         help="with --compare: run nothing; compare the checks of REPORT (a --plain run after the "
         "change) with the baseline (planner try runs the two side by side in two copies)",
     )
+    parser.add_argument(
+        "--only",
+        metavar="FILE",
+        help="with --baseline: run only the checks FILE names (a JSON list of check names; "
+        "planner try records a baseline only for the checks that did not pass after the change)",
+    )
     parser.add_argument("--quiet", action="store_true", help="print nothing on stderr")
     parser.add_argument(
         "--profile",
@@ -271,12 +277,34 @@ def main():
         if not args.compare:
             parser.error("--checks-from needs --compare FILE")
         return compare_report(args)
+    if args.only:
+        if not args.baseline:
+            parser.error("--only needs --baseline FILE")
+        with open(args.only) as f:
+            args.only = set(json.load(f))
+        restrict(args.only)
     caches, cache_root = private_caches(args.warm_caches)
     try:
         return run_checks(args, caches)
     finally:
         if cache_root:
             shutil.rmtree(cache_root, ignore_errors=True)
+
+
+def restrict(only):
+    """SPEC cut down to the checks named in `only` (a set): its smoke tests, `pip check`, cited
+    names and call-time claims; the imports are cut in check_imports."""
+    SPEC["smoke"] = [s for s in SPEC["smoke"] if "smoke:" + s["name"] in only]
+    SPEC["pip_check"] = SPEC["pip_check"] and "pip-check" in only
+    for target in SPEC["dists"]:
+        target["names"] = [
+            n
+            for n in target.get("names") or []
+            if "import:%s.%s" % (n["module"], n["name"]) in only
+        ]
+    SPEC["call_time"] = [
+        c for c in SPEC.get("call_time") or [] if call_time_label(c) in only
+    ]
 
 
 def compare_report(args):
@@ -367,7 +395,7 @@ def run_checks(args, caches):
     )
     libs_future = (
         None
-        if args.no_smoke
+        if args.no_smoke or args.only is not None
         else smoke_pool.submit(
             timed_call, "CUDA libraries", cuda_libraries, installed, say
         )
@@ -398,6 +426,7 @@ def run_checks(args, caches):
             batch=max(1, args.batch),
             known=known,
             since=budget_start(start, args.budget_from),
+            only=args.only,
         )
         checks += imports
         checks += timed_call(
@@ -454,6 +483,7 @@ def run_checks(args, caches):
         ]
         if mode == "check" and auto != "record"
         else [],
+        "only": None if args.only is None else len(args.only),
         "plan": SPEC["plan"],
         "all": SPEC["all"],
         "python": sys.version.split()[0],
