@@ -2,7 +2,7 @@
 # GPU machine, session 16: main's release build (.gpu16/planner.xz) with try's baseline of only what did not pass after
 # the plan (PLANNER_TRY_BASELINE=needed, the default) against a whole baseline beside the install (beside, the default
 # before on 4+ cores), alternated round by round: the clean jinja2 3.1.5 plan three times each, the forced Jinja2 2.11.3
-# plan once each (session 14's plans, written on the live index for the shared h200 fixture; wheels carried).
+# plan once each (call 1; `run.sh quiet`, call 2: each try after sync and 25 s idle) (session 14's plans, written on the live index for the shared h200 fixture; wheels carried).
 set -u
 G=/tmp/g; O=$OUT; mkdir -p $G
 V=/opt/torch/.venv
@@ -11,14 +11,22 @@ python3 -c "import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), o
 T=$O/timings.txt
 python3 testdata/gpu/try-treehash.py $V > $G/th-before.txt 2>&1
 one() {  # plan mode label
+  [ -n "${QUIET:-}" ] && { sync; sleep $QUIET; }
   s=$(date +%s%N)
   PLANNER_TRY_BASELINE=$2 PIP_NO_INDEX=1 PIP_FIND_LINKS=$PWD/.gpu16/wj PATH=/usr/bin:/bin $G/planner try .gpu16/plans/$1/plans/1-* --python $V/bin/python3 --policy ml-cuda --format json > $G/try-$3.json 2> $G/try-$3.err
   echo "try $3 ($1, $2): exit $?, $(( ($(date +%s%N)-s)/1000000 )) ms, load $(cut -d' ' -f1 /proc/loadavg)" >> $T
 }
-one j315 needed j315-needed-1; one j315 beside j315-beside-1
-one j315 beside j315-beside-2; one j315 needed j315-needed-2
-one j315 needed j315-needed-3; one j315 beside j315-beside-3
-one j2 needed j2-needed; one j2 beside j2-beside
+if [ "${1:-}" = quiet ]; then
+  # Call 2: each try after `sync` and 25 s idle (the disk done writing the previous try's copies), as one try alone.
+  QUIET=25
+  one j315 needed j315-needed-1; one j315 beside j315-beside-1
+  one j315 needed j315-needed-2; one j315 needed j315-needed-3
+else
+  one j315 needed j315-needed-1; one j315 beside j315-beside-1
+  one j315 beside j315-beside-2; one j315 needed j315-needed-2
+  one j315 needed j315-needed-3; one j315 beside j315-beside-3
+  one j2 needed j2-needed; one j2 beside j2-beside
+fi
 python3 testdata/gpu/try-treehash.py $V > $G/th-after.txt 2>&1
 cmp -s $G/th-before.txt $G/th-after.txt && echo "venv unchanged (tree hash $(tail -1 $G/th-after.txt))" >> $T
 python3 - $G $O <<'P'
