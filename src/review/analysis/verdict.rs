@@ -6,7 +6,7 @@ use pep508_rs::{PackageName, Requirement};
 use super::{Sibling, Target, TargetVerdict};
 use crate::inventory::Inventory;
 use crate::metadata::requirement;
-use crate::plan::{Blocker, Plan, PlanKind, said};
+use crate::plan::{Blocker, Plan, PlanKind, said_once};
 use crate::review::pins::Pin;
 use crate::risk::{FactorKind, Policy, RiskFactor, RiskScore};
 
@@ -45,14 +45,15 @@ pub(super) fn judged_from_breaks(
             citations: Vec::new(),
         });
     };
-    for b in &verdict.breaks {
-        let what = format!(
-            "{} {} requires {}",
-            b.dependent,
-            b.dependent_version,
-            said(&b.requirement)
-        );
-        add(&b.requirement, what);
+    // A requirement reached through two extras is one break: said once, counted once.
+    let keyed: Vec<_> = (verdict.breaks.iter())
+        .map(|b| ((&b.dependent, &b.dependent_version), &b.requirement))
+        .collect();
+    for (b, words) in verdict.breaks.iter().zip(said_once(&keyed)) {
+        if let Some(words) = words {
+            let what = format!("{} {} requires {words}", b.dependent, b.dependent_version);
+            add(&b.requirement, what);
+        }
     }
     for held in &verdict.excludes {
         if let Ok(r) = crate::metadata::parse_requirement(&held.requirement) {
