@@ -1714,6 +1714,39 @@ fn a_missing_module_of_an_installed_optional_dependency_is_a_skip() {
     assert_eq!(failed(&report, "import:user.hard")["package"], "user");
 }
 
+/// Jinja2 2.11.3 under MarkupSafe 3: `import jinja2` fails (`soft_unicode` is gone), and so
+/// does every `import jinja2.X`, since it runs the package first. verify.py passed
+/// `jinja2.utils`, `jinja2.bccache` and `jinja2.visitor` (and, by run, `jinja2.idtracking`):
+/// the package's failed import had left the submodules it imported by then in the process's
+/// `sys.modules`, and importing one again there returned it without running the package. Every
+/// module of the package fails here, and so does a dependent that imports such a submodule.
+#[test]
+fn submodules_a_failed_package_import_left_behind_do_not_pass() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "mks", "version": "3.0", "files": {"mks/__init__.py": "escape = str\n"}},
+            {"name": "tmpl", "version": "2.11", "requires": ["mks"], "files": {
+                "tmpl/__init__.py": "from .utils import escape\nfrom .visitor import V\nfrom .filters import f\n",
+                "tmpl/utils.py": "from mks import escape\n",
+                "tmpl/visitor.py": "import mks\nV = 1\n",
+                "tmpl/filters.py": "from mks import soft_unicode\nf = 1\n",
+            }},
+            {"name": "app", "version": "1.0", "requires": ["tmpl"], "files": {
+                "app/__init__.py": "from tmpl.utils import escape\n",
+            }},
+        ]),
+        &[],
+        &["mks", "tmpl", "app"],
+    );
+    for _ in 0..3 {
+        let report = world.verify_all_failing();
+        for name in ["tmpl", "tmpl.utils", "tmpl.visitor", "tmpl.filters", "app"] {
+            let entry = check(&report, &format!("import:{name}"));
+            assert_eq!(entry["status"], "fail", "{name}: {entry:#}");
+        }
+    }
+}
+
 /// `verify --all` on a healthy venv (pandas, matplotlib and 60 more, no Qt) failed
 /// `matplotlib.backends.qt_compat`: "Failed to import any of the following Qt binding modules:
 /// PyQt6, PySide6, PyQt5, PySide2", an ImportError the module raises itself after trying each

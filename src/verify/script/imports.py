@@ -516,7 +516,21 @@ def _missing(exc, frames, depth=0, line="", tried=False):
         return _missing(cause, frames, depth + 1, line)
     return None, None
 
+def _drop_orphans():
+    # A package whose import failed leaves in sys.modules the submodules it had imported by
+    # then (Python takes out only the modules that failed): importing one of them again, or
+    # anything that imports it, would return it without running the package, and pass. Jinja2
+    # 2.11.3 under MarkupSafe 3: after `import jinja2` failed in a process, `jinja2.utils`
+    # "imported" there. Such orphans are taken out so that an import runs what it would run fresh.
+    mods = sys.modules
+    gone = [n for n in mods if "." in n and n.rpartition(".")[0] not in mods]
+    while gone:
+        for n in gone:
+            mods.pop(n, None)
+        gone = [n for n in mods if "." in n and n.rpartition(".")[0] not in mods]
+
 def import_one(name, django_apps=None, first=()):
+    _drop_orphans()
     try:
         if django_apps is not None:
             _configure_django(django_apps)
