@@ -1747,6 +1747,46 @@ fn submodules_a_failed_package_import_left_behind_do_not_pass() {
     }
 }
 
+/// polars 2.1.0's `polars/_plr.py` imports the compiled runtime of the dist it requires
+/// (polars-runtime-32) and puts it in its own place in `sys.modules`: `verify --all` failed a
+/// healthy venv on it ("shadowed: resolves to .../_polars_runtime_32/_polars_runtime.abi3.so,
+/// owned by polars-runtime-32"). A module whose own file ran and put another module in its place
+/// passes, saying so; one found in another dist's file is still shadowed.
+#[test]
+fn a_module_that_puts_another_in_its_place_is_its_own() {
+    let world = World::new(
+        serde_json::json!([
+            {"name": "pol-rt", "version": "2.1", "files": {"pol_rt/__init__.py": "", "pol_rt/_rt.py": "X = 1\n"}},
+            {"name": "pol", "version": "2.1", "requires": ["pol-rt"], "files": {
+                "pol/__init__.py": "from pol import _plr\n",
+                "pol/_plr.py": "import sys\n\nimport pol_rt._rt as plr\n\nsys.modules[__name__] = plr\n",
+            }},
+        ]),
+        &[],
+        &["pol-rt", "pol"],
+    );
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--no-smoke",
+        "--format",
+        "json",
+    ]);
+    let report = json(&out.stdout);
+    assert_eq!(out.code, Some(0), "{report:#}");
+    let plr = check(&report, "import:pol._plr");
+    assert_eq!(plr["status"], "pass", "{plr:#}");
+    let detail = plr["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("its own ")
+            && detail.contains("pol/_plr.py ran and put the module of ")
+            && detail.ends_with("pol_rt/_rt.py in its place"),
+        "{detail}"
+    );
+}
+
 /// `verify --all` on a healthy venv (pandas, matplotlib and 60 more, no Qt) failed
 /// `matplotlib.backends.qt_compat`: "Failed to import any of the following Qt binding modules:
 /// PyQt6, PySide6, PyQt5, PySide2", an ImportError the module raises itself after trying each

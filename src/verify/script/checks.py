@@ -601,6 +601,10 @@ def judge_import(installed, job, result):
                 % result["batch_failed"]
                 if result.get("batch_failed")
                 else None,
+                "its own %s ran and put the module of %s in its place"
+                % (result["ran"], result.get("file"))
+                if result.get("ran")
+                else None,
             )
             if d
         )

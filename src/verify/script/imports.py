@@ -549,9 +549,15 @@ def import_one(name, django_apps=None, first=()):
         return {"ok": False, "error": shown, "text": text, "frames": frames, "missing": missing,
                 "undefined": undefined if missing else None, "absent": bool(missing and _not_installed(missing)),
                 "tried": tried}
+    spec = getattr(module, "__spec__", None)
+    # A module that put another module in its place in `sys.modules` (polars 2's `polars._plr`
+    # puts the runtime's compiled `_polars_runtime_32._polars_runtime` there): the file the
+    # import ran, found on its parent's path as the import found it.
+    replaced = isinstance(module, type(sys)) and getattr(spec, "name", name) != name
     return {"ok": True, "file": getattr(module, "__file__", None) or _replaced_by(name, module),
             "path": list(getattr(module, "__path__", None) or []),
-            "loader": _loader_file(module)}
+            "loader": _loader_file(module),
+            "ran": _found_file(name) if replaced else None}
 
 def _replaced_by(name, module):
     # A module that puts another object in its place in `sys.modules` (Twisted's
@@ -559,6 +565,9 @@ def _replaced_by(name, module):
     # on its parent's path as the import found it.
     if isinstance(module, type(sys)):
         return None
+    return _found_file(name)
+
+def _found_file(name):
     parent = name.rpartition(".")[0]
     path = getattr(sys.modules.get(parent), "__path__", None) if parent else None
     if parent and path is None:
@@ -699,6 +708,14 @@ def provenance(installed, dist_name, module, result):
         return None
     owners = installed.owners(file)
     mine = [o for o in owners if o[0] == canonical_name(dist_name)]
+    ran = result.get("ran")
+    if (
+        not mine
+        and ran
+        and any(o[0] == canonical_name(dist_name) for o in installed.owners(ran))
+    ):
+        # Its own file ran and put another dist's module in its place (polars' `_plr`).
+        return None
     if not mine:
         who = (
             ("owned by %s (%s)" % (owners[0][0], owners[0][1]))
