@@ -16,16 +16,7 @@ one() {  # plan mode label
   PLANNER_TRY_BASELINE=$2 PIP_NO_INDEX=1 PIP_FIND_LINKS=$PWD/.gpu16/wj PATH=/usr/bin:/bin $G/planner try .gpu16/plans/$1/plans/1-* --python $V/bin/python3 --policy ml-cuda --format json > $G/try-$3.json 2> $G/try-$3.err
   echo "try $3 ($1, $2): exit $?, $(( ($(date +%s%N)-s)/1000000 )) ms, load $(cut -d' ' -f1 /proc/loadavg)" >> $T
 }
-if [ "${1:-}" = orphans ]; then
-  # Call 3 (main at 605e96b4: leftover submodules of a failed package import taken out before each import; a module that put another in its place is its own): verify --all
-  # twice on the untouched venv (still 0 failures?), then the clean and the forced plan once each (needed).
-  for i in 1 2; do
-    s=$(date +%s%N)
-    $G/planner verify --python $V/bin/python3 --all --policy ml-cuda --format json > $G/verify-all-$i.json 2> $G/verify-all-$i.err
-    echo "verify --all run $i: exit $?, $(( ($(date +%s%N)-s)/1000000 )) ms, load $(cut -d' ' -f1 /proc/loadavg)" >> $T
-  done
-  one j315 needed j315-needed-1; one j2 needed j2-needed
-elif [ "${1:-}" = quiet ]; then
+if [ "${1:-}" = quiet ]; then
   # Call 2: each try after `sync` and 25 s idle (the disk done writing the previous try's copies), as one try alone.
   QUIET=25
   one j315 needed j315-needed-1; one j315 beside j315-beside-1
@@ -42,10 +33,6 @@ python3 - $G $O <<'P'
 import json, sys, glob, os
 g, o = sys.argv[1], sys.argv[2]
 rows = []
-for f in sorted(glob.glob(g + "/verify-all-*.json")):
-    r = json.load(open(f))
-    rows.append({"file": os.path.basename(f), "seconds": r["seconds"], "summary": r["summary"], "failed": r["failed"],
-                 "budget": {k: v for k, v in (r.get("budget") or {}).items() if k != "left_out"}})
 for f in sorted(glob.glob(g + "/try-*.json")):
     try:
         r = json.load(open(f))
