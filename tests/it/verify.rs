@@ -1510,19 +1510,7 @@ fn a_skip_for_an_optional_module_never_becomes_a_failure_after_the_change() {
 #[test]
 fn a_module_that_imported_before_and_now_needs_a_module_of_an_extra_in_use_is_a_regression() {
     let world = kombu_world();
-    let out_dir = world.ctx.dir.path().join("plan");
-    let out = world.run(&[
-        "propose",
-        "kmb==5.7",
-        "--venv",
-        world.venv(),
-        "--index-url",
-        &world.server.url(),
-        "--out-dir",
-        out_dir.to_str().unwrap(),
-    ]);
-    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
-    let script = out_dir.join("plans").join("1-upgrade").join("verify.py");
+    let script = kombu_plan(&world).join("verify.py");
     let (_, before) = run_script(&world, &script, &["--no-smoke"]);
     assert_eq!(check(&before, "import:kmb.transport")["status"], "pass");
     install_no_deps(&world, &["kmb==5.7"]);
@@ -1569,14 +1557,8 @@ fn kombu_world() -> World {
     )
 }
 
-/// `try` of that plan, its baseline of only what did not pass after it (`needed`, the
-/// default): the transport, a skip after the plan for a module of an extra in use, is checked
-/// before it too and found a regression, as a whole baseline (`first`) finds it, with the same
-/// checks and statuses; the blob module's skip (an extra nothing installed belongs to) and every
-/// check that passed are not run again.
-#[test]
-fn try_checks_before_the_plan_only_what_did_not_pass_and_finds_the_same_regression() {
-    let world = kombu_world();
+/// `propose kmb==5.7` on [`kombu_world`]: its upgrade plan's folder.
+fn kombu_plan(world: &World) -> PathBuf {
     let out_dir = world.ctx.dir.path().join("plan");
     let out = world.run(&[
         "propose",
@@ -1589,7 +1571,18 @@ fn try_checks_before_the_plan_only_what_did_not_pass_and_finds_the_same_regressi
         out_dir.to_str().unwrap(),
     ]);
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
-    let plan = out_dir.join("plans").join("1-upgrade");
+    out_dir.join("plans").join("1-upgrade")
+}
+
+/// `try` of that plan, its baseline of only what did not pass after it (`needed`, the
+/// default from 4 cores): the transport, a skip after the plan for a module of an extra in use, is checked
+/// before it too and found a regression, as a whole baseline (`first`) finds it, with the same
+/// checks and statuses; the blob module's skip (an extra nothing installed belongs to) and every
+/// check that passed are not run again.
+#[test]
+fn try_checks_before_the_plan_only_what_did_not_pass_and_finds_the_same_regression() {
+    let world = kombu_world();
+    let plan = kombu_plan(&world);
     let tried = |mode: &str| {
         let out = run(world.ctx.command().env("PLANNER_TRY_BASELINE", mode).args([
             "try",
