@@ -122,7 +122,7 @@ pub(crate) fn abi_link(
 /// The first of `dist`'s compiled extension modules (in `RECORD` order) that holds one of
 /// `needles`, and which.
 fn carrier(dist: &InstalledDist, needles: &[&'static str]) -> Option<Carrier> {
-    if dist.format != DistFormat::DistInfo || needles.is_empty() {
+    if dist.format == DistFormat::Snapshot || needles.is_empty() {
         return None;
     }
     let site = dist.path.parent()?;
@@ -250,7 +250,7 @@ pub(crate) fn extension_module_names(
     tops: &dyn Fn(&str) -> bool,
     shipped: Shipped<'_>,
 ) -> Vec<ExtensionNames> {
-    if dist.format != DistFormat::DistInfo {
+    if dist.format == DistFormat::Snapshot {
         return Vec::new();
     }
     let (Some(site), Some(paths)) = (dist.path.parent(), super::record::inside_paths(&dist.path))

@@ -9,6 +9,7 @@ pub(crate) mod assembled;
 pub mod check;
 mod direct_url;
 mod discover;
+pub(crate) mod editable;
 mod error;
 pub mod extensions;
 pub mod graph;

@@ -1,8 +1,10 @@
-//! The one reader of an installed dist's `RECORD`.
+//! The one reader of an installed dist's `RECORD`, and of a legacy egg-info's file list.
 //!
-//! In: a `.dist-info` folder. Out: the paths its `RECORD` lists, in order ([`paths`]), or its
-//! rows with their digests and sizes ([`entries`]), and the one check that a listed path stays
-//! inside site-packages ([`is_inside`]).
+//! In: a `.dist-info` folder, or an `.egg-info` folder. Out: the paths its `RECORD` lists, in
+//! order ([`paths`]), or its rows with their digests and sizes ([`entries`]); the files a
+//! dist of either kind installed inside site-packages ([`inside_paths`]: for an egg-info folder,
+//! its `installed-files.txt`); and the one check that a listed path stays inside site-packages
+//! ([`is_inside`]).
 //!
 //! `RECORD` is CSV (`path,hash,size`, written by Python's `csv` module): a path holding a comma
 //! is quoted, and a quote inside it doubled. It is read with the `csv` crate, as uv reads it.
@@ -20,12 +22,49 @@ pub(crate) fn paths(folder: &Path) -> Option<Vec<String>> {
     Some(parse(&text))
 }
 
-/// The paths a dist-info folder's `RECORD` lists that stay inside site-packages
-/// ([`is_inside`]).
+/// The files a dist installed inside site-packages: the paths a dist-info folder's `RECORD`
+/// lists that stay inside it ([`is_inside`]), or for a legacy egg-info folder (`setup.py install
+/// --record`, as pip before 23.1 installed an sdist) those its `installed-files.txt` lists
+/// ([`egg_info_paths`]). `None` where there is no such list (a bare egg-info file, a dist-info
+/// without `RECORD`).
 pub(crate) fn inside_paths(folder: &Path) -> Option<Vec<String>> {
+    let name = folder.file_name()?.to_str()?;
+    if name.ends_with(".egg-info") {
+        return egg_info_paths(name, folder);
+    }
     let mut paths = paths(folder)?;
     paths.retain(|path| is_inside(path));
     Some(paths)
+}
+
+/// An egg-info folder's `installed-files.txt` (paths relative to that folder:
+/// `../demo/__init__.py`, `PKG-INFO`) as paths relative to site-packages; those that leave it
+/// (`../../../bin/tool`) dropped.
+fn egg_info_paths(name: &str, folder: &Path) -> Option<Vec<String>> {
+    let text =
+        crate::bounded::read_text(&folder.join("installed-files.txt"), MAX_RECORD_BYTES).ok()?;
+    Some(
+        text.lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty() && !line.starts_with('/') && !line.contains('\\'))
+            .filter_map(|line| normalize(&format!("{name}/{line}")))
+            .collect(),
+    )
+}
+
+/// `a/b/../c` as `a/c`; `None` where it leaves the folder it starts in.
+fn normalize(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            _ => parts.push(part),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 /// One row of `RECORD`: `path,algorithm=digest,size`.
@@ -127,6 +166,37 @@ demo-1.0.dist-info/RECORD,,\r\n";
     #[test]
     fn blank_lines_and_short_rows_are_skipped_or_kept_by_their_path() {
         assert_eq!(parse("a.py\n\n,,\nb.py,,\n"), ["a.py", "b.py"]);
+    }
+
+    /// A legacy egg-info folder's `installed-files.txt` as pip 22 wrote it for `setup.py
+    /// install`: its paths are relative to the folder; the script in `bin` leaves site-packages.
+    #[test]
+    fn an_egg_info_lists_its_files_relative_to_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let egg = dir.path().join("demo-1.0-py3.11.egg-info");
+        std::fs::create_dir(&egg).unwrap();
+        std::fs::write(
+            egg.join("installed-files.txt"),
+            "../demo/__init__.py\n../demo/__pycache__/__init__.cpython-311.pyc\n\
+             ../demo/_speedups.cpython-311-x86_64-linux-gnu.so\nPKG-INFO\n\
+             ../../../../bin/demo\n/etc/passwd\n",
+        )
+        .unwrap();
+        assert_eq!(
+            inside_paths(&egg).unwrap(),
+            [
+                "demo/__init__.py",
+                "demo/__pycache__/__init__.cpython-311.pyc",
+                "demo/_speedups.cpython-311-x86_64-linux-gnu.so",
+                "demo-1.0-py3.11.egg-info/PKG-INFO",
+            ]
+        );
+        assert_eq!(inside_paths(&dir.path().join("bare-1.0.egg-info")), None);
+        assert_eq!(
+            normalize("a.egg-info/../demo/x.py").as_deref(),
+            Some("demo/x.py")
+        );
+        assert_eq!(normalize("a.egg-info/../../bin/tool"), None);
     }
 
     #[test]

@@ -253,7 +253,8 @@ fn read_dist(candidate: &Candidate) -> Result<InstalledDist, DistError> {
     })
 }
 
-/// Top-level import names: `top_level.txt`, else the first path components of `RECORD`. A
+/// Top-level import names: `top_level.txt`, else the first path components of `RECORD` (an
+/// egg-info's `installed-files.txt`). A
 /// `top_level.txt` line that is a path (`nvidia/cusparselt`, as nvidia-cusparselt-cu12 0.7.1
 /// writes it) names its first component, the module `import` sees (`nvidia`).
 pub(crate) fn top_level(folder: &Path) -> Vec<String> {
@@ -278,7 +279,8 @@ pub(crate) fn top_level(folder: &Path) -> Vec<String> {
             Some((first, _)) => (first, true),
             None => (path.as_str(), false),
         };
-        if first.is_empty() || first.ends_with(".dist-info") || first.ends_with(".data") {
+        let metadata = [".dist-info", ".data", ".egg-info"];
+        if first.is_empty() || metadata.iter().any(|suffix| first.ends_with(suffix)) {
             continue;
         }
         if nested {

@@ -211,43 +211,12 @@ fn owned_by_others(root: &Path, checked: &FxHashSet<&Path>) -> Vec<String> {
         let folder = entry.path();
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if name.ends_with(".dist-info") && !checked.contains(folder.as_path()) {
+        let other_dist = name.ends_with(".dist-info") && !checked.contains(folder.as_path());
+        if other_dist || (name.ends_with(".egg-info") && folder.is_dir()) {
             owned.extend(record::inside_paths(&folder).unwrap_or_default());
-        } else if name.ends_with(".egg-info") && folder.is_dir() {
-            owned.extend(installed_files(&name, &folder));
         }
     }
     owned
-}
-
-/// An egg-info folder's `installed-files.txt`, as paths relative to site-packages (those that
-/// leave it dropped).
-fn installed_files(name: &str, folder: &Path) -> Vec<String> {
-    let Ok(text) = crate::bounded::read_text(
-        &folder.join("installed-files.txt"),
-        record::MAX_RECORD_BYTES,
-    ) else {
-        return Vec::new();
-    };
-    text.lines()
-        .filter(|line| !line.trim().is_empty())
-        .filter_map(|line| normalize(&format!("{name}/{}", line.trim())))
-        .collect()
-}
-
-/// `a/b/../c` as `a/c`; `None` where it leaves the folder it starts in.
-fn normalize(path: &str) -> Option<String> {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            _ => parts.push(part),
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 /// `.pyc` and `.pyo` files: written by the interpreter, not by a person.
@@ -357,12 +326,7 @@ mod tests {
     }
 
     #[test]
-    fn paths_are_normalized_and_may_not_leave_the_folder() {
-        assert_eq!(
-            normalize("a.egg-info/../demo/x.py").as_deref(),
-            Some("demo/x.py")
-        );
-        assert_eq!(normalize("a.egg-info/../../bin/tool"), None);
+    fn metadata_and_top_level_files_are_in_no_package_folder() {
         assert_eq!(package_folder("demo-1.0.dist-info/RECORD"), None);
         assert_eq!(package_folder("demo/x.py"), Some("demo"));
         assert_eq!(package_folder("demo.py"), None);

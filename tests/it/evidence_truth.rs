@@ -84,7 +84,40 @@ fn setup(ctx: &TestContext, case: &serde_json::Value) -> Setup {
         ]
         .concat(),
     );
+    for egg in case["venv"]["egg_info"].as_array().into_iter().flatten() {
+        install_egg_info(&venv, egg);
+    }
     Setup { venv, server }
+}
+
+/// One `egg_info` entry of a case's venv (`name`, `version`, `requires`, `files`, a text as
+/// `@path` read from this repository), installed as pip's legacy `setup.py install` left it.
+fn install_egg_info(venv: &Path, egg: &serde_json::Value) {
+    let texts: Vec<(String, String)> = (egg["files"].as_object().unwrap().iter())
+        .map(|(path, text)| {
+            let text = text.as_str().unwrap();
+            let text = match text.strip_prefix('@') {
+                Some(file) => std::fs::read_to_string(repo_root().join(file)).unwrap(),
+                None => text.to_string(),
+            };
+            (path.clone(), text)
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let venv = RealVenv {
+        path: venv.to_path_buf(),
+        python: venv.join("bin/python"),
+    };
+    crate::common::venv::install_egg_info(
+        &venv.site_packages(),
+        egg["name"].as_str().unwrap(),
+        egg["version"].as_str().unwrap(),
+        &strings(&egg["requires"]),
+        &files,
+    );
 }
 
 fn strings(value: &serde_json::Value) -> Vec<&str> {

@@ -874,6 +874,148 @@ fn an_import_the_new_release_breaks_is_a_risk_factor() {
     assert_eq!(factors[0]["points"], 60);
 }
 
+/// A legacy egg-info dependent is read for its imports too. pip before 23.1 installed an sdist
+/// with `setup.py install`: no `RECORD`, an `installed-files.txt` whose paths are relative to the
+/// egg-info folder. Live (2026-12-06, pip 22.3.1, `--no-binary flask-login --no-use-pep517`):
+/// `propose 'werkzeug>=3'` beside Flask-Login 0.6.2 installed so planned werkzeug 3.1.9 at risk
+/// 46 with no word of `flask_login/utils.py` line 14, `from werkzeug.urls import url_decode`, and
+/// `import flask_login` then failed. The same layout here ([`venv::install_egg_info`]).
+#[test]
+fn an_egg_info_dependent_is_read_for_its_imports() {
+    let root = tempfile::tempdir().unwrap();
+    let wheels = root.path().join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let old = [
+        ("wz/__init__.py", ""),
+        ("wz/urls.py", "def url_decode(s):\n    return s\n"),
+    ];
+    venv::build_wheel_with_files(&wheels, "wz", "2.0", &[], &[], &old);
+    let new = [
+        ("wz/__init__.py", ""),
+        ("wz/urls.py", "def quote(s):\n    return s\n"),
+    ];
+    let new_wheel = venv::build_wheel_with_files(&wheels, "wz", "3.0", &[], &[], &new);
+    let venv = venv::RealVenv::create(&root.path().join("venv"));
+    let links = wheels.display().to_string();
+    venv.pip_ok(&[
+        "install",
+        "--no-deps",
+        "--quiet",
+        "--find-links",
+        &links,
+        "wz==2.0",
+    ]);
+    let utils =
+        "import os\nfrom wz.urls import url_decode\n\ndef login():\n    return url_decode\n";
+    let files = [
+        ("login/__init__.py", "from .utils import login\n"),
+        ("login/utils.py", utils),
+    ];
+    venv::install_egg_info(&venv.site_packages(), "Login", "0.6", &["wz>=1"], &files);
+    let index = wheel_folder_index(root.path(), &[("wz", &new_wheel)]);
+    let ctx = TestContext::new();
+    let out = ctx.propose(
+        &venv.path,
+        index.join("simple").to_str().unwrap(),
+        &["wz>=3", "--format", "json"],
+    );
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let json = out.json();
+    let plan = &json["plans"][0];
+    assert_eq!(plan["changes"][0]["to"], "3.0", "{}", out.stdout);
+    let factors: Vec<&serde_json::Value> = plan["risk"]["factors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "import-target-missing")
+        .collect();
+    assert_eq!(factors.len(), 1, "{}", out.stdout);
+    let detail = factors[0]["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(
+            "login 0.6 (login/utils.py, line 2) imports `url_decode` from `wz.urls`, which wz 3.0 \
+             does not have"
+        ),
+        "{detail}"
+    );
+}
+
+/// An editable install's own sources are read for their imports: the project a user develops in
+/// the venv is the dependent that matters most, and its files live outside site-packages. Live
+/// (2026-12-06): `pip install -e` of a setuptools project whose `myapp/utils.py` line 1 imports
+/// `url_decode` from `werkzeug.urls`, `propose 'werkzeug>=3'` planned werkzeug 3.1.9 at risk 13
+/// (low) citing nothing, and `import myapp` then failed; the same with `uv pip install -e` of a
+/// hatchling project (a `.pth` naming its `src` folder). Both layouts here, as those installers
+/// wrote them ([`venv::install_editable`]).
+#[test]
+fn an_editable_projects_own_sources_are_read_for_their_imports() {
+    let root = tempfile::tempdir().unwrap();
+    let wheels = root.path().join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let old = [
+        ("wz/__init__.py", ""),
+        ("wz/urls.py", "def url_decode(s):\n    return s\n"),
+    ];
+    venv::build_wheel_with_files(&wheels, "wz", "2.0", &[], &[], &old);
+    let new = [
+        ("wz/__init__.py", ""),
+        ("wz/urls.py", "def quote(s):\n    return s\n"),
+    ];
+    let new_wheel = venv::build_wheel_with_files(&wheels, "wz", "3.0", &[], &[], &new);
+    let venv = venv::RealVenv::create(&root.path().join("venv"));
+    let links = wheels.display().to_string();
+    venv.pip_ok(&[
+        "install",
+        "--no-deps",
+        "--quiet",
+        "--find-links",
+        &links,
+        "wz==2.0",
+    ]);
+    let site = venv.site_packages();
+    let uses = "import os\nfrom wz.urls import url_decode\n";
+    for (name, how) in [
+        ("myapp", venv::Editable::Finder),
+        ("happ", venv::Editable::Pth),
+    ] {
+        let files = [
+            (format!("{name}/__init__.py"), ""),
+            (format!("{name}/codec.py"), uses),
+        ];
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+        let project = root.path().join(name);
+        venv::install_editable(&site, &project, (name, "0.1"), &["wz>=1"], &files, how);
+    }
+    let index = wheel_folder_index(root.path(), &[("wz", &new_wheel)]);
+    let ctx = TestContext::new();
+    let out = ctx.propose(
+        &venv.path,
+        index.join("simple").to_str().unwrap(),
+        &["wz>=3", "--format", "json"],
+    );
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let plan = &out.json()["plans"][0];
+    assert_eq!(plan["changes"][0]["to"], "3.0", "{}", out.stdout);
+    let factors: Vec<&serde_json::Value> = (plan["risk"]["factors"].as_array().unwrap().iter())
+        .filter(|f| f["kind"] == "import-target-missing")
+        .collect();
+    assert_eq!(factors.len(), 1, "{}", out.stdout);
+    let detail = factors[0]["detail"].as_str().unwrap();
+    for name in ["happ", "myapp"] {
+        let file = root
+            .path()
+            .join(name)
+            .join("src")
+            .join(name)
+            .join("codec.py");
+        let said = format!(
+            "{name} 0.1 ({}, line 2) imports `url_decode` from `wz.urls`, which wz 3.0 does not have",
+            file.display()
+        );
+        assert!(detail.contains(&said), "{said}\n{detail}");
+    }
+}
+
 /// A module clash with both file lists known (a real venv's `RECORD`, the planned wheels' file
 /// lists read from the index): benchy 2.0 swaps its `cpuinf` dependency for the fork `cpuinf2`,
 /// which installs the same `cpuinf/` files as the installed cpuinf 1.0: a `module-clash`

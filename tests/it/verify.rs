@@ -1780,6 +1780,57 @@ fn a_module_that_puts_another_in_its_place_is_its_own() {
     );
 }
 
+/// `verify --all` on a healthy venv holding a legacy egg-info dist (pip 22.3.1's `setup.py
+/// install` of Flask-Login 0.6.2, live 2026-12-06) failed `import:src.flask_login`: without a
+/// `RECORD`, Python 3.11's importlib.metadata lists the egg-info's `SOURCES.txt`, the source
+/// tree's paths. Its `installed-files.txt` is what is installed; its modules below the top level
+/// are imported and owned by it (not "shadowed: listed in no installed dist's RECORD").
+#[test]
+fn a_legacy_egg_info_dist_is_verified_by_the_files_it_installed() {
+    let world = World::new(
+        serde_json::json!([{"name": "wz", "version": "2.0", "files": {"wz/__init__.py": "", "wz/urls.py": "def url_decode(s):\n    return s\n"}}]),
+        &[],
+        &["wz"],
+    );
+    let utils = "from wz.urls import url_decode\n";
+    let files = [
+        ("login/__init__.py", "from . import utils\n"),
+        ("login/utils.py", utils),
+    ];
+    let site = crate::common::venv::RealVenv {
+        path: world.venv.clone(),
+        python: world.venv.join("bin/python"),
+    }
+    .site_packages();
+    crate::common::venv::install_egg_info(&site, "Login", "0.6", &["wz>=1"], &files);
+    let out = world.run(&[
+        "verify",
+        "--venv",
+        world.venv(),
+        "--all",
+        "--no-smoke",
+        "--format",
+        "json",
+    ]);
+    let report = json(&out.stdout);
+    assert_eq!(out.code, Some(0), "{report:#}");
+    assert_eq!(
+        check(&report, "import:login")["status"],
+        "pass",
+        "{report:#}"
+    );
+    assert_eq!(
+        check(&report, "import:login.utils")["status"],
+        "pass",
+        "{report:#}"
+    );
+    let names: Vec<&str> = (report["checks"].as_array().unwrap().iter())
+        .filter_map(|c| c["name"].as_str())
+        .filter(|n| n.starts_with("import:src") || *n == "import:setup")
+        .collect();
+    assert_eq!(names, Vec::<&str>::new(), "{report:#}");
+}
+
 /// `verify --all` on a healthy venv (pandas, matplotlib and 60 more, no Qt) failed
 /// `matplotlib.backends.qt_compat`: "Failed to import any of the following Qt binding modules:
 /// PyQt6, PySide6, PyQt5, PySide2", an ImportError the module raises itself after trying each

@@ -10,19 +10,21 @@ use super::fallbacks::fallback_imports;
 use super::statements::import_statements_run_by;
 use super::{ImportGuard, ImportStatement};
 use crate::inventory::extensions::read_capped;
-use crate::inventory::record;
 use crate::inventory::{DistFormat, InstalledDist};
+use crate::inventory::{editable, record};
 
 /// At most this many bytes are read from one source file.
 pub(crate) const MAX_FILE_BYTES: u64 = 4 << 20;
 
-/// The first `.py` file of `dist` (its path in `RECORD`) that imports `module`.
+/// The first `.py` file of `dist` (its path in `RECORD`, or an editable install's absolute
+/// path in its project) that imports `module`.
 pub(crate) fn imports_module(dist: &InstalledDist, module: &str) -> Option<String> {
-    if dist.format != DistFormat::DistInfo || module.is_empty() {
+    if dist.format == DistFormat::Snapshot || module.is_empty() {
         return None;
     }
     let site = dist.path.parent()?;
-    let paths = record::inside_paths(&dist.path)?;
+    let mut paths = record::inside_paths(&dist.path)?;
+    paths.extend(editable::sources(dist));
     let finder = memmem::Finder::new(module.as_bytes());
     paths
         .into_iter()
@@ -169,17 +171,16 @@ pub(crate) fn import_uses_in(
     scan(dist, paths.iter().map(|p| p.to_string()), modules)
 }
 
-/// The `.py` files a dist's `RECORD` lists, less vendored copies of other libraries, tests
+/// The `.py` files a dist's `RECORD` lists, and an editable install's in its project
+/// ([`editable::sources`], absolute paths), less vendored copies of other libraries, tests
 /// (not the dist's own code paths: pip's `_vendor/pyparsing/diagram` imports jinja2) and a build
 /// folder's copy of the dist ([`is_build_copy`]).
 fn own_sources(dist: &InstalledDist) -> Vec<String> {
-    if dist.format != DistFormat::DistInfo {
+    if dist.format == DistFormat::Snapshot {
         return Vec::new();
     }
-    let Some(paths) = record::inside_paths(&dist.path) else {
-        return Vec::new();
-    };
-    paths
+    let paths = record::inside_paths(&dist.path).unwrap_or_default();
+    let mut own: Vec<String> = paths
         .into_iter()
         .filter(|path| path.ends_with(".py") && !is_build_copy(path))
         .filter(|path| {
@@ -191,7 +192,9 @@ fn own_sources(dist: &InstalledDist) -> Vec<String> {
                 )
             })
         })
-        .collect()
+        .collect();
+    own.extend(editable::sources(dist));
+    own
 }
 
 /// Whether `path` is in a setuptools build folder that a wheel shipped by mistake
@@ -265,12 +268,15 @@ fn scan(
     uses
 }
 
-/// The paths an installed dist's `RECORD` lists (`None` without one: a snapshot, an egg).
+/// The paths an installed dist's `RECORD` lists (`None` without one, and for a snapshot: its
+/// files are on another machine), or a legacy
+/// egg-info's `installed-files.txt` ([`record::inside_paths`]).
 pub(crate) fn record_paths(dist: &InstalledDist) -> Option<Vec<String>> {
-    if dist.format != DistFormat::DistInfo {
-        return None;
+    match dist.format {
+        DistFormat::DistInfo => record::paths(&dist.path),
+        DistFormat::EggInfo => record::inside_paths(&dist.path),
+        DistFormat::Snapshot => None,
     }
-    record::paths(&dist.path)
 }
 
 /// One installed file of a dist (a path its `RECORD` lists), at most 4 MiB.

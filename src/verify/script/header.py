@@ -38,6 +38,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import posixpath
 import re
 import shutil
 import signal

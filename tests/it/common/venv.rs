@@ -124,6 +124,128 @@ pub fn build_wheel_with_files(
     PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
 }
 
+/// A legacy egg-info dist in `site`, laid out as pip before 23.1 installed an sdist with
+/// `setup.py install` (seen live with pip 22.3.1, Flask-Login 0.6.2): its `files` (path, text)
+/// under site-packages, and `NAME-VERSION-pyX.Y.egg-info/` with `PKG-INFO`, `requires.txt`,
+/// `top_level.txt`, a `SOURCES.txt` naming the source tree (`src/...`, what Python 3.11's
+/// importlib.metadata lists as its files) and the `installed-files.txt` pip wrote (paths
+/// relative to the egg-info folder, the script in `bin` among them).
+pub fn install_egg_info(
+    site: &Path,
+    name: &str,
+    version: &str,
+    requires: &[&str],
+    files: &[(&str, &str)],
+) {
+    for (path, text) in files {
+        let file = site.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    let egg = site.join(format!("{name}-{version}-py3.11.egg-info"));
+    std::fs::create_dir_all(&egg).unwrap();
+    let metadata = format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n");
+    let tops: std::collections::BTreeSet<&str> = files
+        .iter()
+        .filter_map(|(p, _)| p.split('/').next())
+        .collect();
+    let sources: Vec<String> = files.iter().map(|(p, _)| format!("src/{p}")).collect();
+    let mut installed: Vec<String> = files.iter().map(|(p, _)| format!("../{p}")).collect();
+    installed.push(format!("../../../../bin/{name}"));
+    for (file, text) in [
+        ("PKG-INFO", metadata),
+        ("requires.txt", requires.join("\n") + "\n"),
+        (
+            "top_level.txt",
+            tops.into_iter().collect::<Vec<_>>().join("\n") + "\n",
+        ),
+        ("SOURCES.txt", sources.join("\n") + "\nsetup.py\n"),
+        (
+            "installed-files.txt",
+            installed.join("\n") + "\nPKG-INFO\nrequires.txt\n",
+        ),
+    ] {
+        std::fs::write(egg.join(file), text).unwrap();
+    }
+}
+
+/// How an editable install points at its project ([`install_editable`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Editable {
+    /// setuptools' finder (`__editable___NAME_VERSION_finder.py`, its `MAPPING` naming the
+    /// package folder) and the `.pth` that installs it, as `pip install -e` of a pyproject
+    /// project with setuptools 80 writes them (seen live 2026-12-06).
+    Finder,
+    /// A `.pth` naming the project's `src` folder, no `top_level.txt`, as `uv pip install -e`
+    /// of a hatchling project writes them (`_editable_impl_NAME.pth`, seen live 2026-12-06).
+    Pth,
+}
+
+/// An editable install of `name` in `site`: `files` (path, text) written under `project/src`,
+/// the dist-info (`METADATA` with `requires`, `direct_url.json` saying editable, a `RECORD` of
+/// what is in site-packages) and the pointer `how` writes.
+pub fn install_editable(
+    site: &Path,
+    project: &Path,
+    (name, version): (&str, &str),
+    requires: &[&str],
+    files: &[(&str, &str)],
+    how: Editable,
+) {
+    let src = project.join("src");
+    for (path, text) in files {
+        let file = src.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    let import = name.replace('-', "_");
+    let pointers: Vec<(String, String)> = match how {
+        Editable::Finder => {
+            let finder = format!("__editable___{import}_{}_finder", version.replace('.', "_"));
+            let mapping = format!(
+                "import sys\nMAPPING: dict[str, str] = {{'{import}': '{}'}}\nNAMESPACES: dict[str, list[str]] = {{}}\n",
+                src.join(&import).display()
+            );
+            let pth = format!("import {finder}; {finder}.install()");
+            vec![
+                (format!("{finder}.py"), mapping),
+                (format!("__editable__.{name}-{version}.pth"), pth),
+            ]
+        }
+        Editable::Pth => vec![(
+            format!("_editable_impl_{import}.pth"),
+            src.display().to_string(),
+        )],
+    };
+    let info = site.join(format!("{import}-{version}.dist-info"));
+    std::fs::create_dir_all(&info).unwrap();
+    let mut record: Vec<String> = pointers
+        .iter()
+        .map(|(path, _)| format!("{path},,"))
+        .collect();
+    for (path, text) in &pointers {
+        std::fs::write(site.join(path), text).unwrap();
+    }
+    let requires: String = requires
+        .iter()
+        .map(|r| format!("Requires-Dist: {r}\n"))
+        .collect();
+    let url = format!(
+        "{{\"url\": \"file://{}\", \"dir_info\": {{\"editable\": true}}}}",
+        project.display()
+    );
+    let metadata = format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}");
+    for (file, text) in [
+        ("METADATA", metadata),
+        ("INSTALLER", "pip\n".into()),
+        ("direct_url.json", url),
+    ] {
+        std::fs::write(info.join(file), text).unwrap();
+        record.push(format!("{import}-{version}.dist-info/{file},,"));
+    }
+    std::fs::write(info.join("RECORD"), record.join("\n") + "\n").unwrap();
+}
+
 /// A real venv made by `python3 -m venv` (with pip).
 #[derive(Debug)]
 pub struct RealVenv {
