@@ -44,7 +44,8 @@ pub(crate) fn sources(dist: &InstalledDist) -> Vec<String> {
     out
 }
 
-/// The folders and files the install's pointers name: the finder's `MAPPING` values, and each
+/// The folders and files the install's pointers name: the finder's `MAPPING` values (a package's
+/// folder, or a module's file less its `.py`), and each
 /// top-level name found under a `.pth` file's folders.
 fn roots(dist: &InstalledDist, site: &Path) -> Vec<PathBuf> {
     let pointers: Vec<String> = record::inside_paths(&dist.path)
@@ -59,7 +60,11 @@ fn roots(dist: &InstalledDist, site: &Path) -> Vec<PathBuf> {
             continue;
         };
         if pointer.starts_with("__editable___") && pointer.ends_with("_finder.py") {
-            roots.extend(mapping(&text).into_iter().map(PathBuf::from));
+            for target in mapping(&text) {
+                // A module is mapped without its `.py` (`'flatmod': '/src/flat/flatmod'`).
+                roots.push(PathBuf::from(format!("{target}.py")));
+                roots.push(PathBuf::from(target));
+            }
         } else if pointer.ends_with(".pth") {
             for folder in plain_folders(&text, site) {
                 for top in &tops {

@@ -946,7 +946,8 @@ fn an_egg_info_dependent_is_read_for_its_imports() {
 /// `url_decode` from `werkzeug.urls`, `propose 'werkzeug>=3'` planned werkzeug 3.1.9 at risk 13
 /// (low) citing nothing, and `import myapp` then failed; the same with `uv pip install -e` of a
 /// hatchling project (a `.pth` naming its `src` folder). Both layouts here, as those installers
-/// wrote them ([`venv::install_editable`]).
+/// wrote them ([`venv::install_editable`]). setuptools maps a top-level module by its path less
+/// `.py` (`'flatmod': '/src/flat/flatmod'`, live with a flat layout and `uv pip install -e`).
 #[test]
 fn an_editable_projects_own_sources_are_read_for_their_imports() {
     let root = tempfile::tempdir().unwrap();
@@ -954,7 +955,10 @@ fn an_editable_projects_own_sources_are_read_for_their_imports() {
     std::fs::create_dir_all(&wheels).unwrap();
     let old = [
         ("wz/__init__.py", ""),
-        ("wz/urls.py", "def url_decode(s):\n    return s\n"),
+        (
+            "wz/urls.py",
+            "def url_decode(s):\n    return s\n\n\ndef url_encode(s):\n    return s\n",
+        ),
     ];
     venv::build_wheel_with_files(&wheels, "wz", "2.0", &[], &[], &old);
     let new = [
@@ -974,14 +978,18 @@ fn an_editable_projects_own_sources_are_read_for_their_imports() {
     ]);
     let site = venv.site_packages();
     let uses = "import os\nfrom wz.urls import url_decode\n";
+    let cli_uses = "import os\nfrom wz.urls import url_encode\n";
     for (name, how) in [
         ("myapp", venv::Editable::Finder),
         ("happ", venv::Editable::Pth),
     ] {
-        let files = [
+        let mut files = vec![
             (format!("{name}/__init__.py"), ""),
             (format!("{name}/codec.py"), uses),
         ];
+        if let venv::Editable::Finder = how {
+            files.push(("myapp_cli.py".to_string(), cli_uses));
+        }
         let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), *t)).collect();
         let project = root.path().join(name);
         venv::install_editable(&site, &project, (name, "0.1"), &["wz>=1"], &files, how);
@@ -1001,15 +1009,22 @@ fn an_editable_projects_own_sources_are_read_for_their_imports() {
         .collect();
     assert_eq!(factors.len(), 1, "{}", out.stdout);
     let detail = factors[0]["detail"].as_str().unwrap();
-    for name in ["happ", "myapp"] {
-        let file = root
-            .path()
+    let codec = |name: &str| {
+        root.path()
             .join(name)
             .join("src")
             .join(name)
-            .join("codec.py");
+            .join("codec.py")
+    };
+    let cli = root.path().join("myapp/src/myapp_cli.py");
+    let said = [
+        ("happ", codec("happ"), "url_decode"),
+        ("myapp", codec("myapp"), "url_decode"),
+        ("myapp", cli, "url_encode"),
+    ];
+    for (name, file, used) in said {
         let said = format!(
-            "{name} 0.1 ({}, line 2) imports `url_decode` from `wz.urls`, which wz 3.0 does not have",
+            "{name} 0.1 ({}, line 2) imports `{used}` from `wz.urls`, which wz 3.0 does not have",
             file.display()
         );
         assert!(detail.contains(&said), "{said}\n{detail}");

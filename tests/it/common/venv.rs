@@ -172,8 +172,8 @@ pub fn install_egg_info(
 /// How an editable install points at its project ([`install_editable`]).
 #[derive(Debug, Clone, Copy)]
 pub enum Editable {
-    /// setuptools' finder (`__editable___NAME_VERSION_finder.py`, its `MAPPING` naming the
-    /// package folder) and the `.pth` that installs it, as `pip install -e` of a pyproject
+    /// setuptools' finder (`__editable___NAME_VERSION_finder.py`, its `MAPPING` naming each
+    /// package's folder and each module's path less `.py`) and the `.pth` that installs it, as `pip install -e` of a pyproject
     /// project with setuptools 80 writes them (seen live 2026-12-06).
     Finder,
     /// A `.pth` naming the project's `src` folder, no `top_level.txt`, as `uv pip install -e`
@@ -202,9 +202,20 @@ pub fn install_editable(
     let pointers: Vec<(String, String)> = match how {
         Editable::Finder => {
             let finder = format!("__editable___{import}_{}_finder", version.replace('.', "_"));
+            // Each top-level package by its folder, each top-level module by its path less `.py`.
+            let tops: std::collections::BTreeSet<&str> = files
+                .iter()
+                .filter_map(|(p, _)| p.split('/').next())
+                .collect();
+            let entries: Vec<String> = (tops.iter())
+                .map(|top| {
+                    let top = top.strip_suffix(".py").unwrap_or(top);
+                    format!("'{top}': '{}'", src.join(top).display())
+                })
+                .collect();
             let mapping = format!(
-                "import sys\nMAPPING: dict[str, str] = {{'{import}': '{}'}}\nNAMESPACES: dict[str, list[str]] = {{}}\n",
-                src.join(&import).display()
+                "import sys\nMAPPING: dict[str, str] = {{{}}}\nNAMESPACES: dict[str, list[str]] = {{}}\n",
+                entries.join(", ")
             );
             let pth = format!("import {finder}; {finder}.install()");
             vec![
