@@ -87,13 +87,39 @@ fn setup(ctx: &TestContext, case: &serde_json::Value) -> Setup {
     for egg in case["venv"]["egg_info"].as_array().into_iter().flatten() {
         install_egg_info(&venv, egg);
     }
+    for project in case["venv"]["editable"].as_array().into_iter().flatten() {
+        install_editable(ctx, &venv, project);
+    }
     Setup { venv, server }
 }
 
-/// One `egg_info` entry of a case's venv (`name`, `version`, `requires`, `files`, a text as
-/// `@path` read from this repository), installed as pip's legacy `setup.py install` left it.
-fn install_egg_info(venv: &Path, egg: &serde_json::Value) {
-    let texts: Vec<(String, String)> = (egg["files"].as_object().unwrap().iter())
+/// One `editable` entry of a case's venv (`name`, `version`, `requires`, `files` under its
+/// project's `src`), installed as `uv pip install -e` of a hatchling project leaves it (a `.pth`
+/// naming that `src`); the project folder under the test's own.
+fn install_editable(ctx: &TestContext, venv: &Path, project: &serde_json::Value) {
+    let name = project["name"].as_str().unwrap();
+    let texts = file_texts(project);
+    let files: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let venv = RealVenv {
+        path: venv.to_path_buf(),
+        python: venv.join("bin/python"),
+    };
+    crate::common::venv::install_editable(
+        &venv.site_packages(),
+        &ctx.path().join("projects").join(name),
+        (name, project["version"].as_str().unwrap()),
+        &strings(&project["requires"]),
+        &files,
+        crate::common::venv::Editable::Pth,
+    );
+}
+
+/// A case's `files` (path -> text, a text as `@path` read from this repository), in order.
+fn file_texts(entry: &serde_json::Value) -> Vec<(String, String)> {
+    (entry["files"].as_object().unwrap().iter())
         .map(|(path, text)| {
             let text = text.as_str().unwrap();
             let text = match text.strip_prefix('@') {
@@ -102,7 +128,13 @@ fn install_egg_info(venv: &Path, egg: &serde_json::Value) {
             };
             (path.clone(), text)
         })
-        .collect();
+        .collect()
+}
+
+/// One `egg_info` entry of a case's venv (`name`, `version`, `requires`, `files`, a text as
+/// `@path` read from this repository), installed as pip's legacy `setup.py install` left it.
+fn install_egg_info(venv: &Path, egg: &serde_json::Value) {
+    let texts = file_texts(egg);
     let files: Vec<(&str, &str)> = texts
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_str()))

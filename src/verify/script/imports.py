@@ -328,7 +328,20 @@ def dist_modules(dist, subpackages):
             # A namespace package (no __init__.py of its own): its children are what imports.
             # Not a build folder shipped by mistake (botorch 0.18.1's `build/lib/botorch/...`).
             modules.update("%s.%s" % (top, c) for c in children.get(top, ()))
+    if not modules and _is_editable(dist):
+        return _editable_modules(dist)
     return sorted([(m, False) for m in modules] + [(m, True) for m in subs - modules])
+
+
+def _editable_modules(dist):
+    """An editable install's import names: its RECORD lists only what points at its project
+    (setuptools' finder, a .pth file), so its top_level.txt, else its name as an import name
+    (hatchling and uv write no top_level.txt): `my-app` -> `my_app`."""
+    text = dist.read_text("top_level.txt") or ""
+    names = [n.strip() for n in text.splitlines() if _public(n.strip())]
+    if not names:
+        names = [canonical_name(dist.metadata["Name"] or "").replace("-", "_")]
+    return sorted((n, False) for n in names if n.isidentifier())
 
 
 def _module_index(dist):

@@ -214,7 +214,7 @@ pub fn install_editable(
                 })
                 .collect();
             let mapping = format!(
-                "import sys\nMAPPING: dict[str, str] = {{{}}}\nNAMESPACES: dict[str, list[str]] = {{}}\n",
+                "import sys\nMAPPING: dict[str, str] = {{{}}}\nNAMESPACES: dict[str, list[str]] = {{}}\n\n\ndef install():\n    pass\n",
                 entries.join(", ")
             );
             let pth = format!("import {finder}; {finder}.install()");
