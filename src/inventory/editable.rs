@@ -16,7 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{DirectUrl, InstalledDist, record};
+use super::{DirectUrl, InstalledDist, pth, record};
 
 /// The most source files read from one editable project.
 pub(crate) const MAX_SOURCES: usize = 20_000;
@@ -66,7 +66,7 @@ fn roots(dist: &InstalledDist, site: &Path) -> Vec<PathBuf> {
                 roots.push(PathBuf::from(target));
             }
         } else if pointer.ends_with(".pth") {
-            for folder in plain_folders(&text, site) {
+            for folder in pth::plain_folders(&text, site) {
                 for top in &tops {
                     roots.push(folder.join(top));
                     roots.push(folder.join(format!("{top}.py")));
@@ -120,17 +120,6 @@ fn strings(text: &str) -> Vec<String> {
         out.push(value);
     }
     out
-}
-
-/// The folders a `.pth` file's plain lines name (`import` lines and comments left out), relative
-/// ones taken from site-packages.
-fn plain_folders(text: &str, site: &Path) -> Vec<PathBuf> {
-    text.lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with('#') && !line.starts_with("import"))
-        .map(|line| site.join(line))
-        .filter(|folder| folder.is_dir())
-        .collect()
 }
 
 /// Add the `.py` files under `root` (or `root` itself, a module's file) to `out`.
@@ -187,7 +176,7 @@ mod tests {
         let src = dir.path().join("src");
         std::fs::create_dir(&src).unwrap();
         let text = format!("# comment\nimport os\n{}\nmissing\n", src.display());
-        assert_eq!(plain_folders(&text, dir.path()), [src]);
+        assert_eq!(pth::plain_folders(&text, dir.path()), [src]);
     }
 
     #[test]

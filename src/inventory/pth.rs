@@ -81,17 +81,20 @@ fn plain_lines(site: &Path) -> Vec<PathBuf> {
         let Ok(text) = crate::bounded::read_text(&path, MAX_PTH_BYTES) else {
             continue;
         };
-        for line in text.lines().map(str::trim_end) {
-            if line.is_empty() || line.starts_with('#') || line.starts_with("import") {
-                continue;
-            }
-            let folder = site.join(line);
-            if folder.is_dir() {
-                out.push(folder);
-            }
-        }
+        out.extend(plain_folders(&text, site));
     }
     out
+}
+
+/// The folders one `.pth` file's plain lines name (`import` lines and comments left out), those
+/// that exist; a relative line is taken from `site`.
+pub(crate) fn plain_folders(text: &str, site: &Path) -> Vec<PathBuf> {
+    text.lines()
+        .map(str::trim_end)
+        .filter(|line| !line.is_empty() && !line.starts_with('#') && !line.starts_with("import"))
+        .map(|line| site.join(line))
+        .filter(|folder| folder.is_dir())
+        .collect()
 }
 
 /// The top-level modules `RECORD` paths put under the folders: `F/m/...` gives `m`, `F/m.py`
