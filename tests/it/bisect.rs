@@ -758,11 +758,7 @@ fn a_file_edited_in_place_is_reverted_by_a_reinstall_and_named() {
         &["tune==1.0", "p1==1.0", "p2==1.0", "p3==1.0"],
         &["p1==2.0", "p2==2.0", "p3==2.0"],
     );
-    let site = crate::common::venv::RealVenv {
-        path: world.venv.clone(),
-        python: world.venv.join("bin/python"),
-    }
-    .site_packages();
+    let site = crate::common::venv::RealVenv::at(&world.venv).site_packages();
     let patched = "def run():\n    raise RuntimeError('patched by hand')\n\nrun()\n";
     std::fs::write(site.join("tune/auto.py"), patched).unwrap();
     let before = tree(&world.venv);

@@ -103,10 +103,7 @@ fn install_editable(ctx: &TestContext, venv: &Path, project: &serde_json::Value)
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
-    let venv = RealVenv {
-        path: venv.to_path_buf(),
-        python: venv.join("bin/python"),
-    };
+    let venv = RealVenv::at(venv);
     crate::common::venv::install_editable(
         &venv.site_packages(),
         &ctx.path().join("projects").join(name),
@@ -139,10 +136,7 @@ fn install_egg_info(venv: &Path, egg: &serde_json::Value) {
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
-    let venv = RealVenv {
-        path: venv.to_path_buf(),
-        python: venv.join("bin/python"),
-    };
+    let venv = RealVenv::at(venv);
     crate::common::venv::install_egg_info(
         &venv.site_packages(),
         egg["name"].as_str().unwrap(),

@@ -1797,11 +1797,7 @@ fn a_legacy_egg_info_dist_is_verified_by_the_files_it_installed() {
         ("login/__init__.py", "from . import utils\n"),
         ("login/utils.py", utils),
     ];
-    let site = crate::common::venv::RealVenv {
-        path: world.venv.clone(),
-        python: world.venv.join("bin/python"),
-    }
-    .site_packages();
+    let site = crate::common::venv::RealVenv::at(&world.venv).site_packages();
     crate::common::venv::install_egg_info(&site, "Login", "0.6", &["wz>=1"], &files);
     let out = world.run(&[
         "verify",
@@ -1991,11 +1987,7 @@ fn a_cuda_library_loaded_from_outside_the_venv_is_flagged() {
     let shared = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
     assert!(shared.is_file(), "no _ctypes extension file: {shared:?}");
     let outside = world.ctx.dir.path().join("cuda-12.8/lib64/libcudart.so.12");
-    let site = crate::common::venv::RealVenv {
-        path: world.venv.clone(),
-        python: world.venv.join("bin/python"),
-    }
-    .site_packages();
+    let site = crate::common::venv::RealVenv::at(&world.venv).site_packages();
     let inside = site.join("nvidia/cublas/lib/libcublas.so.13");
     for lib in [&outside, &inside] {
         std::fs::create_dir_all(lib.parent().unwrap()).unwrap();

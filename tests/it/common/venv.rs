@@ -287,6 +287,11 @@ impl RealVenv {
             .output()
             .expect("run python3 -m venv");
         check(&output, "`python3 -m venv`");
+        RealVenv::at(path)
+    }
+
+    /// The venv already at `path` (a test world's, made elsewhere).
+    pub fn at(path: &Path) -> RealVenv {
         RealVenv {
             path: path.to_path_buf(),
             python: path.join("bin/python"),
