@@ -17,7 +17,8 @@
 //! allow (`cuda-toolkit[cublas]==13.2.2`). A switch also counts what a toolkit of the line
 //! requires as of the line (`cuda-toolkit 13.2.2` pins `nvidia-cufft==12.2.0.57.*`).
 //! A CPU or ROCm build (`torch 2.9.1+cpu`, `+rocm6.4`: [`variant_of`]) is a line of its own in a
-//! venv with no CUDA line: a plan that replaces it with another build switches from it.
+//! venv with no CUDA line: a plan that replaces it with another build switches from it, and the
+//! same-line plans keep it ([`installed_variants`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -45,6 +46,14 @@ pub(crate) fn line_of(name: &PackageName, version: &Version) -> Option<u32> {
 pub(crate) fn installed_lines(inventory: &Inventory) -> BTreeSet<u32> {
     (inventory.dists.iter())
         .filter_map(|d| line_of(d.name(), d.version()))
+        .collect()
+}
+
+/// The CPU and ROCm builds installed ([`variant_of`]: `the CPU build`, `ROCm 6.4`), each named
+/// once.
+pub(crate) fn installed_variants(inventory: &Inventory) -> BTreeSet<String> {
+    (inventory.dists.iter())
+        .filter_map(|d| Some(variant_of(d.version())?.1))
         .collect()
 }
 
@@ -169,6 +178,9 @@ pub(crate) fn switches(
             .into_iter()
             .collect();
     }
+    if let Some(switch) = to_variant(inventory, planned, changes, &installed) {
+        return vec![switch];
+    }
     let of_toolkit = toolkit_required(planned, changes);
     let mut brought: BTreeMap<u32, Vec<String>> = BTreeMap::new();
     for change in changes {
@@ -208,6 +220,7 @@ pub(crate) fn switches(
             leaves: LineKind::Cuda,
             from: from.clone(),
             to: format!("CUDA {line}"),
+            arrives: LineKind::Cuda,
             brings,
             orphaned: orphaned.clone(),
         })
@@ -253,10 +266,10 @@ fn variant_switch(
     planned: &Planned<'_>,
     changes: &[Change],
 ) -> Option<AcceleratorSwitch> {
-    let (leaves, from) = changes.iter().find_map(|c| {
+    let ((leaves, from), new) = changes.iter().find_map(|c| {
         let old = variant_of(c.from.as_ref()?)?;
         let new = variant_of(c.to.as_ref()?);
-        (new.as_ref() != Some(&old)).then_some(old)
+        (new.as_ref() != Some(&old)).then_some((old, new))
     })?;
     let of_toolkit = toolkit_required(planned, changes);
     let line = |c: &Change| {
@@ -269,9 +282,10 @@ fn variant_switch(
         .filter(|c| line(c).is_some() || relabelled(c))
         .filter_map(|c| Some(format!("{} {}", c.name, c.to.as_ref()?)))
         .collect();
-    let to = match cuda.iter().next_back() {
-        Some(line) => format!("CUDA {line}"),
-        None => "the index's build".to_string(),
+    let (arrives, to) = match (cuda.iter().next_back(), new) {
+        (Some(line), _) => (LineKind::Cuda, format!("CUDA {line}")),
+        (None, Some(build)) => build,
+        (None, None) => (LineKind::Cuda, "the index's build".to_string()),
     };
     let orphaned = orphaned(inventory, planned, |d| {
         leaves == LineKind::Rocm && d.name().as_ref().contains("rocm")
@@ -280,6 +294,40 @@ fn variant_switch(
         leaves,
         from,
         to,
+        arrives,
+        brings,
+        orphaned,
+    })
+}
+
+/// A dist of a CUDA environment (on `installed`) replaced by a CPU or ROCm build, or such a
+/// build added (torch `2.9.1` -> `2.10.0+cpu` from an index serving both, whose `==2.10.0` the
+/// `+cpu` build meets too): a switch from the CUDA line to that build, with the CUDA libraries
+/// it leaves unrequired.
+fn to_variant(
+    inventory: &Inventory,
+    planned: &Planned<'_>,
+    changes: &[Change],
+    installed: &BTreeSet<u32>,
+) -> Option<AcceleratorSwitch> {
+    let build = |c: &Change| {
+        let new = variant_of(c.to.as_ref()?)?;
+        (c.from.as_ref().and_then(variant_of).as_ref() != Some(&new)).then_some(new)
+    };
+    let (arrives, to) = changes.iter().find_map(build)?;
+    let brings: Vec<String> = (changes.iter())
+        .filter(|c| build(c).is_some_and(|(_, name)| name == to))
+        .filter_map(|c| Some(format!("{} {}", c.name, c.to.as_ref()?)))
+        .collect();
+    let orphaned = orphaned(inventory, planned, |d| {
+        line_of(d.name(), d.version()).is_some_and(|l| installed.contains(&l))
+    });
+    let from: Vec<String> = installed.iter().map(|l| format!("CUDA {l}")).collect();
+    Some(AcceleratorSwitch {
+        leaves: LineKind::Cuda,
+        from: from.join(" and "),
+        to,
+        arrives,
         brings,
         orphaned,
     })

@@ -6,7 +6,7 @@
 //! and triton 3.7.1, 3.8.0 and 3.9.0, each pinned by a CUDA 13 torch. The venv holds the recorded metadata of the installed versions.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -230,31 +230,7 @@ fn a_triton_at_least_moves_with_torch_on_the_installed_line() {
 fn a_cpu_build_replaced_by_a_cuda_build_is_a_line_switch() {
     let ctx = TestContext::new();
     let server = IndexServer::start(&index_root());
-    let venv = venv_from(&index_root(), ctx.dir.path());
-    let site = venv.join("lib/python3.12/site-packages");
-    for entry in std::fs::read_dir(&site).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if name.starts_with("nvidia_") || name.starts_with("triton") {
-            std::fs::remove_dir_all(&path).unwrap();
-        }
-    }
-    let metadata = std::fs::read_to_string(site.join("torch-2.9.1.dist-info/METADATA")).unwrap();
-    let cpu: Vec<&str> = (metadata.lines())
-        .filter(|l| {
-            !l.starts_with("Requires-Dist: nvidia-") && !l.starts_with("Requires-Dist: triton")
-        })
-        .map(|l| {
-            if l == "Version: 2.9.1" {
-                "Version: 2.9.1+cpu"
-            } else {
-                l
-            }
-        })
-        .collect();
-    let dir = site.join("torch-2.9.1+cpu.dist-info");
-    std::fs::rename(site.join("torch-2.9.1.dist-info"), &dir).unwrap();
-    std::fs::write(dir.join("METADATA"), cpu.join("\n") + "\n").unwrap();
+    let venv = build_venv(&index_root(), ctx.dir.path(), "cpu");
     let venv = venv.to_str().unwrap();
     let proposal = run(&ctx, &server, venv, &["propose", "torch"]);
     let plan = &proposal["plans"][0];
@@ -268,4 +244,117 @@ fn a_cpu_build_replaced_by_a_cuda_build_is_a_line_switch() {
         switches(plan),
         line_warnings,
     ));
+}
+
+/// An index that serves CPU or ROCm builds of torch beside the CUDA ones (a mirror merging the
+/// default index with the CPU one, as pip's `--extra-index-url` reads them): `propose torch` on
+/// the CPU build recommends the newest CPU build (torch 2.11.0+cpu), the switch to CUDA 13's
+/// torch 2.15.0 beside it. Before, the same-line search knew CUDA lines only: the one plan was
+/// the switch (and on a CUDA 12 venv a `+cpu` build, requiring no `-cu12` library, passed as
+/// staying on CUDA 12). A ROCm 6.4 build stays on ROCm 6.4 (2.11.0+rocm6.4), never taking the
+/// newer ROCm 7.0 build, another line. On the CUDA 12 venv, `torch==2.10.0` (which
+/// `2.10.0+cpu` meets too, and pip installs it from such an index) was planned as the CPU build
+/// with no word of a line; now that plan is the switch it is, and the CUDA 12 build of 2.10.0
+/// is recommended before it. The `+cpu`/`+rocm` releases are stand-ins (that index is
+/// not reachable from here): the recorded metadata of the same torch release without its
+/// `nvidia-*` and triton requirements.
+#[test]
+fn a_cpu_or_rocm_build_stays_on_its_build_before_a_switch() {
+    let ctx = TestContext::new();
+    let index = ctx.dir.path().join("index");
+    crate::common::copy_dir(&index_root(), &index);
+    for (version, label) in [
+        ("2.10.0", "cpu"),
+        ("2.11.0", "cpu"),
+        ("2.10.0", "rocm6.4"),
+        ("2.11.0", "rocm6.4"),
+        ("2.12.0", "rocm7.0"),
+    ] {
+        serve_build(&index, version, label);
+    }
+    let server = IndexServer::start(&index);
+    let mut answers = Vec::new();
+    for (label, target) in [
+        ("cpu", "torch"),
+        ("rocm6.4", "torch"),
+        ("cu12", "torch"),
+        ("cu12", "torch==2.10.0"),
+    ] {
+        let root = ctx.dir.path().join(format!("{label}-{target}"));
+        let venv = match label {
+            "cu12" => venv_from(&index, &root),
+            _ => build_venv(&index, &root, label),
+        };
+        let proposal = run(&ctx, &server, venv.to_str().unwrap(), &["propose", target]);
+        for plan in proposal["plans"].as_array().unwrap() {
+            answers.push((
+                target,
+                label,
+                plan["title"].as_str().unwrap().to_string(),
+                plan["pins"]["torch"].as_str().unwrap().to_string(),
+                switches(plan),
+            ));
+        }
+    }
+    insta::assert_debug_snapshot!(answers);
+}
+
+/// A venv from `index`'s recorded metadata (as [`venv_from`]) whose torch 2.9.1 is the `label`
+/// build (`cpu`, `rocm6.4`): no CUDA libraries, no triton, torch's metadata without them.
+fn build_venv(index: &Path, root: &Path, label: &str) -> PathBuf {
+    let venv = venv_from(index, root);
+    let site = venv.join("lib/python3.12/site-packages");
+    for entry in std::fs::read_dir(&site).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("nvidia_") || name.starts_with("triton") {
+            std::fs::remove_dir_all(&path).unwrap();
+        }
+    }
+    let metadata = std::fs::read_to_string(site.join("torch-2.9.1.dist-info/METADATA")).unwrap();
+    let dir = site.join(format!("torch-2.9.1+{label}.dist-info"));
+    std::fs::rename(site.join("torch-2.9.1.dist-info"), &dir).unwrap();
+    std::fs::write(dir.join("METADATA"), as_build(&metadata, label)).unwrap();
+    venv
+}
+
+/// torch `version`'s recorded metadata as the `label` build's: its version labelled, its
+/// `nvidia-*`, `cuda-*` and triton requirements gone (as the CPU wheels declare them).
+fn as_build(metadata: &str, label: &str) -> String {
+    let kept: Vec<String> = (metadata.lines())
+        .filter(|l| {
+            !["nvidia-", "triton", "cuda-"]
+                .iter()
+                .any(|p| l.starts_with(&format!("Requires-Dist: {p}")))
+        })
+        .map(|l| match l.strip_prefix("Version: ") {
+            Some(version) => format!("Version: {version}+{label}"),
+            None => l.to_string(),
+        })
+        .collect();
+    kept.join("\n") + "\n"
+}
+
+/// `index` serving torch `version+label` beside its CUDA build: a link on torch's HTML page (its
+/// JSON page removed) and the metadata [`as_build`] makes of the recorded one.
+fn serve_build(index: &Path, version: &str, label: &str) {
+    let tail = "cp312-cp312-manylinux_2_28_x86_64.whl";
+    let files = index.join("files");
+    let recorded = std::fs::read_to_string(files.join(format!("torch-{version}-{tail}.metadata")));
+    let file = format!("torch-{version}+{label}-{tail}");
+    std::fs::write(
+        files.join(format!("{file}.metadata")),
+        as_build(&recorded.unwrap(), label),
+    )
+    .unwrap();
+    // The links go on the HTML page; the JSON one, which a client asks for first, goes.
+    let _ = std::fs::remove_file(index.join("simple/torch/index.json"));
+    let page = index.join("simple/torch/index.html");
+    let href = file.replace('+', "%2B");
+    let link = format!(
+        r#"<a href="../../files/{href}" data-requires-python="&gt;=3.10" data-core-metadata="true">{file}</a><br />"#
+    );
+    let text = std::fs::read_to_string(&page).unwrap();
+    let text = text.replacen("  </body>", &format!("    {link}\n  </body>"), 1);
+    std::fs::write(&page, text).unwrap();
 }

@@ -7,7 +7,9 @@
 //! 3.6.0 too), one plan that moves each target to its newest release staying on that line and
 //! meeting its specifier (torch 2.10.0, which still requires the `-cu12` libraries), solved with
 //! the whole environment like the request as asked. The switch stays offered beside it; the
-//! ranking puts the plan that stays first.
+//! ranking puts the plan that stays first. A CPU or ROCm build is a line of its own: `propose
+//! torch` on torch 2.9.1+cpu, from an index serving CPU builds beside CUDA ones, stays on the
+//! newest `+cpu` release before the CUDA switch, and a `+rocm6.4` build never takes `+rocm7.0`.
 //!
 //! A specifier that excludes the installed release asks for older ones too: `propose 'torch<2.9'`
 //! on torch 2.9.1 solves to torch 2.0.1 on CUDA 11 (the installed `nvidia-nccl-cu12 2.27.5`
@@ -24,8 +26,10 @@ use pep440_rs::{Operator, Version, VersionSpecifier};
 use pep508_rs::{PackageName, Requirement, VersionOrUrl};
 
 use super::{ProposeError, Proposer, switches_accelerator};
-use crate::metadata::requirement::{above, bare, bounded, pin};
-use crate::plan::accelerator::{installed_lines, line_of, name_line, requirement_line};
+use crate::metadata::requirement::{above, bare, bounded};
+use crate::plan::accelerator::{
+    installed_lines, installed_variants, line_of, name_line, requirement_line, variant_of,
+};
 use crate::plan::planned::{PlannedEnvironment, applies_with};
 use crate::plan::proposal::{Plan, PlanKind};
 use crate::solve::SolveError;
@@ -51,7 +55,7 @@ impl Proposer<'_> {
             && moving.iter().any(|p| switches_accelerator(p))
             && !moving.iter().any(|p| !switches_accelerator(p));
         let lines = self.installed_lines();
-        if !wanted || lines.is_empty() {
+        if !wanted || lines.is_empty() && self.installed_variants().is_empty() {
             return Ok(None);
         }
         let found = search_line(
@@ -183,7 +187,7 @@ impl Proposer<'_> {
         if moves.is_empty() || self.leaves_line(&planned) {
             return Ok(None);
         }
-        let on = line_names(lines);
+        let on = line_names(lines, &self.installed_variants());
         let which = if targets.iter().all(|t| t.version_or_url.is_none()) {
             format!("the newest release on {on}")
         } else {
@@ -222,9 +226,16 @@ impl Proposer<'_> {
         installed_lines(self.inventory)
     }
 
+    /// The installed CPU and ROCm builds ([`installed_variants`]: `the CPU build`).
+    pub(crate) fn installed_variants(&self) -> BTreeSet<String> {
+        installed_variants(self.inventory)
+    }
+
     /// The releases of `name` newer than the installed one whose own line (its local label) and
-    /// whose requirements' lines (`nvidia-cudnn-cu12`) are all among `lines`, newest first,
-    /// `wanted` at most; releases whose metadata cannot be read are passed over.
+    /// whose requirements' lines (`nvidia-cudnn-cu12`) are all among `lines`, and which are the
+    /// same build as the installed one (`+cpu` for `torch 2.9.1+cpu`, no such label for a CUDA
+    /// build: [`variant_of`]), newest first, `wanted` at most; releases whose metadata cannot be
+    /// read are passed over.
     pub(crate) fn releases_on_lines(
         &self,
         name: &PackageName,
@@ -278,6 +289,7 @@ impl Proposer<'_> {
         };
         let table = self.evidence.catalog.table(name)?;
         let markers = &self.inventory.environment.markers;
+        let build = variant_of(dist.version());
         // The public release being read, and whether one of its variants is on the line.
         let mut release: Option<(Version, bool)> = None;
         let mut read = 0;
@@ -318,8 +330,9 @@ impl Proposer<'_> {
                         .collect()
                 }
             };
-            found.lined |= !own.is_empty();
-            if own.is_subset(lines) {
+            let same_build = variant_of(version) == build;
+            found.lined |= !own.is_empty() || build.is_some();
+            if own.is_subset(lines) && same_build {
                 found.on.push(version.clone());
                 if let Some((_, on)) = &mut release {
                     *on = true;
@@ -348,7 +361,7 @@ fn search_line<T>(
     for round in 0..deepest {
         let asked: Vec<Requirement> = (base.iter())
             .map(|r| match candidates.get(&r.name) {
-                Some(found) => pin(&r.name, &found.on[round.min(found.on.len() - 1)]),
+                Some(found) => found.pinned(&r.name, round),
                 None => r.clone(),
             })
             .collect();
@@ -383,6 +396,27 @@ struct LineReleases {
 }
 
 impl LineReleases {
+    /// `name` pinned to the `round`th release on the line (the oldest read when there are
+    /// fewer), the other builds of that release read off the line excluded: `==2.10.0` admits
+    /// `2.10.0+cpu` too, which an index serving both builds would give a CUDA 12 venv.
+    fn pinned(&self, name: &PackageName, round: usize) -> Requirement {
+        let version = &self.on[round.min(self.on.len() - 1)];
+        let mut clauses = vec![
+            VersionSpecifier::from_version(Operator::Equal, version.clone())
+                .expect("== accepts any version"),
+        ];
+        clauses.extend(
+            (self.off.iter())
+                // `!=2.10.0` would exclude `2.10.0+cpu` too: only labelled builds are named.
+                .filter(|v| public(v) == public(version) && **v != public(v))
+                .map(|v| {
+                    VersionSpecifier::from_version(Operator::NotEqual, v.clone())
+                        .expect("!= accepts any version")
+                }),
+        );
+        bounded(name, clauses)
+    }
+
     /// `name` held to the releases on the line past the first `skip`: at most the next one, at
     /// least the oldest, none of those read off the line between them. `None` when there are
     /// no more.
@@ -414,10 +448,13 @@ fn public(version: &Version) -> Version {
     version.clone().without_local()
 }
 
-/// `CUDA 12`, `CUDA 12 and 13`.
-pub(crate) fn line_names(lines: &BTreeSet<u32>) -> String {
+/// `CUDA 12`, `CUDA 12 and 13`, `the CPU build`, `ROCm 6.4`: the CUDA lines and the CPU or ROCm
+/// builds (`variants`) installed.
+pub(crate) fn line_names(lines: &BTreeSet<u32>, variants: &BTreeSet<String>) -> String {
     let numbers: Vec<String> = lines.iter().map(ToString::to_string).collect();
-    format!("CUDA {}", numbers.join(" and "))
+    let cuda = (!lines.is_empty()).then(|| format!("CUDA {}", numbers.join(" and ")));
+    let names: Vec<String> = cuda.into_iter().chain(variants.iter().cloned()).collect();
+    names.join(" and ")
 }
 
 /// How many releases of a target on the installed line are tried one by one, newest first (the

@@ -91,12 +91,16 @@ pub(super) fn switch_label(switch: &AcceleratorSwitch) -> String {
 /// simply "remove it": uninstalling it after the plan deletes the files the new line installed
 /// over it (`import torch` then fails on `libcudnn.so.9`).
 pub(super) fn accelerator_warning(switch: &AcceleratorSwitch, clashes: &[Clash]) -> String {
-    let cost = match switch.leaves {
-        LineKind::Cuda => format!("GPU nodes built for {} may not run it", switch.from),
-        LineKind::Rocm => "a CUDA build does not use AMD GPUs; an index that serves ROCm builds \
+    let cost = match (switch.leaves, switch.arrives) {
+        (_, LineKind::Cpu) => "the CPU build does not use the GPU".to_string(),
+        (_, LineKind::Rocm) => format!("{} runs on AMD GPUs only", switch.to),
+        (LineKind::Cuda, _) => format!("GPU nodes built for {} may not run it", switch.from),
+        (LineKind::Rocm, _) => {
+            "a CUDA build does not use AMD GPUs; an index that serves ROCm builds \
                            keeps the ROCm line"
-            .to_string(),
-        LineKind::Cpu => "the new build runs on a CPU too, but installs what it needs for \
+                .to_string()
+        }
+        (LineKind::Cpu, _) => "the new build runs on a CPU too, but installs what it needs for \
                           NVIDIA GPUs; an index that serves CPU builds keeps the CPU line"
             .to_string(),
     };
@@ -173,6 +177,7 @@ mod tests {
             leaves: LineKind::Rocm,
             from: "ROCm 6.4".into(),
             to: "CUDA 13".into(),
+            arrives: LineKind::Cuda,
             brings: vec!["torch 2.15.0".into(), "nvidia-nccl-cu13 2.30.7".into()],
             orphaned: vec![name("pytorch-triton-rocm")],
         };
@@ -182,6 +187,26 @@ mod tests {
              not use AMD GPUs; an index that serves ROCm builds keeps the ROCm line; afterwards \
              nothing requires pytorch-triton-rocm (left installed; remove them with `pip \
              uninstall`)"
+        );
+    }
+
+    /// A CUDA 12 venv whose torch a plan replaces with the CPU build (`torch==2.10.0` from an
+    /// index serving `2.10.0+cpu` too) says the new build does not use the GPU, never that GPU
+    /// nodes "may not run it".
+    #[test]
+    fn arriving_at_the_cpu_build_says_it_does_not_use_the_gpu() {
+        let switch = AcceleratorSwitch {
+            leaves: LineKind::Cuda,
+            from: "CUDA 12".into(),
+            to: "the CPU build".into(),
+            arrives: LineKind::Cpu,
+            brings: vec!["torch 2.10.0+cpu".into()],
+            orphaned: vec![],
+        };
+        assert_eq!(
+            accelerator_warning(&switch, &[]),
+            "this plan leaves CUDA 12 for the CPU build (it installs 1 of the CPU build): the CPU \
+             build does not use the GPU"
         );
     }
 
@@ -195,6 +220,7 @@ mod tests {
             leaves: LineKind::Cuda,
             from: "CUDA 12".into(),
             to: "CUDA 13".into(),
+            arrives: LineKind::Cuda,
             brings: vec!["nvidia-cudnn-cu13 9.26.0.51".into()],
             orphaned: vec![name("nvidia-cudnn-cu12"), name("nvidia-curand-cu12")],
         };

@@ -98,10 +98,11 @@ impl Proposer<'_> {
         let Some(anchor) = spec.free.iter().find(|n| n.as_ref() == stack) else {
             return Ok(None);
         };
-        if lines.is_empty() {
+        let variants = self.installed_variants();
+        if lines.is_empty() && variants.is_empty() {
             return Ok(None);
         }
-        let on = line_names(&lines);
+        let on = line_names(&lines, &variants);
         // The same search as a targeted same-line plan: three releases pinned one by one, then
         // the rest of the line in one solve.
         self.search_line_above(anchor, &lines, |pinned| {

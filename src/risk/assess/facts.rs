@@ -34,8 +34,11 @@ pub(crate) struct AcceleratorSwitch {
     pub leaves: LineKind,
     /// The line installed (`CUDA 13`, `the CPU build`, `ROCm 6.4`).
     pub from: String,
-    /// The line the plan brings (`CUDA 12`).
+    /// The line the plan brings (`CUDA 12`, `the CPU build`).
     pub to: String,
+    /// Its kind: a CUDA build, or a CPU or ROCm one (torch `2.9.1` -> `2.10.0+cpu` from an index
+    /// serving both).
+    pub arrives: LineKind,
     /// What the plan installs of the new line (`nvidia-cublas-cu12 12.1.3.1`, `torch 2.3.1+cu121`).
     pub brings: Vec<String>,
     /// Installed libraries of the old line that nothing requires after the plan (left behind,

@@ -490,6 +490,8 @@ fn serve(path: &str, headers: &HashMap<String, String>, st: &State) -> Response 
     let Some(file) = path.strip_prefix("/files/") else {
         return Response::status(404);
     };
+    // A file name as its link spells it (`torch-2.11.0%2Bcpu-...`), decoded as a server does.
+    let file = &*percent_encoding::percent_decode_str(file).decode_utf8_lossy();
     if file.contains('/') || file.contains("..") {
         return Response::status(404);
     }
