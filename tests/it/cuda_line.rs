@@ -293,6 +293,7 @@ fn a_cpu_or_rocm_build_stays_on_its_build_before_a_switch() {
                 plan["title"].as_str().unwrap().to_string(),
                 plan["pins"]["torch"].as_str().unwrap().to_string(),
                 switches(plan),
+                plan["held_back"][0]["unavailable"].clone(),
             ));
         }
     }

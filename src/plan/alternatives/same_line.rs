@@ -211,6 +211,16 @@ impl Proposer<'_> {
             return Ok(None);
         }
         super::as_asked::as_requested(&mut plan, targets);
+        // A target held below a newer release only by the line (the newest torch is a CUDA 13
+        // build: read off the line by the search) says so, not "no single requirement".
+        for held in &mut plan.held_back {
+            if held.blockers.is_empty() && held.unmatched.is_empty() && held.unavailable.is_none() {
+                held.unavailable = Some(format!(
+                    "{} {} is not on {on} (the plan that switches is offered beside this one)",
+                    held.name, held.newest
+                ));
+            }
+        }
         Ok(Some(plan))
     }
 
