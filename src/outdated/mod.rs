@@ -29,7 +29,9 @@ use crate::inventory::graph::DependencyGraph;
 use crate::inventory::{self, InstalledDist, Inventory};
 use crate::metadata::requirement;
 use crate::metadata::version_line::line_floor;
-use crate::plan::{AloneBreaks, BreakKind, InstalledImports, Unchecked, with_alone_evidence};
+use crate::plan::{
+    AloneBreaks, BreakKind, InstalledImports, Unchecked, variant_of, with_alone_evidence,
+};
 
 use report::{
     Breaks, HeldBackBy, NameVersion, Needs, OutdatedReport, PackageError, PackageStatus, SCHEMA,
@@ -198,6 +200,9 @@ pub(crate) fn check_own_requirements(
             .into_iter()
             .filter(|c| c.is_usable() && !c.version.any_prerelease())
             .filter(|c| &c.version <= allowed && &c.version > dist.version())
+            // Another build of the dist (`2.10.0+cpu` for a CUDA torch, the index's CUDA build
+            // for `2.9.1+cpu`) is a line switch, never a move alone.
+            .filter(|c| variant_of(&c.version) == variant_of(dist.version()))
             .filter(|c| dependents_accept(inventory, dist, &c.version))
             .filter_map(|c| Some((c.version.clone(), c.file?.clone())))
             .collect();

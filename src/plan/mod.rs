@@ -36,7 +36,7 @@ mod tests;
 mod version_checks;
 
 pub use crate::metadata::version_line::line_floor;
-pub(crate) use accelerator::{line_of, requirement_line};
+pub(crate) use accelerator::{line_of, requirement_line, variant_of};
 pub use accept::AcceptedOverrides;
 pub(crate) use accept::read_plan;
 pub(crate) use alone::{AloneBreaks, with_alone_evidence};

@@ -255,7 +255,9 @@ fn a_cpu_build_replaced_by_a_cuda_build_is_a_line_switch() {
 /// newer ROCm 7.0 build, another line. On the CUDA 12 venv, `torch==2.10.0` (which
 /// `2.10.0+cpu` meets too, and pip installs it from such an index) was planned as the CPU build
 /// with no word of a line; now that plan is the switch it is, and the CUDA 12 build of 2.10.0
-/// is recommended before it. The `+cpu`/`+rocm` releases are stand-ins (that index is
+/// is recommended before it. `outdated` agrees: the CPU build can move to 2.10.0+cpu alone
+/// (2.11.0+cpu needs setuptools<82), the CUDA 12 build to 2.10.0 (it said 2.10.0+rocm6.4, and
+/// 2.15.0 for the CPU build). The `+cpu`/`+rocm` releases are stand-ins (that index is
 /// not reachable from here): the recorded metadata of the same torch release without its
 /// `nvidia-*` and triton requirements.
 #[test]
@@ -274,6 +276,8 @@ fn a_cpu_or_rocm_build_stays_on_its_build_before_a_switch() {
     }
     let server = IndexServer::start(&index);
     let mut answers = Vec::new();
+    // `outdated`'s "Can move to" for torch: never another build.
+    let mut moves = Vec::new();
     for (label, target) in [
         ("cpu", "torch"),
         ("rocm6.4", "torch"),
@@ -285,7 +289,13 @@ fn a_cpu_or_rocm_build_stays_on_its_build_before_a_switch() {
             "cu12" => venv_from(&index, &root),
             _ => build_venv(&index, &root, label),
         };
-        let proposal = run(&ctx, &server, venv.to_str().unwrap(), &["propose", target]);
+        let venv = venv.to_str().unwrap();
+        let outdated = run(&ctx, &server, venv, &["outdated"]);
+        let torch = (outdated["packages"].as_array().unwrap().iter())
+            .find(|p| p["name"] == "torch")
+            .unwrap();
+        moves.push((label, torch["newest_allowed"].clone()));
+        let proposal = run(&ctx, &server, venv, &["propose", target]);
         for plan in proposal["plans"].as_array().unwrap() {
             answers.push((
                 target,
@@ -297,7 +307,7 @@ fn a_cpu_or_rocm_build_stays_on_its_build_before_a_switch() {
             ));
         }
     }
-    insta::assert_debug_snapshot!(answers);
+    insta::assert_debug_snapshot!((answers, moves));
 }
 
 /// A venv from `index`'s recorded metadata (as [`venv_from`]) whose torch 2.9.1 is the `label`
