@@ -211,17 +211,25 @@ impl Proposer<'_> {
             return Ok(None);
         }
         super::as_asked::as_requested(&mut plan, targets);
-        // A target held below a newer release only by the line (the newest torch is a CUDA 13
-        // build: read off the line by the search) says so, not "no single requirement".
+        self.name_other_builds(&mut plan, &on);
+        Ok(Some(plan))
+    }
+
+    /// A target `plan` holds below a newer release that is another build (the newest torch is
+    /// the index's CUDA build, the installed one `+cpu`: told by their labels) says so, not "no
+    /// single requirement explains it".
+    fn name_other_builds(&self, plan: &mut Plan, on: &str) {
         for held in &mut plan.held_back {
-            if held.blockers.is_empty() && held.unmatched.is_empty() && held.unavailable.is_none() {
+            let build = (self.inventory.get(&held.name)).map(|d| variant_of(d.version()));
+            let other_build = build.is_some_and(|b| b != variant_of(&held.newest));
+            let unexplained = held.blockers.is_empty() && held.unmatched.is_empty();
+            if other_build && unexplained && held.unavailable.is_none() {
                 held.unavailable = Some(format!(
                     "{} {} is not on {on} (the plan that switches is offered beside this one)",
                     held.name, held.newest
                 ));
             }
         }
-        Ok(Some(plan))
     }
 
     /// Whether the plan of `planned` would leave the installed accelerator line (its
