@@ -159,11 +159,20 @@ impl Proposer<'_> {
         Ok(newer.get(hi).cloned())
     }
 
-    /// Whether every dependent `plan` moves for a use in a function (`seen`) lands on a release
-    /// whose files surely no longer make the cited uses.
-    fn lands_clear(&self, plan: &Plan, seen: &[Break]) -> bool {
+    /// Whether every dependent `plan` moves for a use in a function (`seen`; those with a fixing
+    /// release in `fixes`) lands on a release whose files surely no longer make the cited uses.
+    /// One with no such release stays as installed, its break scored where it is (accelerate
+    /// 1.11.0's `ReplicateParallel`, used in `Accelerator._prepare_tp`, beside peft moved for
+    /// transformers 5.25.0).
+    fn lands_clear(
+        &self,
+        plan: &Plan,
+        seen: &[Break],
+        fixes: &BTreeMap<PackageName, Version>,
+    ) -> bool {
         let mut cited: BTreeMap<&PackageName, Vec<&Citation>> = BTreeMap::new();
-        for b in seen.iter().filter(|b| b.how == BreakKind::CallTime) {
+        let moved = |b: &&Break| b.how == BreakKind::CallTime && fixes.contains_key(&b.dependent);
+        for b in seen.iter().filter(moved) {
             cited
                 .entry(&b.dependent)
                 .or_default()
@@ -222,7 +231,7 @@ impl Proposer<'_> {
                 self.plan_moving(PlanKind::MoveDependents, targets, &planned, &fixes, &seen)?;
             breaks = all_breaks(&plan);
             // A dependent moved for a use in a function is read again where it lands.
-            if !self.lands_clear(&plan, &seen) {
+            if !self.lands_clear(&plan, &seen, &fixes) {
                 break;
             }
             // Moving the dependents along must not take the request back: a plan that leaves

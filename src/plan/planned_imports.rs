@@ -29,7 +29,7 @@ use pep440_rs::Version;
 use pep508_rs::PackageName;
 
 use super::chain::{Failing, package_of};
-use super::imports_check::{has_module, module_file};
+use super::imports_check::{Names, Place, has_module, module_file};
 use super::modules::top_level_of;
 use super::oracle::Oracle;
 use super::planned::{PlanDist, PlannedEnvironment, applies_with};
@@ -459,11 +459,32 @@ fn missing_names(
         else {
             continue;
         };
-        let gone: Vec<&String> = asked
-            .iter()
-            .filter(|n| !bound.defined.contains(*n))
+        if bound.open {
+            continue;
+        }
+        // A lazy loader (`sys.modules[__name__] = _LazyModule(...)`: transformers 5's
+        // `__init__.py`, whose `AutoModel` comes from `models/auto/modeling_auto.py`'s
+        // `__all__`) may hand out a name through its import structure, read as the installed
+        // dists' import check reads it.
+        let mut names = Names {
+            name: &provider.name,
+            oracle,
+            seen: BTreeMap::new(),
+        };
+        let place = Place {
+            files: &provider.files,
+            version: &provider.version,
+            module,
+            file: &path,
+        };
+        let lazily = |n: &String, names: &mut Names<'_>| {
+            (bound.lazy.as_ref())
+                .is_some_and(|lazy| names.lazy_may_have(&place, lazy, n, &asked, 0))
+        };
+        let gone: Vec<&String> = (asked.iter())
+            .filter(|n| !bound.defined.contains(*n) && !lazily(n, &mut names))
             .collect();
-        if bound.open || gone.is_empty() {
+        if gone.is_empty() {
             continue;
         }
         said.extend(gone.iter().map(|n| (module.clone(), n.to_string())));
