@@ -197,9 +197,7 @@ pub(crate) fn switches(
     // (something required them before and nothing does after) or moves a dist itself to
     // another line (`torch +cu130 -> +cu121`); a new-line library a planned dist always needs
     // (`nvidia-cutlass-dsl-libs-cu12` for nvidia-cutlass-dsl) beside a stack that stays is none.
-    let orphaned = orphaned(inventory, planned, |d| {
-        line_of(d.name(), d.version()).is_some_and(|l| installed.contains(&l))
-    });
+    let orphaned = orphaned_of_lines(inventory, planned, &installed);
     let relabelled = changes.iter().any(|c| {
         let (Some(from), Some(to)) = (&c.from, &c.to) else {
             return false;
@@ -209,11 +207,7 @@ pub(crate) fn switches(
     if brought.is_empty() || orphaned.is_empty() && !relabelled {
         return Vec::new();
     }
-    let from = installed
-        .iter()
-        .map(|l| format!("CUDA {l}"))
-        .collect::<Vec<_>>()
-        .join(" and ");
+    let from = cuda_names(&installed);
     brought
         .into_iter()
         .map(|(line, brings)| AcceleratorSwitch {
@@ -319,17 +313,30 @@ fn to_variant(
         .filter(|c| build(c).is_some_and(|(_, name)| name == to))
         .filter_map(|c| Some(format!("{} {}", c.name, c.to.as_ref()?)))
         .collect();
-    let orphaned = orphaned(inventory, planned, |d| {
-        line_of(d.name(), d.version()).is_some_and(|l| installed.contains(&l))
-    });
-    let from: Vec<String> = installed.iter().map(|l| format!("CUDA {l}")).collect();
     Some(AcceleratorSwitch {
         leaves: LineKind::Cuda,
-        from: from.join(" and "),
+        from: cuda_names(installed),
         to,
         arrives,
         brings,
-        orphaned,
+        orphaned: orphaned_of_lines(inventory, planned, installed),
+    })
+}
+
+/// `CUDA 12`, `CUDA 12 and CUDA 13`: the installed lines as a switch names the one it leaves.
+fn cuda_names(installed: &BTreeSet<u32>) -> String {
+    let names: Vec<String> = installed.iter().map(|l| format!("CUDA {l}")).collect();
+    names.join(" and ")
+}
+
+/// [`orphaned`] for the installed dists on one of the `installed` CUDA lines.
+fn orphaned_of_lines(
+    inventory: &Inventory,
+    planned: &Planned<'_>,
+    installed: &BTreeSet<u32>,
+) -> Vec<PackageName> {
+    orphaned(inventory, planned, |d| {
+        line_of(d.name(), d.version()).is_some_and(|l| installed.contains(&l))
     })
 }
 
