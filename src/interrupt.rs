@@ -6,7 +6,8 @@
 //!
 //! Nothing else needs to clean up: cache entries and output files are written to a temp file
 //! and renamed, so an exit at any other point leaves either the old or the new file, never half
-//! of one.
+//! of one. The one exception is a [`Scratch`] folder a helper child works in (its compile
+//! caches can take gigabytes): it is removed on the way out, after the child is killed.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -146,10 +147,46 @@ pub(crate) fn kill_group(group: i32) {
     }
 }
 
-/// Kill every tracked group (planner is ending on an interrupt).
+/// Kill every tracked group (planner is ending on an interrupt), then remove the scratch
+/// folders they worked in.
 fn kill_tracked() {
     for group in groups().iter() {
         kill_group(*group);
+    }
+    for path in scratch_paths().drain(..) {
+        let _ = std::fs::remove_dir_all(path);
+    }
+}
+
+/// The [`Scratch`] folders alive now.
+static SCRATCH: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn scratch_paths() -> std::sync::MutexGuard<'static, Vec<std::path::PathBuf>> {
+    SCRATCH.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A fresh folder in `$TMPDIR` for a helper child to work in, removed when dropped and, when
+/// planner ends on an interrupt, after the child is killed (a killed child cleans up nothing).
+#[derive(Debug)]
+pub(crate) struct Scratch(tempfile::TempDir);
+
+impl Scratch {
+    /// Make one named `{prefix}*`.
+    pub(crate) fn new(prefix: &str) -> std::io::Result<Scratch> {
+        let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
+        scratch_paths().push(dir.path().to_path_buf());
+        Ok(Scratch(dir))
+    }
+
+    /// Where it is.
+    pub(crate) fn path(&self) -> &std::path::Path {
+        self.0.path()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        scratch_paths().retain(|p| p != self.0.path());
     }
 }
 

@@ -4,7 +4,6 @@
 //! is written to a temp file (removed afterwards) and run with `--quiet`; its exit status 0 or 1
 //! both carry a report, anything else is the script failing.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -133,16 +132,16 @@ pub(crate) fn run(
     script: &str,
     options: &RunOptions,
 ) -> Result<(VerifyReport, serde_json::Value), VerifyError> {
-    let mut file = tempfile::Builder::new()
-        .prefix("planner-verify-")
-        .suffix(".py")
-        .tempfile()
-        .map_err(VerifyError::Write)?;
-    file.write_all(script.as_bytes())
-        .and_then(|()| file.flush())
+    // The script and everything it puts in its `TMPDIR` (its private compile caches) live in
+    // one folder, removed even when an interrupt kills the script halfway.
+    let scratch = crate::interrupt::Scratch::new("planner-verify-").map_err(VerifyError::Write)?;
+    let file = scratch.path().join("verify.py");
+    let tmp = scratch.path().join("tmp");
+    std::fs::write(&file, script)
+        .and_then(|()| std::fs::create_dir(&tmp))
         .map_err(VerifyError::Write)?;
     let mut command = Command::new(python);
-    command.arg(file.path()).arg("--quiet");
+    command.arg(&file).arg("--quiet").env("TMPDIR", &tmp);
     for (flag, path) in [
         ("--baseline", &options.baseline),
         ("--compare", &options.compare),

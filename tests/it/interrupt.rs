@@ -226,3 +226,35 @@ fn a_cache_entry_cut_short_is_detected_and_fetched_again() {
         "the cut entries were used instead of fetched again"
     );
 }
+
+#[test]
+fn ctrl_c_while_verify_runs_a_test_exits_130_and_leaves_nothing_in_tmpdir() {
+    let ctx = TestContext::new();
+    let venv = ctx.path().join("venv");
+    crate::common::venv::RealVenv::create_without_pip(&venv);
+    let tmp = ctx.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let marker = ctx.path().join("test-started");
+    let test = format!("touch '{}'; sleep 60", marker.display());
+    let args = [
+        "verify",
+        "--venv",
+        venv.to_str().unwrap(),
+        "--all",
+        "--no-smoke",
+        "--test",
+        &test,
+    ]
+    .map(String::from);
+    let mut child = spawn(&ctx, &args, &[("TMPDIR", tmp.to_str().unwrap())]);
+    wait_for("the test to start", || marker.exists());
+    assert_eq!(interrupt(&mut child), Some(130));
+    // The script was killed with the test: what it made in TMPDIR (the script itself, its
+    // private compile caches) is removed by planner.
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "left behind in TMPDIR: {left:?}");
+}
