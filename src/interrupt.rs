@@ -13,6 +13,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::env_vars::EnvVars;
 
+mod tree;
+
 /// The exit code after an interrupt (128 + SIGINT).
 pub(crate) const EXIT_CODE: u8 = 130;
 
@@ -136,13 +138,40 @@ pub(crate) fn untrack_group(group: i32) {
     groups().retain(|g| *g != group);
 }
 
-/// SIGKILL a process group.
-#[allow(unsafe_code)] // the unsafe call is explained by its SAFETY comment
+/// SIGKILL a process group and the groups its members started below it (the verification
+/// script runs each check in a session of its own). Each group found is stopped first, so none
+/// starts another between the reading of `/proc` and the kill.
 pub(crate) fn kill_group(group: i32) {
+    if group <= 1 {
+        return;
+    }
+    signal_group(group, libc::SIGSTOP);
+    let mut below = std::collections::BTreeSet::new();
+    // A process started while its parent was being stopped shows on the next reading.
+    for _ in 0..4 {
+        let new: Vec<i32> = tree::groups_below(group)
+            .into_iter()
+            .filter(|g| below.insert(*g))
+            .collect();
+        if new.is_empty() {
+            break;
+        }
+        for g in new {
+            signal_group(g, libc::SIGSTOP);
+        }
+    }
+    signal_group(group, libc::SIGKILL);
+    for g in below {
+        signal_group(g, libc::SIGKILL);
+    }
+}
+
+#[allow(unsafe_code)] // the unsafe call is explained by its SAFETY comment
+fn signal_group(group: i32, signal: i32) {
     if group > 1 {
         // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
         unsafe {
-            libc::kill(-group, libc::SIGKILL);
+            libc::kill(-group, signal);
         }
     }
 }

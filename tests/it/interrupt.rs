@@ -228,14 +228,18 @@ fn a_cache_entry_cut_short_is_detected_and_fetched_again() {
 }
 
 #[test]
-fn ctrl_c_while_verify_runs_a_test_exits_130_and_leaves_nothing_in_tmpdir() {
+fn ctrl_c_while_verify_runs_a_test_ends_the_test_and_leaves_nothing_in_tmpdir() {
     let ctx = TestContext::new();
     let venv = ctx.path().join("venv");
     crate::common::venv::RealVenv::create_without_pip(&venv);
     let tmp = ctx.path().join("tmp");
     std::fs::create_dir(&tmp).unwrap();
-    let marker = ctx.path().join("test-started");
-    let test = format!("touch '{}'; sleep 60", marker.display());
+    // The test writes its shell's pid, then becomes `sleep` (the same pid).
+    let pid_file = ctx.path().join("test-pid");
+    let test = format!(
+        "echo $$ > '{}.part' && mv '{0}.part' '{0}' && exec sleep 120",
+        pid_file.display()
+    );
     let args = [
         "verify",
         "--venv",
@@ -247,14 +251,30 @@ fn ctrl_c_while_verify_runs_a_test_exits_130_and_leaves_nothing_in_tmpdir() {
     ]
     .map(String::from);
     let mut child = spawn(&ctx, &args, &[("TMPDIR", tmp.to_str().unwrap())]);
-    wait_for("the test to start", || marker.exists());
+    wait_for("the test to start", || pid_file.exists());
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
     assert_eq!(interrupt(&mut child), Some(130));
-    // The script was killed with the test: what it made in TMPDIR (the script itself, its
-    // private compile caches) is removed by planner.
+    // The script runs the test in a session of its own: killing the script's group alone left
+    // it running, orphaned.
+    wait_for("the test to end", || !alive(&pid));
+    // What the script made in TMPDIR (the script itself, its private compile caches) is removed
+    // by planner: the killed script cleans up nothing.
     let left: Vec<_> = std::fs::read_dir(&tmp)
         .unwrap()
         .flatten()
         .map(|e| e.path())
         .collect();
     assert!(left.is_empty(), "left behind in TMPDIR: {left:?}");
+}
+
+/// Whether process `pid` is running (a zombie is not).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+    })
 }
