@@ -63,9 +63,7 @@ pub(crate) fn run_argv(argv: &[String], venv: &Path, critical: &Critical) -> std
     let (program, args) = argv
         .split_first()
         .ok_or_else(|| std::io::Error::other("an empty command"))?;
-    let tmp = tempfile::Builder::new()
-        .prefix("planner-try-tmp-")
-        .tempdir()?;
+    let tmp = crate::interrupt::Scratch::new("planner-try-tmp-")?;
     let mut command = Command::new(program);
     command.args(args).env("TMPDIR", tmp.path());
     spawn_and_wait(command, venv, critical, None)
@@ -84,9 +82,7 @@ pub(crate) fn run_shell(
     if caches == CacheMode::Warm {
         return spawn_and_wait(command, venv, critical, None);
     }
-    let root = tempfile::Builder::new()
-        .prefix("planner-try-caches-")
-        .tempdir()?;
+    let root = crate::interrupt::Scratch::new("planner-try-caches-")?;
     crate::verify::caches::isolate(&mut command, root.path())?;
     spawn_and_wait(command, venv, critical, None)
 }

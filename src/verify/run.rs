@@ -1,8 +1,9 @@
 //! Running a verification script with an environment's interpreter.
 //!
 //! In: the interpreter, the script's text and [`RunOptions`]. Out: the parsed report. The script
-//! is written to a temp file (removed afterwards) and run with `--quiet`; its exit status 0 or 1
-//! both carry a report, anything else is the script failing.
+//! is written to a scratch folder that is also its `TMPDIR` (removed afterwards, and on Ctrl-C)
+//! and run with `--quiet`; its exit status 0 or 1 both carry a report, anything else is the
+//! script failing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
